@@ -1,0 +1,54 @@
+// Draws one histogram quad, as in the articles' part 2: the bin comes from texcoord.x, each
+// channel's height is compared with texcoord.y, and the four "above" bits (masked by
+// channel_mult) index a 16-colour table. Colour 0 is the translucent backdrop.
+
+struct OverlayUniforms { // twin: OverlayUniforms in src/passes/overlay.rs
+    rect: vec4f, // left, bottom, right, top in clip space
+    colors: array<vec4f, 16>,
+    channel_mult: vec4u,
+    log_scale: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+struct HistogramScale { // twin: HistogramScale in src/passes/scale.rs
+    scale: vec4f,
+    max_bin: vec4u,
+}
+
+struct VertexOutput {
+    @builtin(position) position: vec4f,
+    @location(0) texcoord: vec2f,
+}
+
+@group(0) @binding(0) var<storage, read> histogram: array<vec4u>;
+@group(0) @binding(1) var<storage, read> scale: HistogramScale;
+@group(0) @binding(2) var<uniform> uni: OverlayUniforms;
+
+@vertex
+fn overlay_vs(@builtin(vertex_index) vertex_index: u32) -> VertexOutput {
+    let corners = array(
+        vec2f(0.0, 0.0), vec2f(1.0, 0.0), vec2f(0.0, 1.0),
+        vec2f(0.0, 1.0), vec2f(1.0, 0.0), vec2f(1.0, 1.0),
+    );
+    let xy = corners[vertex_index];
+    var out: VertexOutput;
+    out.position = vec4f(mix(uni.rect.xy, uni.rect.zw, xy), 0.0, 1.0);
+    out.texcoord = xy;
+    return out;
+}
+
+@fragment
+fn overlay_fs(in: VertexOutput) -> @location(0) vec4f {
+    let num_bins = arrayLength(&histogram);
+    let bin = min(u32(in.texcoord.x * f32(num_bins)), num_bins - 1u);
+    let counts = vec4f(histogram[bin]);
+    var heights = counts * scale.scale;
+    if uni.log_scale != 0u {
+        heights = log2(counts + 1.0) / log2(vec4f(scale.max_bin) + 1.0);
+    }
+    let bits = heights > vec4f(in.texcoord.y);
+    let index = dot(select(vec4u(0u), uni.channel_mult, bits), vec4u(1u));
+    return uni.colors[index];
+}

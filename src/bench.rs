@@ -1,0 +1,267 @@
+//! `histoplay bench`: the articles' timing table on the current adapter. Every variant is checked
+//! equal to the CPU reference before it is timed; GPU time comes from timestamp queries where the
+//! adapter has them, wall-clock time otherwise.
+
+use crate::gpu::texture::FrameTexture;
+use crate::gpu::{readback, GpuContext, GpuError};
+use crate::histogram::{self, Histogram};
+use crate::still::RgbaImage;
+use crate::variants::{self, GpuVariant, VariantKind};
+use std::io::Write;
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// Slow variants run fewer iterations, so that none takes much longer than this.
+const VARIANT_BUDGET: Duration = Duration::from_secs(3);
+
+#[derive(Debug, Error)]
+pub enum BenchError {
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    #[error("{variant} disagrees with the CPU reference: {detail}")]
+    Mismatch { variant: &'static str, detail: String },
+    #[error("writing the report failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Median and minimum of one variant's runs, in milliseconds.
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub runs: usize,
+}
+
+impl Timing {
+    fn from_samples(mut samples: Vec<f64>) -> Self {
+        samples.sort_by(f64::total_cmp);
+        Timing {
+            median_ms: samples[samples.len() / 2],
+            min_ms: samples[0],
+            runs: samples.len(),
+        }
+    }
+}
+
+pub struct Row {
+    pub name: String,
+    pub outcome: Result<Timing, String>,
+}
+
+/// Runs every variant on `image` (and the production pipeline on a flat frame of the same size).
+pub fn run(
+    ctx: &GpuContext,
+    image: &RgbaImage,
+    bins: u32,
+    iters: usize,
+    out: &mut impl Write,
+) -> Result<Vec<Row>, BenchError> {
+    let pixels = u64::from(image.width) * u64::from(image.height);
+    let timing_kind = if ctx.has_timestamps() {
+        "GPU timestamp queries"
+    } else {
+        "wall clock (this adapter has no timestamp queries), submit to idle"
+    };
+    writeln!(out, "adapter: {}", ctx.describe())?;
+    writeln!(
+        out,
+        "frame: {}x{} ({} pixels), {bins} bins, {iters} iterations, timing: {timing_kind}",
+        image.width, image.height, pixels
+    )?;
+    out.flush()?;
+
+    let reference = histogram::histogram_rgba(&image.pixels, bins);
+    let mut rows = vec![Row {
+        name: "CPU single thread (reference)".into(),
+        outcome: Ok(time_cpu(&image.pixels, bins, iters)),
+    }];
+
+    let frame = FrameTexture::from_rgba(ctx, "bench frame", image.width, image.height, &image.pixels)?;
+    for kind in VariantKind::GPU {
+        if let Some(reason) = variants::skip_reason(ctx, kind, image.width, image.height, bins) {
+            rows.push(Row {
+                name: kind.name().into(),
+                outcome: Err(format!("skipped: {reason}")),
+            });
+            continue;
+        }
+        let variant = variants::build(ctx, kind, &frame, bins)?;
+        let first_run = check(ctx, variant.as_ref(), &reference, image)?;
+        let runs = runs_within_budget(iters, first_run);
+        rows.push(Row {
+            name: kind.name().into(),
+            outcome: Ok(time_gpu(ctx, variant.as_ref(), runs)?),
+        });
+    }
+
+    let flat = RgbaImage {
+        width: image.width,
+        height: image.height,
+        pixels: [90u8, 140, 200, 255].repeat(pixels as usize),
+    };
+    let flat_reference = histogram::histogram_rgba(&flat.pixels, bins);
+    let flat_frame = FrameTexture::from_rgba(ctx, "bench flat frame", flat.width, flat.height, &flat.pixels)?;
+    let production = variants::build(ctx, VariantKind::Production, &flat_frame, bins)?;
+    check(ctx, production.as_ref(), &flat_reference, &flat)?;
+    rows.push(Row {
+        name: format!("{} (flat frame)", VariantKind::Production.name()),
+        outcome: Ok(time_gpu(ctx, production.as_ref(), iters)?),
+    });
+
+    print_table(out, &rows, pixels)?;
+    Ok(rows)
+}
+
+fn print_table(out: &mut impl Write, rows: &[Row], pixels: u64) -> std::io::Result<()> {
+    let baseline = rows
+        .iter()
+        .find(|r| r.name == VariantKind::ChunksReduce.name())
+        .and_then(|r| r.outcome.as_ref().ok())
+        .map(|t| t.median_ms);
+    writeln!(
+        out,
+        "{:<46} {:>11} {:>11} {:>9} {:>10} {:>5}",
+        "variant", "median ms", "min ms", "Gpix/s", "vs chunks+reduce", "runs"
+    )?;
+    for row in rows {
+        match &row.outcome {
+            Ok(t) => {
+                let gpix = pixels as f64 / (t.median_ms * 1e-3) / 1e9;
+                let speedup = baseline.map_or("-".to_string(), |b| format!("{:.2}x", b / t.median_ms));
+                writeln!(
+                    out,
+                    "{:<46} {:>11.4} {:>11.4} {:>9.2} {:>16} {:>5}",
+                    row.name, t.median_ms, t.min_ms, gpix, speedup, t.runs
+                )?;
+            }
+            Err(note) => writeln!(out, "{:<46} {note}", row.name)?,
+        }
+    }
+    Ok(())
+}
+
+fn runs_within_budget(iters: usize, first_run: Duration) -> usize {
+    let fit = (VARIANT_BUDGET.as_secs_f64() / first_run.as_secs_f64().max(1e-6)) as usize;
+    iters.min(fit).max(3)
+}
+
+/// Runs a variant once and compares its counts (and scale) with the CPU's; returns how long
+/// the run took end to end, to size the timed runs.
+fn check(
+    ctx: &GpuContext,
+    variant: &dyn GpuVariant,
+    reference: &Histogram,
+    image: &RgbaImage,
+) -> Result<Duration, BenchError> {
+    let start = Instant::now();
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    variant.encode(&mut encoder, None);
+    ctx.queue.submit([encoder.finish()]);
+    ctx.wait_idle()?;
+    let elapsed = start.elapsed();
+    let name = variant.kind().name();
+    let got = variant.read_histogram(ctx)?;
+    if &got != reference {
+        let first = got
+            .counts
+            .iter()
+            .zip(&reference.counts)
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        return Err(BenchError::Mismatch {
+            variant: name,
+            detail: format!(
+                "bin {first}: GPU {:?}, CPU {:?} (GPU total {}, CPU total {})",
+                got.counts.get(first),
+                reference.counts.get(first),
+                got.total(),
+                reference.total()
+            ),
+        });
+    }
+    if let Some(scale) = variant.read_scale(ctx)? {
+        let expected = histogram::display_scale(reference, image.width * image.height);
+        if !scales_agree(scale.scale, expected) || scale.max_bin != reference.max_per_channel() {
+            return Err(BenchError::Mismatch {
+                variant: name,
+                detail: format!("scale GPU {:?}, CPU {expected:?}", scale.scale),
+            });
+        }
+    }
+    Ok(elapsed)
+}
+
+/// GPU division may be off by an ulp or two from the CPU's correctly rounded one.
+pub fn scales_agree(gpu: [f32; 4], cpu: [f32; 4]) -> bool {
+    gpu.iter()
+        .zip(cpu)
+        .all(|(g, c)| (g - c).abs() <= c.abs() * 4.0 * f32::EPSILON)
+}
+
+fn time_cpu(rgba: &[u8], bins: u32, iters: usize) -> Timing {
+    let mut samples = Vec::new();
+    let started = Instant::now();
+    for _ in 0..iters {
+        let start = Instant::now();
+        std::hint::black_box(histogram::histogram_rgba(std::hint::black_box(rgba), bins));
+        samples.push(start.elapsed().as_secs_f64() * 1e3);
+        if started.elapsed() > VARIANT_BUDGET && samples.len() >= 3 {
+            break;
+        }
+    }
+    Timing::from_samples(samples)
+}
+
+/// Times `runs` runs: each in its own compute pass, bracketed by timestamps where available.
+pub fn time_gpu(ctx: &GpuContext, variant: &dyn GpuVariant, runs: usize) -> Result<Timing, GpuError> {
+    if !ctx.has_timestamps() {
+        let mut samples = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            let start = Instant::now();
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            variant.encode(&mut encoder, None);
+            ctx.queue.submit([encoder.finish()]);
+            ctx.wait_idle()?;
+            samples.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+        return Ok(Timing::from_samples(samples));
+    }
+    let runs = runs.clamp(1, 2048);
+    let queries = ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+        label: Some("bench timestamps"),
+        ty: wgpu::QueryType::Timestamp,
+        count: 2 * runs as u32,
+    });
+    let resolved = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("bench timestamps"),
+        size: 16 * runs as u64,
+        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    // A few runs per submission keeps the queue busy without one giant command buffer.
+    for batch in (0..runs).collect::<Vec<_>>().chunks(8) {
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        for &i in batch {
+            variant.encode(
+                &mut encoder,
+                Some(wgpu::ComputePassTimestampWrites {
+                    query_set: &queries,
+                    beginning_of_pass_write_index: Some(2 * i as u32),
+                    end_of_pass_write_index: Some(2 * i as u32 + 1),
+                }),
+            );
+        }
+        ctx.queue.submit([encoder.finish()]);
+    }
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    encoder.resolve_query_set(&queries, 0..2 * runs as u32, &resolved, 0);
+    ctx.queue.submit([encoder.finish()]);
+    let bytes = readback::read_buffer(ctx, &resolved, 0, resolved.size())?;
+    let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes);
+    let period_ns = f64::from(ctx.queue.get_timestamp_period());
+    let samples = ticks
+        .chunks_exact(2)
+        .map(|t| t[1].wrapping_sub(t[0]) as f64 * period_ns * 1e-6)
+        .collect();
+    Ok(Timing::from_samples(samples))
+}

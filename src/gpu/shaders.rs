@@ -1,0 +1,155 @@
+//! Every WGSL source of histoplay, loaded from `shaders/` in this one place. Compute shaders
+//! get a generated header of constants (bin count, workgroup shape) prepended, as the articles
+//! inject `sharedConstants`, and most share `histogram_common.wgsl`.
+
+use std::borrow::Cow;
+
+pub const HISTOGRAM_COMMON: &str = include_str!("../../shaders/histogram_common.wgsl");
+pub const CHUNK: &str = include_str!("../../shaders/chunk.wgsl");
+pub const REDUCE: &str = include_str!("../../shaders/reduce.wgsl");
+pub const SCALE: &str = include_str!("../../shaders/scale.wgsl");
+pub const OVERLAY: &str = include_str!("../../shaders/overlay.wgsl");
+pub const PICTURE: &str = include_str!("../../shaders/picture.wgsl");
+pub const ARTICLE_SINGLE: &str = include_str!("../../shaders/article_single.wgsl");
+pub const ARTICLE_PER_PIXEL: &str = include_str!("../../shaders/article_per_pixel.wgsl");
+pub const ARTICLE_CHUNK: &str = include_str!("../../shaders/article_chunk.wgsl");
+pub const ARTICLE_SUM: &str = include_str!("../../shaders/article_sum.wgsl");
+pub const ARTICLE_SCALE: &str = include_str!("../../shaders/article_scale.wgsl");
+
+/// Every shader with the header it is built with; the naga test validates each of them.
+pub fn all_for_validation() -> Vec<(&'static str, String)> {
+    let bins = Header::new(256);
+    let chunk = bins
+        .clone()
+        .with("WG_X", 64)
+        .with("WG_Y", 4)
+        .with("PIXELS_X", 2)
+        .with("PIXELS_Y", 8)
+        .with("REPLICAS", 2);
+    let reduce = bins.clone().with("FAN_IN", 16).with("REDUCE_WG", 256);
+    vec![
+        ("chunk.wgsl", compute_source(&chunk, CHUNK)),
+        ("reduce.wgsl", compute_source(&reduce, REDUCE)),
+        ("scale.wgsl", compute_source(&bins, SCALE)),
+        ("article_single.wgsl", compute_source(&bins, ARTICLE_SINGLE)),
+        ("article_per_pixel.wgsl", compute_source(&bins, ARTICLE_PER_PIXEL)),
+        (
+            "article_chunk.wgsl",
+            compute_source(
+                &bins.clone().with("CHUNK_WIDTH", 256).with("CHUNK_HEIGHT", 1),
+                ARTICLE_CHUNK,
+            ),
+        ),
+        ("article_sum.wgsl", compute_source(&bins, ARTICLE_SUM)),
+        ("article_scale.wgsl", compute_source(&bins, ARTICLE_SCALE)),
+        ("overlay.wgsl", OVERLAY.to_string()),
+        ("picture.wgsl", PICTURE.to_string()),
+    ]
+}
+
+/// `const NAME: u32 = value;` lines put in front of a compute shader.
+#[derive(Clone, Debug)]
+pub struct Header(Vec<(&'static str, u32)>);
+
+impl Header {
+    pub fn new(bins: u32) -> Self {
+        Self(vec![("NUM_BINS", bins)])
+    }
+
+    pub fn with(mut self, name: &'static str, value: u32) -> Self {
+        self.0.push((name, value));
+        self
+    }
+}
+
+/// Header + the shared bin definition + the shader itself.
+pub fn compute_source(header: &Header, body: &str) -> String {
+    let mut source = String::new();
+    for (name, value) in &header.0 {
+        source.push_str(&format!("const {name}: u32 = {value}u;\n"));
+    }
+    source.push_str(HISTOGRAM_COMMON);
+    source.push_str(body);
+    source
+}
+
+pub fn module(device: &wgpu::Device, label: &str, source: String) -> wgpu::ShaderModule {
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(Cow::Owned(source)),
+    })
+}
+
+/// A compute pipeline with an explicit layout, built once.
+pub fn compute_pipeline(
+    device: &wgpu::Device,
+    label: &str,
+    module: &wgpu::ShaderModule,
+    entry_point: &str,
+    layout: &wgpu::BindGroupLayout,
+) -> wgpu::ComputePipeline {
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(label),
+        bind_group_layouts: &[Some(layout)],
+        immediate_size: 0,
+    });
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(label),
+        layout: Some(&pipeline_layout),
+        module,
+        entry_point: Some(entry_point),
+        compilation_options: Default::default(),
+        cache: None,
+    })
+}
+
+/// Bind group layout entries, for brevity in the passes.
+pub mod layout {
+    pub fn texture(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+        wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        }
+    }
+
+    pub fn storage(binding: u32, visibility: wgpu::ShaderStages, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+        wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }
+    }
+
+    pub fn uniform(binding: u32, visibility: wgpu::ShaderStages, dynamic: bool) -> wgpu::BindGroupLayoutEntry {
+        wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: dynamic,
+                min_binding_size: None,
+            },
+            count: None,
+        }
+    }
+
+    pub fn sampler(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+        wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility,
+            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+            count: None,
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! Frames as GPU textures: an RGBA8 picture the histogram and picture passes read.
+
+use super::{GpuContext, GpuError};
+
+/// An rgba8unorm texture holding one picture (a still image, or a converted video frame).
+pub struct FrameTexture {
+    pub texture: wgpu::Texture,
+    pub view: wgpu::TextureView,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl FrameTexture {
+    pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+
+    /// An empty frame. STORAGE_BINDING lets the video converter write it on the GPU.
+    pub fn new(ctx: &GpuContext, label: &str, width: u32, height: u32) -> Result<Self, GpuError> {
+        ctx.check_frame_size(width, height)?;
+        let texture = ctx.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some(label),
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: Self::FORMAT,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::STORAGE_BINDING
+                | wgpu::TextureUsages::COPY_DST
+                | wgpu::TextureUsages::COPY_SRC
+                | wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        Ok(Self {
+            texture,
+            view,
+            width,
+            height,
+        })
+    }
+
+    /// A frame filled from tightly packed RGBA8 pixels.
+    pub fn from_rgba(ctx: &GpuContext, label: &str, width: u32, height: u32, rgba: &[u8]) -> Result<Self, GpuError> {
+        let frame = Self::new(ctx, label, width, height)?;
+        frame.write_rgba(&ctx.queue, rgba);
+        Ok(frame)
+    }
+
+    pub fn write_rgba(&self, queue: &wgpu::Queue, rgba: &[u8]) {
+        queue.write_texture(
+            self.texture.as_image_copy(),
+            rgba,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(4 * self.width),
+                rows_per_image: Some(self.height),
+            },
+            self.texture.size(),
+        );
+    }
+
+    pub fn pixel_count(&self) -> u32 {
+        self.width * self.height
+    }
+}

@@ -1,0 +1,191 @@
+//! The histoplay command line: play a file, or use the histogram engine headless.
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use histoplay::gpu::texture::FrameTexture;
+use histoplay::gpu::GpuContext;
+use histoplay::histogram::{self, DEFAULT_BINS};
+use histoplay::layout::Fit;
+use histoplay::passes::histogram::{EngineConfig, HistogramEngine};
+use histoplay::report::{self, FrameReport};
+use histoplay::scene::{Quads, ViewOptions};
+use histoplay::{bench, offscreen, still};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "histoplay",
+    version,
+    about = "A video player with live GPU histograms over the picture"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the R, G, B and luminance histograms of a picture as JSON Lines (or CSV).
+    Hist {
+        input: PathBuf,
+        /// The frame to count (a still image is frame 0).
+        #[arg(long, default_value_t = 0)]
+        frame: u64,
+        /// Number of bins: a power of two from 16 to 1024.
+        #[arg(long, default_value_t = DEFAULT_BINS, value_parser = parse_bins)]
+        bins: u32,
+        /// Count on the CPU (the reference implementation) instead of the GPU.
+        #[arg(long)]
+        cpu: bool,
+        /// CSV instead of JSON Lines.
+        #[arg(long)]
+        csv: bool,
+    },
+    /// Render a picture with its histogram overlay to a PNG.
+    Render {
+        input: PathBuf,
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Output size, WxH (default: the picture's own size).
+        #[arg(long, value_parser = parse_size)]
+        size: Option<(u32, u32)>,
+        #[arg(long, default_value_t = DEFAULT_BINS, value_parser = parse_bins)]
+        bins: u32,
+        /// Show the whole picture (letterboxed) instead of filling the output.
+        #[arg(long)]
+        contain: bool,
+        /// Log-scaled histogram heights.
+        #[arg(long)]
+        log: bool,
+    },
+    /// Time every histogram variant of the articles and histoplay's own on this GPU.
+    Bench {
+        /// A picture to count (default: the built-in kitten at --size).
+        input: Option<PathBuf>,
+        /// Size of the built-in test picture, WxH.
+        #[arg(long, value_parser = parse_size, default_value = "3840x2160", conflicts_with = "input")]
+        size: (u32, u32),
+        #[arg(long, default_value_t = 100)]
+        iters: usize,
+        #[arg(long, default_value_t = DEFAULT_BINS, value_parser = parse_bins)]
+        bins: u32,
+    },
+}
+
+fn parse_bins(s: &str) -> Result<u32, String> {
+    let n: u32 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    histogram::validate_bins(n).map_err(|e| e.to_string())
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("'{s}' is not a size like 1280x720"))?;
+    let parse = |v: &str| v.trim().parse::<u32>().ok().filter(|&n| (1..=65536).contains(&n));
+    match (parse(w), parse(h)) {
+        (Some(w), Some(h)) => Ok((w, h)),
+        _ => Err(format!("'{s}' is not a size like 1280x720")),
+    }
+}
+
+fn main() -> ExitCode {
+    // Mesa's device-select Vulkan layer prints "error: XDG_RUNTIME_DIR ..." on headless machines;
+    // histoplay picks its adapter itself, so the layer has nothing to do.
+    if std::env::var_os("NODEVICE_SELECT").is_none() {
+        std::env::set_var("NODEVICE_SELECT", "1");
+    }
+    // The Vulkan loader's and EGL's own complaints arrive through wgpu_hal as errors while
+    // adapters are probed; histoplay reports a missing adapter itself, in one line.
+    let default_filter = "warn,wgpu_hal::vulkan::instance=off,wgpu_hal::gles=off";
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(default_filter)).init();
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(command: Command) -> Result<()> {
+    match command {
+        Command::Hist {
+            input,
+            frame,
+            bins,
+            cpu,
+            csv,
+        } => hist(&input, frame, bins, cpu, csv),
+        Command::Render {
+            input,
+            output,
+            size,
+            bins,
+            contain,
+            log,
+        } => render(&input, &output, size, bins, contain, log),
+        Command::Bench {
+            input,
+            size,
+            iters,
+            bins,
+        } => {
+            let image = match input {
+                Some(path) => still::load(&path)?,
+                None => histoplay::kitten(size.0, size.1),
+            };
+            let ctx = GpuContext::new()?;
+            bench::run(&ctx, &image, bins, iters.max(1), &mut std::io::stdout().lock())?;
+            Ok(())
+        }
+    }
+}
+
+fn hist(input: &Path, frame: u64, bins: u32, cpu: bool, csv: bool) -> Result<()> {
+    let image = still::load(input)?;
+    if frame != 0 {
+        bail!("'{}' is a still image: it has only frame 0", input.display());
+    }
+    let histogram = if cpu {
+        histogram::histogram_rgba(&image.pixels, bins)
+    } else {
+        let ctx = GpuContext::new()?;
+        let texture = FrameTexture::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
+        let engine = HistogramEngine::new(&ctx, bins, EngineConfig::default());
+        engine.compute(&ctx, &texture.view, image.width, image.height)?
+    };
+    let report = FrameReport {
+        frame: 0,
+        pts: 0.0,
+        width: image.width,
+        height: image.height,
+        histogram: &histogram,
+    };
+    let mut out = std::io::stdout().lock();
+    if csv {
+        report::write_csv_header(&mut out, bins)?;
+        report::write_csv_row(&mut out, &report)?;
+    } else {
+        report::write_json_line(&mut out, &report)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn render(input: &Path, output: &Path, size: Option<(u32, u32)>, bins: u32, contain: bool, log: bool) -> Result<()> {
+    let image = still::load(input)?;
+    let ctx = GpuContext::new()?;
+    let size = size.unwrap_or((image.width, image.height));
+    let picture = FrameTexture::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
+    let options = ViewOptions {
+        fit: if contain { Fit::Contain } else { Fit::Cover },
+        quads: Quads::Both,
+        log_scale: log,
+    };
+    let rgba = offscreen::render_picture(&ctx, &picture, size, bins, options)?;
+    still::save_png(output, size.0, size.1, &rgba).with_context(|| format!("cannot write '{}'", output.display()))?;
+    Ok(())
+}

@@ -1,0 +1,79 @@
+//! The scale pass: per-channel display scale of the reduced histogram, on the GPU.
+
+use crate::gpu::shaders::{self, layout, Header};
+
+/// Twin of `ScaleParams` in shaders/scale.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ScaleParams {
+    pub pixel_count: u32,
+    pub _pad: [u32; 3],
+}
+
+/// Twin of `HistogramScale` in shaders/scale.wgsl: what the overlay draws with.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct HistogramScale {
+    pub scale: [f32; 4],
+    pub max_bin: [u32; 4],
+}
+
+pub struct ScalePass {
+    pipeline: wgpu::ComputePipeline,
+    pub layout: wgpu::BindGroupLayout,
+}
+
+impl ScalePass {
+    pub fn new(device: &wgpu::Device, bins: u32) -> Self {
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("scale pass"),
+            entries: &[
+                layout::storage(0, wgpu::ShaderStages::COMPUTE, true),
+                layout::storage(1, wgpu::ShaderStages::COMPUTE, false),
+                layout::uniform(2, wgpu::ShaderStages::COMPUTE, false),
+            ],
+        });
+        let module = shaders::module(
+            device,
+            "scale pass",
+            shaders::compute_source(&Header::new(bins), shaders::SCALE),
+        );
+        let pipeline = shaders::compute_pipeline(device, "scale pass", &module, "compute_scale", &layout);
+        Self { pipeline, layout }
+    }
+
+    pub fn bind(
+        &self,
+        device: &wgpu::Device,
+        histogram: wgpu::BufferBinding,
+        scale: &wgpu::Buffer,
+        params: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("scale pass"),
+            layout: &self.layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(histogram),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: scale.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: params.as_entire_binding(),
+                },
+            ],
+        })
+    }
+
+    pub fn encode(&self, pass: &mut wgpu::ComputePass, bind_group: &wgpu::BindGroup) {
+        pass.push_debug_group("scale");
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, bind_group, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+        pass.pop_debug_group();
+    }
+}

@@ -1,0 +1,56 @@
+//! Still images (PNG, JPEG) as RGBA8 frames: a picture is a one-frame video.
+
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum StillError {
+    #[error("cannot open '{path}': {source}")]
+    Open { path: PathBuf, source: std::io::Error },
+    #[error("'{0}' is a directory, not a file")]
+    Directory(PathBuf),
+    #[error("'{path}' is not an image histoplay can read: {reason}")]
+    Decode { path: PathBuf, reason: String },
+}
+
+/// A decoded picture, tightly packed RGBA8, top row first.
+pub struct RgbaImage {
+    pub width: u32,
+    pub height: u32,
+    pub pixels: Vec<u8>,
+}
+
+/// Whether a file's contents look like an image format histoplay decodes itself.
+pub fn is_still_image(path: &Path) -> bool {
+    image::ImageReader::open(path)
+        .and_then(|r| r.with_guessed_format())
+        .map(|r| r.format().is_some())
+        .unwrap_or(false)
+}
+
+pub fn load(path: &Path) -> Result<RgbaImage, StillError> {
+    if path.is_dir() {
+        return Err(StillError::Directory(path.to_owned()));
+    }
+    let reader = image::ImageReader::open(path)
+        .and_then(|r| r.with_guessed_format())
+        .map_err(|source| StillError::Open {
+            path: path.to_owned(),
+            source,
+        })?;
+    let decoded = reader.decode().map_err(|e| StillError::Decode {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    })?;
+    let rgba = decoded.to_rgba8();
+    Ok(RgbaImage {
+        width: rgba.width(),
+        height: rgba.height(),
+        pixels: rgba.into_raw(),
+    })
+}
+
+/// Writes RGBA8 pixels as a PNG.
+pub fn save_png(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<(), image::ImageError> {
+    image::save_buffer(path, rgba, width, height, image::ExtendedColorType::Rgba8)
+}

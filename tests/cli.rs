@@ -1,0 +1,171 @@
+//! The command line as a user meets it: output formats, exit codes and one-line errors.
+
+mod common;
+
+use std::process::{Command, Output};
+
+fn histoplay(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(args)
+        .output()
+        .expect("histoplay runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Fails unless the command failed with exactly one `error: ...` line on stderr.
+fn assert_one_line_error(out: &Output, needle: &str) {
+    assert!(!out.status.success(), "expected failure, got {:?}", out.status);
+    let err = stderr(out);
+    assert_eq!(err.lines().count(), 1, "stderr: {err}");
+    assert!(err.starts_with("error: "), "stderr: {err}");
+    assert!(err.contains(needle), "stderr {err:?} lacks {needle:?}");
+    assert!(!err.contains("panicked"), "stderr: {err}");
+}
+
+fn field<'a>(json: &'a str, name: &str) -> &'a str {
+    let at = json
+        .find(&format!("\"{name}\":"))
+        .unwrap_or_else(|| panic!("no {name} in {json}"))
+        + name.len()
+        + 3;
+    let rest = &json[at..];
+    let end = if rest.starts_with('[') {
+        rest.find(']').unwrap() + 1
+    } else {
+        rest.find([',', '}']).unwrap()
+    };
+    &rest[..end]
+}
+
+fn counts(json: &str, name: &str) -> Vec<u64> {
+    let list = field(json, name);
+    list[1..list.len() - 1].split(',').map(|v| v.parse().unwrap()).collect()
+}
+
+#[test]
+fn hist_of_the_kitten_on_gpu_equals_cpu() {
+    let kitten = common::repo_path("media/kitten.jpg");
+    let kitten = kitten.to_str().unwrap();
+    let gpu = histoplay(&["hist", kitten]);
+    let cpu = histoplay(&["hist", kitten, "--cpu"]);
+    assert!(gpu.status.success() && cpu.status.success(), "{}", stderr(&gpu));
+    assert_eq!(stdout(&gpu), stdout(&cpu));
+    let line = stdout(&gpu);
+    assert_eq!(line.lines().count(), 1);
+    assert_eq!(field(&line, "frame"), "0");
+    assert_eq!(field(&line, "pts"), "0");
+    assert_eq!(field(&line, "width"), "2448");
+    assert_eq!(field(&line, "height"), "1505");
+    assert_eq!(field(&line, "bins"), "256");
+    for channel in ["r", "g", "b", "l"] {
+        let c = counts(&line, channel);
+        assert_eq!(c.len(), 256);
+        assert_eq!(c.iter().sum::<u64>(), 2448 * 1505);
+    }
+}
+
+#[test]
+fn hist_counts_a_known_picture_exactly() {
+    let dir = std::env::temp_dir().join(format!("histoplay-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("two-colours.png");
+    // 3 pure red pixels and 1 white one
+    let rgba = [
+        [255, 0, 0, 255],
+        [255, 0, 0, 255],
+        [255, 0, 0, 255],
+        [255, 255, 255, 255],
+    ]
+    .concat();
+    histoplay::still::save_png(&path, 2, 2, &rgba).unwrap();
+    let out = histoplay(&["hist", path.to_str().unwrap(), "--bins", "16"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let line = stdout(&out);
+    let expect = |channel: &str, pairs: &[(usize, u64)]| {
+        let mut v = vec![0u64; 16];
+        for &(bin, n) in pairs {
+            v[bin] = n;
+        }
+        assert_eq!(counts(&line, channel), v, "channel {channel}");
+    };
+    expect("r", &[(15, 4)]);
+    expect("g", &[(0, 3), (15, 1)]);
+    expect("b", &[(0, 3), (15, 1)]);
+    expect("l", &[(3, 3), (15, 1)]); // red: floor(0.2126 * 16) = 3
+    let csv = histoplay(&["hist", path.to_str().unwrap(), "--bins", "16", "--csv"]);
+    let text = stdout(&csv);
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap().starts_with("frame,pts,width,height,bins,r0,r1,"));
+    assert!(lines.next().unwrap().starts_with("0,0,2,2,16,0,0,"));
+}
+
+#[test]
+fn render_writes_a_png_of_the_asked_size() {
+    let out_path = std::env::temp_dir().join(format!("histoplay-render-{}.png", std::process::id()));
+    let kitten = common::repo_path("media/kitten.jpg");
+    let out = histoplay(&[
+        "render",
+        kitten.to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
+        "--size",
+        "320x200",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let png = histoplay::still::load(&out_path).unwrap();
+    assert_eq!((png.width, png.height), (320, 200));
+}
+
+#[test]
+fn missing_file() {
+    assert_one_line_error(&histoplay(&["hist", "/no/such/file.png"]), "No such file");
+}
+
+#[test]
+fn directory() {
+    assert_one_line_error(&histoplay(&["hist", env!("CARGO_MANIFEST_DIR")]), "is a directory");
+}
+
+#[test]
+fn empty_and_non_image_files() {
+    let dir = std::env::temp_dir();
+    let empty = dir.join(format!("histoplay-empty-{}.png", std::process::id()));
+    std::fs::write(&empty, b"").unwrap();
+    assert_one_line_error(&histoplay(&["hist", empty.to_str().unwrap()]), "not an image");
+    let text = dir.join(format!("histoplay-text-{}.jpg", std::process::id()));
+    std::fs::write(&text, b"this is not a picture\n").unwrap();
+    assert_one_line_error(
+        &histoplay(&["render", text.to_str().unwrap(), "-o", "/tmp/x.png"]),
+        "not an image",
+    );
+    let cargo_toml = common::repo_path("Cargo.toml");
+    assert_one_line_error(&histoplay(&["hist", cargo_toml.to_str().unwrap()]), "not an image");
+}
+
+#[test]
+fn bad_bins_are_refused() {
+    let out = histoplay(&["hist", "media/kitten.jpg", "--bins", "100"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).starts_with("error: "), "{}", stderr(&out));
+    assert!(stderr(&out).contains("power of two"));
+}
+
+#[test]
+fn no_gpu_adapter_says_how_to_get_one() {
+    let kitten = common::repo_path("media/kitten.jpg");
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["hist", kitten.to_str().unwrap()])
+        .env("WGPU_BACKEND", "vulkan")
+        .env("VK_ICD_FILENAMES", "/nonexistent.json")
+        .env("VK_DRIVER_FILES", "/nonexistent.json")
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "mesa-vulkan-drivers");
+}

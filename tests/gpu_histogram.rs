@@ -1,0 +1,152 @@
+//! Every GPU variant against the CPU reference, exactly, on every test picture and bin count.
+
+mod common;
+
+use histoplay::bench::scales_agree;
+use histoplay::gpu::texture::FrameTexture;
+use histoplay::histogram::{display_scale, histogram_rgba};
+use histoplay::passes::chunk::ChunkShape;
+use histoplay::passes::histogram::EngineConfig;
+use histoplay::variants::{self, GpuVariant, Production, VariantKind};
+
+fn run_once(ctx: &histoplay::gpu::GpuContext, variant: &dyn GpuVariant) {
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    variant.encode(&mut encoder, None);
+    ctx.queue.submit([encoder.finish()]);
+}
+
+fn check_picture(name: &str, image: &histoplay::still::RgbaImage) {
+    let ctx = common::gpu();
+    let frame = FrameTexture::from_rgba(&ctx, name, image.width, image.height, &image.pixels).unwrap();
+    let pixels = u64::from(image.width) * u64::from(image.height);
+    for bins in [16, 256, 1024] {
+        let expected = histogram_rgba(&image.pixels, bins);
+        assert_eq!(expected.total(), pixels);
+        for kind in VariantKind::GPU {
+            if variants::skip_reason(&ctx, kind, image.width, image.height, bins).is_some() {
+                // lavapipe ends an invocation after 65535 loop iterations: the single invocation
+                // over more than ~60k pixels, and the one-workgroup sum over more than ~60k
+                // chunks, are checked on real GPUs (bench) and on smaller pictures here.
+                continue;
+            }
+            let variant = variants::build(&ctx, kind, &frame, bins).unwrap();
+            // Twice: the second run must not see the first one's counts.
+            run_once(&ctx, variant.as_ref());
+            run_once(&ctx, variant.as_ref());
+            let got = variant.read_histogram(&ctx).unwrap();
+            assert!(
+                got == expected,
+                "{name}, {bins} bins, {}: GPU and CPU histograms differ",
+                kind.name()
+            );
+            if let Some(scale) = variant.read_scale(&ctx).unwrap() {
+                let cpu = display_scale(&expected, image.width * image.height);
+                assert!(
+                    scales_agree(scale.scale, cpu),
+                    "{name}, {bins} bins, {}: scale {:?} vs {cpu:?}",
+                    kind.name(),
+                    scale.scale
+                );
+                assert_eq!(scale.max_bin, expected.max_per_channel());
+            }
+        }
+    }
+}
+
+#[test]
+fn kitten() {
+    check_picture("kitten", &common::kitten());
+}
+
+#[test]
+fn flat_and_degenerate_pictures() {
+    for (name, image) in common::test_pictures()
+        .iter()
+        .filter(|(n, _)| *n != "kitten" && *n != "noise")
+    {
+        check_picture(name, image);
+    }
+}
+
+#[test]
+fn noise() {
+    check_picture("noise", &common::noise(512, 512, 12345));
+}
+
+#[test]
+fn single_invocation_on_a_picture_lavapipe_can_loop_over() {
+    // The kitten's crop at 200x200 keeps one invocation within lavapipe's loop budget.
+    let kitten = common::kitten();
+    let (w, h) = (200u32, 200u32);
+    let mut pixels = Vec::new();
+    for y in 600..600 + h as usize {
+        let row = y * kitten.width as usize * 4;
+        pixels.extend_from_slice(&kitten.pixels[row + 4000..row + 4000 + w as usize * 4]);
+    }
+    let crop = histoplay::still::RgbaImage {
+        width: w,
+        height: h,
+        pixels,
+    };
+    check_picture("kitten crop", &crop);
+}
+
+#[test]
+fn engine_shapes_all_agree() {
+    // Chunk shape, pixels per invocation, replicas and fan-in are parameters: every mix is exact.
+    let ctx = common::gpu();
+    let image = common::noise(777, 333, 99);
+    let frame = FrameTexture::from_rgba(&ctx, "noise", image.width, image.height, &image.pixels).unwrap();
+    let expected = histogram_rgba(&image.pixels, 256);
+    let shapes = [
+        (
+            ChunkShape {
+                wg_x: 256,
+                wg_y: 1,
+                pixels_x: 1,
+                pixels_y: 1,
+                replicas: 1,
+            },
+            2,
+        ),
+        (
+            ChunkShape {
+                wg_x: 64,
+                wg_y: 4,
+                pixels_x: 2,
+                pixels_y: 8,
+                replicas: 2,
+            },
+            4,
+        ),
+        (
+            ChunkShape {
+                wg_x: 16,
+                wg_y: 16,
+                pixels_x: 4,
+                pixels_y: 4,
+                replicas: 3,
+            },
+            32,
+        ),
+        (
+            ChunkShape {
+                wg_x: 128,
+                wg_y: 2,
+                pixels_x: 1,
+                pixels_y: 64,
+                replicas: 8,
+            },
+            256,
+        ),
+    ];
+    for (shape, fan_in) in shapes {
+        let production = Production::new(&ctx, &frame, 256, EngineConfig { shape, fan_in }).unwrap();
+        run_once(&ctx, &production);
+        assert_eq!(
+            production.read_histogram(&ctx).unwrap(),
+            expected,
+            "{shape:?}, fan-in {fan_in}"
+        );
+    }
+}
