@@ -2,11 +2,12 @@
 //! equal to the CPU reference before it is timed; GPU time comes from timestamp queries where the
 //! adapter has them, wall-clock time otherwise.
 
-use crate::gpu::texture::FrameTexture;
+use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
 use crate::histogram::{self, Histogram};
+use crate::passes::histogram::{EngineConfig, Stage};
 use crate::still::RgbaImage;
-use crate::variants::{self, GpuVariant, VariantKind};
+use crate::variants::{self, GpuVariant, Production, VariantKind};
 use std::io::Write;
 use std::time::{Duration, Instant};
 use thiserror::Error;
@@ -48,12 +49,14 @@ pub struct Row {
     pub outcome: Result<Timing, String>,
 }
 
-/// Runs every variant on `image` (and the production pipeline on a flat frame of the same size).
+/// Runs every variant on `image` (and the production pipeline on a flat frame of the same size),
+/// plus the production pipeline in each of `extra_engines`' shapes.
 pub fn run(
     ctx: &GpuContext,
     image: &RgbaImage,
     bins: u32,
     iters: usize,
+    extra_engines: &[EngineConfig],
     out: &mut impl Write,
 ) -> Result<Vec<Row>, BenchError> {
     let pixels = u64::from(image.width) * u64::from(image.height);
@@ -76,7 +79,7 @@ pub fn run(
         outcome: Ok(time_cpu(&image.pixels, bins, iters)),
     }];
 
-    let frame = FrameTexture::from_rgba(ctx, "bench frame", image.width, image.height, &image.pixels)?;
+    let frame = GpuFrame::from_rgba(ctx, "bench frame", image.width, image.height, &image.pixels)?;
     for kind in VariantKind::GPU {
         if let Some(reason) = variants::skip_reason(ctx, kind, image.width, image.height, bins) {
             rows.push(Row {
@@ -100,13 +103,41 @@ pub fn run(
         pixels: [90u8, 140, 200, 255].repeat(pixels as usize),
     };
     let flat_reference = histogram::histogram_rgba(&flat.pixels, bins);
-    let flat_frame = FrameTexture::from_rgba(ctx, "bench flat frame", flat.width, flat.height, &flat.pixels)?;
+    let flat_frame = GpuFrame::from_rgba(ctx, "bench flat frame", flat.width, flat.height, &flat.pixels)?;
     let production = variants::build(ctx, VariantKind::Production, &flat_frame, bins)?;
     check(ctx, production.as_ref(), &flat_reference, &flat)?;
     rows.push(Row {
         name: format!("{} (flat frame)", VariantKind::Production.name()),
         outcome: Ok(time_gpu(ctx, production.as_ref(), iters)?),
     });
+
+    // Where the production pipeline's time goes: chunk alone, chunk + reduce, all three.
+    let mut production = Production::new(ctx, &frame, bins, EngineConfig::default())?;
+    for (stage, label) in [(Stage::Chunk, "chunk"), (Stage::Reduce, "chunk + reduce")] {
+        production.through = stage;
+        rows.push(Row {
+            name: format!("  histoplay {label} only"),
+            outcome: Ok(time_gpu(ctx, &production, iters)?),
+        });
+    }
+
+    for &config in extra_engines {
+        for (label, picture, frame, reference) in [
+            ("", image, &frame, &reference),
+            (", flat", &flat, &flat_frame, &flat_reference),
+        ] {
+            let variant = Production::new(ctx, frame, bins, config)?;
+            check(ctx, &variant, reference, picture)?;
+            let s = variant.engine().shape();
+            rows.push(Row {
+                name: format!(
+                    "  engine {}/{}/{}/{}{label}",
+                    s.workgroup_size, s.loads_per_invocation, s.replicas, config.fan_in
+                ),
+                outcome: Ok(time_gpu(ctx, &variant, iters)?),
+            });
+        }
+    }
 
     print_table(out, &rows, pixels)?;
     Ok(rows)

@@ -2,10 +2,11 @@
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
-use histoplay::gpu::texture::FrameTexture;
+use histoplay::gpu::texture::GpuFrame;
 use histoplay::gpu::GpuContext;
 use histoplay::histogram::{self, DEFAULT_BINS};
 use histoplay::layout::Fit;
+use histoplay::passes::chunk::ChunkShape;
 use histoplay::passes::histogram::{EngineConfig, HistogramEngine};
 use histoplay::report::{self, FrameReport};
 use histoplay::scene::{Quads, ViewOptions};
@@ -71,7 +72,33 @@ enum Command {
         iters: usize,
         #[arg(long, default_value_t = DEFAULT_BINS, value_parser = parse_bins)]
         bins: u32,
+        /// Also time the production pipeline with these engine shapes:
+        /// WORKGROUP/LOADS_PER_INVOCATION/REPLICAS/FANIN, e.g. 256/8/2/1024.
+        #[arg(long, value_parser = parse_engine)]
+        engine: Vec<EngineConfig>,
     },
+}
+
+fn parse_engine(s: &str) -> Result<EngineConfig, String> {
+    let bad = || format!("'{s}' is not an engine shape like 256/8/2/1024");
+    let parts: Vec<&str> = s.split('/').collect();
+    let [wg, px, replicas, fan_in] = parts[..] else {
+        return Err(bad());
+    };
+    let number = |v: &str| v.parse::<u32>().map_err(|_| bad());
+    let (workgroup_size, loads_per_invocation) = (number(wg)?, number(px)?);
+    let (replicas, fan_in) = (number(replicas)?, number(fan_in)?);
+    if fan_in < 2 || replicas < 1 || workgroup_size > 1024 || loads_per_invocation % 4 != 0 {
+        return Err(bad());
+    }
+    Ok(EngineConfig {
+        shape: ChunkShape {
+            workgroup_size,
+            loads_per_invocation,
+            replicas,
+        },
+        fan_in,
+    })
 }
 
 fn parse_bins(s: &str) -> Result<u32, String> {
@@ -132,13 +159,14 @@ fn run(command: Command) -> Result<()> {
             size,
             iters,
             bins,
+            engine,
         } => {
             let image = match input {
                 Some(path) => still::load(&path)?,
                 None => histoplay::kitten(size.0, size.1),
             };
             let ctx = GpuContext::new()?;
-            bench::run(&ctx, &image, bins, iters.max(1), &mut std::io::stdout().lock())?;
+            bench::run(&ctx, &image, bins, iters.max(1), &engine, &mut std::io::stdout().lock())?;
             Ok(())
         }
     }
@@ -153,9 +181,9 @@ fn hist(input: &Path, frame: u64, bins: u32, cpu: bool, csv: bool) -> Result<()>
         histogram::histogram_rgba(&image.pixels, bins)
     } else {
         let ctx = GpuContext::new()?;
-        let texture = FrameTexture::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
+        let texture = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
         let engine = HistogramEngine::new(&ctx, bins, EngineConfig::default());
-        engine.compute(&ctx, &texture.view, image.width, image.height)?
+        engine.compute(&ctx, &texture)?
     };
     let report = FrameReport {
         frame: 0,
@@ -179,7 +207,7 @@ fn render(input: &Path, output: &Path, size: Option<(u32, u32)>, bins: u32, cont
     let image = still::load(input)?;
     let ctx = GpuContext::new()?;
     let size = size.unwrap_or((image.width, image.height));
-    let picture = FrameTexture::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
+    let picture = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
     let options = ViewOptions {
         fit: if contain { Fit::Contain } else { Fit::Cover },
         quads: Quads::Both,

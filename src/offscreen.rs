@@ -1,7 +1,7 @@
 //! Offscreen rendering: the player's picture with its histogram overlay, into a PNG-ready
 //! RGBA8 buffer. Backs the `render` command and the snapshot tests.
 
-use crate::gpu::texture::FrameTexture;
+use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
 use crate::passes::histogram::{EngineConfig, HistogramEngine};
 use crate::passes::picture::Orientation;
@@ -10,16 +10,16 @@ use crate::scene::{SceneRenderer, ViewOptions};
 /// Renders an RGBA8 picture fitted into `size` with its histograms, and returns the pixels.
 pub fn render_picture(
     ctx: &GpuContext,
-    picture: &FrameTexture,
+    picture: &GpuFrame,
     size: (u32, u32),
     bins: u32,
     options: ViewOptions,
 ) -> Result<Vec<u8>, GpuError> {
     let engine = HistogramEngine::new(ctx, bins, EngineConfig::default());
     let target = engine.target(ctx, picture.width, picture.height)?;
-    let source = engine.bind_source(ctx, &target, &picture.view);
-    let output = FrameTexture::new(ctx, "render output", size.0, size.1)?;
-    let renderer = SceneRenderer::new(&ctx.device, FrameTexture::FORMAT);
+    let source = engine.bind_source(ctx, &target, &picture.pixels);
+    let output = GpuFrame::new(ctx, "render output", size.0, size.1)?;
+    let renderer = SceneRenderer::new(&ctx.device, GpuFrame::FORMAT);
     let scene = renderer.scene(&ctx.device, &engine, &target, &picture.view);
     let aspect = picture.width as f32 / picture.height as f32;
     scene.layout(&ctx.queue, aspect, Orientation::default(), size, options);

@@ -3,11 +3,11 @@
 //! Each is built once for a frame size; `encode` records one full computation.
 
 use crate::gpu::shaders::{self, layout, Header};
-use crate::gpu::texture::FrameTexture;
+use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
 use crate::histogram::Histogram;
-use crate::passes::histogram::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding};
-use crate::passes::reduce::{ReducePass, ReduceSteps};
+use crate::passes::histogram::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding, Stage};
+use crate::passes::reduce::{ReduceKind, ReducePass, ReduceSteps};
 use crate::passes::scale::HistogramScale;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,7 +88,7 @@ pub trait GpuVariant {
 pub fn build(
     ctx: &GpuContext,
     kind: VariantKind,
-    frame: &FrameTexture,
+    frame: &GpuFrame,
     bins: u32,
 ) -> Result<Box<dyn GpuVariant>, GpuError> {
     Ok(match kind {
@@ -145,7 +145,7 @@ struct Direct {
 }
 
 impl Direct {
-    fn new(ctx: &GpuContext, kind: VariantKind, frame: &FrameTexture, bins: u32) -> Self {
+    fn new(ctx: &GpuContext, kind: VariantKind, frame: &GpuFrame, bins: u32) -> Self {
         let (source, entry, dispatch) = match kind {
             VariantKind::SingleInvocation => (shaders::ARTICLE_SINGLE, "single_invocation", (1, 1)),
             _ => (shaders::ARTICLE_PER_PIXEL, "per_pixel", (frame.width, frame.height)),
@@ -221,7 +221,7 @@ struct ArticleChunks {
 }
 
 impl ArticleChunks {
-    fn new(ctx: &GpuContext, kind: VariantKind, frame: &FrameTexture, bins: u32) -> Result<Self, GpuError> {
+    fn new(ctx: &GpuContext, kind: VariantKind, frame: &GpuFrame, bins: u32) -> Result<Self, GpuError> {
         let (chunk_width, chunk_height) = article_chunk_size(bins);
         let header = Header::new(bins)
             .with("CHUNK_WIDTH", chunk_width)
@@ -312,7 +312,7 @@ impl ArticleChunks {
             (pipeline, bind_group, scale)
         };
         let reduce = (kind == VariantKind::ChunksReduce).then(|| {
-            let pass = ReducePass::new(&ctx.device, bins, 2);
+            let pass = ReducePass::new(&ctx.device, bins, ReduceKind::ArticlePairwise);
             let steps = pass.steps(&ctx.device, &chunks, num_chunks);
             (pass, steps)
         });
@@ -378,14 +378,21 @@ pub struct Production {
     engine: HistogramEngine,
     target: HistogramTarget,
     source: SourceBinding,
+    /// The last pass `encode` records (the bench's per-stage breakdown stops early).
+    pub through: Stage,
 }
 
 impl Production {
-    pub fn new(ctx: &GpuContext, frame: &FrameTexture, bins: u32, config: EngineConfig) -> Result<Self, GpuError> {
+    pub fn new(ctx: &GpuContext, frame: &GpuFrame, bins: u32, config: EngineConfig) -> Result<Self, GpuError> {
         let engine = HistogramEngine::new(ctx, bins, config);
         let target = engine.target(ctx, frame.width, frame.height)?;
-        let source = engine.bind_source(ctx, &target, &frame.view);
-        Ok(Self { engine, target, source })
+        let source = engine.bind_source(ctx, &target, &frame.pixels);
+        Ok(Self {
+            engine,
+            target,
+            source,
+            through: Stage::Scale,
+        })
     }
 
     pub fn engine(&self) -> &HistogramEngine {
@@ -399,7 +406,8 @@ impl GpuVariant for Production {
     }
 
     fn encode(&self, encoder: &mut wgpu::CommandEncoder, timestamps: Option<wgpu::ComputePassTimestampWrites>) {
-        self.engine.encode(encoder, &self.target, &self.source, timestamps);
+        self.engine
+            .encode_through(encoder, &self.target, &self.source, timestamps, self.through);
     }
 
     fn read_histogram(&self, ctx: &GpuContext) -> Result<Histogram, GpuError> {

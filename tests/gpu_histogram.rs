@@ -3,7 +3,7 @@
 mod common;
 
 use histoplay::bench::scales_agree;
-use histoplay::gpu::texture::FrameTexture;
+use histoplay::gpu::texture::GpuFrame;
 use histoplay::histogram::{display_scale, histogram_rgba};
 use histoplay::passes::chunk::ChunkShape;
 use histoplay::passes::histogram::EngineConfig;
@@ -17,7 +17,7 @@ fn run_once(ctx: &histoplay::gpu::GpuContext, variant: &dyn GpuVariant) {
 
 fn check_picture(name: &str, image: &histoplay::still::RgbaImage) {
     let ctx = common::gpu();
-    let frame = FrameTexture::from_rgba(&ctx, name, image.width, image.height, &image.pixels).unwrap();
+    let frame = GpuFrame::from_rgba(&ctx, name, image.width, image.height, &image.pixels).unwrap();
     let pixels = u64::from(image.width) * u64::from(image.height);
     for bins in [16, 256, 1024] {
         let expected = histogram_rgba(&image.pixels, bins);
@@ -93,52 +93,22 @@ fn single_invocation_on_a_picture_lavapipe_can_loop_over() {
 
 #[test]
 fn engine_shapes_all_agree() {
-    // Chunk shape, pixels per invocation, replicas and fan-in are parameters: every mix is exact.
+    // Workgroup size, pixels per invocation, replicas and fan-in are parameters: every mix is exact.
     let ctx = common::gpu();
     let image = common::noise(777, 333, 99);
-    let frame = FrameTexture::from_rgba(&ctx, "noise", image.width, image.height, &image.pixels).unwrap();
+    let frame = GpuFrame::from_rgba(&ctx, "noise", image.width, image.height, &image.pixels).unwrap();
     let expected = histogram_rgba(&image.pixels, 256);
+    let shape = |workgroup_size, loads_per_invocation, replicas| ChunkShape {
+        workgroup_size,
+        loads_per_invocation,
+        replicas,
+    };
     let shapes = [
-        (
-            ChunkShape {
-                wg_x: 256,
-                wg_y: 1,
-                pixels_x: 1,
-                pixels_y: 1,
-                replicas: 1,
-            },
-            2,
-        ),
-        (
-            ChunkShape {
-                wg_x: 64,
-                wg_y: 4,
-                pixels_x: 2,
-                pixels_y: 8,
-                replicas: 2,
-            },
-            4,
-        ),
-        (
-            ChunkShape {
-                wg_x: 16,
-                wg_y: 16,
-                pixels_x: 4,
-                pixels_y: 4,
-                replicas: 3,
-            },
-            32,
-        ),
-        (
-            ChunkShape {
-                wg_x: 128,
-                wg_y: 2,
-                pixels_x: 1,
-                pixels_y: 64,
-                replicas: 8,
-            },
-            256,
-        ),
+        (shape(256, 4, 1), 2),
+        (shape(64, 8, 2), 4),
+        (shape(128, 16, 3), 256),
+        (shape(1024, 4, 1), 1024),
+        (shape(32, 64, 8), 7),
     ];
     for (shape, fan_in) in shapes {
         let production = Production::new(&ctx, &frame, 256, EngineConfig { shape, fan_in }).unwrap();

@@ -5,7 +5,7 @@
 
 mod common;
 
-use histoplay::gpu::texture::FrameTexture;
+use histoplay::gpu::texture::GpuFrame;
 use histoplay::layout::{histogram_quads, Fit};
 use histoplay::offscreen::render_picture;
 use histoplay::passes::overlay::COLORS;
@@ -18,7 +18,7 @@ const MAX_OFF_SHARE: f64 = 0.001;
 fn render(size: (u32, u32), options: ViewOptions) -> Vec<u8> {
     let ctx = common::gpu();
     let kitten = common::kitten();
-    let picture = FrameTexture::from_rgba(&ctx, "kitten", kitten.width, kitten.height, &kitten.pixels).unwrap();
+    let picture = GpuFrame::from_rgba(&ctx, "kitten", kitten.width, kitten.height, &kitten.pixels).unwrap();
     render_picture(&ctx, &picture, size, 256, options).unwrap()
 }
 

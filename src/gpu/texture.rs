@@ -1,16 +1,19 @@
-//! Frames as GPU textures: an RGBA8 picture the histogram and picture passes read.
+//! Frames on the GPU: each picture is held twice, as a texture the picture pass samples and as
+//! packed RGBA8 words (one u32 per pixel) the histogram's chunk pass reads with wide loads.
 
 use super::{GpuContext, GpuError};
 
-/// An rgba8unorm texture holding one picture (a still image, or a converted video frame).
-pub struct FrameTexture {
+/// One picture (a still image, or a converted video frame) on the GPU.
+pub struct GpuFrame {
     pub texture: wgpu::Texture,
     pub view: wgpu::TextureView,
+    /// The same pixels, packed RGBA8, rounded up to whole vec4u (4 pixels).
+    pub pixels: wgpu::Buffer,
     pub width: u32,
     pub height: u32,
 }
 
-impl FrameTexture {
+impl GpuFrame {
     pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
     /// An empty frame. STORAGE_BINDING lets the video converter write it on the GPU.
@@ -35,9 +38,16 @@ impl FrameTexture {
             view_formats: &[],
         });
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let pixels = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: pixel_buffer_size(width, height),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
         Ok(Self {
             texture,
             view,
+            pixels,
             width,
             height,
         })
@@ -51,6 +61,7 @@ impl FrameTexture {
     }
 
     pub fn write_rgba(&self, queue: &wgpu::Queue, rgba: &[u8]) {
+        queue.write_buffer(&self.pixels, 0, rgba);
         queue.write_texture(
             self.texture.as_image_copy(),
             rgba,
@@ -66,4 +77,9 @@ impl FrameTexture {
     pub fn pixel_count(&self) -> u32 {
         self.width * self.height
     }
+}
+
+/// Bytes of a packed RGBA8 pixel buffer: whole vec4u, at least one.
+pub fn pixel_buffer_size(width: u32, height: u32) -> u64 {
+    (u64::from(width) * u64::from(height)).div_ceil(4).max(1) * 16
 }

@@ -1,9 +1,10 @@
 //! The histogram engine: chunk, reduce and scale passes in one compute pass, sized once per
 //! frame size. The result stays on the GPU (chunk 0 and the scale buffer) for the overlay.
 
-use super::chunk::{ChunkPass, ChunkShape};
-use super::reduce::{ReducePass, ReduceSteps};
+use super::chunk::{ChunkParams, ChunkPass, ChunkShape};
+use super::reduce::{ReduceKind, ReducePass, ReduceSteps};
 use super::scale::{HistogramScale, ScaleParams, ScalePass};
+use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
 use crate::histogram::Histogram;
 use wgpu::util::DeviceExt;
@@ -19,9 +20,17 @@ impl Default for EngineConfig {
     fn default() -> Self {
         Self {
             shape: ChunkShape::default(),
-            fan_in: 32,
+            fan_in: 1024,
         }
     }
+}
+
+/// The engine's passes, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    Chunk,
+    Reduce,
+    Scale,
 }
 
 /// Pipelines for one bin count.
@@ -36,13 +45,14 @@ pub struct HistogramEngine {
 pub struct HistogramTarget {
     pub width: u32,
     pub height: u32,
-    pub grid: (u32, u32),
+    pub num_chunks: u32,
     /// Every chunk's histogram; chunk 0 holds the frame's after the reduce.
     pub chunks: wgpu::Buffer,
     /// `HistogramScale` of the frame, written by the scale pass.
     pub scale: wgpu::Buffer,
     reduce_steps: ReduceSteps,
     scale_bind_group: wgpu::BindGroup,
+    chunk_params: wgpu::Buffer,
     _scale_params: wgpu::Buffer,
 }
 
@@ -58,7 +68,7 @@ impl HistogramEngine {
         Self {
             bins,
             chunk: ChunkPass::new(device, bins, shape),
-            reduce: ReducePass::new(device, bins, config.fan_in),
+            reduce: ReducePass::new(device, bins, ReduceKind::Tree { fan_in: config.fan_in }),
             scale: ScalePass::new(device, bins),
         }
     }
@@ -74,8 +84,7 @@ impl HistogramEngine {
     pub fn target(&self, ctx: &GpuContext, width: u32, height: u32) -> Result<HistogramTarget, GpuError> {
         ctx.check_frame_size(width, height)?;
         let device = &ctx.device;
-        let grid = self.chunk.shape.grid(width, height);
-        let num_chunks = grid.0 * grid.1;
+        let num_chunks = self.chunk.shape.num_chunks(width * height);
         let chunk_bytes = u64::from(num_chunks) * self.histogram_bytes();
         let limit = device.limits().max_storage_buffer_binding_size;
         if chunk_bytes > limit {
@@ -97,6 +106,15 @@ impl HistogramEngine {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
+        let chunk_params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("chunk params"),
+            contents: bytemuck::bytes_of(&ChunkParams {
+                pixel_count: width * height,
+                num_chunks,
+                _pad: [0; 2],
+            }),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
         let scale_params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("scale params"),
             contents: bytemuck::bytes_of(&ScaleParams {
@@ -112,11 +130,12 @@ impl HistogramEngine {
         Ok(HistogramTarget {
             width,
             height,
-            grid,
+            num_chunks,
             chunks,
             scale,
             reduce_steps,
             scale_bind_group,
+            chunk_params,
             _scale_params: scale_params,
         })
     }
@@ -130,8 +149,12 @@ impl HistogramEngine {
         }
     }
 
-    pub fn bind_source(&self, ctx: &GpuContext, target: &HistogramTarget, source: &wgpu::TextureView) -> SourceBinding {
-        SourceBinding(self.chunk.bind(&ctx.device, source, &target.chunks))
+    /// Binds a frame's packed pixels to a target: once per frame buffer, not per frame.
+    pub fn bind_source(&self, ctx: &GpuContext, target: &HistogramTarget, pixels: &wgpu::Buffer) -> SourceBinding {
+        SourceBinding(
+            self.chunk
+                .bind(&ctx.device, pixels, &target.chunks, &target.chunk_params),
+        )
     }
 
     /// Records chunk, reduce and scale into one compute pass.
@@ -142,13 +165,29 @@ impl HistogramEngine {
         source: &SourceBinding,
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites>,
     ) {
+        self.encode_through(encoder, target, source, timestamp_writes, Stage::Scale);
+    }
+
+    /// Records the passes up to and including `last`: the bench times each stage this way.
+    pub fn encode_through(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &HistogramTarget,
+        source: &SourceBinding,
+        timestamp_writes: Option<wgpu::ComputePassTimestampWrites>,
+        last: Stage,
+    ) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("histogram"),
             timestamp_writes,
         });
-        self.chunk.encode(&mut pass, &source.0, target.grid);
-        self.reduce.encode(&mut pass, &target.reduce_steps);
-        self.scale.encode(&mut pass, &target.scale_bind_group);
+        self.chunk.encode(&mut pass, &source.0, target.num_chunks);
+        if last >= Stage::Reduce {
+            self.reduce.encode(&mut pass, &target.reduce_steps);
+        }
+        if last >= Stage::Scale {
+            self.scale.encode(&mut pass, &target.scale_bind_group);
+        }
     }
 
     /// Reads the frame's histogram back (headless commands and tests only).
@@ -163,15 +202,9 @@ impl HistogramEngine {
     }
 
     /// Counts one frame and reads the result back: the `hist` command's GPU path.
-    pub fn compute(
-        &self,
-        ctx: &GpuContext,
-        source: &wgpu::TextureView,
-        width: u32,
-        height: u32,
-    ) -> Result<Histogram, GpuError> {
-        let target = self.target(ctx, width, height)?;
-        let binding = self.bind_source(ctx, &target, source);
+    pub fn compute(&self, ctx: &GpuContext, frame: &GpuFrame) -> Result<Histogram, GpuError> {
+        let target = self.target(ctx, frame.width, frame.height)?;
+        let binding = self.bind_source(ctx, &target, &frame.pixels);
         let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("histogram"),
         });

@@ -1,10 +1,9 @@
-//! The reduce pass: sums the chunks into chunk 0, `fan_in` chunks per invocation and step.
+//! The reduce pass: sums the chunks into chunk 0, `fan_in` chunks per workgroup and step.
+//! The same driver runs the articles' pairwise shader (fan-in 2, one invocation per bin).
 
 use crate::gpu::shaders::{self, layout, Header};
 
-const REDUCE_WG: u32 = 256;
-
-/// One step's uniforms. Twin of `ReduceStep` in shaders/reduce.wgsl.
+/// One step's uniforms. Twin of `ReduceStep` in shaders/reduce.wgsl and article_reduce.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ReduceStep {
@@ -13,7 +12,7 @@ pub struct ReduceStep {
     pub _pad: [u32; 2],
 }
 
-/// The strides and workgroup counts that take `num_chunks` chunks down to one.
+/// The strides and group counts that take `num_chunks` chunks down to one.
 pub fn reduce_plan(num_chunks: u32, fan_in: u32) -> Vec<(u32, u32)> {
     let mut plan = Vec::new();
     let (mut stride, mut live) = (1u32, num_chunks);
@@ -27,16 +26,25 @@ pub fn reduce_plan(num_chunks: u32, fan_in: u32) -> Vec<(u32, u32)> {
 }
 
 /// Splits a workgroup count over y and z, each at most 65535 (WebGPU's per-dimension limit).
-fn spill(groups: u32) -> (u32, u32) {
+pub fn spill(groups: u32) -> (u32, u32) {
     let z = groups.div_ceil(65535);
     (groups.div_ceil(z), z)
+}
+
+/// Which reduce shader runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceKind {
+    /// histoplay's: a workgroup per bin and group of `fan_in` chunks, tree in workgroup memory.
+    Tree { fan_in: u32 },
+    /// The articles': an invocation per bin adds two chunks.
+    ArticlePairwise,
 }
 
 pub struct ReducePass {
     pipeline: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
     bins: u32,
-    pub fan_in: u32,
+    kind: ReduceKind,
 }
 
 /// The reduce steps of one frame size: uniforms for every step in one buffer, bound with
@@ -49,7 +57,7 @@ pub struct ReduceSteps {
 }
 
 impl ReducePass {
-    pub fn new(device: &wgpu::Device, bins: u32, fan_in: u32) -> Self {
+    pub fn new(device: &wgpu::Device, bins: u32, kind: ReduceKind) -> Self {
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("reduce pass"),
             entries: &[
@@ -57,19 +65,40 @@ impl ReducePass {
                 layout::uniform(1, wgpu::ShaderStages::COMPUTE, true),
             ],
         });
-        let header = Header::new(bins).with("FAN_IN", fan_in).with("REDUCE_WG", REDUCE_WG);
-        let module = shaders::module(device, "reduce pass", shaders::compute_source(&header, shaders::REDUCE));
-        let pipeline = shaders::compute_pipeline(device, "reduce pass", &module, "reduce_chunks", &layout);
+        let (source, entry_point) = match kind {
+            ReduceKind::Tree { fan_in } => (
+                shaders::compute_source(
+                    &Header::new(bins)
+                        .with("FAN_IN", fan_in)
+                        .with("REDUCE_WG", fan_in.next_power_of_two().min(256)),
+                    shaders::REDUCE,
+                ),
+                "reduce_chunks",
+            ),
+            ReduceKind::ArticlePairwise => (
+                shaders::compute_source(&Header::new(bins), shaders::ARTICLE_REDUCE),
+                "article_reduce",
+            ),
+        };
+        let module = shaders::trusted_module(device, "reduce pass", source);
+        let pipeline = shaders::compute_pipeline(device, "reduce pass", &module, entry_point, &layout);
         Self {
             pipeline,
             layout,
             bins,
-            fan_in,
+            kind,
+        }
+    }
+
+    fn fan_in(&self) -> u32 {
+        match self.kind {
+            ReduceKind::Tree { fan_in } => fan_in,
+            ReduceKind::ArticlePairwise => 2,
         }
     }
 
     pub fn steps(&self, device: &wgpu::Device, chunks: &wgpu::Buffer, num_chunks: u32) -> ReduceSteps {
-        let steps = reduce_plan(num_chunks, self.fan_in);
+        let steps = reduce_plan(num_chunks, self.fan_in());
         let offset_stride = device.limits().min_uniform_buffer_offset_alignment.max(16);
         let mut bytes = vec![0u8; (offset_stride as usize) * steps.len().max(1)];
         for (i, &(stride, _)) in steps.iter().enumerate() {
@@ -128,7 +157,11 @@ impl ReducePass {
         for (i, &(_, groups)) in steps.steps.iter().enumerate() {
             pass.set_bind_group(0, &steps.bind_group, &[i as u32 * steps.offset_stride]);
             let (y, z) = spill(groups);
-            pass.dispatch_workgroups(self.bins.div_ceil(REDUCE_WG), y, z);
+            let x = match self.kind {
+                ReduceKind::Tree { .. } => self.bins,
+                ReduceKind::ArticlePairwise => self.bins.div_ceil(256),
+            };
+            pass.dispatch_workgroups(x, y, z);
         }
         pass.pop_debug_group();
     }
@@ -136,7 +169,7 @@ impl ReducePass {
 
 #[cfg(test)]
 mod tests {
-    use super::reduce_plan;
+    use super::{reduce_plan, spill};
 
     #[test]
     fn pairwise_plan_matches_the_articles() {
@@ -147,13 +180,14 @@ mod tests {
 
     #[test]
     fn large_dispatches_spill_into_z() {
-        assert_eq!(super::spill(5), (5, 1));
-        assert_eq!(super::spill(65535), (65535, 1));
-        assert_eq!(super::spill(115133), (57567, 2));
+        assert_eq!(spill(5), (5, 1));
+        assert_eq!(spill(65535), (65535, 1));
+        assert_eq!(spill(115133), (57567, 2));
     }
 
     #[test]
     fn wide_fan_in_makes_a_short_tree() {
+        assert_eq!(reduce_plan(1013, 1024), vec![(1, 1)]);
         assert_eq!(reduce_plan(1020, 32), vec![(1, 32), (32, 1)]);
         assert_eq!(reduce_plan(32, 32), vec![(1, 1)]);
         assert_eq!(reduce_plan(33, 32), vec![(1, 2), (32, 1)]);
