@@ -2,15 +2,19 @@
 //! computed on the GPU every frame.
 
 pub mod bench;
+pub mod bench_pipeline;
+pub mod clip;
 pub mod gpu;
 pub mod histogram;
 pub mod layout;
 pub mod offscreen;
 pub mod passes;
+pub mod player;
 pub mod report;
 pub mod scene;
 pub mod still;
 pub mod variants;
+pub mod video;
 
 /// The articles' kitten photo, built in so `bench --size` has a natural picture at any size.
 pub const KITTEN_JPEG: &[u8] = include_bytes!("../media/kitten.jpg");

@@ -2,15 +2,18 @@
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
+use histoplay::clip::{self, FrameRange, Output};
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::gpu::GpuContext;
 use histoplay::histogram::{self, DEFAULT_BINS};
 use histoplay::layout::Fit;
 use histoplay::passes::chunk::ChunkShape;
 use histoplay::passes::histogram::{EngineConfig, HistogramEngine};
+use histoplay::player::{self, PlayerOptions};
 use histoplay::report::{self, FrameReport};
 use histoplay::scene::{Quads, ViewOptions};
-use histoplay::{bench, offscreen, still};
+use histoplay::video::source::VideoSource;
+use histoplay::{bench, bench_pipeline, offscreen, still};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -19,21 +22,31 @@ use std::process::ExitCode;
 #[command(
     name = "histoplay",
     version,
-    about = "A video player with live GPU histograms over the picture"
+    about = "A video player with live GPU histograms over the picture",
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    /// A video to play in a window (default: media/sample-540p.mp4).
+    file: Option<PathBuf>,
+    /// Write one line per presented frame to this file (for tests and benchmarks).
+    #[arg(long, hide = true)]
+    frame_log: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print the R, G, B and luminance histograms of a picture as JSON Lines (or CSV).
+    /// Print the R, G, B and luminance histograms of a picture or of video frames as JSON Lines
+    /// (or CSV), one line per frame.
     Hist {
         input: PathBuf,
-        /// The frame to count (a still image is frame 0).
-        #[arg(long, default_value_t = 0)]
+        /// The frame to count, in presentation order (a still image is frame 0).
+        #[arg(long, default_value_t = 0, conflicts_with = "frames")]
         frame: u64,
+        /// A range of frames: A..B (B excluded), A..=B, A.. (to the end).
+        #[arg(long, value_parser = FrameRange::parse)]
+        frames: Option<FrameRange>,
         /// Number of bins: a power of two from 16 to 1024.
         #[arg(long, default_value_t = DEFAULT_BINS, value_parser = parse_bins)]
         bins: u32,
@@ -76,6 +89,22 @@ enum Command {
         /// WORKGROUP/LOADS_PER_INVOCATION/REPLICAS/FANIN, e.g. 256/8/2/1024.
         #[arg(long, value_parser = parse_engine)]
         engine: Vec<EngineConfig>,
+    },
+    /// Time decode → upload → convert → histogram → render of a video against decode alone, then
+    /// exact seeks, back-steps and memory.
+    BenchPipeline {
+        input: PathBuf,
+        /// Random exact seeks to time.
+        #[arg(long, default_value_t = 100)]
+        seeks: usize,
+    },
+    /// Play a video in a window at its own rate and report frame pacing and input latency
+    /// (headless machines: run it under Xvfb, e.g. `xvfb-run histoplay bench-play FILE`).
+    BenchPlay {
+        input: PathBuf,
+        /// Seconds of playback to time, before the injected commands.
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
     },
 }
 
@@ -128,7 +157,11 @@ fn main() -> ExitCode {
     let default_filter = "warn,wgpu_hal::vulkan::instance=off,wgpu_hal::gles=off";
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(default_filter)).init();
     let cli = Cli::parse();
-    match run(cli.command) {
+    let result = match cli.command {
+        Some(command) => run(command),
+        None => play(cli.file, cli.frame_log),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -137,15 +170,70 @@ fn main() -> ExitCode {
     }
 }
 
+/// `histoplay [FILE]`: the player window.
+fn play(file: Option<PathBuf>, frame_log: Option<PathBuf>) -> Result<()> {
+    let file = file.unwrap_or_else(default_video);
+    let options = PlayerOptions {
+        frame_log,
+        bench_seconds: None,
+    };
+    player::play(&file, options)?;
+    Ok(())
+}
+
+/// media/sample-540p.mp4 of the checkout: under the current directory, the crate's own
+/// directory, or above the executable (target/<profile>/histoplay).
+fn default_video() -> PathBuf {
+    let relative = Path::new("media/sample-540p.mp4");
+    let exe_repo = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.ancestors().nth(3).map(|repo| repo.join(relative)));
+    let candidates = [
+        Some(relative.to_path_buf()),
+        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)),
+        exe_repo,
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| relative.to_path_buf())
+}
+
 fn run(command: Command) -> Result<()> {
     match command {
+        Command::BenchPlay { input, seconds } => {
+            if !(seconds > 0.0 && seconds.is_finite()) {
+                bail!("--seconds must be a positive number of seconds");
+            }
+            let options = PlayerOptions {
+                frame_log: None,
+                bench_seconds: Some(seconds),
+            };
+            if let Some(report) = player::play(&input, options)? {
+                print!("{report}");
+            }
+            Ok(())
+        }
         Command::Hist {
             input,
             frame,
+            frames,
             bins,
             cpu,
             csv,
-        } => hist(&input, frame, bins, cpu, csv),
+        } => {
+            let range = frames.unwrap_or(FrameRange::single(frame));
+            if still::is_still_image(&input) {
+                hist(&input, range, bins, cpu, csv)
+            } else {
+                let source = VideoSource::open(&input)?;
+                let output = if csv { Output::Csv } else { Output::JsonLines };
+                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+                clip::hist_video(source, range, bins, cpu, output, &mut out)?;
+                Ok(())
+            }
+        }
         Command::Render {
             input,
             output,
@@ -169,12 +257,13 @@ fn run(command: Command) -> Result<()> {
             bench::run(&ctx, &image, bins, iters.max(1), &engine, &mut std::io::stdout().lock())?;
             Ok(())
         }
+        Command::BenchPipeline { input, seeks } => bench_pipeline::run(&input, seeks, &mut std::io::stdout().lock()),
     }
 }
 
-fn hist(input: &Path, frame: u64, bins: u32, cpu: bool, csv: bool) -> Result<()> {
+fn hist(input: &Path, range: FrameRange, bins: u32, cpu: bool, csv: bool) -> Result<()> {
     let image = still::load(input)?;
-    if frame != 0 {
+    if !range.contains(0) {
         bail!("'{}' is a still image: it has only frame 0", input.display());
     }
     let histogram = if cpu {

@@ -78,3 +78,87 @@ pub fn map_and_copy(ctx: &GpuContext, staging: &wgpu::Buffer) -> Result<Vec<u8>,
 pub fn words(bytes: &[u8]) -> Vec<u32> {
     bytemuck::pod_collect_to_vec(bytes)
 }
+
+/// A few MAP_READ buffers used in turn, so streaming results back (one histogram per frame)
+/// never waits on the frame just submitted: frame n is read while frames n+1.. are in flight.
+pub struct ReadbackRing<T> {
+    buffers: Vec<wgpu::Buffer>,
+    /// (buffer, what it holds, set once mapped), oldest first.
+    pending: std::collections::VecDeque<(usize, T, std::sync::Arc<std::sync::atomic::AtomicBool>)>,
+    next: usize,
+}
+
+impl<T> ReadbackRing<T> {
+    pub fn new(device: &wgpu::Device, size: u64, count: usize) -> Self {
+        let buffers = (0..count)
+            .map(|i| {
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(&format!("readback ring {i}")),
+                    size,
+                    usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+                    mapped_at_creation: false,
+                })
+            })
+            .collect();
+        Self {
+            buffers,
+            pending: Default::default(),
+            next: 0,
+        }
+    }
+
+    /// The buffer the next copy goes to. Call `read_oldest` first while `is_full`.
+    pub fn next_buffer(&self) -> &wgpu::Buffer {
+        &self.buffers[self.next]
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.pending.len() == self.buffers.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    /// After submitting the copy into `next_buffer`: starts mapping it.
+    pub fn submitted(&mut self, tag: T) {
+        let mapped = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = mapped.clone();
+        self.buffers[self.next]
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, move |result| {
+                flag.store(result.is_ok(), std::sync::atomic::Ordering::Release);
+            });
+        self.pending.push_back((self.next, tag, mapped));
+        self.next = (self.next + 1) % self.buffers.len();
+    }
+
+    /// Waits for the oldest pending buffer, hands its bytes and tag to `read`, unmaps it.
+    pub fn read_oldest<R>(
+        &mut self,
+        ctx: &GpuContext,
+        read: impl FnOnce(&[u8], T) -> R,
+    ) -> Result<Option<R>, GpuError> {
+        let Some((index, tag, mapped)) = self.pending.pop_front() else {
+            return Ok(None);
+        };
+        while !mapped.load(std::sync::atomic::Ordering::Acquire) {
+            ctx.device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| GpuError::Readback(e.to_string()))?;
+            if !mapped.load(std::sync::atomic::Ordering::Acquire) {
+                // The callback runs during poll; if it has not, the map failed.
+                return Err(GpuError::Readback("mapping a readback buffer failed".into()));
+            }
+        }
+        let buffer = &self.buffers[index];
+        let result = {
+            let view = buffer
+                .get_mapped_range(..)
+                .map_err(|e| GpuError::Readback(e.to_string()))?;
+            read(&view, tag)
+        };
+        buffer.unmap();
+        Ok(Some(result))
+    }
+}

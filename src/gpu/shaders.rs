@@ -10,6 +10,7 @@ pub const REDUCE: &str = include_str!("../../shaders/reduce.wgsl");
 pub const SCALE: &str = include_str!("../../shaders/scale.wgsl");
 pub const OVERLAY: &str = include_str!("../../shaders/overlay.wgsl");
 pub const PICTURE: &str = include_str!("../../shaders/picture.wgsl");
+pub const CONVERT: &str = include_str!("../../shaders/convert.wgsl");
 pub const ARTICLE_SINGLE: &str = include_str!("../../shaders/article_single.wgsl");
 pub const ARTICLE_PER_PIXEL: &str = include_str!("../../shaders/article_per_pixel.wgsl");
 pub const ARTICLE_CHUNK: &str = include_str!("../../shaders/article_chunk.wgsl");
@@ -44,6 +45,7 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ("article_scale.wgsl", compute_source(&bins, ARTICLE_SCALE)),
         ("overlay.wgsl", OVERLAY.to_string()),
         ("picture.wgsl", PICTURE.to_string()),
+        ("convert.wgsl", CONVERT.to_string()),
     ]
 }
 

@@ -51,3 +51,129 @@ pub fn test_pictures() -> Vec<(&'static str, RgbaImage)> {
         ("noise", noise(512, 512, 12345)),
     ]
 }
+
+/// A video made by the `ffmpeg` CLI with `args` (between the input options and the output), cached
+/// under target/fixtures by name. Tests make their own clips so that each one's content is known.
+pub fn fixture(name: &str, args: &[&str]) -> PathBuf {
+    let dir = repo_path("target/fixtures");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    if path.exists() {
+        return path;
+    }
+    let partial = dir.join(format!("{}.{}.partial.{}", std::process::id(), unique(), name));
+    let out = std::process::Command::new("ffmpeg")
+        .args(["-v", "error", "-y"])
+        .args(args)
+        .arg(&partial)
+        .output()
+        .expect("ffmpeg runs (scripts/setup installs it)");
+    assert!(
+        out.status.success(),
+        "ffmpeg {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::rename(&partial, &path).unwrap();
+    path
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Frames of the grey-ramp clip, its size and rate.
+pub const RAMP_FRAMES: u64 = 90;
+pub const RAMP_SIZE: (u32, u32) = (64, 48);
+
+/// 90 frames at 30 fps, H.264 with B-frames and 12-frame GOPs, each frame a flat grey whose
+/// luma is 16 + 2n (n = frame number), coded losslessly.
+pub fn grey_ramp() -> PathBuf {
+    fixture(
+        "grey-ramp.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=black:s=64x48:r=30:d=3,format=yuv420p,geq=lum='16+2*N':cb=128:cr=128",
+            "-c:v",
+            "libx264",
+            "-qp",
+            "0",
+            "-g",
+            "12",
+            "-bf",
+            "3",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    )
+}
+
+/// Luma of grey-ramp frame n.
+pub fn ramp_luma(n: u64) -> u8 {
+    (16 + 2 * n) as u8
+}
+
+/// Luma of frame `n` as FFmpeg's own `select=eq(n\,N)` sees it (first pixel).
+pub fn ffmpeg_select_luma(path: &std::path::Path, n: u64) -> u8 {
+    let out = std::process::Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(path)
+        .args([
+            "-vf",
+            &format!("select=eq(n\\,{n})"),
+            "-vsync",
+            "0",
+            "-frames:v",
+            "1",
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            "yuv420p",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && !out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout[0]
+}
+
+/// Frames of the grey-cycle clip (20 s at 30 fps) and its size.
+pub const CYCLE_FRAMES: u64 = 600;
+pub const CYCLE_SIZE: (u32, u32) = (64, 48);
+
+/// 600 frames at 30 fps, H.264 with B-frames and 30-frame GOPs, each frame a flat grey whose luma
+/// is 16 + 2·(n mod 100), coded losslessly: long enough to play, seek and fade the OSD in, and
+/// every frame's picture and histogram are known.
+pub fn grey_cycle() -> PathBuf {
+    fixture(
+        "grey-cycle.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=black:s=64x48:r=30:d=20,format=yuv420p,geq=lum='16+2*mod(N,100)':cb=128:cr=128",
+            "-c:v",
+            "libx264",
+            "-qp",
+            "0",
+            "-g",
+            "30",
+            "-bf",
+            "3",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    )
+}
+
+/// Luma of grey-cycle frame n.
+pub fn cycle_luma(n: u64) -> u8 {
+    (16 + 2 * (n % 100)) as u8
+}

@@ -1,0 +1,276 @@
+//! Headless passes over a video: the histogram of every frame in a range, streamed out as
+//! JSON Lines or CSV. Frames go through the same decode thread, ring, converter and histogram
+//! engine as in the player; results come back through a ring of mapped buffers.
+
+use crate::gpu::readback::ReadbackRing;
+use crate::gpu::{GpuContext, GpuError};
+use crate::histogram::{self, Histogram};
+use crate::passes::histogram::{EngineConfig, HistogramEngine};
+use crate::report::{self, FrameReport};
+use crate::video::convert::convert_cpu;
+use crate::video::decoder::{DecodeThread, DecoderEvent};
+use crate::video::ring::{FrameRing, RING_SLOTS};
+use crate::video::source::{SeekTarget, VideoSource};
+use std::io::Write;
+use std::time::Duration;
+use thiserror::Error;
+
+/// Frames `start..end` in presentation order (`end` None: to the last frame).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameRange {
+    pub start: u64,
+    pub end: Option<u64>,
+}
+
+impl FrameRange {
+    pub fn single(frame: u64) -> Self {
+        Self {
+            start: frame,
+            end: Some(frame + 1),
+        }
+    }
+
+    /// Parses `A..B`, `A..=B`, `A..` and `..B`.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let bad = || format!("'{s}' is not a frame range like 100..200, 100..=199 or 100..");
+        let (a, b) = s.split_once("..").ok_or_else(bad)?;
+        let number = |v: &str| v.trim().parse::<u64>().map_err(|_| bad());
+        let start = if a.trim().is_empty() { 0 } else { number(a)? };
+        let end = match b.strip_prefix('=') {
+            Some(inclusive) => Some(number(inclusive)? + 1),
+            None if b.trim().is_empty() => None,
+            None => Some(number(b)?),
+        };
+        if end.is_some_and(|e| e <= start) {
+            return Err(format!("'{s}' holds no frames"));
+        }
+        Ok(Self { start, end })
+    }
+
+    pub fn contains(&self, frame: u64) -> bool {
+        frame >= self.start && self.end.is_none_or(|e| frame < e)
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum ClipError {
+    #[error(transparent)]
+    Video(#[from] crate::video::source::VideoError),
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    #[error(transparent)]
+    Ring(#[from] crate::video::ring::RingError),
+    #[error("writing the output failed: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0}")]
+    Decode(String),
+    #[error("frame {asked} is past the end: '{path}' has {count} frames")]
+    PastEnd { asked: u64, count: u64, path: String },
+}
+
+/// Output format of `hist`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    JsonLines,
+    Csv,
+}
+
+fn write_report(out: &mut impl Write, output: Output, report: &FrameReport, first: bool) -> std::io::Result<()> {
+    match output {
+        Output::JsonLines => report::write_json_line(out, report),
+        Output::Csv => {
+            if first {
+                report::write_csv_header(out, report.histogram.bins())?;
+            }
+            report::write_csv_row(out, report)
+        }
+    }
+}
+
+/// Writes the histogram of every frame of `range`; returns how many frames were written.
+pub fn hist_video(
+    source: VideoSource,
+    range: FrameRange,
+    bins: u32,
+    cpu: bool,
+    output: Output,
+    out: &mut impl Write,
+) -> Result<u64, ClipError> {
+    if let Some(count) = source.info.frame_count {
+        if range.start >= count {
+            return Err(ClipError::PastEnd {
+                asked: range.start,
+                count,
+                path: source.info.path.display().to_string(),
+            });
+        }
+    }
+    let written = if cpu {
+        hist_cpu(source, range, bins, output, out)?
+    } else {
+        hist_gpu(source, range, bins, output, out)?
+    };
+    out.flush()?;
+    Ok(written)
+}
+
+/// The reference path: FFmpeg decode, CPU conversion twin, CPU histogram.
+fn hist_cpu(
+    mut source: VideoSource,
+    range: FrameRange,
+    bins: u32,
+    output: Output,
+    out: &mut impl Write,
+) -> Result<u64, ClipError> {
+    if let Some((_, pts)) = source.resolve(SeekTarget::Frame(range.start)) {
+        source.seek_before(pts);
+    }
+    let format = source.info.format;
+    let mut written = 0;
+    while let Some(frame) = source.next_frame()? {
+        if range.end.is_some_and(|e| frame.index >= e) {
+            break;
+        }
+        if !range.contains(frame.index) {
+            continue;
+        }
+        let rgba = convert_cpu(&format, &frame.planes(format.layout));
+        let histogram = histogram::histogram_rgba(&rgba, bins);
+        let report = FrameReport {
+            frame: frame.index,
+            pts: frame.seconds,
+            width: format.width,
+            height: format.height,
+            histogram: &histogram,
+        };
+        write_report(out, output, &report, written == 0)?;
+        written += 1;
+    }
+    Ok(written)
+}
+
+/// Metadata of a frame whose histogram is on its way back.
+struct Pending {
+    index: u64,
+    seconds: f64,
+}
+
+fn hist_gpu(
+    source: VideoSource,
+    range: FrameRange,
+    bins: u32,
+    output: Output,
+    out: &mut impl Write,
+) -> Result<u64, ClipError> {
+    let ctx = GpuContext::new()?;
+    let format = source.info.format;
+    let ring = FrameRing::new(&ctx, format, RING_SLOTS)?;
+    let engine = HistogramEngine::new(&ctx, bins, EngineConfig::default());
+    let target = engine.target(&ctx, format.width, format.height)?;
+    let binding = engine.bind_source(&ctx, &target, &ring.output.pixels);
+    let mut readback = ReadbackRing::new(&ctx.device, engine.histogram_bytes(), 4);
+    let mut decoder = DecodeThread::spawn(source, ctx.queue.clone(), ring.slots.clone());
+    if range.start > 0 {
+        decoder.seek(SeekTarget::Frame(range.start));
+    }
+
+    let mut written = 0u64;
+    let mut emit = |bytes: &[u8], pending: Pending, out: &mut dyn Write| -> std::io::Result<()> {
+        let histogram = Histogram::from_interleaved(&crate::gpu::readback::words(bytes));
+        let report = FrameReport {
+            frame: pending.index,
+            pts: pending.seconds,
+            width: format.width,
+            height: format.height,
+            histogram: &histogram,
+        };
+        write_report(&mut WriteRef(out), output, &report, written == 0)?;
+        written += 1;
+        Ok(())
+    };
+    loop {
+        // A decode that stalls for this long is stuck, not slow.
+        let event = decoder
+            .next_current(Duration::from_secs(60))
+            .ok_or_else(|| ClipError::Decode("the decoder stopped responding".into()))?;
+        let frame = match event {
+            DecoderEvent::Frame(frame) => frame,
+            DecoderEvent::EndOfStream { .. } => break,
+            DecoderEvent::Failed { message, .. } => return Err(ClipError::Decode(message)),
+        };
+        if range.end.is_some_and(|e| frame.index >= e) {
+            decoder.release(frame.slot);
+            break;
+        }
+        if !range.contains(frame.index) {
+            decoder.release(frame.slot);
+            continue;
+        }
+        if readback.is_full() {
+            readback
+                .read_oldest(&ctx, |bytes, pending| emit(bytes, pending, out))?
+                .transpose()?;
+        }
+        let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("hist frame"),
+        });
+        ring.encode_convert(&mut encoder, frame.slot);
+        engine.encode(&mut encoder, &target, &binding, None);
+        encoder.copy_buffer_to_buffer(&target.chunks, 0, readback.next_buffer(), 0, engine.histogram_bytes());
+        ctx.queue.submit([encoder.finish()]);
+        decoder.release(frame.slot);
+        readback.submitted(Pending {
+            index: frame.index,
+            seconds: frame.seconds,
+        });
+    }
+    while !readback.is_empty() {
+        readback
+            .read_oldest(&ctx, |bytes, pending| emit(bytes, pending, out))?
+            .transpose()?;
+    }
+    Ok(written)
+}
+
+/// `&mut dyn Write` as an `impl Write`.
+struct WriteRef<'a>(&'a mut dyn Write);
+
+impl Write for WriteRef<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FrameRange;
+
+    #[test]
+    fn ranges_parse_like_rust() {
+        assert_eq!(
+            FrameRange::parse("10..20"),
+            Ok(FrameRange {
+                start: 10,
+                end: Some(20)
+            })
+        );
+        assert_eq!(
+            FrameRange::parse("10..=20"),
+            Ok(FrameRange {
+                start: 10,
+                end: Some(21)
+            })
+        );
+        assert_eq!(FrameRange::parse("100.."), Ok(FrameRange { start: 100, end: None }));
+        assert_eq!(FrameRange::parse("..5"), Ok(FrameRange { start: 0, end: Some(5) }));
+        assert!(FrameRange::parse("5..5").is_err());
+        assert!(FrameRange::parse("5").is_err());
+        assert!(FrameRange::parse("a..b").is_err());
+        assert!(FrameRange::single(3).contains(3));
+        assert!(!FrameRange::single(3).contains(4));
+    }
+}

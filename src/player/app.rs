@@ -1,0 +1,149 @@
+//! The winit application: turns window events into `Command`s for the player window, and sets
+//! the event loop to wake when the window next needs it (`ControlFlow::WaitUntil`), never
+//! spinning. Owns nothing but the wiring.
+
+use super::bench::BenchReport;
+use super::commands::{key_command, Command, WheelNotches};
+use super::window::PlayerWindow;
+use super::{PlayerError, PlayerOptions, UserEvent};
+use crate::video::source::VideoSource;
+use std::time::{Duration, Instant};
+use winit::application::ApplicationHandler;
+use winit::event::{DeviceEvent, DeviceId, ElementState, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoopProxy};
+use winit::keyboard::ModifiersState;
+use winit::window::WindowId;
+
+/// The shortest sleep between two looks at the player.
+const MIN_WAIT: Duration = Duration::from_micros(500);
+
+pub struct App {
+    /// The file to play, until the window exists.
+    source: Option<VideoSource>,
+    options: PlayerOptions,
+    proxy: EventLoopProxy<UserEvent>,
+    player: Option<PlayerWindow>,
+    modifiers: ModifiersState,
+    wheel: WheelNotches,
+    /// How the player ended: set before the loop is told to exit.
+    pub outcome: Option<Result<Option<BenchReport>, PlayerError>>,
+}
+
+impl App {
+    pub fn new(source: VideoSource, options: PlayerOptions, proxy: EventLoopProxy<UserEvent>) -> Self {
+        Self {
+            source: Some(source),
+            options,
+            proxy,
+            player: None,
+            modifiers: ModifiersState::empty(),
+            wheel: WheelNotches::default(),
+            outcome: None,
+        }
+    }
+
+    fn finish(&mut self, event_loop: &ActiveEventLoop, outcome: Result<(), PlayerError>) {
+        if self.outcome.is_none() {
+            let report = self.player.as_ref().and_then(PlayerWindow::bench_report);
+            self.outcome = Some(outcome.map(|()| report));
+        }
+        event_loop.exit();
+    }
+
+    fn command(&mut self, event_loop: &ActiveEventLoop, command: Command) {
+        let Some(player) = &mut self.player else { return };
+        if !player.apply(command) {
+            self.finish(event_loop, Ok(()));
+        }
+    }
+}
+
+impl ApplicationHandler<UserEvent> for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(source) = self.source.take() else { return };
+        match PlayerWindow::new(event_loop, source, &self.options, self.proxy.clone()) {
+            Ok(player) => self.player = Some(player),
+            Err(e) => self.finish(event_loop, Err(e)),
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(player) = &mut self.player else { return };
+        if !matches!(event, WindowEvent::RedrawRequested) {
+            let response = player.egui_state.on_window_event(&player.window, &event);
+            if response.repaint {
+                player.redraw_later();
+            }
+        }
+        match event {
+            WindowEvent::CloseRequested => self.finish(event_loop, Ok(())),
+            WindowEvent::RedrawRequested => {
+                if let Err(e) = player.redraw() {
+                    self.finish(event_loop, Err(e));
+                }
+            }
+            WindowEvent::Resized(size) => player.resize(size),
+            WindowEvent::ModifiersChanged(modifiers) => self.modifiers = modifiers.state(),
+            WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Pressed => {
+                player.touched();
+                let fullscreen = player.window.fullscreen().is_some();
+                if let Some(command) = key_command(&event.logical_key, self.modifiers, fullscreen) {
+                    if !event.repeat || command.repeats() {
+                        self.command(event_loop, command);
+                    }
+                }
+            }
+            WindowEvent::MouseWheel { delta, .. } => {
+                player.touched();
+                if let Some(command) = self.wheel.command(delta) {
+                    self.command(event_loop, command);
+                }
+            }
+            WindowEvent::DroppedFile(path) => self.command(event_loop, Command::Open(path)),
+            WindowEvent::CursorMoved { .. } | WindowEvent::MouseInput { .. } | WindowEvent::Focused(true) => {
+                player.touched()
+            }
+            WindowEvent::Occluded(false) | WindowEvent::ScaleFactorChanged { .. } => player.redraw_later(),
+            _ => {}
+        }
+    }
+
+    fn device_event(&mut self, _: &ActiveEventLoop, _: DeviceId, event: DeviceEvent) {
+        if let DeviceEvent::Button { button: 4..=7, state } = event {
+            self.wheel.raw_button(state == ElementState::Released);
+        }
+    }
+
+    fn user_event(&mut self, event_loop: &ActiveEventLoop, event: UserEvent) {
+        let Some(player) = &mut self.player else { return };
+        match event {
+            // about_to_wait, next, takes what arrived and schedules.
+            UserEvent::Decoded => {}
+            UserEvent::Opened(path, result) => player.opened(path, *result),
+            UserEvent::ScreenshotSaved(Ok(path)) => {
+                log::info!("screenshot: {}", path.display());
+                player.message(format!("saved {}", path.display()), false);
+            }
+            UserEvent::ScreenshotSaved(Err(e)) => player.message(e, true),
+            UserEvent::Fatal(e) => self.finish(event_loop, Err(e)),
+        }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(player) = &mut self.player else { return };
+        let now = Instant::now();
+        let (redraw, wake) = player.schedule(now);
+        if player.bench.as_ref().is_some_and(|b| b.finished()) {
+            return self.finish(event_loop, Ok(()));
+        }
+        if redraw {
+            player.window.request_redraw();
+        }
+        event_loop.set_control_flow(match wake {
+            // Every deadline is in the future; the floor only bounds the damage should one not be.
+            Some(at) if !redraw => ControlFlow::WaitUntil(at.max(now + MIN_WAIT)),
+            // A redraw is coming; after it this runs again.
+            _ => ControlFlow::Wait,
+        });
+    }
+}

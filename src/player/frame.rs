@@ -1,0 +1,224 @@
+//! Drawing one frame of the window, all in one command encoder: when a new video frame is due,
+//! convert it and run the histogram's chunk, reduce and scale passes on it (and copy the two
+//! bins the clipping readout needs); then one render pass for the picture and the histogram
+//! quads, and one for the OSD over it (LoadOp::Load). Nothing here makes GPU buffers, textures,
+//! bind groups or pipelines (a screenshot makes its own target, on request), and nothing waits
+//! on the GPU.
+
+use super::clipping::ReadoutTag;
+use super::osd::OsdView;
+use super::screenshot::{file_name, ScreenshotTarget};
+use super::stats::Present;
+use super::window::PlayerWindow;
+use super::PlayerError;
+use std::time::{Duration, Instant};
+
+/// How long to wait after the surface gave no image before asking again.
+const BLOCKED_RETRY: Duration = Duration::from_millis(50);
+/// Egui's own repaint requests are honoured at most this often.
+const MIN_EGUI_REPAINT: Duration = Duration::from_millis(16);
+
+impl PlayerWindow {
+    pub fn redraw(&mut self) -> Result<(), PlayerError> {
+        let started = Instant::now();
+        self.needs_redraw = false;
+        self.egui_repaint = None;
+        let Some(target) = self.surface.acquire(&self.gpu, &self.window)? else {
+            // Try again a little later rather than at once: a hidden window can keep refusing.
+            self.blocked_until = Some(started + BLOCKED_RETRY);
+            self.needs_redraw = true;
+            return Ok(());
+        };
+        let now = Instant::now();
+        let next = self.media.playback.next_frame(now, self.render_lead());
+        let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("player frame"),
+        });
+        if let Some(next) = next {
+            encoder.push_debug_group("new video frame");
+            self.media.ring.encode_convert(&mut encoder, next.frame.slot);
+            self.engine
+                .encode(&mut encoder, &self.media.target, &self.media.source, None);
+            let tag = ReadoutTag {
+                media: self.media.serial,
+                frame: next.frame.index,
+                pixel_count: self.media.target.width * self.media.target.height,
+            };
+            self.clipping
+                .record(&mut encoder, &self.media.target.chunks, self.engine.bins, tag);
+            encoder.pop_debug_group();
+            self.media.has_picture = true;
+        }
+
+        let (paint_jobs, screen) = self.run_osd(now, &mut encoder);
+        self.encode_view(&mut encoder, &target.view, &paint_jobs, &screen);
+        if std::mem::take(&mut self.screenshot_wanted) {
+            self.capture(&mut encoder, &paint_jobs, &screen);
+        }
+        self.gpu.queue.submit([encoder.finish()]);
+        for id in self.egui_free.drain(..) {
+            self.egui.free_texture(&id);
+        }
+        // The slot's planes are converted by the work just submitted; the decoder may refill
+        // it now (its uploads queue behind that work).
+        if let Some(next) = next {
+            self.media.playback.source.release(next.frame.slot);
+        }
+        self.clipping.submitted();
+        self.screenshots.submitted();
+        self.window.pre_present_notify();
+        self.gpu.queue.present(target.texture);
+
+        let at = Instant::now();
+        if next.is_some() {
+            self.lead.record(at - started);
+        }
+        self.record_present(at, next.and_then(|n| n.due), next.is_some());
+        Ok(())
+    }
+
+    /// Runs the OSD's egui pass: input in, shapes out, textures and buffers updated.
+    fn run_osd(
+        &mut self,
+        now: Instant,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> (Vec<egui::ClippedPrimitive>, egui_wgpu::ScreenDescriptor) {
+        let playback = &self.media.playback;
+        let timeline = playback.timeline();
+        let opacity = self.opacity(now);
+        self.drawn_opacity = opacity;
+        let title = self.media.file_name();
+        let view = OsdView {
+            title: &title,
+            position: playback.position(),
+            duration: timeline.duration,
+            frame: playback.shown().map(|s| s.index),
+            frame_count: timeline.frame_count,
+            paused: playback.paused(),
+            at_end: playback.at_end(),
+            speed: playback.speed(),
+            clipping: self.readout,
+            view: self.view,
+            opacity,
+            messages: &self.messages,
+        };
+        let input = self.egui_state.take_egui_input(&self.window);
+        let osd = &mut self.osd;
+        let mut commands = Vec::new();
+        let output = self.egui_ctx.run_pass(input, |ctx| commands = osd.show(ctx, &view));
+        self.egui_state
+            .handle_platform_output(&self.window, output.platform_output);
+        let repaint = output
+            .viewport_output
+            .get(&egui::ViewportId::ROOT)
+            .map(|v| v.repaint_delay);
+        if let Some(delay) = repaint.filter(|d| *d < Duration::from_secs(1)) {
+            self.egui_repaint = Some(now + delay.max(MIN_EGUI_REPAINT));
+        }
+        let (width, height) = self.surface.size();
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [width, height],
+            pixels_per_point: output.pixels_per_point,
+        };
+        let mut textures = output.textures_delta;
+        let paint_jobs = self.egui_ctx.tessellate(output.shapes, output.pixels_per_point);
+        let (device, queue) = (&self.gpu.device, &self.gpu.queue);
+        for (id, deltas) in &textures.set {
+            for delta in deltas {
+                self.egui.update_texture(device, queue, *id, delta);
+            }
+        }
+        // Freed textures may still be drawn by this frame's shapes: after the submit.
+        self.egui_free.extend(textures.free.drain());
+        textures.clear();
+        let callbacks = self.egui.update_buffers(device, queue, encoder, &paint_jobs, &screen);
+        debug_assert!(callbacks.is_empty(), "the OSD has no paint callbacks");
+        for command in commands {
+            self.apply(command);
+        }
+        (paint_jobs, screen)
+    }
+
+    /// The picture with its quads, then the OSD over it, into `view`.
+    fn encode_view(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        view: &wgpu::TextureView,
+        paint_jobs: &[egui::ClippedPrimitive],
+        screen: &egui_wgpu::ScreenDescriptor,
+    ) {
+        if self.media.has_picture {
+            self.scene.encode(encoder, view, &self.media.scene, self.view.quads);
+        } else {
+            // Nothing decoded yet: black under the OSD.
+            begin_pass(encoder, view, "no picture yet", wgpu::LoadOp::Clear(wgpu::Color::BLACK));
+        }
+        if !paint_jobs.is_empty() {
+            let mut pass = begin_pass(encoder, view, "osd", wgpu::LoadOp::Load).forget_lifetime();
+            self.egui.render(&mut pass, paint_jobs, screen);
+        }
+    }
+
+    /// `s`: the same frame again into a texture of its own, copied out for the PNG writer.
+    fn capture(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        paint_jobs: &[egui::ClippedPrimitive],
+        screen: &egui_wgpu::ScreenDescriptor,
+    ) {
+        let playback = &self.media.playback;
+        let frame = playback.shown().map_or(0, |s| s.index);
+        let name = file_name(&self.media.info.path, playback.position(), frame);
+        let target = ScreenshotTarget::new(&self.gpu.device, self.surface.format, self.surface.size());
+        self.encode_view(encoder, &target.view, paint_jobs, screen);
+        let path = std::env::current_dir().unwrap_or_default().join(name);
+        if let Err(e) = self.screenshots.record(&self.gpu.device, encoder, &target, path) {
+            self.message(e, true);
+        }
+    }
+
+    fn record_present(&mut self, at: Instant, due: Option<Instant>, new_frame: bool) {
+        let playback = &self.media.playback;
+        let shown = playback.shown();
+        let present = Present {
+            at,
+            frame: shown.map(|s| s.index),
+            generation: shown.map_or(0, |s| s.generation),
+            new_frame,
+            due,
+            dropped: playback.dropped(),
+            paused: playback.paused(),
+            size: self.surface.size(),
+        };
+        if let Some(log) = &mut self.frame_log {
+            log.record(&present);
+        }
+        if let Some(bench) = &mut self.bench {
+            bench.on_present(&present);
+        }
+    }
+}
+
+fn begin_pass<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
+    view: &wgpu::TextureView,
+    label: &str,
+    load: wgpu::LoadOp<wgpu::Color>,
+) -> wgpu::RenderPass<'e> {
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some(label),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load,
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    })
+}

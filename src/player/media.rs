@@ -1,0 +1,124 @@
+//! One open file on the GPU: its ring of frames, histogram target, bindings and scene, made
+//! once when the file is opened (nothing per frame), and its playback.
+
+use super::playback::{Playback, Timeline};
+use super::{PlayerError, UserEvent};
+use crate::gpu::GpuContext;
+use crate::passes::histogram::{HistogramEngine, HistogramTarget, SourceBinding};
+use crate::passes::picture::Orientation;
+use crate::scene::{Scene, SceneRenderer, ViewOptions};
+use crate::video::decoder::DecodeThread;
+use crate::video::ring::{FrameRing, RING_SLOTS};
+use crate::video::source::{VideoInfo, VideoSource};
+use std::time::Instant;
+use winit::event_loop::EventLoopProxy;
+
+pub struct Media {
+    pub info: VideoInfo,
+    /// Numbers the files opened in this window (readbacks of a replaced one are dropped).
+    pub serial: u64,
+    pub ring: FrameRing,
+    pub target: HistogramTarget,
+    pub source: SourceBinding,
+    pub scene: Scene,
+    pub playback: Playback<DecodeThread>,
+    /// The ring's output holds a converted frame (before the first one there is nothing to draw).
+    pub has_picture: bool,
+}
+
+impl Media {
+    pub fn new(
+        gpu: &GpuContext,
+        engine: &HistogramEngine,
+        renderer: &SceneRenderer,
+        source: VideoSource,
+        serial: u64,
+        proxy: &EventLoopProxy<UserEvent>,
+    ) -> Result<Self, PlayerError> {
+        let info = source.info.clone();
+        let (width, height) = (info.format.width, info.format.height);
+        let start = source.pts_of_frame(0).map_or(0.0, |pts| info.seconds(pts));
+        let ring = FrameRing::new(gpu, info.format, RING_SLOTS)?;
+        let target = engine.target(gpu, width, height)?;
+        let binding = engine.bind_source(gpu, &target, &ring.output.pixels);
+        let scene = renderer.scene(&gpu.device, engine, &target, &ring.output.view);
+        let timeline = Timeline {
+            start,
+            duration: info.duration,
+            frame_duration: info.frame_duration,
+            frame_count: info.frame_count,
+        };
+        let wake = proxy.clone();
+        let notify = Box::new(move || {
+            let _ = wake.send_event(UserEvent::Decoded);
+        });
+        let decoder = DecodeThread::spawn_notifying(source, gpu.queue.clone(), ring.slots.clone(), notify);
+        log::info!(
+            "{}: {}x{} {} ({}), {:.3} s, {} frames",
+            info.path.display(),
+            width,
+            height,
+            info.codec,
+            info.pixel_format,
+            info.duration,
+            info.frame_count.map_or("?".to_string(), |n| n.to_string())
+        );
+        Ok(Self {
+            info,
+            serial,
+            ring,
+            target,
+            source: binding,
+            scene,
+            playback: Playback::new(decoder, timeline, Instant::now()),
+            has_picture: false,
+        })
+    }
+
+    /// Places picture and quads for the window's size and the viewer's options (uniform writes).
+    pub fn layout(&self, queue: &wgpu::Queue, viewport: (u32, u32), options: ViewOptions) {
+        let orientation = Orientation {
+            quarter_turns: self.info.quarter_turns,
+        };
+        self.scene
+            .layout(queue, self.info.display_aspect, orientation, viewport, options);
+    }
+
+    /// The file's name, for the title and the OSD.
+    pub fn file_name(&self) -> String {
+        self.info.path.file_name().map_or_else(
+            || self.info.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    }
+}
+
+impl Drop for Media {
+    fn drop(&mut self) {
+        // Slots go back before the decode thread is stopped and joined.
+        self.playback.release_all();
+    }
+}
+
+/// The window size a video opens at: its display size, scaled to fit 1280x720, and small
+/// videos scaled up until 640 wide so the histograms stay readable.
+pub fn default_window_size(height: u32, display_aspect: f32) -> (u32, u32) {
+    let h = f64::from(height.max(1));
+    let w = h * f64::from(display_aspect.max(0.01));
+    let scale = (1280.0 / w).min(720.0 / h).min((640.0 / w).max(1.0));
+    ((w * scale).round().max(1.0) as u32, (h * scale).round().max(1.0) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_window_size;
+
+    #[test]
+    fn windows_open_at_a_readable_size() {
+        assert_eq!(default_window_size(540, 960.0 / 540.0), (960, 540));
+        assert_eq!(default_window_size(1080, 16.0 / 9.0), (1280, 720));
+        assert_eq!(default_window_size(2160, 16.0 / 9.0), (1280, 720));
+        assert_eq!(default_window_size(48, 64.0 / 48.0), (640, 480));
+        assert_eq!(default_window_size(1920, 1080.0 / 1920.0), (405, 720));
+    }
+}

@@ -1,0 +1,102 @@
+//! The player: a window that plays a video with its live histograms, mpv's keys, an OSD, and
+//! frame pacing by deadlines. `play` runs it until the viewer quits.
+
+mod app;
+pub mod bench;
+pub mod clipping;
+pub mod clock;
+pub mod commands;
+mod frame;
+pub mod media;
+pub mod osd;
+pub mod playback;
+pub mod screenshot;
+pub mod stats;
+pub mod surface;
+mod window;
+
+use crate::gpu::GpuError;
+use crate::video::ring::RingError;
+use crate::video::source::{VideoError, VideoSource};
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum PlayerError {
+    #[error(transparent)]
+    Video(#[from] VideoError),
+    #[error("no display to open a window on; use `histoplay hist` or `histoplay render` for headless work")]
+    NoDisplay,
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    #[error(transparent)]
+    Ring(#[from] RingError),
+    #[error("cannot draw into the window: {0}")]
+    Surface(String),
+    #[error("the window's surface offers no format to draw in")]
+    NoSurfaceFormat,
+    #[error("the window's surface keeps getting lost")]
+    SurfaceLost,
+    #[error("the GPU rejected the window's surface")]
+    SurfaceRejected,
+    #[error("the GPU device was lost: {0}")]
+    DeviceLost(String),
+    #[error("the GPU reported an error: {0}")]
+    GpuFailure(String),
+    #[error("cannot write the frame log '{path}': {source}")]
+    FrameLog { path: PathBuf, source: std::io::Error },
+    #[error("the window's event loop failed: {0}")]
+    EventLoop(String),
+}
+
+/// Hidden switches for tests and benchmarks.
+#[derive(Clone, Debug, Default)]
+pub struct PlayerOptions {
+    /// Write a line per present here (see `stats::FrameLog`).
+    pub frame_log: Option<PathBuf>,
+    /// Run `bench-play`'s script: play this many seconds, then time injected commands.
+    pub bench_seconds: Option<f64>,
+}
+
+/// What other threads (and wgpu's callbacks) tell the event loop.
+pub enum UserEvent {
+    /// The decode thread sent something (a frame, the end, an error).
+    Decoded,
+    /// A dropped file, opened off the event loop.
+    Opened(PathBuf, Box<Result<VideoSource, VideoError>>),
+    ScreenshotSaved(Result<PathBuf, String>),
+    /// The GPU went away or reported an error: end with it.
+    Fatal(PlayerError),
+}
+
+/// Plays `path` in a window until the viewer quits; with `bench_seconds`, runs the bench and
+/// returns its report. A file that can't be opened fails before any window appears.
+pub fn play(path: &Path, options: PlayerOptions) -> Result<Option<bench::BenchReport>, PlayerError> {
+    let source = VideoSource::open(path)?;
+    if !has_display() {
+        return Err(PlayerError::NoDisplay);
+    }
+    let event_loop = winit::event_loop::EventLoop::<UserEvent>::with_user_event()
+        .build()
+        .map_err(|e| {
+            log::info!("no event loop: {e}");
+            PlayerError::NoDisplay
+        })?;
+    let mut app = app::App::new(source, options, event_loop.create_proxy());
+    event_loop
+        .run_app(&mut app)
+        .map_err(|e| PlayerError::EventLoop(e.to_string()))?;
+    app.outcome.unwrap_or(Ok(None))
+}
+
+/// Whether an X11 or Wayland display is named (checked up front: winit would get as far as
+/// trying to connect). Other platforms always have one.
+fn has_display() -> bool {
+    if cfg!(all(unix, not(target_vendor = "apple"), not(target_os = "android"))) {
+        ["DISPLAY", "WAYLAND_DISPLAY"]
+            .iter()
+            .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()))
+    } else {
+        true
+    }
+}

@@ -1,0 +1,244 @@
+//! The on-screen display, drawn with egui over the picture: position, frame, speed and state,
+//! a seek bar, the clipping readout, and messages (errors, saved screenshots). It sits just
+//! above the histogram quads' band so it never hides them, and fades while playing untouched.
+
+use super::clipping::Clipping;
+use super::clock::format_time;
+use super::commands::Command;
+use crate::layout::Fit;
+use crate::scene::{Quads, ViewOptions};
+use egui::{Align2, Color32, Id, RichText, Sense};
+use std::time::{Duration, Instant};
+
+/// Idle time before the OSD fades while playing, and how long the fade takes.
+pub const FADE_AFTER: Duration = Duration::from_secs(2);
+pub const FADE_TIME: Duration = Duration::from_millis(300);
+/// Share of the window's height the histogram quads take at the bottom (layout::histogram_quads).
+const QUAD_BAND: f32 = 0.25;
+
+const TEXT: Color32 = Color32::from_rgb(235, 235, 235);
+const DIM: Color32 = Color32::from_rgb(160, 160, 160);
+const CHANNELS: [(&str, Color32); 4] = [
+    ("R", Color32::from_rgb(255, 110, 110)),
+    ("G", Color32::from_rgb(110, 235, 110)),
+    ("B", Color32::from_rgb(120, 160, 255)),
+    ("L", Color32::from_rgb(235, 235, 235)),
+];
+
+/// A line in the top-left corner until `until`.
+#[derive(Clone, Debug)]
+pub struct Message {
+    pub text: String,
+    pub error: bool,
+    pub until: Instant,
+}
+
+/// What the OSD shows this frame.
+pub struct OsdView<'a> {
+    pub title: &'a str,
+    /// Seconds from the start, and the file's length.
+    pub position: f64,
+    pub duration: f64,
+    pub frame: Option<u64>,
+    pub frame_count: Option<u64>,
+    pub paused: bool,
+    pub at_end: bool,
+    pub speed: f64,
+    pub clipping: Option<Clipping>,
+    pub view: ViewOptions,
+    /// 0 (hidden) to 1.
+    pub opacity: f32,
+    pub messages: &'a [Message],
+}
+
+/// The seek bar's drag state between frames.
+#[derive(Debug, Default)]
+pub struct Osd {
+    dragging: bool,
+    last_target: Option<f64>,
+}
+
+/// How visible the OSD is `idle` after the last input; paused or dragging it stays.
+pub fn opacity(idle: Duration, paused: bool, dragging: bool) -> f32 {
+    if paused || dragging || idle <= FADE_AFTER {
+        return 1.0;
+    }
+    let fading = (idle - FADE_AFTER).as_secs_f32() / FADE_TIME.as_secs_f32();
+    (1.0 - fading).clamp(0.0, 1.0)
+}
+
+impl Osd {
+    pub fn dragging(&self) -> bool {
+        self.dragging
+    }
+
+    /// Lays the OSD out for one frame; returns what the seek bar asks for.
+    pub fn show(&mut self, ctx: &egui::Context, view: &OsdView) -> Vec<Command> {
+        let mut commands = Vec::new();
+        show_messages(ctx, view.messages);
+        if view.opacity <= 0.0 {
+            self.dragging = false;
+            return commands;
+        }
+        let screen = ctx.content_rect();
+        // Always above the quads' band, even with them hidden, so it doesn't jump about.
+        let bottom = screen.max.y - screen.height() * QUAD_BAND - 6.0;
+        let width = (screen.width() - 16.0).max(100.0);
+        egui::Area::new(Id::unique("osd"))
+            .pivot(Align2::LEFT_BOTTOM)
+            .fixed_pos(egui::pos2(screen.min.x + 8.0, bottom))
+            .fade_in(false)
+            .show(ctx, |ui| {
+                ui.multiply_opacity(view.opacity);
+                egui::Frame::new()
+                    .fill(Color32::from_black_alpha(170))
+                    .corner_radius(6.0)
+                    .inner_margin(egui::Margin::symmetric(10, 6))
+                    .show(ui, |ui| {
+                        ui.set_width(width - 20.0);
+                        status_line(ui, view);
+                        self.seek_bar(ui, view, &mut commands);
+                        clipping_line(ui, view);
+                    });
+            });
+        commands
+    }
+
+    fn seek_bar(&mut self, ui: &mut egui::Ui, view: &OsdView, commands: &mut Vec<Command>) {
+        let (rect, response) = ui.allocate_exact_size(egui::vec2(ui.available_width(), 16.0), Sense::click_and_drag());
+        let duration = view.duration.max(1e-9);
+        let target_at = |x: f32| f64::from(((x - rect.left()) / rect.width()).clamp(0.0, 1.0)) * duration;
+        // While the button is down: fast (keyframe) seeks that follow the pointer; on release an
+        // exact one, so the frame you let go on is the frame you get.
+        if response.is_pointer_button_down_on() {
+            if let Some(pointer) = response.interact_pointer_pos() {
+                let target = target_at(pointer.x);
+                if self.last_target.is_none_or(|t| (t - target).abs() > 1e-3) {
+                    commands.push(Command::SeekTo {
+                        seconds: target,
+                        exact: false,
+                    });
+                    self.last_target = Some(target);
+                }
+                self.dragging = true;
+            }
+        }
+        if response.drag_stopped() || response.clicked() {
+            let target = response
+                .interact_pointer_pos()
+                .map(|p| target_at(p.x))
+                .or(self.last_target);
+            if let Some(seconds) = target {
+                commands.push(Command::SeekTo { seconds, exact: true });
+            }
+            self.dragging = false;
+            self.last_target = None;
+        } else if !response.is_pointer_button_down_on() {
+            self.dragging = false;
+        }
+        let played = (view.position / duration).clamp(0.0, 1.0) as f32;
+        let painter = ui.painter();
+        let track = rect.shrink2(egui::vec2(0.0, 5.0));
+        painter.rect_filled(track, 3.0, Color32::from_white_alpha(50));
+        let mut done = track;
+        done.set_right(track.left() + track.width() * played);
+        painter.rect_filled(done, 3.0, Color32::from_rgb(90, 160, 255));
+        let knob = if response.hovered() || self.dragging { 7.0 } else { 5.0 };
+        painter.circle_filled(egui::pos2(done.right(), track.center().y), knob, TEXT);
+    }
+}
+
+/// State, position, frame, speed and the view's options; wraps in narrow windows.
+fn status_line(ui: &mut egui::Ui, view: &OsdView) {
+    ui.horizontal_wrapped(|ui| {
+        let state = match (view.paused, view.at_end) {
+            (true, true) => "‖ end",
+            (true, false) => "‖ paused",
+            (false, _) => "▶ playing",
+        };
+        ui.label(RichText::new(state).color(TEXT).strong());
+        let time = format!("{} / {}", format_time(view.position), format_time(view.duration));
+        ui.label(RichText::new(time).monospace().color(TEXT));
+        let frame = match (view.frame, view.frame_count) {
+            (Some(f), Some(n)) => format!("frame {f} / {n}"),
+            (Some(f), None) => format!("frame {f}"),
+            (None, _) => "frame -".to_string(),
+        };
+        ui.label(RichText::new(frame).monospace().color(TEXT));
+        let speed_color = if (view.speed - 1.0).abs() < 1e-9 { DIM } else { TEXT };
+        ui.label(
+            RichText::new(format!("{:.2}×", view.speed))
+                .monospace()
+                .color(speed_color),
+        );
+        let fit = match view.view.fit {
+            Fit::Cover => "cover",
+            Fit::Contain => "contain",
+        };
+        let scale = if view.view.log_scale { "log" } else { "linear" };
+        let quads = match view.view.quads {
+            Quads::Both => "RGB+L",
+            Quads::Rgb => "RGB",
+            Quads::Luminance => "L",
+            Quads::None => "no histograms",
+        };
+        ui.label(RichText::new(format!("{fit} · {scale} · {quads}")).color(DIM));
+    });
+}
+
+/// Percent of the frame's pixels in the lowest and the highest bin, per channel; the file.
+fn clipping_line(ui: &mut egui::Ui, view: &OsdView) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new("clipped % low high").color(DIM));
+        for (i, (name, color)) in CHANNELS.iter().enumerate() {
+            let text = match view.clipping {
+                Some(c) => format!("{name} {:.2} {:.2}", c.low[i] * 100.0, c.high[i] * 100.0),
+                None => format!("{name} - -"),
+            };
+            ui.label(RichText::new(text).monospace().color(*color));
+        }
+        ui.label(RichText::new(view.title).color(DIM));
+    });
+}
+
+fn show_messages(ctx: &egui::Context, messages: &[Message]) {
+    if messages.is_empty() {
+        return;
+    }
+    egui::Area::new(Id::unique("osd messages"))
+        .fixed_pos(egui::pos2(8.0, 8.0))
+        .fade_in(false)
+        .interactable(false)
+        .show(ctx, |ui| {
+            egui::Frame::new()
+                .fill(Color32::from_black_alpha(170))
+                .corner_radius(6.0)
+                .inner_margin(egui::Margin::symmetric(10, 6))
+                .show(ui, |ui| {
+                    for message in messages {
+                        let color = if message.error {
+                            Color32::from_rgb(255, 120, 100)
+                        } else {
+                            TEXT
+                        };
+                        ui.label(RichText::new(&message.text).color(color));
+                    }
+                });
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_osd_fades_only_when_playing_untouched() {
+        let s = Duration::from_secs_f32;
+        assert_eq!(opacity(s(0.5), false, false), 1.0);
+        assert_eq!(opacity(s(2.0), false, false), 1.0);
+        assert!((opacity(s(2.15), false, false) - 0.5).abs() < 0.01);
+        assert_eq!(opacity(s(3.0), false, false), 0.0);
+        assert_eq!(opacity(s(30.0), true, false), 1.0, "paused it stays");
+        assert_eq!(opacity(s(30.0), false, true), 1.0, "dragging it stays");
+    }
+}

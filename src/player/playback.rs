@@ -1,0 +1,375 @@
+//! One file's playback: the decoded frames waiting in the ring, which of them is due, late or
+//! stale, and what pause, seeks and steps do. Knows the decoder only through `FrameSource`, so
+//! it is tested with a scripted one, without threads or a GPU.
+
+use super::clock::{pick, Clock};
+use super::commands::Command;
+use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
+use crate::video::source::SeekTarget;
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+/// The decode thread, as playback uses it.
+pub trait FrameSource {
+    /// Asks for `target`; returns the generation its frames will carry.
+    fn seek(&mut self, target: SeekTarget) -> u64;
+    /// Gives a ring slot back.
+    fn release(&self, slot: usize);
+    fn try_event(&self) -> Option<DecoderEvent>;
+    fn generation(&self) -> u64;
+}
+
+impl FrameSource for DecodeThread {
+    fn seek(&mut self, target: SeekTarget) -> u64 {
+        DecodeThread::seek(self, target)
+    }
+
+    fn release(&self, slot: usize) {
+        DecodeThread::release(self, slot)
+    }
+
+    fn try_event(&self) -> Option<DecoderEvent> {
+        DecodeThread::try_event(self)
+    }
+
+    fn generation(&self) -> u64 {
+        DecodeThread::generation(self)
+    }
+}
+
+/// What playback knows of the stream's extent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timeline {
+    /// Pts of the first frame, in seconds: positions are shown from here.
+    pub start: f64,
+    pub duration: f64,
+    pub frame_duration: f64,
+    pub frame_count: Option<u64>,
+}
+
+/// The frame in the picture (and in the histogram: both come from the ring's output).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shown {
+    pub index: u64,
+    /// Pts in seconds.
+    pub seconds: f64,
+    pub generation: u64,
+}
+
+/// A seek in flight: the first frame of its generation is drawn as soon as it arrives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Landing {
+    /// Position asked for (from the start), shown while the seek is in flight.
+    position: f64,
+    /// The frame it lands on, when the seek named one.
+    frame: Option<u64>,
+}
+
+/// A frame to draw, and when it was due (None for frames shown at once: the first, seeks, steps).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NextFrame {
+    pub frame: ReadyFrame,
+    pub due: Option<Instant>,
+}
+
+/// When the app should next look at playback.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wake {
+    /// A frame is due: draw.
+    Now,
+    /// The next frame is due then.
+    At(Instant),
+    /// Waiting on the decoder, which can't wake the event loop: look again shortly.
+    Poll,
+    /// Nothing will change by itself (paused, or at the end).
+    Idle,
+}
+
+pub struct Playback<S> {
+    pub source: S,
+    timeline: Timeline,
+    clock: Clock,
+    /// Frames of the current generation, decoded and uploaded, not drawn yet, oldest first.
+    queue: VecDeque<ReadyFrame>,
+    shown: Option<Shown>,
+    landing: Option<Landing>,
+    /// `.` presses not yet drawn.
+    forward_steps: u32,
+    /// The decoder has no frames after the queued ones (for this generation).
+    ended: bool,
+    dropped: u64,
+    error: Option<String>,
+    /// Something the OSD shows changed without a new frame (playback paused at the end).
+    changed: bool,
+}
+
+impl<S: FrameSource> Playback<S> {
+    /// Starts playing from the first frame the decoder sends.
+    pub fn new(source: S, timeline: Timeline, now: Instant) -> Self {
+        let landing = Landing {
+            position: 0.0,
+            frame: Some(0),
+        };
+        Self {
+            source,
+            timeline,
+            clock: Clock::new(now, timeline.start, false),
+            queue: VecDeque::new(),
+            shown: None,
+            landing: Some(landing),
+            forward_steps: 0,
+            ended: false,
+            dropped: 0,
+            error: None,
+            changed: false,
+        }
+    }
+
+    /// Takes in what the decoder sent: current frames are queued, stale ones given back.
+    pub fn pump(&mut self, now: Instant) {
+        while let Some(event) = self.source.try_event() {
+            let current = self.source.generation();
+            match event {
+                DecoderEvent::Frame(frame) if frame.generation == current => self.queue.push_back(frame),
+                DecoderEvent::Frame(stale) => self.source.release(stale.slot),
+                DecoderEvent::EndOfStream { generation } if generation == current => self.ended = true,
+                DecoderEvent::Failed { generation, message } if generation == current => {
+                    self.ended = true;
+                    self.error = Some(message);
+                }
+                DecoderEvent::EndOfStream { .. } | DecoderEvent::Failed { .. } => {}
+            }
+        }
+        if self.ended && self.queue.is_empty() {
+            // Nothing more will come: a seek or step that is still waiting has nothing to show.
+            self.landing = None;
+            self.forward_steps = 0;
+            if !self.clock.paused() {
+                // Keep the last frame up, paused (mpv --keep-open).
+                self.clock.pause(now);
+                self.changed = true;
+            }
+        }
+    }
+
+    /// The frame to draw now, if any; late frames before it are released undrawn. The caller
+    /// releases the returned frame's slot once the work that converts it is submitted.
+    pub fn next_frame(&mut self, now: Instant, lead: Duration) -> Option<NextFrame> {
+        self.pump(now);
+        if self.landing.is_some() || self.forward_steps > 0 {
+            let frame = self.queue.pop_front()?;
+            if self.landing.take().is_none() {
+                self.forward_steps -= 1;
+            }
+            // The clock restarts from the frame we land on, so playback goes on from there.
+            self.clock.set(now, frame.seconds);
+            return Some(self.show(frame, None));
+        }
+        if self.clock.paused() {
+            return None;
+        }
+        let horizon = self.clock.media_time(now + lead);
+        let pick = pick(self.queue.iter().map(|f| f.seconds), horizon);
+        self.drop_front(pick.drop);
+        if pick.show {
+            let frame = self.queue.pop_front()?;
+            let due = self.clock.due(frame.seconds);
+            return Some(self.show(frame, due));
+        }
+        None
+    }
+
+    /// While nothing can be drawn (minimized), playback goes on: superseded frames are dropped
+    /// so the decoder keeps going and the picture is current when the window comes back.
+    pub fn drop_late(&mut self, now: Instant, lead: Duration) {
+        self.pump(now);
+        if self.landing.is_none() && self.forward_steps == 0 && !self.clock.paused() {
+            let horizon = self.clock.media_time(now + lead);
+            let drop = pick(self.queue.iter().map(|f| f.seconds), horizon).drop;
+            self.drop_front(drop);
+        }
+    }
+
+    fn drop_front(&mut self, count: usize) {
+        for frame in self.queue.drain(..count.min(self.queue.len())) {
+            self.source.release(frame.slot);
+            self.dropped += 1;
+        }
+    }
+
+    fn show(&mut self, frame: ReadyFrame, due: Option<Instant>) -> NextFrame {
+        self.shown = Some(Shown {
+            index: frame.index,
+            seconds: frame.seconds,
+            generation: frame.generation,
+        });
+        NextFrame { frame, due }
+    }
+
+    /// When to look again; `renderable` is false while the window can't be drawn.
+    pub fn wake(&self, now: Instant, lead: Duration, renderable: bool) -> Wake {
+        if self.landing.is_some() || self.forward_steps > 0 {
+            return match (self.queue.is_empty(), renderable) {
+                (true, _) if self.ended => Wake::Idle,
+                (true, _) => Wake::Poll,
+                (false, true) => Wake::Now,
+                // The frame waits for the window to come back (its events wake us).
+                (false, false) => Wake::Idle,
+            };
+        }
+        if self.clock.paused() {
+            return Wake::Idle;
+        }
+        // Minimized, the next thing to do is to drop the front frame when the one after is due.
+        let next = if renderable {
+            self.queue.front()
+        } else {
+            self.queue.get(1)
+        };
+        match next.and_then(|f| self.clock.due(f.seconds)) {
+            Some(due) => match due.checked_sub(lead) {
+                Some(start) if start > now => Wake::At(start),
+                _ => Wake::Now,
+            },
+            None if self.ended => Wake::Idle,
+            None => Wake::Poll,
+        }
+    }
+
+    /// Applies a playback command; false if it is not one (view and window commands).
+    pub fn apply(&mut self, command: &Command, now: Instant) -> bool {
+        match *command {
+            Command::TogglePause if self.clock.paused() => self.resume(now),
+            Command::TogglePause | Command::Pause => self.clock.pause(now),
+            Command::Resume => self.resume(now),
+            Command::SeekBy { seconds, exact } => self.seek_to(self.position() + seconds, exact),
+            Command::SeekTo { seconds, exact } => self.seek_to(seconds, exact),
+            Command::SeekStart => self.seek_frame(0),
+            Command::SeekEnd => match self.timeline.frame_count {
+                Some(count) => self.seek_frame(count.saturating_sub(1)),
+                None => self.seek_to(self.timeline.duration, true),
+            },
+            Command::StepForward => {
+                self.clock.pause(now);
+                if !self.at_end() {
+                    self.forward_steps += 1;
+                }
+            }
+            Command::StepBack => {
+                self.clock.pause(now);
+                if let Some(index) = self.target_index().filter(|&i| i > 0) {
+                    self.seek_frame(index - 1);
+                }
+            }
+            Command::SpeedBy(factor) => {
+                self.clock.set_speed(now, self.clock.speed() * factor);
+            }
+            Command::SpeedReset => {
+                self.clock.set_speed(now, 1.0);
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn resume(&mut self, now: Instant) {
+        if self.at_end() {
+            // Play again from the start, as players do at the end of a file.
+            self.seek_frame(0);
+        }
+        self.clock.resume(now);
+    }
+
+    /// Exact or keyframe seek to `position` seconds from the start, clamped to the file.
+    fn seek_to(&mut self, position: f64, exact: bool) {
+        let position = position.clamp(0.0, self.timeline.duration.max(0.0));
+        let seconds = self.timeline.start + position;
+        self.source.seek(SeekTarget::Time { seconds, exact });
+        self.land(position, None);
+    }
+
+    fn seek_frame(&mut self, index: u64) {
+        self.source.seek(SeekTarget::Frame(index));
+        self.land(index as f64 * self.timeline.frame_duration, Some(index));
+    }
+
+    /// Forgets the queue: the next frame drawn is the first of the seek's generation.
+    fn land(&mut self, position: f64, frame: Option<u64>) {
+        let stale = std::mem::take(&mut self.queue);
+        for frame in stale {
+            self.source.release(frame.slot);
+        }
+        self.landing = Some(Landing { position, frame });
+        self.forward_steps = 0;
+        self.ended = false;
+    }
+
+    /// The frame number playback is at once pending seeks and steps are drawn, if known.
+    pub fn target_index(&self) -> Option<u64> {
+        match self.landing {
+            Some(landing) => landing.frame,
+            None => self.shown.map(|s| s.index + u64::from(self.forward_steps)),
+        }
+    }
+
+    /// Seconds from the start: where a pending seek goes, else the frame in the picture.
+    pub fn position(&self) -> f64 {
+        match (self.landing, self.shown) {
+            (Some(landing), _) => landing.position,
+            (None, Some(shown)) => shown.seconds - self.timeline.start,
+            (None, None) => 0.0,
+        }
+    }
+
+    /// Paused on the last frame with nothing more to come.
+    pub fn at_end(&self) -> bool {
+        self.ended && self.queue.is_empty() && self.landing.is_none()
+    }
+
+    pub fn shown(&self) -> Option<Shown> {
+        self.shown
+    }
+
+    pub fn paused(&self) -> bool {
+        self.clock.paused()
+    }
+
+    pub fn speed(&self) -> f64 {
+        self.clock.speed()
+    }
+
+    pub fn timeline(&self) -> Timeline {
+        self.timeline
+    }
+
+    /// Frames released undrawn because a later one was already due.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// The decoder generation that frames answering the latest seek carry.
+    pub fn generation(&self) -> u64 {
+        self.source.generation()
+    }
+
+    /// A decoder failure to report, once.
+    pub fn take_error(&mut self) -> Option<String> {
+        self.error.take()
+    }
+
+    /// Whether the OSD needs a redraw for a change that came with no frame; resets it.
+    pub fn take_changed(&mut self) -> bool {
+        std::mem::take(&mut self.changed)
+    }
+
+    /// Gives every held slot back (before the decoder goes away).
+    pub fn release_all(&mut self) {
+        let held = std::mem::take(&mut self.queue);
+        for frame in held {
+            self.source.release(frame.slot);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

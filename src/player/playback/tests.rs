@@ -1,0 +1,253 @@
+//! Playback against a scripted decoder: 10 fps frames, frame n at n/10 s.
+
+use super::*;
+use std::cell::RefCell;
+
+const FPS: f64 = 10.0;
+
+#[derive(Default)]
+struct Script {
+    events: RefCell<VecDeque<DecoderEvent>>,
+    released: RefCell<Vec<usize>>,
+    seeks: Vec<SeekTarget>,
+    generation: u64,
+}
+
+impl FrameSource for Script {
+    fn seek(&mut self, target: SeekTarget) -> u64 {
+        self.seeks.push(target);
+        self.generation += 1;
+        self.generation
+    }
+
+    fn release(&self, slot: usize) {
+        self.released.borrow_mut().push(slot);
+    }
+
+    fn try_event(&self) -> Option<DecoderEvent> {
+        self.events.borrow_mut().pop_front()
+    }
+
+    fn generation(&self) -> u64 {
+        self.generation
+    }
+}
+
+/// Frame `index` of `generation`, in slot index % 6.
+fn frame(index: u64, generation: u64) -> DecoderEvent {
+    DecoderEvent::Frame(ReadyFrame {
+        slot: (index % 6) as usize,
+        index,
+        pts: index as i64,
+        seconds: index as f64 / FPS,
+        generation,
+    })
+}
+
+fn playback(t0: Instant) -> Playback<Script> {
+    let timeline = Timeline {
+        start: 0.0,
+        duration: 10.0,
+        frame_duration: 1.0 / FPS,
+        frame_count: Some(100),
+    };
+    Playback::new(Script::default(), timeline, t0)
+}
+
+fn send(p: &Playback<Script>, events: impl IntoIterator<Item = DecoderEvent>) {
+    p.source.events.borrow_mut().extend(events);
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+const NO_LEAD: Duration = Duration::ZERO;
+
+#[test]
+fn frames_are_shown_when_due_and_late_ones_dropped() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    assert_eq!(p.wake(t0, NO_LEAD, true), Wake::Poll, "waiting for the first frame");
+    send(&p, (0..4).map(|n| frame(n, 0)));
+    // The first frame is drawn at once and starts the clock.
+    assert_eq!(p.next_frame(t0 + ms(40), NO_LEAD).map(|n| n.frame.index), Some(0));
+    assert_eq!(p.wake(t0 + ms(40), NO_LEAD, true), Wake::At(t0 + ms(140)));
+    assert_eq!(p.next_frame(t0 + ms(100), NO_LEAD), None, "frame 1 is not due yet");
+    assert_eq!(p.next_frame(t0 + ms(140), NO_LEAD).map(|n| n.frame.index), Some(1));
+    // 250 ms later frames 2 and 3 are both due: 2 is late and released undrawn.
+    assert_eq!(p.next_frame(t0 + ms(390), NO_LEAD).map(|n| n.frame.index), Some(3));
+    assert_eq!(p.dropped(), 1);
+    assert_eq!(*p.source.released.borrow(), vec![2]);
+    assert_eq!(
+        p.wake(t0 + ms(390), NO_LEAD, true),
+        Wake::Poll,
+        "starved: the decoder can't wake us"
+    );
+}
+
+#[test]
+fn the_render_lead_starts_a_frame_early() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    send(&p, (0..2).map(|n| frame(n, 0)));
+    p.next_frame(t0, NO_LEAD);
+    assert_eq!(p.wake(t0, ms(10), true), Wake::At(t0 + ms(90)));
+    assert_eq!(p.next_frame(t0 + ms(90), ms(10)).map(|n| n.frame.index), Some(1));
+}
+
+#[test]
+fn paused_nothing_is_due_and_resuming_goes_on_from_the_same_place() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    send(&p, (0..3).map(|n| frame(n, 0)));
+    p.next_frame(t0, NO_LEAD);
+    assert!(p.apply(&Command::TogglePause, t0 + ms(50)));
+    assert!(p.paused());
+    assert_eq!(p.wake(t0 + ms(60), NO_LEAD, true), Wake::Idle);
+    assert_eq!(p.next_frame(t0 + ms(5000), NO_LEAD), None);
+    p.apply(&Command::TogglePause, t0 + ms(5000));
+    // 50 ms had been played of frame 0's 100: frame 1 is due 50 ms after resuming.
+    assert_eq!(p.wake(t0 + ms(5000), NO_LEAD, true), Wake::At(t0 + ms(5050)));
+    assert_eq!(p.dropped(), 0);
+}
+
+#[test]
+fn the_end_pauses_on_the_last_frame_and_play_restarts() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    send(
+        &p,
+        [frame(98, 0), frame(99, 0), DecoderEvent::EndOfStream { generation: 0 }],
+    );
+    p.next_frame(t0, NO_LEAD);
+    assert_eq!(p.next_frame(t0 + ms(100), NO_LEAD).map(|n| n.frame.index), Some(99));
+    p.pump(t0 + ms(200));
+    assert!(p.paused() && p.at_end());
+    assert!(p.take_changed(), "the OSD shows the pause");
+    assert_eq!(p.shown().map(|s| s.index), Some(99));
+    assert_eq!(p.wake(t0 + ms(300), NO_LEAD, true), Wake::Idle);
+    // Stepping at the end does nothing; playing again starts over.
+    p.apply(&Command::StepForward, t0 + ms(300));
+    assert_eq!(p.wake(t0 + ms(300), NO_LEAD, true), Wake::Idle);
+    p.apply(&Command::TogglePause, t0 + ms(400));
+    assert_eq!(p.source.seeks, vec![SeekTarget::Frame(0)]);
+    assert!(!p.paused());
+}
+
+#[test]
+fn a_seek_forgets_the_queue_and_lands_on_its_first_frame_even_paused() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    send(&p, (0..4).map(|n| frame(n, 0)));
+    p.next_frame(t0, NO_LEAD);
+    p.pump(t0);
+    p.apply(&Command::Pause, t0);
+    p.apply(
+        &Command::SeekBy {
+            seconds: 5.0,
+            exact: true,
+        },
+        t0 + ms(10),
+    );
+    assert_eq!(
+        p.source.seeks,
+        vec![SeekTarget::Time {
+            seconds: 5.0,
+            exact: true
+        }]
+    );
+    assert_eq!(*p.source.released.borrow(), vec![1, 2, 3], "queued frames go back");
+    assert!((p.position() - 5.0).abs() < 1e-9, "the OSD shows the target at once");
+    // A stale frame arriving after the seek is released, not shown.
+    send(&p, [frame(4, 0)]);
+    assert_eq!(p.next_frame(t0 + ms(20), NO_LEAD), None);
+    assert_eq!(p.wake(t0 + ms(20), NO_LEAD, true), Wake::Poll);
+    send(&p, [frame(50, 1), frame(51, 1)]);
+    assert_eq!(p.wake(t0 + ms(30), NO_LEAD, true), Wake::Poll, "not pumped yet");
+    p.pump(t0 + ms(30));
+    assert_eq!(p.wake(t0 + ms(30), NO_LEAD, true), Wake::Now);
+    assert_eq!(p.next_frame(t0 + ms(30), NO_LEAD).map(|n| n.frame.index), Some(50));
+    assert!(p.paused(), "a seek keeps the pause");
+    assert_eq!(p.next_frame(t0 + ms(1000), NO_LEAD), None);
+    // Relative seeks add up from a pending target, and clamp to the file.
+    p.apply(
+        &Command::SeekBy {
+            seconds: -60.0,
+            exact: true,
+        },
+        t0 + ms(1000),
+    );
+    assert_eq!(p.position(), 0.0);
+}
+
+#[test]
+fn steps_show_the_next_frame_and_step_back_seeks_the_one_before() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    send(&p, (10..13).map(|n| frame(n, 0)));
+    p.next_frame(t0, NO_LEAD);
+    p.apply(&Command::StepForward, t0);
+    p.apply(&Command::StepForward, t0);
+    assert!(p.paused());
+    assert_eq!(p.target_index(), Some(12));
+    assert_eq!(p.wake(t0, NO_LEAD, true), Wake::Now);
+    assert_eq!(p.next_frame(t0, NO_LEAD).map(|n| n.frame.index), Some(11));
+    assert_eq!(p.next_frame(t0, NO_LEAD).map(|n| n.frame.index), Some(12));
+    assert_eq!(p.wake(t0, NO_LEAD, true), Wake::Idle);
+    p.apply(&Command::StepBack, t0);
+    assert_eq!(p.source.seeks, vec![SeekTarget::Frame(11)]);
+    assert_eq!(p.target_index(), Some(11));
+    send(&p, [frame(11, 1)]);
+    assert_eq!(p.next_frame(t0, NO_LEAD).map(|n| n.frame.index), Some(11));
+    // A step waits for its frame when none is queued yet.
+    p.apply(&Command::StepForward, t0);
+    assert_eq!(p.wake(t0, NO_LEAD, true), Wake::Poll);
+}
+
+#[test]
+fn minimized_playback_goes_on_dropping_superseded_frames() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    send(&p, (0..5).map(|n| frame(n, 0)));
+    p.next_frame(t0, NO_LEAD);
+    // At 250 ms frames 1 and 2 are due: 1 is superseded, 2 waits for the window.
+    p.drop_late(t0 + ms(250), NO_LEAD);
+    assert_eq!(p.dropped(), 1);
+    assert_eq!(p.wake(t0 + ms(250), NO_LEAD, false), Wake::At(t0 + ms(300)));
+    assert_eq!(p.next_frame(t0 + ms(260), NO_LEAD).map(|n| n.frame.index), Some(2));
+}
+
+#[test]
+fn speed_changes_the_due_times() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    send(&p, (0..3).map(|n| frame(n, 0)));
+    p.next_frame(t0, NO_LEAD);
+    p.apply(&Command::SpeedBy(2.0), t0);
+    assert_eq!(p.speed(), 2.0);
+    assert_eq!(p.wake(t0, NO_LEAD, true), Wake::At(t0 + ms(50)));
+    p.apply(&Command::SpeedReset, t0);
+    assert_eq!(p.wake(t0, NO_LEAD, true), Wake::At(t0 + ms(100)));
+}
+
+#[test]
+fn a_decoder_failure_is_reported_once_and_ends_playback() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    send(
+        &p,
+        [
+            frame(0, 0),
+            DecoderEvent::Failed {
+                generation: 0,
+                message: "broken".into(),
+            },
+        ],
+    );
+    p.next_frame(t0, NO_LEAD);
+    p.pump(t0);
+    assert_eq!(p.take_error().as_deref(), Some("broken"));
+    assert_eq!(p.take_error(), None);
+    assert!(p.at_end() && p.paused());
+}

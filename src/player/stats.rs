@@ -1,0 +1,132 @@
+//! What each present put on screen, for the `--frame-log` file (tests and benchmarks watch the
+//! player through it) and for `bench-play`'s numbers.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+/// One present to the window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Present {
+    /// Right after the present call returned.
+    pub at: Instant,
+    /// The frame in the picture; None before the first one arrives.
+    pub frame: Option<u64>,
+    /// Its decoder generation (bumped by every seek).
+    pub generation: u64,
+    /// Whether this present brought a new frame (not a redraw of the OSD over the same one).
+    pub new_frame: bool,
+    /// When the new frame was due; None for frames shown at once (seeks, steps, the first).
+    pub due: Option<Instant>,
+    /// Frames dropped so far in this file.
+    pub dropped: u64,
+    pub paused: bool,
+    pub size: (u32, u32),
+}
+
+/// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
+/// `t_ms=1234.567 frame=37 gen=0 new=1 due_ms=1234.000 dropped=3 paused=0 size=640x480`
+/// (times in milliseconds since the player started; `-` where there is no value).
+pub struct FrameLog {
+    out: std::io::BufWriter<std::fs::File>,
+    start: Instant,
+    failed: bool,
+}
+
+impl FrameLog {
+    pub fn create(path: &Path, start: Instant) -> std::io::Result<Self> {
+        Ok(Self {
+            out: std::io::BufWriter::new(std::fs::File::create(path)?),
+            start,
+            failed: false,
+        })
+    }
+
+    pub fn record(&mut self, present: &Present) {
+        if self.failed {
+            return;
+        }
+        let ms = |t: Instant| t.saturating_duration_since(self.start).as_secs_f64() * 1000.0;
+        let frame = present.frame.map_or("-".to_string(), |f| f.to_string());
+        let due = present.due.map_or("-".to_string(), |d| format!("{:.3}", ms(d)));
+        let result = writeln!(
+            self.out,
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{}",
+            ms(present.at),
+            present.generation,
+            u8::from(present.new_frame),
+            present.dropped,
+            u8::from(present.paused),
+            present.size.0,
+            present.size.1,
+        )
+        .and_then(|()| self.out.flush());
+        if let Err(e) = result {
+            // Logging must never stop playback: say so once and go on without it.
+            log::error!("writing the frame log failed, no more lines: {e}");
+            self.failed = true;
+        }
+    }
+}
+
+/// The `p`-quantile (0..=1) of `values` by nearest rank; None when empty.
+pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = (p.clamp(0.0, 1.0) * sorted.len() as f64).ceil() as usize;
+    Some(sorted[rank.clamp(1, sorted.len()) - 1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&v, 0.5), Some(50.0));
+        assert_eq!(percentile(&v, 0.99), Some(99.0));
+        assert_eq!(percentile(&v, 1.0), Some(100.0));
+        assert_eq!(percentile(&v, 0.0), Some(1.0));
+        assert_eq!(percentile(&[3.0, 1.0, 2.0], 0.5), Some(2.0));
+        assert_eq!(percentile(&[], 0.5), None);
+    }
+
+    #[test]
+    fn log_lines_are_one_per_present() {
+        let dir = std::env::temp_dir().join(format!("histoplay-framelog-{}", std::process::id()));
+        let start = Instant::now();
+        let mut log = FrameLog::create(&dir, start).unwrap();
+        let present = Present {
+            at: start + Duration::from_millis(1500),
+            frame: Some(37),
+            generation: 2,
+            new_frame: true,
+            due: Some(start + Duration::from_millis(1490)),
+            dropped: 3,
+            paused: false,
+            size: (640, 480),
+        };
+        log.record(&present);
+        log.record(&Present {
+            frame: None,
+            due: None,
+            new_frame: false,
+            ..present
+        });
+        let text = std::fs::read_to_string(&dir).unwrap();
+        std::fs::remove_file(&dir).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480",
+                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480",
+            ]
+        );
+    }
+}

@@ -1,0 +1,170 @@
+//! The window's swapchain: its format (non-sRGB, so video values reach the screen unchanged),
+//! (re)configuration on resize, and what to do when acquiring a frame fails.
+
+use super::PlayerError;
+use crate::gpu::GpuContext;
+use std::sync::Arc;
+use winit::window::Window;
+
+/// Consecutive `Lost` surfaces after which the window is given up on.
+const MAX_LOST: u32 = 3;
+
+pub struct WindowSurface {
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    /// Whether `config` is applied (never for a zero-sized window).
+    configured: bool,
+    /// Reconfigure before the next frame (the last one was suboptimal).
+    stale: bool,
+    lost: u32,
+    /// Format the passes draw in: the surface's own, or its non-sRGB view.
+    pub format: wgpu::TextureFormat,
+}
+
+/// A swapchain image to draw the frame into.
+pub struct SurfaceFrame {
+    pub texture: wgpu::SurfaceTexture,
+    pub view: wgpu::TextureView,
+}
+
+/// The surface format to use from those offered, and the format to render in. Unorm formats
+/// pass the picture's 8-bit values through untouched; an sRGB-only surface gets a Unorm view.
+pub fn pick_format(offered: &[wgpu::TextureFormat]) -> Option<(wgpu::TextureFormat, wgpu::TextureFormat)> {
+    use wgpu::TextureFormat::{Bgra8Unorm, Rgba8Unorm};
+    let format = [Bgra8Unorm, Rgba8Unorm]
+        .into_iter()
+        .find(|f| offered.contains(f))
+        .or_else(|| offered.first().copied())?;
+    Some((format, format.remove_srgb_suffix()))
+}
+
+impl WindowSurface {
+    pub fn new(gpu: &GpuContext, surface: wgpu::Surface<'static>, size: (u32, u32)) -> Result<Self, PlayerError> {
+        let caps = surface.get_capabilities(&gpu.adapter);
+        let (format, view_format) = pick_format(&caps.formats).ok_or(PlayerError::NoSurfaceFormat)?;
+        let alpha_mode = if caps.alpha_modes.contains(&wgpu::CompositeAlphaMode::Opaque) {
+            wgpu::CompositeAlphaMode::Opaque
+        } else {
+            caps.alpha_modes
+                .first()
+                .copied()
+                .unwrap_or(wgpu::CompositeAlphaMode::Auto)
+        };
+        let config = wgpu::SurfaceConfiguration {
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            format,
+            color_space: Default::default(),
+            width: size.0,
+            height: size.1,
+            present_mode: wgpu::PresentMode::AutoVsync,
+            desired_maximum_frame_latency: 2,
+            alpha_mode,
+            view_formats: if view_format == format {
+                vec![]
+            } else {
+                vec![view_format]
+            },
+        };
+        log::info!("surface: {format:?} (drawn as {view_format:?}), {alpha_mode:?}");
+        let mut surface = Self {
+            surface,
+            config,
+            configured: false,
+            stale: false,
+            lost: 0,
+            format: view_format,
+        };
+        surface.resize(gpu, size);
+        Ok(surface)
+    }
+
+    /// Follows the window's size; a zero-sized (minimized) window is left unconfigured.
+    pub fn resize(&mut self, gpu: &GpuContext, (width, height): (u32, u32)) {
+        self.config.width = width;
+        self.config.height = height;
+        self.configured = width > 0 && height > 0;
+        if self.configured {
+            self.surface.configure(&gpu.device, &self.config);
+            self.stale = false;
+        }
+    }
+
+    pub fn size(&self) -> (u32, u32) {
+        (self.config.width, self.config.height)
+    }
+
+    /// Whether frames can be drawn (not minimized to nothing).
+    pub fn is_renderable(&self) -> bool {
+        self.configured
+    }
+
+    /// The next swapchain image; None when this frame should be skipped (timeout, occluded,
+    /// zero-sized). Outdated and lost surfaces are rebuilt on the way.
+    pub fn acquire(&mut self, gpu: &GpuContext, window: &Arc<Window>) -> Result<Option<SurfaceFrame>, PlayerError> {
+        if !self.configured {
+            return Ok(None);
+        }
+        if self.stale {
+            self.surface.configure(&gpu.device, &self.config);
+            self.stale = false;
+        }
+        // One retry after rebuilding: a resize races the acquire now and then.
+        for _ in 0..2 {
+            let texture = match self.surface.get_current_texture() {
+                wgpu::CurrentSurfaceTexture::Success(texture) => texture,
+                wgpu::CurrentSurfaceTexture::Suboptimal(texture) => {
+                    self.stale = true;
+                    texture
+                }
+                wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => return Ok(None),
+                wgpu::CurrentSurfaceTexture::Outdated => {
+                    self.surface.configure(&gpu.device, &self.config);
+                    continue;
+                }
+                wgpu::CurrentSurfaceTexture::Lost => {
+                    self.lost += 1;
+                    if self.lost > MAX_LOST {
+                        return Err(PlayerError::SurfaceLost);
+                    }
+                    log::warn!("the window surface was lost; making a new one");
+                    self.surface = gpu
+                        .instance
+                        .create_surface(window.clone())
+                        .map_err(|e| PlayerError::Surface(e.to_string()))?;
+                    self.surface.configure(&gpu.device, &self.config);
+                    continue;
+                }
+                wgpu::CurrentSurfaceTexture::Validation => return Err(PlayerError::SurfaceRejected),
+            };
+            self.lost = 0;
+            let view = texture.texture.create_view(&wgpu::TextureViewDescriptor {
+                label: Some("window frame"),
+                format: Some(self.format),
+                ..Default::default()
+            });
+            return Ok(Some(SurfaceFrame { texture, view }));
+        }
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pick_format;
+    use wgpu::TextureFormat::*;
+
+    #[test]
+    fn unorm_formats_are_preferred_and_srgb_ones_get_a_unorm_view() {
+        assert_eq!(
+            pick_format(&[Bgra8UnormSrgb, Bgra8Unorm]),
+            Some((Bgra8Unorm, Bgra8Unorm))
+        );
+        assert_eq!(
+            pick_format(&[Rgba8UnormSrgb, Rgba8Unorm]),
+            Some((Rgba8Unorm, Rgba8Unorm))
+        );
+        assert_eq!(pick_format(&[Bgra8UnormSrgb]), Some((Bgra8UnormSrgb, Bgra8Unorm)));
+        assert_eq!(pick_format(&[Rgb10a2Unorm]), Some((Rgb10a2Unorm, Rgb10a2Unorm)));
+        assert_eq!(pick_format(&[]), None);
+    }
+}

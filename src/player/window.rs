@@ -1,0 +1,444 @@
+//! The player window and everything drawn in it: GPU device and surface, histogram engine,
+//! scene and OSD renderers, the open file. Built once per window; commands change it, and
+//! `schedule` says when it next needs the event loop. Drawing a frame is in `frame.rs`.
+
+use super::bench::{BenchReport, BenchScript, Expect};
+use super::clipping::{Clipping, ClippingReadback};
+use super::clock::RenderLead;
+use super::commands::Command;
+use super::media::{default_window_size, Media};
+use super::osd::{self, Message, Osd};
+use super::screenshot::{Notify, Screenshots};
+use super::stats::FrameLog;
+use super::surface::WindowSurface;
+use super::{PlayerError, PlayerOptions, UserEvent};
+use crate::gpu::{best_adapter, GpuContext};
+use crate::histogram::DEFAULT_BINS;
+use crate::passes::histogram::{EngineConfig, HistogramEngine};
+use crate::scene::{SceneRenderer, ViewOptions};
+use crate::video::source::VideoSource;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use winit::event_loop::{ActiveEventLoop, EventLoopProxy};
+use winit::window::{Fullscreen, Window};
+
+/// How often to look at the decoder and at readbacks while waiting on them: they can't wake
+/// the event loop themselves.
+const POLL: Duration = Duration::from_millis(3);
+/// How long OSD messages stay.
+const MESSAGE_TIME: Duration = Duration::from_secs(4);
+const ERROR_TIME: Duration = Duration::from_secs(8);
+
+pub struct PlayerWindow {
+    pub window: Arc<Window>,
+    pub(super) gpu: GpuContext,
+    pub(super) surface: WindowSurface,
+    pub(super) engine: HistogramEngine,
+    pub(super) scene: SceneRenderer,
+    pub(super) egui_ctx: egui::Context,
+    pub(super) egui_state: egui_winit::State,
+    pub(super) egui: egui_wgpu::Renderer,
+    /// Egui textures to free once the frame that last drew them is submitted.
+    pub(super) egui_free: Vec<egui::TextureId>,
+    pub(super) osd: Osd,
+    /// The OSD's opacity when last drawn.
+    pub(super) drawn_opacity: f32,
+    pub(super) media: Media,
+    pub(super) view: ViewOptions,
+    pub(super) clipping: ClippingReadback,
+    pub(super) readout: Option<Clipping>,
+    pub(super) screenshots: Screenshots,
+    pub(super) screenshot_wanted: bool,
+    pub(super) notify: Notify,
+    pub(super) messages: Vec<Message>,
+    pub(super) last_input: Instant,
+    pub(super) needs_redraw: bool,
+    pub(super) egui_repaint: Option<Instant>,
+    /// The surface had no image to give (timeout, occluded): don't ask again before this.
+    pub(super) blocked_until: Option<Instant>,
+    pub(super) lead: RenderLead,
+    pub(super) frame_log: Option<FrameLog>,
+    pub(super) bench: Option<BenchScript>,
+    proxy: EventLoopProxy<UserEvent>,
+    cursor_hidden: bool,
+}
+
+/// Opens the GPU for a window: Vulkan (or Metal, DX12) first, GL only when none of them works.
+fn open_gpu(
+    event_loop: &ActiveEventLoop,
+    window: &Arc<Window>,
+) -> Result<(GpuContext, wgpu::Surface<'static>), PlayerError> {
+    for backends in [wgpu::Backends::PRIMARY, wgpu::Backends::GL] {
+        let mut desc = wgpu::InstanceDescriptor::new_with_display_handle(Box::new(event_loop.owned_display_handle()));
+        desc.backends = backends;
+        let instance = wgpu::Instance::new(desc.with_env());
+        let surface = match instance.create_surface(window.clone()) {
+            Ok(surface) => surface,
+            Err(e) => {
+                log::info!("no {backends:?} surface for the window: {e}");
+                continue;
+            }
+        };
+        if let Some(adapter) = pollster::block_on(best_adapter(&instance, Some(&surface))) {
+            return Ok((GpuContext::with_adapter(instance, adapter)?, surface));
+        }
+    }
+    Err(crate::gpu::GpuError::NoAdapter.into())
+}
+
+impl PlayerWindow {
+    pub fn new(
+        event_loop: &ActiveEventLoop,
+        source: VideoSource,
+        options: &PlayerOptions,
+        proxy: EventLoopProxy<UserEvent>,
+    ) -> Result<Self, PlayerError> {
+        let info = &source.info;
+        let (width, height) = default_window_size(info.format.height, info.display_aspect);
+        let attributes = Window::default_attributes()
+            .with_title(title(&info.path))
+            .with_inner_size(winit::dpi::PhysicalSize::new(width, height));
+        let window = Arc::new(event_loop.create_window(attributes).map_err(|e| {
+            log::info!("creating the window failed: {e}");
+            PlayerError::NoDisplay
+        })?);
+        let (gpu, surface) = open_gpu(event_loop, &window)?;
+        watch_device(&gpu.device, &proxy);
+        let size = window.inner_size();
+        let surface = WindowSurface::new(&gpu, surface, (size.width, size.height))?;
+        let engine = HistogramEngine::new(&gpu, DEFAULT_BINS, EngineConfig::default());
+        let scene = SceneRenderer::new(&gpu.device, surface.format);
+        let media = Media::new(&gpu, &engine, &scene, source, 0, &proxy)?;
+        let egui_ctx = egui::Context::default();
+        egui_ctx.set_visuals(egui::Visuals::dark());
+        let egui_state = egui_winit::State::new(
+            egui_ctx.clone(),
+            egui::ViewportId::ROOT,
+            &window,
+            Some(window.scale_factor() as f32),
+            window.theme(),
+            Some(gpu.max_texture_side() as usize),
+        );
+        let egui = egui_wgpu::Renderer::new(&gpu.device, surface.format, egui_wgpu::RendererOptions::default());
+        let clipping = ClippingReadback::new(&gpu.device);
+        let now = Instant::now();
+        let frame_log = match &options.frame_log {
+            Some(path) => Some(FrameLog::create(path, now).map_err(|source| PlayerError::FrameLog {
+                path: path.clone(),
+                source,
+            })?),
+            None => None,
+        };
+        let bench = options
+            .bench_seconds
+            .map(|seconds| BenchScript::new(seconds, media.playback.timeline()));
+        let notify_proxy = proxy.clone();
+        let notify: Notify = Arc::new(move |result| {
+            let _ = notify_proxy.send_event(UserEvent::ScreenshotSaved(result));
+        });
+        let player = Self {
+            window,
+            gpu,
+            surface,
+            engine,
+            scene,
+            egui_ctx,
+            egui_state,
+            egui,
+            egui_free: Vec::new(),
+            osd: Osd::default(),
+            drawn_opacity: 1.0,
+            media,
+            view: ViewOptions::default(),
+            clipping,
+            readout: None,
+            screenshots: Screenshots::default(),
+            screenshot_wanted: false,
+            notify,
+            messages: Vec::new(),
+            last_input: now,
+            needs_redraw: true,
+            egui_repaint: None,
+            blocked_until: None,
+            lead: RenderLead::default(),
+            frame_log,
+            bench,
+            proxy,
+            cursor_hidden: false,
+        };
+        player.relayout();
+        Ok(player)
+    }
+
+    pub(super) fn relayout(&self) {
+        self.media.layout(&self.gpu.queue, self.surface.size(), self.view);
+    }
+
+    /// The window's new size: reconfigure the surface (not at zero size) and lay out again.
+    pub fn resize(&mut self, size: winit::dpi::PhysicalSize<u32>) {
+        self.surface.resize(&self.gpu, (size.width, size.height));
+        if self.surface.is_renderable() {
+            self.relayout();
+        }
+        self.needs_redraw = true;
+    }
+
+    /// Any input: the OSD comes back.
+    pub fn touched(&mut self) {
+        self.last_input = Instant::now();
+        self.needs_redraw = true;
+    }
+
+    pub fn redraw_later(&mut self) {
+        self.needs_redraw = true;
+    }
+
+    /// Applies a command; false when it asks to quit.
+    pub fn apply(&mut self, command: Command) -> bool {
+        let now = Instant::now();
+        self.touched();
+        if self.media.playback.apply(&command, now) {
+            return true;
+        }
+        match command {
+            Command::Quit => return false,
+            Command::ToggleFullscreen => {
+                let next = match self.window.fullscreen() {
+                    Some(_) => None,
+                    None => Some(Fullscreen::Borderless(None)),
+                };
+                self.window.set_fullscreen(next);
+            }
+            Command::LeaveFullscreen => self.window.set_fullscreen(None),
+            Command::CycleQuads => self.view.quads = self.view.quads.next(),
+            Command::ToggleLogScale => self.view.log_scale = !self.view.log_scale,
+            Command::ToggleFit => self.view.fit = self.view.fit.toggled(),
+            Command::Screenshot => self.screenshot_wanted = true,
+            Command::Open(path) => self.open(path),
+            _ => {}
+        }
+        self.relayout();
+        true
+    }
+
+    /// Opens `path` on a thread of its own (reading the index takes a while); playback of the
+    /// current file goes on until it is ready.
+    fn open(&mut self, path: PathBuf) {
+        self.message(format!("opening {}", path.display()), false);
+        let proxy = self.proxy.clone();
+        let opener = std::thread::Builder::new()
+            .name("histoplay open".into())
+            .spawn(move || {
+                let result = VideoSource::open(&path);
+                let _ = proxy.send_event(UserEvent::Opened(path, Box::new(result)));
+            });
+        if let Err(e) = opener {
+            self.message(format!("cannot open a file now: {e}"), true);
+        }
+    }
+
+    /// A file opened by `open`: it replaces the current one, or its error is shown.
+    pub fn opened(&mut self, path: PathBuf, result: Result<VideoSource, crate::video::source::VideoError>) {
+        self.messages.retain(|m| !m.text.starts_with("opening "));
+        self.touched();
+        let media = result.map_err(PlayerError::from).and_then(|source| {
+            Media::new(
+                &self.gpu,
+                &self.engine,
+                &self.scene,
+                source,
+                self.media.serial + 1,
+                &self.proxy,
+            )
+        });
+        match media {
+            Ok(media) => {
+                // The old file's decoder stops and its GPU frames go with it.
+                self.media = media;
+                self.readout = None;
+                self.window.set_title(&title(&path));
+                if self.window.fullscreen().is_none() {
+                    // As mpv does: the window takes the new video's size (Resized follows).
+                    let info = &self.media.info;
+                    let (width, height) = default_window_size(info.format.height, info.display_aspect);
+                    let _ = self
+                        .window
+                        .request_inner_size(winit::dpi::PhysicalSize::new(width, height));
+                }
+                self.relayout();
+            }
+            // The old file keeps playing.
+            Err(e) => self.message(e.to_string(), true),
+        }
+    }
+
+    pub fn message(&mut self, text: String, error: bool) {
+        if error {
+            log::warn!("{text}");
+        }
+        let until = Instant::now() + if error { ERROR_TIME } else { MESSAGE_TIME };
+        self.messages.push(Message { text, error, until });
+        self.needs_redraw = true;
+    }
+
+    /// Housekeeping between events (decoder, readbacks, messages, the OSD fade, the bench) and
+    /// the next time the loop must wake: None to wait for events, `now` or earlier to redraw.
+    pub fn schedule(&mut self, now: Instant) -> (bool, Option<Instant>) {
+        let blocked = self.blocked_until.filter(|&t| t > now);
+        let renderable = self.surface.is_renderable() && blocked.is_none();
+        let lead = self.render_lead();
+        if renderable {
+            self.media.playback.pump(now);
+        } else {
+            self.media.playback.drop_late(now, lead);
+        }
+        if self.media.playback.take_changed() {
+            self.needs_redraw = true;
+        }
+        if let Some(error) = self.media.playback.take_error() {
+            self.message(error, true);
+        }
+        self.poll_readbacks();
+        let before = self.messages.len();
+        self.messages.retain(|m| m.until > now);
+        if self.messages.len() != before {
+            self.needs_redraw = true;
+        }
+        self.run_bench(now);
+
+        // Egui asks for a frame or two more after input (to settle its layout), only for a
+        // window that can be drawn.
+        let egui_repaint = self.egui_repaint.filter(|_| renderable);
+        if egui_repaint.is_some_and(|t| t <= now) {
+            self.needs_redraw = true;
+        }
+        let mut wake = vec![egui_repaint, blocked, self.messages.iter().map(|m| m.until).min()];
+        let opacity = self.opacity(now);
+        if opacity != self.drawn_opacity {
+            self.needs_redraw = true;
+        }
+        if !self.media.playback.paused() && opacity > 0.0 {
+            let idle = now.saturating_duration_since(self.last_input);
+            wake.push(Some(if idle < osd::FADE_AFTER {
+                self.last_input + osd::FADE_AFTER
+            } else {
+                now + Duration::from_millis(33)
+            }));
+        }
+        // The pointer goes with the OSD while playing, as in mpv.
+        let hide_cursor = opacity == 0.0;
+        if hide_cursor != self.cursor_hidden {
+            self.window.set_cursor_visible(!hide_cursor);
+            self.cursor_hidden = hide_cursor;
+        }
+        match self.media.playback.wake(now, lead, renderable) {
+            super::playback::Wake::Now => self.needs_redraw = true,
+            super::playback::Wake::At(t) => wake.push(Some(t)),
+            // The decode thread wakes the loop (UserEvent::Decoded) when its frame arrives.
+            super::playback::Wake::Poll => {}
+            super::playback::Wake::Idle => {}
+        }
+        if self.clipping.pending() || self.screenshots.pending() {
+            wake.push(Some(now + POLL));
+        }
+        wake.push(self.bench.as_ref().and_then(BenchScript::deadline));
+        let redraw = self.needs_redraw && renderable;
+        (redraw, wake.into_iter().flatten().min())
+    }
+
+    pub(super) fn render_lead(&self) -> Duration {
+        let timeline = self.media.playback.timeline();
+        self.lead.lead(timeline.frame_duration, self.media.playback.speed())
+    }
+
+    pub(super) fn opacity(&self, now: Instant) -> f32 {
+        let idle = now.saturating_duration_since(self.last_input);
+        osd::opacity(idle, self.media.playback.paused(), self.osd.dragging())
+    }
+
+    /// Picks up finished readbacks without waiting: the clipping readout and screenshots.
+    fn poll_readbacks(&mut self) {
+        if !self.clipping.pending() && !self.screenshots.pending() {
+            return;
+        }
+        if let Err(e) = self.gpu.device.poll(wgpu::PollType::Poll) {
+            log::warn!("polling the GPU failed: {e}");
+        }
+        if let Some((tag, clipping)) = self.clipping.take_latest() {
+            if tag.media == self.media.serial {
+                self.readout = Some(clipping);
+                // Playing, the next frame shows it anyway; paused, draw it now.
+                if self.media.playback.paused() {
+                    self.needs_redraw = true;
+                }
+            }
+        }
+        self.screenshots.finish(&self.notify);
+    }
+
+    fn run_bench(&mut self, now: Instant) {
+        let Some(command) = self.bench.as_mut().and_then(|b| b.next_command(now)) else {
+            return;
+        };
+        let is_pause = command == Command::Pause;
+        self.apply(command.clone());
+        let playback = &self.media.playback;
+        let expect = Expect {
+            paused: is_pause,
+            generation: playback.generation(),
+            frame: if is_pause { None } else { playback.target_index() },
+            new_frame: !is_pause,
+        };
+        if let Some(bench) = &mut self.bench {
+            bench.issued(&command, now, expect);
+        }
+    }
+
+    /// The bench's report once its script has run.
+    pub fn bench_report(&self) -> Option<BenchReport> {
+        let bench = self.bench.as_ref().filter(|b| b.finished())?;
+        let mut report = bench.report();
+        let info = &self.media.info;
+        report.title = format!(
+            "{}: {}x{}, {:.2} fps, {} frames, on {}",
+            info.path.display(),
+            info.format.width,
+            info.format.height,
+            1.0 / info.frame_duration,
+            info.frame_count.map_or("?".into(), |n| n.to_string()),
+            self.gpu.describe()
+        );
+        Some(report)
+    }
+}
+
+/// `histoplay — <file name>`: tests find the window by it.
+fn title(path: &std::path::Path) -> String {
+    let name = path
+        .file_name()
+        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    format!("histoplay — {name}")
+}
+
+/// A lost device or an error the GPU reports by itself ends the player with a message, instead
+/// of wgpu's default (a panic) or a window that silently stops.
+fn watch_device(device: &wgpu::Device, proxy: &EventLoopProxy<UserEvent>) {
+    let lost = proxy.clone();
+    device.set_device_lost_callback(move |reason, message| {
+        if reason != wgpu::DeviceLostReason::Destroyed {
+            let _ = lost.send_event(UserEvent::Fatal(PlayerError::DeviceLost(one_line(&message))));
+        }
+    });
+    let errors = proxy.clone();
+    device.on_uncaptured_error(Arc::new(move |error| {
+        log::error!("{error}");
+        let _ = errors.send_event(UserEvent::Fatal(PlayerError::GpuFailure(one_line(&error.to_string()))));
+    }));
+}
+
+/// wgpu's messages come over several lines; the player's last word is one.
+fn one_line(message: &str) -> String {
+    let parts: Vec<&str> = message.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    parts.join("; ")
+}

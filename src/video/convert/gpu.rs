@@ -1,0 +1,258 @@
+//! The GPU side of the conversion: plane textures (the upload ring's slots) and the compute pass
+//! that writes the frame's texture and packed pixels.
+
+use super::*;
+use crate::gpu::shaders::{self, layout};
+use crate::gpu::texture::GpuFrame;
+use wgpu::util::DeviceExt;
+
+struct PlaneTexture {
+    texture: wgpu::Texture,
+    view: wgpu::TextureView,
+}
+
+/// The GPU textures of one frame's planes: a slot of the upload ring, made once for a stream's
+/// format and refilled with each frame it carries.
+pub struct PlaneTextures {
+    pub format: FrameFormat,
+    planes: Vec<PlaneTexture>,
+}
+
+impl PlaneTextures {
+    pub fn new(device: &wgpu::Device, label: &str, format: FrameFormat) -> Result<Self, ConvertError> {
+        check_format(&format)?;
+        let max = device.limits().max_texture_dimension_2d;
+        let planes = (0..format.layout.plane_count())
+            .map(|index| {
+                let shape = PlaneShape::of(&format, index);
+                if shape.width > max || shape.height > max {
+                    return Err(ConvertError::TooLarge {
+                        plane: index,
+                        width: shape.width,
+                        height: shape.height,
+                        max,
+                    });
+                }
+                let label = format!("{label} plane {index}");
+                let texture = device.create_texture(&wgpu::TextureDescriptor {
+                    label: Some(&label),
+                    size: shape.extent(),
+                    mip_level_count: 1,
+                    sample_count: 1,
+                    dimension: wgpu::TextureDimension::D2,
+                    format: shape.format,
+                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                    view_formats: &[],
+                });
+                let view = texture.create_view(&wgpu::TextureViewDescriptor {
+                    label: Some(&label),
+                    ..Default::default()
+                });
+                Ok(PlaneTexture { texture, view })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Self { format, planes })
+    }
+
+    /// Queues a copy of one frame's planes, each straight from its rows as decoded: write_texture
+    /// takes any stride, so nothing is repacked. Safe to call from the decode thread.
+    pub fn upload(&self, queue: &wgpu::Queue, planes: &[PlaneData]) -> Result<(), ConvertError> {
+        check_planes(&self.format, planes)?;
+        for (index, (texture, plane)) in self.planes.iter().zip(planes).enumerate() {
+            let shape = PlaneShape::of(&self.format, index);
+            queue.write_texture(
+                texture.texture.as_image_copy(),
+                plane.data,
+                wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    // check_planes has made sure the stride fits in u32.
+                    bytes_per_row: Some(plane.stride as u32),
+                    rows_per_image: None,
+                },
+                shape.extent(),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// One entry point of shaders/convert.wgsl per kind of plane layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kernel {
+    Yuv,
+    Nv12,
+    Gray,
+    Rgb24,
+    Rgba,
+    Bgra,
+}
+
+impl Kernel {
+    const ALL: [Kernel; 6] = [
+        Kernel::Yuv,
+        Kernel::Nv12,
+        Kernel::Gray,
+        Kernel::Rgb24,
+        Kernel::Rgba,
+        Kernel::Bgra,
+    ];
+
+    pub(super) fn of(layout: PlaneLayout) -> Self {
+        match layout {
+            PlaneLayout::Yuv { .. } => Kernel::Yuv,
+            PlaneLayout::Nv12 => Kernel::Nv12,
+            PlaneLayout::Gray { .. } => Kernel::Gray,
+            PlaneLayout::Rgb24 => Kernel::Rgb24,
+            PlaneLayout::Rgba => Kernel::Rgba,
+            PlaneLayout::Bgra => Kernel::Bgra,
+        }
+    }
+
+    fn entry_point(self) -> &'static str {
+        match self {
+            Kernel::Yuv => "convert_yuv",
+            Kernel::Nv12 => "convert_nv12",
+            Kernel::Gray => "convert_gray",
+            Kernel::Rgb24 => "convert_rgb24",
+            Kernel::Rgba => "convert_rgba",
+            Kernel::Bgra => "convert_bgra",
+        }
+    }
+
+    fn plane_count(self) -> usize {
+        match self {
+            Kernel::Yuv => 3,
+            Kernel::Nv12 => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// The conversion pass: one compute pipeline per kind of layout, built once.
+pub struct ConvertPass {
+    /// For one, two and three planes.
+    layouts: [wgpu::BindGroupLayout; 3],
+    /// In declaration order, so that `kernel as usize` finds a kernel's.
+    pipelines: [wgpu::ComputePipeline; 6],
+}
+
+/// One ring slot's planes bound to one output frame, made once per pair.
+pub struct ConvertBinding {
+    kernel: Kernel,
+    workgroups: [u32; 2],
+    bind_group: wgpu::BindGroup,
+    _params: wgpu::Buffer,
+}
+
+impl ConvertPass {
+    pub fn new(device: &wgpu::Device) -> Self {
+        let layouts = [1, 2, 3].map(|planes| bind_group_layout(device, planes));
+        let module = shaders::module(device, "convert pass", shaders::CONVERT.to_string());
+        let pipelines = Kernel::ALL.map(|kernel| {
+            let entry_point = kernel.entry_point();
+            let layout = &layouts[kernel.plane_count() - 1];
+            shaders::compute_pipeline(device, entry_point, &module, entry_point, layout)
+        });
+        Self { layouts, pipelines }
+    }
+
+    pub fn bind(
+        &self,
+        device: &wgpu::Device,
+        planes: &PlaneTextures,
+        frame: &GpuFrame,
+    ) -> Result<ConvertBinding, ConvertError> {
+        let format = &planes.format;
+        if (frame.width, frame.height) != (format.width, format.height) {
+            return Err(ConvertError::SizeMismatch {
+                from_width: format.width,
+                from_height: format.height,
+                to_width: frame.width,
+                to_height: frame.height,
+            });
+        }
+        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("convert params"),
+            contents: bytemuck::bytes_of(&ConvertParams::new(format)?),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let mut entries = vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: params.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::TextureView(&frame.view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: frame.pixels.as_entire_binding(),
+            },
+        ];
+        entries.extend(
+            planes
+                .planes
+                .iter()
+                .zip(3..)
+                .map(|(plane, binding)| wgpu::BindGroupEntry {
+                    binding,
+                    resource: wgpu::BindingResource::TextureView(&plane.view),
+                }),
+        );
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("convert pass"),
+            layout: &self.layouts[planes.planes.len() - 1],
+            entries: &entries,
+        });
+        Ok(ConvertBinding {
+            kernel: Kernel::of(format.layout),
+            workgroups: [
+                format.width.div_ceil(WORKGROUP[0]),
+                format.height.div_ceil(WORKGROUP[1]),
+            ],
+            bind_group,
+            _params: params,
+        })
+    }
+
+    pub fn encode(&self, pass: &mut wgpu::ComputePass, binding: &ConvertBinding) {
+        pass.push_debug_group("convert");
+        pass.set_pipeline(&self.pipelines[binding.kernel as usize]);
+        pass.set_bind_group(0, &binding.bind_group, &[]);
+        pass.dispatch_workgroups(binding.workgroups[0], binding.workgroups[1], 1);
+        pass.pop_debug_group();
+    }
+}
+
+fn bind_group_layout(device: &wgpu::Device, planes: u32) -> wgpu::BindGroupLayout {
+    let compute = wgpu::ShaderStages::COMPUTE;
+    let mut entries = vec![
+        layout::uniform(0, compute, false),
+        wgpu::BindGroupLayoutEntry {
+            binding: 1,
+            visibility: compute,
+            ty: wgpu::BindingType::StorageTexture {
+                access: wgpu::StorageTextureAccess::WriteOnly,
+                format: GpuFrame::FORMAT,
+                view_dimension: wgpu::TextureViewDimension::D2,
+            },
+            count: None,
+        },
+        layout::storage(2, compute, false),
+    ];
+    entries.extend((3..3 + planes).map(|binding| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: compute,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Uint,
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    }));
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(&format!("convert pass, {planes} planes")),
+        entries: &entries,
+    })
+}

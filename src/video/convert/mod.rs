@@ -1,0 +1,290 @@
+//! Colour conversion, the last step of video in: a decoded frame's planes, uploaded into GPU
+//! textures, become the RGBA8 picture that the histogram counts and the screen shows. The
+//! arithmetic is fixed point in i32, and `convert_cpu` is its line-for-line twin, equal bit for bit.
+
+mod cpu;
+mod gpu;
+#[cfg(test)]
+mod tests;
+
+pub use cpu::convert_cpu;
+pub use gpu::{ConvertBinding, ConvertPass, PlaneTextures};
+
+use super::format::{ColorSpec, FrameFormat, PlaneData, PlaneLayout, Range};
+use thiserror::Error;
+
+/// Sums are in 2^-FRAC_BITS of an output code (twin of FRAC_BITS in shaders/convert.wgsl):
+/// coefficients are exact to about 1e-6 of a code and the largest sum stays under 2^30.
+pub const FRAC_BITS: u32 = 20;
+/// Samples enter the matrix in eighths of a code, because the chroma filter's weights total 8.
+const SAMPLE_EIGHTHS: i32 = 8;
+/// The `@workgroup_size` of every entry point in shaders/convert.wgsl.
+const WORKGROUP: [u32; 2] = [32, 4];
+
+#[derive(Debug, Error)]
+pub enum ConvertError {
+    #[error("{0:?} frames are not supported (8- to 10-bit samples, chroma halved at most)")]
+    Unsupported(PlaneLayout),
+    #[error("a {width}x{height} frame has no pixels")]
+    Empty { width: u32, height: u32 },
+    #[error("plane {plane} is {width}x{height} texels, more than this GPU's largest texture side ({max})")]
+    TooLarge {
+        plane: usize,
+        width: u32,
+        height: u32,
+        max: u32,
+    },
+    #[error("{layout:?} frames have {expected} planes, got {got}")]
+    MissingPlanes {
+        layout: PlaneLayout,
+        expected: usize,
+        got: usize,
+    },
+    #[error("plane {plane}: a stride of {stride} bytes does not fit its rows of {row_bytes} bytes")]
+    BadStride {
+        plane: usize,
+        stride: usize,
+        row_bytes: usize,
+    },
+    #[error("plane {plane} has {got} bytes, needs {needed}")]
+    PlaneTooShort { plane: usize, got: usize, needed: usize },
+    #[error("a {from_width}x{from_height} frame cannot be converted into a {to_width}x{to_height} picture")]
+    SizeMismatch {
+        from_width: u32,
+        from_height: u32,
+        to_width: u32,
+        to_height: u32,
+    },
+}
+
+/// Twin of `Row` in shaders/convert.wgsl: one output channel as a weighted sum of Y, Cb and Cr,
+/// each in eighths of a code, plus a bias, all in 2^-FRAC_BITS of an output code.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Row {
+    pub y: i32,
+    pub cb: i32,
+    pub cr: i32,
+    pub bias: i32,
+}
+
+/// Twin of `ConvertParams` in shaders/convert.wgsl; constant for a stream, so made in `bind`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ConvertParams {
+    pub r: Row,
+    pub g: Row,
+    pub b: Row,
+    pub width: u32,
+    pub height: u32,
+    pub chroma_width: u32,
+    pub chroma_height: u32,
+    pub chroma_shift_x: u32,
+    pub chroma_shift_y: u32,
+    pub sample_mask: u32,
+    pub _pad: u32,
+}
+
+impl ConvertParams {
+    pub fn new(format: &FrameFormat) -> Result<Self, ConvertError> {
+        check_format(format)?;
+        let layout = format.layout;
+        let bits = layout.bits();
+        let [r, g, b] = match layout {
+            PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 => {
+                fixed_rows(matrix(format.color, bits), format.color.range, bits)
+            }
+            // Gray has no chroma to weigh, whatever the stream's matrix.
+            PlaneLayout::Gray { .. } => fixed_rows(
+                matrix(format.color, bits).map(|[y, _, _]| [y, 0.0, 0.0]),
+                format.color.range,
+                bits,
+            ),
+            // Copied through: the rows are unused.
+            PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => [Row::default(); 3],
+        };
+        let (chroma_shift_x, chroma_shift_y) = match layout {
+            PlaneLayout::Yuv {
+                chroma_shift_x,
+                chroma_shift_y,
+                ..
+            } => (chroma_shift_x, chroma_shift_y),
+            PlaneLayout::Nv12 => (1, 1),
+            _ => (0, 0),
+        };
+        let chroma = if layout.plane_count() > 1 { 1 } else { 0 };
+        let (chroma_width, chroma_height) = layout.plane_size(chroma, format.width, format.height);
+        Ok(Self {
+            r,
+            g,
+            b,
+            width: format.width,
+            height: format.height,
+            chroma_width,
+            chroma_height,
+            chroma_shift_x,
+            chroma_shift_y,
+            sample_mask: (1 << bits) - 1,
+            _pad: 0,
+        })
+    }
+}
+
+/// Where a range puts black and zero chroma, and how many codes span white and full chroma.
+struct CodeRange {
+    black: i32,
+    luma_span: i32,
+    chroma_zero: i32,
+    chroma_span: i32,
+}
+
+fn code_range(range: Range, bits: u32) -> CodeRange {
+    let scale = 1 << (bits - 8);
+    match range {
+        Range::Limited => CodeRange {
+            black: 16 * scale,
+            luma_span: 219 * scale,
+            chroma_zero: 128 * scale,
+            chroma_span: 224 * scale,
+        },
+        Range::Full => CodeRange {
+            black: 0,
+            luma_span: (1 << bits) - 1,
+            chroma_zero: 1 << (bits - 1),
+            chroma_span: (1 << bits) - 1,
+        },
+    }
+}
+
+/// The Y'CbCr → R'G'B' matrix in output codes per input code: rows R, G, B; columns Y, Cb, Cr.
+fn matrix(color: ColorSpec, bits: u32) -> [[f64; 3]; 3] {
+    let (kr, kb) = color.matrix.kr_kb();
+    let kg = 1.0 - kr - kb;
+    let codes = code_range(color.range, bits);
+    let y = 255.0 / f64::from(codes.luma_span);
+    let c = 255.0 / f64::from(codes.chroma_span);
+    [
+        [y, 0.0, c * 2.0 * (1.0 - kr)],
+        [y, -c * 2.0 * kb * (1.0 - kb) / kg, -c * 2.0 * kr * (1.0 - kr) / kg],
+        [y, c * 2.0 * (1.0 - kb), 0.0],
+    ]
+}
+
+/// The matrix per eighth of a code, scaled by 2^FRAC_BITS; the offsets and half an output code
+/// (to round to nearest) are folded into the bias, leaving the shader three multiplies a channel.
+fn fixed_rows(matrix: [[f64; 3]; 3], range: Range, bits: u32) -> [Row; 3] {
+    let codes = code_range(range, bits);
+    let fixed = |k: f64| (k * f64::from(1 << FRAC_BITS) / f64::from(SAMPLE_EIGHTHS)).round() as i32;
+    matrix.map(|[y, cb, cr]| {
+        let (y, cb, cr) = (fixed(y), fixed(cb), fixed(cr));
+        // From the rounded coefficients, so that black with zero chroma sums to exactly 0.
+        let offsets = SAMPLE_EIGHTHS * (y * codes.black + (cb + cr) * codes.chroma_zero);
+        Row {
+            y,
+            cb,
+            cr,
+            bias: (1 << (FRAC_BITS - 1)) - offsets,
+        }
+    })
+}
+
+/// Fails on what the shader cannot take: other bit depths, chroma quartered, empty frames.
+fn check_format(format: &FrameFormat) -> Result<(), ConvertError> {
+    let supported = match format.layout {
+        PlaneLayout::Yuv {
+            chroma_shift_x,
+            chroma_shift_y,
+            bits,
+        } => chroma_shift_x <= 1 && chroma_shift_y <= 1 && (8..=10).contains(&bits),
+        PlaneLayout::Gray { bits } => (8..=10).contains(&bits),
+        PlaneLayout::Nv12 | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => true,
+    };
+    if !supported {
+        return Err(ConvertError::Unsupported(format.layout));
+    }
+    if format.width == 0 || format.height == 0 {
+        return Err(ConvertError::Empty {
+            width: format.width,
+            height: format.height,
+        });
+    }
+    Ok(())
+}
+
+/// How one plane is held on the GPU.
+#[derive(Clone, Copy, Debug)]
+struct PlaneShape {
+    format: wgpu::TextureFormat,
+    texel_bytes: usize,
+    width: u32,
+    height: u32,
+}
+
+impl PlaneShape {
+    fn of(frame: &FrameFormat, index: usize) -> Self {
+        use wgpu::TextureFormat::{R16Uint, R8Uint, Rg8Uint, Rgba8Uint};
+        let layout = frame.layout;
+        let (width, height) = layout.plane_size(index, frame.width, frame.height);
+        let (format, texel_bytes, width) = match layout {
+            PlaneLayout::Yuv { .. } | PlaneLayout::Gray { .. } if layout.bits() > 8 => (R16Uint, 2, width),
+            PlaneLayout::Yuv { .. } | PlaneLayout::Gray { .. } => (R8Uint, 1, width),
+            PlaneLayout::Nv12 if index == 1 => (Rg8Uint, 2, width),
+            PlaneLayout::Nv12 => (R8Uint, 1, width),
+            // Three R8 texels a pixel: no three-byte texel format exists.
+            PlaneLayout::Rgb24 => (R8Uint, 1, 3 * width),
+            PlaneLayout::Rgba | PlaneLayout::Bgra => (Rgba8Uint, 4, width),
+        };
+        Self {
+            format,
+            texel_bytes,
+            width,
+            height,
+        }
+    }
+
+    fn row_bytes(&self) -> usize {
+        self.texel_bytes * self.width as usize
+    }
+
+    fn extent(&self) -> wgpu::Extent3d {
+        wgpu::Extent3d {
+            width: self.width,
+            height: self.height,
+            depth_or_array_layers: 1,
+        }
+    }
+}
+
+/// Checks that `planes` hold a whole frame of `format` (the last row needs no padding), so that
+/// neither the upload nor the CPU twin reads past them.
+pub fn check_planes(format: &FrameFormat, planes: &[PlaneData]) -> Result<(), ConvertError> {
+    check_format(format)?;
+    let expected = format.layout.plane_count();
+    if planes.len() < expected {
+        return Err(ConvertError::MissingPlanes {
+            layout: format.layout,
+            expected,
+            got: planes.len(),
+        });
+    }
+    for (index, plane) in planes.iter().take(expected).enumerate() {
+        let shape = PlaneShape::of(format, index);
+        let row_bytes = shape.row_bytes();
+        if plane.stride < row_bytes || u32::try_from(plane.stride).is_err() {
+            return Err(ConvertError::BadStride {
+                plane: index,
+                stride: plane.stride,
+                row_bytes,
+            });
+        }
+        let needed = plane.stride * (shape.height as usize - 1) + row_bytes;
+        if plane.data.len() < needed {
+            return Err(ConvertError::PlaneTooShort {
+                plane: index,
+                got: plane.data.len(),
+                needed,
+            });
+        }
+    }
+    Ok(())
+}

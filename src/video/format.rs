@@ -1,0 +1,184 @@
+//! What a decoded frame looks like: its plane layout, its colour matrix and range. Shared by the
+//! decoder (which reads them from FFmpeg) and the converter (which turns planes into RGB).
+
+/// How a frame's planes are laid out in memory and uploaded to the GPU, one texture per plane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PlaneLayout {
+    /// Planar Y, U, V; chroma is subsampled by 2^chroma_shift_x across and 2^chroma_shift_y down
+    /// (420: 1, 1; 422: 1, 0; 444: 0, 0). Samples of `bits` (8 or 10) take 1 or 2 bytes
+    /// (little-endian, low bits used).
+    Yuv {
+        chroma_shift_x: u32,
+        chroma_shift_y: u32,
+        bits: u32,
+    },
+    /// Y plane, then one plane of interleaved U, V samples at 4:2:0 (nv12; p010 is not here).
+    Nv12,
+    /// One luma plane (gray, gray10le).
+    Gray { bits: u32 },
+    /// Packed R, G, B bytes.
+    Rgb24,
+    /// Packed R, G, B, A bytes.
+    Rgba,
+    /// Packed B, G, R, A bytes.
+    Bgra,
+}
+
+impl PlaneLayout {
+    /// Number of planes (textures) of the layout.
+    pub fn plane_count(self) -> usize {
+        match self {
+            PlaneLayout::Yuv { .. } => 3,
+            PlaneLayout::Nv12 => 2,
+            _ => 1,
+        }
+    }
+
+    /// Whether the samples are Y'CbCr (converted with a matrix) rather than R'G'B'.
+    pub fn is_yuv(self) -> bool {
+        matches!(
+            self,
+            PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 | PlaneLayout::Gray { .. }
+        )
+    }
+
+    /// Bits per sample (8 or 10).
+    pub fn bits(self) -> u32 {
+        match self {
+            PlaneLayout::Yuv { bits, .. } | PlaneLayout::Gray { bits } => bits,
+            _ => 8,
+        }
+    }
+
+    /// Width and height of plane `index` for a frame of `width` x `height`, in samples
+    /// (an Nv12 UV plane counts U, V pairs; packed RGB planes count pixels).
+    pub fn plane_size(self, index: usize, width: u32, height: u32) -> (u32, u32) {
+        match (self, index) {
+            (
+                PlaneLayout::Yuv {
+                    chroma_shift_x,
+                    chroma_shift_y,
+                    ..
+                },
+                1 | 2,
+            ) => (
+                width.div_ceil(1 << chroma_shift_x),
+                height.div_ceil(1 << chroma_shift_y),
+            ),
+            (PlaneLayout::Nv12, 1) => (width.div_ceil(2), height.div_ceil(2)),
+            _ => (width, height),
+        }
+    }
+}
+
+/// The Y'CbCr → R'G'B' matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Matrix {
+    Bt601,
+    Bt709,
+    Bt2020,
+}
+
+impl Matrix {
+    /// Kr and Kb of the matrix (Kg = 1 - Kr - Kb).
+    pub fn kr_kb(self) -> (f64, f64) {
+        match self {
+            Matrix::Bt601 => (0.299, 0.114),
+            Matrix::Bt709 => (0.2126, 0.0722),
+            Matrix::Bt2020 => (0.2627, 0.0593),
+        }
+    }
+}
+
+/// Whether samples use the full code range or the limited ("TV", 16–235 / 16–240) one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Range {
+    Limited,
+    Full,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ColorSpec {
+    pub matrix: Matrix,
+    pub range: Range,
+}
+
+impl ColorSpec {
+    /// The matrix and range of a stream, filling in what it leaves untagged as mpv does:
+    /// HD (width ≥ 1280 or height > 576) is BT.709, SD is BT.601; YUV is limited range, except
+    /// JPEG-style (yuvj) formats, which are full.
+    pub fn resolve(matrix: Option<Matrix>, range: Option<Range>, width: u32, height: u32, jpeg: bool) -> Self {
+        let hd = width >= 1280 || height > 576;
+        ColorSpec {
+            matrix: matrix.unwrap_or(if hd { Matrix::Bt709 } else { Matrix::Bt601 }),
+            range: range.unwrap_or(if jpeg { Range::Full } else { Range::Limited }),
+        }
+    }
+}
+
+/// Everything the converter needs to know about a stream's frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FrameFormat {
+    pub layout: PlaneLayout,
+    pub width: u32,
+    pub height: u32,
+    pub color: ColorSpec,
+}
+
+/// One plane of a decoded frame in CPU memory: `stride` bytes per row, at least
+/// `plane_size(..).1` rows.
+#[derive(Clone, Copy, Debug)]
+pub struct PlaneData<'a> {
+    pub data: &'a [u8],
+    pub stride: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn untagged_streams_are_guessed_like_mpv() {
+        let sd = ColorSpec::resolve(None, None, 720, 576, false);
+        assert_eq!(
+            sd,
+            ColorSpec {
+                matrix: Matrix::Bt601,
+                range: Range::Limited
+            }
+        );
+        let hd = ColorSpec::resolve(None, None, 1280, 720, false);
+        assert_eq!(hd.matrix, Matrix::Bt709);
+        let tall = ColorSpec::resolve(None, None, 720, 1280, false);
+        assert_eq!(tall.matrix, Matrix::Bt709);
+        let jpeg = ColorSpec::resolve(None, None, 640, 480, true);
+        assert_eq!(jpeg.range, Range::Full);
+        let tagged = ColorSpec::resolve(Some(Matrix::Bt2020), Some(Range::Full), 640, 480, false);
+        assert_eq!(
+            tagged,
+            ColorSpec {
+                matrix: Matrix::Bt2020,
+                range: Range::Full
+            }
+        );
+    }
+
+    #[test]
+    fn plane_sizes_round_up() {
+        let yuv420 = PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 1,
+            bits: 8,
+        };
+        assert_eq!(yuv420.plane_size(0, 5, 3), (5, 3));
+        assert_eq!(yuv420.plane_size(1, 5, 3), (3, 2));
+        let yuv422 = PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 0,
+            bits: 10,
+        };
+        assert_eq!(yuv422.plane_size(2, 5, 3), (3, 3));
+        assert_eq!(PlaneLayout::Nv12.plane_size(1, 1, 1), (1, 1));
+        assert_eq!(PlaneLayout::Rgb24.plane_count(), 1);
+    }
+}

@@ -1,0 +1,61 @@
+//! The GPU side of video: a ring of plane-texture slots the decode thread uploads into, and the
+//! converted frame (texture + packed pixels) that the histogram and the picture read.
+
+use super::convert::{ConvertBinding, ConvertError, ConvertPass, PlaneTextures};
+use super::format::FrameFormat;
+use crate::gpu::texture::GpuFrame;
+use crate::gpu::{GpuContext, GpuError};
+use std::sync::Arc;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum RingError {
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
+}
+
+/// Slots the decoder may fill ahead of what is shown: enough to ride out a slow frame, few
+/// enough that memory stays flat (a 4K 4:2:0 slot is 12 MB).
+pub const RING_SLOTS: usize = 6;
+
+pub struct FrameRing {
+    pub format: FrameFormat,
+    pub slots: Vec<Arc<PlaneTextures>>,
+    /// The converted picture of the slot last converted.
+    pub output: GpuFrame,
+    convert: ConvertPass,
+    bindings: Vec<ConvertBinding>,
+}
+
+impl FrameRing {
+    pub fn new(ctx: &GpuContext, format: FrameFormat, slots: usize) -> Result<Self, RingError> {
+        ctx.check_frame_size(format.width, format.height)?;
+        let output = GpuFrame::new(ctx, "video frame", format.width, format.height)?;
+        let convert = ConvertPass::new(&ctx.device);
+        let slots = (0..slots)
+            .map(|i| PlaneTextures::new(&ctx.device, &format!("ring slot {i}"), format).map(Arc::new))
+            .collect::<Result<Vec<_>, _>>()?;
+        let bindings = slots
+            .iter()
+            .map(|slot| convert.bind(&ctx.device, slot, &output))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self {
+            format,
+            slots,
+            output,
+            convert,
+            bindings,
+        })
+    }
+
+    /// Records the conversion of `slot` into `output`.
+    pub fn encode_convert(&self, encoder: &mut wgpu::CommandEncoder, slot: usize) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("convert"),
+            timestamp_writes: None,
+        });
+        self.convert.encode(&mut pass, &self.bindings[slot]);
+    }
+}

@@ -1,0 +1,582 @@
+//! One video stream of a file, demuxed and decoded by FFmpeg, frames in presentation order with
+//! their exact pts and frame number. Used by the decode thread; knows nothing of GPUs.
+
+use super::format::{ColorSpec, FrameFormat, Matrix, PlaneData, PlaneLayout, Range};
+use ffmpeg::format::Pixel;
+use ffmpeg::software::scaling;
+use ffmpeg_next as ffmpeg;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum VideoError {
+    #[error("cannot open '{path}': {reason}")]
+    Open { path: PathBuf, reason: String },
+    #[error("'{0}' is a directory, not a file")]
+    Directory(PathBuf),
+    #[error("'{path}' is not a picture or video histoplay can read ({reason})")]
+    NotMedia { path: PathBuf, reason: String },
+    #[error("'{0}' has no video stream")]
+    NoVideo(PathBuf),
+    #[error("'{path}': no decoder for its {codec} video")]
+    UnsupportedCodec { path: PathBuf, codec: String },
+    #[error("'{path}': {reason}")]
+    Decode { path: PathBuf, reason: String },
+}
+
+/// Where the decoder should land.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SeekTarget {
+    /// The frame whose display interval holds this time (exact), or the keyframe at or before it.
+    Time { seconds: f64, exact: bool },
+    /// Frame number `n` in presentation order (always exact).
+    Frame(u64),
+}
+
+/// What the rest of histoplay needs to know about the stream.
+#[derive(Clone, Debug)]
+pub struct VideoInfo {
+    pub path: PathBuf,
+    pub codec: String,
+    /// The decoder's pixel format, before any conversion.
+    pub pixel_format: String,
+    /// The frames' layout after conversion (what gets uploaded), size and colour.
+    pub format: FrameFormat,
+    pub time_base: (i32, i32),
+    /// Seconds per frame, from the stream's average rate (for step sizes and displays).
+    pub frame_duration: f64,
+    /// Frames in the stream, if the pts index could be built.
+    pub frame_count: Option<u64>,
+    /// Duration in seconds (of the pts index when there is one, else the container's).
+    pub duration: f64,
+    /// Clockwise quarter turns the picture is shown with (its display matrix).
+    pub quarter_turns: u32,
+    /// Display aspect ratio (width / height) after sample aspect and rotation.
+    pub display_aspect: f32,
+}
+
+impl VideoInfo {
+    pub fn seconds(&self, pts: i64) -> f64 {
+        pts as f64 * f64::from(self.time_base.0) / f64::from(self.time_base.1)
+    }
+
+    /// The pts of the tick a time falls in (rounded down: a time inside a frame's display
+    /// interval belongs to that frame).
+    pub fn pts_at(&self, seconds: f64) -> i64 {
+        (seconds * f64::from(self.time_base.1) / f64::from(self.time_base.0) + 1e-6).floor() as i64
+    }
+}
+
+/// A decoded frame, in a layout the GPU converter takes.
+pub struct DecodedFrame {
+    /// Frame number in presentation order.
+    pub index: u64,
+    /// Presentation timestamp in the stream's time base.
+    pub pts: i64,
+    pub seconds: f64,
+    pub frame: ffmpeg::frame::Video,
+}
+
+impl DecodedFrame {
+    pub fn planes(&self, layout: PlaneLayout) -> Vec<PlaneData<'_>> {
+        (0..layout.plane_count())
+            .map(|i| PlaneData {
+                data: self.frame.data(i),
+                stride: self.frame.stride(i),
+            })
+            .collect()
+    }
+
+    /// Bytes the frame's planes hold (for cache budgets).
+    pub fn byte_size(&self) -> usize {
+        (0..self.frame.planes()).map(|i| self.frame.data(i).len()).sum()
+    }
+}
+
+/// Maps FFmpeg pixel formats histoplay uploads as they are; None for the rest, which swscale
+/// converts. The bool says whether the format is a full-range JPEG one.
+fn native_layout(format: Pixel) -> Option<(PlaneLayout, bool)> {
+    let yuv = |chroma_shift_x, chroma_shift_y, bits| PlaneLayout::Yuv {
+        chroma_shift_x,
+        chroma_shift_y,
+        bits,
+    };
+    Some(match format {
+        Pixel::YUV420P => (yuv(1, 1, 8), false),
+        Pixel::YUVJ420P => (yuv(1, 1, 8), true),
+        Pixel::YUV422P => (yuv(1, 0, 8), false),
+        Pixel::YUVJ422P => (yuv(1, 0, 8), true),
+        Pixel::YUV444P => (yuv(0, 0, 8), false),
+        Pixel::YUVJ444P => (yuv(0, 0, 8), true),
+        Pixel::YUV420P10LE => (yuv(1, 1, 10), false),
+        Pixel::YUV422P10LE => (yuv(1, 0, 10), false),
+        Pixel::YUV444P10LE => (yuv(0, 0, 10), false),
+        Pixel::NV12 => (PlaneLayout::Nv12, false),
+        Pixel::GRAY8 => (PlaneLayout::Gray { bits: 8 }, false),
+        Pixel::GRAY10LE => (PlaneLayout::Gray { bits: 10 }, false),
+        Pixel::RGB24 => (PlaneLayout::Rgb24, false),
+        Pixel::RGBA => (PlaneLayout::Rgba, false),
+        Pixel::BGRA => (PlaneLayout::Bgra, false),
+        _ => return None,
+    })
+}
+
+/// The supported format an unsupported one is converted to: RGB stays RGB, Y'CbCr becomes
+/// 4:4:4 at 8 or 10 bits, so no chroma is thrown away.
+fn fallback_format(format: Pixel) -> Pixel {
+    let Some(desc) = format.descriptor() else {
+        return Pixel::RGBA;
+    };
+    // SAFETY: a descriptor from FFmpeg's static table.
+    let (flags, depth) = unsafe { ((*desc.as_ptr()).flags, (*desc.as_ptr()).comp[0].depth) };
+    let rgb = flags & ffmpeg::ffi::AV_PIX_FMT_FLAG_RGB as u64 != 0;
+    if rgb || desc.nb_components() == 0 {
+        Pixel::RGBA
+    } else if desc.nb_components() <= 2 {
+        if depth > 8 {
+            Pixel::GRAY10LE
+        } else {
+            Pixel::GRAY8
+        }
+    } else if depth > 8 {
+        Pixel::YUV444P10LE
+    } else {
+        Pixel::YUV444P
+    }
+}
+
+fn matrix_of(space: ffmpeg::color::Space) -> Option<Matrix> {
+    use ffmpeg::color::Space;
+    match space {
+        Space::BT709 => Some(Matrix::Bt709),
+        Space::BT470BG | Space::SMPTE170M | Space::SMPTE240M | Space::FCC => Some(Matrix::Bt601),
+        Space::BT2020NCL | Space::BT2020CL => Some(Matrix::Bt2020),
+        _ => None,
+    }
+}
+
+fn range_of(range: ffmpeg::color::Range) -> Option<Range> {
+    match range {
+        ffmpeg::color::Range::MPEG => Some(Range::Limited),
+        ffmpeg::color::Range::JPEG => Some(Range::Full),
+        _ => None,
+    }
+}
+
+/// The stream's display rotation as clockwise quarter turns.
+fn quarter_turns(stream: &ffmpeg::format::stream::Stream) -> u32 {
+    for side in stream.side_data() {
+        if side.kind() == ffmpeg::codec::packet::side_data::Type::DisplayMatrix && side.data().len() >= 36 {
+            // SAFETY: a display matrix is nine i32; av_display_rotation_get reads exactly those.
+            let ccw = unsafe { ffmpeg::ffi::av_display_rotation_get(side.data().as_ptr() as *const i32) };
+            if ccw.is_finite() {
+                return ((-ccw / 90.0).round() as i64).rem_euclid(4) as u32;
+            }
+        }
+    }
+    0
+}
+
+/// An swscale context that may move to the decode thread.
+struct Scaler(scaling::Context);
+
+// SAFETY: an SwsContext has no thread affinity; it is used by one thread at a time, the one
+// that owns the VideoSource (the decode thread once spawned).
+unsafe impl Send for Scaler {}
+
+pub struct VideoSource {
+    pub info: VideoInfo,
+    input: ffmpeg::format::context::Input,
+    stream_index: usize,
+    decoder: ffmpeg::decoder::Video,
+    /// Made once per stream when its format needs converting (and again only if it changes).
+    scaler: Option<Scaler>,
+    /// Presentation-order pts of every frame: the frame-number index.
+    frame_pts: Option<Vec<i64>>,
+    /// Frame number of the next frame when there is no index (count from the start).
+    next_count: u64,
+    last_pts: Option<i64>,
+    /// Whether frames have been decoded in sequence since the last seek.
+    in_run: bool,
+    /// While decoding up to an exact seek's target: frames before it that nothing references
+    /// are not decoded at all.
+    catch_up: Option<i64>,
+    eof_sent: bool,
+    damaged_packets: u64,
+}
+
+impl VideoSource {
+    pub fn open(path: &Path) -> Result<Self, VideoError> {
+        ffmpeg::init().map_err(|e| VideoError::Open {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        })?;
+        // FFmpeg's own log would repeat what histoplay reports; keep only its errors.
+        ffmpeg::util::log::set_level(ffmpeg::util::log::Level::Fatal);
+        if path.is_dir() {
+            return Err(VideoError::Directory(path.to_owned()));
+        }
+        if let Err(e) = std::fs::File::open(path) {
+            return Err(VideoError::Open {
+                path: path.to_owned(),
+                reason: e.to_string(),
+            });
+        }
+        let input = ffmpeg::format::input(path).map_err(|e| VideoError::NotMedia {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        })?;
+        let stream = input
+            .streams()
+            .best(ffmpeg::media::Type::Video)
+            .ok_or_else(|| VideoError::NoVideo(path.to_owned()))?;
+        let stream_index = stream.index();
+        let parameters = stream.parameters();
+        let codec_id = parameters.id();
+        let mut context =
+            ffmpeg::codec::context::Context::from_parameters(parameters).map_err(|e| VideoError::Decode {
+                path: path.to_owned(),
+                reason: e.to_string(),
+            })?;
+        // Frame threads decode ahead, each holding a frame: 8 keep 4K decoding fast while
+        // bounding the memory they take.
+        let threads = std::thread::available_parallelism().map_or(4, |n| n.get()).min(8);
+        context.set_threading(ffmpeg::threading::Config {
+            kind: ffmpeg::threading::Type::Frame,
+            count: threads,
+            ..Default::default()
+        });
+        let codec = format!("{codec_id:?}").to_lowercase();
+        if ffmpeg::decoder::find(codec_id).is_none() {
+            return Err(VideoError::UnsupportedCodec {
+                path: path.to_owned(),
+                codec,
+            });
+        }
+        let decoder = context.decoder().video().map_err(|e| VideoError::Decode {
+            path: path.to_owned(),
+            reason: format!("cannot open the {codec} decoder: {e}"),
+        })?;
+        let (width, height) = (decoder.width(), decoder.height());
+        if width == 0 || height == 0 {
+            return Err(VideoError::Decode {
+                path: path.to_owned(),
+                reason: "the video stream has no frame size".into(),
+            });
+        }
+        let decoder_format = decoder.format();
+        let (layout, jpeg) = native_layout(decoder_format).unwrap_or_else(|| {
+            let target = fallback_format(decoder_format);
+            native_layout(target).expect("fallback formats are native")
+        });
+        let color = ColorSpec::resolve(
+            matrix_of(decoder.color_space()),
+            range_of(decoder.color_range()),
+            width,
+            height,
+            jpeg,
+        );
+        let time_base = stream.time_base();
+        let rate = stream.avg_frame_rate();
+        let frame_duration = if rate.numerator() > 0 && rate.denominator() > 0 {
+            f64::from(rate.denominator()) / f64::from(rate.numerator())
+        } else {
+            1.0 / 25.0
+        };
+        let turns = quarter_turns(&stream);
+        let sar = decoder.aspect_ratio();
+        let sar = if sar.numerator() > 0 && sar.denominator() > 0 {
+            f64::from(sar.numerator()) / f64::from(sar.denominator())
+        } else {
+            1.0
+        };
+        let aspect = width as f64 * sar / height as f64;
+        let display_aspect = if turns % 2 == 1 { 1.0 / aspect } else { aspect } as f32;
+        let container_duration = if input.duration() > 0 {
+            input.duration() as f64 / f64::from(ffmpeg::ffi::AV_TIME_BASE)
+        } else {
+            0.0
+        };
+        let info = VideoInfo {
+            path: path.to_owned(),
+            codec,
+            pixel_format: format!("{decoder_format:?}").to_lowercase(),
+            format: FrameFormat {
+                layout,
+                width,
+                height,
+                color,
+            },
+            time_base: (time_base.numerator(), time_base.denominator()),
+            frame_duration,
+            frame_count: None,
+            duration: container_duration,
+            quarter_turns: turns,
+            display_aspect,
+        };
+        let mut source = Self {
+            info,
+            input,
+            stream_index,
+            decoder,
+            scaler: None,
+            frame_pts: None,
+            next_count: 0,
+            last_pts: None,
+            in_run: false,
+            catch_up: None,
+            eof_sent: false,
+            damaged_packets: 0,
+        };
+        source.build_index();
+        Ok(source)
+    }
+
+    /// Reads every packet's pts once (no decoding) so a frame's number is its rank in
+    /// presentation order, whatever the GOP structure, B-frames or frame rate.
+    fn build_index(&mut self) {
+        let mut pts = Vec::new();
+        let mut complete = true;
+        for (stream, packet) in self.input.packets() {
+            if stream.index() != self.stream_index {
+                continue;
+            }
+            match packet.pts().or(packet.dts()) {
+                Some(p) => pts.push(p),
+                None => complete = false,
+            }
+        }
+        pts.sort_unstable();
+        pts.dedup();
+        if complete && !pts.is_empty() {
+            let last = *pts.last().expect("non-empty");
+            self.info.frame_count = Some(pts.len() as u64);
+            self.info.duration = self.info.seconds(last) + self.info.frame_duration - self.info.seconds(pts[0]);
+            self.frame_pts = Some(pts);
+        } else {
+            log::warn!(
+                "{}: frames have no timestamps; frame numbers count from the start",
+                self.info.path.display()
+            );
+        }
+        self.rewind();
+    }
+
+    fn rewind(&mut self) {
+        // SAFETY: a valid input context; seeking to the stream's start, backwards.
+        let result = unsafe {
+            ffmpeg::ffi::av_seek_frame(
+                self.input.as_mut_ptr(),
+                self.stream_index as i32,
+                i64::MIN / 2,
+                ffmpeg::ffi::AVSEEK_FLAG_BACKWARD,
+            )
+        };
+        if result < 0 {
+            let _ = self.input.seek(0, ..);
+        }
+        self.decoder.flush();
+        self.eof_sent = false;
+        self.next_count = 0;
+        self.last_pts = None;
+        self.in_run = false;
+    }
+
+    /// Pts of frame `index`, if the index knows it.
+    pub fn pts_of_frame(&self, index: u64) -> Option<i64> {
+        self.frame_pts.as_ref()?.get(index as usize).copied()
+    }
+
+    /// Number of the frame shown at `pts`: the last frame whose pts is at or before it.
+    pub fn frame_at_pts(&self, pts: i64) -> Option<u64> {
+        let index = self.frame_pts.as_ref()?;
+        Some(index.partition_point(|&p| p <= pts).saturating_sub(1) as u64)
+    }
+
+    /// The frame a seek lands on (exact), as (frame number, pts).
+    pub fn resolve(&self, target: SeekTarget) -> Option<(u64, i64)> {
+        let n = match target {
+            SeekTarget::Frame(n) => n.min(self.info.frame_count?.saturating_sub(1)),
+            SeekTarget::Time { seconds, .. } => self.frame_at_pts(self.info.pts_at(seconds))?,
+        };
+        Some((n, self.pts_of_frame(n)?))
+    }
+
+    /// Positions the demuxer at the keyframe at or before `pts`; the next frames decoded start
+    /// there. Returns false if the stream can't seek (then it restarts from the beginning).
+    pub fn seek_before(&mut self, pts: i64) -> bool {
+        // SAFETY: a valid input context and stream index.
+        let result = unsafe {
+            ffmpeg::ffi::av_seek_frame(
+                self.input.as_mut_ptr(),
+                self.stream_index as i32,
+                pts,
+                ffmpeg::ffi::AVSEEK_FLAG_BACKWARD,
+            )
+        };
+        self.decoder.flush();
+        self.eof_sent = false;
+        self.last_pts = None;
+        self.in_run = false;
+        if result < 0 {
+            self.rewind();
+            return false;
+        }
+        true
+    }
+
+    /// Decodes up to the frame at `target` (a pts) as fast as possible: until a packet at or
+    /// past it, frames that no other frame references are skipped, as mpv does for exact seeks.
+    pub fn catch_up_to(&mut self, target: Option<i64>) {
+        self.catch_up = target;
+        if target.is_none() {
+            self.decoder.skip_frame(ffmpeg::Discard::Default);
+        }
+    }
+
+    pub fn damaged_packets(&self) -> u64 {
+        self.damaged_packets
+    }
+
+    /// The next frame in presentation order, or None at the end of the stream. Damaged packets
+    /// are skipped with a warning: decoding goes on past them.
+    pub fn next_frame(&mut self) -> Result<Option<DecodedFrame>, VideoError> {
+        let mut frame = ffmpeg::frame::Video::empty();
+        loop {
+            match self.decoder.receive_frame(&mut frame) {
+                Ok(()) => return self.finish(frame).map(Some),
+                Err(ffmpeg::Error::Eof) => return Ok(None),
+                Err(ffmpeg::Error::Other { errno }) if errno == ffmpeg::error::EAGAIN => {}
+                Err(e) => {
+                    self.note_damage(&e);
+                    continue;
+                }
+            }
+            if self.eof_sent {
+                return Ok(None);
+            }
+            let mut packet = ffmpeg::Packet::empty();
+            match packet.read(&mut self.input) {
+                Ok(()) => {
+                    if packet.stream() != self.stream_index {
+                        continue;
+                    }
+                    if let Some(target) = self.catch_up {
+                        let before = packet.pts().is_some_and(|p| p < target);
+                        self.decoder.skip_frame(if before {
+                            ffmpeg::Discard::NonReference
+                        } else {
+                            ffmpeg::Discard::Default
+                        });
+                    }
+                    if let Err(e) = self.decoder.send_packet(&packet) {
+                        self.note_damage(&e);
+                    }
+                }
+                Err(ffmpeg::Error::Eof) => {
+                    self.eof_sent = true;
+                    let _ = self.decoder.send_eof();
+                }
+                Err(e) => {
+                    // A read error mid-file: treat what was read as the whole stream.
+                    log::warn!("{}: read error, stopping there: {e}", self.info.path.display());
+                    self.eof_sent = true;
+                    let _ = self.decoder.send_eof();
+                }
+            }
+        }
+    }
+
+    fn note_damage(&mut self, error: &dyn std::fmt::Display) {
+        self.damaged_packets += 1;
+        if self.damaged_packets <= 3 {
+            log::warn!("{}: damaged video, playing on: {error}", self.info.path.display());
+        } else if self.damaged_packets == 4 {
+            log::warn!("{}: more damage; further warnings suppressed", self.info.path.display());
+        }
+    }
+
+    fn finish(&mut self, frame: ffmpeg::frame::Video) -> Result<DecodedFrame, VideoError> {
+        let pts = frame
+            .timestamp()
+            .or(frame.pts())
+            .or_else(|| {
+                self.last_pts
+                    .map(|p| p + self.info.pts_at(self.info.frame_duration).max(1))
+            })
+            .unwrap_or(0);
+        self.last_pts = Some(pts);
+        let index = match self.frame_at_pts(pts) {
+            Some(index) => index,
+            None => self.next_count,
+        };
+        // Frames the index knows of but the decoder never produced were lost to damage (right
+        // after a seek the first frame may be anywhere, so only count gaps in a run).
+        if let Some(target) = self.catch_up {
+            if pts >= target {
+                self.catch_up_to(None);
+            }
+            self.in_run = false;
+        } else if self.next_count > 0 && index > self.next_count && self.in_run {
+            self.note_damage(&format!("frames {}..{} are missing", self.next_count, index));
+        }
+        // SAFETY: reading two plain fields of a valid frame.
+        let (error_flags, flags) = unsafe { ((*frame.as_ptr()).decode_error_flags, (*frame.as_ptr()).flags) };
+        if error_flags != 0 || flags & ffmpeg::ffi::AV_FRAME_FLAG_CORRUPT != 0 {
+            self.note_damage(&format!("frame {index} was decoded with errors and concealed"));
+        }
+        self.in_run = self.catch_up.is_none();
+        self.next_count = index + 1;
+        let frame = self.convert_for_upload(frame)?;
+        Ok(DecodedFrame {
+            index,
+            pts,
+            seconds: self.info.seconds(pts),
+            frame,
+        })
+    }
+
+    /// Frames already in the stream's upload layout pass through; others (or frames whose size
+    /// changed mid-stream) go through one swscale context, made when first needed.
+    fn convert_for_upload(&mut self, frame: ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, VideoError> {
+        let f = &self.info.format;
+        let native = native_layout(frame.format()).map(|(layout, _)| layout);
+        if native == Some(f.layout) && frame.width() == f.width && frame.height() == f.height {
+            return Ok(frame);
+        }
+        let target = match f.layout {
+            PlaneLayout::Yuv { bits: 10, .. } => Pixel::YUV444P10LE,
+            PlaneLayout::Yuv { .. } => Pixel::YUV444P,
+            PlaneLayout::Gray { bits: 10 } => Pixel::GRAY10LE,
+            PlaneLayout::Gray { .. } => Pixel::GRAY8,
+            _ => Pixel::RGBA,
+        };
+        let stale = self.scaler.as_ref().is_none_or(|Scaler(s)| {
+            s.input().format != frame.format() || s.input().width != frame.width() || s.input().height != frame.height()
+        });
+        if stale {
+            let context = scaling::Context::get(
+                frame.format(),
+                frame.width(),
+                frame.height(),
+                target,
+                f.width,
+                f.height,
+                scaling::Flags::BICUBIC | scaling::Flags::ACCURATE_RND | scaling::Flags::FULL_CHR_H_INT,
+            )
+            .map_err(|e| VideoError::Decode {
+                path: self.info.path.clone(),
+                reason: format!("cannot convert {:?} frames: {e}", frame.format()),
+            })?;
+            self.scaler = Some(Scaler(context));
+        }
+        let mut out = ffmpeg::frame::Video::empty();
+        let Scaler(scaler) = self.scaler.as_mut().expect("made above");
+        scaler.run(&frame, &mut out).map_err(|e| VideoError::Decode {
+            path: self.info.path.clone(),
+            reason: format!("converting a frame failed: {e}"),
+        })?;
+        out.set_pts(frame.pts());
+        Ok(out)
+    }
+}

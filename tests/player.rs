@@ -1,0 +1,610 @@
+//! End to end: the real player binary in a real X server (an Xvfb of each test's own), driven
+//! with xdotool, watched through its `--frame-log` and asserted on the pixels of its window.
+//! The clip is grey-cycle: frame n is a flat grey of known level, so the picture and the
+//! histogram of the frame on screen are known exactly.
+
+mod common;
+
+use histoplay::layout::{histogram_quads, Rect};
+use histoplay::video::convert::convert_cpu;
+use histoplay::video::format::{ColorSpec, FrameFormat, Matrix, PlaneData, PlaneLayout, Range};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// Generous: lavapipe is slow and the machine may be busy with other tests.
+const TIMEOUT: Duration = Duration::from_secs(40);
+
+/// An Xvfb server on a display number it picks itself (-displayfd), killed on drop.
+struct Xvfb {
+    child: Child,
+    display: String,
+}
+
+impl Xvfb {
+    fn start() -> Self {
+        let mut child = Command::new("Xvfb")
+            .args(["-displayfd", "1", "-screen", "0", "1280x720x24", "-nolisten", "tcp"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb runs (scripts/setup installs it)");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let number: u32 = line.trim().parse().unwrap_or_else(|_| panic!("Xvfb said {line:?}"));
+        Self {
+            child,
+            display: format!(":{number}"),
+        }
+    }
+
+    fn xdotool(&self, args: &[&str]) -> String {
+        let out = Command::new("xdotool")
+            .args(args)
+            .env("DISPLAY", &self.display)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One line of the frame log.
+#[derive(Clone, Debug, PartialEq)]
+struct Present {
+    frame: Option<u64>,
+    generation: u64,
+    new_frame: bool,
+    paused: bool,
+    size: (u32, u32),
+}
+
+fn parse(line: &str) -> Option<Present> {
+    let field = |name: &str| line.split(' ').find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='));
+    let (w, h) = field("size")?.split_once('x')?;
+    Some(Present {
+        frame: field("frame")?.parse().ok(),
+        generation: field("gen")?.parse().ok()?,
+        new_frame: field("new")? == "1",
+        paused: field("paused")? == "1",
+        size: (w.parse().ok()?, h.parse().ok()?),
+    })
+}
+
+struct Image {
+    width: u32,
+    height: u32,
+    rgba: Vec<u8>,
+}
+
+impl Image {
+    fn at(&self, x: u32, y: u32) -> [u8; 3] {
+        let i = ((y * self.width + x) * 4) as usize;
+        [self.rgba[i], self.rgba[i + 1], self.rgba[i + 2]]
+    }
+
+    /// The grey where nothing is drawn over the picture (right of centre, upper third).
+    fn picture(&self) -> [u8; 3] {
+        self.at(self.width * 4 / 5, self.height * 3 / 10)
+    }
+
+    fn region(&self, (x0, y0, x1, y1): (u32, u32, u32, u32)) -> Vec<[u8; 3]> {
+        (y0..y1)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .map(|(x, y)| self.at(x, y))
+            .collect()
+    }
+}
+
+fn decode_png(bytes: &[u8]) -> Image {
+    let image = image::load_from_memory(bytes).expect("a PNG").to_rgba8();
+    Image {
+        width: image.width(),
+        height: image.height(),
+        rgba: image.into_raw(),
+    }
+}
+
+/// The player on a file, in its own directory (screenshots land there), killed on drop.
+struct Player<'x> {
+    x: &'x Xvfb,
+    child: Child,
+    dir: PathBuf,
+    log: PathBuf,
+    window: String,
+}
+
+impl<'x> Player<'x> {
+    fn start(x: &'x Xvfb, name: &str, file: Option<&Path>) -> Self {
+        let dir = common::repo_path(&format!("target/player-tests/{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("frames.log");
+        let mut command = Command::new(env!("CARGO_BIN_EXE_histoplay"));
+        command.args(file).arg("--frame-log").arg(&log);
+        let child = command
+            .current_dir(&dir)
+            .env("DISPLAY", &x.display)
+            .env_remove("WAYLAND_DISPLAY")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("stderr.txt")).unwrap())
+            .spawn()
+            .unwrap();
+        let mut player = Self {
+            x,
+            child,
+            dir,
+            log,
+            window: String::new(),
+        };
+        player.window = player.poll("the window", || {
+            let found = player.x.xdotool(&["search", "--name", "^histoplay "]);
+            found.lines().next().map(str::to_string)
+        });
+        player.x.xdotool(&["windowfocus", "--sync", &player.window]);
+        player
+    }
+
+    /// Polls `check` until it gives a value; fails with the player's stderr after TIMEOUT or if
+    /// it exits.
+    fn poll<T>(&self, what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+        let start = Instant::now();
+        loop {
+            if let Some(value) = check() {
+                return value;
+            }
+            let stderr = std::fs::read_to_string(self.dir.join("stderr.txt")).unwrap_or_default();
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "timed out waiting for {what}; stderr:\n{stderr}"
+            );
+            assert!(
+                !self.exited(),
+                "the player exited while waiting for {what}; stderr:\n{stderr}"
+            );
+            std::thread::sleep(Duration::from_millis(40));
+        }
+    }
+
+    /// CPU time the player has used, all threads (utime + stime in /proc, 100 Hz ticks).
+    fn cpu_time(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
+        let fields: Vec<u64> = stat
+            .rsplit(") ")
+            .next()
+            .unwrap()
+            .split(' ')
+            .skip(11)
+            .take(2)
+            .map(|v| v.parse().unwrap())
+            .collect();
+        Duration::from_millis((fields[0] + fields[1]) * 10)
+    }
+
+    fn exited(&self) -> bool {
+        // /proc says whether the child is a zombie without reaping it.
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        stat.is_empty() || stat.contains(") Z")
+    }
+
+    fn presents(&self) -> Vec<Present> {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        // The last line may be half written: only whole lines count.
+        text.split_inclusive('\n')
+            .filter_map(|line| parse(line.strip_suffix('\n')?))
+            .collect()
+    }
+
+    /// Waits for a present (after the first `after` ones) that `check` accepts.
+    fn wait_present(&self, what: &str, after: usize, check: impl Fn(&Present) -> bool) -> Present {
+        self.poll(what, || self.presents().into_iter().skip(after).find(|p| check(p)))
+    }
+
+    /// Waits until no present has come for `quiet`: the window is idle.
+    fn wait_idle(&self, quiet: Duration) -> usize {
+        let mut count = self.presents().len();
+        let mut since = Instant::now();
+        self.poll("the window to go idle", || {
+            let now = self.presents().len();
+            if now != count {
+                (count, since) = (now, Instant::now());
+            }
+            (since.elapsed() >= quiet).then_some(count)
+        })
+    }
+
+    fn key(&self, key: &str) -> usize {
+        let before = self.presents().len();
+        self.x.xdotool(&["key", key]);
+        before
+    }
+
+    /// What the window shows, as the X server has it.
+    fn capture(&self) -> Image {
+        let out = Command::new("import")
+            .args(["-window", &self.window, "png:-"])
+            .env("DISPLAY", &self.x.display)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "import: {}", String::from_utf8_lossy(&out.stderr));
+        decode_png(&out.stdout)
+    }
+
+    fn wait_exit(&mut self) -> ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(start.elapsed() < TIMEOUT, "the player did not exit");
+            std::thread::sleep(Duration::from_millis(40));
+        }
+    }
+}
+
+impl Drop for Player<'_> {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // Kept after a failure: the frame log, the player's stderr and any screenshot.
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// The grey a flat luma becomes on screen (limited range, U = V = 128), by the CPU twin of the
+/// converter.
+fn grey(frame: u64) -> [u8; 3] {
+    let format = FrameFormat {
+        layout: PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 1,
+            bits: 8,
+        },
+        width: 2,
+        height: 2,
+        color: ColorSpec {
+            matrix: Matrix::Bt601,
+            range: Range::Limited,
+        },
+    };
+    let (luma, chroma) = ([common::cycle_luma(frame); 4], [128u8; 1]);
+    let planes = [
+        PlaneData { data: &luma, stride: 2 },
+        PlaneData {
+            data: &chroma,
+            stride: 1,
+        },
+        PlaneData {
+            data: &chroma,
+            stride: 1,
+        },
+    ];
+    let rgba = convert_cpu(&format, &planes);
+    [rgba[0], rgba[1], rgba[2]]
+}
+
+/// Inner pixels of a quad: every one is the darkened picture (backdrop) or the bar, and the bar
+/// is one full-height column group at the frame's grey level (a flat frame fills one bin).
+fn assert_quad(image: &Image, rect: Rect, level: [u8; 3], bar: [u8; 3], what: &str) {
+    let (x0, y0, x1, y1) = rect.to_pixels(image.width, image.height);
+    let (x0, y0, x1, y1) = (x0 + 1, y0 + 1, x1 - 1, y1 - 1);
+    let backdrop = level.map(|c| c / 2);
+    let mut bar_columns = Vec::new();
+    for x in x0..x1 {
+        let column = image.region((x, y0, x + 1, y1));
+        let bars = column.iter().filter(|p| **p == bar).count();
+        for p in &column {
+            assert!(
+                *p == bar || (0..3).all(|c| p[c].abs_diff(backdrop[c]) <= 1),
+                "{what}: {p:?} at column {x} is neither the bar {bar:?} nor the backdrop {backdrop:?}"
+            );
+        }
+        if bars == column.len() {
+            bar_columns.push(x);
+        }
+    }
+    assert!(!bar_columns.is_empty(), "{what}: no full-height bar");
+    let width = f64::from(x1 - x0 + 2);
+    for x in &bar_columns {
+        let bin = (f64::from(x - x0 + 1) + 0.5) / width * 256.0;
+        assert!(
+            (bin - f64::from(level[0])).abs() <= 2.0,
+            "{what}: bar at bin {bin:.1}, level {}",
+            level[0]
+        );
+    }
+}
+
+/// The picture (no quad) inside a quad's rectangle: the quads are hidden.
+fn assert_no_quad(image: &Image, rect: Rect, level: [u8; 3], what: &str) {
+    let pixels = image.region(rect.to_pixels(image.width, image.height));
+    assert!(
+        pixels.iter().all(|p| *p == level),
+        "{what}: something is drawn over the picture"
+    );
+}
+
+const RGB_BAR: [u8; 3] = [217, 217, 217];
+/// The seek bar's played part (osd.rs).
+const SEEK_BAR_PLAYED: [u8; 3] = [90, 160, 255];
+const L_BAR: [u8; 3] = [255, 255, 255];
+
+#[test]
+fn keys_drive_playback_and_the_window_shows_the_frame_and_its_histogram() {
+    let clip = common::grey_cycle();
+    let x = Xvfb::start();
+    let mut player = Player::start(&x, "keys", Some(&clip));
+    assert_eq!(
+        x.xdotool(&["getwindowname", &player.window]),
+        "histoplay — grey-cycle.mp4"
+    );
+    player.wait_present("playback", 0, |p| p.new_frame && !p.paused && p.frame >= Some(5));
+
+    // Space pauses; then nothing is drawn at all, and the picture is the paused frame's.
+    let before = player.key("space");
+    player.wait_present("the pause", before, |p| p.paused);
+    let idle = player.wait_idle(Duration::from_millis(700));
+    let paused = player.presents()[idle - 1].clone();
+    let frame = paused.frame.unwrap();
+    let cpu = player.cpu_time();
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(player.presents().len(), idle, "presents while paused and untouched");
+    let busy = player.cpu_time() - cpu;
+    // Idle means asleep: a loop that wakes without cause shows up here (one did, at ~6%).
+    assert!(
+        busy <= Duration::from_millis(30),
+        "{busy:?} of CPU in 1 s paused: not idle"
+    );
+    let shot = player.capture();
+    assert_eq!((shot.width, shot.height), (640, 480), "64x48 opens at 640x480");
+    assert_eq!(shot.picture(), grey(frame), "paused on frame {frame}");
+    let [rgb, l] = histogram_quads();
+    assert_quad(&shot, rgb, grey(frame), RGB_BAR, "RGB quad");
+    assert_quad(&shot, l, grey(frame), L_BAR, "L quad");
+    // The OSD is up while paused, just above the quads.
+    let osd = shot.region((20, 480 * 3 / 4 - 40, 620, 480 * 3 / 4 - 10));
+    assert!(
+        osd.iter().any(|p| *p != grey(frame)),
+        "no OSD over the picture while paused"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(player.capture().rgba, shot.rgba, "the paused picture changed");
+
+    // `.` steps forward: the next frame, picture and histogram together, still paused.
+    let before = player.key("period");
+    let step = player.wait_present("a step", before, |p| p.new_frame);
+    assert_eq!((step.frame, step.paused), (Some(frame + 1), true));
+    let stepped = player.capture();
+    assert_eq!(stepped.picture(), grey(frame + 1));
+    assert_quad(&stepped, rgb, grey(frame + 1), RGB_BAR, "RGB quad after a step");
+    // `,` steps back: the very same pixels as before the step.
+    let before = player.key("comma");
+    let back = player.wait_present("a step back", before, |p| p.new_frame);
+    assert_eq!(back.frame, Some(frame));
+    player.wait_idle(Duration::from_millis(300));
+    let again = player.capture();
+    for area in [(0, 0, 640, 240), (0, 360, 640, 480)] {
+        assert_eq!(
+            again.region(area),
+            shot.region(area),
+            "stepping back did not restore the frame"
+        );
+    }
+
+    // `h` cycles the quads: RGB only, L only, none, both.
+    let level = grey(frame);
+    let capture_after_h = || {
+        let before = player.key("h");
+        player.wait_present("a redraw", before, |_| true);
+        player.wait_idle(Duration::from_millis(300));
+        player.capture()
+    };
+    let only_rgb = capture_after_h();
+    assert_quad(&only_rgb, rgb, level, RGB_BAR, "RGB quad alone");
+    assert_no_quad(&only_rgb, l, level, "L quad hidden");
+    let only_l = capture_after_h();
+    assert_no_quad(&only_l, rgb, level, "RGB quad hidden");
+    assert_quad(&only_l, l, level, L_BAR, "L quad alone");
+    let none = capture_after_h();
+    assert_no_quad(&none, rgb, level, "no quads");
+    assert_no_quad(&none, l, level, "no quads");
+    let both = capture_after_h();
+    assert_quad(&both, rgb, level, RGB_BAR, "both again");
+    assert_quad(&both, l, level, L_BAR, "both again");
+
+    // Exact seeks land on their frame; the picture follows.
+    let seek = |key: &str, expect: u64| {
+        let before = player.key(key);
+        let p = player.wait_present(key, before, |p| p.new_frame);
+        assert_eq!(p.frame, Some(expect), "{key}");
+        assert!(p.paused, "a seek keeps the pause");
+        player.wait_idle(Duration::from_millis(200));
+        assert_eq!(player.capture().picture(), grey(expect), "picture after {key}");
+    };
+    seek("shift+Right", frame + 30);
+    seek("End", common::CYCLE_FRAMES - 1);
+    seek("Left", common::CYCLE_FRAMES - 1 - 150);
+    seek("shift+Left", common::CYCLE_FRAMES - 1 - 180);
+    seek("Home", 0);
+    seek("Right", 150);
+
+    // `s` writes what is on screen, named after the file, position and frame.
+    let before = player.key("s");
+    player.wait_present("the screenshot frame", before, |_| true);
+    let png = player.dir.join("grey-cycle-00m05.000s-f150.png");
+    player.poll("the screenshot", || png.exists().then_some(()));
+    let saved = player.poll("a complete PNG", || {
+        std::fs::read(&png)
+            .ok()
+            .and_then(|b| image::load_from_memory(&b).is_ok().then(|| decode_png(&b)))
+    });
+    assert_eq!((saved.width, saved.height), (640, 480));
+    assert_eq!(saved.picture(), grey(150));
+    assert_quad(&saved, rgb, grey(150), RGB_BAR, "screenshot's RGB quad");
+    assert_quad(&saved, l, grey(150), L_BAR, "screenshot's L quad");
+
+    // The seek bar, found by its played part (opaque blue): a click seeks exactly there (frame
+    // 318 is no keyframe: GOPs are 30), a drag seeks as it goes and exactly where it ends.
+    let bar = player.capture();
+    let played: Vec<(u32, u32)> = (0..bar.height)
+        .flat_map(|y| (0..bar.width).map(move |x| (x, y)))
+        .filter(|&(x, y)| bar.at(x, y) == SEEK_BAR_PLAYED)
+        .collect();
+    assert!(!played.is_empty(), "no seek bar in the OSD");
+    let y = played[played.len() / 2].1;
+    let left = played.iter().map(|p| p.0).min().unwrap();
+    let at = |share: f64| {
+        (left as f64 + share * f64::from(bar.width - 2 * left))
+            .round()
+            .to_string()
+    };
+    let mouse = |args: &[&str]| x.xdotool(&[&["mousemove", "--window", &player.window][..], args].concat());
+    let before = player.presents().len();
+    mouse(&[&at(0.53), &y.to_string(), "click", "1"]);
+    // The press may show a keyframe first (a fast seek); the release lands exactly.
+    player.wait_present("a click on the seek bar", before, |p| p.new_frame);
+    let settled = player.wait_idle(Duration::from_millis(300));
+    let frame = player.presents()[settled - 1].frame.unwrap();
+    assert!(frame.abs_diff(318) <= 3, "a click at 53% landed on frame {frame}");
+    let before = player.presents().len();
+    mouse(&[&at(0.2), &y.to_string(), "mousedown", "1"]);
+    for share in [0.3, 0.4, 0.5, 0.6, 0.7, 0.77] {
+        std::thread::sleep(Duration::from_millis(150));
+        mouse(&[&at(share), &y.to_string()]);
+    }
+    let during = player.presents().len();
+    x.xdotool(&["mouseup", "1"]);
+    let dropped = player.wait_present("the end of a drag", during, |p| {
+        p.new_frame && p.frame.is_some_and(|f| f.abs_diff(462) <= 3)
+    });
+    assert!(dropped.paused);
+    let dragging = &player.presents()[before..during];
+    assert!(
+        dragging
+            .iter()
+            .any(|p| p.new_frame && p.frame.is_some_and(|f| f % 30 == 0 && f > 60)),
+        "no keyframe seeks while dragging: {dragging:?}"
+    );
+    // The wheel seeks 5 s, exactly.
+    let wheel = |button: &str, expect: u64| {
+        let before = player.presents().len();
+        x.xdotool(&["click", button]);
+        let p = player.wait_present("a wheel seek", before, |p| p.new_frame);
+        assert_eq!(p.frame, Some(expect), "wheel button {button}");
+    };
+    let here = dropped.frame.unwrap();
+    wheel("5", here - 150);
+    wheel("4", here);
+    seek("Home", 0);
+    seek("Right", 150);
+
+    // Resize: the surface follows, and the quads are laid out for the new size.
+    x.xdotool(&["windowsize", &player.window, "800", "450"]);
+    let resized = player.wait_present("a frame at 800x450", 0, |p| p.size == (800, 450));
+    assert!(resized.paused);
+    player.wait_idle(Duration::from_millis(300));
+    let wide = player.capture();
+    assert_eq!((wide.width, wide.height), (800, 450));
+    assert_quad(&wide, rgb, grey(150), RGB_BAR, "RGB quad at 800x450");
+    // `c`: contain shows the 4:3 picture with black bars at the sides; cover fills.
+    assert_eq!(wide.at(4, 100), grey(150), "cover fills the window");
+    let before = player.key("c");
+    player.wait_present("contain", before, |_| true);
+    player.wait_idle(Duration::from_millis(300));
+    let contained = player.capture();
+    assert_eq!(contained.at(4, 100), [0, 0, 0], "contain letterboxes");
+    assert_eq!(contained.at(400, 100), grey(150));
+
+    // Play on: the OSD fades when untouched, and frames advance at the clip's pace.
+    let before = player.key("space");
+    let resumed = player.wait_present("playing again", before, |p| p.new_frame && !p.paused);
+    let faded = player.poll("the OSD to fade", || {
+        let shot = player.capture();
+        // Inside the contained picture (it spans x = 100..700).
+        let osd = shot.region((120, 450 * 3 / 4 - 40, 680, 450 * 3 / 4 - 10));
+        osd.iter().all(|p| *p == shot.at(400, 100)).then_some(shot)
+    });
+    assert_eq!((faded.width, faded.height), (800, 450));
+    let later = player.presents().last().cloned().unwrap();
+    assert!(later.frame > resumed.frame && !later.paused);
+
+    // Minimizing and unmapping the window don't stop the player; it draws again when back.
+    x.xdotool(&["windowminimize", &player.window]);
+    x.xdotool(&["windowunmap", &player.window]);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!player.exited(), "the player died while unmapped");
+    x.xdotool(&["windowmap", &player.window]);
+    x.xdotool(&["windowfocus", "--sync", &player.window]);
+    let count = player.presents().len();
+    player.wait_present("frames after the window came back", count, |p| p.new_frame);
+    // `f` and Escape: fullscreen and back (without a window manager nothing visible changes).
+    player.key("f");
+    player.key("Escape");
+
+    // `q` quits cleanly.
+    player.key("q");
+    let status = player.wait_exit();
+    assert!(status.success(), "q exits with {status}");
+}
+
+#[test]
+fn with_no_file_it_plays_the_bundled_sample() {
+    let x = Xvfb::start();
+    let mut player = Player::start(&x, "default", None);
+    assert_eq!(
+        x.xdotool(&["getwindowname", &player.window]),
+        "histoplay — sample-540p.mp4"
+    );
+    let first = player.wait_present("the first frame", 0, |p| p.new_frame);
+    assert_eq!((first.frame, first.generation, first.size), (Some(0), 0, (960, 540)));
+    player.key("q");
+    assert!(player.wait_exit().success());
+}
+
+fn histoplay(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_histoplay"));
+    command.args(args).env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+fn one_line_error(out: &std::process::Output) -> String {
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(stderr.lines().count(), 1, "not one line: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    stderr
+}
+
+#[test]
+fn without_a_display_it_says_so_in_one_line() {
+    let clip = common::grey_cycle();
+    let clip = clip.to_str().unwrap();
+    let expected = "error: no display to open a window on; use `histoplay hist` or `histoplay render` for \
+                    headless work\n";
+    assert_eq!(one_line_error(&histoplay(&[clip], &[])), expected);
+    // A display that isn't there is no display either.
+    assert_eq!(one_line_error(&histoplay(&[clip], &[("DISPLAY", ":4077")])), expected);
+}
+
+#[test]
+fn a_file_that_cannot_be_played_fails_before_any_window() {
+    let missing = one_line_error(&histoplay(&["no-such-video.mp4"], &[("DISPLAY", ":4077")]));
+    assert!(missing.contains("no-such-video.mp4"), "{missing}");
+    let readme = common::repo_path("README.md");
+    let not_video = one_line_error(&histoplay(&[readme.to_str().unwrap()], &[("DISPLAY", ":4077")]));
+    assert!(not_video.contains("README.md"), "{not_video}");
+}

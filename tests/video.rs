@@ -1,0 +1,276 @@
+//! Video in: frame-exact `hist`, exact seeks both ways through the decode thread, back-steps,
+//! seek storms, and GPU against CPU on real decoded frames.
+
+mod common;
+
+use histoplay::gpu::GpuContext;
+use histoplay::histogram::Histogram;
+use histoplay::passes::histogram::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding};
+use histoplay::video::convert::convert_cpu;
+use histoplay::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
+use histoplay::video::format::{ColorSpec, FrameFormat, Matrix, PlaneData, PlaneLayout, Range};
+use histoplay::video::ring::FrameRing;
+use histoplay::video::source::{SeekTarget, VideoSource};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+fn histoplay(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(args)
+        .output()
+        .expect("histoplay runs")
+}
+
+/// The grey a flat limited-range luma becomes (U = V = 128), by the CPU conversion twin.
+fn grey_of_luma(y: u8) -> u8 {
+    let format = FrameFormat {
+        layout: PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 1,
+            bits: 8,
+        },
+        width: 2,
+        height: 2,
+        color: ColorSpec {
+            matrix: Matrix::Bt601,
+            range: Range::Limited,
+        },
+    };
+    let (luma, chroma) = ([y; 4], [128u8; 1]);
+    let planes = [
+        PlaneData { data: &luma, stride: 2 },
+        PlaneData {
+            data: &chroma,
+            stride: 1,
+        },
+        PlaneData {
+            data: &chroma,
+            stride: 1,
+        },
+    ];
+    convert_cpu(&format, &planes)[0]
+}
+
+/// The single bin a flat grey frame fills (at 256 bins the bin is the grey level).
+fn flat_level(line: &str) -> u8 {
+    let at = line.find("\"r\":[").unwrap() + 5;
+    let counts: Vec<u64> = line[at..line[at..].find(']').unwrap() + at]
+        .split(',')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let filled: Vec<usize> = (0..counts.len()).filter(|&i| counts[i] > 0).collect();
+    assert_eq!(filled.len(), 1, "not a flat frame: {line}");
+    assert_eq!(counts[filled[0]], u64::from(common::RAMP_SIZE.0 * common::RAMP_SIZE.1));
+    filled[0] as u8
+}
+
+fn field(line: &str, name: &str) -> String {
+    let at = line.find(&format!("\"{name}\":")).unwrap() + name.len() + 3;
+    line[at..].split([',', '}']).next().unwrap().to_string()
+}
+
+#[test]
+fn frame_k_is_the_frame_ffmpeg_select_picks() {
+    let clip = common::grey_ramp();
+    let clip_arg = clip.to_str().unwrap();
+    for k in [0u64, 1, 3, 11, 12, 13, 46, 89] {
+        let out = histoplay(&["hist", clip_arg, "--frame", &k.to_string()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(text.lines().count(), 1);
+        let ffmpeg_luma = common::ffmpeg_select_luma(&clip, k);
+        assert_eq!(ffmpeg_luma, common::ramp_luma(k), "the fixture's frame {k}");
+        assert_eq!(flat_level(&text), grey_of_luma(ffmpeg_luma), "frame {k}");
+        assert_eq!(field(&text, "frame"), k.to_string());
+        let pts: f64 = field(&text, "pts").parse().unwrap();
+        assert!((pts - k as f64 / 30.0).abs() < 1e-6, "frame {k} pts {pts}");
+    }
+}
+
+#[test]
+fn every_frame_streams_in_order_and_gpu_equals_cpu() {
+    let clip = common::grey_ramp();
+    let clip_arg = clip.to_str().unwrap();
+    let gpu = histoplay(&["hist", clip_arg, "--frames", "0.."]);
+    let cpu = histoplay(&["hist", clip_arg, "--frames", "0..", "--cpu"]);
+    assert!(gpu.status.success() && cpu.status.success());
+    assert_eq!(gpu.stdout, cpu.stdout);
+    let text = String::from_utf8(gpu.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len() as u64, common::RAMP_FRAMES);
+    for (n, line) in lines.iter().enumerate() {
+        assert_eq!(field(line, "frame"), n.to_string());
+        assert_eq!(flat_level(line), grey_of_luma(common::ramp_luma(n as u64)), "frame {n}");
+    }
+}
+
+#[test]
+fn ranges_and_csv() {
+    let clip = common::grey_ramp();
+    let clip_arg = clip.to_str().unwrap();
+    let tail = String::from_utf8(histoplay(&["hist", clip_arg, "--frames", "85.."]).stdout).unwrap();
+    let frames: Vec<String> = tail.lines().map(|l| field(l, "frame")).collect();
+    assert_eq!(frames, ["85", "86", "87", "88", "89"]);
+    let inclusive = String::from_utf8(histoplay(&["hist", clip_arg, "--frames", "10..=12"]).stdout).unwrap();
+    assert_eq!(inclusive.lines().count(), 3);
+    let csv = String::from_utf8(histoplay(&["hist", clip_arg, "--frames", "20..22", "--csv", "--bins", "16"]).stdout)
+        .unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows.len(), 3);
+    assert!(rows[0].starts_with("frame,pts,width,height,bins,r0,"));
+    assert!(rows[1].starts_with("20,0.6666666666666666,64,48,16,"), "{}", rows[1]);
+    let past = histoplay(&["hist", clip_arg, "--frame", "90"]);
+    assert!(!past.status.success());
+    assert!(String::from_utf8_lossy(&past.stderr).starts_with("error: frame 90 is past the end"));
+}
+
+/// The decode thread, ring, converter and histogram engine, as the player wires them.
+struct Pipeline {
+    ctx: GpuContext,
+    ring: FrameRing,
+    engine: HistogramEngine,
+    target: HistogramTarget,
+    binding: SourceBinding,
+    decoder: DecodeThread,
+}
+
+impl Pipeline {
+    fn open(path: &std::path::Path) -> Self {
+        let ctx = common::gpu();
+        let source = VideoSource::open(path).unwrap();
+        let format = source.info.format;
+        let ring = FrameRing::new(&ctx, format, 4).unwrap();
+        let engine = HistogramEngine::new(&ctx, 256, EngineConfig::default());
+        let target = engine.target(&ctx, format.width, format.height).unwrap();
+        let binding = engine.bind_source(&ctx, &target, &ring.output.pixels);
+        let decoder = DecodeThread::spawn(source, ctx.queue.clone(), ring.slots.clone());
+        Self {
+            ctx,
+            ring,
+            engine,
+            target,
+            binding,
+            decoder,
+        }
+    }
+
+    /// The next current frame and its histogram; the slot goes back to the decoder.
+    fn next(&self) -> (ReadyFrame, Histogram) {
+        let frame = match self.decoder.next_current(Duration::from_secs(30)) {
+            Some(DecoderEvent::Frame(frame)) => frame,
+            other => panic!("expected a frame, got {other:?}"),
+        };
+        let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+        self.ring.encode_convert(&mut encoder, frame.slot);
+        self.engine.encode(&mut encoder, &self.target, &self.binding, None);
+        self.ctx.queue.submit([encoder.finish()]);
+        self.decoder.release(frame.slot);
+        (frame, self.engine.read_histogram(&self.ctx, &self.target).unwrap())
+    }
+
+    fn seek(&mut self, target: SeekTarget) -> (ReadyFrame, Histogram) {
+        self.decoder.seek(target);
+        self.next()
+    }
+}
+
+fn level(h: &Histogram) -> u8 {
+    let r = h.channel(0);
+    let filled: Vec<usize> = (0..r.len()).filter(|&i| r[i] > 0).collect();
+    assert_eq!(filled.len(), 1);
+    filled[0] as u8
+}
+
+#[test]
+fn exact_seeks_land_on_their_frame_both_ways() {
+    let mut p = Pipeline::open(&common::grey_ramp());
+    let (first, h) = p.next();
+    assert_eq!((first.index, level(&h)), (0, grey_of_luma(common::ramp_luma(0))));
+    // Forward and backward across GOP boundaries (GOP 12, B-frames).
+    for k in [50u64, 13, 12, 11, 89, 0, 37, 36, 35, 24, 60, 5] {
+        let (frame, h) = p.seek(SeekTarget::Frame(k));
+        assert_eq!(frame.index, k);
+        assert_eq!(level(&h), grey_of_luma(common::ramp_luma(k)), "frame {k}");
+        assert!((frame.seconds - k as f64 / 30.0).abs() < 1e-9);
+        // Playback continues from there in order.
+        if k < 89 {
+            let (next, h) = p.next();
+            assert_eq!(next.index, k + 1);
+            assert_eq!(level(&h), grey_of_luma(common::ramp_luma(k + 1)));
+        }
+    }
+    // A time inside a frame's display interval lands on that frame.
+    for (seconds, k) in [
+        (0.0, 0u64),
+        (1.0 / 30.0 * 20.5, 20),
+        (2.999, 89),
+        (1.0, 30),
+        (0.5 - 1e-6, 14),
+    ] {
+        let (frame, _) = p.seek(SeekTarget::Time { seconds, exact: true });
+        assert_eq!(frame.index, k, "time {seconds}");
+    }
+    // A fast seek lands on the keyframe at or before the time (GOP 12: frames 0, 12, 24 ...).
+    let (frame, _) = p.seek(SeekTarget::Time {
+        seconds: 1.0,
+        exact: false,
+    });
+    assert!(
+        frame.index <= 30 && frame.index % 12 == 0,
+        "keyframe seek gave frame {}",
+        frame.index
+    );
+}
+
+#[test]
+fn stepping_back_returns_the_frame_you_came_from() {
+    let mut p = Pipeline::open(&common::grey_ramp());
+    let (_, _) = p.seek(SeekTarget::Frame(40));
+    let (at_41, h41) = p.next();
+    assert_eq!(at_41.index, 41);
+    // Repeated back-steps: 40, 39 ... 25, each the same frame as going forward.
+    let mut forward = std::collections::HashMap::new();
+    let (f, h) = p.seek(SeekTarget::Frame(25));
+    forward.insert(f.index, h);
+    for _ in 0..16 {
+        let (f, h) = p.next();
+        forward.insert(f.index, h);
+    }
+    for k in (25..41).rev() {
+        let (frame, h) = p.seek(SeekTarget::Frame(k));
+        assert_eq!(frame.index, k);
+        assert_eq!(&h, &forward[&k], "back-step to {k}");
+    }
+    let (frame, h) = p.seek(SeekTarget::Frame(41));
+    assert_eq!((frame.index, &h), (41, &h41));
+}
+
+#[test]
+fn a_storm_of_seeks_settles_on_the_last_one() {
+    let mut p = Pipeline::open(&common::grey_ramp());
+    for i in 0..300u64 {
+        p.decoder.seek(SeekTarget::Frame((i * 37) % 90));
+    }
+    let last = (299 * 37) % 90;
+    let (frame, h) = p.next();
+    assert_eq!(frame.index, last);
+    assert_eq!(level(&h), grey_of_luma(common::ramp_luma(last)));
+    // The ring still turns: the following frames arrive.
+    for k in last + 1..(last + 10).min(90) {
+        assert_eq!(p.next().0.index, k);
+    }
+}
+
+#[test]
+fn the_end_of_the_stream_is_reported() {
+    let mut p = Pipeline::open(&common::grey_ramp());
+    let (frame, _) = p.seek(SeekTarget::Frame(88));
+    assert_eq!(frame.index, 88);
+    assert_eq!(p.next().0.index, 89);
+    assert!(matches!(
+        p.decoder.next_current(Duration::from_secs(30)),
+        Some(DecoderEvent::EndOfStream { .. })
+    ));
+    // And a seek after the end plays again.
+    assert_eq!(p.seek(SeekTarget::Frame(3)).0.index, 3);
+}

@@ -1,0 +1,375 @@
+//! Every pixel format histoplay uploads natively (and one it converts), full and limited range,
+//! and bad or odd input: each gives a correct result or one `error: ...` line, never a panic or
+//! a hang.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn histoplay(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(args)
+        .output()
+        .expect("histoplay runs")
+}
+
+fn hist(path: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["hist", path.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    histoplay(&args)
+}
+
+fn assert_one_line_error(out: &Output, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "expected failure; stderr {err}");
+    assert_eq!(err.lines().count(), 1, "stderr: {err}");
+    assert!(
+        err.starts_with("error: ") && err.contains(needle),
+        "stderr {err:?} lacks {needle:?}"
+    );
+}
+
+/// A short colourful clip (FFmpeg's testsrc2) stored losslessly in `pix_fmt`.
+fn format_clip(pix_fmt: &str, size: &str) -> PathBuf {
+    common::fixture(
+        &format!("testsrc2-{pix_fmt}-{size}.nut"),
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            &format!("testsrc2=s={size}:r=10:d=0.3"),
+            "-pix_fmt",
+            pix_fmt,
+            "-c:v",
+            "rawvideo",
+        ],
+    )
+}
+
+/// GPU and CPU reference agree exactly, frame by frame, and every frame is there.
+fn assert_gpu_equals_cpu(path: &Path, frames: usize) {
+    let gpu = hist(path, &["--frames", "0.."]);
+    let cpu = hist(path, &["--frames", "0..", "--cpu"]);
+    assert!(
+        gpu.status.success(),
+        "{}: {}",
+        path.display(),
+        String::from_utf8_lossy(&gpu.stderr)
+    );
+    assert!(
+        cpu.status.success(),
+        "{}: {}",
+        path.display(),
+        String::from_utf8_lossy(&cpu.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&gpu.stdout).lines().count(),
+        frames,
+        "{}",
+        path.display()
+    );
+    assert!(
+        gpu.stdout == cpu.stdout,
+        "{}: GPU and CPU histograms differ",
+        path.display()
+    );
+}
+
+#[test]
+fn every_native_pixel_format_counts_exactly() {
+    for pix_fmt in [
+        "yuv420p",
+        "yuvj420p",
+        "nv12",
+        "yuv422p",
+        "yuv444p",
+        "yuv420p10le",
+        "yuv422p10le",
+        "yuv444p10le",
+        "gray",
+        "gray10le",
+        "rgb24",
+        "rgba",
+        "bgra",
+    ] {
+        assert_gpu_equals_cpu(&format_clip(pix_fmt, "48x32"), 3);
+    }
+}
+
+#[test]
+fn other_pixel_formats_are_converted_once_per_stream() {
+    // yuv411p and 12-bit 4:2:0 are not uploaded natively: swscale turns them into 4:4:4.
+    for pix_fmt in ["yuv411p", "yuv420p12le", "gbrp", "pal8"] {
+        assert_gpu_equals_cpu(&format_clip(pix_fmt, "48x32"), 3);
+    }
+}
+
+#[test]
+fn odd_and_tiny_sizes() {
+    assert_gpu_equals_cpu(&format_clip("yuv420p", "33x17"), 3);
+    let one = common::fixture(
+        "one-pixel.nut",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=16x16:r=10:d=0.3,scale=1:1",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:v",
+            "rawvideo",
+        ],
+    );
+    assert_gpu_equals_cpu(&one, 3);
+    assert_gpu_equals_cpu(&format_clip("nv12", "3x5"), 3);
+}
+
+/// A flat frame of luma `y` in the given range, as one JSON line; returns its grey level.
+fn flat_grey(range: &str, y: u8) -> u8 {
+    // Matroska keeps the range tag (FFV1 is lossless).
+    let path = common::fixture(
+        &format!("flat-{range}-{y}.mkv"),
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            &format!("color=c=black:s=16x16:r=1:d=1,format=yuv420p,geq=lum={y}:cb=128:cr=128"),
+            "-c:v",
+            "ffv1",
+            "-color_range",
+            range,
+        ],
+    );
+    let out = hist(&path, &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let line = String::from_utf8(out.stdout).unwrap();
+    let at = line.find("\"r\":[").unwrap() + 5;
+    let counts: Vec<u32> = line[at..at + line[at..].find(']').unwrap()]
+        .split(',')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    counts.iter().position(|&c| c == 256).expect("a flat frame") as u8
+}
+
+#[test]
+fn full_and_limited_range() {
+    // Limited: 16 is black and 235 white; full: 0 and 255.
+    assert_eq!(flat_grey("tv", 16), 0);
+    assert_eq!(flat_grey("tv", 235), 255);
+    assert_eq!(flat_grey("tv", 126), 128); // (126 - 16) * 255 / 219 = 128.08
+    assert_eq!(flat_grey("pc", 0), 0);
+    assert_eq!(flat_grey("pc", 255), 255);
+    assert_eq!(flat_grey("pc", 126), 126);
+}
+
+#[test]
+fn missing_directory_empty_and_not_media() {
+    assert_one_line_error(&histoplay(&["hist", "/no/such/clip.mp4"]), "No such file");
+    assert_one_line_error(&histoplay(&["hist", "/tmp"]), "is a directory");
+    let dir = common::repo_path("target/fixtures");
+    std::fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("empty.mp4");
+    std::fs::write(&empty, b"").unwrap();
+    assert_one_line_error(&hist(&empty, &[]), "histoplay can read");
+    let text = dir.join("not-media.mp4");
+    std::fs::write(&text, "just some text, not a video\n".repeat(100)).unwrap();
+    assert_one_line_error(&hist(&text, &[]), "histoplay can read");
+}
+
+#[test]
+fn audio_only() {
+    let audio = common::fixture("tone.wav", &["-f", "lavfi", "-i", "sine=d=0.5"]);
+    assert_one_line_error(&hist(&audio, &[]), "has no video stream");
+}
+
+#[test]
+fn unsupported_codec() {
+    // A video stream whose codec tag nothing decodes.
+    let clip = format_clip("yuv420p", "48x32");
+    let path = common::repo_path("target/fixtures/unknown-codec.avi");
+    if !path.exists() {
+        let out = Command::new("ffmpeg")
+            .args(["-v", "error", "-y", "-i"])
+            .arg(&clip)
+            .args(["-c:v", "rawvideo", "-vtag", "QQQQ", "-f", "avi"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        // Make the stream's codec unknowable: rawvideo keyed by the tag, with a bogus compression.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let strf = bytes.windows(4).position(|w| w == b"strf").unwrap();
+        // BITMAPINFOHEADER.biCompression sits 16 bytes into the strf payload (after 8 bytes of header).
+        bytes[strf + 8 + 16..strf + 8 + 20].copy_from_slice(b"QQQQ");
+        std::fs::write(&path, bytes).unwrap();
+    }
+    let out = hist(&path, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a stream nothing decodes was accepted");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: "), "{err}");
+}
+
+#[test]
+fn truncated_file_gives_the_frames_it_has() {
+    let clip = common::fixture(
+        "ramp-faststart.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=64x48:r=30:d=3",
+            "-c:v",
+            "libx264",
+            "-g",
+            "15",
+            "-pix_fmt",
+            "yuv420p",
+            "-movflags",
+            "+faststart",
+        ],
+    );
+    let bytes = std::fs::read(&clip).unwrap();
+    let cut = common::repo_path("target/fixtures/truncated.mp4");
+    std::fs::write(&cut, &bytes[..bytes.len() * 6 / 10]).unwrap();
+    let out = hist(&cut, &["--frames", "0.."]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let frames = String::from_utf8_lossy(&out.stdout).lines().count();
+    assert!(
+        (20..90).contains(&frames),
+        "{frames} frames from the first 60% of a 90-frame clip"
+    );
+}
+
+#[test]
+fn corruption_in_the_middle_is_skipped_with_a_warning() {
+    let clip = common::fixture(
+        "ramp.ts",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=64x48:r=30:d=3",
+            "-c:v",
+            "libx264",
+            "-g",
+            "15",
+            "-bf",
+            "2",
+            "-pix_fmt",
+            "yuv420p",
+            "-f",
+            "mpegts",
+        ],
+    );
+    let mut bytes = std::fs::read(&clip).unwrap();
+    let middle = bytes.len() / 2;
+    for b in &mut bytes[middle..middle + 3000] {
+        *b = 0xA5;
+    }
+    let damaged = common::repo_path("target/fixtures/damaged.ts");
+    std::fs::write(&damaged, &bytes).unwrap();
+    let out = hist(&damaged, &["--frames", "0.."]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let frames = text.lines().count();
+    assert!(
+        (60..=90).contains(&frames),
+        "{frames} good frames of 90 around the damage"
+    );
+    // The last frame is past the damage.
+    assert!(
+        text.lines().last().unwrap().starts_with("{\"frame\":8"),
+        "{}",
+        text.lines().last().unwrap()
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warn") || err.contains("damaged"),
+        "no warning about the damage: {err}"
+    );
+}
+
+#[test]
+fn variable_frame_rate() {
+    // Growing gaps between frames. Numbers are presentation ranks; pts are what FFmpeg reads.
+    let clip = common::fixture(
+        "vfr.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=32x32:r=25:d=1",
+            "-vf",
+            "settb=1/1000,setpts=5*N*N",
+            "-fps_mode",
+            "vfr",
+            "-c:v",
+            "ffv1",
+        ],
+    );
+    let probe = Command::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-select_streams",
+            "v",
+            "-show_entries",
+            "frame=pts_time",
+            "-of",
+            "csv=p=0",
+        ])
+        .arg(&clip)
+        .output()
+        .unwrap();
+    let expected: Vec<f64> = String::from_utf8_lossy(&probe.stdout)
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    let gaps: Vec<f64> = expected.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(
+        gaps.iter().any(|g| (g - gaps[0]).abs() > 0.01),
+        "the fixture is not variable-rate: {expected:?}"
+    );
+    let out = hist(&clip, &["--frames", "0..", "--bins", "16"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let got: Vec<(u64, f64)> = text
+        .lines()
+        .map(|l| {
+            let frame = l[9..].split(',').next().unwrap().parse().unwrap();
+            let at = l.find("\"pts\":").unwrap() + 6;
+            (frame, l[at..].split(',').next().unwrap().parse().unwrap())
+        })
+        .collect();
+    assert_eq!(got.len(), expected.len());
+    for (n, ((frame, pts), want)) in got.iter().zip(&expected).enumerate() {
+        assert_eq!(*frame, n as u64);
+        assert!((pts - want).abs() < 1e-6, "frame {n}: pts {pts}, FFmpeg says {want}");
+    }
+    let tenth = String::from_utf8(hist(&clip, &["--frame", "10", "--bins", "16"]).stdout).unwrap();
+    assert!(
+        tenth.starts_with(&format!("{{\"frame\":10,\"pts\":{},", expected[10])),
+        "{tenth}"
+    );
+}
+
+#[test]
+fn frames_larger_than_the_gpu_allows() {
+    let width = common::gpu().max_texture_side() + 16;
+    let wide = common::fixture(
+        &format!("too-wide-{width}.nut"),
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            &format!("color=c=gray:s={width}x2:r=1:d=1"),
+            "-pix_fmt",
+            "gray",
+            "-c:v",
+            "rawvideo",
+        ],
+    );
+    assert_one_line_error(&hist(&wide, &[]), "larger than this GPU's largest texture");
+}
