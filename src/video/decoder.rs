@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// Bytes of decoded frames kept for instant back-steps: 16 frames of 1080p 4:2:0, 4 of 4K.
-const CACHE_BYTES: usize = 50 << 20;
+/// Bytes of decoded frames kept for instant back-steps: 10 frames of 1080p 4:2:0, 2 of 4K.
+const CACHE_BYTES: usize = 32 << 20;
 
 /// A frame uploaded into ring slot `slot`, ready for the GPU passes.
 #[derive(Clone, Copy, Debug, PartialEq)]
