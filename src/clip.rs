@@ -149,6 +149,37 @@ fn hist_cpu(
     Ok(written)
 }
 
+/// Frame `frame` of a video as RGBA, by the CPU twin of the GPU conversion (the same pixels).
+pub fn frame_rgba(mut source: VideoSource, frame: u64) -> Result<crate::still::RgbaImage, ClipError> {
+    if let Some(count) = source.info.frame_count.filter(|&count| frame >= count) {
+        return Err(ClipError::PastEnd {
+            asked: frame,
+            count,
+            path: source.info.path.display().to_string(),
+        });
+    }
+    if let Some((_, pts)) = source.resolve(SeekTarget::Frame(frame)) {
+        source.seek_before(pts);
+    }
+    let format = source.info.format;
+    while let Some(decoded) = source.next_frame()? {
+        if decoded.index == frame {
+            return Ok(crate::still::RgbaImage {
+                width: format.width,
+                height: format.height,
+                pixels: convert_cpu(&format, &decoded.planes(format.layout)),
+            });
+        }
+        if decoded.index > frame {
+            break;
+        }
+    }
+    Err(ClipError::Decode(format!(
+        "frame {frame} of '{}' could not be decoded",
+        source.info.path.display()
+    )))
+}
+
 /// Metadata of a frame whose histogram is on its way back.
 struct Pending {
     index: u64,

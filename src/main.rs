@@ -62,6 +62,9 @@ enum Command {
         input: PathBuf,
         #[arg(short, long)]
         output: PathBuf,
+        /// For a video: the frame to render, in presentation order.
+        #[arg(long, default_value_t = 0)]
+        frame: u64,
         /// Output size, WxH (default: the picture's own size).
         #[arg(long, value_parser = parse_size)]
         size: Option<(u32, u32)>,
@@ -237,11 +240,12 @@ fn run(command: Command) -> Result<()> {
         Command::Render {
             input,
             output,
+            frame,
             size,
             bins,
             contain,
             log,
-        } => render(&input, &output, size, bins, contain, log),
+        } => render(&input, &output, frame, size, bins, contain, log),
         Command::Bench {
             input,
             size,
@@ -292,8 +296,23 @@ fn hist(input: &Path, range: FrameRange, bins: u32, cpu: bool, csv: bool) -> Res
     Ok(())
 }
 
-fn render(input: &Path, output: &Path, size: Option<(u32, u32)>, bins: u32, contain: bool, log: bool) -> Result<()> {
-    let image = still::load(input)?;
+fn render(
+    input: &Path,
+    output: &Path,
+    frame: u64,
+    size: Option<(u32, u32)>,
+    bins: u32,
+    contain: bool,
+    log: bool,
+) -> Result<()> {
+    let image = if still::is_still_image(input) {
+        if frame != 0 {
+            bail!("'{}' is a still image: it has only frame 0", input.display());
+        }
+        still::load(input)?
+    } else {
+        clip::frame_rgba(VideoSource::open(input)?, frame)?
+    };
     let ctx = GpuContext::new()?;
     let size = size.unwrap_or((image.width, image.height));
     let picture = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;

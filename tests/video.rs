@@ -274,3 +274,34 @@ fn the_end_of_the_stream_is_reported() {
     // And a seek after the end plays again.
     assert_eq!(p.seek(SeekTarget::Frame(3)).0.index, 3);
 }
+
+#[test]
+fn render_draws_the_asked_frame_of_a_video() {
+    let clip = common::grey_ramp();
+    let out = std::env::temp_dir().join(format!("histoplay-render-frame-{}.png", std::process::id()));
+    let result = histoplay(&[
+        "render",
+        clip.to_str().unwrap(),
+        "--frame",
+        "30",
+        "-o",
+        out.to_str().unwrap(),
+        "--size",
+        "128x96",
+    ]);
+    assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+    let png = histoplay::still::load(&out).unwrap();
+    assert_eq!((png.width, png.height), (128, 96));
+    // Above the quads the picture is the frame's flat grey.
+    let grey = grey_of_luma(common::ramp_luma(30));
+    assert_eq!(&png.pixels[..4], &[grey, grey, grey, 255]);
+    let past = histoplay(&[
+        "render",
+        clip.to_str().unwrap(),
+        "--frame",
+        "90",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(String::from_utf8_lossy(&past.stderr).starts_with("error: frame 90 is past the end"));
+}
