@@ -35,10 +35,31 @@ impl Xvfb {
             .read_line(&mut line)
             .unwrap();
         let number: u32 = line.trim().parse().unwrap_or_else(|_| panic!("Xvfb said {line:?}"));
-        Self {
+        let server = Self {
             child,
             display: format!(":{number}"),
+        };
+        // Ready means a client can connect, which is what the player will do first.
+        let deadline = Instant::now() + TIMEOUT;
+        while !server.accepts_clients() {
+            assert!(
+                Instant::now() < deadline,
+                "Xvfb {} never accepted a client",
+                server.display
+            );
+            std::thread::sleep(Duration::from_millis(20));
         }
+        server
+    }
+
+    fn accepts_clients(&self) -> bool {
+        Command::new("xdotool")
+            .arg("getdisplaygeometry")
+            .env("DISPLAY", &self.display)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
     }
 
     fn xdotool(&self, args: &[&str]) -> String {
@@ -53,6 +74,18 @@ impl Xvfb {
 
 impl Drop for Xvfb {
     fn drop(&mut self) {
+        // SIGTERM lets Xvfb remove its lock file and socket, so the display number it frees is
+        // clean for the next test's server; SIGKILL only if it doesn't go.
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -483,6 +516,8 @@ fn keys_drive_playback_and_the_window_shows_the_frame_and_its_histogram() {
         std::thread::sleep(Duration::from_millis(150));
         mouse(&[&at(share), &y.to_string()]);
     }
+    // A hand rests on the last position before letting go.
+    std::thread::sleep(Duration::from_millis(150));
     let during = player.presents().len();
     x.xdotool(&["mouseup", "1"]);
     let dropped = player.wait_present("the end of a drag", during, |p| {

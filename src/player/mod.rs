@@ -27,6 +27,8 @@ pub enum PlayerError {
     Video(#[from] VideoError),
     #[error("no display to open a window on; use `histoplay hist` or `histoplay render` for headless work")]
     NoDisplay,
+    #[error("could not open a window: {0}")]
+    Window(String),
     #[error(transparent)]
     Gpu(#[from] GpuError),
     #[error(transparent)]

@@ -26,6 +26,8 @@ use winit::window::{Fullscreen, Window};
 /// How often to look at the decoder and at readbacks while waiting on them: they can't wake
 /// the event loop themselves.
 const POLL: Duration = Duration::from_millis(3);
+/// How often to look for an awaited frame should the decode thread's wake-up be missed.
+const AWAIT_FALLBACK: Duration = Duration::from_millis(20);
 /// How long OSD messages stay.
 const MESSAGE_TIME: Duration = Duration::from_secs(4);
 const ERROR_TIME: Duration = Duration::from_secs(8);
@@ -99,10 +101,11 @@ impl PlayerWindow {
         let attributes = Window::default_attributes()
             .with_title(title(&info.path))
             .with_inner_size(winit::dpi::PhysicalSize::new(width, height));
-        let window = Arc::new(event_loop.create_window(attributes).map_err(|e| {
-            log::info!("creating the window failed: {e}");
-            PlayerError::NoDisplay
-        })?);
+        let window = Arc::new(
+            event_loop
+                .create_window(attributes)
+                .map_err(|e| PlayerError::Window(e.to_string()))?,
+        );
         let (gpu, surface) = open_gpu(event_loop, &window)?;
         watch_device(&gpu.device, &proxy);
         let size = window.inner_size();
@@ -335,8 +338,9 @@ impl PlayerWindow {
         match self.media.playback.wake(now, lead, renderable) {
             super::playback::Wake::Now => self.needs_redraw = true,
             super::playback::Wake::At(t) => wake.push(Some(t)),
-            // The decode thread wakes the loop (UserEvent::Decoded) when its frame arrives.
-            super::playback::Wake::Poll => {}
+            // The decode thread wakes the loop (UserEvent::Decoded) when its frame arrives; the
+            // slow timer is only a safety net while a frame is awaited.
+            super::playback::Wake::Poll => wake.push(Some(now + AWAIT_FALLBACK)),
             super::playback::Wake::Idle => {}
         }
         if self.clipping.pending() || self.screenshots.pending() {
