@@ -57,7 +57,7 @@ enum Command {
         #[arg(long)]
         csv: bool,
     },
-    /// Render a picture with its histogram overlay to a PNG.
+    /// Render a picture, or a frame of a video, with its histogram overlay to a PNG.
     Render {
         input: PathBuf,
         #[arg(short, long)]
