@@ -215,7 +215,7 @@ fn hist_gpu(
             height: format.height,
             histogram: &histogram,
         };
-        write_report(&mut WriteRef(out), output, &report, written == 0)?;
+        write_report(&mut &mut *out, output, &report, written == 0)?;
         written += 1;
         Ok(())
     };
@@ -261,19 +261,6 @@ fn hist_gpu(
             .transpose()?;
     }
     Ok(written)
-}
-
-/// `&mut dyn Write` as an `impl Write`.
-struct WriteRef<'a>(&'a mut dyn Write);
-
-impl Write for WriteRef<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.write(buf)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.0.flush()
-    }
 }
 
 #[cfg(test)]

@@ -6,8 +6,6 @@
 mod common;
 
 use histoplay::layout::{histogram_quads, Rect};
-use histoplay::video::convert::convert_cpu;
-use histoplay::video::format::{ColorSpec, FrameFormat, Matrix, PlaneData, PlaneLayout, Range};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -295,36 +293,9 @@ impl Drop for Player<'_> {
     }
 }
 
-/// The grey a flat luma becomes on screen (limited range, U = V = 128), by the CPU twin of the
-/// converter.
+/// The grey grey-cycle frame `frame` shows on screen.
 fn grey(frame: u64) -> [u8; 3] {
-    let format = FrameFormat {
-        layout: PlaneLayout::Yuv {
-            chroma_shift_x: 1,
-            chroma_shift_y: 1,
-            bits: 8,
-        },
-        width: 2,
-        height: 2,
-        color: ColorSpec {
-            matrix: Matrix::Bt601,
-            range: Range::Limited,
-        },
-    };
-    let (luma, chroma) = ([common::cycle_luma(frame); 4], [128u8; 1]);
-    let planes = [
-        PlaneData { data: &luma, stride: 2 },
-        PlaneData {
-            data: &chroma,
-            stride: 1,
-        },
-        PlaneData {
-            data: &chroma,
-            stride: 1,
-        },
-    ];
-    let rgba = convert_cpu(&format, &planes);
-    [rgba[0], rgba[1], rgba[2]]
+    [common::limited_grey(common::cycle_luma(frame)); 3]
 }
 
 /// Inner pixels of a quad: every one is the darkened picture (backdrop) or the bar, and the bar

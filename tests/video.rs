@@ -6,9 +6,7 @@ mod common;
 use histoplay::gpu::GpuContext;
 use histoplay::histogram::Histogram;
 use histoplay::passes::histogram::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding};
-use histoplay::video::convert::convert_cpu;
 use histoplay::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
-use histoplay::video::format::{ColorSpec, FrameFormat, Matrix, PlaneData, PlaneLayout, Range};
 use histoplay::video::ring::FrameRing;
 use histoplay::video::source::{SeekTarget, VideoSource};
 use std::process::{Command, Output};
@@ -19,36 +17,6 @@ fn histoplay(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("histoplay runs")
-}
-
-/// The grey a flat limited-range luma becomes (U = V = 128), by the CPU conversion twin.
-fn grey_of_luma(y: u8) -> u8 {
-    let format = FrameFormat {
-        layout: PlaneLayout::Yuv {
-            chroma_shift_x: 1,
-            chroma_shift_y: 1,
-            bits: 8,
-        },
-        width: 2,
-        height: 2,
-        color: ColorSpec {
-            matrix: Matrix::Bt601,
-            range: Range::Limited,
-        },
-    };
-    let (luma, chroma) = ([y; 4], [128u8; 1]);
-    let planes = [
-        PlaneData { data: &luma, stride: 2 },
-        PlaneData {
-            data: &chroma,
-            stride: 1,
-        },
-        PlaneData {
-            data: &chroma,
-            stride: 1,
-        },
-    ];
-    convert_cpu(&format, &planes)[0]
 }
 
 /// The single bin a flat grey frame fills (at 256 bins the bin is the grey level).
@@ -80,7 +48,7 @@ fn frame_k_is_the_frame_ffmpeg_select_picks() {
         assert_eq!(text.lines().count(), 1);
         let ffmpeg_luma = common::ffmpeg_select_luma(&clip, k);
         assert_eq!(ffmpeg_luma, common::ramp_luma(k), "the fixture's frame {k}");
-        assert_eq!(flat_level(&text), grey_of_luma(ffmpeg_luma), "frame {k}");
+        assert_eq!(flat_level(&text), common::limited_grey(ffmpeg_luma), "frame {k}");
         assert_eq!(field(&text, "frame"), k.to_string());
         let pts: f64 = field(&text, "pts").parse().unwrap();
         assert!((pts - k as f64 / 30.0).abs() < 1e-6, "frame {k} pts {pts}");
@@ -100,7 +68,11 @@ fn every_frame_streams_in_order_and_gpu_equals_cpu() {
     assert_eq!(lines.len() as u64, common::RAMP_FRAMES);
     for (n, line) in lines.iter().enumerate() {
         assert_eq!(field(line, "frame"), n.to_string());
-        assert_eq!(flat_level(line), grey_of_luma(common::ramp_luma(n as u64)), "frame {n}");
+        assert_eq!(
+            flat_level(line),
+            common::limited_grey(common::ramp_luma(n as u64)),
+            "frame {n}"
+        );
     }
 }
 
@@ -185,18 +157,21 @@ fn level(h: &Histogram) -> u8 {
 fn exact_seeks_land_on_their_frame_both_ways() {
     let mut p = Pipeline::open(&common::grey_ramp());
     let (first, h) = p.next();
-    assert_eq!((first.index, level(&h)), (0, grey_of_luma(common::ramp_luma(0))));
+    assert_eq!(
+        (first.index, level(&h)),
+        (0, common::limited_grey(common::ramp_luma(0)))
+    );
     // Forward and backward across GOP boundaries (GOP 12, B-frames).
     for k in [50u64, 13, 12, 11, 89, 0, 37, 36, 35, 24, 60, 5] {
         let (frame, h) = p.seek(SeekTarget::Frame(k));
         assert_eq!(frame.index, k);
-        assert_eq!(level(&h), grey_of_luma(common::ramp_luma(k)), "frame {k}");
+        assert_eq!(level(&h), common::limited_grey(common::ramp_luma(k)), "frame {k}");
         assert!((frame.seconds - k as f64 / 30.0).abs() < 1e-9);
         // Playback continues from there in order.
         if k < 89 {
             let (next, h) = p.next();
             assert_eq!(next.index, k + 1);
-            assert_eq!(level(&h), grey_of_luma(common::ramp_luma(k + 1)));
+            assert_eq!(level(&h), common::limited_grey(common::ramp_luma(k + 1)));
         }
     }
     // A time inside a frame's display interval lands on that frame.
@@ -254,7 +229,7 @@ fn a_storm_of_seeks_settles_on_the_last_one() {
     let last = (299 * 37) % 90;
     let (frame, h) = p.next();
     assert_eq!(frame.index, last);
-    assert_eq!(level(&h), grey_of_luma(common::ramp_luma(last)));
+    assert_eq!(level(&h), common::limited_grey(common::ramp_luma(last)));
     // The ring still turns: the following frames arrive.
     for k in last + 1..(last + 10).min(90) {
         assert_eq!(p.next().0.index, k);
@@ -293,7 +268,7 @@ fn render_draws_the_asked_frame_of_a_video() {
     let png = histoplay::still::load(&out).unwrap();
     assert_eq!((png.width, png.height), (128, 96));
     // Above the quads the picture is the frame's flat grey.
-    let grey = grey_of_luma(common::ramp_luma(30));
+    let grey = common::limited_grey(common::ramp_luma(30));
     assert_eq!(&png.pixels[..4], &[grey, grey, grey, 255]);
     let past = histoplay(&[
         "render",

@@ -177,3 +177,35 @@ pub fn grey_cycle() -> PathBuf {
 pub fn cycle_luma(n: u64) -> u8 {
     (16 + 2 * (n % 100)) as u8
 }
+
+/// The grey a flat limited-range luma becomes (U = V = 128), by the CPU twin of the converter.
+pub fn limited_grey(y: u8) -> u8 {
+    use histoplay::video::convert::convert_cpu;
+    use histoplay::video::format::{ColorSpec, FrameFormat, Matrix, PlaneData, PlaneLayout, Range};
+    let format = FrameFormat {
+        layout: PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 1,
+            bits: 8,
+        },
+        width: 2,
+        height: 2,
+        color: ColorSpec {
+            matrix: Matrix::Bt601,
+            range: Range::Limited,
+        },
+    };
+    let (luma, chroma) = ([y; 4], [128u8; 1]);
+    let planes = [
+        PlaneData { data: &luma, stride: 2 },
+        PlaneData {
+            data: &chroma,
+            stride: 1,
+        },
+        PlaneData {
+            data: &chroma,
+            stride: 1,
+        },
+    ];
+    convert_cpu(&format, &planes)[0]
+}
