@@ -1,9 +1,5 @@
 // The articles' scale pass: a single invocation finds each channel's max.
-struct HistogramScale { // twin: HistogramScale in src/passes/scale.rs
-    scale: vec4f,
-    max_bin: vec4u,
-}
-
+// (HistogramScale comes from histogram_common.wgsl.)
 @group(0) @binding(0) var<storage, read> histogram: array<vec4u>;
 @group(0) @binding(1) var<storage, read_write> result: HistogramScale;
 @group(0) @binding(2) var source: texture_2d<f32>;

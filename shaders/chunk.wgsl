@@ -1,13 +1,26 @@
 // Production chunk pass: each workgroup counts one chunk of CHUNK_PIXELS consecutive pixels of
 // the frame (packed RGBA8, one u32 per pixel, four per vec4u load) into REPLICAS
-// workgroup-private copies of the four histograms, then writes their sum as the chunk's
-// histogram. Loads are coalesced across the workgroup and issued four at a time, so each
-// invocation keeps 16 pixels in flight; replicas spread a flat picture's atomics over banks.
+// workgroup-private copies of the four histograms. Loads are coalesced across the workgroup and
+// issued four at a time, so each invocation keeps 16 pixels in flight; replicas spread a flat
+// picture's atomics over banks. Two endings:
+//
+// - count_merge (histoplay's engine, one dispatch): each workgroup adds its counts into the
+//   frame's totals with storage atomics, then takes a ticket. The workgroup that finishes last
+//   copies the totals out as the frame's histogram, computes the display scale and zeroes the
+//   totals for the next frame. No second dispatch, so no second launch and barrier.
+// - count_chunk (the articles' shape): each workgroup writes its counts as the chunk's
+//   histogram, for the reduce and scale passes.
+//
+// Indices stay in bounds by construction (the module is built without bounds checks, see
+// trusted_module in src/gpu/shaders.rs): loads below the chunk's end or pixel_count, slots
+// below SLOTS, totals below FINISHED + 1, histogram and chunk bins below NUM_BINS.
 
 const WG_SIZE: u32 = WG_X;
 const CHUNK_LOADS: u32 = WG_SIZE * LOADS_PER_INVOCATION; // vec4u loads per chunk
 const CHUNK_PIXELS: u32 = CHUNK_LOADS * 4u;
 const SLOTS: u32 = NUM_BINS * 4u * REPLICAS;
+const TOTAL_WORDS: u32 = NUM_BINS * 4u;
+const FINISHED: u32 = TOTAL_WORDS; // totals word that counts finished workgroups
 
 struct ChunkParams { // twin: ChunkParams in src/passes/chunk.rs
     pixel_count: u32,
@@ -17,10 +30,17 @@ struct ChunkParams { // twin: ChunkParams in src/passes/chunk.rs
 }
 
 var<workgroup> bins: array<atomic<u32>, SLOTS>;
+var<workgroup> ticket: u32;
 
 @group(0) @binding(0) var<storage, read> pixels: array<vec4u>;
-@group(0) @binding(1) var<storage, read_write> chunks: array<vec4u>;
-@group(0) @binding(2) var<uniform> params: ChunkParams;
+@group(0) @binding(1) var<uniform> params: ChunkParams;
+// count_chunk
+@group(0) @binding(2) var<storage, read_write> chunks: array<vec4u>;
+// count_merge: the channel-major totals, then the FINISHED counter; all zero between
+// dispatches.
+@group(0) @binding(3) var<storage, read_write> totals: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> histogram: array<vec4u>;
+@group(0) @binding(5) var<storage, read_write> result: HistogramScale;
 
 // Workgroup bins are channel-major, replicas interleaved word by word: one atomic instruction
 // (one channel) spreads its lanes' bins over all 32 banks, and a bin's copies sit in
@@ -53,24 +73,15 @@ fn count_four_checked(p: vec4u, first_pixel: u32, replica: u32) {
     }
 }
 
-@compute @workgroup_size(WG_X, 1, 1)
-fn count_chunk(
-    @builtin(workgroup_id) workgroup_id: vec3u,
-    @builtin(local_invocation_index) local_index: u32,
-    @builtin(num_workgroups) num_workgroups: vec3u,
-) {
-    // Workgroups past the last chunk (the dispatch grid is rounded up) have nothing to do.
-    let chunk = workgroup_id.y * num_workgroups.x + workgroup_id.x;
-    if chunk >= params.num_chunks {
-        return;
-    }
+// Counts chunk `chunk` into the workgroup's bins; every invocation of the workgroup calls it.
+fn count_pixels(chunk: u32, local_index: u32) {
+    let replica = local_index % REPLICAS;
+    let first_load = chunk * CHUNK_LOADS + local_index;
     for (var s = local_index; s < SLOTS; s += WG_SIZE) {
         atomicStore(&bins[s], 0u);
     }
     workgroupBarrier();
 
-    let replica = local_index % REPLICAS;
-    let first_load = chunk * CHUNK_LOADS + local_index;
     if (chunk + 1u) * CHUNK_PIXELS <= params.pixel_count {
         // Whole chunk inside the frame: four independent loads, then count them.
         for (var k = 0u; k < LOADS_PER_INVOCATION; k += 4u) {
@@ -94,14 +105,97 @@ fn count_chunk(
         }
     }
     workgroupBarrier();
+}
 
+// A bin's count in one channel, summed over the replicas.
+fn bin_count(channel: u32, bin: u32) -> u32 {
+    var sum = 0u;
+    for (var r = 0u; r < REPLICAS; r++) {
+        sum += atomicLoad(&bins[slot(channel, bin, r)]);
+    }
+    return sum;
+}
+
+// The dispatch grid is rounded up (and may spill into y): workgroups past the last chunk have
+// nothing to do.
+fn chunk_index(workgroup_id: vec3u, num_workgroups: vec3u) -> u32 {
+    return workgroup_id.y * num_workgroups.x + workgroup_id.x;
+}
+
+@compute @workgroup_size(WG_X, 1, 1)
+fn count_chunk(
+    @builtin(workgroup_id) workgroup_id: vec3u,
+    @builtin(local_invocation_index) local_index: u32,
+    @builtin(num_workgroups) num_workgroups: vec3u,
+) {
+    let chunk = chunk_index(workgroup_id, num_workgroups);
+    if chunk >= params.num_chunks {
+        return;
+    }
+    count_pixels(chunk, local_index);
     for (var bin = local_index; bin < NUM_BINS; bin += WG_SIZE) {
-        var sum = vec4u(0u);
-        for (var r = 0u; r < REPLICAS; r++) {
-            for (var ch = 0u; ch < 4u; ch++) {
-                sum[ch] += atomicLoad(&bins[slot(ch, bin, r)]);
-            }
-        }
+        let sum = vec4u(bin_count(0u, bin), bin_count(1u, bin), bin_count(2u, bin), bin_count(3u, bin));
         chunks[chunk * NUM_BINS + bin] = sum;
+    }
+}
+
+@compute @workgroup_size(WG_X, 1, 1)
+fn count_merge(
+    @builtin(workgroup_id) workgroup_id: vec3u,
+    @builtin(local_invocation_index) local_index: u32,
+    @builtin(num_workgroups) num_workgroups: vec3u,
+) {
+    let chunk = chunk_index(workgroup_id, num_workgroups);
+    if chunk >= params.num_chunks {
+        return;
+    }
+    count_pixels(chunk, local_index);
+
+    // Channel-major like the workgroup bins: consecutive invocations add to consecutive words.
+    // A bin no pixel of this chunk fell in costs no storage atomic.
+    for (var s = local_index; s < TOTAL_WORDS; s += WG_SIZE) {
+        let count = bin_count(s / NUM_BINS, s % NUM_BINS);
+        if count != 0u {
+            atomicAdd(&totals[s], count);
+        }
+    }
+
+    // storageBarrier orders storage memory at device scope (naga emits OpControlBarrier with
+    // Device memory scope and AcquireRelease semantics): this workgroup's additions are
+    // visible before its ticket is, and the last workgroup sees everyone's after reading its
+    // ticket.
+    storageBarrier();
+    if local_index == 0u {
+        ticket = atomicAdd(&totals[FINISHED], 1u);
+    }
+    if workgroupUniformLoad(&ticket) != params.num_chunks - 1u {
+        return;
+    }
+    storageBarrier();
+
+    // The last workgroup: totals -> interleaved histogram, zero the totals, and the scale.
+    var max_bin = vec4u(0u);
+    for (var s = local_index; s < TOTAL_WORDS; s += WG_SIZE) {
+        let count = atomicLoad(&totals[s]);
+        atomicStore(&totals[s], 0u);
+        let channel = s / NUM_BINS;
+        histogram[s % NUM_BINS][channel] = count;
+        max_bin[channel] = max(max_bin[channel], count);
+    }
+    // The workgroup bins are free now: their first four words gather the per-channel maxima.
+    if local_index < 4u {
+        atomicStore(&bins[local_index], 0u);
+    }
+    workgroupBarrier();
+    for (var ch = 0u; ch < 4u; ch++) {
+        if max_bin[ch] != 0u {
+            atomicMax(&bins[ch], max_bin[ch]);
+        }
+    }
+    workgroupBarrier();
+    if local_index == 0u {
+        let m = vec4u(atomicLoad(&bins[0]), atomicLoad(&bins[1]), atomicLoad(&bins[2]), atomicLoad(&bins[3]));
+        result = HistogramScale(display_scale(m, params.pixel_count), m);
+        atomicStore(&totals[FINISHED], 0u);
     }
 }

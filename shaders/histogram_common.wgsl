@@ -9,10 +9,31 @@ fn texel_bytes(texel: vec4f) -> vec3u {
     return vec3u(round(texel.rgb * 255.0));
 }
 
+// min(N-1, c*N/255) for bytes c, without a division: with t = c*N, (t + t/256) / 256, which is
+// just t / 256 for N <= 256. Twin of channel_bin_by_shifts in src/histogram.rs, which checks
+// that it equals the definition for every byte and bin count.
+fn channel_bins(rgb: vec3u) -> vec3u {
+    let t = rgb * NUM_BINS;
+    if NUM_BINS <= 256u {
+        return t >> vec3u(8u);
+    }
+    return (t + (t >> vec3u(8u))) >> vec3u(8u);
+}
+
 // Bins [r, g, b, l] of one pixel: min(N-1, c*N/255) and min(N-1, Y*N/(255*10000)).
 fn pixel_bins(rgb: vec3u) -> vec4u {
     let w = rgb * LUMA_WEIGHTS;
     let y = w.x + w.y + w.z;
-    let last = NUM_BINS - 1u;
-    return vec4u(min(vec3u(last), rgb * NUM_BINS / 255u), min(last, y * NUM_BINS / LUMA_DENOMINATOR));
+    return vec4u(channel_bins(rgb), min(NUM_BINS - 1u, y * NUM_BINS / LUMA_DENOMINATOR));
+}
+
+struct HistogramScale { // twin: HistogramScale in src/passes/scale.rs
+    scale: vec4f,
+    max_bin: vec4u,
+}
+
+// The articles' per-channel display scale: max(1/max_bin, 0.2*N/pixels).
+fn display_scale(max_bin: vec4u, pixel_count: u32) -> vec4f {
+    let floor_scale = 0.2 * f32(NUM_BINS) / f32(pixel_count);
+    return max(1.0 / vec4f(max_bin), vec4f(floor_scale));
 }

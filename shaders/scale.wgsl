@@ -1,5 +1,5 @@
-// Scale pass: the articles' per-channel display scale max(1/max_bin, 0.2*N/pixels), with the
-// max found in parallel by one workgroup. Reads the reduced histogram (chunk 0).
+// Scale pass of the three-pass engine: copies the reduced histogram (chunk 0) out and computes
+// the articles' per-channel display scale, with the max found in parallel by one workgroup.
 
 struct ScaleParams { // twin: ScaleParams in src/passes/scale.rs
     pixel_count: u32,
@@ -8,16 +8,12 @@ struct ScaleParams { // twin: ScaleParams in src/passes/scale.rs
     _pad2: u32,
 }
 
-struct HistogramScale { // twin: HistogramScale in src/passes/scale.rs
-    scale: vec4f,
-    max_bin: vec4u,
-}
-
 const SCALE_WG: u32 = 256u;
 
-@group(0) @binding(0) var<storage, read> histogram: array<vec4u>;
+@group(0) @binding(0) var<storage, read> chunks: array<vec4u>;
 @group(0) @binding(1) var<storage, read_write> result: HistogramScale;
 @group(0) @binding(2) var<uniform> params: ScaleParams;
+@group(0) @binding(3) var<storage, read_write> histogram: array<vec4u>;
 
 var<workgroup> partial: array<vec4u, SCALE_WG>;
 
@@ -25,7 +21,9 @@ var<workgroup> partial: array<vec4u, SCALE_WG>;
 fn compute_scale(@builtin(local_invocation_index) index: u32) {
     var m = vec4u(0u);
     for (var bin = index; bin < NUM_BINS; bin += SCALE_WG) {
-        m = max(m, histogram[bin]);
+        let counts = chunks[bin];
+        histogram[bin] = counts;
+        m = max(m, counts);
     }
     partial[index] = m;
     workgroupBarrier();
@@ -36,9 +34,6 @@ fn compute_scale(@builtin(local_invocation_index) index: u32) {
         workgroupBarrier();
     }
     if index == 0u {
-        let max_bin = partial[0];
-        let floor_scale = 0.2 * f32(NUM_BINS) / f32(params.pixel_count);
-        result.max_bin = max_bin;
-        result.scale = max(1.0 / vec4f(max_bin), vec4f(floor_scale));
+        result = HistogramScale(display_scale(partial[0], params.pixel_count), partial[0]);
     }
 }

@@ -2,10 +2,11 @@
 //! equal to the CPU reference before it is timed; GPU time comes from timestamp queries where the
 //! adapter has them, wall-clock time otherwise.
 
+use crate::gpu::shaders::{self, layout};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
 use crate::histogram::{self, Histogram};
-use crate::passes::histogram::{EngineConfig, Stage};
+use crate::passes::histogram::{EngineConfig, Merge, Stage};
 use crate::still::RgbaImage;
 use crate::variants::{self, GpuVariant, Production, VariantKind};
 use std::io::Write;
@@ -93,7 +94,7 @@ pub fn run(
         let runs = runs_within_budget(iters, first_run);
         rows.push(Row {
             name: kind.name().into(),
-            outcome: Ok(time_gpu(ctx, variant.as_ref(), runs)?),
+            outcome: Ok(time_gpu(ctx, &|e, t| variant.encode(e, t), runs)?),
         });
     }
 
@@ -108,16 +109,21 @@ pub fn run(
     check(ctx, production.as_ref(), &flat_reference, &flat)?;
     rows.push(Row {
         name: format!("{} (flat frame)", VariantKind::Production.name()),
-        outcome: Ok(time_gpu(ctx, production.as_ref(), iters)?),
+        outcome: Ok(time_gpu(ctx, &|e, t| production.encode(e, t), iters)?),
     });
 
-    // Where the production pipeline's time goes: chunk alone, chunk + reduce, all three.
-    let mut production = Production::new(ctx, &frame, bins, EngineConfig::default())?;
-    for (stage, label) in [(Stage::Chunk, "chunk"), (Stage::Reduce, "chunk + reduce")] {
-        production.through = stage;
+    // The three-pass engine, and where its time goes: chunk alone, chunk + reduce, all three.
+    let mut three_pass = Production::new(ctx, &frame, bins, EngineConfig::three_pass())?;
+    check(ctx, &three_pass, &reference, image)?;
+    for (stage, label) in [
+        (Stage::Scale, "chunk + reduce + scale"),
+        (Stage::Reduce, "chunk + reduce only"),
+        (Stage::Chunk, "chunk only"),
+    ] {
+        three_pass.through = stage;
         rows.push(Row {
-            name: format!("  histoplay {label} only"),
-            outcome: Ok(time_gpu(ctx, &production, iters)?),
+            name: format!("  three passes: {label}"),
+            outcome: Ok(time_gpu(ctx, &|e, t| three_pass.encode(e, t), iters)?),
         });
     }
 
@@ -129,18 +135,65 @@ pub fn run(
             let variant = Production::new(ctx, frame, bins, config)?;
             check(ctx, &variant, reference, picture)?;
             let s = variant.engine().shape();
+            let merge = match config.merge {
+                Merge::Atomic => "atomic".to_string(),
+                Merge::Tree { fan_in } => fan_in.to_string(),
+            };
             rows.push(Row {
                 name: format!(
-                    "  engine {}/{}/{}/{}{label}",
-                    s.workgroup_size, s.loads_per_invocation, s.replicas, config.fan_in
+                    "  engine {}/{}/{}/{merge}{label}",
+                    s.workgroup_size, s.loads_per_invocation, s.replicas
                 ),
-                outcome: Ok(time_gpu(ctx, &variant, iters)?),
+                outcome: Ok(time_gpu(ctx, &|e, t| variant.encode(e, t), iters)?),
             });
         }
     }
 
+    rows.push(Row {
+        name: "  floor: an empty dispatch".into(),
+        outcome: Ok(time_floor(ctx, iters)?),
+    });
+
     print_table(out, &rows, pixels)?;
     Ok(rows)
+}
+
+/// The least a compute pass costs on this adapter: one invocation storing one word.
+fn time_floor(ctx: &GpuContext, iters: usize) -> Result<Timing, GpuError> {
+    let device = &ctx.device;
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("bench floor"),
+        entries: &[layout::storage(0, wgpu::ShaderStages::COMPUTE, false)],
+    });
+    let module = shaders::module(device, "bench floor", shaders::BENCH_FLOOR.to_string());
+    let pipeline = shaders::compute_pipeline(device, "bench floor", &module, "floor_pass", &layout);
+    let word = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("bench floor"),
+        size: 4,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("bench floor"),
+        layout: &layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: word.as_entire_binding(),
+        }],
+    });
+    time_gpu(
+        ctx,
+        &|encoder, timestamp_writes| {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("bench floor"),
+                timestamp_writes,
+            });
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        },
+        iters,
+    )
 }
 
 fn print_table(out: &mut impl Write, rows: &[Row], pixels: u64) -> std::io::Result<()> {
@@ -149,9 +202,10 @@ fn print_table(out: &mut impl Write, rows: &[Row], pixels: u64) -> std::io::Resu
         .find(|r| r.name == VariantKind::ChunksReduce.name())
         .and_then(|r| r.outcome.as_ref().ok())
         .map(|t| t.median_ms);
+    let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
     writeln!(
         out,
-        "{:<46} {:>11} {:>11} {:>9} {:>10} {:>5}",
+        "{:<width$} {:>11} {:>11} {:>9} {:>10} {:>5}",
         "variant", "median ms", "min ms", "Gpix/s", "vs chunks+reduce", "runs"
     )?;
     for row in rows {
@@ -161,11 +215,11 @@ fn print_table(out: &mut impl Write, rows: &[Row], pixels: u64) -> std::io::Resu
                 let speedup = baseline.map_or("-".to_string(), |b| format!("{:.2}x", b / t.median_ms));
                 writeln!(
                     out,
-                    "{:<46} {:>11.4} {:>11.4} {:>9.2} {:>16} {:>5}",
+                    "{:<width$} {:>11.4} {:>11.4} {:>9.2} {:>16} {:>5}",
                     row.name, t.median_ms, t.min_ms, gpix, speedup, t.runs
                 )?;
             }
-            Err(note) => writeln!(out, "{:<46} {note}", row.name)?,
+            Err(note) => writeln!(out, "{:<width$} {note}", row.name)?,
         }
     }
     Ok(())
@@ -243,14 +297,17 @@ fn time_cpu(rgba: &[u8], bins: u32, iters: usize) -> Timing {
     Timing::from_samples(samples)
 }
 
+/// Records one run into an encoder; timestamps, if given, bracket its compute pass.
+pub type Encode<'a> = dyn Fn(&mut wgpu::CommandEncoder, Option<wgpu::ComputePassTimestampWrites>) + 'a;
+
 /// Times `runs` runs: each in its own compute pass, bracketed by timestamps where available.
-pub fn time_gpu(ctx: &GpuContext, variant: &dyn GpuVariant, runs: usize) -> Result<Timing, GpuError> {
+pub fn time_gpu(ctx: &GpuContext, encode: &Encode, runs: usize) -> Result<Timing, GpuError> {
     if !ctx.has_timestamps() {
         let mut samples = Vec::with_capacity(runs);
         for _ in 0..runs {
             let start = Instant::now();
             let mut encoder = ctx.device.create_command_encoder(&Default::default());
-            variant.encode(&mut encoder, None);
+            encode(&mut encoder, None);
             ctx.queue.submit([encoder.finish()]);
             ctx.wait_idle()?;
             samples.push(start.elapsed().as_secs_f64() * 1e3);
@@ -273,7 +330,7 @@ pub fn time_gpu(ctx: &GpuContext, variant: &dyn GpuVariant, runs: usize) -> Resu
     for batch in (0..runs).collect::<Vec<_>>().chunks(8) {
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         for &i in batch {
-            variant.encode(
+            encode(
                 &mut encoder,
                 Some(wgpu::ComputePassTimestampWrites {
                     query_set: &queries,

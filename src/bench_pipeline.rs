@@ -69,7 +69,7 @@ impl Pipeline {
         let target = engine.target(&ctx, info.format.width, info.format.height)?;
         let binding = engine.bind_source(&ctx, &target, &ring.output.pixels);
         let renderer = SceneRenderer::new(&ctx.device, GpuFrame::FORMAT);
-        let scene = renderer.scene(&ctx.device, &engine, &target, &ring.output.view);
+        let scene = renderer.scene(&ctx.device, &target, &ring.output.view);
         let output = GpuFrame::new(&ctx, "bench output", size.0, size.1)?;
         let orientation = Orientation {
             quarter_turns: info.quarter_turns,

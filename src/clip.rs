@@ -247,7 +247,13 @@ fn hist_gpu(
         });
         ring.encode_convert(&mut encoder, frame.slot);
         engine.encode(&mut encoder, &target, &binding, None);
-        encoder.copy_buffer_to_buffer(&target.chunks, 0, readback.next_buffer(), 0, engine.histogram_bytes());
+        encoder.copy_buffer_to_buffer(
+            &target.histogram,
+            0,
+            readback.next_buffer(),
+            0,
+            engine.histogram_bytes(),
+        );
         ctx.queue.submit([encoder.finish()]);
         decoder.release(frame.slot);
         readback.submitted(Pending {

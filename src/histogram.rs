@@ -31,6 +31,19 @@ pub fn channel_bin(c: u32, bins: u32) -> u32 {
     (c * bins / 255).min(bins - 1)
 }
 
+/// `channel_bin` without a division, as the shaders compute it (`channel_bins` in
+/// histogram_common.wgsl): with t = c·N, (t + t/256) / 256, and for N ≤ 256 just t / 256.
+/// Equal to `channel_bin` for every byte and bin count; a test checks them all.
+#[inline]
+pub fn channel_bin_by_shifts(c: u32, bins: u32) -> u32 {
+    let t = c * bins;
+    if bins <= 256 {
+        t >> 8
+    } else {
+        (t + (t >> 8)) >> 8
+    }
+}
+
 /// Luminance numerator Y = 2126·R + 7152·G + 722·B, in 0..=255·10000.
 #[inline]
 pub fn luma_numerator(r: u32, g: u32, b: u32) -> u32 {
@@ -134,6 +147,19 @@ mod tests {
         assert_eq!(channel_bin(15, 16), 0);
         assert_eq!(channel_bin(255, 1024), 1023);
         assert_eq!(channel_bin(1, 1024), 4);
+    }
+
+    #[test]
+    fn shader_channel_bins_equal_the_definition() {
+        for bins in (4..=10).map(|k| 1u32 << k) {
+            for c in 0..=255 {
+                assert_eq!(
+                    channel_bin_by_shifts(c, bins),
+                    channel_bin(c, bins),
+                    "c {c}, {bins} bins"
+                );
+            }
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ use histoplay::gpu::GpuContext;
 use histoplay::histogram::{self, DEFAULT_BINS};
 use histoplay::layout::Fit;
 use histoplay::passes::chunk::ChunkShape;
-use histoplay::passes::histogram::{EngineConfig, HistogramEngine};
+use histoplay::passes::histogram::{EngineConfig, HistogramEngine, Merge};
 use histoplay::player::{self, PlayerOptions};
 use histoplay::report::{self, FrameReport};
 use histoplay::scene::{Quads, ViewOptions};
@@ -89,7 +89,9 @@ enum Command {
         #[arg(long, default_value_t = DEFAULT_BINS, value_parser = parse_bins)]
         bins: u32,
         /// Also time the production pipeline with these engine shapes:
-        /// WORKGROUP/LOADS_PER_INVOCATION/REPLICAS/FANIN, e.g. 256/8/2/1024.
+        /// WORKGROUP/LOADS_PER_INVOCATION/REPLICAS/MERGE, where MERGE is `atomic` (one
+        /// dispatch) or the reduce pass's fan-in (three passes), e.g. 512/8/1/atomic or
+        /// 256/8/2/1024.
         #[arg(long, value_parser = parse_engine)]
         engine: Vec<EngineConfig>,
     },
@@ -112,15 +114,22 @@ enum Command {
 }
 
 fn parse_engine(s: &str) -> Result<EngineConfig, String> {
-    let bad = || format!("'{s}' is not an engine shape like 256/8/2/1024");
+    let bad = || format!("'{s}' is not an engine shape like 512/8/1/atomic or 256/8/2/1024");
     let parts: Vec<&str> = s.split('/').collect();
-    let [wg, px, replicas, fan_in] = parts[..] else {
+    let [wg, px, replicas, merge] = parts[..] else {
         return Err(bad());
     };
     let number = |v: &str| v.parse::<u32>().map_err(|_| bad());
-    let (workgroup_size, loads_per_invocation) = (number(wg)?, number(px)?);
-    let (replicas, fan_in) = (number(replicas)?, number(fan_in)?);
-    if fan_in < 2 || replicas < 1 || workgroup_size > 1024 || loads_per_invocation % 4 != 0 {
+    let (workgroup_size, loads_per_invocation, replicas) = (number(wg)?, number(px)?, number(replicas)?);
+    let merge = match merge {
+        "atomic" => Merge::Atomic,
+        fan_in => Merge::Tree {
+            fan_in: number(fan_in)?,
+        },
+    };
+    let valid_fan_in = !matches!(merge, Merge::Tree { fan_in } if fan_in < 2);
+    let valid_shape = (1..=1024).contains(&workgroup_size) && loads_per_invocation % 4 == 0 && loads_per_invocation > 0;
+    if !valid_fan_in || !valid_shape || replicas < 1 {
         return Err(bad());
     }
     Ok(EngineConfig {
@@ -129,7 +138,7 @@ fn parse_engine(s: &str) -> Result<EngineConfig, String> {
             loads_per_invocation,
             replicas,
         },
-        fan_in,
+        merge,
     })
 }
 

@@ -20,7 +20,7 @@ pub fn render_picture(
     let source = engine.bind_source(ctx, &target, &picture.pixels);
     let output = GpuFrame::new(ctx, "render output", size.0, size.1)?;
     let renderer = SceneRenderer::new(&ctx.device, GpuFrame::FORMAT);
-    let scene = renderer.scene(&ctx.device, &engine, &target, &picture.view);
+    let scene = renderer.scene(&ctx.device, &target, &picture.view);
     let aspect = picture.width as f32 / picture.height as f32;
     scene.layout(&ctx.queue, aspect, Orientation::default(), size, options);
 

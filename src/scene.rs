@@ -2,7 +2,7 @@
 //! the window and by the offscreen `render` command alike.
 
 use crate::layout::{fit_picture, histogram_quads, Fit};
-use crate::passes::histogram::{HistogramEngine, HistogramTarget};
+use crate::passes::histogram::HistogramTarget;
 use crate::passes::overlay::{OverlayPass, OverlayQuad, QuadChannels};
 use crate::passes::picture::{Orientation, PictureBinding, PicturePass};
 
@@ -62,21 +62,8 @@ impl SceneRenderer {
         }
     }
 
-    pub fn scene(
-        &self,
-        device: &wgpu::Device,
-        engine: &HistogramEngine,
-        target: &HistogramTarget,
-        frame: &wgpu::TextureView,
-    ) -> Scene {
-        let quad = |channels| {
-            self.overlay.quad(
-                device,
-                channels,
-                engine.histogram_binding(&target.chunks),
-                &target.scale,
-            )
-        };
+    pub fn scene(&self, device: &wgpu::Device, target: &HistogramTarget, frame: &wgpu::TextureView) -> Scene {
+        let quad = |channels| self.overlay.quad(device, channels, &target.histogram, &target.scale);
         Scene {
             picture: self.picture.bind(device, frame),
             quads: [quad(QuadChannels::Rgb), quad(QuadChannels::Luminance)],

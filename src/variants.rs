@@ -39,7 +39,7 @@ impl VariantKind {
             VariantKind::PerPixelAtomics => "GPU invocation per pixel, atomics",
             VariantKind::ChunksSum => "GPU chunks + single-workgroup sum",
             VariantKind::ChunksReduce => "GPU chunks + reduce + scale (articles)",
-            VariantKind::Production => "histoplay chunk + reduce + scale",
+            VariantKind::Production => "histoplay: chunk + merge + scale, 1 dispatch",
         }
     }
 }

@@ -170,3 +170,79 @@ fn no_gpu_adapter_says_how_to_get_one() {
         .unwrap();
     assert_one_line_error(&out, "mesa-vulkan-drivers");
 }
+
+#[test]
+fn bench_times_every_variant_after_checking_it() {
+    let out = histoplay(&[
+        "bench",
+        "--size",
+        "160x90",
+        "--iters",
+        "3",
+        "--bins",
+        "64",
+        "--engine",
+        "64/4/2/atomic",
+        "--engine",
+        "128/8/1/3",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("frame: 160x90 (14400 pixels), 64 bins, 3 iterations"),
+        "{text}"
+    );
+    let table: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("variant")).skip(1).collect();
+    let names = [
+        "CPU single thread (reference)",
+        "GPU single invocation",
+        "GPU invocation per pixel, atomics",
+        "GPU chunks + single-workgroup sum",
+        "GPU chunks + reduce + scale (articles)",
+        "histoplay: chunk + merge + scale, 1 dispatch",
+        "histoplay: chunk + merge + scale, 1 dispatch (flat frame)",
+        "  three passes: chunk + reduce + scale",
+        "  three passes: chunk + reduce only",
+        "  three passes: chunk only",
+        "  engine 64/4/2/atomic",
+        "  engine 64/4/2/atomic, flat",
+        "  engine 128/8/1/3",
+        "  engine 128/8/1/3, flat",
+        "  floor: an empty dispatch",
+    ];
+    assert_eq!(table.len(), names.len(), "{text}");
+    for (row, name) in table.iter().zip(names) {
+        assert!(row.starts_with(name), "row {row:?} is not {name:?}");
+        // A picture this small runs every variant, even on lavapipe: median, min, Gpix/s
+        // (which rounds to 0.00 on lavapipe), speed-up and runs.
+        let numbers: Vec<f64> = row[name.len()..]
+            .split_whitespace()
+            .map(|v| v.trim_end_matches('x').parse().unwrap_or_else(|_| panic!("{row}")))
+            .collect();
+        let [median, min, gpix, speedup, runs] = numbers[..] else {
+            panic!("{row}")
+        };
+        assert!(min > 0.0 && min <= median && gpix >= 0.0 && speedup > 0.0, "{row}");
+        assert!(runs >= 3.0, "{row}");
+    }
+}
+
+#[test]
+fn bench_refuses_a_bad_engine_shape() {
+    for shape in [
+        "512/8/1",
+        "512/6/1/atomic",
+        "512/8/0/atomic",
+        "512/8/1/1",
+        "2048/8/1/atomic",
+        "x/8/1/atomic",
+    ] {
+        let out = histoplay(&["bench", "--size", "16x16", "--engine", shape]);
+        assert!(!out.status.success(), "{shape} was accepted");
+        assert!(
+            stderr(&out).contains("is not an engine shape"),
+            "{shape}: {}",
+            stderr(&out)
+        );
+    }
+}

@@ -6,7 +6,7 @@ use histoplay::bench::scales_agree;
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::histogram::{display_scale, histogram_rgba};
 use histoplay::passes::chunk::ChunkShape;
-use histoplay::passes::histogram::EngineConfig;
+use histoplay::passes::histogram::{EngineConfig, HistogramEngine, Merge};
 use histoplay::variants::{self, GpuVariant, Production, VariantKind};
 
 fn run_once(ctx: &histoplay::gpu::GpuContext, variant: &dyn GpuVariant) {
@@ -93,7 +93,8 @@ fn single_invocation_on_a_picture_lavapipe_can_loop_over() {
 
 #[test]
 fn engine_shapes_all_agree() {
-    // Workgroup size, pixels per invocation, replicas and fan-in are parameters: every mix is exact.
+    // Workgroup size, pixels per invocation, replicas and the merge are parameters: every mix is
+    // exact.
     let ctx = common::gpu();
     let image = common::noise(777, 333, 99);
     let frame = GpuFrame::from_rgba(&ctx, "noise", image.width, image.height, &image.pixels).unwrap();
@@ -103,20 +104,67 @@ fn engine_shapes_all_agree() {
         loads_per_invocation,
         replicas,
     };
+    let tree = |fan_in| Merge::Tree { fan_in };
     let shapes = [
-        (shape(256, 4, 1), 2),
-        (shape(64, 8, 2), 4),
-        (shape(128, 16, 3), 256),
-        (shape(1024, 4, 1), 1024),
-        (shape(32, 64, 8), 7),
+        (shape(256, 4, 1), tree(2)),
+        (shape(64, 8, 2), tree(4)),
+        (shape(128, 16, 3), tree(256)),
+        (shape(1024, 4, 1), tree(1024)),
+        (shape(32, 64, 8), tree(7)),
+        (shape(256, 4, 1), Merge::Atomic),
+        (shape(64, 8, 2), Merge::Atomic),
+        (shape(128, 16, 3), Merge::Atomic),
+        (shape(1024, 4, 1), Merge::Atomic),
+        (shape(32, 64, 8), Merge::Atomic),
     ];
-    for (shape, fan_in) in shapes {
-        let production = Production::new(&ctx, &frame, 256, EngineConfig { shape, fan_in }).unwrap();
+    for (shape, merge) in shapes {
+        let production = Production::new(&ctx, &frame, 256, EngineConfig { shape, merge }).unwrap();
         run_once(&ctx, &production);
         assert_eq!(
             production.read_histogram(&ctx).unwrap(),
             expected,
-            "{shape:?}, fan-in {fan_in}"
+            "{shape:?}, {merge:?}"
         );
+    }
+}
+
+#[test]
+fn one_dispatch_engine_starts_each_frame_from_zero() {
+    // The merge's totals are zeroed by the workgroup that finishes last, ready for the next
+    // frame: frames counted back to back into one target, in one encoder or in separate
+    // submissions, each come out exact, as do their scales.
+    let ctx = common::gpu();
+    let (width, height) = (700, 500);
+    let pictures = [common::noise(width, height, 5), common::noise(width, height, 6)];
+    let engine = HistogramEngine::new(&ctx, 256, EngineConfig::default());
+    assert!(engine.is_one_dispatch());
+    let target = engine.target(&ctx, width, height).unwrap();
+    let frames: Vec<GpuFrame> = pictures
+        .iter()
+        .map(|p| GpuFrame::from_rgba(&ctx, "noise", width, height, &p.pixels).unwrap())
+        .collect();
+    let sources: Vec<_> = frames
+        .iter()
+        .map(|f| engine.bind_source(&ctx, &target, &f.pixels))
+        .collect();
+    let expected: Vec<_> = pictures.iter().map(|p| histogram_rgba(&p.pixels, 256)).collect();
+    assert_ne!(expected[0], expected[1]);
+
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    for i in [0, 1, 0, 1, 1] {
+        engine.encode(&mut encoder, &target, &sources[i], None);
+    }
+    ctx.queue.submit([encoder.finish()]);
+    assert_eq!(engine.read_histogram(&ctx, &target).unwrap(), expected[1]);
+
+    for i in [0, 1, 0] {
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        engine.encode(&mut encoder, &target, &sources[i], None);
+        ctx.queue.submit([encoder.finish()]);
+        assert_eq!(engine.read_histogram(&ctx, &target).unwrap(), expected[i], "frame {i}");
+        let scale = engine.read_scale(&ctx, &target).unwrap();
+        assert_eq!(scale.max_bin, expected[i].max_per_channel());
+        let cpu = display_scale(&expected[i], width * height);
+        assert!(scales_agree(scale.scale, cpu), "{:?} vs {cpu:?}", scale.scale);
     }
 }

@@ -17,6 +17,7 @@ pub const ARTICLE_CHUNK: &str = include_str!("../../shaders/article_chunk.wgsl")
 pub const ARTICLE_SUM: &str = include_str!("../../shaders/article_sum.wgsl");
 pub const ARTICLE_REDUCE: &str = include_str!("../../shaders/article_reduce.wgsl");
 pub const ARTICLE_SCALE: &str = include_str!("../../shaders/article_scale.wgsl");
+pub const BENCH_FLOOR: &str = include_str!("../../shaders/bench_floor.wgsl");
 
 /// Every shader with the header it is built with; the naga test validates each of them.
 pub fn all_for_validation() -> Vec<(&'static str, String)> {
@@ -46,6 +47,7 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ("overlay.wgsl", OVERLAY.to_string()),
         ("picture.wgsl", PICTURE.to_string()),
         ("convert.wgsl", CONVERT.to_string()),
+        ("bench_floor.wgsl", BENCH_FLOOR.to_string()),
     ]
 }
 
@@ -90,9 +92,9 @@ pub fn trusted_module(device: &wgpu::Device, label: &str, source: String) -> wgp
         label: Some(label),
         source: wgpu::ShaderSource::Wgsl(Cow::Owned(source)),
     };
-    // SAFETY: chunk.wgsl, reduce.wgsl and scale.wgsl index only within the buffers the engine
-    // sizes for them (pixels < pixel_count, chunk < num_chunks, bin < NUM_BINS); their loops are
-    // bounded by constants or uniforms.
+    // SAFETY: chunk.wgsl and reduce.wgsl index only within the buffers the engine sizes for
+    // them (pixels < pixel_count, chunk < num_chunks, bin < NUM_BINS, totals word <= 4·NUM_BINS);
+    // their loops are bounded by constants or uniforms.
     unsafe { device.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
 }
 

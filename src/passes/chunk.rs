@@ -1,5 +1,6 @@
-//! The chunk pass: counts each chunk of the frame's pixels into workgroup-private histograms and
-//! writes one histogram per chunk to a storage buffer.
+//! The chunk pass: counts each chunk of the frame's pixels into workgroup-private histograms,
+//! then either merges them into the frame's histogram (and scale) itself or writes one histogram
+//! per chunk for the reduce pass.
 
 use super::reduce::spill;
 use crate::gpu::shaders::{self, layout, Header};
@@ -36,10 +37,14 @@ impl ChunkShape {
         pixel_count.div_ceil(self.chunk_pixels())
     }
 
-    /// The most replicas that fit in `workgroup_bytes` of workgroup memory (at least one).
+    /// The most replicas that fit in `workgroup_bytes` of workgroup memory (at least one),
+    /// next to the pass's one other workgroup word.
     pub fn fit_replicas(mut self, bins: u32, workgroup_bytes: u32) -> Self {
         let per_replica = bins * 4 * 4;
-        self.replicas = self.replicas.min(workgroup_bytes / per_replica).max(1);
+        self.replicas = self
+            .replicas
+            .min(workgroup_bytes.saturating_sub(16) / per_replica)
+            .max(1);
         self
     }
 }
@@ -53,6 +58,16 @@ pub struct ChunkParams {
     pub _pad: [u32; 2],
 }
 
+/// How the chunk pass ends: which entry point of shaders/chunk.wgsl runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChunkEnding {
+    /// `count_merge`: add the counts into the frame's totals; the last workgroup writes the
+    /// histogram and scale. Binds the totals (3), histogram (4) and scale (5).
+    Merge,
+    /// `count_chunk`: write one histogram per chunk. Binds the chunks buffer (2).
+    Write,
+}
+
 pub struct ChunkPass {
     pipeline: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
@@ -60,14 +75,25 @@ pub struct ChunkPass {
 }
 
 impl ChunkPass {
-    pub fn new(device: &wgpu::Device, bins: u32, shape: ChunkShape) -> Self {
+    pub fn new(device: &wgpu::Device, bins: u32, shape: ChunkShape, ending: ChunkEnding) -> Self {
+        let storage = |binding| layout::storage(binding, wgpu::ShaderStages::COMPUTE, false);
+        let mut entries = vec![
+            layout::storage(0, wgpu::ShaderStages::COMPUTE, true),
+            layout::uniform(1, wgpu::ShaderStages::COMPUTE, false),
+        ];
+        let entry_point = match ending {
+            ChunkEnding::Merge => {
+                entries.extend([storage(3), storage(4), storage(5)]);
+                "count_merge"
+            }
+            ChunkEnding::Write => {
+                entries.push(storage(2));
+                "count_chunk"
+            }
+        };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("chunk pass"),
-            entries: &[
-                layout::storage(0, wgpu::ShaderStages::COMPUTE, true),
-                layout::storage(1, wgpu::ShaderStages::COMPUTE, false),
-                layout::uniform(2, wgpu::ShaderStages::COMPUTE, false),
-            ],
+            entries: &entries,
         });
         let header = Header::new(bins)
             .with("WG_X", shape.workgroup_size)
@@ -75,7 +101,7 @@ impl ChunkPass {
             .with("REPLICAS", shape.replicas);
         let source = shaders::compute_source(&header, shaders::CHUNK);
         let module = shaders::trusted_module(device, "chunk pass", source);
-        let pipeline = shaders::compute_pipeline(device, "chunk pass", &module, "count_chunk", &layout);
+        let pipeline = shaders::compute_pipeline(device, "chunk pass", &module, entry_point, &layout);
         Self {
             pipeline,
             layout,
@@ -83,30 +109,33 @@ impl ChunkPass {
         }
     }
 
+    /// Binds a frame's pixels and the pass's uniforms with `outputs`, the (binding, buffer)
+    /// pairs its ending writes.
     pub fn bind(
         &self,
         device: &wgpu::Device,
         pixels: &wgpu::Buffer,
-        chunks: &wgpu::Buffer,
         params: &wgpu::Buffer,
+        outputs: &[(u32, &wgpu::Buffer)],
     ) -> wgpu::BindGroup {
+        let mut entries = vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: pixels.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: params.as_entire_binding(),
+            },
+        ];
+        entries.extend(outputs.iter().map(|&(binding, buffer)| wgpu::BindGroupEntry {
+            binding,
+            resource: buffer.as_entire_binding(),
+        }));
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("chunk pass"),
             layout: &self.layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: pixels.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: chunks.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: params.as_entire_binding(),
-                },
-            ],
+            entries: &entries,
         })
     }
 

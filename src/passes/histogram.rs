@@ -1,7 +1,10 @@
-//! The histogram engine: chunk, reduce and scale passes in one compute pass, sized once per
-//! frame size. The result stays on the GPU (chunk 0 and the scale buffer) for the overlay.
+//! The histogram engine, sized once per frame size. By default one dispatch: the chunk pass
+//! counts, merges the chunks with storage atomics, and its last workgroup writes the frame's
+//! histogram and scale. The articles' three-pass shape (chunk, tree reduce, scale) is the
+//! fallback where workgroup memory is too small for that, and the bench's comparison. Either way
+//! the result stays on the GPU (`histogram` and `scale`) for the overlay.
 
-use super::chunk::{ChunkParams, ChunkPass, ChunkShape};
+use super::chunk::{ChunkEnding, ChunkParams, ChunkPass, ChunkShape};
 use super::reduce::{ReduceKind, ReducePass, ReduceSteps};
 use super::scale::{HistogramScale, ScaleParams, ScalePass};
 use crate::gpu::texture::GpuFrame;
@@ -9,23 +12,58 @@ use crate::gpu::{readback, GpuContext, GpuError};
 use crate::histogram::Histogram;
 use wgpu::util::DeviceExt;
 
-/// How the engine splits the work; see `ChunkShape` and `ReducePass`.
+/// How the chunks' counts become the frame's histogram.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Merge {
+    /// In the chunk pass: storage atomics into the frame's totals; the workgroup that finishes
+    /// last writes the histogram and scale. One dispatch.
+    Atomic,
+    /// The articles' shape: one histogram per chunk, a reduce pass of `fan_in` chunks per
+    /// workgroup and step, then a scale pass.
+    Tree { fan_in: u32 },
+}
+
+impl Merge {
+    /// The merge an adapter with `workgroup_bytes` of workgroup memory can run for a chunk pass
+    /// with these bins and replicas: the atomic merge needs one word more than the bins, and
+    /// falls back to the three-pass engine where that word doesn't fit (1024 bins on an adapter
+    /// with only Vulkan's minimum 16 KiB).
+    pub fn fitting(self, bins: u32, replicas: u32, workgroup_bytes: u32) -> Self {
+        if self == Merge::Atomic && bins * 16 * replicas + 16 > workgroup_bytes {
+            EngineConfig::three_pass().merge
+        } else {
+            self
+        }
+    }
+}
+
+/// How the engine splits the work; see `ChunkShape` and `Merge`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EngineConfig {
     pub shape: ChunkShape,
-    pub fan_in: u32,
+    pub merge: Merge,
 }
 
 impl Default for EngineConfig {
     fn default() -> Self {
         Self {
             shape: ChunkShape::default(),
-            fan_in: 1024,
+            merge: Merge::Atomic,
         }
     }
 }
 
-/// The engine's passes, in order.
+impl EngineConfig {
+    /// The three-pass engine with its best fan-in: a one-step reduce up to 1024 chunks.
+    pub fn three_pass() -> Self {
+        Self {
+            merge: Merge::Tree { fan_in: 1024 },
+            ..Self::default()
+        }
+    }
+}
+
+/// The three-pass engine's passes, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Stage {
     Chunk,
@@ -37,8 +75,8 @@ pub enum Stage {
 pub struct HistogramEngine {
     pub bins: u32,
     chunk: ChunkPass,
-    reduce: ReducePass,
-    scale: ScalePass,
+    /// The reduce and scale passes of `Merge::Tree`.
+    tree: Option<(ReducePass, ScalePass)>,
 }
 
 /// Buffers and bind groups for one frame size: made when the size changes, not per frame.
@@ -46,13 +84,19 @@ pub struct HistogramTarget {
     pub width: u32,
     pub height: u32,
     pub num_chunks: u32,
-    /// Every chunk's histogram; chunk 0 holds the frame's after the reduce.
-    pub chunks: wgpu::Buffer,
-    /// `HistogramScale` of the frame, written by the scale pass.
+    /// The frame's histogram: `bins` vec4u of interleaved r, g, b, l counts.
+    pub histogram: wgpu::Buffer,
+    /// `HistogramScale` of the frame.
     pub scale: wgpu::Buffer,
+    /// The atomic merge's totals (zero between frames), or every chunk's histogram.
+    work: wgpu::Buffer,
+    tree: Option<TreeTarget>,
+    chunk_params: wgpu::Buffer,
+}
+
+struct TreeTarget {
     reduce_steps: ReduceSteps,
     scale_bind_group: wgpu::BindGroup,
-    chunk_params: wgpu::Buffer,
     _scale_params: wgpu::Buffer,
 }
 
@@ -62,19 +106,36 @@ pub struct SourceBinding(wgpu::BindGroup);
 impl HistogramEngine {
     pub fn new(ctx: &GpuContext, bins: u32, config: EngineConfig) -> Self {
         let device = &ctx.device;
-        let shape = config
-            .shape
-            .fit_replicas(bins, device.limits().max_compute_workgroup_storage_size);
+        let workgroup_bytes = device.limits().max_compute_workgroup_storage_size;
+        let shape = config.shape.fit_replicas(bins, workgroup_bytes);
+        let merge = config.merge.fitting(bins, shape.replicas, workgroup_bytes);
+        if merge != config.merge {
+            log::info!("{workgroup_bytes} bytes of workgroup memory: the three-pass histogram engine runs");
+        }
+        let (ending, tree) = match merge {
+            Merge::Atomic => (ChunkEnding::Merge, None),
+            Merge::Tree { fan_in } => (
+                ChunkEnding::Write,
+                Some((
+                    ReducePass::new(device, bins, ReduceKind::Tree { fan_in }),
+                    ScalePass::new(device, bins),
+                )),
+            ),
+        };
         Self {
             bins,
-            chunk: ChunkPass::new(device, bins, shape),
-            reduce: ReducePass::new(device, bins, ReduceKind::Tree { fan_in: config.fan_in }),
-            scale: ScalePass::new(device, bins),
+            chunk: ChunkPass::new(device, bins, shape, ending),
+            tree,
         }
     }
 
     pub fn shape(&self) -> ChunkShape {
         self.chunk.shape
+    }
+
+    /// Whether this engine runs as one dispatch (`Merge::Atomic`).
+    pub fn is_one_dispatch(&self) -> bool {
+        self.tree.is_none()
     }
 
     pub fn histogram_bytes(&self) -> u64 {
@@ -85,27 +146,29 @@ impl HistogramEngine {
         ctx.check_frame_size(width, height)?;
         let device = &ctx.device;
         let num_chunks = self.chunk.shape.num_chunks(width * height);
-        let chunk_bytes = u64::from(num_chunks) * self.histogram_bytes();
-        let limit = device.limits().max_storage_buffer_binding_size;
-        if chunk_bytes > limit {
+        let work_bytes = match self.tree {
+            // The totals, then the count of finished workgroups.
+            None => (u64::from(self.bins) * 4 + 1) * 4,
+            Some(_) => u64::from(num_chunks) * self.histogram_bytes(),
+        };
+        if work_bytes > device.limits().max_storage_buffer_binding_size {
             return Err(GpuError::TooLarge {
                 width,
                 height,
                 max: ctx.max_texture_side(),
             });
         }
-        let chunks = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("histogram chunks"),
-            size: chunk_bytes,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let scale = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("histogram scale"),
-            size: std::mem::size_of::<HistogramScale>() as u64,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
+        let storage = |label, size| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            })
+        };
+        let work = storage("histogram work", work_bytes);
+        let histogram = storage("histogram", self.histogram_bytes());
+        let scale = storage("histogram scale", std::mem::size_of::<HistogramScale>() as u64);
         let chunk_params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("chunk params"),
             contents: bytemuck::bytes_of(&ChunkParams {
@@ -115,49 +178,43 @@ impl HistogramEngine {
             }),
             usage: wgpu::BufferUsages::UNIFORM,
         });
-        let scale_params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("scale params"),
-            contents: bytemuck::bytes_of(&ScaleParams {
-                pixel_count: width * height,
-                _pad: [0; 3],
-            }),
-            usage: wgpu::BufferUsages::UNIFORM,
+        let tree = self.tree.as_ref().map(|(reduce, scale_pass)| {
+            let scale_params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("scale params"),
+                contents: bytemuck::bytes_of(&ScaleParams {
+                    pixel_count: width * height,
+                    _pad: [0; 3],
+                }),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+            TreeTarget {
+                reduce_steps: reduce.steps(device, &work, num_chunks),
+                scale_bind_group: scale_pass.bind(device, &work, &histogram, &scale, &scale_params),
+                _scale_params: scale_params,
+            }
         });
-        let scale_bind_group = self
-            .scale
-            .bind(device, self.histogram_binding(&chunks), &scale, &scale_params);
-        let reduce_steps = self.reduce.steps(device, &chunks, num_chunks);
         Ok(HistogramTarget {
             width,
             height,
             num_chunks,
-            chunks,
+            histogram,
             scale,
-            reduce_steps,
-            scale_bind_group,
+            work,
+            tree,
             chunk_params,
-            _scale_params: scale_params,
         })
-    }
-
-    /// Chunk 0 of a chunks buffer: the reduced histogram.
-    pub fn histogram_binding<'a>(&self, chunks: &'a wgpu::Buffer) -> wgpu::BufferBinding<'a> {
-        wgpu::BufferBinding {
-            buffer: chunks,
-            offset: 0,
-            size: wgpu::BufferSize::new(self.histogram_bytes()),
-        }
     }
 
     /// Binds a frame's packed pixels to a target: once per frame buffer, not per frame.
     pub fn bind_source(&self, ctx: &GpuContext, target: &HistogramTarget, pixels: &wgpu::Buffer) -> SourceBinding {
-        SourceBinding(
-            self.chunk
-                .bind(&ctx.device, pixels, &target.chunks, &target.chunk_params),
-        )
+        let outputs: &[(u32, &wgpu::Buffer)] = match target.tree {
+            None => &[(3, &target.work), (4, &target.histogram), (5, &target.scale)],
+            Some(_) => &[(2, &target.work)],
+        };
+        SourceBinding(self.chunk.bind(&ctx.device, pixels, &target.chunk_params, outputs))
     }
 
-    /// Records chunk, reduce and scale into one compute pass.
+    /// Records the engine into one compute pass.
     pub fn encode(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -168,7 +225,8 @@ impl HistogramEngine {
         self.encode_through(encoder, target, source, timestamp_writes, Stage::Scale);
     }
 
-    /// Records the passes up to and including `last`: the bench times each stage this way.
+    /// Records the passes up to and including `last`: the bench times each stage of the
+    /// three-pass engine this way. The one-dispatch engine always runs whole.
     pub fn encode_through(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -182,17 +240,19 @@ impl HistogramEngine {
             timestamp_writes,
         });
         self.chunk.encode(&mut pass, &source.0, target.num_chunks);
-        if last >= Stage::Reduce {
-            self.reduce.encode(&mut pass, &target.reduce_steps);
-        }
-        if last >= Stage::Scale {
-            self.scale.encode(&mut pass, &target.scale_bind_group);
+        if let (Some((reduce, scale)), Some(tree)) = (&self.tree, &target.tree) {
+            if last >= Stage::Reduce {
+                reduce.encode(&mut pass, &tree.reduce_steps);
+            }
+            if last >= Stage::Scale {
+                scale.encode(&mut pass, &tree.scale_bind_group);
+            }
         }
     }
 
     /// Reads the frame's histogram back (headless commands and tests only).
     pub fn read_histogram(&self, ctx: &GpuContext, target: &HistogramTarget) -> Result<Histogram, GpuError> {
-        let bytes = readback::read_buffer(ctx, &target.chunks, 0, self.histogram_bytes())?;
+        let bytes = readback::read_buffer(ctx, &target.histogram, 0, self.histogram_bytes())?;
         Ok(Histogram::from_interleaved(&readback::words(&bytes)))
     }
 
@@ -211,5 +271,20 @@ impl HistogramEngine {
         self.encode(&mut encoder, &target, &binding, None);
         ctx.queue.submit([encoder.finish()]);
         self.read_histogram(ctx, &target)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{EngineConfig, Merge};
+
+    #[test]
+    fn atomic_merge_falls_back_to_three_passes_without_room_for_its_ticket() {
+        let three = EngineConfig::three_pass().merge;
+        assert_eq!(Merge::Atomic.fitting(1024, 1, 16384), three);
+        assert_eq!(Merge::Atomic.fitting(1024, 1, 32768), Merge::Atomic);
+        assert_eq!(Merge::Atomic.fitting(256, 1, 16384), Merge::Atomic);
+        assert_eq!(Merge::Atomic.fitting(256, 4, 16384), three);
+        assert_eq!(three.fitting(1024, 1, 16384), three);
     }
 }

@@ -107,7 +107,7 @@ impl OverlayPass {
         &self,
         device: &wgpu::Device,
         channels: QuadChannels,
-        histogram: wgpu::BufferBinding,
+        histogram: &wgpu::Buffer,
         scale: &wgpu::Buffer,
     ) -> OverlayQuad {
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
@@ -122,7 +122,7 @@ impl OverlayPass {
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,
-                    resource: wgpu::BindingResource::Buffer(histogram),
+                    resource: histogram.as_entire_binding(),
                 },
                 wgpu::BindGroupEntry {
                     binding: 1,

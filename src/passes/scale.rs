@@ -1,4 +1,5 @@
-//! The scale pass: per-channel display scale of the reduced histogram, on the GPU.
+//! The scale pass of the three-pass engine: copies the reduced histogram out and computes its
+//! per-channel display scale, on the GPU.
 
 use crate::gpu::shaders::{self, layout, Header};
 
@@ -10,7 +11,7 @@ pub struct ScaleParams {
     pub _pad: [u32; 3],
 }
 
-/// Twin of `HistogramScale` in shaders/scale.wgsl: what the overlay draws with.
+/// Twin of `HistogramScale` in shaders/histogram_common.wgsl: what the overlay draws with.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct HistogramScale {
@@ -31,6 +32,7 @@ impl ScalePass {
                 layout::storage(0, wgpu::ShaderStages::COMPUTE, true),
                 layout::storage(1, wgpu::ShaderStages::COMPUTE, false),
                 layout::uniform(2, wgpu::ShaderStages::COMPUTE, false),
+                layout::storage(3, wgpu::ShaderStages::COMPUTE, false),
             ],
         });
         let module = shaders::module(
@@ -45,7 +47,8 @@ impl ScalePass {
     pub fn bind(
         &self,
         device: &wgpu::Device,
-        histogram: wgpu::BufferBinding,
+        chunks: &wgpu::Buffer,
+        histogram: &wgpu::Buffer,
         scale: &wgpu::Buffer,
         params: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
@@ -55,7 +58,7 @@ impl ScalePass {
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,
-                    resource: wgpu::BindingResource::Buffer(histogram),
+                    resource: chunks.as_entire_binding(),
                 },
                 wgpu::BindGroupEntry {
                     binding: 1,
@@ -64,6 +67,10 @@ impl ScalePass {
                 wgpu::BindGroupEntry {
                     binding: 2,
                     resource: params.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: histogram.as_entire_binding(),
                 },
             ],
         })

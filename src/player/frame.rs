@@ -45,7 +45,7 @@ impl PlayerWindow {
                 pixel_count: self.media.target.width * self.media.target.height,
             };
             self.clipping
-                .record(&mut encoder, &self.media.target.chunks, self.engine.bins, tag);
+                .record(&mut encoder, &self.media.target.histogram, self.engine.bins, tag);
             encoder.pop_debug_group();
             self.media.has_picture = true;
         }

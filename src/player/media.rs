@@ -41,7 +41,7 @@ impl Media {
         let ring = FrameRing::new(gpu, info.format, RING_SLOTS)?;
         let target = engine.target(gpu, width, height)?;
         let binding = engine.bind_source(gpu, &target, &ring.output.pixels);
-        let scene = renderer.scene(&gpu.device, engine, &target, &ring.output.view);
+        let scene = renderer.scene(&gpu.device, &target, &ring.output.view);
         let timeline = Timeline {
             start,
             duration: info.duration,
