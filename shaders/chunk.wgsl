@@ -183,8 +183,8 @@ fn count_merge(
         max_bin[channel] = max(max_bin[channel], count);
     }
     // The workgroup bins are free now: their first four words gather the per-channel maxima.
-    if local_index < 4u {
-        atomicStore(&bins[local_index], 0u);
+    for (var ch = local_index; ch < 4u; ch += WG_SIZE) {
+        atomicStore(&bins[ch], 0u);
     }
     workgroupBarrier();
     for (var ch = 0u; ch < 4u; ch++) {

@@ -116,6 +116,8 @@ fn engine_shapes_all_agree() {
         (shape(128, 16, 3), Merge::Atomic),
         (shape(1024, 4, 1), Merge::Atomic),
         (shape(32, 64, 8), Merge::Atomic),
+        (shape(1, 4, 1), Merge::Atomic),
+        (shape(3, 8, 1), Merge::Atomic),
     ];
     for (shape, merge) in shapes {
         let production = Production::new(&ctx, &frame, 256, EngineConfig { shape, merge }).unwrap();
@@ -125,6 +127,8 @@ fn engine_shapes_all_agree() {
             expected,
             "{shape:?}, {merge:?}"
         );
+        let scale = production.read_scale(&ctx).unwrap().unwrap();
+        assert_eq!(scale.max_bin, expected.max_per_channel(), "{shape:?}, {merge:?}");
     }
 }
 
