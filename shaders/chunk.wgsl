@@ -160,10 +160,11 @@ fn count_merge(
         }
     }
 
-    // storageBarrier orders storage memory at device scope (naga emits OpControlBarrier with
-    // Device memory scope and AcquireRelease semantics): this workgroup's additions are
-    // visible before its ticket is, and the last workgroup sees everyone's after reading its
-    // ticket.
+    // storageBarrier orders storage memory at device scope as naga lowers it (SPIR-V:
+    // OpControlBarrier with Device memory scope and AcquireRelease semantics; GLSL:
+    // memoryBarrierBuffer; HLSL: DeviceMemoryBarrierWithGroupSync), though WGSL promises only
+    // workgroup scope: this workgroup's additions are visible before its ticket is, and the last
+    // workgroup sees everyone's after reading its ticket.
     storageBarrier();
     if local_index == 0u {
         ticket = atomicAdd(&totals[FINISHED], 1u);
