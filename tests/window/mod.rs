@@ -1,0 +1,290 @@
+//! The player test harness: an Xvfb of the test's own, the player binary in it driven with
+//! xdotool, its `--frame-log`, and its window's pixels.
+
+use crate::common;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// Generous: lavapipe is slow and the machine may be busy with other tests.
+pub const TIMEOUT: Duration = Duration::from_secs(40);
+
+/// An Xvfb server on a display number it picks itself (-displayfd), killed on drop.
+pub struct Xvfb {
+    child: Child,
+    display: String,
+}
+
+impl Xvfb {
+    pub fn start() -> Self {
+        let mut child = Command::new("Xvfb")
+            .args(["-displayfd", "1", "-screen", "0", "1280x720x24", "-nolisten", "tcp"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb runs (scripts/setup installs it)");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let number: u32 = line.trim().parse().unwrap_or_else(|_| panic!("Xvfb said {line:?}"));
+        let server = Self {
+            child,
+            display: format!(":{number}"),
+        };
+        // Ready means a client can connect, which is what the player will do first.
+        let deadline = Instant::now() + TIMEOUT;
+        while !server.accepts_clients() {
+            assert!(
+                Instant::now() < deadline,
+                "Xvfb {} never accepted a client",
+                server.display
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        server
+    }
+
+    pub fn accepts_clients(&self) -> bool {
+        Command::new("xdotool")
+            .arg("getdisplaygeometry")
+            .env("DISPLAY", &self.display)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    pub fn xdotool(&self, args: &[&str]) -> String {
+        let out = Command::new("xdotool")
+            .args(args)
+            .env("DISPLAY", &self.display)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        // SIGTERM lets Xvfb remove its lock file and socket, so the display number it frees is
+        // clean for the next test's server; SIGKILL only if it doesn't go.
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One line of the frame log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Present {
+    pub frame: Option<u64>,
+    pub generation: u64,
+    pub new_frame: bool,
+    pub paused: bool,
+    pub size: (u32, u32),
+}
+
+pub fn parse(line: &str) -> Option<Present> {
+    let field = |name: &str| line.split(' ').find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='));
+    let (w, h) = field("size")?.split_once('x')?;
+    Some(Present {
+        frame: field("frame")?.parse().ok(),
+        generation: field("gen")?.parse().ok()?,
+        new_frame: field("new")? == "1",
+        paused: field("paused")? == "1",
+        size: (w.parse().ok()?, h.parse().ok()?),
+    })
+}
+
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    pub rgba: Vec<u8>,
+}
+
+impl Image {
+    pub fn at(&self, x: u32, y: u32) -> [u8; 3] {
+        let i = ((y * self.width + x) * 4) as usize;
+        [self.rgba[i], self.rgba[i + 1], self.rgba[i + 2]]
+    }
+
+    /// The grey where nothing is drawn over the picture (right of centre, upper third).
+    pub fn picture(&self) -> [u8; 3] {
+        self.at(self.width * 4 / 5, self.height * 3 / 10)
+    }
+
+    pub fn region(&self, (x0, y0, x1, y1): (u32, u32, u32, u32)) -> Vec<[u8; 3]> {
+        (y0..y1)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .map(|(x, y)| self.at(x, y))
+            .collect()
+    }
+}
+
+pub fn decode_png(bytes: &[u8]) -> Image {
+    let image = image::load_from_memory(bytes).expect("a PNG").to_rgba8();
+    Image {
+        width: image.width(),
+        height: image.height(),
+        rgba: image.into_raw(),
+    }
+}
+
+/// The player on a file, in its own directory (screenshots land there), killed on drop.
+pub struct Player<'x> {
+    x: &'x Xvfb,
+    child: Child,
+    pub dir: PathBuf,
+    log: PathBuf,
+    pub window: String,
+}
+
+impl<'x> Player<'x> {
+    pub fn start(x: &'x Xvfb, name: &str, file: Option<&Path>) -> Self {
+        let dir = common::repo_path(&format!("target/player-tests/{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("frames.log");
+        let mut command = Command::new(env!("CARGO_BIN_EXE_histoplay"));
+        command.args(file).arg("--frame-log").arg(&log);
+        let child = command
+            .current_dir(&dir)
+            .env("DISPLAY", &x.display)
+            .env_remove("WAYLAND_DISPLAY")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("stderr.txt")).unwrap())
+            .spawn()
+            .unwrap();
+        let mut player = Self {
+            x,
+            child,
+            dir,
+            log,
+            window: String::new(),
+        };
+        player.window = player.poll("the window", || {
+            let found = player.x.xdotool(&["search", "--name", "^histoplay "]);
+            found.lines().next().map(str::to_string)
+        });
+        player.x.xdotool(&["windowfocus", "--sync", &player.window]);
+        player
+    }
+
+    /// Polls `check` until it gives a value; fails with the player's stderr after TIMEOUT or if
+    /// it exits.
+    pub fn poll<T>(&self, what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+        let start = Instant::now();
+        loop {
+            if let Some(value) = check() {
+                return value;
+            }
+            let stderr = std::fs::read_to_string(self.dir.join("stderr.txt")).unwrap_or_default();
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "timed out waiting for {what}; stderr:\n{stderr}"
+            );
+            assert!(
+                !self.exited(),
+                "the player exited while waiting for {what}; stderr:\n{stderr}"
+            );
+            std::thread::sleep(Duration::from_millis(40));
+        }
+    }
+
+    /// CPU time the player has used, all threads (utime + stime in /proc, 100 Hz ticks).
+    pub fn cpu_time(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
+        let fields: Vec<u64> = stat
+            .rsplit(") ")
+            .next()
+            .unwrap()
+            .split(' ')
+            .skip(11)
+            .take(2)
+            .map(|v| v.parse().unwrap())
+            .collect();
+        Duration::from_millis((fields[0] + fields[1]) * 10)
+    }
+
+    pub fn exited(&self) -> bool {
+        // /proc says whether the child is a zombie without reaping it.
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        stat.is_empty() || stat.contains(") Z")
+    }
+
+    pub fn presents(&self) -> Vec<Present> {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        // The last line may be half written: only whole lines count.
+        text.split_inclusive('\n')
+            .filter_map(|line| parse(line.strip_suffix('\n')?))
+            .collect()
+    }
+
+    /// Waits for a present (after the first `after` ones) that `check` accepts.
+    pub fn wait_present(&self, what: &str, after: usize, check: impl Fn(&Present) -> bool) -> Present {
+        self.poll(what, || self.presents().into_iter().skip(after).find(|p| check(p)))
+    }
+
+    /// Waits until no present has come for `quiet`: the window is idle.
+    pub fn wait_idle(&self, quiet: Duration) -> usize {
+        let mut count = self.presents().len();
+        let mut since = Instant::now();
+        self.poll("the window to go idle", || {
+            let now = self.presents().len();
+            if now != count {
+                (count, since) = (now, Instant::now());
+            }
+            (since.elapsed() >= quiet).then_some(count)
+        })
+    }
+
+    pub fn key(&self, key: &str) -> usize {
+        let before = self.presents().len();
+        self.x.xdotool(&["key", key]);
+        before
+    }
+
+    /// What the window shows, as the X server has it.
+    pub fn capture(&self) -> Image {
+        let out = Command::new("import")
+            .args(["-window", &self.window, "png:-"])
+            .env("DISPLAY", &self.x.display)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "import: {}", String::from_utf8_lossy(&out.stderr));
+        decode_png(&out.stdout)
+    }
+
+    pub fn wait_exit(&mut self) -> ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(start.elapsed() < TIMEOUT, "the player did not exit");
+            std::thread::sleep(Duration::from_millis(40));
+        }
+    }
+}
+
+impl Drop for Player<'_> {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // Kept after a failure: the frame log, the player's stderr and any screenshot.
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
