@@ -1,6 +1,7 @@
 //! histoplay: a video player that draws live R, G, B and luminance histograms over the picture,
 //! computed on the GPU every frame.
 
+pub mod audio;
 pub mod bench;
 pub mod bench_pipeline;
 pub mod clip;

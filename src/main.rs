@@ -33,6 +33,9 @@ struct Cli {
     /// Write one line per presented frame to this file (for tests and benchmarks).
     #[arg(long, hide = true)]
     frame_log: Option<PathBuf>,
+    /// Play without sound.
+    #[arg(long)]
+    no_audio: bool,
 }
 
 #[derive(Subcommand)]
@@ -171,7 +174,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(command) => run(command),
-        None => play(cli.file, cli.frame_log),
+        None => play(cli.file, cli.frame_log, !cli.no_audio),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -183,11 +186,12 @@ fn main() -> ExitCode {
 }
 
 /// `histoplay [FILE]`: the player window.
-fn play(file: Option<PathBuf>, frame_log: Option<PathBuf>) -> Result<()> {
+fn play(file: Option<PathBuf>, frame_log: Option<PathBuf>, sound: bool) -> Result<()> {
     let file = file.unwrap_or_else(default_video);
     let options = PlayerOptions {
         frame_log,
         bench_seconds: None,
+        sound,
     };
     player::play(&file, options)?;
     Ok(())
@@ -221,6 +225,7 @@ fn run(command: Command) -> Result<()> {
             let options = PlayerOptions {
                 frame_log: None,
                 bench_seconds: Some(seconds),
+                sound: false,
             };
             if let Some(report) = player::play(&input, options)? {
                 print!("{report}");

@@ -15,6 +15,9 @@ pub const WHEEL_SEEK: f64 = 5.0;
 pub const SPEED_STEP: f64 = 1.1;
 pub const SPEED_DOUBLE: f64 = 2.0;
 
+/// Percent of volume per `9` / `0` press (mpv's step is 2; histoplay's volume has 10 steps).
+pub const VOLUME_STEP: i32 = 10;
+
 /// Everything the player can be told to do, from keys, the mouse, a dropped file or the bench.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
@@ -44,6 +47,9 @@ pub enum Command {
     ToggleLogScale,
     ToggleFit,
     Screenshot,
+    /// Change the volume by this many percent (and unmute).
+    VolumeBy(i32),
+    ToggleMute,
     Open(PathBuf),
     Quit,
 }
@@ -54,7 +60,11 @@ impl Command {
     pub fn repeats(&self) -> bool {
         matches!(
             self,
-            Command::SeekBy { .. } | Command::StepForward | Command::StepBack | Command::SpeedBy(_)
+            Command::SeekBy { .. }
+                | Command::StepForward
+                | Command::StepBack
+                | Command::SpeedBy(_)
+                | Command::VolumeBy(_)
         )
     }
 }
@@ -94,6 +104,9 @@ pub fn key_command(key: &Key, modifiers: ModifiersState, fullscreen: bool) -> Op
             "h" => Some(Command::CycleQuads),
             "l" => Some(Command::ToggleLogScale),
             "c" => Some(Command::ToggleFit),
+            "9" | "/" => Some(Command::VolumeBy(-VOLUME_STEP)),
+            "0" | "*" => Some(Command::VolumeBy(VOLUME_STEP)),
+            "m" => Some(Command::ToggleMute),
             _ => None,
         },
         _ => None,
@@ -172,6 +185,11 @@ mod tests {
         assert_eq!(press(char("l")), Some(Command::ToggleLogScale));
         assert_eq!(press(char("c")), Some(Command::ToggleFit));
         assert_eq!(press(char("f")), Some(Command::ToggleFullscreen));
+        assert_eq!(press(char("9")), Some(Command::VolumeBy(-10)));
+        assert_eq!(press(char("/")), Some(Command::VolumeBy(-10)));
+        assert_eq!(press(char("0")), Some(Command::VolumeBy(10)));
+        assert_eq!(press(char("*")), Some(Command::VolumeBy(10)));
+        assert_eq!(press(char("m")), Some(Command::ToggleMute));
         assert_eq!(press(char("x")), None);
         assert_eq!(press(Key::Named(NamedKey::F1)), None);
     }

@@ -3,6 +3,7 @@
 
 use super::playback::{Playback, Timeline};
 use super::{PlayerError, UserEvent};
+use crate::audio::{Audio, Volume};
 use crate::gpu::GpuContext;
 use crate::passes::histogram::{HistogramEngine, HistogramTarget, SourceBinding};
 use crate::passes::picture::Orientation;
@@ -22,6 +23,8 @@ pub struct Media {
     pub source: SourceBinding,
     pub scene: Scene,
     pub playback: Playback<DecodeThread>,
+    /// The file's sound, where it has some and there is a device to play it on.
+    pub audio: Option<Audio>,
     /// The ring's output holds a converted frame (before the first one there is nothing to draw).
     pub has_picture: bool,
 }
@@ -34,6 +37,7 @@ impl Media {
         source: VideoSource,
         serial: u64,
         proxy: &EventLoopProxy<UserEvent>,
+        sound: Option<Volume>,
     ) -> Result<Self, PlayerError> {
         let info = source.info.clone();
         let (width, height) = (info.format.width, info.format.height);
@@ -63,6 +67,8 @@ impl Media {
             info.duration,
             info.frame_count.map_or("?".to_string(), |n| n.to_string())
         );
+        let playback = Playback::new(decoder, timeline, Instant::now());
+        let audio = sound.and_then(|volume| Audio::start(&info.path, playback.audio_cue(), volume));
         Ok(Self {
             info,
             serial,
@@ -70,7 +76,8 @@ impl Media {
             target,
             source: binding,
             scene,
-            playback: Playback::new(decoder, timeline, Instant::now()),
+            playback,
+            audio,
             has_picture: false,
         })
     }

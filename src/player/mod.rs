@@ -58,6 +58,8 @@ pub struct PlayerOptions {
     pub frame_log: Option<PathBuf>,
     /// Run `bench-play`'s script: play this many seconds, then time injected commands.
     pub bench_seconds: Option<f64>,
+    /// Play the files' sound (where there is a device for it).
+    pub sound: bool,
 }
 
 /// What other threads (and wgpu's callbacks) tell the event loop.

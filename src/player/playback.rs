@@ -321,6 +321,17 @@ impl<S: FrameSource> Playback<S> {
         }
     }
 
+    /// What the sound follows: the clock, heard only while it runs at 1x on a landed picture.
+    pub fn audio_cue(&self) -> crate::audio::Cue {
+        crate::audio::Cue {
+            clock: self.clock,
+            audible: self.landing.is_none()
+                && !self.clock.paused()
+                && (self.clock.speed() - 1.0).abs() < 1e-9
+                && !self.at_end(),
+        }
+    }
+
     /// Paused on the last frame with nothing more to come.
     pub fn at_end(&self) -> bool {
         self.ended && self.queue.is_empty() && self.landing.is_none()

@@ -12,6 +12,7 @@ use super::screenshot::{Notify, Screenshots};
 use super::stats::FrameLog;
 use super::surface::WindowSurface;
 use super::{PlayerError, PlayerOptions, UserEvent};
+use crate::audio::Volume;
 use crate::gpu::{best_adapter, GpuContext};
 use crate::histogram::DEFAULT_BINS;
 use crate::passes::histogram::{EngineConfig, HistogramEngine};
@@ -64,6 +65,9 @@ pub struct PlayerWindow {
     pub(super) bench: Option<BenchScript>,
     proxy: EventLoopProxy<UserEvent>,
     cursor_hidden: bool,
+    /// Whether files play their sound, and at what volume.
+    sound: bool,
+    volume: Volume,
 }
 
 /// Opens the GPU for a window: Vulkan (or Metal, DX12) first, GL only when none of them works.
@@ -112,7 +116,16 @@ impl PlayerWindow {
         let surface = WindowSurface::new(&gpu, surface, (size.width, size.height))?;
         let engine = HistogramEngine::new(&gpu, DEFAULT_BINS, EngineConfig::default());
         let scene = SceneRenderer::new(&gpu.device, surface.format);
-        let media = Media::new(&gpu, &engine, &scene, source, 0, &proxy)?;
+        let volume = Volume::default();
+        let media = Media::new(
+            &gpu,
+            &engine,
+            &scene,
+            source,
+            0,
+            &proxy,
+            options.sound.then_some(volume),
+        )?;
         let egui_ctx = egui::Context::default();
         egui_ctx.set_visuals(egui::Visuals::dark());
         let egui_state = egui_winit::State::new(
@@ -169,6 +182,8 @@ impl PlayerWindow {
             bench,
             proxy,
             cursor_hidden: false,
+            sound: options.sound,
+            volume,
         };
         player.relayout();
         Ok(player)
@@ -219,6 +234,11 @@ impl PlayerWindow {
             Command::ToggleFit => self.view.fit = self.view.fit.toggled(),
             Command::Screenshot => self.screenshot_wanted = true,
             Command::Open(path) => self.open(path),
+            Command::VolumeBy(step) => self.set_volume(self.volume.changed_by(step)),
+            Command::ToggleMute => self.set_volume(Volume {
+                muted: !self.volume.muted,
+                ..self.volume
+            }),
             _ => {}
         }
         self.relayout();
@@ -253,6 +273,7 @@ impl PlayerWindow {
                 source,
                 self.media.serial + 1,
                 &self.proxy,
+                self.sound.then_some(self.volume),
             )
         });
         match media {
@@ -274,6 +295,21 @@ impl PlayerWindow {
             // The old file keeps playing.
             Err(e) => self.message(e.to_string(), true),
         }
+    }
+
+    fn set_volume(&mut self, volume: Volume) {
+        self.volume = volume;
+        if let Some(audio) = &self.media.audio {
+            audio.set_volume(volume);
+        }
+        let text = match (self.media.audio.is_some(), volume.muted) {
+            (false, _) => "no sound".to_string(),
+            (true, true) => "muted".to_string(),
+            (true, false) => format!("volume {}%", volume.percent),
+        };
+        self.messages
+            .retain(|m| !m.text.starts_with("volume ") && m.text != "muted");
+        self.message(text, false);
     }
 
     pub fn message(&mut self, text: String, error: bool) {
@@ -298,6 +334,9 @@ impl PlayerWindow {
         }
         if self.media.playback.take_changed() {
             self.needs_redraw = true;
+        }
+        if let Some(audio) = &self.media.audio {
+            audio.cue(self.media.playback.audio_cue());
         }
         if let Some(error) = self.media.playback.take_error() {
             self.message(error, true);

@@ -1,0 +1,210 @@
+//! A file's audio stream, decoded and resampled with FFmpeg to interleaved f32 at the output's
+//! rate and channel count, in chunks stamped with their media time.
+
+use ffmpeg_next as ffmpeg;
+use std::path::{Path, PathBuf};
+
+/// Decoded audio: `samples` interleaved, `channels` per frame, starting at `start` seconds of
+/// media time (the same timestamps as the video's frames).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chunk {
+    pub start: f64,
+    pub samples: Vec<f32>,
+}
+
+/// Why a file's audio can't be played; the video plays on without it.
+#[derive(Debug, thiserror::Error)]
+pub enum AudioError {
+    #[error("'{0}' has no audio stream")]
+    NoAudio(PathBuf),
+    #[error("'{path}': {reason}")]
+    Open { path: PathBuf, reason: String },
+}
+
+pub struct AudioSource {
+    path: PathBuf,
+    input: ffmpeg::format::context::Input,
+    stream_index: usize,
+    time_base: f64,
+    decoder: ffmpeg::decoder::Audio,
+    resampler: Option<ffmpeg::software::resampling::Context>,
+    rate: u32,
+    channels: u16,
+    /// Media time just after the last chunk, for frames without a timestamp.
+    next_start: Option<f64>,
+    eof_sent: bool,
+    damaged_packets: u64,
+}
+
+// SAFETY: the FFmpeg contexts are owned by one AudioSource and used from one thread at a time.
+unsafe impl Send for AudioSource {}
+
+impl AudioSource {
+    /// Opens the best audio stream of `path`, to be resampled to `rate` Hz and `channels`.
+    pub fn open(path: &Path, rate: u32, channels: u16) -> Result<Self, AudioError> {
+        let open_error = |e: ffmpeg::Error| AudioError::Open {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        };
+        ffmpeg::init().map_err(open_error)?;
+        let input = ffmpeg::format::input(path).map_err(open_error)?;
+        let stream = input
+            .streams()
+            .best(ffmpeg::media::Type::Audio)
+            .ok_or_else(|| AudioError::NoAudio(path.to_owned()))?;
+        let stream_index = stream.index();
+        let time_base = f64::from(stream.time_base());
+        let decoder = ffmpeg::codec::context::Context::from_parameters(stream.parameters())
+            .and_then(|context| context.decoder().audio())
+            .map_err(open_error)?;
+        Ok(Self {
+            path: path.to_owned(),
+            input,
+            stream_index,
+            time_base,
+            decoder,
+            resampler: None,
+            rate,
+            channels: channels.max(1),
+            next_start: None,
+            eof_sent: false,
+            damaged_packets: 0,
+        })
+    }
+
+    pub fn rate(&self) -> u32 {
+        self.rate
+    }
+
+    pub fn channels(&self) -> u16 {
+        self.channels
+    }
+
+    /// Positions the demuxer at or before `seconds` of media time; the chunks decoded next may
+    /// start a little before it.
+    pub fn seek(&mut self, seconds: f64) {
+        let pts = (seconds.max(0.0) / self.time_base) as i64;
+        // SAFETY: a valid input context and stream index.
+        let result = unsafe {
+            ffmpeg::ffi::av_seek_frame(
+                self.input.as_mut_ptr(),
+                self.stream_index as i32,
+                pts,
+                ffmpeg::ffi::AVSEEK_FLAG_BACKWARD,
+            )
+        };
+        if result < 0 {
+            log::warn!("{}: audio can't seek there", self.path.display());
+        }
+        self.decoder.flush();
+        // The resampler may hold a few samples of the old position.
+        self.resampler = None;
+        self.next_start = None;
+        self.eof_sent = false;
+    }
+
+    /// The next chunk of audio, or None at the end of the stream. Damaged packets are skipped
+    /// with a warning.
+    pub fn next_chunk(&mut self) -> Option<Chunk> {
+        let mut frame = ffmpeg::frame::Audio::empty();
+        loop {
+            match self.decoder.receive_frame(&mut frame) {
+                Ok(()) => {
+                    if let Some(chunk) = self.resample(&frame) {
+                        return Some(chunk);
+                    }
+                    continue;
+                }
+                Err(ffmpeg::Error::Eof) => return None,
+                Err(ffmpeg::Error::Other { errno }) if errno == ffmpeg::error::EAGAIN => {}
+                Err(e) => {
+                    self.note_damage(&e);
+                    continue;
+                }
+            }
+            if self.eof_sent {
+                return None;
+            }
+            let mut packet = ffmpeg::Packet::empty();
+            match packet.read(&mut self.input) {
+                Ok(()) if packet.stream() != self.stream_index => {}
+                Ok(()) => {
+                    if let Err(e) = self.decoder.send_packet(&packet) {
+                        self.note_damage(&e);
+                    }
+                }
+                Err(_) => {
+                    self.eof_sent = true;
+                    let _ = self.decoder.send_eof();
+                }
+            }
+        }
+    }
+
+    fn resample(&mut self, frame: &ffmpeg::frame::Audio) -> Option<Chunk> {
+        let start = frame
+            .timestamp()
+            .or(frame.pts())
+            .map(|pts| pts as f64 * self.time_base)
+            .or(self.next_start)
+            .unwrap_or(0.0);
+        let layout = if frame.channel_layout().is_empty() {
+            ffmpeg::ChannelLayout::default(i32::from(frame.channels()))
+        } else {
+            frame.channel_layout()
+        };
+        let mut frame = frame.clone();
+        frame.set_channel_layout(layout);
+        let matches = |r: &ffmpeg::software::resampling::Context| {
+            let input = r.input();
+            input.format == frame.format() && input.channel_layout == layout && input.rate == frame.rate()
+        };
+        if !self.resampler.as_ref().is_some_and(matches) {
+            let context = ffmpeg::software::resampling::Context::get(
+                frame.format(),
+                layout,
+                frame.rate(),
+                ffmpeg::format::Sample::F32(ffmpeg::format::sample::Type::Packed),
+                ffmpeg::ChannelLayout::default(i32::from(self.channels)),
+                self.rate,
+            );
+            match context {
+                Ok(context) => self.resampler = Some(context),
+                Err(e) => {
+                    self.note_damage(&e);
+                    return None;
+                }
+            }
+        }
+        let resampler = self.resampler.as_mut()?;
+        // Room for every sample this frame makes plus what the resampler held back, so nothing
+        // piles up inside it.
+        let room = frame.samples() as u64 * u64::from(self.rate) / u64::from(frame.rate().max(1)) + 256;
+        let mut out = ffmpeg::frame::Audio::new(
+            ffmpeg::format::Sample::F32(ffmpeg::format::sample::Type::Packed),
+            room as usize,
+            ffmpeg::ChannelLayout::default(i32::from(self.channels)),
+        );
+        if let Err(e) = resampler.run(&frame, &mut out) {
+            self.note_damage(&e);
+            return None;
+        }
+        // Packed f32: one plane of samples() frames of `channels` floats (its line may be padded).
+        let bytes = out.samples() * usize::from(self.channels) * 4;
+        let samples = bytemuck::pod_collect_to_vec::<u8, f32>(&out.data(0)[..bytes]);
+        self.next_start = Some(start + out.samples() as f64 / f64::from(self.rate));
+        Some(Chunk { start, samples })
+    }
+
+    fn note_damage(&mut self, error: &dyn std::fmt::Display) {
+        self.damaged_packets += 1;
+        if self.damaged_packets <= 3 {
+            log::warn!("{}: damaged audio, playing on: {error}", self.path.display());
+        } else if self.damaged_packets == 4 {
+            log::warn!(
+                "{}: more audio damage; further warnings suppressed",
+                self.path.display()
+            );
+        }
+    }
+}
