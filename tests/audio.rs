@@ -178,4 +178,13 @@ fn the_feed_plays_what_the_clock_has_due_and_follows_its_jumps() {
     feed.cue(at(2.5, false));
     feed.fill(&mut out, now);
     assert!(out.iter().all(|&s| s == 0.0));
+    // Past the end of the tone there is only silence; back inside it, the tone again.
+    feed.cue(at(10.0, true));
+    std::thread::sleep(Duration::from_millis(100));
+    feed.fill(&mut out, now);
+    assert!(out.iter().all(|&s| s == 0.0));
+    feed.cue(at(1.5, true));
+    decoded_at(&feed, 1.5);
+    feed.fill(&mut out, now);
+    assert!((out[7] - tone_at(66150 + 7)).abs() < 0.002, "{}", out[7]);
 }

@@ -299,12 +299,16 @@ fn decode(mut source: AudioSource, shared: &Shared) {
         let now = cue.clock.media_time(Instant::now());
         let Ok(mut queue) = shared.queue.lock() else { return };
         let (start, end) = (queue.start, shared.end(&queue));
-        if now < start - JUMP || now > end + JUMP {
-            source.seek(now);
+        // Past the end of the stream there is nothing to seek to; before it, or a jump ahead of
+        // what is decoded, the decoder seeks (outside the lock: the callback never waits).
+        if now < start - JUMP || (now > end + JUMP && !at_end) {
             queue.samples.clear();
             queue.start = now;
+            drop(queue);
+            source.seek(now);
             at_end = false;
             trim_to = Some(now);
+            continue;
         }
         let end = shared.end(&queue);
         // Samples long past are dropped, so a paused or silent player holds little.
