@@ -1,6 +1,7 @@
 //! A file's audio stream, decoded and resampled with FFmpeg to interleaved f32 at the output's
 //! rate and channel count, in chunks stamped with their media time.
 
+use crate::video::source::seek_backward;
 use ffmpeg_next as ffmpeg;
 use std::path::{Path, PathBuf};
 
@@ -84,16 +85,7 @@ impl AudioSource {
     /// start a little before it.
     pub fn seek(&mut self, seconds: f64) {
         let pts = (seconds.max(0.0) / self.time_base) as i64;
-        // SAFETY: a valid input context and stream index.
-        let result = unsafe {
-            ffmpeg::ffi::av_seek_frame(
-                self.input.as_mut_ptr(),
-                self.stream_index as i32,
-                pts,
-                ffmpeg::ffi::AVSEEK_FLAG_BACKWARD,
-            )
-        };
-        if result < 0 {
+        if !seek_backward(&mut self.input, self.stream_index, pts) {
             log::warn!("{}: audio can't seek there", self.path.display());
         }
         self.decoder.flush();
@@ -110,7 +102,7 @@ impl AudioSource {
         loop {
             match self.decoder.receive_frame(&mut frame) {
                 Ok(()) => {
-                    if let Some(chunk) = self.resample(&frame) {
+                    if let Some(chunk) = self.resample(&mut frame) {
                         return Some(chunk);
                     }
                     continue;
@@ -141,20 +133,18 @@ impl AudioSource {
         }
     }
 
-    fn resample(&mut self, frame: &ffmpeg::frame::Audio) -> Option<Chunk> {
+    fn resample(&mut self, frame: &mut ffmpeg::frame::Audio) -> Option<Chunk> {
         let start = frame
             .timestamp()
             .or(frame.pts())
             .map(|pts| pts as f64 * self.time_base)
             .or(self.next_start)
             .unwrap_or(0.0);
-        let layout = if frame.channel_layout().is_empty() {
-            ffmpeg::ChannelLayout::default(i32::from(frame.channels()))
-        } else {
-            frame.channel_layout()
-        };
-        let mut frame = frame.clone();
-        frame.set_channel_layout(layout);
+        // Streams that don't say get the usual layout for their channel count.
+        if frame.channel_layout().is_empty() {
+            frame.set_channel_layout(ffmpeg::ChannelLayout::default(i32::from(frame.channels())));
+        }
+        let layout = frame.channel_layout();
         let matches = |r: &ffmpeg::software::resampling::Context| {
             let input = r.input();
             input.format == frame.format() && input.channel_layout == layout && input.rate == frame.rate()
@@ -185,7 +175,7 @@ impl AudioSource {
             room as usize,
             ffmpeg::ChannelLayout::default(i32::from(self.channels)),
         );
-        if let Err(e) = resampler.run(&frame, &mut out) {
+        if let Err(e) = resampler.run(frame, &mut out) {
             self.note_damage(&e);
             return None;
         }

@@ -205,6 +205,21 @@ pub struct VideoSource {
     damaged_packets: u64,
 }
 
+/// Positions `input` at the packet of stream `stream_index` at or before `pts` (in the stream's
+/// time base); false if the demuxer can't seek there.
+pub(crate) fn seek_backward(input: &mut ffmpeg::format::context::Input, stream_index: usize, pts: i64) -> bool {
+    // SAFETY: a valid input context and one of its stream indices.
+    let result = unsafe {
+        ffmpeg::ffi::av_seek_frame(
+            input.as_mut_ptr(),
+            stream_index as i32,
+            pts,
+            ffmpeg::ffi::AVSEEK_FLAG_BACKWARD,
+        )
+    };
+    result >= 0
+}
+
 impl VideoSource {
     pub fn open(path: &Path) -> Result<Self, VideoError> {
         ffmpeg::init().map_err(|e| VideoError::Open {
@@ -417,20 +432,12 @@ impl VideoSource {
     /// Positions the demuxer at the keyframe at or before `pts`; the next frames decoded start
     /// there. Returns false if the stream can't seek (then it restarts from the beginning).
     pub fn seek_before(&mut self, pts: i64) -> bool {
-        // SAFETY: a valid input context and stream index.
-        let result = unsafe {
-            ffmpeg::ffi::av_seek_frame(
-                self.input.as_mut_ptr(),
-                self.stream_index as i32,
-                pts,
-                ffmpeg::ffi::AVSEEK_FLAG_BACKWARD,
-            )
-        };
+        let sought = seek_backward(&mut self.input, self.stream_index, pts);
         self.decoder.flush();
         self.eof_sent = false;
         self.last_pts = None;
         self.in_run = false;
-        if result < 0 {
+        if !sought {
             self.rewind();
             return false;
         }
