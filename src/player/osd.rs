@@ -191,9 +191,11 @@ fn clipping_line(ui: &mut egui::Ui, view: &OsdView) {
     ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new("clipped % low high").color(DIM));
         for (i, (name, color)) in CHANNELS.iter().enumerate() {
+            // Fixed widths: the line must not rewrap as the values change, or the seek bar
+            // above it would move under the pointer.
             let text = match view.clipping {
-                Some(c) => format!("{name} {:.2} {:.2}", c.low[i] * 100.0, c.high[i] * 100.0),
-                None => format!("{name} - -"),
+                Some(c) => format!("{name} {:>6.2} {:>6.2}", c.low[i] * 100.0, c.high[i] * 100.0),
+                None => format!("{name} {:>6} {:>6}", "-", "-"),
             };
             ui.label(RichText::new(text).monospace().color(*color));
         }

@@ -190,10 +190,11 @@ impl<'x> Player<'x> {
                 return value;
             }
             let stderr = std::fs::read_to_string(self.dir.join("stderr.txt")).unwrap_or_default();
-            assert!(
-                start.elapsed() < TIMEOUT,
-                "timed out waiting for {what}; stderr:\n{stderr}"
-            );
+            if start.elapsed() >= TIMEOUT {
+                let presents = self.presents();
+                let last = &presents[presents.len().saturating_sub(8)..];
+                panic!("timed out waiting for {what}; last presents: {last:?}; stderr:\n{stderr}");
+            }
             assert!(
                 !self.exited(),
                 "the player exited while waiting for {what}; stderr:\n{stderr}"
