@@ -2,6 +2,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
+use histoplay::bench_clips::{self, ClipSpec};
 use histoplay::clip::{self, FrameRange, Output};
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::gpu::GpuContext;
@@ -113,6 +114,34 @@ enum Command {
         /// Seconds of playback to time, before the injected commands.
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
+    },
+    /// Make a benchmark clip with FFmpeg's libraries (for machines without the ffmpeg CLI): the
+    /// video and its sound copied --loops times back to back, or re-encoded with libx264 at
+    /// --size, --fps, --gop for --frames frames. The container follows OUTPUT's extension.
+    #[command(hide = true)]
+    MakeClip {
+        input: PathBuf,
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Copies of the input back to back, without re-encoding.
+        #[arg(long, conflicts_with = "size")]
+        loops: Option<u32>,
+        /// Re-encode at this size, WxH.
+        #[arg(long, value_parser = parse_size, requires_all = ["fps", "gop", "frames"])]
+        size: Option<(u32, u32)>,
+        /// Frames a second of the re-encoded clip (input frames are repeated or dropped).
+        #[arg(long, requires = "size")]
+        fps: Option<u32>,
+        /// At most this many frames between keyframes.
+        #[arg(long, requires = "size")]
+        gop: Option<u32>,
+        /// Frames to encode (the input loops if it is shorter).
+        #[arg(long, requires = "size")]
+        frames: Option<u64>,
+        #[arg(long, default_value = "veryfast", requires = "size")]
+        preset: String,
+        #[arg(long, default_value_t = 23, requires = "size")]
+        crf: u32,
     },
 }
 
@@ -276,6 +305,47 @@ fn run(command: Command) -> Result<()> {
             Ok(())
         }
         Command::BenchPipeline { input, seeks } => bench_pipeline::run(&input, seeks, &mut std::io::stdout().lock()),
+        Command::MakeClip {
+            input,
+            output,
+            loops,
+            size,
+            fps,
+            gop,
+            frames,
+            preset,
+            crf,
+        } => {
+            let started = std::time::Instant::now();
+            let written = match (size, fps, gop, frames) {
+                (None, ..) => {
+                    let loops = loops.unwrap_or(1);
+                    let packets = bench_clips::loop_copy(&input, &output, loops)?;
+                    format!("{loops} loops, {packets} packets")
+                }
+                (Some((width, height)), Some(fps), Some(gop), Some(frames)) => {
+                    let spec = ClipSpec {
+                        width,
+                        height,
+                        fps,
+                        gop,
+                        frames,
+                        preset,
+                        crf,
+                    };
+                    let frames = bench_clips::encode_clip(&input, &output, &spec)?;
+                    format!("{frames} frames of {width}x{height} at {fps} fps")
+                }
+                _ => bail!("--size needs --fps, --gop and --frames"),
+            };
+            let bytes = std::fs::metadata(&output).map_or(0, |m| m.len());
+            println!(
+                "wrote '{}': {written}, {bytes} bytes in {:.2} s",
+                output.display(),
+                started.elapsed().as_secs_f64()
+            );
+            Ok(())
+        }
     }
 }
 
