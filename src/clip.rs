@@ -10,7 +10,7 @@ use crate::report::{self, FrameReport};
 use crate::video::convert::convert_cpu;
 use crate::video::decoder::{DecodeThread, DecoderEvent};
 use crate::video::ring::{FrameRing, RING_SLOTS};
-use crate::video::source::{SeekTarget, VideoSource};
+use crate::video::source::{CatchUp, SeekTarget, VideoSource};
 use std::io::Write;
 use std::time::Duration;
 use thiserror::Error;
@@ -96,15 +96,10 @@ pub fn hist_video(
     output: Output,
     out: &mut impl Write,
 ) -> Result<u64, ClipError> {
-    if let Some(count) = source.info.frame_count {
-        if range.start >= count {
-            return Err(ClipError::PastEnd {
-                asked: range.start,
-                count,
-                path: source.info.path.display().to_string(),
-            });
-        }
-    }
+    let mut source = source;
+    // Frame K must be frame K: numbers wait for the index, which reads only as far as needed.
+    source.set_exact_numbers(true);
+    check_in_range(&source, range.start)?;
     let written = if cpu {
         hist_cpu(source, range, bins, output, out)?
     } else {
@@ -112,6 +107,36 @@ pub fn hist_video(
     };
     out.flush()?;
     Ok(written)
+}
+
+/// Fails if the stream has no frame `frame` (once the index has read far enough to say).
+fn check_in_range(source: &VideoSource, frame: u64) -> Result<(), ClipError> {
+    let index = source.index();
+    if index.wait_pts_of(frame).is_none() {
+        if let Some(count) = index.frame_count() {
+            return Err(ClipError::PastEnd {
+                asked: frame,
+                count,
+                path: source.info.path.display().to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Positions `source` to decode from the keyframe before frame `frame`, skipping what it can
+/// on the way (a source that can't number frames starts from the beginning).
+fn seek_to_frame(source: &mut VideoSource, frame: u64) {
+    if frame == 0 {
+        return;
+    }
+    if let Some(pts) = source.index().wait_pts_of(frame) {
+        source.seek_before(pts);
+        source.catch_up(Some(CatchUp {
+            limit: pts,
+            keep_from: pts,
+        }));
+    }
 }
 
 /// The reference path: FFmpeg decode, CPU conversion twin, CPU histogram.
@@ -122,9 +147,7 @@ fn hist_cpu(
     output: Output,
     out: &mut impl Write,
 ) -> Result<u64, ClipError> {
-    if let Some((_, pts)) = source.resolve(SeekTarget::Frame(range.start)) {
-        source.seek_before(pts);
-    }
+    seek_to_frame(&mut source, range.start);
     let format = source.info.format;
     let mut written = 0;
     while let Some(frame) = source.next_frame()? {
@@ -151,16 +174,9 @@ fn hist_cpu(
 
 /// Frame `frame` of a video as RGBA, by the CPU twin of the GPU conversion (the same pixels).
 pub fn frame_rgba(mut source: VideoSource, frame: u64) -> Result<crate::still::RgbaImage, ClipError> {
-    if let Some(count) = source.info.frame_count.filter(|&count| frame >= count) {
-        return Err(ClipError::PastEnd {
-            asked: frame,
-            count,
-            path: source.info.path.display().to_string(),
-        });
-    }
-    if let Some((_, pts)) = source.resolve(SeekTarget::Frame(frame)) {
-        source.seek_before(pts);
-    }
+    source.set_exact_numbers(true);
+    check_in_range(&source, frame)?;
+    seek_to_frame(&mut source, frame);
     let format = source.info.format;
     while let Some(decoded) = source.next_frame()? {
         if decoded.index == frame {
@@ -200,7 +216,8 @@ fn hist_gpu(
     let target = engine.target(&ctx, format.width, format.height)?;
     let binding = engine.bind_source(&ctx, &target, &ring.output.pixels);
     let mut readback = ReadbackRing::new(&ctx.device, engine.histogram_bytes(), 4);
-    let mut decoder = DecodeThread::spawn(source, ctx.queue.clone(), ring.slots.clone());
+    // Frames go by once: nothing is kept for steps.
+    let mut decoder = DecodeThread::spawn(source, ctx.queue.clone(), ring.slots.clone(), 0);
     if range.start > 0 {
         decoder.seek(SeekTarget::Frame(range.start));
     }

@@ -37,6 +37,10 @@ struct Cli {
     /// Play without sound.
     #[arg(long)]
     no_audio: bool,
+    /// Memory for decoded frames kept for instant steps back and forth: 1GiB by default;
+    /// takes KiB, MiB, GiB (or K, M, G), KB, MB, GB, or bytes.
+    #[arg(long, value_parser = parse_byte_size, default_value = "1GiB")]
+    cache_size: usize,
 }
 
 #[derive(Subcommand)]
@@ -106,6 +110,19 @@ enum Command {
         /// Random exact seeks to time.
         #[arg(long, default_value_t = 100)]
         seeks: usize,
+        /// Consecutive back-steps to time, from the last frame of the file's longest GOP.
+        #[arg(long, default_value_t = 60)]
+        backsteps: usize,
+        /// The decoder's frame cache, as the player's --cache-size.
+        #[arg(long, value_parser = parse_byte_size, default_value = "1GiB")]
+        cache_size: usize,
+        /// Also time opening stream copies of the file (MKV and MP4) looped to about this many
+        /// seconds, e.g. 7200 for two hours.
+        #[arg(long)]
+        long: Option<f64>,
+        /// Where the long copies are written (default: the temporary directory).
+        #[arg(long)]
+        long_dir: Option<PathBuf>,
     },
     /// Play a video in a window at its own rate and report frame pacing and input latency
     /// (headless machines: run it under Xvfb, e.g. `xvfb-run histoplay bench-play FILE`).
@@ -179,6 +196,30 @@ fn parse_bins(s: &str) -> Result<u32, String> {
     histogram::validate_bins(n).map_err(|e| e.to_string())
 }
 
+/// `1GiB`, `512M`, `300MB`, `0`: a memory size in bytes (binary units unless spelt KB/MB/GB).
+fn parse_byte_size(s: &str) -> Result<usize, String> {
+    let bad = || format!("'{s}' is not a memory size like 1GiB, 512MiB or 300MB");
+    let t = s.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let value: f64 = number.parse().map_err(|_| bad())?;
+    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "m" | "mib" => 1024.0 * 1024.0,
+        "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        _ => return Err(bad()),
+    };
+    let bytes = value * scale;
+    if !bytes.is_finite() || bytes < 0.0 || bytes > usize::MAX as f64 {
+        return Err(bad());
+    }
+    Ok(bytes as usize)
+}
+
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s
         .split_once(['x', 'X'])
@@ -203,7 +244,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(command) => run(command),
-        None => play(cli.file, cli.frame_log, !cli.no_audio),
+        None => play(cli.file, cli.frame_log, !cli.no_audio, cli.cache_size),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -215,12 +256,13 @@ fn main() -> ExitCode {
 }
 
 /// `histoplay [FILE]`: the player window.
-fn play(file: Option<PathBuf>, frame_log: Option<PathBuf>, sound: bool) -> Result<()> {
+fn play(file: Option<PathBuf>, frame_log: Option<PathBuf>, sound: bool, cache_bytes: usize) -> Result<()> {
     let file = file.unwrap_or_else(default_video);
     let options = PlayerOptions {
         frame_log,
         bench_seconds: None,
         sound,
+        cache_bytes,
     };
     player::play(&file, options)?;
     Ok(())
@@ -255,6 +297,7 @@ fn run(command: Command) -> Result<()> {
                 frame_log: None,
                 bench_seconds: Some(seconds),
                 sound: false,
+                cache_bytes: histoplay::video::decoder::DEFAULT_CACHE_BYTES,
             };
             if let Some(report) = player::play(&input, options)? {
                 print!("{report}");
@@ -304,7 +347,26 @@ fn run(command: Command) -> Result<()> {
             bench::run(&ctx, &image, bins, iters.max(1), &engine, &mut std::io::stdout().lock())?;
             Ok(())
         }
-        Command::BenchPipeline { input, seeks } => bench_pipeline::run(&input, seeks, &mut std::io::stdout().lock()),
+        Command::BenchPipeline {
+            input,
+            seeks,
+            backsteps,
+            cache_size,
+            long,
+            long_dir,
+        } => {
+            if long.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
+                bail!("--long must be a positive number of seconds");
+            }
+            let options = bench_pipeline::BenchOptions {
+                seeks,
+                backsteps,
+                cache_bytes: cache_size,
+                long_seconds: long,
+                long_dir,
+            };
+            bench_pipeline::run(&input, &options, &mut std::io::stdout().lock())
+        }
         Command::MakeClip {
             input,
             output,

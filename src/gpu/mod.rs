@@ -21,7 +21,9 @@ pub enum GpuError {
     TooLarge { width: u32, height: u32, max: u32 },
 }
 
-/// One wgpu device and queue, with the optional features histoplay makes use of.
+/// One wgpu device and queue, with the optional features histoplay makes use of. Clones share
+/// the device.
+#[derive(Clone)]
 pub struct GpuContext {
     pub instance: wgpu::Instance,
     pub adapter: wgpu::Adapter,

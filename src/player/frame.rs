@@ -92,8 +92,10 @@ impl PlayerWindow {
             title: &title,
             position: playback.position(),
             duration: timeline.duration,
-            frame: playback.shown().map(|s| s.index),
+            frame: playback.shown().map(|s| self.media.index.number_at(s.pts)),
             frame_count: timeline.frame_count,
+            estimated_count: self.media.index.estimated_count,
+            preview: playback.shown().is_some_and(|s| s.preview),
             paused: playback.paused(),
             at_end: playback.at_end(),
             speed: playback.speed(),
@@ -180,9 +182,12 @@ impl PlayerWindow {
     fn record_present(&mut self, at: Instant, due: Option<Instant>, new_frame: bool) {
         let playback = &self.media.playback;
         let shown = playback.shown();
+        let number = shown.map(|s| self.media.index.number_at(s.pts));
         let present = Present {
             at,
-            frame: shown.map(|s| s.index),
+            frame: number.map(|n| n.n),
+            exact: number.is_none_or(|n| n.exact),
+            preview: shown.is_some_and(|s| s.preview),
             generation: shown.map_or(0, |s| s.generation),
             new_frame,
             due,

@@ -9,13 +9,23 @@ use crate::passes::histogram::{HistogramEngine, HistogramTarget, SourceBinding};
 use crate::passes::picture::Orientation;
 use crate::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::video::decoder::DecodeThread;
+use crate::video::index::FrameIndex;
 use crate::video::ring::{FrameRing, RING_SLOTS};
 use crate::video::source::{VideoInfo, VideoSource};
 use std::time::Instant;
 use winit::event_loop::EventLoopProxy;
 
+/// How a file is played: with its sound (at this volume) or not, and the frame cache's budget.
+#[derive(Clone, Copy, Debug)]
+pub struct MediaOptions {
+    pub sound: Option<Volume>,
+    pub cache_bytes: usize,
+}
+
 pub struct Media {
     pub info: VideoInfo,
+    /// Frame numbers, counted in the background.
+    pub index: std::sync::Arc<FrameIndex>,
     /// Numbers the files opened in this window (readbacks of a replaced one are dropped).
     pub serial: u64,
     pub ring: FrameRing,
@@ -37,11 +47,16 @@ impl Media {
         source: VideoSource,
         serial: u64,
         proxy: &EventLoopProxy<UserEvent>,
-        sound: Option<Volume>,
+        options: MediaOptions,
     ) -> Result<Self, PlayerError> {
+        let MediaOptions { sound, cache_bytes } = options;
         let info = source.info.clone();
+        let index = std::sync::Arc::clone(source.index());
         let (width, height) = (info.format.width, info.format.height);
-        let start = source.pts_of_frame(0).map_or(0.0, |pts| info.seconds(pts));
+        let start = index
+            .first_pts()
+            .or(info.start_pts)
+            .map_or(0.0, |pts| info.seconds(pts));
         let ring = FrameRing::new(gpu, info.format, RING_SLOTS)?;
         let target = engine.target(gpu, width, height)?;
         let binding = engine.bind_source(gpu, &target, &ring.output.pixels);
@@ -50,27 +65,28 @@ impl Media {
             start,
             duration: info.duration,
             frame_duration: info.frame_duration,
-            frame_count: info.frame_count,
+            frame_count: index.frame_count(),
         };
         let wake = proxy.clone();
         let notify = Box::new(move || {
             let _ = wake.send_event(UserEvent::Decoded);
         });
-        let decoder = DecodeThread::spawn_notifying(source, gpu.queue.clone(), ring.slots.clone(), notify);
+        let decoder = DecodeThread::spawn_notifying(source, gpu.queue.clone(), ring.slots.clone(), cache_bytes, notify);
         log::info!(
-            "{}: {}x{} {} ({}), {:.3} s, {} frames",
+            "{}: {}x{} {} ({}), {:.3} s, about {} frames",
             info.path.display(),
             width,
             height,
             info.codec,
             info.pixel_format,
             info.duration,
-            info.frame_count.map_or("?".to_string(), |n| n.to_string())
+            index.estimated_count.map_or("?".to_string(), |n| n.to_string())
         );
         let playback = Playback::new(decoder, timeline, Instant::now());
         let audio = sound.and_then(|volume| Audio::start(&info.path, playback.audio_cue(), volume));
         Ok(Self {
             info,
+            index,
             serial,
             ring,
             target,
@@ -89,6 +105,23 @@ impl Media {
         };
         self.scene
             .layout(queue, self.info.display_aspect, orientation, viewport, options);
+    }
+
+    /// Takes in what the index has learnt of the file's extent since the last look.
+    pub fn update_extent(&mut self) {
+        let count = self.index.frame_count();
+        if count == self.media_count() {
+            return;
+        }
+        let duration = self
+            .index
+            .span()
+            .map(|(first, last)| self.info.seconds(last) + self.info.frame_duration - self.info.seconds(first));
+        self.playback.set_extent(count, duration);
+    }
+
+    fn media_count(&self) -> Option<u64> {
+        self.playback.timeline().frame_count
     }
 
     /// The file's name, for the title and the OSD.

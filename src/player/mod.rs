@@ -52,7 +52,7 @@ pub enum PlayerError {
 }
 
 /// Hidden switches for tests and benchmarks.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct PlayerOptions {
     /// Write a line per present here (see `stats::FrameLog`).
     pub frame_log: Option<PathBuf>,
@@ -60,6 +60,8 @@ pub struct PlayerOptions {
     pub bench_seconds: Option<f64>,
     /// Play the files' sound (where there is a device for it).
     pub sound: bool,
+    /// Memory for decoded frames kept for steps (`--cache-size`).
+    pub cache_bytes: usize,
 }
 
 /// What other threads (and wgpu's callbacks) tell the event loop.

@@ -7,6 +7,7 @@ use super::clock::format_time;
 use super::commands::Command;
 use crate::layout::Fit;
 use crate::scene::{Quads, ViewOptions};
+use crate::video::index::FrameNumber;
 use egui::{Align2, Color32, Id, RichText, Sense};
 use std::time::{Duration, Instant};
 
@@ -39,8 +40,13 @@ pub struct OsdView<'a> {
     /// Seconds from the start, and the file's length.
     pub position: f64,
     pub duration: f64,
-    pub frame: Option<u64>,
+    /// The frame shown, its number exact or (while the index hasn't read that far) estimated.
+    pub frame: Option<FrameNumber>,
+    /// Frames in the file once counted, else the container's estimate.
     pub frame_count: Option<u64>,
+    pub estimated_count: Option<u64>,
+    /// The frame is a seek's keyframe preview; the exact frame follows.
+    pub preview: bool,
     pub paused: bool,
     pub at_end: bool,
     pub speed: f64,
@@ -159,12 +165,10 @@ fn status_line(ui: &mut egui::Ui, view: &OsdView) {
         ui.label(RichText::new(state).color(TEXT).strong());
         let time = format!("{} / {}", format_time(view.position), format_time(view.duration));
         ui.label(RichText::new(time).monospace().color(TEXT));
-        let frame = match (view.frame, view.frame_count) {
-            (Some(f), Some(n)) => format!("frame {f} / {n}"),
-            (Some(f), None) => format!("frame {f}"),
-            (None, _) => "frame -".to_string(),
-        };
-        ui.label(RichText::new(frame).monospace().color(TEXT));
+        ui.label(RichText::new(frame_text(view)).monospace().color(TEXT));
+        if view.preview {
+            ui.label(RichText::new("keyframe preview").color(DIM));
+        }
         let speed_color = if (view.speed - 1.0).abs() < 1e-9 { DIM } else { TEXT };
         ui.label(
             RichText::new(format!("{:.2}×", view.speed))
@@ -184,6 +188,20 @@ fn status_line(ui: &mut egui::Ui, view: &OsdView) {
         };
         ui.label(RichText::new(format!("{fit} · {scale} · {quads}")).color(DIM));
     });
+}
+
+/// `frame 1234 / 5000`; `~` marks numbers the index hasn't confirmed yet.
+fn frame_text(view: &OsdView) -> String {
+    let frame = match view.frame {
+        Some(FrameNumber { n, exact: true }) => format!("frame {n}"),
+        Some(FrameNumber { n, exact: false }) => format!("frame ~{n}"),
+        None => "frame -".to_string(),
+    };
+    match (view.frame_count, view.estimated_count) {
+        (Some(count), _) => format!("{frame} / {count}"),
+        (None, Some(estimate)) => format!("{frame} / ~{estimate}"),
+        (None, None) => frame,
+    }
 }
 
 /// Percent of the frame's pixels in the lowest and the highest bin, per channel; the file.
@@ -232,6 +250,36 @@ fn show_messages(ctx: &egui::Context, messages: &[Message]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn estimated_frame_numbers_are_marked() {
+        let messages = [];
+        let view = |frame, frame_count, estimated_count| OsdView {
+            title: "",
+            position: 0.0,
+            duration: 10.0,
+            frame,
+            frame_count,
+            estimated_count,
+            preview: false,
+            paused: true,
+            at_end: false,
+            speed: 1.0,
+            clipping: None,
+            view: ViewOptions::default(),
+            opacity: 1.0,
+            messages: &messages,
+        };
+        let exact = Some(FrameNumber { n: 12, exact: true });
+        let estimate = Some(FrameNumber { n: 12345, exact: false });
+        assert_eq!(frame_text(&view(exact, Some(300), Some(299))), "frame 12 / 300");
+        assert_eq!(
+            frame_text(&view(estimate, None, Some(216000))),
+            "frame ~12345 / ~216000"
+        );
+        assert_eq!(frame_text(&view(exact, None, None)), "frame 12");
+        assert_eq!(frame_text(&view(None, None, None)), "frame -");
+    }
 
     #[test]
     fn the_osd_fades_only_when_playing_untouched() {

@@ -17,6 +17,8 @@ pub trait FrameSource {
     fn release(&self, slot: usize);
     fn try_event(&self) -> Option<DecoderEvent>;
     fn generation(&self) -> u64;
+    /// Playback paused or resumed (the decoder decodes less ahead and fills its cache behind).
+    fn set_paused(&mut self, paused: bool);
 }
 
 impl FrameSource for DecodeThread {
@@ -35,6 +37,10 @@ impl FrameSource for DecodeThread {
     fn generation(&self) -> u64 {
         DecodeThread::generation(self)
     }
+
+    fn set_paused(&mut self, paused: bool) {
+        DecodeThread::set_paused(self, paused)
+    }
 }
 
 /// What playback knows of the stream's extent.
@@ -44,6 +50,7 @@ pub struct Timeline {
     pub start: f64,
     pub duration: f64,
     pub frame_duration: f64,
+    /// Frames in the file, once the index has counted them all.
     pub frame_count: Option<u64>,
 }
 
@@ -51,9 +58,14 @@ pub struct Timeline {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Shown {
     pub index: u64,
-    /// Pts in seconds.
+    /// Whether `index` was exact when the frame was decoded.
+    pub exact: bool,
+    /// Pts in the stream's time base, and in seconds.
+    pub pts: i64,
     pub seconds: f64,
     pub generation: u64,
+    /// The keyframe a seek decodes from, shown until the exact frame arrives.
+    pub preview: bool,
 }
 
 /// A seek in flight: the first frame of its generation is drawn as soon as it arrives.
@@ -110,6 +122,8 @@ impl<S: FrameSource> Playback<S> {
             position: 0.0,
             frame: Some(0),
         };
+        let mut source = source;
+        source.set_paused(false);
         Self {
             source,
             timeline,
@@ -156,12 +170,22 @@ impl<S: FrameSource> Playback<S> {
     /// releases the returned frame's slot once the work that converts it is submitted.
     pub fn next_frame(&mut self, now: Instant, lead: Duration) -> Option<NextFrame> {
         self.pump(now);
-        if self.landing.is_some() || self.forward_steps > 0 {
-            let frame = self.queue.pop_front()?;
-            if self.landing.take().is_none() {
-                self.forward_steps -= 1;
+        if self.landing.is_some() {
+            // A preview is shown only while the exact frame hasn't arrived too.
+            while self.queue.len() > 1 && self.queue.front().is_some_and(|f| f.preview) {
+                self.drop_front(1);
             }
-            // The clock restarts from the frame we land on, so playback goes on from there.
+            let frame = self.queue.pop_front()?;
+            if !frame.preview {
+                self.landing = None;
+                // The clock restarts from the frame we land on, so playback goes on from there.
+                self.clock.set(now, frame.seconds);
+            }
+            return Some(self.show(frame, None));
+        }
+        if self.forward_steps > 0 {
+            let frame = self.queue.pop_front()?;
+            self.forward_steps -= 1;
             self.clock.set(now, frame.seconds);
             return Some(self.show(frame, None));
         }
@@ -200,8 +224,11 @@ impl<S: FrameSource> Playback<S> {
     fn show(&mut self, frame: ReadyFrame, due: Option<Instant>) -> NextFrame {
         self.shown = Some(Shown {
             index: frame.index,
+            exact: frame.exact,
+            pts: frame.pts,
             seconds: frame.seconds,
             generation: frame.generation,
+            preview: frame.preview,
         });
         NextFrame { frame, due }
     }
@@ -238,6 +265,12 @@ impl<S: FrameSource> Playback<S> {
 
     /// Applies a playback command; false if it is not one (view and window commands).
     pub fn apply(&mut self, command: &Command, now: Instant) -> bool {
+        let known = self.apply_command(command, now);
+        self.source.set_paused(self.clock.paused());
+        known
+    }
+
+    fn apply_command(&mut self, command: &Command, now: Instant) -> bool {
         match *command {
             Command::TogglePause if self.clock.paused() => self.resume(now),
             Command::TogglePause | Command::Pause => self.clock.pause(now),
@@ -247,7 +280,10 @@ impl<S: FrameSource> Playback<S> {
             Command::SeekStart => self.seek_frame(0),
             Command::SeekEnd => match self.timeline.frame_count {
                 Some(count) => self.seek_frame(count.saturating_sub(1)),
-                None => self.seek_to(self.timeline.duration, true),
+                None => {
+                    self.source.seek(SeekTarget::End);
+                    self.land(self.timeline.duration, None);
+                }
             },
             Command::StepForward => {
                 self.clock.pause(now);
@@ -257,8 +293,27 @@ impl<S: FrameSource> Playback<S> {
             }
             Command::StepBack => {
                 self.clock.pause(now);
-                if let Some(index) = self.target_index().filter(|&i| i > 0) {
-                    self.seek_frame(index - 1);
+                // The frame before the one shown (or before the one a pending step lands on);
+                // the decoder knows its neighbours by pts, whether or not its number is exact.
+                let from = match (self.landing, self.forward_steps) {
+                    (None, 0) => self.shown.filter(|s| !s.preview),
+                    _ => None,
+                };
+                match from {
+                    Some(shown) if !(shown.exact && shown.index == 0) => {
+                        self.source.seek(SeekTarget::Before(shown.pts));
+                        let index = shown.index.checked_sub(1);
+                        self.land(
+                            shown.seconds - self.timeline.start - self.timeline.frame_duration,
+                            index,
+                        );
+                    }
+                    Some(_) => {}
+                    None => {
+                        if let Some(index) = self.target_index().filter(|&i| i > 0) {
+                            self.seek_frame(index - 1);
+                        }
+                    }
                 }
             }
             Command::SpeedBy(factor) => {
@@ -302,6 +357,14 @@ impl<S: FrameSource> Playback<S> {
         self.landing = Some(Landing { position, frame });
         self.forward_steps = 0;
         self.ended = false;
+    }
+
+    /// The file's extent as far as the index knows it (it counts frames in the background).
+    pub fn set_extent(&mut self, frame_count: Option<u64>, duration: Option<f64>) {
+        self.timeline.frame_count = frame_count;
+        if let Some(duration) = duration.filter(|&d| d > 0.0) {
+            self.timeline.duration = duration;
+        }
     }
 
     /// The frame number playback is at once pending seeks and steps are drawn, if known.

@@ -22,10 +22,15 @@ pub struct Present {
     pub dropped: u64,
     pub paused: bool,
     pub size: (u32, u32),
+    /// Whether the frame number is exact (the index had read that far) or estimated.
+    pub exact: bool,
+    /// The frame is a seek's keyframe preview, not yet the frame it lands on.
+    pub preview: bool,
 }
 
 /// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
-/// `t_ms=1234.567 frame=37 gen=0 new=1 due_ms=1234.000 dropped=3 paused=0 size=640x480`
+/// `t_ms=1234.567 frame=37 gen=0 new=1 due_ms=1234.000 dropped=3 paused=0 size=640x480 exact=1
+/// preview=0`
 /// (times in milliseconds since the player started; `-` where there is no value).
 pub struct FrameLog {
     out: std::io::BufWriter<std::fs::File>,
@@ -51,7 +56,7 @@ impl FrameLog {
         let due = present.due.map_or("-".to_string(), |d| format!("{:.3}", ms(d)));
         let result = writeln!(
             self.out,
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -59,6 +64,8 @@ impl FrameLog {
             u8::from(present.paused),
             present.size.0,
             present.size.1,
+            u8::from(present.exact),
+            u8::from(present.preview),
         )
         .and_then(|()| self.out.flush());
         if let Err(e) = result {
@@ -110,6 +117,8 @@ mod tests {
             dropped: 3,
             paused: false,
             size: (640, 480),
+            exact: true,
+            preview: false,
         };
         log.record(&present);
         log.record(&Present {
@@ -124,8 +133,8 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480",
-                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480",
+                "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 exact=1 preview=0",
+                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0",
             ]
         );
     }

@@ -6,7 +6,7 @@ use super::bench::{BenchReport, BenchScript, Expect};
 use super::clipping::{Clipping, ClippingReadback};
 use super::clock::RenderLead;
 use super::commands::Command;
-use super::media::{default_window_size, Media};
+use super::media::{default_window_size, Media, MediaOptions};
 use super::osd::{self, Message, Osd};
 use super::screenshot::{Notify, Screenshots};
 use super::stats::FrameLog;
@@ -68,6 +68,7 @@ pub struct PlayerWindow {
     /// Whether files play their sound, and at what volume.
     sound: bool,
     volume: Volume,
+    cache_bytes: usize,
 }
 
 /// Opens the GPU for a window: Vulkan (or Metal, DX12) first, GL only when none of them works.
@@ -124,7 +125,10 @@ impl PlayerWindow {
             source,
             0,
             &proxy,
-            options.sound.then_some(volume),
+            MediaOptions {
+                sound: options.sound.then_some(volume),
+                cache_bytes: options.cache_bytes,
+            },
         )?;
         let egui_ctx = egui::Context::default();
         egui_ctx.set_visuals(egui::Visuals::dark());
@@ -184,6 +188,7 @@ impl PlayerWindow {
             cursor_hidden: false,
             sound: options.sound,
             volume,
+            cache_bytes: options.cache_bytes,
         };
         player.relayout();
         Ok(player)
@@ -245,8 +250,8 @@ impl PlayerWindow {
         true
     }
 
-    /// Opens `path` on a thread of its own (reading the index takes a while); playback of the
-    /// current file goes on until it is ready.
+    /// Opens `path` on a thread of its own (a file on a slow disk may take a while to probe);
+    /// playback of the current file goes on until it is ready.
     fn open(&mut self, path: PathBuf) {
         self.message(format!("opening {}", path.display()), false);
         let proxy = self.proxy.clone();
@@ -273,13 +278,23 @@ impl PlayerWindow {
                 source,
                 self.media.serial + 1,
                 &self.proxy,
-                self.sound.then_some(self.volume),
+                MediaOptions {
+                    sound: self.sound.then_some(self.volume),
+                    cache_bytes: self.cache_bytes,
+                },
             )
         });
         match media {
             Ok(media) => {
-                // The old file's decoder stops and its GPU frames go with it.
-                self.media = media;
+                // The old file's decoder stops and its GPU frames go with it, off this thread:
+                // stopping waits for the frame it is decoding.
+                let old = std::mem::replace(&mut self.media, media);
+                let dropped = std::thread::Builder::new()
+                    .name("histoplay close".into())
+                    .spawn(move || drop(old));
+                if let Err(e) = dropped {
+                    log::warn!("closing the previous file on this thread: {e}");
+                }
                 self.readout = None;
                 self.window.set_title(&title(&path));
                 if self.window.fullscreen().is_none() {
@@ -327,6 +342,7 @@ impl PlayerWindow {
         let blocked = self.blocked_until.filter(|&t| t > now);
         let renderable = self.surface.is_renderable() && blocked.is_none();
         let lead = self.render_lead();
+        self.media.update_extent();
         if renderable {
             self.media.playback.pump(now);
         } else {
@@ -449,7 +465,7 @@ impl PlayerWindow {
             info.format.width,
             info.format.height,
             1.0 / info.frame_duration,
-            info.frame_count.map_or("?".into(), |n| n.to_string()),
+            self.media.index.frame_count().map_or("?".into(), |n| n.to_string()),
             self.gpu.describe()
         );
         Some(report)

@@ -1,26 +1,46 @@
 //! The decode thread: decodes ahead into a bounded ring of GPU plane textures, uploading each
 //! frame from this thread, and answers seeks. A generation number tags every frame so the
 //! consumer can drop frames decoded before its latest seek.
+//!
+//! Decoded frames also go into a cache (`cache.rs`) within a memory budget, so steps back and
+//! forth are answered without decoding. A seek shows the keyframe it starts from as a preview
+//! before the exact frame; while paused the thread fills the cache with the frames before the
+//! one shown, so stepping back keeps being instant across GOP boundaries. Work goes one frame
+//! at a time, with commands read in between: a newer seek replaces an older one at once.
 
+use super::cache::FrameCache;
 use super::convert::PlaneTextures;
-use super::source::{DecodedFrame, SeekTarget, VideoInfo, VideoSource};
+use super::index::FrameIndex;
+use super::source::{CatchUp, DecodedFrame, SeekTarget, VideoInfo, VideoSource};
 use std::collections::VecDeque;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// Bytes of decoded frames kept for instant back-steps: 10 frames of 1080p 4:2:0, 2 of 4K.
-const CACHE_BYTES: usize = 32 << 20;
+/// The default memory budget for decoded frames kept for steps (`--cache-size`).
+pub const DEFAULT_CACHE_BYTES: usize = 1 << 30;
+/// Frames decoded ahead of the one shown while paused: enough for an instant step forward,
+/// few enough that a step back doesn't pay for uploads it throws away.
+const PAUSED_AHEAD: usize = 1;
+/// Frames before an exact seek's target that are decoded in full and kept, so the first steps
+/// back from where a seek landed are instant (the paused fill takes over from there).
+const SEEK_KEEP_FRAMES: u64 = 24;
+/// How many times a seek that landed after its target goes further back (1, 2, 4 ... s) before
+/// starting from the beginning.
+const LANDING_ATTEMPTS: u32 = 6;
 
 /// A frame uploaded into ring slot `slot`, ready for the GPU passes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ReadyFrame {
     pub slot: usize,
     pub index: u64,
+    /// Whether `index` is exact or estimated (the index hasn't read that far yet).
+    pub exact: bool,
     pub pts: i64,
     pub seconds: f64,
     pub generation: u64,
+    /// The keyframe a seek decodes from, shown while the exact frame is on its way.
+    pub preview: bool,
 }
 
 #[derive(Debug, PartialEq)]
@@ -40,22 +60,26 @@ pub enum DecoderEvent {
 enum Command {
     Release(usize),
     Seek { target: SeekTarget, generation: u64 },
+    Paused(bool),
     Stop,
 }
 
 /// The consumer's handle on the decode thread.
 pub struct DecodeThread {
     pub info: VideoInfo,
+    index: Arc<FrameIndex>,
     commands: Sender<Command>,
     events: Receiver<DecoderEvent>,
     generation: u64,
-    handle: Option<JoinHandle<()>>,
+    paused: bool,
+    handle: Option<std::thread::JoinHandle<()>>,
 }
 
 impl DecodeThread {
-    /// Starts decoding from the first frame into `slots` (the ring).
-    pub fn spawn(source: VideoSource, queue: wgpu::Queue, slots: Vec<Arc<PlaneTextures>>) -> Self {
-        Self::spawn_notifying(source, queue, slots, Box::new(|| {}))
+    /// Starts decoding from the first frame into `slots` (the ring), keeping up to
+    /// `cache_bytes` of decoded frames for steps.
+    pub fn spawn(source: VideoSource, queue: wgpu::Queue, slots: Vec<Arc<PlaneTextures>>, cache_bytes: usize) -> Self {
+        Self::spawn_notifying(source, queue, slots, cache_bytes, Box::new(|| {}))
     }
 
     /// As `spawn`, calling `notify` after each event it sends, so a consumer that sleeps (an
@@ -64,13 +88,22 @@ impl DecodeThread {
         source: VideoSource,
         queue: wgpu::Queue,
         slots: Vec<Arc<PlaneTextures>>,
+        cache_bytes: usize,
         notify: Box<dyn Fn() + Send>,
     ) -> Self {
         let info = source.info.clone();
+        let index = Arc::clone(source.index());
         let (commands, command_rx) = mpsc::channel();
         let (event_tx, events) = mpsc::channel();
+        let ticks_per_frame =
+            (info.frame_duration * f64::from(info.time_base.1) / f64::from(info.time_base.0)).max(1.0);
+        let end_pts = match info.duration {
+            d if d > 0.0 => info.start_pts.unwrap_or(0).saturating_add(info.pts_at(d + 1.0)),
+            _ => i64::MAX / 4,
+        };
         let worker = Worker {
             source,
+            index: Arc::clone(&index),
             queue,
             free: (0..slots.len()).collect(),
             slots,
@@ -78,23 +111,36 @@ impl DecodeThread {
             events: event_tx,
             notify,
             generation: 0,
-            skip_before: None,
-            cache: VecDeque::new(),
+            cache: FrameCache::new(cache_bytes),
+            task: Task::Land(Landing::first_frame()),
+            fill: None,
+            filled_for: None,
             cursor: None,
-            landing_check: None,
-            ended: false,
+            paused: false,
+            decoder_ended: false,
+            frame_bytes: 0,
+            ticks_per_frame,
+            end_pts,
         };
         let handle = std::thread::Builder::new()
             .name("histoplay decode".into())
             .spawn(move || worker.run())
-            .expect("spawning the decode thread");
+            .map_err(|e| log::error!("cannot start the decode thread: {e}"))
+            .ok();
         Self {
             info,
+            index,
             commands,
             events,
             generation: 0,
-            handle: Some(handle),
+            paused: false,
+            handle,
         }
+    }
+
+    /// The stream's frame index, filling in the background.
+    pub fn index(&self) -> &Arc<FrameIndex> {
+        &self.index
     }
 
     /// The generation of frames that answer the latest seek.
@@ -110,6 +156,15 @@ impl DecodeThread {
             generation: self.generation,
         });
         self.generation
+    }
+
+    /// Playback paused or resumed: paused, the thread decodes only a little ahead and fills the
+    /// cache with the frames before the one shown instead.
+    pub fn set_paused(&mut self, paused: bool) {
+        if paused != self.paused {
+            self.paused = paused;
+            let _ = self.commands.send(Command::Paused(paused));
+        }
     }
 
     /// Gives a ring slot back once the GPU work that reads it has been submitted.
@@ -143,6 +198,8 @@ impl DecodeThread {
 }
 
 impl Drop for DecodeThread {
+    /// Stops the thread and waits for it: it finishes the frame in hand (a few milliseconds),
+    /// then lets go of the GPU and the file. The player drops files off its UI thread.
     fn drop(&mut self) {
         let _ = self.commands.send(Command::Stop);
         if let Some(handle) = self.handle.take() {
@@ -151,8 +208,64 @@ impl Drop for DecodeThread {
     }
 }
 
+/// A decode run headed for one frame: the last at or before `limit`.
+#[derive(Clone, Copy, Debug)]
+struct Landing {
+    limit: i64,
+    /// False: show the first frame the run gives (a keyframe seek, or the stream's start).
+    exact: bool,
+    /// The target's pts, when the index knows it: no need to see the frame after it.
+    target: Option<i64>,
+    /// Frames from here on are decoded in full and kept.
+    keep_from: i64,
+    /// Send the first frame of the run as a preview while catching up.
+    preview: bool,
+    /// Send the frame landed on (false: the run only fills the cache or repositions).
+    deliver: bool,
+    /// The decoder has been positioned for this run.
+    started: bool,
+    /// Frames the run has given so far.
+    decoded: u32,
+    /// The last frame at or before the limit so far (it is in the cache).
+    candidate: Option<i64>,
+    attempt: u32,
+}
+
+impl Landing {
+    /// The stream's first frame, decoded from where the demuxer starts.
+    fn first_frame() -> Self {
+        Self {
+            limit: i64::MIN,
+            exact: false,
+            target: None,
+            keep_from: i64::MIN,
+            preview: false,
+            deliver: true,
+            started: true,
+            decoded: 0,
+            candidate: None,
+            attempt: 0,
+        }
+    }
+}
+
+enum Task {
+    Land(Landing),
+    /// Send the frames after the cursor, as ring slots allow.
+    Follow,
+    /// The end was reported for this generation.
+    Ended,
+}
+
+enum Progress {
+    Worked,
+    /// Nothing to do until a command arrives.
+    Idle,
+}
+
 struct Worker {
     source: VideoSource,
+    index: Arc<FrameIndex>,
     queue: wgpu::Queue,
     slots: Vec<Arc<PlaneTextures>>,
     free: VecDeque<usize>,
@@ -160,16 +273,22 @@ struct Worker {
     events: Sender<DecoderEvent>,
     notify: Box<dyn Fn() + Send>,
     generation: u64,
-    /// After an exact seek: frames before this pts are decoded but not shown.
-    skip_before: Option<i64>,
-    /// The most recently decoded frames, consecutive, oldest first; the decoder is positioned
-    /// just after the newest.
-    cache: VecDeque<DecodedFrame>,
-    /// Frame number to deliver next from the cache, when it is inside the cache.
-    cursor: Option<u64>,
-    /// After an exact seek, until its first frame: how many times it went further back.
-    landing_check: Option<u32>,
-    ended: bool,
+    cache: FrameCache<DecodedFrame>,
+    task: Task,
+    /// While paused: a run filling the cache before the frames already there.
+    fill: Option<Landing>,
+    /// The (cursor, earliest frame) a fill last finished at, so it isn't repeated.
+    filled_for: Option<(i64, Option<i64>)>,
+    /// Pts of the last frame sent in this generation.
+    cursor: Option<i64>,
+    paused: bool,
+    /// The decoder's current run reached the end of the stream.
+    decoder_ended: bool,
+    /// Bytes of one decoded frame (for the budget in frames).
+    frame_bytes: usize,
+    ticks_per_frame: f64,
+    /// A pts past the stream's end, as far as the container tells.
+    end_pts: i64,
 }
 
 impl Worker {
@@ -181,23 +300,22 @@ impl Worker {
                     return;
                 }
             }
-            if self.ended || self.free.is_empty() {
-                match self.commands.recv() {
-                    Ok(command) => {
-                        if self.handle(command) {
-                            continue;
-                        }
-                        return;
-                    }
-                    Err(_) => return,
+            let progress = match self.step() {
+                Ok(progress) => progress,
+                Err(message) => {
+                    self.emit(DecoderEvent::Failed {
+                        generation: self.generation,
+                        message,
+                    });
+                    self.task = Task::Ended;
+                    Progress::Idle
                 }
-            }
-            if let Err(message) = self.deliver_next() {
-                self.emit(DecoderEvent::Failed {
-                    generation: self.generation,
-                    message,
-                });
-                self.ended = true;
+            };
+            if let Progress::Idle = progress {
+                let Ok(command) = self.commands.recv() else { return };
+                if !self.handle(command) {
+                    return;
+                }
             }
         }
     }
@@ -212,127 +330,367 @@ impl Worker {
             }
             Command::Seek { target, generation } => {
                 self.generation = generation;
-                self.ended = false;
-                self.seek(target);
+                self.cursor = None;
+                // A fill under way goes on unless the seek needs the decoder.
+                self.task = Task::Land(self.landing(target));
             }
+            Command::Paused(paused) => self.paused = paused,
             Command::Stop => return false,
         }
         true
     }
 
-    fn seek(&mut self, target: SeekTarget) {
-        let exact = !matches!(target, SeekTarget::Time { exact: false, .. });
-        let Some((index, pts)) = self.source.resolve(target) else {
-            // No index: restart and count from the beginning.
-            self.cache.clear();
-            self.cursor = None;
-            self.landing_check = None;
-            self.source.seek_before(i64::MIN / 2);
-            self.source.catch_up_to(None);
-            self.skip_before = match target {
-                SeekTarget::Time { seconds, .. } => Some(self.source.info.pts_at(seconds)),
-                SeekTarget::Frame(_) => None,
-            };
-            return;
-        };
-        if exact && self.cached(index) {
-            self.cursor = Some(index);
-            self.skip_before = None;
-            return;
-        }
-        // Stepping back past the cache decodes every frame on the way, so that the steps after
-        // it find their frames cached; other exact seeks skip what they can to land sooner.
-        let back_step = self.cache.front().is_some_and(|f| f.index == index + 1);
-        self.cache.clear();
-        self.cursor = None;
-        self.source.seek_before(pts);
-        self.source.catch_up_to((exact && !back_step).then_some(pts));
-        self.skip_before = exact.then_some(pts);
-        self.landing_check = exact.then_some(0);
-    }
-
-    fn cached(&self, index: u64) -> bool {
-        match (self.cache.front(), self.cache.back()) {
-            (Some(first), Some(last)) => (first.index..=last.index).contains(&index),
-            _ => false,
-        }
-    }
-
-    /// Sends the next frame: from the cache when the cursor is inside it, else decoded.
-    fn deliver_next(&mut self) -> Result<(), String> {
-        if let Some(cursor) = self.cursor {
-            if let Some(at) = self.cache.iter().position(|f| f.index == cursor) {
-                self.cursor = Some(cursor + 1);
-                let slot = self.upload(at)?;
-                return self.send(slot, at);
-            }
-            self.cursor = None;
-        }
-        loop {
-            let Some(frame) = self.source.next_frame().map_err(|e| e.to_string())? else {
-                self.ended = true;
-                self.emit(DecoderEvent::EndOfStream {
-                    generation: self.generation,
+    /// The decode run a seek needs.
+    fn landing(&self, target: SeekTarget) -> Landing {
+        let tpf = self.ticks_per_frame;
+        let (limit, exact, preview, keep) = match target {
+            SeekTarget::Time { seconds, exact } => (self.source.info.pts_at(seconds), exact, true, SEEK_KEEP_FRAMES),
+            SeekTarget::Frame(n) => {
+                let pts = if self.source.exact_numbers() {
+                    self.index.wait_pts_of(n)
+                } else {
+                    self.index.pts_of(n)
+                };
+                let pts = pts.unwrap_or_else(|| match self.index.frame_count() {
+                    // Past the end: the last frame.
+                    Some(_) => i64::MAX,
+                    None => self.index.estimated_pts_of(n),
                 });
-                return Ok(());
-            };
-            // A seek that landed after its target (a demuxer may index by dts, or a keyframe
-            // may be missing) goes back further: 1, 2, 4 ... seconds, then from the start.
-            if let (Some(target), Some(attempt)) = (self.skip_before, self.landing_check.take()) {
-                if frame.pts > target && attempt < 6 {
-                    let back = self.source.info.pts_at(f64::from(1u32 << attempt)).max(1);
-                    let earlier = if attempt == 5 {
-                        i64::MIN / 2
-                    } else {
-                        target.saturating_sub(back)
-                    };
-                    self.source.seek_before(earlier);
-                    self.landing_check = Some(attempt + 1);
-                    continue;
+                (pts, true, true, SEEK_KEEP_FRAMES)
+            }
+            // A step back keeps everything it decodes, for the steps after it.
+            SeekTarget::Before(pts) => (pts.saturating_sub(1), true, false, self.behind_frames()),
+            SeekTarget::End => (i64::MAX, true, false, SEEK_KEEP_FRAMES),
+        };
+        let keep = keep.min(self.behind_frames());
+        let number = self.index.number_at(limit);
+        let target = number.exact.then(|| self.index.pts_of(number.n)).flatten();
+        Landing {
+            limit,
+            exact,
+            target,
+            keep_from: limit.saturating_sub((keep as f64 * tpf) as i64),
+            preview,
+            deliver: true,
+            started: false,
+            decoded: 0,
+            candidate: None,
+            attempt: 0,
+        }
+    }
+
+    /// Frames the budget holds behind the one shown.
+    fn behind_frames(&self) -> u64 {
+        let per_frame = self.frame_bytes.max(1) as u64;
+        (self.cache.budget() as u64 / per_frame * 3 / 4).max(2)
+    }
+
+    fn in_flight(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+
+    fn step(&mut self) -> Result<Progress, String> {
+        if let Task::Land(landing) = self.task {
+            if self.free.is_empty() {
+                return Ok(Progress::Idle);
+            }
+            return self.land(landing);
+        }
+        let may_send = !self.free.is_empty() && (!self.paused || self.in_flight() < PAUSED_AHEAD);
+        if matches!(self.task, Task::Follow) && may_send {
+            return self.follow();
+        }
+        if self.paused {
+            return self.fill_behind();
+        }
+        Ok(Progress::Idle)
+    }
+
+    /// One frame of a landing run (or the answer from the cache).
+    fn land(&mut self, mut landing: Landing) -> Result<Progress, String> {
+        if !landing.started {
+            if landing.exact && landing.deliver {
+                let cached = match landing.target {
+                    Some(target) if self.cache.contains(target) => Some(target),
+                    _ => self.cache.last_at_or_before(landing.limit),
+                };
+                if let Some(pts) = cached {
+                    self.deliver(pts, false)?;
+                    self.task = Task::Follow;
+                    return Ok(Progress::Worked);
                 }
             }
-            let skipped = self.skip_before.is_some_and(|target| frame.pts < target);
-            self.remember(frame);
-            if skipped {
-                continue;
+            self.fill = None;
+            self.position(&landing);
+            landing.started = true;
+            self.task = Task::Land(landing);
+            return Ok(Progress::Worked);
+        }
+        let anchor = landing.candidate.unwrap_or(landing.limit.min(i64::MAX / 2));
+        match self.decode(anchor, landing.candidate)? {
+            None => {
+                // The end: the last frame at or before the limit, else the last there is.
+                let last = landing.candidate.or(self.source.position());
+                match last.filter(|&pts| self.cache.contains(pts)) {
+                    Some(pts) if landing.deliver => {
+                        self.deliver(pts, false)?;
+                        self.task = Task::Follow;
+                    }
+                    Some(pts) => {
+                        self.cursor = Some(pts);
+                        self.task = Task::Follow;
+                    }
+                    None => self.end(),
+                }
             }
-            self.skip_before = None;
-            let at = self.cache.len() - 1;
-            let slot = self.upload(at)?;
-            return self.send(slot, at);
+            Some(pts) => self.landed_on(landing, pts)?,
         }
+        Ok(Progress::Worked)
     }
 
-    fn remember(&mut self, frame: DecodedFrame) {
-        if self.cache.back().is_some_and(|last| last.index + 1 != frame.index) {
-            self.cache.clear();
+    /// What a frame the landing run decoded means for it.
+    fn landed_on(&mut self, mut landing: Landing, pts: i64) -> Result<(), String> {
+        landing.decoded += 1;
+        let first_of_run = landing.decoded == 1;
+        if first_of_run && self.is_stream_start(pts) {
+            self.cache.mark_first(pts);
         }
-        self.cache.push_back(frame);
-        let mut bytes: usize = self.cache.iter().map(DecodedFrame::byte_size).sum();
-        while self.cache.len() > 1 && bytes > CACHE_BYTES {
-            bytes -= self.cache.front().map_or(0, DecodedFrame::byte_size);
-            self.cache.pop_front();
+        if !landing.exact {
+            return self.settle(landing, pts);
         }
+        if first_of_run && pts > landing.limit && !self.cache.is_first(pts) && landing.attempt < LANDING_ATTEMPTS {
+            // Landed after the target (a demuxer that indexes by dts, a missing keyframe):
+            // go back further, 1, 2, 4 ... seconds, then from the start.
+            let back = self.source.info.pts_at(f64::from(1u32 << landing.attempt)).max(1);
+            let earlier = if landing.attempt + 1 == LANDING_ATTEMPTS {
+                i64::MIN / 2
+            } else {
+                landing.limit.saturating_sub(back)
+            };
+            landing.attempt += 1;
+            landing.decoded = 0;
+            self.source.seek_before(earlier);
+            self.source.catch_up(Some(CatchUp {
+                limit: landing.limit,
+                keep_from: landing.keep_from,
+            }));
+            self.task = Task::Land(landing);
+            return Ok(());
+        }
+        if pts <= landing.limit {
+            landing.candidate = Some(pts);
+            if landing.target == Some(pts) {
+                return self.settle(landing, pts);
+            }
+            if first_of_run && landing.preview && landing.deliver && !self.free.is_empty() {
+                self.send(pts, true)?;
+            }
+            self.task = Task::Land(landing);
+            return Ok(());
+        }
+        // Past the limit: the candidate is the frame (or, with none before the limit, the
+        // stream's first frame is).
+        let landed = landing.candidate.filter(|&c| self.cache.contains(c)).unwrap_or(pts);
+        self.settle(landing, landed)
     }
 
-    fn upload(&mut self, at: usize) -> Result<usize, String> {
+    /// The landing is over at `pts`: send it (unless the run only repositioned) and follow on.
+    fn settle(&mut self, landing: Landing, pts: i64) -> Result<(), String> {
+        self.source.catch_up(None);
+        if landing.deliver {
+            self.deliver(pts, false)?;
+        } else {
+            self.cursor = Some(pts);
+        }
+        self.task = Task::Follow;
+        Ok(())
+    }
+
+    /// Puts the decoder where a run for `landing` starts: on from where it is when no keyframe
+    /// lies between (decoding on is cheaper than starting again), else at the keyframe before.
+    fn position(&mut self, landing: &Landing) {
+        let catch_up = CatchUp {
+            limit: landing.limit,
+            keep_from: landing.keep_from,
+        };
+        if let Some(at) = self.source.position().filter(|_| !self.decoder_ended) {
+            let near = landing.limit.saturating_sub(at) as f64 <= 2.0 * self.ticks_per_frame;
+            let same_gop = self.index.keyframe_between(at, landing.limit) == Some(false);
+            if at < landing.limit && (near || same_gop) {
+                self.source.catch_up(Some(catch_up));
+                return;
+            }
+        }
+        // Past the end (the last frame): from the last keyframe the container knows of.
+        self.source.seek_before(landing.limit.min(self.end_pts));
+        self.source.catch_up(Some(catch_up));
+        self.decoder_ended = false;
+    }
+
+    /// Whether `pts` is the stream's first frame.
+    fn is_stream_start(&self, pts: i64) -> bool {
+        self.index.first_pts() == Some(pts)
+    }
+
+    /// Decodes the next frame into the cache (which stays within its budget around `anchor`,
+    /// keeping `keep`); its pts, or None at the end.
+    fn decode(&mut self, anchor: i64, keep: Option<i64>) -> Result<Option<i64>, String> {
+        let Some(frame) = self.source.next_frame().map_err(|e| e.to_string())? else {
+            self.decoder_ended = true;
+            return Ok(None);
+        };
+        let pts = frame.pts;
+        self.frame_bytes = frame.byte_size();
+        let previous = frame.previous;
+        self.cache.insert(pts, frame, previous);
+        let keep: Vec<i64> = [Some(pts), keep, self.cursor].into_iter().flatten().collect();
+        self.cache.evict(anchor, &keep);
+        Ok(Some(pts))
+    }
+
+    /// Sends the frame after the cursor: from the cache, from the decoder if it is right after
+    /// the cursor, else after repositioning the decoder there.
+    fn follow(&mut self) -> Result<Progress, String> {
+        let Some(cursor) = self.cursor else {
+            return Ok(Progress::Idle);
+        };
+        if let Some(next) = self.cache.next_of(cursor) {
+            self.deliver(next, false)?;
+            return Ok(Progress::Worked);
+        }
+        // The decoder is needed: a fill under way stops.
+        self.fill = None;
+        if self.source.position() != Some(cursor) {
+            if self.decoder_ended && self.source.position().is_some_and(|p| p < cursor) {
+                self.end();
+                return Ok(Progress::Worked);
+            }
+            // Decode up to the cursor again, without showing it.
+            let landing = Landing {
+                limit: cursor,
+                exact: true,
+                target: Some(cursor),
+                keep_from: cursor,
+                preview: false,
+                deliver: false,
+                started: false,
+                decoded: 0,
+                candidate: None,
+                attempt: 0,
+            };
+            self.position(&landing);
+            self.task = Task::Land(Landing {
+                started: true,
+                ..landing
+            });
+            return Ok(Progress::Worked);
+        }
+        match self.decode(cursor, None)? {
+            Some(pts) => self.deliver(pts, false)?,
+            None => self.end(),
+        }
+        Ok(Progress::Worked)
+    }
+
+    /// While paused: decode the frames before the earliest of those kept behind the cursor,
+    /// one frame per call, so steps back stay instant.
+    fn fill_behind(&mut self) -> Result<Progress, String> {
+        let Some(cursor) = self.cursor else {
+            return Ok(Progress::Idle);
+        };
+        let fill = match self.fill {
+            Some(fill) => fill,
+            None => {
+                let (behind, head) = self.cache.chain_behind(cursor);
+                let Some(head) = head else {
+                    return Ok(Progress::Idle);
+                };
+                let wanted = self.behind_frames();
+                if behind as u64 >= wanted || self.cache.is_first(head) || self.filled_for == Some((cursor, Some(head)))
+                {
+                    return Ok(Progress::Idle);
+                }
+                self.filled_for = Some((cursor, Some(head)));
+                let missing = wanted - behind as u64;
+                let limit = head - 1;
+                let landing = Landing {
+                    limit,
+                    exact: true,
+                    target: None,
+                    keep_from: limit.saturating_sub((missing as f64 * self.ticks_per_frame) as i64),
+                    preview: false,
+                    deliver: false,
+                    started: true,
+                    decoded: 0,
+                    candidate: None,
+                    attempt: 0,
+                };
+                self.position(&landing);
+                landing
+            }
+        };
+        let head = fill.limit + 1;
+        match self.decode(cursor, Some(head))? {
+            Some(pts) if pts < head => {
+                let first = fill.decoded == 0;
+                if first && self.is_stream_start(pts) {
+                    self.cache.mark_first(pts);
+                }
+                self.fill = Some(Landing {
+                    decoded: fill.decoded + 1,
+                    ..fill
+                });
+            }
+            Some(pts) => {
+                // Reached the head (now linked to the frame before it), or the stream has
+                // nothing before it.
+                if fill.decoded == 0 && pts == head {
+                    self.cache.mark_first(head);
+                }
+                self.source.catch_up(None);
+                self.fill = None;
+            }
+            None => self.fill = None,
+        }
+        Ok(Progress::Worked)
+    }
+
+    fn end(&mut self) {
+        self.task = Task::Ended;
+        self.emit(DecoderEvent::EndOfStream {
+            generation: self.generation,
+        });
+    }
+
+    /// Sends the cached frame at `pts` as the next frame of this generation.
+    fn deliver(&mut self, pts: i64, preview: bool) -> Result<(), String> {
+        self.send(pts, preview)?;
+        if !preview {
+            self.cursor = Some(pts);
+            self.filled_for = None;
+            self.cache.evict(pts, &[pts]);
+        }
+        Ok(())
+    }
+
+    fn send(&mut self, pts: i64, preview: bool) -> Result<(), String> {
+        let frame = self.cache.get(pts).ok_or("a frame left the cache before it was sent")?;
         let slot = self.free.pop_front().ok_or("no free ring slot")?;
-        let frame = &self.cache[at];
         let layout = self.source.info.format.layout;
-        self.slots[slot]
-            .upload(&self.queue, &frame.planes(layout))
-            .map_err(|e| e.to_string())?;
-        Ok(slot)
-    }
-
-    fn send(&mut self, slot: usize, at: usize) -> Result<(), String> {
-        let frame = &self.cache[at];
+        if let Err(e) = self.slots[slot].upload(&self.queue, &frame.planes(layout)) {
+            self.free.push_back(slot);
+            return Err(e.to_string());
+        }
+        // The index may have read further since the frame was decoded.
+        let number = self.index.number_at(pts);
         let ready = ReadyFrame {
             slot,
-            index: frame.index,
-            pts: frame.pts,
+            index: number.n,
+            exact: number.exact,
+            pts,
             seconds: frame.seconds,
             generation: self.generation,
+            preview,
         };
         self.events
             .send(DecoderEvent::Frame(ready))

@@ -1,8 +1,10 @@
 //! Video in: FFmpeg demuxing and decoding on its own thread, frames uploaded into a ring of GPU
 //! plane textures, converted to RGB on the GPU. Knows nothing of windows.
 
+pub mod cache;
 pub mod convert;
 pub mod decoder;
 pub mod format;
+pub mod index;
 pub mod ring;
 pub mod source;

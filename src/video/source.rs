@@ -1,11 +1,15 @@
 //! One video stream of a file, demuxed and decoded by FFmpeg, frames in presentation order with
-//! their exact pts and frame number. Used by the decode thread; knows nothing of GPUs.
+//! their pts and frame number (from the background frame index). Used by the decode thread;
+//! knows nothing of GPUs.
 
 use super::format::{ColorSpec, FrameFormat, Matrix, PlaneData, PlaneLayout, Range};
+use super::index::{FrameIndex, FrameNumber};
 use ffmpeg::format::Pixel;
 use ffmpeg::software::scaling;
 use ffmpeg_next as ffmpeg;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use thiserror::Error;
 
 #[derive(Debug, Error)]
@@ -29,8 +33,13 @@ pub enum VideoError {
 pub enum SeekTarget {
     /// The frame whose display interval holds this time (exact), or the keyframe at or before it.
     Time { seconds: f64, exact: bool },
-    /// Frame number `n` in presentation order (always exact).
+    /// Frame number `n` in presentation order (exact once the index has read that far; until
+    /// then the frame at `n`'s estimated time).
     Frame(u64),
+    /// The frame just before the one with this pts (a step back).
+    Before(i64),
+    /// The last frame.
+    End,
 }
 
 /// What the rest of histoplay needs to know about the stream.
@@ -45,10 +54,10 @@ pub struct VideoInfo {
     pub time_base: (i32, i32),
     /// Seconds per frame, from the stream's average rate (for step sizes and displays).
     pub frame_duration: f64,
-    /// Frames in the stream, if the pts index could be built.
-    pub frame_count: Option<u64>,
-    /// Duration in seconds (of the pts index when there is one, else the container's).
+    /// Duration in seconds, as the container states it (0 when it doesn't).
     pub duration: f64,
+    /// Pts of the stream's first frame as the container states it, if it does.
+    pub start_pts: Option<i64>,
     /// Clockwise quarter turns the picture is shown with (its display matrix).
     pub quarter_turns: u32,
     /// Display aspect ratio (width / height) after sample aspect and rotation.
@@ -71,9 +80,14 @@ impl VideoInfo {
 pub struct DecodedFrame {
     /// Frame number in presentation order.
     pub index: u64,
+    /// Whether `index` is exact (the index had read that far) or an estimate.
+    pub exact: bool,
     /// Presentation timestamp in the stream's time base.
     pub pts: i64,
     pub seconds: f64,
+    /// Pts of the frame just before this one, when this decode run showed it: the two are
+    /// neighbours in presentation order.
+    pub previous: Option<i64>,
     pub frame: ffmpeg::frame::Video,
 }
 
@@ -191,18 +205,60 @@ pub struct VideoSource {
     decoder: ffmpeg::decoder::Video,
     /// Made once per stream when its format needs converting (and again only if it changes).
     scaler: Option<Scaler>,
-    /// Presentation-order pts of every frame: the frame-number index.
-    frame_pts: Option<Vec<i64>>,
-    /// Frame number of the next frame when there is no index (count from the start).
-    next_count: u64,
+    /// Frame numbers, read in the background.
+    index: Arc<FrameIndex>,
+    /// Wait for the index to number each frame exactly (`hist`), rather than estimate.
+    exact_numbers: bool,
+    /// Pts and number of the last frame this run gave out.
     last_pts: Option<i64>,
-    /// Whether frames have been decoded in sequence since the last seek.
-    in_run: bool,
-    /// While decoding up to an exact seek's target: frames before it that nothing references
-    /// are not decoded at all.
-    catch_up: Option<i64>,
+    last_number: Option<FrameNumber>,
+    /// Frames given out since the stream's start, while no seek has intervened: the numbers
+    /// of a stream whose packets carry no timestamps (the index can't number it).
+    counted: Option<u64>,
+    run: Run,
     eof_sent: bool,
     damaged_packets: u64,
+}
+
+/// Up to what a decode run may skip frames, to land sooner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CatchUp {
+    /// The run is headed for the last frame at or before this pts.
+    pub limit: i64,
+    /// Frames from this pts on are all decoded (they are kept for steps back).
+    pub keep_from: i64,
+}
+
+/// What the decoder has been given since the last seek.
+#[derive(Debug, Default)]
+struct Run {
+    /// The run began with a seek (not at the stream's start, where every frame decodes).
+    after_seek: bool,
+    /// Pts of the run's first packet: frames shown before it are leading pictures that need
+    /// the previous GOP, broken after a seek.
+    start: Option<i64>,
+    catch_up: Option<CatchUp>,
+    /// The largest packet pts at or before the catch-up limit seen so far.
+    newest_before_limit: Option<i64>,
+    /// Whether the decoder is set to skip frames nothing references.
+    skipping: bool,
+    /// Pts of packets the decoder was allowed to skip (those it did never show).
+    skippable: BTreeSet<i64>,
+    /// Packets sent since the seek.
+    packets: u64,
+}
+
+/// Makes the demuxer skip the data of every stream but `keep` (audio has a reader of its own).
+pub(crate) fn discard_other_streams(input: &mut ffmpeg::format::context::Input, keep: usize) {
+    // SAFETY: a valid input context; its streams array holds nb_streams entries.
+    unsafe {
+        let ctx = input.as_mut_ptr();
+        for i in 0..(*ctx).nb_streams as usize {
+            if i != keep {
+                (**(*ctx).streams.add(i)).discard = ffmpeg::ffi::AVDiscard::AVDISCARD_ALL;
+            }
+        }
+    }
 }
 
 /// Positions `input` at the packet of stream `stream_index` at or before `pts` (in the stream's
@@ -230,6 +286,13 @@ impl VideoSource {
         ffmpeg::util::log::set_level(ffmpeg::util::log::Level::Fatal);
         if path.is_dir() {
             return Err(VideoError::Directory(path.to_owned()));
+        }
+        if path.to_str().is_none() {
+            // FFmpeg takes paths as C strings of UTF-8 text.
+            return Err(VideoError::Open {
+                path: path.to_owned(),
+                reason: "its name is not valid UTF-8".into(),
+            });
         }
         if let Err(e) = std::fs::File::open(path) {
             return Err(VideoError::Open {
@@ -267,7 +330,12 @@ impl VideoSource {
         } else {
             16
         };
-        let threads = std::thread::available_parallelism().map_or(4, |n| n.get()).min(most);
+        // HISTOPLAY_DECODE_THREADS overrides the choice, for measuring others.
+        let threads = std::env::var("HISTOPLAY_DECODE_THREADS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&n| (1..=64).contains(&n))
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(4, |n| n.get()).min(most));
         context.set_threading(ffmpeg::threading::Config {
             kind: ffmpeg::threading::Type::Frame,
             count: threads,
@@ -324,6 +392,13 @@ impl VideoSource {
         } else {
             0.0
         };
+        let start_pts = Some(stream.start_time()).filter(|&t| t != ffmpeg::ffi::AV_NOPTS_VALUE);
+        let ticks_per_frame = frame_duration * f64::from(time_base.denominator()) / f64::from(time_base.numerator());
+        let estimated_count = match stream.frames() {
+            n if n > 0 => Some(n as u64),
+            _ if container_duration > 0.0 => Some((container_duration / frame_duration).round() as u64),
+            _ => None,
+        };
         let info = VideoInfo {
             path: path.to_owned(),
             codec,
@@ -336,120 +411,119 @@ impl VideoSource {
             },
             time_base: (time_base.numerator(), time_base.denominator()),
             frame_duration,
-            frame_count: None,
             duration: container_duration,
+            start_pts,
             quarter_turns: turns,
             display_aspect,
         };
-        let mut source = Self {
+        let index = FrameIndex::start(path, stream_index, ticks_per_frame, start_pts, estimated_count);
+        let mut input = input;
+        discard_other_streams(&mut input, stream_index);
+        Ok(Self {
             info,
             input,
             stream_index,
             decoder,
             scaler: None,
-            frame_pts: None,
-            next_count: 0,
+            index,
+            exact_numbers: false,
             last_pts: None,
-            in_run: false,
-            catch_up: None,
+            last_number: None,
+            counted: Some(0),
+            run: Run::default(),
             eof_sent: false,
             damaged_packets: 0,
-        };
-        source.build_index();
-        Ok(source)
+        })
     }
 
-    /// Reads every packet's pts once (no decoding) so a frame's number is its rank in
-    /// presentation order, whatever the GOP structure, B-frames or frame rate.
-    fn build_index(&mut self) {
-        let mut pts = Vec::new();
-        let mut complete = true;
-        for (stream, packet) in self.input.packets() {
-            if stream.index() != self.stream_index {
-                continue;
+    /// The stream's frame index (shared with the player's display).
+    pub fn index(&self) -> &Arc<FrameIndex> {
+        &self.index
+    }
+
+    /// Makes every frame wait for its exact number from the index (for `hist`, where frame K
+    /// must be frame K); otherwise frames past the index get estimated numbers at once.
+    pub fn set_exact_numbers(&mut self, exact: bool) {
+        self.exact_numbers = exact;
+    }
+
+    pub fn exact_numbers(&self) -> bool {
+        self.exact_numbers
+    }
+
+    /// Bytes this source has read of the file (its own IO, not the index's).
+    pub fn bytes_read(&self) -> u64 {
+        // SAFETY: a valid input context; pb is its IO context (null for some formats).
+        unsafe {
+            let pb = (*self.input.as_ptr()).pb;
+            if pb.is_null() {
+                0
+            } else {
+                (*pb).bytes_read.max(0) as u64
             }
-            match packet.pts().or(packet.dts()) {
-                Some(p) => pts.push(p),
-                None => complete = false,
-            }
         }
-        pts.sort_unstable();
-        pts.dedup();
-        if complete && !pts.is_empty() {
-            let last = *pts.last().expect("non-empty");
-            self.info.frame_count = Some(pts.len() as u64);
-            self.info.duration = self.info.seconds(last) + self.info.frame_duration - self.info.seconds(pts[0]);
-            self.frame_pts = Some(pts);
-        } else {
-            log::warn!(
-                "{}: frames have no timestamps; frame numbers count from the start",
-                self.info.path.display()
-            );
-        }
-        self.rewind();
-    }
-
-    fn rewind(&mut self) {
-        // SAFETY: a valid input context; seeking to the stream's start, backwards.
-        let result = unsafe {
-            ffmpeg::ffi::av_seek_frame(
-                self.input.as_mut_ptr(),
-                self.stream_index as i32,
-                i64::MIN / 2,
-                ffmpeg::ffi::AVSEEK_FLAG_BACKWARD,
-            )
-        };
-        if result < 0 {
-            let _ = self.input.seek(0, ..);
-        }
-        self.decoder.flush();
-        self.eof_sent = false;
-        self.next_count = 0;
-        self.last_pts = None;
-        self.in_run = false;
-    }
-
-    /// Pts of frame `index`, if the index knows it.
-    pub fn pts_of_frame(&self, index: u64) -> Option<i64> {
-        self.frame_pts.as_ref()?.get(index as usize).copied()
-    }
-
-    /// Number of the frame shown at `pts`: the last frame whose pts is at or before it.
-    pub fn frame_at_pts(&self, pts: i64) -> Option<u64> {
-        let index = self.frame_pts.as_ref()?;
-        Some(index.partition_point(|&p| p <= pts).saturating_sub(1) as u64)
-    }
-
-    /// The frame a seek lands on (exact), as (frame number, pts).
-    pub fn resolve(&self, target: SeekTarget) -> Option<(u64, i64)> {
-        let n = match target {
-            SeekTarget::Frame(n) => n.min(self.info.frame_count?.saturating_sub(1)),
-            SeekTarget::Time { seconds, .. } => self.frame_at_pts(self.info.pts_at(seconds))?,
-        };
-        Some((n, self.pts_of_frame(n)?))
     }
 
     /// Positions the demuxer at the keyframe at or before `pts`; the next frames decoded start
     /// there. Returns false if the stream can't seek (then it restarts from the beginning).
     pub fn seek_before(&mut self, pts: i64) -> bool {
         let sought = seek_backward(&mut self.input, self.stream_index, pts);
+        if !sought {
+            // SAFETY: a valid input context; seeking to the stream's start, backwards.
+            let result = unsafe {
+                ffmpeg::ffi::av_seek_frame(
+                    self.input.as_mut_ptr(),
+                    self.stream_index as i32,
+                    i64::MIN / 2,
+                    ffmpeg::ffi::AVSEEK_FLAG_BACKWARD,
+                )
+            };
+            if result < 0 {
+                let _ = self.input.seek(0, ..);
+            }
+        }
         self.decoder.flush();
         self.eof_sent = false;
         self.last_pts = None;
-        self.in_run = false;
-        if !sought {
-            self.rewind();
-            return false;
-        }
-        true
+        self.last_number = None;
+        self.counted = if sought { None } else { Some(0) };
+        self.run = Run {
+            after_seek: true,
+            ..Run::default()
+        };
+        self.apply_skipping(false);
+        sought
     }
 
-    /// Decodes up to the frame at `target` (a pts) as fast as possible: until a packet at or
-    /// past it, frames that no other frame references are skipped, as mpv does for exact seeks.
-    pub fn catch_up_to(&mut self, target: Option<i64>) {
-        self.catch_up = target;
-        if target.is_none() {
-            self.decoder.skip_frame(ffmpeg::Discard::Default);
+    /// Decodes towards `catch_up`'s limit as fast as possible: frames before its `keep_from`
+    /// that nothing references are not decoded at all (as mpv does for exact seeks), unless
+    /// they could be the frame the run is headed for. None decodes every frame.
+    pub fn catch_up(&mut self, catch_up: Option<CatchUp>) {
+        self.run.catch_up = catch_up;
+        self.run.newest_before_limit = None;
+        if catch_up.is_none() {
+            self.apply_skipping(false);
+        }
+    }
+
+    /// Pts of the last frame given out since the last seek: the decoder is right after it.
+    pub fn position(&self) -> Option<i64> {
+        self.last_pts
+    }
+
+    /// Pts of the first packet since the last seek (the keyframe the run started at).
+    pub fn run_start(&self) -> Option<i64> {
+        self.run.start
+    }
+
+    fn apply_skipping(&mut self, skip: bool) {
+        if skip != self.run.skipping {
+            self.decoder.skip_frame(if skip {
+                ffmpeg::Discard::NonReference
+            } else {
+                ffmpeg::Discard::Default
+            });
+            self.run.skipping = skip;
         }
     }
 
@@ -463,7 +537,13 @@ impl VideoSource {
         let mut frame = ffmpeg::frame::Video::empty();
         loop {
             match self.decoder.receive_frame(&mut frame) {
-                Ok(()) => return self.finish(frame).map(Some),
+                Ok(()) => match self.finish(frame)? {
+                    Some(decoded) => return Ok(Some(decoded)),
+                    None => {
+                        frame = ffmpeg::frame::Video::empty();
+                        continue;
+                    }
+                },
                 Err(ffmpeg::Error::Eof) => return Ok(None),
                 Err(ffmpeg::Error::Other { errno }) if errno == ffmpeg::error::EAGAIN => {}
                 Err(e) => {
@@ -480,17 +560,7 @@ impl VideoSource {
                     if packet.stream() != self.stream_index {
                         continue;
                     }
-                    if let Some(target) = self.catch_up {
-                        let before = packet.pts().is_some_and(|p| p < target);
-                        self.decoder.skip_frame(if before {
-                            ffmpeg::Discard::NonReference
-                        } else {
-                            ffmpeg::Discard::Default
-                        });
-                    }
-                    if let Err(e) = self.decoder.send_packet(&packet) {
-                        self.note_damage(&e);
-                    }
+                    self.send(&packet);
                 }
                 Err(ffmpeg::Error::Eof) => {
                     self.eof_sent = true;
@@ -506,6 +576,37 @@ impl VideoSource {
         }
     }
 
+    /// Sends one packet to the decoder, deciding whether it may skip it.
+    fn send(&mut self, packet: &ffmpeg::Packet) {
+        let pts = packet.pts().or(packet.dts());
+        let run = &mut self.run;
+        if run.packets == 0 {
+            run.start = pts;
+        }
+        run.packets += 1;
+        // A frame may be skipped when it is older than the frames kept, and a later frame at
+        // or before the limit has been seen (so it can't be the one landed on).
+        let skip = match (run.catch_up, pts) {
+            (Some(c), Some(p)) => {
+                let skip = p < c.keep_from && run.newest_before_limit.is_some_and(|q| q > p);
+                if p <= c.limit {
+                    run.newest_before_limit = Some(run.newest_before_limit.map_or(p, |q| q.max(p)));
+                }
+                skip
+            }
+            _ => false,
+        };
+        if skip {
+            if let Some(p) = pts {
+                run.skippable.insert(p);
+            }
+        }
+        self.apply_skipping(skip);
+        if let Err(e) = self.decoder.send_packet(packet) {
+            self.note_damage(&e);
+        }
+    }
+
     fn note_damage(&mut self, error: &dyn std::fmt::Display) {
         self.damaged_packets += 1;
         if self.damaged_packets <= 3 {
@@ -515,7 +616,8 @@ impl VideoSource {
         }
     }
 
-    fn finish(&mut self, frame: ffmpeg::frame::Video) -> Result<DecodedFrame, VideoError> {
+    /// Numbers and links a frame the decoder gave out; None for a leading picture after a seek.
+    fn finish(&mut self, frame: ffmpeg::frame::Video) -> Result<Option<DecodedFrame>, VideoError> {
         let pts = frame
             .timestamp()
             .or(frame.pts())
@@ -524,35 +626,47 @@ impl VideoSource {
                     .map(|p| p + self.info.pts_at(self.info.frame_duration).max(1))
             })
             .unwrap_or(0);
-        self.last_pts = Some(pts);
-        let index = match self.frame_at_pts(pts) {
-            Some(index) => index,
-            None => self.next_count,
+        // Frames shown before the keyframe a seek started at reference the GOP before it.
+        if self.run.after_seek && self.run.start.is_some_and(|start| pts < start) {
+            return Ok(None);
+        }
+        // Neighbours unless a frame between them was skipped.
+        let previous = self
+            .last_pts
+            .filter(|&prev| prev < pts && self.run.skippable.range(prev + 1..pts).next().is_none());
+        let mut number = if self.exact_numbers {
+            self.index.wait_number_at(pts)
+        } else {
+            self.index.number_at(pts)
         };
-        // Frames the index knows of but the decoder never produced were lost to damage (right
-        // after a seek the first frame may be anywhere, so only count gaps in a run).
-        if let Some(target) = self.catch_up {
-            if pts >= target {
-                self.catch_up_to(None);
+        if let Some(count) = self.counted {
+            if !number.exact && self.index.progress().failed {
+                number = FrameNumber { n: count, exact: true };
             }
-            self.in_run = false;
-        } else if self.next_count > 0 && index > self.next_count && self.in_run {
-            self.note_damage(&format!("frames {}..{} are missing", self.next_count, index));
+            self.counted = Some(count + 1);
+        }
+        // Frames the index knows of between two neighbours were lost to damage.
+        if let (Some(_), Some(last)) = (previous, self.last_number) {
+            if number.exact && last.exact && number.n > last.n + 1 {
+                self.note_damage(&format!("frames {}..{} are missing", last.n + 1, number.n));
+            }
         }
         // SAFETY: reading two plain fields of a valid frame.
         let (error_flags, flags) = unsafe { ((*frame.as_ptr()).decode_error_flags, (*frame.as_ptr()).flags) };
         if error_flags != 0 || flags & ffmpeg::ffi::AV_FRAME_FLAG_CORRUPT != 0 {
-            self.note_damage(&format!("frame {index} was decoded with errors and concealed"));
+            self.note_damage(&format!("frame {} was decoded with errors and concealed", number.n));
         }
-        self.in_run = self.catch_up.is_none();
-        self.next_count = index + 1;
+        self.last_pts = Some(pts);
+        self.last_number = Some(number);
         let frame = self.convert_for_upload(frame)?;
-        Ok(DecodedFrame {
-            index,
+        Ok(Some(DecodedFrame {
+            index: number.n,
+            exact: number.exact,
             pts,
             seconds: self.info.seconds(pts),
+            previous,
             frame,
-        })
+        }))
     }
 
     /// Frames already in the stream's upload layout pass through; others (or frames whose size
@@ -597,5 +711,12 @@ impl VideoSource {
         })?;
         out.set_pts(frame.pts());
         Ok(out)
+    }
+}
+
+impl Drop for VideoSource {
+    fn drop(&mut self) {
+        // The file is closed: its index stops reading.
+        self.index.stop();
     }
 }

@@ -1,6 +1,8 @@
 //! Test pictures and helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod pipeline;
+
 use histoplay::gpu::GpuContext;
 use histoplay::still::{self, RgbaImage};
 use std::path::PathBuf;
@@ -87,8 +89,9 @@ fn unique() -> u64 {
 pub const RAMP_FRAMES: u64 = 90;
 pub const RAMP_SIZE: (u32, u32) = (64, 48);
 
-/// 90 frames at 30 fps, H.264 with B-frames and 12-frame GOPs, each frame a flat grey whose
-/// luma is 16 + 2n (n = frame number), coded losslessly.
+/// 90 frames at 30 fps, H.264 in 12-frame GOPs, each frame a flat grey whose luma is 16 + 2n
+/// (n = frame number), coded losslessly (x264 codes every change of grey as P-frames: see
+/// `grey_ramp_bframes` for B-frames).
 pub fn grey_ramp() -> PathBuf {
     fixture(
         "grey-ramp.mp4",
@@ -105,6 +108,32 @@ pub fn grey_ramp() -> PathBuf {
             "12",
             "-bf",
             "3",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    )
+}
+
+/// The grey ramp again (frame n has luma 16 + 2n), coded with B-frames in a fixed pattern
+/// (IBBBP, pyramid, 12-frame GOPs) at a quantiser that still decodes every frame exactly.
+pub fn grey_ramp_bframes() -> PathBuf {
+    fixture(
+        "grey-ramp-bframes.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=black:s=64x48:r=30:d=3,format=yuv420p,geq=lum='16+2*N':cb=128:cr=128",
+            "-c:v",
+            "libx264",
+            "-qp",
+            "4",
+            "-g",
+            "12",
+            "-bf",
+            "3",
+            "-x264-params",
+            "scenecut=0:b-adapt=0:b-pyramid=normal",
             "-pix_fmt",
             "yuv420p",
         ],

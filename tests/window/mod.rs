@@ -93,6 +93,8 @@ pub struct Present {
     pub new_frame: bool,
     pub paused: bool,
     pub size: (u32, u32),
+    /// A seek's keyframe preview, shown before the frame it lands on.
+    pub preview: bool,
 }
 
 pub fn parse(line: &str) -> Option<Present> {
@@ -104,6 +106,7 @@ pub fn parse(line: &str) -> Option<Present> {
         new_frame: field("new")? == "1",
         paused: field("paused")? == "1",
         size: (w.parse().ok()?, h.parse().ok()?),
+        preview: field("preview")? == "1",
     })
 }
 

@@ -11,6 +11,7 @@ struct Script {
     released: RefCell<Vec<usize>>,
     seeks: Vec<SeekTarget>,
     generation: u64,
+    paused: bool,
 }
 
 impl FrameSource for Script {
@@ -31,6 +32,10 @@ impl FrameSource for Script {
     fn generation(&self) -> u64 {
         self.generation
     }
+
+    fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+    }
 }
 
 /// Frame `index` of `generation`, in slot index % 6.
@@ -41,7 +46,17 @@ fn frame(index: u64, generation: u64) -> DecoderEvent {
         pts: index as i64,
         seconds: index as f64 / FPS,
         generation,
+        exact: true,
+        preview: false,
     })
+}
+
+/// Frame `index` of `generation` sent as a seek's keyframe preview.
+fn preview(index: u64, generation: u64) -> DecoderEvent {
+    match frame(index, generation) {
+        DecoderEvent::Frame(f) => DecoderEvent::Frame(ReadyFrame { preview: true, ..f }),
+        other => other,
+    }
 }
 
 fn playback(t0: Instant) -> Playback<Script> {
@@ -196,13 +211,58 @@ fn steps_show_the_next_frame_and_step_back_seeks_the_one_before() {
     assert_eq!(p.next_frame(t0, NO_LEAD).map(|n| n.frame.index), Some(12));
     assert_eq!(p.wake(t0, NO_LEAD, true), Wake::Idle);
     p.apply(&Command::StepBack, t0);
-    assert_eq!(p.source.seeks, vec![SeekTarget::Frame(11)]);
+    assert_eq!(
+        p.source.seeks,
+        vec![SeekTarget::Before(12)],
+        "the frame before frame 12's pts"
+    );
     assert_eq!(p.target_index(), Some(11));
+    assert!(p.source.paused, "the decoder is told playback is paused");
     send(&p, [frame(11, 1)]);
     assert_eq!(p.next_frame(t0, NO_LEAD).map(|n| n.frame.index), Some(11));
     // A step waits for its frame when none is queued yet.
     p.apply(&Command::StepForward, t0);
     assert_eq!(p.wake(t0, NO_LEAD, true), Wake::Poll);
+}
+
+#[test]
+fn a_keyframe_preview_is_shown_until_the_exact_frame_lands() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    send(&p, [frame(0, 0)]);
+    p.next_frame(t0, NO_LEAD);
+    p.apply(
+        &Command::SeekTo {
+            seconds: 4.55,
+            exact: true,
+        },
+        t0,
+    );
+    send(&p, [preview(40, 1)]);
+    let shown = p.next_frame(t0 + ms(10), NO_LEAD).map(|n| n.frame);
+    assert_eq!(shown.map(|f| (f.index, f.preview)), Some((40, true)));
+    assert!(p.shown().is_some_and(|s| s.preview));
+    assert!((p.position() - 4.55).abs() < 1e-9, "the OSD keeps the target");
+    assert_eq!(p.wake(t0 + ms(10), NO_LEAD, true), Wake::Poll, "still landing");
+    assert!(!p.audio_cue().audible, "silent until it lands");
+    send(&p, [frame(45, 1)]);
+    assert_eq!(p.next_frame(t0 + ms(60), NO_LEAD).map(|n| n.frame.index), Some(45));
+    assert!(p.shown().is_some_and(|s| !s.preview));
+    // A preview that arrives together with its exact frame is passed over.
+    p.apply(
+        &Command::SeekTo {
+            seconds: 7.05,
+            exact: true,
+        },
+        t0 + ms(100),
+    );
+    send(&p, [preview(60, 2), frame(70, 2)]);
+    assert_eq!(p.next_frame(t0 + ms(120), NO_LEAD).map(|n| n.frame.index), Some(70));
+    assert_eq!(
+        p.source.released.borrow().last(),
+        Some(&0),
+        "the preview's slot went back"
+    );
 }
 
 #[test]

@@ -1,19 +1,39 @@
 //! `histoplay bench-pipeline`: decode → upload → convert → histogram → offscreen render as fast as
-//! it goes, next to decode-only throughput of the same build on the same file; then exact seeks,
-//! cached back-steps and memory over the run.
+//! it goes, next to decode-only throughput of the same build on the same file; playback paced at
+//! the file's rate; open times (also of a long copy of the file); exact seeks with their keyframe
+//! previews; consecutive back-steps; memory over the run.
+
+mod navigation;
+mod open;
 
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
-use crate::passes::histogram::{EngineConfig, HistogramEngine};
+use crate::passes::histogram::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding};
 use crate::passes::picture::Orientation;
-use crate::scene::{SceneRenderer, ViewOptions};
+use crate::player::stats::percentile;
+use crate::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
 use crate::video::ring::{FrameRing, RING_SLOTS};
 use crate::video::source::{SeekTarget, VideoSource};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+/// What to measure besides throughput.
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    /// Random exact seeks to time.
+    pub seeks: usize,
+    /// Consecutive back-steps to time, from deep inside a GOP.
+    pub backsteps: usize,
+    /// The decoder's frame cache, as the player's `--cache-size`.
+    pub cache_bytes: usize,
+    /// Also time opening a stream copy of the file looped to about this many seconds.
+    pub long_seconds: Option<f64>,
+    /// Where that copy goes (default: the system's temporary directory).
+    pub long_dir: Option<PathBuf>,
+}
 
 /// Resident and peak resident memory of this process, in MB (Linux; zeros elsewhere).
 pub fn memory_mb() -> (f64, f64) {
@@ -29,11 +49,10 @@ pub fn memory_mb() -> (f64, f64) {
     (field("VmRSS:"), field("VmHWM:"))
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+/// p50 / p95 / max of `values` in milliseconds, as the report prints them.
+fn spread(values: &[f64]) -> String {
+    let at = |p| percentile(values, p).unwrap_or(f64::NAN);
+    format!("p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms", at(0.5), at(0.95), at(1.0))
 }
 
 /// Decodes every frame on this thread, doing nothing else: the ceiling for the pipeline.
@@ -47,21 +66,21 @@ fn decode_only(path: &Path) -> Result<(u64, Duration)> {
     Ok((frames, start.elapsed()))
 }
 
+/// The player's pipeline for one file, drawing offscreen.
 struct Pipeline {
     ctx: GpuContext,
     ring: FrameRing,
     engine: HistogramEngine,
-    target: crate::passes::histogram::HistogramTarget,
-    binding: crate::passes::histogram::SourceBinding,
+    target: HistogramTarget,
+    binding: SourceBinding,
     renderer: SceneRenderer,
-    scene: crate::scene::Scene,
+    scene: Scene,
     output: GpuFrame,
     decoder: DecodeThread,
 }
 
 impl Pipeline {
-    fn open(path: &Path, size: (u32, u32)) -> Result<Self> {
-        let ctx = GpuContext::new()?;
+    fn open(ctx: GpuContext, path: &Path, size: (u32, u32), cache_bytes: usize) -> Result<Self> {
         let source = VideoSource::open(path)?;
         let info = source.info.clone();
         let ring = FrameRing::new(&ctx, info.format, RING_SLOTS)?;
@@ -81,7 +100,7 @@ impl Pipeline {
             size,
             ViewOptions::default(),
         );
-        let decoder = DecodeThread::spawn(source, ctx.queue.clone(), ring.slots.clone());
+        let decoder = DecodeThread::spawn(source, ctx.queue.clone(), ring.slots.clone(), cache_bytes);
         Ok(Self {
             ctx,
             ring,
@@ -121,33 +140,64 @@ impl Pipeline {
         }
     }
 
-    /// Seeks and waits until the frame is converted and counted on the GPU.
-    fn timed_seek(&mut self, target: SeekTarget) -> Result<(Duration, u64)> {
+    /// Processes frames until one that is not a preview: when the first frame (preview or not)
+    /// and that one were counted on the GPU, and the frame.
+    fn settle(&self, start: Instant) -> Result<Landed> {
+        let mut first = None;
+        loop {
+            let Some(frame) = self.next()? else {
+                bail!("the stream ended before a seek landed");
+            };
+            self.process(&frame);
+            self.ctx.wait_idle()?;
+            let now = start.elapsed();
+            let first = *first.get_or_insert(now);
+            if !frame.preview {
+                return Ok(Landed {
+                    first,
+                    exact: now,
+                    previewed: first < now,
+                    frame,
+                });
+            }
+        }
+    }
+
+    /// Seeks and waits until the frame it lands on is converted and counted on the GPU; the
+    /// times to the first frame (a preview, if any) and to the exact one.
+    fn timed_seek(&mut self, target: SeekTarget) -> Result<Landed> {
         let start = Instant::now();
         self.decoder.seek(target);
-        let frame = self.next()?.context("a seek found no frame")?;
-        self.process(&frame);
-        self.ctx.wait_idle()?;
-        Ok((start.elapsed(), frame.index))
+        self.settle(start)
     }
+}
+
+/// How a seek landed: times from the command to the first frame counted on the GPU and to the
+/// exact one, whether a keyframe preview came first, and the frame.
+struct Landed {
+    first: Duration,
+    exact: Duration,
+    previewed: bool,
+    frame: ReadyFrame,
 }
 
 /// Plays `seconds` of the file at its own rate against a simulated display refreshing at
 /// `refresh_hz`: at each refresh the newest frame that is due is converted, counted and drawn
-/// (offscreen), older due frames are dropped, and the GPU work is waited for as a present would
-/// be. Reports frames shown and dropped and how late the shown ones were.
+/// (offscreen), and the GPU work is waited for as a present would be. A frame whose due time
+/// passes without it being shown is dropped, whether or not it ever reached the queue.
 fn paced(pipeline: &mut Pipeline, seconds: f64, refresh_hz: f64, out: &mut impl Write) -> Result<()> {
     let interval = Duration::from_secs_f64(1.0 / refresh_hz);
     pipeline.decoder.seek(SeekTarget::Frame(0));
     let mut queue: std::collections::VecDeque<ReadyFrame> = Default::default();
     let mut ended = false;
-    let (mut shown, mut dropped) = (0u64, 0u64);
+    let mut shown: Vec<u64> = Vec::new();
     let mut lateness = Vec::new();
     let mut frame_times = Vec::new();
     let mut origin: Option<(Instant, f64)> = None;
     let mut tick = Instant::now();
     let mut last_present: Option<Instant> = None;
     let deadline = Instant::now() + Duration::from_secs_f64(seconds + 1.0);
+    let mut end_time = None;
     while Instant::now() < deadline {
         tick += interval;
         std::thread::sleep(tick.saturating_duration_since(Instant::now()));
@@ -171,11 +221,10 @@ fn paced(pipeline: &mut Pipeline, seconds: f64, refresh_hz: f64, out: &mut impl 
         if due(front) > tick {
             continue;
         }
-        // The newest due frame is shown; any older due ones are dropped.
+        // The newest due frame is shown; older due ones are passed over.
         let mut pick = queue.pop_front().expect("front exists");
         while queue.front().is_some_and(|f| due(f) <= tick) {
             pipeline.decoder.release(pick.slot);
-            dropped += 1;
             pick = queue.pop_front().expect("front exists");
         }
         pipeline.process(&pick);
@@ -186,29 +235,44 @@ fn paced(pipeline: &mut Pipeline, seconds: f64, refresh_hz: f64, out: &mut impl 
             frame_times.push((presented - last).as_secs_f64() * 1e3);
         }
         last_present = Some(presented);
-        shown += 1;
+        shown.push(pick.index);
+        end_time = Some(start_pts + (presented - start).as_secs_f64());
         if pick.seconds - start_pts >= seconds {
             break;
         }
     }
-    lateness.sort_by(f64::total_cmp);
-    frame_times.sort_by(f64::total_cmp);
+    // Every frame due by the last present should have been shown.
+    let info = &pipeline.decoder.info;
+    let index = pipeline.decoder.index();
+    let due_frames = match (origin, end_time) {
+        (Some((_, start_pts)), Some(end)) => {
+            let first = index.number_at(info.pts_at(start_pts)).n;
+            let last = index.number_at(info.pts_at(end)).n;
+            last - first + 1
+        }
+        _ => 0,
+    };
+    let dropped = due_frames.saturating_sub(shown.len() as u64);
     writeln!(
         out,
-        "paced:        {shown} frames shown, {dropped} dropped at the clip's rate on a {refresh_hz:.0} Hz tick; \
-         frame time p50 {:.2} ms, p99 {:.2} ms; lateness vs due p50 {:.2} ms, max {:.2} ms",
-        percentile(&frame_times, 0.5),
-        percentile(&frame_times, 0.99),
-        percentile(&lateness, 0.5),
-        lateness.last().copied().unwrap_or(f64::NAN)
+        "paced:        {} frames shown of {due_frames} due, {dropped} dropped, at the clip's rate on a \
+         {refresh_hz:.0} Hz tick; frame time p50 {:.2} ms, p99 {:.2} ms; lateness vs due p50 {:.2} ms, max {:.2} ms",
+        shown.len(),
+        percentile(&frame_times, 0.5).unwrap_or(f64::NAN),
+        percentile(&frame_times, 0.99).unwrap_or(f64::NAN),
+        percentile(&lateness, 0.5).unwrap_or(f64::NAN),
+        percentile(&lateness, 1.0).unwrap_or(f64::NAN),
     )?;
     Ok(())
 }
 
-pub fn run(path: &Path, seeks: usize, out: &mut impl Write) -> Result<()> {
-    let mut pipeline = Pipeline::open(path, (1280, 720))?;
+pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<()> {
+    let ctx = GpuContext::new()?;
+    writeln!(out, "adapter: {}", ctx.describe())?;
+    let opened = open::time_open(&ctx, path)?;
+    let mut pipeline = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes)?;
     let info = pipeline.decoder.info.clone();
-    writeln!(out, "adapter: {}", pipeline.ctx.describe())?;
+    let count = pipeline.decoder.index().wait_complete();
     writeln!(
         out,
         "file: {} ({} {}x{} {}, {} frames, {:.2} s)",
@@ -217,9 +281,13 @@ pub fn run(path: &Path, seeks: usize, out: &mut impl Write) -> Result<()> {
         info.format.width,
         info.format.height,
         info.pixel_format,
-        info.frame_count.map_or("?".into(), |n| n.to_string()),
+        count.map_or("?".into(), |n| n.to_string()),
         info.duration
     )?;
+    writeln!(out, "{opened}")?;
+    if let Some(seconds) = options.long_seconds {
+        open::long_file(&pipeline.ctx, path, seconds, options.long_dir.as_deref(), out)?;
+    }
     // Three passes over the file: the first also pays for pipeline compilation and first-use
     // allocations and is reported apart; the best of the other two is the steady state.
     let (rss_start, _) = memory_mb();
@@ -266,57 +334,26 @@ pub fn run(path: &Path, seeks: usize, out: &mut impl Write) -> Result<()> {
     writeln!(
         out,
         "memory:       resident {rss_start:.0} MB before streaming, {rss_end:.0} MB after three passes; \
-         {mid_min:.0}..{mid_max:.0} MB while streaming, peak {peak:.0} MB"
+         {mid_min:.0}..{mid_max:.0} MB while streaming, peak {peak:.0} MB (frame cache budget {} MB)",
+        options.cache_bytes >> 20
     )?;
 
     let refresh_hz = (1.0 / info.frame_duration).max(60.0);
     paced(&mut pipeline, info.duration.min(10.0), refresh_hz, out)?;
 
-    let count = info.frame_count.unwrap_or(frames);
-    if count < 2 || seeks == 0 {
-        return Ok(());
+    // Navigation starts from a freshly opened file, so that the frames the passes above left in
+    // the cache don't answer the seeks.
+    let ctx = pipeline.ctx.clone();
+    drop(pipeline);
+    let count = count.unwrap_or(frames);
+    if count >= 2 && options.seeks > 0 {
+        let mut fresh = Pipeline::open(ctx.clone(), path, (1280, 720), options.cache_bytes)?;
+        navigation::seeks(&mut fresh, count, options.seeks, out)?;
     }
-    // Exact seeks to random frames (a fixed xorshift sequence, so runs compare).
-    let mut state = 0x2545_f491u32;
-    let mut times = Vec::with_capacity(seeks);
-    for _ in 0..seeks {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        let k = u64::from(state) % count;
-        let (took, landed) = pipeline.timed_seek(SeekTarget::Frame(k))?;
-        if landed != k {
-            bail!("seek to frame {k} landed on {landed}");
-        }
-        times.push(took.as_secs_f64() * 1e3);
+    if count >= 2 && options.backsteps > 0 {
+        let mut fresh = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes)?;
+        fresh.decoder.index().wait_complete();
+        navigation::backsteps(&mut fresh, options.backsteps, out)?;
     }
-    times.sort_by(f64::total_cmp);
-    writeln!(
-        out,
-        "exact seek:   {seeks} random frames, p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
-        percentile(&times, 0.5),
-        percentile(&times, 0.95),
-        times.last().copied().unwrap_or(f64::NAN)
-    )?;
-    // Back-steps from the middle: the first may decode a GOP, the rest come from the cache.
-    let middle = count / 2;
-    pipeline.timed_seek(SeekTarget::Frame(middle))?;
-    let mut steps = Vec::new();
-    for k in (middle.saturating_sub(8)..middle).rev() {
-        let (took, landed) = pipeline.timed_seek(SeekTarget::Frame(k))?;
-        if landed != k {
-            bail!("back-step to frame {k} landed on {landed}");
-        }
-        steps.push(took.as_secs_f64() * 1e3);
-    }
-    let cached = &mut steps[1..].to_vec();
-    cached.sort_by(f64::total_cmp);
-    writeln!(
-        out,
-        "back-step:    first {:.1} ms, then cached p50 {:.2} ms, max {:.2} ms",
-        steps[0],
-        percentile(cached, 0.5),
-        cached.last().copied().unwrap_or(f64::NAN)
-    )?;
     Ok(())
 }

@@ -1,0 +1,227 @@
+//! Decoded frames kept for instant steps, by pts, within a memory budget. Each frame knows the
+//! pts of the frame before it when one decode run showed both, so a step back or forward is
+//! answered from here whenever the neighbour is known. Frames far from where the viewer is go
+//! first, those behind (for steps back) kept over those ahead.
+
+use std::collections::BTreeMap;
+
+/// The cache keeps at least this many frames whatever the budget: the one shown and its
+/// neighbours, so a decode run never has to repeat itself to go on.
+pub const MIN_FRAMES: usize = 4;
+
+/// Frames ahead of the anchor count this many times their distance when choosing what to
+/// evict: three quarters of the budget goes to frames behind it.
+const AHEAD_WEIGHT: i64 = 3;
+
+/// Something with a size in memory.
+pub trait ByteSize {
+    fn bytes(&self) -> usize;
+}
+
+impl ByteSize for super::source::DecodedFrame {
+    fn bytes(&self) -> usize {
+        self.byte_size()
+    }
+}
+
+struct Entry<F> {
+    frame: F,
+    /// Pts of the frame shown just before this one, when known.
+    previous: Option<i64>,
+}
+
+pub struct FrameCache<F> {
+    entries: BTreeMap<i64, Entry<F>>,
+    bytes: usize,
+    budget: usize,
+    /// Pts of the stream's first frame, once seen: nothing comes before it.
+    first: Option<i64>,
+}
+
+impl<F: ByteSize> FrameCache<F> {
+    pub fn new(budget: usize) -> Self {
+        Self {
+            entries: BTreeMap::new(),
+            bytes: 0,
+            budget,
+            first: None,
+        }
+    }
+
+    pub fn budget(&self) -> usize {
+        self.budget
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Keeps `frame` at `pts`. A frame already here stays (it is the same picture); only its
+    /// link to the previous frame is learnt, if it was missing.
+    pub fn insert(&mut self, pts: i64, frame: F, previous: Option<i64>) {
+        if let Some(entry) = self.entries.get_mut(&pts) {
+            entry.previous = entry.previous.or(previous);
+            return;
+        }
+        self.bytes += frame.bytes();
+        self.entries.insert(pts, Entry { frame, previous });
+    }
+
+    pub fn get(&self, pts: i64) -> Option<&F> {
+        self.entries.get(&pts).map(|e| &e.frame)
+    }
+
+    pub fn contains(&self, pts: i64) -> bool {
+        self.entries.contains_key(&pts)
+    }
+
+    /// The stream has no frame before `pts`.
+    pub fn mark_first(&mut self, pts: i64) {
+        self.first = Some(pts);
+    }
+
+    pub fn is_first(&self, pts: i64) -> bool {
+        self.first == Some(pts)
+    }
+
+    /// The frame shown just before the one at `pts`, if both are here and known neighbours.
+    pub fn previous_of(&self, pts: i64) -> Option<i64> {
+        let previous = self.entries.get(&pts)?.previous?;
+        self.entries.contains_key(&previous).then_some(previous)
+    }
+
+    /// The frame shown just after the one at `pts`, if both are here and known neighbours.
+    pub fn next_of(&self, pts: i64) -> Option<i64> {
+        let (&next, entry) = self.entries.range(pts + 1..).next()?;
+        (entry.previous == Some(pts) && self.entries.contains_key(&pts)).then_some(next)
+    }
+
+    /// The last frame at or before `limit`, when the cache can tell: it holds that frame and
+    /// the one after it as neighbours (or `limit` is exactly a frame here).
+    pub fn last_at_or_before(&self, limit: i64) -> Option<i64> {
+        let (&pts, _) = self.entries.range(..=limit).next_back()?;
+        (pts == limit || self.next_of(pts).is_some()).then_some(pts)
+    }
+
+    /// How many known neighbours go back from `from` without a gap, and the earliest of them.
+    pub fn chain_behind(&self, from: i64) -> (usize, Option<i64>) {
+        if !self.entries.contains_key(&from) {
+            return (0, None);
+        }
+        let (mut count, mut head) = (1, from);
+        while let Some(previous) = self.previous_of(head) {
+            count += 1;
+            head = previous;
+        }
+        (count, Some(head))
+    }
+
+    /// Drops frames, farthest from `anchor` first, until the cache is within its budget (but
+    /// never below MIN_FRAMES frames, and never `keep`).
+    pub fn evict(&mut self, anchor: i64, keep: &[i64]) {
+        while self.bytes > self.budget && self.entries.len() > MIN_FRAMES {
+            let first = self.entries.keys().copied().find(|p| !keep.contains(p));
+            let last = self.entries.keys().rev().copied().find(|p| !keep.contains(p));
+            let cost = |pts: i64| {
+                if pts <= anchor {
+                    anchor.saturating_sub(pts)
+                } else {
+                    pts.saturating_sub(anchor).saturating_mul(AHEAD_WEIGHT)
+                }
+            };
+            let victim = match (first, last) {
+                (Some(a), Some(b)) => {
+                    if cost(a) >= cost(b) {
+                        a
+                    } else {
+                        b
+                    }
+                }
+                (Some(a), None) | (None, Some(a)) => a,
+                (None, None) => return,
+            };
+            if let Some(entry) = self.entries.remove(&victim) {
+                self.bytes -= entry.frame.bytes();
+            }
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.bytes = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Frame(usize);
+
+    impl ByteSize for Frame {
+        fn bytes(&self) -> usize {
+            self.0
+        }
+    }
+
+    /// Frames `range` inserted as one decode run (each the neighbour of the one before).
+    fn run(cache: &mut FrameCache<Frame>, range: std::ops::Range<i64>) {
+        let mut previous = None;
+        for pts in range {
+            cache.insert(pts, Frame(10), previous);
+            previous = Some(pts);
+        }
+    }
+
+    #[test]
+    fn neighbours_are_known_only_within_a_run() {
+        let mut cache = FrameCache::new(usize::MAX);
+        run(&mut cache, 10..20);
+        run(&mut cache, 30..35);
+        assert_eq!(cache.next_of(12), Some(13));
+        assert_eq!(cache.previous_of(13), Some(12));
+        assert_eq!(cache.next_of(19), None, "30 is not known to follow 19");
+        assert_eq!(cache.previous_of(30), None);
+        assert_eq!(cache.chain_behind(17), (8, Some(10)));
+        assert_eq!(cache.chain_behind(32), (3, Some(30)));
+        assert_eq!(cache.last_at_or_before(15), Some(15));
+        assert_eq!(cache.last_at_or_before(25), None, "a frame may lie between 19 and 30");
+        assert_eq!(cache.last_at_or_before(5), None);
+        // A later run that passes 19 → 30 links them.
+        cache.insert(30, Frame(10), Some(19));
+        assert_eq!(cache.next_of(19), Some(30));
+        assert_eq!(cache.last_at_or_before(25), Some(19));
+        assert_eq!(cache.chain_behind(34), (15, Some(10)));
+        assert_eq!(cache.bytes(), 150, "re-inserting keeps one copy");
+    }
+
+    #[test]
+    fn eviction_keeps_what_is_near_and_behind_the_anchor() {
+        let mut cache = FrameCache::new(100);
+        run(&mut cache, 0..40);
+        cache.evict(30, &[]);
+        assert_eq!(cache.len(), 10);
+        // Behind counts once, ahead three times: 23..=29 behind (costs 7..1), 31 and 32 ahead
+        // (costs 3, 6) stay; 22 (8) and 33 (9) go.
+        let kept: Vec<i64> = (0..40).filter(|&p| cache.contains(p)).collect();
+        assert_eq!(kept, vec![23, 24, 25, 26, 27, 28, 29, 30, 31, 32]);
+        // The budget never goes below MIN_FRAMES frames.
+        let mut tiny = FrameCache::new(0);
+        run(&mut tiny, 0..10);
+        tiny.evict(9, &[]);
+        assert_eq!(tiny.len(), MIN_FRAMES);
+        // Kept frames survive whatever their distance.
+        let mut cache = FrameCache::new(50);
+        run(&mut cache, 0..20);
+        cache.evict(19, &[0]);
+        assert!(cache.contains(0) && cache.contains(19) && !cache.contains(1));
+    }
+}

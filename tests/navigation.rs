@@ -1,0 +1,276 @@
+//! Navigation at real-world scale: a long file opens without being read whole and still numbers
+//! frames deep inside it exactly; steps back across GOP boundaries return the very frames that
+//! stepping forward showed, with a large cache or one too small to hold anything; a storm of
+//! seeks and steps back never shows a stale frame; estimated frame numbers become exact.
+
+mod common;
+
+use common::pipeline::{level, Pipeline};
+use histoplay::histogram::Histogram;
+use histoplay::video::decoder::{DecoderEvent, DEFAULT_CACHE_BYTES};
+use histoplay::video::source::{SeekTarget, VideoSource};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+/// Frames of the bundled sample.
+const SAMPLE_FRAMES: u64 = 526;
+const LOOPS: u64 = 20;
+
+/// The sample's video stream copied once into a container, and copied `LOOPS` times.
+fn sample_copies(extension: &str) -> (PathBuf, PathBuf) {
+    let sample = common::repo_path("media/sample-540p.mp4");
+    let sample = sample.to_str().unwrap();
+    let short = common::fixture(&format!("sample-x1.{extension}"), &["-i", sample, "-an", "-c", "copy"]);
+    let loops = (LOOPS - 1).to_string();
+    let long = common::fixture(
+        &format!("sample-x{LOOPS}.{extension}"),
+        &["-stream_loop", &loops, "-i", sample, "-an", "-c", "copy"],
+    );
+    (short, long)
+}
+
+/// `histoplay hist FILE --frame K`: the one JSON line.
+fn hist(path: &std::path::Path, frame: u64) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("hist")
+        .arg(path)
+        .args(["--frame", &frame.to_string()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn field<'a>(line: &'a str, name: &str) -> &'a str {
+    let at = line.find(&format!("\"{name}\":")).unwrap() + name.len() + 3;
+    line[at..].split([',', '}']).next().unwrap()
+}
+
+/// The counts of a `hist` line, from `"r":` on.
+fn counts(line: &str) -> &str {
+    &line[line.find("\"r\":").unwrap()..]
+}
+
+#[test]
+fn a_long_file_numbers_frames_deep_inside_exactly_without_being_read_whole_to_open() {
+    for extension in ["mkv", "mp4"] {
+        let (short, long) = sample_copies(extension);
+        // Frame K of the long copy is frame K mod 526 of the short one, deep inside too.
+        for k in [0, 7 * SAMPLE_FRAMES + 45, (LOOPS - 1) * SAMPLE_FRAMES + 100] {
+            let deep = hist(&long, k);
+            let once = hist(&short, k % SAMPLE_FRAMES);
+            assert_eq!(field(&deep, "frame"), k.to_string(), "{extension}");
+            assert_eq!(counts(&deep), counts(&once), "{extension} frame {k}");
+        }
+        // Opening and decoding the first frame reads as much of the long file as of the short
+        // one, give or take the container's own index (MP4's sample tables grow with length).
+        let bytes_to_first_frame = |path: &std::path::Path| {
+            let mut source = VideoSource::open(path).unwrap();
+            let first = source.next_frame().unwrap().unwrap();
+            assert_eq!((first.index, first.pts), (0, source.info.start_pts.unwrap_or(0)));
+            (source.bytes_read(), source)
+        };
+        let (short_bytes, _) = bytes_to_first_frame(&short);
+        let (long_bytes, source) = bytes_to_first_frame(&long);
+        let size = std::fs::metadata(&long).unwrap().len();
+        assert!(
+            long_bytes <= short_bytes + (512 << 10) && long_bytes < size / 10,
+            "{extension}: read {long_bytes} bytes of {size} to the first frame (short file: {short_bytes})"
+        );
+        // Meanwhile the index counts every frame in the background.
+        assert_eq!(
+            source.index().wait_complete(),
+            Some(LOOPS * SAMPLE_FRAMES),
+            "{extension}"
+        );
+    }
+}
+
+#[test]
+fn estimated_frame_numbers_become_exact() {
+    let (_, long) = sample_copies("mkv");
+    let source = VideoSource::open(&long).unwrap();
+    let index = source.index().clone();
+    let info = source.info.clone();
+    let k = (LOOPS - 1) * SAMPLE_FRAMES + 300;
+    // Ask at once, before the index can have read that far (or just as it has).
+    let early = index.number_at(info.pts_at(k as f64 * info.frame_duration));
+    index.wait_complete();
+    let pts = index.pts_of(k).unwrap();
+    let late = index.number_at(pts);
+    assert!(late.exact);
+    assert_eq!(late.n, k);
+    if !early.exact {
+        assert!(early.n.abs_diff(k) <= k / 100, "estimate {} for frame {k}", early.n);
+    }
+    assert_eq!(index.frame_count(), Some(LOOPS * SAMPLE_FRAMES));
+}
+
+/// Frames 0..count stepped through forward, paused as a viewer does with `.`.
+fn step_forward(p: &Pipeline, count: u64) -> Vec<(i64, Histogram)> {
+    (0..count)
+        .map(|n| {
+            let (frame, h) = p.next();
+            assert_eq!(frame.index, n);
+            assert_eq!(level(&h), common::limited_grey(common::ramp_luma(n)), "frame {n}");
+            (frame.pts, h)
+        })
+        .collect()
+}
+
+#[test]
+fn steps_back_across_gop_boundaries_return_the_frames_stepping_forward_showed() {
+    let clip = common::grey_ramp_bframes();
+    // The default budget, and one too small for a second frame: every step back then decodes
+    // from its keyframe again.
+    for cache in [DEFAULT_CACHE_BYTES, 1] {
+        let mut p = Pipeline::with_cache(&clip, cache);
+        p.decoder.set_paused(true);
+        let forward = step_forward(&p, 50);
+        // From frame 49 back to 0, through the keyframes at 48, 36, 24 and 12.
+        let mut here = 49;
+        while here > 0 {
+            let (frame, h) = p.seek(SeekTarget::Before(forward[here].0));
+            assert_eq!(frame.index, here as u64 - 1, "step back from {here} (cache {cache})");
+            assert_eq!(h, forward[here - 1].1, "frame {} (cache {cache})", here - 1);
+            here -= 1;
+            if here == 20 {
+                // Forward steps after steps back, then back again.
+                for n in 21..26 {
+                    let (frame, h) = p.next();
+                    assert_eq!((frame.index, &h), (n, &forward[n as usize].1), "cache {cache}");
+                }
+                let (frame, _) = p.seek(SeekTarget::Frame(20));
+                assert_eq!(frame.index, 20);
+            }
+        }
+        // Before the first frame there is nothing: the step stays on it.
+        let (frame, _) = p.seek(SeekTarget::Before(forward[0].0));
+        assert_eq!(frame.index, 0);
+    }
+}
+
+#[test]
+fn a_storm_of_seeks_and_steps_back_never_shows_a_stale_frame() {
+    let clip = common::grey_ramp_bframes();
+    let mut p = Pipeline::open(&clip);
+    p.decoder.set_paused(true);
+    let pts: Vec<i64> = step_forward(&p, common::RAMP_FRAMES)
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect();
+    let frame_of: HashMap<i64, u64> = pts.iter().enumerate().map(|(n, &t)| (t, n as u64)).collect();
+    let mut state = 0x1234_5678u32;
+    let mut random = |n: u32| {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state % n
+    };
+    for round in 0..40 {
+        // A burst of commands, as held keys send them; only the last one counts.
+        let mut expected = 0;
+        for _ in 0..1 + random(4) {
+            let k = u64::from(random(common::RAMP_FRAMES as u32));
+            expected = if random(2) == 0 {
+                p.decoder.seek(SeekTarget::Frame(k));
+                k
+            } else {
+                p.decoder.seek(SeekTarget::Before(pts[k as usize]));
+                k.saturating_sub(1)
+            };
+            if random(3) == 0 {
+                p.decoder.set_paused(round % 2 == 0);
+            }
+        }
+        // What arrives is of the last command only: perhaps a keyframe preview at or before
+        // the target, then the target; each frame's picture is the frame it says it is.
+        loop {
+            let (frame, h) = p.next();
+            assert_eq!(frame_of[&frame.pts], frame.index, "round {round}");
+            assert_eq!(
+                level(&h),
+                common::limited_grey(common::ramp_luma(frame.index)),
+                "round {round}"
+            );
+            if frame.preview {
+                assert!(frame.index <= expected && frame.index % 12 == 0, "round {round}");
+                continue;
+            }
+            assert_eq!(frame.index, expected, "round {round}");
+            break;
+        }
+    }
+    // And playback goes on in order from the last one.
+    p.decoder.set_paused(false);
+    let (last, _) = p.seek(SeekTarget::Frame(60));
+    assert_eq!(last.index, 60);
+    for n in 61..70 {
+        assert_eq!(p.next().0.index, n);
+    }
+    assert!(!matches!(
+        p.decoder.next_current(Duration::from_millis(1)),
+        Some(DecoderEvent::Failed { .. })
+    ));
+}
+
+#[test]
+fn bench_pipeline_reports_open_times_seeks_and_back_steps() {
+    let clip = common::grey_ramp_bframes();
+    let dir = std::env::temp_dir().join(format!("histoplay-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("bench-pipeline")
+        .arg(&clip)
+        .args([
+            "--seeks",
+            "5",
+            "--backsteps",
+            "20",
+            "--cache-size",
+            "64MiB",
+            "--long",
+            "30",
+        ])
+        .arg("--long-dir")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = |start: &str| {
+        text.lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no '{start}' line in:\n{text}"))
+    };
+    assert!(line("open:         this file: first frame counted").contains("hist --frame 0"));
+    // 30 s of a 3 s clip: 10 loops, copied and deleted again.
+    assert!(line("open:         long mkv").contains("[10 loops, 30 s"), "{text}");
+    assert!(line("open:         long mp4").contains("[10 loops, 30 s"), "{text}");
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "the long copies are deleted"
+    );
+    assert!(line("exact seek:   5 random frames").contains("exact frame p50"));
+    // GOPs of 12 up to frame 84: the last of the longest (ties go to the later one) is 72..84;
+    // the steps start at its last frame and go back across the keyframes at 72 and 60.
+    let back = line("back-step:    20 steps back from frame 83 (GOP 72..84");
+    assert!(back.contains("then p50"), "{text}");
+    // Every frame due in the paced run is counted, shown or dropped.
+    let paced = line("paced:");
+    let numbers: Vec<u64> = paced
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .take(3)
+        .map(|s| s.parse().unwrap())
+        .collect();
+    let [shown, due, dropped] = numbers[..] else {
+        panic!("{paced}")
+    };
+    assert_eq!(shown + dropped, due, "{paced}");
+    assert!(due >= 80, "{paced}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
