@@ -23,8 +23,10 @@ pub const DEFAULT_CACHE_BYTES: usize = 1 << 30;
 /// few enough that a step back doesn't pay for uploads it throws away.
 const PAUSED_AHEAD: usize = 1;
 /// Frames before an exact seek's target that are decoded in full and kept, so the first steps
-/// back from where a seek landed are instant (the paused fill takes over from there).
+/// back from where a seek landed are instant (the paused fill takes over from there): up to 24,
+/// and no more than 48 MiB of them, since each one lengthens the seek (4 frames at 4K).
 const SEEK_KEEP_FRAMES: u64 = 24;
+const SEEK_KEEP_BYTES: u64 = 48 << 20;
 /// How many times a seek that landed after its target goes further back (1, 2, 4 ... s) before
 /// starting from the beginning.
 const LANDING_ATTEMPTS: u32 = 6;
@@ -343,8 +345,9 @@ impl Worker {
     /// The decode run a seek needs.
     fn landing(&self, target: SeekTarget) -> Landing {
         let tpf = self.ticks_per_frame;
+        let seek_keep = SEEK_KEEP_FRAMES.min(SEEK_KEEP_BYTES / self.frame_bytes.max(1) as u64);
         let (limit, exact, preview, keep) = match target {
-            SeekTarget::Time { seconds, exact } => (self.source.info.pts_at(seconds), exact, true, SEEK_KEEP_FRAMES),
+            SeekTarget::Time { seconds, exact } => (self.source.info.pts_at(seconds), exact, true, seek_keep),
             SeekTarget::Frame(n) => {
                 let pts = if self.source.exact_numbers() {
                     self.index.wait_pts_of(n)
@@ -356,11 +359,11 @@ impl Worker {
                     Some(_) => i64::MAX,
                     None => self.index.estimated_pts_of(n),
                 });
-                (pts, true, true, SEEK_KEEP_FRAMES)
+                (pts, true, true, seek_keep)
             }
             // A step back keeps everything it decodes, for the steps after it.
             SeekTarget::Before(pts) => (pts.saturating_sub(1), true, false, self.behind_frames()),
-            SeekTarget::End => (i64::MAX, true, false, SEEK_KEEP_FRAMES),
+            SeekTarget::End => (i64::MAX, true, false, seek_keep),
         };
         let keep = keep.min(self.behind_frames());
         let number = self.index.number_at(limit);
