@@ -3,6 +3,7 @@
 
 pub mod audio;
 pub mod bench;
+pub mod bench_av;
 pub mod bench_clips;
 pub mod bench_pipeline;
 pub mod clip;

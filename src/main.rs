@@ -14,7 +14,7 @@ use histoplay::player::{self, PlayerOptions};
 use histoplay::report::{self, FrameReport};
 use histoplay::scene::{Quads, ViewOptions};
 use histoplay::video::source::VideoSource;
-use histoplay::{bench, bench_pipeline, offscreen, still};
+use histoplay::{bench, bench_av, bench_pipeline, offscreen, still};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -41,6 +41,13 @@ struct Cli {
     /// takes KiB, MiB, GiB (or K, M, G), KB, MB, GB, or bytes.
     #[arg(long, value_parser = parse_byte_size, default_value = "1GiB")]
     cache_size: usize,
+    /// Playback speed to start at, 0.015625 to 64 (as mpv's --speed).
+    #[arg(long, default_value_t = 1.0, value_parser = parse_speed)]
+    speed: f64,
+    /// The sound output to play on, by its ALSA name (`default`, `pulse`, `hw:CARD=...`) or a
+    /// part of it that names one; the log (RUST_LOG=info) says which was chosen.
+    #[arg(long)]
+    audio_device: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -132,6 +139,27 @@ enum Command {
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
     },
+    /// Play a clip that beeps and flashes white at every whole second, record the PulseAudio
+    /// sink's monitor with parec, and report the beeps' spacing and pitch and the sound's offset
+    /// from the picture (needs ffmpeg, parec, a PulseAudio server whose default sink the player
+    /// plays on, and a display: see `src/bench_av.rs` for a headless setup).
+    BenchAv {
+        /// A clip made as bench-av makes one (default: made with the ffmpeg CLI).
+        #[arg(long)]
+        clip: Option<PathBuf>,
+        /// Media seconds to play and measure.
+        #[arg(long, default_value_t = 60)]
+        seconds: u32,
+        /// The player's playback speed.
+        #[arg(long, default_value_t = 1.0, value_parser = parse_speed)]
+        speed: f64,
+        /// The PulseAudio source to record: the monitor of the sink the player plays on.
+        #[arg(long, default_value = "@DEFAULT_MONITOR@")]
+        monitor: String,
+        /// Keep the clip, frame log, recording and the player's log, and say where.
+        #[arg(long)]
+        keep: bool,
+    },
     /// Make a benchmark clip with FFmpeg's libraries (for machines without the ffmpeg CLI): the
     /// video and its sound copied --loops times back to back, or re-encoded with libx264 at
     /// --size, --fps, --gop for --frames frames. The container follows OUTPUT's extension.
@@ -196,6 +224,15 @@ fn parse_bins(s: &str) -> Result<u32, String> {
     histogram::validate_bins(n).map_err(|e| e.to_string())
 }
 
+fn parse_speed(s: &str) -> Result<f64, String> {
+    let speed: f64 = s.parse().map_err(|_| format!("'{s}' is not a speed like 1.5"))?;
+    if (histoplay::player::clock::MIN_SPEED..=histoplay::player::clock::MAX_SPEED).contains(&speed) {
+        Ok(speed)
+    } else {
+        Err(format!("the speed must be from 1/64 to 64, not {s}"))
+    }
+}
+
 /// `1GiB`, `512M`, `300MB`, `0`: a memory size in bytes (binary units unless spelt KB/MB/GB).
 fn parse_byte_size(s: &str) -> Result<usize, String> {
     let bad = || format!("'{s}' is not a memory size like 1GiB, 512MiB or 300MB");
@@ -244,7 +281,17 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(command) => run(command),
-        None => play(cli.file, cli.frame_log, !cli.no_audio, cli.cache_size),
+        None => play(
+            cli.file,
+            PlayerOptions {
+                frame_log: cli.frame_log,
+                bench_seconds: None,
+                sound: !cli.no_audio,
+                cache_bytes: cli.cache_size,
+                speed: cli.speed,
+                audio_device: cli.audio_device,
+            },
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -256,14 +303,8 @@ fn main() -> ExitCode {
 }
 
 /// `histoplay [FILE]`: the player window.
-fn play(file: Option<PathBuf>, frame_log: Option<PathBuf>, sound: bool, cache_bytes: usize) -> Result<()> {
+fn play(file: Option<PathBuf>, options: PlayerOptions) -> Result<()> {
     let file = file.unwrap_or_else(default_video);
-    let options = PlayerOptions {
-        frame_log,
-        bench_seconds: None,
-        sound,
-        cache_bytes,
-    };
     player::play(&file, options)?;
     Ok(())
 }
@@ -298,6 +339,8 @@ fn run(command: Command) -> Result<()> {
                 bench_seconds: Some(seconds),
                 sound: false,
                 cache_bytes: histoplay::video::decoder::DEFAULT_CACHE_BYTES,
+                speed: 1.0,
+                audio_device: None,
             };
             if let Some(report) = player::play(&input, options)? {
                 print!("{report}");
@@ -366,6 +409,22 @@ fn run(command: Command) -> Result<()> {
                 long_dir,
             };
             bench_pipeline::run(&input, &options, &mut std::io::stdout().lock())
+        }
+        Command::BenchAv {
+            clip,
+            seconds,
+            speed,
+            monitor,
+            keep,
+        } => {
+            let options = bench_av::AvOptions {
+                clip,
+                seconds,
+                speed,
+                monitor,
+                keep,
+            };
+            bench_av::run(&options, &mut std::io::stdout().lock())
         }
         Command::MakeClip {
             input,

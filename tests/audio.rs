@@ -188,3 +188,125 @@ fn the_feed_plays_what_the_clock_has_due_and_follows_its_jumps() {
     feed.fill(&mut out, now);
     assert!((out[7] - tone_at(66150 + 7)).abs() < 0.002, "{}", out[7]);
 }
+
+/// 4 s of 1 kHz beeps, 40 ms long, every 100 ms, at 44.1 kHz mono PCM.
+fn beeps() -> std::path::PathBuf {
+    common::fixture(
+        "beeps-10hz.mov",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc='if(lt(mod(t\\,0.1)\\,0.04)\\,0.5*sin(2*PI*1000*t)\\,0)':s=44100:d=4",
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=gray:s=64x48:r=25:d=4",
+            "-c:a",
+            "pcm_s16le",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    )
+}
+
+/// `clip`'s sound through the feed at `speed`, as an output pulls it in 10 ms buffers with the
+/// clock following the sound; the samples it played.
+fn play_at(clip: &std::path::Path, speed: f64, seconds: f64) -> Vec<f32> {
+    let t0 = Instant::now();
+    // A stopped clock, moved by hand to what the output says is heard: the test's own time
+    // runs as fast as the decoder allows.
+    let mut clock = Clock::new(t0, 0.5, true);
+    clock.set_speed(t0, speed);
+    let feed = Feed::start(
+        AudioSource::open(clip, 44100, 1).unwrap(),
+        Cue { clock, audible: true },
+        Volume::default(),
+    )
+    .unwrap();
+    decoded_at(&feed, 0.5);
+    let mut out = vec![0.0f32; 441];
+    let mut played = Vec::new();
+    let mut now = t0;
+    while played.len() < (seconds * 44100.0) as usize {
+        // Keep the decoder well ahead of a clock that only moves as fast as the output pulls.
+        let (_, to) = feed.decoded();
+        if to < clock.media_time(now) + 0.2 * speed && to < 3.9 {
+            std::thread::sleep(Duration::from_millis(2));
+            continue;
+        }
+        feed.fill(&mut out, now);
+        played.extend_from_slice(&out);
+        now += Duration::from_micros(10_000);
+        if let Some(heard) = feed.heard_at(now) {
+            clock.set(now, heard);
+        }
+        feed.cue(Cue { clock, audible: true });
+    }
+    assert_eq!(feed.alignments(), 1, "speed {speed}: the sound never realigned");
+    // The clock, following the sound, went `speed` times as fast as the sound played.
+    let moved = clock.media_time(now) - 0.5;
+    assert!(
+        (moved - seconds * speed).abs() < 0.03,
+        "speed {speed}: clock moved {moved} s"
+    );
+    played
+}
+
+/// Sample indices where a beep starts: a sample above 0.1 after 15 ms or more below it (the
+/// stretch may leave shorter dips inside a beep, where its windows meet the silence around it).
+fn onsets(samples: &[f32]) -> Vec<usize> {
+    let mut quiet = 0;
+    let mut found = Vec::new();
+    for (i, s) in samples.iter().enumerate() {
+        if s.abs() > 0.1 {
+            if quiet >= 660 {
+                found.push(i);
+            }
+            quiet = 0;
+        } else {
+            quiet += 1;
+        }
+    }
+    found
+}
+
+#[test]
+fn stretched_sound_keeps_its_pitch_and_its_new_tempo() {
+    for speed in [0.5, 2.0] {
+        let played = play_at(&beeps(), speed, 1.5);
+        // Beeps every 100 ms of media: every 100/speed ms of sound.
+        let starts = onsets(&played);
+        let gaps: Vec<f64> = starts.windows(2).map(|w| (w[1] - w[0]) as f64 / 44.1).collect();
+        let expected = 100.0 / speed;
+        assert!(gaps.len() as f64 >= 1500.0 / expected - 3.0, "speed {speed}: {gaps:?}");
+        for gap in &gaps {
+            assert!(
+                (gap - expected).abs() < 12.0,
+                "speed {speed}: beeps {gap} ms apart, not {expected}"
+            );
+        }
+        // Inside each beep, still 1 kHz.
+        let length = (40.0 / speed * 44.1) as usize;
+        for &start in starts.iter().filter(|&&s| s + length <= played.len()) {
+            let beep = &played[start + 44..start + length - 44];
+            let hz = frequency(beep, 1, 44100);
+            assert!((hz - 1000.0).abs() < 60.0, "speed {speed}: a beep at {hz} Hz");
+        }
+    }
+}
+
+#[test]
+fn stretched_tone_plays_without_a_dropout() {
+    for speed in [0.5, 2.0] {
+        let played = play_at(&tone(), speed, 1.0);
+        let hz = frequency(&played[4410..], 1, 44100);
+        assert!((hz - 1000.0).abs() < 10.0, "speed {speed}: {hz} Hz");
+        for (i, window) in played[441..].chunks(441).enumerate() {
+            let peak = window.iter().fold(0.0f32, |m, s| m.max(s.abs()));
+            assert!(peak > 0.1, "speed {speed}: a dropout in buffer {i} (peak {peak})");
+        }
+    }
+}

@@ -16,10 +16,14 @@ use std::time::Instant;
 use winit::event_loop::EventLoopProxy;
 
 /// How a file is played: with its sound (at this volume) or not, and the frame cache's budget.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct MediaOptions {
     pub sound: Option<Volume>,
     pub cache_bytes: usize,
+    /// Playback speed to start at.
+    pub speed: f64,
+    /// The sound output to use (`--audio-device`), else the default.
+    pub audio_device: Option<String>,
 }
 
 pub struct Media {
@@ -49,7 +53,12 @@ impl Media {
         proxy: &EventLoopProxy<UserEvent>,
         options: MediaOptions,
     ) -> Result<Self, PlayerError> {
-        let MediaOptions { sound, cache_bytes } = options;
+        let MediaOptions {
+            sound,
+            cache_bytes,
+            speed,
+            audio_device,
+        } = options;
         let info = source.info.clone();
         let index = std::sync::Arc::clone(source.index());
         let (width, height) = (info.format.width, info.format.height);
@@ -82,8 +91,12 @@ impl Media {
             info.duration,
             index.estimated_count.map_or("?".to_string(), |n| n.to_string())
         );
-        let playback = Playback::new(decoder, timeline, Instant::now());
-        let audio = sound.and_then(|volume| Audio::start(&info.path, playback.audio_cue(), volume));
+        let mut playback = Playback::new(decoder, timeline, Instant::now());
+        if speed != 1.0 {
+            playback.apply(&super::commands::Command::SpeedBy(speed), Instant::now());
+        }
+        let audio =
+            sound.and_then(|volume| Audio::start(&info.path, playback.audio_cue(), volume, audio_device.as_deref()));
         Ok(Self {
             info,
             index,

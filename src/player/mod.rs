@@ -62,6 +62,10 @@ pub struct PlayerOptions {
     pub sound: bool,
     /// Memory for decoded frames kept for steps (`--cache-size`).
     pub cache_bytes: usize,
+    /// Playback speed to start at (`--speed`).
+    pub speed: f64,
+    /// The sound output to play on (`--audio-device`), else the default.
+    pub audio_device: Option<String>,
 }
 
 /// What other threads (and wgpu's callbacks) tell the event loop.

@@ -384,14 +384,30 @@ impl<S: FrameSource> Playback<S> {
         }
     }
 
-    /// What the sound follows: the clock, heard only while it runs at 1x on a landed picture.
+    /// What the sound follows: the clock, heard while it runs (at a speed the sound can be
+    /// stretched to) on a landed picture, not while paused, seeking or stepping.
     pub fn audio_cue(&self) -> crate::audio::Cue {
+        let speed = self.clock.speed();
         crate::audio::Cue {
             clock: self.clock,
             audible: self.landing.is_none()
+                && self.forward_steps == 0
                 && !self.clock.paused()
-                && (self.clock.speed() - 1.0).abs() < 1e-9
+                && (crate::audio::MIN_AUDIBLE_SPEED..=crate::audio::MAX_AUDIBLE_SPEED).contains(&speed)
                 && !self.at_end(),
+        }
+    }
+
+    /// The sound is playing on its own clock and `heard` is being heard now: the picture
+    /// follows it (the sound device's clock drifts from the system's, and skipping sound to
+    /// stay on the picture would click). A clock that differs by more than the sound's
+    /// realignment threshold is the picture's news (a seek), not the sound's.
+    pub fn follow_audio(&mut self, now: Instant, heard: f64) {
+        if !self.audio_cue().audible {
+            return;
+        }
+        if (heard - self.clock.media_time(now)).abs() < crate::audio::sync::REALIGN {
+            self.clock.set(now, heard);
         }
     }
 

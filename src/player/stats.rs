@@ -39,9 +39,16 @@ pub struct FrameLog {
 }
 
 impl FrameLog {
+    /// The first line says where `t_ms=0` is on the system's monotonic clock (`# monotonic_ns=N`,
+    /// Linux), so other programs can line their own timestamps up with the presents.
     pub fn create(path: &Path, start: Instant) -> std::io::Result<Self> {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+        if let Some(now) = monotonic_ns() {
+            let start_ns = now.saturating_sub(start.elapsed().as_nanos() as u64);
+            writeln!(out, "# monotonic_ns={start_ns}")?;
+        }
         Ok(Self {
-            out: std::io::BufWriter::new(std::fs::File::create(path)?),
+            out,
             start,
             failed: false,
         })
@@ -74,6 +81,19 @@ impl FrameLog {
             self.failed = true;
         }
     }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds (what `Instant` reads on Linux).
+pub fn monotonic_ns() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: clock_gettime writes one timespec.
+        let ok = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) } == 0;
+        ok.then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
 }
 
 /// The `p`-quantile (0..=1) of `values` by nearest rank; None when empty.
@@ -129,7 +149,10 @@ mod tests {
         });
         let text = std::fs::read_to_string(&dir).unwrap();
         std::fs::remove_file(&dir).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
+        let mut lines: Vec<&str> = text.lines().collect();
+        let header = lines.remove(0);
+        let ns: u64 = header.strip_prefix("# monotonic_ns=").unwrap().parse().unwrap();
+        assert!(ns.abs_diff(monotonic_ns().unwrap()) < 60_000_000_000, "{header}");
         assert_eq!(
             lines,
             [

@@ -69,6 +69,7 @@ pub struct PlayerWindow {
     sound: bool,
     volume: Volume,
     cache_bytes: usize,
+    audio_device: Option<String>,
 }
 
 /// Opens the GPU for a window: Vulkan (or Metal, DX12) first, GL only when none of them works.
@@ -128,6 +129,8 @@ impl PlayerWindow {
             MediaOptions {
                 sound: options.sound.then_some(volume),
                 cache_bytes: options.cache_bytes,
+                speed: options.speed,
+                audio_device: options.audio_device.clone(),
             },
         )?;
         let egui_ctx = egui::Context::default();
@@ -189,6 +192,7 @@ impl PlayerWindow {
             sound: options.sound,
             volume,
             cache_bytes: options.cache_bytes,
+            audio_device: options.audio_device.clone(),
         };
         player.relayout();
         Ok(player)
@@ -281,6 +285,9 @@ impl PlayerWindow {
                 MediaOptions {
                     sound: self.sound.then_some(self.volume),
                     cache_bytes: self.cache_bytes,
+                    // The next file plays at the speed this one was at, as in mpv.
+                    speed: self.media.playback.speed(),
+                    audio_device: self.audio_device.clone(),
                 },
             )
         });
@@ -352,6 +359,9 @@ impl PlayerWindow {
             self.needs_redraw = true;
         }
         if let Some(audio) = &self.media.audio {
+            if let Some(heard) = audio.heard_at(now) {
+                self.media.playback.follow_audio(now, heard);
+            }
             audio.cue(self.media.playback.audio_cue());
         }
         if let Some(error) = self.media.playback.take_error() {

@@ -377,16 +377,14 @@ impl FrameIndex {
         p0 + ((n - n0) as f64 * self.ticks_per_frame).round() as i64
     }
 
-    /// Waits until the index vouches for frame `n`: its pts, or None if the stream has fewer
-    /// frames (or the index can't number frames).
-    pub fn wait_pts_of(&self, n: u64) -> Option<i64> {
+    /// Waits until `answer` has one, or the index will read no more (then `answer` gets its
+    /// last say with `done` true).
+    fn wait_for<T>(&self, answer: impl Fn(&IndexBuilder, bool) -> Option<T>) -> T {
         let mut shared = self.lock();
         loop {
-            if let Some(pts) = shared.builder.pts_of(n) {
-                return Some(pts);
-            }
-            if shared.progress.complete || shared.progress.failed {
-                return None;
+            let done = shared.progress.complete || shared.progress.failed;
+            if let Some(value) = answer(&shared.builder, done) {
+                return value;
             }
             shared = self
                 .grown
@@ -394,35 +392,28 @@ impl FrameIndex {
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
                 .0;
         }
+    }
+
+    /// Waits until the index vouches for frame `n`: its pts, or None if the stream has fewer
+    /// frames (or the index can't number frames).
+    pub fn wait_pts_of(&self, n: u64) -> Option<i64> {
+        self.wait_for(|builder, done| match builder.pts_of(n) {
+            Some(pts) => Some(Some(pts)),
+            None => done.then_some(None),
+        })
     }
 
     /// Waits until the number of the frame at `pts` is exact (or can never be).
     pub fn wait_number_at(&self, pts: i64) -> FrameNumber {
-        let mut shared = self.lock();
-        loop {
-            let number = shared.builder.number_at(pts, self.ticks_per_frame, self.start_pts);
-            if number.exact || shared.progress.complete || shared.progress.failed {
-                return number;
-            }
-            shared = self
-                .grown
-                .wait_timeout(shared, Duration::from_millis(100))
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .0;
-        }
+        self.wait_for(|builder, done| {
+            let number = builder.number_at(pts, self.ticks_per_frame, self.start_pts);
+            (number.exact || done).then_some(number)
+        })
     }
 
     /// Waits until the whole stream is indexed; its frame count, if it could be numbered.
     pub fn wait_complete(&self) -> Option<u64> {
-        let mut shared = self.lock();
-        while !(shared.progress.complete || shared.progress.failed) {
-            shared = self
-                .grown
-                .wait_timeout(shared, Duration::from_millis(100))
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .0;
-        }
-        shared.builder.frame_count()
+        self.wait_for(|builder, done| done.then(|| builder.frame_count()))
     }
 
     /// Frames in the stream, once all of it is indexed.

@@ -93,25 +93,27 @@ pub const RAMP_SIZE: (u32, u32) = (64, 48);
 /// (n = frame number), coded losslessly (x264 codes every change of grey as P-frames: see
 /// `grey_ramp_bframes` for B-frames).
 pub fn grey_ramp() -> PathBuf {
-    fixture(
-        "grey-ramp.mp4",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "color=c=black:s=64x48:r=30:d=3,format=yuv420p,geq=lum='16+2*N':cb=128:cr=128",
-            "-c:v",
-            "libx264",
-            "-qp",
-            "0",
-            "-g",
-            "12",
-            "-bf",
-            "3",
-            "-pix_fmt",
-            "yuv420p",
-        ],
-    )
+    fixture("grey-ramp.mp4", &ramp_args(&["-qp", "0"]))
+}
+
+/// The grey ramp's source, coded with `codec` options.
+fn ramp_args<'a>(codec: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "-f",
+        "lavfi",
+        "-i",
+        "color=c=black:s=64x48:r=30:d=3,format=yuv420p,geq=lum='16+2*N':cb=128:cr=128",
+        "-c:v",
+        "libx264",
+        "-g",
+        "12",
+        "-bf",
+        "3",
+        "-pix_fmt",
+        "yuv420p",
+    ];
+    args.extend_from_slice(codec);
+    args
 }
 
 /// The grey ramp again (frame n has luma 16 + 2n), coded with B-frames in a fixed pattern
@@ -119,24 +121,7 @@ pub fn grey_ramp() -> PathBuf {
 pub fn grey_ramp_bframes() -> PathBuf {
     fixture(
         "grey-ramp-bframes.mp4",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "color=c=black:s=64x48:r=30:d=3,format=yuv420p,geq=lum='16+2*N':cb=128:cr=128",
-            "-c:v",
-            "libx264",
-            "-qp",
-            "4",
-            "-g",
-            "12",
-            "-bf",
-            "3",
-            "-x264-params",
-            "scenecut=0:b-adapt=0:b-pyramid=normal",
-            "-pix_fmt",
-            "yuv420p",
-        ],
+        &ramp_args(&["-qp", "4", "-x264-params", "scenecut=0:b-adapt=0:b-pyramid=normal"]),
     )
 }
 
