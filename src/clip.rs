@@ -6,6 +6,7 @@ use crate::gpu::readback::ReadbackRing;
 use crate::gpu::{GpuContext, GpuError};
 use crate::histogram::{self, Histogram};
 use crate::passes::histogram::{EngineConfig, HistogramEngine};
+use crate::progress::Progress;
 use crate::report::{self, FrameReport};
 use crate::video::convert::convert_cpu;
 use crate::video::decoder::{DecodeThread, DecoderEvent};
@@ -147,6 +148,7 @@ fn hist_cpu(
     output: Output,
     out: &mut impl Write,
 ) -> Result<u64, ClipError> {
+    let mut progress = Progress::new(frames_to_do(&source, range));
     seek_to_frame(&mut source, range.start);
     let format = source.info.format;
     let mut written = 0;
@@ -168,8 +170,18 @@ fn hist_cpu(
         };
         write_report(out, output, &report, written == 0)?;
         written += 1;
+        progress.tick(written);
     }
     Ok(written)
+}
+
+/// How many frames a range holds, as far as the file says (exactly, or from its estimate).
+fn frames_to_do(source: &VideoSource, range: FrameRange) -> Option<u64> {
+    let end = range
+        .end
+        .or_else(|| source.index().frame_count())
+        .or(source.index().estimated_count)?;
+    Some(end.saturating_sub(range.start))
 }
 
 /// Frame `frame` of a video as RGBA, by the CPU twin of the GPU conversion (the same pixels).
@@ -216,6 +228,8 @@ fn hist_gpu(
     let target = engine.target(&ctx, format.width, format.height)?;
     let binding = engine.bind_source(&ctx, &target, &ring.output.pixels);
     let mut readback = ReadbackRing::new(&ctx.device, engine.histogram_bytes(), 4);
+    let mut progress = Progress::new(frames_to_do(&source, range));
+    let mut submitted = 0u64;
     // Frames go by once: nothing is kept for steps.
     let mut decoder = DecodeThread::spawn(source, ctx.queue.clone(), ring.slots.clone(), 0);
     if range.start > 0 {
@@ -277,6 +291,8 @@ fn hist_gpu(
             index: frame.index,
             seconds: frame.seconds,
         });
+        submitted += 1;
+        progress.tick(submitted);
     }
     while !readback.is_empty() {
         readback

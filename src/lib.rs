@@ -13,6 +13,7 @@ pub mod layout;
 pub mod offscreen;
 pub mod passes;
 pub mod player;
+pub mod progress;
 pub mod report;
 pub mod scene;
 pub mod still;

@@ -205,7 +205,14 @@ fn parse_engine(s: &str) -> Result<EngineConfig, String> {
         },
     };
     let valid_fan_in = !matches!(merge, Merge::Tree { fan_in } if fan_in < 2);
-    let valid_shape = (1..=1024).contains(&workgroup_size) && loads_per_invocation % 4 == 0 && loads_per_invocation > 0;
+    // A chunk is workgroup · loads · 4 pixels; keep it far inside u32 (and the GPU's reach).
+    let chunk_pixels = workgroup_size
+        .checked_mul(loads_per_invocation)
+        .and_then(|n| n.checked_mul(4));
+    let valid_shape = (1..=1024).contains(&workgroup_size)
+        && loads_per_invocation % 4 == 0
+        && loads_per_invocation > 0
+        && chunk_pixels.is_some_and(|n| n <= 1 << 24);
     if !valid_fan_in || !valid_shape || replicas < 1 {
         return Err(bad());
     }
@@ -295,11 +302,22 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // Output piped into `head` and the like: the reader has all it wanted.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether `e` comes from writing to a pipe whose reader has gone.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// `histoplay [FILE]`: the player window.
@@ -382,11 +400,15 @@ fn run(command: Command) -> Result<()> {
             bins,
             engine,
         } => {
+            // The GPU first: a size it can't hold is refused before the picture is made.
+            let ctx = GpuContext::new()?;
             let image = match input {
                 Some(path) => still::load(&path)?,
-                None => histoplay::kitten(size.0, size.1),
+                None => {
+                    ctx.check_frame_size(size.0, size.1)?;
+                    histoplay::kitten(size.0, size.1)
+                }
             };
-            let ctx = GpuContext::new()?;
             bench::run(&ctx, &image, bins, iters.max(1), &engine, &mut std::io::stdout().lock())?;
             Ok(())
         }

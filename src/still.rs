@@ -1,4 +1,7 @@
-//! Still images (PNG, JPEG) as RGBA8 frames: a picture is a one-frame video.
+//! Still images as RGBA8 frames: a picture is a one-frame video. PNG, JPEG, WebP, TIFF, BMP and
+//! GIF (its first frame) are read here; other pictures FFmpeg reads (AVIF, EXR ...) go through
+//! the video path. Samples deeper than 8 bits (16-bit PNG and TIFF) are rounded to 8 bits:
+//! round(c · 255 / 65535).
 
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -20,11 +23,11 @@ pub struct RgbaImage {
     pub pixels: Vec<u8>,
 }
 
-/// Whether a file's contents look like an image format histoplay decodes itself.
+/// Whether a file's contents are in an image format histoplay decodes itself.
 pub fn is_still_image(path: &Path) -> bool {
     image::ImageReader::open(path)
         .and_then(|r| r.with_guessed_format())
-        .map(|r| r.format().is_some())
+        .map(|r| r.format().is_some_and(|f| f.reading_enabled()))
         .unwrap_or(false)
 }
 

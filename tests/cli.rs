@@ -236,6 +236,8 @@ fn bench_refuses_a_bad_engine_shape() {
         "512/8/1/1",
         "2048/8/1/atomic",
         "x/8/1/atomic",
+        // Chunks of 2^34 pixels: once an overflow, now refused.
+        "1024/4194304/1/atomic",
     ] {
         let out = histoplay(&["bench", "--size", "16x16", "--engine", shape]);
         assert!(!out.status.success(), "{shape} was accepted");
@@ -244,5 +246,122 @@ fn bench_refuses_a_bad_engine_shape() {
             "{shape}: {}",
             stderr(&out)
         );
+    }
+}
+
+#[test]
+fn bench_refuses_a_size_the_gpu_cant_hold_before_making_it() {
+    let out = histoplay(&["bench", "--size", "65536x65536", "--iters", "1"]);
+    assert_one_line_error(&out, "65536x65536 is larger than this GPU's largest texture");
+}
+
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    let clip = common::grey_ramp();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["hist", clip.to_str().unwrap(), "--frames", "0.."])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read a little, as `head -c 100` does, and close the pipe.
+    let mut first = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
+    assert_eq!(stderr(&out), "");
+    assert!(first.starts_with(b"{\"frame\":0,"));
+}
+
+/// The kitten at 320x196 as a PNG.
+fn small_kitten() -> std::path::PathBuf {
+    let kitten = common::repo_path("media/kitten.jpg");
+    common::fixture(
+        "kitten-small.png",
+        &[
+            "-i",
+            kitten.to_str().unwrap(),
+            "-vf",
+            "scale=320:196",
+            "-frames:v",
+            "1",
+            "-pix_fmt",
+            "rgb24",
+        ],
+    )
+}
+
+/// That PNG converted by the ffmpeg CLI with `args` (RGB to RGB: no conversion of colour).
+fn kitten_as(name: &str, args: &[&str]) -> std::path::PathBuf {
+    let png = small_kitten();
+    let mut all = vec!["-i", png.to_str().unwrap()];
+    all.extend_from_slice(args);
+    common::fixture(name, &all)
+}
+
+#[test]
+fn every_still_format_counts_like_png() {
+    let png = small_kitten();
+    let reference = stdout(&histoplay(&["hist", png.to_str().unwrap()]));
+    assert_eq!(counts(&reference, "r").iter().sum::<u64>(), 320 * 196);
+    // Lossless formats count exactly as the PNG; a 16-bit PNG's samples (c·257) round back to c.
+    for (name, args) in [
+        ("kitten-small.bmp", vec![]),
+        ("kitten-small.tiff", vec![]),
+        ("kitten-small-lossless.webp", vec!["-c:v", "libwebp", "-lossless", "1"]),
+    ] {
+        let still = kitten_as(name, &args);
+        let out = histoplay(&["hist", still.to_str().unwrap()]);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        for channel in ["r", "g", "b", "l"] {
+            assert_eq!(
+                counts(&stdout(&out), channel),
+                counts(&reference, channel),
+                "{name} {channel}"
+            );
+        }
+    }
+    // 16 bits a sample, made exactly c·257 from the 8-bit picture (ffmpeg's own conversion
+    // rounds otherwise), reduce back to c.
+    let rgb16 = image::open(&png).unwrap().to_rgb16();
+    for extension in ["png", "tiff"] {
+        let still = std::env::temp_dir().join(format!("histoplay-{}-16bit.{extension}", std::process::id()));
+        rgb16.save(&still).unwrap();
+        let out = histoplay(&["hist", still.to_str().unwrap()]);
+        assert!(out.status.success(), "{extension}: {}", stderr(&out));
+        for channel in ["r", "g", "b", "l"] {
+            assert_eq!(
+                counts(&stdout(&out), channel),
+                counts(&reference, channel),
+                "16-bit {extension} {channel}"
+            );
+        }
+        let _ = std::fs::remove_file(still);
+    }
+    // Lossy and palette formats are read and counted whole; render takes them too.
+    for (name, args) in [
+        ("kitten-small.webp", vec!["-c:v", "libwebp"]),
+        ("kitten-small.gif", vec![]),
+    ] {
+        let still = kitten_as(name, &args);
+        let out = histoplay(&["hist", still.to_str().unwrap()]);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        assert_eq!(counts(&stdout(&out), "l").iter().sum::<u64>(), 320 * 196, "{name}");
+        let png = std::env::temp_dir().join(format!("histoplay-{}-{name}.png", std::process::id()));
+        let render = histoplay(&[
+            "render",
+            still.to_str().unwrap(),
+            "-o",
+            png.to_str().unwrap(),
+            "--size",
+            "64x40",
+        ]);
+        assert!(render.status.success(), "{name}: {}", stderr(&render));
+        assert_eq!(
+            histoplay::still::load(&png).map(|i| (i.width, i.height)).ok(),
+            Some((64, 40))
+        );
+        let _ = std::fs::remove_file(png);
     }
 }

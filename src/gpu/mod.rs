@@ -17,8 +17,12 @@ pub enum GpuError {
     Device(#[from] wgpu::RequestDeviceError),
     #[error("reading back from the GPU failed: {0}")]
     Readback(String),
+    #[error("the GPU reported an error: {0}")]
+    Failed(String),
     #[error("{width}x{height} is larger than this GPU's largest texture ({max}x{max})")]
     TooLarge { width: u32, height: u32, max: u32 },
+    #[error("{width}x{height} is more pixels than this GPU can count in one buffer ({max_mb} MB)")]
+    TooManyPixels { width: u32, height: u32, max_mb: u64 },
 }
 
 /// One wgpu device and queue, with the optional features histoplay makes use of. Clones share
@@ -29,6 +33,9 @@ pub struct GpuContext {
     pub adapter: wgpu::Adapter,
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
+    /// The first error the GPU reported by itself (validation, out of memory), for headless
+    /// work to end with; the player installs a handler of its own.
+    uncaptured: std::sync::Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl GpuContext {
@@ -57,11 +64,23 @@ impl GpuContext {
         }))?;
         let info = adapter.get_info();
         log::info!("GPU: {} ({:?}, {:?})", info.name, info.backend, info.device_type);
+        // wgpu's default for an error nobody scoped is a panic: instead the first is kept, and
+        // the work waiting on the GPU ends with it.
+        let uncaptured = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let first = uncaptured.clone();
+        device.on_uncaptured_error(std::sync::Arc::new(move |error: wgpu::Error| {
+            let text = error.to_string();
+            log::debug!("GPU error: {text}");
+            if let Ok(mut first) = first.lock() {
+                first.get_or_insert_with(|| one_line(&text));
+            }
+        }));
         Ok(Self {
             instance,
             adapter,
             device,
             queue,
+            uncaptured,
         })
     }
 
@@ -88,16 +107,41 @@ impl GpuContext {
         if width > max || height > max {
             return Err(GpuError::TooLarge { width, height, max });
         }
+        // The histogram reads the frame as one storage buffer of packed pixels.
+        let bytes = u64::from(width) * u64::from(height) * 4;
+        let most = self.device.limits().max_storage_buffer_binding_size;
+        if bytes > most {
+            return Err(GpuError::TooManyPixels {
+                width,
+                height,
+                max_mb: most >> 20,
+            });
+        }
         Ok(())
     }
 
-    /// Blocks until the GPU has finished all submitted work.
+    /// Blocks until the GPU has finished all submitted work; fails with the first error the
+    /// GPU reported since the device was made.
     pub fn wait_idle(&self) -> Result<(), GpuError> {
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
-            .map(|_| ())
-            .map_err(|e| GpuError::Readback(e.to_string()))
+            .map_err(|e| GpuError::Readback(e.to_string()))?;
+        self.check()
     }
+
+    /// The first error the GPU reported by itself, if any.
+    pub fn check(&self) -> Result<(), GpuError> {
+        match self.uncaptured.lock().ok().and_then(|e| e.clone()) {
+            Some(message) => Err(GpuError::Failed(message)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// wgpu's messages come over several lines; an error here is one.
+pub fn one_line(message: &str) -> String {
+    let parts: Vec<&str> = message.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    parts.join("; ")
 }
 
 /// Instance options for `backends`, unless WGPU_BACKEND and friends say otherwise.

@@ -148,6 +148,7 @@ impl<T> ReadbackRing<T> {
                 .map_err(|e| GpuError::Readback(e.to_string()))?;
             if !mapped.load(std::sync::atomic::Ordering::Acquire) {
                 // The callback runs during poll; if it has not, the map failed.
+                ctx.check()?;
                 return Err(GpuError::Readback("mapping a readback buffer failed".into()));
             }
         }

@@ -37,6 +37,17 @@ impl ChunkShape {
         pixel_count.div_ceil(self.chunk_pixels())
     }
 
+    /// A workgroup no larger than the adapter runs (`most` invocations: 256 is all that
+    /// downlevel and GL adapters promise), with as many loads each as keep the chunk's size.
+    pub fn fit_invocations(mut self, most: u32) -> Self {
+        if self.workgroup_size > most && most > 0 {
+            let pixels = self.chunk_pixels();
+            self.workgroup_size = most;
+            self.loads_per_invocation = (pixels / (most * 4)).next_multiple_of(4).max(4);
+        }
+        self
+    }
+
     /// The most replicas that fit in `workgroup_bytes` of workgroup memory (at least one),
     /// next to the pass's one other workgroup word.
     pub fn fit_replicas(mut self, bins: u32, workgroup_bytes: u32) -> Self {
@@ -146,5 +157,22 @@ impl ChunkPass {
         let (x, y) = spill(num_chunks);
         pass.dispatch_workgroups(x, y, 1);
         pass.pop_debug_group();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ChunkShape;
+
+    #[test]
+    fn workgroups_shrink_to_what_the_adapter_runs() {
+        let shape = ChunkShape::default();
+        assert_eq!(shape.fit_invocations(1024), shape);
+        let small = shape.fit_invocations(256);
+        assert_eq!((small.workgroup_size, small.loads_per_invocation), (256, 16));
+        assert_eq!(small.chunk_pixels(), shape.chunk_pixels());
+        let odd = shape.fit_invocations(96);
+        assert_eq!((odd.workgroup_size, odd.loads_per_invocation % 4), (96, 0));
+        assert!(odd.chunk_pixels() >= shape.chunk_pixels() * 9 / 10);
     }
 }

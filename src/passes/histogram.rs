@@ -106,8 +106,19 @@ pub struct SourceBinding(wgpu::BindGroup);
 impl HistogramEngine {
     pub fn new(ctx: &GpuContext, bins: u32, config: EngineConfig) -> Self {
         let device = &ctx.device;
-        let workgroup_bytes = device.limits().max_compute_workgroup_storage_size;
-        let shape = config.shape.fit_replicas(bins, workgroup_bytes);
+        let limits = device.limits();
+        let workgroup_bytes = limits.max_compute_workgroup_storage_size;
+        let most = limits
+            .max_compute_invocations_per_workgroup
+            .min(limits.max_compute_workgroup_size_x);
+        let shape = config.shape.fit_invocations(most).fit_replicas(bins, workgroup_bytes);
+        if shape.workgroup_size != config.shape.workgroup_size {
+            log::info!(
+                "the adapter runs workgroups of {most} invocations: the chunk pass uses {}x{}",
+                shape.workgroup_size,
+                shape.loads_per_invocation
+            );
+        }
         let merge = config.merge.fitting(bins, shape.replicas, workgroup_bytes);
         if merge != config.merge {
             log::info!("{workgroup_bytes} bytes of workgroup memory: the three-pass histogram engine runs");

@@ -154,15 +154,20 @@ impl Osd {
     }
 }
 
+/// Playing, paused or at the end, with a symbol egui's bundled fonts have: its text fonts lack
+/// "‖", "⏸" and "▶"; the emoji fonts it falls back to (Cargo.toml enables them) have the last two.
+fn state_text(paused: bool, at_end: bool) -> &'static str {
+    match (paused, at_end) {
+        (true, true) => "⏸ end",
+        (true, false) => "⏸ paused",
+        (false, _) => "▶ playing",
+    }
+}
+
 /// State, position, frame, speed and the view's options; wraps in narrow windows.
 fn status_line(ui: &mut egui::Ui, view: &OsdView) {
     ui.horizontal_wrapped(|ui| {
-        let state = match (view.paused, view.at_end) {
-            (true, true) => "‖ end",
-            (true, false) => "‖ paused",
-            (false, _) => "▶ playing",
-        };
-        ui.label(RichText::new(state).color(TEXT).strong());
+        ui.label(RichText::new(state_text(view.paused, view.at_end)).color(TEXT).strong());
         let time = format!("{} / {}", format_time(view.position), format_time(view.duration));
         ui.label(RichText::new(time).monospace().color(TEXT));
         ui.label(RichText::new(frame_text(view)).monospace().color(TEXT));
@@ -250,6 +255,22 @@ fn show_messages(ctx: &egui::Context, messages: &[Message]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_osd_draws_only_glyphs_its_fonts_have() {
+        let ctx = egui::Context::default();
+        // The fonts load on the first pass; its texture update is not needed here.
+        ctx.run_pass(egui::RawInput::default(), |_| {}).textures_delta.clear();
+        let font = egui::FontId::proportional(14.0);
+        for (paused, at_end) in [(true, true), (true, false), (false, false)] {
+            let text = state_text(paused, at_end);
+            assert!(ctx.fonts_mut(|f| f.has_glyphs(&font, text)), "{text}");
+        }
+        assert!(
+            !ctx.fonts_mut(|f| f.has_glyph(&font, '‖')),
+            "the glyph that rendered as a box"
+        );
+    }
 
     #[test]
     fn estimated_frame_numbers_are_marked() {

@@ -496,18 +496,16 @@ fn watch_device(device: &wgpu::Device, proxy: &EventLoopProxy<UserEvent>) {
     let lost = proxy.clone();
     device.set_device_lost_callback(move |reason, message| {
         if reason != wgpu::DeviceLostReason::Destroyed {
-            let _ = lost.send_event(UserEvent::Fatal(PlayerError::DeviceLost(one_line(&message))));
+            let _ = lost.send_event(UserEvent::Fatal(PlayerError::DeviceLost(crate::gpu::one_line(
+                &message,
+            ))));
         }
     });
     let errors = proxy.clone();
     device.on_uncaptured_error(Arc::new(move |error| {
         log::error!("{error}");
-        let _ = errors.send_event(UserEvent::Fatal(PlayerError::GpuFailure(one_line(&error.to_string()))));
+        let _ = errors.send_event(UserEvent::Fatal(PlayerError::GpuFailure(crate::gpu::one_line(
+            &error.to_string(),
+        ))));
     }));
-}
-
-/// wgpu's messages come over several lines; the player's last word is one.
-fn one_line(message: &str) -> String {
-    let parts: Vec<&str> = message.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    parts.join("; ")
 }
