@@ -4,9 +4,9 @@
 
 use super::bench::BenchReport;
 use super::commands::{key_command, Command, WheelNotches};
+use super::media::OpenedFile;
 use super::window::PlayerWindow;
 use super::{PlayerError, PlayerOptions, UserEvent};
-use crate::video::source::VideoSource;
 use std::time::{Duration, Instant};
 use winit::application::ApplicationHandler;
 use winit::event::{DeviceEvent, DeviceId, ElementState, WindowEvent};
@@ -19,7 +19,7 @@ const MIN_WAIT: Duration = Duration::from_micros(500);
 
 pub struct App {
     /// The file to play, until the window exists.
-    source: Option<VideoSource>,
+    opened: Option<OpenedFile>,
     options: PlayerOptions,
     proxy: EventLoopProxy<UserEvent>,
     player: Option<PlayerWindow>,
@@ -30,9 +30,9 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(source: VideoSource, options: PlayerOptions, proxy: EventLoopProxy<UserEvent>) -> Self {
+    pub fn new(opened: OpenedFile, options: PlayerOptions, proxy: EventLoopProxy<UserEvent>) -> Self {
         Self {
-            source: Some(source),
+            opened: Some(opened),
             options,
             proxy,
             player: None,
@@ -60,8 +60,8 @@ impl App {
 
 impl ApplicationHandler<UserEvent> for App {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-        let Some(source) = self.source.take() else { return };
-        match PlayerWindow::new(event_loop, source, &self.options, self.proxy.clone()) {
+        let Some(opened) = self.opened.take() else { return };
+        match PlayerWindow::new(event_loop, opened, &self.options, self.proxy.clone()) {
             Ok(player) => self.player = Some(player),
             Err(e) => self.finish(event_loop, Err(e)),
         }
@@ -118,7 +118,7 @@ impl ApplicationHandler<UserEvent> for App {
         let Some(player) = &mut self.player else { return };
         match event {
             // about_to_wait, next, takes what arrived and schedules.
-            UserEvent::Decoded => {}
+            UserEvent::Decoded | UserEvent::GpuDone => {}
             UserEvent::Opened(path, result) => player.opened(path, *result),
             UserEvent::ScreenshotSaved(Ok(path)) => {
                 log::info!("screenshot: {}", path.display());

@@ -66,6 +66,9 @@ impl PlayerWindow {
         }
         self.clipping.submitted();
         self.screenshots.submitted();
+        if self.clipping.pending() || self.screenshots.pending() {
+            self.gpu_waiter.submitted();
+        }
         self.window.pre_present_notify();
         self.gpu.queue.present(target.texture);
 

@@ -15,15 +15,40 @@ use crate::video::source::{VideoInfo, VideoSource};
 use std::time::Instant;
 use winit::event_loop::EventLoopProxy;
 
-/// How a file is played: with its sound (at this volume) or not, and the frame cache's budget.
-#[derive(Clone, Debug)]
+/// How a file is played: the frame cache's budget and the speed to start at.
+#[derive(Clone, Copy, Debug)]
 pub struct MediaOptions {
-    pub sound: Option<Volume>,
     pub cache_bytes: usize,
-    /// Playback speed to start at.
     pub speed: f64,
-    /// The sound output to use (`--audio-device`), else the default.
-    pub audio_device: Option<String>,
+}
+
+/// A file opened for playing, its sound output too: the slow part of opening (probing the
+/// file, opening the sound device), done off the window's thread.
+pub struct OpenedFile {
+    pub source: VideoSource,
+    pub audio: Option<Audio>,
+}
+
+/// Opens `path`, with its sound at `volume` on `audio_device` (or the default) unless `volume`
+/// is None. The sound starts silent; the player cues it once the file is playing.
+pub fn open_file(
+    path: &std::path::Path,
+    volume: Option<Volume>,
+    audio_device: Option<&str>,
+) -> Result<OpenedFile, crate::video::source::VideoError> {
+    let source = VideoSource::open(path)?;
+    let audio = open_sound(path, volume, audio_device);
+    Ok(OpenedFile { source, audio })
+}
+
+/// The sound of `path` on `audio_device` (or the default) at `volume`, starting silent; None
+/// without a volume, an audio stream or an output.
+pub fn open_sound(path: &std::path::Path, volume: Option<Volume>, audio_device: Option<&str>) -> Option<Audio> {
+    let silent = crate::audio::Cue {
+        clock: crate::player::clock::Clock::new(Instant::now(), 0.0, true),
+        audible: false,
+    };
+    volume.and_then(|volume| Audio::start(path, silent, volume, audio_device))
 }
 
 pub struct Media {
@@ -48,17 +73,13 @@ impl Media {
         gpu: &GpuContext,
         engine: &HistogramEngine,
         renderer: &SceneRenderer,
-        source: VideoSource,
+        opened: OpenedFile,
         serial: u64,
         proxy: &EventLoopProxy<UserEvent>,
         options: MediaOptions,
     ) -> Result<Self, PlayerError> {
-        let MediaOptions {
-            sound,
-            cache_bytes,
-            speed,
-            audio_device,
-        } = options;
+        let MediaOptions { cache_bytes, speed } = options;
+        let OpenedFile { source, audio } = opened;
         let info = source.info.clone();
         let index = std::sync::Arc::clone(source.index());
         let (width, height) = (info.format.width, info.format.height);
@@ -95,8 +116,9 @@ impl Media {
         if speed != 1.0 {
             playback.apply(&super::commands::Command::SpeedBy(speed), Instant::now());
         }
-        let audio =
-            sound.and_then(|volume| Audio::start(&info.path, playback.audio_cue(), volume, audio_device.as_deref()));
+        if let Some(audio) = &audio {
+            audio.cue(playback.audio_cue());
+        }
         Ok(Self {
             info,
             index,

@@ -72,8 +72,10 @@ pub struct PlayerOptions {
 pub enum UserEvent {
     /// The decode thread sent something (a frame, the end, an error).
     Decoded,
+    /// The GPU finished the work a readback waits for (the clipping readout, a screenshot).
+    GpuDone,
     /// A dropped file, opened off the event loop.
-    Opened(PathBuf, Box<Result<VideoSource, VideoError>>),
+    Opened(PathBuf, Box<Result<media::OpenedFile, VideoError>>),
     ScreenshotSaved(Result<PathBuf, String>),
     /// The GPU went away or reported an error: end with it.
     Fatal(PlayerError),
@@ -92,7 +94,11 @@ pub fn play(path: &Path, options: PlayerOptions) -> Result<Option<bench::BenchRe
             log::info!("no event loop: {e}");
             PlayerError::NoDisplay
         })?;
-    let mut app = app::App::new(source, options, event_loop.create_proxy());
+    // The sound device once there is a window to play in.
+    let volume = options.sound.then(crate::audio::Volume::default);
+    let audio = media::open_sound(path, volume, options.audio_device.as_deref());
+    let opened = media::OpenedFile { source, audio };
+    let mut app = app::App::new(opened, options, event_loop.create_proxy());
     event_loop
         .run_app(&mut app)
         .map_err(|e| PlayerError::EventLoop(e.to_string()))?;

@@ -6,7 +6,7 @@ use super::bench::{BenchReport, BenchScript, Expect};
 use super::clipping::{Clipping, ClippingReadback};
 use super::clock::RenderLead;
 use super::commands::Command;
-use super::media::{default_window_size, Media, MediaOptions};
+use super::media::{default_window_size, open_file, Media, MediaOptions, OpenedFile};
 use super::osd::{self, Message, Osd};
 use super::screenshot::{Notify, Screenshots};
 use super::stats::FrameLog;
@@ -17,16 +17,12 @@ use crate::gpu::{best_adapter, GpuContext};
 use crate::histogram::DEFAULT_BINS;
 use crate::passes::histogram::{EngineConfig, HistogramEngine};
 use crate::scene::{SceneRenderer, ViewOptions};
-use crate::video::source::VideoSource;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use winit::event_loop::{ActiveEventLoop, EventLoopProxy};
 use winit::window::{Fullscreen, Window};
 
-/// How often to look at the decoder and at readbacks while waiting on them: they can't wake
-/// the event loop themselves.
-const POLL: Duration = Duration::from_millis(3);
 /// How often to look for an awaited frame should the decode thread's wake-up be missed.
 const AWAIT_FALLBACK: Duration = Duration::from_millis(20);
 /// How long OSD messages stay.
@@ -63,6 +59,7 @@ pub struct PlayerWindow {
     pub(super) lead: RenderLead,
     pub(super) frame_log: Option<FrameLog>,
     pub(super) bench: Option<BenchScript>,
+    pub(super) gpu_waiter: GpuWaiter,
     proxy: EventLoopProxy<UserEvent>,
     cursor_hidden: bool,
     /// Whether files play their sound, and at what volume.
@@ -98,11 +95,11 @@ fn open_gpu(
 impl PlayerWindow {
     pub fn new(
         event_loop: &ActiveEventLoop,
-        source: VideoSource,
+        opened: OpenedFile,
         options: &PlayerOptions,
         proxy: EventLoopProxy<UserEvent>,
     ) -> Result<Self, PlayerError> {
-        let info = &source.info;
+        let info = &opened.source.info;
         let (width, height) = default_window_size(info.format.height, info.display_aspect);
         let attributes = Window::default_attributes()
             .with_title(title(&info.path))
@@ -123,14 +120,12 @@ impl PlayerWindow {
             &gpu,
             &engine,
             &scene,
-            source,
+            opened,
             0,
             &proxy,
             MediaOptions {
-                sound: options.sound.then_some(volume),
                 cache_bytes: options.cache_bytes,
                 speed: options.speed,
-                audio_device: options.audio_device.clone(),
             },
         )?;
         let egui_ctx = egui::Context::default();
@@ -160,6 +155,7 @@ impl PlayerWindow {
         let notify: Notify = Arc::new(move |result| {
             let _ = notify_proxy.send_event(UserEvent::ScreenshotSaved(result));
         });
+        let gpu_waiter = GpuWaiter::start(&gpu.device, &proxy);
         let player = Self {
             window,
             gpu,
@@ -187,6 +183,7 @@ impl PlayerWindow {
             lead: RenderLead::default(),
             frame_log,
             bench,
+            gpu_waiter,
             proxy,
             cursor_hidden: false,
             sound: options.sound,
@@ -259,10 +256,12 @@ impl PlayerWindow {
     fn open(&mut self, path: PathBuf) {
         self.message(format!("opening {}", path.display()), false);
         let proxy = self.proxy.clone();
+        let volume = self.sound.then_some(self.volume);
+        let device = self.audio_device.clone();
         let opener = std::thread::Builder::new()
             .name("histoplay open".into())
             .spawn(move || {
-                let result = VideoSource::open(&path);
+                let result = open_file(&path, volume, device.as_deref());
                 let _ = proxy.send_event(UserEvent::Opened(path, Box::new(result)));
             });
         if let Err(e) = opener {
@@ -271,23 +270,25 @@ impl PlayerWindow {
     }
 
     /// A file opened by `open`: it replaces the current one, or its error is shown.
-    pub fn opened(&mut self, path: PathBuf, result: Result<VideoSource, crate::video::source::VideoError>) {
+    pub fn opened(&mut self, path: PathBuf, result: Result<OpenedFile, crate::video::source::VideoError>) {
         self.messages.retain(|m| !m.text.starts_with("opening "));
         self.touched();
-        let media = result.map_err(PlayerError::from).and_then(|source| {
+        let media = result.map_err(PlayerError::from).and_then(|opened| {
+            // The volume may have changed while the file was opening.
+            if let Some(audio) = &opened.audio {
+                audio.set_volume(self.volume);
+            }
             Media::new(
                 &self.gpu,
                 &self.engine,
                 &self.scene,
-                source,
+                opened,
                 self.media.serial + 1,
                 &self.proxy,
                 MediaOptions {
-                    sound: self.sound.then_some(self.volume),
                     cache_bytes: self.cache_bytes,
                     // The next file plays at the speed this one was at, as in mpv.
                     speed: self.media.playback.speed(),
-                    audio_device: self.audio_device.clone(),
                 },
             )
         });
@@ -408,9 +409,6 @@ impl PlayerWindow {
             super::playback::Wake::Poll => wake.push(Some(now + AWAIT_FALLBACK)),
             super::playback::Wake::Idle => {}
         }
-        if self.clipping.pending() || self.screenshots.pending() {
-            wake.push(Some(now + POLL));
-        }
         wake.push(self.bench.as_ref().and_then(BenchScript::deadline));
         let redraw = self.needs_redraw && renderable;
         (redraw, wake.into_iter().flatten().min())
@@ -479,6 +477,48 @@ impl PlayerWindow {
             self.gpu.describe()
         );
         Some(report)
+    }
+}
+
+/// A thread that waits for the GPU to finish submitted work and then wakes the event loop, so
+/// the loop sleeps while a readback is on its way instead of polling the device.
+pub struct GpuWaiter {
+    submitted: Option<std::sync::mpsc::Sender<()>>,
+}
+
+impl GpuWaiter {
+    fn start(device: &wgpu::Device, proxy: &EventLoopProxy<UserEvent>) -> Self {
+        let (submitted, work) = std::sync::mpsc::channel::<()>();
+        let (device, proxy) = (device.clone(), proxy.clone());
+        let spawned = std::thread::Builder::new()
+            .name("histoplay gpu wait".into())
+            .spawn(move || {
+                // Ends when the window (the sender) goes.
+                while work.recv().is_ok() {
+                    while work.try_recv().is_ok() {}
+                    // Blocks until the queue is idle; the readbacks' callbacks run here.
+                    if let Err(e) = device.poll(wgpu::PollType::wait_indefinitely()) {
+                        log::warn!("waiting for the GPU failed: {e}");
+                    }
+                    let _ = proxy.send_event(UserEvent::GpuDone);
+                }
+            });
+        match spawned {
+            Ok(_) => Self {
+                submitted: Some(submitted),
+            },
+            Err(e) => {
+                log::warn!("no GPU wait thread ({e}): readbacks land with the next frame");
+                Self { submitted: None }
+            }
+        }
+    }
+
+    /// Work a readback waits for was submitted.
+    pub fn submitted(&self) {
+        if let Some(sender) = &self.submitted {
+            let _ = sender.send(());
+        }
     }
 }
 
