@@ -7,6 +7,7 @@ pub mod bench_av;
 pub mod bench_clips;
 pub mod bench_pipeline;
 pub mod clip;
+pub mod clock;
 pub mod gpu;
 pub mod histogram;
 pub mod layout;

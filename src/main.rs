@@ -233,7 +233,7 @@ fn parse_bins(s: &str) -> Result<u32, String> {
 
 fn parse_speed(s: &str) -> Result<f64, String> {
     let speed: f64 = s.parse().map_err(|_| format!("'{s}' is not a speed like 1.5"))?;
-    if (histoplay::player::clock::MIN_SPEED..=histoplay::player::clock::MAX_SPEED).contains(&speed) {
+    if (histoplay::clock::MIN_SPEED..=histoplay::clock::MAX_SPEED).contains(&speed) {
         Ok(speed)
     } else {
         Err(format!("the speed must be from 1/64 to 64, not {s}"))

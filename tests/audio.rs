@@ -5,7 +5,7 @@ mod common;
 
 use histoplay::audio::source::{AudioError, AudioSource, Chunk};
 use histoplay::audio::{Cue, Feed, Volume};
-use histoplay::player::clock::Clock;
+use histoplay::clock::Clock;
 use std::time::{Duration, Instant};
 
 /// 4 s of a 1 kHz sine at 44.1 kHz mono (16-bit PCM, so the samples are exact, in QuickTime,

@@ -12,7 +12,7 @@ pub mod sync;
 
 pub use feed::Feed;
 
-use crate::player::clock::Clock;
+use crate::clock::Clock;
 use std::path::Path;
 use std::time::Instant;
 

@@ -216,7 +216,7 @@ impl Output {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::player::clock::Clock;
+    use crate::clock::Clock;
     use std::time::Duration;
 
     const RATE: u32 = 48_000;

@@ -74,6 +74,44 @@ pub fn map_and_copy(ctx: &GpuContext, staging: &wgpu::Buffer) -> Result<Vec<u8>,
     Ok(bytes)
 }
 
+/// Where a buffer's mapping for reading stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapState {
+    Mapping,
+    Mapped,
+    Failed,
+}
+
+/// A MAP_READ buffer being mapped: its state changes when the device is polled (the one
+/// mechanism behind the readback ring, the clipping readout and screenshots).
+#[derive(Debug)]
+pub struct Mapping(std::sync::Arc<std::sync::atomic::AtomicU8>);
+
+impl Mapping {
+    /// Starts mapping all of `buffer` for reading.
+    pub fn read(buffer: &wgpu::Buffer) -> Self {
+        let state = std::sync::Arc::new(std::sync::atomic::AtomicU8::new(MapState::Mapping as u8));
+        let flag = state.clone();
+        buffer.slice(..).map_async(wgpu::MapMode::Read, move |result| {
+            let done = if result.is_ok() {
+                MapState::Mapped
+            } else {
+                MapState::Failed
+            };
+            flag.store(done as u8, std::sync::atomic::Ordering::Release);
+        });
+        Self(state)
+    }
+
+    pub fn state(&self) -> MapState {
+        match self.0.load(std::sync::atomic::Ordering::Acquire) {
+            s if s == MapState::Mapped as u8 => MapState::Mapped,
+            s if s == MapState::Failed as u8 => MapState::Failed,
+            _ => MapState::Mapping,
+        }
+    }
+}
+
 /// Little-endian u32 words of a byte buffer.
 pub fn words(bytes: &[u8]) -> Vec<u32> {
     bytemuck::pod_collect_to_vec(bytes)
@@ -84,7 +122,7 @@ pub fn words(bytes: &[u8]) -> Vec<u32> {
 pub struct ReadbackRing<T> {
     buffers: Vec<wgpu::Buffer>,
     /// (buffer, what it holds, set once mapped), oldest first.
-    pending: std::collections::VecDeque<(usize, T, std::sync::Arc<std::sync::atomic::AtomicBool>)>,
+    pending: std::collections::VecDeque<(usize, T, Mapping)>,
     next: usize,
 }
 
@@ -122,14 +160,8 @@ impl<T> ReadbackRing<T> {
 
     /// After submitting the copy into `next_buffer`: starts mapping it.
     pub fn submitted(&mut self, tag: T) {
-        let mapped = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let flag = mapped.clone();
-        self.buffers[self.next]
-            .slice(..)
-            .map_async(wgpu::MapMode::Read, move |result| {
-                flag.store(result.is_ok(), std::sync::atomic::Ordering::Release);
-            });
-        self.pending.push_back((self.next, tag, mapped));
+        let mapping = Mapping::read(&self.buffers[self.next]);
+        self.pending.push_back((self.next, tag, mapping));
         self.next = (self.next + 1) % self.buffers.len();
     }
 
@@ -142,11 +174,11 @@ impl<T> ReadbackRing<T> {
         let Some((index, tag, mapped)) = self.pending.pop_front() else {
             return Ok(None);
         };
-        while !mapped.load(std::sync::atomic::Ordering::Acquire) {
+        while mapped.state() != MapState::Mapped {
             ctx.device
                 .poll(wgpu::PollType::wait_indefinitely())
                 .map_err(|e| GpuError::Readback(e.to_string()))?;
-            if !mapped.load(std::sync::atomic::Ordering::Acquire) {
+            if mapped.state() != MapState::Mapped {
                 // The callback runs during poll; if it has not, the map failed.
                 ctx.check()?;
                 return Err(GpuError::Readback("mapping a readback buffer failed".into()));

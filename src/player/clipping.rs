@@ -3,17 +3,12 @@
 //! into one of a few small MAP_READ buffers; a buffer is read when the GPU has finished with it,
 //! a frame or two later. Nothing here ever waits: with every buffer in flight a frame is skipped.
 
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Arc;
+use crate::gpu::readback::{MapState, Mapping};
 
 /// Bytes of one bin: r, g, b, l as u32 (`array<vec4u>` in the shaders).
 const BIN_BYTES: u64 = 16;
 /// Buffers in the ring: enough for the GPU to run two frames behind.
 const BUFFERS: usize = 3;
-
-const MAPPING: u8 = 0;
-const MAPPED: u8 = 1;
-const FAILED: u8 = 2;
 
 /// Shares (0..=1) of a frame's pixels in its lowest and highest bins, per R, G, B, L.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -50,7 +45,7 @@ enum Slot {
     Free,
     /// The copy is recorded in an encoder not yet submitted.
     Recorded(ReadoutTag, u64),
-    Mapping(ReadoutTag, u64, Arc<AtomicU8>),
+    Mapping(ReadoutTag, u64, Mapping),
 }
 
 pub struct ClippingReadback {
@@ -98,12 +93,7 @@ impl ClippingReadback {
     pub fn submitted(&mut self) {
         for (buffer, slot) in &mut self.buffers {
             if let Slot::Recorded(tag, order) = *slot {
-                let state = Arc::new(AtomicU8::new(MAPPING));
-                let flag = state.clone();
-                buffer.slice(..).map_async(wgpu::MapMode::Read, move |result| {
-                    flag.store(if result.is_ok() { MAPPED } else { FAILED }, Ordering::Release);
-                });
-                *slot = Slot::Mapping(tag, order, state);
+                *slot = Slot::Mapping(tag, order, Mapping::read(buffer));
             }
         }
     }
@@ -122,9 +112,9 @@ impl ClippingReadback {
                 continue;
             };
             let (tag, order) = (*tag, *order);
-            match state.load(Ordering::Acquire) {
-                MAPPING => continue,
-                MAPPED => {
+            match state.state() {
+                MapState::Mapping => continue,
+                MapState::Mapped => {
                     if let Ok(view) = buffer.get_mapped_range(..) {
                         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&view[..]);
                         let bins = |at: usize| [words[at], words[at + 1], words[at + 2], words[at + 3]];

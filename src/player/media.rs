@@ -45,7 +45,7 @@ pub fn open_file(
 /// without a volume, an audio stream or an output.
 pub fn open_sound(path: &std::path::Path, volume: Option<Volume>, audio_device: Option<&str>) -> Option<Audio> {
     let silent = crate::audio::Cue {
-        clock: crate::player::clock::Clock::new(Instant::now(), 0.0, true),
+        clock: crate::clock::Clock::new(Instant::now(), 0.0, true),
         audible: false,
     };
     volume.and_then(|volume| Audio::start(path, silent, volume, audio_device))

@@ -4,11 +4,11 @@
 mod app;
 pub mod bench;
 pub mod clipping;
-pub mod clock;
 pub mod commands;
 mod frame;
 pub mod media;
 pub mod osd;
+pub mod pacing;
 pub mod playback;
 pub mod screenshot;
 pub mod stats;

@@ -3,8 +3,8 @@
 //! above the histogram quads' band so it never hides them, and fades while playing untouched.
 
 use super::clipping::Clipping;
-use super::clock::format_time;
 use super::commands::Command;
+use super::pacing::format_time;
 use crate::layout::Fit;
 use crate::scene::{Quads, ViewOptions};
 use crate::video::index::FrameNumber;

@@ -2,8 +2,9 @@
 //! stale, and what pause, seeks and steps do. Knows the decoder only through `FrameSource`, so
 //! it is tested with a scripted one, without threads or a GPU.
 
-use super::clock::{pick, Clock};
 use super::commands::Command;
+use super::pacing::pick;
+use crate::clock::Clock;
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
 use crate::video::source::SeekTarget;
 use std::collections::VecDeque;

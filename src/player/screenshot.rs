@@ -2,13 +2,9 @@
 //! position. The frame is drawn a second time into a texture of the window's size, copied to a
 //! buffer, picked up once the GPU is done (never waited on) and encoded on a thread of its own.
 
+use crate::gpu::readback::{MapState, Mapping};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
-
-const MAPPING: u8 = 0;
-const MAPPED: u8 = 1;
-const FAILED: u8 = 2;
 
 /// Called from the writer thread with the saved path or what went wrong.
 pub type Notify = Arc<dyn Fn(Result<PathBuf, String>) + Send + Sync>;
@@ -58,7 +54,7 @@ struct Capture {
     padded_row: u32,
     bgra: bool,
     path: PathBuf,
-    state: Option<Arc<AtomicU8>>,
+    state: Option<Mapping>,
 }
 
 #[derive(Default)]
@@ -117,12 +113,7 @@ impl Screenshots {
     /// After the copy is submitted: starts mapping.
     pub fn submitted(&mut self) {
         for capture in self.captures.iter_mut().filter(|c| c.state.is_none()) {
-            let state = Arc::new(AtomicU8::new(MAPPING));
-            let flag = state.clone();
-            capture.buffer.slice(..).map_async(wgpu::MapMode::Read, move |result| {
-                flag.store(if result.is_ok() { MAPPED } else { FAILED }, Ordering::Release);
-            });
-            capture.state = Some(state);
+            capture.state = Some(Mapping::read(&capture.buffer));
         }
     }
 
@@ -134,13 +125,10 @@ impl Screenshots {
     pub fn finish(&mut self, notify: &Notify) {
         let (done, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.captures)
             .into_iter()
-            .partition(|c| c.state.as_ref().is_some_and(|s| s.load(Ordering::Acquire) != MAPPING));
+            .partition(|c| c.state.as_ref().is_some_and(|s| s.state() != MapState::Mapping));
         self.captures = waiting;
         for capture in done {
-            let mapped = capture
-                .state
-                .as_ref()
-                .is_some_and(|s| s.load(Ordering::Acquire) == MAPPED);
+            let mapped = capture.state.as_ref().is_some_and(|s| s.state() == MapState::Mapped);
             let padded = match capture.buffer.get_mapped_range(..) {
                 Ok(view) if mapped => view.to_vec(),
                 _ => {

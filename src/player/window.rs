@@ -4,10 +4,10 @@
 
 use super::bench::{BenchReport, BenchScript, Expect};
 use super::clipping::{Clipping, ClippingReadback};
-use super::clock::RenderLead;
 use super::commands::Command;
 use super::media::{default_window_size, open_file, Media, MediaOptions, OpenedFile};
 use super::osd::{self, Message, Osd};
+use super::pacing::RenderLead;
 use super::screenshot::{Notify, Screenshots};
 use super::stats::FrameLog;
 use super::surface::WindowSurface;

@@ -55,12 +55,15 @@ pub fn test_pictures() -> Vec<(&'static str, RgbaImage)> {
 }
 
 /// A video made by the `ffmpeg` CLI with `args` (between the input options and the output), cached
-/// under target/fixtures by name. Tests make their own clips so that each one's content is known.
+/// under target/fixtures by name and recipe. Tests make their own clips so that each one's content is known.
 pub fn fixture(name: &str, args: &[&str]) -> PathBuf {
     let dir = repo_path("target/fixtures");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
-    if path.exists() {
+    // Cached by recipe, not only by name: a changed recipe makes the clip again.
+    let recipe_path = dir.join(format!("{name}.recipe"));
+    let recipe = args.join("\n");
+    if path.exists() && std::fs::read_to_string(&recipe_path).is_ok_and(|r| r == recipe) {
         return path;
     }
     let partial = dir.join(format!("{}.{}.partial.{}", std::process::id(), unique(), name));
@@ -76,6 +79,7 @@ pub fn fixture(name: &str, args: &[&str]) -> PathBuf {
         String::from_utf8_lossy(&out.stderr)
     );
     std::fs::rename(&partial, &path).unwrap();
+    std::fs::write(&recipe_path, recipe).unwrap();
     path
 }
 
