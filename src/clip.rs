@@ -6,11 +6,12 @@ use crate::gpu::readback::ReadbackRing;
 use crate::gpu::{GpuContext, GpuError};
 use crate::histogram::{self, Histogram};
 use crate::passes::histogram::{EngineConfig, HistogramEngine};
+use crate::pipeline::FramePipeline;
 use crate::progress::Progress;
 use crate::report::{self, FrameReport};
 use crate::video::convert::convert_cpu;
 use crate::video::decoder::{DecodeThread, DecoderEvent};
-use crate::video::ring::{FrameRing, RING_SLOTS};
+use crate::video::ring::RING_SLOTS;
 use crate::video::source::{CatchUp, SeekTarget, VideoSource};
 use std::io::Write;
 use std::time::Duration;
@@ -223,15 +224,13 @@ fn hist_gpu(
 ) -> Result<u64, ClipError> {
     let ctx = GpuContext::new()?;
     let format = source.info.format;
-    let ring = FrameRing::new(&ctx, format, RING_SLOTS)?;
     let engine = HistogramEngine::new(&ctx, bins, EngineConfig::default());
-    let target = engine.target(&ctx, format.width, format.height)?;
-    let binding = engine.bind_source(&ctx, &target, &ring.output.pixels);
+    let pipeline = FramePipeline::new(&ctx, &engine, format, RING_SLOTS)?;
     let mut readback = ReadbackRing::new(&ctx.device, engine.histogram_bytes(), 4);
     let mut progress = Progress::new(frames_to_do(&source, range));
     let mut submitted = 0u64;
     // Frames go by once: nothing is kept for steps.
-    let mut decoder = DecodeThread::spawn(source, ctx.queue.clone(), ring.slots.clone(), 0);
+    let mut decoder = DecodeThread::spawn(source, ctx.queue.clone(), pipeline.ring.slots.clone(), 0);
     if range.start > 0 {
         decoder.seek(SeekTarget::Frame(range.start));
     }
@@ -276,10 +275,9 @@ fn hist_gpu(
         let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("hist frame"),
         });
-        ring.encode_convert(&mut encoder, frame.slot);
-        engine.encode(&mut encoder, &target, &binding, None);
+        pipeline.encode_frame(&mut encoder, &engine, frame.slot);
         encoder.copy_buffer_to_buffer(
-            &target.histogram,
+            &pipeline.target.histogram,
             0,
             readback.next_buffer(),
             0,

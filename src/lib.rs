@@ -13,6 +13,7 @@ pub mod histogram;
 pub mod layout;
 pub mod offscreen;
 pub mod passes;
+pub mod pipeline;
 pub mod player;
 pub mod progress;
 pub mod report;

@@ -8,12 +8,13 @@ mod open;
 
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
-use crate::passes::histogram::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding};
+use crate::passes::histogram::{EngineConfig, HistogramEngine};
 use crate::passes::picture::Orientation;
+use crate::pipeline::FramePipeline;
 use crate::player::stats::percentile;
 use crate::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
-use crate::video::ring::{FrameRing, RING_SLOTS};
+use crate::video::ring::RING_SLOTS;
 use crate::video::source::{SeekTarget, VideoSource};
 use anyhow::{bail, Result};
 use std::io::Write;
@@ -69,10 +70,8 @@ fn decode_only(path: &Path) -> Result<(u64, Duration)> {
 /// The player's pipeline for one file, drawing offscreen.
 struct Pipeline {
     ctx: GpuContext,
-    ring: FrameRing,
+    frames: FramePipeline,
     engine: HistogramEngine,
-    target: HistogramTarget,
-    binding: SourceBinding,
     renderer: SceneRenderer,
     scene: Scene,
     output: GpuFrame,
@@ -83,12 +82,10 @@ impl Pipeline {
     fn open(ctx: GpuContext, path: &Path, size: (u32, u32), cache_bytes: usize) -> Result<Self> {
         let source = VideoSource::open(path)?;
         let info = source.info.clone();
-        let ring = FrameRing::new(&ctx, info.format, RING_SLOTS)?;
         let engine = HistogramEngine::new(&ctx, 256, EngineConfig::default());
-        let target = engine.target(&ctx, info.format.width, info.format.height)?;
-        let binding = engine.bind_source(&ctx, &target, &ring.output.pixels);
+        let frames = FramePipeline::new(&ctx, &engine, info.format, RING_SLOTS)?;
         let renderer = SceneRenderer::new(&ctx.device, GpuFrame::FORMAT);
-        let scene = renderer.scene(&ctx.device, &target, &ring.output.view);
+        let scene = frames.scene(&ctx.device, &renderer);
         let output = GpuFrame::new(&ctx, "bench output", size.0, size.1)?;
         let orientation = Orientation {
             quarter_turns: info.quarter_turns,
@@ -100,13 +97,11 @@ impl Pipeline {
             size,
             ViewOptions::default(),
         );
-        let decoder = DecodeThread::spawn(source, ctx.queue.clone(), ring.slots.clone(), cache_bytes);
+        let decoder = DecodeThread::spawn(source, ctx.queue.clone(), frames.ring.slots.clone(), cache_bytes);
         Ok(Self {
             ctx,
-            ring,
+            frames,
             engine,
-            target,
-            binding,
             renderer,
             scene,
             output,
@@ -119,8 +114,7 @@ impl Pipeline {
         let mut encoder = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("bench frame"),
         });
-        self.ring.encode_convert(&mut encoder, frame.slot);
-        self.engine.encode(&mut encoder, &self.target, &self.binding, None);
+        self.frames.encode_frame(&mut encoder, &self.engine, frame.slot);
         self.renderer.encode(
             &mut encoder,
             &self.output.view,

@@ -36,16 +36,20 @@ impl PlayerWindow {
         });
         if let Some(next) = next {
             encoder.push_debug_group("new video frame");
-            self.media.ring.encode_convert(&mut encoder, next.frame.slot);
-            self.engine
-                .encode(&mut encoder, &self.media.target, &self.media.source, None);
+            self.media
+                .pipeline
+                .encode_frame(&mut encoder, &self.engine, next.frame.slot);
             let tag = ReadoutTag {
                 media: self.media.serial,
                 frame: next.frame.index,
-                pixel_count: self.media.target.width * self.media.target.height,
+                pixel_count: self.media.pipeline.pixel_count(),
             };
-            self.clipping
-                .record(&mut encoder, &self.media.target.histogram, self.engine.bins, tag);
+            self.clipping.record(
+                &mut encoder,
+                &self.media.pipeline.target.histogram,
+                self.engine.bins,
+                tag,
+            );
             encoder.pop_debug_group();
             self.media.has_picture = true;
         }

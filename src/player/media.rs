@@ -5,12 +5,13 @@ use super::playback::{Playback, Timeline};
 use super::{PlayerError, UserEvent};
 use crate::audio::{Audio, Volume};
 use crate::gpu::GpuContext;
-use crate::passes::histogram::{HistogramEngine, HistogramTarget, SourceBinding};
+use crate::passes::histogram::HistogramEngine;
 use crate::passes::picture::Orientation;
+use crate::pipeline::FramePipeline;
 use crate::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::video::decoder::DecodeThread;
 use crate::video::index::FrameIndex;
-use crate::video::ring::{FrameRing, RING_SLOTS};
+use crate::video::ring::RING_SLOTS;
 use crate::video::source::{VideoInfo, VideoSource};
 use std::time::Instant;
 use winit::event_loop::EventLoopProxy;
@@ -57,9 +58,7 @@ pub struct Media {
     pub index: std::sync::Arc<FrameIndex>,
     /// Numbers the files opened in this window (readbacks of a replaced one are dropped).
     pub serial: u64,
-    pub ring: FrameRing,
-    pub target: HistogramTarget,
-    pub source: SourceBinding,
+    pub pipeline: FramePipeline,
     pub scene: Scene,
     pub playback: Playback<DecodeThread>,
     /// The file's sound, where it has some and there is a device to play it on.
@@ -87,10 +86,8 @@ impl Media {
             .first_pts()
             .or(info.start_pts)
             .map_or(0.0, |pts| info.seconds(pts));
-        let ring = FrameRing::new(gpu, info.format, RING_SLOTS)?;
-        let target = engine.target(gpu, width, height)?;
-        let binding = engine.bind_source(gpu, &target, &ring.output.pixels);
-        let scene = renderer.scene(&gpu.device, &target, &ring.output.view);
+        let pipeline = FramePipeline::new(gpu, engine, info.format, RING_SLOTS)?;
+        let scene = pipeline.scene(&gpu.device, renderer);
         let timeline = Timeline {
             start,
             duration: info.duration,
@@ -101,7 +98,13 @@ impl Media {
         let notify = Box::new(move || {
             let _ = wake.send_event(UserEvent::Decoded);
         });
-        let decoder = DecodeThread::spawn_notifying(source, gpu.queue.clone(), ring.slots.clone(), cache_bytes, notify);
+        let decoder = DecodeThread::spawn_notifying(
+            source,
+            gpu.queue.clone(),
+            pipeline.ring.slots.clone(),
+            cache_bytes,
+            notify,
+        );
         log::info!(
             "{}: {}x{} {} ({}), {:.3} s, about {} frames",
             info.path.display(),
@@ -123,9 +126,7 @@ impl Media {
             info,
             index,
             serial,
-            ring,
-            target,
-            source: binding,
+            pipeline,
             scene,
             playback,
             audio,

@@ -3,19 +3,17 @@
 
 use histoplay::gpu::GpuContext;
 use histoplay::histogram::Histogram;
-use histoplay::passes::histogram::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding};
+use histoplay::passes::histogram::{EngineConfig, HistogramEngine};
+use histoplay::pipeline::FramePipeline;
 use histoplay::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame, DEFAULT_CACHE_BYTES};
-use histoplay::video::ring::FrameRing;
 use histoplay::video::source::{SeekTarget, VideoSource};
 use std::time::Duration;
 
 /// The decode thread, ring, converter and histogram engine, as the player wires them.
 pub struct Pipeline {
     pub ctx: GpuContext,
-    ring: FrameRing,
+    frames: FramePipeline,
     engine: HistogramEngine,
-    target: HistogramTarget,
-    binding: SourceBinding,
     pub decoder: DecodeThread,
 }
 
@@ -29,17 +27,13 @@ impl Pipeline {
         let ctx = super::gpu();
         let source = VideoSource::open(path).unwrap();
         let format = source.info.format;
-        let ring = FrameRing::new(&ctx, format, 4).unwrap();
         let engine = HistogramEngine::new(&ctx, 256, EngineConfig::default());
-        let target = engine.target(&ctx, format.width, format.height).unwrap();
-        let binding = engine.bind_source(&ctx, &target, &ring.output.pixels);
-        let decoder = DecodeThread::spawn(source, ctx.queue.clone(), ring.slots.clone(), cache_bytes);
+        let frames = FramePipeline::new(&ctx, &engine, format, 4).unwrap();
+        let decoder = DecodeThread::spawn(source, ctx.queue.clone(), frames.ring.slots.clone(), cache_bytes);
         Self {
             ctx,
-            ring,
+            frames,
             engine,
-            target,
-            binding,
             decoder,
         }
     }
@@ -51,11 +45,13 @@ impl Pipeline {
             other => panic!("expected a frame, got {other:?}"),
         };
         let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
-        self.ring.encode_convert(&mut encoder, frame.slot);
-        self.engine.encode(&mut encoder, &self.target, &self.binding, None);
+        self.frames.encode_frame(&mut encoder, &self.engine, frame.slot);
         self.ctx.queue.submit([encoder.finish()]);
         self.decoder.release(frame.slot);
-        (frame, self.engine.read_histogram(&self.ctx, &self.target).unwrap())
+        (
+            frame,
+            self.engine.read_histogram(&self.ctx, &self.frames.target).unwrap(),
+        )
     }
 
     /// Waits until the decoder is done with what it was asked (frames it sends are released).

@@ -1,0 +1,53 @@
+//! The work done to each video frame, wired in one place for every front end (the player,
+//! `hist`, the benchmarks, the tests): a ring slot's planes are converted to RGB, counted by the
+//! histogram engine, and, where there is somewhere to show them, drawn with the histogram quads.
+//! A new pass (scopes, regions) is added here once.
+
+use crate::gpu::GpuContext;
+use crate::passes::histogram::{HistogramEngine, HistogramTarget, SourceBinding};
+use crate::scene::{Scene, SceneRenderer};
+use crate::video::format::FrameFormat;
+use crate::video::ring::{FrameRing, RingError};
+
+/// One stream's GPU side: its ring of frames, the converted frame, and the histogram target that
+/// counts it. Made once per file; nothing here is made per frame.
+pub struct FramePipeline {
+    pub ring: FrameRing,
+    pub target: HistogramTarget,
+    binding: SourceBinding,
+}
+
+impl FramePipeline {
+    /// A pipeline for frames of `format`, with a ring of `slots` frames.
+    pub fn new(
+        ctx: &GpuContext,
+        engine: &HistogramEngine,
+        format: FrameFormat,
+        slots: usize,
+    ) -> Result<Self, RingError> {
+        let ring = FrameRing::new(ctx, format, slots)?;
+        let target = engine.target(ctx, format.width, format.height)?;
+        let binding = engine.bind_source(ctx, &target, &ring.output.pixels);
+        Ok(Self { ring, target, binding })
+    }
+
+    /// A scene that draws this pipeline's frame and its histograms.
+    pub fn scene(&self, device: &wgpu::Device, renderer: &SceneRenderer) -> Scene {
+        renderer.scene(device, &self.target, &self.ring.output.view)
+    }
+
+    /// Records converting ring slot `slot` and counting it: afterwards the ring's output holds
+    /// the frame and the target its histogram (and scale). The slot may be refilled once the
+    /// encoder is submitted.
+    pub fn encode_frame(&self, encoder: &mut wgpu::CommandEncoder, engine: &HistogramEngine, slot: usize) {
+        encoder.push_debug_group("convert and count");
+        self.ring.encode_convert(encoder, slot);
+        engine.encode(encoder, &self.target, &self.binding, None);
+        encoder.pop_debug_group();
+    }
+
+    /// Pixels of a frame.
+    pub fn pixel_count(&self) -> u32 {
+        self.target.width * self.target.height
+    }
+}
