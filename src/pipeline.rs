@@ -3,9 +3,9 @@
 //! histogram engine, and, where there is somewhere to show them, drawn with the histogram quads.
 //! A new pass (scopes, regions) is added here once.
 
+use crate::engine::{HistogramEngine, HistogramTarget, SourceBinding};
 use crate::gpu::GpuContext;
-use crate::passes::histogram::{HistogramEngine, HistogramTarget, SourceBinding};
-use crate::scene::{Scene, SceneRenderer};
+use crate::render::scene::{Scene, SceneRenderer};
 use crate::video::format::FrameFormat;
 use crate::video::ring::{FrameRing, RingError};
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use histoplay::bench_clips::{encode_clip, loop_copy, ClipMakeError, ClipSpec};
+use histoplay::bench::clips::{encode_clip, loop_copy, ClipMakeError, ClipSpec};
 use histoplay::video::source::VideoSource;
 use std::path::{Path, PathBuf};
 use std::process::Command;

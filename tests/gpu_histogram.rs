@@ -2,12 +2,12 @@
 
 mod common;
 
-use histoplay::bench::scales_agree;
+use histoplay::bench::kernels::scales_agree;
+use histoplay::bench::variants::{self, GpuVariant, Production, VariantKind};
+use histoplay::engine::chunk::ChunkShape;
+use histoplay::engine::histogram::{display_scale, histogram_rgba};
+use histoplay::engine::{EngineConfig, HistogramEngine, Merge};
 use histoplay::gpu::texture::GpuFrame;
-use histoplay::histogram::{display_scale, histogram_rgba};
-use histoplay::passes::chunk::ChunkShape;
-use histoplay::passes::histogram::{EngineConfig, HistogramEngine, Merge};
-use histoplay::variants::{self, GpuVariant, Production, VariantKind};
 
 fn run_once(ctx: &histoplay::gpu::GpuContext, variant: &dyn GpuVariant) {
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
@@ -15,7 +15,7 @@ fn run_once(ctx: &histoplay::gpu::GpuContext, variant: &dyn GpuVariant) {
     ctx.queue.submit([encoder.finish()]);
 }
 
-fn check_picture(name: &str, image: &histoplay::still::RgbaImage) {
+fn check_picture(name: &str, image: &histoplay::cli::still::RgbaImage) {
     let ctx = common::gpu();
     let frame = GpuFrame::from_rgba(&ctx, name, image.width, image.height, &image.pixels).unwrap();
     let pixels = u64::from(image.width) * u64::from(image.height);
@@ -83,7 +83,7 @@ fn single_invocation_on_a_picture_lavapipe_can_loop_over() {
         let row = y * kitten.width as usize * 4;
         pixels.extend_from_slice(&kitten.pixels[row + 4000..row + 4000 + w as usize * 4]);
     }
-    let crop = histoplay::still::RgbaImage {
+    let crop = histoplay::cli::still::RgbaImage {
         width: w,
         height: h,
         pixels,

@@ -6,7 +6,7 @@
 mod common;
 
 use common::pipeline::{level, Pipeline};
-use histoplay::histogram::Histogram;
+use histoplay::engine::histogram::Histogram;
 use histoplay::video::decoder::{DecoderEvent, DEFAULT_CACHE_BYTES};
 use histoplay::video::source::{SeekTarget, VideoSource};
 use std::collections::HashMap;

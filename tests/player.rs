@@ -6,7 +6,7 @@
 mod common;
 mod window;
 
-use histoplay::layout::{histogram_quads, Rect};
+use histoplay::render::layout::{histogram_quads, Rect};
 use std::process::Command;
 use std::time::Duration;
 use window::{decode_png, Image, Player, Xvfb};

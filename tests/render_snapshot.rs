@@ -5,12 +5,12 @@
 
 mod common;
 
+use histoplay::cli::still;
 use histoplay::gpu::texture::GpuFrame;
-use histoplay::layout::{histogram_quads, Fit};
-use histoplay::offscreen::render_picture;
-use histoplay::passes::overlay::COLORS;
-use histoplay::scene::{Quads, ViewOptions};
-use histoplay::still;
+use histoplay::render::layout::{histogram_quads, Fit};
+use histoplay::render::offscreen::render_picture;
+use histoplay::render::overlay::COLORS;
+use histoplay::render::scene::{Quads, ViewOptions};
 
 const TOLERANCE: u8 = 2;
 const MAX_OFF_SHARE: f64 = 0.001;

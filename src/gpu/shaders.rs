@@ -4,20 +4,20 @@
 
 use std::borrow::Cow;
 
-pub const HISTOGRAM_COMMON: &str = include_str!("../../shaders/histogram_common.wgsl");
-pub const CHUNK: &str = include_str!("../../shaders/chunk.wgsl");
-pub const REDUCE: &str = include_str!("../../shaders/reduce.wgsl");
-pub const SCALE: &str = include_str!("../../shaders/scale.wgsl");
-pub const OVERLAY: &str = include_str!("../../shaders/overlay.wgsl");
-pub const PICTURE: &str = include_str!("../../shaders/picture.wgsl");
-pub const CONVERT: &str = include_str!("../../shaders/convert.wgsl");
-pub const ARTICLE_SINGLE: &str = include_str!("../../shaders/article_single.wgsl");
-pub const ARTICLE_PER_PIXEL: &str = include_str!("../../shaders/article_per_pixel.wgsl");
-pub const ARTICLE_CHUNK: &str = include_str!("../../shaders/article_chunk.wgsl");
-pub const ARTICLE_SUM: &str = include_str!("../../shaders/article_sum.wgsl");
-pub const ARTICLE_REDUCE: &str = include_str!("../../shaders/article_reduce.wgsl");
-pub const ARTICLE_SCALE: &str = include_str!("../../shaders/article_scale.wgsl");
-pub const BENCH_FLOOR: &str = include_str!("../../shaders/bench_floor.wgsl");
+pub const HISTOGRAM_COMMON: &str = include_str!("../../shaders/engine/histogram_common.wgsl");
+pub const CHUNK: &str = include_str!("../../shaders/engine/chunk.wgsl");
+pub const REDUCE: &str = include_str!("../../shaders/engine/reduce.wgsl");
+pub const SCALE: &str = include_str!("../../shaders/engine/scale.wgsl");
+pub const OVERLAY: &str = include_str!("../../shaders/render/overlay.wgsl");
+pub const PICTURE: &str = include_str!("../../shaders/render/picture.wgsl");
+pub const CONVERT: &str = include_str!("../../shaders/video/convert.wgsl");
+pub const ARTICLE_SINGLE: &str = include_str!("../../shaders/bench/article_single.wgsl");
+pub const ARTICLE_PER_PIXEL: &str = include_str!("../../shaders/bench/article_per_pixel.wgsl");
+pub const ARTICLE_CHUNK: &str = include_str!("../../shaders/bench/article_chunk.wgsl");
+pub const ARTICLE_SUM: &str = include_str!("../../shaders/bench/article_sum.wgsl");
+pub const ARTICLE_REDUCE: &str = include_str!("../../shaders/bench/article_reduce.wgsl");
+pub const ARTICLE_SCALE: &str = include_str!("../../shaders/bench/article_scale.wgsl");
+pub const BENCH_FLOOR: &str = include_str!("../../shaders/bench/bench_floor.wgsl");
 
 /// Every shader with the header it is built with; the naga test validates each of them.
 pub fn all_for_validation() -> Vec<(&'static str, String)> {

@@ -4,11 +4,11 @@
 use super::playback::{Playback, Timeline};
 use super::{PlayerError, UserEvent};
 use crate::audio::{Audio, Volume};
+use crate::engine::HistogramEngine;
 use crate::gpu::GpuContext;
-use crate::passes::histogram::HistogramEngine;
-use crate::passes::picture::Orientation;
 use crate::pipeline::FramePipeline;
-use crate::scene::{Scene, SceneRenderer, ViewOptions};
+use crate::render::picture::Orientation;
+use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::video::decoder::DecodeThread;
 use crate::video::index::FrameIndex;
 use crate::video::ring::RING_SLOTS;

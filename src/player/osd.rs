@@ -5,8 +5,8 @@
 use super::clipping::Clipping;
 use super::commands::Command;
 use super::pacing::format_time;
-use crate::layout::Fit;
-use crate::scene::{Quads, ViewOptions};
+use crate::render::layout::Fit;
+use crate::render::scene::{Quads, ViewOptions};
 use crate::video::index::FrameNumber;
 use egui::{Align2, Color32, Id, RichText, Sense};
 use std::time::{Duration, Instant};

@@ -13,10 +13,10 @@ use super::stats::FrameLog;
 use super::surface::WindowSurface;
 use super::{PlayerError, PlayerOptions, UserEvent};
 use crate::audio::Volume;
+use crate::engine::histogram::DEFAULT_BINS;
+use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::{best_adapter, GpuContext};
-use crate::histogram::DEFAULT_BINS;
-use crate::passes::histogram::{EngineConfig, HistogramEngine};
-use crate::scene::{SceneRenderer, ViewOptions};
+use crate::render::scene::{SceneRenderer, ViewOptions};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -484,6 +484,18 @@ impl PlayerWindow {
 /// the loop sleeps while a readback is on its way instead of polling the device.
 pub struct GpuWaiter {
     submitted: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for GpuWaiter {
+    /// The thread ends with the window; it is waited for (at most the GPU's last frame), as a
+    /// thread still inside the driver when the process exits can crash it.
+    fn drop(&mut self) {
+        self.submitted = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 impl GpuWaiter {
@@ -504,12 +516,16 @@ impl GpuWaiter {
                 }
             });
         match spawned {
-            Ok(_) => Self {
+            Ok(thread) => Self {
                 submitted: Some(submitted),
+                thread: Some(thread),
             },
             Err(e) => {
                 log::warn!("no GPU wait thread ({e}): readbacks land with the next frame");
-                Self { submitted: None }
+                Self {
+                    submitted: None,
+                    thread: None,
+                }
             }
         }
     }

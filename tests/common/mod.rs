@@ -3,8 +3,8 @@
 
 pub mod pipeline;
 
+use histoplay::cli::still::{self, RgbaImage};
 use histoplay::gpu::GpuContext;
-use histoplay::still::{self, RgbaImage};
 use std::path::PathBuf;
 
 pub fn repo_path(relative: &str) -> PathBuf {

@@ -1,9 +1,9 @@
 //! The player's frame pipeline without a window: decode thread, ring, converter and histogram
 //! engine, each frame's histogram read back for the test to check.
 
+use histoplay::engine::histogram::Histogram;
+use histoplay::engine::{EngineConfig, HistogramEngine};
 use histoplay::gpu::GpuContext;
-use histoplay::histogram::Histogram;
-use histoplay::passes::histogram::{EngineConfig, HistogramEngine};
 use histoplay::pipeline::FramePipeline;
 use histoplay::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame, DEFAULT_CACHE_BYTES};
 use histoplay::video::source::{SeekTarget, VideoSource};

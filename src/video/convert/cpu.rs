@@ -1,4 +1,4 @@
-//! The CPU twin of shaders/convert.wgsl, function for function.
+//! The CPU twin of shaders/video/convert.wgsl, function for function.
 
 use super::gpu::Kernel;
 use super::*;

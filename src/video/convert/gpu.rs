@@ -76,7 +76,7 @@ impl PlaneTextures {
     }
 }
 
-/// One entry point of shaders/convert.wgsl per kind of plane layout.
+/// One entry point of shaders/video/convert.wgsl per kind of plane layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Kernel {
     Yuv,

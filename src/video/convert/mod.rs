@@ -13,12 +13,12 @@ pub use gpu::{ConvertBinding, ConvertPass, PlaneTextures};
 use super::format::{ColorSpec, FrameFormat, PlaneData, PlaneLayout, Range};
 use thiserror::Error;
 
-/// Sums are in 2^-FRAC_BITS of an output code (twin of FRAC_BITS in shaders/convert.wgsl):
+/// Sums are in 2^-FRAC_BITS of an output code (twin of FRAC_BITS in shaders/video/convert.wgsl):
 /// coefficients are exact to about 1e-6 of a code and the largest sum stays under 2^30.
 pub const FRAC_BITS: u32 = 20;
 /// Samples enter the matrix in eighths of a code, because the chroma filter's weights total 8.
 const SAMPLE_EIGHTHS: i32 = 8;
-/// The `@workgroup_size` of every entry point in shaders/convert.wgsl.
+/// The `@workgroup_size` of every entry point in shaders/video/convert.wgsl.
 const WORKGROUP: [u32; 2] = [32, 4];
 
 #[derive(Debug, Error)]
@@ -57,7 +57,7 @@ pub enum ConvertError {
     },
 }
 
-/// Twin of `Row` in shaders/convert.wgsl: one output channel as a weighted sum of Y, Cb and Cr,
+/// Twin of `Row` in shaders/video/convert.wgsl: one output channel as a weighted sum of Y, Cb and Cr,
 /// each in eighths of a code, plus a bias, all in 2^-FRAC_BITS of an output code.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -68,7 +68,7 @@ pub struct Row {
     pub bias: i32,
 }
 
-/// Twin of `ConvertParams` in shaders/convert.wgsl; constant for a stream, so made in `bind`.
+/// Twin of `ConvertParams` in shaders/video/convert.wgsl; constant for a stream, so made in `bind`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ConvertParams {

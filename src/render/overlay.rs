@@ -2,9 +2,9 @@
 //! scale, with no readback.
 
 use crate::gpu::shaders::{self, layout};
-use crate::layout::Rect;
+use crate::render::layout::Rect;
 
-/// Twin of `OverlayUniforms` in shaders/overlay.wgsl.
+/// Twin of `OverlayUniforms` in shaders/render/overlay.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct OverlayUniforms {

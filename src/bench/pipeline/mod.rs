@@ -6,13 +6,13 @@
 mod navigation;
 mod open;
 
+use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
-use crate::passes::histogram::{EngineConfig, HistogramEngine};
-use crate::passes::picture::Orientation;
 use crate::pipeline::FramePipeline;
 use crate::player::stats::percentile;
-use crate::scene::{Scene, SceneRenderer, ViewOptions};
+use crate::render::picture::Orientation;
+use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
 use crate::video::ring::RING_SLOTS;
 use crate::video::source::{SeekTarget, VideoSource};

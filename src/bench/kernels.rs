@@ -2,13 +2,13 @@
 //! equal to the CPU reference before it is timed; GPU time comes from timestamp queries where the
 //! adapter has them, wall-clock time otherwise.
 
+use crate::bench::variants::{self, GpuVariant, Production, VariantKind};
+use crate::cli::still::RgbaImage;
+use crate::engine::histogram::{self, Histogram};
+use crate::engine::{EngineConfig, Merge, Stage};
 use crate::gpu::shaders::{self, layout};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
-use crate::histogram::{self, Histogram};
-use crate::passes::histogram::{EngineConfig, Merge, Stage};
-use crate::still::RgbaImage;
-use crate::variants::{self, GpuVariant, Production, VariantKind};
 use std::io::Write;
 use std::time::{Duration, Instant};
 use thiserror::Error;

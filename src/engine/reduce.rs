@@ -3,7 +3,7 @@
 
 use crate::gpu::shaders::{self, layout, Header};
 
-/// One step's uniforms. Twin of `ReduceStep` in shaders/reduce.wgsl and article_reduce.wgsl.
+/// One step's uniforms. Twin of `ReduceStep` in shaders/engine/reduce.wgsl and article_reduce.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ReduceStep {

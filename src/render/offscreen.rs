@@ -1,11 +1,11 @@
 //! Offscreen rendering: the player's picture with its histogram overlay, into a PNG-ready
 //! RGBA8 buffer. Backs the `render` command and the snapshot tests.
 
+use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
-use crate::passes::histogram::{EngineConfig, HistogramEngine};
-use crate::passes::picture::Orientation;
-use crate::scene::{SceneRenderer, ViewOptions};
+use crate::render::picture::Orientation;
+use crate::render::scene::{SceneRenderer, ViewOptions};
 
 /// Renders an RGBA8 picture fitted into `size` with its histograms, and returns the pixels.
 pub fn render_picture(

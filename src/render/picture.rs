@@ -1,9 +1,9 @@
 //! The picture pass: draws a frame texture into its fitted rectangle.
 
 use crate::gpu::shaders::{self, layout};
-use crate::layout::Rect;
+use crate::render::layout::Rect;
 
-/// Twin of `PictureUniforms` in shaders/picture.wgsl.
+/// Twin of `PictureUniforms` in shaders/render/picture.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct PictureUniforms {

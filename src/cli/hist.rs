@@ -2,13 +2,13 @@
 //! JSON Lines or CSV. Frames go through the same decode thread, ring, converter and histogram
 //! engine as in the player; results come back through a ring of mapped buffers.
 
+use crate::cli::progress::Progress;
+use crate::cli::report::{self, FrameReport};
+use crate::engine::histogram::{self, Histogram};
+use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::readback::ReadbackRing;
 use crate::gpu::{GpuContext, GpuError};
-use crate::histogram::{self, Histogram};
-use crate::passes::histogram::{EngineConfig, HistogramEngine};
 use crate::pipeline::FramePipeline;
-use crate::progress::Progress;
-use crate::report::{self, FrameReport};
 use crate::video::convert::convert_cpu;
 use crate::video::decoder::{DecodeThread, DecoderEvent};
 use crate::video::ring::RING_SLOTS;
@@ -186,14 +186,14 @@ fn frames_to_do(source: &VideoSource, range: FrameRange) -> Option<u64> {
 }
 
 /// Frame `frame` of a video as RGBA, by the CPU twin of the GPU conversion (the same pixels).
-pub fn frame_rgba(mut source: VideoSource, frame: u64) -> Result<crate::still::RgbaImage, ClipError> {
+pub fn frame_rgba(mut source: VideoSource, frame: u64) -> Result<crate::cli::still::RgbaImage, ClipError> {
     source.set_exact_numbers(true);
     check_in_range(&source, frame)?;
     seek_to_frame(&mut source, frame);
     let format = source.info.format;
     while let Some(decoded) = source.next_frame()? {
         if decoded.index == frame {
-            return Ok(crate::still::RgbaImage {
+            return Ok(crate::cli::still::RgbaImage {
                 width: format.width,
                 height: format.height,
                 pixels: convert_cpu(&format, &decoded.planes(format.layout)),

@@ -60,7 +60,7 @@ impl ChunkShape {
     }
 }
 
-/// Twin of `ChunkParams` in shaders/chunk.wgsl.
+/// Twin of `ChunkParams` in shaders/engine/chunk.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ChunkParams {
@@ -69,7 +69,7 @@ pub struct ChunkParams {
     pub _pad: [u32; 2],
 }
 
-/// How the chunk pass ends: which entry point of shaders/chunk.wgsl runs.
+/// How the chunk pass ends: which entry point of shaders/engine/chunk.wgsl runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChunkEnding {
     /// `count_merge`: add the counts into the frame's totals; the last workgroup writes the

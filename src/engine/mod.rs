@@ -4,12 +4,17 @@
 //! fallback where workgroup memory is too small for that, and the bench's comparison. Either way
 //! the result stays on the GPU (`histogram` and `scale`) for the overlay.
 
-use super::chunk::{ChunkEnding, ChunkParams, ChunkPass, ChunkShape};
-use super::reduce::{ReduceKind, ReducePass, ReduceSteps};
-use super::scale::{HistogramScale, ScaleParams, ScalePass};
+pub mod chunk;
+pub mod histogram;
+pub mod reduce;
+pub mod scale;
+
+use crate::engine::histogram::Histogram;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
-use crate::histogram::Histogram;
+use chunk::{ChunkEnding, ChunkParams, ChunkPass, ChunkShape};
+use reduce::{ReduceKind, ReducePass, ReduceSteps};
+use scale::{HistogramScale, ScaleParams, ScalePass};
 use wgpu::util::DeviceExt;
 
 /// How the chunks' counts become the frame's histogram.

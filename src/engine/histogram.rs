@@ -1,5 +1,5 @@
 //! The one definition of histoplay's histograms, and the CPU reference every GPU path is tested
-//! against. `shaders/histogram_common.wgsl` is the WGSL twin of the bin functions here.
+//! against. `shaders/engine/histogram_common.wgsl` is the WGSL twin of the bin functions here.
 
 use thiserror::Error;
 
@@ -125,7 +125,7 @@ pub fn histogram_rgba(rgba: &[u8], bins: u32) -> Histogram {
 }
 
 /// The articles' display scale per channel: max(1/max_bin, 0.2·N/pixel_count).
-/// Mirrors `shaders/scale.wgsl`, in the same f32 operations.
+/// Mirrors `shaders/engine/scale.wgsl`, in the same f32 operations.
 pub fn display_scale(hist: &Histogram, pixel_count: u32) -> [f32; 4] {
     let floor = 0.2 * hist.bins() as f32 / pixel_count as f32;
     hist.max_per_channel().map(|m| (1.0 / m as f32).max(floor))

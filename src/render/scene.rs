@@ -1,10 +1,10 @@
 //! One render pass that draws the fitted picture with the two histogram quads over it, used by
 //! the window and by the offscreen `render` command alike.
 
-use crate::layout::{fit_picture, histogram_quads, Fit};
-use crate::passes::histogram::HistogramTarget;
-use crate::passes::overlay::{OverlayPass, OverlayQuad, QuadChannels};
-use crate::passes::picture::{Orientation, PictureBinding, PicturePass};
+use crate::engine::HistogramTarget;
+use crate::render::layout::{fit_picture, histogram_quads, Fit};
+use crate::render::overlay::{OverlayPass, OverlayQuad, QuadChannels};
+use crate::render::picture::{Orientation, PictureBinding, PicturePass};
 
 /// Which histogram quads are drawn; `h` in the player cycles through them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! The `hist` command's output formats. JSON Lines is a public interface: keep it stable.
 
-use crate::histogram::Histogram;
+use crate::engine::histogram::Histogram;
 use std::io::{self, Write};
 
 /// One frame's histogram with where it came from.

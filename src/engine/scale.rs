@@ -3,7 +3,7 @@
 
 use crate::gpu::shaders::{self, layout, Header};
 
-/// Twin of `ScaleParams` in shaders/scale.wgsl.
+/// Twin of `ScaleParams` in shaders/engine/scale.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ScaleParams {
@@ -11,7 +11,7 @@ pub struct ScaleParams {
     pub _pad: [u32; 3],
 }
 
-/// Twin of `HistogramScale` in shaders/histogram_common.wgsl: what the overlay draws with.
+/// Twin of `HistogramScale` in shaders/engine/histogram_common.wgsl: what the overlay draws with.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct HistogramScale {

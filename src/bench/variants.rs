@@ -2,13 +2,13 @@
 //! interface so the bench can time them and the tests can check each against the CPU reference.
 //! Each is built once for a frame size; `encode` records one full computation.
 
+use crate::engine::histogram::Histogram;
+use crate::engine::reduce::{ReduceKind, ReducePass, ReduceSteps};
+use crate::engine::scale::HistogramScale;
+use crate::engine::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding, Stage};
 use crate::gpu::shaders::{self, layout, Header};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
-use crate::histogram::Histogram;
-use crate::passes::histogram::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding, Stage};
-use crate::passes::reduce::{ReduceKind, ReducePass, ReduceSteps};
-use crate::passes::scale::HistogramScale;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VariantKind {

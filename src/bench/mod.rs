@@ -1,0 +1,9 @@
+//! Measurements: the articles' kernels against histoplay's engine (`bench`), the whole frame
+//! pipeline and navigation (`bench-pipeline`), sound against picture (`bench-av`), and the clips
+//! they run on (`make-clip`).
+
+pub mod av;
+pub mod clips;
+pub mod kernels;
+pub mod pipeline;
+pub mod variants;
