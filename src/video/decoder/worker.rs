@@ -1,214 +1,14 @@
-//! The decode thread: decodes ahead into a bounded ring of GPU plane textures, uploading each
-//! frame from this thread, and answers seeks. A generation number tags every frame so the
-//! consumer can drop frames decoded before its latest seek.
-//!
-//! Decoded frames also go into a cache (`cache.rs`) within a memory budget, so steps back and
-//! forth are answered without decoding. A seek shows the keyframe it starts from as a preview
-//! before the exact frame; while paused the thread fills the cache with the frames before the
-//! one shown, so stepping back keeps being instant across GOP boundaries. Work goes one frame
-//! at a time, with commands read in between: a newer seek replaces an older one at once.
+//! The decode thread's side: one frame of work at a time (landing a seek, following on,
+//! filling the cache behind the frame shown while paused), with commands read in between.
 
-use super::cache::FrameCache;
-use super::convert::PlaneTextures;
-use super::index::FrameIndex;
-use super::source::{CatchUp, DecodedFrame, SeekTarget, VideoInfo, VideoSource};
+use super::{Command, DecoderEvent, ReadyFrame, LANDING_ATTEMPTS, PAUSED_AHEAD, SEEK_KEEP_BYTES, SEEK_KEEP_FRAMES};
+use crate::video::cache::FrameCache;
+use crate::video::convert::PlaneTextures;
+use crate::video::index::FrameIndex;
+use crate::video::source::{CatchUp, DecodedFrame, SeekTarget, VideoSource};
 use std::collections::VecDeque;
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
-use std::time::Duration;
-
-/// The default memory budget for decoded frames kept for steps (`--cache-size`).
-pub const DEFAULT_CACHE_BYTES: usize = 1 << 30;
-/// Frames decoded ahead of the one shown while paused: enough for an instant step forward,
-/// few enough that a step back doesn't pay for uploads it throws away.
-const PAUSED_AHEAD: usize = 1;
-/// Frames before an exact seek's target that are decoded in full and kept, so the first steps
-/// back from where a seek landed are instant (the paused fill takes over from there): up to 24,
-/// and no more than 48 MiB of them, since each one lengthens the seek (4 frames at 4K).
-const SEEK_KEEP_FRAMES: u64 = 24;
-const SEEK_KEEP_BYTES: u64 = 48 << 20;
-/// How many times a seek that landed after its target goes further back (1, 2, 4 ... s) before
-/// starting from the beginning.
-const LANDING_ATTEMPTS: u32 = 6;
-
-/// A frame uploaded into ring slot `slot`, ready for the GPU passes.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ReadyFrame {
-    pub slot: usize,
-    pub index: u64,
-    /// Whether `index` is exact or estimated (the index hasn't read that far yet).
-    pub exact: bool,
-    pub pts: i64,
-    pub seconds: f64,
-    pub generation: u64,
-    /// The keyframe a seek decodes from, shown while the exact frame is on its way.
-    pub preview: bool,
-}
-
-#[derive(Debug, PartialEq)]
-pub enum DecoderEvent {
-    Frame(ReadyFrame),
-    /// No frames after the last one sent for this generation.
-    EndOfStream {
-        generation: u64,
-    },
-    /// Decoding stopped on an error (already described in the message).
-    Failed {
-        generation: u64,
-        message: String,
-    },
-}
-
-enum Command {
-    Release(usize),
-    Seek { target: SeekTarget, generation: u64 },
-    Paused(bool),
-    Stop,
-}
-
-/// The consumer's handle on the decode thread.
-pub struct DecodeThread {
-    pub info: VideoInfo,
-    index: Arc<FrameIndex>,
-    commands: Sender<Command>,
-    events: Receiver<DecoderEvent>,
-    generation: u64,
-    paused: bool,
-    handle: Option<std::thread::JoinHandle<()>>,
-}
-
-impl DecodeThread {
-    /// Starts decoding from the first frame into `slots` (the ring), keeping up to
-    /// `cache_bytes` of decoded frames for steps.
-    pub fn spawn(source: VideoSource, queue: wgpu::Queue, slots: Vec<Arc<PlaneTextures>>, cache_bytes: usize) -> Self {
-        Self::spawn_notifying(source, queue, slots, cache_bytes, Box::new(|| {}))
-    }
-
-    /// As `spawn`, calling `notify` after each event it sends, so a consumer that sleeps (an
-    /// event loop) can wake for it instead of polling.
-    pub fn spawn_notifying(
-        source: VideoSource,
-        queue: wgpu::Queue,
-        slots: Vec<Arc<PlaneTextures>>,
-        cache_bytes: usize,
-        notify: Box<dyn Fn() + Send>,
-    ) -> Self {
-        let info = source.info.clone();
-        let index = Arc::clone(source.index());
-        let (commands, command_rx) = mpsc::channel();
-        let (event_tx, events) = mpsc::channel();
-        let ticks_per_frame =
-            (info.frame_duration * f64::from(info.time_base.1) / f64::from(info.time_base.0)).max(1.0);
-        let end_pts = match info.duration {
-            d if d > 0.0 => info.start_pts.unwrap_or(0).saturating_add(info.pts_at(d + 1.0)),
-            _ => i64::MAX / 4,
-        };
-        let worker = Worker {
-            source,
-            index: Arc::clone(&index),
-            queue,
-            free: (0..slots.len()).collect(),
-            slots,
-            commands: command_rx,
-            events: event_tx,
-            notify,
-            generation: 0,
-            cache: FrameCache::new(cache_bytes),
-            task: Task::Land(Landing::first_frame()),
-            fill: None,
-            filled_for: None,
-            cursor: None,
-            paused: false,
-            decoder_ended: false,
-            frame_bytes: 0,
-            ticks_per_frame,
-            end_pts,
-        };
-        let handle = std::thread::Builder::new()
-            .name("histoplay decode".into())
-            .spawn(move || worker.run())
-            .map_err(|e| log::error!("cannot start the decode thread: {e}"))
-            .ok();
-        Self {
-            info,
-            index,
-            commands,
-            events,
-            generation: 0,
-            paused: false,
-            handle,
-        }
-    }
-
-    /// The stream's frame index, filling in the background.
-    pub fn index(&self) -> &Arc<FrameIndex> {
-        &self.index
-    }
-
-    /// The generation of frames that answer the latest seek.
-    pub fn generation(&self) -> u64 {
-        self.generation
-    }
-
-    /// Asks for `target`; frames of older generations that arrive afterwards are stale.
-    pub fn seek(&mut self, target: SeekTarget) -> u64 {
-        self.generation += 1;
-        let _ = self.commands.send(Command::Seek {
-            target,
-            generation: self.generation,
-        });
-        self.generation
-    }
-
-    /// Playback paused or resumed: paused, the thread decodes only a little ahead and fills the
-    /// cache with the frames before the one shown instead.
-    pub fn set_paused(&mut self, paused: bool) {
-        if paused != self.paused {
-            self.paused = paused;
-            let _ = self.commands.send(Command::Paused(paused));
-        }
-    }
-
-    /// Gives a ring slot back once the GPU work that reads it has been submitted.
-    pub fn release(&self, slot: usize) {
-        let _ = self.commands.send(Command::Release(slot));
-    }
-
-    pub fn try_event(&self) -> Option<DecoderEvent> {
-        self.events.try_recv().ok()
-    }
-
-    /// Waits up to `timeout` for the next event; None on timeout or when the thread is gone.
-    pub fn event_timeout(&self, timeout: Duration) -> Option<DecoderEvent> {
-        self.events.recv_timeout(timeout).ok()
-    }
-
-    /// The next current-generation event, releasing the slots of stale frames on the way.
-    pub fn next_current(&self, timeout: Duration) -> Option<DecoderEvent> {
-        let deadline = std::time::Instant::now() + timeout;
-        loop {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            let event = self.event_timeout(left)?;
-            match &event {
-                DecoderEvent::Frame(f) if f.generation != self.generation => self.release(f.slot),
-                DecoderEvent::EndOfStream { generation } | DecoderEvent::Failed { generation, .. }
-                    if *generation != self.generation => {}
-                _ => return Some(event),
-            }
-        }
-    }
-}
-
-impl Drop for DecodeThread {
-    /// Stops the thread and waits for it: it finishes the frame in hand (a few milliseconds),
-    /// then lets go of the GPU and the file. The player drops files off its UI thread.
-    fn drop(&mut self) {
-        let _ = self.commands.send(Command::Stop);
-        if let Some(handle) = self.handle.take() {
-            let _ = handle.join();
-        }
-    }
-}
 
 /// A decode run headed for one frame: the last at or before `limit`.
 #[derive(Clone, Copy, Debug)]
@@ -265,7 +65,7 @@ enum Progress {
     Idle,
 }
 
-struct Worker {
+pub(super) struct Worker {
     source: VideoSource,
     index: Arc<FrameIndex>,
     queue: wgpu::Queue,
@@ -294,7 +94,46 @@ struct Worker {
 }
 
 impl Worker {
-    fn run(mut self) {
+    pub(super) fn new(
+        source: VideoSource,
+        queue: wgpu::Queue,
+        slots: Vec<Arc<PlaneTextures>>,
+        cache_bytes: usize,
+        commands: Receiver<Command>,
+        events: Sender<DecoderEvent>,
+        notify: Box<dyn Fn() + Send>,
+    ) -> Self {
+        let info = &source.info;
+        let ticks_per_frame =
+            (info.frame_duration * f64::from(info.time_base.1) / f64::from(info.time_base.0)).max(1.0);
+        let end_pts = match info.duration {
+            d if d > 0.0 => info.start_pts.unwrap_or(0).saturating_add(info.pts_at(d + 1.0)),
+            _ => i64::MAX / 4,
+        };
+        Self {
+            index: Arc::clone(source.index()),
+            source,
+            queue,
+            free: (0..slots.len()).collect(),
+            slots,
+            commands,
+            events,
+            notify,
+            generation: 0,
+            cache: FrameCache::new(cache_bytes),
+            task: Task::Land(Landing::first_frame()),
+            fill: None,
+            filled_for: None,
+            cursor: None,
+            paused: false,
+            decoder_ended: false,
+            frame_bytes: 0,
+            ticks_per_frame,
+            end_pts,
+        }
+    }
+
+    pub(super) fn run(mut self) {
         loop {
             // Commands first: a seek storm only ever acts on the latest request.
             while let Ok(command) = self.commands.try_recv() {
