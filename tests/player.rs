@@ -72,8 +72,23 @@ fn keys_drive_playback_and_the_window_shows_the_frame_and_its_histogram() {
         "histoplay — grey-cycle.mp4"
     );
     player.wait_present("playback", 0, |p| p.new_frame && !p.paused && p.frame >= Some(5));
+    let (frame, shot) = space_pauses_and_the_paused_window_sleeps(&player);
+    steps_go_one_frame_each_way(&player, frame, &shot);
+    h_cycles_the_histogram_quads(&player, grey(frame));
+    exact_seeks_land_on_their_frame(&player, frame);
+    s_saves_what_is_on_screen(&player);
+    the_seek_bar_and_the_wheel_seek(&x, &player);
+    the_window_resizes_and_contain_letterboxes(&x, &player);
+    playing_the_osd_fades_and_the_window_may_hide(&x, &player);
+    // `q` quits cleanly.
+    player.key("q");
+    let status = player.wait_exit();
+    assert!(status.success(), "q exits with {status}");
+}
 
-    // Space pauses; then nothing is drawn at all, and the picture is the paused frame's.
+/// Space pauses; then nothing is drawn at all, and the picture is the paused frame's. Returns
+/// the frame and the window's pixels.
+fn space_pauses_and_the_paused_window_sleeps(player: &Player) -> (u64, Image) {
     let before = player.key("space");
     player.wait_present("the pause", before, |p| p.paused);
     let idle = player.wait_idle(Duration::from_millis(700));
@@ -102,8 +117,13 @@ fn keys_drive_playback_and_the_window_shows_the_frame_and_its_histogram() {
     );
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(player.capture().rgba, shot.rgba, "the paused picture changed");
+    (frame, shot)
+}
 
-    // `.` steps forward: the next frame, picture and histogram together, still paused.
+/// `.` steps forward: the next frame, picture and histogram together, still paused; `,` steps
+/// back to the very same pixels.
+fn steps_go_one_frame_each_way(player: &Player, frame: u64, shot: &Image) {
+    let [rgb, _] = histogram_quads();
     let before = player.key("period");
     let step = player.wait_present("a step", before, |p| p.new_frame);
     assert_eq!((step.frame, step.paused), (Some(frame + 1), true));
@@ -123,9 +143,11 @@ fn keys_drive_playback_and_the_window_shows_the_frame_and_its_histogram() {
             "stepping back did not restore the frame"
         );
     }
+}
 
-    // `h` cycles the quads: RGB only, L only, none, both.
-    let level = grey(frame);
+/// `h` cycles the quads: RGB only, L only, none, both.
+fn h_cycles_the_histogram_quads(player: &Player, level: [u8; 3]) {
+    let [rgb, l] = histogram_quads();
     let capture_after_h = || {
         let before = player.key("h");
         player.wait_present("a redraw", before, |_| true);
@@ -144,32 +166,40 @@ fn keys_drive_playback_and_the_window_shows_the_frame_and_its_histogram() {
     let both = capture_after_h();
     assert_quad(&both, rgb, level, RGB_BAR, "both again");
     assert_quad(&both, l, level, L_BAR, "both again");
+}
 
-    // Exact seeks land on their frame, perhaps after showing the keyframe they decode from (GOPs
-    // are 30 frames); the picture follows.
-    let seek = |key: &str, expect: u64| {
-        let before = player.key(key);
-        let p = player.wait_present(key, before, |p| p.new_frame && !p.preview);
-        for shown in player.presents()[before..].iter().filter(|p| p.preview) {
-            let keyframe = shown.frame.unwrap();
-            assert!(
-                keyframe <= expect && keyframe % 30 == 0,
-                "{key}: preview of frame {keyframe}"
-            );
-        }
-        assert_eq!(p.frame, Some(expect), "{key}");
-        assert!(p.paused, "a seek keeps the pause");
-        player.wait_idle(Duration::from_millis(200));
-        assert_eq!(player.capture().picture(), grey(expect), "picture after {key}");
-    };
-    seek("shift+Right", frame + 30);
-    seek("End", common::CYCLE_FRAMES - 1);
-    seek("Left", common::CYCLE_FRAMES - 1 - 150);
-    seek("shift+Left", common::CYCLE_FRAMES - 1 - 180);
-    seek("Home", 0);
-    seek("Right", 150);
+/// Exact seeks land on their frame, perhaps after showing the keyframe they decode from (GOPs
+/// are 30 frames); the picture follows.
+fn seek(player: &Player, key: &str, expect: u64) {
+    let before = player.key(key);
+    let p = player.wait_present(key, before, |p| p.new_frame && !p.preview);
+    for shown in player.presents()[before..].iter().filter(|p| p.preview) {
+        let keyframe = shown.frame.unwrap();
+        assert!(
+            keyframe <= expect && keyframe % 30 == 0,
+            "{key}: preview of frame {keyframe}"
+        );
+    }
+    assert_eq!(p.frame, Some(expect), "{key}");
+    assert!(p.paused, "a seek keeps the pause");
+    player.wait_idle(Duration::from_millis(200));
+    assert_eq!(player.capture().picture(), grey(expect), "picture after {key}");
+}
 
-    // `s` writes what is on screen, named after the file, position and frame.
+/// The keys' exact seeks from the paused `frame`: Shift+Right, End, Left, Shift+Left, Home,
+/// Right.
+fn exact_seeks_land_on_their_frame(player: &Player, frame: u64) {
+    seek(player, "shift+Right", frame + 30);
+    seek(player, "End", common::CYCLE_FRAMES - 1);
+    seek(player, "Left", common::CYCLE_FRAMES - 1 - 150);
+    seek(player, "shift+Left", common::CYCLE_FRAMES - 1 - 180);
+    seek(player, "Home", 0);
+    seek(player, "Right", 150);
+}
+
+/// `s` writes what is on screen, named after the file, position and frame.
+fn s_saves_what_is_on_screen(player: &Player) {
+    let [rgb, l] = histogram_quads();
     let before = player.key("s");
     player.wait_present("the screenshot frame", before, |_| true);
     let png = player.dir.join("grey-cycle-00m05.000s-f150.png");
@@ -183,9 +213,12 @@ fn keys_drive_playback_and_the_window_shows_the_frame_and_its_histogram() {
     assert_eq!(saved.picture(), grey(150));
     assert_quad(&saved, rgb, grey(150), RGB_BAR, "screenshot's RGB quad");
     assert_quad(&saved, l, grey(150), L_BAR, "screenshot's L quad");
+}
 
-    // The seek bar, found by its played part (opaque blue): a click seeks exactly there (frame
-    // 318 is no keyframe: GOPs are 30), a drag seeks as it goes and exactly where it ends.
+/// The seek bar, found by its played part (opaque blue): a click seeks exactly there (frame 318
+/// is no keyframe: GOPs are 30), a drag seeks as it goes and exactly where it ends; the wheel
+/// seeks 5 s exactly.
+fn the_seek_bar_and_the_wheel_seek(x: &Xvfb, player: &Player) {
     let bar = player.capture();
     let played: Vec<(u32, u32)> = (0..bar.height)
         .flat_map(|y| (0..bar.width).map(move |x| (x, y)))
@@ -238,10 +271,14 @@ fn keys_drive_playback_and_the_window_shows_the_frame_and_its_histogram() {
     let here = dropped.frame.unwrap();
     wheel("5", here - 150);
     wheel("4", here);
-    seek("Home", 0);
-    seek("Right", 150);
+    seek(player, "Home", 0);
+    seek(player, "Right", 150);
+}
 
-    // Resize: the surface follows, and the quads are laid out for the new size.
+/// The surface follows a resize and the quads are laid out for the new size; `c` contains the
+/// 4:3 picture with black bars at the sides, cover fills.
+fn the_window_resizes_and_contain_letterboxes(x: &Xvfb, player: &Player) {
+    let [rgb, _] = histogram_quads();
     x.xdotool(&["windowsize", &player.window, "800", "450"]);
     let resized = player.wait_present("a frame at 800x450", 0, |p| p.size == (800, 450));
     assert!(resized.paused);
@@ -257,8 +294,12 @@ fn keys_drive_playback_and_the_window_shows_the_frame_and_its_histogram() {
     let contained = player.capture();
     assert_eq!(contained.at(4, 100), [0, 0, 0], "contain letterboxes");
     assert_eq!(contained.at(400, 100), grey(150));
+}
 
-    // Play on: the OSD fades when untouched, and frames advance at the clip's pace.
+/// Playing, the OSD fades when untouched and frames advance at the clip's pace; minimizing and
+/// unmapping the window don't stop the player, which draws again when back; `f` and Escape go
+/// fullscreen and back (without a window manager nothing visible changes).
+fn playing_the_osd_fades_and_the_window_may_hide(x: &Xvfb, player: &Player) {
     let before = player.key("space");
     let resumed = player.wait_present("playing again", before, |p| p.new_frame && !p.paused);
     let faded = player.poll("the OSD to fade", || {
@@ -283,11 +324,6 @@ fn keys_drive_playback_and_the_window_shows_the_frame_and_its_histogram() {
     // `f` and Escape: fullscreen and back (without a window manager nothing visible changes).
     player.key("f");
     player.key("Escape");
-
-    // `q` quits cleanly.
-    player.key("q");
-    let status = player.wait_exit();
-    assert!(status.success(), "q exits with {status}");
 }
 
 #[test]
