@@ -16,6 +16,7 @@ use histoplay::player::{self, PlayerOptions};
 use histoplay::render::layout::Fit;
 use histoplay::render::offscreen;
 use histoplay::render::scene::{Quads, ViewOptions};
+use histoplay::video::source::hardware::{self, Hwdec};
 use histoplay::video::source::VideoSource;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -50,6 +51,11 @@ struct Cli {
     /// part of it that names one; the log (RUST_LOG=info) says which was chosen.
     #[arg(long)]
     audio_device: Option<String>,
+    /// Decoding on the GPU's video decoder (NVDEC, VA-API), for 8-bit 4:2:0 video: `auto` above
+    /// 1080p, `yes` at any size, `nvdec` or `vaapi` to pick one, `no` for software only. The
+    /// pictures are the same either way.
+    #[arg(long, global = true, value_enum, default_value = "auto")]
+    hwdec: Hwdec,
 }
 
 #[derive(Subcommand)]
@@ -288,6 +294,7 @@ fn main() -> ExitCode {
     let default_filter = "warn,wgpu_hal::vulkan::instance=off,wgpu_hal::gles=off";
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(default_filter)).init();
     let cli = Cli::parse();
+    hardware::set_preference(cli.hwdec);
     let result = match cli.command {
         Some(command) => run(command),
         None => play(

@@ -225,3 +225,73 @@ fn render_draws_the_asked_frame_of_a_video() {
     ]);
     assert!(String::from_utf8_lossy(&past.stderr).starts_with("error: frame 90 is past the end"));
 }
+
+/// Seeks that keep the decoder's state (as with a hardware decoder, where a flush costs a new
+/// decoder) land on the same frames as sequential decoding, and no frame of the run before a
+/// seek leaks into the next: B-frames keep frames in the decoder when each seek is asked for.
+/// Closed GOPs (IDR keyframes) and open ones (I keyframes with leading B-frames).
+#[test]
+fn seeks_without_a_flush_show_no_stale_frame() {
+    use histoplay::video::source::VideoSource;
+    // FFmpeg's H.264 decoder loses a frame after a seek into the last GOP of an open-GOP
+    // stream (`ffmpeg -ss` too), so the open GOPs are sought before it.
+    let closed = [50usize, 13, 12, 11, 89, 0, 37, 36, 35, 24, 60, 5, 5, 70, 47];
+    let open = [50usize, 13, 12, 11, 83, 0, 37, 36, 35, 24, 60, 5, 5, 70, 47];
+    for (path, targets) in [
+        (common::grey_ramp_bframes(), closed),
+        (common::grey_ramp_open_gop(), open),
+    ] {
+        let mut sequential = VideoSource::open(&path).expect("opens");
+        sequential.set_exact_numbers(true);
+        let mut pts = Vec::new();
+        while let Some(frame) = sequential.next_frame().expect("decodes") {
+            assert_eq!(frame.index, pts.len() as u64);
+            assert_eq!(frame.frame.data(0)[0], common::ramp_luma(frame.index));
+            pts.push(frame.pts);
+        }
+        assert_eq!(pts.len(), 90, "{}", path.display());
+
+        let mut source = VideoSource::open(&path).expect("opens");
+        source.set_exact_numbers(true);
+        source.set_keep_decoder_on_seek(true);
+        for k in targets {
+            // As the decode thread does: a seek that lands after the target (a leading frame
+            // of an open GOP, which the demuxer places after its keyframe) goes back further.
+            let mut from = pts[k];
+            let (landed, shown) = 'landing: loop {
+                source.seek_before(from);
+                let mut shown = Vec::new();
+                loop {
+                    let frame = source
+                        .next_frame()
+                        .expect("decodes")
+                        .expect("a frame after the keyframe");
+                    if shown.is_empty() && frame.pts > pts[k] {
+                        from = i64::MIN / 2;
+                        continue 'landing;
+                    }
+                    shown.push(frame.index);
+                    if frame.pts >= pts[k] {
+                        break 'landing (frame, shown);
+                    }
+                }
+            };
+            let what = format!("{}: seek to {k}, shown {shown:?}", path.display());
+            assert_eq!((landed.index, landed.pts), (k as u64, pts[k]), "{what}");
+            // The frames on the way are the ones after a keyframe (GOP 12), in order: nothing
+            // from before the seek.
+            assert_eq!(shown[0] % 12, 0, "{what}");
+            assert_eq!(shown, (shown[0]..=k as u64).collect::<Vec<_>>(), "{what}");
+            assert_eq!(landed.frame.data(0)[0], common::ramp_luma(k as u64), "{what}");
+            // Read on a little, leaving frames inside the decoder for the next seek.
+            for n in k + 1..(k + 3).min(90) {
+                let frame = source.next_frame().expect("decodes").expect("a frame");
+                assert_eq!(
+                    (frame.index, frame.frame.data(0)[0]),
+                    (n as u64, common::ramp_luma(n as u64)),
+                    "{what}"
+                );
+            }
+        }
+    }
+}

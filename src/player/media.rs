@@ -106,12 +106,13 @@ impl Media {
             notify,
         );
         log::info!(
-            "{}: {}x{} {} ({}), {:.3} s, about {} frames",
+            "{}: {}x{} {} ({}, {} decoding), {:.3} s, about {} frames",
             info.path.display(),
             width,
             height,
             info.codec,
             info.pixel_format,
+            info.hwdec.unwrap_or("software"),
             info.duration,
             index.estimated_count.map_or("?".to_string(), |n| n.to_string())
         );

@@ -129,6 +129,20 @@ pub fn grey_ramp_bframes() -> PathBuf {
     )
 }
 
+/// The grey ramp in open GOPs: its keyframes after the first are I pictures that are not IDR,
+/// with B-frames before them (in display order) that reference the GOP before.
+pub fn grey_ramp_open_gop() -> PathBuf {
+    fixture(
+        "grey-ramp-open-gop.mp4",
+        &ramp_args(&[
+            "-qp",
+            "4",
+            "-x264-params",
+            "open-gop=1:scenecut=0:b-adapt=0:b-pyramid=normal",
+        ]),
+    )
+}
+
 /// Luma of grey-ramp frame n.
 pub fn ramp_luma(n: u64) -> u8 {
     (16 + 2 * n) as u8

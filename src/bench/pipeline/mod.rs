@@ -269,12 +269,13 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     let count = pipeline.decoder.index().wait_complete();
     writeln!(
         out,
-        "file: {} ({} {}x{} {}, {} frames, {:.2} s)",
+        "file: {} ({} {}x{} {}, {} decoding, {} frames, {:.2} s)",
         path.display(),
         info.codec,
         info.format.width,
         info.format.height,
         info.pixel_format,
+        info.hwdec.unwrap_or("software"),
         count.map_or("?".into(), |n| n.to_string()),
         info.duration
     )?;

@@ -2,8 +2,10 @@
 //! their pts and frame number (from the background frame index). Used by the decode thread;
 //! knows nothing of GPUs.
 
+pub mod hardware;
 mod stream;
 
+use hardware::NalFraming;
 pub(crate) use stream::{discard_other_streams, seek_backward};
 use stream::{fallback_format, matrix_of, native_layout, quarter_turns, range_of};
 
@@ -54,6 +56,8 @@ pub struct VideoInfo {
     pub codec: String,
     /// The decoder's pixel format, before any conversion.
     pub pixel_format: String,
+    /// The hardware decoder in use (`cuda`, `vaapi`), None for software decoding.
+    pub hwdec: Option<&'static str>,
     /// The frames' layout after conversion (what gets uploaded), size and colour.
     pub format: FrameFormat,
     pub time_base: (i32, i32),
@@ -124,6 +128,10 @@ pub struct VideoSource {
     input: ffmpeg::format::context::Input,
     stream_index: usize,
     decoder: ffmpeg::decoder::Video,
+    hardware: Option<hardware::Attached>,
+    /// How the stream's H.264 packets are framed, when a seek that lands on an IDR picture
+    /// keeps the decoder as it is (see `set_keep_decoder_on_seek`).
+    keep_decoder: Option<NalFraming>,
     /// Made once per stream when its format needs converting (and again only if it changes).
     scaler: Option<Scaler>,
     /// Frame numbers, read in the background.
@@ -167,6 +175,12 @@ struct Run {
     skippable: BTreeSet<i64>,
     /// Packets sent since the seek.
     packets: u64,
+    /// The seek left the decoder as it was, to be flushed before the first packet unless that
+    /// is an IDR picture.
+    flush_pending: bool,
+    /// While frames of the run before the seek may still come out of an unflushed decoder: the
+    /// pts of the packets this run has sent. Frames with others are stale.
+    stale_filter: Option<BTreeSet<i64>>,
 }
 
 impl VideoSource {
@@ -214,9 +228,26 @@ impl VideoSource {
                 path: path.to_owned(),
                 reason: e.to_string(),
             })?;
+        let codec = format!("{codec_id:?}").to_lowercase();
+        let Some(found) = ffmpeg::decoder::find(codec_id) else {
+            return Err(VideoError::UnsupportedCodec {
+                path: path.to_owned(),
+                codec,
+            });
+        };
+        // SAFETY: reading a plain field of the context, set from the stream's parameters.
+        let stream_format = Pixel::from(unsafe { (*context.as_ptr()).pix_fmt });
+        let hardware = hardware::attach(&mut context, &found, stream_format, parameters_size);
+        // FFmpeg's H.264 decoder starts over on a flush, which for a hardware decoder means
+        // making it again (NVDEC: 100 to 300 ms a seek); an IDR picture needs no flush.
+        let keep_decoder = (hardware.is_some() && codec_id == ffmpeg::codec::Id::H264).then(|| {
+            // SAFETY: the context is valid, its extradata copied from the stream's parameters.
+            unsafe { NalFraming::of_context(context.as_ptr()) }
+        });
         // Frame threads decode ahead, each holding a frame: up to 16 for HD and smaller, where
         // they make exact seeks land sooner; 6 above that, which still decodes 4K faster than it
         // plays while keeping the frames in flight (12 MB each) to a bounded amount of memory.
+        // A hardware decoder is fed by one thread.
         let (width, height) = (parameters_size.0, parameters_size.1);
         let most = if u64::from(width) * u64::from(height) > 2_500_000 {
             6
@@ -231,16 +262,9 @@ impl VideoSource {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(4, |n| n.get()).min(most));
         context.set_threading(ffmpeg::threading::Config {
             kind: ffmpeg::threading::Type::Frame,
-            count: threads,
+            count: if hardware.is_some() { 1 } else { threads },
             ..Default::default()
         });
-        let codec = format!("{codec_id:?}").to_lowercase();
-        if ffmpeg::decoder::find(codec_id).is_none() {
-            return Err(VideoError::UnsupportedCodec {
-                path: path.to_owned(),
-                codec,
-            });
-        }
         let decoder = context.decoder().video().map_err(|e| VideoError::Decode {
             path: path.to_owned(),
             reason: format!("cannot open the {codec} decoder: {e}"),
@@ -257,6 +281,8 @@ impl VideoSource {
             let target = fallback_format(decoder_format);
             native_layout(target).expect("fallback formats are native")
         });
+        // Frames come back from the device as NV12: the same samples, chroma interleaved.
+        let layout = if hardware.is_some() { PlaneLayout::Nv12 } else { layout };
         let color = ColorSpec::resolve(
             matrix_of(decoder.color_space()),
             range_of(decoder.color_range()),
@@ -296,6 +322,7 @@ impl VideoSource {
             path: path.to_owned(),
             codec,
             pixel_format: format!("{decoder_format:?}").to_lowercase(),
+            hwdec: hardware.map(|h| h.name),
             format: FrameFormat {
                 layout,
                 width,
@@ -317,6 +344,8 @@ impl VideoSource {
             input,
             stream_index,
             decoder,
+            hardware,
+            keep_decoder,
             scaler: None,
             index,
             exact_numbers: false,
@@ -375,13 +404,18 @@ impl VideoSource {
                 let _ = self.input.seek(0, ..);
             }
         }
-        self.decoder.flush();
+        // A drained decoder (end of stream sent) takes packets again only after a flush.
+        let flush_pending = self.keep_decoder.is_some() && !self.eof_sent;
+        if !flush_pending {
+            self.decoder.flush();
+        }
         self.eof_sent = false;
         self.last_pts = None;
         self.last_number = None;
         self.counted = if sought { None } else { Some(0) };
         self.run = Run {
             after_seek: true,
+            flush_pending,
             ..Run::default()
         };
         self.apply_skipping(false);
@@ -397,6 +431,16 @@ impl VideoSource {
         if catch_up.is_none() {
             self.apply_skipping(false);
         }
+    }
+
+    /// Makes seeks in an H.264 stream that land on an IDR picture keep the decoder's state
+    /// instead of flushing it (dropping the frames of the previous run that come out first),
+    /// as they do on a hardware decoder, where a flush costs a new decoder.
+    pub fn set_keep_decoder_on_seek(&mut self, keep: bool) {
+        self.keep_decoder = (keep && self.info.codec == "h264").then(|| {
+            // SAFETY: the decoder's context is valid.
+            unsafe { NalFraming::of_context(self.decoder.as_ptr()) }
+        });
     }
 
     /// Pts of the last frame given out since the last seek: the decoder is right after it.
@@ -472,9 +516,26 @@ impl VideoSource {
     /// Sends one packet to the decoder, deciding whether it may skip it.
     fn send(&mut self, packet: &ffmpeg::Packet) {
         let pts = packet.pts().or(packet.dts());
+        if self.run.flush_pending {
+            self.run.flush_pending = false;
+            // An IDR picture resets what a flush would (references, picture order); the frames
+            // the decoder still holds come out before it and are told apart by their pts.
+            // Other keyframes (open GOPs) carry the picture order over: those need the flush.
+            let idr = self
+                .keep_decoder
+                .is_some_and(|framing| pts.is_some() && hardware::h264_idr(packet.data().unwrap_or(&[]), framing));
+            if idr {
+                self.run.stale_filter = Some(BTreeSet::new());
+            } else {
+                self.decoder.flush();
+            }
+        }
         let run = &mut self.run;
         if run.packets == 0 {
             run.start = pts;
+        }
+        if let (Some(sent), Some(p)) = (run.stale_filter.as_mut(), pts) {
+            sent.insert(p);
         }
         run.packets += 1;
         // A frame may be skipped when it is older than the frames kept, and a later frame at
@@ -511,14 +572,25 @@ impl VideoSource {
 
     /// Numbers and links a frame the decoder gave out; None for a leading picture after a seek.
     fn finish(&mut self, frame: ffmpeg::frame::Video) -> Result<Option<DecodedFrame>, VideoError> {
+        // The pts of the frame's own packet, as the index numbers them; FFmpeg's best-effort
+        // guess only where packets have none (it turns to dts after the leading pictures of an
+        // open GOP, and would give a frame its successor's time).
         let pts = frame
-            .timestamp()
-            .or(frame.pts())
+            .pts()
+            .or(frame.timestamp())
             .or_else(|| {
                 self.last_pts
                     .map(|p| p + self.info.pts_at(self.info.frame_duration).max(1))
             })
             .unwrap_or(0);
+        // Frames of the run before the seek come out of an unflushed decoder first, all of them
+        // before the IDR picture this run started at.
+        if let Some(sent) = &self.run.stale_filter {
+            if frame.pts().is_some_and(|p| !sent.contains(&p)) {
+                return Ok(None);
+            }
+            self.run.stale_filter = None;
+        }
         // Frames shown before the keyframe a seek started at reference the GOP before it.
         if self.run.after_seek && self.run.start.is_some_and(|start| pts < start) {
             return Ok(None);
@@ -551,6 +623,13 @@ impl VideoSource {
         }
         self.last_pts = Some(pts);
         self.last_number = Some(number);
+        let frame = match self.hardware {
+            Some(hw) if hw.holds(&frame) => hardware::download(&frame).map_err(|e| VideoError::Decode {
+                path: self.info.path.clone(),
+                reason: format!("copying a frame from the {} decoder failed: {e}", hw.name),
+            })?,
+            _ => frame,
+        };
         let frame = self.convert_for_upload(frame)?;
         Ok(Some(DecodedFrame {
             index: number.n,
@@ -575,6 +654,7 @@ impl VideoSource {
             PlaneLayout::Yuv { .. } => Pixel::YUV444P,
             PlaneLayout::Gray { bits: 10 } => Pixel::GRAY10LE,
             PlaneLayout::Gray { .. } => Pixel::GRAY8,
+            PlaneLayout::Nv12 => Pixel::NV12,
             _ => Pixel::RGBA,
         };
         let stale = self.scaler.as_ref().is_none_or(|Scaler(s)| {

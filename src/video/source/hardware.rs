@@ -1,0 +1,283 @@
+//! Hardware decoding (`--hwdec`, as mpv's): the GPU's video decoder (NVDEC, VA-API) decodes,
+//! and each frame is copied back to memory as NV12 right away, so everything after the decoder
+//! (cache, upload, conversion) is the same as for software decoding. H.264, HEVC, VP9 and AV1
+//! decoding is exact by their standards, so the pixels, and the histograms, are the same too.
+//!
+//! Used for 8-bit 4:2:0 streams, the layout NV12 carries exactly; other streams, and machines
+//! without a usable device, decode in software. `auto` uses it above 1080p only: there a
+//! software decoder's frame threads hold each frame for tens of milliseconds, which steps and
+//! seeks wait for, while up to 1080p they decode faster than NVDEC, and a hardware decoder
+//! costs a few hundred milliseconds to set up.
+
+use ffmpeg::ffi;
+use ffmpeg::format::Pixel;
+use ffmpeg_next as ffmpeg;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Mutex;
+
+/// Which decoder `VideoSource::open` uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Hwdec {
+    /// Software decoding only.
+    No,
+    /// The first hardware decoder that works here for streams larger than 1080p, else
+    /// software.
+    Auto,
+    /// The first hardware decoder that works here, at any size, else software.
+    Yes,
+    /// NVIDIA's decoder (through CUDA), else software.
+    Nvdec,
+    /// VA-API (Intel, AMD), else software.
+    Vaapi,
+}
+
+static PREFERENCE: AtomicU8 = AtomicU8::new(Hwdec::Auto as u8);
+
+/// Sets the decoder every file opened from now on uses (the `--hwdec` option).
+pub fn set_preference(hwdec: Hwdec) {
+    PREFERENCE.store(hwdec as u8, Ordering::Relaxed);
+}
+
+pub fn preference() -> Hwdec {
+    match PREFERENCE.load(Ordering::Relaxed) {
+        x if x == Hwdec::No as u8 => Hwdec::No,
+        x if x == Hwdec::Yes as u8 => Hwdec::Yes,
+        x if x == Hwdec::Nvdec as u8 => Hwdec::Nvdec,
+        x if x == Hwdec::Vaapi as u8 => Hwdec::Vaapi,
+        _ => Hwdec::Auto,
+    }
+}
+
+/// A hardware decoder attached to a codec context.
+#[derive(Clone, Copy, Debug)]
+pub struct Attached {
+    /// FFmpeg's name of the device type (`cuda`, `vaapi`).
+    pub name: &'static str,
+    format: ffi::AVPixelFormat,
+}
+
+impl Attached {
+    /// Whether `frame` lives in the device's memory (it must be copied back before use).
+    pub fn holds(&self, frame: &ffmpeg::frame::Video) -> bool {
+        // SAFETY: reading a plain field of a valid frame.
+        unsafe { (*frame.as_ptr()).format == self.format as i32 }
+    }
+}
+
+/// Attaches the preferred hardware decoder to `context` (not yet opened) when the stream is
+/// 8-bit 4:2:0 and the codec and a device support it; None leaves it to software.
+pub fn attach(
+    context: &mut ffmpeg::codec::context::Context,
+    codec: &ffmpeg::Codec,
+    stream_format: Pixel,
+    (width, height): (u32, u32),
+) -> Option<Attached> {
+    let any = [
+        (ffi::AVHWDeviceType::AV_HWDEVICE_TYPE_CUDA, "cuda"),
+        (ffi::AVHWDeviceType::AV_HWDEVICE_TYPE_VAAPI, "vaapi"),
+    ];
+    let types: &[(ffi::AVHWDeviceType, &'static str)] = match preference() {
+        Hwdec::No => return None,
+        Hwdec::Auto if u64::from(width) * u64::from(height) <= 1920 * 1088 => return None,
+        Hwdec::Auto | Hwdec::Yes => &any,
+        Hwdec::Nvdec => &[(ffi::AVHWDeviceType::AV_HWDEVICE_TYPE_CUDA, "cuda")],
+        Hwdec::Vaapi => &[(ffi::AVHWDeviceType::AV_HWDEVICE_TYPE_VAAPI, "vaapi")],
+    };
+    if !matches!(stream_format, Pixel::YUV420P | Pixel::YUVJ420P) {
+        return None;
+    }
+    types.iter().find_map(|&(kind, name)| {
+        let format = hardware_format(codec, kind)?;
+        let device = device(kind, name)?;
+        // SAFETY: the context takes a reference of its own to the device.
+        unsafe {
+            let ctx = context.as_mut_ptr();
+            (*ctx).hw_device_ctx = ffi::av_buffer_ref(device.0);
+            if (*ctx).hw_device_ctx.is_null() {
+                return None;
+            }
+            (*ctx).get_format = Some(pick_format);
+            (*ctx).opaque = format as i32 as isize as *mut libc::c_void;
+            // Decoder surfaces beyond the stream's reference frames: one frame is copied back
+            // while the next decodes.
+            (*ctx).extra_hw_frames = 2;
+        }
+        log::info!("decoding with {name}");
+        Some(Attached { name, format })
+    })
+}
+
+/// A device reference kept for the process's lifetime.
+#[derive(Clone, Copy)]
+struct Device(*mut ffi::AVBufferRef);
+
+// SAFETY: FFmpeg's hardware device contexts may be used from any thread; this reference is
+// only ever passed to av_buffer_ref.
+unsafe impl Send for Device {}
+
+/// The device of a type, made once per process (creating a CUDA context takes a while) and
+/// shared by every decoder; a type that failed is not tried again.
+fn device(kind: ffi::AVHWDeviceType, name: &str) -> Option<Device> {
+    static DEVICES: Mutex<Vec<(i32, Option<Device>)>> = Mutex::new(Vec::new());
+    let mut devices = DEVICES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, device)) = devices.iter().find(|(k, _)| *k == kind as i32) {
+        return *device;
+    }
+    let mut device: *mut ffi::AVBufferRef = std::ptr::null_mut();
+    // SAFETY: on success, `device` holds a reference that is never released.
+    let made = unsafe { ffi::av_hwdevice_ctx_create(&mut device, kind, std::ptr::null(), std::ptr::null_mut(), 0) };
+    let device = if made < 0 {
+        log::info!("no {name} device: decoding in software");
+        None
+    } else {
+        Some(Device(device))
+    };
+    devices.push((kind as i32, device));
+    device
+}
+
+/// The device's pixel format, when `codec` can decode into it through a device context.
+fn hardware_format(codec: &ffmpeg::Codec, kind: ffi::AVHWDeviceType) -> Option<ffi::AVPixelFormat> {
+    (0..)
+        .map_while(|i| {
+            // SAFETY: FFmpeg's static table of the codec's configurations, ended by null.
+            let config = unsafe { ffi::avcodec_get_hw_config(codec.as_ptr(), i) };
+            (!config.is_null()).then(|| unsafe { *config })
+        })
+        .find(|c| c.device_type == kind && c.methods & ffi::AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX as i32 != 0)
+        .map(|c| c.pix_fmt)
+}
+
+/// FFmpeg's `get_format`: the device's format when offered (it is not for profiles the device
+/// can't decode), else the first software format, so such streams still play.
+unsafe extern "C" fn pick_format(
+    ctx: *mut ffi::AVCodecContext,
+    offered: *const ffi::AVPixelFormat,
+) -> ffi::AVPixelFormat {
+    let wanted = (*ctx).opaque as isize as i32;
+    let mut first_software = ffi::AVPixelFormat::AV_PIX_FMT_NONE;
+    let mut at = offered;
+    while *at != ffi::AVPixelFormat::AV_PIX_FMT_NONE {
+        if *at as i32 == wanted {
+            return *at;
+        }
+        let desc = ffi::av_pix_fmt_desc_get(*at);
+        let hardware = !desc.is_null() && (*desc).flags & ffi::AV_PIX_FMT_FLAG_HWACCEL as u64 != 0;
+        if !hardware && first_software == ffi::AVPixelFormat::AV_PIX_FMT_NONE {
+            first_software = *at;
+        }
+        at = at.add(1);
+    }
+    log::warn!("the hardware decoder can't decode this stream: decoding in software");
+    first_software
+}
+
+/// Copies a frame from the device into memory (NV12 for the streams `attach` takes), with its
+/// timestamps and flags.
+pub fn download(frame: &ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, ffmpeg::Error> {
+    let mut out = ffmpeg::frame::Video::empty();
+    // SAFETY: both frames are valid; the empty one is allocated by the transfer.
+    unsafe {
+        let result = ffi::av_hwframe_transfer_data(out.as_mut_ptr(), frame.as_ptr(), 0);
+        if result < 0 {
+            return Err(ffmpeg::Error::from(result));
+        }
+        let result = ffi::av_frame_copy_props(out.as_mut_ptr(), frame.as_ptr());
+        if result < 0 {
+            return Err(ffmpeg::Error::from(result));
+        }
+    }
+    Ok(out)
+}
+
+/// How an H.264 stream's packets delimit their NAL units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NalFraming {
+    /// Each unit after a big-endian length of this many bytes (MP4, MKV: `avcC` extradata).
+    Length(usize),
+    /// Units after 00 00 01 start codes (MPEG-TS, raw streams).
+    AnnexB,
+}
+
+impl NalFraming {
+    /// From the stream's extradata: an `avcC` record says its length size; anything else is
+    /// Annex B.
+    pub fn of(extradata: &[u8]) -> Self {
+        match extradata {
+            [1, _, _, _, size, ..] => NalFraming::Length(usize::from(size & 3) + 1),
+            _ => NalFraming::AnnexB,
+        }
+    }
+
+    /// From a codec context's extradata.
+    ///
+    /// # Safety
+    /// `ctx` must point to a valid codec context.
+    pub unsafe fn of_context(ctx: *const ffi::AVCodecContext) -> Self {
+        match ((*ctx).extradata, (*ctx).extradata_size) {
+            (data, size) if !data.is_null() && size > 0 => Self::of(std::slice::from_raw_parts(data, size as usize)),
+            _ => NalFraming::AnnexB,
+        }
+    }
+}
+
+/// Whether an H.264 packet is an IDR picture (its first slice is an IDR slice): it resets all
+/// of the decoder's state that carries over between pictures (references, picture order).
+pub fn h264_idr(packet: &[u8], framing: NalFraming) -> bool {
+    let mut types = Vec::new();
+    match framing {
+        NalFraming::Length(size) => {
+            let mut at = 0;
+            while at + size < packet.len() {
+                let length = packet[at..at + size]
+                    .iter()
+                    .fold(0usize, |n, &b| n << 8 | usize::from(b));
+                types.push(packet[at + size] & 0x1f);
+                at += size + length;
+            }
+        }
+        NalFraming::AnnexB => {
+            let mut zeros = 0;
+            for (i, &b) in packet.iter().enumerate() {
+                if b == 1 && zeros >= 2 {
+                    if let Some(&header) = packet.get(i + 1) {
+                        types.push(header & 0x1f);
+                    }
+                }
+                zeros = if b == 0 { zeros + 1 } else { 0 };
+            }
+        }
+    }
+    // Slices are types 1 (non-IDR) and 5 (IDR); parameter sets, SEI and delimiters may precede.
+    types.into_iter().find(|&t| t == 1 || t == 5) == Some(5)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idr_packets_are_told_from_other_pictures() {
+        // Length-prefixed: SEI (6) then an IDR slice (0x65), or a non-IDR slice (0x41).
+        let idr = [0, 0, 0, 2, 0x06, 0xff, 0, 0, 0, 3, 0x65, 0x88, 0x80];
+        let p = [0, 0, 0, 3, 0x41, 0x9a, 0x00];
+        assert!(h264_idr(&idr, NalFraming::Length(4)));
+        assert!(!h264_idr(&p, NalFraming::Length(4)));
+        // Annex B: access unit delimiter, SPS, IDR slice; then an I slice that is not IDR.
+        let idr = [0, 0, 0, 1, 0x09, 0xf0, 0, 0, 1, 0x67, 0x64, 0, 0, 1, 0x65, 0xb8];
+        let recovery_i = [0, 0, 0, 1, 0x09, 0xf0, 0, 0, 1, 0x06, 0x05, 0, 0, 1, 0x21, 0xe0];
+        assert!(h264_idr(&idr, NalFraming::AnnexB));
+        assert!(!h264_idr(&recovery_i, NalFraming::AnnexB));
+        // Truncated or empty packets are not IDR.
+        assert!(!h264_idr(&[0, 0, 0, 9], NalFraming::Length(4)));
+        assert!(!h264_idr(&[], NalFraming::AnnexB));
+    }
+
+    #[test]
+    fn framing_comes_from_the_extradata() {
+        assert_eq!(NalFraming::of(&[1, 0x64, 0, 0x28, 0xff, 0xe1]), NalFraming::Length(4));
+        assert_eq!(NalFraming::of(&[1, 0x64, 0, 0x28, 0xfd]), NalFraming::Length(2));
+        assert_eq!(NalFraming::of(&[0, 0, 0, 1, 0x67]), NalFraming::AnnexB);
+        assert_eq!(NalFraming::of(&[]), NalFraming::AnnexB);
+    }
+}
