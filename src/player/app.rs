@@ -132,7 +132,13 @@ impl ApplicationHandler<UserEvent> for App {
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         let Some(player) = &mut self.player else { return };
         let now = Instant::now();
+        if let Some(log) = &mut player.frame_log {
+            log.wake(now);
+        }
+        // `bench-play` drives the player through its script, as keys would.
+        let script = player.run_bench(now);
         let (redraw, wake) = player.schedule(now);
+        let wake = wake.into_iter().chain(script).min();
         if player.bench.as_ref().is_some_and(|b| b.finished()) {
             return self.finish(event_loop, Ok(()));
         }

@@ -54,15 +54,17 @@ impl FrameLog {
         })
     }
 
+    /// The event loop woke (a `t_ms=T wake` line): a window that has nothing to do writes none.
+    pub fn wake(&mut self, at: Instant) {
+        let ms = at.saturating_duration_since(self.start).as_secs_f64() * 1000.0;
+        self.write(format_args!("t_ms={ms:.3} wake"));
+    }
+
     pub fn record(&mut self, present: &Present) {
-        if self.failed {
-            return;
-        }
         let ms = |t: Instant| t.saturating_duration_since(self.start).as_secs_f64() * 1000.0;
         let frame = present.frame.map_or("-".to_string(), |f| f.to_string());
         let due = present.due.map_or("-".to_string(), |d| format!("{:.3}", ms(d)));
-        let result = writeln!(
-            self.out,
+        self.write(format_args!(
             "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={}",
             ms(present.at),
             present.generation,
@@ -73,8 +75,14 @@ impl FrameLog {
             present.size.1,
             u8::from(present.exact),
             u8::from(present.preview),
-        )
-        .and_then(|()| self.out.flush());
+        ));
+    }
+
+    fn write(&mut self, line: std::fmt::Arguments) {
+        if self.failed {
+            return;
+        }
+        let result = writeln!(self.out, "{line}").and_then(|()| self.out.flush());
         if let Err(e) = result {
             // Logging must never stop playback: say so once and go on without it.
             log::error!("writing the frame log failed, no more lines: {e}");

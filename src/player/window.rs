@@ -344,8 +344,8 @@ impl PlayerWindow {
         self.needs_redraw = true;
     }
 
-    /// Housekeeping between events (decoder, readbacks, messages, the OSD fade, the bench) and
-    /// the next time the loop must wake: None to wait for events, `now` or earlier to redraw.
+    /// Housekeeping between events (decoder, readbacks, messages, the OSD fade) and the next
+    /// time the loop must wake: None to wait for events, `now` or earlier to redraw.
     pub fn schedule(&mut self, now: Instant) -> (bool, Option<Instant>) {
         let blocked = self.blocked_until.filter(|&t| t > now);
         let renderable = self.surface.is_renderable() && blocked.is_none();
@@ -374,7 +374,6 @@ impl PlayerWindow {
         if self.messages.len() != before {
             self.needs_redraw = true;
         }
-        self.run_bench(now);
 
         // Egui asks for a frame or two more after input (to settle its layout), only for a
         // window that can be drawn.
@@ -409,7 +408,6 @@ impl PlayerWindow {
             super::playback::Wake::Poll => wake.push(Some(now + AWAIT_FALLBACK)),
             super::playback::Wake::Idle => {}
         }
-        wake.push(self.bench.as_ref().and_then(BenchScript::deadline));
         let redraw = self.needs_redraw && renderable;
         (redraw, wake.into_iter().flatten().min())
     }
@@ -444,9 +442,10 @@ impl PlayerWindow {
         self.screenshots.finish(&self.notify);
     }
 
-    fn run_bench(&mut self, now: Instant) {
+    /// Issues the bench script's commands that are due; returns when its next one is.
+    pub fn run_bench(&mut self, now: Instant) -> Option<Instant> {
         let Some(command) = self.bench.as_mut().and_then(|b| b.next_command(now)) else {
-            return;
+            return self.bench.as_ref().and_then(BenchScript::deadline);
         };
         let is_pause = command == Command::Pause;
         self.apply(command.clone());
@@ -457,9 +456,9 @@ impl PlayerWindow {
             frame: if is_pause { None } else { playback.target_index() },
             new_frame: !is_pause,
         };
-        if let Some(bench) = &mut self.bench {
-            bench.issued(&command, now, expect);
-        }
+        let bench = self.bench.as_mut()?;
+        bench.issued(&command, now, expect);
+        bench.deadline()
     }
 
     /// The bench's report once its script has run.

@@ -206,19 +206,10 @@ impl<'x> Player<'x> {
         }
     }
 
-    /// CPU time the player has used, all threads (utime + stime in /proc, 100 Hz ticks).
-    pub fn cpu_time(&self) -> Duration {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
-        let fields: Vec<u64> = stat
-            .rsplit(") ")
-            .next()
-            .unwrap()
-            .split(' ')
-            .skip(11)
-            .take(2)
-            .map(|v| v.parse().unwrap())
-            .collect();
-        Duration::from_millis((fields[0] + fields[1]) * 10)
+    /// How many times the player's event loop has woken (its `wake` lines).
+    pub fn wakes(&self) -> usize {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        text.lines().filter(|line| line.ends_with(" wake")).count()
     }
 
     pub fn exited(&self) -> bool {

@@ -4,6 +4,7 @@
 use super::*;
 use crate::gpu::shaders::{self, layout};
 use crate::gpu::texture::GpuFrame;
+use std::sync::{Arc, Condvar, Mutex};
 use wgpu::util::DeviceExt;
 
 struct PlaneTexture {
@@ -12,16 +13,37 @@ struct PlaneTexture {
 }
 
 /// The GPU textures of one frame's planes: a slot of the upload ring, made once for a stream's
-/// format and refilled with each frame it carries.
+/// format and refilled with each frame it carries, through a staging buffer of its own.
 pub struct PlaneTextures {
     pub format: FrameFormat,
     planes: Vec<PlaneTexture>,
+    device: wgpu::Device,
+    staging: Mutex<Staging>,
 }
+
+/// Memory the CPU writes a frame's rows into and the GPU copies the plane textures from: made
+/// once with the slot and mapped again after each copy, so uploads allocate nothing (a
+/// `write_texture` makes a staging buffer per plane per call).
+struct Staging {
+    buffer: wgpu::Buffer,
+    /// Per plane: where its rows start, and their pitch (a multiple of 256 bytes, as copies
+    /// from buffers to textures need).
+    rows: Vec<(u64, u32)>,
+    /// Set by the map callback: None while a map is pending, then whether it succeeded.
+    mapped: Arc<(Mutex<Option<bool>>, Condvar)>,
+    /// The submission that copied from the buffer last: mapping completes after it.
+    copied_in: Option<wgpu::SubmissionIndex>,
+}
+
+/// How long an upload waits for its slot's previous copy before giving up (a lost device).
+const STAGING_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl PlaneTextures {
     pub fn new(device: &wgpu::Device, label: &str, format: FrameFormat) -> Result<Self, ConvertError> {
         check_format(&format)?;
         let max = device.limits().max_texture_dimension_2d;
+        let mut rows = Vec::new();
+        let mut size = 0u64;
         let planes = (0..format.layout.plane_count())
             .map(|index| {
                 let shape = PlaneShape::of(&format, index);
@@ -33,6 +55,9 @@ impl PlaneTextures {
                         max,
                     });
                 }
+                let pitch = (shape.row_bytes() as u64).next_multiple_of(u64::from(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT));
+                rows.push((size, pitch as u32));
+                size += pitch * u64::from(shape.height);
                 let label = format!("{label} plane {index}");
                 let texture = device.create_texture(&wgpu::TextureDescriptor {
                     label: Some(&label),
@@ -51,28 +76,114 @@ impl PlaneTextures {
                 Ok(PlaneTexture { texture, view })
             })
             .collect::<Result<_, _>>()?;
-        Ok(Self { format, planes })
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(&format!("{label} staging")),
+            size,
+            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: true,
+        });
+        Ok(Self {
+            format,
+            planes,
+            device: device.clone(),
+            staging: Mutex::new(Staging {
+                buffer,
+                rows,
+                mapped: Arc::new((Mutex::new(Some(true)), Condvar::new())),
+                copied_in: None,
+            }),
+        })
     }
 
-    /// Queues a copy of one frame's planes, each straight from its rows as decoded: write_texture
-    /// takes any stride, so nothing is repacked. Safe to call from the decode thread.
+    /// Queues a copy of one frame's planes: their rows are written into the slot's staging
+    /// buffer (any stride in, the copy's pitch out) and copied into the textures by a
+    /// submission of their own, ahead of any that reads the slot. Safe to call from the decode
+    /// thread; waits only if the slot's previous copy has not finished.
     pub fn upload(&self, queue: &wgpu::Queue, planes: &[PlaneData]) -> Result<(), ConvertError> {
         check_planes(&self.format, planes)?;
-        for (index, (texture, plane)) in self.planes.iter().zip(planes).enumerate() {
-            let shape = PlaneShape::of(&self.format, index);
-            queue.write_texture(
-                texture.texture.as_image_copy(),
-                plane.data,
-                wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    // check_planes has made sure the stride fits in u32.
-                    bytes_per_row: Some(plane.stride as u32),
-                    rows_per_image: None,
+        let mut staging = self.staging.lock().unwrap_or_else(|e| e.into_inner());
+        staging.wait_mapped(&self.device)?;
+        {
+            let mut memory = staging
+                .buffer
+                .slice(..)
+                .get_mapped_range_mut()
+                .map_err(|e| ConvertError::Staging(e.to_string()))?;
+            for (index, plane) in planes.iter().take(self.planes.len()).enumerate() {
+                let shape = PlaneShape::of(&self.format, index);
+                let (offset, pitch) = staging.rows[index];
+                let row_bytes = shape.row_bytes();
+                let (offset, pitch, rows) = (offset as usize, pitch as usize, shape.height as usize);
+                if plane.stride == pitch {
+                    // Decoders often pad rows to the same pitch: the plane in one copy.
+                    let bytes = pitch * (rows - 1) + row_bytes;
+                    memory
+                        .slice(offset..offset + bytes)
+                        .copy_from_slice(&plane.data[..bytes]);
+                } else {
+                    for row in 0..rows {
+                        let (to, from) = (offset + row * pitch, row * plane.stride);
+                        memory
+                            .slice(to..to + row_bytes)
+                            .copy_from_slice(&plane.data[from..from + row_bytes]);
+                    }
+                }
+            }
+        }
+        staging.buffer.unmap();
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("upload") });
+        for (index, texture) in self.planes.iter().enumerate() {
+            let (offset, pitch) = staging.rows[index];
+            encoder.copy_buffer_to_texture(
+                wgpu::TexelCopyBufferInfo {
+                    buffer: &staging.buffer,
+                    layout: wgpu::TexelCopyBufferLayout {
+                        offset,
+                        bytes_per_row: Some(pitch),
+                        rows_per_image: None,
+                    },
                 },
-                shape.extent(),
+                texture.texture.as_image_copy(),
+                PlaneShape::of(&self.format, index).extent(),
             );
         }
+        staging.copied_in = Some(queue.submit([encoder.finish()]));
+        *staging.mapped.0.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        let mapped = staging.mapped.clone();
+        staging.buffer.slice(..).map_async(wgpu::MapMode::Write, move |result| {
+            let (state, changed) = &*mapped;
+            *state.lock().unwrap_or_else(|e| e.into_inner()) = Some(result.is_ok());
+            changed.notify_all();
+        });
         Ok(())
+    }
+}
+
+impl Staging {
+    /// Waits until the buffer is mapped again after its last copy.
+    fn wait_mapped(&mut self, device: &wgpu::Device) -> Result<(), ConvertError> {
+        let (state, changed) = &*self.mapped;
+        if state.lock().unwrap_or_else(|e| e.into_inner()).is_none() {
+            // The map callback runs inside a poll: this one, or one on another thread that
+            // may still be running it when this returns.
+            let _ = device.poll(wgpu::PollType::Wait {
+                submission_index: self.copied_in.clone(),
+                timeout: Some(STAGING_WAIT),
+            });
+        }
+        let state = state.lock().unwrap_or_else(|e| e.into_inner());
+        let (state, _) = changed
+            .wait_timeout_while(state, STAGING_WAIT, |s| s.is_none())
+            .unwrap_or_else(|e| e.into_inner());
+        match *state {
+            Some(true) => Ok(()),
+            Some(false) => Err(ConvertError::Staging("mapping the upload buffer failed".into())),
+            None => Err(ConvertError::Staging(
+                "the GPU did not finish the previous upload".into(),
+            )),
+        }
     }
 }
 

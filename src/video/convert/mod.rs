@@ -48,6 +48,8 @@ pub enum ConvertError {
     },
     #[error("plane {plane} has {got} bytes, needs {needed}")]
     PlaneTooShort { plane: usize, got: usize, needed: usize },
+    #[error("uploading a frame: {0}")]
+    Staging(String),
     #[error("a {from_width}x{from_height} frame cannot be converted into a {to_width}x{to_height} picture")]
     SizeMismatch {
         from_width: u32,
