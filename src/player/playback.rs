@@ -55,20 +55,6 @@ pub struct Timeline {
     pub frame_count: Option<u64>,
 }
 
-/// The frame in the picture (and in the histogram: both come from the ring's output).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Shown {
-    pub index: u64,
-    /// Whether `index` was exact when the frame was decoded.
-    pub exact: bool,
-    /// Pts in the stream's time base, and in seconds.
-    pub pts: i64,
-    pub seconds: f64,
-    pub generation: u64,
-    /// The keyframe a seek decodes from, shown until the exact frame arrives.
-    pub preview: bool,
-}
-
 /// A seek in flight: the first frame of its generation is drawn as soon as it arrives.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Landing {
@@ -104,7 +90,8 @@ pub struct Playback<S> {
     clock: Clock,
     /// Frames of the current generation, decoded and uploaded, not drawn yet, oldest first.
     queue: VecDeque<ReadyFrame>,
-    shown: Option<Shown>,
+    /// The frame on screen (its slot may since have gone back to the decoder).
+    shown: Option<ReadyFrame>,
     landing: Option<Landing>,
     /// `.` presses not yet drawn.
     forward_steps: u32,
@@ -223,14 +210,7 @@ impl<S: FrameSource> Playback<S> {
     }
 
     fn show(&mut self, frame: ReadyFrame, due: Option<Instant>) -> NextFrame {
-        self.shown = Some(Shown {
-            index: frame.index,
-            exact: frame.exact,
-            pts: frame.pts,
-            seconds: frame.seconds,
-            generation: frame.generation,
-            preview: frame.preview,
-        });
+        self.shown = Some(frame);
         NextFrame { frame, due }
     }
 
@@ -417,7 +397,7 @@ impl<S: FrameSource> Playback<S> {
         self.ended && self.queue.is_empty() && self.landing.is_none()
     }
 
-    pub fn shown(&self) -> Option<Shown> {
+    pub fn shown(&self) -> Option<ReadyFrame> {
         self.shown
     }
 

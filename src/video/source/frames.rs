@@ -1,0 +1,161 @@
+//! What comes out of the decoder, made ready for the GPU: numbered from the index, linked to the
+//! frame before it, told apart from leading pictures and stale frames after a seek, copied back
+//! from a hardware decoder, and converted to the stream's upload layout where it isn't in it.
+
+use super::*;
+
+/// A decoded frame, in a layout the GPU converter takes.
+pub struct DecodedFrame {
+    /// Frame number in presentation order.
+    pub index: u64,
+    /// Whether `index` is exact (the index had read that far) or an estimate.
+    pub exact: bool,
+    /// Presentation timestamp in the stream's time base.
+    pub pts: i64,
+    pub seconds: f64,
+    /// Pts of the frame just before this one, when this decode run showed it: the two are
+    /// neighbours in presentation order.
+    pub previous: Option<i64>,
+    pub frame: ffmpeg::frame::Video,
+}
+
+impl DecodedFrame {
+    pub fn planes(&self, layout: PlaneLayout) -> Vec<PlaneData<'_>> {
+        (0..layout.plane_count())
+            .map(|i| PlaneData {
+                data: self.frame.data(i),
+                stride: self.frame.stride(i),
+            })
+            .collect()
+    }
+
+    /// Bytes the frame's planes hold (for cache budgets).
+    pub fn byte_size(&self) -> usize {
+        (0..self.frame.planes()).map(|i| self.frame.data(i).len()).sum()
+    }
+}
+
+/// An swscale context that may move to the decode thread.
+pub(super) struct Scaler(scaling::Context);
+
+// SAFETY: an SwsContext has no thread affinity; it is used by one thread at a time, the one
+// that owns the VideoSource (the decode thread once spawned).
+unsafe impl Send for Scaler {}
+
+impl VideoSource {
+    /// Numbers and links a frame the decoder gave out; None for a leading picture after a seek.
+    pub(super) fn finish(&mut self, frame: ffmpeg::frame::Video) -> Result<Option<DecodedFrame>, VideoError> {
+        // The pts of the frame's own packet, as the index numbers them; FFmpeg's best-effort
+        // guess only where packets have none (it turns to dts after the leading pictures of an
+        // open GOP, and would give a frame its successor's time).
+        let pts = frame
+            .pts()
+            .or(frame.timestamp())
+            .or_else(|| {
+                self.last_pts
+                    .map(|p| p + self.info.pts_at(self.info.frame_duration).max(1))
+            })
+            .unwrap_or(0);
+        // Frames of the run before the seek come out of an unflushed decoder first, all of them
+        // before the IDR picture this run started at.
+        if let Some(sent) = &self.run.stale_filter {
+            if frame.pts().is_some_and(|p| !sent.contains(&p)) {
+                return Ok(None);
+            }
+            self.run.stale_filter = None;
+        }
+        // Frames shown before the keyframe a seek started at reference the GOP before it.
+        if self.run.after_seek && self.run.start.is_some_and(|start| pts < start) {
+            return Ok(None);
+        }
+        // Neighbours unless a frame between them was skipped.
+        let previous = self
+            .last_pts
+            .filter(|&prev| prev < pts && self.run.skippable.range(prev + 1..pts).next().is_none());
+        let mut number = if self.exact_numbers {
+            self.index.wait_number_at(pts)
+        } else {
+            self.index.number_at(pts)
+        };
+        if let Some(count) = self.counted {
+            if !number.exact && self.index.progress().failed {
+                number = FrameNumber { n: count, exact: true };
+            }
+            self.counted = Some(count + 1);
+        }
+        // Frames the index knows of between two neighbours were lost to damage.
+        if let (Some(_), Some(last)) = (previous, self.last_number) {
+            if number.exact && last.exact && number.n > last.n + 1 {
+                self.note_damage(&format!("frames {}..{} are missing", last.n + 1, number.n));
+            }
+        }
+        // SAFETY: reading two plain fields of a valid frame.
+        let (error_flags, flags) = unsafe { ((*frame.as_ptr()).decode_error_flags, (*frame.as_ptr()).flags) };
+        if error_flags != 0 || flags & ffmpeg::ffi::AV_FRAME_FLAG_CORRUPT != 0 {
+            self.note_damage(&format!("frame {} was decoded with errors and concealed", number.n));
+        }
+        self.last_pts = Some(pts);
+        self.last_number = Some(number);
+        let frame = match self.hardware {
+            Some(hw) if hw.holds(&frame) => hardware::download(&frame).map_err(|e| VideoError::Decode {
+                path: self.info.path.clone(),
+                reason: format!("copying a frame from the {} decoder failed: {e}", hw.name),
+            })?,
+            _ => frame,
+        };
+        let frame = self.convert_for_upload(frame)?;
+        Ok(Some(DecodedFrame {
+            index: number.n,
+            exact: number.exact,
+            pts,
+            seconds: self.info.seconds(pts),
+            previous,
+            frame,
+        }))
+    }
+
+    /// Frames already in the stream's upload layout pass through; others (or frames whose size
+    /// changed mid-stream) go through one swscale context, made when first needed.
+    fn convert_for_upload(&mut self, frame: ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, VideoError> {
+        let f = &self.info.format;
+        let native = native_layout(frame.format()).map(|(layout, _)| layout);
+        if native == Some(f.layout) && frame.width() == f.width && frame.height() == f.height {
+            return Ok(frame);
+        }
+        let target = match f.layout {
+            PlaneLayout::Yuv { bits: 10, .. } => Pixel::YUV444P10LE,
+            PlaneLayout::Yuv { .. } => Pixel::YUV444P,
+            PlaneLayout::Gray { bits: 10 } => Pixel::GRAY10LE,
+            PlaneLayout::Gray { .. } => Pixel::GRAY8,
+            PlaneLayout::Nv12 => Pixel::NV12,
+            _ => Pixel::RGBA,
+        };
+        let stale = self.scaler.as_ref().is_none_or(|Scaler(s)| {
+            s.input().format != frame.format() || s.input().width != frame.width() || s.input().height != frame.height()
+        });
+        if stale {
+            let context = scaling::Context::get(
+                frame.format(),
+                frame.width(),
+                frame.height(),
+                target,
+                f.width,
+                f.height,
+                scaling::Flags::BICUBIC | scaling::Flags::ACCURATE_RND | scaling::Flags::FULL_CHR_H_INT,
+            )
+            .map_err(|e| VideoError::Decode {
+                path: self.info.path.clone(),
+                reason: format!("cannot convert {:?} frames: {e}", frame.format()),
+            })?;
+            self.scaler = Some(Scaler(context));
+        }
+        let mut out = ffmpeg::frame::Video::empty();
+        let Scaler(scaler) = self.scaler.as_mut().expect("made above");
+        scaler.run(&frame, &mut out).map_err(|e| VideoError::Decode {
+            path: self.info.path.clone(),
+            reason: format!("converting a frame failed: {e}"),
+        })?;
+        out.set_pts(frame.pts());
+        Ok(out)
+    }
+}
