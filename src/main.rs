@@ -231,6 +231,7 @@ fn parse_engine(s: &str) -> Result<EngineConfig, String> {
             replicas,
         },
         merge,
+        ..EngineConfig::default()
     })
 }
 

@@ -5,7 +5,7 @@ mod common;
 use histoplay::bench::kernels::scales_agree;
 use histoplay::bench::variants::{self, GpuVariant, Production, VariantKind};
 use histoplay::engine::chunk::ChunkShape;
-use histoplay::engine::histogram::{display_scale, histogram_rgba};
+use histoplay::engine::histogram::{display_scale, histogram_packed, histogram_rgba, pack_rgb10, Depth};
 use histoplay::engine::{EngineConfig, HistogramEngine, Merge};
 use histoplay::gpu::texture::GpuFrame;
 
@@ -120,7 +120,17 @@ fn engine_shapes_all_agree() {
         (shape(3, 8, 1), Merge::Atomic),
     ];
     for (shape, merge) in shapes {
-        let production = Production::new(&ctx, &frame, 256, EngineConfig { shape, merge }).unwrap();
+        let production = Production::new(
+            &ctx,
+            &frame,
+            256,
+            EngineConfig {
+                shape,
+                merge,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         run_once(&ctx, &production);
         assert_eq!(
             production.read_histogram(&ctx).unwrap(),
@@ -170,5 +180,51 @@ fn one_dispatch_engine_starts_each_frame_from_zero() {
         assert_eq!(scale.max_bin, expected[i].max_per_channel());
         let cpu = display_scale(&expected[i], width * height);
         assert!(scales_agree(scale.scale, cpu), "{:?} vs {cpu:?}", scale.scale);
+    }
+}
+
+/// 10-bit frames (packed RGB10A2) are counted at their own precision: every grey code value in
+/// its own bin at 1024 bins, and random words equal to the CPU reference at every bin count,
+/// through the one-dispatch and the three-pass engines.
+#[test]
+fn ten_bit_frames_count_at_their_own_precision() {
+    let ctx = common::gpu();
+    let (width, height) = (256, 67);
+    let pixels = width * height;
+    // Each of the 1024 greys 16 times, then the rest of the frame (a partial chunk) black.
+    let greys: Vec<u32> = (0..pixels)
+        .map(|i| if i < 16 * 1024 { i % 1024 } else { 0 })
+        .map(|c| pack_rgb10(c, c, c))
+        .collect();
+    let mut state = 0x9e37_79b9u32;
+    let noise: Vec<u32> = (0..pixels)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        })
+        .collect();
+    for (name, words) in [("greys", &greys), ("noise", &noise)] {
+        let frame = GpuFrame::new(&ctx, name, width, height).unwrap();
+        ctx.queue.write_buffer(&frame.pixels, 0, bytemuck::cast_slice(words));
+        for bins in [16, 256, 1024] {
+            let expected = histogram_packed(words, bins, Depth::Ten);
+            assert_eq!(expected.total(), u64::from(pixels));
+            if name == "greys" && bins == 1024 {
+                let black = 16 + (pixels - 16 * 1024);
+                assert_eq!(expected.counts[0], [black; 4]);
+                assert!(expected.counts[1..].iter().all(|&c| c == [16; 4]));
+            }
+            for config in [EngineConfig::default(), EngineConfig::three_pass()] {
+                let config = EngineConfig {
+                    depth: Depth::Ten,
+                    ..config
+                };
+                let engine = HistogramEngine::new(&ctx, bins, config);
+                let got = engine.compute(&ctx, &frame).unwrap();
+                assert_eq!(got, expected, "{name}, {bins} bins, {:?}", config.merge);
+            }
+        }
     }
 }

@@ -1,5 +1,5 @@
 // Production chunk pass: each workgroup counts one chunk of CHUNK_PIXELS consecutive pixels of
-// the frame (packed RGBA8, one u32 per pixel, four per vec4u load) into REPLICAS
+// the frame (packed RGBA8 or RGB10A2 by DEPTH, one u32 per pixel, four per vec4u load) into REPLICAS
 // workgroup-private copies of the four histograms. Loads are coalesced across the workgroup and
 // issued four at a time, so each invocation keeps 16 pixels in flight; replicas spread a flat
 // picture's atomics over banks. Two endings:
@@ -49,8 +49,8 @@ fn slot(channel: u32, bin: u32, replica: u32) -> u32 {
     return (channel * NUM_BINS + bin) * REPLICAS + replica;
 }
 
-fn count_pixel(rgba: u32, replica: u32) {
-    let b = pixel_bins(vec3u(rgba & 0xffu, (rgba >> 8u) & 0xffu, (rgba >> 16u) & 0xffu));
+fn count_pixel(word: u32, replica: u32) {
+    let b = packed_bins(word);
     atomicAdd(&bins[slot(0u, b.x, replica)], 1u);
     atomicAdd(&bins[slot(1u, b.y, replica)], 1u);
     atomicAdd(&bins[slot(2u, b.z, replica)], 1u);

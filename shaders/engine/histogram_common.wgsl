@@ -1,5 +1,5 @@
 // The one definition of a pixel's four bins, shared by every histogram shader.
-// WGSL twin of src/histogram.rs; NUM_BINS comes from the generated header.
+// WGSL twin of src/engine/histogram.rs; NUM_BINS and DEPTH come from the generated header.
 
 const LUMA_WEIGHTS = vec3u(2126u, 7152u, 722u);
 const LUMA_DENOMINATOR: u32 = 2550000u; // 255 * 10000
@@ -25,6 +25,31 @@ fn pixel_bins(rgb: vec3u) -> vec4u {
     let w = rgb * LUMA_WEIGHTS;
     let y = w.x + w.y + w.z;
     return vec4u(channel_bins(rgb), min(NUM_BINS - 1u, y * NUM_BINS / LUMA_DENOMINATOR));
+}
+
+// 10-bit channels: min(N-1, c*N/1023) as (t + t/1024) / 1024 with t = c*N. Twin of
+// channel_bin10_by_shifts, checked against the definition for every code and bin count.
+fn channel_bins10(rgb: vec3u) -> vec3u {
+    let t = rgb * NUM_BINS;
+    return min((t + (t >> vec3u(10u))) >> vec3u(10u), vec3u(NUM_BINS - 1u));
+}
+
+// 10-bit luminance: min(N-1, Y*N/(1023*10000)), where Y*N would overflow u32: with
+// Y = 10000*q + r, (q*N + r*N/10000) / 1023. Twin of luma_bin10_split.
+fn luma_bin10(y: u32) -> u32 {
+    let q = y / 10000u;
+    let r = y - q * 10000u;
+    return min(NUM_BINS - 1u, (q * NUM_BINS + r * NUM_BINS / 10000u) / 1023u);
+}
+
+// Bins [r, g, b, l] of a pixel's packed word: RGBA8 when DEPTH is 8, RGB10A2 when it is 10.
+fn packed_bins(word: u32) -> vec4u {
+    if DEPTH == 10u {
+        let rgb = vec3u(word & 0x3ffu, (word >> 10u) & 0x3ffu, (word >> 20u) & 0x3ffu);
+        let w = rgb * LUMA_WEIGHTS;
+        return vec4u(channel_bins10(rgb), luma_bin10(w.x + w.y + w.z));
+    }
+    return pixel_bins(vec3u(word & 0xffu, (word >> 8u) & 0xffu, (word >> 16u) & 0xffu));
 }
 
 struct HistogramScale { // twin: HistogramScale in src/passes/scale.rs

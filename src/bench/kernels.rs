@@ -4,7 +4,7 @@
 
 use crate::bench::variants::{self, GpuVariant, Production, VariantKind};
 use crate::cli::still::RgbaImage;
-use crate::engine::histogram::{self, Histogram};
+use crate::engine::histogram::{self, Depth, Histogram};
 use crate::engine::{EngineConfig, Merge, Stage};
 use crate::gpu::shaders::{self, layout};
 use crate::gpu::texture::GpuFrame;
@@ -110,6 +110,37 @@ pub fn run(
     rows.push(Row {
         name: format!("{} (flat frame)", VariantKind::Production.name()),
         outcome: Ok(time_gpu(ctx, &|e, t| production.encode(e, t), iters)?),
+    });
+
+    // The picture at 10 bits (RGB10A2): each channel widened, its two new low bits from a hash
+    // of the pixel, so every code value occurs.
+    let words: Vec<u32> = image
+        .pixels
+        .chunks_exact(4)
+        .enumerate()
+        .map(|(i, px)| {
+            let low = (i as u32).wrapping_mul(0x9e37_79b9) >> 26;
+            let widen = |c: u8, shift: u32| u32::from(c) << 2 | (low >> shift) & 3;
+            histogram::pack_rgb10(widen(px[0], 0), widen(px[1], 2), widen(px[2], 4))
+        })
+        .collect();
+    let ten_bit_reference = histogram::histogram_packed(&words, bins, Depth::Ten);
+    let ten_bit_frame = GpuFrame::new(ctx, "bench 10-bit frame", image.width, image.height)?;
+    ctx.queue
+        .write_buffer(&ten_bit_frame.pixels, 0, bytemuck::cast_slice(&words));
+    let ten_bit = Production::new(
+        ctx,
+        &ten_bit_frame,
+        bins,
+        EngineConfig {
+            depth: Depth::Ten,
+            ..EngineConfig::default()
+        },
+    )?;
+    check(ctx, &ten_bit, &ten_bit_reference, image)?;
+    rows.push(Row {
+        name: format!("{} (10-bit frame)", VariantKind::Production.name()),
+        outcome: Ok(time_gpu(ctx, &|e, t| ten_bit.encode(e, t), iters)?),
     });
 
     // The three-pass engine, and where its time goes: chunk alone, chunk + reduce, all three.

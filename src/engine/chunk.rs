@@ -2,6 +2,7 @@
 //! then either merges them into the frame's histogram (and scale) itself or writes one histogram
 //! per chunk for the reduce pass.
 
+use super::histogram::Depth;
 use super::reduce::spill;
 use crate::gpu::shaders::{self, layout, Header};
 
@@ -86,7 +87,7 @@ pub struct ChunkPass {
 }
 
 impl ChunkPass {
-    pub fn new(device: &wgpu::Device, bins: u32, shape: ChunkShape, ending: ChunkEnding) -> Self {
+    pub fn new(device: &wgpu::Device, bins: u32, depth: Depth, shape: ChunkShape, ending: ChunkEnding) -> Self {
         let storage = |binding| layout::storage(binding, wgpu::ShaderStages::COMPUTE, false);
         let mut entries = vec![
             layout::storage(0, wgpu::ShaderStages::COMPUTE, true),
@@ -107,6 +108,7 @@ impl ChunkPass {
             entries: &entries,
         });
         let header = Header::new(bins)
+            .depth(depth)
             .with("WG_X", shape.workgroup_size)
             .with("LOADS_PER_INVOCATION", shape.loads_per_invocation)
             .with("REPLICAS", shape.replicas);

@@ -1,5 +1,9 @@
 //! The one definition of histoplay's histograms, and the CPU reference every GPU path is tested
 //! against. `shaders/engine/histogram_common.wgsl` is the WGSL twin of the bin functions here.
+//!
+//! For b-bit channels (b = 8 or 10) and N bins: channel bin = min(N−1, ⌊c·N/(2^b−1)⌋);
+//! luminance Y = 2126·R + 7152·G + 722·B, bin = min(N−1, ⌊Y·N/((2^b−1)·10000)⌋). Exact in
+//! integers: a 10-bit grey at 1024 bins fills the bin of its own code value.
 
 use thiserror::Error;
 
@@ -23,6 +27,84 @@ pub fn validate_bins(bins: u32) -> Result<u32, BinsError> {
     } else {
         Err(BinsError(bins))
     }
+}
+
+/// The depth of the samples counted: 8-bit channels (a frame's pixels packed RGBA8, red in the
+/// low byte) or 10-bit (packed RGB10A2: red in bits 0–9, green 10–19, blue 20–29).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Depth {
+    #[default]
+    Eight,
+    Ten,
+}
+
+impl Depth {
+    pub fn bits(self) -> u32 {
+        match self {
+            Depth::Eight => 8,
+            Depth::Ten => 10,
+        }
+    }
+
+    /// The largest code value, 2^b − 1.
+    pub fn max_code(self) -> u32 {
+        (1 << self.bits()) - 1
+    }
+
+    /// A pixel's channels from its packed word.
+    #[inline]
+    pub fn unpack(self, word: u32) -> [u32; 3] {
+        match self {
+            Depth::Eight => [word & 0xff, (word >> 8) & 0xff, (word >> 16) & 0xff],
+            Depth::Ten => [word & 0x3ff, (word >> 10) & 0x3ff, (word >> 20) & 0x3ff],
+        }
+    }
+}
+
+/// Packs 10-bit channels as RGB10A2 (alpha opaque).
+pub fn pack_rgb10(r: u32, g: u32, b: u32) -> u32 {
+    (r & 0x3ff) | (g & 0x3ff) << 10 | (b & 0x3ff) << 20 | 3 << 30
+}
+
+/// Bin of a channel value at `depth`: min(N-1, floor(c·N/(2^b−1))).
+#[inline]
+pub fn channel_bin_at(c: u32, bins: u32, depth: Depth) -> u32 {
+    (c * bins / depth.max_code()).min(bins - 1)
+}
+
+/// Bin of a luminance numerator at `depth`: min(N-1, floor(Y·N/((2^b−1)·10000))), in 64 bits.
+#[inline]
+pub fn luma_bin_at(y: u32, bins: u32, depth: Depth) -> u32 {
+    let denominator = u64::from(depth.max_code()) * 10_000;
+    (u64::from(y) * u64::from(bins) / denominator).min(u64::from(bins) - 1) as u32
+}
+
+/// The four bins [r, g, b, l] of a pixel's packed word at `depth`.
+#[inline]
+pub fn packed_bins(word: u32, bins: u32, depth: Depth) -> [u32; 4] {
+    let [r, g, b] = depth.unpack(word);
+    [
+        channel_bin_at(r, bins, depth),
+        channel_bin_at(g, bins, depth),
+        channel_bin_at(b, bins, depth),
+        luma_bin_at(luma_numerator(r, g, b), bins, depth),
+    ]
+}
+
+/// `channel_bin_at` for 10 bits without a division, as the shaders compute it: with t = c·N,
+/// (t + t/1024) / 1024. Equal for every code and bin count; a test checks them all.
+#[inline]
+pub fn channel_bin10_by_shifts(c: u32, bins: u32) -> u32 {
+    let t = c * bins;
+    ((t + (t >> 10)) >> 10).min(bins - 1)
+}
+
+/// `luma_bin_at` for 10 bits in 32-bit integers, as the shaders compute it (Y·N overflows
+/// them): with Y = 10000·q + r, the bin is floor((q·N + floor(r·N/10000)) / 1023).
+#[inline]
+pub fn luma_bin10_split(y: u32, bins: u32) -> u32 {
+    let (q, r) = (y / 10_000, y % 10_000);
+    ((q * bins + r * bins / 10_000) / 1023).min(bins - 1)
 }
 
 /// Bin of an 8-bit channel value: min(N-1, floor(c·N/255)).
@@ -113,6 +195,17 @@ impl Histogram {
     }
 }
 
+/// CPU reference: counts every packed pixel word (RGBA8 or RGB10A2) at `depth`.
+pub fn histogram_packed(words: &[u32], bins: u32, depth: Depth) -> Histogram {
+    let mut hist = Histogram::zeroed(bins);
+    for &word in words {
+        for (ch, bin) in packed_bins(word, bins, depth).into_iter().enumerate() {
+            hist.counts[bin as usize][ch] += 1;
+        }
+    }
+    hist
+}
+
 /// CPU reference: counts every pixel of a tightly packed RGBA8 image. Mirrors the chunk shaders.
 pub fn histogram_rgba(rgba: &[u8], bins: u32) -> Histogram {
     let mut hist = Histogram::zeroed(bins);
@@ -173,6 +266,55 @@ mod tests {
         assert_eq!(luma_bin(luma_numerator(0, 0, 255), 256), 18);
         // the largest product stays in u32
         assert!(u64::from(LUMA_DENOMINATOR) * u64::from(MAX_BINS) < u64::from(u32::MAX));
+    }
+
+    #[test]
+    fn ten_bit_bins_follow_the_definition() {
+        // One bin per code value at 1024 bins; 1023 is the top bin at every bin count.
+        for c in 0..=1023 {
+            assert_eq!(channel_bin_at(c, 1024, Depth::Ten), c);
+            assert_eq!(luma_bin_at(luma_numerator(c, c, c), 1024, Depth::Ten), c, "grey {c}");
+        }
+        for bins in (4..=10).map(|k| 1u32 << k) {
+            assert_eq!(channel_bin_at(1023, bins, Depth::Ten), bins - 1);
+            assert_eq!(channel_bin_at(512, bins, Depth::Ten), 512 * bins / 1023);
+        }
+        // Pure green at 10 bits: 7152·1023·256 / (1023·10000) = 183.09, as at 8 bits.
+        assert_eq!(luma_bin_at(luma_numerator(0, 1023, 0), 256, Depth::Ten), 183);
+        // 8 bits through the general definition is the 8-bit one.
+        for c in 0..=255 {
+            assert_eq!(channel_bin_at(c, 256, Depth::Eight), channel_bin(c, 256));
+        }
+    }
+
+    #[test]
+    fn shader_ten_bit_bins_equal_the_definition() {
+        for bins in (4..=10).map(|k| 1u32 << k) {
+            for c in 0..=1023 {
+                assert_eq!(channel_bin10_by_shifts(c, bins), channel_bin_at(c, bins, Depth::Ten));
+                let y = luma_numerator(c, c, c);
+                assert_eq!(luma_bin10_split(y, bins), luma_bin_at(y, bins, Depth::Ten), "grey {c}");
+            }
+            // Every luminance numerator a 10-bit pixel can have lies in 0..=10230000: all of
+            // them, in steps that cover each residue of 10000 many times.
+            for y in (0..=1023 * 10_000).step_by(7) {
+                assert_eq!(luma_bin10_split(y, bins), luma_bin_at(y, bins, Depth::Ten), "Y {y}");
+            }
+        }
+    }
+
+    #[test]
+    fn packed_words_unpack_at_their_depth() {
+        let word = pack_rgb10(1023, 512, 1);
+        assert_eq!(Depth::Ten.unpack(word), [1023, 512, 1]);
+        assert_eq!(word >> 30, 3);
+        assert_eq!(Depth::Eight.unpack(u32::from_le_bytes([10, 20, 30, 255])), [10, 20, 30]);
+        let h = histogram_packed(&[word, pack_rgb10(0, 0, 0)], 1024, Depth::Ten);
+        assert_eq!(
+            (h.counts[1023][0], h.counts[512][1], h.counts[1][2], h.counts[0][3]),
+            (1, 1, 1, 1)
+        );
+        assert_eq!(h.total(), 2);
     }
 
     #[test]

@@ -9,7 +9,7 @@ pub mod histogram;
 pub mod reduce;
 pub mod scale;
 
-use crate::engine::histogram::Histogram;
+use crate::engine::histogram::{Depth, Histogram};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
 use chunk::{ChunkEnding, ChunkParams, ChunkPass, ChunkShape};
@@ -42,11 +42,13 @@ impl Merge {
     }
 }
 
-/// How the engine splits the work; see `ChunkShape` and `Merge`.
+/// How the engine splits the work (see `ChunkShape` and `Merge`), and the depth of the samples
+/// it counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EngineConfig {
     pub shape: ChunkShape,
     pub merge: Merge,
+    pub depth: Depth,
 }
 
 impl Default for EngineConfig {
@@ -54,6 +56,7 @@ impl Default for EngineConfig {
         Self {
             shape: ChunkShape::default(),
             merge: Merge::Atomic,
+            depth: Depth::Eight,
         }
     }
 }
@@ -76,9 +79,10 @@ pub enum Stage {
     Scale,
 }
 
-/// Pipelines for one bin count.
+/// Pipelines for one bin count and sample depth.
 pub struct HistogramEngine {
     pub bins: u32,
+    pub depth: Depth,
     chunk: ChunkPass,
     /// The reduce and scale passes of `Merge::Tree`.
     tree: Option<(ReducePass, ScalePass)>,
@@ -140,7 +144,8 @@ impl HistogramEngine {
         };
         Self {
             bins,
-            chunk: ChunkPass::new(device, bins, shape, ending),
+            depth: config.depth,
+            chunk: ChunkPass::new(device, bins, config.depth, shape, ending),
             tree,
         }
     }

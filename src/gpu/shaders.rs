@@ -56,8 +56,19 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
 pub struct Header(Vec<(&'static str, u32)>);
 
 impl Header {
+    /// For `bins` bins of 8-bit samples.
     pub fn new(bins: u32) -> Self {
-        Self(vec![("NUM_BINS", bins)])
+        Self(vec![("NUM_BINS", bins), ("DEPTH", 8)])
+    }
+
+    /// The depth of the samples the shader counts (8 or 10 bits).
+    pub fn depth(mut self, depth: crate::engine::histogram::Depth) -> Self {
+        for entry in &mut self.0 {
+            if entry.0 == "DEPTH" {
+                entry.1 = depth.bits();
+            }
+        }
+        self
     }
 
     pub fn with(mut self, name: &'static str, value: u32) -> Self {
