@@ -201,6 +201,7 @@ fn bench_times_every_variant_after_checking_it() {
         "GPU chunks + reduce + scale (articles)",
         "histoplay: chunk + merge + scale, 1 dispatch",
         "histoplay: chunk + merge + scale, 1 dispatch (flat frame)",
+        "histoplay: chunk + merge + scale, 1 dispatch (10-bit frame)",
         "  three passes: chunk + reduce + scale",
         "  three passes: chunk + reduce only",
         "  three passes: chunk only",
