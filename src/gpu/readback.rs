@@ -2,6 +2,11 @@
 //! these block until the GPU is done.
 
 use super::{GpuContext, GpuError};
+use std::sync::{Arc, Condvar, Mutex};
+
+/// How long a mapping whose submission is done may take to report (its callback running on
+/// another thread's poll) before it counts as failed.
+const MAP_SETTLE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Reads `size` bytes of `buffer` from `offset` (both multiples of 4).
 pub fn read_buffer(ctx: &GpuContext, buffer: &wgpu::Buffer, offset: u64, size: u64) -> Result<Vec<u8>, GpuError> {
@@ -85,30 +90,39 @@ pub enum MapState {
 /// A MAP_READ buffer being mapped: its state changes when the device is polled (the one
 /// mechanism behind the readback ring, the clipping readout and screenshots).
 #[derive(Debug)]
-pub struct Mapping(std::sync::Arc<std::sync::atomic::AtomicU8>);
+pub struct Mapping(Arc<(Mutex<MapState>, Condvar)>);
 
 impl Mapping {
     /// Starts mapping all of `buffer` for reading.
     pub fn read(buffer: &wgpu::Buffer) -> Self {
-        let state = std::sync::Arc::new(std::sync::atomic::AtomicU8::new(MapState::Mapping as u8));
-        let flag = state.clone();
+        let shared = Arc::new((Mutex::new(MapState::Mapping), Condvar::new()));
+        let settled = shared.clone();
         buffer.slice(..).map_async(wgpu::MapMode::Read, move |result| {
-            let done = if result.is_ok() {
+            let (state, changed) = &*settled;
+            *state.lock().unwrap_or_else(|e| e.into_inner()) = if result.is_ok() {
                 MapState::Mapped
             } else {
                 MapState::Failed
             };
-            flag.store(done as u8, std::sync::atomic::Ordering::Release);
+            changed.notify_all();
         });
-        Self(state)
+        Self(shared)
     }
 
     pub fn state(&self) -> MapState {
-        match self.0.load(std::sync::atomic::Ordering::Acquire) {
-            s if s == MapState::Mapped as u8 => MapState::Mapped,
-            s if s == MapState::Failed as u8 => MapState::Failed,
-            _ => MapState::Mapping,
-        }
+        *self.0 .0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// After a poll that waited for the mapping's submission: the state once the callback has
+    /// run. Another thread's poll may have taken the callback and still be running it, so a
+    /// mapping still under way is waited for (up to `timeout`) rather than taken as failed.
+    pub fn settled(&self, timeout: std::time::Duration) -> MapState {
+        let (state, changed) = &*self.0;
+        let guard = state.lock().unwrap_or_else(|e| e.into_inner());
+        let (guard, _) = changed
+            .wait_timeout_while(guard, timeout, |s| *s == MapState::Mapping)
+            .unwrap_or_else(|e| e.into_inner());
+        *guard
     }
 }
 
@@ -174,15 +188,14 @@ impl<T> ReadbackRing<T> {
         let Some((index, tag, mapped)) = self.pending.pop_front() else {
             return Ok(None);
         };
-        while mapped.state() != MapState::Mapped {
+        if mapped.state() == MapState::Mapping {
             ctx.device
                 .poll(wgpu::PollType::wait_indefinitely())
                 .map_err(|e| GpuError::Readback(e.to_string()))?;
-            if mapped.state() != MapState::Mapped {
-                // The callback runs during poll; if it has not, the map failed.
-                ctx.check()?;
-                return Err(GpuError::Readback("mapping a readback buffer failed".into()));
-            }
+        }
+        if mapped.settled(MAP_SETTLE) != MapState::Mapped {
+            ctx.check()?;
+            return Err(GpuError::Readback("mapping a readback buffer failed".into()));
         }
         let buffer = &self.buffers[index];
         let result = {
