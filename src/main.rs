@@ -294,7 +294,10 @@ fn main() -> ExitCode {
     // adapters are probed; histoplay reports a missing adapter itself, in one line.
     let default_filter = "warn,wgpu_hal::vulkan::instance=off,wgpu_hal::gles=off";
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(default_filter)).init();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return command_line_error(e),
+    };
     hardware::set_preference(cli.hwdec);
     let result = match cli.command {
         Some(command) => run(command),
@@ -354,6 +357,32 @@ fn default_video() -> PathBuf {
         .flatten()
         .find(|p| p.is_file())
         .unwrap_or_else(|| relative.to_path_buf())
+}
+
+/// Help and version print as clap prints them; a mistake on the command line is one `error:`
+/// line, clap's hints (possible values, usage) folded into it.
+fn command_line_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    let text = e.to_string();
+    let mut line = String::new();
+    for part in text
+        .lines()
+        .map(str::trim)
+        .filter(|part| !part.is_empty() && !part.starts_with("For more information"))
+    {
+        if !line.is_empty() {
+            line.push_str(if line.ends_with(':') { " " } else { "; " });
+        }
+        line.push_str(part);
+    }
+    eprintln!("{line}");
+    ExitCode::from(2)
 }
 
 fn run(command: Command) -> Result<()> {

@@ -153,9 +153,23 @@ fn empty_and_non_image_files() {
 #[test]
 fn bad_bins_are_refused() {
     let out = histoplay(&["hist", "media/kitten.jpg", "--bins", "100"]);
-    assert!(!out.status.success());
-    assert!(stderr(&out).starts_with("error: "), "{}", stderr(&out));
-    assert!(stderr(&out).contains("power of two"));
+    assert_one_line_error(&out, "power of two");
+}
+
+#[test]
+fn command_line_mistakes_are_one_line() {
+    let out = histoplay(&["hist", "media/kitten.jpg", "--hwdec", "bogus"]);
+    assert_one_line_error(&out, "possible values: no, auto, yes, nvdec, vaapi");
+    assert_eq!(out.status.code(), Some(2));
+    assert_one_line_error(
+        &histoplay(&["hist", "media/kitten.jpg", "--frobnicate"]),
+        "--frobnicate",
+    );
+    assert_one_line_error(&histoplay(&["hist"]), "<INPUT>");
+    // Help still prints in full, and succeeds.
+    let help = histoplay(&["hist", "--help"]);
+    assert!(help.status.success());
+    assert!(stdout(&help).lines().count() > 5, "{}", stdout(&help));
 }
 
 #[test]
