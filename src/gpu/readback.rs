@@ -1,12 +1,8 @@
 //! Copies GPU results to the CPU for the headless commands and tests. Never on the display path:
 //! these block until the GPU is done.
 
+use super::mapping::{MapState, Mapping, MAP_SETTLE};
 use super::{GpuContext, GpuError};
-use std::sync::{Arc, Condvar, Mutex};
-
-/// How long a mapping whose submission is done may take to report (its callback running on
-/// another thread's poll) before it counts as failed.
-const MAP_SETTLE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Reads `size` bytes of `buffer` from `offset` (both multiples of 4).
 pub fn read_buffer(ctx: &GpuContext, buffer: &wgpu::Buffer, offset: u64, size: u64) -> Result<Vec<u8>, GpuError> {
@@ -77,53 +73,6 @@ pub fn map_and_copy(ctx: &GpuContext, staging: &wgpu::Buffer) -> Result<Vec<u8>,
         .to_vec();
     staging.unmap();
     Ok(bytes)
-}
-
-/// Where a buffer's mapping for reading stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MapState {
-    Mapping,
-    Mapped,
-    Failed,
-}
-
-/// A MAP_READ buffer being mapped: its state changes when the device is polled (the one
-/// mechanism behind the readback ring, the clipping readout and screenshots).
-#[derive(Debug)]
-pub struct Mapping(Arc<(Mutex<MapState>, Condvar)>);
-
-impl Mapping {
-    /// Starts mapping all of `buffer` for reading.
-    pub fn read(buffer: &wgpu::Buffer) -> Self {
-        let shared = Arc::new((Mutex::new(MapState::Mapping), Condvar::new()));
-        let settled = shared.clone();
-        buffer.slice(..).map_async(wgpu::MapMode::Read, move |result| {
-            let (state, changed) = &*settled;
-            *state.lock().unwrap_or_else(|e| e.into_inner()) = if result.is_ok() {
-                MapState::Mapped
-            } else {
-                MapState::Failed
-            };
-            changed.notify_all();
-        });
-        Self(shared)
-    }
-
-    pub fn state(&self) -> MapState {
-        *self.0 .0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// After a poll that waited for the mapping's submission: the state once the callback has
-    /// run. Another thread's poll may have taken the callback and still be running it, so a
-    /// mapping still under way is waited for (up to `timeout`) rather than taken as failed.
-    pub fn settled(&self, timeout: std::time::Duration) -> MapState {
-        let (state, changed) = &*self.0;
-        let guard = state.lock().unwrap_or_else(|e| e.into_inner());
-        let (guard, _) = changed
-            .wait_timeout_while(guard, timeout, |s| *s == MapState::Mapping)
-            .unwrap_or_else(|e| e.into_inner());
-        *guard
-    }
 }
 
 /// Little-endian u32 words of a byte buffer.

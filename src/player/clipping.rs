@@ -3,7 +3,7 @@
 //! into one of a few small MAP_READ buffers; a buffer is read when the GPU has finished with it,
 //! a frame or two later. Nothing here ever waits: with every buffer in flight a frame is skipped.
 
-use crate::gpu::readback::{MapState, Mapping};
+use crate::gpu::mapping::{MapState, Mapping};
 
 /// Bytes of one bin: r, g, b, l as u32 (`array<vec4u>` in the shaders).
 const BIN_BYTES: u64 = 16;

@@ -2,7 +2,7 @@
 //! position. The frame is drawn a second time into a texture of the window's size, copied to a
 //! buffer, picked up once the GPU is done (never waited on) and encoded on a thread of its own.
 
-use crate::gpu::readback::{MapState, Mapping};
+use crate::gpu::mapping::{MapState, Mapping};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

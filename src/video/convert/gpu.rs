@@ -2,9 +2,10 @@
 //! that writes the frame's texture and packed pixels.
 
 use super::*;
+use crate::gpu::mapping::{MapState, Mapping, MAP_SETTLE};
 use crate::gpu::shaders::{self, layout};
 use crate::gpu::texture::GpuFrame;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Mutex;
 use wgpu::util::DeviceExt;
 
 struct PlaneTexture {
@@ -29,14 +30,11 @@ struct Staging {
     /// Per plane: where its rows start, and their pitch (a multiple of 256 bytes, as copies
     /// from buffers to textures need).
     rows: Vec<(u64, u32)>,
-    /// Set by the map callback: None while a map is pending, then whether it succeeded.
-    mapped: Arc<(Mutex<Option<bool>>, Condvar)>,
+    /// The buffer's mapping for the next frame's rows.
+    mapping: Mapping,
     /// The submission that copied from the buffer last: mapping completes after it.
     copied_in: Option<wgpu::SubmissionIndex>,
 }
-
-/// How long an upload waits for its slot's previous copy before giving up (a lost device).
-const STAGING_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl PlaneTextures {
     pub fn new(device: &wgpu::Device, label: &str, format: FrameFormat) -> Result<Self, ConvertError> {
@@ -89,7 +87,7 @@ impl PlaneTextures {
             staging: Mutex::new(Staging {
                 buffer,
                 rows,
-                mapped: Arc::new((Mutex::new(Some(true)), Condvar::new())),
+                mapping: Mapping::mapped(),
                 copied_in: None,
             }),
         })
@@ -150,37 +148,24 @@ impl PlaneTextures {
             );
         }
         staging.copied_in = Some(queue.submit([encoder.finish()]));
-        *staging.mapped.0.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        let mapped = staging.mapped.clone();
-        staging.buffer.slice(..).map_async(wgpu::MapMode::Write, move |result| {
-            let (state, changed) = &*mapped;
-            *state.lock().unwrap_or_else(|e| e.into_inner()) = Some(result.is_ok());
-            changed.notify_all();
-        });
+        staging.mapping = Mapping::write(&staging.buffer);
         Ok(())
     }
 }
 
 impl Staging {
     /// Waits until the buffer is mapped again after its last copy.
-    fn wait_mapped(&mut self, device: &wgpu::Device) -> Result<(), ConvertError> {
-        let (state, changed) = &*self.mapped;
-        if state.lock().unwrap_or_else(|e| e.into_inner()).is_none() {
-            // The map callback runs inside a poll: this one, or one on another thread that
-            // may still be running it when this returns.
+    fn wait_mapped(&self, device: &wgpu::Device) -> Result<(), ConvertError> {
+        if self.mapping.state() == MapState::Mapping {
             let _ = device.poll(wgpu::PollType::Wait {
                 submission_index: self.copied_in.clone(),
-                timeout: Some(STAGING_WAIT),
+                timeout: Some(MAP_SETTLE),
             });
         }
-        let state = state.lock().unwrap_or_else(|e| e.into_inner());
-        let (state, _) = changed
-            .wait_timeout_while(state, STAGING_WAIT, |s| s.is_none())
-            .unwrap_or_else(|e| e.into_inner());
-        match *state {
-            Some(true) => Ok(()),
-            Some(false) => Err(ConvertError::Staging("mapping the upload buffer failed".into())),
-            None => Err(ConvertError::Staging(
+        match self.mapping.settled(MAP_SETTLE) {
+            MapState::Mapped => Ok(()),
+            MapState::Failed => Err(ConvertError::Staging("mapping the upload buffer failed".into())),
+            MapState::Mapping => Err(ConvertError::Staging(
                 "the GPU did not finish the previous upload".into(),
             )),
         }

@@ -224,32 +224,28 @@ impl NalFraming {
 /// Whether an H.264 packet is an IDR picture (its first slice is an IDR slice): it resets all
 /// of the decoder's state that carries over between pictures (references, picture order).
 pub fn h264_idr(packet: &[u8], framing: NalFraming) -> bool {
-    let mut types = Vec::new();
-    match framing {
+    // NAL unit types in the packet's order: the first slice (1 non-IDR, 5 IDR) decides;
+    // parameter sets, SEI and delimiters may precede it.
+    let first_slice = match framing {
         NalFraming::Length(size) => {
             let mut at = 0;
-            while at + size < packet.len() {
+            std::iter::from_fn(move || {
+                let header = *packet.get(at + size)?;
                 let length = packet[at..at + size]
                     .iter()
                     .fold(0usize, |n, &b| n << 8 | usize::from(b));
-                types.push(packet[at + size] & 0x1f);
                 at += size + length;
-            }
+                Some(header & 0x1f)
+            })
+            .find(|&t| t == 1 || t == 5)
         }
-        NalFraming::AnnexB => {
-            let mut zeros = 0;
-            for (i, &b) in packet.iter().enumerate() {
-                if b == 1 && zeros >= 2 {
-                    if let Some(&header) = packet.get(i + 1) {
-                        types.push(header & 0x1f);
-                    }
-                }
-                zeros = if b == 0 { zeros + 1 } else { 0 };
-            }
-        }
-    }
-    // Slices are types 1 (non-IDR) and 5 (IDR); parameter sets, SEI and delimiters may precede.
-    types.into_iter().find(|&t| t == 1 || t == 5) == Some(5)
+        NalFraming::AnnexB => packet
+            .windows(4)
+            .filter(|w| w[..3] == [0, 0, 1])
+            .map(|w| w[3] & 0x1f)
+            .find(|&t| t == 1 || t == 5),
+    };
+    first_slice == Some(5)
 }
 
 #[cfg(test)]
