@@ -549,6 +549,7 @@ fn hist(input: &Path, range: FrameRange, bins: u32, cpu: bool, csv: bool) -> Res
         pts: 0.0,
         width: image.width,
         height: image.height,
+        depth: 8,
         histogram: &histogram,
     };
     let mut out = std::io::stdout().lock();
@@ -571,23 +572,33 @@ fn render(
     contain: bool,
     log: bool,
 ) -> Result<()> {
-    let image = if still::is_still_image(input) {
-        if frame != 0 {
-            bail!("'{}' is a still image: it has only frame 0", input.display());
-        }
-        still::load(input)?
-    } else {
-        clip::frame_rgba(VideoSource::open(input)?, frame)?
-    };
-    let ctx = GpuContext::new()?;
-    let size = size.unwrap_or((image.width, image.height));
-    let picture = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
     let options = ViewOptions {
         fit: if contain { Fit::Contain } else { Fit::Cover },
         quads: Quads::Both,
         log_scale: log,
     };
-    let rgba = offscreen::render_picture(&ctx, &picture, size, bins, options)?;
+    let (size, rgba) = if still::is_still_image(input) {
+        if frame != 0 {
+            bail!("'{}' is a still image: it has only frame 0", input.display());
+        }
+        let image = still::load(input)?;
+        let ctx = GpuContext::new()?;
+        let size = size.unwrap_or((image.width, image.height));
+        let picture = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
+        (size, offscreen::render_picture(&ctx, &picture, size, bins, options)?)
+    } else {
+        let mut source = VideoSource::open(input)?;
+        let decoded = clip::decode_frame(&mut source, frame)?;
+        let format = source.info.format;
+        let ctx = GpuContext::new()?;
+        let size = size.unwrap_or((format.width, format.height));
+        let aspect = format.width as f32 / format.height as f32;
+        let planes = decoded.planes(format.layout);
+        (
+            size,
+            offscreen::render_video_frame(&ctx, format, &planes, aspect, size, bins, options)?,
+        )
+    };
     still::save_png(output, size.0, size.1, &rgba).with_context(|| format!("cannot write '{}'", output.display()))?;
     Ok(())
 }

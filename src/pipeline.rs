@@ -3,32 +3,40 @@
 //! histogram engine, and, where there is somewhere to show them, drawn with the histogram quads.
 //! A new pass (scopes, regions) is added here once.
 
-use crate::engine::{HistogramEngine, HistogramTarget, SourceBinding};
+use crate::engine::histogram::Depth;
+use crate::engine::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding};
 use crate::gpu::GpuContext;
 use crate::render::scene::{Scene, SceneRenderer};
 use crate::video::format::FrameFormat;
 use crate::video::ring::{FrameRing, RingError};
 
-/// One stream's GPU side: its ring of frames, the converted frame, and the histogram target that
-/// counts it. Made once per file; nothing here is made per frame.
+/// One stream's GPU side: its ring of frames, the converted frame, and the histogram engine and
+/// target that count it at the stream's depth (8 or 10 bits). Made once per file; nothing here is
+/// made per frame.
 pub struct FramePipeline {
     pub ring: FrameRing,
+    pub engine: HistogramEngine,
     pub target: HistogramTarget,
     binding: SourceBinding,
 }
 
 impl FramePipeline {
-    /// A pipeline for frames of `format`, with a ring of `slots` frames.
-    pub fn new(
-        ctx: &GpuContext,
-        engine: &HistogramEngine,
-        format: FrameFormat,
-        slots: usize,
-    ) -> Result<Self, RingError> {
+    /// A pipeline for frames of `format` counted in `bins` bins, with a ring of `slots` frames.
+    pub fn new(ctx: &GpuContext, bins: u32, format: FrameFormat, slots: usize) -> Result<Self, RingError> {
         let ring = FrameRing::new(ctx, format, slots)?;
+        let config = EngineConfig {
+            depth: Depth::from_bits(ring.output.bits),
+            ..EngineConfig::default()
+        };
+        let engine = HistogramEngine::new(ctx, bins, config);
         let target = engine.target(ctx, format.width, format.height)?;
         let binding = engine.bind_source(ctx, &target, &ring.output.pixels);
-        Ok(Self { ring, target, binding })
+        Ok(Self {
+            ring,
+            engine,
+            target,
+            binding,
+        })
     }
 
     /// A scene that draws this pipeline's frame and its histograms.
@@ -39,10 +47,10 @@ impl FramePipeline {
     /// Records converting ring slot `slot` and counting it: afterwards the ring's output holds
     /// the frame and the target its histogram (and scale). The slot may be refilled once the
     /// encoder is submitted.
-    pub fn encode_frame(&self, encoder: &mut wgpu::CommandEncoder, engine: &HistogramEngine, slot: usize) {
+    pub fn encode_frame(&self, encoder: &mut wgpu::CommandEncoder, slot: usize) {
         encoder.push_debug_group("convert and count");
         self.ring.encode_convert(encoder, slot);
-        engine.encode(encoder, &self.target, &self.binding, None);
+        self.engine.encode(encoder, &self.target, &self.binding, None);
         encoder.pop_debug_group();
     }
 

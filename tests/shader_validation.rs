@@ -7,7 +7,7 @@ use histoplay::gpu::shaders;
 fn every_shader_validates() {
     let sources = shaders::all_for_validation();
     // Shaders are grouped in folders as the code is (engine, render, video, bench).
-    let mut on_disk = 0;
+    let mut on_disk = Vec::new();
     let mut folders = vec![std::path::PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/shaders"
@@ -18,16 +18,18 @@ fn every_shader_validates() {
             if path.is_dir() {
                 folders.push(path);
             } else if path.extension().is_some_and(|x| x == "wgsl") {
-                on_disk += 1;
+                on_disk.push(path.file_name().unwrap().to_string_lossy().into_owned());
             }
         }
     }
-    // histogram_common.wgsl is validated as part of every compute shader.
-    assert_eq!(
-        sources.len() + 1,
-        on_disk,
-        "a shader in shaders/ is missing from all_for_validation()"
-    );
+    // histogram_common.wgsl is validated as part of every compute shader; a shader built in
+    // variants (convert.wgsl at two depths) is listed once per variant.
+    for file in on_disk.iter().filter(|f| *f != "histogram_common.wgsl") {
+        assert!(
+            sources.iter().any(|(name, _)| name.starts_with(file.as_str())),
+            "{file} is missing from all_for_validation()"
+        );
+    }
     for (name, source) in sources {
         let module =
             naga::front::wgsl::parse_str(&source).unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&source)));

@@ -87,8 +87,15 @@ fn every_native_pixel_format_counts_exactly() {
         "yuv420p10le",
         "yuv422p10le",
         "yuv444p10le",
+        "yuv420p12le",
+        "yuv422p12le",
+        "yuv444p12le",
         "gray",
         "gray10le",
+        "gray12le",
+        "gbrp",
+        "gbrp10le",
+        "gbrp12le",
         "rgb24",
         "rgba",
         "bgra",
@@ -99,10 +106,124 @@ fn every_native_pixel_format_counts_exactly() {
 
 #[test]
 fn other_pixel_formats_are_converted_once_per_stream() {
-    // yuv411p and 12-bit 4:2:0 are not uploaded natively: swscale turns them into 4:4:4.
-    for pix_fmt in ["yuv411p", "yuv420p12le", "gbrp", "pal8"] {
+    // Not uploaded natively: swscale turns them into 4:4:4 or planar RGB at the nearest depth
+    // at or above theirs (12 bits at most).
+    for pix_fmt in ["yuv411p", "pal8", "rgb48le", "yuv444p16le", "gray16le", "p010le"] {
         assert_gpu_equals_cpu(&format_clip(pix_fmt, "48x32"), 3);
     }
+}
+
+/// `"key":value` of a JSON line, as a number.
+fn json_number(line: &str, key: &str) -> u64 {
+    let start = line
+        .find(&format!("\"{key}\":"))
+        .unwrap_or_else(|| panic!("no {key} in {line}"))
+        + key.len()
+        + 3;
+    let digits: String = line[start..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().unwrap()
+}
+
+/// The counts of channel `name` ("r", "g", "b" or "l") of a JSON line.
+fn json_counts(line: &str, name: &str) -> Vec<u32> {
+    let start = line.find(&format!("\"{name}\":[")).unwrap() + name.len() + 4;
+    let end = start + line[start..].find(']').unwrap();
+    line[start..end].split(',').map(|c| c.parse().unwrap()).collect()
+}
+
+/// A lossless FFV1 clip of one frame from raw samples (16-bit little-endian, plane after plane).
+fn ffv1_from_raw(name: &str, pix_fmt: &str, size: (u32, u32), samples: &[u16], extra: &[&str]) -> PathBuf {
+    let dir = common::repo_path("target/fixtures");
+    std::fs::create_dir_all(&dir).unwrap();
+    let raw = dir.join(format!("{name}.raw"));
+    let bytes: Vec<u8> = samples.iter().flat_map(|s| s.to_le_bytes()).collect();
+    std::fs::write(&raw, bytes).unwrap();
+    let size = format!("{}x{}", size.0, size.1);
+    let mut args = vec![
+        "-f",
+        "rawvideo",
+        "-pix_fmt",
+        pix_fmt,
+        "-s",
+        &size,
+        "-i",
+        raw.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["-c:v", "ffv1"]);
+    common::fixture(&format!("{name}.mkv"), &args)
+}
+
+/// Checks `hist --bins 1024` (GPU and CPU reference) of `path` against the counts of 10-bit
+/// R, G, B samples worked out here.
+fn assert_ten_bit_counts(path: &Path, rgb: &[[u32; 3]]) {
+    let bins = 1024u64;
+    let mut expected = vec![vec![0u32; 1024]; 4];
+    for &[r, g, b] in rgb {
+        for (ch, c) in [r, g, b].into_iter().enumerate() {
+            expected[ch][(u64::from(c) * bins / 1023).min(bins - 1) as usize] += 1;
+        }
+        let y = 2126 * u64::from(r) + 7152 * u64::from(g) + 722 * u64::from(b);
+        expected[3][(y * bins / (1023 * 10_000)).min(bins - 1) as usize] += 1;
+    }
+    for extra in [&[][..], &["--cpu"][..]] {
+        let mut args = vec!["--bins", "1024"];
+        args.extend_from_slice(extra);
+        let out = hist(path, &args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let line = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(json_number(&line, "depth"), 10, "{extra:?}");
+        for (ch, name) in ["r", "g", "b", "l"].into_iter().enumerate() {
+            assert_eq!(json_counts(&line, name), expected[ch], "{name} {extra:?}");
+        }
+    }
+}
+
+#[test]
+fn ten_bit_grey_counts_one_bin_per_code_value() {
+    // Every 10-bit code twice, full range: with 1024 bins each bin holds exactly 2.
+    let codes: Vec<u16> = (0..1024).chain((0..1024).rev()).collect();
+    let path = ffv1_from_raw(
+        "gray10-every-code",
+        "gray10le",
+        (1024, 2),
+        &codes,
+        &["-color_range", "pc"],
+    );
+    let rgb: Vec<[u32; 3]> = codes.iter().map(|&c| [u32::from(c); 3]).collect();
+    assert_ten_bit_counts(&path, &rgb);
+    let line = String::from_utf8(hist(&path, &["--bins", "1024"]).stdout).unwrap();
+    assert!(json_counts(&line, "l").iter().all(|&n| n == 2), "{line}");
+}
+
+#[test]
+fn ten_and_twelve_bit_rgb_count_exactly() {
+    let (width, height) = (256u32, 4u32);
+    let pixels = (width * height) as usize;
+    // Planes G, B, R as gbrp orders them: ramps, a spread and a few extremes.
+    let g: Vec<u16> = (0..pixels).map(|i| (i % 1024) as u16).collect();
+    let b: Vec<u16> = (0..pixels).map(|i| (1023 - (i * 7) % 1024) as u16).collect();
+    let r: Vec<u16> = (0..pixels).map(|i| ((i * 389 + 11) % 1024) as u16).collect();
+    let planes: Vec<u16> = [&g, &b, &r].into_iter().flatten().copied().collect();
+    let path = ffv1_from_raw("gbrp10-spread", "gbrp10le", (width, height), &planes, &[]);
+    let rgb: Vec<[u32; 3]> = (0..pixels).map(|i| [r[i], g[i], b[i]].map(u32::from)).collect();
+    assert_ten_bit_counts(&path, &rgb);
+
+    // 12 bits are rounded to 10: (c + 2) / 4, at most 1023.
+    let twelve: Vec<u16> = planes.iter().map(|&c| c * 4 + (c % 4)).collect();
+    let path = ffv1_from_raw("gbrp12-spread", "gbrp12le", (width, height), &twelve, &[]);
+    let round = |c: u16| ((u32::from(c) + 2) / 4).min(1023);
+    let rgb: Vec<[u32; 3]> = (0..pixels)
+        .map(|i| [twelve[2 * pixels + i], twelve[i], twelve[pixels + i]].map(round))
+        .collect();
+    assert_ten_bit_counts(&path, &rgb);
+}
+
+#[test]
+fn eight_bit_sources_report_depth_eight() {
+    let out = hist(&format_clip("yuv420p", "48x32"), &[]);
+    assert!(out.status.success());
+    assert_eq!(json_number(&String::from_utf8_lossy(&out.stdout), "depth"), 8);
 }
 
 #[test]

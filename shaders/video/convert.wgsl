@@ -1,23 +1,25 @@
 // Colour conversion: one invocation per pixel turns a decoded frame's planes into one packed
-// RGBA8 word, written both to the frame's pixel buffer (which the histogram counts) and to its
-// texture (which the picture pass samples). All per-pixel arithmetic is in i32, so the CPU twin
-// (convert_cpu in src/video/convert.rs) reproduces it bit for bit; the functions that compute
-// have twins of the same name there, and convert_pixel there mirrors the entry points.
+// word, RGBA8 for 8-bit sources and RGB10A2 for deeper ones, written both to the frame's pixel
+// buffer (which the histogram counts) and to its texture (which the picture pass samples:
+// rgba8unorm, or rgba16float for 10 bits, swapped in by src/gpu/shaders.rs). All per-pixel
+// arithmetic is in i32, so the CPU twin (convert_cpu in src/video/convert/cpu.rs) reproduces it
+// bit for bit; the functions that compute have twins of the same name there, and convert_pixel
+// there mirrors the entry points.
 //
 // Fixed point: luma is multiplied by 8 and chroma comes out of the upsampling filter in eighths
 // of a code (its weights total 8), so both are in eighths; a coefficient is the output change
-// per eighth of a code, scaled by 2^FRAC_BITS. bias holds the offsets and half an output code.
+// per eighth of a code, scaled by 2^frac_bits(). bias holds the offsets and half an output code.
 
-const FRAC_BITS: u32 = 20u;
+const FRAC_BITS: u32 = 20u; // at 8-bit output; one less per output bit beyond 8
 
-struct Row { // twin: Row in src/video/convert.rs; one output channel
+struct Row { // twin: Row in src/video/convert/mod.rs; one output channel
     y: i32,
     cb: i32,
     cr: i32,
     bias: i32,
 }
 
-struct ConvertParams { // twin: ConvertParams in src/video/convert.rs
+struct ConvertParams { // twin: ConvertParams in src/video/convert/mod.rs
     r: Row,
     g: Row,
     b: Row,
@@ -28,7 +30,7 @@ struct ConvertParams { // twin: ConvertParams in src/video/convert.rs
     chroma_shift_x: u32, // 0 or 1
     chroma_shift_y: u32, // 0 or 1
     sample_mask: u32, // 2^bits - 1: the unused high bits of 2-byte samples are ignored
-    _pad: u32,
+    out_bits: u32, // 8 (RGBA8) or 10 (RGB10A2)
 }
 
 @group(0) @binding(0) var<uniform> params: ConvertParams;
@@ -40,7 +42,7 @@ struct ConvertParams { // twin: ConvertParams in src/video/convert.rs
 @group(0) @binding(5) var plane2: texture_2d<u32>;
 
 // Which chroma samples a pixel blends, and how much of each.
-struct Taps { // twin: Taps in src/video/convert.rs
+struct Taps { // twin: Taps in src/video/convert/cpu.rs
     cols: vec2u, // left, right
     rows: vec2u, // near, far
     col_weights: vec2i, // total 2
@@ -87,31 +89,59 @@ fn nv12_chroma(at: vec2u) -> vec2i {
     return vec2i(textureLoad(plane1, at, 0).rg);
 }
 
+fn frac_bits() -> u32 {
+    return FRAC_BITS + 8u - params.out_bits;
+}
+
 // Rounded to nearest by the half code in bias; the shift floors, also below zero.
 fn channel(row: Row, y8: i32, cb8: i32, cr8: i32) -> u32 {
     let sum = row.y * y8 + row.cb * cb8 + row.cr * cr8 + row.bias;
-    return u32(clamp(sum >> FRAC_BITS, 0, 255));
+    let white = i32((1u << params.out_bits) - 1u);
+    return u32(clamp(sum >> frac_bits(), 0, white));
 }
 
 fn pack_rgba(r: u32, g: u32, b: u32) -> u32 {
     return r | (g << 8u) | (b << 16u) | 0xff000000u;
 }
 
-fn ycbcr_to_rgba(y8: i32, chroma8: vec2i) -> u32 {
+fn pack_rgb10(r: u32, g: u32, b: u32) -> u32 {
+    return r | (g << 10u) | (b << 20u) | 0xc0000000u;
+}
+
+fn pack(r: u32, g: u32, b: u32) -> u32 {
+    if params.out_bits == 10u {
+        return pack_rgb10(r, g, b);
+    }
+    return pack_rgba(r, g, b);
+}
+
+fn ycbcr_to_rgb(y8: i32, chroma8: vec2i) -> u32 {
     let r = channel(params.r, y8, chroma8.x, chroma8.y);
     let g = channel(params.g, y8, chroma8.x, chroma8.y);
     let b = channel(params.b, y8, chroma8.x, chroma8.y);
-    return pack_rgba(r, g, b);
+    return pack(r, g, b);
+}
+
+// An R'G'B' sample at the output's depth: 12-bit samples rounded to 10 bits.
+fn rgb_sample(plane: texture_2d<u32>, at: vec2u) -> u32 {
+    let shift = countTrailingZeros(params.sample_mask + 1u) - params.out_bits;
+    let half = (1u << shift) >> 1u;
+    return min((u32(sample(plane, at)) + half) >> shift, (1u << params.out_bits) - 1u);
 }
 
 fn in_frame(pos: vec2u) -> bool {
     return all(pos < vec2u(params.width, params.height));
 }
 
-fn store(pos: vec2u, rgba: u32) {
-    out_pixels[pos.y * params.width + pos.x] = rgba;
-    // k / 255 stores back as k, so the texture holds the very same bytes.
-    textureStore(out_texture, pos, unpack4x8unorm(rgba));
+fn store(pos: vec2u, word: u32) {
+    out_pixels[pos.y * params.width + pos.x] = word;
+    if params.out_bits == 10u {
+        let codes = vec3u(word, word >> 10u, word >> 20u) & vec3u(1023u);
+        textureStore(out_texture, pos, vec4f(vec3f(codes) / 1023.0, 1.0));
+    } else {
+        // k / 255 stores back as k, so the texture holds the very same bytes.
+        textureStore(out_texture, pos, unpack4x8unorm(word));
+    }
 }
 
 @compute @workgroup_size(32, 4)
@@ -128,7 +158,7 @@ fn convert_yuv(@builtin(global_invocation_id) id: vec3u) {
         planar_chroma(vec2u(t.cols.x, t.rows.y)),
         planar_chroma(vec2u(t.cols.y, t.rows.y)),
     );
-    store(pos, ycbcr_to_rgba(sample(plane0, pos) << 3u, chroma8));
+    store(pos, ycbcr_to_rgb(sample(plane0, pos) << 3u, chroma8));
 }
 
 @compute @workgroup_size(32, 4)
@@ -145,7 +175,7 @@ fn convert_nv12(@builtin(global_invocation_id) id: vec3u) {
         nv12_chroma(vec2u(t.cols.x, t.rows.y)),
         nv12_chroma(vec2u(t.cols.y, t.rows.y)),
     );
-    store(pos, ycbcr_to_rgba(sample(plane0, pos) << 3u, chroma8));
+    store(pos, ycbcr_to_rgb(sample(plane0, pos) << 3u, chroma8));
 }
 
 // Gray's rows have zero chroma coefficients.
@@ -155,7 +185,17 @@ fn convert_gray(@builtin(global_invocation_id) id: vec3u) {
     if !in_frame(pos) {
         return;
     }
-    store(pos, ycbcr_to_rgba(sample(plane0, pos) << 3u, vec2i(0)));
+    store(pos, ycbcr_to_rgb(sample(plane0, pos) << 3u, vec2i(0)));
+}
+
+// Planar G, B, R, as FFmpeg's gbrp formats order them.
+@compute @workgroup_size(32, 4)
+fn convert_gbr(@builtin(global_invocation_id) id: vec3u) {
+    let pos = id.xy;
+    if !in_frame(pos) {
+        return;
+    }
+    store(pos, pack(rgb_sample(plane2, pos), rgb_sample(plane0, pos), rgb_sample(plane1, pos)));
 }
 
 // plane0 holds the R, G, B bytes as three R8 texels per pixel.

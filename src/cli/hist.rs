@@ -4,15 +4,14 @@
 
 use crate::cli::progress::Progress;
 use crate::cli::report::{self, FrameReport};
-use crate::engine::histogram::{self, Histogram};
-use crate::engine::{EngineConfig, HistogramEngine};
+use crate::engine::histogram::{self, Depth, Histogram};
 use crate::gpu::readback::ReadbackRing;
 use crate::gpu::{GpuContext, GpuError};
 use crate::pipeline::FramePipeline;
 use crate::video::convert::convert_cpu;
 use crate::video::decoder::{DecodeThread, DecoderEvent};
 use crate::video::ring::RING_SLOTS;
-use crate::video::source::{CatchUp, SeekTarget, VideoSource};
+use crate::video::source::{CatchUp, DecodedFrame, SeekTarget, VideoSource};
 use std::io::Write;
 use std::time::Duration;
 use thiserror::Error;
@@ -160,13 +159,15 @@ fn hist_cpu(
         if !range.contains(frame.index) {
             continue;
         }
-        let rgba = convert_cpu(&format, &frame.planes(format.layout));
-        let histogram = histogram::histogram_rgba(&rgba, bins);
+        let words = convert_cpu(&format, &frame.planes(format.layout));
+        let depth = Depth::from_bits(format.layout.output_bits());
+        let histogram = histogram::histogram_packed(&words, bins, depth);
         let report = FrameReport {
             frame: frame.index,
             pts: frame.seconds,
             width: format.width,
             height: format.height,
+            depth: depth.bits(),
             histogram: &histogram,
         };
         write_report(out, output, &report, written == 0)?;
@@ -185,19 +186,14 @@ fn frames_to_do(source: &VideoSource, range: FrameRange) -> Option<u64> {
     Some(end.saturating_sub(range.start))
 }
 
-/// Frame `frame` of a video as RGBA, by the CPU twin of the GPU conversion (the same pixels).
-pub fn frame_rgba(mut source: VideoSource, frame: u64) -> Result<crate::cli::still::RgbaImage, ClipError> {
+/// Frame `frame` of a video, decoded (its planes in `source.info.format`).
+pub fn decode_frame(source: &mut VideoSource, frame: u64) -> Result<DecodedFrame, ClipError> {
     source.set_exact_numbers(true);
-    check_in_range(&source, frame)?;
-    seek_to_frame(&mut source, frame);
-    let format = source.info.format;
+    check_in_range(source, frame)?;
+    seek_to_frame(source, frame);
     while let Some(decoded) = source.next_frame()? {
         if decoded.index == frame {
-            return Ok(crate::cli::still::RgbaImage {
-                width: format.width,
-                height: format.height,
-                pixels: convert_cpu(&format, &decoded.planes(format.layout)),
-            });
+            return Ok(decoded);
         }
         if decoded.index > frame {
             break;
@@ -224,8 +220,8 @@ fn hist_gpu(
 ) -> Result<u64, ClipError> {
     let ctx = GpuContext::new()?;
     let format = source.info.format;
-    let engine = HistogramEngine::new(&ctx, bins, EngineConfig::default());
-    let pipeline = FramePipeline::new(&ctx, &engine, format, RING_SLOTS)?;
+    let pipeline = FramePipeline::new(&ctx, bins, format, RING_SLOTS)?;
+    let engine = &pipeline.engine;
     let mut readback = ReadbackRing::new(&ctx.device, engine.histogram_bytes(), 4);
     let mut progress = Progress::new(frames_to_do(&source, range));
     let mut submitted = 0u64;
@@ -243,6 +239,7 @@ fn hist_gpu(
             pts: pending.seconds,
             width: format.width,
             height: format.height,
+            depth: engine.depth.bits(),
             histogram: &histogram,
         };
         write_report(&mut &mut *out, output, &report, written == 0)?;
@@ -275,7 +272,7 @@ fn hist_gpu(
         let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("hist frame"),
         });
-        pipeline.encode_frame(&mut encoder, &engine, frame.slot);
+        pipeline.encode_frame(&mut encoder, frame.slot);
         encoder.copy_buffer_to_buffer(
             &pipeline.target.histogram,
             0,

@@ -9,19 +9,22 @@ pub struct FrameReport<'a> {
     pub pts: f64,
     pub width: u32,
     pub height: u32,
+    /// Bits per channel counted: 8, or 10 for deeper sources.
+    pub depth: u32,
     pub histogram: &'a Histogram,
 }
 
-/// `{"frame":K,"pts":s,"width":W,"height":H,"bins":N,"r":[...],"g":[...],"b":[...],"l":[...]}`
+/// `{"frame":K,"pts":s,"width":W,"height":H,"bins":N,"depth":D,"r":[...],"g":[...],"b":[...],"l":[...]}`
 pub fn write_json_line(out: &mut impl Write, report: &FrameReport) -> io::Result<()> {
     write!(
         out,
-        "{{\"frame\":{},\"pts\":{},\"width\":{},\"height\":{},\"bins\":{}",
+        "{{\"frame\":{},\"pts\":{},\"width\":{},\"height\":{},\"bins\":{},\"depth\":{}",
         report.frame,
         json_number(report.pts),
         report.width,
         report.height,
-        report.histogram.bins()
+        report.histogram.bins(),
+        report.depth
     )?;
     for (ch, name) in ["r", "g", "b", "l"].iter().enumerate() {
         write!(out, ",\"{name}\":[")?;
@@ -31,7 +34,8 @@ pub fn write_json_line(out: &mut impl Write, report: &FrameReport) -> io::Result
     writeln!(out, "}}")
 }
 
-/// CSV header: frame,pts,width,height,bins, then r0..rN-1, g0.., b0.., l0..
+/// CSV header: frame,pts,width,height,bins, then r0..rN-1, g0.., b0.., l0.., then depth (last,
+/// so that the columns before it keep their places).
 pub fn write_csv_header(out: &mut impl Write, bins: u32) -> io::Result<()> {
     write!(out, "frame,pts,width,height,bins")?;
     for name in ["r", "g", "b", "l"] {
@@ -39,7 +43,7 @@ pub fn write_csv_header(out: &mut impl Write, bins: u32) -> io::Result<()> {
             write!(out, ",{name}{i}")?;
         }
     }
-    writeln!(out)
+    writeln!(out, ",depth")
 }
 
 pub fn write_csv_row(out: &mut impl Write, report: &FrameReport) -> io::Result<()> {
@@ -56,7 +60,7 @@ pub fn write_csv_row(out: &mut impl Write, report: &FrameReport) -> io::Result<(
         write!(out, ",")?;
         write_counts(out, report.histogram, ch, ",")?;
     }
-    writeln!(out)
+    writeln!(out, ",{}", report.depth)
 }
 
 fn write_counts(out: &mut impl Write, histogram: &Histogram, channel: usize, sep: &str) -> io::Result<()> {
@@ -95,13 +99,14 @@ mod tests {
                 pts: 0.1,
                 width: 2,
                 height: 3,
+                depth: 10,
                 histogram: &h,
             },
         )
         .unwrap();
         let zeros = "0,".repeat(14);
         let expected = format!(
-            "{{\"frame\":3,\"pts\":0.1,\"width\":2,\"height\":3,\"bins\":16,\"r\":[1,{zeros}5],\"g\":[2,{zeros}6],\"b\":[3,{zeros}7],\"l\":[4,{zeros}8]}}\n"
+            "{{\"frame\":3,\"pts\":0.1,\"width\":2,\"height\":3,\"bins\":16,\"depth\":10,\"r\":[1,{zeros}5],\"g\":[2,{zeros}6],\"b\":[3,{zeros}7],\"l\":[4,{zeros}8]}}\n"
         );
         assert_eq!(String::from_utf8(out).unwrap(), expected);
     }
@@ -116,12 +121,15 @@ mod tests {
             pts: 0.0,
             width: 1,
             height: 1,
+            depth: 8,
             histogram: &h,
         };
         write_csv_row(&mut row, &report).unwrap();
         let count = |b: &[u8]| String::from_utf8_lossy(b).trim_end().split(',').count();
-        assert_eq!(count(&header), 5 + 64);
-        assert_eq!(count(&row), 5 + 64);
+        assert_eq!(count(&header), 5 + 64 + 1);
+        assert_eq!(count(&row), 5 + 64 + 1);
         assert!(String::from_utf8_lossy(&row).starts_with("0,0,1,1,16,"));
+        assert!(String::from_utf8_lossy(&header).trim_end().ends_with(",l15,depth"));
+        assert!(String::from_utf8_lossy(&row).trim_end().ends_with(",8"));
     }
 }

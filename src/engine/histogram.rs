@@ -39,6 +39,15 @@ pub enum Depth {
 }
 
 impl Depth {
+    /// The depth of frames with `bits` bits per channel (8 or 10).
+    pub fn from_bits(bits: u32) -> Self {
+        if bits > 8 {
+            Depth::Ten
+        } else {
+            Depth::Eight
+        }
+    }
+
     pub fn bits(self) -> u32 {
         match self {
             Depth::Eight => 8,

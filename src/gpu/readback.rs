@@ -20,10 +20,11 @@ pub fn read_buffer(ctx: &GpuContext, buffer: &wgpu::Buffer, offset: u64, size: u
     map_and_copy(ctx, &staging)
 }
 
-/// Reads a whole rgba8 texture as tightly packed rows.
-pub fn read_texture_rgba(ctx: &GpuContext, texture: &wgpu::Texture) -> Result<Vec<u8>, GpuError> {
+/// Reads a whole texture (rgba8, or rgba16float for 10-bit frames) as tightly packed rows.
+pub fn read_texture(ctx: &GpuContext, texture: &wgpu::Texture) -> Result<Vec<u8>, GpuError> {
     let (width, height) = (texture.width(), texture.height());
-    let row = 4 * width;
+    let texel = texture.format().block_copy_size(None).unwrap_or(4);
+    let row = texel * width;
     let padded_row = row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
     let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("texture readback staging"),

@@ -46,7 +46,8 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ("article_scale.wgsl", compute_source(&bins, ARTICLE_SCALE)),
         ("overlay.wgsl", OVERLAY.to_string()),
         ("picture.wgsl", PICTURE.to_string()),
-        ("convert.wgsl", CONVERT.to_string()),
+        ("convert.wgsl", convert_source(8)),
+        ("convert.wgsl, 10-bit output", convert_source(10)),
         ("bench_floor.wgsl", BENCH_FLOOR.to_string()),
     ]
 }
@@ -75,6 +76,16 @@ impl Header {
         self.0.push((name, value));
         self
     }
+}
+
+/// The conversion shader writing `out_bits`-bit frames: their texture's storage format is the
+/// only difference (WGSL cannot take it as a parameter).
+pub fn convert_source(out_bits: u32) -> String {
+    let format = crate::gpu::texture::GpuFrame::storage_format_name(out_bits);
+    CONVERT.replace(
+        "texture_storage_2d<rgba8unorm, write>",
+        &format!("texture_storage_2d<{format}, write>"),
+    )
 }
 
 /// Header + the shared bin definition + the shader itself.

@@ -1,5 +1,6 @@
 //! Frames on the GPU: each picture is held twice, as a texture the picture pass samples and as
-//! packed RGBA8 words (one u32 per pixel) the histogram's chunk pass reads with wide loads.
+//! packed words (one u32 per pixel: RGBA8, or RGB10A2 for 10-bit frames) the histogram's chunk
+//! pass reads with wide loads.
 
 use super::{GpuContext, GpuError};
 
@@ -7,17 +8,45 @@ use super::{GpuContext, GpuError};
 pub struct GpuFrame {
     pub texture: wgpu::Texture,
     pub view: wgpu::TextureView,
-    /// The same pixels, packed RGBA8, rounded up to whole vec4u (4 pixels).
+    /// The same pixels, packed, rounded up to whole vec4u (4 pixels).
     pub pixels: wgpu::Buffer,
     pub width: u32,
     pub height: u32,
+    /// Bits per channel: 8 or 10.
+    pub bits: u32,
 }
 
 impl GpuFrame {
+    /// The texture format of 8-bit frames (and of offscreen render targets).
     pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
-    /// An empty frame. STORAGE_BINDING lets the video converter write it on the GPU.
+    /// The texture format of `bits`-bit frames. 10-bit frames are held as half floats, which
+    /// keep every code value k/1023 within a quarter of a code and, unlike RGB10A2, are a
+    /// storage format on every adapter.
+    pub fn texture_format(bits: u32) -> wgpu::TextureFormat {
+        if bits > 8 {
+            wgpu::TextureFormat::Rgba16Float
+        } else {
+            Self::FORMAT
+        }
+    }
+
+    /// The WGSL name of `texture_format(bits)`.
+    pub fn storage_format_name(bits: u32) -> &'static str {
+        if bits > 8 {
+            "rgba16float"
+        } else {
+            "rgba8unorm"
+        }
+    }
+
+    /// An empty 8-bit frame. STORAGE_BINDING lets the video converter write it on the GPU.
     pub fn new(ctx: &GpuContext, label: &str, width: u32, height: u32) -> Result<Self, GpuError> {
+        Self::with_bits(ctx, label, width, height, 8)
+    }
+
+    /// An empty frame of `bits` (8 or 10) bits per channel.
+    pub fn with_bits(ctx: &GpuContext, label: &str, width: u32, height: u32, bits: u32) -> Result<Self, GpuError> {
         ctx.check_frame_size(width, height)?;
         let texture = ctx.device.create_texture(&wgpu::TextureDescriptor {
             label: Some(label),
@@ -29,7 +58,7 @@ impl GpuFrame {
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
-            format: Self::FORMAT,
+            format: Self::texture_format(bits),
             usage: wgpu::TextureUsages::TEXTURE_BINDING
                 | wgpu::TextureUsages::STORAGE_BINDING
                 | wgpu::TextureUsages::COPY_DST
@@ -50,6 +79,7 @@ impl GpuFrame {
             pixels,
             width,
             height,
+            bits,
         })
     }
 
@@ -60,7 +90,9 @@ impl GpuFrame {
         Ok(frame)
     }
 
+    /// Fills an 8-bit frame.
     pub fn write_rgba(&self, queue: &wgpu::Queue, rgba: &[u8]) {
+        debug_assert_eq!(self.bits, 8);
         queue.write_buffer(&self.pixels, 0, rgba);
         queue.write_texture(
             self.texture.as_image_copy(),
@@ -79,7 +111,7 @@ impl GpuFrame {
     }
 }
 
-/// Bytes of a packed RGBA8 pixel buffer: whole vec4u, at least one.
+/// Bytes of a packed pixel buffer: whole vec4u, at least one.
 pub fn pixel_buffer_size(width: u32, height: u32) -> u64 {
     (u64::from(width) * u64::from(height)).div_ceil(4).max(1) * 16
 }

@@ -36,9 +36,7 @@ impl PlayerWindow {
         });
         if let Some(next) = next {
             encoder.push_debug_group("new video frame");
-            self.media
-                .pipeline
-                .encode_frame(&mut encoder, &self.engine, next.frame.slot);
+            self.media.pipeline.encode_frame(&mut encoder, next.frame.slot);
             let tag = ReadoutTag {
                 media: self.media.serial,
                 frame: next.frame.index,
@@ -47,7 +45,7 @@ impl PlayerWindow {
             self.clipping.record(
                 &mut encoder,
                 &self.media.pipeline.target.histogram,
-                self.engine.bins,
+                self.media.pipeline.engine.bins,
                 tag,
             );
             encoder.pop_debug_group();

@@ -4,7 +4,6 @@
 use super::playback::{Playback, Timeline};
 use super::{PlayerError, UserEvent};
 use crate::audio::{Audio, Volume};
-use crate::engine::HistogramEngine;
 use crate::gpu::GpuContext;
 use crate::pipeline::FramePipeline;
 use crate::render::picture::Orientation;
@@ -70,7 +69,7 @@ pub struct Media {
 impl Media {
     pub fn new(
         gpu: &GpuContext,
-        engine: &HistogramEngine,
+        bins: u32,
         renderer: &SceneRenderer,
         opened: OpenedFile,
         serial: u64,
@@ -86,7 +85,7 @@ impl Media {
             .first_pts()
             .or(info.start_pts)
             .map_or(0.0, |pts| info.seconds(pts));
-        let pipeline = FramePipeline::new(gpu, engine, info.format, RING_SLOTS)?;
+        let pipeline = FramePipeline::new(gpu, bins, info.format, RING_SLOTS)?;
         let scene = pipeline.scene(&gpu.device, renderer);
         let timeline = Timeline {
             start,

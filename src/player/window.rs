@@ -1,4 +1,4 @@
-//! The player window and everything drawn in it: GPU device and surface, histogram engine,
+//! The player window and everything drawn in it: GPU device and surface,
 //! scene and OSD renderers, the open file. Built once per window; commands change it, and
 //! `schedule` says when it next needs the event loop. Drawing a frame is in `frame.rs`.
 
@@ -14,7 +14,6 @@ use super::surface::WindowSurface;
 use super::{PlayerError, PlayerOptions, UserEvent};
 use crate::audio::Volume;
 use crate::engine::histogram::DEFAULT_BINS;
-use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::{best_adapter, GpuContext};
 use crate::render::scene::{SceneRenderer, ViewOptions};
 use std::path::PathBuf;
@@ -33,7 +32,6 @@ pub struct PlayerWindow {
     pub window: Arc<Window>,
     pub(super) gpu: GpuContext,
     pub(super) surface: WindowSurface,
-    pub(super) engine: HistogramEngine,
     pub(super) scene: SceneRenderer,
     pub(super) egui_ctx: egui::Context,
     pub(super) egui_state: egui_winit::State,
@@ -113,12 +111,11 @@ impl PlayerWindow {
         watch_device(&gpu.device, &proxy);
         let size = window.inner_size();
         let surface = WindowSurface::new(&gpu, surface, (size.width, size.height))?;
-        let engine = HistogramEngine::new(&gpu, DEFAULT_BINS, EngineConfig::default());
         let scene = SceneRenderer::new(&gpu.device, surface.format);
         let volume = Volume::default();
         let media = Media::new(
             &gpu,
-            &engine,
+            DEFAULT_BINS,
             &scene,
             opened,
             0,
@@ -160,7 +157,6 @@ impl PlayerWindow {
             window,
             gpu,
             surface,
-            engine,
             scene,
             egui_ctx,
             egui_state,
@@ -280,7 +276,7 @@ impl PlayerWindow {
             }
             Media::new(
                 &self.gpu,
-                &self.engine,
+                self.media.pipeline.engine.bins,
                 &self.scene,
                 opened,
                 self.media.serial + 1,

@@ -5,7 +5,7 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PlaneLayout {
     /// Planar Y, U, V; chroma is subsampled by 2^chroma_shift_x across and 2^chroma_shift_y down
-    /// (420: 1, 1; 422: 1, 0; 444: 0, 0). Samples of `bits` (8 or 10) take 1 or 2 bytes
+    /// (420: 1, 1; 422: 1, 0; 444: 0, 0). Samples of `bits` (8 to 12) take 1 or 2 bytes
     /// (little-endian, low bits used).
     Yuv {
         chroma_shift_x: u32,
@@ -14,8 +14,10 @@ pub enum PlaneLayout {
     },
     /// Y plane, then one plane of interleaved U, V samples at 4:2:0 (nv12; p010 is not here).
     Nv12,
-    /// One luma plane (gray, gray10le).
+    /// One luma plane (gray, gray10le, gray12le).
     Gray { bits: u32 },
+    /// Planar G, B, R (gbrp, gbrp10le, gbrp12le), samples as in `Yuv`.
+    Gbr { bits: u32 },
     /// Packed R, G, B bytes.
     Rgb24,
     /// Packed R, G, B, A bytes.
@@ -28,7 +30,7 @@ impl PlaneLayout {
     /// Number of planes (textures) of the layout.
     pub fn plane_count(self) -> usize {
         match self {
-            PlaneLayout::Yuv { .. } => 3,
+            PlaneLayout::Yuv { .. } | PlaneLayout::Gbr { .. } => 3,
             PlaneLayout::Nv12 => 2,
             _ => 1,
         }
@@ -42,11 +44,21 @@ impl PlaneLayout {
         )
     }
 
-    /// Bits per sample (8 or 10).
+    /// Bits per sample (8 to 12).
     pub fn bits(self) -> u32 {
         match self {
-            PlaneLayout::Yuv { bits, .. } | PlaneLayout::Gray { bits } => bits,
+            PlaneLayout::Yuv { bits, .. } | PlaneLayout::Gray { bits } | PlaneLayout::Gbr { bits } => bits,
             _ => 8,
+        }
+    }
+
+    /// Bits per channel of the converted picture: 8 for 8-bit sources, 10 for deeper ones
+    /// (12-bit samples are reduced to 10 bits, rounded to nearest).
+    pub fn output_bits(self) -> u32 {
+        if self.bits() > 8 {
+            10
+        } else {
+            8
         }
     }
 

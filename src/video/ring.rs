@@ -32,7 +32,8 @@ pub struct FrameRing {
 impl FrameRing {
     pub fn new(ctx: &GpuContext, format: FrameFormat, slots: usize) -> Result<Self, RingError> {
         ctx.check_frame_size(format.width, format.height)?;
-        let output = GpuFrame::new(ctx, "video frame", format.width, format.height)?;
+        let bits = format.layout.output_bits();
+        let output = GpuFrame::with_bits(ctx, "video frame", format.width, format.height, bits)?;
         let convert = ConvertPass::new(&ctx.device);
         let slots = (0..slots)
             .map(|i| PlaneTextures::new(&ctx.device, &format!("ring slot {i}"), format).map(Arc::new))

@@ -239,5 +239,6 @@ pub fn limited_grey(y: u8) -> u8 {
             stride: 1,
         },
     ];
-    convert_cpu(&format, &planes)[0]
+    // Red, the low byte of the packed RGBA8 word.
+    (convert_cpu(&format, &planes)[0] & 0xff) as u8
 }

@@ -2,7 +2,6 @@
 //! engine, each frame's histogram read back for the test to check.
 
 use histoplay::engine::histogram::Histogram;
-use histoplay::engine::{EngineConfig, HistogramEngine};
 use histoplay::gpu::GpuContext;
 use histoplay::pipeline::FramePipeline;
 use histoplay::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame, DEFAULT_CACHE_BYTES};
@@ -13,7 +12,6 @@ use std::time::Duration;
 pub struct Pipeline {
     pub ctx: GpuContext,
     frames: FramePipeline,
-    engine: HistogramEngine,
     pub decoder: DecodeThread,
 }
 
@@ -27,15 +25,9 @@ impl Pipeline {
         let ctx = super::gpu();
         let source = VideoSource::open(path).unwrap();
         let format = source.info.format;
-        let engine = HistogramEngine::new(&ctx, 256, EngineConfig::default());
-        let frames = FramePipeline::new(&ctx, &engine, format, 4).unwrap();
+        let frames = FramePipeline::new(&ctx, 256, format, 4).unwrap();
         let decoder = DecodeThread::spawn(source, ctx.queue.clone(), frames.ring.slots.clone(), cache_bytes);
-        Self {
-            ctx,
-            frames,
-            engine,
-            decoder,
-        }
+        Self { ctx, frames, decoder }
     }
 
     /// The next current frame and its histogram; the slot goes back to the decoder.
@@ -45,12 +37,15 @@ impl Pipeline {
             other => panic!("expected a frame, got {other:?}"),
         };
         let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
-        self.frames.encode_frame(&mut encoder, &self.engine, frame.slot);
+        self.frames.encode_frame(&mut encoder, frame.slot);
         self.ctx.queue.submit([encoder.finish()]);
         self.decoder.release(frame.slot);
         (
             frame,
-            self.engine.read_histogram(&self.ctx, &self.frames.target).unwrap(),
+            self.frames
+                .engine
+                .read_histogram(&self.ctx, &self.frames.target)
+                .unwrap(),
         )
     }
 

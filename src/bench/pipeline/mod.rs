@@ -6,7 +6,6 @@
 mod navigation;
 mod open;
 
-use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::pipeline::FramePipeline;
@@ -71,7 +70,6 @@ fn decode_only(path: &Path) -> Result<(u64, Duration)> {
 struct Pipeline {
     ctx: GpuContext,
     frames: FramePipeline,
-    engine: HistogramEngine,
     renderer: SceneRenderer,
     scene: Scene,
     output: GpuFrame,
@@ -82,8 +80,7 @@ impl Pipeline {
     fn open(ctx: GpuContext, path: &Path, size: (u32, u32), cache_bytes: usize) -> Result<Self> {
         let source = VideoSource::open(path)?;
         let info = source.info.clone();
-        let engine = HistogramEngine::new(&ctx, 256, EngineConfig::default());
-        let frames = FramePipeline::new(&ctx, &engine, info.format, RING_SLOTS)?;
+        let frames = FramePipeline::new(&ctx, 256, info.format, RING_SLOTS)?;
         let renderer = SceneRenderer::new(&ctx.device, GpuFrame::FORMAT);
         let scene = frames.scene(&ctx.device, &renderer);
         let output = GpuFrame::new(&ctx, "bench output", size.0, size.1)?;
@@ -101,7 +98,6 @@ impl Pipeline {
         Ok(Self {
             ctx,
             frames,
-            engine,
             renderer,
             scene,
             output,
@@ -114,7 +110,7 @@ impl Pipeline {
         let mut encoder = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("bench frame"),
         });
-        self.frames.encode_frame(&mut encoder, &self.engine, frame.slot);
+        self.frames.encode_frame(&mut encoder, frame.slot);
         self.renderer.encode(
             &mut encoder,
             &self.output.view,

@@ -74,20 +74,40 @@ fn nv12_chroma(planes: &[CpuPlane], at: [u32; 2]) -> [i32; 2] {
     [texel[0] as i32, texel[1] as i32]
 }
 
-pub(super) fn channel(row: &Row, y8: i32, cb8: i32, cr8: i32) -> u32 {
+pub(super) fn channel(params: &ConvertParams, row: &Row, y8: i32, cb8: i32, cr8: i32) -> u32 {
     let sum = row.y * y8 + row.cb * cb8 + row.cr * cr8 + row.bias;
-    (sum >> FRAC_BITS).clamp(0, 255) as u32
+    let white = (1 << params.out_bits) - 1;
+    (sum >> frac_bits(params.out_bits)).clamp(0, white) as u32
 }
 
 fn pack_rgba(r: u32, g: u32, b: u32) -> u32 {
     r | (g << 8) | (b << 16) | 0xff00_0000
 }
 
-fn ycbcr_to_rgba(params: &ConvertParams, y8: i32, chroma8: [i32; 2]) -> u32 {
-    let r = channel(&params.r, y8, chroma8[0], chroma8[1]);
-    let g = channel(&params.g, y8, chroma8[0], chroma8[1]);
-    let b = channel(&params.b, y8, chroma8[0], chroma8[1]);
-    pack_rgba(r, g, b)
+fn pack_rgb10(r: u32, g: u32, b: u32) -> u32 {
+    r | (g << 10) | (b << 20) | 0xc000_0000
+}
+
+fn pack(params: &ConvertParams, r: u32, g: u32, b: u32) -> u32 {
+    if params.out_bits == 10 {
+        pack_rgb10(r, g, b)
+    } else {
+        pack_rgba(r, g, b)
+    }
+}
+
+fn ycbcr_to_rgb(params: &ConvertParams, y8: i32, chroma8: [i32; 2]) -> u32 {
+    let r = channel(params, &params.r, y8, chroma8[0], chroma8[1]);
+    let g = channel(params, &params.g, y8, chroma8[0], chroma8[1]);
+    let b = channel(params, &params.b, y8, chroma8[0], chroma8[1]);
+    pack(params, r, g, b)
+}
+
+/// An R'G'B' sample at the output's depth: 12-bit samples rounded to 10 bits.
+fn rgb_sample(params: &ConvertParams, plane: &CpuPlane, at: [u32; 2]) -> u32 {
+    let shift = (params.sample_mask + 1).trailing_zeros() - params.out_bits;
+    let half = (1 << shift) >> 1;
+    ((sample(params, plane, at) as u32 + half) >> shift).min((1 << params.out_bits) - 1)
 }
 
 /// The body of the kernel's entry point for one pixel.
@@ -106,9 +126,15 @@ fn convert_pixel(kernel: Kernel, params: &ConvertParams, planes: &[CpuPlane], po
                 chroma([t.cols[0], t.rows[1]]),
                 chroma([t.cols[1], t.rows[1]]),
             );
-            ycbcr_to_rgba(params, sample(params, &planes[0], pos) << 3, chroma8)
+            ycbcr_to_rgb(params, sample(params, &planes[0], pos) << 3, chroma8)
         }
-        Kernel::Gray => ycbcr_to_rgba(params, sample(params, &planes[0], pos) << 3, [0, 0]),
+        Kernel::Gray => ycbcr_to_rgb(params, sample(params, &planes[0], pos) << 3, [0, 0]),
+        Kernel::Gbr => {
+            let g = rgb_sample(params, &planes[0], pos);
+            let b = rgb_sample(params, &planes[1], pos);
+            let r = rgb_sample(params, &planes[2], pos);
+            pack(params, r, g, b)
+        }
         Kernel::Rgb24 => {
             let first = [3 * pos[0], pos[1]];
             let r = planes[0].load(first)[0];
@@ -127,11 +153,12 @@ fn convert_pixel(kernel: Kernel, params: &ConvertParams, planes: &[CpuPlane], po
     }
 }
 
-/// What the conversion pass writes, computed on the CPU: tightly packed RGBA8 rows.
+/// What the conversion pass writes to the pixel buffer, computed on the CPU: one packed word per
+/// pixel, row after row, RGBA8 or RGB10A2 as `format.layout.output_bits()` says.
 ///
 /// # Panics
 /// If `check_planes` fails: this is a reference for tests and CPU paths, whose callers check.
-pub fn convert_cpu(format: &FrameFormat, planes: &[PlaneData]) -> Vec<u8> {
+pub fn convert_cpu(format: &FrameFormat, planes: &[PlaneData]) -> Vec<u32> {
     if let Err(e) = check_planes(format, planes) {
         panic!("convert_cpu: {e}");
     }
@@ -147,11 +174,11 @@ pub fn convert_cpu(format: &FrameFormat, planes: &[PlaneData]) -> Vec<u8> {
         })
         .collect();
     let kernel = Kernel::of(format.layout);
-    let mut rgba = Vec::with_capacity(4 * format.width as usize * format.height as usize);
+    let mut words = Vec::with_capacity(format.width as usize * format.height as usize);
     for y in 0..format.height {
         for x in 0..format.width {
-            rgba.extend_from_slice(&convert_pixel(kernel, &params, &cpu_planes, [x, y]).to_le_bytes());
+            words.push(convert_pixel(kernel, &params, &cpu_planes, [x, y]));
         }
     }
-    rgba
+    words
 }

@@ -5,7 +5,7 @@ use super::*;
 use crate::gpu::mapping::{MapState, Mapping, MAP_SETTLE};
 use crate::gpu::shaders::{self, layout};
 use crate::gpu::texture::GpuFrame;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use wgpu::util::DeviceExt;
 
 struct PlaneTexture {
@@ -178,26 +178,22 @@ pub(super) enum Kernel {
     Yuv,
     Nv12,
     Gray,
+    Gbr,
     Rgb24,
     Rgba,
     Bgra,
 }
 
 impl Kernel {
-    const ALL: [Kernel; 6] = [
-        Kernel::Yuv,
-        Kernel::Nv12,
-        Kernel::Gray,
-        Kernel::Rgb24,
-        Kernel::Rgba,
-        Kernel::Bgra,
-    ];
+    /// How many kernels there are.
+    const COUNT: usize = 7;
 
     pub(super) fn of(layout: PlaneLayout) -> Self {
         match layout {
             PlaneLayout::Yuv { .. } => Kernel::Yuv,
             PlaneLayout::Nv12 => Kernel::Nv12,
             PlaneLayout::Gray { .. } => Kernel::Gray,
+            PlaneLayout::Gbr { .. } => Kernel::Gbr,
             PlaneLayout::Rgb24 => Kernel::Rgb24,
             PlaneLayout::Rgba => Kernel::Rgba,
             PlaneLayout::Bgra => Kernel::Bgra,
@@ -209,6 +205,7 @@ impl Kernel {
             Kernel::Yuv => "convert_yuv",
             Kernel::Nv12 => "convert_nv12",
             Kernel::Gray => "convert_gray",
+            Kernel::Gbr => "convert_gbr",
             Kernel::Rgb24 => "convert_rgb24",
             Kernel::Rgba => "convert_rgba",
             Kernel::Bgra => "convert_bgra",
@@ -217,24 +214,32 @@ impl Kernel {
 
     fn plane_count(self) -> usize {
         match self {
-            Kernel::Yuv => 3,
+            Kernel::Yuv | Kernel::Gbr => 3,
             Kernel::Nv12 => 2,
             _ => 1,
         }
     }
 }
 
-/// The conversion pass: one compute pipeline per kind of layout, built once.
+/// The conversion pass: one compute pipeline per kind of layout and output depth, built when a
+/// stream first needs it (a ring is made for one format, so most are never built).
 pub struct ConvertPass {
-    /// For one, two and three planes.
+    device: wgpu::Device,
+    /// Per output depth (8, 10 bits): the shader module and the layouts for one, two and three
+    /// planes.
+    depths: [OnceLock<DepthPipelines>; 2],
+}
+
+struct DepthPipelines {
+    module: wgpu::ShaderModule,
     layouts: [wgpu::BindGroupLayout; 3],
     /// In declaration order, so that `kernel as usize` finds a kernel's.
-    pipelines: [wgpu::ComputePipeline; 6],
+    pipelines: [OnceLock<wgpu::ComputePipeline>; Kernel::COUNT],
 }
 
 /// One ring slot's planes bound to one output frame, made once per pair.
 pub struct ConvertBinding {
-    kernel: Kernel,
+    pipeline: wgpu::ComputePipeline,
     workgroups: [u32; 2],
     bind_group: wgpu::BindGroup,
     _params: wgpu::Buffer,
@@ -242,14 +247,31 @@ pub struct ConvertBinding {
 
 impl ConvertPass {
     pub fn new(device: &wgpu::Device) -> Self {
-        let layouts = [1, 2, 3].map(|planes| bind_group_layout(device, planes));
-        let module = shaders::module(device, "convert pass", shaders::CONVERT.to_string());
-        let pipelines = Kernel::ALL.map(|kernel| {
+        Self {
+            device: device.clone(),
+            depths: Default::default(),
+        }
+    }
+
+    fn pipelines(&self, out_bits: u32) -> &DepthPipelines {
+        self.depths[usize::from(out_bits > 8)].get_or_init(|| {
+            let label = format!("convert pass, {out_bits}-bit output");
+            DepthPipelines {
+                module: shaders::module(&self.device, &label, shaders::convert_source(out_bits)),
+                layouts: [1, 2, 3].map(|planes| bind_group_layout(&self.device, planes, out_bits)),
+                pipelines: Default::default(),
+            }
+        })
+    }
+
+    fn pipeline(&self, kernel: Kernel, out_bits: u32) -> (&wgpu::ComputePipeline, &wgpu::BindGroupLayout) {
+        let depth = self.pipelines(out_bits);
+        let layout = &depth.layouts[kernel.plane_count() - 1];
+        let pipeline = depth.pipelines[kernel as usize].get_or_init(|| {
             let entry_point = kernel.entry_point();
-            let layout = &layouts[kernel.plane_count() - 1];
-            shaders::compute_pipeline(device, entry_point, &module, entry_point, layout)
+            shaders::compute_pipeline(&self.device, entry_point, &depth.module, entry_point, layout)
         });
-        Self { layouts, pipelines }
+        (pipeline, layout)
     }
 
     pub fn bind(
@@ -259,6 +281,13 @@ impl ConvertPass {
         frame: &GpuFrame,
     ) -> Result<ConvertBinding, ConvertError> {
         let format = &planes.format;
+        let out_bits = format.layout.output_bits();
+        if frame.bits != out_bits {
+            return Err(ConvertError::DepthMismatch {
+                from: out_bits,
+                to: frame.bits,
+            });
+        }
         if (frame.width, frame.height) != (format.width, format.height) {
             return Err(ConvertError::SizeMismatch {
                 from_width: format.width,
@@ -296,13 +325,14 @@ impl ConvertPass {
                     resource: wgpu::BindingResource::TextureView(&plane.view),
                 }),
         );
+        let (pipeline, layout) = self.pipeline(Kernel::of(format.layout), out_bits);
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("convert pass"),
-            layout: &self.layouts[planes.planes.len() - 1],
+            layout,
             entries: &entries,
         });
         Ok(ConvertBinding {
-            kernel: Kernel::of(format.layout),
+            pipeline: pipeline.clone(),
             workgroups: [
                 format.width.div_ceil(WORKGROUP[0]),
                 format.height.div_ceil(WORKGROUP[1]),
@@ -314,14 +344,14 @@ impl ConvertPass {
 
     pub fn encode(&self, pass: &mut wgpu::ComputePass, binding: &ConvertBinding) {
         pass.push_debug_group("convert");
-        pass.set_pipeline(&self.pipelines[binding.kernel as usize]);
+        pass.set_pipeline(&binding.pipeline);
         pass.set_bind_group(0, &binding.bind_group, &[]);
         pass.dispatch_workgroups(binding.workgroups[0], binding.workgroups[1], 1);
         pass.pop_debug_group();
     }
 }
 
-fn bind_group_layout(device: &wgpu::Device, planes: u32) -> wgpu::BindGroupLayout {
+fn bind_group_layout(device: &wgpu::Device, planes: u32, out_bits: u32) -> wgpu::BindGroupLayout {
     let compute = wgpu::ShaderStages::COMPUTE;
     let mut entries = vec![
         layout::uniform(0, compute, false),
@@ -330,7 +360,7 @@ fn bind_group_layout(device: &wgpu::Device, planes: u32) -> wgpu::BindGroupLayou
             visibility: compute,
             ty: wgpu::BindingType::StorageTexture {
                 access: wgpu::StorageTextureAccess::WriteOnly,
-                format: GpuFrame::FORMAT,
+                format: GpuFrame::texture_format(out_bits),
                 view_dimension: wgpu::TextureViewDimension::D2,
             },
             count: None,
@@ -348,7 +378,7 @@ fn bind_group_layout(device: &wgpu::Device, planes: u32) -> wgpu::BindGroupLayou
         count: None,
     }));
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(&format!("convert pass, {planes} planes")),
+        label: Some(&format!("convert pass, {planes} planes, {out_bits}-bit output")),
         entries: &entries,
     })
 }

@@ -1,6 +1,10 @@
 //! Colour conversion, the last step of video in: a decoded frame's planes, uploaded into GPU
-//! textures, become the RGBA8 picture that the histogram counts and the screen shows. The
+//! textures, become the R'G'B' picture that the histogram counts and the screen shows, at 8 bits
+//! per channel for 8-bit sources (packed RGBA8) and at 10 for deeper ones (packed RGB10A2). The
 //! arithmetic is fixed point in i32, and `convert_cpu` is its line-for-line twin, equal bit for bit.
+//!
+//! Deeper sources are reduced to 10 bits by rounding to nearest: 12-bit Y'CbCr through the
+//! matrix, which lands on 10-bit codes directly, 12-bit R'G'B' as ⌊(c + 2) / 4⌋, at most 1023.
 
 mod cpu;
 mod gpu;
@@ -13,9 +17,16 @@ pub use gpu::{ConvertBinding, ConvertPass, PlaneTextures};
 use super::format::{ColorSpec, FrameFormat, PlaneData, PlaneLayout, Range};
 use thiserror::Error;
 
-/// Sums are in 2^-FRAC_BITS of an output code (twin of FRAC_BITS in shaders/video/convert.wgsl):
-/// coefficients are exact to about 1e-6 of a code and the largest sum stays under 2^30.
+/// Sums are in 2^-FRAC_BITS of an 8-bit output code (twin of FRAC_BITS in
+/// shaders/video/convert.wgsl): coefficients are exact to about 1e-6 of a code and the largest
+/// sum stays under 2^30. Each output bit beyond 8 takes one bit from the fraction, so that the
+/// bound holds at 10 bits too (see `frac_bits`).
 pub const FRAC_BITS: u32 = 20;
+
+/// The fraction bits of sums for `out_bits`-bit output codes.
+pub const fn frac_bits(out_bits: u32) -> u32 {
+    FRAC_BITS + 8 - out_bits
+}
 /// Samples enter the matrix in eighths of a code, because the chroma filter's weights total 8.
 const SAMPLE_EIGHTHS: i32 = 8;
 /// The `@workgroup_size` of every entry point in shaders/video/convert.wgsl.
@@ -23,7 +34,7 @@ const WORKGROUP: [u32; 2] = [32, 4];
 
 #[derive(Debug, Error)]
 pub enum ConvertError {
-    #[error("{0:?} frames are not supported (8- to 10-bit samples, chroma halved at most)")]
+    #[error("{0:?} frames are not supported (8- to 12-bit samples, chroma halved at most)")]
     Unsupported(PlaneLayout),
     #[error("a {width}x{height} frame has no pixels")]
     Empty { width: u32, height: u32 },
@@ -50,6 +61,8 @@ pub enum ConvertError {
     PlaneTooShort { plane: usize, got: usize, needed: usize },
     #[error("uploading a frame: {0}")]
     Staging(String),
+    #[error("{from}-bit frames cannot be converted into a {to}-bit picture")]
+    DepthMismatch { from: u32, to: u32 },
     #[error("a {from_width}x{from_height} frame cannot be converted into a {to_width}x{to_height} picture")]
     SizeMismatch {
         from_width: u32,
@@ -84,7 +97,8 @@ pub struct ConvertParams {
     pub chroma_shift_x: u32,
     pub chroma_shift_y: u32,
     pub sample_mask: u32,
-    pub _pad: u32,
+    /// Bits per output channel: 8 (packed RGBA8) or 10 (packed RGB10A2).
+    pub out_bits: u32,
 }
 
 impl ConvertParams {
@@ -92,18 +106,20 @@ impl ConvertParams {
         check_format(format)?;
         let layout = format.layout;
         let bits = layout.bits();
+        let out_bits = layout.output_bits();
         let [r, g, b] = match layout {
             PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 => {
-                fixed_rows(matrix(format.color, bits), format.color.range, bits)
+                fixed_rows(matrix(format.color, bits, out_bits), format.color.range, bits, out_bits)
             }
             // Gray has no chroma to weigh, whatever the stream's matrix.
             PlaneLayout::Gray { .. } => fixed_rows(
-                matrix(format.color, bits).map(|[y, _, _]| [y, 0.0, 0.0]),
+                matrix(format.color, bits, out_bits).map(|[y, _, _]| [y, 0.0, 0.0]),
                 format.color.range,
                 bits,
+                out_bits,
             ),
-            // Copied through: the rows are unused.
-            PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => [Row::default(); 3],
+            // Copied through (R'G'B' deeper than 10 bits is rounded): the rows are unused.
+            PlaneLayout::Gbr { .. } | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => [Row::default(); 3],
         };
         let (chroma_shift_x, chroma_shift_y) = match layout {
             PlaneLayout::Yuv {
@@ -127,7 +143,7 @@ impl ConvertParams {
             chroma_shift_x,
             chroma_shift_y,
             sample_mask: (1 << bits) - 1,
-            _pad: 0,
+            out_bits,
         })
     }
 }
@@ -158,13 +174,15 @@ fn code_range(range: Range, bits: u32) -> CodeRange {
     }
 }
 
-/// The Y'CbCr → R'G'B' matrix in output codes per input code: rows R, G, B; columns Y, Cb, Cr.
-fn matrix(color: ColorSpec, bits: u32) -> [[f64; 3]; 3] {
+/// The Y'CbCr → R'G'B' matrix in `out_bits`-bit output codes per input code: rows R, G, B;
+/// columns Y, Cb, Cr.
+fn matrix(color: ColorSpec, bits: u32, out_bits: u32) -> [[f64; 3]; 3] {
     let (kr, kb) = color.matrix.kr_kb();
     let kg = 1.0 - kr - kb;
     let codes = code_range(color.range, bits);
-    let y = 255.0 / f64::from(codes.luma_span);
-    let c = 255.0 / f64::from(codes.chroma_span);
+    let white = f64::from((1 << out_bits) - 1);
+    let y = white / f64::from(codes.luma_span);
+    let c = white / f64::from(codes.chroma_span);
     [
         [y, 0.0, c * 2.0 * (1.0 - kr)],
         [y, -c * 2.0 * kb * (1.0 - kb) / kg, -c * 2.0 * kr * (1.0 - kr) / kg],
@@ -172,11 +190,12 @@ fn matrix(color: ColorSpec, bits: u32) -> [[f64; 3]; 3] {
     ]
 }
 
-/// The matrix per eighth of a code, scaled by 2^FRAC_BITS; the offsets and half an output code
+/// The matrix per eighth of a code, scaled by 2^frac_bits; the offsets and half an output code
 /// (to round to nearest) are folded into the bias, leaving the shader three multiplies a channel.
-fn fixed_rows(matrix: [[f64; 3]; 3], range: Range, bits: u32) -> [Row; 3] {
+fn fixed_rows(matrix: [[f64; 3]; 3], range: Range, bits: u32, out_bits: u32) -> [Row; 3] {
     let codes = code_range(range, bits);
-    let fixed = |k: f64| (k * f64::from(1 << FRAC_BITS) / f64::from(SAMPLE_EIGHTHS)).round() as i32;
+    let frac = frac_bits(out_bits);
+    let fixed = |k: f64| (k * f64::from(1 << frac) / f64::from(SAMPLE_EIGHTHS)).round() as i32;
     matrix.map(|[y, cb, cr]| {
         let (y, cb, cr) = (fixed(y), fixed(cb), fixed(cr));
         // From the rounded coefficients, so that black with zero chroma sums to exactly 0.
@@ -185,7 +204,7 @@ fn fixed_rows(matrix: [[f64; 3]; 3], range: Range, bits: u32) -> [Row; 3] {
             y,
             cb,
             cr,
-            bias: (1 << (FRAC_BITS - 1)) - offsets,
+            bias: (1 << (frac - 1)) - offsets,
         }
     })
 }
@@ -197,8 +216,8 @@ fn check_format(format: &FrameFormat) -> Result<(), ConvertError> {
             chroma_shift_x,
             chroma_shift_y,
             bits,
-        } => chroma_shift_x <= 1 && chroma_shift_y <= 1 && (8..=10).contains(&bits),
-        PlaneLayout::Gray { bits } => (8..=10).contains(&bits),
+        } => chroma_shift_x <= 1 && chroma_shift_y <= 1 && (8..=12).contains(&bits),
+        PlaneLayout::Gray { bits } | PlaneLayout::Gbr { bits } => (8..=12).contains(&bits),
         PlaneLayout::Nv12 | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => true,
     };
     if !supported {
@@ -228,8 +247,10 @@ impl PlaneShape {
         let layout = frame.layout;
         let (width, height) = layout.plane_size(index, frame.width, frame.height);
         let (format, texel_bytes, width) = match layout {
-            PlaneLayout::Yuv { .. } | PlaneLayout::Gray { .. } if layout.bits() > 8 => (R16Uint, 2, width),
-            PlaneLayout::Yuv { .. } | PlaneLayout::Gray { .. } => (R8Uint, 1, width),
+            PlaneLayout::Yuv { .. } | PlaneLayout::Gray { .. } | PlaneLayout::Gbr { .. } if layout.bits() > 8 => {
+                (R16Uint, 2, width)
+            }
+            PlaneLayout::Yuv { .. } | PlaneLayout::Gray { .. } | PlaneLayout::Gbr { .. } => (R8Uint, 1, width),
             PlaneLayout::Nv12 if index == 1 => (Rg8Uint, 2, width),
             PlaneLayout::Nv12 => (R8Uint, 1, width),
             // Three R8 texels a pixel: no three-byte texel format exists.

@@ -1,6 +1,6 @@
 //! Unit tests of the coefficients and the CPU twin.
 
-use super::cpu::{channel, chroma_taps};
+use super::cpu::chroma_taps;
 
 use super::*;
 use crate::video::format::Matrix;
@@ -12,17 +12,36 @@ fn every_color() -> impl Iterator<Item = (ColorSpec, u32)> {
     MATRICES.into_iter().flat_map(|matrix| {
         RANGES
             .into_iter()
-            .flat_map(move |range| [8, 9, 10].map(|bits| (ColorSpec { matrix, range }, bits)))
+            .flat_map(move |range| [8, 9, 10, 12].map(|bits| (ColorSpec { matrix, range }, bits)))
     })
 }
 
+/// Output bits for `bits`-bit samples (as `PlaneLayout::output_bits`).
+fn out_bits(bits: u32) -> u32 {
+    if bits > 8 {
+        10
+    } else {
+        8
+    }
+}
+
 fn rows(color: ColorSpec, bits: u32) -> [Row; 3] {
-    fixed_rows(matrix(color, bits), color.range, bits)
+    let out = out_bits(bits);
+    fixed_rows(matrix(color, bits, out), color.range, bits, out)
 }
 
 /// A coefficient back in output codes per input code.
-fn real(k: i32) -> f64 {
-    f64::from(k) * f64::from(SAMPLE_EIGHTHS) / f64::from(1 << FRAC_BITS)
+fn real(k: i32, out_bits: u32) -> f64 {
+    f64::from(k) * f64::from(SAMPLE_EIGHTHS) / f64::from(1 << frac_bits(out_bits))
+}
+
+/// `channel` of the CPU twin for `bits`-bit samples.
+fn channel(bits: u32, row: &Row, y8: i32, cb8: i32, cr8: i32) -> u32 {
+    let params = ConvertParams {
+        out_bits: out_bits(bits),
+        ..bytemuck::Zeroable::zeroed()
+    };
+    super::cpu::channel(&params, row, y8, cb8, cr8)
 }
 
 #[test]
@@ -43,7 +62,11 @@ fn coefficients_are_the_textbook_ones() {
         (b.cb, 2.01723),
     ];
     for (fixed, textbook) in expected {
-        assert!((real(fixed) - textbook).abs() < 1e-5, "{} vs {textbook}", real(fixed));
+        assert!(
+            (real(fixed, 8) - textbook).abs() < 1e-5,
+            "{} vs {textbook}",
+            real(fixed, 8)
+        );
     }
     assert_eq!((r.cb, b.cr), (0, 0));
     // BT.709 full range: Y passes through, chroma by 2(1 - Kr) = 1.5748 and friends.
@@ -62,9 +85,14 @@ fn coefficients_are_the_textbook_ones() {
         (b.cb, 1.8556),
     ];
     for (fixed, textbook) in expected {
-        assert!((real(fixed) - textbook).abs() < 1e-5, "{} vs {textbook}", real(fixed));
+        assert!(
+            (real(fixed, 8) - textbook).abs() < 1e-5,
+            "{} vs {textbook}",
+            real(fixed, 8)
+        );
     }
-    // 10-bit limited range is the 8-bit matrix over four times the codes.
+    // 10-bit limited range is the 8-bit matrix over four times the codes, into 1023 output
+    // codes rather than 255: per input code, 1023 / 1020 of the 8-bit coefficient.
     let eight = rows(
         ColorSpec {
             matrix: Matrix::Bt2020,
@@ -81,7 +109,13 @@ fn coefficients_are_the_textbook_ones() {
     );
     for (eight, ten) in eight.iter().zip(&ten) {
         for (e, t) in [(eight.y, ten.y), (eight.cb, ten.cb), (eight.cr, ten.cr)] {
-            assert!((e - 4 * t).abs() <= 2, "{e} vs 4 x {t}");
+            let expected = real(e, 8) * 1023.0 / 1020.0;
+            // Half a unit of the 10-bit fixed point: 4 / 2^18.
+            assert!(
+                (real(t, 10) - expected).abs() <= 4.0 / f64::from(1 << 18),
+                "{} vs {expected}",
+                real(t, 10)
+            );
         }
     }
 }
@@ -112,25 +146,28 @@ fn no_sum_overflows_i32() {
 
 #[test]
 fn fixed_point_rounds_like_exact_arithmetic() {
-    // Each rounded coefficient is off by at most half a unit (2^-FRAC_BITS of a code per
-    // eighth of a code), over at most 8 · 2^bits eighths in each of three terms: the result
-    // is the exact value rounded, give or take that slack (0.012 of a code at 10 bits).
+    // Each rounded coefficient is off by at most half a unit (2^-frac_bits of an output code
+    // per eighth of a code), over at most 8 · 2^bits eighths in each of three terms: the result
+    // is the exact value rounded, give or take that slack (0.002 of a code at 8 bits, 0.05 at
+    // 10 bits, 0.19 for 12-bit samples into 10-bit codes).
     for (color, bits) in every_color() {
         let fixed = rows(color, bits);
-        let exact = matrix(color, bits);
+        let out = out_bits(bits);
+        let exact = matrix(color, bits, out);
         let codes = code_range(color.range, bits);
-        let slack = 3.0 * 0.5 * f64::from(SAMPLE_EIGHTHS << bits) / f64::from(1 << FRAC_BITS);
+        let slack = 3.0 * 0.5 * f64::from(SAMPLE_EIGHTHS << bits) / f64::from(1 << frac_bits(out));
+        let white = f64::from((1 << out) - 1);
         // Odd strides, so every residue of the low bits turns up.
         let [y_step, cb_step, cr_step] = [3, 5, 7].map(|s| (s << (bits - 8)) | 1);
         for y in (0..1 << bits).step_by(y_step) {
             for cb in (0..1 << bits).step_by(cb_step) {
                 for cr in (0..1 << bits).step_by(cr_step) {
                     for (row, k) in fixed.iter().zip(&exact) {
-                        let got = channel(row, 8 * y, 8 * cb, 8 * cr);
+                        let got = channel(bits, row, 8 * y, 8 * cb, 8 * cr);
                         let value = k[0] * f64::from(y - codes.black)
                             + k[1] * f64::from(cb - codes.chroma_zero)
                             + k[2] * f64::from(cr - codes.chroma_zero);
-                        let diff = (f64::from(got) - value.clamp(0.0, 255.0)).abs();
+                        let diff = (f64::from(got) - value.clamp(0.0, white)).abs();
                         assert!(
                             diff <= 0.5 + slack,
                             "{color:?} {bits}-bit ({y}, {cb}, {cr}): {got} vs {value}"
@@ -148,9 +185,9 @@ fn black_and_white_are_exact() {
         let codes = code_range(color.range, bits);
         let white = codes.black + codes.luma_span;
         for row in rows(color, bits) {
-            let grey = |y: i32| channel(&row, 8 * y, 8 * codes.chroma_zero, 8 * codes.chroma_zero);
+            let grey = |y: i32| channel(bits, &row, 8 * y, 8 * codes.chroma_zero, 8 * codes.chroma_zero);
             assert_eq!(grey(codes.black), 0, "{color:?} {bits}-bit");
-            assert_eq!(grey(white), 255, "{color:?} {bits}-bit");
+            assert_eq!(grey(white), (1 << out_bits(bits)) - 1, "{color:?} {bits}-bit");
         }
     }
 }
@@ -207,9 +244,9 @@ fn unsupported_formats_are_errors() {
         height: 2,
         color,
     };
-    let twelve_bit = PlaneLayout::Gray { bits: 12 };
+    let sixteen_bit = PlaneLayout::Gray { bits: 16 };
     assert!(matches!(
-        check_format(&format(twelve_bit, 2)),
+        check_format(&format(sixteen_bit, 2)),
         Err(ConvertError::Unsupported(_))
     ));
     let yuv410 = PlaneLayout::Yuv {

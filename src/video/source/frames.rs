@@ -122,14 +122,7 @@ impl VideoSource {
         if native == Some(f.layout) && frame.width() == f.width && frame.height() == f.height {
             return Ok(frame);
         }
-        let target = match f.layout {
-            PlaneLayout::Yuv { bits: 10, .. } => Pixel::YUV444P10LE,
-            PlaneLayout::Yuv { .. } => Pixel::YUV444P,
-            PlaneLayout::Gray { bits: 10 } => Pixel::GRAY10LE,
-            PlaneLayout::Gray { .. } => Pixel::GRAY8,
-            PlaneLayout::Nv12 => Pixel::NV12,
-            _ => Pixel::RGBA,
-        };
+        let target = upload_format(f.layout);
         let stale = self.scaler.as_ref().is_none_or(|Scaler(s)| {
             s.input().format != frame.format() || s.input().width != frame.width() || s.input().height != frame.height()
         });

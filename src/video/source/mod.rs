@@ -10,7 +10,7 @@ pub use frames::DecodedFrame;
 use frames::Scaler;
 use hardware::NalFraming;
 pub(crate) use stream::{discard_other_streams, seek_backward};
-use stream::{fallback_format, matrix_of, native_layout, quarter_turns, range_of};
+use stream::{fallback_format, matrix_of, native_layout, quarter_turns, range_of, upload_format};
 
 use super::format::{ColorSpec, FrameFormat, PlaneData, PlaneLayout};
 use super::index::{FrameIndex, FrameNumber};

@@ -23,9 +23,16 @@ pub(super) fn native_layout(format: Pixel) -> Option<(PlaneLayout, bool)> {
         Pixel::YUV420P10LE => (yuv(1, 1, 10), false),
         Pixel::YUV422P10LE => (yuv(1, 0, 10), false),
         Pixel::YUV444P10LE => (yuv(0, 0, 10), false),
+        Pixel::YUV420P12LE => (yuv(1, 1, 12), false),
+        Pixel::YUV422P12LE => (yuv(1, 0, 12), false),
+        Pixel::YUV444P12LE => (yuv(0, 0, 12), false),
         Pixel::NV12 => (PlaneLayout::Nv12, false),
         Pixel::GRAY8 => (PlaneLayout::Gray { bits: 8 }, false),
         Pixel::GRAY10LE => (PlaneLayout::Gray { bits: 10 }, false),
+        Pixel::GRAY12LE => (PlaneLayout::Gray { bits: 12 }, false),
+        Pixel::GBRP => (PlaneLayout::Gbr { bits: 8 }, false),
+        Pixel::GBRP10LE => (PlaneLayout::Gbr { bits: 10 }, false),
+        Pixel::GBRP12LE => (PlaneLayout::Gbr { bits: 12 }, false),
         Pixel::RGB24 => (PlaneLayout::Rgb24, false),
         Pixel::RGBA => (PlaneLayout::Rgba, false),
         Pixel::BGRA => (PlaneLayout::Bgra, false),
@@ -33,8 +40,9 @@ pub(super) fn native_layout(format: Pixel) -> Option<(PlaneLayout, bool)> {
     })
 }
 
-/// The supported format an unsupported one is converted to: RGB stays RGB, Y'CbCr becomes
-/// 4:4:4 at 8 or 10 bits, so no chroma is thrown away.
+/// The supported format an unsupported one is converted to by swscale: RGB stays RGB and
+/// Y'CbCr becomes 4:4:4, so no chroma is thrown away, at 8, 10 or 12 bits (the nearest depth
+/// at or above the source's, 12 for deeper ones).
 pub(super) fn fallback_format(format: Pixel) -> Pixel {
     let Some(desc) = format.descriptor() else {
         return Pixel::RGBA;
@@ -42,18 +50,51 @@ pub(super) fn fallback_format(format: Pixel) -> Pixel {
     // SAFETY: a descriptor from FFmpeg's static table.
     let (flags, depth) = unsafe { ((*desc.as_ptr()).flags, (*desc.as_ptr()).comp[0].depth) };
     let rgb = flags & ffmpeg::ffi::AV_PIX_FMT_FLAG_RGB as u64 != 0;
-    if rgb || desc.nb_components() == 0 {
+    let pick = |eight, ten, twelve| match depth {
+        0..=8 => eight,
+        9..=10 => ten,
+        _ => twelve,
+    };
+    if desc.nb_components() == 0 {
         Pixel::RGBA
+    } else if rgb {
+        pick(Pixel::RGBA, Pixel::GBRP10LE, Pixel::GBRP12LE)
     } else if desc.nb_components() <= 2 {
-        if depth > 8 {
-            Pixel::GRAY10LE
-        } else {
-            Pixel::GRAY8
-        }
-    } else if depth > 8 {
-        Pixel::YUV444P10LE
+        pick(Pixel::GRAY8, Pixel::GRAY10LE, Pixel::GRAY12LE)
     } else {
-        Pixel::YUV444P
+        pick(Pixel::YUV444P, Pixel::YUV444P10LE, Pixel::YUV444P12LE)
+    }
+}
+
+/// The FFmpeg format of frames uploaded as `layout`: what swscale brings frames to that do not
+/// arrive in the stream's own format (a format change mid-stream).
+pub(super) fn upload_format(layout: PlaneLayout) -> Pixel {
+    match layout {
+        PlaneLayout::Yuv {
+            chroma_shift_x,
+            chroma_shift_y,
+            bits,
+        } => match (chroma_shift_x, chroma_shift_y, bits) {
+            (1, 1, 8) => Pixel::YUV420P,
+            (1, 0, 8) => Pixel::YUV422P,
+            (_, _, 8) => Pixel::YUV444P,
+            (1, 1, 10) => Pixel::YUV420P10LE,
+            (1, 0, 10) => Pixel::YUV422P10LE,
+            (_, _, 10) => Pixel::YUV444P10LE,
+            (1, 1, _) => Pixel::YUV420P12LE,
+            (1, 0, _) => Pixel::YUV422P12LE,
+            _ => Pixel::YUV444P12LE,
+        },
+        PlaneLayout::Gray { bits: 8 } => Pixel::GRAY8,
+        PlaneLayout::Gray { bits: 10 } => Pixel::GRAY10LE,
+        PlaneLayout::Gray { .. } => Pixel::GRAY12LE,
+        PlaneLayout::Gbr { bits: 8 } => Pixel::GBRP,
+        PlaneLayout::Gbr { bits: 10 } => Pixel::GBRP10LE,
+        PlaneLayout::Gbr { .. } => Pixel::GBRP12LE,
+        PlaneLayout::Nv12 => Pixel::NV12,
+        PlaneLayout::Rgb24 => Pixel::RGB24,
+        PlaneLayout::Rgba => Pixel::RGBA,
+        PlaneLayout::Bgra => Pixel::BGRA,
     }
 }
 
