@@ -592,12 +592,14 @@ fn render(
         let format = source.info.format;
         let ctx = GpuContext::new()?;
         let size = size.unwrap_or((format.width, format.height));
-        let aspect = format.width as f32 / format.height as f32;
         let planes = decoded.planes(format.layout);
-        (
-            size,
-            offscreen::render_video_frame(&ctx, format, &planes, aspect, size, bins, options)?,
-        )
+        let frame = offscreen::VideoFrame {
+            format,
+            volume: source.info.volume,
+            planes: &planes,
+            aspect: format.width as f32 / format.height as f32,
+        };
+        (size, offscreen::render_video_frame(&ctx, frame, size, bins, options)?)
     };
     still::save_png(output, size.0, size.1, &rgba).with_context(|| format!("cannot write '{}'", output.display()))?;
     Ok(())

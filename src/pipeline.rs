@@ -6,23 +6,34 @@
 use crate::engine::histogram::Depth;
 use crate::engine::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding};
 use crate::gpu::GpuContext;
+use crate::render::peak::{PeakBinding, PeakPass};
+use crate::render::picture::Signal;
 use crate::render::scene::{Scene, SceneRenderer};
-use crate::video::format::FrameFormat;
+use crate::video::format::{ColorVolume, FrameFormat};
 use crate::video::ring::{FrameRing, RingError};
 
-/// One stream's GPU side: its ring of frames, the converted frame, and the histogram engine and
-/// target that count it at the stream's depth (8 or 10 bits). Made once per file; nothing here is
-/// made per frame.
+/// One stream's GPU side: its ring of frames, the converted frame, the histogram engine and
+/// target that count it at the stream's depth (8 or 10 bits), and for HDR streams the peak pass
+/// that measures the light to tone-map from. Made once per file; nothing here is made per frame.
 pub struct FramePipeline {
     pub ring: FrameRing,
     pub engine: HistogramEngine,
     pub target: HistogramTarget,
+    pub volume: ColorVolume,
     binding: SourceBinding,
+    peak: Option<(PeakPass, PeakBinding)>,
 }
 
 impl FramePipeline {
-    /// A pipeline for frames of `format` counted in `bins` bins, with a ring of `slots` frames.
-    pub fn new(ctx: &GpuContext, bins: u32, format: FrameFormat, slots: usize) -> Result<Self, RingError> {
+    /// A pipeline for frames of `format` (and `volume`) counted in `bins` bins, with a ring of
+    /// `slots` frames.
+    pub fn new(
+        ctx: &GpuContext,
+        bins: u32,
+        format: FrameFormat,
+        volume: ColorVolume,
+        slots: usize,
+    ) -> Result<Self, RingError> {
         let ring = FrameRing::new(ctx, format, slots)?;
         let config = EngineConfig {
             depth: Depth::from_bits(ring.output.bits),
@@ -31,17 +42,34 @@ impl FramePipeline {
         let engine = HistogramEngine::new(ctx, bins, config);
         let target = engine.target(ctx, format.width, format.height)?;
         let binding = engine.bind_source(ctx, &target, &ring.output.pixels);
+        let peak = volume.is_hdr().then(|| {
+            let pass = PeakPass::new(&ctx.device);
+            let binding = pass.bind(&ctx.device, &target.histogram, format.width * format.height, &volume);
+            (pass, binding)
+        });
         Ok(Self {
             ring,
             engine,
             target,
+            volume,
             binding,
+            peak,
         })
     }
 
     /// A scene that draws this pipeline's frame and its histograms.
     pub fn scene(&self, device: &wgpu::Device, renderer: &SceneRenderer) -> Scene {
-        renderer.scene(device, &self.target, &self.ring.output.view)
+        let signal = Signal {
+            bits: self.ring.output.bits,
+            volume: self.volume,
+            peak: self.peak.as_ref().map(|(_, binding)| &binding.state),
+        };
+        renderer.scene(device, &self.target, &self.ring.output.view, signal)
+    }
+
+    /// The peak state buffer of an HDR stream (for the OSD's readout).
+    pub fn peak_state(&self) -> Option<&wgpu::Buffer> {
+        self.peak.as_ref().map(|(_, binding)| &binding.state)
     }
 
     /// Records converting ring slot `slot` and counting it: afterwards the ring's output holds
@@ -51,6 +79,9 @@ impl FramePipeline {
         encoder.push_debug_group("convert and count");
         self.ring.encode_convert(encoder, slot);
         self.engine.encode(encoder, &self.target, &self.binding, None);
+        if let Some((pass, binding)) = &self.peak {
+            pass.encode(encoder, binding);
+        }
         encoder.pop_debug_group();
     }
 

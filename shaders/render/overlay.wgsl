@@ -1,18 +1,22 @@
 // Draws one histogram quad, as in the articles' part 2: the bin comes from texcoord.x, each
 // channel's height is compared with texcoord.y, and the four "above" bits (masked by
-// channel_mult) index a 16-colour table. Colour 0 is the translucent backdrop.
+// channel_mult) index a 16-colour table. Colour 0 is the translucent backdrop. Gridlines (the
+// nits scale of a PQ signal) are one pixel wide, over the bars.
 
-struct OverlayUniforms { // twin: OverlayUniforms in src/passes/overlay.rs
+const GRIDLINE_COLOR: vec4f = vec4f(1.0, 0.75, 0.2, 0.8);
+
+struct OverlayUniforms { // twin: OverlayUniforms in src/render/overlay.rs
     rect: vec4f, // left, bottom, right, top in clip space
     colors: array<vec4f, 16>,
     channel_mult: vec4u,
+    gridlines: vec4f, // x across the quad (0..1); negative: none
     log_scale: u32,
     _pad0: u32,
     _pad1: u32,
     _pad2: u32,
 }
 
-struct HistogramScale { // twin: HistogramScale in src/passes/scale.rs
+struct HistogramScale { // twin: HistogramScale in src/engine/scale.rs
     scale: vec4f,
     max_bin: vec4u,
 }
@@ -41,6 +45,12 @@ fn overlay_vs(@builtin(vertex_index) vertex_index: u32) -> VertexOutput {
 
 @fragment
 fn overlay_fs(in: VertexOutput) -> @location(0) vec4f {
+    // The quad's width in texcoord per pixel: a gridline covers the pixel its x falls in.
+    let pixel = fwidth(in.texcoord.x);
+    let on_line = abs(vec4f(in.texcoord.x) - uni.gridlines) <= vec4f(0.5 * pixel) & uni.gridlines >= vec4f(0.0);
+    if any(on_line) {
+        return GRIDLINE_COLOR;
+    }
     let num_bins = arrayLength(&histogram);
     let bin = min(u32(in.texcoord.x * f32(num_bins)), num_bins - 1u);
     let counts = vec4f(histogram[bin]);

@@ -1,10 +1,23 @@
 // Draws the frame into a clip-space rectangle (cover or contain fit, computed on the CPU).
 // uv_x / uv_y map the quad's texcoord to the texture's, which turns and flips the picture.
+// HDR signals are tone-mapped for the SDR screen (tonemap.wgsl, prepended), from the peak the
+// peak pass measured; frames deeper than the screen are dithered to it.
 
-struct PictureUniforms { // twin: PictureUniforms in src/passes/picture.rs
+struct PictureUniforms { // twin: PictureUniforms in src/render/picture.rs
     rect: vec4f, // left, bottom, right, top in clip space
     uv_x: vec4f, // u = dot(uv_x.xy, t) + uv_x.z
     uv_y: vec4f, // v = dot(uv_y.xy, t) + uv_y.z
+    transfer: u32, // TRANSFER_*
+    bt2020: u32, // primaries to convert to BT.709
+    dither_step: f32, // one step of the screen's codes, 0 for no dither
+    _pad: u32,
+}
+
+struct PeakState { // twin: PeakState in src/render/peak.rs
+    peak_nits: f32,
+    smoothed_signal: f32,
+    smoothed_average: f32,
+    frames: u32,
 }
 
 struct VertexOutput {
@@ -15,6 +28,7 @@ struct VertexOutput {
 @group(0) @binding(0) var frame: texture_2d<f32>;
 @group(0) @binding(1) var frame_sampler: sampler;
 @group(0) @binding(2) var<uniform> uni: PictureUniforms;
+@group(0) @binding(3) var<storage, read> peak: PeakState;
 
 @vertex
 fn picture_vs(@builtin(vertex_index) vertex_index: u32) -> VertexOutput {
@@ -31,7 +45,21 @@ fn picture_vs(@builtin(vertex_index) vertex_index: u32) -> VertexOutput {
     return out;
 }
 
+// An 8x8 ordered (Bayer) dither threshold in (0, 1): the bits of x ^ y and y, interleaved
+// and reversed.
+fn bayer(position: vec2f) -> f32 {
+    let y = u32(position.y) & 7u;
+    let v = (u32(position.x) & 7u) ^ y;
+    let m = ((v & 1u) << 5u) | ((y & 1u) << 4u) | ((v & 2u) << 2u) | ((y & 2u) << 1u) | ((v & 4u) >> 1u) | ((y & 4u) >> 2u);
+    return (f32(m) + 0.5) / 64.0;
+}
+
 @fragment
 fn picture_fs(in: VertexOutput) -> @location(0) vec4f {
-    return vec4f(textureSample(frame, frame_sampler, in.texcoord).rgb, 1.0);
+    var rgb = textureSample(frame, frame_sampler, in.texcoord).rgb;
+    if uni.transfer != TRANSFER_SDR {
+        rgb = tone_map_pixel(rgb, uni.transfer, peak.peak_nits, uni.bt2020 != 0u);
+    }
+    rgb += (bayer(in.position.xy) - 0.5) * uni.dither_step;
+    return vec4f(rgb, 1.0);
 }

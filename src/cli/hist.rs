@@ -10,6 +10,7 @@ use crate::gpu::{GpuContext, GpuError};
 use crate::pipeline::FramePipeline;
 use crate::video::convert::convert_cpu;
 use crate::video::decoder::{DecodeThread, DecoderEvent};
+use crate::video::format::ColorVolume;
 use crate::video::ring::RING_SLOTS;
 use crate::video::source::{CatchUp, DecodedFrame, SeekTarget, VideoSource};
 use std::io::Write;
@@ -220,7 +221,8 @@ fn hist_gpu(
 ) -> Result<u64, ClipError> {
     let ctx = GpuContext::new()?;
     let format = source.info.format;
-    let pipeline = FramePipeline::new(&ctx, bins, format, RING_SLOTS)?;
+    let pipeline = FramePipeline::new(&ctx, bins, format, ColorVolume::default(), RING_SLOTS)?;
+    // (Counting only: the colour volume matters to pictures, and there are none to draw.)
     let engine = &pipeline.engine;
     let mut readback = ReadbackRing::new(&ctx.device, engine.histogram_bytes(), 4);
     let mut progress = Progress::new(frames_to_do(&source, range));

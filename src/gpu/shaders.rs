@@ -10,6 +10,8 @@ pub const REDUCE: &str = include_str!("../../shaders/engine/reduce.wgsl");
 pub const SCALE: &str = include_str!("../../shaders/engine/scale.wgsl");
 pub const OVERLAY: &str = include_str!("../../shaders/render/overlay.wgsl");
 pub const PICTURE: &str = include_str!("../../shaders/render/picture.wgsl");
+pub const TONEMAP: &str = include_str!("../../shaders/render/tonemap.wgsl");
+pub const PEAK: &str = include_str!("../../shaders/render/peak.wgsl");
 pub const CONVERT: &str = include_str!("../../shaders/video/convert.wgsl");
 pub const ARTICLE_SINGLE: &str = include_str!("../../shaders/bench/article_single.wgsl");
 pub const ARTICLE_PER_PIXEL: &str = include_str!("../../shaders/bench/article_per_pixel.wgsl");
@@ -45,7 +47,9 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ("article_reduce.wgsl", compute_source(&bins, ARTICLE_REDUCE)),
         ("article_scale.wgsl", compute_source(&bins, ARTICLE_SCALE)),
         ("overlay.wgsl", OVERLAY.to_string()),
-        ("picture.wgsl", PICTURE.to_string()),
+        ("picture.wgsl", picture_source()),
+        ("peak.wgsl", peak_source()),
+        ("tonemap.wgsl", TONEMAP.to_string()),
         ("convert.wgsl", convert_source(8)),
         ("convert.wgsl, 10-bit output", convert_source(10)),
         ("bench_floor.wgsl", BENCH_FLOOR.to_string()),
@@ -76,6 +80,16 @@ impl Header {
         self.0.push((name, value));
         self
     }
+}
+
+/// The picture shader, after the tone-mapping functions it calls.
+pub fn picture_source() -> String {
+    format!("{TONEMAP}\n{PICTURE}")
+}
+
+/// The peak pass, after the transfer functions it calls.
+pub fn peak_source() -> String {
+    format!("{TONEMAP}\n{PEAK}")
 }
 
 /// The conversion shader writing `out_bits`-bit frames: their texture's storage format is the

@@ -1,5 +1,6 @@
 //! The OSD's clipping readout: the share of the shown frame's pixels in the lowest and the
-//! highest bin of R, G, B and L. Each frame copies those two bins (32 bytes) of the histogram
+//! highest bin of R, G, B and L, and for HDR streams the peak the picture is tone-mapped from.
+//! Each frame copies those two bins (32 bytes) of the histogram and the peak pass's state (16)
 //! into one of a few small MAP_READ buffers; a buffer is read when the GPU has finished with it,
 //! a frame or two later. Nothing here ever waits: with every buffer in flight a frame is skipped.
 
@@ -7,6 +8,8 @@ use crate::gpu::mapping::{MapState, Mapping};
 
 /// Bytes of one bin: r, g, b, l as u32 (`array<vec4u>` in the shaders).
 const BIN_BYTES: u64 = 16;
+/// Bytes of the peak pass's state (`PeakState`), its first word the peak in nits.
+const PEAK_BYTES: u64 = std::mem::size_of::<crate::render::peak::PeakState>() as u64;
 /// Buffers in the ring: enough for the GPU to run two frames behind.
 const BUFFERS: usize = 3;
 
@@ -17,6 +20,8 @@ pub struct Clipping {
     pub frame: u64,
     pub low: [f64; 4],
     pub high: [f64; 4],
+    /// The peak an HDR picture is tone-mapped from, in nits.
+    pub peak_nits: Option<f32>,
 }
 
 impl Clipping {
@@ -27,6 +32,7 @@ impl Clipping {
             frame,
             low: first.map(share),
             high: last.map(share),
+            peak_nits: None,
         }
     }
 }
@@ -38,6 +44,8 @@ pub struct ReadoutTag {
     pub media: u64,
     pub frame: u64,
     pub pixel_count: u32,
+    /// Whether the peak state was copied too.
+    pub peak: bool,
 }
 
 /// One buffer's state; the u64 numbers copies in recording order (newest wins).
@@ -59,7 +67,7 @@ impl ClippingReadback {
             .map(|i| {
                 let buffer = device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(&format!("clipping readback {i}")),
-                    size: 2 * BIN_BYTES,
+                    size: 2 * BIN_BYTES + PEAK_BYTES,
                     usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
                     mapped_at_creation: false,
                 });
@@ -69,13 +77,15 @@ impl ClippingReadback {
         Self { buffers, recorded: 0 }
     }
 
-    /// Records the copy of the first and last bin of `histogram` (chunk 0 of the chunks buffer)
-    /// into a free buffer; false when none is free (this frame's readout is skipped).
+    /// Records the copy of the first and last bin of `histogram` (chunk 0 of the chunks buffer),
+    /// and of the peak state `peak` of an HDR stream, into a free buffer; false when none is
+    /// free (this frame's readout is skipped).
     pub fn record(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         histogram: &wgpu::Buffer,
         bins: u32,
+        peak: Option<&wgpu::Buffer>,
         tag: ReadoutTag,
     ) -> bool {
         let Some((buffer, slot)) = self.buffers.iter_mut().find(|(_, s)| matches!(s, Slot::Free)) else {
@@ -84,6 +94,9 @@ impl ClippingReadback {
         let last = u64::from(bins.max(1) - 1) * BIN_BYTES;
         encoder.copy_buffer_to_buffer(histogram, 0, buffer, 0, BIN_BYTES);
         encoder.copy_buffer_to_buffer(histogram, last, buffer, BIN_BYTES, BIN_BYTES);
+        if let Some(peak) = peak {
+            encoder.copy_buffer_to_buffer(peak, 0, buffer, 2 * BIN_BYTES, PEAK_BYTES);
+        }
         self.recorded += 1;
         *slot = Slot::Recorded(tag, self.recorded);
         true
@@ -118,7 +131,10 @@ impl ClippingReadback {
                     if let Ok(view) = buffer.get_mapped_range(..) {
                         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&view[..]);
                         let bins = |at: usize| [words[at], words[at + 1], words[at + 2], words[at + 3]];
-                        let clipping = Clipping::from_bins(tag.frame, bins(0), bins(4), tag.pixel_count);
+                        let mut clipping = Clipping::from_bins(tag.frame, bins(0), bins(4), tag.pixel_count);
+                        if tag.peak {
+                            clipping.peak_nits = Some(f32::from_bits(words[8]));
+                        }
                         if latest.is_none_or(|(newest, _, _)| newest < order) {
                             latest = Some((order, tag, clipping));
                         }

@@ -6,7 +6,7 @@
 //! on the GPU.
 
 use super::clipping::ReadoutTag;
-use super::osd::OsdView;
+use super::osd::{HdrView, OsdView};
 use super::screenshot::{file_name, ScreenshotTarget};
 use super::stats::Present;
 use super::window::PlayerWindow;
@@ -37,15 +37,19 @@ impl PlayerWindow {
         if let Some(next) = next {
             encoder.push_debug_group("new video frame");
             self.media.pipeline.encode_frame(&mut encoder, next.frame.slot);
+            let pipeline = &self.media.pipeline;
+            let peak = pipeline.peak_state();
             let tag = ReadoutTag {
                 media: self.media.serial,
                 frame: next.frame.index,
-                pixel_count: self.media.pipeline.pixel_count(),
+                pixel_count: pipeline.pixel_count(),
+                peak: peak.is_some(),
             };
             self.clipping.record(
                 &mut encoder,
-                &self.media.pipeline.target.histogram,
-                self.media.pipeline.engine.bins,
+                &pipeline.target.histogram,
+                pipeline.engine.bins,
+                peak,
                 tag,
             );
             encoder.pop_debug_group();
@@ -105,6 +109,10 @@ impl PlayerWindow {
             at_end: playback.at_end(),
             speed: playback.speed(),
             clipping: self.readout,
+            hdr: self.media.pipeline.volume.is_hdr().then(|| HdrView {
+                transfer: self.media.pipeline.volume.transfer,
+                peak_nits: self.readout.and_then(|r| r.peak_nits),
+            }),
             view: self.view,
             opacity,
             messages: &self.messages,

@@ -85,7 +85,7 @@ impl Media {
             .first_pts()
             .or(info.start_pts)
             .map_or(0.0, |pts| info.seconds(pts));
-        let pipeline = FramePipeline::new(gpu, bins, info.format, RING_SLOTS)?;
+        let pipeline = FramePipeline::new(gpu, bins, info.format, info.volume, RING_SLOTS)?;
         let scene = pipeline.scene(&gpu.device, renderer);
         let timeline = Timeline {
             start,

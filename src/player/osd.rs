@@ -5,8 +5,11 @@
 use super::clipping::Clipping;
 use super::commands::Command;
 use super::pacing::format_time;
-use crate::render::layout::Fit;
+use crate::render::layout::{histogram_quads, Fit};
+use crate::render::scene::PQ_GRIDLINE_NITS;
 use crate::render::scene::{Quads, ViewOptions};
+use crate::render::tonemap::pq_inverse_eotf;
+use crate::video::format::Transfer;
 use crate::video::index::FrameNumber;
 use egui::{Align2, Color32, Id, RichText, Sense};
 use std::time::{Duration, Instant};
@@ -51,10 +54,28 @@ pub struct OsdView<'a> {
     pub at_end: bool,
     pub speed: f64,
     pub clipping: Option<Clipping>,
+    /// How an HDR picture is shown.
+    pub hdr: Option<HdrView>,
     pub view: ViewOptions,
     /// 0 (hidden) to 1.
     pub opacity: f32,
     pub messages: &'a [Message],
+}
+
+/// An HDR stream's transfer and the peak its picture is tone-mapped from (once measured).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HdrView {
+    pub transfer: Transfer,
+    pub peak_nits: Option<f32>,
+}
+
+/// `HDR PQ, 1000 nits ➡ SDR`: what the picture shows (the OSD's fonts have no plain arrow).
+pub fn hdr_text(hdr: &HdrView) -> String {
+    let name = hdr.transfer.label();
+    match hdr.peak_nits {
+        Some(nits) => format!("{name}, {nits:.0} nits ➡ SDR"),
+        None => format!("{name} ➡ SDR"),
+    }
 }
 
 /// The seek bar's drag state between frames.
@@ -87,6 +108,11 @@ impl Osd {
             return commands;
         }
         let screen = ctx.content_rect();
+        if view.hdr.is_some_and(|h| h.transfer == Transfer::Pq)
+            && matches!(view.view.quads, Quads::Both | Quads::Luminance)
+        {
+            nits_labels(ctx, screen, view.opacity);
+        }
         // Always above the quads' band, even with them hidden, so it doesn't jump about.
         let bottom = screen.max.y - screen.height() * QUAD_BAND - 6.0;
         let width = (screen.width() - 16.0).max(100.0);
@@ -174,6 +200,9 @@ fn status_line(ui: &mut egui::Ui, view: &OsdView) {
         if view.preview {
             ui.label(RichText::new("keyframe preview").color(DIM));
         }
+        if let Some(hdr) = &view.hdr {
+            ui.label(RichText::new(hdr_text(hdr)).color(DIM));
+        }
         let speed_color = if (view.speed - 1.0).abs() < 1e-9 { DIM } else { TEXT };
         ui.label(
             RichText::new(format!("{:.2}×", view.speed))
@@ -226,6 +255,30 @@ fn clipping_line(ui: &mut egui::Ui, view: &OsdView) {
     });
 }
 
+/// The nits of the luminance quad's gridlines (a PQ source's), beside each line's top (above
+/// the quad the OSD's panel would cover them).
+fn nits_labels(ctx: &egui::Context, screen: egui::Rect, opacity: f32) {
+    let quad = histogram_quads()[1];
+    let to_screen = |x: f32, y: f32| {
+        egui::pos2(
+            screen.min.x + (x + 1.0) / 2.0 * screen.width(),
+            screen.min.y + (1.0 - y) / 2.0 * screen.height(),
+        )
+    };
+    let painter = ctx.layer_painter(egui::LayerId::new(egui::Order::Foreground, Id::unique("nits scale")));
+    let color = Color32::from_rgb(255, 191, 51).gamma_multiply(opacity);
+    for nits in PQ_GRIDLINE_NITS {
+        let x = quad.left + pq_inverse_eotf(nits) * (quad.right - quad.left);
+        painter.text(
+            to_screen(x, quad.top) + egui::vec2(3.0, 2.0),
+            Align2::LEFT_TOP,
+            format!("{nits:.0}"),
+            egui::FontId::proportional(11.0),
+            color,
+        );
+    }
+}
+
 fn show_messages(ctx: &egui::Context, messages: &[Message]) {
     if messages.is_empty() {
         return;
@@ -266,6 +319,13 @@ mod tests {
             let text = state_text(paused, at_end);
             assert!(ctx.fonts_mut(|f| f.has_glyphs(&font, text)), "{text}");
         }
+        let hdr = HdrView {
+            transfer: Transfer::Pq,
+            peak_nits: Some(1000.0),
+        };
+        let text = hdr_text(&hdr);
+        assert_eq!(text, "HDR PQ, 1000 nits ➡ SDR");
+        assert!(ctx.fonts_mut(|f| f.has_glyphs(&font, &text)), "{text}");
         assert!(
             !ctx.fonts_mut(|f| f.has_glyph(&font, '‖')),
             "the glyph that rendered as a box"
@@ -287,6 +347,7 @@ mod tests {
             at_end: false,
             speed: 1.0,
             clipping: None,
+            hdr: None,
             view: ViewOptions::default(),
             opacity: 1.0,
             messages: &messages,

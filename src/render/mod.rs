@@ -4,5 +4,7 @@
 pub mod layout;
 pub mod offscreen;
 pub mod overlay;
+pub mod peak;
 pub mod picture;
 pub mod scene;
+pub mod tonemap;

@@ -1,13 +1,13 @@
 //! Offscreen rendering: the player's picture with its histogram overlay, into a PNG-ready
 //! RGBA8 buffer. Backs the `render` command and the snapshot tests.
 
-use crate::engine::{EngineConfig, HistogramEngine, HistogramTarget};
+use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
 use crate::pipeline::FramePipeline;
-use crate::render::picture::Orientation;
-use crate::render::scene::{SceneRenderer, ViewOptions};
-use crate::video::format::{FrameFormat, PlaneData};
+use crate::render::picture::{Orientation, Signal};
+use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
+use crate::video::format::{ColorVolume, FrameFormat, PlaneData};
 use crate::video::ring::RingError;
 
 /// Renders an RGBA8 picture fitted into `size` with its histograms, and returns the pixels.
@@ -22,41 +22,44 @@ pub fn render_picture(
     let target = engine.target(ctx, picture.width, picture.height)?;
     let source = engine.bind_source(ctx, &target, &picture.pixels);
     let aspect = picture.width as f32 / picture.height as f32;
-    draw(ctx, &target, &picture.view, aspect, size, options, |encoder| {
+    let scene = |renderer: &SceneRenderer| renderer.scene(&ctx.device, &target, &picture.view, Signal::sdr());
+    draw(ctx, scene, aspect, size, options, |encoder| {
         engine.encode(encoder, &target, &source, None)
     })
 }
 
-/// Renders one decoded video frame (its planes in `format`) as the player shows it: converted,
-/// counted and drawn by the same frame pipeline, at the source's depth.
+/// One decoded video frame: its planes in `format`, from a stream of `volume`.
+pub struct VideoFrame<'a> {
+    pub format: FrameFormat,
+    pub volume: ColorVolume,
+    pub planes: &'a [PlaneData<'a>],
+    /// Display aspect ratio.
+    pub aspect: f32,
+}
+
+/// Renders one decoded video frame as the player shows it: converted, counted and drawn by the
+/// same frame pipeline, at the source's depth, tone-mapped from the frame's own peak if HDR.
 pub fn render_video_frame(
     ctx: &GpuContext,
-    format: FrameFormat,
-    planes: &[PlaneData],
-    aspect: f32,
+    frame: VideoFrame,
     size: (u32, u32),
     bins: u32,
     options: ViewOptions,
 ) -> Result<Vec<u8>, RingError> {
-    let pipeline = FramePipeline::new(ctx, bins, format, 1)?;
-    pipeline.ring.slots[0].upload(&ctx.queue, planes)?;
-    let rgba = draw(
-        ctx,
-        &pipeline.target,
-        &pipeline.ring.output.view,
-        aspect,
-        size,
-        options,
-        |encoder| pipeline.encode_frame(encoder, 0),
-    )?;
+    let pipeline = FramePipeline::new(ctx, bins, frame.format, frame.volume, 1)?;
+    pipeline.ring.slots[0].upload(&ctx.queue, frame.planes)?;
+    let scene = |renderer: &SceneRenderer| pipeline.scene(&ctx.device, renderer);
+    let rgba = draw(ctx, scene, frame.aspect, size, options, |encoder| {
+        pipeline.encode_frame(encoder, 0)
+    })?;
     Ok(rgba)
 }
 
-/// Counts (with `count`) and draws a frame into a new `size` target, and reads it back.
+/// Counts (with `count`) and draws a frame (its scene made by `scene`) into a new `size`
+/// target, and reads it back.
 fn draw(
     ctx: &GpuContext,
-    target: &HistogramTarget,
-    frame: &wgpu::TextureView,
+    scene: impl FnOnce(&SceneRenderer) -> Scene,
     aspect: f32,
     size: (u32, u32),
     options: ViewOptions,
@@ -64,7 +67,7 @@ fn draw(
 ) -> Result<Vec<u8>, GpuError> {
     let output = GpuFrame::new(ctx, "render output", size.0, size.1)?;
     let renderer = SceneRenderer::new(&ctx.device, GpuFrame::FORMAT);
-    let scene = renderer.scene(&ctx.device, target, frame);
+    let scene = scene(&renderer);
     scene.layout(&ctx.queue, aspect, Orientation::default(), size, options);
 
     let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {

@@ -11,9 +11,14 @@ pub struct OverlayUniforms {
     pub rect: [f32; 4],
     pub colors: [[f32; 4]; 16],
     pub channel_mult: [u32; 4],
+    /// Where vertical gridlines go across the quad (0..1), negative for none.
+    pub gridlines: [f32; 4],
     pub log_scale: u32,
     pub _pad: [u32; 3],
 }
+
+/// No gridlines.
+pub const NO_GRIDLINES: [f32; 4] = [-1.0; 4];
 
 /// Which channels one quad shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +60,7 @@ pub struct OverlayPass {
 /// One quad's uniforms and bind group, tied to one histogram target.
 pub struct OverlayQuad {
     pub channels: QuadChannels,
+    gridlines: [f32; 4],
     uniforms: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
 }
@@ -109,6 +115,7 @@ impl OverlayPass {
         channels: QuadChannels,
         histogram: &wgpu::Buffer,
         scale: &wgpu::Buffer,
+        gridlines: [f32; 4],
     ) -> OverlayQuad {
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("overlay quad"),
@@ -136,6 +143,7 @@ impl OverlayPass {
         });
         OverlayQuad {
             channels,
+            gridlines,
             uniforms,
             bind_group,
         }
@@ -159,6 +167,7 @@ impl OverlayQuad {
             rect: rect.to_array(),
             colors: COLORS,
             channel_mult: self.channels.channel_mult(),
+            gridlines: self.gridlines,
             log_scale: u32::from(log_scale),
             _pad: [0; 3],
         };

@@ -1,7 +1,12 @@
-//! The picture pass: draws a frame texture into its fitted rectangle.
+//! The picture pass: draws a frame texture into its fitted rectangle, tone-mapping HDR signals
+//! for the SDR screen and dithering frames deeper than the screen.
 
 use crate::gpu::shaders::{self, layout};
 use crate::render::layout::Rect;
+use crate::render::peak::PeakState;
+use crate::render::tonemap::transfer_code;
+use crate::video::format::{ColorVolume, Primaries};
+use wgpu::util::DeviceExt;
 
 /// Twin of `PictureUniforms` in shaders/render/picture.wgsl.
 #[repr(C)]
@@ -10,6 +15,30 @@ pub struct PictureUniforms {
     pub rect: [f32; 4],
     pub uv_x: [f32; 4],
     pub uv_y: [f32; 4],
+    pub transfer: u32,
+    pub bt2020: u32,
+    pub dither_step: f32,
+    pub _pad: u32,
+}
+
+/// What a frame's samples are, for showing them: their depth and colour volume, and for HDR
+/// the peak pass's state to tone-map from.
+#[derive(Clone, Copy)]
+pub struct Signal<'a> {
+    pub bits: u32,
+    pub volume: ColorVolume,
+    pub peak: Option<&'a wgpu::Buffer>,
+}
+
+impl Signal<'_> {
+    /// An 8-bit SDR picture: shown as it is.
+    pub fn sdr() -> Self {
+        Self {
+            bits: 8,
+            volume: ColorVolume::default(),
+            peak: None,
+        }
+    }
 }
 
 /// How the quad's texcoords map to the texture's: rotation in quarter turns, clockwise, as a
@@ -41,12 +70,20 @@ pub struct PicturePass {
     pipeline: wgpu::RenderPipeline,
     layout: wgpu::BindGroupLayout,
     sampler: wgpu::Sampler,
+    /// One step of the target's codes, which deeper frames are dithered by.
+    target_step: f32,
+    /// The peak state bound for SDR pictures, which do not read it.
+    no_peak: wgpu::Buffer,
 }
 
 /// One texture's bind group and uniforms, made once per texture.
 pub struct PictureBinding {
     uniforms: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
+    /// The uniforms' tone-mapping and dither fields, set at binding.
+    transfer: u32,
+    bt2020: u32,
+    dither_step: f32,
 }
 
 impl PicturePass {
@@ -56,10 +93,11 @@ impl PicturePass {
             entries: &[
                 layout::texture(0, wgpu::ShaderStages::FRAGMENT),
                 layout::sampler(1, wgpu::ShaderStages::FRAGMENT),
-                layout::uniform(2, wgpu::ShaderStages::VERTEX, false),
+                layout::uniform(2, wgpu::ShaderStages::VERTEX_FRAGMENT, false),
+                layout::storage(3, wgpu::ShaderStages::FRAGMENT, true),
             ],
         });
-        let module = shaders::module(device, "picture pass", shaders::PICTURE.to_string());
+        let module = shaders::module(device, "picture pass", shaders::picture_source());
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("picture pass"),
             bind_group_layouts: &[Some(&layout)],
@@ -94,14 +132,25 @@ impl PicturePass {
             min_filter: wgpu::FilterMode::Linear,
             ..Default::default()
         });
+        let target_bits = match format {
+            wgpu::TextureFormat::Rgb10a2Unorm => 10,
+            _ => 8,
+        };
+        let no_peak = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("no peak"),
+            contents: bytemuck::bytes_of(&PeakState::default()),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
         Self {
             pipeline,
             layout,
             sampler,
+            target_step: 1.0 / ((1 << target_bits) - 1) as f32,
+            no_peak,
         }
     }
 
-    pub fn bind(&self, device: &wgpu::Device, frame: &wgpu::TextureView) -> PictureBinding {
+    pub fn bind(&self, device: &wgpu::Device, frame: &wgpu::TextureView, signal: Signal) -> PictureBinding {
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("picture uniforms"),
             size: std::mem::size_of::<PictureUniforms>() as u64,
@@ -124,9 +173,22 @@ impl PicturePass {
                     binding: 2,
                     resource: uniforms.as_entire_binding(),
                 },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: signal.peak.unwrap_or(&self.no_peak).as_entire_binding(),
+                },
             ],
         });
-        PictureBinding { uniforms, bind_group }
+        let hdr = signal.volume.is_hdr() && signal.peak.is_some();
+        PictureBinding {
+            uniforms,
+            bind_group,
+            transfer: if hdr { transfer_code(signal.volume.transfer) } else { 0 },
+            bt2020: u32::from(hdr && signal.volume.primaries == Primaries::Bt2020),
+            // Tone-mapped pictures are computed in floating point, and deep frames hold more
+            // than the screen does: both are dithered to the screen's codes.
+            dither_step: if hdr || signal.bits > 8 { self.target_step } else { 0.0 },
+        }
     }
 
     pub fn encode(&self, pass: &mut wgpu::RenderPass, binding: &PictureBinding) {
@@ -145,6 +207,10 @@ impl PictureBinding {
             rect: rect.to_array(),
             uv_x,
             uv_y,
+            transfer: self.transfer,
+            bt2020: self.bt2020,
+            dither_step: self.dither_step,
+            _pad: 0,
         };
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
     }

@@ -3,8 +3,14 @@
 
 use crate::engine::HistogramTarget;
 use crate::render::layout::{fit_picture, histogram_quads, Fit};
-use crate::render::overlay::{OverlayPass, OverlayQuad, QuadChannels};
-use crate::render::picture::{Orientation, PictureBinding, PicturePass};
+use crate::render::overlay::{OverlayPass, OverlayQuad, QuadChannels, NO_GRIDLINES};
+use crate::render::picture::{Orientation, PictureBinding, PicturePass, Signal};
+use crate::render::tonemap::pq_inverse_eotf;
+use crate::video::format::Transfer;
+
+/// Where the luminance quad of a PQ signal marks light, in nits: SDR's 100, reference white,
+/// and the two common mastering peaks.
+pub const PQ_GRIDLINE_NITS: [f32; 4] = [100.0, 203.0, 1000.0, 4000.0];
 
 /// Which histogram quads are drawn; `h` in the player cycles through them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,11 +68,27 @@ impl SceneRenderer {
         }
     }
 
-    pub fn scene(&self, device: &wgpu::Device, target: &HistogramTarget, frame: &wgpu::TextureView) -> Scene {
-        let quad = |channels| self.overlay.quad(device, channels, &target.histogram, &target.scale);
+    pub fn scene(
+        &self,
+        device: &wgpu::Device,
+        target: &HistogramTarget,
+        frame: &wgpu::TextureView,
+        signal: Signal,
+    ) -> Scene {
+        let quad = |channels, gridlines| {
+            self.overlay
+                .quad(device, channels, &target.histogram, &target.scale, gridlines)
+        };
+        let nits_scale = match signal.volume.transfer {
+            Transfer::Pq => PQ_GRIDLINE_NITS.map(pq_inverse_eotf),
+            _ => NO_GRIDLINES,
+        };
         Scene {
-            picture: self.picture.bind(device, frame),
-            quads: [quad(QuadChannels::Rgb), quad(QuadChannels::Luminance)],
+            picture: self.picture.bind(device, frame, signal),
+            quads: [
+                quad(QuadChannels::Rgb, NO_GRIDLINES),
+                quad(QuadChannels::Luminance, nits_scale),
+            ],
         }
     }
 

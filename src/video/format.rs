@@ -128,6 +128,54 @@ impl ColorSpec {
     }
 }
 
+/// The transfer function a stream's R'G'B' signal is encoded with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Transfer {
+    /// BT.709 / BT.1886 / sRGB and the other SDR curves: shown as they are.
+    #[default]
+    Sdr,
+    /// SMPTE ST 2084 (HDR10 and the base layer of Dolby Vision profile 8.1).
+    Pq,
+    /// ARIB STD-B67 / BT.2100 hybrid log-gamma.
+    Hlg,
+}
+
+impl Transfer {
+    /// For the OSD.
+    pub fn label(self) -> &'static str {
+        match self {
+            Transfer::Sdr => "SDR",
+            Transfer::Pq => "HDR PQ",
+            Transfer::Hlg => "HDR HLG",
+        }
+    }
+}
+
+/// The colour primaries of a stream: the gamut its R'G'B' is in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Primaries {
+    /// BT.709 / sRGB, and the close BT.601 sets.
+    #[default]
+    Bt709,
+    Bt2020,
+}
+
+/// What a stream says about its light: transfer, primaries, and the brightest light it holds
+/// where its side data says so.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ColorVolume {
+    pub transfer: Transfer,
+    pub primaries: Primaries,
+    /// Content light level (MaxCLL) or the mastering display's peak, in nits.
+    pub peak_nits: Option<f32>,
+}
+
+impl ColorVolume {
+    pub fn is_hdr(&self) -> bool {
+        self.transfer != Transfer::Sdr
+    }
+}
+
 /// Everything the converter needs to know about a stream's frames.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FrameFormat {

@@ -25,7 +25,7 @@ impl Pipeline {
         let ctx = super::gpu();
         let source = VideoSource::open(path).unwrap();
         let format = source.info.format;
-        let frames = FramePipeline::new(&ctx, 256, format, 4).unwrap();
+        let frames = FramePipeline::new(&ctx, 256, format, Default::default(), 4).unwrap();
         let decoder = DecodeThread::spawn(source, ctx.queue.clone(), frames.ring.slots.clone(), cache_bytes);
         Self { ctx, frames, decoder }
     }

@@ -80,7 +80,7 @@ impl Pipeline {
     fn open(ctx: GpuContext, path: &Path, size: (u32, u32), cache_bytes: usize) -> Result<Self> {
         let source = VideoSource::open(path)?;
         let info = source.info.clone();
-        let frames = FramePipeline::new(&ctx, 256, info.format, RING_SLOTS)?;
+        let frames = FramePipeline::new(&ctx, 256, info.format, info.volume, RING_SLOTS)?;
         let renderer = SceneRenderer::new(&ctx.device, GpuFrame::FORMAT);
         let scene = frames.scene(&ctx.device, &renderer);
         let output = GpuFrame::new(&ctx, "bench output", size.0, size.1)?;

@@ -9,10 +9,12 @@ mod stream;
 pub use frames::DecodedFrame;
 use frames::Scaler;
 use hardware::NalFraming;
+use stream::{
+    color_volume, dolby_vision, fallback_format, matrix_of, native_layout, quarter_turns, range_of, upload_format,
+};
 pub(crate) use stream::{discard_other_streams, seek_backward};
-use stream::{fallback_format, matrix_of, native_layout, quarter_turns, range_of, upload_format};
 
-use super::format::{ColorSpec, FrameFormat, PlaneData, PlaneLayout};
+use super::format::{ColorSpec, ColorVolume, FrameFormat, PlaneData, PlaneLayout};
 use super::index::{FrameIndex, FrameNumber};
 use ffmpeg::format::Pixel;
 use ffmpeg::software::scaling;
@@ -63,6 +65,8 @@ pub struct VideoInfo {
     pub hwdec: Option<&'static str>,
     /// The frames' layout after conversion (what gets uploaded), size and colour.
     pub format: FrameFormat,
+    /// Transfer, primaries and peak light: how the picture is shown.
+    pub volume: ColorVolume,
     pub time_base: (i32, i32),
     /// Seconds per frame, from the stream's average rate (for step sizes and displays).
     pub frame_duration: f64,
@@ -283,6 +287,19 @@ impl VideoSource {
             _ if container_duration > 0.0 => Some((container_duration / frame_duration).round() as u64),
             _ => None,
         };
+        let volume = color_volume(
+            &stream,
+            decoder.color_transfer_characteristic(),
+            decoder.color_primaries(),
+        );
+        // Profiles 8.1 and 8.4 carry an HDR10 or HLG base layer, which plays as such; profile 5's
+        // base layer is in Dolby's own IPT colour space and needs its metadata to be shown.
+        if let Some((profile, 0)) = dolby_vision(&stream) {
+            log::warn!(
+                "{}: Dolby Vision profile {profile} has no HDR10- or HLG-compatible base layer: its colours show wrong",
+                path.display()
+            );
+        }
         let info = VideoInfo {
             path: path.to_owned(),
             codec,
@@ -294,6 +311,7 @@ impl VideoSource {
                 height,
                 color,
             },
+            volume,
             time_base: (time_base.numerator(), time_base.denominator()),
             frame_duration,
             duration: container_duration,

@@ -1,7 +1,7 @@
 //! What FFmpeg says of a stream, in histoplay's terms (plane layouts, matrices, ranges,
 //! rotation), and the demuxer operations the source, the index and the sound share.
 
-use crate::video::format::{Matrix, PlaneLayout, Range};
+use crate::video::format::{ColorVolume, Matrix, PlaneLayout, Primaries, Range, Transfer};
 use ffmpeg::format::Pixel;
 use ffmpeg_next as ffmpeg;
 
@@ -108,6 +108,76 @@ pub(super) fn matrix_of(space: ffmpeg::color::Space) -> Option<Matrix> {
     }
 }
 
+pub(super) fn transfer_of(transfer: ffmpeg::color::TransferCharacteristic) -> Transfer {
+    use ffmpeg::color::TransferCharacteristic as T;
+    match transfer {
+        T::SMPTE2084 => Transfer::Pq,
+        T::ARIB_STD_B67 => Transfer::Hlg,
+        _ => Transfer::Sdr,
+    }
+}
+
+pub(super) fn primaries_of(primaries: ffmpeg::color::Primaries) -> Primaries {
+    match primaries {
+        ffmpeg::color::Primaries::BT2020 => Primaries::Bt2020,
+        _ => Primaries::Bt709,
+    }
+}
+
+/// A stream's colour volume: its transfer and primaries, and its peak light from the stream's
+/// side data (the content light level's MaxCLL, else the mastering display's peak). HDR streams
+/// that leave their primaries untagged are taken to be BT.2020, as HDR10 and HLG require.
+pub(super) fn color_volume(
+    stream: &ffmpeg::format::stream::Stream,
+    transfer: ffmpeg::color::TransferCharacteristic,
+    primaries: ffmpeg::color::Primaries,
+) -> ColorVolume {
+    let transfer = transfer_of(transfer);
+    let primaries = match primaries {
+        ffmpeg::color::Primaries::Unspecified if transfer != Transfer::Sdr => Primaries::Bt2020,
+        other => primaries_of(other),
+    };
+    let mut max_cll = None;
+    let mut mastering_peak = None;
+    for side in stream.side_data() {
+        use ffmpeg::codec::packet::side_data::Type;
+        match side.kind() {
+            Type::ContentLightLevel => max_cll = content_light_max(side.data()),
+            Type::MasteringDisplayMetadata => mastering_peak = mastering_display_peak(side.data()),
+            _ => {}
+        }
+    }
+    ColorVolume {
+        transfer,
+        primaries,
+        peak_nits: max_cll.or(mastering_peak),
+    }
+}
+
+/// A Dolby Vision stream's profile and base-layer compatibility (its AVDOVIDecoderConfiguration
+/// Record: version major, minor, profile, level, three flags, then the compatibility id).
+pub(super) fn dolby_vision(stream: &ffmpeg::format::stream::Stream) -> Option<(u8, u8)> {
+    stream
+        .side_data()
+        .find(|side| side.kind() == ffmpeg::codec::packet::side_data::Type::DOVI_CONF)
+        .and_then(|side| Some((*side.data().get(2)?, *side.data().get(7)?)))
+}
+
+/// MaxCLL of an AVContentLightMetadata (two unsigned ints: MaxCLL, MaxFALL), if set.
+pub(super) fn content_light_max(data: &[u8]) -> Option<f32> {
+    let max_cll = u32::from_ne_bytes(data.get(0..4)?.try_into().ok()?);
+    (max_cll > 0).then_some(max_cll as f32)
+}
+
+/// The peak luminance of an AVMasteringDisplayMetadata: AVRational display_primaries[3][2],
+/// white_point[2], min_luminance, max_luminance (each two ints), then has_primaries and
+/// has_luminance.
+pub(super) fn mastering_display_peak(data: &[u8]) -> Option<f32> {
+    let int = |at: usize| data.get(at..at + 4).map(|b| i32::from_ne_bytes(b.try_into().unwrap()));
+    let (num, den, has_luminance) = (int(72)?, int(76)?, int(84)?);
+    (has_luminance != 0 && num > 0 && den > 0).then(|| num as f32 / den as f32)
+}
+
 pub(super) fn range_of(range: ffmpeg::color::Range) -> Option<Range> {
     match range {
         ffmpeg::color::Range::MPEG => Some(Range::Limited),
@@ -156,4 +226,38 @@ pub(crate) fn seek_backward(input: &mut ffmpeg::format::context::Input, stream_i
         )
     };
     result >= 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ints(values: &[i32]) -> Vec<u8> {
+        values.iter().flat_map(|v| v.to_ne_bytes()).collect()
+    }
+
+    #[test]
+    fn light_levels_are_read_from_side_data() {
+        assert_eq!(content_light_max(&ints(&[1000, 400])), Some(1000.0));
+        assert_eq!(content_light_max(&ints(&[0, 400])), None);
+        assert_eq!(content_light_max(&[1, 2]), None);
+        // Primaries and white point (16 ints), min 0.005, max 4000 nits, has_primaries,
+        // has_luminance.
+        let mut mastering = vec![1; 16];
+        mastering.extend_from_slice(&[50, 10_000, 40_000_000, 10_000, 1, 1]);
+        assert_eq!(mastering_display_peak(&ints(&mastering)), Some(4000.0));
+        mastering[21] = 0;
+        assert_eq!(mastering_display_peak(&ints(&mastering)), None);
+        assert_eq!(mastering_display_peak(&ints(&[1; 20])), None);
+    }
+
+    #[test]
+    fn hdr_transfers_and_primaries_are_recognised() {
+        use ffmpeg::color::{Primaries as P, TransferCharacteristic as T};
+        assert_eq!(transfer_of(T::SMPTE2084), Transfer::Pq);
+        assert_eq!(transfer_of(T::ARIB_STD_B67), Transfer::Hlg);
+        assert_eq!(transfer_of(T::BT709), Transfer::Sdr);
+        assert_eq!(primaries_of(P::BT2020), Primaries::Bt2020);
+        assert_eq!(primaries_of(P::BT709), Primaries::Bt709);
+    }
 }

@@ -1,0 +1,453 @@
+//! HDR → SDR display math for the picture: PQ and HLG signals to linear light, the BT.2390 tone
+//! curve, BT.2020 → BT.709 with gamut mapping, and the BT.1886 encoding for an SDR screen.
+//! CPU twin of `shaders/render/tonemap.wgsl`: same names, same order of operations, all in f32,
+//! so that the picture shader can be tested against it.
+
+/// ITU-R BT.2408 reference ("graphics") white: SDR white is shown at this luminance, and the
+/// tone curve maps an HDR picture's peak down to it.
+pub const REFERENCE_WHITE_NITS: f32 = 203.0;
+
+// SMPTE ST 2084 constants, exact in binary.
+const PQ_M1: f32 = 2610.0 / 16384.0;
+const PQ_M2: f32 = 2523.0 / 4096.0 * 128.0;
+const PQ_C1: f32 = 3424.0 / 4096.0;
+const PQ_C2: f32 = 2413.0 / 4096.0 * 32.0;
+const PQ_C3: f32 = 2392.0 / 4096.0 * 32.0;
+const PQ_PEAK_NITS: f32 = 10000.0;
+
+// ARIB STD-B67 / ITU-R BT.2100 HLG constants: b = 1 − 4a, c = 0.5 − a·ln(4a).
+const HLG_A: f32 = 0.17883277;
+const HLG_B: f32 = 0.28466892;
+const HLG_C: f32 = 0.5599107;
+/// The display peak an HLG signal is shown at when the display's own is unknown (BT.2100's
+/// nominal 1000 cd/m², where the system gamma is 1.2).
+pub const HLG_NOMINAL_PEAK_NITS: f32 = 1000.0;
+
+/// Luminance weights of linear RGB: the Y row of each RGB → XYZ matrix (BT.2020 and BT.709 as
+/// published; the primaries and D65 give the same to four places).
+const BT2020_LUMA: [f32; 3] = [0.2627, 0.6780, 0.0593];
+const BT709_LUMA: [f32; 3] = [0.2126, 0.7152, 0.0722];
+
+/// Linear BT.2020 RGB → linear BT.709 RGB, rows: inverse(NPM_709) · NPM_2020, where each NPM
+/// (RGB → XYZ) is built from its primaries' xy and D65 (0.3127, 0.3290) as in SMPTE RP 177.
+/// BT.2020: R (0.708, 0.292), G (0.170, 0.797), B (0.131, 0.046); BT.709: R (0.64, 0.33),
+/// G (0.30, 0.60), B (0.15, 0.06). Computed in f64; each row sums to 1 (white stays white).
+const BT2020_TO_BT709: [[f32; 3]; 3] = [
+    [1.660491, -0.5876411, -0.0728499],
+    [-0.1245505, 1.1328999, -0.0083494],
+    [-0.0181508, -0.1005789, 1.1187297],
+];
+
+pub use crate::video::format::Transfer;
+
+/// The code the shader switches on for a transfer (`TRANSFER_*` in tonemap.wgsl).
+pub fn transfer_code(transfer: Transfer) -> u32 {
+    match transfer {
+        Transfer::Sdr => 0,
+        Transfer::Pq => 1,
+        Transfer::Hlg => 2,
+    }
+}
+
+/// SMPTE ST 2084 EOTF: PQ signal (0..1) → displayed luminance in nits (0..10000).
+pub fn pq_eotf(e: f32) -> f32 {
+    let p = e.clamp(0.0, 1.0).powf(1.0 / PQ_M2);
+    let y = ((p - PQ_C1).max(0.0) / (PQ_C2 - PQ_C3 * p)).powf(1.0 / PQ_M1);
+    y * PQ_PEAK_NITS
+}
+
+/// SMPTE ST 2084 inverse EOTF: luminance in nits (0..10000) → PQ signal (0..1).
+pub fn pq_inverse_eotf(nits: f32) -> f32 {
+    let y = (nits / PQ_PEAK_NITS).clamp(0.0, 1.0).powf(PQ_M1);
+    // ST 2084's (c1 + c2·y) / (1 + c3·y), written so that every step rises with y: in f32 a
+    // quotient of two rising terms can step back by an ulp, and the tone curve would inherit it.
+    (PQ_C2 / PQ_C3 - (PQ_C2 / PQ_C3 - PQ_C1) / (1.0 + PQ_C3 * y)).powf(PQ_M2)
+}
+
+/// ARIB STD-B67 / BT.2100 HLG OETF: scene-linear light (0..1) → HLG signal (0..1).
+pub fn hlg_oetf(l: f32) -> f32 {
+    let scene = l.max(0.0);
+    if scene <= 1.0 / 12.0 {
+        (3.0 * scene).sqrt()
+    } else {
+        HLG_A * (12.0 * scene - HLG_B).ln() + HLG_C
+    }
+}
+
+/// ARIB STD-B67 / BT.2100 HLG inverse OETF: HLG signal (0..1) → scene-linear light (0..1).
+pub fn hlg_inverse_oetf(e: f32) -> f32 {
+    let signal = e.max(0.0);
+    if signal <= 0.5 {
+        signal * signal / 3.0
+    } else {
+        (((signal - HLG_C) / HLG_A).exp() + HLG_B) / 12.0
+    }
+}
+
+/// ITU-R BT.2100 HLG OOTF: scene-linear BT.2020 RGB (0..1) → displayed light in nits on a
+/// display of peak `peak_nits` (Lw): Fd = Lw · Ys^(γ−1) · E, γ = 1.2 + 0.42·log10(Lw / 1000)
+/// (meant for peaks of about 400 to 2000 nits), black level 0. Scaling by the scene luminance
+/// Ys rather than each channel on its own keeps the hue and saturation.
+pub fn hlg_ootf(rgb: [f32; 3], peak_nits: f32) -> [f32; 3] {
+    let gamma = 1.2 + 0.42 * (peak_nits / 1000.0).log2() / std::f32::consts::LOG2_10;
+    let ys = dot(BT2020_LUMA, rgb);
+    let scale = peak_nits * ys.max(0.0).powf(gamma - 1.0);
+    rgb.map(|c| scale * c)
+}
+
+/// ITU-R BT.1886 EOTF with black at 0: SDR signal (0..1) → linear light relative to white,
+/// a pure power 2.4 (what zimg, hence FFmpeg's zscale, calls the `bt709` transfer when the
+/// picture is display-referred).
+pub fn bt1886_eotf(v: f32) -> f32 {
+    v.max(0.0).powf(2.4)
+}
+
+/// ITU-R BT.1886 inverse EOTF with black at 0: linear light relative to white → SDR signal.
+pub fn bt1886_inverse_eotf(l: f32) -> f32 {
+    l.max(0.0).powf(1.0 / 2.4)
+}
+
+/// ITU-R BT.2390 EETF (the tone curve BT.2408 recommends), black level 0: luminance of a
+/// source mastered up to `source_peak` nits → luminance for a display of `target_peak` nits.
+/// It works in the PQ domain, normalised to the source peak (`bt2390_knee`), so it is
+/// continuous, non-decreasing and maps `source_peak` (and anything brighter) to `target_peak`.
+/// Identity when the source fits the display.
+pub fn eetf_bt2390(nits: f32, source_peak: f32, target_peak: f32) -> f32 {
+    if source_peak <= target_peak {
+        return nits;
+    }
+    let source_pq = pq_inverse_eotf(source_peak);
+    let e1 = (pq_inverse_eotf(nits) / source_pq).min(1.0);
+    let max_lum = pq_inverse_eotf(target_peak) / source_pq;
+    pq_eotf(bt2390_knee(e1, max_lum) * source_pq)
+}
+
+/// BT.2390's curve in the normalised PQ domain, E1 (0..1) → E2: the identity below the knee
+/// KS = 1.5·maxLum − 0.5, and above it the Hermite spline from (KS, slope 1) to (1, maxLum,
+/// slope 0), P(T) = (2T³ − 3T² + 1)·KS + (T³ − 2T² + T)·(1 − KS) + (−2T³ + 3T²)·maxLum with
+/// T = (E1 − KS)/(1 − KS). For this KS the spline is exactly maxLum − (1 − KS)·(1 − T)³/3, a
+/// chain of steps that each rise with E1, so f32 rounding cannot make it dip near the top as
+/// the expanded polynomial does. That cubic rises everywhere and touches the identity only at
+/// KS, lying below it, so max(P, min(E1, KS)) is the whole curve, with no seam at the knee
+/// where rounding could step back.
+fn bt2390_knee(e1: f32, max_lum: f32) -> f32 {
+    let ks = 1.5 * max_lum - 0.5;
+    let s = 1.0 - (e1 - ks) / (1.0 - ks);
+    let spline = max_lum - (1.0 - ks) * (s * s * s) / 3.0;
+    spline.max(e1.min(ks))
+}
+
+/// Linear BT.2020 RGB → linear BT.709 RGB (may leave the BT.709 gamut: see `gamut_map_bt709`).
+pub fn bt2020_to_bt709(rgb: [f32; 3]) -> [f32; 3] {
+    BT2020_TO_BT709.map(|row| dot(row, rgb))
+}
+
+/// Brings linear BT.709 RGB (1 = white) into [0, 1]³ by desaturating: a colour inside is
+/// returned as it is; a colour outside keeps its luminance Y (BT.709 weights) and its hue (the
+/// ratios of c − Y) and moves toward the grey of the same luminance just far enough to reach
+/// the gamut's boundary, where a per-channel clip would shift its hue. Y itself is first
+/// clamped to [0, 1], so anything brighter than white becomes white. This is the mapping
+/// libplacebo calls "desaturate" (its "desaturating clip", which reduces chroma at constant
+/// intensity and hue in IPT), done here in linear light with luminance for intensity.
+pub fn gamut_map_bt709(rgb_709_linear: [f32; 3]) -> [f32; 3] {
+    let rgb = rgb_709_linear;
+    if rgb.iter().all(|&c| (0.0..=1.0).contains(&c)) {
+        return rgb;
+    }
+    let y = dot(BT709_LUMA, rgb).clamp(0.0, 1.0);
+    // The largest t in [0, 1] with y + t·(c − y) inside [0, 1] for every channel.
+    let mut t: f32 = 1.0;
+    for c in rgb {
+        if c > 1.0 {
+            t = t.min((1.0 - y) / (c - y));
+        }
+        if c < 0.0 {
+            t = t.min(y / (y - c));
+        }
+    }
+    rgb.map(|c| (y + t * (c - y)).clamp(0.0, 1.0))
+}
+
+/// Displayed light in nits of an R'G'B' signal (0..1): what the tone curve works on, and what a
+/// picture's peak is measured in. PQ: its EOTF per channel; HLG: its inverse OETF, then the
+/// BT.2100 OOTF at the nominal 1000-nit peak; SDR: BT.1886 with white at reference white.
+pub fn signal_to_nits(signal: [f32; 3], transfer: Transfer) -> [f32; 3] {
+    match transfer {
+        Transfer::Pq => signal.map(pq_eotf),
+        Transfer::Hlg => hlg_ootf(signal.map(hlg_inverse_oetf), HLG_NOMINAL_PEAK_NITS),
+        Transfer::Sdr => signal.map(|v| bt1886_eotf(v) * REFERENCE_WHITE_NITS),
+    }
+}
+
+/// The whole chain for one pixel of an HDR picture, R'G'B' signal (0..1) → SDR display signal
+/// (0..1): `signal_to_nits`; the BT.2390 curve from `peak_nits` (the picture's brightest
+/// max(R, G, B)) down to reference white, applied to max(R, G, B) with all three channels
+/// scaled alike, which keeps hue and saturation; BT.2020 → BT.709 when `bt2020`; gamut mapping
+/// with reference white as 1; the BT.1886 encoding. SDR signals are returned unchanged.
+pub fn tone_map_pixel(signal: [f32; 3], transfer: Transfer, peak_nits: f32, bt2020: bool) -> [f32; 3] {
+    if transfer == Transfer::Sdr {
+        return signal;
+    }
+    let nits = signal_to_nits(signal, transfer);
+    let max_rgb = nits[0].max(nits[1]).max(nits[2]);
+    let scale = if max_rgb > 0.0 {
+        eetf_bt2390(max_rgb, peak_nits, REFERENCE_WHITE_NITS) / max_rgb
+    } else {
+        0.0
+    };
+    let mapped = nits.map(|c| c * scale);
+    let bt709 = if bt2020 { bt2020_to_bt709(mapped) } else { mapped };
+    let display = gamut_map_bt709(bt709.map(|c| c / REFERENCE_WHITE_NITS));
+    display.map(bt1886_inverse_eotf)
+}
+
+fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f32, b: f32, tolerance: f32) -> bool {
+        (a - b).abs() <= tolerance
+    }
+
+    #[test]
+    fn pq_matches_st2084_values() {
+        // Reference values worked out in f64 from the ST 2084 formula.
+        for (signal, nits) in [
+            (0.508, 99.921_89),
+            (0.508_078_4, 100.0),
+            (0.580_688_9, 203.0),
+            (0.751_827_1, 1000.0),
+            (1.0, 10000.0),
+        ] {
+            let got = pq_eotf(signal);
+            assert!(close(got, nits, nits * 1e-4), "pq_eotf({signal}) = {got}, want {nits}");
+            let back = pq_inverse_eotf(nits);
+            assert!(
+                close(back, signal, 1e-5),
+                "pq_inverse_eotf({nits}) = {back}, want {signal}"
+            );
+        }
+        assert_eq!(pq_eotf(0.0), 0.0);
+    }
+
+    #[test]
+    fn pq_round_trips() {
+        for i in 0..=1000 {
+            let e = i as f32 / 1000.0;
+            let back = pq_inverse_eotf(pq_eotf(e));
+            assert!(close(back, e, 2e-5), "{e} → {back}");
+        }
+    }
+
+    #[test]
+    fn hlg_oetf_meets_at_one_twelfth() {
+        assert!(close(hlg_oetf(1.0 / 12.0), 0.5, 1e-6));
+        assert!(close(hlg_inverse_oetf(0.5), 1.0 / 12.0, 1e-6));
+        assert!(close(hlg_oetf(1.0), 1.0, 1e-6));
+        assert!(close(hlg_inverse_oetf(1.0), 1.0, 1e-5));
+        // The constants as BT.2100 defines them.
+        assert!(close(HLG_B, 1.0 - 4.0 * HLG_A, 1e-7));
+        assert!(close(HLG_C, 0.5 - HLG_A * (4.0 * HLG_A).ln(), 1e-7));
+    }
+
+    #[test]
+    fn hlg_round_trips() {
+        for i in 0..=1000 {
+            let e = i as f32 / 1000.0;
+            let back = hlg_oetf(hlg_inverse_oetf(e));
+            assert!(close(back, e, 1e-5), "{e} → {back}");
+        }
+    }
+
+    #[test]
+    fn hlg_ootf_shows_peak_white_at_the_peak_and_keeps_hue() {
+        let white = hlg_ootf([1.0; 3], 1000.0);
+        assert!(white.iter().all(|&c| close(c, 1000.0, 1e-2)), "{white:?}");
+        // BT.2408: HLG reference white is signal 0.75, about 203 nits on a 1000-nit display.
+        let reference = hlg_ootf([hlg_inverse_oetf(0.75); 3], 1000.0);
+        assert!(close(reference[0], 203.0, 1.0), "{reference:?}");
+        let colour = [0.2, 0.1, 0.05];
+        let shown = hlg_ootf(colour, 1000.0);
+        assert!(close(shown[0] / shown[1], 2.0, 1e-5) && close(shown[1] / shown[2], 2.0, 1e-5));
+    }
+
+    #[test]
+    fn bt1886_round_trips() {
+        for i in 0..=255 {
+            let v = i as f32 / 255.0;
+            assert!(close(bt1886_inverse_eotf(bt1886_eotf(v)), v, 1e-6));
+        }
+    }
+
+    const PEAKS: [f32; 3] = [1000.0, 4000.0, 10000.0];
+
+    #[test]
+    fn eetf_is_monotone_and_continuous() {
+        for peak in PEAKS {
+            let steps = 100_000;
+            let mut last = eetf_bt2390(0.0, peak, REFERENCE_WHITE_NITS);
+            for i in 1..=steps {
+                // Dense in PQ, which is dense where the eye is.
+                let nits = pq_eotf(pq_inverse_eotf(peak) * i as f32 / steps as f32);
+                let out = eetf_bt2390(nits, peak, REFERENCE_WHITE_NITS);
+                assert!(out >= last, "peak {peak}: falls at {nits} nits ({last} → {out})");
+                // A jump would show as a step far larger than the neighbours' (the knee included).
+                assert!(out - last < 0.05, "peak {peak}: jumps at {nits} nits ({last} → {out})");
+                last = out;
+            }
+        }
+    }
+
+    #[test]
+    fn eetf_knee_is_the_bt2390_hermite_spline() {
+        for max_lum in [0.4, 0.58, 0.77, 0.9, 0.99] {
+            let ks = 1.5 * f64::from(max_lum) - 0.5;
+            for i in 0..=1000 {
+                let e1 = i as f64 / 1000.0;
+                let want = if e1 < ks {
+                    e1
+                } else {
+                    let t = (e1 - ks) / (1.0 - ks);
+                    let (t2, t3) = (t * t, t * t * t);
+                    (2.0 * t3 - 3.0 * t2 + 1.0) * ks
+                        + (t3 - 2.0 * t2 + t) * (1.0 - ks)
+                        + (-2.0 * t3 + 3.0 * t2) * f64::from(max_lum)
+                };
+                let got = bt2390_knee(e1 as f32, max_lum);
+                assert!(
+                    (f64::from(got) - want).abs() < 1e-6,
+                    "maxLum {max_lum}, E1 {e1}: {got} vs {want}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn eetf_maps_peak_to_target() {
+        for peak in PEAKS {
+            let out = eetf_bt2390(peak, peak, REFERENCE_WHITE_NITS);
+            assert!(
+                close(out, REFERENCE_WHITE_NITS, 1e-3 * REFERENCE_WHITE_NITS),
+                "{peak}: {out}"
+            );
+        }
+    }
+
+    #[test]
+    fn eetf_is_identity_when_the_source_fits() {
+        for peak in [100.0, 203.0] {
+            for i in 0..=1000 {
+                let nits = peak * i as f32 / 1000.0;
+                assert_eq!(eetf_bt2390(nits, peak, REFERENCE_WHITE_NITS), nits);
+            }
+        }
+    }
+
+    #[test]
+    fn eetf_leaves_shadows_below_the_knee_alone() {
+        // With a 1000-nit source the knee sits at about 0.66 of its PQ range (≈ 100 nits).
+        let out = eetf_bt2390(50.0, 1000.0, REFERENCE_WHITE_NITS);
+        assert!(close(out, 50.0, 0.05), "{out}");
+    }
+
+    #[test]
+    fn bt2020_to_bt709_keeps_white_and_luminance() {
+        let white = bt2020_to_bt709([1.0; 3]);
+        assert!(white.iter().all(|&c| close(c, 1.0, 1e-6)), "{white:?}");
+        for rgb in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.3, 0.5, 0.2]] {
+            let y2020 = dot(BT2020_LUMA, rgb);
+            let y709 = dot(BT709_LUMA, bt2020_to_bt709(rgb));
+            assert!(close(y2020, y709, 2e-4), "{rgb:?}: {y2020} vs {y709}");
+        }
+    }
+
+    #[test]
+    fn gamut_map_leaves_in_gamut_colours_alone() {
+        let steps = 64;
+        for r in 0..=steps {
+            for g in 0..=steps {
+                for b in 0..=steps {
+                    let rgb = [r, g, b].map(|c| c as f32 / steps as f32);
+                    let out = gamut_map_bt709(rgb);
+                    assert!(
+                        rgb.iter().zip(out).all(|(a, b)| a.to_bits() == b.to_bits()),
+                        "{rgb:?} → {out:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn gamut_map_keeps_luminance_and_hue() {
+        // Pure BT.2020 primaries and mixes of them, at several brightnesses, all outside BT.709.
+        let mut checked = 0;
+        for rgb2020 in [
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [1.0, 1.0, 0.0],
+            [0.0, 0.6, 1.0],
+        ] {
+            for level in [0.05, 0.3, 0.7, 1.0, 1.5, 4.0] {
+                let rgb = bt2020_to_bt709(rgb2020.map(|c| c * level));
+                let out = gamut_map_bt709(rgb);
+                assert!(out.iter().all(|c| (0.0..=1.0).contains(c)), "{rgb:?} → {out:?}");
+                let y = dot(BT709_LUMA, rgb);
+                if y > 1.0 {
+                    assert!(out.iter().all(|&c| close(c, 1.0, 1e-6)), "{rgb:?} → {out:?}");
+                    continue;
+                }
+                assert!(close(dot(BT709_LUMA, out), y, 1e-5), "{rgb:?} → {out:?}");
+                // Hue: the chroma (c − Y) keeps its direction, only its length shrinks.
+                let chroma_in = rgb.map(|c| c - y);
+                let chroma_out = out.map(|c| c - y);
+                let t = dot(chroma_out, chroma_in) / dot(chroma_in, chroma_in);
+                assert!(t > 0.0 && t < 1.0, "{rgb:?} → {out:?}");
+                for i in 0..3 {
+                    assert!(close(chroma_out[i], t * chroma_in[i], 1e-5), "{rgb:?} → {out:?}");
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 10);
+    }
+
+    #[test]
+    fn sdr_passes_through() {
+        let signal = [0.1, 0.5, 0.9];
+        assert_eq!(tone_map_pixel(signal, Transfer::Sdr, 1000.0, true), signal);
+    }
+
+    #[test]
+    fn pq_reference_white_becomes_sdr_white() {
+        let white = [pq_inverse_eotf(REFERENCE_WHITE_NITS); 3];
+        let out = tone_map_pixel(white, Transfer::Pq, REFERENCE_WHITE_NITS, true);
+        assert!(out.iter().all(|&c| close(c, 1.0, 1e-4)), "{out:?}");
+        // A 1000-nit master's peak is brought down to white, and its reference white below it.
+        let peak = tone_map_pixel([pq_inverse_eotf(1000.0); 3], Transfer::Pq, 1000.0, true);
+        assert!(peak.iter().all(|&c| close(c, 1.0, 1e-3)), "{peak:?}");
+        let dimmed = tone_map_pixel(white, Transfer::Pq, 1000.0, true);
+        assert!(dimmed[0] < 1.0 && dimmed[0] > 0.8, "{dimmed:?}");
+    }
+
+    #[test]
+    fn hlg_reference_white_becomes_sdr_white() {
+        let out = tone_map_pixel([0.75; 3], Transfer::Hlg, REFERENCE_WHITE_NITS, true);
+        assert!(out.iter().all(|&c| close(c, 1.0, 5e-3)), "{out:?}");
+    }
+
+    #[test]
+    fn transfer_codes_match_the_shader() {
+        let shader = crate::gpu::shaders::TONEMAP;
+        for transfer in [Transfer::Sdr, Transfer::Pq, Transfer::Hlg] {
+            let name = format!("{transfer:?}").to_uppercase();
+            let line = format!("const TRANSFER_{name}: u32 = {}u;", transfer_code(transfer));
+            assert!(shader.contains(&line), "tonemap.wgsl lacks `{line}`");
+        }
+    }
+}
