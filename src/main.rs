@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
-use histoplay::bench::clips::{self as bench_clips, ClipSpec};
+use histoplay::bench::clips::{self as bench_clips, ClipCodec, ClipSpec};
 use histoplay::bench::{av as bench_av, kernels as bench, pipeline as bench_pipeline};
 use histoplay::cli::hist::{self as clip, FrameRange, Output};
 use histoplay::cli::report::{self, FrameReport};
@@ -16,6 +16,7 @@ use histoplay::player::{self, PlayerOptions};
 use histoplay::render::layout::Fit;
 use histoplay::render::offscreen;
 use histoplay::render::scene::{Quads, ViewOptions};
+use histoplay::video::format::ColorVolume;
 use histoplay::video::source::hardware::{self, Hwdec};
 use histoplay::video::source::VideoSource;
 use std::io::Write;
@@ -195,7 +196,18 @@ enum Command {
         preset: String,
         #[arg(long, default_value_t = 23, requires = "size")]
         crf: u32,
+        /// h264 (8-bit), or hevc10-pq: HEVC Main10 tagged HDR10 (the same picture in 10 bits).
+        #[arg(long, value_enum, default_value_t = ClipCodecArg::H264, requires = "size")]
+        codec: ClipCodecArg,
     },
+}
+
+/// make-clip's codecs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ClipCodecArg {
+    H264,
+    #[value(name = "hevc10-pq")]
+    Hevc10Pq,
 }
 
 fn parse_engine(s: &str) -> Result<EngineConfig, String> {
@@ -497,6 +509,7 @@ fn run(command: Command) -> Result<()> {
             frames,
             preset,
             crf,
+            codec,
         } => {
             let started = std::time::Instant::now();
             let written = match (size, fps, gop, frames) {
@@ -514,6 +527,10 @@ fn run(command: Command) -> Result<()> {
                         frames,
                         preset,
                         crf,
+                        codec: match codec {
+                            ClipCodecArg::H264 => ClipCodec::H264,
+                            ClipCodecArg::Hevc10Pq => ClipCodec::HevcMain10Pq,
+                        },
                     };
                     let frames = bench_clips::encode_clip(&input, &output, &spec)?;
                     format!("{frames} frames of {width}x{height} at {fps} fps")
@@ -595,7 +612,10 @@ fn render(
         let planes = decoded.planes(format.layout);
         let frame = offscreen::VideoFrame {
             format,
-            volume: source.info.volume,
+            volume: ColorVolume {
+                peak_nits: source.info.volume.peak_nits.or(source.info.frame_light.get()),
+                ..source.info.volume
+            },
             planes: &planes,
             aspect: format.width as f32 / format.height as f32,
         };

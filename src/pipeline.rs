@@ -67,6 +67,16 @@ impl FramePipeline {
         renderer.scene(device, &self.target, &self.ring.output.view, signal)
     }
 
+    /// Bounds an HDR stream's peak by what its frames' side data says (`FrameLight`), where its
+    /// container said nothing.
+    pub fn bound_peak(&self, queue: &wgpu::Queue, nits: f32) {
+        if let Some((_, binding)) = &self.peak {
+            if self.volume.peak_nits.is_none() {
+                binding.set_bound(queue, nits);
+            }
+        }
+    }
+
     /// The peak state buffer of an HDR stream (for the OSD's readout).
     pub fn peak_state(&self) -> Option<&wgpu::Buffer> {
         self.peak.as_ref().map(|(_, binding)| &binding.state)

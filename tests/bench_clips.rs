@@ -3,7 +3,7 @@
 
 mod common;
 
-use histoplay::bench::clips::{encode_clip, loop_copy, ClipMakeError, ClipSpec};
+use histoplay::bench::clips::{encode_clip, loop_copy, ClipCodec, ClipMakeError, ClipSpec};
 use histoplay::video::source::VideoSource;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -95,6 +95,7 @@ fn spec(width: u32, height: u32, fps: u32, gop: u32, frames: u64) -> ClipSpec {
         frames,
         preset: "veryfast".into(),
         crf: 23,
+        codec: ClipCodec::H264,
     }
 }
 
@@ -322,4 +323,31 @@ fn make_clip_says_what_it_wrote_or_fails_in_one_line() {
     let err = String::from_utf8_lossy(&failed.stderr).into_owned();
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("error: cannot open '/nonexistent/clip.mp4'"), "{err}");
+}
+
+#[test]
+fn an_hevc_main10_clip_is_tagged_hdr10_and_counted_at_10_bits() {
+    use histoplay::video::format::{PlaneLayout, Primaries, Transfer};
+    use histoplay::video::source::VideoSource;
+    let out = common::repo_path(&format!("target/fixtures/hevc10-{}.mkv", std::process::id()));
+    let spec = ClipSpec {
+        codec: ClipCodec::HevcMain10Pq,
+        preset: "ultrafast".into(),
+        ..spec(64, 48, 30, 10, 12)
+    };
+    assert_eq!(encode_clip(&common::grey_ramp(), &out, &spec).unwrap(), 12);
+    let source = VideoSource::open(&out).unwrap();
+    let info = &source.info;
+    assert_eq!(info.codec, "hevc");
+    assert!(
+        matches!(info.format.layout, PlaneLayout::Yuv { bits: 10, .. }),
+        "{:?}",
+        info.format
+    );
+    assert_eq!(
+        (info.volume.transfer, info.volume.primaries),
+        (Transfer::Pq, Primaries::Bt2020)
+    );
+    drop(source);
+    std::fs::remove_file(&out).ok();
 }

@@ -342,3 +342,39 @@ fn raw_input(pixels: &[[u8; 3]]) -> PathBuf {
     }
     path
 }
+
+#[test]
+fn the_peak_light_comes_from_the_frames_where_the_container_has_none() {
+    use histoplay::video::format::Primaries;
+    use histoplay::video::source::VideoSource;
+    // Raw HEVC: no container to carry HDR10's metadata, only the bitstream's SEI.
+    let x265 = "log-level=error:hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:\
+                master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(40000000,50):\
+                max-cll=4000,400";
+    let hevc = common::fixture(
+        "hdr10-sei.hevc",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=64x48:r=10:d=0.3,format=yuv420p10le",
+            "-c:v",
+            "libx265",
+            "-x265-params",
+            x265,
+            "-color_primaries",
+            "bt2020",
+            "-color_trc",
+            "smpte2084",
+            "-colorspace",
+            "bt2020nc",
+        ],
+    );
+    let mut source = VideoSource::open(&hevc).unwrap();
+    let volume = source.info.volume;
+    assert_eq!((volume.transfer, volume.primaries), (Transfer::Pq, Primaries::Bt2020));
+    assert_eq!(volume.peak_nits, None);
+    assert_eq!(source.info.frame_light.get(), None, "nothing decoded yet");
+    source.next_frame().unwrap().unwrap();
+    assert_eq!(source.info.frame_light.get(), Some(4000.0), "MaxCLL from the SEI");
+}

@@ -36,6 +36,9 @@ impl PlayerWindow {
         });
         if let Some(next) = next {
             encoder.push_debug_group("new video frame");
+            if let Some(nits) = self.media.info.frame_light.get() {
+                self.media.pipeline.bound_peak(&self.gpu.queue, nits);
+            }
             self.media.pipeline.encode_frame(&mut encoder, next.frame.slot);
             let pipeline = &self.media.pipeline;
             let peak = pipeline.peak_state();

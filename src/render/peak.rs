@@ -113,7 +113,8 @@ pub struct PeakPass {
 pub struct PeakBinding {
     bind_group: wgpu::BindGroup,
     pub state: wgpu::Buffer,
-    _params: wgpu::Buffer,
+    params: wgpu::Buffer,
+    current: std::cell::Cell<PeakParams>,
 }
 
 impl PeakPass {
@@ -146,10 +147,11 @@ impl PeakPass {
             bound_nits: peak_bound(volume),
             _pad: 0,
         };
+        let current = std::cell::Cell::new(params);
         let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("peak params"),
             contents: bytemuck::bytes_of(&params),
-            usage: wgpu::BufferUsages::UNIFORM,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
         // Zeroed: no frame measured yet.
         let state = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -178,7 +180,8 @@ impl PeakPass {
         PeakBinding {
             bind_group,
             state,
-            _params: params,
+            params,
+            current,
         }
     }
 
@@ -191,6 +194,19 @@ impl PeakPass {
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &binding.bind_group, &[]);
         pass.dispatch_workgroups(1, 1, 1);
+    }
+}
+
+impl PeakBinding {
+    /// Bounds the peak by `nits` from now on (a stream whose frames, not its container, say
+    /// how bright it gets). Writes only when the bound changes.
+    pub fn set_bound(&self, queue: &wgpu::Queue, nits: f32) {
+        let mut params = self.current.get();
+        if params.bound_nits != nits {
+            params.bound_nits = nits;
+            self.current.set(params);
+            queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        }
     }
 }
 

@@ -176,6 +176,26 @@ impl ColorVolume {
     }
 }
 
+/// The peak light an HDR stream's frames give in their own side data (HEVC and AV1 carry the
+/// content light level and mastering display in the bitstream, where the container may not),
+/// once the decode thread has seen one; shared with whoever shows the frames.
+#[derive(Clone, Debug, Default)]
+pub struct FrameLight(std::sync::Arc<std::sync::atomic::AtomicU32>);
+
+impl FrameLight {
+    /// The peak in nits, if a frame gave one.
+    pub fn get(&self) -> Option<f32> {
+        let bits = self.0.load(std::sync::atomic::Ordering::Relaxed);
+        (bits != 0).then(|| f32::from_bits(bits))
+    }
+
+    pub fn note(&self, nits: f32) {
+        if nits > 0.0 && nits.is_finite() {
+            self.0.store(nits.to_bits(), std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
 /// Everything the converter needs to know about a stream's frames.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FrameFormat {

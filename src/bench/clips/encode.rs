@@ -1,5 +1,6 @@
-//! A clip re-encoded by libx264 at a chosen size, frame rate and GOP: the input's frames scaled,
-//! repeated or dropped by their timestamps, and looped when the input is shorter.
+//! A clip re-encoded by libx264 (or libx265, 10-bit, tagged HDR10) at a chosen size, frame rate
+//! and GOP: the input's frames scaled, repeated or dropped by their timestamps, and looped when
+//! the input is shorter.
 
 use super::{create_output, open_input, read_error, write_error, ClipMakeError, Unfinished};
 use crate::video::source::seek_backward;
@@ -10,8 +11,8 @@ use ffmpeg::{Rational, Rescale};
 use ffmpeg_next as ffmpeg;
 use std::path::{Path, PathBuf};
 
-/// What `encode_clip` makes: `frames` frames of H.264 at `width` x `height` and `fps`, a keyframe
-/// at least every `gop` frames, with x264's `preset` and `crf`.
+/// What `encode_clip` makes: `frames` frames of `codec` at `width` x `height` and `fps`, a
+/// keyframe at least every `gop` frames, with the encoder's `preset` and `crf`.
 #[derive(Clone, Debug)]
 pub struct ClipSpec {
     pub width: u32,
@@ -21,8 +22,37 @@ pub struct ClipSpec {
     pub frames: u64,
     pub preset: String,
     pub crf: u32,
+    pub codec: ClipCodec,
 }
 
+/// The clip's codec.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ClipCodec {
+    /// H.264, 8-bit 4:2:0, colours as the input's.
+    #[default]
+    H264,
+    /// HEVC Main10 4:2:0 tagged HDR10 (BT.2020, PQ): the input's picture scaled into 10 bits
+    /// as it is, not remastered, which is the same work for every step that plays it.
+    HevcMain10Pq,
+}
+
+impl ClipCodec {
+    fn encoder(self) -> &'static str {
+        match self {
+            ClipCodec::H264 => "libx264",
+            ClipCodec::HevcMain10Pq => "libx265",
+        }
+    }
+
+    fn pixel_format(self) -> Pixel {
+        match self {
+            ClipCodec::H264 => Pixel::YUV420P,
+            ClipCodec::HevcMain10Pq => Pixel::YUV420P10LE,
+        }
+    }
+}
+
+/// x264's presets; x265 has the same names.
 const X264_PRESETS: &str = "ultrafast superfast veryfast faster fast medium slow slower veryslow placebo";
 
 impl ClipSpec {
@@ -221,6 +251,7 @@ struct ClipScaler {
     context: Option<scaling::Context>,
     width: u32,
     height: u32,
+    format: Pixel,
 }
 
 impl ClipScaler {
@@ -233,7 +264,7 @@ impl ClipScaler {
                 frame.format(),
                 frame.width(),
                 frame.height(),
-                Pixel::YUV420P,
+                self.format,
                 self.width,
                 self.height,
                 scaling::Flags::BICUBIC,
@@ -248,8 +279,8 @@ impl ClipScaler {
     }
 }
 
-/// The libx264 encoder and the file it writes into.
-struct H264Writer {
+/// The encoder and the file it writes into.
+struct ClipWriter {
     path: PathBuf,
     output: Output,
     encoder: ffmpeg::encoder::Video,
@@ -258,8 +289,9 @@ struct H264Writer {
     packets: u64,
 }
 
-impl H264Writer {
-    /// Tags the clip with the colours of `first` as they are after scaling to yuv420p.
+impl ClipWriter {
+    /// Tags the clip with the colours of `first` as they are after scaling to yuv420p, or as
+    /// HDR10 for HEVC Main10.
     fn create(
         mut output: Output,
         path: &Path,
@@ -275,20 +307,33 @@ impl H264Writer {
             .map_err(|e| write_error(path, e))?;
         encoder.set_width(spec.width);
         encoder.set_height(spec.height);
-        encoder.set_format(Pixel::YUV420P);
+        encoder.set_format(spec.codec.pixel_format());
         encoder.set_time_base(time_base);
         encoder.set_frame_rate(Some(Rational::new(spec.fps as i32, 1)));
         encoder.set_gop(spec.gop);
-        set_colours(&mut encoder, first);
+        match spec.codec {
+            ClipCodec::H264 => set_colours(&mut encoder, first),
+            ClipCodec::HevcMain10Pq => {
+                use ffmpeg::color::{Primaries, Range, Space, TransferCharacteristic};
+                encoder.set_colorspace(Space::BT2020NCL);
+                encoder.set_color_primaries(Primaries::BT2020);
+                encoder.set_color_transfer_characteristic(TransferCharacteristic::SMPTE2084);
+                encoder.set_color_range(Range::MPEG);
+            }
+        }
         if global_header {
             encoder.set_flags(ffmpeg::codec::Flags::GLOBAL_HEADER);
         }
         let mut options = ffmpeg::Dictionary::new();
         options.set("preset", &spec.preset);
         options.set("crf", &spec.crf.to_string());
+        if spec.codec == ClipCodec::HevcMain10Pq {
+            options.set("x265-params", "log-level=error:keyint-min=1:scenecut=0");
+        }
+        let name = spec.codec.encoder();
         let encoder = encoder
             .open_with(options)
-            .map_err(|e| write_error(path, format!("libx264 would not start: {e}")))?;
+            .map_err(|e| write_error(path, format!("{name} would not start: {e}")))?;
         let mut stream = output.add_stream(codec).map_err(|e| write_error(path, e))?;
         stream.set_parameters(&encoder);
         stream.set_time_base(time_base);
@@ -308,7 +353,7 @@ impl H264Writer {
     fn write(&mut self, frame: &ffmpeg::frame::Video) -> Result<(), ClipMakeError> {
         self.encoder
             .send_frame(frame)
-            .map_err(|e| write_error(&self.path, format!("libx264 refused a frame: {e}")))?;
+            .map_err(|e| write_error(&self.path, format!("the encoder refused a frame: {e}")))?;
         self.write_packets()
     }
 
@@ -327,7 +372,7 @@ impl H264Writer {
                 Ok(()) => {}
                 Err(ffmpeg::Error::Eof) => return Ok(()),
                 Err(ffmpeg::Error::Other { errno }) if errno == ffmpeg::error::EAGAIN => return Ok(()),
-                Err(e) => return Err(write_error(&self.path, format!("libx264 failed: {e}"))),
+                Err(e) => return Err(write_error(&self.path, format!("the encoder failed: {e}"))),
             }
             packet.set_stream(0);
             if packet.duration() <= 0 {
@@ -371,22 +416,24 @@ fn set_colours(encoder: &mut ffmpeg::encoder::video::Video, first: &ffmpeg::fram
     });
 }
 
-/// Encodes `spec.frames` frames of `input`'s video with libx264 into `output`: each frame scaled
+/// Encodes `spec.frames` frames of `input`'s video with `spec.codec` into `output`: each frame scaled
 /// to the spec's size, and the rate changed to `spec.fps` by repeating or dropping frames (output
 /// frame i shows the input frame on screen at i/fps), looping the input as often as needed.
 /// Returns the frames written.
 pub fn encode_clip(input: &Path, output: &Path, spec: &ClipSpec) -> Result<u64, ClipMakeError> {
     spec.check()?;
     let mut source = LoopedVideo::open(input)?;
-    let codec = ffmpeg::encoder::find_by_name("libx264").ok_or(ClipMakeError::NoEncoder)?;
+    let name = spec.codec.encoder();
+    let codec = ffmpeg::encoder::find_by_name(name).ok_or(ClipMakeError::NoEncoder(name))?;
     let first = source.next_frame()?;
     let octx = create_output(input, output)?;
     let unfinished = Unfinished(Some(output));
-    let mut writer = H264Writer::create(octx, output, codec, spec, &first.frame)?;
+    let mut writer = ClipWriter::create(octx, output, codec, spec, &first.frame)?;
     let mut scaler = ClipScaler {
         context: None,
         width: spec.width,
         height: spec.height,
+        format: spec.codec.pixel_format(),
     };
     let scale_error = |e: ffmpeg::Error| read_error(input, format!("cannot scale its frames: {e}"));
     let mut shown = scaler.scale(&first.frame).map_err(scale_error)?;

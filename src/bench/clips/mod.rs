@@ -5,7 +5,7 @@ mod copy;
 mod encode;
 
 pub use copy::loop_copy;
-pub use encode::{encode_clip, ClipSpec};
+pub use encode::{encode_clip, ClipCodec, ClipSpec};
 
 use ffmpeg::format::context::{Input, Output};
 use ffmpeg_next as ffmpeg;
@@ -26,8 +26,8 @@ pub enum ClipMakeError {
     Write { path: PathBuf, reason: String },
     #[error("'{0}' would be both the input and the output")]
     SameFile(PathBuf),
-    #[error("this FFmpeg has no libx264 encoder")]
-    NoEncoder,
+    #[error("this FFmpeg has no {0} encoder")]
+    NoEncoder(&'static str),
     #[error("{0}")]
     BadRequest(String),
 }

@@ -96,6 +96,11 @@ impl VideoSource {
         }
         self.last_pts = Some(pts);
         self.last_number = Some(number);
+        if self.info.volume.is_hdr() && self.info.volume.peak_nits.is_none() && self.info.frame_light.get().is_none() {
+            if let Some(nits) = stream::frame_peak(&frame) {
+                self.info.frame_light.note(nits);
+            }
+        }
         let frame = match self.hardware {
             Some(hw) if hw.holds(&frame) => hardware::download(&frame).map_err(|e| VideoError::Decode {
                 path: self.info.path.clone(),

@@ -14,7 +14,7 @@ use stream::{
 };
 pub(crate) use stream::{discard_other_streams, seek_backward};
 
-use super::format::{ColorSpec, ColorVolume, FrameFormat, PlaneData, PlaneLayout};
+use super::format::{ColorSpec, ColorVolume, FrameFormat, FrameLight, PlaneData, PlaneLayout};
 use super::index::{FrameIndex, FrameNumber};
 use ffmpeg::format::Pixel;
 use ffmpeg::software::scaling;
@@ -67,6 +67,8 @@ pub struct VideoInfo {
     pub format: FrameFormat,
     /// Transfer, primaries and peak light: how the picture is shown.
     pub volume: ColorVolume,
+    /// The peak light the frames' own side data gives, for streams whose container says none.
+    pub frame_light: FrameLight,
     pub time_base: (i32, i32),
     /// Seconds per frame, from the stream's average rate (for step sizes and displays).
     pub frame_duration: f64,
@@ -312,6 +314,7 @@ impl VideoSource {
                 color,
             },
             volume,
+            frame_light: FrameLight::default(),
             time_base: (time_base.numerator(), time_base.denominator()),
             frame_duration,
             duration: container_duration,

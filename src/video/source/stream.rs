@@ -163,6 +163,17 @@ pub(super) fn dolby_vision(stream: &ffmpeg::format::stream::Stream) -> Option<(u
         .and_then(|side| Some((*side.data().get(2)?, *side.data().get(7)?)))
 }
 
+/// A frame's peak light from its side data: the content light level's MaxCLL, else the
+/// mastering display's peak.
+pub(super) fn frame_peak(frame: &ffmpeg::frame::Video) -> Option<f32> {
+    use ffmpeg::frame::side_data::Type;
+    let content = frame.side_data(Type::ContentLightLevel);
+    let mastering = frame.side_data(Type::MasteringDisplayMetadata);
+    content
+        .and_then(|side| content_light_max(side.data()))
+        .or_else(|| mastering.and_then(|side| mastering_display_peak(side.data())))
+}
+
 /// MaxCLL of an AVContentLightMetadata (two unsigned ints: MaxCLL, MaxFALL), if set.
 pub(super) fn content_light_max(data: &[u8]) -> Option<f32> {
     let max_cll = u32::from_ne_bytes(data.get(0..4)?.try_into().ok()?);
