@@ -1,7 +1,10 @@
 //! The decode thread's side: one frame of work at a time (landing a seek, following on,
 //! filling the cache behind the frame shown while paused), with commands read in between.
 
-use super::{Command, DecoderEvent, ReadyFrame, LANDING_ATTEMPTS, PAUSED_AHEAD, SEEK_KEEP_BYTES, SEEK_KEEP_FRAMES};
+use super::{
+    Command, DecoderEvent, ReadyFrame, LANDING_ATTEMPTS, PAUSED_AHEAD, PAUSED_SEEK_KEEP_BYTES, SEEK_KEEP_BYTES,
+    SEEK_KEEP_FRAMES,
+};
 use crate::video::cache::FrameCache;
 use crate::video::convert::PlaneTextures;
 use crate::video::index::FrameIndex;
@@ -184,7 +187,15 @@ impl Worker {
     /// The decode run a seek needs.
     fn landing(&self, target: SeekTarget) -> Landing {
         let tpf = self.ticks_per_frame;
-        let seek_keep = SEEK_KEEP_FRAMES.min(SEEK_KEEP_BYTES / self.frame_bytes.max(1) as u64);
+        // While paused the viewer is inspecting: a seek keeps more of what its run decodes, so
+        // that steps back from where it lands don't catch up with the paused fill. While playing
+        // it keeps a few, each of which lengthens the seek.
+        let frame_bytes = self.frame_bytes.max(1) as u64;
+        let seek_keep = if self.paused {
+            PAUSED_SEEK_KEEP_BYTES / frame_bytes
+        } else {
+            SEEK_KEEP_FRAMES.min(SEEK_KEEP_BYTES / frame_bytes)
+        };
         let (limit, exact, preview, keep) = match target {
             SeekTarget::Time { seconds, exact } => (self.source.info.pts_at(seconds), exact, true, seek_keep),
             SeekTarget::Frame(n) => {
