@@ -160,6 +160,38 @@ fn pq_and_hlg_videos_render_as_the_original() {
 }
 
 #[test]
+fn histograms_count_the_signal_not_the_tone_mapped_picture() {
+    // The PQ master and the same stream tagged SDR count the same: the code values, as
+    // colourists' scopes show them; only the picture is tone-mapped. At 1024 bins, 10 bits.
+    let pq = master_video("pq-10bit", "smpte2084", "smpte2084");
+    let name = "kitten-pq-tagged-sdr.mkv";
+    let sdr = common::fixture(
+        name,
+        &[
+            "-i",
+            pq.to_str().unwrap(),
+            "-c",
+            "copy",
+            "-color_trc",
+            "bt709",
+            "-color_primaries",
+            "bt709",
+        ],
+    );
+    let hist = |path: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .args(["hist", path.to_str().unwrap(), "--bins", "1024"])
+            .output()
+            .expect("histoplay runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let counted = hist(&pq);
+    assert!(counted.contains("\"depth\":10"), "{counted}");
+    assert_eq!(counted, hist(&sdr));
+}
+
+#[test]
 fn the_peak_pass_matches_its_cpu_twin() {
     use histoplay::engine::histogram::Histogram;
     use histoplay::render::peak::{measure, peak_bound, PeakPass, PeakState};
