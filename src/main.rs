@@ -52,7 +52,7 @@ struct Cli {
     /// part of it that names one; the log (RUST_LOG=info) says which was chosen.
     #[arg(long)]
     audio_device: Option<String>,
-    /// Decoding on the GPU's video decoder (NVDEC, VA-API), for 8-bit 4:2:0 video: `auto` above
+    /// Decoding on the GPU's video decoder (NVDEC, VA-API), for 8- and 10-bit 4:2:0 video: `auto` above
     /// 1080p, `yes` at any size, `nvdec` or `vaapi` to pick one, `no` for software only. The
     /// pictures are the same either way.
     #[arg(long, global = true, value_enum, default_value = "auto")]

@@ -50,6 +50,8 @@ fn row_bytes(layout: PlaneLayout, index: usize, width: u32) -> usize {
             2 * samples
         }
         PlaneLayout::Nv12 if index == 1 => 2 * samples,
+        PlaneLayout::P010 if index == 1 => 4 * samples,
+        PlaneLayout::P010 => 2 * samples,
         PlaneLayout::Rgb24 => 3 * samples,
         PlaneLayout::Rgba | PlaneLayout::Bgra => 4 * samples,
         _ => samples,
@@ -130,6 +132,7 @@ fn every_layout() -> Vec<PlaneLayout> {
     }
     layouts.extend([
         PlaneLayout::Nv12,
+        PlaneLayout::P010,
         PlaneLayout::Rgb24,
         PlaneLayout::Rgba,
         PlaneLayout::Bgra,
@@ -140,7 +143,7 @@ fn every_layout() -> Vec<PlaneLayout> {
 /// The colour specs that make a difference to `layout`.
 fn colors_for(layout: PlaneLayout) -> Vec<ColorSpec> {
     let matrices: &[Matrix] = match layout {
-        PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 => &MATRICES,
+        PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 | PlaneLayout::P010 => &MATRICES,
         PlaneLayout::Gray { .. } => &[Matrix::Bt709],
         _ => {
             return vec![ColorSpec {
@@ -393,6 +396,28 @@ fn known_values() {
         (YUV420, Bt601, Limited, [81, 90, 240], [254, 0, 0]),
         // The same at 10 bits (Y 250.2, Cb 409.3, Cr 960): R 1022.7, G -0.2, B -1.0.
         (yuv420_10, Bt709, Limited, [250, 409, 960], [1023, 0, 0]),
+        // P010 holds the same codes in its top 10 bits; the low 6 are ignored.
+        (
+            PlaneLayout::P010,
+            Bt709,
+            Limited,
+            [250 << 6 | 0x3f, 409 << 6, 960 << 6 | 1],
+            [1023, 0, 0],
+        ),
+        (
+            PlaneLayout::P010,
+            Bt709,
+            Limited,
+            [940 << 6, 512 << 6, 512 << 6],
+            [1023, 1023, 1023],
+        ),
+        (
+            PlaneLayout::P010,
+            Bt709,
+            Limited,
+            [502 << 6, 512 << 6, 512 << 6],
+            [512, 512, 512],
+        ),
         // Far above white (R 272.5, G 224.7, B 518.6) saturates, where FFmpeg 5.1's integer
         // path overflows and loses the blue (so cpu_agrees_with_ffmpeg keeps to legal codes).
         (YUV444, Bt601, Limited, [250, 250, 128], [255, 225, 255]),

@@ -82,6 +82,7 @@ fn every_native_pixel_format_counts_exactly() {
         "yuv420p",
         "yuvj420p",
         "nv12",
+        "p010le",
         "yuv422p",
         "yuv444p",
         "yuv420p10le",
@@ -108,7 +109,7 @@ fn every_native_pixel_format_counts_exactly() {
 fn other_pixel_formats_are_converted_once_per_stream() {
     // Not uploaded natively: swscale turns them into 4:4:4 or planar RGB at the nearest depth
     // at or above theirs (12 bits at most).
-    for pix_fmt in ["yuv411p", "pal8", "rgb48le", "yuv444p16le", "gray16le", "p010le"] {
+    for pix_fmt in ["yuv411p", "pal8", "rgb48le", "yuv444p16le", "gray16le", "p016le"] {
         assert_gpu_equals_cpu(&format_clip(pix_fmt, "48x32"), 3);
     }
 }

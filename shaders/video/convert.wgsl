@@ -29,7 +29,7 @@ struct ConvertParams { // twin: ConvertParams in src/video/convert/mod.rs
     chroma_height: u32,
     chroma_shift_x: u32, // 0 or 1
     chroma_shift_y: u32, // 0 or 1
-    sample_mask: u32, // 2^bits - 1: the unused high bits of 2-byte samples are ignored
+    sample_mask: u32, // the bits of a texel that hold the sample: 2^bits - 1, or P010's top 10
     out_bits: u32, // 8 (RGBA8) or 10 (RGB10A2)
 }
 
@@ -77,16 +77,24 @@ fn upsample(t: Taps, near_left: vec2i, near_right: vec2i, far_left: vec2i, far_r
     return t.row_weights.x * near + t.row_weights.y * far;
 }
 
+// A texel's sample: the bits the mask picks (the unused bits of 2-byte samples are ignored),
+// shifted down to the lowest.
+fn masked(texel: u32) -> i32 {
+    return i32((texel & params.sample_mask) >> countTrailingZeros(params.sample_mask));
+}
+
 fn sample(plane: texture_2d<u32>, at: vec2u) -> i32 {
-    return i32(textureLoad(plane, at, 0).r & params.sample_mask);
+    return masked(textureLoad(plane, at, 0).r);
 }
 
 fn planar_chroma(at: vec2u) -> vec2i {
     return vec2i(sample(plane1, at), sample(plane2, at));
 }
 
+// NV12's and P010's interleaved U, V.
 fn nv12_chroma(at: vec2u) -> vec2i {
-    return vec2i(textureLoad(plane1, at, 0).rg);
+    let texel = textureLoad(plane1, at, 0);
+    return vec2i(masked(texel.r), masked(texel.g));
 }
 
 fn frac_bits() -> u32 {
@@ -124,7 +132,7 @@ fn ycbcr_to_rgb(y8: i32, chroma8: vec2i) -> u32 {
 
 // An R'G'B' sample at the output's depth: 12-bit samples rounded to 10 bits.
 fn rgb_sample(plane: texture_2d<u32>, at: vec2u) -> u32 {
-    let shift = countTrailingZeros(params.sample_mask + 1u) - params.out_bits;
+    let shift = countOneBits(params.sample_mask) - params.out_bits;
     let half = (1u << shift) >> 1u;
     return min((u32(sample(plane, at)) + half) >> shift, (1u << params.out_bits) - 1u);
 }

@@ -12,8 +12,11 @@ pub enum PlaneLayout {
         chroma_shift_y: u32,
         bits: u32,
     },
-    /// Y plane, then one plane of interleaved U, V samples at 4:2:0 (nv12; p010 is not here).
+    /// Y plane, then one plane of interleaved U, V samples at 4:2:0 (nv12).
     Nv12,
+    /// NV12's planes with 16-bit samples whose top 10 bits hold the value (p010le): what
+    /// hardware decoders give for 10-bit video.
+    P010,
     /// One luma plane (gray, gray10le, gray12le).
     Gray { bits: u32 },
     /// Planar G, B, R (gbrp, gbrp10le, gbrp12le), samples as in `Yuv`.
@@ -31,7 +34,7 @@ impl PlaneLayout {
     pub fn plane_count(self) -> usize {
         match self {
             PlaneLayout::Yuv { .. } | PlaneLayout::Gbr { .. } => 3,
-            PlaneLayout::Nv12 => 2,
+            PlaneLayout::Nv12 | PlaneLayout::P010 => 2,
             _ => 1,
         }
     }
@@ -40,7 +43,7 @@ impl PlaneLayout {
     pub fn is_yuv(self) -> bool {
         matches!(
             self,
-            PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 | PlaneLayout::Gray { .. }
+            PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 | PlaneLayout::P010 | PlaneLayout::Gray { .. }
         )
     }
 
@@ -48,6 +51,7 @@ impl PlaneLayout {
     pub fn bits(self) -> u32 {
         match self {
             PlaneLayout::Yuv { bits, .. } | PlaneLayout::Gray { bits } | PlaneLayout::Gbr { bits } => bits,
+            PlaneLayout::P010 => 10,
             _ => 8,
         }
     }
@@ -77,7 +81,7 @@ impl PlaneLayout {
                 width.div_ceil(1 << chroma_shift_x),
                 height.div_ceil(1 << chroma_shift_y),
             ),
-            (PlaneLayout::Nv12, 1) => (width.div_ceil(2), height.div_ceil(2)),
+            (PlaneLayout::Nv12 | PlaneLayout::P010, 1) => (width.div_ceil(2), height.div_ceil(2)),
             _ => (width, height),
         }
     }

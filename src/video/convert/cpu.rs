@@ -17,6 +17,12 @@ impl CpuPlane<'_> {
         match self.shape.format {
             wgpu::TextureFormat::R16Uint => [u16::from_le_bytes([b[0], b[1]]).into(), 0, 0, 1],
             wgpu::TextureFormat::Rg8Uint => [b[0].into(), b[1].into(), 0, 1],
+            wgpu::TextureFormat::Rg16Uint => [
+                u16::from_le_bytes([b[0], b[1]]).into(),
+                u16::from_le_bytes([b[2], b[3]]).into(),
+                0,
+                1,
+            ],
             wgpu::TextureFormat::Rgba8Uint => [b[0].into(), b[1].into(), b[2].into(), b[3].into()],
             _ => [b[0].into(), 0, 0, 1],
         }
@@ -61,17 +67,22 @@ fn upsample(t: &Taps, near_left: [i32; 2], near_right: [i32; 2], far_left: [i32;
     })
 }
 
+/// A texel's sample: the bits the mask picks, shifted down to the lowest.
+fn masked(params: &ConvertParams, texel: u32) -> i32 {
+    ((texel & params.sample_mask) >> params.sample_mask.trailing_zeros()) as i32
+}
+
 fn sample(params: &ConvertParams, plane: &CpuPlane, at: [u32; 2]) -> i32 {
-    (plane.load(at)[0] & params.sample_mask) as i32
+    masked(params, plane.load(at)[0])
 }
 
 fn planar_chroma(params: &ConvertParams, planes: &[CpuPlane], at: [u32; 2]) -> [i32; 2] {
     [sample(params, &planes[1], at), sample(params, &planes[2], at)]
 }
 
-fn nv12_chroma(planes: &[CpuPlane], at: [u32; 2]) -> [i32; 2] {
+fn nv12_chroma(params: &ConvertParams, planes: &[CpuPlane], at: [u32; 2]) -> [i32; 2] {
     let texel = planes[1].load(at);
-    [texel[0] as i32, texel[1] as i32]
+    [masked(params, texel[0]), masked(params, texel[1])]
 }
 
 pub(super) fn channel(params: &ConvertParams, row: &Row, y8: i32, cb8: i32, cr8: i32) -> u32 {
@@ -105,7 +116,7 @@ fn ycbcr_to_rgb(params: &ConvertParams, y8: i32, chroma8: [i32; 2]) -> u32 {
 
 /// An R'G'B' sample at the output's depth: 12-bit samples rounded to 10 bits.
 fn rgb_sample(params: &ConvertParams, plane: &CpuPlane, at: [u32; 2]) -> u32 {
-    let shift = (params.sample_mask + 1).trailing_zeros() - params.out_bits;
+    let shift = params.sample_mask.count_ones() - params.out_bits;
     let half = (1 << shift) >> 1;
     ((sample(params, plane, at) as u32 + half) >> shift).min((1 << params.out_bits) - 1)
 }
@@ -116,7 +127,7 @@ fn convert_pixel(kernel: Kernel, params: &ConvertParams, planes: &[CpuPlane], po
         Kernel::Yuv | Kernel::Nv12 => {
             let chroma = |at| match kernel {
                 Kernel::Yuv => planar_chroma(params, planes, at),
-                _ => nv12_chroma(planes, at),
+                _ => nv12_chroma(params, planes, at),
             };
             let t = chroma_taps(params, pos);
             let chroma8 = upsample(

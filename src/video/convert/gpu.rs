@@ -191,7 +191,7 @@ impl Kernel {
     pub(super) fn of(layout: PlaneLayout) -> Self {
         match layout {
             PlaneLayout::Yuv { .. } => Kernel::Yuv,
-            PlaneLayout::Nv12 => Kernel::Nv12,
+            PlaneLayout::Nv12 | PlaneLayout::P010 => Kernel::Nv12,
             PlaneLayout::Gray { .. } => Kernel::Gray,
             PlaneLayout::Gbr { .. } => Kernel::Gbr,
             PlaneLayout::Rgb24 => Kernel::Rgb24,

@@ -96,6 +96,7 @@ pub struct ConvertParams {
     pub chroma_height: u32,
     pub chroma_shift_x: u32,
     pub chroma_shift_y: u32,
+    /// The bits of a texel that hold the sample: 2^bits − 1, or P010's top 10 of 16.
     pub sample_mask: u32,
     /// Bits per output channel: 8 (packed RGBA8) or 10 (packed RGB10A2).
     pub out_bits: u32,
@@ -108,7 +109,7 @@ impl ConvertParams {
         let bits = layout.bits();
         let out_bits = layout.output_bits();
         let [r, g, b] = match layout {
-            PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 => {
+            PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 | PlaneLayout::P010 => {
                 fixed_rows(matrix(format.color, bits, out_bits), format.color.range, bits, out_bits)
             }
             // Gray has no chroma to weigh, whatever the stream's matrix.
@@ -127,7 +128,7 @@ impl ConvertParams {
                 chroma_shift_y,
                 ..
             } => (chroma_shift_x, chroma_shift_y),
-            PlaneLayout::Nv12 => (1, 1),
+            PlaneLayout::Nv12 | PlaneLayout::P010 => (1, 1),
             _ => (0, 0),
         };
         let chroma = if layout.plane_count() > 1 { 1 } else { 0 };
@@ -142,7 +143,12 @@ impl ConvertParams {
             chroma_height,
             chroma_shift_x,
             chroma_shift_y,
-            sample_mask: (1 << bits) - 1,
+            // P010 keeps its 10 bits at the top of 16.
+            sample_mask: if layout == PlaneLayout::P010 {
+                0xffc0
+            } else {
+                (1 << bits) - 1
+            },
             out_bits,
         })
     }
@@ -218,7 +224,7 @@ fn check_format(format: &FrameFormat) -> Result<(), ConvertError> {
             bits,
         } => chroma_shift_x <= 1 && chroma_shift_y <= 1 && (8..=12).contains(&bits),
         PlaneLayout::Gray { bits } | PlaneLayout::Gbr { bits } => (8..=12).contains(&bits),
-        PlaneLayout::Nv12 | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => true,
+        PlaneLayout::Nv12 | PlaneLayout::P010 | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => true,
     };
     if !supported {
         return Err(ConvertError::Unsupported(format.layout));
@@ -243,7 +249,7 @@ struct PlaneShape {
 
 impl PlaneShape {
     fn of(frame: &FrameFormat, index: usize) -> Self {
-        use wgpu::TextureFormat::{R16Uint, R8Uint, Rg8Uint, Rgba8Uint};
+        use wgpu::TextureFormat::{R16Uint, R8Uint, Rg16Uint, Rg8Uint, Rgba8Uint};
         let layout = frame.layout;
         let (width, height) = layout.plane_size(index, frame.width, frame.height);
         let (format, texel_bytes, width) = match layout {
@@ -252,6 +258,8 @@ impl PlaneShape {
             }
             PlaneLayout::Yuv { .. } | PlaneLayout::Gray { .. } | PlaneLayout::Gbr { .. } => (R8Uint, 1, width),
             PlaneLayout::Nv12 if index == 1 => (Rg8Uint, 2, width),
+            PlaneLayout::P010 if index == 1 => (Rg16Uint, 4, width),
+            PlaneLayout::P010 => (R16Uint, 2, width),
             PlaneLayout::Nv12 => (R8Uint, 1, width),
             // Three R8 texels a pixel: no three-byte texel format exists.
             PlaneLayout::Rgb24 => (R8Uint, 1, 3 * width),

@@ -1,9 +1,9 @@
 //! Hardware decoding (`--hwdec`, as mpv's): the GPU's video decoder (NVDEC, VA-API) decodes,
-//! and each frame is copied back to memory as NV12 right away, so everything after the decoder
+//! and each frame is copied back to memory as NV12 (P010 at 10 bits) right away, so everything after the decoder
 //! (cache, upload, conversion) is the same as for software decoding. H.264, HEVC, VP9 and AV1
 //! decoding is exact by their standards, so the pixels, and the histograms, are the same too.
 //!
-//! Used for 8-bit 4:2:0 streams, the layout NV12 carries exactly; other streams, and machines
+//! Used for 8- and 10-bit 4:2:0 streams, the layouts NV12 and P010 carry exactly; other streams, and machines
 //! without a usable device, decode in software. `auto` uses it above 1080p only: there a
 //! software decoder's frame threads hold each frame for tens of milliseconds, which steps and
 //! seeks wait for, while up to 1080p they decode faster than NVDEC, and a hardware decoder
@@ -65,7 +65,7 @@ impl Attached {
 }
 
 /// Attaches the preferred hardware decoder to `context` (not yet opened) when the stream is
-/// 8-bit 4:2:0 and the codec and a device support it; None leaves it to software.
+/// 8- or 10-bit 4:2:0 and the codec and a device support it; None leaves it to software.
 pub fn attach(
     context: &mut ffmpeg::codec::context::Context,
     codec: &ffmpeg::Codec,
@@ -83,7 +83,7 @@ pub fn attach(
         Hwdec::Nvdec => &[(ffi::AVHWDeviceType::AV_HWDEVICE_TYPE_CUDA, "cuda")],
         Hwdec::Vaapi => &[(ffi::AVHWDeviceType::AV_HWDEVICE_TYPE_VAAPI, "vaapi")],
     };
-    if !matches!(stream_format, Pixel::YUV420P | Pixel::YUVJ420P) {
+    if !matches!(stream_format, Pixel::YUV420P | Pixel::YUVJ420P | Pixel::YUV420P10LE) {
         return None;
     }
     types.iter().find_map(|&(kind, name)| {

@@ -252,8 +252,13 @@ impl VideoSource {
             let target = fallback_format(decoder_format);
             native_layout(target).expect("fallback formats are native")
         });
-        // Frames come back from the device as NV12: the same samples, chroma interleaved.
-        let layout = if hardware.is_some() { PlaneLayout::Nv12 } else { layout };
+        // Frames come back from the device as NV12 (P010 at 10 bits): the same samples, chroma
+        // interleaved.
+        let layout = match hardware {
+            Some(_) if layout.bits() > 8 => PlaneLayout::P010,
+            Some(_) => PlaneLayout::Nv12,
+            None => layout,
+        };
         let color = ColorSpec::resolve(
             matrix_of(decoder.color_space()),
             range_of(decoder.color_range()),
