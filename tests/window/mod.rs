@@ -18,8 +18,20 @@ pub struct Xvfb {
 
 impl Xvfb {
     pub fn start() -> Self {
+        // -noreset: by default the server resets when its last client leaves, and the readiness
+        // check below is a client that leaves; a player connecting during that reset is refused
+        // ("no display").
         let mut child = Command::new("Xvfb")
-            .args(["-displayfd", "1", "-screen", "0", "1280x720x24", "-nolisten", "tcp"])
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1280x720x24",
+                "-nolisten",
+                "tcp",
+                "-noreset",
+            ])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
