@@ -16,7 +16,6 @@ use histoplay::player::{self, PlayerOptions};
 use histoplay::render::layout::Fit;
 use histoplay::render::offscreen;
 use histoplay::render::scene::{Quads, ViewOptions};
-use histoplay::video::format::ColorVolume;
 use histoplay::video::source::hardware::{self, Hwdec};
 use histoplay::video::source::VideoSource;
 use std::io::Write;
@@ -612,10 +611,8 @@ fn render(
         let planes = decoded.planes(format.layout);
         let frame = offscreen::VideoFrame {
             format,
-            volume: ColorVolume {
-                peak_nits: source.info.volume.peak_nits.or(source.info.frame_light.get()),
-                ..source.info.volume
-            },
+            volume: source.info.volume,
+            frame_peak_nits: source.info.frame_light.get(),
             planes: &planes,
             aspect: format.width as f32 / format.height as f32,
         };

@@ -2,7 +2,7 @@
 //! FFmpeg's swscale and against values worked out by hand.
 
 use ffmpeg_next::ffi;
-use histoplay::gpu::readback::{read_buffer, read_texture};
+use histoplay::gpu::readback::{read_buffer, read_texture, words};
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::gpu::GpuContext;
 use histoplay::video::convert::{convert_cpu, ConvertError, ConvertPass, PlaneTextures};
@@ -211,10 +211,6 @@ fn convert_gpu(ctx: &GpuContext, pass: &ConvertPass, slot: &PlaneTextures, frame
     let texture = texture_words(&read_texture(ctx, &out.texture).unwrap(), bits);
     let pixels = read_buffer(ctx, &out.pixels, 0, 4 * u64::from(width) * u64::from(height)).unwrap();
     (texture, words(&pixels))
-}
-
-fn words(bytes: &[u8]) -> Vec<u32> {
-    histoplay::gpu::readback::words(bytes)
 }
 
 fn check_gpu_matches_cpu(ctx: &GpuContext, pass: &ConvertPass, frame: &TestFrame, what: &str) {

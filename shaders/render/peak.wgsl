@@ -36,14 +36,6 @@ var<workgroup> suffix: array<vec3u, WORKGROUP>;
 var<workgroup> luma_sum: array<f32, WORKGROUP>;
 var<workgroup> top_bin: atomic<u32>;
 
-// Display light of a signal value on its own (a grey), in nits.
-fn peak_signal_to_nits(signal: f32) -> f32 {
-    if params.transfer == TRANSFER_HLG {
-        return HLG_NOMINAL_PEAK_NITS * pow(hlg_inverse_oetf(signal), 1.2);
-    }
-    return pq_eotf(signal);
-}
-
 @compute @workgroup_size(256)
 fn measure_peak(@builtin(local_invocation_index) t: u32) {
     let bins = arrayLength(&histogram);
@@ -113,6 +105,8 @@ fn measure_peak(@builtin(local_invocation_index) t: u32) {
         s.smoothed_average = mix(s.smoothed_average, average, weight);
     }
     s.frames += 1u;
-    s.peak_nits = clamp(peak_signal_to_nits(s.smoothed_signal), REFERENCE_WHITE_NITS, max(params.bound_nits, REFERENCE_WHITE_NITS));
+    // The light of the peak signal as a grey, as the picture turns signals into light.
+    let peak_nits = signal_to_nits(vec3f(s.smoothed_signal), params.transfer).r;
+    s.peak_nits = clamp(peak_nits, REFERENCE_WHITE_NITS, max(params.bound_nits, REFERENCE_WHITE_NITS));
     state = s;
 }

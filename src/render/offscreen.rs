@@ -32,6 +32,8 @@ pub fn render_picture(
 pub struct VideoFrame<'a> {
     pub format: FrameFormat,
     pub volume: ColorVolume,
+    /// The peak light the stream's frames' side data gives (`FrameLight`).
+    pub frame_peak_nits: Option<f32>,
     pub planes: &'a [PlaneData<'a>],
     /// Display aspect ratio.
     pub aspect: f32,
@@ -48,6 +50,9 @@ pub fn render_video_frame(
 ) -> Result<Vec<u8>, RingError> {
     let pipeline = FramePipeline::new(ctx, bins, frame.format, frame.volume, 1)?;
     pipeline.ring.slots[0].upload(&ctx.queue, frame.planes)?;
+    if let Some(nits) = frame.frame_peak_nits {
+        pipeline.bound_peak(&ctx.queue, nits);
+    }
     let scene = |renderer: &SceneRenderer| pipeline.scene(&ctx.device, renderer);
     let rgba = draw(ctx, scene, frame.aspect, size, options, |encoder| {
         pipeline.encode_frame(encoder, 0)

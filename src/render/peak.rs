@@ -5,7 +5,7 @@
 
 use crate::engine::histogram::Histogram;
 use crate::gpu::shaders::{self, layout};
-use crate::render::tonemap::{hlg_inverse_oetf, pq_eotf, transfer_code, HLG_NOMINAL_PEAK_NITS, REFERENCE_WHITE_NITS};
+use crate::render::tonemap::{signal_to_nits, transfer_code, HLG_NOMINAL_PEAK_NITS, REFERENCE_WHITE_NITS};
 use crate::video::format::{ColorVolume, Transfer};
 use wgpu::util::DeviceExt;
 
@@ -48,14 +48,6 @@ pub fn peak_bound(volume: &ColorVolume) -> f32 {
     })
 }
 
-/// Display light of a signal value on its own (a grey), in nits.
-fn peak_signal_to_nits(signal: f32, transfer: Transfer) -> f32 {
-    if transfer == Transfer::Hlg {
-        return HLG_NOMINAL_PEAK_NITS * hlg_inverse_oetf(signal).powf(1.2);
-    }
-    pq_eotf(signal)
-}
-
 /// A frame's peak and average signal (0..1) from its histogram: the top of the highest bin at
 /// which some channel, counted from the top, holds 1/20000 of the pixels (at least one), and
 /// the mean of the luminance bins' centres.
@@ -94,7 +86,8 @@ impl PeakState {
             self.smoothed_average += (average - self.smoothed_average) * weight;
         }
         self.frames += 1;
-        self.peak_nits = peak_signal_to_nits(self.smoothed_signal, transfer)
+        // The light of the peak signal as a grey, as the picture turns signals into light.
+        self.peak_nits = signal_to_nits([self.smoothed_signal; 3], transfer)[0]
             .clamp(REFERENCE_WHITE_NITS, bound_nits.max(REFERENCE_WHITE_NITS));
     }
 }
@@ -245,7 +238,7 @@ mod tests {
         let mut state = PeakState::default();
         state.update((0.75, 0.3), Transfer::Pq, 4000.0);
         assert_eq!(state.smoothed_signal, 0.75);
-        assert!((state.peak_nits - pq_eotf(0.75)).abs() < 1e-3);
+        assert!((state.peak_nits - crate::render::tonemap::pq_eotf(0.75)).abs() < 1e-3);
         // Same scene, a brighter frame: a twentieth of the way.
         state.update((0.85, 0.3), Transfer::Pq, 4000.0);
         assert!((state.smoothed_signal - 0.755).abs() < 1e-6);
