@@ -10,6 +10,7 @@ pub mod gpu;
 pub mod pipeline;
 pub mod player;
 pub mod render;
+pub mod scope;
 pub mod video;
 
 /// The articles' kitten photo, built in so `bench --size` has a natural picture at any size.

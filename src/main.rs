@@ -4,8 +4,9 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use histoplay::bench::clips::{self as bench_clips, ClipCodec, ClipSpec};
 use histoplay::bench::{av as bench_av, kernels as bench, pipeline as bench_pipeline};
-use histoplay::cli::hist::{self as clip, FrameRange, Output};
+use histoplay::cli::hist::{self as clip, FrameRange, HistJob, Output};
 use histoplay::cli::report::{self, FrameReport};
+use histoplay::cli::scope::{self as scope_cli, ScopeJob};
 use histoplay::cli::still;
 use histoplay::engine::chunk::ChunkShape;
 use histoplay::engine::histogram::{self, DEFAULT_BINS};
@@ -16,6 +17,7 @@ use histoplay::player::{self, PlayerOptions};
 use histoplay::render::layout::Fit;
 use histoplay::render::offscreen;
 use histoplay::render::scene::{Quads, ViewOptions};
+use histoplay::scope::{self, Region, ScopeKind};
 use histoplay::video::source::hardware::{self, Hwdec};
 use histoplay::video::source::VideoSource;
 use std::io::Write;
@@ -79,6 +81,34 @@ enum Command {
         /// CSV instead of JSON Lines.
         #[arg(long)]
         csv: bool,
+        /// Count only this rectangle of each frame: X,Y,W,H in frame pixels (y down).
+        #[arg(long, value_parser = parse_region)]
+        region: Option<Region>,
+    },
+    /// Print a scope of a picture or of video frames as JSON Lines, one line per frame: the
+    /// waveform (luminance bins per column), the RGB parade or the vectorscope (chroma).
+    Scope {
+        input: PathBuf,
+        #[arg(long, value_enum, default_value_t = ScopeKind::Waveform)]
+        kind: ScopeKind,
+        /// The frame to count, in presentation order (a still image is frame 0).
+        #[arg(long, default_value_t = 0, conflicts_with = "frames")]
+        frame: u64,
+        /// A range of frames: A..B (B excluded), A..=B, A.. (to the end).
+        #[arg(long, value_parser = FrameRange::parse)]
+        frames: Option<FrameRange>,
+        /// Columns of the waveform and parade (column c holds the pixels with x·C/W = c).
+        #[arg(long, default_value_t = scope::DEFAULT_COLUMNS, value_parser = parse_columns)]
+        columns: u32,
+        /// Bins per column: a power of two from 16 to 1024.
+        #[arg(long, default_value_t = DEFAULT_BINS, value_parser = parse_bins)]
+        bins: u32,
+        /// Count only this rectangle of each frame: X,Y,W,H in frame pixels (y down).
+        #[arg(long, value_parser = parse_region)]
+        region: Option<Region>,
+        /// Count on the CPU (the reference implementation) instead of the GPU.
+        #[arg(long)]
+        cpu: bool,
     },
     /// Render a picture, or a frame of a video, with its histogram overlay to a PNG.
     Render {
@@ -99,6 +129,12 @@ enum Command {
         /// Log-scaled histogram heights.
         #[arg(long)]
         log: bool,
+        /// Also draw a scope, as the player shows it.
+        #[arg(long, value_enum)]
+        scope: Option<ScopeKind>,
+        /// Count only this rectangle of the frame: X,Y,W,H in frame pixels (y down).
+        #[arg(long, value_parser = parse_region)]
+        region: Option<Region>,
     },
     /// Time every histogram variant of the articles and histoplay's own on this GPU.
     Bench {
@@ -249,6 +285,20 @@ fn parse_engine(s: &str) -> Result<EngineConfig, String> {
 fn parse_bins(s: &str) -> Result<u32, String> {
     let n: u32 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
     histogram::validate_bins(n).map_err(|e| e.to_string())
+}
+
+fn parse_region(s: &str) -> Result<Region, String> {
+    Region::parse(s).map_err(|e| e.to_string())
+}
+
+fn parse_columns(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(n) if (1..=scope::MAX_COLUMNS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "the columns must be a number from 1 to {}, not {s}",
+            scope::MAX_COLUMNS
+        )),
+    }
 }
 
 fn parse_speed(s: &str) -> Result<f64, String> {
@@ -422,17 +472,51 @@ fn run(command: Command) -> Result<()> {
             bins,
             cpu,
             csv,
+            region,
         } => {
             let range = frames.unwrap_or(FrameRange::single(frame));
+            let job = HistJob { bins, region };
             if still::is_still_image(&input) {
-                hist(&input, range, bins, cpu, csv)
+                hist(&input, range, job, cpu, csv)
             } else {
                 let source = VideoSource::open(&input)?;
                 let output = if csv { Output::Csv } else { Output::JsonLines };
                 let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-                clip::hist_video(source, range, bins, cpu, output, &mut out)?;
+                clip::hist_video(source, range, job, cpu, output, &mut out)?;
                 Ok(())
             }
+        }
+        Command::Scope {
+            input,
+            kind,
+            frame,
+            frames,
+            columns,
+            bins,
+            region,
+            cpu,
+        } => {
+            let range = frames.unwrap_or(FrameRange::single(frame));
+            let job = ScopeJob {
+                kind,
+                columns,
+                bins,
+                region,
+            };
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            if still::is_still_image(&input) {
+                let image = still::load(&input)?;
+                if !range.contains(0) {
+                    bail!("'{}' is a still image: it has only frame 0", input.display());
+                }
+                let counts = scope_cli::scope_still(&image, &job, cpu)?;
+                scope_cli::write_json(&mut out, &scope_cli::still_report(&image, &job, &counts))?;
+                out.flush()?;
+            } else {
+                let source = VideoSource::open(&input)?;
+                scope_cli::scope_video(source, range, job, cpu, &mut out)?;
+            }
+            Ok(())
         }
         Command::Render {
             input,
@@ -442,7 +526,17 @@ fn run(command: Command) -> Result<()> {
             bins,
             contain,
             log,
-        } => render(&input, &output, frame, size, bins, contain, log),
+            scope,
+            region,
+        } => {
+            let options = ViewOptions {
+                fit: if contain { Fit::Contain } else { Fit::Cover },
+                quads: Quads::Both,
+                log_scale: log,
+            };
+            let counting = offscreen::Counting { bins, scope, region };
+            render(&input, &output, frame, size, counting, options)
+        }
         Command::Bench {
             input,
             size,
@@ -547,18 +641,22 @@ fn run(command: Command) -> Result<()> {
     }
 }
 
-fn hist(input: &Path, range: FrameRange, bins: u32, cpu: bool, csv: bool) -> Result<()> {
+fn hist(input: &Path, range: FrameRange, job: HistJob, cpu: bool, csv: bool) -> Result<()> {
     let image = still::load(input)?;
     if !range.contains(0) {
         bail!("'{}' is a still image: it has only frame 0", input.display());
     }
+    let region = job.region.unwrap_or(Region::full(image.width, image.height));
+    region.check(image.width, image.height)?;
     let histogram = if cpu {
-        histogram::histogram_rgba(&image.pixels, bins)
+        let words = region.crop(&scope_cli::image_words(&image), image.width);
+        histogram::histogram_packed(&words, job.bins, histogram::Depth::Eight)
     } else {
         let ctx = GpuContext::new()?;
         let texture = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
-        let engine = HistogramEngine::new(&ctx, bins, EngineConfig::default());
-        engine.compute(&ctx, &texture)?
+        let engine = HistogramEngine::new(&ctx, job.bins, EngineConfig::default());
+        let pixels = scope_cli::counted_pixels(&ctx, &texture, job.region);
+        engine.count(&ctx, &pixels, region.width, region.height)?
     };
     let report = FrameReport {
         frame: 0,
@@ -566,11 +664,12 @@ fn hist(input: &Path, range: FrameRange, bins: u32, cpu: bool, csv: bool) -> Res
         width: image.width,
         height: image.height,
         depth: 8,
+        region: job.region,
         histogram: &histogram,
     };
     let mut out = std::io::stdout().lock();
     if csv {
-        report::write_csv_header(&mut out, bins)?;
+        report::write_csv_header(&mut out, job.bins)?;
         report::write_csv_row(&mut out, &report)?;
     } else {
         report::write_json_line(&mut out, &report)?;
@@ -584,28 +683,31 @@ fn render(
     output: &Path,
     frame: u64,
     size: Option<(u32, u32)>,
-    bins: u32,
-    contain: bool,
-    log: bool,
+    counting: offscreen::Counting,
+    options: ViewOptions,
 ) -> Result<()> {
-    let options = ViewOptions {
-        fit: if contain { Fit::Contain } else { Fit::Cover },
-        quads: Quads::Both,
-        log_scale: log,
-    };
     let (size, rgba) = if still::is_still_image(input) {
         if frame != 0 {
             bail!("'{}' is a still image: it has only frame 0", input.display());
         }
         let image = still::load(input)?;
+        if let Some(region) = counting.region {
+            region.check(image.width, image.height)?;
+        }
         let ctx = GpuContext::new()?;
         let size = size.unwrap_or((image.width, image.height));
         let picture = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
-        (size, offscreen::render_picture(&ctx, &picture, size, bins, options)?)
+        (
+            size,
+            offscreen::render_picture(&ctx, &picture, size, counting, options)?,
+        )
     } else {
         let mut source = VideoSource::open(input)?;
-        let decoded = clip::decode_frame(&mut source, frame)?;
         let format = source.info.format;
+        if let Some(region) = counting.region {
+            region.check(format.width, format.height)?;
+        }
+        let decoded = clip::decode_frame(&mut source, frame)?;
         let ctx = GpuContext::new()?;
         let size = size.unwrap_or((format.width, format.height));
         let planes = decoded.planes(format.layout);
@@ -616,7 +718,10 @@ fn render(
             planes: &planes,
             aspect: format.width as f32 / format.height as f32,
         };
-        (size, offscreen::render_video_frame(&ctx, frame, size, bins, options)?)
+        (
+            size,
+            offscreen::render_video_frame(&ctx, frame, size, counting, options)?,
+        )
     };
     still::save_png(output, size.0, size.1, &rgba).with_context(|| format!("cannot write '{}'", output.display()))?;
     Ok(())

@@ -5,10 +5,13 @@
 
 use crate::engine::histogram::Depth;
 use crate::engine::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding};
-use crate::gpu::GpuContext;
+use crate::gpu::{GpuContext, GpuError};
 use crate::render::peak::{PeakBinding, PeakPass};
 use crate::render::picture::Signal;
 use crate::render::scene::{Scene, SceneRenderer};
+use crate::scope::gpu::{ScopePass, ScopeTarget};
+use crate::scope::region::{GatherBinding, GatherPass};
+use crate::scope::{Region, ScopeError, ScopeKind};
 use crate::video::format::{ColorVolume, FrameFormat};
 use crate::video::ring::{FrameRing, RingError};
 
@@ -22,6 +25,22 @@ pub struct FramePipeline {
     pub volume: ColorVolume,
     binding: SourceBinding,
     peak: Option<(PeakPass, PeakBinding)>,
+    /// The region of interest, once one has been set (kept when it is cleared: its buffer
+    /// serves the next one).
+    region: Option<RegionCounting>,
+    region_active: bool,
+    /// The scope counted each frame, if any, and the passes made so far (one per kind).
+    scope: Option<(ScopeKind, ScopeTarget)>,
+    scope_passes: Vec<ScopePass>,
+}
+
+/// A region's pixels gathered into a buffer of their own, which the engine counts instead of
+/// the frame.
+struct RegionCounting {
+    gather: GatherPass,
+    pixels: wgpu::Buffer,
+    gather_binding: GatherBinding,
+    engine_binding: SourceBinding,
 }
 
 impl FramePipeline {
@@ -54,7 +73,122 @@ impl FramePipeline {
             volume,
             binding,
             peak,
+            region: None,
+            region_active: false,
+            scope: None,
+            scope_passes: Vec::new(),
         })
+    }
+
+    /// The frame's size.
+    pub fn frame_size(&self) -> (u32, u32) {
+        (self.target.width, self.target.height)
+    }
+
+    /// The region counted, if one is set.
+    pub fn region(&self) -> Option<Region> {
+        self.region
+            .as_ref()
+            .filter(|_| self.region_active)
+            .map(|r| r.gather_binding.region())
+    }
+
+    /// Counts only `region` of each frame from the next frame on (None: the whole frame),
+    /// histograms and scopes alike. Moving a region is a few small queue writes; the first one
+    /// makes its buffer.
+    pub fn set_region(&mut self, ctx: &GpuContext, region: Option<Region>) -> Result<(), ScopeError> {
+        let (width, height) = self.frame_size();
+        let region = match region {
+            Some(r) => Some(r.check(width, height)?),
+            None => None,
+        };
+        let was_active = self.region_active;
+        match region {
+            Some(r) => {
+                match &mut self.region {
+                    Some(counting) => counting.gather_binding.set_region(&ctx.queue, r, width),
+                    None => self.region = Some(self.make_region(ctx, r)),
+                }
+                self.region_active = true;
+            }
+            None => self.region_active = false,
+        }
+        let counted = region.unwrap_or(Region::full(width, height));
+        self.engine
+            .set_pixel_count(ctx, &mut self.target, counted.pixel_count());
+        if let Some((_, binding)) = &self.peak {
+            binding.set_pixel_count(&ctx.queue, counted.pixel_count());
+        }
+        if was_active != self.region_active {
+            // The scope reads another buffer now.
+            if let Some((kind, target)) = self.scope.take() {
+                let columns = target.columns;
+                self.set_scope(ctx, Some((kind, columns)))?;
+            }
+        } else if let Some((kind, target)) = &mut self.scope {
+            let pass = self
+                .scope_passes
+                .iter()
+                .find(|p| p.kind == *kind)
+                .expect("a scope's pass is kept");
+            target.resize(pass, &ctx.queue, counted.width, counted.height);
+        }
+        Ok(())
+    }
+
+    fn make_region(&self, ctx: &GpuContext, region: Region) -> RegionCounting {
+        let gather = GatherPass::new(&ctx.device);
+        let pixels = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("region pixels"),
+            size: self.ring.output.pixels.size(),
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        let gather_binding = gather.bind(
+            &ctx.device,
+            &self.ring.output.pixels,
+            &pixels,
+            region,
+            self.target.width,
+        );
+        let engine_binding = self.engine.bind_source(ctx, &self.target, &pixels);
+        RegionCounting {
+            gather,
+            pixels,
+            gather_binding,
+            engine_binding,
+        }
+    }
+
+    /// Counts `scope` (its kind and columns) of each frame from the next one on, or none. The
+    /// first use of a kind builds its pipelines; later switches only make its counts buffer.
+    pub fn set_scope(&mut self, ctx: &GpuContext, scope: Option<(ScopeKind, u32)>) -> Result<(), GpuError> {
+        let Some((kind, columns)) = scope else {
+            self.scope = None;
+            return Ok(());
+        };
+        if !self.scope_passes.iter().any(|p| p.kind == kind) {
+            self.scope_passes
+                .push(ScopePass::new(ctx, kind, self.engine.bins, self.engine.depth));
+        }
+        let pass = self.scope_passes.iter().find(|p| p.kind == kind).expect("just made");
+        let counted = self
+            .region()
+            .unwrap_or(Region::full(self.target.width, self.target.height));
+        let pixels = match (&self.region, self.region_active) {
+            (Some(counting), true) => &counting.pixels,
+            _ => &self.ring.output.pixels,
+        };
+        let target = pass.target(ctx, pixels, columns, (counted.width, counted.height))?;
+        self.scope = Some((kind, target));
+        Ok(())
+    }
+
+    /// The scope counted each frame: its pass and counts.
+    pub fn scope(&self) -> Option<(&ScopePass, &ScopeTarget)> {
+        let (kind, target) = self.scope.as_ref()?;
+        let pass = self.scope_passes.iter().find(|p| p.kind == *kind)?;
+        Some((pass, target))
     }
 
     /// A scene that draws this pipeline's frame and its histograms.
@@ -64,7 +198,7 @@ impl FramePipeline {
             volume: self.volume,
             peak: self.peak.as_ref().map(|(_, binding)| &binding.state),
         };
-        renderer.scene(device, &self.target, &self.ring.output.view, signal)
+        renderer.scene(device, &self.target, &self.ring.output.view, signal, self.scope())
     }
 
     /// Bounds an HDR stream's peak by what its frames' side data says (`FrameLight`), where its
@@ -88,15 +222,35 @@ impl FramePipeline {
     pub fn encode_frame(&self, encoder: &mut wgpu::CommandEncoder, slot: usize) {
         encoder.push_debug_group("convert and count");
         self.ring.encode_convert(encoder, slot);
-        self.engine.encode(encoder, &self.target, &self.binding, None);
-        if let Some((pass, binding)) = &self.peak {
-            pass.encode(encoder, binding);
-        }
+        self.encode_counts(encoder);
         encoder.pop_debug_group();
     }
 
-    /// Pixels of a frame.
+    /// Records counting the converted frame (or its region): the histograms, the peak and the
+    /// scope.
+    pub fn encode_counts(&self, encoder: &mut wgpu::CommandEncoder) {
+        let binding = match (&self.region, self.region_active) {
+            (Some(counting), true) => {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("region"),
+                    timestamp_writes: None,
+                });
+                counting.gather.encode(&mut pass, &counting.gather_binding);
+                &counting.engine_binding
+            }
+            _ => &self.binding,
+        };
+        self.engine.encode(encoder, &self.target, binding, None);
+        if let Some((pass, binding)) = &self.peak {
+            pass.encode(encoder, binding);
+        }
+        if let Some((pass, target)) = self.scope() {
+            pass.encode(encoder, target, None);
+        }
+    }
+
+    /// Pixels counted: the frame's, or its region's.
     pub fn pixel_count(&self) -> u32 {
-        self.target.width * self.target.height
+        self.target.pixel_count
     }
 }

@@ -8,6 +8,7 @@ use crate::engine::histogram::{self, Depth, Histogram};
 use crate::gpu::readback::ReadbackRing;
 use crate::gpu::{GpuContext, GpuError};
 use crate::pipeline::FramePipeline;
+use crate::scope::Region;
 use crate::video::convert::convert_cpu;
 use crate::video::decoder::{DecodeThread, DecoderEvent};
 use crate::video::format::ColorVolume;
@@ -66,6 +67,10 @@ pub enum ClipError {
     Io(#[from] std::io::Error),
     #[error("{0}")]
     Decode(String),
+    #[error(transparent)]
+    Scope(#[from] crate::scope::ScopeError),
+    #[error(transparent)]
+    Region(#[from] crate::scope::RegionError),
     #[error("frame {asked} is past the end: '{path}' has {count} frames")]
     PastEnd { asked: u64, count: u64, path: String },
 }
@@ -93,22 +98,32 @@ fn write_report(out: &mut impl Write, output: Output, report: &FrameReport, firs
 pub fn hist_video(
     source: VideoSource,
     range: FrameRange,
-    bins: u32,
+    job: HistJob,
     cpu: bool,
     output: Output,
     out: &mut impl Write,
 ) -> Result<u64, ClipError> {
-    let mut source = source;
-    // Frame K must be frame K: numbers wait for the index, which reads only as far as needed.
-    source.set_exact_numbers(true);
-    check_in_range(&source, range.start)?;
+    let source = prepare(source, range, job.region)?;
     let written = if cpu {
-        hist_cpu(source, range, bins, output, out)?
+        hist_cpu(source, range, &job, output, out)?
     } else {
-        hist_gpu(source, range, bins, output, out)?
+        hist_gpu(source, range, &job, output, out)?
     };
     out.flush()?;
     Ok(written)
+}
+
+/// Readies a source for a headless pass over `range`: exact frame numbers, the range's start
+/// and the region checked before anything is decoded.
+pub fn prepare(mut source: VideoSource, range: FrameRange, region: Option<Region>) -> Result<VideoSource, ClipError> {
+    // Frame K must be frame K: numbers wait for the index, which reads only as far as needed.
+    source.set_exact_numbers(true);
+    check_in_range(&source, range.start)?;
+    if let Some(region) = region {
+        let format = source.info.format;
+        region.check(format.width, format.height)?;
+    }
+    Ok(source)
 }
 
 /// Fails if the stream has no frame `frame` (once the index has read far enough to say).
@@ -143,16 +158,47 @@ fn seek_to_frame(source: &mut VideoSource, frame: u64) {
 
 /// The reference path: FFmpeg decode, CPU conversion twin, CPU histogram.
 fn hist_cpu(
-    mut source: VideoSource,
+    source: VideoSource,
     range: FrameRange,
-    bins: u32,
+    job: &HistJob,
     output: Output,
     out: &mut impl Write,
+) -> Result<u64, ClipError> {
+    let format = source.info.format;
+    let mut written = 0;
+    cpu_frames(source, range, |words, depth, frame| {
+        let words = match job.region {
+            Some(region) => region.crop(words, format.width),
+            None => words.to_vec(),
+        };
+        let histogram = histogram::histogram_packed(&words, job.bins, depth);
+        let report = FrameReport {
+            frame: frame.index,
+            pts: frame.seconds,
+            width: format.width,
+            height: format.height,
+            depth: depth.bits(),
+            region: job.region,
+            histogram: &histogram,
+        };
+        write_report(out, output, &report, written == 0)?;
+        written += 1;
+        Ok(())
+    })
+}
+
+/// Decodes the frames of `range` and converts each on the CPU (the reference path), handing
+/// `each` the packed pixels at their depth; returns how many frames it was handed.
+pub fn cpu_frames(
+    mut source: VideoSource,
+    range: FrameRange,
+    mut each: impl FnMut(&[u32], Depth, FrameMeta) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
     let mut progress = Progress::new(frames_to_do(&source, range));
     seek_to_frame(&mut source, range.start);
     let format = source.info.format;
-    let mut written = 0;
+    let depth = Depth::from_bits(format.layout.output_bits());
+    let mut done = 0;
     while let Some(frame) = source.next_frame()? {
         if range.end.is_some_and(|e| frame.index >= e) {
             break;
@@ -161,21 +207,18 @@ fn hist_cpu(
             continue;
         }
         let words = convert_cpu(&format, &frame.planes(format.layout));
-        let depth = Depth::from_bits(format.layout.output_bits());
-        let histogram = histogram::histogram_packed(&words, bins, depth);
-        let report = FrameReport {
-            frame: frame.index,
-            pts: frame.seconds,
-            width: format.width,
-            height: format.height,
-            depth: depth.bits(),
-            histogram: &histogram,
-        };
-        write_report(out, output, &report, written == 0)?;
-        written += 1;
-        progress.tick(written);
+        each(
+            &words,
+            depth,
+            FrameMeta {
+                index: frame.index,
+                seconds: frame.seconds,
+            },
+        )?;
+        done += 1;
+        progress.tick(done);
     }
-    Ok(written)
+    Ok(done)
 }
 
 /// How many frames a range holds, as far as the file says (exactly, or from its estimate).
@@ -206,47 +249,88 @@ pub fn decode_frame(source: &mut VideoSource, frame: u64) -> Result<DecodedFrame
     )))
 }
 
-/// Metadata of a frame whose histogram is on its way back.
-struct Pending {
-    index: u64,
-    seconds: f64,
+/// Which frame a result belongs to.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameMeta {
+    pub index: u64,
+    pub seconds: f64,
+}
+
+/// What `hist` counts: bins, and a region of each frame if given.
+#[derive(Clone, Copy, Debug)]
+pub struct HistJob {
+    pub bins: u32,
+    pub region: Option<Region>,
 }
 
 fn hist_gpu(
     source: VideoSource,
     range: FrameRange,
-    bins: u32,
+    job: &HistJob,
     output: Output,
     out: &mut impl Write,
 ) -> Result<u64, ClipError> {
+    let format = source.info.format;
+    let mut written = 0u64;
+    gpu_frames(
+        source,
+        range,
+        job.bins,
+        |ctx, pipeline| {
+            pipeline.set_region(ctx, job.region)?;
+            Ok(pipeline.engine.histogram_bytes())
+        },
+        |pipeline, encoder, buffer| {
+            let bytes = pipeline.engine.histogram_bytes();
+            encoder.copy_buffer_to_buffer(&pipeline.target.histogram, 0, buffer, 0, bytes);
+        },
+        |pipeline, bytes, frame| {
+            let histogram = Histogram::from_interleaved(&crate::gpu::readback::words(bytes));
+            let report = FrameReport {
+                frame: frame.index,
+                pts: frame.seconds,
+                width: format.width,
+                height: format.height,
+                depth: pipeline.engine.depth.bits(),
+                region: job.region,
+                histogram: &histogram,
+            };
+            write_report(out, output, &report, written == 0)?;
+            written += 1;
+            Ok(())
+        },
+    )
+}
+
+/// Runs the frames of `range` through the GPU frame pipeline (the player's decode thread, ring,
+/// converter and passes): `setup` configures the pipeline (region, scope) and says how many
+/// bytes each frame's result holds, `copy` records copying a frame's result into a readback
+/// buffer, and `emit` gets each result back, in order. Returns how many frames were emitted.
+pub fn gpu_frames(
+    source: VideoSource,
+    range: FrameRange,
+    bins: u32,
+    setup: impl FnOnce(&GpuContext, &mut FramePipeline) -> Result<u64, ClipError>,
+    copy: impl Fn(&FramePipeline, &mut wgpu::CommandEncoder, &wgpu::Buffer),
+    mut emit: impl FnMut(&FramePipeline, &[u8], FrameMeta) -> std::io::Result<()>,
+) -> Result<u64, ClipError> {
     let ctx = GpuContext::new()?;
     let format = source.info.format;
-    let pipeline = FramePipeline::new(&ctx, bins, format, ColorVolume::default(), RING_SLOTS)?;
-    // (Counting only: the colour volume matters to pictures, and there are none to draw.)
-    let engine = &pipeline.engine;
-    let mut readback = ReadbackRing::new(&ctx.device, engine.histogram_bytes(), 4);
+    // Counting only: the colour volume matters to pictures, and there are none to draw.
+    let mut pipeline = FramePipeline::new(&ctx, bins, format, ColorVolume::default(), RING_SLOTS)?;
+    let result_bytes = setup(&ctx, &mut pipeline)?;
+    let mut readback = ReadbackRing::new(&ctx.device, result_bytes, 4);
     let mut progress = Progress::new(frames_to_do(&source, range));
     let mut submitted = 0u64;
+    let mut emitted = 0u64;
     // Frames go by once: nothing is kept for steps.
     let mut decoder = DecodeThread::spawn(source, ctx.queue.clone(), pipeline.ring.slots.clone(), 0);
     if range.start > 0 {
         decoder.seek(SeekTarget::Frame(range.start));
     }
-
-    let mut written = 0u64;
-    let mut emit = |bytes: &[u8], pending: Pending, out: &mut dyn Write| -> std::io::Result<()> {
-        let histogram = Histogram::from_interleaved(&crate::gpu::readback::words(bytes));
-        let report = FrameReport {
-            frame: pending.index,
-            pts: pending.seconds,
-            width: format.width,
-            height: format.height,
-            depth: engine.depth.bits(),
-            histogram: &histogram,
-        };
-        write_report(&mut &mut *out, output, &report, written == 0)?;
-        written += 1;
-        Ok(())
+    let mut take = |bytes: &[u8], frame: FrameMeta| {
+        emitted += 1;
+        emit(&pipeline, bytes, frame)
     };
     loop {
         // A decode that stalls for this long is stuck, not slow.
@@ -267,24 +351,16 @@ fn hist_gpu(
             continue;
         }
         if readback.is_full() {
-            readback
-                .read_oldest(&ctx, |bytes, pending| emit(bytes, pending, out))?
-                .transpose()?;
+            readback.read_oldest(&ctx, &mut take)?.transpose()?;
         }
         let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("hist frame"),
+            label: Some("headless frame"),
         });
         pipeline.encode_frame(&mut encoder, frame.slot);
-        encoder.copy_buffer_to_buffer(
-            &pipeline.target.histogram,
-            0,
-            readback.next_buffer(),
-            0,
-            engine.histogram_bytes(),
-        );
+        copy(&pipeline, &mut encoder, readback.next_buffer());
         ctx.queue.submit([encoder.finish()]);
         decoder.release(frame.slot);
-        readback.submitted(Pending {
+        readback.submitted(FrameMeta {
             index: frame.index,
             seconds: frame.seconds,
         });
@@ -292,11 +368,9 @@ fn hist_gpu(
         progress.tick(submitted);
     }
     while !readback.is_empty() {
-        readback
-            .read_oldest(&ctx, |bytes, pending| emit(bytes, pending, out))?
-            .transpose()?;
+        readback.read_oldest(&ctx, &mut take)?.transpose()?;
     }
-    Ok(written)
+    Ok(emitted)
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
-//! The headless commands' own parts: histograms of video frames streamed out (`hist`), the
-//! report formats, still images in and out, and a progress line.
+//! The headless commands' own parts: histograms and scopes of video frames streamed out (`hist`,
+//! `scope`), the report formats, still images in and out, and a progress line.
 
 pub mod hist;
 pub mod progress;
 pub mod report;
+pub mod scope;
 pub mod still;

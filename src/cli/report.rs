@@ -1,6 +1,7 @@
 //! The `hist` command's output formats. JSON Lines is a public interface: keep it stable.
 
 use crate::engine::histogram::Histogram;
+use crate::scope::Region;
 use std::io::{self, Write};
 
 /// One frame's histogram with where it came from.
@@ -11,10 +12,13 @@ pub struct FrameReport<'a> {
     pub height: u32,
     /// Bits per channel counted: 8, or 10 for deeper sources.
     pub depth: u32,
+    /// The rectangle counted, where not the whole frame.
+    pub region: Option<Region>,
     pub histogram: &'a Histogram,
 }
 
-/// `{"frame":K,"pts":s,"width":W,"height":H,"bins":N,"depth":D,"r":[...],"g":[...],"b":[...],"l":[...]}`
+/// `{"frame":K,"pts":s,"width":W,"height":H,"bins":N,"depth":D,"r":[...],"g":[...],"b":[...],"l":[...]}`,
+/// with `"region":[X,Y,W,H]` after `"depth"` when a region was counted.
 pub fn write_json_line(out: &mut impl Write, report: &FrameReport) -> io::Result<()> {
     write!(
         out,
@@ -26,12 +30,21 @@ pub fn write_json_line(out: &mut impl Write, report: &FrameReport) -> io::Result
         report.histogram.bins(),
         report.depth
     )?;
+    write_region(out, report.region)?;
     for (ch, name) in ["r", "g", "b", "l"].iter().enumerate() {
         write!(out, ",\"{name}\":[")?;
         write_counts(out, report.histogram, ch, ",")?;
         write!(out, "]")?;
     }
     writeln!(out, "}}")
+}
+
+/// `,"region":[X,Y,W,H]`, or nothing for the whole frame.
+pub fn write_region(out: &mut impl Write, region: Option<Region>) -> io::Result<()> {
+    match region {
+        Some(r) => write!(out, ",\"region\":[{},{},{},{}]", r.x, r.y, r.width, r.height),
+        None => Ok(()),
+    }
 }
 
 /// CSV header: frame,pts,width,height,bins, then r0..rN-1, g0.., b0.., l0.., then depth (last,
@@ -74,7 +87,7 @@ fn write_counts(out: &mut impl Write, histogram: &Histogram, channel: usize, sep
 }
 
 /// Seconds as a JSON number: shortest round-trip form, integers without a fraction.
-fn json_number(seconds: f64) -> String {
+pub fn json_number(seconds: f64) -> String {
     if seconds.is_finite() {
         format!("{seconds}")
     } else {
@@ -100,6 +113,7 @@ mod tests {
                 width: 2,
                 height: 3,
                 depth: 10,
+                region: None,
                 histogram: &h,
             },
         )
@@ -122,6 +136,7 @@ mod tests {
             width: 1,
             height: 1,
             depth: 8,
+            region: None,
             histogram: &h,
         };
         write_csv_row(&mut row, &report).unwrap();

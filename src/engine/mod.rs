@@ -93,6 +93,8 @@ pub struct HistogramTarget {
     pub width: u32,
     pub height: u32,
     pub num_chunks: u32,
+    /// Pixels counted: the frame's, or a region's (`set_pixel_count`).
+    pub pixel_count: u32,
     /// The frame's histogram: `bins` vec4u of interleaved r, g, b, l counts.
     pub histogram: wgpu::Buffer,
     /// `HistogramScale` of the frame.
@@ -197,7 +199,7 @@ impl HistogramEngine {
                 num_chunks,
                 _pad: [0; 2],
             }),
-            usage: wgpu::BufferUsages::UNIFORM,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
         let tree = self.tree.as_ref().map(|(reduce, scale_pass)| {
             let scale_params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -218,12 +220,52 @@ impl HistogramEngine {
             width,
             height,
             num_chunks,
+            pixel_count: width * height,
             histogram,
             scale,
             work,
             tree,
             chunk_params,
         })
+    }
+
+    /// Counts the first `pixel_count` pixels of the bound buffers from now on (a region of
+    /// interest in a buffer sized for the whole frame). The one-dispatch engine takes a small
+    /// queue write; the three-pass engine, whose reduce steps follow the chunk count, makes
+    /// them anew.
+    pub fn set_pixel_count(&self, ctx: &GpuContext, target: &mut HistogramTarget, pixel_count: u32) {
+        let pixel_count = pixel_count.max(1);
+        target.num_chunks = self.chunk.shape.num_chunks(pixel_count);
+        let params = ChunkParams {
+            pixel_count,
+            num_chunks: target.num_chunks,
+            _pad: [0; 2],
+        };
+        ctx.queue
+            .write_buffer(&target.chunk_params, 0, bytemuck::bytes_of(&params));
+        if let (Some((reduce, scale_pass)), Some(tree)) = (&self.tree, &mut target.tree) {
+            let device = &ctx.device;
+            let scale_params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("scale params"),
+                contents: bytemuck::bytes_of(&ScaleParams {
+                    pixel_count,
+                    _pad: [0; 3],
+                }),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+            *tree = TreeTarget {
+                reduce_steps: reduce.steps(device, &target.work, target.num_chunks),
+                scale_bind_group: scale_pass.bind(
+                    device,
+                    &target.work,
+                    &target.histogram,
+                    &target.scale,
+                    &scale_params,
+                ),
+                _scale_params: scale_params,
+            };
+        }
+        target.pixel_count = pixel_count;
     }
 
     /// Binds a frame's packed pixels to a target: once per frame buffer, not per frame.
@@ -284,8 +326,20 @@ impl HistogramEngine {
 
     /// Counts one frame and reads the result back: the `hist` command's GPU path.
     pub fn compute(&self, ctx: &GpuContext, frame: &GpuFrame) -> Result<Histogram, GpuError> {
-        let target = self.target(ctx, frame.width, frame.height)?;
-        let binding = self.bind_source(ctx, &target, &frame.pixels);
+        self.count(ctx, &frame.pixels, frame.width, frame.height)
+    }
+
+    /// Counts `width`×`height` packed pixels (a frame, or a region gathered from one) and reads
+    /// the result back.
+    pub fn count(
+        &self,
+        ctx: &GpuContext,
+        pixels: &wgpu::Buffer,
+        width: u32,
+        height: u32,
+    ) -> Result<Histogram, GpuError> {
+        let target = self.target(ctx, width, height)?;
+        let binding = self.bind_source(ctx, &target, pixels);
         let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("histogram"),
         });

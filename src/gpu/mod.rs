@@ -24,6 +24,8 @@ pub enum GpuError {
     TooLarge { width: u32, height: u32, max: u32 },
     #[error("{width}x{height} is more pixels than this GPU can count in one buffer ({max_mb} MB)")]
     TooManyPixels { width: u32, height: u32, max_mb: u64 },
+    #[error("{columns} columns of {bins} bins are more than this GPU can count in one buffer")]
+    TooManyColumns { columns: u32, bins: u32 },
 }
 
 /// One wgpu device and queue, with the optional features histoplay makes use of. Clones share

@@ -143,8 +143,9 @@ impl<T> ReadbackRing<T> {
                 .poll(wgpu::PollType::wait_indefinitely())
                 .map_err(|e| GpuError::Readback(e.to_string()))?;
         }
+        // Any error the GPU reported since (a rejected write, say) spoils the result.
+        ctx.check()?;
         if mapped.settled(MAP_SETTLE) != MapState::Mapped {
-            ctx.check()?;
             return Err(GpuError::Readback("mapping a readback buffer failed".into()));
         }
         let buffer = &self.buffers[index];

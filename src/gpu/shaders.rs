@@ -12,6 +12,9 @@ pub const OVERLAY: &str = include_str!("../../shaders/render/overlay.wgsl");
 pub const PICTURE: &str = include_str!("../../shaders/render/picture.wgsl");
 pub const TONEMAP: &str = include_str!("../../shaders/render/tonemap.wgsl");
 pub const PEAK: &str = include_str!("../../shaders/render/peak.wgsl");
+pub const SCOPE: &str = include_str!("../../shaders/scope/scope.wgsl");
+pub const SCOPE_DRAW: &str = include_str!("../../shaders/scope/draw.wgsl");
+pub const REGION: &str = include_str!("../../shaders/scope/region.wgsl");
 pub const CONVERT: &str = include_str!("../../shaders/video/convert.wgsl");
 pub const ARTICLE_SINGLE: &str = include_str!("../../shaders/bench/article_single.wgsl");
 pub const ARTICLE_PER_PIXEL: &str = include_str!("../../shaders/bench/article_per_pixel.wgsl");
@@ -53,7 +56,25 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ("convert.wgsl", convert_source(8)),
         ("convert.wgsl, 10-bit output", convert_source(10)),
         ("bench_floor.wgsl", BENCH_FLOOR.to_string()),
+        ("scope.wgsl", compute_source(&scope_header(256, 10, 3, 8, 2), SCOPE)),
+        (
+            "scope.wgsl, vectorscope",
+            compute_source(&scope_header(16, 8, 1, 1, 128), SCOPE),
+        ),
+        ("draw.wgsl", SCOPE_DRAW.to_string()),
+        ("region.wgsl", REGION.to_string()),
     ]
+}
+
+/// A scope shader's header (as `ScopePass` makes it), for validation.
+fn scope_header(bins: u32, depth: u32, planes: u32, columns_per_tile: u32, vs_rows: u32) -> Header {
+    Header::new(bins)
+        .depth(crate::engine::histogram::Depth::from_bits(depth))
+        .with("WG_X", 256)
+        .with("PLANES", planes)
+        .with("COLUMNS_PER_TILE", columns_per_tile)
+        .with("VS_ROWS", vs_rows)
+        .with("VS_LOADS", 64)
 }
 
 /// `const NAME: u32 = value;` lines put in front of a compute shader.
@@ -79,6 +100,11 @@ impl Header {
     pub fn with(mut self, name: &'static str, value: u32) -> Self {
         self.0.push((name, value));
         self
+    }
+
+    /// The value of a constant, if the header has it.
+    pub fn get(&self, name: &str) -> Option<u32> {
+        self.0.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
     }
 }
 

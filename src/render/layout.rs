@@ -84,6 +84,49 @@ pub fn histogram_quads() -> [Rect; 2] {
     })
 }
 
+/// Where the bottom band's quads go: the two histograms and, if one is shown, a scope.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Band {
+    pub histograms: [Rect; 2],
+    pub scope: Option<Rect>,
+}
+
+/// The bottom band for a viewport. Without a scope, the articles' two histogram quads. With
+/// one, the band is shared in thirds: RGB, luminance, then the waveform or parade; the
+/// vectorscope is round, so it takes a square at the right, as tall as the third allows (up
+/// to 45% of the height).
+pub fn band_layout(scope: Option<crate::scope::ScopeKind>, viewport: (u32, u32)) -> Band {
+    let Some(kind) = scope else {
+        return Band {
+            histograms: histogram_quads(),
+            scope: None,
+        };
+    };
+    let third = |i: f32| Rect {
+        left: -0.95 + 0.65 * i,
+        bottom: -1.0,
+        right: -0.35 + 0.65 * i,
+        top: -0.5,
+    };
+    let scope = if kind == crate::scope::ScopeKind::Vectorscope {
+        let (w, h) = (viewport.0.max(1) as f32, viewport.1.max(1) as f32);
+        // The third is 0.6 of clip width, 0.3·w pixels.
+        let side = (0.3 * w).min(0.45 * h);
+        Rect {
+            left: 0.95 - 2.0 * side / w,
+            bottom: -1.0,
+            right: 0.95,
+            top: -1.0 + 2.0 * side / h,
+        }
+    } else {
+        third(2.0)
+    };
+    Band {
+        histograms: [third(0.0), third(1.0)],
+        scope: Some(scope),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,6 +187,24 @@ mod tests {
         assert_eq!(l.to_pixels(200, 100), (105, 75, 195, 100));
         assert!((rgb.right - rgb.left - 0.9).abs() < 1e-6);
         assert!((l.top - l.bottom - 0.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn scopes_share_the_band_in_thirds() {
+        use crate::scope::ScopeKind;
+        assert_eq!(band_layout(None, (200, 100)).histograms, histogram_quads());
+        let band = band_layout(Some(ScopeKind::Waveform), (1000, 500));
+        let [rgb, l] = band.histograms;
+        let scope = band.scope.unwrap();
+        assert_eq!(rgb.to_pixels(1000, 500), (25, 375, 325, 500));
+        assert_eq!(l.to_pixels(1000, 500), (350, 375, 650, 500));
+        assert_eq!(scope.to_pixels(1000, 500), (675, 375, 975, 500));
+        // The vectorscope is square on screen, bottom right.
+        let v = band_layout(Some(ScopeKind::Vectorscope), (1000, 500)).scope.unwrap();
+        let (x0, y0, x1, y1) = v.to_pixels(1000, 500);
+        assert_eq!((x1, y1), (975, 500));
+        assert_eq!(x1 - x0, y1 - y0);
+        assert_eq!(y1 - y0, 225);
     }
 
     #[test]

@@ -1,31 +1,84 @@
 //! Offscreen rendering: the player's picture with its histogram overlay, into a PNG-ready
 //! RGBA8 buffer. Backs the `render` command and the snapshot tests.
 
+use crate::cli::scope::counted_pixels;
+use crate::engine::histogram::Depth;
 use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
 use crate::pipeline::FramePipeline;
 use crate::render::picture::{Orientation, Signal};
 use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
+use crate::scope::gpu::ScopePass;
+use crate::scope::{Region, ScopeError, ScopeKind, DEFAULT_COLUMNS};
 use crate::video::format::{ColorVolume, FrameFormat, PlaneData};
 use crate::video::ring::RingError;
 
-/// Renders an RGBA8 picture fitted into `size` with its histograms, and returns the pixels.
+/// Why a frame could not be rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error(transparent)]
+    Ring(#[from] RingError),
+    #[error(transparent)]
+    Scope(#[from] ScopeError),
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    #[error(transparent)]
+    Convert(#[from] crate::video::convert::ConvertError),
+}
+
+/// What a render counts and shows besides the picture: the histograms' bins, a scope, and
+/// the region they count.
+#[derive(Clone, Copy, Debug)]
+pub struct Counting {
+    pub bins: u32,
+    pub scope: Option<ScopeKind>,
+    pub region: Option<Region>,
+}
+
+impl Counting {
+    pub fn histograms(bins: u32) -> Self {
+        Self {
+            bins,
+            scope: None,
+            region: None,
+        }
+    }
+}
+
+/// Renders an RGBA8 picture fitted into `size` with its histograms (and scope), and returns the
+/// pixels.
 pub fn render_picture(
     ctx: &GpuContext,
     picture: &GpuFrame,
     size: (u32, u32),
-    bins: u32,
+    counting: Counting,
     options: ViewOptions,
-) -> Result<Vec<u8>, GpuError> {
-    let engine = HistogramEngine::new(ctx, bins, EngineConfig::default());
-    let target = engine.target(ctx, picture.width, picture.height)?;
-    let source = engine.bind_source(ctx, &target, &picture.pixels);
+) -> Result<Vec<u8>, ScopeError> {
+    let region = counting.region.unwrap_or(Region::full(picture.width, picture.height));
+    let engine = HistogramEngine::new(ctx, counting.bins, EngineConfig::default());
+    let target = engine.target(ctx, region.width, region.height)?;
+    let pixels = counted_pixels(ctx, picture, counting.region);
+    let source = engine.bind_source(ctx, &target, &pixels);
+    let scope = match counting.scope {
+        Some(kind) => {
+            let pass = ScopePass::new(ctx, kind, counting.bins, Depth::Eight);
+            let scope_target = pass.target(ctx, &pixels, DEFAULT_COLUMNS, (region.width, region.height))?;
+            Some((pass, scope_target))
+        }
+        None => None,
+    };
     let aspect = picture.width as f32 / picture.height as f32;
-    let scene = |renderer: &SceneRenderer| renderer.scene(&ctx.device, &target, &picture.view, Signal::sdr());
-    draw(ctx, scene, aspect, size, options, |encoder| {
-        engine.encode(encoder, &target, &source, None)
-    })
+    let scene = |renderer: &SceneRenderer| {
+        let scope = scope.as_ref().map(|(pass, target)| (pass, target));
+        renderer.scene(&ctx.device, &target, &picture.view, Signal::sdr(), scope)
+    };
+    Ok(draw(ctx, scene, aspect, size, options, |encoder| {
+        engine.encode(encoder, &target, &source, None);
+        if let Some((pass, scope_target)) = &scope {
+            pass.encode(encoder, scope_target, None);
+        }
+    })?)
 }
 
 /// One decoded video frame: its planes in `format`, from a stream of `volume`.
@@ -45,10 +98,12 @@ pub fn render_video_frame(
     ctx: &GpuContext,
     frame: VideoFrame,
     size: (u32, u32),
-    bins: u32,
+    counting: Counting,
     options: ViewOptions,
-) -> Result<Vec<u8>, RingError> {
-    let pipeline = FramePipeline::new(ctx, bins, frame.format, frame.volume, 1)?;
+) -> Result<Vec<u8>, RenderError> {
+    let mut pipeline = FramePipeline::new(ctx, counting.bins, frame.format, frame.volume, 1)?;
+    pipeline.set_region(ctx, counting.region)?;
+    pipeline.set_scope(ctx, counting.scope.map(|kind| (kind, DEFAULT_COLUMNS)))?;
     pipeline.ring.slots[0].upload(&ctx.queue, frame.planes)?;
     if let Some(nits) = frame.frame_peak_nits {
         pipeline.bound_peak(&ctx.queue, nits);

@@ -191,6 +191,16 @@ impl PeakPass {
 }
 
 impl PeakBinding {
+    /// Measures histograms of `pixel_count` pixels from now on (a region of interest).
+    pub fn set_pixel_count(&self, queue: &wgpu::Queue, pixel_count: u32) {
+        let mut params = self.current.get();
+        if params.pixel_count != pixel_count {
+            params.pixel_count = pixel_count;
+            self.current.set(params);
+            queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        }
+    }
+
     /// Bounds the peak by `nits` from now on (a stream whose frames, not its container, say
     /// how bright it gets). Writes only when the bound changes.
     pub fn set_bound(&self, queue: &wgpu::Queue, nits: f32) {

@@ -2,10 +2,12 @@
 //! the window and by the offscreen `render` command alike.
 
 use crate::engine::HistogramTarget;
-use crate::render::layout::{fit_picture, histogram_quads, Fit};
+use crate::render::layout::{band_layout, fit_picture, Fit};
 use crate::render::overlay::{OverlayPass, OverlayQuad, QuadChannels, NO_GRIDLINES};
 use crate::render::picture::{Orientation, PictureBinding, PicturePass, Signal};
 use crate::render::tonemap::pq_inverse_eotf;
+use crate::scope::draw::{ScopeDrawPass, ScopeQuad};
+use crate::scope::gpu::{ScopePass, ScopeTarget};
 use crate::video::format::Transfer;
 
 /// Where the luminance quad of a PQ signal marks light, in nits: SDR's 100, reference white,
@@ -52,12 +54,17 @@ pub struct ViewOptions {
 pub struct SceneRenderer {
     picture: PicturePass,
     overlay: OverlayPass,
+    scope: ScopeDrawPass,
 }
 
-/// Bindings of one frame texture and one histogram target, made once, updated with `layout`.
+/// Bindings of one frame texture, one histogram target and the scope counted with it, made
+/// once, updated with `layout`.
 pub struct Scene {
     picture: PictureBinding,
     quads: [OverlayQuad; 2],
+    scope: Option<ScopeQuad>,
+    /// Pixels the histograms and scope count (the frame's, or its region's).
+    counted_pixels: u32,
 }
 
 impl SceneRenderer {
@@ -65,15 +72,18 @@ impl SceneRenderer {
         Self {
             picture: PicturePass::new(device, format),
             overlay: OverlayPass::new(device, format),
+            scope: ScopeDrawPass::new(device, format),
         }
     }
 
+    /// A scene drawing `frame` with the histograms of `target` and, if given, a scope.
     pub fn scene(
         &self,
         device: &wgpu::Device,
         target: &HistogramTarget,
         frame: &wgpu::TextureView,
         signal: Signal,
+        scope: Option<(&ScopePass, &ScopeTarget)>,
     ) -> Scene {
         let quad = |channels, gridlines| {
             self.overlay
@@ -89,6 +99,11 @@ impl SceneRenderer {
                 quad(QuadChannels::Rgb, NO_GRIDLINES),
                 quad(QuadChannels::Luminance, nits_scale),
             ],
+            scope: scope.map(|(pass, scope_target)| {
+                self.scope
+                    .quad(device, pass.kind, &scope_target.counts, scope_target.columns, pass.bins)
+            }),
+            counted_pixels: target.pixel_count,
         }
     }
 
@@ -113,6 +128,9 @@ impl SceneRenderer {
         self.picture.encode(&mut pass, &scene.picture);
         self.overlay
             .encode(&mut pass, scene.quads.iter().filter(|q| quads.shows(q.channels)));
+        if let Some(scope) = &scene.scope {
+            self.scope.encode(&mut pass, scope);
+        }
     }
 }
 
@@ -128,8 +146,18 @@ impl Scene {
     ) {
         self.picture
             .update(queue, fit_picture(aspect, viewport, options.fit), orientation);
-        for (quad, rect) in self.quads.iter().zip(histogram_quads()) {
+        let band = band_layout(self.scope.as_ref().map(|s| s.kind), viewport);
+        for (quad, rect) in self.quads.iter().zip(band.histograms) {
             quad.update(queue, rect, options.log_scale);
         }
+        if let (Some(scope), Some(rect)) = (&self.scope, band.scope) {
+            scope.update(queue, rect, self.counted_pixels);
+        }
+    }
+
+    /// The histograms and scope count `pixels` pixels from now on (a region was set); takes
+    /// effect at the next `layout`.
+    pub fn set_counted_pixels(&mut self, pixels: u32) {
+        self.counted_pixels = pixels;
     }
 }

@@ -1,6 +1,7 @@
 //! Test pictures and helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod json;
 pub mod pipeline;
 
 use histoplay::cli::still::{self, RgbaImage};

@@ -1,0 +1,166 @@
+// Draws a scope's counts as a quad over the picture: each fragment adds up the cells (columns x
+// bins, or cb x cr) its pixel covers and lights up with a log-like density, so one stray pixel
+// shows and a flat field does not blind. Waveform and parade get a graticule at 0, 25, 50, 75
+// and 100%; the vectorscope is drawn round, tinted with each position's own hue, with the 75%
+// colour-bar targets and the skin-tone line.
+
+const KIND_WAVEFORM: u32 = 0u;
+const KIND_PARADE: u32 = 1u;
+const KIND_VECTORSCOPE: u32 = 2u;
+const BACKDROP_ALPHA: f32 = 0.8;
+const GRATICULE: vec4f = vec4f(0.7, 0.7, 0.7, 0.55);
+const TARGET_COLOR: vec4f = vec4f(1.0, 0.85, 0.3, 0.9);
+const SKIN_COLOR: vec4f = vec4f(1.0, 0.6, 0.4, 0.8);
+const MAX_CELLS: u32 = 16u;
+
+struct ScopeDrawUniforms { // twin: ScopeDrawUniforms in src/scope/draw.rs
+    rect: vec4f, // left, bottom, right, top in clip space
+    kind: u32,
+    columns: u32,
+    bins: u32,
+    // Count of one cell (or of one display pixel's cells in a column) that shows at full
+    // brightness.
+    reference: f32,
+    // The six 75% colour-bar targets, (cb, cr) in 0..1: R, Y, G, C, B, M.
+    targets: array<vec4f, 3>,
+    // Direction of the skin-tone line (cb, cr), unit length.
+    skin: vec4f,
+}
+
+struct VertexOutput {
+    @builtin(position) position: vec4f,
+    @location(0) texcoord: vec2f,
+}
+
+@group(0) @binding(0) var<storage, read> counts: array<u32>;
+@group(0) @binding(1) var<uniform> uni: ScopeDrawUniforms;
+
+@vertex
+fn scope_vs(@builtin(vertex_index) vertex_index: u32) -> VertexOutput {
+    let corners = array(
+        vec2f(0.0, 0.0), vec2f(1.0, 0.0), vec2f(0.0, 1.0),
+        vec2f(0.0, 1.0), vec2f(1.0, 0.0), vec2f(1.0, 1.0),
+    );
+    let xy = corners[vertex_index];
+    var out: VertexOutput;
+    out.position = vec4f(mix(uni.rect.xy, uni.rect.zw, xy), 0.0, 1.0);
+    out.texcoord = xy;
+    return out;
+}
+
+// The cells [first, end) a pixel covers along an axis of `cells` cells, at t with footprint w.
+fn cell_span(t: f32, w: f32, cells: u32) -> vec2u {
+    let n = f32(cells);
+    let first = u32(clamp(floor((t - 0.5 * w) * n + 0.5), 0.0, n - 1.0));
+    let end = u32(clamp(floor((t + 0.5 * w) * n + 0.5), f32(first + 1u), n));
+    return vec2u(first, min(end, first + MAX_CELLS));
+}
+
+fn brightness(count: f32) -> f32 {
+    if count <= 0.0 {
+        return 0.0;
+    }
+    return clamp(log2(1.0 + 255.0 * count / uni.reference) / 8.0, 0.25, 1.0);
+}
+
+fn on_line(t: f32, at: f32, w: f32) -> bool {
+    return abs(t - at) <= 0.5 * w;
+}
+
+fn columns_fs(uv: vec2f) -> vec4f {
+    var plane = 0u;
+    var u = uv.x;
+    var trace = vec3f(0.55, 1.0, 0.6);
+    if uni.kind == KIND_PARADE {
+        plane = min(u32(uv.x * 3.0), 2u);
+        u = uv.x * 3.0 - f32(plane);
+        trace = array(vec3f(1.0, 0.35, 0.3), vec3f(0.35, 1.0, 0.35), vec3f(0.4, 0.55, 1.0))[plane];
+    }
+    let footprint = vec3f(fwidth(u), fwidth(uv.y), fwidth(uv.x));
+    let cols = cell_span(u, footprint.x, uni.columns);
+    let bins = cell_span(uv.y, footprint.y, uni.bins);
+    var sum = 0.0;
+    for (var c = cols.x; c < cols.y; c++) {
+        let base = (plane * uni.columns + c) * uni.bins;
+        for (var b = bins.x; b < bins.y; b++) {
+            sum += f32(counts[base + b]);
+        }
+    }
+    // Count per display pixel of one column: bins that share a pixel add up, bins that span
+    // several pixels spread out, so neither shows stripes.
+    let per_pixel = sum / f32((cols.y - cols.x) * (bins.y - bins.x)) * max(1.0, footprint.y * f32(uni.bins));
+    let light = brightness(per_pixel);
+    var color = vec4f(trace * light, BACKDROP_ALPHA + (1.0 - BACKDROP_ALPHA) * light);
+    var grid = false;
+    for (var g = 0u; g <= 4u; g++) {
+        grid = grid || on_line(uv.y, f32(g) * 0.25, footprint.y);
+    }
+    if uni.kind == KIND_PARADE {
+        grid = grid || on_line(uv.x, 1.0 / 3.0, footprint.z) || on_line(uv.x, 2.0 / 3.0, footprint.z);
+    }
+    if grid && light < 0.6 {
+        color = max(color, GRATICULE);
+    }
+    return color;
+}
+
+// Distance from p to the segment from a to b.
+fn segment_distance(p: vec2f, a: vec2f, b: vec2f) -> f32 {
+    let ab = b - a;
+    let t = clamp(dot(p - a, ab) / dot(ab, ab), 0.0, 1.0);
+    return length(p - (a + t * ab));
+}
+
+fn vectorscope_fs(uv: vec2f) -> vec4f {
+    let footprint = fwidth(uv);
+    let px = max(footprint.x, footprint.y);
+    let centre = vec2f(0.5);
+    let r = length(uv - centre);
+    if r > 0.5 {
+        discard;
+    }
+    let cbs = cell_span(uv.x, footprint.x, 256u);
+    let crs = cell_span(uv.y, footprint.y, 256u);
+    var sum = 0.0;
+    for (var cr = crs.x; cr < crs.y; cr++) {
+        for (var cb = cbs.x; cb < cbs.y; cb++) {
+            sum += f32(counts[cr * 256u + cb]);
+        }
+    }
+    let light = brightness(sum);
+    // Tint: the colour at this chroma with a mid luma, towards white at the centre.
+    let c = (uv - centre) * 2.0 * 0.5;
+    let y = 0.6;
+    let hue = clamp(vec3f(y + 1.5748 * c.y, y - 0.1873 * c.x - 0.4681 * c.y, y + 1.8556 * c.x), vec3f(0.0), vec3f(1.0));
+    let trace = mix(vec3f(1.0), hue, 0.6);
+    var color = vec4f(trace * light, BACKDROP_ALPHA + (1.0 - BACKDROP_ALPHA) * light);
+    var mark = vec4f(0.0);
+    if r > 0.5 - 1.5 * px || abs(uv.x - 0.5) <= 0.5 * px || abs(uv.y - 0.5) <= 0.5 * px {
+        mark = GRATICULE;
+    }
+    if segment_distance(uv, centre, centre + 0.5 * uni.skin.xy) <= 0.75 * px {
+        mark = SKIN_COLOR;
+    }
+    for (var i = 0u; i < 6u; i++) {
+        let pair = uni.targets[i / 2u];
+        let t = select(pair.xy, pair.zw, (i & 1u) == 1u);
+        let d = abs(uv - t);
+        let half = 0.03;
+        // A small square outline around each target.
+        if max(d.x, d.y) <= half && max(d.x, d.y) >= half - 1.25 * px {
+            mark = TARGET_COLOR;
+        }
+    }
+    if mark.a > 0.0 && light < 0.6 {
+        color = max(color, mark);
+    }
+    return color;
+}
+
+@fragment
+fn scope_fs(in: VertexOutput) -> @location(0) vec4f {
+    if uni.kind == KIND_VECTORSCOPE {
+        return vectorscope_fs(in.texcoord);
+    }
+    return columns_fs(in.texcoord);
+}

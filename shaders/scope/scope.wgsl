@@ -1,0 +1,205 @@
+// The scopes, counted from a frame's packed pixels (RGBA8 or RGB10A2 by DEPTH) like the
+// histograms. Twin of src/scope/mod.rs, which gives the definitions.
+//
+// - columns_scope: the waveform (PLANES = 1: luminance bins) or RGB parade (PLANES = 3). Each
+//   workgroup counts a tile: COLUMNS_PER_TILE output columns (the pixel columns whose
+//   floor(x*C/W) falls in them) by band_rows rows, into workgroup-private bins, then adds the
+//   tile's non-zero bins into the frame's counts with storage atomics.
+// - vectorscope: each workgroup counts a chunk of VS_CHUNK pixels. The centre of the 256x256
+//   chroma plane (cb 64..191, cr around 128, where nearly every natural colour falls) is kept in
+//   workgroup memory as 16-bit counts, two to a word (a chunk holds fewer than 65536 pixels,
+//   so a count never carries into its neighbour); colours outside it go straight to the
+//   frame's counts.
+//
+// The `clear` entry point zeroes the counts first, in the same pass. Indices stay in bounds by construction (the
+// module is built without bounds checks): pixels below width*height, tile bins below SLOTS,
+// output columns below params.columns, window words below VS_WORDS, cb and cr below 256.
+
+const WG_SIZE: u32 = WG_X;
+const SLOTS: u32 = COLUMNS_PER_TILE * NUM_BINS * PLANES;
+const VS_WIDTH: u32 = 128u; // cb 64..191
+const VS_FIRST_CB: u32 = 64u;
+const VS_FIRST_CR: u32 = 128u - VS_ROWS / 2u;
+const VS_WORDS: u32 = VS_ROWS * VS_WIDTH / 2u;
+const VS_CHUNK: u32 = WG_SIZE * VS_LOADS;
+
+struct ScopeParams { // twin: ScopeParams in src/scope/gpu.rs
+    width: u32,
+    height: u32,
+    columns: u32,
+    band_rows: u32,
+    clear_words: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+@group(0) @binding(0) var<storage, read> pixels: array<u32>;
+@group(0) @binding(1) var<uniform> params: ScopeParams;
+@group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;
+
+var<workgroup> tile: array<atomic<u32>, SLOTS>;
+var<workgroup> window: array<atomic<u32>, VS_WORDS>;
+
+// Zeroes the counts before a frame is counted: the first dispatch of the scope's pass.
+@compute @workgroup_size(WG_X, 1, 1)
+fn clear(
+    @builtin(workgroup_id) workgroup_id: vec3u,
+    @builtin(local_invocation_index) local_index: u32,
+    @builtin(num_workgroups) num_workgroups: vec3u,
+) {
+    let i = (workgroup_id.y * num_workgroups.x + workgroup_id.x) * WG_SIZE + local_index;
+    if i < params.clear_words {
+        atomicStore(&counts[i], 0u);
+    }
+}
+
+fn unpack_rgb(word: u32) -> vec3u {
+    if DEPTH == 10u {
+        return vec3u(word & 0x3ffu, (word >> 10u) & 0x3ffu, (word >> 20u) & 0x3ffu);
+    }
+    return vec3u(word & 0xffu, (word >> 8u) & 0xffu, (word >> 16u) & 0xffu);
+}
+
+fn luma_bin_of(rgb: vec3u) -> u32 {
+    let w = rgb * LUMA_WEIGHTS;
+    let y = w.x + w.y + w.z;
+    if DEPTH == 10u {
+        return luma_bin10(y);
+    }
+    return min(NUM_BINS - 1u, y * NUM_BINS / LUMA_DENOMINATOR);
+}
+
+fn channel_bins_of(rgb: vec3u) -> vec3u {
+    if DEPTH == 10u {
+        return channel_bins10(rgb);
+    }
+    return channel_bins(rgb);
+}
+
+// (cb, cr) of a pixel, 0..255 each, grey at (128, 128): BT.709 chroma in exact integers.
+fn chroma(rgb: vec3u) -> vec2u {
+    let w = rgb * LUMA_WEIGHTS;
+    let y = w.x + w.y + w.z;
+    let half = 1u << (DEPTH - 1u);
+    let extra = 1u << (DEPTH - 8u);
+    let cb = (10000u * rgb.z + half * 18556u - y) / (18556u * extra);
+    let cr = (10000u * rgb.x + half * 15748u - y) / (15748u * extra);
+    return min(vec2u(cb, cr), vec2u(255u));
+}
+
+// ceil(c*W/C): the first pixel column of output column c.
+fn first_pixel(column: u32) -> u32 {
+    return (column * params.width + params.columns - 1u) / params.columns;
+}
+
+// Counts pixel (x, y) into the tile, whose first output column is c0.
+fn count_column_pixel(x: u32, y: u32, c0: u32) {
+    let rgb = unpack_rgb(pixels[y * params.width + x]);
+    let k = x * params.columns / params.width - c0;
+    if PLANES == 3u {
+        let b = channel_bins_of(rgb);
+        atomicAdd(&tile[k * NUM_BINS + b.x], 1u);
+        atomicAdd(&tile[(COLUMNS_PER_TILE + k) * NUM_BINS + b.y], 1u);
+        atomicAdd(&tile[(2u * COLUMNS_PER_TILE + k) * NUM_BINS + b.z], 1u);
+    } else {
+        atomicAdd(&tile[k * NUM_BINS + luma_bin_of(rgb)], 1u);
+    }
+}
+
+@compute @workgroup_size(WG_X, 1, 1)
+fn columns_scope(
+    @builtin(workgroup_id) workgroup_id: vec3u,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    for (var s = local_index; s < SLOTS; s += WG_SIZE) {
+        atomicStore(&tile[s], 0u);
+    }
+    workgroupBarrier();
+
+    let c0 = workgroup_id.x * COLUMNS_PER_TILE;
+    let c1 = min(c0 + COLUMNS_PER_TILE, params.columns);
+    let xs = first_pixel(c0);
+    let xe = first_pixel(c1);
+    let tile_width = xe - xs;
+    let y0 = workgroup_id.y * params.band_rows;
+    let y1 = min(y0 + params.band_rows, params.height);
+    if c0 < params.columns && tile_width > 0u {
+        if tile_width >= WG_SIZE {
+            for (var y = y0; y < y1; y++) {
+                for (var x = xs + local_index; x < xe; x += WG_SIZE) {
+                    count_column_pixel(x, y, c0);
+                }
+            }
+        } else {
+            // Narrow tiles: the workgroup covers several rows at once, each invocation one
+            // pixel column.
+            let rows_at_once = WG_SIZE / tile_width;
+            let dy = local_index / tile_width;
+            if dy < rows_at_once {
+                let x = xs + local_index - dy * tile_width;
+                for (var y = y0 + dy; y < y1; y += rows_at_once) {
+                    count_column_pixel(x, y, c0);
+                }
+            }
+        }
+    }
+    workgroupBarrier();
+
+    let plane_slots = COLUMNS_PER_TILE * NUM_BINS;
+    for (var s = local_index; s < SLOTS; s += WG_SIZE) {
+        let count = atomicLoad(&tile[s]);
+        let plane = s / plane_slots;
+        let k = (s - plane * plane_slots) / NUM_BINS;
+        let bin = s % NUM_BINS;
+        if count != 0u && c0 + k < params.columns {
+            atomicAdd(&counts[(plane * params.columns + c0 + k) * NUM_BINS + bin], count);
+        }
+    }
+}
+
+@compute @workgroup_size(WG_X, 1, 1)
+fn vectorscope(
+    @builtin(workgroup_id) workgroup_id: vec3u,
+    @builtin(local_invocation_index) local_index: u32,
+    @builtin(num_workgroups) num_workgroups: vec3u,
+) {
+    for (var s = local_index; s < VS_WORDS; s += WG_SIZE) {
+        atomicStore(&window[s], 0u);
+    }
+    workgroupBarrier();
+
+    let chunk = workgroup_id.y * num_workgroups.x + workgroup_id.x;
+    let pixel_count = params.width * params.height;
+    let first = chunk * VS_CHUNK + local_index;
+    for (var k = 0u; k < VS_LOADS; k++) {
+        let i = first + k * WG_SIZE;
+        if i < pixel_count {
+            let c = chroma(unpack_rgb(pixels[i]));
+            // Below the window the subtraction wraps to a large number: one test per axis.
+            let wx = c.x - VS_FIRST_CB;
+            let wy = c.y - VS_FIRST_CR;
+            if wx < VS_WIDTH && wy < VS_ROWS {
+                let at = wy * VS_WIDTH + wx;
+                atomicAdd(&window[at >> 1u], 1u << ((at & 1u) << 4u));
+            } else {
+                atomicAdd(&counts[c.y * 256u + c.x], 1u);
+            }
+        }
+    }
+    workgroupBarrier();
+
+    for (var s = local_index; s < VS_WORDS; s += WG_SIZE) {
+        let pair = atomicLoad(&window[s]);
+        if pair != 0u {
+            let at = 2u * s;
+            let base = (VS_FIRST_CR + at / VS_WIDTH) * 256u + VS_FIRST_CB + at % VS_WIDTH;
+            if (pair & 0xffffu) != 0u {
+                atomicAdd(&counts[base], pair & 0xffffu);
+            }
+            if (pair >> 16u) != 0u {
+                atomicAdd(&counts[base + 1u], pair >> 16u);
+            }
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! The `scope` command: a waveform, RGB parade or vectorscope of a picture or of video frames,
+//! one JSON object per frame, from the GPU (or `--cpu`, the reference). Also the still-image
+//! side of regions, which `hist` shares. The JSON is a public interface: keep it stable.
+
+use crate::cli::hist::{self, ClipError, FrameMeta, FrameRange};
+use crate::cli::report::{json_number, write_region};
+use crate::cli::still::RgbaImage;
+use crate::engine::histogram::Depth;
+use crate::gpu::texture::GpuFrame;
+use crate::gpu::GpuContext;
+use crate::scope::gpu::ScopePass;
+use crate::scope::region::GatherPass;
+use crate::scope::{self, ColumnCounts, Region, ScopeKind, VECTORSCOPE_SIDE};
+use crate::video::source::VideoSource;
+use std::io::{self, Write};
+
+/// What to count: the scope, its columns and bins, and the region.
+#[derive(Clone, Copy, Debug)]
+pub struct ScopeJob {
+    pub kind: ScopeKind,
+    pub columns: u32,
+    pub bins: u32,
+    pub region: Option<Region>,
+}
+
+/// One frame's scope, with where it came from.
+pub struct ScopeReport<'a> {
+    pub frame: u64,
+    pub pts: f64,
+    pub width: u32,
+    pub height: u32,
+    pub depth: u32,
+    pub region: Option<Region>,
+    pub kind: ScopeKind,
+    /// Columns scopes: planes × columns × bins; vectorscope: 256 rows (cr) × 256 (cb).
+    pub counts: &'a [u32],
+    pub columns: u32,
+    pub bins: u32,
+}
+
+/// Waveform: `{"kind":"waveform","frame":K,"pts":s,"width":W,"height":H,"columns":C,"bins":N,
+/// "depth":D,"l":[[N counts]×C]}`; parade has `"r"`, `"g"`, `"b"` of that shape; vectorscope:
+/// `{"kind":"vectorscope","frame":K,"pts":s,"width":W,"height":H,"depth":D,"counts":[[256]×256]}`,
+/// rows by cr, columns by cb. `"region":[X,Y,W,H]` follows `"depth"` when a region was counted.
+pub fn write_json(out: &mut impl Write, report: &ScopeReport) -> io::Result<()> {
+    write!(
+        out,
+        "{{\"kind\":\"{}\",\"frame\":{},\"pts\":{},\"width\":{},\"height\":{}",
+        report.kind.name(),
+        report.frame,
+        json_number(report.pts),
+        report.width,
+        report.height
+    )?;
+    match report.kind {
+        ScopeKind::Vectorscope => {
+            write!(out, ",\"depth\":{}", report.depth)?;
+            write_region(out, report.region)?;
+            write!(out, ",\"counts\":")?;
+            write_rows(out, report.counts, VECTORSCOPE_SIDE as usize)?;
+        }
+        kind => {
+            write!(
+                out,
+                ",\"columns\":{},\"bins\":{},\"depth\":{}",
+                report.columns, report.bins, report.depth
+            )?;
+            write_region(out, report.region)?;
+            let names: &[&str] = if kind == ScopeKind::Parade {
+                &["r", "g", "b"]
+            } else {
+                &["l"]
+            };
+            let plane_len = (report.columns * report.bins) as usize;
+            for (plane, name) in names.iter().enumerate() {
+                write!(out, ",\"{name}\":")?;
+                let counts = &report.counts[plane * plane_len..(plane + 1) * plane_len];
+                write_rows(out, counts, report.bins as usize)?;
+            }
+        }
+    }
+    writeln!(out, "}}")
+}
+
+/// `[[a,b,...],[...],...]`: rows of `row` counts.
+fn write_rows(out: &mut impl Write, counts: &[u32], row: usize) -> io::Result<()> {
+    out.write_all(b"[")?;
+    for (i, chunk) in counts.chunks(row.max(1)).enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        out.write_all(b"[")?;
+        for (j, c) in chunk.iter().enumerate() {
+            if j > 0 {
+                out.write_all(b",")?;
+            }
+            write!(out, "{c}")?;
+        }
+        out.write_all(b"]")?;
+    }
+    out.write_all(b"]")
+}
+
+/// CPU reference: a scope of packed pixels (already the region's, `width` wide).
+pub fn scope_cpu(job: &ScopeJob, words: &[u32], width: u32, depth: Depth) -> Vec<u32> {
+    match job.kind {
+        ScopeKind::Vectorscope => scope::vectorscope(words, depth),
+        kind => scope::column_scope(kind, words, width, job.columns, job.bins, depth).counts,
+    }
+}
+
+/// The scope of every frame of `range` of a video, as JSON Lines; returns how many frames.
+pub fn scope_video<W: Write>(
+    source: VideoSource,
+    range: FrameRange,
+    job: ScopeJob,
+    cpu: bool,
+    out: &mut W,
+) -> Result<u64, ClipError> {
+    let source = hist::prepare(source, range, job.region)?;
+    let format = source.info.format;
+    let region = job.region.unwrap_or(Region::full(format.width, format.height));
+    let write = |out: &mut W, frame: FrameMeta, depth: Depth, counts: &[u32]| {
+        let report = ScopeReport {
+            frame: frame.index,
+            pts: frame.seconds,
+            width: format.width,
+            height: format.height,
+            depth: depth.bits(),
+            region: job.region,
+            kind: job.kind,
+            counts,
+            columns: job.columns,
+            bins: job.bins,
+        };
+        write_json(out, &report)
+    };
+    let written = if cpu {
+        hist::cpu_frames(source, range, |words, depth, frame| {
+            let words = region.crop(words, format.width);
+            let counts = scope_cpu(&job, &words, region.width, depth);
+            write(out, frame, depth, &counts)
+        })?
+    } else {
+        hist::gpu_frames(
+            source,
+            range,
+            job.bins,
+            |ctx, pipeline| {
+                pipeline.set_region(ctx, job.region)?;
+                pipeline.set_scope(ctx, Some((job.kind, job.columns)))?;
+                let (_, target) = pipeline.scope().expect("the scope was just set");
+                Ok(target.counts.size())
+            },
+            |pipeline, encoder, buffer| {
+                let (_, target) = pipeline.scope().expect("the scope is set");
+                encoder.copy_buffer_to_buffer(&target.counts, 0, buffer, 0, target.counts.size());
+            },
+            |pipeline, bytes, frame| {
+                let counts = crate::gpu::readback::words(bytes);
+                write(out, frame, pipeline.engine.depth, &counts)
+            },
+        )?
+    };
+    out.flush()?;
+    Ok(written)
+}
+
+/// The scope of a still picture, on the GPU or the CPU.
+pub fn scope_still(image: &RgbaImage, job: &ScopeJob, cpu: bool) -> Result<Vec<u32>, ClipError> {
+    let region = job.region.unwrap_or(Region::full(image.width, image.height));
+    region.check(image.width, image.height)?;
+    if cpu {
+        let words = region.crop(&image_words(image), image.width);
+        return Ok(scope_cpu(job, &words, region.width, Depth::Eight));
+    }
+    let ctx = GpuContext::new()?;
+    let frame = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
+    let pixels = counted_pixels(&ctx, &frame, job.region);
+    let pass = ScopePass::new(&ctx, job.kind, job.bins, Depth::Eight);
+    let target = pass.target(&ctx, &pixels, job.columns, (region.width, region.height))?;
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    pass.encode(&mut encoder, &target, None);
+    ctx.queue.submit([encoder.finish()]);
+    Ok(pass.read(&ctx, &target)?)
+}
+
+/// The pixels a picture's histograms and scopes count: its own, or its region's gathered on the
+/// GPU into a buffer of their own (run at once).
+pub fn counted_pixels(ctx: &GpuContext, frame: &GpuFrame, region: Option<Region>) -> wgpu::Buffer {
+    let Some(region) = region else {
+        return frame.pixels.clone();
+    };
+    let pixels = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("region pixels"),
+        size: frame.pixels.size(),
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let gather = GatherPass::new(&ctx.device);
+    let binding = gather.bind(&ctx.device, &frame.pixels, &pixels, region, frame.width);
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        gather.encode(&mut pass, &binding);
+    }
+    ctx.queue.submit([encoder.finish()]);
+    pixels
+}
+
+/// A picture's pixels as packed RGBA8 words.
+pub fn image_words(image: &RgbaImage) -> Vec<u32> {
+    image
+        .pixels
+        .chunks_exact(4)
+        .map(|p| u32::from_le_bytes([p[0], p[1], p[2], p[3]]))
+        .collect()
+}
+
+/// The report of a still picture's scope (frame 0).
+pub fn still_report<'a>(image: &RgbaImage, job: &ScopeJob, counts: &'a [u32]) -> ScopeReport<'a> {
+    ScopeReport {
+        frame: 0,
+        pts: 0.0,
+        width: image.width,
+        height: image.height,
+        depth: 8,
+        region: job.region,
+        kind: job.kind,
+        counts,
+        columns: job.columns,
+        bins: job.bins,
+    }
+}
+
+/// Column counts from a columns scope's words (tests and callers that index them).
+pub fn column_counts(job: &ScopeJob, counts: Vec<u32>) -> ColumnCounts {
+    ColumnCounts {
+        columns: job.columns,
+        bins: job.bins,
+        planes: job.kind.planes(),
+        counts,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_has_the_documented_shape() {
+        let counts = [1, 2, 3, 4, 5, 6];
+        let mut out = Vec::new();
+        let report = ScopeReport {
+            frame: 2,
+            pts: 0.5,
+            width: 4,
+            height: 3,
+            depth: 8,
+            region: None,
+            kind: ScopeKind::Waveform,
+            counts: &counts[..4],
+            columns: 2,
+            bins: 2,
+        };
+        write_json(&mut out, &report).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{\"kind\":\"waveform\",\"frame\":2,\"pts\":0.5,\"width\":4,\"height\":3,\"columns\":2,\"bins\":2,\"depth\":8,\"l\":[[1,2],[3,4]]}\n"
+        );
+        let mut out = Vec::new();
+        let parade = ScopeReport {
+            kind: ScopeKind::Parade,
+            columns: 1,
+            counts: &counts,
+            region: Some(Region::parse("1,1,2,2").unwrap()),
+            ..report
+        };
+        write_json(&mut out, &parade).unwrap();
+        assert!(String::from_utf8(out)
+            .unwrap()
+            .ends_with("\"depth\":8,\"region\":[1,1,2,2],\"r\":[[1,2]],\"g\":[[3,4]],\"b\":[[5,6]]}\n"));
+    }
+}

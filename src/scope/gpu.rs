@@ -1,0 +1,256 @@
+//! The scopes on the GPU (shaders/scope/scope.wgsl): one compute pass per frame that clears a
+//! scope's counts and counts the frame (or region) into them. Pipelines are made once per kind,
+//! bin count and depth; a `ScopeTarget` binds one pixel buffer and is resized in place when the
+//! region changes, so nothing is made per frame.
+
+use super::{ColumnCounts, ScopeKind, VECTORSCOPE_SIDE};
+use crate::engine::histogram::Depth;
+use crate::engine::reduce::spill;
+use crate::gpu::shaders::{self, layout, Header};
+use crate::gpu::{readback, GpuContext, GpuError};
+use wgpu::util::DeviceExt;
+
+const WG_SIZE: u32 = 256;
+/// Pixels a columns-scope workgroup aims to count: enough to pay for clearing and adding its
+/// tile, few enough that a 1080p frame still spreads over every SM.
+const TILE_PIXELS: u32 = 16384;
+/// Loads per invocation of the vectorscope: a chunk of 256·64 = 16384 pixels (< 65536, the
+/// most a 16-bit window count holds).
+const VS_LOADS: u32 = 64;
+
+/// Twin of `ScopeParams` in scope.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ScopeParams {
+    pub width: u32,
+    pub height: u32,
+    pub columns: u32,
+    pub band_rows: u32,
+    pub clear_words: u32,
+    pub _pad: [u32; 3],
+}
+
+/// A scope's pipelines, for one kind, bin count and sample depth.
+pub struct ScopePass {
+    pub kind: ScopeKind,
+    pub bins: u32,
+    pub depth: Depth,
+    /// Output columns per workgroup tile (columns scopes).
+    pub columns_per_tile: u32,
+    count: wgpu::ComputePipeline,
+    clear: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+}
+
+/// One scope's counts for frames of one pixel buffer, with the size it counts.
+pub struct ScopeTarget {
+    pub counts: wgpu::Buffer,
+    pub columns: u32,
+    params: ScopeParams,
+    params_buffer: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+}
+
+impl ScopePass {
+    pub fn new(ctx: &GpuContext, kind: ScopeKind, bins: u32, depth: Depth) -> Self {
+        let device = &ctx.device;
+        let words = device.limits().max_compute_workgroup_storage_size / 4;
+        let (header, entry) = match kind {
+            ScopeKind::Vectorscope => {
+                // 128 cb by as many cr rows as fit (16-bit counts, two a word), up to 128.
+                let rows = (words * 2 / 128).min(128);
+                let rows = 1 << rows.max(2).ilog2();
+                let header = Header::new(16)
+                    .depth(depth)
+                    .with("WG_X", WG_SIZE)
+                    .with("PLANES", 1)
+                    .with("COLUMNS_PER_TILE", 1)
+                    .with("VS_ROWS", rows)
+                    .with("VS_LOADS", VS_LOADS);
+                (header, "vectorscope")
+            }
+            _ => {
+                let per_column = bins * kind.planes();
+                let columns_per_tile = (words / per_column).clamp(1, 64);
+                let header = Header::new(bins)
+                    .depth(depth)
+                    .with("WG_X", WG_SIZE)
+                    .with("PLANES", kind.planes())
+                    .with("COLUMNS_PER_TILE", columns_per_tile)
+                    .with("VS_ROWS", 2)
+                    .with("VS_LOADS", 1);
+                (header, "columns_scope")
+            }
+        };
+        let columns_per_tile = header.get("COLUMNS_PER_TILE").unwrap_or(1);
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("scope"),
+            entries: &[
+                layout::storage(0, wgpu::ShaderStages::COMPUTE, true),
+                layout::uniform(1, wgpu::ShaderStages::COMPUTE, false),
+                layout::storage(2, wgpu::ShaderStages::COMPUTE, false),
+            ],
+        });
+        let source = shaders::compute_source(&header, shaders::SCOPE);
+        let module = shaders::trusted_module(device, kind.name(), source);
+        Self {
+            kind,
+            bins,
+            depth,
+            columns_per_tile,
+            count: shaders::compute_pipeline(device, kind.name(), &module, entry, &layout),
+            clear: shaders::compute_pipeline(device, "scope clear", &module, "clear", &layout),
+            layout,
+        }
+    }
+
+    /// Counts of this scope with `columns` columns (ignored by the vectorscope), for frames or
+    /// regions of at most `max_pixels` pixels held in `pixels`, sized `width`×`height` to start.
+    pub fn target(
+        &self,
+        ctx: &GpuContext,
+        pixels: &wgpu::Buffer,
+        columns: u32,
+        (width, height): (u32, u32),
+    ) -> Result<ScopeTarget, GpuError> {
+        let device = &ctx.device;
+        let columns = if self.kind == ScopeKind::Vectorscope {
+            0
+        } else {
+            columns
+        };
+        let words = self.count_words(columns);
+        let bytes = u64::from(words) * 4;
+        if bytes > device.limits().max_storage_buffer_binding_size {
+            return Err(GpuError::TooManyColumns {
+                columns,
+                bins: self.bins,
+            });
+        }
+        let counts = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("scope counts"),
+            size: bytes,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let params = self.params(columns, width, height);
+        let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("scope params"),
+            contents: bytemuck::bytes_of(&params),
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("scope"),
+            layout: &self.layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: pixels.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: params_buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: counts.as_entire_binding(),
+                },
+            ],
+        });
+        Ok(ScopeTarget {
+            counts,
+            columns,
+            params,
+            params_buffer,
+            bind_group,
+        })
+    }
+
+    fn count_words(&self, columns: u32) -> u32 {
+        match self.kind {
+            ScopeKind::Vectorscope => VECTORSCOPE_SIDE * VECTORSCOPE_SIDE,
+            kind => kind.planes() * columns * self.bins,
+        }
+    }
+
+    fn params(&self, columns: u32, width: u32, height: u32) -> ScopeParams {
+        // A tile is columns_per_tile output columns wide: about that many C-ths of the width.
+        let tile_width = (u64::from(self.columns_per_tile) * u64::from(width) / u64::from(columns.max(1))).max(1);
+        let band_rows = (u64::from(TILE_PIXELS) / tile_width).clamp(1, u64::from(height.max(1))) as u32;
+        ScopeParams {
+            width,
+            height,
+            columns,
+            band_rows,
+            clear_words: self.count_words(columns),
+            _pad: [0; 3],
+        }
+    }
+
+    /// Counts the target's pixels into its counts: one compute pass, cleared first.
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &ScopeTarget,
+        timestamp_writes: Option<wgpu::ComputePassTimestampWrites>,
+    ) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(self.kind.name()),
+            timestamp_writes,
+        });
+        self.encode_into(&mut pass, target);
+    }
+
+    /// Records the clear and the count into an open compute pass.
+    pub fn encode_into(&self, pass: &mut wgpu::ComputePass, target: &ScopeTarget) {
+        let p = target.params;
+        pass.push_debug_group(self.kind.name());
+        pass.set_bind_group(0, &target.bind_group, &[]);
+        pass.set_pipeline(&self.clear);
+        let (x, y) = spill(p.clear_words.div_ceil(WG_SIZE));
+        pass.dispatch_workgroups(x, y, 1);
+        if p.width > 0 && p.height > 0 {
+            pass.set_pipeline(&self.count);
+            match self.kind {
+                ScopeKind::Vectorscope => {
+                    let (x, y) = spill((p.width * p.height).div_ceil(WG_SIZE * VS_LOADS));
+                    pass.dispatch_workgroups(x, y, 1);
+                }
+                _ => {
+                    let tiles = p.columns.div_ceil(self.columns_per_tile);
+                    pass.dispatch_workgroups(tiles, p.height.div_ceil(p.band_rows), 1);
+                }
+            }
+        }
+        pass.pop_debug_group();
+    }
+
+    /// Reads a columns scope's counts back (headless commands and tests).
+    pub fn read_columns(&self, ctx: &GpuContext, target: &ScopeTarget) -> Result<ColumnCounts, GpuError> {
+        Ok(ColumnCounts {
+            columns: target.columns,
+            bins: self.bins,
+            planes: self.kind.planes(),
+            counts: self.read(ctx, target)?,
+        })
+    }
+
+    /// Reads the counts back as words.
+    pub fn read(&self, ctx: &GpuContext, target: &ScopeTarget) -> Result<Vec<u32>, GpuError> {
+        let bytes = readback::read_buffer(ctx, &target.counts, 0, target.counts.size())?;
+        Ok(readback::words(&bytes))
+    }
+}
+
+impl ScopeTarget {
+    /// Counts `width`×`height` pixels from now on (a region moved): a small queue write.
+    pub fn resize(&mut self, pass: &ScopePass, queue: &wgpu::Queue, width: u32, height: u32) {
+        self.params = pass.params(self.columns, width, height);
+        queue.write_buffer(&self.params_buffer, 0, bytemuck::bytes_of(&self.params));
+    }
+
+    /// The size counted: (width, height).
+    pub fn size(&self) -> (u32, u32) {
+        (self.params.width, self.params.height)
+    }
+}

@@ -1,0 +1,370 @@
+//! The scopes and regions: GPU == CPU exactly on every test picture and on video frames, the
+//! `scope` and `hist --region` contracts, and the scopes drawn by `render`.
+
+mod common;
+
+use common::json::Json;
+use histoplay::cli::scope::{counted_pixels, image_words};
+use histoplay::cli::still::RgbaImage;
+use histoplay::engine::histogram::{histogram_packed, Depth};
+use histoplay::engine::{EngineConfig, HistogramEngine};
+use histoplay::gpu::texture::GpuFrame;
+use histoplay::gpu::GpuContext;
+use histoplay::scope::gpu::ScopePass;
+use histoplay::scope::{self, Region, ScopeKind};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn histoplay() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_histoplay"))
+}
+
+/// The regions each picture is checked with: the whole frame, and rectangles inside it.
+fn regions(image: &RgbaImage) -> Vec<Option<Region>> {
+    let (w, h) = (image.width, image.height);
+    let mut regions = vec![None, Some(Region::full(w, h))];
+    regions.push(Some(Region {
+        x: w / 3,
+        y: h / 4,
+        width: (w / 2).max(1),
+        height: (h / 2).max(1),
+    }));
+    regions.push(Some(Region {
+        x: w - 1,
+        y: 0,
+        width: 1,
+        height: h,
+    }));
+    regions
+}
+
+/// Every scope of `image` (in `region`) on the GPU against the CPU reference.
+fn check_scopes(ctx: &GpuContext, name: &str, image: &RgbaImage, region: Option<Region>, passes: &[ScopePass]) {
+    let frame = GpuFrame::from_rgba(ctx, name, image.width, image.height, &image.pixels).unwrap();
+    let counted = region.unwrap_or(Region::full(image.width, image.height));
+    let words = counted.crop(&image_words(image), image.width);
+    let pixels = counted_pixels(ctx, &frame, region);
+    for pass in passes {
+        let columns_choices: &[u32] = if pass.kind == ScopeKind::Vectorscope {
+            &[0]
+        } else {
+            &[1, 7, 1024]
+        };
+        for &columns in columns_choices {
+            let target = pass
+                .target(ctx, &pixels, columns, (counted.width, counted.height))
+                .unwrap();
+            // Twice: the second frame must not see the first one's counts.
+            for _ in 0..2 {
+                let mut encoder = ctx.device.create_command_encoder(&Default::default());
+                pass.encode(&mut encoder, &target, None);
+                ctx.queue.submit([encoder.finish()]);
+            }
+            let got = pass.read(ctx, &target).unwrap();
+            let expected = match pass.kind {
+                ScopeKind::Vectorscope => scope::vectorscope(&words, Depth::Eight),
+                kind => scope::column_scope(kind, &words, counted.width, columns, pass.bins, Depth::Eight).counts,
+            };
+            let total: u64 = expected.iter().map(|&c| u64::from(c)).sum();
+            assert_eq!(total, u64::from(counted.pixel_count()) * u64::from(pass.kind.planes()));
+            assert!(
+                got == expected,
+                "{name} {region:?}: {} with {columns} columns of {} bins differs from the CPU",
+                pass.kind.name(),
+                pass.bins
+            );
+        }
+    }
+}
+
+#[test]
+fn scopes_on_the_gpu_equal_the_cpu_on_every_test_picture_and_region() {
+    let ctx = common::gpu();
+    let mut passes = vec![ScopePass::new(&ctx, ScopeKind::Vectorscope, 256, Depth::Eight)];
+    for bins in [16, 256, 1024] {
+        passes.push(ScopePass::new(&ctx, ScopeKind::Waveform, bins, Depth::Eight));
+        passes.push(ScopePass::new(&ctx, ScopeKind::Parade, bins, Depth::Eight));
+    }
+    for (name, image) in common::test_pictures() {
+        for region in regions(&image) {
+            check_scopes(&ctx, name, &image, region, &passes);
+        }
+    }
+}
+
+#[test]
+fn region_histograms_on_the_gpu_equal_the_cpu() {
+    let ctx = common::gpu();
+    for (name, image) in common::test_pictures() {
+        let frame = GpuFrame::from_rgba(&ctx, name, image.width, image.height, &image.pixels).unwrap();
+        for region in regions(&image).into_iter().flatten() {
+            let pixels = counted_pixels(&ctx, &frame, Some(region));
+            let words = region.crop(&image_words(&image), image.width);
+            for bins in [16, 256, 1024] {
+                let engine = HistogramEngine::new(&ctx, bins, EngineConfig::default());
+                let got = engine.count(&ctx, &pixels, region.width, region.height).unwrap();
+                let expected = histogram_packed(&words, bins, Depth::Eight);
+                assert_eq!(expected.total(), u64::from(region.pixel_count()));
+                assert!(got == expected, "{name}, region {region}, {bins} bins");
+            }
+        }
+    }
+}
+
+/// A directory of this test process's own.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("histoplay-scope-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = histoplay().args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json_lines(stdout: &str) -> Vec<Json> {
+    stdout.lines().map(Json::parse).collect()
+}
+
+/// `scope` and `scope --cpu` agree, line for line, on `path`'s frames, for every kind.
+fn assert_gpu_equals_cpu(path: &Path, extra: &[&str]) {
+    let path = path.to_str().unwrap();
+    for kind in ["waveform", "parade", "vectorscope"] {
+        let mut args = vec!["scope", path, "--kind", kind];
+        args.extend_from_slice(extra);
+        let (ok, gpu, err) = run(&args);
+        assert!(ok, "{args:?}: {err}");
+        args.push("--cpu");
+        let (ok, cpu, err) = run(&args);
+        assert!(ok, "{args:?}: {err}");
+        assert!(!gpu.is_empty());
+        assert_eq!(gpu, cpu, "{args:?}: GPU and CPU differ");
+    }
+}
+
+#[test]
+fn video_frames_scope_the_same_on_gpu_and_cpu() {
+    let sample = common::repo_path("media/sample-540p.mp4");
+    assert_gpu_equals_cpu(&sample, &["--frames", "3..5", "--columns", "300", "--bins", "64"]);
+    assert_gpu_equals_cpu(&sample, &["--frame", "40", "--region", "101,7,333,211"]);
+    // 10-bit sources are counted at 10 bits: 4:2:0 and planar RGB.
+    for (name, format) in [("scope-yuv10.mkv", "yuv420p10le"), ("scope-gbr10.mkv", "gbrp10le")] {
+        let source = format!("testsrc2=s=96x64:r=10:d=0.3,format={format}");
+        let clip = common::fixture(name, &["-f", "lavfi", "-i", &source, "-c:v", "ffv1"]);
+        assert_gpu_equals_cpu(&clip, &["--frames", "0..2", "--bins", "1024", "--columns", "50"]);
+        let (ok, out, err) = run(&["scope", clip.to_str().unwrap(), "--kind", "parade", "--bins", "1024"]);
+        assert!(ok, "{err}");
+        assert_eq!(json_lines(&out)[0]["depth"].u64(), 10);
+    }
+}
+
+#[test]
+fn scope_json_has_the_documented_shape() {
+    // A 4x2 picture: black, grey, white and red columns.
+    let dir = scratch("json");
+    let png = dir.join("bars.png");
+    let row: [[u8; 4]; 4] = [
+        [0, 0, 0, 255],
+        [128, 128, 128, 255],
+        [255, 255, 255, 255],
+        [255, 0, 0, 255],
+    ];
+    let pixels: Vec<u8> = row.iter().chain(row.iter()).flatten().copied().collect();
+    image::save_buffer(&png, &pixels, 4, 2, image::ColorType::Rgba8).unwrap();
+    let png = png.to_str().unwrap();
+
+    let (ok, out, err) = run(&["scope", png, "--kind", "waveform", "--columns", "2", "--bins", "16"]);
+    assert!(ok, "{err}");
+    let v = &json_lines(&out)[0];
+    assert_eq!(
+        v.keys(),
+        ["kind", "frame", "pts", "width", "height", "columns", "bins", "depth", "l"]
+    );
+    assert_eq!(
+        (v["kind"].str(), v["width"].u64(), v["height"].u64()),
+        ("waveform", 4, 2)
+    );
+    let l = v["l"].array();
+    assert_eq!(l.len(), 2);
+    // Column 0: black and grey, twice each; column 1: white and red (luma bin 3).
+    let column = |c: usize| l[c].counts();
+    let mut expected0 = vec![0; 16];
+    expected0[0] = 2;
+    expected0[8] = 2;
+    let mut expected1 = vec![0; 16];
+    expected1[15] = 2;
+    expected1[3] = 2;
+    assert_eq!((column(0), column(1)), (expected0, expected1));
+
+    let (ok, out, err) = run(&["scope", png, "--kind", "parade", "--columns", "4", "--bins", "16"]);
+    assert!(ok, "{err}");
+    let v = &json_lines(&out)[0];
+    for (name, top) in [("r", 2), ("g", 0), ("b", 0)] {
+        assert_eq!(v[name].array().len(), 4);
+        assert_eq!(v[name][3][15].u64(), top, "{name}");
+    }
+
+    let (ok, out, err) = run(&["scope", png, "--kind", "vectorscope", "--region", "1,0,3,2"]);
+    assert!(ok, "{err}");
+    let v = &json_lines(&out)[0];
+    assert_eq!(
+        v.keys(),
+        ["kind", "frame", "pts", "width", "height", "depth", "region", "counts"]
+    );
+    assert_eq!(v["region"].counts(), [1, 0, 3, 2]);
+    let counts = v["counts"].array();
+    assert_eq!(counts.len(), 256);
+    assert!(counts.iter().all(|row| row.array().len() == 256));
+    // Grey and white at the centre; red at cb 98, cr 255.
+    assert_eq!(counts[128][128].u64(), 4);
+    assert_eq!(counts[255][98].u64(), 2);
+}
+
+#[test]
+fn regions_outside_the_frame_or_empty_are_one_line_errors() {
+    let kitten = common::repo_path("media/kitten.jpg");
+    let sample = common::repo_path("media/sample-540p.mp4");
+    for input in [&kitten, &sample] {
+        let input = input.to_str().unwrap();
+        for (region, says) in [
+            ("0,0,0,10", "is empty"),
+            ("5000,0,10,10", "is not inside"),
+            ("0,0,10,99999", "is not inside"),
+            ("1,2,3", "is not a region"),
+        ] {
+            for command in ["hist", "scope"] {
+                let (ok, out, err) = run(&[command, input, "--region", region]);
+                assert!(!ok && out.is_empty(), "{command} {input} --region {region}");
+                assert_eq!(err.lines().count(), 1, "{err}");
+                assert!(err.starts_with("error:") && err.contains(says), "{err}");
+            }
+        }
+    }
+}
+
+#[test]
+fn hist_counts_only_the_region() {
+    let sample = common::repo_path("media/sample-540p.mp4");
+    let sample = sample.to_str().unwrap();
+    let args = [
+        "hist",
+        sample,
+        "--frames",
+        "0..3",
+        "--region",
+        "200,100,64,32",
+        "--bins",
+        "64",
+    ];
+    let (ok, gpu, err) = run(&args);
+    assert!(ok, "{err}");
+    let (ok, cpu, _) = run(&[&args[..], &["--cpu"]].concat());
+    assert!(ok);
+    assert_eq!(gpu, cpu);
+    for v in json_lines(&gpu) {
+        let total: u64 = v["l"].counts().iter().sum();
+        assert_eq!(total, 64 * 32);
+        assert_eq!(v["region"].counts(), [200, 100, 64, 32]);
+        assert_eq!((v["width"].u64(), v["height"].u64()), (960, 540));
+    }
+}
+
+#[test]
+fn render_draws_the_scope_where_the_player_does() {
+    let dir = scratch("render");
+    let sample = common::repo_path("media/sample-540p.mp4");
+    let (w, h) = (600u32, 400u32);
+    let size = format!("{w}x{h}");
+    let render = |scope: Option<&str>| {
+        let out = dir.join(format!("{}.png", scope.unwrap_or("none")));
+        let mut args = vec![
+            "render",
+            sample.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--size",
+            &size,
+            "--frame",
+            "10",
+        ];
+        if let Some(kind) = scope {
+            args.extend(["--scope", kind]);
+        }
+        let (ok, _, err) = run(&args);
+        assert!(ok, "{err}");
+        image::open(&out).unwrap().to_rgba8()
+    };
+    let plain = render(None);
+    let band = histoplay::render::layout::band_layout(Some(ScopeKind::Waveform), (w, h));
+    let (x0, y0, x1, y1) = band.scope.unwrap().to_pixels(w, h);
+    for kind in ["waveform", "parade", "vectorscope"] {
+        let drawn = render(Some(kind));
+        // Inside the scope's rectangle the picture is covered by the scope (the vectorscope's
+        // corners excepted: it is round); far above the band the picture is untouched.
+        let rect = if kind == "vectorscope" {
+            histoplay::render::layout::band_layout(Some(ScopeKind::Vectorscope), (w, h))
+                .scope
+                .unwrap()
+                .to_pixels(w, h)
+        } else {
+            (x0, y0, x1, y1)
+        };
+        let (mut changed, mut pixels) = (0, 0);
+        // Pixels whose strongest channel is red, green or blue by a margin: the traces' tints.
+        let mut tinted = [[0u32; 3]; 3];
+        for y in rect.1..rect.3 {
+            for x in rect.0..rect.2 {
+                let (a, b) = (plain.get_pixel(x, y), drawn.get_pixel(x, y));
+                pixels += 1;
+                changed += u32::from(a != b);
+                let third = ((x - rect.0) * 3 / (rect.2 - rect.0)) as usize;
+                let [r, g, bl, _] = b.0.map(i32::from);
+                for (ch, (c, others)) in [(r, g.max(bl)), (g, r.max(bl)), (bl, r.max(g))].into_iter().enumerate() {
+                    tinted[third][ch] += u32::from(c > others + 40);
+                }
+            }
+        }
+        let corner = (rect.0 + 1, rect.1 + 1);
+        match kind {
+            "vectorscope" => {
+                assert_eq!(plain.get_pixel(corner.0, corner.1), drawn.get_pixel(corner.0, corner.1));
+                assert!(
+                    changed * 10 > pixels * 7,
+                    "{kind}: {changed} of {pixels} pixels changed"
+                );
+            }
+            "waveform" => {
+                assert!(
+                    changed * 10 > pixels * 9,
+                    "{kind}: {changed} of {pixels} pixels changed"
+                );
+                assert!(
+                    tinted.iter().all(|t| t[1] * 50 > pixels / 3),
+                    "{kind}: green trace {tinted:?}"
+                );
+            }
+            _ => {
+                assert!(
+                    changed * 10 > pixels * 9,
+                    "{kind}: {changed} of {pixels} pixels changed"
+                );
+                // Red, green and blue parades, left to right.
+                for (third, t) in tinted.iter().enumerate() {
+                    assert!(t[third] * 50 > pixels / 3, "{kind}: third {third}: {tinted:?}");
+                }
+            }
+        }
+        for x in 0..w {
+            assert_eq!(
+                plain.get_pixel(x, 10),
+                drawn.get_pixel(x, 10),
+                "{kind}: the picture changed at ({x}, 10)"
+            );
+        }
+    }
+}
