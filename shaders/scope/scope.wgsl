@@ -93,10 +93,9 @@ fn first_pixel(column: u32) -> u32 {
     return (column * params.width + params.columns - 1u) / params.columns;
 }
 
-// Counts pixel (x, y) into the tile, whose first output column is c0.
-fn count_column_pixel(x: u32, y: u32, c0: u32) {
-    let rgb = unpack_rgb(pixels[y * params.width + x]);
-    let k = x * params.columns / params.width - c0;
+// Counts a pixel into column k of the tile.
+fn count_column_pixel(word: u32, k: u32) {
+    let rgb = unpack_rgb(word);
     if PLANES == 3u {
         let b = channel_bins_of(rgb);
         atomicAdd(&tile[k * NUM_BINS + b.x], 1u);
@@ -125,21 +124,32 @@ fn columns_scope(
     let y0 = workgroup_id.y * params.band_rows;
     let y1 = min(y0 + params.band_rows, params.height);
     if c0 < params.columns && tile_width > 0u {
-        if tile_width >= WG_SIZE {
-            for (var y = y0; y < y1; y++) {
-                for (var x = xs + local_index; x < xe; x += WG_SIZE) {
-                    count_column_pixel(x, y, c0);
+        // The workgroup covers `rows_at_once` rows of `lanes` pixel columns at a time; each
+        // invocation keeps to its pixel columns, so it works out their output column once,
+        // and walks down its rows four loads at a time.
+        let lanes = min(tile_width, WG_SIZE);
+        let rows_at_once = WG_SIZE / lanes;
+        let dy = local_index / lanes;
+        if dy < rows_at_once {
+            let stride = rows_at_once * params.width;
+            for (var x = xs + local_index - dy * lanes; x < xe; x += lanes) {
+                let k = x * params.columns / params.width - c0;
+                var y = y0 + dy;
+                var at = y * params.width + x;
+                for (; y + 3u * rows_at_once < y1; y += 4u * rows_at_once) {
+                    let p0 = pixels[at];
+                    let p1 = pixels[at + stride];
+                    let p2 = pixels[at + 2u * stride];
+                    let p3 = pixels[at + 3u * stride];
+                    count_column_pixel(p0, k);
+                    count_column_pixel(p1, k);
+                    count_column_pixel(p2, k);
+                    count_column_pixel(p3, k);
+                    at += 4u * stride;
                 }
-            }
-        } else {
-            // Narrow tiles: the workgroup covers several rows at once, each invocation one
-            // pixel column.
-            let rows_at_once = WG_SIZE / tile_width;
-            let dy = local_index / tile_width;
-            if dy < rows_at_once {
-                let x = xs + local_index - dy * tile_width;
-                for (var y = y0 + dy; y < y1; y += rows_at_once) {
-                    count_column_pixel(x, y, c0);
+                for (; y < y1; y += rows_at_once) {
+                    count_column_pixel(pixels[at], k);
+                    at += stride;
                 }
             }
         }
@@ -158,6 +168,20 @@ fn columns_scope(
     }
 }
 
+// Counts a pixel's chroma: in the window if it falls there, else straight into the counts.
+fn count_chroma(word: u32) {
+    let c = chroma(unpack_rgb(word));
+    // Below the window the subtraction wraps to a large number: one test per axis.
+    let wx = c.x - VS_FIRST_CB;
+    let wy = c.y - VS_FIRST_CR;
+    if wx < VS_WIDTH && wy < VS_ROWS {
+        let at = wy * VS_WIDTH + wx;
+        atomicAdd(&window[at >> 1u], 1u << ((at & 1u) << 4u));
+    } else {
+        atomicAdd(&counts[c.y * 256u + c.x], 1u);
+    }
+}
+
 @compute @workgroup_size(WG_X, 1, 1)
 fn vectorscope(
     @builtin(workgroup_id) workgroup_id: vec3u,
@@ -172,18 +196,24 @@ fn vectorscope(
     let chunk = workgroup_id.y * num_workgroups.x + workgroup_id.x;
     let pixel_count = params.width * params.height;
     let first = chunk * VS_CHUNK + local_index;
-    for (var k = 0u; k < VS_LOADS; k++) {
-        let i = first + k * WG_SIZE;
-        if i < pixel_count {
-            let c = chroma(unpack_rgb(pixels[i]));
-            // Below the window the subtraction wraps to a large number: one test per axis.
-            let wx = c.x - VS_FIRST_CB;
-            let wy = c.y - VS_FIRST_CR;
-            if wx < VS_WIDTH && wy < VS_ROWS {
-                let at = wy * VS_WIDTH + wx;
-                atomicAdd(&window[at >> 1u], 1u << ((at & 1u) << 4u));
-            } else {
-                atomicAdd(&counts[c.y * 256u + c.x], 1u);
+    if (chunk + 1u) * VS_CHUNK <= pixel_count {
+        // A whole chunk: four loads in flight, then their counts.
+        for (var k = 0u; k < VS_LOADS; k += 4u) {
+            let i = first + k * WG_SIZE;
+            let p0 = pixels[i];
+            let p1 = pixels[i + WG_SIZE];
+            let p2 = pixels[i + 2u * WG_SIZE];
+            let p3 = pixels[i + 3u * WG_SIZE];
+            count_chroma(p0);
+            count_chroma(p1);
+            count_chroma(p2);
+            count_chroma(p3);
+        }
+    } else {
+        for (var k = 0u; k < VS_LOADS; k++) {
+            let i = first + k * WG_SIZE;
+            if i < pixel_count {
+                count_chroma(pixels[i]);
             }
         }
     }

@@ -143,6 +143,8 @@ pub fn run(
         outcome: Ok(time_gpu(ctx, &|e, t| ten_bit.encode(e, t), iters)?),
     });
 
+    rows.extend(super::scopes::rows(ctx, image, &frame, bins, iters)?);
+
     // The three-pass engine, and where its time goes: chunk alone, chunk + reduce, all three.
     let mut three_pass = Production::new(ctx, &frame, bins, EngineConfig::three_pass())?;
     check(ctx, &three_pass, &reference, image)?;
@@ -256,7 +258,7 @@ fn print_table(out: &mut impl Write, rows: &[Row], pixels: u64) -> std::io::Resu
     Ok(())
 }
 
-fn runs_within_budget(iters: usize, first_run: Duration) -> usize {
+pub fn runs_within_budget(iters: usize, first_run: Duration) -> usize {
     let fit = (VARIANT_BUDGET.as_secs_f64() / first_run.as_secs_f64().max(1e-6)) as usize;
     iters.min(fit).max(3)
 }

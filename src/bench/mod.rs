@@ -6,4 +6,5 @@ pub mod av;
 pub mod clips;
 pub mod kernels;
 pub mod pipeline;
+pub mod scopes;
 pub mod variants;

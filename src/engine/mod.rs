@@ -302,13 +302,25 @@ impl HistogramEngine {
             label: Some("histogram"),
             timestamp_writes,
         });
-        self.chunk.encode(&mut pass, &source.0, target.num_chunks);
+        self.encode_into(&mut pass, target, source, last);
+    }
+
+    /// Records the passes up to and including `last` into an open compute pass (the bench times
+    /// the histograms and scopes of a frame in one pass this way).
+    pub fn encode_into(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        target: &HistogramTarget,
+        source: &SourceBinding,
+        last: Stage,
+    ) {
+        self.chunk.encode(pass, &source.0, target.num_chunks);
         if let (Some((reduce, scale)), Some(tree)) = (&self.tree, &target.tree) {
             if last >= Stage::Reduce {
-                reduce.encode(&mut pass, &tree.reduce_steps);
+                reduce.encode(pass, &tree.reduce_steps);
             }
             if last >= Stage::Scale {
-                scale.encode(&mut pass, &tree.scale_bind_group);
+                scale.encode(pass, &tree.scale_bind_group);
             }
         }
     }
