@@ -11,6 +11,7 @@ pub mod pipeline;
 pub mod player;
 pub mod render;
 pub mod scope;
+pub mod timeline;
 pub mod video;
 
 /// The articles' kitten photo, built in so `bench --size` has a natural picture at any size.

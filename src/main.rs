@@ -18,6 +18,7 @@ use histoplay::render::layout::Fit;
 use histoplay::render::offscreen;
 use histoplay::render::scene::{Quads, ViewOptions};
 use histoplay::scope::{self, Region, ScopeKind};
+use histoplay::timeline;
 use histoplay::video::source::hardware::{self, Hwdec};
 use histoplay::video::source::VideoSource;
 use std::io::Write;
@@ -109,6 +110,18 @@ enum Command {
         /// Count on the CPU (the reference implementation) instead of the GPU.
         #[arg(long)]
         cpu: bool,
+    },
+    /// Render the histogram timeline of a video to a PNG: the luminance histogram of every frame,
+    /// x = time (column x holds the frames n with n·W/frames = x), y = luminance (0 at the
+    /// bottom), brightness = share of the column's pixels; red and blue marks where highlights
+    /// and shadows clip.
+    Timeline {
+        input: PathBuf,
+        #[arg(short, long)]
+        output: PathBuf,
+        /// The strip's size, WxH.
+        #[arg(long, value_parser = parse_size, default_value = "1024x128")]
+        size: (u32, u32),
     },
     /// Render a picture, or a frame of a video, with its histogram overlay to a PNG.
     Render {
@@ -533,9 +546,28 @@ fn run(command: Command) -> Result<()> {
                 fit: if contain { Fit::Contain } else { Fit::Cover },
                 quads: Quads::Both,
                 log_scale: log,
+                scope,
+                timeline: false,
             };
             let counting = offscreen::Counting { bins, scope, region };
             render(&input, &output, frame, size, counting, options)
+        }
+        Command::Timeline { input, output, size } => {
+            let source = VideoSource::open(&input)?;
+            let count = timeline::frame_count(&source);
+            let data = std::sync::Mutex::new(timeline::TimelineData::new(size.0, DEFAULT_BINS, count));
+            let ctx = GpuContext::new()?;
+            let progress = histoplay::cli::progress::Progress::new(Some(count));
+            let stop = std::sync::atomic::AtomicBool::new(false);
+            let frames = timeline::fill(&ctx, source, &data, Some(progress), &stop)?;
+            if frames == 0 {
+                bail!("'{}' has no frames to put on a timeline", input.display());
+            }
+            let data = data.into_inner().unwrap_or_else(|e| e.into_inner());
+            let rgba = data.render(size.0, size.1);
+            still::save_png(&output, size.0, size.1, &rgba)
+                .with_context(|| format!("cannot write '{}'", output.display()))?;
+            Ok(())
         }
         Command::Bench {
             input,

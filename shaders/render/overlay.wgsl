@@ -1,7 +1,7 @@
 // Draws one histogram quad, as in the articles' part 2: the bin comes from texcoord.x, each
 // channel's height is compared with texcoord.y, and the four "above" bits (masked by
 // channel_mult) index a 16-colour table. Colour 0 is the translucent backdrop. Gridlines (the
-// nits scale of a PQ signal) are one pixel wide, over the bars.
+// nits scale of a PQ signal) and the probed pixel's markers are one pixel wide, over the bars.
 
 const GRIDLINE_COLOR: vec4f = vec4f(1.0, 0.75, 0.2, 0.8);
 
@@ -14,6 +14,8 @@ struct OverlayUniforms { // twin: OverlayUniforms in src/render/overlay.rs
     _pad0: u32,
     _pad1: u32,
     _pad2: u32,
+    // The probed pixel's bins, x across the quad (0..1) per channel r, g, b, l; negative: none.
+    markers: vec4f,
 }
 
 struct HistogramScale { // twin: HistogramScale in src/engine/scale.rs
@@ -50,6 +52,13 @@ fn overlay_fs(in: VertexOutput) -> @location(0) vec4f {
     let on_line = abs(vec4f(in.texcoord.x) - uni.gridlines) <= vec4f(0.5 * pixel) & uni.gridlines >= vec4f(0.0);
     if any(on_line) {
         return GRIDLINE_COLOR;
+    }
+    // The probed pixel's bins: a line in each shown channel's colour, over everything.
+    let marked = abs(vec4f(in.texcoord.x) - uni.markers) <= vec4f(0.5 * pixel) & uni.markers >= vec4f(0.0) & uni.channel_mult != vec4u(0u);
+    for (var ch = 0u; ch < 4u; ch++) {
+        if marked[ch] {
+            return uni.colors[uni.channel_mult[ch]];
+        }
     }
     let num_bins = arrayLength(&histogram);
     let bin = min(u32(in.texcoord.x * f32(num_bins)), num_bins - 1u);

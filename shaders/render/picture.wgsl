@@ -11,7 +11,13 @@ struct PictureUniforms { // twin: PictureUniforms in src/render/picture.rs
     bt2020: u32, // primaries to convert to BT.709
     dither_step: f32, // one step of the screen's codes, 0 for no dither
     _pad: u32,
+    // The region of interest in texture coordinates (u0, v0, u1, v1); u0 < 0: none.
+    region: vec4f,
 }
+
+const REGION_EDGE: vec3f = vec3f(1.0, 0.85, 0.2);
+// Outside a region the picture is dimmed to this, so the region stands out.
+const OUTSIDE_REGION: f32 = 0.55;
 
 struct PeakState { // twin: PeakState in src/render/peak.rs
     peak_nits: f32,
@@ -54,6 +60,19 @@ fn bayer(position: vec2f) -> f32 {
     return (f32(m) + 0.5) / 64.0;
 }
 
+// The region drawn over the picture: a two-pixel edge, and the picture outside it dimmed. In
+// texture coordinates, so it follows the fit, the window's size and the picture's rotation.
+fn mark_region(rgb: vec3f, t: vec2f) -> vec3f {
+    let px = fwidth(t);
+    let inside = all(t >= uni.region.xy) && all(t <= uni.region.zw);
+    let near = all(t >= uni.region.xy - px) && all(t <= uni.region.zw + px);
+    let edge = near && (any(abs(t - uni.region.xy) <= px) || any(abs(t - uni.region.zw) <= px));
+    if edge {
+        return REGION_EDGE;
+    }
+    return select(rgb * OUTSIDE_REGION, rgb, inside);
+}
+
 @fragment
 fn picture_fs(in: VertexOutput) -> @location(0) vec4f {
     var rgb = textureSample(frame, frame_sampler, in.texcoord).rgb;
@@ -61,5 +80,8 @@ fn picture_fs(in: VertexOutput) -> @location(0) vec4f {
         rgb = tone_map_pixel(rgb, uni.transfer, peak.peak_nits, uni.bt2020 != 0u);
     }
     rgb += (bayer(in.position.xy) - 0.5) * uni.dither_step;
+    if uni.region.x >= 0.0 {
+        rgb = mark_region(rgb, in.texcoord);
+    }
     return vec4f(rgb, 1.0);
 }

@@ -312,15 +312,31 @@ pub fn gpu_frames(
     bins: u32,
     setup: impl FnOnce(&GpuContext, &mut FramePipeline) -> Result<u64, ClipError>,
     copy: impl Fn(&FramePipeline, &mut wgpu::CommandEncoder, &wgpu::Buffer),
-    mut emit: impl FnMut(&FramePipeline, &[u8], FrameMeta) -> std::io::Result<()>,
+    emit: impl FnMut(&FramePipeline, &[u8], FrameMeta) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
     let ctx = GpuContext::new()?;
+    let progress = Progress::new(frames_to_do(&source, range));
+    gpu_frames_on(&ctx, source, range, bins, Some(progress), setup, copy, emit)
+}
+
+/// `gpu_frames` on a GPU the caller already has (the player's), with a progress line or none.
+/// `emit` failing stops the run (with its error).
+#[allow(clippy::too_many_arguments)]
+pub fn gpu_frames_on(
+    ctx: &GpuContext,
+    source: VideoSource,
+    range: FrameRange,
+    bins: u32,
+    mut progress: Option<Progress>,
+    setup: impl FnOnce(&GpuContext, &mut FramePipeline) -> Result<u64, ClipError>,
+    copy: impl Fn(&FramePipeline, &mut wgpu::CommandEncoder, &wgpu::Buffer),
+    mut emit: impl FnMut(&FramePipeline, &[u8], FrameMeta) -> std::io::Result<()>,
+) -> Result<u64, ClipError> {
     let format = source.info.format;
     // Counting only: the colour volume matters to pictures, and there are none to draw.
-    let mut pipeline = FramePipeline::new(&ctx, bins, format, ColorVolume::default(), RING_SLOTS)?;
-    let result_bytes = setup(&ctx, &mut pipeline)?;
+    let mut pipeline = FramePipeline::new(ctx, bins, format, ColorVolume::default(), RING_SLOTS)?;
+    let result_bytes = setup(ctx, &mut pipeline)?;
     let mut readback = ReadbackRing::new(&ctx.device, result_bytes, 4);
-    let mut progress = Progress::new(frames_to_do(&source, range));
     let mut submitted = 0u64;
     let mut emitted = 0u64;
     // Frames go by once: nothing is kept for steps.
@@ -351,7 +367,7 @@ pub fn gpu_frames(
             continue;
         }
         if readback.is_full() {
-            readback.read_oldest(&ctx, &mut take)?.transpose()?;
+            readback.read_oldest(ctx, &mut take)?.transpose()?;
         }
         let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("headless frame"),
@@ -365,10 +381,12 @@ pub fn gpu_frames(
             seconds: frame.seconds,
         });
         submitted += 1;
-        progress.tick(submitted);
+        if let Some(progress) = &mut progress {
+            progress.tick(submitted);
+        }
     }
     while !readback.is_empty() {
-        readback.read_oldest(&ctx, &mut take)?.transpose()?;
+        readback.read_oldest(ctx, &mut take)?.transpose()?;
     }
     Ok(emitted)
 }

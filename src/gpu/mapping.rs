@@ -68,3 +68,88 @@ impl Mapping {
         *guard
     }
 }
+
+/// One buffer's state in a `LatestReadback`; the u64 numbers copies in recording order.
+enum Slot<T> {
+    Free,
+    /// The copy is recorded in an encoder not yet submitted.
+    Recorded(T, u64),
+    Mapping(T, u64, Mapping),
+}
+
+/// A few small MAP_READ buffers for results the window shows when they land (the clipping
+/// readout, the pixel probe): each frame may copy a result into a free buffer; the newest one
+/// mapped wins. Nothing ever waits: with every buffer in flight a copy is skipped.
+pub struct LatestReadback<T> {
+    buffers: Vec<(wgpu::Buffer, Slot<T>)>,
+    recorded: u64,
+}
+
+impl<T: Copy> LatestReadback<T> {
+    pub fn new(device: &wgpu::Device, label: &str, size: u64, count: usize) -> Self {
+        let buffers = (0..count)
+            .map(|i| {
+                let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(&format!("{label} readback {i}")),
+                    size,
+                    usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+                    mapped_at_creation: false,
+                });
+                (buffer, Slot::Free)
+            })
+            .collect();
+        Self { buffers, recorded: 0 }
+    }
+
+    /// Records `copy` into a free buffer, tagged `tag`; false when none is free.
+    pub fn record(&mut self, tag: T, copy: impl FnOnce(&wgpu::Buffer)) -> bool {
+        let Some((buffer, slot)) = self.buffers.iter_mut().find(|(_, s)| matches!(s, Slot::Free)) else {
+            return false;
+        };
+        copy(buffer);
+        self.recorded += 1;
+        *slot = Slot::Recorded(tag, self.recorded);
+        true
+    }
+
+    /// After the encoder with the copies is submitted: starts mapping them.
+    pub fn submitted(&mut self) {
+        for (buffer, slot) in &mut self.buffers {
+            if let Slot::Recorded(tag, order) = *slot {
+                *slot = Slot::Mapping(tag, order, Mapping::read(buffer));
+            }
+        }
+    }
+
+    /// Whether a copy is on its way (the caller keeps polling the device until it lands).
+    pub fn pending(&self) -> bool {
+        self.buffers.iter().any(|(_, s)| matches!(s, Slot::Mapping(..)))
+    }
+
+    /// The newest copy whose buffer has been mapped, read by `read`, freeing every finished
+    /// buffer. Call after `device.poll(Poll)`; never blocks.
+    pub fn take_latest<R>(&mut self, read: impl Fn(T, &[u8]) -> R) -> Option<(T, R)> {
+        let mut latest: Option<(u64, T, R)> = None;
+        for (buffer, slot) in &mut self.buffers {
+            let Slot::Mapping(tag, order, state) = slot else {
+                continue;
+            };
+            let (tag, order) = (*tag, *order);
+            match state.state() {
+                MapState::Mapping => continue,
+                MapState::Mapped => {
+                    if latest.as_ref().is_none_or(|(newest, ..)| *newest < order) {
+                        if let Ok(view) = buffer.get_mapped_range(..) {
+                            latest = Some((order, tag, read(tag, &view)));
+                        }
+                    }
+                    buffer.unmap();
+                }
+                // A failed map (device trouble, reported elsewhere) just frees the buffer.
+                MapState::Failed => {}
+            }
+            *slot = Slot::Free;
+        }
+        latest.map(|(_, tag, result)| (tag, result))
+    }
+}

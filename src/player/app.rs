@@ -9,7 +9,7 @@ use super::window::PlayerWindow;
 use super::{PlayerError, PlayerOptions, UserEvent};
 use std::time::{Duration, Instant};
 use winit::application::ApplicationHandler;
-use winit::event::{DeviceEvent, DeviceId, ElementState, WindowEvent};
+use winit::event::{DeviceEvent, DeviceId, ElementState, MouseButton, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoopProxy};
 use winit::keyboard::ModifiersState;
 use winit::window::WindowId;
@@ -100,9 +100,19 @@ impl ApplicationHandler<UserEvent> for App {
                 }
             }
             WindowEvent::DroppedFile(path) => self.command(event_loop, Command::Open(path)),
-            WindowEvent::CursorMoved { .. } | WindowEvent::MouseInput { .. } | WindowEvent::Focused(true) => {
-                player.touched()
+            WindowEvent::CursorMoved { position, .. } => {
+                player.touched();
+                player.pointer_moved(Some((position.x, position.y)));
             }
+            WindowEvent::CursorLeft { .. } => player.pointer_moved(None),
+            WindowEvent::MouseInput { state, button, .. } => {
+                player.touched();
+                // The OSD's own widgets take their clicks.
+                if button == MouseButton::Right && !player.egui_ctx.egui_is_using_pointer() {
+                    player.right_button(state == ElementState::Pressed);
+                }
+            }
+            WindowEvent::Focused(true) => player.touched(),
             WindowEvent::Occluded(false) | WindowEvent::ScaleFactorChanged { .. } => player.redraw_later(),
             _ => {}
         }

@@ -1,10 +1,10 @@
 //! The OSD's clipping readout: the share of the shown frame's pixels in the lowest and the
 //! highest bin of R, G, B and L, and for HDR streams the peak the picture is tone-mapped from.
 //! Each frame copies those two bins (32 bytes) of the histogram and the peak pass's state (16)
-//! into one of a few small MAP_READ buffers; a buffer is read when the GPU has finished with it,
-//! a frame or two later. Nothing here ever waits: with every buffer in flight a frame is skipped.
+//! into one of a few small MAP_READ buffers (`LatestReadback`); a buffer is read when the GPU
+//! has finished with it, a frame or two later. Nothing here ever waits.
 
-use crate::gpu::mapping::{MapState, Mapping};
+use crate::gpu::mapping::LatestReadback;
 
 /// Bytes of one bin: r, g, b, l as u32 (`array<vec4u>` in the shaders).
 const BIN_BYTES: u64 = 16;
@@ -48,38 +48,21 @@ pub struct ReadoutTag {
     pub peak: bool,
 }
 
-/// One buffer's state; the u64 numbers copies in recording order (newest wins).
-enum Slot {
-    Free,
-    /// The copy is recorded in an encoder not yet submitted.
-    Recorded(ReadoutTag, u64),
-    Mapping(ReadoutTag, u64, Mapping),
-}
-
-pub struct ClippingReadback {
-    buffers: Vec<(wgpu::Buffer, Slot)>,
-    recorded: u64,
-}
+pub struct ClippingReadback(LatestReadback<ReadoutTag>);
 
 impl ClippingReadback {
     pub fn new(device: &wgpu::Device) -> Self {
-        let buffers = (0..BUFFERS)
-            .map(|i| {
-                let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(&format!("clipping readback {i}")),
-                    size: 2 * BIN_BYTES + PEAK_BYTES,
-                    usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-                    mapped_at_creation: false,
-                });
-                (buffer, Slot::Free)
-            })
-            .collect();
-        Self { buffers, recorded: 0 }
+        Self(LatestReadback::new(
+            device,
+            "clipping",
+            2 * BIN_BYTES + PEAK_BYTES,
+            BUFFERS,
+        ))
     }
 
-    /// Records the copy of the first and last bin of `histogram` (chunk 0 of the chunks buffer),
-    /// and of the peak state `peak` of an HDR stream, into a free buffer; false when none is
-    /// free (this frame's readout is skipped).
+    /// Records the copy of the first and last bin of `histogram`, and of the peak state `peak`
+    /// of an HDR stream, into a free buffer; false when none is free (this frame's readout is
+    /// skipped).
     pub fn record(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
@@ -88,65 +71,38 @@ impl ClippingReadback {
         peak: Option<&wgpu::Buffer>,
         tag: ReadoutTag,
     ) -> bool {
-        let Some((buffer, slot)) = self.buffers.iter_mut().find(|(_, s)| matches!(s, Slot::Free)) else {
-            return false;
-        };
-        let last = u64::from(bins.max(1) - 1) * BIN_BYTES;
-        encoder.copy_buffer_to_buffer(histogram, 0, buffer, 0, BIN_BYTES);
-        encoder.copy_buffer_to_buffer(histogram, last, buffer, BIN_BYTES, BIN_BYTES);
-        if let Some(peak) = peak {
-            encoder.copy_buffer_to_buffer(peak, 0, buffer, 2 * BIN_BYTES, PEAK_BYTES);
-        }
-        self.recorded += 1;
-        *slot = Slot::Recorded(tag, self.recorded);
-        true
+        self.0.record(tag, |buffer| {
+            let last = u64::from(bins.max(1) - 1) * BIN_BYTES;
+            encoder.copy_buffer_to_buffer(histogram, 0, buffer, 0, BIN_BYTES);
+            encoder.copy_buffer_to_buffer(histogram, last, buffer, BIN_BYTES, BIN_BYTES);
+            if let Some(peak) = peak {
+                encoder.copy_buffer_to_buffer(peak, 0, buffer, 2 * BIN_BYTES, PEAK_BYTES);
+            }
+        })
     }
 
     /// After the encoder with the copies is submitted: starts mapping them.
     pub fn submitted(&mut self) {
-        for (buffer, slot) in &mut self.buffers {
-            if let Slot::Recorded(tag, order) = *slot {
-                *slot = Slot::Mapping(tag, order, Mapping::read(buffer));
-            }
-        }
+        self.0.submitted();
     }
 
     /// Whether a readout is on its way (the caller keeps polling the device until it lands).
     pub fn pending(&self) -> bool {
-        self.buffers.iter().any(|(_, s)| matches!(s, Slot::Mapping(..)))
+        self.0.pending()
     }
 
     /// The newest readout whose buffer has been mapped, freeing every finished buffer. Call
     /// after `device.poll(Poll)`; never blocks.
     pub fn take_latest(&mut self) -> Option<(ReadoutTag, Clipping)> {
-        let mut latest: Option<(u64, ReadoutTag, Clipping)> = None;
-        for (buffer, slot) in &mut self.buffers {
-            let Slot::Mapping(tag, order, state) = slot else {
-                continue;
-            };
-            let (tag, order) = (*tag, *order);
-            match state.state() {
-                MapState::Mapping => continue,
-                MapState::Mapped => {
-                    if let Ok(view) = buffer.get_mapped_range(..) {
-                        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&view[..]);
-                        let bins = |at: usize| [words[at], words[at + 1], words[at + 2], words[at + 3]];
-                        let mut clipping = Clipping::from_bins(tag.frame, bins(0), bins(4), tag.pixel_count);
-                        if tag.peak {
-                            clipping.peak_nits = Some(f32::from_bits(words[8]));
-                        }
-                        if latest.is_none_or(|(newest, _, _)| newest < order) {
-                            latest = Some((order, tag, clipping));
-                        }
-                    }
-                    buffer.unmap();
-                }
-                // A failed map (device trouble, reported elsewhere) just frees the buffer.
-                _ => {}
+        self.0.take_latest(|tag, bytes| {
+            let words: Vec<u32> = bytemuck::pod_collect_to_vec(bytes);
+            let bins = |at: usize| [words[at], words[at + 1], words[at + 2], words[at + 3]];
+            let mut clipping = Clipping::from_bins(tag.frame, bins(0), bins(4), tag.pixel_count);
+            if tag.peak {
+                clipping.peak_nits = Some(f32::from_bits(words[8]));
             }
-            *slot = Slot::Free;
-        }
-        latest.map(|(_, tag, clipping)| (tag, clipping))
+            clipping
+        })
     }
 }
 

@@ -44,6 +44,14 @@ pub enum Command {
     ToggleFullscreen,
     LeaveFullscreen,
     CycleQuads,
+    /// None, waveform, parade, vectorscope.
+    CycleScope,
+    /// Count the whole frame again.
+    ClearRegion,
+    /// Show or hide the histogram timeline.
+    ToggleTimeline,
+    /// Count only this rectangle of the frame (a right-drag on the picture).
+    SetRegion(crate::scope::Region),
     ToggleLogScale,
     ToggleFit,
     Screenshot,
@@ -102,6 +110,11 @@ pub fn key_command(key: &Key, modifiers: ModifiersState, fullscreen: bool) -> Op
             "q" => Some(Command::Quit),
             "s" => Some(Command::Screenshot),
             "h" => Some(Command::CycleQuads),
+            // mpv binds w to panscan and r to subtitle position, which histoplay does not have.
+            "w" => Some(Command::CycleScope),
+            "r" => Some(Command::ClearRegion),
+            // mpv's t moves subtitles.
+            "t" => Some(Command::ToggleTimeline),
             "l" => Some(Command::ToggleLogScale),
             "c" => Some(Command::ToggleFit),
             "9" | "/" => Some(Command::VolumeBy(-VOLUME_STEP)),
@@ -182,6 +195,9 @@ mod tests {
         assert_eq!(press(char("q")), Some(Command::Quit));
         assert_eq!(press(char("s")), Some(Command::Screenshot));
         assert_eq!(press(char("h")), Some(Command::CycleQuads));
+        assert_eq!(press(char("w")), Some(Command::CycleScope));
+        assert_eq!(press(char("r")), Some(Command::ClearRegion));
+        assert_eq!(press(char("t")), Some(Command::ToggleTimeline));
         assert_eq!(press(char("l")), Some(Command::ToggleLogScale));
         assert_eq!(press(char("c")), Some(Command::ToggleFit));
         assert_eq!(press(char("f")), Some(Command::ToggleFullscreen));
@@ -191,6 +207,7 @@ mod tests {
         assert_eq!(press(char("*")), Some(Command::VolumeBy(10)));
         assert_eq!(press(char("m")), Some(Command::ToggleMute));
         assert_eq!(press(char("x")), None);
+        assert_eq!(press(char("W")), None);
         assert_eq!(press(Key::Named(NamedKey::F1)), None);
     }
 

@@ -7,6 +7,7 @@
 
 use super::clipping::ReadoutTag;
 use super::osd::{HdrView, OsdView};
+use super::probe::ProbeTag;
 use super::screenshot::{file_name, ScreenshotTarget};
 use super::stats::Present;
 use super::window::PlayerWindow;
@@ -57,6 +58,45 @@ impl PlayerWindow {
             );
             encoder.pop_debug_group();
             self.media.has_picture = true;
+        } else if self.media.recount && self.media.has_picture {
+            // Paused, and the scope or region changed: count the shown frame again.
+            let pipeline = &self.media.pipeline;
+            pipeline.encode_counts(&mut encoder);
+            if let Some(shown) = self.media.playback.shown() {
+                let tag = ReadoutTag {
+                    media: self.media.serial,
+                    frame: shown.index,
+                    pixel_count: pipeline.pixel_count(),
+                    peak: pipeline.peak_state().is_some(),
+                };
+                let peak = pipeline.peak_state();
+                self.clipping.record(
+                    &mut encoder,
+                    &pipeline.target.histogram,
+                    pipeline.engine.bins,
+                    peak,
+                    tag,
+                );
+            }
+        }
+        self.media.recount = false;
+        if let Some((x, y)) = self.probe_at.filter(|_| self.media.has_picture) {
+            if next.is_some() || self.probe_moved {
+                let pipeline = &self.media.pipeline;
+                let tag = ProbeTag {
+                    media: self.media.serial,
+                    x,
+                    y,
+                    depth: pipeline.engine.depth,
+                };
+                let width = pipeline.frame_size().0;
+                if self
+                    .probes
+                    .record(&mut encoder, &pipeline.ring.output.pixels, width, tag)
+                {
+                    self.probe_moved = false;
+                }
+            }
         }
 
         let (paint_jobs, screen) = self.run_osd(now, &mut encoder);
@@ -74,8 +114,9 @@ impl PlayerWindow {
             self.media.playback.source.release(next.frame.slot);
         }
         self.clipping.submitted();
+        self.probes.submitted();
         self.screenshots.submitted();
-        if self.clipping.pending() || self.screenshots.pending() {
+        if self.clipping.pending() || self.screenshots.pending() || self.probes.pending() {
             self.gpu_waiter.submitted();
         }
         self.window.pre_present_notify();
@@ -100,6 +141,11 @@ impl PlayerWindow {
         let opacity = self.opacity(now);
         self.drawn_opacity = opacity;
         let title = self.media.file_name();
+        let strip = match (&self.media.timeline, self.view.timeline) {
+            (Some(fill), true) => self.timeline_strip.texture(&self.egui_ctx, fill, now),
+            _ => None,
+        };
+        let playback = &self.media.playback;
         let view = OsdView {
             title: &title,
             position: playback.position(),
@@ -117,6 +163,9 @@ impl PlayerWindow {
                 peak_nits: self.readout.and_then(|r| r.peak_nits),
             }),
             view: self.view,
+            region: self.media.pipeline.region(),
+            probe: self.probe.zip(self.pointer),
+            timeline: strip,
             opacity,
             messages: &self.messages,
         };

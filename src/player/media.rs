@@ -8,6 +8,8 @@ use crate::gpu::GpuContext;
 use crate::pipeline::FramePipeline;
 use crate::render::picture::Orientation;
 use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
+use crate::scope::{Region, ScopeError, ScopeKind, DEFAULT_COLUMNS};
+use crate::timeline::TimelineFill;
 use crate::video::decoder::DecodeThread;
 use crate::video::index::FrameIndex;
 use crate::video::ring::RING_SLOTS;
@@ -64,6 +66,11 @@ pub struct Media {
     pub audio: Option<Audio>,
     /// The ring's output holds a converted frame (before the first one there is nothing to draw).
     pub has_picture: bool,
+    /// What is counted changed (scope, region) since the shown frame was counted: count it
+    /// again with the next redraw.
+    pub recount: bool,
+    /// The histogram timeline, filled in the background once first shown.
+    pub timeline: Option<TimelineFill>,
 }
 
 impl Media {
@@ -131,7 +138,67 @@ impl Media {
             playback,
             audio,
             has_picture: false,
+            recount: false,
+            timeline: None,
         })
+    }
+
+    /// Starts filling the histogram timeline, if it isn't yet.
+    pub fn start_timeline(&mut self, gpu: &GpuContext) -> std::io::Result<()> {
+        if self.timeline.is_none() {
+            self.timeline = Some(TimelineFill::start(&self.info.path, gpu)?);
+        }
+        Ok(())
+    }
+
+    /// Counts `scope` of each frame from now on (None: no scope); the shown frame is counted
+    /// again. Makes the scope's counts buffer and a new scene: a key press, not per frame.
+    pub fn set_scope(
+        &mut self,
+        gpu: &GpuContext,
+        renderer: &SceneRenderer,
+        scope: Option<ScopeKind>,
+    ) -> Result<(), ScopeError> {
+        self.pipeline
+            .set_scope(gpu, scope.map(|kind| (kind, DEFAULT_COLUMNS)))?;
+        self.rebuild_scene(gpu, renderer);
+        Ok(())
+    }
+
+    /// Counts only `region` of each frame from now on (None: the whole frame), drawn on the
+    /// picture; the shown frame is counted again. Moving a region is a few queue writes; a
+    /// scope is rebound (a new scene) only when a region appears or goes.
+    pub fn set_region(
+        &mut self,
+        gpu: &GpuContext,
+        renderer: &SceneRenderer,
+        region: Option<Region>,
+    ) -> Result<(), ScopeError> {
+        let had = self.pipeline.region().is_some();
+        self.pipeline.set_region(gpu, region)?;
+        if had != region.is_some() && self.pipeline.scope().is_some() {
+            self.rebuild_scene(gpu, renderer);
+        } else {
+            self.scene.set_region(region, self.pipeline.frame_size());
+        }
+        self.recount = true;
+        Ok(())
+    }
+
+    fn rebuild_scene(&mut self, gpu: &GpuContext, renderer: &SceneRenderer) {
+        self.scene = self.pipeline.scene(&gpu.device, renderer);
+        self.scene
+            .set_region(self.pipeline.region(), self.pipeline.frame_size());
+        self.recount = true;
+    }
+
+    /// The frame point under a window point (see `layout::frame_point`).
+    pub fn frame_point(&self, point: (f64, f64), viewport: (u32, u32), fit: crate::render::layout::Fit) -> (f64, f64) {
+        let picture = crate::render::layout::fit_picture(self.info.display_aspect, viewport, fit);
+        let orientation = Orientation {
+            quarter_turns: self.info.quarter_turns,
+        };
+        crate::render::layout::frame_point(point, viewport, picture, orientation, self.pipeline.frame_size())
     }
 
     /// Places picture and quads for the window's size and the viewer's options (uniform writes).

@@ -6,12 +6,16 @@ pub mod bench;
 pub mod clipping;
 pub mod commands;
 mod frame;
+mod gpu_wait;
 pub mod media;
 pub mod osd;
 pub mod pacing;
 pub mod playback;
+mod pointer;
+pub mod probe;
 pub mod screenshot;
 pub mod stats;
+pub mod strip;
 pub mod surface;
 mod window;
 

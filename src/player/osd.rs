@@ -5,10 +5,12 @@
 use super::clipping::Clipping;
 use super::commands::Command;
 use super::pacing::format_time;
-use crate::render::layout::{histogram_quads, Fit};
+use super::probe::Probe;
+use crate::render::layout::{band_layout, Fit};
 use crate::render::scene::PQ_GRIDLINE_NITS;
 use crate::render::scene::{Quads, ViewOptions};
 use crate::render::tonemap::pq_inverse_eotf;
+use crate::scope::{Region, ScopeKind};
 use crate::video::format::Transfer;
 use crate::video::index::FrameNumber;
 use egui::{Align2, Color32, Id, RichText, Sense};
@@ -17,8 +19,6 @@ use std::time::{Duration, Instant};
 /// Idle time before the OSD fades while playing, and how long the fade takes.
 pub const FADE_AFTER: Duration = Duration::from_secs(2);
 pub const FADE_TIME: Duration = Duration::from_millis(300);
-/// Share of the window's height the histogram quads take at the bottom (layout::histogram_quads).
-const QUAD_BAND: f32 = 0.25;
 
 const TEXT: Color32 = Color32::from_rgb(235, 235, 235);
 const DIM: Color32 = Color32::from_rgb(160, 160, 160);
@@ -57,6 +57,12 @@ pub struct OsdView<'a> {
     /// How an HDR picture is shown.
     pub hdr: Option<HdrView>,
     pub view: ViewOptions,
+    /// The region the histograms and scope count, if not the whole frame.
+    pub region: Option<Region>,
+    /// The pixel under the pointer, and the pointer in physical pixels.
+    pub probe: Option<(Probe, (f64, f64))>,
+    /// The histogram timeline's picture, when shown.
+    pub timeline: Option<egui::TextureId>,
     /// 0 (hidden) to 1.
     pub opacity: f32,
     pub messages: &'a [Message],
@@ -111,10 +117,15 @@ impl Osd {
         if view.hdr.is_some_and(|h| h.transfer == Transfer::Pq)
             && matches!(view.view.quads, Quads::Both | Quads::Luminance)
         {
-            nits_labels(ctx, screen, view.opacity);
+            nits_labels(ctx, screen, view.view.scope, view.opacity);
         }
-        // Always above the quads' band, even with them hidden, so it doesn't jump about.
-        let bottom = screen.max.y - screen.height() * QUAD_BAND - 6.0;
+        if let Some((probe, pointer)) = &view.probe {
+            probe_label(ctx, screen, probe, *pointer, view.opacity);
+        }
+        // Always above the quads' band (and a vectorscope taller than it), even with the
+        // histograms hidden, so it doesn't jump about.
+        let viewport = (screen.width().max(1.0) as u32, screen.height().max(1.0) as u32);
+        let bottom = screen.max.y - screen.height() * band_layout(view.view.scope, viewport).height() - 6.0;
         let width = (screen.width() - 16.0).max(100.0);
         egui::Area::new(Id::unique("osd"))
             .pivot(Align2::LEFT_BOTTOM)
@@ -129,6 +140,9 @@ impl Osd {
                     .show(ui, |ui| {
                         ui.set_width(width - 20.0);
                         status_line(ui, view);
+                        if let Some(texture) = view.timeline {
+                            timeline_strip(ui, texture, view, &mut commands);
+                        }
                         self.seek_bar(ui, view, &mut commands);
                         clipping_line(ui, view);
                     });
@@ -180,6 +194,38 @@ impl Osd {
     }
 }
 
+/// Height of the histogram timeline in the OSD, in points.
+const TIMELINE_HEIGHT: f32 = 48.0;
+
+/// The histogram timeline above the seek bar: the whole file's luminance histograms, the
+/// position marked; hovering shows the time under the pointer, a click seeks there exactly.
+fn timeline_strip(ui: &mut egui::Ui, texture: egui::TextureId, view: &OsdView, commands: &mut Vec<Command>) {
+    let (rect, response) = ui.allocate_exact_size(egui::vec2(ui.available_width(), TIMELINE_HEIGHT), Sense::click());
+    let painter = ui.painter();
+    let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
+    painter.image(texture, rect, uv, Color32::WHITE);
+    let duration = view.duration.max(1e-9);
+    let played = (view.position / duration).clamp(0.0, 1.0) as f32;
+    let x = rect.left() + rect.width() * played;
+    painter.vline(
+        x,
+        rect.y_range(),
+        egui::Stroke::new(1.5, Color32::from_rgb(90, 160, 255)),
+    );
+    let at = |pos: egui::Pos2| f64::from(((pos.x - rect.left()) / rect.width()).clamp(0.0, 1.0)) * duration;
+    if response.clicked() {
+        if let Some(pos) = response.interact_pointer_pos() {
+            commands.push(Command::SeekTo {
+                seconds: at(pos),
+                exact: true,
+            });
+        }
+    }
+    if let Some(pos) = response.hover_pos() {
+        response.on_hover_text_at_pointer(format_time(at(pos)));
+    }
+}
+
 /// Playing, paused or at the end, with a symbol egui's bundled fonts have: its text fonts lack
 /// "‖", "⏸" and "▶"; the emoji fonts it falls back to (Cargo.toml enables them) have the last two.
 fn state_text(paused: bool, at_end: bool) -> &'static str {
@@ -220,8 +266,39 @@ fn status_line(ui: &mut egui::Ui, view: &OsdView) {
             Quads::Luminance => "L",
             Quads::None => "no histograms",
         };
-        ui.label(RichText::new(format!("{fit} · {scale} · {quads}")).color(DIM));
+        let scope = view.view.scope.map_or(String::new(), |s| format!(" · {}", s.name()));
+        ui.label(RichText::new(format!("{fit} · {scale} · {quads}{scope}")).color(DIM));
+        if let Some(r) = view.region {
+            let text = format!("region {},{} {}×{}", r.x, r.y, r.width, r.height);
+            ui.label(RichText::new(text).color(Color32::from_rgb(255, 217, 51)));
+        }
     });
+}
+
+/// The probed pixel's position and values beside the pointer, kept on screen.
+fn probe_label(ctx: &egui::Context, screen: egui::Rect, probe: &Probe, pointer: (f64, f64), opacity: f32) {
+    let scale = ctx.pixels_per_point();
+    let at = egui::pos2(pointer.0 as f32 / scale + 16.0, pointer.1 as f32 / scale + 16.0);
+    let at = egui::pos2(
+        at.x.min(screen.max.x - 300.0).max(screen.min.x),
+        at.y.min(screen.max.y - 30.0),
+    );
+    egui::Area::new(Id::unique("probe"))
+        .fixed_pos(at)
+        .fade_in(false)
+        .interactable(false)
+        .order(egui::Order::Tooltip)
+        .show(ctx, |ui| {
+            ui.multiply_opacity(opacity);
+            egui::Frame::new()
+                .fill(Color32::from_black_alpha(190))
+                .corner_radius(4.0)
+                .inner_margin(egui::Margin::symmetric(6, 3))
+                .show(ui, |ui| {
+                    let text = RichText::new(probe.text()).monospace().color(TEXT);
+                    ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
+                });
+        });
 }
 
 /// `frame 1234 / 5000`; `~` marks numbers the index hasn't confirmed yet.
@@ -257,8 +334,9 @@ fn clipping_line(ui: &mut egui::Ui, view: &OsdView) {
 
 /// The nits of the luminance quad's gridlines (a PQ source's), beside each line's top (above
 /// the quad the OSD's panel would cover them).
-fn nits_labels(ctx: &egui::Context, screen: egui::Rect, opacity: f32) {
-    let quad = histogram_quads()[1];
+fn nits_labels(ctx: &egui::Context, screen: egui::Rect, scope: Option<ScopeKind>, opacity: f32) {
+    let viewport = (screen.width().max(1.0) as u32, screen.height().max(1.0) as u32);
+    let quad = band_layout(scope, viewport).histograms[1];
     let to_screen = |x: f32, y: f32| {
         egui::pos2(
             screen.min.x + (x + 1.0) / 2.0 * screen.width(),
@@ -349,6 +427,9 @@ mod tests {
             clipping: None,
             hdr: None,
             view: ViewOptions::default(),
+            region: None,
+            probe: None,
+            timeline: None,
             opacity: 1.0,
             messages: &messages,
         };

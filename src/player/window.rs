@@ -5,17 +5,21 @@
 use super::bench::{BenchReport, BenchScript, Expect};
 use super::clipping::{Clipping, ClippingReadback};
 use super::commands::Command;
+use super::gpu_wait::GpuWaiter;
 use super::media::{default_window_size, open_file, Media, MediaOptions, OpenedFile};
 use super::osd::{self, Message, Osd};
 use super::pacing::RenderLead;
+use super::pointer::RegionDrag;
+use super::probe::{Probe, ProbeReadback};
 use super::screenshot::{Notify, Screenshots};
 use super::stats::FrameLog;
+use super::strip::TimelineStrip;
 use super::surface::WindowSurface;
 use super::{PlayerError, PlayerOptions, UserEvent};
 use crate::audio::Volume;
 use crate::engine::histogram::DEFAULT_BINS;
 use crate::gpu::{best_adapter, GpuContext};
-use crate::render::scene::{SceneRenderer, ViewOptions};
+use crate::render::scene::{next_scope, SceneRenderer, ViewOptions};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -60,6 +64,18 @@ pub struct PlayerWindow {
     pub(super) gpu_waiter: GpuWaiter,
     proxy: EventLoopProxy<UserEvent>,
     cursor_hidden: bool,
+    /// The pointer, in physical pixels, while it is over the window.
+    pub(super) pointer: Option<(f64, f64)>,
+    /// The frame pixel under the pointer, the last one read back, and whether it must be read
+    /// again (the pointer moved, or what is counted changed) though no new frame comes.
+    pub(super) probe_at: Option<(u32, u32)>,
+    pub(super) probe: Option<Probe>,
+    pub(super) probe_moved: bool,
+    pub(super) probes: ProbeReadback,
+    /// A right-button press on the picture, and whether it has become a drag.
+    pub(super) region_drag: Option<RegionDrag>,
+    /// The histogram timeline's picture in the OSD.
+    pub(super) timeline_strip: TimelineStrip,
     /// Whether files play their sound, and at what volume.
     sound: bool,
     volume: Volume,
@@ -153,6 +169,7 @@ impl PlayerWindow {
             let _ = notify_proxy.send_event(UserEvent::ScreenshotSaved(result));
         });
         let gpu_waiter = GpuWaiter::start(&gpu.device, &proxy);
+        let gpu_device = gpu.device.clone();
         let player = Self {
             window,
             gpu,
@@ -182,6 +199,13 @@ impl PlayerWindow {
             gpu_waiter,
             proxy,
             cursor_hidden: false,
+            pointer: None,
+            probe_at: None,
+            probe: None,
+            probe_moved: false,
+            probes: ProbeReadback::new(&gpu_device),
+            region_drag: None,
+            timeline_strip: TimelineStrip::default(),
             sound: options.sound,
             volume,
             cache_bytes: options.cache_bytes,
@@ -232,6 +256,26 @@ impl PlayerWindow {
             }
             Command::LeaveFullscreen => self.window.set_fullscreen(None),
             Command::CycleQuads => self.view.quads = self.view.quads.next(),
+            Command::CycleScope => {
+                let scope = next_scope(self.view.scope);
+                match self.media.set_scope(&self.gpu, &self.scene, scope) {
+                    Ok(()) => {
+                        self.view.scope = scope;
+                        self.probe_moved = true;
+                    }
+                    Err(e) => self.message(format!("no scope: {e}"), true),
+                }
+            }
+            Command::ClearRegion => self.set_region(None),
+            Command::ToggleTimeline => {
+                self.view.timeline = !self.view.timeline;
+                if self.view.timeline {
+                    if let Err(e) = self.media.start_timeline(&self.gpu) {
+                        self.message(format!("no timeline: {e}"), true);
+                    }
+                }
+            }
+            Command::SetRegion(region) => self.set_region(Some(region)),
             Command::ToggleLogScale => self.view.log_scale = !self.view.log_scale,
             Command::ToggleFit => self.view.fit = self.view.fit.toggled(),
             Command::Screenshot => self.screenshot_wanted = true,
@@ -300,6 +344,18 @@ impl PlayerWindow {
                     log::warn!("closing the previous file on this thread: {e}");
                 }
                 self.readout = None;
+                self.probe = None;
+                self.probe_moved = true;
+                self.region_drag = None;
+                if let Err(e) = self.media.set_scope(&self.gpu, &self.scene, self.view.scope) {
+                    self.message(format!("no scope: {e}"), true);
+                }
+                self.timeline_strip.forget();
+                if self.view.timeline {
+                    if let Err(e) = self.media.start_timeline(&self.gpu) {
+                        self.message(format!("no timeline: {e}"), true);
+                    }
+                }
                 self.window.set_title(&title(&path));
                 if self.window.fullscreen().is_none() {
                     // As mpv does: the window takes the new video's size (Resized follows).
@@ -382,6 +438,20 @@ impl PlayerWindow {
         if opacity != self.drawn_opacity {
             self.needs_redraw = true;
         }
+        // The timeline redraws as it fills, a few times a second, while it is shown.
+        if self.view.timeline
+            && self
+                .media
+                .timeline
+                .as_ref()
+                .is_some_and(|t| !t.done() || self.timeline_strip.stale(t))
+        {
+            let next = self.timeline_strip.next_update();
+            if next <= now {
+                self.needs_redraw = true;
+            }
+            wake.push(Some(next.max(now)));
+        }
         if !self.media.playback.paused() && opacity > 0.0 {
             let idle = now.saturating_duration_since(self.last_input);
             wake.push(Some(if idle < osd::FADE_AFTER {
@@ -420,7 +490,7 @@ impl PlayerWindow {
 
     /// Picks up finished readbacks without waiting: the clipping readout and screenshots.
     fn poll_readbacks(&mut self) {
-        if !self.clipping.pending() && !self.screenshots.pending() {
+        if !self.clipping.pending() && !self.screenshots.pending() && !self.probes.pending() {
             return;
         }
         if let Err(e) = self.gpu.device.poll(wgpu::PollType::Poll) {
@@ -433,6 +503,16 @@ impl PlayerWindow {
                 if self.media.playback.paused() {
                     self.needs_redraw = true;
                 }
+            }
+        }
+        if let Some((tag, probe)) = self.probes.take_latest() {
+            if tag.media == self.media.serial && self.probe_at == Some((tag.x, tag.y)) {
+                self.probe = Some(probe);
+                self.media
+                    .scene
+                    .set_markers(probe.markers(self.media.pipeline.engine.bins));
+                self.relayout();
+                self.needs_redraw = true;
             }
         }
         self.screenshots.finish(&self.notify);
@@ -472,64 +552,6 @@ impl PlayerWindow {
             self.gpu.describe()
         );
         Some(report)
-    }
-}
-
-/// A thread that waits for the GPU to finish submitted work and then wakes the event loop, so
-/// the loop sleeps while a readback is on its way instead of polling the device.
-pub struct GpuWaiter {
-    submitted: Option<std::sync::mpsc::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Drop for GpuWaiter {
-    /// The thread ends with the window; it is waited for (at most the GPU's last frame), as a
-    /// thread still inside the driver when the process exits can crash it.
-    fn drop(&mut self) {
-        self.submitted = None;
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-impl GpuWaiter {
-    fn start(device: &wgpu::Device, proxy: &EventLoopProxy<UserEvent>) -> Self {
-        let (submitted, work) = std::sync::mpsc::channel::<()>();
-        let (device, proxy) = (device.clone(), proxy.clone());
-        let spawned = std::thread::Builder::new()
-            .name("histoplay gpu wait".into())
-            .spawn(move || {
-                // Ends when the window (the sender) goes.
-                while work.recv().is_ok() {
-                    while work.try_recv().is_ok() {}
-                    // Blocks until the queue is idle; the readbacks' callbacks run here.
-                    if let Err(e) = device.poll(wgpu::PollType::wait_indefinitely()) {
-                        log::warn!("waiting for the GPU failed: {e}");
-                    }
-                    let _ = proxy.send_event(UserEvent::GpuDone);
-                }
-            });
-        match spawned {
-            Ok(thread) => Self {
-                submitted: Some(submitted),
-                thread: Some(thread),
-            },
-            Err(e) => {
-                log::warn!("no GPU wait thread ({e}): readbacks land with the next frame");
-                Self {
-                    submitted: None,
-                    thread: None,
-                }
-            }
-        }
-    }
-
-    /// Work a readback waits for was submitted.
-    pub fn submitted(&self) {
-        if let Some(sender) = &self.submitted {
-            let _ = sender.send(());
-        }
     }
 }
 

@@ -84,11 +84,67 @@ pub fn histogram_quads() -> [Rect; 2] {
     })
 }
 
+/// Where a window point (physical pixels, y down) falls on a `frame`-sized picture drawn in
+/// `picture` (clip space) turned by `orientation`: in frame pixels, unclamped (outside the
+/// picture the coordinates run past 0 or the frame's size).
+pub fn frame_point(
+    point: (f64, f64),
+    viewport: (u32, u32),
+    picture: Rect,
+    orientation: crate::render::picture::Orientation,
+    frame: (u32, u32),
+) -> (f64, f64) {
+    let (w, h) = (f64::from(viewport.0.max(1)), f64::from(viewport.1.max(1)));
+    let clip = (point.0 / w * 2.0 - 1.0, 1.0 - point.1 / h * 2.0);
+    // The picture quad's texcoord, (0, 0) at its top left; then the texture's, as the picture
+    // shader maps it.
+    let t = (
+        (clip.0 - f64::from(picture.left)) / f64::from(picture.right - picture.left),
+        (f64::from(picture.top) - clip.1) / f64::from(picture.top - picture.bottom),
+    );
+    let (uv_x, uv_y) = orientation.uv_rows();
+    let map = |row: [f32; 4]| f64::from(row[0]) * t.0 + f64::from(row[1]) * t.1 + f64::from(row[2]);
+    (map(uv_x) * f64::from(frame.0), map(uv_y) * f64::from(frame.1))
+}
+
+/// The frame pixel at a point from `frame_point`, if it lies on the frame.
+pub fn pixel_at(point: (f64, f64), frame: (u32, u32)) -> Option<(u32, u32)> {
+    let inside = |v: f64, size: u32| v >= 0.0 && v < f64::from(size);
+    (inside(point.0, frame.0) && inside(point.1, frame.1)).then_some((point.0 as u32, point.1 as u32))
+}
+
+/// The region between two points from `frame_point` (a drag's start and end), clamped to the
+/// frame and covering every pixel either point touches; at least one pixel.
+pub fn region_between(a: (f64, f64), b: (f64, f64), frame: (u32, u32)) -> crate::scope::Region {
+    let span = |p: f64, q: f64, size: u32| {
+        let size = f64::from(size.max(1));
+        let lo = p.min(q).clamp(0.0, size - 1.0).floor();
+        let hi = p.max(q).clamp(0.0, size).ceil().max(lo + 1.0);
+        (lo as u32, (hi - lo) as u32)
+    };
+    let (x, width) = span(a.0, b.0, frame.0);
+    let (y, height) = span(a.1, b.1, frame.1);
+    crate::scope::Region { x, y, width, height }
+}
+
 /// Where the bottom band's quads go: the two histograms and, if one is shown, a scope.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Band {
     pub histograms: [Rect; 2],
     pub scope: Option<Rect>,
+}
+
+impl Band {
+    /// The share of the viewport's height the band takes, up to its tallest quad.
+    pub fn height(&self) -> f32 {
+        let top = self
+            .histograms
+            .iter()
+            .chain(&self.scope)
+            .map(|r| r.top)
+            .fold(-1.0, f32::max);
+        (top + 1.0) / 2.0
+    }
 }
 
 /// The bottom band for a viewport. Without a scope, the articles' two histogram quads. With
@@ -205,6 +261,50 @@ mod tests {
         assert_eq!((x1, y1), (975, 500));
         assert_eq!(x1 - x0, y1 - y0);
         assert_eq!(y1 - y0, 225);
+        assert_eq!(band_layout(None, (1000, 500)).height(), 0.25);
+        assert!((band_layout(Some(ScopeKind::Vectorscope), (1000, 500)).height() - 0.45).abs() < 1e-6);
+    }
+
+    #[test]
+    fn window_points_map_to_frame_pixels_through_fit_and_rotation() {
+        use crate::render::picture::Orientation;
+        let close = |a: (f64, f64), b: (f64, f64)| {
+            assert!((a.0 - b.0).abs() < 1e-9 && (a.1 - b.1).abs() < 1e-9, "{a:?} vs {b:?}")
+        };
+        let upright = Orientation::default();
+        // A 200x100 frame filling a 200x100 window: pixels map one to one.
+        let full = fit_picture(2.0, (200, 100), Fit::Cover);
+        close(
+            frame_point((10.5, 20.5), (200, 100), full, upright, (200, 100)),
+            (10.5, 20.5),
+        );
+        assert_eq!(pixel_at((10.5, 20.5), (200, 100)), Some((10, 20)));
+        // Contained in a 200x200 window: bars above and below map off the frame.
+        let contain = fit_picture(2.0, (200, 200), Fit::Contain);
+        let top = frame_point((100.0, 10.0), (200, 200), contain, upright, (200, 100));
+        assert!(top.1 < 0.0);
+        assert_eq!(pixel_at(top, (200, 100)), None);
+        close(
+            frame_point((100.0, 100.0), (200, 200), contain, upright, (200, 100)),
+            (100.0, 50.0),
+        );
+        // Turned a quarter clockwise: the window's top left shows the frame's bottom left.
+        let turned = Orientation { quarter_turns: 1 };
+        let rect = fit_picture(0.5, (100, 200), Fit::Cover);
+        let p = frame_point((0.0, 0.0), (100, 200), rect, turned, (200, 100));
+        close(p, (0.0, 100.0));
+    }
+
+    #[test]
+    fn drags_make_regions_inside_the_frame() {
+        let r = region_between((10.2, 5.7), (3.9, 20.0), (100, 50));
+        assert_eq!((r.x, r.y, r.width, r.height), (3, 5, 8, 15));
+        let r = region_between((-20.0, -5.0), (500.0, 80.0), (100, 50));
+        assert_eq!((r.x, r.y, r.width, r.height), (0, 0, 100, 50));
+        let r = region_between((7.5, 7.5), (7.5, 7.5), (100, 50));
+        assert_eq!((r.width, r.height), (1, 1));
+        let r = region_between((120.0, 60.0), (130.0, 70.0), (100, 50));
+        assert_eq!((r.x, r.y, r.width, r.height), (99, 49, 1, 1));
     }
 
     #[test]

@@ -73,12 +73,21 @@ pub fn render_picture(
         let scope = scope.as_ref().map(|(pass, target)| (pass, target));
         renderer.scene(&ctx.device, &target, &picture.view, Signal::sdr(), scope)
     };
-    Ok(draw(ctx, scene, aspect, size, options, |encoder| {
-        engine.encode(encoder, &target, &source, None);
-        if let Some((pass, scope_target)) = &scope {
-            pass.encode(encoder, scope_target, None);
-        }
-    })?)
+    let frame_size = (picture.width, picture.height);
+    Ok(draw(
+        ctx,
+        scene,
+        aspect,
+        size,
+        options,
+        (counting.region, frame_size),
+        |encoder| {
+            engine.encode(encoder, &target, &source, None);
+            if let Some((pass, scope_target)) = &scope {
+                pass.encode(encoder, scope_target, None);
+            }
+        },
+    )?)
 }
 
 /// One decoded video frame: its planes in `format`, from a stream of `volume`.
@@ -109,25 +118,34 @@ pub fn render_video_frame(
         pipeline.bound_peak(&ctx.queue, nits);
     }
     let scene = |renderer: &SceneRenderer| pipeline.scene(&ctx.device, renderer);
-    let rgba = draw(ctx, scene, frame.aspect, size, options, |encoder| {
-        pipeline.encode_frame(encoder, 0)
-    })?;
+    let frame_size = (frame.format.width, frame.format.height);
+    let rgba = draw(
+        ctx,
+        scene,
+        frame.aspect,
+        size,
+        options,
+        (counting.region, frame_size),
+        |encoder| pipeline.encode_frame(encoder, 0),
+    )?;
     Ok(rgba)
 }
 
-/// Counts (with `count`) and draws a frame (its scene made by `scene`) into a new `size`
-/// target, and reads it back.
+/// Counts (with `count`) and draws a frame (its scene made by `scene`, with the region of a
+/// frame of `frame_size` counted, if any) into a new `size` target, and reads it back.
 fn draw(
     ctx: &GpuContext,
     scene: impl FnOnce(&SceneRenderer) -> Scene,
     aspect: f32,
     size: (u32, u32),
     options: ViewOptions,
+    (region, frame_size): (Option<Region>, (u32, u32)),
     count: impl FnOnce(&mut wgpu::CommandEncoder),
 ) -> Result<Vec<u8>, GpuError> {
     let output = GpuFrame::new(ctx, "render output", size.0, size.1)?;
     let renderer = SceneRenderer::new(&ctx.device, GpuFrame::FORMAT);
-    let scene = scene(&renderer);
+    let mut scene = scene(&renderer);
+    scene.set_region(region, frame_size);
     scene.layout(&ctx.queue, aspect, Orientation::default(), size, options);
 
     let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {

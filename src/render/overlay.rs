@@ -15,7 +15,12 @@ pub struct OverlayUniforms {
     pub gridlines: [f32; 4],
     pub log_scale: u32,
     pub _pad: [u32; 3],
+    /// The probed pixel's bins, x across the quad (0..1) per r, g, b, l; negative for none.
+    pub markers: [f32; 4],
 }
+
+/// No probe markers.
+pub const NO_MARKERS: [f32; 4] = [-1.0; 4];
 
 /// No gridlines.
 pub const NO_GRIDLINES: [f32; 4] = [-1.0; 4];
@@ -161,8 +166,9 @@ impl OverlayPass {
 }
 
 impl OverlayQuad {
-    /// Places the quad and picks linear or log heights; a small queue write, no allocation.
-    pub fn update(&self, queue: &wgpu::Queue, rect: Rect, log_scale: bool) {
+    /// Places the quad, picks linear or log heights and marks the probed pixel's bins; a small
+    /// queue write, no allocation.
+    pub fn update(&self, queue: &wgpu::Queue, rect: Rect, log_scale: bool, markers: [f32; 4]) {
         let uniforms = OverlayUniforms {
             rect: rect.to_array(),
             colors: COLORS,
@@ -170,6 +176,7 @@ impl OverlayQuad {
             gridlines: self.gridlines,
             log_scale: u32::from(log_scale),
             _pad: [0; 3],
+            markers,
         };
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
     }

@@ -19,7 +19,12 @@ pub struct PictureUniforms {
     pub bt2020: u32,
     pub dither_step: f32,
     pub _pad: u32,
+    /// The region of interest in texture coordinates (u0, v0, u1, v1); negative: none.
+    pub region: [f32; 4],
 }
+
+/// No region drawn.
+pub const NO_REGION: [f32; 4] = [-1.0; 4];
 
 /// What a frame's samples are, for showing them: their depth and colour volume, and for HDR
 /// the peak pass's state to tone-map from.
@@ -201,7 +206,7 @@ impl PicturePass {
 }
 
 impl PictureBinding {
-    pub fn update(&self, queue: &wgpu::Queue, rect: Rect, orientation: Orientation) {
+    pub fn update(&self, queue: &wgpu::Queue, rect: Rect, orientation: Orientation, region: [f32; 4]) {
         let (uv_x, uv_y) = orientation.uv_rows();
         let uniforms = PictureUniforms {
             rect: rect.to_array(),
@@ -211,6 +216,7 @@ impl PictureBinding {
             bt2020: self.bt2020,
             dither_step: self.dither_step,
             _pad: 0,
+            region,
         };
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
     }

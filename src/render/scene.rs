@@ -3,11 +3,12 @@
 
 use crate::engine::HistogramTarget;
 use crate::render::layout::{band_layout, fit_picture, Fit};
-use crate::render::overlay::{OverlayPass, OverlayQuad, QuadChannels, NO_GRIDLINES};
-use crate::render::picture::{Orientation, PictureBinding, PicturePass, Signal};
+use crate::render::overlay::{OverlayPass, OverlayQuad, QuadChannels, NO_GRIDLINES, NO_MARKERS};
+use crate::render::picture::{Orientation, PictureBinding, PicturePass, Signal, NO_REGION};
 use crate::render::tonemap::pq_inverse_eotf;
 use crate::scope::draw::{ScopeDrawPass, ScopeQuad};
 use crate::scope::gpu::{ScopePass, ScopeTarget};
+use crate::scope::{Region, ScopeKind};
 use crate::video::format::Transfer;
 
 /// Where the luminance quad of a PQ signal marks light, in nits: SDR's 100, reference white,
@@ -42,12 +43,25 @@ impl Quads {
     }
 }
 
-/// What the viewer chose: fit, quads, linear or log heights.
+/// What the viewer chose: fit, quads, linear or log heights, the scope.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ViewOptions {
     pub fit: Fit,
     pub quads: Quads,
     pub log_scale: bool,
+    pub scope: Option<ScopeKind>,
+    /// The histogram timeline above the seek bar.
+    pub timeline: bool,
+}
+
+/// The scopes `w` cycles through: none, waveform, parade, vectorscope.
+pub fn next_scope(scope: Option<ScopeKind>) -> Option<ScopeKind> {
+    match scope {
+        None => Some(ScopeKind::Waveform),
+        Some(ScopeKind::Waveform) => Some(ScopeKind::Parade),
+        Some(ScopeKind::Parade) => Some(ScopeKind::Vectorscope),
+        Some(ScopeKind::Vectorscope) => None,
+    }
 }
 
 /// Pipelines for one output format.
@@ -65,6 +79,10 @@ pub struct Scene {
     scope: Option<ScopeQuad>,
     /// Pixels the histograms and scope count (the frame's, or its region's).
     counted_pixels: u32,
+    /// The region drawn on the picture, in texture coordinates (NO_REGION: none).
+    region: [f32; 4],
+    /// The probed pixel's bins marked in the histograms (NO_MARKERS: none).
+    markers: [f32; 4],
 }
 
 impl SceneRenderer {
@@ -104,6 +122,8 @@ impl SceneRenderer {
                     .quad(device, pass.kind, &scope_target.counts, scope_target.columns, pass.bins)
             }),
             counted_pixels: target.pixel_count,
+            region: NO_REGION,
+            markers: NO_MARKERS,
         }
     }
 
@@ -144,20 +164,40 @@ impl Scene {
         viewport: (u32, u32),
         options: ViewOptions,
     ) {
-        self.picture
-            .update(queue, fit_picture(aspect, viewport, options.fit), orientation);
+        self.picture.update(
+            queue,
+            fit_picture(aspect, viewport, options.fit),
+            orientation,
+            self.region,
+        );
         let band = band_layout(self.scope.as_ref().map(|s| s.kind), viewport);
         for (quad, rect) in self.quads.iter().zip(band.histograms) {
-            quad.update(queue, rect, options.log_scale);
+            quad.update(queue, rect, options.log_scale, self.markers);
         }
         if let (Some(scope), Some(rect)) = (&self.scope, band.scope) {
             scope.update(queue, rect, self.counted_pixels);
         }
     }
 
-    /// The histograms and scope count `pixels` pixels from now on (a region was set); takes
-    /// effect at the next `layout`.
-    pub fn set_counted_pixels(&mut self, pixels: u32) {
-        self.counted_pixels = pixels;
+    /// The histograms and scope count `region` of a `width`×`height` frame from now on (None:
+    /// the whole frame), drawn on the picture; takes effect at the next `layout`.
+    pub fn set_region(&mut self, region: Option<Region>, (width, height): (u32, u32)) {
+        let counted = region.unwrap_or(Region::full(width, height));
+        self.counted_pixels = counted.pixel_count();
+        self.region = match region {
+            Some(r) => [
+                r.x as f32 / width as f32,
+                r.y as f32 / height as f32,
+                (r.x + r.width) as f32 / width as f32,
+                (r.y + r.height) as f32 / height as f32,
+            ],
+            None => NO_REGION,
+        };
+    }
+
+    /// Marks these bins (x across the quads, per r, g, b, l) in the histograms from the next
+    /// `layout` on (NO_MARKERS: none).
+    pub fn set_markers(&mut self, markers: [f32; 4]) {
+        self.markers = markers;
     }
 }

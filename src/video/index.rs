@@ -452,7 +452,7 @@ impl FrameIndex {
 }
 
 /// The index only reads ahead of need: it yields the CPU to decoding and drawing.
-fn lower_priority() {
+pub(crate) fn lower_priority() {
     #[cfg(target_os = "linux")]
     // SAFETY: setpriority on this thread's own id (Linux applies nice values per thread).
     unsafe {

@@ -1,0 +1,54 @@
+//! The histogram timeline in the OSD: an egui texture redrawn from the background fill's data
+//! a few times a second while it grows (a texture write, not a new texture).
+
+use crate::timeline::{TimelineFill, PLAYER_COLUMNS, PLAYER_ROWS};
+use std::time::{Duration, Instant};
+
+/// How often the timeline's picture is redrawn while it fills.
+const TIMELINE_UPDATE: Duration = Duration::from_millis(250);
+
+/// The histogram timeline as an egui texture, redrawn from the fill's data when it has grown.
+#[derive(Default)]
+pub struct TimelineStrip {
+    texture: Option<egui::TextureHandle>,
+    /// Frames the texture shows, and when it was drawn.
+    drawn: u64,
+    at: Option<Instant>,
+}
+
+impl TimelineStrip {
+    /// A new file: its strip starts afresh.
+    pub fn forget(&mut self) {
+        self.drawn = 0;
+        self.at = None;
+        self.texture = None;
+    }
+
+    /// Whether the fill has frames the texture doesn't show.
+    pub fn stale(&self, fill: &TimelineFill) -> bool {
+        fill.data.lock().is_ok_and(|d| d.filled != self.drawn)
+    }
+
+    pub fn next_update(&self) -> Instant {
+        self.at.map_or_else(Instant::now, |at| at + TIMELINE_UPDATE)
+    }
+
+    /// The texture to show, redrawn first if the fill has grown and it is time.
+    pub fn texture(&mut self, ctx: &egui::Context, fill: &TimelineFill, now: Instant) -> Option<egui::TextureId> {
+        if self.texture.is_none() || (self.next_update() <= now && self.stale(fill)) {
+            let (rgba, filled) = {
+                let data = fill.data.lock().ok()?;
+                (data.render(PLAYER_COLUMNS, PLAYER_ROWS), data.filled)
+            };
+            let size = [PLAYER_COLUMNS as usize, PLAYER_ROWS as usize];
+            let image = egui::ColorImage::from_rgba_unmultiplied(size, &rgba);
+            match &mut self.texture {
+                Some(texture) => texture.set(image, egui::TextureOptions::LINEAR),
+                None => self.texture = Some(ctx.load_texture("timeline", image, egui::TextureOptions::LINEAR)),
+            }
+            self.drawn = filled;
+            self.at = Some(now);
+        }
+        self.texture.as_ref().map(egui::TextureHandle::id)
+    }
+}

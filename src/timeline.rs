@@ -1,0 +1,291 @@
+//! The histogram timeline: the luminance histogram of every frame across the whole file, one
+//! strip column per run of frames (x = time, y = luminance bin with 0 at the bottom, brightness
+//! = share of the column's pixels, with markers where highlights or shadows clip). `histoplay
+//! timeline` renders it to a PNG; in the player a decode of its own, at low priority, fills it
+//! while the file is open (`TimelineFill`).
+//!
+//! Column x of C covers the frames n with ⌊n·C/F⌋ = x, F the file's frame count, and holds the
+//! sum of their luminance histograms (`hist`'s `l`, 256 bins).
+
+use crate::cli::hist::{self, ClipError, FrameMeta, FrameRange};
+use crate::cli::progress::Progress;
+use crate::engine::histogram::{Histogram, DEFAULT_BINS};
+use crate::gpu::GpuContext;
+use crate::video::source::VideoSource;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Share of a column's pixels in its top (or bottom) bin above which the strip marks it as
+/// clipping.
+pub const CLIP_SHARE: f64 = 0.01;
+/// Columns of the player's strip (it is stretched to the OSD's width).
+pub const PLAYER_COLUMNS: u32 = 1024;
+/// Rows of the player's strip.
+pub const PLAYER_ROWS: u32 = 64;
+
+const SHADOW_CLIP: [u8; 3] = [70, 130, 255];
+const HIGHLIGHT_CLIP: [u8; 3] = [255, 70, 60];
+const EMPTY: [u8; 4] = [40, 40, 40, 160];
+
+/// The luminance histograms of a file's frames, summed per column.
+#[derive(Clone, Debug)]
+pub struct TimelineData {
+    pub columns: u32,
+    pub bins: u32,
+    /// Frames in the file (the columns' mapping).
+    pub frame_count: u64,
+    /// columns × bins sums.
+    counts: Vec<u64>,
+    /// Frames added to each column.
+    frames: Vec<u32>,
+    /// Frames added in all.
+    pub filled: u64,
+}
+
+impl TimelineData {
+    pub fn new(columns: u32, bins: u32, frame_count: u64) -> Self {
+        let columns = columns.max(1);
+        Self {
+            columns,
+            bins,
+            frame_count: frame_count.max(1),
+            counts: vec![0; (columns * bins) as usize],
+            frames: vec![0; columns as usize],
+            filled: 0,
+        }
+    }
+
+    /// The column frame `index` falls in: ⌊n·C/F⌋ (frames past the count go to the last).
+    pub fn column_of(&self, index: u64) -> u32 {
+        let column = u128::from(index) * u128::from(self.columns) / u128::from(self.frame_count);
+        column.min(u128::from(self.columns - 1)) as u32
+    }
+
+    /// Adds frame `index`'s luminance bins.
+    pub fn add(&mut self, index: u64, luma: impl IntoIterator<Item = u32>) {
+        let column = self.column_of(index) as usize;
+        let bins = self.bins as usize;
+        for (sum, count) in self.counts[column * bins..(column + 1) * bins].iter_mut().zip(luma) {
+            *sum += u64::from(count);
+        }
+        self.frames[column] += 1;
+        self.filled += 1;
+    }
+
+    /// A column's sums.
+    pub fn column(&self, column: u32) -> &[u64] {
+        let bins = self.bins as usize;
+        &self.counts[column as usize * bins..(column as usize + 1) * bins]
+    }
+
+    /// Frames added to a column.
+    pub fn frames_in(&self, column: u32) -> u32 {
+        self.frames[column as usize]
+    }
+
+    /// The strip as RGBA8, `width` × `height`, top row first: pixel column x shows data column
+    /// ⌊x·C/width⌋ (or, where no frame maps to that column, the column of the frame shown at
+    /// its time), pixel row y (from the bottom) the bins ⌊y·N/height⌋ up to the next row's.
+    /// Columns with no frame counted yet are a translucent grey.
+    pub fn render(&self, width: u32, height: u32) -> Vec<u8> {
+        let (width, height) = (width.max(1), height.max(1));
+        let mut rgba = vec![0u8; (width * height * 4) as usize];
+        let bins = u64::from(self.bins);
+        for x in 0..width {
+            let column = (u64::from(x) * u64::from(self.columns) / u64::from(width)) as u32;
+            // With more columns than frames, a column no frame maps to shows the frame on
+            // screen at its time.
+            let shown = u128::from(column) * u128::from(self.frame_count) / u128::from(self.columns);
+            let counts = self.column(self.column_of(shown as u64));
+            let total: u64 = counts.iter().sum();
+            let clip = |bin: usize| total > 0 && counts[bin] as f64 / total as f64 > CLIP_SHARE;
+            let (shadows, highlights) = (clip(0), clip(self.bins as usize - 1));
+            // Clipping marks take the top and bottom few rows.
+            let mark_rows = (height / 16).max(1);
+            for y in 0..height {
+                let first = u64::from(y) * bins / u64::from(height);
+                let end = (u64::from(y + 1) * bins / u64::from(height)).max(first + 1);
+                let in_row: u64 = counts[first as usize..end as usize].iter().sum();
+                let pixel = if total == 0 {
+                    EMPTY
+                } else if highlights && y >= height - mark_rows {
+                    [HIGHLIGHT_CLIP[0], HIGHLIGHT_CLIP[1], HIGHLIGHT_CLIP[2], 255]
+                } else if shadows && y < mark_rows {
+                    [SHADOW_CLIP[0], SHADOW_CLIP[1], SHADOW_CLIP[2], 255]
+                } else {
+                    // Rows hold whole bins, some one more than others: the share per bin keeps
+                    // them even.
+                    let per_bin = in_row as f64 / total as f64 / (end - first) as f64;
+                    let level = (brightness(per_bin * bins as f64, height) * 255.0).round() as u8;
+                    [level, level, level, 255]
+                };
+                let at = (((height - 1 - y) * width + x) * 4) as usize;
+                rgba[at..at + 4].copy_from_slice(&pixel);
+            }
+        }
+        rgba
+    }
+}
+
+/// Brightness (0..1) of a row at `density` (its bins' share of the column's pixels, per bin,
+/// times the bin count: 1 where the pixels spread evenly) in a strip `rows` tall: log-like,
+/// full at an eighth of the pixels in one row, any pixel at all visible.
+fn brightness(density: f64, rows: u32) -> f64 {
+    if density <= 0.0 {
+        return 0.0;
+    }
+    let full = f64::from(rows) / 8.0;
+    ((1.0 + 16.0 * density).log2() / (1.0 + 16.0 * full).log2()).clamp(0.12, 1.0)
+}
+
+/// Counts every frame of `source` into `data`, on the GPU `ctx` (headless: with a progress
+/// line; the player: none, and `stop` ends it early); returns the frames counted.
+pub fn fill(
+    ctx: &GpuContext,
+    source: VideoSource,
+    data: &Mutex<TimelineData>,
+    progress: Option<Progress>,
+    stop: &AtomicBool,
+) -> Result<u64, ClipError> {
+    let mut source = source;
+    source.set_exact_numbers(true);
+    let all = FrameRange { start: 0, end: None };
+    hist::gpu_frames_on(
+        ctx,
+        source,
+        all,
+        DEFAULT_BINS,
+        progress,
+        |_, pipeline| Ok(pipeline.engine.histogram_bytes()),
+        |pipeline, encoder, buffer| {
+            let bytes = pipeline.engine.histogram_bytes();
+            encoder.copy_buffer_to_buffer(&pipeline.target.histogram, 0, buffer, 0, bytes);
+        },
+        |_, bytes, frame: FrameMeta| {
+            if stop.load(Ordering::Relaxed) {
+                return Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "stopped"));
+            }
+            let histogram = Histogram::from_interleaved(&crate::gpu::readback::words(bytes));
+            let mut data = data.lock().unwrap_or_else(|e| e.into_inner());
+            data.add(frame.index, histogram.counts.iter().map(|c| c[3]));
+            Ok(())
+        },
+    )
+}
+
+/// The frame count a timeline maps by: the index's, once it has read the whole file.
+pub fn frame_count(source: &VideoSource) -> u64 {
+    let index = source.index();
+    index
+        .wait_complete()
+        .or_else(|| index.frame_count())
+        .or(index.estimated_count)
+        .unwrap_or(1)
+}
+
+/// The player's timeline of one file, filled by a thread of its own at low priority: its own
+/// demuxer and decoder, the player's GPU. Stopped (and waited for) when dropped, which happens
+/// off the window's thread with the rest of a closed file.
+pub struct TimelineFill {
+    pub data: Arc<Mutex<TimelineData>>,
+    stop: Arc<AtomicBool>,
+    done: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl TimelineFill {
+    pub fn start(path: &std::path::Path, gpu: &GpuContext) -> std::io::Result<Self> {
+        let data = Arc::new(Mutex::new(TimelineData::new(PLAYER_COLUMNS, DEFAULT_BINS, 1)));
+        let stop = Arc::new(AtomicBool::new(false));
+        let done = Arc::new(AtomicBool::new(false));
+        let (path, gpu) = (path.to_path_buf(), gpu.clone());
+        let (shared, stopping, finished) = (data.clone(), stop.clone(), done.clone());
+        let thread = std::thread::Builder::new()
+            .name("histoplay timeline".into())
+            .spawn(move || {
+                // The decoder's threads, made from this one, take its priority too.
+                crate::video::index::lower_priority();
+                let result = VideoSource::open(&path).map_err(ClipError::from).and_then(|source| {
+                    let count = frame_count(&source);
+                    if stopping.load(Ordering::Relaxed) {
+                        return Ok(0);
+                    }
+                    *shared.lock().unwrap_or_else(|e| e.into_inner()) =
+                        TimelineData::new(PLAYER_COLUMNS, DEFAULT_BINS, count);
+                    fill(&gpu, source, &shared, None, &stopping)
+                });
+                match result {
+                    Ok(frames) => log::info!("timeline of {}: {frames} frames", path.display()),
+                    Err(e) if stopping.load(Ordering::Relaxed) => log::debug!("timeline stopped: {e}"),
+                    Err(e) => log::warn!("the timeline of {} stopped: {e}", path.display()),
+                }
+                finished.store(true, Ordering::Relaxed);
+            })?;
+        Ok(Self {
+            data,
+            stop,
+            done,
+            thread: Some(thread),
+        })
+    }
+
+    /// Whether the fill has ended (every frame counted, or it failed).
+    pub fn done(&self) -> bool {
+        self.done.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for TimelineFill {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_fall_in_their_columns() {
+        let data = TimelineData::new(4, 16, 10);
+        let columns: Vec<u32> = (0..10).map(|n| data.column_of(n)).collect();
+        assert_eq!(columns, [0, 0, 0, 1, 1, 2, 2, 2, 3, 3]);
+        assert_eq!(data.column_of(99), 3);
+        // More columns than frames: some stay empty.
+        let wide = TimelineData::new(8, 16, 3);
+        assert_eq!((0..3).map(|n| wide.column_of(n)).collect::<Vec<_>>(), [0, 2, 5]);
+    }
+
+    #[test]
+    fn the_strip_shows_each_columns_bins_bottom_up_and_marks_clipping() {
+        let mut data = TimelineData::new(2, 4, 2);
+        data.add(0, [100, 0, 0, 0]); // all black: shadows clip
+        data.add(1, [0, 0, 50, 50]); // bright: half in the top bin
+        let rgba = data.render(2, 4);
+        let px = |x: u32, y_from_bottom: u32| {
+            let at = (((3 - y_from_bottom) * 2 + x) * 4) as usize;
+            [rgba[at], rgba[at + 1], rgba[at + 2]]
+        };
+        assert_eq!(px(0, 0), SHADOW_CLIP);
+        assert_eq!(px(0, 1), [0, 0, 0]);
+        assert_eq!(px(1, 3), HIGHLIGHT_CLIP);
+        assert!(px(1, 2)[0] > 200, "{:?}", px(1, 2));
+        assert_eq!(px(1, 0), [0, 0, 0]);
+        // Nothing counted yet: the empty grey.
+        let empty = TimelineData::new(2, 4, 2).render(2, 1);
+        assert_eq!(&empty[..4], &EMPTY);
+        // Three frames over eight columns: columns between frames show the frame before.
+        let mut sparse = TimelineData::new(8, 4, 3);
+        for n in 0..3 {
+            sparse.add(n, [0, 10, 0, 0]);
+        }
+        let strip = sparse.render(8, 4);
+        assert!(
+            (0..8).all(|x| strip[((2 * 8 + x) * 4) as usize] > 200),
+            "row 1 lit in every column"
+        );
+    }
+}
