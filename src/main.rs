@@ -558,8 +558,8 @@ fn run(command: Command) -> Result<()> {
             let data = std::sync::Mutex::new(timeline::TimelineData::new(size.0, DEFAULT_BINS, count));
             let ctx = GpuContext::new()?;
             let progress = histoplay::cli::progress::Progress::new(Some(count));
-            let stop = std::sync::atomic::AtomicBool::new(false);
-            let frames = timeline::fill(&ctx, source, &data, Some(progress), &stop)?;
+            let control = timeline::FillControl::default();
+            let frames = timeline::fill(&ctx, source, &data, Some(progress), &control)?;
             if frames == 0 {
                 bail!("'{}' has no frames to put on a timeline", input.display());
             }

@@ -2,7 +2,7 @@
 //! strip column per run of frames (x = time, y = luminance bin with 0 at the bottom, brightness
 //! = share of the column's pixels, with markers where highlights or shadows clip). `histoplay
 //! timeline` renders it to a PNG; in the player a decode of its own, at low priority, fills it
-//! while the file is open (`TimelineFill`).
+//! while the file is open (`TimelineFill`), yielding most of its time while the player plays.
 //!
 //! Column x of C covers the frames n with ⌊n·C/F⌋ = x, F the file's frame count, and holds the
 //! sum of their luminance histograms (`hist`'s `l`, 256 bins).
@@ -138,15 +138,31 @@ fn brightness(density: f64, rows: u32) -> f64 {
     ((1.0 + 16.0 * density).log2() / (1.0 + 16.0 * full).log2()).clamp(0.12, 1.0)
 }
 
+/// While the player plays, the fill counts at most this many times the file's frame rate: its
+/// decoder, held up by the frames the fill has not taken yet, rests the rest of the time. (The
+/// player decodes the file at its own rate meanwhile; paused, the fill goes flat out.)
+pub const SPEED_WHILE_PLAYING: f64 = 2.0;
+
+/// What may stop or slow a fill: `stop` ends it, `playing` (the player is playing) holds it to
+/// `SPEED_WHILE_PLAYING` times the file's rate.
+#[derive(Debug, Default)]
+pub struct FillControl {
+    pub stop: AtomicBool,
+    pub playing: AtomicBool,
+}
+
 /// Counts every frame of `source` into `data`, on the GPU `ctx` (headless: with a progress
-/// line; the player: none, and `stop` ends it early); returns the frames counted.
+/// line; the player: none, throttled and stopped through `control`); returns the frames
+/// counted.
 pub fn fill(
     ctx: &GpuContext,
     source: VideoSource,
     data: &Mutex<TimelineData>,
     progress: Option<Progress>,
-    stop: &AtomicBool,
+    control: &FillControl,
 ) -> Result<u64, ClipError> {
+    let mut last = std::time::Instant::now();
+    let interval = std::time::Duration::from_secs_f64(source.info.frame_duration.max(1e-3) / SPEED_WHILE_PLAYING);
     let mut source = source;
     source.set_exact_numbers(true);
     let all = FrameRange { start: 0, end: None };
@@ -162,9 +178,13 @@ pub fn fill(
             encoder.copy_buffer_to_buffer(&pipeline.target.histogram, 0, buffer, 0, bytes);
         },
         |_, bytes, frame: FrameMeta| {
-            if stop.load(Ordering::Relaxed) {
+            if control.stop.load(Ordering::Relaxed) {
                 return Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "stopped"));
             }
+            if control.playing.load(Ordering::Relaxed) {
+                std::thread::sleep(interval.saturating_sub(last.elapsed()));
+            }
+            last = std::time::Instant::now();
             let histogram = Histogram::from_interleaved(&crate::gpu::readback::words(bytes));
             let mut data = data.lock().unwrap_or_else(|e| e.into_inner());
             data.add(frame.index, histogram.counts.iter().map(|c| c[3]));
@@ -188,7 +208,7 @@ pub fn frame_count(source: &VideoSource) -> u64 {
 /// off the window's thread with the rest of a closed file.
 pub struct TimelineFill {
     pub data: Arc<Mutex<TimelineData>>,
-    stop: Arc<AtomicBool>,
+    control: Arc<FillControl>,
     done: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -196,10 +216,10 @@ pub struct TimelineFill {
 impl TimelineFill {
     pub fn start(path: &std::path::Path, gpu: &GpuContext) -> std::io::Result<Self> {
         let data = Arc::new(Mutex::new(TimelineData::new(PLAYER_COLUMNS, DEFAULT_BINS, 1)));
-        let stop = Arc::new(AtomicBool::new(false));
+        let control = Arc::new(FillControl::default());
         let done = Arc::new(AtomicBool::new(false));
         let (path, gpu) = (path.to_path_buf(), gpu.clone());
-        let (shared, stopping, finished) = (data.clone(), stop.clone(), done.clone());
+        let (shared, controls, finished) = (data.clone(), control.clone(), done.clone());
         let thread = std::thread::Builder::new()
             .name("histoplay timeline".into())
             .spawn(move || {
@@ -207,26 +227,31 @@ impl TimelineFill {
                 crate::video::index::lower_priority();
                 let result = VideoSource::open(&path).map_err(ClipError::from).and_then(|source| {
                     let count = frame_count(&source);
-                    if stopping.load(Ordering::Relaxed) {
+                    if controls.stop.load(Ordering::Relaxed) {
                         return Ok(0);
                     }
                     *shared.lock().unwrap_or_else(|e| e.into_inner()) =
                         TimelineData::new(PLAYER_COLUMNS, DEFAULT_BINS, count);
-                    fill(&gpu, source, &shared, None, &stopping)
+                    fill(&gpu, source, &shared, None, &controls)
                 });
                 match result {
                     Ok(frames) => log::info!("timeline of {}: {frames} frames", path.display()),
-                    Err(e) if stopping.load(Ordering::Relaxed) => log::debug!("timeline stopped: {e}"),
+                    Err(e) if controls.stop.load(Ordering::Relaxed) => log::debug!("timeline stopped: {e}"),
                     Err(e) => log::warn!("the timeline of {} stopped: {e}", path.display()),
                 }
                 finished.store(true, Ordering::Relaxed);
             })?;
         Ok(Self {
             data,
-            stop,
+            control,
             done,
             thread: Some(thread),
         })
+    }
+
+    /// The player is playing (the fill yields most of its time) or not (it goes flat out).
+    pub fn set_playing(&self, playing: bool) {
+        self.control.playing.store(playing, Ordering::Relaxed);
     }
 
     /// Whether the fill has ended (every frame counted, or it failed).
@@ -237,7 +262,7 @@ impl TimelineFill {
 
 impl Drop for TimelineFill {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.control.stop.store(true, Ordering::Relaxed);
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }

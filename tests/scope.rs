@@ -368,3 +368,53 @@ fn render_draws_the_scope_where_the_player_does() {
         }
     }
 }
+
+#[test]
+fn the_timeline_of_the_grey_ramp_is_a_rising_diagonal() {
+    let ramp = common::grey_ramp();
+    let dir = scratch("timeline");
+    let png = dir.join("ramp.png");
+    let frames = common::RAMP_FRAMES as u32;
+    let size = format!("{frames}x256");
+    let (ok, _, err) = run(&[
+        "timeline",
+        ramp.to_str().unwrap(),
+        "-o",
+        png.to_str().unwrap(),
+        "--size",
+        &size,
+    ]);
+    assert!(ok, "{err}");
+    let strip = image::open(&png).unwrap().to_rgba8();
+    assert_eq!(strip.dimensions(), (frames, 256));
+    // One column a frame; each frame is one flat grey, so one row is lit, at its luminance bin
+    // (row 0 at the bottom), rising with the frame.
+    for x in 0..frames {
+        let grey = u32::from(common::limited_grey(common::ramp_luma(u64::from(x))));
+        let expected_row =
+            histoplay::engine::histogram::luma_bin(histoplay::engine::histogram::luma_numerator(grey, grey, grey), 256);
+        if expected_row == 0 {
+            // Frame 0 is black: its shadows clip, marked in blue along the bottom.
+            let bottom = strip.get_pixel(x, 255).0;
+            assert!(bottom[2] > 200 && bottom[0] < 100, "column {x}: {bottom:?}");
+            continue;
+        }
+        let lit: Vec<u32> = (0..256).filter(|&y| strip.get_pixel(x, 255 - y).0[0] == 255).collect();
+        assert_eq!(lit, [expected_row], "column {x}");
+        let dark = (0..256)
+            .filter(|&y| strip.get_pixel(x, 255 - y).0[..3] == [0, 0, 0])
+            .count();
+        assert_eq!(dark, 255, "column {x}: every other row is black");
+    }
+}
+
+#[test]
+fn a_timeline_of_something_unplayable_is_a_one_line_error() {
+    let dir = scratch("timeline-bad");
+    let text = dir.join("notes.mp4");
+    std::fs::write(&text, "not a video").unwrap();
+    let out = dir.join("out.png");
+    let (ok, _, err) = run(&["timeline", text.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(!ok && err.starts_with("error:") && err.lines().count() == 1, "{err}");
+    assert!(!out.exists());
+}

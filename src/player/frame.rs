@@ -259,6 +259,8 @@ impl PlayerWindow {
             dropped: playback.dropped(),
             paused: playback.paused(),
             size: self.surface.size(),
+            probe: self.probe.map(|p| [p.x, p.y, p.rgb[0], p.rgb[1], p.rgb[2]]),
+            region: self.media.pipeline.region().map(|r| [r.x, r.y, r.width, r.height]),
         };
         if let Some(log) = &mut self.frame_log {
             log.record(&present);

@@ -25,8 +25,15 @@ impl PlayerWindow {
         self.pointer = point;
         let frame = self.media.pipeline.frame_size();
         let on_frame = point.map(|p| self.media.frame_point(p, self.surface.size(), self.view.fit));
-        // Over the OSD's panel the pointer is on its widgets, not on the picture.
-        let over_osd = self.egui_ctx.is_pointer_over_egui();
+        // Over the OSD's panel the pointer is on its widgets, not on the picture. (Where the
+        // panel was last drawn: egui's own pointer state lags one event behind this one.)
+        let scale = f64::from(self.egui_ctx.pixels_per_point());
+        let over_osd = point.is_some_and(|(x, y)| {
+            let at = egui::pos2((x / scale) as f32, (y / scale) as f32);
+            // (The whole screen is egui's background layer.)
+            let layer = self.egui_ctx.layer_id_at(at);
+            layer.is_some_and(|l| l.order != egui::Order::Background)
+        });
         let probe = on_frame.and_then(|p| pixel_at(p, frame)).filter(|_| !over_osd);
         if probe != self.probe_at {
             self.probe_at = probe;

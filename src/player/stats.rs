@@ -26,11 +26,15 @@ pub struct Present {
     pub exact: bool,
     /// The frame is a seek's keyframe preview, not yet the frame it lands on.
     pub preview: bool,
+    /// The pixel probe's reading, if shown: x, y, then R, G, B.
+    pub probe: Option<[u32; 5]>,
+    /// The region counted, if not the whole frame: x, y, width, height.
+    pub region: Option<[u32; 4]>,
 }
 
 /// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
 /// `t_ms=1234.567 frame=37 gen=0 new=1 due_ms=1234.000 dropped=3 paused=0 size=640x480 exact=1
-/// preview=0`
+/// preview=0 probe=10,20,255,128,0 region=0,0,320,240`
 /// (times in milliseconds since the player started; `-` where there is no value).
 pub struct FrameLog {
     out: std::io::BufWriter<std::fs::File>,
@@ -64,8 +68,15 @@ impl FrameLog {
         let ms = |t: Instant| t.saturating_duration_since(self.start).as_secs_f64() * 1000.0;
         let frame = present.frame.map_or("-".to_string(), |f| f.to_string());
         let due = present.due.map_or("-".to_string(), |d| format!("{:.3}", ms(d)));
+        let list = |values: Option<&[u32]>| {
+            values.map_or("-".to_string(), |v| {
+                v.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+            })
+        };
+        let probe = list(present.probe.as_ref().map(|p| &p[..]));
+        let region = list(present.region.as_ref().map(|r| &r[..]));
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -147,12 +158,16 @@ mod tests {
             size: (640, 480),
             exact: true,
             preview: false,
+            probe: None,
+            region: None,
         };
         log.record(&present);
         log.record(&Present {
             frame: None,
             due: None,
             new_frame: false,
+            probe: Some([10, 20, 255, 128, 0]),
+            region: Some([0, 0, 320, 240]),
             ..present
         });
         let text = std::fs::read_to_string(&dir).unwrap();
@@ -164,8 +179,8 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 exact=1 preview=0",
-                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0",
+                "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=- region=-",
+                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240",
             ]
         );
     }

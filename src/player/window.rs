@@ -438,6 +438,9 @@ impl PlayerWindow {
         if opacity != self.drawn_opacity {
             self.needs_redraw = true;
         }
+        if let Some(fill) = &self.media.timeline {
+            fill.set_playing(!self.media.playback.paused());
+        }
         // The timeline redraws as it fills, a few times a second, while it is shown.
         if self.view.timeline
             && self

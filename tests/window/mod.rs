@@ -1,5 +1,6 @@
 //! The player test harness: an Xvfb of the test's own, the player binary in it driven with
 //! xdotool, its `--frame-log`, and its window's pixels.
+#![allow(dead_code)]
 
 use crate::common;
 use std::io::{BufRead, BufReader};
@@ -107,6 +108,9 @@ pub struct Present {
     pub size: (u32, u32),
     /// A seek's keyframe preview, shown before the frame it lands on.
     pub preview: bool,
+    /// The pixel probe's reading (x, y, R, G, B), and the region counted (x, y, w, h).
+    pub probe: Option<Vec<u32>>,
+    pub region: Option<Vec<u32>>,
 }
 
 pub fn parse(line: &str) -> Option<Present> {
@@ -119,7 +123,14 @@ pub fn parse(line: &str) -> Option<Present> {
         paused: field("paused")? == "1",
         size: (w.parse().ok()?, h.parse().ok()?),
         preview: field("preview")? == "1",
+        probe: field("probe").and_then(numbers),
+        region: field("region").and_then(numbers),
     })
+}
+
+/// `1,2,3` as numbers; `-` (none) as None.
+fn numbers(list: &str) -> Option<Vec<u32>> {
+    list.split(',').map(|v| v.parse().ok()).collect()
 }
 
 pub struct Image {

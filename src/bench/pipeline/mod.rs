@@ -1,7 +1,8 @@
 //! `histoplay bench-pipeline`: decode → upload → convert → histogram → offscreen render as fast as
-//! it goes, next to decode-only throughput of the same build on the same file; playback paced at
-//! the file's rate; open times (also of a long copy of the file); exact seeks with their keyframe
-//! previews; consecutive back-steps; memory over the run.
+//! it goes, next to decode-only throughput of the same build on the same file; the histogram
+//! timeline's fill; playback paced at the file's rate, alone and while the timeline fills; open
+//! times (also of a long copy of the file); exact seeks with their keyframe previews; consecutive
+//! back-steps; memory over the run.
 
 mod navigation;
 mod open;
@@ -12,6 +13,7 @@ use crate::pipeline::FramePipeline;
 use crate::player::stats::percentile;
 use crate::render::picture::Orientation;
 use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
+use crate::timeline::TimelineFill;
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
 use crate::video::ring::RING_SLOTS;
 use crate::video::source::{SeekTarget, VideoSource};
@@ -175,13 +177,15 @@ struct Landed {
 /// `refresh_hz`: at each refresh the newest frame that is due is converted, counted and drawn
 /// (offscreen), and the GPU work is waited for as a present would be. A frame whose due time
 /// passes without it being shown is dropped, whether or not it ever reached the queue.
-fn paced(pipeline: &mut Pipeline, seconds: f64, refresh_hz: f64, out: &mut impl Write) -> Result<()> {
+fn paced(pipeline: &mut Pipeline, seconds: f64, refresh_hz: f64, label: &str, out: &mut impl Write) -> Result<()> {
     let interval = Duration::from_secs_f64(1.0 / refresh_hz);
     pipeline.decoder.seek(SeekTarget::Frame(0));
     let mut queue: std::collections::VecDeque<ReadyFrame> = Default::default();
     let mut ended = false;
     let mut shown: Vec<u64> = Vec::new();
     let mut lateness = Vec::new();
+    // The frame shown latest against its due time, and when.
+    let mut worst: Option<(u64, f64)> = None;
     let mut frame_times = Vec::new();
     let mut origin: Option<(Instant, f64)> = None;
     let mut tick = Instant::now();
@@ -220,7 +224,11 @@ fn paced(pipeline: &mut Pipeline, seconds: f64, refresh_hz: f64, out: &mut impl 
         pipeline.process(&pick);
         pipeline.ctx.wait_idle()?;
         let presented = Instant::now();
-        lateness.push(presented.saturating_duration_since(due(&pick)).as_secs_f64() * 1e3);
+        let late = presented.saturating_duration_since(due(&pick)).as_secs_f64() * 1e3;
+        if lateness.iter().all(|&l| l < late) {
+            worst = Some((pick.index, (presented - start).as_secs_f64()));
+        }
+        lateness.push(late);
         if let Some(last) = last_present {
             frame_times.push((presented - last).as_secs_f64() * 1e3);
         }
@@ -245,13 +253,14 @@ fn paced(pipeline: &mut Pipeline, seconds: f64, refresh_hz: f64, out: &mut impl 
     let dropped = due_frames.saturating_sub(shown.len() as u64);
     writeln!(
         out,
-        "paced:        {} frames shown of {due_frames} due, {dropped} dropped, at the clip's rate on a \
-         {refresh_hz:.0} Hz tick; frame time p50 {:.2} ms, p99 {:.2} ms; lateness vs due p50 {:.2} ms, max {:.2} ms",
+        "{label:<13} {} frames shown of {due_frames} due, {dropped} dropped, at the clip's rate on a \
+         {refresh_hz:.0} Hz tick; frame time p50 {:.2} ms, p99 {:.2} ms; lateness vs due p50 {:.2} ms, max {:.2} ms{}",
         shown.len(),
         percentile(&frame_times, 0.5).unwrap_or(f64::NAN),
         percentile(&frame_times, 0.99).unwrap_or(f64::NAN),
         percentile(&lateness, 0.5).unwrap_or(f64::NAN),
         percentile(&lateness, 1.0).unwrap_or(f64::NAN),
+        worst.map_or(String::new(), |(frame, at)| format!(" (frame {frame}, {at:.2} s in)")),
     )?;
     Ok(())
 }
@@ -329,8 +338,41 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
         options.cache_bytes >> 20
     )?;
 
+    // The histogram timeline, filled by the player's background decode with nothing else
+    // running; then playback again while it fills.
+    // Opening (probing, indexing, the pipeline's setup) is paid once per file; the rate from the
+    // first frame counted on is what a long file fills at.
+    let started = Instant::now();
+    let fill = TimelineFill::start(path, &pipeline.ctx)?;
+    let mut first_frame = None;
+    while !fill.done() {
+        if first_frame.is_none() && fill.data.lock().is_ok_and(|d| d.filled > 0) {
+            first_frame = Some(Instant::now());
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let whole = started.elapsed().as_secs_f64();
+    let filled = fill.data.lock().map_or(0, |d| d.filled);
+    let first_frame = first_frame.unwrap_or(started);
+    let steady_fps = filled.saturating_sub(1) as f64 / first_frame.elapsed().as_secs_f64().max(1e-9);
+    writeln!(
+        out,
+        "timeline:     {filled} frames at {steady_fps:.1} fps from the first one counted ({:.1}% of decode-only), \
+         its own decode at low priority; {:.0} ms to the first, {:.1} fps overall",
+        100.0 * steady_fps / decode_fps,
+        (first_frame - started).as_secs_f64() * 1e3,
+        filled as f64 / whole
+    )?;
+
     let refresh_hz = (1.0 / info.frame_duration).max(60.0);
-    paced(&mut pipeline, info.duration.min(10.0), refresh_hz, out)?;
+    paced(&mut pipeline, info.duration.min(10.0), refresh_hz, "paced:", out)?;
+    let fill = TimelineFill::start(path, &pipeline.ctx)?;
+    // As in the player, which tells the fill when it plays.
+    fill.set_playing(true);
+    paced(&mut pipeline, info.duration.min(10.0), refresh_hz, "  + timeline:", out)?;
+    let filled = fill.data.lock().map_or(0, |d| d.filled);
+    writeln!(out, "              (the timeline counted {filled} frames meanwhile)")?;
+    drop(fill);
 
     // Navigation starts from a freshly opened file, so that the frames the passes above left in
     // the cache don't answer the seeks.
