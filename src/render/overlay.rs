@@ -80,37 +80,14 @@ impl OverlayPass {
                 layout::uniform(2, wgpu::ShaderStages::VERTEX_FRAGMENT, false),
             ],
         });
-        let module = shaders::module(device, "overlay pass", shaders::OVERLAY.to_string());
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("overlay pass"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("overlay pass"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("overlay_vs"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("overlay_fs"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            primitive: Default::default(),
-            depth_stencil: None,
-            multisample: Default::default(),
-            multiview_mask: None,
-            cache: None,
-        });
+        let pipeline = shaders::quad_pipeline(
+            device,
+            "overlay pass",
+            shaders::OVERLAY.to_string(),
+            ("overlay_vs", "overlay_fs"),
+            &layout,
+            format,
+        );
         Self { pipeline, layout }
     }
 
