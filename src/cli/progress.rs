@@ -1,5 +1,6 @@
-//! A progress line on stderr for long headless runs (`hist --frames 0..` over a film): frames
-//! done, rate and time left, redrawn in place twice a second, only when stderr is a terminal.
+//! A progress line on stderr for long headless runs (`hist --frames 0..` over a film,
+//! `timeline`): a bar, frames done, rate and time left, redrawn in place twice a second, only
+//! when stderr is a terminal.
 
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
@@ -53,11 +54,20 @@ impl Drop for Progress {
     }
 }
 
-/// `12000 / ~216000 frames, 850 fps, 4m 00s left`.
+/// Width of the bar, in characters.
+const BAR: u64 = 20;
+
+/// `[##------------------]  5% 12000 / ~216000 frames, 850 fps, 4m 00s left`; without a total,
+/// `12000 frames, 850 fps`.
 pub fn line(done: u64, total: Option<u64>, elapsed: Duration) -> String {
     let fps = done as f64 / elapsed.as_secs_f64().max(1e-9);
     let mut text = match total {
-        Some(total) => format!("{done} / ~{total} frames, {fps:.0} fps"),
+        Some(total) => {
+            let filled = (done.min(total) * BAR / total.max(1)) as usize;
+            let bar = format!("{}{}", "#".repeat(filled), "-".repeat(BAR as usize - filled));
+            let percent = done.min(total) * 100 / total.max(1);
+            format!("[{bar}] {percent:>2}% {done} / ~{total} frames, {fps:.0} fps")
+        }
         None => format!("{done} frames, {fps:.0} fps"),
     };
     if let Some(total) = total.filter(|&t| t > done && fps > 0.0) {
@@ -77,9 +87,14 @@ mod tests {
         let s = Duration::from_secs;
         assert_eq!(
             line(12_000, Some(216_000), s(10)),
-            "12000 / ~216000 frames, 1200 fps, 2m 50s left"
+            "[#-------------------]  5% 12000 / ~216000 frames, 1200 fps, 2m 50s left"
         );
         assert_eq!(line(500, None, s(2)), "500 frames, 250 fps");
-        assert_eq!(line(10, Some(10), s(1)), "10 / ~10 frames, 10 fps");
+        assert_eq!(
+            line(10, Some(10), s(1)),
+            "[####################] 100% 10 / ~10 frames, 10 fps"
+        );
+        // An estimate the count outgrows stays full.
+        assert!(line(12, Some(10), s(1)).starts_with("[####################] 100% 12 / ~10"));
     }
 }
