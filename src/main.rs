@@ -10,7 +10,7 @@ use histoplay::cli::scope::{self as scope_cli, ScopeJob};
 use histoplay::cli::still;
 use histoplay::engine::chunk::ChunkShape;
 use histoplay::engine::histogram::{self, DEFAULT_BINS};
-use histoplay::engine::{EngineConfig, HistogramEngine, Merge};
+use histoplay::engine::{EngineConfig, Merge};
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::gpu::GpuContext;
 use histoplay::player::{self, PlayerOptions};
@@ -553,18 +553,7 @@ fn run(command: Command) -> Result<()> {
             render(&input, &output, frame, size, counting, options)
         }
         Command::Timeline { input, output, size } => {
-            let source = VideoSource::open(&input)?;
-            let count = timeline::frame_count(&source);
-            let data = std::sync::Mutex::new(timeline::TimelineData::new(size.0, DEFAULT_BINS, count));
-            let ctx = GpuContext::new()?;
-            let progress = histoplay::cli::progress::Progress::new(Some(count));
-            let control = timeline::FillControl::default();
-            let frames = timeline::fill(&ctx, source, &data, Some(progress), &control)?;
-            if frames == 0 {
-                bail!("'{}' has no frames to put on a timeline", input.display());
-            }
-            let data = data.into_inner().unwrap_or_else(|e| e.into_inner());
-            let rgba = data.render(size.0, size.1);
+            let rgba = timeline::render_file(&input, size)?;
             still::save_png(&output, size.0, size.1, &rgba)
                 .with_context(|| format!("cannot write '{}'", output.display()))?;
             Ok(())
@@ -678,18 +667,7 @@ fn hist(input: &Path, range: FrameRange, job: HistJob, cpu: bool, csv: bool) -> 
     if !range.contains(0) {
         bail!("'{}' is a still image: it has only frame 0", input.display());
     }
-    let region = job.region.unwrap_or(Region::full(image.width, image.height));
-    region.check(image.width, image.height)?;
-    let histogram = if cpu {
-        let words = region.crop(&scope_cli::image_words(&image), image.width);
-        histogram::histogram_packed(&words, job.bins, histogram::Depth::Eight)
-    } else {
-        let ctx = GpuContext::new()?;
-        let texture = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
-        let engine = HistogramEngine::new(&ctx, job.bins, EngineConfig::default());
-        let pixels = scope_cli::counted_pixels(&ctx, &texture, job.region);
-        engine.count(&ctx, &pixels, region.width, region.height)?
-    };
+    let histogram = clip::hist_still(&image, job, cpu)?;
     let report = FrameReport {
         frame: 0,
         pts: 0.0,

@@ -193,6 +193,32 @@ pub fn fill(
     )
 }
 
+/// The timeline of the video at `path` as RGBA8, `width` columns by `height` rows (the
+/// `timeline` command), with a progress line on stderr.
+pub fn render_file(path: &std::path::Path, (width, height): (u32, u32)) -> Result<Vec<u8>, ClipError> {
+    let source = VideoSource::open(path)?;
+    let count = frame_count(&source);
+    let data = Mutex::new(TimelineData::new(width, DEFAULT_BINS, count));
+    let ctx = GpuContext::new()?;
+    let frames = fill(
+        &ctx,
+        source,
+        &data,
+        Some(Progress::new(Some(count))),
+        &FillControl::default(),
+    )?;
+    if frames == 0 {
+        return Err(ClipError::Decode(format!(
+            "'{}' has no frames to put on a timeline",
+            path.display()
+        )));
+    }
+    Ok(data
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .render(width, height))
+}
+
 /// The frame count a timeline maps by: the index's, once it has read the whole file.
 pub fn frame_count(source: &VideoSource) -> u64 {
     let index = source.index();

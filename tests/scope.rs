@@ -4,13 +4,13 @@
 mod common;
 
 use common::json::Json;
-use histoplay::cli::scope::{counted_pixels, image_words};
 use histoplay::cli::still::RgbaImage;
 use histoplay::engine::histogram::{histogram_packed, Depth};
 use histoplay::engine::{EngineConfig, HistogramEngine};
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::gpu::GpuContext;
 use histoplay::scope::gpu::ScopePass;
+use histoplay::scope::region::counted_pixels;
 use histoplay::scope::{self, Region, ScopeKind};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -42,7 +42,8 @@ fn regions(image: &RgbaImage) -> Vec<Option<Region>> {
 fn check_scopes(ctx: &GpuContext, name: &str, image: &RgbaImage, region: Option<Region>, passes: &[ScopePass]) {
     let frame = GpuFrame::from_rgba(ctx, name, image.width, image.height, &image.pixels).unwrap();
     let counted = region.unwrap_or(Region::full(image.width, image.height));
-    let words = counted.crop(&image_words(image), image.width);
+    let all = image.words();
+    let words = counted.crop(&all, image.width);
     let pixels = counted_pixels(ctx, &frame, region);
     for pass in passes {
         let columns_choices: &[u32] = if pass.kind == ScopeKind::Vectorscope {
@@ -99,7 +100,8 @@ fn region_histograms_on_the_gpu_equal_the_cpu() {
         let frame = GpuFrame::from_rgba(&ctx, name, image.width, image.height, &image.pixels).unwrap();
         for region in regions(&image).into_iter().flatten() {
             let pixels = counted_pixels(&ctx, &frame, Some(region));
-            let words = region.crop(&image_words(&image), image.width);
+            let all = image.words();
+            let words = region.crop(&all, image.width);
             for bins in [16, 256, 1024] {
                 let engine = HistogramEngine::new(&ctx, bins, EngineConfig::default());
                 let got = engine.count(&ctx, &pixels, region.width, region.height).unwrap();

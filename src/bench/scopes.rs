@@ -3,7 +3,6 @@
 //! vectorscope) in one compute pass. Each scope is checked equal to its CPU twin first.
 
 use super::kernels::{runs_within_budget, time_gpu, BenchError, Row};
-use crate::cli::scope::image_words;
 use crate::cli::still::RgbaImage;
 use crate::engine::histogram::Depth;
 use crate::engine::{EngineConfig, HistogramEngine, Stage};
@@ -26,7 +25,7 @@ pub fn rows(
     bins: u32,
     iters: usize,
 ) -> Result<Vec<Row>, BenchError> {
-    let words = image_words(image);
+    let words = image.words();
     let mut rows = Vec::new();
     let mut timed = Vec::new();
     for kind in [ScopeKind::Waveform, ScopeKind::Parade, ScopeKind::Vectorscope] {

@@ -4,8 +4,11 @@
 
 use crate::cli::progress::Progress;
 use crate::cli::report::{self, FrameReport};
+use crate::cli::still::RgbaImage;
 use crate::engine::histogram::{self, Depth, Histogram};
+use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::readback::ReadbackRing;
+use crate::gpu::texture::GpuFrame;
 use crate::gpu::{GpuContext, GpuError};
 use crate::pipeline::FramePipeline;
 use crate::scope::Region;
@@ -126,6 +129,25 @@ pub fn prepare(mut source: VideoSource, range: FrameRange, region: Option<Region
     Ok(source)
 }
 
+/// The histogram of a still picture (or of its region), on the GPU or the CPU.
+pub fn hist_still(image: &RgbaImage, job: HistJob, cpu: bool) -> Result<Histogram, ClipError> {
+    let region = job.region.unwrap_or(Region::full(image.width, image.height));
+    region.check(image.width, image.height)?;
+    if cpu {
+        let words = image.words();
+        return Ok(histogram::histogram_packed(
+            &region.crop(&words, image.width),
+            job.bins,
+            Depth::Eight,
+        ));
+    }
+    let ctx = GpuContext::new()?;
+    let texture = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
+    let engine = HistogramEngine::new(&ctx, job.bins, EngineConfig::default());
+    let pixels = crate::scope::region::counted_pixels(&ctx, &texture, job.region);
+    Ok(engine.count(&ctx, &pixels, region.width, region.height)?)
+}
+
 /// Fails if the stream has no frame `frame` (once the index has read far enough to say).
 fn check_in_range(source: &VideoSource, frame: u64) -> Result<(), ClipError> {
     let index = source.index();
@@ -167,10 +189,8 @@ fn hist_cpu(
     let format = source.info.format;
     let mut written = 0;
     cpu_frames(source, range, |words, depth, frame| {
-        let words = match job.region {
-            Some(region) => region.crop(words, format.width),
-            None => words.to_vec(),
-        };
+        let region = job.region.unwrap_or(Region::full(format.width, format.height));
+        let words = region.crop(words, format.width);
         let histogram = histogram::histogram_packed(&words, job.bins, depth);
         let report = FrameReport {
             frame: frame.index,

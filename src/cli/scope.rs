@@ -9,8 +9,8 @@ use crate::engine::histogram::Depth;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::scope::gpu::ScopePass;
-use crate::scope::region::GatherPass;
-use crate::scope::{self, ColumnCounts, Region, ScopeKind, VECTORSCOPE_SIDE};
+use crate::scope::region;
+use crate::scope::{self, Region, ScopeKind, VECTORSCOPE_SIDE};
 use crate::video::source::VideoSource;
 use std::io::{self, Write};
 
@@ -171,50 +171,19 @@ pub fn scope_still(image: &RgbaImage, job: &ScopeJob, cpu: bool) -> Result<Vec<u
     let region = job.region.unwrap_or(Region::full(image.width, image.height));
     region.check(image.width, image.height)?;
     if cpu {
-        let words = region.crop(&image_words(image), image.width);
+        let words = image.words();
+        let words = region.crop(&words, image.width);
         return Ok(scope_cpu(job, &words, region.width, Depth::Eight));
     }
     let ctx = GpuContext::new()?;
     let frame = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
-    let pixels = counted_pixels(&ctx, &frame, job.region);
+    let pixels = region::counted_pixels(&ctx, &frame, job.region);
     let pass = ScopePass::new(&ctx, job.kind, job.bins, Depth::Eight);
     let target = pass.target(&ctx, &pixels, job.columns, (region.width, region.height))?;
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     pass.encode(&mut encoder, &target, None);
     ctx.queue.submit([encoder.finish()]);
     Ok(pass.read(&ctx, &target)?)
-}
-
-/// The pixels a picture's histograms and scopes count: its own, or its region's gathered on the
-/// GPU into a buffer of their own (run at once).
-pub fn counted_pixels(ctx: &GpuContext, frame: &GpuFrame, region: Option<Region>) -> wgpu::Buffer {
-    let Some(region) = region else {
-        return frame.pixels.clone();
-    };
-    let pixels = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("region pixels"),
-        size: frame.pixels.size(),
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let gather = GatherPass::new(&ctx.device);
-    let binding = gather.bind(&ctx.device, &frame.pixels, &pixels, region, frame.width);
-    let mut encoder = ctx.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        gather.encode(&mut pass, &binding);
-    }
-    ctx.queue.submit([encoder.finish()]);
-    pixels
-}
-
-/// A picture's pixels as packed RGBA8 words.
-pub fn image_words(image: &RgbaImage) -> Vec<u32> {
-    image
-        .pixels
-        .chunks_exact(4)
-        .map(|p| u32::from_le_bytes([p[0], p[1], p[2], p[3]]))
-        .collect()
 }
 
 /// The report of a still picture's scope (frame 0).
@@ -230,16 +199,6 @@ pub fn still_report<'a>(image: &RgbaImage, job: &ScopeJob, counts: &'a [u32]) ->
         counts,
         columns: job.columns,
         bins: job.bins,
-    }
-}
-
-/// Column counts from a columns scope's words (tests and callers that index them).
-pub fn column_counts(job: &ScopeJob, counts: Vec<u32>) -> ColumnCounts {
-    ColumnCounts {
-        columns: job.columns,
-        bins: job.bins,
-        planes: job.kind.planes(),
-        counts,
     }
 }
 

@@ -23,6 +23,16 @@ pub struct RgbaImage {
     pub pixels: Vec<u8>,
 }
 
+impl RgbaImage {
+    /// The pixels as packed RGBA8 words (red in the low byte), as the GPU holds them.
+    pub fn words(&self) -> Vec<u32> {
+        self.pixels
+            .chunks_exact(4)
+            .map(|p| u32::from_le_bytes([p[0], p[1], p[2], p[3]]))
+            .collect()
+    }
+}
+
 /// Whether a file's contents are in an image format histoplay decodes itself.
 pub fn is_still_image(path: &Path) -> bool {
     image::ImageReader::open(path)

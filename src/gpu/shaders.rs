@@ -101,11 +101,6 @@ impl Header {
         self.0.push((name, value));
         self
     }
-
-    /// The value of a constant, if the header has it.
-    pub fn get(&self, name: &str) -> Option<u32> {
-        self.0.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
-    }
 }
 
 /// The picture shader, after the tone-mapping functions it calls.

@@ -43,7 +43,9 @@ impl TimelineStrip {
             let size = [PLAYER_COLUMNS as usize, PLAYER_ROWS as usize];
             let image = egui::ColorImage::from_rgba_unmultiplied(size, &rgba);
             match &mut self.texture {
-                Some(texture) => texture.set(image, egui::TextureOptions::LINEAR),
+                // A partial update of the whole image: egui-wgpu writes it into the texture it
+                // has, where a full `set` would make a new texture and bind group.
+                Some(texture) => texture.set_partial([0, 0], image, egui::TextureOptions::LINEAR),
                 None => self.texture = Some(ctx.load_texture("timeline", image, egui::TextureOptions::LINEAR)),
             }
             self.drawn = filled;

@@ -1,7 +1,6 @@
 //! Offscreen rendering: the player's picture with its histogram overlay, into a PNG-ready
 //! RGBA8 buffer. Backs the `render` command and the snapshot tests.
 
-use crate::cli::scope::counted_pixels;
 use crate::engine::histogram::Depth;
 use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::texture::GpuFrame;
@@ -10,6 +9,7 @@ use crate::pipeline::FramePipeline;
 use crate::render::picture::{Orientation, Signal};
 use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::scope::gpu::ScopePass;
+use crate::scope::region;
 use crate::scope::{Region, ScopeError, ScopeKind, DEFAULT_COLUMNS};
 use crate::video::format::{ColorVolume, FrameFormat, PlaneData};
 use crate::video::ring::RingError;
@@ -58,7 +58,7 @@ pub fn render_picture(
     let region = counting.region.unwrap_or(Region::full(picture.width, picture.height));
     let engine = HistogramEngine::new(ctx, counting.bins, EngineConfig::default());
     let target = engine.target(ctx, region.width, region.height)?;
-    let pixels = counted_pixels(ctx, picture, counting.region);
+    let pixels = region::counted_pixels(ctx, picture, counting.region);
     let source = engine.bind_source(ctx, &target, &pixels);
     let scope = match counting.scope {
         Some(kind) => {

@@ -76,34 +76,22 @@ impl ScopePass {
         };
         // Loads go four at a time.
         let vs_loads = (VS_CHUNK / wg_size / 4).max(1) * 4;
-        let (header, entry) = match kind {
+        // The vectorscope: 128 cb by as many cr rows as fit (16-bit counts, two a word), up to
+        // 128. The columns scopes: as many output columns per tile as fit, up to 64.
+        let (entry, header_bins, columns_per_tile, vs_rows) = match kind {
             ScopeKind::Vectorscope => {
-                // 128 cb by as many cr rows as fit (16-bit counts, two a word), up to 128.
-                let rows = (words * 2 / 128).min(128);
-                let rows = 1 << rows.max(2).ilog2();
-                let header = Header::new(16)
-                    .depth(depth)
-                    .with("WG_X", wg_size)
-                    .with("PLANES", 1)
-                    .with("COLUMNS_PER_TILE", 1)
-                    .with("VS_ROWS", rows)
-                    .with("VS_LOADS", vs_loads);
-                (header, "vectorscope")
+                let rows = (words * 2 / 128).clamp(2, 128);
+                ("vectorscope", 16, 1, 1 << rows.ilog2())
             }
-            _ => {
-                let per_column = bins * kind.planes();
-                let columns_per_tile = (words / per_column).clamp(1, 64);
-                let header = Header::new(bins)
-                    .depth(depth)
-                    .with("WG_X", WG_SIZE)
-                    .with("PLANES", kind.planes())
-                    .with("COLUMNS_PER_TILE", columns_per_tile)
-                    .with("VS_ROWS", 2)
-                    .with("VS_LOADS", 1);
-                (header, "columns_scope")
-            }
+            _ => ("columns_scope", bins, (words / (bins * kind.planes())).clamp(1, 64), 2),
         };
-        let columns_per_tile = header.get("COLUMNS_PER_TILE").unwrap_or(1);
+        let header = Header::new(header_bins)
+            .depth(depth)
+            .with("WG_X", wg_size)
+            .with("PLANES", kind.planes())
+            .with("COLUMNS_PER_TILE", columns_per_tile)
+            .with("VS_ROWS", vs_rows)
+            .with("VS_LOADS", vs_loads);
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("scope"),
             entries: &[

@@ -4,6 +4,8 @@
 //! scopes then count that buffer exactly as they count a frame of the region's size.
 
 use crate::gpu::shaders::{self, layout};
+use crate::gpu::GpuContext;
+use std::borrow::Cow;
 use thiserror::Error;
 
 /// A rectangle in frame pixels: columns x..x+width, rows y..y+height (y down).
@@ -76,14 +78,19 @@ impl Region {
         *self == Self::full(width, height)
     }
 
-    /// CPU twin of the gather pass: the region's pixels of a frame `frame_width` wide, row by row.
-    pub fn crop(&self, words: &[u32], frame_width: u32) -> Vec<u32> {
+    /// CPU twin of the gather pass: the region's pixels of a frame `frame_width` wide, row by row
+    /// (borrowed where the region spans whole rows, the whole frame included).
+    pub fn crop<'a>(&self, words: &'a [u32], frame_width: u32) -> Cow<'a, [u32]> {
+        if self.x == 0 && self.width == frame_width {
+            let start = (self.y * frame_width) as usize;
+            return Cow::Borrowed(&words[start..start + self.pixel_count() as usize]);
+        }
         let mut out = Vec::with_capacity(self.pixel_count() as usize);
         for row in self.y..self.y + self.height {
             let start = (row * frame_width + self.x) as usize;
             out.extend_from_slice(&words[start..start + self.width as usize]);
         }
-        out
+        Cow::Owned(out)
     }
 }
 
@@ -210,6 +217,29 @@ impl GatherBinding {
     }
 }
 
+/// The pixels a picture's histograms and scopes count: its own, or its region's gathered on the
+/// GPU into a buffer of their own (run at once).
+pub fn counted_pixels(ctx: &GpuContext, frame: &crate::gpu::texture::GpuFrame, region: Option<Region>) -> wgpu::Buffer {
+    let Some(region) = region else {
+        return frame.pixels.clone();
+    };
+    let pixels = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("region pixels"),
+        size: frame.pixels.size(),
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let gather = GatherPass::new(&ctx.device);
+    let binding = gather.bind(&ctx.device, &frame.pixels, &pixels, region, frame.width);
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        gather.encode(&mut pass, &binding);
+    }
+    ctx.queue.submit([encoder.finish()]);
+    pixels
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,7 +275,9 @@ mod tests {
     fn crop_keeps_the_rows_of_the_rectangle() {
         let words: Vec<u32> = (0..20).collect(); // 5 wide, 4 tall
         let r = Region::parse("1,2,3,2").unwrap();
-        assert_eq!(r.crop(&words, 5), [11, 12, 13, 16, 17, 18]);
-        assert_eq!(Region::full(5, 4).crop(&words, 5), words);
+        assert_eq!(*r.crop(&words, 5), [11, 12, 13, 16, 17, 18]);
+        assert_eq!(*Region::full(5, 4).crop(&words, 5), words);
+        assert!(matches!(Region::full(5, 4).crop(&words, 5), Cow::Borrowed(_)));
+        assert_eq!(*Region::parse("0,1,5,2").unwrap().crop(&words, 5), words[5..15]);
     }
 }
