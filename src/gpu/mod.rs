@@ -4,6 +4,7 @@ pub mod mapping;
 pub mod readback;
 pub mod shaders;
 pub mod texture;
+pub mod timing;
 
 use thiserror::Error;
 

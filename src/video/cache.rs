@@ -4,6 +4,34 @@
 //! first, those behind (for steps back) kept over those ahead.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// How full a cache is, readable from other threads (the player's stats overlay).
+#[derive(Debug, Default)]
+pub struct CacheGauge {
+    bytes: AtomicUsize,
+    frames: AtomicUsize,
+    budget: AtomicUsize,
+}
+
+/// A reading of a `CacheGauge`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheFill {
+    pub bytes: usize,
+    pub frames: usize,
+    pub budget: usize,
+}
+
+impl CacheGauge {
+    pub fn read(&self) -> CacheFill {
+        CacheFill {
+            bytes: self.bytes.load(Ordering::Relaxed),
+            frames: self.frames.load(Ordering::Relaxed),
+            budget: self.budget.load(Ordering::Relaxed),
+        }
+    }
+}
 
 /// The cache keeps at least this many frames whatever the budget: the one shown and its
 /// neighbours, so a decode run never has to repeat itself to go on.
@@ -36,16 +64,30 @@ pub struct FrameCache<F> {
     budget: usize,
     /// Pts of the stream's first frame, once seen: nothing comes before it.
     first: Option<i64>,
+    gauge: Arc<CacheGauge>,
 }
 
 impl<F: ByteSize> FrameCache<F> {
     pub fn new(budget: usize) -> Self {
+        let gauge = Arc::new(CacheGauge::default());
+        gauge.budget.store(budget, Ordering::Relaxed);
         Self {
             entries: BTreeMap::new(),
             bytes: 0,
             budget,
             first: None,
+            gauge,
         }
+    }
+
+    /// How full the cache is, as other threads see it (updated as frames come and go).
+    pub fn gauge(&self) -> Arc<CacheGauge> {
+        Arc::clone(&self.gauge)
+    }
+
+    fn publish(&self) {
+        self.gauge.bytes.store(self.bytes, Ordering::Relaxed);
+        self.gauge.frames.store(self.entries.len(), Ordering::Relaxed);
     }
 
     pub fn budget(&self) -> usize {
@@ -73,6 +115,7 @@ impl<F: ByteSize> FrameCache<F> {
         }
         self.bytes += frame.bytes();
         self.entries.insert(pts, Entry { frame, previous });
+        self.publish();
     }
 
     pub fn get(&self, pts: i64) -> Option<&F> {
@@ -152,11 +195,13 @@ impl<F: ByteSize> FrameCache<F> {
                 self.bytes -= entry.frame.bytes();
             }
         }
+        self.publish();
     }
 
     pub fn clear(&mut self) {
         self.entries.clear();
         self.bytes = 0;
+        self.publish();
     }
 }
 

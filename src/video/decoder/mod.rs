@@ -10,6 +10,7 @@
 
 mod worker;
 
+use super::cache::{CacheFill, CacheGauge, FrameCache};
 use super::convert::PlaneTextures;
 use super::index::FrameIndex;
 use super::source::{SeekTarget, VideoInfo, VideoSource};
@@ -80,6 +81,7 @@ pub struct DecodeThread {
     generation: u64,
     paused: bool,
     handle: Option<std::thread::JoinHandle<()>>,
+    cache_gauge: Arc<CacheGauge>,
 }
 
 impl DecodeThread {
@@ -102,7 +104,9 @@ impl DecodeThread {
         let index = Arc::clone(source.index());
         let (commands, command_rx) = mpsc::channel();
         let (event_tx, events) = mpsc::channel();
-        let worker = Worker::new(source, queue, slots, cache_bytes, command_rx, event_tx, notify);
+        let cache = FrameCache::new(cache_bytes);
+        let cache_gauge = cache.gauge();
+        let worker = Worker::new(source, queue, slots, command_rx, event_tx, notify, cache);
         let handle = std::thread::Builder::new()
             .name("histoplay decode".into())
             .spawn(move || worker.run())
@@ -116,7 +120,13 @@ impl DecodeThread {
             generation: 0,
             paused: false,
             handle,
+            cache_gauge,
         }
+    }
+
+    /// How full the decoded-frame cache is.
+    pub fn cache_fill(&self) -> CacheFill {
+        self.cache_gauge.read()
     }
 
     /// The stream's frame index, filling in the background.

@@ -101,10 +101,10 @@ impl Worker {
         source: VideoSource,
         queue: wgpu::Queue,
         slots: Vec<Arc<PlaneTextures>>,
-        cache_bytes: usize,
         commands: Receiver<Command>,
         events: Sender<DecoderEvent>,
         notify: Box<dyn Fn() + Send>,
+        cache: FrameCache<DecodedFrame>,
     ) -> Self {
         let info = &source.info;
         let ticks_per_frame =
@@ -123,7 +123,7 @@ impl Worker {
             events,
             notify,
             generation: 0,
-            cache: FrameCache::new(cache_bytes),
+            cache,
             task: Task::Land(Landing::first_frame()),
             fill: None,
             filled_for: None,
