@@ -13,7 +13,9 @@ use histoplay::engine::histogram::{self, DEFAULT_BINS};
 use histoplay::engine::{EngineConfig, Merge};
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::gpu::GpuContext;
+use histoplay::player::commands::Bindings;
 use histoplay::player::{self, PlayerOptions};
+use histoplay::render::adjust::{Adjustments, AutoMode};
 use histoplay::render::layout::Fit;
 use histoplay::render::offscreen;
 use histoplay::render::scene::{Quads, ViewOptions};
@@ -35,8 +37,21 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// A video to play in a window (default: media/sample-540p.mp4).
-    file: Option<PathBuf>,
+    /// Videos (or directories of them) to play in a window, in order (default:
+    /// media/sample-540p.mp4).
+    files: Vec<PathBuf>,
+    /// Start the playlist over after its last file.
+    #[arg(long)]
+    loop_playlist: bool,
+    /// Loop each file (the `L` key).
+    #[arg(long)]
+    loop_file: bool,
+    /// Key bindings in mpv's input.conf syntax (default: ~/.config/histoplay/input.conf, if it
+    /// exists).
+    #[arg(long)]
+    input_conf: Option<PathBuf>,
+    #[command(flatten)]
+    adjust: AdjustArgs,
     /// Write one line per presented frame to this file (for tests and benchmarks).
     #[arg(long, hide = true)]
     frame_log: Option<PathBuf>,
@@ -59,6 +74,48 @@ struct Cli {
     /// pictures are the same either way.
     #[arg(long, global = true, value_enum, default_value = "auto")]
     hwdec: Hwdec,
+}
+
+/// The picture adjustments, as options: the player starts with them, `hist` and `render` apply
+/// them as the player does (so a script can reproduce what the window shows).
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+struct AdjustArgs {
+    /// Contrast, -100 to 100 (as mpv's; keys 1 and 2).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-100..=100))]
+    contrast: i32,
+    /// Brightness, -100 to 100 (keys 3 and 4).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-100..=100))]
+    brightness: i32,
+    /// Gamma, -100 to 100 (keys 5 and 6).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-100..=100))]
+    gamma: i32,
+    /// Saturation, -100 (grey) to 100 (keys 7 and 8).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-100..=100))]
+    saturation: i32,
+    /// Stretch each channel so that 0.1% of the pixels clip at each end (key a).
+    #[arg(long, conflicts_with = "equalize")]
+    auto_levels: bool,
+    /// Histogram equalisation of the luminance (key n).
+    #[arg(long)]
+    equalize: bool,
+}
+
+impl AdjustArgs {
+    fn adjustments(self) -> Adjustments {
+        Adjustments {
+            contrast: self.contrast,
+            brightness: self.brightness,
+            gamma: self.gamma,
+            saturation: self.saturation,
+            auto: if self.auto_levels {
+                AutoMode::Levels
+            } else if self.equalize {
+                AutoMode::Equalize
+            } else {
+                AutoMode::Off
+            },
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -85,6 +142,8 @@ enum Command {
         /// Count only this rectangle of each frame: X,Y,W,H in frame pixels (y down).
         #[arg(long, value_parser = parse_region)]
         region: Option<Region>,
+        #[command(flatten)]
+        adjust: AdjustArgs,
     },
     /// Print a scope of a picture or of video frames as JSON Lines, one line per frame: the
     /// waveform (luminance bins per column), the RGB parade or the vectorscope (chroma).
@@ -148,6 +207,8 @@ enum Command {
         /// Count only this rectangle of the frame: X,Y,W,H in frame pixels (y down).
         #[arg(long, value_parser = parse_region)]
         region: Option<Region>,
+        #[command(flatten)]
+        adjust: AdjustArgs,
     },
     /// Time every histogram variant of the articles and histoplay's own on this GPU.
     Bench {
@@ -375,17 +436,24 @@ fn main() -> ExitCode {
     hardware::set_preference(cli.hwdec);
     let result = match cli.command {
         Some(command) => run(command),
-        None => play(
-            cli.file,
-            PlayerOptions {
-                frame_log: cli.frame_log,
-                bench_seconds: None,
-                sound: !cli.no_audio,
-                cache_bytes: cli.cache_size,
-                speed: cli.speed,
-                audio_device: cli.audio_device,
-            },
-        ),
+        None => input_bindings(cli.input_conf.as_deref()).and_then(|(bindings, conf_warnings)| {
+            play(
+                cli.files,
+                PlayerOptions {
+                    frame_log: cli.frame_log,
+                    bench_seconds: None,
+                    sound: !cli.no_audio,
+                    cache_bytes: cli.cache_size,
+                    speed: cli.speed,
+                    audio_device: cli.audio_device,
+                    bindings,
+                    conf_warnings,
+                    loop_playlist: cli.loop_playlist,
+                    loop_file: cli.loop_file,
+                    adjustments: cli.adjust.adjustments(),
+                },
+            )
+        }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -407,11 +475,49 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// `histoplay [FILE]`: the player window.
-fn play(file: Option<PathBuf>, options: PlayerOptions) -> Result<()> {
-    let file = file.unwrap_or_else(default_video);
-    player::play(&file, options)?;
+/// `histoplay [FILE|DIR]...`: the player window.
+fn play(mut files: Vec<PathBuf>, options: PlayerOptions) -> Result<()> {
+    if files.is_empty() {
+        files.push(default_video());
+    }
+    player::play(&files, options)?;
     Ok(())
+}
+
+/// mpv's default bindings with the viewer's input.conf applied: `--input-conf FILE` (which must
+/// exist), else `$XDG_CONFIG_HOME/histoplay/input.conf` or `~/.config/histoplay/input.conf`
+/// where there is one. Lines that are not understood are warnings (on stderr, and in the OSD).
+fn input_bindings(explicit: Option<&Path>) -> Result<(Bindings, Vec<String>)> {
+    let (path, text) = match explicit {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the input.conf '{}'", path.display()))?;
+            (path.to_path_buf(), text)
+        }
+        None => {
+            let config = std::env::var_os("XDG_CONFIG_HOME")
+                .filter(|dir| !dir.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".config")));
+            let Some(path) = config.map(|dir| dir.join("histoplay/input.conf")) else {
+                return Ok((Bindings::default(), Vec::new()));
+            };
+            match std::fs::read_to_string(&path) {
+                Ok(text) => (path, text),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Bindings::default(), Vec::new())),
+                Err(e) => {
+                    let warning = format!("cannot read '{}': {e}", path.display());
+                    eprintln!("warning: {warning}");
+                    return Ok((Bindings::default(), vec![warning]));
+                }
+            }
+        }
+    };
+    let (bindings, warnings) = Bindings::default().with_conf(&text, &path.display().to_string());
+    for warning in &warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok((bindings, warnings))
 }
 
 /// media/sample-540p.mp4 of the checkout: under the current directory, the crate's own
@@ -472,8 +578,9 @@ fn run(command: Command) -> Result<()> {
                 cache_bytes: histoplay::video::decoder::DEFAULT_CACHE_BYTES,
                 speed: 1.0,
                 audio_device: None,
+                ..PlayerOptions::default()
             };
-            if let Some(report) = player::play(&input, options)? {
+            if let Some(report) = player::play(&[input], options)? {
                 print!("{report}");
             }
             Ok(())
@@ -486,9 +593,14 @@ fn run(command: Command) -> Result<()> {
             cpu,
             csv,
             region,
+            adjust,
         } => {
             let range = frames.unwrap_or(FrameRange::single(frame));
-            let job = HistJob { bins, region };
+            let job = HistJob {
+                bins,
+                region,
+                adjustments: adjust.adjustments(),
+            };
             if still::is_still_image(&input) {
                 hist(&input, range, job, cpu, csv)
             } else {
@@ -541,6 +653,7 @@ fn run(command: Command) -> Result<()> {
             log,
             scope,
             region,
+            adjust,
         } => {
             let options = ViewOptions {
                 fit: if contain { Fit::Contain } else { Fit::Cover },
@@ -549,7 +662,12 @@ fn run(command: Command) -> Result<()> {
                 scope,
                 timeline: false,
             };
-            let counting = offscreen::Counting { bins, scope, region };
+            let counting = offscreen::Counting {
+                bins,
+                scope,
+                region,
+                adjustments: adjust.adjustments(),
+            };
             render(&input, &output, frame, size, counting, options)
         }
         Command::Timeline { input, output, size } => {

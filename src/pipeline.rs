@@ -5,15 +5,20 @@
 
 use crate::engine::histogram::Depth;
 use crate::engine::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding};
+use crate::gpu::texture::GpuFrame;
+use crate::gpu::timing::PassTimer;
 use crate::gpu::{GpuContext, GpuError};
+use crate::render::adjust::{AdjustStage, Adjustments};
 use crate::render::peak::{PeakBinding, PeakPass};
 use crate::render::picture::Signal;
 use crate::render::scene::{Scene, SceneRenderer};
 use crate::scope::gpu::{ScopePass, ScopeTarget};
 use crate::scope::region::{GatherBinding, GatherPass};
 use crate::scope::{Region, ScopeError, ScopeKind};
+use crate::video::convert::ConvertBinding;
 use crate::video::format::{ColorVolume, FrameFormat};
 use crate::video::ring::{FrameRing, RingError};
+use std::cell::Cell;
 
 /// One stream's GPU side: its ring of frames, the converted frame, the histogram engine and
 /// target that count it at the stream's depth (8 or 10 bits), and for HDR streams the peak pass
@@ -32,7 +37,29 @@ pub struct FramePipeline {
     /// The scope counted each frame, if any, and the passes made so far (one per kind).
     scope: Option<(ScopeKind, ScopeTarget)>,
     scope_passes: Vec<ScopePass>,
+    /// The picture adjustments, once any has been set (kept when reset: they serve the next).
+    adjusting: Option<Adjusting>,
+    adjust_active: bool,
 }
+
+/// While the picture is adjusted, slots are converted into `raw`, which the adjustment reads
+/// and writes into the ring's output; everything downstream reads the output as ever.
+struct Adjusting {
+    raw: GpuFrame,
+    converts: Vec<ConvertBinding>,
+    stage: AdjustStage,
+    /// Whether `raw` holds the frame last converted (the output then holds it adjusted).
+    raw_current: Cell<bool>,
+}
+
+/// The passes of a frame the player's stats overlay times, in `PassTimer` order.
+pub const TIMED_PASSES: [&str; 5] = ["convert", "adjust", "histograms", "scope", "draw"];
+/// Indices into `TIMED_PASSES`.
+pub const TIMED_CONVERT: usize = 0;
+pub const TIMED_ADJUST: usize = 1;
+pub const TIMED_HISTOGRAMS: usize = 2;
+pub const TIMED_SCOPE: usize = 3;
+pub const TIMED_DRAW: usize = 4;
 
 /// A region's pixels gathered into a buffer of their own, which the engine counts instead of
 /// the frame.
@@ -77,7 +104,49 @@ impl FramePipeline {
             region_active: false,
             scope: None,
             scope_passes: Vec::new(),
+            adjusting: None,
+            adjust_active: false,
         })
+    }
+
+    /// The picture adjustments in force.
+    pub fn adjustments(&self) -> Adjustments {
+        match &self.adjusting {
+            Some(adjusting) if self.adjust_active => adjusting.stage.settings(),
+            _ => Adjustments::default(),
+        }
+    }
+
+    /// Adjusts the picture from the next frame on (or, paused, with `encode_recount`), so that
+    /// the histograms and scopes count it as adjusted. The first adjustment makes its frame and
+    /// passes; later changes are queue writes.
+    pub fn set_adjustments(&mut self, ctx: &GpuContext, settings: Adjustments) -> Result<(), RingError> {
+        if self.adjusting.is_none() {
+            if settings.is_identity() {
+                return Ok(());
+            }
+            let output = &self.ring.output;
+            let raw = GpuFrame::with_bits(ctx, "unadjusted frame", output.width, output.height, output.bits)?;
+            let converts = self.ring.bind_into(ctx, &raw)?;
+            let stage = AdjustStage::new(ctx, &raw, output)?;
+            self.adjusting = Some(Adjusting {
+                raw,
+                converts,
+                stage,
+                raw_current: Cell::new(false),
+            });
+        }
+        let adjusting = self.adjusting.as_mut().expect("made above");
+        adjusting.stage.set(&ctx.queue, settings);
+        self.adjust_active = !settings.is_identity();
+        Ok(())
+    }
+
+    /// Auto-levels and equalisation start over at the next frame, unsmoothed (after a seek).
+    pub fn restart_adjustments(&self, queue: &wgpu::Queue) {
+        if let Some(adjusting) = &self.adjusting {
+            adjusting.stage.restart(queue);
+        }
     }
 
     /// The frame's size.
@@ -220,15 +289,62 @@ impl FramePipeline {
     /// the frame and the target its histogram (and scale). The slot may be refilled once the
     /// encoder is submitted.
     pub fn encode_frame(&self, encoder: &mut wgpu::CommandEncoder, slot: usize) {
+        self.encode_frame_timed(encoder, slot, None);
+    }
+
+    /// `encode_frame`, its passes timed by `timer` (see `TIMED_PASSES`).
+    pub fn encode_frame_timed(&self, encoder: &mut wgpu::CommandEncoder, slot: usize, timer: Option<&PassTimer>) {
+        let writes = |pass| timer.map(|t| t.compute_writes(pass));
         encoder.push_debug_group("convert and count");
-        self.ring.encode_convert(encoder, slot);
-        self.encode_counts(encoder);
+        match &self.adjusting {
+            Some(adjusting) if self.adjust_active => {
+                self.ring
+                    .encode_convert_with(encoder, &adjusting.converts[slot], writes(TIMED_CONVERT));
+                adjusting.stage.encode_timed(encoder, writes(TIMED_ADJUST));
+                adjusting.raw_current.set(true);
+            }
+            _ => {
+                self.ring.encode_convert_timed(encoder, slot, writes(TIMED_CONVERT));
+                if let Some(adjusting) = &self.adjusting {
+                    adjusting.raw_current.set(false);
+                }
+            }
+        }
+        self.encode_counts_timed(encoder, timer);
         encoder.pop_debug_group();
+    }
+
+    /// Records counting the frame shown again, paused, after the region, the scope or the
+    /// adjustments changed: the adjustments are applied anew to the unadjusted frame first.
+    pub fn encode_recount(&self, encoder: &mut wgpu::CommandEncoder, timer: Option<&PassTimer>) {
+        if let Some(adjusting) = &self.adjusting {
+            let output = &self.ring.output;
+            let writes = timer.map(|t| t.compute_writes(TIMED_ADJUST));
+            match (adjusting.raw_current.get(), self.adjust_active) {
+                (true, true) => adjusting.stage.encode_timed(encoder, writes),
+                (true, false) => {
+                    copy_frame(encoder, &adjusting.raw, output);
+                    adjusting.raw_current.set(false);
+                }
+                (false, true) => {
+                    copy_frame(encoder, output, &adjusting.raw);
+                    adjusting.stage.encode_timed(encoder, writes);
+                    adjusting.raw_current.set(true);
+                }
+                (false, false) => {}
+            }
+        }
+        self.encode_counts_timed(encoder, timer);
     }
 
     /// Records counting the converted frame (or its region): the histograms, the peak and the
     /// scope.
     pub fn encode_counts(&self, encoder: &mut wgpu::CommandEncoder) {
+        self.encode_counts_timed(encoder, None);
+    }
+
+    /// `encode_counts`, the histograms' and the scope's passes timed by `timer`.
+    pub fn encode_counts_timed(&self, encoder: &mut wgpu::CommandEncoder, timer: Option<&PassTimer>) {
         let binding = match (&self.region, self.region_active) {
             (Some(counting), true) => {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -240,12 +356,14 @@ impl FramePipeline {
             }
             _ => &self.binding,
         };
-        self.engine.encode(encoder, &self.target, binding, None);
+        let writes = |pass| timer.map(|t| t.compute_writes(pass));
+        self.engine
+            .encode(encoder, &self.target, binding, writes(TIMED_HISTOGRAMS));
         if let Some((pass, binding)) = &self.peak {
             pass.encode(encoder, binding);
         }
         if let Some((pass, target)) = self.scope() {
-            pass.encode(encoder, target, None);
+            pass.encode(encoder, target, writes(TIMED_SCOPE));
         }
     }
 
@@ -253,4 +371,14 @@ impl FramePipeline {
     pub fn pixel_count(&self) -> u32 {
         self.target.pixel_count
     }
+}
+
+/// Records copying one frame's texture and packed pixels into another of the same size.
+fn copy_frame(encoder: &mut wgpu::CommandEncoder, from: &GpuFrame, to: &GpuFrame) {
+    encoder.copy_buffer_to_buffer(&from.pixels, 0, &to.pixels, 0, from.pixels.size());
+    encoder.copy_texture_to_texture(
+        from.texture.as_image_copy(),
+        to.texture.as_image_copy(),
+        from.texture.size(),
+    );
 }

@@ -213,7 +213,7 @@ fn s_saves_what_is_on_screen(player: &Player) {
 }
 
 /// The seek bar, found by its played part (opaque blue): a click seeks exactly there (frame 318
-/// is no keyframe: GOPs are 30), a drag seeks as it goes and exactly where it ends; the wheel
+/// is no keyframe: GOPs are 30), a drag seeks as it goes and exactly where it ends; the tilted wheel
 /// seeks 5 s exactly.
 fn the_seek_bar_and_the_wheel_seek(x: &Xvfb, player: &Player) {
     let bar = player.capture();
@@ -258,7 +258,7 @@ fn the_seek_bar_and_the_wheel_seek(x: &Xvfb, player: &Player) {
             .any(|p| p.new_frame && p.frame.is_some_and(|f| f % 30 == 0 && f > 60)),
         "no keyframe seeks while dragging: {dragging:?}"
     );
-    // The wheel seeks 5 s, exactly.
+    // The horizontal wheel seeks 10 s, exactly (the vertical one is the volume's, as in mpv).
     let wheel = |button: &str, expect: u64| {
         let before = player.presents().len();
         x.xdotool(&["click", button]);
@@ -266,8 +266,8 @@ fn the_seek_bar_and_the_wheel_seek(x: &Xvfb, player: &Player) {
         assert_eq!(p.frame, Some(expect), "wheel button {button}");
     };
     let here = dropped.frame.unwrap();
-    wheel("5", here - 150);
-    wheel("4", here);
+    wheel("6", here - 300);
+    wheel("7", here);
     seek(player, "Home", 0);
     seek(player, "Right", 150);
 }

@@ -100,8 +100,8 @@ fn scopes_regions_and_the_probe_in_the_window() {
         p.probe == Some(vec![250, 100, grey, grey, grey])
     });
 
-    // r counts the whole frame again.
-    let before = player.key("r");
+    // Ctrl+r counts the whole frame again.
+    let before = player.key("ctrl+r");
     player.wait_present("the region cleared", before, |p| p.region.is_none());
     assert_eq!(
         l_bars(&settle(&player), waveform),
@@ -118,10 +118,10 @@ fn scopes_regions_and_the_probe_in_the_window() {
     player.wait_present("paused again", before, |p| p.paused);
 }
 
-/// `w` shows the waveform in the band's third slot: the black half's columns lit at the
+/// `H` shows the waveform in the band's third slot: the black half's columns lit at the
 /// bottom, the grey half's at the grey's height; the rest is the scope's dark backdrop.
 fn the_scope_key_shows_a_waveform(player: &Player, plain: &Image) {
-    let before = player.key("w");
+    let before = player.key("H");
     player.wait_present("a redraw with the scope", before, |_| true);
     let shot = settle(player);
     let (x0, y0, x1, y1) = band_layout(Some(ScopeKind::Waveform), (shot.width, shot.height))

@@ -295,3 +295,47 @@ fn seeks_without_a_flush_show_no_stale_frame() {
         }
     }
 }
+
+#[test]
+fn chapters_come_from_the_container_in_order() {
+    let dir = common::repo_path("target/fixtures");
+    std::fs::create_dir_all(&dir).unwrap();
+    let metadata = dir.join("chapters-two.ffmetadata");
+    std::fs::write(
+        &metadata,
+        ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=2000\ntitle=First\n\
+         [CHAPTER]\nTIMEBASE=1/1000\nSTART=2000\nEND=3000\ntitle=Second\n",
+    )
+    .unwrap();
+    let metadata = metadata.to_string_lossy().into_owned();
+    let clip = common::fixture(
+        "chapters-two.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=gray:s=64x48:r=10:d=3",
+            "-i",
+            &metadata,
+            "-map_metadata",
+            "1",
+            "-map_chapters",
+            "1",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    );
+    let source = histoplay::video::source::VideoSource::open(&clip).unwrap();
+    let chapters: Vec<(f64, Option<&str>)> = source
+        .info
+        .chapters
+        .iter()
+        .map(|c| (c.start, c.title.as_deref()))
+        .collect();
+    assert_eq!(chapters, [(0.0, Some("First")), (2.0, Some("Second"))]);
+    // A file without chapters has none.
+    let plain = histoplay::video::source::VideoSource::open(&common::grey_ramp()).unwrap();
+    assert!(plain.info.chapters.is_empty());
+}

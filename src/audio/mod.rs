@@ -45,10 +45,11 @@ impl Default for Volume {
 }
 
 impl Volume {
+    /// The volume `step` percent up or down; muted stays muted, as in mpv.
     pub fn changed_by(self, step: i32) -> Self {
         Self {
             percent: (self.percent as i32 + step).clamp(0, 100) as u32,
-            muted: false,
+            muted: self.muted,
         }
     }
 
@@ -216,7 +217,8 @@ mod tests {
         assert_eq!(v.changed_by(-300).percent, 0);
         let muted = Volume { muted: true, ..v };
         assert_eq!(muted.gain(), 0.0);
-        assert!(!muted.changed_by(-10).muted);
+        assert!(muted.changed_by(-10).muted);
+        assert_eq!(muted.changed_by(-10).percent, 90);
         assert_eq!(v.changed_by(-50).gain(), 0.5);
     }
 }

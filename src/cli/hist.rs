@@ -11,6 +11,7 @@ use crate::gpu::readback::ReadbackRing;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::{GpuContext, GpuError};
 use crate::pipeline::FramePipeline;
+use crate::render::adjust::{adjust_still, Adjustments, CpuAdjuster};
 use crate::scope::Region;
 use crate::video::convert::convert_cpu;
 use crate::video::decoder::{DecodeThread, DecoderEvent};
@@ -134,7 +135,7 @@ pub fn hist_still(image: &RgbaImage, job: HistJob, cpu: bool) -> Result<Histogra
     let region = job.region.unwrap_or(Region::full(image.width, image.height));
     region.check(image.width, image.height)?;
     if cpu {
-        let words = image.words();
+        let words = CpuAdjuster::new(job.adjustments, 8).adjust(&image.words());
         return Ok(histogram::histogram_packed(
             &region.crop(&words, image.width),
             job.bins,
@@ -143,6 +144,7 @@ pub fn hist_still(image: &RgbaImage, job: HistJob, cpu: bool) -> Result<Histogra
     }
     let ctx = GpuContext::new()?;
     let texture = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
+    let texture = adjust_still(&ctx, &texture, job.adjustments)?;
     let engine = HistogramEngine::new(&ctx, job.bins, EngineConfig::default());
     let pixels = crate::scope::region::counted_pixels(&ctx, &texture, job.region);
     Ok(engine.count(&ctx, &pixels, region.width, region.height)?)
@@ -188,9 +190,11 @@ fn hist_cpu(
 ) -> Result<u64, ClipError> {
     let format = source.info.format;
     let mut written = 0;
+    let mut adjuster = CpuAdjuster::new(job.adjustments, format.layout.output_bits());
     cpu_frames(source, range, |words, depth, frame| {
         let region = job.region.unwrap_or(Region::full(format.width, format.height));
-        let words = region.crop(words, format.width);
+        let adjusted = adjuster.adjust(words);
+        let words = region.crop(&adjusted, format.width);
         let histogram = histogram::histogram_packed(&words, job.bins, depth);
         let report = FrameReport {
             frame: frame.index,
@@ -276,11 +280,12 @@ pub struct FrameMeta {
     pub seconds: f64,
 }
 
-/// What `hist` counts: bins, and a region of each frame if given.
-#[derive(Clone, Copy, Debug)]
+/// What `hist` counts: bins, a region of each frame if given, and the picture as adjusted.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct HistJob {
     pub bins: u32,
     pub region: Option<Region>,
+    pub adjustments: Adjustments,
 }
 
 fn hist_gpu(
@@ -298,6 +303,7 @@ fn hist_gpu(
         job.bins,
         |ctx, pipeline| {
             pipeline.set_region(ctx, job.region)?;
+            pipeline.set_adjustments(ctx, job.adjustments)?;
             Ok(pipeline.engine.histogram_bytes())
         },
         |pipeline, encoder, buffer| {

@@ -12,6 +12,7 @@ pub const OVERLAY: &str = include_str!("../../shaders/render/overlay.wgsl");
 pub const PICTURE: &str = include_str!("../../shaders/render/picture.wgsl");
 pub const TONEMAP: &str = include_str!("../../shaders/render/tonemap.wgsl");
 pub const PEAK: &str = include_str!("../../shaders/render/peak.wgsl");
+pub const ADJUST: &str = include_str!("../../shaders/render/adjust.wgsl");
 pub const SCOPE: &str = include_str!("../../shaders/scope/scope.wgsl");
 pub const SCOPE_DRAW: &str = include_str!("../../shaders/scope/draw.wgsl");
 pub const REGION: &str = include_str!("../../shaders/scope/region.wgsl");
@@ -54,6 +55,8 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ("peak.wgsl", peak_source()),
         ("tonemap.wgsl", TONEMAP.to_string()),
         ("convert.wgsl", convert_source(8)),
+        ("adjust.wgsl", adjust_source(8)),
+        ("adjust.wgsl, 10-bit", adjust_source(10)),
         ("convert.wgsl, 10-bit output", convert_source(10)),
         ("bench_floor.wgsl", BENCH_FLOOR.to_string()),
         ("scope.wgsl", compute_source(&scope_header(256, 10, 3, 8, 2), SCOPE)),
@@ -118,6 +121,15 @@ pub fn peak_source() -> String {
 pub fn convert_source(out_bits: u32) -> String {
     let format = crate::gpu::texture::GpuFrame::storage_format_name(out_bits);
     CONVERT.replace(
+        "texture_storage_2d<rgba8unorm, write>",
+        &format!("texture_storage_2d<{format}, write>"),
+    )
+}
+
+/// The adjustment shader for `bits`-bit frames (its output texture's format differs).
+pub fn adjust_source(bits: u32) -> String {
+    let format = crate::gpu::texture::GpuFrame::storage_format_name(bits);
+    ADJUST.replace(
         "texture_storage_2d<rgba8unorm, write>",
         &format!("texture_storage_2d<{format}, write>"),
     )

@@ -3,8 +3,9 @@
 //! spinning. Owns nothing but the wiring.
 
 use super::bench::BenchReport;
-use super::commands::{key_command, Command, WheelNotches};
+use super::commands::{Command, Mouse, WheelNotches};
 use super::media::OpenedFile;
+use super::playlist::Playlist;
 use super::window::PlayerWindow;
 use super::{PlayerError, PlayerOptions, UserEvent};
 use std::time::{Duration, Instant};
@@ -16,28 +17,40 @@ use winit::window::WindowId;
 
 /// The shortest sleep between two looks at the player.
 const MIN_WAIT: Duration = Duration::from_micros(500);
+/// Two left clicks this close make a double-click.
+const DOUBLE_CLICK: Duration = Duration::from_millis(400);
 
 pub struct App {
-    /// The file to play, until the window exists.
-    opened: Option<OpenedFile>,
+    /// The file to play and the playlist it is in, until the window exists.
+    opened: Option<(OpenedFile, Playlist)>,
     options: PlayerOptions,
     proxy: EventLoopProxy<UserEvent>,
     player: Option<PlayerWindow>,
     modifiers: ModifiersState,
     wheel: WheelNotches,
+    /// The last left-button press on the picture, for double-clicks.
+    last_click: Option<(Instant, (f64, f64))>,
+    pointer: (f64, f64),
     /// How the player ended: set before the loop is told to exit.
     pub outcome: Option<Result<Option<BenchReport>, PlayerError>>,
 }
 
 impl App {
-    pub fn new(opened: OpenedFile, options: PlayerOptions, proxy: EventLoopProxy<UserEvent>) -> Self {
+    pub fn new(
+        opened: OpenedFile,
+        playlist: Playlist,
+        options: PlayerOptions,
+        proxy: EventLoopProxy<UserEvent>,
+    ) -> Self {
         Self {
-            opened: Some(opened),
+            opened: Some((opened, playlist)),
             options,
             proxy,
             player: None,
             modifiers: ModifiersState::empty(),
             wheel: WheelNotches::default(),
+            last_click: None,
+            pointer: (0.0, 0.0),
             outcome: None,
         }
     }
@@ -56,12 +69,38 @@ impl App {
             self.finish(event_loop, Ok(()));
         }
     }
+
+    /// Runs what a mouse button or wheel notch is bound to.
+    fn mouse(&mut self, event_loop: &ActiveEventLoop, mouse: Mouse) {
+        let Some(player) = &self.player else { return };
+        let commands = player.bindings.mouse(mouse, self.modifiers).to_vec();
+        for command in commands {
+            self.command(event_loop, command);
+        }
+    }
+
+    /// A left-button press: the second of two close in time and place is a double-click.
+    fn left_press(&mut self, event_loop: &ActiveEventLoop) {
+        let now = Instant::now();
+        let (x, y) = self.pointer;
+        let double = self.last_click.is_some_and(|(at, (px, py))| {
+            now.duration_since(at) <= DOUBLE_CLICK && (x - px).abs() <= 8.0 && (y - py).abs() <= 8.0
+        });
+        if double {
+            self.last_click = None;
+            self.mouse(event_loop, Mouse::LeftDouble);
+        } else {
+            self.last_click = Some((now, (x, y)));
+        }
+    }
 }
 
 impl ApplicationHandler<UserEvent> for App {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-        let Some(opened) = self.opened.take() else { return };
-        match PlayerWindow::new(event_loop, opened, &self.options, self.proxy.clone()) {
+        let Some((opened, playlist)) = self.opened.take() else {
+            return;
+        };
+        match PlayerWindow::new(event_loop, opened, playlist, &self.options, self.proxy.clone()) {
             Ok(player) => self.player = Some(player),
             Err(e) => self.finish(event_loop, Err(e)),
         }
@@ -86,8 +125,11 @@ impl ApplicationHandler<UserEvent> for App {
             WindowEvent::ModifiersChanged(modifiers) => self.modifiers = modifiers.state(),
             WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Pressed => {
                 player.touched();
-                let fullscreen = player.window.fullscreen().is_some();
-                if let Some(command) = key_command(&event.logical_key, self.modifiers, fullscreen) {
+                let commands = player
+                    .bindings
+                    .key(&event.logical_key, event.location, self.modifiers)
+                    .to_vec();
+                for command in commands {
                     if !event.repeat || command.repeats() {
                         self.command(event_loop, command);
                     }
@@ -95,21 +137,33 @@ impl ApplicationHandler<UserEvent> for App {
             }
             WindowEvent::MouseWheel { delta, .. } => {
                 player.touched();
-                if let Some(command) = self.wheel.command(delta) {
-                    self.command(event_loop, command);
+                for notch in self.wheel.notches(delta) {
+                    self.mouse(event_loop, notch);
                 }
             }
-            WindowEvent::DroppedFile(path) => self.command(event_loop, Command::Open(path)),
+            WindowEvent::DroppedFile(path) => self.command(event_loop, Command::Open(vec![path])),
             WindowEvent::CursorMoved { position, .. } => {
                 player.touched();
+                self.pointer = (position.x, position.y);
                 player.pointer_moved(Some((position.x, position.y)));
             }
             WindowEvent::CursorLeft { .. } => player.pointer_moved(None),
             WindowEvent::MouseInput { state, button, .. } => {
                 player.touched();
                 // The OSD's own widgets take their clicks.
+                let pressed = state == ElementState::Pressed;
                 if button == MouseButton::Right && !player.egui_ctx.egui_is_using_pointer() {
-                    player.right_button(state == ElementState::Pressed);
+                    player.right_button(pressed);
+                }
+                if !pressed || player.egui_ctx.egui_is_using_pointer() || player.pointer_over_osd() {
+                    return;
+                }
+                match button {
+                    MouseButton::Left => self.left_press(event_loop),
+                    MouseButton::Middle => self.mouse(event_loop, Mouse::Middle),
+                    MouseButton::Back => self.mouse(event_loop, Mouse::Back),
+                    MouseButton::Forward => self.mouse(event_loop, Mouse::Forward),
+                    _ => {}
                 }
             }
             WindowEvent::Focused(true) => player.touched(),

@@ -1,22 +1,18 @@
-//! What the viewer asked for, as data: keys and the mouse wheel become `Command`s here, with
-//! mpv's default bindings. Pure functions, so the bindings are tested without a window.
+//! What the viewer asked for, as data: keys, mouse buttons and the wheel become `Command`s
+//! through `Bindings`, a table in mpv's `input.conf` syntax. The defaults are mpv's own
+//! bindings wherever histoplay has the function (`DEFAULT_BINDINGS`), and
+//! `~/.config/histoplay/input.conf` or `--input-conf` rebinds keys line by line, as in mpv.
+//! Pure functions, so the bindings are tested without a window.
 
+use crate::render::adjust::Adjustment;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use winit::event::MouseScrollDelta;
-use winit::keyboard::{Key, ModifiersState, NamedKey};
-
-/// Seconds a plain arrow, Shift+arrow, Up/Down and one wheel notch seek (mpv's defaults).
-pub const ARROW_SEEK: f64 = 5.0;
-pub const SHIFT_ARROW_SEEK: f64 = 1.0;
-pub const UP_DOWN_SEEK: f64 = 60.0;
-pub const WHEEL_SEEK: f64 = 5.0;
+use winit::keyboard::{Key, KeyLocation, ModifiersState, NamedKey};
 
 /// Speed factors of `[` `]` and `{` `}`.
 pub const SPEED_STEP: f64 = 1.1;
 pub const SPEED_DOUBLE: f64 = 2.0;
-
-/// Percent of volume per `9` / `0` press (mpv's step is 2; histoplay's volume has 10 steps).
-pub const VOLUME_STEP: i32 = 10;
 
 /// Everything the player can be told to do, from keys, the mouse, a dropped file or the bench.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,12 +30,19 @@ pub enum Command {
         seconds: f64,
         exact: bool,
     },
+    /// Seek to this percentage of the file's duration.
+    SeekPercent {
+        percent: f64,
+        exact: bool,
+    },
     SeekStart,
     SeekEnd,
     StepForward,
     StepBack,
     /// Multiply the speed.
     SpeedBy(f64),
+    /// Set the speed.
+    SpeedSet(f64),
     SpeedReset,
     ToggleFullscreen,
     LeaveFullscreen,
@@ -58,13 +61,39 @@ pub enum Command {
     /// Change the volume by this many percent (and unmute).
     VolumeBy(i32),
     ToggleMute,
-    Open(PathBuf),
+    /// Change a picture adjustment by this much (each runs −100..100).
+    Adjust(Adjustment, i32),
+    /// Set a picture adjustment.
+    SetAdjustment(Adjustment, i32),
+    /// Auto-levels on or off (off also ends equalisation).
+    ToggleAutoLevels,
+    /// Histogram equalisation on or off.
+    ToggleEqualize,
+    /// Every picture adjustment back to neutral, auto-levels and equalisation off.
+    ResetAdjustments,
+    /// Set loop point A, then B, then clear both (mpv's `ab-loop`).
+    AbLoop,
+    /// Loop the current file, or stop looping it.
+    ToggleLoopFile,
+    /// Seek to the next (+1) or previous (−1) chapter.
+    ChapterBy(i32),
+    PlaylistNext,
+    PlaylistPrev,
+    /// Show the playlist in the OSD for a while.
+    ShowPlaylist,
+    /// Show the stats overlay for a few seconds (`i`), or until toggled off (`I`).
+    ShowStats,
+    ToggleStats,
+    /// Show the position and the seek bar for a while.
+    ShowProgress,
+    /// Append files to the playlist (dropped on the window), playing the first of them.
+    Open(Vec<PathBuf>),
     Quit,
 }
 
 impl Command {
-    /// Whether holding the key down should repeat the command (seeks and steps do, as in mpv;
-    /// toggles would flicker).
+    /// Whether holding the key down should repeat the command (seeks, steps and adjustments
+    /// do, as in mpv; toggles would flicker).
     pub fn repeats(&self) -> bool {
         matches!(
             self,
@@ -73,64 +102,619 @@ impl Command {
                 | Command::StepBack
                 | Command::SpeedBy(_)
                 | Command::VolumeBy(_)
+                | Command::Adjust(..)
         )
     }
 }
 
-/// The command bound to a key press, if any. Arrow seeks are exact: in a scopes tool the frame
-/// you land on is the one whose histogram you wanted, not the keyframe before it.
-pub fn key_command(key: &Key, modifiers: ModifiersState, fullscreen: bool) -> Option<Command> {
-    let shift = modifiers.shift_key();
-    let seek = |seconds| Some(Command::SeekBy { seconds, exact: true });
-    match key {
-        Key::Named(named) => match named {
-            NamedKey::Space => Some(Command::TogglePause),
-            NamedKey::ArrowLeft if shift => seek(-SHIFT_ARROW_SEEK),
-            NamedKey::ArrowRight if shift => seek(SHIFT_ARROW_SEEK),
-            NamedKey::ArrowLeft => seek(-ARROW_SEEK),
-            NamedKey::ArrowRight => seek(ARROW_SEEK),
-            NamedKey::ArrowUp => seek(UP_DOWN_SEEK),
-            NamedKey::ArrowDown => seek(-UP_DOWN_SEEK),
-            NamedKey::Backspace => Some(Command::SpeedReset),
-            NamedKey::Home => Some(Command::SeekStart),
-            NamedKey::End => Some(Command::SeekEnd),
-            NamedKey::Escape if fullscreen => Some(Command::LeaveFullscreen),
-            _ => None,
-        },
-        // Logical keys already carry Shift: Shift+[ arrives as "{".
-        Key::Character(text) => match text.as_str() {
-            "p" => Some(Command::TogglePause),
-            "." => Some(Command::StepForward),
-            "," => Some(Command::StepBack),
-            "[" => Some(Command::SpeedBy(1.0 / SPEED_STEP)),
-            "]" => Some(Command::SpeedBy(SPEED_STEP)),
-            "{" => Some(Command::SpeedBy(1.0 / SPEED_DOUBLE)),
-            "}" => Some(Command::SpeedBy(SPEED_DOUBLE)),
-            "f" => Some(Command::ToggleFullscreen),
-            "q" => Some(Command::Quit),
-            "s" => Some(Command::Screenshot),
-            "h" => Some(Command::CycleQuads),
-            // mpv binds w to panscan and r to subtitle position, which histoplay does not have.
-            "w" => Some(Command::CycleScope),
-            "r" => Some(Command::ClearRegion),
-            // mpv's t moves subtitles.
-            "t" => Some(Command::ToggleTimeline),
-            "l" => Some(Command::ToggleLogScale),
-            "c" => Some(Command::ToggleFit),
-            "9" | "/" => Some(Command::VolumeBy(-VOLUME_STEP)),
-            "0" | "*" => Some(Command::VolumeBy(VOLUME_STEP)),
-            "m" => Some(Command::ToggleMute),
-            _ => None,
-        },
-        _ => None,
+/// histoplay's default bindings, in `input.conf` syntax. Where mpv binds a key by default and
+/// histoplay has the function, the line is mpv's; the differences are marked.
+pub const DEFAULT_BINDINGS: &str = r#"
+SPACE cycle pause
+p cycle pause
+MBTN_RIGHT cycle pause
+PLAY cycle pause
+PAUSE cycle pause
+PLAYPAUSE cycle pause
+PLAYONLY set pause no
+PAUSEONLY set pause yes
+# histoplay: arrows and the horizontal wheel seek exactly (mpv: to keyframes). In a scopes tool
+# the frame you land on is the one whose histogram you wanted.
+RIGHT seek 5 exact
+LEFT seek -5 exact
+UP seek 60 exact
+DOWN seek -60 exact
+Shift+RIGHT seek 1 exact
+Shift+LEFT seek -1 exact
+Shift+UP seek 5 exact
+Shift+DOWN seek -5 exact
+WHEEL_UP add volume 2
+WHEEL_DOWN add volume -2
+WHEEL_LEFT seek -10 exact
+WHEEL_RIGHT seek 10 exact
+FORWARD seek 60 exact
+REWIND seek -60 exact
+PGUP add chapter 1
+PGDWN add chapter -1
+Shift+PGUP seek 600 exact
+Shift+PGDWN seek -600 exact
+# histoplay: mpv leaves Home and End unbound.
+HOME seek 0 absolute exact
+END seek-end
+. frame-step
+, frame-back-step
+[ multiply speed 1/1.1
+] multiply speed 1.1
+{ multiply speed 0.5
+} multiply speed 2.0
+BS set speed 1.0
+q quit
+Q quit
+STOP quit
+Ctrl+w quit
+Ctrl+c quit
+ESC set fullscreen no
+f cycle fullscreen
+MBTN_LEFT_DBL cycle fullscreen
+s screenshot
+> playlist-next
+ENTER playlist-next
+< playlist-prev
+NEXT playlist-next
+PREV playlist-prev
+MBTN_FORWARD playlist-next
+MBTN_BACK playlist-prev
+F8 show-text ${playlist}
+o show-progress
+P show-progress
+i script-binding stats/display-stats
+I script-binding stats/display-stats-toggle
+9 add volume -2
+/ add volume -2
+KP_DIVIDE add volume -2
+0 add volume 2
+* add volume 2
+KP_MULTIPLY add volume 2
+VOLUME_UP add volume 2
+VOLUME_DOWN add volume -2
+m cycle mute
+MUTE cycle mute
+1 add contrast -1
+2 add contrast 1
+3 add brightness -1
+4 add brightness 1
+5 add gamma -1
+6 add gamma 1
+7 add saturation -1
+8 add saturation 1
+l ab-loop
+L cycle-values loop-file "inf" "no"
+# histoplay's own functions, on keys mpv leaves unbound.
+h cycle histogram-views
+H cycle scope
+y cycle log-scale
+c cycle fit
+TAB cycle timeline
+Ctrl+r clear-region
+a cycle auto-levels
+n cycle equalize
+Ctrl+BS reset-adjustments
+"#;
+
+/// A key or mouse button with its modifiers, as `input.conf` names it (`Shift+RIGHT`, `Ctrl+w`,
+/// `MBTN_LEFT_DBL`). A printable character carries Shift already (`L`, `{`), so its chord
+/// never has Shift.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Chord {
+    /// A printable character, or an upper-case mpv key name (`RIGHT`, `KP_ADD`, `WHEEL_UP`).
+    pub key: String,
+    pub shift: bool,
+    pub ctrl: bool,
+    pub alt: bool,
+    pub meta: bool,
+}
+
+impl Chord {
+    fn plain(key: &str) -> Self {
+        Self {
+            key: key.to_string(),
+            shift: false,
+            ctrl: false,
+            alt: false,
+            meta: false,
+        }
+    }
+
+    fn with(mut self, modifiers: ModifiersState) -> Self {
+        // A printable character already says whether Shift was down.
+        self.shift = modifiers.shift_key() && !is_character(&self.key);
+        self.ctrl = modifiers.control_key();
+        self.alt = modifiers.alt_key();
+        self.meta = modifiers.super_key();
+        self
+    }
+
+    /// Parses an `input.conf` key: modifiers (any case) joined by `+`, then a key name or a
+    /// character. `+` itself and `Ctrl++` parse too.
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut chord = Self::plain("");
+        let mut rest = text;
+        while let Some((modifier, tail)) = rest
+            .split_once('+')
+            .filter(|(m, tail)| !m.is_empty() && !tail.is_empty())
+        {
+            match modifier.to_ascii_lowercase().as_str() {
+                "shift" => chord.shift = true,
+                "ctrl" => chord.ctrl = true,
+                "alt" => chord.alt = true,
+                "meta" => chord.meta = true,
+                _ => break,
+            }
+            rest = tail;
+        }
+        let key = if rest.chars().count() == 1 {
+            rest.to_string()
+        } else {
+            let upper = rest.to_ascii_uppercase();
+            match upper.as_str() {
+                "SHARP" => "#".to_string(),
+                "PLUS" => "+".to_string(),
+                _ if KEY_NAMES.contains(&upper.as_str()) => upper,
+                _ => return None,
+            }
+        };
+        if is_character(&key) && chord.shift {
+            // Shift+a is A; Shift on a symbol is already in the symbol.
+            chord.shift = false;
+            chord.key = key.to_uppercase();
+        } else {
+            chord.key = key;
+        }
+        Some(chord)
     }
 }
 
-/// Turns wheel motion into whole notches: line deltas are notches already, touchpads send
-/// pixels, which add up until they make one.
+fn is_character(key: &str) -> bool {
+    key.chars().count() == 1
+}
+
+/// The key names `input.conf` may use besides single characters (mpv's names).
+const KEY_NAMES: &[&str] = &[
+    "SPACE",
+    "ENTER",
+    "BS",
+    "ESC",
+    "TAB",
+    "LEFT",
+    "RIGHT",
+    "UP",
+    "DOWN",
+    "PGUP",
+    "PGDWN",
+    "HOME",
+    "END",
+    "INS",
+    "DEL",
+    "F1",
+    "F2",
+    "F3",
+    "F4",
+    "F5",
+    "F6",
+    "F7",
+    "F8",
+    "F9",
+    "F10",
+    "F11",
+    "F12",
+    "KP0",
+    "KP1",
+    "KP2",
+    "KP3",
+    "KP4",
+    "KP5",
+    "KP6",
+    "KP7",
+    "KP8",
+    "KP9",
+    "KP_DEC",
+    "KP_ADD",
+    "KP_SUBTRACT",
+    "KP_MULTIPLY",
+    "KP_DIVIDE",
+    "KP_ENTER",
+    "PLAY",
+    "PAUSE",
+    "PLAYPAUSE",
+    "PLAYONLY",
+    "PAUSEONLY",
+    "STOP",
+    "FORWARD",
+    "REWIND",
+    "NEXT",
+    "PREV",
+    "VOLUME_UP",
+    "VOLUME_DOWN",
+    "MUTE",
+    "MBTN_LEFT",
+    "MBTN_MID",
+    "MBTN_RIGHT",
+    "MBTN_LEFT_DBL",
+    "MBTN_BACK",
+    "MBTN_FORWARD",
+    "WHEEL_UP",
+    "WHEEL_DOWN",
+    "WHEEL_LEFT",
+    "WHEEL_RIGHT",
+];
+
+/// The `input.conf` name of a key press, if histoplay knows one.
+pub fn key_chord(key: &Key, location: KeyLocation, modifiers: ModifiersState) -> Option<Chord> {
+    let name = match key {
+        Key::Named(named) => match named {
+            NamedKey::Space => "SPACE",
+            NamedKey::Enter if location == KeyLocation::Numpad => "KP_ENTER",
+            NamedKey::Enter => "ENTER",
+            NamedKey::Backspace => "BS",
+            NamedKey::Escape => "ESC",
+            NamedKey::Tab => "TAB",
+            NamedKey::ArrowLeft => "LEFT",
+            NamedKey::ArrowRight => "RIGHT",
+            NamedKey::ArrowUp => "UP",
+            NamedKey::ArrowDown => "DOWN",
+            NamedKey::PageUp => "PGUP",
+            NamedKey::PageDown => "PGDWN",
+            NamedKey::Home => "HOME",
+            NamedKey::End => "END",
+            NamedKey::Insert => "INS",
+            NamedKey::Delete => "DEL",
+            NamedKey::F1 => "F1",
+            NamedKey::F2 => "F2",
+            NamedKey::F3 => "F3",
+            NamedKey::F4 => "F4",
+            NamedKey::F5 => "F5",
+            NamedKey::F6 => "F6",
+            NamedKey::F7 => "F7",
+            NamedKey::F8 => "F8",
+            NamedKey::F9 => "F9",
+            NamedKey::F10 => "F10",
+            NamedKey::F11 => "F11",
+            NamedKey::F12 => "F12",
+            NamedKey::MediaPlay => "PLAY",
+            NamedKey::MediaPause | NamedKey::Pause => "PAUSE",
+            NamedKey::MediaPlayPause => "PLAYPAUSE",
+            NamedKey::MediaStop => "STOP",
+            NamedKey::MediaFastForward => "FORWARD",
+            NamedKey::MediaRewind => "REWIND",
+            NamedKey::MediaTrackNext => "NEXT",
+            NamedKey::MediaTrackPrevious => "PREV",
+            NamedKey::AudioVolumeUp => "VOLUME_UP",
+            NamedKey::AudioVolumeDown => "VOLUME_DOWN",
+            NamedKey::AudioVolumeMute => "MUTE",
+            _ => return None,
+        },
+        Key::Character(text) if location == KeyLocation::Numpad => match text.as_str() {
+            "+" => "KP_ADD",
+            "-" => "KP_SUBTRACT",
+            "*" => "KP_MULTIPLY",
+            "/" => "KP_DIVIDE",
+            "." | "," => "KP_DEC",
+            "0" => "KP0",
+            "1" => "KP1",
+            "2" => "KP2",
+            "3" => "KP3",
+            "4" => "KP4",
+            "5" => "KP5",
+            "6" => "KP6",
+            "7" => "KP7",
+            "8" => "KP8",
+            "9" => "KP9",
+            _ => return None,
+        },
+        Key::Character(text) if is_character(text) => text.as_str(),
+        _ => return None,
+    };
+    Some(Chord::plain(name).with(modifiers))
+}
+
+/// Mouse buttons and wheel directions, by their `input.conf` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mouse {
+    Right,
+    Middle,
+    LeftDouble,
+    Back,
+    Forward,
+    WheelUp,
+    WheelDown,
+    WheelLeft,
+    WheelRight,
+}
+
+impl Mouse {
+    fn name(self) -> &'static str {
+        match self {
+            Mouse::Right => "MBTN_RIGHT",
+            Mouse::Middle => "MBTN_MID",
+            Mouse::LeftDouble => "MBTN_LEFT_DBL",
+            Mouse::Back => "MBTN_BACK",
+            Mouse::Forward => "MBTN_FORWARD",
+            Mouse::WheelUp => "WHEEL_UP",
+            Mouse::WheelDown => "WHEEL_DOWN",
+            Mouse::WheelLeft => "WHEEL_LEFT",
+            Mouse::WheelRight => "WHEEL_RIGHT",
+        }
+    }
+
+    pub fn chord(self, modifiers: ModifiersState) -> Chord {
+        Chord::plain(self.name()).with(modifiers)
+    }
+}
+
+/// Why an `input.conf` command was not understood.
+#[derive(Debug, PartialEq)]
+pub struct UnknownCommand(pub String);
+
+/// Parses one `input.conf` command line (after the key): commands separated by `;`, each
+/// with mpv's prefixes (`no-osd`, `osd-bar`, ...) allowed and ignored. `ignore` is no command.
+pub fn parse_commands(text: &str) -> Result<Vec<Command>, UnknownCommand> {
+    let mut commands = Vec::new();
+    for part in split_outside_quotes(text, ';') {
+        let words = words(&part);
+        let words: Vec<&str> = words
+            .iter()
+            .map(String::as_str)
+            .skip_while(|w| {
+                matches!(
+                    *w,
+                    "no-osd"
+                        | "osd-auto"
+                        | "osd-bar"
+                        | "osd-msg"
+                        | "osd-msg-bar"
+                        | "raw"
+                        | "expand-properties"
+                        | "repeatable"
+                        | "async"
+                        | "sync"
+                )
+            })
+            .collect();
+        if words.is_empty() || words == ["ignore"] {
+            continue;
+        }
+        commands.push(parse_command(&words).ok_or_else(|| UnknownCommand(part.trim().to_string()))?);
+    }
+    Ok(commands)
+}
+
+fn parse_command(words: &[&str]) -> Option<Command> {
+    let number = |i: usize| -> Option<f64> { words.get(i).and_then(|w| parse_number(w)) };
+    let adjustment = |name: &str| Adjustment::ALL.into_iter().find(|a| a.name() == name);
+    let flags = &words[words.len().min(2)..];
+    let exact = || {
+        if flags.contains(&"exact") {
+            Some(true)
+        } else if flags.contains(&"keyframes") {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    let yes_no = |w: Option<&&str>| match w.copied() {
+        Some("yes") => Some(true),
+        Some("no") => Some(false),
+        _ => None,
+    };
+    Some(match words {
+        ["cycle", "pause"] => Command::TogglePause,
+        ["set", "pause", ..] => match yes_no(words.get(2))? {
+            true => Command::Pause,
+            false => Command::Resume,
+        },
+        ["seek", _, ..] => {
+            let amount = number(1)?;
+            let absolute = flags.contains(&"absolute");
+            if flags.contains(&"absolute-percent") {
+                Command::SeekPercent {
+                    percent: amount,
+                    exact: exact().unwrap_or(true),
+                }
+            } else if absolute {
+                // mpv's absolute seeks are exact unless told otherwise.
+                Command::SeekTo {
+                    seconds: amount,
+                    exact: exact().unwrap_or(true),
+                }
+            } else if flags.iter().any(|f| f.contains("percent")) {
+                return None;
+            } else {
+                Command::SeekBy {
+                    seconds: amount,
+                    exact: exact().unwrap_or(false),
+                }
+            }
+        }
+        ["seek-end"] => Command::SeekEnd,
+        ["frame-step"] => Command::StepForward,
+        ["frame-back-step"] => Command::StepBack,
+        ["multiply", "speed", _] => Command::SpeedBy(number(2).filter(|f| *f > 0.0)?),
+        ["set", "speed", _] => match number(2).filter(|f| *f > 0.0)? {
+            1.0 => Command::SpeedReset,
+            s => Command::SpeedSet(s),
+        },
+        ["add", "volume", _] => Command::VolumeBy(number(2)?.round() as i32),
+        ["cycle", "mute"] => Command::ToggleMute,
+        ["add", property, _] if adjustment(property).is_some() => {
+            Command::Adjust(adjustment(property)?, number(2)?.round() as i32)
+        }
+        ["set", property, _] if adjustment(property).is_some() => {
+            Command::SetAdjustment(adjustment(property)?, number(2)?.round() as i32)
+        }
+        ["cycle", "fullscreen"] => Command::ToggleFullscreen,
+        ["set", "fullscreen", "no"] => Command::LeaveFullscreen,
+        ["quit", ..] | ["quit-watch-later", ..] | ["stop", ..] => Command::Quit,
+        ["screenshot", ..] => Command::Screenshot,
+        ["playlist-next", ..] => Command::PlaylistNext,
+        ["playlist-prev", ..] => Command::PlaylistPrev,
+        ["show-text", "${playlist}", ..] => Command::ShowPlaylist,
+        ["show-progress"] => Command::ShowProgress,
+        ["add", "chapter", _] => Command::ChapterBy(number(2)?.round() as i32),
+        ["ab-loop"] => Command::AbLoop,
+        ["cycle", "loop-file"] | ["cycle-values", "loop-file", ..] => Command::ToggleLoopFile,
+        ["script-binding", "stats/display-stats"] => Command::ShowStats,
+        ["script-binding", "stats/display-stats-toggle"] => Command::ToggleStats,
+        // histoplay's own.
+        ["cycle", "histogram-views"] => Command::CycleQuads,
+        ["cycle", "scope"] => Command::CycleScope,
+        ["cycle", "log-scale"] => Command::ToggleLogScale,
+        ["cycle", "fit"] => Command::ToggleFit,
+        ["cycle", "timeline"] => Command::ToggleTimeline,
+        ["clear-region"] => Command::ClearRegion,
+        ["cycle", "auto-levels"] => Command::ToggleAutoLevels,
+        ["cycle", "equalize"] => Command::ToggleEqualize,
+        ["reset-adjustments"] => Command::ResetAdjustments,
+        _ => return None,
+    })
+}
+
+/// A number as `input.conf` writes it: `5`, `-1`, `+0.1`, or a fraction like `1/1.1`.
+fn parse_number(text: &str) -> Option<f64> {
+    let text = text.strip_prefix('+').unwrap_or(text);
+    let value = match text.split_once('/') {
+        Some((a, b)) => a.parse::<f64>().ok()? / b.parse::<f64>().ok()?,
+        None => text.parse().ok()?,
+    };
+    value.is_finite().then_some(value)
+}
+
+/// Splits on `separator` outside double quotes.
+fn split_outside_quotes(text: &str, separator: char) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    let mut quoted = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if escaped {
+            escaped = false;
+        } else if c == '\\' && quoted {
+            escaped = true;
+        } else if c == '"' {
+            quoted = !quoted;
+        } else if c == separator && !quoted {
+            parts.push(String::new());
+            continue;
+        }
+        parts.last_mut().expect("one part at least").push(c);
+    }
+    parts
+}
+
+/// The words of a command, with double quotes (and their backslash escapes) removed.
+fn words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = text.chars();
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                word.get_or_insert_with(String::new);
+            }
+            '\\' if quoted => {
+                if let Some(next) = chars.next() {
+                    word.get_or_insert_with(String::new).push(next);
+                }
+            }
+            c if c.is_whitespace() && !quoted => words.extend(word.take()),
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    words
+}
+
+/// Keys and mouse buttons to commands.
+#[derive(Clone, Debug)]
+pub struct Bindings {
+    map: HashMap<Chord, Vec<Command>>,
+}
+
+impl Default for Bindings {
+    fn default() -> Self {
+        let (bindings, warnings) = Self::empty().with_conf(DEFAULT_BINDINGS, "the default bindings");
+        debug_assert!(warnings.is_empty(), "{warnings:?}");
+        bindings
+    }
+}
+
+impl Bindings {
+    fn empty() -> Self {
+        Self { map: HashMap::new() }
+    }
+
+    /// These bindings with `text` (an `input.conf`) applied over them, and a warning for each
+    /// line that was not understood (naming `source` and the line), which is skipped.
+    pub fn with_conf(mut self, text: &str, source: &str) -> (Self, Vec<String>) {
+        let mut warnings = Vec::new();
+        for (number, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (key, command) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+            let command = strip_comment(command);
+            let at = format!("{source}, line {}", number + 1);
+            let Some(chord) = Chord::parse(key) else {
+                warnings.push(format!("{at}: unknown key '{key}'"));
+                continue;
+            };
+            match parse_commands(command) {
+                Ok(commands) => {
+                    self.map.insert(chord, commands);
+                }
+                Err(UnknownCommand(command)) => warnings.push(format!("{at}: unknown command '{command}'")),
+            }
+        }
+        (self, warnings)
+    }
+
+    /// The commands bound to `chord` (none when it is unbound or bound to `ignore`).
+    pub fn commands(&self, chord: &Chord) -> &[Command] {
+        self.map.get(chord).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// The commands a key press asks for.
+    pub fn key(&self, key: &Key, location: KeyLocation, modifiers: ModifiersState) -> &[Command] {
+        key_chord(key, location, modifiers)
+            .map(|chord| self.commands(&chord))
+            .unwrap_or_default()
+    }
+
+    /// The commands a mouse button or wheel notch asks for.
+    pub fn mouse(&self, mouse: Mouse, modifiers: ModifiersState) -> &[Command] {
+        self.commands(&mouse.chord(modifiers))
+    }
+}
+
+/// A command with its trailing `# comment` removed (a `#` inside quotes stays).
+fn strip_comment(command: &str) -> &str {
+    let mut quoted = false;
+    for (i, c) in command.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            '#' if !quoted => return command[..i].trim(),
+            _ => {}
+        }
+    }
+    command.trim()
+}
+
+/// Turns wheel motion into whole notches in each direction: line deltas are notches already,
+/// touchpads send pixels, which add up until they make one.
 #[derive(Debug, Default)]
 pub struct WheelNotches {
-    pixels: f64,
+    pixels: (f64, f64),
     /// A wheel button's raw release was just seen (see `raw_button`).
     release_pending: bool,
 }
@@ -146,135 +730,34 @@ impl WheelNotches {
         self.release_pending = released;
     }
 
-    /// The seek the motion asks for, if it completed a notch. Up (away from the user) seeks
-    /// forward, as in mpv.
-    pub fn command(&mut self, delta: MouseScrollDelta) -> Option<Command> {
-        let notches = match delta {
-            MouseScrollDelta::LineDelta(..) if std::mem::take(&mut self.release_pending) => return None,
-            MouseScrollDelta::LineDelta(_, y) => f64::from(y).round(),
+    /// The wheel directions the motion completed, one entry per notch. winit's positive x is
+    /// the wheel tilted left (X11 button 6), positive y the wheel turned up.
+    pub fn notches(&mut self, delta: MouseScrollDelta) -> Vec<Mouse> {
+        let (x, y) = match delta {
+            MouseScrollDelta::LineDelta(..) if std::mem::take(&mut self.release_pending) => return Vec::new(),
+            MouseScrollDelta::LineDelta(x, y) => (f64::from(x).round(), f64::from(y).round()),
             MouseScrollDelta::PixelDelta(position) => {
-                self.pixels += position.y;
-                let whole = (self.pixels / Self::PIXELS_PER_NOTCH).trunc();
-                self.pixels -= whole * Self::PIXELS_PER_NOTCH;
-                whole
+                let whole = |pixels: &mut f64, delta: f64| {
+                    *pixels += delta;
+                    let whole = (*pixels / Self::PIXELS_PER_NOTCH).trunc();
+                    *pixels -= whole * Self::PIXELS_PER_NOTCH;
+                    whole
+                };
+                (
+                    whole(&mut self.pixels.0, position.x),
+                    whole(&mut self.pixels.1, position.y),
+                )
             }
         };
-        (notches != 0.0).then_some(Command::SeekBy {
-            seconds: notches * WHEEL_SEEK,
-            exact: true,
-        })
+        let repeat = |n: f64, positive: Mouse, negative: Mouse| {
+            let mouse = if n > 0.0 { positive } else { negative };
+            std::iter::repeat_n(mouse, n.abs().min(64.0) as usize)
+        };
+        repeat(y, Mouse::WheelUp, Mouse::WheelDown)
+            .chain(repeat(x, Mouse::WheelLeft, Mouse::WheelRight))
+            .collect()
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use winit::dpi::PhysicalPosition;
-
-    fn press(key: Key) -> Option<Command> {
-        key_command(&key, ModifiersState::empty(), false)
-    }
-
-    fn char(c: &str) -> Key {
-        Key::Character(c.into())
-    }
-
-    #[test]
-    fn mpv_bindings() {
-        assert_eq!(press(Key::Named(NamedKey::Space)), Some(Command::TogglePause));
-        assert_eq!(press(char("p")), Some(Command::TogglePause));
-        assert_eq!(press(char(".")), Some(Command::StepForward));
-        assert_eq!(press(char(",")), Some(Command::StepBack));
-        assert_eq!(press(char("]")), Some(Command::SpeedBy(1.1)));
-        assert_eq!(press(char("[")), Some(Command::SpeedBy(1.0 / 1.1)));
-        assert_eq!(press(char("}")), Some(Command::SpeedBy(2.0)));
-        assert_eq!(press(char("{")), Some(Command::SpeedBy(0.5)));
-        assert_eq!(press(Key::Named(NamedKey::Backspace)), Some(Command::SpeedReset));
-        assert_eq!(press(Key::Named(NamedKey::Home)), Some(Command::SeekStart));
-        assert_eq!(press(Key::Named(NamedKey::End)), Some(Command::SeekEnd));
-        assert_eq!(press(char("q")), Some(Command::Quit));
-        assert_eq!(press(char("s")), Some(Command::Screenshot));
-        assert_eq!(press(char("h")), Some(Command::CycleQuads));
-        assert_eq!(press(char("w")), Some(Command::CycleScope));
-        assert_eq!(press(char("r")), Some(Command::ClearRegion));
-        assert_eq!(press(char("t")), Some(Command::ToggleTimeline));
-        assert_eq!(press(char("l")), Some(Command::ToggleLogScale));
-        assert_eq!(press(char("c")), Some(Command::ToggleFit));
-        assert_eq!(press(char("f")), Some(Command::ToggleFullscreen));
-        assert_eq!(press(char("9")), Some(Command::VolumeBy(-10)));
-        assert_eq!(press(char("/")), Some(Command::VolumeBy(-10)));
-        assert_eq!(press(char("0")), Some(Command::VolumeBy(10)));
-        assert_eq!(press(char("*")), Some(Command::VolumeBy(10)));
-        assert_eq!(press(char("m")), Some(Command::ToggleMute));
-        assert_eq!(press(char("x")), None);
-        assert_eq!(press(char("W")), None);
-        assert_eq!(press(Key::Named(NamedKey::F1)), None);
-    }
-
-    #[test]
-    fn arrows_seek_exactly_by_mpv_amounts() {
-        let seek = |seconds| Some(Command::SeekBy { seconds, exact: true });
-        assert_eq!(press(Key::Named(NamedKey::ArrowLeft)), seek(-5.0));
-        assert_eq!(press(Key::Named(NamedKey::ArrowRight)), seek(5.0));
-        assert_eq!(press(Key::Named(NamedKey::ArrowUp)), seek(60.0));
-        assert_eq!(press(Key::Named(NamedKey::ArrowDown)), seek(-60.0));
-        let shifted = |named| key_command(&Key::Named(named), ModifiersState::SHIFT, false);
-        assert_eq!(shifted(NamedKey::ArrowLeft), seek(-1.0));
-        assert_eq!(shifted(NamedKey::ArrowRight), seek(1.0));
-    }
-
-    #[test]
-    fn escape_only_leaves_fullscreen() {
-        let esc = Key::Named(NamedKey::Escape);
-        assert_eq!(key_command(&esc, ModifiersState::empty(), false), None);
-        assert_eq!(
-            key_command(&esc, ModifiersState::empty(), true),
-            Some(Command::LeaveFullscreen)
-        );
-    }
-
-    #[test]
-    fn seeks_and_steps_repeat_but_toggles_do_not() {
-        assert!(Command::StepForward.repeats());
-        assert!(Command::SeekBy {
-            seconds: 5.0,
-            exact: true
-        }
-        .repeats());
-        assert!(!Command::TogglePause.repeats());
-        assert!(!Command::Screenshot.repeats());
-        assert!(!Command::Quit.repeats());
-    }
-
-    #[test]
-    fn wheel_notches_seek_five_seconds() {
-        let mut wheel = WheelNotches::default();
-        let seek = |seconds| Some(Command::SeekBy { seconds, exact: true });
-        let line = |y| MouseScrollDelta::LineDelta(0.0, y);
-        assert_eq!(wheel.command(line(1.0)), seek(5.0));
-        assert_eq!(wheel.command(line(-2.0)), seek(-10.0));
-        assert_eq!(wheel.command(MouseScrollDelta::LineDelta(1.0, 0.0)), None);
-        // Touchpad pixels add up to a notch.
-        let px = |y| MouseScrollDelta::PixelDelta(PhysicalPosition::new(0.0, y));
-        assert_eq!(wheel.command(px(30.0)), None);
-        assert_eq!(wheel.command(px(30.0)), seek(5.0));
-        assert_eq!(wheel.command(px(-20.0)), None);
-        assert_eq!(wheel.command(px(-50.0)), seek(-5.0));
-    }
-
-    #[test]
-    fn a_wheel_button_counts_once_though_winit_reports_its_release() {
-        let seek = |seconds| Some(Command::SeekBy { seconds, exact: true });
-        let down = MouseScrollDelta::LineDelta(0.0, -1.0);
-        let mut wheel = WheelNotches::default();
-        for _ in 0..2 {
-            wheel.raw_button(false);
-            assert_eq!(wheel.command(down), seek(-5.0));
-            wheel.raw_button(true);
-            assert_eq!(wheel.command(down), None);
-        }
-        // Smooth scrolling has no raw buttons: every event is a notch.
-        assert_eq!(wheel.command(down), seek(-5.0));
-        assert_eq!(wheel.command(down), seek(-5.0));
-    }
-}
+mod tests;

@@ -40,7 +40,10 @@ impl PlayerWindow {
             if let Some(nits) = self.media.info.frame_light.get() {
                 self.media.pipeline.bound_peak(&self.gpu.queue, nits);
             }
-            self.media.pipeline.encode_frame(&mut encoder, next.frame.slot);
+            let timer = self.pass_timer.as_ref().filter(|_| self.stats_visible(now));
+            self.media
+                .pipeline
+                .encode_frame_timed(&mut encoder, next.frame.slot, timer);
             let pipeline = &self.media.pipeline;
             let peak = pipeline.peak_state();
             let tag = ReadoutTag {
@@ -61,7 +64,8 @@ impl PlayerWindow {
         } else if self.media.recount && self.media.has_picture {
             // Paused, and the scope or region changed: count the shown frame again.
             let pipeline = &self.media.pipeline;
-            pipeline.encode_counts(&mut encoder);
+            let timer = self.pass_timer.as_ref().filter(|_| self.stats_visible(now));
+            pipeline.encode_recount(&mut encoder, timer);
             if let Some(shown) = self.media.playback.shown() {
                 let tag = ReadoutTag {
                     media: self.media.serial,
@@ -80,7 +84,9 @@ impl PlayerWindow {
             }
         }
         self.media.recount = false;
-        if let Some((x, y)) = self.probe_at.filter(|_| self.media.has_picture) {
+        let (width, height) = self.media.pipeline.frame_size();
+        let probed = self.probe_at.filter(|&(x, y)| x < width && y < height);
+        if let Some((x, y)) = probed.filter(|_| self.media.has_picture) {
             if next.is_some() || self.probe_moved {
                 let pipeline = &self.media.pipeline;
                 let tag = ProbeTag {
@@ -100,9 +106,13 @@ impl PlayerWindow {
         }
 
         let (paint_jobs, screen) = self.run_osd(now, &mut encoder);
-        self.encode_view(&mut encoder, &target.view, &paint_jobs, &screen);
+        let timed = self.stats_visible(now);
+        self.encode_view(&mut encoder, &target.view, &paint_jobs, &screen, timed);
         if std::mem::take(&mut self.screenshot_wanted) {
             self.capture(&mut encoder, &paint_jobs, &screen);
+        }
+        if let Some(timer) = self.pass_timer.as_mut().filter(|_| timed) {
+            timer.finish(&mut encoder);
         }
         self.gpu.queue.submit([encoder.finish()]);
         for id in self.egui_free.drain(..) {
@@ -116,7 +126,11 @@ impl PlayerWindow {
         self.clipping.submitted();
         self.probes.submitted();
         self.screenshots.submitted();
-        if self.clipping.pending() || self.screenshots.pending() || self.probes.pending() {
+        if let Some(timer) = self.pass_timer.as_mut().filter(|_| timed) {
+            timer.submitted();
+        }
+        let timing = self.pass_timer.as_ref().is_some_and(|t| t.pending());
+        if self.clipping.pending() || self.screenshots.pending() || self.probes.pending() || timing {
             self.gpu_waiter.submitted();
         }
         self.window.pre_present_notify();
@@ -168,6 +182,10 @@ impl PlayerWindow {
             timeline: strip,
             opacity,
             messages: &self.messages,
+            stats: self.stats_lines(now),
+            adjustments: self.media.pipeline.adjustments().label(),
+            ab_loop: playback.ab_loop(),
+            loop_file: playback.loop_file,
         };
         let input = self.egui_state.take_egui_input(&self.window);
         let osd = &mut self.osd;
@@ -213,9 +231,16 @@ impl PlayerWindow {
         view: &wgpu::TextureView,
         paint_jobs: &[egui::ClippedPrimitive],
         screen: &egui_wgpu::ScreenDescriptor,
+        timed: bool,
     ) {
         if self.media.has_picture {
-            self.scene.encode(encoder, view, &self.media.scene, self.view.quads);
+            let writes = self
+                .pass_timer
+                .as_ref()
+                .filter(|_| timed)
+                .map(|t| t.render_writes(crate::pipeline::TIMED_DRAW));
+            self.scene
+                .encode_timed(encoder, view, &self.media.scene, self.view.quads, writes);
         } else {
             // Nothing decoded yet: black under the OSD.
             begin_pass(encoder, view, "no picture yet", wgpu::LoadOp::Clear(wgpu::Color::BLACK));
@@ -237,7 +262,7 @@ impl PlayerWindow {
         let frame = playback.shown().map_or(0, |s| s.index);
         let name = file_name(&self.media.info.path, playback.position(), frame);
         let target = ScreenshotTarget::new(&self.gpu.device, self.surface.format, self.surface.size());
-        self.encode_view(encoder, &target.view, paint_jobs, screen);
+        self.encode_view(encoder, &target.view, paint_jobs, screen, false);
         let path = std::env::current_dir().unwrap_or_default().join(name);
         if let Err(e) = self.screenshots.record(&self.gpu.device, encoder, &target, path) {
             self.message(e, true);
@@ -261,7 +286,11 @@ impl PlayerWindow {
             size: self.surface.size(),
             probe: self.probe.map(|p| [p.x, p.y, p.rgb[0], p.rgb[1], p.rgb[2]]),
             region: self.media.pipeline.region().map(|r| [r.x, r.y, r.width, r.height]),
+            file: self.media.serial,
         };
+        if new_frame {
+            self.shown_frames += 1;
+        }
         if let Some(log) = &mut self.frame_log {
             log.record(&present);
         }

@@ -11,10 +11,12 @@ pub mod media;
 pub mod osd;
 pub mod pacing;
 pub mod playback;
+pub mod playlist;
 mod pointer;
 pub mod probe;
 pub mod screenshot;
 pub mod stats;
+pub mod stats_overlay;
 pub mod strip;
 pub mod surface;
 mod window;
@@ -53,6 +55,8 @@ pub enum PlayerError {
     FrameLog { path: PathBuf, source: std::io::Error },
     #[error("the window's event loop failed: {0}")]
     EventLoop(String),
+    #[error("nothing to play: no video files given")]
+    NothingToPlay,
 }
 
 /// Hidden switches for tests and benchmarks.
@@ -70,6 +74,34 @@ pub struct PlayerOptions {
     pub speed: f64,
     /// The sound output to play on (`--audio-device`), else the default.
     pub audio_device: Option<String>,
+    /// Keys and mouse buttons: mpv's defaults with the viewer's input.conf applied.
+    pub bindings: commands::Bindings,
+    /// What was wrong in the input.conf, line by line (shown in the OSD at the start).
+    pub conf_warnings: Vec<String>,
+    /// Start the playlist over after its last file (`--loop-playlist`).
+    pub loop_playlist: bool,
+    /// Loop each file (`--loop-file`, `L`).
+    pub loop_file: bool,
+    /// Picture adjustments to start with (`--contrast` and the rest).
+    pub adjustments: crate::render::adjust::Adjustments,
+}
+
+impl Default for PlayerOptions {
+    fn default() -> Self {
+        Self {
+            frame_log: None,
+            bench_seconds: None,
+            sound: true,
+            cache_bytes: crate::video::decoder::DEFAULT_CACHE_BYTES,
+            speed: 1.0,
+            audio_device: None,
+            bindings: commands::Bindings::default(),
+            conf_warnings: Vec::new(),
+            loop_playlist: false,
+            loop_file: false,
+            adjustments: Default::default(),
+        }
+    }
 }
 
 /// What other threads (and wgpu's callbacks) tell the event loop.
@@ -85,10 +117,31 @@ pub enum UserEvent {
     Fatal(PlayerError),
 }
 
-/// Plays `path` in a window until the viewer quits; with `bench_seconds`, runs the bench and
-/// returns its report. A file that can't be opened fails before any window appears.
-pub fn play(path: &Path, options: PlayerOptions) -> Result<Option<bench::BenchReport>, PlayerError> {
-    let source = VideoSource::open(path)?;
+/// Plays `files` (directories expand to the media files in them) in a window until the viewer
+/// quits; with `bench_seconds`, runs the bench and returns its report. Files that can't be
+/// opened are skipped with a warning; when none can, the first one's error comes back before
+/// any window appears.
+pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::BenchReport>, PlayerError> {
+    let expanded = playlist::expand(files);
+    for warning in &expanded.warnings {
+        log::warn!("{warning}");
+    }
+    let mut playlist = playlist::Playlist::new(expanded.files, options.loop_playlist);
+    let (path, source) = loop {
+        let Some(path) = playlist.current().map(Path::to_path_buf) else {
+            return Err(PlayerError::NothingToPlay);
+        };
+        match VideoSource::open(&path) {
+            Ok(source) => break (path, source),
+            Err(e) if playlist.len() > 1 => {
+                log::warn!("skipping: {e}");
+                eprintln!("warning: skipping: {e}");
+                playlist.remove(playlist.index());
+            }
+            Err(e) => return Err(e.into()),
+        }
+    };
+    let path = path.as_path();
     if !has_display() {
         return Err(PlayerError::NoDisplay);
     }
@@ -102,7 +155,7 @@ pub fn play(path: &Path, options: PlayerOptions) -> Result<Option<bench::BenchRe
     let volume = options.sound.then(crate::audio::Volume::default);
     let audio = media::open_sound(path, volume, options.audio_device.as_deref());
     let opened = media::OpenedFile { source, audio };
-    let mut app = app::App::new(opened, options, event_loop.create_proxy());
+    let mut app = app::App::new(opened, playlist, options, event_loop.create_proxy());
     event_loop
         .run_app(&mut app)
         .map_err(|e| PlayerError::EventLoop(e.to_string()))?;

@@ -66,6 +66,13 @@ pub struct OsdView<'a> {
     /// 0 (hidden) to 1.
     pub opacity: f32,
     pub messages: &'a [Message],
+    /// The stats overlay's lines, while it is up.
+    pub stats: Option<Vec<(&'static str, String)>>,
+    /// The picture adjustments in force, noted while any is.
+    pub adjustments: Option<String>,
+    /// Loops: the A-B points set, and whether the file loops.
+    pub ab_loop: crate::player::playback::AbLoop,
+    pub loop_file: bool,
 }
 
 /// An HDR stream's transfer and the peak its picture is tone-mapped from (once measured).
@@ -109,6 +116,13 @@ impl Osd {
     pub fn show(&mut self, ctx: &egui::Context, view: &OsdView) -> Vec<Command> {
         let mut commands = Vec::new();
         show_messages(ctx, view.messages);
+        if let Some(lines) = &view.stats {
+            show_stats(ctx, lines);
+        }
+        // (The stats overlay has a line for them.)
+        if let (Some(note), None) = (&view.adjustments, &view.stats) {
+            show_adjustments(ctx, note);
+        }
         if view.opacity <= 0.0 {
             self.dragging = false;
             return commands;
@@ -272,7 +286,76 @@ fn status_line(ui: &mut egui::Ui, view: &OsdView) {
             let text = format!("region {},{} {}×{}", r.x, r.y, r.width, r.height);
             ui.label(RichText::new(text).color(Color32::from_rgb(255, 217, 51)));
         }
+        if let Some(text) = loop_text(view.ab_loop, view.loop_file) {
+            ui.label(RichText::new(text).color(TEXT));
+        }
     });
+}
+
+/// `loop A-B 00:01.000–00:03.500`, `loop A 00:01.000`, `loop file`: what loops.
+fn loop_text(ab: crate::player::playback::AbLoop, loop_file: bool) -> Option<String> {
+    let mut parts = Vec::new();
+    match (ab.a, ab.b) {
+        (Some(a), Some(b)) => parts.push(format!("loop A-B {}-{}", format_time(a), format_time(b))),
+        (Some(a), None) => parts.push(format!("loop A {}", format_time(a))),
+        _ => {}
+    }
+    if loop_file {
+        parts.push("loop file".to_string());
+    }
+    (!parts.is_empty()).then(|| parts.join(" · "))
+}
+
+/// The stats overlay, in the top-right corner.
+fn show_stats(ctx: &egui::Context, lines: &[(&'static str, String)]) {
+    egui::Area::new(Id::unique("stats"))
+        .anchor(Align2::RIGHT_TOP, egui::vec2(-8.0, 8.0))
+        .fade_in(false)
+        .interactable(false)
+        .order(egui::Order::Foreground)
+        .show(ctx, |ui| {
+            egui::Frame::new()
+                .fill(Color32::from_black_alpha(190))
+                .corner_radius(6.0)
+                .inner_margin(egui::Margin::symmetric(10, 6))
+                .show(ui, |ui| {
+                    // At most most of the window's width; long lines wrap.
+                    let width = (ctx.content_rect().width() - 40.0).clamp(200.0, 720.0);
+                    ui.set_max_width(width);
+                    egui::Grid::new("stats grid")
+                        .num_columns(2)
+                        .spacing([12.0, 2.0])
+                        .show(ui, |ui| {
+                            for (label, text) in lines {
+                                ui.label(RichText::new(*label).color(DIM));
+                                ui.add(
+                                    egui::Label::new(RichText::new(text).monospace().color(TEXT))
+                                        .wrap_mode(egui::TextWrapMode::Wrap),
+                                );
+                                ui.end_row();
+                            }
+                        });
+                });
+        });
+}
+
+/// The picture adjustments in force, noted in the top-right corner for as long as they are: a
+/// picture that is not the file's must never pass for it.
+fn show_adjustments(ctx: &egui::Context, note: &str) {
+    egui::Area::new(Id::unique("adjustments"))
+        .anchor(Align2::RIGHT_TOP, egui::vec2(-8.0, 8.0))
+        .fade_in(false)
+        .interactable(false)
+        .show(ctx, |ui| {
+            egui::Frame::new()
+                .fill(Color32::from_black_alpha(150))
+                .corner_radius(4.0)
+                .inner_margin(egui::Margin::symmetric(8, 3))
+                .show(ui, |ui| {
+                    let text = RichText::new(format!("adjusted: {note}")).color(Color32::from_rgb(255, 217, 51));
+                    ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
+                });
+        });
 }
 
 /// The probed pixel's position and values beside the pointer, kept on screen.
@@ -377,7 +460,8 @@ fn show_messages(ctx: &egui::Context, messages: &[Message]) {
                         } else {
                             TEXT
                         };
-                        ui.label(RichText::new(&message.text).color(color));
+                        let text = RichText::new(&message.text).color(color);
+                        ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
                     }
                 });
         });
@@ -432,6 +516,10 @@ mod tests {
             timeline: None,
             opacity: 1.0,
             messages: &messages,
+            stats: None,
+            adjustments: None,
+            ab_loop: Default::default(),
+            loop_file: false,
         };
         let exact = Some(FrameNumber { n: 12, exact: true });
         let estimate = Some(FrameNumber { n: 12345, exact: false });

@@ -101,6 +101,71 @@ pub struct Playback<S> {
     error: Option<String>,
     /// Something the OSD shows changed without a new frame (playback paused at the end).
     changed: bool,
+    /// Frames of the current generations taken from the decoder (for the decode rate).
+    received: u64,
+    /// Playback ran into the end of the file (not a step or seek to it): the playlist moves on.
+    finished: bool,
+    /// Start the file over at its end instead of pausing (`L`).
+    pub loop_file: bool,
+    /// mpv's A-B loop points, seconds from the start.
+    ab: AbLoop,
+}
+
+/// Where mpv's `add chapter N` goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChapterTarget {
+    /// The start of this chapter.
+    Chapter(usize),
+    /// Back before the first chapter: the start of the file.
+    Start,
+    /// Past the last chapter: nowhere.
+    None,
+}
+
+/// The chapter `step` chapters from the one playing at `position` (chapter starts in seconds
+/// from the start, in order). The chapter playing is the last one started, with a little
+/// slack for a seek that landed just short of its start.
+pub fn chapter_target(starts: &[f64], position: f64, step: i32) -> ChapterTarget {
+    let current = starts
+        .iter()
+        .rposition(|&s| s <= position + 0.05)
+        .map_or(-1, |i| i as i64);
+    let target = current + i64::from(step);
+    match usize::try_from(target) {
+        Ok(i) if i < starts.len() => ChapterTarget::Chapter(i),
+        Ok(_) => ChapterTarget::None,
+        Err(_) => ChapterTarget::Start,
+    }
+}
+
+/// A-B loop points (`l`): set A, then B, then clear. Playback that passes B goes back to A;
+/// seeking past B does not loop, as in mpv.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AbLoop {
+    pub a: Option<f64>,
+    pub b: Option<f64>,
+}
+
+impl AbLoop {
+    /// The next state of `l` pressed at `position`.
+    pub fn next(self, position: f64) -> Self {
+        match (self.a, self.b) {
+            (None, _) => Self {
+                a: Some(position),
+                b: None,
+            },
+            (Some(a), None) => Self {
+                a: Some(a.min(position)),
+                b: Some(a.max(position)),
+            },
+            (Some(_), Some(_)) => Self::default(),
+        }
+    }
+
+    /// The loop's span once both points are set and apart.
+    pub fn span(self) -> Option<(f64, f64)> {
+        self.a.zip(self.b).filter(|(a, b)| b > a)
+    }
 }
 
 impl<S: FrameSource> Playback<S> {
@@ -124,6 +189,10 @@ impl<S: FrameSource> Playback<S> {
             dropped: 0,
             error: None,
             changed: false,
+            received: 0,
+            finished: false,
+            loop_file: false,
+            ab: AbLoop::default(),
         }
     }
 
@@ -132,7 +201,10 @@ impl<S: FrameSource> Playback<S> {
         while let Some(event) = self.source.try_event() {
             let current = self.source.generation();
             match event {
-                DecoderEvent::Frame(frame) if frame.generation == current => self.queue.push_back(frame),
+                DecoderEvent::Frame(frame) if frame.generation == current => {
+                    self.received += 1;
+                    self.queue.push_back(frame);
+                }
                 DecoderEvent::Frame(stale) => self.source.release(stale.slot),
                 DecoderEvent::EndOfStream { generation } if generation == current => self.ended = true,
                 DecoderEvent::Failed { generation, message } if generation == current => {
@@ -143,13 +215,17 @@ impl<S: FrameSource> Playback<S> {
             }
         }
         if self.ended && self.queue.is_empty() {
+            let playing = !self.clock.paused() && self.landing.is_none() && self.forward_steps == 0;
             // Nothing more will come: a seek or step that is still waiting has nothing to show.
             self.landing = None;
             self.forward_steps = 0;
-            if !self.clock.paused() {
+            if playing && self.loop_file {
+                self.seek_frame(0);
+            } else if !self.clock.paused() {
                 // Keep the last frame up, paused (mpv --keep-open).
                 self.clock.pause(now);
                 self.changed = true;
+                self.finished = playing;
             }
         }
     }
@@ -184,6 +260,15 @@ impl<S: FrameSource> Playback<S> {
         let pick = pick(self.queue.iter().map(|f| f.seconds), horizon);
         self.drop_front(pick.drop);
         if pick.show {
+            if let Some((a, b)) = self.ab.span() {
+                let from = self.shown.map(|s| s.seconds - self.timeline.start);
+                let to = self.queue.front().map(|f| f.seconds - self.timeline.start);
+                if from.is_some_and(|from| from <= b) && to.is_some_and(|to| to > b) {
+                    // Playback passes B (B's own frame shown): back to A, exactly, still playing.
+                    self.seek_to(a, true);
+                    return None;
+                }
+            }
             let frame = self.queue.pop_front()?;
             let due = self.clock.due(frame.seconds);
             return Some(self.show(frame, due));
@@ -258,6 +343,7 @@ impl<S: FrameSource> Playback<S> {
             Command::Resume => self.resume(now),
             Command::SeekBy { seconds, exact } => self.seek_to(self.position() + seconds, exact),
             Command::SeekTo { seconds, exact } => self.seek_to(seconds, exact),
+            Command::SeekPercent { percent, exact } => self.seek_to(self.timeline.duration * percent / 100.0, exact),
             Command::SeekStart => self.seek_frame(0),
             Command::SeekEnd => match self.timeline.frame_count {
                 Some(count) => self.seek_frame(count.saturating_sub(1)),
@@ -303,6 +389,11 @@ impl<S: FrameSource> Playback<S> {
             Command::SpeedReset => {
                 self.clock.set_speed(now, 1.0);
             }
+            Command::SpeedSet(speed) => {
+                self.clock.set_speed(now, speed);
+            }
+            Command::AbLoop => self.ab = self.ab.next(self.position()),
+            Command::ToggleLoopFile => self.loop_file = !self.loop_file,
             _ => return false,
         }
         true
@@ -426,6 +517,21 @@ impl<S: FrameSource> Playback<S> {
     /// A decoder failure to report, once.
     pub fn take_error(&mut self) -> Option<String> {
         self.error.take()
+    }
+
+    /// Frames taken from the decoder so far.
+    pub fn received(&self) -> u64 {
+        self.received
+    }
+
+    /// The A-B loop points.
+    pub fn ab_loop(&self) -> AbLoop {
+        self.ab
+    }
+
+    /// Whether playback ran into the end of the file since last asked; resets it.
+    pub fn take_finished(&mut self) -> bool {
+        std::mem::take(&mut self.finished)
     }
 
     /// Whether the OSD needs a redraw for a change that came with no frame; resets it.

@@ -1,8 +1,8 @@
 //! The pointer over the picture: the pixel probe follows it, and a right-drag draws the region
-//! of interest that every histogram and scope counts (a right-click without a drag pauses, as
-//! in mpv).
+//! of interest that every histogram and scope counts (a right-click without a drag does what
+//! MBTN_RIGHT is bound to: pause, as in mpv).
 
-use super::commands::Command;
+use super::commands::{Command, Mouse};
 use super::window::PlayerWindow;
 use crate::render::layout::{pixel_at, region_between};
 use crate::render::overlay::NO_MARKERS;
@@ -25,15 +25,7 @@ impl PlayerWindow {
         self.pointer = point;
         let frame = self.media.pipeline.frame_size();
         let on_frame = point.map(|p| self.media.frame_point(p, self.surface.size(), self.view.fit));
-        // Over the OSD's panel the pointer is on its widgets, not on the picture. (Where the
-        // panel was last drawn: egui's own pointer state lags one event behind this one.)
-        let scale = f64::from(self.egui_ctx.pixels_per_point());
-        let over_osd = point.is_some_and(|(x, y)| {
-            let at = egui::pos2((x / scale) as f32, (y / scale) as f32);
-            // (The whole screen is egui's background layer.)
-            let layer = self.egui_ctx.layer_id_at(at);
-            layer.is_some_and(|l| l.order != egui::Order::Background)
-        });
+        let over_osd = self.pointer_over_osd();
         let probe = on_frame.and_then(|p| pixel_at(p, frame)).filter(|_| !over_osd);
         if probe != self.probe_at {
             self.probe_at = probe;
@@ -55,6 +47,18 @@ impl PlayerWindow {
         }
     }
 
+    /// Whether the pointer is over the OSD's panel, on its widgets rather than the picture.
+    /// (Where the panel was last drawn: egui's own pointer state lags one event behind.)
+    pub fn pointer_over_osd(&self) -> bool {
+        let scale = f64::from(self.egui_ctx.pixels_per_point());
+        self.pointer.is_some_and(|(x, y)| {
+            let at = egui::pos2((x / scale) as f32, (y / scale) as f32);
+            // (The whole screen is egui's background layer.)
+            let layer = self.egui_ctx.layer_id_at(at);
+            layer.is_some_and(|l| l.order != egui::Order::Background)
+        })
+    }
+
     /// The right button went down or up: a drag on the picture sets the region; a click
     /// without one pauses or plays, as in mpv.
     pub fn right_button(&mut self, pressed: bool) {
@@ -68,7 +72,10 @@ impl PlayerWindow {
             });
         } else if let Some(drag) = self.region_drag.take() {
             if !drag.dragging {
-                self.apply(Command::TogglePause);
+                let modifiers = winit::keyboard::ModifiersState::empty();
+                for command in self.bindings.mouse(Mouse::Right, modifiers).to_vec() {
+                    self.apply(command);
+                }
             }
         }
     }

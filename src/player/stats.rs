@@ -30,11 +30,13 @@ pub struct Present {
     pub probe: Option<[u32; 5]>,
     /// The region counted, if not the whole frame: x, y, width, height.
     pub region: Option<[u32; 4]>,
+    /// Which file of the window's this is (0 for the first, counting up as files are opened).
+    pub file: u64,
 }
 
 /// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
 /// `t_ms=1234.567 frame=37 gen=0 new=1 due_ms=1234.000 dropped=3 paused=0 size=640x480 exact=1
-/// preview=0 probe=10,20,255,128,0 region=0,0,320,240`
+/// preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=0`
 /// (times in milliseconds since the player started; `-` where there is no value).
 pub struct FrameLog {
     out: std::io::BufWriter<std::fs::File>,
@@ -76,7 +78,7 @@ impl FrameLog {
         let probe = list(present.probe.as_ref().map(|p| &p[..]));
         let region = list(present.region.as_ref().map(|r| &r[..]));
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -86,6 +88,7 @@ impl FrameLog {
             present.size.1,
             u8::from(present.exact),
             u8::from(present.preview),
+            present.file,
         ));
     }
 
@@ -160,6 +163,7 @@ mod tests {
             preview: false,
             probe: None,
             region: None,
+            file: 0,
         };
         log.record(&present);
         log.record(&Present {
@@ -168,6 +172,7 @@ mod tests {
             new_frame: false,
             probe: Some([10, 20, 255, 128, 0]),
             region: Some([0, 0, 320, 240]),
+            file: 1,
             ..present
         });
         let text = std::fs::read_to_string(&dir).unwrap();
@@ -179,8 +184,8 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=- region=-",
-                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240",
+                "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=- region=- file=0",
+                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1",
             ]
         );
     }

@@ -4,21 +4,27 @@
 
 use super::bench::{BenchReport, BenchScript, Expect};
 use super::clipping::{Clipping, ClippingReadback};
-use super::commands::Command;
+use super::commands::{Bindings, Command};
 use super::gpu_wait::GpuWaiter;
 use super::media::{default_window_size, open_file, Media, MediaOptions, OpenedFile};
 use super::osd::{self, Message, Osd};
+use super::pacing::format_time;
 use super::pacing::RenderLead;
+use super::playback::{chapter_target, ChapterTarget};
+use super::playlist::{self, Playlist};
 use super::pointer::RegionDrag;
 use super::probe::{Probe, ProbeReadback};
 use super::screenshot::{Notify, Screenshots};
 use super::stats::FrameLog;
+use super::stats_overlay::{self, RateMeter, StatsInput};
 use super::strip::TimelineStrip;
 use super::surface::WindowSurface;
 use super::{PlayerError, PlayerOptions, UserEvent};
 use crate::audio::Volume;
 use crate::engine::histogram::DEFAULT_BINS;
+use crate::gpu::timing::{PassTimer, Timings};
 use crate::gpu::{best_adapter, GpuContext};
+use crate::render::adjust::{Adjustment, Adjustments, AutoMode};
 use crate::render::scene::{next_scope, SceneRenderer, ViewOptions};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -30,6 +36,12 @@ use winit::window::{Fullscreen, Window};
 const AWAIT_FALLBACK: Duration = Duration::from_millis(20);
 /// How long OSD messages stay.
 const MESSAGE_TIME: Duration = Duration::from_secs(4);
+/// How long `i` shows the stats overlay (mpv's stats script shows it for 4 s too).
+const STATS_TIME: Duration = Duration::from_secs(4);
+/// How often the stats overlay's figures are redrawn.
+const STATS_REFRESH: Duration = Duration::from_millis(250);
+/// Files dropped within this of one another are one drop.
+const DROP_BURST: Duration = Duration::from_millis(500);
 const ERROR_TIME: Duration = Duration::from_secs(8);
 
 pub struct PlayerWindow {
@@ -76,6 +88,31 @@ pub struct PlayerWindow {
     pub(super) region_drag: Option<RegionDrag>,
     /// The histogram timeline's picture in the OSD.
     pub(super) timeline_strip: TimelineStrip,
+    /// Keys and mouse buttons to commands: mpv's defaults and the viewer's input.conf.
+    pub(super) bindings: Bindings,
+    /// The files to play, and which one is open.
+    playlist: Playlist,
+    /// Which way the playlist last moved (a file that fails to open is skipped that way).
+    playlist_step: i32,
+    /// When a file was last dropped on the window (the rest of a multi-file drop appends).
+    last_drop: Option<Instant>,
+    /// The picture adjustments, kept from file to file as mpv keeps its video equalizer.
+    adjustments: Adjustments,
+    /// Loop each file (`L`), kept from file to file.
+    loop_file: bool,
+    /// The stats overlay: shown until then (`i`), or toggled on (`I`).
+    pub(super) stats_until: Option<Instant>,
+    pub(super) stats_on: bool,
+    /// Times the frame's GPU passes while the stats overlay is up (None: no timestamps here).
+    pub(super) pass_timer: Option<PassTimer>,
+    timings: Option<Timings>,
+    decode_meter: RateMeter,
+    display_meter: RateMeter,
+    /// New frames presented, for the display rate.
+    pub(super) shown_frames: u64,
+    /// When the stats overlay is next redrawn with fresh figures.
+    stats_refresh: Instant,
+    gpu_name: String,
     /// Whether files play their sound, and at what volume.
     sound: bool,
     volume: Volume,
@@ -110,6 +147,7 @@ impl PlayerWindow {
     pub fn new(
         event_loop: &ActiveEventLoop,
         opened: OpenedFile,
+        playlist: Playlist,
         options: &PlayerOptions,
         proxy: EventLoopProxy<UserEvent>,
     ) -> Result<Self, PlayerError> {
@@ -129,7 +167,7 @@ impl PlayerWindow {
         let surface = WindowSurface::new(&gpu, surface, (size.width, size.height))?;
         let scene = SceneRenderer::new(&gpu.device, surface.format);
         let volume = Volume::default();
-        let media = Media::new(
+        let mut media = Media::new(
             &gpu,
             DEFAULT_BINS,
             &scene,
@@ -141,6 +179,8 @@ impl PlayerWindow {
                 speed: options.speed,
             },
         )?;
+        media.playback.loop_file = options.loop_file;
+        media.pipeline.set_adjustments(&gpu, options.adjustments)?;
         let egui_ctx = egui::Context::default();
         egui_ctx.set_visuals(egui::Visuals::dark());
         let egui_state = egui_winit::State::new(
@@ -170,6 +210,11 @@ impl PlayerWindow {
         });
         let gpu_waiter = GpuWaiter::start(&gpu.device, &proxy);
         let gpu_device = gpu.device.clone();
+        let gpu_queue = gpu.queue.clone();
+        let gpu_name = {
+            let info = gpu.adapter.get_info();
+            format!("{} ({:?})", info.name, info.backend)
+        };
         let player = Self {
             window,
             gpu,
@@ -206,11 +251,30 @@ impl PlayerWindow {
             probes: ProbeReadback::new(&gpu_device),
             region_drag: None,
             timeline_strip: TimelineStrip::default(),
+            bindings: options.bindings.clone(),
+            playlist,
+            playlist_step: 1,
+            last_drop: None,
+            adjustments: options.adjustments,
+            loop_file: options.loop_file,
+            stats_until: None,
+            stats_on: false,
+            pass_timer: PassTimer::new(&gpu_device, &gpu_queue, &crate::pipeline::TIMED_PASSES),
+            timings: None,
+            decode_meter: RateMeter::default(),
+            display_meter: RateMeter::default(),
+            shown_frames: 0,
+            stats_refresh: now,
+            gpu_name,
             sound: options.sound,
             volume,
             cache_bytes: options.cache_bytes,
             audio_device: options.audio_device.clone(),
         };
+        let mut player = player;
+        for warning in &options.conf_warnings {
+            player.message(warning.clone(), true);
+        }
         player.relayout();
         Ok(player)
     }
@@ -243,6 +307,7 @@ impl PlayerWindow {
         let now = Instant::now();
         self.touched();
         if self.media.playback.apply(&command, now) {
+            self.applied_to_playback(&command);
             return true;
         }
         match command {
@@ -279,7 +344,56 @@ impl PlayerWindow {
             Command::ToggleLogScale => self.view.log_scale = !self.view.log_scale,
             Command::ToggleFit => self.view.fit = self.view.fit.toggled(),
             Command::Screenshot => self.screenshot_wanted = true,
-            Command::Open(path) => self.open(path),
+            Command::Open(paths) => self.append(&paths, now),
+            Command::PlaylistNext => self.playlist_move(1),
+            Command::PlaylistPrev => self.playlist_move(-1),
+            Command::ShowPlaylist => self.show_playlist(),
+            Command::ChapterBy(step) => self.chapter_by(step, now),
+            Command::ShowStats => self.stats_until = Some(now + STATS_TIME),
+            Command::ToggleStats => {
+                self.stats_on = !self.stats_on;
+                self.stats_until = None;
+            }
+            Command::ShowProgress => self.show_progress(),
+            Command::Adjust(adjustment, step) => {
+                let mut next = self.adjustments;
+                next.set(adjustment, next.get(adjustment) + step);
+                self.set_adjustments(next, Some(adjustment));
+            }
+            Command::SetAdjustment(adjustment, value) => {
+                let mut next = self.adjustments;
+                next.set(adjustment, value);
+                self.set_adjustments(next, Some(adjustment));
+            }
+            Command::ToggleAutoLevels | Command::ToggleEqualize => {
+                let mode = if command == Command::ToggleAutoLevels {
+                    AutoMode::Levels
+                } else {
+                    AutoMode::Equalize
+                };
+                let auto = if self.adjustments.auto == mode {
+                    AutoMode::Off
+                } else {
+                    mode
+                };
+                let text = match auto {
+                    AutoMode::Off => "picture: auto-levels and equalisation off",
+                    AutoMode::Levels => "picture: auto-levels",
+                    AutoMode::Equalize => "picture: histogram equalisation",
+                };
+                self.set_adjustments(
+                    Adjustments {
+                        auto,
+                        ..self.adjustments
+                    },
+                    None,
+                );
+                self.replace_message("picture: ", text.to_string());
+            }
+            Command::ResetAdjustments => {
+                self.set_adjustments(Adjustments::default(), None);
+                self.replace_message("picture: ", "picture: as decoded".to_string());
+            }
             Command::VolumeBy(step) => self.set_volume(self.volume.changed_by(step)),
             Command::ToggleMute => self.set_volume(Volume {
                 muted: !self.volume.muted,
@@ -289,6 +403,171 @@ impl PlayerWindow {
         }
         self.relayout();
         true
+    }
+
+    /// What a playback command also changes here: the OSD says where the loops stand, and
+    /// auto-levels start over at a new position instead of easing in from the old one.
+    fn applied_to_playback(&mut self, command: &Command) {
+        match command {
+            Command::AbLoop => {
+                let ab = self.media.playback.ab_loop();
+                let text = match (ab.a, ab.b) {
+                    (Some(a), None) => format!("A-B loop: A {}", format_time(a)),
+                    (Some(a), Some(b)) => format!("A-B loop: {} - {}", format_time(a), format_time(b)),
+                    _ => "A-B loop: cleared".to_string(),
+                };
+                self.replace_message("A-B loop", text);
+            }
+            Command::ToggleLoopFile => {
+                self.loop_file = self.media.playback.loop_file;
+                let text = if self.loop_file {
+                    "loop file: on"
+                } else {
+                    "loop file: off"
+                };
+                self.replace_message("loop file", text.to_string());
+            }
+            Command::SeekBy { .. }
+            | Command::SeekTo { .. }
+            | Command::SeekPercent { .. }
+            | Command::SeekStart
+            | Command::SeekEnd => self.media.pipeline.restart_adjustments(&self.gpu.queue),
+            _ => {}
+        }
+    }
+
+    /// Applies picture adjustments to this file (and the next); `changed` names the control
+    /// whose new value the OSD shows, as mpv does.
+    fn set_adjustments(&mut self, adjustments: Adjustments, changed: Option<Adjustment>) {
+        self.adjustments = adjustments;
+        if let Err(e) = self.media.pipeline.set_adjustments(&self.gpu, adjustments) {
+            self.message(format!("cannot adjust the picture: {e}"), true);
+            return;
+        }
+        self.media.recount = true;
+        self.probe_moved = true;
+        if let Some(adjustment) = changed {
+            let name = adjustment.name();
+            self.replace_message(&format!("{name}: "), format!("{name}: {}", adjustments.get(adjustment)));
+        }
+    }
+
+    /// Shows `text`, replacing a message that starts with `prefix` (repeated keys update one
+    /// line instead of stacking them).
+    fn replace_message(&mut self, prefix: &str, text: String) {
+        self.messages.retain(|m| !m.text.starts_with(prefix));
+        self.message(text, false);
+    }
+
+    /// Files dropped on the window join the playlist; the first of a drop plays.
+    fn append(&mut self, paths: &[PathBuf], now: Instant) {
+        let expanded = playlist::expand(paths);
+        for warning in expanded.warnings {
+            self.message(warning, true);
+        }
+        if expanded.files.is_empty() {
+            return;
+        }
+        let Some(first) = self.playlist.append(expanded.files) else {
+            return;
+        };
+        // Each file of a multi-file drop comes as its own event, moments apart.
+        let same_drop = self.last_drop.is_some_and(|t| now.duration_since(t) < DROP_BURST);
+        self.last_drop = Some(now);
+        if !same_drop {
+            self.playlist.go_to(first);
+            self.playlist_step = 1;
+            self.open_current();
+        }
+    }
+
+    /// The next (+1) or previous (−1) file of the playlist.
+    fn playlist_move(&mut self, step: i32) {
+        let moved = if step > 0 {
+            self.playlist.next()
+        } else {
+            self.playlist.prev()
+        };
+        match moved {
+            Some(_) => {
+                self.playlist_step = step;
+                self.open_current();
+            }
+            None => {
+                let text = if step > 0 { "no next file" } else { "no previous file" };
+                self.replace_message("no ", text.to_string());
+            }
+        }
+    }
+
+    fn open_current(&mut self) {
+        if let Some(path) = self.playlist.current().map(PathBuf::from) {
+            self.open(path);
+        }
+    }
+
+    fn show_playlist(&mut self) {
+        let current = self.playlist.index();
+        let lines: Vec<String> = self
+            .playlist
+            .entries()
+            .iter()
+            .enumerate()
+            .map(|(i, path)| {
+                let name = path
+                    .file_name()
+                    .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+                format!("{} {name}", if i == current { "➡" } else { "   " })
+            })
+            .collect();
+        self.replace_message(
+            "playlist",
+            format!("playlist {}\n{}", self.playlist.position_label(), lines.join("\n")),
+        );
+    }
+
+    /// Seeks to the start of the chapter `step` chapters away from the one playing.
+    fn chapter_by(&mut self, step: i32, now: Instant) {
+        let start = self.media.playback.timeline().start;
+        let chapters = &self.media.info.chapters;
+        if chapters.is_empty() {
+            self.replace_message("chapter", "chapter: the file has none".to_string());
+            return;
+        }
+        let position = self.media.playback.position();
+        let starts: Vec<f64> = chapters.iter().map(|c| c.start - start).collect();
+        let (seconds, label) = match chapter_target(&starts, position, step) {
+            ChapterTarget::Chapter(i) => {
+                let title = chapters[i].title.clone().unwrap_or_default();
+                (
+                    starts[i].max(0.0),
+                    format!("chapter {}/{} {title}", i + 1, chapters.len()),
+                )
+            }
+            ChapterTarget::Start => (0.0, "chapter: start".to_string()),
+            ChapterTarget::None => {
+                self.replace_message("chapter", "chapter: no next chapter".to_string());
+                return;
+            }
+        };
+        let seek = Command::SeekTo { seconds, exact: true };
+        self.media.playback.apply(&seek, now);
+        self.applied_to_playback(&seek);
+        self.replace_message("chapter", label.trim_end().to_string());
+    }
+
+    /// mpv's `show-progress`: the OSD comes up with the position spelled out.
+    fn show_progress(&mut self) {
+        let playback = &self.media.playback;
+        let position = playback.position();
+        let duration = playback.timeline().duration;
+        let percent = if duration > 0.0 {
+            position / duration * 100.0
+        } else {
+            0.0
+        };
+        let text = format!("{} / {} ({percent:.0}%)", format_time(position), format_time(duration));
+        self.replace_message("progress", format!("progress {text}"));
     }
 
     /// Opens `path` on a thread of its own (a file on a slow disk may take a while to probe);
@@ -343,10 +622,17 @@ impl PlayerWindow {
                 if let Err(e) = dropped {
                     log::warn!("closing the previous file on this thread: {e}");
                 }
+                self.media.playback.loop_file = self.loop_file;
+                if let Err(e) = self.media.pipeline.set_adjustments(&self.gpu, self.adjustments) {
+                    self.message(format!("cannot adjust the picture: {e}"), true);
+                }
                 self.readout = None;
                 self.probe = None;
                 self.probe_moved = true;
                 self.region_drag = None;
+                // The pointer is over a frame of another size now.
+                self.probe_at = None;
+                self.pointer_moved(self.pointer);
                 if let Err(e) = self.media.set_scope(&self.gpu, &self.scene, self.view.scope) {
                     self.message(format!("no scope: {e}"), true);
                 }
@@ -367,8 +653,26 @@ impl PlayerWindow {
                 }
                 self.relayout();
             }
-            // The old file keeps playing.
-            Err(e) => self.message(e.to_string(), true),
+            Err(e) => {
+                self.message(e.to_string(), true);
+                // A playlist entry that can't be played is skipped, in the direction of travel;
+                // with nothing left to try, the old file keeps playing.
+                if self.playlist.current() == Some(path.as_path()) {
+                    let index = self.playlist.index();
+                    log::warn!("skipping '{}'", path.display());
+                    if self.playlist.remove(index) && self.playlist.len() > 1 {
+                        let moved = if self.playlist_step < 0 {
+                            self.playlist.prev()
+                        } else {
+                            // The next entry has moved into the removed one's place.
+                            Some(self.playlist.index())
+                        };
+                        if moved.is_some() && self.playlist.current() != Some(self.media.info.path.as_path()) {
+                            self.open_current();
+                        }
+                    }
+                }
+            }
         }
     }
 
@@ -379,11 +683,11 @@ impl PlayerWindow {
         }
         let text = match (self.media.audio.is_some(), volume.muted) {
             (false, _) => "no sound".to_string(),
-            (true, true) => "muted".to_string(),
+            (true, true) => format!("volume {}% (muted)", volume.percent),
             (true, false) => format!("volume {}%", volume.percent),
         };
         self.messages
-            .retain(|m| !m.text.starts_with("volume ") && m.text != "muted");
+            .retain(|m| !m.text.starts_with("volume ") && m.text != "no sound");
         self.message(text, false);
     }
 
@@ -411,6 +715,23 @@ impl PlayerWindow {
         if self.media.playback.take_changed() {
             self.needs_redraw = true;
         }
+        // At the end of a file the playlist moves on; at the end of the last one the last frame
+        // stays up, paused.
+        if self.media.playback.take_finished() {
+            let before = self.playlist.index();
+            match self.playlist.next() {
+                // A playlist of one file, looped.
+                Some(index) if index == before => {
+                    self.media.playback.apply(&Command::SeekStart, now);
+                    self.media.playback.apply(&Command::Resume, now);
+                }
+                Some(_) => {
+                    self.playlist_step = 1;
+                    self.open_current();
+                }
+                None => {}
+            }
+        }
         if let Some(audio) = &self.media.audio {
             if let Some(heard) = audio.heard_at(now) {
                 self.media.playback.follow_audio(now, heard);
@@ -420,6 +741,8 @@ impl PlayerWindow {
         if let Some(error) = self.media.playback.take_error() {
             self.message(error, true);
         }
+        self.decode_meter.record(now, self.media.playback.received());
+        self.display_meter.record(now, self.shown_frames);
         self.poll_readbacks();
         let before = self.messages.len();
         self.messages.retain(|m| m.until > now);
@@ -454,6 +777,23 @@ impl PlayerWindow {
                 self.needs_redraw = true;
             }
             wake.push(Some(next.max(now)));
+        }
+        // The stats overlay refreshes a few times a second, and goes when its time is up.
+        if self.stats_visible(now) {
+            let next = self.stats_refresh.max(now);
+            if next <= now {
+                self.needs_redraw = true;
+                self.stats_refresh = now + STATS_REFRESH;
+            }
+            wake.push(Some(self.stats_refresh));
+        }
+        if let Some(until) = self.stats_until {
+            if until <= now {
+                self.stats_until = None;
+                self.needs_redraw = true;
+            } else {
+                wake.push(Some(until));
+            }
         }
         if !self.media.playback.paused() && opacity > 0.0 {
             let idle = now.saturating_duration_since(self.last_input);
@@ -493,7 +833,8 @@ impl PlayerWindow {
 
     /// Picks up finished readbacks without waiting: the clipping readout and screenshots.
     fn poll_readbacks(&mut self) {
-        if !self.clipping.pending() && !self.screenshots.pending() && !self.probes.pending() {
+        let timing = self.pass_timer.as_ref().is_some_and(|t| t.pending());
+        if !self.clipping.pending() && !self.screenshots.pending() && !self.probes.pending() && !timing {
             return;
         }
         if let Err(e) = self.gpu.device.poll(wgpu::PollType::Poll) {
@@ -519,6 +860,36 @@ impl PlayerWindow {
             }
         }
         self.screenshots.finish(&self.notify);
+        if let Some(timings) = self.pass_timer.as_mut().and_then(PassTimer::latest) {
+            self.timings = Some(timings);
+        }
+    }
+
+    /// Whether the stats overlay is up.
+    pub(super) fn stats_visible(&self, now: Instant) -> bool {
+        self.stats_on || self.stats_until.is_some_and(|t| t > now)
+    }
+
+    /// The stats overlay's lines, while it is up.
+    pub(super) fn stats_lines(&self, now: Instant) -> Option<Vec<(&'static str, String)>> {
+        if !self.stats_visible(now) {
+            return None;
+        }
+        let playback = &self.media.playback;
+        let input = StatsInput {
+            info: &self.media.info,
+            playlist: (self.playlist.len() > 1).then(|| self.playlist.position_label()),
+            decode_rate: self.decode_meter.rate(),
+            display_rate: self.display_meter.rate(),
+            speed: playback.speed(),
+            dropped: playback.dropped(),
+            cache: playback.source.cache_fill(),
+            timings: self.timings.as_ref(),
+            timestamps: self.pass_timer.is_some(),
+            adjustments: self.adjustments.label(),
+            adapter: &self.gpu_name,
+        };
+        Some(stats_overlay::lines(&input))
     }
 
     /// Issues the bench script's commands that are due; returns when its next one is.

@@ -1,6 +1,7 @@
 //! Drawing: the picture fitted to the window with the histogram quads over it (the scene and
 //! its layout, the picture and overlay passes), on screen or offscreen for `render`.
 
+pub mod adjust;
 pub mod layout;
 pub mod offscreen;
 pub mod overlay;

@@ -6,6 +6,7 @@ use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
 use crate::pipeline::FramePipeline;
+use crate::render::adjust::{adjust_still, Adjustments};
 use crate::render::picture::{Orientation, Signal};
 use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::scope::gpu::ScopePass;
@@ -34,6 +35,8 @@ pub struct Counting {
     pub bins: u32,
     pub scope: Option<ScopeKind>,
     pub region: Option<Region>,
+    /// The picture adjustments, applied before anything counts or draws the picture.
+    pub adjustments: Adjustments,
 }
 
 impl Counting {
@@ -42,6 +45,7 @@ impl Counting {
             bins,
             scope: None,
             region: None,
+            adjustments: Adjustments::default(),
         }
     }
 }
@@ -55,6 +59,13 @@ pub fn render_picture(
     counting: Counting,
     options: ViewOptions,
 ) -> Result<Vec<u8>, ScopeError> {
+    let adjusted;
+    let picture = if counting.adjustments.is_identity() {
+        picture
+    } else {
+        adjusted = adjust_still(ctx, picture, counting.adjustments)?;
+        &adjusted
+    };
     let region = counting.region.unwrap_or(Region::full(picture.width, picture.height));
     let engine = HistogramEngine::new(ctx, counting.bins, EngineConfig::default());
     let target = engine.target(ctx, region.width, region.height)?;
@@ -113,6 +124,7 @@ pub fn render_video_frame(
     let mut pipeline = FramePipeline::new(ctx, counting.bins, frame.format, frame.volume, 1)?;
     pipeline.set_region(ctx, counting.region)?;
     pipeline.set_scope(ctx, counting.scope.map(|kind| (kind, DEFAULT_COLUMNS)))?;
+    pipeline.set_adjustments(ctx, counting.adjustments)?;
     pipeline.ring.slots[0].upload(&ctx.queue, frame.planes)?;
     if let Some(nits) = frame.frame_peak_nits {
         pipeline.bound_peak(&ctx.queue, nits);

@@ -129,6 +129,18 @@ impl SceneRenderer {
 
     /// Records the render pass: clear, picture, then the chosen quads.
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, output: &wgpu::TextureView, scene: &Scene, quads: Quads) {
+        self.encode_timed(encoder, output, scene, quads, None);
+    }
+
+    /// `encode`, its pass timed with `writes`.
+    pub fn encode_timed(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        output: &wgpu::TextureView,
+        scene: &Scene,
+        quads: Quads,
+        writes: Option<wgpu::RenderPassTimestampWrites>,
+    ) {
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("scene"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
@@ -141,7 +153,7 @@ impl SceneRenderer {
                 },
             })],
             depth_stencil_attachment: None,
-            timestamp_writes: None,
+            timestamp_writes: writes,
             occlusion_query_set: None,
             multiview_mask: None,
         });

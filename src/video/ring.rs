@@ -53,10 +53,40 @@ impl FrameRing {
 
     /// Records the conversion of `slot` into `output`.
     pub fn encode_convert(&self, encoder: &mut wgpu::CommandEncoder, slot: usize) {
+        self.encode_convert_timed(encoder, slot, None);
+    }
+
+    /// `encode_convert`, its pass timed with `writes`.
+    pub fn encode_convert_timed(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        slot: usize,
+        writes: Option<wgpu::ComputePassTimestampWrites>,
+    ) {
+        self.encode_convert_with(encoder, &self.bindings[slot], writes);
+    }
+
+    /// Conversions of every slot into `frame` instead of `output` (the picture adjustments
+    /// convert into a frame of their own), made once.
+    pub fn bind_into(&self, ctx: &GpuContext, frame: &GpuFrame) -> Result<Vec<ConvertBinding>, RingError> {
+        Ok(self
+            .slots
+            .iter()
+            .map(|slot| self.convert.bind(&ctx.device, slot, frame))
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// Records one conversion of `bind_into`, its pass timed with `writes`.
+    pub fn encode_convert_with(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        binding: &ConvertBinding,
+        writes: Option<wgpu::ComputePassTimestampWrites>,
+    ) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("convert"),
-            timestamp_writes: None,
+            timestamp_writes: writes,
         });
-        self.convert.encode(&mut pass, &self.bindings[slot]);
+        self.convert.encode(&mut pass, binding);
     }
 }

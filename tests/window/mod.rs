@@ -111,6 +111,8 @@ pub struct Present {
     /// The pixel probe's reading (x, y, R, G, B), and the region counted (x, y, w, h).
     pub probe: Option<Vec<u32>>,
     pub region: Option<Vec<u32>>,
+    /// Which file of the playlist the window has open (0, then 1, ... as files are opened).
+    pub file: u64,
 }
 
 pub fn parse(line: &str) -> Option<Present> {
@@ -125,6 +127,7 @@ pub fn parse(line: &str) -> Option<Present> {
         preview: field("preview")? == "1",
         probe: field("probe").and_then(numbers),
         region: field("region").and_then(numbers),
+        file: field("file")?.parse().ok()?,
     })
 }
 
@@ -178,14 +181,22 @@ pub struct Player<'x> {
 
 impl<'x> Player<'x> {
     pub fn start(x: &'x Xvfb, name: &str, file: Option<&Path>) -> Self {
+        let args: Vec<&std::ffi::OsStr> = file.map(Path::as_os_str).into_iter().collect();
+        Self::start_with(x, name, &args)
+    }
+
+    /// The player with these arguments (files, options). Its config directory is the test's
+    /// own, so no input.conf of the machine's user applies.
+    pub fn start_with(x: &'x Xvfb, name: &str, args: &[&std::ffi::OsStr]) -> Self {
         let dir = common::repo_path(&format!("target/player-tests/{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let log = dir.join("frames.log");
         let mut command = Command::new(env!("CARGO_BIN_EXE_histoplay"));
-        command.args(file).arg("--frame-log").arg(&log);
+        command.args(args).arg("--frame-log").arg(&log);
         let child = command
             .current_dir(&dir)
+            .env("XDG_CONFIG_HOME", &dir)
             .env("DISPLAY", &x.display)
             .env_remove("WAYLAND_DISPLAY")
             .stdout(Stdio::null())
@@ -265,6 +276,11 @@ impl<'x> Player<'x> {
             }
             (since.elapsed() >= quiet).then_some(count)
         })
+    }
+
+    /// What the player wrote on stderr so far.
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(self.dir.join("stderr.txt")).unwrap_or_default()
     }
 
     pub fn key(&self, key: &str) -> usize {

@@ -311,3 +311,102 @@ fn a_decoder_failure_is_reported_once_and_ends_playback() {
     assert_eq!(p.take_error(), None);
     assert!(p.at_end() && p.paused());
 }
+
+#[test]
+fn the_ab_loop_goes_back_to_a_when_playback_passes_b() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    send(&p, (0..4).map(|n| frame(n, 0)));
+    p.next_frame(t0, NO_LEAD);
+    // A at frame 1, B at frame 3 (0.1 s and 0.3 s).
+    assert_eq!(p.next_frame(t0 + ms(100), NO_LEAD).map(|n| n.frame.index), Some(1));
+    p.apply(&Command::AbLoop, t0 + ms(100));
+    assert_eq!(p.ab_loop(), AbLoop { a: Some(0.1), b: None });
+    p.next_frame(t0 + ms(200), NO_LEAD);
+    assert_eq!(p.next_frame(t0 + ms(300), NO_LEAD).map(|n| n.frame.index), Some(3));
+    p.apply(&Command::AbLoop, t0 + ms(300));
+    assert_eq!(p.ab_loop().span(), Some((0.1, 0.3)));
+    // B's frame is shown; the one after it is not: an exact seek to A, still playing.
+    send(&p, [frame(4, 0)]);
+    assert_eq!(p.next_frame(t0 + ms(400), NO_LEAD), None);
+    assert_eq!(
+        p.source.seeks,
+        vec![SeekTarget::Time {
+            seconds: 0.1,
+            exact: true
+        }]
+    );
+    assert!(!p.paused());
+    send(&p, [frame(1, 1), frame(2, 1)]);
+    assert_eq!(p.next_frame(t0 + ms(450), NO_LEAD).map(|n| n.frame.index), Some(1));
+    // A seek past B plays on without looping.
+    p.apply(
+        &Command::SeekTo {
+            seconds: 0.5,
+            exact: true,
+        },
+        t0 + ms(500),
+    );
+    send(&p, [frame(5, 2), frame(6, 2), frame(7, 2)]);
+    assert_eq!(p.next_frame(t0 + ms(500), NO_LEAD).map(|n| n.frame.index), Some(5));
+    assert_eq!(p.next_frame(t0 + ms(600), NO_LEAD).map(|n| n.frame.index), Some(6));
+    assert_eq!(p.source.seeks.len(), 2);
+    // A third press clears the points.
+    p.apply(&Command::AbLoop, t0 + ms(600));
+    assert_eq!(p.ab_loop(), AbLoop::default());
+}
+
+#[test]
+fn ab_points_set_out_of_order_are_put_in_order() {
+    let loop_points = AbLoop::default().next(5.0).next(2.0);
+    assert_eq!(loop_points.span(), Some((2.0, 5.0)));
+    assert_eq!(AbLoop::default().next(3.0).next(3.0).span(), None, "no span, no loop");
+}
+
+#[test]
+fn a_looped_file_starts_over_at_its_end_and_only_playing_into_the_end_finishes() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    p.apply(&Command::ToggleLoopFile, t0);
+    assert!(p.loop_file);
+    send(
+        &p,
+        [frame(98, 0), frame(99, 0), DecoderEvent::EndOfStream { generation: 0 }],
+    );
+    p.next_frame(t0, NO_LEAD);
+    p.next_frame(t0 + ms(100), NO_LEAD);
+    p.pump(t0 + ms(200));
+    assert_eq!(p.source.seeks, vec![SeekTarget::Frame(0)]);
+    assert!(!p.paused() && !p.take_finished());
+    // Without the loop, playing into the end finishes the file (the playlist moves on)...
+    p.apply(&Command::ToggleLoopFile, t0 + ms(200));
+    send(&p, [frame(0, 1), DecoderEvent::EndOfStream { generation: 1 }]);
+    p.next_frame(t0 + ms(200), NO_LEAD);
+    p.pump(t0 + ms(300));
+    assert!(p.paused() && p.take_finished());
+    assert!(!p.take_finished(), "once");
+    // ...but stepping onto the end does not.
+    p.apply(&Command::SeekStart, t0 + ms(400));
+    p.apply(&Command::StepForward, t0 + ms(400));
+    send(&p, [frame(0, 2), DecoderEvent::EndOfStream { generation: 2 }]);
+    p.next_frame(t0 + ms(400), NO_LEAD);
+    p.pump(t0 + ms(500));
+    assert!(!p.take_finished());
+}
+
+#[test]
+fn chapters_step_from_the_one_playing() {
+    let starts = [0.0, 60.0, 125.5];
+    assert_eq!(chapter_target(&starts, 10.0, 1), ChapterTarget::Chapter(1));
+    assert_eq!(
+        chapter_target(&starts, 59.97, 1),
+        ChapterTarget::Chapter(2),
+        "landed just short"
+    );
+    assert_eq!(chapter_target(&starts, 70.0, -1), ChapterTarget::Chapter(0));
+    assert_eq!(chapter_target(&starts, 130.0, 1), ChapterTarget::None);
+    assert_eq!(chapter_target(&starts, 5.0, -1), ChapterTarget::Start);
+    // Chapters that start late: before the first is the file's start.
+    assert_eq!(chapter_target(&[30.0], 10.0, 1), ChapterTarget::Chapter(0));
+    assert_eq!(chapter_target(&[30.0], 10.0, -1), ChapterTarget::Start);
+}

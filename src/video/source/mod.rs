@@ -80,6 +80,15 @@ pub struct VideoInfo {
     pub quarter_turns: u32,
     /// Display aspect ratio (width / height) after sample aspect and rotation.
     pub display_aspect: f32,
+    /// The container's chapters, in order.
+    pub chapters: Vec<Chapter>,
+}
+
+/// A chapter mark: where it starts (seconds on the stream's clock, as pts are) and its title.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chapter {
+    pub start: f64,
+    pub title: Option<String>,
 }
 
 impl VideoInfo {
@@ -326,6 +335,7 @@ impl VideoSource {
             start_pts,
             quarter_turns: turns,
             display_aspect,
+            chapters: chapters(&input),
         };
         let index = FrameIndex::start(path, stream_index, ticks_per_frame, start_pts, estimated_count);
         let mut input = input;
@@ -567,4 +577,21 @@ impl Drop for VideoSource {
         // The file is closed: its index stops reading.
         self.index.stop();
     }
+}
+
+/// The container's chapters, sorted by start.
+fn chapters(input: &ffmpeg::format::context::Input) -> Vec<Chapter> {
+    let mut chapters: Vec<Chapter> = input
+        .chapters()
+        .filter_map(|chapter| {
+            let base = chapter.time_base();
+            (base.denominator() != 0).then(|| Chapter {
+                start: chapter.start() as f64 * f64::from(base.numerator()) / f64::from(base.denominator()),
+                title: chapter.metadata().get("title").map(str::to_string),
+            })
+        })
+        .filter(|c| c.start.is_finite())
+        .collect();
+    chapters.sort_by(|a, b| a.start.total_cmp(&b.start));
+    chapters
 }
