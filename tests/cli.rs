@@ -384,3 +384,25 @@ fn every_still_format_counts_like_png() {
         let _ = std::fs::remove_file(png);
     }
 }
+
+#[test]
+fn a_playlist_with_nothing_to_play_is_one_error() {
+    let dir = std::env::temp_dir().join(format!("histoplay-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a video").unwrap();
+    let out = histoplay(&[dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("error: nothing to play: '{}' has no video files\n", dir.display())
+    );
+    // With a missing file as well, the file's own error is the one that stops it.
+    let out = histoplay(&[dir.to_str().unwrap(), "/nonexistent/clip.mp4"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.ends_with("error: cannot open '/nonexistent/clip.mp4': No such file or directory (os error 2)\n"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

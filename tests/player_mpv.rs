@@ -234,7 +234,24 @@ fn auto_levels_spread_a_low_contrast_histogram() {
     // `a` again: as decoded.
     let before = player.key("a");
     player.wait_present("auto-levels off", before, |_| true);
-    assert_eq!(l_bins(&settle(&player)), plain);
+    let shot = settle(&player);
+    assert_eq!(l_bins(&shot), plain);
+
+    // `I` puts the stats overlay up in the top-right corner (a dark panel with text), and
+    // takes it down again.
+    let corner = |image: &Image| image.region((image.width - 200, 10, image.width - 10, 60));
+    let mean = |pixels: &[[u8; 3]]| pixels.iter().map(|p| u32::from(p[1])).sum::<u32>() / pixels.len() as u32;
+    let plain_corner = corner(&shot);
+    let before = player.key("I");
+    player.wait_present("the stats", before, |_| true);
+    // (The overlay refreshes its figures a few times a second: the window is never idle.)
+    std::thread::sleep(Duration::from_millis(600));
+    let stats = corner(&player.capture());
+    assert!(mean(&stats) + 40 < mean(&plain_corner), "no dark panel in the corner");
+    assert!(stats.iter().any(|p| p[1] > 200), "no text on the panel");
+    let before = player.key("I");
+    player.wait_present("the stats gone", before, |_| true);
+    assert_eq!(corner(&settle(&player)), plain_corner);
 }
 
 #[test]

@@ -55,8 +55,8 @@ pub enum PlayerError {
     FrameLog { path: PathBuf, source: std::io::Error },
     #[error("the window's event loop failed: {0}")]
     EventLoop(String),
-    #[error("nothing to play: no video files given")]
-    NothingToPlay,
+    #[error("nothing to play: {0}")]
+    NothingToPlay(String),
 }
 
 /// Hidden switches for tests and benchmarks.
@@ -119,17 +119,24 @@ pub enum UserEvent {
 
 /// Plays `files` (directories expand to the media files in them) in a window until the viewer
 /// quits; with `bench_seconds`, runs the bench and returns its report. Files that can't be
-/// opened are skipped with a warning; when none can, the first one's error comes back before
-/// any window appears.
+/// opened are skipped with a warning; when none can, the last one's error comes back before any
+/// window appears.
 pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::BenchReport>, PlayerError> {
     let expanded = playlist::expand(files);
+    if expanded.files.is_empty() {
+        let why = match expanded.warnings.first() {
+            Some(warning) => warning.clone(),
+            None => "no files given".to_string(),
+        };
+        return Err(PlayerError::NothingToPlay(why));
+    }
     for warning in &expanded.warnings {
-        log::warn!("{warning}");
+        eprintln!("warning: {warning}");
     }
     let mut playlist = playlist::Playlist::new(expanded.files, options.loop_playlist);
     let (path, source) = loop {
         let Some(path) = playlist.current().map(Path::to_path_buf) else {
-            return Err(PlayerError::NothingToPlay);
+            return Err(PlayerError::NothingToPlay("no file could be opened".to_string()));
         };
         match VideoSource::open(&path) {
             Ok(source) => break (path, source),
