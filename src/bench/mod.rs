@@ -2,6 +2,7 @@
 //! pipeline and navigation (`bench-pipeline`), sound against picture (`bench-av`), and the clips
 //! they run on (`make-clip`).
 
+pub mod adjust;
 pub mod av;
 pub mod clips;
 pub mod kernels;
