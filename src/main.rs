@@ -169,6 +169,8 @@ enum Command {
         /// Count on the CPU (the reference implementation) instead of the GPU.
         #[arg(long)]
         cpu: bool,
+        #[command(flatten)]
+        adjust: AdjustArgs,
     },
     /// Render the histogram timeline of a video to a PNG: the luminance histogram of every frame,
     /// x = time (column x holds the frames n with n·W/frames = x), y = luminance (0 at the
@@ -620,6 +622,7 @@ fn run(command: Command) -> Result<()> {
             bins,
             region,
             cpu,
+            adjust,
         } => {
             let range = frames.unwrap_or(FrameRange::single(frame));
             let job = ScopeJob {
@@ -627,6 +630,7 @@ fn run(command: Command) -> Result<()> {
                 columns,
                 bins,
                 region,
+                adjustments: adjust.adjustments(),
             };
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             if still::is_still_image(&input) {

@@ -294,3 +294,38 @@ fn render_draws_the_adjusted_picture() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn scope_applies_the_adjustments_too() {
+    let clip = low_contrast_clip();
+    let run = |args: &[&str]| {
+        let out = histoplay().arg("scope").arg(&clip).args(args).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let args = [
+        "--kind",
+        "waveform",
+        "--columns",
+        "16",
+        "--frames",
+        "0..4",
+        "--auto-levels",
+        "--gamma",
+        "10",
+    ];
+    let mut cpu_args = args.to_vec();
+    cpu_args.push("--cpu");
+    assert_eq!(run(&args), run(&cpu_args));
+    // Saturation −100 leaves no chroma: the whole vectorscope in its centre.
+    let grey = Json::parse(
+        run(&["--kind", "vectorscope", "--saturation=-100"])
+            .lines()
+            .next()
+            .unwrap(),
+    );
+    let rows = grey["counts"].array();
+    let total: u64 = rows.iter().map(|row| row.counts().iter().sum::<u64>()).sum();
+    assert_eq!(total, 320 * 240);
+    assert_eq!(rows[128].counts()[128], total);
+}

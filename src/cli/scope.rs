@@ -8,6 +8,7 @@ use crate::cli::still::RgbaImage;
 use crate::engine::histogram::Depth;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
+use crate::render::adjust::{adjust_still, Adjustments, CpuAdjuster};
 use crate::scope::gpu::ScopePass;
 use crate::scope::region;
 use crate::scope::{self, Region, ScopeKind, VECTORSCOPE_SIDE};
@@ -21,6 +22,8 @@ pub struct ScopeJob {
     pub columns: u32,
     pub bins: u32,
     pub region: Option<Region>,
+    /// The picture as adjusted (as the player shows it).
+    pub adjustments: Adjustments,
 }
 
 /// One frame's scope, with where it came from.
@@ -136,8 +139,10 @@ pub fn scope_video<W: Write>(
         write_json(out, &report)
     };
     let written = if cpu {
+        let mut adjuster = CpuAdjuster::new(job.adjustments, format.layout.output_bits());
         hist::cpu_frames(source, range, |words, depth, frame| {
-            let words = region.crop(words, format.width);
+            let adjusted = adjuster.adjust(words);
+            let words = region.crop(&adjusted, format.width);
             let counts = scope_cpu(&job, &words, region.width, depth);
             write(out, frame, depth, &counts)
         })?
@@ -149,6 +154,7 @@ pub fn scope_video<W: Write>(
             |ctx, pipeline| {
                 pipeline.set_region(ctx, job.region)?;
                 pipeline.set_scope(ctx, Some((job.kind, job.columns)))?;
+                pipeline.set_adjustments(ctx, job.adjustments)?;
                 let (_, target) = pipeline.scope().expect("the scope was just set");
                 Ok(target.counts.size())
             },
@@ -171,12 +177,13 @@ pub fn scope_still(image: &RgbaImage, job: &ScopeJob, cpu: bool) -> Result<Vec<u
     let region = job.region.unwrap_or(Region::full(image.width, image.height));
     region.check(image.width, image.height)?;
     if cpu {
-        let words = image.words();
+        let words = CpuAdjuster::new(job.adjustments, 8).adjust(&image.words());
         let words = region.crop(&words, image.width);
         return Ok(scope_cpu(job, &words, region.width, Depth::Eight));
     }
     let ctx = GpuContext::new()?;
     let frame = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
+    let frame = adjust_still(&ctx, &frame, job.adjustments)?;
     let pixels = region::counted_pixels(&ctx, &frame, job.region);
     let pass = ScopePass::new(&ctx, job.kind, job.bins, Depth::Eight);
     let target = pass.target(&ctx, &pixels, job.columns, (region.width, region.height))?;
