@@ -274,3 +274,29 @@ fn bench_pipeline_reports_open_times_seeks_and_back_steps() {
     assert!(due >= 80, "{paced}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn playing_on_past_frames_served_from_the_cache_shows_every_frame_in_order() {
+    // Played once to frame 59, a look at frame 80, then from the start again: the frames the
+    // first run left in the cache are served from there while the decoder, left at 80, is taken
+    // back to the end of that run in the meantime; the frames after it are decoded.
+    let clip = common::grey_ramp_bframes();
+    let mut p = Pipeline::open(&clip);
+    let first: Vec<(i64, Histogram)> = step_forward(&p, 60);
+    let (frame, _) = p.seek(SeekTarget::Frame(80));
+    assert_eq!(frame.index, 80);
+    let (frame, h) = p.seek(SeekTarget::Frame(0));
+    assert_eq!((frame.index, &h), (0, &first[0].1));
+    for n in 1..common::RAMP_FRAMES {
+        let (frame, h) = p.next();
+        assert_eq!(frame.index, n);
+        assert_eq!(level(&h), common::limited_grey(common::ramp_luma(n)), "frame {n}");
+        if let Some((pts, earlier)) = first.get(n as usize) {
+            assert_eq!((frame.pts, &h), (*pts, earlier), "frame {n} again");
+        }
+    }
+    match p.decoder.next_current(Duration::from_secs(30)) {
+        Some(DecoderEvent::EndOfStream { .. }) => {}
+        other => panic!("expected the end, got {other:?}"),
+    }
+}

@@ -167,6 +167,16 @@ impl<F: ByteSize> FrameCache<F> {
         (count, Some(head))
     }
 
+    /// The last of the known neighbours that go on from `from` without a gap; None when the
+    /// frame after `from` is not here.
+    pub fn chain_ahead(&self, from: i64) -> Option<i64> {
+        let mut tail = self.next_of(from)?;
+        while let Some(next) = self.next_of(tail) {
+            tail = next;
+        }
+        Some(tail)
+    }
+
     /// Drops frames, farthest from `anchor` first, until the cache is within its budget (but
     /// never below MIN_FRAMES frames, and never `keep`).
     pub fn evict(&mut self, anchor: i64, keep: &[i64]) {

@@ -84,6 +84,10 @@ pub(super) struct Worker {
     fill: Option<Landing>,
     /// The (cursor, earliest frame) a fill last finished at, so it isn't repeated.
     filled_for: Option<(i64, Option<i64>)>,
+    /// While playing from the cache: the end of the cached run ahead that the decoder is being
+    /// taken to, and whether it got there (or as far as it could).
+    ahead: Option<i64>,
+    ahead_done: bool,
     /// Pts of the last frame sent in this generation.
     cursor: Option<i64>,
     paused: bool,
@@ -127,6 +131,8 @@ impl Worker {
             task: Task::Land(Landing::first_frame()),
             fill: None,
             filled_for: None,
+            ahead: None,
+            ahead_done: false,
             cursor: None,
             paused: false,
             decoder_ended: false,
@@ -256,6 +262,9 @@ impl Worker {
         if self.paused {
             return self.fill_behind();
         }
+        if matches!(self.task, Task::Follow) {
+            return self.read_ahead();
+        }
         Ok(Progress::Idle)
     }
 
@@ -362,6 +371,9 @@ impl Worker {
     /// Puts the decoder where a run for `landing` starts: on from where it is when no keyframe
     /// lies between (decoding on is cheaper than starting again), else at the keyframe before.
     fn position(&mut self, landing: &Landing) {
+        // Whatever the decoder was being taken to, it is headed elsewhere now.
+        self.ahead = None;
+        self.ahead_done = false;
         let catch_up = CatchUp {
             limit: landing.limit,
             keep_from: landing.keep_from,
@@ -441,6 +453,58 @@ impl Worker {
         match self.decode(cursor, None)? {
             Some(pts) => self.deliver(pts, false)?,
             None => self.end(),
+        }
+        Ok(Progress::Worked)
+    }
+
+    /// While playing frames from the cache, with time to spare (the ring is full): take the
+    /// decoder to the last frame of the cached run ahead, a frame at a time, so that following
+    /// on past that run decodes the next frame straight away instead of seeking and catching up
+    /// through a GOP while the picture waits.
+    fn read_ahead(&mut self) -> Result<Progress, String> {
+        let Some(cursor) = self.cursor else {
+            return Ok(Progress::Idle);
+        };
+        let Some(tail) = self.cache.chain_ahead(cursor) else {
+            return Ok(Progress::Idle);
+        };
+        if self.source.position() == Some(tail) || (self.ahead == Some(tail) && self.ahead_done) {
+            return Ok(Progress::Idle);
+        }
+        if self.ahead != Some(tail) {
+            let landing = Landing {
+                limit: tail,
+                exact: true,
+                target: Some(tail),
+                keep_from: tail,
+                preview: false,
+                deliver: false,
+                started: true,
+                decoded: 0,
+                candidate: None,
+                attempt: 0,
+            };
+            log::debug!("playing from the cache: taking the decoder to the run's end at pts {tail}");
+            self.position(&landing);
+            self.ahead = Some(tail);
+            return Ok(Progress::Worked);
+        }
+        // The frames on the way are in the cache already (or not wanted: keeping them would
+        // evict the run's far end, the very frame the decoder is headed for).
+        let Some(frame) = self.source.next_frame().map_err(|e| e.to_string())? else {
+            self.decoder_ended = true;
+            self.ahead_done = true;
+            return Ok(Progress::Worked);
+        };
+        let pts = frame.pts;
+        if self.cache.contains(pts) {
+            let previous = frame.previous;
+            self.cache.insert(pts, frame, previous);
+        }
+        if pts >= tail {
+            // There (or past it, where the run had no frame at its pts): decode every frame on.
+            self.source.catch_up(None);
+            self.ahead_done = true;
         }
         Ok(Progress::Worked)
     }
