@@ -339,3 +339,39 @@ fn chapters_come_from_the_container_in_order() {
     let plain = histoplay::video::source::VideoSource::open(&common::grey_ramp()).unwrap();
     assert!(plain.info.chapters.is_empty());
 }
+
+#[test]
+fn a_seek_in_the_middle_of_a_catch_up_leaves_no_frame_out_of_the_next_run() {
+    use histoplay::video::source::CatchUp;
+    let clip = common::grey_ramp_bframes();
+    let mut source = histoplay::video::source::VideoSource::open(&clip).unwrap();
+    let mut all = Vec::new();
+    while let Some(frame) = source.next_frame().unwrap() {
+        all.push(frame.pts);
+    }
+    let last = *all.last().unwrap();
+    // Catch-up runs towards the last frame skip the B-frames nothing references on their way;
+    // each is interrupted after a different number of frames (so at some point the packet sent
+    // last was one the decoder was told to skip).
+    let mut skipped = false;
+    for interrupted_after in 1..12 {
+        source.seek_before(all[40]);
+        source.catch_up(Some(CatchUp {
+            limit: last,
+            keep_from: last,
+        }));
+        let shown: Vec<u64> = (0..interrupted_after)
+            .map(|_| source.next_frame().unwrap().unwrap().index)
+            .collect();
+        skipped |= shown.windows(2).any(|w| w[1] > w[0] + 1);
+        // The new run decodes every frame again, each linked to the one before.
+        source.seek_before(all[0]);
+        source.catch_up(None);
+        for n in 0..30u64 {
+            let frame = source.next_frame().unwrap().unwrap();
+            assert_eq!(frame.index, n, "after {interrupted_after} frames of catching up");
+            assert_eq!(frame.previous, n.checked_sub(1).map(|p| all[p as usize]), "frame {n}");
+        }
+    }
+    assert!(skipped, "the catch-up runs skipped nothing");
+}

@@ -69,7 +69,7 @@ impl VideoSource {
             return Ok(None);
         }
         // Neighbours unless a frame between them was skipped.
-        let previous = self
+        let mut previous = self
             .last_pts
             .filter(|&prev| prev < pts && self.run.skippable.range(prev + 1..pts).next().is_none());
         let mut number = if self.exact_numbers {
@@ -83,10 +83,19 @@ impl VideoSource {
             }
             self.counted = Some(count + 1);
         }
-        // Frames the index knows of between two neighbours were lost to damage.
-        if let (Some(_), Some(last)) = (previous, self.last_number) {
-            if number.exact && last.exact && number.n > last.n + 1 {
-                self.note_damage(&format!("frames {}..{} are missing", last.n + 1, number.n));
+        // Exact numbers settle whether the last frame given out is this one's neighbour. Frames
+        // the index knows of between the two were skipped on purpose (a catch-up run leaves out
+        // frames nothing references) or, in a run that skipped nothing, lost to damage.
+        if let (Some(last), Some(last_pts)) = (self.last_number, self.last_pts) {
+            if number.exact && last.exact && last_pts < pts {
+                if number.n == last.n + 1 {
+                    previous = Some(last_pts);
+                } else if number.n > last.n + 1 {
+                    if previous.is_some() && !self.run.skipped_any {
+                        self.note_damage(&format!("frames {}..{} are missing", last.n + 1, number.n));
+                    }
+                    previous = None;
+                }
             }
         }
         // SAFETY: reading two plain fields of a valid frame.

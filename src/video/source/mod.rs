@@ -149,8 +149,10 @@ struct Run {
     catch_up: Option<CatchUp>,
     /// The largest packet pts at or before the catch-up limit seen so far.
     newest_before_limit: Option<i64>,
-    /// Whether the decoder is set to skip frames nothing references.
+    /// Whether the decoder is set to skip frames nothing references, and whether it has been
+    /// in this run.
     skipping: bool,
+    skipped_any: bool,
     /// Pts of packets the decoder was allowed to skip (those it did never show).
     skippable: BTreeSet<i64>,
     /// Packets sent since the seek.
@@ -414,9 +416,12 @@ impl VideoSource {
         self.last_pts = None;
         self.last_number = None;
         self.counted = if sought { None } else { Some(0) };
+        // The decoder may still be skipping for the run before: it decodes every frame again.
+        let skipping = self.run.skipping;
         self.run = Run {
             after_seek: true,
             flush_pending,
+            skipping,
             ..Run::default()
         };
         self.apply_skipping(false);
@@ -462,6 +467,7 @@ impl VideoSource {
                 ffmpeg::Discard::Default
             });
             self.run.skipping = skip;
+            self.run.skipped_any |= skip;
         }
     }
 
