@@ -134,17 +134,19 @@ fn l_then_l_loops_between_two_points() {
     let x = Xvfb::start();
     let player = Player::start(&x, "ab-loop", Some(&clip));
     player.wait_present("playback", 0, |p| p.new_frame && p.frame >= Some(20));
+    // Each point is where playback was when the key was read: the frame log says exactly.
+    let frame_at = |seconds: f64| (seconds * 30.0 + 1e-6).floor() as u64;
     let a_at = player.key("l");
-    let a = player.presents()[a_at - 1].frame.unwrap();
+    let a = frame_at(player.wait_present("point A", a_at, |p| p.ab.0.is_some()).ab.0.unwrap());
     player.wait_present("a second on", a_at, |p| p.frame >= Some(a + 30));
     let b_at = player.key("l");
-    let b = player.presents()[b_at - 1].frame.unwrap();
-    assert!(b > a + 20, "A {a}, B {b}");
+    let b = frame_at(player.wait_present("point B", b_at, |p| p.ab.1.is_some()).ab.1.unwrap());
+    assert!(b >= a + 29, "A {a}, B {b}");
     // Playback passes B and comes back to A, still playing, twice over.
     let mut after = b_at;
     for lap in 0..2 {
         let back = player.wait_present("the loop back to A", after, |p| {
-            p.new_frame && !p.preview && p.frame.is_some_and(|f| f < b && f.abs_diff(a) <= 2)
+            p.new_frame && !p.preview && p.frame.is_some_and(|f| f < b && f.abs_diff(a) <= 1)
         });
         assert!(!back.paused, "lap {lap}");
         let index = player.presents().len();
@@ -160,6 +162,7 @@ fn l_then_l_loops_between_two_points() {
     }
     // A third `l` clears the loop: playback goes past B.
     let before = player.key("l");
+    player.wait_present("the points cleared", before, |p| p.ab == (None, None));
     player.wait_present("past B", before, |p| p.frame > Some(b + 15));
 }
 

@@ -287,6 +287,7 @@ impl PlayerWindow {
             probe: self.probe.map(|p| [p.x, p.y, p.rgb[0], p.rgb[1], p.rgb[2]]),
             region: self.media.pipeline.region().map(|r| [r.x, r.y, r.width, r.height]),
             file: self.media.serial,
+            ab: playback.ab_loop(),
         };
         if new_frame {
             self.shown_frames += 1;

@@ -32,11 +32,13 @@ pub struct Present {
     pub region: Option<[u32; 4]>,
     /// Which file of the window's this is (0 for the first, counting up as files are opened).
     pub file: u64,
+    /// The A-B loop's points set, in seconds from the start.
+    pub ab: crate::player::playback::AbLoop,
 }
 
 /// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
 /// `t_ms=1234.567 frame=37 gen=0 new=1 due_ms=1234.000 dropped=3 paused=0 size=640x480 exact=1
-/// preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=0`
+/// preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=0 ab=1.500,-`
 /// (times in milliseconds since the player started; `-` where there is no value).
 pub struct FrameLog {
     out: std::io::BufWriter<std::fs::File>,
@@ -76,9 +78,14 @@ impl FrameLog {
             })
         };
         let probe = list(present.probe.as_ref().map(|p| &p[..]));
+        let point = |p: Option<f64>| p.map_or("-".to_string(), |s| format!("{s:.3}"));
+        let ab = match present.ab.a {
+            Some(_) => format!("{},{}", point(present.ab.a), point(present.ab.b)),
+            None => "-".to_string(),
+        };
         let region = list(present.region.as_ref().map(|r| &r[..]));
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -164,6 +171,7 @@ mod tests {
             probe: None,
             region: None,
             file: 0,
+            ab: Default::default(),
         };
         log.record(&present);
         log.record(&Present {
@@ -173,6 +181,7 @@ mod tests {
             probe: Some([10, 20, 255, 128, 0]),
             region: Some([0, 0, 320, 240]),
             file: 1,
+            ab: crate::player::playback::AbLoop { a: Some(1.5), b: None },
             ..present
         });
         let text = std::fs::read_to_string(&dir).unwrap();
@@ -184,8 +193,8 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=- region=- file=0",
-                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1",
+                "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=- region=- file=0 ab=-",
+                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,-",
             ]
         );
     }

@@ -113,6 +113,8 @@ pub struct Present {
     pub region: Option<Vec<u32>>,
     /// Which file of the playlist the window has open (0, then 1, ... as files are opened).
     pub file: u64,
+    /// The A-B loop's points, in seconds, where set.
+    pub ab: (Option<f64>, Option<f64>),
 }
 
 pub fn parse(line: &str) -> Option<Present> {
@@ -128,6 +130,10 @@ pub fn parse(line: &str) -> Option<Present> {
         probe: field("probe").and_then(numbers),
         region: field("region").and_then(numbers),
         file: field("file")?.parse().ok()?,
+        ab: match field("ab")?.split_once(',') {
+            Some((a, b)) => (a.parse().ok(), b.parse().ok()),
+            None => (None, None),
+        },
     })
 }
 
