@@ -18,9 +18,8 @@ struct AdjustParams { // twin: AdjustParams in src/render/adjust.rs
 }
 
 @group(0) @binding(0) var<uniform> params: AdjustParams;
-// The frames' packed pixels, four to a vec4u (both buffers are whole vec4u long).
-@group(0) @binding(1) var<storage, read> source: array<vec4u>;
-@group(0) @binding(2) var<storage, read_write> adjusted: array<vec4u>;
+@group(0) @binding(1) var<storage, read> source: array<u32>;
+@group(0) @binding(2) var<storage, read_write> adjusted: array<u32>;
 @group(0) @binding(3) var adjusted_texture: texture_storage_2d<rgba8unorm, write>;
 // Contrast, brightness and gamma: 2^bits entries.
 @group(0) @binding(4) var<storage, read> curve: array<u32>;
@@ -61,8 +60,15 @@ fn saturate_channel(c: u32, luma: i32, max_code: i32) -> u32 {
     return u32(clamp((luma + scaled + 5000) / 10000, 0, max_code));
 }
 
-fn adjust_word(word: u32, size: u32, max_code: i32) -> vec3u {
-    var c = unpack(word);
+@compute @workgroup_size(16, 16, 1)
+fn adjust(@builtin(global_invocation_id) id: vec3u) {
+    if id.x >= params.width || id.y >= params.height {
+        return;
+    }
+    let i = id.y * params.width + id.x;
+    let size = 1u << params.bits;
+    let max_code = i32(size - 1u);
+    var c = unpack(source[i]);
     if params.mode != 0u {
         c = vec3u(table[c.x], table[size + c.y], table[2u * size + c.z]);
     }
@@ -74,42 +80,14 @@ fn adjust_word(word: u32, size: u32, max_code: i32) -> vec3u {
             saturate_channel(c.z, luma, max_code),
         );
     }
-    return vec3u(curve[c.x], curve[c.y], curve[c.z]);
-}
-
-fn store_texel(i: u32, c: vec3u, word: u32) {
-    let at = vec2u(i % params.width, i / params.width);
+    c = vec3u(curve[c.x], curve[c.y], curve[c.z]);
+    let word = pack(c);
+    adjusted[i] = word;
     if params.bits == 10u {
-        textureStore(adjusted_texture, at, vec4f(vec3f(c) / 1023.0, 1.0));
+        textureStore(adjusted_texture, id.xy, vec4f(vec3f(c) / 1023.0, 1.0));
     } else {
-        textureStore(adjusted_texture, at, unpack4x8unorm(word));
+        textureStore(adjusted_texture, id.xy, unpack4x8unorm(word));
     }
-}
-
-// Four pixels per invocation, read and written as one vec4u (the frame is memory-bound).
-@compute @workgroup_size(256, 1, 1)
-fn adjust(
-    @builtin(workgroup_id) workgroup_id: vec3u,
-    @builtin(local_invocation_index) local_index: u32,
-    @builtin(num_workgroups) num_workgroups: vec3u,
-) {
-    let j = (workgroup_id.y * num_workgroups.x + workgroup_id.x) * 256u + local_index;
-    let count = params.width * params.height;
-    if j * 4u >= count {
-        return;
-    }
-    let size = 1u << params.bits;
-    let max_code = i32(size - 1u);
-    let words = source[j];
-    var out = vec4u(0u);
-    for (var k = 0u; k < 4u; k++) {
-        let c = adjust_word(words[k], size, max_code);
-        out[k] = pack(c);
-        if j * 4u + k < count {
-            store_texel(j * 4u + k, c, out[k]);
-        }
-    }
-    adjusted[j] = out;
 }
 
 var<workgroup> sums: array<u32, 256>;

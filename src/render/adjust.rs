@@ -547,10 +547,7 @@ impl AdjustStage {
             pass.dispatch_workgroups(1, 1, 1);
         }
         pass.set_pipeline(&self.adjust);
-        // 256 invocations of four pixels each per workgroup.
-        let groups = (self.width * self.height).div_ceil(4 * 256);
-        let (x, y) = crate::engine::reduce::spill(groups);
-        pass.dispatch_workgroups(x, y, 1);
+        pass.dispatch_workgroups(self.width.div_ceil(16), self.height.div_ceil(16), 1);
     }
 }
 
