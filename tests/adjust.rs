@@ -187,31 +187,9 @@ fn range(json: &Json, channel: &str) -> (usize, usize) {
     (first, last)
 }
 
-/// A low-contrast video: FFmpeg's test pattern with its luma squeezed into 100..140 and its
-/// chroma to a quarter.
-fn low_contrast_clip() -> std::path::PathBuf {
-    common::fixture(
-        "low-contrast.mp4",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=320x240:rate=25:duration=1",
-            "-vf",
-            "lutyuv=y=100+val*40/255:u=128+(val-128)/4:v=128+(val-128)/4",
-            "-pix_fmt",
-            "yuv420p",
-            "-c:v",
-            "libx264",
-            "-g",
-            "10",
-        ],
-    )
-}
-
 #[test]
 fn hist_applies_the_adjustments_on_gpu_and_cpu_alike() {
-    let clip = low_contrast_clip();
+    let clip = common::low_contrast_clip();
     let run = |args: &[&str]| {
         let out = histoplay().arg("hist").arg(&clip).args(args).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -297,7 +275,7 @@ fn render_draws_the_adjusted_picture() {
 
 #[test]
 fn scope_applies_the_adjustments_too() {
-    let clip = low_contrast_clip();
+    let clip = common::low_contrast_clip();
     let run = |args: &[&str]| {
         let out = histoplay().arg("scope").arg(&clip).args(args).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -37,27 +37,6 @@ fn flat_clip(name: &str, colour: &str, frames: u32) -> PathBuf {
     )
 }
 
-/// A low-contrast clip: FFmpeg's test pattern, luma squeezed into 100..140, chroma to a quarter.
-fn low_contrast_clip() -> PathBuf {
-    common::fixture(
-        "low-contrast.mp4",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=320x240:rate=25:duration=1",
-            "-vf",
-            "lutyuv=y=100+val*40/255:u=128+(val-128)/4:v=128+(val-128)/4",
-            "-pix_fmt",
-            "yuv420p",
-            "-c:v",
-            "libx264",
-            "-g",
-            "10",
-        ],
-    )
-}
-
 fn settle(player: &Player) -> Image {
     player.wait_idle(Duration::from_millis(400));
     player.capture()
@@ -216,7 +195,7 @@ fn the_picture_keys_change_picture_and_histogram_as_the_cpu_twin_predicts() {
 
 #[test]
 fn auto_levels_spread_a_low_contrast_histogram() {
-    let clip = low_contrast_clip();
+    let clip = common::low_contrast_clip();
     let x = Xvfb::start();
     let player = Player::start(&x, "auto-levels", Some(&clip));
     player.wait_present("playback", 0, |p| p.new_frame && p.frame >= Some(3));

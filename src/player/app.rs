@@ -30,7 +30,6 @@ pub struct App {
     wheel: WheelNotches,
     /// The last left-button press on the picture, for double-clicks.
     last_click: Option<(Instant, (f64, f64))>,
-    pointer: (f64, f64),
     /// How the player ended: set before the loop is told to exit.
     pub outcome: Option<Result<Option<BenchReport>, PlayerError>>,
 }
@@ -50,7 +49,6 @@ impl App {
             modifiers: ModifiersState::empty(),
             wheel: WheelNotches::default(),
             last_click: None,
-            pointer: (0.0, 0.0),
             outcome: None,
         }
     }
@@ -82,7 +80,9 @@ impl App {
     /// A left-button press: the second of two close in time and place is a double-click.
     fn left_press(&mut self, event_loop: &ActiveEventLoop) {
         let now = Instant::now();
-        let (x, y) = self.pointer;
+        let Some((x, y)) = self.player.as_ref().and_then(|p| p.pointer) else {
+            return;
+        };
         let double = self.last_click.is_some_and(|(at, (px, py))| {
             now.duration_since(at) <= DOUBLE_CLICK && (x - px).abs() <= 8.0 && (y - py).abs() <= 8.0
         });
@@ -144,7 +144,6 @@ impl ApplicationHandler<UserEvent> for App {
             WindowEvent::DroppedFile(path) => self.command(event_loop, Command::Open(vec![path])),
             WindowEvent::CursorMoved { position, .. } => {
                 player.touched();
-                self.pointer = (position.x, position.y);
                 player.pointer_moved(Some((position.x, position.y)));
             }
             WindowEvent::CursorLeft { .. } => player.pointer_moved(None),

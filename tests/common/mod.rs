@@ -243,3 +243,25 @@ pub fn limited_grey(y: u8) -> u8 {
     // Red, the low byte of the packed RGBA8 word.
     (convert_cpu(&format, &planes)[0] & 0xff) as u8
 }
+
+/// A low-contrast clip: FFmpeg's test pattern (320x240, 25 frames) with its luma squeezed into
+/// 100..140 and its chroma to a quarter.
+pub fn low_contrast_clip() -> PathBuf {
+    fixture(
+        "low-contrast.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=320x240:rate=25:duration=1",
+            "-vf",
+            "lutyuv=y=100+val*40/255:u=128+(val-128)/4:v=128+(val-128)/4",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:v",
+            "libx264",
+            "-g",
+            "10",
+        ],
+    )
+}

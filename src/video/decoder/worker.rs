@@ -37,6 +37,24 @@ struct Landing {
 }
 
 impl Landing {
+    /// A run that delivers nothing, already positioned: it repositions the decoder at the last
+    /// frame at or before `limit` (its pts `target`, when known), decoding in full from
+    /// `keep_from` on.
+    fn quiet(limit: i64, target: Option<i64>, keep_from: i64) -> Self {
+        Self {
+            limit,
+            exact: true,
+            target,
+            keep_from,
+            preview: false,
+            deliver: false,
+            started: true,
+            decoded: 0,
+            candidate: None,
+            attempt: 0,
+        }
+    }
+
     /// The stream's first frame, decoded from where the demuxer starts.
     fn first_frame() -> Self {
         Self {
@@ -431,23 +449,9 @@ impl Worker {
                 return Ok(Progress::Worked);
             }
             // Decode up to the cursor again, without showing it.
-            let landing = Landing {
-                limit: cursor,
-                exact: true,
-                target: Some(cursor),
-                keep_from: cursor,
-                preview: false,
-                deliver: false,
-                started: false,
-                decoded: 0,
-                candidate: None,
-                attempt: 0,
-            };
+            let landing = Landing::quiet(cursor, Some(cursor), cursor);
             self.position(&landing);
-            self.task = Task::Land(Landing {
-                started: true,
-                ..landing
-            });
+            self.task = Task::Land(landing);
             return Ok(Progress::Worked);
         }
         match self.decode(cursor, None)? {
@@ -472,18 +476,7 @@ impl Worker {
             return Ok(Progress::Idle);
         }
         if self.ahead != Some(tail) {
-            let landing = Landing {
-                limit: tail,
-                exact: true,
-                target: Some(tail),
-                keep_from: tail,
-                preview: false,
-                deliver: false,
-                started: true,
-                decoded: 0,
-                candidate: None,
-                attempt: 0,
-            };
+            let landing = Landing::quiet(tail, Some(tail), tail);
             log::debug!("playing from the cache: taking the decoder to the run's end at pts {tail}");
             self.position(&landing);
             self.ahead = Some(tail);
@@ -530,18 +523,8 @@ impl Worker {
                 self.filled_for = Some((cursor, Some(head)));
                 let missing = wanted - behind as u64;
                 let limit = head - 1;
-                let landing = Landing {
-                    limit,
-                    exact: true,
-                    target: None,
-                    keep_from: limit.saturating_sub((missing as f64 * self.ticks_per_frame) as i64),
-                    preview: false,
-                    deliver: false,
-                    started: true,
-                    decoded: 0,
-                    candidate: None,
-                    attempt: 0,
-                };
+                let keep_from = limit.saturating_sub((missing as f64 * self.ticks_per_frame) as i64);
+                let landing = Landing::quiet(limit, None, keep_from);
                 self.position(&landing);
                 landing
             }
