@@ -4,7 +4,7 @@ mod common;
 
 use histoplay::bench::kernels::scales_agree;
 use histoplay::bench::variants::{self, GpuVariant, Production, VariantKind};
-use histoplay::engine::chunk::ChunkShape;
+use histoplay::engine::chunk::{count_bits, ChunkShape};
 use histoplay::engine::histogram::{display_scale, histogram_packed, histogram_rgba, pack_rgb10, Depth};
 use histoplay::engine::{EngineConfig, HistogramEngine, Merge};
 use histoplay::gpu::texture::GpuFrame;
@@ -180,6 +180,63 @@ fn one_dispatch_engine_starts_each_frame_from_zero() {
         assert_eq!(scale.max_bin, expected[i].max_per_channel());
         let cpu = display_scale(&expected[i], width * height);
         assert!(scales_agree(scale.scale, cpu), "{:?} vs {cpu:?}", scale.scale);
+    }
+}
+
+#[test]
+fn one_dispatch_engine_finishes_per_word_or_by_ticket_as_the_frame_needs() {
+    // Where a bin's count and the number of chunks fit in one word together (and the chunks are
+    // few), the workgroup that adds to a word last finishes it; where they don't (one-invocation
+    // workgroups of 16 pixels: 21875 chunks of a 700x500 frame, against 8192 that fit beside
+    // 19-bit counts), the last workgroup by ticket finishes them all. A target switching between
+    // the two (a region of 4000 pixels is 250 chunks) keeps every frame's histogram and scale
+    // exact.
+    let ctx = common::gpu();
+    let (width, height) = (700, 500);
+    let pictures = [common::noise(width, height, 5), common::noise(width, height, 6)];
+    let config = EngineConfig {
+        shape: ChunkShape {
+            workgroup_size: 1,
+            loads_per_invocation: 4,
+            replicas: 1,
+        },
+        ..Default::default()
+    };
+    let engine = HistogramEngine::new(&ctx, 256, config);
+    assert!(engine.is_one_dispatch());
+    let mut target = engine.target(&ctx, width, height).unwrap();
+    assert_eq!(target.num_chunks, 21875);
+    assert_eq!(count_bits(width * height, 21875, 256), 0);
+    assert_eq!(count_bits(4000, 250, 256), 12);
+    let frames: Vec<GpuFrame> = pictures
+        .iter()
+        .map(|p| GpuFrame::from_rgba(&ctx, "noise", width, height, &p.pixels).unwrap())
+        .collect();
+    let sources: Vec<_> = frames
+        .iter()
+        .map(|f| engine.bind_source(&ctx, &target, &f.pixels))
+        .collect();
+    let whole = width * height;
+    for (i, pixel_count) in [
+        (0, whole),
+        (1, 4000),
+        (0, 4000),
+        (1, whole),
+        (0, whole),
+        (1, 4000),
+        (0, whole),
+    ] {
+        engine.set_pixel_count(&ctx, &mut target, pixel_count);
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        engine.encode(&mut encoder, &target, &sources[i], None);
+        ctx.queue.submit([encoder.finish()]);
+        let expected = histogram_rgba(&pictures[i].pixels[..pixel_count as usize * 4], 256);
+        let what = format!("picture {i}, {pixel_count} pixels");
+        assert_eq!(engine.read_histogram(&ctx, &target).unwrap(), expected, "{what}");
+        let scale = engine.read_scale(&ctx, &target).unwrap();
+        assert_eq!(scale.max_bin, expected.max_per_channel(), "{what}");
+        let cpu = display_scale(&expected, pixel_count);
+        assert!(scales_agree(scale.scale, cpu), "{what}: {:?} vs {cpu:?}", scale.scale);
     }
 }
 

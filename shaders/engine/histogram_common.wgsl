@@ -52,9 +52,17 @@ fn packed_bins(word: u32) -> vec4u {
     return pixel_bins(vec3u(word & 0xffu, (word >> 8u) & 0xffu, (word >> 16u) & 0xffu));
 }
 
-struct HistogramScale { // twin: HistogramScale in src/passes/scale.rs
+struct HistogramScale { // twin: HistogramScale in src/engine/scale.rs
     scale: vec4f,
     max_bin: vec4u,
+}
+
+// What the engine gives with the histogram: the display scale of the frame counted last, in
+// slot (epoch + 1) % 2. The one-dispatch engine accumulates a frame's scale in place, in one
+// slot while the other holds the frame before's, and moves the epoch on once per frame.
+struct HistogramResult { // twin: HistogramResult in src/engine/scale.rs
+    epoch: u32,
+    slots: array<HistogramScale, 2>,
 }
 
 // The articles' per-channel display scale: max(1/max_bin, 0.2*N/pixels).

@@ -11,7 +11,7 @@ struct ScaleParams { // twin: ScaleParams in src/passes/scale.rs
 const SCALE_WG: u32 = 256u;
 
 @group(0) @binding(0) var<storage, read> chunks: array<vec4u>;
-@group(0) @binding(1) var<storage, read_write> result: HistogramScale;
+@group(0) @binding(1) var<storage, read_write> result: HistogramResult;
 @group(0) @binding(2) var<uniform> params: ScaleParams;
 @group(0) @binding(3) var<storage, read_write> histogram: array<vec4u>;
 
@@ -34,6 +34,8 @@ fn compute_scale(@builtin(local_invocation_index) index: u32) {
         workgroupBarrier();
     }
     if index == 0u {
-        result = HistogramScale(display_scale(partial[0], params.pixel_count), partial[0]);
+        // One slot is enough for a pass of its own: slot 0, always.
+        result.slots[0] = HistogramScale(display_scale(partial[0], params.pixel_count), partial[0]);
+        result.epoch = 1u;
     }
 }

@@ -23,13 +23,18 @@ struct HistogramScale { // twin: HistogramScale in src/engine/scale.rs
     max_bin: vec4u,
 }
 
+struct HistogramResult { // twin: HistogramResult in src/engine/scale.rs
+    epoch: u32,
+    slots: array<HistogramScale, 2>,
+}
+
 struct VertexOutput {
     @builtin(position) position: vec4f,
     @location(0) texcoord: vec2f,
 }
 
 @group(0) @binding(0) var<storage, read> histogram: array<vec4u>;
-@group(0) @binding(1) var<storage, read> scale: HistogramScale;
+@group(0) @binding(1) var<storage, read> result: HistogramResult;
 @group(0) @binding(2) var<uniform> uni: OverlayUniforms;
 
 @vertex
@@ -63,6 +68,7 @@ fn overlay_fs(in: VertexOutput) -> @location(0) vec4f {
     let num_bins = arrayLength(&histogram);
     let bin = min(u32(in.texcoord.x * f32(num_bins)), num_bins - 1u);
     let counts = vec4f(histogram[bin]);
+    let scale = result.slots[(result.epoch + 1u) & 1u];
     var heights = counts * scale.scale;
     if uni.log_scale != 0u {
         heights = log2(counts + 1.0) / log2(vec4f(scale.max_bin) + 1.0);

@@ -14,7 +14,7 @@ use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
 use chunk::{ChunkEnding, ChunkParams, ChunkPass, ChunkShape};
 use reduce::{ReduceKind, ReducePass, ReduceSteps};
-use scale::{HistogramScale, ScaleParams, ScalePass};
+use scale::{HistogramResult, HistogramScale, ScaleParams, ScalePass};
 use wgpu::util::DeviceExt;
 
 /// How the chunks' counts become the frame's histogram.
@@ -30,11 +30,11 @@ pub enum Merge {
 
 impl Merge {
     /// The merge an adapter with `workgroup_bytes` of workgroup memory can run for a chunk pass
-    /// with these bins and replicas: the atomic merge needs one word more than the bins, and
-    /// falls back to the three-pass engine where that word doesn't fit (1024 bins on an adapter
-    /// with only Vulkan's minimum 16 KiB).
+    /// with these bins and replicas: the atomic merge needs a few words more than the bins, and
+    /// falls back to the three-pass engine where they don't fit (1024 bins on an adapter with
+    /// only Vulkan's minimum 16 KiB).
     pub fn fitting(self, bins: u32, replicas: u32, workgroup_bytes: u32) -> Self {
-        if self == Merge::Atomic && bins * 16 * replicas + 16 > workgroup_bytes {
+        if self == Merge::Atomic && bins * 16 * replicas + chunk::EXTRA_WORKGROUP_BYTES > workgroup_bytes {
             EngineConfig::three_pass().merge
         } else {
             self
@@ -93,11 +93,13 @@ pub struct HistogramTarget {
     pub width: u32,
     pub height: u32,
     pub num_chunks: u32,
+    /// How the one-dispatch engine finishes the frame (`chunk::count_bits`).
+    count_bits: u32,
     /// Pixels counted: the frame's, or a region's (`set_pixel_count`).
     pub pixel_count: u32,
     /// The frame's histogram: `bins` vec4u of interleaved r, g, b, l counts.
     pub histogram: wgpu::Buffer,
-    /// `HistogramScale` of the frame.
+    /// `HistogramResult`: the frame's display scale.
     pub scale: wgpu::Buffer,
     /// The atomic merge's totals (zero between frames), or every chunk's histogram.
     work: wgpu::Buffer,
@@ -169,6 +171,7 @@ impl HistogramEngine {
         ctx.check_frame_size(width, height)?;
         let device = &ctx.device;
         let num_chunks = self.chunk.shape.num_chunks(width * height);
+        let params = ChunkParams::new(width * height, num_chunks, self.bins);
         let work_bytes = match self.tree {
             // The totals, then the count of finished workgroups.
             None => (u64::from(self.bins) * 4 + 1) * 4,
@@ -191,14 +194,14 @@ impl HistogramEngine {
         };
         let work = storage("histogram work", work_bytes);
         let histogram = storage("histogram", self.histogram_bytes());
-        let scale = storage("histogram scale", std::mem::size_of::<HistogramScale>() as u64);
+        let scale = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("histogram scale"),
+            contents: bytemuck::bytes_of(&HistogramResult::initial()),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        });
         let chunk_params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("chunk params"),
-            contents: bytemuck::bytes_of(&ChunkParams {
-                pixel_count: width * height,
-                num_chunks,
-                _pad: [0; 2],
-            }),
+            contents: bytemuck::bytes_of(&params),
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
         let tree = self.tree.as_ref().map(|(reduce, scale_pass)| {
@@ -220,6 +223,7 @@ impl HistogramEngine {
             width,
             height,
             num_chunks,
+            count_bits: params.count_bits,
             pixel_count: width * height,
             histogram,
             scale,
@@ -236,11 +240,8 @@ impl HistogramEngine {
     pub fn set_pixel_count(&self, ctx: &GpuContext, target: &mut HistogramTarget, pixel_count: u32) {
         let pixel_count = pixel_count.max(1);
         target.num_chunks = self.chunk.shape.num_chunks(pixel_count);
-        let params = ChunkParams {
-            pixel_count,
-            num_chunks: target.num_chunks,
-            _pad: [0; 2],
-        };
+        let params = ChunkParams::new(pixel_count, target.num_chunks, self.bins);
+        target.count_bits = params.count_bits;
         ctx.queue
             .write_buffer(&target.chunk_params, 0, bytemuck::bytes_of(&params));
         if let (Some((reduce, scale_pass)), Some(tree)) = (&self.tree, &mut target.tree) {
@@ -314,7 +315,7 @@ impl HistogramEngine {
         source: &SourceBinding,
         last: Stage,
     ) {
-        self.chunk.encode(pass, &source.0, target.num_chunks);
+        self.chunk.encode(pass, &source.0, target.num_chunks, target.count_bits);
         if let (Some((reduce, scale)), Some(tree)) = (&self.tree, &target.tree) {
             if last >= Stage::Reduce {
                 reduce.encode(pass, &tree.reduce_steps);
@@ -333,7 +334,7 @@ impl HistogramEngine {
 
     pub fn read_scale(&self, ctx: &GpuContext, target: &HistogramTarget) -> Result<HistogramScale, GpuError> {
         let bytes = readback::read_buffer(ctx, &target.scale, 0, target.scale.size())?;
-        Ok(bytemuck::pod_read_unaligned(&bytes))
+        Ok(bytemuck::pod_read_unaligned::<HistogramResult>(&bytes).current())
     }
 
     /// Counts one frame and reads the result back: the `hist` command's GPU path.

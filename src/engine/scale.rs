@@ -2,6 +2,7 @@
 //! per-channel display scale, on the GPU.
 
 use crate::gpu::shaders::{self, layout, Header};
+use bytemuck::Zeroable;
 
 /// Twin of `ScaleParams` in shaders/engine/scale.wgsl.
 #[repr(C)]
@@ -17,6 +18,41 @@ pub struct ScaleParams {
 pub struct HistogramScale {
     pub scale: [f32; 4],
     pub max_bin: [u32; 4],
+}
+
+impl HistogramScale {
+    /// A slot ready for the one-dispatch engine to fold a frame's scale into: no maximum yet,
+    /// an infinite scale (see shaders/engine/chunk.wgsl).
+    const READY: Self = Self {
+        scale: [f32::INFINITY; 4],
+        max_bin: [0; 4],
+    };
+}
+
+/// Twin of `HistogramResult` in shaders/engine/histogram_common.wgsl: the scale of the frame
+/// counted last, in slot `(epoch + 1) % 2`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct HistogramResult {
+    pub epoch: u32,
+    pub _pad: [u32; 3],
+    pub slots: [HistogramScale; 2],
+}
+
+impl HistogramResult {
+    /// Before any frame: slot 0 ready for the first, slot 1 (the one read) all zero.
+    pub fn initial() -> Self {
+        Self {
+            epoch: 0,
+            _pad: [0; 3],
+            slots: [HistogramScale::READY, HistogramScale::zeroed()],
+        }
+    }
+
+    /// The scale of the frame counted last.
+    pub fn current(&self) -> HistogramScale {
+        self.slots[(self.epoch.wrapping_add(1) % 2) as usize]
+    }
 }
 
 pub struct ScalePass {
