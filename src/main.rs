@@ -250,6 +250,9 @@ enum Command {
         /// Where the long copies are written (default: the temporary directory).
         #[arg(long)]
         long_dir: Option<PathBuf>,
+        /// Also print every seek and back-step timed, one per line on stderr.
+        #[arg(long)]
+        samples: bool,
     },
     /// Play a video in a window at its own rate and report frame pacing and input latency
     /// (headless machines: run it under Xvfb, e.g. `xvfb-run histoplay bench-play FILE`).
@@ -706,6 +709,7 @@ fn run(command: Command) -> Result<()> {
             cache_size,
             long,
             long_dir,
+            samples,
         } => {
             if long.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
                 bail!("--long must be a positive number of seconds");
@@ -716,6 +720,7 @@ fn run(command: Command) -> Result<()> {
                 cache_bytes: cache_size,
                 long_seconds: long,
                 long_dir,
+                samples,
             };
             bench_pipeline::run(&input, &options, &mut std::io::stdout().lock())
         }

@@ -35,6 +35,8 @@ pub struct BenchOptions {
     pub long_seconds: Option<f64>,
     /// Where that copy goes (default: the system's temporary directory).
     pub long_dir: Option<PathBuf>,
+    /// Print every seek and back-step timed on stderr.
+    pub samples: bool,
 }
 
 /// Resident and peak resident memory of this process, in MB (Linux; zeros elsewhere).
@@ -381,12 +383,12 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     let count = count.unwrap_or(frames);
     if count >= 2 && options.seeks > 0 {
         let mut fresh = Pipeline::open(ctx.clone(), path, (1280, 720), options.cache_bytes)?;
-        navigation::seeks(&mut fresh, count, options.seeks, out)?;
+        navigation::seeks(&mut fresh, count, options.seeks, options.samples, out)?;
     }
     if count >= 2 && options.backsteps > 0 {
         let mut fresh = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes)?;
         fresh.decoder.index().wait_complete();
-        navigation::backsteps(&mut fresh, options.backsteps, out)?;
+        navigation::backsteps(&mut fresh, options.backsteps, options.samples, out)?;
     }
     Ok(())
 }

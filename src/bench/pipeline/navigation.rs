@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use std::io::Write;
 
 /// Exact seeks to random frames (a fixed xorshift sequence, so runs compare), while playing.
-pub fn seeks(pipeline: &mut Pipeline, count: u64, seeks: usize, out: &mut impl Write) -> Result<()> {
+pub fn seeks(pipeline: &mut Pipeline, count: u64, seeks: usize, samples: bool, out: &mut impl Write) -> Result<()> {
     pipeline.decoder.set_paused(false);
     let mut state = 0x2545_f491u32;
     let (mut first, mut exact, mut previews) = (Vec::new(), Vec::new(), 0);
@@ -21,6 +21,20 @@ pub fn seeks(pipeline: &mut Pipeline, count: u64, seeks: usize, out: &mut impl W
             bail!("seek to frame {k} landed on {}", landed.frame.index);
         }
         previews += usize::from(landed.previewed);
+        if samples {
+            let key = pipeline
+                .decoder
+                .index()
+                .keyframe_numbers()
+                .and_then(|ks| ks.into_iter().filter(|&q| q <= k).max());
+            let key = key.map_or("?".to_string(), |q| q.to_string());
+            eprintln!(
+                "seek to frame {k} (keyframe {key}): first frame {:.1} ms{}, exact {:.1} ms",
+                landed.first.as_secs_f64() * 1e3,
+                if landed.previewed { " (preview)" } else { "" },
+                landed.exact.as_secs_f64() * 1e3,
+            );
+        }
         first.push(landed.first.as_secs_f64() * 1e3);
         exact.push(landed.exact.as_secs_f64() * 1e3);
     }
@@ -36,7 +50,7 @@ pub fn seeks(pipeline: &mut Pipeline, count: u64, seeks: usize, out: &mut impl W
 
 /// `steps` back-steps in a row, paused, from the last frame of the file's longest GOP, each
 /// asked for as soon as the one before is counted.
-pub fn backsteps(pipeline: &mut Pipeline, steps: usize, out: &mut impl Write) -> Result<()> {
+pub fn backsteps(pipeline: &mut Pipeline, steps: usize, samples: bool, out: &mut impl Write) -> Result<()> {
     let index = pipeline.decoder.index().clone();
     let keyframes = index.keyframe_numbers().context("the file's keyframes are not known")?;
     let count = index.frame_count().context("the file's frames are not counted")?;
@@ -64,6 +78,9 @@ pub fn backsteps(pipeline: &mut Pipeline, steps: usize, out: &mut impl Write) ->
             bail!("a step back from frame {} landed on {}", here.index, frame.index);
         }
         times.push(took.as_secs_f64() * 1e3);
+        if samples {
+            eprintln!("step back to frame {}: {:.1} ms", frame.index, took.as_secs_f64() * 1e3);
+        }
         here = frame;
     }
     let (rss_after, peak) = memory_mb();

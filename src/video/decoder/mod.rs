@@ -27,12 +27,9 @@ const PAUSED_AHEAD: usize = 1;
 /// Frames before an exact seek's target that are decoded in full and kept while playing, so the
 /// first steps back from where a seek landed are instant (the paused fill takes over from
 /// there): up to 24, and no more than 48 MiB of them, since each one lengthens the seek (4
-/// frames at 4K).
+/// frames at 4K). A seek made while paused keeps all the cache holds behind the frame shown.
 const SEEK_KEEP_FRAMES: u64 = 24;
 const SEEK_KEEP_BYTES: u64 = 48 << 20;
-/// The same for seeks made while paused (within the cache's budget): 80 frames at 1080p, 20 at
-/// 4K, which a viewer stepping back takes seconds to go through while the fill runs.
-const PAUSED_SEEK_KEEP_BYTES: u64 = 256 << 20;
 /// How many times a seek that landed after its target goes further back (1, 2, 4 ... s) before
 /// starting from the beginning.
 const LANDING_ATTEMPTS: u32 = 6;

@@ -1,10 +1,7 @@
 //! The decode thread's side: one frame of work at a time (landing a seek, following on,
 //! filling the cache behind the frame shown while paused), with commands read in between.
 
-use super::{
-    Command, DecoderEvent, ReadyFrame, LANDING_ATTEMPTS, PAUSED_AHEAD, PAUSED_SEEK_KEEP_BYTES, SEEK_KEEP_BYTES,
-    SEEK_KEEP_FRAMES,
-};
+use super::{Command, DecoderEvent, ReadyFrame, LANDING_ATTEMPTS, PAUSED_AHEAD, SEEK_KEEP_BYTES, SEEK_KEEP_FRAMES};
 use crate::video::cache::FrameCache;
 use crate::video::convert::PlaneTextures;
 use crate::video::index::FrameIndex;
@@ -34,6 +31,8 @@ struct Landing {
     /// The last frame at or before the limit so far (it is in the cache).
     candidate: Option<i64>,
     attempt: u32,
+    /// When the seek was asked for (for the debug log).
+    asked: Option<std::time::Instant>,
 }
 
 impl Landing {
@@ -52,6 +51,7 @@ impl Landing {
             decoded: 0,
             candidate: None,
             attempt: 0,
+            asked: None,
         }
     }
 
@@ -68,6 +68,7 @@ impl Landing {
             decoded: 0,
             candidate: None,
             attempt: 0,
+            asked: None,
         }
     }
 }
@@ -211,12 +212,12 @@ impl Worker {
     /// The decode run a seek needs.
     fn landing(&self, target: SeekTarget) -> Landing {
         let tpf = self.ticks_per_frame;
-        // While paused the viewer is inspecting: a seek keeps more of what its run decodes, so
-        // that steps back from where it lands don't catch up with the paused fill. While playing
-        // it keeps a few, each of which lengthens the seek.
+        // While paused the viewer is inspecting: a seek keeps all of its run the budget holds, so
+        // that steps back from where it lands never wait for the paused fill to decode the GOP
+        // again. While playing it keeps a few, each of which lengthens the seek.
         let frame_bytes = self.frame_bytes.max(1) as u64;
         let seek_keep = if self.paused {
-            PAUSED_SEEK_KEEP_BYTES / frame_bytes
+            self.behind_frames()
         } else {
             SEEK_KEEP_FRAMES.min(SEEK_KEEP_BYTES / frame_bytes)
         };
@@ -253,6 +254,7 @@ impl Worker {
             decoded: 0,
             candidate: None,
             attempt: 0,
+            asked: Some(std::time::Instant::now()),
         }
     }
 
@@ -364,6 +366,12 @@ impl Worker {
             }
             if first_of_run && landing.preview && landing.deliver && !self.free.is_empty() {
                 self.send(pts, true)?;
+                if let Some(asked) = landing.asked {
+                    log::debug!(
+                        "preview at pts {pts} after {:.1} ms",
+                        asked.elapsed().as_secs_f64() * 1e3
+                    );
+                }
             }
             self.task = Task::Land(landing);
             return Ok(());
@@ -377,6 +385,13 @@ impl Worker {
     /// The landing is over at `pts`: send it (unless the run only repositioned) and follow on.
     fn settle(&mut self, landing: Landing, pts: i64) -> Result<(), String> {
         self.source.catch_up(None);
+        if let Some(asked) = landing.asked {
+            log::debug!(
+                "landed on pts {pts} after {} frames in {:.1} ms",
+                landing.decoded,
+                asked.elapsed().as_secs_f64() * 1e3
+            );
+        }
         if landing.deliver {
             self.deliver(pts, false)?;
         } else {
