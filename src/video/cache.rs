@@ -52,6 +52,12 @@ impl ByteSize for super::source::DecodedFrame {
     }
 }
 
+impl<F: ByteSize> ByteSize for std::sync::Arc<F> {
+    fn bytes(&self) -> usize {
+        F::bytes(self)
+    }
+}
+
 struct Entry<F> {
     frame: F,
     /// Pts of the frame shown just before this one, when known.

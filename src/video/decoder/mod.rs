@@ -1,6 +1,7 @@
-//! The decode thread: decodes ahead into a bounded ring of GPU plane textures, uploading each
-//! frame from this thread, and answers seeks. A generation number tags every frame so the
-//! consumer can drop frames decoded before its latest seek.
+//! The decode thread: decodes ahead into a bounded ring of GPU plane textures and answers seeks;
+//! an upload thread beside it copies each frame into its slot while the next one decodes. A
+//! generation number tags every frame so the consumer can drop frames decoded before its latest
+//! seek.
 //!
 //! Decoded frames also go into a cache (`cache.rs`) within a memory budget, so steps back and
 //! forth are answered without decoding. A seek shows the keyframe it starts from as a preview
@@ -8,6 +9,7 @@
 //! one shown, so stepping back keeps being instant across GOP boundaries. Work goes one frame
 //! at a time, with commands read in between: a newer seek replaces an older one at once.
 
+mod upload;
 mod worker;
 
 use super::cache::{CacheFill, CacheGauge, FrameCache};
@@ -17,6 +19,7 @@ use super::source::{SeekTarget, VideoInfo, VideoSource};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
 use std::time::Duration;
+use upload::Uploader;
 use worker::Worker;
 
 /// The default memory budget for decoded frames kept for steps (`--cache-size`).
@@ -78,6 +81,7 @@ pub struct DecodeThread {
     generation: u64,
     paused: bool,
     handle: Option<std::thread::JoinHandle<()>>,
+    uploader: Option<std::thread::JoinHandle<()>>,
     cache_gauge: Arc<CacheGauge>,
 }
 
@@ -103,7 +107,22 @@ impl DecodeThread {
         let (event_tx, events) = mpsc::channel();
         let cache = FrameCache::new(cache_bytes);
         let cache_gauge = cache.gauge();
-        let worker = Worker::new(source, queue, slots, command_rx, event_tx, notify, cache);
+        let (outgoing_tx, outgoing) = mpsc::channel();
+        let worker = Worker::new(source, slots.len(), command_rx, outgoing_tx, cache);
+        let uploader = Uploader {
+            queue,
+            slots,
+            outgoing,
+            events: event_tx,
+            commands: commands.clone(),
+            notify,
+        };
+        let uploader = std::thread::Builder::new()
+            .name("histoplay upload".into())
+            .spawn(move || uploader.run())
+            .map_err(|e| log::error!("cannot start the upload thread: {e}"))
+            .ok();
+        // Without an upload thread, the decode thread's sends fail at once: it stops.
         let handle = std::thread::Builder::new()
             .name("histoplay decode".into())
             .spawn(move || worker.run())
@@ -117,6 +136,7 @@ impl DecodeThread {
             generation: 0,
             paused: false,
             handle,
+            uploader,
             cache_gauge,
         }
     }
@@ -186,11 +206,12 @@ impl DecodeThread {
 }
 
 impl Drop for DecodeThread {
-    /// Stops the thread and waits for it: it finishes the frame in hand (a few milliseconds),
-    /// then lets go of the GPU and the file. The player drops files off its UI thread.
+    /// Stops the threads and waits for them: the decode thread finishes the frame in hand (a
+    /// few milliseconds) and lets go of the file, the upload thread the uploads it was sent, then
+    /// of the GPU. The player drops files off its UI thread.
     fn drop(&mut self) {
         let _ = self.commands.send(Command::Stop);
-        if let Some(handle) = self.handle.take() {
+        for handle in [self.handle.take(), self.uploader.take()].into_iter().flatten() {
             let _ = handle.join();
         }
     }

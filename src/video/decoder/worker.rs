@@ -1,9 +1,10 @@
 //! The decode thread's side: one frame of work at a time (landing a seek, following on,
-//! filling the cache behind the frame shown while paused), with commands read in between.
+//! filling the cache behind the frame shown while paused), with commands read in between. The
+//! frames it sends are uploaded by the upload thread (`upload.rs`).
 
+use super::upload::Outgoing;
 use super::{Command, DecoderEvent, ReadyFrame, LANDING_ATTEMPTS, PAUSED_AHEAD, SEEK_KEEP_BYTES, SEEK_KEEP_FRAMES};
 use crate::video::cache::FrameCache;
-use crate::video::convert::PlaneTextures;
 use crate::video::index::FrameIndex;
 use crate::video::source::{CatchUp, DecodedFrame, SeekTarget, VideoSource};
 use std::collections::VecDeque;
@@ -90,14 +91,14 @@ enum Progress {
 pub(super) struct Worker {
     source: VideoSource,
     index: Arc<FrameIndex>,
-    queue: wgpu::Queue,
-    slots: Vec<Arc<PlaneTextures>>,
+    /// Ring slots: `free` ones may take a frame.
+    slot_count: usize,
     free: VecDeque<usize>,
     commands: Receiver<Command>,
-    events: Sender<DecoderEvent>,
-    notify: Box<dyn Fn() + Send>,
+    /// Frames to upload and events, to the upload thread.
+    outgoing: Sender<Outgoing>,
     generation: u64,
-    cache: FrameCache<DecodedFrame>,
+    cache: FrameCache<Arc<DecodedFrame>>,
     task: Task,
     /// While paused: a run filling the cache before the frames already there.
     fill: Option<Landing>,
@@ -122,12 +123,10 @@ pub(super) struct Worker {
 impl Worker {
     pub(super) fn new(
         source: VideoSource,
-        queue: wgpu::Queue,
-        slots: Vec<Arc<PlaneTextures>>,
+        slot_count: usize,
         commands: Receiver<Command>,
-        events: Sender<DecoderEvent>,
-        notify: Box<dyn Fn() + Send>,
-        cache: FrameCache<DecodedFrame>,
+        outgoing: Sender<Outgoing>,
+        cache: FrameCache<Arc<DecodedFrame>>,
     ) -> Self {
         let info = &source.info;
         let ticks_per_frame =
@@ -139,12 +138,10 @@ impl Worker {
         Self {
             index: Arc::clone(source.index()),
             source,
-            queue,
-            free: (0..slots.len()).collect(),
-            slots,
+            slot_count,
+            free: (0..slot_count).collect(),
             commands,
-            events,
-            notify,
+            outgoing,
             generation: 0,
             cache,
             task: Task::Land(Landing::first_frame()),
@@ -193,7 +190,7 @@ impl Worker {
     fn handle(&mut self, command: Command) -> bool {
         match command {
             Command::Release(slot) => {
-                if !self.free.contains(&slot) && slot < self.slots.len() {
+                if !self.free.contains(&slot) && slot < self.slot_count {
                     self.free.push_back(slot);
                 }
             }
@@ -265,7 +262,7 @@ impl Worker {
     }
 
     fn in_flight(&self) -> usize {
-        self.slots.len() - self.free.len()
+        self.slot_count - self.free.len()
     }
 
     fn step(&mut self) -> Result<Progress, String> {
@@ -440,7 +437,7 @@ impl Worker {
         let pts = frame.pts;
         self.frame_bytes = frame.byte_size();
         let previous = frame.previous;
-        self.cache.insert(pts, frame, previous);
+        self.cache.insert(pts, Arc::new(frame), previous);
         let keep: Vec<i64> = [Some(pts), keep, self.cursor].into_iter().flatten().collect();
         self.cache.evict(anchor, &keep);
         Ok(Some(pts))
@@ -507,7 +504,7 @@ impl Worker {
         let pts = frame.pts;
         if self.cache.contains(pts) {
             let previous = frame.previous;
-            self.cache.insert(pts, frame, previous);
+            self.cache.insert(pts, Arc::new(frame), previous);
         }
         if pts >= tail {
             // There (or past it, where the run had no frame at its pts): decode every frame on.
@@ -588,14 +585,11 @@ impl Worker {
         Ok(())
     }
 
+    /// Hands the cached frame at `pts` to the upload thread, as the next frame of this
+    /// generation, in the first free ring slot.
     fn send(&mut self, pts: i64, preview: bool) -> Result<(), String> {
-        let frame = self.cache.get(pts).ok_or("a frame left the cache before it was sent")?;
+        let frame = Arc::clone(self.cache.get(pts).ok_or("a frame left the cache before it was sent")?);
         let slot = self.free.pop_front().ok_or("no free ring slot")?;
-        let layout = self.source.info.format.layout;
-        if let Err(e) = self.slots[slot].upload(&self.queue, &frame.planes(layout)) {
-            self.free.push_back(slot);
-            return Err(e.to_string());
-        }
         // The index may have read further since the frame was decoded.
         let number = self.index.number_at(pts);
         let ready = ReadyFrame {
@@ -607,16 +601,13 @@ impl Worker {
             generation: self.generation,
             preview,
         };
-        self.events
-            .send(DecoderEvent::Frame(ready))
-            .map_err(|_| "the player stopped listening".to_string())?;
-        (self.notify)();
-        Ok(())
+        let layout = self.source.info.format.layout;
+        self.outgoing
+            .send(Outgoing::Frame { frame, layout, ready })
+            .map_err(|_| "the player stopped listening".to_string())
     }
 
     fn emit(&self, event: DecoderEvent) {
-        if self.events.send(event).is_ok() {
-            (self.notify)();
-        }
+        let _ = self.outgoing.send(Outgoing::Event(event));
     }
 }

@@ -1,0 +1,59 @@
+//! The upload thread: copies each frame the decode thread sends into its ring slot's textures,
+//! then passes the frame on to the consumer, so the decode thread goes on to the next frame
+//! meanwhile (a 4K frame is 12 MB to copy). Everything the consumer hears goes through here, in
+//! the order the decode thread sent it: the end of a stream never overtakes its last frames.
+
+use super::{Command, DecoderEvent, ReadyFrame};
+use crate::video::convert::PlaneTextures;
+use crate::video::format::PlaneLayout;
+use crate::video::source::DecodedFrame;
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::Arc;
+
+/// What the decode thread sends the consumer's way.
+pub(super) enum Outgoing {
+    /// `frame` into `ready.slot`, then `ready` to the consumer.
+    Frame {
+        frame: Arc<DecodedFrame>,
+        layout: PlaneLayout,
+        ready: ReadyFrame,
+    },
+    Event(DecoderEvent),
+}
+
+pub(super) struct Uploader {
+    pub queue: wgpu::Queue,
+    pub slots: Vec<Arc<PlaneTextures>>,
+    pub outgoing: Receiver<Outgoing>,
+    pub events: Sender<DecoderEvent>,
+    /// The decode thread's commands: a slot whose upload failed is given back there.
+    pub commands: Sender<Command>,
+    pub notify: Box<dyn Fn() + Send>,
+}
+
+impl Uploader {
+    /// Runs until the decode thread stops sending or the consumer stops listening.
+    pub(super) fn run(self) {
+        for outgoing in &self.outgoing {
+            let event = match outgoing {
+                Outgoing::Frame { frame, layout, ready } => {
+                    match self.slots[ready.slot].upload(&self.queue, &frame.planes(layout)) {
+                        Ok(()) => DecoderEvent::Frame(ready),
+                        Err(e) => {
+                            let _ = self.commands.send(Command::Release(ready.slot));
+                            DecoderEvent::Failed {
+                                generation: ready.generation,
+                                message: e.to_string(),
+                            }
+                        }
+                    }
+                }
+                Outgoing::Event(event) => event,
+            };
+            if self.events.send(event).is_err() {
+                return;
+            }
+            (self.notify)();
+        }
+    }
+}
