@@ -4,10 +4,12 @@ mod common;
 
 use histoplay::bench::kernels::scales_agree;
 use histoplay::bench::variants::{self, GpuVariant, Production, VariantKind};
+use histoplay::cli::still::RgbaImage;
 use histoplay::engine::chunk::{count_bits, ChunkShape};
-use histoplay::engine::histogram::{display_scale, histogram_packed, histogram_rgba, pack_rgb10, Depth};
-use histoplay::engine::{EngineConfig, HistogramEngine, Merge};
+use histoplay::engine::histogram::{display_scale, histogram_packed, histogram_rgba, pack_rgb10, Depth, Histogram};
+use histoplay::engine::{EngineConfig, HistogramEngine, HistogramTarget, Merge, SourceBinding};
 use histoplay::gpu::texture::GpuFrame;
+use histoplay::gpu::GpuContext;
 
 fn run_once(ctx: &histoplay::gpu::GpuContext, variant: &dyn GpuVariant) {
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
@@ -142,6 +144,44 @@ fn engine_shapes_all_agree() {
     }
 }
 
+/// The pictures as GPU frames, each bound to `target`.
+fn upload_pictures(
+    ctx: &GpuContext,
+    engine: &HistogramEngine,
+    target: &HistogramTarget,
+    pictures: &[RgbaImage],
+) -> (Vec<GpuFrame>, Vec<SourceBinding>) {
+    let frames: Vec<GpuFrame> = pictures
+        .iter()
+        .map(|p| GpuFrame::from_rgba(ctx, "noise", p.width, p.height, &p.pixels).unwrap())
+        .collect();
+    let sources = frames
+        .iter()
+        .map(|f| engine.bind_source(ctx, target, &f.pixels))
+        .collect();
+    (frames, sources)
+}
+
+/// Counts `source` into `target` in a submission of its own and checks the histogram, the
+/// largest bins and the scale against `expected` (of `target.pixel_count` pixels).
+fn count_exactly(
+    ctx: &GpuContext,
+    engine: &HistogramEngine,
+    target: &HistogramTarget,
+    source: &SourceBinding,
+    expected: &Histogram,
+    what: &str,
+) {
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    engine.encode(&mut encoder, target, source, None);
+    ctx.queue.submit([encoder.finish()]);
+    assert_eq!(&engine.read_histogram(ctx, target).unwrap(), expected, "{what}");
+    let scale = engine.read_scale(ctx, target).unwrap();
+    assert_eq!(scale.max_bin, expected.max_per_channel(), "{what}");
+    let cpu = display_scale(expected, target.pixel_count);
+    assert!(scales_agree(scale.scale, cpu), "{what}: {:?} vs {cpu:?}", scale.scale);
+}
+
 #[test]
 fn one_dispatch_engine_starts_each_frame_from_zero() {
     // The merge's totals are zeroed by the workgroup that finishes last, ready for the next
@@ -153,14 +193,7 @@ fn one_dispatch_engine_starts_each_frame_from_zero() {
     let engine = HistogramEngine::new(&ctx, 256, EngineConfig::default());
     assert!(engine.is_one_dispatch());
     let target = engine.target(&ctx, width, height).unwrap();
-    let frames: Vec<GpuFrame> = pictures
-        .iter()
-        .map(|p| GpuFrame::from_rgba(&ctx, "noise", width, height, &p.pixels).unwrap())
-        .collect();
-    let sources: Vec<_> = frames
-        .iter()
-        .map(|f| engine.bind_source(&ctx, &target, &f.pixels))
-        .collect();
+    let (_frames, sources) = upload_pictures(&ctx, &engine, &target, &pictures);
     let expected: Vec<_> = pictures.iter().map(|p| histogram_rgba(&p.pixels, 256)).collect();
     assert_ne!(expected[0], expected[1]);
 
@@ -172,14 +205,7 @@ fn one_dispatch_engine_starts_each_frame_from_zero() {
     assert_eq!(engine.read_histogram(&ctx, &target).unwrap(), expected[1]);
 
     for i in [0, 1, 0] {
-        let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        engine.encode(&mut encoder, &target, &sources[i], None);
-        ctx.queue.submit([encoder.finish()]);
-        assert_eq!(engine.read_histogram(&ctx, &target).unwrap(), expected[i], "frame {i}");
-        let scale = engine.read_scale(&ctx, &target).unwrap();
-        assert_eq!(scale.max_bin, expected[i].max_per_channel());
-        let cpu = display_scale(&expected[i], width * height);
-        assert!(scales_agree(scale.scale, cpu), "{:?} vs {cpu:?}", scale.scale);
+        count_exactly(&ctx, &engine, &target, &sources[i], &expected[i], &format!("frame {i}"));
     }
 }
 
@@ -208,14 +234,7 @@ fn one_dispatch_engine_finishes_per_word_or_by_ticket_as_the_frame_needs() {
     assert_eq!(target.num_chunks, 21875);
     assert_eq!(count_bits(width * height, 21875, 256), 0);
     assert_eq!(count_bits(4000, 250, 256), 12);
-    let frames: Vec<GpuFrame> = pictures
-        .iter()
-        .map(|p| GpuFrame::from_rgba(&ctx, "noise", width, height, &p.pixels).unwrap())
-        .collect();
-    let sources: Vec<_> = frames
-        .iter()
-        .map(|f| engine.bind_source(&ctx, &target, &f.pixels))
-        .collect();
+    let (_frames, sources) = upload_pictures(&ctx, &engine, &target, &pictures);
     let whole = width * height;
     for (i, pixel_count) in [
         (0, whole),
@@ -227,16 +246,9 @@ fn one_dispatch_engine_finishes_per_word_or_by_ticket_as_the_frame_needs() {
         (0, whole),
     ] {
         engine.set_pixel_count(&ctx, &mut target, pixel_count);
-        let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        engine.encode(&mut encoder, &target, &sources[i], None);
-        ctx.queue.submit([encoder.finish()]);
         let expected = histogram_rgba(&pictures[i].pixels[..pixel_count as usize * 4], 256);
         let what = format!("picture {i}, {pixel_count} pixels");
-        assert_eq!(engine.read_histogram(&ctx, &target).unwrap(), expected, "{what}");
-        let scale = engine.read_scale(&ctx, &target).unwrap();
-        assert_eq!(scale.max_bin, expected.max_per_channel(), "{what}");
-        let cpu = display_scale(&expected, pixel_count);
-        assert!(scales_agree(scale.scale, cpu), "{what}: {:?} vs {cpu:?}", scale.scale);
+        count_exactly(&ctx, &engine, &target, &sources[i], &expected, &what);
     }
 }
 

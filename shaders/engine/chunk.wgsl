@@ -29,7 +29,7 @@
 // Indices stay in bounds by construction (the module is built without bounds checks, see
 // trusted_module in src/gpu/shaders.rs): loads below the chunk's end or pixel_count, slots
 // below SLOTS, totals below FINISHED + 1, histogram and chunk bins below NUM_BINS, result words
-// below RESULT_WORDS.
+// below result_word(1, 8) (the HistogramResult's 20).
 
 const WG_SIZE: u32 = WG_X;
 const CHUNK_LOADS: u32 = WG_SIZE * LOADS_PER_INVOCATION; // vec4u loads per chunk
@@ -168,14 +168,26 @@ fn count_chunk(
 fn result_word(slot: u32, i: u32) -> u32 {
     return 4u + slot * 8u + i;
 }
-const RESULT_WORDS: u32 = 20u;
 
-// Readies slot `slot` for a frame to fold into: no maximum yet, an infinite scale.
-fn reset_slot(slot: u32) {
+// The frame in slot `slot` is done: move the epoch on, and ready the other slot for the next
+// frame to fold into (no maximum yet, an infinite scale).
+fn next_frame(slot: u32) {
+    atomicAdd(&result[0], 1u);
     for (var ch = 0u; ch < 4u; ch++) {
-        atomicStore(&result[result_word(slot, ch)], 0x7f800000u);
-        atomicStore(&result[result_word(slot, 4u + ch)], 0u);
+        atomicStore(&result[result_word(1u - slot, ch)], 0x7f800000u);
+        atomicStore(&result[result_word(1u - slot, 4u + ch)], 0u);
     }
+}
+
+// Folds an invocation's per-channel maxima into the workgroup's, then waits for the whole
+// workgroup's.
+fn fold_maxima(m: vec4u) {
+    for (var ch = 0u; ch < 4u; ch++) {
+        if m[ch] != 0u {
+            atomicMax(&maxima[ch], m[ch]);
+        }
+    }
+    workgroupBarrier();
 }
 
 fn channel_scale(max_bin: u32) -> u32 {
@@ -228,20 +240,13 @@ fn count_merge_words(
             histogram[s % NUM_BINS][channel] = running;
             atomicStore(&totals[s], 0u);
             if s == 0u {
-                // Every workgroup has read the epoch (before adding to word 0): move it on
-                // and ready the other slot for the next frame.
-                atomicAdd(&result[0], 1u);
-                reset_slot(1u - slot);
+                // Every workgroup has read the epoch (before adding to word 0).
+                next_frame(slot);
             }
         }
         running_max[channel] = max(running_max[channel], running);
     }
-    for (var ch = 0u; ch < 4u; ch++) {
-        if running_max[ch] != 0u {
-            atomicMax(&maxima[ch], running_max[ch]);
-        }
-    }
-    workgroupBarrier();
+    fold_maxima(running_max);
     // Every workgroup counted at least one pixel, so each channel's maximum is at least 1.
     for (var ch = local_index; ch < 4u; ch += WG_SIZE) {
         let m = atomicLoad(&maxima[ch]);
@@ -297,12 +302,7 @@ fn count_merge(
         histogram[s % NUM_BINS][channel] = count;
         max_bin[channel] = max(max_bin[channel], count);
     }
-    for (var ch = 0u; ch < 4u; ch++) {
-        if max_bin[ch] != 0u {
-            atomicMax(&maxima[ch], max_bin[ch]);
-        }
-    }
-    workgroupBarrier();
+    fold_maxima(max_bin);
     for (var ch = local_index; ch < 4u; ch += WG_SIZE) {
         let m = atomicLoad(&maxima[ch]);
         atomicStore(&result[result_word(slot, 4u + ch)], m);
@@ -310,7 +310,6 @@ fn count_merge(
     }
     if local_index == 0u {
         atomicStore(&totals[FINISHED], 0u);
-        atomicAdd(&result[0], 1u);
-        reset_slot(1u - slot);
+        next_frame(slot);
     }
 }

@@ -248,6 +248,24 @@ pub mod layout {
         }
     }
 
+    /// A 2D storage texture of `format` that the shader only writes.
+    pub fn storage_texture(
+        binding: u32,
+        visibility: wgpu::ShaderStages,
+        format: wgpu::TextureFormat,
+    ) -> wgpu::BindGroupLayoutEntry {
+        wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility,
+            ty: wgpu::BindingType::StorageTexture {
+                access: wgpu::StorageTextureAccess::WriteOnly,
+                format,
+                view_dimension: wgpu::TextureViewDimension::D2,
+            },
+            count: None,
+        }
+    }
+
     pub fn storage(binding: u32, visibility: wgpu::ShaderStages, read_only: bool) -> wgpu::BindGroupLayoutEntry {
         wgpu::BindGroupLayoutEntry {
             binding,

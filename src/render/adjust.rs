@@ -388,16 +388,7 @@ impl AdjustStage {
                 layout::uniform(0, compute, false),
                 layout::storage(1, compute, true),
                 layout::storage(2, compute, false),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 3,
-                    visibility: compute,
-                    ty: wgpu::BindingType::StorageTexture {
-                        access: wgpu::StorageTextureAccess::WriteOnly,
-                        format: GpuFrame::texture_format(bits),
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                    },
-                    count: None,
-                },
+                layout::storage_texture(3, compute, GpuFrame::texture_format(bits)),
                 layout::storage(4, compute, true),
                 layout::storage(5, compute, false),
                 layout::storage(6, compute, true),

@@ -355,16 +355,7 @@ fn bind_group_layout(device: &wgpu::Device, planes: u32, out_bits: u32) -> wgpu:
     let compute = wgpu::ShaderStages::COMPUTE;
     let mut entries = vec![
         layout::uniform(0, compute, false),
-        wgpu::BindGroupLayoutEntry {
-            binding: 1,
-            visibility: compute,
-            ty: wgpu::BindingType::StorageTexture {
-                access: wgpu::StorageTextureAccess::WriteOnly,
-                format: GpuFrame::texture_format(out_bits),
-                view_dimension: wgpu::TextureViewDimension::D2,
-            },
-            count: None,
-        },
+        layout::storage_texture(1, compute, GpuFrame::texture_format(out_bits)),
         layout::storage(2, compute, false),
     ];
     entries.extend((3..3 + planes).map(|binding| wgpu::BindGroupLayoutEntry {
