@@ -300,3 +300,30 @@ fn playing_on_past_frames_served_from_the_cache_shows_every_frame_in_order() {
         other => panic!("expected the end, got {other:?}"),
     }
 }
+
+#[test]
+fn a_seek_into_the_gop_of_frames_held_previews_the_nearest_of_them_at_once() {
+    let clip = common::grey_ramp_bframes();
+    let mut p = Pipeline::open(&clip);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while p.decoder.index().frame_count().is_none() {
+        assert!(std::time::Instant::now() < deadline, "the index never finished");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    p.decoder.set_paused(true);
+    assert_eq!(p.seek(SeekTarget::Frame(26)).0.index, 26);
+    // Paused, the decoder sends a frame ahead for an instant step (and the next once that one
+    // is taken): frames up to 28 at most are held.
+    assert_eq!(p.next().0.index, 27);
+    // Frame 34 is not held, but 27 is, and no keyframe comes between (the next is 36): the
+    // nearest frame held is the preview, before any decoding; then the exact frame.
+    p.decoder.seek(SeekTarget::Frame(34));
+    let (first, h) = p.next();
+    assert!(first.preview, "frame {} came first", first.index);
+    assert!((27..=28).contains(&first.index), "preview {}", first.index);
+    assert_eq!(level(&h), common::limited_grey(common::ramp_luma(first.index)));
+    let (exact, h) = p.next();
+    assert!(!exact.preview);
+    assert_eq!(exact.index, 34);
+    assert_eq!(level(&h), common::limited_grey(common::ramp_luma(34)));
+}

@@ -359,6 +359,7 @@ fn a_seek_in_the_middle_of_a_catch_up_leaves_no_frame_out_of_the_next_run() {
         source.catch_up(Some(CatchUp {
             limit: last,
             keep_from: last,
+            pass: false,
         }));
         let shown: Vec<u64> = (0..interrupted_after)
             .map(|_| source.next_frame().unwrap().unwrap().index)
@@ -374,4 +375,78 @@ fn a_seek_in_the_middle_of_a_catch_up_leaves_no_frame_out_of_the_next_run() {
         }
     }
     assert!(skipped, "the catch-up runs skipped nothing");
+}
+
+#[test]
+fn a_keyframe_decoded_by_itself_is_the_frame_the_stream_decodes_there() {
+    use ffmpeg_next as ffmpeg;
+    use histoplay::video::source::VideoSource;
+    for clip in [common::grey_ramp_bframes(), common::grey_ramp_open_gop()] {
+        // Every frame as the stream's own decoder gives it, by pts.
+        let mut source = VideoSource::open(&clip).unwrap();
+        let mut keyframes = source.keyframe_decoder().expect("a software stream has one");
+        let mut stream = std::collections::HashMap::new();
+        while let Some(frame) = source.next_frame().unwrap() {
+            stream.insert(frame.pts, (frame.index, frame.frame.data(0).to_vec()));
+        }
+        assert_eq!(stream.len() as u64, common::RAMP_FRAMES);
+        let mut input = ffmpeg::format::input(&clip).unwrap();
+        let video = input.streams().best(ffmpeg::media::Type::Video).unwrap().index();
+        let mut checked = Vec::new();
+        for (s, packet) in input.packets() {
+            if s.index() != video || !packet.is_key() {
+                continue;
+            }
+            let (pts, frame) = keyframes.decode(&packet).expect("a keyframe decodes by itself");
+            let (index, plane) = &stream[&pts];
+            assert_eq!(frame.data(0), &plane[..], "{}: keyframe {index}", clip.display());
+            assert_eq!(frame.data(0)[0], common::ramp_luma(*index));
+            checked.push(*index);
+        }
+        // One keyframe every 12 frames (the open-GOP clip's I pictures included).
+        assert_eq!(
+            checked,
+            (0..common::RAMP_FRAMES).step_by(12).collect::<Vec<_>>(),
+            "{}",
+            clip.display()
+        );
+    }
+}
+
+#[test]
+fn a_catch_up_run_passes_the_frames_before_those_it_keeps_and_gives_the_rest_whole() {
+    use histoplay::video::source::{CatchUp, Decoded, VideoSource};
+    let clip = common::grey_ramp_bframes();
+    let mut source = VideoSource::open(&clip).unwrap();
+    let mut all = Vec::new();
+    while let Some(frame) = source.next_frame().unwrap() {
+        all.push(frame.pts);
+    }
+    source.seek_before(all[50]);
+    source.catch_up(Some(CatchUp {
+        limit: all[58],
+        keep_from: all[55],
+        pass: true,
+    }));
+    let (mut whole, mut passed) = (Vec::new(), Vec::new());
+    while let Some(decoded) = source.next_decoded().unwrap() {
+        match decoded {
+            Decoded::Frame(frame) => {
+                assert_eq!(frame.frame.data(0)[0], common::ramp_luma(frame.index));
+                whole.push(frame.index);
+                if frame.index == 60 {
+                    break;
+                }
+            }
+            Decoded::Passed { pts } => passed.push(all.iter().position(|&p| p == pts).unwrap() as u64),
+        }
+    }
+    // The run starts at keyframe 48, given whole (it may be shown as a preview); the frames up
+    // to 54 that other frames reference are passed, those nothing references not decoded.
+    assert_eq!(whole, vec![48, 55, 56, 57, 58, 59, 60]);
+    assert!(
+        !passed.is_empty() && passed.iter().all(|&n| (49..55).contains(&n)),
+        "{passed:?}"
+    );
+    assert!(passed.len() < 6, "frames nothing references were decoded: {passed:?}");
 }

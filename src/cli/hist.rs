@@ -176,6 +176,7 @@ fn seek_to_frame(source: &mut VideoSource, frame: u64) {
         source.catch_up(Some(CatchUp {
             limit: pts,
             keep_from: pts,
+            pass: true,
         }));
     }
 }
@@ -388,7 +389,9 @@ pub fn gpu_frames_on(
             decoder.release(frame.slot);
             break;
         }
-        if !range.contains(frame.index) {
+        // A seek's keyframe preview is not a frame of the range (the frame it stands in for
+        // follows).
+        if frame.preview || !range.contains(frame.index) {
             decoder.release(frame.slot);
             continue;
         }

@@ -153,6 +153,11 @@ impl<F: ByteSize> FrameCache<F> {
         (entry.previous == Some(pts) && self.entries.contains_key(&pts)).then_some(next)
     }
 
+    /// The latest frame held at or before `limit`, whatever is known of its neighbours.
+    pub fn nearest_at_or_before(&self, limit: i64) -> Option<i64> {
+        self.entries.range(..=limit).next_back().map(|(&pts, _)| pts)
+    }
+
     /// The last frame at or before `limit`, when the cache can tell: it holds that frame and
     /// the one after it as neighbours (or `limit` is exactly a frame here).
     pub fn last_at_or_before(&self, limit: i64) -> Option<i64> {

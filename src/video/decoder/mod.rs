@@ -9,6 +9,7 @@
 //! one shown, so stepping back keeps being instant across GOP boundaries. Work goes one frame
 //! at a time, with commands read in between: a newer seek replaces an older one at once.
 
+mod preview;
 mod upload;
 mod worker;
 
@@ -16,6 +17,7 @@ use super::cache::{CacheFill, CacheGauge, FrameCache};
 use super::convert::PlaneTextures;
 use super::index::FrameIndex;
 use super::source::{SeekTarget, VideoInfo, VideoSource};
+use preview::PreviewThread;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
 use std::time::Duration;
@@ -81,6 +83,7 @@ pub struct DecodeThread {
     generation: u64,
     paused: bool,
     handle: Option<std::thread::JoinHandle<()>>,
+    preview: Option<std::thread::JoinHandle<()>>,
     uploader: Option<std::thread::JoinHandle<()>>,
     cache_gauge: Arc<CacheGauge>,
 }
@@ -108,7 +111,26 @@ impl DecodeThread {
         let cache = FrameCache::new(cache_bytes);
         let cache_gauge = cache.gauge();
         let (outgoing_tx, outgoing) = mpsc::channel();
-        let worker = Worker::new(source, slots.len(), command_rx, outgoing_tx, cache);
+        // Keyframe previews decoded beside the stream's decoder, where it decodes in software.
+        let (keyframes, preview) = match source.keyframe_decoder() {
+            Some(decoder) => {
+                let (jobs_tx, jobs) = mpsc::channel();
+                let thread = PreviewThread {
+                    decoder,
+                    index: Arc::clone(&index),
+                    jobs,
+                    outgoing: outgoing_tx.clone(),
+                };
+                let handle = std::thread::Builder::new()
+                    .name("histoplay preview".into())
+                    .spawn(move || thread.run())
+                    .map_err(|e| log::warn!("cannot start the preview thread: {e}"))
+                    .ok();
+                (handle.is_some().then_some(jobs_tx), handle)
+            }
+            None => (None, None),
+        };
+        let worker = Worker::new(source, slots.len(), command_rx, outgoing_tx, cache, keyframes);
         let uploader = Uploader {
             queue,
             slots,
@@ -136,6 +158,7 @@ impl DecodeThread {
             generation: 0,
             paused: false,
             handle,
+            preview,
             uploader,
             cache_gauge,
         }
@@ -211,7 +234,11 @@ impl Drop for DecodeThread {
     /// of the GPU. The player drops files off its UI thread.
     fn drop(&mut self) {
         let _ = self.commands.send(Command::Stop);
-        for handle in [self.handle.take(), self.uploader.take()].into_iter().flatten() {
+        // The preview thread stops once the decode thread has let go of its jobs.
+        for handle in [self.handle.take(), self.preview.take(), self.uploader.take()]
+            .into_iter()
+            .flatten()
+        {
             let _ = handle.join();
         }
     }

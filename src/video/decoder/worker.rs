@@ -2,11 +2,12 @@
 //! filling the cache behind the frame shown while paused), with commands read in between. The
 //! frames it sends are uploaded by the upload thread (`upload.rs`).
 
+use super::preview::{Claim, ClaimState, Job};
 use super::upload::Outgoing;
 use super::{Command, DecoderEvent, ReadyFrame, LANDING_ATTEMPTS, PAUSED_AHEAD, SEEK_KEEP_BYTES, SEEK_KEEP_FRAMES};
 use crate::video::cache::FrameCache;
 use crate::video::index::FrameIndex;
-use crate::video::source::{CatchUp, DecodedFrame, SeekTarget, VideoSource};
+use crate::video::source::{CatchUp, Decoded, DecodedFrame, SeekTarget, VideoSource};
 use std::collections::VecDeque;
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
@@ -21,8 +22,11 @@ struct Landing {
     target: Option<i64>,
     /// Frames from here on are decoded in full and kept.
     keep_from: i64,
-    /// Send the first frame of the run as a preview while catching up.
+    /// Send a preview while catching up: a frame of the target's GOP from the cache, the
+    /// keyframe from the preview thread, or the first frame of the run.
     preview: bool,
+    /// A ring slot was set aside for the preview.
+    claimed: bool,
     /// Send the frame landed on (false: the run only fills the cache or repositions).
     deliver: bool,
     /// The decoder has been positioned for this run.
@@ -47,6 +51,7 @@ impl Landing {
             target,
             keep_from,
             preview: false,
+            claimed: false,
             deliver: false,
             started: true,
             decoded: 0,
@@ -64,6 +69,7 @@ impl Landing {
             target: None,
             keep_from: i64::MIN,
             preview: false,
+            claimed: false,
             deliver: true,
             started: true,
             decoded: 0,
@@ -118,6 +124,10 @@ pub(super) struct Worker {
     ticks_per_frame: f64,
     /// A pts past the stream's end, as far as the container tells.
     end_pts: i64,
+    /// Keyframes to the preview thread, where there is one.
+    keyframes: Option<Sender<Job>>,
+    /// The ring slot set aside for the landing's preview.
+    claim: Option<Arc<Claim>>,
 }
 
 impl Worker {
@@ -127,6 +137,7 @@ impl Worker {
         commands: Receiver<Command>,
         outgoing: Sender<Outgoing>,
         cache: FrameCache<Arc<DecodedFrame>>,
+        keyframes: Option<Sender<Job>>,
     ) -> Self {
         let info = &source.info;
         let ticks_per_frame =
@@ -155,6 +166,8 @@ impl Worker {
             frame_bytes: 0,
             ticks_per_frame,
             end_pts,
+            keyframes,
+            claim: None,
         }
     }
 
@@ -195,6 +208,7 @@ impl Worker {
                 }
             }
             Command::Seek { target, generation } => {
+                self.close_claim();
                 self.generation = generation;
                 self.cursor = None;
                 // A fill under way goes on unless the seek needs the decoder.
@@ -237,7 +251,8 @@ impl Worker {
             SeekTarget::Before(pts) => (pts.saturating_sub(1), true, false, self.behind_frames()),
             SeekTarget::End => (i64::MAX, true, false, seek_keep),
         };
-        let keep = keep.min(self.behind_frames());
+        // At least the frame before the limit is kept whole: the target is at or after it.
+        let keep = keep.min(self.behind_frames()).max(1);
         let number = self.index.number_at(limit);
         let target = number.exact.then(|| self.index.pts_of(number.n)).flatten();
         Landing {
@@ -246,6 +261,7 @@ impl Worker {
             target,
             keep_from: limit.saturating_sub((keep as f64 * tpf) as i64),
             preview,
+            claimed: false,
             deliver: true,
             started: false,
             decoded: 0,
@@ -301,15 +317,22 @@ impl Worker {
             }
             self.fill = None;
             self.position(&landing);
+            self.claim_preview(&mut landing)?;
             landing.started = true;
             self.task = Task::Land(landing);
             return Ok(Progress::Worked);
         }
+        // The ring may have had no slot to spare when the landing started.
+        self.claim_preview(&mut landing)?;
         let anchor = landing.candidate.unwrap_or(landing.limit.min(i64::MAX / 2));
         match self.decode(anchor, landing.candidate)? {
             None => {
                 // The end: the last frame at or before the limit, else the last there is.
                 let last = landing.candidate.or(self.source.position());
+                if let Some(pts) = last.filter(|&pts| landing.deliver && !self.cache.contains(pts)) {
+                    self.redo(landing, pts);
+                    return Ok(Progress::Worked);
+                }
                 match last.filter(|&pts| self.cache.contains(pts)) {
                     Some(pts) if landing.deliver => {
                         self.deliver(pts, false)?;
@@ -352,6 +375,7 @@ impl Worker {
             self.source.catch_up(Some(CatchUp {
                 limit: landing.limit,
                 keep_from: landing.keep_from,
+                pass: landing.exact,
             }));
             self.task = Task::Land(landing);
             return Ok(());
@@ -361,8 +385,7 @@ impl Worker {
             if landing.target == Some(pts) {
                 return self.settle(landing, pts);
             }
-            if first_of_run && landing.preview && landing.deliver && !self.free.is_empty() {
-                self.send(pts, true)?;
+            if first_of_run && self.cache.contains(pts) && self.send_preview(pts)? {
                 if let Some(asked) = landing.asked {
                     log::debug!(
                         "preview at pts {pts} after {:.1} ms",
@@ -375,12 +398,16 @@ impl Worker {
         }
         // Past the limit: the candidate is the frame (or, with none before the limit, the
         // stream's first frame is).
-        let landed = landing.candidate.filter(|&c| self.cache.contains(c)).unwrap_or(pts);
+        let landed = landing.candidate.unwrap_or(pts);
         self.settle(landing, landed)
     }
 
     /// The landing is over at `pts`: send it (unless the run only repositioned) and follow on.
     fn settle(&mut self, landing: Landing, pts: i64) -> Result<(), String> {
+        if landing.deliver && !self.cache.contains(pts) {
+            self.redo(landing, pts);
+            return Ok(());
+        }
         self.source.catch_up(None);
         if let Some(asked) = landing.asked {
             log::debug!(
@@ -392,10 +419,89 @@ impl Worker {
         if landing.deliver {
             self.deliver(pts, false)?;
         } else {
+            self.close_claim();
             self.cursor = Some(pts);
         }
         self.task = Task::Follow;
         Ok(())
+    }
+
+    /// Once a ring slot can be spared for an exact landing's preview (the landing needs another
+    /// for its frame): sets it aside, and sends a frame of the target's GOP from the cache at
+    /// once (nearer the target than its keyframe) or has the preview thread decode the keyframe.
+    fn claim_preview(&mut self, landing: &mut Landing) -> Result<(), String> {
+        if landing.claimed || !(landing.preview && landing.exact && landing.deliver) || self.free.len() < 2 {
+            return Ok(());
+        }
+        landing.claimed = true;
+        self.close_claim();
+        let Some(slot) = self.free.pop_front() else {
+            return Ok(());
+        };
+        let claim = Claim::new(slot, self.generation);
+        self.claim = Some(Arc::clone(&claim));
+        let nearest = self.cache.nearest_at_or_before(landing.limit);
+        if let Some(pts) = nearest.filter(|&p| self.index.keyframe_between(p, landing.limit) == Some(false)) {
+            if self.send_preview(pts)? {
+                log::debug!("preview of pts {pts} from the cache");
+                return Ok(());
+            }
+        }
+        if let Some(jobs) = &self.keyframes {
+            let _ = jobs.send(Job {
+                limit: landing.limit,
+                target: landing.target,
+                claim,
+            });
+        }
+        Ok(())
+    }
+
+    /// The landing is over: no preview after this; its slot comes back if nobody used it.
+    fn close_claim(&mut self) {
+        let Some(claim) = self.claim.take() else { return };
+        let mut state = claim.lock();
+        if let ClaimState::Open { slot, .. } = *state {
+            self.free.push_back(slot);
+        }
+        *state = ClaimState::Closed;
+    }
+
+    /// Sends the cached frame at `pts` as the landing's preview, unless the preview thread
+    /// got there first; whether it was sent.
+    fn send_preview(&mut self, pts: i64) -> Result<bool, String> {
+        let Some(claim) = self.claim.clone() else {
+            return Ok(false);
+        };
+        let mut state = claim.lock();
+        let ClaimState::Open { slot, .. } = *state else {
+            return Ok(false);
+        };
+        self.free.push_front(slot);
+        self.send(pts, true)?;
+        *state = ClaimState::Sent;
+        Ok(true)
+    }
+
+    /// The landing's frame turned out to be one the run passed (its pixels were not kept: a gap
+    /// in the stream's timing put it before the frames kept): decode up to it again, keeping it.
+    fn redo(&mut self, mut landing: Landing, pts: i64) {
+        log::debug!("landing again on pts {pts}, a frame the run passed");
+        self.close_claim();
+        landing.keep_from = landing.keep_from.min(pts);
+        landing.limit = pts;
+        landing.target = Some(pts);
+        landing.preview = false;
+        landing.decoded = 0;
+        landing.candidate = None;
+        self.source.seek_before(pts);
+        self.source.catch_up(Some(CatchUp {
+            limit: landing.limit,
+            keep_from: landing.keep_from,
+            pass: false,
+        }));
+        self.decoder_ended = false;
+        self.task = Task::Land(landing);
     }
 
     /// Puts the decoder where a run for `landing` starts: on from where it is when no keyframe
@@ -407,6 +513,7 @@ impl Worker {
         let catch_up = CatchUp {
             limit: landing.limit,
             keep_from: landing.keep_from,
+            pass: landing.exact,
         };
         if let Some(at) = self.source.position().filter(|_| !self.decoder_ended) {
             let near = landing.limit.saturating_sub(at) as f64 <= 2.0 * self.ticks_per_frame;
@@ -428,11 +535,15 @@ impl Worker {
     }
 
     /// Decodes the next frame into the cache (which stays within its budget around `anchor`,
-    /// keeping `keep`); its pts, or None at the end.
+    /// keeping `keep`), unless the run passes it; its pts, or None at the end.
     fn decode(&mut self, anchor: i64, keep: Option<i64>) -> Result<Option<i64>, String> {
-        let Some(frame) = self.source.next_frame().map_err(|e| e.to_string())? else {
-            self.decoder_ended = true;
-            return Ok(None);
+        let frame = match self.source.next_decoded().map_err(|e| e.to_string())? {
+            Some(Decoded::Frame(frame)) => frame,
+            Some(Decoded::Passed { pts }) => return Ok(Some(pts)),
+            None => {
+                self.decoder_ended = true;
+                return Ok(None);
+            }
         };
         let pts = frame.pts;
         self.frame_bytes = frame.byte_size();
@@ -496,16 +607,22 @@ impl Worker {
         }
         // The frames on the way are in the cache already (or not wanted: keeping them would
         // evict the run's far end, the very frame the decoder is headed for).
-        let Some(frame) = self.source.next_frame().map_err(|e| e.to_string())? else {
-            self.decoder_ended = true;
-            self.ahead_done = true;
-            return Ok(Progress::Worked);
+        let pts = match self.source.next_decoded().map_err(|e| e.to_string())? {
+            Some(Decoded::Frame(frame)) => {
+                let pts = frame.pts;
+                if self.cache.contains(pts) {
+                    let previous = frame.previous;
+                    self.cache.insert(pts, Arc::new(frame), previous);
+                }
+                pts
+            }
+            Some(Decoded::Passed { pts }) => pts,
+            None => {
+                self.decoder_ended = true;
+                self.ahead_done = true;
+                return Ok(Progress::Worked);
+            }
         };
-        let pts = frame.pts;
-        if self.cache.contains(pts) {
-            let previous = frame.previous;
-            self.cache.insert(pts, Arc::new(frame), previous);
-        }
         if pts >= tail {
             // There (or past it, where the run had no frame at its pts): decode every frame on.
             self.source.catch_up(None);
@@ -568,6 +685,7 @@ impl Worker {
     }
 
     fn end(&mut self) {
+        self.close_claim();
         self.task = Task::Ended;
         self.emit(DecoderEvent::EndOfStream {
             generation: self.generation,
@@ -576,6 +694,9 @@ impl Worker {
 
     /// Sends the cached frame at `pts` as the next frame of this generation.
     fn deliver(&mut self, pts: i64, preview: bool) -> Result<(), String> {
+        if !preview {
+            self.close_claim();
+        }
         self.send(pts, preview)?;
         if !preview {
             self.cursor = Some(pts);

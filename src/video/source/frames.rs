@@ -1,6 +1,7 @@
 //! What comes out of the decoder, made ready for the GPU: numbered from the index, linked to the
 //! frame before it, told apart from leading pictures and stale frames after a seek, copied back
-//! from a hardware decoder, and converted to the stream's upload layout where it isn't in it.
+//! from a hardware decoder, and converted to the stream's upload layout where it isn't in it
+//! (unless a catch-up run only passes it on its way).
 
 use super::*;
 
@@ -35,6 +36,16 @@ impl DecodedFrame {
     }
 }
 
+/// What the decoder gave out.
+pub enum Decoded {
+    Frame(DecodedFrame),
+    /// A frame a catch-up run decoded on its way (other frames reference it) but does not keep:
+    /// its pts only.
+    Passed {
+        pts: i64,
+    },
+}
+
 /// An swscale context that may move to the decode thread.
 pub(super) struct Scaler(scaling::Context);
 
@@ -44,7 +55,7 @@ unsafe impl Send for Scaler {}
 
 impl VideoSource {
     /// Numbers and links a frame the decoder gave out; None for a leading picture after a seek.
-    pub(super) fn finish(&mut self, frame: ffmpeg::frame::Video) -> Result<Option<DecodedFrame>, VideoError> {
+    pub(super) fn finish(&mut self, frame: ffmpeg::frame::Video) -> Result<Option<Decoded>, VideoError> {
         // The pts of the frame's own packet, as the index numbers them; FFmpeg's best-effort
         // guess only where packets have none (it turns to dts after the leading pictures of an
         // open GOP, and would give a frame its successor's time).
@@ -110,6 +121,11 @@ impl VideoSource {
                 self.info.frame_light.note(nits);
             }
         }
+        let passed = self.run.given > 0 && self.run.catch_up.is_some_and(|c| c.pass && pts < c.keep_from);
+        self.run.given += 1;
+        if passed {
+            return Ok(Some(Decoded::Passed { pts }));
+        }
         let frame = match self.hardware {
             Some(hw) if hw.holds(&frame) => hardware::download(&frame).map_err(|e| VideoError::Decode {
                 path: self.info.path.clone(),
@@ -118,51 +134,59 @@ impl VideoSource {
             _ => frame,
         };
         let frame = self.convert_for_upload(frame)?;
-        Ok(Some(DecodedFrame {
+        Ok(Some(Decoded::Frame(DecodedFrame {
             index: number.n,
             exact: number.exact,
             pts,
             seconds: self.info.seconds(pts),
             previous,
             frame,
-        }))
+        })))
     }
 
     /// Frames already in the stream's upload layout pass through; others (or frames whose size
     /// changed mid-stream) go through one swscale context, made when first needed.
     fn convert_for_upload(&mut self, frame: ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, VideoError> {
-        let f = &self.info.format;
-        let native = native_layout(frame.format()).map(|(layout, _)| layout);
-        if native == Some(f.layout) && frame.width() == f.width && frame.height() == f.height {
-            return Ok(frame);
-        }
-        let target = upload_format(f.layout);
-        let stale = self.scaler.as_ref().is_none_or(|Scaler(s)| {
-            s.input().format != frame.format() || s.input().width != frame.width() || s.input().height != frame.height()
-        });
-        if stale {
-            let context = scaling::Context::get(
-                frame.format(),
-                frame.width(),
-                frame.height(),
-                target,
-                f.width,
-                f.height,
-                scaling::Flags::BICUBIC | scaling::Flags::ACCURATE_RND | scaling::Flags::FULL_CHR_H_INT,
-            )
-            .map_err(|e| VideoError::Decode {
-                path: self.info.path.clone(),
-                reason: format!("cannot convert {:?} frames: {e}", frame.format()),
-            })?;
-            self.scaler = Some(Scaler(context));
-        }
-        let mut out = ffmpeg::frame::Video::empty();
-        let Scaler(scaler) = self.scaler.as_mut().expect("made above");
-        scaler.run(&frame, &mut out).map_err(|e| VideoError::Decode {
+        to_upload_layout(&self.info.format, &mut self.scaler, frame).map_err(|reason| VideoError::Decode {
             path: self.info.path.clone(),
-            reason: format!("converting a frame failed: {e}"),
-        })?;
-        out.set_pts(frame.pts());
-        Ok(out)
+            reason,
+        })
     }
+}
+
+/// `frame` in `format`'s upload layout and size: as it is when it already is, else converted by
+/// `scaler` (made, or made again, when the frame's format or size is new to it).
+pub(super) fn to_upload_layout(
+    format: &FrameFormat,
+    scaler: &mut Option<Scaler>,
+    frame: ffmpeg::frame::Video,
+) -> Result<ffmpeg::frame::Video, String> {
+    let native = native_layout(frame.format()).map(|(layout, _)| layout);
+    if native == Some(format.layout) && frame.width() == format.width && frame.height() == format.height {
+        return Ok(frame);
+    }
+    let target = upload_format(format.layout);
+    let stale = scaler.as_ref().is_none_or(|Scaler(s)| {
+        s.input().format != frame.format() || s.input().width != frame.width() || s.input().height != frame.height()
+    });
+    if stale {
+        let context = scaling::Context::get(
+            frame.format(),
+            frame.width(),
+            frame.height(),
+            target,
+            format.width,
+            format.height,
+            scaling::Flags::BICUBIC | scaling::Flags::ACCURATE_RND | scaling::Flags::FULL_CHR_H_INT,
+        )
+        .map_err(|e| format!("cannot convert {:?} frames: {e}", frame.format()))?;
+        *scaler = Some(Scaler(context));
+    }
+    let mut out = ffmpeg::frame::Video::empty();
+    let Scaler(context) = scaler.as_mut().expect("made above");
+    context
+        .run(&frame, &mut out)
+        .map_err(|e| format!("converting a frame failed: {e}"))?;
+    out.set_pts(frame.pts());
+    Ok(out)
 }

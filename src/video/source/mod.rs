@@ -4,11 +4,13 @@
 
 mod frames;
 pub mod hardware;
+mod keyframe;
 mod stream;
 
-pub use frames::DecodedFrame;
 use frames::Scaler;
+pub use frames::{Decoded, DecodedFrame};
 use hardware::NalFraming;
+pub use keyframe::KeyframeDecoder;
 use stream::{
     color_volume, dolby_vision, fallback_format, matrix_of, native_layout, quarter_turns, range_of, upload_format,
 };
@@ -127,6 +129,8 @@ pub struct VideoSource {
     run: Run,
     eof_sent: bool,
     damaged_packets: u64,
+    /// The stream's codec parameters, for a keyframe decoder beside this one.
+    parameters: ffmpeg::codec::Parameters,
 }
 
 /// Up to what a decode run may skip frames, to land sooner.
@@ -136,6 +140,10 @@ pub struct CatchUp {
     pub limit: i64,
     /// Frames from this pts on are all decoded (they are kept for steps back).
     pub keep_from: i64,
+    /// Frames before `keep_from` that the decoder does decode (other frames reference them) are
+    /// given out as passed, pts only: not copied back from a hardware decoder or converted. The
+    /// run's first frame is given out whole all the same (it may be shown as a preview).
+    pub pass: bool,
 }
 
 /// What the decoder has been given since the last seek.
@@ -157,6 +165,8 @@ struct Run {
     skippable: BTreeSet<i64>,
     /// Packets sent since the seek.
     packets: u64,
+    /// Frames given out (or passed) since the seek.
+    given: u64,
     /// The seek left the decoder as it was, to be flushed before the first packet unless that
     /// is an IDR picture.
     flush_pending: bool,
@@ -198,7 +208,7 @@ impl VideoSource {
             .best(ffmpeg::media::Type::Video)
             .ok_or_else(|| VideoError::NoVideo(path.to_owned()))?;
         let stream_index = stream.index();
-        let parameters = stream.parameters();
+        let parameters = stream.parameters().clone();
         let codec_id = parameters.id();
         // SAFETY: reading two plain fields of the stream's codec parameters.
         let parameters_size = unsafe {
@@ -206,7 +216,7 @@ impl VideoSource {
             ((*p).width.max(0) as u32, (*p).height.max(0) as u32)
         };
         let mut context =
-            ffmpeg::codec::context::Context::from_parameters(parameters).map_err(|e| VideoError::Decode {
+            ffmpeg::codec::context::Context::from_parameters(parameters.clone()).map_err(|e| VideoError::Decode {
                 path: path.to_owned(),
                 reason: e.to_string(),
             })?;
@@ -358,7 +368,18 @@ impl VideoSource {
             run: Run::default(),
             eof_sent: false,
             damaged_packets: 0,
+            parameters,
         })
+    }
+
+    /// A decoder for this stream's keyframes by themselves, for seek previews; None where the
+    /// stream decodes on a hardware decoder, which gives out its first frame soon enough (and
+    /// where a keyframe in software would take longer), or if it can't be opened.
+    pub fn keyframe_decoder(&self) -> Option<KeyframeDecoder> {
+        if self.hardware.is_some() {
+            return None;
+        }
+        KeyframeDecoder::open(self.parameters.clone(), &self.info, self.stream_index)
     }
 
     /// The stream's frame index (shared with the player's display).
@@ -476,8 +497,21 @@ impl VideoSource {
     }
 
     /// The next frame in presentation order, or None at the end of the stream. Damaged packets
-    /// are skipped with a warning: decoding goes on past them.
+    /// are skipped with a warning: decoding goes on past them. Frames a catch-up run passes
+    /// are left out.
     pub fn next_frame(&mut self) -> Result<Option<DecodedFrame>, VideoError> {
+        loop {
+            match self.next_decoded()? {
+                Some(Decoded::Frame(frame)) => return Ok(Some(frame)),
+                Some(Decoded::Passed { .. }) => {}
+                None => return Ok(None),
+            }
+        }
+    }
+
+    /// The next frame in presentation order, whole or (on a catch-up run that passes frames)
+    /// passed; None at the end of the stream.
+    pub fn next_decoded(&mut self) -> Result<Option<Decoded>, VideoError> {
         let mut frame = ffmpeg::frame::Video::empty();
         loop {
             match self.decoder.receive_frame(&mut frame) {

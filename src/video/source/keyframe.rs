@@ -1,0 +1,110 @@
+//! A second decoder for a stream's keyframes alone, each decoded by itself, from a demuxer of
+//! its own. While the stream's decoder catches up from a seek's keyframe to the exact frame
+//! with all its frame threads (which give out their first frame only once each has one in
+//! hand, and which may be mid-GOP already, decoding on), this one turns the keyframe at or
+//! before the target into a preview in the time one thread takes to decode one picture.
+
+use super::frames::{to_upload_layout, Scaler};
+use super::stream::{discard_other_streams, seek_backward};
+use super::{FrameFormat, VideoInfo};
+use ffmpeg_next as ffmpeg;
+
+pub struct KeyframeDecoder {
+    decoder: ffmpeg::decoder::Video,
+    format: FrameFormat,
+    scaler: Option<Scaler>,
+    info: VideoInfo,
+    stream_index: usize,
+    /// The file, opened again on first use (None until then, or if that failed).
+    input: Option<ffmpeg::format::context::Input>,
+    tried_input: bool,
+}
+
+impl KeyframeDecoder {
+    /// A one-thread software decoder for the stream `parameters` describe, giving frames in
+    /// `info`'s upload layout; None if it can't be opened.
+    pub(super) fn open(parameters: ffmpeg::codec::Parameters, info: &VideoInfo, stream_index: usize) -> Option<Self> {
+        let mut context = ffmpeg::codec::context::Context::from_parameters(parameters).ok()?;
+        context.set_threading(ffmpeg::threading::Config {
+            kind: ffmpeg::threading::Type::Frame,
+            count: 1,
+            ..Default::default()
+        });
+        let decoder = context.decoder().video().ok()?;
+        Some(Self {
+            decoder,
+            format: info.format,
+            scaler: None,
+            info: info.clone(),
+            stream_index,
+            input: None,
+            tried_input: false,
+        })
+    }
+
+    /// Opens the file for this decoder's own reading, if not yet done (it takes as long as
+    /// opening the file did: done ahead of the first preview where possible).
+    pub fn prepare(&mut self) {
+        if !self.tried_input {
+            self.tried_input = true;
+            self.input = ffmpeg::format::input(&self.info.path)
+                .map(|mut input| {
+                    discard_other_streams(&mut input, self.stream_index);
+                    input
+                })
+                .map_err(|e| log::debug!("keyframe previews: cannot open the file again: {e}"))
+                .ok();
+        }
+    }
+
+    /// The picture of the keyframe at or before `pts` (its pts, and the frame in the stream's
+    /// upload layout); None where the demuxer doesn't land on a keyframe at or before it.
+    pub fn decode_at(&mut self, pts: i64) -> Option<(i64, ffmpeg::frame::Video)> {
+        self.prepare();
+        let input = self.input.as_mut()?;
+        if !seek_backward(input, self.stream_index, pts) {
+            return None;
+        }
+        let mut packet = ffmpeg::Packet::empty();
+        loop {
+            packet.read(input).ok()?;
+            if packet.stream() == self.stream_index {
+                break;
+            }
+        }
+        let at = packet.pts().or(packet.dts())?;
+        if !packet.is_key() || at > pts {
+            return None;
+        }
+        self.decode(&packet)
+    }
+
+    /// The picture of a keyframe packet, in the stream's upload layout, with its pts; None if
+    /// it doesn't decode by itself.
+    pub fn decode(&mut self, packet: &ffmpeg::Packet) -> Option<(i64, ffmpeg::frame::Video)> {
+        let pts = packet.pts().or(packet.dts())?;
+        let sent = self.decoder.send_packet(packet).is_ok() && self.decoder.send_eof().is_ok();
+        let mut frame = ffmpeg::frame::Video::empty();
+        let decoded = sent && self.decoder.receive_frame(&mut frame).is_ok();
+        // Ready for the next keyframe, whatever became of this one.
+        self.decoder.flush();
+        if !decoded {
+            return None;
+        }
+        // SAFETY: reading two plain fields of a valid frame.
+        let (error_flags, flags) = unsafe { ((*frame.as_ptr()).decode_error_flags, (*frame.as_ptr()).flags) };
+        if error_flags != 0 || flags & ffmpeg::ffi::AV_FRAME_FLAG_CORRUPT != 0 {
+            return None;
+        }
+        let pts = frame.pts().unwrap_or(pts);
+        let frame = to_upload_layout(&self.format, &mut self.scaler, frame)
+            .map_err(|e| log::debug!("keyframe preview: {e}"))
+            .ok()?;
+        Some((pts, frame))
+    }
+
+    /// The stream's description (for frame times).
+    pub fn info(&self) -> &VideoInfo {
+        &self.info
+    }
+}
