@@ -453,12 +453,24 @@ impl FrameIndex {
 
 /// The index only reads ahead of need: it yields the CPU to decoding and drawing.
 pub(crate) fn lower_priority() {
+    set_nice(19);
+}
+
+/// Raises this thread's nice value to `nice` (a thread already nicer keeps its own), which the
+/// threads it starts inherit.
+pub(crate) fn set_nice(nice: i32) {
     #[cfg(target_os = "linux")]
-    // SAFETY: setpriority on this thread's own id (Linux applies nice values per thread).
+    // SAFETY: getpriority and setpriority on this thread's own id (Linux applies nice values per
+    // thread).
     unsafe {
         let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, tid, 19);
+        let current = libc::getpriority(libc::PRIO_PROCESS, tid);
+        if current < nice {
+            libc::setpriority(libc::PRIO_PROCESS, tid, nice);
+        }
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = nice;
 }
 
 #[cfg(test)]
