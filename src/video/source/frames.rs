@@ -127,7 +127,7 @@ impl VideoSource {
             return Ok(Some(Decoded::Passed { pts }));
         }
         let frame = match self.hardware {
-            Some(hw) if hw.holds(&frame) => hardware::download(&frame).map_err(|e| VideoError::Decode {
+            Some(hw) if hw.holds(&frame) => self.downloads.download(&frame).map_err(|e| VideoError::Decode {
                 path: self.info.path.clone(),
                 reason: format!("copying a frame from the {} decoder failed: {e}", hw.name),
             })?,

@@ -131,6 +131,8 @@ pub struct VideoSource {
     damaged_packets: u64,
     /// The stream's codec parameters, for a keyframe decoder beside this one.
     parameters: ffmpeg::codec::Parameters,
+    /// Memory that frames from a hardware decoder are copied back into.
+    downloads: hardware::DownloadPool,
 }
 
 /// The nice value of a software decoder's frame threads (see `VideoSource::open`).
@@ -398,6 +400,7 @@ impl VideoSource {
             eof_sent: false,
             damaged_packets: 0,
             parameters,
+            downloads: hardware::DownloadPool::new(),
         })
     }
 
