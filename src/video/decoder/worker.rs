@@ -82,6 +82,8 @@ impl Landing {
 
 enum Task {
     Land(Landing),
+    /// The landing is over at this pts: deliver it once a ring slot is free.
+    Deliver(Landing, i64),
     /// Send the frames after the cursor, as ring slots allow.
     Follow,
     /// The end was reported for this generation.
@@ -282,11 +284,16 @@ impl Worker {
     }
 
     fn step(&mut self) -> Result<Progress, String> {
-        if let Task::Land(landing) = self.task {
-            if self.free.is_empty() {
-                return Ok(Progress::Idle);
+        // A landing decodes while the ring is full (the consumer is still giving back the
+        // slots of the frames before the seek); only its frame waits for a slot.
+        match self.task {
+            Task::Land(landing) => return self.land(landing),
+            Task::Deliver(..) if self.free.is_empty() => return Ok(Progress::Idle),
+            Task::Deliver(landing, pts) => {
+                self.settle(landing, pts)?;
+                return Ok(Progress::Worked);
             }
-            return self.land(landing);
+            Task::Follow | Task::Ended => {}
         }
         let may_send = !self.free.is_empty() && (!self.paused || self.in_flight() < PAUSED_AHEAD);
         if matches!(self.task, Task::Follow) && may_send {
@@ -310,6 +317,9 @@ impl Worker {
                     _ => self.cache.last_at_or_before(landing.limit),
                 };
                 if let Some(pts) = cached {
+                    if self.free.is_empty() {
+                        return Ok(Progress::Idle);
+                    }
                     self.deliver(pts, false)?;
                     self.task = Task::Follow;
                     return Ok(Progress::Worked);
@@ -334,10 +344,7 @@ impl Worker {
                     return Ok(Progress::Worked);
                 }
                 match last.filter(|&pts| self.cache.contains(pts)) {
-                    Some(pts) if landing.deliver => {
-                        self.deliver(pts, false)?;
-                        self.task = Task::Follow;
-                    }
+                    Some(pts) if landing.deliver => self.settle(landing, pts)?,
                     Some(pts) => {
                         self.cursor = Some(pts);
                         self.task = Task::Follow;
@@ -406,6 +413,10 @@ impl Worker {
     fn settle(&mut self, landing: Landing, pts: i64) -> Result<(), String> {
         if landing.deliver && !self.cache.contains(pts) {
             self.redo(landing, pts);
+            return Ok(());
+        }
+        if landing.deliver && self.free.is_empty() {
+            self.task = Task::Deliver(landing, pts);
             return Ok(());
         }
         self.source.catch_up(None);
