@@ -13,8 +13,12 @@ use super::upload::Outgoing;
 use super::ReadyFrame;
 use crate::video::index::FrameIndex;
 use crate::video::source::{DecodedFrame, KeyframeDecoder};
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// How long after the file opens the preview thread opens it again, unless a seek comes first.
+const OPEN_AFTER: Duration = Duration::from_millis(500);
 
 /// A ring slot set aside for one landing's preview.
 pub(super) struct Claim(Mutex<ClaimState>);
@@ -57,50 +61,62 @@ pub(super) struct PreviewThread {
 }
 
 impl PreviewThread {
-    /// Runs until the decode thread (and every tap it set) lets go of the job channel.
+    /// Runs until the decode thread lets go of the job channel.
     pub(super) fn run(mut self) {
-        self.decoder.prepare();
-        while let Ok(mut job) = self.jobs.recv() {
-            // A storm of seeks: only the newest keyframe matters.
-            while let Ok(newer) = self.jobs.try_recv() {
-                job = newer;
-            }
-            if !matches!(*job.claim.lock(), ClaimState::Open { .. }) {
-                continue;
-            }
-            let started = std::time::Instant::now();
-            let Some((pts, frame)) = self.decoder.decode_at(job.limit) else {
-                continue;
-            };
-            if job.target == Some(pts) {
-                continue;
-            }
-            let info = self.decoder.info();
-            let number = self.index.number_at(pts);
-            let decoded = DecodedFrame {
+        // The file is opened again at the first seek, or once the first frame has had time to
+        // come out: that open reads the container's index (all of it, for an MP4), which the
+        // first frame should not wait for.
+        match self.jobs.recv_timeout(OPEN_AFTER) {
+            Ok(job) => self.preview(job),
+            Err(RecvTimeoutError::Timeout) => self.decoder.prepare(),
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+        while let Ok(job) = self.jobs.recv() {
+            self.preview(job);
+        }
+    }
+
+    /// Decodes the keyframe of the newest job, and sends it if its landing still wants it.
+    fn preview(&mut self, mut job: Job) {
+        // A storm of seeks: only the newest keyframe matters.
+        while let Ok(newer) = self.jobs.try_recv() {
+            job = newer;
+        }
+        if !matches!(*job.claim.lock(), ClaimState::Open { .. }) {
+            return;
+        }
+        let started = std::time::Instant::now();
+        let Some((pts, frame)) = self.decoder.decode_at(job.limit) else {
+            return;
+        };
+        if job.target == Some(pts) {
+            return;
+        }
+        let info = self.decoder.info();
+        let number = self.index.number_at(pts);
+        let decoded = DecodedFrame {
+            index: number.n,
+            exact: number.exact,
+            pts,
+            seconds: info.seconds(pts),
+            previous: None,
+            frame,
+        };
+        let layout = info.format.layout;
+        let mut claim = job.claim.lock();
+        if let ClaimState::Open { slot, generation } = *claim {
+            let ready = ReadyFrame {
+                slot,
                 index: number.n,
                 exact: number.exact,
                 pts,
-                seconds: info.seconds(pts),
-                previous: None,
-                frame,
+                seconds: decoded.seconds,
+                generation,
+                preview: true,
             };
-            let layout = info.format.layout;
-            let mut claim = job.claim.lock();
-            if let ClaimState::Open { slot, generation } = *claim {
-                let ready = ReadyFrame {
-                    slot,
-                    index: number.n,
-                    exact: number.exact,
-                    pts,
-                    seconds: decoded.seconds,
-                    generation,
-                    preview: true,
-                };
-                let frame = Arc::new(decoded);
-                if self.outgoing.send(Outgoing::Frame { frame, layout, ready }).is_err() {
-                    return;
-                }
+            let frame = Arc::new(decoded);
+            // The upload thread gone means the decode thread is stopping too.
+            if self.outgoing.send(Outgoing::Frame { frame, layout, ready }).is_ok() {
                 *claim = ClaimState::Sent;
                 log::debug!(
                     "keyframe preview of pts {pts} decoded in {:.1} ms",
