@@ -373,3 +373,26 @@ fn a_file_that_cannot_be_played_fails_before_any_window() {
     let not_video = one_line_error(&histoplay(&[readme.to_str().unwrap()], &[("DISPLAY", ":4077")]));
     assert!(not_video.contains("README.md"), "{not_video}");
 }
+
+/// Resizing while frames play: the surface is configured again each time while the upload
+/// thread submits each frame's copy (wgpu refuses a configuration when that happens during its
+/// wait for the GPU, rarely; the player then tries again), and playback goes on at the new size.
+#[test]
+fn resizing_while_playing_goes_on_playing() {
+    let clip = common::grey_cycle();
+    let x = Xvfb::start();
+    let mut player = Player::start(&x, "resize", Some(&clip));
+    player.wait_present("playback", 0, |p| p.new_frame && !p.paused && p.frame >= Some(5));
+    for i in 0..30 {
+        let (width, height) = if i % 2 == 0 { ("720", "400") } else { ("800", "450") };
+        x.xdotool(&["windowsize", &player.window, width, height]);
+    }
+    let after = player.presents().len();
+    let last = player.wait_present("frames at the last size", after, |p| {
+        p.size == (800, 450) && p.new_frame && !p.paused
+    });
+    player.wait_present("frames after that", after, |p| p.new_frame && p.frame > last.frame);
+    player.key("q");
+    let status = player.wait_exit();
+    assert!(status.success(), "q exits with {status}");
+}

@@ -9,6 +9,9 @@ use winit::window::Window;
 /// Consecutive `Lost` surfaces after which the window is given up on.
 const MAX_LOST: u32 = 3;
 
+/// Tries at configuring the surface before leaving it to the next frame.
+const CONFIGURE_ATTEMPTS: u32 = 4;
+
 pub struct WindowSurface {
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
@@ -84,9 +87,27 @@ impl WindowSurface {
         self.config.height = height;
         self.configured = width > 0 && height > 0;
         if self.configured {
-            self.surface.configure(&gpu.device, &self.config);
-            self.stale = false;
+            self.stale = !self.configure(gpu);
         }
+    }
+
+    /// Applies `config`; false if wgpu refused it. Configuring waits for the GPU to go idle,
+    /// and wgpu refuses when another thread submits work meanwhile (the upload thread does,
+    /// for every frame), so a refusal is tried again (and, failing that, at the next frame)
+    /// rather than reported as the GPU's failure.
+    fn configure(&self, gpu: &GpuContext) -> bool {
+        for _ in 0..CONFIGURE_ATTEMPTS {
+            let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+            self.surface.configure(&gpu.device, &self.config);
+            match pollster::block_on(scope.pop()) {
+                None => return true,
+                Some(error) => log::debug!(
+                    "configuring the window surface: {}",
+                    crate::gpu::one_line(&error.to_string())
+                ),
+            }
+        }
+        false
     }
 
     pub fn size(&self) -> (u32, u32) {
@@ -105,7 +126,9 @@ impl WindowSurface {
             return Ok(None);
         }
         if self.stale {
-            self.surface.configure(&gpu.device, &self.config);
+            if !self.configure(gpu) {
+                return Ok(None);
+            }
             self.stale = false;
         }
         // One retry after rebuilding: a resize races the acquire now and then.
@@ -118,7 +141,10 @@ impl WindowSurface {
                 }
                 wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => return Ok(None),
                 wgpu::CurrentSurfaceTexture::Outdated => {
-                    self.surface.configure(&gpu.device, &self.config);
+                    if !self.configure(gpu) {
+                        self.stale = true;
+                        return Ok(None);
+                    }
                     continue;
                 }
                 wgpu::CurrentSurfaceTexture::Lost => {
@@ -131,7 +157,10 @@ impl WindowSurface {
                         .instance
                         .create_surface(window.clone())
                         .map_err(|e| PlayerError::Surface(e.to_string()))?;
-                    self.surface.configure(&gpu.device, &self.config);
+                    if !self.configure(gpu) {
+                        self.stale = true;
+                        return Ok(None);
+                    }
                     continue;
                 }
                 wgpu::CurrentSurfaceTexture::Validation => return Err(PlayerError::SurfaceRejected),
