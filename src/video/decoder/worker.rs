@@ -338,18 +338,14 @@ impl Worker {
         match self.decode(anchor, landing.candidate)? {
             None => {
                 // The end: the last frame at or before the limit, else the last there is.
-                let last = landing.candidate.or(self.source.position());
-                if let Some(pts) = last.filter(|&pts| landing.deliver && !self.cache.contains(pts)) {
-                    self.redo(landing, pts);
-                    return Ok(Progress::Worked);
-                }
-                match last.filter(|&pts| self.cache.contains(pts)) {
+                // (Settling on a frame the run passed decodes it again.)
+                match landing.candidate.or(self.source.position()) {
                     Some(pts) if landing.deliver => self.settle(landing, pts)?,
-                    Some(pts) => {
+                    Some(pts) if self.cache.contains(pts) => {
                         self.cursor = Some(pts);
                         self.task = Task::Follow;
                     }
-                    None => self.end(),
+                    _ => self.end(),
                 }
             }
             Some(pts) => self.landed_on(landing, pts)?,
@@ -488,8 +484,7 @@ impl Worker {
         let ClaimState::Open { slot, .. } = *state else {
             return Ok(false);
         };
-        self.free.push_front(slot);
-        self.send(pts, true)?;
+        self.send_in(slot, pts, true)?;
         *state = ClaimState::Sent;
         Ok(true)
     }
@@ -720,8 +715,13 @@ impl Worker {
     /// Hands the cached frame at `pts` to the upload thread, as the next frame of this
     /// generation, in the first free ring slot.
     fn send(&mut self, pts: i64, preview: bool) -> Result<(), String> {
-        let frame = Arc::clone(self.cache.get(pts).ok_or("a frame left the cache before it was sent")?);
         let slot = self.free.pop_front().ok_or("no free ring slot")?;
+        self.send_in(slot, pts, preview)
+    }
+
+    /// As `send`, into ring slot `slot` (already taken from the free ones).
+    fn send_in(&mut self, slot: usize, pts: i64, preview: bool) -> Result<(), String> {
+        let frame = Arc::clone(self.cache.get(pts).ok_or("a frame left the cache before it was sent")?);
         // The index may have read further since the frame was decoded.
         let number = self.index.number_at(pts);
         let ready = ReadyFrame {

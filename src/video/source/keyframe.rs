@@ -6,12 +6,11 @@
 
 use super::frames::{to_upload_layout, Scaler};
 use super::stream::{discard_other_streams, seek_backward};
-use super::{FrameFormat, VideoInfo};
+use super::VideoInfo;
 use ffmpeg_next as ffmpeg;
 
 pub struct KeyframeDecoder {
     decoder: ffmpeg::decoder::Video,
-    format: FrameFormat,
     scaler: Option<Scaler>,
     info: VideoInfo,
     stream_index: usize,
@@ -33,7 +32,6 @@ impl KeyframeDecoder {
         let decoder = context.decoder().video().ok()?;
         Some(Self {
             decoder,
-            format: info.format,
             scaler: None,
             info: info.clone(),
             stream_index,
@@ -97,7 +95,7 @@ impl KeyframeDecoder {
             return None;
         }
         let pts = frame.pts().unwrap_or(pts);
-        let frame = to_upload_layout(&self.format, &mut self.scaler, frame)
+        let frame = to_upload_layout(&self.info.format, &mut self.scaler, frame)
             .map_err(|e| log::debug!("keyframe preview: {e}"))
             .ok()?;
         Some((pts, frame))
