@@ -197,6 +197,118 @@ fn ten_bit_grey_counts_one_bin_per_code_value() {
     assert!(json_counts(&line, "l").iter().all(|&n| n == 2), "{line}");
 }
 
+/// One frame of grey in `pix_fmt` holding every `bits`-bit code 4 times at shuffled places (and,
+/// for grey with alpha, an alpha sample beside each), stored losslessly (FFV1 in Matroska where
+/// FFV1 takes the format) and tagged `range` when given.
+fn every_grey_code(pix_fmt: &str, bits: u32, alpha: bool, range: Option<&str>) -> PathBuf {
+    let codes = 1u32 << bits;
+    let (width, height) = (256u32, codes * 4 / 256);
+    // A fixed shuffle (an LCG's order), so neighbours differ as noise does.
+    let mut state = 12345u32;
+    let mut samples: Vec<u32> = (0..codes * 4).map(|i| i % codes).collect();
+    for i in (1..samples.len()).rev() {
+        state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        samples.swap(i, (state >> 8) as usize % (i + 1));
+    }
+    let mut bytes = Vec::new();
+    for &v in &samples {
+        let a = v ^ ((codes - 1) / 3);
+        match (bits > 8, alpha) {
+            (false, false) => bytes.push(v as u8),
+            (false, true) => bytes.extend([v as u8, a as u8]),
+            (true, false) => bytes.extend((v as u16).to_le_bytes()),
+            (true, true) => bytes.extend([(v as u16).to_le_bytes(), (a as u16).to_le_bytes()].concat()),
+        }
+    }
+    let dir = common::repo_path("target/fixtures");
+    std::fs::create_dir_all(&dir).unwrap();
+    let tag = range.unwrap_or("untagged");
+    let raw = dir.join(format!("grey-{pix_fmt}-{tag}.raw"));
+    std::fs::write(&raw, bytes).unwrap();
+    let size = format!("{width}x{height}");
+    let mut args = vec!["-f", "rawvideo", "-pix_fmt", pix_fmt, "-s", &size];
+    if let Some(range) = range {
+        args.extend(["-color_range", range]);
+    }
+    args.extend(["-i", raw.to_str().unwrap()]);
+    // FFV1 takes neither gray14le nor grey with 16-bit alpha: raw in NUT, and a PNG (as
+    // ya16be), which FFmpeg reads as histoplay does 16-bit grey pictures.
+    let (codec, extension) = match pix_fmt {
+        "gray14le" => ("rawvideo", "nut"),
+        "ya16le" => ("png", "png"),
+        _ => ("ffv1", "mkv"),
+    };
+    args.extend(["-c:v", codec]);
+    common::fixture(&format!("grey-{pix_fmt}-{tag}.{extension}"), &args)
+}
+
+/// FFmpeg's own conversion of `path`'s first frame to planar R'G'B' at `bits` (gbrp or
+/// gbrp10le): the count of each code of its G plane (R and B are the same for grey).
+fn ffmpeg_rgb_counts(path: &Path, bits: u32) -> Vec<u32> {
+    let pix_fmt = if bits == 8 { "gbrp" } else { "gbrp10le" };
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-i", path.to_str().unwrap(), "-frames:v", "1"])
+        .args(["-pix_fmt", pix_fmt, "-f", "rawvideo", "-"])
+        .output()
+        .expect("ffmpeg runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut counts = vec![0u32; 1 << bits];
+    let plane = out.stdout.len() / 3;
+    if bits == 8 {
+        out.stdout[..plane].iter().for_each(|&c| counts[usize::from(c)] += 1);
+    } else {
+        for c in out.stdout[..plane].chunks_exact(2) {
+            counts[usize::from(u16::from_le_bytes([c[0], c[1]]))] += 1;
+        }
+    }
+    counts
+}
+
+#[test]
+fn grey_of_every_depth_counts_as_ffmpeg_converts_it() {
+    // Untagged grey is full range, as swscale takes it (a 10-bit frame fills one bin per code);
+    // limited-range grey expands as swscale expands it. Depths beyond 10 bits round to 10, grey
+    // with alpha counts its grey alone. At 1024 bins (256 for 8-bit sources) a bin is a code.
+    let cases = [
+        ("gray", 8, false, None),
+        ("gray", 8, false, Some("tv")),
+        ("ya8", 8, true, None),
+        ("ya8", 8, true, Some("tv")),
+        ("gray9le", 9, false, None),
+        ("gray10le", 10, false, None),
+        ("gray10le", 10, false, Some("pc")),
+        ("gray10le", 10, false, Some("tv")),
+        ("gray12le", 12, false, None),
+        ("gray12le", 12, false, Some("tv")),
+        ("gray14le", 14, false, None),
+        ("gray16le", 16, false, None),
+        ("gray16le", 16, false, Some("tv")),
+        ("ya16le", 16, true, None),
+    ];
+    for (pix_fmt, bits, alpha, range) in cases {
+        let path = every_grey_code(pix_fmt, bits, alpha, range);
+        let out_bits = if bits == 8 { 8 } else { 10 };
+        let expected = ffmpeg_rgb_counts(&path, out_bits);
+        let bins = (1u32 << out_bits).to_string();
+        for extra in [&[][..], &["--cpu"][..]] {
+            let mut args = vec!["--bins", bins.as_str()];
+            args.extend_from_slice(extra);
+            let out = hist(&path, &args);
+            let what = format!("{pix_fmt} {range:?} {extra:?}");
+            assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
+            let line = String::from_utf8(out.stdout).unwrap();
+            assert_eq!(json_number(&line, "depth"), u64::from(out_bits), "{what}");
+            for name in ["r", "g", "b", "l"] {
+                assert_eq!(json_counts(&line, name), expected, "{what}: {name}");
+            }
+        }
+    }
+    // The case this began with: every untagged 10-bit code in a bin of its own.
+    let path = every_grey_code("gray10le", 10, false, None);
+    let line = String::from_utf8(hist(&path, &["--bins", "1024"]).stdout).unwrap();
+    assert!(json_counts(&line, "l").iter().all(|&n| n == 4), "{line}");
+}
+
 #[test]
 fn ten_and_twelve_bit_rgb_count_exactly() {
     let (width, height) = (256u32, 4u32);

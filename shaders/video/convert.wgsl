@@ -19,10 +19,20 @@ struct Row { // twin: Row in src/video/convert/mod.rs; one output channel
     bias: i32,
 }
 
+// A grey sample v to a code, as swscale converts grey:
+// clamp((((v >> pre_shift) - offset) * scale + half) >> shift, 0, white).
+struct GreyMap { // twin: GreyMap in src/video/convert/mod.rs
+    pre_shift: u32,
+    offset: i32,
+    scale: i32,
+    shift: u32,
+}
+
 struct ConvertParams { // twin: ConvertParams in src/video/convert/mod.rs
     r: Row,
     g: Row,
     b: Row,
+    grey: GreyMap,
     width: u32,
     height: u32,
     chroma_width: u32,
@@ -130,6 +140,14 @@ fn ycbcr_to_rgb(y8: i32, chroma8: vec2i) -> u32 {
     return pack(r, g, b);
 }
 
+fn grey_code(v: i32) -> u32 {
+    let map = params.grey;
+    let half = i32((1u << map.shift) >> 1u);
+    let sum = ((v >> map.pre_shift) - map.offset) * map.scale + half;
+    let white = i32((1u << params.out_bits) - 1u);
+    return u32(clamp(sum >> map.shift, 0, white));
+}
+
 // An R'G'B' sample at the output's depth: 12-bit samples rounded to 10 bits.
 fn rgb_sample(plane: texture_2d<u32>, at: vec2u) -> u32 {
     let shift = countOneBits(params.sample_mask) - params.out_bits;
@@ -186,14 +204,14 @@ fn convert_nv12(@builtin(global_invocation_id) id: vec3u) {
     store(pos, ycbcr_to_rgb(sample(plane0, pos) << 3u, chroma8));
 }
 
-// Gray's rows have zero chroma coefficients.
 @compute @workgroup_size(32, 4)
 fn convert_gray(@builtin(global_invocation_id) id: vec3u) {
     let pos = id.xy;
     if !in_frame(pos) {
         return;
     }
-    store(pos, ycbcr_to_rgb(sample(plane0, pos) << 3u, vec2i(0)));
+    let code = grey_code(sample(plane0, pos));
+    store(pos, pack(code, code, code));
 }
 
 // Planar G, B, R, as FFmpeg's gbrp formats order them.

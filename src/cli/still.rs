@@ -1,7 +1,7 @@
 //! Still images as RGBA8 frames: a picture is a one-frame video. PNG, JPEG, WebP, TIFF, BMP and
 //! GIF (its first frame) are read here; other pictures FFmpeg reads (AVIF, EXR ...) go through
 //! the video path. Samples deeper than 8 bits (16-bit PNG and TIFF) are rounded to 8 bits:
-//! round(c · 255 / 65535).
+//! round(c · 255 / 65535), but for deep grey, which goes the video path too.
 
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -33,12 +33,21 @@ impl RgbaImage {
     }
 }
 
-/// Whether a file's contents are in an image format histoplay decodes itself.
+/// Whether a file's contents are in an image format histoplay decodes itself. Grey deeper than
+/// 8 bits (16-bit grey PNG and TIFF) is not: FFmpeg reads it, so that it is counted at 10 bits
+/// and converted as FFmpeg converts grey (see `video::convert::GreyMap`).
 pub fn is_still_image(path: &Path) -> bool {
-    image::ImageReader::open(path)
-        .and_then(|r| r.with_guessed_format())
-        .map(|r| r.format().is_some_and(|f| f.reading_enabled()))
-        .unwrap_or(false)
+    use image::ImageDecoder;
+    let Ok(reader) = image::ImageReader::open(path).and_then(|r| r.with_guessed_format()) else {
+        return false;
+    };
+    if !reader.format().is_some_and(|f| f.reading_enabled()) {
+        return false;
+    }
+    let deep_grey = reader
+        .into_decoder()
+        .is_ok_and(|decoder| matches!(decoder.color_type(), image::ColorType::L16 | image::ColorType::La16));
+    !deep_grey
 }
 
 pub fn load(path: &Path) -> Result<RgbaImage, StillError> {

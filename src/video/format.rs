@@ -17,7 +17,8 @@ pub enum PlaneLayout {
     /// NV12's planes with 16-bit samples whose top 10 bits hold the value (p010le): what
     /// hardware decoders give for 10-bit video.
     P010,
-    /// One luma plane (gray, gray10le, gray12le).
+    /// One luma plane of 8 to 16 bits (gray, gray9le ... gray16le; grey with alpha arrives
+    /// without it).
     Gray { bits: u32 },
     /// Planar G, B, R (gbrp, gbrp10le, gbrp12le), samples as in `Yuv`.
     Gbr { bits: u32 },
@@ -47,7 +48,7 @@ impl PlaneLayout {
         )
     }
 
-    /// Bits per sample (8 to 12).
+    /// Bits per sample (8 to 12; grey up to 16).
     pub fn bits(self) -> u32 {
         match self {
             PlaneLayout::Yuv { bits, .. } | PlaneLayout::Gray { bits } | PlaneLayout::Gbr { bits } => bits,
@@ -57,7 +58,7 @@ impl PlaneLayout {
     }
 
     /// Bits per channel of the converted picture: 8 for 8-bit sources, 10 for deeper ones
-    /// (12-bit samples are reduced to 10 bits, rounded to nearest).
+    /// (deeper samples are reduced to 10 bits, rounded to nearest).
     pub fn output_bits(self) -> u32 {
         if self.bits() > 8 {
             10

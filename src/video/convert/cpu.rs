@@ -114,6 +114,15 @@ fn ycbcr_to_rgb(params: &ConvertParams, y8: i32, chroma8: [i32; 2]) -> u32 {
     pack(params, r, g, b)
 }
 
+/// A grey sample's code, by the stream's `GreyMap`.
+fn grey_code(params: &ConvertParams, v: i32) -> u32 {
+    let map = &params.grey;
+    let half = (1 << map.shift) >> 1;
+    let sum = ((v >> map.pre_shift) - map.offset) * map.scale + half;
+    let white = (1 << params.out_bits) - 1;
+    (sum >> map.shift).clamp(0, white) as u32
+}
+
 /// An R'G'B' sample at the output's depth: 12-bit samples rounded to 10 bits.
 fn rgb_sample(params: &ConvertParams, plane: &CpuPlane, at: [u32; 2]) -> u32 {
     let shift = params.sample_mask.count_ones() - params.out_bits;
@@ -139,7 +148,10 @@ fn convert_pixel(kernel: Kernel, params: &ConvertParams, planes: &[CpuPlane], po
             );
             ycbcr_to_rgb(params, sample(params, &planes[0], pos) << 3, chroma8)
         }
-        Kernel::Gray => ycbcr_to_rgb(params, sample(params, &planes[0], pos) << 3, [0, 0]),
+        Kernel::Gray => {
+            let code = grey_code(params, sample(params, &planes[0], pos));
+            pack(params, code, code, code)
+        }
         Kernel::Gbr => {
             let g = rgb_sample(params, &planes[0], pos);
             let b = rgb_sample(params, &planes[1], pos);

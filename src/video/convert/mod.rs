@@ -34,7 +34,7 @@ const WORKGROUP: [u32; 2] = [32, 4];
 
 #[derive(Debug, Error)]
 pub enum ConvertError {
-    #[error("{0:?} frames are not supported (8- to 12-bit samples, chroma halved at most)")]
+    #[error("{0:?} frames are not supported (8- to 12-bit samples, 16 for grey, chroma halved at most)")]
     Unsupported(PlaneLayout),
     #[error("a {width}x{height} frame has no pixels")]
     Empty { width: u32, height: u32 },
@@ -83,6 +83,54 @@ pub struct Row {
     pub bias: i32,
 }
 
+/// Twin of `GreyMap` in shaders/video/convert.wgsl: how a grey sample `v` becomes an output
+/// code, exactly as swscale turns grey into R'G'B' (so a grey frame counts as FFmpeg's own
+/// conversion of it does): `clamp((((v >> pre_shift) − offset) · scale + half) >> shift, 0,
+/// white)`, where half is half of the last shift's unit.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GreyMap {
+    pub pre_shift: u32,
+    pub offset: i32,
+    pub scale: i32,
+    pub shift: u32,
+}
+
+impl GreyMap {
+    /// swscale's grey → R'G'B' for `bits`-bit samples and `out_bits`-bit codes. Full range
+    /// shifts: up with zeros below (9-bit 511 is 1022), down rounding half up (16-bit v is
+    /// ⌊(v + 32) / 64⌋, at most 1023). Limited range expands by 9539/8192 (its fixed-point
+    /// 255/219, so 8-bit limited grey lands exactly on round((v − 16)·255/219)); at 10 bits
+    /// that puts limited white (940) at 1020, as FFmpeg does, and 16-bit samples lose their
+    /// lowest bit first.
+    pub fn swscale(bits: u32, out_bits: u32, range: Range) -> Self {
+        match range {
+            Range::Full if out_bits >= bits => Self {
+                pre_shift: 0,
+                offset: 0,
+                scale: 1 << (out_bits - bits),
+                shift: 0,
+            },
+            Range::Full => Self {
+                pre_shift: 0,
+                offset: 0,
+                scale: 1,
+                shift: bits - out_bits,
+            },
+            Range::Limited => {
+                let pre_shift = u32::from(bits == 16 && out_bits <= 14);
+                let bits = bits - pre_shift;
+                Self {
+                    pre_shift,
+                    offset: 16 << (bits - 8),
+                    scale: 9539,
+                    shift: 13 + bits - out_bits,
+                }
+            }
+        }
+    }
+}
+
 /// Twin of `ConvertParams` in shaders/video/convert.wgsl; constant for a stream, so made in `bind`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -90,6 +138,8 @@ pub struct ConvertParams {
     pub r: Row,
     pub g: Row,
     pub b: Row,
+    /// Grey's one sample to a code (unused by the other layouts).
+    pub grey: GreyMap,
     pub width: u32,
     pub height: u32,
     pub chroma_width: u32,
@@ -112,15 +162,17 @@ impl ConvertParams {
             PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 | PlaneLayout::P010 => {
                 fixed_rows(matrix(format.color, bits, out_bits), format.color.range, bits, out_bits)
             }
-            // Gray has no chroma to weigh, whatever the stream's matrix.
-            PlaneLayout::Gray { .. } => fixed_rows(
-                matrix(format.color, bits, out_bits).map(|[y, _, _]| [y, 0.0, 0.0]),
-                format.color.range,
-                bits,
-                out_bits,
-            ),
-            // Copied through (R'G'B' deeper than 10 bits is rounded): the rows are unused.
-            PlaneLayout::Gbr { .. } | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => [Row::default(); 3],
+            // Copied through (R'G'B' deeper than 10 bits is rounded), or grey by its own map:
+            // the rows are unused.
+            PlaneLayout::Gray { .. }
+            | PlaneLayout::Gbr { .. }
+            | PlaneLayout::Rgb24
+            | PlaneLayout::Rgba
+            | PlaneLayout::Bgra => [Row::default(); 3],
+        };
+        let grey = match layout {
+            PlaneLayout::Gray { .. } => GreyMap::swscale(bits, out_bits, format.color.range),
+            _ => GreyMap::default(),
         };
         let (chroma_shift_x, chroma_shift_y) = match layout {
             PlaneLayout::Yuv {
@@ -137,6 +189,7 @@ impl ConvertParams {
             r,
             g,
             b,
+            grey,
             width: format.width,
             height: format.height,
             chroma_width,
@@ -223,7 +276,8 @@ fn check_format(format: &FrameFormat) -> Result<(), ConvertError> {
             chroma_shift_y,
             bits,
         } => chroma_shift_x <= 1 && chroma_shift_y <= 1 && (8..=12).contains(&bits),
-        PlaneLayout::Gray { bits } | PlaneLayout::Gbr { bits } => (8..=12).contains(&bits),
+        PlaneLayout::Gray { bits } => (8..=16).contains(&bits),
+        PlaneLayout::Gbr { bits } => (8..=12).contains(&bits),
         PlaneLayout::Nv12 | PlaneLayout::P010 | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => true,
     };
     if !supported {

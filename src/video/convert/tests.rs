@@ -244,11 +244,17 @@ fn unsupported_formats_are_errors() {
         height: 2,
         color,
     };
-    let sixteen_bit = PlaneLayout::Gray { bits: 16 };
+    let sixteen_bit = PlaneLayout::Gbr { bits: 16 };
     assert!(matches!(
         check_format(&format(sixteen_bit, 2)),
         Err(ConvertError::Unsupported(_))
     ));
+    let grey = |bits| check_format(&format(PlaneLayout::Gray { bits }, 2));
+    assert!(
+        grey(16).is_ok() && grey(9).is_ok(),
+        "grey of 8 to 16 bits converts as it is"
+    );
+    assert!(matches!(grey(17), Err(ConvertError::Unsupported(_))));
     let yuv410 = PlaneLayout::Yuv {
         chroma_shift_x: 2,
         chroma_shift_y: 2,

@@ -6,7 +6,8 @@ use ffmpeg::format::Pixel;
 use ffmpeg_next as ffmpeg;
 
 /// Maps FFmpeg pixel formats histoplay uploads as they are; None for the rest, which swscale
-/// converts. The bool says whether the format is a full-range JPEG one.
+/// converts. The bool says whether the format is full range unless tagged otherwise: the JPEG
+/// (yuvj) formats and grey, which swscale takes as full range when its range is unspecified.
 pub(super) fn native_layout(format: Pixel) -> Option<(PlaneLayout, bool)> {
     let yuv = |chroma_shift_x, chroma_shift_y, bits| PlaneLayout::Yuv {
         chroma_shift_x,
@@ -28,9 +29,12 @@ pub(super) fn native_layout(format: Pixel) -> Option<(PlaneLayout, bool)> {
         Pixel::YUV444P12LE => (yuv(0, 0, 12), false),
         Pixel::NV12 => (PlaneLayout::Nv12, false),
         Pixel::P010LE => (PlaneLayout::P010, false),
-        Pixel::GRAY8 => (PlaneLayout::Gray { bits: 8 }, false),
-        Pixel::GRAY10LE => (PlaneLayout::Gray { bits: 10 }, false),
-        Pixel::GRAY12LE => (PlaneLayout::Gray { bits: 12 }, false),
+        Pixel::GRAY8 => (PlaneLayout::Gray { bits: 8 }, true),
+        Pixel::GRAY9LE => (PlaneLayout::Gray { bits: 9 }, true),
+        Pixel::GRAY10LE => (PlaneLayout::Gray { bits: 10 }, true),
+        Pixel::GRAY12LE => (PlaneLayout::Gray { bits: 12 }, true),
+        Pixel::GRAY14LE => (PlaneLayout::Gray { bits: 14 }, true),
+        Pixel::GRAY16LE => (PlaneLayout::Gray { bits: 16 }, true),
         Pixel::GBRP => (PlaneLayout::Gbr { bits: 8 }, false),
         Pixel::GBRP10LE => (PlaneLayout::Gbr { bits: 10 }, false),
         Pixel::GBRP12LE => (PlaneLayout::Gbr { bits: 12 }, false),
@@ -43,7 +47,9 @@ pub(super) fn native_layout(format: Pixel) -> Option<(PlaneLayout, bool)> {
 
 /// The supported format an unsupported one is converted to by swscale: RGB stays RGB and
 /// Y'CbCr becomes 4:4:4, so no chroma is thrown away, at 8, 10 or 12 bits (the nearest depth
-/// at or above the source's, 12 for deeper ones).
+/// at or above the source's, 12 for deeper ones). Grey, with or without alpha, keeps its depth
+/// in little-endian planar grey: swscale copies the samples as they are, so the grey
+/// conversion sees the very codes the file holds.
 pub(super) fn fallback_format(format: Pixel) -> Pixel {
     let Some(desc) = format.descriptor() else {
         return Pixel::RGBA;
@@ -61,7 +67,14 @@ pub(super) fn fallback_format(format: Pixel) -> Pixel {
     } else if rgb {
         pick(Pixel::RGBA, Pixel::GBRP10LE, Pixel::GBRP12LE)
     } else if desc.nb_components() <= 2 {
-        pick(Pixel::GRAY8, Pixel::GRAY10LE, Pixel::GRAY12LE)
+        match depth {
+            0..=8 => Pixel::GRAY8,
+            9 => Pixel::GRAY9LE,
+            10 => Pixel::GRAY10LE,
+            11..=12 => Pixel::GRAY12LE,
+            13..=14 => Pixel::GRAY14LE,
+            _ => Pixel::GRAY16LE,
+        }
     } else {
         pick(Pixel::YUV444P, Pixel::YUV444P10LE, Pixel::YUV444P12LE)
     }
@@ -87,8 +100,11 @@ pub(super) fn upload_format(layout: PlaneLayout) -> Pixel {
             _ => Pixel::YUV444P12LE,
         },
         PlaneLayout::Gray { bits: 8 } => Pixel::GRAY8,
+        PlaneLayout::Gray { bits: 9 } => Pixel::GRAY9LE,
         PlaneLayout::Gray { bits: 10 } => Pixel::GRAY10LE,
-        PlaneLayout::Gray { .. } => Pixel::GRAY12LE,
+        PlaneLayout::Gray { bits: 12 } => Pixel::GRAY12LE,
+        PlaneLayout::Gray { bits: 14 } => Pixel::GRAY14LE,
+        PlaneLayout::Gray { .. } => Pixel::GRAY16LE,
         PlaneLayout::Gbr { bits: 8 } => Pixel::GBRP,
         PlaneLayout::Gbr { bits: 10 } => Pixel::GBRP10LE,
         PlaneLayout::Gbr { .. } => Pixel::GBRP12LE,
