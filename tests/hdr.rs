@@ -13,16 +13,17 @@ use std::process::Command;
 /// What zscale is told the 8-bit input is: full-range R'G'B' in BT.709, display-referred
 /// (zimg's `bt709` transfer is then BT.1886's pure 2.4 power, the inverse of ours), and where
 /// SDR white goes: `npl` maps linear 1.0 to that many nits in PQ and in display-referred HLG.
-const FROM_SDR: &str = "zscale=tin=bt709:pin=bt709:min=gbr:rin=full:m=gbr:r=full:p=bt2020:npl=203:agamma=0";
+const FROM_SDR: &str = "zscale=tin=bt709:pin=bt709:min=gbr:rin=full:m=gbr:r=full:p=bt2020:npl=203";
 
-/// HDR10's transfer and primaries, the R'G'B' signal written as is (no Y'CbCr step to match).
-const PQ_MASTER: &str = "t=smpte2084,format=gbrp16le";
+/// HDR10's transfer and primaries, the R'G'B' signal written as is (no Y'CbCr step to match),
+/// with zimg's exact curves (`agamma=0`).
+const PQ_MASTER: &str = "agamma=0:t=smpte2084,format=gbrp16le";
 
-/// HLG, display-referred with BT.2100's OOTF at 1000 nits. zimg only applies that OOTF (on the
-/// luminance, which keeps saturation) with `agamma=0`, as FROM_SDR says; zscale's default
-/// (`agamma=1`) makes zimg raise each of R, G and B to 1/1.2 on its own, which desaturates the
-/// master: read back by the standard chain it is then off by 2.1 levels on average (30 at
-/// most) and keeps 86% of the original's saturation.
+/// HLG as zscale makes it by default: each of R, G and B through the inverse of the 1000-nit
+/// display's OOTF (γ = 1.2) and the OETF, so SDR white lands at BT.2408's 75%. histoplay shows
+/// HLG with that OOTF, channel by channel (BT.2408's scene-light route to SDR), and gets the
+/// original back. (With `agamma=0` zimg applies BT.2100's luminance-weighted OOTF instead,
+/// whose masters come back about 20% more colourful.)
 const HLG_MASTER: &str = "t=arib-std-b67,format=gbrp16le";
 
 /// The master, tone-mapped from its own brightest pixel, comes back as the original. That pixel
@@ -68,34 +69,52 @@ fn an_assumed_1000_nit_peak_dims_only_the_highlights() {
 /// tagged as HDR streams are.
 fn master_video(name: &str, transfer: &str, trc_tag: &str) -> PathBuf {
     let (width, height, original) = kitten_quarter();
-    let input = raw_input(&original);
-    let (size, input) = (format!("{width}x{height}"), input.to_str().unwrap().to_owned());
     let chain = format!("{FROM_SDR}:t={transfer}:m=2020_ncl:r=limited,format=yuv444p10le");
-    common::fixture(
-        &format!("kitten-{name}.mkv"),
-        &[
-            "-f",
-            "rawvideo",
-            "-pix_fmt",
-            "rgb24",
-            "-s",
-            &size,
-            "-i",
-            &input,
-            "-vf",
-            &chain,
-            "-color_primaries",
-            "bt2020",
-            "-color_trc",
-            trc_tag,
-            "-colorspace",
-            "bt2020nc",
-            "-color_range",
-            "tv",
-            "-c:v",
-            "ffv1",
-        ],
+    master_video_of(
+        &original,
+        (width, height),
+        name,
+        &chain,
+        trc_tag,
+        &["-c:v", "ffv1"],
+        "mkv",
     )
+}
+
+/// `original` mastered by `chain` and encoded with `codec`, tagged as HDR streams are.
+fn master_video_of(
+    original: &[[u8; 3]],
+    (width, height): (u32, u32),
+    name: &str,
+    chain: &str,
+    trc_tag: &str,
+    codec: &[&str],
+    extension: &str,
+) -> PathBuf {
+    let input = raw_input(original);
+    let (size, input) = (format!("{width}x{height}"), input.to_str().unwrap().to_owned());
+    let mut args = vec![
+        "-f",
+        "rawvideo",
+        "-pix_fmt",
+        "rgb24",
+        "-s",
+        &size,
+        "-i",
+        &input,
+        "-vf",
+        chain,
+        "-color_primaries",
+        "bt2020",
+        "-color_trc",
+        trc_tag,
+        "-colorspace",
+        "bt2020nc",
+        "-color_range",
+        "tv",
+    ];
+    args.extend_from_slice(codec);
+    common::fixture(&format!("kitten-{name}.{extension}"), &args)
 }
 
 /// `histoplay render` of `path` at its own size: RGBA rows.
@@ -155,6 +174,66 @@ fn pq_and_hlg_videos_render_as_the_original() {
         assert!(result.mean_abs_diff <= 0.6, "{name}: {result:?}");
         assert!(result.max_abs_diff <= 16, "{name}: {result:?}");
         assert!(result.saturation_ratio >= 0.99, "{name}: {result:?}");
+    }
+}
+
+/// Hasler and Süsstrunk's colourfulness of 8-bit R'G'B' pixels: the spread and mean of the
+/// opponent pairs R − G and (R + G)/2 − B.
+fn colourfulness(pixels: impl Iterator<Item = [u8; 3]> + Clone) -> f64 {
+    let opponents = pixels.map(|[r, g, b]| {
+        let (r, g, b) = (f64::from(r), f64::from(g), f64::from(b));
+        (r - g, 0.5 * (r + g) - b)
+    });
+    let n = opponents.clone().count() as f64;
+    let (mean_rg, mean_yb) = opponents
+        .clone()
+        .fold((0.0, 0.0), |(a, b), (rg, yb)| (a + rg / n, b + yb / n));
+    let (var_rg, var_yb) = opponents.fold((0.0, 0.0), |(a, b), (rg, yb)| {
+        (a + (rg - mean_rg).powi(2) / n, b + (yb - mean_yb).powi(2) / n)
+    });
+    (var_rg + var_yb).sqrt() + 0.3 * (mean_rg * mean_rg + mean_yb * mean_yb).sqrt()
+}
+
+#[test]
+fn hevc_masters_made_as_ffmpeg_makes_them_keep_their_colour_and_white() {
+    // The kitten under a band of SDR white, mastered into HLG and PQ with zscale's defaults and
+    // encoded as HDR is delivered (HEVC Main 10, 4:2:0): shown on the SDR screen, each keeps
+    // its colourfulness within 10% and its white within 8 levels. (With BT.2100's
+    // luminance-weighted OOTF, HLG kept 82% of its colourfulness.)
+    let (width, height, kitten) = kitten_quarter();
+    // 4:2:0 takes whole pairs of rows.
+    let height = height & !1;
+    let band = 8 * width as usize;
+    let mut original = kitten[..(width * height) as usize].to_vec();
+    original[..band].fill([255; 3]);
+    let rows = (height * 7 / 10) as usize;
+    let shown_part = |pixels: &[[u8; 3]]| pixels[band..rows * width as usize].to_vec();
+    let wanted = colourfulness(shown_part(&original).into_iter());
+    for (name, transfer) in [("hlg", "arib-std-b67"), ("pq", "smpte2084")] {
+        let chain = format!("{FROM_SDR}:t={transfer}:m=2020_ncl:r=limited,format=yuv420p10le");
+        let codec = ["-c:v", "libx265", "-crf", "16", "-x265-params", "log-level=error"];
+        let video = master_video_of(
+            &original,
+            (width, height),
+            &format!("{name}-white-band"),
+            &chain,
+            transfer,
+            &codec,
+            "mkv",
+        );
+        let rendered = render(&video);
+        let pixels: Vec<[u8; 3]> = rendered.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect();
+        let ratio = colourfulness(shown_part(&pixels).into_iter()) / wanted;
+        // Rows 2 to 5 of the band: clear of the picture's edge and of the kitten below it.
+        let white: Vec<u8> = pixels[2 * width as usize..6 * width as usize]
+            .iter()
+            .flatten()
+            .copied()
+            .collect();
+        let white_mean = white.iter().map(|&c| f64::from(c)).sum::<f64>() / white.len() as f64;
+        // Achieved: HLG 0.97 and 254.0, PQ 0.98 and 253.0 (4:2:0 costs a little colour).
+        assert!((0.9..=1.1).contains(&ratio), "{name}: colourfulness ratio {ratio:.3}");
+        assert!(white_mean >= 247.0, "{name}: white at {white_mean:.1}");
     }
 }
 

@@ -20,7 +20,6 @@ const HLG_C: f32 = 0.5599107;
 const HLG_NOMINAL_PEAK_NITS: f32 = 1000.0;
 const LOG2_10: f32 = 3.32192809; // WGSL has no log10
 
-const BT2020_LUMA: vec3f = vec3f(0.2627, 0.6780, 0.0593);
 const BT709_LUMA: vec3f = vec3f(0.2126, 0.7152, 0.0722);
 
 // Rows of the linear BT.2020 → BT.709 matrix (derived in tonemap.rs).
@@ -63,11 +62,10 @@ fn hlg_inverse_oetf(e: f32) -> f32 {
     }
 }
 
+// Each channel by itself: BT.2408's scene-light route to SDR, as zscale shows HLG.
 fn hlg_ootf(rgb: vec3f, peak_nits: f32) -> vec3f {
     let gamma = 1.2 + 0.42 * log2(peak_nits / 1000.0) / LOG2_10;
-    let ys = dot(BT2020_LUMA, rgb);
-    let scale = peak_nits * pow(max(ys, 0.0), gamma - 1.0);
-    return scale * rgb;
+    return peak_nits * pow(max(rgb, vec3f(0.0)), vec3f(gamma));
 }
 
 fn bt1886_eotf(v: f32) -> f32 {

@@ -25,6 +25,7 @@ pub const HLG_NOMINAL_PEAK_NITS: f32 = 1000.0;
 
 /// Luminance weights of linear RGB: the Y row of each RGB → XYZ matrix (BT.2020 and BT.709 as
 /// published; the primaries and D65 give the same to four places).
+#[cfg(test)]
 const BT2020_LUMA: [f32; 3] = [0.2627, 0.6780, 0.0593];
 const BT709_LUMA: [f32; 3] = [0.2126, 0.7152, 0.0722];
 
@@ -84,15 +85,16 @@ pub fn hlg_inverse_oetf(e: f32) -> f32 {
     }
 }
 
-/// ITU-R BT.2100 HLG OOTF: scene-linear BT.2020 RGB (0..1) → displayed light in nits on a
-/// display of peak `peak_nits` (Lw): Fd = Lw · Ys^(γ−1) · E, γ = 1.2 + 0.42·log10(Lw / 1000)
-/// (meant for peaks of about 400 to 2000 nits), black level 0. Scaling by the scene luminance
-/// Ys rather than each channel on its own keeps the hue and saturation.
+/// The HLG OOTF for a display of peak `peak_nits` (Lw), applied to each of R, G and B: scene
+/// light (0..1) → displayed light in nits, Fd = Lw · E^γ, γ = 1.2 + 0.42·log10(Lw / 1000) (1.2
+/// at the nominal 1000 nits), black level 0. This is BT.2408's scene-light route to an SDR
+/// screen, whose own BT.709 OETF and BT.1886 EOTF apply about the same gamma to each channel,
+/// and it is how FFmpeg's zscale shows HLG by default: SDR mastered into HLG by zscale at
+/// BT.2408's levels comes back with its colours. BT.2100's luminance-weighted form
+/// (Lw · Ys^(γ−1) · E) would show such masters about 18% less colourful.
 pub fn hlg_ootf(rgb: [f32; 3], peak_nits: f32) -> [f32; 3] {
     let gamma = 1.2 + 0.42 * (peak_nits / 1000.0).log2() / std::f32::consts::LOG2_10;
-    let ys = dot(BT2020_LUMA, rgb);
-    let scale = peak_nits * ys.max(0.0).powf(gamma - 1.0);
-    rgb.map(|c| scale * c)
+    rgb.map(|c| peak_nits * c.max(0.0).powf(gamma))
 }
 
 /// ITU-R BT.1886 EOTF with black at 0: SDR signal (0..1) → linear light relative to white,
@@ -169,8 +171,10 @@ pub fn gamut_map_bt709(rgb_709_linear: [f32; 3]) -> [f32; 3] {
 }
 
 /// Displayed light in nits of an R'G'B' signal (0..1): what the tone curve works on, and what a
-/// picture's peak is measured in. PQ: its EOTF per channel; HLG: its inverse OETF, then the
-/// BT.2100 OOTF at the nominal 1000-nit peak; SDR: BT.1886 with white at reference white.
+/// picture's peak is measured in. Each channel on its own: PQ by its EOTF; HLG by its inverse
+/// OETF, then the OOTF of the nominal 1000-nit display (signal 0.75, BT.2408's reference
+/// white, shows at 203 nits); SDR by BT.1886 with white at reference white. So a channel's
+/// light follows from its own signal, and a histogram of the signals gives the peak exactly.
 pub fn signal_to_nits(signal: [f32; 3], transfer: Transfer) -> [f32; 3] {
     match transfer {
         Transfer::Pq => signal.map(pq_eotf),
@@ -264,15 +268,21 @@ mod tests {
     }
 
     #[test]
-    fn hlg_ootf_shows_peak_white_at_the_peak_and_keeps_hue() {
+    fn hlg_ootf_shows_peak_white_at_the_peak_and_reference_white_at_203_nits() {
         let white = hlg_ootf([1.0; 3], 1000.0);
         assert!(white.iter().all(|&c| close(c, 1000.0, 1e-2)), "{white:?}");
         // BT.2408: HLG reference white is signal 0.75, about 203 nits on a 1000-nit display.
         let reference = hlg_ootf([hlg_inverse_oetf(0.75); 3], 1000.0);
         assert!(close(reference[0], 203.0, 1.0), "{reference:?}");
-        let colour = [0.2, 0.1, 0.05];
-        let shown = hlg_ootf(colour, 1000.0);
-        assert!(close(shown[0] / shown[1], 2.0, 1e-5) && close(shown[1] / shown[2], 2.0, 1e-5));
+        // Each channel by itself: 1.2 at the nominal peak, lower on dimmer displays.
+        let shown = hlg_ootf([0.2, 0.1, 0.05], 1000.0);
+        assert!(close(shown[0] / shown[1], 2f32.powf(1.2), 1e-4), "{shown:?}");
+        assert!(close(shown[1], 1000.0 * 0.1f32.powf(1.2), 1e-2), "{shown:?}");
+        let dim = hlg_ootf([0.5; 3], 400.0);
+        assert!(
+            close(dim[0], 400.0 * 0.5f32.powf(1.2 - 0.42 * 0.39794), 1e-2),
+            "{dim:?}"
+        );
     }
 
     #[test]
