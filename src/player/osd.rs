@@ -115,13 +115,14 @@ impl Osd {
     /// Lays the OSD out for one frame; returns what the seek bar asks for.
     pub fn show(&mut self, ctx: &egui::Context, view: &OsdView) -> Vec<Command> {
         let mut commands = Vec::new();
-        show_messages(ctx, view.messages);
+        let messages = show_messages(ctx, view.messages);
+        let corner = top_right_corner(ctx.content_rect(), messages);
         if let Some(lines) = &view.stats {
-            show_stats(ctx, lines);
+            show_stats(ctx, lines, corner);
         }
         // (The stats overlay has a line for them.)
         if let (Some(note), None) = (&view.adjustments, &view.stats) {
-            show_adjustments(ctx, note);
+            show_adjustments(ctx, note, corner);
         }
         if view.opacity <= 0.0 {
             self.dragging = false;
@@ -306,10 +307,51 @@ fn loop_text(ab: crate::player::playback::AbLoop, loop_file: bool) -> Option<Str
     (!parts.is_empty()).then(|| parts.join(" · "))
 }
 
+/// Room for a box in the top-right corner, which the messages in the top-left one must not
+/// share: its top (below the window's edge) and its widest.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Corner {
+    top: f32,
+    max_width: f32,
+}
+
+/// The narrowest a top-right box is laid out beside the messages; narrower, it goes below them.
+const CORNER_MIN_WIDTH: f32 = 320.0;
+/// The widest a top-right box grows.
+const CORNER_MAX_WIDTH: f32 = 720.0;
+const MARGIN: f32 = 8.0;
+
+/// Beside the messages (`messages`: where they were drawn) when the window leaves a box room
+/// enough to their right, else below them; the whole width of the window less margins when
+/// there are none.
+fn top_right_corner(screen: egui::Rect, messages: Option<egui::Rect>) -> Corner {
+    let whole = (screen.width() - 2.0 * MARGIN).max(0.0);
+    let Some(messages) = messages else {
+        return Corner {
+            top: MARGIN,
+            max_width: whole.min(CORNER_MAX_WIDTH),
+        };
+    };
+    let beside = screen.max.x - MARGIN - (messages.max.x + MARGIN);
+    if beside >= CORNER_MIN_WIDTH {
+        Corner {
+            top: MARGIN,
+            max_width: beside.min(CORNER_MAX_WIDTH),
+        }
+    } else {
+        Corner {
+            top: messages.max.y - screen.min.y + MARGIN,
+            max_width: whole.min(CORNER_MAX_WIDTH),
+        }
+    }
+}
+
 /// The stats overlay, in the top-right corner.
-fn show_stats(ctx: &egui::Context, lines: &[(&'static str, String)]) {
+fn show_stats(ctx: &egui::Context, lines: &[(&'static str, String)], corner: Corner) {
     egui::Area::new(Id::unique("stats"))
-        .anchor(Align2::RIGHT_TOP, egui::vec2(-8.0, 8.0))
+        .anchor(Align2::RIGHT_TOP, egui::vec2(-MARGIN, corner.top))
+        // Taller than a small window, it runs off the bottom rather than up over the messages.
+        .constrain(false)
         .fade_in(false)
         .interactable(false)
         .order(egui::Order::Foreground)
@@ -319,9 +361,8 @@ fn show_stats(ctx: &egui::Context, lines: &[(&'static str, String)]) {
                 .corner_radius(6.0)
                 .inner_margin(egui::Margin::symmetric(10, 6))
                 .show(ui, |ui| {
-                    // At most most of the window's width; long lines wrap.
-                    let width = (ctx.content_rect().width() - 40.0).clamp(200.0, 720.0);
-                    ui.set_max_width(width);
+                    // Long lines wrap (the frame's margins are outside this width).
+                    ui.set_max_width((corner.max_width - 20.0).max(100.0));
                     egui::Grid::new("stats grid")
                         .num_columns(2)
                         .spacing([12.0, 2.0])
@@ -341,9 +382,9 @@ fn show_stats(ctx: &egui::Context, lines: &[(&'static str, String)]) {
 
 /// The picture adjustments in force, noted in the top-right corner for as long as they are: a
 /// picture that is not the file's must never pass for it.
-fn show_adjustments(ctx: &egui::Context, note: &str) {
+fn show_adjustments(ctx: &egui::Context, note: &str, corner: Corner) {
     egui::Area::new(Id::unique("adjustments"))
-        .anchor(Align2::RIGHT_TOP, egui::vec2(-8.0, 8.0))
+        .anchor(Align2::RIGHT_TOP, egui::vec2(-MARGIN, corner.top))
         .fade_in(false)
         .interactable(false)
         .show(ctx, |ui| {
@@ -440,12 +481,13 @@ fn nits_labels(ctx: &egui::Context, screen: egui::Rect, scope: Option<ScopeKind>
     }
 }
 
-fn show_messages(ctx: &egui::Context, messages: &[Message]) {
+/// The messages in the top-left corner; where they were drawn.
+fn show_messages(ctx: &egui::Context, messages: &[Message]) -> Option<egui::Rect> {
     if messages.is_empty() {
-        return;
+        return None;
     }
-    egui::Area::new(Id::unique("osd messages"))
-        .fixed_pos(egui::pos2(8.0, 8.0))
+    let response = egui::Area::new(Id::unique("osd messages"))
+        .fixed_pos(ctx.content_rect().min + egui::vec2(MARGIN, MARGIN))
         .fade_in(false)
         .interactable(false)
         .show(ctx, |ui| {
@@ -454,6 +496,8 @@ fn show_messages(ctx: &egui::Context, messages: &[Message]) {
                 .corner_radius(6.0)
                 .inner_margin(egui::Margin::symmetric(10, 6))
                 .show(ui, |ui| {
+                    // Long messages wrap at the window's edge.
+                    ui.set_max_width((ctx.content_rect().width() - 2.0 * MARGIN - 20.0).max(100.0));
                     for message in messages {
                         let color = if message.error {
                             Color32::from_rgb(255, 120, 100)
@@ -461,10 +505,11 @@ fn show_messages(ctx: &egui::Context, messages: &[Message]) {
                             TEXT
                         };
                         let text = RichText::new(&message.text).color(color);
-                        ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
+                        ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Wrap));
                     }
                 });
         });
+    Some(response.response.rect)
 }
 
 #[cfg(test)]
@@ -530,6 +575,79 @@ mod tests {
         );
         assert_eq!(frame_text(&view(exact, None, None)), "frame 12");
         assert_eq!(frame_text(&view(None, None, None)), "frame -");
+    }
+
+    #[test]
+    fn the_stats_never_cover_the_messages() {
+        let ctx = egui::Context::default();
+        let messages = [Message {
+            text: "an-evening-on-the-river-recorded-on-a-phone.mp4: playing from frame 1234".into(),
+            error: false,
+            until: Instant::now() + Duration::from_secs(60),
+        }];
+        let stats: Vec<(&'static str, String)> = (0..14)
+            .map(|_| {
+                (
+                    "decoder",
+                    "software, 1920x1080 yuv420p BT.709 limited, h264 at 59.94 fps".to_string(),
+                )
+            })
+            .collect();
+        let mut osd = Osd::default();
+        let area = |name: &str| ctx.memory(|m| m.area_rect(Id::unique(name)));
+        for (width, height) in [
+            (1920.0, 1080.0),
+            (1280.0, 720.0),
+            (960.0, 540.0),
+            (640.0, 360.0),
+            (420.0, 300.0),
+        ] {
+            let input = egui::RawInput {
+                screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(width, height))),
+                ..Default::default()
+            };
+            let view = OsdView {
+                title: "",
+                position: 0.0,
+                duration: 10.0,
+                frame: None,
+                frame_count: None,
+                estimated_count: None,
+                preview: false,
+                paused: true,
+                at_end: false,
+                speed: 1.0,
+                clipping: None,
+                hdr: None,
+                view: ViewOptions::default(),
+                region: None,
+                probe: None,
+                timeline: None,
+                opacity: 1.0,
+                messages: &messages,
+                stats: Some(stats.clone()),
+                adjustments: None,
+                ab_loop: Default::default(),
+                loop_file: false,
+            };
+            // Areas learn their sizes in the first pass and are placed by them in the next.
+            for _ in 0..3 {
+                ctx.run_pass(input.clone(), |ctx| {
+                    osd.show(ctx, &view);
+                })
+                .textures_delta
+                .clear();
+            }
+            let text = area("osd messages").expect("messages drawn");
+            let overlay = area("stats").expect("stats drawn");
+            assert!(!text.intersects(overlay), "{width}x{height}: {text:?} and {overlay:?}");
+            for rect in [text, overlay] {
+                assert!(
+                    rect.min.x >= 0.0 && rect.max.x <= width,
+                    "{width}x{height}: {rect:?} leaves the window"
+                );
+            }
+        }
     }
 
     #[test]
