@@ -433,7 +433,11 @@ fn main() -> ExitCode {
     // The Vulkan loader's and EGL's own complaints arrive through wgpu_hal as errors while
     // adapters are probed; histoplay reports a missing adapter itself, in one line.
     let default_filter = "warn,wgpu_hal::vulkan::instance=off,wgpu_hal::gles=off";
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(default_filter)).init();
+    let logger = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(default_filter)).build();
+    let max_level = logger.filter();
+    if log::set_boxed_logger(Box::new(DemotedLogger(logger))).is_ok() {
+        log::set_max_level(max_level);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return command_line_error(e),
@@ -442,6 +446,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(command) => run(command),
         None => input_bindings(cli.input_conf.as_deref()).and_then(|(bindings, conf_warnings)| {
+            // Before the player starts any thread, so that none of them dies of the signals.
+            let signals = histoplay::player::signals::QuitSignals::install().map(std::sync::Arc::new);
             play(
                 cli.files,
                 PlayerOptions {
@@ -456,6 +462,7 @@ fn main() -> ExitCode {
                     loop_playlist: cli.loop_playlist,
                     loop_file: cli.loop_file,
                     adjustments: cli.adjust.adjustments(),
+                    signals,
                 },
             )
         }),
@@ -468,6 +475,53 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Window-system libraries whose errors and warnings are about the desktop, not the video:
+/// sctk-adwaita asks the XDG desktop portal for the colour scheme of its title bar and logs an
+/// error wherever no portal answers (a bare compositor, a kiosk), though the window is fine.
+const DEMOTED_TARGETS: &[&str] = &["sctk_adwaita"];
+
+/// env_logger with `DEMOTED_TARGETS`' records taken down to debug level.
+struct DemotedLogger(env_logger::Logger);
+
+impl DemotedLogger {
+    fn demoted(metadata: &log::Metadata) -> bool {
+        metadata.level() < log::Level::Debug && DEMOTED_TARGETS.iter().any(|t| metadata.target().starts_with(t))
+    }
+}
+
+impl log::Log for DemotedLogger {
+    fn enabled(&self, metadata: &log::Metadata) -> bool {
+        if Self::demoted(metadata) {
+            let debug = log::Metadata::builder()
+                .level(log::Level::Debug)
+                .target(metadata.target())
+                .build();
+            return self.0.enabled(&debug);
+        }
+        self.0.enabled(metadata)
+    }
+
+    fn log(&self, record: &log::Record) {
+        if !Self::demoted(record.metadata()) {
+            return self.0.log(record);
+        }
+        self.0.log(
+            &log::Record::builder()
+                .args(*record.args())
+                .level(log::Level::Debug)
+                .target(record.target())
+                .module_path(record.module_path())
+                .file(record.file())
+                .line(record.line())
+                .build(),
+        );
+    }
+
+    fn flush(&self) {
+        self.0.flush();
     }
 }
 

@@ -396,3 +396,29 @@ fn resizing_while_playing_goes_on_playing() {
     let status = player.wait_exit();
     assert!(status.success(), "q exits with {status}");
 }
+
+#[test]
+fn sigterm_and_sigint_quit_as_q_does_even_mid_seek() {
+    // A long clip, so that a fill of the timeline and an exact seek are both under way when the
+    // signal comes; the player ends at once, cleanly, as `q` would.
+    let x = Xvfb::start();
+    let clip = common::repo_path("media/sample-540p.mp4");
+    for signal in ["TERM", "INT"] {
+        let mut player = Player::start(&x, &format!("signal-{signal}"), Some(&clip));
+        player.wait_present("a frame", 0, |p| p.frame.is_some());
+        // The timeline fills in the background, and End lands exactly on the last frame,
+        // decoding its GOP from the keyframe.
+        player.key("Tab");
+        player.key("End");
+        player.signal(signal);
+        let asked = std::time::Instant::now();
+        let status = player.wait_exit();
+        let took = asked.elapsed();
+        assert!(
+            status.success(),
+            "SIG{signal}: {status:?}; stderr:\n{}",
+            player.stderr()
+        );
+        assert!(took < Duration::from_secs(3), "SIG{signal}: took {took:?} to quit");
+    }
+}

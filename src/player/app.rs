@@ -178,6 +178,9 @@ impl ApplicationHandler<UserEvent> for App {
     }
 
     fn user_event(&mut self, event_loop: &ActiveEventLoop, event: UserEvent) {
+        if let UserEvent::Quit = event {
+            return self.finish(event_loop, Ok(()));
+        }
         let Some(player) = &mut self.player else { return };
         match event {
             // about_to_wait, next, takes what arrived and schedules.
@@ -189,6 +192,7 @@ impl ApplicationHandler<UserEvent> for App {
             }
             UserEvent::ScreenshotSaved(Err(e)) => player.message(e, true),
             UserEvent::Fatal(e) => self.finish(event_loop, Err(e)),
+            UserEvent::Quit => {}
         }
     }
 

@@ -15,6 +15,7 @@ pub mod playlist;
 mod pointer;
 pub mod probe;
 pub mod screenshot;
+pub mod signals;
 pub mod stats;
 pub mod stats_overlay;
 pub mod strip;
@@ -84,6 +85,8 @@ pub struct PlayerOptions {
     pub loop_file: bool,
     /// Picture adjustments to start with (`--contrast` and the rest).
     pub adjustments: crate::render::adjust::Adjustments,
+    /// SIGINT and SIGTERM, taken to quit as `q` does (see `signals`).
+    pub signals: Option<std::sync::Arc<signals::QuitSignals>>,
 }
 
 impl Default for PlayerOptions {
@@ -100,6 +103,7 @@ impl Default for PlayerOptions {
             loop_playlist: false,
             loop_file: false,
             adjustments: Default::default(),
+            signals: None,
         }
     }
 }
@@ -115,6 +119,8 @@ pub enum UserEvent {
     ScreenshotSaved(Result<PathBuf, String>),
     /// The GPU went away or reported an error: end with it.
     Fatal(PlayerError),
+    /// SIGINT or SIGTERM: quit as `q` does.
+    Quit,
 }
 
 /// Plays `files` (directories expand to the media files in them) in a window until the viewer
@@ -162,6 +168,12 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
     let volume = options.sound.then(crate::audio::Volume::default);
     let audio = media::open_sound(path, volume, options.audio_device.as_deref());
     let opened = media::OpenedFile { source, audio };
+    if let Some(signals) = &options.signals {
+        let proxy = event_loop.create_proxy();
+        signals.on_signal(Box::new(move || {
+            let _ = proxy.send_event(UserEvent::Quit);
+        }));
+    }
     let mut app = app::App::new(opened, playlist, options, event_loop.create_proxy());
     event_loop
         .run_app(&mut app)

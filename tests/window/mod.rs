@@ -306,6 +306,15 @@ impl<'x> Player<'x> {
         decode_png(&out.stdout)
     }
 
+    /// Sends the player `signal` (a name `kill` takes: TERM, INT).
+    pub fn signal(&self, signal: &str) {
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success(), "kill -{signal}");
+    }
+
     pub fn wait_exit(&mut self) -> ExitStatus {
         let start = Instant::now();
         loop {

@@ -1,0 +1,88 @@
+//! SIGINT and SIGTERM end the player as `q` does: the window closes, the sound stops and the
+//! process exits 0, whatever the decode threads are doing. The signals are blocked in every
+//! thread and taken by one thread of their own with `sigwait`, which tells the event loop; a
+//! second signal while the first is being handled ends the process at once.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// How the signal thread wakes the event loop, once there is one.
+type Wake = Box<dyn Fn() + Send>;
+
+pub struct QuitSignals {
+    requested: Arc<AtomicBool>,
+    wake: Arc<Mutex<Option<Wake>>>,
+}
+
+impl std::fmt::Debug for QuitSignals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QuitSignals")
+            .field("requested", &self.requested())
+            .finish()
+    }
+}
+
+impl QuitSignals {
+    /// Blocks SIGINT and SIGTERM in this thread, and so in every thread it starts from now on,
+    /// and starts the thread that waits for them. Call it before any other thread starts: one
+    /// started earlier would still take the signals, and die of them. None where signals can't
+    /// be blocked (the default actions then stay).
+    #[cfg(unix)]
+    pub fn install() -> Option<Self> {
+        // SAFETY: sigset_t is plain data, initialised by sigemptyset before use; the calls only
+        // change this thread's signal mask.
+        let set = unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGINT);
+            libc::sigaddset(&mut set, libc::SIGTERM);
+            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+                return None;
+            }
+            set
+        };
+        let signals = Self {
+            requested: Arc::new(AtomicBool::new(false)),
+            wake: Arc::new(Mutex::new(None)),
+        };
+        let (requested, wake) = (Arc::clone(&signals.requested), Arc::clone(&signals.wake));
+        let spawned = std::thread::Builder::new()
+            .name("histoplay signals".into())
+            .spawn(move || loop {
+                let mut signal = 0;
+                // SAFETY: `set` holds the blocked signals; sigwait writes the one taken.
+                if unsafe { libc::sigwait(&set, &mut signal) } != 0 {
+                    return;
+                }
+                if requested.swap(true, Ordering::SeqCst) {
+                    // Asked twice: the first request is stuck somewhere, so don't wait for it.
+                    std::process::exit(128 + signal);
+                }
+                log::info!("signal {signal}: quitting");
+                if let Some(wake) = wake.lock().ok().as_deref().and_then(Option::as_ref) {
+                    wake();
+                }
+            });
+        spawned.is_ok().then_some(signals)
+    }
+
+    #[cfg(not(unix))]
+    pub fn install() -> Option<Self> {
+        None
+    }
+
+    /// Calls `wake` when a signal comes from now on, and at once if one came already.
+    pub fn on_signal(&self, wake: Wake) {
+        if let Ok(mut slot) = self.wake.lock() {
+            if self.requested.load(Ordering::SeqCst) {
+                wake();
+            }
+            *slot = Some(wake);
+        }
+    }
+
+    /// Whether a signal asked the player to quit.
+    pub fn requested(&self) -> bool {
+        self.requested.load(Ordering::SeqCst)
+    }
+}
