@@ -14,7 +14,9 @@ pub use feed::Feed;
 
 use crate::clock::Clock;
 use std::path::Path;
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Speeds at which the sound plays (time-stretched away from 1x), as mpv's range for
 /// pitch-corrected playback; outside it, silence.
@@ -121,24 +123,24 @@ impl Audio {
             }
         };
         let mut filler = feed.filler();
+        let fed = Arc::new(FedGauge::new());
         let stream = output.build_output_stream(
             config,
-            move |out: &mut [f32], info: &cpal::OutputCallbackInfo| {
-                let stamp = info.timestamp();
-                let latency = stamp.playback.saturating_duration_since(stamp.callback);
-                filler(out, Instant::now() + latency);
+            {
+                let fed = Arc::clone(&fed);
+                move |out: &mut [f32], info: &cpal::OutputCallbackInfo| {
+                    let stamp = info.timestamp();
+                    let latency = stamp.playback.saturating_duration_since(stamp.callback);
+                    let now = Instant::now();
+                    fed.note(now);
+                    filler(out, now + latency);
+                }
             },
             {
-                // An output in trouble (an underrun it doesn't recover from at once) can report
-                // the same error for every period: say it a few times, then quietly.
-                let mut errors = 0u64;
-                move |e| {
-                    errors += 1;
-                    match errors {
-                        1..=3 => log::warn!("sound output: {e}"),
-                        4 => log::warn!("sound output: {e} (further errors are logged at debug level)"),
-                        _ => log::debug!("sound output: {e}"),
-                    }
+                let mut errors = OutputErrors::default();
+                move |e| match errors.level(fed.since_fed(Instant::now())) {
+                    log::Level::Warn => log::warn!("sound output: {e} (the output stopped taking sound)"),
+                    level => log::log!(level, "sound output: {e}"),
                 }
             },
             None,
@@ -176,6 +178,59 @@ impl Audio {
     }
 }
 
+/// When the output last asked for sound, readable from its error callback.
+struct FedGauge {
+    start: Instant,
+    /// Nanoseconds from `start` to the last request; 0 for none yet.
+    last: AtomicU64,
+}
+
+impl FedGauge {
+    fn new() -> Self {
+        Self {
+            start: Instant::now(),
+            last: AtomicU64::new(0),
+        }
+    }
+
+    fn note(&self, now: Instant) {
+        let nanos = now.saturating_duration_since(self.start).as_nanos().max(1);
+        self.last
+            .store(u64::try_from(nanos).unwrap_or(u64::MAX), Ordering::Relaxed);
+    }
+
+    /// How long since the output last asked for sound, or since the stream started.
+    fn since_fed(&self, now: Instant) -> Duration {
+        let last = self.start + Duration::from_nanos(self.last.load(Ordering::Relaxed));
+        now.saturating_duration_since(last)
+    }
+}
+
+/// How long an output may go without asking for sound before its errors mean it has stopped.
+const OUTPUT_STALL: Duration = Duration::from_millis(750);
+
+/// How an output's errors are told. ALSA's pulse plugin reports an I/O error from
+/// `snd_pcm_avail_delay` at the first periods of many streams and plays on exactly: while the
+/// output keeps asking for sound, its errors are for debugging. Once it has asked for nothing
+/// for `OUTPUT_STALL`, the error is the reason the sound stopped: said once as a warning, then
+/// quietly again, since a stuck output can report the same error for every period.
+#[derive(Debug, Default)]
+struct OutputErrors {
+    warned: bool,
+}
+
+impl OutputErrors {
+    /// The level to log an error at, given how long the output has not asked for sound.
+    fn level(&mut self, since_fed: Duration) -> log::Level {
+        if since_fed < OUTPUT_STALL || self.warned {
+            log::Level::Debug
+        } else {
+            self.warned = true;
+            log::Level::Warn
+        }
+    }
+}
+
 /// A device's name as `--audio-device` takes it: ALSA's PCM name (`default`, `pulse`,
 /// `hw:CARD=...`), else its description.
 fn device_name(device: &cpal::Device) -> String {
@@ -207,7 +262,21 @@ fn output_config(device: &cpal::Device) -> Result<cpal::StreamConfig, cpal::Erro
 
 #[cfg(test)]
 mod tests {
-    use super::Volume;
+    use super::{OutputErrors, Volume, OUTPUT_STALL};
+    use std::time::Duration;
+
+    #[test]
+    fn output_errors_while_the_sound_plays_are_for_debugging() {
+        // The pulse plugin's start: four errors, the output asking for sound all along.
+        let mut errors = OutputErrors::default();
+        for since_fed in [0, 5, 12, 20] {
+            assert_eq!(errors.level(Duration::from_millis(since_fed)), log::Level::Debug);
+        }
+        // An output that stopped: one warning, then quiet again, whatever follows.
+        assert_eq!(errors.level(OUTPUT_STALL), log::Level::Warn);
+        assert_eq!(errors.level(OUTPUT_STALL * 4), log::Level::Debug);
+        assert_eq!(errors.level(Duration::ZERO), log::Level::Debug);
+    }
 
     #[test]
     fn volume_steps_stay_in_range_and_unmute() {
