@@ -425,6 +425,8 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 }
 
 fn main() -> ExitCode {
+    // Before any thread starts.
+    histoplay::video::memory::tune_allocator();
     // Mesa's device-select Vulkan layer prints "error: XDG_RUNTIME_DIR ..." on headless machines;
     // histoplay picks its adapter itself, so the layer has nothing to do.
     if std::env::var_os("NODEVICE_SELECT").is_none() {

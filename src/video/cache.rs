@@ -1,8 +1,11 @@
 //! Decoded frames kept for instant steps, by pts, within a memory budget. Each frame knows the
 //! pts of the frame before it when one decode run showed both, so a step back or forward is
 //! answered from here whenever the neighbour is known. Frames far from where the viewer is go
-//! first, those behind (for steps back) kept over those ahead.
+//! first, those behind (for steps back) kept over those ahead. The budget covers all the
+//! process's frame memory (`memory.rs`): what the decoders hold in flight and the uploads'
+//! staging leave the cache less room.
 
+use super::memory::{FrameMemory, HEADROOM};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -36,6 +39,15 @@ impl CacheGauge {
 /// The cache keeps at least this many frames whatever the budget: the one shown and its
 /// neighbours, so a decode run never has to repeat itself to go on.
 pub const MIN_FRAMES: usize = 4;
+/// ... but no more of them than this many bytes hold (at least one): an 8K frame is 100 MB.
+const MIN_FRAMES_BYTES: usize = 64 << 20;
+/// What a cache of no budget keeps (frames that only pass through, as a timeline's fill or
+/// `hist` decode them): the frame being sent.
+pub const PASS_THROUGH_FRAMES: usize = 1;
+/// Room left below the process's limit (budget and headroom) for what comes between two looks
+/// (a decoder opening beside this one maps a hundred MB or more at once): this, and two of the
+/// largest frames.
+const RESIDENT_MARGIN: usize = 128 << 20;
 
 /// Frames ahead of the anchor count this many times their distance when choosing what to
 /// evict: three quarters of the budget goes to frames behind it.
@@ -68,12 +80,20 @@ pub struct FrameCache<F> {
     entries: BTreeMap<i64, Entry<F>>,
     bytes: usize,
     budget: usize,
+    /// The process's frame memory, when the budget covers all of it: the frames the decoders
+    /// hold in flight, the uploads and other streams take their room from the cache's.
+    memory: Option<&'static FrameMemory>,
+    /// The largest frame held so far.
+    largest: usize,
+    /// The process's resident memory (`memory::resident`), where the budget covers it.
+    resident: fn() -> Option<usize>,
     /// Pts of the stream's first frame, once seen: nothing comes before it.
     first: Option<i64>,
     gauge: Arc<CacheGauge>,
 }
 
 impl<F: ByteSize> FrameCache<F> {
+    /// A cache of frames within `budget` bytes of its own.
     pub fn new(budget: usize) -> Self {
         let gauge = Arc::new(CacheGauge::default());
         gauge.budget.store(budget, Ordering::Relaxed);
@@ -81,8 +101,20 @@ impl<F: ByteSize> FrameCache<F> {
             entries: BTreeMap::new(),
             bytes: 0,
             budget,
+            memory: None,
+            largest: 0,
+            resident: || None,
             first: None,
             gauge,
+        }
+    }
+
+    /// A cache that keeps all of `memory` within `budget`: it holds what the rest leaves.
+    pub fn within(budget: usize, memory: &'static FrameMemory) -> Self {
+        Self {
+            memory: Some(memory),
+            resident: crate::video::memory::resident,
+            ..Self::new(budget)
         }
     }
 
@@ -96,8 +128,33 @@ impl<F: ByteSize> FrameCache<F> {
         self.gauge.frames.store(self.entries.len(), Ordering::Relaxed);
     }
 
+    /// The bytes of frames the cache may hold now. Counting all frame memory, its budget less
+    /// the frame memory held outside it, and no more than keeps the process's resident memory
+    /// within the budget and `HEADROOM` (less a margin for what comes before the next look).
     pub fn budget(&self) -> usize {
-        self.budget
+        let Some(memory) = self.memory else {
+            return self.budget;
+        };
+        let outside = memory.held().saturating_sub(self.bytes);
+        let frames = self.budget.saturating_sub(outside);
+        let process = match (self.resident)() {
+            Some(resident) => {
+                let limit = (self.budget + HEADROOM).saturating_sub(RESIDENT_MARGIN + 2 * self.largest);
+                limit.saturating_sub(resident.saturating_sub(self.bytes))
+            }
+            None => usize::MAX,
+        };
+        frames.min(process)
+    }
+
+    /// The fewest frames kept: MIN_FRAMES, as many of them as MIN_FRAMES_BYTES holds (at least
+    /// one), or PASS_THROUGH_FRAMES with no budget.
+    fn min_frames(&self) -> usize {
+        if self.budget == 0 {
+            PASS_THROUGH_FRAMES
+        } else {
+            (MIN_FRAMES_BYTES / self.largest.max(1)).clamp(1, MIN_FRAMES)
+        }
     }
 
     pub fn bytes(&self) -> usize {
@@ -120,6 +177,7 @@ impl<F: ByteSize> FrameCache<F> {
             return;
         }
         self.bytes += frame.bytes();
+        self.largest = self.largest.max(frame.bytes());
         self.entries.insert(pts, Entry { frame, previous });
         self.publish();
     }
@@ -191,7 +249,17 @@ impl<F: ByteSize> FrameCache<F> {
     /// Drops frames, farthest from `anchor` first, until the cache is within its budget (but
     /// never below MIN_FRAMES frames, and never `keep`).
     pub fn evict(&mut self, anchor: i64, keep: &[i64]) {
-        while self.bytes > self.budget && self.entries.len() > MIN_FRAMES {
+        let mut room = self.budget();
+        if self.bytes > room {
+            // Blocks kept aside for reuse go before frames do.
+            if let Some(memory) = self.memory {
+                memory.release_spare();
+                room = self.budget();
+            }
+        }
+        let min_frames = self.min_frames();
+        // Frames shared with the uploads free nothing yet: the room is measured once.
+        while self.bytes > room && self.entries.len() > min_frames {
             let first = self.entries.keys().copied().find(|p| !keep.contains(p));
             let last = self.entries.keys().rev().copied().find(|p| !keep.contains(p));
             let cost = |pts: i64| {
@@ -269,6 +337,65 @@ mod tests {
         assert_eq!(cache.bytes(), 150, "re-inserting keeps one copy");
     }
 
+    /// A frame of 100 bytes of `memory`.
+    struct Counted(#[allow(dead_code)] crate::video::memory::Reservation);
+
+    impl ByteSize for Counted {
+        fn bytes(&self) -> usize {
+            100
+        }
+    }
+
+    #[test]
+    fn frame_memory_held_outside_the_cache_takes_its_room() {
+        // Frames of 100 bytes, a budget of 1000 bytes over all of a frame memory in which 600
+        // bytes of staging are held besides: room for 4 frames.
+        let memory: &'static FrameMemory = Box::leak(Box::new(FrameMemory::new()));
+        let mut cache = FrameCache::within(1000, memory);
+        // The process's resident memory is not this test's business.
+        cache.resident = || None;
+        let staging = memory.reserve(600);
+        let insert = |cache: &mut FrameCache<Counted>, range: std::ops::Range<i64>| {
+            for pts in range {
+                cache.insert(pts, Counted(memory.reserve(100)), pts.checked_sub(1));
+            }
+        };
+        insert(&mut cache, 0..8);
+        assert_eq!(cache.budget(), 400);
+        cache.evict(7, &[]);
+        assert_eq!(cache.len(), 4, "400 bytes hold 4 frames");
+        assert_eq!(memory.held(), 1000);
+        // With the staging gone the room comes back.
+        drop(staging);
+        assert_eq!(cache.budget(), 1000);
+        insert(&mut cache, 8..20);
+        cache.evict(19, &[]);
+        assert_eq!(cache.len(), 10);
+    }
+
+    #[test]
+    fn the_process_resident_memory_limits_the_cache_too() {
+        // A budget of 1 GiB and frames of 100 bytes; the process holds 200 MiB less than its
+        // budget and headroom allow, less the margin: 40 MiB of it are the cache's own frames.
+        let memory: &'static FrameMemory = Box::leak(Box::new(FrameMemory::new()));
+        let mut cache = FrameCache::within(1 << 30, memory);
+        fn resident() -> Option<usize> {
+            Some((1 << 30) + HEADROOM - RESIDENT_MARGIN - 200 - (160 << 20))
+        }
+        cache.resident = resident;
+        cache.insert(0, Counted(memory.reserve(100)), None);
+        cache.insert(1, Counted(memory.reserve(100)), Some(0));
+        // Room: the 160 MiB below the limit, and the cache's own 200 bytes.
+        assert_eq!(cache.budget(), (160 << 20) + 200);
+        fn crowded() -> Option<usize> {
+            Some(4 << 30)
+        }
+        cache.resident = crowded;
+        assert_eq!(cache.budget(), 0);
+        cache.evict(1, &[]);
+        assert_eq!(cache.len(), MIN_FRAMES.min(2), "small frames: the minimum stays");
+    }
+
     #[test]
     fn eviction_keeps_what_is_near_and_behind_the_anchor() {
         let mut cache = FrameCache::new(100);
@@ -279,11 +406,16 @@ mod tests {
         // (costs 3, 6) stay; 22 (8) and 33 (9) go.
         let kept: Vec<i64> = (0..40).filter(|&p| cache.contains(p)).collect();
         assert_eq!(kept, vec![23, 24, 25, 26, 27, 28, 29, 30, 31, 32]);
-        // The budget never goes below MIN_FRAMES frames.
-        let mut tiny = FrameCache::new(0);
+        // The budget never goes below MIN_FRAMES frames, and a cache of no budget keeps what
+        // passes through.
+        let mut tiny = FrameCache::new(1);
         run(&mut tiny, 0..10);
         tiny.evict(9, &[]);
         assert_eq!(tiny.len(), MIN_FRAMES);
+        let mut none = FrameCache::new(0);
+        run(&mut none, 0..10);
+        none.evict(9, &[]);
+        assert_eq!(none.len(), PASS_THROUGH_FRAMES);
         // Kept frames survive whatever their distance.
         let mut cache = FrameCache::new(50);
         run(&mut cache, 0..20);

@@ -6,5 +6,6 @@ pub mod convert;
 pub mod decoder;
 pub mod format;
 pub mod index;
+pub mod memory;
 pub mod ring;
 pub mod source;

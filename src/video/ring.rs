@@ -1,7 +1,7 @@
 //! The GPU side of video: a ring of plane-texture slots the decode thread uploads into, and the
 //! converted frame (texture + packed pixels) that the histogram and the picture read.
 
-use super::convert::{ConvertBinding, ConvertError, ConvertPass, PlaneTextures};
+use super::convert::{ConvertBinding, ConvertError, ConvertPass, PlaneTextures, UploadStaging, STAGING_BUFFERS};
 use super::format::FrameFormat;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::{GpuContext, GpuError};
@@ -20,6 +20,17 @@ pub enum RingError {
 /// enough that memory stays flat (a 4K 4:2:0 slot is 12 MB).
 pub const RING_SLOTS: usize = 6;
 
+/// Staging buffers for a ring of `format`'s frames: two, so that one is written while the
+/// other's copy runs, but one for frames beyond 64 MiB (8K at 10 bits is 100 MB), where the
+/// wait for a copy (a few milliseconds) matters less than another frame's worth of memory.
+fn staging_buffers(format: &FrameFormat) -> usize {
+    if UploadStaging::frame_bytes(format) > 64 << 20 {
+        1
+    } else {
+        STAGING_BUFFERS
+    }
+}
+
 pub struct FrameRing {
     pub format: FrameFormat,
     pub slots: Vec<Arc<PlaneTextures>>,
@@ -35,8 +46,12 @@ impl FrameRing {
         let bits = format.layout.output_bits();
         let output = GpuFrame::with_bits(ctx, "video frame", format.width, format.height, bits)?;
         let convert = ConvertPass::new(&ctx.device);
+        let staging = UploadStaging::new(&ctx.device, "ring", &format, staging_buffers(&format))?;
         let slots = (0..slots)
-            .map(|i| PlaneTextures::new(&ctx.device, &format!("ring slot {i}"), format).map(Arc::new))
+            .map(|i| {
+                PlaneTextures::sharing(&ctx.device, &format!("ring slot {i}"), format, Arc::clone(&staging))
+                    .map(Arc::new)
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let bindings = slots
             .iter()

@@ -4,6 +4,7 @@
 //! times (also of a long copy of the file); exact seeks with their keyframe previews; consecutive
 //! back-steps; memory over the run.
 
+mod memory;
 mod navigation;
 mod open;
 
@@ -271,6 +272,18 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     let ctx = GpuContext::new()?;
     writeln!(out, "adapter: {}", ctx.describe())?;
     let opened = open::time_open(&ctx, path)?;
+    let sampler = memory::MemorySampler::start("decode only");
+    // Decode alone first, its decoder gone before the pipeline's opens, so that the memory
+    // figures below are the pipeline's own. The best of two, as for the pipeline's warm passes.
+    let mut decode_fps = 0.0f64;
+    let mut decoded = 0;
+    for _ in 0..2 {
+        let (n, time) = decode_only(path)?;
+        decoded = n;
+        decode_fps = decode_fps.max(n as f64 / time.as_secs_f64());
+    }
+    crate::video::memory::trim_allocator();
+    sampler.phase("pipeline");
     let mut pipeline = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes)?;
     let info = pipeline.decoder.info.clone();
     let count = pipeline.decoder.index().wait_complete();
@@ -313,15 +326,6 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
         runs.push(frames as f64 / start.elapsed().as_secs_f64());
     }
     let (rss_end, peak) = memory_mb();
-    // Decode alone after the pipeline, so the memory figures above are the pipeline's own.
-    // The best of two, as for the pipeline's warm passes.
-    let mut decode_fps = 0.0f64;
-    let mut decoded = 0;
-    for _ in 0..2 {
-        let (n, time) = decode_only(path)?;
-        decoded = n;
-        decode_fps = decode_fps.max(n as f64 / time.as_secs_f64());
-    }
     let steady = runs[1].max(runs[2]);
     writeln!(out, "decode only:  {decoded} frames at {decode_fps:.1} fps (best of 2)")?;
     writeln!(
@@ -344,6 +348,7 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     // running; then playback again while it fills.
     // Opening (probing, indexing, the pipeline's setup) is paid once per file; the rate from the
     // first frame counted on is what a long file fills at.
+    sampler.phase("timeline");
     let started = Instant::now();
     let fill = TimelineFill::start(path, &pipeline.ctx)?;
     let mut first_frame = None;
@@ -367,7 +372,9 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     )?;
 
     let refresh_hz = (1.0 / info.frame_duration).max(60.0);
+    sampler.phase("paced");
     paced(&mut pipeline, info.duration.min(10.0), refresh_hz, "paced:", out)?;
+    sampler.phase("paced + timeline");
     let fill = TimelineFill::start(path, &pipeline.ctx)?;
     // As in the player, which tells the fill when it plays.
     fill.set_playing(true);
@@ -382,13 +389,41 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     drop(pipeline);
     let count = count.unwrap_or(frames);
     if count >= 2 && options.seeks > 0 {
+        sampler.phase("seeks");
         let mut fresh = Pipeline::open(ctx.clone(), path, (1280, 720), options.cache_bytes)?;
         navigation::seeks(&mut fresh, count, options.seeks, options.samples, out)?;
     }
     if count >= 2 && options.backsteps > 0 {
+        sampler.phase("back-steps");
         let mut fresh = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes)?;
         fresh.decoder.index().wait_complete();
         navigation::backsteps(&mut fresh, options.backsteps, options.samples, out)?;
     }
+    let (_, peak) = memory_mb();
+    let phases = sampler.finish();
+    let by_phase: Vec<String> = phases
+        .iter()
+        .map(|(name, m)| {
+            format!(
+                "{name} {:.0} ({:.0} anonymous, {:.0} files, {:.0} shared; frames {:.0})",
+                m.resident, m.anonymous, m.file, m.shared, m.frames
+            )
+        })
+        .collect();
+    writeln!(
+        out,
+        "memory by phase (MB at each one's highest): {}",
+        by_phase.join("; ")
+    )?;
+    let budget = options.cache_bytes >> 20;
+    let headroom = crate::video::memory::HEADROOM >> 20;
+    let limit = budget + headroom;
+    writeln!(
+        out,
+        "memory peak:  {peak:.0} MB resident over the whole run, {} the frame cache budget {budget} MB + {headroom} MB \
+         ({limit} MB); frames, staging and spare blocks together at most {} MB",
+        if peak <= limit as f64 { "within" } else { "OVER" },
+        crate::video::memory::FRAME_MEMORY.peak() >> 20,
+    )?;
     Ok(())
 }

@@ -5,7 +5,7 @@ use super::*;
 use crate::gpu::mapping::{MapState, Mapping, MAP_SETTLE};
 use crate::gpu::shaders::{self, layout};
 use crate::gpu::texture::GpuFrame;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use wgpu::util::DeviceExt;
 
 struct PlaneTexture {
@@ -14,34 +14,111 @@ struct PlaneTexture {
 }
 
 /// The GPU textures of one frame's planes: a slot of the upload ring, made once for a stream's
-/// format and refilled with each frame it carries, through a staging buffer of its own.
+/// format and refilled with each frame it carries, through staging buffers shared with the
+/// ring's other slots.
 pub struct PlaneTextures {
     pub format: FrameFormat,
     planes: Vec<PlaneTexture>,
     device: wgpu::Device,
-    staging: Mutex<Staging>,
+    staging: Arc<UploadStaging>,
 }
 
-/// Memory the CPU writes a frame's rows into and the GPU copies the plane textures from: made
-/// once with the slot and mapped again after each copy, so uploads allocate nothing (a
-/// `write_texture` makes a staging buffer per plane per call).
-struct Staging {
-    buffer: wgpu::Buffer,
+/// Memory the CPU writes a frame's rows into and the GPU copies the plane textures from, made
+/// once and mapped again after each copy, so uploads allocate nothing (a `write_texture` makes
+/// a staging buffer per plane per call). A ring's slots share `STAGING_BUFFERS` of them (one for
+/// the largest frames), used in turn: one is written while the copy from the other runs, and
+/// the mapped memory stays at two frames whatever the ring's size. Counted as frame memory.
+pub struct UploadStaging {
+    buffers: Vec<Mutex<Staging>>,
+    next: std::sync::atomic::AtomicUsize,
     /// Per plane: where its rows start, and their pitch (a multiple of 256 bytes, as copies
     /// from buffers to textures need).
     rows: Vec<(u64, u32)>,
+    _counted: crate::video::memory::Reservation,
+}
+
+/// Staging buffers a ring's slots share.
+pub const STAGING_BUFFERS: usize = 2;
+
+struct Staging {
+    buffer: wgpu::Buffer,
     /// The buffer's mapping for the next frame's rows.
     mapping: Mapping,
     /// The submission that copied from the buffer last: mapping completes after it.
     copied_in: Option<wgpu::SubmissionIndex>,
 }
 
-impl PlaneTextures {
-    pub fn new(device: &wgpu::Device, label: &str, format: FrameFormat) -> Result<Self, ConvertError> {
-        check_format(&format)?;
-        let max = device.limits().max_texture_dimension_2d;
+impl UploadStaging {
+    /// Where each plane's rows go in a staging buffer for `format`, and the buffer's size.
+    fn layout(format: &FrameFormat) -> (Vec<(u64, u32)>, u64) {
         let mut rows = Vec::new();
         let mut size = 0u64;
+        for index in 0..format.layout.plane_count() {
+            let shape = PlaneShape::of(format, index);
+            let pitch = (shape.row_bytes() as u64).next_multiple_of(u64::from(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT));
+            rows.push((size, pitch as u32));
+            size += pitch * u64::from(shape.height);
+        }
+        (rows, size)
+    }
+
+    /// The bytes of one staging buffer for `format`'s frames.
+    pub fn frame_bytes(format: &FrameFormat) -> u64 {
+        Self::layout(format).1
+    }
+
+    /// `count` staging buffers for frames of `format`.
+    pub fn new(
+        device: &wgpu::Device,
+        label: &str,
+        format: &FrameFormat,
+        count: usize,
+    ) -> Result<Arc<Self>, ConvertError> {
+        check_format(format)?;
+        let (rows, size) = Self::layout(format);
+        let buffers = (0..count.max(1))
+            .map(|i| {
+                let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(&format!("{label} staging {i}")),
+                    size,
+                    usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: true,
+                });
+                Mutex::new(Staging {
+                    buffer,
+                    mapping: Mapping::mapped(),
+                    copied_in: None,
+                })
+            })
+            .collect::<Vec<_>>();
+        let bytes = usize::try_from(size)
+            .unwrap_or(usize::MAX)
+            .saturating_mul(buffers.len());
+        Ok(Arc::new(Self {
+            buffers,
+            next: Default::default(),
+            rows,
+            _counted: crate::video::memory::FRAME_MEMORY.reserve(bytes),
+        }))
+    }
+}
+
+impl PlaneTextures {
+    /// A slot with a staging buffer of its own.
+    pub fn new(device: &wgpu::Device, label: &str, format: FrameFormat) -> Result<Self, ConvertError> {
+        let staging = UploadStaging::new(device, label, &format, 1)?;
+        Self::sharing(device, label, format, staging)
+    }
+
+    /// A slot uploading through `staging`, which other slots may share.
+    pub fn sharing(
+        device: &wgpu::Device,
+        label: &str,
+        format: FrameFormat,
+        staging: Arc<UploadStaging>,
+    ) -> Result<Self, ConvertError> {
+        check_format(&format)?;
+        let max = device.limits().max_texture_dimension_2d;
         let planes = (0..format.layout.plane_count())
             .map(|index| {
                 let shape = PlaneShape::of(&format, index);
@@ -53,9 +130,6 @@ impl PlaneTextures {
                         max,
                     });
                 }
-                let pitch = (shape.row_bytes() as u64).next_multiple_of(u64::from(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT));
-                rows.push((size, pitch as u32));
-                size += pitch * u64::from(shape.height);
                 let label = format!("{label} plane {index}");
                 let texture = device.create_texture(&wgpu::TextureDescriptor {
                     label: Some(&label),
@@ -74,22 +148,11 @@ impl PlaneTextures {
                 Ok(PlaneTexture { texture, view })
             })
             .collect::<Result<_, _>>()?;
-        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(&format!("{label} staging")),
-            size,
-            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: true,
-        });
         Ok(Self {
             format,
             planes,
             device: device.clone(),
-            staging: Mutex::new(Staging {
-                buffer,
-                rows,
-                mapping: Mapping::mapped(),
-                copied_in: None,
-            }),
+            staging,
         })
     }
 
@@ -99,7 +162,9 @@ impl PlaneTextures {
     /// thread; waits only if the slot's previous copy has not finished.
     pub fn upload(&self, queue: &wgpu::Queue, planes: &[PlaneData]) -> Result<(), ConvertError> {
         check_planes(&self.format, planes)?;
-        let mut staging = self.staging.lock().unwrap_or_else(|e| e.into_inner());
+        let shared = &self.staging;
+        let turn = shared.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % shared.buffers.len();
+        let mut staging = shared.buffers[turn].lock().unwrap_or_else(|e| e.into_inner());
         staging.wait_mapped(&self.device)?;
         {
             let mut memory = staging
@@ -109,7 +174,7 @@ impl PlaneTextures {
                 .map_err(|e| ConvertError::Staging(e.to_string()))?;
             for (index, plane) in planes.iter().take(self.planes.len()).enumerate() {
                 let shape = PlaneShape::of(&self.format, index);
-                let (offset, pitch) = staging.rows[index];
+                let (offset, pitch) = shared.rows[index];
                 let row_bytes = shape.row_bytes();
                 let (offset, pitch, rows) = (offset as usize, pitch as usize, shape.height as usize);
                 if plane.stride == pitch {
@@ -133,7 +198,7 @@ impl PlaneTextures {
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("upload") });
         for (index, texture) in self.planes.iter().enumerate() {
-            let (offset, pitch) = staging.rows[index];
+            let (offset, pitch) = shared.rows[index];
             encoder.copy_buffer_to_texture(
                 wgpu::TexelCopyBufferInfo {
                     buffer: &staging.buffer,

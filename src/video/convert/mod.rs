@@ -12,7 +12,7 @@ mod gpu;
 mod tests;
 
 pub use cpu::convert_cpu;
-pub use gpu::{ConvertBinding, ConvertPass, PlaneTextures};
+pub use gpu::{ConvertBinding, ConvertPass, PlaneTextures, UploadStaging, STAGING_BUFFERS};
 
 use super::format::{ColorSpec, FrameFormat, PlaneData, PlaneLayout, Range};
 use thiserror::Error;

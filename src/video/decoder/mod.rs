@@ -17,7 +17,9 @@ use super::cache::{CacheFill, CacheGauge, FrameCache};
 use super::convert::PlaneTextures;
 use super::index::FrameIndex;
 use super::source::{SeekTarget, VideoInfo, VideoSource};
+use crate::video::memory::FRAME_MEMORY;
 use preview::PreviewThread;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
 use std::time::Duration;
@@ -69,8 +71,13 @@ pub enum DecoderEvent {
 
 enum Command {
     Release(usize),
-    Seek { target: SeekTarget, generation: u64 },
+    Seek {
+        target: SeekTarget,
+        generation: u64,
+    },
     Paused(bool),
+    /// The process holds more frame memory than the cache's budget: make room.
+    Trim,
     Stop,
 }
 
@@ -86,6 +93,8 @@ pub struct DecodeThread {
     preview: Option<std::thread::JoinHandle<()>>,
     uploader: Option<std::thread::JoinHandle<()>>,
     cache_gauge: Arc<CacheGauge>,
+    /// Trims the cache when other frame memory grows while this thread decodes nothing.
+    _watch: Option<crate::video::memory::Watch>,
 }
 
 impl DecodeThread {
@@ -108,7 +117,7 @@ impl DecodeThread {
         let index = Arc::clone(source.index());
         let (commands, command_rx) = mpsc::channel();
         let (event_tx, events) = mpsc::channel();
-        let cache = FrameCache::new(cache_bytes);
+        let cache = FrameCache::within(cache_bytes, &FRAME_MEMORY);
         let cache_gauge = cache.gauge();
         let (outgoing_tx, outgoing) = mpsc::channel();
         // Keyframe previews decoded beside the stream's decoder, where it decodes in software.
@@ -130,7 +139,27 @@ impl DecodeThread {
             }
             None => (None, None),
         };
-        let worker = Worker::new(source, slots.len(), command_rx, outgoing_tx, cache, keyframes);
+        let trim_asked = Arc::new(AtomicBool::new(false));
+        let watch = (cache_bytes > 0).then(|| {
+            let (commands, asked) = (commands.clone(), Arc::clone(&trim_asked));
+            FRAME_MEMORY.watch(
+                cache_bytes,
+                Box::new(move || {
+                    if !asked.swap(true, Ordering::Relaxed) {
+                        let _ = commands.send(Command::Trim);
+                    }
+                }),
+            )
+        });
+        let worker = Worker::new(
+            source,
+            slots.len(),
+            command_rx,
+            outgoing_tx,
+            cache,
+            keyframes,
+            trim_asked,
+        );
         let uploader = Uploader {
             queue,
             slots,
@@ -161,6 +190,7 @@ impl DecodeThread {
             preview,
             uploader,
             cache_gauge,
+            _watch: watch,
         }
     }
 
@@ -241,5 +271,7 @@ impl Drop for DecodeThread {
         {
             let _ = handle.join();
         }
+        // The decoder's contexts and tables went with it: memory the allocator may now return.
+        crate::video::memory::trim_allocator();
     }
 }

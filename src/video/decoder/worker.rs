@@ -130,6 +130,8 @@ pub(super) struct Worker {
     keyframes: Option<Sender<Job>>,
     /// The ring slot set aside for the landing's preview.
     claim: Option<Arc<Claim>>,
+    /// A `Trim` is on its way (cleared as it is handled).
+    trim_asked: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Worker {
@@ -140,6 +142,7 @@ impl Worker {
         outgoing: Sender<Outgoing>,
         cache: FrameCache<Arc<DecodedFrame>>,
         keyframes: Option<Sender<Job>>,
+        trim_asked: Arc<std::sync::atomic::AtomicBool>,
     ) -> Self {
         let info = &source.info;
         let ticks_per_frame =
@@ -170,6 +173,7 @@ impl Worker {
             end_pts,
             keyframes,
             claim: None,
+            trim_asked,
         }
     }
 
@@ -217,6 +221,20 @@ impl Worker {
                 self.task = Task::Land(self.landing(target));
             }
             Command::Paused(paused) => self.paused = paused,
+            Command::Trim => {
+                self.trim_asked.store(false, std::sync::atomic::Ordering::Relaxed);
+                // Never the frames the work under way still needs: the one shown, the one a
+                // landing is about to deliver, the one it has landed on so far.
+                let (pending, candidate) = match &self.task {
+                    Task::Deliver(landing, pts) => (Some(*pts), landing.candidate),
+                    Task::Land(landing) => (None, landing.candidate),
+                    _ => (None, None),
+                };
+                let keep: Vec<i64> = [self.cursor, pending, candidate].into_iter().flatten().collect();
+                if let Some(&anchor) = keep.first() {
+                    self.cache.evict(anchor, &keep);
+                }
+            }
             Command::Stop => return false,
         }
         true

@@ -127,7 +127,7 @@ impl VideoSource {
             return Ok(Some(Decoded::Passed { pts }));
         }
         let frame = match self.hardware {
-            Some(hw) if hw.holds(&frame) => self.downloads.download(&frame).map_err(|e| VideoError::Decode {
+            Some(hw) if hw.holds(&frame) => hardware::download(&frame).map_err(|e| VideoError::Decode {
                 path: self.info.path.clone(),
                 reason: format!("copying a frame from the {} decoder failed: {e}", hw.name),
             })?,
@@ -182,7 +182,9 @@ pub(super) fn to_upload_layout(
         .map_err(|e| format!("cannot convert {:?} frames: {e}", frame.format()))?;
         *scaler = Some(Scaler(context));
     }
-    let mut out = ffmpeg::frame::Video::empty();
+    // Into counted frame memory, where the cache's frames are.
+    let mut out = crate::video::memory::frame(target, format.width, format.height)
+        .map_err(|e| format!("no memory for a converted frame: {e}"))?;
     let Scaler(context) = scaler.as_mut().expect("made above");
     context
         .run(&frame, &mut out)

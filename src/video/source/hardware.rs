@@ -172,107 +172,38 @@ unsafe extern "C" fn pick_format(
     first_software
 }
 
-/// Memory for frames copied back from the device, reused frame after frame. A 4K frame is
-/// 12 MB: allocated afresh for each frame, the allocator kept ever more of them (resident
-/// memory while streaming 4K grew to 2-3 GB against a 1 GiB frame cache). A buffer goes back
-/// to the pool when the last frame using it is dropped.
-pub struct DownloadPool {
-    pool: *mut ffi::AVBufferPool,
-    /// The format and size the pool's buffers are for.
-    shape: (i32, i32, i32),
-}
-
-// SAFETY: an AVBufferPool is thread-safe (its buffers return from any thread); this handle is
-// used by one thread at a time, the one that owns the VideoSource.
-unsafe impl Send for DownloadPool {}
-
-/// Row alignment of downloaded frames.
-const DOWNLOAD_ALIGN: i32 = 64;
-
-impl DownloadPool {
-    pub fn new() -> Self {
-        Self {
-            pool: std::ptr::null_mut(),
-            shape: (-1, 0, 0),
+/// Copies a frame from the device into frame memory (`video::memory`), as NV12 for the
+/// streams `attach` takes (P010 at 10 bits), with its timestamps and flags. A 4K frame is 12 MB
+/// and an 8K 10-bit one 100 MB: counted with the rest of the frames, and unmapped when the
+/// cache lets go of it (FFmpeg's buffer pools keep every buffer they ever gave out).
+pub fn download(frame: &ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, ffmpeg::Error> {
+    // SAFETY: `frame` is a valid device frame; its frames context describes the memory format
+    // it copies back to. The output frame gets planes for that format and size.
+    unsafe {
+        let frames = (*frame.as_ptr()).hw_frames_ctx;
+        if frames.is_null() {
+            return download_anywhere(frame);
         }
-    }
-
-    /// Copies a frame from the device into a buffer of the pool (NV12 for the streams `attach`
-    /// takes, P010 at 10 bits), with its timestamps and flags.
-    pub fn download(&mut self, frame: &ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, ffmpeg::Error> {
-        // SAFETY: `frame` is a valid device frame; its frames context describes the memory
-        // format it copies back to. The output frame gets a pool buffer the size FFmpeg gives
-        // for that format, size and alignment, and its planes laid out in it by FFmpeg.
-        unsafe {
-            let frames = (*frame.as_ptr()).hw_frames_ctx;
-            if frames.is_null() {
-                return download(frame);
-            }
-            let format = (*((*frames).data as *const ffi::AVHWFramesContext)).sw_format;
-            let (width, height) = ((*frame.as_ptr()).width, (*frame.as_ptr()).height);
-            let shape = (format as i32, width, height);
-            if shape != self.shape || self.pool.is_null() {
-                let size = ffi::av_image_get_buffer_size(format, width, height, DOWNLOAD_ALIGN);
-                if size <= 0 {
-                    return download(frame);
-                }
-                ffi::av_buffer_pool_uninit(&mut self.pool);
-                self.pool = ffi::av_buffer_pool_init(size as usize, None);
-                self.shape = shape;
-                if self.pool.is_null() {
-                    return download(frame);
-                }
-            }
-            let buffer = ffi::av_buffer_pool_get(self.pool);
-            if buffer.is_null() {
-                return Err(ffmpeg::Error::from(ffi::AVERROR(libc::ENOMEM)));
-            }
-            let mut out = ffmpeg::frame::Video::empty();
-            let o = out.as_mut_ptr();
-            (*o).format = format as i32;
-            (*o).width = width;
-            (*o).height = height;
-            (*o).buf[0] = buffer;
-            let filled = ffi::av_image_fill_arrays(
-                (*o).data.as_mut_ptr(),
-                (*o).linesize.as_mut_ptr(),
-                (*buffer).data,
-                format,
-                width,
-                height,
-                DOWNLOAD_ALIGN,
-            );
-            if filled < 0 {
-                return Err(ffmpeg::Error::from(filled));
-            }
-            let result = ffi::av_hwframe_transfer_data(o, frame.as_ptr(), 0);
-            if result < 0 {
-                return Err(ffmpeg::Error::from(result));
-            }
-            let result = ffi::av_frame_copy_props(o, frame.as_ptr());
-            if result < 0 {
-                return Err(ffmpeg::Error::from(result));
-            }
-            Ok(out)
+        let format = (*((*frames).data as *const ffi::AVHWFramesContext)).sw_format;
+        let (width, height) = ((*frame.as_ptr()).width, (*frame.as_ptr()).height);
+        let (Ok(w), Ok(h)) = (u32::try_from(width), u32::try_from(height)) else {
+            return Err(ffmpeg::Error::InvalidData);
+        };
+        let mut out = crate::video::memory::frame(format.into(), w, h)?;
+        let result = ffi::av_hwframe_transfer_data(out.as_mut_ptr(), frame.as_ptr(), 0);
+        if result < 0 {
+            return Err(ffmpeg::Error::from(result));
         }
+        let result = ffi::av_frame_copy_props(out.as_mut_ptr(), frame.as_ptr());
+        if result < 0 {
+            return Err(ffmpeg::Error::from(result));
+        }
+        Ok(out)
     }
 }
 
-impl Default for DownloadPool {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Drop for DownloadPool {
-    fn drop(&mut self) {
-        // SAFETY: the pool is freed once the last of its buffers in use comes back.
-        unsafe { ffi::av_buffer_pool_uninit(&mut self.pool) };
-    }
-}
-
-/// Copies a frame from the device into newly allocated memory, with its timestamps and flags.
-fn download(frame: &ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, ffmpeg::Error> {
+/// Copies a frame from the device into memory FFmpeg allocates, with its timestamps and flags.
+fn download_anywhere(frame: &ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, ffmpeg::Error> {
     let mut out = ffmpeg::frame::Video::empty();
     // SAFETY: both frames are valid; the empty one is allocated by the transfer.
     unsafe {

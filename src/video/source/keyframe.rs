@@ -29,6 +29,8 @@ impl KeyframeDecoder {
             count: 1,
             ..Default::default()
         });
+        // SAFETY: the context is not open yet; the callback is FFmpeg's to call.
+        unsafe { (*context.as_mut_ptr()).get_buffer2 = Some(crate::video::memory::get_buffer2) };
         let decoder = context.decoder().video().ok()?;
         Some(Self {
             decoder,

@@ -131,8 +131,6 @@ pub struct VideoSource {
     damaged_packets: u64,
     /// The stream's codec parameters, for a keyframe decoder beside this one.
     parameters: ffmpeg::codec::Parameters,
-    /// Memory that frames from a hardware decoder are copied back into.
-    downloads: hardware::DownloadPool,
 }
 
 /// The nice value of a software decoder's frame threads (see `VideoSource::open`).
@@ -254,8 +252,17 @@ impl VideoSource {
         let (width, height) = (parameters_size.0, parameters_size.1);
         let cores = std::thread::available_parallelism().map_or(4, |n| n.get());
         let pixels = u64::from(width) * u64::from(height);
+        // Beyond 4K a frame is 50 to 100 MB: no more threads than keep 256 MB of them in flight
+        // (two for 8K at 10 bits), or the frames in flight alone would outgrow the frame cache.
+        // SAFETY: FFmpeg computes a size from a format and dimensions.
+        let frame_bytes =
+            unsafe { ffmpeg::ffi::av_image_get_buffer_size(stream_format.into(), width as i32, height as i32, 1) };
+        let frame_bytes = u64::try_from(frame_bytes).ok().filter(|&b| b > 0).unwrap_or(3 * pixels);
+        let within_memory = usize::try_from((256 << 20) / frame_bytes.max(1))
+            .unwrap_or(usize::MAX)
+            .max(1);
         let per_size = match pixels {
-            p if p > 2_500_000 => cores.min(6),
+            p if p > 2_500_000 => cores.min(6).min(within_memory),
             p if p >= 1280 * 720 => (2 * cores).min(32),
             _ => cores.min(16),
         };
@@ -270,6 +277,9 @@ impl VideoSource {
             count: if hardware.is_some() { 1 } else { threads },
             ..Default::default()
         });
+        // Frames decode into counted frame memory (hardware frames stay the device's).
+        // SAFETY: the context is not open yet; the callback is FFmpeg's to call.
+        unsafe { (*context.as_mut_ptr()).get_buffer2 = Some(crate::video::memory::get_buffer2) };
         // The frame threads, started as the decoder opens, take the priority of the thread
         // that opens it: one a little below everything else's, so that the threads that draw,
         // upload and decode a seek's keyframe preview get a core at once however busy decoding
@@ -400,7 +410,6 @@ impl VideoSource {
             eof_sent: false,
             damaged_packets: 0,
             parameters,
-            downloads: hardware::DownloadPool::new(),
         })
     }
 

@@ -1,0 +1,91 @@
+//! Memory over a bench run, phase by phase: a thread samples the process's resident memory (and
+//! what it is made of) and its frame memory every 2 ms, and each phase keeps its highest
+//! sample, so a peak can be told apart from the phase that made it.
+
+use crate::video::memory::FRAME_MEMORY;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// One look at the process's memory, in MB.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sample {
+    pub resident: f64,
+    /// Anonymous memory (heaps, frames), file-backed (the program, libraries) and shared
+    /// (mappings of the GPU driver's).
+    pub anonymous: f64,
+    pub file: f64,
+    pub shared: f64,
+    /// Frame memory (`video::memory`): frames, staging and spare blocks.
+    pub frames: f64,
+}
+
+impl Sample {
+    fn now() -> Self {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let field = |name: &str| {
+            status
+                .lines()
+                .find(|l| l.starts_with(name))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<f64>().ok())
+                .map_or(0.0, |kb| kb / 1024.0)
+        };
+        Self {
+            resident: field("VmRSS:"),
+            anonymous: field("RssAnon:"),
+            file: field("RssFile:"),
+            shared: field("RssShmem:"),
+            frames: FRAME_MEMORY.held() as f64 / f64::from(1u32 << 20),
+        }
+    }
+}
+
+type Phases = Vec<(&'static str, Sample)>;
+
+pub struct MemorySampler {
+    phases: Arc<Mutex<Phases>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl MemorySampler {
+    /// Starts sampling, in a first phase called `name`.
+    pub fn start(name: &'static str) -> Self {
+        let phases = Arc::new(Mutex::new(vec![(name, Sample::now())]));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (shared, stopping) = (Arc::clone(&phases), Arc::clone(&stop));
+        let thread = std::thread::Builder::new()
+            .name("histoplay memory".into())
+            .spawn(move || {
+                while !stopping.load(Ordering::Relaxed) {
+                    let sample = Sample::now();
+                    if let Some((_, highest)) = shared.lock().unwrap_or_else(|e| e.into_inner()).last_mut() {
+                        if sample.resident > highest.resident {
+                            *highest = sample;
+                        }
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+            })
+            .ok();
+        Self { phases, stop, thread }
+    }
+
+    /// The run goes on to phase `name`.
+    pub fn phase(&self, name: &'static str) {
+        self.phases
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((name, Sample::now()));
+    }
+
+    /// Stops sampling: each phase with its highest sample.
+    pub fn finish(mut self) -> Phases {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        std::mem::take(&mut *self.phases.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
