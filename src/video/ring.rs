@@ -20,14 +20,17 @@ pub enum RingError {
 /// enough that memory stays flat (a 4K 4:2:0 slot is 12 MB).
 pub const RING_SLOTS: usize = 6;
 
-/// Staging buffers for a ring of `format`'s frames: two, so that one is written while the
-/// other's copy runs, but one for frames beyond 64 MiB (8K at 10 bits is 100 MB), where the
-/// wait for a copy (a few milliseconds) matters less than another frame's worth of memory.
-fn staging_buffers(format: &FrameFormat) -> usize {
-    if UploadStaging::frame_bytes(format) > 64 << 20 {
-        1
-    } else {
-        STAGING_BUFFERS
+/// Staging buffers for a ring of `slots` slots of `format`'s frames. Up to 4K, one per slot:
+/// a buffer is mapped again only after the GPU has copied from it, and the copy waits behind
+/// the frames the GPU is drawing, so with a buffer per slot the upload thread never waits for
+/// it. Larger frames share two (one is written while the other's copy runs), or one beyond
+/// 64 MiB (8K at 10 bits is 100 MB a frame), where another frame's worth of memory matters more
+/// than the wait.
+fn staging_buffers(format: &FrameFormat, slots: usize) -> usize {
+    match UploadStaging::frame_bytes(format) {
+        bytes if bytes > 64 << 20 => 1,
+        bytes if bytes > 32 << 20 => STAGING_BUFFERS,
+        _ => slots,
     }
 }
 
@@ -46,7 +49,7 @@ impl FrameRing {
         let bits = format.layout.output_bits();
         let output = GpuFrame::with_bits(ctx, "video frame", format.width, format.height, bits)?;
         let convert = ConvertPass::new(&ctx.device);
-        let staging = UploadStaging::new(&ctx.device, "ring", &format, staging_buffers(&format))?;
+        let staging = UploadStaging::new(&ctx.device, "ring", &format, staging_buffers(&format, slots))?;
         let slots = (0..slots)
             .map(|i| {
                 PlaneTextures::sharing(&ctx.device, &format!("ring slot {i}"), format, Arc::clone(&staging))

@@ -25,9 +25,9 @@ pub struct PlaneTextures {
 
 /// Memory the CPU writes a frame's rows into and the GPU copies the plane textures from, made
 /// once and mapped again after each copy, so uploads allocate nothing (a `write_texture` makes
-/// a staging buffer per plane per call). A ring's slots share `STAGING_BUFFERS` of them (one for
-/// the largest frames), used in turn: one is written while the copy from the other runs, and
-/// the mapped memory stays at two frames whatever the ring's size. Counted as frame memory.
+/// a staging buffer per plane per call). A ring's slots share them, used in turn (one per slot
+/// up to 4K, `STAGING_BUFFERS` or one for larger frames: see `FrameRing::new`), so that the
+/// mapped memory stays bounded for the largest frames. Counted as frame memory.
 pub struct UploadStaging {
     buffers: Vec<Mutex<Staging>>,
     next: std::sync::atomic::AtomicUsize,
