@@ -272,6 +272,23 @@ fn bench_pipeline_reports_open_times_seeks_and_back_steps() {
     };
     assert_eq!(shown + dropped, due, "{paced}");
     assert!(due >= 80, "{paced}");
+    // Memory: each phase's highest, then the whole run's peak against the budget's limit.
+    let phases = line("memory by phase (MB at each one's highest): decode only ");
+    for phase in [
+        "; pipeline ",
+        "; timeline ",
+        "; paced ",
+        "; paced + timeline ",
+        "; seeks ",
+        "; back-steps ",
+    ] {
+        assert!(phases.contains(phase), "no {phase:?} in {phases}");
+    }
+    let peak = line("memory peak:  ");
+    assert!(
+        peak.contains("the frame cache budget 64 MB + 512 MB (576 MB)"),
+        "{peak}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
