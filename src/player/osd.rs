@@ -116,7 +116,14 @@ impl Osd {
     pub fn show(&mut self, ctx: &egui::Context, view: &OsdView) -> Vec<Command> {
         let mut commands = Vec::new();
         let messages = show_messages(ctx, view.messages);
-        let corner = top_right_corner(ctx.content_rect(), messages);
+        let mut corner = top_right_corner(ctx.content_rect(), messages);
+        // Down to the bottom panel where it shows (where it was last drawn), else the window's
+        // edge.
+        let bottom_panel = (view.opacity > 0.0)
+            .then(|| ctx.memory(|m| m.area_rect(Id::unique("osd"))))
+            .flatten();
+        let floor = bottom_panel.map_or(ctx.content_rect().max.y, |r| r.min.y);
+        corner.max_height = (floor - ctx.content_rect().min.y - corner.top - MARGIN).max(0.0);
         if let Some(lines) = &view.stats {
             show_stats(ctx, lines, corner);
         }
@@ -313,6 +320,8 @@ fn loop_text(ab: crate::player::playback::AbLoop, loop_file: bool) -> Option<Str
 struct Corner {
     top: f32,
     max_width: f32,
+    /// How tall it may be (set by the caller: down to what is drawn below it).
+    max_height: f32,
 }
 
 /// The narrowest a top-right box is laid out beside the messages; narrower, it goes below them.
@@ -330,6 +339,7 @@ fn top_right_corner(screen: egui::Rect, messages: Option<egui::Rect>) -> Corner 
         return Corner {
             top: MARGIN,
             max_width: whole.min(CORNER_MAX_WIDTH),
+            max_height: f32::INFINITY,
         };
     };
     let beside = screen.max.x - MARGIN - (messages.max.x + MARGIN);
@@ -337,11 +347,13 @@ fn top_right_corner(screen: egui::Rect, messages: Option<egui::Rect>) -> Corner 
         Corner {
             top: MARGIN,
             max_width: beside.min(CORNER_MAX_WIDTH),
+            max_height: f32::INFINITY,
         }
     } else {
         Corner {
             top: messages.max.y - screen.min.y + MARGIN,
             max_width: whole.min(CORNER_MAX_WIDTH),
+            max_height: f32::INFINITY,
         }
     }
 }
@@ -350,7 +362,6 @@ fn top_right_corner(screen: egui::Rect, messages: Option<egui::Rect>) -> Corner 
 fn show_stats(ctx: &egui::Context, lines: &[(&'static str, String)], corner: Corner) {
     egui::Area::new(Id::unique("stats"))
         .anchor(Align2::RIGHT_TOP, egui::vec2(-MARGIN, corner.top))
-        // Taller than a small window, it runs off the bottom rather than up over the messages.
         .constrain(false)
         .fade_in(false)
         .interactable(false)
@@ -361,20 +372,26 @@ fn show_stats(ctx: &egui::Context, lines: &[(&'static str, String)], corner: Cor
                 .corner_radius(6.0)
                 .inner_margin(egui::Margin::symmetric(10, 6))
                 .show(ui, |ui| {
-                    // Long lines wrap (the frame's margins are outside this width).
+                    // Long lines wrap (the frame's margins are outside this width); lines that
+                    // don't fit above the bottom panel are cut off, not drawn over it.
                     ui.set_max_width((corner.max_width - 20.0).max(100.0));
-                    egui::Grid::new("stats grid")
-                        .num_columns(2)
-                        .spacing([12.0, 2.0])
+                    egui::ScrollArea::vertical()
+                        .max_height((corner.max_height - 12.0).max(0.0))
+                        .min_scrolled_height(0.0)
                         .show(ui, |ui| {
-                            for (label, text) in lines {
-                                ui.label(RichText::new(*label).color(DIM));
-                                ui.add(
-                                    egui::Label::new(RichText::new(text).monospace().color(TEXT))
-                                        .wrap_mode(egui::TextWrapMode::Wrap),
-                                );
-                                ui.end_row();
-                            }
+                            egui::Grid::new("stats grid")
+                                .num_columns(2)
+                                .spacing([12.0, 2.0])
+                                .show(ui, |ui| {
+                                    for (label, text) in lines {
+                                        ui.label(RichText::new(*label).color(DIM));
+                                        ui.add(
+                                            egui::Label::new(RichText::new(text).monospace().color(TEXT))
+                                                .wrap_mode(egui::TextWrapMode::Wrap),
+                                        );
+                                        ui.end_row();
+                                    }
+                                });
                         });
                 });
         });
@@ -578,7 +595,7 @@ mod tests {
     }
 
     #[test]
-    fn the_stats_never_cover_the_messages() {
+    fn the_stats_never_cover_the_messages_or_the_bottom_panel() {
         let ctx = egui::Context::default();
         let messages = [Message {
             text: "an-evening-on-the-river-recorded-on-a-phone.mp4: playing from frame 1234".into(),
@@ -640,7 +657,12 @@ mod tests {
             }
             let text = area("osd messages").expect("messages drawn");
             let overlay = area("stats").expect("stats drawn");
+            let panel = area("osd").expect("the bottom panel drawn");
             assert!(!text.intersects(overlay), "{width}x{height}: {text:?} and {overlay:?}");
+            assert!(
+                !panel.intersects(overlay),
+                "{width}x{height}: {panel:?} and {overlay:?}"
+            );
             for rect in [text, overlay] {
                 assert!(
                     rect.min.x >= 0.0 && rect.max.x <= width,
