@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::json::Json;
+use common::JsonExt;
 use histoplay::cli::still::RgbaImage;
 use histoplay::gpu::readback::{read_buffer, words};
 use histoplay::gpu::texture::GpuFrame;
@@ -180,7 +180,7 @@ fn ten_bit_frames_adjust_at_ten_bits_on_both() {
     }
 }
 
-fn range(json: &Json, channel: &str) -> (usize, usize) {
+fn range(json: &serde_json::Value, channel: &str) -> (usize, usize) {
     let l = json[channel].counts();
     let first = l.iter().position(|&c| c > 0).unwrap();
     let last = l.iter().rposition(|&c| c > 0).unwrap();
@@ -195,7 +195,7 @@ fn hist_applies_the_adjustments_on_gpu_and_cpu_alike() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8(out.stdout).unwrap()
     };
-    let plain = Json::parse(run(&["--frame", "3"]).lines().next().unwrap());
+    let plain = common::json(run(&["--frame", "3"]).lines().next().unwrap());
     let (low, high) = range(&plain, "l");
     assert!(low >= 90 && high <= 150, "the fixture is low-contrast: {low}..{high}");
     let plain_spread = high - low;
@@ -218,7 +218,7 @@ fn hist_applies_the_adjustments_on_gpu_and_cpu_alike() {
         assert_eq!(gpu, run(&cpu_args), "{args:?}");
     }
     // Auto-levels stretch each channel across the whole range, and so spread the luminance.
-    let levels = Json::parse(run(&["--frame", "3", "--auto-levels"]).lines().next().unwrap());
+    let levels = common::json(run(&["--frame", "3", "--auto-levels"]).lines().next().unwrap());
     for channel in ["r", "g", "b"] {
         let (low, high) = range(&levels, channel);
         assert!(low <= 2 && high >= 253, "auto-levels, {channel}: {low}..{high}");
@@ -296,7 +296,7 @@ fn scope_applies_the_adjustments_too() {
     cpu_args.push("--cpu");
     assert_eq!(run(&args), run(&cpu_args));
     // Saturation −100 leaves no chroma: the whole vectorscope in its centre.
-    let grey = Json::parse(
+    let grey = common::json(
         run(&["--kind", "vectorscope", "--saturation=-100"])
             .lines()
             .next()

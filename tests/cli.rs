@@ -29,24 +29,14 @@ fn assert_one_line_error(out: &Output, needle: &str) {
     assert!(!err.contains("panicked"), "stderr: {err}");
 }
 
-fn field<'a>(json: &'a str, name: &str) -> &'a str {
-    let at = json
-        .find(&format!("\"{name}\":"))
-        .unwrap_or_else(|| panic!("no {name} in {json}"))
-        + name.len()
-        + 3;
-    let rest = &json[at..];
-    let end = if rest.starts_with('[') {
-        rest.find(']').unwrap() + 1
-    } else {
-        rest.find([',', '}']).unwrap()
-    };
-    &rest[..end]
+/// A field of a JSON line, as JSON text.
+fn field(json: &str, name: &str) -> String {
+    common::json(json)[name].to_string()
 }
 
 fn counts(json: &str, name: &str) -> Vec<u64> {
-    let list = field(json, name);
-    list[1..list.len() - 1].split(',').map(|v| v.parse().unwrap()).collect()
+    use common::JsonExt;
+    common::json(json)[name].counts()
 }
 
 #[test]

@@ -43,14 +43,15 @@ fn hist(path: &std::path::Path, frame: u64) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn field<'a>(line: &'a str, name: &str) -> &'a str {
-    let at = line.find(&format!("\"{name}\":")).unwrap() + name.len() + 3;
-    line[at..].split([',', '}']).next().unwrap()
+/// A field of a `hist` line, as JSON text.
+fn field(line: &str, name: &str) -> String {
+    common::json(line)[name].to_string()
 }
 
-/// The counts of a `hist` line, from `"r":` on.
-fn counts(line: &str) -> &str {
-    &line[line.find("\"r\":").unwrap()..]
+/// The counts of a `hist` line: its r, g, b and l arrays.
+fn counts(line: &str) -> String {
+    let v = common::json(line);
+    ["r", "g", "b", "l"].map(|name| v[name].to_string()).concat()
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::json::Json;
+use common::JsonExt;
 use histoplay::cli::still::RgbaImage;
 use histoplay::engine::histogram::{histogram_packed, Depth};
 use histoplay::engine::{EngineConfig, HistogramEngine};
@@ -129,8 +129,8 @@ fn run(args: &[&str]) -> (bool, String, String) {
     )
 }
 
-fn json_lines(stdout: &str) -> Vec<Json> {
-    stdout.lines().map(Json::parse).collect()
+fn json_lines(stdout: &str) -> Vec<serde_json::Value> {
+    stdout.lines().map(common::json).collect()
 }
 
 /// `scope` and `scope --cpu` agree, line for line, on `path`'s frames, for every kind.

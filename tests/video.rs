@@ -18,20 +18,17 @@ fn histoplay(args: &[&str]) -> Output {
 
 /// The single bin a flat grey frame fills (at 256 bins the bin is the grey level).
 fn flat_level(line: &str) -> u8 {
-    let at = line.find("\"r\":[").unwrap() + 5;
-    let counts: Vec<u64> = line[at..line[at..].find(']').unwrap() + at]
-        .split(',')
-        .map(|v| v.parse().unwrap())
-        .collect();
+    use common::JsonExt;
+    let counts = common::json(line)["r"].counts();
     let filled: Vec<usize> = (0..counts.len()).filter(|&i| counts[i] > 0).collect();
     assert_eq!(filled.len(), 1, "not a flat frame: {line}");
     assert_eq!(counts[filled[0]], u64::from(common::RAMP_SIZE.0 * common::RAMP_SIZE.1));
     filled[0] as u8
 }
 
+/// A field of a `hist` line, as JSON text.
 fn field(line: &str, name: &str) -> String {
-    let at = line.find(&format!("\"{name}\":")).unwrap() + name.len() + 3;
-    line[at..].split([',', '}']).next().unwrap().to_string()
+    common::json(line)[name].to_string()
 }
 
 #[test]

@@ -116,20 +116,18 @@ fn other_pixel_formats_are_converted_once_per_stream() {
 
 /// `"key":value` of a JSON line, as a number.
 fn json_number(line: &str, key: &str) -> u64 {
-    let start = line
-        .find(&format!("\"{key}\":"))
-        .unwrap_or_else(|| panic!("no {key} in {line}"))
-        + key.len()
-        + 3;
-    let digits: String = line[start..].chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().unwrap()
+    use common::JsonExt;
+    common::json(line)[key].u64()
 }
 
 /// The counts of channel `name` ("r", "g", "b" or "l") of a JSON line.
 fn json_counts(line: &str, name: &str) -> Vec<u32> {
-    let start = line.find(&format!("\"{name}\":[")).unwrap() + name.len() + 4;
-    let end = start + line[start..].find(']').unwrap();
-    line[start..end].split(',').map(|c| c.parse().unwrap()).collect()
+    use common::JsonExt;
+    common::json(line)[name]
+        .counts()
+        .into_iter()
+        .map(|c| c as u32)
+        .collect()
 }
 
 /// A lossless FFV1 clip of one frame from raw samples (16-bit little-endian, plane after plane).
@@ -378,11 +376,7 @@ fn flat_grey(range: &str, y: u8) -> u8 {
     let out = hist(&path, &[]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let line = String::from_utf8(out.stdout).unwrap();
-    let at = line.find("\"r\":[").unwrap() + 5;
-    let counts: Vec<u32> = line[at..at + line[at..].find(']').unwrap()]
-        .split(',')
-        .map(|v| v.parse().unwrap())
-        .collect();
+    let counts = json_counts(&line, "r");
     counts.iter().position(|&c| c == 256).expect("a flat frame") as u8
 }
 
@@ -572,9 +566,8 @@ fn variable_frame_rate() {
     let got: Vec<(u64, f64)> = text
         .lines()
         .map(|l| {
-            let frame = l[9..].split(',').next().unwrap().parse().unwrap();
-            let at = l.find("\"pts\":").unwrap() + 6;
-            (frame, l[at..].split(',').next().unwrap().parse().unwrap())
+            let v = common::json(l);
+            (v["frame"].as_u64().unwrap(), v["pts"].as_f64().unwrap())
         })
         .collect();
     assert_eq!(got.len(), expected.len());

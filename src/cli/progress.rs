@@ -1,56 +1,82 @@
 //! A progress line on stderr for long headless runs (`hist --frames 0..` over a film,
-//! `timeline`): a bar, frames done, rate and time left, redrawn in place twice a second, only
-//! when stderr is a terminal.
+//! `timeline`): a bar, frames done, rate and time left, redrawn in place twice a second by
+//! indicatif, only when stderr is a terminal; several at once for a batch of files.
 
-use std::io::{IsTerminal, Write};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::time::{Duration, Instant};
 
-const EVERY: Duration = Duration::from_millis(500);
+/// How often the line is redrawn: twice a second.
+const REDRAWS_PER_SECOND: u8 = 2;
 
+/// One run's progress line (an indicatif bar drawing `line`), on stderr, drawn only when stderr
+/// is a terminal.
 pub struct Progress {
+    bar: ProgressBar,
     started: Instant,
-    shown: Option<Instant>,
     /// Frames to do in all, when known (or estimated).
     total: Option<u64>,
-    enabled: bool,
 }
 
 impl Progress {
     /// A progress line for `total` frames (if known), shown only on a terminal.
     pub fn new(total: Option<u64>) -> Self {
+        let target = ProgressDrawTarget::stderr_with_hz(REDRAWS_PER_SECOND);
+        Self::on(ProgressBar::with_draw_target(total, target), total)
+    }
+
+    fn on(bar: ProgressBar, total: Option<u64>) -> Self {
+        bar.set_style(ProgressStyle::with_template("{msg}").expect("a plain template"));
         Self {
+            bar,
             started: Instant::now(),
-            shown: None,
             total,
-            enabled: std::io::stderr().is_terminal(),
         }
     }
 
     /// `done` frames are done.
     pub fn tick(&mut self, done: u64) {
-        if !self.enabled {
+        // Not before the first half second: short runs show nothing.
+        let elapsed = self.started.elapsed();
+        if elapsed < Duration::from_millis(1000 / u64::from(REDRAWS_PER_SECOND)) || self.bar.is_hidden() {
             return;
         }
-        let now = Instant::now();
-        if self.shown.is_some_and(|t| now - t < EVERY) || now - self.started < EVERY {
-            return;
-        }
-        self.shown = Some(now);
-        let line = line(done, self.total, now - self.started);
-        let _ = write!(std::io::stderr(), "\r\x1b[K{line}");
+        self.bar.set_position(done);
+        self.bar.set_message(line(done, self.total, elapsed));
     }
 
     /// Clears the line (the output that follows is the command's own).
     pub fn finish(&mut self) {
-        if self.enabled && self.shown.is_some() {
-            let _ = write!(std::io::stderr(), "\r\x1b[K");
-        }
+        self.bar.finish_and_clear();
     }
 }
 
 impl Drop for Progress {
     fn drop(&mut self) {
         self.finish();
+    }
+}
+
+/// Progress lines of several runs at once, one per file, drawn together (a batch over many
+/// files: `report DIR`).
+pub struct ProgressGroup(MultiProgress);
+
+impl ProgressGroup {
+    /// The group, shown only when stderr is a terminal.
+    pub fn new() -> Self {
+        Self(MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(
+            REDRAWS_PER_SECOND,
+        )))
+    }
+
+    /// A line of the group for a run of `total` frames.
+    pub fn add(&self, total: Option<u64>) -> Progress {
+        Progress::on(self.0.add(ProgressBar::new(total.unwrap_or(0))), total)
+    }
+}
+
+impl Default for ProgressGroup {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
@@ -79,8 +105,20 @@ pub fn line(done: u64, total: Option<u64>, elapsed: Duration) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::line;
+    use super::{line, Progress, ProgressGroup};
     use std::time::Duration;
+
+    #[test]
+    fn nothing_is_drawn_where_stderr_is_not_a_terminal() {
+        // Where stderr is a pipe (CI, scripts) the bars exist but draw nothing.
+        let piped = !std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let mut progress = Progress::new(Some(10));
+        assert_eq!(progress.bar.is_hidden(), piped);
+        progress.tick(5);
+        progress.finish();
+        let group = ProgressGroup::new();
+        assert_eq!(group.add(Some(3)).bar.is_hidden(), piped);
+    }
 
     #[test]
     fn the_line_says_done_rate_and_time_left() {

@@ -1,7 +1,12 @@
-//! The `hist` command's output formats. JSON Lines is a public interface: keep it stable.
+//! The machine-readable output formats, one place for all of them: `hist`'s JSON Lines and CSV
+//! here, `scope`'s JSON Lines beside it (`cli/scope.rs`). They are a public interface (the
+//! README documents them): the structs below are their schema, serialised with serde_json and
+//! the csv crate, and tests/golden pins their bytes.
 
 use crate::engine::histogram::Histogram;
 use crate::scope::Region;
+use serde::ser::{SerializeSeq, Serializer};
+use serde::Serialize;
 use std::io::{self, Write};
 
 /// One frame's histogram with where it came from.
@@ -17,77 +22,127 @@ pub struct FrameReport<'a> {
     pub histogram: &'a Histogram,
 }
 
-/// `{"frame":K,"pts":s,"width":W,"height":H,"bins":N,"depth":D,"r":[...],"g":[...],"b":[...],"l":[...]}`,
-/// with `"region":[X,Y,W,H]` after `"depth"` when a region was counted.
+/// `hist`'s JSON line: `{"frame":K,"pts":s,"width":W,"height":H,"bins":N,"depth":D,"r":[...],
+/// "g":[...],"b":[...],"l":[...]}`, with `"region":[X,Y,W,H]` after `"depth"` when a region was
+/// counted.
+#[derive(Serialize)]
+struct HistLine<'a> {
+    frame: u64,
+    pts: Seconds,
+    width: u32,
+    height: u32,
+    bins: u32,
+    depth: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<RegionBox>,
+    r: Channel<'a>,
+    g: Channel<'a>,
+    b: Channel<'a>,
+    l: Channel<'a>,
+}
+
+/// Seconds as a JSON number: shortest round-trip form, integers without a fraction (`0`, not
+/// `0.0`), never an exponent; `null` where not finite.
+pub struct Seconds(pub f64);
+
+impl Serialize for Seconds {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !self.0.is_finite() {
+            return serializer.serialize_none();
+        }
+        // Rust's own formatting (never an exponent) as the number's text.
+        match serde_json::value::RawValue::from_string(format!("{}", self.0)) {
+            Ok(raw) => raw.serialize(serializer),
+            Err(_) => serializer.serialize_f64(self.0),
+        }
+    }
+}
+
+/// A region as `[X,Y,W,H]`.
+pub struct RegionBox(pub Region);
+
+impl Serialize for RegionBox {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        [r.x, r.y, r.width, r.height].serialize(serializer)
+    }
+}
+
+/// One channel's counts, bin after bin.
+struct Channel<'a>(&'a Histogram, usize);
+
+impl Serialize for Channel<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.counts.len()))?;
+        for counts in &self.0.counts {
+            seq.serialize_element(&counts[self.1])?;
+        }
+        seq.end()
+    }
+}
+
+/// A value as one JSON line.
+pub fn write_line(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, value)?;
+    writeln!(out)
+}
+
 pub fn write_json_line(out: &mut impl Write, report: &FrameReport) -> io::Result<()> {
-    write!(
+    let h = report.histogram;
+    write_line(
         out,
-        "{{\"frame\":{},\"pts\":{},\"width\":{},\"height\":{},\"bins\":{},\"depth\":{}",
-        report.frame,
-        json_number(report.pts),
-        report.width,
-        report.height,
-        report.histogram.bins(),
-        report.depth
-    )?;
-    write_region(out, report.region)?;
-    for (ch, name) in ["r", "g", "b", "l"].iter().enumerate() {
-        write!(out, ",\"{name}\":[")?;
-        write_counts(out, report.histogram, ch, ",")?;
-        write!(out, "]")?;
-    }
-    writeln!(out, "}}")
+        &HistLine {
+            frame: report.frame,
+            pts: Seconds(report.pts),
+            width: report.width,
+            height: report.height,
+            bins: h.bins(),
+            depth: report.depth,
+            region: report.region.map(RegionBox),
+            r: Channel(h, 0),
+            g: Channel(h, 1),
+            b: Channel(h, 2),
+            l: Channel(h, 3),
+        },
+    )
 }
 
-/// `,"region":[X,Y,W,H]`, or nothing for the whole frame.
-pub fn write_region(out: &mut impl Write, region: Option<Region>) -> io::Result<()> {
-    match region {
-        Some(r) => write!(out, ",\"region\":[{},{},{},{}]", r.x, r.y, r.width, r.height),
-        None => Ok(()),
-    }
-}
-
-/// CSV header: frame,pts,width,height,bins, then r0..rN-1, g0.., b0.., l0.., then depth (last,
-/// so that the columns before it keep their places).
+/// `hist --csv`'s header: frame,pts,width,height,bins, then r0..rN-1, g0.., b0.., l0.., then
+/// depth (last, so that the columns before it keep their places).
 pub fn write_csv_header(out: &mut impl Write, bins: u32) -> io::Result<()> {
-    write!(out, "frame,pts,width,height,bins")?;
+    let mut names: Vec<String> = ["frame", "pts", "width", "height", "bins"].map(String::from).to_vec();
     for name in ["r", "g", "b", "l"] {
-        for i in 0..bins {
-            write!(out, ",{name}{i}")?;
-        }
+        names.extend((0..bins).map(|i| format!("{name}{i}")));
     }
-    writeln!(out, ",depth")
+    names.push("depth".into());
+    write_csv_record(out, &names)
 }
 
+/// `hist --csv`'s row for a frame, its columns as the header names them.
 pub fn write_csv_row(out: &mut impl Write, report: &FrameReport) -> io::Result<()> {
-    write!(
-        out,
-        "{},{},{},{},{}",
-        report.frame,
-        json_number(report.pts),
-        report.width,
-        report.height,
-        report.histogram.bins()
-    )?;
+    let h = report.histogram;
+    let mut fields = vec![
+        report.frame.to_string(),
+        seconds_text(report.pts),
+        report.width.to_string(),
+        report.height.to_string(),
+        h.bins().to_string(),
+    ];
     for ch in 0..4 {
-        write!(out, ",")?;
-        write_counts(out, report.histogram, ch, ",")?;
+        fields.extend(h.counts.iter().map(|c| c[ch].to_string()));
     }
-    writeln!(out, ",{}", report.depth)
+    fields.push(report.depth.to_string());
+    write_csv_record(out, &fields)
 }
 
-fn write_counts(out: &mut impl Write, histogram: &Histogram, channel: usize, sep: &str) -> io::Result<()> {
-    for (i, c) in histogram.counts.iter().enumerate() {
-        if i > 0 {
-            out.write_all(sep.as_bytes())?;
-        }
-        write!(out, "{}", c[channel])?;
-    }
-    Ok(())
+fn write_csv_record(out: &mut impl Write, fields: &[String]) -> io::Result<()> {
+    let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(out);
+    writer.write_record(fields)?;
+    writer.flush()
 }
 
-/// Seconds as a JSON number: shortest round-trip form, integers without a fraction.
-pub fn json_number(seconds: f64) -> String {
+/// Seconds as the CSV writes them: as in JSON, `null` where not finite.
+fn seconds_text(seconds: f64) -> String {
     if seconds.is_finite() {
         format!("{seconds}")
     } else {
@@ -105,31 +160,44 @@ mod tests {
         h.counts[0] = [1, 2, 3, 4];
         h.counts[15] = [5, 6, 7, 8];
         let mut out = Vec::new();
-        write_json_line(
-            &mut out,
-            &FrameReport {
-                frame: 3,
-                pts: 0.1,
-                width: 2,
-                height: 3,
-                depth: 10,
-                region: None,
-                histogram: &h,
-            },
-        )
-        .unwrap();
+        let mut report = FrameReport {
+            frame: 3,
+            pts: 0.1,
+            width: 2,
+            height: 3,
+            depth: 10,
+            region: None,
+            histogram: &h,
+        };
+        write_json_line(&mut out, &report).unwrap();
         let zeros = "0,".repeat(14);
         let expected = format!(
             "{{\"frame\":3,\"pts\":0.1,\"width\":2,\"height\":3,\"bins\":16,\"depth\":10,\"r\":[1,{zeros}5],\"g\":[2,{zeros}6],\"b\":[3,{zeros}7],\"l\":[4,{zeros}8]}}\n"
         );
         assert_eq!(String::from_utf8(out).unwrap(), expected);
+        // Whole seconds without a fraction, no exponent, null where there is no time; the
+        // region after the depth.
+        for (pts, text) in [(0.0, "0"), (2.0, "2"), (1e-7, "0.0000001"), (f64::NAN, "null")] {
+            report.pts = pts;
+            report.region = Some(Region {
+                x: 1,
+                y: 2,
+                width: 3,
+                height: 4,
+            });
+            let mut out = Vec::new();
+            write_json_line(&mut out, &report).unwrap();
+            let line = String::from_utf8(out).unwrap();
+            assert!(
+                line.starts_with(&format!("{{\"frame\":3,\"pts\":{text},\"width\":2,\"height\":3,\"bins\":16,\"depth\":10,\"region\":[1,2,3,4],\"r\":[1,")),
+                "{line}"
+            );
+        }
     }
 
     #[test]
     fn csv_row_lines_up_with_its_header() {
         let h = Histogram::zeroed(16);
-        let (mut header, mut row) = (Vec::new(), Vec::new());
-        write_csv_header(&mut header, 16).unwrap();
         let report = FrameReport {
             frame: 0,
             pts: 0.0,
@@ -139,12 +207,16 @@ mod tests {
             region: None,
             histogram: &h,
         };
-        write_csv_row(&mut row, &report).unwrap();
-        let count = |b: &[u8]| String::from_utf8_lossy(b).trim_end().split(',').count();
-        assert_eq!(count(&header), 5 + 64 + 1);
-        assert_eq!(count(&row), 5 + 64 + 1);
-        assert!(String::from_utf8_lossy(&row).starts_with("0,0,1,1,16,"));
-        assert!(String::from_utf8_lossy(&header).trim_end().ends_with(",l15,depth"));
-        assert!(String::from_utf8_lossy(&row).trim_end().ends_with(",8"));
+        let mut out = Vec::new();
+        write_csv_header(&mut out, 16).unwrap();
+        write_csv_row(&mut out, &report).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let (header, row) = text.split_once('\n').unwrap();
+        let count = |s: &str| s.trim_end().split(',').count();
+        assert_eq!(count(header), 5 + 64 + 1);
+        assert_eq!(count(row), 5 + 64 + 1);
+        assert!(row.starts_with("0,0,1,1,16,"));
+        assert!(header.ends_with(",l15,depth"));
+        assert!(row.trim_end().ends_with(",8"));
     }
 }

@@ -3,7 +3,7 @@
 //! side of regions, which `hist` shares. The JSON is a public interface: keep it stable.
 
 use crate::cli::hist::{self, ClipError, FrameMeta, FrameRange};
-use crate::cli::report::{json_number, write_region};
+use crate::cli::report::{write_line, RegionBox, Seconds};
 use crate::cli::still::RgbaImage;
 use crate::engine::histogram::Depth;
 use crate::gpu::texture::GpuFrame;
@@ -13,6 +13,7 @@ use crate::scope::gpu::ScopePass;
 use crate::scope::region;
 use crate::scope::{self, Region, ScopeKind, VECTORSCOPE_SIDE};
 use crate::video::source::VideoSource;
+use serde::Serialize;
 use std::io::{self, Write};
 
 /// What to count: the scope, its columns and bins, and the region.
@@ -45,63 +46,70 @@ pub struct ScopeReport<'a> {
 /// "depth":D,"l":[[N counts]×C]}`; parade has `"r"`, `"g"`, `"b"` of that shape; vectorscope:
 /// `{"kind":"vectorscope","frame":K,"pts":s,"width":W,"height":H,"depth":D,"counts":[[256]×256]}`,
 /// rows by cr, columns by cb. `"region":[X,Y,W,H]` follows `"depth"` when a region was counted.
-pub fn write_json(out: &mut impl Write, report: &ScopeReport) -> io::Result<()> {
-    write!(
-        out,
-        "{{\"kind\":\"{}\",\"frame\":{},\"pts\":{},\"width\":{},\"height\":{}",
-        report.kind.name(),
-        report.frame,
-        json_number(report.pts),
-        report.width,
-        report.height
-    )?;
-    match report.kind {
-        ScopeKind::Vectorscope => {
-            write!(out, ",\"depth\":{}", report.depth)?;
-            write_region(out, report.region)?;
-            write!(out, ",\"counts\":")?;
-            write_rows(out, report.counts, VECTORSCOPE_SIDE as usize)?;
-        }
-        kind => {
-            write!(
-                out,
-                ",\"columns\":{},\"bins\":{},\"depth\":{}",
-                report.columns, report.bins, report.depth
-            )?;
-            write_region(out, report.region)?;
-            let names: &[&str] = if kind == ScopeKind::Parade {
-                &["r", "g", "b"]
-            } else {
-                &["l"]
-            };
-            let plane_len = (report.columns * report.bins) as usize;
-            for (plane, name) in names.iter().enumerate() {
-                write!(out, ",\"{name}\":")?;
-                let counts = &report.counts[plane * plane_len..(plane + 1) * plane_len];
-                write_rows(out, counts, report.bins as usize)?;
-            }
-        }
-    }
-    writeln!(out, "}}")
+#[derive(Serialize)]
+struct ScopeLine<'a> {
+    kind: &'static str,
+    frame: u64,
+    pts: Seconds,
+    width: u32,
+    height: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    columns: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bins: Option<u32>,
+    depth: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<RegionBox>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    l: Option<Rows<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    r: Option<Rows<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    g: Option<Rows<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    b: Option<Rows<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    counts: Option<Rows<'a>>,
 }
 
-/// `[[a,b,...],[...],...]`: rows of `row` counts.
-fn write_rows(out: &mut impl Write, counts: &[u32], row: usize) -> io::Result<()> {
-    out.write_all(b"[")?;
-    for (i, chunk) in counts.chunks(row.max(1)).enumerate() {
-        if i > 0 {
-            out.write_all(b",")?;
-        }
-        out.write_all(b"[")?;
-        for (j, c) in chunk.iter().enumerate() {
-            if j > 0 {
-                out.write_all(b",")?;
-            }
-            write!(out, "{c}")?;
-        }
-        out.write_all(b"]")?;
+/// Counts as rows of `.1` counts each: `[[a,b,...],[...],...]`.
+struct Rows<'a>(&'a [u32], usize);
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.chunks(self.1.max(1)))
     }
-    out.write_all(b"]")
+}
+
+pub fn write_json(out: &mut impl Write, report: &ScopeReport) -> io::Result<()> {
+    let vectorscope = report.kind == ScopeKind::Vectorscope;
+    let plane_len = (report.columns * report.bins) as usize;
+    let plane = |i: usize| {
+        Some(Rows(
+            &report.counts[i * plane_len..(i + 1) * plane_len],
+            report.bins as usize,
+        ))
+    };
+    let parade = report.kind == ScopeKind::Parade;
+    write_line(
+        out,
+        &ScopeLine {
+            kind: report.kind.name(),
+            frame: report.frame,
+            pts: Seconds(report.pts),
+            width: report.width,
+            height: report.height,
+            columns: (!vectorscope).then_some(report.columns),
+            bins: (!vectorscope).then_some(report.bins),
+            depth: report.depth,
+            region: report.region.map(RegionBox),
+            l: (report.kind == ScopeKind::Waveform).then(|| plane(0)).flatten(),
+            r: parade.then(|| plane(0)).flatten(),
+            g: parade.then(|| plane(1)).flatten(),
+            b: parade.then(|| plane(2)).flatten(),
+            counts: vectorscope.then_some(Rows(report.counts, VECTORSCOPE_SIDE as usize)),
+        },
+    )
 }
 
 /// CPU reference: a scope of packed pixels (already the region's, `width` wide).

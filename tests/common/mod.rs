@@ -1,7 +1,6 @@
 //! Test pictures and helpers shared by the integration tests.
 #![allow(dead_code)]
 
-pub mod json;
 pub mod pipeline;
 
 use histoplay::cli::still::{self, RgbaImage};
@@ -264,4 +263,43 @@ pub fn low_contrast_clip() -> PathBuf {
             "10",
         ],
     )
+}
+
+/// One of histoplay's JSON lines, parsed with serde_json (objects keep their keys' order).
+pub fn json(line: &str) -> serde_json::Value {
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+}
+
+/// What the tests read from histoplay's JSON values.
+pub trait JsonExt {
+    fn u64(&self) -> u64;
+    fn str(&self) -> &str;
+    /// An object's keys, in order.
+    fn keys(&self) -> Vec<&str>;
+    fn array(&self) -> &[serde_json::Value];
+    /// An array of counts.
+    fn counts(&self) -> Vec<u64>;
+}
+
+impl JsonExt for serde_json::Value {
+    fn u64(&self) -> u64 {
+        self.as_u64().unwrap_or_else(|| panic!("not a count: {self}"))
+    }
+
+    fn str(&self) -> &str {
+        self.as_str().unwrap_or_else(|| panic!("not a string: {self}"))
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        let object = self.as_object().unwrap_or_else(|| panic!("not an object: {self}"));
+        object.keys().map(String::as_str).collect()
+    }
+
+    fn array(&self) -> &[serde_json::Value] {
+        self.as_array().unwrap_or_else(|| panic!("not an array: {self}"))
+    }
+
+    fn counts(&self) -> Vec<u64> {
+        self.array().iter().map(JsonExt::u64).collect()
+    }
 }
