@@ -533,6 +533,34 @@ fn show_messages(ctx: &egui::Context, messages: &[Message]) -> Option<egui::Rect
 mod tests {
     use super::*;
 
+    /// A paused OSD at full opacity with `messages`, nothing else shown.
+    fn paused_view(messages: &[Message]) -> OsdView<'_> {
+        OsdView {
+            title: "",
+            position: 0.0,
+            duration: 10.0,
+            frame: None,
+            frame_count: None,
+            estimated_count: None,
+            preview: false,
+            paused: true,
+            at_end: false,
+            speed: 1.0,
+            clipping: None,
+            hdr: None,
+            view: ViewOptions::default(),
+            region: None,
+            probe: None,
+            timeline: None,
+            opacity: 1.0,
+            messages,
+            stats: None,
+            adjustments: None,
+            ab_loop: Default::default(),
+            loop_file: false,
+        }
+    }
+
     #[test]
     fn the_osd_draws_only_glyphs_its_fonts_have() {
         let ctx = egui::Context::default();
@@ -560,28 +588,10 @@ mod tests {
     fn estimated_frame_numbers_are_marked() {
         let messages = [];
         let view = |frame, frame_count, estimated_count| OsdView {
-            title: "",
-            position: 0.0,
-            duration: 10.0,
             frame,
             frame_count,
             estimated_count,
-            preview: false,
-            paused: true,
-            at_end: false,
-            speed: 1.0,
-            clipping: None,
-            hdr: None,
-            view: ViewOptions::default(),
-            region: None,
-            probe: None,
-            timeline: None,
-            opacity: 1.0,
-            messages: &messages,
-            stats: None,
-            adjustments: None,
-            ab_loop: Default::default(),
-            loop_file: false,
+            ..paused_view(&messages)
         };
         let exact = Some(FrameNumber { n: 12, exact: true });
         let estimate = Some(FrameNumber { n: 12345, exact: false });
@@ -624,28 +634,8 @@ mod tests {
                 ..Default::default()
             };
             let view = OsdView {
-                title: "",
-                position: 0.0,
-                duration: 10.0,
-                frame: None,
-                frame_count: None,
-                estimated_count: None,
-                preview: false,
-                paused: true,
-                at_end: false,
-                speed: 1.0,
-                clipping: None,
-                hdr: None,
-                view: ViewOptions::default(),
-                region: None,
-                probe: None,
-                timeline: None,
-                opacity: 1.0,
-                messages: &messages,
                 stats: Some(stats.clone()),
-                adjustments: None,
-                ab_loop: Default::default(),
-                loop_file: false,
+                ..paused_view(&messages)
             };
             // Areas learn their sizes in the first pass and are placed by them in the next.
             for _ in 0..3 {

@@ -85,7 +85,7 @@ pub struct FrameCache<F> {
     memory: Option<&'static FrameMemory>,
     /// The largest frame held so far.
     largest: usize,
-    /// The process's resident memory (`memory::resident`), where the budget covers it.
+    /// The process's resident memory (`memory::resident_recent`), where the budget covers it.
     resident: fn() -> Option<usize>,
     /// Pts of the stream's first frame, once seen: nothing comes before it.
     first: Option<i64>,
@@ -113,7 +113,7 @@ impl<F: ByteSize> FrameCache<F> {
     pub fn within(budget: usize, memory: &'static FrameMemory) -> Self {
         Self {
             memory: Some(memory),
-            resident: crate::video::memory::resident,
+            resident: crate::video::memory::resident_recent,
             ..Self::new(budget)
         }
     }

@@ -35,8 +35,29 @@ pub const HEADROOM: usize = 512 << 20;
 /// Resident memory is looked at, when frame memory is lent, at most this often.
 const RESIDENT_EVERY: std::time::Duration = std::time::Duration::from_millis(2);
 
+/// The process's resident memory in bytes, read at most every `RESIDENT_EVERY` (the frame
+/// cache looks at it for every frame it keeps): the last reading while it is that recent.
+pub fn resident_recent() -> Option<usize> {
+    resident_reading().map(|(bytes, _)| bytes)
+}
+
+/// The resident memory at most `RESIDENT_EVERY` old, and whether it was read just now.
+fn resident_reading() -> Option<(usize, bool)> {
+    static LAST: Mutex<Option<(std::time::Instant, usize)>> = Mutex::new(None);
+    let now = std::time::Instant::now();
+    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((at, bytes)) = *last {
+        if now.duration_since(at) < RESIDENT_EVERY {
+            return Some((bytes, false));
+        }
+    }
+    let bytes = resident()?;
+    *last = Some((now, bytes));
+    Some((bytes, true))
+}
+
 /// The process's resident memory in bytes (Linux: /proc/self/statm; None elsewhere).
-pub fn resident() -> Option<usize> {
+fn resident() -> Option<usize> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: usize = statm.split_whitespace().nth(1)?.parse().ok()?;
     // SAFETY: sysconf only reads a system constant.
@@ -57,9 +78,8 @@ pub struct FrameMemory {
     /// idle, as when a paused player's timeline fills.
     watchers: Mutex<Vec<Watcher>>,
     limit: AtomicUsize,
-    /// The smallest of the watchers' limits on resident memory, and when it was last checked.
+    /// The smallest of the watchers' limits on resident memory.
     resident_limit: AtomicUsize,
-    resident_checked: Mutex<Option<std::time::Instant>>,
     /// The process was near its limit when last looked at: blocks are unmapped, not kept.
     pressed: AtomicBool,
     next_watcher: AtomicUsize,
@@ -149,7 +169,6 @@ impl FrameMemory {
             watchers: Mutex::new(Vec::new()),
             limit: AtomicUsize::new(usize::MAX),
             resident_limit: AtomicUsize::new(usize::MAX),
-            resident_checked: Mutex::new(None),
             pressed: AtomicBool::new(false),
             next_watcher: AtomicUsize::new(0),
         }
@@ -202,15 +221,7 @@ impl FrameMemory {
         if self.resident_limit.load(Ordering::Relaxed) == usize::MAX {
             return None;
         }
-        let now = std::time::Instant::now();
-        {
-            let mut checked = self.resident_checked.lock().unwrap_or_else(|e| e.into_inner());
-            if checked.is_some_and(|at| now.duration_since(at) < RESIDENT_EVERY) {
-                return None;
-            }
-            *checked = Some(now);
-        }
-        resident()
+        resident_reading().and_then(|(bytes, fresh)| fresh.then_some(bytes))
     }
 
     /// Bytes of frame memory the process holds now: lent out, staging and spare blocks.

@@ -22,23 +22,28 @@ pub struct Sample {
 
 impl Sample {
     fn now() -> Self {
-        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-        let field = |name: &str| {
-            status
-                .lines()
-                .find(|l| l.starts_with(name))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<f64>().ok())
-                .map_or(0.0, |kb| kb / 1024.0)
-        };
+        let [resident, anonymous, file, shared] = status_mb(["VmRSS:", "RssAnon:", "RssFile:", "RssShmem:"]);
         Self {
-            resident: field("VmRSS:"),
-            anonymous: field("RssAnon:"),
-            file: field("RssFile:"),
-            shared: field("RssShmem:"),
+            resident,
+            anonymous,
+            file,
+            shared,
             frames: FRAME_MEMORY.held() as f64 / f64::from(1u32 << 20),
         }
     }
+}
+
+/// Fields of /proc/self/status that are given in kB, in MB (0 where missing: Linux only).
+pub fn status_mb<const N: usize>(names: [&str; N]) -> [f64; N] {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    names.map(|name| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<f64>().ok())
+            .map_or(0.0, |kb| kb / 1024.0)
+    })
 }
 
 type Phases = Vec<(&'static str, Sample)>;

@@ -42,16 +42,8 @@ pub struct BenchOptions {
 
 /// Resident and peak resident memory of this process, in MB (Linux; zeros elsewhere).
 pub fn memory_mb() -> (f64, f64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|kb| kb.parse::<f64>().ok())
-            .map_or(0.0, |kb| kb / 1024.0)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
+    let [resident, peak] = memory::status_mb(["VmRSS:", "VmHWM:"]);
+    (resident, peak)
 }
 
 /// p50 / p95 / max of `values` in milliseconds, as the report prints them.

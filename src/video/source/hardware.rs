@@ -175,37 +175,26 @@ unsafe extern "C" fn pick_format(
 /// Copies a frame from the device into frame memory (`video::memory`), as NV12 for the
 /// streams `attach` takes (P010 at 10 bits), with its timestamps and flags. A 4K frame is 12 MB
 /// and an 8K 10-bit one 100 MB: counted with the rest of the frames, and unmapped when the
-/// cache lets go of it (FFmpeg's buffer pools keep every buffer they ever gave out).
+/// cache lets go of it (FFmpeg's buffer pools keep every buffer they ever gave out). A frame
+/// without a frames context goes into memory FFmpeg allocates.
 pub fn download(frame: &ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, ffmpeg::Error> {
     // SAFETY: `frame` is a valid device frame; its frames context describes the memory format
-    // it copies back to. The output frame gets planes for that format and size.
-    unsafe {
+    // it copies back to.
+    let mut out = unsafe {
         let frames = (*frame.as_ptr()).hw_frames_ctx;
         if frames.is_null() {
-            return download_anywhere(frame);
+            ffmpeg::frame::Video::empty()
+        } else {
+            let format = (*((*frames).data as *const ffi::AVHWFramesContext)).sw_format;
+            let (width, height) = ((*frame.as_ptr()).width, (*frame.as_ptr()).height);
+            let (Ok(w), Ok(h)) = (u32::try_from(width), u32::try_from(height)) else {
+                return Err(ffmpeg::Error::InvalidData);
+            };
+            crate::video::memory::frame(format.into(), w, h)?
         }
-        let format = (*((*frames).data as *const ffi::AVHWFramesContext)).sw_format;
-        let (width, height) = ((*frame.as_ptr()).width, (*frame.as_ptr()).height);
-        let (Ok(w), Ok(h)) = (u32::try_from(width), u32::try_from(height)) else {
-            return Err(ffmpeg::Error::InvalidData);
-        };
-        let mut out = crate::video::memory::frame(format.into(), w, h)?;
-        let result = ffi::av_hwframe_transfer_data(out.as_mut_ptr(), frame.as_ptr(), 0);
-        if result < 0 {
-            return Err(ffmpeg::Error::from(result));
-        }
-        let result = ffi::av_frame_copy_props(out.as_mut_ptr(), frame.as_ptr());
-        if result < 0 {
-            return Err(ffmpeg::Error::from(result));
-        }
-        Ok(out)
-    }
-}
-
-/// Copies a frame from the device into memory FFmpeg allocates, with its timestamps and flags.
-fn download_anywhere(frame: &ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, ffmpeg::Error> {
-    let mut out = ffmpeg::frame::Video::empty();
-    // SAFETY: both frames are valid; the empty one is allocated by the transfer.
+    };
+    // SAFETY: both frames are valid; an empty one is allocated by the transfer, one with
+    // planes gets the frame's format and size in them.
     unsafe {
         let result = ffi::av_hwframe_transfer_data(out.as_mut_ptr(), frame.as_ptr(), 0);
         if result < 0 {
