@@ -129,13 +129,17 @@ impl<F: ByteSize> FrameCache<F> {
     }
 
     /// The bytes of frames the cache may hold now. Counting all frame memory, its budget less
-    /// the frame memory held outside it, and no more than keeps the process's resident memory
-    /// within the budget and `HEADROOM` (less a margin for what comes before the next look).
+    /// the frame memory held outside it (a small pool of spare blocks aside), and no more than
+    /// keeps the process's resident memory within the budget and `HEADROOM` (less a margin for
+    /// what comes before the next look).
     pub fn budget(&self) -> usize {
         let Some(memory) = self.memory else {
             return self.budget;
         };
-        let outside = memory.held().saturating_sub(self.bytes);
+        // Not the small pool of spare blocks: they are the next frames', and counting them
+        // would let the cache grow into their room as soon as they are taken again, so that
+        // the frame after has to be mapped afresh (`FrameMemory::spare_pool`).
+        let outside = memory.held().saturating_sub(memory.spare_pool() + self.bytes);
         let frames = self.budget.saturating_sub(outside);
         let process = match (self.resident)() {
             Some(resident) => {
@@ -249,16 +253,11 @@ impl<F: ByteSize> FrameCache<F> {
     /// Drops frames, farthest from `anchor` first, until the cache is within its budget (but
     /// never below MIN_FRAMES frames, and never `keep`).
     pub fn evict(&mut self, anchor: i64, keep: &[i64]) {
-        let mut room = self.budget();
-        if self.bytes > room {
-            // Blocks kept aside for reuse go before frames do.
-            if let Some(memory) = self.memory {
-                memory.release_spare();
-                room = self.budget();
-            }
-        }
+        let room = self.budget();
         let min_frames = self.min_frames();
-        // Frames shared with the uploads free nothing yet: the room is measured once.
+        // Frames shared with the uploads free nothing yet: the room is measured once. What
+        // they free goes to the frame memory's spare blocks, which the next frames decoded
+        // take again: a full cache streams without mapping anything afresh.
         while self.bytes > room && self.entries.len() > min_frames {
             let first = self.entries.keys().copied().find(|p| !keep.contains(p));
             let last = self.entries.keys().rev().copied().find(|p| !keep.contains(p));
@@ -282,6 +281,13 @@ impl<F: ByteSize> FrameCache<F> {
             };
             if let Some(entry) = self.entries.remove(&victim) {
                 self.bytes -= entry.frame.bytes();
+            }
+        }
+        if self.bytes > room && self.budget > 0 {
+            // Down to its fewest frames: the blocks kept aside for reuse give way too (not for
+            // a cache of no budget, which only passes frames through).
+            if let Some(memory) = self.memory {
+                memory.release_spare();
             }
         }
         self.publish();
@@ -371,6 +377,76 @@ mod tests {
         insert(&mut cache, 8..20);
         cache.evict(19, &[]);
         assert_eq!(cache.len(), 10);
+    }
+
+    /// A frame in a block of `memory`, shared with the uploads, given back when the last of
+    /// them lets go.
+    struct InBlock(std::rc::Rc<crate::video::memory::Lent>);
+
+    impl ByteSize for InBlock {
+        fn bytes(&self) -> usize {
+            self.0.size()
+        }
+    }
+
+    #[test]
+    fn a_full_cache_streams_through_the_blocks_of_the_frames_it_lets_go() {
+        // Room for 100 frames of 1 MiB; the last 3 frames are still being uploaded as the next
+        // decodes, and now and then the decoder holds 8 more frames for a while (a burst of
+        // frame threads). Once full, each frame evicted leaves its block for one decoded
+        // later: nothing is mapped afresh but for the burst's own frames.
+        let memory: &'static FrameMemory = Box::leak(Box::new(FrameMemory::new()));
+        let size = 1 << 20;
+        let mut cache = FrameCache::within(100 * size, memory);
+        cache.resident = || None;
+        let mut uploading = std::collections::VecDeque::new();
+        let mut burst = Vec::new();
+        let mut stream = |cache: &mut FrameCache<InBlock>, range: std::ops::Range<i64>| {
+            for pts in range {
+                match pts % 50 {
+                    0 => burst = (0..8).map(|_| memory.lend_block(size)).collect(),
+                    10 => burst.clear(),
+                    _ => {}
+                }
+                let frame = std::rc::Rc::new(memory.lend_block(size));
+                uploading.push_back(std::rc::Rc::clone(&frame));
+                if uploading.len() > 3 {
+                    uploading.pop_front();
+                }
+                cache.insert(pts, InBlock(frame), pts.checked_sub(1));
+                cache.evict(pts, &[]);
+            }
+        };
+        stream(&mut cache, 0..300);
+        let mapped = memory.mapped();
+        assert!(mapped >= 50 * size, "the cache's frames were mapped: {mapped}");
+        stream(&mut cache, 300..600);
+        assert!(
+            memory.mapped() - mapped <= 6 * 8 * size,
+            "streaming on maps {} MiB afresh",
+            (memory.mapped() - mapped) >> 20
+        );
+        assert!(cache.len() >= 30, "the cache keeps its frames: {}", cache.len());
+    }
+
+    #[test]
+    fn a_cache_of_no_budget_leaves_the_spare_blocks_to_the_next_frames() {
+        // A pass-through cache (the timeline's decoder) keeps one frame: each frame it lets go
+        // is the block the next one decodes into.
+        let memory: &'static FrameMemory = Box::leak(Box::new(FrameMemory::new()));
+        let size = 1 << 20;
+        let mut cache = FrameCache::within(0, memory);
+        cache.resident = || None;
+        for pts in 0..100 {
+            cache.insert(
+                pts,
+                InBlock(std::rc::Rc::new(memory.lend_block(size))),
+                pts.checked_sub(1),
+            );
+            cache.evict(pts, &[]);
+        }
+        assert_eq!(cache.len(), PASS_THROUGH_FRAMES);
+        assert_eq!(memory.mapped(), 2 * size, "two blocks in turn");
     }
 
     #[test]

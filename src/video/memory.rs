@@ -14,8 +14,8 @@ use ffmpeg_next as ffmpeg;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// Blocks kept for reuse after their frames go, in bytes: at most this much, or three blocks of
-/// the size being freed (so that an 8K frame's planes, 66 and 33 MB, are reused too: mapping
+/// Blocks kept for reuse after their frames go, in bytes: at most this much, or three of the
+/// largest block lent (so that two 8K frames' planes, 66 and 33 MB, are reused too: mapping
 /// them afresh costs a page fault per 4 KiB, 10 ms a frame).
 const SPARE_BYTES: usize = 64 << 20;
 /// What FFmpeg's own frame pool adds to each plane: room for decoders that read a little past
@@ -73,6 +73,11 @@ pub struct FrameMemory {
     spare: Mutex<Vec<Block>>,
     /// The most `lent + spare` has been.
     peak: AtomicUsize,
+    /// Bytes mapped afresh so far (each costs a page fault per 4 KiB when first written): with
+    /// no spare block, with spare blocks of other sizes only, and while pressed.
+    mapped: [AtomicUsize; 3],
+    /// The largest block lent so far.
+    largest: AtomicUsize,
     /// Caches to tell when the memory held passes their budget (the smallest of which is
     /// `limit`): another stream's frames or a decoder's may grow while a cache's own decoder is
     /// idle, as when a paused player's timeline fills.
@@ -98,9 +103,11 @@ impl Watcher {
         (self.budget + HEADROOM).saturating_sub(HEADROOM / 2)
     }
 
-    /// Resident memory past which spare blocks go back to the system.
+    /// Resident memory past which spare blocks go back to the system: close to the limit, above
+    /// where the cache keeps the process (`FrameCache::budget`), so that only what comes between
+    /// two of its looks (a decoder opening) has the spare blocks unmapped.
     fn pressed_at(&self) -> usize {
-        (self.budget + HEADROOM).saturating_sub(HEADROOM / 4)
+        (self.budget + HEADROOM).saturating_sub(HEADROOM / 8)
     }
 }
 
@@ -166,6 +173,8 @@ impl FrameMemory {
             spare_bytes: AtomicUsize::new(0),
             spare: Mutex::new(Vec::new()),
             peak: AtomicUsize::new(0),
+            mapped: [AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0)],
+            largest: AtomicUsize::new(0),
             watchers: Mutex::new(Vec::new()),
             limit: AtomicUsize::new(usize::MAX),
             resident_limit: AtomicUsize::new(usize::MAX),
@@ -229,9 +238,30 @@ impl FrameMemory {
         self.lent.load(Ordering::Relaxed) + self.spare_bytes.load(Ordering::Relaxed)
     }
 
+    /// Bytes in spare blocks kept outside the caches' budgets: all of them while they are a
+    /// small pool (`SPARE_BYTES`, frames up to 4K); none for frames so large that three blocks
+    /// pass it (8K), whose spare blocks count as frames.
+    pub fn spare_pool(&self) -> usize {
+        if 3 * self.largest.load(Ordering::Relaxed) > SPARE_BYTES {
+            0
+        } else {
+            self.spare_bytes.load(Ordering::Relaxed)
+        }
+    }
+
     /// The most the process has held at once.
     pub fn peak(&self) -> usize {
         self.peak.load(Ordering::Relaxed)
+    }
+
+    /// The bytes mapped afresh so far, rather than taken from the spare blocks.
+    pub fn mapped(&self) -> usize {
+        self.mapped_by_cause().iter().sum()
+    }
+
+    /// `mapped`, by cause: no spare block, spare blocks of other sizes only, and memory pressed.
+    pub fn mapped_by_cause(&self) -> [usize; 3] {
+        self.mapped.each_ref().map(|m| m.load(Ordering::Relaxed))
     }
 
     /// Unmaps the spare blocks (the cache needs their room).
@@ -245,15 +275,26 @@ impl FrameMemory {
     fn lend(&self, size: usize) -> Option<Block> {
         let reused = {
             let mut spare = self.spare.lock().unwrap_or_else(|e| e.into_inner());
-            let at = spare.iter().position(|b| b.size == size);
-            at.map(|i| spare.swap_remove(i))
+            // The newest of the size: its pages are the likeliest still in the CPU's caches.
+            let at = spare.iter().rposition(|b| b.size == size);
+            at.map(|i| spare.remove(i))
         };
         let block = match reused {
             Some(block) => {
                 self.spare_bytes.fetch_sub(size, Ordering::Relaxed);
                 block
             }
-            None => Block::map(size)?,
+            None => {
+                let block = Block::map(size)?;
+                let why = if self.pressed.load(Ordering::Relaxed) {
+                    2
+                } else {
+                    usize::from(self.spare_bytes.load(Ordering::Relaxed) > 0)
+                };
+                self.mapped[why].fetch_add(size, Ordering::Relaxed);
+                self.largest.fetch_max(size, Ordering::Relaxed);
+                block
+            }
         };
         let lent = self.lent.fetch_add(size, Ordering::Relaxed) + size;
         self.lent_to(lent + self.spare_bytes.load(Ordering::Relaxed));
@@ -263,15 +304,30 @@ impl FrameMemory {
     fn give_back(&self, block: Block) {
         let size = block.size;
         let mut spare = self.spare.lock().unwrap_or_else(|e| e.into_inner());
-        let kept = self.spare_bytes.load(Ordering::Relaxed);
-        let keep = kept + size <= SPARE_BYTES.max(3 * size) && !self.pressed.load(Ordering::Relaxed);
-        if keep {
+        let cap = SPARE_BYTES.max(3 * self.largest.load(Ordering::Relaxed));
+        let mut unmapped = Vec::new();
+        if !self.pressed.load(Ordering::Relaxed) && size <= cap {
+            // Room is made by the oldest block of the same size (a frame's planes come back
+            // as they are taken again, so the mix of sizes stays the one decoded), else by the
+            // oldest of all (a preview's or another stream's frames don't crowd out the
+            // stream's).
+            let mut kept = self.spare_bytes.load(Ordering::Relaxed);
+            while kept + size > cap && !spare.is_empty() {
+                let at = spare.iter().position(|b| b.size == size).unwrap_or(0);
+                let old = spare.remove(at);
+                kept -= old.size;
+                self.spare_bytes.fetch_sub(old.size, Ordering::Relaxed);
+                unmapped.push(old);
+            }
             self.spare_bytes.fetch_add(size, Ordering::Relaxed);
             spare.push(block);
+        } else {
+            unmapped.push(block);
         }
         // Counted out only once it is in the spare count or unmapped below.
         self.lent.fetch_sub(size, Ordering::Relaxed);
         drop(spare);
+        drop(unmapped);
     }
 
     /// An FFmpeg buffer of `size` bytes from here, going back when its last reference goes;
@@ -290,12 +346,40 @@ impl FrameMemory {
         buffer
     }
 
+    /// A block of `size` bytes (none if it can't be mapped), as frames get theirs.
+    pub fn lend_block(&'static self, size: usize) -> Lent {
+        Lent {
+            memory: self,
+            block: self.lend(size),
+        }
+    }
+
     /// Counts `bytes` held elsewhere for frames (the GPU upload's staging buffers) as frame
     /// memory until the guard goes.
     pub fn reserve(&'static self, bytes: usize) -> Reservation {
         let lent = self.lent.fetch_add(bytes, Ordering::Relaxed) + bytes;
         self.lent_to(lent + self.spare_bytes.load(Ordering::Relaxed));
         Reservation { memory: self, bytes }
+    }
+}
+
+/// A block of frame memory lent to Rust code, going back when this goes.
+pub struct Lent {
+    memory: &'static FrameMemory,
+    block: Option<Block>,
+}
+
+impl Lent {
+    pub fn size(&self) -> usize {
+        self.block.as_ref().map_or(0, |b| b.size)
+    }
+}
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        if let Some(block) = self.block.take() {
+            self.memory.give_back(block);
+        }
     }
 }
 

@@ -33,6 +33,10 @@ impl Sample {
     }
 }
 
+fn mapped_mb() -> [f64; 3] {
+    FRAME_MEMORY.mapped_by_cause().map(|b| b as f64 / f64::from(1u32 << 20))
+}
+
 /// Fields of /proc/self/status that are given in kB, in MB (0 where missing: Linux only).
 pub fn status_mb<const N: usize>(names: [&str; N]) -> [f64; N] {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -46,7 +50,9 @@ pub fn status_mb<const N: usize>(names: [&str; N]) -> [f64; N] {
     })
 }
 
-type Phases = Vec<(&'static str, Sample)>;
+/// A phase's highest sample, and the frame memory it mapped afresh (MB): with no spare block,
+/// spare blocks of other sizes only, and memory pressed.
+type Phases = Vec<(&'static str, Sample, [f64; 3])>;
 
 pub struct MemorySampler {
     phases: Arc<Mutex<Phases>>,
@@ -57,7 +63,7 @@ pub struct MemorySampler {
 impl MemorySampler {
     /// Starts sampling, in a first phase called `name`.
     pub fn start(name: &'static str) -> Self {
-        let phases = Arc::new(Mutex::new(vec![(name, Sample::now())]));
+        let phases = Arc::new(Mutex::new(vec![(name, Sample::now(), mapped_mb())]));
         let stop = Arc::new(AtomicBool::new(false));
         let (shared, stopping) = (Arc::clone(&phases), Arc::clone(&stop));
         let thread = std::thread::Builder::new()
@@ -65,7 +71,7 @@ impl MemorySampler {
             .spawn(move || {
                 while !stopping.load(Ordering::Relaxed) {
                     let sample = Sample::now();
-                    if let Some((_, highest)) = shared.lock().unwrap_or_else(|e| e.into_inner()).last_mut() {
+                    if let Some((_, highest, _)) = shared.lock().unwrap_or_else(|e| e.into_inner()).last_mut() {
                         if sample.resident > highest.resident {
                             *highest = sample;
                         }
@@ -82,15 +88,21 @@ impl MemorySampler {
         self.phases
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push((name, Sample::now()));
+            .push((name, Sample::now(), mapped_mb()));
     }
 
-    /// Stops sampling: each phase with its highest sample.
+    /// Stops sampling: each phase with its highest sample and the frame memory it mapped.
     pub fn finish(mut self) -> Phases {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
-        std::mem::take(&mut *self.phases.lock().unwrap_or_else(|e| e.into_inner()))
+        let mut phases = std::mem::take(&mut *self.phases.lock().unwrap_or_else(|e| e.into_inner()));
+        // Each phase starts with the count so far; what it mapped runs to the next one's start.
+        let ends: Vec<[f64; 3]> = phases.iter().skip(1).map(|p| p.2).chain([mapped_mb()]).collect();
+        for (phase, end) in phases.iter_mut().zip(ends) {
+            phase.2 = std::array::from_fn(|i| end[i] - phase.2[i]);
+        }
+        phases
     }
 }

@@ -395,10 +395,19 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     let phases = sampler.finish();
     let by_phase: Vec<String> = phases
         .iter()
-        .map(|(name, m)| {
+        .map(|(name, m, mapped)| {
             format!(
-                "{name} {:.0} ({:.0} anonymous, {:.0} files, {:.0} shared; frames {:.0})",
-                m.resident, m.anonymous, m.file, m.shared, m.frames
+                "{name} {:.0} ({:.0} anonymous, {:.0} files, {:.0} shared; frames {:.0}, mapped afresh {:.0}: \
+                 {:.0} none spare, {:.0} other sizes spare, {:.0} pressed)",
+                m.resident,
+                m.anonymous,
+                m.file,
+                m.shared,
+                m.frames,
+                mapped.iter().sum::<f64>(),
+                mapped[0],
+                mapped[1],
+                mapped[2]
             )
         })
         .collect();

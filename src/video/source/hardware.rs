@@ -159,6 +159,11 @@ unsafe extern "C" fn pick_format(
     let mut at = offered;
     while *at != ffi::AVPixelFormat::AV_PIX_FMT_NONE {
         if *at as i32 == wanted {
+            // The decoder sets up its surfaces next, mapping their host side too (about 320 MB
+            // for an 8K stream): the spare frame blocks make room for them first, so that a
+            // second decoder opening beside a playing one (the timeline's) stays within the
+            // cache's budget.
+            crate::video::memory::FRAME_MEMORY.release_spare();
             return *at;
         }
         let desc = ffi::av_pix_fmt_desc_get(*at);
