@@ -1,0 +1,370 @@
+//! PSNR, MSE and SSIM of a frame against its reference, as FFmpeg's `psnr` and `ssim` filters
+//! compute them: per component (Y, U, V, or grey's one) at the source's depth, on the decoded
+//! samples themselves (no conversion), and their averages weighted by the components' sizes.
+//! This is the CPU twin of the GPU pass; both count the same integer sums, and SSIM's windows
+//! the same single-precision arithmetic as FFmpeg's C code.
+//!
+//! - MSE: the sum of squared differences over the component, divided by its samples; PSNR is
+//!   `10 log10(max² / MSE)` with `max = 2^depth - 1`, undefined (FFmpeg prints `inf`) for
+//!   identical components. The average MSE weights each component by its share of all samples.
+//! - SSIM: sums over 4x4 blocks, and over 8x8 windows of four blocks stepping 4 samples both
+//!   ways (the standard approximation of the Gaussian window, from x264); each window's SSIM in
+//!   single precision, the component's SSIM their mean. `All` weights the components as the
+//!   average MSE does.
+
+use crate::video::format::{FrameFormat, PlaneData, PlaneLayout};
+
+/// One component's samples: a plane, or one of the two interleaved in NV12's and P010's
+/// second plane.
+#[derive(Clone, Copy, Debug)]
+pub struct Component<'a> {
+    data: &'a [u8],
+    stride: usize,
+    pub width: usize,
+    pub height: usize,
+    /// Bytes per sample (1 or 2, little-endian).
+    bytes: usize,
+    /// Samples from one of this component's to the next along a row (2 where interleaved), and
+    /// where the first one is.
+    step: usize,
+    offset: usize,
+    /// Bits below the value (P010 keeps its 10 bits at the top of 16).
+    shift: u32,
+}
+
+impl Component<'_> {
+    fn sample(&self, x: usize, y: usize) -> u32 {
+        let at = y * self.stride + (x * self.step + self.offset) * self.bytes;
+        let raw = if self.bytes == 1 {
+            u32::from(self.data[at])
+        } else {
+            u32::from(u16::from_le_bytes([self.data[at], self.data[at + 1]]))
+        };
+        raw >> self.shift
+    }
+}
+
+/// The components metrics are taken of, for a frame of `format` (Y, U, V; grey's one), and
+/// their depth; None for layouts FFmpeg's filters measure in other terms (RGB).
+pub fn components<'a>(format: &FrameFormat, planes: &[PlaneData<'a>]) -> Option<(Vec<Component<'a>>, u32)> {
+    let (w, h) = (format.width as usize, format.height as usize);
+    let plane = |i: usize, width, height, bytes, step, offset, shift| Component {
+        data: planes[i].data,
+        stride: planes[i].stride,
+        width,
+        height,
+        bytes,
+        step,
+        offset,
+        shift,
+    };
+    // FFmpeg's AV_CEIL_RSHIFT: chroma of an odd-sized picture covers its last column and row.
+    let ceil = |n: usize, shift: u32| (n + (1 << shift) - 1) >> shift;
+    match format.layout {
+        PlaneLayout::Yuv {
+            chroma_shift_x: sx,
+            chroma_shift_y: sy,
+            bits,
+        } => {
+            let bytes = if bits > 8 { 2 } else { 1 };
+            let (cw, ch) = (ceil(w, sx), ceil(h, sy));
+            Some((
+                vec![
+                    plane(0, w, h, bytes, 1, 0, 0),
+                    plane(1, cw, ch, bytes, 1, 0, 0),
+                    plane(2, cw, ch, bytes, 1, 0, 0),
+                ],
+                bits,
+            ))
+        }
+        PlaneLayout::Nv12 | PlaneLayout::P010 => {
+            let (bytes, shift, bits) = match format.layout {
+                PlaneLayout::P010 => (2, 6, 10),
+                _ => (1, 0, 8),
+            };
+            let (cw, ch) = (ceil(w, 1), ceil(h, 1));
+            Some((
+                vec![
+                    plane(0, w, h, bytes, 1, 0, shift),
+                    plane(1, cw, ch, bytes, 2, 0, shift),
+                    plane(1, cw, ch, bytes, 2, 1, shift),
+                ],
+                bits,
+            ))
+        }
+        PlaneLayout::Gray { bits } => Some((vec![plane(0, w, h, if bits > 8 { 2 } else { 1 }, 1, 0, 0)], bits)),
+        PlaneLayout::Gbr { .. } | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => None,
+    }
+}
+
+/// What the metrics of one component add up from: the GPU pass's output, and the CPU twin's.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ComponentSums {
+    /// Sum of squared differences.
+    pub sse: u64,
+    /// Sum of the windows' SSIM.
+    pub ssim: f64,
+}
+
+/// The squared differences of two components of the same size.
+pub fn sse(a: &Component, b: &Component) -> u64 {
+    let mut sum = 0u64;
+    for y in 0..a.height {
+        for x in 0..a.width {
+            let d = i64::from(a.sample(x, y)) - i64::from(b.sample(x, y));
+            sum += (d * d) as u64;
+        }
+    }
+    sum
+}
+
+/// SSIM windows of a component `width` by `height`: one per 4x4 block but the last column and
+/// row of blocks (a window spans two blocks each way); none for components under 8 samples.
+pub fn ssim_windows(width: usize, height: usize) -> u64 {
+    ((width >> 2).saturating_sub(1) * (height >> 2).saturating_sub(1)) as u64
+}
+
+/// The sums of a 4x4 block at block column `bx`, row `by`: of a, of b, of a² + b², of a·b.
+fn block(a: &Component, b: &Component, bx: usize, by: usize) -> [i64; 4] {
+    let mut s = [0i64; 4];
+    for y in 4 * by..4 * by + 4 {
+        for x in 4 * bx..4 * bx + 4 {
+            let (p, q) = (i64::from(a.sample(x, y)), i64::from(b.sample(x, y)));
+            s[0] += p;
+            s[1] += q;
+            s[2] += p * p + q * q;
+            s[3] += p * q;
+        }
+    }
+    s
+}
+
+/// One 8x8 window's SSIM from its sums, in single precision as FFmpeg's `ssim_end1` (8 bits)
+/// and `ssim_end1x` (more) compute it; `max` is 2^depth - 1.
+pub fn window_ssim([s1, s2, ss, s12]: [i64; 4], max: i64) -> f32 {
+    // The constants as FFmpeg rounds them: (0.01 max)² and (0.03 max)², scaled to the sums.
+    let max = max as f64;
+    let c1 = (0.01 * 0.01 * max * max * 64.0 + 0.5) as i64;
+    let c2 = (0.03 * 0.03 * max * max * 64.0 * 63.0 + 0.5) as i64;
+    let vars = ss * 64 - s1 * s1 - s2 * s2;
+    let covar = s12 * 64 - s1 * s2;
+    (2 * s1 * s2 + c1) as f32 * (2 * covar + c2) as f32 / ((s1 * s1 + s2 * s2 + c1) as f32 * (vars + c2) as f32)
+}
+
+/// The sum of a component's window SSIMs (their mean is `ssim / ssim_windows`).
+pub fn ssim_sum(a: &Component, b: &Component, bits: u32) -> f64 {
+    let max = (1i64 << bits) - 1;
+    let (bw, bh) = (a.width >> 2, a.height >> 2);
+    if bw < 2 || bh < 2 {
+        return 0.0;
+    }
+    let row = |by: usize| (0..bw).map(|bx| block(a, b, bx, by)).collect::<Vec<_>>();
+    let mut above = row(0);
+    let mut total = 0.0f64;
+    for by in 1..bh {
+        let here = row(by);
+        for bx in 0..bw - 1 {
+            let sums: [i64; 4] =
+                std::array::from_fn(|k| above[bx][k] + above[bx + 1][k] + here[bx][k] + here[bx + 1][k]);
+            total += f64::from(window_ssim(sums, max));
+        }
+        above = here;
+    }
+    total
+}
+
+/// Both metrics' sums of one component pair.
+pub fn component_sums(a: &Component, b: &Component, bits: u32) -> ComponentSums {
+    ComponentSums {
+        sse: sse(a, b),
+        ssim: ssim_sum(a, b, bits),
+    }
+}
+
+/// A frame's metrics against its reference, as FFmpeg's stats files give them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrameMetrics {
+    /// Per component (Y, U, V; grey has Y only).
+    pub mse: Vec<f64>,
+    /// None where the components are identical (FFmpeg: `inf`).
+    pub psnr: Vec<Option<f64>>,
+    pub mse_avg: f64,
+    pub psnr_avg: Option<f64>,
+    pub ssim: Vec<f64>,
+    pub ssim_all: f64,
+}
+
+fn psnr(mse: f64, max: f64) -> Option<f64> {
+    (mse > 0.0).then(|| 10.0 * (max * max / mse).log10())
+}
+
+impl FrameMetrics {
+    /// The metrics from each component's sums; `sizes` are the components' (width, height).
+    pub fn from_sums(sums: &[ComponentSums], sizes: &[(usize, usize)], bits: u32) -> Self {
+        let samples: Vec<f64> = sizes.iter().map(|&(w, h)| (w * h) as f64).collect();
+        let all: f64 = samples.iter().sum();
+        let max = f64::from((1u32 << bits) - 1);
+        let mse: Vec<f64> = sums.iter().zip(&samples).map(|(s, n)| s.sse as f64 / n).collect();
+        // FFmpeg's plane weights: doubles for PSNR, stored as floats for SSIM.
+        let mse_avg = mse.iter().zip(&samples).map(|(m, n)| m * (n / all)).sum();
+        // The average's peak is the weighted mean of the components' peaks, rounded: the
+        // components share a depth here, so it is theirs.
+        let ssim: Vec<f64> = sums
+            .iter()
+            .zip(sizes)
+            .map(|(s, &(w, h))| s.ssim / ssim_windows(w, h).max(1) as f64)
+            .collect();
+        let ssim_all = ssim
+            .iter()
+            .zip(&samples)
+            .map(|(s, n)| f64::from((n / all) as f32) * s)
+            .sum();
+        Self {
+            psnr: mse.iter().map(|&m| psnr(m, max)).collect(),
+            psnr_avg: psnr(mse_avg, max),
+            mse,
+            mse_avg,
+            ssim,
+            ssim_all,
+        }
+    }
+}
+
+/// The metrics of `a` against `b`, on the CPU (components of the same sizes and depth).
+pub fn frame_metrics(a: &[Component], b: &[Component], bits: u32) -> FrameMetrics {
+    let sums: Vec<ComponentSums> = a.iter().zip(b).map(|(a, b)| component_sums(a, b, bits)).collect();
+    let sizes: Vec<(usize, usize)> = a.iter().map(|c| (c.width, c.height)).collect();
+    FrameMetrics::from_sums(&sums, &sizes, bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 4:2:0 frame's planes, 8 or 16 bits a sample, from a value per (plane, x, y).
+    struct Frame {
+        planes: Vec<(Vec<u8>, usize)>,
+        format: FrameFormat,
+    }
+
+    impl Frame {
+        fn new(width: u32, height: u32, bits: u32, value: impl Fn(usize, usize, usize) -> u16) -> Self {
+            let bytes = if bits > 8 { 2 } else { 1 };
+            let sizes = [
+                (width as usize, height as usize),
+                (width.div_ceil(2) as usize, height.div_ceil(2) as usize),
+                (width.div_ceil(2) as usize, height.div_ceil(2) as usize),
+            ];
+            let planes = sizes
+                .iter()
+                .enumerate()
+                .map(|(p, &(w, h))| {
+                    // Rows padded past the width, as decoders pad them.
+                    let stride = (w + 7) * bytes;
+                    let mut data = vec![0u8; stride * h];
+                    for y in 0..h {
+                        for x in 0..w {
+                            let v = value(p, x, y);
+                            let at = y * stride + x * bytes;
+                            if bytes == 1 {
+                                data[at] = v as u8;
+                            } else {
+                                data[at..at + 2].copy_from_slice(&v.to_le_bytes());
+                            }
+                        }
+                    }
+                    (data, stride)
+                })
+                .collect();
+            let format = FrameFormat {
+                layout: PlaneLayout::Yuv {
+                    chroma_shift_x: 1,
+                    chroma_shift_y: 1,
+                    bits,
+                },
+                width,
+                height,
+                color: crate::video::format::ColorSpec::resolve(None, None, width, height, false),
+            };
+            Self { planes, format }
+        }
+
+        fn metrics(&self, reference: &Frame) -> FrameMetrics {
+            fn planes(f: &Frame) -> Vec<PlaneData<'_>> {
+                f.planes
+                    .iter()
+                    .map(|(data, stride)| PlaneData { data, stride: *stride })
+                    .collect()
+            }
+            let (pa, pb) = (planes(self), planes(reference));
+            let (a, bits) = components(&self.format, &pa).unwrap();
+            let (b, _) = components(&reference.format, &pb).unwrap();
+            frame_metrics(&a, &b, bits)
+        }
+    }
+
+    /// A natural-looking pattern: gradients and a ripple, different per plane.
+    fn pattern(max: u16) -> impl Fn(usize, usize, usize) -> u16 {
+        move |p, x, y| {
+            let v = (x * 7 + y * 3 + p * 50) as f64 + 40.0 * ((x as f64 / 5.0).sin() * (y as f64 / 7.0).cos());
+            (v.rem_euclid(f64::from(max) + 1.0)) as u16
+        }
+    }
+
+    #[test]
+    fn a_known_difference_gives_its_exact_mse_and_psnr() {
+        // 64x48 at 8 bits: Y differs by +1 on every third sample of rows 0..12 (256 of them)
+        // and by +3 on 10 samples; U by +2 on 5 samples; V is the same.
+        let reference = Frame::new(64, 48, 8, pattern(200));
+        let a = Frame::new(64, 48, 8, |p, x, y| {
+            let base = pattern(200)(p, x, y);
+            match p {
+                0 if y < 12 && x % 3 == 0 && x < 64 => base + 1 + if y == 0 && x < 30 { 2 } else { 0 },
+                1 if y == 5 && x < 5 => base + 2,
+                _ => base,
+            }
+        });
+        let m = a.metrics(&reference);
+        // Y: x in 0,3,..,63 is 22 columns by 12 rows = 264 samples of +1, of which row 0's
+        // x < 30 (10 of them) are +3: 254 + 10·9 = 344 over 64·48.
+        assert_eq!(m.mse[0], 344.0 / 3072.0);
+        assert_eq!(m.mse[1], 20.0 / 768.0);
+        assert_eq!(m.mse[2], 0.0);
+        assert_eq!(m.psnr[2], None);
+        assert_eq!(
+            m.mse_avg,
+            344.0 / 3072.0 * (3072.0 / 4608.0) + 20.0 / 768.0 * (768.0 / 4608.0)
+        );
+        let expect = 10.0 * (255.0f64 * 255.0 / (344.0 / 3072.0)).log10();
+        assert_eq!(m.psnr[0], Some(expect));
+        assert!((m.psnr[0].unwrap() - 57.6394).abs() < 1e-4, "{:?}", m.psnr[0]);
+        assert!(m.ssim[0] < 1.0 && m.ssim[0] > 0.99, "{}", m.ssim[0]);
+        assert_eq!(m.ssim[2], 1.0);
+    }
+
+    #[test]
+    fn a_frame_against_itself_has_an_ssim_of_one_and_no_psnr() {
+        for bits in [8, 10] {
+            let f = Frame::new(37, 29, bits, pattern((1 << bits) - 1));
+            let m = f.metrics(&f);
+            assert_eq!(m.mse, vec![0.0; 3]);
+            assert_eq!(m.psnr, vec![None; 3]);
+            assert_eq!(m.psnr_avg, None);
+            assert_eq!(m.ssim, vec![1.0; 3], "{bits} bits");
+            assert!((m.ssim_all - 1.0).abs() < 1e-7, "{}", m.ssim_all);
+        }
+    }
+
+    #[test]
+    fn ssim_windows_overlap_by_half_and_skip_what_no_full_window_covers() {
+        // 37x29: blocks 9x7, windows 8x6; chroma 19x15: blocks 4x3, windows 3x2.
+        assert_eq!(ssim_windows(37, 29), 48);
+        assert_eq!(ssim_windows(19, 15), 6);
+        assert_eq!(ssim_windows(7, 100), 0);
+        // A window's SSIM: identical flat windows give 1; a window against its negative less.
+        let flat = [64 * 100, 64 * 100, 2 * 64 * 100 * 100, 64 * 100 * 100];
+        assert_eq!(window_ssim(flat, 255), 1.0);
+        let apart = [64 * 100, 64 * 150, 64 * (100 * 100 + 150 * 150), 64 * 100 * 150];
+        assert!(window_ssim(apart, 255) < 0.93);
+    }
+}
