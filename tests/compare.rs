@@ -4,7 +4,12 @@
 
 mod common;
 
-use histoplay::compare::metrics::{components, frame_metrics, FrameMetrics};
+use histoplay::compare::gpu::MetricsPass;
+use histoplay::compare::metrics::{
+    component_sums, components, frame_metrics, ssim_windows, ComponentSums, FrameMetrics,
+};
+use histoplay::gpu::GpuContext;
+use histoplay::video::convert::PlaneTextures;
 use histoplay::video::source::VideoSource;
 use std::path::{Path, PathBuf};
 
@@ -140,4 +145,54 @@ fn psnr_and_ssim_of_8_bit_frames_agree_with_ffmpeg_on_every_frame() {
 #[test]
 fn psnr_and_ssim_of_10_bit_frames_agree_with_ffmpeg_on_every_frame() {
     check(10);
+}
+
+/// The metrics pass on the GPU gives the CPU twin's sums for every frame pair: squared
+/// differences exactly, window SSIMs but for a last-bit difference in a division.
+fn gpu_matches_cpu(bits: u32) {
+    let (reference, encode) = pair(bits);
+    let ctx = GpuContext::new().expect("tests need a GPU adapter (lavapipe: apt-get install mesa-vulkan-drivers)");
+    let mut sa = VideoSource::open(&reference).unwrap();
+    let mut sb = VideoSource::open(&encode).unwrap();
+    let format = sa.info.format;
+    assert_eq!(sb.info.format.layout, format.layout);
+    let pass = MetricsPass::new(&ctx.device, &format).unwrap();
+    let slot_a = PlaneTextures::new(&ctx.device, "a", format).unwrap();
+    let slot_b = PlaneTextures::new(&ctx.device, "b", format).unwrap();
+    let binding = pass.bind(&ctx.device, &slot_a, &slot_b);
+    let mut compared = 0;
+    while let (Some(x), Some(y)) = (sa.next_frame().unwrap(), sb.next_frame().unwrap()) {
+        let (px, py) = (x.planes(format.layout), y.planes(format.layout));
+        slot_a.upload(&ctx.queue, &px).unwrap();
+        slot_b.upload(&ctx.queue, &py).unwrap();
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        pass.encode(&mut encoder, &binding);
+        ctx.queue.submit([encoder.finish()]);
+        let bytes = histoplay::gpu::readback::read_buffer(&ctx, pass.sums(), 0, MetricsPass::sums_size()).unwrap();
+        let gpu = pass.read(&bytes);
+        let (ca, _) = components(&format, &px).unwrap();
+        let (cb, _) = components(&format, &py).unwrap();
+        let cpu: Vec<ComponentSums> = ca.iter().zip(&cb).map(|(a, b)| component_sums(a, b, bits)).collect();
+        for (c, (g, k)) in gpu.iter().zip(&cpu).enumerate() {
+            let at = format!("{bits} bits, frame {}, component {c}: GPU {g:?}, CPU {k:?}", x.index);
+            assert_eq!(g.sse, k.sse, "{at}");
+            assert!(k.sse > 0, "the encode differs: {at}");
+            let windows = ssim_windows(ca[c].width, ca[c].height);
+            // Exact on lavapipe; a GPU whose division is within its 2.5 ULP may round a window the
+            // other way.
+            assert!(g.ssim.abs_diff(k.ssim) <= windows / 1000, "{at}");
+        }
+        compared += 1;
+    }
+    assert_eq!(compared, 10);
+}
+
+#[test]
+fn the_gpu_pass_sums_8_bit_pairs_as_the_cpu_twin_does() {
+    gpu_matches_cpu(8);
+}
+
+#[test]
+fn the_gpu_pass_sums_10_bit_pairs_as_the_cpu_twin_does() {
+    gpu_matches_cpu(10);
 }

@@ -10,7 +10,8 @@
 //! - SSIM: sums over 4x4 blocks, and over 8x8 windows of four blocks stepping 4 samples both
 //!   ways (the standard approximation of the Gaussian window, from x264); each window's SSIM in
 //!   single precision, the component's SSIM their mean. `All` weights the components as the
-//!   average MSE does.
+//!   average MSE does. The windows are summed in fixed point (`SSIM_ONE`), on the GPU and here
+//!   alike: exact and in any order, within 1.2e-7 of FFmpeg's floating-point sums.
 
 use crate::video::format::{FrameFormat, PlaneData, PlaneLayout};
 
@@ -97,13 +98,31 @@ pub fn components<'a>(format: &FrameFormat, planes: &[PlaneData<'a>]) -> Option<
     }
 }
 
+/// A window's SSIM `v` (in -1..=1) counts as `round((v + 1) SSIM_ONE)` in the sums.
+pub const SSIM_ONE: f32 = (1 << 22) as f32;
+
 /// What the metrics of one component add up from: the GPU pass's output, and the CPU twin's.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ComponentSums {
     /// Sum of squared differences.
     pub sse: u64,
-    /// Sum of the windows' SSIM.
-    pub ssim: f64,
+    /// Sum of the windows' SSIM in fixed point (`SSIM_ONE`).
+    pub ssim: u64,
+}
+
+/// A window's SSIM as the sums count it.
+pub fn ssim_fixed(v: f32) -> u64 {
+    ((v + 1.0) * SSIM_ONE).round_ties_even() as u64
+}
+
+/// SSIM's constants for samples of `bits` as FFmpeg rounds them (in double precision):
+/// (0.01 max)² 64 and (0.03 max)² 64 63, max = 2^bits - 1.
+pub fn ssim_constants(bits: u32) -> (i64, i64) {
+    let max = f64::from((1u32 << bits) - 1);
+    (
+        (0.01 * 0.01 * max * max * 64.0 + 0.5) as i64,
+        (0.03 * 0.03 * max * max * 64.0 * 63.0 + 0.5) as i64,
+    )
 }
 
 /// The squared differences of two components of the same size.
@@ -140,33 +159,29 @@ fn block(a: &Component, b: &Component, bx: usize, by: usize) -> [i64; 4] {
 }
 
 /// One 8x8 window's SSIM from its sums, in single precision as FFmpeg's `ssim_end1` (8 bits)
-/// and `ssim_end1x` (more) compute it; `max` is 2^depth - 1.
-pub fn window_ssim([s1, s2, ss, s12]: [i64; 4], max: i64) -> f32 {
-    // The constants as FFmpeg rounds them: (0.01 max)² and (0.03 max)², scaled to the sums.
-    let max = max as f64;
-    let c1 = (0.01 * 0.01 * max * max * 64.0 + 0.5) as i64;
-    let c2 = (0.03 * 0.03 * max * max * 64.0 * 63.0 + 0.5) as i64;
+/// and `ssim_end1x` (more) compute it.
+pub fn window_ssim([s1, s2, ss, s12]: [i64; 4], bits: u32) -> f32 {
+    let (c1, c2) = ssim_constants(bits);
     let vars = ss * 64 - s1 * s1 - s2 * s2;
     let covar = s12 * 64 - s1 * s2;
     (2 * s1 * s2 + c1) as f32 * (2 * covar + c2) as f32 / ((s1 * s1 + s2 * s2 + c1) as f32 * (vars + c2) as f32)
 }
 
-/// The sum of a component's window SSIMs (their mean is `ssim / ssim_windows`).
-pub fn ssim_sum(a: &Component, b: &Component, bits: u32) -> f64 {
-    let max = (1i64 << bits) - 1;
+/// The sum of a component's window SSIMs in fixed point (`SSIM_ONE`).
+pub fn ssim_sum(a: &Component, b: &Component, bits: u32) -> u64 {
     let (bw, bh) = (a.width >> 2, a.height >> 2);
     if bw < 2 || bh < 2 {
-        return 0.0;
+        return 0;
     }
     let row = |by: usize| (0..bw).map(|bx| block(a, b, bx, by)).collect::<Vec<_>>();
     let mut above = row(0);
-    let mut total = 0.0f64;
+    let mut total = 0u64;
     for by in 1..bh {
         let here = row(by);
         for bx in 0..bw - 1 {
             let sums: [i64; 4] =
                 std::array::from_fn(|k| above[bx][k] + above[bx + 1][k] + here[bx][k] + here[bx + 1][k]);
-            total += f64::from(window_ssim(sums, max));
+            total += ssim_fixed(window_ssim(sums, bits));
         }
         above = here;
     }
@@ -212,7 +227,10 @@ impl FrameMetrics {
         let ssim: Vec<f64> = sums
             .iter()
             .zip(sizes)
-            .map(|(s, &(w, h))| s.ssim / ssim_windows(w, h).max(1) as f64)
+            .map(|(s, &(w, h))| {
+                let windows = ssim_windows(w, h).max(1) as f64;
+                (s.ssim as f64 / f64::from(SSIM_ONE) - windows) / windows
+            })
             .collect();
         let ssim_all = ssim
             .iter()
@@ -363,8 +381,10 @@ mod tests {
         assert_eq!(ssim_windows(7, 100), 0);
         // A window's SSIM: identical flat windows give 1; a window against its negative less.
         let flat = [64 * 100, 64 * 100, 2 * 64 * 100 * 100, 64 * 100 * 100];
-        assert_eq!(window_ssim(flat, 255), 1.0);
+        assert_eq!(window_ssim(flat, 8), 1.0);
         let apart = [64 * 100, 64 * 150, 64 * (100 * 100 + 150 * 150), 64 * 100 * 150];
-        assert!(window_ssim(apart, 255) < 0.93);
+        assert!(window_ssim(apart, 8) < 0.93);
+        // FFmpeg's constants: 416 and 235963 at 8 bits.
+        assert_eq!(ssim_constants(8), (416, 235963));
     }
 }

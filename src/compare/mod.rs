@@ -1,4 +1,5 @@
 //! Comparing a picture with its reference (`histoplay compare`, `--compare`): the metrics stage
 //! (PSNR, MSE and SSIM as FFmpeg's filters compute them) and what drives it.
 
+pub mod gpu;
 pub mod metrics;

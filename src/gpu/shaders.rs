@@ -17,6 +17,7 @@ pub const SCOPE: &str = include_str!("../../shaders/scope/scope.wgsl");
 pub const SCOPE_DRAW: &str = include_str!("../../shaders/scope/draw.wgsl");
 pub const REGION: &str = include_str!("../../shaders/scope/region.wgsl");
 pub const CONVERT: &str = include_str!("../../shaders/video/convert.wgsl");
+pub const METRICS: &str = include_str!("../../shaders/compare/metrics.wgsl");
 pub const ARTICLE_SINGLE: &str = include_str!("../../shaders/bench/article_single.wgsl");
 pub const ARTICLE_PER_PIXEL: &str = include_str!("../../shaders/bench/article_per_pixel.wgsl");
 pub const ARTICLE_CHUNK: &str = include_str!("../../shaders/bench/article_chunk.wgsl");
@@ -66,6 +67,7 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ),
         ("draw.wgsl", SCOPE_DRAW.to_string()),
         ("region.wgsl", REGION.to_string()),
+        ("metrics.wgsl", METRICS.to_string()),
     ]
 }
 

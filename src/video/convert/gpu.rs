@@ -156,6 +156,11 @@ impl PlaneTextures {
         })
     }
 
+    /// The texture view of plane `index`.
+    pub fn plane_view(&self, index: usize) -> Option<&wgpu::TextureView> {
+        self.planes.get(index).map(|p| &p.view)
+    }
+
     /// Queues a copy of one frame's planes: their rows are written into the slot's staging
     /// buffer (any stride in, the copy's pitch out) and copied into the textures by a
     /// submission of their own, ahead of any that reads the slot. Safe to call from the decode

@@ -1,0 +1,265 @@
+//! The metrics stage on the GPU: one dispatch per component reads the two frames' plane
+//! textures (ring slots, as uploaded) and adds the component's squared differences and window
+//! SSIMs into a small buffer, which is copied out with the frame's other results. Exact to the
+//! CPU twin (`metrics`) but for the last bit of a window's single-precision division, where the
+//! GPU's may differ.
+
+use super::metrics::{ssim_constants, ComponentSums};
+use crate::gpu::shaders;
+use crate::video::convert::PlaneTextures;
+use crate::video::format::{FrameFormat, PlaneLayout};
+use wgpu::util::DeviceExt;
+
+/// Blocks of 4x4 samples a workgroup sums, and the windows it owns, per side.
+const TILE_BLOCKS: u32 = 16;
+const OWNED_BLOCKS: u32 = 15;
+/// Uniform offsets are multiples of this.
+const PARAMS_STRIDE: u64 = 256;
+/// The deepest samples the pass takes: a 4x4 block's sum of squares stays within 32 bits.
+pub const MAX_BITS: u32 = 12;
+
+#[derive(Debug, thiserror::Error)]
+pub enum MetricsError {
+    #[error("comparing needs Y'CbCr or grey frames of 8 to {MAX_BITS} bits, not {0:?}")]
+    Unsupported(PlaneLayout),
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    width: u32,
+    height: u32,
+    bits: u32,
+    sample_mask: u32,
+    plane: u32,
+    channel: u32,
+    component: u32,
+    c1: u32,
+    c2: u32,
+    _pad: [u32; 3],
+}
+
+/// Where one component's samples are, and its size.
+struct ComponentJob {
+    width: u32,
+    height: u32,
+    plane: u32,
+    channel: u32,
+}
+
+/// The components of `format` (Y, U, V; grey's one), and their depth.
+fn jobs(format: &FrameFormat) -> Result<(Vec<ComponentJob>, u32), MetricsError> {
+    let (w, h) = (format.width, format.height);
+    let job = |width, height, plane, channel| ComponentJob {
+        width,
+        height,
+        plane,
+        channel,
+    };
+    match format.layout {
+        PlaneLayout::Yuv {
+            chroma_shift_x: sx,
+            chroma_shift_y: sy,
+            bits,
+        } if bits <= MAX_BITS => {
+            let (cw, ch) = (w.div_ceil(1 << sx), h.div_ceil(1 << sy));
+            Ok((vec![job(w, h, 0, 0), job(cw, ch, 1, 0), job(cw, ch, 2, 0)], bits))
+        }
+        PlaneLayout::Nv12 | PlaneLayout::P010 => {
+            let bits = if format.layout == PlaneLayout::P010 { 10 } else { 8 };
+            let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
+            Ok((vec![job(w, h, 0, 0), job(cw, ch, 1, 0), job(cw, ch, 1, 1)], bits))
+        }
+        PlaneLayout::Gray { bits } if bits <= MAX_BITS => Ok((vec![job(w, h, 0, 0)], bits)),
+        other => Err(MetricsError::Unsupported(other)),
+    }
+}
+
+/// The pass for frames of one format, with its buffers, made once.
+pub struct MetricsPass {
+    pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+    params: wgpu::Buffer,
+    /// Per component: squared differences and window SSIMs, each as two 32-bit words.
+    sums: wgpu::Buffer,
+    jobs: Vec<ComponentJob>,
+    pub bits: u32,
+    pub format: FrameFormat,
+}
+
+/// The pass bound to one pair of frames' plane textures (a slot of each ring).
+pub struct MetricsBinding {
+    bind_group: wgpu::BindGroup,
+}
+
+impl MetricsPass {
+    pub fn new(device: &wgpu::Device, format: &FrameFormat) -> Result<Self, MetricsError> {
+        let (jobs, bits) = jobs(format)?;
+        let sample_mask = if format.layout == PlaneLayout::P010 {
+            0xffc0
+        } else {
+            (1 << bits) - 1
+        };
+        let (c1, c2) = ssim_constants(bits);
+        let mut params = vec![0u8; PARAMS_STRIDE as usize * jobs.len()];
+        for (i, job) in jobs.iter().enumerate() {
+            let p = Params {
+                width: job.width,
+                height: job.height,
+                bits,
+                sample_mask,
+                plane: job.plane,
+                channel: job.channel,
+                component: i as u32,
+                c1: c1 as u32,
+                c2: c2 as u32,
+                _pad: [0; 3],
+            };
+            let at = i * PARAMS_STRIDE as usize;
+            params[at..at + std::mem::size_of::<Params>()].copy_from_slice(bytemuck::bytes_of(&p));
+        }
+        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("metrics params"),
+            contents: &params,
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let sums = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("metrics sums"),
+            size: Self::sums_size(),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let layout = bind_group_layout(device);
+        let module = shaders::module(device, "metrics", shaders::METRICS.to_string());
+        let pipeline = shaders::compute_pipeline(device, "metrics", &module, "metrics", &layout);
+        Ok(Self {
+            pipeline,
+            layout,
+            params,
+            sums,
+            jobs,
+            bits,
+            format: *format,
+        })
+    }
+
+    /// Bytes of the sums buffer: four words for each of three components.
+    pub const fn sums_size() -> u64 {
+        3 * 4 * 4
+    }
+
+    pub fn sums(&self) -> &wgpu::Buffer {
+        &self.sums
+    }
+
+    /// The components' sizes, in order.
+    pub fn sizes(&self) -> Vec<(usize, usize)> {
+        self.jobs
+            .iter()
+            .map(|j| (j.width as usize, j.height as usize))
+            .collect()
+    }
+
+    /// Binds `a` and `b` (slots of this pass's format); made once per pair of slots.
+    pub fn bind(&self, device: &wgpu::Device, a: &PlaneTextures, b: &PlaneTextures) -> MetricsBinding {
+        // Layouts with fewer planes bind their first again where the shader expects more.
+        let view = |p: &PlaneTextures, i: usize| {
+            p.plane_view(i)
+                .or_else(|| p.plane_view(0))
+                .expect("a slot has a plane")
+                .clone()
+        };
+        let views: Vec<wgpu::TextureView> = (0..3).map(|i| view(a, i)).chain((0..3).map(|i| view(b, i))).collect();
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &self.params,
+                offset: 0,
+                size: wgpu::BufferSize::new(std::mem::size_of::<Params>() as u64),
+            }),
+        }];
+        entries.extend(views.iter().zip(1..).map(|(v, binding)| wgpu::BindGroupEntry {
+            binding,
+            resource: wgpu::BindingResource::TextureView(v),
+        }));
+        entries.push(wgpu::BindGroupEntry {
+            binding: 7,
+            resource: self.sums.as_entire_binding(),
+        });
+        MetricsBinding {
+            bind_group: device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("metrics"),
+                layout: &self.layout,
+                entries: &entries,
+            }),
+        }
+    }
+
+    /// Records the metrics of the bound pair: the sums cleared, then a dispatch per component.
+    pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, binding: &MetricsBinding) {
+        encoder.clear_buffer(&self.sums, 0, None);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("metrics"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&self.pipeline);
+        for (i, job) in self.jobs.iter().enumerate() {
+            pass.set_bind_group(0, &binding.bind_group, &[(i as u64 * PARAMS_STRIDE) as u32]);
+            let (bw, bh) = (job.width.div_ceil(4), job.height.div_ceil(4));
+            pass.dispatch_workgroups(bw.div_ceil(OWNED_BLOCKS), bh.div_ceil(OWNED_BLOCKS), 1);
+        }
+    }
+
+    /// The sums as read back from `sums` (the first `sums_size` bytes).
+    pub fn read(&self, bytes: &[u8]) -> Vec<ComponentSums> {
+        let words = crate::gpu::readback::words(bytes);
+        let wide = |at: usize| u64::from(words[at]) | (u64::from(words[at + 1]) << 32);
+        (0..self.jobs.len())
+            .map(|c| ComponentSums {
+                sse: wide(4 * c),
+                ssim: wide(4 * c + 2),
+            })
+            .collect()
+    }
+}
+
+const _: () = assert!(TILE_BLOCKS == OWNED_BLOCKS + 1, "workgroups overlap by one block");
+
+fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let compute = wgpu::ShaderStages::COMPUTE;
+    let texture = |binding| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: compute,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Uint,
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    };
+    let mut entries = vec![wgpu::BindGroupLayoutEntry {
+        binding: 0,
+        visibility: compute,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: true,
+            min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<Params>() as u64),
+        },
+        count: None,
+    }];
+    entries.extend((1..=6).map(texture));
+    entries.push(wgpu::BindGroupLayoutEntry {
+        binding: 7,
+        visibility: compute,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: false },
+            has_dynamic_offset: false,
+            min_binding_size: wgpu::BufferSize::new(MetricsPass::sums_size()),
+        },
+        count: None,
+    });
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("metrics"),
+        entries: &entries,
+    })
+}
