@@ -4,6 +4,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use histoplay::bench::clips::{self as bench_clips, ClipCodec, ClipSpec};
 use histoplay::bench::{av as bench_av, kernels as bench, pipeline as bench_pipeline};
+use histoplay::cli::compare::{self as compare_cli, CompareJob};
 use histoplay::cli::hist::{self as clip, FrameRange, HistJob, Output};
 use histoplay::cli::report::{self, FrameReport};
 use histoplay::cli::scope::{self as scope_cli, ScopeJob};
@@ -171,6 +172,25 @@ enum Command {
         cpu: bool,
         #[command(flatten)]
         adjust: AdjustArgs,
+    },
+    /// Measure each frame of JUDGED against the frame of REFERENCE it lines up with: MSE, PSNR
+    /// and SSIM per component (Y, U, V) and their averages, as FFmpeg's psnr and ssim filters
+    /// compute them, one JSON line (or CSV row) per frame.
+    Compare {
+        reference: PathBuf,
+        judged: PathBuf,
+        /// The reference's frames to measure: A..B (B excluded), A..=B, A.. (to the end).
+        #[arg(long, value_parser = FrameRange::parse)]
+        frames: Option<FrameRange>,
+        /// Measure the reference's frame K against the judged file's frame K+N.
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+        offset: i64,
+        /// CSV instead of JSON Lines.
+        #[arg(long)]
+        csv: bool,
+        /// Measure on the CPU (the reference implementation) instead of the GPU.
+        #[arg(long)]
+        cpu: bool,
     },
     /// Render the histogram timeline of a video to a PNG: the luminance histogram of every frame,
     /// x = time (column x holds the frames n with n·W/frames = x), y = luminance (0 at the
@@ -671,6 +691,26 @@ fn run(command: Command) -> Result<()> {
                 clip::hist_video(source, range, job, cpu, output, &mut out)?;
                 Ok(())
             }
+        }
+        Command::Compare {
+            reference,
+            judged,
+            frames,
+            offset,
+            csv,
+            cpu,
+        } => {
+            let a = VideoSource::open(&reference)?;
+            let b = VideoSource::open(&judged)?;
+            let job = CompareJob {
+                range: frames.unwrap_or(FrameRange { start: 0, end: None }),
+                offset,
+                csv,
+                cpu,
+            };
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            compare_cli::compare(a, b, job, &mut out)?;
+            Ok(())
         }
         Command::Scope {
             input,

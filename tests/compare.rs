@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::JsonExt;
 use histoplay::compare::gpu::MetricsPass;
 use histoplay::compare::metrics::{
     component_sums, components, frame_metrics, ssim_windows, ComponentSums, FrameMetrics,
@@ -12,6 +13,7 @@ use histoplay::gpu::GpuContext;
 use histoplay::video::convert::PlaneTextures;
 use histoplay::video::source::VideoSource;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// A 10-frame reference of 8 or 10 bits (lossless FFV1), and an encode of it at a low quality
 /// (x264, or x265 at 10 bits), both 4:2:0 at 324x188 (not a multiple of 8 either way).
@@ -67,6 +69,12 @@ fn ours(a: &Path, b: &Path) -> Vec<FrameMetrics> {
 /// FFmpeg's stats file lines for `filter` (`psnr` or `ssim`) of `a` against `b`, each as its
 /// `key:value` pairs.
 fn ffmpeg(a: &Path, b: &Path, filter: &str) -> Vec<Vec<(String, String)>> {
+    ffmpeg_graph(a, b, "[1:v]", filter)
+}
+
+/// As `ffmpeg`, B's frames taken through `b_chain` (a filter graph label, or a chain ending in
+/// one) first.
+fn ffmpeg_graph(a: &Path, b: &Path, b_chain: &str, filter: &str) -> Vec<Vec<(String, String)>> {
     let name = b.file_stem().unwrap().to_string_lossy();
     let stats = std::env::temp_dir().join(format!("histoplay-{filter}-{name}-{}.log", std::process::id()));
     let out = std::process::Command::new("ffmpeg")
@@ -75,7 +83,11 @@ fn ffmpeg(a: &Path, b: &Path, filter: &str) -> Vec<Vec<(String, String)>> {
         .arg("-i")
         .arg(b)
         .arg("-lavfi")
-        .arg(format!("[0:v][1:v]{filter}=stats_file={}", stats.display()))
+        .arg(if b_chain == "[1:v]" {
+            format!("[0:v][1:v]{filter}=stats_file={}", stats.display())
+        } else {
+            format!("{b_chain}[b];[0:v][b]{filter}=stats_file={}", stats.display())
+        })
         .args(["-f", "null", "-"])
         .output()
         .unwrap();
@@ -195,4 +207,143 @@ fn the_gpu_pass_sums_8_bit_pairs_as_the_cpu_twin_does() {
 #[test]
 fn the_gpu_pass_sums_10_bit_pairs_as_the_cpu_twin_does() {
     gpu_matches_cpu(10);
+}
+
+fn histoplay(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// `histoplay compare`'s lines, parsed.
+fn compare_lines(args: &[&str]) -> Vec<serde_json::Value> {
+    let out = histoplay(&[&["compare"], args].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(common::json)
+        .collect()
+}
+
+fn number(line: &serde_json::Value, key: &str) -> f64 {
+    line[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} is a number in {line}"))
+}
+
+/// Each line agrees with FFmpeg's stats lines, field by field.
+fn check_lines(lines: &[serde_json::Value], psnr: &[Vec<(String, String)>], ssim: &[Vec<(String, String)>]) {
+    assert_eq!(lines.len(), psnr.len());
+    for (n, line) in lines.iter().enumerate() {
+        let (p, s) = (&psnr[n], &ssim[n]);
+        for key in [
+            "mse_y", "mse_u", "mse_v", "mse_avg", "psnr_y", "psnr_u", "psnr_v", "psnr_avg",
+        ] {
+            assert!(agrees(number(line, key), value(p, key), 2), "{key}: {line} / {p:?}");
+        }
+        for (key, theirs) in [("ssim_y", "Y"), ("ssim_u", "U"), ("ssim_v", "V"), ("ssim_all", "All")] {
+            assert!(agrees(number(line, key), value(s, theirs), 6), "{key}: {line} / {s:?}");
+        }
+    }
+}
+
+#[test]
+fn compare_prints_a_line_per_frame_that_agrees_with_ffmpeg_on_the_gpu_and_the_cpu() {
+    let (reference, encode) = pair(8);
+    let (a, b) = (reference.to_str().unwrap(), encode.to_str().unwrap());
+    let gpu = compare_lines(&[a, b]);
+    let cpu = compare_lines(&[a, b, "--cpu"]);
+    assert_eq!(
+        gpu[0].keys(),
+        [
+            "frame", "frame_b", "pts", "mse_y", "mse_u", "mse_v", "mse_avg", "psnr_y", "psnr_u", "psnr_v", "psnr_avg",
+            "ssim_y", "ssim_u", "ssim_v", "ssim_all"
+        ]
+    );
+    let frames: Vec<u64> = gpu.iter().map(|l| l["frame"].u64()).collect();
+    assert_eq!(frames, (0..10).collect::<Vec<_>>());
+    assert!(gpu.iter().all(|l| l["frame_b"] == l["frame"]));
+    assert_eq!(number(&gpu[3], "pts"), 0.12);
+    check_lines(
+        &gpu,
+        &ffmpeg(&reference, &encode, "psnr"),
+        &ffmpeg(&reference, &encode, "ssim"),
+    );
+    // The CPU twin prints the same squared-error figures, and SSIM within a last bit.
+    for (g, c) in gpu.iter().zip(&cpu) {
+        for key in ["mse_y", "mse_u", "mse_v", "mse_avg", "psnr_y", "psnr_avg"] {
+            assert_eq!(g[key], c[key], "{key}");
+        }
+        assert!((number(g, "ssim_all") - number(c, "ssim_all")).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn an_offset_and_a_range_pick_the_pairs_and_ffmpeg_agrees_with_b_trimmed() {
+    let (reference, encode) = pair(10);
+    let (a, b) = (reference.to_str().unwrap(), encode.to_str().unwrap());
+    // A's frame K against B's K+2, for K in 1..6.
+    let lines = compare_lines(&[a, b, "--offset", "2", "--frames", "1..6"]);
+    let pairs: Vec<(u64, u64)> = lines.iter().map(|l| (l["frame"].u64(), l["frame_b"].u64())).collect();
+    assert_eq!(pairs, vec![(1, 3), (2, 4), (3, 5), (4, 6), (5, 7)]);
+    let trimmed = "[1:v]trim=start_frame=2,setpts=PTS-STARTPTS";
+    let psnr = ffmpeg_graph(&reference, &encode, trimmed, "psnr");
+    let ssim = ffmpeg_graph(&reference, &encode, trimmed, "ssim");
+    check_lines(&lines, &psnr[1..6], &ssim[1..6]);
+    // B behind: A's first two frames have no partner.
+    let behind = compare_lines(&[a, b, "--offset", "-2"]);
+    assert_eq!(
+        behind.first().map(|l| (l["frame"].u64(), l["frame_b"].u64())),
+        Some((2, 0))
+    );
+    assert_eq!(behind.len(), 8);
+}
+
+#[test]
+fn a_file_against_itself_has_no_psnr_and_an_ssim_of_one() {
+    let (reference, _) = pair(8);
+    let a = reference.to_str().unwrap();
+    let out = histoplay(&["compare", a, a, "--frames", "0..2", "--csv"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        rows[0],
+        "frame,frame_b,pts,mse_y,mse_u,mse_v,mse_avg,psnr_y,psnr_u,psnr_v,psnr_avg,ssim_y,ssim_u,ssim_v,ssim_all"
+    );
+    assert_eq!(rows[1], "0,0,0,0,0,0,0,,,,,1,1,1,1");
+    assert_eq!(rows.len(), 3);
+    let json = compare_lines(&[a, a, "--frames", "1..2"]);
+    assert!(json[0]["psnr_y"].is_null() && json[0]["psnr_avg"].is_null());
+    assert_eq!(number(&json[0], "ssim_all"), 1.0);
+}
+
+#[test]
+fn files_that_cannot_be_compared_are_one_line_errors_naming_them() {
+    let (reference, _) = pair(8);
+    let a = reference.to_str().unwrap();
+    let missing = histoplay(&["compare", a, "/nonexistent/judged.mkv"]);
+    let small = common::fixture(
+        "compare-small.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x90:r=25:d=0.2",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:v",
+            "ffv1",
+        ],
+    );
+    let sized = histoplay(&["compare", a, small.to_str().unwrap()]);
+    for (out, names) in [(missing, "/nonexistent/judged.mkv"), (sized, "compare-small.mkv")] {
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(!out.status.success());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("error: ") && err.contains(names), "{err}");
+        assert!(out.stdout.is_empty());
+    }
 }

@@ -167,7 +167,7 @@ fn check_in_range(source: &VideoSource, frame: u64) -> Result<(), ClipError> {
 
 /// Positions `source` to decode from the keyframe before frame `frame`, skipping what it can
 /// on the way (a source that can't number frames starts from the beginning).
-fn seek_to_frame(source: &mut VideoSource, frame: u64) {
+pub(crate) fn seek_to_frame(source: &mut VideoSource, frame: u64) {
     if frame == 0 {
         return;
     }

@@ -1,6 +1,7 @@
 //! The headless commands' own parts: histograms and scopes of video frames streamed out (`hist`,
 //! `scope`), the report formats, still images in and out, and a progress line.
 
+pub mod compare;
 pub mod hist;
 pub mod progress;
 pub mod report;

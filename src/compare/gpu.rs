@@ -20,7 +20,7 @@ pub const MAX_BITS: u32 = 12;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MetricsError {
-    #[error("comparing needs Y'CbCr or grey frames of 8 to {MAX_BITS} bits, not {0:?}")]
+    #[error("comparing needs Y'CbCr or grey frames of 8 to {MAX_BITS} bits, not {0}")]
     Unsupported(PlaneLayout),
 }
 

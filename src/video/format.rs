@@ -30,6 +30,34 @@ pub enum PlaneLayout {
     Bgra,
 }
 
+/// How a layout reads in messages: "Y'CbCr 4:2:0, 10 bits", "NV12 (Y'CbCr 4:2:0, 8 bits)".
+impl std::fmt::Display for PlaneLayout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            PlaneLayout::Yuv {
+                chroma_shift_x,
+                chroma_shift_y,
+                bits,
+            } => {
+                let sampling = match (chroma_shift_x, chroma_shift_y) {
+                    (0, 0) => "4:4:4",
+                    (1, 0) => "4:2:2",
+                    (1, 1) => "4:2:0",
+                    (2, 0) => "4:1:1",
+                    (1, 2) => "4:1:0",
+                    _ => "subsampled",
+                };
+                write!(f, "Y'CbCr {sampling}, {bits} bits")
+            }
+            PlaneLayout::Nv12 => write!(f, "NV12 (Y'CbCr 4:2:0, 8 bits)"),
+            PlaneLayout::P010 => write!(f, "P010 (Y'CbCr 4:2:0, 10 bits)"),
+            PlaneLayout::Gray { bits } => write!(f, "grey, {bits} bits"),
+            PlaneLayout::Gbr { bits } => write!(f, "planar RGB, {bits} bits"),
+            PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => write!(f, "packed RGB, 8 bits"),
+        }
+    }
+}
+
 impl PlaneLayout {
     /// Number of planes (textures) of the layout.
     pub fn plane_count(self) -> usize {
