@@ -213,6 +213,8 @@ fn bench_times_every_variant_after_checking_it() {
         "adjust: contrast, brightness, gamma, saturation",
         "adjust: auto-levels",
         "adjust: equalisation",
+        "compare: PSNR + SSIM of a frame pair, Y'CbCr 4:2:0 8-bit",
+        "compare: PSNR + SSIM of a frame pair, Y'CbCr 4:2:0 10-bit",
         "  three passes: chunk + reduce + scale",
         "  three passes: chunk + reduce only",
         "  three passes: chunk only",

@@ -5,6 +5,7 @@
 pub mod adjust;
 pub mod av;
 pub mod clips;
+pub mod compare;
 pub mod kernels;
 pub mod pipeline;
 pub mod scopes;

@@ -197,10 +197,20 @@ impl MetricsPass {
 
     /// Records the metrics of the bound pair: the sums cleared, then a dispatch per component.
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, binding: &MetricsBinding) {
+        self.encode_timed(encoder, binding, None);
+    }
+
+    /// `encode`, its compute pass timed with `timestamp_writes`.
+    pub fn encode_timed(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        binding: &MetricsBinding,
+        timestamp_writes: Option<wgpu::ComputePassTimestampWrites>,
+    ) {
         encoder.clear_buffer(&self.sums, 0, None);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("metrics"),
-            timestamp_writes: None,
+            timestamp_writes,
         });
         pass.set_pipeline(&self.pipeline);
         for (i, job) in self.jobs.iter().enumerate() {
