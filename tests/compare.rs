@@ -347,3 +347,71 @@ fn files_that_cannot_be_compared_are_one_line_errors_naming_them() {
         assert!(out.stdout.is_empty());
     }
 }
+
+/// The composite on the GPU equals its CPU twin in every mode, at 8 and 10 bits, in both the
+/// packed pixels (what the histograms count) and the texture (what the picture shows).
+#[test]
+fn the_composite_of_two_frames_is_the_cpu_twins_in_every_mode() {
+    use histoplay::compare::composite::{composite_cpu, composite_frame, CompareMode, Composite, CompositePass};
+    use histoplay::gpu::texture::GpuFrame;
+    let ctx = common::gpu();
+    let (w, h) = (67u32, 45u32);
+    let kitten = histoplay::kitten(w, h);
+    let a8: Vec<u32> = bytemuck::cast_slice(&kitten.pixels).to_vec();
+    let b8: Vec<u32> = a8
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| p ^ ((i as u32).wrapping_mul(0x9e37_79b9) >> 29) * 0x0001_0101)
+        .collect();
+    let widen = |words: &[u32]| -> Vec<u32> {
+        words
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| {
+                let c = |s: u32| ((p >> s) & 255) << 2 | (i as u32 >> s) & 3;
+                histoplay::engine::histogram::pack_rgb10(c(0), c(8), c(16))
+            })
+            .collect()
+    };
+    for bits in [8, 10] {
+        let (a, b) = if bits == 8 {
+            (a8.clone(), b8.clone())
+        } else {
+            (widen(&a8), widen(&b8))
+        };
+        let frame = |label, words: &[u32]| {
+            let f = GpuFrame::with_bits(&ctx, label, w, h, bits).unwrap();
+            ctx.queue.write_buffer(&f.pixels, 0, bytemuck::cast_slice(words));
+            f
+        };
+        let (fa, fb) = (frame("a", &a), frame("b", &b));
+        let pass = CompositePass::new(&ctx.device, bits);
+        for (mode, split, gain) in [
+            (CompareMode::Wipe, 30, 1),
+            (CompareMode::SideBySide, 0, 1),
+            (CompareMode::Difference, 0, 16),
+            (CompareMode::A, 0, 1),
+            (CompareMode::B, 0, 1),
+        ] {
+            let c = Composite { mode, split, gain };
+            let out = composite_frame(&ctx, (w, h), bits, mode).unwrap();
+            let binding = pass.bind(&ctx.device, &fa, &fb, &out, c);
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            pass.encode(&mut encoder, &binding);
+            ctx.queue.submit([encoder.finish()]);
+            let expected = composite_cpu(&a, &b, (w, h), bits, c);
+            let bytes = (out.width * out.height * 4) as u64;
+            let got = histoplay::gpu::readback::read_buffer(&ctx, &out.pixels, 0, bytes).unwrap();
+            let got: &[u32] = bytemuck::cast_slice(&got);
+            assert_eq!(got, &expected[..], "{bits} bits, {mode:?}");
+            if bits == 8 {
+                let texture = histoplay::gpu::readback::read_texture(&ctx, &out.texture).unwrap();
+                assert_eq!(
+                    bytemuck::cast_slice::<u8, u32>(&texture),
+                    &expected[..],
+                    "{mode:?} texture"
+                );
+            }
+        }
+    }
+}

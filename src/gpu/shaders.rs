@@ -18,6 +18,7 @@ pub const SCOPE_DRAW: &str = include_str!("../../shaders/scope/draw.wgsl");
 pub const REGION: &str = include_str!("../../shaders/scope/region.wgsl");
 pub const CONVERT: &str = include_str!("../../shaders/video/convert.wgsl");
 pub const METRICS: &str = include_str!("../../shaders/compare/metrics.wgsl");
+pub const COMPOSITE: &str = include_str!("../../shaders/compare/composite.wgsl");
 pub const ARTICLE_SINGLE: &str = include_str!("../../shaders/bench/article_single.wgsl");
 pub const ARTICLE_PER_PIXEL: &str = include_str!("../../shaders/bench/article_per_pixel.wgsl");
 pub const ARTICLE_CHUNK: &str = include_str!("../../shaders/bench/article_chunk.wgsl");
@@ -68,6 +69,8 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ("draw.wgsl", SCOPE_DRAW.to_string()),
         ("region.wgsl", REGION.to_string()),
         ("metrics.wgsl", METRICS.to_string()),
+        ("composite.wgsl", composite_source(8)),
+        ("composite.wgsl, 10-bit", composite_source(10)),
     ]
 }
 
@@ -123,6 +126,15 @@ pub fn peak_source() -> String {
 pub fn convert_source(out_bits: u32) -> String {
     let format = crate::gpu::texture::GpuFrame::storage_format_name(out_bits);
     CONVERT.replace(
+        "texture_storage_2d<rgba8unorm, write>",
+        &format!("texture_storage_2d<{format}, write>"),
+    )
+}
+
+/// The comparison's composite shader for `bits`-bit frames (its output texture's format differs).
+pub fn composite_source(bits: u32) -> String {
+    let format = crate::gpu::texture::GpuFrame::storage_format_name(bits);
+    COMPOSITE.replace(
         "texture_storage_2d<rgba8unorm, write>",
         &format!("texture_storage_2d<{format}, write>"),
     )
