@@ -9,6 +9,7 @@ use histoplay::cli::hist::{self as clip, FrameRange, HistJob, Output};
 use histoplay::cli::report::{self, FrameReport};
 use histoplay::cli::scope::{self as scope_cli, ScopeJob};
 use histoplay::cli::still;
+use histoplay::compare::composite::{CompareMode, Composite};
 use histoplay::engine::chunk::ChunkShape;
 use histoplay::engine::histogram::{self, DEFAULT_BINS};
 use histoplay::engine::{EngineConfig, Merge};
@@ -231,6 +232,22 @@ enum Command {
         region: Option<Region>,
         #[command(flatten)]
         adjust: AdjustArgs,
+        /// Compare with this file (the one judged; INPUT is the reference): draw the two as
+        /// --compare-mode shows them, with the histograms of what is shown.
+        #[arg(long)]
+        compare: Option<PathBuf>,
+        /// How the comparison shows the two.
+        #[arg(long, value_enum, default_value_t = CompareMode::Wipe, requires = "compare")]
+        compare_mode: CompareMode,
+        /// Where the wipe's line is, as a share of the width from the left.
+        #[arg(long, default_value_t = 0.5, requires = "compare", value_parser = parse_share)]
+        split: f64,
+        /// The difference's gain, 1 to 64.
+        #[arg(long, default_value_t = 8, requires = "compare", value_parser = clap::value_parser!(u32).range(1..=64))]
+        gain: u32,
+        /// Compare INPUT's frame K with the other file's frame K+N.
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true, requires = "compare")]
+        offset: i64,
     },
     /// Time every histogram variant of the articles and histoplay's own on this GPU.
     Bench {
@@ -757,6 +774,11 @@ fn run(command: Command) -> Result<()> {
             scope,
             region,
             adjust,
+            compare,
+            compare_mode,
+            split,
+            gain,
+            offset,
         } => {
             let options = ViewOptions {
                 fit: if contain { Fit::Contain } else { Fit::Cover },
@@ -771,7 +793,18 @@ fn run(command: Command) -> Result<()> {
                 region,
                 adjustments: adjust.adjustments(),
             };
-            render(&input, &output, frame, size, counting, options)
+            match compare {
+                Some(judged) => {
+                    let shown = Shown {
+                        mode: compare_mode,
+                        split,
+                        gain,
+                        offset,
+                    };
+                    render_comparison(&input, &judged, &output, frame, shown, size, counting, options)
+                }
+                None => render(&input, &output, frame, size, counting, options),
+            }
         }
         Command::Timeline { input, output, size } => {
             let rgba = timeline::render_file(&input, size)?;
@@ -909,6 +942,86 @@ fn hist(input: &Path, range: FrameRange, job: HistJob, cpu: bool, csv: bool) -> 
     }
     out.flush()?;
     Ok(())
+}
+
+/// What `render --compare` shows: the mode, the wipe's line (a share of the width), the
+/// difference's gain, and which of the judged file's frames.
+struct Shown {
+    mode: CompareMode,
+    split: f64,
+    gain: u32,
+    offset: i64,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn render_comparison(
+    reference: &Path,
+    judged: &Path,
+    output: &Path,
+    frame: u64,
+    shown: Shown,
+    size: Option<(u32, u32)>,
+    counting: offscreen::Counting,
+    options: ViewOptions,
+) -> Result<()> {
+    let mut a = VideoSource::open(reference)?;
+    let mut b = VideoSource::open(judged)?;
+    compare_cli::check_pair(&a, &b)?;
+    for s in [&a, &b] {
+        if s.info.volume.is_hdr() {
+            bail!(
+                "'{}' is HDR: render --compare draws SDR video (an HDR pair would show untone-mapped)",
+                s.info.path.display()
+            );
+        }
+    }
+    let format = a.info.format;
+    let frame_b = frame.checked_add_signed(shown.offset).with_context(|| {
+        format!(
+            "--offset {} puts frame {frame} before the other file's first",
+            shown.offset
+        )
+    })?;
+    let composite = Composite {
+        mode: shown.mode,
+        split: (shown.split * f64::from(format.width)).round() as u32,
+        gain: shown.gain,
+    };
+    let (out_w, out_h) = shown.mode.output_size((format.width, format.height));
+    if let Some(region) = counting.region {
+        region.check(out_w, out_h)?;
+    }
+    let decoded_a = clip::decode_frame(&mut a, frame)?;
+    let decoded_b = clip::decode_frame(&mut b, frame_b)?;
+    let ctx = GpuContext::new()?;
+    let size = size.unwrap_or((out_w, out_h));
+    let (planes_a, planes_b) = (decoded_a.planes(format.layout), decoded_b.planes(format.layout));
+    let video = |source: &VideoSource, planes| offscreen::VideoFrame {
+        format,
+        volume: source.info.volume,
+        frame_peak_nits: None,
+        planes,
+        aspect: out_w as f32 / out_h as f32,
+    };
+    let rgba = offscreen::render_comparison(
+        &ctx,
+        video(&a, &planes_a),
+        video(&b, &planes_b),
+        composite,
+        size,
+        counting,
+        options,
+    )?;
+    still::save_png(output, size.0, size.1, &rgba).with_context(|| format!("cannot write '{}'", output.display()))?;
+    Ok(())
+}
+
+/// A share of a length: a number from 0 to 1.
+fn parse_share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("'{text}' is not a number from 0 to 1")),
+    }
 }
 
 fn render(

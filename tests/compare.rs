@@ -361,7 +361,7 @@ fn the_composite_of_two_frames_is_the_cpu_twins_in_every_mode() {
     let b8: Vec<u32> = a8
         .iter()
         .enumerate()
-        .map(|(i, &p)| p ^ ((i as u32).wrapping_mul(0x9e37_79b9) >> 29) * 0x0001_0101)
+        .map(|(i, &p)| p ^ (((i as u32).wrapping_mul(0x9e37_79b9) >> 29) * 0x0001_0101))
         .collect();
     let widen = |words: &[u32]| -> Vec<u32> {
         words
@@ -414,4 +414,72 @@ fn the_composite_of_two_frames_is_the_cpu_twins_in_every_mode() {
             }
         }
     }
+}
+
+fn png(path: &Path) -> image::RgbaImage {
+    image::open(path).unwrap().to_rgba8()
+}
+
+fn render(args: &[&str], name: &str) -> image::RgbaImage {
+    let out = std::env::temp_dir().join(format!("histoplay-compare-{}-{name}.png", std::process::id()));
+    let result = histoplay(&[&["render"], args, &["-o", out.to_str().unwrap()]].concat());
+    assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+    let image = png(&out);
+    std::fs::remove_file(&out).ok();
+    image
+}
+
+#[test]
+fn render_compare_draws_a_left_of_the_line_b_right_of_it_and_their_amplified_difference() {
+    let (reference, encode) = pair(8);
+    let (a, b) = (reference.to_str().unwrap(), encode.to_str().unwrap());
+    // Each alone, as `render` draws a frame; then the comparisons of frame 4 (B's frame 5 with
+    // --offset 1).
+    let only_a = render(&[a, "--frame", "4"], "a");
+    let only_b = render(&[b, "--frame", "5"], "b");
+    let cmp = |mode: &str, name| {
+        render(
+            &[
+                a,
+                "--frame",
+                "4",
+                "--compare",
+                b,
+                "--offset",
+                "1",
+                "--compare-mode",
+                mode,
+                "--split",
+                "0.25",
+                "--gain",
+                "4",
+            ],
+            name,
+        )
+    };
+    let (wipe, diff, side) = (
+        cmp("wipe", "wipe"),
+        cmp("difference", "diff"),
+        cmp("side-by-side", "side"),
+    );
+    assert_eq!(cmp("a", "mode-a"), only_a, "A alone is A's render");
+    let (w, h) = only_a.dimensions();
+    assert_eq!((w, h), (324, 188));
+    assert_eq!(side.dimensions(), (648, 188));
+    // Above the histogram quads (the bottom third), pixel for pixel.
+    let split = (0.25f64 * 324.0).round() as u32;
+    let mut differing = 0;
+    for y in 0..h / 2 {
+        for x in 0..w {
+            let (pa, pb) = (only_a.get_pixel(x, y), only_b.get_pixel(x, y));
+            let expected = if x < split { pa } else { pb };
+            assert_eq!(wipe.get_pixel(x, y), expected, "wipe at {x},{y}");
+            assert_eq!(side.get_pixel(x, y), pa, "side by side, left, at {x},{y}");
+            assert_eq!(side.get_pixel(x + w, y), pb, "side by side, right, at {x},{y}");
+            let amplified: [u8; 3] = std::array::from_fn(|c| (pa[c].abs_diff(pb[c]) as u32 * 4).min(255) as u8);
+            assert_eq!(&diff.get_pixel(x, y).0[..3], &amplified, "difference at {x},{y}");
+            differing += usize::from(pa != pb);
+        }
+    }
+    assert!(differing > 1000, "the frames differ: {differing} pixels");
 }

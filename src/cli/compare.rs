@@ -114,7 +114,7 @@ impl CompareLine {
 
 /// Fails unless A's and B's frames can be measured against each other as FFmpeg's filters
 /// measure them: the same size and pixel layout.
-fn check_pair(a: &VideoSource, b: &VideoSource) -> Result<(), ClipError> {
+pub fn check_pair(a: &VideoSource, b: &VideoSource) -> Result<(), ClipError> {
     let (fa, fb) = (a.info.format, b.info.format);
     let name = |s: &VideoSource| s.info.path.display().to_string();
     if (fa.width, fa.height) != (fb.width, fb.height) {

@@ -1,6 +1,7 @@
 //! Offscreen rendering: the player's picture with its histogram overlay, into a PNG-ready
 //! RGBA8 buffer. Backs the `render` command and the snapshot tests.
 
+use crate::compare::composite::{composite_frame, Composite, CompositePass};
 use crate::engine::histogram::Depth;
 use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::texture::GpuFrame;
@@ -67,13 +68,22 @@ pub fn render_picture(
         &adjusted
     };
     let region = counting.region.unwrap_or(Region::full(picture.width, picture.height));
-    let engine = HistogramEngine::new(ctx, counting.bins, EngineConfig::default());
+    // Counted at the picture's own depth (a comparison of 10-bit video is 10-bit).
+    let depth = Depth::from_bits(picture.bits);
+    let engine = HistogramEngine::new(
+        ctx,
+        counting.bins,
+        EngineConfig {
+            depth,
+            ..EngineConfig::default()
+        },
+    );
     let target = engine.target(ctx, region.width, region.height)?;
     let pixels = region::counted_pixels(ctx, picture, counting.region);
     let source = engine.bind_source(ctx, &target, &pixels);
     let scope = match counting.scope {
         Some(kind) => {
-            let pass = ScopePass::new(ctx, kind, counting.bins, Depth::Eight);
+            let pass = ScopePass::new(ctx, kind, counting.bins, depth);
             let scope_target = pass.target(ctx, &pixels, DEFAULT_COLUMNS, (region.width, region.height))?;
             Some((pass, scope_target))
         }
@@ -167,4 +177,38 @@ fn draw(
     renderer.encode(&mut encoder, &output.view, &scene, options.quads);
     ctx.queue.submit([encoder.finish()]);
     readback::read_texture(ctx, &output.texture)
+}
+
+/// Renders the comparison of two decoded frames of one format (A the reference, B the one
+/// judged) as `composite` shows them, with the histograms (and scope) of what is shown: each
+/// converted by a frame pipeline of its own, then composited (`compare::composite`), then
+/// counted and drawn as a picture. SDR only: an HDR pair is compared in its signal, which the
+/// picture would show untone-mapped.
+pub fn render_comparison(
+    ctx: &GpuContext,
+    a: VideoFrame,
+    b: VideoFrame,
+    composite: Composite,
+    size: (u32, u32),
+    counting: Counting,
+    options: ViewOptions,
+) -> Result<Vec<u8>, RenderError> {
+    let pipeline = |frame: &VideoFrame| -> Result<FramePipeline, RenderError> {
+        let pipeline = FramePipeline::new(ctx, counting.bins, frame.format, frame.volume, 1)?;
+        pipeline.ring.slots[0].upload(&ctx.queue, frame.planes)?;
+        Ok(pipeline)
+    };
+    let (pa, pb) = (pipeline(&a)?, pipeline(&b)?);
+    let bits = pa.ring.output.bits;
+    let out = composite_frame(ctx, (a.format.width, a.format.height), bits, composite.mode)?;
+    let pass = CompositePass::new(&ctx.device, bits);
+    let binding = pass.bind(&ctx.device, &pa.ring.output, &pb.ring.output, &out, composite);
+    let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+        label: Some("comparison"),
+    });
+    pa.ring.encode_convert(&mut encoder, 0);
+    pb.ring.encode_convert(&mut encoder, 0);
+    pass.encode(&mut encoder, &binding);
+    ctx.queue.submit([encoder.finish()]);
+    Ok(render_picture(ctx, &out, size, counting, options)?)
 }
