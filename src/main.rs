@@ -290,6 +290,10 @@ enum Command {
         /// Also print every seek and back-step timed, one per line on stderr.
         #[arg(long)]
         samples: bool,
+        /// Time `histoplay compare INPUT FILE` instead: each file decoded alone, the comparison,
+        /// and FFmpeg's psnr and ssim filters on the same pair where `ffmpeg` is on the PATH.
+        #[arg(long)]
+        compare: Option<PathBuf>,
     },
     /// Play a video in a window at its own rate and report frame pacing and input latency
     /// (headless machines: run it under Xvfb, e.g. `xvfb-run histoplay bench-play FILE`).
@@ -839,7 +843,11 @@ fn run(command: Command) -> Result<()> {
             long,
             long_dir,
             samples,
+            compare,
         } => {
+            if let Some(judged) = compare {
+                return bench_pipeline::compare::run(&input, &judged, &mut std::io::stdout().lock());
+            }
             if long.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
                 bail!("--long must be a positive number of seconds");
             }

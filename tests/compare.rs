@@ -483,3 +483,31 @@ fn render_compare_draws_a_left_of_the_line_b_right_of_it_and_their_amplified_dif
     }
     assert!(differing > 1000, "the frames differ: {differing} pixels");
 }
+
+#[test]
+fn bench_pipeline_times_compare_against_decoding_alone_and_ffmpeg() {
+    let (reference, encode) = pair(8);
+    let out = histoplay(&[
+        "bench-pipeline",
+        reference.to_str().unwrap(),
+        "--compare",
+        encode.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 5, "{text}");
+    assert!(
+        lines[1].contains("(ffv1 324x188 yuv420p, software decoding): 10 frames, decode only"),
+        "{text}"
+    );
+    assert!(
+        lines[2].contains("(h264 324x188 yuv420p, software decoding): 10 frames, decode only"),
+        "{text}"
+    );
+    assert!(lines[3].starts_with("compare:      10 pairs at "), "{text}");
+    assert!(
+        lines[4].starts_with("ffmpeg:       psnr + ssim filters on the same pair at "),
+        "{text}"
+    );
+}

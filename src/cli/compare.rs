@@ -170,7 +170,7 @@ pub fn compare(a: VideoSource, b: VideoSource, job: CompareJob, out: &mut impl W
     let done = if job.cpu {
         compare_cpu(a, b, &job, &mut progress, &mut emit)?
     } else {
-        compare_gpu(a, b, &job, &mut progress, &mut emit)?
+        compare_gpu(&GpuContext::new()?, a, b, &job, &mut progress, &mut emit)?
     };
     progress.finish();
     out.flush()?;
@@ -264,14 +264,14 @@ fn next_frame(decoder: &DecodeThread) -> Result<Option<Frame>, ClipError> {
 
 /// The GPU path: both decoded by the player's decode threads into rings of plane textures,
 /// each pair measured by the metrics pass and read back a few frames later.
-fn compare_gpu(
+pub fn compare_gpu(
+    ctx: &GpuContext,
     a: VideoSource,
     b: VideoSource,
     job: &CompareJob,
     progress: &mut Progress,
     emit: &mut impl FnMut(Compared) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
-    let ctx = GpuContext::new()?;
     let format = a.info.format;
     let pass = MetricsPass::new(&ctx.device, &format).map_err(|e| ClipError::Decode(e.to_string()))?;
     let ring = |side: &str| -> Result<Vec<Arc<PlaneTextures>>, ClipError> {
@@ -345,7 +345,7 @@ fn compare_gpu(
             continue;
         }
         if readback.is_full() {
-            readback.read_oldest(&ctx, &mut take)?.transpose()?;
+            readback.read_oldest(ctx, &mut take)?.transpose()?;
         }
         let mut encoder = ctx
             .device
@@ -363,7 +363,7 @@ fn compare_gpu(
         db.release(f.slot);
     }
     while !readback.is_empty() {
-        readback.read_oldest(&ctx, &mut take)?.transpose()?;
+        readback.read_oldest(ctx, &mut take)?.transpose()?;
     }
     Ok(done)
 }

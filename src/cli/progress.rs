@@ -24,6 +24,11 @@ impl Progress {
         Self::on(ProgressBar::with_draw_target(total, target), total)
     }
 
+    /// A progress line drawn nowhere (a run inside a benchmark).
+    pub fn hidden() -> Self {
+        Self::on(ProgressBar::hidden(), None)
+    }
+
     fn on(bar: ProgressBar, total: Option<u64>) -> Self {
         bar.set_style(ProgressStyle::with_template("{msg}").expect("a plain template"));
         Self {

@@ -4,6 +4,7 @@
 //! times (also of a long copy of the file); exact seeks with their keyframe previews; consecutive
 //! back-steps; memory over the run.
 
+pub mod compare;
 mod memory;
 mod navigation;
 mod open;
