@@ -974,7 +974,7 @@ fn render_comparison(
 ) -> Result<()> {
     let mut a = VideoSource::open(reference)?;
     let mut b = VideoSource::open(judged)?;
-    compare_cli::check_pair(&a, &b)?;
+    compare_cli::match_pair(&a, &mut b)?;
     for s in [&a, &b] {
         if s.info.volume.is_hdr() {
             bail!(

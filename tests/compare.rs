@@ -325,26 +325,65 @@ fn files_that_cannot_be_compared_are_one_line_errors_naming_them() {
     let (reference, _) = pair(8);
     let a = reference.to_str().unwrap();
     let missing = histoplay(&["compare", a, "/nonexistent/judged.mkv"]);
+    let rgb = common::fixture(
+        "compare-rgb.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=324x188:r=25:d=0.2",
+            "-pix_fmt",
+            "gbrp",
+            "-c:v",
+            "ffv1",
+        ],
+    );
+    let rgb = histoplay(&["compare", a, rgb.to_str().unwrap()]);
+    for (out, names) in [(missing, "/nonexistent/judged.mkv"), (rgb, "compare-rgb.mkv")] {
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(!out.status.success());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("error: ") && err.contains(names), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn a_judged_file_of_another_size_or_depth_is_converted_as_ffmpegs_bicubic_scale_converts_it() {
+    let (reference, encode10) = (pair(8).0, pair(10).1);
     let small = common::fixture(
         "compare-small.mkv",
         &[
             "-f",
             "lavfi",
             "-i",
-            "testsrc2=s=160x90:r=25:d=0.2",
+            "testsrc2=s=160x90:r=25:d=0.4",
             "-pix_fmt",
             "yuv420p",
             "-c:v",
             "ffv1",
         ],
     );
-    let sized = histoplay(&["compare", a, small.to_str().unwrap()]);
-    for (out, names) in [(missing, "/nonexistent/judged.mkv"), (sized, "compare-small.mkv")] {
+    let a = reference.to_str().unwrap();
+    let scale = "[1:v]scale=324:188:flags=bicubic+accurate_rnd+full_chroma_int,format=yuv420p";
+    for judged in [&small, &encode10] {
+        let out = histoplay(&["compare", a, judged.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        // One warning says so.
         let err = String::from_utf8(out.stderr).unwrap();
-        assert!(!out.status.success());
-        assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(err.starts_with("error: ") && err.contains(names), "{err}");
-        assert!(out.stdout.is_empty());
+        assert!(
+            err.contains("WARN") && err.contains("converted to 324x188, Y'CbCr 4:2:0, 8 bits (bicubic)"),
+            "{err}"
+        );
+        let lines: Vec<_> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(common::json)
+            .collect();
+        let psnr = ffmpeg_graph(&reference, judged, scale, "psnr");
+        let ssim = ffmpeg_graph(&reference, judged, scale, "ssim");
+        check_lines(&lines, &psnr[..lines.len()], &ssim[..lines.len()]);
+        assert!(lines.len() >= 5);
     }
 }
 

@@ -11,6 +11,7 @@ use crate::gpu::readback::ReadbackRing;
 use crate::gpu::GpuContext;
 use crate::video::convert::PlaneTextures;
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame as Frame};
+use crate::video::format::PlaneLayout;
 use crate::video::ring::RING_SLOTS;
 use crate::video::source::{SeekTarget, VideoSource};
 use serde::Serialize;
@@ -112,32 +113,77 @@ impl CompareLine {
     }
 }
 
-/// Fails unless A's and B's frames can be measured against each other as FFmpeg's filters
-/// measure them: the same size and pixel layout.
-pub fn check_pair(a: &VideoSource, b: &VideoSource) -> Result<(), ClipError> {
+/// Makes B's frames comparable with A's: where B has another size or layout (depth, NV12 from
+/// a hardware decoder), its frames are converted to A's by swscale (bicubic), with a warning
+/// saying so. Fails where either is a layout the metrics don't take (RGB).
+pub fn match_pair(a: &VideoSource, b: &mut VideoSource) -> Result<(), ClipError> {
     let (fa, fb) = (a.info.format, b.info.format);
-    let name = |s: &VideoSource| s.info.path.display().to_string();
-    if (fa.width, fa.height) != (fb.width, fb.height) {
-        return Err(ClipError::Decode(format!(
-            "'{}' is {}x{} and '{}' {}x{}: compare needs frames of one size",
-            name(b),
-            fb.width,
-            fb.height,
-            name(a),
-            fa.width,
-            fa.height
-        )));
+    for (source, format) in [(a, fa), (&*b, fb)] {
+        if components_of(format.layout).is_none() {
+            return Err(ClipError::Decode(format!(
+                "'{}' is {}: compare measures Y'CbCr or grey video",
+                source.info.path.display(),
+                format.layout
+            )));
+        }
     }
-    if fa.layout != fb.layout {
-        return Err(ClipError::Decode(format!(
-            "'{}' is {} and '{}' {}: compare needs frames of one pixel format",
-            name(b),
-            fb.layout,
-            name(a),
-            fa.layout
-        )));
+    if (fa.width, fa.height, fa.layout) != (fb.width, fb.height, fb.layout) {
+        let same_values = matches!(
+            (fa.layout, fb.layout),
+            (
+                PlaneLayout::Nv12,
+                PlaneLayout::Yuv {
+                    chroma_shift_x: 1,
+                    chroma_shift_y: 1,
+                    bits: 8
+                }
+            ) | (
+                PlaneLayout::Yuv {
+                    chroma_shift_x: 1,
+                    chroma_shift_y: 1,
+                    bits: 8
+                },
+                PlaneLayout::Nv12
+            ) | (
+                PlaneLayout::P010,
+                PlaneLayout::Yuv {
+                    chroma_shift_x: 1,
+                    chroma_shift_y: 1,
+                    bits: 10
+                }
+            ) | (
+                PlaneLayout::Yuv {
+                    chroma_shift_x: 1,
+                    chroma_shift_y: 1,
+                    bits: 10
+                },
+                PlaneLayout::P010
+            )
+        );
+        if !same_values || (fa.width, fa.height) != (fb.width, fb.height) {
+            log::warn!(
+                "'{}' is {}x{}, {}: converted to {}x{}, {} (bicubic) to compare with '{}'",
+                b.info.path.display(),
+                fb.width,
+                fb.height,
+                fb.layout,
+                fa.width,
+                fa.height,
+                fa.layout,
+                a.info.path.display()
+            );
+        }
+        b.convert_to(fa.layout, fa.width, fa.height);
     }
     Ok(())
+}
+
+/// Whether the metrics take frames of `layout`.
+fn components_of(layout: PlaneLayout) -> Option<()> {
+    match layout {
+        PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 | PlaneLayout::P010 | PlaneLayout::Gray { .. } => Some(()),
+        PlaneLayout::Gbr { .. } | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => None,
+    }
 }
 
 /// Where A and B start: A's first frame in the range whose partner exists (B's frame numbers
@@ -149,7 +195,8 @@ fn starts(job: &CompareJob) -> (u64, u64) {
 
 /// Measures every pair and writes each as a line (or CSV row) to `out`; returns the pairs.
 pub fn compare(a: VideoSource, b: VideoSource, job: CompareJob, out: &mut impl Write) -> Result<u64, ClipError> {
-    check_pair(&a, &b)?;
+    let mut b = b;
+    match_pair(&a, &mut b)?;
     if job.csv {
         write_csv_record(out, &FIELDS.map(String::from))?;
     }

@@ -49,7 +49,8 @@ pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
     let mut best = 0.0f64;
     let mut compared = 0;
     for _ in 0..2 {
-        let (sa, sb) = (VideoSource::open(a)?, VideoSource::open(b)?);
+        let (sa, mut sb) = (VideoSource::open(a)?, VideoSource::open(b)?);
+        crate::cli::compare::match_pair(&sa, &mut sb)?;
         let start = Instant::now();
         let mut sum = 0.0;
         compared = compare_gpu(&ctx, sa, sb, &job, &mut Progress::hidden(), &mut |c| {

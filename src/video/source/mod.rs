@@ -179,6 +179,15 @@ struct Run {
 }
 
 impl VideoSource {
+    /// Delivers frames in `layout` at `width` x `height` from now on, converted and scaled by
+    /// swscale (bicubic) where they are not (a file compared with a reference of another size
+    /// or depth).
+    pub fn convert_to(&mut self, layout: PlaneLayout, width: u32, height: u32) {
+        self.info.format.layout = layout;
+        self.info.format.width = width;
+        self.info.format.height = height;
+    }
+
     pub fn open(path: &Path) -> Result<Self, VideoError> {
         ffmpeg::init().map_err(|e| VideoError::Open {
             path: path.to_owned(),
