@@ -4,7 +4,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use histoplay::bench::clips::{self as bench_clips, ClipCodec, ClipSpec};
 use histoplay::bench::{av as bench_av, kernels as bench, pipeline as bench_pipeline};
-use histoplay::cli::compare::{self as compare_cli, CompareJob};
+use histoplay::cli::compare::{self as compare_cli, AlignBy, CompareJob};
 use histoplay::cli::hist::{self as clip, FrameRange, HistJob, Output};
 use histoplay::cli::report::{self, FrameReport};
 use histoplay::cli::scope::{self as scope_cli, ScopeJob};
@@ -183,9 +183,14 @@ enum Command {
         /// The reference's frames to measure: A..B (B excluded), A..=B, A.. (to the end).
         #[arg(long, value_parser = FrameRange::parse)]
         frames: Option<FrameRange>,
-        /// Measure the reference's frame K against the judged file's frame K+N.
+        /// Measure the reference's frame K against the judged file's frame K+N (aligned by
+        /// time: N of the judged file's frames later).
         #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
         offset: i64,
+        /// Line the frames up by number, or by time (files of different frame rates: each
+        /// reference frame with the judged file's latest by then, as FFmpeg pairs them).
+        #[arg(long, value_enum, default_value_t = AlignBy::Frame)]
+        compare_by: AlignBy,
         /// CSV instead of JSON Lines.
         #[arg(long)]
         csv: bool,
@@ -718,6 +723,7 @@ fn run(command: Command) -> Result<()> {
             judged,
             frames,
             offset,
+            compare_by,
             csv,
             cpu,
         } => {
@@ -726,6 +732,7 @@ fn run(command: Command) -> Result<()> {
             let job = CompareJob {
                 range: frames.unwrap_or(FrameRange { start: 0, end: None }),
                 offset,
+                by: compare_by,
                 csv,
                 cpu,
             };

@@ -241,7 +241,15 @@ fn check_lines(lines: &[serde_json::Value], psnr: &[Vec<(String, String)>], ssim
         for key in [
             "mse_y", "mse_u", "mse_v", "mse_avg", "psnr_y", "psnr_u", "psnr_v", "psnr_avg",
         ] {
-            assert!(agrees(number(line, key), value(p, key), 2), "{key}: {line} / {p:?}");
+            if line[key].is_null() {
+                // Identical components: FFmpeg's inf.
+                assert!(
+                    key.starts_with("psnr") && value(p, key).is_infinite(),
+                    "{key}: {line} / {p:?}"
+                );
+            } else {
+                assert!(agrees(number(line, key), value(p, key), 2), "{key}: {line} / {p:?}");
+            }
         }
         for (key, theirs) in [("ssim_y", "Y"), ("ssim_u", "U"), ("ssim_v", "V"), ("ssim_all", "All")] {
             assert!(agrees(number(line, key), value(s, theirs), 6), "{key}: {line} / {s:?}");
@@ -549,4 +557,62 @@ fn bench_pipeline_times_compare_against_decoding_alone_and_ffmpeg() {
         lines[4].starts_with("ffmpeg:       psnr + ssim filters on the same pair at "),
         "{text}"
     );
+}
+
+#[test]
+fn aligned_by_time_each_frame_goes_with_the_judged_files_latest_as_ffmpeg_pairs_them() {
+    let (reference, _) = pair(8);
+    // The reference at 10 frames a second: 4 frames against its 10 at 25.
+    let slower = common::fixture(
+        "compare-reference-8-at-10fps.mkv",
+        &["-i", reference.to_str().unwrap(), "-vf", "fps=10", "-c:v", "ffv1"],
+    );
+    let (a, b) = (reference.to_str().unwrap(), slower.to_str().unwrap());
+    let psnr = ffmpeg(&reference, &slower, "psnr");
+    let ssim = ffmpeg(&reference, &slower, "ssim");
+    for cpu in [false, true] {
+        let args = [a, b, "--compare-by", "time"];
+        let lines = compare_lines(&if cpu {
+            [&args[..], &["--cpu"]].concat()
+        } else {
+            args.to_vec()
+        });
+        let pairs: Vec<(u64, u64)> = lines.iter().map(|l| (l["frame"].u64(), l["frame_b"].u64())).collect();
+        // B's frame k is shown from 0.1·k s: A's frames at 0, 0.04, 0.08 go with B's first,
+        // and B's last stands for the rest of A's.
+        assert_eq!(
+            pairs,
+            [
+                (0, 0),
+                (1, 0),
+                (2, 0),
+                (3, 1),
+                (4, 1),
+                (5, 2),
+                (6, 2),
+                (7, 2),
+                (8, 3),
+                (9, 3)
+            ],
+            "cpu: {cpu}"
+        );
+        check_lines(&lines, &psnr, &ssim);
+        // Where the 10 fps file kept the very frame, the two are identical.
+        let identical: Vec<u64> = lines
+            .iter()
+            .filter(|l| l["psnr_avg"].is_null())
+            .map(|l| l["frame"].u64())
+            .collect();
+        assert!(!identical.is_empty(), "cpu: {cpu}");
+        // From frame 5 on: B starts at its frame for 0.2 s.
+        let from_5 = compare_lines(&if cpu {
+            [&args[..], &["--frames", "5..", "--cpu"]].concat()
+        } else {
+            [&args[..], &["--frames", "5.."]].concat()
+        });
+        assert_eq!(
+            from_5.iter().map(|l| l["frame_b"].u64()).collect::<Vec<_>>(),
+            [2, 2, 2, 3, 3]
+        );
+    }
 }

@@ -13,19 +13,200 @@ use crate::video::convert::PlaneTextures;
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame as Frame};
 use crate::video::format::PlaneLayout;
 use crate::video::ring::RING_SLOTS;
-use crate::video::source::{SeekTarget, VideoSource};
+use crate::video::source::{DecodedFrame, SeekTarget, VideoSource};
 use serde::Serialize;
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// What `compare` measures: A's frames in `range`, each against B's frame `offset` later.
+/// What `compare` measures: A's frames in `range`, each against B's frame `offset` later, or,
+/// aligned by time, against B's latest frame at A's time `offset` of B's frames later.
 #[derive(Clone, Copy, Debug)]
 pub struct CompareJob {
     pub range: FrameRange,
     pub offset: i64,
+    pub by: AlignBy,
     pub csv: bool,
     pub cpu: bool,
+}
+
+/// How B's frames line up with A's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum AlignBy {
+    /// Frame K of A with frame K of B (plus the offset).
+    #[default]
+    Frame,
+    /// Each frame of A with the latest of B's shown by then, times counted from each file's
+    /// first frame (as FFmpeg's filters pair two streams): for files of different frame rates.
+    Time,
+}
+
+/// The frame of B that A's frame goes with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Want {
+    Frame(u64),
+    /// B's latest frame at or before this many seconds from its first.
+    At(f64),
+}
+
+/// What became of A's frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// B's `current` frame is its partner.
+    Pair,
+    /// B has no frame for it (the next of A's may have one).
+    SkipA,
+    /// B has no more frames.
+    End,
+}
+
+/// B's frames as they come, following A's: the one paired last, and one read ahead.
+struct Follower<F> {
+    current: Option<F>,
+    pending: Option<F>,
+    /// B has no more frames (its end is read once).
+    ended: bool,
+}
+
+impl<F> Follower<F> {
+    fn new() -> Self {
+        Self {
+            current: None,
+            pending: None,
+            ended: false,
+        }
+    }
+
+    /// Reads B's frames (`next`) up to the one `want` names, giving back (`release`) those
+    /// passed; `key` is a frame's number and its seconds from B's first frame. Aligned by
+    /// time, B's last frame stands for the rest of A's once B ends (as FFmpeg repeats it).
+    fn advance(
+        &mut self,
+        want: Want,
+        key: impl Fn(&F) -> (u64, f64),
+        mut next: impl FnMut() -> Result<Option<F>, ClipError>,
+        mut release: impl FnMut(F),
+    ) -> Result<Step, ClipError> {
+        let ended = &mut self.ended;
+        let mut take = |pending: &mut Option<F>| -> Result<Option<F>, ClipError> {
+            if let Some(f) = pending.take() {
+                return Ok(Some(f));
+            }
+            if *ended {
+                return Ok(None);
+            }
+            let f = next()?;
+            *ended = f.is_none();
+            Ok(f)
+        };
+        match want {
+            Want::Frame(n) => {
+                if let Some(done) = self.current.take() {
+                    release(done);
+                }
+                loop {
+                    let Some(f) = take(&mut self.pending)? else {
+                        return Ok(Step::End);
+                    };
+                    let index = key(&f).0;
+                    if index < n {
+                        release(f);
+                    } else if index > n {
+                        self.pending = Some(f);
+                        return Ok(Step::SkipA);
+                    } else {
+                        self.current = Some(f);
+                        return Ok(Step::Pair);
+                    }
+                }
+            }
+            Want::At(seconds) => {
+                // Timestamps a rounding apart are the same instant.
+                while let Some(f) = take(&mut self.pending)? {
+                    if key(&f).1 <= seconds + 1e-6 {
+                        if let Some(passed) = self.current.replace(f) {
+                            release(passed);
+                        }
+                    } else {
+                        self.pending = Some(f);
+                        break;
+                    }
+                }
+                Ok(if self.current.is_some() {
+                    Step::Pair
+                } else {
+                    Step::SkipA
+                })
+            }
+        }
+    }
+
+    /// Gives back what is still held.
+    fn finish(self, mut release: impl FnMut(F)) {
+        self.current.into_iter().chain(self.pending).for_each(&mut release);
+    }
+}
+
+/// Seconds of a file's first frame, which times are counted from when aligning by time.
+fn first_seconds(source: &VideoSource) -> f64 {
+    source
+        .index()
+        .first_pts()
+        .or(source.info.start_pts)
+        .map_or(0.0, |pts| source.info.seconds(pts))
+}
+
+/// How A's frames find B's: the partner of A's frame (number, seconds of its pts), and B's
+/// frames' keys.
+#[derive(Clone, Copy, Debug)]
+struct Alignment {
+    by: AlignBy,
+    offset: i64,
+    start_a: f64,
+    start_b: f64,
+    /// B's frame duration (the offset's unit aligned by time).
+    frame_b: f64,
+}
+
+impl Alignment {
+    fn of(a: &VideoSource, b: &VideoSource, job: &CompareJob) -> Self {
+        Self {
+            by: job.by,
+            offset: job.offset,
+            start_a: first_seconds(a),
+            start_b: first_seconds(b),
+            frame_b: b.info.frame_duration,
+        }
+    }
+
+    fn want(&self, index: u64, seconds: f64) -> Want {
+        match self.by {
+            AlignBy::Frame => Want::Frame(index.saturating_add_signed(self.offset)),
+            AlignBy::Time => Want::At(seconds - self.start_a + self.offset as f64 * self.frame_b),
+        }
+    }
+
+    /// B's frame's key: its number and its seconds from B's first frame.
+    fn key(&self, index: u64, seconds: f64) -> (u64, f64) {
+        (index, seconds - self.start_b)
+    }
+
+    /// Where B starts for A's first frame at `seconds`: its frame, or its time.
+    fn b_start(&self, a_start: u64, a_seconds: Option<f64>) -> Option<SeekTarget> {
+        match self.by {
+            AlignBy::Frame => {
+                let n = a_start.saturating_add_signed(self.offset);
+                (n > 0).then_some(SeekTarget::Frame(n))
+            }
+            AlignBy::Time => {
+                let at = a_seconds? - self.start_a + self.offset as f64 * self.frame_b;
+                (at > 0.0).then_some(SeekTarget::Time {
+                    seconds: self.start_b + at,
+                    exact: true,
+                })
+            }
+        }
+    }
 }
 
 /// One pair of frames: A's number and B's, A's time, and the metrics.
@@ -186,9 +367,12 @@ fn components_of(layout: PlaneLayout) -> Option<()> {
     }
 }
 
-/// Where A and B start: A's first frame in the range whose partner exists (B's frame numbers
-/// start at 0 too).
+/// Where A starts and, aligned by frame, B: A's first frame in the range whose partner exists
+/// (B's frame numbers start at 0 too).
 fn starts(job: &CompareJob) -> (u64, u64) {
+    if job.by == AlignBy::Time {
+        return (job.range.start, 0);
+    }
     let a = job.range.start.max(job.offset.min(0).unsigned_abs());
     (a, a.saturating_add_signed(job.offset))
 }
@@ -238,14 +422,20 @@ fn compare_cpu(
     progress: &mut Progress,
     emit: &mut impl FnMut(Compared) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
-    let (start_a, start_b) = starts(job);
+    let align = Alignment::of(&a, &b, job);
+    let (start_a, _) = starts(job);
     a.set_exact_numbers(true);
     b.set_exact_numbers(true);
     seek_to_frame(&mut a, start_a);
-    seek_to_frame(&mut b, start_b);
+    let a_seconds = a.index().wait_pts_of(start_a).map(|pts| a.info.seconds(pts));
+    // Aligned by time, B is read from its start (the reference path's way: simple, not fast).
+    if let Some(SeekTarget::Frame(n)) = align.b_start(start_a, a_seconds) {
+        seek_to_frame(&mut b, n);
+    }
     let format = a.info.format;
+    let unsupported = || ClipError::Decode(format!("comparing needs Y'CbCr or grey frames, not {}", format.layout));
+    let mut follower = Follower::new();
     let mut done = 0;
-    let mut pending_b = None;
     while let Some(fa) = a.next_frame()? {
         if fa.index < start_a {
             continue;
@@ -253,31 +443,19 @@ fn compare_cpu(
         if job.range.end.is_some_and(|e| fa.index >= e) {
             break;
         }
-        let want = fa.index.saturating_add_signed(job.offset);
-        let fb = loop {
-            let next = match pending_b.take() {
-                Some(f) => f,
-                None => match b.next_frame()? {
-                    Some(f) => f,
-                    None => return Ok(done),
-                },
-            };
-            if next.index >= want {
-                break next;
-            }
-        };
-        if fb.index > want {
-            // B has no frame for this one of A's: the next of A's may be its partner.
-            pending_b = Some(fb);
-            continue;
+        let step = follower.advance(
+            align.want(fa.index, fa.seconds),
+            |f: &DecodedFrame| align.key(f.index, f.seconds),
+            || Ok(b.next_frame()?),
+            drop,
+        )?;
+        match step {
+            Step::End => break,
+            Step::SkipA => continue,
+            Step::Pair => {}
         }
+        let fb = follower.current.as_ref().expect("paired");
         let (pa, pb) = (fa.planes(format.layout), fb.planes(format.layout));
-        let unsupported = || {
-            ClipError::Decode(format!(
-                "comparing needs Y'CbCr or grey frames, not {:?}",
-                format.layout
-            ))
-        };
         let (ca, bits) = components(&format, &pa).ok_or_else(unsupported)?;
         let (cb, _) = components(&format, &pb).ok_or_else(unsupported)?;
         emit(Compared {
@@ -338,14 +516,17 @@ pub fn compare_gpu(
         .collect();
     let sizes = pass.sizes();
     let mut readback = ReadbackRing::new(&ctx.device, MetricsPass::sums_size(), 4);
-    let (start_a, start_b) = starts(job);
+    let align = Alignment::of(&a, &b, job);
+    let (start_a, _) = starts(job);
+    let a_seconds = a.index().wait_pts_of(start_a).map(|pts| a.info.seconds(pts));
+    let b_start = align.b_start(start_a, a_seconds);
     let mut da = DecodeThread::spawn(a, ctx.queue.clone(), slots_a, 0);
     let mut db = DecodeThread::spawn(b, ctx.queue.clone(), slots_b, 0);
     if start_a > 0 {
         da.seek(SeekTarget::Frame(start_a));
     }
-    if start_b > 0 {
-        db.seek(SeekTarget::Frame(start_b));
+    if let Some(target) = b_start {
+        db.seek(target);
     }
     let mut done = 0u64;
     let mut take = |bytes: &[u8], (frame, frame_b, pts): (u64, u64, f64)| {
@@ -358,9 +539,9 @@ pub fn compare_gpu(
             metrics: FrameMetrics::from_sums(&sums, &sizes, pass.bits),
         })
     };
-    let mut pending_b: Option<Frame> = None;
+    let mut follower = Follower::new();
     let mut submitted = 0u64;
-    'pairs: while let Some(fa) = next_frame(&da)? {
+    while let Some(fa) = next_frame(&da)? {
         if fa.index < start_a {
             da.release(fa.slot);
             continue;
@@ -369,28 +550,22 @@ pub fn compare_gpu(
             da.release(fa.slot);
             break;
         }
-        let want = fa.index.saturating_add_signed(job.offset);
-        let fb = loop {
-            let next = match pending_b.take() {
-                Some(f) => f,
-                None => match next_frame(&db)? {
-                    Some(f) => f,
-                    None => {
-                        da.release(fa.slot);
-                        break 'pairs;
-                    }
-                },
-            };
-            if next.index >= want {
-                break next;
-            }
-            db.release(next.slot);
-        };
-        if fb.index > want {
+        // B's frames passed by are given back only after the work already submitted that
+        // reads them: the decoder uploads into a slot behind it in the queue.
+        let step = follower.advance(
+            align.want(fa.index, fa.seconds),
+            |f: &Frame| align.key(f.index, f.seconds),
+            || next_frame(&db),
+            |f: Frame| db.release(f.slot),
+        )?;
+        if step != Step::Pair {
             da.release(fa.slot);
-            pending_b = Some(fb);
+            if step == Step::End {
+                break;
+            }
             continue;
         }
+        let fb = follower.current.expect("paired");
         if readback.is_full() {
             readback.read_oldest(ctx, &mut take)?.transpose()?;
         }
@@ -401,14 +576,11 @@ pub fn compare_gpu(
         encoder.copy_buffer_to_buffer(pass.sums(), 0, readback.next_buffer(), 0, MetricsPass::sums_size());
         ctx.queue.submit([encoder.finish()]);
         da.release(fa.slot);
-        db.release(fb.slot);
         readback.submitted((fa.index, fb.index, fa.seconds));
         submitted += 1;
         progress.tick(submitted);
     }
-    if let Some(f) = pending_b {
-        db.release(f.slot);
-    }
+    follower.finish(|f| db.release(f.slot));
     while !readback.is_empty() {
         readback.read_oldest(ctx, &mut take)?.transpose()?;
     }
@@ -424,6 +596,7 @@ mod tests {
         let job = |start, offset| CompareJob {
             range: FrameRange { start, end: None },
             offset,
+            by: AlignBy::Frame,
             csv: false,
             cpu: false,
         };

@@ -43,6 +43,7 @@ pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
     let job = CompareJob {
         range: FrameRange { start: 0, end: None },
         offset: 0,
+        by: Default::default(),
         csv: false,
         cpu: false,
     };
