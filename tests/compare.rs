@@ -347,7 +347,13 @@ fn files_that_cannot_be_compared_are_one_line_errors_naming_them() {
         ],
     );
     let rgb = histoplay(&["compare", a, rgb.to_str().unwrap()]);
-    for (out, names) in [(missing, "/nonexistent/judged.mkv"), (rgb, "compare-rgb.mkv")] {
+    // Past the end of either: nothing to compare.
+    let past = histoplay(&["compare", a, a, "--offset", "100"]);
+    for (out, names) in [
+        (missing, "/nonexistent/judged.mkv"),
+        (rgb, "compare-rgb.mkv"),
+        (past, "compare-reference-8.mkv"),
+    ] {
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(!out.status.success());
         assert_eq!(err.lines().count(), 1, "{err}");

@@ -398,6 +398,7 @@ pub fn compare(a: VideoSource, b: VideoSource, job: CompareJob, out: &mut impl W
             write_line(out, &line)
         }
     };
+    let names = (a.info.path.display().to_string(), b.info.path.display().to_string());
     let done = if job.cpu {
         compare_cpu(a, b, &job, &mut progress, &mut emit)?
     } else {
@@ -405,6 +406,12 @@ pub fn compare(a: VideoSource, b: VideoSource, job: CompareJob, out: &mut impl W
     };
     progress.finish();
     out.flush()?;
+    if done == 0 {
+        return Err(ClipError::Decode(format!(
+            "no frame of '{}' asked for has a partner in '{}' (see --frames and --offset)",
+            names.0, names.1
+        )));
+    }
     Ok(done)
 }
 
