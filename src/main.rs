@@ -250,9 +250,14 @@ enum Command {
         /// The difference's gain, 1 to 64.
         #[arg(long, default_value_t = 8, requires = "compare", value_parser = clap::value_parser!(u32).range(1..=64))]
         gain: u32,
-        /// Compare INPUT's frame K with the other file's frame K+N.
+        /// Compare INPUT's frame K with the other file's frame K+N (aligned by time: N of its
+        /// frames later).
         #[arg(long, default_value_t = 0, allow_negative_numbers = true, requires = "compare")]
         offset: i64,
+        /// Line the frames up by number, or by time (the other file's latest frame at frame
+        /// K's time, as `compare --compare-by time`).
+        #[arg(long, value_enum, default_value_t = AlignBy::Frame, requires = "compare")]
+        compare_by: AlignBy,
     },
     /// Time every histogram variant of the articles and histoplay's own on this GPU.
     Bench {
@@ -790,6 +795,7 @@ fn run(command: Command) -> Result<()> {
             split,
             gain,
             offset,
+            compare_by,
         } => {
             let options = ViewOptions {
                 fit: if contain { Fit::Contain } else { Fit::Cover },
@@ -811,6 +817,7 @@ fn run(command: Command) -> Result<()> {
                         split,
                         gain,
                         offset,
+                        by: compare_by,
                     };
                     render_comparison(&input, &judged, &output, frame, shown, size, counting, options)
                 }
@@ -966,6 +973,7 @@ struct Shown {
     split: f64,
     gain: u32,
     offset: i64,
+    by: AlignBy,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -991,12 +999,27 @@ fn render_comparison(
         }
     }
     let format = a.info.format;
-    let frame_b = frame.checked_add_signed(shown.offset).with_context(|| {
-        format!(
-            "--offset {} puts frame {frame} before the other file's first",
-            shown.offset
-        )
-    })?;
+    let decoded_a = clip::decode_frame(&mut a, frame)?;
+    let frame_b = match shown.by {
+        AlignBy::Frame => frame.checked_add_signed(shown.offset).with_context(|| {
+            format!(
+                "--offset {} puts frame {frame} before the other file's first",
+                shown.offset
+            )
+        })?,
+        AlignBy::Time => {
+            // The other file's latest frame by frame K's time, both counted from their first.
+            let at = decoded_a.seconds - compare_cli::first_seconds(&a) + shown.offset as f64 * b.info.frame_duration;
+            if at < 0.0 {
+                bail!(
+                    "--offset {} puts frame {frame} before the other file's first",
+                    shown.offset
+                );
+            }
+            let pts = b.info.pts_at(compare_cli::first_seconds(&b) + at);
+            b.index().wait_number_at(pts).n
+        }
+    };
     let composite = Composite {
         mode: shown.mode,
         split: (shown.split * f64::from(format.width)).round() as u32,
@@ -1006,7 +1029,6 @@ fn render_comparison(
     if let Some(region) = counting.region {
         region.check(out_w, out_h)?;
     }
-    let decoded_a = clip::decode_frame(&mut a, frame)?;
     let decoded_b = clip::decode_frame(&mut b, frame_b)?;
     let ctx = GpuContext::new()?;
     let size = size.unwrap_or((out_w, out_h));

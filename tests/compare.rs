@@ -622,3 +622,35 @@ fn aligned_by_time_each_frame_goes_with_the_judged_files_latest_as_ffmpeg_pairs_
         );
     }
 }
+
+#[test]
+fn render_compare_aligned_by_time_shows_the_judged_files_latest_frame() {
+    let (reference, _) = pair(8);
+    let slower = common::fixture(
+        "compare-reference-8-at-10fps.mkv",
+        &["-i", reference.to_str().unwrap(), "-vf", "fps=10", "-c:v", "ffv1"],
+    );
+    let (a, b) = (reference.to_str().unwrap(), slower.to_str().unwrap());
+    // The reference's frames 1 (0.04 s) and 3 (0.12 s) go with the 10 fps file's frames 0 and 1.
+    for (frame, frame_b) in [("1", "0"), ("3", "1")] {
+        let shown = render(
+            &[
+                a,
+                "--frame",
+                frame,
+                "--compare",
+                b,
+                "--compare-by",
+                "time",
+                "--compare-mode",
+                "b",
+            ],
+            &format!("time-{frame}"),
+        );
+        assert_eq!(
+            shown,
+            render(&[b, "--frame", frame_b], &format!("b-{frame_b}")),
+            "frame {frame}"
+        );
+    }
+}

@@ -148,7 +148,7 @@ impl<F> Follower<F> {
 }
 
 /// Seconds of a file's first frame, which times are counted from when aligning by time.
-fn first_seconds(source: &VideoSource) -> f64 {
+pub fn first_seconds(source: &VideoSource) -> f64 {
     source
         .index()
         .first_pts()

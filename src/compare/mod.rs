@@ -1,5 +1,6 @@
-//! Comparing a picture with its reference (`histoplay compare`, `--compare`): the metrics stage
-//! (PSNR, MSE and SSIM as FFmpeg's filters compute them) and what drives it.
+//! Comparing a picture with its reference (`histoplay compare`, `render --compare`): the
+//! metrics stage (PSNR, MSE and SSIM as FFmpeg's filters compute them: `metrics` on the CPU,
+//! `gpu` on the GPU) and the composite stage that shows the two together (`composite`).
 
 pub mod composite;
 pub mod gpu;
