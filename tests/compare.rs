@@ -654,3 +654,86 @@ fn render_compare_aligned_by_time_shows_the_judged_files_latest_frame() {
         );
     }
 }
+
+/// The metrics pass reads every layout it takes as the CPU twin does: NV12 and P010 (what
+/// hardware decoders give, their chroma interleaved, P010's 10 bits at the top of 16) and grey.
+#[test]
+fn the_gpu_pass_reads_nv12_p010_and_grey_as_the_cpu_twin_does() {
+    use histoplay::video::format::{ColorSpec, FrameFormat, PlaneLayout};
+    let ctx = common::gpu();
+    let (w, h) = (70u32, 38u32);
+    // A plane of `rows` rows of `row_bytes`, from a value per byte offset (seeded per frame).
+    let plane = |row_bytes: usize, rows: usize, seed: u32| -> (Vec<u8>, usize) {
+        let stride = row_bytes + 16;
+        let data = (0..stride * rows)
+            .map(|i| {
+                (((i as u32).wrapping_mul(2654435761) >> 24) ^ ((i as u32 ^ seed).wrapping_mul(0x85eb_ca6b) >> 30))
+                    as u8
+            })
+            .collect();
+        (data, stride)
+    };
+    for (layout, bits) in [
+        (PlaneLayout::Nv12, 8),
+        (PlaneLayout::P010, 10),
+        (PlaneLayout::Gray { bits: 8 }, 8),
+        (PlaneLayout::Gray { bits: 10 }, 10),
+    ] {
+        let format = FrameFormat {
+            layout,
+            width: w,
+            height: h,
+            color: ColorSpec::resolve(None, None, w, h, false),
+        };
+        let bytes = if bits > 8 { 2 } else { 1 };
+        let frame = |seed: u32| -> Vec<(Vec<u8>, usize)> {
+            let mut planes = vec![plane(w as usize * bytes, h as usize, seed)];
+            if layout.plane_count() == 2 {
+                planes.push(plane(
+                    w.div_ceil(2) as usize * 2 * bytes,
+                    h.div_ceil(2) as usize,
+                    seed ^ 0x5555,
+                ));
+            }
+            // Grey at 10 bits keeps its samples below 1024, as decoders give them.
+            if layout == (PlaneLayout::Gray { bits: 10 }) {
+                for (data, _) in &mut planes {
+                    data.chunks_exact_mut(2).for_each(|s| s[1] &= 3);
+                }
+            }
+            planes
+        };
+        let (fa, fb) = (frame(1), frame(2));
+        fn view(f: &[(Vec<u8>, usize)]) -> Vec<histoplay::video::format::PlaneData<'_>> {
+            f.iter()
+                .map(|(data, stride)| histoplay::video::format::PlaneData { data, stride: *stride })
+                .collect()
+        }
+        let (pa, pb) = (view(&fa), view(&fb));
+        let pass = MetricsPass::new(&ctx.device, &format).unwrap();
+        let (sa, sb) = (
+            PlaneTextures::new(&ctx.device, "a", format).unwrap(),
+            PlaneTextures::new(&ctx.device, "b", format).unwrap(),
+        );
+        sa.upload(&ctx.queue, &pa).unwrap();
+        sb.upload(&ctx.queue, &pb).unwrap();
+        let binding = pass.bind(&ctx.device, &sa, &sb);
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        pass.encode(&mut encoder, &binding);
+        ctx.queue.submit([encoder.finish()]);
+        let bytes = histoplay::gpu::readback::read_buffer(&ctx, pass.sums(), 0, MetricsPass::sums_size()).unwrap();
+        let gpu = pass.read(&bytes);
+        let (ca, bits_a) = components(&format, &pa).unwrap();
+        let (cb, _) = components(&format, &pb).unwrap();
+        assert_eq!(bits_a, bits);
+        assert_eq!(gpu.len(), ca.len(), "{layout}");
+        for (c, g) in gpu.iter().enumerate() {
+            let k = component_sums(&ca[c], &cb[c], bits);
+            assert_eq!(g.sse, k.sse, "{layout}, component {c}");
+            assert!(
+                k.sse > 0 && g.ssim.abs_diff(k.ssim) <= ssim_windows(ca[c].width, ca[c].height) / 1000,
+                "{layout}, component {c}: GPU {g:?}, CPU {k:?}"
+            );
+        }
+    }
+}
