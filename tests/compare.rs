@@ -737,3 +737,54 @@ fn the_gpu_pass_reads_nv12_p010_and_grey_as_the_cpu_twin_does() {
         }
     }
 }
+
+/// The numbers of a line of `key:value` pairs (FFmpeg's summary, or ours), in order.
+fn summary_numbers(line: &str) -> Vec<f64> {
+    line.split([' ', '(', ')'])
+        .filter_map(|t| t.rsplit(':').next())
+        .filter_map(|v| {
+            if v == "inf" {
+                Some(f64::INFINITY)
+            } else {
+                v.parse().ok()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn compare_ends_with_ffmpegs_summary_of_the_run_on_stderr() {
+    let (reference, encode) = pair(10);
+    let out = histoplay(&["compare", reference.to_str().unwrap(), encode.to_str().unwrap()]);
+    assert!(out.status.success());
+    let ours = String::from_utf8(out.stderr).unwrap();
+    let theirs = Command::new("ffmpeg")
+        .args(["-hide_banner", "-i"])
+        .arg(&reference)
+        .arg("-i")
+        .arg(&encode)
+        .args([
+            "-lavfi",
+            "[0:v]split[a1][a2];[1:v]split[b1][b2];[a1][b1]psnr[p];[a2][b2]ssim[s]",
+        ])
+        .args(["-map", "[p]", "-f", "null", "-", "-map", "[s]", "-f", "null", "-"])
+        .output()
+        .unwrap();
+    let theirs = String::from_utf8(theirs.stderr).unwrap();
+    for kind in ["PSNR y:", "SSIM Y:"] {
+        let find = |text: &str| {
+            text.lines()
+                .find_map(|l| l.find(kind).map(|at| l[at..].to_string()))
+                .unwrap_or_else(|| panic!("no {kind} in {text}"))
+        };
+        let (a, b) = (summary_numbers(&find(&ours)), summary_numbers(&find(&theirs)));
+        assert_eq!(a.len(), b.len(), "{ours} / {theirs}");
+        assert!(a.len() >= 6);
+        for (x, y) in a.iter().zip(&b) {
+            assert!(
+                (x - y).abs() <= 1.5e-6 * y.abs().max(1.0) * 10.0,
+                "{kind}: {x} against FFmpeg's {y}"
+            );
+        }
+    }
+}

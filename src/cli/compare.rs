@@ -217,6 +217,66 @@ pub struct Compared {
     pub metrics: FrameMetrics,
 }
 
+/// The whole run's figures, as FFmpeg's filters print them when they end: per component the
+/// PSNR of the mean MSE, the average's, and the average's over the worst and the best frame;
+/// the mean SSIM per component and of `All`, each with its dB, 10·log10(1 / (1 − SSIM)).
+#[derive(Debug, Default)]
+pub struct Summary {
+    frames: u64,
+    mse: Vec<f64>,
+    mse_avg: f64,
+    mse_min: f64,
+    mse_max: f64,
+    ssim: Vec<f64>,
+    ssim_all: f64,
+    bits: u32,
+}
+
+impl Summary {
+    pub fn add(&mut self, m: &FrameMetrics, bits: u32) {
+        if self.frames == 0 {
+            self.mse = vec![0.0; m.mse.len()];
+            self.ssim = vec![0.0; m.ssim.len()];
+            self.mse_min = f64::INFINITY;
+            self.mse_max = f64::NEG_INFINITY;
+        }
+        self.frames += 1;
+        self.bits = bits;
+        self.mse.iter_mut().zip(&m.mse).for_each(|(s, v)| *s += v);
+        self.ssim.iter_mut().zip(&m.ssim).for_each(|(s, v)| *s += v);
+        self.mse_avg += m.mse_avg;
+        self.mse_min = self.mse_min.min(m.mse_avg);
+        self.mse_max = self.mse_max.max(m.mse_avg);
+        self.ssim_all += m.ssim_all;
+    }
+
+    /// FFmpeg's two lines: `PSNR y:… u:… v:… average:… min:… max:…` and
+    /// `SSIM Y:… (dB) U:… V:… All:… (dB)`.
+    pub fn lines(&self) -> [String; 2] {
+        let n = self.frames.max(1) as f64;
+        let max = f64::from((1u32 << self.bits.max(1)) - 1);
+        let psnr = |mse: f64| 10.0 * (max * max / mse).log10();
+        let db = |ssim: f64| 10.0 * (1.0 / (1.0 - ssim)).log10();
+        let names = ["y", "u", "v"];
+        let mut psnr_line = String::from("PSNR");
+        for (name, sum) in names.iter().zip(&self.mse) {
+            psnr_line += &format!(" {name}:{:.6}", psnr(sum / n));
+        }
+        psnr_line += &format!(
+            " average:{:.6} min:{:.6} max:{:.6}",
+            psnr(self.mse_avg / n),
+            psnr(self.mse_max),
+            psnr(self.mse_min)
+        );
+        let mut ssim_line = String::from("SSIM");
+        for (name, sum) in names.iter().zip(&self.ssim) {
+            ssim_line += &format!(" {}:{:.6} ({:.6})", name.to_uppercase(), sum / n, db(sum / n));
+        }
+        ssim_line += &format!(" All:{:.6} ({:.6})", self.ssim_all / n, db(self.ssim_all / n));
+        [psnr_line, ssim_line]
+    }
+}
+
 /// `compare`'s JSON line (and CSV row): FFmpeg's stats-file names, `null` for a PSNR of
 /// identical components (FFmpeg: `inf`) and for the chroma of grey frames.
 #[derive(Serialize)]
@@ -390,7 +450,10 @@ pub fn compare(a: VideoSource, b: VideoSource, job: CompareJob, out: &mut impl W
         .or(a.index().estimated_count)
         .map(|count| job.range.end.unwrap_or(count).min(count).saturating_sub(starts(&job).0));
     let mut progress = Progress::new(total);
+    let mut summary = Summary::default();
+    let bits = crate::compare::metrics::depth(a.info.format.layout);
     let mut emit = |c: Compared| -> std::io::Result<()> {
+        summary.add(&c.metrics, bits);
         let line = CompareLine::of(&c);
         if job.csv {
             write_csv_record(out, &line.csv_fields())
@@ -406,6 +469,12 @@ pub fn compare(a: VideoSource, b: VideoSource, job: CompareJob, out: &mut impl W
     };
     progress.finish();
     out.flush()?;
+    if done > 0 {
+        // On stderr, beside the lines: the run's figures as FFmpeg prints them at its end.
+        for line in summary.lines() {
+            eprintln!("{line}");
+        }
+    }
     if done == 0 {
         return Err(ClipError::Decode(format!(
             "no frame of '{}' asked for has a partner in '{}' (see --frames and --offset)",

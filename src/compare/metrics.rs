@@ -101,6 +101,15 @@ pub fn components<'a>(format: &FrameFormat, planes: &[PlaneData<'a>]) -> Option<
 /// A window's SSIM `v` (in -1..=1) counts as `round((v + 1) SSIM_ONE)` in the sums.
 pub const SSIM_ONE: f32 = (1 << 22) as f32;
 
+/// The depth the metrics measure frames of `layout` at (the components' own).
+pub fn depth(layout: PlaneLayout) -> u32 {
+    match layout {
+        PlaneLayout::Yuv { bits, .. } | PlaneLayout::Gray { bits } | PlaneLayout::Gbr { bits } => bits,
+        PlaneLayout::P010 => 10,
+        PlaneLayout::Nv12 | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => 8,
+    }
+}
+
 /// What the metrics of one component add up from: the GPU pass's output, and the CPU twin's.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ComponentSums {
