@@ -1033,8 +1033,9 @@ fn render_comparison(
     let ctx = GpuContext::new()?;
     let size = size.unwrap_or((out_w, out_h));
     let (planes_a, planes_b) = (decoded_a.planes(format.layout), decoded_b.planes(format.layout));
+    // Each with its own colour (matrix, range); B's layout and size are A's after match_pair.
     let video = |source: &VideoSource, planes| offscreen::VideoFrame {
-        format,
+        format: source.info.format,
         volume: source.info.volume,
         frame_peak_nits: None,
         planes,

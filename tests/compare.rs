@@ -656,9 +656,10 @@ fn render_compare_aligned_by_time_shows_the_judged_files_latest_frame() {
 }
 
 /// The metrics pass reads every layout it takes as the CPU twin does: NV12 and P010 (what
-/// hardware decoders give, their chroma interleaved, P010's 10 bits at the top of 16) and grey.
+/// hardware decoders give, their chroma interleaved, P010's 10 bits at the top of 16), grey,
+/// and 12 bits, the deepest it takes.
 #[test]
-fn the_gpu_pass_reads_nv12_p010_and_grey_as_the_cpu_twin_does() {
+fn the_gpu_pass_reads_nv12_p010_grey_and_12_bits_as_the_cpu_twin_does() {
     use histoplay::video::format::{ColorSpec, FrameFormat, PlaneLayout};
     let ctx = common::gpu();
     let (w, h) = (70u32, 38u32);
@@ -678,6 +679,16 @@ fn the_gpu_pass_reads_nv12_p010_and_grey_as_the_cpu_twin_does() {
         (PlaneLayout::P010, 10),
         (PlaneLayout::Gray { bits: 8 }, 8),
         (PlaneLayout::Gray { bits: 10 }, 10),
+        // 12 bits: the window's terms in the shader's 64-bit words, to their limit.
+        (PlaneLayout::Gray { bits: 12 }, 12),
+        (
+            PlaneLayout::Yuv {
+                chroma_shift_x: 1,
+                chroma_shift_y: 1,
+                bits: 12,
+            },
+            12,
+        ),
     ] {
         let format = FrameFormat {
             layout,
@@ -688,17 +699,17 @@ fn the_gpu_pass_reads_nv12_p010_and_grey_as_the_cpu_twin_does() {
         let bytes = if bits > 8 { 2 } else { 1 };
         let frame = |seed: u32| -> Vec<(Vec<u8>, usize)> {
             let mut planes = vec![plane(w as usize * bytes, h as usize, seed)];
-            if layout.plane_count() == 2 {
-                planes.push(plane(
-                    w.div_ceil(2) as usize * 2 * bytes,
-                    h.div_ceil(2) as usize,
-                    seed ^ 0x5555,
-                ));
+            let (cw, ch) = (w.div_ceil(2) as usize, h.div_ceil(2) as usize);
+            match layout.plane_count() {
+                2 => planes.push(plane(cw * 2 * bytes, ch, seed ^ 0x5555)),
+                3 => planes.extend([0x5555, 0xaaaa].map(|k| plane(cw * bytes, ch, seed ^ k))),
+                _ => {}
             }
-            // Grey at 10 bits keeps its samples below 1024, as decoders give them.
-            if layout == (PlaneLayout::Gray { bits: 10 }) {
+            // Samples of 10 and 12 bits in 16 stay below 2^bits, as decoders give them (P010
+            // keeps its 10 at the top, the rest ignored).
+            if bits > 8 && layout != PlaneLayout::P010 {
                 for (data, _) in &mut planes {
-                    data.chunks_exact_mut(2).for_each(|s| s[1] &= 3);
+                    data.chunks_exact_mut(2).for_each(|s| s[1] &= (1u8 << (bits - 8)) - 1);
                 }
             }
             planes

@@ -5,7 +5,7 @@
 use super::hist::{seek_to_frame, ClipError, FrameRange};
 use super::progress::Progress;
 use super::report::{write_line, Seconds};
-use crate::compare::gpu::{MetricsBinding, MetricsPass};
+use crate::compare::gpu::{MetricsBinding, MetricsPass, MAX_BITS};
 use crate::compare::metrics::{components, frame_metrics, FrameMetrics};
 use crate::gpu::readback::ReadbackRing;
 use crate::gpu::GpuContext;
@@ -149,9 +149,10 @@ impl<F> Follower<F> {
 
 /// Seconds of a file's first frame, which times are counted from when aligning by time.
 pub fn first_seconds(source: &VideoSource) -> f64 {
-    source
-        .index()
-        .first_pts()
+    let index = source.index();
+    index
+        .wait_pts_of(0)
+        .or_else(|| index.first_pts())
         .or(source.info.start_pts)
         .map_or(0.0, |pts| source.info.seconds(pts))
 }
@@ -328,7 +329,8 @@ impl CompareLine {
     }
 
     fn csv_fields(&self) -> Vec<String> {
-        let n = |v: f64| v.to_string();
+        // Empty where JSON has null (an SSIM of a component too small for any window).
+        let n = |v: f64| if v.is_finite() { v.to_string() } else { String::new() };
         let o = |v: Option<f64>| v.map(n).unwrap_or_default();
         vec![
             self.frame.to_string(),
@@ -363,6 +365,13 @@ pub fn match_pair(a: &VideoSource, b: &mut VideoSource) -> Result<(), ClipError>
         if components_of(format.layout).is_none() {
             return Err(ClipError::Decode(format!(
                 "'{}' is {}: compare measures Y'CbCr or grey video",
+                source.info.path.display(),
+                format.layout
+            )));
+        }
+        if crate::compare::metrics::depth(format.layout) > MAX_BITS {
+            return Err(ClipError::Decode(format!(
+                "'{}' is {}: compare measures 8 to {MAX_BITS} bits",
                 source.info.path.display(),
                 format.layout
             )));
@@ -567,12 +576,16 @@ fn next_frame(decoder: &DecodeThread) -> Result<Option<Frame>, ClipError> {
 /// each pair measured by the metrics pass and read back a few frames later.
 pub fn compare_gpu(
     ctx: &GpuContext,
-    a: VideoSource,
-    b: VideoSource,
+    mut a: VideoSource,
+    mut b: VideoSource,
     job: &CompareJob,
     progress: &mut Progress,
     emit: &mut impl FnMut(Compared) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
+    // Frames are paired, ranged and printed by number: exact numbers only, never estimates
+    // from a frame rate the index has not confirmed yet.
+    a.set_exact_numbers(true);
+    b.set_exact_numbers(true);
     let format = a.info.format;
     let pass = MetricsPass::new(&ctx.device, &format).map_err(|e| ClipError::Decode(e.to_string()))?;
     let ring = |side: &str| -> Result<Vec<Arc<PlaneTextures>>, ClipError> {

@@ -15,7 +15,8 @@ const TILE_BLOCKS: u32 = 16;
 const OWNED_BLOCKS: u32 = 15;
 /// Uniform offsets are multiples of this.
 const PARAMS_STRIDE: u64 = 256;
-/// The deepest samples the pass takes: a 4x4 block's sum of squares stays within 32 bits.
+/// The deepest samples the pass takes: a window's sum of squares (four 4x4 blocks of both
+/// frames, 2.15e9 at 12 bits) stays within 32 bits.
 pub const MAX_BITS: u32 = 12;
 
 #[derive(Debug, thiserror::Error)]
@@ -95,6 +96,9 @@ pub struct MetricsBinding {
 impl MetricsPass {
     pub fn new(device: &wgpu::Device, format: &FrameFormat) -> Result<Self, MetricsError> {
         let (jobs, bits) = jobs(format)?;
+        // Samples are masked to their depth, as the conversion masks them: bits above it,
+        // which no conforming stream has, would overflow the block sums (the CPU twin and
+        // FFmpeg take them as they are).
         let sample_mask = if format.layout == PlaneLayout::P010 {
             0xffc0
         } else {

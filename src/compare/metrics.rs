@@ -10,8 +10,10 @@
 //! - SSIM: sums over 4x4 blocks, and over 8x8 windows of four blocks stepping 4 samples both
 //!   ways (the standard approximation of the Gaussian window, from x264); each window's SSIM in
 //!   single precision, the component's SSIM their mean. `All` weights the components as the
-//!   average MSE does (in double precision, where FFmpeg's weights are single). The windows are summed in fixed point (`SSIM_ONE`), on the GPU and here
-//!   alike: exact and in any order, within 1.2e-7 of FFmpeg's floating-point sums.
+//!   average MSE does (in double precision, where FFmpeg's weights are single). The windows
+//!   are summed in fixed point (`SSIM_ONE`), on the GPU and here alike: exact and in any
+//!   order, within 1.2e-7 of the windows' exact sum (FFmpeg's own single-precision row sums
+//!   stray about as far).
 
 use crate::video::format::{FrameFormat, PlaneData, PlaneLayout};
 
@@ -236,7 +238,9 @@ impl FrameMetrics {
             .iter()
             .zip(sizes)
             .map(|(s, &(w, h))| {
-                let windows = ssim_windows(w, h).max(1) as f64;
+                // A component under 8 samples either way has no window: no SSIM (FFmpeg
+                // divides by zero windows), `null` in JSON, and none for `All` either.
+                let windows = ssim_windows(w, h) as f64;
                 (s.ssim as f64 / f64::from(SSIM_ONE) - windows) / windows
             })
             .collect();
@@ -377,6 +381,21 @@ mod tests {
             assert_eq!(m.ssim, vec![1.0; 3], "{bits} bits");
             assert_eq!(m.ssim_all, 1.0);
         }
+    }
+
+    #[test]
+    fn a_component_too_small_for_any_window_has_no_ssim() {
+        // 12x10 at 4:2:0: chroma 6x5 holds no 8x8 window; luma holds 2x1 of them.
+        let a = Frame::new(12, 10, 8, pattern(200));
+        let b = Frame::new(12, 10, 8, |p, x, y| pattern(200)(p, x, y) / 2);
+        let m = a.metrics(&b);
+        assert!(m.ssim[0].is_finite() && m.ssim[0] < 1.0);
+        assert!(m.ssim[1].is_nan() && m.ssim[2].is_nan() && m.ssim_all.is_nan());
+        assert!(
+            m.mse.iter().all(|v| *v > 0.0),
+            "the squared errors still count: {:?}",
+            m.mse
+        );
     }
 
     #[test]
