@@ -1,5 +1,5 @@
 //! The stable output formats, pinned byte for byte: `hist` (JSON Lines and CSV, whole frames and
-//! regions, stills and video) and `scope` (waveform, parade, vectorscope) on the bundled
+//! regions, stills and video), `scope` (waveform, parade, vectorscope) and `compare` on the bundled
 //! kitten and sample clip, against files in tests/golden made by the release that fixed them.
 //! `HISTOPLAY_GOLDEN_UPDATE=1` writes them anew, for a change of format meant to be made.
 
@@ -115,4 +115,12 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
+}
+
+#[test]
+fn compare_json_lines_and_csv_are_unchanged() {
+    // The sample clip against itself a frame later: every field a real number.
+    let pairs = ["compare", SAMPLE, SAMPLE, "--offset", "1", "--frames", "0..3"];
+    assert_golden("compare-sample-next-frame.jsonl", &pairs);
+    assert_golden("compare-sample-next-frame.csv", &[&pairs[..], &["--csv"]].concat());
 }
