@@ -178,7 +178,9 @@ enum Command {
     /// and SSIM per component (Y, U, V) and their averages, as FFmpeg's psnr and ssim filters
     /// compute them, one JSON line (or CSV row) per frame.
     Compare {
+        /// The reference: the master, the original.
         reference: PathBuf,
+        /// The file judged against it: an encode, a grade, a restoration.
         judged: PathBuf,
         /// The reference's frames to measure: A..B (B excluded), A..=B, A.. (to the end).
         #[arg(long, value_parser = FrameRange::parse)]

@@ -33,11 +33,12 @@ pub struct CompareJob {
 /// How B's frames line up with A's.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum AlignBy {
-    /// Frame K of A with frame K of B (plus the offset).
+    /// Frame K of the reference with frame K of the judged file (plus the offset).
     #[default]
     Frame,
-    /// Each frame of A with the latest of B's shown by then, times counted from each file's
-    /// first frame (as FFmpeg's filters pair two streams): for files of different frame rates.
+    /// Each frame of the reference with the judged file's latest shown by then, times counted
+    /// from each file's first frame (as FFmpeg's filters pair two streams): for files of
+    /// different frame rates.
     Time,
 }
 

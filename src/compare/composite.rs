@@ -12,16 +12,16 @@ use wgpu::util::DeviceExt;
 /// How the two are shown.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum CompareMode {
-    /// A left of a vertical line, B right of it.
+    /// The reference left of a vertical line, the judged file right of it.
     #[default]
     Wipe,
-    /// A on the left, B on the right, each whole.
+    /// The reference on the left, the judged file on the right, each whole.
     SideBySide,
-    /// |A − B| per channel, amplified.
+    /// |reference − judged| per channel, amplified.
     Difference,
-    /// A alone (flicker shows A and B in turn).
+    /// The reference alone (flicker shows the two in turn).
     A,
-    /// B alone.
+    /// The judged file alone.
     B,
 }
 
