@@ -4,9 +4,9 @@
 
 use super::hist::{seek_to_frame, ClipError, FrameRange};
 use super::progress::Progress;
-use super::report::{write_line, Seconds};
+use super::report::{write_csv_record, write_line, Seconds};
 use crate::compare::gpu::{MetricsBinding, MetricsPass, MAX_BITS};
-use crate::compare::metrics::{components, frame_metrics, FrameMetrics};
+use crate::compare::metrics::{components, frame_metrics, places, FrameMetrics};
 use crate::gpu::readback::ReadbackRing;
 use crate::gpu::GpuContext;
 use crate::video::convert::PlaneTextures;
@@ -363,20 +363,16 @@ impl CompareLine {
 pub fn match_pair(a: &VideoSource, b: &mut VideoSource) -> Result<(), ClipError> {
     let (fa, fb) = (a.info.format, b.info.format);
     for (source, format) in [(a, fa), (&*b, fb)] {
-        if components_of(format.layout).is_none() {
-            return Err(ClipError::Decode(format!(
-                "'{}' is {}: compare measures Y'CbCr or grey video",
-                source.info.path.display(),
-                format.layout
-            )));
-        }
-        if crate::compare::metrics::depth(format.layout) > MAX_BITS {
-            return Err(ClipError::Decode(format!(
-                "'{}' is {}: compare measures 8 to {MAX_BITS} bits",
-                source.info.path.display(),
-                format.layout
-            )));
-        }
+        let why = match places(&format) {
+            None => "compare measures Y'CbCr or grey video".to_string(),
+            Some((_, bits)) if bits > MAX_BITS => format!("compare measures 8 to {MAX_BITS} bits"),
+            Some(_) => continue,
+        };
+        return Err(ClipError::Decode(format!(
+            "'{}' is {}: {why}",
+            source.info.path.display(),
+            format.layout
+        )));
     }
     if (fa.width, fa.height, fa.layout) != (fb.width, fb.height, fb.layout) {
         let same_values = matches!(
@@ -429,14 +425,6 @@ pub fn match_pair(a: &VideoSource, b: &mut VideoSource) -> Result<(), ClipError>
     Ok(())
 }
 
-/// Whether the metrics take frames of `layout`.
-fn components_of(layout: PlaneLayout) -> Option<()> {
-    match layout {
-        PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 | PlaneLayout::P010 | PlaneLayout::Gray { .. } => Some(()),
-        PlaneLayout::Gbr { .. } | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => None,
-    }
-}
-
 /// Where A starts and, aligned by frame, B: A's first frame in the range whose partner exists
 /// (B's frame numbers start at 0 too).
 fn starts(job: &CompareJob) -> (u64, u64) {
@@ -461,7 +449,7 @@ pub fn compare(a: VideoSource, b: VideoSource, job: CompareJob, out: &mut impl W
         .map(|count| job.range.end.unwrap_or(count).min(count).saturating_sub(starts(&job).0));
     let mut progress = Progress::new(total);
     let mut summary = Summary::default();
-    let bits = crate::compare::metrics::depth(a.info.format.layout);
+    let bits = places(&a.info.format).map_or(8, |(_, bits)| bits);
     let mut emit = |c: Compared| -> std::io::Result<()> {
         summary.add(&c.metrics, bits);
         let line = CompareLine::of(&c);
@@ -492,12 +480,6 @@ pub fn compare(a: VideoSource, b: VideoSource, job: CompareJob, out: &mut impl W
         )));
     }
     Ok(done)
-}
-
-fn write_csv_record(out: &mut impl Write, fields: &[String]) -> std::io::Result<()> {
-    let mut writer = csv::Writer::from_writer(out);
-    writer.write_record(fields).map_err(std::io::Error::other)?;
-    writer.flush()
 }
 
 /// The reference path: both decoded in step, measured by the CPU twin.

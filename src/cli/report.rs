@@ -135,7 +135,8 @@ pub fn write_csv_row(out: &mut impl Write, report: &FrameReport) -> io::Result<(
     write_csv_record(out, &fields)
 }
 
-fn write_csv_record(out: &mut impl Write, fields: &[String]) -> io::Result<()> {
+/// One CSV row of `fields`.
+pub fn write_csv_record(out: &mut impl Write, fields: &[String]) -> io::Result<()> {
     let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(out);
     writer.write_record(fields)?;
     writer.flush()

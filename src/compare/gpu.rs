@@ -4,7 +4,7 @@
 //! CPU twin (`metrics`) but for the last bit of a window's single-precision division, where the
 //! GPU's may differ.
 
-use super::metrics::{ssim_constants, ComponentSums};
+use super::metrics::{places, ssim_constants, ComponentSums, Place};
 use crate::gpu::shaders;
 use crate::video::convert::PlaneTextures;
 use crate::video::format::{FrameFormat, PlaneLayout};
@@ -40,40 +40,11 @@ struct Params {
     _pad: [u32; 3],
 }
 
-/// Where one component's samples are, and its size.
-struct ComponentJob {
-    width: u32,
-    height: u32,
-    plane: u32,
-    channel: u32,
-}
-
-/// The components of `format` (Y, U, V; grey's one), and their depth.
-fn jobs(format: &FrameFormat) -> Result<(Vec<ComponentJob>, u32), MetricsError> {
-    let (w, h) = (format.width, format.height);
-    let job = |width, height, plane, channel| ComponentJob {
-        width,
-        height,
-        plane,
-        channel,
-    };
-    match format.layout {
-        PlaneLayout::Yuv {
-            chroma_shift_x: sx,
-            chroma_shift_y: sy,
-            bits,
-        } if bits <= MAX_BITS => {
-            let (cw, ch) = (w.div_ceil(1 << sx), h.div_ceil(1 << sy));
-            Ok((vec![job(w, h, 0, 0), job(cw, ch, 1, 0), job(cw, ch, 2, 0)], bits))
-        }
-        PlaneLayout::Nv12 | PlaneLayout::P010 => {
-            let bits = if format.layout == PlaneLayout::P010 { 10 } else { 8 };
-            let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
-            Ok((vec![job(w, h, 0, 0), job(cw, ch, 1, 0), job(cw, ch, 1, 1)], bits))
-        }
-        PlaneLayout::Gray { bits } if bits <= MAX_BITS => Ok((vec![job(w, h, 0, 0)], bits)),
-        other => Err(MetricsError::Unsupported(other)),
-    }
+/// The components of `format` (`metrics::places`), for the deepest samples the pass takes.
+fn jobs(format: &FrameFormat) -> Result<(Vec<Place>, u32), MetricsError> {
+    places(format)
+        .filter(|&(_, bits)| bits <= MAX_BITS)
+        .ok_or(MetricsError::Unsupported(format.layout))
 }
 
 /// The pass for frames of one format, with its buffers, made once.
@@ -83,7 +54,7 @@ pub struct MetricsPass {
     params: wgpu::Buffer,
     /// Per component: squared differences and window SSIMs, each as two 32-bit words.
     sums: wgpu::Buffer,
-    jobs: Vec<ComponentJob>,
+    jobs: Vec<Place>,
     pub bits: u32,
     pub format: FrameFormat,
 }
@@ -108,12 +79,12 @@ impl MetricsPass {
         let mut params = vec![0u8; PARAMS_STRIDE as usize * jobs.len()];
         for (i, job) in jobs.iter().enumerate() {
             let p = Params {
-                width: job.width,
-                height: job.height,
+                width: job.width as u32,
+                height: job.height as u32,
                 bits,
                 sample_mask,
-                plane: job.plane,
-                channel: job.channel,
+                plane: job.plane as u32,
+                channel: job.offset as u32,
                 component: i as u32,
                 c1: c1 as u32,
                 c2: c2 as u32,
@@ -158,10 +129,7 @@ impl MetricsPass {
 
     /// The components' sizes, in order.
     pub fn sizes(&self) -> Vec<(usize, usize)> {
-        self.jobs
-            .iter()
-            .map(|j| (j.width as usize, j.height as usize))
-            .collect()
+        self.jobs.iter().map(|j| (j.width, j.height)).collect()
     }
 
     /// Binds `a` and `b` (slots of this pass's format); made once per pair of slots.
@@ -219,7 +187,7 @@ impl MetricsPass {
         pass.set_pipeline(&self.pipeline);
         for (i, job) in self.jobs.iter().enumerate() {
             pass.set_bind_group(0, &binding.bind_group, &[(i as u64 * PARAMS_STRIDE) as u32]);
-            let (bw, bh) = (job.width.div_ceil(4), job.height.div_ceil(4));
+            let (bw, bh) = ((job.width as u32).div_ceil(4), (job.height as u32).div_ceil(4));
             pass.dispatch_workgroups(bw.div_ceil(OWNED_BLOCKS), bh.div_ceil(OWNED_BLOCKS), 1);
         }
     }

@@ -47,19 +47,28 @@ impl Component<'_> {
     }
 }
 
-/// The components metrics are taken of, for a frame of `format` (Y, U, V; grey's one), and
-/// their depth; None for layouts FFmpeg's filters measure in other terms (RGB).
-pub fn components<'a>(format: &FrameFormat, planes: &[PlaneData<'a>]) -> Option<(Vec<Component<'a>>, u32)> {
+/// Where one component of a frame lies: its plane, its samples' place among the plane's
+/// interleaved ones (`step` apart from `offset`: NV12's U and V are 2 apart, from 0 and 1),
+/// and its size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub plane: usize,
+    pub step: usize,
+    pub offset: usize,
+    pub width: usize,
+    pub height: usize,
+}
+
+/// The components metrics are taken of in frames of `format` (Y, U, V; grey's one), with their
+/// depth; None for layouts FFmpeg's filters measure in other terms (RGB).
+pub fn places(format: &FrameFormat) -> Option<(Vec<Place>, u32)> {
     let (w, h) = (format.width as usize, format.height as usize);
-    let plane = |i: usize, width, height, bytes, step, offset, shift| Component {
-        data: planes[i].data,
-        stride: planes[i].stride,
-        width,
-        height,
-        bytes,
+    let place = |plane, step, offset, width, height| Place {
+        plane,
         step,
         offset,
-        shift,
+        width,
+        height,
     };
     // FFmpeg's AV_CEIL_RSHIFT: chroma of an odd-sized picture covers its last column and row.
     let ceil = |n: usize, shift: u32| (n + (1 << shift) - 1) >> shift;
@@ -69,48 +78,49 @@ pub fn components<'a>(format: &FrameFormat, planes: &[PlaneData<'a>]) -> Option<
             chroma_shift_y: sy,
             bits,
         } => {
-            let bytes = if bits > 8 { 2 } else { 1 };
             let (cw, ch) = (ceil(w, sx), ceil(h, sy));
             Some((
-                vec![
-                    plane(0, w, h, bytes, 1, 0, 0),
-                    plane(1, cw, ch, bytes, 1, 0, 0),
-                    plane(2, cw, ch, bytes, 1, 0, 0),
-                ],
+                vec![place(0, 1, 0, w, h), place(1, 1, 0, cw, ch), place(2, 1, 0, cw, ch)],
                 bits,
             ))
         }
         PlaneLayout::Nv12 | PlaneLayout::P010 => {
-            let (bytes, shift, bits) = match format.layout {
-                PlaneLayout::P010 => (2, 6, 10),
-                _ => (1, 0, 8),
-            };
+            let bits = if format.layout == PlaneLayout::P010 { 10 } else { 8 };
             let (cw, ch) = (ceil(w, 1), ceil(h, 1));
             Some((
-                vec![
-                    plane(0, w, h, bytes, 1, 0, shift),
-                    plane(1, cw, ch, bytes, 2, 0, shift),
-                    plane(1, cw, ch, bytes, 2, 1, shift),
-                ],
+                vec![place(0, 1, 0, w, h), place(1, 2, 0, cw, ch), place(1, 2, 1, cw, ch)],
                 bits,
             ))
         }
-        PlaneLayout::Gray { bits } => Some((vec![plane(0, w, h, if bits > 8 { 2 } else { 1 }, 1, 0, 0)], bits)),
+        PlaneLayout::Gray { bits } => Some((vec![place(0, 1, 0, w, h)], bits)),
         PlaneLayout::Gbr { .. } | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => None,
     }
 }
 
+/// The components metrics are taken of, for a frame of `format` (`places`), and their depth.
+pub fn components<'a>(format: &FrameFormat, planes: &[PlaneData<'a>]) -> Option<(Vec<Component<'a>>, u32)> {
+    let (places, bits) = places(format)?;
+    // P010 keeps its 10 bits at the top of 16.
+    let shift = if format.layout == PlaneLayout::P010 { 6 } else { 0 };
+    let bytes = if bits > 8 { 2 } else { 1 };
+    let components = places
+        .iter()
+        .map(|p| Component {
+            data: planes[p.plane].data,
+            stride: planes[p.plane].stride,
+            width: p.width,
+            height: p.height,
+            bytes,
+            step: p.step,
+            offset: p.offset,
+            shift,
+        })
+        .collect();
+    Some((components, bits))
+}
+
 /// A window's SSIM `v` (in -1..=1) counts as `round((v + 1) SSIM_ONE)` in the sums.
 pub const SSIM_ONE: f32 = (1 << 22) as f32;
-
-/// The depth the metrics measure frames of `layout` at (the components' own).
-pub fn depth(layout: PlaneLayout) -> u32 {
-    match layout {
-        PlaneLayout::Yuv { bits, .. } | PlaneLayout::Gray { bits } | PlaneLayout::Gbr { bits } => bits,
-        PlaneLayout::P010 => 10,
-        PlaneLayout::Nv12 | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => 8,
-    }
-}
 
 /// What the metrics of one component add up from: the GPU pass's output, and the CPU twin's.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

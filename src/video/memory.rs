@@ -346,7 +346,9 @@ impl FrameMemory {
         buffer
     }
 
-    /// A block of `size` bytes (none if it can't be mapped), as frames get theirs.
+    /// A block of `size` bytes (none if it can't be mapped), as frames get theirs: for tests
+    /// of what holds frames.
+    #[cfg(test)]
     pub fn lend_block(&'static self, size: usize) -> Lent {
         Lent {
             memory: self,
@@ -363,18 +365,21 @@ impl FrameMemory {
     }
 }
 
-/// A block of frame memory lent to Rust code, going back when this goes.
+/// A block of frame memory lent to a test, going back when this goes.
+#[cfg(test)]
 pub struct Lent {
     memory: &'static FrameMemory,
     block: Option<Block>,
 }
 
+#[cfg(test)]
 impl Lent {
     pub fn size(&self) -> usize {
         self.block.as_ref().map_or(0, |b| b.size)
     }
 }
 
+#[cfg(test)]
 impl Drop for Lent {
     fn drop(&mut self) {
         if let Some(block) = self.block.take() {

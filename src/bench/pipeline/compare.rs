@@ -3,7 +3,7 @@
 //! on the player's decode threads, the metrics stage on the GPU, every result read back), and,
 //! where an `ffmpeg` is on the PATH, FFmpeg's own `psnr` and `ssim` filters on the same pair.
 
-use super::decode_only;
+use super::decode_rate;
 use crate::cli::compare::{compare_gpu, CompareJob};
 use crate::cli::hist::FrameRange;
 use crate::cli::progress::Progress;
@@ -20,13 +20,7 @@ pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
     let mut decode = Vec::new();
     for path in [a, b] {
         let info = VideoSource::open(path)?.info.clone();
-        let mut best = 0.0f64;
-        let mut frames = 0;
-        for _ in 0..2 {
-            let (n, time) = decode_only(path)?;
-            frames = n;
-            best = best.max(n as f64 / time.as_secs_f64());
-        }
+        let (frames, best) = decode_rate(path)?;
         writeln!(
             out,
             "file: {} ({} {}x{} {}, {} decoding): {frames} frames, decode only {best:.1} fps (best of 2)",

@@ -64,6 +64,18 @@ fn decode_only(path: &Path) -> Result<(u64, Duration)> {
     Ok((frames, start.elapsed()))
 }
 
+/// Frames in the file and the best of two rates decoding it alone, in frames per second.
+fn decode_rate(path: &Path) -> Result<(u64, f64)> {
+    let mut best = 0.0f64;
+    let mut frames = 0;
+    for _ in 0..2 {
+        let (n, time) = decode_only(path)?;
+        frames = n;
+        best = best.max(n as f64 / time.as_secs_f64());
+    }
+    Ok((frames, best))
+}
+
 /// The player's pipeline for one file, drawing offscreen.
 struct Pipeline {
     ctx: GpuContext,
@@ -268,13 +280,7 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     let sampler = memory::MemorySampler::start("decode only");
     // Decode alone first, its decoder gone before the pipeline's opens, so that the memory
     // figures below are the pipeline's own. The best of two, as for the pipeline's warm passes.
-    let mut decode_fps = 0.0f64;
-    let mut decoded = 0;
-    for _ in 0..2 {
-        let (n, time) = decode_only(path)?;
-        decoded = n;
-        decode_fps = decode_fps.max(n as f64 / time.as_secs_f64());
-    }
+    let (decoded, decode_fps) = decode_rate(path)?;
     crate::video::memory::trim_allocator();
     sampler.phase("pipeline");
     let mut pipeline = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes)?;
