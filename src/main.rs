@@ -76,6 +76,48 @@ struct Cli {
     /// pictures are the same either way.
     #[arg(long, global = true, value_enum, default_value = "auto")]
     hwdec: Hwdec,
+    #[command(flatten)]
+    compare: PlayCompareArgs,
+}
+
+/// Comparing two files in the window: `histoplay A --compare B`.
+#[derive(clap::Args, Clone, Debug)]
+struct PlayCompareArgs {
+    /// Play FILE (the reference) in step with this file (the one judged): wipe, side by side,
+    /// difference and flicker, both histograms, PSNR and SSIM of each pair.
+    #[arg(long, value_name = "JUDGED")]
+    compare: Option<PathBuf>,
+    /// How the comparison starts out (keys C, B, k and K change it).
+    #[arg(long, value_enum, default_value_t = CompareMode::Wipe, requires = "compare")]
+    compare_mode: CompareMode,
+    /// Where the wipe's line starts, as a share of the width from the left (a left-drag on the
+    /// picture moves it).
+    #[arg(long, default_value_t = 0.5, requires = "compare", value_parser = parse_share)]
+    split: f64,
+    /// The difference's gain, 1 to 64.
+    #[arg(long, default_value_t = 8, requires = "compare", value_parser = clap::value_parser!(u32).range(1..=64))]
+    gain: u32,
+    /// Pair frame K with the judged file's frame K+N (aligned by time: N of its frames later;
+    /// Ctrl+, and Ctrl+. change it).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, requires = "compare")]
+    offset: i64,
+    /// Pair the frames by number, or by time (the judged file's latest frame at each frame's
+    /// time, for files of different frame rates).
+    #[arg(long, value_enum, default_value_t = AlignBy::Frame, requires = "compare")]
+    compare_by: AlignBy,
+}
+
+impl PlayCompareArgs {
+    fn options(&self) -> Option<histoplay::player::comparison::CompareOptions> {
+        Some(histoplay::player::comparison::CompareOptions {
+            path: self.compare.clone()?,
+            by: self.compare_by,
+            offset: self.offset,
+            mode: self.compare_mode,
+            split: self.split,
+            gain: self.gain,
+        })
+    }
 }
 
 /// The picture adjustments, as options: the player starts with them, `hist` and `render` apply
@@ -518,6 +560,7 @@ fn main() -> ExitCode {
                     loop_file: cli.loop_file,
                     adjustments: cli.adjust.adjustments(),
                     signals,
+                    compare: cli.compare.options(),
                 },
             )
         }),

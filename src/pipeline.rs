@@ -262,12 +262,22 @@ impl FramePipeline {
 
     /// A scene that draws this pipeline's frame and its histograms.
     pub fn scene(&self, device: &wgpu::Device, renderer: &SceneRenderer) -> Scene {
-        let signal = Signal {
+        renderer.scene(
+            device,
+            &self.target,
+            &self.ring.output.view,
+            self.signal(),
+            self.scope(),
+        )
+    }
+
+    /// What the converted frame holds: its depth, colour volume and, HDR, its measured peak.
+    pub fn signal(&self) -> Signal<'_> {
+        Signal {
             bits: self.ring.output.bits,
             volume: self.volume,
             peak: self.peak.as_ref().map(|(_, binding)| &binding.state),
-        };
-        renderer.scene(device, &self.target, &self.ring.output.view, signal, self.scope())
+        }
     }
 
     /// Bounds an HDR stream's peak by what its frames' side data says (`FrameLight`), where its

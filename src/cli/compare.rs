@@ -5,6 +5,8 @@
 use super::hist::{seek_to_frame, ClipError, FrameRange};
 use super::progress::Progress;
 use super::report::{write_csv_record, write_line, Seconds};
+pub use crate::compare::align::{first_seconds, AlignBy};
+use crate::compare::align::{Alignment, Want, SAME_INSTANT};
 use crate::compare::gpu::{MetricsBinding, MetricsPass, MAX_BITS};
 use crate::compare::metrics::{components, frame_metrics, places, FrameMetrics};
 use crate::gpu::readback::ReadbackRing;
@@ -28,26 +30,6 @@ pub struct CompareJob {
     pub by: AlignBy,
     pub csv: bool,
     pub cpu: bool,
-}
-
-/// How B's frames line up with A's.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum AlignBy {
-    /// Frame K of the reference with frame K of the judged file (plus the offset).
-    #[default]
-    Frame,
-    /// Each frame of the reference with the judged file's latest shown by then, times counted
-    /// from each file's first frame (as FFmpeg's filters pair two streams): for files of
-    /// different frame rates.
-    Time,
-}
-
-/// The frame of B that A's frame goes with.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Want {
-    Frame(u64),
-    /// B's latest frame at or before this many seconds from its first.
-    At(f64),
 }
 
 /// What became of A's frame.
@@ -83,7 +65,7 @@ impl<F> Follower<F> {
     /// time, B's last frame stands for the rest of A's once B ends (as FFmpeg repeats it).
     fn advance(
         &mut self,
-        want: Want,
+        want: Option<Want>,
         key: impl Fn(&F) -> (u64, f64),
         mut next: impl FnMut() -> Result<Option<F>, ClipError>,
         mut release: impl FnMut(F),
@@ -99,6 +81,10 @@ impl<F> Follower<F> {
             let f = next()?;
             *ended = f.is_none();
             Ok(f)
+        };
+        let Some(want) = want else {
+            // Before B's first frame.
+            return Ok(Step::SkipA);
         };
         match want {
             Want::Frame(n) => {
@@ -122,9 +108,8 @@ impl<F> Follower<F> {
                 }
             }
             Want::At(seconds) => {
-                // Timestamps a rounding apart are the same instant.
                 while let Some(f) = take(&mut self.pending)? {
-                    if key(&f).1 <= seconds + 1e-6 {
+                    if key(&f).1 <= seconds + SAME_INSTANT {
                         if let Some(passed) = self.current.replace(f) {
                             release(passed);
                         }
@@ -148,67 +133,17 @@ impl<F> Follower<F> {
     }
 }
 
-/// Seconds of a file's first frame, which times are counted from when aligning by time.
-pub fn first_seconds(source: &VideoSource) -> f64 {
-    let index = source.index();
-    index
-        .wait_pts_of(0)
-        .or_else(|| index.first_pts())
-        .or(source.info.start_pts)
-        .map_or(0.0, |pts| source.info.seconds(pts))
-}
-
-/// How A's frames find B's: the partner of A's frame (number, seconds of its pts), and B's
-/// frames' keys.
-#[derive(Clone, Copy, Debug)]
-struct Alignment {
-    by: AlignBy,
-    offset: i64,
-    start_a: f64,
-    start_b: f64,
-    /// B's frame duration (the offset's unit aligned by time).
-    frame_b: f64,
-}
-
-impl Alignment {
-    fn of(a: &VideoSource, b: &VideoSource, job: &CompareJob) -> Self {
-        Self {
-            by: job.by,
-            offset: job.offset,
-            start_a: first_seconds(a),
-            start_b: first_seconds(b),
-            frame_b: b.info.frame_duration,
-        }
-    }
-
-    fn want(&self, index: u64, seconds: f64) -> Want {
-        match self.by {
-            AlignBy::Frame => Want::Frame(index.saturating_add_signed(self.offset)),
-            AlignBy::Time => Want::At(seconds - self.start_a + self.offset as f64 * self.frame_b),
-        }
-    }
-
-    /// B's frame's key: its number and its seconds from B's first frame.
-    fn key(&self, index: u64, seconds: f64) -> (u64, f64) {
-        (index, seconds - self.start_b)
-    }
-
-    /// Where B starts for A's first frame at `seconds`: its frame, or its time.
-    fn b_start(&self, a_start: u64, a_seconds: Option<f64>) -> Option<SeekTarget> {
-        match self.by {
-            AlignBy::Frame => {
-                let n = a_start.saturating_add_signed(self.offset);
-                (n > 0).then_some(SeekTarget::Frame(n))
-            }
-            AlignBy::Time => {
-                let at = a_seconds? - self.start_a + self.offset as f64 * self.frame_b;
-                (at > 0.0).then_some(SeekTarget::Time {
-                    seconds: self.start_b + at,
-                    exact: true,
-                })
-            }
-        }
-    }
+/// Where B starts for A's first frame `a_start` at `a_seconds`: its frame, or its time.
+fn b_start(align: &Alignment, a_start: u64, a_seconds: Option<f64>) -> Option<SeekTarget> {
+    let want = match align.by {
+        AlignBy::Frame => align.want(a_start, 0.0)?,
+        AlignBy::Time => align.want(a_start, a_seconds?)?,
+    };
+    let at_start = match want {
+        Want::Frame(n) => n == 0,
+        Want::At(t) => t <= 0.0,
+    };
+    (!at_start).then(|| want.seek_target(align.start_b))
 }
 
 /// One pair of frames: A's number and B's, A's time, and the metrics.
@@ -490,14 +425,14 @@ fn compare_cpu(
     progress: &mut Progress,
     emit: &mut impl FnMut(Compared) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
-    let align = Alignment::of(&a, &b, job);
+    let align = Alignment::of(&a, &b, job.by, job.offset);
     let (start_a, _) = starts(job);
     a.set_exact_numbers(true);
     b.set_exact_numbers(true);
     seek_to_frame(&mut a, start_a);
     let a_seconds = a.index().wait_pts_of(start_a).map(|pts| a.info.seconds(pts));
     // Aligned by time, B is read from its start (the reference path's way: simple, not fast).
-    if let Some(SeekTarget::Frame(n)) = align.b_start(start_a, a_seconds) {
+    if let Some(SeekTarget::Frame(n)) = b_start(&align, start_a, a_seconds) {
         seek_to_frame(&mut b, n);
     }
     let format = a.info.format;
@@ -588,10 +523,10 @@ pub fn compare_gpu(
         .collect();
     let sizes = pass.sizes();
     let mut readback = ReadbackRing::new(&ctx.device, MetricsPass::sums_size(), 4);
-    let align = Alignment::of(&a, &b, job);
+    let align = Alignment::of(&a, &b, job.by, job.offset);
     let (start_a, _) = starts(job);
     let a_seconds = a.index().wait_pts_of(start_a).map(|pts| a.info.seconds(pts));
-    let b_start = align.b_start(start_a, a_seconds);
+    let b_start = b_start(&align, start_a, a_seconds);
     let mut da = DecodeThread::spawn(a, ctx.queue.clone(), slots_a, 0);
     let mut db = DecodeThread::spawn(b, ctx.queue.clone(), slots_b, 0);
     if start_a > 0 {

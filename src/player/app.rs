@@ -30,6 +30,8 @@ pub struct App {
     wheel: WheelNotches,
     /// The last left-button press on the picture, for double-clicks.
     last_click: Option<(Instant, (f64, f64))>,
+    /// The left button is down, dragging a comparison's wipe line.
+    wipe_drag: bool,
     /// How the player ended: set before the loop is told to exit.
     pub outcome: Option<Result<Option<BenchReport>, PlayerError>>,
 }
@@ -49,6 +51,7 @@ impl App {
             modifiers: ModifiersState::empty(),
             wheel: WheelNotches::default(),
             last_click: None,
+            wipe_drag: false,
             outcome: None,
         }
     }
@@ -145,6 +148,9 @@ impl ApplicationHandler<UserEvent> for App {
             WindowEvent::CursorMoved { position, .. } => {
                 player.touched();
                 player.pointer_moved(Some((position.x, position.y)));
+                if self.wipe_drag {
+                    player.drag_wipe();
+                }
             }
             WindowEvent::CursorLeft { .. } => player.pointer_moved(None),
             WindowEvent::MouseInput { state, button, .. } => {
@@ -154,11 +160,18 @@ impl ApplicationHandler<UserEvent> for App {
                 if button == MouseButton::Right && !player.egui_ctx.egui_is_using_pointer() {
                     player.right_button(pressed);
                 }
+                if button == MouseButton::Left && !pressed {
+                    self.wipe_drag = false;
+                }
                 if !pressed || player.egui_ctx.egui_is_using_pointer() || player.pointer_over_osd() {
                     return;
                 }
                 match button {
-                    MouseButton::Left => self.left_press(event_loop),
+                    MouseButton::Left => {
+                        // Comparing in wipe mode, the press moves the line there.
+                        self.wipe_drag = player.drag_wipe();
+                        self.left_press(event_loop);
+                    }
                     MouseButton::Middle => self.mouse(event_loop, Mouse::Middle),
                     MouseButton::Back => self.mouse(event_loop, Mouse::Back),
                     MouseButton::Forward => self.mouse(event_loop, Mouse::Forward),

@@ -88,6 +88,14 @@ pub enum Command {
     ShowProgress,
     /// Append files to the playlist (dropped on the window), playing the first of them.
     Open(Vec<PathBuf>),
+    /// Comparing two files: wipe, side by side, difference, in turn.
+    CycleCompareMode,
+    /// Comparing: show A alone and B alone in turn, in place.
+    Flicker,
+    /// Comparing: multiply the difference's gain (and show the difference).
+    CompareGainBy(f64),
+    /// Comparing: pair B's frames this many later (negative: earlier).
+    CompareOffsetBy(i64),
     Quit,
 }
 
@@ -103,6 +111,7 @@ impl Command {
                 | Command::SpeedBy(_)
                 | Command::VolumeBy(_)
                 | Command::Adjust(..)
+                | Command::CompareOffsetBy(_)
         )
     }
 }
@@ -199,6 +208,12 @@ Ctrl+r clear-region
 a cycle auto-levels
 n cycle equalize
 Ctrl+BS reset-adjustments
+C cycle compare-mode
+B cycle compare-flicker
+k multiply compare-gain 0.5
+K multiply compare-gain 2
+Ctrl+, add compare-offset -1
+Ctrl+. add compare-offset 1
 "#;
 
 /// A key or mouse button with its modifiers, as `input.conf` names it (`Shift+RIGHT`, `Ctrl+w`,
@@ -574,6 +589,10 @@ fn parse_command(words: &[&str]) -> Option<Command> {
         ["cycle", "auto-levels"] => Command::ToggleAutoLevels,
         ["cycle", "equalize"] => Command::ToggleEqualize,
         ["reset-adjustments"] => Command::ResetAdjustments,
+        ["cycle", "compare-mode"] => Command::CycleCompareMode,
+        ["cycle", "compare-flicker"] => Command::Flicker,
+        ["multiply", "compare-gain", _] => Command::CompareGainBy(number(2).filter(|f| *f > 0.0)?),
+        ["add", "compare-offset", _] => Command::CompareOffsetBy(number(2)?.round() as i64),
         _ => return None,
     })
 }

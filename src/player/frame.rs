@@ -7,6 +7,7 @@
 
 use super::clipping::ReadoutTag;
 use super::osd::{HdrView, OsdView};
+use super::playback::FrameSource;
 use super::probe::ProbeTag;
 use super::screenshot::{file_name, ScreenshotTarget};
 use super::stats::Present;
@@ -59,6 +60,26 @@ impl PlayerWindow {
                 peak,
                 tag,
             );
+            if let Some(comparison) = &mut self.media.compare {
+                let partner = self
+                    .media
+                    .playback
+                    .source
+                    .paired()
+                    .and_then(|pair| pair.partner(next.frame.slot));
+                let tag = |b: crate::video::decoder::ReadyFrame| crate::compare::stage::PairTag {
+                    media: self.media.serial,
+                    frame: next.frame.index,
+                    frame_b: b.index,
+                };
+                comparison.stage.encode_pair(
+                    &mut encoder,
+                    &self.media.pipeline,
+                    next.frame.slot,
+                    partner.map(|b| (b.slot, tag(b))),
+                );
+                comparison.shown_b = partner;
+            }
             encoder.pop_debug_group();
             self.media.has_picture = true;
         } else if self.media.recount && self.media.has_picture {
@@ -66,6 +87,9 @@ impl PlayerWindow {
             let pipeline = &self.media.pipeline;
             let timer = self.pass_timer.as_ref().filter(|_| self.stats_visible(now));
             pipeline.encode_recount(&mut encoder, timer);
+            if let Some(comparison) = &self.media.compare {
+                comparison.stage.encode_recount(&mut encoder, pipeline);
+            }
             if let Some(shown) = self.media.playback.shown() {
                 let tag = ReadoutTag {
                     media: self.media.serial,
@@ -125,12 +149,19 @@ impl PlayerWindow {
         }
         self.clipping.submitted();
         self.probes.submitted();
+        let metrics = match &mut self.media.compare {
+            Some(comparison) => {
+                comparison.stage.submitted();
+                comparison.stage.pending()
+            }
+            None => false,
+        };
         self.screenshots.submitted();
         if let Some(timer) = self.pass_timer.as_mut().filter(|_| timed) {
             timer.submitted();
         }
         let timing = self.pass_timer.as_ref().is_some_and(|t| t.pending());
-        if self.clipping.pending() || self.screenshots.pending() || self.probes.pending() || timing {
+        if self.clipping.pending() || self.screenshots.pending() || self.probes.pending() || timing || metrics {
             self.gpu_waiter.submitted();
         }
         self.window.pre_present_notify();
@@ -186,6 +217,15 @@ impl PlayerWindow {
             adjustments: self.media.pipeline.adjustments().label(),
             ab_loop: playback.ab_loop(),
             loop_file: playback.loop_file,
+            compare: self.media.compare.as_ref().map(|c| {
+                let align = playback.source.paired().map(|p| p.alignment());
+                let frame = playback.shown().map(|s| self.media.index.number_at(s.pts).n);
+                c.osd_line(
+                    frame,
+                    align.map_or(0, |a| a.offset),
+                    align.map_or(Default::default(), |a| a.by),
+                )
+            }),
         };
         let input = self.egui_state.take_egui_input(&self.window);
         let osd = &mut self.osd;
@@ -288,6 +328,10 @@ impl PlayerWindow {
             region: self.media.pipeline.region().map(|r| [r.x, r.y, r.width, r.height]),
             file: self.media.serial,
             ab: playback.ab_loop(),
+            compare: self.media.compare.as_ref().map(|c| {
+                let frame_b = c.shown_b.map(|b| c.index.number_at(b.pts).n);
+                (frame_b, c.stage.composite().mode)
+            }),
         };
         if new_frame {
             self.shown_frames += 1;

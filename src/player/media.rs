@@ -1,6 +1,8 @@
 //! One open file on the GPU: its ring of frames, histogram target, bindings and scene, made
 //! once when the file is opened (nothing per frame), and its playback.
 
+use super::comparison::{ComparedFile, Comparison};
+use super::paired::{Paired, PlayerSource};
 use super::playback::{Playback, Timeline};
 use super::{PlayerError, UserEvent};
 use crate::audio::{Audio, Volume};
@@ -29,6 +31,8 @@ pub struct MediaOptions {
 pub struct OpenedFile {
     pub source: VideoSource,
     pub audio: Option<Audio>,
+    /// The file it is compared with (`--compare`).
+    pub compared: Option<ComparedFile>,
 }
 
 /// Opens `path`, with its sound at `volume` on `audio_device` (or the default) unless `volume`
@@ -40,7 +44,11 @@ pub fn open_file(
 ) -> Result<OpenedFile, crate::video::source::VideoError> {
     let source = VideoSource::open(path)?;
     let audio = open_sound(path, volume, audio_device);
-    Ok(OpenedFile { source, audio })
+    Ok(OpenedFile {
+        source,
+        audio,
+        compared: None,
+    })
 }
 
 /// The sound of `path` on `audio_device` (or the default) at `volume`, starting silent; None
@@ -61,7 +69,7 @@ pub struct Media {
     pub serial: u64,
     pub pipeline: FramePipeline,
     pub scene: Scene,
-    pub playback: Playback<DecodeThread>,
+    pub playback: Playback<PlayerSource>,
     /// The file's sound, where it has some and there is a device to play it on.
     pub audio: Option<Audio>,
     /// The ring's output holds a converted frame (before the first one there is nothing to draw).
@@ -71,6 +79,8 @@ pub struct Media {
     pub recount: bool,
     /// The histogram timeline, filled in the background once first shown.
     pub timeline: Option<TimelineFill>,
+    /// The file compared with this one, played in step with it.
+    pub compare: Option<Comparison>,
 }
 
 impl Media {
@@ -84,7 +94,11 @@ impl Media {
         options: MediaOptions,
     ) -> Result<Self, PlayerError> {
         let MediaOptions { cache_bytes, speed } = options;
-        let OpenedFile { source, audio } = opened;
+        let OpenedFile {
+            source,
+            audio,
+            compared,
+        } = opened;
         let info = source.info.clone();
         let index = std::sync::Arc::clone(source.index());
         let (width, height) = (info.format.width, info.format.height);
@@ -93,24 +107,69 @@ impl Media {
             .or(info.start_pts)
             .map_or(0.0, |pts| info.seconds(pts));
         let pipeline = FramePipeline::new(gpu, bins, info.format, info.volume, RING_SLOTS)?;
-        let scene = pipeline.scene(&gpu.device, renderer);
         let timeline = Timeline {
             start,
             duration: info.duration,
             frame_duration: info.frame_duration,
             frame_count: index.frame_count(),
         };
-        let wake = proxy.clone();
-        let notify = Box::new(move || {
-            let _ = wake.send_event(UserEvent::Decoded);
-        });
+        let notify = || -> Box<dyn Fn() + Send> {
+            let wake = proxy.clone();
+            Box::new(move || {
+                let _ = wake.send_event(UserEvent::Decoded);
+            })
+        };
         let decoder = DecodeThread::spawn_notifying(
             source,
             gpu.queue.clone(),
             pipeline.ring.slots.clone(),
             cache_bytes,
-            notify,
+            notify(),
         );
+        let (source, compare) = match compared {
+            None => (PlayerSource::One(Box::new(decoder)), None),
+            Some(compared) => {
+                let composite = compared.options.composite(info.format.width);
+                let stage =
+                    crate::compare::stage::CompareStage::new(gpu, &pipeline, compared.source.info.volume, composite)
+                        .map_err(|e| PlayerError::Compare(e.to_string()))?;
+                let b_info = compared.source.info.clone();
+                let b_index = std::sync::Arc::clone(compared.source.index());
+                log::info!(
+                    "comparing with {}: {}x{} {} ({})",
+                    b_info.path.display(),
+                    b_info.format.width,
+                    b_info.format.height,
+                    b_info.codec,
+                    b_info.pixel_format
+                );
+                // B's cache shares the budget with A's.
+                let b = DecodeThread::spawn_notifying(
+                    compared.source,
+                    gpu.queue.clone(),
+                    stage.b.ring.slots.clone(),
+                    cache_bytes / 2,
+                    notify(),
+                );
+                let paired = Paired::new(decoder, b, compared.align);
+                let comparison = Comparison {
+                    info: b_info,
+                    index: b_index,
+                    stage,
+                    converted_from: compared.converted_from,
+                    shown_b: None,
+                    metrics: None,
+                    before_flicker: match composite.mode {
+                        crate::compare::composite::CompareMode::A | crate::compare::composite::CompareMode::B => {
+                            crate::compare::composite::CompareMode::Wipe
+                        }
+                        mode => mode,
+                    },
+                };
+                (PlayerSource::Two(Box::new(paired)), Some(comparison))
+            }
+        };
+        let scene = make_scene(gpu, renderer, &pipeline, compare.as_ref());
         log::info!(
             "{}: {}x{} {} ({}, {} decoding), {:.3} s, about {} frames",
             info.path.display(),
@@ -122,7 +181,7 @@ impl Media {
             info.duration,
             index.estimated_count.map_or("?".to_string(), |n| n.to_string())
         );
-        let mut playback = Playback::new(decoder, timeline, Instant::now());
+        let mut playback = Playback::new(source, timeline, Instant::now());
         if speed != 1.0 {
             playback.apply(&super::commands::Command::SpeedBy(speed), Instant::now());
         }
@@ -140,7 +199,66 @@ impl Media {
             has_picture: false,
             recount: false,
             timeline: None,
+            compare,
         })
+    }
+
+    /// Shows the comparison as `composite` from now on; the shown pair is composited again.
+    pub fn set_composite(
+        &mut self,
+        gpu: &GpuContext,
+        renderer: &SceneRenderer,
+        composite: crate::compare::composite::Composite,
+    ) -> Result<(), crate::compare::stage::StageError> {
+        let Some(comparison) = &mut self.compare else {
+            return Ok(());
+        };
+        let before = comparison.stage.composite().mode;
+        comparison.stage.set_composite(gpu, &self.pipeline, composite)?;
+        use crate::compare::composite::CompareMode;
+        if !matches!(composite.mode, CompareMode::A | CompareMode::B) {
+            comparison.before_flicker = composite.mode;
+        }
+        let redraws = |mode| match mode {
+            CompareMode::SideBySide => 1,
+            CompareMode::Difference => 2,
+            _ => 0,
+        };
+        if redraws(before) != redraws(composite.mode) {
+            self.rebuild_scene(gpu, renderer);
+        }
+        self.recount = true;
+        Ok(())
+    }
+
+    /// Adjusts both files' pictures alike.
+    pub fn set_adjustments(
+        &mut self,
+        gpu: &GpuContext,
+        adjustments: crate::render::adjust::Adjustments,
+    ) -> Result<(), crate::video::ring::RingError> {
+        self.pipeline.set_adjustments(gpu, adjustments)?;
+        if let Some(comparison) = &mut self.compare {
+            comparison.stage.b.set_adjustments(gpu, adjustments)?;
+        }
+        Ok(())
+    }
+
+    /// Auto-levels start over (after a seek), for both files.
+    pub fn restart_adjustments(&self, queue: &wgpu::Queue) {
+        self.pipeline.restart_adjustments(queue);
+        if let Some(comparison) = &self.compare {
+            comparison.stage.b.restart_adjustments(queue);
+        }
+    }
+
+    /// The picture's display aspect: side by side, twice the frame's.
+    fn picture_aspect(&self) -> f32 {
+        let wide = self
+            .compare
+            .as_ref()
+            .is_some_and(|c| c.stage.composite().mode == crate::compare::composite::CompareMode::SideBySide);
+        self.info.display_aspect * if wide { 2.0 } else { 1.0 }
     }
 
     /// Starts filling the histogram timeline, if it isn't yet.
@@ -176,6 +294,9 @@ impl Media {
     ) -> Result<(), ScopeError> {
         let had = self.pipeline.region().is_some();
         self.pipeline.set_region(gpu, region)?;
+        if let Some(comparison) = &mut self.compare {
+            comparison.stage.b.set_region(gpu, region)?;
+        }
         if had != region.is_some() && self.pipeline.scope().is_some() {
             self.rebuild_scene(gpu, renderer);
         } else {
@@ -186,19 +307,29 @@ impl Media {
     }
 
     fn rebuild_scene(&mut self, gpu: &GpuContext, renderer: &SceneRenderer) {
-        self.scene = self.pipeline.scene(&gpu.device, renderer);
+        self.scene = make_scene(gpu, renderer, &self.pipeline, self.compare.as_ref());
         self.scene
             .set_region(self.pipeline.region(), self.pipeline.frame_size());
         self.recount = true;
     }
 
     /// The frame point under a window point (see `layout::frame_point`).
+    /// Side by side, a point on B's half is the same point of A's frame.
     pub fn frame_point(&self, point: (f64, f64), viewport: (u32, u32), fit: crate::render::layout::Fit) -> (f64, f64) {
-        let picture = crate::render::layout::fit_picture(self.info.display_aspect, viewport, fit);
+        let picture = crate::render::layout::fit_picture(self.picture_aspect(), viewport, fit);
         let orientation = Orientation {
             quarter_turns: self.info.quarter_turns,
         };
-        crate::render::layout::frame_point(point, viewport, picture, orientation, self.pipeline.frame_size())
+        let (width, height) = self.pipeline.frame_size();
+        let wide = self.picture_aspect() != self.info.display_aspect;
+        let shown = if wide { (2 * width, height) } else { (width, height) };
+        let (x, y) = crate::render::layout::frame_point(point, viewport, picture, orientation, shown);
+        let width = f64::from(width);
+        if wide && (width..2.0 * width).contains(&x) {
+            (x - width, y)
+        } else {
+            (x, y)
+        }
     }
 
     /// Places picture and quads for the window's size and the viewer's options (uniform writes).
@@ -207,7 +338,7 @@ impl Media {
             quarter_turns: self.info.quarter_turns,
         };
         self.scene
-            .layout(queue, self.info.display_aspect, orientation, viewport, options);
+            .layout(queue, self.picture_aspect(), orientation, viewport, options);
     }
 
     /// Takes in what the index has learnt of the file's extent since the last look.
@@ -240,7 +371,34 @@ impl Drop for Media {
     fn drop(&mut self) {
         // Slots go back before the decode thread is stopped and joined.
         self.playback.release_all();
+        self.playback.source.release_all();
     }
+}
+
+/// The scene of a file: its frame (or a comparison's composite) with its histograms (and B's
+/// outlined over them, or the difference's).
+fn make_scene(
+    gpu: &GpuContext,
+    renderer: &SceneRenderer,
+    pipeline: &FramePipeline,
+    compare: Option<&Comparison>,
+) -> Scene {
+    let Some(comparison) = compare else {
+        return pipeline.scene(&gpu.device, renderer);
+    };
+    let stage = &comparison.stage;
+    let (filled, outline) = match stage.filled() {
+        Some(difference) => (difference, None),
+        None => (&pipeline.target, Some(&stage.b.target)),
+    };
+    renderer.scene_outlined(
+        &gpu.device,
+        filled,
+        outline,
+        &stage.picture().view,
+        pipeline.signal(),
+        pipeline.scope(),
+    )
 }
 
 /// The window size a video opens at: its display size, scaled to fit 1280x720, and small

@@ -5,11 +5,13 @@ mod app;
 pub mod bench;
 pub mod clipping;
 pub mod commands;
+pub mod comparison;
 mod frame;
 mod gpu_wait;
 pub mod media;
 pub mod osd;
 pub mod pacing;
+pub mod paired;
 pub mod playback;
 pub mod playlist;
 mod pointer;
@@ -58,6 +60,8 @@ pub enum PlayerError {
     EventLoop(String),
     #[error("nothing to play: {0}")]
     NothingToPlay(String),
+    #[error("{0}")]
+    Compare(String),
 }
 
 /// Hidden switches for tests and benchmarks.
@@ -87,6 +91,8 @@ pub struct PlayerOptions {
     pub adjustments: crate::render::adjust::Adjustments,
     /// SIGINT and SIGTERM, taken to quit as `q` does (see `signals`).
     pub signals: Option<std::sync::Arc<signals::QuitSignals>>,
+    /// The file to compare the (first) file with (`--compare`).
+    pub compare: Option<comparison::CompareOptions>,
 }
 
 impl Default for PlayerOptions {
@@ -104,6 +110,7 @@ impl Default for PlayerOptions {
             loop_file: false,
             adjustments: Default::default(),
             signals: None,
+            compare: None,
         }
     }
 }
@@ -167,7 +174,16 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
     // The sound device once there is a window to play in.
     let volume = options.sound.then(crate::audio::Volume::default);
     let audio = media::open_sound(path, volume, options.audio_device.as_deref());
-    let opened = media::OpenedFile { source, audio };
+    let mut source = source;
+    let compared = match &options.compare {
+        Some(compare) => Some(comparison::open_compared(&mut source, compare)?),
+        None => None,
+    };
+    let opened = media::OpenedFile {
+        source,
+        audio,
+        compared,
+    };
     if let Some(signals) = &options.signals {
         let proxy = event_loop.create_proxy();
         signals.on_signal(Box::new(move || {

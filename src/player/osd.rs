@@ -73,6 +73,8 @@ pub struct OsdView<'a> {
     /// Loops: the A-B points set, and whether the file loops.
     pub ab_loop: crate::player::playback::AbLoop,
     pub loop_file: bool,
+    /// Comparing two files: both frames' numbers, the mode, the pair's PSNR and SSIM.
+    pub compare: Option<String>,
 }
 
 /// An HDR stream's transfer and the peak its picture is tone-mapped from (once measured).
@@ -130,6 +132,9 @@ impl Osd {
         // (The stats overlay has a line for them.)
         if let (Some(note), None) = (&view.adjustments, &view.stats) {
             show_adjustments(ctx, note, corner);
+        }
+        if let Some(line) = &view.compare {
+            show_compare(ctx, line);
         }
         if view.opacity <= 0.0 {
             self.dragging = false;
@@ -416,6 +421,25 @@ fn show_adjustments(ctx: &egui::Context, note: &str, corner: Corner) {
         });
 }
 
+/// A comparison's line, at the top in the middle for as long as two files are compared (it
+/// doesn't fade: the numbers are what is being watched).
+fn show_compare(ctx: &egui::Context, line: &str) {
+    egui::Area::new(Id::unique("compare"))
+        .anchor(Align2::CENTER_TOP, egui::vec2(0.0, MARGIN))
+        .fade_in(false)
+        .interactable(false)
+        .show(ctx, |ui| {
+            egui::Frame::new()
+                .fill(Color32::from_black_alpha(150))
+                .corner_radius(4.0)
+                .inner_margin(egui::Margin::symmetric(8, 3))
+                .show(ui, |ui| {
+                    let text = RichText::new(line).color(TEXT);
+                    ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
+                });
+        });
+}
+
 /// The probed pixel's position and values beside the pointer, kept on screen.
 fn probe_label(ctx: &egui::Context, screen: egui::Rect, probe: &Probe, pointer: (f64, f64), opacity: f32) {
     let scale = ctx.pixels_per_point();
@@ -556,6 +580,7 @@ mod tests {
             messages,
             stats: None,
             adjustments: None,
+            compare: None,
             ab_loop: Default::default(),
             loop_file: false,
         }

@@ -15,8 +15,8 @@ pub trait FrameSource {
     /// Asks for `target`; returns the generation its frames will carry.
     fn seek(&mut self, target: SeekTarget) -> u64;
     /// Gives a ring slot back.
-    fn release(&self, slot: usize);
-    fn try_event(&self) -> Option<DecoderEvent>;
+    fn release(&mut self, slot: usize);
+    fn try_event(&mut self) -> Option<DecoderEvent>;
     fn generation(&self) -> u64;
     /// Playback paused or resumed (the decoder decodes less ahead and fills its cache behind).
     fn set_paused(&mut self, paused: bool);
@@ -27,11 +27,11 @@ impl FrameSource for DecodeThread {
         DecodeThread::seek(self, target)
     }
 
-    fn release(&self, slot: usize) {
+    fn release(&mut self, slot: usize) {
         DecodeThread::release(self, slot)
     }
 
-    fn try_event(&self) -> Option<DecoderEvent> {
+    fn try_event(&mut self) -> Option<DecoderEvent> {
         DecodeThread::try_event(self)
     }
 
@@ -415,7 +415,8 @@ impl<S: FrameSource> Playback<S> {
         self.land(position, None);
     }
 
-    fn seek_frame(&mut self, index: u64) {
+    /// Exact seek to frame `index`.
+    pub fn seek_frame(&mut self, index: u64) {
         self.source.seek(SeekTarget::Frame(index));
         self.land(index as f64 * self.timeline.frame_duration, Some(index));
     }

@@ -34,11 +34,15 @@ pub struct Present {
     pub file: u64,
     /// The A-B loop's points set, in seconds from the start.
     pub ab: crate::player::playback::AbLoop,
+    /// Comparing: the compared file's frame paired with this one (None: it has none), and
+    /// the mode shown.
+    pub compare: Option<(Option<u64>, crate::compare::composite::CompareMode)>,
 }
 
 /// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
 /// `t_ms=1234.567 frame=37 gen=0 new=1 due_ms=1234.000 dropped=3 paused=0 size=640x480 exact=1
-/// preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=0 ab=1.500,-`
+/// preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=0 ab=1.500,-`, and comparing two
+/// files ` compare=37,wipe` (the compared file's frame, the mode)
 /// (times in milliseconds since the player started; `-` where there is no value).
 pub struct FrameLog {
     out: std::io::BufWriter<std::fs::File>,
@@ -84,8 +88,17 @@ impl FrameLog {
             None => "-".to_string(),
         };
         let region = list(present.region.as_ref().map(|r| &r[..]));
+        let compare = match present.compare {
+            Some((frame_b, mode)) => {
+                let frame_b = frame_b.map_or("-".to_string(), |f| f.to_string());
+                let mode =
+                    clap::ValueEnum::to_possible_value(&mode).map_or(String::new(), |v| v.get_name().to_string());
+                format!(" compare={frame_b},{mode}")
+            }
+            None => String::new(),
+        };
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -172,6 +185,7 @@ mod tests {
             region: None,
             file: 0,
             ab: Default::default(),
+            compare: None,
         };
         log.record(&present);
         log.record(&Present {
@@ -182,6 +196,7 @@ mod tests {
             region: Some([0, 0, 320, 240]),
             file: 1,
             ab: crate::player::playback::AbLoop { a: Some(1.5), b: None },
+            compare: Some((None, crate::compare::composite::CompareMode::SideBySide)),
             ..present
         });
         let text = std::fs::read_to_string(&dir).unwrap();
@@ -194,7 +209,7 @@ mod tests {
             lines,
             [
                 "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=- region=- file=0 ab=-",
-                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,-",
+                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side",
             ]
         );
     }

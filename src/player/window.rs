@@ -180,7 +180,7 @@ impl PlayerWindow {
             },
         )?;
         media.playback.loop_file = options.loop_file;
-        media.pipeline.set_adjustments(&gpu, options.adjustments)?;
+        media.set_adjustments(&gpu, options.adjustments)?;
         let egui_ctx = egui::Context::default();
         egui_ctx.set_visuals(egui::Visuals::dark());
         let egui_state = egui_winit::State::new(
@@ -394,6 +394,9 @@ impl PlayerWindow {
                 self.set_adjustments(Adjustments::default(), None);
                 self.replace_message("picture: ", "picture: as decoded".to_string());
             }
+            Command::CycleCompareMode | Command::Flicker | Command::CompareGainBy(_) | Command::CompareOffsetBy(_) => {
+                self.compare_command(&command)
+            }
             Command::VolumeBy(step) => self.set_volume(self.volume.changed_by(step)),
             Command::ToggleMute => self.set_volume(Volume {
                 muted: !self.volume.muted,
@@ -431,7 +434,7 @@ impl PlayerWindow {
             | Command::SeekTo { .. }
             | Command::SeekPercent { .. }
             | Command::SeekStart
-            | Command::SeekEnd => self.media.pipeline.restart_adjustments(&self.gpu.queue),
+            | Command::SeekEnd => self.media.restart_adjustments(&self.gpu.queue),
             _ => {}
         }
     }
@@ -440,7 +443,7 @@ impl PlayerWindow {
     /// whose new value the OSD shows, as mpv does.
     fn set_adjustments(&mut self, adjustments: Adjustments, changed: Option<Adjustment>) {
         self.adjustments = adjustments;
-        if let Err(e) = self.media.pipeline.set_adjustments(&self.gpu, adjustments) {
+        if let Err(e) = self.media.set_adjustments(&self.gpu, adjustments) {
             self.message(format!("cannot adjust the picture: {e}"), true);
             return;
         }
@@ -454,7 +457,7 @@ impl PlayerWindow {
 
     /// Shows `text`, replacing a message that starts with `prefix` (repeated keys update one
     /// line instead of stacking them).
-    fn replace_message(&mut self, prefix: &str, text: String) {
+    pub(super) fn replace_message(&mut self, prefix: &str, text: String) {
         self.messages.retain(|m| !m.text.starts_with(prefix));
         self.message(text, false);
     }
@@ -623,7 +626,7 @@ impl PlayerWindow {
                     log::warn!("closing the previous file on this thread: {e}");
                 }
                 self.media.playback.loop_file = self.loop_file;
-                if let Err(e) = self.media.pipeline.set_adjustments(&self.gpu, self.adjustments) {
+                if let Err(e) = self.media.set_adjustments(&self.gpu, self.adjustments) {
                     self.message(format!("cannot adjust the picture: {e}"), true);
                 }
                 self.readout = None;
@@ -741,6 +744,15 @@ impl PlayerWindow {
         if let Some(error) = self.media.playback.take_error() {
             self.message(error, true);
         }
+        let failed = self
+            .media
+            .playback
+            .source
+            .paired_mut()
+            .and_then(|pair| pair.take_b_failure());
+        if let Some(error) = failed {
+            self.message(format!("compared file: {error}"), true);
+        }
         self.decode_meter.record(now, self.media.playback.received());
         self.display_meter.record(now, self.shown_frames);
         self.poll_readbacks();
@@ -834,7 +846,8 @@ impl PlayerWindow {
     /// Picks up finished readbacks without waiting: the clipping readout and screenshots.
     fn poll_readbacks(&mut self) {
         let timing = self.pass_timer.as_ref().is_some_and(|t| t.pending());
-        if !self.clipping.pending() && !self.screenshots.pending() && !self.probes.pending() && !timing {
+        let metrics = self.media.compare.as_ref().is_some_and(|c| c.stage.pending());
+        if !self.clipping.pending() && !self.screenshots.pending() && !self.probes.pending() && !timing && !metrics {
             return;
         }
         if let Err(e) = self.gpu.device.poll(wgpu::PollType::Poll) {
@@ -857,6 +870,15 @@ impl PlayerWindow {
                     .set_markers(probe.markers(self.media.pipeline.engine.bins));
                 self.relayout();
                 self.needs_redraw = true;
+            }
+        }
+        let serial = self.media.serial;
+        if let Some(comparison) = &mut self.media.compare {
+            if let Some((tag, metrics)) = comparison.stage.take_metrics() {
+                if tag.media == serial {
+                    comparison.metrics = Some((tag, metrics));
+                    self.needs_redraw |= self.media.playback.paused();
+                }
             }
         }
         self.screenshots.finish(&self.notify);

@@ -14,7 +14,9 @@ pub struct OverlayUniforms {
     /// Where vertical gridlines go across the quad (0..1), negative for none.
     pub gridlines: [f32; 4],
     pub log_scale: u32,
-    pub _pad: [u32; 3],
+    /// Whether the outline histogram is drawn (1) or not (0).
+    pub outline: u32,
+    pub _pad: [u32; 2],
     /// The probed pixel's bins, x across the quad (0..1) per r, g, b, l; negative for none.
     pub markers: [f32; 4],
 }
@@ -66,6 +68,8 @@ pub struct OverlayPass {
 pub struct OverlayQuad {
     pub channels: QuadChannels,
     gridlines: [f32; 4],
+    /// A second histogram is outlined over the bars.
+    outline: bool,
     uniforms: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
 }
@@ -78,6 +82,8 @@ impl OverlayPass {
                 layout::storage(0, wgpu::ShaderStages::FRAGMENT, true),
                 layout::storage(1, wgpu::ShaderStages::FRAGMENT, true),
                 layout::uniform(2, wgpu::ShaderStages::VERTEX_FRAGMENT, false),
+                layout::storage(3, wgpu::ShaderStages::FRAGMENT, true),
+                layout::storage(4, wgpu::ShaderStages::FRAGMENT, true),
             ],
         });
         let pipeline = shaders::quad_pipeline(
@@ -98,7 +104,9 @@ impl OverlayPass {
         histogram: &wgpu::Buffer,
         scale: &wgpu::Buffer,
         gridlines: [f32; 4],
+        outline: Option<(&wgpu::Buffer, &wgpu::Buffer)>,
     ) -> OverlayQuad {
+        let (outline_histogram, outline_scale) = outline.unwrap_or((histogram, scale));
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("overlay quad"),
             size: std::mem::size_of::<OverlayUniforms>() as u64,
@@ -121,11 +129,20 @@ impl OverlayPass {
                     binding: 2,
                     resource: uniforms.as_entire_binding(),
                 },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: outline_histogram.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: outline_scale.as_entire_binding(),
+                },
             ],
         });
         OverlayQuad {
             channels,
             gridlines,
+            outline: outline.is_some(),
             uniforms,
             bind_group,
         }
@@ -152,7 +169,8 @@ impl OverlayQuad {
             channel_mult: self.channels.channel_mult(),
             gridlines: self.gridlines,
             log_scale: u32::from(log_scale),
-            _pad: [0; 3],
+            outline: u32::from(self.outline),
+            _pad: [0; 2],
             markers,
         };
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));

@@ -103,9 +103,24 @@ impl SceneRenderer {
         signal: Signal,
         scope: Option<(&ScopePass, &ScopeTarget)>,
     ) -> Scene {
+        self.scene_outlined(device, target, None, frame, signal, scope)
+    }
+
+    /// `scene`, with the histograms of `outline` drawn as outlines over `target`'s bars (a
+    /// comparison's second file).
+    pub fn scene_outlined(
+        &self,
+        device: &wgpu::Device,
+        target: &HistogramTarget,
+        outline: Option<&HistogramTarget>,
+        frame: &wgpu::TextureView,
+        signal: Signal,
+        scope: Option<(&ScopePass, &ScopeTarget)>,
+    ) -> Scene {
+        let outline = outline.map(|o| (&o.histogram, &o.scale));
         let quad = |channels, gridlines| {
             self.overlay
-                .quad(device, channels, &target.histogram, &target.scale, gridlines)
+                .quad(device, channels, &target.histogram, &target.scale, gridlines, outline)
         };
         let nits_scale = match signal.volume.transfer {
             Transfer::Pq => PQ_GRIDLINE_NITS.map(pq_inverse_eotf),

@@ -154,6 +154,12 @@ fn histoplays_own_functions_sit_on_keys_mpv_leaves_free() {
             },
         ),
         ("END", Command::SeekEnd),
+        ("C", Command::CycleCompareMode),
+        ("B", Command::Flicker),
+        ("k", Command::CompareGainBy(0.5)),
+        ("K", Command::CompareGainBy(2.0)),
+        ("Ctrl+,", Command::CompareOffsetBy(-1)),
+        ("Ctrl+.", Command::CompareOffsetBy(1)),
     ];
     let mpv_keys: Vec<Chord> = MPV_DEFAULTS
         .iter()
@@ -281,7 +287,7 @@ fn a_conf_rebinds_unbinds_and_warns_by_line() {
     let conf = "# my keys\n\
                 x frame-step   # step with x\n\
                 SPACE ignore\n\
-                k add sub-delay 0.1\n\
+                z add sub-delay 0.1\n\
                 Hyper+q quit\n\
                 \n\
                 Ctrl+SHARP show-text \"a # inside\"; cycle pause\n\
@@ -300,7 +306,7 @@ fn a_conf_rebinds_unbinds_and_warns_by_line() {
             "input.conf, line 7: unknown command 'show-text \"a # inside\"'",
         ]
     );
-    assert_eq!(b.commands(&Chord::parse("k").unwrap()), []);
+    assert_eq!(b.commands(&Chord::parse("z").unwrap()), []);
 }
 
 #[test]

@@ -21,11 +21,11 @@ impl FrameSource for Script {
         self.generation
     }
 
-    fn release(&self, slot: usize) {
+    fn release(&mut self, slot: usize) {
         self.released.borrow_mut().push(slot);
     }
 
-    fn try_event(&self) -> Option<DecoderEvent> {
+    fn try_event(&mut self) -> Option<DecoderEvent> {
         self.events.borrow_mut().pop_front()
     }
 

@@ -1,0 +1,158 @@
+//! Which frame of B (the judged file) goes with each frame of A (the reference): by frame
+//! number plus an offset, or by time, each file's times counted from its first frame (as
+//! FFmpeg's filters pair two streams). Shared by `compare`, `render --compare` and the window.
+
+use crate::video::source::{SeekTarget, VideoSource};
+
+/// How B's frames line up with A's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum AlignBy {
+    /// Frame K of the reference with frame K of the judged file (plus the offset).
+    #[default]
+    Frame,
+    /// Each frame of the reference with the judged file's latest shown by then, times counted
+    /// from each file's first frame (as FFmpeg's filters pair two streams): for files of
+    /// different frame rates.
+    Time,
+}
+
+/// The frame of B that A's frame goes with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Want {
+    Frame(u64),
+    /// B's latest frame at or before this many seconds from its first.
+    At(f64),
+}
+
+/// Timestamps a rounding apart are the same instant.
+pub const SAME_INSTANT: f64 = 1e-6;
+
+impl Want {
+    /// Whether B's frame with `key` (number, seconds from B's first frame) comes after the
+    /// one wanted: B's frames from there on can't be it.
+    pub fn is_before(self, (index, seconds): (u64, f64)) -> bool {
+        match self {
+            Want::Frame(n) => index > n,
+            Want::At(t) => seconds > t + SAME_INSTANT,
+        }
+    }
+
+    /// Where B's decoder goes to deliver this frame first.
+    pub fn seek_target(self, start_b: f64) -> SeekTarget {
+        match self {
+            Want::Frame(n) => SeekTarget::Frame(n),
+            Want::At(t) => SeekTarget::Time {
+                seconds: start_b + t,
+                exact: true,
+            },
+        }
+    }
+
+    /// How far past `self` `later` is, in B's frames (`frame_b` seconds each).
+    pub fn frames_to(self, later: Want, frame_b: f64) -> f64 {
+        match (self, later) {
+            (Want::Frame(a), Want::Frame(b)) => b as f64 - a as f64,
+            (Want::At(a), Want::At(b)) => (b - a) / frame_b.max(1e-9),
+            _ => f64::INFINITY,
+        }
+    }
+}
+
+/// Seconds of a file's first frame, which times are counted from when aligning by time.
+pub fn first_seconds(source: &VideoSource) -> f64 {
+    let index = source.index();
+    index
+        .wait_pts_of(0)
+        .or_else(|| index.first_pts())
+        .or(source.info.start_pts)
+        .map_or(0.0, |pts| source.info.seconds(pts))
+}
+
+/// How A's frames find B's: the partner of A's frame (number, seconds of its pts), and B's
+/// frames' keys.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Alignment {
+    pub by: AlignBy,
+    /// B's frames later than A's (negative: earlier).
+    pub offset: i64,
+    pub start_a: f64,
+    pub start_b: f64,
+    /// B's frame duration (the offset's unit aligned by time).
+    pub frame_b: f64,
+}
+
+impl Alignment {
+    pub fn of(a: &VideoSource, b: &VideoSource, by: AlignBy, offset: i64) -> Self {
+        Self {
+            by,
+            offset,
+            start_a: first_seconds(a),
+            start_b: first_seconds(b),
+            frame_b: b.info.frame_duration,
+        }
+    }
+
+    /// B's partner of A's frame `index` at `seconds`; None where the offset puts it before B's
+    /// first frame.
+    pub fn want(&self, index: u64, seconds: f64) -> Option<Want> {
+        match self.by {
+            AlignBy::Frame => index.checked_add_signed(self.offset).map(Want::Frame),
+            AlignBy::Time => {
+                let at = seconds - self.start_a + self.offset as f64 * self.frame_b;
+                (at >= -SAME_INSTANT).then_some(Want::At(at.max(0.0)))
+            }
+        }
+    }
+
+    /// B's frame's key: its number and its seconds from B's first frame.
+    pub fn key(&self, index: u64, seconds: f64) -> (u64, f64) {
+        (index, seconds - self.start_b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn align(by: AlignBy, offset: i64) -> Alignment {
+        Alignment {
+            by,
+            offset,
+            start_a: 1.0,
+            start_b: 2.0,
+            frame_b: 0.04,
+        }
+    }
+
+    #[test]
+    fn partners_are_found_by_number_or_by_time_from_each_first_frame() {
+        assert_eq!(align(AlignBy::Frame, 3).want(10, 9.0), Some(Want::Frame(13)));
+        assert_eq!(align(AlignBy::Frame, -3).want(2, 9.0), None);
+        assert_eq!(align(AlignBy::Frame, -3).want(3, 9.0), Some(Want::Frame(0)));
+        // A's frame 0.5 s after its first: B's latest at 0.5 s after its first, plus 2 of its
+        // frames.
+        let want = align(AlignBy::Time, 2).want(12, 1.5).unwrap();
+        assert!(matches!(want, Want::At(t) if (t - 0.58).abs() < 1e-12));
+        assert_eq!(align(AlignBy::Time, -2).want(0, 1.0), None);
+        assert_eq!(align(AlignBy::Time, 0).key(5, 2.2).0, 5);
+        assert!((align(AlignBy::Time, 0).key(5, 2.2).1 - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_frame_past_the_wanted_one_is_known_by_its_key() {
+        assert!(Want::Frame(4).is_before((5, 0.0)));
+        assert!(!Want::Frame(4).is_before((4, 0.0)));
+        assert!(!Want::At(0.2).is_before((0, 0.2 + 1e-9)));
+        assert!(Want::At(0.2).is_before((0, 0.2001)));
+        assert_eq!(Want::Frame(3).seek_target(5.0), SeekTarget::Frame(3));
+        assert_eq!(
+            Want::At(0.5).seek_target(2.0),
+            SeekTarget::Time {
+                seconds: 2.5,
+                exact: true
+            }
+        );
+        assert_eq!(Want::Frame(3).frames_to(Want::Frame(10), 0.04), 7.0);
+        assert!((Want::At(1.0).frames_to(Want::At(2.0), 0.04) - 25.0).abs() < 1e-9);
+    }
+}

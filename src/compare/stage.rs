@@ -1,0 +1,232 @@
+//! The comparison stage of the window: B's own frame pipeline (its ring, its converted frame,
+//! its histograms), then, reading both converted frames, the composite the picture shows, the
+//! difference's histogram, and the pair's PSNR and SSIM measured from both rings' planes and
+//! copied out for the OSD. A's pipeline runs as for any file and never learns about B. Made
+//! once when the pair is opened; a mode that needs a wider composite makes it the first time.
+
+use super::composite::{composite_frame, CompareMode, Composite, CompositeBinding, CompositePass, MAX_GAIN};
+use super::gpu::{MetricsBinding, MetricsPass};
+use super::metrics::FrameMetrics;
+use crate::engine::{HistogramTarget, SourceBinding};
+use crate::gpu::mapping::LatestReadback;
+use crate::gpu::texture::GpuFrame;
+use crate::gpu::GpuContext;
+use crate::pipeline::FramePipeline;
+use crate::video::format::ColorVolume;
+use crate::video::ring::RingError;
+
+/// Metrics buffers in flight: the GPU may run two frames behind.
+const METRICS_BUFFERS: usize = 3;
+
+/// What a metrics readout belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairTag {
+    /// The pair of files (readouts of a pair that was replaced are dropped).
+    pub media: u64,
+    pub frame: u64,
+    pub frame_b: u64,
+}
+
+/// A composite output and the pass bound to write it.
+struct Output {
+    frame: GpuFrame,
+    binding: CompositeBinding,
+}
+
+pub struct CompareStage {
+    /// B's frames: converted, adjusted and counted as A's are.
+    pub b: FramePipeline,
+    pass: CompositePass,
+    /// At A's size, and (once side by side is shown) twice as wide.
+    single: Output,
+    double: Option<Output>,
+    composite: Composite,
+    /// The difference's histogram (counted in difference mode), bound to the single output.
+    difference: HistogramTarget,
+    difference_source: SourceBinding,
+    metrics: MetricsPass,
+    /// Every pair of A's and B's ring slots, bound once: `[a][b]`.
+    metrics_bindings: Vec<Vec<MetricsBinding>>,
+    readback: LatestReadback<PairTag>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StageError {
+    #[error(transparent)]
+    Ring(#[from] RingError),
+    #[error(transparent)]
+    Gpu(#[from] crate::gpu::GpuError),
+    #[error(transparent)]
+    Metrics(#[from] super::gpu::MetricsError),
+}
+
+impl CompareStage {
+    /// The stage for A's pipeline `a` and B's frames, of A's format (`match_pair`), from a
+    /// stream of `volume_b`, shown as `composite`.
+    pub fn new(
+        ctx: &GpuContext,
+        a: &FramePipeline,
+        volume_b: ColorVolume,
+        composite: Composite,
+    ) -> Result<Self, StageError> {
+        let format = a.ring.format;
+        let b = FramePipeline::new(ctx, a.engine.bins, format, volume_b, a.ring.slots.len())?;
+        let bits = a.ring.output.bits;
+        let pass = CompositePass::new(&ctx.device, bits);
+        let size = (format.width, format.height);
+        let output = |mode: CompareMode| -> Result<Output, StageError> {
+            let frame = composite_frame(ctx, size, bits, mode)?;
+            let binding = pass.bind(&ctx.device, &a.ring.output, &b.ring.output, &frame, composite);
+            Ok(Output { frame, binding })
+        };
+        let single = output(CompareMode::Wipe)?;
+        let double = match composite.mode {
+            CompareMode::SideBySide => Some(output(CompareMode::SideBySide)?),
+            _ => None,
+        };
+        let difference = a.engine.target(ctx, format.width, format.height)?;
+        let difference_source = a.engine.bind_source(ctx, &difference, &single.frame.pixels);
+        let metrics = MetricsPass::new(&ctx.device, &format)?;
+        let metrics_bindings = a
+            .ring
+            .slots
+            .iter()
+            .map(|sa| {
+                b.ring
+                    .slots
+                    .iter()
+                    .map(|sb| metrics.bind(&ctx.device, sa, sb))
+                    .collect()
+            })
+            .collect();
+        let readback = LatestReadback::new(&ctx.device, "metrics", MetricsPass::sums_size(), METRICS_BUFFERS);
+        let mut stage = Self {
+            b,
+            pass,
+            single,
+            double,
+            composite,
+            difference,
+            difference_source,
+            metrics,
+            metrics_bindings,
+            readback,
+        };
+        stage.set_composite(ctx, a, composite)?;
+        Ok(stage)
+    }
+
+    pub fn composite(&self) -> Composite {
+        self.composite
+    }
+
+    /// Shows `composite` from the next frame drawn (or recount) on; side by side the first
+    /// time makes its wider output. The split is kept within the frame and the gain within
+    /// ×1…×64.
+    pub fn set_composite(
+        &mut self,
+        ctx: &GpuContext,
+        a: &FramePipeline,
+        composite: Composite,
+    ) -> Result<(), StageError> {
+        let (width, _) = a.frame_size();
+        let composite = Composite {
+            split: composite.split.min(width),
+            gain: composite.gain.clamp(1, MAX_GAIN),
+            ..composite
+        };
+        if composite.mode == CompareMode::SideBySide && self.double.is_none() {
+            let size = a.frame_size();
+            let frame = composite_frame(ctx, size, a.ring.output.bits, CompareMode::SideBySide)?;
+            let binding = self
+                .pass
+                .bind(&ctx.device, &a.ring.output, &self.b.ring.output, &frame, composite);
+            self.double = Some(Output { frame, binding });
+        }
+        let output = self.output_for(composite.mode);
+        self.pass.update(&ctx.queue, &output.binding, composite);
+        self.composite = composite;
+        Ok(())
+    }
+
+    fn output_for(&self, mode: CompareMode) -> &Output {
+        match (mode, &self.double) {
+            (CompareMode::SideBySide, Some(double)) => double,
+            _ => &self.single,
+        }
+    }
+
+    /// The picture the window draws: the composite of the current mode.
+    pub fn picture(&self) -> &GpuFrame {
+        &self.output_for(self.composite.mode).frame
+    }
+
+    /// The histograms the quads fill: the difference's in difference mode, else None (A's).
+    pub fn filled(&self) -> Option<&HistogramTarget> {
+        (self.composite.mode == CompareMode::Difference).then_some(&self.difference)
+    }
+
+    /// Records B's new frame in `slot_b` converted and counted, the pair's metrics (A's frame
+    /// in ring slot `slot_a`, converted by A's pipeline already) copied out under `tag`, and
+    /// the composite. Without a partner, B's picture is black and nothing is measured.
+    pub fn encode_pair(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        a: &FramePipeline,
+        slot_a: usize,
+        partner: Option<(usize, PairTag)>,
+    ) {
+        encoder.push_debug_group("comparison");
+        match partner {
+            Some((slot_b, tag)) => {
+                self.b.encode_frame(encoder, slot_b);
+                let binding = &self.metrics_bindings[slot_a][slot_b];
+                self.metrics.encode(encoder, binding);
+                let sums = self.metrics.sums();
+                self.readback.record(tag, |buffer| {
+                    encoder.copy_buffer_to_buffer(sums, 0, buffer, 0, MetricsPass::sums_size());
+                });
+            }
+            None => {
+                let output = &self.b.ring.output;
+                encoder.clear_buffer(&output.pixels, 0, None);
+                self.b.encode_counts(encoder);
+            }
+        }
+        self.encode_composite(encoder, a);
+        encoder.pop_debug_group();
+    }
+
+    /// Records counting both frames again and compositing them, paused, after the region,
+    /// the adjustments or the mode changed.
+    pub fn encode_recount(&self, encoder: &mut wgpu::CommandEncoder, a: &FramePipeline) {
+        encoder.push_debug_group("comparison again");
+        self.b.encode_recount(encoder, None);
+        self.encode_composite(encoder, a);
+        encoder.pop_debug_group();
+    }
+
+    fn encode_composite(&self, encoder: &mut wgpu::CommandEncoder, a: &FramePipeline) {
+        self.pass.encode(encoder, &self.output_for(self.composite.mode).binding);
+        if self.composite.mode == CompareMode::Difference {
+            a.engine
+                .encode(encoder, &self.difference, &self.difference_source, None);
+        }
+    }
+
+    /// After the frame's encoder is submitted: starts mapping its metrics.
+    pub fn submitted(&mut self) {
+        self.readback.submitted();
+    }
+
+    pub fn pending(&self) -> bool {
+        self.readback.pending()
+    }
+
+    /// The newest pair's metrics read back, if one has landed (after `device.poll`).
+    pub fn take_metrics(&mut self) -> Option<(PairTag, FrameMetrics)> {
+        let (metrics, sizes) = (&self.metrics, self.metrics.sizes());
+        self.readback
+            .take_latest(|_, bytes| FrameMetrics::from_sums(&metrics.read(bytes), &sizes, metrics.bits))
+    }
+}

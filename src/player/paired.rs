@@ -1,0 +1,390 @@
+//! Two files played as one (`histoplay A --compare B`): A's decoder drives playback, and each
+//! of its frames is passed on only with its partner from B's decoder, found by number or by
+//! time (`compare::align`). B is sought where its frames don't lead to the partner: at once
+//! when A's seek names the partner (a frame, a time, a step back), otherwise as soon as A's
+//! first frame of the seek arrives. Playback sees one `FrameSource` and never learns of B; the
+//! window asks for the partner of the frame it draws.
+
+use super::playback::FrameSource;
+use crate::compare::align::{Alignment, Want};
+use crate::video::cache::CacheFill;
+use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
+use crate::video::source::SeekTarget;
+use std::collections::{HashMap, VecDeque};
+
+/// B decodes forward to a partner at most this many of its frames ahead; a partner further on
+/// is sought.
+const FAR_FRAMES: f64 = 30.0;
+/// A's frames passed on that a step back may name by pts.
+const HANDED_KEPT: usize = 32;
+
+/// What B's frames say about the partner wanted.
+#[derive(Debug, PartialEq)]
+enum Partner {
+    Found(ReadyFrame),
+    /// B has no such frame (before its first, after its last, or missing).
+    None,
+    /// Still on its way.
+    Wait,
+}
+
+pub struct Paired<S> {
+    pub a: S,
+    pub b: S,
+    align: Alignment,
+    /// A's frames of its current generation waiting for their partners, oldest first.
+    waiting: VecDeque<ReadyFrame>,
+    /// A's end (or failure) of its current generation, passed on after the frames before it.
+    a_end: Option<DecoderEvent>,
+    /// Events for playback.
+    ready: VecDeque<DecoderEvent>,
+    /// B's frames of its current generation not passed by yet, oldest first.
+    b_frames: VecDeque<ReadyFrame>,
+    b_ended: bool,
+    /// The partner B's current generation was sought for, or last delivered (None: B is
+    /// wherever an earlier seek left it).
+    b_aim: Option<Want>,
+    /// The partner of each A slot passed on (None: it has none).
+    partners: HashMap<usize, Option<ReadyFrame>>,
+    /// Holders of each B slot: B's queue and the A frames paired with it.
+    b_holds: HashMap<usize, u32>,
+    /// A's frames passed on lately, pts and number: a step back names the frame by pts.
+    handed: VecDeque<(i64, u64)>,
+    b_failure: Option<String>,
+}
+
+impl<S: FrameSource> Paired<S> {
+    /// A and B from their first frames (B from its frame that A's first goes with).
+    pub fn new(a: S, b: S, align: Alignment) -> Self {
+        let start = match align.by {
+            crate::compare::align::AlignBy::Frame => Want::Frame(0),
+            crate::compare::align::AlignBy::Time => Want::At(0.0),
+        };
+        Self {
+            a,
+            b,
+            align,
+            waiting: VecDeque::new(),
+            a_end: None,
+            ready: VecDeque::new(),
+            b_frames: VecDeque::new(),
+            b_ended: false,
+            b_aim: Some(start),
+            partners: HashMap::new(),
+            b_holds: HashMap::new(),
+            handed: VecDeque::new(),
+            b_failure: None,
+        }
+    }
+
+    pub fn alignment(&self) -> Alignment {
+        self.align
+    }
+
+    /// Shifts B by `offset` frames from the next pairing on; the caller seeks playback to the
+    /// frame shown to pair it again.
+    pub fn set_offset(&mut self, offset: i64) {
+        self.align.offset = offset;
+        self.b_aim = None;
+    }
+
+    /// The partner of the A frame in `slot`, passed on and not released yet.
+    pub fn partner(&self, slot: usize) -> Option<ReadyFrame> {
+        self.partners.get(&slot).copied().flatten()
+    }
+
+    /// B's decoder failed (its frames since have no partner); once.
+    pub fn take_b_failure(&mut self) -> Option<String> {
+        self.b_failure.take()
+    }
+
+    fn hold(&mut self, slot: usize) {
+        *self.b_holds.entry(slot).or_insert(0) += 1;
+    }
+
+    fn unhold(&mut self, slot: usize) {
+        if let Some(count) = self.b_holds.get_mut(&slot) {
+            *count -= 1;
+            if *count == 0 {
+                self.b_holds.remove(&slot);
+                self.b.release(slot);
+            }
+        }
+    }
+
+    fn pop_b(&mut self) {
+        if let Some(f) = self.b_frames.pop_front() {
+            self.unhold(f.slot);
+        }
+    }
+
+    fn seek_b(&mut self, want: Want) {
+        self.b.seek(want.seek_target(self.align.start_b));
+        while !self.b_frames.is_empty() {
+            self.pop_b();
+        }
+        self.b_ended = false;
+        self.b_aim = Some(want);
+    }
+
+    /// Whether B's decoding from `aim` on passes `want` (soon enough to wait for it).
+    fn leads_to(&self, aim: Option<Want>, want: Want) -> bool {
+        aim.is_some_and(|aim| {
+            let ahead = aim.frames_to(want, self.align.frame_b);
+            (-1e-6..=FAR_FRAMES).contains(&ahead)
+        })
+    }
+
+    fn key(&self, f: &ReadyFrame) -> (u64, f64) {
+        self.align.key(f.index, f.seconds)
+    }
+
+    /// B's partner for `want`, passing by the frames before it; seeks B where its frames won't
+    /// lead there.
+    fn find(&mut self, want: Want) -> Partner {
+        match want {
+            Want::Frame(n) => {
+                while self.b_frames.front().is_some_and(|f| f.index < n) {
+                    self.pop_b();
+                }
+            }
+            Want::At(_) => {
+                // Superseded: the frame after it is due by then too.
+                while self.b_frames.get(1).is_some_and(|f| !want.is_before(self.key(f))) {
+                    self.pop_b();
+                }
+            }
+        }
+        let aimed_here = self
+            .b_aim
+            .is_some_and(|aim| aim.frames_to(want, self.align.frame_b) >= -1e-6);
+        match self.b_frames.front().copied() {
+            Some(front) if !want.is_before(self.key(&front)) => {
+                let settled = match want {
+                    Want::Frame(_) => true,
+                    Want::At(_) => self.b_frames.len() > 1 || self.b_ended,
+                };
+                if settled {
+                    self.b_aim = Some(want);
+                    return Partner::Found(front);
+                }
+                // Aligned by time: the next frame may be due by then too, unless B is far behind.
+                let behind = self.align.key(front.index, front.seconds).1;
+                if self.leads_to(Some(Want::At(behind)), want) {
+                    Partner::Wait
+                } else {
+                    self.seek_b(want);
+                    Partner::Wait
+                }
+            }
+            Some(_) if aimed_here => Partner::None,
+            None if self.b_ended && aimed_here => Partner::None,
+            None if !self.b_ended && self.leads_to(self.b_aim, want) => Partner::Wait,
+            _ => {
+                self.seek_b(want);
+                Partner::Wait
+            }
+        }
+    }
+
+    /// Takes in both decoders' events and passes on A's frames whose partners are known.
+    fn pump(&mut self) {
+        let generation = self.a.generation();
+        while let Some(event) = self.a.try_event() {
+            match event {
+                DecoderEvent::Frame(f) if f.generation == generation && !f.preview => self.waiting.push_back(f),
+                // A seek's keyframe preview has no partner to show with it: the frame follows.
+                DecoderEvent::Frame(f) => self.a.release(f.slot),
+                DecoderEvent::EndOfStream { generation: g } | DecoderEvent::Failed { generation: g, .. }
+                    if g == generation =>
+                {
+                    self.a_end = Some(event)
+                }
+                DecoderEvent::EndOfStream { .. } | DecoderEvent::Failed { .. } => {}
+            }
+        }
+        let generation = self.b.generation();
+        while let Some(event) = self.b.try_event() {
+            match event {
+                DecoderEvent::Frame(f) if f.generation == generation && !f.preview => {
+                    self.hold(f.slot);
+                    self.b_frames.push_back(f);
+                }
+                DecoderEvent::Frame(f) => self.b.release(f.slot),
+                DecoderEvent::EndOfStream { generation: g } if g == generation => self.b_ended = true,
+                DecoderEvent::Failed { generation: g, message } if g == generation => {
+                    self.b_ended = true;
+                    self.b_failure = Some(message);
+                }
+                DecoderEvent::EndOfStream { .. } | DecoderEvent::Failed { .. } => {}
+            }
+        }
+        while let Some(&fa) = self.waiting.front() {
+            let partner = match self.align.want(fa.index, fa.seconds) {
+                None => None,
+                Some(want) => match self.find(want) {
+                    Partner::Found(fb) => Some(fb),
+                    Partner::None => None,
+                    Partner::Wait => break,
+                },
+            };
+            self.waiting.pop_front();
+            if let Some(fb) = partner {
+                self.hold(fb.slot);
+            }
+            if let Some(Some(old)) = self.partners.insert(fa.slot, partner) {
+                // The slot was passed on again without a release (cannot happen with playback).
+                self.unhold(old.slot);
+            }
+            self.handed.push_back((fa.pts, fa.index));
+            if self.handed.len() > HANDED_KEPT {
+                self.handed.pop_front();
+            }
+            self.ready.push_back(DecoderEvent::Frame(fa));
+        }
+        if self.waiting.is_empty() {
+            if let Some(end) = self.a_end.take() {
+                self.ready.push_back(end);
+            }
+        }
+    }
+
+    /// The partner of A's seek `target`, where the target names it.
+    fn partner_of_seek(&self, target: SeekTarget) -> Option<Want> {
+        use crate::compare::align::AlignBy;
+        match (self.align.by, target) {
+            (AlignBy::Frame, SeekTarget::Frame(n)) => self.align.want(n, 0.0),
+            (AlignBy::Time, SeekTarget::Time { seconds, exact: true }) => self.align.want(0, seconds),
+            (AlignBy::Frame, SeekTarget::Before(pts)) => {
+                let (_, index) = self.handed.iter().rev().find(|(p, _)| *p == pts)?;
+                self.align.want(index.checked_sub(1)?, 0.0)
+            }
+            _ => None,
+        }
+    }
+
+    /// Gives back every slot held here (before the decoders go away).
+    pub fn release_all(&mut self) {
+        while let Some(f) = self.waiting.pop_front() {
+            self.a.release(f.slot);
+        }
+        while !self.b_frames.is_empty() {
+            self.pop_b();
+        }
+    }
+}
+
+impl<S: FrameSource> FrameSource for Paired<S> {
+    fn seek(&mut self, target: SeekTarget) -> u64 {
+        let generation = self.a.seek(target);
+        while let Some(f) = self.waiting.pop_front() {
+            self.a.release(f.slot);
+        }
+        self.a_end = None;
+        match self.partner_of_seek(target) {
+            Some(want) => self.seek_b(want),
+            // Found once A's frame arrives.
+            None => self.b_aim = None,
+        }
+        generation
+    }
+
+    fn release(&mut self, slot: usize) {
+        self.a.release(slot);
+        if let Some(Some(fb)) = self.partners.remove(&slot) {
+            self.unhold(fb.slot);
+        }
+    }
+
+    fn try_event(&mut self) -> Option<DecoderEvent> {
+        if self.ready.is_empty() {
+            self.pump();
+        }
+        self.ready.pop_front()
+    }
+
+    fn generation(&self) -> u64 {
+        self.a.generation()
+    }
+
+    fn set_paused(&mut self, paused: bool) {
+        self.a.set_paused(paused);
+        self.b.set_paused(paused);
+    }
+}
+
+/// What the window plays from: one file's decoder, or two paired.
+pub enum PlayerSource {
+    One(Box<DecodeThread>),
+    Two(Box<Paired<DecodeThread>>),
+}
+
+impl PlayerSource {
+    /// How full A's decoded-frame cache is.
+    pub fn cache_fill(&self) -> CacheFill {
+        match self {
+            PlayerSource::One(a) => a.cache_fill(),
+            PlayerSource::Two(pair) => pair.a.cache_fill(),
+        }
+    }
+
+    pub fn paired(&self) -> Option<&Paired<DecodeThread>> {
+        match self {
+            PlayerSource::One(_) => None,
+            PlayerSource::Two(pair) => Some(pair),
+        }
+    }
+
+    pub fn paired_mut(&mut self) -> Option<&mut Paired<DecodeThread>> {
+        match self {
+            PlayerSource::One(_) => None,
+            PlayerSource::Two(pair) => Some(pair),
+        }
+    }
+
+    pub fn release_all(&mut self) {
+        if let PlayerSource::Two(pair) = self {
+            pair.release_all();
+        }
+    }
+}
+
+impl FrameSource for PlayerSource {
+    fn seek(&mut self, target: SeekTarget) -> u64 {
+        match self {
+            PlayerSource::One(a) => a.seek(target),
+            PlayerSource::Two(pair) => pair.seek(target),
+        }
+    }
+
+    fn release(&mut self, slot: usize) {
+        match self {
+            PlayerSource::One(a) => a.release(slot),
+            PlayerSource::Two(pair) => pair.release(slot),
+        }
+    }
+
+    fn try_event(&mut self) -> Option<DecoderEvent> {
+        match self {
+            PlayerSource::One(a) => a.try_event(),
+            PlayerSource::Two(pair) => pair.try_event(),
+        }
+    }
+
+    fn generation(&self) -> u64 {
+        match self {
+            PlayerSource::One(a) => a.generation(),
+            PlayerSource::Two(pair) => pair.generation(),
+        }
+    }
+
+    fn set_paused(&mut self, paused: bool) {
+        match self {
+            PlayerSource::One(a) => FrameSource::set_paused(a.as_mut(), paused),
+            PlayerSource::Two(pair) => pair.set_paused(paused),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,162 @@
+//! End to end, comparing two files in the window (`histoplay A --compare B`): A is the grey
+//! ramp (frame n a flat grey of luma 16 + 2n), B the ramp the other way (luma 235 − 2n), so
+//! every pixel says which file and which frame it shows. The wipe shows A left of its line and
+//! B right of it; steps and back-steps move both; flicker shows each alone; a left-drag moves
+//! the line; Ctrl+. pairs B one frame later.
+
+mod common;
+mod window;
+
+use std::path::PathBuf;
+use std::time::Duration;
+use window::{Image, Player, Present, Xvfb};
+
+fn descending_ramp() -> PathBuf {
+    common::fixture(
+        "grey-ramp-down.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=black:s=64x48:r=30:d=3,format=yuv420p,geq=lum='235-2*N':cb=128:cr=128",
+            "-c:v",
+            "libx264",
+            "-qp",
+            "0",
+            "-g",
+            "12",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    )
+}
+
+/// The greys of A's frame `a` and B's frame `b` on screen.
+fn greys(a: u64, b: u64) -> (u8, u8) {
+    (
+        common::limited_grey(common::ramp_luma(a)),
+        common::limited_grey((235 - 2 * b) as u8),
+    )
+}
+
+/// The picture's grey a fifth of the way in from the left and from the right, above the OSD.
+fn left_right(image: &Image) -> ([u8; 3], [u8; 3]) {
+    let y = image.height * 35 / 100;
+    (image.at(image.width / 5, y), image.at(image.width * 4 / 5, y))
+}
+
+fn assert_grey(pixel: [u8; 3], grey: u8, what: &str) {
+    assert!(
+        pixel.iter().all(|&c| c.abs_diff(grey) <= 1),
+        "{what}: {pixel:?}, expected grey {grey}"
+    );
+}
+
+/// The compared file's frame and the mode, from a present's `compare=` field.
+fn compared(player: &Player, present_index: usize) -> (Option<u64>, String) {
+    let text = std::fs::read_to_string(player.dir.join("frames.log")).unwrap();
+    let line = text
+        .lines()
+        .filter(|l| l.starts_with("t_ms=") && !l.ends_with(" wake"))
+        .nth(present_index)
+        .unwrap()
+        .to_string();
+    let field = line
+        .split(' ')
+        .find_map(|kv| kv.strip_prefix("compare="))
+        .unwrap_or_else(|| panic!("no compare field in {line}"));
+    let (frame, mode) = field.split_once(',').unwrap();
+    (frame.parse().ok(), mode.to_string())
+}
+
+/// Waits until the window is idle and returns its last present (and its index) and pixels.
+fn settle(player: &Player) -> (Present, usize, Image) {
+    let count = player.wait_idle(Duration::from_millis(500));
+    let presents = player.presents();
+    (presents[count - 1].clone(), count - 1, player.capture())
+}
+
+#[test]
+fn a_wipe_steps_flickers_and_shifts_both_files_together() {
+    let (a, b) = (common::grey_ramp(), descending_ramp());
+    let x = Xvfb::start();
+    let args = [
+        a.as_os_str(),
+        "--compare".as_ref(),
+        b.as_os_str(),
+        "--no-audio".as_ref(),
+    ];
+    let player = Player::start_with(&x, "compare", &args);
+    player.wait_present("playback", 0, |p| p.new_frame && p.frame >= Some(6));
+    let before = player.key("space");
+    player.wait_present("the pause", before, |p| p.paused);
+    let (shown, at, image) = settle(&player);
+    let k = shown.frame.expect("a frame");
+    assert_eq!(
+        compared(&player, at),
+        (Some(k), "wipe".to_string()),
+        "B's frame K with A's"
+    );
+    let (grey_a, grey_b) = greys(k, k);
+    let (left, right) = left_right(&image);
+    assert_grey(left, grey_a, "left of the wipe: A");
+    assert_grey(right, grey_b, "right of the wipe: B");
+
+    // A step back moves both.
+    let before = player.key("comma");
+    player.wait_present("the step back", before, |p| p.new_frame && p.frame == Some(k - 1));
+    let (_, at, image) = settle(&player);
+    assert_eq!(compared(&player, at).0, Some(k - 1));
+    let (grey_a, grey_b) = greys(k - 1, k - 1);
+    let (left, right) = left_right(&image);
+    assert_grey(left, grey_a, "A after the step back");
+    assert_grey(right, grey_b, "B after the step back");
+    // And a step forward.
+    let before = player.key("period");
+    player.wait_present("the step", before, |p| p.new_frame && p.frame == Some(k));
+    let (_, at, _) = settle(&player);
+    assert_eq!(compared(&player, at).0, Some(k));
+
+    // Flicker: B alone, then A alone, in place.
+    player.key("B");
+    let (_, at, image) = settle(&player);
+    assert_eq!(compared(&player, at).1, "b");
+    let (grey_a, grey_b) = greys(k, k);
+    let (left, right) = left_right(&image);
+    assert_grey(left, grey_b, "flicker on B, left");
+    assert_grey(right, grey_b, "flicker on B, right");
+    player.key("B");
+    let (_, at, image) = settle(&player);
+    assert_eq!(compared(&player, at).1, "a");
+    let (left, right) = left_right(&image);
+    assert_grey(left, grey_a, "flicker on A, left");
+    assert_grey(right, grey_a, "flicker on A, right");
+
+    // Back to the wipe; the line dragged to a tenth of the width: B from there on.
+    player.key("C");
+    let (_, at, _) = settle(&player);
+    assert_eq!(compared(&player, at).1, "wipe");
+    let y = (image.height * 35 / 100).to_string();
+    let to = |x: u32| x.to_string();
+    x.xdotool(&["mousemove", "--window", &player.window, &to(image.width * 3 / 10), &y]);
+    x.xdotool(&["mousedown", "1"]);
+    x.xdotool(&["mousemove", "--window", &player.window, &to(image.width / 10), &y]);
+    x.xdotool(&["mouseup", "1"]);
+    let (_, _, image) = settle(&player);
+    let (left, right) = left_right(&image);
+    assert_grey(left, grey_b, "right of the dragged line: B");
+    assert_grey(right, grey_b, "right of the dragged line: B");
+    assert_grey(
+        image.at(image.width / 20, image.height * 35 / 100),
+        grey_a,
+        "left of the line: A",
+    );
+
+    // B one frame later: A's frame K with B's K+1.
+    let before = player.key("ctrl+period");
+    player.wait_present("the pair again", before, |p| p.new_frame && p.frame == Some(k));
+    let (_, at, image) = settle(&player);
+    assert_eq!(compared(&player, at).0, Some(k + 1));
+    let (_, grey_b) = greys(k, k + 1);
+    assert_grey(left_right(&image).1, grey_b, "B's next frame");
+}
