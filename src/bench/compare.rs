@@ -6,7 +6,7 @@
 use super::kernels::{runs_within_budget, time_gpu, BenchError, Row};
 use crate::cli::still::RgbaImage;
 use crate::compare::gpu::MetricsPass;
-use crate::compare::metrics::{component_sums, components, ssim_windows, ComponentSums};
+use crate::compare::metrics::{component_sums, components, ssim_windows, ComponentSums, SSIM_ONE};
 use crate::gpu::GpuContext;
 use crate::video::convert::PlaneTextures;
 use crate::video::format::{ColorSpec, FrameFormat, PlaneData, PlaneLayout};
@@ -112,7 +112,12 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, iters: usize) -> Result<Vec<Row
         let cpu: Vec<ComponentSums> = ca.iter().zip(&cb).map(|(a, b)| component_sums(a, b, bits)).collect();
         for (c, (g, k)) in gpu.iter().zip(&cpu).enumerate() {
             let windows = ssim_windows(ca[c].width, ca[c].height);
-            if g.sse != k.sse || g.ssim.abs_diff(k.ssim) > windows / 1000 {
+            // The squared errors are exact; a window's SSIM may differ in its last bit where
+            // the GPU's single-precision division (or a fused multiply-add) rounds otherwise
+            // than the CPU's (on NVIDIA about 1.5% of the windows). The mean must still agree
+            // within 1e-8, a hundredth of the last digit FFmpeg prints.
+            let ssim_slack = (windows as f64 * f64::from(SSIM_ONE) * 1e-8).ceil() as u64;
+            if g.sse != k.sse || g.ssim.abs_diff(k.ssim) > ssim_slack {
                 return Err(BenchError::Mismatch {
                     variant: "compare",
                     detail: format!("{bits} bits, component {c}: GPU {g:?}, CPU {k:?}"),

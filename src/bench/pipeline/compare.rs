@@ -1,7 +1,9 @@
 //! `bench-pipeline A --compare B`: what `histoplay compare` costs against decoding alone. Each
 //! file decoded alone (the best of two), then the comparison as `compare` runs it (both files
 //! on the player's decode threads, the metrics stage on the GPU, every result read back), and,
-//! where an `ffmpeg` is on the PATH, FFmpeg's own `psnr` and `ssim` filters on the same pair.
+//! where an `ffmpeg` is on the PATH, FFmpeg's own `psnr` and `ssim` filters on the same pair;
+//! then the pair played in step at its own rate as the window plays it (`histoplay A --compare
+//! B`: paired decoding, both pipelines, the comparison stage, the picture drawn offscreen).
 
 use super::decode_rate;
 use crate::cli::compare::{compare_gpu, CompareJob};
@@ -34,6 +36,11 @@ pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
         decode.push(best);
     }
     let slower = decode.iter().copied().fold(f64::INFINITY, f64::min);
+    let together = decode_together(a, b)?;
+    writeln!(
+        out,
+        "decode both:  {together:.1} fps, the two files decoded at once and nothing else (best of 2)"
+    )?;
     let job = CompareJob {
         range: FrameRange { start: 0, end: None },
         offset: 0,
@@ -59,9 +66,11 @@ pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
     writeln!(
         out,
         "compare:      {compared} pairs at {best:.1} fps ({:.1}% of the slower file's decode-only), \
-         PSNR + SSIM of every pair read back (best of 2, opening included)",
-        100.0 * best / slower
+         {:.1}% of both decoded at once; PSNR + SSIM of every pair read back (best of 2, opening included)",
+        100.0 * best / slower,
+        100.0 * best / together
     )?;
+    paced_pair(&ctx, a, b, out)?;
     match ffmpeg_rate(a, b, compared) {
         Some(fps) => writeln!(
             out,
@@ -71,6 +80,23 @@ pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
         None => writeln!(out, "ffmpeg:       not on the PATH (or it failed): no comparison")?,
     }
     Ok(())
+}
+
+/// The pair decoded at once, each on a thread of its own, nothing else done: frames of the
+/// shorter per second, the best of two.
+fn decode_together(a: &Path, b: &Path) -> Result<f64> {
+    let mut best = 0.0f64;
+    for _ in 0..2 {
+        let (pa, pb) = (a.to_path_buf(), b.to_path_buf());
+        let other = std::thread::spawn(move || super::decode_only(&pb).map_err(|e| e.to_string()));
+        let (frames_a, time_a) = super::decode_only(&pa)?;
+        let (frames_b, time_b) = other
+            .join()
+            .map_err(|_| anyhow::anyhow!("the decoding thread panicked"))?
+            .map_err(anyhow::Error::msg)?;
+        best = best.max(frames_a.min(frames_b) as f64 / time_a.max(time_b).as_secs_f64());
+    }
+    Ok(best)
 }
 
 /// FFmpeg's psnr and ssim filters over the pair, in frames per second.
@@ -100,4 +126,146 @@ fn ffmpeg_rate(a: &Path, b: &Path, frames: u64) -> Option<f64> {
         .status()
         .ok()?;
     status.success().then(|| frames as f64 / start.elapsed().as_secs_f64())
+}
+
+/// Plays up to 10 s of the pair in step, as the window does, against a display refreshing at
+/// the clip's rate (60 Hz at least): at each refresh the playback picks the frame due, its pair
+/// is converted, counted, composited (wipe), measured and drawn offscreen, and the GPU work is
+/// waited for as a present would be. Frames due but not shown are dropped.
+fn paced_pair(ctx: &GpuContext, a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
+    use crate::compare::align::{AlignBy, Alignment};
+    use crate::compare::composite::{CompareMode, Composite};
+    use crate::compare::stage::{CompareStage, PairTag};
+    use crate::gpu::texture::GpuFrame;
+    use crate::pipeline::FramePipeline;
+    use crate::player::paired::Paired;
+    use crate::player::playback::{FrameSource, Playback, Timeline};
+    use crate::render::picture::Orientation;
+    use crate::render::scene::{SceneRenderer, ViewOptions};
+    use crate::video::decoder::{DecodeThread, DEFAULT_CACHE_BYTES};
+    use crate::video::ring::RING_SLOTS;
+    use std::time::Duration;
+
+    let (mut sa, mut sb) = (VideoSource::open(a)?, VideoSource::open(b)?);
+    crate::cli::compare::match_pair(&sa, &mut sb)?;
+    sa.set_exact_numbers(true);
+    sb.set_exact_numbers(true);
+    let align = Alignment::of(&sa, &sb, AlignBy::Frame, 0);
+    let info = sa.info.clone();
+    let size = (info.format.width, info.format.height);
+    let pipeline = FramePipeline::new(ctx, 256, info.format, info.volume, RING_SLOTS)?;
+    let composite = Composite {
+        mode: CompareMode::Wipe,
+        split: size.0 / 2,
+        gain: 8,
+    };
+    let mut stage = CompareStage::new(ctx, &pipeline, sb.info.volume, composite)?;
+    let renderer = SceneRenderer::new(&ctx.device, GpuFrame::FORMAT);
+    let scene = renderer.scene_outlined(
+        &ctx.device,
+        &pipeline.target,
+        Some(&stage.b.target),
+        &stage.picture().view,
+        pipeline.signal(),
+        None,
+    );
+    let output = GpuFrame::new(ctx, "bench output", 1920.min(size.0), 1080.min(size.1))?;
+    let view = ViewOptions::default();
+    scene.layout(
+        &ctx.queue,
+        info.display_aspect,
+        Orientation::default(),
+        (output.width, output.height),
+        view,
+    );
+    let index = std::sync::Arc::clone(sa.index());
+    let decoder_a = DecodeThread::spawn(
+        sa,
+        ctx.queue.clone(),
+        pipeline.ring.slots.clone(),
+        DEFAULT_CACHE_BYTES / 2,
+    );
+    let decoder_b = DecodeThread::spawn(
+        sb,
+        ctx.queue.clone(),
+        stage.b.ring.slots.clone(),
+        DEFAULT_CACHE_BYTES / 2,
+    );
+    let timeline = Timeline {
+        start: index.first_pts().map_or(0.0, |pts| info.seconds(pts)),
+        duration: info.duration,
+        frame_duration: info.frame_duration,
+        frame_count: index.frame_count(),
+    };
+    let seconds = info.duration.min(10.0);
+    let refresh_hz = (1.0 / info.frame_duration).max(60.0);
+    let interval = Duration::from_secs_f64(1.0 / refresh_hz);
+    let mut playback = Playback::new(Paired::new(decoder_a, decoder_b, align), timeline, Instant::now());
+    let (mut shown, mut first, mut last) = (0u64, None, 0u64);
+    let mut shown_frames = std::collections::HashSet::new();
+    let mut frame_times = Vec::new();
+    let mut last_present: Option<Instant> = None;
+    let deadline = Instant::now() + Duration::from_secs_f64(seconds + 5.0);
+    let mut tick = Instant::now();
+    while Instant::now() < deadline && !playback.at_end() {
+        tick += interval;
+        std::thread::sleep(tick.saturating_duration_since(Instant::now()));
+        // As the window does, the frame picked is the one due by the refresh it will be shown
+        // at: half a refresh ahead, so that a tick waking a little late doesn't find the next
+        // frame due too.
+        let Some(next) = playback.next_frame(Instant::now(), interval / 2) else {
+            continue;
+        };
+        let slot = next.frame.slot;
+        let partner = playback.source.partner(slot);
+        let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("bench compare frame"),
+        });
+        pipeline.encode_frame(&mut encoder, slot);
+        let tag = |fb: crate::video::decoder::ReadyFrame| PairTag {
+            media: 0,
+            frame: next.frame.index,
+            frame_b: fb.index,
+        };
+        stage.encode_pair(&mut encoder, &pipeline, slot, partner.map(|fb| (fb.slot, tag(fb))));
+        renderer.encode(&mut encoder, &output.view, &scene, view.quads);
+        ctx.queue.submit([encoder.finish()]);
+        stage.submitted();
+        playback.source.release(slot);
+        ctx.wait_idle()?;
+        stage.take_metrics();
+        let presented = Instant::now();
+        if let Some(at) = last_present {
+            frame_times.push((presented - at).as_secs_f64() * 1e3);
+        }
+        last_present = Some(presented);
+        shown += 1;
+        shown_frames.insert(next.frame.index);
+        first.get_or_insert(next.frame.index);
+        last = next.frame.index;
+        if next.frame.seconds - timeline.start >= seconds {
+            break;
+        }
+    }
+    playback.release_all();
+    playback.source.release_all();
+    let due = first.map_or(0, |f| last - f + 1);
+    let missed: Vec<u64> = first
+        .map(|f| (f..=last).filter(|n| !shown_frames.contains(n)).take(12).collect())
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "compare paced: {shown} pairs shown of {due} due, {} dropped, played in step at the clip's rate \
+         on a {refresh_hz:.0} Hz tick (wipe, both histograms, PSNR + SSIM each frame); frame time p50 {:.2} ms, \
+         p99 {:.2} ms{}",
+        due.saturating_sub(shown),
+        crate::player::stats::percentile(&frame_times, 0.5).unwrap_or(f64::NAN),
+        crate::player::stats::percentile(&frame_times, 0.99).unwrap_or(f64::NAN),
+        if missed.is_empty() {
+            String::new()
+        } else {
+            format!("; dropped frames {missed:?}")
+        }
+    )?;
+    Ok(())
 }

@@ -54,7 +54,7 @@ fn spread(values: &[f64]) -> String {
 }
 
 /// Decodes every frame on this thread, doing nothing else: the ceiling for the pipeline.
-fn decode_only(path: &Path) -> Result<(u64, Duration)> {
+pub(super) fn decode_only(path: &Path) -> Result<(u64, Duration)> {
     let mut source = VideoSource::open(path)?;
     let start = Instant::now();
     let mut frames = 0;
