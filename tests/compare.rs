@@ -549,7 +549,7 @@ fn bench_pipeline_times_compare_against_decoding_alone_and_ffmpeg() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 5, "{text}");
+    assert_eq!(lines.len(), 7, "{text}");
     assert!(
         lines[1].contains("(ffv1 324x188 yuv420p, software decoding): 10 frames, decode only"),
         "{text}"
@@ -558,9 +558,18 @@ fn bench_pipeline_times_compare_against_decoding_alone_and_ffmpeg() {
         lines[2].contains("(h264 324x188 yuv420p, software decoding): 10 frames, decode only"),
         "{text}"
     );
-    assert!(lines[3].starts_with("compare:      10 pairs at "), "{text}");
+    assert!(lines[3].starts_with("decode both:  "), "{text}");
+    assert!(lines[4].starts_with("compare:      10 pairs at "), "{text}");
+    // The pair played in step: every frame due from the first shown to the last was shown or
+    // counted as dropped.
+    let words: Vec<&str> = lines[5].split_whitespace().collect();
+    assert_eq!(&words[..2], ["compare", "paced:"], "{text}");
+    let number = |i: usize| -> u64 { words[i].parse().unwrap_or_else(|_| panic!("{text}")) };
+    let (shown, due, dropped) = (number(2), number(6), number(8));
+    assert_eq!((words[3], words[4], words[5]), ("pairs", "shown", "of"), "{text}");
+    assert!(shown >= 1 && due <= 10 && shown + dropped == due, "{text}");
     assert!(
-        lines[4].starts_with("ffmpeg:       psnr + ssim filters on the same pair at "),
+        lines[6].starts_with("ffmpeg:       psnr + ssim filters on the same pair at "),
         "{text}"
     );
 }

@@ -119,6 +119,12 @@ impl Media {
                 let _ = wake.send_event(UserEvent::Decoded);
             })
         };
+        // Two files compared share the cache's budget.
+        let cache_bytes = if compared.is_some() {
+            cache_bytes / 2
+        } else {
+            cache_bytes
+        };
         let decoder = DecodeThread::spawn_notifying(
             source,
             gpu.queue.clone(),
@@ -143,12 +149,11 @@ impl Media {
                     b_info.codec,
                     b_info.pixel_format
                 );
-                // B's cache shares the budget with A's.
                 let b = DecodeThread::spawn_notifying(
                     compared.source,
                     gpu.queue.clone(),
                     stage.b.ring.slots.clone(),
-                    cache_bytes / 2,
+                    cache_bytes,
                     notify(),
                 );
                 let paired = Paired::new(decoder, b, compared.align);
