@@ -152,7 +152,15 @@ pub fn one_line(message: &str) -> String {
 pub fn instance_descriptor(backends: wgpu::Backends) -> wgpu::InstanceDescriptor {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     desc.backends = backends;
+    without_debug_labels(&mut desc);
     desc.with_env()
+}
+
+/// Debug builds would pass every debug group to the driver as a Vulkan debug label (release
+/// builds never do); Mesa 22's lavapipe crashes on some of them (a comparison's second frame
+/// pipeline), so they are off unless WGPU_DEBUG=1 asks for them.
+pub fn without_debug_labels(desc: &mut wgpu::InstanceDescriptor) {
+    desc.flags.remove(wgpu::InstanceFlags::DEBUG);
 }
 
 /// Picks an adapter: discrete, then integrated, then virtual, then software; Vulkan first.

@@ -128,6 +128,7 @@ fn open_gpu(
     for backends in [wgpu::Backends::PRIMARY, wgpu::Backends::GL] {
         let mut desc = wgpu::InstanceDescriptor::new_with_display_handle(Box::new(event_loop.owned_display_handle()));
         desc.backends = backends;
+        crate::gpu::without_debug_labels(&mut desc);
         let instance = wgpu::Instance::new(desc.with_env());
         let surface = match instance.create_surface(window.clone()) {
             Ok(surface) => surface,
