@@ -808,3 +808,136 @@ fn compare_ends_with_ffmpegs_summary_of_the_run_on_stderr() {
         }
     }
 }
+
+#[test]
+fn the_comparison_stage_composites_counts_and_measures_a_pair_as_its_cpu_twins_do() {
+    use histoplay::compare::composite::{composite_cpu, CompareMode, Composite};
+    use histoplay::compare::stage::{CompareStage, PairTag};
+    use histoplay::engine::histogram::{packed_bins, Depth};
+    use histoplay::gpu::texture::GpuFrame;
+    use histoplay::pipeline::FramePipeline;
+    use histoplay::scope::{column_scope, ScopeKind, DEFAULT_COLUMNS};
+    use histoplay::video::format::{ColorSpec, ColorVolume, FrameFormat, PlaneData, PlaneLayout};
+    let ctx = common::gpu();
+    let (w, h) = (64u32, 48u32);
+    let format = FrameFormat {
+        layout: PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 1,
+            bits: 8,
+        },
+        width: w,
+        height: h,
+        color: ColorSpec::resolve(None, None, w, h, false),
+    };
+    // A: ramps; B: A with a pseudo-random error on a third of the samples.
+    let plane = |pw: u32, ph: u32, judged: bool| -> Vec<u8> {
+        (0..pw * ph)
+            .map(|i| {
+                let base = (16 + (i % pw) * 3 + (i / pw) * 2) as u8;
+                let noise = (i.wrapping_mul(2_654_435_761) >> 28) as u8;
+                if judged && noise % 3 == 0 {
+                    base.wrapping_add(noise)
+                } else {
+                    base
+                }
+            })
+            .collect()
+    };
+    let planes = |judged| {
+        [
+            plane(w, h, judged),
+            plane(w / 2, h / 2, judged),
+            plane(w / 2, h / 2, judged),
+        ]
+    };
+    let (fa, fb) = (planes(false), planes(true));
+    fn view(f: &[Vec<u8>; 3], w: usize) -> Vec<PlaneData<'_>> {
+        f.iter()
+            .enumerate()
+            .map(|(i, data)| PlaneData {
+                data,
+                stride: if i == 0 { w } else { w / 2 },
+            })
+            .collect()
+    }
+    let (pa, pb) = (view(&fa, w as usize), view(&fb, w as usize));
+    let a = FramePipeline::new(&ctx, 256, format, ColorVolume::default(), 2).unwrap();
+    let start = Composite {
+        mode: CompareMode::Wipe,
+        split: 25,
+        gain: 8,
+    };
+    let mut stage = CompareStage::new(&ctx, &a, ColorVolume::default(), start).unwrap();
+    stage.set_scope(&ctx, &a, Some(ScopeKind::Waveform)).unwrap();
+    a.ring.slots[1].upload(&ctx.queue, &pa).unwrap();
+    stage.b.ring.slots[0].upload(&ctx.queue, &pb).unwrap();
+    let words = |f: &GpuFrame| -> Vec<u32> {
+        let bytes = u64::from(f.width * f.height * 4);
+        bytemuck::cast_slice(&histoplay::gpu::readback::read_buffer(&ctx, &f.pixels, 0, bytes).unwrap()).to_vec()
+    };
+    let (ca, bits) = components(&format, &pa).unwrap();
+    let (cb, _) = components(&format, &pb).unwrap();
+    let measured = histoplay::compare::metrics::frame_metrics(&ca, &cb, bits);
+    for mode in [
+        CompareMode::Wipe,
+        CompareMode::SideBySide,
+        CompareMode::Difference,
+        CompareMode::B,
+    ] {
+        let composite = Composite { mode, ..start };
+        stage.set_composite(&ctx, &a, composite).unwrap();
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        a.encode_frame(&mut encoder, 1);
+        let tag = PairTag {
+            media: 3,
+            frame: 7,
+            frame_b: 9,
+        };
+        stage.encode_pair(&mut encoder, &a, 1, Some((0, tag)));
+        ctx.queue.submit([encoder.finish()]);
+        stage.submitted();
+        ctx.wait_idle().unwrap();
+
+        // The picture: the composite of the two converted frames.
+        let (wa, wb) = (words(&a.ring.output), words(&stage.b.ring.output));
+        assert_ne!(wa, wb);
+        let expected = composite_cpu(&wa, &wb, (w, h), 8, composite);
+        assert_eq!(words(stage.picture()), expected, "{mode:?}");
+        // B's histograms, and in difference mode the difference's.
+        let counted = |target, pixels: &[u32]| {
+            let histogram = stage.b.engine.read_histogram(&ctx, target).unwrap();
+            for c in 0..4 {
+                let mut cpu = vec![0u32; 256];
+                for &word in pixels {
+                    cpu[packed_bins(word, 256, Depth::Eight)[c] as usize] += 1;
+                }
+                assert_eq!(histogram.channel(c), cpu, "{mode:?}, channel {c}");
+            }
+        };
+        counted(&stage.b.target, &wb);
+        if let Some(difference) = stage.filled() {
+            counted(difference, &expected);
+        }
+        // The scope counts the picture shown.
+        let (pass, target) = stage.scope().expect("a scope");
+        let picture = stage.picture();
+        assert_eq!(
+            pass.read_columns(&ctx, target).unwrap(),
+            column_scope(
+                ScopeKind::Waveform,
+                &expected,
+                picture.width,
+                DEFAULT_COLUMNS,
+                256,
+                Depth::Eight
+            ),
+            "{mode:?} waveform"
+        );
+        // The pair's metrics, read back for the OSD.
+        let (got_tag, metrics) = stage.take_metrics().expect("the metrics landed");
+        assert_eq!(got_tag, tag);
+        assert_eq!(metrics.mse, measured.mse);
+        assert!((metrics.ssim_all - measured.ssim_all).abs() < 1e-6, "{metrics:?}");
+    }
+}

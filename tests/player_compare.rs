@@ -2,7 +2,7 @@
 //! ramp (frame n a flat grey of luma 16 + 2n), B the ramp the other way (luma 235 − 2n), so
 //! every pixel says which file and which frame it shows. The wipe shows A left of its line and
 //! B right of it; steps and back-steps move both; flicker shows each alone; a left-drag moves
-//! the line; Ctrl+. pairs B one frame later.
+//! the line; the scope key works on the pair; Ctrl+. pairs B one frame later.
 
 mod common;
 mod window;
@@ -151,6 +151,12 @@ fn a_wipe_steps_flickers_and_shifts_both_files_together() {
         grey_a,
         "left of the line: A",
     );
+
+    // The scope counts the picture shown (its counts are checked against the CPU twin in
+    // tests/compare.rs); the picture stays as it was.
+    player.key("H");
+    let (_, _, image) = settle(&player);
+    assert_grey(left_right(&image).1, grey_b, "B beside the waveform");
 
     // B one frame later: A's frame K with B's K+1.
     let before = player.key("ctrl+period");

@@ -12,6 +12,8 @@ use crate::gpu::mapping::LatestReadback;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::pipeline::FramePipeline;
+use crate::scope::gpu::{ScopePass, ScopeTarget};
+use crate::scope::{ScopeKind, DEFAULT_COLUMNS};
 use crate::video::format::ColorVolume;
 use crate::video::ring::RingError;
 
@@ -48,6 +50,11 @@ pub struct CompareStage {
     /// Every pair of A's and B's ring slots, bound once: `[a][b]`.
     metrics_bindings: Vec<Vec<MetricsBinding>>,
     readback: LatestReadback<PairTag>,
+    /// The scope of the picture shown, counted after the composite: the wipe's waveform is
+    /// A's left of the line and B's right of it, side by side's the two in turn. The passes
+    /// made so far, one per kind.
+    scope: Option<(ScopeKind, ScopeTarget)>,
+    scope_passes: Vec<ScopePass>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -111,6 +118,8 @@ impl CompareStage {
             metrics,
             metrics_bindings,
             readback,
+            scope: None,
+            scope_passes: Vec::new(),
         };
         stage.set_composite(ctx, a, composite)?;
         Ok(stage)
@@ -145,8 +154,44 @@ impl CompareStage {
         }
         let output = self.output_for(composite.mode);
         self.pass.update(&ctx.queue, &output.binding, composite);
+        let resized = self.output_for(self.composite.mode).frame.width != output.frame.width;
         self.composite = composite;
+        if resized {
+            // The scope counts the other output now.
+            let kind = self.scope.as_ref().map(|(kind, _)| *kind);
+            self.set_scope(ctx, a, kind)?;
+        }
         Ok(())
+    }
+
+    /// Counts `scope` of the picture shown from the next frame (or recount) on, or none. The
+    /// first use of a kind builds its pipelines.
+    pub fn set_scope(
+        &mut self,
+        ctx: &GpuContext,
+        a: &FramePipeline,
+        scope: Option<ScopeKind>,
+    ) -> Result<(), crate::gpu::GpuError> {
+        let Some(kind) = scope else {
+            self.scope = None;
+            return Ok(());
+        };
+        if !self.scope_passes.iter().any(|p| p.kind == kind) {
+            self.scope_passes
+                .push(ScopePass::new(ctx, kind, a.engine.bins, a.engine.depth));
+        }
+        let pass = self.scope_passes.iter().find(|p| p.kind == kind).expect("just made");
+        let picture = self.picture();
+        let target = pass.target(ctx, &picture.pixels, DEFAULT_COLUMNS, (picture.width, picture.height))?;
+        self.scope = Some((kind, target));
+        Ok(())
+    }
+
+    /// The scope of the picture shown, if one is counted: its pass and counts.
+    pub fn scope(&self) -> Option<(&ScopePass, &ScopeTarget)> {
+        let (kind, target) = self.scope.as_ref()?;
+        let pass = self.scope_passes.iter().find(|p| p.kind == *kind)?;
+        Some((pass, target))
     }
 
     fn output_for(&self, mode: CompareMode) -> &Output {
@@ -211,6 +256,9 @@ impl CompareStage {
         if self.composite.mode == CompareMode::Difference {
             a.engine
                 .encode(encoder, &self.difference, &self.difference_source, None);
+        }
+        if let Some((pass, target)) = self.scope() {
+            pass.encode(encoder, target, None);
         }
     }
 

@@ -282,8 +282,13 @@ impl Media {
         renderer: &SceneRenderer,
         scope: Option<ScopeKind>,
     ) -> Result<(), ScopeError> {
-        self.pipeline
-            .set_scope(gpu, scope.map(|kind| (kind, DEFAULT_COLUMNS)))?;
+        match &mut self.compare {
+            // Comparing, the scope counts the picture shown.
+            Some(comparison) => comparison.stage.set_scope(gpu, &self.pipeline, scope)?,
+            None => self
+                .pipeline
+                .set_scope(gpu, scope.map(|kind| (kind, DEFAULT_COLUMNS)))?,
+        }
         self.rebuild_scene(gpu, renderer);
         Ok(())
     }
@@ -305,7 +310,7 @@ impl Media {
         if had != region.is_some() && self.pipeline.scope().is_some() {
             self.rebuild_scene(gpu, renderer);
         } else {
-            self.scene.set_region(region, self.pipeline.frame_size());
+            self.set_scene_region();
         }
         self.recount = true;
         Ok(())
@@ -313,9 +318,22 @@ impl Media {
 
     fn rebuild_scene(&mut self, gpu: &GpuContext, renderer: &SceneRenderer) {
         self.scene = make_scene(gpu, renderer, &self.pipeline, self.compare.as_ref());
-        self.scene
-            .set_region(self.pipeline.region(), self.pipeline.frame_size());
+        self.set_scene_region();
         self.recount = true;
+    }
+
+    /// The region drawn on the picture and counted; comparing, the scope counts the whole
+    /// picture shown.
+    fn set_scene_region(&mut self) {
+        // Side by side, it is drawn on the reference's half.
+        let (width, height) = self.pipeline.frame_size();
+        let wide = self.picture_aspect() != self.info.display_aspect;
+        let shown = if wide { (2 * width, height) } else { (width, height) };
+        self.scene.set_region(self.pipeline.region(), shown);
+        if let Some(comparison) = &self.compare {
+            let picture = comparison.stage.picture();
+            self.scene.set_scope_pixels(picture.width * picture.height);
+        }
     }
 
     /// The frame point under a window point (see `layout::frame_point`).
@@ -402,7 +420,7 @@ fn make_scene(
         outline,
         &stage.picture().view,
         pipeline.signal(),
-        pipeline.scope(),
+        stage.scope(),
     )
 }
 

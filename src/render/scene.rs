@@ -222,6 +222,12 @@ impl Scene {
         };
     }
 
+    /// The scope counts this many pixels (another picture than the histograms' frame: a
+    /// comparison's composite), from the next `layout` on.
+    pub fn set_scope_pixels(&mut self, pixels: u32) {
+        self.counted_pixels = pixels;
+    }
+
     /// Marks these bins (x across the quads, per r, g, b, l) in the histograms from the next
     /// `layout` on (NO_MARKERS: none).
     pub fn set_markers(&mut self, markers: [f32; 4]) {
