@@ -108,13 +108,14 @@ impl Comparison {
             AlignBy::Time => " by time",
         };
         let mut line = format!("A {} · B {b} (offset {offset:+}{aligned}) · {mode}", number(frame_a));
-        let measured = self
-            .metrics
-            .as_ref()
-            .filter(|(tag, _)| Some(tag.frame) == frame_a && self.shown_b.is_some());
-        if let Some((_, m)) = measured {
+        // Playing, a pair's figures land a frame or two after it is shown: the latest are
+        // shown with their frame's number until the shown frame's own arrive.
+        if let Some((tag, m)) = self.metrics.as_ref().filter(|_| self.shown_b.is_some()) {
             let psnr = m.psnr_avg.map_or("∞".to_string(), |p| format!("{p:.2}"));
             line += &format!(" · PSNR {psnr} dB · SSIM {:.5}", m.ssim_all);
+            if Some(tag.frame) != frame_a {
+                line += &format!(" (frame {})", tag.frame);
+            }
         }
         if let Some(from) = &self.converted_from {
             line += &format!("\nB is {from}, scaled to A's frame");
