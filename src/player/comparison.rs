@@ -125,8 +125,7 @@ impl Comparison {
 }
 
 impl PlayerWindow {
-    /// The comparison's commands; false where there is no comparison (the OSD says how to
-    /// start one).
+    /// The comparison's commands (without a comparison, the OSD says how to start one).
     pub(super) fn compare_command(&mut self, command: &super::commands::Command) {
         use super::commands::Command;
         let Some(comparison) = &self.media.compare else {
