@@ -52,6 +52,20 @@ fn assert_grey(pixel: [u8; 3], grey: u8, what: &str) {
     );
 }
 
+/// The wipe's line is drawn on column `x` of the window alone (amber, not grey).
+fn assert_line(image: &Image, x: u32) {
+    let y = image.height * 35 / 100;
+    let coloured = |x: u32| {
+        let [r, _, b] = image.at(x, y);
+        r.abs_diff(b) > 40
+    };
+    assert!(coloured(x), "the wipe's line at x {x}: {:?}", image.at(x, y));
+    assert!(
+        !coloured(x - 2) && !coloured(x + 2),
+        "the line is one pixel wide at {x}"
+    );
+}
+
 /// The compared file's frame and the mode, from a present's `compare=` field.
 fn compared(player: &Player, present_index: usize) -> (Option<u64>, String) {
     let text = std::fs::read_to_string(player.dir.join("frames.log")).unwrap();
@@ -101,6 +115,8 @@ fn a_wipe_steps_flickers_and_shifts_both_files_together() {
     let (left, right) = left_right(&image);
     assert_grey(left, grey_a, "left of the wipe: A");
     assert_grey(right, grey_b, "right of the wipe: B");
+    // The line: one pixel, on B's first column (the middle of the 64-wide frame).
+    assert_line(&image, image.width / 2);
 
     // A step back moves both.
     let before = player.key("comma");
@@ -151,6 +167,8 @@ fn a_wipe_steps_flickers_and_shifts_both_files_together() {
         grey_a,
         "left of the line: A",
     );
+    // The pointer at a tenth of the width is frame column 6.4: the line moves to column 6.
+    assert_line(&image, image.width * 6 / 64);
 
     // The scope counts the picture shown (its counts are checked against the CPU twin in
     // tests/compare.rs); the picture stays as it was.

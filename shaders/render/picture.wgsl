@@ -10,7 +10,7 @@ struct PictureUniforms { // twin: PictureUniforms in src/render/picture.rs
     transfer: u32, // TRANSFER_*
     bt2020: u32, // primaries to convert to BT.709
     dither_step: f32, // one step of the screen's codes, 0 for no dither
-    _pad: u32,
+    split: f32, // a comparison's wipe line at this texture u; negative: none
     // The region of interest in texture coordinates (u0, v0, u1, v1); u0 < 0: none.
     region: vec4f,
 }
@@ -82,6 +82,13 @@ fn picture_fs(in: VertexOutput) -> @location(0) vec4f {
     rgb += (bayer(in.position.xy) - 0.5) * uni.dither_step;
     if uni.region.x >= 0.0 {
         rgb = mark_region(rgb, in.texcoord);
+    }
+    if uni.split >= 0.0 {
+        // One pixel wide, on the first column of the judged file.
+        let px = fwidth(in.texcoord.x);
+        if in.texcoord.x >= uni.split && in.texcoord.x < uni.split + px {
+            rgb = REGION_EDGE;
+        }
     }
     return vec4f(rgb, 1.0);
 }

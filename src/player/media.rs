@@ -193,7 +193,7 @@ impl Media {
         if let Some(audio) = &audio {
             audio.cue(playback.audio_cue());
         }
-        Ok(Self {
+        let mut media = Self {
             info,
             index,
             serial,
@@ -205,7 +205,9 @@ impl Media {
             recount: false,
             timeline: None,
             compare,
-        })
+        };
+        media.set_scene_region();
+        Ok(media)
     }
 
     /// Shows the comparison as `composite` from now on; the shown pair is composited again.
@@ -231,6 +233,9 @@ impl Media {
         };
         if redraws(before) != redraws(composite.mode) {
             self.rebuild_scene(gpu, renderer);
+        } else {
+            // The wipe's line moved, or came or went.
+            self.set_scene_region();
         }
         self.recount = true;
         Ok(())
@@ -333,6 +338,10 @@ impl Media {
         if let Some(comparison) = &self.compare {
             let picture = comparison.stage.picture();
             self.scene.set_scope_pixels(picture.width * picture.height);
+            let composite = comparison.stage.composite();
+            let split = (composite.mode == crate::compare::composite::CompareMode::Wipe)
+                .then(|| composite.split as f32 / width as f32);
+            self.scene.set_split(split);
         }
     }
 

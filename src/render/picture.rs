@@ -18,13 +18,17 @@ pub struct PictureUniforms {
     pub transfer: u32,
     pub bt2020: u32,
     pub dither_step: f32,
-    pub _pad: u32,
+    /// A comparison's wipe line at this texture u; negative: none.
+    pub split: f32,
     /// The region of interest in texture coordinates (u0, v0, u1, v1); negative: none.
     pub region: [f32; 4],
 }
 
 /// No region drawn.
 pub const NO_REGION: [f32; 4] = [-1.0; 4];
+
+/// No wipe line drawn.
+pub const NO_SPLIT: f32 = -1.0;
 
 /// What a frame's samples are, for showing them: their depth and colour volume, and for HDR
 /// the peak pass's state to tone-map from.
@@ -206,7 +210,7 @@ impl PicturePass {
 }
 
 impl PictureBinding {
-    pub fn update(&self, queue: &wgpu::Queue, rect: Rect, orientation: Orientation, region: [f32; 4]) {
+    pub fn update(&self, queue: &wgpu::Queue, rect: Rect, orientation: Orientation, region: [f32; 4], split: f32) {
         let (uv_x, uv_y) = orientation.uv_rows();
         let uniforms = PictureUniforms {
             rect: rect.to_array(),
@@ -215,7 +219,7 @@ impl PictureBinding {
             transfer: self.transfer,
             bt2020: self.bt2020,
             dither_step: self.dither_step,
-            _pad: 0,
+            split,
             region,
         };
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));

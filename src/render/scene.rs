@@ -4,7 +4,7 @@
 use crate::engine::HistogramTarget;
 use crate::render::layout::{band_layout, fit_picture, Fit};
 use crate::render::overlay::{OverlayPass, OverlayQuad, QuadChannels, NO_GRIDLINES, NO_MARKERS};
-use crate::render::picture::{Orientation, PictureBinding, PicturePass, Signal, NO_REGION};
+use crate::render::picture::{Orientation, PictureBinding, PicturePass, Signal, NO_REGION, NO_SPLIT};
 use crate::render::tonemap::pq_inverse_eotf;
 use crate::scope::draw::{ScopeDrawPass, ScopeQuad};
 use crate::scope::gpu::{ScopePass, ScopeTarget};
@@ -83,6 +83,8 @@ pub struct Scene {
     region: [f32; 4],
     /// The probed pixel's bins marked in the histograms (NO_MARKERS: none).
     markers: [f32; 4],
+    /// A comparison's wipe line, in texture u (NO_SPLIT: none).
+    split: f32,
 }
 
 impl SceneRenderer {
@@ -139,6 +141,7 @@ impl SceneRenderer {
             counted_pixels: target.pixel_count,
             region: NO_REGION,
             markers: NO_MARKERS,
+            split: NO_SPLIT,
         }
     }
 
@@ -196,6 +199,7 @@ impl Scene {
             fit_picture(aspect, viewport, options.fit),
             orientation,
             self.region,
+            self.split,
         );
         let band = band_layout(self.scope.as_ref().map(|s| s.kind), viewport);
         for (quad, rect) in self.quads.iter().zip(band.histograms) {
@@ -220,6 +224,11 @@ impl Scene {
             ],
             None => NO_REGION,
         };
+    }
+
+    /// Draws a comparison's wipe line at texture u `split` (None: none) from the next `layout`.
+    pub fn set_split(&mut self, split: Option<f32>) {
+        self.split = split.unwrap_or(NO_SPLIT);
     }
 
     /// The scope counts this many pixels (another picture than the histograms' frame: a
