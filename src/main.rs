@@ -9,7 +9,7 @@ use histoplay::cli::hist::{self as clip, FrameRange, HistJob, Output};
 use histoplay::cli::report::{self, FrameReport};
 use histoplay::cli::scope::{self as scope_cli, ScopeJob};
 use histoplay::cli::still;
-use histoplay::compare::composite::{CompareMode, Composite};
+use histoplay::compare::composite::CompareMode;
 use histoplay::engine::chunk::ChunkShape;
 use histoplay::engine::histogram::{self, DEFAULT_BINS};
 use histoplay::engine::{EngineConfig, Merge};
@@ -77,39 +77,40 @@ struct Cli {
     #[arg(long, global = true, value_enum, default_value = "auto")]
     hwdec: Hwdec,
     #[command(flatten)]
-    compare: PlayCompareArgs,
+    compare: CompareArgs,
 }
 
-/// Comparing two files in the window: `histoplay A --compare B`.
+/// Comparing two files: in the window (`histoplay A --compare B`) and in `render`.
 #[derive(clap::Args, Clone, Debug)]
-struct PlayCompareArgs {
-    /// Play FILE (the reference) in step with this file (the one judged): wipe, side by side,
-    /// difference and flicker, both histograms, PSNR and SSIM of each pair.
+struct CompareArgs {
+    /// Compare with this file, the one judged (the file played or rendered is the reference):
+    /// wipe, side by side, difference and flicker; in the window, both histograms and the PSNR
+    /// and SSIM of each pair.
     #[arg(long, value_name = "JUDGED")]
     compare: Option<PathBuf>,
-    /// How the comparison starts out (keys C, B, k and K change it).
+    /// How the comparison shows the two (in the window, keys C, B, k and K change it).
     #[arg(long, value_enum, default_value_t = CompareMode::Wipe, requires = "compare")]
     compare_mode: CompareMode,
-    /// Where the wipe's line starts, as a share of the width from the left (a left-drag on the
-    /// picture moves it).
+    /// Where the wipe's line is, as a share of the width from the left (in the window, a
+    /// left-drag on the picture moves it).
     #[arg(long, default_value_t = 0.5, requires = "compare", value_parser = parse_share)]
     split: f64,
     /// The difference's gain, 1 to 64.
     #[arg(long, default_value_t = 8, requires = "compare", value_parser = clap::value_parser!(u32).range(1..=64))]
     gain: u32,
     /// Pair frame K with the judged file's frame K+N (aligned by time: N of its frames later;
-    /// Ctrl+, and Ctrl+. change it).
+    /// in the window, Ctrl+, and Ctrl+. change it).
     #[arg(long, default_value_t = 0, allow_negative_numbers = true, requires = "compare")]
     offset: i64,
     /// Pair the frames by number, or by time (the judged file's latest frame at each frame's
-    /// time, for files of different frame rates).
+    /// time, for files of different frame rates, as `compare --compare-by time`).
     #[arg(long, value_enum, default_value_t = AlignBy::Frame, requires = "compare")]
     compare_by: AlignBy,
 }
 
-impl PlayCompareArgs {
-    fn options(&self) -> Option<histoplay::player::comparison::CompareOptions> {
-        Some(histoplay::player::comparison::CompareOptions {
+impl CompareArgs {
+    fn options(&self) -> Option<histoplay::compare::CompareOptions> {
+        Some(histoplay::compare::CompareOptions {
             path: self.compare.clone()?,
             by: self.compare_by,
             offset: self.offset,
@@ -281,27 +282,10 @@ enum Command {
         region: Option<Region>,
         #[command(flatten)]
         adjust: AdjustArgs,
-        /// Compare with this file (the one judged; INPUT is the reference): draw the two as
-        /// --compare-mode shows them, with the histograms of what is shown.
-        #[arg(long)]
-        compare: Option<PathBuf>,
-        /// How the comparison shows the two.
-        #[arg(long, value_enum, default_value_t = CompareMode::Wipe, requires = "compare")]
-        compare_mode: CompareMode,
-        /// Where the wipe's line is, as a share of the width from the left.
-        #[arg(long, default_value_t = 0.5, requires = "compare", value_parser = parse_share)]
-        split: f64,
-        /// The difference's gain, 1 to 64.
-        #[arg(long, default_value_t = 8, requires = "compare", value_parser = clap::value_parser!(u32).range(1..=64))]
-        gain: u32,
-        /// Compare INPUT's frame K with the other file's frame K+N (aligned by time: N of its
-        /// frames later).
-        #[arg(long, default_value_t = 0, allow_negative_numbers = true, requires = "compare")]
-        offset: i64,
-        /// Line the frames up by number, or by time (the other file's latest frame at frame
-        /// K's time, as `compare --compare-by time`).
-        #[arg(long, value_enum, default_value_t = AlignBy::Frame, requires = "compare")]
-        compare_by: AlignBy,
+        /// With --compare JUDGED, the two as --compare-mode shows them, with the histograms
+        /// of what is shown.
+        #[command(flatten)]
+        compare: CompareArgs,
     },
     /// Time every histogram variant of the articles and histoplay's own on this GPU.
     Bench {
@@ -836,11 +820,6 @@ fn run(command: Command) -> Result<()> {
             region,
             adjust,
             compare,
-            compare_mode,
-            split,
-            gain,
-            offset,
-            compare_by,
         } => {
             let options = ViewOptions {
                 fit: if contain { Fit::Contain } else { Fit::Cover },
@@ -855,17 +834,8 @@ fn run(command: Command) -> Result<()> {
                 region,
                 adjustments: adjust.adjustments(),
             };
-            match compare {
-                Some(judged) => {
-                    let shown = Shown {
-                        mode: compare_mode,
-                        split,
-                        gain,
-                        offset,
-                        by: compare_by,
-                    };
-                    render_comparison(&input, &judged, &output, frame, shown, size, counting, options)
-                }
+            match compare.options() {
+                Some(shown) => render_comparison(&input, &output, frame, shown, size, counting, options),
                 None => render(&input, &output, frame, size, counting, options),
             }
         }
@@ -1011,29 +981,19 @@ fn hist(input: &Path, range: FrameRange, job: HistJob, cpu: bool, csv: bool) -> 
     Ok(())
 }
 
-/// What `render --compare` shows: the mode, the wipe's line (a share of the width), the
-/// difference's gain, and which of the judged file's frames.
-struct Shown {
-    mode: CompareMode,
-    split: f64,
-    gain: u32,
-    offset: i64,
-    by: AlignBy,
-}
-
-#[allow(clippy::too_many_arguments)]
+/// `render INPUT --compare JUDGED`: frame K of the reference and its partner in the judged
+/// file, as `shown` asks.
 fn render_comparison(
     reference: &Path,
-    judged: &Path,
     output: &Path,
     frame: u64,
-    shown: Shown,
+    shown: histoplay::compare::CompareOptions,
     size: Option<(u32, u32)>,
     counting: offscreen::Counting,
     options: ViewOptions,
 ) -> Result<()> {
     let mut a = VideoSource::open(reference)?;
-    let mut b = VideoSource::open(judged)?;
+    let mut b = VideoSource::open(&shown.path)?;
     compare_cli::match_pair(&a, &mut b)?;
     for s in [&a, &b] {
         if s.info.volume.is_hdr() {
@@ -1065,11 +1025,7 @@ fn render_comparison(
             b.index().wait_number_at(pts).n
         }
     };
-    let composite = Composite {
-        mode: shown.mode,
-        split: (shown.split * f64::from(format.width)).round() as u32,
-        gain: shown.gain,
-    };
+    let composite = shown.composite(format.width);
     let (out_w, out_h) = shown.mode.output_size((format.width, format.height));
     if let Some(region) = counting.region {
         region.check(out_w, out_h)?;

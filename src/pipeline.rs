@@ -12,7 +12,7 @@ use crate::render::adjust::{AdjustStage, Adjustments};
 use crate::render::peak::{PeakBinding, PeakPass};
 use crate::render::picture::Signal;
 use crate::render::scene::{Scene, SceneRenderer};
-use crate::scope::gpu::{ScopePass, ScopeTarget};
+use crate::scope::gpu::{ScopeCounting, ScopePass, ScopeTarget};
 use crate::scope::region::{GatherBinding, GatherPass};
 use crate::scope::{Region, ScopeError, ScopeKind};
 use crate::video::convert::ConvertBinding;
@@ -35,8 +35,7 @@ pub struct FramePipeline {
     region: Option<RegionCounting>,
     region_active: bool,
     /// The scope counted each frame, if any, and the passes made so far (one per kind).
-    scope: Option<(ScopeKind, ScopeTarget)>,
-    scope_passes: Vec<ScopePass>,
+    scope: ScopeCounting,
     /// The picture adjustments, once any has been set (kept when reset: they serve the next).
     adjusting: Option<Adjusting>,
     adjust_active: bool,
@@ -102,8 +101,7 @@ impl FramePipeline {
             peak,
             region: None,
             region_active: false,
-            scope: None,
-            scope_passes: Vec::new(),
+            scope: ScopeCounting::default(),
             adjusting: None,
             adjust_active: false,
         })
@@ -190,17 +188,11 @@ impl FramePipeline {
         }
         if was_active != self.region_active {
             // The scope reads another buffer now.
-            if let Some((kind, target)) = self.scope.take() {
-                let columns = target.columns;
-                self.set_scope(ctx, Some((kind, columns)))?;
+            if let Some(scope) = self.scope.counted() {
+                self.set_scope(ctx, Some(scope))?;
             }
-        } else if let Some((kind, target)) = &mut self.scope {
-            let pass = self
-                .scope_passes
-                .iter()
-                .find(|p| p.kind == *kind)
-                .expect("a scope's pass is kept");
-            target.resize(pass, &ctx.queue, counted.width, counted.height);
+        } else {
+            self.scope.resize(&ctx.queue, counted.width, counted.height);
         }
         Ok(())
     }
@@ -233,14 +225,9 @@ impl FramePipeline {
     /// first use of a kind builds its pipelines; later switches only make its counts buffer.
     pub fn set_scope(&mut self, ctx: &GpuContext, scope: Option<(ScopeKind, u32)>) -> Result<(), GpuError> {
         let Some((kind, columns)) = scope else {
-            self.scope = None;
+            self.scope.clear();
             return Ok(());
         };
-        if !self.scope_passes.iter().any(|p| p.kind == kind) {
-            self.scope_passes
-                .push(ScopePass::new(ctx, kind, self.engine.bins, self.engine.depth));
-        }
-        let pass = self.scope_passes.iter().find(|p| p.kind == kind).expect("just made");
         let counted = self
             .region()
             .unwrap_or(Region::full(self.target.width, self.target.height));
@@ -248,16 +235,14 @@ impl FramePipeline {
             (Some(counting), true) => &counting.pixels,
             _ => &self.ring.output.pixels,
         };
-        let target = pass.target(ctx, pixels, columns, (counted.width, counted.height))?;
-        self.scope = Some((kind, target));
-        Ok(())
+        let shape = (self.engine.bins, self.engine.depth);
+        self.scope
+            .set(ctx, kind, shape, pixels, columns, (counted.width, counted.height))
     }
 
     /// The scope counted each frame: its pass and counts.
     pub fn scope(&self) -> Option<(&ScopePass, &ScopeTarget)> {
-        let (kind, target) = self.scope.as_ref()?;
-        let pass = self.scope_passes.iter().find(|p| p.kind == *kind)?;
-        Some((pass, target))
+        self.scope.get()
     }
 
     /// A scene that draws this pipeline's frame and its histograms.

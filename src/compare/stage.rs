@@ -12,7 +12,7 @@ use crate::gpu::mapping::LatestReadback;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::pipeline::FramePipeline;
-use crate::scope::gpu::{ScopePass, ScopeTarget};
+use crate::scope::gpu::{ScopeCounting, ScopePass, ScopeTarget};
 use crate::scope::{ScopeKind, DEFAULT_COLUMNS};
 use crate::video::format::ColorVolume;
 use crate::video::ring::RingError;
@@ -47,14 +47,15 @@ pub struct CompareStage {
     difference: HistogramTarget,
     difference_source: SourceBinding,
     metrics: MetricsPass,
+    /// Each component's size, for reading the metrics' sums.
+    metrics_sizes: Vec<(usize, usize)>,
     /// Every pair of A's and B's ring slots, bound once: `[a][b]`.
     metrics_bindings: Vec<Vec<MetricsBinding>>,
     readback: LatestReadback<PairTag>,
     /// The scope of the picture shown, counted after the composite: the wipe's waveform is
     /// A's left of the line and B's right of it, side by side's the two in turn. The passes
     /// made so far, one per kind.
-    scope: Option<(ScopeKind, ScopeTarget)>,
-    scope_passes: Vec<ScopePass>,
+    scope: ScopeCounting,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -115,11 +116,11 @@ impl CompareStage {
             composite,
             difference,
             difference_source,
+            metrics_sizes: metrics.sizes(),
             metrics,
             metrics_bindings,
             readback,
-            scope: None,
-            scope_passes: Vec::new(),
+            scope: ScopeCounting::default(),
         };
         stage.set_composite(ctx, a, composite)?;
         Ok(stage)
@@ -158,7 +159,7 @@ impl CompareStage {
         self.composite = composite;
         if resized {
             // The scope counts the other output now.
-            let kind = self.scope.as_ref().map(|(kind, _)| *kind);
+            let kind = self.scope.counted().map(|(kind, _)| kind);
             self.set_scope(ctx, a, kind)?;
         }
         Ok(())
@@ -173,32 +174,22 @@ impl CompareStage {
         scope: Option<ScopeKind>,
     ) -> Result<(), crate::gpu::GpuError> {
         let Some(kind) = scope else {
-            self.scope = None;
+            self.scope.clear();
             return Ok(());
         };
-        if !self.scope_passes.iter().any(|p| p.kind == kind) {
-            self.scope_passes
-                .push(ScopePass::new(ctx, kind, a.engine.bins, a.engine.depth));
-        }
-        let pass = self.scope_passes.iter().find(|p| p.kind == kind).expect("just made");
-        let picture = self.picture();
-        let target = pass.target(ctx, &picture.pixels, DEFAULT_COLUMNS, (picture.width, picture.height))?;
-        self.scope = Some((kind, target));
-        Ok(())
+        let picture = &output_of(&self.single, &self.double, self.composite.mode).frame;
+        let size = (picture.width, picture.height);
+        let shape = (a.engine.bins, a.engine.depth);
+        self.scope.set(ctx, kind, shape, &picture.pixels, DEFAULT_COLUMNS, size)
     }
 
     /// The scope of the picture shown, if one is counted: its pass and counts.
     pub fn scope(&self) -> Option<(&ScopePass, &ScopeTarget)> {
-        let (kind, target) = self.scope.as_ref()?;
-        let pass = self.scope_passes.iter().find(|p| p.kind == *kind)?;
-        Some((pass, target))
+        self.scope.get()
     }
 
     fn output_for(&self, mode: CompareMode) -> &Output {
-        match (mode, &self.double) {
-            (CompareMode::SideBySide, Some(double)) => double,
-            _ => &self.single,
-        }
+        output_of(&self.single, &self.double, mode)
     }
 
     /// The picture the window draws: the composite of the current mode.
@@ -273,8 +264,16 @@ impl CompareStage {
 
     /// The newest pair's metrics read back, if one has landed (after `device.poll`).
     pub fn take_metrics(&mut self) -> Option<(PairTag, FrameMetrics)> {
-        let (metrics, sizes) = (&self.metrics, self.metrics.sizes());
+        let (metrics, sizes) = (&self.metrics, &self.metrics_sizes);
         self.readback
-            .take_latest(|_, bytes| FrameMetrics::from_sums(&metrics.read(bytes), &sizes, metrics.bits))
+            .take_latest(|_, bytes| FrameMetrics::from_sums(&metrics.read(bytes), sizes, metrics.bits))
+    }
+}
+
+/// The output `mode` draws into: the wider one side by side, once made.
+fn output_of<'a>(single: &'a Output, double: &'a Option<Output>, mode: CompareMode) -> &'a Output {
+    match (mode, double) {
+        (CompareMode::SideBySide, Some(double)) => double,
+        _ => single,
     }
 }

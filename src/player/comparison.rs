@@ -9,36 +9,11 @@ use crate::compare::align::{AlignBy, Alignment};
 use crate::compare::composite::{CompareMode, Composite, MAX_GAIN};
 use crate::compare::metrics::FrameMetrics;
 use crate::compare::stage::{CompareStage, PairTag};
+pub use crate::compare::CompareOptions;
 use crate::video::decoder::ReadyFrame;
 use crate::video::index::FrameIndex;
 use crate::video::source::{VideoInfo, VideoSource};
-use std::path::PathBuf;
 use std::sync::Arc;
-
-/// What `--compare` asks for.
-#[derive(Clone, Debug)]
-pub struct CompareOptions {
-    /// The file judged against the one played (the reference).
-    pub path: PathBuf,
-    pub by: AlignBy,
-    /// B's frames later than A's.
-    pub offset: i64,
-    pub mode: CompareMode,
-    /// The wipe's line, as a share of the width.
-    pub split: f64,
-    pub gain: u32,
-}
-
-impl CompareOptions {
-    /// The composite shown first, for frames `width` wide.
-    pub fn composite(&self, width: u32) -> Composite {
-        Composite {
-            mode: self.mode,
-            split: (self.split.clamp(0.0, 1.0) * f64::from(width)).round() as u32,
-            gain: self.gain.clamp(1, MAX_GAIN),
-        }
-    }
-}
 
 /// B opened and made comparable with A, off the window's thread.
 pub struct ComparedFile {

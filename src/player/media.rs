@@ -262,13 +262,16 @@ impl Media {
         }
     }
 
+    /// Comparing side by side: the picture is two frames wide.
+    fn side_by_side(&self) -> bool {
+        self.compare
+            .as_ref()
+            .is_some_and(|c| c.stage.composite().mode == crate::compare::composite::CompareMode::SideBySide)
+    }
+
     /// The picture's display aspect: side by side, twice the frame's.
     fn picture_aspect(&self) -> f32 {
-        let wide = self
-            .compare
-            .as_ref()
-            .is_some_and(|c| c.stage.composite().mode == crate::compare::composite::CompareMode::SideBySide);
-        self.info.display_aspect * if wide { 2.0 } else { 1.0 }
+        self.info.display_aspect * if self.side_by_side() { 2.0 } else { 1.0 }
     }
 
     /// Starts filling the histogram timeline, if it isn't yet.
@@ -332,7 +335,7 @@ impl Media {
     fn set_scene_region(&mut self) {
         // Side by side, it is drawn on the reference's half.
         let (width, height) = self.pipeline.frame_size();
-        let wide = self.picture_aspect() != self.info.display_aspect;
+        let wide = self.side_by_side();
         let shown = if wide { (2 * width, height) } else { (width, height) };
         self.scene.set_region(self.pipeline.region(), shown);
         if let Some(comparison) = &self.compare {
@@ -353,7 +356,7 @@ impl Media {
             quarter_turns: self.info.quarter_turns,
         };
         let (width, height) = self.pipeline.frame_size();
-        let wide = self.picture_aspect() != self.info.display_aspect;
+        let wide = self.side_by_side();
         let shown = if wide { (2 * width, height) } else { (width, height) };
         let (x, y) = crate::render::layout::frame_point(point, viewport, picture, orientation, shown);
         let width = f64::from(width);

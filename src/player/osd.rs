@@ -405,27 +405,30 @@ fn show_stats(ctx: &egui::Context, lines: &[(&'static str, String)], corner: Cor
 /// The picture adjustments in force, noted in the top-right corner for as long as they are: a
 /// picture that is not the file's must never pass for it.
 fn show_adjustments(ctx: &egui::Context, note: &str, corner: Corner) {
-    egui::Area::new(Id::unique("adjustments"))
-        .anchor(Align2::RIGHT_TOP, egui::vec2(-MARGIN, corner.top))
-        .fade_in(false)
-        .interactable(false)
-        .show(ctx, |ui| {
-            egui::Frame::new()
-                .fill(Color32::from_black_alpha(150))
-                .corner_radius(4.0)
-                .inner_margin(egui::Margin::symmetric(8, 3))
-                .show(ui, |ui| {
-                    let text = RichText::new(format!("adjusted: {note}")).color(Color32::from_rgb(255, 217, 51));
-                    ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
-                });
-        });
+    let text = RichText::new(format!("adjusted: {note}")).color(Color32::from_rgb(255, 217, 51));
+    show_note(
+        ctx,
+        "adjustments",
+        (Align2::RIGHT_TOP, egui::vec2(-MARGIN, corner.top)),
+        text,
+    );
 }
 
 /// A comparison's line, at the top in the middle for as long as two files are compared (it
 /// doesn't fade: the numbers are what is being watched).
 fn show_compare(ctx: &egui::Context, line: &str) {
-    egui::Area::new(Id::unique("compare"))
-        .anchor(Align2::CENTER_TOP, egui::vec2(0.0, MARGIN))
+    show_note(
+        ctx,
+        "compare",
+        (Align2::CENTER_TOP, egui::vec2(0.0, MARGIN)),
+        RichText::new(line).color(TEXT),
+    );
+}
+
+/// A note that stays on screen (not fading with the OSD), on a dark backing, at `anchor`.
+fn show_note(ctx: &egui::Context, id: &str, anchor: (Align2, egui::Vec2), text: RichText) {
+    egui::Area::new(Id::unique(id))
+        .anchor(anchor.0, anchor.1)
         .fade_in(false)
         .interactable(false)
         .show(ctx, |ui| {
@@ -434,7 +437,6 @@ fn show_compare(ctx: &egui::Context, line: &str) {
                 .corner_radius(4.0)
                 .inner_margin(egui::Margin::symmetric(8, 3))
                 .show(ui, |ui| {
-                    let text = RichText::new(line).color(TEXT);
                     ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
                 });
         });

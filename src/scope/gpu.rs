@@ -51,6 +51,65 @@ pub struct ScopePass {
     layout: wgpu::BindGroupLayout,
 }
 
+/// The scope a stage counts each frame, if any, and the passes it has made so far, one per
+/// kind: switching back to a kind makes only its counts buffer.
+#[derive(Default)]
+pub struct ScopeCounting {
+    current: Option<(ScopeKind, ScopeTarget)>,
+    passes: Vec<ScopePass>,
+}
+
+impl ScopeCounting {
+    /// Counts `kind` of `pixels` (`size` to start) in `columns` columns from now on; the first
+    /// use of a kind builds its pipelines, for `bins` bins at `depth`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn set(
+        &mut self,
+        ctx: &GpuContext,
+        kind: ScopeKind,
+        (bins, depth): (u32, Depth),
+        pixels: &wgpu::Buffer,
+        columns: u32,
+        size: (u32, u32),
+    ) -> Result<(), GpuError> {
+        if !self.passes.iter().any(|p| p.kind == kind) {
+            self.passes.push(ScopePass::new(ctx, kind, bins, depth));
+        }
+        let pass = self.passes.iter().find(|p| p.kind == kind).expect("just made");
+        self.current = Some((kind, pass.target(ctx, pixels, columns, size)?));
+        Ok(())
+    }
+
+    /// No scope from now on (the passes are kept).
+    pub fn clear(&mut self) {
+        self.current = None;
+    }
+
+    /// The scope counted: its kind and columns.
+    pub fn counted(&self) -> Option<(ScopeKind, u32)> {
+        self.current.as_ref().map(|(kind, target)| (*kind, target.columns))
+    }
+
+    /// The scope counted: its pass and counts.
+    pub fn get(&self) -> Option<(&ScopePass, &ScopeTarget)> {
+        let (kind, target) = self.current.as_ref()?;
+        let pass = self.passes.iter().find(|p| p.kind == *kind)?;
+        Some((pass, target))
+    }
+
+    /// The counts count `width`×`height` pixels of the same buffer from now on.
+    pub fn resize(&mut self, queue: &wgpu::Queue, width: u32, height: u32) {
+        if let Some((kind, target)) = &mut self.current {
+            let pass = self
+                .passes
+                .iter()
+                .find(|p| p.kind == *kind)
+                .expect("a scope's pass is kept");
+            target.resize(pass, queue, width, height);
+        }
+    }
+}
+
 /// One scope's counts for frames of one pixel buffer, with the size it counts.
 pub struct ScopeTarget {
     pub counts: wgpu::Buffer,
