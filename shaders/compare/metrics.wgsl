@@ -156,6 +156,20 @@ fn window_ssim(s: vec4u) -> f32 {
     }
     let c1 = vec2u(params.c1, 0u);
     let c2 = vec2u(params.c2, 0u);
+    if params.bits <= 10u {
+        // Up to 10 bits, s1 and s2 are below 2^16, so their products fit 32 bits; vars (at
+        // least 0) and covar (at most half vars in magnitude, Cauchy-Schwarz) are below 2^31
+        // with c2 added, so wrapping 32-bit arithmetic gives them exactly. Only the first
+        // factors, up to 2^34, take two words.
+        let s1s1 = s.x * s.x;
+        let s2s2 = s.y * s.y;
+        let s1s2 = s.x * s.y;
+        let vars = (s.z << 6u) - s1s1 - s2s2;
+        let covar = i32((s.w << 6u) - s1s2);
+        let n1 = wide_add(wide_shl(vec2u(s1s2, 0u), 1u), c1);
+        let d1 = wide_add(wide_add(vec2u(s1s1, 0u), vec2u(s2s2, 0u)), c1);
+        return wide_to_f32(n1) * f32(2 * covar + i32(params.c2)) / (wide_to_f32(d1) * f32(vars + params.c2));
+    }
     let s1s1 = wide_mul(s.x, s.x);
     let s2s2 = wide_mul(s.y, s.y);
     let s1s2 = wide_mul(s.x, s.y);

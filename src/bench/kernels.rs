@@ -335,8 +335,30 @@ fn time_cpu(rgba: &[u8], bins: u32, iters: usize) -> Timing {
 /// Records one run into an encoder; timestamps, if given, bracket its compute pass.
 pub type Encode<'a> = dyn Fn(&mut wgpu::CommandEncoder, Option<wgpu::ComputePassTimestampWrites>) + 'a;
 
-/// Times `runs` runs: each in its own compute pass, bracketed by timestamps where available.
+/// How long each variant runs untimed before its timed runs.
+const WARM_UP: Duration = Duration::from_millis(200);
+
+/// Runs `encode` untimed for `WARM_UP`, so that the timed runs find the GPU at its working
+/// clocks: an idle GPU raises them only after a while of work, and a short burst of runs timed
+/// from idle can come out two or three times slower (as the first run on a freshly started
+/// machine did).
+fn warm_up(ctx: &GpuContext, encode: &Encode) -> Result<(), GpuError> {
+    let started = Instant::now();
+    while started.elapsed() < WARM_UP {
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        for _ in 0..4 {
+            encode(&mut encoder, None);
+        }
+        ctx.queue.submit([encoder.finish()]);
+        ctx.wait_idle()?;
+    }
+    Ok(())
+}
+
+/// Times `runs` runs: each in its own compute pass, bracketed by timestamps where available,
+/// after a warm-up.
 pub fn time_gpu(ctx: &GpuContext, encode: &Encode, runs: usize) -> Result<Timing, GpuError> {
+    warm_up(ctx, encode)?;
     if !ctx.has_timestamps() {
         let mut samples = Vec::with_capacity(runs);
         for _ in 0..runs {
