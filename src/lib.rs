@@ -8,6 +8,7 @@ pub mod clock;
 pub mod compare;
 pub mod engine;
 pub mod gpu;
+pub mod marks;
 pub mod pipeline;
 pub mod player;
 pub mod render;

@@ -8,6 +8,8 @@ use crate::engine::{EngineConfig, HistogramEngine, HistogramTarget, SourceBindin
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::timing::PassTimer;
 use crate::gpu::{GpuContext, GpuError};
+use crate::marks::gpu::MarksStage;
+use crate::marks::MarkSettings;
 use crate::render::adjust::{AdjustStage, Adjustments};
 use crate::render::peak::{PeakBinding, PeakPass};
 use crate::render::picture::Signal;
@@ -39,6 +41,8 @@ pub struct FramePipeline {
     /// The picture adjustments, once any has been set (kept when reset: they serve the next).
     adjusting: Option<Adjusting>,
     adjust_active: bool,
+    /// The marks on the picture, once any has been shown.
+    marks: Option<MarksStage>,
 }
 
 /// While the picture is adjusted, slots are converted into `raw`, which the adjustment reads
@@ -104,6 +108,7 @@ impl FramePipeline {
             scope: ScopeCounting::default(),
             adjusting: None,
             adjust_active: false,
+            marks: None,
         })
     }
 
@@ -144,6 +149,44 @@ impl FramePipeline {
     pub fn restart_adjustments(&self, queue: &wgpu::Queue) {
         if let Some(adjusting) = &self.adjusting {
             adjusting.stage.restart(queue);
+        }
+    }
+
+    /// Shows `settings`' marks on the picture from the next frame on (or, paused, with
+    /// `encode_recount`). The first mark shown makes the stage, and then the scene must be made
+    /// again to draw it: returns whether it was made.
+    pub fn set_marks(&mut self, ctx: &GpuContext, settings: &MarkSettings) -> bool {
+        let mut made = false;
+        if self.marks.is_none() {
+            if settings.shown.is_empty() {
+                return false;
+            }
+            let slots: Vec<_> = self.ring.slots.iter().map(|s| s.as_ref()).collect();
+            let output = &self.ring.output;
+            self.marks = Some(MarksStage::new(
+                ctx,
+                &slots,
+                &output.pixels,
+                self.ring.format,
+                self.volume,
+                output.bits,
+            ));
+            made = true;
+        }
+        self.marks.as_mut().expect("made above").set(&ctx.queue, settings);
+        made
+    }
+
+    /// The marks stage, once made.
+    pub fn marks(&self) -> Option<&MarksStage> {
+        self.marks.as_ref()
+    }
+
+    /// Records the marks of the converted frame, if any are shown: from ring slot `slot`, or
+    /// (None) the frame counted again.
+    fn encode_marks(&self, encoder: &mut wgpu::CommandEncoder, slot: Option<usize>) {
+        if let Some(marks) = self.marks.as_ref().filter(|m| !m.shown().is_empty()) {
+            marks.encode(encoder, slot, None);
         }
     }
 
@@ -262,6 +305,7 @@ impl FramePipeline {
             bits: self.ring.output.bits,
             volume: self.volume,
             peak: self.peak.as_ref().map(|(_, binding)| &binding.state),
+            marks: self.marks.as_ref().map(MarksStage::view),
         }
     }
 
@@ -305,6 +349,7 @@ impl FramePipeline {
                 }
             }
         }
+        self.encode_marks(encoder, Some(slot));
         self.encode_counts_timed(encoder, timer);
         encoder.pop_debug_group();
     }
@@ -329,6 +374,7 @@ impl FramePipeline {
                 (false, false) => {}
             }
         }
+        self.encode_marks(encoder, None);
         self.encode_counts_timed(encoder, timer);
     }
 

@@ -36,6 +36,25 @@ struct VertexOutput {
 @group(0) @binding(2) var<uniform> uni: PictureUniforms;
 @group(0) @binding(3) var<storage, read> peak: PeakState;
 
+struct MarkStyle { // twin: MarkStyle in src/marks/mod.rs
+    shown: u32, // the marks drawn: false colour 1, zebra 2, peaking 4, gamut 8, range 16
+    width: u32, // the frame's, which the words cover
+    height: u32,
+    _pad: u32,
+    colours: array<vec4f, 16>, // per false-colour band (alpha 0: grey)
+}
+
+// Each frame pixel's marks (src/marks): its false-colour band in the lowest 4 bits, then zebra,
+// lower zebra, peaking, gamut and range flags.
+@group(0) @binding(4) var<storage, read> mark_words: array<u32>;
+@group(0) @binding(5) var<uniform> marks: MarkStyle;
+
+const PEAKING_COLOUR: vec3f = vec3f(1.0, 0.1, 0.1);
+const GAMUT_COLOUR: vec3f = vec3f(1.0, 0.0, 1.0);
+// FFmpeg signalstats' own highlight for out-of-range pixels.
+const RANGE_COLOUR: vec3f = vec3f(1.0, 1.0, 0.0);
+const ZEBRA_LOW_SHADE: vec3f = vec3f(0.35);
+
 @vertex
 fn picture_vs(@builtin(vertex_index) vertex_index: u32) -> VertexOutput {
     let corners = array(
@@ -73,6 +92,42 @@ fn mark_region(rgb: vec3f, t: vec2f) -> vec3f {
     return select(rgb * OUTSIDE_REGION, rgb, inside);
 }
 
+// The marks over the frame pixel under `t`: false colour replaces the picture (bands in their
+// colours, the rest in grey); zebras are 45° stripes 4 screen pixels wide (black over the upper
+// level, rising; grey over the lower, falling); peaking edges are red; gamut and range
+// warnings a 2x2 checker of magenta and of yellow.
+fn draw_marks(rgb: vec3f, t: vec2f, position: vec2f) -> vec3f {
+    let size = vec2f(f32(marks.width), f32(marks.height));
+    let texel = vec2u(clamp(t * size, vec2f(0.0), size - 1.0));
+    let word = mark_words[texel.y * marks.width + texel.x];
+    let screen = vec2u(position);
+    var out = rgb;
+    if (marks.shown & 1u) != 0u {
+        let colour = marks.colours[word & 15u];
+        out = select(vec3f(dot(rgb, BT709_LUMA)), colour.rgb, colour.a > 0.0);
+    }
+    if (marks.shown & 2u) != 0u {
+        if (word & 16u) != 0u {
+            if ((screen.x + screen.y) & 7u) < 4u {
+                out = vec3f(0.0);
+            }
+        } else if (word & 32u) != 0u && ((screen.x - screen.y) & 7u) < 4u {
+            out = ZEBRA_LOW_SHADE;
+        }
+    }
+    if (marks.shown & 4u) != 0u && (word & 64u) != 0u {
+        out = PEAKING_COLOUR;
+    }
+    let checker = (((screen.x >> 1u) + (screen.y >> 1u)) & 1u) == 0u;
+    if (marks.shown & 8u) != 0u && (word & 128u) != 0u && checker {
+        out = GAMUT_COLOUR;
+    }
+    if (marks.shown & 16u) != 0u && (word & 256u) != 0u && !checker {
+        out = RANGE_COLOUR;
+    }
+    return out;
+}
+
 @fragment
 fn picture_fs(in: VertexOutput) -> @location(0) vec4f {
     var rgb = textureSample(frame, frame_sampler, in.texcoord).rgb;
@@ -80,6 +135,9 @@ fn picture_fs(in: VertexOutput) -> @location(0) vec4f {
         rgb = tone_map_pixel(rgb, uni.transfer, peak.peak_nits, uni.bt2020 != 0u);
     }
     rgb += (bayer(in.position.xy) - 0.5) * uni.dither_step;
+    if marks.shown != 0u {
+        rgb = draw_marks(rgb, in.texcoord, in.position.xy);
+    }
     if uni.region.x >= 0.0 {
         rgb = mark_region(rgb, in.texcoord);
     }

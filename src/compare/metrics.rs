@@ -36,7 +36,7 @@ pub struct Component<'a> {
 }
 
 impl Component<'_> {
-    fn sample(&self, x: usize, y: usize) -> u32 {
+    pub(crate) fn sample(&self, x: usize, y: usize) -> u32 {
         let at = y * self.stride + (x * self.step + self.offset) * self.bytes;
         let raw = if self.bytes == 1 {
             u32::from(self.data[at])

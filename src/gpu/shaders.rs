@@ -18,6 +18,7 @@ pub const SCOPE_DRAW: &str = include_str!("../../shaders/scope/draw.wgsl");
 pub const REGION: &str = include_str!("../../shaders/scope/region.wgsl");
 pub const CONVERT: &str = include_str!("../../shaders/video/convert.wgsl");
 pub const METRICS: &str = include_str!("../../shaders/compare/metrics.wgsl");
+pub const MARKS: &str = include_str!("../../shaders/marks/marks.wgsl");
 pub const COMPOSITE: &str = include_str!("../../shaders/compare/composite.wgsl");
 pub const ARTICLE_SINGLE: &str = include_str!("../../shaders/bench/article_single.wgsl");
 pub const ARTICLE_PER_PIXEL: &str = include_str!("../../shaders/bench/article_per_pixel.wgsl");
@@ -69,6 +70,7 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ("draw.wgsl", SCOPE_DRAW.to_string()),
         ("region.wgsl", REGION.to_string()),
         ("metrics.wgsl", METRICS.to_string()),
+        ("marks.wgsl", MARKS.to_string()),
         ("composite.wgsl", composite_source(8)),
         ("composite.wgsl, 10-bit", composite_source(10)),
     ]

@@ -2,6 +2,8 @@
 //! for the SDR screen and dithering frames deeper than the screen.
 
 use crate::gpu::shaders::{self, layout};
+use crate::marks::gpu::MarksView;
+use crate::marks::MarkStyle;
 use crate::render::layout::Rect;
 use crate::render::peak::PeakState;
 use crate::render::tonemap::transfer_code;
@@ -37,6 +39,8 @@ pub struct Signal<'a> {
     pub bits: u32,
     pub volume: ColorVolume,
     pub peak: Option<&'a wgpu::Buffer>,
+    /// The marks drawn over it, if any have been shown.
+    pub marks: Option<MarksView<'a>>,
 }
 
 impl Signal<'_> {
@@ -46,6 +50,7 @@ impl Signal<'_> {
             bits: 8,
             volume: ColorVolume::default(),
             peak: None,
+            marks: None,
         }
     }
 }
@@ -83,6 +88,9 @@ pub struct PicturePass {
     target_step: f32,
     /// The peak state bound for SDR pictures, which do not read it.
     no_peak: wgpu::Buffer,
+    /// The marks bound for pictures without: none shown.
+    no_words: wgpu::Buffer,
+    no_marks: wgpu::Buffer,
 }
 
 /// One texture's bind group and uniforms, made once per texture.
@@ -104,6 +112,8 @@ impl PicturePass {
                 layout::sampler(1, wgpu::ShaderStages::FRAGMENT),
                 layout::uniform(2, wgpu::ShaderStages::VERTEX_FRAGMENT, false),
                 layout::storage(3, wgpu::ShaderStages::FRAGMENT, true),
+                layout::storage(4, wgpu::ShaderStages::FRAGMENT, true),
+                layout::uniform(5, wgpu::ShaderStages::FRAGMENT, false),
             ],
         });
         let module = shaders::module(device, "picture pass", shaders::picture_source());
@@ -150,12 +160,24 @@ impl PicturePass {
             contents: bytemuck::bytes_of(&PeakState::default()),
             usage: wgpu::BufferUsages::STORAGE,
         });
+        let no_words = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("no marks"),
+            contents: &[0; 4],
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let no_marks = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("no marks"),
+            contents: bytemuck::bytes_of(&MarkStyle::none()),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
         Self {
             pipeline,
             layout,
             sampler,
             target_step: 1.0 / ((1 << target_bits) - 1) as f32,
             no_peak,
+            no_words,
+            no_marks,
         }
     }
 
@@ -185,6 +207,14 @@ impl PicturePass {
                 wgpu::BindGroupEntry {
                     binding: 3,
                     resource: signal.peak.unwrap_or(&self.no_peak).as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: signal.marks.map_or(&self.no_words, |m| m.words).as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: signal.marks.map_or(&self.no_marks, |m| m.style).as_entire_binding(),
                 },
             ],
         });

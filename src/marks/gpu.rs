@@ -1,0 +1,267 @@
+//! The marks pass on the GPU: one dispatch over the converted frame's packed pixels (and, for
+//! the range test, the ring slot's planes) writes each pixel's word into `words`, which the
+//! picture pass reads with `style`. Made once per stream, the first time a mark is shown;
+//! changing the marks or their levels is a queue write.
+
+use super::{linear_table, MarkParams, MarkSet, MarkSettings, MarkStyle};
+use crate::gpu::shaders::{self, layout};
+use crate::gpu::GpuContext;
+use crate::video::convert::PlaneTextures;
+use crate::video::format::{ColorVolume, FrameFormat};
+use wgpu::util::DeviceExt;
+
+/// Uniform offsets are multiples of this: the parameters as given, then with `keep_range`.
+const PARAMS_STRIDE: u64 = 256;
+
+/// What the picture pass binds to draw the marks.
+#[derive(Clone, Copy)]
+pub struct MarksView<'a> {
+    pub words: &'a wgpu::Buffer,
+    pub style: &'a wgpu::Buffer,
+}
+
+pub struct MarksStage {
+    pipeline: wgpu::ComputePipeline,
+    params: wgpu::Buffer,
+    words: wgpu::Buffer,
+    style: wgpu::Buffer,
+    /// One per ring slot (its planes bound for the range test); a still has one, with a texel
+    /// standing in for planes.
+    bindings: Vec<wgpu::BindGroup>,
+    format: FrameFormat,
+    volume: ColorVolume,
+    bits: u32,
+    settings: MarkSettings,
+}
+
+impl MarksStage {
+    /// The stage for frames of `format` and `volume` converted to `bits` into `pixels`, read
+    /// from ring `slots` (none for a still).
+    pub fn new(
+        ctx: &GpuContext,
+        slots: &[&PlaneTextures],
+        pixels: &wgpu::Buffer,
+        format: FrameFormat,
+        volume: ColorVolume,
+        bits: u32,
+    ) -> Self {
+        let device = &ctx.device;
+        let compute = wgpu::ShaderStages::COMPUTE;
+        let uint_texture = |binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: compute,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Uint,
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        };
+        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("marks"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: compute,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: true,
+                        min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<MarkParams>() as u64),
+                    },
+                    count: None,
+                },
+                layout::storage(1, compute, true),
+                layout::storage(2, compute, false),
+                layout::storage(3, compute, true),
+                uint_texture(4),
+                uint_texture(5),
+                uint_texture(6),
+            ],
+        });
+        let module = shaders::module(device, "marks", shaders::MARKS.to_string());
+        let pipeline = shaders::compute_pipeline(device, "marks", &module, "marks", &bind_layout);
+        let params = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("marks params"),
+            size: 2 * PARAMS_STRIDE,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let words = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("marks words"),
+            size: 4 * u64::from(format.width) * u64::from(format.height),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let linear = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("marks linear light"),
+            contents: bytemuck::cast_slice(&linear_table(volume.transfer, bits)),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let style = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("marks style"),
+            contents: bytemuck::bytes_of(&MarkStyle::none()),
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        });
+        // A still has no planes: a texel stands in for them (the range test does not apply).
+        let stand_in = slots.is_empty().then(|| {
+            device
+                .create_texture(&wgpu::TextureDescriptor {
+                    label: Some("marks: no planes"),
+                    size: wgpu::Extent3d {
+                        width: 1,
+                        height: 1,
+                        depth_or_array_layers: 1,
+                    },
+                    mip_level_count: 1,
+                    sample_count: 1,
+                    dimension: wgpu::TextureDimension::D2,
+                    format: wgpu::TextureFormat::R8Uint,
+                    usage: wgpu::TextureUsages::TEXTURE_BINDING,
+                    view_formats: &[],
+                })
+                .create_view(&Default::default())
+        });
+        let bind = |views: [&wgpu::TextureView; 3]| {
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("marks"),
+                layout: &bind_layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: &params,
+                            offset: 0,
+                            size: wgpu::BufferSize::new(std::mem::size_of::<MarkParams>() as u64),
+                        }),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: pixels.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: words.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: linear.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 4,
+                        resource: wgpu::BindingResource::TextureView(views[0]),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 5,
+                        resource: wgpu::BindingResource::TextureView(views[1]),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 6,
+                        resource: wgpu::BindingResource::TextureView(views[2]),
+                    },
+                ],
+            })
+        };
+        let bindings = match &stand_in {
+            Some(view) => vec![bind([view, view, view])],
+            None => slots
+                .iter()
+                .map(|slot| {
+                    // Layouts with fewer planes bind their first again where the shader has more.
+                    let view = |i| {
+                        slot.plane_view(i)
+                            .or_else(|| slot.plane_view(0))
+                            .expect("a slot has a plane")
+                    };
+                    bind([view(0), view(1), view(2)])
+                })
+                .collect(),
+        };
+        let stage = Self {
+            pipeline,
+            params,
+            words,
+            style,
+            bindings,
+            format,
+            volume,
+            bits,
+            settings: MarkSettings::default(),
+        };
+        stage.write(&ctx.queue);
+        stage
+    }
+
+    /// Shows (and computes) `settings`' marks from the next `encode` on.
+    pub fn set(&mut self, queue: &wgpu::Queue, settings: &MarkSettings) {
+        self.settings = settings.clone();
+        self.write(queue);
+    }
+
+    pub fn settings(&self) -> &MarkSettings {
+        &self.settings
+    }
+
+    pub fn shown(&self) -> MarkSet {
+        self.settings.shown
+    }
+
+    fn write(&self, queue: &wgpu::Queue) {
+        let fresh = self.params();
+        let kept = MarkParams { keep_range: 1, ..fresh };
+        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&fresh));
+        queue.write_buffer(&self.params, PARAMS_STRIDE, bytemuck::bytes_of(&kept));
+        let scale = self.settings.scale_for(&self.volume);
+        let style = MarkStyle::new(self.settings.shown, &scale, self.format.width, self.format.height);
+        queue.write_buffer(&self.style, 0, bytemuck::bytes_of(&style));
+    }
+
+    /// The parameters the pass runs with (the CPU twin takes the same).
+    pub fn params(&self) -> MarkParams {
+        MarkParams::new(
+            &self.settings,
+            self.settings.shown,
+            &self.format,
+            &self.volume,
+            self.bits,
+        )
+    }
+
+    /// The linear-light table the pass's gamut test reads.
+    pub fn linear_table(&self) -> Vec<f32> {
+        linear_table(self.volume.transfer, self.bits)
+    }
+
+    /// Records classifying the converted frame: read from ring slot `slot`'s planes for the
+    /// range test, or with none (the frame counted again after its slot went back) keeping the
+    /// range marks the words hold.
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        slot: Option<usize>,
+        writes: Option<wgpu::ComputePassTimestampWrites>,
+    ) {
+        let (binding, offset) = match slot {
+            Some(slot) => (&self.bindings[slot.min(self.bindings.len() - 1)], 0),
+            None => (&self.bindings[0], PARAMS_STRIDE as u32),
+        };
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("marks"),
+            timestamp_writes: writes,
+        });
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, binding, &[offset]);
+        pass.dispatch_workgroups(self.format.width.div_ceil(16), self.format.height.div_ceil(16), 1);
+    }
+
+    /// The words, for reading back (4 bytes a pixel, rows of the frame's width).
+    pub fn words(&self) -> &wgpu::Buffer {
+        &self.words
+    }
+
+    pub fn view(&self) -> MarksView<'_> {
+        MarksView {
+            words: &self.words,
+            style: &self.style,
+        }
+    }
+}

@@ -1,0 +1,476 @@
+//! Marks on the picture: false colour, zebras, focus peaking, gamut and broadcast-range
+//! warnings. A pass over the converted (and adjusted) frame classifies every pixel into a word
+//! (`word`), which the picture pass draws from; `classify` is its CPU twin, on the same integer
+//! codes. Everything the pass compares with is an integer code worked out here once
+//! (`MarkParams`), so the two agree exactly; the gamut test alone is floating point.
+//!
+//! - Luma is the source matrix's weighted sum of the frame's R'G'B' codes, in 16-bit fixed
+//!   point. Percent is of the converted range: 0 is black, 100 white (for limited-range video,
+//!   Y' 16 and 235: IRE).
+//! - False colour: the band of the scale (`scale`) holding the pixel's luma; levels in nits go
+//!   through the source's EOTF (PQ; HLG at 1000 nits with its 1.2 system gamma; BT.1886 at 100
+//!   nits for SDR).
+//! - Zebras: luma at or above a level (95% by default), and a second, lower one if set.
+//! - Focus peaking: a Sobel gradient of the luma (|Gx| + |Gy|, edges clamped) at or above the
+//!   gradient of a step of `peaking` percent.
+//! - Gamut: BT.2020 sources only (a BT.709 frame is inside BT.709 as converted): the pixel's
+//!   linear light (through the source's EOTF) in BT.709 has a component below
+//!   -`GAMUT_TOLERANCE` × its luminance.
+//! - Range: limited-range Y'CbCr sources, read from the decoded planes as FFmpeg's
+//!   `signalstats` reads them for BRNG: Y' outside 16–235 or the pixel's Cb or Cr outside 16–240
+//!   (scaled to the depth).
+
+pub mod gpu;
+pub mod scale;
+
+use crate::compare::metrics::Component;
+use crate::render::tonemap::{bt1886_eotf, hlg_inverse_oetf, pq_eotf};
+use crate::video::format::{ColorVolume, FrameFormat, PlaneLayout, Primaries, Range, Transfer};
+use scale::{FalseColourScale, Unit, MAX_BANDS};
+
+/// One of the marks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mark {
+    FalseColour,
+    Zebra,
+    Peaking,
+    Gamut,
+    Range,
+}
+
+impl Mark {
+    pub const ALL: [Mark; 5] = [Mark::FalseColour, Mark::Zebra, Mark::Peaking, Mark::Gamut, Mark::Range];
+
+    /// Its bit in `MarkSet` (and in the pass's `compute`, the picture's `shown`).
+    pub const fn bit(self) -> u32 {
+        match self {
+            Mark::FalseColour => 1,
+            Mark::Zebra => 2,
+            Mark::Peaking => 4,
+            Mark::Gamut => 8,
+            Mark::Range => 16,
+        }
+    }
+
+    /// Its name on the command line (`render --overlay`) and in input.conf.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mark::FalseColour => "false-colour",
+            Mark::Zebra => "zebra",
+            Mark::Peaking => "peaking",
+            Mark::Gamut => "gamut",
+            Mark::Range => "range",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "false-color" => Some(Mark::FalseColour),
+            _ => Mark::ALL.into_iter().find(|m| m.name() == name),
+        }
+    }
+}
+
+/// A set of marks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct MarkSet(pub u32);
+
+impl MarkSet {
+    pub fn has(self, mark: Mark) -> bool {
+        self.0 & mark.bit() != 0
+    }
+
+    pub fn with(self, mark: Mark, on: bool) -> Self {
+        if on {
+            Self(self.0 | mark.bit())
+        } else {
+            Self(self.0 & !mark.bit())
+        }
+    }
+
+    pub fn toggled(self, mark: Mark) -> Self {
+        self.with(mark, !self.has(mark))
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = Mark> {
+        Mark::ALL.into_iter().filter(move |&m| self.has(m))
+    }
+
+    /// "zebra 95% + peaking", for the OSD.
+    pub fn names(self) -> Vec<&'static str> {
+        self.iter().map(Mark::name).collect()
+    }
+}
+
+/// The bits of a pixel's word: its false-colour band (1..=15, 0: none) in the lowest four.
+pub const WORD_BAND: u32 = 0xf;
+pub const WORD_ZEBRA: u32 = 1 << 4;
+pub const WORD_ZEBRA_LOW: u32 = 1 << 5;
+pub const WORD_PEAKING: u32 = 1 << 6;
+pub const WORD_GAMUT: u32 = 1 << 7;
+pub const WORD_RANGE: u32 = 1 << 8;
+
+/// A pixel is outside BT.709 when a linear component there is below -this × its luminance.
+pub const GAMUT_TOLERANCE: f32 = 1.0 / 256.0;
+/// The zebra level with none set, and the second one's when it is asked for without a level.
+pub const DEFAULT_ZEBRA: f32 = 95.0;
+pub const DEFAULT_ZEBRA_LOW: f32 = 70.0;
+/// Peaking marks edges at least as steep as a step of this much of the range.
+pub const DEFAULT_PEAKING: f32 = 12.0;
+
+/// What the viewer chose: the marks shown and their levels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MarkSettings {
+    pub shown: MarkSet,
+    /// Zebra levels in percent: the upper one, and a lower one if any.
+    pub zebra: f32,
+    pub zebra_low: Option<f32>,
+    /// Peaking's step in percent of the range (lower is more sensitive).
+    pub peaking: f32,
+    /// The false-colour scale; None: the default for the source.
+    pub scale: Option<FalseColourScale>,
+}
+
+impl Default for MarkSettings {
+    fn default() -> Self {
+        Self {
+            shown: MarkSet::default(),
+            zebra: DEFAULT_ZEBRA,
+            zebra_low: None,
+            peaking: DEFAULT_PEAKING,
+            scale: None,
+        }
+    }
+}
+
+impl MarkSettings {
+    /// The scale used for a source of `volume`.
+    pub fn scale_for(&self, volume: &ColorVolume) -> FalseColourScale {
+        self.scale
+            .clone()
+            .unwrap_or_else(|| FalseColourScale::default_for(volume.is_hdr()))
+    }
+}
+
+/// A threshold never reached.
+pub const NEVER: u32 = u32::MAX;
+
+/// Twin of `MarkParams` in shaders/marks/marks.wgsl: what the pass compares with, all worked
+/// out here.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct MarkParams {
+    pub width: u32,
+    pub height: u32,
+    /// The marks computed (`Mark::bit`s).
+    pub compute: u32,
+    /// Whether the packed pixels are RGB10A2 (else RGBA8).
+    pub ten_bit: u32,
+    /// Luma weights of R', G', B' in 16-bit fixed point (summing to 65536).
+    pub luma: [u32; 4],
+    /// Zebra thresholds (luma codes): the upper level, the lower (NEVER: none).
+    pub zebra: [u32; 4],
+    /// The least |Gx| + |Gy| marked.
+    pub peaking: u32,
+    pub bands: u32,
+    /// Whether the gamut test applies (a BT.2020 source).
+    pub gamut: u32,
+    pub gamut_tolerance: f32,
+    /// Each band's luma codes: from `band_lo` up to (not including) `band_hi`.
+    pub band_lo: [u32; 16],
+    pub band_hi: [u32; 16],
+    /// Range limits at the planes' depth: Y' min, max; chroma min, max.
+    pub range: [u32; 4],
+    /// The planes: kind (`PLANES_*`), chroma shift across, down, and the sample mask.
+    pub planes: [u32; 4],
+    /// The bits below a sample in its texel (P010: 6), whether the range test applies here
+    /// (a limited-range Y'CbCr source), whether to keep the words' range bits rather than read
+    /// the planes (a frame counted again, its planes gone), padding.
+    pub sample_shift: u32,
+    pub range_applies: u32,
+    pub keep_range: u32,
+    pub _pad: u32,
+}
+
+/// `MarkParams::planes[0]`.
+pub const PLANES_YUV: u32 = 0;
+pub const PLANES_SEMI: u32 = 1;
+pub const PLANES_GREY: u32 = 2;
+pub const PLANES_NONE: u32 = 3;
+
+/// Code of a luma level in percent: the least code at or above it.
+fn percent_code(percent: f64, white: u32) -> u32 {
+    let code = (percent / 100.0 * f64::from(white) - 1e-9).ceil();
+    code.clamp(0.0, f64::from(white) + 1.0) as u32
+}
+
+/// The light of luma code `code` of `white`, in the scale's unit, for a source of `transfer`.
+fn level_of(code: u32, white: u32, unit: Unit, transfer: Transfer) -> f64 {
+    let signal = f64::from(code) / f64::from(white);
+    match unit {
+        Unit::Percent => 100.0 * signal,
+        Unit::Nits => match transfer {
+            Transfer::Pq => f64::from(pq_eotf(signal as f32)),
+            Transfer::Hlg => 1000.0 * f64::from(hlg_inverse_oetf(signal as f32)).powf(1.2),
+            Transfer::Sdr => 100.0 * f64::from(bt1886_eotf(signal as f32)),
+        },
+    }
+}
+
+/// The codes `[lo, hi)` a band of `from`..`to` holds: the least code at or above each level
+/// (the light rises with the code), the top of the range held by a band reaching it.
+fn band_codes(from: f64, to: f64, top: f64, white: u32, unit: Unit, transfer: Transfer) -> (u32, u32) {
+    let first_at = |level: f64| {
+        (0..=white)
+            .find(|&c| level_of(c, white, unit, transfer) >= level)
+            .unwrap_or(white + 1)
+    };
+    let hi = if to >= top { white + 1 } else { first_at(to) };
+    (first_at(from), hi)
+}
+
+impl MarkParams {
+    /// The pass's settings for frames of `format` and `volume`, converted to `bits` (8 or 10),
+    /// computing `compute`.
+    pub fn new(
+        settings: &MarkSettings,
+        compute: MarkSet,
+        format: &FrameFormat,
+        volume: &ColorVolume,
+        bits: u32,
+    ) -> Self {
+        let white = (1u32 << bits) - 1;
+        let (kr, kb) = format.color.matrix.kr_kb();
+        let wr = (kr * 65536.0).round() as u32;
+        let wb = (kb * 65536.0).round() as u32;
+        let scale = settings.scale_for(volume);
+        let mut band_lo = [NEVER; 16];
+        let mut band_hi = [0; 16];
+        for (i, band) in scale.bands.iter().take(MAX_BANDS).enumerate() {
+            (band_lo[i], band_hi[i]) = band_codes(band.from, band.to, scale.top(), white, scale.unit, volume.transfer);
+        }
+        let zebra_low = settings.zebra_low.map_or(NEVER, |p| percent_code(f64::from(p), white));
+        let step = percent_code(f64::from(settings.peaking), white);
+        let (planes, range, sample_shift, range_applies) = range_params(format);
+        Self {
+            width: format.width,
+            height: format.height,
+            compute: compute.0,
+            ten_bit: u32::from(bits > 8),
+            luma: [wr, 65536 - wr - wb, wb, 0],
+            zebra: [percent_code(f64::from(settings.zebra), white), zebra_low, 0, 0],
+            // A step of `step` codes gives |Gx| = 4 step across it.
+            peaking: (4 * step).max(1),
+            bands: scale.bands.len().min(MAX_BANDS) as u32,
+            gamut: u32::from(volume.primaries == Primaries::Bt2020),
+            gamut_tolerance: GAMUT_TOLERANCE,
+            band_lo,
+            band_hi,
+            range,
+            planes,
+            sample_shift,
+            range_applies,
+            keep_range: 0,
+            _pad: 0,
+        }
+    }
+}
+
+/// The planes' kind and shifts, the range limits at their depth, the sample shift, and whether
+/// the range test applies.
+fn range_params(format: &FrameFormat) -> ([u32; 4], [u32; 4], u32, u32) {
+    let limits = |bits: u32| {
+        let mult = 1 << (bits - 8);
+        [16 * mult, 235 * mult, 16 * mult, 240 * mult]
+    };
+    let limited = u32::from(format.color.range == Range::Limited);
+    match format.layout {
+        PlaneLayout::Yuv {
+            chroma_shift_x,
+            chroma_shift_y,
+            bits,
+        } => (
+            [PLANES_YUV, chroma_shift_x, chroma_shift_y, (1 << bits) - 1],
+            limits(bits),
+            0,
+            limited,
+        ),
+        PlaneLayout::Nv12 => ([PLANES_SEMI, 1, 1, 0xff], limits(8), 0, limited),
+        PlaneLayout::P010 => ([PLANES_SEMI, 1, 1, 0x3ff], limits(10), 6, limited),
+        PlaneLayout::Gray { bits } => ([PLANES_GREY, 0, 0, (1 << bits) - 1], limits(bits), 0, limited),
+        _ => ([PLANES_NONE, 0, 0, 0], [0; 4], 0, 0),
+    }
+}
+
+/// Linear light of each code of `bits` (index: code) for the gamut test: through the source's
+/// EOTF, relative to its peak (PQ: 10000 nits; HLG: scene light; SDR: BT.1886).
+pub fn linear_table(transfer: Transfer, bits: u32) -> Vec<f32> {
+    let white = (1u32 << bits) - 1;
+    (0..=white)
+        .map(|c| {
+            let signal = c as f32 / white as f32;
+            match transfer {
+                Transfer::Pq => pq_eotf(signal) / 10000.0,
+                Transfer::Hlg => hlg_inverse_oetf(signal),
+                Transfer::Sdr => bt1886_eotf(signal),
+            }
+        })
+        .collect()
+}
+
+// Twins of the constants in marks.wgsl.
+const BT2020_LUMA: [f32; 3] = [0.2627, 0.678, 0.0593];
+const BT2020_TO_BT709: [[f32; 3]; 3] = [
+    [1.660491, -0.5876411, -0.0728499],
+    [-0.1245505, 1.1328999, -0.0083494],
+    [-0.0181508, -0.1005789, 1.1187297],
+];
+
+fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// How far inside BT.709 a BT.2020 pixel of codes `rgb` is: its least linear BT.709 component
+/// plus the tolerance × its luminance (negative: outside). The test is floating point, so the
+/// GPU may decide otherwise where this is within a few units of the last place of zero.
+pub fn gamut_margin(rgb: [u32; 3], table: &[f32], tolerance: f32) -> f32 {
+    let lin = rgb.map(|c| table[c as usize]);
+    let y = dot(BT2020_LUMA, lin);
+    let c = BT2020_TO_BT709.map(|row| dot(row, lin));
+    c[0].min(c[1]).min(c[2]) + tolerance * y
+}
+
+/// The frame's R'G'B' codes from a packed word (RGBA8, or RGB10A2 with `ten_bit`).
+pub fn unpack(word: u32, ten_bit: bool) -> [u32; 3] {
+    if ten_bit {
+        [word & 1023, (word >> 10) & 1023, (word >> 20) & 1023]
+    } else {
+        [word & 255, (word >> 8) & 255, (word >> 16) & 255]
+    }
+}
+
+fn luma(params: &MarkParams, rgb: [u32; 3]) -> u32 {
+    (params.luma[0] * rgb[0] + params.luma[1] * rgb[1] + params.luma[2] * rgb[2] + 32768) >> 16
+}
+
+/// The CPU twin of the pass: every pixel's word, from the frame's packed pixels (`width` ×
+/// `height`, as `GpuFrame::pixels` holds them) and, for the range test, its decoded planes
+/// (Y, then Cb and Cr where there are; `components`).
+pub fn classify(params: &MarkParams, table: &[f32], pixels: &[u32], planes: Option<&[Component]>) -> Vec<u32> {
+    let (w, h) = (params.width as usize, params.height as usize);
+    let ten_bit = params.ten_bit != 0;
+    let lumas: Vec<u32> = pixels[..w * h]
+        .iter()
+        .map(|&p| luma(params, unpack(p, ten_bit)))
+        .collect();
+    let luma_at = |x: isize, y: isize| {
+        let x = x.clamp(0, w as isize - 1) as usize;
+        let y = y.clamp(0, h as isize - 1) as usize;
+        lumas[y * w + x] as i32
+    };
+    let compute = MarkSet(params.compute);
+    let mut words = vec![0u32; w * h];
+    for y in 0..h {
+        for x in 0..w {
+            let i = y * w + x;
+            let l = lumas[i];
+            let mut word = 0;
+            if compute.has(Mark::FalseColour) {
+                if let Some(b) = (0..params.bands as usize).find(|&b| l >= params.band_lo[b] && l < params.band_hi[b]) {
+                    word |= b as u32 + 1;
+                }
+            }
+            if compute.has(Mark::Zebra) {
+                if l >= params.zebra[0] {
+                    word |= WORD_ZEBRA;
+                }
+                if l >= params.zebra[1] {
+                    word |= WORD_ZEBRA_LOW;
+                }
+            }
+            if compute.has(Mark::Peaking) {
+                let (xi, yi) = (x as isize, y as isize);
+                let p = |dx, dy| luma_at(xi + dx, yi + dy);
+                let gx = p(1, -1) + 2 * p(1, 0) + p(1, 1) - p(-1, -1) - 2 * p(-1, 0) - p(-1, 1);
+                let gy = p(-1, 1) + 2 * p(0, 1) + p(1, 1) - p(-1, -1) - 2 * p(0, -1) - p(1, -1);
+                if gx.unsigned_abs() + gy.unsigned_abs() >= params.peaking {
+                    word |= WORD_PEAKING;
+                }
+            }
+            if compute.has(Mark::Gamut)
+                && params.gamut != 0
+                && gamut_margin(unpack(pixels[i], ten_bit), table, params.gamut_tolerance) < 0.0
+            {
+                word |= WORD_GAMUT;
+            }
+            if compute.has(Mark::Range) && params.range_applies != 0 {
+                if let Some(planes) = planes {
+                    if out_of_range(params, planes, x, y) {
+                        word |= WORD_RANGE;
+                    }
+                }
+            }
+            words[i] = word;
+        }
+    }
+    words
+}
+
+/// signalstats' BRNG test of pixel (x, y): its Y', and the Cb and Cr it is drawn with.
+fn out_of_range(params: &MarkParams, planes: &[Component], x: usize, y: usize) -> bool {
+    let [y_min, y_max, c_min, c_max] = params.range;
+    let luma = planes[0].sample(x, y);
+    if luma < y_min || luma > y_max {
+        return true;
+    }
+    if planes.len() < 3 {
+        return false;
+    }
+    let (cx, cy) = (x >> params.planes[1], y >> params.planes[2]);
+    planes[1..3].iter().any(|c| {
+        let v = c.sample(cx, cy);
+        v < c_min || v > c_max
+    })
+}
+
+/// Twin of `MarkStyle` in shaders/render/picture.wgsl: what the picture pass draws from the
+/// words.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct MarkStyle {
+    /// The marks drawn (`Mark::bit`s; 0: none).
+    pub shown: u32,
+    pub width: u32,
+    pub height: u32,
+    pub _pad: u32,
+    /// Each band's colour (index: the word's band; alpha 0: grey).
+    pub colours: [[f32; 4]; 16],
+}
+
+impl MarkStyle {
+    pub fn none() -> Self {
+        bytemuck::Zeroable::zeroed()
+    }
+
+    pub fn new(shown: MarkSet, scale: &FalseColourScale, width: u32, height: u32) -> Self {
+        let mut colours = [[0.0; 4]; 16];
+        for (i, band) in scale.bands.iter().take(MAX_BANDS).enumerate() {
+            let [r, g, b] = band.colour.map(|c| f32::from(c) / 255.0);
+            colours[i + 1] = [r, g, b, 1.0];
+        }
+        Self {
+            shown: shown.0,
+            width,
+            height,
+            _pad: 0,
+            colours,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

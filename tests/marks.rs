@@ -1,0 +1,178 @@
+//! The marks pass on the GPU (lavapipe here) against its CPU twin: every pixel's word, for
+//! frames decoded into a ring slot, converted, and marked with every mark at once.
+
+mod common;
+
+use histoplay::compare::metrics::components;
+use histoplay::marks::{classify, gamut_margin, Mark, MarkSet, MarkSettings, WORD_GAMUT};
+use histoplay::pipeline::FramePipeline;
+use histoplay::video::format::{
+    ColorSpec, ColorVolume, FrameFormat, Matrix, PlaneData, PlaneLayout, Primaries, Range, Transfer,
+};
+
+/// Y'CbCr 4:2:0 planes of `bits` bits: the kitten's luma with a band of codes from below 16 to
+/// above 235 across its top rows, a checkerboard in its left quarter, and chroma swinging
+/// beyond 16–240 at the corners.
+fn planes(w: usize, h: usize, bits: u32) -> [Vec<u8>; 3] {
+    let kitten = histoplay::kitten(w as u32, h as u32);
+    let scale = 1u32 << (bits - 8);
+    let max = (1u32 << bits) - 1;
+    let bytes = if bits > 8 { 2 } else { 1 };
+    let put = |plane: &mut Vec<u8>, at: usize, v: u32| {
+        if bytes == 1 {
+            plane[at] = v as u8;
+        } else {
+            plane[2 * at..2 * at + 2].copy_from_slice(&(v as u16).to_le_bytes());
+        }
+    };
+    let mut y_plane = vec![0u8; w * h * bytes];
+    for y in 0..h {
+        for x in 0..w {
+            let p = &kitten.pixels[4 * (y * w + x)..];
+            let luma = (u32::from(p[0]) * 54 + u32::from(p[1]) * 183 + u32::from(p[2]) * 19) >> 8;
+            let v = if y < 4 {
+                (x as u32 * max / (w as u32 - 1)).min(max)
+            } else if x < w / 4 {
+                if (x / 6 + y / 6) % 2 == 0 {
+                    16 * scale
+                } else {
+                    235 * scale
+                }
+            } else {
+                (16 + luma * 219 / 255) * scale + (x as u32 % scale)
+            };
+            put(&mut y_plane, y * w + x, v);
+        }
+    }
+    let (cw, ch) = (w / 2, h / 2);
+    let mut u_plane = vec![0u8; cw * ch * bytes];
+    let mut v_plane = vec![0u8; cw * ch * bytes];
+    for y in 0..ch {
+        for x in 0..cw {
+            let swing = ((x * 7 + y * 3) % 256) as u32;
+            put(&mut u_plane, y * cw + x, (swing * scale).min(max));
+            put(&mut v_plane, y * cw + x, ((255 - swing) * scale).min(max));
+        }
+    }
+    [y_plane, u_plane, v_plane]
+}
+
+fn check(bits: u32, volume: ColorVolume, matrix: Matrix) {
+    let ctx = common::gpu();
+    let (w, h) = (70usize, 46usize);
+    let format = FrameFormat {
+        layout: PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 1,
+            bits,
+        },
+        width: w as u32,
+        height: h as u32,
+        color: ColorSpec {
+            matrix,
+            range: Range::Limited,
+        },
+    };
+    let data = planes(w, h, bits);
+    let bytes = if bits > 8 { 2 } else { 1 };
+    let view: Vec<PlaneData> = data
+        .iter()
+        .enumerate()
+        .map(|(i, d)| PlaneData {
+            data: d,
+            stride: if i == 0 { w * bytes } else { w / 2 * bytes },
+        })
+        .collect();
+    let mut pipeline = FramePipeline::new(&ctx, 256, format, volume, 2).unwrap();
+    let shown = Mark::ALL.iter().fold(MarkSet::default(), |s, &m| s.with(m, true));
+    let settings = MarkSettings {
+        shown,
+        zebra_low: Some(70.0),
+        peaking: 10.0,
+        ..MarkSettings::default()
+    };
+    assert!(pipeline.set_marks(&ctx, &settings), "the first mark makes the stage");
+    pipeline.ring.slots[1].upload(&ctx.queue, &view).unwrap();
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    pipeline.encode_frame(&mut encoder, 1);
+    ctx.queue.submit([encoder.finish()]);
+    let read = |buffer: &wgpu::Buffer| -> Vec<u32> {
+        let bytes = histoplay::gpu::readback::read_buffer(&ctx, buffer, 0, (w * h * 4) as u64).unwrap();
+        bytemuck::cast_slice(&bytes).to_vec()
+    };
+    let pixels = read(&pipeline.ring.output.pixels);
+    let marks = pipeline.marks().unwrap();
+    let gpu = read(marks.words());
+    let (planes, _) = components(&format, &view).unwrap();
+    let params = marks.params();
+    let table = marks.linear_table();
+    let cpu = classify(&params, &table, &pixels, Some(&planes));
+    let ten_bit = pipeline.ring.output.bits > 8;
+    let mut near = 0;
+    for (i, (g, c)) in gpu.iter().zip(&cpu).enumerate() {
+        let margin = gamut_margin(
+            histoplay::marks::unpack(pixels[i], ten_bit),
+            &table,
+            params.gamut_tolerance,
+        );
+        if params.gamut != 0 && margin.abs() < 1e-5 {
+            // Within rounding of the gamut's edge: the GPU's arithmetic may decide otherwise.
+            near += 1;
+            assert_eq!(g & !WORD_GAMUT, c & !WORD_GAMUT, "pixel {i}");
+        } else {
+            assert_eq!(g, c, "{bits} bits, pixel ({}, {})", i % w, i / w);
+        }
+    }
+    assert!(near * 100 < w * h, "{near} pixels at the gamut's edge");
+    // Every mark is exercised.
+    for bit in [0xf, 16, 32, 64, 256] {
+        assert!(
+            cpu.iter().any(|&c| c & bit != 0),
+            "{bits} bits: no pixel has mark bit {bit:#x}"
+        );
+        assert!(
+            cpu.iter().any(|&c| c & bit == 0),
+            "{bits} bits: every pixel has mark bit {bit:#x}"
+        );
+    }
+    if params.gamut != 0 {
+        assert!(cpu.iter().any(|&c| c & WORD_GAMUT != 0), "no pixel outside BT.709");
+    }
+    // Counted again (paused, a level changed), the range marks are kept from the planes.
+    let lower = MarkSettings {
+        zebra: 80.0,
+        ..settings
+    };
+    assert!(!pipeline.set_marks(&ctx, &lower));
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    pipeline.encode_recount(&mut encoder, None);
+    ctx.queue.submit([encoder.finish()]);
+    let marks = pipeline.marks().unwrap();
+    let again = read(marks.words());
+    let cpu = classify(&marks.params(), &table, &pixels, Some(&planes));
+    assert_eq!(
+        again.iter().map(|w| w & !WORD_GAMUT).collect::<Vec<_>>(),
+        cpu.iter().map(|w| w & !WORD_GAMUT).collect::<Vec<_>>()
+    );
+    assert_ne!(again, gpu, "the zebra level moved");
+}
+
+#[test]
+fn the_marks_of_8_bit_frames_on_the_gpu_are_the_cpu_twins() {
+    check(8, ColorVolume::default(), Matrix::Bt709);
+}
+
+#[test]
+fn the_marks_of_10_bit_frames_on_the_gpu_are_the_cpu_twins() {
+    check(10, ColorVolume::default(), Matrix::Bt601);
+}
+
+#[test]
+fn the_marks_of_10_bit_bt2020_pq_frames_on_the_gpu_are_the_cpu_twins_gamut_included() {
+    let volume = ColorVolume {
+        transfer: Transfer::Pq,
+        primaries: Primaries::Bt2020,
+        peak_nits: Some(1000.0),
+    };
+    check(10, volume, Matrix::Bt2020);
+}
