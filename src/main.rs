@@ -15,6 +15,8 @@ use histoplay::engine::histogram::{self, DEFAULT_BINS};
 use histoplay::engine::{EngineConfig, Merge};
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::gpu::GpuContext;
+use histoplay::marks::scale::FalseColourScale;
+use histoplay::marks::{Mark, MarkSet, MarkSettings};
 use histoplay::player::commands::Bindings;
 use histoplay::player::{self, PlayerOptions};
 use histoplay::render::adjust::{Adjustments, AutoMode};
@@ -78,6 +80,8 @@ struct Cli {
     hwdec: Hwdec,
     #[command(flatten)]
     compare: CompareArgs,
+    #[command(flatten)]
+    marks: MarkArgs,
 }
 
 /// Comparing two files: in the window (`histoplay A --compare B`) and in `render`.
@@ -160,6 +164,74 @@ impl AdjustArgs {
                 AutoMode::Off
             },
         }
+    }
+}
+
+/// Marks on the picture, as options: the player starts with them, `render` draws them as the
+/// player does.
+#[derive(clap::Args, Clone, Debug)]
+struct MarkArgs {
+    /// Marks drawn on the picture, comma-separated: false-colour, zebra, peaking, gamut, range
+    /// (keys Y, X, U, D, N).
+    #[arg(long, value_delimiter = ',', value_parser = parse_mark)]
+    overlay: Vec<Mark>,
+    /// Zebras over luma at or above this percent of the range (keys Alt+x, Alt+X).
+    #[arg(long, default_value_t = histoplay::marks::DEFAULT_ZEBRA, value_parser = parse_percent)]
+    zebra: f32,
+    /// A second, lower zebra level (e.g. 70), striped the other way.
+    #[arg(long, value_parser = parse_percent)]
+    zebra_low: Option<f32>,
+    /// Focus peaking marks edges as steep as a step of this percent of the range (lower marks
+    /// more; keys Alt+u, Alt+U).
+    #[arg(long, default_value_t = histoplay::marks::DEFAULT_PEAKING, value_parser = parse_peaking)]
+    peaking: f32,
+    /// A false-colour scale file (bands in percent or nits; see the README) instead of the
+    /// built-in one.
+    #[arg(long)]
+    false_colour_scale: Option<PathBuf>,
+}
+
+impl MarkArgs {
+    fn settings(&self) -> Result<MarkSettings> {
+        let scale = match &self.false_colour_scale {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read the false-colour scale '{}'", path.display()))?;
+                Some(FalseColourScale::parse(&text).with_context(|| format!("'{}'", path.display()))?)
+            }
+            None => None,
+        };
+        Ok(MarkSettings {
+            shown: self
+                .overlay
+                .iter()
+                .fold(MarkSet::default(), |set, &m| set.with(m, true)),
+            zebra: self.zebra,
+            zebra_low: self.zebra_low,
+            peaking: self.peaking,
+            scale,
+        })
+    }
+}
+
+fn parse_mark(text: &str) -> Result<Mark, String> {
+    Mark::parse(text).ok_or_else(|| {
+        let names: Vec<&str> = Mark::ALL.iter().map(|m| m.name()).collect();
+        format!("'{text}' is not one of {}", names.join(", "))
+    })
+}
+
+fn parse_percent(text: &str) -> Result<f32, String> {
+    match text.trim_end_matches('%').parse::<f32>() {
+        Ok(v) if (0.0..=110.0).contains(&v) => Ok(v),
+        _ => Err(format!("'{text}' is not a percent from 0 to 110")),
+    }
+}
+
+fn parse_peaking(text: &str) -> Result<f32, String> {
+    match text.trim_end_matches('%').parse::<f32>() {
+        Ok(v) if (histoplay::marks::PEAKING_RANGE).contains(&v) => Ok(v),
+        _ => Err(format!("'{text}' is not a peaking step from 1 to 50 (percent)")),
     }
 }
 
@@ -282,6 +354,8 @@ enum Command {
         region: Option<Region>,
         #[command(flatten)]
         adjust: AdjustArgs,
+        #[command(flatten)]
+        marks: MarkArgs,
         /// With --compare JUDGED, the two as --compare-mode shows them, with the histograms
         /// of what is shown.
         #[command(flatten)]
@@ -526,7 +600,9 @@ fn main() -> ExitCode {
     hardware::set_preference(cli.hwdec);
     let result = match cli.command {
         Some(command) => run(command),
-        None => input_bindings(cli.input_conf.as_deref()).and_then(|(bindings, conf_warnings)| {
+        None => (|| {
+            let marks = cli.marks.settings()?;
+            let (bindings, conf_warnings) = input_bindings(cli.input_conf.as_deref())?;
             // Before the player starts any thread, so that none of them dies of the signals.
             let signals = histoplay::player::signals::QuitSignals::install().map(std::sync::Arc::new);
             play(
@@ -545,9 +621,10 @@ fn main() -> ExitCode {
                     adjustments: cli.adjust.adjustments(),
                     signals,
                     compare: cli.compare.options(),
+                    marks,
                 },
             )
-        }),
+        })(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -819,6 +896,7 @@ fn run(command: Command) -> Result<()> {
             scope,
             region,
             adjust,
+            marks,
             compare,
         } => {
             let options = ViewOptions {
@@ -833,7 +911,11 @@ fn run(command: Command) -> Result<()> {
                 scope,
                 region,
                 adjustments: adjust.adjustments(),
+                marks: marks.settings()?,
             };
+            if compare.options().is_some() && !counting.marks.shown.is_empty() {
+                bail!("--overlay does not combine with --compare: marks are drawn on one file's picture");
+            }
             match compare.options() {
                 Some(shown) => render_comparison(&input, &output, frame, shown, size, counting, options),
                 None => render(&input, &output, frame, size, counting, options),

@@ -215,15 +215,13 @@ impl MarksStage {
         queue.write_buffer(&self.style, 0, bytemuck::bytes_of(&style));
     }
 
-    /// The parameters the pass runs with (the CPU twin takes the same).
+    /// The parameters the pass runs with (the CPU twin takes the same). While any mark shows,
+    /// the range test runs too, so that its marks are there to show when it is turned on with
+    /// the frame paused (its planes gone by then).
     pub fn params(&self) -> MarkParams {
-        MarkParams::new(
-            &self.settings,
-            self.settings.shown,
-            &self.format,
-            &self.volume,
-            self.bits,
-        )
+        let shown = self.settings.shown;
+        let compute = shown.with(super::Mark::Range, !shown.is_empty());
+        MarkParams::new(&self.settings, compute, &self.format, &self.volume, self.bits)
     }
 
     /// The linear-light table the pass's gamut test reads.

@@ -121,6 +121,8 @@ pub const DEFAULT_ZEBRA: f32 = 95.0;
 pub const DEFAULT_ZEBRA_LOW: f32 = 70.0;
 /// Peaking marks edges at least as steep as a step of this much of the range.
 pub const DEFAULT_PEAKING: f32 = 12.0;
+/// The steps peaking takes, in percent.
+pub const PEAKING_RANGE: std::ops::RangeInclusive<f32> = 1.0..=50.0;
 
 /// What the viewer chose: the marks shown and their levels.
 #[derive(Clone, Debug, PartialEq)]

@@ -4,6 +4,7 @@
 //! `~/.config/histoplay/input.conf` or `--input-conf` rebinds keys line by line, as in mpv.
 //! Pure functions, so the bindings are tested without a window.
 
+use crate::marks::Mark;
 use crate::render::adjust::Adjustment;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -96,6 +97,12 @@ pub enum Command {
     CompareGainBy(f64),
     /// Comparing: pair B's frames this many later (negative: earlier).
     CompareOffsetBy(i64),
+    /// A mark on the picture (false colour, zebras, peaking, gamut, range) on or off.
+    ToggleMark(Mark),
+    /// The zebra level, in percent (and zebras on).
+    ZebraBy(f64),
+    /// Peaking's step, in percent (lower marks more edges; and peaking on).
+    PeakingBy(f64),
     Quit,
 }
 
@@ -112,6 +119,8 @@ impl Command {
                 | Command::VolumeBy(_)
                 | Command::Adjust(..)
                 | Command::CompareOffsetBy(_)
+                | Command::ZebraBy(_)
+                | Command::PeakingBy(_)
         )
     }
 }
@@ -214,6 +223,15 @@ k multiply compare-gain 0.5
 K multiply compare-gain 2
 Ctrl+, add compare-offset -1
 Ctrl+. add compare-offset 1
+Y cycle false-colour
+X cycle zebra
+Alt+x add zebra-level -1
+Alt+X add zebra-level 1
+U cycle peaking
+Alt+u add peaking-level -1
+Alt+U add peaking-level 1
+D cycle gamut-warning
+N cycle range-warning
 "#;
 
 /// A key or mouse button with its modifiers, as `input.conf` names it (`Shift+RIGHT`, `Ctrl+w`,
@@ -593,6 +611,13 @@ fn parse_command(words: &[&str]) -> Option<Command> {
         ["cycle", "compare-flicker"] => Command::Flicker,
         ["multiply", "compare-gain", _] => Command::CompareGainBy(number(2).filter(|f| *f > 0.0)?),
         ["add", "compare-offset", _] => Command::CompareOffsetBy(number(2)?.round() as i64),
+        ["cycle", "false-colour" | "false-color"] => Command::ToggleMark(Mark::FalseColour),
+        ["cycle", "zebra"] => Command::ToggleMark(Mark::Zebra),
+        ["cycle", "peaking"] => Command::ToggleMark(Mark::Peaking),
+        ["cycle", "gamut-warning"] => Command::ToggleMark(Mark::Gamut),
+        ["cycle", "range-warning"] => Command::ToggleMark(Mark::Range),
+        ["add", "zebra-level", _] => Command::ZebraBy(number(2)?),
+        ["add", "peaking-level", _] => Command::PeakingBy(number(2)?),
         _ => return None,
     })
 }

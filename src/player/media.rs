@@ -254,6 +254,26 @@ impl Media {
         Ok(())
     }
 
+    /// Shows `settings`' marks on the picture (not while comparing: they are drawn on one
+    /// file's frame); the shown frame is marked anew. Returns whether the marks' stage was made
+    /// just now (its first use: the scene is made again).
+    pub fn set_marks(
+        &mut self,
+        gpu: &GpuContext,
+        renderer: &SceneRenderer,
+        settings: &crate::marks::MarkSettings,
+    ) -> bool {
+        if self.compare.is_some() {
+            return false;
+        }
+        let made = self.pipeline.set_marks(gpu, settings);
+        if made {
+            self.rebuild_scene(gpu, renderer);
+        }
+        self.recount = true;
+        made
+    }
+
     /// Auto-levels start over (after a seek), for both files.
     pub fn restart_adjustments(&self, queue: &wgpu::Queue) {
         self.pipeline.restart_adjustments(queue);

@@ -93,6 +93,8 @@ pub struct PlayerOptions {
     pub signals: Option<std::sync::Arc<signals::QuitSignals>>,
     /// The file to compare the (first) file with (`--compare`).
     pub compare: Option<comparison::CompareOptions>,
+    /// Marks on the picture to start with (`--overlay` and their levels).
+    pub marks: crate::marks::MarkSettings,
 }
 
 impl Default for PlayerOptions {
@@ -111,6 +113,7 @@ impl Default for PlayerOptions {
             adjustments: Default::default(),
             signals: None,
             compare: None,
+            marks: Default::default(),
         }
     }
 }

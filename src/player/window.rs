@@ -24,6 +24,7 @@ use crate::audio::Volume;
 use crate::engine::histogram::DEFAULT_BINS;
 use crate::gpu::timing::{PassTimer, Timings};
 use crate::gpu::{best_adapter, GpuContext};
+use crate::marks::{Mark, MarkSettings, PEAKING_RANGE};
 use crate::render::adjust::{Adjustment, Adjustments, AutoMode};
 use crate::render::scene::{next_scope, SceneRenderer, ViewOptions};
 use std::path::PathBuf;
@@ -98,6 +99,8 @@ pub struct PlayerWindow {
     last_drop: Option<Instant>,
     /// The picture adjustments, kept from file to file as mpv keeps its video equalizer.
     adjustments: Adjustments,
+    /// The marks on the picture and their levels, kept from file to file too.
+    marks: MarkSettings,
     /// Loop each file (`L`), kept from file to file.
     loop_file: bool,
     /// The stats overlay: shown until then (`i`), or toggled on (`I`).
@@ -182,6 +185,7 @@ impl PlayerWindow {
         )?;
         media.playback.loop_file = options.loop_file;
         media.set_adjustments(&gpu, options.adjustments)?;
+        media.set_marks(&gpu, &scene, &options.marks);
         let egui_ctx = egui::Context::default();
         egui_ctx.set_visuals(egui::Visuals::dark());
         let egui_state = egui_winit::State::new(
@@ -257,6 +261,7 @@ impl PlayerWindow {
             playlist_step: 1,
             last_drop: None,
             adjustments: options.adjustments,
+            marks: options.marks.clone(),
             loop_file: options.loop_file,
             stats_until: None,
             stats_on: false,
@@ -398,6 +403,28 @@ impl PlayerWindow {
             Command::CycleCompareMode | Command::Flicker | Command::CompareGainBy(_) | Command::CompareOffsetBy(_) => {
                 self.compare_command(&command)
             }
+            Command::ToggleMark(mark) => {
+                let mut next = self.marks.clone();
+                next.shown = next.shown.toggled(mark);
+                let on = if next.shown.has(mark) { "on" } else { "off" };
+                self.replace_message(&format!("{}: ", mark.name()), format!("{}: {on}", mark.name()));
+                self.set_marks(next);
+            }
+            Command::ZebraBy(step) => {
+                let mut next = self.marks.clone();
+                next.zebra = (next.zebra + step as f32).clamp(0.0, 110.0);
+                next.shown = next.shown.with(Mark::Zebra, true);
+                self.replace_message("zebra: ", format!("zebra: {}%", next.zebra));
+                self.set_marks(next);
+            }
+            Command::PeakingBy(step) => {
+                let mut next = self.marks.clone();
+                let (low, high) = (*PEAKING_RANGE.start(), *PEAKING_RANGE.end());
+                next.peaking = (next.peaking + step as f32).clamp(low, high);
+                next.shown = next.shown.with(Mark::Peaking, true);
+                self.replace_message("peaking: ", format!("peaking: edges of {}% and more", next.peaking));
+                self.set_marks(next);
+            }
             Command::VolumeBy(step) => self.set_volume(self.volume.changed_by(step)),
             Command::ToggleMute => self.set_volume(Volume {
                 muted: !self.volume.muted,
@@ -454,6 +481,23 @@ impl PlayerWindow {
             let name = adjustment.name();
             self.replace_message(&format!("{name}: "), format!("{name}: {}", adjustments.get(adjustment)));
         }
+    }
+
+    /// Shows `marks` on the picture (of this file and the next). The first mark shown on a
+    /// paused frame has it decoded again: the range test reads the frame's planes, which were
+    /// given back once it was converted.
+    fn set_marks(&mut self, marks: MarkSettings) {
+        if self.media.compare.is_some() && !marks.shown.is_empty() {
+            self.message("marks are not drawn while comparing".into(), true);
+        }
+        let made = self.media.set_marks(&self.gpu, &self.scene, &marks);
+        if made && marks.shown.has(Mark::Range) && self.media.playback.paused() {
+            if let Some(shown) = self.media.playback.shown() {
+                self.media.playback.seek_frame(shown.index);
+            }
+        }
+        self.marks = marks;
+        self.probe_moved = true;
     }
 
     /// Shows `text`, replacing a message that starts with `prefix` (repeated keys update one
@@ -630,6 +674,7 @@ impl PlayerWindow {
                 if let Err(e) = self.media.set_adjustments(&self.gpu, self.adjustments) {
                     self.message(format!("cannot adjust the picture: {e}"), true);
                 }
+                self.media.set_marks(&self.gpu, &self.scene, &self.marks);
                 self.readout = None;
                 self.probe = None;
                 self.probe_moved = true;

@@ -6,6 +6,8 @@ use crate::engine::histogram::Depth;
 use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
+use crate::marks::gpu::MarksStage;
+use crate::marks::MarkSettings;
 use crate::pipeline::FramePipeline;
 use crate::render::adjust::{adjust_still, Adjustments};
 use crate::render::picture::{Orientation, Signal};
@@ -13,7 +15,7 @@ use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::scope::gpu::ScopePass;
 use crate::scope::region;
 use crate::scope::{Region, ScopeError, ScopeKind, DEFAULT_COLUMNS};
-use crate::video::format::{ColorVolume, FrameFormat, PlaneData};
+use crate::video::format::{ColorSpec, ColorVolume, FrameFormat, Matrix, PlaneData, PlaneLayout, Range};
 use crate::video::ring::RingError;
 
 /// Why a frame could not be rendered.
@@ -31,13 +33,15 @@ pub enum RenderError {
 
 /// What a render counts and shows besides the picture: the histograms' bins, a scope, and
 /// the region they count.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Counting {
     pub bins: u32,
     pub scope: Option<ScopeKind>,
     pub region: Option<Region>,
     /// The picture adjustments, applied before anything counts or draws the picture.
     pub adjustments: Adjustments,
+    /// The marks drawn on the picture (of the adjusted frame).
+    pub marks: MarkSettings,
 }
 
 impl Counting {
@@ -47,6 +51,7 @@ impl Counting {
             scope: None,
             region: None,
             adjustments: Adjustments::default(),
+            marks: MarkSettings::default(),
         }
     }
 }
@@ -89,10 +94,29 @@ pub fn render_picture(
         }
         None => None,
     };
+    // A still's marks: an RGB picture, full range, so no range test.
+    let marks = (!counting.marks.shown.is_empty()).then(|| {
+        let format = FrameFormat {
+            layout: PlaneLayout::Rgba,
+            width: picture.width,
+            height: picture.height,
+            color: ColorSpec {
+                matrix: Matrix::Bt709,
+                range: Range::Full,
+            },
+        };
+        let mut stage = MarksStage::new(ctx, &[], &picture.pixels, format, ColorVolume::default(), picture.bits);
+        stage.set(&ctx.queue, &counting.marks);
+        stage
+    });
     let aspect = picture.width as f32 / picture.height as f32;
     let scene = |renderer: &SceneRenderer| {
         let scope = scope.as_ref().map(|(pass, target)| (pass, target));
-        renderer.scene(&ctx.device, &target, &picture.view, Signal::sdr(), scope)
+        let signal = Signal {
+            marks: marks.as_ref().map(MarksStage::view),
+            ..Signal::sdr()
+        };
+        renderer.scene(&ctx.device, &target, &picture.view, signal, scope)
     };
     let frame_size = (picture.width, picture.height);
     Ok(draw(
@@ -103,6 +127,9 @@ pub fn render_picture(
         options,
         (counting.region, frame_size),
         |encoder| {
+            if let Some(marks) = &marks {
+                marks.encode(encoder, Some(0), None);
+            }
             engine.encode(encoder, &target, &source, None);
             if let Some((pass, scope_target)) = &scope {
                 pass.encode(encoder, scope_target, None);
@@ -135,6 +162,7 @@ pub fn render_video_frame(
     pipeline.set_region(ctx, counting.region)?;
     pipeline.set_scope(ctx, counting.scope.map(|kind| (kind, DEFAULT_COLUMNS)))?;
     pipeline.set_adjustments(ctx, counting.adjustments)?;
+    pipeline.set_marks(ctx, &counting.marks);
     pipeline.ring.slots[0].upload(&ctx.queue, frame.planes)?;
     if let Some(nits) = frame.frame_peak_nits {
         pipeline.bound_peak(&ctx.queue, nits);
