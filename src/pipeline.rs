@@ -9,7 +9,7 @@ use crate::gpu::texture::GpuFrame;
 use crate::gpu::timing::PassTimer;
 use crate::gpu::{GpuContext, GpuError};
 use crate::marks::gpu::MarksStage;
-use crate::marks::MarkSettings;
+use crate::marks::{Mark, MarkSettings};
 use crate::render::adjust::{AdjustStage, Adjustments};
 use crate::render::peak::{PeakBinding, PeakPass};
 use crate::render::picture::Signal;
@@ -173,7 +173,13 @@ impl FramePipeline {
             ));
             made = true;
         }
-        self.marks.as_mut().expect("made above").set(&ctx.queue, settings);
+        // While any mark shows, the range test runs too, so that its marks are there to show
+        // when it is turned on over a paused frame (whose planes are gone by then).
+        let compute = settings.shown.with(Mark::Range, !settings.shown.is_empty());
+        self.marks
+            .as_mut()
+            .expect("made above")
+            .set_computing(&ctx.queue, settings, compute);
         made
     }
 

@@ -176,3 +176,63 @@ fn the_marks_of_10_bit_bt2020_pq_frames_on_the_gpu_are_the_cpu_twins_gamut_inclu
     };
     check(10, volume, Matrix::Bt2020);
 }
+
+/// A frame already shown when the first mark is turned on (paused): the frame counted again
+/// is marked, from the converted pixels alone.
+#[test]
+fn marks_turned_on_for_a_frame_already_converted_mark_it() {
+    let ctx = common::gpu();
+    let (w, h) = (70usize, 46usize);
+    let format = FrameFormat {
+        layout: PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 1,
+            bits: 8,
+        },
+        width: w as u32,
+        height: h as u32,
+        color: ColorSpec {
+            matrix: Matrix::Bt709,
+            range: Range::Limited,
+        },
+    };
+    let data = planes(w, h, 8);
+    let view: Vec<PlaneData> = data
+        .iter()
+        .enumerate()
+        .map(|(i, d)| PlaneData {
+            data: d,
+            stride: if i == 0 { w } else { w / 2 },
+        })
+        .collect();
+    let mut pipeline = FramePipeline::new(&ctx, 256, format, ColorVolume::default(), 2).unwrap();
+    pipeline.ring.slots[0].upload(&ctx.queue, &view).unwrap();
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    pipeline.encode_frame(&mut encoder, 0);
+    ctx.queue.submit([encoder.finish()]);
+    let settings = MarkSettings {
+        shown: MarkSet::default().with(Mark::FalseColour, true).with(Mark::Zebra, true),
+        ..MarkSettings::default()
+    };
+    assert!(pipeline.set_marks(&ctx, &settings));
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    pipeline.encode_recount(&mut encoder, None);
+    ctx.queue.submit([encoder.finish()]);
+    let read = |buffer: &wgpu::Buffer| -> Vec<u32> {
+        let bytes = histoplay::gpu::readback::read_buffer(&ctx, buffer, 0, (w * h * 4) as u64).unwrap();
+        bytemuck::cast_slice(&bytes).to_vec()
+    };
+    let pixels = read(&pipeline.ring.output.pixels);
+    let marks = pipeline.marks().unwrap();
+    let cpu = classify(&marks.params(), &marks.linear_table(), &pixels, None);
+    let gpu = read(marks.words());
+    // The range marks wait for the next frame's planes.
+    let strip = |words: &[u32]| {
+        words
+            .iter()
+            .map(|w| w & !histoplay::marks::WORD_RANGE)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(strip(&gpu), strip(&cpu));
+    assert!(cpu.iter().any(|&c| c & 0xf == 6), "white clip in the frame");
+}

@@ -15,7 +15,7 @@ use std::time::Instant;
 /// The picture's planes as 4:2:0 at `bits` (BT.709 luma weights, chroma of each 2x2 block's
 /// first pixel: a natural picture's statistics, not a colourimetric conversion), and the same
 /// with noise of up to ±`noise` codes.
-fn planes(image: &RgbaImage, bits: u32, noise: i32) -> Vec<(Vec<u8>, usize)> {
+pub(super) fn planes(image: &RgbaImage, bits: u32, noise: i32) -> Vec<(Vec<u8>, usize)> {
     let (w, h) = (image.width as usize, image.height as usize);
     let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
     let bytes = if bits > 8 { 2 } else { 1 };
@@ -61,7 +61,7 @@ fn planes(image: &RgbaImage, bits: u32, noise: i32) -> Vec<(Vec<u8>, usize)> {
     out
 }
 
-fn view(planes: &[(Vec<u8>, usize)]) -> Vec<PlaneData<'_>> {
+pub(super) fn view(planes: &[(Vec<u8>, usize)]) -> Vec<PlaneData<'_>> {
     planes
         .iter()
         .map(|(data, stride)| PlaneData { data, stride: *stride })

@@ -7,6 +7,7 @@ pub mod av;
 pub mod clips;
 pub mod compare;
 pub mod kernels;
+pub mod marks;
 pub mod pipeline;
 pub mod scopes;
 pub mod variants;

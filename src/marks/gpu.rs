@@ -32,6 +32,11 @@ pub struct MarksStage {
     volume: ColorVolume,
     bits: u32,
     settings: MarkSettings,
+    /// The marks computed: those shown, and any more the words should hold.
+    compute: MarkSet,
+    /// Whether the words hold the range marks of the frame last converted (read from its
+    /// planes), which a frame counted again keeps.
+    range_marked: std::cell::Cell<bool>,
 }
 
 impl MarksStage {
@@ -186,6 +191,8 @@ impl MarksStage {
             volume,
             bits,
             settings: MarkSettings::default(),
+            compute: MarkSet::default(),
+            range_marked: std::cell::Cell::new(false),
         };
         stage.write(&ctx.queue);
         stage
@@ -193,7 +200,13 @@ impl MarksStage {
 
     /// Shows (and computes) `settings`' marks from the next `encode` on.
     pub fn set(&mut self, queue: &wgpu::Queue, settings: &MarkSettings) {
+        self.set_computing(queue, settings, settings.shown);
+    }
+
+    /// Shows `settings`' marks, computing `compute` (those shown and more).
+    pub fn set_computing(&mut self, queue: &wgpu::Queue, settings: &MarkSettings, compute: MarkSet) {
         self.settings = settings.clone();
+        self.compute = MarkSet(compute.0 | settings.shown.0);
         self.write(queue);
     }
 
@@ -215,13 +228,9 @@ impl MarksStage {
         queue.write_buffer(&self.style, 0, bytemuck::bytes_of(&style));
     }
 
-    /// The parameters the pass runs with (the CPU twin takes the same). While any mark shows,
-    /// the range test runs too, so that its marks are there to show when it is turned on with
-    /// the frame paused (its planes gone by then).
+    /// The parameters the pass runs with (the CPU twin takes the same).
     pub fn params(&self) -> MarkParams {
-        let shown = self.settings.shown;
-        let compute = shown.with(super::Mark::Range, !shown.is_empty());
-        MarkParams::new(&self.settings, compute, &self.format, &self.volume, self.bits)
+        MarkParams::new(&self.settings, self.compute, &self.format, &self.volume, self.bits)
     }
 
     /// The linear-light table the pass's gamut test reads.
@@ -238,6 +247,9 @@ impl MarksStage {
         slot: Option<usize>,
         writes: Option<wgpu::ComputePassTimestampWrites>,
     ) {
+        if slot.is_some() {
+            self.range_marked.set(self.compute.has(super::Mark::Range));
+        }
         let (binding, offset) = match slot {
             Some(slot) => (&self.bindings[slot.min(self.bindings.len() - 1)], 0),
             None => (&self.bindings[0], PARAMS_STRIDE as u32),
@@ -249,6 +261,12 @@ impl MarksStage {
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, binding, &[offset]);
         pass.dispatch_workgroups(self.format.width.div_ceil(16), self.format.height.div_ceil(16), 1);
+    }
+
+    /// Whether the range marks of the frame last converted are there to show (the stage was
+    /// made, or every mark was off, only after it was converted: it must be converted again).
+    pub fn range_marked(&self) -> bool {
+        self.range_marked.get()
     }
 
     /// The words, for reading back (4 bytes a pixel, rows of the frame's width).

@@ -6,7 +6,7 @@
 //! on the GPU.
 
 use super::clipping::ReadoutTag;
-use super::osd::{HdrView, OsdView};
+use super::osd::{HdrView, MarksNote, OsdView};
 use super::playback::FrameSource;
 use super::probe::ProbeTag;
 use super::screenshot::{file_name, ScreenshotTarget};
@@ -217,6 +217,14 @@ impl PlayerWindow {
             adjustments: self.media.pipeline.adjustments().label(),
             ab_loop: playback.ab_loop(),
             loop_file: playback.loop_file,
+            marks: match &self.media.compare {
+                Some(_) => None,
+                None => MarksNote::new(
+                    &self.marks,
+                    &self.media.pipeline.volume,
+                    &self.media.pipeline.ring.format,
+                ),
+            },
             compare: self.media.compare.as_ref().map(|c| {
                 let align = playback.source.paired().map(|p| p.alignment());
                 let frame = playback.shown().map(|s| self.media.index.number_at(s.pts).n);
@@ -332,6 +340,10 @@ impl PlayerWindow {
                 let frame_b = c.shown_b.map(|b| c.index.number_at(b.pts).n);
                 (frame_b, c.stage.composite().mode)
             }),
+            marks: match self.media.compare {
+                Some(_) => Default::default(),
+                None => self.marks.shown,
+            },
         };
         if new_frame {
             self.shown_frames += 1;

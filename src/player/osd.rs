@@ -75,6 +75,77 @@ pub struct OsdView<'a> {
     pub loop_file: bool,
     /// Comparing two files: both frames' numbers, the mode, the pair's PSNR and SSIM.
     pub compare: Option<String>,
+    /// The marks on the picture, while any is.
+    pub marks: Option<MarksNote>,
+}
+
+/// The marks on the picture, noted at the top while any is on: which, at what levels, and the
+/// false-colour scale's bands.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MarksNote {
+    pub line: String,
+    /// Each band's colour and range, while false colour is on.
+    pub legend: Vec<([u8; 3], String)>,
+}
+
+impl MarksNote {
+    /// The note for `settings` on a source of `volume` and `format`.
+    pub fn new(
+        settings: &crate::marks::MarkSettings,
+        volume: &crate::video::format::ColorVolume,
+        format: &crate::video::format::FrameFormat,
+    ) -> Option<Self> {
+        use crate::marks::scale::Unit;
+        use crate::marks::Mark;
+        use crate::video::format::{Primaries, Range};
+        let shown = settings.shown;
+        if shown.is_empty() {
+            return None;
+        }
+        let scale = settings.scale_for(volume);
+        let parts: Vec<String> = shown
+            .iter()
+            .map(|mark| match mark {
+                Mark::FalseColour => "false colour".to_string(),
+                Mark::Zebra => match settings.zebra_low {
+                    Some(low) => format!("zebra {}% and {low}%", settings.zebra),
+                    None => format!("zebra {}%", settings.zebra),
+                },
+                Mark::Peaking => format!("peaking {}%", settings.peaking),
+                Mark::Gamut if volume.primaries != Primaries::Bt2020 => "gamut (a BT.709 source: none)".into(),
+                Mark::Gamut => "gamut: outside BT.709".into(),
+                Mark::Range if !format.layout.is_yuv() || format.color.range == Range::Full => {
+                    "range (not limited-range Y'CbCr: none)".into()
+                }
+                Mark::Range => "range: outside 16-235 / 16-240".into(),
+            })
+            .collect();
+        let unit = match scale.unit {
+            Unit::Percent => "%",
+            Unit::Nits => " nits",
+        };
+        let legend = if shown.has(Mark::FalseColour) {
+            scale
+                .bands
+                .iter()
+                .map(|b| {
+                    let range = format!("{}–{}{unit}", b.from, b.to);
+                    let text = if b.label.is_empty() {
+                        range
+                    } else {
+                        format!("{range} {}", b.label)
+                    };
+                    (b.colour, text)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Some(Self {
+            line: parts.join(" · "),
+            legend,
+        })
+    }
 }
 
 /// An HDR stream's transfer and the peak its picture is tone-mapped from (once measured).
@@ -129,9 +200,18 @@ impl Osd {
         if let Some(lines) = &view.stats {
             show_stats(ctx, lines, corner);
         }
-        // (The stats overlay has a line for them.)
-        if let (Some(note), None) = (&view.adjustments, &view.stats) {
-            show_adjustments(ctx, note, corner);
+        // (The stats overlay has a line for each.)
+        if view.stats.is_none() {
+            let mut top = corner.top;
+            if let Some(note) = &view.adjustments {
+                show_adjustments(ctx, note, corner);
+                if let Some(shown) = ctx.memory(|m| m.area_rect(Id::unique("adjustments"))) {
+                    top = shown.max.y - ctx.content_rect().min.y + 4.0;
+                }
+            }
+            if let Some(note) = &view.marks {
+                show_marks(ctx, note, top);
+            }
         }
         if let Some(line) = &view.compare {
             show_compare(ctx, line);
@@ -425,6 +505,37 @@ fn show_compare(ctx: &egui::Context, line: &str) {
     );
 }
 
+/// The marks' note in the top-right corner (`top` down, under the adjustments' note) while
+/// any mark is on, with the false-colour legend under it.
+fn show_marks(ctx: &egui::Context, note: &MarksNote, top: f32) {
+    egui::Area::new(Id::unique("marks"))
+        .anchor(Align2::RIGHT_TOP, egui::vec2(-MARGIN, top))
+        .fade_in(false)
+        .interactable(false)
+        .show(ctx, |ui| {
+            egui::Frame::new()
+                .fill(Color32::from_black_alpha(150))
+                .corner_radius(4.0)
+                .inner_margin(egui::Margin::symmetric(8, 3))
+                .show(ui, |ui| {
+                    ui.add(
+                        egui::Label::new(RichText::new(&note.line).color(TEXT)).wrap_mode(egui::TextWrapMode::Extend),
+                    );
+                    for (colour, text) in &note.legend {
+                        ui.horizontal(|ui| {
+                            let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 12.0), Sense::hover());
+                            let [r, g, b] = *colour;
+                            ui.painter().rect_filled(rect, 2.0, Color32::from_rgb(r, g, b));
+                            ui.add(
+                                egui::Label::new(RichText::new(text).small().color(TEXT))
+                                    .wrap_mode(egui::TextWrapMode::Extend),
+                            );
+                        });
+                    }
+                });
+        });
+}
+
 /// A note that stays on screen (not fading with the OSD), on a dark backing, at `anchor`.
 fn show_note(ctx: &egui::Context, id: &str, anchor: (Align2, egui::Vec2), text: RichText) {
     egui::Area::new(Id::unique(id))
@@ -583,6 +694,7 @@ mod tests {
             stats: None,
             adjustments: None,
             compare: None,
+            marks: None,
             ab_loop: Default::default(),
             loop_file: false,
         }

@@ -37,12 +37,15 @@ pub struct Present {
     /// Comparing: the compared file's frame paired with this one (None: it has none), and
     /// the mode shown.
     pub compare: Option<(Option<u64>, crate::compare::composite::CompareMode)>,
+    /// The marks drawn on the picture.
+    pub marks: crate::marks::MarkSet,
 }
 
 /// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
 /// `t_ms=1234.567 frame=37 gen=0 new=1 due_ms=1234.000 dropped=3 paused=0 size=640x480 exact=1
 /// preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=0 ab=1.500,-`, and comparing two
-/// files ` compare=37,wipe` (the compared file's frame, the mode)
+/// files ` compare=37,wipe` (the compared file's frame, the mode), and with marks on the picture
+/// ` marks=zebra,peaking`
 /// (times in milliseconds since the player started; `-` where there is no value).
 pub struct FrameLog {
     out: std::io::BufWriter<std::fs::File>,
@@ -97,8 +100,12 @@ impl FrameLog {
             }
             None => String::new(),
         };
+        let marks = match present.marks.names() {
+            names if names.is_empty() => String::new(),
+            names => format!(" marks={}", names.join(",")),
+        };
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{marks}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -186,6 +193,7 @@ mod tests {
             file: 0,
             ab: Default::default(),
             compare: None,
+            marks: Default::default(),
         };
         log.record(&present);
         log.record(&Present {
@@ -197,6 +205,9 @@ mod tests {
             file: 1,
             ab: crate::player::playback::AbLoop { a: Some(1.5), b: None },
             compare: Some((None, crate::compare::composite::CompareMode::SideBySide)),
+            marks: crate::marks::MarkSet(0)
+                .with(crate::marks::Mark::Zebra, true)
+                .with(crate::marks::Mark::Range, true),
             ..present
         });
         let text = std::fs::read_to_string(&dir).unwrap();
@@ -209,7 +220,7 @@ mod tests {
             lines,
             [
                 "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=- region=- file=0 ab=-",
-                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side",
+                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side marks=zebra,range",
             ]
         );
     }

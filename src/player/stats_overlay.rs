@@ -54,6 +54,8 @@ pub struct StatsInput<'a> {
     pub timings: Option<&'a Timings>,
     pub timestamps: bool,
     pub adjustments: Option<String>,
+    /// The marks on the picture, while any is.
+    pub marks: Option<String>,
     pub adapter: &'a str,
 }
 
@@ -127,6 +129,9 @@ pub fn lines(input: &StatsInput) -> Vec<(&'static str, String)> {
     lines.push(("adapter", input.adapter.to_string()));
     if let Some(adjustments) = &input.adjustments {
         lines.push(("picture", adjustments.clone()));
+    }
+    if let Some(marks) = &input.marks {
+        lines.push(("marks", marks.clone()));
     }
     lines
 }

@@ -100,7 +100,7 @@ pub struct PlayerWindow {
     /// The picture adjustments, kept from file to file as mpv keeps its video equalizer.
     adjustments: Adjustments,
     /// The marks on the picture and their levels, kept from file to file too.
-    marks: MarkSettings,
+    pub(super) marks: MarkSettings,
     /// Loop each file (`L`), kept from file to file.
     loop_file: bool,
     /// The stats overlay: shown until then (`i`), or toggled on (`I`).
@@ -483,15 +483,16 @@ impl PlayerWindow {
         }
     }
 
-    /// Shows `marks` on the picture (of this file and the next). The first mark shown on a
-    /// paused frame has it decoded again: the range test reads the frame's planes, which were
-    /// given back once it was converted.
+    /// Shows `marks` on the picture (of this file and the next). The range marks, turned on
+    /// over a paused frame converted before any mark showed, have it decoded again: the range
+    /// test reads the frame's planes, which were given back once it was converted.
     fn set_marks(&mut self, marks: MarkSettings) {
         if self.media.compare.is_some() && !marks.shown.is_empty() {
             self.message("marks are not drawn while comparing".into(), true);
         }
-        let made = self.media.set_marks(&self.gpu, &self.scene, &marks);
-        if made && marks.shown.has(Mark::Range) && self.media.playback.paused() {
+        self.media.set_marks(&self.gpu, &self.scene, &marks);
+        let unmarked = self.media.pipeline.marks().is_some_and(|m| !m.range_marked());
+        if marks.shown.has(Mark::Range) && unmarked && self.media.playback.paused() {
             if let Some(shown) = self.media.playback.shown() {
                 self.media.playback.seek_frame(shown.index);
             }
@@ -955,6 +956,15 @@ impl PlayerWindow {
             timings: self.timings.as_ref(),
             timestamps: self.pass_timer.is_some(),
             adjustments: self.adjustments.label(),
+            marks: match self.media.compare {
+                Some(_) => None,
+                None => super::osd::MarksNote::new(
+                    &self.marks,
+                    &self.media.pipeline.volume,
+                    &self.media.pipeline.ring.format,
+                )
+                .map(|note| note.line),
+            },
             adapter: &self.gpu_name,
         };
         Some(stats_overlay::lines(&input))

@@ -115,6 +115,8 @@ pub struct Present {
     pub file: u64,
     /// The A-B loop's points, in seconds, where set.
     pub ab: (Option<f64>, Option<f64>),
+    /// The marks drawn on the picture (`zebra,peaking`), empty for none.
+    pub marks: String,
 }
 
 pub fn parse(line: &str) -> Option<Present> {
@@ -134,6 +136,7 @@ pub fn parse(line: &str) -> Option<Present> {
             Some((a, b)) => (a.parse().ok(), b.parse().ok()),
             None => (None, None),
         },
+        marks: field("marks").unwrap_or("").to_string(),
     })
 }
 

@@ -1,4 +1,5 @@
 use super::*;
+use crate::marks::Mark;
 use winit::dpi::PhysicalPosition;
 
 /// mpv's default bindings (its `etc/input.conf`) for every function histoplay has, verbatim.
@@ -160,6 +161,15 @@ fn histoplays_own_functions_sit_on_keys_mpv_leaves_free() {
         ("K", Command::CompareGainBy(2.0)),
         ("Ctrl+,", Command::CompareOffsetBy(-1)),
         ("Ctrl+.", Command::CompareOffsetBy(1)),
+        ("Y", Command::ToggleMark(Mark::FalseColour)),
+        ("X", Command::ToggleMark(Mark::Zebra)),
+        ("Alt+x", Command::ZebraBy(-1.0)),
+        ("Alt+X", Command::ZebraBy(1.0)),
+        ("U", Command::ToggleMark(Mark::Peaking)),
+        ("Alt+u", Command::PeakingBy(-1.0)),
+        ("Alt+U", Command::PeakingBy(1.0)),
+        ("D", Command::ToggleMark(Mark::Gamut)),
+        ("N", Command::ToggleMark(Mark::Range)),
     ];
     let mpv_keys: Vec<Chord> = MPV_DEFAULTS
         .iter()

@@ -1,0 +1,111 @@
+//! End to end, in the player window: each mark's key draws it on the picture and takes it off
+//! again. The clip is three vertical bands whose marks are known exactly: black (Y' 16), white
+//! (Y' 235) and a super-white beyond the broadcast range (Y' 250, shown as white).
+
+mod common;
+mod window;
+
+use std::path::PathBuf;
+use std::time::Duration;
+use window::{Image, Player, Xvfb};
+
+/// 320x240 at 10 fps, 3 s, lossless: bands of Y' 16, 235 and 250, from x 0, 100 and 200.
+fn bands() -> PathBuf {
+    let source = "color=c=black:s=320x240:r=10:d=3,format=yuv420p,\
+                  geq=lum='if(lt(X,100),16,if(lt(X,200),235,250))':cb=128:cr=128";
+    common::fixture(
+        "marks-bands.mp4",
+        &[
+            "-f", "lavfi", "-i", source, "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p",
+        ],
+    )
+}
+
+/// Row `y` of the picture, in screen pixels (the window shows the clip at twice its size): 96 pixels (12 zebra stripes) inside band `band`.
+fn band_row(image: &Image, band: u32, y: u32) -> Vec<[u8; 3]> {
+    let from = 2 * (100 * band + 26);
+    (from..from + 96).map(|x| image.at(x, y)).collect()
+}
+
+fn count(pixels: &[[u8; 3]], colour: [u8; 3]) -> usize {
+    pixels.iter().filter(|&&p| p == colour).count()
+}
+
+/// A row of the picture clear of the notes at the top (the marks' legend) and of the OSD at
+/// the bottom (shown while paused).
+const ROW: u32 = 220;
+const BLACK: [u8; 3] = [0, 0, 0];
+const WHITE: [u8; 3] = [255, 255, 255];
+
+#[test]
+fn each_mark_key_draws_its_mark_on_the_picture_and_takes_it_off() {
+    let clip = bands();
+    let x = Xvfb::start();
+    let player = Player::start(&x, "marks", Some(&clip));
+    player.wait_present("playback", 0, |p| p.new_frame && p.frame >= Some(2));
+    let before = player.key("space");
+    player.wait_present("the pause", before, |p| p.paused);
+    player.wait_idle(Duration::from_millis(300));
+    let plain = player.capture();
+    assert_eq!((plain.width, plain.height), (640, 480));
+    for y in [ROW, ROW + 1] {
+        assert_eq!(count(&band_row(&plain, 0, y), BLACK), 96, "black band");
+        assert_eq!(count(&band_row(&plain, 1, y), WHITE), 96, "white band");
+        assert_eq!(count(&band_row(&plain, 2, y), WHITE), 96, "super-white band, clipped");
+    }
+
+    let toggle = |key: &str, marks: &str| {
+        let before = player.key(key);
+        player.wait_present(&format!("marks={marks}"), before, |p| p.marks == marks);
+        player.wait_idle(Duration::from_millis(300));
+        player.capture()
+    };
+
+    // False colour: ARRI's purple below 2.5%, red from 99%.
+    let shot = toggle("Y", "false-colour");
+    assert_eq!(count(&band_row(&shot, 0, ROW), [128, 0, 255]), 96);
+    assert_eq!(count(&band_row(&shot, 1, ROW), [255, 0, 0]), 96);
+    assert_eq!(count(&band_row(&shot, 2, ROW), [255, 0, 0]), 96);
+    toggle("Y", "");
+
+    // Zebras: black stripes 4 of every 8 pixels along a row over the white bands, none over
+    // black.
+    let shot = toggle("X", "zebra");
+    for band in [1, 2] {
+        let row = band_row(&shot, band, ROW);
+        assert_eq!(count(&row, BLACK), 48, "band {band}: half striped");
+        assert_eq!(count(&row, WHITE), 48);
+    }
+    assert_eq!(band_row(&shot, 0, ROW), band_row(&plain, 0, ROW));
+    toggle("X", "");
+
+    // Broadcast range: the super-white band (Y' 250 > 235) in a yellow checker, the others
+    // clean.
+    let shot = toggle("N", "range");
+    assert_eq!(count(&band_row(&shot, 2, ROW), [255, 255, 0]), 48);
+    assert_eq!(band_row(&shot, 1, ROW), band_row(&plain, 1, ROW));
+    assert_eq!(band_row(&shot, 0, ROW), band_row(&plain, 0, ROW));
+    toggle("N", "");
+
+    // Peaking: the edge between black and white in red, the flat bands clean.
+    let shot = toggle("U", "peaking");
+    let edge: Vec<[u8; 3]> = (194..206).map(|x| shot.at(x, ROW)).collect();
+    assert!(count(&edge, [255, 26, 26]) >= 4, "{edge:?}");
+    assert_eq!(band_row(&shot, 0, ROW), band_row(&plain, 0, ROW));
+    assert_eq!(band_row(&shot, 1, ROW), band_row(&plain, 1, ROW));
+    // Gamut on too: a BT.709 source has nothing outside BT.709.
+    let both = toggle("D", "peaking,gamut");
+    assert_eq!(band_row(&both, 1, ROW), band_row(&plain, 1, ROW));
+    let shot = toggle("U", "gamut");
+    assert_eq!(band_row(&shot, 1, ROW), band_row(&plain, 1, ROW));
+    toggle("D", "");
+    let after = player.capture();
+    for band in 0..3 {
+        for y in ROW..ROW + 8 {
+            assert!(
+                band_row(&after, band, y) == band_row(&plain, band, y),
+                "every mark off: band {band} as it was"
+            );
+        }
+    }
+}
