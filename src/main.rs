@@ -406,6 +406,9 @@ enum Command {
         /// and FFmpeg's psnr and ssim filters on the same pair where `ffmpeg` is on the PATH.
         #[arg(long)]
         compare: Option<PathBuf>,
+        /// Draw these marks on the picture throughout (as --overlay in the player).
+        #[arg(long, value_delimiter = ',', value_parser = parse_mark, conflicts_with = "compare")]
+        overlay: Vec<Mark>,
     },
     /// Play a video in a window at its own rate and report frame pacing and input latency
     /// (headless machines: run it under Xvfb, e.g. `xvfb-run histoplay bench-play FILE`).
@@ -955,6 +958,7 @@ fn run(command: Command) -> Result<()> {
             long_dir,
             samples,
             compare,
+            overlay,
         } => {
             if let Some(judged) = compare {
                 return bench_pipeline::compare::run(&input, &judged, &mut std::io::stdout().lock());
@@ -969,6 +973,11 @@ fn run(command: Command) -> Result<()> {
                 long_seconds: long,
                 long_dir,
                 samples,
+                marks: MarkSettings {
+                    shown: overlay.iter().fold(MarkSet::default(), |set, &m| set.with(m, true)),
+                    zebra_low: Some(histoplay::marks::DEFAULT_ZEBRA_LOW),
+                    ..MarkSettings::default()
+                },
             };
             bench_pipeline::run(&input, &options, &mut std::io::stdout().lock())
         }

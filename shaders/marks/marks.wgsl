@@ -1,7 +1,19 @@
-// Marks on the picture: classifies every pixel of the converted frame into a word the picture
-// pass draws from (its false-colour band, zebra levels, peaking edge, gamut and range warnings).
-// The CPU twin, with the definitions, is src/marks/mod.rs; every threshold is an integer code
-// worked out there.
+// Marks on the picture: classifies every pixel of the converted frame into a byte the picture
+// pass draws from: what its luma says (its false-colour band and zebra levels) as one of 32
+// classes, then its peaking edge, gamut and range warnings; four pixels to a u32, rows of
+// `row_words` u32s. The CPU twin, with the definitions, is src/marks/mod.rs (`classify`, and
+// `pack_words` for this form); every threshold is an integer code worked out there, and each
+// luma code's class comes from a table made there.
+//
+// A workgroup takes a tile of 64x16 pixels, each invocation four neighbours in a row (one
+// 16-byte load where rows are whole multiples of four pixels); for peaking, the tile's luma and
+// a one-pixel border are loaded into workgroup memory first.
+//
+// Built without bounds checks (MarksStage), so every index is in bounds by construction: pixels
+// are read at y·width + x with x < width, y < height (luma_at clamps); words at y·row_words +
+// x/4; the tile below 66·18; a luma is at most white (its weights sum to 65536), and R', G', B'
+// codes are at most white, the tables' last index; planes are read inside their sizes (chroma
+// at x >> shift of a plane ⌈width / 2^shift⌉ wide), and only for Y'CbCr sources.
 
 struct MarkParams { // twin: MarkParams in src/marks/mod.rs
     width: u32,
@@ -14,14 +26,14 @@ struct MarkParams { // twin: MarkParams in src/marks/mod.rs
     bands: u32,
     gamut: u32, // a BT.2020 source: the gamut test applies
     gamut_tolerance: f32,
-    band_lo: array<vec4u, 4>, // band b holds codes band_lo[b] <= l < band_hi[b]
+    band_lo: array<vec4u, 4>, // (the CPU's: the luma table holds the bands)
     band_hi: array<vec4u, 4>,
     range: vec4u, // Y' min, max, chroma min, max at the planes' depth
     planes: vec4u, // PLANES_*, chroma shift across, down, sample mask
     sample_shift: u32, // bits below the sample in its texel (P010: 6)
     range_applies: u32, // a limited-range Y'CbCr source
     keep_range: u32, // keep the words' range bits (the planes are gone)
-    _pad: u32,
+    row_words: u32, // u32s per row of words
 }
 
 const MARK_FALSE_COLOUR: u32 = 1u;
@@ -30,12 +42,10 @@ const MARK_PEAKING: u32 = 4u;
 const MARK_GAMUT: u32 = 8u;
 const MARK_RANGE: u32 = 16u;
 
-// twin: WORD_* in src/marks/mod.rs
-const WORD_ZEBRA: u32 = 16u;
-const WORD_ZEBRA_LOW: u32 = 32u;
-const WORD_PEAKING: u32 = 64u;
-const WORD_GAMUT: u32 = 128u;
-const WORD_RANGE: u32 = 256u;
+// twin: PASS_* in src/marks/mod.rs (the luma's class in the low 5 bits)
+const PASS_PEAKING: u32 = 32u;
+const PASS_GAMUT: u32 = 64u;
+const PASS_RANGE: u32 = 128u;
 
 const PLANES_YUV: u32 = 0u;
 const PLANES_SEMI: u32 = 1u;
@@ -47,13 +57,29 @@ const BT2020_TO_BT709_G: vec3f = vec3f(-0.1245505, 1.1328999, -0.0083494);
 const BT2020_TO_BT709_B: vec3f = vec3f(-0.0181508, -0.1005789, 1.1187297);
 
 @group(0) @binding(0) var<uniform> params: MarkParams;
-@group(0) @binding(1) var<storage, read> pixels: array<u32>;
+// The converted frame's packed pixels, four to a vec4u (the buffer is whole vec4us).
+@group(0) @binding(1) var<storage, read> pixels: array<vec4u>;
 @group(0) @binding(2) var<storage, read_write> words: array<u32>;
 // Linear light of each code (the source's EOTF), for the gamut test.
 @group(0) @binding(3) var<storage, read> linear: array<f32>;
 @group(0) @binding(4) var plane0: texture_2d<u32>;
 @group(0) @binding(5) var plane1: texture_2d<u32>;
 @group(0) @binding(6) var plane2: texture_2d<u32>;
+// Each luma code's class: its band and zebra bits, for the marks computed.
+@group(0) @binding(7) var<storage, read> luma_classes: array<u32>;
+
+const TILE_W: u32 = 64u;
+const TILE_H: u32 = 16u;
+const BORDERED_W: u32 = 66u;
+const BORDERED_H: u32 = 18u;
+
+// The tile's luma with a one-pixel border (clamped at the frame's edges), for peaking: written
+// whole before it is read, so it is not zeroed first (MarksStage).
+var<workgroup> tile: array<u32, 1188>;
+
+fn pixel(i: u32) -> u32 {
+    return pixels[i >> 2u][i & 3u];
+}
 
 fn unpack(word: u32) -> vec3u {
     if params.ten_bit != 0u {
@@ -66,33 +92,34 @@ fn luma(rgb: vec3u) -> u32 {
     return (params.luma.x * rgb.x + params.luma.y * rgb.y + params.luma.z * rgb.z + 32768u) >> 16u;
 }
 
-fn luma_at(x: i32, y: i32) -> i32 {
+fn luma_at(x: i32, y: i32) -> u32 {
     let cx = u32(clamp(x, 0, i32(params.width) - 1));
     let cy = u32(clamp(y, 0, i32(params.height) - 1));
-    return i32(luma(unpack(pixels[cy * params.width + cx])));
+    return luma(unpack(pixel(cy * params.width + cx)));
 }
 
-fn band_of(l: u32) -> u32 {
-    for (var b = 0u; b < params.bands; b++) {
-        if l >= params.band_lo[b / 4u][b % 4u] && l < params.band_hi[b / 4u][b % 4u] {
-            return b + 1u;
+// Sobel over the tile around (tx, ty), the pixel's place in it.
+// The peaking bits (PASS_PEAKING in each byte) of the four pixels from (tx, ty) of the tile:
+// Sobel over the 3x6 luma around them, read from the tile once.
+fn peaking_edges(tx: u32, ty: u32) -> u32 {
+    var above: array<i32, 6>;
+    var row: array<i32, 6>;
+    var below: array<i32, 6>;
+    let at = ty * BORDERED_W + tx;
+    for (var i = 0u; i < 6u; i++) {
+        above[i] = i32(tile[at + i]);
+        row[i] = i32(tile[at + BORDERED_W + i]);
+        below[i] = i32(tile[at + 2u * BORDERED_W + i]);
+    }
+    var bits = 0u;
+    for (var h = 0u; h < 4u; h++) {
+        let gx = above[h + 2u] + 2 * row[h + 2u] + below[h + 2u] - above[h] - 2 * row[h] - below[h];
+        let gy = below[h] + 2 * below[h + 1u] + below[h + 2u] - above[h] - 2 * above[h + 1u] - above[h + 2u];
+        if u32(abs(gx)) + u32(abs(gy)) >= params.peaking {
+            bits |= PASS_PEAKING << (8u * h);
         }
     }
-    return 0u;
-}
-
-fn peaking_edge(x: i32, y: i32) -> bool {
-    let nw = luma_at(x - 1, y - 1);
-    let n = luma_at(x, y - 1);
-    let ne = luma_at(x + 1, y - 1);
-    let w = luma_at(x - 1, y);
-    let e = luma_at(x + 1, y);
-    let sw = luma_at(x - 1, y + 1);
-    let s = luma_at(x, y + 1);
-    let se = luma_at(x + 1, y + 1);
-    let gx = ne + 2 * e + se - nw - 2 * w - sw;
-    let gy = sw + 2 * s + se - nw - 2 * n - ne;
-    return u32(abs(gx)) + u32(abs(gy)) >= params.peaking;
+    return bits;
 }
 
 fn dot3(a: vec3f, b: vec3f) -> f32 {
@@ -129,38 +156,129 @@ fn out_of_range(at: vec2u) -> bool {
         cb = sample(textureLoad(plane1, c, 0), 0u);
         cr = sample(textureLoad(plane2, c, 0), 0u);
     }
-    out = out || cb < params.range.z || cb > params.range.w || cr < params.range.z || cr > params.range.w;
-    return out;
+    return out || cb < params.range.z || cb > params.range.w || cr < params.range.z || cr > params.range.w;
+}
+
+// Fills the tile (from `origin` in the frame, one pixel out all round) with luma: its 64-pixel
+// rows four pixels to a load where rows are whole vec4us, its border columns one at a time.
+fn fill_tile(origin: vec2i, index: u32) {
+    if (params.width & 3u) != 0u {
+        for (var k = index; k < BORDERED_W * BORDERED_H; k += 256u) {
+            tile[k] = luma_at(origin.x + i32(k % BORDERED_W) - 1, origin.y + i32(k / BORDERED_W) - 1);
+        }
+        return;
+    }
+    for (var k = index; k < BORDERED_H * 16u; k += 256u) {
+        let row = k / 16u;
+        let x = origin.x + 4 * i32(k % 16u);
+        let y = origin.y + i32(row) - 1;
+        let at = row * BORDERED_W + 1u + 4u * (k % 16u);
+        if x + 3 < i32(params.width) {
+            let cy = u32(clamp(y, 0, i32(params.height) - 1));
+            let quad = pixels[(cy * params.width + u32(x)) >> 2u];
+            tile[at] = luma(unpack(quad.x));
+            tile[at + 1u] = luma(unpack(quad.y));
+            tile[at + 2u] = luma(unpack(quad.z));
+            tile[at + 3u] = luma(unpack(quad.w));
+        } else {
+            for (var h = 0; h < 4; h++) {
+                tile[at + u32(h)] = luma_at(x + h, y);
+            }
+        }
+    }
+    for (var k = index; k < BORDERED_H * 2u; k += 256u) {
+        let row = k / 2u;
+        let side = k % 2u;
+        let at = row * BORDERED_W + side * (BORDERED_W - 1u);
+        tile[at] = luma_at(origin.x - 1 + i32(side * (BORDERED_W - 1u)), origin.y + i32(row) - 1);
+    }
+}
+
+fn peaking() -> bool {
+    return (params.compute & MARK_PEAKING) != 0u;
+}
+
+fn gamut() -> bool {
+    return (params.compute & MARK_GAMUT) != 0u && params.gamut != 0u;
+}
+
+// Whether the pixels' colours are read here: for the gamut, and for the luma where peaking has
+// not put it in the tile.
+fn reads_pixels() -> bool {
+    return gamut() || (!peaking() && (params.compute & (MARK_FALSE_COLOUR | MARK_ZEBRA)) != 0u);
+}
+
+// The byte of a pixel of packed colour `packed` and luma `l` (from the tile, with peaking)
+// without its peaking and range bits.
+fn mark(packed: u32, l: u32) -> u32 {
+    var byte = 0u;
+    if peaking() {
+        byte = luma_classes[l];
+    } else if (params.compute & (MARK_FALSE_COLOUR | MARK_ZEBRA)) != 0u {
+        byte = luma_classes[luma(unpack(packed))];
+    }
+    if gamut() && outside_bt709(unpack(packed)) {
+        byte |= PASS_GAMUT;
+    }
+    return byte;
 }
 
 @compute @workgroup_size(16, 16)
-fn marks(@builtin(global_invocation_id) id: vec3u) {
-    if id.x >= params.width || id.y >= params.height {
+fn marks(
+    @builtin(workgroup_id) wg: vec3u,
+    @builtin(local_invocation_id) local: vec3u,
+    @builtin(local_invocation_index) index: u32,
+) {
+    let origin = vec2i(i32(wg.x * TILE_W), i32(wg.y * TILE_H));
+    if peaking() {
+        fill_tile(origin, index);
+        workgroupBarrier();
+    }
+    let y = wg.y * TILE_H + local.y;
+    let x = wg.x * TILE_W + 4u * local.x;
+    if y >= params.height || x >= params.width {
         return;
     }
-    let i = id.y * params.width + id.x;
-    let rgb = unpack(pixels[i]);
-    let l = luma(rgb);
-    var word = 0u;
-    if (params.compute & MARK_FALSE_COLOUR) != 0u {
-        word |= band_of(l);
+    // The four pixels' colours: one load where rows are whole vec4us.
+    let first = y * params.width + x;
+    var quad = vec4u(0u);
+    if reads_pixels() {
+        if (params.width & 3u) == 0u {
+            quad = pixels[first >> 2u];
+        } else {
+            for (var h = 0u; h < 4u && x + h < params.width; h++) {
+                quad[h] = pixel(first + h);
+            }
+        }
     }
-    if (params.compute & MARK_ZEBRA) != 0u {
-        word |= select(0u, WORD_ZEBRA, l >= params.zebra.x);
-        word |= select(0u, WORD_ZEBRA_LOW, l >= params.zebra.y);
+    let at = y * params.row_words + x / 4u;
+    let count = min(4u, params.width - x);
+    let tx = 4u * local.x;
+    var packed = 0u;
+    for (var h = 0u; h < count; h++) {
+        var l = 0u;
+        if peaking() {
+            l = tile[(local.y + 1u) * BORDERED_W + tx + h + 1u];
+        }
+        packed |= mark(quad[h], l) << (8u * h);
     }
-    if (params.compute & MARK_PEAKING) != 0u && peaking_edge(i32(id.x), i32(id.y)) {
-        word |= WORD_PEAKING;
-    }
-    if (params.compute & MARK_GAMUT) != 0u && params.gamut != 0u && outside_bt709(rgb) {
-        word |= WORD_GAMUT;
+    if peaking() {
+        // (Past the frame's right edge the bytes are cut off below.)
+        packed |= peaking_edges(tx, local.y);
     }
     if (params.compute & MARK_RANGE) != 0u && params.range_applies != 0u {
         if params.keep_range != 0u {
-            word |= words[i] & WORD_RANGE;
-        } else if out_of_range(id.xy) {
-            word |= WORD_RANGE;
+            packed |= words[at] & (PASS_RANGE * 0x01010101u);
+        } else {
+            for (var h = 0u; h < count; h++) {
+                if out_of_range(vec2u(x + h, y)) {
+                    packed |= PASS_RANGE << (8u * h);
+                }
+            }
         }
     }
-    words[i] = word;
+    if count < 4u {
+        packed &= (1u << (8u * count)) - 1u;
+    }
+    words[at] = packed;
 }

@@ -40,12 +40,14 @@ struct MarkStyle { // twin: MarkStyle in src/marks/mod.rs
     shown: u32, // the marks drawn: false colour 1, zebra 2, peaking 4, gamut 8, range 16
     width: u32, // the frame's, which the words cover
     height: u32,
-    _pad: u32,
+    row_words: u32, // u32s per row of words, four pixels' to each
     colours: array<vec4f, 16>, // per false-colour band (alpha 0: grey)
+    classes: array<vec4u, 8>, // each luma class's band and zebra bits
 }
 
-// Each frame pixel's marks (src/marks): its false-colour band in the lowest 4 bits, then zebra,
-// lower zebra, peaking, gamut and range flags.
+// Each frame pixel's marks (src/marks), a byte each, four to a u32: its luma's class (which
+// `classes` turns into a false-colour band in the lowest 4 bits, then the zebra and lower zebra
+// flags), then peaking, gamut and range flags.
 @group(0) @binding(4) var<storage, read> mark_words: array<u32>;
 @group(0) @binding(5) var<uniform> marks: MarkStyle;
 
@@ -99,7 +101,10 @@ fn mark_region(rgb: vec3f, t: vec2f) -> vec3f {
 fn draw_marks(rgb: vec3f, t: vec2f, position: vec2f) -> vec3f {
     let size = vec2f(f32(marks.width), f32(marks.height));
     let texel = vec2u(clamp(t * size, vec2f(0.0), size - 1.0));
-    let word = mark_words[texel.y * marks.width + texel.x];
+    let byte = (mark_words[texel.y * marks.row_words + texel.x / 4u] >> (8u * (texel.x & 3u))) & 255u;
+    let luma_class = byte & 31u;
+    // As src/marks/mod.rs has it: band, zebra 16, lower zebra 32, peaking 64, gamut 128, range 256.
+    let word = marks.classes[luma_class / 4u][luma_class % 4u] | ((byte >> 5u) << 6u);
     let screen = vec2u(position);
     var out = rgb;
     if (marks.shown & 1u) != 0u {

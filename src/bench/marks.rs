@@ -86,10 +86,11 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, iters: usize) -> Result<Vec<Row
         stage.encode(&mut encoder, Some(0), None);
         ctx.queue.submit([encoder.finish()]);
         let bytes = u64::from(image.width) * u64::from(image.height) * 4;
-        let words = crate::gpu::readback::read_buffer(ctx, stage.words(), 0, bytes)?;
+        let words = crate::gpu::readback::read_buffer(ctx, stage.words(), 0, stage.words_size())?;
         let first_run = started.elapsed();
         let pixels = crate::gpu::readback::read_buffer(ctx, &output.pixels, 0, bytes)?;
-        let (gpu, pixels): (&[u32], &[u32]) = (bytemuck::cast_slice(&words), bytemuck::cast_slice(&pixels));
+        let gpu = stage.unpack_words(&words);
+        let pixels: &[u32] = bytemuck::cast_slice(&pixels);
         let (components, _) = components(&format, &planes).expect("Y'CbCr");
         let params = stage.params();
         let table = stage.linear_table();

@@ -177,9 +177,10 @@ pub fn trusted_module(device: &wgpu::Device, label: &str, source: String) -> wgp
         label: Some(label),
         source: wgpu::ShaderSource::Wgsl(Cow::Owned(source)),
     };
-    // SAFETY: chunk.wgsl and reduce.wgsl index only within the buffers the engine sizes for
-    // them (pixels < pixel_count, chunk < num_chunks, bin < NUM_BINS, totals word <= 4·NUM_BINS);
-    // their loops are bounded by constants or uniforms.
+    // SAFETY: the shaders given here index only within what their passes size for them, as
+    // each says (chunk.wgsl and reduce.wgsl: pixels < pixel_count, chunk < num_chunks, bin <
+    // NUM_BINS, totals word <= 4·NUM_BINS; marks.wgsl: see its header); their loops are bounded
+    // by constants or uniforms.
     unsafe { device.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
 }
 
@@ -191,6 +192,20 @@ pub fn compute_pipeline(
     entry_point: &str,
     layout: &wgpu::BindGroupLayout,
 ) -> wgpu::ComputePipeline {
+    compute_pipeline_with(device, label, module, entry_point, layout, true)
+}
+
+/// `compute_pipeline`, its workgroup memory left as it is found (`zero_initialize: false`) for
+/// a shader that writes every workgroup variable before it reads it: zeroing it costs a store
+/// per element and a barrier in every workgroup.
+pub fn compute_pipeline_with(
+    device: &wgpu::Device,
+    label: &str,
+    module: &wgpu::ShaderModule,
+    entry_point: &str,
+    layout: &wgpu::BindGroupLayout,
+    zero_initialize: bool,
+) -> wgpu::ComputePipeline {
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some(label),
         bind_group_layouts: &[Some(layout)],
@@ -201,7 +216,10 @@ pub fn compute_pipeline(
         layout: Some(&pipeline_layout),
         module,
         entry_point: Some(entry_point),
-        compilation_options: Default::default(),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            zero_initialize_workgroup_memory: zero_initialize,
+            ..Default::default()
+        },
         cache: None,
     })
 }

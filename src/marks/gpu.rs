@@ -1,6 +1,6 @@
 //! The marks pass on the GPU: one dispatch over the converted frame's packed pixels (and, for
-//! the range test, the ring slot's planes) writes each pixel's word into `words`, which the
-//! picture pass reads with `style`. Made once per stream, the first time a mark is shown;
+//! the range test, the ring slot's planes) writes each pixel's marks into `words` (a byte a
+//! pixel: `pack_words`), which the picture pass reads with `style`. Made once per stream, the first time a mark is shown;
 //! changing the marks or their levels is a queue write.
 
 use super::{linear_table, MarkParams, MarkSet, MarkSettings, MarkStyle};
@@ -24,6 +24,8 @@ pub struct MarksStage {
     pipeline: wgpu::ComputePipeline,
     params: wgpu::Buffer,
     words: wgpu::Buffer,
+    /// Each luma code's class (`MarkParams::luma_classes`).
+    luma_classes: wgpu::Buffer,
     style: wgpu::Buffer,
     /// One per ring slot (its planes bound for the range test); a still has one, with a texel
     /// standing in for planes.
@@ -81,10 +83,13 @@ impl MarksStage {
                 uint_texture(4),
                 uint_texture(5),
                 uint_texture(6),
+                layout::storage(7, compute, true),
             ],
         });
-        let module = shaders::module(device, "marks", shaders::MARKS.to_string());
-        let pipeline = shaders::compute_pipeline(device, "marks", &module, "marks", &bind_layout);
+        // Every index is in bounds by construction (marks.wgsl's header says how).
+        let module = shaders::trusted_module(device, "marks", shaders::MARKS.to_string());
+        // The tile is written whole before it is read.
+        let pipeline = shaders::compute_pipeline_with(device, "marks", &module, "marks", &bind_layout, false);
         let params = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("marks params"),
             size: 2 * PARAMS_STRIDE,
@@ -93,8 +98,14 @@ impl MarksStage {
         });
         let words = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("marks words"),
-            size: 4 * u64::from(format.width) * u64::from(format.height),
+            size: 4 * u64::from(super::row_words(format.width)) * u64::from(format.height),
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let luma_classes = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("marks: each luma's class"),
+            size: 4 << bits,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         let linear = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -163,6 +174,10 @@ impl MarksStage {
                         binding: 6,
                         resource: wgpu::BindingResource::TextureView(views[2]),
                     },
+                    wgpu::BindGroupEntry {
+                        binding: 7,
+                        resource: luma_classes.as_entire_binding(),
+                    },
                 ],
             })
         };
@@ -185,6 +200,7 @@ impl MarksStage {
             pipeline,
             params,
             words,
+            luma_classes,
             style,
             bindings,
             format,
@@ -223,8 +239,16 @@ impl MarksStage {
         let kept = MarkParams { keep_range: 1, ..fresh };
         queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&fresh));
         queue.write_buffer(&self.params, PARAMS_STRIDE, bytemuck::bytes_of(&kept));
+        let classes = fresh.luma_classes();
+        queue.write_buffer(&self.luma_classes, 0, bytemuck::cast_slice(&classes.of_luma));
         let scale = self.settings.scale_for(&self.volume);
-        let style = MarkStyle::new(self.settings.shown, &scale, self.format.width, self.format.height);
+        let style = MarkStyle::new(
+            self.settings.shown,
+            &scale,
+            &classes,
+            self.format.width,
+            self.format.height,
+        );
         queue.write_buffer(&self.style, 0, bytemuck::bytes_of(&style));
     }
 
@@ -260,7 +284,7 @@ impl MarksStage {
         });
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, binding, &[offset]);
-        pass.dispatch_workgroups(self.format.width.div_ceil(16), self.format.height.div_ceil(16), 1);
+        pass.dispatch_workgroups(self.format.width.div_ceil(64), self.format.height.div_ceil(16), 1);
     }
 
     /// Whether the range marks of the frame last converted are there to show (the stage was
@@ -269,9 +293,19 @@ impl MarksStage {
         self.range_marked.get()
     }
 
-    /// The words, for reading back (4 bytes a pixel, rows of the frame's width).
+    /// Each pixel's marks as read back from `words` (`words_size` bytes).
+    pub fn unpack_words(&self, bytes: &[u8]) -> Vec<u32> {
+        let (w, h) = (self.format.width as usize, self.format.height as usize);
+        super::unpack_words(bytemuck::cast_slice(bytes), &self.params().luma_classes(), w, h)
+    }
+
+    /// The words, for reading back (`words_size` bytes; `unpack_words` gives each pixel's).
     pub fn words(&self) -> &wgpu::Buffer {
         &self.words
+    }
+
+    pub fn words_size(&self) -> u64 {
+        self.words.size()
     }
 
     pub fn view(&self) -> MarksView<'_> {

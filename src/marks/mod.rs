@@ -182,7 +182,8 @@ pub struct MarkParams {
     /// Whether the gamut test applies (a BT.2020 source).
     pub gamut: u32,
     pub gamut_tolerance: f32,
-    /// Each band's luma codes: from `band_lo` up to (not including) `band_hi`.
+    /// Each band's luma codes: from `band_lo` up to (not including) `band_hi` (the pass reads
+    /// them from `luma_table`).
     pub band_lo: [u32; 16],
     pub band_hi: [u32; 16],
     /// Range limits at the planes' depth: Y' min, max; chroma min, max.
@@ -191,11 +192,12 @@ pub struct MarkParams {
     pub planes: [u32; 4],
     /// The bits below a sample in its texel (P010: 6), whether the range test applies here
     /// (a limited-range Y'CbCr source), whether to keep the words' range bits rather than read
-    /// the planes (a frame counted again, its planes gone), padding.
+    /// the planes (a frame counted again, its planes gone), and the packed words' row.
     pub sample_shift: u32,
     pub range_applies: u32,
     pub keep_range: u32,
-    pub _pad: u32,
+    /// u32s per row of the pass's words (four pixels each).
+    pub row_words: u32,
 }
 
 /// `MarkParams::planes[0]`.
@@ -277,7 +279,7 @@ impl MarkParams {
             sample_shift,
             range_applies,
             keep_range: 0,
-            _pad: 0,
+            row_words: row_words(format.width),
         }
     }
 }
@@ -355,6 +357,112 @@ pub fn unpack(word: u32, ten_bit: bool) -> [u32; 3] {
     }
 }
 
+impl MarkParams {
+    /// The marks of luma code `l` alone, for those computed: its band and zebra bits.
+    pub fn luma_marks(&self, l: u32) -> u32 {
+        let compute = MarkSet(self.compute);
+        let mut word = 0;
+        if compute.has(Mark::FalseColour) {
+            if let Some(b) = (0..self.bands as usize).find(|&b| l >= self.band_lo[b] && l < self.band_hi[b]) {
+                word |= b as u32 + 1;
+            }
+        }
+        if compute.has(Mark::Zebra) {
+            if l >= self.zebra[0] {
+                word |= WORD_ZEBRA;
+            }
+            if l >= self.zebra[1] {
+                word |= WORD_ZEBRA_LOW;
+            }
+        }
+        word
+    }
+
+    /// What the pass keeps of each luma code: its class (`LumaClasses`).
+    pub fn luma_classes(&self) -> LumaClasses {
+        let white = if self.ten_bit != 0 { 1023 } else { 255 };
+        let mut classes = LumaClasses::default();
+        for l in 0..=white {
+            let marks = self.luma_marks(l);
+            let class = match classes.marks.iter().position(|&m| m == marks) {
+                Some(class) => class,
+                None => {
+                    classes.marks.push(marks);
+                    classes.marks.len() - 1
+                }
+            };
+            classes.of_luma.push(class as u32);
+        }
+        assert!(
+            classes.marks.len() <= LUMA_CLASSES,
+            "{MAX_BANDS} bands cut the luma into fewer"
+        );
+        classes
+    }
+}
+
+/// The pass keeps a pixel's luma marks (band and zebra bits) as a class: each distinct value
+/// of `luma_marks` along the luma axis is one, in order of first appearance.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LumaClasses {
+    /// Each luma code's class.
+    pub of_luma: Vec<u32>,
+    /// Each class's marks.
+    pub marks: Vec<u32>,
+}
+
+/// The classes a pass word holds (5 bits).
+pub const LUMA_CLASSES: usize = 32;
+
+/// A pass word (8 bits a pixel): the luma class in the low 5 bits, then peaking, gamut, range.
+const PASS_PEAKING: u32 = 1 << 5;
+const PASS_GAMUT: u32 = 1 << 6;
+const PASS_RANGE: u32 = 1 << 7;
+
+/// u32s per row of the pass's words, four pixels to each.
+pub fn row_words(width: u32) -> u32 {
+    width.div_ceil(4)
+}
+
+/// Pixels' words as the pass writes them: 8 bits each (`PASS_*`, the luma's class from
+/// `classes`), four to a u32 (the first in the low byte), rows of `row_words`.
+pub fn pack_words(words: &[u32], classes: &LumaClasses, width: usize, height: usize) -> Vec<u32> {
+    let row = row_words(width as u32) as usize;
+    let mut packed = vec![0; row * height];
+    for y in 0..height {
+        for x in 0..width {
+            let word = words[y * width + x];
+            let luma = word & (WORD_BAND | WORD_ZEBRA | WORD_ZEBRA_LOW);
+            let class = classes
+                .marks
+                .iter()
+                .position(|&m| m == luma)
+                .expect("a class of the luma") as u32;
+            let flag = |logical, pass| if word & logical != 0 { pass } else { 0 };
+            let byte =
+                class | flag(WORD_PEAKING, PASS_PEAKING) | flag(WORD_GAMUT, PASS_GAMUT) | flag(WORD_RANGE, PASS_RANGE);
+            packed[y * row + x / 4] |= byte << (8 * (x % 4));
+        }
+    }
+    packed
+}
+
+/// Each pixel's word from the pass's (`pack_words`).
+pub fn unpack_words(packed: &[u32], classes: &LumaClasses, width: usize, height: usize) -> Vec<u32> {
+    let row = row_words(width as u32) as usize;
+    (0..width * height)
+        .map(|i| {
+            let (x, y) = (i % width, i / width);
+            let byte = (packed[y * row + x / 4] >> (8 * (x % 4))) & 0xff;
+            let flag = |pass, logical| if byte & pass != 0 { logical } else { 0 };
+            classes.marks[(byte & 31) as usize]
+                | flag(PASS_PEAKING, WORD_PEAKING)
+                | flag(PASS_GAMUT, WORD_GAMUT)
+                | flag(PASS_RANGE, WORD_RANGE)
+        })
+        .collect()
+}
+
 fn luma(params: &MarkParams, rgb: [u32; 3]) -> u32 {
     (params.luma[0] * rgb[0] + params.luma[1] * rgb[1] + params.luma[2] * rgb[2] + 32768) >> 16
 }
@@ -379,21 +487,7 @@ pub fn classify(params: &MarkParams, table: &[f32], pixels: &[u32], planes: Opti
     for y in 0..h {
         for x in 0..w {
             let i = y * w + x;
-            let l = lumas[i];
-            let mut word = 0;
-            if compute.has(Mark::FalseColour) {
-                if let Some(b) = (0..params.bands as usize).find(|&b| l >= params.band_lo[b] && l < params.band_hi[b]) {
-                    word |= b as u32 + 1;
-                }
-            }
-            if compute.has(Mark::Zebra) {
-                if l >= params.zebra[0] {
-                    word |= WORD_ZEBRA;
-                }
-                if l >= params.zebra[1] {
-                    word |= WORD_ZEBRA_LOW;
-                }
-            }
+            let mut word = params.luma_marks(lumas[i]);
             if compute.has(Mark::Peaking) {
                 let (xi, yi) = (x as isize, y as isize);
                 let p = |dx, dy| luma_at(xi + dx, yi + dy);
@@ -448,9 +542,12 @@ pub struct MarkStyle {
     pub shown: u32,
     pub width: u32,
     pub height: u32,
-    pub _pad: u32,
+    /// u32s per row of the pass's words (four pixels each).
+    pub row_words: u32,
     /// Each band's colour (index: the word's band; alpha 0: grey).
     pub colours: [[f32; 4]; 16],
+    /// Each luma class's marks (band and zebra bits), four to an entry.
+    pub classes: [[u32; 4]; LUMA_CLASSES / 4],
 }
 
 impl MarkStyle {
@@ -458,18 +555,25 @@ impl MarkStyle {
         bytemuck::Zeroable::zeroed()
     }
 
-    pub fn new(shown: MarkSet, scale: &FalseColourScale, width: u32, height: u32) -> Self {
+    /// The style of `shown` marks with `scale`'s colours, for words of a `width` × `height`
+    /// frame whose luma classes are `classes`.
+    pub fn new(shown: MarkSet, scale: &FalseColourScale, classes: &LumaClasses, width: u32, height: u32) -> Self {
         let mut colours = [[0.0; 4]; 16];
         for (i, band) in scale.bands.iter().take(MAX_BANDS).enumerate() {
             let [r, g, b] = band.colour.map(|c| f32::from(c) / 255.0);
             colours[i + 1] = [r, g, b, 1.0];
         }
+        let mut class_marks = [[0; 4]; LUMA_CLASSES / 4];
+        for (c, &m) in classes.marks.iter().enumerate() {
+            class_marks[c / 4][c % 4] = m;
+        }
         Self {
             shown: shown.0,
             width,
             height,
-            _pad: 0,
+            row_words: row_words(width),
             colours,
+            classes: class_marks,
         }
     }
 }

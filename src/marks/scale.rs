@@ -16,8 +16,9 @@
 
 use std::fmt;
 
-/// The most bands a scale holds (the marks word keeps a band in 4 bits, 0 meaning none).
-pub const MAX_BANDS: usize = 15;
+/// The most bands a scale holds. The pass keeps what a pixel's luma says (its band and zebra
+/// levels) as one of 32 classes: 14 bands and 2 zebra levels cut the luma axis into at most 31.
+pub const MAX_BANDS: usize = 14;
 
 /// What a scale's numbers measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -236,7 +237,7 @@ mod tests {
         assert_eq!(bad("unit stops").line, 1);
         assert_eq!(bad("0 5 red").line, 1);
         assert_eq!(bad("# nothing").message, "no bands");
-        let many: String = (0..16).map(|i| format!("{i} {} #000000\n", i + 1)).collect();
-        assert!(bad(&many).message.contains("at most 15"));
+        let many: String = (0..15).map(|i| format!("{i} {} #000000\n", i + 1)).collect();
+        assert!(bad(&many).message.contains("at most 14"));
     }
 }

@@ -39,6 +39,8 @@ pub struct BenchOptions {
     pub long_dir: Option<PathBuf>,
     /// Print every seek and back-step timed on stderr.
     pub samples: bool,
+    /// Marks drawn on the picture throughout (`--overlay`).
+    pub marks: crate::marks::MarkSettings,
 }
 
 /// Resident and peak resident memory of this process, in MB (Linux; zeros elsewhere).
@@ -87,10 +89,17 @@ struct Pipeline {
 }
 
 impl Pipeline {
-    fn open(ctx: GpuContext, path: &Path, size: (u32, u32), cache_bytes: usize) -> Result<Self> {
+    fn open(
+        ctx: GpuContext,
+        path: &Path,
+        size: (u32, u32),
+        cache_bytes: usize,
+        marks: &crate::marks::MarkSettings,
+    ) -> Result<Self> {
         let source = VideoSource::open(path)?;
         let info = source.info.clone();
-        let frames = FramePipeline::new(&ctx, 256, info.format, info.volume, RING_SLOTS)?;
+        let mut frames = FramePipeline::new(&ctx, 256, info.format, info.volume, RING_SLOTS)?;
+        frames.set_marks(&ctx, marks);
         let renderer = SceneRenderer::new(&ctx.device, GpuFrame::FORMAT);
         let scene = frames.scene(&ctx.device, &renderer);
         let output = GpuFrame::new(&ctx, "bench output", size.0, size.1)?;
@@ -283,7 +292,7 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     let (decoded, decode_fps) = decode_rate(path)?;
     crate::video::memory::trim_allocator();
     sampler.phase("pipeline");
-    let mut pipeline = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes)?;
+    let mut pipeline = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes, &options.marks)?;
     let info = pipeline.decoder.info.clone();
     let count = pipeline.decoder.index().wait_complete();
     writeln!(
@@ -298,6 +307,13 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
         count.map_or("?".into(), |n| n.to_string()),
         info.duration
     )?;
+    if !options.marks.shown.is_empty() {
+        writeln!(
+            out,
+            "marks:        {} drawn on the picture throughout",
+            options.marks.shown.names().join(", ")
+        )?;
+    }
     writeln!(out, "{opened}")?;
     if let Some(seconds) = options.long_seconds {
         open::long_file(&pipeline.ctx, path, seconds, options.long_dir.as_deref(), out)?;
@@ -389,12 +405,12 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     let count = count.unwrap_or(frames);
     if count >= 2 && options.seeks > 0 {
         sampler.phase("seeks");
-        let mut fresh = Pipeline::open(ctx.clone(), path, (1280, 720), options.cache_bytes)?;
+        let mut fresh = Pipeline::open(ctx.clone(), path, (1280, 720), options.cache_bytes, &options.marks)?;
         navigation::seeks(&mut fresh, count, options.seeks, options.samples, out)?;
     }
     if count >= 2 && options.backsteps > 0 {
         sampler.phase("back-steps");
-        let mut fresh = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes)?;
+        let mut fresh = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes, &options.marks)?;
         fresh.decoder.index().wait_complete();
         navigation::backsteps(&mut fresh, options.backsteps, options.samples, out)?;
     }
