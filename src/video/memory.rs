@@ -567,18 +567,22 @@ mod tests {
         let memory: &'static FrameMemory = Box::leak(Box::new(FrameMemory::new()));
         let woken = Arc::new(AtomicU32::new(0));
         let counter = Arc::clone(&woken);
+        // A budget far above what this test process holds, so that only the bytes counted here
+        // (never the process's resident memory, which other tests running beside it raise)
+        // pass it.
+        let budget = 8 << 30;
         let watch = memory.watch(
-            1000,
+            budget,
             Box::new(move || {
                 counter.fetch_add(1, Ordering::Relaxed);
             }),
         );
-        let within = memory.reserve(1000);
+        let within = memory.reserve(budget);
         assert_eq!(woken.load(Ordering::Relaxed), 0, "at the budget: nothing to do");
         let over = memory.reserve(1);
         assert_eq!(woken.load(Ordering::Relaxed), 1);
         drop((within, over, watch));
-        let _again = memory.reserve(5000);
+        let _again = memory.reserve(2 * budget);
         assert_eq!(woken.load(Ordering::Relaxed), 1, "no longer watching");
     }
 
