@@ -243,3 +243,121 @@ fn marks_turned_on_for_a_frame_already_converted_mark_it() {
     assert_eq!(strip(&gpu), strip(&cpu));
     assert!(cpu.iter().any(|&c| c & 0xf == 6), "white clip in the frame");
 }
+
+/// 320x240, 10 fps, 3 s, lossless: bands of Y' 16, 235 and 250 from x 0, 100 and 200 (the
+/// window test's clip).
+fn bands() -> std::path::PathBuf {
+    let source = "color=c=black:s=320x240:r=10:d=3,format=yuv420p,\
+                  geq=lum='if(lt(X,100),16,if(lt(X,200),235,250))':cb=128:cr=128";
+    common::fixture(
+        "marks-bands.mp4",
+        &[
+            "-f", "lavfi", "-i", source, "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p",
+        ],
+    )
+}
+
+fn histoplay(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(args)
+        .output()
+        .expect("histoplay runs")
+}
+
+/// Row 20 of a render of the bands at their own size, from x `from` for 64 pixels.
+fn rendered_row(args: &[&str], from: u32) -> Vec<[u8; 3]> {
+    let out_png = std::env::temp_dir().join(format!(
+        "histoplay-marks-{}-{from}-{}.png",
+        std::process::id(),
+        args.join("_").len()
+    ));
+    let clip = bands();
+    let mut all: Vec<&std::ffi::OsStr> = [
+        "render".as_ref(),
+        clip.as_os_str(),
+        "--frame".as_ref(),
+        "5".as_ref(),
+        "-o".as_ref(),
+        out_png.as_os_str(),
+    ]
+    .to_vec();
+    all.extend(args.iter().map(std::ffi::OsStr::new));
+    let out = histoplay(&all);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let image = image::open(&out_png).unwrap().to_rgb8();
+    std::fs::remove_file(&out_png).unwrap();
+    (from..from + 64).map(|x| image.get_pixel(x, 20).0).collect()
+}
+
+fn count(pixels: &[[u8; 3]], colour: [u8; 3]) -> usize {
+    pixels.iter().filter(|&&p| p == colour).count()
+}
+
+#[test]
+fn render_draws_the_marks_the_player_draws() {
+    // False colour and range: purple over black, red over white and super-white, and the
+    // super-white band (out of range) half covered by the yellow checker.
+    let marks = ["--overlay", "false-colour,range"];
+    assert_eq!(count(&rendered_row(&marks, 18), [128, 0, 255]), 64);
+    assert_eq!(count(&rendered_row(&marks, 118), [255, 0, 0]), 64);
+    let super_white = rendered_row(&marks, 218);
+    assert_eq!(count(&super_white, [255, 255, 0]), 32);
+    assert_eq!(count(&super_white, [255, 0, 0]), 32);
+    // Zebras from 90%: half of each white band striped black.
+    let zebra = ["--overlay", "zebra", "--zebra", "90"];
+    assert_eq!(count(&rendered_row(&zebra, 118), [0, 0, 0]), 32);
+    assert_eq!(count(&rendered_row(&zebra, 18), [0, 0, 0]), 64, "black is black");
+    // A scale of its own: one band at 40-60%, the rest grey (white stays white, black black).
+    let scale = std::env::temp_dir().join(format!("histoplay-scale-{}.txt", std::process::id()));
+    std::fs::write(&scale, "unit percent\n0 50 #00ff00 lower half\n").unwrap();
+    let own = [
+        "--overlay",
+        "false-colour",
+        "--false-colour-scale",
+        scale.to_str().unwrap(),
+    ];
+    assert_eq!(count(&rendered_row(&own, 18), [0, 255, 0]), 64);
+    assert_eq!(count(&rendered_row(&own, 118), [255, 255, 255]), 64);
+    std::fs::remove_file(&scale).unwrap();
+}
+
+#[test]
+fn bad_marks_options_are_one_line_errors() {
+    let clip = bands();
+    let run = |args: &[&str]| {
+        let mut all: Vec<&std::ffi::OsStr> = [
+            "render".as_ref(),
+            clip.as_os_str(),
+            "-o".as_ref(),
+            "/tmp/histoplay-never.png".as_ref(),
+        ]
+        .to_vec();
+        all.extend(args.iter().map(std::ffi::OsStr::new));
+        let out = histoplay(&all);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("error: "), "{err}");
+        err
+    };
+    assert!(run(&["--overlay", "sparkles"]).contains("false-colour, zebra, peaking, gamut, range"));
+    assert!(run(&["--zebra", "120"]).contains("0 to 110"));
+    assert!(run(&["--peaking", "0"]).contains("1 to 50"));
+    assert!(run(&[
+        "--overlay",
+        "false-colour",
+        "--false-colour-scale",
+        "/nonexistent/scale.txt"
+    ])
+    .contains("/nonexistent/scale.txt"));
+    let scale = std::env::temp_dir().join(format!("histoplay-bad-scale-{}.txt", std::process::id()));
+    std::fs::write(&scale, "unit percent\n10 5 #ffffff\n").unwrap();
+    let err = run(&[
+        "--overlay",
+        "false-colour",
+        "--false-colour-scale",
+        scale.to_str().unwrap(),
+    ]);
+    assert!(err.contains("line 2"), "{err}");
+    std::fs::remove_file(&scale).unwrap();
+}
