@@ -214,6 +214,13 @@ impl MarkArgs {
     }
 }
 
+fn parse_zoom(text: &str) -> Result<u32, String> {
+    match text.trim_start_matches(['x', '×']).parse::<u32>() {
+        Ok(z) if histoplay::scope::draw::VECTORSCOPE_ZOOMS.contains(&z) => Ok(z),
+        _ => Err(format!("'{text}' is not a magnification: 1, 2 or 4")),
+    }
+}
+
 fn parse_mark(text: &str) -> Result<Mark, String> {
     Mark::parse(text).ok_or_else(|| {
         let names: Vec<&str> = Mark::ALL.iter().map(|m| m.name()).collect();
@@ -356,6 +363,9 @@ enum Command {
         adjust: AdjustArgs,
         #[command(flatten)]
         marks: MarkArgs,
+        /// The vectorscope magnified 2 or 4 times around its centre (key Alt+z).
+        #[arg(long, default_value_t = 1, value_parser = parse_zoom)]
+        vectorscope_zoom: u32,
         /// With --compare JUDGED, the two as --compare-mode shows them, with the histograms
         /// of what is shown.
         #[command(flatten)]
@@ -901,6 +911,7 @@ fn run(command: Command) -> Result<()> {
             adjust,
             marks,
             compare,
+            vectorscope_zoom,
         } => {
             let options = ViewOptions {
                 fit: if contain { Fit::Contain } else { Fit::Cover },
@@ -908,6 +919,7 @@ fn run(command: Command) -> Result<()> {
                 log_scale: log,
                 scope,
                 timeline: false,
+                vectorscope_zoom,
             };
             let counting = offscreen::Counting {
                 bins,

@@ -420,3 +420,60 @@ fn a_timeline_of_something_unplayable_is_a_one_line_error() {
     assert!(!ok && err.starts_with("error:") && err.lines().count() == 1, "{err}");
     assert!(!out.exists());
 }
+
+#[test]
+fn the_vectorscope_magnified_changes_only_the_scope() {
+    let dir = scratch("zoom");
+    let sample = common::repo_path("media/sample-540p.mp4");
+    let (w, h) = (600u32, 400u32);
+    let size = format!("{w}x{h}");
+    let render = |zoom: &str| {
+        let out = dir.join(format!("zoom{zoom}.png"));
+        let args = [
+            "render",
+            sample.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--size",
+            &size,
+            "--frame",
+            "10",
+            "--scope",
+            "vectorscope",
+            "--vectorscope-zoom",
+            zoom,
+        ];
+        let (ok, _, err) = run(&args);
+        assert!(ok, "{err}");
+        image::open(&out).unwrap().to_rgba8()
+    };
+    let (one, two, four) = (render("1"), render("2"), render("4"));
+    let rect = histoplay::render::layout::band_layout(Some(ScopeKind::Vectorscope), (w, h))
+        .scope
+        .unwrap()
+        .to_pixels(w, h);
+    let inside = |x: u32, y: u32| x >= rect.0 && x < rect.2 && y >= rect.1 && y < rect.3;
+    // Magnified, the scope changes (its trace and targets move out from the centre); nothing
+    // outside it does.
+    let differing = |a: &image::RgbaImage, b: &image::RgbaImage| {
+        (rect.1..rect.3)
+            .flat_map(|y| (rect.0..rect.2).map(move |x| (x, y)))
+            .filter(|&(x, y)| a.get_pixel(x, y) != b.get_pixel(x, y))
+            .count()
+    };
+    let side = (rect.2 - rect.0) as usize;
+    assert!(differing(&one, &two) * 50 > side * side, "×2 changes the scope");
+    assert!(differing(&two, &four) * 50 > side * side, "×4 changes the scope");
+    for y in 0..h {
+        for x in 0..w {
+            if !inside(x, y) {
+                assert_eq!(one.get_pixel(x, y), two.get_pixel(x, y), "({x}, {y}) outside the scope");
+                assert_eq!(
+                    one.get_pixel(x, y),
+                    four.get_pixel(x, y),
+                    "({x}, {y}) outside the scope"
+                );
+            }
+        }
+    }
+}

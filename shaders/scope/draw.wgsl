@@ -2,7 +2,8 @@
 // bins, or cb x cr) its pixel covers and lights up with a log-like density, so one stray pixel
 // shows and a flat field does not blind. Waveform and parade get a graticule at 0, 25, 50, 75
 // and 100%; the vectorscope is drawn round, tinted with each position's own hue, with the 75%
-// colour-bar targets and the skin-tone line.
+// colour-bar targets (small squares), the 100% ones (large squares) and the skin-tone line,
+// magnified `zoom` times around its centre.
 
 const KIND_WAVEFORM: u32 = 0u;
 const KIND_PARADE: u32 = 1u;
@@ -25,6 +26,13 @@ struct ScopeDrawUniforms { // twin: ScopeDrawUniforms in src/scope/draw.rs
     targets: array<vec4f, 3>,
     // Direction of the skin-tone line (cb, cr), unit length.
     skin: vec4f,
+    // The 100% colour-bar targets, as `targets`.
+    targets_full: array<vec4f, 3>,
+    // The vectorscope's magnification around its centre (1, 2 or 4).
+    zoom: f32,
+    _pad0: f32,
+    _pad1: f32,
+    _pad2: f32,
 }
 
 struct VertexOutput {
@@ -111,14 +119,16 @@ fn segment_distance(p: vec2f, a: vec2f, b: vec2f) -> f32 {
     return length(p - (a + t * ab));
 }
 
-fn vectorscope_fs(uv: vec2f) -> vec4f {
-    let footprint = fwidth(uv);
-    let px = max(footprint.x, footprint.y);
+fn vectorscope_fs(screen_uv: vec2f) -> vec4f {
+    let px = max(fwidth(screen_uv).x, fwidth(screen_uv).y);
     let centre = vec2f(0.5);
-    let r = length(uv - centre);
+    let r = length(screen_uv - centre);
     if r > 0.5 {
         discard;
     }
+    // The chroma shown here, magnified around the centre.
+    let uv = centre + (screen_uv - centre) / uni.zoom;
+    let footprint = fwidth(uv);
     let cbs = cell_span(uv.x, footprint.x, 256u);
     let crs = cell_span(uv.y, footprint.y, 256u);
     var sum = 0.0;
@@ -135,18 +145,25 @@ fn vectorscope_fs(uv: vec2f) -> vec4f {
     let trace = mix(vec3f(1.0), hue, 0.6);
     var color = vec4f(trace * light, BACKDROP_ALPHA + (1.0 - BACKDROP_ALPHA) * light);
     var mark = vec4f(0.0);
-    if r > 0.5 - 1.5 * px || abs(uv.x - 0.5) <= 0.5 * px || abs(uv.y - 0.5) <= 0.5 * px {
+    let s = screen_uv;
+    if r > 0.5 - 1.5 * px || abs(s.x - 0.5) <= 0.5 * px || abs(s.y - 0.5) <= 0.5 * px {
         mark = GRATICULE;
     }
-    if segment_distance(uv, centre, centre + 0.5 * uni.skin.xy) <= 0.75 * px {
+    if segment_distance(s, centre, centre + 0.5 * uni.skin.xy) <= 0.75 * px {
         mark = SKIN_COLOR;
     }
-    for (var i = 0u; i < 6u; i++) {
-        let pair = uni.targets[i / 2u];
-        let t = select(pair.xy, pair.zw, (i & 1u) == 1u);
-        let d = abs(uv - t);
-        let half = 0.03;
-        // A small square outline around each target.
+    for (var i = 0u; i < 12u; i++) {
+        let full = i >= 6u;
+        let j = i % 6u;
+        var pair = uni.targets[j / 2u];
+        if full {
+            pair = uni.targets_full[j / 2u];
+        }
+        // Where the target lands on screen, magnified like the chroma.
+        let t = centre + (select(pair.xy, pair.zw, (j & 1u) == 1u) - centre) * uni.zoom;
+        let d = abs(s - t);
+        // A square outline round each target: small for 75%, large for 100%.
+        let half = select(0.03, 0.045, full);
         if max(d.x, d.y) <= half && max(d.x, d.y) >= half - 1.25 * px {
             mark = TARGET_COLOR;
         }

@@ -97,6 +97,8 @@ pub enum Command {
     CompareGainBy(f64),
     /// Comparing: pair B's frames this many later (negative: earlier).
     CompareOffsetBy(i64),
+    /// The vectorscope's magnification: ×1, ×2, ×4 in turn.
+    CycleVectorscopeZoom,
     /// A mark on the picture (false colour, zebras, peaking, gamut, range) on or off.
     ToggleMark(Mark),
     /// The zebra level, in percent (and zebras on).
@@ -232,6 +234,7 @@ Alt+u add peaking-level -1
 Alt+U add peaking-level 1
 D cycle gamut-warning
 N cycle range-warning
+Alt+z cycle vectorscope-zoom
 "#;
 
 /// A key or mouse button with its modifiers, as `input.conf` names it (`Shift+RIGHT`, `Ctrl+w`,
@@ -611,6 +614,7 @@ fn parse_command(words: &[&str]) -> Option<Command> {
         ["cycle", "compare-flicker"] => Command::Flicker,
         ["multiply", "compare-gain", _] => Command::CompareGainBy(number(2).filter(|f| *f > 0.0)?),
         ["add", "compare-offset", _] => Command::CompareOffsetBy(number(2)?.round() as i64),
+        ["cycle", "vectorscope-zoom"] => Command::CycleVectorscopeZoom,
         ["cycle", "false-colour" | "false-color"] => Command::ToggleMark(Mark::FalseColour),
         ["cycle", "zebra"] => Command::ToggleMark(Mark::Zebra),
         ["cycle", "peaking"] => Command::ToggleMark(Mark::Peaking),

@@ -337,6 +337,23 @@ impl PlayerWindow {
                     Err(e) => self.message(format!("no scope: {e}"), true),
                 }
             }
+            Command::CycleVectorscopeZoom => {
+                let zooms = crate::scope::draw::VECTORSCOPE_ZOOMS;
+                let at = zooms
+                    .iter()
+                    .position(|&z| z == self.view.vectorscope_zoom.max(1))
+                    .unwrap_or(0);
+                self.view.vectorscope_zoom = zooms[(at + 1) % zooms.len()];
+                let note = if self.view.scope == Some(crate::scope::ScopeKind::Vectorscope) {
+                    ""
+                } else {
+                    " (shown with the vectorscope: H)"
+                };
+                self.replace_message(
+                    "vectorscope: ",
+                    format!("vectorscope: ×{}{note}", self.view.vectorscope_zoom),
+                );
+            }
             Command::ClearRegion => self.set_region(None),
             Command::ToggleTimeline => {
                 self.view.timeline = !self.view.timeline;

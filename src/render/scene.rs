@@ -52,6 +52,8 @@ pub struct ViewOptions {
     pub scope: Option<ScopeKind>,
     /// The histogram timeline above the seek bar.
     pub timeline: bool,
+    /// The vectorscope's magnification around its centre: 1, 2 or 4 (0 counts as 1).
+    pub vectorscope_zoom: u32,
 }
 
 /// The scopes `w` cycles through: none, waveform, parade, vectorscope.
@@ -206,7 +208,7 @@ impl Scene {
             quad.update(queue, rect, options.log_scale, self.markers);
         }
         if let (Some(scope), Some(rect)) = (&self.scope, band.scope) {
-            scope.update(queue, rect, self.counted_pixels);
+            scope.update(queue, rect, self.counted_pixels, options.vectorscope_zoom.max(1));
         }
     }
 

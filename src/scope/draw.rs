@@ -21,17 +21,30 @@ pub struct ScopeDrawUniforms {
     pub reference: f32,
     pub targets: [[f32; 4]; 3],
     pub skin: [f32; 4],
+    /// The 100% colour bars' targets, as `targets`.
+    pub targets_full: [[f32; 4]; 3],
+    /// The vectorscope's magnification around its centre (1, 2 or 4), and padding.
+    pub zoom: f32,
+    pub _pad: [f32; 3],
 }
 
-/// Where the 75% colour bars (red, yellow, green, cyan, blue, magenta) fall on the
-/// vectorscope, as (cb, cr) cell centres in 0..1.
-pub fn bar_targets() -> [[f32; 2]; 6] {
-    // 75% of 255, rounded: the bars of SMPTE's and EBU's 75% test patterns.
-    let v = 191;
+/// The vectorscope's magnifications, in the order a key steps through them.
+pub const VECTORSCOPE_ZOOMS: [u32; 3] = [1, 2, 4];
+
+/// Where colour bars of `level` (red, yellow, green, cyan, blue, magenta) fall on the
+/// vectorscope, as (cb, cr) cell centres in 0..1: 191 for the 75% bars of SMPTE's and EBU's test
+/// patterns (75% of 255, rounded), 255 for 100% bars.
+pub fn bar_targets_at(level: u32) -> [[f32; 2]; 6] {
+    let v = level;
     [[v, 0, 0], [v, v, 0], [0, v, 0], [0, v, v], [0, 0, v], [v, 0, v]].map(|rgb| {
         let (cb, cr) = chroma(rgb, Depth::Eight);
         [(cb as f32 + 0.5) / 256.0, (cr as f32 + 0.5) / 256.0]
     })
+}
+
+/// The 75% bars' targets.
+pub fn bar_targets() -> [[f32; 2]; 6] {
+    bar_targets_at(191)
 }
 
 pub struct ScopeDrawPass {
@@ -116,8 +129,9 @@ impl ScopeDrawPass {
 }
 
 impl ScopeQuad {
-    /// Places the quad for a frame (or region) of `pixel_count` pixels: a small queue write.
-    pub fn update(&self, queue: &wgpu::Queue, rect: Rect, pixel_count: u32) {
+    /// Places the quad for a frame (or region) of `pixel_count` pixels, a vectorscope magnified
+    /// `zoom` times: a small queue write.
+    pub fn update(&self, queue: &wgpu::Queue, rect: Rect, pixel_count: u32, zoom: u32) {
         let pixels = pixel_count.max(1) as f32;
         let (kind, reference) = match self.kind {
             // A column's pixels all in one display pixel's bins: full brightness at an eighth.
@@ -126,6 +140,7 @@ impl ScopeQuad {
             ScopeKind::Vectorscope => (2, pixels / 64.0),
         };
         let t = bar_targets();
+        let full = bar_targets_at(255);
         let angle = SKIN_TONE_DEGREES.to_radians();
         let uniforms = ScopeDrawUniforms {
             rect: rect.to_array(),
@@ -135,6 +150,9 @@ impl ScopeQuad {
             reference: reference.max(1.0),
             targets: [0, 2, 4].map(|i| [t[i][0], t[i][1], t[i + 1][0], t[i + 1][1]]),
             skin: [angle.cos(), angle.sin(), 0.0, 0.0],
+            targets_full: [0, 2, 4].map(|i| [full[i][0], full[i][1], full[i + 1][0], full[i + 1][1]]),
+            zoom: zoom.clamp(1, 4) as f32,
+            _pad: [0.0; 3],
         };
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
     }

@@ -170,6 +170,7 @@ fn histoplays_own_functions_sit_on_keys_mpv_leaves_free() {
         ("Alt+U", Command::PeakingBy(1.0)),
         ("D", Command::ToggleMark(Mark::Gamut)),
         ("N", Command::ToggleMark(Mark::Range)),
+        ("Alt+z", Command::CycleVectorscopeZoom),
     ];
     let mpv_keys: Vec<Chord> = MPV_DEFAULTS
         .iter()
