@@ -23,6 +23,7 @@ use histoplay::render::adjust::{Adjustments, AutoMode};
 use histoplay::render::layout::Fit;
 use histoplay::render::offscreen;
 use histoplay::render::scene::{Quads, ViewOptions};
+use histoplay::scope::graticule::{Level, Scale};
 use histoplay::scope::{self, Region, ScopeKind};
 use histoplay::timeline;
 use histoplay::video::source::hardware::{self, Hwdec};
@@ -82,6 +83,8 @@ struct Cli {
     compare: CompareArgs,
     #[command(flatten)]
     marks: MarkArgs,
+    #[command(flatten)]
+    graticule: GraticuleArgs,
 }
 
 /// Comparing two files: in the window (`histoplay A --compare B`) and in `render`.
@@ -212,6 +215,25 @@ impl MarkArgs {
             scale,
         })
     }
+}
+
+/// The waveform's and parade's graticule, as options: the player starts with it, `render`
+/// draws it.
+#[derive(clap::Args, Clone, Debug)]
+struct GraticuleArgs {
+    /// The waveform's and parade's graticule in percent, code values, or nits (PQ and HLG; key
+    /// M).
+    #[arg(long, value_enum, default_value_t = Scale::Percent)]
+    waveform_scale: Scale,
+    /// Lines in amber on the waveform and parade at these levels: code values (16,235),
+    /// percent (5%,95%) or nits (1000nits), comma-separated.
+    #[arg(long, value_delimiter = ',', value_parser = parse_level)]
+    graticule: Vec<Level>,
+}
+
+fn parse_level(text: &str) -> Result<Level, String> {
+    Level::parse(text)
+        .ok_or_else(|| format!("'{text}' is not a level: a code value (235), a percent (95%) or nits (1000nits)"))
 }
 
 fn parse_zoom(text: &str) -> Result<u32, String> {
@@ -363,6 +385,8 @@ enum Command {
         adjust: AdjustArgs,
         #[command(flatten)]
         marks: MarkArgs,
+        #[command(flatten)]
+        graticule: GraticuleArgs,
         /// The vectorscope magnified 2 or 4 times around its centre (key Alt+z).
         #[arg(long, default_value_t = 1, value_parser = parse_zoom)]
         vectorscope_zoom: u32,
@@ -635,6 +659,7 @@ fn main() -> ExitCode {
                     signals,
                     compare: cli.compare.options(),
                     marks,
+                    graticule: (cli.graticule.waveform_scale, cli.graticule.graticule.clone()),
                 },
             )
         })(),
@@ -912,6 +937,7 @@ fn run(command: Command) -> Result<()> {
             marks,
             compare,
             vectorscope_zoom,
+            graticule,
         } => {
             let options = ViewOptions {
                 fit: if contain { Fit::Contain } else { Fit::Cover },
@@ -927,6 +953,7 @@ fn run(command: Command) -> Result<()> {
                 region,
                 adjustments: adjust.adjustments(),
                 marks: marks.settings()?,
+                graticule: (graticule.waveform_scale, graticule.graticule),
             };
             if compare.options().is_some() && !counting.marks.shown.is_empty() {
                 bail!("--overlay does not combine with --compare: marks are drawn on one file's picture");

@@ -305,6 +305,16 @@ impl FramePipeline {
         )
     }
 
+    /// What a scope's vertical axis holds: the converted frame's depth, the source's range and
+    /// transfer (for the graticule's levels).
+    pub fn axis(&self) -> crate::scope::graticule::Axis {
+        crate::scope::graticule::Axis {
+            bits: self.ring.output.bits,
+            range: self.ring.format.color.range,
+            transfer: self.volume.transfer,
+        }
+    }
+
     /// What the converted frame holds: its depth, colour volume and, HDR, its measured peak.
     pub fn signal(&self) -> Signal<'_> {
         Signal {

@@ -477,3 +477,71 @@ fn the_vectorscope_magnified_changes_only_the_scope() {
         }
     }
 }
+
+#[test]
+fn render_draws_the_graticule_levels_asked_for_in_amber() {
+    let dir = scratch("graticule");
+    let sample = common::repo_path("media/sample-540p.mp4");
+    let (w, h) = (600u32, 400u32);
+    let size = format!("{w}x{h}");
+    let render = |extra: &[&str]| {
+        let out = dir.join(format!("graticule{}.png", extra.len()));
+        let mut args = vec![
+            "render",
+            sample.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--size",
+            &size,
+            "--frame",
+            "10",
+            "--scope",
+            "waveform",
+        ];
+        args.extend(extra);
+        let (ok, _, err) = run(&args);
+        assert!(ok, "{err}");
+        image::open(&out).unwrap().to_rgba8()
+    };
+    let plain = render(&[]);
+    // 8-bit limited-range video: code 126 is half way from 16 to 235 (up to half a code).
+    let lined = render(&["--graticule", "126"]);
+    let (x0, y0, x1, y1) = histoplay::render::layout::band_layout(Some(ScopeKind::Waveform), (w, h))
+        .scope
+        .unwrap()
+        .to_pixels(w, h);
+    let amber = |image: &image::RgbaImage, y: u32| {
+        (x0 + 2..x1 - 2)
+            .filter(|&x| {
+                let [r, g, b, _] = image.get_pixel(x, y).0;
+                r > 220 && g > 180 && b < 130
+            })
+            .count() as u32
+    };
+    let middle = y1 - (f64::from(y1 - y0) * (126.0 - 16.0) / 219.0).round() as u32;
+    let row = (middle - 1..=middle + 1).max_by_key(|&y| amber(&lined, y)).unwrap();
+    assert!(
+        amber(&lined, row) > (x1 - x0) * 9 / 10,
+        "row {row}: {}",
+        amber(&lined, row)
+    );
+    assert!(amber(&plain, row) < (x1 - x0) / 10, "no line without --graticule");
+    // Far from it, nothing changed.
+    for y in [y0 + 5, y1 - 5] {
+        for x in x0..x1 {
+            assert_eq!(plain.get_pixel(x, y), lined.get_pixel(x, y), "({x}, {y})");
+        }
+    }
+    let (ok, _, err) = run(&[
+        "render",
+        sample.to_str().unwrap(),
+        "-o",
+        "/tmp/never.png",
+        "--graticule",
+        "bright",
+    ]);
+    assert!(
+        !ok && err.starts_with("error: ") && err.contains("not a level"),
+        "{err}"
+    );
+}

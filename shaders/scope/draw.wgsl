@@ -1,7 +1,7 @@
 // Draws a scope's counts as a quad over the picture: each fragment adds up the cells (columns x
 // bins, or cb x cr) its pixel covers and lights up with a log-like density, so one stray pixel
-// shows and a flat field does not blind. Waveform and parade get a graticule at 0, 25, 50, 75
-// and 100%; the vectorscope is drawn round, tinted with each position's own hue, with the 75%
+// shows and a flat field does not blind. Waveform and parade get a graticule at the levels of
+// the scale chosen (src/scope/graticule.rs), the viewer's own in amber; the vectorscope is drawn round, tinted with each position's own hue, with the 75%
 // colour-bar targets (small squares), the 100% ones (large squares) and the skin-tone line,
 // magnified `zoom` times around its centre.
 
@@ -33,6 +33,10 @@ struct ScopeDrawUniforms { // twin: ScopeDrawUniforms in src/scope/draw.rs
     _pad0: f32,
     _pad1: f32,
     _pad2: f32,
+    // The waveform's and parade's graticule lines, 0 (black) to 1 (white); negative: none.
+    lines: array<vec4f, 4>,
+    // 1 where a line is one the viewer chose (drawn in amber).
+    chosen: array<vec4u, 4>,
 }
 
 struct VertexOutput {
@@ -100,14 +104,25 @@ fn columns_fs(uv: vec2f) -> vec4f {
     let light = brightness(per_pixel);
     var color = vec4f(trace * light, BACKDROP_ALPHA + (1.0 - BACKDROP_ALPHA) * light);
     var grid = false;
-    for (var g = 0u; g <= 4u; g++) {
-        grid = grid || on_line(uv.y, f32(g) * 0.25, footprint.y);
+    var chosen = false;
+    for (var g = 0u; g < 16u; g++) {
+        let at = uni.lines[g / 4u][g % 4u];
+        if at >= 0.0 && on_line(uv.y, at, footprint.y) {
+            if uni.chosen[g / 4u][g % 4u] != 0u {
+                chosen = true;
+            } else {
+                grid = true;
+            }
+        }
     }
     if uni.kind == KIND_PARADE {
         grid = grid || on_line(uv.x, 1.0 / 3.0, footprint.z) || on_line(uv.x, 2.0 / 3.0, footprint.z);
     }
     if grid && light < 0.6 {
         color = max(color, GRATICULE);
+    }
+    if chosen {
+        color = TARGET_COLOR;
     }
     return color;
 }

@@ -99,6 +99,8 @@ pub enum Command {
     CompareOffsetBy(i64),
     /// The vectorscope's magnification: ×1, ×2, ×4 in turn.
     CycleVectorscopeZoom,
+    /// The waveform's graticule: percent, code values, nits (HDR) in turn.
+    CycleWaveformScale,
     /// A mark on the picture (false colour, zebras, peaking, gamut, range) on or off.
     ToggleMark(Mark),
     /// The zebra level, in percent (and zebras on).
@@ -235,6 +237,7 @@ Alt+U add peaking-level 1
 D cycle gamut-warning
 N cycle range-warning
 Alt+z cycle vectorscope-zoom
+M cycle waveform-scale
 "#;
 
 /// A key or mouse button with its modifiers, as `input.conf` names it (`Shift+RIGHT`, `Ctrl+w`,
@@ -615,6 +618,7 @@ fn parse_command(words: &[&str]) -> Option<Command> {
         ["multiply", "compare-gain", _] => Command::CompareGainBy(number(2).filter(|f| *f > 0.0)?),
         ["add", "compare-offset", _] => Command::CompareOffsetBy(number(2)?.round() as i64),
         ["cycle", "vectorscope-zoom"] => Command::CycleVectorscopeZoom,
+        ["cycle", "waveform-scale"] => Command::CycleWaveformScale,
         ["cycle", "false-colour" | "false-color"] => Command::ToggleMark(Mark::FalseColour),
         ["cycle", "zebra"] => Command::ToggleMark(Mark::Zebra),
         ["cycle", "peaking"] => Command::ToggleMark(Mark::Peaking),

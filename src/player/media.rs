@@ -10,6 +10,7 @@ use crate::gpu::GpuContext;
 use crate::pipeline::FramePipeline;
 use crate::render::picture::Orientation;
 use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
+use crate::scope::graticule::{self, Level, Line, Scale};
 use crate::scope::{Region, ScopeError, ScopeKind, DEFAULT_COLUMNS};
 use crate::timeline::TimelineFill;
 use crate::video::decoder::DecodeThread;
@@ -77,6 +78,8 @@ pub struct Media {
     /// What is counted changed (scope, region) since the shown frame was counted: count it
     /// again with the next redraw.
     pub recount: bool,
+    /// The waveform's graticule: its scale, and the levels the viewer added.
+    graticule: (Scale, Vec<Level>),
     /// The histogram timeline, filled in the background once first shown.
     pub timeline: Option<TimelineFill>,
     /// The file compared with this one, played in step with it.
@@ -205,6 +208,7 @@ impl Media {
             recount: false,
             timeline: None,
             compare,
+            graticule: (Scale::default(), Vec::new()),
         };
         media.set_scene_region();
         Ok(media)
@@ -344,8 +348,21 @@ impl Media {
         Ok(())
     }
 
+    /// The waveform's and parade's graticule in `scale`, with `chosen` levels added, from the
+    /// next layout on.
+    pub fn set_graticule(&mut self, scale: Scale, chosen: &[Level]) {
+        self.graticule = (scale, chosen.to_vec());
+        self.scene.set_graticule(self.graticule_lines());
+    }
+
+    /// The graticule's lines on this file's scopes.
+    pub fn graticule_lines(&self) -> Vec<Line> {
+        graticule::lines(self.graticule.0, &self.pipeline.axis(), &self.graticule.1)
+    }
+
     fn rebuild_scene(&mut self, gpu: &GpuContext, renderer: &SceneRenderer) {
         self.scene = make_scene(gpu, renderer, &self.pipeline, self.compare.as_ref());
+        self.scene.set_graticule(self.graticule_lines());
         self.set_scene_region();
         self.recount = true;
     }

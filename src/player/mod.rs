@@ -95,6 +95,8 @@ pub struct PlayerOptions {
     pub compare: Option<comparison::CompareOptions>,
     /// Marks on the picture to start with (`--overlay` and their levels).
     pub marks: crate::marks::MarkSettings,
+    /// The waveform's graticule: its scale (`--waveform-scale`), and levels added (`--graticule`).
+    pub graticule: (crate::scope::graticule::Scale, Vec<crate::scope::graticule::Level>),
 }
 
 impl Default for PlayerOptions {
@@ -114,6 +116,7 @@ impl Default for PlayerOptions {
             signals: None,
             compare: None,
             marks: Default::default(),
+            graticule: Default::default(),
         }
     }
 }

@@ -77,6 +77,8 @@ pub struct OsdView<'a> {
     pub compare: Option<String>,
     /// The marks on the picture, while any is.
     pub marks: Option<MarksNote>,
+    /// The waveform's or parade's graticule, labelled while one is shown.
+    pub graticule: Vec<crate::scope::graticule::Line>,
 }
 
 /// The marks on the picture, noted at the top while any is on: which, at what levels, and the
@@ -225,6 +227,9 @@ impl Osd {
             && matches!(view.view.quads, Quads::Both | Quads::Luminance)
         {
             nits_labels(ctx, screen, view.view.scope, view.opacity);
+        }
+        if matches!(view.view.scope, Some(ScopeKind::Waveform | ScopeKind::Parade)) {
+            graticule_labels(ctx, screen, view.view.scope, &view.graticule, view.opacity);
         }
         if let Some((probe, pointer)) = &view.probe {
             probe_label(ctx, screen, probe, *pointer, view.opacity);
@@ -635,6 +640,42 @@ fn nits_labels(ctx: &egui::Context, screen: egui::Rect, scope: Option<ScopeKind>
     }
 }
 
+/// The graticule's levels, labelled at the left edge of the waveform or parade.
+fn graticule_labels(
+    ctx: &egui::Context,
+    screen: egui::Rect,
+    scope: Option<ScopeKind>,
+    lines: &[crate::scope::graticule::Line],
+    opacity: f32,
+) {
+    let viewport = (screen.width().max(1.0) as u32, screen.height().max(1.0) as u32);
+    let Some(rect) = band_layout(scope, viewport).scope else {
+        return;
+    };
+    let to_screen = |x: f32, y: f32| {
+        egui::pos2(
+            screen.min.x + (x + 1.0) / 2.0 * screen.width(),
+            screen.min.y + (1.0 - y) / 2.0 * screen.height(),
+        )
+    };
+    let painter = ctx.layer_painter(egui::LayerId::new(egui::Order::Foreground, Id::unique("graticule")));
+    for line in lines {
+        let y = rect.bottom + line.at * (rect.top - rect.bottom);
+        let color = if line.chosen {
+            Color32::from_rgb(255, 217, 77)
+        } else {
+            Color32::from_gray(200)
+        };
+        painter.text(
+            to_screen(rect.left, y) + egui::vec2(3.0, -1.0),
+            Align2::LEFT_BOTTOM,
+            &line.label,
+            egui::FontId::proportional(10.0),
+            color.gamma_multiply(opacity),
+        );
+    }
+}
+
 /// The messages in the top-left corner; where they were drawn.
 fn show_messages(ctx: &egui::Context, messages: &[Message]) -> Option<egui::Rect> {
     if messages.is_empty() {
@@ -695,6 +736,7 @@ mod tests {
             adjustments: None,
             compare: None,
             marks: None,
+            graticule: Vec::new(),
             ab_loop: Default::default(),
             loop_file: false,
         }

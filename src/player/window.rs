@@ -27,6 +27,7 @@ use crate::gpu::{best_adapter, GpuContext};
 use crate::marks::{Mark, MarkSettings, PEAKING_RANGE};
 use crate::render::adjust::{Adjustment, Adjustments, AutoMode};
 use crate::render::scene::{next_scope, SceneRenderer, ViewOptions};
+use crate::scope::graticule::{Level, Scale};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -101,6 +102,8 @@ pub struct PlayerWindow {
     adjustments: Adjustments,
     /// The marks on the picture and their levels, kept from file to file too.
     pub(super) marks: MarkSettings,
+    /// The waveform's graticule: scale and added levels, kept from file to file.
+    graticule: (Scale, Vec<Level>),
     /// Loop each file (`L`), kept from file to file.
     loop_file: bool,
     /// The stats overlay: shown until then (`i`), or toggled on (`I`).
@@ -186,6 +189,7 @@ impl PlayerWindow {
         media.playback.loop_file = options.loop_file;
         media.set_adjustments(&gpu, options.adjustments)?;
         media.set_marks(&gpu, &scene, &options.marks);
+        media.set_graticule(options.graticule.0, &options.graticule.1);
         let egui_ctx = egui::Context::default();
         egui_ctx.set_visuals(egui::Visuals::dark());
         let egui_state = egui_winit::State::new(
@@ -262,6 +266,7 @@ impl PlayerWindow {
             last_drop: None,
             adjustments: options.adjustments,
             marks: options.marks.clone(),
+            graticule: options.graticule.clone(),
             loop_file: options.loop_file,
             stats_until: None,
             stats_on: false,
@@ -353,6 +358,11 @@ impl PlayerWindow {
                     "vectorscope: ",
                     format!("vectorscope: ×{}{note}", self.view.vectorscope_zoom),
                 );
+            }
+            Command::CycleWaveformScale => {
+                self.graticule.0 = self.graticule.0.next(self.media.pipeline.volume.is_hdr());
+                self.media.set_graticule(self.graticule.0, &self.graticule.1);
+                self.replace_message("waveform: ", format!("waveform: {}", self.graticule.0.name()));
             }
             Command::ClearRegion => self.set_region(None),
             Command::ToggleTimeline => {
@@ -693,6 +703,7 @@ impl PlayerWindow {
                     self.message(format!("cannot adjust the picture: {e}"), true);
                 }
                 self.media.set_marks(&self.gpu, &self.scene, &self.marks);
+                self.media.set_graticule(self.graticule.0, &self.graticule.1);
                 self.readout = None;
                 self.probe = None;
                 self.probe_moved = true;

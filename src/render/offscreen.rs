@@ -13,8 +13,10 @@ use crate::render::adjust::{adjust_still, Adjustments};
 use crate::render::picture::{Orientation, Signal};
 use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::scope::gpu::ScopePass;
+use crate::scope::graticule::{self, Axis, Level, Scale};
 use crate::scope::region;
 use crate::scope::{Region, ScopeError, ScopeKind, DEFAULT_COLUMNS};
+use crate::video::format::Transfer;
 use crate::video::format::{ColorSpec, ColorVolume, FrameFormat, Matrix, PlaneData, PlaneLayout, Range};
 use crate::video::ring::RingError;
 
@@ -42,6 +44,8 @@ pub struct Counting {
     pub adjustments: Adjustments,
     /// The marks drawn on the picture (of the adjusted frame).
     pub marks: MarkSettings,
+    /// The waveform's graticule: its scale, and levels added.
+    pub graticule: (Scale, Vec<Level>),
 }
 
 impl Counting {
@@ -52,6 +56,7 @@ impl Counting {
             region: None,
             adjustments: Adjustments::default(),
             marks: MarkSettings::default(),
+            graticule: Default::default(),
         }
     }
 }
@@ -116,7 +121,14 @@ pub fn render_picture(
             marks: marks.as_ref().map(MarksStage::view),
             ..Signal::sdr()
         };
-        renderer.scene(&ctx.device, &target, &picture.view, signal, scope)
+        let mut scene = renderer.scene(&ctx.device, &target, &picture.view, signal, scope);
+        let axis = Axis {
+            bits: picture.bits,
+            range: Range::Full,
+            transfer: Transfer::Sdr,
+        };
+        scene.set_graticule(graticule::lines(counting.graticule.0, &axis, &counting.graticule.1));
+        scene
     };
     let frame_size = (picture.width, picture.height);
     Ok(draw(
@@ -167,7 +179,15 @@ pub fn render_video_frame(
     if let Some(nits) = frame.frame_peak_nits {
         pipeline.bound_peak(&ctx.queue, nits);
     }
-    let scene = |renderer: &SceneRenderer| pipeline.scene(&ctx.device, renderer);
+    let scene = |renderer: &SceneRenderer| {
+        let mut scene = pipeline.scene(&ctx.device, renderer);
+        scene.set_graticule(graticule::lines(
+            counting.graticule.0,
+            &pipeline.axis(),
+            &counting.graticule.1,
+        ));
+        scene
+    };
     let frame_size = (frame.format.width, frame.format.height);
     let rgba = draw(
         ctx,

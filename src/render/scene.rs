@@ -8,6 +8,7 @@ use crate::render::picture::{Orientation, PictureBinding, PicturePass, Signal, N
 use crate::render::tonemap::pq_inverse_eotf;
 use crate::scope::draw::{ScopeDrawPass, ScopeQuad};
 use crate::scope::gpu::{ScopePass, ScopeTarget};
+use crate::scope::graticule::{self, Axis, Line, Scale};
 use crate::scope::{Region, ScopeKind};
 use crate::video::format::Transfer;
 
@@ -66,6 +67,16 @@ pub fn next_scope(scope: Option<ScopeKind>) -> Option<ScopeKind> {
     }
 }
 
+/// The graticule before any is set: percent, 0 to 100 by 25.
+fn default_graticule() -> Vec<Line> {
+    let axis = Axis {
+        bits: 8,
+        range: crate::video::format::Range::Full,
+        transfer: Transfer::Sdr,
+    };
+    graticule::lines(Scale::Percent, &axis, &[])
+}
+
 /// Pipelines for one output format.
 pub struct SceneRenderer {
     picture: PicturePass,
@@ -87,6 +98,8 @@ pub struct Scene {
     markers: [f32; 4],
     /// A comparison's wipe line, in texture u (NO_SPLIT: none).
     split: f32,
+    /// The waveform's and parade's graticule.
+    graticule: Vec<Line>,
 }
 
 impl SceneRenderer {
@@ -144,6 +157,7 @@ impl SceneRenderer {
             region: NO_REGION,
             markers: NO_MARKERS,
             split: NO_SPLIT,
+            graticule: default_graticule(),
         }
     }
 
@@ -208,7 +222,13 @@ impl Scene {
             quad.update(queue, rect, options.log_scale, self.markers);
         }
         if let (Some(scope), Some(rect)) = (&self.scope, band.scope) {
-            scope.update(queue, rect, self.counted_pixels, options.vectorscope_zoom.max(1));
+            scope.update(
+                queue,
+                rect,
+                self.counted_pixels,
+                options.vectorscope_zoom.max(1),
+                &self.graticule,
+            );
         }
     }
 
@@ -226,6 +246,11 @@ impl Scene {
             ],
             None => NO_REGION,
         };
+    }
+
+    /// The waveform's and parade's graticule from the next `layout` on.
+    pub fn set_graticule(&mut self, lines: Vec<Line>) {
+        self.graticule = lines;
     }
 
     /// Draws a comparison's wipe line at texture u `split` (None: none) from the next `layout`.

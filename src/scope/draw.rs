@@ -1,6 +1,7 @@
 //! Drawing a scope over the picture (shaders/scope/draw.wgsl), from its counts on the GPU with
 //! no readback, like the histogram quads.
 
+use super::graticule::Line;
 use super::{chroma, ScopeKind};
 use crate::engine::histogram::Depth;
 use crate::gpu::shaders::{self, layout};
@@ -26,6 +27,10 @@ pub struct ScopeDrawUniforms {
     /// The vectorscope's magnification around its centre (1, 2 or 4), and padding.
     pub zoom: f32,
     pub _pad: [f32; 3],
+    /// The waveform's and parade's graticule lines, 0 (black) to 1 (white); negative: none.
+    pub lines: [[f32; 4]; 4],
+    /// Whether each line is one the viewer chose (1) or the scale's (0).
+    pub chosen: [[u32; 4]; 4],
 }
 
 /// The vectorscope's magnifications, in the order a key steps through them.
@@ -130,8 +135,8 @@ impl ScopeDrawPass {
 
 impl ScopeQuad {
     /// Places the quad for a frame (or region) of `pixel_count` pixels, a vectorscope magnified
-    /// `zoom` times: a small queue write.
-    pub fn update(&self, queue: &wgpu::Queue, rect: Rect, pixel_count: u32, zoom: u32) {
+    /// `zoom` times, a waveform's graticule at `lines`: a small queue write.
+    pub fn update(&self, queue: &wgpu::Queue, rect: Rect, pixel_count: u32, zoom: u32, lines: &[Line]) {
         let pixels = pixel_count.max(1) as f32;
         let (kind, reference) = match self.kind {
             // A column's pixels all in one display pixel's bins: full brightness at an eighth.
@@ -153,6 +158,10 @@ impl ScopeQuad {
             targets_full: [0, 2, 4].map(|i| [full[i][0], full[i][1], full[i + 1][0], full[i + 1][1]]),
             zoom: zoom.clamp(1, 4) as f32,
             _pad: [0.0; 3],
+            lines: std::array::from_fn(|i| std::array::from_fn(|j| lines.get(4 * i + j).map_or(-1.0, |l| l.at))),
+            chosen: std::array::from_fn(|i| {
+                std::array::from_fn(|j| lines.get(4 * i + j).map_or(0, |l| u32::from(l.chosen)))
+            }),
         };
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
     }

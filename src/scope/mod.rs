@@ -15,6 +15,7 @@
 
 pub mod draw;
 pub mod gpu;
+pub mod graticule;
 pub mod region;
 
 use crate::engine::histogram::{channel_bin_at, luma_bin_at, luma_numerator, Depth};

@@ -171,6 +171,7 @@ fn histoplays_own_functions_sit_on_keys_mpv_leaves_free() {
         ("D", Command::ToggleMark(Mark::Gamut)),
         ("N", Command::ToggleMark(Mark::Range)),
         ("Alt+z", Command::CycleVectorscopeZoom),
+        ("M", Command::CycleWaveformScale),
     ];
     let mpv_keys: Vec<Chord> = MPV_DEFAULTS
         .iter()
