@@ -13,7 +13,7 @@ use histoplay::video::format::{
 /// Y'CbCr 4:2:0 planes of `bits` bits: the kitten's luma with a band of codes from below 16 to
 /// above 235 across its top rows, a checkerboard in its left quarter, and chroma swinging
 /// beyond 16–240 at the corners.
-fn planes(w: usize, h: usize, bits: u32) -> [Vec<u8>; 3] {
+fn planes(w: usize, h: usize, bits: u32, shift_y: u32) -> [Vec<u8>; 3] {
     let kitten = histoplay::kitten(w as u32, h as u32);
     let scale = 1u32 << (bits - 8);
     let max = (1u32 << bits) - 1;
@@ -44,7 +44,7 @@ fn planes(w: usize, h: usize, bits: u32) -> [Vec<u8>; 3] {
             put(&mut y_plane, y * w + x, v);
         }
     }
-    let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
+    let (cw, ch) = (w.div_ceil(2), h.div_ceil(1 << shift_y));
     let mut u_plane = vec![0u8; cw * ch * bytes];
     let mut v_plane = vec![0u8; cw * ch * bytes];
     for y in 0..ch {
@@ -63,12 +63,12 @@ fn words(ctx: &histoplay::gpu::GpuContext, marks: &histoplay::marks::gpu::MarksS
     marks.unpack_words(&bytes)
 }
 
-fn check(bits: u32, volume: ColorVolume, matrix: Matrix, (w, h): (usize, usize)) {
+fn check(bits: u32, volume: ColorVolume, matrix: Matrix, (w, h): (usize, usize), shift_y: u32) {
     let ctx = common::gpu();
     let format = FrameFormat {
         layout: PlaneLayout::Yuv {
             chroma_shift_x: 1,
-            chroma_shift_y: 1,
+            chroma_shift_y: shift_y,
             bits,
         },
         width: w as u32,
@@ -78,7 +78,7 @@ fn check(bits: u32, volume: ColorVolume, matrix: Matrix, (w, h): (usize, usize))
             range: Range::Limited,
         },
     };
-    let data = planes(w, h, bits);
+    let data = planes(w, h, bits, shift_y);
     let bytes = if bits > 8 { 2 } else { 1 };
     let view: Vec<PlaneData> = data
         .iter()
@@ -165,13 +165,19 @@ fn check(bits: u32, volume: ColorVolume, matrix: Matrix, (w, h): (usize, usize))
 #[test]
 fn the_marks_of_8_bit_frames_on_the_gpu_are_the_cpu_twins() {
     // Rows of whole vec4us: the pass loads four pixels at once.
-    check(8, ColorVolume::default(), Matrix::Bt709, (72, 46));
+    check(8, ColorVolume::default(), Matrix::Bt709, (72, 46), 1);
 }
 
 #[test]
 fn the_marks_of_10_bit_frames_on_the_gpu_are_the_cpu_twins() {
     // Odd sizes: a row's last word holds one pixel.
-    check(10, ColorVolume::default(), Matrix::Bt601, (71, 47));
+    check(10, ColorVolume::default(), Matrix::Bt601, (71, 47), 1);
+}
+
+#[test]
+fn the_marks_of_4_2_2_frames_on_the_gpu_are_the_cpu_twins() {
+    // Chroma of full height: each row reads its own.
+    check(8, ColorVolume::default(), Matrix::Bt709, (69, 33), 0);
 }
 
 #[test]
@@ -181,7 +187,7 @@ fn the_marks_of_10_bit_bt2020_pq_frames_on_the_gpu_are_the_cpu_twins_gamut_inclu
         primaries: Primaries::Bt2020,
         peak_nits: Some(1000.0),
     };
-    check(10, volume, Matrix::Bt2020, (70, 46));
+    check(10, volume, Matrix::Bt2020, (70, 46), 1);
 }
 
 /// A frame already shown when the first mark is turned on (paused): the frame counted again
@@ -203,7 +209,7 @@ fn marks_turned_on_for_a_frame_already_converted_mark_it() {
             range: Range::Limited,
         },
     };
-    let data = planes(w, h, 8);
+    let data = planes(w, h, 8, 1);
     let view: Vec<PlaneData> = data
         .iter()
         .enumerate()

@@ -13,7 +13,9 @@
 // are read at y·width + x with x < width, y < height (luma_at clamps); words at y·row_words +
 // x/4; the tile below 66·18; a luma is at most white (its weights sum to 65536), and R', G', B'
 // codes are at most white, the tables' last index; planes are read inside their sizes (chroma
-// at x >> shift of a plane ⌈width / 2^shift⌉ wide), and only for Y'CbCr sources.
+// at x >> shift of a plane ⌈width / 2^shift⌉ wide), and only for Y'CbCr and grey sources. The
+// stage asserts what this rests on: 8 or 10 bits, planes of the frame's format, and a pixel
+// buffer of the frame's size.
 
 struct MarkParams { // twin: MarkParams in src/marks/mod.rs
     width: u32,
@@ -26,10 +28,11 @@ struct MarkParams { // twin: MarkParams in src/marks/mod.rs
     bands: u32,
     gamut: u32, // a BT.2020 source: the gamut test applies
     gamut_tolerance: f32,
-    band_lo: array<vec4u, 4>, // (the CPU's: the luma table holds the bands)
+    band_lo: array<vec4u, 4>, // (bands, zebra, band_lo, band_hi: the CPU's, which the luma
+                              // class table is made from)
     band_hi: array<vec4u, 4>,
     range: vec4u, // Y' min, max, chroma min, max at the planes' depth
-    planes: vec4u, // PLANES_*, chroma shift across, down, sample mask
+    planes: vec4u, // PLANES_*, chroma shift across, down, (sample mask: the CPU's)
     sample_shift: u32, // bits below the sample in its texel (P010: 6)
     range_applies: u32, // a limited-range Y'CbCr source
     keep_range: u32, // keep the words' range bits (the planes are gone)
@@ -98,7 +101,6 @@ fn luma_at(x: i32, y: i32) -> u32 {
     return luma(unpack(pixel(cy * params.width + cx)));
 }
 
-// Sobel over the tile around (tx, ty), the pixel's place in it.
 // The peaking bits (PASS_PEAKING in each byte) of the four pixels from (tx, ty) of the tile:
 // Sobel over the 3x6 luma around them, read from the tile once.
 fn peaking_edges(tx: u32, ty: u32) -> u32 {
@@ -133,9 +135,11 @@ fn outside_bt709(rgb: vec3u) -> bool {
     return min(c.x, min(c.y, c.z)) + params.gamut_tolerance * y < 0.0;
 }
 
+// A sample as the decoder gave it (not masked: signalstats and the CPU twin take stray high
+// bits as they are).
 fn sample(texel: vec4u, channel: u32) -> u32 {
     let raw = select(texel.r, texel.g, channel == 1u);
-    return (raw >> params.sample_shift) & params.planes.w;
+    return raw >> params.sample_shift;
 }
 
 // FFmpeg signalstats' BRNG test of the pixel at `at`: its Y', and the Cb and Cr drawn with it.

@@ -52,6 +52,16 @@ impl MarksStage {
         volume: ColorVolume,
         bits: u32,
     ) -> Self {
+        // What the pass, built without bounds checks, rests on (marks.wgsl's header).
+        assert!(matches!(bits, 8 | 10), "frames are converted to 8 or 10 bits");
+        assert!(
+            slots.iter().all(|s| s.format == format),
+            "the slots hold frames of the format"
+        );
+        assert!(
+            pixels.size() >= crate::gpu::texture::pixel_buffer_size(format.width, format.height),
+            "the pixels are the frame's"
+        );
         let device = &ctx.device;
         let compute = wgpu::ShaderStages::COMPUTE;
         let uint_texture = |binding| wgpu::BindGroupLayoutEntry {
@@ -275,7 +285,7 @@ impl MarksStage {
             self.range_marked.set(self.compute.has(super::Mark::Range));
         }
         let (binding, offset) = match slot {
-            Some(slot) => (&self.bindings[slot.min(self.bindings.len() - 1)], 0),
+            Some(slot) => (&self.bindings[slot], 0),
             None => (&self.bindings[0], PARAMS_STRIDE as u32),
         };
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {

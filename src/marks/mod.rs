@@ -182,8 +182,8 @@ pub struct MarkParams {
     /// Whether the gamut test applies (a BT.2020 source).
     pub gamut: u32,
     pub gamut_tolerance: f32,
-    /// Each band's luma codes: from `band_lo` up to (not including) `band_hi` (the pass reads
-    /// them from `luma_table`).
+    /// Each band's luma codes: from `band_lo` up to (not including) `band_hi`. (The pass reads
+    /// the bands and zebra levels from the class table `luma_classes` makes of them.)
     pub band_lo: [u32; 16],
     pub band_hi: [u32; 16],
     /// Range limits at the planes' depth: Y' min, max; chroma min, max.
@@ -226,14 +226,17 @@ fn level_of(code: u32, white: u32, unit: Unit, transfer: Transfer) -> f64 {
 }
 
 /// The codes `[lo, hi)` a band of `from`..`to` holds: the least code at or above each level
-/// (the light rises with the code), the top of the range held by a band reaching it.
+/// (the light rises with the code), the top code held by a band reaching the scale's top or the
+/// light of the signal's white (1000 nits for HLG, 100 for SDR).
 fn band_codes(from: f64, to: f64, top: f64, white: u32, unit: Unit, transfer: Transfer) -> (u32, u32) {
     let first_at = |level: f64| {
         (0..=white)
             .find(|&c| level_of(c, white, unit, transfer) >= level)
             .unwrap_or(white + 1)
     };
-    let hi = if to >= top { white + 1 } else { first_at(to) };
+    // (Within rounding: HLG's white comes out of single precision a hair under 1000 nits.)
+    let reaches_top = to >= top || to >= level_of(white, white, unit, transfer) * (1.0 - 1e-4);
+    let hi = if reaches_top { white + 1 } else { first_at(to) };
     (first_at(from), hi)
 }
 
@@ -395,7 +398,7 @@ impl MarkParams {
         }
         assert!(
             classes.marks.len() <= LUMA_CLASSES,
-            "{MAX_BANDS} bands cut the luma into fewer"
+            "{MAX_BANDS} bands and 2 zebra levels cut the luma axis into at most 31 classes"
         );
         classes
     }

@@ -12,7 +12,8 @@
 //! ```
 //!
 //! Each band line is `FROM TO COLOUR [LABEL]`: the band holds the signal from FROM up to (not
-//! including) TO, except that a band reaching 100% (or 10000 nits) holds the top too.
+//! including) TO, except that a band reaching 100% (or the signal's top: 10000 nits for PQ, 1000
+//! for HLG, 100 for SDR) holds the top too. Where bands overlap, the first listed wins.
 
 use std::fmt;
 

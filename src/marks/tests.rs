@@ -218,3 +218,21 @@ fn bt2020_primaries_are_outside_bt709_and_its_grey_and_bt709_colours_are_not() {
     );
     assert!(classify(&params, &table, &pixels, None).iter().all(|&w| w == 0));
 }
+
+#[test]
+fn a_band_reaching_the_signals_top_in_nits_holds_its_white() {
+    let fmt = format(4, 1, PlaneLayout::Rgba, Range::Full);
+    let hlg = ColorVolume {
+        transfer: Transfer::Hlg,
+        primaries: Primaries::Bt2020,
+        peak_nits: None,
+    };
+    let settings = MarkSettings {
+        scale: Some(scale::FalseColourScale::parse("unit nits\n203 1000 #ff0000 bright\n").unwrap()),
+        ..MarkSettings::default()
+    };
+    let params = params_for(&[Mark::FalseColour], settings.clone(), &fmt, &hlg, 10);
+    assert_eq!(params.band_hi[0], 1024, "HLG's 1000 nits is its white");
+    let sdr = params_for(&[Mark::FalseColour], settings, &fmt, &ColorVolume::default(), 8);
+    assert_eq!(sdr.band_lo[0], 256, "SDR's white is 100 nits: nothing reaches 203");
+}

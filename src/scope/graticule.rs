@@ -135,12 +135,21 @@ pub fn lines(scale: Scale, axis: &Axis, chosen: &[Level]) -> Vec<Line> {
                 .collect()
         }
     };
-    let on_scope = |at: f64| (-1e-6..=1.0 + 1e-6).contains(&at);
+    // Nits beyond the transfer's peak are off the scope (PQ's EOTF would clamp them to its top).
+    let peak = match axis.transfer {
+        Transfer::Pq => 10000.0,
+        Transfer::Hlg => 1000.0,
+        Transfer::Sdr => 100.0,
+    };
+    let on_scope = |l: Level| {
+        let at = l.at(axis);
+        (-1e-6..=1.0 + 1e-6).contains(&at) && !matches!(l, Level::Nits(n) if n > peak)
+    };
     scale_levels
         .into_iter()
         .map(|l| (l, false))
         .chain(chosen.iter().map(|&l| (l, true)))
-        .filter(|(l, _)| on_scope(l.at(axis)))
+        .filter(|&(l, _)| on_scope(l))
         .take(MAX_LINES)
         .map(|(l, chosen)| Line {
             at: l.at(axis).clamp(0.0, 1.0) as f32,
@@ -187,7 +196,11 @@ mod tests {
         let pq = axis(10, Range::Limited, Transfer::Pq);
         // BT.2408: reference white, 203 nits, is PQ 0.58.
         assert!((Level::Nits(203.0).at(&pq) - 0.5807).abs() < 1e-3);
-        let nits = lines(Scale::Nits, &pq, &[Level::Percent(120.0), Level::Nits(600.0)]);
+        let nits = lines(
+            Scale::Nits,
+            &pq,
+            &[Level::Percent(120.0), Level::Nits(600.0), Level::Nits(20000.0)],
+        );
         assert_eq!(
             nits.len(),
             8,
