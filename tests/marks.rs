@@ -63,13 +63,42 @@ fn words(ctx: &histoplay::gpu::GpuContext, marks: &histoplay::marks::gpu::MarksS
     marks.unpack_words(&bytes)
 }
 
+/// `planes` (10-bit 4:2:0) as P010 lays them out: 16-bit samples with the value in the top 10
+/// bits, Cb and Cr interleaved in the second plane.
+fn p010(planar: &[Vec<u8>; 3]) -> Vec<Vec<u8>> {
+    let samples = |p: &Vec<u8>| -> Vec<u16> { p.chunks(2).map(|b| u16::from_le_bytes([b[0], b[1]]) << 6).collect() };
+    let y: Vec<u8> = samples(&planar[0]).iter().flat_map(|v| v.to_le_bytes()).collect();
+    let uv: Vec<u8> = samples(&planar[1])
+        .iter()
+        .zip(samples(&planar[2]))
+        .flat_map(|(u, v)| [u.to_le_bytes(), v.to_le_bytes()].concat())
+        .collect();
+    vec![y, uv]
+}
+
 fn check(bits: u32, volume: ColorVolume, matrix: Matrix, (w, h): (usize, usize), shift_y: u32) {
+    check_layout(bits, volume, matrix, (w, h), shift_y, false);
+}
+
+/// `check`, the planes laid out as P010 where `semi_planar` (10 bits, 4:2:0).
+fn check_layout(
+    bits: u32,
+    volume: ColorVolume,
+    matrix: Matrix,
+    (w, h): (usize, usize),
+    shift_y: u32,
+    semi_planar: bool,
+) {
     let ctx = common::gpu();
     let format = FrameFormat {
-        layout: PlaneLayout::Yuv {
-            chroma_shift_x: 1,
-            chroma_shift_y: shift_y,
-            bits,
+        layout: if semi_planar {
+            PlaneLayout::P010
+        } else {
+            PlaneLayout::Yuv {
+                chroma_shift_x: 1,
+                chroma_shift_y: shift_y,
+                bits,
+            }
         },
         width: w as u32,
         height: h as u32,
@@ -78,14 +107,19 @@ fn check(bits: u32, volume: ColorVolume, matrix: Matrix, (w, h): (usize, usize),
             range: Range::Limited,
         },
     };
-    let data = planes(w, h, bits, shift_y);
+    let planar = planes(w, h, bits, shift_y);
+    let data: Vec<Vec<u8>> = if semi_planar { p010(&planar) } else { planar.to_vec() };
     let bytes = if bits > 8 { 2 } else { 1 };
     let view: Vec<PlaneData> = data
         .iter()
         .enumerate()
         .map(|(i, d)| PlaneData {
             data: d,
-            stride: if i == 0 { w * bytes } else { w.div_ceil(2) * bytes },
+            stride: match (i, semi_planar) {
+                (0, _) => w * bytes,
+                (_, true) => w.div_ceil(2) * 4,
+                (_, false) => w.div_ceil(2) * bytes,
+            },
         })
         .collect();
     let mut pipeline = FramePipeline::new(&ctx, 256, format, volume, 2).unwrap();
@@ -172,6 +206,12 @@ fn the_marks_of_8_bit_frames_on_the_gpu_are_the_cpu_twins() {
 fn the_marks_of_10_bit_frames_on_the_gpu_are_the_cpu_twins() {
     // Odd sizes: a row's last word holds one pixel.
     check(10, ColorVolume::default(), Matrix::Bt601, (71, 47), 1);
+}
+
+#[test]
+fn the_marks_of_p010_frames_on_the_gpu_are_the_cpu_twins() {
+    // What NVDEC gives for 10-bit video: the range test reads the top 10 bits, chroma interleaved.
+    check_layout(10, ColorVolume::default(), Matrix::Bt709, (70, 46), 1, true);
 }
 
 #[test]
