@@ -109,3 +109,58 @@ fn each_mark_key_draws_its_mark_on_the_picture_and_takes_it_off() {
         }
     }
 }
+
+/// The mean of the red channel along row `y` of `rect` (x0, y0, x1, y1), 4 pixels in from
+/// its sides.
+fn row_level(image: &Image, (x0, _, x1, _): (u32, u32, u32, u32), y: u32) -> f64 {
+    let xs = x0 + 4..x1 - 4;
+    let n = xs.len() as f64;
+    xs.map(|x| f64::from(image.at(x, y)[0])).sum::<f64>() / n
+}
+
+/// Whether the waveform has a graticule line at `at` (0 black, 1 white): its row (within one
+/// pixel) stands out from the rows four pixels off it.
+fn line_at(image: &Image, rect: (u32, u32, u32, u32), at: f64) -> bool {
+    let y = rect.3 as f64 - at * f64::from(rect.3 - rect.1);
+    let y = y.round() as u32;
+    let on = (y - 1..=y + 1).map(|r| row_level(image, rect, r)).fold(0.0, f64::max);
+    let off = row_level(image, rect, y - 4).max(row_level(image, rect, y + 4));
+    on > off + 60.0
+}
+
+#[test]
+fn the_waveform_graticule_key_steps_from_percent_to_code_values_and_chosen_levels_stay() {
+    let clip = bands();
+    let x = Xvfb::start();
+    let args = [clip.as_os_str(), "--graticule".as_ref(), "60%".as_ref()];
+    let player = Player::start_with(&x, "graticule", &args);
+    player.wait_present("playback", 0, |p| p.new_frame && p.frame >= Some(2));
+    let before = player.key("space");
+    player.wait_present("the pause", before, |p| p.paused);
+    let before = player.key("H");
+    player.wait_present("the waveform", before, |_| true);
+    player.wait_idle(Duration::from_millis(400));
+    let percent = player.capture();
+    let rect = histoplay::render::layout::band_layout(
+        Some(histoplay::scope::ScopeKind::Waveform),
+        (percent.width, percent.height),
+    )
+    .scope
+    .unwrap()
+    .to_pixels(percent.width, percent.height);
+    // Percent: lines at 25, 50 and 75%; the chosen 60% in amber.
+    for at in [0.25, 0.5, 0.75, 0.6] {
+        assert!(line_at(&percent, rect, at), "percent: a line at {at}");
+    }
+    assert!(!line_at(&percent, rect, 0.38), "percent: no line at 38%");
+    let before = player.key("M");
+    player.wait_present("code values", before, |_| true);
+    player.wait_idle(Duration::from_millis(400));
+    let codes = player.capture();
+    // Code values of 8-bit limited-range video: 64, 128 and 192 of 16..235.
+    for code in [64.0, 128.0, 192.0] {
+        assert!(line_at(&codes, rect, (code - 16.0) / 219.0), "codes: a line at {code}");
+    }
+    assert!(!line_at(&codes, rect, 0.25), "codes: 25% is gone");
+    assert!(line_at(&codes, rect, 0.6), "the chosen level stays");
+}
