@@ -80,6 +80,64 @@ fn check(bits: u32, volume: ColorVolume, matrix: Matrix, (w, h): (usize, usize),
     check_layout(bits, volume, matrix, (w, h), shift_y, false);
 }
 
+/// A test frame's format and planes (`planes`, laid out as P010 where `semi_planar`: 10 bits,
+/// 4:2:0), limited range.
+struct TestFrame {
+    format: FrameFormat,
+    data: Vec<Vec<u8>>,
+}
+
+impl TestFrame {
+    fn new(bits: u32, matrix: Matrix, (w, h): (usize, usize), shift_y: u32, semi_planar: bool) -> Self {
+        let format = FrameFormat {
+            layout: if semi_planar {
+                PlaneLayout::P010
+            } else {
+                PlaneLayout::Yuv {
+                    chroma_shift_x: 1,
+                    chroma_shift_y: shift_y,
+                    bits,
+                }
+            },
+            width: w as u32,
+            height: h as u32,
+            color: ColorSpec {
+                matrix,
+                range: Range::Limited,
+            },
+        };
+        let planar = planes(w, h, bits, shift_y);
+        let data = if semi_planar { p010(&planar) } else { planar.to_vec() };
+        Self { format, data }
+    }
+
+    fn view(&self) -> Vec<PlaneData<'_>> {
+        let w = self.format.width as usize;
+        let semi_planar = self.format.layout == PlaneLayout::P010;
+        let bytes = if self.format.layout.bits() > 8 { 2 } else { 1 };
+        self.data
+            .iter()
+            .enumerate()
+            .map(|(i, d)| PlaneData {
+                data: d,
+                stride: match (i, semi_planar) {
+                    (0, _) => w * bytes,
+                    (_, true) => w.div_ceil(2) * 4,
+                    (_, false) => w.div_ceil(2) * bytes,
+                },
+            })
+            .collect()
+    }
+}
+
+/// The pipeline's converted pixels, one u32 each.
+fn converted(ctx: &histoplay::gpu::GpuContext, pipeline: &FramePipeline) -> Vec<u32> {
+    let (w, h) = pipeline.frame_size();
+    let bytes =
+        histoplay::gpu::readback::read_buffer(ctx, &pipeline.ring.output.pixels, 0, u64::from(w * h * 4)).unwrap();
+    bytemuck::cast_slice(&bytes).to_vec()
+}
+
 /// `check`, the planes laid out as P010 where `semi_planar` (10 bits, 4:2:0).
 fn check_layout(
     bits: u32,
@@ -90,38 +148,8 @@ fn check_layout(
     semi_planar: bool,
 ) {
     let ctx = common::gpu();
-    let format = FrameFormat {
-        layout: if semi_planar {
-            PlaneLayout::P010
-        } else {
-            PlaneLayout::Yuv {
-                chroma_shift_x: 1,
-                chroma_shift_y: shift_y,
-                bits,
-            }
-        },
-        width: w as u32,
-        height: h as u32,
-        color: ColorSpec {
-            matrix,
-            range: Range::Limited,
-        },
-    };
-    let planar = planes(w, h, bits, shift_y);
-    let data: Vec<Vec<u8>> = if semi_planar { p010(&planar) } else { planar.to_vec() };
-    let bytes = if bits > 8 { 2 } else { 1 };
-    let view: Vec<PlaneData> = data
-        .iter()
-        .enumerate()
-        .map(|(i, d)| PlaneData {
-            data: d,
-            stride: match (i, semi_planar) {
-                (0, _) => w * bytes,
-                (_, true) => w.div_ceil(2) * 4,
-                (_, false) => w.div_ceil(2) * bytes,
-            },
-        })
-        .collect();
+    let frame = TestFrame::new(bits, matrix, (w, h), shift_y, semi_planar);
+    let (format, view) = (frame.format, frame.view());
     let mut pipeline = FramePipeline::new(&ctx, 256, format, volume, 2).unwrap();
     let shown = Mark::ALL.iter().fold(MarkSet::default(), |s, &m| s.with(m, true));
     let settings = MarkSettings {
@@ -135,11 +163,7 @@ fn check_layout(
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     pipeline.encode_frame(&mut encoder, 1);
     ctx.queue.submit([encoder.finish()]);
-    let read = |buffer: &wgpu::Buffer| -> Vec<u32> {
-        let bytes = histoplay::gpu::readback::read_buffer(&ctx, buffer, 0, (w * h * 4) as u64).unwrap();
-        bytemuck::cast_slice(&bytes).to_vec()
-    };
-    let pixels = read(&pipeline.ring.output.pixels);
+    let pixels = converted(&ctx, &pipeline);
     let marks = pipeline.marks().unwrap();
     let gpu = words(&ctx, marks);
     let (planes, _) = components(&format, &view).unwrap();
@@ -235,30 +259,9 @@ fn the_marks_of_10_bit_bt2020_pq_frames_on_the_gpu_are_the_cpu_twins_gamut_inclu
 #[test]
 fn marks_turned_on_for_a_frame_already_converted_mark_it() {
     let ctx = common::gpu();
-    let (w, h) = (70usize, 46usize);
-    let format = FrameFormat {
-        layout: PlaneLayout::Yuv {
-            chroma_shift_x: 1,
-            chroma_shift_y: 1,
-            bits: 8,
-        },
-        width: w as u32,
-        height: h as u32,
-        color: ColorSpec {
-            matrix: Matrix::Bt709,
-            range: Range::Limited,
-        },
-    };
-    let data = planes(w, h, 8, 1);
-    let view: Vec<PlaneData> = data
-        .iter()
-        .enumerate()
-        .map(|(i, d)| PlaneData {
-            data: d,
-            stride: if i == 0 { w } else { w / 2 },
-        })
-        .collect();
-    let mut pipeline = FramePipeline::new(&ctx, 256, format, ColorVolume::default(), 2).unwrap();
+    let frame = TestFrame::new(8, Matrix::Bt709, (70, 46), 1, false);
+    let view = frame.view();
+    let mut pipeline = FramePipeline::new(&ctx, 256, frame.format, ColorVolume::default(), 2).unwrap();
     pipeline.ring.slots[0].upload(&ctx.queue, &view).unwrap();
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     pipeline.encode_frame(&mut encoder, 0);
@@ -271,11 +274,7 @@ fn marks_turned_on_for_a_frame_already_converted_mark_it() {
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     pipeline.encode_recount(&mut encoder, None);
     ctx.queue.submit([encoder.finish()]);
-    let read = |buffer: &wgpu::Buffer| -> Vec<u32> {
-        let bytes = histoplay::gpu::readback::read_buffer(&ctx, buffer, 0, (w * h * 4) as u64).unwrap();
-        bytemuck::cast_slice(&bytes).to_vec()
-    };
-    let pixels = read(&pipeline.ring.output.pixels);
+    let pixels = converted(&ctx, &pipeline);
     let marks = pipeline.marks().unwrap();
     let cpu = classify(&marks.params(), &marks.linear_table(), &pixels, None);
     let gpu = words(&ctx, marks);

@@ -129,6 +129,27 @@ fn run(args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// Frame 10 of the bundled sample rendered at 600x400 with `extra` options, as `name`.png in
+/// `dir`.
+fn render_sample(dir: &std::path::Path, name: &str, extra: &[&str]) -> image::RgbaImage {
+    let sample = common::repo_path("media/sample-540p.mp4");
+    let out = dir.join(format!("{name}.png"));
+    let mut args = vec![
+        "render",
+        sample.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--size",
+        "600x400",
+        "--frame",
+        "10",
+    ];
+    args.extend(extra);
+    let (ok, _, err) = run(&args);
+    assert!(ok, "{err}");
+    image::open(&out).unwrap().to_rgba8()
+}
+
 fn json_lines(stdout: &str) -> Vec<serde_json::Value> {
     stdout.lines().map(common::json).collect()
 }
@@ -279,27 +300,10 @@ fn hist_counts_only_the_region() {
 #[test]
 fn render_draws_the_scope_where_the_player_does() {
     let dir = scratch("render");
-    let sample = common::repo_path("media/sample-540p.mp4");
     let (w, h) = (600u32, 400u32);
-    let size = format!("{w}x{h}");
-    let render = |scope: Option<&str>| {
-        let out = dir.join(format!("{}.png", scope.unwrap_or("none")));
-        let mut args = vec![
-            "render",
-            sample.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "--size",
-            &size,
-            "--frame",
-            "10",
-        ];
-        if let Some(kind) = scope {
-            args.extend(["--scope", kind]);
-        }
-        let (ok, _, err) = run(&args);
-        assert!(ok, "{err}");
-        image::open(&out).unwrap().to_rgba8()
+    let render = |scope: Option<&str>| match scope {
+        Some(kind) => render_sample(&dir, kind, &["--scope", kind]),
+        None => render_sample(&dir, "none", &[]),
     };
     let plain = render(None);
     let band = histoplay::render::layout::band_layout(Some(ScopeKind::Waveform), (w, h));
@@ -424,28 +428,13 @@ fn a_timeline_of_something_unplayable_is_a_one_line_error() {
 #[test]
 fn the_vectorscope_magnified_changes_only_the_scope() {
     let dir = scratch("zoom");
-    let sample = common::repo_path("media/sample-540p.mp4");
     let (w, h) = (600u32, 400u32);
-    let size = format!("{w}x{h}");
     let render = |zoom: &str| {
-        let out = dir.join(format!("zoom{zoom}.png"));
-        let args = [
-            "render",
-            sample.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "--size",
-            &size,
-            "--frame",
-            "10",
-            "--scope",
-            "vectorscope",
-            "--vectorscope-zoom",
-            zoom,
-        ];
-        let (ok, _, err) = run(&args);
-        assert!(ok, "{err}");
-        image::open(&out).unwrap().to_rgba8()
+        render_sample(
+            &dir,
+            &format!("zoom{zoom}"),
+            &["--scope", "vectorscope", "--vectorscope-zoom", zoom],
+        )
     };
     let (one, two, four) = (render("1"), render("2"), render("4"));
     let rect = histoplay::render::layout::band_layout(Some(ScopeKind::Vectorscope), (w, h))
@@ -483,25 +472,9 @@ fn render_draws_the_graticule_levels_asked_for_in_amber() {
     let dir = scratch("graticule");
     let sample = common::repo_path("media/sample-540p.mp4");
     let (w, h) = (600u32, 400u32);
-    let size = format!("{w}x{h}");
     let render = |extra: &[&str]| {
-        let out = dir.join(format!("graticule{}.png", extra.len()));
-        let mut args = vec![
-            "render",
-            sample.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "--size",
-            &size,
-            "--frame",
-            "10",
-            "--scope",
-            "waveform",
-        ];
-        args.extend(extra);
-        let (ok, _, err) = run(&args);
-        assert!(ok, "{err}");
-        image::open(&out).unwrap().to_rgba8()
+        let args = [&["--scope", "waveform"][..], extra].concat();
+        render_sample(&dir, &format!("graticule{}", extra.len()), &args)
     };
     let plain = render(&[]);
     // 8-bit limited-range video: code 126 is half way from 16 to 235 (up to half a code).

@@ -209,16 +209,6 @@ const _: () = assert!(TILE_BLOCKS == OWNED_BLOCKS + 1, "workgroups overlap by on
 
 fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     let compute = wgpu::ShaderStages::COMPUTE;
-    let texture = |binding| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: compute,
-        ty: wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Uint,
-            view_dimension: wgpu::TextureViewDimension::D2,
-            multisampled: false,
-        },
-        count: None,
-    };
     let mut entries = vec![wgpu::BindGroupLayoutEntry {
         binding: 0,
         visibility: compute,
@@ -229,7 +219,7 @@ fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
         },
         count: None,
     }];
-    entries.extend((1..=6).map(texture));
+    entries.extend((1..=6).map(|binding| crate::gpu::shaders::layout::uint_texture(binding, compute)));
     entries.push(wgpu::BindGroupLayoutEntry {
         binding: 7,
         visibility: compute,

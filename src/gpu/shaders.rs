@@ -282,6 +282,20 @@ pub mod layout {
         }
     }
 
+    /// A 2D texture of unsigned integers, read with `textureLoad` (a frame's decoded planes).
+    pub fn uint_texture(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+        wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Uint,
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        }
+    }
+
     /// A 2D storage texture of `format` that the shader only writes.
     pub fn storage_texture(
         binding: u32,

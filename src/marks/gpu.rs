@@ -64,35 +64,16 @@ impl MarksStage {
         );
         let device = &ctx.device;
         let compute = wgpu::ShaderStages::COMPUTE;
-        let uint_texture = |binding| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: compute,
-            ty: wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Uint,
-                view_dimension: wgpu::TextureViewDimension::D2,
-                multisampled: false,
-            },
-            count: None,
-        };
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("marks"),
             entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: compute,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: true,
-                        min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<MarkParams>() as u64),
-                    },
-                    count: None,
-                },
+                layout::uniform(0, compute, true),
                 layout::storage(1, compute, true),
                 layout::storage(2, compute, false),
                 layout::storage(3, compute, true),
-                uint_texture(4),
-                uint_texture(5),
-                uint_texture(6),
+                layout::uint_texture(4, compute),
+                layout::uint_texture(5, compute),
+                layout::uint_texture(6, compute),
                 layout::storage(7, compute, true),
             ],
         });

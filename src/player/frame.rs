@@ -217,7 +217,7 @@ impl PlayerWindow {
             adjustments: self.media.pipeline.adjustments().label(),
             ab_loop: playback.ab_loop(),
             loop_file: playback.loop_file,
-            graticule: self.media.graticule_lines(),
+            graticule: self.media.graticule(),
             marks: match &self.media.compare {
                 Some(_) => None,
                 None => MarksNote::new(

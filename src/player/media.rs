@@ -78,8 +78,8 @@ pub struct Media {
     /// What is counted changed (scope, region) since the shown frame was counted: count it
     /// again with the next redraw.
     pub recount: bool,
-    /// The waveform's graticule: its scale, and the levels the viewer added.
-    graticule: (Scale, Vec<Level>),
+    /// The waveform's and parade's graticule lines on this file's scopes.
+    graticule: Vec<Line>,
     /// The histogram timeline, filled in the background once first shown.
     pub timeline: Option<TimelineFill>,
     /// The file compared with this one, played in step with it.
@@ -208,9 +208,10 @@ impl Media {
             recount: false,
             timeline: None,
             compare,
-            graticule: (Scale::default(), Vec::new()),
+            graticule: Vec::new(),
         };
         media.set_scene_region();
+        media.set_graticule(Scale::default(), &[]);
         Ok(media)
     }
 
@@ -351,18 +352,18 @@ impl Media {
     /// The waveform's and parade's graticule in `scale`, with `chosen` levels added, from the
     /// next layout on.
     pub fn set_graticule(&mut self, scale: Scale, chosen: &[Level]) {
-        self.graticule = (scale, chosen.to_vec());
-        self.scene.set_graticule(self.graticule_lines());
+        self.graticule = graticule::lines(scale, &self.pipeline.axis(), chosen);
+        self.scene.set_graticule(self.graticule.clone());
     }
 
     /// The graticule's lines on this file's scopes.
-    pub fn graticule_lines(&self) -> Vec<Line> {
-        graticule::lines(self.graticule.0, &self.pipeline.axis(), &self.graticule.1)
+    pub fn graticule(&self) -> &[Line] {
+        &self.graticule
     }
 
     fn rebuild_scene(&mut self, gpu: &GpuContext, renderer: &SceneRenderer) {
         self.scene = make_scene(gpu, renderer, &self.pipeline, self.compare.as_ref());
-        self.scene.set_graticule(self.graticule_lines());
+        self.scene.set_graticule(self.graticule.clone());
         self.set_scene_region();
         self.recount = true;
     }

@@ -78,7 +78,7 @@ pub struct OsdView<'a> {
     /// The marks on the picture, while any is.
     pub marks: Option<MarksNote>,
     /// The waveform's or parade's graticule, labelled while one is shown.
-    pub graticule: Vec<crate::scope::graticule::Line>,
+    pub graticule: &'a [crate::scope::graticule::Line],
 }
 
 /// The marks on the picture, noted at the top while any is on: which, at what levels, and the
@@ -229,7 +229,7 @@ impl Osd {
             nits_labels(ctx, screen, view.view.scope, view.opacity);
         }
         if matches!(view.view.scope, Some(ScopeKind::Waveform | ScopeKind::Parade)) {
-            graticule_labels(ctx, screen, view.view.scope, &view.graticule, view.opacity);
+            graticule_labels(ctx, screen, view.view.scope, view.graticule, view.opacity);
         }
         if let Some((probe, pointer)) = &view.probe {
             probe_label(ctx, screen, probe, *pointer, view.opacity);
@@ -736,7 +736,7 @@ mod tests {
             adjustments: None,
             compare: None,
             marks: None,
-            graticule: Vec::new(),
+            graticule: &[],
             ab_loop: Default::default(),
             loop_file: false,
         }

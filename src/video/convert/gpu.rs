@@ -428,16 +428,7 @@ fn bind_group_layout(device: &wgpu::Device, planes: u32, out_bits: u32) -> wgpu:
         layout::storage_texture(1, compute, GpuFrame::texture_format(out_bits)),
         layout::storage(2, compute, false),
     ];
-    entries.extend((3..3 + planes).map(|binding| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: compute,
-        ty: wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Uint,
-            view_dimension: wgpu::TextureViewDimension::D2,
-            multisampled: false,
-        },
-        count: None,
-    }));
+    entries.extend((3..3 + planes).map(|binding| layout::uint_texture(binding, compute)));
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some(&format!("convert pass, {planes} planes, {out_bits}-bit output")),
         entries: &entries,
