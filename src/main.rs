@@ -292,7 +292,9 @@ enum Command {
         adjust: AdjustArgs,
     },
     /// Print a scope of a picture or of video frames as JSON Lines, one line per frame: the
-    /// waveform (luminance bins per column), the RGB parade or the vectorscope (chroma).
+    /// waveform (luminance bins per column), the RGB parade, the vectorscope (chroma) or the
+    /// CIE 1931 xy chromaticity diagram (in linear light, from the source's transfer and
+    /// primaries).
     Scope {
         input: PathBuf,
         #[arg(long, value_enum, default_value_t = ScopeKind::Waveform)]
@@ -309,6 +311,10 @@ enum Command {
         /// Bins per column: a power of two from 16 to 1024.
         #[arg(long, default_value_t = DEFAULT_BINS, value_parser = parse_bins)]
         bins: u32,
+        /// Cells a side of the CIE diagram (`--kind cie`), 1 to 1024: cell (i, j) holds the
+        /// pixels with i = ⌊x·N⌋, j = ⌊y·N⌋ [default: 256].
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+        size: Option<u32>,
         /// Count only this rectangle of each frame: X,Y,W,H in frame pixels (y down).
         #[arg(long, value_parser = parse_region)]
         region: Option<Region>,
@@ -896,14 +902,25 @@ fn run(command: Command) -> Result<()> {
             frames,
             columns,
             bins,
+            size,
             region,
             cpu,
             adjust,
         } => {
             let range = frames.unwrap_or(FrameRange::single(frame));
+            if size.is_some() && kind != ScopeKind::Cie {
+                bail!(
+                    "--size is the CIE diagram's (--kind cie); the {} has --columns",
+                    kind.name()
+                );
+            }
             let job = ScopeJob {
                 kind,
-                columns,
+                columns: if kind == ScopeKind::Cie {
+                    size.unwrap_or(scope::cie::DEFAULT_SIZE)
+                } else {
+                    columns
+                },
                 bins,
                 region,
                 adjustments: adjust.adjustments(),

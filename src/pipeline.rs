@@ -14,7 +14,7 @@ use crate::render::adjust::{AdjustStage, Adjustments};
 use crate::render::peak::{PeakBinding, PeakPass};
 use crate::render::picture::Signal;
 use crate::render::scene::{Scene, SceneRenderer};
-use crate::scope::gpu::{ScopeCounting, ScopePass, ScopeTarget};
+use crate::scope::gpu::{ScopeCounting, ScopePass, ScopeShape, ScopeTarget};
 use crate::scope::region::{GatherBinding, GatherPass};
 use crate::scope::{Region, ScopeError, ScopeKind};
 use crate::video::convert::ConvertBinding;
@@ -284,7 +284,11 @@ impl FramePipeline {
             (Some(counting), true) => &counting.pixels,
             _ => &self.ring.output.pixels,
         };
-        let shape = (self.engine.bins, self.engine.depth);
+        let shape = ScopeShape {
+            bins: self.engine.bins,
+            depth: self.engine.depth,
+            volume: self.volume,
+        };
         self.scope
             .set(ctx, kind, shape, pixels, columns, (counted.width, counted.height))
     }

@@ -209,6 +209,7 @@ fn bench_times_every_variant_after_checking_it() {
         "scope: waveform, 1024 columns",
         "scope: parade, 1024 columns",
         "scope: vectorscope",
+        "scope: cie 1931 xy, 256x256 cells",
         "scope: histograms + waveform + vectorscope",
         "adjust: contrast, brightness, gamma, saturation",
         "adjust: auto-levels",

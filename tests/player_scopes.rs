@@ -160,3 +160,48 @@ fn the_scope_key_shows_a_waveform(player: &Player, plain: &Image) {
         three_quarters.1
     );
 }
+
+/// `H` steps on through the parade and the vectorscope to the CIE 1931 diagram, drawn in the
+/// band's square: the grey half lights D65 (black has no chromaticity), and the horseshoe is
+/// filled faintly with its colours.
+#[test]
+fn the_scope_key_reaches_the_cie_diagram() {
+    let clip = halves();
+    let x = Xvfb::start();
+    let player = Player::start(&x, "cie", Some(&clip));
+    player.wait_present("playback", 0, |p| p.new_frame && p.frame >= Some(2));
+    let before = player.key("space");
+    player.wait_present("the pause", before, |p| p.paused);
+    for scope in ["waveform", "parade", "vectorscope", "CIE diagram"] {
+        let before = player.key("H");
+        player.wait_present(scope, before, |_| true);
+    }
+    let shot = settle(&player);
+    let (x0, y0, x1, y1) = band_layout(Some(ScopeKind::Cie), (shot.width, shot.height))
+        .scope
+        .unwrap()
+        .to_pixels(shot.width, shot.height);
+    // Chromaticity (x, y) on screen: the diagram shows x from -0.04 and y from -0.02, 0.88 a
+    // side.
+    let at = |x: f32, y: f32| {
+        let px = x0 as f32 + (x + 0.04) / 0.88 * (x1 - x0) as f32;
+        let py = y1 as f32 - (y + 0.02) / 0.88 * (y1 - y0) as f32;
+        shot.at(px as u32, py as u32)
+    };
+    // D65's cell, (⌊0.3127·256⌋, ⌊0.3290·256⌋) = (80, 84), at its centre: smaller than a pixel
+    // here, it lights the pixel holding its centre.
+    let [r, g, b] = at(80.5 / 256.0, 84.5 / 256.0);
+    assert!(r > 200 && g > 200 && b > 200, "the grey half at D65: {:?}", [r, g, b]);
+    let [r, g, b] = at(0.12, 0.72);
+    assert!(
+        g > r + 8 && g > b + 8 && g < 120,
+        "the locus's green corner, faint: {:?}",
+        [r, g, b]
+    );
+    let [r, g, b] = at(0.52, 0.32);
+    assert!(
+        r > g && r < 120,
+        "red-magenta inside BT.709, faint, no trace: {:?}",
+        [r, g, b]
+    );
+}

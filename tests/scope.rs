@@ -9,9 +9,11 @@ use histoplay::engine::histogram::{histogram_packed, Depth};
 use histoplay::engine::{EngineConfig, HistogramEngine};
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::gpu::GpuContext;
+use histoplay::scope::cie::{self, Chromaticity};
 use histoplay::scope::gpu::ScopePass;
 use histoplay::scope::region::counted_pixels;
 use histoplay::scope::{self, Region, ScopeKind};
+use histoplay::video::format::ColorVolume;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -46,14 +48,15 @@ fn check_scopes(ctx: &GpuContext, name: &str, image: &RgbaImage, region: Option<
     let words = counted.crop(&all, image.width);
     let pixels = counted_pixels(ctx, &frame, region);
     for pass in passes {
-        let columns_choices: &[u32] = if pass.kind == ScopeKind::Vectorscope {
-            &[0]
-        } else {
-            &[1, 7, 1024]
+        let columns_choices: &[u32] = match pass.kind {
+            ScopeKind::Vectorscope => &[0],
+            ScopeKind::Cie => &[1, 7, 300],
+            _ => &[1, 7, 1024],
         };
+        let volume = ColorVolume::default();
         for &columns in columns_choices {
             let target = pass
-                .target(ctx, &pixels, columns, (counted.width, counted.height))
+                .target(ctx, &pixels, columns, (counted.width, counted.height), &volume)
                 .unwrap();
             // Twice: the second frame must not see the first one's counts.
             for _ in 0..2 {
@@ -64,10 +67,14 @@ fn check_scopes(ctx: &GpuContext, name: &str, image: &RgbaImage, region: Option<
             let got = pass.read(ctx, &target).unwrap();
             let expected = match pass.kind {
                 ScopeKind::Vectorscope => scope::vectorscope(&words, Depth::Eight),
+                ScopeKind::Cie => cie::cie(&words, Depth::Eight, &Chromaticity::new(&volume, 8), columns),
                 kind => scope::column_scope(kind, &words, counted.width, columns, pass.bins, Depth::Eight).counts,
             };
             let total: u64 = expected.iter().map(|&c| u64::from(c)).sum();
-            assert_eq!(total, u64::from(counted.pixel_count()) * u64::from(pass.kind.planes()));
+            // Every pixel counts once a plane; the CIE diagram leaves black out.
+            let black = words.iter().filter(|&&w| w & 0xff_ffff == 0).count() as u64;
+            let counted_pixels = u64::from(counted.pixel_count()) - if pass.kind == ScopeKind::Cie { black } else { 0 };
+            assert_eq!(total, counted_pixels * u64::from(pass.kind.planes()));
             assert!(
                 got == expected,
                 "{name} {region:?}: {} with {columns} columns of {} bins differs from the CPU",
@@ -81,7 +88,10 @@ fn check_scopes(ctx: &GpuContext, name: &str, image: &RgbaImage, region: Option<
 #[test]
 fn scopes_on_the_gpu_equal_the_cpu_on_every_test_picture_and_region() {
     let ctx = common::gpu();
-    let mut passes = vec![ScopePass::new(&ctx, ScopeKind::Vectorscope, 256, Depth::Eight)];
+    let mut passes = vec![
+        ScopePass::new(&ctx, ScopeKind::Vectorscope, 256, Depth::Eight),
+        ScopePass::new(&ctx, ScopeKind::Cie, 256, Depth::Eight),
+    ];
     for bins in [16, 256, 1024] {
         passes.push(ScopePass::new(&ctx, ScopeKind::Waveform, bins, Depth::Eight));
         passes.push(ScopePass::new(&ctx, ScopeKind::Parade, bins, Depth::Eight));
@@ -157,7 +167,7 @@ fn json_lines(stdout: &str) -> Vec<serde_json::Value> {
 /// `scope` and `scope --cpu` agree, line for line, on `path`'s frames, for every kind.
 fn assert_gpu_equals_cpu(path: &Path, extra: &[&str]) {
     let path = path.to_str().unwrap();
-    for kind in ["waveform", "parade", "vectorscope"] {
+    for kind in ["waveform", "parade", "vectorscope", "cie"] {
         let mut args = vec!["scope", path, "--kind", kind];
         args.extend_from_slice(extra);
         let (ok, gpu, err) = run(&args);
@@ -184,6 +194,51 @@ fn video_frames_scope_the_same_on_gpu_and_cpu() {
         assert!(ok, "{err}");
         assert_eq!(json_lines(&out)[0]["depth"].u64(), 10);
     }
+}
+
+#[test]
+fn the_cie_diagram_of_hdr_frames_is_counted_in_their_own_light() {
+    // The same 10-bit pictures tagged BT.2020 PQ and untagged (BT.709 SDR): GPU = CPU for
+    // each, and the tags move the colours (BT.2020's primaries reach further out).
+    let source = "testsrc2=s=96x64:r=10:d=0.2,format=yuv420p10le";
+    let tags = [
+        "-color_primaries",
+        "bt2020",
+        "-color_trc",
+        "smpte2084",
+        "-colorspace",
+        "bt2020nc",
+    ];
+    let mut args = vec!["-f", "lavfi", "-i", source, "-c:v", "ffv1"];
+    let plain = common::fixture("cie-sdr10.mkv", &args);
+    args.extend(tags);
+    let pq = common::fixture("cie-pq10.mkv", &args);
+    let mut diagrams = Vec::new();
+    for clip in [&plain, &pq] {
+        let clip = clip.to_str().unwrap();
+        let args = ["scope", clip, "--kind", "cie", "--size", "128", "--frames", "0..2"];
+        let (ok, gpu, err) = run(&args);
+        assert!(ok, "{err}");
+        let (ok, cpu, err) = run(&[&args[..], &["--cpu"]].concat());
+        assert!(ok, "{err}");
+        assert_eq!(gpu, cpu, "{clip}: GPU and CPU differ");
+        diagrams.push(gpu);
+    }
+    assert_ne!(diagrams[0], diagrams[1]);
+    // testsrc2's saturated red is further out in BT.2020 than in BT.709: its largest x.
+    let reddest = |out: &str| {
+        let v = &json_lines(out)[0];
+        let counts = v["counts"].array();
+        (0..128)
+            .filter(|&i| counts.iter().any(|row| row[i].u64() > 0))
+            .max()
+            .unwrap()
+    };
+    let (sdr, hdr) = (reddest(&diagrams[0]), reddest(&diagrams[1]));
+    assert!(
+        sdr <= (0.64 * 128.0) as usize && hdr > sdr + 4,
+        "reddest x cells: {sdr} and {hdr}"
+    );
 }
 
 #[test]
@@ -246,6 +301,57 @@ fn scope_json_has_the_documented_shape() {
     // Grey and white at the centre; red at cb 98, cr 255.
     assert_eq!(counts[128][128].u64(), 4);
     assert_eq!(counts[255][98].u64(), 2);
+
+    // The CIE diagram: grey and white at D65, red at BT.709's red; black has no chromaticity.
+    let (ok, out, err) = run(&["scope", png, "--kind", "cie", "--size", "512"]);
+    assert!(ok, "{err}");
+    let v = &json_lines(&out)[0];
+    assert_eq!(
+        v.keys(),
+        ["kind", "frame", "pts", "width", "height", "size", "depth", "counts"]
+    );
+    assert_eq!((v["kind"].str(), v["size"].u64()), ("cie", 512));
+    let counts = v["counts"].array();
+    assert_eq!(counts.len(), 512);
+    assert!(counts.iter().all(|row| row.array().len() == 512));
+    let total: u64 = counts.iter().flat_map(|row| row.counts()).sum();
+    assert_eq!(total, 6);
+    // D65 (0.3127, 0.3290) and red (0.64, 0.33) in cells of 1/512: j = ⌊y·512⌋, i = ⌊x·512⌋.
+    assert_eq!(counts[168][160].u64(), 4);
+    assert_eq!(counts[168][327].u64(), 2);
+
+    // sRGB's primaries and white land on their coordinates, at the default 256 cells.
+    let primaries = dir.join("primaries.png");
+    let pixels = [
+        [255, 0, 0, 255],
+        [0, 255, 0, 255],
+        [0, 0, 255, 255],
+        [255, 255, 255, 255],
+    ];
+    image::save_buffer(&primaries, pixels.as_flattened(), 4, 1, image::ColorType::Rgba8).unwrap();
+    let (ok, out, err) = run(&["scope", primaries.to_str().unwrap(), "--kind", "cie"]);
+    assert!(ok, "{err}");
+    let v = &json_lines(&out)[0];
+    assert_eq!(v["size"].u64(), 256);
+    let counts = v["counts"].array();
+    for (name, (x, y)) in [
+        ("red", (0.64, 0.33)),
+        ("green", (0.30, 0.60)),
+        ("blue", (0.15, 0.06)),
+        ("white", (0.3127, 0.3290)),
+    ] {
+        let (i, j) = ((x * 256.0) as usize, (y * 256.0) as usize);
+        assert_eq!(counts[j][i].u64(), 1, "{name} at cell ({i}, {j})");
+    }
+    // --size belongs to the CIE diagram, and has limits.
+    for args in [
+        &["scope", png, "--kind", "waveform", "--size", "64"][..],
+        &["scope", png, "--kind", "cie", "--size", "0"],
+        &["scope", png, "--kind", "cie", "--size", "2048"],
+    ] {
+        let (ok, _, err) = run(args);
+        assert!(!ok && err.contains("error:"), "{args:?}: {err}");
+    }
 }
 
 #[test]
@@ -308,11 +414,11 @@ fn render_draws_the_scope_where_the_player_does() {
     let plain = render(None);
     let band = histoplay::render::layout::band_layout(Some(ScopeKind::Waveform), (w, h));
     let (x0, y0, x1, y1) = band.scope.unwrap().to_pixels(w, h);
-    for kind in ["waveform", "parade", "vectorscope"] {
+    for kind in ["waveform", "parade", "vectorscope", "cie"] {
         let drawn = render(Some(kind));
         // Inside the scope's rectangle the picture is covered by the scope (the vectorscope's
         // corners excepted: it is round); far above the band the picture is untouched.
-        let rect = if kind == "vectorscope" {
+        let rect = if kind == "vectorscope" || kind == "cie" {
             histoplay::render::layout::band_layout(Some(ScopeKind::Vectorscope), (w, h))
                 .scope
                 .unwrap()
@@ -337,6 +443,32 @@ fn render_draws_the_scope_where_the_player_does() {
         }
         let corner = (rect.0 + 1, rect.1 + 1);
         match kind {
+            "cie" => {
+                assert!(
+                    changed * 10 > pixels * 9,
+                    "{kind}: {changed} of {pixels} pixels changed"
+                );
+                // Where chromaticity (x, y) is drawn: the diagram shows x from -0.04 and y
+                // from -0.02, 0.88 a side.
+                let at = |x: f32, y: f32| {
+                    let (u, v) = ((x + 0.04) / 0.88, (y + 0.02) / 0.88);
+                    let px = rect.0 as f32 + u * (rect.2 - rect.0) as f32;
+                    let py = rect.3 as f32 - v * (rect.3 - rect.1) as f32;
+                    drawn.get_pixel(px as u32, py as u32).0
+                };
+                // The horseshoe is filled faintly with its colours where BT.709 pixels never
+                // reach (outside its triangle), away from every line; outside it is the dark
+                // backdrop.
+                let [r, g, b, _] = at(0.12, 0.72);
+                assert!(g > r + 8 && g > b + 8, "green corner of the locus: {:?}", [r, g, b]);
+                let [r, g, b, _] = at(0.4, 0.12);
+                assert!(r > g + 8 && b > g + 8, "purple edge of the locus: {:?}", [r, g, b]);
+                let [r, g, b, _] = at(0.65, 0.65);
+                assert!(r < 40 && g < 40 && b < 40, "outside the locus: {:?}", [r, g, b]);
+                // The sample's greys and near-greys light up round D65.
+                let [r, g, b, _] = at(0.3127, 0.3290);
+                assert!(r > 150 && g > 150 && b > 150, "the trace at D65: {:?}", [r, g, b]);
+            }
             "vectorscope" => {
                 assert_eq!(plain.get_pixel(corner.0, corner.1), drawn.get_pixel(corner.0, corner.1));
                 assert!(

@@ -3,11 +3,26 @@
 // shows and a flat field does not blind. Waveform and parade get a graticule at the levels of
 // the scale chosen (src/scope/graticule.rs), the viewer's own in amber; the vectorscope is drawn round, tinted with each position's own hue, with the 75%
 // colour-bar targets (small squares), the 100% ones (large squares) and the skin-tone line,
-// magnified `zoom` times around its centre.
+// magnified `zoom` times around its centre. The CIE 1931 xy diagram is drawn on the spectral
+// locus (filled faintly with the colour of each chromaticity), with the BT.709 (white), P3
+// (blue) and BT.2020 (orange) triangles and the D65 white point.
 
 const KIND_WAVEFORM: u32 = 0u;
 const KIND_PARADE: u32 = 1u;
 const KIND_VECTORSCOPE: u32 = 2u;
+const KIND_CIE: u32 = 3u;
+// The part of the xy plane the CIE diagram shows: a square from CIE_ORIGIN, CIE_SPAN a side.
+const CIE_ORIGIN: vec2f = vec2f(-0.04, -0.02);
+const CIE_SPAN: f32 = 0.88;
+// Where the locus starts in `diagram` (after the three gamuts' primaries and the white point),
+// and its points: src/scope/draw.rs's DIAGRAM_LOCUS, cie::SPECTRAL_LOCUS.
+const DIAGRAM_LOCUS: u32 = 10u;
+const LOCUS_POINTS: u32 = 65u;
+const GAMUT_COLORS: array<vec4f, 3> = array(
+    vec4f(1.0, 1.0, 1.0, 0.9),
+    vec4f(0.45, 0.75, 1.0, 0.9),
+    vec4f(1.0, 0.6, 0.25, 0.9),
+);
 const BACKDROP_ALPHA: f32 = 0.8;
 const GRATICULE: vec4f = vec4f(0.7, 0.7, 0.7, 0.55);
 const TARGET_COLOR: vec4f = vec4f(1.0, 0.85, 0.3, 0.9);
@@ -46,6 +61,9 @@ struct VertexOutput {
 
 @group(0) @binding(0) var<storage, read> counts: array<u32>;
 @group(0) @binding(1) var<uniform> uni: ScopeDrawUniforms;
+// The CIE diagram's geometry in xy: BT.709's, P3's and BT.2020's primaries (R, G, B each), the
+// white point, then the spectral locus from DIAGRAM_LOCUS.
+@group(0) @binding(2) var<storage, read> diagram: array<vec2f>;
 
 @vertex
 fn scope_vs(@builtin(vertex_index) vertex_index: u32) -> VertexOutput {
@@ -189,10 +207,84 @@ fn vectorscope_fs(screen_uv: vec2f) -> vec4f {
     return color;
 }
 
+// The colour of chromaticity p at full brightness, for the locus's faint fill: BT.709's RGB of
+// its XYZ, scaled to a largest component of 1 (colours outside BT.709 clipped).
+fn chromaticity_colour(p: vec2f) -> vec3f {
+    let xyz = vec3f(p.x, p.y, 1.0 - p.x - p.y) / max(p.y, 1e-4);
+    let rgb = max(vec3f(0.0), mat3x3f(
+        vec3f(3.2406, -0.9689, 0.0557),
+        vec3f(-1.5372, 1.8758, -0.2040),
+        vec3f(-0.4986, 0.0415, 1.0570),
+    ) * xyz);
+    return sqrt(rgb / max(max(rgb.r, rgb.g), max(rgb.b, 1e-4)));
+}
+
+fn cie_fs(uv: vec2f) -> vec4f {
+    let p = CIE_ORIGIN + uv * CIE_SPAN;
+    let footprint = fwidth(p);
+    let px = max(footprint.x, footprint.y);
+    // The counts of the cells under this pixel (x, y in [0, 1)).
+    var sum = 0.0;
+    if all(p >= vec2f(0.0)) && all(p < vec2f(1.0)) {
+        let xs = cell_span(p.x, footprint.x, uni.columns);
+        let ys = cell_span(p.y, footprint.y, uni.columns);
+        for (var j = ys.x; j < ys.y; j++) {
+            for (var i = xs.x; i < xs.y; i++) {
+                sum += f32(counts[j * uni.columns + i]);
+            }
+        }
+    }
+    let light = brightness(sum);
+    // Inside the horseshoe (even-odd crossings, closed by the line of purples), and how far
+    // from its edge.
+    var inside = false;
+    var edge = 1e9;
+    for (var k = 0u; k < LOCUS_POINTS; k++) {
+        let a = diagram[DIAGRAM_LOCUS + k];
+        let b = diagram[DIAGRAM_LOCUS + (k + 1u) % LOCUS_POINTS];
+        if (a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x) {
+            inside = !inside;
+        }
+        edge = min(edge, segment_distance(p, a, b));
+    }
+    var backdrop = vec3f(0.0);
+    if inside {
+        backdrop = 0.22 * chromaticity_colour(p);
+    }
+    var color = vec4f(mix(backdrop, vec3f(1.0), light), BACKDROP_ALPHA + (1.0 - BACKDROP_ALPHA) * light);
+    var mark = vec4f(0.0);
+    // A faint grid every 0.1.
+    let grid = abs(p * 10.0 - round(p * 10.0)) * 0.1;
+    if min(grid.x, grid.y) <= 0.5 * px {
+        mark = vec4f(0.25, 0.25, 0.25, 0.4);
+    }
+    if edge <= 0.75 * px {
+        mark = GRATICULE;
+    }
+    for (var g = 0u; g < 3u; g++) {
+        for (var v = 0u; v < 3u; v++) {
+            if segment_distance(p, diagram[3u * g + v], diagram[3u * g + (v + 1u) % 3u]) <= 0.6 * px {
+                mark = GAMUT_COLORS[g];
+            }
+        }
+    }
+    let white = abs(p - diagram[9]);
+    if (min(white.x, white.y) <= 0.5 * px && max(white.x, white.y) <= 0.012) {
+        mark = TARGET_COLOR;
+    }
+    if mark.a > 0.0 && light < 0.6 {
+        color = max(color, mark);
+    }
+    return color;
+}
+
 @fragment
 fn scope_fs(in: VertexOutput) -> @location(0) vec4f {
     if uni.kind == KIND_VECTORSCOPE {
         return vectorscope_fs(in.texcoord);
+    }
+    if uni.kind == KIND_CIE {
+        return cie_fs(in.texcoord);
     }
     return columns_fs(in.texcoord);
 }

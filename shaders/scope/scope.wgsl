@@ -1,25 +1,31 @@
 // The scopes, counted from a frame's packed pixels (RGBA8 or RGB10A2 by DEPTH) like the
-// histograms. Twin of src/scope/mod.rs, which gives the definitions.
+// histograms. Twin of src/scope/mod.rs and src/scope/cie.rs, which give the definitions.
 //
 // - columns_scope: the waveform (PLANES = 1: luminance bins) or RGB parade (PLANES = 3). Each
 //   workgroup counts a tile: COLUMNS_PER_TILE output columns (the pixel columns whose
 //   floor(x*C/W) falls in them) by band_rows rows, into workgroup-private bins, then adds the
 //   tile's non-zero bins into the frame's counts with storage atomics.
-// - vectorscope: each workgroup counts a chunk of VS_CHUNK pixels. The centre of the 256x256
-//   chroma plane (cb 64..191, cr around 128, where nearly every natural colour falls) is kept in
-//   workgroup memory as 16-bit counts, two to a word (a chunk holds fewer than 65536 pixels,
-//   so a count never carries into its neighbour); colours outside it go straight to the
-//   frame's counts.
+// - density: the vectorscope (CIE = 0: 256x256 cells of (cb, cr)) or the CIE 1931 xy diagram
+//   (CIE = 1: N x N cells of (x, y), N = params.columns). Each workgroup counts a chunk of
+//   VS_CHUNK pixels. A window of 128 x VS_ROWS cells round where nearly every natural colour
+//   falls (the vectorscope's centre, the diagram's white point) is kept in workgroup memory as
+//   16-bit counts, two to a word (a chunk holds fewer than 65536 pixels, so a count never
+//   carries into its neighbour); cells outside it go straight to the frame's counts.
 //
-// The `clear` entry point zeroes the counts first, in the same pass. Indices stay in bounds by construction (the
-// module is built without bounds checks): pixels below width*height, tile bins below SLOTS,
-// output columns below params.columns, window words below VS_WORDS, cb and cr below 256.
+// The `clear` entry point zeroes the counts first, in the same pass. Indices stay in bounds by
+// construction (the module is built without bounds checks): pixels below width*height, tile
+// bins below SLOTS, output columns below params.columns, window words below VS_WORDS, cells
+// below the side, codes below 2^DEPTH.
 
 const WG_SIZE: u32 = WG_X;
 const SLOTS: u32 = COLUMNS_PER_TILE * NUM_BINS * PLANES;
-const VS_WIDTH: u32 = 128u; // cb 64..191
+const VS_WIDTH: u32 = 128u; // the vectorscope's cb 64..191
 const VS_FIRST_CB: u32 = 64u;
 const VS_FIRST_CR: u32 = 128u - VS_ROWS / 2u;
+// A pixel without a cell (black, on the CIE diagram).
+const NO_CELL: u32 = 0xffffffffu;
+// Where the CIE table's linear values start (after the matrix): cie::TABLE_OFFSET.
+const CIE_TABLE: u32 = 16u;
 const VS_WORDS: u32 = VS_ROWS * VS_WIDTH / 2u;
 const VS_CHUNK: u32 = WG_SIZE * VS_LOADS;
 
@@ -29,17 +35,25 @@ struct ScopeParams { // twin: ScopeParams in src/scope/gpu.rs
     columns: u32,
     band_rows: u32,
     clear_words: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    // The density window's first cell (CIE; the vectorscope's is fixed).
+    origin_x: u32,
+    origin_y: u32,
+    _pad: u32,
 }
 
 @group(0) @binding(0) var<storage, read> pixels: array<u32>;
 @group(0) @binding(1) var<uniform> params: ScopeParams;
 @group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;
+// The CIE diagram's RGB -> XYZ matrix (x 2^14, row by row) and, from CIE_TABLE, each code's
+// linear light (x 2^30): cie::Chromaticity::words.
+@group(0) @binding(3) var<storage, read> cie: array<u32>;
 
 var<workgroup> tile: array<atomic<u32>, SLOTS>;
 var<workgroup> window: array<atomic<u32>, VS_WORDS>;
+// The CIE table's linear values, copied from `cie` by each workgroup (one word for the other
+// scopes, which have none). The matrix stays in registers: nine more workgroup loads a pixel
+// cost more than they save.
+var<workgroup> linear: array<u32, LINEAR_WORDS>;
 
 // Zeroes the counts before a frame is counted: the first dispatch of the scope's pass.
 @compute @workgroup_size(WG_X, 1, 1)
@@ -168,28 +182,89 @@ fn columns_scope(
     }
 }
 
-// Counts a pixel's chroma: in the window if it falls there, else straight into the counts.
-fn count_chroma(word: u32) {
-    let c = chroma(unpack_rgb(word));
+// floor(a*n/s) for a <= s < 2^22, n <= 1024, exactly: a floating-point estimate from s's
+// reciprocal (within one of the quotient) set right with two integer products, each below
+// 2^32. Far cheaper than an integer division.
+fn scaled_ratio(a: u32, s: u32, n: u32, reciprocal: f32) -> u32 {
+    let an = a * n;
+    var q = min(u32(f32(an) * reciprocal), n);
+    if q * s > an {
+        q -= 1u;
+    } else if q < n && (q + 1u) * s <= an {
+        q += 1u;
+    }
+    return q;
+}
+
+// The CIE diagram's RGB -> XYZ matrix, rows X, Y, Z.
+struct Matrix {
+    x: vec3u,
+    y: vec3u,
+    z: vec3u,
+}
+
+// The cell (i, j) of a pixel on the CIE diagram of N x N cells, or NO_CELL for black: twin of
+// cie::Chromaticity::cell.
+fn xy_cell(rgb: vec3u, m: Matrix) -> vec2u {
+    var lin = vec3u(linear[rgb.x], linear[rgb.y], linear[rgb.z]);
+    let top = max(lin.x, max(lin.y, lin.z));
+    if top == 0u {
+        return vec2u(NO_CELL);
+    }
+    lin = lin >> vec3u(max(firstLeadingBit(top), 15u) - 15u);
+    let x = dot(m.x, lin);
+    let y = dot(m.y, lin);
+    let z = dot(m.z, lin);
+    let sum = x + y + z;
+    let shift = max(firstLeadingBit(sum), 21u) - 21u;
+    let n = params.columns;
+    let s = sum >> shift;
+    let reciprocal = 1.0 / f32(s);
+    let cell = vec2u(scaled_ratio(x >> shift, s, n, reciprocal), scaled_ratio(y >> shift, s, n, reciprocal));
+    return min(cell, vec2u(n - 1u));
+}
+
+// Counts a pixel's cell: in the window if it falls there, else straight into the counts.
+fn count_cell(word: u32, origin: vec2u, side: u32, m: Matrix) {
+    let rgb = unpack_rgb(word);
+    var c: vec2u;
+    if CIE == 1u {
+        c = xy_cell(rgb, m);
+        if c.x == NO_CELL {
+            return;
+        }
+    } else {
+        c = chroma(rgb);
+    }
     // Below the window the subtraction wraps to a large number: one test per axis.
-    let wx = c.x - VS_FIRST_CB;
-    let wy = c.y - VS_FIRST_CR;
-    if wx < VS_WIDTH && wy < VS_ROWS {
-        let at = wy * VS_WIDTH + wx;
+    let w = c - origin;
+    if w.x < VS_WIDTH && w.y < VS_ROWS {
+        let at = w.y * VS_WIDTH + w.x;
         atomicAdd(&window[at >> 1u], 1u << ((at & 1u) << 4u));
     } else {
-        atomicAdd(&counts[c.y * 256u + c.x], 1u);
+        atomicAdd(&counts[c.y * side + c.x], 1u);
     }
 }
 
 @compute @workgroup_size(WG_X, 1, 1)
-fn vectorscope(
+fn density(
     @builtin(workgroup_id) workgroup_id: vec3u,
     @builtin(local_invocation_index) local_index: u32,
     @builtin(num_workgroups) num_workgroups: vec3u,
 ) {
     for (var s = local_index; s < VS_WORDS; s += WG_SIZE) {
         atomicStore(&window[s], 0u);
+    }
+    var origin = vec2u(VS_FIRST_CB, VS_FIRST_CR);
+    var side = 256u;
+    var m: Matrix;
+    if CIE == 1u {
+        origin = vec2u(params.origin_x, params.origin_y);
+        side = params.columns;
+        for (var s = local_index; s < LINEAR_WORDS; s += WG_SIZE) {
+            linear[s] = cie[CIE_TABLE + s];
+        }
+        m = Matrix(vec3u(cie[0], cie[1], cie[2]), vec3u(cie[3], cie[4], cie[5]), vec3u(cie[6], cie[7], cie[8]));
     }
     workgroupBarrier();
 
@@ -204,16 +279,16 @@ fn vectorscope(
             let p1 = pixels[i + WG_SIZE];
             let p2 = pixels[i + 2u * WG_SIZE];
             let p3 = pixels[i + 3u * WG_SIZE];
-            count_chroma(p0);
-            count_chroma(p1);
-            count_chroma(p2);
-            count_chroma(p3);
+            count_cell(p0, origin, side, m);
+            count_cell(p1, origin, side, m);
+            count_cell(p2, origin, side, m);
+            count_cell(p3, origin, side, m);
         }
     } else {
         for (var k = 0u; k < VS_LOADS; k++) {
             let i = first + k * WG_SIZE;
             if i < pixel_count {
-                count_chroma(pixels[i]);
+                count_cell(pixels[i], origin, side, m);
             }
         }
     }
@@ -223,7 +298,7 @@ fn vectorscope(
         let pair = atomicLoad(&window[s]);
         if pair != 0u {
             let at = 2u * s;
-            let base = (VS_FIRST_CR + at / VS_WIDTH) * 256u + VS_FIRST_CB + at % VS_WIDTH;
+            let base = (origin.y + at / VS_WIDTH) * side + origin.x + at % VS_WIDTH;
             if (pair & 0xffffu) != 0u {
                 atomicAdd(&counts[base], pair & 0xffffu);
             }

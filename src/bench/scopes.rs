@@ -1,5 +1,5 @@
 //! The scopes' rows of `histoplay bench`: the waveform and parade at 1024 columns, the
-//! vectorscope, and everything a frame with a scope counts (histograms, waveform and
+//! vectorscope, the CIE 1931 diagram as the player counts it (256 cells a side), and everything a frame with a scope counts (histograms, waveform and
 //! vectorscope) in one compute pass. Each scope is checked equal to its CPU twin first.
 
 use super::kernels::{runs_within_budget, time_gpu, BenchError, Row};
@@ -8,8 +8,10 @@ use crate::engine::histogram::Depth;
 use crate::engine::{EngineConfig, HistogramEngine, Stage};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
+use crate::scope::cie::{self, Chromaticity};
 use crate::scope::gpu::{ScopePass, ScopeTarget};
 use crate::scope::{self, ScopeKind, DEFAULT_COLUMNS};
+use crate::video::format::ColorVolume;
 use std::time::Instant;
 
 /// One scope of the frame, ready to time.
@@ -28,9 +30,16 @@ pub fn rows(
     let words = image.words();
     let mut rows = Vec::new();
     let mut timed = Vec::new();
-    for kind in [ScopeKind::Waveform, ScopeKind::Parade, ScopeKind::Vectorscope] {
+    let volume = ColorVolume::default();
+    for kind in [
+        ScopeKind::Waveform,
+        ScopeKind::Parade,
+        ScopeKind::Vectorscope,
+        ScopeKind::Cie,
+    ] {
         let pass = ScopePass::new(ctx, kind, bins, Depth::Eight);
-        let target = pass.target(ctx, &frame.pixels, DEFAULT_COLUMNS, (frame.width, frame.height))?;
+        let size = (frame.width, frame.height);
+        let target = pass.target(ctx, &frame.pixels, kind.display_columns(), size, &volume)?;
         let started = Instant::now();
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         pass.encode(&mut encoder, &target, None);
@@ -39,6 +48,7 @@ pub fn rows(
         let first_run = started.elapsed();
         let expected = match kind {
             ScopeKind::Vectorscope => scope::vectorscope(&words, Depth::Eight),
+            ScopeKind::Cie => cie::cie(&words, Depth::Eight, &Chromaticity::new(&volume, 8), cie::DISPLAY_SIZE),
             _ => scope::column_scope(kind, &words, image.width, DEFAULT_COLUMNS, bins, Depth::Eight).counts,
         };
         if got != expected {
@@ -48,10 +58,10 @@ pub fn rows(
                 detail: format!("count {first}: GPU {:?}, CPU {:?}", got.get(first), expected.get(first)),
             });
         }
-        let columns = if kind == ScopeKind::Vectorscope {
-            String::new()
-        } else {
-            format!(", {DEFAULT_COLUMNS} columns")
+        let columns = match kind {
+            ScopeKind::Vectorscope => String::new(),
+            ScopeKind::Cie => format!(" 1931 xy, {0}x{0} cells", cie::DISPLAY_SIZE),
+            _ => format!(", {DEFAULT_COLUMNS} columns"),
         };
         let runs = runs_within_budget(iters, first_run);
         rows.push(Row {

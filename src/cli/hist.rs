@@ -15,7 +15,6 @@ use crate::render::adjust::{adjust_still, Adjustments, CpuAdjuster};
 use crate::scope::Region;
 use crate::video::convert::convert_cpu;
 use crate::video::decoder::{DecodeThread, DecoderEvent};
-use crate::video::format::ColorVolume;
 use crate::video::ring::RING_SLOTS;
 use crate::video::source::{CatchUp, DecodedFrame, SeekTarget, VideoSource};
 use std::io::Write;
@@ -360,8 +359,8 @@ pub fn gpu_frames_on(
     mut emit: impl FnMut(&FramePipeline, &[u8], FrameMeta) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
     let format = source.info.format;
-    // Counting only: the colour volume matters to pictures, and there are none to draw.
-    let mut pipeline = FramePipeline::new(ctx, bins, format, ColorVolume::default(), RING_SLOTS)?;
+    // The colour volume matters to the CIE diagram (linear light) and the marks.
+    let mut pipeline = FramePipeline::new(ctx, bins, format, source.info.volume, RING_SLOTS)?;
     let result_bytes = setup(ctx, &mut pipeline)?;
     let mut readback = ReadbackRing::new(&ctx.device, result_bytes, 4);
     let mut submitted = 0u64;

@@ -1,4 +1,4 @@
-//! The `scope` command: a waveform, RGB parade or vectorscope of a picture or of video frames,
+//! The `scope` command: a waveform, RGB parade, vectorscope or CIE 1931 xy diagram of a picture or of video frames,
 //! one JSON object per frame, from the GPU (or `--cpu`, the reference). Also the still-image
 //! side of regions, which `hist` shares. The JSON is a public interface: keep it stable.
 
@@ -9,14 +9,17 @@ use crate::engine::histogram::Depth;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::render::adjust::{adjust_still, Adjustments, CpuAdjuster};
+use crate::scope::cie::{self, Chromaticity};
 use crate::scope::gpu::ScopePass;
 use crate::scope::region;
 use crate::scope::{self, Region, ScopeKind, VECTORSCOPE_SIDE};
+use crate::video::format::ColorVolume;
 use crate::video::source::VideoSource;
 use serde::Serialize;
 use std::io::{self, Write};
 
-/// What to count: the scope, its columns and bins, and the region.
+/// What to count: the scope, its columns (the CIE diagram: cells a side) and bins, and the
+/// region.
 #[derive(Clone, Copy, Debug)]
 pub struct ScopeJob {
     pub kind: ScopeKind,
@@ -36,7 +39,8 @@ pub struct ScopeReport<'a> {
     pub depth: u32,
     pub region: Option<Region>,
     pub kind: ScopeKind,
-    /// Columns scopes: planes × columns × bins; vectorscope: 256 rows (cr) × 256 (cb).
+    /// Columns scopes: planes × columns × bins; vectorscope: 256 rows (cr) × 256 (cb); CIE
+    /// diagram: N rows (y) × N (x), N = columns.
     pub counts: &'a [u32],
     pub columns: u32,
     pub bins: u32,
@@ -45,7 +49,10 @@ pub struct ScopeReport<'a> {
 /// Waveform: `{"kind":"waveform","frame":K,"pts":s,"width":W,"height":H,"columns":C,"bins":N,
 /// "depth":D,"l":[[N counts]×C]}`; parade has `"r"`, `"g"`, `"b"` of that shape; vectorscope:
 /// `{"kind":"vectorscope","frame":K,"pts":s,"width":W,"height":H,"depth":D,"counts":[[256]×256]}`,
-/// rows by cr, columns by cb. `"region":[X,Y,W,H]` follows `"depth"` when a region was counted.
+/// rows by cr, columns by cb; CIE diagram: `{"kind":"cie","frame":K,"pts":s,"width":W,
+/// "height":H,"size":N,"depth":D,"counts":[[N]×N]}`, rows by y, columns by x (black pixels have
+/// no chromaticity and are not counted). `"region":[X,Y,W,H]` follows `"depth"` when a region
+/// was counted.
 #[derive(Serialize)]
 struct ScopeLine<'a> {
     kind: &'static str,
@@ -57,6 +64,8 @@ struct ScopeLine<'a> {
     columns: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     bins: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    size: Option<u32>,
     depth: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     region: Option<RegionBox>,
@@ -82,7 +91,9 @@ impl Serialize for Rows<'_> {
 }
 
 pub fn write_json(out: &mut impl Write, report: &ScopeReport) -> io::Result<()> {
-    let vectorscope = report.kind == ScopeKind::Vectorscope;
+    let square = report.kind.is_square();
+    let cie = report.kind == ScopeKind::Cie;
+    let side = if cie { report.columns } else { VECTORSCOPE_SIDE };
     let plane_len = (report.columns * report.bins) as usize;
     let plane = |i: usize| {
         Some(Rows(
@@ -99,23 +110,26 @@ pub fn write_json(out: &mut impl Write, report: &ScopeReport) -> io::Result<()> 
             pts: Seconds(report.pts),
             width: report.width,
             height: report.height,
-            columns: (!vectorscope).then_some(report.columns),
-            bins: (!vectorscope).then_some(report.bins),
+            columns: (!square).then_some(report.columns),
+            bins: (!square).then_some(report.bins),
+            size: cie.then_some(report.columns),
             depth: report.depth,
             region: report.region.map(RegionBox),
             l: (report.kind == ScopeKind::Waveform).then(|| plane(0)).flatten(),
             r: parade.then(|| plane(0)).flatten(),
             g: parade.then(|| plane(1)).flatten(),
             b: parade.then(|| plane(2)).flatten(),
-            counts: vectorscope.then_some(Rows(report.counts, VECTORSCOPE_SIDE as usize)),
+            counts: square.then_some(Rows(report.counts, side as usize)),
         },
     )
 }
 
-/// CPU reference: a scope of packed pixels (already the region's, `width` wide).
-pub fn scope_cpu(job: &ScopeJob, words: &[u32], width: u32, depth: Depth) -> Vec<u32> {
+/// CPU reference: a scope of packed pixels (already the region's, `width` wide) of a source of
+/// `volume`.
+pub fn scope_cpu(job: &ScopeJob, words: &[u32], width: u32, depth: Depth, volume: &ColorVolume) -> Vec<u32> {
     match job.kind {
         ScopeKind::Vectorscope => scope::vectorscope(words, depth),
+        ScopeKind::Cie => cie::cie(words, depth, &Chromaticity::new(volume, depth.bits()), job.columns),
         kind => scope::column_scope(kind, words, width, job.columns, job.bins, depth).counts,
     }
 }
@@ -130,6 +144,7 @@ pub fn scope_video<W: Write>(
 ) -> Result<u64, ClipError> {
     let source = hist::prepare(source, range, job.region)?;
     let format = source.info.format;
+    let volume = source.info.volume;
     let region = job.region.unwrap_or(Region::full(format.width, format.height));
     let write = |out: &mut W, frame: FrameMeta, depth: Depth, counts: &[u32]| {
         let report = ScopeReport {
@@ -151,7 +166,7 @@ pub fn scope_video<W: Write>(
         hist::cpu_frames(source, range, |words, depth, frame| {
             let adjusted = adjuster.adjust(words);
             let words = region.crop(&adjusted, format.width);
-            let counts = scope_cpu(&job, &words, region.width, depth);
+            let counts = scope_cpu(&job, &words, region.width, depth, &volume);
             write(out, frame, depth, &counts)
         })?
     } else {
@@ -187,14 +202,21 @@ pub fn scope_still(image: &RgbaImage, job: &ScopeJob, cpu: bool) -> Result<Vec<u
     if cpu {
         let words = CpuAdjuster::new(job.adjustments, 8).adjust(&image.words());
         let words = region.crop(&words, image.width);
-        return Ok(scope_cpu(job, &words, region.width, Depth::Eight));
+        return Ok(scope_cpu(
+            job,
+            &words,
+            region.width,
+            Depth::Eight,
+            &ColorVolume::default(),
+        ));
     }
     let ctx = GpuContext::new()?;
     let frame = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
     let frame = adjust_still(&ctx, &frame, job.adjustments)?;
     let pixels = region::counted_pixels(&ctx, &frame, job.region);
     let pass = ScopePass::new(&ctx, job.kind, job.bins, Depth::Eight);
-    let target = pass.target(&ctx, &pixels, job.columns, (region.width, region.height))?;
+    let size = (region.width, region.height);
+    let target = pass.target(&ctx, &pixels, job.columns, size, &ColorVolume::default())?;
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     pass.encode(&mut encoder, &target, None);
     ctx.queue.submit([encoder.finish()]);

@@ -12,8 +12,8 @@ use crate::gpu::mapping::LatestReadback;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::pipeline::FramePipeline;
-use crate::scope::gpu::{ScopeCounting, ScopePass, ScopeTarget};
-use crate::scope::{ScopeKind, DEFAULT_COLUMNS};
+use crate::scope::gpu::{ScopeCounting, ScopePass, ScopeShape, ScopeTarget};
+use crate::scope::ScopeKind;
 use crate::video::format::ColorVolume;
 use crate::video::ring::RingError;
 
@@ -179,8 +179,13 @@ impl CompareStage {
         };
         let picture = &output_of(&self.single, &self.double, self.composite.mode).frame;
         let size = (picture.width, picture.height);
-        let shape = (a.engine.bins, a.engine.depth);
-        self.scope.set(ctx, kind, shape, &picture.pixels, DEFAULT_COLUMNS, size)
+        let shape = ScopeShape {
+            bins: a.engine.bins,
+            depth: a.engine.depth,
+            volume: a.volume,
+        };
+        self.scope
+            .set(ctx, kind, shape, &picture.pixels, kind.display_columns(), size)
     }
 
     /// The scope of the picture shown, if one is counted: its pass and counts.

@@ -62,10 +62,14 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ("adjust.wgsl, 10-bit", adjust_source(10)),
         ("convert.wgsl, 10-bit output", convert_source(10)),
         ("bench_floor.wgsl", BENCH_FLOOR.to_string()),
-        ("scope.wgsl", compute_source(&scope_header(256, 10, 3, 8, 2), SCOPE)),
+        ("scope.wgsl", compute_source(&scope_header(256, 10, 3, 8, 2, 0), SCOPE)),
         (
             "scope.wgsl, vectorscope",
-            compute_source(&scope_header(16, 8, 1, 1, 128), SCOPE),
+            compute_source(&scope_header(16, 8, 1, 1, 128, 0), SCOPE),
+        ),
+        (
+            "scope.wgsl, CIE 1931 xy",
+            compute_source(&scope_header(16, 10, 1, 1, 128, 1), SCOPE),
         ),
         ("draw.wgsl", SCOPE_DRAW.to_string()),
         ("region.wgsl", REGION.to_string()),
@@ -77,7 +81,7 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
 }
 
 /// A scope shader's header (as `ScopePass` makes it), for validation.
-fn scope_header(bins: u32, depth: u32, planes: u32, columns_per_tile: u32, vs_rows: u32) -> Header {
+fn scope_header(bins: u32, depth: u32, planes: u32, columns_per_tile: u32, vs_rows: u32, cie: u32) -> Header {
     Header::new(bins)
         .depth(crate::engine::histogram::Depth::from_bits(depth))
         .with("WG_X", 256)
@@ -85,6 +89,8 @@ fn scope_header(bins: u32, depth: u32, planes: u32, columns_per_tile: u32, vs_ro
         .with("COLUMNS_PER_TILE", columns_per_tile)
         .with("VS_ROWS", vs_rows)
         .with("VS_LOADS", 64)
+        .with("CIE", cie)
+        .with("LINEAR_WORDS", if cie == 1 { 1 << depth } else { 1 })
 }
 
 /// `const NAME: u32 = value;` lines put in front of a compute shader.

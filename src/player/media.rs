@@ -11,7 +11,7 @@ use crate::pipeline::FramePipeline;
 use crate::render::picture::Orientation;
 use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::scope::graticule::{self, Level, Line, Scale};
-use crate::scope::{Region, ScopeError, ScopeKind, DEFAULT_COLUMNS};
+use crate::scope::{Region, ScopeError, ScopeKind};
 use crate::timeline::TimelineFill;
 use crate::video::decoder::DecodeThread;
 use crate::video::index::FrameIndex;
@@ -320,7 +320,7 @@ impl Media {
             Some(comparison) => comparison.stage.set_scope(gpu, &self.pipeline, scope)?,
             None => self
                 .pipeline
-                .set_scope(gpu, scope.map(|kind| (kind, DEFAULT_COLUMNS)))?,
+                .set_scope(gpu, scope.map(|kind| (kind, kind.display_columns())))?,
         }
         self.rebuild_scene(gpu, renderer);
         Ok(())

@@ -114,7 +114,7 @@ impl MarksNote {
                     None => format!("zebra {}%", settings.zebra),
                 },
                 Mark::Peaking => format!("peaking {}%", settings.peaking),
-                Mark::Gamut if volume.primaries != Primaries::Bt2020 => "gamut (a BT.709 source: none)".into(),
+                Mark::Gamut if volume.primaries != Primaries::Bt2020 => "gamut (not a BT.2020 source: none)".into(),
                 Mark::Gamut => "gamut: outside BT.709".into(),
                 Mark::Range if !format.layout.is_yuv() || format.color.range == Range::Full => {
                     "range (not limited-range Y'CbCr: none)".into()
@@ -378,7 +378,7 @@ fn status_line(ui: &mut egui::Ui, view: &OsdView) {
             Quads::Luminance => "L",
             Quads::None => "no histograms",
         };
-        let scope = view.view.scope.map_or(String::new(), |s| format!(" · {}", s.name()));
+        let scope = view.view.scope.map_or(String::new(), |s| format!(" · {}", s.title()));
         ui.label(RichText::new(format!("{fit} · {scale} · {quads}{scope}")).color(DIM));
         if let Some(r) = view.region {
             let text = format!("region {},{} {}×{}", r.x, r.y, r.width, r.height);

@@ -28,6 +28,7 @@ use crate::marks::{Mark, MarkSettings, PEAKING_RANGE};
 use crate::render::adjust::{Adjustment, Adjustments, AutoMode};
 use crate::render::scene::{next_scope, SceneRenderer, ViewOptions};
 use crate::scope::graticule::{Level, Scale};
+use crate::scope::ScopeKind;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -338,6 +339,14 @@ impl PlayerWindow {
                     Ok(()) => {
                         self.view.scope = scope;
                         self.probe_moved = true;
+                        let text = match scope {
+                            None => "scope: off".to_string(),
+                            Some(ScopeKind::Cie) => {
+                                "scope: CIE 1931 xy · BT.709 white, P3 blue, BT.2020 orange".to_string()
+                            }
+                            Some(kind) => format!("scope: {}", kind.title()),
+                        };
+                        self.replace_message("scope: ", text);
                     }
                     Err(e) => self.message(format!("no scope: {e}"), true),
                 }

@@ -149,8 +149,8 @@ impl Band {
 
 /// The bottom band for a viewport. Without a scope, the articles' two histogram quads. With
 /// one, the band is shared in thirds: RGB, luminance, then the waveform or parade; the
-/// vectorscope is round, so it takes a square at the right, as tall as the third allows (up
-/// to 45% of the height).
+/// vectorscope and the CIE diagram take a square at the right, as tall as the third allows
+/// (up to 45% of the height).
 pub fn band_layout(scope: Option<crate::scope::ScopeKind>, viewport: (u32, u32)) -> Band {
     let Some(kind) = scope else {
         return Band {
@@ -164,7 +164,7 @@ pub fn band_layout(scope: Option<crate::scope::ScopeKind>, viewport: (u32, u32))
         right: -0.35 + 0.65 * i,
         top: -0.5,
     };
-    let scope = if kind == crate::scope::ScopeKind::Vectorscope {
+    let scope = if kind.is_square() {
         let (w, h) = (viewport.0.max(1) as f32, viewport.1.max(1) as f32);
         // The third is 0.6 of clip width, 0.3·w pixels.
         let side = (0.3 * w).min(0.45 * h);

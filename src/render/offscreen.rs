@@ -15,7 +15,7 @@ use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::scope::gpu::ScopePass;
 use crate::scope::graticule::{self, Axis, Level, Scale};
 use crate::scope::region;
-use crate::scope::{Region, ScopeError, ScopeKind, DEFAULT_COLUMNS};
+use crate::scope::{Region, ScopeError, ScopeKind};
 use crate::video::format::Transfer;
 use crate::video::format::{ColorSpec, ColorVolume, FrameFormat, Matrix, PlaneData, PlaneLayout, Range};
 use crate::video::ring::RingError;
@@ -94,7 +94,8 @@ pub fn render_picture(
     let scope = match counting.scope {
         Some(kind) => {
             let pass = ScopePass::new(ctx, kind, counting.bins, depth);
-            let scope_target = pass.target(ctx, &pixels, DEFAULT_COLUMNS, (region.width, region.height))?;
+            let size = (region.width, region.height);
+            let scope_target = pass.target(ctx, &pixels, kind.display_columns(), size, &ColorVolume::default())?;
             Some((pass, scope_target))
         }
         None => None,
@@ -172,7 +173,7 @@ pub fn render_video_frame(
 ) -> Result<Vec<u8>, RenderError> {
     let mut pipeline = FramePipeline::new(ctx, counting.bins, frame.format, frame.volume, 1)?;
     pipeline.set_region(ctx, counting.region)?;
-    pipeline.set_scope(ctx, counting.scope.map(|kind| (kind, DEFAULT_COLUMNS)))?;
+    pipeline.set_scope(ctx, counting.scope.map(|kind| (kind, kind.display_columns())))?;
     pipeline.set_adjustments(ctx, counting.adjustments)?;
     pipeline.set_marks(ctx, &counting.marks);
     pipeline.ring.slots[0].upload(&ctx.queue, frame.planes)?;

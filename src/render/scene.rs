@@ -57,13 +57,14 @@ pub struct ViewOptions {
     pub vectorscope_zoom: u32,
 }
 
-/// The scopes `w` cycles through: none, waveform, parade, vectorscope.
+/// The scopes `H` cycles through: none, waveform, parade, vectorscope, CIE 1931 xy.
 pub fn next_scope(scope: Option<ScopeKind>) -> Option<ScopeKind> {
     match scope {
         None => Some(ScopeKind::Waveform),
         Some(ScopeKind::Waveform) => Some(ScopeKind::Parade),
         Some(ScopeKind::Parade) => Some(ScopeKind::Vectorscope),
-        Some(ScopeKind::Vectorscope) => None,
+        Some(ScopeKind::Vectorscope) => Some(ScopeKind::Cie),
+        Some(ScopeKind::Cie) => None,
     }
 }
 

@@ -1,11 +1,14 @@
 //! Drawing a scope over the picture (shaders/scope/draw.wgsl), from its counts on the GPU with
 //! no readback, like the histogram quads.
 
+use super::cie::{self, SPECTRAL_LOCUS};
 use super::graticule::Line;
 use super::{chroma, ScopeKind};
 use crate::engine::histogram::Depth;
 use crate::gpu::shaders::{self, layout};
 use crate::render::layout::Rect;
+use crate::video::format::Primaries;
+use wgpu::util::DeviceExt;
 
 /// The skin-tone line's angle from the +Cb axis, counter-clockwise (the "I" line of NTSC
 /// vectorscopes, where faces of every complexion fall).
@@ -52,9 +55,28 @@ pub fn bar_targets() -> [[f32; 2]; 6] {
     bar_targets_at(191)
 }
 
+/// Where the spectral locus starts in the diagram's points (`DIAGRAM_LOCUS` in draw.wgsl).
+const DIAGRAM_LOCUS: usize = 10;
+
+/// The CIE diagram's points in xy, as draw.wgsl reads them: BT.709's, P3's and BT.2020's
+/// primaries (R, G, B each), D65, then the spectral locus from `DIAGRAM_LOCUS`.
+pub fn diagram_points() -> Vec<[f32; 2]> {
+    let mut points: Vec<[f32; 2]> = [Primaries::Bt709, Primaries::P3, Primaries::Bt2020]
+        .into_iter()
+        .flat_map(cie::primaries_xy)
+        .chain([cie::D65])
+        .map(|p| p.map(|v| v as f32))
+        .collect();
+    assert_eq!(points.len(), DIAGRAM_LOCUS);
+    points.extend_from_slice(&SPECTRAL_LOCUS);
+    points
+}
+
 pub struct ScopeDrawPass {
     pipeline: wgpu::RenderPipeline,
     layout: wgpu::BindGroupLayout,
+    /// `diagram_points`, made once.
+    diagram: wgpu::Buffer,
 }
 
 /// One scope's quad: its uniforms and its binding of the scope's counts.
@@ -73,7 +95,13 @@ impl ScopeDrawPass {
             entries: &[
                 layout::storage(0, wgpu::ShaderStages::FRAGMENT, true),
                 layout::uniform(1, wgpu::ShaderStages::VERTEX_FRAGMENT, false),
+                layout::storage(2, wgpu::ShaderStages::FRAGMENT, true),
             ],
+        });
+        let diagram = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("cie diagram"),
+            contents: bytemuck::cast_slice(&diagram_points()),
+            usage: wgpu::BufferUsages::STORAGE,
         });
         let pipeline = shaders::quad_pipeline(
             device,
@@ -83,10 +111,15 @@ impl ScopeDrawPass {
             &layout,
             format,
         );
-        Self { pipeline, layout }
+        Self {
+            pipeline,
+            layout,
+            diagram,
+        }
     }
 
-    /// A quad drawing `counts`, the counts of a `kind` scope of `columns` columns of `bins`.
+    /// A quad drawing `counts`, the counts of a `kind` scope of `columns` columns (the CIE
+    /// diagram: cells a side) of `bins`.
     pub fn quad(
         &self,
         device: &wgpu::Device,
@@ -112,6 +145,10 @@ impl ScopeDrawPass {
                 wgpu::BindGroupEntry {
                     binding: 1,
                     resource: uniforms.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: self.diagram.as_entire_binding(),
                 },
             ],
         });
@@ -143,6 +180,7 @@ impl ScopeQuad {
             ScopeKind::Waveform => (0, pixels / self.columns.max(1) as f32 / 8.0),
             ScopeKind::Parade => (1, pixels / self.columns.max(1) as f32 / 8.0),
             ScopeKind::Vectorscope => (2, pixels / 64.0),
+            ScopeKind::Cie => (3, pixels / 64.0),
         };
         let t = bar_targets();
         let full = bar_targets_at(255);

@@ -3,11 +3,13 @@
 //! bin count and depth; a `ScopeTarget` binds one pixel buffer and is resized in place when the
 //! region changes, so nothing is made per frame.
 
+use super::cie::{self, Chromaticity};
 use super::{ColumnCounts, ScopeKind, VECTORSCOPE_SIDE};
 use crate::engine::histogram::Depth;
 use crate::engine::reduce::spill;
 use crate::gpu::shaders::{self, layout, Header};
 use crate::gpu::{readback, GpuContext, GpuError};
+use crate::video::format::ColorVolume;
 use wgpu::util::DeviceExt;
 
 const WG_SIZE: u32 = 256;
@@ -18,9 +20,10 @@ const TILE_PIXELS: u32 = 16384;
 /// which pays more than the extra flushes cost (measured on an H100: 8 KiB tiles count a 4K
 /// waveform in 19 µs, 48 KiB tiles in 74 µs).
 const TILE_BYTES: u32 = 8192;
-/// The vectorscope's workgroups: 1024 invocations share one window of 16-bit counts, over
-/// chunks of 32768 pixels (a count never reaches 65536). Its window is 128×128 cells, 32 KiB,
-/// where the adapter has that much workgroup memory (fewer cr rows where not).
+/// The density scopes' workgroups (vectorscope, CIE diagram): 1024 invocations share one
+/// window of 16-bit counts, over chunks of 32768 pixels (a count never reaches 65536). Its
+/// window is 128×128 cells, 32 KiB, where the adapter has that much workgroup memory (fewer
+/// rows where not).
 const VS_WG_SIZE: u32 = 1024;
 const VS_CHUNK: u32 = 32768;
 const VS_WINDOW_BYTES: u32 = 32768;
@@ -34,7 +37,18 @@ pub struct ScopeParams {
     pub columns: u32,
     pub band_rows: u32,
     pub clear_words: u32,
-    pub _pad: [u32; 3],
+    /// The density window's first cell (the CIE diagram's; the vectorscope's is fixed).
+    pub origin: [u32; 2],
+    pub _pad: u32,
+}
+
+/// What a scope counts pixels of: bins and depth of the histograms beside it, and the source's
+/// light (for the CIE diagram).
+#[derive(Clone, Copy, Debug)]
+pub struct ScopeShape {
+    pub bins: u32,
+    pub depth: Depth,
+    pub volume: ColorVolume,
 }
 
 /// A scope's pipelines, for one kind, bin count and sample depth.
@@ -46,6 +60,7 @@ pub struct ScopePass {
     pub columns_per_tile: u32,
     wg_size: u32,
     vs_loads: u32,
+    vs_rows: u32,
     count: wgpu::ComputePipeline,
     clear: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
@@ -61,22 +76,21 @@ pub struct ScopeCounting {
 
 impl ScopeCounting {
     /// Counts `kind` of `pixels` (`size` to start) in `columns` columns from now on; the first
-    /// use of a kind builds its pipelines, for `bins` bins at `depth`.
-    #[allow(clippy::too_many_arguments)]
+    /// use of a kind builds its pipelines, for the shape's bins and depth.
     pub fn set(
         &mut self,
         ctx: &GpuContext,
         kind: ScopeKind,
-        (bins, depth): (u32, Depth),
+        shape: ScopeShape,
         pixels: &wgpu::Buffer,
         columns: u32,
         size: (u32, u32),
     ) -> Result<(), GpuError> {
         if !self.passes.iter().any(|p| p.kind == kind) {
-            self.passes.push(ScopePass::new(ctx, kind, bins, depth));
+            self.passes.push(ScopePass::new(ctx, kind, shape.bins, shape.depth));
         }
         let pass = self.passes.iter().find(|p| p.kind == kind).expect("just made");
-        self.current = Some((kind, pass.target(ctx, pixels, columns, size)?));
+        self.current = Some((kind, pass.target(ctx, pixels, columns, size, &shape.volume)?));
         Ok(())
     }
 
@@ -125,7 +139,7 @@ impl ScopePass {
         let limits = device.limits();
         let limit = limits.max_compute_workgroup_storage_size;
         let (wg_size, words) = match kind {
-            ScopeKind::Vectorscope => {
+            ScopeKind::Vectorscope | ScopeKind::Cie => {
                 let most = limits
                     .max_compute_invocations_per_workgroup
                     .min(limits.max_compute_workgroup_size_x);
@@ -133,14 +147,18 @@ impl ScopePass {
             }
             _ => (WG_SIZE, limit.min(TILE_BYTES) / 4),
         };
+        // The CIE diagram keeps its linear-light table in workgroup memory beside its window.
+        let linear_words = if kind == ScopeKind::Cie { 1 << depth.bits() } else { 1 };
+        let words = words.min(limit / 4 - linear_words);
         // Loads go four at a time.
         let vs_loads = (VS_CHUNK / wg_size / 4).max(1) * 4;
-        // The vectorscope: 128 cb by as many cr rows as fit (16-bit counts, two a word), up to
-        // 128. The columns scopes: as many output columns per tile as fit, up to 64.
+        // The density scopes: 128 cells by as many rows as fit (16-bit counts, two a word), up
+        // to 128. The columns scopes: as many output columns per tile as fit, up to 64.
         let (entry, header_bins, columns_per_tile, vs_rows) = match kind {
-            ScopeKind::Vectorscope => {
-                let rows = (words * 2 / 128).clamp(2, 128);
-                ("vectorscope", 16, 1, 1 << rows.ilog2())
+            ScopeKind::Vectorscope | ScopeKind::Cie => {
+                // An even number of rows, half each side of the window's middle.
+                let rows = (words * 2 / 128).clamp(2, 128) & !1;
+                ("density", 16, 1, rows)
             }
             _ => ("columns_scope", bins, (words / (bins * kind.planes())).clamp(1, 64), 2),
         };
@@ -150,14 +168,17 @@ impl ScopePass {
             .with("PLANES", kind.planes())
             .with("COLUMNS_PER_TILE", columns_per_tile)
             .with("VS_ROWS", vs_rows)
-            .with("VS_LOADS", vs_loads);
+            .with("VS_LOADS", vs_loads)
+            .with("CIE", u32::from(kind == ScopeKind::Cie))
+            .with("LINEAR_WORDS", linear_words);
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("scope"),
             entries: &[
                 layout::storage(0, wgpu::ShaderStages::COMPUTE, true),
                 layout::uniform(1, wgpu::ShaderStages::COMPUTE, false),
                 layout::storage(2, wgpu::ShaderStages::COMPUTE, false),
-            ],
+                layout::storage(3, wgpu::ShaderStages::COMPUTE, true),
+            ][..if kind.is_square() { 4 } else { 3 }],
         });
         let source = shaders::compute_source(&header, shaders::SCOPE);
         let module = shaders::trusted_module(device, kind.name(), source);
@@ -168,26 +189,29 @@ impl ScopePass {
             columns_per_tile,
             wg_size,
             vs_loads,
+            vs_rows,
             count: shaders::compute_pipeline(device, kind.name(), &module, entry, &layout),
             clear: shaders::compute_pipeline(device, "scope clear", &module, "clear", &layout),
             layout,
         }
     }
 
-    /// Counts of this scope with `columns` columns (ignored by the vectorscope), for frames or
-    /// regions of at most `max_pixels` pixels held in `pixels`, sized `width`×`height` to start.
+    /// Counts of this scope with `columns` columns (the CIE diagram: cells a side, at most
+    /// `cie::MAX_SIZE`; ignored by the vectorscope), for frames or regions held in `pixels`,
+    /// sized `width`×`height` to start, of a source of `volume` (for the CIE diagram).
     pub fn target(
         &self,
         ctx: &GpuContext,
         pixels: &wgpu::Buffer,
         columns: u32,
         (width, height): (u32, u32),
+        volume: &ColorVolume,
     ) -> Result<ScopeTarget, GpuError> {
         let device = &ctx.device;
-        let columns = if self.kind == ScopeKind::Vectorscope {
-            0
-        } else {
-            columns
+        let columns = match self.kind {
+            ScopeKind::Vectorscope => 0,
+            ScopeKind::Cie => columns.clamp(1, cie::MAX_SIZE),
+            _ => columns,
         };
         let words = self.count_words(columns);
         let bytes = u64::from(words) * 4;
@@ -209,23 +233,43 @@ impl ScopePass {
             contents: bytemuck::bytes_of(&params),
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
+        // The density scopes share one entry point, which reads the CIE table (the vectorscope
+        // binds an empty one).
+        let table = match self.kind {
+            ScopeKind::Cie => Chromaticity::new(volume, self.depth.bits()).words(),
+            _ => vec![0; cie::TABLE_OFFSET],
+        };
+        let chromaticity = self.kind.is_square().then(|| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("cie table"),
+                contents: bytemuck::cast_slice(&table),
+                usage: wgpu::BufferUsages::STORAGE,
+            })
+        });
+        let mut entries = vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: pixels.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: params_buffer.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: counts.as_entire_binding(),
+            },
+        ];
+        if let Some(table) = &chromaticity {
+            entries.push(wgpu::BindGroupEntry {
+                binding: 3,
+                resource: table.as_entire_binding(),
+            });
+        }
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("scope"),
             layout: &self.layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: pixels.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: params_buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: counts.as_entire_binding(),
-                },
-            ],
+            entries: &entries,
         });
         Ok(ScopeTarget {
             counts,
@@ -239,6 +283,7 @@ impl ScopePass {
     fn count_words(&self, columns: u32) -> u32 {
         match self.kind {
             ScopeKind::Vectorscope => VECTORSCOPE_SIDE * VECTORSCOPE_SIDE,
+            ScopeKind::Cie => columns * columns,
             kind => kind.planes() * columns * self.bins,
         }
     }
@@ -247,13 +292,18 @@ impl ScopePass {
         // A tile is columns_per_tile output columns wide: about that many C-ths of the width.
         let tile_width = (u64::from(self.columns_per_tile) * u64::from(width) / u64::from(columns.max(1))).max(1);
         let band_rows = (u64::from(TILE_PIXELS) / tile_width).clamp(1, u64::from(height.max(1))) as u32;
+        // The CIE diagram's window: 128 cells across, centred on the white point, and as many
+        // rows as the window has, half of them below it.
+        let (white_x, white_y) = cie::white_cell(columns);
+        let rows = self.vs_rows;
         ScopeParams {
             width,
             height,
             columns,
             band_rows,
             clear_words: self.count_words(columns),
-            _pad: [0; 3],
+            origin: [white_x.saturating_sub(64), white_y.saturating_sub(rows / 2)],
+            _pad: 0,
         }
     }
 
@@ -282,7 +332,7 @@ impl ScopePass {
         if p.width > 0 && p.height > 0 {
             pass.set_pipeline(&self.count);
             match self.kind {
-                ScopeKind::Vectorscope => {
+                ScopeKind::Vectorscope | ScopeKind::Cie => {
                     let (x, y) = spill((p.width * p.height).div_ceil(self.wg_size * self.vs_loads));
                     pass.dispatch_workgroups(x, y, 1);
                 }

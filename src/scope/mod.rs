@@ -12,7 +12,9 @@
 //!   cr = ⌊(10000·R − Y + 2^(b−1)·15748) / (15748·2^(b−8))⌋, both 0..=255, grey at (128, 128):
 //!   BT.709's Cb and Cr from R′G′B′, in exact integers (at 8 bits, 10000·B − Y + 128·18556 over
 //!   18556).
+//! - CIE 1931 xy: see `cie`.
 
+pub mod cie;
 pub mod draw;
 pub mod gpu;
 pub mod graticule;
@@ -49,6 +51,8 @@ pub enum ScopeKind {
     Parade,
     /// Chroma: a 256×256 density of (cb, cr).
     Vectorscope,
+    /// CIE 1931 xy chromaticity in linear light: an N×N density over x, y in [0, 1).
+    Cie,
 }
 
 impl ScopeKind {
@@ -57,6 +61,32 @@ impl ScopeKind {
             ScopeKind::Waveform => "waveform",
             ScopeKind::Parade => "parade",
             ScopeKind::Vectorscope => "vectorscope",
+            ScopeKind::Cie => "cie",
+        }
+    }
+
+    /// The name people read (OSD, reports).
+    pub fn title(self) -> &'static str {
+        match self {
+            ScopeKind::Waveform => "waveform",
+            ScopeKind::Parade => "RGB parade",
+            ScopeKind::Vectorscope => "vectorscope",
+            ScopeKind::Cie => "CIE 1931 xy",
+        }
+    }
+
+    /// Whether this scope is a 2-D density drawn in a square (the vectorscope and the CIE
+    /// diagram) rather than columns across the frame.
+    pub fn is_square(self) -> bool {
+        matches!(self, ScopeKind::Vectorscope | ScopeKind::Cie)
+    }
+
+    /// The columns (the CIE diagram: cells a side) the player and `render` count this scope
+    /// in; the vectorscope has none.
+    pub fn display_columns(self) -> u32 {
+        match self {
+            ScopeKind::Cie => cie::DISPLAY_SIZE,
+            _ => DEFAULT_COLUMNS,
         }
     }
 

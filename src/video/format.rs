@@ -190,6 +190,8 @@ pub enum Primaries {
     /// BT.709 / sRGB, and the close BT.601 sets.
     #[default]
     Bt709,
+    /// Display P3 (SMPTE EG 432-1): DCI-P3's primaries with the D65 white.
+    P3,
     Bt2020,
 }
 

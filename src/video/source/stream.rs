@@ -138,6 +138,7 @@ pub(super) fn transfer_of(transfer: ffmpeg::color::TransferCharacteristic) -> Tr
 pub(super) fn primaries_of(primaries: ffmpeg::color::Primaries) -> Primaries {
     match primaries {
         ffmpeg::color::Primaries::BT2020 => Primaries::Bt2020,
+        ffmpeg::color::Primaries::SMPTE432 => Primaries::P3,
         _ => Primaries::Bt709,
     }
 }
@@ -288,5 +289,6 @@ mod tests {
         assert_eq!(transfer_of(T::BT709), Transfer::Sdr);
         assert_eq!(primaries_of(P::BT2020), Primaries::Bt2020);
         assert_eq!(primaries_of(P::BT709), Primaries::Bt709);
+        assert_eq!(primaries_of(P::SMPTE432), Primaries::P3);
     }
 }
