@@ -13,6 +13,7 @@ pub mod pipeline;
 pub mod player;
 pub mod render;
 pub mod scope;
+pub mod signalstats;
 pub mod timeline;
 pub mod video;
 

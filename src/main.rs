@@ -324,6 +324,20 @@ enum Command {
         #[command(flatten)]
         adjust: AdjustArgs,
     },
+    /// QC statistics of every frame, as FFmpeg's signalstats filter gives them with
+    /// stat=tout+vrep+brng (the values QCTools reports show): Y, U, V and saturation minimum,
+    /// 10% and 90% points, average and maximum; hue median and average; differences from the
+    /// previous frame; temporal outliers, repeated lines and pixels outside broadcast range. One
+    /// JSON line (or CSV row) per frame, at the source's depth.
+    Report {
+        input: PathBuf,
+        /// A range of frames: A..B (B excluded), A..=B, A.. (to the end) [default: every frame].
+        #[arg(long, value_parser = FrameRange::parse)]
+        frames: Option<FrameRange>,
+        /// CSV instead of JSON Lines, values printed as ffprobe prints them.
+        #[arg(long)]
+        csv: bool,
+    },
     /// Measure each frame of JUDGED against the frame of REFERENCE it lines up with: MSE, PSNR
     /// and SSIM per component (Y, U, V) and their averages, as FFmpeg's psnr and ssim filters
     /// compute them, one JSON line (or CSV row) per frame.
@@ -893,6 +907,18 @@ fn run(command: Command) -> Result<()> {
             };
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             compare_cli::compare(a, b, job, &mut out)?;
+            Ok(())
+        }
+        Command::Report { input, frames, csv } => {
+            let range = frames.unwrap_or(FrameRange { start: 0, end: None });
+            let source = VideoSource::open(&input)?;
+            let format = if csv {
+                histoplay::cli::qc::ReportFormat::Csv
+            } else {
+                histoplay::cli::qc::ReportFormat::JsonLines
+            };
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            histoplay::cli::qc::report_video(source, range, format, &mut out)?;
             Ok(())
         }
         Command::Scope {

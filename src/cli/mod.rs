@@ -4,6 +4,7 @@
 pub mod compare;
 pub mod hist;
 pub mod progress;
+pub mod qc;
 pub mod report;
 pub mod scope;
 pub mod still;

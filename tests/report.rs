@@ -1,0 +1,155 @@
+//! `report`: FFmpeg's signalstats of every frame, value for value against `ffprobe`'s own
+//! (`movie=F,signalstats=stat=tout+vrep+brng -show_frames`), at 8 and 10 bits, 4:2:0, 4:2:2
+//! and 4:4:4; the JSON's shape; and the errors.
+
+mod common;
+
+use common::JsonExt;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+fn histoplay(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// ffprobe's signalstats tags of every frame of `path`, as it prints them.
+fn ffprobe_stats(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let graph = format!("movie={},signalstats=stat=tout+vrep+brng", path.display());
+    let out = Command::new("ffprobe")
+        .args(["-v", "error", "-f", "lavfi", &graph, "-show_frames"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut frames = Vec::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        if line == "[FRAME]" {
+            frames.push(BTreeMap::new());
+        } else if let Some(tag) = line.strip_prefix("TAG:lavfi.signalstats.") {
+            let (key, value) = tag.split_once('=').unwrap();
+            frames.last_mut().unwrap().insert(key.to_string(), value.to_string());
+        }
+    }
+    frames
+}
+
+/// `report --csv` of `path` (with `extra`): the header's names and each row's values.
+fn report_csv(path: &Path, extra: &[&str]) -> (Vec<String>, Vec<Vec<String>>) {
+    let out = histoplay(&[&["report", path.to_str().unwrap(), "--csv"][..], extra].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines().map(|l| l.split(',').map(String::from).collect::<Vec<_>>());
+    let header = lines.next().unwrap();
+    (header, lines.collect())
+}
+
+fn assert_matches_ffprobe(path: &Path) {
+    let expected = ffprobe_stats(path);
+    let (header, rows) = report_csv(path, &[]);
+    assert_eq!(&header[..2], ["frame", "pts"]);
+    assert_eq!(rows.len(), expected.len(), "{}: every frame", path.display());
+    for (k, (row, tags)) in rows.iter().zip(&expected).enumerate() {
+        assert_eq!(row[0], k.to_string());
+        // Every statistic FFmpeg gives is there, printed the same.
+        let ours: BTreeMap<String, String> = header[2..].iter().cloned().zip(row[2..].iter().cloned()).collect();
+        assert_eq!(&ours, tags, "{} frame {k}", path.display());
+    }
+}
+
+#[test]
+fn every_value_of_every_frame_is_ffmpegs() {
+    // Moving colour bars and text with noise that changes every frame: every statistic moves
+    // (the noise-free copy repeats lines, for VREP).
+    for (name, format, noise) in [
+        ("ss-420.mkv", "yuv420p", true),
+        ("ss-422.mkv", "yuv422p", true),
+        ("ss-444.mkv", "yuv444p", true),
+        ("ss-420-10.mkv", "yuv420p10le", true),
+        ("ss-422-10.mkv", "yuv422p10le", true),
+        ("ss-444-10.mkv", "yuv444p10le", false),
+        ("ss-odd.mkv", "yuv420p", false),
+    ] {
+        let size = if name == "ss-odd.mkv" { "97x71" } else { "96x72" };
+        let noise = if noise { ",noise=alls=40:allf=t" } else { "" };
+        let source = format!("testsrc2=s={size}:r=10:d=0.8{noise},format={format}");
+        let clip = common::fixture(name, &["-f", "lavfi", "-i", &source, "-c:v", "ffv1"]);
+        assert_matches_ffprobe(&clip);
+    }
+    // A real H.264 clip.
+    let sample = common::fixture(
+        "ss-sample.mp4",
+        &[
+            "-i",
+            common::repo_path("media/sample-540p.mp4").to_str().unwrap(),
+            "-frames:v",
+            "12",
+            "-c",
+            "copy",
+        ],
+    );
+    assert_matches_ffprobe(&sample);
+}
+
+#[test]
+fn a_range_reports_its_frames_with_differences_from_the_frame_before() {
+    let source = "testsrc2=s=64x48:r=10:d=1,noise=alls=40:allf=t,format=yuv420p";
+    let clip = common::fixture("ss-range.mkv", &["-f", "lavfi", "-i", source, "-c:v", "ffv1"]);
+    let (_, all) = report_csv(&clip, &[]);
+    let (_, some) = report_csv(&clip, &["--frames", "4..7"]);
+    assert_eq!(some, all[4..7]);
+    // The first frame has no frame before it: no difference.
+    let ydif = 2 + histoplay::signalstats::NAMES.iter().position(|&n| n == "YDIF").unwrap();
+    assert_eq!(all[0][ydif], "0");
+    assert_ne!(all[4][ydif], "0");
+}
+
+#[test]
+fn json_lines_name_the_values_as_ffmpeg_does() {
+    let source = "testsrc2=s=64x48:r=10:d=0.2,format=yuv420p";
+    let clip = common::fixture("ss-json.mkv", &["-f", "lavfi", "-i", source, "-c:v", "ffv1"]);
+    let out = histoplay(&["report", clip.to_str().unwrap()]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<_> = text.lines().map(common::json).collect();
+    assert_eq!(lines.len(), 2);
+    let mut keys = vec!["frame", "pts"];
+    keys.extend(histoplay::signalstats::NAMES);
+    assert_eq!(lines[1].keys(), keys);
+    assert_eq!((lines[1]["frame"].u64(), lines[1]["pts"].as_f64().unwrap()), (1, 0.1));
+    let expected = &ffprobe_stats(&clip)[1];
+    assert_eq!(lines[1]["YMAX"].u64().to_string(), expected["YMAX"]);
+    assert_eq!(
+        histoplay::signalstats::format::g(lines[1]["YAVG"].as_f64().unwrap()),
+        expected["YAVG"]
+    );
+}
+
+#[test]
+fn what_it_cannot_read_is_a_one_line_error() {
+    let rgb = common::fixture(
+        "ss-rgb.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=64x48:r=10:d=0.2,format=rgb24",
+            "-c:v",
+            "ffv1",
+        ],
+    );
+    for (args, says) in [
+        (vec!["report", rgb.to_str().unwrap()], "Y'CbCr"),
+        (vec!["report", "/nonexistent.mkv"], "/nonexistent.mkv"),
+    ] {
+        let out = histoplay(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.starts_with("error:") && err.contains(says),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+}
