@@ -334,9 +334,25 @@ enum Command {
         /// A range of frames: A..B (B excluded), A..=B, A.. (to the end) [default: every frame].
         #[arg(long, value_parser = FrameRange::parse)]
         frames: Option<FrameRange>,
-        /// CSV instead of JSON Lines, values printed as ffprobe prints them.
-        #[arg(long)]
+        /// CSV instead of JSON Lines, values printed as ffprobe prints them (as --format csv).
+        #[arg(long, conflicts_with = "format")]
         csv: bool,
+        /// json (JSON Lines on stdout), csv, or qctools: a QCTools report, gzipped ffprobe XML,
+        /// written to --output (default INPUT.qctools.xml.gz).
+        #[arg(long, value_enum)]
+        format: Option<ReportOutput>,
+        /// Where --format qctools writes the report.
+        #[arg(short, long, requires = "format")]
+        output: Option<PathBuf>,
+        /// Limits, e.g. 'YMAX>235,BRNG>0.01,SATMAX>=118.2' (>, >=, <, <=): each run of frames
+        /// beyond one is listed on stderr (frames, times, worst value), and the exit status is
+        /// 1 when there is any.
+        #[arg(long, value_parser = histoplay::cli::qc_limits::Limits::parse)]
+        fail_on: Option<histoplay::cli::qc_limits::Limits>,
+        /// Count on the CPU (the reference implementation) instead of the GPU; the output is
+        /// identical.
+        #[arg(long)]
+        cpu: bool,
     },
     /// Measure each frame of JUDGED against the frame of REFERENCE it lines up with: MSE, PSNR
     /// and SSIM per component (Y, U, V) and their averages, as FFmpeg's psnr and ssim filters
@@ -527,6 +543,14 @@ enum Command {
 }
 
 /// make-clip's codecs.
+/// What `report` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ReportOutput {
+    Json,
+    Csv,
+    Qctools,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum ClipCodecArg {
     H264,
@@ -909,16 +933,40 @@ fn run(command: Command) -> Result<()> {
             compare_cli::compare(a, b, job, &mut out)?;
             Ok(())
         }
-        Command::Report { input, frames, csv } => {
+        Command::Report {
+            input,
+            frames,
+            csv,
+            format,
+            output,
+            fail_on,
+            cpu,
+        } => {
             let range = frames.unwrap_or(FrameRange { start: 0, end: None });
             let source = VideoSource::open(&input)?;
-            let format = if csv {
-                histoplay::cli::qc::ReportFormat::Csv
-            } else {
-                histoplay::cli::qc::ReportFormat::JsonLines
+            use histoplay::cli::qc::ReportFormat;
+            let output_given = output.is_some();
+            let format = match (format, csv) {
+                (Some(ReportOutput::Csv), _) | (None, true) => ReportFormat::Csv,
+                (Some(ReportOutput::Qctools), _) => {
+                    ReportFormat::Qctools(output.unwrap_or_else(|| histoplay::cli::qc_xml::default_path(&input)))
+                }
+                (Some(ReportOutput::Json), _) | (None, false) => ReportFormat::JsonLines,
             };
+            if output_given && !matches!(format, ReportFormat::Qctools(_)) {
+                bail!("--output is where --format qctools writes; the other formats go to stdout");
+            }
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            histoplay::cli::qc::report_video(source, range, format, &mut out)?;
+            let (_, runs) =
+                histoplay::cli::qc::report_video(source, range, format, fail_on.unwrap_or_default().0, cpu, &mut out)?;
+            drop(out);
+            if !runs.is_empty() {
+                for run in &runs {
+                    eprintln!("{run}");
+                }
+                eprintln!("{} run(s) of frames beyond the limits", runs.len());
+                std::process::exit(1);
+            }
             Ok(())
         }
         Command::Scope {

@@ -17,6 +17,7 @@ use crate::render::scene::{Scene, SceneRenderer};
 use crate::scope::gpu::{ScopeCounting, ScopePass, ScopeShape, ScopeTarget};
 use crate::scope::region::{GatherBinding, GatherPass};
 use crate::scope::{Region, ScopeError, ScopeKind};
+use crate::signalstats::gpu::StatsStage;
 use crate::video::convert::ConvertBinding;
 use crate::video::format::{ColorVolume, FrameFormat};
 use crate::video::ring::{FrameRing, RingError};
@@ -43,6 +44,10 @@ pub struct FramePipeline {
     adjust_active: bool,
     /// The marks on the picture, once any has been shown.
     marks: Option<MarksStage>,
+    /// FFmpeg's signalstats of each frame's planes, once asked for.
+    stats: Option<StatsStage>,
+    /// Only the statistics are wanted (`report`): frames are not converted or counted.
+    stats_only: bool,
 }
 
 /// While the picture is adjusted, slots are converted into `raw`, which the adjustment reads
@@ -109,6 +114,8 @@ impl FramePipeline {
             adjusting: None,
             adjust_active: false,
             marks: None,
+            stats: None,
+            stats_only: false,
         })
     }
 
@@ -181,6 +188,27 @@ impl FramePipeline {
             .expect("made above")
             .set_computing(&ctx.queue, settings, compute);
         made
+    }
+
+    /// Counts each frame's QC statistics from the next one on (`StatsStage`), where the
+    /// stream's planes allow it (8- or 10-bit Y'CbCr): returns whether they are counted.
+    pub fn count_stats(&mut self, ctx: &GpuContext) -> bool {
+        if self.stats.is_none() && StatsStage::supports(&self.ring.format) {
+            let slots: Vec<_> = self.ring.slots.iter().map(|s| s.as_ref()).collect();
+            self.stats = Some(StatsStage::new(ctx, &slots, self.ring.format));
+        }
+        self.stats.is_some()
+    }
+
+    /// The statistics stage, once made.
+    pub fn stats(&self) -> Option<&StatsStage> {
+        self.stats.as_ref()
+    }
+
+    /// From now on each frame only has its statistics counted (`count_stats`), and is neither
+    /// converted nor counted into histograms: what `report` needs, nothing more.
+    pub fn count_only_stats(&mut self) {
+        self.stats_only = true;
     }
 
     /// The marks stage, once made.
@@ -353,6 +381,10 @@ impl FramePipeline {
 
     /// `encode_frame`, its passes timed by `timer` (see `TIMED_PASSES`).
     pub fn encode_frame_timed(&self, encoder: &mut wgpu::CommandEncoder, slot: usize, timer: Option<&PassTimer>) {
+        if let (Some(stats), true) = (&self.stats, self.stats_only) {
+            stats.encode(encoder, slot);
+            return;
+        }
         let writes = |pass| timer.map(|t| t.compute_writes(pass));
         encoder.push_debug_group("convert and count");
         match &self.adjusting {
@@ -370,6 +402,9 @@ impl FramePipeline {
             }
         }
         self.encode_marks(encoder, Some(slot));
+        if let Some(stats) = &self.stats {
+            stats.encode(encoder, slot);
+        }
         self.encode_counts_timed(encoder, timer);
         encoder.pop_debug_group();
     }

@@ -1,6 +1,7 @@
 //! `report`: FFmpeg's signalstats of every frame, value for value against `ffprobe`'s own
-//! (`movie=F,signalstats=stat=tout+vrep+brng -show_frames`), at 8 and 10 bits, 4:2:0, 4:2:2
-//! and 4:4:4; the JSON's shape; and the errors.
+//! (`movie=F,signalstats=stat=tout+vrep+brng -show_frames`), at 8, 10 and 12 bits, 4:2:0,
+//! 4:2:2 and 4:4:4, from the GPU and from the CPU twin; the JSON's shape; `--fail-on`; and the
+//! errors.
 
 mod common;
 
@@ -49,6 +50,13 @@ fn report_csv(path: &Path, extra: &[&str]) -> (Vec<String>, Vec<Vec<String>>) {
 fn assert_matches_ffprobe(path: &Path) {
     let expected = ffprobe_stats(path);
     let (header, rows) = report_csv(path, &[]);
+    // The GPU's counts are the CPU twin's.
+    assert_eq!(
+        report_csv(path, &["--cpu"]),
+        (header.clone(), rows.clone()),
+        "{}",
+        path.display()
+    );
     assert_eq!(&header[..2], ["frame", "pts"]);
     assert_eq!(rows.len(), expected.len(), "{}: every frame", path.display());
     for (k, (row, tags)) in rows.iter().zip(&expected).enumerate() {
@@ -70,6 +78,8 @@ fn every_value_of_every_frame_is_ffmpegs() {
         ("ss-420-10.mkv", "yuv420p10le", true),
         ("ss-422-10.mkv", "yuv422p10le", true),
         ("ss-444-10.mkv", "yuv444p10le", false),
+        // 12 bits: counted by the CPU twin (the GPU pass reads 8 and 10).
+        ("ss-420-12.mkv", "yuv420p12le", true),
         ("ss-odd.mkv", "yuv420p", false),
     ] {
         let size = if name == "ss-odd.mkv" { "97x71" } else { "96x72" };
@@ -152,4 +162,130 @@ fn what_it_cannot_read_is_a_one_line_error() {
         );
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }
+}
+
+#[test]
+fn fail_on_lists_exactly_the_planted_frames_and_fails() {
+    // Grey at Y' 120, but frames 3–5 at 250 and frame 8 at 240.
+    let source = "color=c=gray:s=64x48:r=10:d=1,format=yuv420p,\
+                  geq=lum='if(between(N\\,3\\,5)\\,250\\,if(eq(N\\,8)\\,240\\,120))':cb=128:cr=128";
+    let clip = common::fixture("ss-planted.mkv", &["-f", "lavfi", "-i", source, "-c:v", "ffv1"]);
+    let path = clip.to_str().unwrap();
+    let out = histoplay(&["report", path, "--fail-on", "YMAX>235,YMIN<100"]);
+    assert_eq!(out.status.code(), Some(1));
+    // The report itself is all there.
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 10);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [
+            "YMAX>235: frames 3-5 (0.300-0.500 s), worst 250",
+            "YMAX>235: frames 8-8 (0.800-0.800 s), worst 240",
+            "2 run(s) of frames beyond the limits",
+        ]
+    );
+    // Within the limits: success, nothing on stderr.
+    let out = histoplay(&["report", path, "--fail-on", "ymax>=251", "--csv"]);
+    assert!(out.status.success() && out.stderr.is_empty());
+    // A limit on no statistic is a one-line error.
+    let out = histoplay(&["report", path, "--fail-on", "YMAXX>1"]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        !out.status.success() && err.starts_with("error:") && err.contains("'YMAXX'"),
+        "{err}"
+    );
+}
+
+/// ffprobe's frames of the file itself as attribute maps: where and how large each frame's
+/// packet is, and whether it is a keyframe.
+fn ffprobe_frames(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let out = Command::new("ffprobe")
+        .args(["-v", "error", "-select_streams", "v:0", "-show_frames"])
+        .arg(path)
+        .output()
+        .unwrap();
+    let mut frames = Vec::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        if line == "[FRAME]" {
+            frames.push(BTreeMap::new());
+        } else if let Some((key, value)) = line.split_once('=') {
+            if !key.starts_with("TAG:") {
+                frames.last_mut().unwrap().insert(key.to_string(), value.to_string());
+            }
+        }
+    }
+    frames
+}
+
+/// An attribute's value in an XML element's opening tag.
+fn attribute<'a>(element: &'a str, name: &str) -> &'a str {
+    let start = element
+        .find(&format!(" {name}=\""))
+        .unwrap_or_else(|| panic!("{name} in {element}"))
+        + name.len()
+        + 3;
+    &element[start..start + element[start..].find('"').unwrap()]
+}
+
+#[test]
+fn a_qctools_report_carries_every_frame_as_ffprobe_would() {
+    let source = "testsrc2=s=96x72:r=25:d=0.6,noise=alls=30:allf=t,format=yuv422p10le";
+    let clip = common::fixture(
+        "ss-qctools.mkv",
+        &["-f", "lavfi", "-i", source, "-c:v", "ffv1", "-g", "5"],
+    );
+    let dir = std::env::temp_dir().join(format!("histoplay-qctools-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let report = dir.join("clip.qctools.xml.gz");
+    let out = histoplay(&[
+        "report",
+        clip.to_str().unwrap(),
+        "--format",
+        "qctools",
+        "-o",
+        report.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty());
+    let mut xml = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(&report).unwrap()),
+        &mut xml,
+    )
+    .unwrap();
+    assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ffprobe:ffprobe "));
+    assert!(xml.trim_end().ends_with("</frames>\n</ffprobe:ffprobe>"));
+    let tags = ffprobe_stats(&clip);
+    let frames = ffprobe_frames(&clip);
+    let elements: Vec<&str> = xml.split("<frame ").skip(1).collect();
+    assert_eq!(elements.len(), 15);
+    assert_eq!(elements.len(), tags.len());
+    for (k, element) in elements.iter().enumerate() {
+        let head = &format!(" {}", &element[..element.find('>').unwrap()]);
+        assert_eq!(attribute(head, "media_type"), "video");
+        for name in ["width", "height", "pix_fmt", "pkt_size", "key_frame", "pkt_pos"] {
+            assert_eq!(attribute(head, name), frames[k][name], "frame {k}: {name}");
+        }
+        let seconds: f64 = attribute(head, "pkt_pts_time").parse().unwrap();
+        assert!((seconds - k as f64 / 25.0).abs() < 1e-6, "frame {k} at {seconds}");
+        assert!((attribute(head, "pkt_duration_time").parse::<f64>().unwrap() - 0.04).abs() < 1e-6);
+        // Every statistic, printed as ffprobe prints it.
+        let ours: BTreeMap<String, String> = element
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("<tag key=\"lavfi.signalstats."))
+            .map(|t| {
+                let (key, rest) = t.split_once('"').unwrap();
+                (
+                    key.to_string(),
+                    attribute(&format!(" {}", rest.trim()), "value").to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(ours, tags[k], "frame {k}");
+    }
+    // The default name sits beside the file.
+    assert_eq!(
+        histoplay::cli::qc_xml::default_path(Path::new("/a/tape.mkv")),
+        Path::new("/a/tape.mkv.qctools.xml.gz")
+    );
 }

@@ -5,6 +5,8 @@ pub mod compare;
 pub mod hist;
 pub mod progress;
 pub mod qc;
+pub mod qc_limits;
+pub mod qc_xml;
 pub mod report;
 pub mod scope;
 pub mod still;

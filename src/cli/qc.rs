@@ -3,11 +3,17 @@
 
 use crate::cli::hist::{self, ClipError, FrameRange};
 use crate::cli::progress::Progress;
+use crate::cli::qc_limits::{Limit, LimitWatch, Run};
+use crate::cli::qc_xml::QctoolsReport;
 use crate::cli::report::{write_line, Seconds};
+use crate::signalstats::gpu::StatsStage;
 use crate::signalstats::{self, SignalStats, StatsError, YuvPlanes};
+use crate::video::format::PlaneLayout;
+use crate::video::index::FrameIndex;
 use crate::video::source::VideoSource;
 use serde::Serialize;
 use std::io::Write;
+use std::sync::Arc;
 
 /// `{"frame":K,"pts":s,"YMIN":..,…,"BRNG":..}`.
 #[derive(Serialize)]
@@ -19,70 +25,165 @@ struct ReportLine {
 }
 
 /// How `report` writes its lines.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReportFormat {
     JsonLines,
     /// A header row, then one row a frame; values as `ffprobe` prints them.
     Csv,
+    /// A QCTools report (gzipped ffprobe XML) written to this file; nothing on the output.
+    Qctools(std::path::PathBuf),
 }
 
-/// Writes the statistics of every frame of `range` of `source`; returns how many frames.
+/// Where each frame's statistics go: the output, in its format, and the limits' watch.
+struct Sink<'a, W: Write> {
+    out: &'a mut W,
+    format: ReportFormat,
+    watch: LimitWatch,
+    done: u64,
+    /// The QCTools report being written, and the index that gives frames their pts.
+    xml: Option<(QctoolsReport<std::io::BufWriter<std::fs::File>>, Arc<FrameIndex>)>,
+}
+
+impl<W: Write> Sink<'_, W> {
+    fn frame(&mut self, index: u64, seconds: f64, stats: SignalStats) -> std::io::Result<()> {
+        self.watch.frame(index, seconds, &stats.values());
+        self.done += 1;
+        if let Some((xml, frames)) = &mut self.xml {
+            return xml.frame(frames.pts_of(index), seconds, &stats);
+        }
+        match self.format {
+            ReportFormat::JsonLines => write_line(
+                self.out,
+                &ReportLine {
+                    frame: index,
+                    pts: Seconds(seconds),
+                    stats,
+                },
+            ),
+            ReportFormat::Csv => {
+                let values: Vec<String> = stats.printed().into_iter().map(|(_, v)| v).collect();
+                writeln!(self.out, "{index},{seconds},{}", values.join(","))
+            }
+            ReportFormat::Qctools(_) => Ok(()),
+        }
+    }
+}
+
+/// Writes the statistics of every frame of `range` of `source`, counted on the GPU (or by the
+/// CPU twin with `cpu`, or where the GPU pass does not read the stream's depth); returns how
+/// many frames, and the runs of frames beyond `limits`.
 pub fn report_video<W: Write>(
     mut source: VideoSource,
     range: FrameRange,
     format: ReportFormat,
+    limits: Vec<Limit>,
+    cpu: bool,
     out: &mut W,
-) -> Result<u64, ClipError> {
+) -> Result<(u64, Vec<Run>), ClipError> {
     source.set_exact_numbers(true);
     let info = source.info.format;
     if !matches!(
         info.layout,
-        crate::video::format::PlaneLayout::Yuv { .. }
-            | crate::video::format::PlaneLayout::Nv12
-            | crate::video::format::PlaneLayout::P010
+        PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 | PlaneLayout::P010
     ) {
         return Err(ClipError::Decode(StatsError::NotYuv(info.layout).to_string()));
     }
-    // The differences of the first frame reported are from the frame before it, as in a run
-    // of the filter over the whole file.
-    let first = range.start.saturating_sub(1);
-    hist::seek_to_frame(&mut source, first);
-    let mut progress = Progress::new(range.end.map(|e| e.saturating_sub(range.start)));
-    let mut previous: Option<YuvPlanes> = None;
-    let mut done = 0;
-    if format == ReportFormat::Csv {
+    if let ReportFormat::Csv = format {
         writeln!(out, "frame,pts,{}", signalstats::NAMES.join(","))?;
     }
+    let xml = match &format {
+        ReportFormat::Qctools(path) => {
+            let file = std::fs::File::create(path)
+                .map_err(|e| ClipError::Decode(format!("'{}' can't be written: {e}", path.display())))?;
+            let size = (info.width, info.height);
+            let report = QctoolsReport::start(
+                &source.info.path,
+                std::io::BufWriter::new(file),
+                size,
+                &source.info.pixel_format,
+            )?;
+            Some((report, source.index().clone()))
+        }
+        _ => None,
+    };
+    let mut sink = Sink {
+        out,
+        format,
+        watch: LimitWatch::new(limits),
+        done: 0,
+        xml,
+    };
+    // The differences of the first frame reported are from the frame before it, as in a run
+    // of the filter over the whole file: that frame is counted too, and not written.
+    let primed = FrameRange {
+        start: range.start.saturating_sub(1),
+        end: range.end,
+    };
+    if cpu || !StatsStage::supports(&info) {
+        report_cpu(source, primed, range, &mut sink)?;
+    } else {
+        let source = hist::prepare(source, primed, None)?;
+        hist::gpu_frames(
+            source,
+            primed,
+            crate::engine::histogram::DEFAULT_BINS,
+            |ctx, pipeline| {
+                if !pipeline.count_stats(ctx) {
+                    return Err(ClipError::Decode(format!(
+                        "the statistics pass cannot read {}",
+                        pipeline.ring.format.layout
+                    )));
+                }
+                pipeline.count_only_stats();
+                Ok(pipeline.stats().expect("counted").counts_size())
+            },
+            |pipeline, encoder, buffer| {
+                let stats = pipeline.stats().expect("counted");
+                encoder.copy_buffer_to_buffer(&stats.counts, 0, buffer, 0, stats.counts_size());
+            },
+            |pipeline, bytes, frame| {
+                if !range.contains(frame.index) {
+                    return Ok(());
+                }
+                let words = crate::gpu::readback::words(bytes);
+                let counts = pipeline.stats().expect("counted").counts_from(&words);
+                sink.frame(frame.index, frame.seconds, counts.stats())
+            },
+        )?;
+    }
+    if let Some((xml, _)) = sink.xml.take() {
+        xml.finish()?.flush()?;
+    }
+    sink.out.flush()?;
+    Ok((sink.done, sink.watch.finish()))
+}
+
+/// The CPU twin's run over the frames of `primed` (`range` and the frame before it).
+fn report_cpu<W: Write>(
+    mut source: VideoSource,
+    primed: FrameRange,
+    range: FrameRange,
+    sink: &mut Sink<'_, W>,
+) -> Result<(), ClipError> {
+    let info = source.info.format;
+    hist::seek_to_frame(&mut source, primed.start);
+    let mut progress = Progress::new(range.end.map(|e| e.saturating_sub(range.start)));
+    let mut previous: Option<YuvPlanes> = None;
     while let Some(frame) = source.next_frame()? {
         if range.end.is_some_and(|e| frame.index >= e) {
             break;
         }
-        if frame.index < first {
+        if frame.index < primed.start {
             continue;
         }
         let planes = YuvPlanes::read(info.layout, info.width, info.height, &frame.planes(info.layout))
             .map_err(|e| ClipError::Decode(e.to_string()))?;
         if range.contains(frame.index) {
             let stats = signalstats::count(&planes, previous.as_ref()).stats();
-            match format {
-                ReportFormat::JsonLines => write_line(
-                    out,
-                    &ReportLine {
-                        frame: frame.index,
-                        pts: Seconds(frame.seconds),
-                        stats,
-                    },
-                )?,
-                ReportFormat::Csv => {
-                    let values: Vec<String> = stats.printed().into_iter().map(|(_, v)| v).collect();
-                    writeln!(out, "{},{},{}", frame.index, frame.seconds, values.join(","))?;
-                }
-            }
-            done += 1;
-            progress.tick(done);
+            sink.frame(frame.index, frame.seconds, stats)?;
+            progress.tick(sink.done);
         }
         previous = Some(planes);
     }
-    out.flush()?;
-    Ok(done)
+    Ok(())
 }

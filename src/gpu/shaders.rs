@@ -14,6 +14,7 @@ pub const TONEMAP: &str = include_str!("../../shaders/render/tonemap.wgsl");
 pub const PEAK: &str = include_str!("../../shaders/render/peak.wgsl");
 pub const ADJUST: &str = include_str!("../../shaders/render/adjust.wgsl");
 pub const SCOPE: &str = include_str!("../../shaders/scope/scope.wgsl");
+pub const SIGNALSTATS: &str = include_str!("../../shaders/signalstats/signalstats.wgsl");
 pub const SCOPE_DRAW: &str = include_str!("../../shaders/scope/draw.wgsl");
 pub const REGION: &str = include_str!("../../shaders/scope/region.wgsl");
 pub const CONVERT: &str = include_str!("../../shaders/video/convert.wgsl");
@@ -72,6 +73,17 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
             compute_source(&scope_header(16, 10, 1, 1, 128, 1), SCOPE),
         ),
         ("draw.wgsl", SCOPE_DRAW.to_string()),
+        (
+            "signalstats.wgsl",
+            compute_source(
+                &Header::new(1024)
+                    .depth(crate::engine::histogram::Depth::Ten)
+                    .with("WG_X", 256)
+                    .with("HIST", 1024)
+                    .with("BAND", 16),
+                SIGNALSTATS,
+            ),
+        ),
         ("region.wgsl", REGION.to_string()),
         ("metrics.wgsl", METRICS.to_string()),
         ("marks.wgsl", MARKS.to_string()),

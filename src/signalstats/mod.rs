@@ -8,6 +8,7 @@
 //! tallies; the CPU twin of the GPU pass), and `Counts::stats` turns them into the values.
 
 pub mod format;
+pub mod gpu;
 
 use crate::video::format::{PlaneData, PlaneLayout};
 
@@ -65,10 +66,13 @@ impl YuvPlanes {
                 u16::from(row[x * step + offset])
             }
         };
+        // Samples are kept to the depth: a stray high bit of a damaged stream must not index
+        // past a histogram (the GPU pass does the same).
+        let mask = ((1u32 << bits) - 1) as u16;
         let read = |plane: &PlaneData, w: usize, h: usize, step: usize, offset: usize, shift: u32| {
             let mut out = Vec::with_capacity(w * h);
             for y in 0..h {
-                out.extend((0..w).map(|x| sample(plane, x, y, step, offset) >> shift));
+                out.extend((0..w).map(|x| (sample(plane, x, y, step, offset) >> shift) & mask));
             }
             out
         };
@@ -393,6 +397,44 @@ impl Counts {
 }
 
 impl SignalStats {
+    /// The values in `NAMES` order.
+    pub fn values(&self) -> [f64; 31] {
+        let i = |v: i64| v as f64;
+        [
+            i(self.YMIN),
+            i(self.YLOW),
+            self.YAVG,
+            i(self.YHIGH),
+            i(self.YMAX),
+            i(self.UMIN),
+            i(self.ULOW),
+            self.UAVG,
+            i(self.UHIGH),
+            i(self.UMAX),
+            i(self.VMIN),
+            i(self.VLOW),
+            self.VAVG,
+            i(self.VHIGH),
+            i(self.VMAX),
+            i(self.SATMIN),
+            i(self.SATLOW),
+            self.SATAVG,
+            i(self.SATHIGH),
+            i(self.SATMAX),
+            i(self.HUEMED),
+            self.HUEAVG,
+            self.YDIF,
+            self.UDIF,
+            self.VDIF,
+            f64::from(self.YBITDEPTH),
+            f64::from(self.UBITDEPTH),
+            f64::from(self.VBITDEPTH),
+            self.TOUT,
+            self.VREP,
+            self.BRNG,
+        ]
+    }
+
     /// The statistics by FFmpeg's names (`NAMES`), each value as `ffprobe` prints it (integers
     /// as they are, the rest with C's %g).
     pub fn printed(&self) -> Vec<(&'static str, String)> {

@@ -78,6 +78,55 @@ fn decode_rate(path: &Path) -> Result<(u64, f64)> {
     Ok((frames, best))
 }
 
+/// Output that notes when it is first written to, and writes nowhere.
+struct FirstWrite(Option<Instant>);
+
+impl Write for FirstWrite {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.get_or_insert_with(Instant::now);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Frames and the best of two rates of `report` over the whole file (its statistics counted
+/// on the GPU and read back, the JSON written nowhere), for a Y'CbCr file: from the start (the
+/// GPU and the file opened, the pass made) and from the first frame written.
+fn report_rate(path: &Path) -> Result<Option<(u64, f64, f64)>> {
+    let mut best: Option<(u64, f64, f64)> = None;
+    for _ in 0..2 {
+        let source = VideoSource::open(path)?;
+        use crate::video::format::PlaneLayout;
+        if !matches!(
+            source.info.format.layout,
+            PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 | PlaneLayout::P010
+        ) {
+            return Ok(None);
+        }
+        let start = Instant::now();
+        let everything = crate::cli::hist::FrameRange { start: 0, end: None };
+        let mut out = FirstWrite(None);
+        let (frames, _) = crate::cli::qc::report_video(
+            source,
+            everything,
+            crate::cli::qc::ReportFormat::JsonLines,
+            Vec::new(),
+            false,
+            &mut out,
+        )?;
+        let fps = frames as f64 / start.elapsed().as_secs_f64();
+        let first = out.0.unwrap_or(start);
+        let steady = frames.saturating_sub(1) as f64 / first.elapsed().as_secs_f64().max(1e-9);
+        if best.is_none_or(|(_, b, _)| fps > b) {
+            best = Some((frames, fps, steady));
+        }
+    }
+    Ok(best)
+}
+
 /// The player's pipeline for one file, drawing offscreen.
 struct Pipeline {
     ctx: GpuContext,
@@ -343,6 +392,14 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     let (rss_end, peak) = memory_mb();
     let steady = runs[1].max(runs[2]);
     writeln!(out, "decode only:  {decoded} frames at {decode_fps:.1} fps (best of 2)")?;
+    if let Some((reported, fps, steady)) = report_rate(path)? {
+        writeln!(
+            out,
+            "report:       {reported} frames at {fps:.1} fps ({:.1}% of decode-only, best of 2), {steady:.1} fps ({:.1}%) from the first frame written: signalstats of every frame, as `histoplay report`",
+            100.0 * fps / decode_fps,
+            100.0 * steady / decode_fps
+        )?;
+    }
     writeln!(
         out,
         "pipeline:     {frames} frames at {steady:.1} fps ({:.1}% of decode-only, best of 2 warm passes); \
