@@ -330,7 +330,10 @@ enum Command {
     /// previous frame; temporal outliers, repeated lines and pixels outside broadcast range. One
     /// JSON line (or CSV row) per frame, at the source's depth.
     Report {
-        input: PathBuf,
+        /// A video; or several, or directories (searched for videos): a batch, with a report
+        /// written beside each file (as --format, QCTools by default) and a summary table.
+        #[arg(required = true, value_name = "INPUT")]
+        inputs: Vec<PathBuf>,
         /// A range of frames: A..B (B excluded), A..=B, A.. (to the end) [default: every frame].
         #[arg(long, value_parser = FrameRange::parse)]
         frames: Option<FrameRange>,
@@ -353,6 +356,12 @@ enum Command {
         /// identical.
         #[arg(long)]
         cpu: bool,
+        /// A batch: leave out the files whose report is already there (resuming a stopped one).
+        #[arg(long)]
+        skip_existing: bool,
+        /// A batch: files reported at once [default: a quarter of the cores, 1 to 8].
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+        jobs: Option<u16>,
     },
     /// Measure each frame of JUDGED against the frame of REFERENCE it lines up with: MSE, PSNR
     /// and SSIM per component (Y, U, V) and their averages, as FFmpeg's psnr and ssim filters
@@ -934,31 +943,78 @@ fn run(command: Command) -> Result<()> {
             Ok(())
         }
         Command::Report {
-            input,
+            inputs,
             frames,
             csv,
             format,
             output,
             fail_on,
             cpu,
+            skip_existing,
+            jobs,
         } => {
+            if inputs.len() > 1 || inputs[0].is_dir() {
+                use histoplay::cli::qc_batch::{self, BatchFormat};
+                if frames.is_some() || output.is_some() {
+                    bail!("a batch reports whole files beside them: --frames and --output are for one file");
+                }
+                let format = match (format, csv) {
+                    (Some(ReportOutput::Csv), _) | (None, true) => BatchFormat::Csv,
+                    (Some(ReportOutput::Json), _) => BatchFormat::JsonLines,
+                    _ => BatchFormat::Qctools,
+                };
+                let files = qc_batch::expand(&inputs);
+                if files.is_empty() {
+                    bail!(
+                        "no video files in {}",
+                        inputs
+                            .iter()
+                            .map(|p| format!("'{}'", p.display()))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                }
+                let limits = fail_on.unwrap_or_default().0;
+                let jobs = jobs.map_or_else(qc_batch::default_jobs, usize::from);
+                let outcomes = qc_batch::report_batch(&files, format, &limits, cpu, skip_existing, jobs);
+                let mut out = std::io::stdout().lock();
+                qc_batch::write_summary(&mut out, &files, &outcomes)?;
+                let bad = outcomes.iter().any(|o| match o {
+                    qc_batch::Outcome::Failed(_) => true,
+                    qc_batch::Outcome::Done { runs, .. } => !runs.is_empty(),
+                    qc_batch::Outcome::Skipped => false,
+                });
+                drop(out);
+                if bad {
+                    std::process::exit(1);
+                }
+                return Ok(());
+            }
+            let input = &inputs[0];
+            if skip_existing || jobs.is_some() {
+                bail!("--skip-existing and --jobs are for a batch (several files, or a directory)");
+            }
             let range = frames.unwrap_or(FrameRange { start: 0, end: None });
-            let source = VideoSource::open(&input)?;
+            let source = VideoSource::open(input)?;
             use histoplay::cli::qc::ReportFormat;
             let output_given = output.is_some();
             let format = match (format, csv) {
                 (Some(ReportOutput::Csv), _) | (None, true) => ReportFormat::Csv,
                 (Some(ReportOutput::Qctools), _) => {
-                    ReportFormat::Qctools(output.unwrap_or_else(|| histoplay::cli::qc_xml::default_path(&input)))
+                    ReportFormat::Qctools(output.unwrap_or_else(|| histoplay::cli::qc_xml::default_path(input)))
                 }
                 (Some(ReportOutput::Json), _) | (None, false) => ReportFormat::JsonLines,
             };
             if output_given && !matches!(format, ReportFormat::Qctools(_)) {
                 bail!("--output is where --format qctools writes; the other formats go to stdout");
             }
+            let options = histoplay::cli::qc::ReportOptions {
+                limits: fail_on.unwrap_or_default().0,
+                cpu,
+                ..Default::default()
+            };
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            let (_, runs) =
-                histoplay::cli::qc::report_video(source, range, format, fail_on.unwrap_or_default().0, cpu, &mut out)?;
+            let (_, runs) = histoplay::cli::qc::report_video(source, range, format, options, &mut out)?;
             drop(out);
             if !runs.is_empty() {
                 for run in &runs {

@@ -289,3 +289,94 @@ fn a_qctools_report_carries_every_frame_as_ffprobe_would() {
         Path::new("/a/tape.mkv.qctools.xml.gz")
     );
 }
+
+#[test]
+fn a_directory_is_a_batch_with_a_report_beside_each_file_and_a_summary() {
+    let dir = std::env::temp_dir().join(format!("histoplay-batch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("day2")).unwrap();
+    let make = |name: &str, format: &str| {
+        let source = format!("testsrc2=s=64x48:r=10:d=0.5,format={format}");
+        common::fixture(name, &["-f", "lavfi", "-i", &source, "-c:v", "ffv1"])
+    };
+    std::fs::copy(make("batch-a.mkv", "yuv420p"), dir.join("a.mkv")).unwrap();
+    std::fs::copy(make("batch-b.mkv", "yuv422p10le"), dir.join("day2/b.mkv")).unwrap();
+    std::fs::write(dir.join("broken.mp4"), b"not a video").unwrap();
+    std::fs::write(dir.join("notes.txt"), b"not looked at").unwrap();
+    let d = dir.to_str().unwrap();
+
+    let out = histoplay(&["report", d, "--jobs", "2"]);
+    // The broken file fails, the rest go on; the status says something failed.
+    assert_eq!(out.status.code(), Some(1));
+    let summary = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = summary.lines().collect();
+    assert!(
+        lines[0].starts_with("file") && lines[0].ends_with("result"),
+        "{summary}"
+    );
+    assert!(
+        lines[1].contains("a.mkv") && lines[1].contains(" 5 ") && lines[1].ends_with("ok"),
+        "{summary}"
+    );
+    assert!(
+        lines[2].contains("broken.mp4") && lines[2].contains("failed: "),
+        "{summary}"
+    );
+    assert!(lines[3].contains("day2/b.mkv") && lines[3].ends_with("ok"), "{summary}");
+    assert_eq!(
+        lines[4],
+        "3 file(s): 2 reported (0 beyond the limits), 0 skipped, 1 failed"
+    );
+    // Each report is whole, beside its file, and nothing half-written is left.
+    for (report, clip) in [
+        ("a.mkv.qctools.xml.gz", "a.mkv"),
+        ("day2/b.mkv.qctools.xml.gz", "day2/b.mkv"),
+    ] {
+        let mut xml = String::new();
+        let file = std::fs::File::open(dir.join(report)).unwrap();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut xml).unwrap();
+        assert_eq!(xml.matches("<frame ").count(), 5, "{report}");
+        let yavg = &ffprobe_stats(&dir.join(clip))[4]["YAVG"];
+        assert!(
+            xml.contains(&format!("key=\"lavfi.signalstats.YAVG\" value=\"{yavg}\"")),
+            "{report}"
+        );
+    }
+    assert!(!dir.join("broken.mp4.qctools.xml.gz").exists());
+    let parts = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().to_string_lossy().ends_with(".part"));
+    assert_eq!(parts.count(), 0);
+
+    // Resumed: the reported files are left out, the broken one is tried again.
+    let out = histoplay(&["report", d, "--skip-existing"]);
+    let summary = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        summary.ends_with("3 file(s): 0 reported (0 beyond the limits), 2 skipped, 1 failed\n"),
+        "{summary}"
+    );
+
+    // Files named one by one, as CSV, with a limit that flags them.
+    let a = dir.join("a.mkv");
+    let b = dir.join("day2/b.mkv");
+    let out = histoplay(&[
+        "report",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--format",
+        "csv",
+        "--fail-on",
+        "YMIN<1000",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let summary = String::from_utf8(out.stdout).unwrap();
+    assert!(summary.contains("YMIN<1000: frames 0-4"), "{summary}");
+    let csv = std::fs::read_to_string(dir.join("a.mkv.signalstats.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 6);
+    // A batch takes whole files.
+    let out = histoplay(&["report", d, "--frames", "0..2"]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!out.status.success() && err.starts_with("error:"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

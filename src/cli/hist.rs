@@ -246,7 +246,7 @@ pub fn cpu_frames(
 }
 
 /// How many frames a range holds, as far as the file says (exactly, or from its estimate).
-fn frames_to_do(source: &VideoSource, range: FrameRange) -> Option<u64> {
+pub fn frames_to_do(source: &VideoSource, range: FrameRange) -> Option<u64> {
     let end = range
         .end
         .or_else(|| source.index().frame_count())

@@ -5,6 +5,7 @@ pub mod compare;
 pub mod hist;
 pub mod progress;
 pub mod qc;
+pub mod qc_batch;
 pub mod qc_limits;
 pub mod qc_xml;
 pub mod report;

@@ -6,6 +6,7 @@ use crate::cli::progress::Progress;
 use crate::cli::qc_limits::{Limit, LimitWatch, Run};
 use crate::cli::qc_xml::QctoolsReport;
 use crate::cli::report::{write_line, Seconds};
+use crate::gpu::GpuContext;
 use crate::signalstats::gpu::StatsStage;
 use crate::signalstats::{self, SignalStats, StatsError, YuvPlanes};
 use crate::video::format::PlaneLayout;
@@ -13,6 +14,7 @@ use crate::video::index::FrameIndex;
 use crate::video::source::VideoSource;
 use serde::Serialize;
 use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// `{"frame":K,"pts":s,"YMIN":..,…,"BRNG":..}`.
@@ -34,12 +36,26 @@ pub enum ReportFormat {
     Qctools(std::path::PathBuf),
 }
 
+/// How a report runs, beyond what it writes.
+#[derive(Default)]
+pub struct ReportOptions<'a> {
+    /// Limits whose runs of frames are returned (`--fail-on`).
+    pub limits: Vec<Limit>,
+    /// Count with the CPU twin.
+    pub cpu: bool,
+    /// The GPU to count on (a batch shares one); None: one is opened.
+    pub gpu: Option<&'a GpuContext>,
+    /// Frames done, for a batch's one progress line; None: the run draws its own.
+    pub counter: Option<&'a AtomicU64>,
+}
+
 /// Where each frame's statistics go: the output, in its format, and the limits' watch.
 struct Sink<'a, W: Write> {
     out: &'a mut W,
     format: ReportFormat,
     watch: LimitWatch,
     done: u64,
+    counter: Option<&'a AtomicU64>,
     /// The QCTools report being written, and the index that gives frames their pts.
     xml: Option<(QctoolsReport<std::io::BufWriter<std::fs::File>>, Arc<FrameIndex>)>,
 }
@@ -48,6 +64,9 @@ impl<W: Write> Sink<'_, W> {
     fn frame(&mut self, index: u64, seconds: f64, stats: SignalStats) -> std::io::Result<()> {
         self.watch.frame(index, seconds, &stats.values());
         self.done += 1;
+        if let Some(counter) = self.counter {
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
         if let Some((xml, frames)) = &mut self.xml {
             return xml.frame(frames.pts_of(index), seconds, &stats);
         }
@@ -76,8 +95,7 @@ pub fn report_video<W: Write>(
     mut source: VideoSource,
     range: FrameRange,
     format: ReportFormat,
-    limits: Vec<Limit>,
-    cpu: bool,
+    options: ReportOptions,
     out: &mut W,
 ) -> Result<(u64, Vec<Run>), ClipError> {
     source.set_exact_numbers(true);
@@ -109,8 +127,9 @@ pub fn report_video<W: Write>(
     let mut sink = Sink {
         out,
         format,
-        watch: LimitWatch::new(limits),
+        watch: LimitWatch::new(options.limits),
         done: 0,
+        counter: options.counter,
         xml,
     };
     // The differences of the first frame reported are from the frame before it, as in a run
@@ -119,14 +138,28 @@ pub fn report_video<W: Write>(
         start: range.start.saturating_sub(1),
         end: range.end,
     };
-    if cpu || !StatsStage::supports(&info) {
+    if options.cpu || !StatsStage::supports(&info) {
         report_cpu(source, primed, range, &mut sink)?;
     } else {
         let source = hist::prepare(source, primed, None)?;
-        hist::gpu_frames(
+        let opened;
+        let ctx = match options.gpu {
+            Some(ctx) => ctx,
+            None => {
+                opened = GpuContext::new()?;
+                &opened
+            }
+        };
+        let progress = match options.counter {
+            Some(_) => None,
+            None => Some(Progress::new(hist::frames_to_do(&source, primed))),
+        };
+        hist::gpu_frames_on(
+            ctx,
             source,
             primed,
             crate::engine::histogram::DEFAULT_BINS,
+            progress,
             |ctx, pipeline| {
                 if !pipeline.count_stats(ctx) {
                     return Err(ClipError::Decode(format!(
@@ -167,7 +200,10 @@ fn report_cpu<W: Write>(
 ) -> Result<(), ClipError> {
     let info = source.info.format;
     hist::seek_to_frame(&mut source, primed.start);
-    let mut progress = Progress::new(range.end.map(|e| e.saturating_sub(range.start)));
+    let mut progress = match sink.counter {
+        Some(_) => Progress::hidden(),
+        None => Progress::new(range.end.map(|e| e.saturating_sub(range.start))),
+    };
     let mut previous: Option<YuvPlanes> = None;
     while let Some(frame) = source.next_frame()? {
         if range.end.is_some_and(|e| frame.index >= e) {

@@ -113,8 +113,7 @@ fn report_rate(path: &Path) -> Result<Option<(u64, f64, f64)>> {
             source,
             everything,
             crate::cli::qc::ReportFormat::JsonLines,
-            Vec::new(),
-            false,
+            crate::cli::qc::ReportOptions::default(),
             &mut out,
         )?;
         let fps = frames as f64 / start.elapsed().as_secs_f64();

@@ -1,0 +1,286 @@
+//! `report` over many files (`report DIR`, or several inputs): a report beside each file,
+//! several files at once on one GPU, one progress line, and a summary table. A file that fails
+//! is reported and the rest go on; `--skip-existing` resumes a stopped batch, since a report
+//! is written under a temporary name and renamed only once whole.
+
+use crate::cli::hist::{ClipError, FrameRange};
+use crate::cli::progress::Progress;
+use crate::cli::qc::{report_video, ReportFormat, ReportOptions};
+use crate::cli::qc_limits::{Limit, Run};
+use crate::gpu::GpuContext;
+use crate::video::source::VideoSource;
+use std::collections::VecDeque;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// File name endings taken for video when a directory is given (any case).
+const VIDEO_EXTENSIONS: [&str; 24] = [
+    "mkv", "mp4", "m4v", "mov", "avi", "mxf", "ts", "m2ts", "mts", "webm", "dv", "mpg", "mpeg", "vob", "wmv", "flv",
+    "ogv", "y4m", "nut", "3gp", "m2v", "264", "265", "hevc",
+];
+
+/// What each file's report is written as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchFormat {
+    Qctools,
+    JsonLines,
+    Csv,
+}
+
+impl BatchFormat {
+    /// The report's name beside `input`.
+    pub fn report_path(self, input: &Path) -> PathBuf {
+        let ending = match self {
+            BatchFormat::Qctools => ".qctools.xml.gz",
+            BatchFormat::JsonLines => ".signalstats.jsonl",
+            BatchFormat::Csv => ".signalstats.csv",
+        };
+        let mut name = input.as_os_str().to_owned();
+        name.push(ending);
+        PathBuf::from(name)
+    }
+}
+
+/// How one file went.
+#[derive(Debug)]
+pub enum Outcome {
+    Done { frames: u64, runs: Vec<Run>, seconds: f64 },
+    Skipped,
+    Failed(String),
+}
+
+/// The files `inputs` name: files as given, directories searched (in name order, depth first)
+/// for files with a video ending.
+pub fn expand(inputs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            collect(input, &mut files);
+        } else {
+            files.push(input.clone());
+        }
+    }
+    files
+}
+
+fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
+        if path.is_dir() {
+            collect(&path, files);
+        } else if path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| VIDEO_EXTENSIONS.iter().any(|v| v.eq_ignore_ascii_case(e)))
+        {
+            files.push(path);
+        }
+    }
+}
+
+/// Files reported at once: a decoder and its threads each, a quarter of the cores (at least
+/// one, at most eight: more NVDEC sessions than that contend).
+pub fn default_jobs() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores / 4).clamp(1, 8)
+}
+
+/// Reports every file of `files` as `format`, `jobs` at a time; returns each one's outcome, in
+/// the files' order.
+pub fn report_batch(
+    files: &[PathBuf],
+    format: BatchFormat,
+    limits: &[Limit],
+    cpu: bool,
+    skip_existing: bool,
+    jobs: usize,
+) -> Vec<Outcome> {
+    let queue = Mutex::new((0..files.len()).collect::<VecDeque<_>>());
+    let outcomes: Vec<Mutex<Option<Outcome>>> = files.iter().map(|_| Mutex::new(None)).collect();
+    let frames = AtomicU64::new(0);
+    let gpu = if cpu { None } else { GpuContext::new().ok() };
+    let mut progress = Progress::new(None);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs.clamp(1, files.len().max(1)))
+            .map(|_| {
+                scope.spawn(|| {
+                    // A file at a time off the queue, until it is empty.
+                    let next = || queue.lock().ok().and_then(|mut q| q.pop_front());
+                    while let Some(at) = next() {
+                        let outcome = report_one(&files[at], format, limits, cpu, skip_existing, gpu.as_ref(), &frames);
+                        if let Ok(mut slot) = outcomes[at].lock() {
+                            *slot = Some(outcome);
+                        }
+                    }
+                })
+            })
+            .collect();
+        while workers.iter().any(|w| !w.is_finished()) {
+            progress.tick(frames.load(Ordering::Relaxed));
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
+    progress.finish();
+    outcomes
+        .into_iter()
+        .map(|o| {
+            o.into_inner()
+                .ok()
+                .flatten()
+                .unwrap_or_else(|| Outcome::Failed("the report stopped".into()))
+        })
+        .collect()
+}
+
+fn report_one(
+    input: &Path,
+    format: BatchFormat,
+    limits: &[Limit],
+    cpu: bool,
+    skip_existing: bool,
+    gpu: Option<&GpuContext>,
+    frames: &AtomicU64,
+) -> Outcome {
+    let target = format.report_path(input);
+    if skip_existing && std::fs::metadata(&target).is_ok_and(|m| m.len() > 0) {
+        return Outcome::Skipped;
+    }
+    let mut partial = target.as_os_str().to_owned();
+    partial.push(".part");
+    let partial = PathBuf::from(partial);
+    let started = Instant::now();
+    let run = || -> Result<(u64, Vec<Run>), ClipError> {
+        let source = VideoSource::open(input)?;
+        let options = ReportOptions {
+            limits: limits.to_vec(),
+            cpu,
+            gpu,
+            counter: Some(frames),
+        };
+        let everything = FrameRange { start: 0, end: None };
+        match format {
+            BatchFormat::Qctools => report_video(
+                source,
+                everything,
+                ReportFormat::Qctools(partial.clone()),
+                options,
+                &mut std::io::sink(),
+            ),
+            _ => {
+                let file = std::fs::File::create(&partial)?;
+                let mut out = std::io::BufWriter::new(file);
+                let kind = if format == BatchFormat::Csv {
+                    ReportFormat::Csv
+                } else {
+                    ReportFormat::JsonLines
+                };
+                let result = report_video(source, everything, kind, options, &mut out)?;
+                out.flush()?;
+                Ok(result)
+            }
+        }
+    };
+    match run().and_then(|result| {
+        std::fs::rename(&partial, &target)
+            .map(|_| result)
+            .map_err(ClipError::from)
+    }) {
+        Ok((frames, runs)) => Outcome::Done {
+            frames,
+            runs,
+            seconds: started.elapsed().as_secs_f64(),
+        },
+        Err(e) => {
+            let _ = std::fs::remove_file(&partial);
+            Outcome::Failed(e.to_string())
+        }
+    }
+}
+
+/// The summary table: a row per file (frames, time, rate, what came of it), then the totals.
+pub fn write_summary(out: &mut impl Write, files: &[PathBuf], outcomes: &[Outcome]) -> std::io::Result<()> {
+    let width = files
+        .iter()
+        .map(|f| f.display().to_string().len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    writeln!(
+        out,
+        "{:<width$}  {:>8}  {:>8}  {:>8}  result",
+        "file", "frames", "seconds", "fps"
+    )?;
+    let (mut done, mut skipped, mut failed, mut flagged) = (0, 0, 0, 0);
+    for (file, outcome) in files.iter().zip(outcomes) {
+        let name = file.display();
+        match outcome {
+            Outcome::Done { frames, runs, seconds } => {
+                done += 1;
+                let result = if runs.is_empty() {
+                    "ok".to_string()
+                } else {
+                    flagged += 1;
+                    format!("{} run(s) beyond the limits", runs.len())
+                };
+                let fps = *frames as f64 / seconds.max(1e-9);
+                writeln!(out, "{name:<width$}  {frames:>8}  {seconds:>8.1}  {fps:>8.1}  {result}")?;
+                for run in runs {
+                    writeln!(out, "{:<width$}    {run}", "")?;
+                }
+            }
+            Outcome::Skipped => {
+                skipped += 1;
+                writeln!(
+                    out,
+                    "{name:<width$}  {:>8}  {:>8}  {:>8}  skipped: its report is there",
+                    "-", "-", "-"
+                )?;
+            }
+            Outcome::Failed(reason) => {
+                failed += 1;
+                writeln!(
+                    out,
+                    "{name:<width$}  {:>8}  {:>8}  {:>8}  failed: {reason}",
+                    "-", "-", "-"
+                )?;
+            }
+        }
+    }
+    writeln!(
+        out,
+        "{} file(s): {done} reported ({flagged} beyond the limits), {skipped} skipped, {failed} failed",
+        files.len()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directories_give_their_videos_in_name_order() {
+        let dir = std::env::temp_dir().join(format!("histoplay-batch-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("day2")).unwrap();
+        for name in ["b.MKV", "a.mp4", "notes.txt", "day2/c.mov", "a.mp4.qctools.xml.gz"] {
+            std::fs::write(dir.join(name), b"").unwrap();
+        }
+        let files = expand(&[dir.clone(), PathBuf::from("/given/as/is.bin")]);
+        let names: Vec<String> = files
+            .iter()
+            .map(|f| f.strip_prefix(&dir).unwrap_or(f).display().to_string())
+            .collect();
+        assert_eq!(names, ["a.mp4", "b.MKV", "day2/c.mov", "/given/as/is.bin"]);
+        assert_eq!(
+            BatchFormat::Csv.report_path(Path::new("/x/a.mp4")),
+            Path::new("/x/a.mp4.signalstats.csv")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
