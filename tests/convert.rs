@@ -1,6 +1,9 @@
 //! The conversion pass against its CPU twin, exactly, on every layout; the CPU twin against
 //! FFmpeg's swscale and against values worked out by hand.
 
+mod common;
+
+use common::Noise;
 use ffmpeg_next::ffi;
 use histoplay::gpu::readback::{read_buffer, read_texture, words};
 use histoplay::gpu::texture::GpuFrame;
@@ -24,22 +27,6 @@ const YUV444: PlaneLayout = PlaneLayout::Yuv {
 
 fn gpu() -> GpuContext {
     GpuContext::new().expect("tests need a GPU adapter (lavapipe: apt-get install mesa-vulkan-drivers)")
-}
-
-/// xorshift32: the same noise on every run.
-struct Noise(u32);
-
-impl Noise {
-    fn next(&mut self) -> u32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        self.0
-    }
-
-    fn bytes(&mut self, len: usize) -> Vec<u8> {
-        (0..len).map(|_| self.next() as u8).collect()
-    }
 }
 
 /// Bytes of one row of plane `index`, as a decoder lays it out.

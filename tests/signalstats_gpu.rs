@@ -4,21 +4,10 @@
 
 mod common;
 
+use common::Noise;
 use histoplay::pipeline::FramePipeline;
 use histoplay::signalstats::{count, YuvPlanes};
 use histoplay::video::format::{ColorSpec, ColorVolume, FrameFormat, Matrix, PlaneData, PlaneLayout, Range};
-
-/// A small deterministic noise source.
-struct Noise(u32);
-
-impl Noise {
-    fn next(&mut self) -> u32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        self.0
-    }
-}
 
 /// Planes of `layout` for a `w`×`h` frame: smooth ramps with noise (and, at 10 bits in 16-bit
 /// containers, now and then a stray bit above the depth), with strides wider than the rows.

@@ -8,8 +8,7 @@ use crate::cli::qc_xml::QctoolsReport;
 use crate::cli::report::{write_line, Seconds};
 use crate::gpu::GpuContext;
 use crate::signalstats::gpu::StatsStage;
-use crate::signalstats::{self, SignalStats, StatsError, YuvPlanes};
-use crate::video::format::PlaneLayout;
+use crate::signalstats::{self, PlaneShape, SignalStats, YuvPlanes};
 use crate::video::index::FrameIndex;
 use crate::video::source::VideoSource;
 use serde::Serialize;
@@ -100,12 +99,7 @@ pub fn report_video<W: Write>(
 ) -> Result<(u64, Vec<Run>), ClipError> {
     source.set_exact_numbers(true);
     let info = source.info.format;
-    if !matches!(
-        info.layout,
-        PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 | PlaneLayout::P010
-    ) {
-        return Err(ClipError::Decode(StatsError::NotYuv(info.layout).to_string()));
-    }
+    PlaneShape::of(info.layout).map_err(|e| ClipError::Decode(e.to_string()))?;
     if let ReportFormat::Csv = format {
         writeln!(out, "frame,pts,{}", signalstats::NAMES.join(","))?;
     }

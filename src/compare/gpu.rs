@@ -134,13 +134,7 @@ impl MetricsPass {
 
     /// Binds `a` and `b` (slots of this pass's format); made once per pair of slots.
     pub fn bind(&self, device: &wgpu::Device, a: &PlaneTextures, b: &PlaneTextures) -> MetricsBinding {
-        // Layouts with fewer planes bind their first again where the shader expects more.
-        let view = |p: &PlaneTextures, i: usize| {
-            p.plane_view(i)
-                .or_else(|| p.plane_view(0))
-                .expect("a slot has a plane")
-                .clone()
-        };
+        let view = |p: &PlaneTextures, i: usize| p.bound_view(i).clone();
         let views: Vec<wgpu::TextureView> = (0..3).map(|i| view(a, i)).chain((0..3).map(|i| view(b, i))).collect();
         let mut entries = vec![wgpu::BindGroupEntry {
             binding: 0,

@@ -176,15 +176,7 @@ impl MarksStage {
             Some(view) => vec![bind([view, view, view])],
             None => slots
                 .iter()
-                .map(|slot| {
-                    // Layouts with fewer planes bind their first again where the shader has more.
-                    let view = |i| {
-                        slot.plane_view(i)
-                            .or_else(|| slot.plane_view(0))
-                            .expect("a slot has a plane")
-                    };
-                    bind([view(0), view(1), view(2)])
-                })
+                .map(|slot| bind([slot.bound_view(0), slot.bound_view(1), slot.bound_view(2)]))
                 .collect(),
         };
         let stage = Self {

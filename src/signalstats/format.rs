@@ -59,6 +59,9 @@ mod tests {
             (-3.25, "-3.25"),
             (545.7109375, "545.711"),
             (1023.0, "1023"),
+            // Integers as %d writes them: the statistics' minima and maxima, -1 for none.
+            (65535.0, "65535"),
+            (-1.0, "-1"),
             (0.00012345678, "0.000123457"),
         ] {
             assert_eq!(g(value), printed, "{value}");

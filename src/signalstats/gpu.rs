@@ -3,12 +3,12 @@
 //! samples it keeps. Made once per stream (pipelines, buffers, a bind group per ring slot);
 //! each frame is a clear and two dispatches, and its counts are read back by the caller.
 
-use super::{hue, Counts, HUE_BINS};
+use super::{hue, Counts, PlaneShape, HUE_BINS};
 use crate::engine::histogram::Depth;
 use crate::gpu::shaders::{self, layout, Header};
 use crate::gpu::GpuContext;
 use crate::video::convert::PlaneTextures;
-use crate::video::format::{FrameFormat, PlaneLayout};
+use crate::video::format::FrameFormat;
 use std::cell::Cell;
 use wgpu::util::DeviceExt;
 
@@ -57,28 +57,17 @@ impl StatsStage {
     /// Whether frames of `format` can be counted here: planar Y'CbCr, NV12 or P010, at 8 or 10
     /// bits (other depths are counted by the CPU twin).
     pub fn supports(format: &FrameFormat) -> bool {
-        match format.layout {
-            PlaneLayout::Yuv { bits, .. } => bits == 8 || bits == 10,
-            PlaneLayout::Nv12 | PlaneLayout::P010 => true,
-            _ => false,
-        }
+        PlaneShape::of(format.layout).is_ok_and(|shape| shape.bits == 8 || shape.bits == 10)
     }
 
     /// A stage counting frames of `format` from the ring `slots`. `supports(format)` must hold.
     pub fn new(ctx: &GpuContext, slots: &[&PlaneTextures], format: FrameFormat) -> Self {
         assert!(Self::supports(&format), "the statistics pass reads 8- or 10-bit Y'CbCr");
         let device = &ctx.device;
-        let (shift_x, shift_y, semi, bits, sample_shift) = match format.layout {
-            PlaneLayout::Yuv {
-                chroma_shift_x,
-                chroma_shift_y,
-                bits,
-            } => (chroma_shift_x, chroma_shift_y, 0, bits, 0),
-            PlaneLayout::Nv12 => (1, 1, 1, 8, 0),
-            _ => (1, 1, 1, 10, 6),
-        };
+        let shape = PlaneShape::of(format.layout).expect("supported");
+        let bits = shape.bits;
         let (w, h) = (format.width, format.height);
-        let (cw, ch) = (w.div_ceil(1 << shift_x), h.div_ceil(1 << shift_y));
+        let (cw, ch) = shape.chroma_size(w, h);
         let hist = 1u32 << bits;
         let clear_words = 4 * hist + HUE_BINS as u32 + SCALAR_WORDS + h;
         let scale = 1 << (bits - 8);
@@ -87,10 +76,10 @@ impl StatsStage {
             height: h,
             chroma_width: cw,
             chroma_height: ch,
-            shift_x,
-            shift_y,
-            semi,
-            sample_shift,
+            shift_x: shape.shift_x,
+            shift_y: shape.shift_y,
+            semi: u32::from(shape.semi),
+            sample_shift: shape.sample_shift,
             has_previous: 0,
             clear_words,
             _pad: [0; 2],
@@ -155,12 +144,6 @@ impl StatsStage {
         let bindings = slots
             .iter()
             .map(|slot| {
-                // Layouts with fewer planes bind their first again where the shader has more.
-                let view = |i| {
-                    slot.plane_view(i)
-                        .or_else(|| slot.plane_view(0))
-                        .expect("a slot has a plane")
-                };
                 fn buffer(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
                     wgpu::BindGroupEntry {
                         binding,
@@ -169,7 +152,7 @@ impl StatsStage {
                 }
                 let texture = |binding, i| wgpu::BindGroupEntry {
                     binding,
-                    resource: wgpu::BindingResource::TextureView(view(i)),
+                    resource: wgpu::BindingResource::TextureView(slot.bound_view(i)),
                 };
                 device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("signalstats"),

@@ -40,22 +40,64 @@ pub struct YuvPlanes {
     pub v: Vec<u16>,
 }
 
-impl YuvPlanes {
-    /// The samples of a decoded frame of `layout`: planar Y'CbCr of any depth, NV12 or P010.
-    pub fn read(layout: PlaneLayout, width: u32, height: u32, planes: &[PlaneData]) -> Result<Self, StatsError> {
-        let (w, h) = (width as usize, height as usize);
-        let (shift_x, shift_y, bits) = match layout {
+/// How the statistics read a layout's Y'CbCr planes (the CPU twin and the GPU pass alike).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlaneShape {
+    /// Chroma subsampling: a pixel's chroma sample is (x >> shift_x, y >> shift_y).
+    pub shift_x: u32,
+    pub shift_y: u32,
+    pub bits: u32,
+    /// U and V interleaved in the second plane (NV12, P010).
+    pub semi: bool,
+    /// Right shift of a stored sample to its value (P010 keeps 10 bits at the top of 16).
+    pub sample_shift: u32,
+}
+
+impl PlaneShape {
+    /// Planar Y'CbCr of any depth, NV12 or P010; anything else is not Y'CbCr to the statistics.
+    pub fn of(layout: PlaneLayout) -> Result<Self, StatsError> {
+        let semi = |bits, sample_shift| PlaneShape {
+            shift_x: 1,
+            shift_y: 1,
+            bits,
+            semi: true,
+            sample_shift,
+        };
+        match layout {
             PlaneLayout::Yuv {
                 chroma_shift_x,
                 chroma_shift_y,
                 bits,
-            } => (chroma_shift_x, chroma_shift_y, bits),
-            PlaneLayout::Nv12 => (1, 1, 8),
-            PlaneLayout::P010 => (1, 1, 10),
-            other => return Err(StatsError::NotYuv(other)),
-        };
-        // AV_CEIL_RSHIFT: a chroma sample for every started group of pixels.
-        let (cw, ch) = (w.div_ceil(1 << shift_x), h.div_ceil(1 << shift_y));
+            } => Ok(PlaneShape {
+                shift_x: chroma_shift_x,
+                shift_y: chroma_shift_y,
+                bits,
+                semi: false,
+                sample_shift: 0,
+            }),
+            PlaneLayout::Nv12 => Ok(semi(8, 0)),
+            PlaneLayout::P010 => Ok(semi(10, 6)),
+            other => Err(StatsError::NotYuv(other)),
+        }
+    }
+
+    /// Chroma samples across and down for a `width`×`height` frame: AV_CEIL_RSHIFT, a sample
+    /// for every started group of pixels.
+    pub fn chroma_size(&self, width: u32, height: u32) -> (u32, u32) {
+        (width.div_ceil(1 << self.shift_x), height.div_ceil(1 << self.shift_y))
+    }
+}
+
+impl YuvPlanes {
+    /// The samples of a decoded frame of `layout`: planar Y'CbCr of any depth, NV12 or P010.
+    pub fn read(layout: PlaneLayout, width: u32, height: u32, planes: &[PlaneData]) -> Result<Self, StatsError> {
+        let shape = PlaneShape::of(layout)?;
+        let PlaneShape {
+            shift_x, shift_y, bits, ..
+        } = shape;
+        let (w, h) = (width as usize, height as usize);
+        let (cw, ch) = shape.chroma_size(width, height);
+        let (cw, ch) = (cw as usize, ch as usize);
         let wide = bits > 8;
         let sample = |plane: &PlaneData, x: usize, y: usize, step: usize, offset: usize| -> u16 {
             let row = &plane.data[y * plane.stride..];
@@ -76,21 +118,18 @@ impl YuvPlanes {
             }
             out
         };
-        let (y, u, v) = match layout {
-            PlaneLayout::Yuv { .. } => (
-                read(&planes[0], w, h, 1, 0, 0),
-                read(&planes[1], cw, ch, 1, 0, 0),
-                read(&planes[2], cw, ch, 1, 0, 0),
-            ),
-            // Chroma interleaved; P010 keeps its 10 bits at the top of 16.
-            _ => {
-                let shift = if layout == PlaneLayout::P010 { 6 } else { 0 };
-                (
-                    read(&planes[0], w, h, 1, 0, shift),
-                    read(&planes[1], cw, ch, 2, 0, shift),
-                    read(&planes[1], cw, ch, 2, 1, shift),
-                )
-            }
+        let shift = shape.sample_shift;
+        let y = read(&planes[0], w, h, 1, 0, shift);
+        let (u, v) = if shape.semi {
+            (
+                read(&planes[1], cw, ch, 2, 0, shift),
+                read(&planes[1], cw, ch, 2, 1, shift),
+            )
+        } else {
+            (
+                read(&planes[1], cw, ch, 1, 0, shift),
+                read(&planes[2], cw, ch, 1, 0, shift),
+            )
         };
         Ok(Self {
             width: w,
@@ -435,45 +474,10 @@ impl SignalStats {
         ]
     }
 
-    /// The statistics by FFmpeg's names (`NAMES`), each value as `ffprobe` prints it (integers
-    /// as they are, the rest with C's %g).
+    /// The statistics by FFmpeg's names (`NAMES`), each value as `ffprobe` prints it: C's %g,
+    /// which writes the integer ones (all below 10^6) as FFmpeg's %d does.
     pub fn printed(&self) -> Vec<(&'static str, String)> {
-        let int = |v: i64| v.to_string();
-        let g = format::g;
-        let values = [
-            int(self.YMIN),
-            int(self.YLOW),
-            g(self.YAVG),
-            int(self.YHIGH),
-            int(self.YMAX),
-            int(self.UMIN),
-            int(self.ULOW),
-            g(self.UAVG),
-            int(self.UHIGH),
-            int(self.UMAX),
-            int(self.VMIN),
-            int(self.VLOW),
-            g(self.VAVG),
-            int(self.VHIGH),
-            int(self.VMAX),
-            int(self.SATMIN),
-            int(self.SATLOW),
-            g(self.SATAVG),
-            int(self.SATHIGH),
-            int(self.SATMAX),
-            int(self.HUEMED),
-            g(self.HUEAVG),
-            g(self.YDIF),
-            g(self.UDIF),
-            g(self.VDIF),
-            self.YBITDEPTH.to_string(),
-            self.UBITDEPTH.to_string(),
-            self.VBITDEPTH.to_string(),
-            g(self.TOUT),
-            g(self.VREP),
-            g(self.BRNG),
-        ];
-        NAMES.into_iter().zip(values).collect()
+        NAMES.into_iter().zip(self.values().map(format::g)).collect()
     }
 }
 

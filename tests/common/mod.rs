@@ -7,6 +7,22 @@ use histoplay::cli::still::{self, RgbaImage};
 use histoplay::gpu::GpuContext;
 use std::path::PathBuf;
 
+/// xorshift32: the same noise on every run.
+pub struct Noise(pub u32);
+
+impl Noise {
+    pub fn next(&mut self) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 17;
+        self.0 ^= self.0 << 5;
+        self.0
+    }
+
+    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| self.next() as u8).collect()
+    }
+}
+
 pub fn repo_path(relative: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(relative)
 }

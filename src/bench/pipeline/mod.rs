@@ -99,11 +99,7 @@ fn report_rate(path: &Path) -> Result<Option<(u64, f64, f64)>> {
     let mut best: Option<(u64, f64, f64)> = None;
     for _ in 0..2 {
         let source = VideoSource::open(path)?;
-        use crate::video::format::PlaneLayout;
-        if !matches!(
-            source.info.format.layout,
-            PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 | PlaneLayout::P010
-        ) {
+        if crate::signalstats::PlaneShape::of(source.info.format.layout).is_err() {
             return Ok(None);
         }
         let start = Instant::now();

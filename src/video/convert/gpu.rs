@@ -161,6 +161,14 @@ impl PlaneTextures {
         self.planes.get(index).map(|p| &p.view)
     }
 
+    /// What a pass that binds three planes binds for plane `index`: that plane, or the first
+    /// again where the layout has fewer (its shader never reads it).
+    pub fn bound_view(&self, index: usize) -> &wgpu::TextureView {
+        self.plane_view(index)
+            .or_else(|| self.plane_view(0))
+            .expect("a slot has a plane")
+    }
+
     /// Queues a copy of one frame's planes: their rows are written into the slot's staging
     /// buffer (any stride in, the copy's pitch out) and copied into the textures by a
     /// submission of their own, ahead of any that reads the slot. Safe to call from the decode
