@@ -48,6 +48,8 @@ pub struct FramePipeline {
     stats: Option<StatsStage>,
     /// Only the statistics are wanted (`report`): frames are not converted or counted.
     stats_only: bool,
+    /// Frames go uncounted by the statistics stage for now (the window's overlay is down).
+    stats_paused: bool,
 }
 
 /// While the picture is adjusted, slots are converted into `raw`, which the adjustment reads
@@ -116,6 +118,7 @@ impl FramePipeline {
             marks: None,
             stats: None,
             stats_only: false,
+            stats_paused: false,
         })
     }
 
@@ -209,6 +212,16 @@ impl FramePipeline {
     /// converted nor counted into histograms: what `report` needs, nothing more.
     pub fn count_only_stats(&mut self) {
         self.stats_only = true;
+    }
+
+    /// Whether the frames encoded next are counted by the statistics stage, once made.
+    pub fn pause_stats(&mut self, paused: bool) {
+        self.stats_paused = paused;
+    }
+
+    /// The statistics stage, while it counts the frames encoded.
+    pub fn counting_stats(&self) -> Option<&StatsStage> {
+        self.stats.as_ref().filter(|_| !self.stats_paused)
     }
 
     /// The marks stage, once made.
@@ -402,7 +415,7 @@ impl FramePipeline {
             }
         }
         self.encode_marks(encoder, Some(slot));
-        if let Some(stats) = &self.stats {
+        if let Some(stats) = self.counting_stats() {
             stats.encode(encoder, slot);
         }
         self.encode_counts_timed(encoder, timer);

@@ -1,6 +1,8 @@
 //! End to end, in the player window: each mark's key draws it on the picture and takes it off
 //! again. The clip is three vertical bands whose marks are known exactly: black (Y' 16), white
-//! (Y' 235) and a super-white beyond the broadcast range (Y' 250, shown as white).
+//! (Y' 235) and a super-white beyond the broadcast range (Y' 250, shown as white). The
+//! waveform's graticule keys; and the stats overlay's signal statistics, FFmpeg's for the frame
+//! on screen.
 
 mod common;
 mod window;
@@ -163,4 +165,115 @@ fn the_waveform_graticule_key_steps_from_percent_to_code_values_and_chosen_level
     }
     assert!(!line_at(&codes, rect, 0.25), "codes: 25% is gone");
     assert!(line_at(&codes, rect, 0.6), "the chosen level stays");
+}
+
+/// The signal statistics of a present: their frame, and each value (None for the differences
+/// where there was no frame before).
+fn signal_values(present: &window::Present) -> Option<(usize, Vec<Option<String>>)> {
+    let (frame, values) = present.signal.as_deref()?.split_once(':')?;
+    let values = values.split(',').map(|v| (v != "-").then(|| v.to_string())).collect();
+    Some((frame.parse().ok()?, values))
+}
+
+#[test]
+fn the_stats_overlay_shows_ffmpegs_signalstats_of_the_frame_on_screen() {
+    // 10-bit 4:2:0 with noise that changes every frame: every statistic moves.
+    let source = "testsrc2=s=160x120:r=10:d=8,noise=alls=40:allf=t,format=yuv420p10le";
+    let clip = common::fixture("signal-10bit.mkv", &["-f", "lavfi", "-i", source, "-c:v", "ffv1"]);
+    let expected = common::ffprobe_stats(&clip);
+    const NAMES: [&str; 31] = [
+        "YMIN",
+        "YLOW",
+        "YAVG",
+        "YHIGH",
+        "YMAX",
+        "UMIN",
+        "ULOW",
+        "UAVG",
+        "UHIGH",
+        "UMAX",
+        "VMIN",
+        "VLOW",
+        "VAVG",
+        "VHIGH",
+        "VMAX",
+        "SATMIN",
+        "SATLOW",
+        "SATAVG",
+        "SATHIGH",
+        "SATMAX",
+        "HUEMED",
+        "HUEAVG",
+        "YDIF",
+        "UDIF",
+        "VDIF",
+        "YBITDEPTH",
+        "UBITDEPTH",
+        "VBITDEPTH",
+        "TOUT",
+        "VREP",
+        "BRNG",
+    ];
+    let x = Xvfb::start();
+    let player = Player::start(&x, "signal", Some(&clip));
+    player.wait_present("playback", 0, |p| p.new_frame && p.frame >= Some(1));
+    assert!(
+        player.presents().iter().all(|p| p.signal.is_none()),
+        "no statistics before the overlay"
+    );
+
+    // Playing with the overlay up: frames counted one after another have their differences.
+    let before = player.key("I");
+    let following = |p: &window::Present| signal_values(p).is_some_and(|(_, v)| v.iter().all(Option::is_some));
+    player.wait_present("statistics with differences", before, following);
+    let before = player.key("space");
+    player.wait_present("the pause", before, |p| p.paused);
+    // (The overlay keeps redrawing with fresh figures: the window never idles while it is up.)
+    std::thread::sleep(Duration::from_millis(300));
+    let shown = player.presents().last().unwrap().frame.unwrap() as usize;
+    player.wait_present("the paused frame's statistics", 0, |p| {
+        signal_values(p).is_some_and(|(frame, _)| frame == shown)
+    });
+
+    // A step back: the frame before has no frame counted before it; a step on again does.
+    let before = player.key("comma");
+    let back = player.wait_present("the step back's statistics", before, |p| {
+        signal_values(p).is_some_and(|(frame, _)| frame + 1 == shown)
+    });
+    let (_, values) = signal_values(&back).unwrap();
+    assert_eq!(values[22..25], [None, None, None], "no differences after a step back");
+    let before = player.key("period");
+    let on = player.wait_present("the step on's statistics", before, |p| {
+        signal_values(p).is_some_and(|(frame, _)| frame == shown)
+    });
+    assert!(signal_values(&on).unwrap().1.iter().all(Option::is_some));
+
+    // Every value the window showed is FFmpeg's for that frame, as ffprobe prints it.
+    let mut checked = 0;
+    for (frame, values) in player.presents().iter().filter_map(signal_values) {
+        assert_eq!(values.len(), NAMES.len());
+        for (name, value) in NAMES.iter().zip(&values) {
+            if let Some(value) = value {
+                assert_eq!(value, &expected[frame][*name], "frame {frame}: {name}");
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 3);
+    assert_ne!(expected[shown]["YDIF"], "0", "the differences are not trivially zero");
+
+    // The overlay down: nothing more is counted.
+    let before = player.key("I");
+    player.wait_present("the overlay down", before, |p| p.signal.is_none());
+
+    // A step with the overlay down goes uncounted; the overlay up again over that paused frame
+    // has it decoded again and counted, without a frame before.
+    let before = player.key("period");
+    player.wait_present("the step", before, |p| p.frame == Some(shown as u64 + 1));
+    let before = player.key("I");
+    let again = player.wait_present("the paused frame counted", before, |p| p.signal.is_some());
+    let (frame, values) = signal_values(&again).unwrap();
+    assert_eq!(frame, shown + 1);
+    assert_eq!(values[22..25], [None, None, None]);
+    assert_eq!(values[2].as_deref(), Some(expected[shown + 1]["YAVG"].as_str()));
 }

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::JsonExt;
+use common::{ffprobe_stats, JsonExt};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -15,26 +15,6 @@ fn histoplay(args: &[&str]) -> std::process::Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-/// ffprobe's signalstats tags of every frame of `path`, as it prints them.
-fn ffprobe_stats(path: &Path) -> Vec<BTreeMap<String, String>> {
-    let graph = format!("movie={},signalstats=stat=tout+vrep+brng", path.display());
-    let out = Command::new("ffprobe")
-        .args(["-v", "error", "-f", "lavfi", &graph, "-show_frames"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut frames = Vec::new();
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
-        if line == "[FRAME]" {
-            frames.push(BTreeMap::new());
-        } else if let Some(tag) = line.strip_prefix("TAG:lavfi.signalstats.") {
-            let (key, value) = tag.split_once('=').unwrap();
-            frames.last_mut().unwrap().insert(key.to_string(), value.to_string());
-        }
-    }
-    frames
 }
 
 /// `report --csv` of `path` (with `extra`): the header's names and each row's values.

@@ -10,6 +10,7 @@ use super::osd::{HdrView, MarksNote, OsdView};
 use super::playback::FrameSource;
 use super::probe::ProbeTag;
 use super::screenshot::{file_name, ScreenshotTarget};
+use super::signal_readout::SignalOverlay;
 use super::stats::Present;
 use super::window::PlayerWindow;
 use super::PlayerError;
@@ -32,6 +33,7 @@ impl PlayerWindow {
             return Ok(());
         };
         let now = Instant::now();
+        self.prepare_signal(self.stats_visible(now));
         let next = self.media.playback.next_frame(now, self.render_lead());
         let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("player frame"),
@@ -42,9 +44,16 @@ impl PlayerWindow {
                 self.media.pipeline.bound_peak(&self.gpu.queue, nits);
             }
             let timer = self.pass_timer.as_ref().filter(|_| self.stats_visible(now));
+            let signal = match (&mut self.signal, self.media.pipeline.counting_stats()) {
+                (Some(signal), Some(stage)) => Some((signal.begin(stage, next.frame.index), signal)),
+                _ => None,
+            };
             self.media
                 .pipeline
                 .encode_frame_timed(&mut encoder, next.frame.slot, timer);
+            if let (Some((tag, signal)), Some(stage)) = (signal, self.media.pipeline.counting_stats()) {
+                signal.record(&mut encoder, stage, tag);
+            }
             let pipeline = &self.media.pipeline;
             let peak = pipeline.peak_state();
             let tag = ReadoutTag {
@@ -149,6 +158,10 @@ impl PlayerWindow {
         }
         self.clipping.submitted();
         self.probes.submitted();
+        if let Some(signal) = &mut self.signal {
+            signal.submitted();
+        }
+        let signal = self.signal.as_ref().is_some_and(SignalOverlay::pending);
         let metrics = match &mut self.media.compare {
             Some(comparison) => {
                 comparison.stage.submitted();
@@ -161,7 +174,8 @@ impl PlayerWindow {
             timer.submitted();
         }
         let timing = self.pass_timer.as_ref().is_some_and(|t| t.pending());
-        if self.clipping.pending() || self.screenshots.pending() || self.probes.pending() || timing || metrics {
+        if self.clipping.pending() || self.screenshots.pending() || self.probes.pending() || timing || metrics || signal
+        {
             self.gpu_waiter.submitted();
         }
         self.window.pre_present_notify();
@@ -344,6 +358,10 @@ impl PlayerWindow {
             marks: match self.media.compare {
                 Some(_) => Default::default(),
                 None => self.marks.shown,
+            },
+            signal: match &self.frame_log {
+                Some(_) if self.stats_visible(at) => self.signal_shown().map(|r| r.log_field()),
+                _ => None,
             },
         };
         if new_frame {

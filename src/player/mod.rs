@@ -17,6 +17,7 @@ pub mod playlist;
 mod pointer;
 pub mod probe;
 pub mod screenshot;
+pub mod signal_readout;
 pub mod signals;
 pub mod stats;
 pub mod stats_overlay;

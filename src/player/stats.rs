@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Instant;
 
 /// One present to the window.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Present {
     /// Right after the present call returned.
     pub at: Instant,
@@ -39,13 +39,17 @@ pub struct Present {
     pub compare: Option<(Option<u64>, crate::compare::composite::CompareMode)>,
     /// The marks drawn on the picture.
     pub marks: crate::marks::MarkSet,
+    /// While the stats overlay shows them: the signal statistics, as `SignalReadout::log_field`
+    /// writes them (only made when a frame log is kept).
+    pub signal: Option<String>,
 }
 
 /// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
 /// `t_ms=1234.567 frame=37 gen=0 new=1 due_ms=1234.000 dropped=3 paused=0 size=640x480 exact=1
 /// preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=0 ab=1.500,-`, and comparing two
 /// files ` compare=37,wipe` (the compared file's frame, the mode), and with marks on the picture
-/// ` marks=zebra,peaking`
+/// ` marks=zebra,peaking`, and while the stats overlay shows them, the signal statistics
+/// ` signal=37:16,20,...` (the frame they are of, then `report --csv`'s values in its order)
 /// (times in milliseconds since the player started; `-` where there is no value).
 pub struct FrameLog {
     out: std::io::BufWriter<std::fs::File>,
@@ -104,8 +108,12 @@ impl FrameLog {
             names if names.is_empty() => String::new(),
             names => format!(" marks={}", names.join(",")),
         };
+        let signal = match &present.signal {
+            Some(field) => format!(" signal={field}"),
+            None => String::new(),
+        };
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{marks}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{marks}{signal}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -194,6 +202,7 @@ mod tests {
             ab: Default::default(),
             compare: None,
             marks: Default::default(),
+            signal: None,
         };
         log.record(&present);
         log.record(&Present {
@@ -208,7 +217,8 @@ mod tests {
             marks: crate::marks::MarkSet(0)
                 .with(crate::marks::Mark::Zebra, true)
                 .with(crate::marks::Mark::Range, true),
-            ..present
+            signal: Some("37:16,20".into()),
+            ..present.clone()
         });
         let text = std::fs::read_to_string(&dir).unwrap();
         std::fs::remove_file(&dir).unwrap();
@@ -220,7 +230,7 @@ mod tests {
             lines,
             [
                 "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=- region=- file=0 ab=-",
-                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side marks=zebra,range",
+                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side marks=zebra,range signal=37:16,20",
             ]
         );
     }

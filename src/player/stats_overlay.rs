@@ -1,6 +1,7 @@
 //! The stats overlay (`i` for a few seconds, `I` toggled, as mpv's stats script): decode and
 //! display rates, dropped frames, the frame cache, each GPU pass's time this frame (from
-//! timestamp queries where the adapter has them), and what the source is and how it is decoded.
+//! timestamp queries where the adapter has them), what the source is and how it is decoded, and
+//! FFmpeg's signalstats of the frame on screen (`signal_readout`).
 
 use crate::gpu::timing::Timings;
 use crate::video::cache::CacheFill;
@@ -57,6 +58,8 @@ pub struct StatsInput<'a> {
     /// The marks on the picture, while any is.
     pub marks: Option<String>,
     pub adapter: &'a str,
+    /// FFmpeg's signalstats of the frame on screen (`SignalReadout::lines`).
+    pub signal: Vec<(&'static str, String)>,
 }
 
 /// The overlay's lines: a label and its text.
@@ -133,6 +136,7 @@ pub fn lines(input: &StatsInput) -> Vec<(&'static str, String)> {
     if let Some(marks) = &input.marks {
         lines.push(("marks", marks.clone()));
     }
+    lines.extend(input.signal.iter().cloned());
     lines
 }
 

@@ -15,6 +15,7 @@ use super::playlist::{self, Playlist};
 use super::pointer::RegionDrag;
 use super::probe::{Probe, ProbeReadback};
 use super::screenshot::{Notify, Screenshots};
+use super::signal_readout::{SignalOverlay, SignalReadout};
 use super::stats::FrameLog;
 use super::stats_overlay::{self, RateMeter, StatsInput};
 use super::strip::TimelineStrip;
@@ -110,6 +111,8 @@ pub struct PlayerWindow {
     /// The stats overlay: shown until then (`i`), or toggled on (`I`).
     pub(super) stats_until: Option<Instant>,
     pub(super) stats_on: bool,
+    /// The signal statistics the stats overlay shows, counted while it is up.
+    pub(super) signal: Option<SignalOverlay>,
     /// Times the frame's GPU passes while the stats overlay is up (None: no timestamps here).
     pub(super) pass_timer: Option<PassTimer>,
     timings: Option<Timings>,
@@ -271,6 +274,7 @@ impl PlayerWindow {
             loop_file: options.loop_file,
             stats_until: None,
             stats_on: false,
+            signal: None,
             pass_timer: PassTimer::new(&gpu_device, &gpu_queue, &crate::pipeline::TIMED_PASSES),
             timings: None,
             decode_meter: RateMeter::default(),
@@ -391,10 +395,14 @@ impl PlayerWindow {
             Command::PlaylistPrev => self.playlist_move(-1),
             Command::ShowPlaylist => self.show_playlist(),
             Command::ChapterBy(step) => self.chapter_by(step, now),
-            Command::ShowStats => self.stats_until = Some(now + STATS_TIME),
+            Command::ShowStats => {
+                self.stats_until = Some(now + STATS_TIME);
+                self.count_shown_signal(now);
+            }
             Command::ToggleStats => {
                 self.stats_on = !self.stats_on;
                 self.stats_until = None;
+                self.count_shown_signal(now);
             }
             Command::ShowProgress => self.show_progress(),
             Command::Adjust(adjustment, step) => {
@@ -965,6 +973,11 @@ impl PlayerWindow {
                 }
             }
         }
+        if let Some(signal) = self.signal.as_mut().filter(|s| s.media == serial) {
+            if signal.poll(self.media.pipeline.stats()) {
+                self.needs_redraw |= self.media.playback.paused() && self.stats_visible(Instant::now());
+            }
+        }
         self.screenshots.finish(&self.notify);
         if let Some(timings) = self.pass_timer.as_mut().and_then(PassTimer::latest) {
             self.timings = Some(timings);
@@ -974,6 +987,58 @@ impl PlayerWindow {
     /// Whether the stats overlay is up.
     pub(super) fn stats_visible(&self, now: Instant) -> bool {
         self.stats_on || self.stats_until.is_some_and(|t| t > now)
+    }
+
+    /// Counts the signal statistics of the frames drawn while the overlay is `visible` (the
+    /// stage and its readbacks are made the first time, for each file), and not otherwise.
+    pub(super) fn prepare_signal(&mut self, visible: bool) {
+        let serial = self.media.serial;
+        if visible && self.signal.as_ref().is_none_or(|s| s.media != serial) {
+            self.signal = Some(SignalOverlay::new(&self.gpu, &mut self.media.pipeline, serial));
+        }
+        self.media.pipeline.pause_stats(!visible);
+        if let Some(signal) = self.signal.as_mut().filter(|_| !visible) {
+            signal.pause();
+        }
+    }
+
+    /// The signal statistics of this file landed last.
+    pub(super) fn signal_shown(&self) -> Option<&SignalReadout> {
+        let signal = self.signal.as_ref().filter(|s| s.media == self.media.serial)?;
+        signal.shown.as_ref()
+    }
+
+    /// The overlay came up over a paused frame whose statistics aren't counted: it is decoded
+    /// again (its planes were given back once it was converted) and counted as it lands.
+    fn count_shown_signal(&mut self, now: Instant) {
+        if !self.stats_visible(now) || !self.media.playback.paused() {
+            return;
+        }
+        let Some(shown) = self.media.playback.shown() else {
+            return;
+        };
+        if self.signal_shown().is_some_and(|r| r.frame == shown.index) {
+            return;
+        }
+        self.prepare_signal(true);
+        if let Some(signal) = &mut self.signal {
+            // Another frame's figures would pass for this one's.
+            signal.shown = None;
+        }
+        if self.signal.as_ref().is_some_and(SignalOverlay::counted) {
+            self.media.playback.seek_frame(shown.index);
+        }
+    }
+
+    /// The stats overlay's signal lines: the statistics landed, or why there are none.
+    fn signal_lines(&self) -> Vec<(&'static str, String)> {
+        match (&self.signal, self.signal_shown()) {
+            (_, Some(readout)) => readout.lines(),
+            (Some(signal), None) if signal.media == self.media.serial && !signal.counted() => {
+                vec![("signal", "not counted: the planes are not 8- or 10-bit Y'CbCr".into())]
+            }
+            _ => vec![("signal", "counting...".into())],
+        }
     }
 
     /// The stats overlay's lines, while it is up.
@@ -1003,6 +1068,7 @@ impl PlayerWindow {
                 .map(|note| note.line),
             },
             adapter: &self.gpu_name,
+            signal: self.signal_lines(),
         };
         Some(stats_overlay::lines(&input))
     }

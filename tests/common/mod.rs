@@ -319,3 +319,23 @@ impl JsonExt for serde_json::Value {
         self.array().iter().map(JsonExt::u64).collect()
     }
 }
+
+/// ffprobe's signalstats tags of every frame of `path`, as it prints them.
+pub fn ffprobe_stats(path: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let graph = format!("movie={},signalstats=stat=tout+vrep+brng", path.display());
+    let out = std::process::Command::new("ffprobe")
+        .args(["-v", "error", "-f", "lavfi", &graph, "-show_frames"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut frames = Vec::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        if line == "[FRAME]" {
+            frames.push(std::collections::BTreeMap::new());
+        } else if let Some(tag) = line.strip_prefix("TAG:lavfi.signalstats.") {
+            let (key, value) = tag.split_once('=').unwrap();
+            frames.last_mut().unwrap().insert(key.to_string(), value.to_string());
+        }
+    }
+    frames
+}

@@ -117,6 +117,8 @@ pub struct Present {
     pub ab: (Option<f64>, Option<f64>),
     /// The marks drawn on the picture (`zebra,peaking`), empty for none.
     pub marks: String,
+    /// The signal statistics the stats overlay shows: `K:` and `report --csv`'s values.
+    pub signal: Option<String>,
 }
 
 pub fn parse(line: &str) -> Option<Present> {
@@ -137,6 +139,7 @@ pub fn parse(line: &str) -> Option<Present> {
             None => (None, None),
         },
         marks: field("marks").unwrap_or("").to_string(),
+        signal: field("signal").map(str::to_string),
     })
 }
 
