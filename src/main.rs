@@ -347,9 +347,11 @@ enum Command {
         /// Where --format qctools writes the report.
         #[arg(short, long, requires = "format")]
         output: Option<PathBuf>,
-        /// Limits, e.g. 'YMAX>235,BRNG>0.01,SATMAX>=118.2' (>, >=, <, <=): each run of frames
-        /// beyond one is listed on stderr (frames, times, worst value), and the exit status is
-        /// 1 when there is any.
+        /// Limits, e.g. 'YMAX>235,BRNG>0.01,SATMAX>=118.2' (>, >=, <, <=), and QCTools
+        /// broadcast profiles by qct-parse's names (default or broadcast, highTolerance,
+        /// midTolerance, lowTolerance; levels at the file's depth): each run of frames beyond
+        /// one is listed on stderr (frames, times, worst value), and the exit status is 1 when
+        /// there is any.
         #[arg(long, value_parser = histoplay::cli::qc_limits::Limits::parse)]
         fail_on: Option<histoplay::cli::qc_limits::Limits>,
         /// Count on the CPU (the reference implementation) instead of the GPU; the output is
@@ -974,7 +976,7 @@ fn run(command: Command) -> Result<()> {
                             .join(", ")
                     );
                 }
-                let limits = fail_on.unwrap_or_default().0;
+                let limits = fail_on.unwrap_or_default();
                 let jobs = jobs.map_or_else(qc_batch::default_jobs, usize::from);
                 let outcomes = qc_batch::report_batch(&files, format, &limits, cpu, skip_existing, jobs);
                 let mut out = std::io::stdout().lock();
@@ -1009,7 +1011,7 @@ fn run(command: Command) -> Result<()> {
                 bail!("--output is where --format qctools writes; the other formats go to stdout");
             }
             let options = histoplay::cli::qc::ReportOptions {
-                limits: fail_on.unwrap_or_default().0,
+                limits: fail_on.unwrap_or_default(),
                 cpu,
                 ..Default::default()
             };

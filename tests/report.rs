@@ -167,6 +167,35 @@ fn fail_on_lists_exactly_the_planted_frames_and_fails() {
     // Within the limits: success, nothing on stderr.
     let out = histoplay(&["report", path, "--fail-on", "ymax>=251", "--csv"]);
     assert!(out.status.success() && out.stderr.is_empty());
+    // QCTools' broadcast profile by name (qct-parse's `default`): the 90% point of Y' above
+    // 235, and the flat frames' repeated lines (all but the first four of 48).
+    let out = histoplay(&["report", path, "--fail-on", "broadcast"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap().lines().collect::<Vec<_>>(),
+        [
+            "VREP>0.03 (default): frames 0-9 (0.000-0.900 s), worst 0.916667",
+            "YHIGH>235 (default): frames 3-5 (0.300-0.500 s), worst 250",
+            "YHIGH>235 (default): frames 8-8 (0.800-0.800 s), worst 240",
+            "3 run(s) of frames beyond the limits",
+        ]
+    );
+    // At 10 bits a profile's levels are qct-parse's 10-bit ones: Y' 1000 and 960 above 940.
+    let source = "color=c=gray:s=64x48:r=10:d=1,format=yuv420p10le,\
+                  geq=lum='if(between(N\\,3\\,5)\\,1000\\,if(eq(N\\,8)\\,960\\,480))':cb=512:cr=512";
+    let clip10 = common::fixture("ss-planted-10.mkv", &["-f", "lavfi", "-i", source, "-c:v", "ffv1"]);
+    let out = histoplay(&["report", clip10.to_str().unwrap(), "--fail-on", "lowTolerance,BRNG>0"]);
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap().lines().collect::<Vec<_>>(),
+        [
+            "VREP>0.03 (lowTolerance): frames 0-9 (0.000-0.900 s), worst 0.916667",
+            "YMAX>940 (lowTolerance): frames 3-5 (0.300-0.500 s), worst 1000",
+            "BRNG>0: frames 3-5 (0.300-0.500 s), worst 1",
+            "YMAX>940 (lowTolerance): frames 8-8 (0.800-0.800 s), worst 960",
+            "BRNG>0: frames 8-8 (0.800-0.800 s), worst 1",
+            "5 run(s) of frames beyond the limits",
+        ]
+    );
     // A limit on no statistic is a one-line error.
     let out = histoplay(&["report", path, "--fail-on", "YMAXX>1"]);
     let err = String::from_utf8(out.stderr).unwrap();

@@ -3,7 +3,7 @@
 
 use crate::cli::hist::{self, ClipError, FrameRange};
 use crate::cli::progress::Progress;
-use crate::cli::qc_limits::{Limit, LimitWatch, Run};
+use crate::cli::qc_limits::{LimitWatch, Limits, Run};
 use crate::cli::qc_xml::QctoolsReport;
 use crate::cli::report::{write_line, Seconds};
 use crate::gpu::GpuContext;
@@ -38,8 +38,8 @@ pub enum ReportFormat {
 /// How a report runs, beyond what it writes.
 #[derive(Default)]
 pub struct ReportOptions<'a> {
-    /// Limits whose runs of frames are returned (`--fail-on`).
-    pub limits: Vec<Limit>,
+    /// Limits whose runs of frames are returned (`--fail-on`), at the stream's depth.
+    pub limits: Limits,
     /// Count with the CPU twin.
     pub cpu: bool,
     /// The GPU to count on (a batch shares one); None: one is opened.
@@ -121,7 +121,11 @@ pub fn report_video<W: Write>(
     let mut sink = Sink {
         out,
         format,
-        watch: LimitWatch::new(options.limits),
+        watch: LimitWatch::new(
+            options
+                .limits
+                .at_depth(PlaneShape::of(info.layout).map_or(8, |s| s.bits)),
+        ),
         done: 0,
         counter: options.counter,
         xml,

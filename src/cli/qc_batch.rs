@@ -6,7 +6,7 @@
 use crate::cli::hist::{ClipError, FrameRange};
 use crate::cli::progress::Progress;
 use crate::cli::qc::{report_video, ReportFormat, ReportOptions};
-use crate::cli::qc_limits::{Limit, Run};
+use crate::cli::qc_limits::{Limits, Run};
 use crate::gpu::GpuContext;
 use crate::video::source::VideoSource;
 use std::collections::VecDeque;
@@ -97,7 +97,7 @@ pub fn default_jobs() -> usize {
 pub fn report_batch(
     files: &[PathBuf],
     format: BatchFormat,
-    limits: &[Limit],
+    limits: &Limits,
     cpu: bool,
     skip_existing: bool,
     jobs: usize,
@@ -142,7 +142,7 @@ pub fn report_batch(
 fn report_one(
     input: &Path,
     format: BatchFormat,
-    limits: &[Limit],
+    limits: &Limits,
     cpu: bool,
     skip_existing: bool,
     gpu: Option<&GpuContext>,
@@ -159,7 +159,7 @@ fn report_one(
     let run = || -> Result<(u64, Vec<Run>), ClipError> {
         let source = VideoSource::open(input)?;
         let options = ReportOptions {
-            limits: limits.to_vec(),
+            limits: limits.clone(),
             cpu,
             gpu,
             counter: Some(frames),
