@@ -272,7 +272,15 @@ fn a_qctools_report_carries_every_frame_as_ffprobe_would() {
     for (k, element) in elements.iter().enumerate() {
         let head = &format!(" {}", &element[..element.find('>').unwrap()]);
         assert_eq!(attribute(head, "media_type"), "video");
-        for name in ["width", "height", "pix_fmt", "pkt_size", "key_frame", "pkt_pos"] {
+        for name in [
+            "width",
+            "height",
+            "pix_fmt",
+            "pkt_size",
+            "key_frame",
+            "pkt_pos",
+            "pict_type",
+        ] {
             assert_eq!(attribute(head, name), frames[k][name], "frame {k}: {name}");
         }
         let seconds: f64 = attribute(head, "pkt_pts_time").parse().unwrap();
@@ -297,6 +305,40 @@ fn a_qctools_report_carries_every_frame_as_ffprobe_would() {
         histoplay::cli::qc_xml::default_path(Path::new("/a/tape.mkv")),
         Path::new("/a/tape.mkv.qctools.xml.gz")
     );
+
+    // H.264 with B-frames: each frame's coding type, in presentation order, as ffprobe's.
+    let source = "testsrc2=s=96x72:r=25:d=0.8,format=yuv420p";
+    let clip = common::fixture(
+        "ss-qctools-bframes.mp4",
+        &["-f", "lavfi", "-i", source, "-c:v", "libx264", "-bf", "2", "-g", "8"],
+    );
+    let out = histoplay(&[
+        "report",
+        clip.to_str().unwrap(),
+        "--format",
+        "qctools",
+        "-o",
+        report.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut xml = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(&report).unwrap()),
+        &mut xml,
+    )
+    .unwrap();
+    let ours: Vec<String> = xml
+        .split("<frame ")
+        .skip(1)
+        .map(|e| attribute(&format!(" {e}"), "pict_type").to_string())
+        .collect();
+    let theirs: Vec<String> = ffprobe_frames(&clip).iter().map(|f| f["pict_type"].clone()).collect();
+    assert_eq!(ours, theirs);
+    assert!(
+        theirs.iter().any(|t| t == "B") && theirs.iter().any(|t| t == "P"),
+        "{theirs:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -237,6 +237,7 @@ pub fn cpu_frames(
             FrameMeta {
                 index: frame.index,
                 seconds: frame.seconds,
+                pict_type: frame.pict_type,
             },
         )?;
         done += 1;
@@ -278,6 +279,8 @@ pub fn decode_frame(source: &mut VideoSource, frame: u64) -> Result<DecodedFrame
 pub struct FrameMeta {
     pub index: u64,
     pub seconds: f64,
+    /// The picture's coding type (`I`, `P`, `B`, `?`).
+    pub pict_type: char,
 }
 
 /// What `hist` counts: bins, a region of each frame if given, and the picture as adjusted.
@@ -407,6 +410,7 @@ pub fn gpu_frames_on(
         readback.submitted(FrameMeta {
             index: frame.index,
             seconds: frame.seconds,
+            pict_type: frame.pict_type,
         });
         submitted += 1;
         if let Some(progress) = &mut progress {

@@ -1,7 +1,7 @@
 //! The `report` command: FFmpeg's `signalstats` (tout, vrep, brng) of every frame of a video,
 //! one JSON object (or CSV row) per frame, named as FFmpeg names them. A stable interface.
 
-use crate::cli::hist::{self, ClipError, FrameRange};
+use crate::cli::hist::{self, ClipError, FrameMeta, FrameRange};
 use crate::cli::progress::Progress;
 use crate::cli::qc_limits::{LimitWatch, Limits, Run};
 use crate::cli::qc_xml::QctoolsReport;
@@ -60,14 +60,19 @@ struct Sink<'a, W: Write> {
 }
 
 impl<W: Write> Sink<'_, W> {
-    fn frame(&mut self, index: u64, seconds: f64, stats: SignalStats) -> std::io::Result<()> {
+    fn frame(&mut self, frame: FrameMeta, stats: SignalStats) -> std::io::Result<()> {
+        let FrameMeta {
+            index,
+            seconds,
+            pict_type,
+        } = frame;
         self.watch.frame(index, seconds, &stats.values());
         self.done += 1;
         if let Some(counter) = self.counter {
             counter.fetch_add(1, Ordering::Relaxed);
         }
         if let Some((xml, frames)) = &mut self.xml {
-            return xml.frame(frames.pts_of(index), seconds, &stats);
+            return xml.frame(frames.pts_of(index), seconds, pict_type, &stats);
         }
         match self.format {
             ReportFormat::JsonLines => write_line(
@@ -178,7 +183,7 @@ pub fn report_video<W: Write>(
                 }
                 let words = crate::gpu::readback::words(bytes);
                 let counts = pipeline.stats().expect("counted").counts_from(&words);
-                sink.frame(frame.index, frame.seconds, counts.stats())
+                sink.frame(frame, counts.stats())
             },
         )?;
     }
@@ -214,7 +219,12 @@ fn report_cpu<W: Write>(
             .map_err(|e| ClipError::Decode(e.to_string()))?;
         if range.contains(frame.index) {
             let stats = signalstats::count(&planes, previous.as_ref()).stats();
-            sink.frame(frame.index, frame.seconds, stats)?;
+            let meta = FrameMeta {
+                index: frame.index,
+                seconds: frame.seconds,
+                pict_type: frame.pict_type,
+            };
+            sink.frame(meta, stats)?;
             progress.tick(sink.done);
         }
         previous = Some(planes);

@@ -61,14 +61,14 @@ impl<W: Write> QctoolsReport<W> {
     }
 
     /// One frame: its pts (in the stream's time base, if known) and statistics.
-    pub fn frame(&mut self, pts: Option<i64>, seconds: f64, stats: &SignalStats) -> io::Result<()> {
+    pub fn frame(&mut self, pts: Option<i64>, seconds: f64, pict_type: char, stats: &SignalStats) -> io::Result<()> {
         let packet = pts.and_then(|p| self.packets.get(&p)).copied().unwrap_or_default();
         let pts_text = pts.map_or("N/A".to_string(), |p| p.to_string());
         writeln!(
             self.out,
             "        <frame media_type=\"video\" stream_index=\"{}\" key_frame=\"{}\" pkt_pts=\"{pts_text}\" \
              pkt_pts_time=\"{seconds:.7}\" pkt_duration_time=\"{:.7}\" pkt_pos=\"{}\" pkt_size=\"{}\" \
-             width=\"{}\" height=\"{}\" pix_fmt=\"{}\" pict_type=\"?\">",
+             width=\"{}\" height=\"{}\" pix_fmt=\"{}\" pict_type=\"{pict_type}\">",
             self.stream_index,
             u8::from(packet.key),
             packet.duration as f64 * self.time_base,

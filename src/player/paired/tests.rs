@@ -44,6 +44,7 @@ fn frame(index: u64, fps: f64, generation: u64) -> DecoderEvent {
         generation,
         exact: true,
         preview: false,
+        pict_type: 'P',
     })
 }
 

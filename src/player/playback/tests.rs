@@ -48,6 +48,7 @@ fn frame(index: u64, generation: u64) -> DecoderEvent {
         generation,
         exact: true,
         preview: false,
+        pict_type: 'P',
     })
 }
 

@@ -53,6 +53,8 @@ pub struct ReadyFrame {
     pub generation: u64,
     /// The keyframe a seek decodes from, shown while the exact frame is on its way.
     pub preview: bool,
+    /// The picture's coding type (`I`, `P`, `B`, `?`), for reports.
+    pub pict_type: char,
 }
 
 #[derive(Debug, PartialEq)]

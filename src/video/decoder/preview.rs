@@ -100,6 +100,7 @@ impl PreviewThread {
             pts,
             seconds: info.seconds(pts),
             previous: None,
+            pict_type: crate::video::source::picture_type(&frame),
             frame,
         };
         let layout = info.format.layout;
@@ -113,6 +114,7 @@ impl PreviewThread {
                 seconds: decoded.seconds,
                 generation,
                 preview: true,
+                pict_type: decoded.pict_type,
             };
             let frame = Arc::new(decoded);
             // The upload thread gone means the decode thread is stopping too.

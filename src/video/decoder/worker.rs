@@ -750,6 +750,7 @@ impl Worker {
             seconds: frame.seconds,
             generation: self.generation,
             preview,
+            pict_type: frame.pict_type,
         };
         let layout = self.source.info.format.layout;
         self.outgoing

@@ -17,7 +17,16 @@ pub struct DecodedFrame {
     /// Pts of the frame just before this one, when this decode run showed it: the two are
     /// neighbours in presentation order.
     pub previous: Option<i64>,
+    /// The picture's coding type as ffprobe prints it: `I`, `P`, `B`, ..., `?` where unknown.
+    pub pict_type: char,
     pub frame: ffmpeg::frame::Video,
+}
+
+/// The coding type of a decoded picture, as FFmpeg's `av_get_picture_type_char` names it.
+pub fn picture_type(frame: &ffmpeg::frame::Video) -> char {
+    // SAFETY: reads one field of a valid frame; the function maps any value to a character.
+    let c = unsafe { ffmpeg::ffi::av_get_picture_type_char((*frame.as_ptr()).pict_type) };
+    char::from(c as u8)
 }
 
 impl DecodedFrame {
@@ -126,6 +135,7 @@ impl VideoSource {
         if passed {
             return Ok(Some(Decoded::Passed { pts }));
         }
+        let pict_type = picture_type(&frame);
         let frame = match self.hardware {
             Some(hw) if hw.holds(&frame) => hardware::download(&frame).map_err(|e| VideoError::Decode {
                 path: self.info.path.clone(),
@@ -140,6 +150,7 @@ impl VideoSource {
             pts,
             seconds: self.info.seconds(pts),
             previous,
+            pict_type,
             frame,
         })))
     }

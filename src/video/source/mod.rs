@@ -8,7 +8,7 @@ mod keyframe;
 mod stream;
 
 use frames::Scaler;
-pub use frames::{Decoded, DecodedFrame};
+pub use frames::{picture_type, Decoded, DecodedFrame};
 use hardware::NalFraming;
 pub use keyframe::KeyframeDecoder;
 use stream::{
