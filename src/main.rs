@@ -997,7 +997,9 @@ fn run(command: Command) -> Result<()> {
                 bail!("--skip-existing and --jobs are for a batch (several files, or a directory)");
             }
             let range = frames.unwrap_or(FrameRange { start: 0, end: None });
+            let gpu = histoplay::cli::qc::GpuOpening::start(!cpu);
             let source = VideoSource::open(input)?;
+            let gpu = gpu.finish();
             use histoplay::cli::qc::ReportFormat;
             let output_given = output.is_some();
             let format = match (format, csv) {
@@ -1013,6 +1015,7 @@ fn run(command: Command) -> Result<()> {
             let options = histoplay::cli::qc::ReportOptions {
                 limits: fail_on.unwrap_or_default(),
                 cpu,
+                gpu: gpu.as_ref(),
                 ..Default::default()
             };
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());

@@ -348,6 +348,10 @@ pub fn gpu_frames(
     gpu_frames_on(&ctx, source, range, bins, Some(progress), setup, copy, emit)
 }
 
+/// Frames whose results are in flight at once on the way back from the GPU: enough that the
+/// decoder never waits on a readback of a frame just submitted.
+const READBACKS: usize = 12;
+
 /// `gpu_frames` on a GPU the caller already has (the player's), with a progress line or none.
 /// `emit` failing stops the run (with its error).
 #[allow(clippy::too_many_arguments)]
@@ -365,7 +369,7 @@ pub fn gpu_frames_on(
     // The colour volume matters to the CIE diagram (linear light) and the marks.
     let mut pipeline = FramePipeline::new(ctx, bins, format, source.info.volume, RING_SLOTS)?;
     let result_bytes = setup(ctx, &mut pipeline)?;
-    let mut readback = ReadbackRing::new(&ctx.device, result_bytes, 4);
+    let mut readback = ReadbackRing::new(&ctx.device, result_bytes, READBACKS);
     let mut submitted = 0u64;
     let mut emitted = 0u64;
     // Frames go by once: nothing is kept for steps.

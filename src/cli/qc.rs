@@ -92,6 +92,23 @@ impl<W: Write> Sink<'_, W> {
     }
 }
 
+/// The GPU being opened on a thread of its own while the file is opened: on an H100 opening the
+/// device takes about 150 ms, as long as the demuxer and the hardware decoder take to start.
+pub struct GpuOpening(Option<std::thread::JoinHandle<Result<GpuContext, crate::gpu::GpuError>>>);
+
+impl GpuOpening {
+    /// Starts opening the GPU if the run will count on it.
+    pub fn start(wanted: bool) -> Self {
+        Self(wanted.then(|| std::thread::spawn(GpuContext::new)))
+    }
+
+    /// The GPU opened; None if it wasn't wanted or failed to open (the run then opens it itself
+    /// where it needs it, and says why it can't).
+    pub fn finish(self) -> Option<GpuContext> {
+        self.0?.join().ok()?.ok()
+    }
+}
+
 /// Writes the statistics of every frame of `range` of `source`, counted on the GPU (or by the
 /// CPU twin with `cpu`, or where the GPU pass does not read the stream's depth); returns how
 /// many frames, and the runs of frames beyond `limits`.
@@ -145,11 +162,14 @@ pub fn report_video<W: Write>(
         report_cpu(source, primed, range, &mut sink)?;
     } else {
         let source = hist::prepare(source, primed, None)?;
+        let started = std::time::Instant::now();
+        let ms = move || started.elapsed().as_secs_f64() * 1000.0;
         let opened;
         let ctx = match options.gpu {
             Some(ctx) => ctx,
             None => {
                 opened = GpuContext::new()?;
+                log::debug!("report: the GPU opened in {:.1} ms", ms());
                 &opened
             }
         };
@@ -164,6 +184,7 @@ pub fn report_video<W: Write>(
             crate::engine::histogram::DEFAULT_BINS,
             progress,
             |ctx, pipeline| {
+                log::debug!("report: the frame pipeline made at {:.1} ms", ms());
                 if !pipeline.count_stats(ctx) {
                     return Err(ClipError::Decode(format!(
                         "the statistics pass cannot read {}",
@@ -171,6 +192,7 @@ pub fn report_video<W: Write>(
                     )));
                 }
                 pipeline.count_only_stats();
+                log::debug!("report: the statistics stage made at {:.1} ms", ms());
                 Ok(pipeline.stats().expect("counted").counts_size())
             },
             |pipeline, encoder, buffer| {
@@ -178,6 +200,9 @@ pub fn report_video<W: Write>(
                 encoder.copy_buffer_to_buffer(&stats.counts, 0, buffer, 0, stats.counts_size());
             },
             |pipeline, bytes, frame| {
+                if sink.done == 0 {
+                    log::debug!("report: the first frame's statistics read back at {:.1} ms", ms());
+                }
                 if !range.contains(frame.index) {
                     return Ok(());
                 }
