@@ -15,6 +15,7 @@ pub mod render;
 pub mod scope;
 pub mod signalstats;
 pub mod timeline;
+pub mod version;
 pub mod video;
 
 /// The articles' kitten photo, built in so `bench --size` has a natural picture at any size.

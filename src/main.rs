@@ -36,12 +36,21 @@ use std::process::ExitCode;
 #[command(
     name = "histoplay",
     version,
+    disable_version_flag = true,
     about = "A video player with live GPU histograms over the picture",
+    after_long_help = KEYS_HELP,
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Print the version; with --verbose, FFmpeg's and the built-in libraries' too.
+    #[arg(short = 'V', long)]
+    version: bool,
+    /// More detail: with --version, the libraries in use; otherwise the log at info level (as
+    /// RUST_LOG=info).
+    #[arg(short, long, global = true)]
+    verbose: bool,
     /// Videos (or directories of them) to play in a window, in order (default:
     /// media/sample-540p.mp4).
     files: Vec<PathBuf>,
@@ -264,8 +273,36 @@ fn parse_peaking(text: &str) -> Result<f32, String> {
     }
 }
 
+/// The player's keys, in `--help` and the manual page (the README's tables have them all).
+const KEYS_HELP: &str = "\
+Keys (mpv's defaults wherever histoplay has the function; more in the README):
+  Space, p        pause / play             . ,         step a frame forward / back
+  Left Right      seek -/+ 5 s, exactly    Up Down     seek +/- 60 s
+  [ ] { }         speed /1.1 *1.1 /2 *2    Backspace   speed 1
+  l  L            A-B loop, loop the file  < > Enter   previous / next file
+  1-8             contrast, brightness, gamma, saturation -/+
+  9 0  m          volume -/+, mute         i I         stats (a few seconds / on and off)
+  s               screenshot               f  q        fullscreen, quit
+histoplay's own:
+  h  H            histograms, scopes       M  Alt+z    graticule scale, vectorscope zoom
+  y  c  Tab       log heights, cover/contain, histogram timeline
+  right-drag      region of interest       Ctrl+r      whole frame again
+  a  n            auto-levels, equalisation
+  C B k K         comparing: mode, flicker, difference gain
+  Y X U D N       false colour, zebras, peaking, gamut, broadcast range
+
+Key bindings can be changed in ~/.config/histoplay/input.conf (mpv's syntax).
+Opening histoplay again while a window is open starts a second window, as mpv does.";
+
 #[derive(Subcommand)]
 enum Command {
+    /// Write the manual pages or a shell's completions, from these very options (for
+    /// packagers: scripts/package runs it).
+    #[command(hide = true)]
+    Generate {
+        #[command(subcommand)]
+        what: Generated,
+    },
     /// Print the R, G, B and luminance histograms of a picture or of video frames as JSON Lines
     /// (or CSV), one line per frame.
     Hist {
@@ -679,16 +716,26 @@ fn main() -> ExitCode {
     }
     // The Vulkan loader's and EGL's own complaints arrive through wgpu_hal as errors while
     // adapters are probed; histoplay reports a missing adapter itself, in one line.
-    let default_filter = "warn,wgpu_hal::vulkan::instance=off,wgpu_hal::gles=off";
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return command_line_error(e),
+    };
+    if cli.version {
+        match cli.verbose {
+            true => print!("{}", histoplay::version::verbose()),
+            false => println!("histoplay {}", histoplay::version::VERSION),
+        }
+        return ExitCode::SUCCESS;
+    }
+    let default_filter = match cli.verbose {
+        true => "info,wgpu_hal::vulkan::instance=off,wgpu_hal::gles=off",
+        false => "warn,wgpu_hal::vulkan::instance=off,wgpu_hal::gles=off",
+    };
     let logger = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(default_filter)).build();
     let max_level = logger.filter();
     if log::set_boxed_logger(Box::new(DemotedLogger(logger))).is_ok() {
         log::set_max_level(max_level);
     }
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => return command_line_error(e),
-    };
     hardware::set_preference(cli.hwdec);
     let result = match cli.command {
         Some(command) => run(command),
@@ -831,17 +878,25 @@ fn input_bindings(explicit: Option<&Path>) -> Result<(Bindings, Vec<String>)> {
     Ok((bindings, warnings))
 }
 
-/// media/sample-540p.mp4 of the checkout: under the current directory, the crate's own
-/// directory, or above the executable (target/<profile>/histoplay).
+/// The bundled sample: media/sample-540p.mp4 of the checkout (under the current directory, the
+/// crate's own directory, or above the executable, target/<profile>/histoplay), or the
+/// installed one (PREFIX/share/histoplay/ beside PREFIX/bin/histoplay).
 fn default_video() -> PathBuf {
     let relative = Path::new("media/sample-540p.mp4");
-    let exe_repo = std::env::current_exe()
-        .ok()
+    let exe = std::env::current_exe().ok();
+    let exe_repo = exe
+        .as_ref()
         .and_then(|exe| exe.ancestors().nth(3).map(|repo| repo.join(relative)));
+    let installed = exe.as_ref().and_then(|exe| {
+        exe.ancestors()
+            .nth(2)
+            .map(|prefix| prefix.join("share/histoplay/sample-540p.mp4"))
+    });
     let candidates = [
         Some(relative.to_path_buf()),
         Some(Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)),
         exe_repo,
+        installed,
     ];
     candidates
         .into_iter()
@@ -876,8 +931,34 @@ fn command_line_error(e: clap::Error) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// What `histoplay generate` writes.
+#[derive(Subcommand)]
+enum Generated {
+    /// histoplay.1, and histoplay-SUBCOMMAND.1 for each subcommand, into DIR.
+    Man { dir: PathBuf },
+    /// SHELL's completion script, on stdout.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
 fn run(command: Command) -> Result<()> {
     match command {
+        Command::Generate { what } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            match what {
+                Generated::Man { dir } => {
+                    std::fs::create_dir_all(&dir).with_context(|| format!("'{}' can't be made", dir.display()))?;
+                    clap_mangen::generate_to(command, &dir)
+                        .with_context(|| format!("the manual pages can't be written in '{}'", dir.display()))?;
+                }
+                Generated::Completions { shell } => {
+                    clap_complete::generate(shell, &mut command, "histoplay", &mut std::io::stdout());
+                }
+            }
+            Ok(())
+        }
         Command::BenchPlay { input, seconds } => {
             if !(seconds > 0.0 && seconds.is_finite()) {
                 bail!("--seconds must be a positive number of seconds");

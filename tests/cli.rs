@@ -408,3 +408,111 @@ fn a_playlist_with_nothing_to_play_is_one_error() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The long options `histoplay [SUB] --help` lists.
+fn long_options(help: &str) -> Vec<String> {
+    help.lines()
+        .filter_map(|line| {
+            // `-x, --name <V>` or `--name <V>`, at the start of a line.
+            let line = line.trim_start();
+            let head = if line.starts_with("--") {
+                line
+            } else {
+                line.strip_prefix('-')?.get(3..)?
+            };
+            let long = head.strip_prefix("--")?;
+            let name: String = long
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            (!name.is_empty()).then_some(name)
+        })
+        .collect()
+}
+
+#[test]
+fn the_version_and_the_libraries_in_use() {
+    let out = histoplay(&["--version"]);
+    assert!(out.status.success());
+    assert_eq!(stdout(&out), format!("histoplay {}\n", env!("CARGO_PKG_VERSION")));
+    let out = histoplay(&["--version", "--verbose"]);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[0], format!("histoplay {}", env!("CARGO_PKG_VERSION")));
+    // FFmpeg as loaded: the same libavcodec `ffmpeg -version` reports.
+    let ffmpeg = Command::new("ffmpeg").arg("-version").output().unwrap();
+    let ffmpeg = String::from_utf8_lossy(&ffmpeg.stdout).into_owned();
+    let avcodec = ffmpeg
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("libavcodec"))
+        .and_then(|l| l.split('/').next())
+        .map(|v| v.split_whitespace().collect::<Vec<_>>().join(""))
+        .unwrap();
+    assert!(
+        lines[1].starts_with("FFmpeg ") && lines[1].contains(&format!("libavcodec {avcodec}")),
+        "{} / {avcodec}",
+        lines[1]
+    );
+    assert!(lines[2].starts_with("built with wgpu 30."), "{}", lines[2]);
+}
+
+#[test]
+fn manual_pages_and_completions_carry_every_option_there_is() {
+    let dir = std::env::temp_dir().join(format!("histoplay-man-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = histoplay(&["generate", "man", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let completions: Vec<(&str, String)> = ["bash", "zsh", "fish"]
+        .into_iter()
+        .map(|shell| {
+            let out = histoplay(&["generate", "completions", shell]);
+            assert!(out.status.success(), "{}", stderr(&out));
+            (shell, stdout(&out))
+        })
+        .collect();
+    // The subcommands `--help` lists, and the player itself.
+    let help = stdout(&histoplay(&["--help"]));
+    let commands: Vec<String> = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(
+        commands.len() >= 8 && commands.contains(&"report".to_string()),
+        "{commands:?}"
+    );
+    let mut checked = 0;
+    for command in std::iter::once(None).chain(commands.iter().map(Some)) {
+        let (page, help) = match command {
+            Some(c) => (format!("histoplay-{c}.1"), stdout(&histoplay(&[c, "--help"]))),
+            None => ("histoplay.1".to_string(), help.clone()),
+        };
+        let man = std::fs::read_to_string(dir.join(&page)).unwrap_or_else(|e| panic!("{page}: {e}"));
+        assert!(man.contains(".TH "), "{page} is not a manual page");
+        let options = long_options(&help);
+        assert!(options.contains(&"help".to_string()), "{command:?}: {options:?}");
+        for option in options {
+            let escaped = format!("\\-\\-{}", option.replace('-', "\\-"));
+            assert!(man.contains(&escaped), "{page} lacks --{option}");
+            for (shell, script) in &completions {
+                let found = match *shell {
+                    "fish" => script.contains(&format!("-l {option}")),
+                    _ => script.contains(&format!("--{option}")),
+                };
+                assert!(found, "{shell}'s completions lack --{option} ({command:?})");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "only {checked} options");
+    // The keys are in the page too.
+    let man = std::fs::read_to_string(dir.join("histoplay.1")).unwrap();
+    assert!(man.contains("false colour, zebras, peaking, gamut, broadcast range"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -130,6 +130,7 @@ pub fn lines(input: &StatsInput) -> Vec<(&'static str, String)> {
     ));
     lines.push(("gpu", gpu_line(input)));
     lines.push(("adapter", input.adapter.to_string()));
+    lines.push(("version", crate::version::summary().to_string()));
     if let Some(adjustments) = &input.adjustments {
         lines.push(("picture", adjustments.clone()));
     }
