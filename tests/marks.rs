@@ -173,11 +173,7 @@ fn check_layout(
     let ten_bit = pipeline.ring.output.bits > 8;
     let mut near = 0;
     for (i, (g, c)) in gpu.iter().zip(&cpu).enumerate() {
-        let margin = gamut_margin(
-            histoplay::marks::unpack(pixels[i], ten_bit),
-            &table,
-            params.gamut_tolerance,
-        );
+        let margin = gamut_margin(histoplay::marks::unpack(pixels[i], ten_bit), &table, &params);
         if params.gamut != 0 && margin.abs() < 1e-5 {
             // Within rounding of the gamut's edge: the GPU's arithmetic may decide otherwise.
             near += 1;
@@ -252,6 +248,16 @@ fn the_marks_of_10_bit_bt2020_pq_frames_on_the_gpu_are_the_cpu_twins_gamut_inclu
         peak_nits: Some(1000.0),
     };
     check(10, volume, Matrix::Bt2020, (70, 46), 1);
+}
+
+#[test]
+fn the_marks_of_8_bit_display_p3_frames_on_the_gpu_are_the_cpu_twins_gamut_included() {
+    let volume = ColorVolume {
+        transfer: Transfer::Sdr,
+        primaries: Primaries::P3,
+        peak_nits: None,
+    };
+    check(8, volume, Matrix::Bt709, (72, 46), 1);
 }
 
 /// A frame already shown when the first mark is turned on (paused): the frame counted again

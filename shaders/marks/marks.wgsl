@@ -26,7 +26,7 @@ struct MarkParams { // twin: MarkParams in src/marks/mod.rs
     zebra: vec4u, // the upper level's code, the lower's
     peaking: u32, // least |Gx| + |Gy| marked
     bands: u32,
-    gamut: u32, // a BT.2020 source: the gamut test applies
+    gamut: u32, // a source of wider primaries than BT.709: the gamut test applies
     gamut_tolerance: f32,
     band_lo: array<vec4u, 4>, // (bands, zebra, band_lo, band_hi: the CPU's, which the luma
                               // class table is made from)
@@ -37,6 +37,7 @@ struct MarkParams { // twin: MarkParams in src/marks/mod.rs
     range_applies: u32, // a limited-range Y'CbCr source
     keep_range: u32, // keep the words' range bits (the planes are gone)
     row_words: u32, // u32s per row of words
+    gamut_rows: array<vec4f, 4>, // the source's RGB to BT.709's R, G, B; its luminance
 }
 
 const MARK_FALSE_COLOUR: u32 = 1u;
@@ -54,10 +55,6 @@ const PLANES_YUV: u32 = 0u;
 const PLANES_SEMI: u32 = 1u;
 const PLANES_GREY: u32 = 2u;
 
-const BT2020_LUMA: vec3f = vec3f(0.2627, 0.678, 0.0593);
-const BT2020_TO_BT709_R: vec3f = vec3f(1.660491, -0.5876411, -0.0728499);
-const BT2020_TO_BT709_G: vec3f = vec3f(-0.1245505, 1.1328999, -0.0083494);
-const BT2020_TO_BT709_B: vec3f = vec3f(-0.0181508, -0.1005789, 1.1187297);
 
 @group(0) @binding(0) var<uniform> params: MarkParams;
 // The converted frame's packed pixels, four to a vec4u (the buffer is whole vec4us).
@@ -130,8 +127,12 @@ fn dot3(a: vec3f, b: vec3f) -> f32 {
 
 fn outside_bt709(rgb: vec3u) -> bool {
     let lin = vec3f(linear[rgb.x], linear[rgb.y], linear[rgb.z]);
-    let y = dot3(BT2020_LUMA, lin);
-    let c = vec3f(dot3(BT2020_TO_BT709_R, lin), dot3(BT2020_TO_BT709_G, lin), dot3(BT2020_TO_BT709_B, lin));
+    let y = dot3(params.gamut_rows[3].xyz, lin);
+    let c = vec3f(
+        dot3(params.gamut_rows[0].xyz, lin),
+        dot3(params.gamut_rows[1].xyz, lin),
+        dot3(params.gamut_rows[2].xyz, lin),
+    );
     return min(c.x, min(c.y, c.z)) + params.gamut_tolerance * y < 0.0;
 }
 

@@ -97,7 +97,7 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, iters: usize) -> Result<Vec<Row
         let cpu = classify(&params, &table, pixels, Some(&components));
         for (i, (g, c)) in gpu.iter().zip(&cpu).enumerate() {
             // The gamut test alone is floating point: at its edge the GPU may round otherwise.
-            let edge = || gamut_margin(unpack(pixels[i], output.bits > 8), &table, params.gamut_tolerance).abs() < 1e-5;
+            let edge = || gamut_margin(unpack(pixels[i], output.bits > 8), &table, &params).abs() < 1e-5;
             if g != c && !(g ^ c == WORD_GAMUT && edge()) {
                 return Err(mismatch(format!("{label}: pixel {i}: GPU {g:#x}, CPU {c:#x}")));
             }

@@ -10,8 +10,9 @@ use crate::video::convert::PlaneTextures;
 use crate::video::format::{ColorVolume, FrameFormat};
 use wgpu::util::DeviceExt;
 
-/// Uniform offsets are multiples of this: the parameters as given, then with `keep_range`.
-const PARAMS_STRIDE: u64 = 256;
+/// Where the second copy of the parameters starts (the first as given, the second with
+/// `keep_range`): the parameters rounded up to the 256 bytes uniform offsets are multiples of.
+const PARAMS_STRIDE: u64 = (std::mem::size_of::<MarkParams>() as u64).div_ceil(256) * 256;
 
 /// What the picture pass binds to draw the marks.
 #[derive(Clone, Copy)]

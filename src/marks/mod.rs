@@ -13,9 +13,9 @@
 //! - Zebras: luma at or above a level (95% by default), and a second, lower one if set.
 //! - Focus peaking: a Sobel gradient of the luma (|Gx| + |Gy|, edges clamped) at or above the
 //!   gradient of a step of `peaking` percent.
-//! - Gamut: BT.2020 sources only (a BT.709 frame is inside BT.709 as converted): the pixel's
-//!   linear light (through the source's EOTF) in BT.709 has a component below
-//!   -`GAMUT_TOLERANCE` × its luminance.
+//! - Gamut: sources of wider primaries than BT.709 (BT.2020, Display P3; a BT.709 frame is
+//!   inside BT.709 as converted): the pixel's linear light (through the source's EOTF), taken
+//!   from its primaries to BT.709's, has a component below -`GAMUT_TOLERANCE` × its luminance.
 //! - Range: limited-range Y'CbCr sources, read from the decoded planes as FFmpeg's
 //!   `signalstats` reads them for BRNG: Y' outside 16–235 or the pixel's Cb or Cr outside 16–240
 //!   (scaled to the depth).
@@ -179,7 +179,7 @@ pub struct MarkParams {
     /// The least |Gx| + |Gy| marked.
     pub peaking: u32,
     pub bands: u32,
-    /// Whether the gamut test applies (a BT.2020 source).
+    /// Whether the gamut test applies (a source of wider primaries than BT.709).
     pub gamut: u32,
     pub gamut_tolerance: f32,
     /// Each band's luma codes: from `band_lo` up to (not including) `band_hi`. (The pass reads
@@ -198,6 +198,9 @@ pub struct MarkParams {
     pub keep_range: u32,
     /// u32s per row of the pass's words (four pixels each).
     pub row_words: u32,
+    /// The gamut test's linear rows: the source's RGB to BT.709's R, G and B, then its
+    /// luminance (the fourth of each row unused).
+    pub gamut_rows: [[f32; 4]; 4],
 }
 
 /// `MarkParams::planes[0]`.
@@ -273,7 +276,7 @@ impl MarkParams {
             // A step of `step` codes gives |Gx| = 4 step across it.
             peaking: (4 * step).max(1),
             bands: scale.bands.len().min(MAX_BANDS) as u32,
-            gamut: u32::from(volume.primaries == Primaries::Bt2020),
+            gamut: u32::from(volume.primaries != Primaries::Bt709),
             gamut_tolerance: GAMUT_TOLERANCE,
             band_lo,
             band_hi,
@@ -283,6 +286,7 @@ impl MarkParams {
             range_applies,
             keep_range: 0,
             row_words: row_words(format.width),
+            gamut_rows: gamut_rows(volume.primaries),
         }
     }
 }
@@ -329,26 +333,45 @@ pub fn linear_table(transfer: Transfer, bits: u32) -> Vec<f32> {
         .collect()
 }
 
-// Twins of the constants in marks.wgsl.
-const BT2020_LUMA: [f32; 3] = [0.2627, 0.678, 0.0593];
-const BT2020_TO_BT709: [[f32; 3]; 3] = [
-    [1.660491, -0.5876411, -0.0728499],
-    [-0.1245505, 1.1328999, -0.0083494],
-    [-0.0181508, -0.1005789, 1.1187297],
-];
-
-fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+/// The gamut test's rows for a source of `primaries` (`MarkParams::gamut_rows`): BT.709's
+/// XYZ → RGB after the source's RGB → XYZ, and the source's luminance row.
+pub fn gamut_rows(primaries: Primaries) -> [[f32; 4]; 4] {
+    use crate::scope::cie::rgb_to_xyz;
+    let to_xyz = rgb_to_xyz(primaries);
+    let to_709 = invert(rgb_to_xyz(Primaries::Bt709));
+    let mut rows = [[0.0f32; 4]; 4];
+    for (r, row) in to_709.iter().enumerate() {
+        for c in 0..3 {
+            rows[r][c] = (0..3).map(|k| row[k] * to_xyz[k][c]).sum::<f64>() as f32;
+        }
+    }
+    rows[3] = [to_xyz[1][0] as f32, to_xyz[1][1] as f32, to_xyz[1][2] as f32, 0.0];
+    rows
 }
 
-/// How far inside BT.709 a BT.2020 pixel of codes `rgb` is: its least linear BT.709 component
-/// plus the tolerance × its luminance (negative: outside). The test is floating point, so the
-/// GPU may decide otherwise where this is within a few units of the last place of zero.
-pub fn gamut_margin(rgb: [u32; 3], table: &[f32], tolerance: f32) -> f32 {
+/// The inverse of a 3×3 matrix (an RGB → XYZ one: never singular), by its adjugate.
+fn invert(m: [[f64; 3]; 3]) -> [[f64; 3]; 3] {
+    let cofactor = |r: usize, c: usize| {
+        let (r1, r2) = ((r + 1) % 3, (r + 2) % 3);
+        let (c1, c2) = ((c + 1) % 3, (c + 2) % 3);
+        m[r1][c1] * m[r2][c2] - m[r1][c2] * m[r2][c1]
+    };
+    let det: f64 = (0..3).map(|c| m[0][c] * cofactor(0, c)).sum();
+    std::array::from_fn(|r| std::array::from_fn(|c| cofactor(c, r) / det))
+}
+
+/// How far inside BT.709 a pixel of codes `rgb` is: its least linear BT.709 component plus the
+/// tolerance × its luminance (negative: outside), through `params.gamut_rows`. The test is
+/// floating point, so the GPU may decide otherwise where this is within a few units of the
+/// last place of zero.
+pub fn gamut_margin(rgb: [u32; 3], table: &[f32], params: &MarkParams) -> f32 {
     let lin = rgb.map(|c| table[c as usize]);
-    let y = dot(BT2020_LUMA, lin);
-    let c = BT2020_TO_BT709.map(|row| dot(row, lin));
-    c[0].min(c[1]).min(c[2]) + tolerance * y
+    let row = |r: usize| {
+        let w = params.gamut_rows[r];
+        w[0] * lin[0] + w[1] * lin[1] + w[2] * lin[2]
+    };
+    let c = [row(0), row(1), row(2)];
+    c[0].min(c[1]).min(c[2]) + params.gamut_tolerance * row(3)
 }
 
 /// The frame's R'G'B' codes from a packed word (RGBA8, or RGB10A2 with `ten_bit`).
@@ -502,7 +525,7 @@ pub fn classify(params: &MarkParams, table: &[f32], pixels: &[u32], planes: Opti
             }
             if compute.has(Mark::Gamut)
                 && params.gamut != 0
-                && gamut_margin(unpack(pixels[i], ten_bit), table, params.gamut_tolerance) < 0.0
+                && gamut_margin(unpack(pixels[i], ten_bit), table, params) < 0.0
             {
                 word |= WORD_GAMUT;
             }

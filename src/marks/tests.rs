@@ -220,6 +220,58 @@ fn bt2020_primaries_are_outside_bt709_and_its_grey_and_bt709_colours_are_not() {
 }
 
 #[test]
+fn p3_primaries_are_outside_bt709_and_its_colours_inside_bt709_are_not() {
+    // An SDR Display P3 source: its pure red and green lie outside BT.709, its blue is
+    // BT.709's own; BT.709's red and a grey as P3 codes are inside.
+    let fmt = format(5, 1, PlaneLayout::Rgba, Range::Full);
+    let volume = ColorVolume {
+        transfer: Transfer::Sdr,
+        primaries: Primaries::P3,
+        peak_nits: None,
+    };
+    let params = params_for(&[Mark::Gamut], MarkSettings::default(), &fmt, &volume, 8);
+    let table = linear_table(Transfer::Sdr, 8);
+    let pack = |r: u32, g: u32, b: u32| r | (g << 8) | (b << 16);
+    // BT.709's red in P3 linear light is (0.8225, 0.0332, 0.0171); coded with BT.1886's
+    // 2.4 power.
+    let code = |lin: f64| (lin.powf(1.0 / 2.4) * 255.0).round() as u32;
+    let pixels = [
+        pack(255, 0, 0),
+        pack(0, 255, 0),
+        pack(0, 0, 255),
+        pack(128, 128, 128),
+        pack(code(0.8225), code(0.0332), code(0.0171)),
+    ];
+    let words = classify(&params, &table, &pixels, None);
+    let marked: Vec<bool> = words.iter().map(|w| w & WORD_GAMUT != 0).collect();
+    assert_eq!(marked, [true, true, false, false, false]);
+}
+
+#[test]
+fn the_gamut_rows_take_bt2020_to_bt709_as_itu_r_bt2087_gives_them() {
+    // BT.2087's matrix (to four places) and BT.2020's luminance weights.
+    let rows = super::gamut_rows(Primaries::Bt2020);
+    let expected = [
+        [1.6605, -0.5876, -0.0728],
+        [-0.1246, 1.1329, -0.0083],
+        [-0.0182, -0.1006, 1.1187],
+        [0.2627, 0.6780, 0.0593],
+    ];
+    for (row, want) in rows.iter().zip(expected) {
+        for (got, want) in row.iter().zip(want) {
+            assert!((got - want).abs() < 1.5e-4, "{rows:?}");
+        }
+    }
+    // BT.709 to itself: the identity.
+    let identity = super::gamut_rows(Primaries::Bt709);
+    for (r, row) in identity.iter().take(3).enumerate() {
+        for (c, v) in row.iter().take(3).enumerate() {
+            assert!((v - f32::from(u8::from(r == c))).abs() < 1e-6, "{identity:?}");
+        }
+    }
+}
+
+#[test]
 fn a_band_reaching_the_signals_top_in_nits_holds_its_white() {
     let fmt = format(4, 1, PlaneLayout::Rgba, Range::Full);
     let hlg = ColorVolume {

@@ -114,7 +114,7 @@ impl MarksNote {
                     None => format!("zebra {}%", settings.zebra),
                 },
                 Mark::Peaking => format!("peaking {}%", settings.peaking),
-                Mark::Gamut if volume.primaries != Primaries::Bt2020 => "gamut (not a BT.2020 source: none)".into(),
+                Mark::Gamut if volume.primaries == Primaries::Bt709 => "gamut (a BT.709 source: none)".into(),
                 Mark::Gamut => "gamut: outside BT.709".into(),
                 Mark::Range if !format.layout.is_yuv() || format.color.range == Range::Full => {
                     "range (not limited-range Y'CbCr: none)".into()
