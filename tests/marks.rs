@@ -315,7 +315,9 @@ fn histoplay(args: &[&std::ffi::OsStr]) -> std::process::Output {
         .expect("histoplay runs")
 }
 
-/// Row 20 of a render of the bands at their own size, from x `from` for 64 pixels.
+/// Row 171 of a render of the bands at their own size, from x `from` for 64 pixels: under the
+/// marks' note and legend in the top-right corner (down to row 165), above the histograms
+/// (from row 180).
 fn rendered_row(args: &[&str], from: u32) -> Vec<[u8; 3]> {
     let out_png = std::env::temp_dir().join(format!(
         "histoplay-marks-{}-{from}-{}.png",
@@ -337,7 +339,7 @@ fn rendered_row(args: &[&str], from: u32) -> Vec<[u8; 3]> {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let image = image::open(&out_png).unwrap().to_rgb8();
     std::fs::remove_file(&out_png).unwrap();
-    (from..from + 64).map(|x| image.get_pixel(x, 20).0).collect()
+    (from..from + 64).map(|x| image.get_pixel(x, 171).0).collect()
 }
 
 fn count(pixels: &[[u8; 3]], colour: [u8; 3]) -> usize {
@@ -370,6 +372,65 @@ fn render_draws_the_marks_the_player_draws() {
     assert_eq!(count(&rendered_row(&own, 18), [0, 255, 0]), 64);
     assert_eq!(count(&rendered_row(&own, 118), [255, 255, 255]), 64);
     std::fs::remove_file(&scale).unwrap();
+}
+
+#[test]
+fn render_draws_the_false_colour_legend_the_player_draws() {
+    // A black clip: the whole picture is false colour's purple, so every other colour of the
+    // scale in the top-right corner is the legend's swatch of its band.
+    let clip = common::fixture(
+        "marks-black.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=black:s=320x240:r=10:d=1",
+            "-c:v",
+            "libx264",
+            "-qp",
+            "0",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    );
+    let render = |overlay: Option<&str>| {
+        let png = std::env::temp_dir().join(format!("histoplay-legend-{}-{overlay:?}.png", std::process::id()));
+        let mut args: Vec<&std::ffi::OsStr> = vec![
+            "render".as_ref(),
+            clip.as_os_str(),
+            "--size".as_ref(),
+            "640x480".as_ref(),
+            "-o".as_ref(),
+            png.as_os_str(),
+        ];
+        if let Some(overlay) = overlay {
+            args.extend(["--overlay".as_ref(), std::ffi::OsStr::new(overlay)]);
+        }
+        let out = histoplay(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let image = image::open(&png).unwrap().to_rgb8();
+        std::fs::remove_file(&png).unwrap();
+        image
+    };
+    let corner = |image: &image::RgbImage| -> Vec<[u8; 3]> {
+        (0..240)
+            .flat_map(|y| (320..640).map(move |x| (x, y)))
+            .map(|(x, y)| image.get_pixel(x, y).0)
+            .collect()
+    };
+    let scale = histoplay::marks::scale::FalseColourScale::sdr();
+    let marked = render(Some("false-colour"));
+    assert_eq!(marked.get_pixel(100, 200).0, [128, 0, 255], "the picture is purple");
+    let shown = corner(&marked);
+    for band in scale.bands.iter().filter(|b| b.colour != [128, 0, 255]) {
+        let swatch = count(&shown, band.colour);
+        assert!((100..=200).contains(&swatch), "{}: {swatch} pixels", band.label);
+    }
+    // Zebras alone: a note, no legend.
+    let zebra = corner(&render(Some("zebra")));
+    for band in &scale.bands {
+        assert_eq!(count(&zebra, band.colour), 0, "{}", band.label);
+    }
 }
 
 #[test]

@@ -7,6 +7,7 @@ use super::commands::Command;
 use super::pacing::format_time;
 use super::probe::Probe;
 use crate::render::layout::{band_layout, Fit};
+pub use crate::render::notes::MarksNote;
 use crate::render::scene::PQ_GRIDLINE_NITS;
 use crate::render::scene::{Quads, ViewOptions};
 use crate::render::tonemap::pq_inverse_eotf;
@@ -81,75 +82,6 @@ pub struct OsdView<'a> {
     pub graticule: &'a [crate::scope::graticule::Line],
 }
 
-/// The marks on the picture, noted at the top while any is on: which, at what levels, and the
-/// false-colour scale's bands.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MarksNote {
-    pub line: String,
-    /// Each band's colour and range, while false colour is on.
-    pub legend: Vec<([u8; 3], String)>,
-}
-
-impl MarksNote {
-    /// The note for `settings` on a source of `volume` and `format`.
-    pub fn new(
-        settings: &crate::marks::MarkSettings,
-        volume: &crate::video::format::ColorVolume,
-        format: &crate::video::format::FrameFormat,
-    ) -> Option<Self> {
-        use crate::marks::scale::Unit;
-        use crate::marks::Mark;
-        use crate::video::format::{Primaries, Range};
-        let shown = settings.shown;
-        if shown.is_empty() {
-            return None;
-        }
-        let scale = settings.scale_for(volume);
-        let parts: Vec<String> = shown
-            .iter()
-            .map(|mark| match mark {
-                Mark::FalseColour => "false colour".to_string(),
-                Mark::Zebra => match settings.zebra_low {
-                    Some(low) => format!("zebra {}% and {low}%", settings.zebra),
-                    None => format!("zebra {}%", settings.zebra),
-                },
-                Mark::Peaking => format!("peaking {}%", settings.peaking),
-                Mark::Gamut if volume.primaries == Primaries::Bt709 => "gamut (a BT.709 source: none)".into(),
-                Mark::Gamut => "gamut: outside BT.709".into(),
-                Mark::Range if !format.layout.is_yuv() || format.color.range == Range::Full => {
-                    "range (not limited-range Y'CbCr: none)".into()
-                }
-                Mark::Range => "range: outside 16-235 / 16-240".into(),
-            })
-            .collect();
-        let unit = match scale.unit {
-            Unit::Percent => "%",
-            Unit::Nits => " nits",
-        };
-        let legend = if shown.has(Mark::FalseColour) {
-            scale
-                .bands
-                .iter()
-                .map(|b| {
-                    let range = format!("{}–{}{unit}", b.from, b.to);
-                    let text = if b.label.is_empty() {
-                        range
-                    } else {
-                        format!("{range} {}", b.label)
-                    };
-                    (b.colour, text)
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        Some(Self {
-            line: parts.join(" · "),
-            legend,
-        })
-    }
-}
-
 /// An HDR stream's transfer and the peak its picture is tone-mapped from (once measured).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HdrView {
@@ -212,7 +144,7 @@ impl Osd {
                 }
             }
             if let Some(note) = &view.marks {
-                show_marks(ctx, note, top);
+                crate::render::notes::show_marks(ctx, note, (MARGIN, top));
             }
         }
         if let Some(line) = &view.compare {
@@ -508,37 +440,6 @@ fn show_compare(ctx: &egui::Context, line: &str) {
         (Align2::CENTER_TOP, egui::vec2(0.0, MARGIN)),
         RichText::new(line).color(TEXT),
     );
-}
-
-/// The marks' note in the top-right corner (`top` down, under the adjustments' note) while
-/// any mark is on, with the false-colour legend under it.
-fn show_marks(ctx: &egui::Context, note: &MarksNote, top: f32) {
-    egui::Area::new(Id::unique("marks"))
-        .anchor(Align2::RIGHT_TOP, egui::vec2(-MARGIN, top))
-        .fade_in(false)
-        .interactable(false)
-        .show(ctx, |ui| {
-            egui::Frame::new()
-                .fill(Color32::from_black_alpha(150))
-                .corner_radius(4.0)
-                .inner_margin(egui::Margin::symmetric(8, 3))
-                .show(ui, |ui| {
-                    ui.add(
-                        egui::Label::new(RichText::new(&note.line).color(TEXT)).wrap_mode(egui::TextWrapMode::Extend),
-                    );
-                    for (colour, text) in &note.legend {
-                        ui.horizontal(|ui| {
-                            let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 12.0), Sense::hover());
-                            let [r, g, b] = *colour;
-                            ui.painter().rect_filled(rect, 2.0, Color32::from_rgb(r, g, b));
-                            ui.add(
-                                egui::Label::new(RichText::new(text).small().color(TEXT))
-                                    .wrap_mode(egui::TextWrapMode::Extend),
-                            );
-                        });
-                    }
-                });
-        });
 }
 
 /// A note that stays on screen (not fading with the OSD), on a dark backing, at `anchor`.

@@ -3,6 +3,7 @@
 
 pub mod adjust;
 pub mod layout;
+pub mod notes;
 pub mod offscreen;
 pub mod overlay;
 pub mod peak;

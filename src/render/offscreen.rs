@@ -10,6 +10,7 @@ use crate::marks::gpu::MarksStage;
 use crate::marks::MarkSettings;
 use crate::pipeline::FramePipeline;
 use crate::render::adjust::{adjust_still, Adjustments};
+use crate::render::notes::{self, MarksNote};
 use crate::render::picture::{Orientation, Signal};
 use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::scope::gpu::ScopePass;
@@ -101,16 +102,17 @@ pub fn render_picture(
         None => None,
     };
     // A still's marks: an RGB picture, full range, so no range test.
+    let format = FrameFormat {
+        layout: PlaneLayout::Rgba,
+        width: picture.width,
+        height: picture.height,
+        color: ColorSpec {
+            matrix: Matrix::Bt709,
+            range: Range::Full,
+        },
+    };
+    let note = MarksNote::new(&counting.marks, &ColorVolume::default(), &format);
     let marks = (!counting.marks.shown.is_empty()).then(|| {
-        let format = FrameFormat {
-            layout: PlaneLayout::Rgba,
-            width: picture.width,
-            height: picture.height,
-            color: ColorSpec {
-                matrix: Matrix::Bt709,
-                range: Range::Full,
-            },
-        };
         let mut stage = MarksStage::new(ctx, &[], &picture.pixels, format, ColorVolume::default(), picture.bits);
         stage.set(&ctx.queue, &counting.marks);
         stage
@@ -139,6 +141,7 @@ pub fn render_picture(
         size,
         options,
         (counting.region, frame_size),
+        note.as_ref(),
         |encoder| {
             if let Some(marks) = &marks {
                 marks.encode(encoder, Some(0), None);
@@ -190,6 +193,7 @@ pub fn render_video_frame(
         scene
     };
     let frame_size = (frame.format.width, frame.format.height);
+    let note = MarksNote::new(&counting.marks, &frame.volume, &frame.format);
     let rgba = draw(
         ctx,
         scene,
@@ -197,13 +201,16 @@ pub fn render_video_frame(
         size,
         options,
         (counting.region, frame_size),
+        note.as_ref(),
         |encoder| pipeline.encode_frame(encoder, 0),
     )?;
     Ok(rgba)
 }
 
 /// Counts (with `count`) and draws a frame (its scene made by `scene`, with the region of a
-/// frame of `frame_size` counted, if any) into a new `size` target, and reads it back.
+/// frame of `frame_size` counted, if any, and the marks' note as the window shows it) into a
+/// new `size` target, and reads it back.
+#[allow(clippy::too_many_arguments)]
 fn draw(
     ctx: &GpuContext,
     scene: impl FnOnce(&SceneRenderer) -> Scene,
@@ -211,6 +218,7 @@ fn draw(
     size: (u32, u32),
     options: ViewOptions,
     (region, frame_size): (Option<Region>, (u32, u32)),
+    note: Option<&MarksNote>,
     count: impl FnOnce(&mut wgpu::CommandEncoder),
 ) -> Result<Vec<u8>, GpuError> {
     let output = GpuFrame::new(ctx, "render output", size.0, size.1)?;
@@ -224,6 +232,9 @@ fn draw(
     });
     count(&mut encoder);
     renderer.encode(&mut encoder, &output.view, &scene, options.quads);
+    if let Some(note) = note {
+        notes::draw_over(ctx, &mut encoder, &output.view, size, note);
+    }
     ctx.queue.submit([encoder.finish()]);
     readback::read_texture(ctx, &output.texture)
 }

@@ -1,0 +1,174 @@
+//! Notes drawn with egui over the picture that the window and `render` both show: the marks on
+//! the picture and the false-colour scale's legend. The window draws them in its OSD pass;
+//! `render` in a pass of its own over the picture it read back (`draw_over`).
+
+use crate::gpu::texture::GpuFrame;
+use crate::gpu::GpuContext;
+use egui::{Align2, Color32, Id, RichText, Sense};
+
+const TEXT: Color32 = Color32::from_rgb(235, 235, 235);
+/// Where a note sits from the top-right corner of a picture `render` draws.
+const RENDER_MARGIN: f32 = 8.0;
+
+/// The marks on the picture, noted at the top while any is on: which, at what levels, and the
+/// false-colour scale's bands.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MarksNote {
+    pub line: String,
+    /// Each band's colour and range, while false colour is on.
+    pub legend: Vec<([u8; 3], String)>,
+}
+
+impl MarksNote {
+    /// The note for `settings` on a source of `volume` and `format`.
+    pub fn new(
+        settings: &crate::marks::MarkSettings,
+        volume: &crate::video::format::ColorVolume,
+        format: &crate::video::format::FrameFormat,
+    ) -> Option<Self> {
+        use crate::marks::scale::Unit;
+        use crate::marks::Mark;
+        use crate::video::format::{Primaries, Range};
+        let shown = settings.shown;
+        if shown.is_empty() {
+            return None;
+        }
+        let scale = settings.scale_for(volume);
+        let parts: Vec<String> = shown
+            .iter()
+            .map(|mark| match mark {
+                Mark::FalseColour => "false colour".to_string(),
+                Mark::Zebra => match settings.zebra_low {
+                    Some(low) => format!("zebra {}% and {low}%", settings.zebra),
+                    None => format!("zebra {}%", settings.zebra),
+                },
+                Mark::Peaking => format!("peaking {}%", settings.peaking),
+                Mark::Gamut if volume.primaries == Primaries::Bt709 => "gamut (a BT.709 source: none)".into(),
+                Mark::Gamut => "gamut: outside BT.709".into(),
+                Mark::Range if !format.layout.is_yuv() || format.color.range == Range::Full => {
+                    "range (not limited-range Y'CbCr: none)".into()
+                }
+                Mark::Range => "range: outside 16-235 / 16-240".into(),
+            })
+            .collect();
+        let unit = match scale.unit {
+            Unit::Percent => "%",
+            Unit::Nits => " nits",
+        };
+        let legend = if shown.has(Mark::FalseColour) {
+            scale
+                .bands
+                .iter()
+                .map(|b| {
+                    let range = format!("{}–{}{unit}", b.from, b.to);
+                    let text = if b.label.is_empty() {
+                        range
+                    } else {
+                        format!("{range} {}", b.label)
+                    };
+                    (b.colour, text)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Some(Self {
+            line: parts.join(" · "),
+            legend,
+        })
+    }
+}
+
+/// The marks' note in the top-right corner, `margin` from the right and `top` down (in the
+/// window, under the adjustments' note), with the false-colour legend under it.
+pub fn show_marks(ctx: &egui::Context, note: &MarksNote, (margin, top): (f32, f32)) {
+    egui::Area::new(Id::unique("marks"))
+        .anchor(Align2::RIGHT_TOP, egui::vec2(-margin, top))
+        .fade_in(false)
+        .interactable(false)
+        .show(ctx, |ui| {
+            egui::Frame::new()
+                .fill(Color32::from_black_alpha(150))
+                .corner_radius(4.0)
+                .inner_margin(egui::Margin::symmetric(8, 3))
+                .show(ui, |ui| {
+                    ui.add(
+                        egui::Label::new(RichText::new(&note.line).color(TEXT)).wrap_mode(egui::TextWrapMode::Extend),
+                    );
+                    for (colour, text) in &note.legend {
+                        ui.horizontal(|ui| {
+                            let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 12.0), Sense::hover());
+                            let [r, g, b] = *colour;
+                            ui.painter().rect_filled(rect, 2.0, Color32::from_rgb(r, g, b));
+                            ui.add(
+                                egui::Label::new(RichText::new(text).small().color(TEXT))
+                                    .wrap_mode(egui::TextWrapMode::Extend),
+                            );
+                        });
+                    }
+                });
+        });
+}
+
+/// Draws `note` in the top-right corner of `view` (a `GpuFrame` target of `size`) over what is
+/// there, as the window draws it, recording into `encoder`.
+pub fn draw_over(
+    ctx: &GpuContext,
+    encoder: &mut wgpu::CommandEncoder,
+    view: &wgpu::TextureView,
+    size: (u32, u32),
+    note: &MarksNote,
+) {
+    let egui_ctx = egui::Context::default();
+    let input = egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(
+            egui::Pos2::ZERO,
+            egui::vec2(size.0 as f32, size.1 as f32),
+        )),
+        ..Default::default()
+    };
+    // An area learns its size in the first pass and is placed by it in the next; the fonts'
+    // texture comes with the first.
+    let mut textures = egui::TexturesDelta::default();
+    let mut output = None;
+    for _ in 0..2 {
+        let mut pass = egui_ctx.run_pass(input.clone(), |ctx| {
+            show_marks(ctx, note, (RENDER_MARGIN, RENDER_MARGIN))
+        });
+        textures.append(std::mem::take(&mut pass.textures_delta));
+        output = Some(pass);
+    }
+    let output = output.expect("two passes ran");
+    let jobs = egui_ctx.tessellate(output.shapes, output.pixels_per_point);
+    let mut renderer = egui_wgpu::Renderer::new(&ctx.device, GpuFrame::FORMAT, egui_wgpu::RendererOptions::default());
+    for (id, deltas) in &textures.set {
+        for delta in deltas {
+            renderer.update_texture(&ctx.device, &ctx.queue, *id, delta);
+        }
+    }
+    textures.clear();
+    let screen = egui_wgpu::ScreenDescriptor {
+        size_in_pixels: [size.0, size.1],
+        pixels_per_point: output.pixels_per_point,
+    };
+    renderer.update_buffers(&ctx.device, &ctx.queue, encoder, &jobs, &screen);
+    let mut pass = encoder
+        .begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("notes"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Load,
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: None,
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        })
+        .forget_lifetime();
+    renderer.render(&mut pass, &jobs, &screen);
+}
