@@ -205,3 +205,66 @@ fn the_scope_key_reaches_the_cie_diagram() {
         [r, g, b]
     );
 }
+
+#[test]
+fn alt_z_magnifies_the_vectorscope_in_the_window_exactly_as_render_draws_it() {
+    // One colour off the grey axis, (Cb, Cr) = (140, 120): a single spot, moving out from the
+    // centre ×2 and ×4.
+    let source = "color=c=black:s=320x240:r=10:d=3,format=yuv420p,geq=lum=128:cb=140:cr=120";
+    let clip = common::fixture(
+        "vectorscope-colour.mp4",
+        &[
+            "-f", "lavfi", "-i", source, "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p",
+        ],
+    );
+    let x = Xvfb::start();
+    let player = Player::start(&x, "zoom", Some(&clip));
+    player.wait_present("playback", 0, |p| p.new_frame && p.frame >= Some(2));
+    let before = player.key("space");
+    player.wait_present("the pause", before, |p| p.paused);
+    for scope in ["waveform", "parade", "vectorscope"] {
+        let before = player.key("H");
+        player.wait_present(scope, before, |_| true);
+    }
+    let mut shots = Vec::new();
+    for _ in 0..4 {
+        shots.push(settle(&player));
+        let before = player.key("alt+z");
+        player.wait_present("the zoom", before, |_| true);
+    }
+    let (w, h) = (shots[0].width, shots[0].height);
+    let (x0, y0, x1, y1) = band_layout(Some(ScopeKind::Vectorscope), (w, h))
+        .scope
+        .unwrap()
+        .to_pixels(w, h);
+    let scope = |rgb: &dyn Fn(u32, u32) -> [u8; 3]| -> Vec<[u8; 3]> {
+        (y0..y1)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .map(|(x, y)| rgb(x, y))
+            .collect()
+    };
+    let shown: Vec<Vec<[u8; 3]>> = shots.iter().map(|shot| scope(&|x, y| shot.at(x, y))).collect();
+    // Each step changes the scope; the fourth press is back at ×1.
+    assert_ne!(shown[0], shown[1]);
+    assert_ne!(shown[1], shown[2]);
+    assert_eq!(shown[3], shown[0]);
+    // And each is what `render --vectorscope-zoom` draws at the window's size, pixel for pixel.
+    for (zoom, window) in ["1", "2", "4"].into_iter().zip(&shown) {
+        let png = player.dir.join(format!("zoom{zoom}.png"));
+        let size = format!("{w}x{h}");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .args(["render", clip.to_str().unwrap(), "--frame", "2", "--size", &size, "-o"])
+            .arg(&png)
+            .args(["--scope", "vectorscope", "--vectorscope-zoom", zoom])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let image = image::open(&png).unwrap().to_rgb8();
+        let rendered = scope(&|x, y| image.get_pixel(x, y).0);
+        let differing = rendered.iter().zip(window).filter(|(a, b)| a != b).count();
+        assert_eq!(
+            differing, 0,
+            "×{zoom}: {differing} pixels of the scope differ from render's"
+        );
+    }
+}
