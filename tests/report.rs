@@ -61,6 +61,14 @@ fn every_value_of_every_frame_is_ffmpegs() {
         // 12 bits: counted by the CPU twin (the GPU pass reads 8 and 10).
         ("ss-420-12.mkv", "yuv420p12le", true),
         ("ss-odd.mkv", "yuv420p", false),
+        // Planes the player converts on their way to the GPU, read as decoded by the CPU
+        // twin: 4:1:1 and 4:4:0, 9 and 16 bits, and an alpha plane (ignored, as FFmpeg's
+        // filter takes it out).
+        ("ss-411.mkv", "yuv411p", true),
+        ("ss-440.mkv", "yuv440p", true),
+        ("ss-420-9.mkv", "yuv420p9le", true),
+        ("ss-420-16.mkv", "yuv420p16le", true),
+        ("ss-yuva420.mkv", "yuva420p", true),
     ] {
         let size = if name == "ss-odd.mkv" { "97x71" } else { "96x72" };
         let noise = if noise { ",noise=alls=40:allf=t" } else { "" };
@@ -68,6 +76,19 @@ fn every_value_of_every_frame_is_ffmpegs() {
         let clip = common::fixture(name, &["-f", "lavfi", "-i", &source, "-c:v", "ffv1"]);
         assert_matches_ffprobe(&clip);
     }
+    // NTSC DV, 4:1:1: the archives' tapes.
+    let dv = common::fixture(
+        "ss-ntsc.dv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=720x480:r=30000/1001:d=0.2,noise=alls=30:allf=t,format=yuv411p",
+            "-c:v",
+            "dvvideo",
+        ],
+    );
+    assert_matches_ffprobe(&dv);
     // A real H.264 clip.
     let sample = common::fixture(
         "ss-sample.mp4",

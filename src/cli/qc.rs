@@ -121,7 +121,12 @@ pub fn report_video<W: Write>(
 ) -> Result<(u64, Vec<Run>), ClipError> {
     source.set_exact_numbers(true);
     let info = source.info.format;
-    PlaneShape::of(info.layout).map_err(|e| ClipError::Decode(e.to_string()))?;
+    // Y'CbCr the player converts on its way to the GPU (4:1:1 DV, 4:1:0, 4:4:0; 9, 14 or
+    // 16 bits; with alpha): the CPU twin reads the decoded planes themselves, as FFmpeg's
+    // filter does.
+    let decoded = source.converted_yuv_layout();
+    let layout = decoded.unwrap_or(info.layout);
+    PlaneShape::of(layout).map_err(|e| ClipError::Decode(e.to_string()))?;
     if let ReportFormat::Csv = format {
         writeln!(out, "frame,pts,{}", signalstats::NAMES.join(","))?;
     }
@@ -143,11 +148,7 @@ pub fn report_video<W: Write>(
     let mut sink = Sink {
         out,
         format,
-        watch: LimitWatch::new(
-            options
-                .limits
-                .at_depth(PlaneShape::of(info.layout).map_or(8, |s| s.bits)),
-        ),
+        watch: LimitWatch::new(options.limits.at_depth(PlaneShape::of(layout).map_or(8, |s| s.bits))),
         done: 0,
         counter: options.counter,
         xml,
@@ -158,8 +159,11 @@ pub fn report_video<W: Write>(
         start: range.start.saturating_sub(1),
         end: range.end,
     };
-    if options.cpu || !StatsStage::supports(&info) {
-        report_cpu(source, primed, range, &mut sink)?;
+    if let Some(layout) = decoded {
+        source.keep_decoded_planes();
+        report_cpu(source, layout, primed, range, &mut sink)?;
+    } else if options.cpu || !StatsStage::supports(&info) {
+        report_cpu(source, info.layout, primed, range, &mut sink)?;
     } else {
         let source = hist::prepare(source, primed, None)?;
         let started = std::time::Instant::now();
@@ -219,9 +223,11 @@ pub fn report_video<W: Write>(
     Ok((sink.done, sink.watch.finish()))
 }
 
-/// The CPU twin's run over the frames of `primed` (`range` and the frame before it).
+/// The CPU twin's run over the frames of `primed` (`range` and the frame before it), their
+/// planes read as `layout`.
 fn report_cpu<W: Write>(
     mut source: VideoSource,
+    layout: crate::video::format::PlaneLayout,
     primed: FrameRange,
     range: FrameRange,
     sink: &mut Sink<'_, W>,
@@ -240,7 +246,7 @@ fn report_cpu<W: Write>(
         if frame.index < primed.start {
             continue;
         }
-        let planes = YuvPlanes::read(info.layout, info.width, info.height, &frame.planes(info.layout))
+        let planes = YuvPlanes::read(layout, info.width, info.height, &frame.planes(layout))
             .map_err(|e| ClipError::Decode(e.to_string()))?;
         if range.contains(frame.index) {
             let stats = signalstats::count(&planes, previous.as_ref()).stats();

@@ -143,7 +143,10 @@ impl VideoSource {
             })?,
             _ => frame,
         };
-        let frame = self.convert_for_upload(frame)?;
+        let frame = match self.decoded_planes {
+            true => frame,
+            false => self.convert_for_upload(frame)?,
+        };
         Ok(Some(Decoded::Frame(DecodedFrame {
             index: number.n,
             exact: number.exact,

@@ -120,6 +120,8 @@ pub struct VideoSource {
     index: Arc<FrameIndex>,
     /// Wait for the index to number each frame exactly (`hist`), rather than estimate.
     exact_numbers: bool,
+    /// Frames are given out as decoded (`keep_decoded_planes`), not in the upload layout.
+    decoded_planes: bool,
     /// Pts and number of the last frame this run gave out.
     last_pts: Option<i64>,
     last_number: Option<FrameNumber>,
@@ -412,6 +414,7 @@ impl VideoSource {
             scaler: None,
             index,
             exact_numbers: false,
+            decoded_planes: false,
             last_pts: None,
             last_number: None,
             counted: Some(0),
@@ -445,6 +448,23 @@ impl VideoSource {
 
     pub fn exact_numbers(&self) -> bool {
         self.exact_numbers
+    }
+
+    /// The layout of the decoder's frames where they are planar Y'CbCr the GPU converter does
+    /// not take as they are (4:1:1, 4:1:0, 4:4:0; 9, 14 or 16 bits; an alpha plane): what
+    /// `keep_decoded_planes` gives out. None for frames uploaded as decoded, or not Y'CbCr.
+    pub fn converted_yuv_layout(&self) -> Option<PlaneLayout> {
+        let format = self.decoder.format();
+        match native_layout(format) {
+            Some(_) => None,
+            None => stream::planar_yuv_layout(format),
+        }
+    }
+
+    /// Gives frames out with the decoder's own planes (`converted_yuv_layout`), not converted
+    /// to the upload layout: for readers of the samples themselves (`report`), never the GPU.
+    pub fn keep_decoded_planes(&mut self) {
+        self.decoded_planes = true;
     }
 
     /// Bytes this source has read of the file (its own IO, not the index's).

@@ -45,9 +45,11 @@ pub(super) fn native_layout(format: Pixel) -> Option<(PlaneLayout, bool)> {
     })
 }
 
-/// The supported format an unsupported one is converted to by swscale: RGB stays RGB and
-/// Y'CbCr becomes 4:4:4, so no chroma is thrown away, at 8, 10 or 12 bits (the nearest depth
-/// at or above the source's, 12 for deeper ones). Grey, with or without alpha, keeps its depth
+/// The supported format an unsupported one is converted to by swscale: RGB stays RGB; Y'CbCr
+/// of a subsampling and depth a native layout has (with alpha, semi-planar, big-endian) becomes
+/// that layout, its samples copied as they are (an alpha plane dropped); other Y'CbCr becomes
+/// 4:4:4, so no chroma is thrown away, at 8, 10 or 12 bits (the nearest depth at or above the
+/// source's, 12 for deeper ones). Grey, with or without alpha, keeps its depth
 /// in little-endian planar grey: swscale copies the samples as they are, so the grey
 /// conversion sees the very codes the file holds.
 pub(super) fn fallback_format(format: Pixel) -> Pixel {
@@ -76,8 +78,42 @@ pub(super) fn fallback_format(format: Pixel) -> Pixel {
             _ => Pixel::GRAY16LE,
         }
     } else {
-        pick(Pixel::YUV444P, Pixel::YUV444P10LE, Pixel::YUV444P12LE)
+        // SAFETY: as above.
+        let (w, h) = unsafe { ((*desc.as_ptr()).log2_chroma_w, (*desc.as_ptr()).log2_chroma_h) };
+        let same = match (w, h, depth) {
+            (1, 1, 8) => Some(Pixel::YUV420P),
+            (1, 0, 8) => Some(Pixel::YUV422P),
+            (0, 0, 8) => Some(Pixel::YUV444P),
+            (1, 1, 10) => Some(Pixel::YUV420P10LE),
+            (1, 0, 10) => Some(Pixel::YUV422P10LE),
+            (0, 0, 10) => Some(Pixel::YUV444P10LE),
+            (1, 1, 12) => Some(Pixel::YUV420P12LE),
+            (1, 0, 12) => Some(Pixel::YUV422P12LE),
+            (0, 0, 12) => Some(Pixel::YUV444P12LE),
+            _ => None,
+        };
+        same.unwrap_or_else(|| pick(Pixel::YUV444P, Pixel::YUV444P10LE, Pixel::YUV444P12LE))
     }
+}
+
+/// The layout of planar little-endian Y'CbCr frames of `format` as decoded, of any chroma
+/// subsampling and of 8 to 16 bits, an alpha plane aside; None for other formats (RGB, grey,
+/// semi-planar, big-endian).
+pub(super) fn planar_yuv_layout(format: Pixel) -> Option<PlaneLayout> {
+    let desc = format.descriptor()?;
+    // SAFETY: a descriptor from FFmpeg's static table.
+    let d = unsafe { &*desc.as_ptr() };
+    let flags = d.flags;
+    let planar = flags & ffmpeg::ffi::AV_PIX_FMT_FLAG_PLANAR as u64 != 0;
+    let rgb = flags & ffmpeg::ffi::AV_PIX_FMT_FLAG_RGB as u64 != 0;
+    let big_endian = flags & ffmpeg::ffi::AV_PIX_FMT_FLAG_BE as u64 != 0;
+    let bits = d.comp[0].depth as u32;
+    let separate = d.nb_components >= 3 && d.comp[0].plane == 0 && d.comp[1].plane == 1 && d.comp[2].plane == 2;
+    (planar && !rgb && !big_endian && separate && (8..=16).contains(&bits)).then_some(PlaneLayout::Yuv {
+        chroma_shift_x: u32::from(d.log2_chroma_w),
+        chroma_shift_y: u32::from(d.log2_chroma_h),
+        bits,
+    })
 }
 
 /// The FFmpeg format of frames uploaded as `layout`: what swscale brings frames to that do not
@@ -279,6 +315,23 @@ mod tests {
         mastering[21] = 0;
         assert_eq!(mastering_display_peak(&ints(&mastering)), None);
         assert_eq!(mastering_display_peak(&ints(&[1; 20])), None);
+    }
+
+    #[test]
+    fn yuv_of_a_native_sampling_and_depth_keeps_them_and_other_yuv_becomes_4_4_4() {
+        // Alpha dropped, semi-planar and big-endian made planar: the same samples.
+        assert_eq!(fallback_format(Pixel::YUVA420P), Pixel::YUV420P);
+        assert_eq!(fallback_format(Pixel::YUVA444P10LE), Pixel::YUV444P10LE);
+        assert_eq!(fallback_format(Pixel::YUVA422P12LE), Pixel::YUV422P12LE);
+        assert_eq!(fallback_format(Pixel::NV21), Pixel::YUV420P);
+        assert_eq!(fallback_format(Pixel::NV16), Pixel::YUV422P);
+        assert_eq!(fallback_format(Pixel::YUV420P10BE), Pixel::YUV420P10LE);
+        // Other samplings and depths: 4:4:4 at the depth at or above.
+        assert_eq!(fallback_format(Pixel::YUV411P), Pixel::YUV444P);
+        assert_eq!(fallback_format(Pixel::YUV440P), Pixel::YUV444P);
+        assert_eq!(fallback_format(Pixel::YUV420P9LE), Pixel::YUV444P10LE);
+        assert_eq!(fallback_format(Pixel::YUV420P16LE), Pixel::YUV444P12LE);
+        assert_eq!(fallback_format(Pixel::RGB48LE), Pixel::GBRP12LE);
     }
 
     #[test]
