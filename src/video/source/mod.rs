@@ -450,15 +450,18 @@ impl VideoSource {
         self.exact_numbers
     }
 
-    /// The layout of the decoder's frames where they are planar Y'CbCr the GPU converter does
-    /// not take as they are (4:1:1, 4:1:0, 4:4:0; 9, 14 or 16 bits; an alpha plane): what
-    /// `keep_decoded_planes` gives out. None for frames uploaded as decoded, or not Y'CbCr.
+    /// The layout of the decoder's frames where they are planar Y'CbCr whose samples the GPU
+    /// converter does not take as they are (4:1:1, 4:1:0, 4:4:0; 9, 14 or 16 bits): what
+    /// `keep_decoded_planes` gives out. None for frames uploaded with their samples as decoded
+    /// (an alpha plane dropped), or not Y'CbCr.
     pub fn converted_yuv_layout(&self) -> Option<PlaneLayout> {
         let format = self.decoder.format();
-        match native_layout(format) {
-            Some(_) => None,
-            None => stream::planar_yuv_layout(format),
+        if native_layout(format).is_some() {
+            return None;
         }
+        // (With alpha, or big-endian, of a sampling and depth the converter takes, the frames
+        // are uploaded with those very samples.)
+        stream::planar_yuv_layout(format).filter(|&layout| layout != self.info.format.layout)
     }
 
     /// Gives frames out with the decoder's own planes (`converted_yuv_layout`), not converted
