@@ -7,6 +7,7 @@
 mod common;
 mod window;
 
+use histoplay::signalstats::NAMES;
 use std::path::PathBuf;
 use std::time::Duration;
 use window::{Image, Player, Xvfb};
@@ -181,39 +182,6 @@ fn the_stats_overlay_shows_ffmpegs_signalstats_of_the_frame_on_screen() {
     let source = "testsrc2=s=160x120:r=10:d=8,noise=alls=40:allf=t,format=yuv420p10le";
     let clip = common::fixture("signal-10bit.mkv", &["-f", "lavfi", "-i", source, "-c:v", "ffv1"]);
     let expected = common::ffprobe_stats(&clip);
-    const NAMES: [&str; 31] = [
-        "YMIN",
-        "YLOW",
-        "YAVG",
-        "YHIGH",
-        "YMAX",
-        "UMIN",
-        "ULOW",
-        "UAVG",
-        "UHIGH",
-        "UMAX",
-        "VMIN",
-        "VLOW",
-        "VAVG",
-        "VHIGH",
-        "VMAX",
-        "SATMIN",
-        "SATLOW",
-        "SATAVG",
-        "SATHIGH",
-        "SATMAX",
-        "HUEMED",
-        "HUEAVG",
-        "YDIF",
-        "UDIF",
-        "VDIF",
-        "YBITDEPTH",
-        "UBITDEPTH",
-        "VBITDEPTH",
-        "TOUT",
-        "VREP",
-        "BRNG",
-    ];
     let x = Xvfb::start();
     let player = Player::start(&x, "signal", Some(&clip));
     player.wait_present("playback", 0, |p| p.new_frame && p.frame >= Some(1));

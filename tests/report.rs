@@ -247,6 +247,14 @@ fn ffprobe_frames(path: &Path) -> Vec<BTreeMap<String, String>> {
     frames
 }
 
+/// The text of a gzipped file (a QCTools report).
+fn gunzip(path: &Path) -> String {
+    let mut text = String::new();
+    let file = std::fs::File::open(path).unwrap();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text).unwrap();
+    text
+}
+
 /// An attribute's value in an XML element's opening tag.
 fn attribute<'a>(element: &'a str, name: &str) -> &'a str {
     let start = element
@@ -277,12 +285,7 @@ fn a_qctools_report_carries_every_frame_as_ffprobe_would() {
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stdout.is_empty());
-    let mut xml = String::new();
-    std::io::Read::read_to_string(
-        &mut flate2::read::GzDecoder::new(std::fs::File::open(&report).unwrap()),
-        &mut xml,
-    )
-    .unwrap();
+    let xml = gunzip(&report);
     assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ffprobe:ffprobe "));
     assert!(xml.trim_end().ends_with("</frames>\n</ffprobe:ffprobe>"));
     let tags = ffprobe_stats(&clip);
@@ -342,12 +345,7 @@ fn a_qctools_report_carries_every_frame_as_ffprobe_would() {
         report.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut xml = String::new();
-    std::io::Read::read_to_string(
-        &mut flate2::read::GzDecoder::new(std::fs::File::open(&report).unwrap()),
-        &mut xml,
-    )
-    .unwrap();
+    let xml = gunzip(&report);
     let ours: Vec<String> = xml
         .split("<frame ")
         .skip(1)
@@ -404,9 +402,7 @@ fn a_directory_is_a_batch_with_a_report_beside_each_file_and_a_summary() {
         ("a.mkv.qctools.xml.gz", "a.mkv"),
         ("day2/b.mkv.qctools.xml.gz", "day2/b.mkv"),
     ] {
-        let mut xml = String::new();
-        let file = std::fs::File::open(dir.join(report)).unwrap();
-        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut xml).unwrap();
+        let xml = gunzip(&dir.join(report));
         assert_eq!(xml.matches("<frame ").count(), 5, "{report}");
         let yavg = &ffprobe_stats(&dir.join(clip))[4]["YAVG"];
         assert!(
