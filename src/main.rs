@@ -905,13 +905,13 @@ fn default_video() -> PathBuf {
         .unwrap_or_else(|| relative.to_path_buf())
 }
 
-/// Help and version print as clap prints them; a mistake on the command line is one `error:`
-/// line, clap's hints (possible values, usage) folded into it.
+/// Help prints as clap prints it (`--version` is histoplay's own flag); a mistake on the command
+/// line is one `error:` line, clap's hints (possible values, usage) folded into it.
 fn command_line_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     if matches!(
         e.kind(),
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+        ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     ) {
         e.exit();
     }
