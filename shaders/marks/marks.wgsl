@@ -5,17 +5,23 @@
 // `pack_words` for this form); every threshold is an integer code worked out there, and each
 // luma code's class comes from a table made there.
 //
-// A workgroup takes a tile of 64x16 pixels, each invocation four neighbours in a row (one
-// 16-byte load where rows are whole multiples of four pixels); for peaking, the tile's luma and
-// a one-pixel border are loaded into workgroup memory first.
+// Each invocation marks four neighbours in a row (one 16-byte load where rows are whole
+// multiples of four pixels). Two entry points:
+// - `marks`, without peaking: a workgroup takes 256x4 pixels, so that a subgroup's loads and
+//   stores are whole lines;
+// - `marks_peaking`: a workgroup takes a tile of 64x16 pixels, whose luma and a one-pixel
+//   border are first loaded into workgroup memory (every load of an invocation out before the
+//   first is used), as floats, for the Sobel operator's sums (whole numbers, exact in floats;
+//   the GPU's float units outpace its integer ones).
+// The range test reads each chroma sample once for the pixels it is drawn with.
 //
 // Built without bounds checks (MarksStage), so every index is in bounds by construction: pixels
-// are read at y·width + x with x < width, y < height (luma_at clamps); words at y·row_words +
-// x/4; the tile below 66·18; a luma is at most white (its weights sum to 65536), and R', G', B'
-// codes are at most white, the tables' last index; planes are read inside their sizes (chroma
-// at x >> shift of a plane ⌈width / 2^shift⌉ wide), and only for Y'CbCr and grey sources. The
-// stage asserts what this rests on: 8 or 10 bits, planes of the frame's format, and a pixel
-// buffer of the frame's size.
+// are read at y·width + x with x < width, y < height (luma_at, tile_quad and side_at clamp);
+// words at y·row_words + x/4; the tile below 18·18 (quads of rows of the bordered tile); a luma
+// is at most white (its weights sum to 65536), and R', G', B' codes are at most white, the
+// tables' last index; planes are read inside their sizes (chroma at x >> shift of a plane
+// ⌈width / 2^shift⌉ wide), and only for Y'CbCr and grey sources. The stage asserts what this
+// rests on: 8 or 10 bits, planes of the frame's format, and a pixel buffer of the frame's size.
 
 struct MarkParams { // twin: MarkParams in src/marks/mod.rs
     width: u32,
@@ -70,12 +76,15 @@ const PLANES_GREY: u32 = 2u;
 
 const TILE_W: u32 = 64u;
 const TILE_H: u32 = 16u;
-const BORDERED_W: u32 = 66u;
 const BORDERED_H: u32 = 18u;
+// Quads a tile row holds: its 16, and one either side for the border pixels.
+const ROW_QUADS: u32 = 18u;
 
-// The tile's luma with a one-pixel border (clamped at the frame's edges), for peaking: written
-// whole before it is read, so it is not zeroed first (MarksStage).
-var<workgroup> tile: array<u32, 1188>;
+// The tile's luma with a one-pixel border (clamped at the frame's edges), for peaking, four
+// pixels to a vec4f: 18 rows of 18, the tile's 16 quads with one either side, of which only
+// the pixel next to the tile is read. Written whole before it is read, so it is not zeroed
+// first (MarksStage).
+var<workgroup> tile: array<vec4f, 324>;
 
 fn pixel(i: u32) -> u32 {
     return pixels[i >> 2u][i & 3u];
@@ -98,27 +107,38 @@ fn luma_at(x: i32, y: i32) -> u32 {
     return luma(unpack(pixel(cy * params.width + cx)));
 }
 
-// The peaking bits (PASS_PEAKING in each byte) of the four pixels from (tx, ty) of the tile:
-// Sobel over the 3x6 luma around them, read from the tile once.
-fn peaking_edges(tx: u32, ty: u32) -> u32 {
-    var above: array<i32, 6>;
-    var row: array<i32, 6>;
-    var below: array<i32, 6>;
-    let at = ty * BORDERED_W + tx;
-    for (var i = 0u; i < 6u; i++) {
-        above[i] = i32(tile[at + i]);
-        row[i] = i32(tile[at + BORDERED_W + i]);
-        below[i] = i32(tile[at + 2u * BORDERED_W + i]);
-    }
-    var bits = 0u;
-    for (var h = 0u; h < 4u; h++) {
-        let gx = above[h + 2u] + 2 * row[h + 2u] + below[h + 2u] - above[h] - 2 * row[h] - below[h];
-        let gy = below[h] + 2 * below[h + 1u] + below[h + 2u] - above[h] - 2 * above[h + 1u] - above[h + 2u];
-        if u32(abs(gx)) + u32(abs(gy)) >= params.peaking {
-            bits |= PASS_PEAKING << (8u * h);
-        }
-    }
-    return bits;
+// Whole numbers below 2^23 as floats, exactly: their bits in a float of exponent 23, less 2^23.
+fn to_float(l: vec4u) -> vec4f {
+    return bitcast<vec4f>(l | vec4u(0x4b000000u)) - vec4f(8388608.0);
+}
+
+// A tile row's lumas round quad `qc`: the pixel before each of its four, each, the one after.
+struct Around {
+    prev: vec4f,
+    at: vec4f,
+    next: vec4f,
+}
+
+fn around(row: u32, qc: u32) -> Around {
+    let i = row * ROW_QUADS + qc;
+    let at = tile[i];
+    let left = tile[i - 1u].w;
+    let right = tile[i + 1u].x;
+    return Around(vec4f(left, at.x, at.y, at.z), at, vec4f(at.y, at.z, at.w, right));
+}
+
+// The peaking bits (PASS_PEAKING in each byte) of the four pixels of quad `qc` of tile row
+// `ty` + 1: Sobel over the lumas round them (in floats, exact: every sum is a whole number
+// below 2^13).
+fn peaking_edges(qc: u32, ty: u32) -> u32 {
+    let a = around(ty, qc);
+    let m = around(ty + 1u, qc);
+    let b = around(ty + 2u, qc);
+    let gx = (a.next + 2.0 * m.next + b.next) - (a.prev + 2.0 * m.prev + b.prev);
+    let gy = (b.prev + 2.0 * b.at + b.next) - (a.prev + 2.0 * a.at + a.next);
+    let edge = abs(gx) + abs(gy) >= vec4f(f32(params.peaking));
+    return select(0u, PASS_PEAKING, edge.x) | select(0u, PASS_PEAKING << 8u, edge.y)
+        | select(0u, PASS_PEAKING << 16u, edge.z) | select(0u, PASS_PEAKING << 24u, edge.w);
 }
 
 fn dot3(a: vec3f, b: vec3f) -> f32 {
@@ -143,14 +163,14 @@ fn sample(texel: vec4u, channel: u32) -> u32 {
     return raw >> params.sample_shift;
 }
 
-// FFmpeg signalstats' BRNG test of the pixel at `at`: its Y', and the Cb and Cr drawn with it.
-fn out_of_range(at: vec2u) -> bool {
+// FFmpeg signalstats' BRNG test of a pixel's Y'.
+fn luma_out_of_range(at: vec2u) -> bool {
     let y = sample(textureLoad(plane0, at, 0), 0u);
-    var out = y < params.range.x || y > params.range.y;
-    if params.planes.x == PLANES_GREY {
-        return out;
-    }
-    let c = vec2u(at.x >> params.planes.y, at.y >> params.planes.z);
+    return y < params.range.x || y > params.range.y;
+}
+
+// The same of the chroma sample at `c` (Cb or Cr outside).
+fn chroma_out_of_range(c: vec2u) -> bool {
     var cb: u32;
     var cr: u32;
     if params.planes.x == PLANES_SEMI {
@@ -161,42 +181,95 @@ fn out_of_range(at: vec2u) -> bool {
         cb = sample(textureLoad(plane1, c, 0), 0u);
         cr = sample(textureLoad(plane2, c, 0), 0u);
     }
-    return out || cb < params.range.z || cb > params.range.w || cr < params.range.z || cr > params.range.w;
+    return cb < params.range.z || cb > params.range.w || cr < params.range.z || cr > params.range.w;
 }
 
-// Fills the tile (from `origin` in the frame, one pixel out all round) with luma: its 64-pixel
-// rows four pixels to a load where rows are whole vec4us, its border columns one at a time.
+// The range bits (PASS_RANGE in each byte) of the pixels (x + h, y), h < count: each chroma
+// sample read once for the pixels side by side it is drawn with.
+fn range_bits(x: u32, y: u32, count: u32) -> u32 {
+    let cy = y >> params.planes.z;
+    var bits = 0u;
+    var last = 0xffffffffu;
+    var chroma_out = false;
+    for (var h = 0u; h < count; h++) {
+        if params.planes.x != PLANES_GREY {
+            let cx = (x + h) >> params.planes.y;
+            if cx != last {
+                chroma_out = chroma_out_of_range(vec2u(cx, cy));
+                last = cx;
+            }
+        }
+        if chroma_out || luma_out_of_range(vec2u(x + h, y)) {
+            bits |= PASS_RANGE << (8u * h);
+        }
+    }
+    return bits;
+}
+
+// Fills the tile (from `origin` in the frame, one pixel out all round, clamped at the frame's
+// edges) with luma.
 fn fill_tile(origin: vec2i, index: u32) {
     if (params.width & 3u) != 0u {
-        for (var k = index; k < BORDERED_W * BORDERED_H; k += 256u) {
-            tile[k] = luma_at(origin.x + i32(k % BORDERED_W) - 1, origin.y + i32(k / BORDERED_W) - 1);
+        for (var k = index; k < ROW_QUADS * BORDERED_H; k += 256u) {
+            let x = origin.x + 4 * (i32(k % ROW_QUADS) - 1);
+            let y = origin.y + i32(k / ROW_QUADS) - 1;
+            tile[k] = to_float(vec4u(luma_at(x, y), luma_at(x + 1, y), luma_at(x + 2, y), luma_at(x + 3, y)));
         }
         return;
     }
-    for (var k = index; k < BORDERED_H * 16u; k += 256u) {
-        let row = k / 16u;
-        let x = origin.x + 4 * i32(k % 16u);
-        let y = origin.y + i32(row) - 1;
-        let at = row * BORDERED_W + 1u + 4u * (k % 16u);
-        if x + 3 < i32(params.width) {
-            let cy = u32(clamp(y, 0, i32(params.height) - 1));
-            let quad = pixels[(cy * params.width + u32(x)) >> 2u];
-            tile[at] = luma(unpack(quad.x));
-            tile[at + 1u] = luma(unpack(quad.y));
-            tile[at + 2u] = luma(unpack(quad.z));
-            tile[at + 3u] = luma(unpack(quad.w));
-        } else {
-            for (var h = 0; h < 4; h++) {
-                tile[at + u32(h)] = luma_at(x + h, y);
-            }
-        }
+    // Each invocation's loads go out together: a quad of the tile's 16 rows, the first 32 a
+    // quad of the rows above and below it, the next 36 a pixel of the columns either side.
+    let main = tile_quad(origin, 1u + index / 16u, index % 16u);
+    var extra = vec4u(0u);
+    var side_pixel = 0u;
+    let k = index - 32u;
+    let halo = select(0u, BORDERED_H - 1u, index >= 16u);
+    if index < 32u {
+        extra = tile_quad(origin, halo, index % 16u);
+    } else if k < 2u * BORDERED_H {
+        side_pixel = side_at(origin, k);
     }
-    for (var k = index; k < BORDERED_H * 2u; k += 256u) {
-        let row = k / 2u;
+    store_quad(1u + index / 16u, index % 16u, main);
+    if index < 32u {
+        store_quad(halo, index % 16u, extra);
+    } else if k < 2u * BORDERED_H {
+        // The pixel left of the tile is the last of quad 0, the one right of it the first of
+        // quad 17.
+        let l = luma(unpack(side_pixel));
         let side = k % 2u;
-        let at = row * BORDERED_W + side * (BORDERED_W - 1u);
-        tile[at] = luma_at(origin.x - 1 + i32(side * (BORDERED_W - 1u)), origin.y + i32(row) - 1);
+        tile[(k / 2u) * ROW_QUADS + side * (ROW_QUADS - 1u)] = to_float(vec4u(l));
     }
+}
+
+// The packed pixels of quad `col` of tile row `row` (clamped at the frame's edges).
+fn tile_quad(origin: vec2i, row: u32, col: u32) -> vec4u {
+    let x = origin.x + 4 * i32(col);
+    let cy = u32(clamp(origin.y + i32(row) - 1, 0, i32(params.height) - 1));
+    if x + 3 < i32(params.width) {
+        return pixels[(cy * params.width + u32(x)) >> 2u];
+    }
+    var quad = vec4u(0u);
+    for (var h = 0; h < 4; h++) {
+        let cx = u32(clamp(x + h, 0, i32(params.width) - 1));
+        quad[h] = pixel(cy * params.width + cx);
+    }
+    return quad;
+}
+
+// Writes the lumas of `quad`, at quad `col` of tile row `row`.
+fn store_quad(row: u32, col: u32, quad: vec4u) {
+    tile[row * ROW_QUADS + 1u + col] = to_float(vec4u(luma(unpack(quad.x)), luma(unpack(quad.y)), luma(unpack(quad.z)), luma(unpack(quad.w))));
+}
+
+// The packed pixel of border pixel `k` (rows down, left then right).
+fn side_at(origin: vec2i, k: u32) -> u32 {
+    let cx = u32(clamp(origin.x - 1 + i32((k % 2u) * (TILE_W + 1u)), 0, i32(params.width) - 1));
+    let cy = u32(clamp(origin.y + i32(k / 2u) - 1, 0, i32(params.height) - 1));
+    return pixel(cy * params.width + cx);
+}
+
+fn range() -> bool {
+    return (params.compute & MARK_RANGE) != 0u && params.range_applies != 0u;
 }
 
 fn peaking() -> bool {
@@ -217,10 +290,12 @@ fn reads_pixels() -> bool {
 // without its peaking and range bits.
 fn mark(packed: u32, l: u32) -> u32 {
     var byte = 0u;
-    if peaking() {
-        byte = luma_classes[l];
-    } else if (params.compute & (MARK_FALSE_COLOUR | MARK_ZEBRA)) != 0u {
-        byte = luma_classes[luma(unpack(packed))];
+    if (params.compute & (MARK_FALSE_COLOUR | MARK_ZEBRA)) != 0u {
+        if peaking() {
+            byte = luma_classes[l];
+        } else {
+            byte = luma_classes[luma(unpack(packed))];
+        }
     }
     if gamut() && outside_bt709(unpack(packed)) {
         byte |= PASS_GAMUT;
@@ -228,62 +303,76 @@ fn mark(packed: u32, l: u32) -> u32 {
     return byte;
 }
 
-@compute @workgroup_size(16, 16)
-fn marks(
-    @builtin(workgroup_id) wg: vec3u,
-    @builtin(local_invocation_id) local: vec3u,
-    @builtin(local_invocation_index) index: u32,
-) {
-    let origin = vec2i(i32(wg.x * TILE_W), i32(wg.y * TILE_H));
-    if peaking() {
-        fill_tile(origin, index);
-        workgroupBarrier();
+// The range bits of the word at `at` (pixels x.., row y, `count` of them in the frame).
+fn range_word(at: u32, x: u32, y: u32, count: u32) -> u32 {
+    if !range() {
+        return 0u;
     }
-    let y = wg.y * TILE_H + local.y;
-    let x = wg.x * TILE_W + 4u * local.x;
-    if y >= params.height || x >= params.width {
-        return;
+    if params.keep_range != 0u {
+        return words[at] & (PASS_RANGE * 0x01010101u);
     }
-    // The four pixels' colours: one load where rows are whole vec4us.
-    let first = y * params.width + x;
+    return range_bits(x, y, count);
+}
+
+// Writes the word at `at`, cutting off the bytes past the frame's right edge.
+fn store_word(at: u32, packed: u32, count: u32) {
+    var word = packed;
+    if count < 4u {
+        word &= (1u << (8u * count)) - 1u;
+    }
+    words[at] = word;
+}
+
+// The four pixels' colours from `first`: one load where rows are whole vec4us.
+fn load_colours(first: u32, count: u32) -> vec4u {
     var quad = vec4u(0u);
     if reads_pixels() {
         if (params.width & 3u) == 0u {
             quad = pixels[first >> 2u];
         } else {
-            for (var h = 0u; h < 4u && x + h < params.width; h++) {
+            for (var h = 0u; h < count; h++) {
                 quad[h] = pixel(first + h);
             }
         }
     }
-    let at = y * params.row_words + x / 4u;
+    return quad;
+}
+
+// Without peaking: no tile.
+@compute @workgroup_size(64, 4)
+fn marks(@builtin(global_invocation_id) id: vec3u) {
+    let x = 4u * id.x;
+    let y = id.y;
+    if y >= params.height || x >= params.width {
+        return;
+    }
     let count = min(4u, params.width - x);
-    let tx = 4u * local.x;
-    var packed = 0u;
-    for (var h = 0u; h < count; h++) {
-        var l = 0u;
-        if peaking() {
-            l = tile[(local.y + 1u) * BORDERED_W + tx + h + 1u];
-        }
-        packed |= mark(quad[h], l) << (8u * h);
+    let quad = load_colours(y * params.width + x, count);
+    let at = y * params.row_words + id.x;
+    let packed = mark(quad.x, 0u) | (mark(quad.y, 0u) << 8u) | (mark(quad.z, 0u) << 16u) | (mark(quad.w, 0u) << 24u);
+    store_word(at, packed | range_word(at, x, y, count), count);
+}
+
+// With peaking (and any other marks).
+@compute @workgroup_size(16, 16)
+fn marks_peaking(
+    @builtin(workgroup_id) wg: vec3u,
+    @builtin(local_invocation_id) local: vec3u,
+    @builtin(local_invocation_index) index: u32,
+) {
+    fill_tile(vec2i(i32(wg.x * TILE_W), i32(wg.y * TILE_H)), index);
+    workgroupBarrier();
+    let y = wg.y * TILE_H + local.y;
+    let x = wg.x * TILE_W + 4u * local.x;
+    if y >= params.height || x >= params.width {
+        return;
     }
-    if peaking() {
-        // (Past the frame's right edge the bytes are cut off below.)
-        packed |= peaking_edges(tx, local.y);
-    }
-    if (params.compute & MARK_RANGE) != 0u && params.range_applies != 0u {
-        if params.keep_range != 0u {
-            packed |= words[at] & (PASS_RANGE * 0x01010101u);
-        } else {
-            for (var h = 0u; h < count; h++) {
-                if out_of_range(vec2u(x + h, y)) {
-                    packed |= PASS_RANGE << (8u * h);
-                }
-            }
-        }
-    }
-    if count < 4u {
-        packed &= (1u << (8u * count)) - 1u;
-    }
-    words[at] = packed;
+    let count = min(4u, params.width - x);
+    let quad = load_colours(y * params.width + x, count);
+    let at = y * params.row_words + x / 4u;
+    let qc = local.x + 1u;
+    let l = vec4u(tile[(local.y + 1u) * ROW_QUADS + qc]);
+    var packed = mark(quad.x, l.x) | (mark(quad.y, l.y) << 8u) | (mark(quad.z, l.z) << 16u) | (mark(quad.w, l.w) << 24u);
+    packed |= peaking_edges(qc, local.y);
+    store_word(at, packed | range_word(at, x, y, count), count);
 }

@@ -7,7 +7,8 @@
 //   tile's non-zero bins into the frame's counts with storage atomics.
 // - density: the vectorscope (CIE = 0: 256x256 cells of (cb, cr)) or the CIE 1931 xy diagram
 //   (CIE = 1: N x N cells of (x, y), N = params.columns). Each workgroup counts a chunk of
-//   VS_CHUNK pixels. A window of 128 x VS_ROWS cells round where nearly every natural colour
+//   VS_CHUNK pixels (the vectorscope's four neighbours to an invocation, those in one cell
+//   counted at once). A window of 128 x VS_ROWS cells round where nearly every natural colour
 //   falls (the vectorscope's centre, the diagram's white point) is kept in workgroup memory as
 //   16-bit counts, two to a word (a chunk holds fewer than 65536 pixels, so a count never
 //   carries into its neighbour); cells outside it go straight to the frame's counts.
@@ -182,18 +183,21 @@ fn columns_scope(
     }
 }
 
-// floor(a*n/s) for a <= s < 2^22, n <= 1024, exactly: a floating-point estimate from s's
-// reciprocal (within one of the quotient) set right with two integer products, each below
-// 2^32. Far cheaper than an integer division.
-fn scaled_ratio(a: u32, s: u32, n: u32, reciprocal: f32) -> u32 {
-    let an = a * n;
-    var q = min(u32(f32(an) * reciprocal), n);
-    if q * s > an {
-        q -= 1u;
-    } else if q < n && (q + 1u) * s <= an {
-        q += 1u;
-    }
-    return q;
+// A whole number below 2^23 as a float, exactly, without a conversion instruction (a
+// quarter-rate one on many GPUs): its bits under a float of exponent 23, less 2^23.
+fn exact_float(v: u32) -> f32 {
+    return bitcast<f32>(v | 0x4b000000u) - 8388608.0;
+}
+
+// floor(a*n/s) for a <= s < 2^22, n <= 1024, exactly: a floating-point estimate from
+// `n_over_s`, n/s (within a few parts in 2^23, so a*n/s within 2^-11), rounded to the nearest
+// whole number (no conversion instruction: the float's low bits once 2^23 is added), is the
+// quotient or one more, which an integer product below 2^32 tells apart. Far cheaper than an
+// integer division.
+fn scaled_ratio(a: u32, s: u32, n: u32, n_over_s: f32) -> u32 {
+    let estimate = bitcast<u32>(exact_float(a) * n_over_s + 8388608.0) - 0x4b000000u;
+    let q = min(estimate, n);
+    return q - select(0u, 1u, q * s > a * n);
 }
 
 // The CIE diagram's RGB -> XYZ matrix, rows X, Y, Z.
@@ -219,31 +223,70 @@ fn xy_cell(rgb: vec3u, m: Matrix) -> vec2u {
     let shift = max(firstLeadingBit(sum), 21u) - 21u;
     let n = params.columns;
     let s = sum >> shift;
-    let reciprocal = 1.0 / f32(s);
-    let cell = vec2u(scaled_ratio(x >> shift, s, n, reciprocal), scaled_ratio(y >> shift, s, n, reciprocal));
+    let n_over_s = exact_float(n) / exact_float(s);
+    let cell = vec2u(scaled_ratio(x >> shift, s, n, n_over_s), scaled_ratio(y >> shift, s, n, n_over_s));
     return min(cell, vec2u(n - 1u));
 }
 
-// Counts a pixel's cell: in the window if it falls there, else straight into the counts.
-fn count_cell(word: u32, origin: vec2u, side: u32, m: Matrix) {
+// A pixel's cell, or NO_CELL (black, on the CIE diagram).
+fn cell_of(word: u32, m: Matrix) -> vec2u {
     let rgb = unpack_rgb(word);
-    var c: vec2u;
     if CIE == 1u {
-        c = xy_cell(rgb, m);
-        if c.x == NO_CELL {
-            return;
-        }
-    } else {
-        c = chroma(rgb);
+        return xy_cell(rgb, m);
+    }
+    return chroma(rgb);
+}
+
+// Counts `n` pixels into cell `c`: in the window if it falls there, else straight into the
+// counts.
+fn count_cell(c: vec2u, n: u32, origin: vec2u, side: u32) {
+    if c.x == NO_CELL {
+        return;
     }
     // Below the window the subtraction wraps to a large number: one test per axis.
     let w = c - origin;
     if w.x < VS_WIDTH && w.y < VS_ROWS {
         let at = w.y * VS_WIDTH + w.x;
-        atomicAdd(&window[at >> 1u], 1u << ((at & 1u) << 4u));
+        atomicAdd(&window[at >> 1u], n << ((at & 1u) << 4u));
     } else {
-        atomicAdd(&counts[c.y * side + c.x], 1u);
+        atomicAdd(&counts[c.y * side + c.x], n);
     }
+}
+
+fn count_pixel(word: u32, origin: vec2u, side: u32, m: Matrix) {
+    count_cell(cell_of(word, m), 1u, origin, side);
+}
+
+// Counts four neighbouring pixels, those side by side in one cell (as neighbours mostly are)
+// with one atomic: the vectorscope's time goes to its atomics.
+fn count_four(p0: u32, p1: u32, p2: u32, p3: u32, origin: vec2u, side: u32, m: Matrix) {
+    let c1 = cell_of(p1, m);
+    let c2 = cell_of(p2, m);
+    let c3 = cell_of(p3, m);
+    var cell = cell_of(p0, m);
+    var n = 1u;
+    if all(c1 == cell) {
+        n += 1u;
+    } else {
+        count_cell(cell, n, origin, side);
+        cell = c1;
+        n = 1u;
+    }
+    if all(c2 == cell) {
+        n += 1u;
+    } else {
+        count_cell(cell, n, origin, side);
+        cell = c2;
+        n = 1u;
+    }
+    if all(c3 == cell) {
+        n += 1u;
+    } else {
+        count_cell(cell, n, origin, side);
+        cell = c3;
+        n = 1u;
+    }
+    count_cell(cell, n, origin, side);
 }
 
 @compute @workgroup_size(WG_X, 1, 1)
@@ -271,24 +314,33 @@ fn density(
     let chunk = workgroup_id.y * num_workgroups.x + workgroup_id.x;
     let pixel_count = params.width * params.height;
     let first = chunk * VS_CHUNK + local_index;
-    if (chunk + 1u) * VS_CHUNK <= pixel_count {
-        // A whole chunk: four loads in flight, then their counts.
+    if (chunk + 1u) * VS_CHUNK <= pixel_count && CIE == 0u {
+        // A whole chunk of the vectorscope: four neighbouring pixels at a time, the
+        // workgroup's fours side by side.
+        let start = chunk * VS_CHUNK + 4u * local_index;
+        for (var k = 0u; k < VS_LOADS; k += 4u) {
+            let i = start + k * WG_SIZE;
+            count_four(pixels[i], pixels[i + 1u], pixels[i + 2u], pixels[i + 3u], origin, side, m);
+        }
+    } else if (chunk + 1u) * VS_CHUNK <= pixel_count {
+        // A whole chunk of the CIE diagram (whose time goes to working out the cells, not to
+        // its atomics): four loads in flight, then their counts.
         for (var k = 0u; k < VS_LOADS; k += 4u) {
             let i = first + k * WG_SIZE;
             let p0 = pixels[i];
             let p1 = pixels[i + WG_SIZE];
             let p2 = pixels[i + 2u * WG_SIZE];
             let p3 = pixels[i + 3u * WG_SIZE];
-            count_cell(p0, origin, side, m);
-            count_cell(p1, origin, side, m);
-            count_cell(p2, origin, side, m);
-            count_cell(p3, origin, side, m);
+            count_pixel(p0, origin, side, m);
+            count_pixel(p1, origin, side, m);
+            count_pixel(p2, origin, side, m);
+            count_pixel(p3, origin, side, m);
         }
     } else {
         for (var k = 0u; k < VS_LOADS; k++) {
             let i = first + k * WG_SIZE;
             if i < pixel_count {
-                count_cell(pixels[i], origin, side, m);
+                count_pixel(pixels[i], origin, side, m);
             }
         }
     }

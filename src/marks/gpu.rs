@@ -22,7 +22,10 @@ pub struct MarksView<'a> {
 }
 
 pub struct MarksStage {
+    /// Without peaking: 256x4 pixels a workgroup.
     pipeline: wgpu::ComputePipeline,
+    /// With peaking: tiles of 64x16 pixels.
+    peaking_pipeline: wgpu::ComputePipeline,
     params: wgpu::Buffer,
     words: wgpu::Buffer,
     /// Each luma code's class (`MarkParams::luma_classes`).
@@ -82,6 +85,14 @@ impl MarksStage {
         let module = shaders::trusted_module(device, "marks", shaders::MARKS.to_string());
         // The tile is written whole before it is read.
         let pipeline = shaders::compute_pipeline_with(device, "marks", &module, "marks", &bind_layout, false);
+        let peaking_pipeline = shaders::compute_pipeline_with(
+            device,
+            "marks with peaking",
+            &module,
+            "marks_peaking",
+            &bind_layout,
+            false,
+        );
         let params = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("marks params"),
             size: 2 * PARAMS_STRIDE,
@@ -182,6 +193,7 @@ impl MarksStage {
         };
         let stage = Self {
             pipeline,
+            peaking_pipeline,
             params,
             words,
             luma_classes,
@@ -266,9 +278,16 @@ impl MarksStage {
             label: Some("marks"),
             timestamp_writes: writes,
         });
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, binding, &[offset]);
-        pass.dispatch_workgroups(self.format.width.div_ceil(64), self.format.height.div_ceil(16), 1);
+        let (width, height) = (self.format.width, self.format.height);
+        if self.compute.has(super::Mark::Peaking) {
+            pass.set_pipeline(&self.peaking_pipeline);
+            pass.set_bind_group(0, binding, &[offset]);
+            pass.dispatch_workgroups(width.div_ceil(64), height.div_ceil(16), 1);
+        } else {
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, binding, &[offset]);
+            pass.dispatch_workgroups(super::row_words(width).div_ceil(64), height.div_ceil(4), 1);
+        }
     }
 
     /// Whether the range marks of the frame last converted are there to show (the stage was
