@@ -1188,9 +1188,6 @@ fn run(command: Command) -> Result<()> {
                 marks: marks.settings()?,
                 graticule: (graticule.waveform_scale, graticule.graticule),
             };
-            if compare.options().is_some() && !counting.marks.shown.is_empty() {
-                bail!("--overlay does not combine with --compare: marks are drawn on one file's picture");
-            }
             match compare.options() {
                 Some(shown) => render_comparison(&input, &output, frame, shown, size, counting, options),
                 None => render(&input, &output, frame, size, counting, options),
@@ -1447,7 +1444,7 @@ fn render(
         let picture = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
         (
             size,
-            offscreen::render_picture(&ctx, &picture, size, counting, options)?,
+            offscreen::render_picture(&ctx, &picture, offscreen::PictureOf::Still, size, counting, options)?,
         )
     } else {
         let mut source = VideoSource::open(input)?;

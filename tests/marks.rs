@@ -375,6 +375,40 @@ fn render_draws_the_marks_the_player_draws() {
 }
 
 #[test]
+fn render_draws_the_marks_on_a_comparisons_picture() {
+    // The bands compared with a black clip: the marks are those of the picture shown, A's left
+    // of the wipe's line and B's right of it, with no range marks (the composite has no
+    // planes).
+    let black = common::fixture(
+        "marks-black-240p.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=black:s=320x240:r=10:d=3",
+            "-c:v",
+            "libx264",
+            "-qp",
+            "0",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    );
+    let marks = ["--overlay", "false-colour,range", "--compare", black.to_str().unwrap()];
+    let wipe = [&marks[..], &["--split", "0.9"]].concat();
+    let purple = [128, 0, 255];
+    let red = [255, 0, 0];
+    assert_eq!(count(&rendered_row(&wipe, 18), purple), 64, "A's black");
+    // A's super-white up to the line at x 288, all red: no range checker.
+    let line = rendered_row(&wipe, 256);
+    assert_eq!(count(&line[..32], red), 32);
+    assert_eq!(count(&line[32..], purple), 32, "B's black");
+    let side_by_side = [&marks[..], &["--compare-mode", "side-by-side"]].concat();
+    assert_eq!(count(&rendered_row(&side_by_side, 218), red), 64, "A's super-white");
+    assert_eq!(count(&rendered_row(&side_by_side, 320 + 218), purple), 64, "B's black");
+}
+
+#[test]
 fn render_draws_the_false_colour_legend_the_player_draws() {
     // A black clip: the whole picture is false colour's purple, so every other colour of the
     // scale in the top-right corner is the legend's swatch of its band.

@@ -113,6 +113,53 @@ fn each_mark_key_draws_its_mark_on_the_picture_and_takes_it_off() {
     }
 }
 
+#[test]
+fn marks_while_comparing_are_those_of_the_picture_shown() {
+    // The bands compared with a black clip, wiped at the middle (window x 320): A's white
+    // band left of the line in false colour's red, B's black right of it in its purple.
+    let clip = bands();
+    let black = common::fixture(
+        "marks-black-240p.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=black:s=320x240:r=10:d=3",
+            "-c:v",
+            "libx264",
+            "-qp",
+            "0",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    );
+    let x = Xvfb::start();
+    let args = [
+        clip.as_os_str(),
+        "--compare".as_ref(),
+        black.as_os_str(),
+        "--no-audio".as_ref(),
+    ];
+    let player = Player::start_with(&x, "marks-compare", &args);
+    player.wait_present("playback", 0, |p| p.new_frame && p.frame >= Some(2));
+    let before = player.key("space");
+    player.wait_present("the pause", before, |p| p.paused);
+    player.wait_idle(Duration::from_millis(300));
+    let plain = player.capture();
+    assert_eq!(count(&band_row(&plain, 2, ROW), BLACK), 96, "B's black");
+    let before = player.key("Y");
+    player.wait_present("marks=false-colour", before, |p| p.marks == "false-colour");
+    player.wait_idle(Duration::from_millis(300));
+    let shot = player.capture();
+    // Band 1 spans window x 252..348: A's white up to the line (drawn on x 320), B's black
+    // after it.
+    let row = band_row(&shot, 1, ROW);
+    assert_eq!(count(&row[..66], [255, 0, 0]), 66, "A's white");
+    assert_eq!(count(&row[70..], [128, 0, 255]), 26, "B's black");
+    assert_eq!(count(&band_row(&shot, 2, ROW), [128, 0, 255]), 96, "B's black");
+    assert_eq!(count(&band_row(&shot, 0, ROW), [128, 0, 255]), 96, "A's black");
+}
+
 /// The mean of the red channel along row `y` of `rect` (x0, y0, x1, y1), 4 pixels in from
 /// its sides.
 fn row_level(image: &Image, (x0, _, x1, _): (u32, u32, u32, u32), y: u32) -> f64 {

@@ -8,7 +8,7 @@ mod common;
 use histoplay::cli::still;
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::render::layout::{histogram_quads, Fit};
-use histoplay::render::offscreen::{render_picture, Counting};
+use histoplay::render::offscreen::{render_picture, Counting, PictureOf};
 use histoplay::render::overlay::COLORS;
 use histoplay::render::scene::{Quads, ViewOptions};
 
@@ -19,7 +19,15 @@ fn render(size: (u32, u32), options: ViewOptions) -> Vec<u8> {
     let ctx = common::gpu();
     let kitten = common::kitten();
     let picture = GpuFrame::from_rgba(&ctx, "kitten", kitten.width, kitten.height, &kitten.pixels).unwrap();
-    render_picture(&ctx, &picture, size, Counting::histograms(256), options).unwrap()
+    render_picture(
+        &ctx,
+        &picture,
+        PictureOf::Still,
+        size,
+        Counting::histograms(256),
+        options,
+    )
+    .unwrap()
 }
 
 fn check_snapshot(name: &str, size: (u32, u32), rgba: &[u8]) {

@@ -11,10 +11,12 @@ use crate::engine::{HistogramTarget, SourceBinding};
 use crate::gpu::mapping::LatestReadback;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
+use crate::marks::gpu::{MarksStage, MarksView};
+use crate::marks::MarkSettings;
 use crate::pipeline::FramePipeline;
 use crate::scope::gpu::{ScopeCounting, ScopePass, ScopeShape, ScopeTarget};
 use crate::scope::ScopeKind;
-use crate::video::format::ColorVolume;
+use crate::video::format::{ColorSpec, ColorVolume, FrameFormat, PlaneLayout, Range};
 use crate::video::ring::RingError;
 
 /// Metrics buffers in flight: the GPU may run two frames behind.
@@ -29,10 +31,12 @@ pub struct PairTag {
     pub frame_b: u64,
 }
 
-/// A composite output and the pass bound to write it.
+/// A composite output, the pass bound to write it, and the marks drawn on it (made the first
+/// time a mark is shown with it).
 struct Output {
     frame: GpuFrame,
     binding: CompositeBinding,
+    marks: Option<MarksStage>,
 }
 
 pub struct CompareStage {
@@ -56,6 +60,12 @@ pub struct CompareStage {
     /// A's left of the line and B's right of it, side by side's the two in turn. The passes
     /// made so far, one per kind.
     scope: ScopeCounting,
+    /// The marks shown on the picture (none: nothing is marked).
+    marks: MarkSettings,
+    /// A's source, whose scale and primaries the marks follow, and its frames' format, whose
+    /// matrix gives the marks' luma.
+    volume: ColorVolume,
+    format: FrameFormat,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -85,7 +95,11 @@ impl CompareStage {
         let output = |mode: CompareMode| -> Result<Output, StageError> {
             let frame = composite_frame(ctx, size, bits, mode)?;
             let binding = pass.bind(&ctx.device, &a.ring.output, &b.ring.output, &frame, composite);
-            Ok(Output { frame, binding })
+            Ok(Output {
+                frame,
+                binding,
+                marks: None,
+            })
         };
         let single = output(CompareMode::Wipe)?;
         let double = match composite.mode {
@@ -121,6 +135,9 @@ impl CompareStage {
             metrics_bindings,
             readback,
             scope: ScopeCounting::default(),
+            marks: MarkSettings::default(),
+            volume: a.volume,
+            format,
         };
         stage.set_composite(ctx, a, composite)?;
         Ok(stage)
@@ -151,18 +168,75 @@ impl CompareStage {
             let binding = self
                 .pass
                 .bind(&ctx.device, &a.ring.output, &self.b.ring.output, &frame, composite);
-            self.double = Some(Output { frame, binding });
+            self.double = Some(Output {
+                frame,
+                binding,
+                marks: None,
+            });
         }
         let output = self.output_for(composite.mode);
         self.pass.update(&ctx.queue, &output.binding, composite);
         let resized = self.output_for(self.composite.mode).frame.width != output.frame.width;
         self.composite = composite;
         if resized {
+            let marks = self.marks.clone();
+            self.set_marks(ctx, &marks);
+        }
+        if resized {
             // The scope counts the other output now.
             let kind = self.scope.counted().map(|(kind, _)| kind);
             self.set_scope(ctx, a, kind)?;
         }
         Ok(())
+    }
+
+    /// Shows `settings`' marks on the picture from the next frame (or recount) on: on the
+    /// composite's pixels, as on a frame, but with no range test (the composite has no planes
+    /// of its own). The first mark shown with an output makes its stage, and then the scene
+    /// must be made again to draw it: returns whether it was made.
+    pub fn set_marks(&mut self, ctx: &GpuContext, settings: &MarkSettings) -> bool {
+        self.marks = settings.clone();
+        let format = self.marks_format();
+        let volume = self.volume;
+        let output = match (self.composite.mode, &mut self.double) {
+            (CompareMode::SideBySide, Some(double)) => double,
+            _ => &mut self.single,
+        };
+        let made = output.marks.is_none() && !settings.shown.is_empty();
+        if made {
+            let frame = &output.frame;
+            let format = FrameFormat {
+                width: frame.width,
+                height: frame.height,
+                ..format
+            };
+            output.marks = Some(MarksStage::new(ctx, &[], &frame.pixels, format, volume, frame.bits));
+        }
+        if let Some(stage) = &mut output.marks {
+            stage.set(&ctx.queue, settings);
+        }
+        made
+    }
+
+    /// The composite's format for the marks: packed R'G'B' with A's matrix (for the luma), of
+    /// no range to test.
+    fn marks_format(&self) -> FrameFormat {
+        FrameFormat {
+            layout: PlaneLayout::Rgba,
+            color: ColorSpec {
+                range: Range::Full,
+                ..self.format.color
+            },
+            ..self.format
+        }
+    }
+
+    /// The marks of the picture shown, for the picture pass, once a mark was shown with it.
+    pub fn marks(&self) -> Option<MarksView<'_>> {
+        self.output_for(self.composite.mode)
+            .marks
+            .as_ref()
+            .map(MarksStage::view)
     }
 
     /// Counts `scope` of the picture shown from the next frame (or recount) on, or none. The
@@ -248,7 +322,11 @@ impl CompareStage {
     }
 
     fn encode_composite(&self, encoder: &mut wgpu::CommandEncoder, a: &FramePipeline) {
-        self.pass.encode(encoder, &self.output_for(self.composite.mode).binding);
+        let output = self.output_for(self.composite.mode);
+        self.pass.encode(encoder, &output.binding);
+        if let Some(marks) = output.marks.as_ref().filter(|_| !self.marks.shown.is_empty()) {
+            marks.encode(encoder, Some(0), None);
+        }
         if self.composite.mode == CompareMode::Difference {
             a.engine
                 .encode(encoder, &self.difference, &self.difference_source, None);

@@ -22,6 +22,15 @@ const BLOCKED_RETRY: Duration = Duration::from_millis(50);
 const MIN_EGUI_REPAINT: Duration = Duration::from_millis(16);
 
 impl PlayerWindow {
+    /// The note of the marks shown (on a comparison, without range marks).
+    pub(super) fn marks_note(&self) -> Option<MarksNote> {
+        let (volume, format) = (&self.media.pipeline.volume, &self.media.pipeline.ring.format);
+        match self.media.compare {
+            Some(_) => MarksNote::comparing(&self.marks, volume, format),
+            None => MarksNote::new(&self.marks, volume, format),
+        }
+    }
+
     pub fn redraw(&mut self) -> Result<(), PlayerError> {
         let started = Instant::now();
         self.needs_redraw = false;
@@ -232,14 +241,7 @@ impl PlayerWindow {
             ab_loop: playback.ab_loop(),
             loop_file: playback.loop_file,
             graticule: self.media.graticule(),
-            marks: match &self.media.compare {
-                Some(_) => None,
-                None => MarksNote::new(
-                    &self.marks,
-                    &self.media.pipeline.volume,
-                    &self.media.pipeline.ring.format,
-                ),
-            },
+            marks: self.marks_note(),
             compare: self.media.compare.as_ref().map(|c| {
                 let align = playback.source.paired().map(|p| p.alignment());
                 let frame = playback.shown().map(|s| self.media.index.number_at(s.pts).n);
@@ -355,10 +357,7 @@ impl PlayerWindow {
                 let frame_b = c.shown_b.map(|b| c.index.number_at(b.pts).n);
                 (frame_b, c.stage.composite().mode)
             }),
-            marks: match self.media.compare {
-                Some(_) => Default::default(),
-                None => self.marks.shown,
-            },
+            marks: self.marks.shown,
             signal: match &self.frame_log {
                 Some(_) if self.stats_visible(at) => self.signal_shown().map(|r| r.log_field()),
                 _ => None,

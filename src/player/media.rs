@@ -8,7 +8,7 @@ use super::{PlayerError, UserEvent};
 use crate::audio::{Audio, Volume};
 use crate::gpu::GpuContext;
 use crate::pipeline::FramePipeline;
-use crate::render::picture::Orientation;
+use crate::render::picture::{Orientation, Signal};
 use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::scope::graticule::{self, Level, Line, Scale};
 use crate::scope::{Region, ScopeError, ScopeKind};
@@ -259,19 +259,19 @@ impl Media {
         Ok(())
     }
 
-    /// Shows `settings`' marks on the picture (not while comparing: they are drawn on one
-    /// file's frame); the shown frame is marked anew. Returns whether the marks' stage was made
-    /// just now (its first use: the scene is made again).
+    /// Shows `settings`' marks on the picture (while comparing, on the composite); the shown
+    /// frame is marked anew. Returns whether the marks' stage was made just now (its first
+    /// use: the scene is made again).
     pub fn set_marks(
         &mut self,
         gpu: &GpuContext,
         renderer: &SceneRenderer,
         settings: &crate::marks::MarkSettings,
     ) -> bool {
-        if self.compare.is_some() {
-            return false;
-        }
-        let made = self.pipeline.set_marks(gpu, settings);
+        let made = match &mut self.compare {
+            Some(comparison) => comparison.stage.set_marks(gpu, settings),
+            None => self.pipeline.set_marks(gpu, settings),
+        };
         if made {
             self.rebuild_scene(gpu, renderer);
         }
@@ -469,7 +469,10 @@ fn make_scene(
         filled,
         outline,
         &stage.picture().view,
-        pipeline.signal(),
+        Signal {
+            marks: stage.marks(),
+            ..pipeline.signal()
+        },
         stage.scope(),
     )
 }

@@ -531,9 +531,6 @@ impl PlayerWindow {
     /// over a paused frame converted before any mark showed, have it decoded again: the range
     /// test reads the frame's planes, which were given back once it was converted.
     fn set_marks(&mut self, marks: MarkSettings) {
-        if self.media.compare.is_some() && !marks.shown.is_empty() {
-            self.message("marks are not drawn while comparing".into(), true);
-        }
         self.media.set_marks(&self.gpu, &self.scene, &marks);
         let unmarked = self.media.pipeline.marks().is_some_and(|m| !m.range_marked());
         if marks.shown.has(Mark::Range) && unmarked && self.media.playback.paused() {
@@ -1058,15 +1055,7 @@ impl PlayerWindow {
             timings: self.timings.as_ref(),
             timestamps: self.pass_timer.is_some(),
             adjustments: self.adjustments.label(),
-            marks: match self.media.compare {
-                Some(_) => None,
-                None => super::osd::MarksNote::new(
-                    &self.marks,
-                    &self.media.pipeline.volume,
-                    &self.media.pipeline.ring.format,
-                )
-                .map(|note| note.line),
-            },
+            marks: self.marks_note().map(|note| note.line),
             adapter: &self.gpu_name,
             signal: self.signal_lines(),
         };

@@ -26,6 +26,25 @@ impl MarksNote {
         volume: &crate::video::format::ColorVolume,
         format: &crate::video::format::FrameFormat,
     ) -> Option<Self> {
+        Self::noted(settings, volume, format, false)
+    }
+
+    /// The note for `settings` on a comparison of `volume` and `format` (A's), which has no
+    /// range marks: the composite has no planes of its own.
+    pub fn comparing(
+        settings: &crate::marks::MarkSettings,
+        volume: &crate::video::format::ColorVolume,
+        format: &crate::video::format::FrameFormat,
+    ) -> Option<Self> {
+        Self::noted(settings, volume, format, true)
+    }
+
+    fn noted(
+        settings: &crate::marks::MarkSettings,
+        volume: &crate::video::format::ColorVolume,
+        format: &crate::video::format::FrameFormat,
+        comparing: bool,
+    ) -> Option<Self> {
         use crate::marks::scale::Unit;
         use crate::marks::Mark;
         use crate::video::format::{Primaries, Range};
@@ -45,6 +64,7 @@ impl MarksNote {
                 Mark::Peaking => format!("peaking {}%", settings.peaking),
                 Mark::Gamut if volume.primaries == Primaries::Bt709 => "gamut (a BT.709 source: none)".into(),
                 Mark::Gamut => "gamut: outside BT.709".into(),
+                Mark::Range if comparing => "range (not while comparing: none)".into(),
                 Mark::Range if !format.layout.is_yuv() || format.color.range == Range::Full => {
                     "range (not limited-range Y'CbCr: none)".into()
                 }

@@ -62,11 +62,21 @@ impl Counting {
     }
 }
 
+/// Whose colours a picture holds, which its marks follow.
+#[derive(Clone, Copy)]
+pub enum PictureOf {
+    /// A still: sRGB.
+    Still,
+    /// A comparison's composite: A's colours (with no range marks: no planes).
+    Comparison { volume: ColorVolume, matrix: Matrix },
+}
+
 /// Renders an RGBA8 picture fitted into `size` with its histograms (and scope), and returns the
 /// pixels.
 pub fn render_picture(
     ctx: &GpuContext,
     picture: &GpuFrame,
+    of: PictureOf,
     size: (u32, u32),
     counting: Counting,
     options: ViewOptions,
@@ -101,19 +111,26 @@ pub fn render_picture(
         }
         None => None,
     };
-    // A still's marks: an RGB picture, full range, so no range test.
+    // The marks: of an RGB picture, full range, so no range test.
+    let (volume, matrix) = match of {
+        PictureOf::Still => (ColorVolume::default(), Matrix::Bt709),
+        PictureOf::Comparison { volume, matrix } => (volume, matrix),
+    };
     let format = FrameFormat {
         layout: PlaneLayout::Rgba,
         width: picture.width,
         height: picture.height,
         color: ColorSpec {
-            matrix: Matrix::Bt709,
+            matrix,
             range: Range::Full,
         },
     };
-    let note = MarksNote::new(&counting.marks, &ColorVolume::default(), &format);
+    let note = match of {
+        PictureOf::Still => MarksNote::new(&counting.marks, &volume, &format),
+        PictureOf::Comparison { .. } => MarksNote::comparing(&counting.marks, &volume, &format),
+    };
     let marks = (!counting.marks.shown.is_empty()).then(|| {
-        let mut stage = MarksStage::new(ctx, &[], &picture.pixels, format, ColorVolume::default(), picture.bits);
+        let mut stage = MarksStage::new(ctx, &[], &picture.pixels, format, volume, picture.bits);
         stage.set(&ctx.queue, &counting.marks);
         stage
     });
@@ -270,5 +287,9 @@ pub fn render_comparison(
     pb.ring.encode_convert(&mut encoder, 0);
     pass.encode(&mut encoder, &binding);
     ctx.queue.submit([encoder.finish()]);
-    Ok(render_picture(ctx, &out, size, counting, options)?)
+    let of = PictureOf::Comparison {
+        volume: a.volume,
+        matrix: a.format.color.matrix,
+    };
+    Ok(render_picture(ctx, &out, of, size, counting, options)?)
 }
