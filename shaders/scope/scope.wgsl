@@ -10,7 +10,7 @@
 //   VS_CHUNK pixels (the vectorscope's four neighbours to an invocation, those in one cell
 //   counted at once). A window of 128 x VS_ROWS cells round where nearly every natural colour
 //   falls (the vectorscope's centre, the diagram's white point) is kept in workgroup memory as
-//   16-bit counts, two to a word (a chunk holds fewer than 65536 pixels, so a count never
+//   16-bit counts, two to a word (rows half the window apart; a chunk holds fewer than 65536 pixels, so a count never
 //   carries into its neighbour); cells outside it go straight to the frame's counts.
 //
 // The `clear` entry point zeroes the counts first, in the same pass. Indices stay in bounds by
@@ -27,7 +27,8 @@ const VS_FIRST_CR: u32 = 128u - VS_ROWS / 2u;
 const NO_CELL: u32 = 0xffffffffu;
 // Where the CIE table's linear values start (after the matrix): cie::TABLE_OFFSET.
 const CIE_TABLE: u32 = 16u;
-const VS_WORDS: u32 = VS_ROWS * VS_WIDTH / 2u;
+const VS_HALF: u32 = VS_ROWS / 2u;
+const VS_WORDS: u32 = VS_HALF * VS_WIDTH;
 const VS_CHUNK: u32 = WG_SIZE * VS_LOADS;
 
 struct ScopeParams { // twin: ScopeParams in src/scope/gpu.rs
@@ -246,8 +247,10 @@ fn count_cell(c: vec2u, n: u32, origin: vec2u, side: u32) {
     // Below the window the subtraction wraps to a large number: one test per axis.
     let w = c - origin;
     if w.x < VS_WIDTH && w.y < VS_ROWS {
-        let at = w.y * VS_WIDTH + w.x;
-        atomicAdd(&window[at >> 1u], n << ((at & 1u) << 4u));
+        // Row r and row r + VS_ROWS / 2 share words: cells side by side (where neighbouring
+        // pixels fall) never do.
+        let high = u32(w.y >= VS_HALF);
+        atomicAdd(&window[(w.y - high * VS_HALF) * VS_WIDTH + w.x], n << (high << 4u));
     } else {
         atomicAdd(&counts[c.y * side + c.x], n);
     }
@@ -349,13 +352,12 @@ fn density(
     for (var s = local_index; s < VS_WORDS; s += WG_SIZE) {
         let pair = atomicLoad(&window[s]);
         if pair != 0u {
-            let at = 2u * s;
-            let base = (origin.y + at / VS_WIDTH) * side + origin.x + at % VS_WIDTH;
+            let base = (origin.y + s / VS_WIDTH) * side + origin.x + s % VS_WIDTH;
             if (pair & 0xffffu) != 0u {
                 atomicAdd(&counts[base], pair & 0xffffu);
             }
             if (pair >> 16u) != 0u {
-                atomicAdd(&counts[base + 1u], pair >> 16u);
+                atomicAdd(&counts[base + VS_HALF * side], pair >> 16u);
             }
         }
     }
