@@ -112,30 +112,30 @@ fn to_float(l: vec4u) -> vec4f {
     return bitcast<vec4f>(l | vec4u(0x4b000000u)) - vec4f(8388608.0);
 }
 
-// A tile row's lumas round quad `qc`: the pixel before each of its four, each, the one after.
-struct Around {
-    prev: vec4f,
+// Six lumas of a tile row: the pixel before quad `qc`, its four, the one after.
+struct Six {
+    left: f32,
     at: vec4f,
-    next: vec4f,
+    right: f32,
 }
 
-fn around(row: u32, qc: u32) -> Around {
+fn six(row: u32, qc: u32) -> Six {
     let i = row * ROW_QUADS + qc;
-    let at = tile[i];
-    let left = tile[i - 1u].w;
-    let right = tile[i + 1u].x;
-    return Around(vec4f(left, at.x, at.y, at.z), at, vec4f(at.y, at.z, at.w, right));
+    return Six(tile[i - 1u].w, tile[i], tile[i + 1u].x);
 }
 
 // The peaking bits (PASS_PEAKING in each byte) of the four pixels of quad `qc` of tile row
-// `ty` + 1: Sobel over the lumas round them (in floats, exact: every sum is a whole number
-// below 2^13).
+// `ty` + 1: Sobel over the lumas round them, separated: each column smoothed down (v = above +
+// 2·row + below) and differenced down (d = below − above), then Gx = v after − v before and
+// Gy = d before + 2·d + d after. In floats, exact: every sum is a whole number below 2^13.
 fn peaking_edges(qc: u32, ty: u32) -> u32 {
-    let a = around(ty, qc);
-    let m = around(ty + 1u, qc);
-    let b = around(ty + 2u, qc);
-    let gx = (a.next + 2.0 * m.next + b.next) - (a.prev + 2.0 * m.prev + b.prev);
-    let gy = (b.prev + 2.0 * b.at + b.next) - (a.prev + 2.0 * a.at + a.next);
+    let a = six(ty, qc);
+    let m = six(ty + 1u, qc);
+    let b = six(ty + 2u, qc);
+    let v = Six(a.left + 2.0 * m.left + b.left, a.at + 2.0 * m.at + b.at, a.right + 2.0 * m.right + b.right);
+    let d = Six(b.left - a.left, b.at - a.at, b.right - a.right);
+    let gx = vec4f(v.at.yzw, v.right) - vec4f(v.left, v.at.xyz);
+    let gy = vec4f(d.left, d.at.xyz) + 2.0 * d.at + vec4f(d.at.yzw, d.right);
     let edge = abs(gx) + abs(gy) >= vec4f(f32(params.peaking));
     return select(0u, PASS_PEAKING, edge.x) | select(0u, PASS_PEAKING << 8u, edge.y)
         | select(0u, PASS_PEAKING << 16u, edge.z) | select(0u, PASS_PEAKING << 24u, edge.w);
