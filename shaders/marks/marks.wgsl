@@ -112,6 +112,11 @@ fn to_float(l: vec4u) -> vec4f {
     return bitcast<vec4f>(l | vec4u(0x4b000000u)) - vec4f(8388608.0);
 }
 
+// And back, without conversion instructions either.
+fn whole(f: vec4f) -> vec4u {
+    return bitcast<vec4u>(f + vec4f(8388608.0)) - vec4u(0x4b000000u);
+}
+
 // Six lumas of a tile row: the pixel before quad `qc`, its four, the one after.
 struct Six {
     left: f32,
@@ -371,7 +376,7 @@ fn marks_peaking(
     let quad = load_colours(y * params.width + x, count);
     let at = y * params.row_words + x / 4u;
     let qc = local.x + 1u;
-    let l = vec4u(tile[(local.y + 1u) * ROW_QUADS + qc]);
+    let l = whole(tile[(local.y + 1u) * ROW_QUADS + qc]);
     var packed = mark(quad.x, l.x) | (mark(quad.y, l.y) << 8u) | (mark(quad.z, l.z) << 16u) | (mark(quad.w, l.w) << 24u);
     packed |= peaking_edges(qc, local.y);
     store_word(at, packed | range_word(at, x, y, count), count);
