@@ -379,21 +379,7 @@ fn render_draws_the_marks_on_a_comparisons_picture() {
     // The bands compared with a black clip: the marks are those of the picture shown, A's left
     // of the wipe's line and B's right of it, with no range marks (the composite has no
     // planes).
-    let black = common::fixture(
-        "marks-black-240p.mp4",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "color=c=black:s=320x240:r=10:d=3",
-            "-c:v",
-            "libx264",
-            "-qp",
-            "0",
-            "-pix_fmt",
-            "yuv420p",
-        ],
-    );
+    let black = common::black_240p();
     let marks = ["--overlay", "false-colour,range", "--compare", black.to_str().unwrap()];
     let wipe = [&marks[..], &["--split", "0.9"]].concat();
     let purple = [128, 0, 255];
@@ -412,21 +398,7 @@ fn render_draws_the_marks_on_a_comparisons_picture() {
 fn render_draws_the_false_colour_legend_the_player_draws() {
     // A black clip: the whole picture is false colour's purple, so every other colour of the
     // scale in the top-right corner is the legend's swatch of its band.
-    let clip = common::fixture(
-        "marks-black.mp4",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "color=c=black:s=320x240:r=10:d=1",
-            "-c:v",
-            "libx264",
-            "-qp",
-            "0",
-            "-pix_fmt",
-            "yuv420p",
-        ],
-    );
+    let clip = common::black_240p();
     let render = |overlay: Option<&str>| {
         let png = std::env::temp_dir().join(format!("histoplay-legend-{}-{overlay:?}.png", std::process::id()));
         let mut args: Vec<&std::ffi::OsStr> = vec![

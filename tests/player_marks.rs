@@ -118,21 +118,7 @@ fn marks_while_comparing_are_those_of_the_picture_shown() {
     // The bands compared with a black clip, wiped at the middle (window x 320): A's white
     // band left of the line in false colour's red, B's black right of it in its purple.
     let clip = bands();
-    let black = common::fixture(
-        "marks-black-240p.mp4",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "color=c=black:s=320x240:r=10:d=3",
-            "-c:v",
-            "libx264",
-            "-qp",
-            "0",
-            "-pix_fmt",
-            "yuv420p",
-        ],
-    );
+    let black = common::black_240p();
     let x = Xvfb::start();
     let args = [
         clip.as_os_str(),

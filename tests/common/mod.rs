@@ -339,3 +339,22 @@ pub fn ffprobe_stats(path: &std::path::Path) -> Vec<std::collections::BTreeMap<S
     }
     frames
 }
+
+/// 320x240 black (Y' 16) at 10 fps, 3 s, lossless: the marks tests' plain clip.
+pub fn black_240p() -> PathBuf {
+    fixture(
+        "marks-black-240p.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=black:s=320x240:r=10:d=3",
+            "-c:v",
+            "libx264",
+            "-qp",
+            "0",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    )
+}
