@@ -1,5 +1,6 @@
 // Draws the frame into a clip-space rectangle (cover or contain fit, computed on the CPU).
 // uv_x / uv_y map the quad's texcoord to the texture's, which turns and flips the picture.
+// SDR signals of wider primaries (Display P3, BT.2020) are converted to the screen's BT.709;
 // HDR signals are tone-mapped for the SDR screen (tonemap.wgsl, prepended), from the peak the
 // peak pass measured; frames deeper than the screen are dithered to it.
 
@@ -13,6 +14,11 @@ struct PictureUniforms { // twin: PictureUniforms in src/render/picture.rs
     split: f32, // a comparison's wipe line at this texture u; negative: none
     // The region of interest in texture coordinates (u0, v0, u1, v1); u0 < 0: none.
     region: vec4f,
+    sdr_wide: u32, // an SDR picture of wider primaries than BT.709: to_bt709 converts it
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+    to_bt709: array<vec4f, 3>, // the source's linear RGB to BT.709's, by rows
 }
 
 const REGION_EDGE: vec3f = vec3f(1.0, 0.85, 0.2);
@@ -138,6 +144,8 @@ fn picture_fs(in: VertexOutput) -> @location(0) vec4f {
     var rgb = textureSample(frame, frame_sampler, in.texcoord).rgb;
     if uni.transfer != TRANSFER_SDR {
         rgb = tone_map_pixel(rgb, uni.transfer, peak.peak_nits, uni.bt2020 != 0u);
+    } else if uni.sdr_wide != 0u {
+        rgb = sdr_to_bt709(rgb, uni.to_bt709[0].xyz, uni.to_bt709[1].xyz, uni.to_bt709[2].xyz);
     }
     rgb += (bayer(in.position.xy) - 0.5) * uni.dither_step;
     if marks.shown != 0u {

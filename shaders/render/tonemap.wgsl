@@ -119,6 +119,15 @@ fn gamut_map_bt709(rgb_709_linear: vec3f) -> vec3f {
     return clamp(y + t * (rgb - y), vec3f(0.0), vec3f(1.0));
 }
 
+// An SDR signal of wider primaries than BT.709 for a BT.709 screen (twin: sdr_to_bt709 in
+// src/render/tonemap.rs): in linear light (BT.1886), converted by the rows r, g, b, colours
+// outside BT.709 brought in toward their grey, and back to the signal.
+fn sdr_to_bt709(signal: vec3f, r: vec3f, g: vec3f, b: vec3f) -> vec3f {
+    let lin = vec3f(bt1886_eotf(signal.r), bt1886_eotf(signal.g), bt1886_eotf(signal.b));
+    let display = gamut_map_bt709(vec3f(dot(r, lin), dot(g, lin), dot(b, lin)));
+    return vec3f(bt1886_inverse_eotf(display.r), bt1886_inverse_eotf(display.g), bt1886_inverse_eotf(display.b));
+}
+
 fn signal_to_nits(signal: vec3f, transfer: u32) -> vec3f {
     switch transfer {
         case TRANSFER_PQ: {

@@ -349,6 +349,12 @@ pub fn gamut_rows(primaries: Primaries) -> [[f32; 4]; 4] {
     rows
 }
 
+/// The inverse of a colour conversion's rows (the first three of `gamut_rows`): the other way.
+pub fn invert_rows(rows: [[f32; 4]; 3]) -> [[f32; 4]; 3] {
+    let inverse = invert(rows.map(|row| [0, 1, 2].map(|c| f64::from(row[c]))));
+    inverse.map(|row| [row[0] as f32, row[1] as f32, row[2] as f32, 0.0])
+}
+
 /// The inverse of a 3×3 matrix (an RGB → XYZ one: never singular), by its adjugate.
 fn invert(m: [[f64; 3]; 3]) -> [[f64; 3]; 3] {
     let cofactor = |r: usize, c: usize| {

@@ -24,6 +24,11 @@ pub struct PictureUniforms {
     pub split: f32,
     /// The region of interest in texture coordinates (u0, v0, u1, v1); negative: none.
     pub region: [f32; 4],
+    /// An SDR picture of wider primaries than BT.709's: converted to BT.709 for the screen
+    /// through `to_bt709` (linear RGB rows).
+    pub sdr_wide: u32,
+    pub _pad: [u32; 3],
+    pub to_bt709: [[f32; 4]; 3],
 }
 
 /// No region drawn.
@@ -100,6 +105,9 @@ pub struct PictureBinding {
     /// The uniforms' tone-mapping and dither fields, set at binding.
     transfer: u32,
     bt2020: u32,
+    /// The source's linear RGB → BT.709's, for an SDR picture of wider primaries; None for
+    /// BT.709 pictures and HDR ones (whose tone mapping converts BT.2020 itself).
+    sdr_wide: Option<[[f32; 4]; 3]>,
     dither_step: f32,
 }
 
@@ -219,14 +227,23 @@ impl PicturePass {
             ],
         });
         let hdr = signal.volume.is_hdr() && signal.peak.is_some();
+        let sdr_wide = (!hdr && signal.volume.primaries != Primaries::Bt709).then(|| {
+            let rows = crate::marks::gamut_rows(signal.volume.primaries);
+            [rows[0], rows[1], rows[2]]
+        });
         PictureBinding {
             uniforms,
             bind_group,
             transfer: if hdr { transfer_code(signal.volume.transfer) } else { 0 },
             bt2020: u32::from(hdr && signal.volume.primaries == Primaries::Bt2020),
-            // Tone-mapped pictures are computed in floating point, and deep frames hold more
-            // than the screen does: both are dithered to the screen's codes.
-            dither_step: if hdr || signal.bits > 8 { self.target_step } else { 0.0 },
+            sdr_wide,
+            // Tone-mapped and gamut-converted pictures are computed in floating point, and deep
+            // frames hold more than the screen does: all are dithered to the screen's codes.
+            dither_step: if hdr || sdr_wide.is_some() || signal.bits > 8 {
+                self.target_step
+            } else {
+                0.0
+            },
         }
     }
 
@@ -251,6 +268,9 @@ impl PictureBinding {
             dither_step: self.dither_step,
             split,
             region,
+            sdr_wide: u32::from(self.sdr_wide.is_some()),
+            _pad: [0; 3],
+            to_bt709: self.sdr_wide.unwrap_or_default(),
         };
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
     }

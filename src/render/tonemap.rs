@@ -144,6 +144,16 @@ pub fn bt2020_to_bt709(rgb: [f32; 3]) -> [f32; 3] {
     BT2020_TO_BT709.map(|row| dot(row, rgb))
 }
 
+/// An SDR signal (0..1) of wider primaries than BT.709 as the BT.709 screen shows it (twin of
+/// `sdr_to_bt709` in tonemap.wgsl): in linear light (BT.1886), converted by `to_bt709` (the
+/// source's linear RGB → BT.709's, by rows: `marks::gamut_rows`), colours outside BT.709
+/// brought in toward their grey (`gamut_map_bt709`), and back to the signal.
+pub fn sdr_to_bt709(signal: [f32; 3], to_bt709: [[f32; 4]; 3]) -> [f32; 3] {
+    let lin = signal.map(bt1886_eotf);
+    let rows = to_bt709.map(|row| [row[0], row[1], row[2]]);
+    gamut_map_bt709(rows.map(|row| dot(row, lin))).map(bt1886_inverse_eotf)
+}
+
 /// Brings linear BT.709 RGB (1 = white) into [0, 1]³ by desaturating: a colour inside is
 /// returned as it is; a colour outside keeps its luminance Y (BT.709 weights) and its hue (the
 /// ratios of c − Y) and moves toward the grey of the same luminance just far enough to reach
@@ -215,6 +225,32 @@ mod tests {
 
     fn close(a: f32, b: f32, tolerance: f32) -> bool {
         (a - b).abs() <= tolerance
+    }
+
+    #[test]
+    fn wide_sdr_keeps_its_greys_and_brings_p3_red_to_the_bt709_edge() {
+        let p3 = crate::marks::gamut_rows(crate::video::format::Primaries::P3);
+        let rows = [p3[0], p3[1], p3[2]];
+        for v in [0.0, 0.18, 0.5, 1.0] {
+            let shown = sdr_to_bt709([v; 3], rows);
+            assert!(shown.iter().all(|&c| close(c, v, 1e-5)), "{v}: {shown:?}");
+        }
+        // P3's red lies outside BT.709: shown as the reddest BT.709 colour of its luminance
+        // and hue, on the gamut's edge, not clipped channel by channel.
+        let [r, g, b] = sdr_to_bt709([1.0, 0.0, 0.0], rows);
+        assert!(
+            close(r, 1.0, 1e-5) && g > 0.0 && b > 0.0 && g < 0.3 && b < 0.3,
+            "{r} {g} {b}"
+        );
+        // A colour inside BT.709 comes out as BT.709 has it: P3's code for BT.709's 50% green.
+        let lin = [0.0, bt1886_eotf(0.5), 0.0];
+        let inverse = crate::marks::invert_rows(rows);
+        let in_p3 = inverse.map(|row| bt1886_inverse_eotf(dot([row[0], row[1], row[2]], lin)));
+        let shown = sdr_to_bt709(in_p3, rows);
+        assert!(
+            close(shown[0], 0.0, 1e-3) && close(shown[1], 0.5, 1e-4) && close(shown[2], 0.0, 1e-3),
+            "{shown:?}"
+        );
     }
 
     #[test]
