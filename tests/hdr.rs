@@ -6,7 +6,7 @@
 
 mod common;
 
-use histoplay::render::tonemap::{signal_to_nits, tone_map_pixel, Transfer};
+use histoplay::render::tonemap::{sdr_to_bt709, signal_to_nits, tone_map_pixel, Transfer};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -487,4 +487,60 @@ fn the_peak_light_comes_from_the_frames_where_the_container_has_none() {
     assert_eq!(source.info.frame_light.get(), None, "nothing decoded yet");
     source.next_frame().unwrap().unwrap();
     assert_eq!(source.info.frame_light.get(), Some(4000.0), "MaxCLL from the SEI");
+}
+
+/// SDR video of Display P3 primaries (as phones and cameras record it) is shown on the BT.709
+/// screen in its own colours: the kitten, mastered into P3 codes here (BT.1886 light, exact
+/// primaries) and stored losslessly as RGB, renders back as the BT.709 original. Shown as if
+/// its codes were BT.709, it would lose 14% of its saturation.
+#[test]
+fn display_p3_sdr_video_renders_as_its_bt709_original() {
+    use histoplay::marks::{gamut_rows, invert_rows};
+    use histoplay::video::format::Primaries;
+    let (width, height, original) = kitten_quarter();
+    let to_709 = gamut_rows(Primaries::P3);
+    let to_p3 = invert_rows([to_709[0], to_709[1], to_709[2]]);
+    let code = |light: f32| (255.0 * light.max(0.0).powf(1.0 / 2.4)).round().min(255.0) as u8;
+    let p3: Vec<[u8; 3]> = original
+        .iter()
+        .map(|rgb| {
+            let lin = rgb.map(|c| (f32::from(c) / 255.0).powf(2.4));
+            to_p3.map(|row| code(row[0] * lin[0] + row[1] * lin[1] + row[2] * lin[2]))
+        })
+        .collect();
+    let input = raw_input(&p3);
+    let size = format!("{width}x{height}");
+    #[rustfmt::skip]
+    let video = common::fixture("kitten-p3-sdr.mkv", &[
+        "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", &size, "-i", input.to_str().unwrap(),
+        "-pix_fmt", "gbrp", "-c:v", "ffv1",
+        "-color_primaries", "smpte432", "-color_trc", "bt709", "-color_range", "pc",
+    ]);
+    let as_codes = compare_render(
+        &p3.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect::<Vec<_>>(),
+        width,
+        height,
+        &original,
+    );
+    assert!(
+        as_codes.saturation_ratio < 0.9,
+        "the P3 codes as they are: {as_codes:?}"
+    );
+    let rendered = render(&video);
+    // The picture pass is its CPU twin's to the dither (half a level) and rounding.
+    let twin: Vec<[u8; 3]> = p3
+        .iter()
+        .map(|p| {
+            let shown = sdr_to_bt709(p.map(|c| f32::from(c) / 255.0), [to_709[0], to_709[1], to_709[2]]);
+            shown.map(|c| (255.0 * c).round() as u8)
+        })
+        .collect();
+    let against_twin = compare_render(&rendered, width, height, &twin);
+    assert!(against_twin.max_abs_diff <= 1, "{against_twin:?}");
+    // And the original comes back, but for the rounding of the P3 codes (dark channels, where
+    // 8-bit codes are coarse, up to 7 levels; 0.26 on average).
+    let result = compare_render(&rendered, width, height, &original);
+    assert!(result.mean_abs_diff <= 0.4, "{result:?}");
+    assert!(result.max_abs_diff <= 8, "{result:?}");
+    assert!((0.999..=1.001).contains(&result.saturation_ratio), "{result:?}");
 }
