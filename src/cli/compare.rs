@@ -11,7 +11,7 @@ use crate::compare::gpu::{MetricsBinding, MetricsPass, MAX_BITS};
 use crate::compare::metrics::{components, frame_metrics, places, FrameMetrics};
 use crate::gpu::readback::ReadbackRing;
 use crate::gpu::GpuContext;
-use crate::video::convert::PlaneTextures;
+use crate::video::convert::{PlaneTextures, UploadStaging, STAGING_BUFFERS};
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame as Frame};
 use crate::video::format::PlaneLayout;
 use crate::video::ring::RING_SLOTS;
@@ -506,12 +506,17 @@ pub fn compare_gpu(
     b.set_exact_numbers(true);
     let format = a.info.format;
     let pass = MetricsPass::new(&ctx.device, &format).map_err(|e| ClipError::Decode(e.to_string()))?;
+    // Each side's slots share two staging buffers: with nothing drawn, the GPU has copied an
+    // upload out long before the upload after next needs its buffer, and a buffer per slot
+    // would be 50 MB more to map for each 4K file before its first frame.
     let ring = |side: &str| -> Result<Vec<Arc<PlaneTextures>>, ClipError> {
+        let decode = |e: crate::video::convert::ConvertError| ClipError::Decode(e.to_string());
+        let staging = UploadStaging::new(&ctx.device, side, &format, STAGING_BUFFERS).map_err(decode)?;
         (0..RING_SLOTS)
             .map(|i| {
-                PlaneTextures::new(&ctx.device, &format!("{side} slot {i}"), format)
+                PlaneTextures::sharing(&ctx.device, &format!("{side} slot {i}"), format, Arc::clone(&staging))
                     .map(Arc::new)
-                    .map_err(|e| ClipError::Decode(e.to_string()))
+                    .map_err(decode)
             })
             .collect()
     };
