@@ -260,36 +260,34 @@ fn count_pixel(word: u32, origin: vec2u, side: u32, m: Matrix) {
     count_cell(cell_of(word, m), 1u, origin, side);
 }
 
+// Neighbouring pixels in one cell so far: counted with one atomic when the run ends.
+struct Run {
+    cell: vec2u,
+    n: u32,
+}
+
+// Adds a pixel of cell `c` to `run`, or counts the run and starts another at `c`.
+fn extend(run: ptr<function, Run>, c: vec2u, origin: vec2u, side: u32) {
+    if all(c == (*run).cell) {
+        (*run).n += 1u;
+    } else {
+        count_cell((*run).cell, (*run).n, origin, side);
+        *run = Run(c, 1u);
+    }
+}
+
 // Counts four neighbouring pixels, those side by side in one cell (as neighbours mostly are)
-// with one atomic: the vectorscope's time goes to its atomics.
+// with one atomic: the vectorscope's time goes to its atomics. Written out, not looped over an
+// array (which the compiler keeps in local memory).
 fn count_four(p0: u32, p1: u32, p2: u32, p3: u32, origin: vec2u, side: u32, m: Matrix) {
     let c1 = cell_of(p1, m);
     let c2 = cell_of(p2, m);
     let c3 = cell_of(p3, m);
-    var cell = cell_of(p0, m);
-    var n = 1u;
-    if all(c1 == cell) {
-        n += 1u;
-    } else {
-        count_cell(cell, n, origin, side);
-        cell = c1;
-        n = 1u;
-    }
-    if all(c2 == cell) {
-        n += 1u;
-    } else {
-        count_cell(cell, n, origin, side);
-        cell = c2;
-        n = 1u;
-    }
-    if all(c3 == cell) {
-        n += 1u;
-    } else {
-        count_cell(cell, n, origin, side);
-        cell = c3;
-        n = 1u;
-    }
-    count_cell(cell, n, origin, side);
+    var run = Run(cell_of(p0, m), 1u);
+    extend(&run, c1, origin, side);
+    extend(&run, c2, origin, side);
+    extend(&run, c3, origin, side);
+    count_cell(run.cell, run.n, origin, side);
 }
 
 @compute @workgroup_size(WG_X, 1, 1)

@@ -4,6 +4,8 @@
 
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
+use crate::marks::MarkSettings;
+use crate::video::format::{ColorVolume, FrameFormat};
 use egui::{Align2, Color32, Id, RichText, Sense};
 
 const TEXT: Color32 = Color32::from_rgb(235, 235, 235);
@@ -21,30 +23,17 @@ pub struct MarksNote {
 
 impl MarksNote {
     /// The note for `settings` on a source of `volume` and `format`.
-    pub fn new(
-        settings: &crate::marks::MarkSettings,
-        volume: &crate::video::format::ColorVolume,
-        format: &crate::video::format::FrameFormat,
-    ) -> Option<Self> {
+    pub fn new(settings: &MarkSettings, volume: &ColorVolume, format: &FrameFormat) -> Option<Self> {
         Self::noted(settings, volume, format, false)
     }
 
     /// The note for `settings` on a comparison of `volume` and `format` (A's), which has no
     /// range marks: the composite has no planes of its own.
-    pub fn comparing(
-        settings: &crate::marks::MarkSettings,
-        volume: &crate::video::format::ColorVolume,
-        format: &crate::video::format::FrameFormat,
-    ) -> Option<Self> {
+    pub fn comparing(settings: &MarkSettings, volume: &ColorVolume, format: &FrameFormat) -> Option<Self> {
         Self::noted(settings, volume, format, true)
     }
 
-    fn noted(
-        settings: &crate::marks::MarkSettings,
-        volume: &crate::video::format::ColorVolume,
-        format: &crate::video::format::FrameFormat,
-        comparing: bool,
-    ) -> Option<Self> {
+    fn noted(settings: &MarkSettings, volume: &ColorVolume, format: &FrameFormat, comparing: bool) -> Option<Self> {
         use crate::marks::scale::Unit;
         use crate::marks::Mark;
         use crate::video::format::{Primaries, Range};
