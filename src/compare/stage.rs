@@ -179,11 +179,10 @@ impl CompareStage {
         let resized = self.output_for(self.composite.mode).frame.width != output.frame.width;
         self.composite = composite;
         if resized {
+            // The marks and the scope are of the other output now (the scene is made again
+            // for it, so a marks stage made here is drawn).
             let marks = self.marks.clone();
             self.set_marks(ctx, &marks);
-        }
-        if resized {
-            // The scope counts the other output now.
             let kind = self.scope.counted().map(|(kind, _)| kind);
             self.set_scope(ctx, a, kind)?;
         }
