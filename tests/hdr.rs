@@ -119,13 +119,19 @@ fn master_video_of(
 
 /// `histoplay render` of `path` at its own size: RGBA rows.
 fn render(path: &Path) -> Vec<u8> {
+    render_with(path, &[], "render")
+}
+
+/// `histoplay render` of `path` with `args` at its own size, to a PNG named by `tag`.
+fn render_with(path: &Path, args: &[&std::ffi::OsStr], tag: &str) -> Vec<u8> {
     let out = common::repo_path(&format!(
-        "target/fixtures/{}.render.png",
+        "target/fixtures/{}.{tag}.png",
         path.file_name().unwrap().to_string_lossy()
     ));
     let status = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .arg("render")
         .arg(path)
+        .args(args)
         .arg("-o")
         .arg(&out)
         .status()
@@ -543,4 +549,24 @@ fn display_p3_sdr_video_renders_as_its_bt709_original() {
     assert!(result.mean_abs_diff <= 0.4, "{result:?}");
     assert!(result.max_abs_diff <= 8, "{result:?}");
     assert!((0.999..=1.001).contains(&result.saturation_ratio), "{result:?}");
+    // A comparison's picture is shown in A's colours too: the file (as Y'CbCr, which
+    // comparisons take) wiped against itself, the line at the right edge, is its own picture.
+    #[rustfmt::skip]
+    let yuv = common::fixture("kitten-p3-sdr-yuv.mkv", &[
+        "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", &size, "-i", input.to_str().unwrap(),
+        "-vf", "scale=out_color_matrix=bt709:out_range=pc", "-pix_fmt", "yuv444p", "-c:v", "ffv1",
+        "-color_primaries", "smpte432", "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "pc",
+    ]);
+    let alone = render_with(&yuv, &[], "alone");
+    let args = ["--compare".as_ref(), yuv.as_os_str(), "--split".as_ref(), "1".as_ref()];
+    let compared = render_with(&yuv, &args, "compare");
+    let against_alone = compare_render(&compared, width, height, &pixels_of(&alone));
+    assert_eq!(against_alone.max_abs_diff, 0, "{against_alone:?}");
+    let yuv_shown = compare_render(&alone, width, height, &original);
+    assert!((0.99..=1.01).contains(&yuv_shown.saturation_ratio), "{yuv_shown:?}");
+}
+
+/// RGBA rows as RGB pixels.
+fn pixels_of(rgba: &[u8]) -> Vec<[u8; 3]> {
+    rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect()
 }

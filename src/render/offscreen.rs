@@ -137,9 +137,12 @@ pub fn render_picture(
     let aspect = picture.width as f32 / picture.height as f32;
     let scene = |renderer: &SceneRenderer| {
         let scope = scope.as_ref().map(|(pass, target)| (pass, target));
+        // Shown in its own colours, as the window shows it (a comparison's in A's).
         let signal = Signal {
+            bits: picture.bits,
+            volume,
+            peak: None,
             marks: marks.as_ref().map(MarksStage::view),
-            ..Signal::sdr()
         };
         let mut scene = renderer.scene(&ctx.device, &target, &picture.view, signal, scope);
         let axis = Axis {

@@ -227,7 +227,7 @@ impl PicturePass {
             ],
         });
         let hdr = signal.volume.is_hdr() && signal.peak.is_some();
-        let sdr_wide = (!hdr && signal.volume.primaries != Primaries::Bt709).then(|| {
+        let sdr_wide = (!signal.volume.is_hdr() && signal.volume.primaries != Primaries::Bt709).then(|| {
             let rows = crate::marks::gamut_rows(signal.volume.primaries);
             [rows[0], rows[1], rows[2]]
         });
