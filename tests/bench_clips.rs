@@ -59,7 +59,7 @@ fn decoded(path: &Path) -> Vec<(f64, u8)> {
     let mut source = VideoSource::open(path).unwrap();
     let mut frames = Vec::new();
     while let Some(frame) = source.next_frame().unwrap() {
-        frames.push((frame.seconds, frame.frame.data(0)[0]));
+        frames.push((frame.seconds, frame.video().unwrap().data(0)[0]));
     }
     frames
 }

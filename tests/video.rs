@@ -243,7 +243,7 @@ fn seeks_without_a_flush_show_no_stale_frame() {
         let mut pts = Vec::new();
         while let Some(frame) = sequential.next_frame().expect("decodes") {
             assert_eq!(frame.index, pts.len() as u64);
-            assert_eq!(frame.frame.data(0)[0], common::ramp_luma(frame.index));
+            assert_eq!(frame.video().unwrap().data(0)[0], common::ramp_luma(frame.index));
             pts.push(frame.pts);
         }
         assert_eq!(pts.len(), 90, "{}", path.display());
@@ -279,12 +279,16 @@ fn seeks_without_a_flush_show_no_stale_frame() {
             // from before the seek.
             assert_eq!(shown[0] % 12, 0, "{what}");
             assert_eq!(shown, (shown[0]..=k as u64).collect::<Vec<_>>(), "{what}");
-            assert_eq!(landed.frame.data(0)[0], common::ramp_luma(k as u64), "{what}");
+            assert_eq!(
+                landed.video().unwrap().data(0)[0],
+                common::ramp_luma(k as u64),
+                "{what}"
+            );
             // Read on a little, leaving frames inside the decoder for the next seek.
             for n in k + 1..(k + 3).min(90) {
                 let frame = source.next_frame().expect("decodes").expect("a frame");
                 assert_eq!(
-                    (frame.index, frame.frame.data(0)[0]),
+                    (frame.index, frame.video().unwrap().data(0)[0]),
                     (n as u64, common::ramp_luma(n as u64)),
                     "{what}"
                 );
@@ -384,7 +388,7 @@ fn a_keyframe_decoded_by_itself_is_the_frame_the_stream_decodes_there() {
         let mut keyframes = source.keyframe_decoder().expect("a software stream has one");
         let mut stream = std::collections::HashMap::new();
         while let Some(frame) = source.next_frame().unwrap() {
-            stream.insert(frame.pts, (frame.index, frame.frame.data(0).to_vec()));
+            stream.insert(frame.pts, (frame.index, frame.video().unwrap().data(0).to_vec()));
         }
         assert_eq!(stream.len() as u64, common::RAMP_FRAMES);
         let mut input = ffmpeg::format::input(&clip).unwrap();
@@ -429,7 +433,7 @@ fn a_catch_up_run_passes_the_frames_before_those_it_keeps_and_gives_the_rest_who
     while let Some(decoded) = source.next_decoded().unwrap() {
         match decoded {
             Decoded::Frame(frame) => {
-                assert_eq!(frame.frame.data(0)[0], common::ramp_luma(frame.index));
+                assert_eq!(frame.video().unwrap().data(0)[0], common::ramp_luma(frame.index));
                 whole.push(frame.index);
                 if frame.index == 60 {
                     break;

@@ -101,7 +101,7 @@ impl PreviewThread {
             seconds: info.seconds(pts),
             previous: None,
             pict_type: crate::video::source::picture_type(&frame),
-            frame,
+            samples: frame.into(),
         };
         let layout = info.format.layout;
         let mut claim = job.claim.lock();

@@ -1,5 +1,6 @@
-//! The upload thread: copies each frame the decode thread sends into its ring slot's textures,
-//! then passes the frame on to the consumer, so the decode thread goes on to the next frame
+//! The upload thread: copies each frame the decode thread sends into its ring slot's textures
+//! (copying it back from a hardware decoder first, where it is still there), then passes the
+//! frame on to the consumer, so the decode thread goes on to the next frame
 //! meanwhile (a 4K frame is 12 MB to copy). Everything the consumer hears goes through here, in
 //! the order the decode thread sent it: the end of a stream never overtakes its last frames.
 
@@ -37,13 +38,19 @@ impl Uploader {
         for outgoing in &self.outgoing {
             let event = match outgoing {
                 Outgoing::Frame { frame, layout, ready } => {
-                    match self.slots[ready.slot].upload(&self.queue, &frame.planes(layout)) {
+                    // A frame still in the hardware decoder's memory is copied back first.
+                    let uploaded = frame.video().and_then(|_| {
+                        self.slots[ready.slot]
+                            .upload(&self.queue, &frame.planes(layout))
+                            .map_err(|e| e.to_string())
+                    });
+                    match uploaded {
                         Ok(()) => DecoderEvent::Frame(ready),
-                        Err(e) => {
+                        Err(message) => {
                             let _ = self.commands.send(Command::Release(ready.slot));
                             DecoderEvent::Failed {
                                 generation: ready.generation,
-                                message: e.to_string(),
+                                message,
                             }
                         }
                     }

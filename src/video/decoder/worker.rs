@@ -136,7 +136,7 @@ pub(super) struct Worker {
 
 impl Worker {
     pub(super) fn new(
-        source: VideoSource,
+        mut source: VideoSource,
         slot_count: usize,
         commands: Receiver<Command>,
         outgoing: Sender<Outgoing>,
@@ -144,6 +144,8 @@ impl Worker {
         keyframes: Option<Sender<Job>>,
         trim_asked: Arc<std::sync::atomic::AtomicBool>,
     ) -> Self {
+        // Frames sent on at once are copied back from a hardware decoder on the upload thread.
+        source.defer_copies();
         let info = &source.info;
         let ticks_per_frame =
             (info.frame_duration * f64::from(info.time_base.1) / f64::from(info.time_base.0)).max(1.0);
@@ -353,7 +355,7 @@ impl Worker {
         // The ring may have had no slot to spare when the landing started.
         self.claim_preview(&mut landing)?;
         let anchor = landing.candidate.unwrap_or(landing.limit.min(i64::MAX / 2));
-        match self.decode(anchor, landing.candidate)? {
+        match self.decode(anchor, landing.candidate, false)? {
             None => {
                 // The end: the last frame at or before the limit, else the last there is.
                 // (Settling on a frame the run passed decodes it again.)
@@ -559,10 +561,15 @@ impl Worker {
     }
 
     /// Decodes the next frame into the cache (which stays within its budget around `anchor`,
-    /// keeping `keep`), unless the run passes it; its pts, or None at the end.
-    fn decode(&mut self, anchor: i64, keep: Option<i64>) -> Result<Option<i64>, String> {
+    /// keeping `keep`), unless the run passes it; its pts, or None at the end. A frame not
+    /// `sending` on at once is copied back from a hardware decoder here.
+    fn decode(&mut self, anchor: i64, keep: Option<i64>, sending: bool) -> Result<Option<i64>, String> {
         let frame = match self.source.next_decoded().map_err(|e| e.to_string())? {
-            Some(Decoded::Frame(frame)) => frame,
+            Some(Decoded::Frame(frame)) if sending => frame,
+            Some(Decoded::Frame(frame)) => {
+                frame.video()?;
+                frame
+            }
             Some(Decoded::Passed { pts }) => return Ok(Some(pts)),
             None => {
                 self.decoder_ended = true;
@@ -601,7 +608,7 @@ impl Worker {
             self.task = Task::Land(landing);
             return Ok(Progress::Worked);
         }
-        match self.decode(cursor, None)? {
+        match self.decode(cursor, None, true)? {
             Some(pts) => self.deliver(pts, false)?,
             None => self.end(),
         }
@@ -635,6 +642,7 @@ impl Worker {
             Some(Decoded::Frame(frame)) => {
                 let pts = frame.pts;
                 if self.cache.contains(pts) {
+                    frame.video()?;
                     let previous = frame.previous;
                     self.cache.insert(pts, Arc::new(frame), previous);
                 }
@@ -683,7 +691,7 @@ impl Worker {
             }
         };
         let head = fill.limit + 1;
-        match self.decode(cursor, Some(head))? {
+        match self.decode(cursor, Some(head), false)? {
             Some(pts) if pts < head => {
                 let first = fill.decoded == 0;
                 if first && self.is_stream_start(pts) {

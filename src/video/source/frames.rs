@@ -1,7 +1,7 @@
 //! What comes out of the decoder, made ready for the GPU: numbered from the index, linked to the
 //! frame before it, told apart from leading pictures and stale frames after a seek, copied back
-//! from a hardware decoder, and converted to the stream's upload layout where it isn't in it
-//! (unless a catch-up run only passes it on its way).
+//! from a hardware decoder (now, or by the thread that uses it first), and converted to the
+//! stream's upload layout where it isn't in it (unless a catch-up run only passes it on its way).
 
 use super::*;
 
@@ -19,7 +19,41 @@ pub struct DecodedFrame {
     pub previous: Option<i64>,
     /// The picture's coding type as ffprobe prints it: `I`, `P`, `B`, ..., `?` where unknown.
     pub pict_type: char,
-    pub frame: ffmpeg::frame::Video,
+    pub samples: Samples,
+}
+
+/// Where a decoded frame's samples are.
+pub enum Samples {
+    /// In memory, in the stream's upload layout (or as decoded, `keep_decoded_planes`).
+    Memory(ffmpeg::frame::Video),
+    /// Still in the hardware decoder's memory, copied back on first use: by the upload thread,
+    /// so that the decode thread goes straight on to the next frame. Only frames that need no
+    /// conversion once copied wait.
+    Device(Deferred),
+}
+
+/// A frame waiting in the device's memory, and its copy once made.
+pub struct Deferred {
+    device: Mutex<Option<hardware::DeviceFrame>>,
+    copy: OnceLock<Result<ffmpeg::frame::Video, String>>,
+    /// What the copy takes (counted from the start, for the cache's budget).
+    bytes: usize,
+}
+
+impl Deferred {
+    fn of(device: hardware::DeviceFrame) -> Self {
+        Self {
+            bytes: device.memory_bytes(),
+            device: Mutex::new(Some(device)),
+            copy: OnceLock::new(),
+        }
+    }
+}
+
+impl From<ffmpeg::frame::Video> for Samples {
+    fn from(frame: ffmpeg::frame::Video) -> Self {
+        Samples::Memory(frame)
+    }
 }
 
 /// The coding type of a decoded picture, as FFmpeg's `av_get_picture_type_char` names it.
@@ -30,18 +64,50 @@ pub fn picture_type(frame: &ffmpeg::frame::Video) -> char {
 }
 
 impl DecodedFrame {
+    /// The frame in memory: a frame still in the device's is copied back first (once: later
+    /// calls, from any thread, get the same copy, or the same error).
+    pub fn video(&self) -> Result<&ffmpeg::frame::Video, String> {
+        match &self.samples {
+            Samples::Memory(frame) => Ok(frame),
+            Samples::Device(deferred) => deferred
+                .copy
+                .get_or_init(|| {
+                    let device = deferred.device.lock().unwrap_or_else(|e| e.into_inner()).take();
+                    let device = device.ok_or("the frame left the hardware decoder before its copy")?;
+                    device
+                        .download()
+                        .map_err(|e| format!("copying a frame from the hardware decoder failed: {e}"))
+                })
+                .as_ref()
+                .map_err(Clone::clone),
+        }
+    }
+
+    /// The frame's planes in `layout`; none where its copy from the device failed (`video`
+    /// says why).
     pub fn planes(&self, layout: PlaneLayout) -> Vec<PlaneData<'_>> {
+        let Ok(frame) = self.video() else {
+            return Vec::new();
+        };
         (0..layout.plane_count())
             .map(|i| PlaneData {
-                data: self.frame.data(i),
-                stride: self.frame.stride(i),
+                data: frame.data(i),
+                stride: frame.stride(i),
             })
             .collect()
     }
 
-    /// Bytes the frame's planes hold (for cache budgets).
+    /// Bytes the frame's planes hold, or will once copied back (for cache budgets).
     pub fn byte_size(&self) -> usize {
-        (0..self.frame.planes()).map(|i| self.frame.data(i).len()).sum()
+        match &self.samples {
+            Samples::Memory(frame) => (0..frame.planes()).map(|i| frame.data(i).len()).sum(),
+            Samples::Device(deferred) => deferred.bytes,
+        }
+    }
+
+    /// Whether the frame waits in the device's memory still.
+    pub fn in_device(&self) -> bool {
+        matches!(&self.samples, Samples::Device(d) if d.copy.get().is_none())
     }
 }
 
@@ -136,16 +202,18 @@ impl VideoSource {
             return Ok(Some(Decoded::Passed { pts }));
         }
         let pict_type = picture_type(&frame);
-        let frame = match self.hardware {
-            Some(hw) if hw.holds(&frame) => hardware::download(&frame).map_err(|e| VideoError::Decode {
-                path: self.info.path.clone(),
-                reason: format!("copying a frame from the {} decoder failed: {e}", hw.name),
-            })?,
-            _ => frame,
-        };
-        let frame = match self.decoded_planes {
-            true => frame,
-            false => self.convert_for_upload(frame)?,
+        let samples = match self.hardware {
+            Some(hw) if hw.holds(&frame) => match self.defer(frame) {
+                Ok(deferred) => Samples::Device(deferred),
+                Err(frame) => {
+                    let frame = hardware::download(&frame).map_err(|e| VideoError::Decode {
+                        path: self.info.path.clone(),
+                        reason: format!("copying a frame from the {} decoder failed: {e}", hw.name),
+                    })?;
+                    Samples::Memory(self.for_upload(frame)?)
+                }
+            },
+            _ => Samples::Memory(self.for_upload(frame)?),
         };
         Ok(Some(Decoded::Frame(DecodedFrame {
             index: number.n,
@@ -154,8 +222,35 @@ impl VideoSource {
             seconds: self.info.seconds(pts),
             previous,
             pict_type,
-            frame,
+            samples,
         })))
+    }
+
+    /// A device frame left there for its copy (`defer_copies`), when its copy will need no
+    /// conversion, it is no larger than 4K and not too many wait already; else given back.
+    fn defer(&self, frame: ffmpeg::frame::Video) -> Result<Deferred, ffmpeg::frame::Video> {
+        let Some(deferrals) = &self.deferrals else {
+            return Err(frame);
+        };
+        let format = &self.info.format;
+        let waits = |(pixel, w, h): (Pixel, u32, u32)| {
+            let upload_ready = self.decoded_planes
+                || (native_layout(pixel).map(|(layout, _)| layout) == Some(format.layout)
+                    && (w, h) == (format.width, format.height));
+            upload_ready && hardware::memory_bytes((pixel, w, h)) <= hardware::DEFERRED_MAX_BYTES
+        };
+        if !hardware::memory_layout(&frame).is_some_and(waits) {
+            return Err(frame);
+        }
+        deferrals.defer(frame).map(Deferred::of)
+    }
+
+    /// A frame in memory as it goes out: as decoded, or in the upload layout.
+    fn for_upload(&mut self, frame: ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, VideoError> {
+        match self.decoded_planes {
+            true => Ok(frame),
+            false => self.convert_for_upload(frame),
+        }
     }
 
     /// Frames already in the stream's upload layout pass through; others (or frames whose size
@@ -205,4 +300,59 @@ pub(super) fn to_upload_layout(
         .map_err(|e| format!("converting a frame failed: {e}"))?;
     out.set_pts(frame.pts());
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_whose_copy_back_fails_says_so_each_time_and_gives_no_planes() {
+        let deferrals = hardware::Deferrals::default();
+        // A frame in memory stands in for a device frame: it has no device to copy from.
+        let stand_in = crate::video::memory::frame(Pixel::NV12, 64, 32).unwrap();
+        let device = deferrals.defer(stand_in).ok().unwrap();
+        let frame = DecodedFrame {
+            index: 0,
+            exact: true,
+            pts: 0,
+            seconds: 0.0,
+            previous: None,
+            pict_type: 'I',
+            samples: Samples::Device(Deferred::of(device)),
+        };
+        let bytes = frame.byte_size();
+        assert!(frame.in_device());
+        let error = frame.video().err().unwrap();
+        assert!(
+            error.starts_with("copying a frame from the hardware decoder failed"),
+            "{error}"
+        );
+        assert_eq!(frame.video().err(), Some(error.clone()));
+        assert!(!frame.in_device());
+        assert!(frame.planes(PlaneLayout::Nv12).is_empty());
+        // The cache counts a frame's bytes once: they don't change with the copy.
+        assert_eq!(frame.byte_size(), bytes);
+        assert_eq!(deferrals.waiting(), 0, "its surface went back with the attempt");
+    }
+
+    #[test]
+    fn a_frame_in_memory_gives_its_planes() {
+        let mut video = crate::video::memory::frame(Pixel::NV12, 64, 32).unwrap();
+        video.data_mut(0)[0] = 77;
+        let frame = DecodedFrame {
+            index: 3,
+            exact: true,
+            pts: 3,
+            seconds: 0.1,
+            previous: Some(2),
+            pict_type: 'P',
+            samples: video.into(),
+        };
+        let planes = frame.planes(PlaneLayout::Nv12);
+        assert_eq!(planes.len(), 2);
+        assert_eq!(planes[0].data[0], 77);
+        assert_eq!(frame.byte_size(), planes[0].data.len() + planes[1].data.len());
+        assert!(!frame.in_device());
+    }
 }

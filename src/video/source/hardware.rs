@@ -1,6 +1,8 @@
 //! Hardware decoding (`--hwdec`, as mpv's): the GPU's video decoder (NVDEC, VA-API) decodes,
-//! and each frame is copied back to memory as NV12 (P010 at 10 bits) right away, so everything after the decoder
-//! (cache, upload, conversion) is the same as for software decoding. H.264, HEVC, VP9 and AV1
+//! and each frame is copied back to memory as NV12 (P010 at 10 bits), so everything after the
+//! decoder (cache, upload, conversion) is the same as for software decoding. The copy is made
+//! right away, or, for a few NVDEC frames at a time, by the thread that uses the frame first
+//! (`Deferrals`): the upload thread, while the decode thread goes on to the next frame. H.264, HEVC, VP9 and AV1
 //! decoding is exact by their standards, so the pixels, and the histograms, are the same too.
 //!
 //! Used for 8- and 10-bit 4:2:0 streams, the layouts NV12 and P010 carry exactly; other streams, and machines
@@ -12,8 +14,16 @@
 use ffmpeg::ffi;
 use ffmpeg::format::Pixel;
 use ffmpeg_next as ffmpeg;
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Frames of one NVDEC decoder that may wait in the device's memory for their copy back. Each
+/// holds one of the decoder's surfaces, which it has this many more of.
+pub const DEFERRED_COPIES: usize = 2;
+/// The largest frame that waits: 4K in P010 (25 MB). An 8K frame (100 MB) is copied as decoded,
+/// which keeps the process's peak within its memory budget (a frame that waits holds its copy's
+/// memory longer too).
+pub const DEFERRED_MAX_BYTES: usize = 32 << 20;
 
 /// Which decoder `VideoSource::open` uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -62,6 +72,90 @@ impl Attached {
         // SAFETY: reading a plain field of a valid frame.
         unsafe { (*frame.as_ptr()).format == self.format as i32 }
     }
+
+    /// Whether this device's frames may be copied back on another thread while the decoder
+    /// goes on: NVDEC's, whose surfaces CUDA copies from any thread (mpv draws them from its
+    /// video output's). VA-API's are copied on the decoding thread.
+    pub fn copies_elsewhere(&self) -> bool {
+        self.name == "cuda"
+    }
+}
+
+/// Counts one decoder's frames waiting in the device's memory to be copied back.
+#[derive(Clone, Debug, Default)]
+pub struct Deferrals(Arc<AtomicUsize>);
+
+impl Deferrals {
+    /// `frame` left in the device's memory, to be copied back by whoever uses it first; given
+    /// back (`Err`) while `DEFERRED_COPIES` frames wait already.
+    pub fn defer(&self, frame: ffmpeg::frame::Video) -> Result<DeviceFrame, ffmpeg::frame::Video> {
+        match self.0.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            (n < DEFERRED_COPIES).then_some(n + 1)
+        }) {
+            Ok(_) => Ok(DeviceFrame {
+                frame: Some(frame),
+                waiting: Arc::clone(&self.0),
+            }),
+            Err(_) => Err(frame),
+        }
+    }
+
+    /// Frames waiting now.
+    pub fn waiting(&self) -> usize {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
+/// A decoded frame still in the device's memory, holding one of its decoder's surfaces until it
+/// is copied back or dropped.
+pub struct DeviceFrame {
+    frame: Option<ffmpeg::frame::Video>,
+    waiting: Arc<AtomicUsize>,
+}
+
+impl DeviceFrame {
+    /// Copies the frame into frame memory (`download`), letting go of its surface.
+    pub fn download(mut self) -> Result<ffmpeg::frame::Video, ffmpeg::Error> {
+        let frame = self.frame.take().ok_or(ffmpeg::Error::InvalidData)?;
+        download(&frame)
+    }
+
+    /// Bytes the frame takes once copied back.
+    pub fn memory_bytes(&self) -> usize {
+        self.frame.as_ref().and_then(memory_layout).map_or(0, memory_bytes)
+    }
+}
+
+/// Bytes a frame of this format and size takes in memory (rows aligned as frame memory's).
+pub fn memory_bytes((format, width, height): (Pixel, u32, u32)) -> usize {
+    let (Ok(w), Ok(h)) = (i32::try_from(width), i32::try_from(height)) else {
+        return usize::MAX;
+    };
+    // SAFETY: computes a size from a format and dimensions.
+    let bytes = unsafe { ffi::av_image_get_buffer_size(format.into(), w, h, 64) };
+    usize::try_from(bytes).unwrap_or(usize::MAX)
+}
+
+impl Drop for DeviceFrame {
+    /// The surface goes back to the decoder before the frame stops counting as waiting.
+    fn drop(&mut self) {
+        drop(self.frame.take());
+        self.waiting.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The format and size a device frame is copied back in: its frames context's memory format.
+pub fn memory_layout(frame: &ffmpeg::frame::Video) -> Option<(Pixel, u32, u32)> {
+    // SAFETY: reading plain fields of a valid frame and of its frames context, when it has one.
+    unsafe {
+        let frames = (*frame.as_ptr()).hw_frames_ctx;
+        if frames.is_null() {
+            return None;
+        }
+        let format = (*((*frames).data as *const ffi::AVHWFramesContext)).sw_format;
+        let (w, h) = ((*frame.as_ptr()).width, (*frame.as_ptr()).height);
+        Some((format.into(), u32::try_from(w).ok()?, u32::try_from(h).ok()?))
+    }
 }
 
 /// Attaches the preferred hardware decoder to `context` (not yet opened) when the stream is
@@ -99,8 +193,8 @@ pub fn attach(
             (*ctx).get_format = Some(pick_format);
             (*ctx).opaque = format as i32 as isize as *mut libc::c_void;
             // Decoder surfaces beyond the stream's reference frames: one frame is copied back
-            // while the next decodes.
-            (*ctx).extra_hw_frames = 2;
+            // while the next decodes, and NVDEC's frames may wait for their copy.
+            (*ctx).extra_hw_frames = 2 + if name == "cuda" { DEFERRED_COPIES as i32 } else { 0 };
         }
         log::info!("decoding with {name}");
         Some(Attached { name, format })
@@ -181,25 +275,13 @@ unsafe extern "C" fn pick_format(
 /// streams `attach` takes (P010 at 10 bits), with its timestamps and flags. A 4K frame is 12 MB
 /// and an 8K 10-bit one 100 MB: counted with the rest of the frames, and unmapped when the
 /// cache lets go of it (FFmpeg's buffer pools keep every buffer they ever gave out). A frame
-/// without a frames context goes into memory FFmpeg allocates.
+/// without a frames context is not a device's: an error.
 pub fn download(frame: &ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, ffmpeg::Error> {
-    // SAFETY: `frame` is a valid device frame; its frames context describes the memory format
-    // it copies back to.
-    let mut out = unsafe {
-        let frames = (*frame.as_ptr()).hw_frames_ctx;
-        if frames.is_null() {
-            ffmpeg::frame::Video::empty()
-        } else {
-            let format = (*((*frames).data as *const ffi::AVHWFramesContext)).sw_format;
-            let (width, height) = ((*frame.as_ptr()).width, (*frame.as_ptr()).height);
-            let (Ok(w), Ok(h)) = (u32::try_from(width), u32::try_from(height)) else {
-                return Err(ffmpeg::Error::InvalidData);
-            };
-            crate::video::memory::frame(format.into(), w, h)?
-        }
-    };
-    // SAFETY: both frames are valid; an empty one is allocated by the transfer, one with
-    // planes gets the frame's format and size in them.
+    // Its frames context describes the memory format it copies back to.
+    let (format, w, h) = memory_layout(frame).ok_or(ffmpeg::Error::InvalidData)?;
+    let mut out = crate::video::memory::frame(format, w, h)?;
+    // SAFETY: both frames are valid, the device frame with a frames context; the other has
+    // planes of the frame's format and size.
     unsafe {
         let result = ffi::av_hwframe_transfer_data(out.as_mut_ptr(), frame.as_ptr(), 0);
         if result < 0 {
@@ -290,6 +372,25 @@ mod tests {
         // Truncated or empty packets are not IDR.
         assert!(!h264_idr(&[0, 0, 0, 9], NalFraming::Length(4)));
         assert!(!h264_idr(&[], NalFraming::AnnexB));
+    }
+
+    #[test]
+    fn no_more_than_the_deferred_copies_wait_and_each_lets_go_once_copied_or_dropped() {
+        let frame = || crate::video::memory::frame(Pixel::NV12, 64, 32).unwrap();
+        let deferrals = Deferrals::default();
+        let first = deferrals.defer(frame()).ok().unwrap();
+        let second = deferrals.defer(frame()).ok().unwrap();
+        assert_eq!(deferrals.waiting(), DEFERRED_COPIES);
+        // Full: the next frame is given back, to be copied as decoded.
+        let third = deferrals.defer(frame());
+        assert!(third.is_err());
+        drop(first);
+        assert_eq!(deferrals.waiting(), 1);
+        // A frame in memory has no device to copy from: the copy fails, and no longer waits.
+        assert!(second.download().is_err());
+        assert_eq!(deferrals.waiting(), 0);
+        assert!(deferrals.defer(third.err().unwrap()).is_ok());
+        assert_eq!(deferrals.waiting(), 0, "dropped at once");
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod keyframe;
 mod stream;
 
 use frames::Scaler;
-pub use frames::{picture_type, Decoded, DecodedFrame};
+pub use frames::{picture_type, Decoded, DecodedFrame, Samples};
 use hardware::NalFraming;
 pub use keyframe::KeyframeDecoder;
 use stream::{
@@ -23,7 +23,7 @@ use ffmpeg::software::scaling;
 use ffmpeg_next as ffmpeg;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 use thiserror::Error;
 
 #[derive(Debug, Error)]
@@ -111,6 +111,9 @@ pub struct VideoSource {
     stream_index: usize,
     decoder: ffmpeg::decoder::Video,
     hardware: Option<hardware::Attached>,
+    /// Hardware frames left in the device's memory for the thread that uses them to copy back
+    /// (`defer_copies`); None: copied as decoded.
+    deferrals: Option<hardware::Deferrals>,
     /// How the stream's H.264 packets are framed, when a seek that lands on an IDR picture
     /// keeps the decoder as it is (see `set_keep_decoder_on_seek`).
     keep_decoder: Option<NalFraming>,
@@ -410,6 +413,7 @@ impl VideoSource {
             stream_index,
             decoder,
             hardware,
+            deferrals: None,
             keep_decoder,
             scaler: None,
             index,
@@ -468,6 +472,18 @@ impl VideoSource {
     /// to the upload layout: for readers of the samples themselves (`report`), never the GPU.
     pub fn keep_decoded_planes(&mut self) {
         self.decoded_planes = true;
+    }
+
+    /// Frames of a hardware decoder that can be copied back from another thread (NVDEC's) are
+    /// given out still in the device's memory, a few at a time (`hardware::DEFERRED_COPIES`) and
+    /// up to 4K (`hardware::DEFERRED_MAX_BYTES`), to be copied back on first use (`DecodedFrame::video`): the thread that decodes goes on
+    /// meanwhile. Frames that aren't used at once should be copied back by the thread that
+    /// keeps them, or they hold the decoder's surfaces (and the frames after them are copied
+    /// as decoded).
+    pub fn defer_copies(&mut self) {
+        if self.hardware.is_some_and(|hw| hw.copies_elsewhere()) {
+            self.deferrals = Some(hardware::Deferrals::default());
+        }
     }
 
     /// Bytes this source has read of the file (its own IO, not the index's).
