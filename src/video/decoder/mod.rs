@@ -19,7 +19,7 @@ use super::index::FrameIndex;
 use super::source::{SeekTarget, VideoInfo, VideoSource};
 use crate::video::memory::FRAME_MEMORY;
 use preview::PreviewThread;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
 use std::time::Duration;
@@ -90,6 +90,8 @@ pub struct DecodeThread {
     commands: Sender<Command>,
     events: Receiver<DecoderEvent>,
     generation: u64,
+    /// `generation`, as the upload thread reads it.
+    latest: Arc<AtomicU64>,
     paused: bool,
     handle: Option<std::thread::JoinHandle<()>>,
     preview: Option<std::thread::JoinHandle<()>>,
@@ -162,6 +164,7 @@ impl DecodeThread {
             keyframes,
             trim_asked,
         );
+        let latest = Arc::new(AtomicU64::new(0));
         let uploader = Uploader {
             queue,
             slots,
@@ -169,6 +172,7 @@ impl DecodeThread {
             events: event_tx,
             commands: commands.clone(),
             notify,
+            latest: Arc::clone(&latest),
         };
         let uploader = std::thread::Builder::new()
             .name("histoplay upload".into())
@@ -187,6 +191,7 @@ impl DecodeThread {
             commands,
             events,
             generation: 0,
+            latest,
             paused: false,
             handle,
             preview,
@@ -211,9 +216,11 @@ impl DecodeThread {
         self.generation
     }
 
-    /// Asks for `target`; frames of older generations that arrive afterwards are stale.
+    /// Asks for `target`; frames of older generations that arrive afterwards are stale (those
+    /// not yet uploaded are given back by the upload thread and never arrive).
     pub fn seek(&mut self, target: SeekTarget) -> u64 {
         self.generation += 1;
+        self.latest.store(self.generation, Ordering::Release);
         let _ = self.commands.send(Command::Seek {
             target,
             generation: self.generation,

@@ -3,11 +3,14 @@
 //! frame on to the consumer, so the decode thread goes on to the next frame
 //! meanwhile (a 4K frame is 12 MB to copy). Everything the consumer hears goes through here, in
 //! the order the decode thread sent it: the end of a stream never overtakes its last frames.
+//! Frames that a seek made stale before their upload are given back to the decode thread
+//! without one, so the seek's first frame doesn't wait behind them.
 
 use super::{Command, DecoderEvent, ReadyFrame};
 use crate::video::convert::PlaneTextures;
 use crate::video::format::PlaneLayout;
 use crate::video::source::DecodedFrame;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
 
@@ -30,6 +33,9 @@ pub(super) struct Uploader {
     /// The decode thread's commands: a slot whose upload failed is given back there.
     pub commands: Sender<Command>,
     pub notify: Box<dyn Fn() + Send>,
+    /// The generation of the consumer's latest seek: frames of older ones, which it would only
+    /// give back, are given back here instead, neither copied nor uploaded.
+    pub latest: Arc<AtomicU64>,
 }
 
 impl Uploader {
@@ -37,6 +43,10 @@ impl Uploader {
     pub(super) fn run(self) {
         for outgoing in &self.outgoing {
             let event = match outgoing {
+                Outgoing::Frame { ready, .. } if ready.generation < self.latest.load(Ordering::Acquire) => {
+                    let _ = self.commands.send(Command::Release(ready.slot));
+                    continue;
+                }
                 Outgoing::Frame { frame, layout, ready } => {
                     // A frame still in the hardware decoder's memory is copied back first.
                     let uploaded = frame.video().and_then(|_| {
