@@ -505,7 +505,6 @@ pub fn compare_gpu(
     a.set_exact_numbers(true);
     b.set_exact_numbers(true);
     let format = a.info.format;
-    let pass = MetricsPass::new(&ctx.device, &format).map_err(|e| ClipError::Decode(e.to_string()))?;
     // Each side's slots share two staging buffers: with nothing drawn, the GPU has copied an
     // upload out long before the upload after next needs its buffer, and a buffer per slot
     // would be 50 MB more to map for each 4K file before its first frame.
@@ -521,6 +520,20 @@ pub fn compare_gpu(
             .collect()
     };
     let (slots_a, slots_b) = (ring("A")?, ring("B")?);
+    let align = Alignment::of(&a, &b, job.by, job.offset);
+    let (start_a, _) = starts(job);
+    let a_seconds = a.index().wait_pts_of(start_a).map(|pts| a.info.seconds(pts));
+    let b_start = b_start(&align, start_a, a_seconds);
+    let mut da = DecodeThread::spawn(a, ctx.queue.clone(), slots_a.clone(), 0);
+    let mut db = DecodeThread::spawn(b, ctx.queue.clone(), slots_b.clone(), 0);
+    if start_a > 0 {
+        da.seek(SeekTarget::Frame(start_a));
+    }
+    if let Some(target) = b_start {
+        db.seek(target);
+    }
+    // The metrics' pipelines are built while the decoders start.
+    let pass = MetricsPass::new(&ctx.device, &format).map_err(|e| ClipError::Decode(e.to_string()))?;
     // Every pair of slots bound once.
     let bindings: Vec<Vec<MetricsBinding>> = slots_a
         .iter()
@@ -528,18 +541,6 @@ pub fn compare_gpu(
         .collect();
     let sizes = pass.sizes();
     let mut readback = ReadbackRing::new(&ctx.device, MetricsPass::sums_size(), 4);
-    let align = Alignment::of(&a, &b, job.by, job.offset);
-    let (start_a, _) = starts(job);
-    let a_seconds = a.index().wait_pts_of(start_a).map(|pts| a.info.seconds(pts));
-    let b_start = b_start(&align, start_a, a_seconds);
-    let mut da = DecodeThread::spawn(a, ctx.queue.clone(), slots_a, 0);
-    let mut db = DecodeThread::spawn(b, ctx.queue.clone(), slots_b, 0);
-    if start_a > 0 {
-        da.seek(SeekTarget::Frame(start_a));
-    }
-    if let Some(target) = b_start {
-        db.seek(target);
-    }
     let mut done = 0u64;
     let mut take = |bytes: &[u8], (frame, frame_b, pts): (u64, u64, f64)| {
         done += 1;

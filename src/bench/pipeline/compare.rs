@@ -1,6 +1,7 @@
 //! `bench-pipeline A --compare B`: what `histoplay compare` costs against decoding alone. Each
 //! file decoded alone (the best of two), then the comparison as `compare` runs it (both files
-//! on the player's decode threads, the metrics stage on the GPU, every result read back), and,
+//! on the player's decode threads, the metrics stage on the GPU, every result read back; timed
+//! to the last result, and to the end of the decoders' teardown after it), and,
 //! where an `ffmpeg` is on the PATH, FFmpeg's own `psnr` and `ssim` filters on the same pair;
 //! then the pair played in step at its own rate as the window plays it (`histoplay A --compare
 //! B`: paired decoding, both pipelines, the comparison stage, the picture drawn offscreen).
@@ -48,25 +49,30 @@ pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
         csv: false,
         cpu: false,
     };
-    let mut best = 0.0f64;
+    let (mut best, mut whole) = (0.0f64, 0.0f64);
     let mut compared = 0;
     for _ in 0..2 {
         let (sa, mut sb) = (VideoSource::open(a)?, VideoSource::open(b)?);
         crate::cli::compare::match_pair(&sa, &mut sb)?;
         let start = Instant::now();
-        let mut sum = 0.0;
+        let (mut sum, mut last) = (0.0, start);
         compared = compare_gpu(&ctx, sa, sb, &job, &mut Progress::hidden(), &mut |c| {
             sum += c.metrics.ssim_all;
+            last = Instant::now();
             Ok(())
         })?;
-        best = best.max(compared as f64 / start.elapsed().as_secs_f64());
+        // To the last pair's result, as decoding alone is timed to its last frame; the
+        // decoders' teardown after it, which decoding alone leaves out, shown beside.
+        best = best.max(compared as f64 / (last - start).as_secs_f64());
+        whole = whole.max(compared as f64 / start.elapsed().as_secs_f64());
         // Every result was read: the work is not skipped.
         assert!(sum.is_finite());
     }
     writeln!(
         out,
         "compare:      {compared} pairs at {best:.1} fps ({:.1}% of the slower file's decode-only), \
-         {:.1}% of both decoded at once; PSNR + SSIM of every pair read back (best of 2, opening included)",
+         {:.1}% of both decoded at once; PSNR + SSIM of every pair read back (best of 2, timed to the last \
+         result; {whole:.1} fps with the decoders' teardown after it)",
         100.0 * best / slower,
         100.0 * best / together
     )?;
