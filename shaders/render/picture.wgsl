@@ -1,23 +1,19 @@
 // Draws the frame into a clip-space rectangle (cover or contain fit, computed on the CPU).
 // uv_x / uv_y map the quad's texcoord to the texture's, which turns and flips the picture.
-// SDR signals of wider primaries (Display P3, BT.2020) are converted to the screen's BT.709;
 // HDR signals are tone-mapped for the SDR screen (tonemap.wgsl, prepended), from the peak the
-// peak pass measured; frames deeper than the screen are dithered to it.
+// peak pass measured; pictures of wider primaries (Display P3, BT.2020) are converted to the
+// screen's BT.709, SDR or HDR; frames deeper than the screen are dithered to it.
 
 struct PictureUniforms { // twin: PictureUniforms in src/render/picture.rs
     rect: vec4f, // left, bottom, right, top in clip space
     uv_x: vec4f, // u = dot(uv_x.xy, t) + uv_x.z
     uv_y: vec4f, // v = dot(uv_y.xy, t) + uv_y.z
-    transfer: u32, // TRANSFER_*
-    bt2020: u32, // primaries to convert to BT.709
+    transfer: u32, // TRANSFER_* (HDR tone-mapped; SDR shown as it is)
+    wide: u32, // a picture of wider primaries than BT.709: to_bt709 converts it
     dither_step: f32, // one step of the screen's codes, 0 for no dither
     split: f32, // a comparison's wipe line at this texture u; negative: none
     // The region of interest in texture coordinates (u0, v0, u1, v1); u0 < 0: none.
     region: vec4f,
-    sdr_wide: u32, // an SDR picture of wider primaries than BT.709: to_bt709 converts it
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
     to_bt709: array<vec4f, 3>, // the source's linear RGB to BT.709's, by rows
 }
 
@@ -143,8 +139,9 @@ fn draw_marks(rgb: vec3f, t: vec2f, position: vec2f) -> vec3f {
 fn picture_fs(in: VertexOutput) -> @location(0) vec4f {
     var rgb = textureSample(frame, frame_sampler, in.texcoord).rgb;
     if uni.transfer != TRANSFER_SDR {
-        rgb = tone_map_pixel(rgb, uni.transfer, peak.peak_nits, uni.bt2020 != 0u);
-    } else if uni.sdr_wide != 0u {
+        let wide = uni.wide != 0u;
+        rgb = tone_map_pixel(rgb, uni.transfer, peak.peak_nits, wide, uni.to_bt709[0].xyz, uni.to_bt709[1].xyz, uni.to_bt709[2].xyz);
+    } else if uni.wide != 0u {
         rgb = sdr_to_bt709(rgb, uni.to_bt709[0].xyz, uni.to_bt709[1].xyz, uni.to_bt709[2].xyz);
     }
     rgb += (bayer(in.position.xy) - 0.5) * uni.dither_step;

@@ -1,5 +1,6 @@
 // HDR → SDR display math for the picture: PQ and HLG signals to linear light, the BT.2390 tone
-// curve, BT.2020 → BT.709 with gamut mapping, and the BT.1886 encoding for an SDR screen.
+// curve, wider primaries (BT.2020, Display P3) → BT.709 with gamut mapping, and the BT.1886
+// encoding for an SDR screen.
 // Functions only: prepended to picture.wgsl. Twin: src/render/tonemap.rs (same names, same
 // order of operations; the standards are cited there).
 
@@ -21,11 +22,6 @@ const HLG_NOMINAL_PEAK_NITS: f32 = 1000.0;
 const LOG2_10: f32 = 3.32192809; // WGSL has no log10
 
 const BT709_LUMA: vec3f = vec3f(0.2126, 0.7152, 0.0722);
-
-// Rows of the linear BT.2020 → BT.709 matrix (derived in tonemap.rs).
-const BT2020_TO_BT709_R: vec3f = vec3f(1.660491, -0.5876411, -0.0728499);
-const BT2020_TO_BT709_G: vec3f = vec3f(-0.1245505, 1.1328999, -0.0083494);
-const BT2020_TO_BT709_B: vec3f = vec3f(-0.0181508, -0.1005789, 1.1187297);
 
 // twin: Transfer::code in src/render/tonemap.rs
 const TRANSFER_SDR: u32 = 0u;
@@ -95,10 +91,6 @@ fn bt2390_knee(e1: f32, max_lum: f32) -> f32 {
     return max(spline, min(e1, ks));
 }
 
-fn bt2020_to_bt709(rgb: vec3f) -> vec3f {
-    return vec3f(dot(BT2020_TO_BT709_R, rgb), dot(BT2020_TO_BT709_G, rgb), dot(BT2020_TO_BT709_B, rgb));
-}
-
 fn gamut_map_bt709(rgb_709_linear: vec3f) -> vec3f {
     let rgb = rgb_709_linear;
     if all(rgb >= vec3f(0.0)) && all(rgb <= vec3f(1.0)) {
@@ -124,7 +116,7 @@ fn gamut_map_bt709(rgb_709_linear: vec3f) -> vec3f {
 // outside BT.709 brought in toward their grey, and back to the signal.
 fn sdr_to_bt709(signal: vec3f, r: vec3f, g: vec3f, b: vec3f) -> vec3f {
     let lin = vec3f(bt1886_eotf(signal.r), bt1886_eotf(signal.g), bt1886_eotf(signal.b));
-    let display = gamut_map_bt709(vec3f(dot(r, lin), dot(g, lin), dot(b, lin)));
+    let display = gamut_map_bt709(convert_rows(lin, r, g, b));
     return vec3f(bt1886_inverse_eotf(display.r), bt1886_inverse_eotf(display.g), bt1886_inverse_eotf(display.b));
 }
 
@@ -143,7 +135,14 @@ fn signal_to_nits(signal: vec3f, transfer: u32) -> vec3f {
     }
 }
 
-fn tone_map_pixel(signal: vec3f, transfer: u32, peak_nits: f32, bt2020: bool) -> vec3f {
+// The source's linear RGB → BT.709's by rows r, g, b (marks::gamut_rows).
+fn convert_rows(rgb: vec3f, r: vec3f, g: vec3f, b: vec3f) -> vec3f {
+    return vec3f(dot(r, rgb), dot(g, rgb), dot(b, rgb));
+}
+
+// An HDR signal for the SDR screen; a source of wider primaries (`wide`) is converted to
+// BT.709 by the rows r, g, b after the tone curve.
+fn tone_map_pixel(signal: vec3f, transfer: u32, peak_nits: f32, wide: bool, r: vec3f, g: vec3f, b: vec3f) -> vec3f {
     if transfer == TRANSFER_SDR {
         return signal;
     }
@@ -155,8 +154,8 @@ fn tone_map_pixel(signal: vec3f, transfer: u32, peak_nits: f32, bt2020: bool) ->
     }
     let mapped = nits * scale;
     var bt709 = mapped;
-    if bt2020 {
-        bt709 = bt2020_to_bt709(mapped);
+    if wide {
+        bt709 = convert_rows(mapped, r, g, b);
     }
     let display = gamut_map_bt709(bt709 / REFERENCE_WHITE_NITS);
     return vec3f(bt1886_inverse_eotf(display.r), bt1886_inverse_eotf(display.g), bt1886_inverse_eotf(display.b));

@@ -18,16 +18,14 @@ pub struct PictureUniforms {
     pub uv_x: [f32; 4],
     pub uv_y: [f32; 4],
     pub transfer: u32,
-    pub bt2020: u32,
+    /// A picture of wider primaries than BT.709's: converted to BT.709 for the screen through
+    /// `to_bt709` (linear RGB rows), after the tone curve where HDR.
+    pub wide: u32,
     pub dither_step: f32,
     /// A comparison's wipe line at this texture u; negative: none.
     pub split: f32,
     /// The region of interest in texture coordinates (u0, v0, u1, v1); negative: none.
     pub region: [f32; 4],
-    /// An SDR picture of wider primaries than BT.709's: converted to BT.709 for the screen
-    /// through `to_bt709` (linear RGB rows).
-    pub sdr_wide: u32,
-    pub _pad: [u32; 3],
     pub to_bt709: [[f32; 4]; 3],
 }
 
@@ -104,10 +102,9 @@ pub struct PictureBinding {
     bind_group: wgpu::BindGroup,
     /// The uniforms' tone-mapping and dither fields, set at binding.
     transfer: u32,
-    bt2020: u32,
-    /// The source's linear RGB → BT.709's, for an SDR picture of wider primaries; None for
-    /// BT.709 pictures and HDR ones (whose tone mapping converts BT.2020 itself).
-    sdr_wide: Option<[[f32; 4]; 3]>,
+    /// The source's linear RGB → BT.709's, for a picture of wider primaries; None for BT.709
+    /// pictures, and for HDR ones shown as they are (no peak to tone-map from).
+    wide: Option<[[f32; 4]; 3]>,
     dither_step: f32,
 }
 
@@ -227,7 +224,9 @@ impl PicturePass {
             ],
         });
         let hdr = signal.volume.is_hdr() && signal.peak.is_some();
-        let sdr_wide = (!signal.volume.is_hdr() && signal.volume.primaries != Primaries::Bt709).then(|| {
+        // An HDR signal without a peak to tone-map from is shown as it is, unconverted.
+        let converted = hdr || !signal.volume.is_hdr();
+        let wide = (converted && signal.volume.primaries != Primaries::Bt709).then(|| {
             let rows = crate::marks::gamut_rows(signal.volume.primaries);
             [rows[0], rows[1], rows[2]]
         });
@@ -235,11 +234,10 @@ impl PicturePass {
             uniforms,
             bind_group,
             transfer: if hdr { transfer_code(signal.volume.transfer) } else { 0 },
-            bt2020: u32::from(hdr && signal.volume.primaries == Primaries::Bt2020),
-            sdr_wide,
+            wide,
             // Tone-mapped and gamut-converted pictures are computed in floating point, and deep
             // frames hold more than the screen does: all are dithered to the screen's codes.
-            dither_step: if hdr || sdr_wide.is_some() || signal.bits > 8 {
+            dither_step: if hdr || wide.is_some() || signal.bits > 8 {
                 self.target_step
             } else {
                 0.0
@@ -264,13 +262,11 @@ impl PictureBinding {
             uv_x,
             uv_y,
             transfer: self.transfer,
-            bt2020: self.bt2020,
+            wide: u32::from(self.wide.is_some()),
             dither_step: self.dither_step,
             split,
             region,
-            sdr_wide: u32::from(self.sdr_wide.is_some()),
-            _pad: [0; 3],
-            to_bt709: self.sdr_wide.unwrap_or_default(),
+            to_bt709: self.wide.unwrap_or_default(),
         };
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
     }

@@ -1,5 +1,6 @@
 //! HDR → SDR display math for the picture: PQ and HLG signals to linear light, the BT.2390 tone
-//! curve, BT.2020 → BT.709 with gamut mapping, and the BT.1886 encoding for an SDR screen.
+//! curve, wider primaries (BT.2020, Display P3) → BT.709 with gamut mapping, and the BT.1886
+//! encoding for an SDR screen.
 //! CPU twin of `shaders/render/tonemap.wgsl`: same names, same order of operations, all in f32,
 //! so that the picture shader can be tested against it.
 
@@ -28,16 +29,6 @@ pub const HLG_NOMINAL_PEAK_NITS: f32 = 1000.0;
 #[cfg(test)]
 const BT2020_LUMA: [f32; 3] = [0.2627, 0.6780, 0.0593];
 const BT709_LUMA: [f32; 3] = [0.2126, 0.7152, 0.0722];
-
-/// Linear BT.2020 RGB → linear BT.709 RGB, rows: inverse(NPM_709) · NPM_2020, where each NPM
-/// (RGB → XYZ) is built from its primaries' xy and D65 (0.3127, 0.3290) as in SMPTE RP 177.
-/// BT.2020: R (0.708, 0.292), G (0.170, 0.797), B (0.131, 0.046); BT.709: R (0.64, 0.33),
-/// G (0.30, 0.60), B (0.15, 0.06). Computed in f64; each row sums to 1 (white stays white).
-const BT2020_TO_BT709: [[f32; 3]; 3] = [
-    [1.660491, -0.5876411, -0.0728499],
-    [-0.1245505, 1.1328999, -0.0083494],
-    [-0.0181508, -0.1005789, 1.1187297],
-];
 
 pub use crate::video::format::Transfer;
 
@@ -139,9 +130,12 @@ fn bt2390_knee(e1: f32, max_lum: f32) -> f32 {
     spline.max(e1.min(ks))
 }
 
-/// Linear BT.2020 RGB → linear BT.709 RGB (may leave the BT.709 gamut: see `gamut_map_bt709`).
-pub fn bt2020_to_bt709(rgb: [f32; 3]) -> [f32; 3] {
-    BT2020_TO_BT709.map(|row| dot(row, rgb))
+/// Linear RGB of a source's primaries → linear BT.709 RGB, by `rows` (`marks::gamut_rows`: the
+/// source's RGB → XYZ from its primaries and D65, as in SMPTE RP 177, then XYZ → BT.709's;
+/// BT.2020's are ITU-R BT.2087's). The result may leave the BT.709 gamut: see
+/// `gamut_map_bt709`.
+pub fn convert_rows(rgb: [f32; 3], rows: [[f32; 4]; 3]) -> [f32; 3] {
+    rows.map(|row| dot([row[0], row[1], row[2]], rgb))
 }
 
 /// An SDR signal (0..1) of wider primaries than BT.709 as the BT.709 screen shows it (twin of
@@ -150,8 +144,7 @@ pub fn bt2020_to_bt709(rgb: [f32; 3]) -> [f32; 3] {
 /// brought in toward their grey (`gamut_map_bt709`), and back to the signal.
 pub fn sdr_to_bt709(signal: [f32; 3], to_bt709: [[f32; 4]; 3]) -> [f32; 3] {
     let lin = signal.map(bt1886_eotf);
-    let rows = to_bt709.map(|row| [row[0], row[1], row[2]]);
-    gamut_map_bt709(rows.map(|row| dot(row, lin))).map(bt1886_inverse_eotf)
+    gamut_map_bt709(convert_rows(lin, to_bt709)).map(bt1886_inverse_eotf)
 }
 
 /// Brings linear BT.709 RGB (1 = white) into [0, 1]³ by desaturating: a colour inside is
@@ -196,9 +189,15 @@ pub fn signal_to_nits(signal: [f32; 3], transfer: Transfer) -> [f32; 3] {
 /// The whole chain for one pixel of an HDR picture, R'G'B' signal (0..1) → SDR display signal
 /// (0..1): `signal_to_nits`; the BT.2390 curve from `peak_nits` (the picture's brightest
 /// max(R, G, B)) down to reference white, applied to max(R, G, B) with all three channels
-/// scaled alike, which keeps hue and saturation; BT.2020 → BT.709 when `bt2020`; gamut mapping
-/// with reference white as 1; the BT.1886 encoding. SDR signals are returned unchanged.
-pub fn tone_map_pixel(signal: [f32; 3], transfer: Transfer, peak_nits: f32, bt2020: bool) -> [f32; 3] {
+/// scaled alike, which keeps hue and saturation; a source of wider primaries to BT.709 by its
+/// rows `to_bt709` (`convert_rows`); gamut mapping with reference white as 1; the BT.1886
+/// encoding. SDR signals are returned unchanged.
+pub fn tone_map_pixel(
+    signal: [f32; 3],
+    transfer: Transfer,
+    peak_nits: f32,
+    to_bt709: Option<[[f32; 4]; 3]>,
+) -> [f32; 3] {
     if transfer == Transfer::Sdr {
         return signal;
     }
@@ -210,7 +209,7 @@ pub fn tone_map_pixel(signal: [f32; 3], transfer: Transfer, peak_nits: f32, bt20
         0.0
     };
     let mapped = nits.map(|c| c * scale);
-    let bt709 = if bt2020 { bt2020_to_bt709(mapped) } else { mapped };
+    let bt709 = to_bt709.map_or(mapped, |rows| convert_rows(mapped, rows));
     let display = gamut_map_bt709(bt709.map(|c| c / REFERENCE_WHITE_NITS));
     display.map(bt1886_inverse_eotf)
 }
@@ -222,6 +221,7 @@ fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::video::format::Primaries;
 
     fn close(a: f32, b: f32, tolerance: f32) -> bool {
         (a - b).abs() <= tolerance
@@ -400,15 +400,35 @@ mod tests {
         assert!(close(out, 50.0, 0.05), "{out}");
     }
 
+    /// The rows from BT.2020 and from Display P3.
+    fn wide_rows() -> [(Primaries, [[f32; 4]; 3]); 2] {
+        [Primaries::Bt2020, Primaries::P3].map(|p| {
+            let rows = crate::marks::gamut_rows(p);
+            (p, [rows[0], rows[1], rows[2]])
+        })
+    }
+
     #[test]
-    fn bt2020_to_bt709_keeps_white_and_luminance() {
-        let white = bt2020_to_bt709([1.0; 3]);
-        assert!(white.iter().all(|&c| close(c, 1.0, 1e-6)), "{white:?}");
-        for rgb in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.3, 0.5, 0.2]] {
-            let y2020 = dot(BT2020_LUMA, rgb);
-            let y709 = dot(BT709_LUMA, bt2020_to_bt709(rgb));
-            assert!(close(y2020, y709, 2e-4), "{rgb:?}: {y2020} vs {y709}");
+    fn wider_primaries_convert_to_bt709_keeping_white_and_luminance() {
+        for (primaries, rows) in wide_rows() {
+            let white = convert_rows([1.0; 3], rows);
+            assert!(white.iter().all(|&c| close(c, 1.0, 1e-5)), "{primaries:?}: {white:?}");
+            let luma = crate::marks::gamut_rows(primaries)[3];
+            for rgb in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.3, 0.5, 0.2]] {
+                let y_source = dot([luma[0], luma[1], luma[2]], rgb);
+                let y709 = dot(BT709_LUMA, convert_rows(rgb, rows));
+                assert!(
+                    close(y_source, y709, 2e-4),
+                    "{primaries:?} {rgb:?}: {y_source} vs {y709}"
+                );
+            }
         }
+        // BT.2020's luminance as published.
+        let luma = crate::marks::gamut_rows(Primaries::Bt2020)[3];
+        assert!(
+            luma.iter().zip(BT2020_LUMA).all(|(a, b)| close(*a, b, 1e-4)),
+            "{luma:?}"
+        );
     }
 
     #[test]
@@ -440,7 +460,7 @@ mod tests {
             [0.0, 0.6, 1.0],
         ] {
             for level in [0.05, 0.3, 0.7, 1.0, 1.5, 4.0] {
-                let rgb = bt2020_to_bt709(rgb2020.map(|c| c * level));
+                let rgb = convert_rows(rgb2020.map(|c| c * level), wide_rows()[0].1);
                 let out = gamut_map_bt709(rgb);
                 assert!(out.iter().all(|c| (0.0..=1.0).contains(c)), "{rgb:?} → {out:?}");
                 let y = dot(BT709_LUMA, rgb);
@@ -466,24 +486,28 @@ mod tests {
     #[test]
     fn sdr_passes_through() {
         let signal = [0.1, 0.5, 0.9];
-        assert_eq!(tone_map_pixel(signal, Transfer::Sdr, 1000.0, true), signal);
+        assert_eq!(
+            tone_map_pixel(signal, Transfer::Sdr, 1000.0, Some(wide_rows()[0].1)),
+            signal
+        );
     }
 
     #[test]
     fn pq_reference_white_becomes_sdr_white() {
+        let bt2020 = Some(wide_rows()[0].1);
         let white = [pq_inverse_eotf(REFERENCE_WHITE_NITS); 3];
-        let out = tone_map_pixel(white, Transfer::Pq, REFERENCE_WHITE_NITS, true);
+        let out = tone_map_pixel(white, Transfer::Pq, REFERENCE_WHITE_NITS, bt2020);
         assert!(out.iter().all(|&c| close(c, 1.0, 1e-4)), "{out:?}");
         // A 1000-nit master's peak is brought down to white, and its reference white below it.
-        let peak = tone_map_pixel([pq_inverse_eotf(1000.0); 3], Transfer::Pq, 1000.0, true);
+        let peak = tone_map_pixel([pq_inverse_eotf(1000.0); 3], Transfer::Pq, 1000.0, bt2020);
         assert!(peak.iter().all(|&c| close(c, 1.0, 1e-3)), "{peak:?}");
-        let dimmed = tone_map_pixel(white, Transfer::Pq, 1000.0, true);
+        let dimmed = tone_map_pixel(white, Transfer::Pq, 1000.0, bt2020);
         assert!(dimmed[0] < 1.0 && dimmed[0] > 0.8, "{dimmed:?}");
     }
 
     #[test]
     fn hlg_reference_white_becomes_sdr_white() {
-        let out = tone_map_pixel([0.75; 3], Transfer::Hlg, REFERENCE_WHITE_NITS, true);
+        let out = tone_map_pixel([0.75; 3], Transfer::Hlg, REFERENCE_WHITE_NITS, Some(wide_rows()[0].1));
         assert!(out.iter().all(|&c| close(c, 1.0, 5e-3)), "{out:?}");
     }
 
