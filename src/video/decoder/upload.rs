@@ -4,7 +4,8 @@
 //! meanwhile (a 4K frame is 12 MB to copy). Everything the consumer hears goes through here, in
 //! the order the decode thread sent it: the end of a stream never overtakes its last frames.
 //! Frames that a seek made stale before their upload are given back to the decode thread
-//! without one, so the seek's first frame doesn't wait behind them.
+//! without one (copied back from the hardware decoder only), so the seek's first frame doesn't
+//! wait behind them.
 
 use super::{Command, DecoderEvent, ReadyFrame};
 use crate::video::convert::PlaneTextures;
@@ -30,7 +31,8 @@ pub(super) struct Uploader {
     pub slots: Vec<Arc<PlaneTextures>>,
     pub outgoing: Receiver<Outgoing>,
     pub events: Sender<DecoderEvent>,
-    /// The decode thread's commands: a slot whose upload failed is given back there.
+    /// The decode thread's commands: the slots of failed uploads and of stale frames are given
+    /// back there.
     pub commands: Sender<Command>,
     pub notify: Box<dyn Fn() + Send>,
     /// The generation of the consumer's latest seek: frames of older ones, which it would only
@@ -43,7 +45,12 @@ impl Uploader {
     pub(super) fn run(self) {
         for outgoing in &self.outgoing {
             let event = match outgoing {
-                Outgoing::Frame { ready, .. } if ready.generation < self.latest.load(Ordering::Acquire) => {
+                Outgoing::Frame { frame, ready, .. } if ready.generation < self.latest.load(Ordering::Acquire) => {
+                    // One still in the hardware decoder's memory is copied back all the same
+                    // (two at most): the cache holds it too, and would hold its surface.
+                    if frame.in_device() {
+                        let _ = frame.video();
+                    }
                     let _ = self.commands.send(Command::Release(ready.slot));
                     continue;
                 }

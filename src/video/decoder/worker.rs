@@ -565,9 +565,12 @@ impl Worker {
     /// `sending` on at once is copied back from a hardware decoder here.
     fn decode(&mut self, anchor: i64, keep: Option<i64>, sending: bool) -> Result<Option<i64>, String> {
         let frame = match self.source.next_decoded().map_err(|e| e.to_string())? {
-            Some(Decoded::Frame(frame)) if sending => frame,
             Some(Decoded::Frame(frame)) => {
-                frame.video()?;
+                // Kept for later, unless the cache has it already (then it goes, and with it
+                // any hold on the decoder's memory).
+                if !sending && !self.cache.contains(frame.pts) {
+                    frame.video()?;
+                }
                 frame
             }
             Some(Decoded::Passed { pts }) => return Ok(Some(pts)),
@@ -642,7 +645,7 @@ impl Worker {
             Some(Decoded::Frame(frame)) => {
                 let pts = frame.pts;
                 if self.cache.contains(pts) {
-                    frame.video()?;
+                    // Only the link to the frame before it is new: the frame itself goes.
                     let previous = frame.previous;
                     self.cache.insert(pts, Arc::new(frame), previous);
                 }

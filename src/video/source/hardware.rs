@@ -18,7 +18,8 @@ use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Frames of one NVDEC decoder that may wait in the device's memory for their copy back. Each
-/// holds one of the decoder's surfaces, which it has this many more of.
+/// may hold one of the decoder's output surfaces (FFmpeg 5's NVDEC frames are its mapped
+/// surfaces), which it is given this many more of.
 pub const DEFERRED_COPIES: usize = 2;
 /// The largest frame that waits: 4K in P010 (25 MB). An 8K frame (100 MB) is copied as decoded,
 /// which keeps the process's peak within its memory budget (a frame that waits holds its copy's
@@ -106,8 +107,8 @@ impl Deferrals {
     }
 }
 
-/// A decoded frame still in the device's memory, holding one of its decoder's surfaces until it
-/// is copied back or dropped.
+/// A decoded frame still in the device's memory, holding its decoder's surface (where it is one)
+/// until it is copied back or dropped.
 pub struct DeviceFrame {
     frame: Option<ffmpeg::frame::Video>,
     waiting: Arc<AtomicUsize>,
