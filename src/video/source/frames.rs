@@ -41,9 +41,10 @@ pub struct Deferred {
 }
 
 impl Deferred {
-    fn of(device: hardware::DeviceFrame) -> Self {
+    /// `device`, whose copy will take `bytes`.
+    fn of(device: hardware::DeviceFrame, bytes: usize) -> Self {
         Self {
-            bytes: device.memory_bytes(),
+            bytes,
             device: Mutex::new(Some(device)),
             copy: OnceLock::new(),
         }
@@ -233,16 +234,17 @@ impl VideoSource {
             return Err(frame);
         };
         let format = &self.info.format;
-        let waits = |(pixel, w, h): (Pixel, u32, u32)| {
-            let upload_ready = self.decoded_planes
-                || (native_layout(pixel).map(|(layout, _)| layout) == Some(format.layout)
-                    && (w, h) == (format.width, format.height));
-            upload_ready && hardware::memory_bytes((pixel, w, h)) <= hardware::DEFERRED_MAX_BYTES
+        let Some((pixel, w, h)) = hardware::memory_layout(&frame) else {
+            return Err(frame);
         };
-        if !hardware::memory_layout(&frame).is_some_and(waits) {
+        let upload_ready = self.decoded_planes
+            || (native_layout(pixel).map(|(layout, _)| layout) == Some(format.layout)
+                && (w, h) == (format.width, format.height));
+        let bytes = hardware::memory_bytes((pixel, w, h));
+        if !upload_ready || bytes > hardware::DEFERRED_MAX_BYTES {
             return Err(frame);
         }
-        deferrals.defer(frame).map(Deferred::of)
+        deferrals.defer(frame).map(|device| Deferred::of(device, bytes))
     }
 
     /// A frame in memory as it goes out: as decoded, or in the upload layout.
@@ -319,7 +321,7 @@ mod tests {
             seconds: 0.0,
             previous: None,
             pict_type: 'I',
-            samples: Samples::Device(Deferred::of(device)),
+            samples: Samples::Device(Deferred::of(device, 64 * 32 * 3 / 2)),
         };
         let bytes = frame.byte_size();
         assert!(frame.in_device());

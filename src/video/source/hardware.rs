@@ -2,8 +2,9 @@
 //! and each frame is copied back to memory as NV12 (P010 at 10 bits), so everything after the
 //! decoder (cache, upload, conversion) is the same as for software decoding. The copy is made
 //! right away, or, for a few NVDEC frames at a time, by the thread that uses the frame first
-//! (`Deferrals`): the upload thread, while the decode thread goes on to the next frame. H.264, HEVC, VP9 and AV1
-//! decoding is exact by their standards, so the pixels, and the histograms, are the same too.
+//! (`Deferrals`): the upload thread, while the decode thread goes on to the next frame. H.264,
+//! HEVC, VP9 and AV1 decoding is exact by their standards, so the pixels, and the histograms,
+//! are the same too.
 //!
 //! Used for 8- and 10-bit 4:2:0 streams, the layouts NV12 and P010 carry exactly; other streams, and machines
 //! without a usable device, decode in software. `auto` uses it above 1080p only: there a
@@ -120,10 +121,13 @@ impl DeviceFrame {
         let frame = self.frame.take().ok_or(ffmpeg::Error::InvalidData)?;
         download(&frame)
     }
+}
 
-    /// Bytes the frame takes once copied back.
-    pub fn memory_bytes(&self) -> usize {
-        self.frame.as_ref().and_then(memory_layout).map_or(0, memory_bytes)
+impl Drop for DeviceFrame {
+    /// The surface goes back to the decoder before the frame stops counting as waiting.
+    fn drop(&mut self) {
+        drop(self.frame.take());
+        self.waiting.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -135,14 +139,6 @@ pub fn memory_bytes((format, width, height): (Pixel, u32, u32)) -> usize {
     // SAFETY: computes a size from a format and dimensions.
     let bytes = unsafe { ffi::av_image_get_buffer_size(format.into(), w, h, 64) };
     usize::try_from(bytes).unwrap_or(usize::MAX)
-}
-
-impl Drop for DeviceFrame {
-    /// The surface goes back to the decoder before the frame stops counting as waiting.
-    fn drop(&mut self) {
-        drop(self.frame.take());
-        self.waiting.fetch_sub(1, Ordering::AcqRel);
-    }
 }
 
 /// The format and size a device frame is copied back in: its frames context's memory format.
@@ -184,6 +180,7 @@ pub fn attach(
     types.iter().find_map(|&(kind, name)| {
         let format = hardware_format(codec, kind)?;
         let device = device(kind, name)?;
+        let attached = Attached { name, format };
         // SAFETY: the context takes a reference of its own to the device.
         unsafe {
             let ctx = context.as_mut_ptr();
@@ -195,10 +192,14 @@ pub fn attach(
             (*ctx).opaque = format as i32 as isize as *mut libc::c_void;
             // Decoder surfaces beyond the stream's reference frames: one frame is copied back
             // while the next decodes, and NVDEC's frames may wait for their copy.
-            (*ctx).extra_hw_frames = 2 + if name == "cuda" { DEFERRED_COPIES as i32 } else { 0 };
+            (*ctx).extra_hw_frames = 2 + if attached.copies_elsewhere() {
+                DEFERRED_COPIES as i32
+            } else {
+                0
+            };
         }
         log::info!("decoding with {name}");
-        Some(Attached { name, format })
+        Some(attached)
     })
 }
 
