@@ -28,6 +28,8 @@ const GRATICULE: vec4f = vec4f(0.7, 0.7, 0.7, 0.55);
 const TARGET_COLOR: vec4f = vec4f(1.0, 0.85, 0.3, 0.9);
 const SKIN_COLOR: vec4f = vec4f(1.0, 0.6, 0.4, 0.8);
 const MAX_CELLS: u32 = 16u;
+// Words before the counts' halves: scope.wgsl's HEADER.
+const COUNTS_HEADER: u32 = 4u;
 
 struct ScopeDrawUniforms { // twin: ScopeDrawUniforms in src/scope/draw.rs
     rect: vec4f, // left, bottom, right, top in clip space
@@ -59,6 +61,8 @@ struct VertexOutput {
     @location(0) texcoord: vec2f,
 }
 
+// The scope's counts buffer: a header, then two halves, the counts last made in half
+// (epoch + 1) % 2 (src/scope/gpu.rs, `shown`).
 @group(0) @binding(0) var<storage, read> counts: array<u32>;
 @group(0) @binding(1) var<uniform> uni: ScopeDrawUniforms;
 // The CIE diagram's geometry in xy: BT.709's, P3's and BT.2020's primaries (R, G, B each), the
@@ -86,6 +90,12 @@ fn cell_span(t: f32, w: f32, cells: u32) -> vec2u {
     return vec2u(first, min(end, first + MAX_CELLS));
 }
 
+// Where the counts last made start.
+fn shown() -> u32 {
+    let half = (arrayLength(&counts) - COUNTS_HEADER) / 2u;
+    return COUNTS_HEADER + ((counts[0] + 1u) & 1u) * half;
+}
+
 fn brightness(count: f32) -> f32 {
     if count <= 0.0 {
         return 0.0;
@@ -110,8 +120,9 @@ fn columns_fs(uv: vec2f) -> vec4f {
     let cols = cell_span(u, footprint.x, uni.columns);
     let bins = cell_span(uv.y, footprint.y, uni.bins);
     var sum = 0.0;
+    let first = shown();
     for (var c = cols.x; c < cols.y; c++) {
-        let base = (plane * uni.columns + c) * uni.bins;
+        let base = first + (plane * uni.columns + c) * uni.bins;
         for (var b = bins.x; b < bins.y; b++) {
             sum += f32(counts[base + b]);
         }
@@ -165,9 +176,10 @@ fn vectorscope_fs(screen_uv: vec2f) -> vec4f {
     let cbs = cell_span(uv.x, footprint.x, 256u);
     let crs = cell_span(uv.y, footprint.y, 256u);
     var sum = 0.0;
+    let first = shown();
     for (var cr = crs.x; cr < crs.y; cr++) {
         for (var cb = cbs.x; cb < cbs.y; cb++) {
-            sum += f32(counts[cr * 256u + cb]);
+            sum += f32(counts[first + cr * 256u + cb]);
         }
     }
     let light = brightness(sum);
@@ -228,9 +240,10 @@ fn cie_fs(uv: vec2f) -> vec4f {
     if all(p >= vec2f(0.0)) && all(p < vec2f(1.0)) {
         let xs = cell_span(p.x, footprint.x, uni.columns);
         let ys = cell_span(p.y, footprint.y, uni.columns);
+        let first = shown();
         for (var j = ys.x; j < ys.y; j++) {
             for (var i = xs.x; i < xs.y; i++) {
-                sum += f32(counts[j * uni.columns + i]);
+                sum += f32(counts[first + j * uni.columns + i]);
             }
         }
     }

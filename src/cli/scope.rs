@@ -186,8 +186,8 @@ pub fn scope_video<W: Write>(
                 encoder.copy_buffer_to_buffer(&target.counts, 0, buffer, 0, target.counts.size());
             },
             |pipeline, bytes, frame| {
-                let counts = crate::gpu::readback::words(bytes);
-                write(out, frame, pipeline.engine.depth, &counts)
+                let words = crate::gpu::readback::words(bytes);
+                write(out, frame, pipeline.engine.depth, crate::scope::gpu::shown(&words))
             },
         )?
     };

@@ -1,7 +1,8 @@
-//! The scopes on the GPU (shaders/scope/scope.wgsl): one compute pass per frame that clears a
-//! scope's counts and counts the frame (or region) into them. Pipelines are made once per kind,
-//! bin count and depth; a `ScopeTarget` binds one pixel buffer and is resized in place when the
-//! region changes, so nothing is made per frame.
+//! The scopes on the GPU (shaders/scope/scope.wgsl): one dispatch per frame counts the frame
+//! (or region) into one half of a scope's counts and zeroes the other half for the next frame,
+//! so no clearing dispatch runs before it. Pipelines are made once per kind, bin count and
+//! depth; a `ScopeTarget` binds one pixel buffer and is resized in place when the region
+//! changes, so nothing is made per frame.
 
 use super::cie::{self, Chromaticity};
 use super::{ColumnCounts, ScopeKind, VECTORSCOPE_SIDE};
@@ -28,6 +29,18 @@ const VS_WG_SIZE: u32 = 1024;
 const VS_CHUNK: u32 = 32768;
 const VS_WINDOW_BYTES: u32 = 32768;
 
+/// Words before the two halves of a counts buffer (scope.wgsl's HEADER): the epoch, which says
+/// the half the next pass counts into (epoch % 2; the other holds the counts last made), and
+/// the pass's finished workgroups.
+pub const HEADER_WORDS: usize = 4;
+
+/// The counts last made, from a whole counts buffer's words (header and both halves).
+pub fn shown(words: &[u32]) -> &[u32] {
+    let half = (words.len() - HEADER_WORDS) / 2;
+    let first = HEADER_WORDS + (words[0] as usize + 1) % 2 * half;
+    &words[first..first + half]
+}
+
 /// Twin of `ScopeParams` in scope.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
@@ -36,6 +49,7 @@ pub struct ScopeParams {
     pub height: u32,
     pub columns: u32,
     pub band_rows: u32,
+    /// Words in a half of the counts.
     pub clear_words: u32,
     /// The density window's first cell (the CIE diagram's; the vectorscope's is fixed).
     pub origin: [u32; 2],
@@ -62,7 +76,6 @@ pub struct ScopePass {
     vs_loads: u32,
     vs_rows: u32,
     count: wgpu::ComputePipeline,
-    clear: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
 }
 
@@ -126,6 +139,7 @@ impl ScopeCounting {
 
 /// One scope's counts for frames of one pixel buffer, with the size it counts.
 pub struct ScopeTarget {
+    /// The header and two halves of counts (see `shown`), zeroed when made.
     pub counts: wgpu::Buffer,
     pub columns: u32,
     params: ScopeParams,
@@ -191,7 +205,6 @@ impl ScopePass {
             vs_loads,
             vs_rows,
             count: shaders::compute_pipeline(device, kind.name(), &module, entry, &layout),
-            clear: shaders::compute_pipeline(device, "scope clear", &module, "clear", &layout),
             layout,
         }
     }
@@ -213,8 +226,8 @@ impl ScopePass {
             ScopeKind::Cie => columns.clamp(1, cie::MAX_SIZE),
             _ => columns,
         };
-        let words = self.count_words(columns);
-        let bytes = u64::from(words) * 4;
+        let words = HEADER_WORDS as u64 + 2 * u64::from(self.count_words(columns));
+        let bytes = words * 4;
         if bytes > device.limits().max_storage_buffer_binding_size {
             return Err(GpuError::TooManyColumns {
                 columns,
@@ -307,7 +320,7 @@ impl ScopePass {
         }
     }
 
-    /// Counts the target's pixels into its counts: one compute pass, cleared first.
+    /// Counts the target's pixels into its counts: one compute pass.
     pub fn encode(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -321,27 +334,23 @@ impl ScopePass {
         self.encode_into(&mut pass, target);
     }
 
-    /// Records the clear and the count into an open compute pass.
+    /// Records the count into an open compute pass: one dispatch, of one workgroup at least
+    /// (an empty region still moves the epoch on, to counts of nothing).
     pub fn encode_into(&self, pass: &mut wgpu::ComputePass, target: &ScopeTarget) {
         let p = target.params;
         pass.push_debug_group(self.kind.name());
         pass.set_bind_group(0, &target.bind_group, &[]);
-        pass.set_pipeline(&self.clear);
-        let (x, y) = spill(p.clear_words.div_ceil(self.wg_size));
-        pass.dispatch_workgroups(x, y, 1);
-        if p.width > 0 && p.height > 0 {
-            pass.set_pipeline(&self.count);
-            match self.kind {
-                ScopeKind::Vectorscope | ScopeKind::Cie => {
-                    let (x, y) = spill((p.width * p.height).div_ceil(self.wg_size * self.vs_loads));
-                    pass.dispatch_workgroups(x, y, 1);
-                }
-                _ => {
-                    let tiles = p.columns.div_ceil(self.columns_per_tile);
-                    pass.dispatch_workgroups(tiles, p.height.div_ceil(p.band_rows), 1);
-                }
+        pass.set_pipeline(&self.count);
+        let (x, y) = match self.kind {
+            ScopeKind::Vectorscope | ScopeKind::Cie => {
+                spill((p.width * p.height).div_ceil(self.wg_size * self.vs_loads).max(1))
             }
-        }
+            _ => (
+                p.columns.div_ceil(self.columns_per_tile),
+                p.height.div_ceil(p.band_rows),
+            ),
+        };
+        pass.dispatch_workgroups(x.max(1), y.max(1), 1);
         pass.pop_debug_group();
     }
 
@@ -355,10 +364,10 @@ impl ScopePass {
         })
     }
 
-    /// Reads the counts back as words.
+    /// Reads the counts last made back as words.
     pub fn read(&self, ctx: &GpuContext, target: &ScopeTarget) -> Result<Vec<u32>, GpuError> {
         let bytes = readback::read_buffer(ctx, &target.counts, 0, target.counts.size())?;
-        Ok(readback::words(&bytes))
+        Ok(shown(&readback::words(&bytes)).to_vec())
     }
 }
 
