@@ -200,7 +200,7 @@ fn check_layout(
     // Counted again (paused, a level changed), the range marks are kept from the planes.
     let lower = MarkSettings {
         zebra: 80.0,
-        ..settings
+        ..settings.clone()
     };
     assert!(!pipeline.set_marks(&ctx, &lower));
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
@@ -214,6 +214,32 @@ fn check_layout(
         cpu.iter().map(|w| w & !WORD_GAMUT).collect::<Vec<_>>()
     );
     assert_ne!(again, gpu, "the zebra level moved");
+    // The other two pipelines: peaking with only the range beside it, and the marks without
+    // peaking (each pixel's luma worked out where it is marked).
+    for marks in [
+        &[Mark::Peaking, Mark::Range][..],
+        &[Mark::FalseColour, Mark::Zebra, Mark::Gamut, Mark::Range],
+    ] {
+        let shown = marks.iter().fold(MarkSet::default(), |s, &m| s.with(m, true));
+        let some = MarkSettings {
+            shown,
+            ..settings.clone()
+        };
+        pipeline.set_marks(&ctx, &some);
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        pipeline.encode_frame(&mut encoder, 1);
+        ctx.queue.submit([encoder.finish()]);
+        let marks_stage = pipeline.marks().unwrap();
+        let gpu = words(&ctx, marks_stage);
+        let cpu = classify(&marks_stage.params(), &table, &pixels, Some(&planes));
+        for (i, (g, c)) in gpu.iter().zip(&cpu).enumerate() {
+            let margin = gamut_margin(histoplay::marks::unpack(pixels[i], ten_bit), &table, &params);
+            if !(params.gamut != 0 && margin.abs() < 1e-5) {
+                assert_eq!(g, c, "{marks:?}, {bits} bits, pixel ({}, {})", i % w, i / w);
+            }
+        }
+        assert!(cpu.iter().any(|&c| c != 0), "{marks:?}: no pixel marked");
+    }
 }
 
 #[test]

@@ -15,6 +15,12 @@
 //   the GPU's float units outpace its integer ones).
 // The range test reads each chroma sample once for the pixels it is drawn with.
 //
+// Two constants are set before this text (MarksStage): PEAKING_ALONE, for the pipeline that
+// marks peaking with nothing but the range beside it (the other marks' tests out of its path:
+// testing false, they still cost it a tenth of its time), and PACKED_LUMA, for 8-bit frames,
+// whose luma is two 4x8-bit dot products (with the weights' high and low bytes) where
+// unpacking the channels and three products took twice the instructions.
+//
 // Built without bounds checks (MarksStage), so every index is in bounds by construction: pixels
 // are read at y·width + x with x < width, y < height (luma_at, tile_quad and side_at clamp);
 // words at y·row_words + x/4; the tile below 18·18 (quads of rows of the bordered tile); a luma
@@ -101,10 +107,23 @@ fn luma(rgb: vec3u) -> u32 {
     return (params.luma.x * rgb.x + params.luma.y * rgb.y + params.luma.z * rgb.z + 32768u) >> 16u;
 }
 
+// The luma of a packed pixel. The same sum at 8 bits: each weight is 256·high + low, so it is
+// 256 times the pixel's dot product with the high bytes plus its dot product with the low ones
+// (alpha times a weight of 0).
+fn luma_of(word: u32) -> u32 {
+    if PACKED_LUMA {
+        let w = params.luma;
+        let low = (w.x & 255u) | ((w.y & 255u) << 8u) | ((w.z & 255u) << 16u);
+        let high = (w.x >> 8u) | ((w.y >> 8u) << 8u) | ((w.z >> 8u) << 16u);
+        return ((dot4U8Packed(word, high) << 8u) + dot4U8Packed(word, low) + 32768u) >> 16u;
+    }
+    return luma(unpack(word));
+}
+
 fn luma_at(x: i32, y: i32) -> u32 {
     let cx = u32(clamp(x, 0, i32(params.width) - 1));
     let cy = u32(clamp(y, 0, i32(params.height) - 1));
-    return luma(unpack(pixel(cy * params.width + cx)));
+    return luma_of(pixel(cy * params.width + cx));
 }
 
 // Whole numbers below 2^23 as floats, exactly: their bits in a float of exponent 23, less 2^23.
@@ -240,7 +259,7 @@ fn fill_tile(origin: vec2i, index: u32) {
     } else if k < 2u * BORDERED_H {
         // The pixel left of the tile is the last of quad 0, the one right of it the first of
         // quad 17.
-        let l = luma(unpack(side_pixel));
+        let l = luma_of(side_pixel);
         let side = k % 2u;
         tile[(k / 2u) * ROW_QUADS + side * (ROW_QUADS - 1u)] = to_float(vec4u(l));
     }
@@ -263,7 +282,7 @@ fn tile_quad(origin: vec2i, row: u32, col: u32) -> vec4u {
 
 // Writes the lumas of `quad`, at quad `col` of tile row `row`.
 fn store_quad(row: u32, col: u32, quad: vec4u) {
-    tile[row * ROW_QUADS + 1u + col] = to_float(vec4u(luma(unpack(quad.x)), luma(unpack(quad.y)), luma(unpack(quad.z)), luma(unpack(quad.w))));
+    tile[row * ROW_QUADS + 1u + col] = to_float(vec4u(luma_of(quad.x), luma_of(quad.y), luma_of(quad.z), luma_of(quad.w)));
 }
 
 // The packed pixel of border pixel `k` (rows down, left then right).
@@ -299,7 +318,7 @@ fn mark(packed: u32, l: u32) -> u32 {
         if peaking() {
             byte = luma_classes[l];
         } else {
-            byte = luma_classes[luma(unpack(packed))];
+            byte = luma_classes[luma_of(packed)];
         }
     }
     if gamut() && outside_bt709(unpack(packed)) {
@@ -373,11 +392,14 @@ fn marks_peaking(
         return;
     }
     let count = min(4u, params.width - x);
-    let quad = load_colours(y * params.width + x, count);
     let at = y * params.row_words + x / 4u;
     let qc = local.x + 1u;
-    let l = whole(tile[(local.y + 1u) * ROW_QUADS + qc]);
-    var packed = mark(quad.x, l.x) | (mark(quad.y, l.y) << 8u) | (mark(quad.z, l.z) << 16u) | (mark(quad.w, l.w) << 24u);
+    var packed = 0u;
+    if !PEAKING_ALONE {
+        let quad = load_colours(y * params.width + x, count);
+        let l = whole(tile[(local.y + 1u) * ROW_QUADS + qc]);
+        packed = mark(quad.x, l.x) | (mark(quad.y, l.y) << 8u) | (mark(quad.z, l.z) << 16u) | (mark(quad.w, l.w) << 24u);
+    }
     packed |= peaking_edges(qc, local.y);
     store_word(at, packed | range_word(at, x, y, count), count);
 }

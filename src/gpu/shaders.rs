@@ -86,7 +86,8 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ),
         ("region.wgsl", REGION.to_string()),
         ("metrics.wgsl", METRICS.to_string()),
-        ("marks.wgsl", MARKS.to_string()),
+        ("marks.wgsl", marks_source(false, 10)),
+        ("marks.wgsl, peaking alone, 8-bit", marks_source(true, 8)),
         ("composite.wgsl", composite_source(8)),
         ("composite.wgsl, 10-bit", composite_source(10)),
     ]
@@ -148,6 +149,15 @@ pub fn convert_source(out_bits: u32) -> String {
     CONVERT.replace(
         "texture_storage_2d<rgba8unorm, write>",
         &format!("texture_storage_2d<{format}, write>"),
+    )
+}
+
+/// The marks shader: for the pipeline that marks peaking with nothing but the range beside it
+/// where `peaking_alone`, for `bits`-bit packed pixels (8: the luma from dot products).
+pub fn marks_source(peaking_alone: bool, bits: u32) -> String {
+    format!(
+        "const PEAKING_ALONE: bool = {peaking_alone};\nconst PACKED_LUMA: bool = {};\n{MARKS}",
+        bits == 8
     )
 }
 

@@ -3,7 +3,7 @@
 //! pixel: `pack_words`), which the picture pass reads with `style`. Made once per stream, the first time a mark is shown;
 //! changing the marks or their levels is a queue write.
 
-use super::{linear_table, MarkParams, MarkSet, MarkSettings, MarkStyle};
+use super::{linear_table, Mark, MarkParams, MarkSet, MarkSettings, MarkStyle};
 use crate::gpu::shaders::{self, layout};
 use crate::gpu::GpuContext;
 use crate::video::convert::PlaneTextures;
@@ -26,6 +26,8 @@ pub struct MarksStage {
     pipeline: wgpu::ComputePipeline,
     /// With peaking: tiles of 64x16 pixels.
     peaking_pipeline: wgpu::ComputePipeline,
+    /// The same for peaking with nothing but the range beside it.
+    peaking_alone_pipeline: wgpu::ComputePipeline,
     params: wgpu::Buffer,
     words: wgpu::Buffer,
     /// Each luma code's class (`MarkParams::luma_classes`).
@@ -82,7 +84,8 @@ impl MarksStage {
             ],
         });
         // Every index is in bounds by construction (marks.wgsl's header says how).
-        let module = shaders::trusted_module(device, "marks", shaders::MARKS.to_string());
+        let module = shaders::trusted_module(device, "marks", shaders::marks_source(false, bits));
+        let alone = shaders::trusted_module(device, "peaking alone", shaders::marks_source(true, bits));
         // The tile is written whole before it is read.
         let pipeline = shaders::compute_pipeline_with(device, "marks", &module, "marks", &bind_layout, false);
         let peaking_pipeline = shaders::compute_pipeline_with(
@@ -93,6 +96,8 @@ impl MarksStage {
             &bind_layout,
             false,
         );
+        let peaking_alone_pipeline =
+            shaders::compute_pipeline_with(device, "peaking alone", &alone, "marks_peaking", &bind_layout, false);
         let params = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("marks params"),
             size: 2 * PARAMS_STRIDE,
@@ -194,6 +199,7 @@ impl MarksStage {
         let stage = Self {
             pipeline,
             peaking_pipeline,
+            peaking_alone_pipeline,
             params,
             words,
             luma_classes,
@@ -268,7 +274,7 @@ impl MarksStage {
         writes: Option<wgpu::ComputePassTimestampWrites>,
     ) {
         if slot.is_some() {
-            self.range_marked.set(self.compute.has(super::Mark::Range));
+            self.range_marked.set(self.compute.has(Mark::Range));
         }
         let (binding, offset) = match slot {
             Some(slot) => (&self.bindings[slot], 0),
@@ -279,8 +285,19 @@ impl MarksStage {
             timestamp_writes: writes,
         });
         let (width, height) = (self.format.width, self.format.height);
-        if self.compute.has(super::Mark::Peaking) {
-            pass.set_pipeline(&self.peaking_pipeline);
+        if self.compute.has(Mark::Peaking) {
+            // Peaking with no mark but the range beside it: the pipeline without the others'
+            // tests.
+            if self
+                .compute
+                .with(Mark::Peaking, false)
+                .with(Mark::Range, false)
+                .is_empty()
+            {
+                pass.set_pipeline(&self.peaking_alone_pipeline);
+            } else {
+                pass.set_pipeline(&self.peaking_pipeline);
+            }
             pass.set_bind_group(0, binding, &[offset]);
             pass.dispatch_workgroups(width.div_ceil(64), height.div_ceil(16), 1);
         } else {
