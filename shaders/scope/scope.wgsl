@@ -13,10 +13,10 @@
 //   16-bit counts, two to a word (rows half the window apart; a chunk holds fewer than 65536 pixels, so a count never
 //   carries into its neighbour); cells outside it go straight to the frame's counts.
 //
-// The counts buffer holds a frame's counts twice over (src/scope/gpu.rs, `shown`): a pass
-// counts into one half, which the pass before left zeroed, and zeroes the other, which held
-// the frame before's counts, so no clearing dispatch has to run first (with the barrier
-// after it, it cost each scope 1.5 to 3 µs at 4K on an H100). The header's epoch says which
+// The counts are double-buffered (src/scope/gpu.rs, `shown`): a pass counts into one half of
+// the buffer, which the pass before left zeroed, and zeroes the other, which held the frame
+// before's counts, so no clearing dispatch has to run first (with the barrier after it, it
+// cost each scope 1.5 to 3.1 µs at 4K on an H100). The header's epoch says which
 // half is which; the workgroup that finishes last moves it on, so the draw pass and readbacks
 // that follow find the counts just made.
 //
@@ -89,7 +89,9 @@ fn begin(workgroup_id: vec3u, num_workgroups: vec3u, local_index: u32) -> u32 {
 }
 
 // Ends a workgroup's part (one invocation, after a barrier that every invocation reached once
-// it had read the epoch): the last workgroup to finish moves the epoch on.
+// it had read the epoch): the last workgroup to finish moves the epoch on. (That no workgroup
+// reads the epoch after this rests on each one's read coming before its ticket, which GPUs
+// keep; WGSL's relaxed atomics have no acquire and release to say so.)
 fn finish(epoch: u32, num_workgroups: vec3u) {
     let groups = num_workgroups.x * num_workgroups.y;
     if atomicAdd(&counts[FINISHED], 1u) + 1u == groups {

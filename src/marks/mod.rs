@@ -257,6 +257,8 @@ impl MarkParams {
         let (kr, kb) = format.color.matrix.kr_kb();
         let wr = (kr * 65536.0).round() as u32;
         let wb = (kb * 65536.0).round() as u32;
+        // Each weight is below 65536: the pass's 8-bit luma takes their two bytes apart.
+        assert!(wr > 0 && wb > 0 && wr + wb < 65536, "luma weights of {kr}, {kb}");
         let scale = settings.scale_for(volume);
         let mut band_lo = [NEVER; 16];
         let mut band_hi = [0; 16];

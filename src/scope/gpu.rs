@@ -28,6 +28,8 @@ const TILE_BYTES: u32 = 8192;
 const VS_WG_SIZE: u32 = 1024;
 const VS_CHUNK: u32 = 32768;
 const VS_WINDOW_BYTES: u32 = 32768;
+/// The most words of the spare half of the counts one invocation zeroes (see `encode_into`).
+const ZEROED_EACH: u32 = 64;
 
 /// Words before the two halves of a counts buffer (scope.wgsl's HEADER): the epoch, which says
 /// the half the next pass counts into (epoch % 2; the other holds the counts last made), and
@@ -341,16 +343,19 @@ impl ScopePass {
         pass.push_debug_group(self.kind.name());
         pass.set_bind_group(0, &target.bind_group, &[]);
         pass.set_pipeline(&self.count);
+        // Workgroups enough that each invocation zeroes at most ZEROED_EACH words of the other
+        // half, however small the region (those past the pixels only zero).
+        let least = p.clear_words.div_ceil(self.wg_size * ZEROED_EACH).max(1);
         let (x, y) = match self.kind {
             ScopeKind::Vectorscope | ScopeKind::Cie => {
-                spill((p.width * p.height).div_ceil(self.wg_size * self.vs_loads).max(1))
+                spill((p.width * p.height).div_ceil(self.wg_size * self.vs_loads).max(least))
             }
-            _ => (
-                p.columns.div_ceil(self.columns_per_tile),
-                p.height.div_ceil(p.band_rows),
-            ),
+            _ => {
+                let tiles = p.columns.div_ceil(self.columns_per_tile).max(1);
+                (tiles, p.height.div_ceil(p.band_rows).max(least.div_ceil(tiles)))
+            }
         };
-        pass.dispatch_workgroups(x.max(1), y.max(1), 1);
+        pass.dispatch_workgroups(x, y, 1);
         pass.pop_debug_group();
     }
 
