@@ -214,10 +214,12 @@ fn check_layout(
         cpu.iter().map(|w| w & !WORD_GAMUT).collect::<Vec<_>>()
     );
     assert_ne!(again, gpu, "the zebra level moved");
-    // The other two pipelines: peaking with only the range beside it, and the marks without
-    // peaking (each pixel's luma worked out where it is marked).
+    // The other two pipelines: peaking with only the range beside it (and the gamut, which on
+    // a BT.709 source never applies), and the marks without peaking (each pixel's luma worked
+    // out where it is marked).
     for marks in [
         &[Mark::Peaking, Mark::Range][..],
+        &[Mark::Peaking, Mark::Gamut, Mark::Range],
         &[Mark::FalseColour, Mark::Zebra, Mark::Gamut, Mark::Range],
     ] {
         let shown = marks.iter().fold(MarkSet::default(), |s, &m| s.with(m, true));

@@ -7,7 +7,7 @@ use super::{linear_table, Mark, MarkParams, MarkSet, MarkSettings, MarkStyle};
 use crate::gpu::shaders::{self, layout};
 use crate::gpu::GpuContext;
 use crate::video::convert::PlaneTextures;
-use crate::video::format::{ColorVolume, FrameFormat};
+use crate::video::format::{ColorVolume, FrameFormat, Primaries};
 use wgpu::util::DeviceExt;
 
 /// Where the second copy of the parameters starts (the first as given, the second with
@@ -286,14 +286,11 @@ impl MarksStage {
         });
         let (width, height) = (self.format.width, self.format.height);
         if self.compute.has(Mark::Peaking) {
-            // Peaking with no mark but the range beside it: the pipeline without the others'
-            // tests.
-            if self
-                .compute
-                .with(Mark::Peaking, false)
-                .with(Mark::Range, false)
-                .is_empty()
-            {
+            // Peaking with no mark but the range beside it (the gamut's counts as none on a
+            // BT.709 source, where it never applies): the pipeline without the others' tests.
+            let bt709 = self.volume.primaries == Primaries::Bt709;
+            let others = self.compute.with(Mark::Peaking, false).with(Mark::Range, false);
+            if others.with(Mark::Gamut, others.has(Mark::Gamut) && !bt709).is_empty() {
                 pass.set_pipeline(&self.peaking_alone_pipeline);
             } else {
                 pass.set_pipeline(&self.peaking_pipeline);
