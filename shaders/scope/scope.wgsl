@@ -23,7 +23,7 @@
 // Indices stay in bounds by construction (the module is built without bounds checks): pixels
 // below width*height, tile bins below SLOTS, output columns below params.columns, window words
 // below VS_WORDS, cells below the side, codes below 2^DEPTH, count words below HEADER plus
-// twice clear_words.
+// twice half_words.
 
 const WG_SIZE: u32 = WG_X;
 const SLOTS: u32 = COLUMNS_PER_TILE * NUM_BINS * PLANES;
@@ -48,7 +48,7 @@ struct ScopeParams { // twin: ScopeParams in src/scope/gpu.rs
     height: u32,
     columns: u32,
     band_rows: u32,
-    clear_words: u32, // words in a half of the counts
+    half_words: u32, // words in each half of the counts
     // The density window's first cell (CIE; the vectorscope's is fixed).
     origin_x: u32,
     origin_y: u32,
@@ -57,7 +57,7 @@ struct ScopeParams { // twin: ScopeParams in src/scope/gpu.rs
 
 @group(0) @binding(0) var<storage, read> pixels: array<u32>;
 @group(0) @binding(1) var<uniform> params: ScopeParams;
-// The header, then two halves of clear_words each.
+// The header, then two halves of half_words each.
 @group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;
 // The CIE diagram's RGB -> XYZ matrix (x 2^14, row by row) and, from CIE_TABLE, each code's
 // linear light (x 2^30): cie::Chromaticity::words.
@@ -78,11 +78,11 @@ var<private> counting: u32;
 // other half, for the next pass. Returns the epoch.
 fn begin(workgroup_id: vec3u, num_workgroups: vec3u, local_index: u32) -> u32 {
     let epoch = atomicLoad(&counts[EPOCH]);
-    counting = HEADER + (epoch & 1u) * params.clear_words;
-    let spare = HEADER + (~epoch & 1u) * params.clear_words;
+    counting = HEADER + (epoch & 1u) * params.half_words;
+    let spare = HEADER + (~epoch & 1u) * params.half_words;
     let groups = num_workgroups.x * num_workgroups.y;
     let stride = groups * WG_SIZE;
-    for (var i = (workgroup_id.y * num_workgroups.x + workgroup_id.x) * WG_SIZE + local_index; i < params.clear_words; i += stride) {
+    for (var i = (workgroup_id.y * num_workgroups.x + workgroup_id.x) * WG_SIZE + local_index; i < params.half_words; i += stride) {
         atomicStore(&counts[spare + i], 0u);
     }
     return epoch;

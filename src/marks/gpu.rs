@@ -3,11 +3,11 @@
 //! pixel: `pack_words`), which the picture pass reads with `style`. Made once per stream, the first time a mark is shown;
 //! changing the marks or their levels is a queue write.
 
-use super::{linear_table, Mark, MarkParams, MarkSet, MarkSettings, MarkStyle};
+use super::{gamut_applies, linear_table, Mark, MarkParams, MarkSet, MarkSettings, MarkStyle};
 use crate::gpu::shaders::{self, layout};
 use crate::gpu::GpuContext;
 use crate::video::convert::PlaneTextures;
-use crate::video::format::{ColorVolume, FrameFormat, Primaries};
+use crate::video::format::{ColorVolume, FrameFormat};
 use wgpu::util::DeviceExt;
 
 /// Where the second copy of the parameters starts (the first as given, the second with
@@ -286,11 +286,11 @@ impl MarksStage {
         });
         let (width, height) = (self.format.width, self.format.height);
         if self.compute.has(Mark::Peaking) {
-            // Peaking with no mark but the range beside it (the gamut's counts as none on a
-            // BT.709 source, where it never applies): the pipeline without the others' tests.
-            let bt709 = self.volume.primaries == Primaries::Bt709;
+            // Peaking with no other mark that applies but the range: the pipeline without the
+            // others' tests.
             let others = self.compute.with(Mark::Peaking, false).with(Mark::Range, false);
-            if others.with(Mark::Gamut, others.has(Mark::Gamut) && !bt709).is_empty() {
+            let others = others.with(Mark::Gamut, others.has(Mark::Gamut) && gamut_applies(&self.volume));
+            if others.is_empty() {
                 pass.set_pipeline(&self.peaking_alone_pipeline);
             } else {
                 pass.set_pipeline(&self.peaking_pipeline);

@@ -278,7 +278,7 @@ impl MarkParams {
             // A step of `step` codes gives |Gx| = 4 step across it.
             peaking: (4 * step).max(1),
             bands: scale.bands.len().min(MAX_BANDS) as u32,
-            gamut: u32::from(volume.primaries != Primaries::Bt709),
+            gamut: u32::from(gamut_applies(volume)),
             gamut_tolerance: GAMUT_TOLERANCE,
             band_lo,
             band_hi,
@@ -333,6 +333,12 @@ pub fn linear_table(transfer: Transfer, bits: u32) -> Vec<f32> {
             }
         })
         .collect()
+}
+
+/// Whether the gamut warning applies to a source of `volume`: one of wider primaries than
+/// BT.709 (on a BT.709 source it never marks a pixel).
+pub fn gamut_applies(volume: &ColorVolume) -> bool {
+    volume.primaries != Primaries::Bt709
 }
 
 /// The gamut test's rows for a source of `primaries` (`MarkParams::gamut_rows`): BT.709's

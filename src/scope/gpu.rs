@@ -51,8 +51,8 @@ pub struct ScopeParams {
     pub height: u32,
     pub columns: u32,
     pub band_rows: u32,
-    /// Words in a half of the counts.
-    pub clear_words: u32,
+    /// Words in each half of the counts.
+    pub half_words: u32,
     /// The density window's first cell (the CIE diagram's; the vectorscope's is fixed).
     pub origin: [u32; 2],
     pub _pad: u32,
@@ -316,7 +316,7 @@ impl ScopePass {
             height,
             columns,
             band_rows,
-            clear_words: self.count_words(columns),
+            half_words: self.count_words(columns),
             origin: [white_x.saturating_sub(64), white_y.saturating_sub(rows / 2)],
             _pad: 0,
         }
@@ -337,7 +337,8 @@ impl ScopePass {
     }
 
     /// Records the count into an open compute pass: one dispatch, of one workgroup at least
-    /// (an empty region still moves the epoch on, to counts of nothing).
+    /// (an empty region still moves the epoch on, to counts of nothing) and of enough that the
+    /// zeroing of the spare half is spread out.
     pub fn encode_into(&self, pass: &mut wgpu::ComputePass, target: &ScopeTarget) {
         let p = target.params;
         pass.push_debug_group(self.kind.name());
@@ -345,7 +346,7 @@ impl ScopePass {
         pass.set_pipeline(&self.count);
         // Workgroups enough that each invocation zeroes at most ZEROED_EACH words of the other
         // half, however small the region (those past the pixels only zero).
-        let least = p.clear_words.div_ceil(self.wg_size * ZEROED_EACH).max(1);
+        let least = p.half_words.div_ceil(self.wg_size * ZEROED_EACH).max(1);
         let (x, y) = match self.kind {
             ScopeKind::Vectorscope | ScopeKind::Cie => {
                 spill((p.width * p.height).div_ceil(self.wg_size * self.vs_loads).max(least))
