@@ -8,9 +8,11 @@ pub mod clock;
 pub mod compare;
 pub mod engine;
 pub mod gpu;
+pub mod headless;
 pub mod marks;
 pub mod pipeline;
 pub mod player;
+pub mod quit_signals;
 pub mod render;
 pub mod scope;
 pub mod signalstats;
@@ -22,12 +24,12 @@ pub mod video;
 pub const KITTEN_JPEG: &[u8] = include_bytes!("../media/kitten.jpg");
 
 /// The kitten, resized to `width` x `height` (a natural picture for benchmarks).
-pub fn kitten(width: u32, height: u32) -> cli::still::RgbaImage {
+pub fn kitten(width: u32, height: u32) -> video::still::RgbaImage {
     let decoded = image::load_from_memory(KITTEN_JPEG).expect("the built-in kitten decodes");
     let resized = decoded
         .resize_exact(width, height, image::imageops::FilterType::Triangle)
         .to_rgba8();
-    cli::still::RgbaImage {
+    video::still::RgbaImage {
         width,
         height,
         pixels: resized.into_raw(),

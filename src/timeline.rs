@@ -7,10 +7,10 @@
 //! Column x of C covers the frames n with ⌊n·C/F⌋ = x, F the file's frame count, and holds the
 //! sum of their luminance histograms (`hist`'s `l`, 256 bins).
 
-use crate::cli::hist::{self, ClipError, FrameMeta, FrameRange};
-use crate::cli::progress::Progress;
 use crate::engine::histogram::{Histogram, DEFAULT_BINS};
 use crate::gpu::GpuContext;
+use crate::headless::progress::Progress;
+use crate::headless::{self as hist, ClipError, FrameMeta, FrameRange};
 use crate::video::source::VideoSource;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

@@ -5,11 +5,11 @@
 mod common;
 
 use common::JsonExt;
-use histoplay::cli::still::RgbaImage;
 use histoplay::gpu::readback::{read_buffer, words};
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::gpu::GpuContext;
 use histoplay::render::adjust::{AdjustStage, Adjustments, AutoMode, CpuAdjuster};
+use histoplay::video::still::RgbaImage;
 use std::process::Command;
 
 fn histoplay() -> Command {
@@ -262,7 +262,7 @@ fn render_draws_the_adjusted_picture() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let image = histoplay::cli::still::load(&grey).unwrap();
+    let image = histoplay::video::still::load(&grey).unwrap();
     // The picture's middle row, above the histograms: grey everywhere.
     let y = image.height / 3;
     for x in 0..image.width {

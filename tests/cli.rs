@@ -74,7 +74,7 @@ fn hist_counts_a_known_picture_exactly() {
         [255, 255, 255, 255],
     ]
     .concat();
-    histoplay::cli::still::save_png(&path, 2, 2, &rgba).unwrap();
+    histoplay::video::still::save_png(&path, 2, 2, &rgba).unwrap();
     let out = histoplay(&["hist", path.to_str().unwrap(), "--bins", "16"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let line = stdout(&out);
@@ -109,7 +109,7 @@ fn render_writes_a_png_of_the_asked_size() {
         "320x200",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let png = histoplay::cli::still::load(&out_path).unwrap();
+    let png = histoplay::video::still::load(&out_path).unwrap();
     assert_eq!((png.width, png.height), (320, 200));
 }
 
@@ -380,7 +380,7 @@ fn every_still_format_counts_like_png() {
         ]);
         assert!(render.status.success(), "{name}: {}", stderr(&render));
         assert_eq!(
-            histoplay::cli::still::load(&png).map(|i| (i.width, i.height)).ok(),
+            histoplay::video::still::load(&png).map(|i| (i.width, i.height)).ok(),
             Some((64, 40))
         );
         let _ = std::fs::remove_file(png);

@@ -4,12 +4,12 @@ mod common;
 
 use histoplay::bench::kernels::scales_agree;
 use histoplay::bench::variants::{self, GpuVariant, Production, VariantKind};
-use histoplay::cli::still::RgbaImage;
 use histoplay::engine::chunk::{count_bits, ChunkShape};
 use histoplay::engine::histogram::{display_scale, histogram_packed, histogram_rgba, pack_rgb10, Depth, Histogram};
 use histoplay::engine::{EngineConfig, HistogramEngine, HistogramTarget, Merge, SourceBinding};
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::gpu::GpuContext;
+use histoplay::video::still::RgbaImage;
 
 fn run_once(ctx: &histoplay::gpu::GpuContext, variant: &dyn GpuVariant) {
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
@@ -17,7 +17,7 @@ fn run_once(ctx: &histoplay::gpu::GpuContext, variant: &dyn GpuVariant) {
     ctx.queue.submit([encoder.finish()]);
 }
 
-fn check_picture(name: &str, image: &histoplay::cli::still::RgbaImage) {
+fn check_picture(name: &str, image: &histoplay::video::still::RgbaImage) {
     let ctx = common::gpu();
     let frame = GpuFrame::from_rgba(&ctx, name, image.width, image.height, &image.pixels).unwrap();
     let pixels = u64::from(image.width) * u64::from(image.height);
@@ -85,7 +85,7 @@ fn single_invocation_on_a_picture_lavapipe_can_loop_over() {
         let row = y * kitten.width as usize * 4;
         pixels.extend_from_slice(&kitten.pixels[row + 4000..row + 4000 + w as usize * 4]);
     }
-    let crop = histoplay::cli::still::RgbaImage {
+    let crop = histoplay::video::still::RgbaImage {
         width: w,
         height: h,
         pixels,

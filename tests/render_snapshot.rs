@@ -5,12 +5,12 @@
 
 mod common;
 
-use histoplay::cli::still;
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::render::layout::{histogram_quads, Fit};
 use histoplay::render::offscreen::{render_picture, Counting, PictureOf};
 use histoplay::render::overlay::COLORS;
 use histoplay::render::scene::{Quads, ViewOptions};
+use histoplay::video::still;
 
 const TOLERANCE: u8 = 2;
 const MAX_OFF_SHARE: f64 = 0.001;

@@ -326,7 +326,7 @@ fn a_qctools_report_carries_every_frame_as_ffprobe_would() {
     }
     // The default name sits beside the file.
     assert_eq!(
-        histoplay::cli::qc_xml::default_path(Path::new("/a/tape.mkv")),
+        histoplay::cli::report::ReportFormat::Qctools.path_beside(Path::new("/a/tape.mkv")),
         Path::new("/a/tape.mkv.qctools.xml.gz")
     );
 
@@ -446,5 +446,78 @@ fn a_directory_is_a_batch_with_a_report_beside_each_file_and_a_summary() {
     let out = histoplay(&["report", d, "--frames", "0..2"]);
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(!out.status.success() && err.starts_with("error:"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_signal_stops_a_batch_cleanly_and_says_what_was_finished() {
+    let dir = std::env::temp_dir().join(format!("histoplay-batch-signal-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let short = common::fixture(
+        "batch-signal-short.mkv",
+        &["-f", "lavfi", "-i", "testsrc2=s=64x48:r=10:d=0.5", "-c:v", "ffv1"],
+    );
+    // Long enough that the signal comes while it is being reported.
+    let long = common::fixture(
+        "batch-signal-long.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=320x240:r=25:d=240",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+        ],
+    );
+    std::fs::copy(&short, dir.join("a.mkv")).unwrap();
+    std::fs::copy(&long, dir.join("b.mp4")).unwrap();
+    std::fs::copy(&long, dir.join("c.mp4")).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", dir.to_str().unwrap(), "--jobs", "1", "--cpu"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // a.mkv is reported whole, b.mp4 is under way.
+    let underway = dir.join("b.mp4.qctools.xml.gz.part");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !(dir.join("a.mkv.qctools.xml.gz").exists() && underway.exists()) {
+        assert!(std::time::Instant::now() < deadline, "the batch never reached b.mp4");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(143), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = summary.lines().collect();
+    assert!(lines[1].contains("a.mkv") && lines[1].ends_with("ok"), "{summary}");
+    assert!(
+        lines[2].contains("b.mp4") && lines[2].ends_with("stopped: not reported"),
+        "{summary}"
+    );
+    assert!(
+        lines[3].contains("c.mp4") && lines[3].ends_with("stopped: not reported"),
+        "{summary}"
+    );
+    assert_eq!(
+        lines[4],
+        "3 file(s): 1 reported (0 beyond the limits), 0 skipped, 0 failed, 2 stopped"
+    );
+    // The finished report stays whole; nothing half-written is left.
+    assert_eq!(gunzip(&dir.join("a.mkv.qctools.xml.gz")).matches("<frame ").count(), 5);
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["a.mkv", "a.mkv.qctools.xml.gz", "b.mp4", "c.mp4"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }

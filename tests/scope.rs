@@ -4,7 +4,6 @@
 mod common;
 
 use common::JsonExt;
-use histoplay::cli::still::RgbaImage;
 use histoplay::engine::histogram::{histogram_packed, Depth};
 use histoplay::engine::{EngineConfig, HistogramEngine};
 use histoplay::gpu::texture::GpuFrame;
@@ -14,6 +13,7 @@ use histoplay::scope::gpu::ScopePass;
 use histoplay::scope::region::counted_pixels;
 use histoplay::scope::{self, Region, ScopeKind};
 use histoplay::video::format::ColorVolume;
+use histoplay::video::still::RgbaImage;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

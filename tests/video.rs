@@ -207,7 +207,7 @@ fn render_draws_the_asked_frame_of_a_video() {
         "128x96",
     ]);
     assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
-    let png = histoplay::cli::still::load(&out).unwrap();
+    let png = histoplay::video::still::load(&out).unwrap();
     assert_eq!((png.width, png.height), (128, 96));
     // Above the quads the picture is the frame's flat grey.
     let grey = common::limited_grey(common::ramp_luma(30));

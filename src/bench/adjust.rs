@@ -3,11 +3,11 @@
 //! adjusted). Each is checked equal to its CPU twin first.
 
 use super::kernels::{runs_within_budget, time_gpu, BenchError, Row};
-use crate::cli::still::RgbaImage;
 use crate::gpu::readback::{read_buffer, words};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::render::adjust::{AdjustStage, Adjustments, AutoMode, CpuAdjuster};
+use crate::video::still::RgbaImage;
 use std::time::Instant;
 
 pub fn rows(ctx: &GpuContext, image: &RgbaImage, frame: &GpuFrame, iters: usize) -> Result<Vec<Row>, BenchError> {

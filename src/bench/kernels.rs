@@ -3,12 +3,12 @@
 //! adapter has them, wall-clock time otherwise.
 
 use crate::bench::variants::{self, GpuVariant, Production, VariantKind};
-use crate::cli::still::RgbaImage;
 use crate::engine::histogram::{self, Depth, Histogram};
 use crate::engine::{EngineConfig, Merge, Stage};
 use crate::gpu::shaders::{self, layout};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
+use crate::video::still::RgbaImage;
 use std::io::Write;
 use std::time::{Duration, Instant};
 use thiserror::Error;

@@ -2,24 +2,69 @@
 //! reference) it lines up with, measured by the metrics stage on the GPU (or its CPU twin),
 //! printed as JSON Lines or CSV with FFmpeg's field names.
 
-use super::hist::{seek_to_frame, ClipError, FrameRange};
-use super::progress::Progress;
-use super::report::{write_csv_record, write_line, Seconds};
-pub use crate::compare::align::{first_seconds, AlignBy};
-use crate::compare::align::{Alignment, Want, SAME_INSTANT};
-use crate::compare::gpu::{MetricsBinding, MetricsPass, MAX_BITS};
+use std::path::PathBuf;
+
+use super::output::{write_csv_record, write_line, Seconds};
+use crate::compare::align::{match_pair, AlignBy, Alignment, Want, SAME_INSTANT};
+use crate::compare::gpu::{MetricsBinding, MetricsPass};
 use crate::compare::metrics::{components, frame_metrics, places, FrameMetrics};
 use crate::gpu::readback::ReadbackRing;
 use crate::gpu::GpuContext;
+use crate::headless::progress::Progress;
+use crate::headless::{seek_to_frame, ClipError, FrameRange};
 use crate::video::convert::{PlaneTextures, UploadStaging, STAGING_BUFFERS};
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame as Frame};
-use crate::video::format::PlaneLayout;
 use crate::video::ring::RING_SLOTS;
 use crate::video::source::{DecodedFrame, SeekTarget, VideoSource};
 use serde::Serialize;
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Measure each frame of JUDGED against REFERENCE's: MSE, PSNR and SSIM, as FFmpeg's.
+///
+/// Each frame of JUDGED is measured against the frame of REFERENCE it lines up with: MSE, PSNR
+/// and SSIM per component (Y, U, V) and their averages, as FFmpeg's psnr and ssim filters
+/// compute them, one JSON line (or CSV row) per frame.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The reference: the master, the original.
+    reference: PathBuf,
+    /// The file judged against it: an encode, a grade, a restoration.
+    judged: PathBuf,
+    /// The reference's frames to measure: A..B (B excluded), A..=B, A.. (to the end).
+    #[arg(long, value_parser = FrameRange::parse)]
+    frames: Option<FrameRange>,
+    /// Measure the reference's frame K against the judged file's frame K+N (aligned by
+    /// time: N of the judged file's frames later).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+    offset: i64,
+    /// Line the frames up by number, or by time (files of different frame rates: each
+    /// reference frame with the judged file's latest by then, as FFmpeg pairs them).
+    #[arg(long, value_enum, default_value_t = AlignBy::Frame)]
+    compare_by: AlignBy,
+    /// CSV instead of JSON Lines.
+    #[arg(long)]
+    csv: bool,
+    /// Measure on the CPU (the reference implementation) instead of the GPU.
+    #[arg(long)]
+    cpu: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let a = VideoSource::open(&args.reference)?;
+    let b = VideoSource::open(&args.judged)?;
+    let job = CompareJob {
+        range: args.frames.unwrap_or(FrameRange { start: 0, end: None }),
+        offset: args.offset,
+        by: args.compare_by,
+        csv: args.csv,
+        cpu: args.cpu,
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    compare(a, b, job, &mut out)?;
+    Ok(())
+}
 
 /// What `compare` measures: A's frames in `range`, each against B's frame `offset` later, or,
 /// aligned by time, against B's latest frame at A's time `offset` of B's frames later.
@@ -290,74 +335,6 @@ impl CompareLine {
             n(self.ssim_all),
         ]
     }
-}
-
-/// Makes B's frames comparable with A's: where B has another size or layout (depth, NV12 from
-/// a hardware decoder), its frames are converted to A's by swscale (bicubic), with a warning
-/// saying so. Fails where either is a layout the metrics don't take (RGB).
-pub fn match_pair(a: &VideoSource, b: &mut VideoSource) -> Result<(), ClipError> {
-    let (fa, fb) = (a.info.format, b.info.format);
-    for (source, format) in [(a, fa), (&*b, fb)] {
-        let why = match places(&format) {
-            None => "compare measures Y'CbCr or grey video".to_string(),
-            Some((_, bits)) if bits > MAX_BITS => format!("compare measures 8 to {MAX_BITS} bits"),
-            Some(_) => continue,
-        };
-        return Err(ClipError::Decode(format!(
-            "'{}' is {}: {why}",
-            source.info.path.display(),
-            format.layout
-        )));
-    }
-    if (fa.width, fa.height, fa.layout) != (fb.width, fb.height, fb.layout) {
-        let same_values = matches!(
-            (fa.layout, fb.layout),
-            (
-                PlaneLayout::Nv12,
-                PlaneLayout::Yuv {
-                    chroma_shift_x: 1,
-                    chroma_shift_y: 1,
-                    bits: 8
-                }
-            ) | (
-                PlaneLayout::Yuv {
-                    chroma_shift_x: 1,
-                    chroma_shift_y: 1,
-                    bits: 8
-                },
-                PlaneLayout::Nv12
-            ) | (
-                PlaneLayout::P010,
-                PlaneLayout::Yuv {
-                    chroma_shift_x: 1,
-                    chroma_shift_y: 1,
-                    bits: 10
-                }
-            ) | (
-                PlaneLayout::Yuv {
-                    chroma_shift_x: 1,
-                    chroma_shift_y: 1,
-                    bits: 10
-                },
-                PlaneLayout::P010
-            )
-        );
-        if !same_values || (fa.width, fa.height) != (fb.width, fb.height) {
-            log::warn!(
-                "'{}' is {}x{}, {}: converted to {}x{}, {} (bicubic) to compare with '{}'",
-                b.info.path.display(),
-                fb.width,
-                fb.height,
-                fb.layout,
-                fa.width,
-                fa.height,
-                fa.layout,
-                a.info.path.display()
-            );
-        }
-        b.convert_to(fa.layout, fa.width, fa.height);
-    }
-    Ok(())
 }
 
 /// Where A starts and, aligned by frame, B: A's first frame in the range whose partner exists

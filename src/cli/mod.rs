@@ -1,13 +1,79 @@
-//! The headless commands' own parts: histograms and scopes of video frames streamed out (`hist`,
-//! `scope`), the report formats, still images in and out, and a progress line.
+//! The command line: the player's options, and one module per headless command with its
+//! arguments and its body (`hist`, `scope`, `report`, `compare`, `render`, `timeline`, the
+//! benchmarks). Adding a command is adding a module and a line to `Command`.
 
+pub mod args;
+pub mod bench;
 pub mod compare;
+pub mod generate;
 pub mod hist;
-pub mod progress;
-pub mod qc;
-pub mod qc_batch;
-pub mod qc_limits;
-pub mod qc_xml;
+pub mod logging;
+pub mod output;
+pub mod play;
+pub mod render;
 pub mod report;
 pub mod scope;
-pub mod still;
+pub mod timeline;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+/// `histoplay [OPTIONS] [FILE|DIR]...` plays; `histoplay COMMAND` runs a command.
+#[derive(Parser)]
+#[command(
+    name = "histoplay",
+    version,
+    disable_version_flag = true,
+    about = "A video player with live GPU histograms over the picture",
+    after_long_help = play::KEYS_HELP,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Print the version; with --verbose, FFmpeg's and the built-in libraries' too.
+    #[arg(short = 'V', long)]
+    pub version: bool,
+    /// More detail: with --version, the libraries in use; otherwise the log at info level (as
+    /// RUST_LOG=info).
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+    #[command(flatten)]
+    pub play: play::Args,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    #[command(hide = true)]
+    Generate(generate::Args),
+    Hist(hist::Args),
+    Scope(scope::Args),
+    Report(report::Args),
+    Compare(compare::Args),
+    Timeline(timeline::Args),
+    Render(render::Args),
+    Bench(bench::KernelArgs),
+    BenchPipeline(bench::PipelineArgs),
+    BenchPlay(bench::PlayArgs),
+    BenchAv(bench::AvArgs),
+    #[command(hide = true)]
+    MakeClip(bench::MakeClipArgs),
+}
+
+/// Runs a command to its end.
+pub fn run(command: Command) -> Result<()> {
+    match command {
+        Command::Generate(args) => generate::run(args),
+        Command::Hist(args) => hist::run(args),
+        Command::Scope(args) => scope::run(args),
+        Command::Report(args) => report::run(args),
+        Command::Compare(args) => compare::run(args),
+        Command::Timeline(args) => timeline::run(args),
+        Command::Render(args) => render::run(args),
+        Command::Bench(args) => bench::run_kernels(args),
+        Command::BenchPipeline(args) => bench::run_pipeline(args),
+        Command::BenchPlay(args) => bench::run_play(args),
+        Command::BenchAv(args) => bench::run_av(args),
+        Command::MakeClip(args) => bench::make_clip(args),
+    }
+}

@@ -1,13 +1,14 @@
-//! The `scope` command: a waveform, RGB parade, vectorscope or CIE 1931 xy diagram of a picture or of video frames,
-//! one JSON object per frame, from the GPU (or `--cpu`, the reference). Also the still-image
-//! side of regions, which `hist` shares. The JSON is a public interface: keep it stable.
+//! `histoplay scope`: a waveform, RGB parade, vectorscope or CIE 1931 xy diagram of a picture
+//! or of video frames, one JSON object per frame, from the GPU (or `--cpu`, the reference).
+//! The JSON is a public interface: keep it stable.
 
-use crate::cli::hist::{self, ClipError, FrameMeta, FrameRange};
-use crate::cli::report::{write_line, RegionBox, Seconds};
-use crate::cli::still::RgbaImage;
+use super::args::{parse_bins, parse_columns, parse_region, AdjustArgs};
+use super::output::{write_line, RegionBox, Seconds};
 use crate::engine::histogram::Depth;
+use crate::engine::histogram::DEFAULT_BINS;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
+use crate::headless::{self as hist, ClipError, FrameMeta, FrameRange};
 use crate::render::adjust::{adjust_still, Adjustments, CpuAdjuster};
 use crate::scope::cie::{self, Chromaticity};
 use crate::scope::gpu::ScopePass;
@@ -15,8 +16,82 @@ use crate::scope::region;
 use crate::scope::{self, Region, ScopeKind, VECTORSCOPE_SIDE};
 use crate::video::format::ColorVolume;
 use crate::video::source::VideoSource;
+use crate::video::still::{self, RgbaImage};
+use anyhow::bail;
 use serde::Serialize;
 use std::io::{self, Write};
+use std::path::PathBuf;
+
+/// Print a scope of a picture or of video frames: waveform, parade, vectorscope or CIE diagram.
+///
+/// One JSON line per frame: the waveform (luminance bins per column), the RGB parade, the
+/// vectorscope (chroma) or the CIE 1931 xy chromaticity diagram (in linear light, from the
+/// source's transfer and primaries).
+#[derive(clap::Args)]
+pub struct Args {
+    input: PathBuf,
+    #[arg(long, value_enum, default_value_t = ScopeKind::Waveform)]
+    kind: ScopeKind,
+    /// The frame to count, in presentation order (a still image is frame 0).
+    #[arg(long, default_value_t = 0, conflicts_with = "frames")]
+    frame: u64,
+    /// A range of frames: A..B (B excluded), A..=B, A.. (to the end).
+    #[arg(long, value_parser = FrameRange::parse)]
+    frames: Option<FrameRange>,
+    /// Columns of the waveform and parade (column c holds the pixels with x·C/W = c).
+    #[arg(long, default_value_t = scope::DEFAULT_COLUMNS, value_parser = parse_columns)]
+    columns: u32,
+    /// Bins per column: a power of two from 16 to 1024.
+    #[arg(long, default_value_t = DEFAULT_BINS, value_parser = parse_bins)]
+    bins: u32,
+    /// Cells a side of the CIE diagram (`--kind cie`), 1 to 1024: cell (i, j) holds the
+    /// pixels with i = ⌊x·N⌋, j = ⌊y·N⌋ [default: 256].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    size: Option<u32>,
+    /// Count only this rectangle of each frame: X,Y,W,H in frame pixels (y down).
+    #[arg(long, value_parser = parse_region)]
+    region: Option<Region>,
+    /// Count on the CPU (the reference implementation) instead of the GPU.
+    #[arg(long)]
+    cpu: bool,
+    #[command(flatten)]
+    adjust: AdjustArgs,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let range = args.frames.unwrap_or(FrameRange::single(args.frame));
+    if args.size.is_some() && args.kind != ScopeKind::Cie {
+        bail!(
+            "--size is the CIE diagram's (--kind cie); the {} has --columns",
+            args.kind.name()
+        );
+    }
+    let job = ScopeJob {
+        kind: args.kind,
+        columns: if args.kind == ScopeKind::Cie {
+            args.size.unwrap_or(scope::cie::DEFAULT_SIZE)
+        } else {
+            args.columns
+        },
+        bins: args.bins,
+        region: args.region,
+        adjustments: args.adjust.adjustments(),
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if still::is_still_image(&args.input) {
+        let image = still::load(&args.input)?;
+        if !range.contains(0) {
+            bail!("'{}' is a still image: it has only frame 0", args.input.display());
+        }
+        let counts = scope_still(&image, &job, args.cpu)?;
+        write_json(&mut out, &still_report(&image, &job, &counts))?;
+        out.flush()?;
+    } else {
+        let source = VideoSource::open(&args.input)?;
+        scope_video(source, range, job, args.cpu, &mut out)?;
+    }
+    Ok(())
+}
 
 /// What to count: the scope, its columns (the CIE diagram: cells a side) and bins, and the
 /// region.

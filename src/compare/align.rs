@@ -1,8 +1,17 @@
 //! Which frame of B (the judged file) goes with each frame of A (the reference): by frame
 //! number plus an offset, or by time, each file's times counted from its first frame (as
-//! FFmpeg's filters pair two streams). Shared by `compare`, `render --compare` and the window.
+//! FFmpeg's filters pair two streams), and B's frames made comparable with A's. Shared by
+//! `compare`, `render --compare` and the window.
 
+use crate::compare::gpu::MAX_BITS;
+use crate::compare::metrics::places;
+use crate::video::format::PlaneLayout;
 use crate::video::source::{SeekTarget, VideoSource};
+
+/// Why two files can't be compared.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct PairError(pub String);
 
 /// How B's frames line up with A's.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -108,6 +117,82 @@ impl Alignment {
     pub fn key(&self, index: u64, seconds: f64) -> (u64, f64) {
         (index, seconds - self.start_b)
     }
+    /// The number of B's frame that `want` asks for (aligned by time: B's latest frame at that
+    /// time, once B's index has read that far).
+    pub fn partner_number(&self, b: &VideoSource, want: Want) -> u64 {
+        match want {
+            Want::Frame(n) => n,
+            Want::At(t) => b.index().wait_number_at(b.info.pts_at(self.start_b + t)).n,
+        }
+    }
+}
+
+/// Makes B's frames comparable with A's: where B has another size or layout (depth, NV12 from
+/// a hardware decoder), its frames are converted to A's by swscale (bicubic), with a warning
+/// saying so. Fails where either is a layout the metrics don't take (RGB).
+pub fn match_pair(a: &VideoSource, b: &mut VideoSource) -> Result<(), PairError> {
+    let (fa, fb) = (a.info.format, b.info.format);
+    for (source, format) in [(a, fa), (&*b, fb)] {
+        let why = match places(&format) {
+            None => "compare measures Y'CbCr or grey video".to_string(),
+            Some((_, bits)) if bits > MAX_BITS => format!("compare measures 8 to {MAX_BITS} bits"),
+            Some(_) => continue,
+        };
+        return Err(PairError(format!(
+            "'{}' is {}: {why}",
+            source.info.path.display(),
+            format.layout
+        )));
+    }
+    if (fa.width, fa.height, fa.layout) != (fb.width, fb.height, fb.layout) {
+        let same_values = matches!(
+            (fa.layout, fb.layout),
+            (
+                PlaneLayout::Nv12,
+                PlaneLayout::Yuv {
+                    chroma_shift_x: 1,
+                    chroma_shift_y: 1,
+                    bits: 8
+                }
+            ) | (
+                PlaneLayout::Yuv {
+                    chroma_shift_x: 1,
+                    chroma_shift_y: 1,
+                    bits: 8
+                },
+                PlaneLayout::Nv12
+            ) | (
+                PlaneLayout::P010,
+                PlaneLayout::Yuv {
+                    chroma_shift_x: 1,
+                    chroma_shift_y: 1,
+                    bits: 10
+                }
+            ) | (
+                PlaneLayout::Yuv {
+                    chroma_shift_x: 1,
+                    chroma_shift_y: 1,
+                    bits: 10
+                },
+                PlaneLayout::P010
+            )
+        );
+        if !same_values || (fa.width, fa.height) != (fb.width, fb.height) {
+            log::warn!(
+                "'{}' is {}x{}, {}: converted to {}x{}, {} (bicubic) to compare with '{}'",
+                b.info.path.display(),
+                fb.width,
+                fb.height,
+                fb.layout,
+                fa.width,
+                fa.height,
+                fa.layout,
+                a.info.path.display()
+            );
+        }
+        b.convert_to(fa.layout, fa.width, fa.height);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ pub struct ComparedFile {
 pub fn open_compared(a: &mut VideoSource, options: &CompareOptions) -> Result<ComparedFile, PlayerError> {
     let mut b = VideoSource::open(&options.path)?;
     let before = b.info.format;
-    crate::cli::compare::match_pair(a, &mut b).map_err(|e| PlayerError::Compare(e.to_string()))?;
+    crate::compare::align::match_pair(a, &mut b).map_err(|e| PlayerError::Compare(e.to_string()))?;
     let after = b.info.format;
     let converted_from = ((before.width, before.height) != (after.width, after.height)
         || before.layout != after.layout)

@@ -18,7 +18,6 @@ mod pointer;
 pub mod probe;
 pub mod screenshot;
 pub mod signal_readout;
-pub mod signals;
 pub mod stats;
 pub mod stats_overlay;
 pub mod strip;
@@ -90,8 +89,8 @@ pub struct PlayerOptions {
     pub loop_file: bool,
     /// Picture adjustments to start with (`--contrast` and the rest).
     pub adjustments: crate::render::adjust::Adjustments,
-    /// SIGINT and SIGTERM, taken to quit as `q` does (see `signals`).
-    pub signals: Option<std::sync::Arc<signals::QuitSignals>>,
+    /// SIGINT and SIGTERM, taken to quit as `q` does (see `crate::quit_signals`).
+    pub signals: Option<std::sync::Arc<crate::quit_signals::QuitSignals>>,
     /// The file to compare the (first) file with (`--compare`).
     pub compare: Option<comparison::CompareOptions>,
     /// Marks on the picture to start with (`--overlay` and their levels).

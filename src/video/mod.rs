@@ -9,3 +9,4 @@ pub mod index;
 pub mod memory;
 pub mod ring;
 pub mod source;
+pub mod still;

@@ -3,8 +3,8 @@
 
 pub mod pipeline;
 
-use histoplay::cli::still::{self, RgbaImage};
 use histoplay::gpu::GpuContext;
+use histoplay::video::still::{self, RgbaImage};
 use std::path::PathBuf;
 
 /// xorshift32: the same noise on every run.

@@ -8,9 +8,9 @@
 
 use super::decode_rate;
 use crate::cli::compare::{compare_gpu, CompareJob};
-use crate::cli::hist::FrameRange;
-use crate::cli::progress::Progress;
 use crate::gpu::GpuContext;
+use crate::headless::progress::Progress;
+use crate::headless::FrameRange;
 use crate::video::source::VideoSource;
 use anyhow::Result;
 use std::io::Write;
@@ -53,7 +53,7 @@ pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
     let mut compared = 0;
     for _ in 0..2 {
         let (sa, mut sb) = (VideoSource::open(a)?, VideoSource::open(b)?);
-        crate::cli::compare::match_pair(&sa, &mut sb)?;
+        crate::compare::align::match_pair(&sa, &mut sb)?;
         let start = Instant::now();
         let (mut sum, mut last) = (0.0, start);
         compared = compare_gpu(&ctx, sa, sb, &job, &mut Progress::hidden(), &mut |c| {
@@ -153,7 +153,7 @@ fn paced_pair(ctx: &GpuContext, a: &Path, b: &Path, out: &mut impl Write) -> Res
     use std::time::Duration;
 
     let (mut sa, mut sb) = (VideoSource::open(a)?, VideoSource::open(b)?);
-    crate::cli::compare::match_pair(&sa, &mut sb)?;
+    crate::compare::align::match_pair(&sa, &mut sb)?;
     sa.set_exact_numbers(true);
     sb.set_exact_numbers(true);
     let align = Alignment::of(&sa, &sb, AlignBy::Frame, 0);

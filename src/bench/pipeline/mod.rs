@@ -106,13 +106,13 @@ fn report_rate(path: &Path) -> Result<Option<(u64, f64, f64)>> {
             return Ok(None);
         }
         let start = Instant::now();
-        let everything = crate::cli::hist::FrameRange { start: 0, end: None };
+        let everything = crate::headless::FrameRange { start: 0, end: None };
         let mut out = FirstWrite(None);
-        let (frames, _) = crate::cli::qc::report_video(
+        let (frames, _) = crate::cli::report::file::report_video(
             source,
             everything,
-            crate::cli::qc::ReportFormat::JsonLines,
-            crate::cli::qc::ReportOptions::default(),
+            crate::cli::report::ReportFormat::Json,
+            crate::cli::report::file::ReportOptions::default(),
             &mut out,
         )?;
         let fps = frames as f64 / start.elapsed().as_secs_f64();
@@ -148,16 +148,17 @@ fn report_whole(path: &Path, seconds: f64) -> Result<Option<(u64, u32, Duration,
             drop(source);
             decode = decode.min(start.elapsed());
             let start = Instant::now();
-            let gpu = crate::cli::qc::GpuOpening::start(true);
+            let gpu = crate::cli::report::file::GpuOpening::start(true);
             let source = VideoSource::open(&copy)?;
             let gpu = gpu.finish();
-            let options = crate::cli::qc::ReportOptions {
+            let options = crate::cli::report::file::ReportOptions {
                 gpu: gpu.as_ref(),
                 ..Default::default()
             };
-            let everything = crate::cli::hist::FrameRange { start: 0, end: None };
-            let json = crate::cli::qc::ReportFormat::JsonLines;
-            (frames, _) = crate::cli::qc::report_video(source, everything, json, options, &mut std::io::sink())?;
+            let everything = crate::headless::FrameRange { start: 0, end: None };
+            let json = crate::cli::report::ReportFormat::Json;
+            (frames, _) =
+                crate::cli::report::file::report_video(source, everything, json, options, &mut std::io::sink())?;
             drop(gpu);
             report = report.min(start.elapsed());
         }

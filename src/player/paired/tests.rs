@@ -45,6 +45,7 @@ fn frame(index: u64, fps: f64, generation: u64) -> DecoderEvent {
         exact: true,
         preview: false,
         pict_type: 'P',
+        packet: Default::default(),
     })
 }
 

@@ -55,6 +55,8 @@ pub struct ReadyFrame {
     pub preview: bool,
     /// The picture's coding type (`I`, `P`, `B`, `?`), for reports.
     pub pict_type: char,
+    /// Where its packet sat in the file, for reports.
+    pub packet: crate::video::source::PacketProps,
 }
 
 #[derive(Debug, PartialEq)]

@@ -101,6 +101,7 @@ impl PreviewThread {
             seconds: info.seconds(pts),
             previous: None,
             pict_type: crate::video::source::picture_type(&frame),
+            packet: crate::video::source::PacketProps::of(&frame),
             samples: frame.into(),
         };
         let layout = info.format.layout;
@@ -115,6 +116,7 @@ impl PreviewThread {
                 generation,
                 preview: true,
                 pict_type: decoded.pict_type,
+                packet: decoded.packet,
             };
             let frame = Arc::new(decoded);
             // The upload thread gone means the decode thread is stopping too.

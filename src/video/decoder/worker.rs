@@ -762,6 +762,7 @@ impl Worker {
             generation: self.generation,
             preview,
             pict_type: frame.pict_type,
+            packet: frame.packet,
         };
         let layout = self.source.info.format.layout;
         self.outgoing

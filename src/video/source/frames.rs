@@ -19,7 +19,34 @@ pub struct DecodedFrame {
     pub previous: Option<i64>,
     /// The picture's coding type as ffprobe prints it: `I`, `P`, `B`, ..., `?` where unknown.
     pub pict_type: char,
+    /// Where the picture's packet sat in the file.
+    pub packet: PacketProps,
     pub samples: Samples,
+}
+
+/// What the decoder hands on with a picture about the packet it came in (ffprobe's `key_frame`,
+/// `pkt_pos`, `pkt_size` and `pkt_duration`), so that reports take them from the demux that
+/// fed the decoder instead of reading the file again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PacketProps {
+    pub key: bool,
+    /// Byte offset in the file; -1 where unknown.
+    pub pos: i64,
+    pub size: usize,
+    /// In the stream's time base.
+    pub duration: i64,
+}
+
+impl PacketProps {
+    pub fn of(frame: &ffmpeg::frame::Video) -> Self {
+        let packet = frame.packet();
+        Self {
+            key: frame.is_key(),
+            pos: packet.position,
+            size: packet.size,
+            duration: packet.duration,
+        }
+    }
 }
 
 /// Where a decoded frame's samples are.
@@ -203,6 +230,7 @@ impl VideoSource {
             return Ok(Some(Decoded::Passed { pts }));
         }
         let pict_type = picture_type(&frame);
+        let packet = PacketProps::of(&frame);
         let samples = match self.hardware {
             Some(hw) if hw.holds(&frame) => match self.defer(frame) {
                 Ok(deferred) => Samples::Device(deferred),
@@ -223,6 +251,7 @@ impl VideoSource {
             seconds: self.info.seconds(pts),
             previous,
             pict_type,
+            packet,
             samples,
         })))
     }
@@ -321,6 +350,7 @@ mod tests {
             seconds: 0.0,
             previous: None,
             pict_type: 'I',
+            packet: PacketProps::default(),
             samples: Samples::Device(Deferred::of(device, 64 * 32 * 3 / 2)),
         };
         let bytes = frame.byte_size();
@@ -349,6 +379,7 @@ mod tests {
             seconds: 0.1,
             previous: Some(2),
             pict_type: 'P',
+            packet: PacketProps::default(),
             samples: video.into(),
         };
         let planes = frame.planes(PlaneLayout::Nv12);

@@ -8,7 +8,7 @@ mod keyframe;
 mod stream;
 
 use frames::Scaler;
-pub use frames::{picture_type, Decoded, DecodedFrame, Samples};
+pub use frames::{picture_type, Decoded, DecodedFrame, PacketProps, Samples};
 use hardware::NalFraming;
 pub use keyframe::KeyframeDecoder;
 use stream::{
@@ -437,6 +437,11 @@ impl VideoSource {
             return None;
         }
         KeyframeDecoder::open(self.parameters.clone(), &self.info, self.stream_index)
+    }
+
+    /// The index of the video stream played among the file's streams.
+    pub fn stream_index(&self) -> usize {
+        self.stream_index
     }
 
     /// The stream's frame index (shared with the player's display).

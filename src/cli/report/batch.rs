@@ -1,13 +1,16 @@
 //! `report` over many files (`report DIR`, or several inputs): a report beside each file,
 //! several files at once on one GPU, one progress line, and a summary table. A file that fails
 //! is reported and the rest go on; `--skip-existing` resumes a stopped batch, since a report
-//! is written under a temporary name and renamed only once whole.
+//! is written under a temporary name and renamed only once whole. SIGINT or SIGTERM stops the
+//! batch: the reports under way are removed, and the summary says what was finished.
 
-use crate::cli::hist::{ClipError, FrameRange};
-use crate::cli::progress::Progress;
-use crate::cli::qc::{report_video, ReportFormat, ReportOptions};
-use crate::cli::qc_limits::{Limits, Run};
+use super::file::{report_video, ReportOptions};
+use super::limits::{Limits, Run};
+use super::ReportFormat;
 use crate::gpu::GpuContext;
+use crate::headless::progress::Progress;
+use crate::headless::{ClipError, FrameRange};
+use crate::quit_signals::QuitSignals;
 use crate::video::source::VideoSource;
 use std::collections::VecDeque;
 use std::io::Write;
@@ -22,34 +25,18 @@ const VIDEO_EXTENSIONS: [&str; 24] = [
     "ogv", "y4m", "nut", "3gp", "m2v", "264", "265", "hevc",
 ];
 
-/// What each file's report is written as.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BatchFormat {
-    Qctools,
-    JsonLines,
-    Csv,
-}
-
-impl BatchFormat {
-    /// The report's name beside `input`.
-    pub fn report_path(self, input: &Path) -> PathBuf {
-        let ending = match self {
-            BatchFormat::Qctools => ".qctools.xml.gz",
-            BatchFormat::JsonLines => ".signalstats.jsonl",
-            BatchFormat::Csv => ".signalstats.csv",
-        };
-        let mut name = input.as_os_str().to_owned();
-        name.push(ending);
-        PathBuf::from(name)
-    }
-}
-
 /// How one file went.
 #[derive(Debug)]
 pub enum Outcome {
-    Done { frames: u64, runs: Vec<Run>, seconds: f64 },
+    Done {
+        frames: u64,
+        runs: Vec<Run>,
+        seconds: f64,
+    },
     Skipped,
     Failed(String),
+    /// Not reported, or not to its end: a signal stopped the batch.
+    Stopped,
 }
 
 /// The files `inputs` name: files as given, directories searched (in name order, depth first)
@@ -92,29 +79,37 @@ pub fn default_jobs() -> usize {
     (cores / 4).clamp(1, 8)
 }
 
-/// Reports every file of `files` as `format`, `jobs` at a time; returns each one's outcome, in
-/// the files' order.
-pub fn report_batch(
-    files: &[PathBuf],
-    format: BatchFormat,
-    limits: &Limits,
-    cpu: bool,
-    skip_existing: bool,
-    jobs: usize,
-) -> Vec<Outcome> {
+/// How a batch runs.
+pub struct BatchOptions<'a> {
+    pub format: ReportFormat,
+    pub limits: Limits,
+    pub cpu: bool,
+    pub skip_existing: bool,
+    /// Files reported at once.
+    pub jobs: usize,
+    /// Stops the batch once a signal has asked to quit.
+    pub stop: Option<&'a QuitSignals>,
+}
+
+/// Reports every file of `files`, `options.jobs` at a time; returns each one's outcome, in the
+/// files' order.
+pub fn report_batch(files: &[PathBuf], options: &BatchOptions) -> Vec<Outcome> {
     let queue = Mutex::new((0..files.len()).collect::<VecDeque<_>>());
     let outcomes: Vec<Mutex<Option<Outcome>>> = files.iter().map(|_| Mutex::new(None)).collect();
     let frames = AtomicU64::new(0);
-    let gpu = if cpu { None } else { GpuContext::new().ok() };
+    let gpu = if options.cpu { None } else { GpuContext::new().ok() };
     let mut progress = Progress::new(None);
     std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..jobs.clamp(1, files.len().max(1)))
+        let workers: Vec<_> = (0..options.jobs.clamp(1, files.len().max(1)))
             .map(|_| {
                 scope.spawn(|| {
                     // A file at a time off the queue, until it is empty.
                     let next = || queue.lock().ok().and_then(|mut q| q.pop_front());
                     while let Some(at) = next() {
-                        let outcome = report_one(&files[at], format, limits, cpu, skip_existing, gpu.as_ref(), &frames);
+                        let outcome = match options.stop.is_some_and(QuitSignals::requested) {
+                            true => Outcome::Stopped,
+                            false => report_one(&files[at], options, gpu.as_ref(), &frames),
+                        };
                         if let Ok(mut slot) = outcomes[at].lock() {
                             *slot = Some(outcome);
                         }
@@ -139,17 +134,9 @@ pub fn report_batch(
         .collect()
 }
 
-fn report_one(
-    input: &Path,
-    format: BatchFormat,
-    limits: &Limits,
-    cpu: bool,
-    skip_existing: bool,
-    gpu: Option<&GpuContext>,
-    frames: &AtomicU64,
-) -> Outcome {
-    let target = format.report_path(input);
-    if skip_existing && std::fs::metadata(&target).is_ok_and(|m| m.len() > 0) {
+fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, frames: &AtomicU64) -> Outcome {
+    let target = options.format.path_beside(input);
+    if options.skip_existing && std::fs::metadata(&target).is_ok_and(|m| m.len() > 0) {
         return Outcome::Skipped;
     }
     let mut partial = target.as_os_str().to_owned();
@@ -158,34 +145,18 @@ fn report_one(
     let started = Instant::now();
     let run = || -> Result<(u64, Vec<Run>), ClipError> {
         let source = VideoSource::open(input)?;
-        let options = ReportOptions {
-            limits: limits.clone(),
-            cpu,
+        let report = ReportOptions {
+            limits: options.limits.clone(),
+            cpu: options.cpu,
             gpu,
             counter: Some(frames),
+            stop: options.stop,
         };
         let everything = FrameRange { start: 0, end: None };
-        match format {
-            BatchFormat::Qctools => report_video(
-                source,
-                everything,
-                ReportFormat::Qctools(partial.clone()),
-                options,
-                &mut std::io::sink(),
-            ),
-            _ => {
-                let file = std::fs::File::create(&partial)?;
-                let mut out = std::io::BufWriter::new(file);
-                let kind = if format == BatchFormat::Csv {
-                    ReportFormat::Csv
-                } else {
-                    ReportFormat::JsonLines
-                };
-                let result = report_video(source, everything, kind, options, &mut out)?;
-                out.flush()?;
-                Ok(result)
-            }
-        }
+        let file = std::fs::File::create(&partial)
+            .map_err(|e| ClipError::Decode(format!("'{}' can't be written: {e}", partial.display())))?;
+        let mut out = std::io::BufWriter::new(file);
+        report_video(source, everything, options.format, report, &mut out)
     };
     match run().and_then(|result| {
         std::fs::rename(&partial, &target)
@@ -199,7 +170,10 @@ fn report_one(
         },
         Err(e) => {
             let _ = std::fs::remove_file(&partial);
-            Outcome::Failed(e.to_string())
+            match options.stop.is_some_and(QuitSignals::requested) {
+                true => Outcome::Stopped,
+                false => Outcome::Failed(e.to_string()),
+            }
         }
     }
 }
@@ -217,7 +191,7 @@ pub fn write_summary(out: &mut impl Write, files: &[PathBuf], outcomes: &[Outcom
         "{:<width$}  {:>8}  {:>8}  {:>8}  result",
         "file", "frames", "seconds", "fps"
     )?;
-    let (mut done, mut skipped, mut failed, mut flagged) = (0, 0, 0, 0);
+    let (mut done, mut skipped, mut failed, mut flagged, mut stopped) = (0, 0, 0, 0, 0);
     for (file, outcome) in files.iter().zip(outcomes) {
         let name = file.display();
         match outcome {
@@ -243,6 +217,14 @@ pub fn write_summary(out: &mut impl Write, files: &[PathBuf], outcomes: &[Outcom
                     "-", "-", "-"
                 )?;
             }
+            Outcome::Stopped => {
+                stopped += 1;
+                writeln!(
+                    out,
+                    "{name:<width$}  {:>8}  {:>8}  {:>8}  stopped: not reported",
+                    "-", "-", "-"
+                )?;
+            }
             Outcome::Failed(reason) => {
                 failed += 1;
                 writeln!(
@@ -253,9 +235,13 @@ pub fn write_summary(out: &mut impl Write, files: &[PathBuf], outcomes: &[Outcom
             }
         }
     }
+    let stopped = match stopped {
+        0 => String::new(),
+        n => format!(", {n} stopped"),
+    };
     writeln!(
         out,
-        "{} file(s): {done} reported ({flagged} beyond the limits), {skipped} skipped, {failed} failed",
+        "{} file(s): {done} reported ({flagged} beyond the limits), {skipped} skipped, {failed} failed{stopped}",
         files.len()
     )
 }
@@ -278,7 +264,7 @@ mod tests {
             .collect();
         assert_eq!(names, ["a.mp4", "b.MKV", "day2/c.mov", "/given/as/is.bin"]);
         assert_eq!(
-            BatchFormat::Csv.report_path(Path::new("/x/a.mp4")),
+            ReportFormat::Csv.path_beside(Path::new("/x/a.mp4")),
             Path::new("/x/a.mp4.signalstats.csv")
         );
         std::fs::remove_dir_all(&dir).unwrap();

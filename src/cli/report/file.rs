@@ -1,12 +1,15 @@
-//! The `report` command: FFmpeg's `signalstats` (tout, vrep, brng) of every frame of a video,
-//! one JSON object (or CSV row) per frame, named as FFmpeg names them. A stable interface.
+//! One file's report: FFmpeg's `signalstats` (tout, vrep, brng) of every frame of a range,
+//! one JSON object (or CSV row) per frame, named as FFmpeg names them, or a QCTools report. A
+//! stable interface.
 
-use crate::cli::hist::{self, ClipError, FrameMeta, FrameRange};
-use crate::cli::progress::Progress;
-use crate::cli::qc_limits::{LimitWatch, Limits, Run};
-use crate::cli::qc_xml::QctoolsReport;
-use crate::cli::report::{write_line, Seconds};
+use super::limits::{LimitWatch, Limits, Run};
+use super::qctools::QctoolsReport;
+use super::ReportFormat;
+use crate::cli::output::{write_line, Seconds};
 use crate::gpu::GpuContext;
+use crate::headless::progress::Progress;
+use crate::headless::{self as hist, ClipError, FrameMeta, FrameRange};
+use crate::quit_signals::QuitSignals;
 use crate::signalstats::gpu::StatsStage;
 use crate::signalstats::{self, PlaneShape, SignalStats, YuvPlanes};
 use crate::video::index::FrameIndex;
@@ -25,16 +28,6 @@ struct ReportLine {
     stats: SignalStats,
 }
 
-/// How `report` writes its lines.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ReportFormat {
-    JsonLines,
-    /// A header row, then one row a frame; values as `ffprobe` prints them.
-    Csv,
-    /// A QCTools report (gzipped ffprobe XML) written to this file; nothing on the output.
-    Qctools(std::path::PathBuf),
-}
-
 /// How a report runs, beyond what it writes.
 #[derive(Default)]
 pub struct ReportOptions<'a> {
@@ -46,49 +39,66 @@ pub struct ReportOptions<'a> {
     pub gpu: Option<&'a GpuContext>,
     /// Frames done, for a batch's one progress line; None: the run draws its own.
     pub counter: Option<&'a AtomicU64>,
+    /// Stops the run (with an `Interrupted` error) once a signal has asked to quit.
+    pub stop: Option<&'a QuitSignals>,
 }
 
 /// Where each frame's statistics go: the output, in its format, and the limits' watch.
 struct Sink<'a, W: Write> {
-    out: &'a mut W,
-    format: ReportFormat,
+    out: Out<'a, W>,
     watch: LimitWatch,
     done: u64,
     counter: Option<&'a AtomicU64>,
-    /// The QCTools report being written, and the index that gives frames their pts.
-    xml: Option<(QctoolsReport<std::io::BufWriter<std::fs::File>>, Arc<FrameIndex>)>,
+    stop: Option<&'a QuitSignals>,
+}
+
+/// The output being written.
+enum Out<'a, W: Write> {
+    Json(&'a mut W),
+    Csv(&'a mut W),
+    /// A QCTools report, and the index that gives frames their pts.
+    Qctools(QctoolsReport<&'a mut W>, Arc<FrameIndex>),
 }
 
 impl<W: Write> Sink<'_, W> {
     fn frame(&mut self, frame: FrameMeta, stats: SignalStats) -> std::io::Result<()> {
-        let FrameMeta {
-            index,
-            seconds,
-            pict_type,
-        } = frame;
+        if self.stop.is_some_and(QuitSignals::requested) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "stopped by a signal",
+            ));
+        }
+        let (index, seconds) = (frame.index, frame.seconds);
         self.watch.frame(index, seconds, &stats.values());
         self.done += 1;
         if let Some(counter) = self.counter {
             counter.fetch_add(1, Ordering::Relaxed);
         }
-        if let Some((xml, frames)) = &mut self.xml {
-            return xml.frame(frames.pts_of(index), seconds, pict_type, &stats);
-        }
-        match self.format {
-            ReportFormat::JsonLines => write_line(
-                self.out,
+        match &mut self.out {
+            Out::Json(out) => write_line(
+                *out,
                 &ReportLine {
                     frame: index,
                     pts: Seconds(seconds),
                     stats,
                 },
             ),
-            ReportFormat::Csv => {
+            Out::Csv(out) => {
                 let values: Vec<String> = stats.printed().into_iter().map(|(_, v)| v).collect();
-                writeln!(self.out, "{index},{seconds},{}", values.join(","))
+                writeln!(out, "{index},{seconds},{}", values.join(","))
             }
-            ReportFormat::Qctools(_) => Ok(()),
+            Out::Qctools(xml, frames) => xml.frame(frames.pts_of(index), &frame, &stats),
         }
+    }
+
+    /// Ends the output (the QCTools report's document closed and compressed to its end); the
+    /// frames written and the runs beyond the limits.
+    fn finish(self) -> std::io::Result<(u64, Vec<Run>)> {
+        match self.out {
+            Out::Json(out) | Out::Csv(out) => out.flush()?,
+            Out::Qctools(xml, _) => xml.finish()?.flush()?,
+        }
+        Ok((self.done, self.watch.finish()))
     }
 }
 
@@ -127,31 +137,20 @@ pub fn report_video<W: Write>(
     let decoded = source.converted_yuv_layout();
     let layout = decoded.unwrap_or(info.layout);
     PlaneShape::of(layout).map_err(|e| ClipError::Decode(e.to_string()))?;
-    if let ReportFormat::Csv = format {
-        writeln!(out, "frame,pts,{}", signalstats::NAMES.join(","))?;
-    }
-    let xml = match &format {
-        ReportFormat::Qctools(path) => {
-            let file = std::fs::File::create(path)
-                .map_err(|e| ClipError::Decode(format!("'{}' can't be written: {e}", path.display())))?;
-            let size = (info.width, info.height);
-            let report = QctoolsReport::start(
-                &source.info.path,
-                std::io::BufWriter::new(file),
-                size,
-                &source.info.pixel_format,
-            )?;
-            Some((report, source.index().clone()))
+    let out = match format {
+        ReportFormat::Json => Out::Json(out),
+        ReportFormat::Csv => {
+            writeln!(out, "frame,pts,{}", signalstats::NAMES.join(","))?;
+            Out::Csv(out)
         }
-        _ => None,
+        ReportFormat::Qctools => Out::Qctools(QctoolsReport::start(&source, out)?, source.index().clone()),
     };
     let mut sink = Sink {
         out,
-        format,
         watch: LimitWatch::new(options.limits.at_depth(PlaneShape::of(layout).map_or(8, |s| s.bits))),
         done: 0,
         counter: options.counter,
-        xml,
+        stop: options.stop,
     };
     // The differences of the first frame reported are from the frame before it, as in a run
     // of the filter over the whole file: that frame is counted too, and not written.
@@ -216,11 +215,7 @@ pub fn report_video<W: Write>(
             },
         )?;
     }
-    if let Some((xml, _)) = sink.xml.take() {
-        xml.finish()?.flush()?;
-    }
-    sink.out.flush()?;
-    Ok((sink.done, sink.watch.finish()))
+    Ok(sink.finish()?)
 }
 
 /// The CPU twin's run over the frames of `primed` (`range` and the frame before it), their
@@ -254,6 +249,7 @@ fn report_cpu<W: Write>(
                 index: frame.index,
                 seconds: frame.seconds,
                 pict_type: frame.pict_type,
+                packet: frame.packet,
             };
             sink.frame(meta, stats)?;
             progress.tick(sink.done);

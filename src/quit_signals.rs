@@ -1,9 +1,10 @@
-//! SIGINT and SIGTERM end the player as `q` does: the window closes, the sound stops and the
-//! process exits 0, whatever the decode threads are doing. The signals are blocked in every
+//! SIGINT and SIGTERM taken as a request to quit: the player ends as `q` does (the window
+//! closes, the sound stops and the process exits 0, whatever the decode threads are doing), and
+//! a `report` batch stops cleanly. The signals are blocked in every
 //! thread and taken by one thread of their own with `sigwait`, which tells the event loop; a
 //! second signal while the first is being handled ends the process at once.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// How the signal thread wakes the event loop, once there is one.
@@ -11,6 +12,8 @@ type Wake = Box<dyn Fn() + Send>;
 
 pub struct QuitSignals {
     requested: Arc<AtomicBool>,
+    /// The signal that asked, once one has.
+    signal: Arc<AtomicI32>,
     wake: Arc<Mutex<Option<Wake>>>,
 }
 
@@ -43,9 +46,11 @@ impl QuitSignals {
         };
         let signals = Self {
             requested: Arc::new(AtomicBool::new(false)),
+            signal: Arc::new(AtomicI32::new(0)),
             wake: Arc::new(Mutex::new(None)),
         };
         let (requested, wake) = (Arc::clone(&signals.requested), Arc::clone(&signals.wake));
+        let taken = Arc::clone(&signals.signal);
         let spawned = std::thread::Builder::new()
             .name("histoplay signals".into())
             .spawn(move || loop {
@@ -54,6 +59,7 @@ impl QuitSignals {
                 if unsafe { libc::sigwait(&set, &mut signal) } != 0 {
                     return;
                 }
+                let _ = taken.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
                 if requested.swap(true, Ordering::SeqCst) {
                     // Asked twice: the first request is stuck somewhere, so don't wait for it.
                     std::process::exit(128 + signal);
@@ -84,5 +90,16 @@ impl QuitSignals {
     /// Whether a signal asked the player to quit.
     pub fn requested(&self) -> bool {
         self.requested.load(Ordering::SeqCst)
+    }
+
+    /// The signal that asked first (SIGINT, SIGTERM), if one has.
+    pub fn signal(&self) -> Option<i32> {
+        Some(self.signal.load(Ordering::SeqCst)).filter(|&s| s != 0)
+    }
+
+    /// The exit status of a process a signal stopped: 128 + the signal's number, as shells
+    /// report it (130 for SIGINT, 143 for SIGTERM).
+    pub fn exit_status(&self) -> Option<i32> {
+        self.signal().map(|s| 128 + s)
     }
 }

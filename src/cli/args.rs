@@ -1,0 +1,261 @@
+//! The options several commands share (picture adjustments, marks, the graticule, a
+//! comparison) and the parsers of the values they take: sizes, memory sizes, speeds, bins.
+
+use crate::compare::align::AlignBy;
+use crate::compare::composite::CompareMode;
+use crate::engine::histogram;
+use crate::marks::scale::FalseColourScale;
+use crate::marks::{Mark, MarkSet, MarkSettings};
+use crate::render::adjust::{Adjustments, AutoMode};
+use crate::scope::graticule::{Level, Scale};
+use crate::scope::{self, Region};
+use anyhow::{Context, Result};
+use std::path::PathBuf;
+
+/// Comparing two files: in the window (`histoplay A --compare B`) and in `render`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct CompareArgs {
+    /// Compare with this file, the one judged (the file played or rendered is the reference):
+    /// wipe, side by side, difference and flicker; in the window, both histograms and the PSNR
+    /// and SSIM of each pair.
+    #[arg(long, value_name = "JUDGED")]
+    pub compare: Option<PathBuf>,
+    /// How the comparison shows the two (in the window, keys C, B, k and K change it).
+    #[arg(long, value_enum, default_value_t = CompareMode::Wipe, requires = "compare")]
+    pub compare_mode: CompareMode,
+    /// Where the wipe's line is, as a share of the width from the left (in the window, a
+    /// left-drag on the picture moves it).
+    #[arg(long, default_value_t = 0.5, requires = "compare", value_parser = parse_share)]
+    pub split: f64,
+    /// The difference's gain, 1 to 64.
+    #[arg(long, default_value_t = 8, requires = "compare", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub gain: u32,
+    /// Pair frame K with the judged file's frame K+N (aligned by time: N of its frames later;
+    /// in the window, Ctrl+, and Ctrl+. change it).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, requires = "compare")]
+    pub offset: i64,
+    /// Pair the frames by number, or by time (the judged file's latest frame at each frame's
+    /// time, for files of different frame rates, as `compare --compare-by time`).
+    #[arg(long, value_enum, default_value_t = AlignBy::Frame, requires = "compare")]
+    pub compare_by: AlignBy,
+}
+
+impl CompareArgs {
+    pub fn options(&self) -> Option<crate::compare::CompareOptions> {
+        Some(crate::compare::CompareOptions {
+            path: self.compare.clone()?,
+            by: self.compare_by,
+            offset: self.offset,
+            mode: self.compare_mode,
+            split: self.split,
+            gain: self.gain,
+        })
+    }
+}
+
+/// The picture adjustments, as options: the player starts with them, `hist` and `render` apply
+/// them as the player does (so a script can reproduce what the window shows).
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct AdjustArgs {
+    /// Contrast, -100 to 100 (as mpv's; keys 1 and 2).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-100..=100))]
+    pub contrast: i32,
+    /// Brightness, -100 to 100 (keys 3 and 4).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-100..=100))]
+    pub brightness: i32,
+    /// Gamma, -100 to 100 (keys 5 and 6).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-100..=100))]
+    pub gamma: i32,
+    /// Saturation, -100 (grey) to 100 (keys 7 and 8).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-100..=100))]
+    pub saturation: i32,
+    /// Stretch each channel so that 0.1% of the pixels clip at each end (key a).
+    #[arg(long, conflicts_with = "equalize")]
+    pub auto_levels: bool,
+    /// Histogram equalisation of the luminance (key n).
+    #[arg(long)]
+    pub equalize: bool,
+}
+
+impl AdjustArgs {
+    pub fn adjustments(self) -> Adjustments {
+        Adjustments {
+            contrast: self.contrast,
+            brightness: self.brightness,
+            gamma: self.gamma,
+            saturation: self.saturation,
+            auto: if self.auto_levels {
+                AutoMode::Levels
+            } else if self.equalize {
+                AutoMode::Equalize
+            } else {
+                AutoMode::Off
+            },
+        }
+    }
+}
+
+/// Marks on the picture, as options: the player starts with them, `render` draws them as the
+/// player does.
+#[derive(clap::Args, Clone, Debug)]
+pub struct MarkArgs {
+    /// Marks drawn on the picture, comma-separated: false-colour, zebra, peaking, gamut, range
+    /// (keys Y, X, U, D, N).
+    #[arg(long, value_delimiter = ',', value_parser = parse_mark)]
+    pub overlay: Vec<Mark>,
+    /// Zebras over luma at or above this percent of the range (keys Alt+x, Alt+X).
+    #[arg(long, default_value_t = crate::marks::DEFAULT_ZEBRA, value_parser = parse_percent)]
+    pub zebra: f32,
+    /// A second, lower zebra level (e.g. 70), striped the other way.
+    #[arg(long, value_parser = parse_percent)]
+    pub zebra_low: Option<f32>,
+    /// Focus peaking marks edges as steep as a step of this percent of the range (lower marks
+    /// more; keys Alt+u, Alt+U).
+    #[arg(long, default_value_t = crate::marks::DEFAULT_PEAKING, value_parser = parse_peaking)]
+    pub peaking: f32,
+    /// A false-colour scale file (bands in percent or nits; see the README) instead of the
+    /// built-in one.
+    #[arg(long)]
+    pub false_colour_scale: Option<PathBuf>,
+}
+
+impl MarkArgs {
+    pub fn settings(&self) -> Result<MarkSettings> {
+        let scale = match &self.false_colour_scale {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read the false-colour scale '{}'", path.display()))?;
+                Some(FalseColourScale::parse(&text).with_context(|| format!("'{}'", path.display()))?)
+            }
+            None => None,
+        };
+        Ok(MarkSettings {
+            shown: self
+                .overlay
+                .iter()
+                .fold(MarkSet::default(), |set, &m| set.with(m, true)),
+            zebra: self.zebra,
+            zebra_low: self.zebra_low,
+            peaking: self.peaking,
+            scale,
+        })
+    }
+}
+
+/// The waveform's and parade's graticule, as options: the player starts with it, `render`
+/// draws it.
+#[derive(clap::Args, Clone, Debug)]
+pub struct GraticuleArgs {
+    /// The waveform's and parade's graticule in percent, code values, or nits (PQ and HLG; key
+    /// M).
+    #[arg(long, value_enum, default_value_t = Scale::Percent)]
+    pub waveform_scale: Scale,
+    /// Lines in amber on the waveform and parade at these levels: code values (16,235),
+    /// percent (5%,95%) or nits (1000nits), comma-separated.
+    #[arg(long, value_delimiter = ',', value_parser = parse_level)]
+    pub graticule: Vec<Level>,
+}
+
+pub fn parse_level(text: &str) -> Result<Level, String> {
+    Level::parse(text)
+        .ok_or_else(|| format!("'{text}' is not a level: a code value (235), a percent (95%) or nits (1000nits)"))
+}
+
+pub fn parse_zoom(text: &str) -> Result<u32, String> {
+    match text.trim_start_matches(['x', '×']).parse::<u32>() {
+        Ok(z) if crate::scope::draw::VECTORSCOPE_ZOOMS.contains(&z) => Ok(z),
+        _ => Err(format!("'{text}' is not a magnification: 1, 2 or 4")),
+    }
+}
+
+pub fn parse_mark(text: &str) -> Result<Mark, String> {
+    Mark::parse(text).ok_or_else(|| {
+        let names: Vec<&str> = Mark::ALL.iter().map(|m| m.name()).collect();
+        format!("'{text}' is not one of {}", names.join(", "))
+    })
+}
+
+pub fn parse_percent(text: &str) -> Result<f32, String> {
+    match text.trim_end_matches('%').parse::<f32>() {
+        Ok(v) if (0.0..=110.0).contains(&v) => Ok(v),
+        _ => Err(format!("'{text}' is not a percent from 0 to 110")),
+    }
+}
+
+pub fn parse_peaking(text: &str) -> Result<f32, String> {
+    match text.trim_end_matches('%').parse::<f32>() {
+        Ok(v) if (crate::marks::PEAKING_RANGE).contains(&v) => Ok(v),
+        _ => Err(format!("'{text}' is not a peaking step from 1 to 50 (percent)")),
+    }
+}
+
+pub fn parse_bins(s: &str) -> Result<u32, String> {
+    let n: u32 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    histogram::validate_bins(n).map_err(|e| e.to_string())
+}
+
+pub fn parse_region(s: &str) -> Result<Region, String> {
+    Region::parse(s).map_err(|e| e.to_string())
+}
+
+pub fn parse_columns(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(n) if (1..=scope::MAX_COLUMNS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "the columns must be a number from 1 to {}, not {s}",
+            scope::MAX_COLUMNS
+        )),
+    }
+}
+
+pub fn parse_speed(s: &str) -> Result<f64, String> {
+    let speed: f64 = s.parse().map_err(|_| format!("'{s}' is not a speed like 1.5"))?;
+    if (crate::clock::MIN_SPEED..=crate::clock::MAX_SPEED).contains(&speed) {
+        Ok(speed)
+    } else {
+        Err(format!("the speed must be from 1/64 to 64, not {s}"))
+    }
+}
+
+/// `1GiB`, `512M`, `300MB`, `0`: a memory size in bytes (binary units unless spelt KB/MB/GB).
+pub fn parse_byte_size(s: &str) -> Result<usize, String> {
+    let bad = || format!("'{s}' is not a memory size like 1GiB, 512MiB or 300MB");
+    let t = s.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let value: f64 = number.parse().map_err(|_| bad())?;
+    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "m" | "mib" => 1024.0 * 1024.0,
+        "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        _ => return Err(bad()),
+    };
+    let bytes = value * scale;
+    if !bytes.is_finite() || bytes < 0.0 || bytes > usize::MAX as f64 {
+        return Err(bad());
+    }
+    Ok(bytes as usize)
+}
+
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("'{s}' is not a size like 1280x720"))?;
+    let parse = |v: &str| v.trim().parse::<u32>().ok().filter(|&n| (1..=65536).contains(&n));
+    match (parse(w), parse(h)) {
+        (Some(w), Some(h)) => Ok((w, h)),
+        _ => Err(format!("'{s}' is not a size like 1280x720")),
+    }
+}
+
+/// A share of a length: a number from 0 to 1.
+pub fn parse_share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("'{text}' is not a number from 0 to 1")),
+    }
+}

@@ -1,0 +1,328 @@
+//! The benchmarks' commands: the histogram kernels (`bench`), the frame pipeline against
+//! decoding alone (`bench-pipeline`), the window's pacing (`bench-play`), sound against picture
+//! (`bench-av`), and the clips they play (`make-clip`).
+
+use super::args::{parse_bins, parse_byte_size, parse_mark, parse_size, parse_speed};
+use crate::bench::clips::{self as bench_clips, ClipCodec, ClipSpec};
+use crate::bench::{av as bench_av, kernels, pipeline as bench_pipeline};
+use crate::engine::chunk::ChunkShape;
+use crate::engine::histogram::DEFAULT_BINS;
+use crate::engine::{EngineConfig, Merge};
+use crate::gpu::GpuContext;
+use crate::marks::{Mark, MarkSet, MarkSettings};
+use crate::player::{self, PlayerOptions};
+use crate::video::still;
+use anyhow::{bail, Result};
+use std::path::PathBuf;
+
+/// Time every histogram variant of the articles and histoplay's own on this GPU.
+#[derive(clap::Args)]
+pub struct KernelArgs {
+    /// A picture to count (default: the built-in kitten at --size).
+    pub input: Option<PathBuf>,
+    /// Size of the built-in test picture, WxH.
+    #[arg(long, value_parser = parse_size, default_value = "3840x2160", conflicts_with = "input")]
+    pub size: (u32, u32),
+    #[arg(long, default_value_t = 100)]
+    pub iters: usize,
+    #[arg(long, default_value_t = DEFAULT_BINS, value_parser = parse_bins)]
+    pub bins: u32,
+    /// Also time the production pipeline with these engine shapes:
+    /// WORKGROUP/LOADS_PER_INVOCATION/REPLICAS/MERGE, where MERGE is `atomic` (one
+    /// dispatch) or the reduce pass's fan-in (three passes), e.g. 512/8/1/atomic or
+    /// 256/8/2/1024.
+    #[arg(long, value_parser = parse_engine)]
+    pub engine: Vec<EngineConfig>,
+}
+
+/// Time decode → upload → convert → histogram → render against decode alone.
+///
+/// Then exact seeks, back-steps and memory; or, with --compare, `compare` against each file
+/// decoded alone.
+#[derive(clap::Args)]
+pub struct PipelineArgs {
+    pub input: PathBuf,
+    /// Random exact seeks to time.
+    #[arg(long, default_value_t = 100)]
+    pub seeks: usize,
+    /// Consecutive back-steps to time, from the last frame of the file's longest GOP.
+    #[arg(long, default_value_t = 60)]
+    pub backsteps: usize,
+    /// The decoder's frame cache, as the player's --cache-size.
+    #[arg(long, value_parser = parse_byte_size, default_value = "1GiB")]
+    pub cache_size: usize,
+    /// Also time opening stream copies of the file (MKV and MP4) looped to about this many
+    /// seconds, e.g. 7200 for two hours.
+    #[arg(long)]
+    pub long: Option<f64>,
+    /// Where the long copies are written (default: the temporary directory).
+    #[arg(long)]
+    pub long_dir: Option<PathBuf>,
+    /// Also print every seek and back-step timed, one per line on stderr.
+    #[arg(long)]
+    pub samples: bool,
+    /// Time `histoplay compare INPUT FILE` instead: each file decoded alone, the comparison,
+    /// and FFmpeg's psnr and ssim filters on the same pair where `ffmpeg` is on the PATH.
+    #[arg(long)]
+    pub compare: Option<PathBuf>,
+    /// Draw these marks on the picture throughout (as --overlay in the player).
+    #[arg(long, value_delimiter = ',', value_parser = parse_mark, conflicts_with = "compare")]
+    pub overlay: Vec<Mark>,
+}
+
+/// Play a video in a window at its own rate and report frame pacing and input latency.
+///
+/// On a headless machine, run it under Xvfb, e.g. `xvfb-run histoplay bench-play FILE`.
+#[derive(clap::Args)]
+pub struct PlayArgs {
+    pub input: PathBuf,
+    /// Seconds of playback to time, before the injected commands.
+    #[arg(long, default_value_t = 10.0)]
+    pub seconds: f64,
+}
+
+/// Measure the sound's timing against the picture, as recorded from PulseAudio.
+///
+/// Plays a clip that beeps and flashes white at every whole second, records the PulseAudio
+/// sink's monitor with parec, and reports the beeps' spacing and pitch and the sound's offset
+/// from the picture. Needs ffmpeg, parec, a PulseAudio server whose default sink the player
+/// plays on, and a display; without a sound card, a null sink made default does
+/// (`pulseaudio -D --exit-idle-time=-1`, `pactl load-module module-null-sink sink_name=cap`,
+/// `pactl set-default-sink cap`), and Xvfb for the display.
+#[derive(clap::Args)]
+pub struct AvArgs {
+    /// A clip made as bench-av makes one (default: made with the ffmpeg CLI).
+    #[arg(long)]
+    pub clip: Option<PathBuf>,
+    /// Media seconds to play and measure.
+    #[arg(long, default_value_t = 60)]
+    pub seconds: u32,
+    /// The player's playback speed.
+    #[arg(long, default_value_t = 1.0, value_parser = parse_speed)]
+    pub speed: f64,
+    /// The PulseAudio source to record: the monitor of the sink the player plays on.
+    #[arg(long, default_value = "@DEFAULT_MONITOR@")]
+    pub monitor: String,
+    /// Keep the clip, frame log, recording and the player's log, and say where.
+    #[arg(long)]
+    pub keep: bool,
+}
+
+/// Make a benchmark clip with FFmpeg's libraries (for machines without the ffmpeg CLI).
+///
+/// The video and its sound copied --loops times back to back, or re-encoded with libx264 at
+/// --size, --fps, --gop for --frames frames. The container follows OUTPUT's extension.
+#[derive(clap::Args)]
+pub struct MakeClipArgs {
+    pub input: PathBuf,
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Copies of the input back to back, without re-encoding.
+    #[arg(long, conflicts_with = "size")]
+    pub loops: Option<u32>,
+    /// Re-encode at this size, WxH.
+    #[arg(long, value_parser = parse_size, requires_all = ["fps", "gop", "frames"])]
+    pub size: Option<(u32, u32)>,
+    /// Frames a second of the re-encoded clip (input frames are repeated or dropped).
+    #[arg(long, requires = "size")]
+    pub fps: Option<u32>,
+    /// At most this many frames between keyframes.
+    #[arg(long, requires = "size")]
+    pub gop: Option<u32>,
+    /// Frames to encode (the input loops if it is shorter).
+    #[arg(long, requires = "size")]
+    pub frames: Option<u64>,
+    #[arg(long, default_value = "veryfast", requires = "size")]
+    pub preset: String,
+    #[arg(long, default_value_t = 23, requires = "size")]
+    pub crf: u32,
+    /// h264 (8-bit), or hevc10-pq: HEVC Main10 tagged HDR10 (the same picture in 10 bits).
+    #[arg(long, value_enum, default_value_t = ClipCodecArg::H264, requires = "size")]
+    pub codec: ClipCodecArg,
+}
+
+/// make-clip's codecs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClipCodecArg {
+    H264,
+    #[value(name = "hevc10-pq")]
+    Hevc10Pq,
+}
+
+pub fn parse_engine(s: &str) -> Result<EngineConfig, String> {
+    let bad = || format!("'{s}' is not an engine shape like 512/8/1/atomic or 256/8/2/1024");
+    let parts: Vec<&str> = s.split('/').collect();
+    let [wg, px, replicas, merge] = parts[..] else {
+        return Err(bad());
+    };
+    let number = |v: &str| v.parse::<u32>().map_err(|_| bad());
+    let (workgroup_size, loads_per_invocation, replicas) = (number(wg)?, number(px)?, number(replicas)?);
+    let merge = match merge {
+        "atomic" => Merge::Atomic,
+        fan_in => Merge::Tree {
+            fan_in: number(fan_in)?,
+        },
+    };
+    let valid_fan_in = !matches!(merge, Merge::Tree { fan_in } if fan_in < 2);
+    // A chunk is workgroup · loads · 4 pixels; keep it far inside u32 (and the GPU's reach).
+    let chunk_pixels = workgroup_size
+        .checked_mul(loads_per_invocation)
+        .and_then(|n| n.checked_mul(4));
+    let valid_shape = (1..=1024).contains(&workgroup_size)
+        && loads_per_invocation % 4 == 0
+        && loads_per_invocation > 0
+        && chunk_pixels.is_some_and(|n| n <= 1 << 24);
+    if !valid_fan_in || !valid_shape || replicas < 1 {
+        return Err(bad());
+    }
+    Ok(EngineConfig {
+        shape: ChunkShape {
+            workgroup_size,
+            loads_per_invocation,
+            replicas,
+        },
+        merge,
+        ..EngineConfig::default()
+    })
+}
+
+pub fn run_kernels(args: KernelArgs) -> Result<()> {
+    let KernelArgs {
+        input,
+        size,
+        iters,
+        bins,
+        engine,
+    } = args;
+    // The GPU first: a size it can't hold is refused before the picture is made.
+    let ctx = GpuContext::new()?;
+    let image = match input {
+        Some(path) => still::load(&path)?,
+        None => {
+            ctx.check_frame_size(size.0, size.1)?;
+            crate::kitten(size.0, size.1)
+        }
+    };
+    kernels::run(&ctx, &image, bins, iters.max(1), &engine, &mut std::io::stdout().lock())?;
+    Ok(())
+}
+
+pub fn run_pipeline(args: PipelineArgs) -> Result<()> {
+    let PipelineArgs {
+        input,
+        seeks,
+        backsteps,
+        cache_size,
+        long,
+        long_dir,
+        samples,
+        compare,
+        overlay,
+    } = args;
+    if let Some(judged) = compare {
+        return bench_pipeline::compare::run(&input, &judged, &mut std::io::stdout().lock());
+    }
+    if long.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
+        bail!("--long must be a positive number of seconds");
+    }
+    let options = bench_pipeline::BenchOptions {
+        seeks,
+        backsteps,
+        cache_bytes: cache_size,
+        long_seconds: long,
+        long_dir,
+        samples,
+        marks: MarkSettings {
+            shown: overlay.iter().fold(MarkSet::default(), |set, &m| set.with(m, true)),
+            zebra_low: Some(crate::marks::DEFAULT_ZEBRA_LOW),
+            ..MarkSettings::default()
+        },
+    };
+    bench_pipeline::run(&input, &options, &mut std::io::stdout().lock())
+}
+
+pub fn run_av(args: AvArgs) -> Result<()> {
+    let AvArgs {
+        clip,
+        seconds,
+        speed,
+        monitor,
+        keep,
+    } = args;
+    let options = bench_av::AvOptions {
+        clip,
+        seconds,
+        speed,
+        monitor,
+        keep,
+    };
+    bench_av::run(&options, &mut std::io::stdout().lock())
+}
+
+pub fn make_clip(args: MakeClipArgs) -> Result<()> {
+    let MakeClipArgs {
+        input,
+        output,
+        loops,
+        size,
+        fps,
+        gop,
+        frames,
+        preset,
+        crf,
+        codec,
+    } = args;
+    let started = std::time::Instant::now();
+    let written = match (size, fps, gop, frames) {
+        (None, ..) => {
+            let loops = loops.unwrap_or(1);
+            let packets = bench_clips::loop_copy(&input, &output, loops)?;
+            format!("{loops} loops, {packets} packets")
+        }
+        (Some((width, height)), Some(fps), Some(gop), Some(frames)) => {
+            let spec = ClipSpec {
+                width,
+                height,
+                fps,
+                gop,
+                frames,
+                preset,
+                crf,
+                codec: match codec {
+                    ClipCodecArg::H264 => ClipCodec::H264,
+                    ClipCodecArg::Hevc10Pq => ClipCodec::HevcMain10Pq,
+                },
+            };
+            let frames = bench_clips::encode_clip(&input, &output, &spec)?;
+            format!("{frames} frames of {width}x{height} at {fps} fps")
+        }
+        _ => bail!("--size needs --fps, --gop and --frames"),
+    };
+    let bytes = std::fs::metadata(&output).map_or(0, |m| m.len());
+    println!(
+        "wrote '{}': {written}, {bytes} bytes in {:.2} s",
+        output.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+pub fn run_play(args: PlayArgs) -> Result<()> {
+    let PlayArgs { input, seconds } = args;
+    if !(seconds > 0.0 && seconds.is_finite()) {
+        bail!("--seconds must be a positive number of seconds");
+    }
+    let options = PlayerOptions {
+        frame_log: None,
+        bench_seconds: Some(seconds),
+        sound: false,
+        cache_bytes: crate::video::decoder::DEFAULT_CACHE_BYTES,
+        speed: 1.0,
+        audio_device: None,
+        ..PlayerOptions::default()
+    };
+    if let Some(report) = player::play(&[input], options)? {
+        print!("{report}");
+    }
+    Ok(())
+}

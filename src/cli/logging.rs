@@ -1,0 +1,71 @@
+//! The log: env_logger at warn (info with `-v`), with the window system's complaints about the
+//! desktop (not the video) taken down to debug.
+
+/// Window-system libraries whose errors and warnings are about the desktop, not the video:
+/// sctk-adwaita asks the XDG desktop portal for the colour scheme of its title bar and logs an
+/// error wherever no portal answers (a bare compositor, a kiosk), though the window is fine.
+const DEMOTED_TARGETS: &[&str] = &["sctk_adwaita"];
+
+/// env_logger with `DEMOTED_TARGETS`' records taken down to debug level.
+pub struct DemotedLogger(env_logger::Logger);
+
+impl DemotedLogger {
+    fn demoted(metadata: &log::Metadata) -> bool {
+        metadata.level() < log::Level::Debug && DEMOTED_TARGETS.iter().any(|t| metadata.target().starts_with(t))
+    }
+}
+
+impl log::Log for DemotedLogger {
+    fn enabled(&self, metadata: &log::Metadata) -> bool {
+        if Self::demoted(metadata) {
+            let debug = log::Metadata::builder()
+                .level(log::Level::Debug)
+                .target(metadata.target())
+                .build();
+            return self.0.enabled(&debug);
+        }
+        self.0.enabled(metadata)
+    }
+
+    fn log(&self, record: &log::Record) {
+        if !Self::demoted(record.metadata()) {
+            return self.0.log(record);
+        }
+        self.0.log(
+            &log::Record::builder()
+                .args(*record.args())
+                .level(log::Level::Debug)
+                .target(record.target())
+                .module_path(record.module_path())
+                .file(record.file())
+                .line(record.line())
+                .build(),
+        );
+    }
+
+    fn flush(&self) {
+        self.0.flush();
+    }
+}
+
+/// Whether `e` comes from writing to a pipe whose reader has gone.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Installs the log: `RUST_LOG` if set, else warnings (info with `verbose`).
+pub fn init(verbose: bool) {
+    let default_filter = match verbose {
+        true => "info,wgpu_hal::vulkan::instance=off,wgpu_hal::gles=off",
+        false => "warn,wgpu_hal::vulkan::instance=off,wgpu_hal::gles=off",
+    };
+    let logger = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(default_filter)).build();
+    let max_level = logger.filter();
+    if log::set_boxed_logger(Box::new(DemotedLogger(logger))).is_ok() {
+        log::set_max_level(max_level);
+    }
+}

@@ -1,0 +1,178 @@
+//! `histoplay [FILE|DIR]...`: the player's options, its key bindings (mpv's, with the viewer's
+//! input.conf applied) and the sample it plays when given no file.
+
+use super::args::{parse_byte_size, parse_speed, AdjustArgs, CompareArgs, GraticuleArgs, MarkArgs};
+use crate::player::commands::Bindings;
+use crate::player::{self, PlayerOptions};
+use crate::video::source::hardware::Hwdec;
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+
+/// The player's options.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Videos (or directories of them) to play in a window, in order (default:
+    /// media/sample-540p.mp4).
+    pub files: Vec<PathBuf>,
+    /// Start the playlist over after its last file.
+    #[arg(long)]
+    pub loop_playlist: bool,
+    /// Loop each file (the `L` key).
+    #[arg(long)]
+    pub loop_file: bool,
+    /// Key bindings in mpv's input.conf syntax (default: ~/.config/histoplay/input.conf, if it
+    /// exists).
+    #[arg(long)]
+    pub input_conf: Option<PathBuf>,
+    #[command(flatten)]
+    pub adjust: AdjustArgs,
+    /// Write one line per presented frame to this file (for tests and benchmarks).
+    #[arg(long, hide = true)]
+    pub frame_log: Option<PathBuf>,
+    /// Play without sound.
+    #[arg(long)]
+    pub no_audio: bool,
+    /// Memory for decoded frames kept for instant steps back and forth: 1GiB by default;
+    /// takes KiB, MiB, GiB (or K, M, G), KB, MB, GB, or bytes.
+    #[arg(long, value_parser = parse_byte_size, default_value = "1GiB")]
+    pub cache_size: usize,
+    /// Playback speed to start at, 0.015625 to 64 (as mpv's --speed).
+    #[arg(long, default_value_t = 1.0, value_parser = parse_speed)]
+    pub speed: f64,
+    /// The sound output to play on, by its ALSA name (`default`, `pulse`, `hw:CARD=...`) or a
+    /// part of it that names one; the log (RUST_LOG=info) says which was chosen.
+    #[arg(long)]
+    pub audio_device: Option<String>,
+    /// Decoding on the GPU's video decoder (NVDEC, VA-API), for 8- and 10-bit 4:2:0 video: `auto` above
+    /// 1080p, `yes` at any size, `nvdec` or `vaapi` to pick one, `no` for software only. The
+    /// pictures are the same either way.
+    #[arg(long, global = true, value_enum, default_value = "auto")]
+    pub hwdec: Hwdec,
+    #[command(flatten)]
+    pub compare: CompareArgs,
+    #[command(flatten)]
+    pub marks: MarkArgs,
+    #[command(flatten)]
+    pub graticule: GraticuleArgs,
+}
+
+impl Args {
+    /// Plays the files in a window until it closes.
+    pub fn run(self) -> Result<()> {
+        let marks = self.marks.settings()?;
+        let (bindings, conf_warnings) = input_bindings(self.input_conf.as_deref())?;
+        // Before the player starts any thread, so that none of them dies of the signals.
+        let signals = crate::quit_signals::QuitSignals::install().map(std::sync::Arc::new);
+        let options = PlayerOptions {
+            frame_log: self.frame_log,
+            bench_seconds: None,
+            sound: !self.no_audio,
+            cache_bytes: self.cache_size,
+            speed: self.speed,
+            audio_device: self.audio_device,
+            bindings,
+            conf_warnings,
+            loop_playlist: self.loop_playlist,
+            loop_file: self.loop_file,
+            adjustments: self.adjust.adjustments(),
+            signals,
+            compare: self.compare.options(),
+            marks,
+            graticule: (self.graticule.waveform_scale, self.graticule.graticule),
+        };
+        play(self.files, options)
+    }
+}
+
+/// The player's keys, in `--help` and the manual page (the README's tables have them all).
+pub const KEYS_HELP: &str = "\
+Keys (mpv's defaults wherever histoplay has the function; more in the README):
+  Space, p        pause / play             . ,         step a frame forward / back
+  Left Right      seek -/+ 5 s, exactly    Up Down     seek +/- 60 s
+  [ ] { }         speed /1.1 *1.1 /2 *2    Backspace   speed 1
+  l  L            A-B loop, loop the file  < > Enter   previous / next file
+  1-8             contrast, brightness, gamma, saturation -/+
+  9 0  m          volume -/+, mute         i I         stats (a few seconds / on and off)
+  s               screenshot               f  q        fullscreen, quit
+histoplay's own:
+  h  H            histograms, scopes       M  Alt+z    graticule scale, vectorscope zoom
+  y  c  Tab       log heights, cover/contain, histogram timeline
+  right-drag      region of interest       Ctrl+r      whole frame again
+  a  n            auto-levels, equalisation
+  C B k K         comparing: mode, flicker, difference gain
+  Y X U D N       false colour, zebras, peaking, gamut, broadcast range
+
+Key bindings can be changed in ~/.config/histoplay/input.conf (mpv's syntax).
+Opening histoplay again while a window is open starts a second window, as mpv does.";
+
+/// `histoplay [FILE|DIR]...`: the player window.
+fn play(mut files: Vec<PathBuf>, options: PlayerOptions) -> Result<()> {
+    if files.is_empty() {
+        files.push(default_video());
+    }
+    player::play(&files, options)?;
+    Ok(())
+}
+
+/// mpv's default bindings with the viewer's input.conf applied: `--input-conf FILE` (which must
+/// exist), else `$XDG_CONFIG_HOME/histoplay/input.conf` or `~/.config/histoplay/input.conf`
+/// where there is one. Lines that are not understood are warnings (on stderr, and in the OSD).
+fn input_bindings(explicit: Option<&Path>) -> Result<(Bindings, Vec<String>)> {
+    let (path, text) = match explicit {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the input.conf '{}'", path.display()))?;
+            (path.to_path_buf(), text)
+        }
+        None => {
+            let config = std::env::var_os("XDG_CONFIG_HOME")
+                .filter(|dir| !dir.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".config")));
+            let Some(path) = config.map(|dir| dir.join("histoplay/input.conf")) else {
+                return Ok((Bindings::default(), Vec::new()));
+            };
+            match std::fs::read_to_string(&path) {
+                Ok(text) => (path, text),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Bindings::default(), Vec::new())),
+                Err(e) => {
+                    let warning = format!("cannot read '{}': {e}", path.display());
+                    eprintln!("warning: {warning}");
+                    return Ok((Bindings::default(), vec![warning]));
+                }
+            }
+        }
+    };
+    let (bindings, warnings) = Bindings::default().with_conf(&text, &path.display().to_string());
+    for warning in &warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok((bindings, warnings))
+}
+
+/// The bundled sample: media/sample-540p.mp4 of the checkout (under the current directory, the
+/// crate's own directory, or above the executable, target/<profile>/histoplay), or the
+/// installed one (PREFIX/share/histoplay/ beside PREFIX/bin/histoplay).
+fn default_video() -> PathBuf {
+    let relative = Path::new("media/sample-540p.mp4");
+    let exe = std::env::current_exe().ok();
+    let exe_repo = exe
+        .as_ref()
+        .and_then(|exe| exe.ancestors().nth(3).map(|repo| repo.join(relative)));
+    let installed = exe.as_ref().and_then(|exe| {
+        exe.ancestors()
+            .nth(2)
+            .map(|prefix| prefix.join("share/histoplay/sample-540p.mp4"))
+    });
+    let candidates = [
+        Some(relative.to_path_buf()),
+        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)),
+        exe_repo,
+        installed,
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| relative.to_path_buf())
+}

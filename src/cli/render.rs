@@ -1,0 +1,195 @@
+//! `histoplay render`: a picture, or a frame of a video, drawn with its histograms (and a
+//! scope, marks, a comparison) to a PNG, offscreen, as the window draws it.
+
+use super::args::{parse_bins, parse_region, parse_size, parse_zoom, AdjustArgs, CompareArgs, GraticuleArgs, MarkArgs};
+use crate::compare::align::{match_pair, Alignment};
+use crate::compare::CompareOptions;
+use crate::engine::histogram::DEFAULT_BINS;
+use crate::gpu::texture::GpuFrame;
+use crate::gpu::GpuContext;
+use crate::headless::decode_frame;
+use crate::render::layout::Fit;
+use crate::render::offscreen;
+use crate::render::scene::{Quads, ViewOptions};
+use crate::scope::{Region, ScopeKind};
+use crate::video::source::VideoSource;
+use crate::video::still;
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+
+/// Render a picture, or a frame of a video, with its histogram overlay to a PNG.
+#[derive(clap::Args)]
+pub struct Args {
+    input: PathBuf,
+    #[arg(short, long)]
+    output: PathBuf,
+    /// For a video: the frame to render, in presentation order.
+    #[arg(long, default_value_t = 0)]
+    frame: u64,
+    /// Output size, WxH (default: the picture's own size).
+    #[arg(long, value_parser = parse_size)]
+    size: Option<(u32, u32)>,
+    #[arg(long, default_value_t = DEFAULT_BINS, value_parser = parse_bins)]
+    bins: u32,
+    /// Show the whole picture (letterboxed) instead of filling the output.
+    #[arg(long)]
+    contain: bool,
+    /// Log-scaled histogram heights.
+    #[arg(long)]
+    log: bool,
+    /// Also draw a scope, as the player shows it.
+    #[arg(long, value_enum)]
+    scope: Option<ScopeKind>,
+    /// Count only this rectangle of the frame: X,Y,W,H in frame pixels (y down).
+    #[arg(long, value_parser = parse_region)]
+    region: Option<Region>,
+    #[command(flatten)]
+    adjust: AdjustArgs,
+    #[command(flatten)]
+    marks: MarkArgs,
+    #[command(flatten)]
+    graticule: GraticuleArgs,
+    /// The vectorscope magnified 2 or 4 times around its centre (key Alt+z).
+    #[arg(long, default_value_t = 1, value_parser = parse_zoom)]
+    vectorscope_zoom: u32,
+    /// With --compare JUDGED, the two as --compare-mode shows them, with the histograms
+    /// of what is shown.
+    #[command(flatten)]
+    compare: CompareArgs,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let options = ViewOptions {
+        fit: if args.contain { Fit::Contain } else { Fit::Cover },
+        quads: Quads::Both,
+        log_scale: args.log,
+        scope: args.scope,
+        timeline: false,
+        vectorscope_zoom: args.vectorscope_zoom,
+    };
+    let counting = offscreen::Counting {
+        bins: args.bins,
+        scope: args.scope,
+        region: args.region,
+        adjustments: args.adjust.adjustments(),
+        marks: args.marks.settings()?,
+        graticule: (args.graticule.waveform_scale, args.graticule.graticule),
+    };
+    let (input, output, frame, size) = (&args.input, &args.output, args.frame, args.size);
+    match args.compare.options() {
+        Some(shown) => render_comparison(input, output, frame, shown, size, counting, options),
+        None => render_one(input, output, frame, size, counting, options),
+    }
+}
+
+/// `render INPUT --compare JUDGED`: frame K of the reference and its partner in the judged
+/// file, as `shown` asks.
+fn render_comparison(
+    reference: &Path,
+    output: &Path,
+    frame: u64,
+    shown: CompareOptions,
+    size: Option<(u32, u32)>,
+    counting: offscreen::Counting,
+    options: ViewOptions,
+) -> Result<()> {
+    let mut a = VideoSource::open(reference)?;
+    let mut b = VideoSource::open(&shown.path)?;
+    match_pair(&a, &mut b)?;
+    for s in [&a, &b] {
+        if s.info.volume.is_hdr() {
+            bail!(
+                "'{}' is HDR: render --compare draws SDR video (an HDR pair would show untone-mapped)",
+                s.info.path.display()
+            );
+        }
+    }
+    let format = a.info.format;
+    let decoded_a = decode_frame(&mut a, frame)?;
+    // B's partner of frame K, as `compare` and the window pair them.
+    let alignment = Alignment::of(&a, &b, shown.by, shown.offset);
+    let Some(want) = alignment.want(frame, decoded_a.seconds) else {
+        bail!(
+            "--offset {} puts frame {frame} before the other file's first",
+            shown.offset
+        );
+    };
+    let frame_b = alignment.partner_number(&b, want);
+    let composite = shown.composite(format.width);
+    let (out_w, out_h) = shown.mode.output_size((format.width, format.height));
+    if let Some(region) = counting.region {
+        region.check(out_w, out_h)?;
+    }
+    let decoded_b = decode_frame(&mut b, frame_b)?;
+    let ctx = GpuContext::new()?;
+    let size = size.unwrap_or((out_w, out_h));
+    let (planes_a, planes_b) = (decoded_a.planes(format.layout), decoded_b.planes(format.layout));
+    // Each with its own colour (matrix, range); B's layout and size are A's after match_pair.
+    let video = |source: &VideoSource, planes| offscreen::VideoFrame {
+        format: source.info.format,
+        volume: source.info.volume,
+        frame_peak_nits: None,
+        planes,
+        aspect: out_w as f32 / out_h as f32,
+    };
+    let rgba = offscreen::render_comparison(
+        &ctx,
+        video(&a, &planes_a),
+        video(&b, &planes_b),
+        composite,
+        size,
+        counting,
+        options,
+    )?;
+    still::save_png(output, size.0, size.1, &rgba).with_context(|| format!("cannot write '{}'", output.display()))?;
+    Ok(())
+}
+
+fn render_one(
+    input: &Path,
+    output: &Path,
+    frame: u64,
+    size: Option<(u32, u32)>,
+    counting: offscreen::Counting,
+    options: ViewOptions,
+) -> Result<()> {
+    let (size, rgba) = if still::is_still_image(input) {
+        if frame != 0 {
+            bail!("'{}' is a still image: it has only frame 0", input.display());
+        }
+        let image = still::load(input)?;
+        if let Some(region) = counting.region {
+            region.check(image.width, image.height)?;
+        }
+        let ctx = GpuContext::new()?;
+        let size = size.unwrap_or((image.width, image.height));
+        let picture = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
+        (
+            size,
+            offscreen::render_picture(&ctx, &picture, offscreen::PictureOf::Still, size, counting, options)?,
+        )
+    } else {
+        let mut source = VideoSource::open(input)?;
+        let format = source.info.format;
+        if let Some(region) = counting.region {
+            region.check(format.width, format.height)?;
+        }
+        let decoded = decode_frame(&mut source, frame)?;
+        let ctx = GpuContext::new()?;
+        let size = size.unwrap_or((format.width, format.height));
+        let planes = decoded.planes(format.layout);
+        let frame = offscreen::VideoFrame {
+            format,
+            volume: source.info.volume,
+            frame_peak_nits: source.info.frame_light.get(),
+            planes: &planes,
+            aspect: format.width as f32 / format.height as f32,
+        };
+        (
+            size,
+            offscreen::render_video_frame(&ctx, frame, size, counting, options)?,
+        )
+    };
+    still::save_png(output, size.0, size.1, &rgba).with_context(|| format!("cannot write '{}'", output.display()))?;
+    Ok(())
+}

@@ -1,0 +1,179 @@
+//! `histoplay report`: FFmpeg's `signalstats` of every frame, as JSON Lines, CSV or a QCTools
+//! report, for one file (`file`) or a batch of them (`batch`), with limits that flag runs of
+//! frames (`limits`).
+
+pub mod batch;
+pub mod file;
+pub mod limits;
+pub mod qctools;
+
+use crate::headless::FrameRange;
+use crate::quit_signals::QuitSignals;
+use crate::video::source::VideoSource;
+use anyhow::{bail, Context, Result};
+use file::{report_video, GpuOpening, ReportOptions};
+use limits::Limits;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// QC statistics of every frame, as FFmpeg's signalstats filter and QCTools give them.
+///
+/// The values of FFmpeg's signalstats filter with stat=tout+vrep+brng (those QCTools reports
+/// show): Y, U, V and saturation minimum, 10% and 90% points, average and maximum; hue median
+/// and average; differences from the previous frame; temporal outliers, repeated lines and
+/// pixels outside broadcast range. One JSON line (or CSV row) per frame, at the source's depth,
+/// or a QCTools report.
+#[derive(clap::Args)]
+pub struct Args {
+    /// A video; or several, or directories (searched for videos): a batch, with a report
+    /// written beside each file (as --format, QCTools by default) and a summary table.
+    #[arg(required = true, value_name = "INPUT")]
+    inputs: Vec<PathBuf>,
+    /// A range of frames: A..B (B excluded), A..=B, A.. (to the end) [default: every frame].
+    #[arg(long, value_parser = FrameRange::parse)]
+    frames: Option<FrameRange>,
+    /// CSV instead of JSON Lines, values printed as ffprobe prints them (as --format csv).
+    #[arg(long, conflicts_with = "format")]
+    csv: bool,
+    /// json (JSON Lines on stdout), csv, or qctools: a QCTools report, gzipped ffprobe XML,
+    /// written to --output (default INPUT.qctools.xml.gz).
+    #[arg(long, value_enum)]
+    format: Option<ReportFormat>,
+    /// Where --format qctools writes the report.
+    #[arg(short, long, requires = "format")]
+    output: Option<PathBuf>,
+    /// Limits, e.g. 'YMAX>235,BRNG>0.01,SATMAX>=118.2' (>, >=, <, <=), and QCTools
+    /// broadcast profiles by qct-parse's names (default or broadcast, highTolerance,
+    /// midTolerance, lowTolerance; levels at the file's depth): each run of frames beyond
+    /// one is listed on stderr (frames, times, worst value), and the exit status is 1 when
+    /// there is any.
+    #[arg(long, value_parser = Limits::parse)]
+    fail_on: Option<Limits>,
+    /// Count on the CPU (the reference implementation) instead of the GPU; the output is
+    /// identical.
+    #[arg(long)]
+    cpu: bool,
+    /// A batch: leave out the files whose report is already there (resuming a stopped one).
+    #[arg(long)]
+    skip_existing: bool,
+    /// A batch: files reported at once [default: a quarter of the cores, 1 to 8].
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+    jobs: Option<u16>,
+}
+
+/// What a report is written as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// JSON Lines: an object per frame.
+    Json,
+    /// A header row, then a row per frame; values as `ffprobe` prints them.
+    Csv,
+    /// A QCTools report: gzipped ffprobe XML.
+    Qctools,
+}
+
+impl ReportFormat {
+    /// The report's name beside `input`: `FILE.qctools.xml.gz` as QCTools names it,
+    /// `FILE.signalstats.jsonl` or `FILE.signalstats.csv`.
+    pub fn path_beside(self, input: &Path) -> PathBuf {
+        let ending = match self {
+            ReportFormat::Qctools => ".qctools.xml.gz",
+            ReportFormat::Json => ".signalstats.jsonl",
+            ReportFormat::Csv => ".signalstats.csv",
+        };
+        let mut name = input.as_os_str().to_owned();
+        name.push(ending);
+        PathBuf::from(name)
+    }
+}
+
+pub fn run(args: Args) -> Result<()> {
+    if args.inputs.len() > 1 || args.inputs[0].is_dir() {
+        return run_batch(args);
+    }
+    let input = &args.inputs[0];
+    if args.skip_existing || args.jobs.is_some() {
+        bail!("--skip-existing and --jobs are for a batch (several files, or a directory)");
+    }
+    let format = match (args.format, args.csv) {
+        (Some(format), _) => format,
+        (None, true) => ReportFormat::Csv,
+        (None, false) => ReportFormat::Json,
+    };
+    if args.output.is_some() && format != ReportFormat::Qctools {
+        bail!("--output is where --format qctools writes; the other formats go to stdout");
+    }
+    let range = args.frames.unwrap_or(FrameRange { start: 0, end: None });
+    let gpu = GpuOpening::start(!args.cpu);
+    let source = VideoSource::open(input)?;
+    let gpu = gpu.finish();
+    let options = ReportOptions {
+        limits: args.fail_on.unwrap_or_default(),
+        cpu: args.cpu,
+        gpu: gpu.as_ref(),
+        ..Default::default()
+    };
+    let (_, runs) = if format == ReportFormat::Qctools {
+        let path = args.output.unwrap_or_else(|| format.path_beside(input));
+        let file = std::fs::File::create(&path).with_context(|| format!("'{}' can't be written", path.display()))?;
+        let mut out = std::io::BufWriter::new(file);
+        report_video(source, range, format, options, &mut out).inspect_err(|_| {
+            let _ = std::fs::remove_file(&path);
+        })?
+    } else {
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        report_video(source, range, format, options, &mut out)?
+    };
+    if !runs.is_empty() {
+        for run in &runs {
+            eprintln!("{run}");
+        }
+        eprintln!("{} run(s) of frames beyond the limits", runs.len());
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+/// Several files, or directories: a report beside each file and a summary table.
+fn run_batch(args: Args) -> Result<()> {
+    if args.frames.is_some() || args.output.is_some() {
+        bail!("a batch reports whole files beside them: --frames and --output are for one file");
+    }
+    let format = match (args.format, args.csv) {
+        (Some(format), _) => format,
+        (None, true) => ReportFormat::Csv,
+        (None, false) => ReportFormat::Qctools,
+    };
+    let files = batch::expand(&args.inputs);
+    if files.is_empty() {
+        let names: Vec<String> = args.inputs.iter().map(|p| format!("'{}'", p.display())).collect();
+        bail!("no video files in {}", names.join(", "));
+    }
+    // Before the batch starts any thread, so that none of them dies of the signals.
+    let signals = QuitSignals::install();
+    let options = batch::BatchOptions {
+        format,
+        limits: args.fail_on.unwrap_or_default(),
+        cpu: args.cpu,
+        skip_existing: args.skip_existing,
+        jobs: args.jobs.map_or_else(batch::default_jobs, usize::from),
+        stop: signals.as_ref(),
+    };
+    let outcomes = batch::report_batch(&files, &options);
+    let mut out = std::io::stdout().lock();
+    batch::write_summary(&mut out, &files, &outcomes)?;
+    out.flush()?;
+    drop(out);
+    if let Some(status) = signals.as_ref().and_then(QuitSignals::exit_status) {
+        std::process::exit(status);
+    }
+    let bad = outcomes.iter().any(|o| match o {
+        batch::Outcome::Failed(_) | batch::Outcome::Stopped => true,
+        batch::Outcome::Done { runs, .. } => !runs.is_empty(),
+        batch::Outcome::Skipped => false,
+    });
+    if bad {
+        std::process::exit(1);
+    }
+    Ok(())
+}

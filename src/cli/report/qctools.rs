@@ -1,0 +1,89 @@
+//! `report --format qctools`: the statistics as a QCTools report, the gzipped XML `ffprobe
+//! -show_frames -of xml` writes (QCTools' docs/data_format.md): `<ffprobe:ffprobe>` holding
+//! `<frames>` of `<frame media_type="video" …>` with the attributes QCTools reads and a
+//! `<tag key="lavfi.signalstats.NAME" value="…"/>` per statistic, printed as ffprobe prints it.
+
+//!
+//! The packets' positions, sizes, durations and key flags are those the decoder handed on with
+//! each picture, from the one demux that fed it (as ffprobe takes them from its frames).
+
+use crate::headless::FrameMeta;
+use crate::signalstats::SignalStats;
+use crate::video::source::VideoSource;
+use flate2::write::GzEncoder;
+use std::io::{self, Write};
+
+/// A QCTools report being written.
+pub struct QctoolsReport<W: Write> {
+    out: GzEncoder<W>,
+    stream_index: usize,
+    time_base: f64,
+    width: u32,
+    height: u32,
+    pix_fmt: String,
+}
+
+impl<W: Write> QctoolsReport<W> {
+    /// Starts the report of `source`'s video stream into `out`.
+    pub fn start(source: &VideoSource, out: W) -> io::Result<Self> {
+        let info = &source.info;
+        let (num, den) = info.time_base;
+        let mut out = GzEncoder::new(out, flate2::Compression::default());
+        out.write_all(
+            b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+              <ffprobe:ffprobe xmlns:ffprobe=\"http://www.ffmpeg.org/schema/ffprobe\" \
+              xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" \
+              xsi:schemaLocation=\"http://www.ffmpeg.org/schema/ffprobe ffprobe.xsd\">\n    <frames>\n",
+        )?;
+        Ok(Self {
+            out,
+            stream_index: source.stream_index(),
+            time_base: f64::from(num) / f64::from(den),
+            width: info.format.width,
+            height: info.format.height,
+            pix_fmt: info.pixel_format.clone(),
+        })
+    }
+
+    /// One frame: its pts (in the stream's time base, if known), what came with it, and its
+    /// statistics.
+    pub fn frame(&mut self, pts: Option<i64>, frame: &FrameMeta, stats: &SignalStats) -> io::Result<()> {
+        let FrameMeta {
+            seconds,
+            pict_type,
+            packet,
+            ..
+        } = *frame;
+        let pts_text = pts.map_or("N/A".to_string(), |p| p.to_string());
+        let pos_text = match packet.pos {
+            -1 => "N/A".to_string(),
+            pos => pos.to_string(),
+        };
+        writeln!(
+            self.out,
+            "        <frame media_type=\"video\" stream_index=\"{}\" key_frame=\"{}\" pkt_pts=\"{pts_text}\" \
+             pkt_pts_time=\"{seconds:.7}\" pkt_duration_time=\"{:.7}\" pkt_pos=\"{pos_text}\" pkt_size=\"{}\" \
+             width=\"{}\" height=\"{}\" pix_fmt=\"{}\" pict_type=\"{pict_type}\">",
+            self.stream_index,
+            u8::from(packet.key),
+            packet.duration as f64 * self.time_base,
+            packet.size,
+            self.width,
+            self.height,
+            self.pix_fmt,
+        )?;
+        for (name, value) in stats.printed() {
+            writeln!(
+                self.out,
+                "            <tag key=\"lavfi.signalstats.{name}\" value=\"{value}\"/>"
+            )?;
+        }
+        self.out.write_all(b"        </frame>\n")
+    }
+
+    /// Closes the document and the gzip stream.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.out.write_all(b"    </frames>\n</ffprobe:ffprobe>\n")?;
+        self.out.finish()
+    }
+}

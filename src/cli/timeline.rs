@@ -1,0 +1,29 @@
+//! `histoplay timeline`: the histogram timeline of a whole video, drawn to a PNG.
+
+use super::args::parse_size;
+use crate::video::still;
+use anyhow::{Context, Result};
+use std::path::PathBuf;
+
+/// Render the histogram timeline of a video to a PNG.
+///
+/// The luminance histogram of every frame: x = time (column x holds the frames n with
+/// n·W/frames = x), y = luminance (0 at the bottom), brightness = share of the column's
+/// pixels; red and blue marks where highlights and shadows clip.
+#[derive(clap::Args)]
+pub struct Args {
+    input: PathBuf,
+    #[arg(short, long)]
+    output: PathBuf,
+    /// The strip's size, WxH.
+    #[arg(long, value_parser = parse_size, default_value = "1024x128")]
+    size: (u32, u32),
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let (width, height) = args.size;
+    let rgba = crate::timeline::render_file(&args.input, args.size)?;
+    still::save_png(&args.output, width, height, &rgba)
+        .with_context(|| format!("cannot write '{}'", args.output.display()))?;
+    Ok(())
+}

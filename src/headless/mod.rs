@@ -1,0 +1,324 @@
+//! Headless runs over a video's frames, shared by `hist`, `scope`, `report`, `compare`, the
+//! timeline and the benchmarks: the frames of a range decoded and run through the same decode
+//! thread, ring and frame pipeline as in the player (or through the CPU twins), their results
+//! read back through a ring of mapped buffers, in order.
+
+pub mod progress;
+
+use crate::engine::histogram::Depth;
+use crate::gpu::readback::ReadbackRing;
+use crate::gpu::{GpuContext, GpuError};
+use crate::pipeline::FramePipeline;
+use crate::scope::Region;
+use crate::video::convert::convert_cpu;
+use crate::video::decoder::{DecodeThread, DecoderEvent};
+use crate::video::ring::RING_SLOTS;
+use crate::video::source::{CatchUp, DecodedFrame, PacketProps, SeekTarget, VideoSource};
+use progress::Progress;
+use std::time::Duration;
+use thiserror::Error;
+
+/// Frames `start..end` in presentation order (`end` None: to the last frame).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameRange {
+    pub start: u64,
+    pub end: Option<u64>,
+}
+
+impl FrameRange {
+    pub fn single(frame: u64) -> Self {
+        Self {
+            start: frame,
+            end: Some(frame + 1),
+        }
+    }
+
+    /// Parses `A..B`, `A..=B`, `A..` and `..B`.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let bad = || format!("'{s}' is not a frame range like 100..200, 100..=199 or 100..");
+        let (a, b) = s.split_once("..").ok_or_else(bad)?;
+        let number = |v: &str| v.trim().parse::<u64>().map_err(|_| bad());
+        let start = if a.trim().is_empty() { 0 } else { number(a)? };
+        let end = match b.strip_prefix('=') {
+            Some(inclusive) => Some(number(inclusive)? + 1),
+            None if b.trim().is_empty() => None,
+            None => Some(number(b)?),
+        };
+        if end.is_some_and(|e| e <= start) {
+            return Err(format!("'{s}' holds no frames"));
+        }
+        Ok(Self { start, end })
+    }
+
+    pub fn contains(&self, frame: u64) -> bool {
+        frame >= self.start && self.end.is_none_or(|e| frame < e)
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum ClipError {
+    #[error(transparent)]
+    Video(#[from] crate::video::source::VideoError),
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    #[error(transparent)]
+    Ring(#[from] crate::video::ring::RingError),
+    #[error("writing the output failed: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0}")]
+    Decode(String),
+    #[error(transparent)]
+    Scope(#[from] crate::scope::ScopeError),
+    #[error(transparent)]
+    Region(#[from] crate::scope::RegionError),
+    #[error(transparent)]
+    Pair(#[from] crate::compare::align::PairError),
+    #[error("frame {asked} is past the end: '{path}' has {count} frames")]
+    PastEnd { asked: u64, count: u64, path: String },
+}
+
+/// Readies a source for a headless pass over `range`: exact frame numbers, the range's start
+/// and the region checked before anything is decoded.
+pub fn prepare(mut source: VideoSource, range: FrameRange, region: Option<Region>) -> Result<VideoSource, ClipError> {
+    // Frame K must be frame K: numbers wait for the index, which reads only as far as needed.
+    source.set_exact_numbers(true);
+    check_in_range(&source, range.start)?;
+    if let Some(region) = region {
+        let format = source.info.format;
+        region.check(format.width, format.height)?;
+    }
+    Ok(source)
+}
+
+/// Fails if the stream has no frame `frame` (once the index has read far enough to say).
+fn check_in_range(source: &VideoSource, frame: u64) -> Result<(), ClipError> {
+    let index = source.index();
+    if index.wait_pts_of(frame).is_none() {
+        if let Some(count) = index.frame_count() {
+            return Err(ClipError::PastEnd {
+                asked: frame,
+                count,
+                path: source.info.path.display().to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Positions `source` to decode from the keyframe before frame `frame`, skipping what it can
+/// on the way (a source that can't number frames starts from the beginning).
+pub(crate) fn seek_to_frame(source: &mut VideoSource, frame: u64) {
+    if frame == 0 {
+        return;
+    }
+    if let Some(pts) = source.index().wait_pts_of(frame) {
+        source.seek_before(pts);
+        source.catch_up(Some(CatchUp {
+            limit: pts,
+            keep_from: pts,
+            pass: true,
+        }));
+    }
+}
+
+/// Decodes the frames of `range` and converts each on the CPU (the reference path), handing
+/// `each` the packed pixels at their depth; returns how many frames it was handed.
+pub fn cpu_frames(
+    mut source: VideoSource,
+    range: FrameRange,
+    mut each: impl FnMut(&[u32], Depth, FrameMeta) -> std::io::Result<()>,
+) -> Result<u64, ClipError> {
+    let mut progress = Progress::new(frames_to_do(&source, range));
+    seek_to_frame(&mut source, range.start);
+    let format = source.info.format;
+    let depth = Depth::from_bits(format.layout.output_bits());
+    let mut done = 0;
+    while let Some(frame) = source.next_frame()? {
+        if range.end.is_some_and(|e| frame.index >= e) {
+            break;
+        }
+        if !range.contains(frame.index) {
+            continue;
+        }
+        let words = convert_cpu(&format, &frame.planes(format.layout));
+        each(
+            &words,
+            depth,
+            FrameMeta {
+                index: frame.index,
+                seconds: frame.seconds,
+                pict_type: frame.pict_type,
+                packet: frame.packet,
+            },
+        )?;
+        done += 1;
+        progress.tick(done);
+    }
+    Ok(done)
+}
+
+/// How many frames a range holds, as far as the file says (exactly, or from its estimate).
+pub fn frames_to_do(source: &VideoSource, range: FrameRange) -> Option<u64> {
+    let end = range
+        .end
+        .or_else(|| source.index().frame_count())
+        .or(source.index().estimated_count)?;
+    Some(end.saturating_sub(range.start))
+}
+
+/// Frame `frame` of a video, decoded (its planes in `source.info.format`).
+pub fn decode_frame(source: &mut VideoSource, frame: u64) -> Result<DecodedFrame, ClipError> {
+    source.set_exact_numbers(true);
+    check_in_range(source, frame)?;
+    seek_to_frame(source, frame);
+    while let Some(decoded) = source.next_frame()? {
+        if decoded.index == frame {
+            return Ok(decoded);
+        }
+        if decoded.index > frame {
+            break;
+        }
+    }
+    Err(ClipError::Decode(format!(
+        "frame {frame} of '{}' could not be decoded",
+        source.info.path.display()
+    )))
+}
+
+/// Which frame a result belongs to.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameMeta {
+    pub index: u64,
+    pub seconds: f64,
+    /// The picture's coding type (`I`, `P`, `B`, `?`).
+    pub pict_type: char,
+    /// Where its packet sat in the file.
+    pub packet: PacketProps,
+}
+
+/// Runs the frames of `range` through the GPU frame pipeline (the player's decode thread, ring,
+/// converter and passes): `setup` configures the pipeline (region, scope) and says how many
+/// bytes each frame's result holds, `copy` records copying a frame's result into a readback
+/// buffer, and `emit` gets each result back, in order. Returns how many frames were emitted.
+pub fn gpu_frames(
+    source: VideoSource,
+    range: FrameRange,
+    bins: u32,
+    setup: impl FnOnce(&GpuContext, &mut FramePipeline) -> Result<u64, ClipError>,
+    copy: impl Fn(&FramePipeline, &mut wgpu::CommandEncoder, &wgpu::Buffer),
+    emit: impl FnMut(&FramePipeline, &[u8], FrameMeta) -> std::io::Result<()>,
+) -> Result<u64, ClipError> {
+    let ctx = GpuContext::new()?;
+    let progress = Progress::new(frames_to_do(&source, range));
+    gpu_frames_on(&ctx, source, range, bins, Some(progress), setup, copy, emit)
+}
+
+/// Frames whose results are in flight at once on the way back from the GPU: enough that the
+/// decoder never waits on a readback of a frame just submitted.
+const READBACKS: usize = 12;
+
+/// `gpu_frames` on a GPU the caller already has (the player's), with a progress line or none.
+/// `emit` failing stops the run (with its error).
+#[allow(clippy::too_many_arguments)]
+pub fn gpu_frames_on(
+    ctx: &GpuContext,
+    source: VideoSource,
+    range: FrameRange,
+    bins: u32,
+    mut progress: Option<Progress>,
+    setup: impl FnOnce(&GpuContext, &mut FramePipeline) -> Result<u64, ClipError>,
+    copy: impl Fn(&FramePipeline, &mut wgpu::CommandEncoder, &wgpu::Buffer),
+    mut emit: impl FnMut(&FramePipeline, &[u8], FrameMeta) -> std::io::Result<()>,
+) -> Result<u64, ClipError> {
+    let format = source.info.format;
+    // The colour volume matters to the CIE diagram (linear light) and the marks.
+    let mut pipeline = FramePipeline::new(ctx, bins, format, source.info.volume, RING_SLOTS)?;
+    let result_bytes = setup(ctx, &mut pipeline)?;
+    let mut readback = ReadbackRing::new(&ctx.device, result_bytes, READBACKS);
+    let mut submitted = 0u64;
+    let mut emitted = 0u64;
+    // Frames go by once: nothing is kept for steps.
+    let mut decoder = DecodeThread::spawn(source, ctx.queue.clone(), pipeline.ring.slots.clone(), 0);
+    if range.start > 0 {
+        decoder.seek(SeekTarget::Frame(range.start));
+    }
+    let mut take = |bytes: &[u8], frame: FrameMeta| {
+        emitted += 1;
+        emit(&pipeline, bytes, frame)
+    };
+    loop {
+        // A decode that stalls for this long is stuck, not slow.
+        let event = decoder
+            .next_current(Duration::from_secs(60))
+            .ok_or_else(|| ClipError::Decode("the decoder stopped responding".into()))?;
+        let frame = match event {
+            DecoderEvent::Frame(frame) => frame,
+            DecoderEvent::EndOfStream { .. } => break,
+            DecoderEvent::Failed { message, .. } => return Err(ClipError::Decode(message)),
+        };
+        if range.end.is_some_and(|e| frame.index >= e) {
+            decoder.release(frame.slot);
+            break;
+        }
+        // A seek's keyframe preview is not a frame of the range (the frame it stands in for
+        // follows).
+        if frame.preview || !range.contains(frame.index) {
+            decoder.release(frame.slot);
+            continue;
+        }
+        if readback.is_full() {
+            readback.read_oldest(ctx, &mut take)?.transpose()?;
+        }
+        let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("headless frame"),
+        });
+        pipeline.encode_frame(&mut encoder, frame.slot);
+        copy(&pipeline, &mut encoder, readback.next_buffer());
+        ctx.queue.submit([encoder.finish()]);
+        decoder.release(frame.slot);
+        readback.submitted(FrameMeta {
+            index: frame.index,
+            seconds: frame.seconds,
+            pict_type: frame.pict_type,
+            packet: frame.packet,
+        });
+        submitted += 1;
+        if let Some(progress) = &mut progress {
+            progress.tick(submitted);
+        }
+    }
+    while !readback.is_empty() {
+        readback.read_oldest(ctx, &mut take)?.transpose()?;
+    }
+    Ok(emitted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FrameRange;
+
+    #[test]
+    fn ranges_parse_like_rust() {
+        assert_eq!(
+            FrameRange::parse("10..20"),
+            Ok(FrameRange {
+                start: 10,
+                end: Some(20)
+            })
+        );
+        assert_eq!(
+            FrameRange::parse("10..=20"),
+            Ok(FrameRange {
+                start: 10,
+                end: Some(21)
+            })
+        );
+        assert_eq!(FrameRange::parse("100.."), Ok(FrameRange { start: 100, end: None }));
+        assert_eq!(FrameRange::parse("..5"), Ok(FrameRange { start: 0, end: Some(5) }));
+        assert!(FrameRange::parse("5..5").is_err());
+        assert!(FrameRange::parse("5").is_err());
+        assert!(FrameRange::parse("a..b").is_err());
+        assert!(FrameRange::single(3).contains(3));
+        assert!(!FrameRange::single(3).contains(4));
+    }
+}
