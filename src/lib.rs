@@ -5,6 +5,7 @@ pub mod audio;
 pub mod bench;
 pub mod cli;
 pub mod clock;
+pub mod colour;
 pub mod compare;
 pub mod engine;
 pub mod gpu;

@@ -5,7 +5,8 @@ mod common;
 
 use common::JsonExt;
 use histoplay::cli::still::RgbaImage;
-use histoplay::engine::histogram::{histogram_packed, Depth};
+use histoplay::colour::{ColorVolume, Depth};
+use histoplay::engine::histogram::histogram_packed;
 use histoplay::engine::{EngineConfig, HistogramEngine};
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::gpu::GpuContext;
@@ -13,7 +14,6 @@ use histoplay::scope::cie::{self, Chromaticity};
 use histoplay::scope::gpu::ScopePass;
 use histoplay::scope::region::counted_pixels;
 use histoplay::scope::{self, Region, ScopeKind};
-use histoplay::video::format::ColorVolume;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -4,14 +4,13 @@
 
 use super::kernels::{runs_within_budget, time_gpu, BenchError, Row};
 use crate::cli::still::RgbaImage;
-use crate::engine::histogram::Depth;
+use crate::colour::{ColorVolume, Depth};
 use crate::engine::{EngineConfig, HistogramEngine, Stage};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::scope::cie::{self, Chromaticity};
 use crate::scope::gpu::{ScopePass, ScopeTarget};
 use crate::scope::{self, ScopeKind, DEFAULT_COLUMNS};
-use crate::video::format::ColorVolume;
 use std::time::Instant;
 
 /// One scope of the frame, ready to time.

@@ -5,7 +5,8 @@
 use crate::cli::progress::Progress;
 use crate::cli::report::{self, FrameReport};
 use crate::cli::still::RgbaImage;
-use crate::engine::histogram::{self, Depth, Histogram};
+use crate::colour::Depth;
+use crate::engine::histogram::{self, Histogram};
 use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::readback::ReadbackRing;
 use crate::gpu::texture::GpuFrame;

@@ -5,7 +5,7 @@
 use crate::cli::hist::{self, ClipError, FrameMeta, FrameRange};
 use crate::cli::report::{write_line, RegionBox, Seconds};
 use crate::cli::still::RgbaImage;
-use crate::engine::histogram::Depth;
+use crate::colour::{ColorVolume, Depth};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::render::adjust::{adjust_still, Adjustments, CpuAdjuster};
@@ -13,7 +13,6 @@ use crate::scope::cie::{self, Chromaticity};
 use crate::scope::gpu::ScopePass;
 use crate::scope::region;
 use crate::scope::{self, Region, ScopeKind, VECTORSCOPE_SIDE};
-use crate::video::format::ColorVolume;
 use crate::video::source::VideoSource;
 use serde::Serialize;
 use std::io::{self, Write};

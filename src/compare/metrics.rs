@@ -322,7 +322,7 @@ mod tests {
                 },
                 width,
                 height,
-                color: crate::video::format::ColorSpec::resolve(None, None, width, height, false),
+                color: crate::colour::ColorSpec::resolve(None, None, width, height, false),
             };
             Self { planes, format }
         }

@@ -1,6 +1,8 @@
 //! What a decoded frame looks like: its plane layout, its colour matrix and range. Shared by the
 //! decoder (which reads them from FFmpeg) and the converter (which turns planes into RGB).
 
+use crate::colour::ColorSpec;
+
 /// How a frame's planes are laid out in memory and uploaded to the GPU, one texture per plane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PlaneLayout {
@@ -116,101 +118,6 @@ impl PlaneLayout {
     }
 }
 
-/// The Y'CbCr → R'G'B' matrix.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Matrix {
-    Bt601,
-    Bt709,
-    Bt2020,
-}
-
-impl Matrix {
-    /// Kr and Kb of the matrix (Kg = 1 - Kr - Kb).
-    pub fn kr_kb(self) -> (f64, f64) {
-        match self {
-            Matrix::Bt601 => (0.299, 0.114),
-            Matrix::Bt709 => (0.2126, 0.0722),
-            Matrix::Bt2020 => (0.2627, 0.0593),
-        }
-    }
-}
-
-/// Whether samples use the full code range or the limited ("TV", 16–235 / 16–240) one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Range {
-    Limited,
-    Full,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ColorSpec {
-    pub matrix: Matrix,
-    pub range: Range,
-}
-
-impl ColorSpec {
-    /// The matrix and range of a stream, filling in what it leaves untagged as mpv does:
-    /// HD (width ≥ 1280 or height > 576) is BT.709, SD is BT.601; YUV is limited range, except
-    /// JPEG-style (yuvj) formats, which are full.
-    pub fn resolve(matrix: Option<Matrix>, range: Option<Range>, width: u32, height: u32, jpeg: bool) -> Self {
-        let hd = width >= 1280 || height > 576;
-        ColorSpec {
-            matrix: matrix.unwrap_or(if hd { Matrix::Bt709 } else { Matrix::Bt601 }),
-            range: range.unwrap_or(if jpeg { Range::Full } else { Range::Limited }),
-        }
-    }
-}
-
-/// The transfer function a stream's R'G'B' signal is encoded with.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Transfer {
-    /// BT.709 / BT.1886 / sRGB and the other SDR curves: shown as they are.
-    #[default]
-    Sdr,
-    /// SMPTE ST 2084 (HDR10 and the base layer of Dolby Vision profile 8.1).
-    Pq,
-    /// ARIB STD-B67 / BT.2100 hybrid log-gamma.
-    Hlg,
-}
-
-impl Transfer {
-    /// For the OSD.
-    pub fn label(self) -> &'static str {
-        match self {
-            Transfer::Sdr => "SDR",
-            Transfer::Pq => "HDR PQ",
-            Transfer::Hlg => "HDR HLG",
-        }
-    }
-}
-
-/// The colour primaries of a stream: the gamut its R'G'B' is in.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Primaries {
-    /// BT.709 / sRGB, and the close BT.601 sets.
-    #[default]
-    Bt709,
-    /// Display P3 (SMPTE EG 432-1): DCI-P3's primaries with the D65 white.
-    P3,
-    Bt2020,
-}
-
-/// What a stream says about its light: transfer, primaries, and the brightest light it holds
-/// where its side data says so.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ColorVolume {
-    pub transfer: Transfer,
-    pub primaries: Primaries,
-    /// Content light level (MaxCLL) or the mastering display's peak, in nits.
-    pub peak_nits: Option<f32>,
-}
-
-impl ColorVolume {
-    pub fn is_hdr(&self) -> bool {
-        self.transfer != Transfer::Sdr
-    }
-}
-
 /// The peak light an HDR stream's frames give in their own side data (HEVC and AV1 carry the
 /// content light level and mastering display in the bitstream, where the container may not),
 /// once the decode thread has seen one; shared with whoever shows the frames.
@@ -251,32 +158,6 @@ pub struct PlaneData<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn untagged_streams_are_guessed_like_mpv() {
-        let sd = ColorSpec::resolve(None, None, 720, 576, false);
-        assert_eq!(
-            sd,
-            ColorSpec {
-                matrix: Matrix::Bt601,
-                range: Range::Limited
-            }
-        );
-        let hd = ColorSpec::resolve(None, None, 1280, 720, false);
-        assert_eq!(hd.matrix, Matrix::Bt709);
-        let tall = ColorSpec::resolve(None, None, 720, 1280, false);
-        assert_eq!(tall.matrix, Matrix::Bt709);
-        let jpeg = ColorSpec::resolve(None, None, 640, 480, true);
-        assert_eq!(jpeg.range, Range::Full);
-        let tagged = ColorSpec::resolve(Some(Matrix::Bt2020), Some(Range::Full), 640, 480, false);
-        assert_eq!(
-            tagged,
-            ColorSpec {
-                matrix: Matrix::Bt2020,
-                range: Range::Full
-            }
-        );
-    }
 
     #[test]
     fn plane_sizes_round_up() {
