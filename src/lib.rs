@@ -8,6 +8,7 @@ pub mod clock;
 pub mod colour;
 pub mod compare;
 pub mod engine;
+pub mod geometry;
 pub mod gpu;
 pub mod marks;
 pub mod pipeline;

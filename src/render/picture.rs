@@ -3,10 +3,10 @@
 
 use crate::colour::transfer::transfer_code;
 use crate::colour::{ColorVolume, Primaries};
+use crate::geometry::Rect;
 use crate::gpu::shaders::{self, layout};
 use crate::marks::gpu::MarksView;
 use crate::marks::MarkStyle;
-use crate::render::layout::Rect;
 use crate::render::peak::PeakState;
 use wgpu::util::DeviceExt;
 

@@ -6,8 +6,8 @@ use super::graticule::Line;
 use super::{chroma, ScopeKind};
 use crate::colour::primaries::{primaries_xy, D65};
 use crate::colour::{Depth, Primaries};
+use crate::geometry::Rect;
 use crate::gpu::shaders::{self, layout};
-use crate::render::layout::Rect;
 use wgpu::util::DeviceExt;
 
 /// The skin-tone line's angle from the +Cb axis, counter-clockwise (the "I" line of NTSC
