@@ -6,11 +6,10 @@ mod common;
 
 use common::JsonExt;
 use histoplay::compare::gpu::MetricsPass;
-use histoplay::compare::metrics::{
-    component_sums, components, frame_metrics, ssim_windows, ComponentSums, FrameMetrics,
-};
+use histoplay::compare::metrics::{component_sums, frame_metrics, ssim_windows, ComponentSums, FrameMetrics};
 use histoplay::gpu::GpuContext;
 use histoplay::video::convert::PlaneTextures;
+use histoplay::video::format::components;
 use histoplay::video::source::VideoSource;
 use std::path::{Path, PathBuf};
 use std::process::Command;

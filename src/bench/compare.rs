@@ -7,10 +7,10 @@ use super::kernels::{runs_within_budget, time_gpu, BenchError, Row};
 use crate::cli::still::RgbaImage;
 use crate::colour::ColorSpec;
 use crate::compare::gpu::MetricsPass;
-use crate::compare::metrics::{component_sums, components, ssim_windows, ComponentSums, SSIM_ONE};
+use crate::compare::metrics::{component_sums, ssim_windows, ComponentSums, SSIM_ONE};
 use crate::gpu::GpuContext;
 use crate::video::convert::PlaneTextures;
-use crate::video::format::{FrameFormat, PlaneData, PlaneLayout};
+use crate::video::format::{components, FrameFormat, PlaneData, PlaneLayout};
 use std::time::Instant;
 
 /// The picture's planes as 4:2:0 at `bits` (BT.709 luma weights, chroma of each 2x2 block's

@@ -8,12 +8,11 @@ use super::compare::{planes, view};
 use super::kernels::{runs_within_budget, time_gpu, BenchError, Row};
 use crate::cli::still::RgbaImage;
 use crate::colour::{ColorSpec, ColorVolume, Matrix, Primaries, Range, Transfer};
-use crate::compare::metrics::components;
 use crate::gpu::GpuContext;
 use crate::marks::gpu::MarksStage;
 use crate::marks::{classify, gamut_margin, unpack, Mark, MarkSet, MarkSettings, WORD_GAMUT};
 use crate::pipeline::FramePipeline;
-use crate::video::format::{FrameFormat, PlaneLayout};
+use crate::video::format::{components, FrameFormat, PlaneLayout};
 use std::time::Instant;
 
 fn mismatch(detail: String) -> BenchError {

@@ -26,8 +26,7 @@ pub mod scale;
 use crate::colour::primaries::gamut_rows;
 use crate::colour::transfer::{bt1886_eotf, hlg_inverse_oetf, pq_eotf};
 use crate::colour::{ColorVolume, Primaries, Range, Transfer};
-use crate::compare::metrics::Component;
-use crate::video::format::{FrameFormat, PlaneLayout};
+use crate::video::format::{Component, FrameFormat, PlaneLayout};
 use scale::{FalseColourScale, Unit, MAX_BANDS};
 
 /// One of the marks.

@@ -158,7 +158,7 @@ fn range_marks_pixels_whose_luma_or_chroma_leave_the_limited_range() {
             stride: 2,
         },
     ];
-    let (components, _) = crate::compare::metrics::components(&fmt, &planes).unwrap();
+    let (components, _) = crate::video::format::components(&fmt, &planes).unwrap();
     let params = params_for(
         &[Mark::Range],
         MarkSettings::default(),
