@@ -3,7 +3,7 @@
 //! histogram engine, and, where there is somewhere to show them, drawn with the histogram quads.
 //! A new pass (scopes, regions) is added here once.
 
-use crate::engine::histogram::Depth;
+use crate::colour::{ColorVolume, Depth};
 use crate::engine::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::timing::PassTimer;
@@ -19,7 +19,7 @@ use crate::scope::region::{GatherBinding, GatherPass};
 use crate::scope::{Region, ScopeError, ScopeKind};
 use crate::signalstats::gpu::StatsStage;
 use crate::video::convert::ConvertBinding;
-use crate::video::format::{ColorVolume, FrameFormat};
+use crate::video::format::FrameFormat;
 use crate::video::ring::{FrameRing, RingError};
 use std::cell::Cell;
 

@@ -327,7 +327,8 @@ fn make_clip_says_what_it_wrote_or_fails_in_one_line() {
 
 #[test]
 fn an_hevc_main10_clip_is_tagged_hdr10_and_counted_at_10_bits() {
-    use histoplay::video::format::{PlaneLayout, Primaries, Transfer};
+    use histoplay::colour::{Primaries, Transfer};
+    use histoplay::video::format::PlaneLayout;
     use histoplay::video::source::VideoSource;
     let out = common::repo_path(&format!("target/fixtures/hevc10-{}.mkv", std::process::id()));
     let spec = ClipSpec {

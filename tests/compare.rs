@@ -6,11 +6,10 @@ mod common;
 
 use common::JsonExt;
 use histoplay::compare::gpu::MetricsPass;
-use histoplay::compare::metrics::{
-    component_sums, components, frame_metrics, ssim_windows, ComponentSums, FrameMetrics,
-};
+use histoplay::compare::metrics::{component_sums, frame_metrics, ssim_windows, ComponentSums, FrameMetrics};
 use histoplay::gpu::GpuContext;
 use histoplay::video::convert::PlaneTextures;
+use histoplay::video::format::components;
 use histoplay::video::source::VideoSource;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -422,7 +421,7 @@ fn the_composite_of_two_frames_is_the_cpu_twins_in_every_mode() {
             .enumerate()
             .map(|(i, &p)| {
                 let c = |s: u32| ((p >> s) & 255) << 2 | (i as u32 >> s) & 3;
-                histoplay::engine::histogram::pack_rgb10(c(0), c(8), c(16))
+                histoplay::colour::depth::pack_rgb10(c(0), c(8), c(16))
             })
             .collect()
     };
@@ -669,7 +668,8 @@ fn render_compare_aligned_by_time_shows_the_judged_files_latest_frame() {
 /// and 12 bits, the deepest it takes.
 #[test]
 fn the_gpu_pass_reads_nv12_p010_grey_and_12_bits_as_the_cpu_twin_does() {
-    use histoplay::video::format::{ColorSpec, FrameFormat, PlaneLayout};
+    use histoplay::colour::ColorSpec;
+    use histoplay::video::format::{FrameFormat, PlaneLayout};
     let ctx = common::gpu();
     let (w, h) = (70u32, 38u32);
     // A plane of `rows` rows of `row_bytes`, from a value per byte offset (seeded per frame).
@@ -811,13 +811,14 @@ fn compare_ends_with_ffmpegs_summary_of_the_run_on_stderr() {
 
 #[test]
 fn the_comparison_stage_composites_counts_and_measures_a_pair_as_its_cpu_twins_do() {
+    use histoplay::colour::{ColorSpec, ColorVolume, Depth};
     use histoplay::compare::composite::{composite_cpu, CompareMode, Composite};
     use histoplay::compare::stage::{CompareStage, PairTag};
-    use histoplay::engine::histogram::{packed_bins, Depth};
+    use histoplay::engine::histogram::packed_bins;
     use histoplay::gpu::texture::GpuFrame;
     use histoplay::pipeline::FramePipeline;
     use histoplay::scope::{column_scope, ScopeKind, DEFAULT_COLUMNS};
-    use histoplay::video::format::{ColorSpec, ColorVolume, FrameFormat, PlaneData, PlaneLayout};
+    use histoplay::video::format::{FrameFormat, PlaneData, PlaneLayout};
     let ctx = common::gpu();
     let (w, h) = (64u32, 48u32);
     let format = FrameFormat {

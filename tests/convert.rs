@@ -5,11 +5,12 @@ mod common;
 
 use common::Noise;
 use ffmpeg_next::ffi;
+use histoplay::colour::{ColorSpec, Matrix, Range};
 use histoplay::gpu::readback::{read_buffer, read_texture, words};
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::gpu::GpuContext;
 use histoplay::video::convert::{convert_cpu, ConvertError, ConvertPass, PlaneTextures};
-use histoplay::video::format::{ColorSpec, FrameFormat, Matrix, PlaneData, PlaneLayout, Range};
+use histoplay::video::format::{FrameFormat, PlaneData, PlaneLayout};
 use std::ffi::{c_int, CString};
 
 const MATRICES: [Matrix; 3] = [Matrix::Bt601, Matrix::Bt709, Matrix::Bt2020];

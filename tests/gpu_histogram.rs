@@ -4,8 +4,10 @@ mod common;
 
 use histoplay::bench::kernels::scales_agree;
 use histoplay::bench::variants::{self, GpuVariant, Production, VariantKind};
+use histoplay::colour::depth::pack_rgb10;
+use histoplay::colour::Depth;
 use histoplay::engine::chunk::{count_bits, ChunkShape};
-use histoplay::engine::histogram::{display_scale, histogram_packed, histogram_rgba, pack_rgb10, Depth, Histogram};
+use histoplay::engine::histogram::{display_scale, histogram_packed, histogram_rgba, Histogram};
 use histoplay::engine::{EngineConfig, HistogramEngine, HistogramTarget, Merge, SourceBinding};
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::gpu::GpuContext;

@@ -6,8 +6,9 @@
 
 mod common;
 
-use histoplay::render::tonemap::{sdr_to_bt709, signal_to_nits, tone_map_pixel, Transfer};
-use histoplay::video::format::Primaries;
+use histoplay::colour::transfer::signal_to_nits;
+use histoplay::colour::{Primaries, Transfer};
+use histoplay::render::tonemap::{sdr_to_bt709, tone_map_pixel};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -71,7 +72,7 @@ fn an_assumed_1000_nit_peak_dims_only_the_highlights() {
 
 /// The linear RGB → BT.709 rows the picture converts a source of `primaries` with.
 fn rows_of(primaries: Primaries) -> [[f32; 4]; 3] {
-    let rows = histoplay::marks::gamut_rows(primaries);
+    let rows = histoplay::colour::primaries::gamut_rows(primaries);
     [rows[0], rows[1], rows[2]]
 }
 
@@ -324,9 +325,9 @@ fn histograms_count_the_signal_not_the_tone_mapped_picture() {
 
 #[test]
 fn the_peak_pass_matches_its_cpu_twin() {
+    use histoplay::colour::{ColorVolume, Primaries};
     use histoplay::engine::histogram::Histogram;
     use histoplay::render::peak::{measure, peak_bound, PeakPass, PeakState};
-    use histoplay::video::format::{ColorVolume, Primaries};
 
     let ctx = common::gpu();
     let pass = PeakPass::new(&ctx.device);
@@ -561,7 +562,7 @@ fn the_peak_light_comes_from_the_frames_where_the_container_has_none() {
 /// its codes were BT.709, it would lose 14% of its saturation.
 #[test]
 fn display_p3_sdr_video_renders_as_its_bt709_original() {
-    use histoplay::marks::{gamut_rows, invert_rows};
+    use histoplay::colour::primaries::{gamut_rows, invert_rows};
     let (width, height, original) = kitten_quarter();
     let to_709 = gamut_rows(Primaries::P3);
     let to_p3 = invert_rows([to_709[0], to_709[1], to_709[2]]);

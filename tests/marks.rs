@@ -3,12 +3,10 @@
 
 mod common;
 
-use histoplay::compare::metrics::components;
+use histoplay::colour::{ColorSpec, ColorVolume, Matrix, Primaries, Range, Transfer};
 use histoplay::marks::{classify, gamut_margin, Mark, MarkSet, MarkSettings, WORD_GAMUT};
 use histoplay::pipeline::FramePipeline;
-use histoplay::video::format::{
-    ColorSpec, ColorVolume, FrameFormat, Matrix, PlaneData, PlaneLayout, Primaries, Range, Transfer,
-};
+use histoplay::video::format::{components, FrameFormat, PlaneData, PlaneLayout};
 
 /// Y'CbCr 4:2:0 planes of `bits` bits: the kitten's luma with a band of codes from below 16 to
 /// above 235 across its top rows, a checkerboard in its left quarter, and chroma swinging

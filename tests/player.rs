@@ -6,7 +6,8 @@
 mod common;
 mod window;
 
-use histoplay::render::layout::{histogram_quads, Rect};
+use histoplay::geometry::Rect;
+use histoplay::render::layout::histogram_quads;
 use std::process::Command;
 use std::time::Duration;
 use window::{decode_png, Image, Player, Xvfb};

@@ -4,7 +4,8 @@
 mod common;
 
 use common::JsonExt;
-use histoplay::engine::histogram::{histogram_packed, Depth};
+use histoplay::colour::{ColorVolume, Depth};
+use histoplay::engine::histogram::histogram_packed;
 use histoplay::engine::{EngineConfig, HistogramEngine};
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::gpu::GpuContext;
@@ -12,7 +13,6 @@ use histoplay::scope::cie::{self, Chromaticity};
 use histoplay::scope::gpu::ScopePass;
 use histoplay::scope::region::counted_pixels;
 use histoplay::scope::{self, Region, ScopeKind};
-use histoplay::video::format::ColorVolume;
 use histoplay::video::still::RgbaImage;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -5,9 +5,10 @@
 mod common;
 
 use common::Noise;
+use histoplay::colour::{ColorSpec, ColorVolume, Matrix, Range};
 use histoplay::pipeline::FramePipeline;
 use histoplay::signalstats::{count, YuvPlanes};
-use histoplay::video::format::{ColorSpec, ColorVolume, FrameFormat, Matrix, PlaneData, PlaneLayout, Range};
+use histoplay::video::format::{FrameFormat, PlaneData, PlaneLayout};
 
 /// Planes of `layout` for a `w`×`h` frame: smooth ramps with noise (and, at 10 bits in 16-bit
 /// containers, now and then a stray bit above the depth), with strides wider than the rows.

@@ -3,7 +3,8 @@
 // highest bin that holds more than PEAK_FRACTION of the pixels in any channel, counted from the
 // top, is the frame's peak; an exponential average over about SMOOTHING_FRAMES frames follows it,
 // and a scene cut (the average brightness jumping) resets it. The picture pass reads the result
-// from `state`. One workgroup; tonemap.wgsl (transfer functions) is prepended.
+// from `state`. One workgroup; colour/transfer.wgsl (transfer functions) is prepended, with
+// tonemap.wgsl.
 // CPU twin: src/render/peak.rs, `frame_measure` and `PeakState::update`.
 
 const WORKGROUP: u32 = 256u;

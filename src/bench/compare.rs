@@ -4,11 +4,12 @@
 //! encode of it would differ.
 
 use super::kernels::{runs_within_budget, time_gpu, BenchError, Row};
+use crate::colour::ColorSpec;
 use crate::compare::gpu::MetricsPass;
-use crate::compare::metrics::{component_sums, components, ssim_windows, ComponentSums, SSIM_ONE};
+use crate::compare::metrics::{component_sums, ssim_windows, ComponentSums, SSIM_ONE};
 use crate::gpu::GpuContext;
 use crate::video::convert::PlaneTextures;
-use crate::video::format::{ColorSpec, FrameFormat, PlaneData, PlaneLayout};
+use crate::video::format::{components, FrameFormat, PlaneData, PlaneLayout};
 use crate::video::still::RgbaImage;
 use std::time::Instant;
 

@@ -3,7 +3,8 @@
 //! adapter has them, wall-clock time otherwise.
 
 use crate::bench::variants::{self, GpuVariant, Production, VariantKind};
-use crate::engine::histogram::{self, Depth, Histogram};
+use crate::colour::Depth;
+use crate::engine::histogram::{self, Histogram};
 use crate::engine::{EngineConfig, Merge, Stage};
 use crate::gpu::shaders::{self, layout};
 use crate::gpu::texture::GpuFrame;
@@ -121,7 +122,7 @@ pub fn run(
         .map(|(i, px)| {
             let low = (i as u32).wrapping_mul(0x9e37_79b9) >> 26;
             let widen = |c: u8, shift: u32| u32::from(c) << 2 | (low >> shift) & 3;
-            histogram::pack_rgb10(widen(px[0], 0), widen(px[1], 2), widen(px[2], 4))
+            crate::colour::depth::pack_rgb10(widen(px[0], 0), widen(px[1], 2), widen(px[2], 4))
         })
         .collect();
     let ten_bit_reference = histogram::histogram_packed(&words, bins, Depth::Ten);

@@ -6,12 +6,12 @@
 
 use super::compare::{planes, view};
 use super::kernels::{runs_within_budget, time_gpu, BenchError, Row};
-use crate::compare::metrics::components;
+use crate::colour::{ColorSpec, ColorVolume, Matrix, Primaries, Range, Transfer};
 use crate::gpu::GpuContext;
 use crate::marks::gpu::MarksStage;
 use crate::marks::{classify, gamut_margin, unpack, Mark, MarkSet, MarkSettings, WORD_GAMUT};
 use crate::pipeline::FramePipeline;
-use crate::video::format::{ColorSpec, ColorVolume, FrameFormat, Matrix, PlaneLayout, Primaries, Range, Transfer};
+use crate::video::format::{components, FrameFormat, PlaneLayout};
 use crate::video::still::RgbaImage;
 use std::time::Instant;
 

@@ -3,14 +3,13 @@
 //! vectorscope) in one compute pass. Each scope is checked equal to its CPU twin first.
 
 use super::kernels::{runs_within_budget, time_gpu, BenchError, Row};
-use crate::engine::histogram::Depth;
+use crate::colour::{ColorVolume, Depth};
 use crate::engine::{EngineConfig, HistogramEngine, Stage};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::scope::cie::{self, Chromaticity};
 use crate::scope::gpu::{ScopePass, ScopeTarget};
 use crate::scope::{self, ScopeKind, DEFAULT_COLUMNS};
-use crate::video::format::ColorVolume;
 use crate::video::still::RgbaImage;
 use std::time::Instant;
 

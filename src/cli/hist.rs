@@ -4,7 +4,8 @@
 
 use super::args::{parse_bins, parse_region, AdjustArgs};
 use super::output::{self, FrameReport};
-use crate::engine::histogram::{self, Depth, Histogram, DEFAULT_BINS};
+use crate::colour::Depth;
+use crate::engine::histogram::{self, Histogram, DEFAULT_BINS};
 use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;

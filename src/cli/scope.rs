@@ -4,7 +4,7 @@
 
 use super::args::{parse_bins, parse_columns, parse_region, AdjustArgs};
 use super::output::{write_line, RegionBox, Seconds};
-use crate::engine::histogram::Depth;
+use crate::colour::{ColorVolume, Depth};
 use crate::engine::histogram::DEFAULT_BINS;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
@@ -14,7 +14,6 @@ use crate::scope::cie::{self, Chromaticity};
 use crate::scope::gpu::ScopePass;
 use crate::scope::region;
 use crate::scope::{self, Region, ScopeKind, VECTORSCOPE_SIDE};
-use crate::video::format::ColorVolume;
 use crate::video::source::VideoSource;
 use crate::video::still::{self, RgbaImage};
 use anyhow::bail;

@@ -4,7 +4,7 @@
 //! `compare`, `render --compare` and the window.
 
 use crate::compare::gpu::MAX_BITS;
-use crate::compare::metrics::places;
+use crate::video::format::places;
 use crate::video::format::PlaneLayout;
 use crate::video::source::{SeekTarget, VideoSource};
 

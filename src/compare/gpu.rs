@@ -4,10 +4,10 @@
 //! CPU twin (`metrics`) but for the last bit of a window's single-precision division, where the
 //! GPU's may differ.
 
-use super::metrics::{places, ssim_constants, ComponentSums, Place};
+use super::metrics::{ssim_constants, ComponentSums};
 use crate::gpu::shaders;
 use crate::video::convert::PlaneTextures;
-use crate::video::format::{FrameFormat, PlaneLayout};
+use crate::video::format::{places, FrameFormat, Place, PlaneLayout};
 use wgpu::util::DeviceExt;
 
 /// Blocks of 4x4 samples a workgroup sums, and the windows it owns, per side.
@@ -40,7 +40,7 @@ struct Params {
     _pad: [u32; 3],
 }
 
-/// The components of `format` (`metrics::places`), for the deepest samples the pass takes.
+/// The components of `format` (`video::format::places`), for the deepest samples the pass takes.
 fn jobs(format: &FrameFormat) -> Result<(Vec<Place>, u32), MetricsError> {
     places(format)
         .filter(|&(_, bits)| bits <= MAX_BITS)

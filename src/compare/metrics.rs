@@ -15,109 +15,7 @@
 //!   order, within 1.2e-7 of the windows' exact sum (FFmpeg's own single-precision row sums
 //!   stray about as far).
 
-use crate::video::format::{FrameFormat, PlaneData, PlaneLayout};
-
-/// One component's samples: a plane, or one of the two interleaved in NV12's and P010's
-/// second plane.
-#[derive(Clone, Copy, Debug)]
-pub struct Component<'a> {
-    data: &'a [u8],
-    stride: usize,
-    pub width: usize,
-    pub height: usize,
-    /// Bytes per sample (1 or 2, little-endian).
-    bytes: usize,
-    /// Samples from one of this component's to the next along a row (2 where interleaved), and
-    /// where the first one is.
-    step: usize,
-    offset: usize,
-    /// Bits below the value (P010 keeps its 10 bits at the top of 16).
-    shift: u32,
-}
-
-impl Component<'_> {
-    pub(crate) fn sample(&self, x: usize, y: usize) -> u32 {
-        let at = y * self.stride + (x * self.step + self.offset) * self.bytes;
-        let raw = if self.bytes == 1 {
-            u32::from(self.data[at])
-        } else {
-            u32::from(u16::from_le_bytes([self.data[at], self.data[at + 1]]))
-        };
-        raw >> self.shift
-    }
-}
-
-/// Where one component of a frame lies: its plane, its samples' place among the plane's
-/// interleaved ones (`step` apart from `offset`: NV12's U and V are 2 apart, from 0 and 1),
-/// and its size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Place {
-    pub plane: usize,
-    pub step: usize,
-    pub offset: usize,
-    pub width: usize,
-    pub height: usize,
-}
-
-/// The components metrics are taken of in frames of `format` (Y, U, V; grey's one), with their
-/// depth; None for layouts FFmpeg's filters measure in other terms (RGB).
-pub fn places(format: &FrameFormat) -> Option<(Vec<Place>, u32)> {
-    let (w, h) = (format.width as usize, format.height as usize);
-    let place = |plane, step, offset, width, height| Place {
-        plane,
-        step,
-        offset,
-        width,
-        height,
-    };
-    // FFmpeg's AV_CEIL_RSHIFT: chroma of an odd-sized picture covers its last column and row.
-    let ceil = |n: usize, shift: u32| (n + (1 << shift) - 1) >> shift;
-    match format.layout {
-        PlaneLayout::Yuv {
-            chroma_shift_x: sx,
-            chroma_shift_y: sy,
-            bits,
-        } => {
-            let (cw, ch) = (ceil(w, sx), ceil(h, sy));
-            Some((
-                vec![place(0, 1, 0, w, h), place(1, 1, 0, cw, ch), place(2, 1, 0, cw, ch)],
-                bits,
-            ))
-        }
-        PlaneLayout::Nv12 | PlaneLayout::P010 => {
-            let bits = if format.layout == PlaneLayout::P010 { 10 } else { 8 };
-            let (cw, ch) = (ceil(w, 1), ceil(h, 1));
-            Some((
-                vec![place(0, 1, 0, w, h), place(1, 2, 0, cw, ch), place(1, 2, 1, cw, ch)],
-                bits,
-            ))
-        }
-        PlaneLayout::Gray { bits } => Some((vec![place(0, 1, 0, w, h)], bits)),
-        PlaneLayout::Gbr { .. } | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => None,
-    }
-}
-
-/// The components metrics are taken of, for a frame of `format` (`places`), and their depth.
-pub fn components<'a>(format: &FrameFormat, planes: &[PlaneData<'a>]) -> Option<(Vec<Component<'a>>, u32)> {
-    let (places, bits) = places(format)?;
-    // P010 keeps its 10 bits at the top of 16.
-    let shift = if format.layout == PlaneLayout::P010 { 6 } else { 0 };
-    let bytes = if bits > 8 { 2 } else { 1 };
-    let components = places
-        .iter()
-        .map(|p| Component {
-            data: planes[p.plane].data,
-            stride: planes[p.plane].stride,
-            width: p.width,
-            height: p.height,
-            bytes,
-            step: p.step,
-            offset: p.offset,
-            shift,
-        })
-        .collect();
-    Some((components, bits))
-}
+use crate::video::format::Component;
 
 /// A window's SSIM `v` (in -1..=1) counts as `round((v + 1) SSIM_ONE)` in the sums.
 pub const SSIM_ONE: f32 = (1 << 22) as f32;
@@ -278,6 +176,7 @@ pub fn frame_metrics(a: &[Component], b: &[Component], bits: u32) -> FrameMetric
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::video::format::{components, FrameFormat, PlaneData, PlaneLayout};
 
     /// A 4:2:0 frame's planes, 8 or 16 bits a sample, from a value per (plane, x, y).
     struct Frame {
@@ -322,7 +221,7 @@ mod tests {
                 },
                 width,
                 height,
-                color: crate::video::format::ColorSpec::resolve(None, None, width, height, false),
+                color: crate::colour::ColorSpec::resolve(None, None, width, height, false),
             };
             Self { planes, format }
         }

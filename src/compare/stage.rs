@@ -7,6 +7,7 @@
 use super::composite::{composite_frame, CompareMode, Composite, CompositeBinding, CompositePass, MAX_GAIN};
 use super::gpu::{MetricsBinding, MetricsPass};
 use super::metrics::FrameMetrics;
+use crate::colour::{ColorSpec, ColorVolume, Range};
 use crate::engine::{HistogramTarget, SourceBinding};
 use crate::gpu::mapping::LatestReadback;
 use crate::gpu::texture::GpuFrame;
@@ -16,7 +17,7 @@ use crate::marks::MarkSettings;
 use crate::pipeline::FramePipeline;
 use crate::scope::gpu::{ScopeCounting, ScopePass, ScopeShape, ScopeTarget};
 use crate::scope::ScopeKind;
-use crate::video::format::{ColorSpec, ColorVolume, FrameFormat, PlaneLayout, Range};
+use crate::video::format::{FrameFormat, PlaneLayout};
 use crate::video::ring::RingError;
 
 /// Metrics buffers in flight: the GPU may run two frames behind.

@@ -2,8 +2,8 @@
 //! then either merges them into the frame's histogram (and scale) itself or writes one histogram
 //! per chunk for the reduce pass.
 
-use super::histogram::Depth;
 use super::reduce::spill;
+use crate::colour::Depth;
 use crate::gpu::shaders::{self, layout, Header};
 
 /// Workgroup size and work per invocation of the chunk pass. A chunk is

@@ -9,7 +9,8 @@ pub mod histogram;
 pub mod reduce;
 pub mod scale;
 
-use crate::engine::histogram::{Depth, Histogram};
+use crate::colour::Depth;
+use crate::engine::histogram::Histogram;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
 use chunk::{ChunkEnding, ChunkParams, ChunkPass, ChunkShape};

@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+pub const TRANSFER: &str = include_str!("../../shaders/colour/transfer.wgsl");
 pub const HISTOGRAM_COMMON: &str = include_str!("../../shaders/engine/histogram_common.wgsl");
 pub const CHUNK: &str = include_str!("../../shaders/engine/chunk.wgsl");
 pub const REDUCE: &str = include_str!("../../shaders/engine/reduce.wgsl");
@@ -57,7 +58,8 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ("overlay.wgsl", OVERLAY.to_string()),
         ("picture.wgsl", picture_source()),
         ("peak.wgsl", peak_source()),
-        ("tonemap.wgsl", TONEMAP.to_string()),
+        ("transfer.wgsl", TRANSFER.to_string()),
+        ("tonemap.wgsl", tonemap_source()),
         ("convert.wgsl", convert_source(8)),
         ("adjust.wgsl", adjust_source(8)),
         ("adjust.wgsl, 10-bit", adjust_source(10)),
@@ -77,7 +79,7 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
             "signalstats.wgsl",
             compute_source(
                 &Header::new(1024)
-                    .depth(crate::engine::histogram::Depth::Ten)
+                    .depth(crate::colour::Depth::Ten)
                     .with("WG_X", 256)
                     .with("HIST", 1024)
                     .with("BAND", 16),
@@ -96,7 +98,7 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
 /// A scope shader's header (as `ScopePass` makes it), for validation.
 fn scope_header(bins: u32, depth: u32, planes: u32, columns_per_tile: u32, vs_rows: u32, cie: u32) -> Header {
     Header::new(bins)
-        .depth(crate::engine::histogram::Depth::from_bits(depth))
+        .depth(crate::colour::Depth::from_bits(depth))
         .with("WG_X", 256)
         .with("PLANES", planes)
         .with("COLUMNS_PER_TILE", columns_per_tile)
@@ -117,7 +119,7 @@ impl Header {
     }
 
     /// The depth of the samples the shader counts (8 or 10 bits).
-    pub fn depth(mut self, depth: crate::engine::histogram::Depth) -> Self {
+    pub fn depth(mut self, depth: crate::colour::Depth) -> Self {
         for entry in &mut self.0 {
             if entry.0 == "DEPTH" {
                 entry.1 = depth.bits();
@@ -132,14 +134,20 @@ impl Header {
     }
 }
 
-/// The picture shader, after the tone-mapping functions it calls.
-pub fn picture_source() -> String {
-    format!("{TONEMAP}\n{PICTURE}")
+/// The tone-mapping functions after the transfer functions they call.
+pub fn tonemap_source() -> String {
+    format!("{TRANSFER}\n{TONEMAP}")
 }
 
-/// The peak pass, after the transfer functions it calls.
+/// The picture shader, after the tone-mapping functions it calls.
+pub fn picture_source() -> String {
+    format!("{}\n{PICTURE}", tonemap_source())
+}
+
+/// The peak pass, after the transfer functions it calls (and the tone-mapping ones, as the
+/// picture has them).
 pub fn peak_source() -> String {
-    format!("{TONEMAP}\n{PEAK}")
+    format!("{}\n{PEAK}", tonemap_source())
 }
 
 /// The conversion shader writing `out_bits`-bit frames: their texture's storage format is the

@@ -5,7 +5,7 @@
 
 pub mod progress;
 
-use crate::engine::histogram::Depth;
+use crate::colour::Depth;
 use crate::gpu::readback::ReadbackRing;
 use crate::gpu::{GpuContext, GpuError};
 use crate::pipeline::FramePipeline;

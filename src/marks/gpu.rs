@@ -4,10 +4,11 @@
 //! changing the marks or their levels is a queue write.
 
 use super::{gamut_applies, linear_table, Mark, MarkParams, MarkSet, MarkSettings, MarkStyle};
+use crate::colour::ColorVolume;
 use crate::gpu::shaders::{self, layout};
 use crate::gpu::GpuContext;
 use crate::video::convert::PlaneTextures;
-use crate::video::format::{ColorVolume, FrameFormat};
+use crate::video::format::FrameFormat;
 use wgpu::util::DeviceExt;
 
 /// Where the second copy of the parameters starts (the first as given, the second with

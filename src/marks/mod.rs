@@ -23,9 +23,10 @@
 pub mod gpu;
 pub mod scale;
 
-use crate::compare::metrics::Component;
-use crate::render::tonemap::{bt1886_eotf, hlg_inverse_oetf, pq_eotf};
-use crate::video::format::{ColorVolume, FrameFormat, PlaneLayout, Primaries, Range, Transfer};
+use crate::colour::primaries::gamut_rows;
+use crate::colour::transfer::{bt1886_eotf, hlg_inverse_oetf, pq_eotf};
+use crate::colour::{ColorVolume, Primaries, Range, Transfer};
+use crate::video::format::{Component, FrameFormat, PlaneLayout};
 use scale::{FalseColourScale, Unit, MAX_BANDS};
 
 /// One of the marks.
@@ -339,39 +340,6 @@ pub fn linear_table(transfer: Transfer, bits: u32) -> Vec<f32> {
 /// BT.709 (on a BT.709 source it never marks a pixel).
 pub fn gamut_applies(volume: &ColorVolume) -> bool {
     volume.primaries != Primaries::Bt709
-}
-
-/// The gamut test's rows for a source of `primaries` (`MarkParams::gamut_rows`): BT.709's
-/// XYZ → RGB after the source's RGB → XYZ, and the source's luminance row.
-pub fn gamut_rows(primaries: Primaries) -> [[f32; 4]; 4] {
-    use crate::scope::cie::rgb_to_xyz;
-    let to_xyz = rgb_to_xyz(primaries);
-    let to_709 = invert(rgb_to_xyz(Primaries::Bt709));
-    let mut rows = [[0.0f32; 4]; 4];
-    for (r, row) in to_709.iter().enumerate() {
-        for c in 0..3 {
-            rows[r][c] = (0..3).map(|k| row[k] * to_xyz[k][c]).sum::<f64>() as f32;
-        }
-    }
-    rows[3] = [to_xyz[1][0] as f32, to_xyz[1][1] as f32, to_xyz[1][2] as f32, 0.0];
-    rows
-}
-
-/// The inverse of a colour conversion's rows (the first three of `gamut_rows`): the other way.
-pub fn invert_rows(rows: [[f32; 4]; 3]) -> [[f32; 4]; 3] {
-    let inverse = invert(rows.map(|row| [0, 1, 2].map(|c| f64::from(row[c]))));
-    inverse.map(|row| [row[0] as f32, row[1] as f32, row[2] as f32, 0.0])
-}
-
-/// The inverse of a 3×3 matrix (an RGB → XYZ one: never singular), by its adjugate.
-fn invert(m: [[f64; 3]; 3]) -> [[f64; 3]; 3] {
-    let cofactor = |r: usize, c: usize| {
-        let (r1, r2) = ((r + 1) % 3, (r + 2) % 3);
-        let (c1, c2) = ((c + 1) % 3, (c + 2) % 3);
-        m[r1][c1] * m[r2][c2] - m[r1][c2] * m[r2][c1]
-    };
-    let det: f64 = (0..3).map(|c| m[0][c] * cofactor(0, c)).sum();
-    std::array::from_fn(|r| std::array::from_fn(|c| cofactor(c, r) / det))
 }
 
 /// How far inside BT.709 a pixel of codes `rgb` is: its least linear BT.709 component plus the

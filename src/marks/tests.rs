@@ -1,5 +1,5 @@
 use super::*;
-use crate::video::format::{ColorSpec, Matrix};
+use crate::colour::{ColorSpec, Matrix};
 
 fn format(width: u32, height: u32, layout: PlaneLayout, range: Range) -> FrameFormat {
     FrameFormat {
@@ -158,7 +158,7 @@ fn range_marks_pixels_whose_luma_or_chroma_leave_the_limited_range() {
             stride: 2,
         },
     ];
-    let (components, _) = crate::compare::metrics::components(&fmt, &planes).unwrap();
+    let (components, _) = crate::video::format::components(&fmt, &planes).unwrap();
     let params = params_for(
         &[Mark::Range],
         MarkSettings::default(),
@@ -197,7 +197,7 @@ fn bt2020_primaries_are_outside_bt709_and_its_grey_and_bt709_colours_are_not() {
     let pack = |r: u32, g: u32, b: u32| r | (g << 10) | (b << 20);
     // 2020's red, green and blue at PQ 0.5; a grey; BT.709's red in BT.2020 (0.6274, 0.0691,
     // 0.0164 linear), coded in PQ.
-    let code = |lin: f32| (crate::render::tonemap::pq_inverse_eotf(lin * 10000.0) * 1023.0).round() as u32;
+    let code = |lin: f32| (crate::colour::transfer::pq_inverse_eotf(lin * 10000.0) * 1023.0).round() as u32;
     let pixels = [
         pack(512, 0, 0),
         pack(0, 512, 0),
@@ -245,30 +245,6 @@ fn p3_primaries_are_outside_bt709_and_its_colours_inside_bt709_are_not() {
     let words = classify(&params, &table, &pixels, None);
     let marked: Vec<bool> = words.iter().map(|w| w & WORD_GAMUT != 0).collect();
     assert_eq!(marked, [true, true, false, false, false]);
-}
-
-#[test]
-fn the_gamut_rows_take_bt2020_to_bt709_as_itu_r_bt2087_gives_them() {
-    // BT.2087's matrix (to four places) and BT.2020's luminance weights.
-    let rows = super::gamut_rows(Primaries::Bt2020);
-    let expected = [
-        [1.6605, -0.5876, -0.0728],
-        [-0.1246, 1.1329, -0.0083],
-        [-0.0182, -0.1006, 1.1187],
-        [0.2627, 0.6780, 0.0593],
-    ];
-    for (row, want) in rows.iter().zip(expected) {
-        for (got, want) in row.iter().zip(want) {
-            assert!((got - want).abs() < 1.5e-4, "{rows:?}");
-        }
-    }
-    // BT.709 to itself: the identity.
-    let identity = super::gamut_rows(Primaries::Bt709);
-    for (r, row) in identity.iter().take(3).enumerate() {
-        for (c, v) in row.iter().take(3).enumerate() {
-            assert!((v - f32::from(u8::from(r == c))).abs() < 1e-6, "{identity:?}");
-        }
-    }
 }
 
 #[test]

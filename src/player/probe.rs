@@ -2,7 +2,8 @@
 //! word, through `LatestReadback`: never waited for), shown in the OSD with its coordinates and
 //! marked in the histograms.
 
-use crate::engine::histogram::{channel_bin_at, luma_bin_at, luma_numerator, Depth};
+use crate::colour::Depth;
+use crate::engine::histogram::{channel_bin_at, luma_bin_at, luma_numerator};
 use crate::gpu::mapping::LatestReadback;
 
 /// Buffers in the ring: enough for the GPU to run two frames behind.

@@ -3,9 +3,9 @@
 //! timestamp queries where the adapter has them), what the source is and how it is decoded, and
 //! FFmpeg's signalstats of the frame on screen (`signal_readout`).
 
+use crate::colour::{Matrix, Range};
 use crate::gpu::timing::Timings;
 use crate::video::cache::CacheFill;
-use crate::video::format::{Matrix, Range};
 use crate::video::source::VideoInfo;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};

@@ -21,7 +21,8 @@
 //!
 //! Order: auto-levels or equalisation, then saturation, then the contrast/brightness/gamma curve.
 
-use crate::engine::histogram::{histogram_packed, Depth, Histogram};
+use crate::colour::Depth;
+use crate::engine::histogram::{histogram_packed, Histogram};
 use crate::engine::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding, Stage};
 use crate::gpu::shaders::{self, layout};
 use crate::gpu::texture::GpuFrame;

@@ -2,10 +2,11 @@
 //! the picture and the false-colour scale's legend. The window draws them in its OSD pass;
 //! `render` in a pass of its own over the picture it read back (`draw_over`).
 
+use crate::colour::ColorVolume;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::marks::MarkSettings;
-use crate::video::format::{ColorVolume, FrameFormat};
+use crate::video::format::FrameFormat;
 use egui::{Align2, Color32, Id, RichText, Sense};
 
 const TEXT: Color32 = Color32::from_rgb(235, 235, 235);
@@ -34,9 +35,9 @@ impl MarksNote {
     }
 
     fn noted(settings: &MarkSettings, volume: &ColorVolume, format: &FrameFormat, comparing: bool) -> Option<Self> {
+        use crate::colour::{Primaries, Range};
         use crate::marks::scale::Unit;
         use crate::marks::Mark;
-        use crate::video::format::{Primaries, Range};
         let shown = settings.shown;
         if shown.is_empty() {
             return None;

@@ -1,8 +1,8 @@
 //! Offscreen rendering: the player's picture with its histogram overlay, into a PNG-ready
 //! RGBA8 buffer. Backs the `render` command and the snapshot tests.
 
+use crate::colour::{ColorSpec, ColorVolume, Depth, Matrix, Range, Transfer};
 use crate::compare::composite::{composite_frame, Composite, CompositePass};
-use crate::engine::histogram::Depth;
 use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
@@ -17,8 +17,7 @@ use crate::scope::gpu::ScopePass;
 use crate::scope::graticule::{self, Axis, Level, Scale};
 use crate::scope::region;
 use crate::scope::{Region, ScopeError, ScopeKind};
-use crate::video::format::Transfer;
-use crate::video::format::{ColorSpec, ColorVolume, FrameFormat, Matrix, PlaneData, PlaneLayout, Range};
+use crate::video::format::{FrameFormat, PlaneData, PlaneLayout};
 use crate::video::ring::RingError;
 
 /// Why a frame could not be rendered.

@@ -1,8 +1,8 @@
 //! The overlay pass: draws histogram quads over the picture from the GPU-side histogram and
 //! scale, with no readback.
 
+use crate::geometry::Rect;
 use crate::gpu::shaders::{self, layout};
-use crate::render::layout::Rect;
 
 /// Twin of `OverlayUniforms` in shaders/render/overlay.wgsl.
 #[repr(C)]

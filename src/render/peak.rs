@@ -3,10 +3,10 @@
 //! readback: the picture shader reads the state buffer this pass writes. `measure` and
 //! `PeakState::update` are its CPU twin.
 
+use crate::colour::transfer::{signal_to_nits, transfer_code, HLG_NOMINAL_PEAK_NITS, REFERENCE_WHITE_NITS};
+use crate::colour::{ColorVolume, Transfer};
 use crate::engine::histogram::Histogram;
 use crate::gpu::shaders::{self, layout};
-use crate::render::tonemap::{signal_to_nits, transfer_code, HLG_NOMINAL_PEAK_NITS, REFERENCE_WHITE_NITS};
-use crate::video::format::{ColorVolume, Transfer};
 use wgpu::util::DeviceExt;
 
 /// Twins of the constants in peak.wgsl.
@@ -248,7 +248,7 @@ mod tests {
         let mut state = PeakState::default();
         state.update((0.75, 0.3), Transfer::Pq, 4000.0);
         assert_eq!(state.smoothed_signal, 0.75);
-        assert!((state.peak_nits - crate::render::tonemap::pq_eotf(0.75)).abs() < 1e-3);
+        assert!((state.peak_nits - crate::colour::transfer::pq_eotf(0.75)).abs() < 1e-3);
         // Same scene, a brighter frame: a twentieth of the way.
         state.update((0.85, 0.3), Transfer::Pq, 4000.0);
         assert!((state.smoothed_signal - 0.755).abs() < 1e-6);

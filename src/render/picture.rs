@@ -1,13 +1,13 @@
 //! The picture pass: draws a frame texture into its fitted rectangle, tone-mapping HDR signals
 //! for the SDR screen and dithering frames deeper than the screen.
 
+use crate::colour::transfer::transfer_code;
+use crate::colour::{ColorVolume, Primaries};
+use crate::geometry::Rect;
 use crate::gpu::shaders::{self, layout};
 use crate::marks::gpu::MarksView;
 use crate::marks::MarkStyle;
-use crate::render::layout::Rect;
 use crate::render::peak::PeakState;
-use crate::render::tonemap::transfer_code;
-use crate::video::format::{ColorVolume, Primaries};
 use wgpu::util::DeviceExt;
 
 /// Twin of `PictureUniforms` in shaders/render/picture.wgsl.
@@ -227,7 +227,7 @@ impl PicturePass {
         // An HDR signal without a peak to tone-map from is shown as it is, unconverted.
         let converted = hdr || !signal.volume.is_hdr();
         let wide = (converted && signal.volume.primaries != Primaries::Bt709).then(|| {
-            let rows = crate::marks::gamut_rows(signal.volume.primaries);
+            let rows = crate::colour::primaries::gamut_rows(signal.volume.primaries);
             [rows[0], rows[1], rows[2]]
         });
         PictureBinding {

@@ -1,16 +1,16 @@
 //! One render pass that draws the fitted picture with the two histogram quads over it, used by
 //! the window and by the offscreen `render` command alike.
 
+use crate::colour::transfer::pq_inverse_eotf;
+use crate::colour::Transfer;
 use crate::engine::HistogramTarget;
 use crate::render::layout::{band_layout, fit_picture, Fit};
 use crate::render::overlay::{OverlayPass, OverlayQuad, QuadChannels, NO_GRIDLINES, NO_MARKERS};
 use crate::render::picture::{Orientation, PictureBinding, PicturePass, Signal, NO_REGION, NO_SPLIT};
-use crate::render::tonemap::pq_inverse_eotf;
 use crate::scope::draw::{ScopeDrawPass, ScopeQuad};
 use crate::scope::gpu::{ScopePass, ScopeTarget};
 use crate::scope::graticule::{self, Axis, Line, Scale};
 use crate::scope::{Region, ScopeKind};
-use crate::video::format::Transfer;
 
 /// Where the luminance quad of a PQ signal marks light, in nits: SDR's 100, reference white,
 /// and the two common mastering peaks.
@@ -72,7 +72,7 @@ pub fn next_scope(scope: Option<ScopeKind>) -> Option<ScopeKind> {
 fn default_graticule() -> Vec<Line> {
     let axis = Axis {
         bits: 8,
-        range: crate::video::format::Range::Full,
+        range: crate::colour::Range::Full,
         transfer: Transfer::Sdr,
     };
     graticule::lines(Scale::Percent, &axis, &[])

@@ -1,7 +1,8 @@
 //! The CIE 1931 xy chromaticity scope: where each pixel's colour lies on the chromaticity
 //! diagram, from the source's transfer and primaries in linear light. This holds its definition
 //! in exact integers (the CPU twin of the `cie` entry of shaders/scope/scope.wgsl) and the
-//! diagram it is drawn on: the spectral locus, the BT.709, P3 and BT.2020 gamuts, D65.
+//! diagram it is drawn on: the spectral locus (the BT.709, P3 and BT.2020 gamuts and D65 drawn
+//! within it are `colour::primaries`').
 //!
 //! For a pixel of b-bit codes (r′, g′, b′), counted in N×N cells over x, y in [0, 1):
 //! - linear light: `table[c]`, the source's EOTF of c/(2^b−1) (PQ relative to 10000 nits, HLG
@@ -14,9 +15,9 @@
 //!
 //! Black (all three linear values 0) has no chromaticity and is not counted.
 
-use crate::engine::histogram::Depth;
-use crate::render::tonemap::{bt1886_eotf, hlg_inverse_oetf, pq_eotf};
-use crate::video::format::{ColorVolume, Primaries, Transfer};
+use crate::colour::primaries::{rgb_to_xyz, D65};
+use crate::colour::transfer::{bt1886_eotf, hlg_inverse_oetf, pq_eotf};
+use crate::colour::{ColorVolume, Depth, Transfer};
 
 /// The side of the diagram the player and `render` count and draw: cells of 1/256. The GPU's
 /// window of 128×128 cells round the white point then spans x and y ±0.25, where nearly every
@@ -104,52 +105,6 @@ pub const SPECTRAL_LOCUS: [[f32; 2]; 65] = [
     [0.7347, 0.2653],
 ];
 
-/// D65, the white of BT.709, P3-D65 and BT.2020.
-pub const D65: [f64; 2] = [0.3127, 0.3290];
-
-/// The red, green and blue primaries (x, y) of a gamut.
-pub fn primaries_xy(primaries: Primaries) -> [[f64; 2]; 3] {
-    match primaries {
-        Primaries::Bt709 => [[0.640, 0.330], [0.300, 0.600], [0.150, 0.060]],
-        Primaries::P3 => [[0.680, 0.320], [0.265, 0.690], [0.150, 0.060]],
-        Primaries::Bt2020 => [[0.708, 0.292], [0.170, 0.797], [0.131, 0.046]],
-    }
-}
-
-fn xyz_of(xy: [f64; 2]) -> [f64; 3] {
-    [xy[0] / xy[1], 1.0, (1.0 - xy[0] - xy[1]) / xy[1]]
-}
-
-/// The RGB → XYZ matrix of a gamut with D65 white (rows X, Y, Z): the primaries' XYZ scaled so
-/// that R = G = B = 1 gives the white with Y = 1.
-pub fn rgb_to_xyz(primaries: Primaries) -> [[f64; 3]; 3] {
-    let p = primaries_xy(primaries).map(xyz_of);
-    // Columns are the primaries: solve P·s = W.
-    let m = [
-        [p[0][0], p[1][0], p[2][0]],
-        [p[0][1], p[1][1], p[2][1]],
-        [p[0][2], p[1][2], p[2][2]],
-    ];
-    let s = solve(m, xyz_of(D65));
-    m.map(|row| [row[0] * s[0], row[1] * s[1], row[2] * s[2]])
-}
-
-/// x of `m`·x = `b` by Cramer's rule (the primaries are never collinear).
-fn solve(m: [[f64; 3]; 3], b: [f64; 3]) -> [f64; 3] {
-    let det = |m: [[f64; 3]; 3]| {
-        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
-    };
-    let d = det(m);
-    std::array::from_fn(|k| {
-        let mut mk = m;
-        for (row, &v) in mk.iter_mut().zip(&b) {
-            row[k] = v;
-        }
-        det(mk) / d
-    })
-}
-
 /// What a source's pixels take to reach xy: its linear-light table and XYZ matrix, as integers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chromaticity {
@@ -229,31 +184,14 @@ pub fn white_cell(n: u32) -> (u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::colour::primaries::primaries_xy;
+    use crate::colour::Primaries;
 
     fn sdr(primaries: Primaries) -> ColorVolume {
         ColorVolume {
             primaries,
             ..ColorVolume::default()
         }
-    }
-
-    #[test]
-    fn bt709_matrix_is_the_standard_one() {
-        // BT.709 / sRGB's RGB → XYZ, as IEC 61966-2-1 gives it to four places.
-        let expected = [
-            [0.4124, 0.3576, 0.1805],
-            [0.2126, 0.7152, 0.0722],
-            [0.0193, 0.1192, 0.9505],
-        ];
-        let m = rgb_to_xyz(Primaries::Bt709);
-        for (row, want) in m.iter().zip(expected) {
-            for (v, w) in row.iter().zip(want) {
-                assert!((v - w).abs() < 6e-5, "{m:?}");
-            }
-        }
-        // BT.2020's luminance row is its luma weights.
-        let y = rgb_to_xyz(Primaries::Bt2020)[1];
-        assert!((y[0] - 0.2627).abs() < 1e-4 && (y[1] - 0.6780).abs() < 1e-4 && (y[2] - 0.0593).abs() < 1e-4);
     }
 
     #[test]

@@ -1,13 +1,13 @@
 //! Drawing a scope over the picture (shaders/scope/draw.wgsl), from its counts on the GPU with
 //! no readback, like the histogram quads.
 
-use super::cie::{self, SPECTRAL_LOCUS};
+use super::cie::SPECTRAL_LOCUS;
 use super::graticule::Line;
 use super::{chroma, ScopeKind};
-use crate::engine::histogram::Depth;
+use crate::colour::primaries::{primaries_xy, D65};
+use crate::colour::{Depth, Primaries};
+use crate::geometry::Rect;
 use crate::gpu::shaders::{self, layout};
-use crate::render::layout::Rect;
-use crate::video::format::Primaries;
 use wgpu::util::DeviceExt;
 
 /// The skin-tone line's angle from the +Cb axis, counter-clockwise (the "I" line of NTSC
@@ -63,8 +63,8 @@ const DIAGRAM_LOCUS: usize = 10;
 pub fn diagram_points() -> Vec<[f32; 2]> {
     let mut points: Vec<[f32; 2]> = [Primaries::Bt709, Primaries::P3, Primaries::Bt2020]
         .into_iter()
-        .flat_map(cie::primaries_xy)
-        .chain([cie::D65])
+        .flat_map(primaries_xy)
+        .chain([D65])
         .map(|p| p.map(|v| v as f32))
         .collect();
     assert_eq!(points.len(), DIAGRAM_LOCUS);

@@ -6,11 +6,10 @@
 
 use super::cie::{self, Chromaticity};
 use super::{ColumnCounts, ScopeKind, VECTORSCOPE_SIDE};
-use crate::engine::histogram::Depth;
+use crate::colour::{ColorVolume, Depth};
 use crate::engine::reduce::spill;
 use crate::gpu::shaders::{self, layout, Header};
 use crate::gpu::{readback, GpuContext, GpuError};
-use crate::video::format::ColorVolume;
 use wgpu::util::DeviceExt;
 
 const WG_SIZE: u32 = 256;

@@ -4,8 +4,8 @@
 //! adds (`--graticule 16,235` or `5%,95%` or `100nits`). Each level's place on the scope's
 //! vertical axis (0 the converted signal's black, 1 its white) and its label.
 
-use crate::render::tonemap::{bt1886_inverse_eotf, hlg_oetf, pq_inverse_eotf};
-use crate::video::format::{Range, Transfer};
+use crate::colour::transfer::{bt1886_inverse_eotf, hlg_oetf, pq_inverse_eotf};
+use crate::colour::{Range, Transfer};
 
 /// The unit of the graticule's round levels.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]

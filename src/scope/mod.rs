@@ -20,7 +20,8 @@ pub mod gpu;
 pub mod graticule;
 pub mod region;
 
-use crate::engine::histogram::{channel_bin_at, luma_bin_at, luma_numerator, Depth};
+use crate::colour::Depth;
+use crate::engine::histogram::{channel_bin_at, luma_bin_at, luma_numerator};
 pub use region::{Region, RegionError};
 
 /// Why a region or scope could not be set up.
@@ -195,7 +196,7 @@ pub fn vectorscope(words: &[u32], depth: Depth) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::histogram::pack_rgb10;
+    use crate::colour::depth::pack_rgb10;
 
     #[test]
     fn columns_split_rows_evenly() {

@@ -4,7 +4,7 @@
 //! each frame is a clear and two dispatches, and its counts are read back by the caller.
 
 use super::{hue, Counts, PlaneShape, HUE_BINS};
-use crate::engine::histogram::Depth;
+use crate::colour::Depth;
 use crate::gpu::shaders::{self, layout, Header};
 use crate::gpu::GpuContext;
 use crate::video::convert::PlaneTextures;

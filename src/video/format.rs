@@ -1,5 +1,9 @@
-//! What a decoded frame looks like: its plane layout, its colour matrix and range. Shared by the
-//! decoder (which reads them from FFmpeg) and the converter (which turns planes into RGB).
+//! What a decoded frame looks like: its plane layout, its colour matrix and range, and where
+//! each of its Y'CbCr components lies. Shared by the decoder (which reads them from FFmpeg), the
+//! converter (which turns planes into RGB), and what reads the decoded samples themselves (the
+//! comparison's metrics, the range mark).
+
+use crate::colour::ColorSpec;
 
 /// How a frame's planes are laid out in memory and uploaded to the GPU, one texture per plane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -116,101 +120,6 @@ impl PlaneLayout {
     }
 }
 
-/// The Y'CbCr → R'G'B' matrix.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Matrix {
-    Bt601,
-    Bt709,
-    Bt2020,
-}
-
-impl Matrix {
-    /// Kr and Kb of the matrix (Kg = 1 - Kr - Kb).
-    pub fn kr_kb(self) -> (f64, f64) {
-        match self {
-            Matrix::Bt601 => (0.299, 0.114),
-            Matrix::Bt709 => (0.2126, 0.0722),
-            Matrix::Bt2020 => (0.2627, 0.0593),
-        }
-    }
-}
-
-/// Whether samples use the full code range or the limited ("TV", 16–235 / 16–240) one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Range {
-    Limited,
-    Full,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ColorSpec {
-    pub matrix: Matrix,
-    pub range: Range,
-}
-
-impl ColorSpec {
-    /// The matrix and range of a stream, filling in what it leaves untagged as mpv does:
-    /// HD (width ≥ 1280 or height > 576) is BT.709, SD is BT.601; YUV is limited range, except
-    /// JPEG-style (yuvj) formats, which are full.
-    pub fn resolve(matrix: Option<Matrix>, range: Option<Range>, width: u32, height: u32, jpeg: bool) -> Self {
-        let hd = width >= 1280 || height > 576;
-        ColorSpec {
-            matrix: matrix.unwrap_or(if hd { Matrix::Bt709 } else { Matrix::Bt601 }),
-            range: range.unwrap_or(if jpeg { Range::Full } else { Range::Limited }),
-        }
-    }
-}
-
-/// The transfer function a stream's R'G'B' signal is encoded with.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Transfer {
-    /// BT.709 / BT.1886 / sRGB and the other SDR curves: shown as they are.
-    #[default]
-    Sdr,
-    /// SMPTE ST 2084 (HDR10 and the base layer of Dolby Vision profile 8.1).
-    Pq,
-    /// ARIB STD-B67 / BT.2100 hybrid log-gamma.
-    Hlg,
-}
-
-impl Transfer {
-    /// For the OSD.
-    pub fn label(self) -> &'static str {
-        match self {
-            Transfer::Sdr => "SDR",
-            Transfer::Pq => "HDR PQ",
-            Transfer::Hlg => "HDR HLG",
-        }
-    }
-}
-
-/// The colour primaries of a stream: the gamut its R'G'B' is in.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Primaries {
-    /// BT.709 / sRGB, and the close BT.601 sets.
-    #[default]
-    Bt709,
-    /// Display P3 (SMPTE EG 432-1): DCI-P3's primaries with the D65 white.
-    P3,
-    Bt2020,
-}
-
-/// What a stream says about its light: transfer, primaries, and the brightest light it holds
-/// where its side data says so.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ColorVolume {
-    pub transfer: Transfer,
-    pub primaries: Primaries,
-    /// Content light level (MaxCLL) or the mastering display's peak, in nits.
-    pub peak_nits: Option<f32>,
-}
-
-impl ColorVolume {
-    pub fn is_hdr(&self) -> bool {
-        self.transfer != Transfer::Sdr
-    }
-}
-
 /// The peak light an HDR stream's frames give in their own side data (HEVC and AV1 carry the
 /// content light level and mastering display in the bitstream, where the container may not),
 /// once the decode thread has seen one; shared with whoever shows the frames.
@@ -248,35 +157,112 @@ pub struct PlaneData<'a> {
     pub stride: usize,
 }
 
+/// One component's samples: a plane, or one of the two interleaved in NV12's and P010's
+/// second plane.
+#[derive(Clone, Copy, Debug)]
+pub struct Component<'a> {
+    data: &'a [u8],
+    stride: usize,
+    pub width: usize,
+    pub height: usize,
+    /// Bytes per sample (1 or 2, little-endian).
+    bytes: usize,
+    /// Samples from one of this component's to the next along a row (2 where interleaved), and
+    /// where the first one is.
+    step: usize,
+    offset: usize,
+    /// Bits below the value (P010 keeps its 10 bits at the top of 16).
+    shift: u32,
+}
+
+impl Component<'_> {
+    pub(crate) fn sample(&self, x: usize, y: usize) -> u32 {
+        let at = y * self.stride + (x * self.step + self.offset) * self.bytes;
+        let raw = if self.bytes == 1 {
+            u32::from(self.data[at])
+        } else {
+            u32::from(u16::from_le_bytes([self.data[at], self.data[at + 1]]))
+        };
+        raw >> self.shift
+    }
+}
+
+/// Where one component of a frame lies: its plane, its samples' place among the plane's
+/// interleaved ones (`step` apart from `offset`: NV12's U and V are 2 apart, from 0 and 1),
+/// and its size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub plane: usize,
+    pub step: usize,
+    pub offset: usize,
+    pub width: usize,
+    pub height: usize,
+}
+
+/// The Y'CbCr components of frames of `format` (Y, U, V; grey's one), those the comparison's
+/// metrics are taken of and the range mark reads, with their depth; None for layouts FFmpeg's
+/// filters measure in other terms (RGB).
+pub fn places(format: &FrameFormat) -> Option<(Vec<Place>, u32)> {
+    let (w, h) = (format.width as usize, format.height as usize);
+    let place = |plane, step, offset, width, height| Place {
+        plane,
+        step,
+        offset,
+        width,
+        height,
+    };
+    // FFmpeg's AV_CEIL_RSHIFT: chroma of an odd-sized picture covers its last column and row.
+    let ceil = |n: usize, shift: u32| (n + (1 << shift) - 1) >> shift;
+    match format.layout {
+        PlaneLayout::Yuv {
+            chroma_shift_x: sx,
+            chroma_shift_y: sy,
+            bits,
+        } => {
+            let (cw, ch) = (ceil(w, sx), ceil(h, sy));
+            Some((
+                vec![place(0, 1, 0, w, h), place(1, 1, 0, cw, ch), place(2, 1, 0, cw, ch)],
+                bits,
+            ))
+        }
+        PlaneLayout::Nv12 | PlaneLayout::P010 => {
+            let bits = if format.layout == PlaneLayout::P010 { 10 } else { 8 };
+            let (cw, ch) = (ceil(w, 1), ceil(h, 1));
+            Some((
+                vec![place(0, 1, 0, w, h), place(1, 2, 0, cw, ch), place(1, 2, 1, cw, ch)],
+                bits,
+            ))
+        }
+        PlaneLayout::Gray { bits } => Some((vec![place(0, 1, 0, w, h)], bits)),
+        PlaneLayout::Gbr { .. } | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => None,
+    }
+}
+
+/// The components of a frame of `format` (`places`), and their depth.
+pub fn components<'a>(format: &FrameFormat, planes: &[PlaneData<'a>]) -> Option<(Vec<Component<'a>>, u32)> {
+    let (places, bits) = places(format)?;
+    // P010 keeps its 10 bits at the top of 16.
+    let shift = if format.layout == PlaneLayout::P010 { 6 } else { 0 };
+    let bytes = if bits > 8 { 2 } else { 1 };
+    let components = places
+        .iter()
+        .map(|p| Component {
+            data: planes[p.plane].data,
+            stride: planes[p.plane].stride,
+            width: p.width,
+            height: p.height,
+            bytes,
+            step: p.step,
+            offset: p.offset,
+            shift,
+        })
+        .collect();
+    Some((components, bits))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn untagged_streams_are_guessed_like_mpv() {
-        let sd = ColorSpec::resolve(None, None, 720, 576, false);
-        assert_eq!(
-            sd,
-            ColorSpec {
-                matrix: Matrix::Bt601,
-                range: Range::Limited
-            }
-        );
-        let hd = ColorSpec::resolve(None, None, 1280, 720, false);
-        assert_eq!(hd.matrix, Matrix::Bt709);
-        let tall = ColorSpec::resolve(None, None, 720, 1280, false);
-        assert_eq!(tall.matrix, Matrix::Bt709);
-        let jpeg = ColorSpec::resolve(None, None, 640, 480, true);
-        assert_eq!(jpeg.range, Range::Full);
-        let tagged = ColorSpec::resolve(Some(Matrix::Bt2020), Some(Range::Full), 640, 480, false);
-        assert_eq!(
-            tagged,
-            ColorSpec {
-                matrix: Matrix::Bt2020,
-                range: Range::Full
-            }
-        );
-    }
 
     #[test]
     fn plane_sizes_round_up() {

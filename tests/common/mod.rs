@@ -228,8 +228,9 @@ pub fn cycle_luma(n: u64) -> u8 {
 
 /// The grey a flat limited-range luma becomes (U = V = 128), by the CPU twin of the converter.
 pub fn limited_grey(y: u8) -> u8 {
+    use histoplay::colour::{ColorSpec, Matrix, Range};
     use histoplay::video::convert::convert_cpu;
-    use histoplay::video::format::{ColorSpec, FrameFormat, Matrix, PlaneData, PlaneLayout, Range};
+    use histoplay::video::format::{FrameFormat, PlaneData, PlaneLayout};
     let format = FrameFormat {
         layout: PlaneLayout::Yuv {
             chroma_shift_x: 1,

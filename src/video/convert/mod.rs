@@ -14,7 +14,9 @@ mod tests;
 pub use cpu::convert_cpu;
 pub use gpu::{ConvertBinding, ConvertPass, PlaneTextures, UploadStaging, STAGING_BUFFERS};
 
-use super::format::{ColorSpec, FrameFormat, PlaneData, PlaneLayout, Range};
+use super::format::{FrameFormat, PlaneData, PlaneLayout};
+use crate::colour::ycbcr::{code_range, matrix};
+use crate::colour::Range;
 use thiserror::Error;
 
 /// Sums are in 2^-FRAC_BITS of an 8-bit output code (twin of FRAC_BITS in
@@ -205,48 +207,6 @@ impl ConvertParams {
             out_bits,
         })
     }
-}
-
-/// Where a range puts black and zero chroma, and how many codes span white and full chroma.
-struct CodeRange {
-    black: i32,
-    luma_span: i32,
-    chroma_zero: i32,
-    chroma_span: i32,
-}
-
-fn code_range(range: Range, bits: u32) -> CodeRange {
-    let scale = 1 << (bits - 8);
-    match range {
-        Range::Limited => CodeRange {
-            black: 16 * scale,
-            luma_span: 219 * scale,
-            chroma_zero: 128 * scale,
-            chroma_span: 224 * scale,
-        },
-        Range::Full => CodeRange {
-            black: 0,
-            luma_span: (1 << bits) - 1,
-            chroma_zero: 1 << (bits - 1),
-            chroma_span: (1 << bits) - 1,
-        },
-    }
-}
-
-/// The Y'CbCr → R'G'B' matrix in `out_bits`-bit output codes per input code: rows R, G, B;
-/// columns Y, Cb, Cr.
-fn matrix(color: ColorSpec, bits: u32, out_bits: u32) -> [[f64; 3]; 3] {
-    let (kr, kb) = color.matrix.kr_kb();
-    let kg = 1.0 - kr - kb;
-    let codes = code_range(color.range, bits);
-    let white = f64::from((1 << out_bits) - 1);
-    let y = white / f64::from(codes.luma_span);
-    let c = white / f64::from(codes.chroma_span);
-    [
-        [y, 0.0, c * 2.0 * (1.0 - kr)],
-        [y, -c * 2.0 * kb * (1.0 - kb) / kg, -c * 2.0 * kr * (1.0 - kr) / kg],
-        [y, c * 2.0 * (1.0 - kb), 0.0],
-    ]
 }
 
 /// The matrix per eighth of a code, scaled by 2^frac_bits; the offsets and half an output code

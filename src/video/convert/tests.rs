@@ -3,7 +3,7 @@
 use super::cpu::chroma_taps;
 
 use super::*;
-use crate::video::format::Matrix;
+use crate::colour::{ColorSpec, Matrix};
 
 const MATRICES: [Matrix; 3] = [Matrix::Bt601, Matrix::Bt709, Matrix::Bt2020];
 const RANGES: [Range; 2] = [Range::Limited, Range::Full];

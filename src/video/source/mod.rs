@@ -16,8 +16,9 @@ use stream::{
 };
 pub(crate) use stream::{discard_other_streams, seek_backward};
 
-use super::format::{ColorSpec, ColorVolume, FrameFormat, FrameLight, PlaneData, PlaneLayout};
+use super::format::{FrameFormat, FrameLight, PlaneData, PlaneLayout};
 use super::index::{FrameIndex, FrameNumber};
+use crate::colour::{ColorSpec, ColorVolume};
 use ffmpeg::format::Pixel;
 use ffmpeg::software::scaling;
 use ffmpeg_next as ffmpeg;

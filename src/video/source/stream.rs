@@ -1,7 +1,8 @@
 //! What FFmpeg says of a stream, in histoplay's terms (plane layouts, matrices, ranges,
 //! rotation), and the demuxer operations the source, the index and the sound share.
 
-use crate::video::format::{ColorVolume, Matrix, PlaneLayout, Primaries, Range, Transfer};
+use crate::colour::{ColorVolume, Matrix, Primaries, Range, Transfer};
+use crate::video::format::PlaneLayout;
 use ffmpeg::format::Pixel;
 use ffmpeg_next as ffmpeg;
 

@@ -1,0 +1,37 @@
+//! Geometry every drawing pass shares: rectangles in clip space. Pure, with no GPU and nothing
+//! of histoplay's beneath it.
+
+/// A rectangle in clip space (x and y in -1..1, y up).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rect {
+    pub left: f32,
+    pub bottom: f32,
+    pub right: f32,
+    pub top: f32,
+}
+
+impl Rect {
+    pub const FULL: Rect = Rect {
+        left: -1.0,
+        bottom: -1.0,
+        right: 1.0,
+        top: 1.0,
+    };
+
+    pub fn to_array(self) -> [f32; 4] {
+        [self.left, self.bottom, self.right, self.top]
+    }
+
+    /// The pixel box this rectangle covers in a viewport, rounded outwards: (x0, y0, x1, y1),
+    /// y down, clamped to the viewport.
+    pub fn to_pixels(self, width: u32, height: u32) -> (u32, u32, u32, u32) {
+        let px = |x: f32| ((x + 1.0) * 0.5 * width as f32).clamp(0.0, width as f32);
+        let py = |y: f32| ((1.0 - y) * 0.5 * height as f32).clamp(0.0, height as f32);
+        (
+            px(self.left).round() as u32,
+            py(self.top).round() as u32,
+            px(self.right).round() as u32,
+            py(self.bottom).round() as u32,
+        )
+    }
+}
