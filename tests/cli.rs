@@ -516,3 +516,33 @@ fn manual_pages_and_completions_carry_every_option_there_is() {
     assert!(man.contains("false colour, zebras, peaking, gamut, broadcast range"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn help_lists_each_command_on_one_short_line_with_the_detail_in_help_command() {
+    let help = stdout(&histoplay(&["--help"]));
+    let lines: Vec<&str> = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    assert!(lines.len() >= 10, "{help}");
+    for line in &lines {
+        // `  name   about`: the about is a line, not a paragraph.
+        assert!(line.chars().count() <= 110, "too long for the list: {line}");
+        assert!(!line.trim_end().ends_with('.'), "{line}");
+    }
+    // The detail is one command away.
+    let report = stdout(&histoplay(&["help", "report"]));
+    assert!(report.contains("temporal outliers, repeated lines"), "{report}");
+    let timeline = stdout(&histoplay(&["help", "timeline"]));
+    assert!(timeline.contains("column x holds the frames n"), "{timeline}");
+    // No help points into the source tree, which an installed histoplay has no copy of.
+    let commands: Vec<&str> = lines.iter().filter_map(|l| l.split_whitespace().next()).collect();
+    for command in commands.iter().chain(["make-clip", "generate"].iter()) {
+        let text = stdout(&histoplay(&["help", command]));
+        assert!(!text.contains("src/") && !text.contains(".rs"), "{command}: {text}");
+    }
+}

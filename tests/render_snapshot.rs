@@ -6,8 +6,8 @@
 mod common;
 
 use histoplay::gpu::texture::GpuFrame;
+use histoplay::headless::offscreen::{render_picture, Counting, PictureOf};
 use histoplay::render::layout::{histogram_quads, Fit};
-use histoplay::render::offscreen::{render_picture, Counting, PictureOf};
 use histoplay::render::overlay::COLORS;
 use histoplay::render::scene::{Quads, ViewOptions};
 use histoplay::video::still;

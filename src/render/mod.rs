@@ -1,10 +1,9 @@
 //! Drawing: the picture fitted to the window with the histogram quads over it (the scene and
-//! its layout, the picture and overlay passes), on screen or offscreen for `render`.
+//! its layout, the picture and overlay passes), on screen or offscreen (`headless::offscreen`).
 
 pub mod adjust;
 pub mod layout;
 pub mod notes;
-pub mod offscreen;
 pub mod overlay;
 pub mod peak;
 pub mod picture;

@@ -1,0 +1,287 @@
+//! Opening a file's video stream: the file checked, the decoder chosen and opened (on the
+//! hardware decoder where there is one, with as many frame threads as pay), and what the
+//! stream says about itself read into `VideoInfo`; the frame index starts reading beside it.
+
+use super::*;
+
+/// Threads decoding frames ahead run at this nice value, a little below everything else.
+const FRAME_THREADS_NICE: i32 = 5;
+
+impl VideoSource {
+    pub fn open(path: &Path) -> Result<Self, VideoError> {
+        let input = open_input(path)?;
+        let stream = input
+            .streams()
+            .best(ffmpeg::media::Type::Video)
+            .ok_or_else(|| VideoError::NoVideo(path.to_owned()))?;
+        let stream_index = stream.index();
+        let parameters = stream.parameters().clone();
+        let codec_id = parameters.id();
+        // SAFETY: reading two plain fields of the stream's codec parameters.
+        let parameters_size = unsafe {
+            let p = parameters.as_ptr();
+            ((*p).width.max(0) as u32, (*p).height.max(0) as u32)
+        };
+        let mut context =
+            ffmpeg::codec::context::Context::from_parameters(parameters.clone()).map_err(|e| VideoError::Decode {
+                path: path.to_owned(),
+                reason: e.to_string(),
+            })?;
+        let codec = format!("{codec_id:?}").to_lowercase();
+        let Some(found) = ffmpeg::decoder::find(codec_id) else {
+            return Err(VideoError::UnsupportedCodec {
+                path: path.to_owned(),
+                codec,
+            });
+        };
+        // SAFETY: reading a plain field of the context, set from the stream's parameters.
+        let stream_format = Pixel::from(unsafe { (*context.as_ptr()).pix_fmt });
+        let hardware = hardware::attach(&mut context, &found, stream_format, parameters_size);
+        // FFmpeg's H.264 decoder starts over on a flush, which for a hardware decoder means
+        // making it again (NVDEC: 100 to 300 ms a seek); an IDR picture needs no flush.
+        let keep_decoder = (hardware.is_some() && codec_id == ffmpeg::codec::Id::H264).then(|| {
+            // SAFETY: the context is valid, its extradata copied from the stream's parameters.
+            unsafe { NalFraming::of_context(context.as_ptr()) }
+        });
+        let threads = decode_threads(stream_format, parameters_size);
+        context.set_threading(ffmpeg::threading::Config {
+            kind: ffmpeg::threading::Type::Frame,
+            // A hardware decoder is fed by one thread.
+            count: if hardware.is_some() { 1 } else { threads },
+            ..Default::default()
+        });
+        // Frames decode into counted frame memory (hardware frames stay the device's).
+        // SAFETY: the context is not open yet; the callback is FFmpeg's to call.
+        unsafe { (*context.as_mut_ptr()).get_buffer2 = Some(crate::video::memory::get_buffer2) };
+        let decoder = open_decoder(context, threads > 1 && hardware.is_none()).map_err(|e| VideoError::Decode {
+            path: path.to_owned(),
+            reason: format!("cannot open the {codec} decoder: {e}"),
+        })?;
+        let info = describe(path, &input, &stream, &decoder, codec, hardware.map(|h| h.name))?;
+        let (time_base, frame_duration) = (stream.time_base(), info.frame_duration);
+        let ticks_per_frame = frame_duration * f64::from(time_base.denominator()) / f64::from(time_base.numerator());
+        let estimated_count = match stream.frames() {
+            n if n > 0 => Some(n as u64),
+            _ if info.duration > 0.0 => Some((info.duration / frame_duration).round() as u64),
+            _ => None,
+        };
+        let index = FrameIndex::start(path, stream_index, ticks_per_frame, info.start_pts, estimated_count);
+        let mut input = input;
+        discard_other_streams(&mut input, stream_index);
+        Ok(Self {
+            info,
+            input,
+            stream_index,
+            decoder,
+            hardware,
+            deferrals: None,
+            keep_decoder,
+            scaler: None,
+            index,
+            exact_numbers: false,
+            decoded_planes: false,
+            last_pts: None,
+            last_number: None,
+            counted: Some(0),
+            run: Run::default(),
+            eof_sent: false,
+            damaged_packets: 0,
+            parameters,
+        })
+    }
+}
+
+/// The file opened by FFmpeg's demuxer, after the checks that give clearer errors than its own.
+fn open_input(path: &Path) -> Result<ffmpeg::format::context::Input, VideoError> {
+    ffmpeg::init().map_err(|e| VideoError::Open {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    })?;
+    // FFmpeg's own log would repeat what histoplay reports; keep only its errors.
+    ffmpeg::util::log::set_level(ffmpeg::util::log::Level::Fatal);
+    if path.is_dir() {
+        return Err(VideoError::Directory(path.to_owned()));
+    }
+    if path.to_str().is_none() {
+        // FFmpeg takes paths as C strings of UTF-8 text.
+        return Err(VideoError::Open {
+            path: path.to_owned(),
+            reason: "its name is not valid UTF-8".into(),
+        });
+    }
+    if let Err(e) = std::fs::File::open(path) {
+        return Err(VideoError::Open {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        });
+    }
+    ffmpeg::format::input(path).map_err(|e| VideoError::NotMedia {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    })
+}
+
+/// How many frame threads decode a stream of `format` at `(width, height)` in software.
+///
+/// Frame threads decode ahead, each holding a frame. For HD, two per core (up to 32): catching
+/// up to an exact seek through a GOP decodes a chain of frames that each reference the one
+/// before, whose threads spend much of their time waiting for rows of those references, so more
+/// of them than cores keep the cores busy (1080p60, GOP 250, 16 cores: 16 threads land a seek
+/// at p95 249 ms, 24 at 197, 32 at 167, and decode 1021, 1187 and 1295 frames per second).
+/// Below 720p, where a GOP decodes quickly anyway, one per core up to 16: every thread more is
+/// a frame more to wait for when a decode run starts. 6 above HD, which still decodes 4K faster
+/// than it plays while keeping the frames in flight (12 MB each) to a bounded amount of memory.
+/// `HISTOPLAY_DECODE_THREADS` overrides the choice, for measuring others.
+fn decode_threads(format: Pixel, (width, height): (u32, u32)) -> usize {
+    let cores = std::thread::available_parallelism().map_or(4, |n| n.get());
+    let pixels = u64::from(width) * u64::from(height);
+    // Beyond 4K a frame is 50 to 100 MB: no more threads than keep 256 MB of them in flight
+    // (two for 8K at 10 bits), or the frames in flight alone would outgrow the frame cache.
+    // SAFETY: FFmpeg computes a size from a format and dimensions.
+    let frame_bytes = unsafe { ffmpeg::ffi::av_image_get_buffer_size(format.into(), width as i32, height as i32, 1) };
+    let frame_bytes = u64::try_from(frame_bytes).ok().filter(|&b| b > 0).unwrap_or(3 * pixels);
+    let within_memory = usize::try_from((256 << 20) / frame_bytes.max(1))
+        .unwrap_or(usize::MAX)
+        .max(1);
+    let per_size = match pixels {
+        p if p > 2_500_000 => cores.min(6).min(within_memory),
+        p if p >= 1280 * 720 => (2 * cores).min(32),
+        _ => cores.min(16),
+    };
+    std::env::var("HISTOPLAY_DECODE_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| (1..=64).contains(&n))
+        .unwrap_or(per_size)
+}
+
+/// Opens the decoder. Its frame threads, started as it opens, take the priority of the thread
+/// that opens it: with `lowered`, one a little below everything else's, so that the threads
+/// that draw, upload and decode a seek's keyframe preview get a core at once however busy
+/// decoding keeps the rest (a nice value only ever goes up, so a thread of its own opens it).
+fn open_decoder(context: ffmpeg::codec::context::Context, lowered: bool) -> Result<ffmpeg::decoder::Video, String> {
+    if !lowered {
+        return context.decoder().video().map_err(|e| e.to_string());
+    }
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("histoplay open".into())
+            .spawn_scoped(scope, || {
+                crate::video::index::set_nice(FRAME_THREADS_NICE);
+                context.decoder().video().map_err(|e| e.to_string())
+            })
+            .map_err(|e| e.to_string())
+            .and_then(|opening| opening.join().unwrap_or_else(|_| Err("opening it failed".into())))
+    })
+}
+
+/// What the stream and its opened decoder say about the video: size, layout, colour, timing,
+/// rotation, aspect and chapters.
+fn describe(
+    path: &Path,
+    input: &ffmpeg::format::context::Input,
+    stream: &ffmpeg::format::stream::Stream,
+    decoder: &ffmpeg::decoder::Video,
+    codec: String,
+    hwdec: Option<&'static str>,
+) -> Result<VideoInfo, VideoError> {
+    let (width, height) = (decoder.width(), decoder.height());
+    if width == 0 || height == 0 {
+        return Err(VideoError::Decode {
+            path: path.to_owned(),
+            reason: "the video stream has no frame size".into(),
+        });
+    }
+    let decoder_format = decoder.format();
+    let (layout, jpeg) = native_layout(decoder_format).unwrap_or_else(|| {
+        let target = fallback_format(decoder_format);
+        native_layout(target).expect("fallback formats are native")
+    });
+    // Frames come back from the device as NV12 (P010 at 10 bits): the same samples, chroma
+    // interleaved.
+    let layout = match hwdec {
+        Some(_) if layout.bits() > 8 => PlaneLayout::P010,
+        Some(_) => PlaneLayout::Nv12,
+        None => layout,
+    };
+    let color = ColorSpec::resolve(
+        matrix_of(decoder.color_space()),
+        range_of(decoder.color_range()),
+        width,
+        height,
+        jpeg,
+    );
+    let time_base = stream.time_base();
+    let rate = stream.avg_frame_rate();
+    let frame_duration = if rate.numerator() > 0 && rate.denominator() > 0 {
+        f64::from(rate.denominator()) / f64::from(rate.numerator())
+    } else {
+        1.0 / 25.0
+    };
+    let turns = quarter_turns(stream);
+    let sar = decoder.aspect_ratio();
+    let sar = if sar.numerator() > 0 && sar.denominator() > 0 {
+        f64::from(sar.numerator()) / f64::from(sar.denominator())
+    } else {
+        1.0
+    };
+    let aspect = width as f64 * sar / height as f64;
+    let display_aspect = if turns % 2 == 1 { 1.0 / aspect } else { aspect } as f32;
+    let container_duration = if input.duration() > 0 {
+        input.duration() as f64 / f64::from(ffmpeg::ffi::AV_TIME_BASE)
+    } else {
+        0.0
+    };
+    let start_pts = Some(stream.start_time()).filter(|&t| t != ffmpeg::ffi::AV_NOPTS_VALUE);
+    let volume = color_volume(
+        stream,
+        decoder.color_transfer_characteristic(),
+        decoder.color_primaries(),
+    );
+    // Profiles 8.1 and 8.4 carry an HDR10 or HLG base layer, which plays as such; profile 5's
+    // base layer is in Dolby's own IPT colour space and needs its metadata to be shown.
+    if let Some((profile, 0)) = dolby_vision(stream) {
+        log::warn!(
+            "{}: Dolby Vision profile {profile} has no HDR10- or HLG-compatible base layer: its colours show wrong",
+            path.display()
+        );
+    }
+    Ok(VideoInfo {
+        path: path.to_owned(),
+        codec,
+        pixel_format: format!("{decoder_format:?}").to_lowercase(),
+        hwdec,
+        format: FrameFormat {
+            layout,
+            width,
+            height,
+            color,
+        },
+        volume,
+        frame_light: FrameLight::default(),
+        time_base: (time_base.numerator(), time_base.denominator()),
+        frame_duration,
+        duration: container_duration,
+        start_pts,
+        quarter_turns: turns,
+        display_aspect,
+        chapters: chapters(input),
+    })
+}
+
+/// The container's chapters, sorted by start.
+fn chapters(input: &ffmpeg::format::context::Input) -> Vec<Chapter> {
+    let mut chapters: Vec<Chapter> = input
+        .chapters()
+        .filter_map(|chapter| {
+            let base = chapter.time_base();
+            (base.denominator() != 0).then(|| Chapter {
+                start: chapter.start() as f64 * f64::from(base.numerator()) / f64::from(base.denominator()),
+                title: chapter.metadata().get("title").map(str::to_string),
+            })
+        })
+        .filter(|c| c.start.is_finite())
+        .collect();
+    chapters.sort_by(|a, b| a.start.total_cmp(&b.start));
+    chapters
+}
