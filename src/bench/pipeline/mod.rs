@@ -8,6 +8,7 @@ pub mod compare;
 mod memory;
 mod navigation;
 mod open;
+mod report;
 
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
@@ -76,97 +77,6 @@ fn decode_rate(path: &Path) -> Result<(u64, f64)> {
         best = best.max(n as f64 / time.as_secs_f64());
     }
     Ok((frames, best))
-}
-
-/// How long a file `report`'s whole run is timed on, looped from the clip: QC files are long.
-const REPORT_SECONDS: f64 = 60.0;
-
-/// Output that notes when it is first written to, and writes nowhere.
-struct FirstWrite(Option<Instant>);
-
-impl Write for FirstWrite {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.get_or_insert_with(Instant::now);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Frames and the best of two rates of `report` over the whole file (its statistics counted
-/// on the GPU and read back, the JSON written nowhere), for a Y'CbCr file: from the start (the
-/// GPU and the file opened, the pass made) and from the first frame written.
-fn report_rate(path: &Path) -> Result<Option<(u64, f64, f64)>> {
-    let mut best: Option<(u64, f64, f64)> = None;
-    for _ in 0..2 {
-        let source = VideoSource::open(path)?;
-        if crate::signalstats::PlaneShape::of(source.info.format.layout).is_err() {
-            return Ok(None);
-        }
-        let start = Instant::now();
-        let everything = crate::headless::FrameRange { start: 0, end: None };
-        let mut out = FirstWrite(None);
-        let (frames, _) = crate::cli::report::file::report_video(
-            source,
-            everything,
-            crate::cli::report::ReportFormat::Json,
-            crate::cli::report::file::ReportOptions::default(),
-            &mut out,
-        )?;
-        let fps = frames as f64 / start.elapsed().as_secs_f64();
-        let first = out.0.unwrap_or(start);
-        let steady = frames.saturating_sub(1) as f64 / first.elapsed().as_secs_f64().max(1e-9);
-        if best.is_none_or(|(_, b, _)| fps > b) {
-            best = Some((frames, fps, steady));
-        }
-    }
-    Ok(best)
-}
-
-/// `report`'s whole run against decoding alone, both timed from the file's opening, on a stream
-/// copy of `path` looped to about `seconds` (QC runs over whole files, minutes to hours long):
-/// the GPU opens beside the file, as `histoplay report` opens it. Frames, loops, and the best of
-/// two times each (report, decode-only); None for a file that is not Y'CbCr.
-fn report_whole(path: &Path, seconds: f64) -> Result<Option<(u64, u32, Duration, Duration)>> {
-    let source = VideoSource::open(path)?;
-    if crate::signalstats::PlaneShape::of(source.info.format.layout).is_err() || source.info.duration <= 0.0 {
-        return Ok(None);
-    }
-    let loops = (seconds / source.info.duration).ceil().max(1.0) as u32;
-    drop(source);
-    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("mkv");
-    let copy = std::env::temp_dir().join(format!("histoplay-report-{}.{extension}", std::process::id()));
-    crate::bench::clips::loop_copy(path, &copy, loops)?;
-    let measured = (|| -> Result<(u64, Duration, Duration)> {
-        let (mut report, mut decode, mut frames) = (Duration::MAX, Duration::MAX, 0);
-        for _ in 0..2 {
-            let start = Instant::now();
-            let mut source = VideoSource::open(&copy)?;
-            while source.next_frame()?.is_some() {}
-            drop(source);
-            decode = decode.min(start.elapsed());
-            let start = Instant::now();
-            let gpu = crate::cli::report::file::GpuOpening::start(true);
-            let source = VideoSource::open(&copy)?;
-            let gpu = gpu.finish();
-            let options = crate::cli::report::file::ReportOptions {
-                gpu: gpu.as_ref(),
-                ..Default::default()
-            };
-            let everything = crate::headless::FrameRange { start: 0, end: None };
-            let json = crate::cli::report::ReportFormat::Json;
-            (frames, _) =
-                crate::cli::report::file::report_video(source, everything, json, options, &mut std::io::sink())?;
-            drop(gpu);
-            report = report.min(start.elapsed());
-        }
-        Ok((frames, report, decode))
-    })();
-    let _ = std::fs::remove_file(&copy);
-    let (frames, report, decode) = measured?;
-    Ok(Some((frames, loops, report, decode)))
 }
 
 /// The player's pipeline for one file, drawing offscreen.
@@ -386,6 +296,57 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     let mut pipeline = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes, &options.marks)?;
     let info = pipeline.decoder.info.clone();
     let count = pipeline.decoder.index().wait_complete();
+    write_file_line(out, path, &info, count, options)?;
+    writeln!(out, "{opened}")?;
+    if let Some(seconds) = options.long_seconds {
+        open::long_file(&pipeline.ctx, path, seconds, options.long_dir.as_deref(), out)?;
+    }
+    let passes = Passes::run(&mut pipeline)?;
+    writeln!(out, "decode only:  {decoded} frames at {decode_fps:.1} fps (best of 2)")?;
+    report::write_rates(out, path, decode_fps)?;
+    passes.write(out, decode_fps, options.cache_bytes)?;
+
+    sampler.phase("timeline");
+    timeline_alone(out, path, &pipeline.ctx, decode_fps)?;
+    let refresh_hz = (1.0 / info.frame_duration).max(60.0);
+    sampler.phase("paced");
+    paced(&mut pipeline, info.duration.min(10.0), refresh_hz, "paced:", out)?;
+    sampler.phase("paced + timeline");
+    let fill = TimelineFill::start(path, &pipeline.ctx)?;
+    // As in the player, which tells the fill when it plays.
+    fill.set_playing(true);
+    paced(&mut pipeline, info.duration.min(10.0), refresh_hz, "  + timeline:", out)?;
+    let filled = fill.data.lock().map_or(0, |d| d.filled);
+    writeln!(out, "              (the timeline counted {filled} frames meanwhile)")?;
+    drop(fill);
+
+    // Navigation starts from a freshly opened file, so that the frames the passes above left in
+    // the cache don't answer the seeks.
+    let ctx = pipeline.ctx.clone();
+    drop(pipeline);
+    let count = count.unwrap_or(passes.frames);
+    if count >= 2 && options.seeks > 0 {
+        sampler.phase("seeks");
+        let mut fresh = Pipeline::open(ctx.clone(), path, (1280, 720), options.cache_bytes, &options.marks)?;
+        navigation::seeks(&mut fresh, count, options.seeks, options.samples, out)?;
+    }
+    if count >= 2 && options.backsteps > 0 {
+        sampler.phase("back-steps");
+        let mut fresh = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes, &options.marks)?;
+        fresh.decoder.index().wait_complete();
+        navigation::backsteps(&mut fresh, options.backsteps, options.samples, out)?;
+    }
+    write_memory_by_phase(out, sampler, options.cache_bytes)
+}
+
+/// The file's line: codec, size, decoder, frames, duration; and the marks drawn, if any.
+fn write_file_line(
+    out: &mut impl Write,
+    path: &Path,
+    info: &crate::video::source::VideoInfo,
+    count: Option<u64>,
+    options: &BenchOptions,
+) -> Result<()> {
     writeln!(
         out,
         "file: {} ({} {}x{} {}, {} decoding, {} frames, {:.2} s)",
@@ -405,75 +366,91 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
             options.marks.shown.names().join(", ")
         )?;
     }
-    writeln!(out, "{opened}")?;
-    if let Some(seconds) = options.long_seconds {
-        open::long_file(&pipeline.ctx, path, seconds, options.long_dir.as_deref(), out)?;
-    }
-    // Three passes over the file: the first also pays for pipeline compilation and first-use
-    // allocations and is reported apart; the best of the other two is the steady state.
-    let (rss_start, _) = memory_mb();
-    let mut runs = Vec::new();
-    let mut rss_mid = Vec::new();
-    let mut frames = 0u64;
-    for pass in 0..3 {
-        if pass > 0 {
-            pipeline.decoder.seek(SeekTarget::Frame(0));
-        }
-        let start = Instant::now();
-        frames = 0;
-        while let Some(frame) = pipeline.next()? {
-            pipeline.process(&frame);
-            frames += 1;
-            if frames % 32 == 0 {
-                rss_mid.push(memory_mb().0);
-            }
-        }
-        pipeline.ctx.wait_idle()?;
-        runs.push(frames as f64 / start.elapsed().as_secs_f64());
-    }
-    let (rss_end, peak) = memory_mb();
-    let steady = runs[1].max(runs[2]);
-    writeln!(out, "decode only:  {decoded} frames at {decode_fps:.1} fps (best of 2)")?;
-    if let Some((reported, fps, steady)) = report_rate(path)? {
-        writeln!(
-            out,
-            "report:       {reported} frames at {fps:.1} fps ({:.1}% of decode-only, best of 2), {steady:.1} fps ({:.1}%) from the first frame written: signalstats of every frame, as `histoplay report`",
-            100.0 * fps / decode_fps,
-            100.0 * steady / decode_fps
-        )?;
-    }
-    if let Some((reported, loops, report, decode)) = report_whole(path, REPORT_SECONDS)? {
-        writeln!(
-            out,
-            "report whole: {reported} frames ({loops} loops of the file): the command {:.2} s, opening and decoding alone {:.2} s: {:.1}% of decode-only, from the file's opening, best of 2",
-            report.as_secs_f64(),
-            decode.as_secs_f64(),
-            100.0 * decode.as_secs_f64() / report.as_secs_f64()
-        )?;
-    }
-    writeln!(
-        out,
-        "pipeline:     {frames} frames at {steady:.1} fps ({:.1}% of decode-only, best of 2 warm passes); \
-         cold pass {:.1} fps",
-        100.0 * steady / decode_fps,
-        runs[0]
-    )?;
-    let mid_max = rss_mid.iter().copied().fold(rss_start, f64::max);
-    let mid_min = rss_mid.iter().copied().fold(f64::INFINITY, f64::min);
-    writeln!(
-        out,
-        "memory:       resident {rss_start:.0} MB before streaming, {rss_end:.0} MB after three passes; \
-         {mid_min:.0}..{mid_max:.0} MB while streaming, peak {peak:.0} MB (frame cache budget {} MB)",
-        options.cache_bytes >> 20
-    )?;
+    Ok(())
+}
 
-    // The histogram timeline, filled by the player's background decode with nothing else
-    // running; then playback again while it fills.
-    // Opening (probing, indexing, the pipeline's setup) is paid once per file; the rate from the
-    // first frame counted on is what a long file fills at.
-    sampler.phase("timeline");
+/// Three passes of the pipeline over the whole file, unpaced, with the memory resident while
+/// they stream.
+struct Passes {
+    /// Frames a second of each pass.
+    runs: Vec<f64>,
+    frames: u64,
+    rss_start: f64,
+    rss_end: f64,
+    rss_mid: Vec<f64>,
+    peak: f64,
+}
+
+impl Passes {
+    /// The first pass also pays for pipeline compilation and first-use allocations and is
+    /// reported apart; the best of the other two is the steady state.
+    fn run(pipeline: &mut Pipeline) -> Result<Self> {
+        let (rss_start, _) = memory_mb();
+        let mut runs = Vec::new();
+        let mut rss_mid = Vec::new();
+        let mut frames = 0u64;
+        for pass in 0..3 {
+            if pass > 0 {
+                pipeline.decoder.seek(SeekTarget::Frame(0));
+            }
+            let start = Instant::now();
+            frames = 0;
+            while let Some(frame) = pipeline.next()? {
+                pipeline.process(&frame);
+                frames += 1;
+                if frames % 32 == 0 {
+                    rss_mid.push(memory_mb().0);
+                }
+            }
+            pipeline.ctx.wait_idle()?;
+            runs.push(frames as f64 / start.elapsed().as_secs_f64());
+        }
+        let (rss_end, peak) = memory_mb();
+        Ok(Self {
+            runs,
+            frames,
+            rss_start,
+            rss_end,
+            rss_mid,
+            peak,
+        })
+    }
+
+    fn write(&self, out: &mut impl Write, decode_fps: f64, cache_bytes: usize) -> Result<()> {
+        let Self {
+            runs,
+            frames,
+            rss_start,
+            rss_end,
+            rss_mid,
+            peak,
+        } = self;
+        let steady = runs[1].max(runs[2]);
+        writeln!(
+            out,
+            "pipeline:     {frames} frames at {steady:.1} fps ({:.1}% of decode-only, best of 2 warm passes); \
+             cold pass {:.1} fps",
+            100.0 * steady / decode_fps,
+            runs[0]
+        )?;
+        let mid_max = rss_mid.iter().copied().fold(*rss_start, f64::max);
+        let mid_min = rss_mid.iter().copied().fold(f64::INFINITY, f64::min);
+        writeln!(
+            out,
+            "memory:       resident {rss_start:.0} MB before streaming, {rss_end:.0} MB after three passes; \
+             {mid_min:.0}..{mid_max:.0} MB while streaming, peak {peak:.0} MB (frame cache budget {} MB)",
+            cache_bytes >> 20
+        )?;
+        Ok(())
+    }
+}
+
+/// The histogram timeline, filled by the player's background decode with nothing else running.
+/// Opening (probing, indexing, the pipeline's setup) is paid once per file; the rate from the
+/// first frame counted on is what a long file fills at.
+fn timeline_alone(out: &mut impl Write, path: &Path, ctx: &GpuContext, decode_fps: f64) -> Result<()> {
     let started = Instant::now();
-    let fill = TimelineFill::start(path, &pipeline.ctx)?;
+    let fill = TimelineFill::start(path, ctx)?;
     let mut first_frame = None;
     while !fill.done() {
         if first_frame.is_none() && fill.data.lock().is_ok_and(|d| d.filled > 0) {
@@ -493,35 +470,11 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
         (first_frame - started).as_secs_f64() * 1e3,
         filled as f64 / whole
     )?;
+    Ok(())
+}
 
-    let refresh_hz = (1.0 / info.frame_duration).max(60.0);
-    sampler.phase("paced");
-    paced(&mut pipeline, info.duration.min(10.0), refresh_hz, "paced:", out)?;
-    sampler.phase("paced + timeline");
-    let fill = TimelineFill::start(path, &pipeline.ctx)?;
-    // As in the player, which tells the fill when it plays.
-    fill.set_playing(true);
-    paced(&mut pipeline, info.duration.min(10.0), refresh_hz, "  + timeline:", out)?;
-    let filled = fill.data.lock().map_or(0, |d| d.filled);
-    writeln!(out, "              (the timeline counted {filled} frames meanwhile)")?;
-    drop(fill);
-
-    // Navigation starts from a freshly opened file, so that the frames the passes above left in
-    // the cache don't answer the seeks.
-    let ctx = pipeline.ctx.clone();
-    drop(pipeline);
-    let count = count.unwrap_or(frames);
-    if count >= 2 && options.seeks > 0 {
-        sampler.phase("seeks");
-        let mut fresh = Pipeline::open(ctx.clone(), path, (1280, 720), options.cache_bytes, &options.marks)?;
-        navigation::seeks(&mut fresh, count, options.seeks, options.samples, out)?;
-    }
-    if count >= 2 && options.backsteps > 0 {
-        sampler.phase("back-steps");
-        let mut fresh = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes, &options.marks)?;
-        fresh.decoder.index().wait_complete();
-        navigation::backsteps(&mut fresh, options.backsteps, options.samples, out)?;
-    }
+/// Memory at each phase's highest, and the whole run's peak against the budget.
+fn write_memory_by_phase(out: &mut impl Write, sampler: memory::MemorySampler, cache_bytes: usize) -> Result<()> {
     let (_, peak) = memory_mb();
     let phases = sampler.finish();
     let by_phase: Vec<String> = phases
@@ -547,7 +500,7 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
         "memory by phase (MB at each one's highest): {}",
         by_phase.join("; ")
     )?;
-    let budget = options.cache_bytes >> 20;
+    let budget = cache_bytes >> 20;
     let headroom = crate::video::memory::HEADROOM >> 20;
     let limit = budget + headroom;
     writeln!(
