@@ -3,6 +3,7 @@
 
 mod app;
 pub mod bench;
+pub mod bindings;
 pub mod clipping;
 pub mod commands;
 pub mod comparison;
