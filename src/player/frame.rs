@@ -8,7 +8,6 @@
 use super::clipping::ReadoutTag;
 use super::osd::{HdrView, MarksNote, OsdView};
 use super::playback::FrameSource;
-use super::probe::ProbeTag;
 use super::screenshot::{file_name, ScreenshotTarget};
 use super::signal_readout::SignalOverlay;
 use super::stats::Present;
@@ -126,26 +125,7 @@ impl PlayerWindow {
             }
         }
         self.media.recount = false;
-        let (width, height) = self.media.pipeline.frame_size();
-        let probed = self.probe_at.filter(|&(x, y)| x < width && y < height);
-        if let Some((x, y)) = probed.filter(|_| self.media.has_picture) {
-            if next.is_some() || self.probe_moved {
-                let pipeline = &self.media.pipeline;
-                let tag = ProbeTag {
-                    media: self.media.serial,
-                    x,
-                    y,
-                    depth: pipeline.engine.depth,
-                };
-                let width = pipeline.frame_size().0;
-                if self
-                    .probes
-                    .record(&mut encoder, &pipeline.ring.output.pixels, width, tag)
-                {
-                    self.probe_moved = false;
-                }
-            }
-        }
+        self.pointer.encode(&mut encoder, &self.media, next.is_some());
 
         let (paint_jobs, screen) = self.run_osd(now, &mut encoder);
         let timed = self.stats_visible(now);
@@ -166,7 +146,7 @@ impl PlayerWindow {
             self.media.playback.source.release(next.frame.slot);
         }
         self.clipping.submitted();
-        self.probes.submitted();
+        self.pointer.submitted();
         if let Some(signal) = &mut self.signal {
             signal.submitted();
         }
@@ -183,7 +163,12 @@ impl PlayerWindow {
             timer.submitted();
         }
         let timing = self.pass_timer.as_ref().is_some_and(|t| t.pending());
-        if self.clipping.pending() || self.screenshots.pending() || self.probes.pending() || timing || metrics || signal
+        if self.clipping.pending()
+            || self.screenshots.pending()
+            || self.pointer.pending()
+            || timing
+            || metrics
+            || signal
         {
             self.gpu_waiter.submitted();
         }
@@ -232,7 +217,7 @@ impl PlayerWindow {
             }),
             view: self.view,
             region: self.media.pipeline.region(),
-            probe: self.probe.zip(self.pointer),
+            probe: self.pointer.probe().zip(self.pointer.at()),
             timeline: strip,
             opacity,
             messages: &self.messages,
@@ -349,7 +334,7 @@ impl PlayerWindow {
             dropped: playback.dropped(),
             paused: playback.paused(),
             size: self.surface.size(),
-            probe: self.probe.map(|p| [p.x, p.y, p.rgb[0], p.rgb[1], p.rgb[2]]),
+            probe: self.pointer.probe().map(|p| [p.x, p.y, p.rgb[0], p.rgb[1], p.rgb[2]]),
             region: self.media.pipeline.region().map(|r| [r.x, r.y, r.width, r.height]),
             file: self.media.serial,
             ab: playback.ab_loop(),

@@ -5,15 +5,16 @@
 use super::bench::{BenchReport, BenchScript, Expect};
 use super::clipping::{Clipping, ClippingReadback};
 use super::commands::{Bindings, Command};
+use super::compare_control::CompareControl;
 use super::gpu_wait::GpuWaiter;
 use super::media::{default_window_size, open_file, Media, MediaOptions, OpenedFile};
 use super::osd::{self, Message, Osd};
 use super::pacing::format_time;
 use super::pacing::RenderLead;
+use super::part::{Cx, Effects};
 use super::playback::{chapter_target, ChapterTarget};
 use super::playlist::{self, Playlist};
-use super::pointer::RegionDrag;
-use super::probe::{Probe, ProbeReadback};
+use super::pointer::{set_region, Pointer};
 use super::screenshot::{Notify, Screenshots};
 use super::signal_readout::{SignalOverlay, SignalReadout};
 use super::stats::FrameLog;
@@ -35,6 +36,20 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use winit::event_loop::{ActiveEventLoop, EventLoopProxy};
 use winit::window::{Fullscreen, Window};
+
+/// The window's shared state lent to a part (`part::Cx`), borrowing only the fields it names so
+/// the part itself, another field, can be borrowed beside it.
+macro_rules! cx {
+    ($window:expr) => {
+        Cx {
+            gpu: &$window.gpu,
+            scene: &$window.scene,
+            media: &mut $window.media,
+            view: &mut $window.view,
+            viewport: $window.surface.size(),
+        }
+    };
+}
 
 /// How often to look for an awaited frame should the decode thread's wake-up be missed.
 const AWAIT_FALLBACK: Duration = Duration::from_millis(20);
@@ -80,16 +95,10 @@ pub struct PlayerWindow {
     pub(super) gpu_waiter: GpuWaiter,
     proxy: EventLoopProxy<UserEvent>,
     cursor_hidden: bool,
-    /// The pointer, in physical pixels, while it is over the window.
-    pub(super) pointer: Option<(f64, f64)>,
-    /// The frame pixel under the pointer, the last one read back, and whether it must be read
-    /// again (the pointer moved, or what is counted changed) though no new frame comes.
-    pub(super) probe_at: Option<(u32, u32)>,
-    pub(super) probe: Option<Probe>,
-    pub(super) probe_moved: bool,
-    pub(super) probes: ProbeReadback,
-    /// A right-button press on the picture, and whether it has become a drag.
-    pub(super) region_drag: Option<RegionDrag>,
+    /// The pointer: the pixel probe under it, and the region a right-drag draws.
+    pub(super) pointer: Pointer,
+    /// The comparison's keys and the wipe's drag.
+    compare: CompareControl,
     /// The histogram timeline's picture in the OSD.
     pub(super) timeline_strip: TimelineStrip,
     /// Keys and mouse buttons to commands: mpv's defaults and the viewer's input.conf.
@@ -257,12 +266,8 @@ impl PlayerWindow {
             gpu_waiter,
             proxy,
             cursor_hidden: false,
-            pointer: None,
-            probe_at: None,
-            probe: None,
-            probe_moved: false,
-            probes: ProbeReadback::new(&gpu_device),
-            region_drag: None,
+            pointer: Pointer::new(&gpu_device),
+            compare: CompareControl::default(),
             timeline_strip: TimelineStrip::default(),
             bindings: options.bindings.clone(),
             playlist,
@@ -342,7 +347,7 @@ impl PlayerWindow {
                 match self.media.set_scope(&self.gpu, &self.scene, scope) {
                     Ok(()) => {
                         self.view.scope = scope;
-                        self.probe_moved = true;
+                        self.pointer.reprobe();
                         let text = match scope {
                             None => "scope: off".to_string(),
                             Some(ScopeKind::Cie) => {
@@ -377,7 +382,10 @@ impl PlayerWindow {
                 self.media.set_graticule(self.graticule.0, &self.graticule.1);
                 self.replace_message("waveform: ", format!("waveform: {}", self.graticule.0.name()));
             }
-            Command::ClearRegion => self.set_region(None),
+            Command::ClearRegion => {
+                let fx = set_region(None, cx!(self));
+                self.take(fx);
+            }
             Command::ToggleTimeline => {
                 self.view.timeline = !self.view.timeline;
                 if self.view.timeline {
@@ -386,7 +394,10 @@ impl PlayerWindow {
                     }
                 }
             }
-            Command::SetRegion(region) => self.set_region(Some(region)),
+            Command::SetRegion(region) => {
+                let fx = set_region(Some(region), cx!(self));
+                self.take(fx);
+            }
             Command::ToggleLogScale => self.view.log_scale = !self.view.log_scale,
             Command::ToggleFit => self.view.fit = self.view.fit.toggled(),
             Command::Screenshot => self.screenshot_wanted = true,
@@ -445,7 +456,8 @@ impl PlayerWindow {
                 self.replace_message("picture: ", "picture: as decoded".to_string());
             }
             Command::CycleCompareMode | Command::Flicker | Command::CompareGainBy(_) | Command::CompareOffsetBy(_) => {
-                self.compare_command(&command)
+                let fx = self.compare.command(&command, cx!(self));
+                self.take(fx);
             }
             Command::ToggleMark(mark) => {
                 let mut next = self.marks.clone();
@@ -520,7 +532,7 @@ impl PlayerWindow {
             return;
         }
         self.media.recount = true;
-        self.probe_moved = true;
+        self.pointer.reprobe();
         if let Some(adjustment) = changed {
             let name = adjustment.name();
             self.replace_message(&format!("{name}: "), format!("{name}: {}", adjustments.get(adjustment)));
@@ -539,7 +551,7 @@ impl PlayerWindow {
             }
         }
         self.marks = marks;
-        self.probe_moved = true;
+        self.pointer.reprobe();
     }
 
     /// Shows `text`, replacing a message that starts with `prefix` (repeated keys update one
@@ -547,6 +559,79 @@ impl PlayerWindow {
     pub(super) fn replace_message(&mut self, prefix: &str, text: String) {
         self.messages.retain(|m| !m.text.starts_with(prefix));
         self.message(text, false);
+    }
+
+    /// Does what a part's call asked for; false when a command it gave asks to quit.
+    pub(super) fn take(&mut self, fx: Effects) -> bool {
+        for toast in fx.toasts {
+            if let Some(prefix) = &toast.replaces {
+                self.messages.retain(|m| !m.text.starts_with(prefix.as_str()));
+            }
+            self.message(toast.text, toast.error);
+        }
+        if fx.reprobe {
+            self.pointer.reprobe();
+        }
+        if fx.relayout {
+            self.relayout();
+        }
+        if fx.redraw {
+            self.needs_redraw = true;
+        }
+        let mut go_on = true;
+        for command in fx.then {
+            go_on &= self.apply(command);
+        }
+        go_on
+    }
+
+    /// The pointer moved to `point` (physical pixels), or left the window (None): the probe
+    /// follows it, a right-drag draws the region, a left-drag moves a comparison's wipe.
+    pub fn pointer_moved(&mut self, point: Option<(f64, f64)>) {
+        let over_osd = self.over_osd(point);
+        let fx = self.pointer.moved(point, over_osd, cx!(self));
+        self.take(fx);
+        if point.is_some() {
+            let fx = self.compare.pointer_moved(point, cx!(self));
+            self.take(fx);
+        }
+    }
+
+    /// Where the pointer is over the window, in physical pixels.
+    pub fn pointer_at(&self) -> Option<(f64, f64)> {
+        self.pointer.at()
+    }
+
+    /// Whether the pointer is over the OSD's panel, on its widgets rather than the picture.
+    pub fn pointer_over_osd(&self) -> bool {
+        self.over_osd(self.pointer.at())
+    }
+
+    /// Whether `point` is over the OSD's widgets. (Where the OSD was last drawn: egui's own
+    /// pointer state lags one event behind.)
+    fn over_osd(&self, point: Option<(f64, f64)>) -> bool {
+        let scale = f64::from(self.egui_ctx.pixels_per_point());
+        point.is_some_and(|(x, y)| {
+            let at = egui::pos2((x / scale) as f32, (y / scale) as f32);
+            // (The whole screen is egui's background layer.)
+            let layer = self.egui_ctx.layer_id_at(at);
+            layer.is_some_and(|l| l.order != egui::Order::Background)
+        })
+    }
+
+    /// The right button went down or up on the picture: a drag sets the region, a click does
+    /// what MBTN_RIGHT is bound to. False when that asks to quit.
+    pub fn right_button(&mut self, pressed: bool) -> bool {
+        let fx = self.pointer.right_button(pressed, &self.bindings, cx!(self));
+        self.take(fx)
+    }
+
+    /// The left button went down on the picture, or up anywhere: comparing in wipe mode, a
+    /// press and the drag after it move the wipe's line.
+    pub fn left_button(&mut self, pressed: bool) {
+        let point = self.pointer.at();
+        let fx = self.compare.left_button(pressed, point, cx!(self));
+        self.take(fx);
     }
 
     /// Files dropped on the window join the playlist; the first of a drop plays.
@@ -719,12 +804,9 @@ impl PlayerWindow {
                 self.media.set_marks(&self.gpu, &self.scene, &self.marks);
                 self.media.set_graticule(self.graticule.0, &self.graticule.1);
                 self.readout = None;
-                self.probe = None;
-                self.probe_moved = true;
-                self.region_drag = None;
-                // The pointer is over a frame of another size now.
-                self.probe_at = None;
-                self.pointer_moved(self.pointer);
+                let over_osd = self.over_osd(self.pointer.at());
+                let fx = self.pointer.file_opened(over_osd, cx!(self));
+                self.take(fx);
                 if let Err(e) = self.media.set_scope(&self.gpu, &self.scene, self.view.scope) {
                     self.message(format!("no scope: {e}"), true);
                 }
@@ -936,7 +1018,7 @@ impl PlayerWindow {
     fn poll_readbacks(&mut self) {
         let timing = self.pass_timer.as_ref().is_some_and(|t| t.pending());
         let metrics = self.media.compare.as_ref().is_some_and(|c| c.stage.pending());
-        if !self.clipping.pending() && !self.screenshots.pending() && !self.probes.pending() && !timing && !metrics {
+        if !self.clipping.pending() && !self.screenshots.pending() && !self.pointer.pending() && !timing && !metrics {
             return;
         }
         if let Err(e) = self.gpu.device.poll(wgpu::PollType::Poll) {
@@ -951,16 +1033,8 @@ impl PlayerWindow {
                 }
             }
         }
-        if let Some((tag, probe)) = self.probes.take_latest() {
-            if tag.media == self.media.serial && self.probe_at == Some((tag.x, tag.y)) {
-                self.probe = Some(probe);
-                self.media
-                    .scene
-                    .set_markers(probe.markers(self.media.pipeline.engine.bins));
-                self.relayout();
-                self.needs_redraw = true;
-            }
-        }
+        let fx = self.pointer.poll(&mut self.media);
+        self.take(fx);
         let serial = self.media.serial;
         if let Some(comparison) = &mut self.media.compare {
             if let Some((tag, metrics)) = comparison.stage.take_metrics() {
