@@ -240,7 +240,20 @@ impl PlayerWindow {
         let input = self.egui_state.take_egui_input(&self.window);
         let osd = &mut self.osd;
         let mut commands = Vec::new();
-        let output = self.egui_ctx.run_pass(input, |ctx| commands = osd.show(ctx, &view));
+        let mut drawn = Vec::new();
+        let output = self
+            .egui_ctx
+            .run_pass(input, |ctx| (commands, drawn) = osd.show(ctx, &view));
+        // The boxes in physical pixels, for the frame log.
+        let scale = output.pixels_per_point;
+        self.osd_drawn = drawn
+            .into_iter()
+            .map(|(kind, rect)| {
+                let (min, max) = ((rect.min * scale).floor(), (rect.max * scale).ceil());
+                let size = max - min;
+                (kind.name(), [min.x as i32, min.y as i32, size.x as i32, size.y as i32])
+            })
+            .collect();
         self.egui_state
             .handle_platform_output(&self.window, output.platform_output);
         let repaint = output
@@ -343,6 +356,7 @@ impl PlayerWindow {
                 (frame_b, c.stage.composite().mode)
             }),
             marks: self.marks.shown,
+            osd: self.osd_drawn.clone(),
             signal: match &self.frame_log {
                 Some(_) if self.stats_visible(at) => self.signal_shown().map(|r| r.log_field()),
                 _ => None,

@@ -74,6 +74,8 @@ pub struct PlayerWindow {
     /// Egui textures to free once the frame that last drew them is submitted.
     pub(super) egui_free: Vec<egui::TextureId>,
     pub(super) osd: Osd,
+    /// Where the OSD's boxes were last drawn (name, x, y, width, height in pixels).
+    pub(super) osd_drawn: Vec<(&'static str, [i32; 4])>,
     /// The OSD's opacity when last drawn.
     pub(super) drawn_opacity: f32,
     pub(super) media: Media,
@@ -247,6 +249,7 @@ impl PlayerWindow {
             egui,
             egui_free: Vec::new(),
             osd: Osd::default(),
+            osd_drawn: Vec::new(),
             drawn_opacity: 1.0,
             media,
             view: ViewOptions::default(),

@@ -1,58 +1,21 @@
 //! The OSD's boxes over the picture: messages, the stats overlay, the adjustments and
 //! comparison notes, and the pixel readout beside the pointer.
 
+use super::layout::MARGIN;
 use super::{Message, DIM, TEXT};
 use crate::player::probe::Probe;
-use egui::{Align2, Color32, Id, RichText};
+use egui::{Align2, Color32, Id, Pos2, Rect, RichText};
 
-/// Room for a box in the top-right corner, which the messages in the top-left one must not
-/// share: its top (below the window's edge) and its widest.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Corner {
-    pub top: f32,
-    pub max_width: f32,
-    /// How tall it may be (set by the caller: down to what is drawn below it).
-    pub max_height: f32,
-}
-
-/// The narrowest a top-right box is laid out beside the messages; narrower, it goes below them.
-pub(super) const CORNER_MIN_WIDTH: f32 = 320.0;
-/// The widest a top-right box grows.
-pub(super) const CORNER_MAX_WIDTH: f32 = 720.0;
-pub(super) const MARGIN: f32 = 8.0;
-
-/// Beside the messages (`messages`: where they were drawn) when the window leaves a box room
-/// enough to their right, else below them; the whole width of the window less margins when
-/// there are none.
-pub(super) fn top_right_corner(screen: egui::Rect, messages: Option<egui::Rect>) -> Corner {
-    let whole = (screen.width() - 2.0 * MARGIN).max(0.0);
-    let Some(messages) = messages else {
-        return Corner {
-            top: MARGIN,
-            max_width: whole.min(CORNER_MAX_WIDTH),
-            max_height: f32::INFINITY,
-        };
-    };
-    let beside = screen.max.x - MARGIN - (messages.max.x + MARGIN);
-    if beside >= CORNER_MIN_WIDTH {
-        Corner {
-            top: MARGIN,
-            max_width: beside.min(CORNER_MAX_WIDTH),
-            max_height: f32::INFINITY,
-        }
+/// The stats overlay in `room` (at its right edge when `right`), cut short at its bottom.
+pub(super) fn show_stats(ctx: &egui::Context, lines: &[(&'static str, String)], room: Rect, right: bool) -> Rect {
+    let (pivot, at) = if right {
+        (Align2::RIGHT_TOP, room.right_top())
     } else {
-        Corner {
-            top: messages.max.y - screen.min.y + MARGIN,
-            max_width: whole.min(CORNER_MAX_WIDTH),
-            max_height: f32::INFINITY,
-        }
-    }
-}
-
-/// The stats overlay, in the top-right corner.
-pub(super) fn show_stats(ctx: &egui::Context, lines: &[(&'static str, String)], corner: Corner) {
+        (Align2::LEFT_TOP, room.left_top())
+    };
     egui::Area::new(Id::unique("stats"))
-        .anchor(Align2::RIGHT_TOP, egui::vec2(-MARGIN, corner.top))
+        .pivot(pivot)
+        .fixed_pos(at)
         .constrain(false)
         .fade_in(false)
         .interactable(false)
@@ -65,9 +28,9 @@ pub(super) fn show_stats(ctx: &egui::Context, lines: &[(&'static str, String)], 
                 .show(ui, |ui| {
                     // Long lines wrap (the frame's margins are outside this width); lines that
                     // don't fit above the bottom panel are cut off, not drawn over it.
-                    ui.set_max_width((corner.max_width - 20.0).max(100.0));
+                    ui.set_max_width((room.width() - 20.0).max(100.0));
                     egui::ScrollArea::vertical()
-                        .max_height((corner.max_height - 12.0).max(0.0))
+                        .max_height((room.height() - 12.0).max(0.0))
                         .min_scrolled_height(0.0)
                         .show(ui, |ui| {
                             egui::Grid::new("stats grid")
@@ -85,36 +48,35 @@ pub(super) fn show_stats(ctx: &egui::Context, lines: &[(&'static str, String)], 
                                 });
                         });
                 });
-        });
+        })
+        .response
+        .rect
 }
 
 /// The picture adjustments in force, noted in the top-right corner for as long as they are: a
 /// picture that is not the file's must never pass for it.
-pub(super) fn show_adjustments(ctx: &egui::Context, note: &str, corner: Corner) {
+pub(super) fn show_adjustments(ctx: &egui::Context, note: &str, at: Rect) -> Rect {
     let text = RichText::new(format!("adjusted: {note}")).color(Color32::from_rgb(255, 217, 51));
-    show_note(
-        ctx,
-        "adjustments",
-        (Align2::RIGHT_TOP, egui::vec2(-MARGIN, corner.top)),
-        text,
-    );
+    show_note(ctx, "adjustments", (Align2::RIGHT_TOP, at.right_top()), text)
 }
 
 /// A comparison's line, at the top in the middle for as long as two files are compared (it
 /// doesn't fade: the numbers are what is being watched).
-pub(super) fn show_compare(ctx: &egui::Context, line: &str) {
+pub(super) fn show_compare(ctx: &egui::Context, line: &str, at: Rect) -> Rect {
     show_note(
         ctx,
         "compare",
-        (Align2::CENTER_TOP, egui::vec2(0.0, MARGIN)),
+        (Align2::LEFT_TOP, at.left_top()),
         RichText::new(line).color(TEXT),
-    );
+    )
 }
 
-/// A note that stays on screen (not fading with the OSD), on a dark backing, at `anchor`.
-pub(super) fn show_note(ctx: &egui::Context, id: &str, anchor: (Align2, egui::Vec2), text: RichText) {
+/// A note that stays on screen (not fading with the OSD), on a dark backing, its `pivot` at
+/// `at`; where it was drawn.
+pub(super) fn show_note(ctx: &egui::Context, id: &str, (pivot, at): (Align2, Pos2), text: RichText) -> Rect {
     egui::Area::new(Id::unique(id))
-        .anchor(anchor.0, anchor.1)
+        .pivot(pivot)
+        .fixed_pos(at)
         .fade_in(false)
         .interactable(false)
         .show(ctx, |ui| {
@@ -125,19 +87,15 @@ pub(super) fn show_note(ctx: &egui::Context, id: &str, anchor: (Align2, egui::Ve
                 .show(ui, |ui| {
                     ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
                 });
-        });
+        })
+        .response
+        .rect
 }
 
-/// The probed pixel's position and values beside the pointer, kept on screen.
-pub(super) fn probe_label(ctx: &egui::Context, screen: egui::Rect, probe: &Probe, pointer: (f64, f64), opacity: f32) {
-    let scale = ctx.pixels_per_point();
-    let at = egui::pos2(pointer.0 as f32 / scale + 16.0, pointer.1 as f32 / scale + 16.0);
-    let at = egui::pos2(
-        at.x.min(screen.max.x - 300.0).max(screen.min.x),
-        at.y.min(screen.max.y - 30.0),
-    );
+/// The probed pixel's position and values at `at` (beside the pointer); where it was drawn.
+pub(super) fn probe_label(ctx: &egui::Context, probe: &Probe, at: Rect, opacity: f32) -> Rect {
     egui::Area::new(Id::unique("probe"))
-        .fixed_pos(at)
+        .fixed_pos(at.min)
         .fade_in(false)
         .interactable(false)
         .order(egui::Order::Tooltip)
@@ -151,16 +109,15 @@ pub(super) fn probe_label(ctx: &egui::Context, screen: egui::Rect, probe: &Probe
                     let text = RichText::new(probe.text()).monospace().color(TEXT);
                     ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
                 });
-        });
+        })
+        .response
+        .rect
 }
 
-/// The messages in the top-left corner; where they were drawn.
-pub(super) fn show_messages(ctx: &egui::Context, messages: &[Message]) -> Option<egui::Rect> {
-    if messages.is_empty() {
-        return None;
-    }
+/// The messages at `at` (the top-left corner); where they were drawn.
+pub(super) fn show_messages(ctx: &egui::Context, messages: &[Message], at: Rect) -> Rect {
     let response = egui::Area::new(Id::unique("osd messages"))
-        .fixed_pos(ctx.content_rect().min + egui::vec2(MARGIN, MARGIN))
+        .fixed_pos(at.min)
         .fade_in(false)
         .interactable(false)
         .show(ctx, |ui| {
@@ -182,5 +139,5 @@ pub(super) fn show_messages(ctx: &egui::Context, messages: &[Message]) -> Option
                     }
                 });
         });
-    Some(response.response.rect)
+    response.response.rect
 }

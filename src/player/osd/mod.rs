@@ -11,20 +11,26 @@ pub use crate::render::notes::MarksNote;
 use crate::render::scene::{Quads, ViewOptions};
 use crate::scope::{Region, ScopeKind};
 use crate::video::index::FrameNumber;
-use egui::{Align2, Color32, Id, Sense};
+use egui::{Align2, Color32, Id, Rect, Sense, Vec2};
 use std::time::{Duration, Instant};
 
 mod boxes;
 mod labels;
+mod layout;
 mod panel;
 #[cfg(test)]
 mod tests;
 
-use boxes::{probe_label, show_adjustments, show_compare, show_messages, show_stats, top_right_corner, MARGIN};
+use boxes::{probe_label, show_adjustments, show_compare, show_messages, show_stats};
 use labels::{graticule_labels, nits_labels};
+pub use layout::BoxKind;
+use layout::{place, Screen, Wanted, MARGIN};
 use panel::{clipping_line, status_line, timeline_strip};
 #[cfg(test)]
 use panel::{frame_text, state_text};
+
+/// The widest the stats overlay grows.
+const STATS_MAX_WIDTH: f32 = 720.0;
 
 /// Idle time before the OSD fades while playing, and how long the fade takes.
 pub const FADE_AFTER: Duration = Duration::from_secs(2);
@@ -128,42 +134,81 @@ impl Osd {
         self.dragging
     }
 
-    /// Lays the OSD out for one frame; returns what the seek bar asks for.
-    pub fn show(&mut self, ctx: &egui::Context, view: &OsdView) -> Vec<Command> {
+    /// Lays the OSD out for one frame; returns what the seek bar asks for, and where each box
+    /// was drawn (in points).
+    pub fn show(&mut self, ctx: &egui::Context, view: &OsdView) -> (Vec<Command>, Vec<(BoxKind, Rect)>) {
         let mut commands = Vec::new();
-        let messages = show_messages(ctx, view.messages);
-        let mut corner = top_right_corner(ctx.content_rect(), messages);
-        // Down to the bottom panel where it shows (where it was last drawn), else the window's
-        // edge.
-        let bottom_panel = (view.opacity > 0.0)
-            .then(|| ctx.memory(|m| m.area_rect(Id::unique("osd"))))
-            .flatten();
-        let floor = bottom_panel.map_or(ctx.content_rect().max.y, |r| r.min.y);
-        corner.max_height = (floor - ctx.content_rect().min.y - corner.top - MARGIN).max(0.0);
-        if let Some(lines) = &view.stats {
-            show_stats(ctx, lines, corner);
-        }
-        // (The stats overlay has a line for each.)
-        if view.stats.is_none() {
-            let mut top = corner.top;
-            if let Some(note) = &view.adjustments {
-                show_adjustments(ctx, note, corner);
-                if let Some(shown) = ctx.memory(|m| m.area_rect(Id::unique("adjustments"))) {
-                    top = shown.max.y - ctx.content_rect().min.y + 4.0;
-                }
-            }
-            if let Some(note) = &view.marks {
-                crate::render::notes::show_marks(ctx, note, (MARGIN, top));
-            }
-        }
-        if let Some(line) = &view.compare {
-            show_compare(ctx, line);
-        }
-        if view.opacity <= 0.0 {
-            self.dragging = false;
-            return commands;
-        }
         let screen = ctx.content_rect();
+        let shown = view.opacity > 0.0;
+        // Boxes are placed by the sizes they were last drawn at (an area learns its size as it
+        // is drawn); one whose size changed asks for another frame, placed by the new size.
+        let last = |id: &str| {
+            ctx.memory(|m| m.area_rect(Id::unique(id)))
+                .map_or(Vec2::ZERO, |r| r.size())
+        };
+        let mut wanted = Vec::new();
+        let mut want = |kind, size| wanted.push(Wanted { kind, size });
+        if view.compare.is_some() {
+            want(BoxKind::Compare, last("compare"));
+        }
+        if !view.messages.is_empty() {
+            want(BoxKind::Toasts, last("osd messages"));
+        }
+        // (The stats overlay has a line for the adjustments; the marks keep their legend.)
+        if view.adjustments.is_some() && view.stats.is_none() {
+            want(BoxKind::Adjustments, last("adjustments"));
+        }
+        if view.marks.is_some() {
+            want(BoxKind::Marks, last("marks"));
+        }
+        if view.stats.is_some() {
+            // As wide and tall as there is room for, up to its widest.
+            let width = (screen.width() - 2.0 * MARGIN).clamp(0.0, STATS_MAX_WIDTH);
+            want(BoxKind::Stats, egui::vec2(width, screen.height()));
+        }
+        if view.probe.is_some() && shown {
+            want(BoxKind::Probe, last("probe"));
+        }
+        let scale = ctx.pixels_per_point();
+        let layout = Screen {
+            rect: screen,
+            // Where the bottom panel was last drawn, while it shows.
+            panel: shown.then(|| ctx.memory(|m| m.area_rect(Id::unique("osd")))).flatten(),
+            pointer: view
+                .probe
+                .map(|(_, (x, y))| egui::pos2(x as f32 / scale, y as f32 / scale)),
+        };
+        let placed = place(&layout, &wanted);
+        let mut drawn = Vec::new();
+        for &(kind, at) in &placed {
+            let rect = match kind {
+                BoxKind::Compare => view.compare.as_ref().map(|line| show_compare(ctx, line, at)),
+                BoxKind::Toasts => Some(show_messages(ctx, view.messages, at)),
+                BoxKind::Adjustments => view.adjustments.as_ref().map(|note| show_adjustments(ctx, note, at)),
+                BoxKind::Marks => view.marks.as_ref().and_then(|note| {
+                    crate::render::notes::show_marks(ctx, note, (screen.max.x - at.max.x, at.min.y));
+                    ctx.memory(|m| m.area_rect(Id::unique("marks")))
+                }),
+                BoxKind::Stats => view
+                    .stats
+                    .as_ref()
+                    .map(|lines| show_stats(ctx, lines, at, at.max.x >= screen.max.x - MARGIN)),
+                BoxKind::Probe => view
+                    .probe
+                    .as_ref()
+                    .map(|(probe, _)| probe_label(ctx, probe, at, view.opacity)),
+                BoxKind::Panel => None,
+            };
+            let Some(rect) = rect else { continue };
+            if kind != BoxKind::Stats && (rect.size() - at.size()).length() > 0.5 {
+                ctx.request_repaint();
+            }
+            drawn.push((kind, rect));
+        }
+        if !shown {
+            self.dragging = false;
+            return (commands, drawn);
+        }
         if view.hdr.is_some_and(|h| h.transfer == Transfer::Pq)
             && matches!(view.view.quads, Quads::Both | Quads::Luminance)
         {
@@ -172,15 +217,12 @@ impl Osd {
         if matches!(view.view.scope, Some(ScopeKind::Waveform | ScopeKind::Parade)) {
             graticule_labels(ctx, screen, view.view.scope, view.graticule, view.opacity);
         }
-        if let Some((probe, pointer)) = &view.probe {
-            probe_label(ctx, screen, probe, *pointer, view.opacity);
-        }
         // Always above the quads' band (and a vectorscope taller than it), even with the
         // histograms hidden, so it doesn't jump about.
         let viewport = (screen.width().max(1.0) as u32, screen.height().max(1.0) as u32);
         let bottom = screen.max.y - screen.height() * band_layout(view.view.scope, viewport).height() - 6.0;
         let width = (screen.width() - 16.0).max(100.0);
-        egui::Area::new(Id::unique("osd"))
+        let panel = egui::Area::new(Id::unique("osd"))
             .pivot(Align2::LEFT_BOTTOM)
             .fixed_pos(egui::pos2(screen.min.x + 8.0, bottom))
             .fade_in(false)
@@ -200,7 +242,8 @@ impl Osd {
                         clipping_line(ui, view);
                     });
             });
-        commands
+        drawn.push((BoxKind::Panel, panel.response.rect));
+        (commands, drawn)
     }
 
     fn seek_bar(&mut self, ui: &mut egui::Ui, view: &OsdView, commands: &mut Vec<Command>) {
