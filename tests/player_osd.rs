@@ -1,6 +1,6 @@
 //! End to end, in the player window: the OSD's boxes are laid out together, so at the smallest
 //! window a video opens in (640x360) the compare line, the marks' legend, the pixel readout,
-//! the stats overlay and the bottom panel are each drawn clear of the others.
+//! the stats overlay, a message and the bottom panel are each drawn clear of the others.
 
 mod common;
 mod window;
@@ -29,7 +29,7 @@ fn intersect(a: [i32; 4], b: [i32; 4]) -> bool {
 }
 
 #[test]
-fn at_640x360_the_compare_line_marks_probe_and_stats_are_drawn_clear_of_one_another() {
+fn at_640x360_the_compare_line_marks_probe_stats_and_messages_are_drawn_clear_of_one_another() {
     let a = small_ramp("osd-ramp-up.mp4", "16+2*N");
     let b = small_ramp("osd-ramp-down.mp4", "235-2*N");
     let x = Xvfb::start();
@@ -47,9 +47,11 @@ fn at_640x360_the_compare_line_marks_probe_and_stats_are_drawn_clear_of_one_anot
     player.wait_present("the pause", before, |p| p.paused);
     let before = player.key("I");
     player.wait_present("the stats overlay", before, |p| named(p).contains(&"stats"));
-    let wanted = ["compare", "marks", "probe", "stats", "panel"];
-    for (px, py) in [(560, 60), (320, 20), (100, 100), (600, 340)] {
-        let before = player.presents().len();
+    let wanted = ["compare", "marks", "probe", "stats", "panel", "toasts"];
+    for (i, (px, py)) in [(560, 60), (320, 20), (100, 100), (600, 340)].into_iter().enumerate() {
+        // B one frame later, then back: a message as wide as the space left of the compare
+        // line, and a longer compare line.
+        let before = player.key(["ctrl+period", "ctrl+comma"][i % 2]);
         x.xdotool(&[
             "mousemove",
             "--window",
