@@ -9,7 +9,6 @@ use super::clipping::ReadoutTag;
 use super::osd::{HdrView, MarksNote, OsdView};
 use super::playback::FrameSource;
 use super::screenshot::{file_name, ScreenshotTarget};
-use super::signal_readout::SignalOverlay;
 use super::stats::Present;
 use super::window::PlayerWindow;
 use super::PlayerError;
@@ -41,7 +40,8 @@ impl PlayerWindow {
             return Ok(());
         };
         let now = Instant::now();
-        self.prepare_signal(self.stats_visible(now));
+        let timed = self.stats.visible(now);
+        self.stats.prepare_signal(timed, &self.gpu, &mut self.media);
         let next = self.media.playback.next_frame(now, self.render_lead());
         let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("player frame"),
@@ -51,17 +51,8 @@ impl PlayerWindow {
             if let Some(nits) = self.media.info.frame_light.get() {
                 self.media.pipeline.bound_peak(&self.gpu.queue, nits);
             }
-            let timer = self.pass_timer.as_ref().filter(|_| self.stats_visible(now));
-            let signal = match (&mut self.signal, self.media.pipeline.counting_stats()) {
-                (Some(signal), Some(stage)) => Some((signal.begin(stage, next.frame.index), signal)),
-                _ => None,
-            };
-            self.media
-                .pipeline
-                .encode_frame_timed(&mut encoder, next.frame.slot, timer);
-            if let (Some((tag, signal)), Some(stage)) = (signal, self.media.pipeline.counting_stats()) {
-                signal.record(&mut encoder, stage, tag);
-            }
+            self.stats
+                .encode_frame(&mut encoder, &self.media, next.frame.slot, next.frame.index, timed);
             let pipeline = &self.media.pipeline;
             let peak = pipeline.peak_state();
             let tag = ReadoutTag {
@@ -102,8 +93,7 @@ impl PlayerWindow {
         } else if self.media.recount && self.media.has_picture {
             // Paused, and the scope or region changed: count the shown frame again.
             let pipeline = &self.media.pipeline;
-            let timer = self.pass_timer.as_ref().filter(|_| self.stats_visible(now));
-            pipeline.encode_recount(&mut encoder, timer);
+            pipeline.encode_recount(&mut encoder, self.stats.timer(timed));
             if let Some(comparison) = &self.media.compare {
                 comparison.stage.encode_recount(&mut encoder, pipeline);
             }
@@ -128,14 +118,11 @@ impl PlayerWindow {
         self.pointer.encode(&mut encoder, &self.media, next.is_some());
 
         let (paint_jobs, screen) = self.run_osd(now, &mut encoder);
-        let timed = self.stats_visible(now);
         self.encode_view(&mut encoder, &target.view, &paint_jobs, &screen, timed);
         if std::mem::take(&mut self.screenshot_wanted) {
             self.capture(&mut encoder, &paint_jobs, &screen);
         }
-        if let Some(timer) = self.pass_timer.as_mut().filter(|_| timed) {
-            timer.finish(&mut encoder);
-        }
+        self.stats.finish(&mut encoder, timed);
         self.gpu.queue.submit([encoder.finish()]);
         for id in self.egui_free.drain(..) {
             self.egui.free_texture(&id);
@@ -147,10 +134,7 @@ impl PlayerWindow {
         }
         self.clipping.submitted();
         self.pointer.submitted();
-        if let Some(signal) = &mut self.signal {
-            signal.submitted();
-        }
-        let signal = self.signal.as_ref().is_some_and(SignalOverlay::pending);
+        self.stats.submitted(timed);
         let metrics = match &mut self.media.compare {
             Some(comparison) => {
                 comparison.stage.submitted();
@@ -159,16 +143,11 @@ impl PlayerWindow {
             None => false,
         };
         self.screenshots.submitted();
-        if let Some(timer) = self.pass_timer.as_mut().filter(|_| timed) {
-            timer.submitted();
-        }
-        let timing = self.pass_timer.as_ref().is_some_and(|t| t.pending());
         if self.clipping.pending()
             || self.screenshots.pending()
             || self.pointer.pending()
-            || timing
+            || self.stats.pending()
             || metrics
-            || signal
         {
             self.gpu_waiter.submitted();
         }
@@ -298,9 +277,8 @@ impl PlayerWindow {
     ) {
         if self.media.has_picture {
             let writes = self
-                .pass_timer
-                .as_ref()
-                .filter(|_| timed)
+                .stats
+                .timer(timed)
                 .map(|t| t.render_writes(crate::pipeline::TIMED_DRAW));
             self.scene
                 .encode_timed(encoder, view, &self.media.scene, self.view.quads, writes);
@@ -358,13 +336,11 @@ impl PlayerWindow {
             marks: self.marks.shown,
             osd: self.osd_drawn.clone(),
             signal: match &self.frame_log {
-                Some(_) if self.stats_visible(at) => self.signal_shown().map(|r| r.log_field()),
-                _ => None,
+                Some(_) => self.stats.log_field(at, self.media.serial),
+                None => None,
             },
         };
-        if new_frame {
-            self.shown_frames += 1;
-        }
+        self.stats.presented(new_frame);
         if let Some(log) = &mut self.frame_log {
             log.record(&present);
         }

@@ -16,15 +16,13 @@ use super::playback::{chapter_target, ChapterTarget};
 use super::playlist::{self, Playlist};
 use super::pointer::{set_region, Pointer};
 use super::screenshot::{Notify, Screenshots};
-use super::signal_readout::{SignalOverlay, SignalReadout};
 use super::stats::FrameLog;
-use super::stats_overlay::{self, RateMeter, StatsInput};
+use super::stats_overlay::{StatsNotes, StatsOverlay};
 use super::strip::TimelineStrip;
 use super::surface::WindowSurface;
 use super::{PlayerError, PlayerOptions, UserEvent};
 use crate::audio::Volume;
 use crate::engine::histogram::DEFAULT_BINS;
-use crate::gpu::timing::{PassTimer, Timings};
 use crate::gpu::{best_adapter, GpuContext};
 use crate::marks::{Mark, MarkSettings, PEAKING_RANGE};
 use crate::render::adjust::{Adjustment, Adjustments, AutoMode};
@@ -55,10 +53,6 @@ macro_rules! cx {
 const AWAIT_FALLBACK: Duration = Duration::from_millis(20);
 /// How long OSD messages stay.
 const MESSAGE_TIME: Duration = Duration::from_secs(4);
-/// How long `i` shows the stats overlay (mpv's stats script shows it for 4 s too).
-const STATS_TIME: Duration = Duration::from_secs(4);
-/// How often the stats overlay's figures are redrawn.
-const STATS_REFRESH: Duration = Duration::from_millis(250);
 /// Files dropped within this of one another are one drop.
 const DROP_BURST: Duration = Duration::from_millis(500);
 const ERROR_TIME: Duration = Duration::from_secs(8);
@@ -119,21 +113,8 @@ pub struct PlayerWindow {
     graticule: (Scale, Vec<Level>),
     /// Loop each file (`L`), kept from file to file.
     loop_file: bool,
-    /// The stats overlay: shown until then (`i`), or toggled on (`I`).
-    pub(super) stats_until: Option<Instant>,
-    pub(super) stats_on: bool,
-    /// The signal statistics the stats overlay shows, counted while it is up.
-    pub(super) signal: Option<SignalOverlay>,
-    /// Times the frame's GPU passes while the stats overlay is up (None: no timestamps here).
-    pub(super) pass_timer: Option<PassTimer>,
-    timings: Option<Timings>,
-    decode_meter: RateMeter,
-    display_meter: RateMeter,
-    /// New frames presented, for the display rate.
-    pub(super) shown_frames: u64,
-    /// When the stats overlay is next redrawn with fresh figures.
-    stats_refresh: Instant,
-    gpu_name: String,
+    /// The stats overlay (`i`, `I`): its figures and the signal statistics it counts.
+    pub(super) stats: StatsOverlay,
     /// Whether files play their sound, and at what volume.
     sound: bool,
     volume: Volume,
@@ -234,11 +215,7 @@ impl PlayerWindow {
         });
         let gpu_waiter = GpuWaiter::start(&gpu.device, &proxy);
         let gpu_device = gpu.device.clone();
-        let gpu_queue = gpu.queue.clone();
-        let gpu_name = {
-            let info = gpu.adapter.get_info();
-            format!("{} ({:?})", info.name, info.backend)
-        };
+        let stats = StatsOverlay::new(&gpu, now);
         let player = Self {
             window,
             gpu,
@@ -280,16 +257,7 @@ impl PlayerWindow {
             marks: options.marks.clone(),
             graticule: options.graticule.clone(),
             loop_file: options.loop_file,
-            stats_until: None,
-            stats_on: false,
-            signal: None,
-            pass_timer: PassTimer::new(&gpu_device, &gpu_queue, &crate::pipeline::TIMED_PASSES),
-            timings: None,
-            decode_meter: RateMeter::default(),
-            display_meter: RateMeter::default(),
-            shown_frames: 0,
-            stats_refresh: now,
-            gpu_name,
+            stats,
             sound: options.sound,
             volume,
             cache_bytes: options.cache_bytes,
@@ -409,15 +377,7 @@ impl PlayerWindow {
             Command::PlaylistPrev => self.playlist_move(-1),
             Command::ShowPlaylist => self.show_playlist(),
             Command::ChapterBy(step) => self.chapter_by(step, now),
-            Command::ShowStats => {
-                self.stats_until = Some(now + STATS_TIME);
-                self.count_shown_signal(now);
-            }
-            Command::ToggleStats => {
-                self.stats_on = !self.stats_on;
-                self.stats_until = None;
-                self.count_shown_signal(now);
-            }
+            Command::ShowStats | Command::ToggleStats => self.stats.command(&command, now, &self.gpu, &mut self.media),
             Command::ShowProgress => self.show_progress(),
             Command::Adjust(adjustment, step) => {
                 let mut next = self.adjustments;
@@ -927,8 +887,6 @@ impl PlayerWindow {
         if let Some(error) = failed {
             self.message(format!("compared file: {error}"), true);
         }
-        self.decode_meter.record(now, self.media.playback.received());
-        self.display_meter.record(now, self.shown_frames);
         self.poll_readbacks();
         let before = self.messages.len();
         self.messages.retain(|m| m.until > now);
@@ -964,22 +922,8 @@ impl PlayerWindow {
             }
             wake.push(Some(next.max(now)));
         }
-        // The stats overlay refreshes a few times a second, and goes when its time is up.
-        if self.stats_visible(now) {
-            let next = self.stats_refresh.max(now);
-            if next <= now {
-                self.needs_redraw = true;
-                self.stats_refresh = now + STATS_REFRESH;
-            }
-            wake.push(Some(self.stats_refresh));
-        }
-        if let Some(until) = self.stats_until {
-            if until <= now {
-                self.stats_until = None;
-                self.needs_redraw = true;
-            } else {
-                wake.push(Some(until));
-            }
+        if self.stats.wake(now, &self.media, &mut wake) {
+            self.needs_redraw = true;
         }
         if !self.media.playback.paused() && opacity > 0.0 {
             let idle = now.saturating_duration_since(self.last_input);
@@ -1019,9 +963,9 @@ impl PlayerWindow {
 
     /// Picks up finished readbacks without waiting: the clipping readout and screenshots.
     fn poll_readbacks(&mut self) {
-        let timing = self.pass_timer.as_ref().is_some_and(|t| t.pending());
         let metrics = self.media.compare.as_ref().is_some_and(|c| c.stage.pending());
-        if !self.clipping.pending() && !self.screenshots.pending() && !self.pointer.pending() && !timing && !metrics {
+        let stats = self.stats.pending();
+        if !self.clipping.pending() && !self.screenshots.pending() && !self.pointer.pending() && !stats && !metrics {
             return;
         }
         if let Err(e) = self.gpu.device.poll(wgpu::PollType::Poll) {
@@ -1047,96 +991,18 @@ impl PlayerWindow {
                 }
             }
         }
-        if let Some(signal) = self.signal.as_mut().filter(|s| s.media == serial) {
-            if signal.poll(self.media.pipeline.stats()) {
-                self.needs_redraw |= self.media.playback.paused() && self.stats_visible(Instant::now());
-            }
-        }
+        self.needs_redraw |= self.stats.poll(&self.media, Instant::now());
         self.screenshots.finish(&self.notify);
-        if let Some(timings) = self.pass_timer.as_mut().and_then(PassTimer::latest) {
-            self.timings = Some(timings);
-        }
-    }
-
-    /// Whether the stats overlay is up.
-    pub(super) fn stats_visible(&self, now: Instant) -> bool {
-        self.stats_on || self.stats_until.is_some_and(|t| t > now)
-    }
-
-    /// Counts the signal statistics of the frames drawn while the overlay is `visible` (the
-    /// stage and its readbacks are made the first time, for each file), and not otherwise.
-    pub(super) fn prepare_signal(&mut self, visible: bool) {
-        let serial = self.media.serial;
-        if visible && self.signal.as_ref().is_none_or(|s| s.media != serial) {
-            self.signal = Some(SignalOverlay::new(&self.gpu, &mut self.media.pipeline, serial));
-        }
-        self.media.pipeline.pause_stats(!visible);
-        if let Some(signal) = self.signal.as_mut().filter(|_| !visible) {
-            signal.pause();
-        }
-    }
-
-    /// The signal statistics of this file landed last.
-    pub(super) fn signal_shown(&self) -> Option<&SignalReadout> {
-        let signal = self.signal.as_ref().filter(|s| s.media == self.media.serial)?;
-        signal.shown.as_ref()
-    }
-
-    /// The overlay came up over a paused frame whose statistics aren't counted: it is decoded
-    /// again (its planes were given back once it was converted) and counted as it lands.
-    fn count_shown_signal(&mut self, now: Instant) {
-        if !self.stats_visible(now) || !self.media.playback.paused() {
-            return;
-        }
-        let Some(shown) = self.media.playback.shown() else {
-            return;
-        };
-        if self.signal_shown().is_some_and(|r| r.frame == shown.index) {
-            return;
-        }
-        self.prepare_signal(true);
-        if let Some(signal) = &mut self.signal {
-            // Another frame's figures would pass for this one's.
-            signal.shown = None;
-        }
-        if self.signal.as_ref().is_some_and(SignalOverlay::counted) {
-            self.media.playback.seek_frame(shown.index);
-        }
-    }
-
-    /// The stats overlay's signal lines: the statistics landed, or why there are none.
-    fn signal_lines(&self) -> Vec<(&'static str, String)> {
-        match (&self.signal, self.signal_shown()) {
-            (_, Some(readout)) => readout.lines(),
-            (Some(signal), None) if signal.media == self.media.serial && !signal.counted() => {
-                vec![("signal", "not counted: the planes are not 8- or 10-bit Y'CbCr".into())]
-            }
-            _ => vec![("signal", "counting...".into())],
-        }
     }
 
     /// The stats overlay's lines, while it is up.
     pub(super) fn stats_lines(&self, now: Instant) -> Option<Vec<(&'static str, String)>> {
-        if !self.stats_visible(now) {
-            return None;
-        }
-        let playback = &self.media.playback;
-        let input = StatsInput {
-            info: &self.media.info,
+        let notes = StatsNotes {
             playlist: (self.playlist.len() > 1).then(|| self.playlist.position_label()),
-            decode_rate: self.decode_meter.rate(),
-            display_rate: self.display_meter.rate(),
-            speed: playback.speed(),
-            dropped: playback.dropped(),
-            cache: playback.source.cache_fill(),
-            timings: self.timings.as_ref(),
-            timestamps: self.pass_timer.is_some(),
             adjustments: self.adjustments.label(),
             marks: self.marks_note().map(|note| note.line),
-            adapter: &self.gpu_name,
-            signal: self.signal_lines(),
         };
-        Some(stats_overlay::lines(&input))
+        self.stats.lines(now, &self.media, notes)
     }
 
     /// Issues the bench script's commands that are due; returns when its next one is.
