@@ -6,7 +6,7 @@
 //! on the GPU.
 
 use super::clipping::ReadoutTag;
-use super::osd::{HdrView, MarksNote, OsdView};
+use super::osd::{HdrView, OsdView};
 use super::playback::FrameSource;
 use super::screenshot::{file_name, ScreenshotTarget};
 use super::stats::Present;
@@ -20,15 +20,6 @@ const BLOCKED_RETRY: Duration = Duration::from_millis(50);
 const MIN_EGUI_REPAINT: Duration = Duration::from_millis(16);
 
 impl PlayerWindow {
-    /// The note of the marks shown (on a comparison, without range marks).
-    pub(super) fn marks_note(&self) -> Option<MarksNote> {
-        let (volume, format) = (&self.media.pipeline.volume, &self.media.pipeline.ring.format);
-        match self.media.compare {
-            Some(_) => MarksNote::comparing(&self.marks, volume, format),
-            None => MarksNote::new(&self.marks, volume, format),
-        }
-    }
-
     pub fn redraw(&mut self) -> Result<(), PlayerError> {
         let started = Instant::now();
         self.needs_redraw = false;
@@ -205,7 +196,7 @@ impl PlayerWindow {
             ab_loop: playback.ab_loop(),
             loop_file: playback.loop_file,
             graticule: self.media.graticule(),
-            marks: self.marks_note(),
+            marks: self.marks.note(&self.media),
             compare: self.media.compare.as_ref().map(|c| {
                 let align = playback.source.paired().map(|p| p.alignment());
                 let frame = playback.shown().map(|s| self.media.index.number_at(s.pts).n);
@@ -333,7 +324,7 @@ impl PlayerWindow {
                 let frame_b = c.shown_b.map(|b| c.index.number_at(b.pts).n);
                 (frame_b, c.stage.composite().mode)
             }),
-            marks: self.marks.shown,
+            marks: self.marks.shown(),
             osd: self.osd_drawn.clone(),
             signal: match &self.frame_log {
                 Some(_) => self.stats.log_field(at, self.media.serial),

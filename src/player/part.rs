@@ -32,11 +32,11 @@ pub struct Effects {
     pub then: Vec<Command>,
 }
 
-/// An OSD message; one that `replaces` a prefix takes the place of the messages starting with
-/// it (repeated keys update one line instead of stacking them).
+/// An OSD message; it takes the place of the messages starting with any of `replaces`
+/// (repeated keys update one line instead of stacking them).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Toast {
-    pub replaces: Option<String>,
+    pub replaces: Vec<String>,
     pub text: String,
     pub error: bool,
 }
@@ -45,7 +45,7 @@ impl Effects {
     /// Shows `text` in place of the messages starting with `prefix`.
     pub fn replace(&mut self, prefix: &str, text: impl Into<String>) {
         self.toasts.push(Toast {
-            replaces: Some(prefix.to_string()),
+            replaces: vec![prefix.to_string()],
             text: text.into(),
             error: false,
         });
@@ -54,7 +54,7 @@ impl Effects {
     /// Shows `text` as an error.
     pub fn error(&mut self, text: impl Into<String>) {
         self.toasts.push(Toast {
-            replaces: None,
+            replaces: Vec::new(),
             text: text.into(),
             error: true,
         });

@@ -6,29 +6,28 @@ use super::bench::{BenchReport, BenchScript, Expect};
 use super::clipping::{Clipping, ClippingReadback};
 use super::commands::{Bindings, Command};
 use super::compare_control::CompareControl;
+use super::files::Files;
 use super::gpu_wait::GpuWaiter;
-use super::media::{default_window_size, open_file, Media, MediaOptions, OpenedFile};
+use super::marks_control::Marks;
+use super::media::{default_window_size, Media, MediaOptions, OpenedFile};
 use super::osd::{self, Message, Osd};
 use super::pacing::format_time;
 use super::pacing::RenderLead;
 use super::part::{Cx, Effects};
-use super::playback::{chapter_target, ChapterTarget};
-use super::playlist::{self, Playlist};
+use super::picture::Picture;
+use super::playlist::Playlist;
 use super::pointer::{set_region, Pointer};
+use super::scopes::Scopes;
 use super::screenshot::{Notify, Screenshots};
+use super::sound::Sound;
 use super::stats::FrameLog;
 use super::stats_overlay::{StatsNotes, StatsOverlay};
 use super::strip::TimelineStrip;
 use super::surface::WindowSurface;
 use super::{PlayerError, PlayerOptions, UserEvent};
-use crate::audio::Volume;
 use crate::engine::histogram::DEFAULT_BINS;
 use crate::gpu::{best_adapter, GpuContext};
-use crate::marks::{Mark, MarkSettings, PEAKING_RANGE};
-use crate::render::adjust::{Adjustment, Adjustments, AutoMode};
-use crate::render::scene::{next_scope, SceneRenderer, ViewOptions};
-use crate::scope::graticule::{Level, Scale};
-use crate::scope::ScopeKind;
+use crate::render::scene::{SceneRenderer, ViewOptions};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -53,8 +52,6 @@ macro_rules! cx {
 const AWAIT_FALLBACK: Duration = Duration::from_millis(20);
 /// How long OSD messages stay.
 const MESSAGE_TIME: Duration = Duration::from_secs(4);
-/// Files dropped within this of one another are one drop.
-const DROP_BURST: Duration = Duration::from_millis(500);
 const ERROR_TIME: Duration = Duration::from_secs(8);
 
 pub struct PlayerWindow {
@@ -99,27 +96,18 @@ pub struct PlayerWindow {
     pub(super) timeline_strip: TimelineStrip,
     /// Keys and mouse buttons to commands: mpv's defaults and the viewer's input.conf.
     pub(super) bindings: Bindings,
-    /// The files to play, and which one is open.
-    playlist: Playlist,
-    /// Which way the playlist last moved (a file that fails to open is skipped that way).
-    playlist_step: i32,
-    /// When a file was last dropped on the window (the rest of a multi-file drop appends).
-    last_drop: Option<Instant>,
+    /// The playlist and the opening of files.
+    files: Files,
     /// The picture adjustments, kept from file to file as mpv keeps its video equalizer.
-    adjustments: Adjustments,
+    picture: Picture,
     /// The marks on the picture and their levels, kept from file to file too.
-    pub(super) marks: MarkSettings,
-    /// The waveform's graticule: scale and added levels, kept from file to file.
-    graticule: (Scale, Vec<Level>),
-    /// Loop each file (`L`), kept from file to file.
-    loop_file: bool,
+    pub(super) marks: Marks,
+    /// The scopes: the waveform's graticule, kept from file to file.
+    scopes: Scopes,
     /// The stats overlay (`i`, `I`): its figures and the signal statistics it counts.
     pub(super) stats: StatsOverlay,
-    /// Whether files play their sound, and at what volume.
-    sound: bool,
-    volume: Volume,
-    cache_bytes: usize,
-    audio_device: Option<String>,
+    /// The sound: on or off, its volume and device.
+    sound: Sound,
 }
 
 /// Opens the GPU for a window: Vulkan (or Metal, DX12) first, GL only when none of them works.
@@ -169,7 +157,6 @@ impl PlayerWindow {
         let size = window.inner_size();
         let surface = WindowSurface::new(&gpu, surface, (size.width, size.height))?;
         let scene = SceneRenderer::new(&gpu.device, surface.format);
-        let volume = Volume::default();
         let mut media = Media::new(
             &gpu,
             DEFAULT_BINS,
@@ -216,6 +203,7 @@ impl PlayerWindow {
         let gpu_waiter = GpuWaiter::start(&gpu.device, &proxy);
         let gpu_device = gpu.device.clone();
         let stats = StatsOverlay::new(&gpu, now);
+        let files = Files::new(playlist, options.loop_file, options.cache_bytes, proxy.clone());
         let player = Self {
             window,
             gpu,
@@ -250,18 +238,12 @@ impl PlayerWindow {
             compare: CompareControl::default(),
             timeline_strip: TimelineStrip::default(),
             bindings: options.bindings.clone(),
-            playlist,
-            playlist_step: 1,
-            last_drop: None,
-            adjustments: options.adjustments,
-            marks: options.marks.clone(),
-            graticule: options.graticule.clone(),
-            loop_file: options.loop_file,
+            files,
+            picture: Picture::new(options.adjustments),
+            marks: Marks::new(options.marks.clone()),
+            scopes: Scopes::new(options.graticule.clone()),
             stats,
-            sound: options.sound,
-            volume,
-            cache_bytes: options.cache_bytes,
-            audio_device: options.audio_device.clone(),
+            sound: Sound::new(options.sound, options.audio_device.clone()),
         };
         let mut player = player;
         for warning in &options.conf_warnings {
@@ -313,57 +295,17 @@ impl PlayerWindow {
             }
             Command::LeaveFullscreen => self.window.set_fullscreen(None),
             Command::CycleQuads => self.view.quads = self.view.quads.next(),
-            Command::CycleScope => {
-                let scope = next_scope(self.view.scope);
-                match self.media.set_scope(&self.gpu, &self.scene, scope) {
-                    Ok(()) => {
-                        self.view.scope = scope;
-                        self.pointer.reprobe();
-                        let text = match scope {
-                            None => "scope: off".to_string(),
-                            Some(ScopeKind::Cie) => {
-                                "scope: CIE 1931 xy · BT.709 white, P3 blue, BT.2020 orange".to_string()
-                            }
-                            Some(kind) => format!("scope: {}", kind.title()),
-                        };
-                        self.replace_message("scope: ", text);
-                    }
-                    Err(e) => self.message(format!("no scope: {e}"), true),
-                }
-            }
-            Command::CycleVectorscopeZoom => {
-                let zooms = crate::scope::draw::VECTORSCOPE_ZOOMS;
-                let at = zooms
-                    .iter()
-                    .position(|&z| z == self.view.vectorscope_zoom.max(1))
-                    .unwrap_or(0);
-                self.view.vectorscope_zoom = zooms[(at + 1) % zooms.len()];
-                let note = if self.view.scope == Some(crate::scope::ScopeKind::Vectorscope) {
-                    ""
-                } else {
-                    " (shown with the vectorscope: H)"
-                };
-                self.replace_message(
-                    "vectorscope: ",
-                    format!("vectorscope: ×{}{note}", self.view.vectorscope_zoom),
-                );
-            }
-            Command::CycleWaveformScale => {
-                self.graticule.0 = self.graticule.0.next(self.media.pipeline.volume.is_hdr());
-                self.media.set_graticule(self.graticule.0, &self.graticule.1);
-                self.replace_message("waveform: ", format!("waveform: {}", self.graticule.0.name()));
+            Command::CycleScope | Command::CycleVectorscopeZoom | Command::CycleWaveformScale => {
+                let fx = self.scopes.command(&command, cx!(self));
+                self.take(fx);
             }
             Command::ClearRegion => {
                 let fx = set_region(None, cx!(self));
                 self.take(fx);
             }
             Command::ToggleTimeline => {
-                self.view.timeline = !self.view.timeline;
-                if self.view.timeline {
-                    if let Err(e) = self.media.start_timeline(&self.gpu) {
-                        self.message(format!("no timeline: {e}"), true);
-                    }
-                }
+                let fx = TimelineStrip::toggle(cx!(self));
+                self.take(fx);
             }
             Command::SetRegion(region) => {
                 let fx = set_region(Some(region), cx!(self));
@@ -372,83 +314,36 @@ impl PlayerWindow {
             Command::ToggleLogScale => self.view.log_scale = !self.view.log_scale,
             Command::ToggleFit => self.view.fit = self.view.fit.toggled(),
             Command::Screenshot => self.screenshot_wanted = true,
-            Command::Open(paths) => self.append(&paths, now),
-            Command::PlaylistNext => self.playlist_move(1),
-            Command::PlaylistPrev => self.playlist_move(-1),
-            Command::ShowPlaylist => self.show_playlist(),
-            Command::ChapterBy(step) => self.chapter_by(step, now),
+            Command::Open(_)
+            | Command::PlaylistNext
+            | Command::PlaylistPrev
+            | Command::ShowPlaylist
+            | Command::ChapterBy(_)
+            | Command::ShowProgress => {
+                let fx = self.files.command(&command, now, &self.media, &self.sound);
+                self.take(fx);
+            }
             Command::ShowStats | Command::ToggleStats => self.stats.command(&command, now, &self.gpu, &mut self.media),
-            Command::ShowProgress => self.show_progress(),
-            Command::Adjust(adjustment, step) => {
-                let mut next = self.adjustments;
-                next.set(adjustment, next.get(adjustment) + step);
-                self.set_adjustments(next, Some(adjustment));
-            }
-            Command::SetAdjustment(adjustment, value) => {
-                let mut next = self.adjustments;
-                next.set(adjustment, value);
-                self.set_adjustments(next, Some(adjustment));
-            }
-            Command::ToggleAutoLevels | Command::ToggleEqualize => {
-                let mode = if command == Command::ToggleAutoLevels {
-                    AutoMode::Levels
-                } else {
-                    AutoMode::Equalize
-                };
-                let auto = if self.adjustments.auto == mode {
-                    AutoMode::Off
-                } else {
-                    mode
-                };
-                let text = match auto {
-                    AutoMode::Off => "picture: auto-levels and equalisation off",
-                    AutoMode::Levels => "picture: auto-levels",
-                    AutoMode::Equalize => "picture: histogram equalisation",
-                };
-                self.set_adjustments(
-                    Adjustments {
-                        auto,
-                        ..self.adjustments
-                    },
-                    None,
-                );
-                self.replace_message("picture: ", text.to_string());
-            }
-            Command::ResetAdjustments => {
-                self.set_adjustments(Adjustments::default(), None);
-                self.replace_message("picture: ", "picture: as decoded".to_string());
+            Command::Adjust(..)
+            | Command::SetAdjustment(..)
+            | Command::ToggleAutoLevels
+            | Command::ToggleEqualize
+            | Command::ResetAdjustments => {
+                let fx = self.picture.command(&command, cx!(self));
+                self.take(fx);
             }
             Command::CycleCompareMode | Command::Flicker | Command::CompareGainBy(_) | Command::CompareOffsetBy(_) => {
                 let fx = self.compare.command(&command, cx!(self));
                 self.take(fx);
             }
-            Command::ToggleMark(mark) => {
-                let mut next = self.marks.clone();
-                next.shown = next.shown.toggled(mark);
-                let on = if next.shown.has(mark) { "on" } else { "off" };
-                self.replace_message(&format!("{}: ", mark.name()), format!("{}: {on}", mark.name()));
-                self.set_marks(next);
+            Command::ToggleMark(_) | Command::ZebraBy(_) | Command::PeakingBy(_) => {
+                let fx = self.marks.command(&command, cx!(self));
+                self.take(fx);
             }
-            Command::ZebraBy(step) => {
-                let mut next = self.marks.clone();
-                next.zebra = (next.zebra + step as f32).clamp(0.0, 110.0);
-                next.shown = next.shown.with(Mark::Zebra, true);
-                self.replace_message("zebra: ", format!("zebra: {}%", next.zebra));
-                self.set_marks(next);
+            Command::VolumeBy(_) | Command::ToggleMute => {
+                let fx = self.sound.command(&command, &self.media);
+                self.take(fx);
             }
-            Command::PeakingBy(step) => {
-                let mut next = self.marks.clone();
-                let (low, high) = (*PEAKING_RANGE.start(), *PEAKING_RANGE.end());
-                next.peaking = (next.peaking + step as f32).clamp(low, high);
-                next.shown = next.shown.with(Mark::Peaking, true);
-                self.replace_message("peaking: ", format!("peaking: edges of {}% and more", next.peaking));
-                self.set_marks(next);
-            }
-            Command::VolumeBy(step) => self.set_volume(self.volume.changed_by(step)),
-            Command::ToggleMute => self.set_volume(Volume {
-                muted: !self.volume.muted,
-                ..self.volume
-            }),
             _ => {}
         }
         self.relayout();
@@ -469,8 +364,8 @@ impl PlayerWindow {
                 self.replace_message("A-B loop", text);
             }
             Command::ToggleLoopFile => {
-                self.loop_file = self.media.playback.loop_file;
-                let text = if self.loop_file {
+                self.files.loop_file = self.media.playback.loop_file;
+                let text = if self.files.loop_file {
                     "loop file: on"
                 } else {
                     "loop file: off"
@@ -486,37 +381,6 @@ impl PlayerWindow {
         }
     }
 
-    /// Applies picture adjustments to this file (and the next); `changed` names the control
-    /// whose new value the OSD shows, as mpv does.
-    fn set_adjustments(&mut self, adjustments: Adjustments, changed: Option<Adjustment>) {
-        self.adjustments = adjustments;
-        if let Err(e) = self.media.set_adjustments(&self.gpu, adjustments) {
-            self.message(format!("cannot adjust the picture: {e}"), true);
-            return;
-        }
-        self.media.recount = true;
-        self.pointer.reprobe();
-        if let Some(adjustment) = changed {
-            let name = adjustment.name();
-            self.replace_message(&format!("{name}: "), format!("{name}: {}", adjustments.get(adjustment)));
-        }
-    }
-
-    /// Shows `marks` on the picture (of this file and the next). The range marks, turned on
-    /// over a paused frame converted before any mark showed, have it decoded again: the range
-    /// test reads the frame's planes, which were given back once it was converted.
-    fn set_marks(&mut self, marks: MarkSettings) {
-        self.media.set_marks(&self.gpu, &self.scene, &marks);
-        let unmarked = self.media.pipeline.marks().is_some_and(|m| !m.range_marked());
-        if marks.shown.has(Mark::Range) && unmarked && self.media.playback.paused() {
-            if let Some(shown) = self.media.playback.shown() {
-                self.media.playback.seek_frame(shown.index);
-            }
-        }
-        self.marks = marks;
-        self.pointer.reprobe();
-    }
-
     /// Shows `text`, replacing a message that starts with `prefix` (repeated keys update one
     /// line instead of stacking them).
     pub(super) fn replace_message(&mut self, prefix: &str, text: String) {
@@ -527,9 +391,8 @@ impl PlayerWindow {
     /// Does what a part's call asked for; false when a command it gave asks to quit.
     pub(super) fn take(&mut self, fx: Effects) -> bool {
         for toast in fx.toasts {
-            if let Some(prefix) = &toast.replaces {
-                self.messages.retain(|m| !m.text.starts_with(prefix.as_str()));
-            }
+            let replaced = |m: &Message| toast.replaces.iter().any(|p| m.text.starts_with(p.as_str()));
+            self.messages.retain(|m| !replaced(m));
             self.message(toast.text, toast.error);
         }
         if fx.reprobe {
@@ -597,144 +460,12 @@ impl PlayerWindow {
         self.take(fx);
     }
 
-    /// Files dropped on the window join the playlist; the first of a drop plays.
-    fn append(&mut self, paths: &[PathBuf], now: Instant) {
-        let expanded = playlist::expand(paths);
-        for warning in expanded.warnings {
-            self.message(warning, true);
-        }
-        if expanded.files.is_empty() {
-            return;
-        }
-        let Some(first) = self.playlist.append(expanded.files) else {
-            return;
-        };
-        // Each file of a multi-file drop comes as its own event, moments apart.
-        let same_drop = self.last_drop.is_some_and(|t| now.duration_since(t) < DROP_BURST);
-        self.last_drop = Some(now);
-        if !same_drop {
-            self.playlist.go_to(first);
-            self.playlist_step = 1;
-            self.open_current();
-        }
-    }
-
-    /// The next (+1) or previous (−1) file of the playlist.
-    fn playlist_move(&mut self, step: i32) {
-        let moved = if step > 0 {
-            self.playlist.next()
-        } else {
-            self.playlist.prev()
-        };
-        match moved {
-            Some(_) => {
-                self.playlist_step = step;
-                self.open_current();
-            }
-            None => {
-                let text = if step > 0 { "no next file" } else { "no previous file" };
-                self.replace_message("no ", text.to_string());
-            }
-        }
-    }
-
-    fn open_current(&mut self) {
-        if let Some(path) = self.playlist.current().map(PathBuf::from) {
-            self.open(path);
-        }
-    }
-
-    fn show_playlist(&mut self) {
-        let current = self.playlist.index();
-        let lines: Vec<String> = self
-            .playlist
-            .entries()
-            .iter()
-            .enumerate()
-            .map(|(i, path)| {
-                let name = path
-                    .file_name()
-                    .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-                format!("{} {name}", if i == current { "➡" } else { "   " })
-            })
-            .collect();
-        self.replace_message(
-            "playlist",
-            format!("playlist {}\n{}", self.playlist.position_label(), lines.join("\n")),
-        );
-    }
-
-    /// Seeks to the start of the chapter `step` chapters away from the one playing.
-    fn chapter_by(&mut self, step: i32, now: Instant) {
-        let start = self.media.playback.timeline().start;
-        let chapters = &self.media.info.chapters;
-        if chapters.is_empty() {
-            self.replace_message("chapter", "chapter: the file has none".to_string());
-            return;
-        }
-        let position = self.media.playback.position();
-        let starts: Vec<f64> = chapters.iter().map(|c| c.start - start).collect();
-        let (seconds, label) = match chapter_target(&starts, position, step) {
-            ChapterTarget::Chapter(i) => {
-                let title = chapters[i].title.clone().unwrap_or_default();
-                (
-                    starts[i].max(0.0),
-                    format!("chapter {}/{} {title}", i + 1, chapters.len()),
-                )
-            }
-            ChapterTarget::Start => (0.0, "chapter: start".to_string()),
-            ChapterTarget::None => {
-                self.replace_message("chapter", "chapter: no next chapter".to_string());
-                return;
-            }
-        };
-        let seek = Command::SeekTo { seconds, exact: true };
-        self.media.playback.apply(&seek, now);
-        self.applied_to_playback(&seek);
-        self.replace_message("chapter", label.trim_end().to_string());
-    }
-
-    /// mpv's `show-progress`: the OSD comes up with the position spelled out.
-    fn show_progress(&mut self) {
-        let playback = &self.media.playback;
-        let position = playback.position();
-        let duration = playback.timeline().duration;
-        let percent = if duration > 0.0 {
-            position / duration * 100.0
-        } else {
-            0.0
-        };
-        let text = format!("{} / {} ({percent:.0}%)", format_time(position), format_time(duration));
-        self.replace_message("progress", format!("progress {text}"));
-    }
-
-    /// Opens `path` on a thread of its own (a file on a slow disk may take a while to probe);
-    /// playback of the current file goes on until it is ready.
-    fn open(&mut self, path: PathBuf) {
-        self.message(format!("opening {}", path.display()), false);
-        let proxy = self.proxy.clone();
-        let volume = self.sound.then_some(self.volume);
-        let device = self.audio_device.clone();
-        let opener = std::thread::Builder::new()
-            .name("histoplay open".into())
-            .spawn(move || {
-                let result = open_file(&path, volume, device.as_deref());
-                let _ = proxy.send_event(UserEvent::Opened(path, Box::new(result)));
-            });
-        if let Err(e) = opener {
-            self.message(format!("cannot open a file now: {e}"), true);
-        }
-    }
-
-    /// A file opened by `open`: it replaces the current one, or its error is shown.
+    /// A file opened by `Files`: it replaces the current one, or its error is shown.
     pub fn opened(&mut self, path: PathBuf, result: Result<OpenedFile, crate::video::source::VideoError>) {
         self.messages.retain(|m| !m.text.starts_with("opening "));
         self.touched();
         let media = result.map_err(PlayerError::from).and_then(|opened| {
-            // The volume may have changed while the file was opening.
-            if let Some(audio) = &opened.audio {
-                audio.set_volume(self.volume);
-            }
+            self.sound.opened(&opened);
             Media::new(
                 &self.gpu,
                 self.media.pipeline.engine.bins,
@@ -743,89 +474,55 @@ impl PlayerWindow {
                 self.media.serial + 1,
                 &self.proxy,
                 MediaOptions {
-                    cache_bytes: self.cache_bytes,
+                    cache_bytes: self.files.cache_bytes,
                     // The next file plays at the speed this one was at, as in mpv.
                     speed: self.media.playback.speed(),
                 },
             )
         });
         match media {
-            Ok(media) => {
-                // The old file's decoder stops and its GPU frames go with it, off this thread:
-                // stopping waits for the frame it is decoding.
-                let old = std::mem::replace(&mut self.media, media);
-                let dropped = std::thread::Builder::new()
-                    .name("histoplay close".into())
-                    .spawn(move || drop(old));
-                if let Err(e) = dropped {
-                    log::warn!("closing the previous file on this thread: {e}");
-                }
-                self.media.playback.loop_file = self.loop_file;
-                if let Err(e) = self.media.set_adjustments(&self.gpu, self.adjustments) {
-                    self.message(format!("cannot adjust the picture: {e}"), true);
-                }
-                self.media.set_marks(&self.gpu, &self.scene, &self.marks);
-                self.media.set_graticule(self.graticule.0, &self.graticule.1);
-                self.readout = None;
-                let over_osd = self.over_osd(self.pointer.at());
-                let fx = self.pointer.file_opened(over_osd, cx!(self));
-                self.take(fx);
-                if let Err(e) = self.media.set_scope(&self.gpu, &self.scene, self.view.scope) {
-                    self.message(format!("no scope: {e}"), true);
-                }
-                self.timeline_strip.forget();
-                if self.view.timeline {
-                    if let Err(e) = self.media.start_timeline(&self.gpu) {
-                        self.message(format!("no timeline: {e}"), true);
-                    }
-                }
-                self.window.set_title(&title(&path));
-                if self.window.fullscreen().is_none() {
-                    // As mpv does: the window takes the new video's size (Resized follows).
-                    let info = &self.media.info;
-                    let (width, height) = default_window_size(info.format.height, info.display_aspect);
-                    let _ = self
-                        .window
-                        .request_inner_size(winit::dpi::PhysicalSize::new(width, height));
-                }
-                self.relayout();
-            }
+            Ok(media) => self.replace_media(media, &path),
             Err(e) => {
                 self.message(e.to_string(), true);
-                // A playlist entry that can't be played is skipped, in the direction of travel;
-                // with nothing left to try, the old file keeps playing.
-                if self.playlist.current() == Some(path.as_path()) {
-                    let index = self.playlist.index();
-                    log::warn!("skipping '{}'", path.display());
-                    if self.playlist.remove(index) && self.playlist.len() > 1 {
-                        let moved = if self.playlist_step < 0 {
-                            self.playlist.prev()
-                        } else {
-                            // The next entry has moved into the removed one's place.
-                            Some(self.playlist.index())
-                        };
-                        if moved.is_some() && self.playlist.current() != Some(self.media.info.path.as_path()) {
-                            self.open_current();
-                        }
-                    }
-                }
+                let fx = self.files.open_failed(&path, &self.media.info.path, &self.sound);
+                self.take(fx);
             }
         }
     }
 
-    fn set_volume(&mut self, volume: Volume) {
-        self.volume = volume;
-        if let Some(audio) = &self.media.audio {
-            audio.set_volume(volume);
+    /// `media` is the file shown from now on: what is kept from file to file applies to it.
+    fn replace_media(&mut self, media: Media, path: &std::path::Path) {
+        // The old file's decoder stops and its GPU frames go with it, off this thread:
+        // stopping waits for the frame it is decoding.
+        let old = std::mem::replace(&mut self.media, media);
+        let dropped = std::thread::Builder::new()
+            .name("histoplay close".into())
+            .spawn(move || drop(old));
+        if let Err(e) = dropped {
+            log::warn!("closing the previous file on this thread: {e}");
         }
-        let text = match (self.media.audio.is_some(), volume.muted) {
-            (false, _) => "no sound".to_string(),
-            (true, true) => format!("volume {}% (muted)", volume.percent),
-            (true, false) => format!("volume {}%", volume.percent),
-        };
-        self.messages
-            .retain(|m| !m.text.starts_with("volume ") && m.text != "no sound");
-        self.message(text, false);
+        self.media.playback.loop_file = self.files.loop_file;
+        let fx = self.picture.file_opened(cx!(self));
+        self.take(fx);
+        self.marks.file_opened(cx!(self));
+        self.readout = None;
+        let fx = self.scopes.file_opened(cx!(self));
+        self.take(fx);
+        let over_osd = self.over_osd(self.pointer.at());
+        let fx = self.pointer.file_opened(over_osd, cx!(self));
+        self.take(fx);
+        let fx = self.timeline_strip.file_opened(cx!(self));
+        self.take(fx);
+        self.window.set_title(&title(path));
+        if self.window.fullscreen().is_none() {
+            // As mpv does: the window takes the new video's size (Resized follows).
+            let info = &self.media.info;
+            let (width, height) = default_window_size(info.format.height, info.display_aspect);
+            let _ = self
+                .window
+                .request_inner_size(winit::dpi::PhysicalSize::new(width, height));
+        }
+        self.relayout();
     }
 
     pub fn message(&mut self, text: String, error: bool) {
@@ -852,29 +549,9 @@ impl PlayerWindow {
         if self.media.playback.take_changed() {
             self.needs_redraw = true;
         }
-        // At the end of a file the playlist moves on; at the end of the last one the last frame
-        // stays up, paused.
-        if self.media.playback.take_finished() {
-            let before = self.playlist.index();
-            match self.playlist.next() {
-                // A playlist of one file, looped.
-                Some(index) if index == before => {
-                    self.media.playback.apply(&Command::SeekStart, now);
-                    self.media.playback.apply(&Command::Resume, now);
-                }
-                Some(_) => {
-                    self.playlist_step = 1;
-                    self.open_current();
-                }
-                None => {}
-            }
-        }
-        if let Some(audio) = &self.media.audio {
-            if let Some(heard) = audio.heard_at(now) {
-                self.media.playback.follow_audio(now, heard);
-            }
-            audio.cue(self.media.playback.audio_cue());
-        }
+        let fx = self.files.finished(now, &mut self.media, &self.sound);
+        self.take(fx);
+        Sound::follow(&mut self.media, now);
         if let Some(error) = self.media.playback.take_error() {
             self.message(error, true);
         }
@@ -905,22 +582,11 @@ impl PlayerWindow {
         if opacity != self.drawn_opacity {
             self.needs_redraw = true;
         }
-        if let Some(fill) = &self.media.timeline {
-            fill.set_playing(!self.media.playback.paused());
-        }
-        // The timeline redraws as it fills, a few times a second, while it is shown.
-        if self.view.timeline
-            && self
-                .media
-                .timeline
-                .as_ref()
-                .is_some_and(|t| !t.done() || self.timeline_strip.stale(t))
+        if self
+            .timeline_strip
+            .wake(now, &self.media, self.view.timeline, &mut wake)
         {
-            let next = self.timeline_strip.next_update();
-            if next <= now {
-                self.needs_redraw = true;
-            }
-            wake.push(Some(next.max(now)));
+            self.needs_redraw = true;
         }
         if self.stats.wake(now, &self.media, &mut wake) {
             self.needs_redraw = true;
@@ -998,9 +664,9 @@ impl PlayerWindow {
     /// The stats overlay's lines, while it is up.
     pub(super) fn stats_lines(&self, now: Instant) -> Option<Vec<(&'static str, String)>> {
         let notes = StatsNotes {
-            playlist: (self.playlist.len() > 1).then(|| self.playlist.position_label()),
-            adjustments: self.adjustments.label(),
-            marks: self.marks_note().map(|note| note.line),
+            playlist: self.files.position_label(),
+            adjustments: self.picture.label(),
+            marks: self.marks.note(&self.media).map(|note| note.line),
         };
         self.stats.lines(now, &self.media, notes)
     }
