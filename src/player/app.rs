@@ -108,11 +108,8 @@ impl ApplicationHandler<UserEvent> for App {
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         let Some(player) = &mut self.player else { return };
-        if !matches!(event, WindowEvent::RedrawRequested) {
-            let response = player.egui_state.on_window_event(&player.window, &event);
-            if response.repaint {
-                player.redraw_later();
-            }
+        if !matches!(event, WindowEvent::RedrawRequested) && player.egui.on_window_event(&player.window, &event) {
+            player.redraw_later();
         }
         match event {
             WindowEvent::CloseRequested => self.finish(event_loop, Ok(())),
@@ -151,16 +148,13 @@ impl ApplicationHandler<UserEvent> for App {
                 player.touched();
                 // The OSD's own widgets take their clicks.
                 let pressed = state == ElementState::Pressed;
-                if button == MouseButton::Right
-                    && !player.egui_ctx.egui_is_using_pointer()
-                    && !player.right_button(pressed)
-                {
+                if button == MouseButton::Right && !player.egui.using_pointer() && !player.right_button(pressed) {
                     return self.finish(event_loop, Ok(()));
                 }
                 if button == MouseButton::Left && !pressed {
                     player.left_button(false);
                 }
-                if !pressed || player.egui_ctx.egui_is_using_pointer() || player.pointer_over_osd() {
+                if !pressed || player.egui.using_pointer() || player.pointer_over_osd() {
                     return;
                 }
                 match button {

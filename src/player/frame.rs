@@ -6,6 +6,7 @@
 //! on the GPU.
 
 use super::clipping::ReadoutTag;
+use super::egui_layer::Painted;
 use super::osd::{HdrView, OsdView};
 use super::playback::FrameSource;
 use super::screenshot::{file_name, ScreenshotTarget};
@@ -16,14 +17,11 @@ use std::time::{Duration, Instant};
 
 /// How long to wait after the surface gave no image before asking again.
 const BLOCKED_RETRY: Duration = Duration::from_millis(50);
-/// Egui's own repaint requests are honoured at most this often.
-const MIN_EGUI_REPAINT: Duration = Duration::from_millis(16);
 
 impl PlayerWindow {
     pub fn redraw(&mut self) -> Result<(), PlayerError> {
         let started = Instant::now();
         self.needs_redraw = false;
-        self.egui_repaint = None;
         let Some(target) = self.surface.acquire(&self.gpu, &self.window)? else {
             // Try again a little later rather than at once: a hidden window can keep refusing.
             self.blocked_until = Some(started + BLOCKED_RETRY);
@@ -108,16 +106,14 @@ impl PlayerWindow {
         self.media.recount = false;
         self.pointer.encode(&mut encoder, &self.media, next.is_some());
 
-        let (paint_jobs, screen) = self.run_osd(now, &mut encoder);
-        self.encode_view(&mut encoder, &target.view, &paint_jobs, &screen, timed);
+        let painted = self.run_osd(now, &mut encoder);
+        self.encode_view(&mut encoder, &target.view, &painted, timed);
         if std::mem::take(&mut self.screenshot_wanted) {
-            self.capture(&mut encoder, &paint_jobs, &screen);
+            self.capture(&mut encoder, &painted);
         }
         self.stats.finish(&mut encoder, timed);
         self.gpu.queue.submit([encoder.finish()]);
-        for id in self.egui_free.drain(..) {
-            self.egui.free_texture(&id);
-        }
+        self.egui.submitted();
         // The slot's planes are converted by the work just submitted; the decoder may refill
         // it now (its uploads queue behind that work).
         if let Some(next) = next {
@@ -154,18 +150,14 @@ impl PlayerWindow {
     }
 
     /// Runs the OSD's egui pass: input in, shapes out, textures and buffers updated.
-    fn run_osd(
-        &mut self,
-        now: Instant,
-        encoder: &mut wgpu::CommandEncoder,
-    ) -> (Vec<egui::ClippedPrimitive>, egui_wgpu::ScreenDescriptor) {
+    fn run_osd(&mut self, now: Instant, encoder: &mut wgpu::CommandEncoder) -> Painted {
         let playback = &self.media.playback;
         let timeline = playback.timeline();
         let opacity = self.opacity(now);
         self.drawn_opacity = opacity;
         let title = self.media.file_name();
         let strip = match (&self.media.timeline, self.view.timeline) {
-            (Some(fill), true) => self.timeline_strip.texture(&self.egui_ctx, fill, now),
+            (Some(fill), true) => self.timeline_strip.texture(&self.egui.ctx, fill, now),
             _ => None,
         };
         let playback = &self.media.playback;
@@ -207,15 +199,13 @@ impl PlayerWindow {
                 )
             }),
         };
-        let input = self.egui_state.take_egui_input(&self.window);
         let osd = &mut self.osd;
-        let mut commands = Vec::new();
-        let mut drawn = Vec::new();
-        let output = self
-            .egui_ctx
-            .run_pass(input, |ctx| (commands, drawn) = osd.show(ctx, &view));
+        let size = self.surface.size();
+        let (painted, (commands, drawn)) = self.egui.run(&self.window, &self.gpu, encoder, (now, size), |ctx| {
+            osd.show(ctx, &view)
+        });
         // The boxes in physical pixels, for the frame log.
-        let scale = output.pixels_per_point;
+        let scale = painted.screen.pixels_per_point;
         self.osd_drawn = drawn
             .into_iter()
             .map(|(kind, rect)| {
@@ -224,37 +214,10 @@ impl PlayerWindow {
                 (kind.name(), [min.x as i32, min.y as i32, size.x as i32, size.y as i32])
             })
             .collect();
-        self.egui_state
-            .handle_platform_output(&self.window, output.platform_output);
-        let repaint = output
-            .viewport_output
-            .get(&egui::ViewportId::ROOT)
-            .map(|v| v.repaint_delay);
-        if let Some(delay) = repaint.filter(|d| *d < Duration::from_secs(1)) {
-            self.egui_repaint = Some(now + delay.max(MIN_EGUI_REPAINT));
-        }
-        let (width, height) = self.surface.size();
-        let screen = egui_wgpu::ScreenDescriptor {
-            size_in_pixels: [width, height],
-            pixels_per_point: output.pixels_per_point,
-        };
-        let mut textures = output.textures_delta;
-        let paint_jobs = self.egui_ctx.tessellate(output.shapes, output.pixels_per_point);
-        let (device, queue) = (&self.gpu.device, &self.gpu.queue);
-        for (id, deltas) in &textures.set {
-            for delta in deltas {
-                self.egui.update_texture(device, queue, *id, delta);
-            }
-        }
-        // Freed textures may still be drawn by this frame's shapes: after the submit.
-        self.egui_free.extend(textures.free.drain());
-        textures.clear();
-        let callbacks = self.egui.update_buffers(device, queue, encoder, &paint_jobs, &screen);
-        debug_assert!(callbacks.is_empty(), "the OSD has no paint callbacks");
         for command in commands {
             self.apply(command);
         }
-        (paint_jobs, screen)
+        painted
     }
 
     /// The picture with its quads, then the OSD over it, into `view`.
@@ -262,8 +225,7 @@ impl PlayerWindow {
         &self,
         encoder: &mut wgpu::CommandEncoder,
         view: &wgpu::TextureView,
-        paint_jobs: &[egui::ClippedPrimitive],
-        screen: &egui_wgpu::ScreenDescriptor,
+        painted: &Painted,
         timed: bool,
     ) {
         if self.media.has_picture {
@@ -277,24 +239,19 @@ impl PlayerWindow {
             // Nothing decoded yet: black under the OSD.
             begin_pass(encoder, view, "no picture yet", wgpu::LoadOp::Clear(wgpu::Color::BLACK));
         }
-        if !paint_jobs.is_empty() {
+        if !painted.jobs.is_empty() {
             let mut pass = begin_pass(encoder, view, "osd", wgpu::LoadOp::Load).forget_lifetime();
-            self.egui.render(&mut pass, paint_jobs, screen);
+            self.egui.render(&mut pass, painted);
         }
     }
 
     /// `s`: the same frame again into a texture of its own, copied out for the PNG writer.
-    fn capture(
-        &mut self,
-        encoder: &mut wgpu::CommandEncoder,
-        paint_jobs: &[egui::ClippedPrimitive],
-        screen: &egui_wgpu::ScreenDescriptor,
-    ) {
+    fn capture(&mut self, encoder: &mut wgpu::CommandEncoder, painted: &Painted) {
         let playback = &self.media.playback;
         let frame = playback.shown().map_or(0, |s| s.index);
         let name = file_name(&self.media.info.path, playback.position(), frame);
         let target = ScreenshotTarget::new(&self.gpu.device, self.surface.format, self.surface.size());
-        self.encode_view(encoder, &target.view, paint_jobs, screen, false);
+        self.encode_view(encoder, &target.view, painted, false);
         let path = std::env::current_dir().unwrap_or_default().join(name);
         if let Err(e) = self.screenshots.record(&self.gpu.device, encoder, &target, path) {
             self.message(e, true);

@@ -8,6 +8,7 @@ pub mod clipping;
 pub mod commands;
 mod compare_control;
 pub mod comparison;
+mod egui_layer;
 mod files;
 mod frame;
 mod gpu_wait;

@@ -6,6 +6,7 @@ use super::bench::{BenchReport, BenchScript, Expect};
 use super::clipping::{Clipping, ClippingReadback};
 use super::commands::{Bindings, Command};
 use super::compare_control::CompareControl;
+use super::egui_layer::EguiLayer;
 use super::files::Files;
 use super::gpu_wait::GpuWaiter;
 use super::marks_control::Marks;
@@ -23,10 +24,10 @@ use super::sound::Sound;
 use super::stats::FrameLog;
 use super::stats_overlay::{StatsNotes, StatsOverlay};
 use super::strip::TimelineStrip;
-use super::surface::WindowSurface;
+use super::surface::{open_gpu, title, watch_device, WindowSurface};
 use super::{PlayerError, PlayerOptions, UserEvent};
 use crate::engine::histogram::DEFAULT_BINS;
-use crate::gpu::{best_adapter, GpuContext};
+use crate::gpu::GpuContext;
 use crate::render::scene::{SceneRenderer, ViewOptions};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -59,11 +60,8 @@ pub struct PlayerWindow {
     pub(super) gpu: GpuContext,
     pub(super) surface: WindowSurface,
     pub(super) scene: SceneRenderer,
-    pub(super) egui_ctx: egui::Context,
-    pub(super) egui_state: egui_winit::State,
-    pub(super) egui: egui_wgpu::Renderer,
-    /// Egui textures to free once the frame that last drew them is submitted.
-    pub(super) egui_free: Vec<egui::TextureId>,
+    /// The OSD's egui: context, input and renderer.
+    pub(super) egui: EguiLayer,
     pub(super) osd: Osd,
     /// Where the OSD's boxes were last drawn (name, x, y, width, height in pixels).
     pub(super) osd_drawn: Vec<(&'static str, [i32; 4])>,
@@ -79,7 +77,6 @@ pub struct PlayerWindow {
     pub(super) messages: Vec<Message>,
     pub(super) last_input: Instant,
     pub(super) needs_redraw: bool,
-    pub(super) egui_repaint: Option<Instant>,
     /// The surface had no image to give (timeout, occluded): don't ask again before this.
     pub(super) blocked_until: Option<Instant>,
     pub(super) lead: RenderLead,
@@ -108,30 +105,6 @@ pub struct PlayerWindow {
     pub(super) stats: StatsOverlay,
     /// The sound: on or off, its volume and device.
     sound: Sound,
-}
-
-/// Opens the GPU for a window: Vulkan (or Metal, DX12) first, GL only when none of them works.
-fn open_gpu(
-    event_loop: &ActiveEventLoop,
-    window: &Arc<Window>,
-) -> Result<(GpuContext, wgpu::Surface<'static>), PlayerError> {
-    for backends in [wgpu::Backends::PRIMARY, wgpu::Backends::GL] {
-        let mut desc = wgpu::InstanceDescriptor::new_with_display_handle(Box::new(event_loop.owned_display_handle()));
-        desc.backends = backends;
-        crate::gpu::without_debug_labels(&mut desc);
-        let instance = wgpu::Instance::new(desc.with_env());
-        let surface = match instance.create_surface(window.clone()) {
-            Ok(surface) => surface,
-            Err(e) => {
-                log::info!("no {backends:?} surface for the window: {e}");
-                continue;
-            }
-        };
-        if let Some(adapter) = pollster::block_on(best_adapter(&instance, Some(&surface))) {
-            return Ok((GpuContext::with_adapter(instance, adapter)?, surface));
-        }
-    }
-    Err(crate::gpu::GpuError::NoAdapter.into())
 }
 
 impl PlayerWindow {
@@ -173,17 +146,7 @@ impl PlayerWindow {
         media.set_adjustments(&gpu, options.adjustments)?;
         media.set_marks(&gpu, &scene, &options.marks);
         media.set_graticule(options.graticule.0, &options.graticule.1);
-        let egui_ctx = egui::Context::default();
-        egui_ctx.set_visuals(egui::Visuals::dark());
-        let egui_state = egui_winit::State::new(
-            egui_ctx.clone(),
-            egui::ViewportId::ROOT,
-            &window,
-            Some(window.scale_factor() as f32),
-            window.theme(),
-            Some(gpu.max_texture_side() as usize),
-        );
-        let egui = egui_wgpu::Renderer::new(&gpu.device, surface.format, egui_wgpu::RendererOptions::default());
+        let egui = EguiLayer::new(&window, &gpu, surface.format);
         let clipping = ClippingReadback::new(&gpu.device);
         let now = Instant::now();
         let frame_log = match &options.frame_log {
@@ -209,10 +172,7 @@ impl PlayerWindow {
             gpu,
             surface,
             scene,
-            egui_ctx,
-            egui_state,
             egui,
-            egui_free: Vec::new(),
             osd: Osd::default(),
             osd_drawn: Vec::new(),
             drawn_opacity: 1.0,
@@ -226,7 +186,6 @@ impl PlayerWindow {
             messages: Vec::new(),
             last_input: now,
             needs_redraw: true,
-            egui_repaint: None,
             blocked_until: None,
             lead: RenderLead::default(),
             frame_log,
@@ -284,70 +243,54 @@ impl PlayerWindow {
             self.applied_to_playback(&command);
             return true;
         }
-        match command {
+        let fx = match command {
             Command::Quit => return false,
-            Command::ToggleFullscreen => {
-                let next = match self.window.fullscreen() {
-                    Some(_) => None,
-                    None => Some(Fullscreen::Borderless(None)),
-                };
-                self.window.set_fullscreen(next);
+            Command::ToggleFullscreen | Command::LeaveFullscreen => {
+                let leave = command == Command::LeaveFullscreen || self.window.fullscreen().is_some();
+                self.window
+                    .set_fullscreen((!leave).then_some(Fullscreen::Borderless(None)));
+                Effects::default()
             }
-            Command::LeaveFullscreen => self.window.set_fullscreen(None),
-            Command::CycleQuads => self.view.quads = self.view.quads.next(),
+            Command::CycleQuads => change(&mut self.view, |v| v.quads = v.quads.next()),
             Command::CycleScope | Command::CycleVectorscopeZoom | Command::CycleWaveformScale => {
-                let fx = self.scopes.command(&command, cx!(self));
-                self.take(fx);
+                self.scopes.command(&command, cx!(self))
             }
-            Command::ClearRegion => {
-                let fx = set_region(None, cx!(self));
-                self.take(fx);
+            Command::ClearRegion => set_region(None, cx!(self)),
+            Command::ToggleTimeline => TimelineStrip::toggle(cx!(self)),
+            Command::SetRegion(region) => set_region(Some(region), cx!(self)),
+            Command::ToggleLogScale => change(&mut self.view, |v| v.log_scale = !v.log_scale),
+            Command::ToggleFit => change(&mut self.view, |v| v.fit = v.fit.toggled()),
+            Command::Screenshot => {
+                self.screenshot_wanted = true;
+                Effects::default()
             }
-            Command::ToggleTimeline => {
-                let fx = TimelineStrip::toggle(cx!(self));
-                self.take(fx);
-            }
-            Command::SetRegion(region) => {
-                let fx = set_region(Some(region), cx!(self));
-                self.take(fx);
-            }
-            Command::ToggleLogScale => self.view.log_scale = !self.view.log_scale,
-            Command::ToggleFit => self.view.fit = self.view.fit.toggled(),
-            Command::Screenshot => self.screenshot_wanted = true,
             Command::Open(_)
             | Command::PlaylistNext
             | Command::PlaylistPrev
             | Command::ShowPlaylist
             | Command::ChapterBy(_)
-            | Command::ShowProgress => {
-                let fx = self.files.command(&command, now, &self.media, &self.sound);
-                self.take(fx);
+            | Command::ShowProgress => self.files.command(&command, now, &self.media, &self.sound),
+            Command::ShowStats | Command::ToggleStats => {
+                self.stats.command(&command, now, &self.gpu, &mut self.media);
+                Effects::default()
             }
-            Command::ShowStats | Command::ToggleStats => self.stats.command(&command, now, &self.gpu, &mut self.media),
             Command::Adjust(..)
             | Command::SetAdjustment(..)
             | Command::ToggleAutoLevels
             | Command::ToggleEqualize
-            | Command::ResetAdjustments => {
-                let fx = self.picture.command(&command, cx!(self));
-                self.take(fx);
-            }
+            | Command::ResetAdjustments => self.picture.command(&command, cx!(self)),
             Command::CycleCompareMode | Command::Flicker | Command::CompareGainBy(_) | Command::CompareOffsetBy(_) => {
-                let fx = self.compare.command(&command, cx!(self));
-                self.take(fx);
+                self.compare.command(&command, cx!(self))
             }
             Command::ToggleMark(_) | Command::ZebraBy(_) | Command::PeakingBy(_) => {
-                let fx = self.marks.command(&command, cx!(self));
-                self.take(fx);
+                self.marks.command(&command, cx!(self))
             }
-            Command::VolumeBy(_) | Command::ToggleMute => {
-                let fx = self.sound.command(&command, &self.media);
-                self.take(fx);
-            }
-            _ => {}
-        }
+            Command::VolumeBy(_) | Command::ToggleMute => self.sound.command(&command, &self.media),
+            _ => Effects::default(),
+        };
+        let go_on = self.take(fx);
         self.relayout();
-        true
+        go_on
     }
 
     /// What a playback command also changes here: the OSD says where the loops stand, and
@@ -433,16 +376,8 @@ impl PlayerWindow {
         self.over_osd(self.pointer.at())
     }
 
-    /// Whether `point` is over the OSD's widgets. (Where the OSD was last drawn: egui's own
-    /// pointer state lags one event behind.)
     fn over_osd(&self, point: Option<(f64, f64)>) -> bool {
-        let scale = f64::from(self.egui_ctx.pixels_per_point());
-        point.is_some_and(|(x, y)| {
-            let at = egui::pos2((x / scale) as f32, (y / scale) as f32);
-            // (The whole screen is egui's background layer.)
-            let layer = self.egui_ctx.layer_id_at(at);
-            layer.is_some_and(|l| l.order != egui::Order::Background)
-        })
+        self.egui.over_widget(point)
     }
 
     /// The right button went down or up on the picture: a drag sets the region, a click does
@@ -573,7 +508,7 @@ impl PlayerWindow {
 
         // Egui asks for a frame or two more after input (to settle its layout), only for a
         // window that can be drawn.
-        let egui_repaint = self.egui_repaint.filter(|_| renderable);
+        let egui_repaint = self.egui.repaint().filter(|_| renderable);
         if egui_repaint.is_some_and(|t| t <= now) {
             self.needs_redraw = true;
         }
@@ -708,30 +643,8 @@ impl PlayerWindow {
     }
 }
 
-/// `histoplay — <file name>`: tests find the window by it.
-fn title(path: &std::path::Path) -> String {
-    let name = path
-        .file_name()
-        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-    format!("histoplay — {name}")
-}
-
-/// A lost device or an error the GPU reports by itself ends the player with a message, instead
-/// of wgpu's default (a panic) or a window that silently stops.
-fn watch_device(device: &wgpu::Device, proxy: &EventLoopProxy<UserEvent>) {
-    let lost = proxy.clone();
-    device.set_device_lost_callback(move |reason, message| {
-        if reason != wgpu::DeviceLostReason::Destroyed {
-            let _ = lost.send_event(UserEvent::Fatal(PlayerError::DeviceLost(crate::gpu::one_line(
-                &message,
-            ))));
-        }
-    });
-    let errors = proxy.clone();
-    device.on_uncaptured_error(Arc::new(move |error| {
-        log::error!("{error}");
-        let _ = errors.send_event(UserEvent::Fatal(PlayerError::GpuFailure(crate::gpu::one_line(
-            &error.to_string(),
-        ))));
-    }));
+/// Changes the view's options (the window lays the scene out again after every command).
+fn change(view: &mut ViewOptions, change: impl FnOnce(&mut ViewOptions)) -> Effects {
+    change(view);
+    Effects::default()
 }
