@@ -62,6 +62,42 @@ impl Files {
         }
     }
 
+    /// What a playback command also changes: the OSD says where the loops stand (and whether
+    /// the file loops is kept for the next), and auto-levels start over at a new position
+    /// instead of easing in from the old one.
+    pub fn after_playback(&mut self, command: &Command, media: &mut Media, queue: &wgpu::Queue) -> Effects {
+        let mut fx = Effects::default();
+        match command {
+            Command::AbLoop => {
+                let ab = media.playback.ab_loop();
+                let text = match (ab.a, ab.b) {
+                    (Some(a), None) => format!("A-B loop: A {}", format_time(a)),
+                    (Some(a), Some(b)) => format!("A-B loop: {} - {}", format_time(a), format_time(b)),
+                    _ => "A-B loop: cleared".to_string(),
+                };
+                fx.replace("A-B loop", text);
+            }
+            Command::ToggleLoopFile => {
+                self.loop_file = media.playback.loop_file;
+                fx.replace(
+                    "loop file",
+                    if self.loop_file {
+                        "loop file: on"
+                    } else {
+                        "loop file: off"
+                    },
+                );
+            }
+            Command::SeekBy { .. }
+            | Command::SeekTo { .. }
+            | Command::SeekPercent { .. }
+            | Command::SeekStart
+            | Command::SeekEnd => media.restart_adjustments(queue),
+            _ => {}
+        }
+        fx
+    }
+
     /// At the end of a file the playlist moves on; at the end of the last one the last frame
     /// stays up, paused.
     pub fn finished(&mut self, now: Instant, media: &mut Media, sound: &Sound) -> Effects {

@@ -153,8 +153,7 @@ impl PlayerWindow {
     fn run_osd(&mut self, now: Instant, encoder: &mut wgpu::CommandEncoder) -> Painted {
         let playback = &self.media.playback;
         let timeline = playback.timeline();
-        let opacity = self.opacity(now);
-        self.drawn_opacity = opacity;
+        let opacity = self.osd.drawn(now, self.media.playback.paused());
         let title = self.media.file_name();
         let strip = match (&self.media.timeline, self.view.timeline) {
             (Some(fill), true) => self.timeline_strip.texture(&self.egui.ctx, fill, now),
@@ -182,7 +181,7 @@ impl PlayerWindow {
             probe: self.pointer.probe().zip(self.pointer.at()),
             timeline: strip,
             opacity,
-            messages: &self.messages,
+            messages: self.toasts.list(),
             stats: self.stats_lines(now),
             adjustments: self.media.pipeline.adjustments().label(),
             ab_loop: playback.ab_loop(),

@@ -11,8 +11,7 @@ use super::files::Files;
 use super::gpu_wait::GpuWaiter;
 use super::marks_control::Marks;
 use super::media::{default_window_size, Media, MediaOptions, OpenedFile};
-use super::osd::{self, Message, Osd};
-use super::pacing::format_time;
+use super::osd::{Osd, Toasts};
 use super::pacing::RenderLead;
 use super::part::{Cx, Effects};
 use super::picture::Picture;
@@ -51,9 +50,6 @@ macro_rules! cx {
 
 /// How often to look for an awaited frame should the decode thread's wake-up be missed.
 const AWAIT_FALLBACK: Duration = Duration::from_millis(20);
-/// How long OSD messages stay.
-const MESSAGE_TIME: Duration = Duration::from_secs(4);
-const ERROR_TIME: Duration = Duration::from_secs(8);
 
 pub struct PlayerWindow {
     pub window: Arc<Window>,
@@ -65,8 +61,6 @@ pub struct PlayerWindow {
     pub(super) osd: Osd,
     /// Where the OSD's boxes were last drawn (name, x, y, width, height in pixels).
     pub(super) osd_drawn: Vec<(&'static str, [i32; 4])>,
-    /// The OSD's opacity when last drawn.
-    pub(super) drawn_opacity: f32,
     pub(super) media: Media,
     pub(super) view: ViewOptions,
     pub(super) clipping: ClippingReadback,
@@ -74,8 +68,8 @@ pub struct PlayerWindow {
     pub(super) screenshots: Screenshots,
     pub(super) screenshot_wanted: bool,
     pub(super) notify: Notify,
-    pub(super) messages: Vec<Message>,
-    pub(super) last_input: Instant,
+    /// The OSD's messages.
+    pub(super) toasts: Toasts,
     pub(super) needs_redraw: bool,
     /// The surface had no image to give (timeout, occluded): don't ask again before this.
     pub(super) blocked_until: Option<Instant>,
@@ -175,7 +169,6 @@ impl PlayerWindow {
             egui,
             osd: Osd::default(),
             osd_drawn: Vec::new(),
-            drawn_opacity: 1.0,
             media,
             view: ViewOptions::default(),
             clipping,
@@ -183,8 +176,7 @@ impl PlayerWindow {
             screenshots: Screenshots::default(),
             screenshot_wanted: false,
             notify,
-            messages: Vec::new(),
-            last_input: now,
+            toasts: Toasts::default(),
             needs_redraw: true,
             blocked_until: None,
             lead: RenderLead::default(),
@@ -205,6 +197,7 @@ impl PlayerWindow {
             sound: Sound::new(options.sound, options.audio_device.clone()),
         };
         let mut player = player;
+        player.osd.touched(now);
         for warning in &options.conf_warnings {
             player.message(warning.clone(), true);
         }
@@ -227,7 +220,7 @@ impl PlayerWindow {
 
     /// Any input: the OSD comes back.
     pub fn touched(&mut self) {
-        self.last_input = Instant::now();
+        self.osd.touched(Instant::now());
         self.needs_redraw = true;
     }
 
@@ -240,8 +233,8 @@ impl PlayerWindow {
         let now = Instant::now();
         self.touched();
         if self.media.playback.apply(&command, now) {
-            self.applied_to_playback(&command);
-            return true;
+            let fx = self.files.after_playback(&command, &mut self.media, &self.gpu.queue);
+            return self.take(fx);
         }
         let fx = match command {
             Command::Quit => return false,
@@ -293,50 +286,11 @@ impl PlayerWindow {
         go_on
     }
 
-    /// What a playback command also changes here: the OSD says where the loops stand, and
-    /// auto-levels start over at a new position instead of easing in from the old one.
-    fn applied_to_playback(&mut self, command: &Command) {
-        match command {
-            Command::AbLoop => {
-                let ab = self.media.playback.ab_loop();
-                let text = match (ab.a, ab.b) {
-                    (Some(a), None) => format!("A-B loop: A {}", format_time(a)),
-                    (Some(a), Some(b)) => format!("A-B loop: {} - {}", format_time(a), format_time(b)),
-                    _ => "A-B loop: cleared".to_string(),
-                };
-                self.replace_message("A-B loop", text);
-            }
-            Command::ToggleLoopFile => {
-                self.files.loop_file = self.media.playback.loop_file;
-                let text = if self.files.loop_file {
-                    "loop file: on"
-                } else {
-                    "loop file: off"
-                };
-                self.replace_message("loop file", text.to_string());
-            }
-            Command::SeekBy { .. }
-            | Command::SeekTo { .. }
-            | Command::SeekPercent { .. }
-            | Command::SeekStart
-            | Command::SeekEnd => self.media.restart_adjustments(&self.gpu.queue),
-            _ => {}
-        }
-    }
-
-    /// Shows `text`, replacing a message that starts with `prefix` (repeated keys update one
-    /// line instead of stacking them).
-    pub(super) fn replace_message(&mut self, prefix: &str, text: String) {
-        self.messages.retain(|m| !m.text.starts_with(prefix));
-        self.message(text, false);
-    }
-
     /// Does what a part's call asked for; false when a command it gave asks to quit.
     pub(super) fn take(&mut self, fx: Effects) -> bool {
         for toast in fx.toasts {
-            let replaced = |m: &Message| toast.replaces.iter().any(|p| m.text.starts_with(p.as_str()));
-            self.messages.retain(|m| !replaced(m));
-            self.message(toast.text, toast.error);
+            self.toasts.push(toast);
+            self.needs_redraw = true;
         }
         if fx.reprobe {
             self.pointer.reprobe();
@@ -397,7 +351,7 @@ impl PlayerWindow {
 
     /// A file opened by `Files`: it replaces the current one, or its error is shown.
     pub fn opened(&mut self, path: PathBuf, result: Result<OpenedFile, crate::video::source::VideoError>) {
-        self.messages.retain(|m| !m.text.starts_with("opening "));
+        self.toasts.remove("opening ");
         self.touched();
         let media = result.map_err(PlayerError::from).and_then(|opened| {
             self.sound.opened(&opened);
@@ -461,11 +415,7 @@ impl PlayerWindow {
     }
 
     pub fn message(&mut self, text: String, error: bool) {
-        if error {
-            log::warn!("{text}");
-        }
-        let until = Instant::now() + if error { ERROR_TIME } else { MESSAGE_TIME };
-        self.messages.push(Message { text, error, until });
+        self.toasts.message(text, error);
         self.needs_redraw = true;
     }
 
@@ -500,11 +450,6 @@ impl PlayerWindow {
             self.message(format!("compared file: {error}"), true);
         }
         self.poll_readbacks();
-        let before = self.messages.len();
-        self.messages.retain(|m| m.until > now);
-        if self.messages.len() != before {
-            self.needs_redraw = true;
-        }
 
         // Egui asks for a frame or two more after input (to settle its layout), only for a
         // window that can be drawn.
@@ -512,11 +457,10 @@ impl PlayerWindow {
         if egui_repaint.is_some_and(|t| t <= now) {
             self.needs_redraw = true;
         }
-        let mut wake = vec![egui_repaint, blocked, self.messages.iter().map(|m| m.until).min()];
-        let opacity = self.opacity(now);
-        if opacity != self.drawn_opacity {
-            self.needs_redraw = true;
-        }
+        let mut wake = vec![egui_repaint, blocked];
+        let paused = self.media.playback.paused();
+        self.needs_redraw |= self.toasts.expire(now, &mut wake);
+        self.needs_redraw |= self.osd.wake(now, paused, &mut wake);
         if self
             .timeline_strip
             .wake(now, &self.media, self.view.timeline, &mut wake)
@@ -526,16 +470,8 @@ impl PlayerWindow {
         if self.stats.wake(now, &self.media, &mut wake) {
             self.needs_redraw = true;
         }
-        if !self.media.playback.paused() && opacity > 0.0 {
-            let idle = now.saturating_duration_since(self.last_input);
-            wake.push(Some(if idle < osd::FADE_AFTER {
-                self.last_input + osd::FADE_AFTER
-            } else {
-                now + Duration::from_millis(33)
-            }));
-        }
         // The pointer goes with the OSD while playing, as in mpv.
-        let hide_cursor = opacity == 0.0;
+        let hide_cursor = self.osd.opacity(now, paused) == 0.0;
         if hide_cursor != self.cursor_hidden {
             self.window.set_cursor_visible(!hide_cursor);
             self.cursor_hidden = hide_cursor;
@@ -555,11 +491,6 @@ impl PlayerWindow {
     pub(super) fn render_lead(&self) -> Duration {
         let timeline = self.media.playback.timeline();
         self.lead.lead(timeline.frame_duration, self.media.playback.speed())
-    }
-
-    pub(super) fn opacity(&self, now: Instant) -> f32 {
-        let idle = now.saturating_duration_since(self.last_input);
-        osd::opacity(idle, self.media.playback.paused(), self.osd.dragging())
     }
 
     /// Picks up finished readbacks without waiting: the clipping readout and screenshots.

@@ -20,6 +20,7 @@ mod layout;
 mod panel;
 #[cfg(test)]
 mod tests;
+mod toasts;
 
 use boxes::{probe_label, show_adjustments, show_compare, show_messages, show_stats};
 use labels::{graticule_labels, nits_labels};
@@ -28,6 +29,7 @@ use layout::{place, Screen, Wanted, MARGIN};
 use panel::{clipping_line, status_line, timeline_strip};
 #[cfg(test)]
 use panel::{frame_text, state_text};
+pub use toasts::Toasts;
 
 /// The widest the stats overlay grows.
 const STATS_MAX_WIDTH: f32 = 720.0;
@@ -113,11 +115,14 @@ pub fn hdr_text(hdr: &HdrView) -> String {
     }
 }
 
-/// The seek bar's drag state between frames.
+/// The seek bar's drag state between frames, and the fade: when the viewer last did anything,
+/// and how visible the OSD was last drawn.
 #[derive(Debug, Default)]
 pub struct Osd {
     dragging: bool,
     last_target: Option<f64>,
+    last_input: Option<Instant>,
+    drawn_opacity: Option<f32>,
 }
 
 /// How visible the OSD is `idle` after the last input; paused or dragging it stays.
@@ -130,8 +135,38 @@ pub fn opacity(idle: Duration, paused: bool, dragging: bool) -> f32 {
 }
 
 impl Osd {
-    pub fn dragging(&self) -> bool {
-        self.dragging
+    /// Any input at `now`: the OSD comes back.
+    pub fn touched(&mut self, now: Instant) {
+        self.last_input = Some(now);
+    }
+
+    /// How visible the OSD is at `now`.
+    pub fn opacity(&self, now: Instant, paused: bool) -> f32 {
+        let idle = now.saturating_duration_since(self.last_input.unwrap_or(now));
+        opacity(idle, paused, self.dragging)
+    }
+
+    /// The OSD is drawn at `now`: how visible it is.
+    pub fn drawn(&mut self, now: Instant, paused: bool) -> f32 {
+        let opacity = self.opacity(now, paused);
+        self.drawn_opacity = Some(opacity);
+        opacity
+    }
+
+    /// Whether the fade changed what is drawn; while it may still change, when to look again is
+    /// pushed on `wake`.
+    pub fn wake(&self, now: Instant, paused: bool, wake: &mut Vec<Option<Instant>>) -> bool {
+        let opacity = self.opacity(now, paused);
+        if !paused && opacity > 0.0 {
+            let last_input = self.last_input.unwrap_or(now);
+            let idle = now.saturating_duration_since(last_input);
+            wake.push(Some(if idle < FADE_AFTER {
+                last_input + FADE_AFTER
+            } else {
+                now + Duration::from_millis(33)
+            }));
+        }
+        Some(opacity) != self.drawn_opacity
     }
 
     /// Lays the OSD out for one frame; returns what the seek bar asks for, and where each box
