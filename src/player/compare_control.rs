@@ -3,6 +3,7 @@
 
 use super::commands::Command;
 use super::comparison::next_composite;
+use super::media::Media;
 use super::part::{Cx, Effects};
 use crate::compare::composite::{CompareMode, Composite};
 
@@ -36,6 +37,45 @@ impl CompareControl {
         let wiped = point.filter(|_| pressed).and_then(|point| drag_wipe(point, cx));
         self.wipe_drag = wiped.is_some();
         wiped.unwrap_or_default()
+    }
+
+    /// The compared file's decoder failed: the OSD says so (A plays on alone).
+    pub fn wake(media: &mut Media) -> Effects {
+        let mut fx = Effects::default();
+        let failed = media
+            .playback
+            .source
+            .paired_mut()
+            .and_then(|pair| pair.take_b_failure());
+        if let Some(error) = failed {
+            fx.error(format!("compared file: {error}"));
+        }
+        fx
+    }
+
+    /// Takes the pair's PSNR and SSIM where they landed; true when a paused frame must be drawn
+    /// again to show them.
+    pub fn poll(media: &mut Media) -> bool {
+        let serial = media.serial;
+        let Some(comparison) = &mut media.compare else {
+            return false;
+        };
+        match comparison.stage.take_metrics() {
+            Some((tag, metrics)) if tag.media == serial => {
+                comparison.metrics = Some((tag, metrics));
+                media.playback.paused()
+            }
+            _ => false,
+        }
+    }
+
+    /// The frame's work was submitted; whether the pair's measures wait on the GPU.
+    pub fn submitted(media: &mut Media) -> bool {
+        let Some(comparison) = &mut media.compare else {
+            return false;
+        };
+        comparison.stage.submitted();
+        comparison.stage.pending()
     }
 
     /// The pointer moved to `point`: a wipe being dragged follows it.

@@ -1,26 +1,30 @@
 //! The player window and everything drawn in it: GPU device and surface,
 //! scene and OSD renderers, the open file. Built once per window; commands change it, and
-//! `schedule` says when it next needs the event loop. Drawing a frame is in `frame.rs`.
+//! `schedule` says when it next needs the event loop. `redraw` draws a frame through the
+//! steps in `frame.rs`.
 
 use super::bench::{BenchReport, BenchScript, Expect};
 use super::clipping::{Clipping, ClippingReadback};
 use super::commands::{Bindings, Command};
 use super::compare_control::CompareControl;
 use super::egui_layer::EguiLayer;
+use super::egui_layer::Painted;
 use super::files::Files;
+use super::frame::{self, Drawing};
 use super::gpu_wait::GpuWaiter;
 use super::marks_control::Marks;
 use super::media::{default_window_size, Media, MediaOptions, OpenedFile};
-use super::osd::{Osd, Toasts};
+use super::osd::{Osd, OsdView, Toasts};
 use super::pacing::RenderLead;
 use super::part::{Cx, Effects};
 use super::picture::Picture;
+use super::playback::FrameSource;
 use super::playlist::Playlist;
 use super::pointer::{set_region, Pointer};
 use super::scopes::Scopes;
 use super::screenshot::{Notify, Screenshots};
 use super::sound::Sound;
-use super::stats::FrameLog;
+use super::stats::{FrameLog, Present};
 use super::stats_overlay::{StatsNotes, StatsOverlay};
 use super::strip::TimelineStrip;
 use super::surface::{open_gpu, title, watch_device, WindowSurface};
@@ -48,6 +52,8 @@ macro_rules! cx {
     };
 }
 
+/// How long to wait after the surface gave no image before asking again.
+const BLOCKED_RETRY: Duration = Duration::from_millis(50);
 /// How often to look for an awaited frame should the decode thread's wake-up be missed.
 const AWAIT_FALLBACK: Duration = Duration::from_millis(20);
 
@@ -419,6 +425,125 @@ impl PlayerWindow {
         self.needs_redraw = true;
     }
 
+    /// Draws a frame: the new one when it is due (else the one shown, counted again where
+    /// needed), the OSD over it; submits and presents it.
+    pub fn redraw(&mut self) -> Result<(), PlayerError> {
+        let started = Instant::now();
+        self.needs_redraw = false;
+        let Some(target) = self.surface.acquire(&self.gpu, &self.window)? else {
+            // Try again a little later rather than at once: a hidden window can keep refusing.
+            self.blocked_until = Some(started + BLOCKED_RETRY);
+            self.needs_redraw = true;
+            return Ok(());
+        };
+        let now = Instant::now();
+        let timed = self.stats.visible(now);
+        self.stats.prepare_signal(timed, &self.gpu, &mut self.media);
+        let next = self.media.playback.next_frame(now, self.render_lead());
+        let mut encoder = (self.gpu.device).create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("player frame"),
+        });
+        let counting = (&mut self.stats, &mut self.clipping);
+        frame::encode_counts(&mut encoder, &self.gpu, &mut self.media, counting, next.as_ref(), timed);
+        self.pointer.encode(&mut encoder, &self.media, next.is_some());
+        let painted = self.run_osd(now, &mut encoder);
+        let drawing = Drawing {
+            scene: &self.scene,
+            media: &self.media,
+            quads: self.view.quads,
+            egui: &self.egui,
+            painted: &painted,
+        };
+        drawing.encode(&mut encoder, &target.view, self.stats.timer(timed));
+        let shot = std::mem::take(&mut self.screenshot_wanted)
+            .then(|| drawing.capture(&mut encoder, (&self.gpu, &self.surface), &mut self.screenshots));
+        if let Some(Err(e)) = shot {
+            self.message(e, true);
+        }
+        self.stats.finish(&mut encoder, timed);
+        self.gpu.queue.submit([encoder.finish()]);
+        self.submitted(next.map(|n| n.frame.slot), timed);
+        self.window.pre_present_notify();
+        self.gpu.queue.present(target.texture);
+        let at = Instant::now();
+        if next.is_some() {
+            self.lead.record(at - started);
+        }
+        self.record_present(at, next.and_then(|n| n.due), next.is_some());
+        Ok(())
+    }
+
+    /// Runs the OSD's egui pass over what the window shows; applies what its seek bar asks.
+    fn run_osd(&mut self, now: Instant, encoder: &mut wgpu::CommandEncoder) -> Painted {
+        let title = self.media.file_name();
+        let strip = match (&self.media.timeline, self.view.timeline) {
+            (Some(fill), true) => self.timeline_strip.texture(&self.egui.ctx, fill, now),
+            _ => None,
+        };
+        let opacity = self.osd.drawn(now, self.media.playback.paused());
+        let view = OsdView {
+            view: self.view,
+            probe: self.pointer.probe().zip(self.pointer.at()),
+            timeline: strip,
+            opacity,
+            messages: self.toasts.list(),
+            stats: self.stats_lines(now),
+            marks: self.marks.note(&self.media),
+            ..frame::osd_view(&self.media, &title, self.readout)
+        };
+        let (osd, size) = (&mut self.osd, self.surface.size());
+        let (painted, (commands, drawn)) = (self.egui).run(&self.window, &self.gpu, encoder, (now, size), |ctx| {
+            osd.show(ctx, &view)
+        });
+        self.osd_drawn = frame::in_pixels(drawn, painted.screen.pixels_per_point);
+        for command in commands {
+            self.apply(command);
+        }
+        painted
+    }
+
+    /// The frame's work was submitted: the new frame's slot goes back to the decoder, and the
+    /// readbacks it recorded wait on the GPU.
+    fn submitted(&mut self, slot: Option<usize>, timed: bool) {
+        self.egui.submitted();
+        // The slot's planes are converted by the work just submitted; the decoder may refill
+        // it now (its uploads queue behind that work).
+        if let Some(slot) = slot {
+            self.media.playback.source.release(slot);
+        }
+        self.clipping.submitted();
+        self.pointer.submitted();
+        self.stats.submitted(timed);
+        let metrics = CompareControl::submitted(&mut self.media);
+        self.screenshots.submitted();
+        if self.clipping.pending()
+            || self.screenshots.pending()
+            || self.pointer.pending()
+            || self.stats.pending()
+            || metrics
+        {
+            self.gpu_waiter.submitted();
+        }
+    }
+
+    fn record_present(&mut self, at: Instant, due: Option<Instant>, new_frame: bool) {
+        let present = Present {
+            size: self.surface.size(),
+            probe: self.pointer.probe().map(|p| [p.x, p.y, p.rgb[0], p.rgb[1], p.rgb[2]]),
+            marks: self.marks.shown(),
+            osd: self.osd_drawn.clone(),
+            signal: (self.frame_log.as_ref()).and_then(|_| self.stats.log_field(at, self.media.serial)),
+            ..frame::present(&self.media, at, due, new_frame)
+        };
+        self.stats.presented(new_frame);
+        if let Some(log) = &mut self.frame_log {
+            log.record(&present);
+        }
+        if let Some(bench) = &mut self.bench {
+            bench.on_present(&present);
+        }
+    }
+
     /// Housekeeping between events (decoder, readbacks, messages, the OSD fade) and the next
     /// time the loop must wake: None to wait for events, `now` or earlier to redraw.
     pub fn schedule(&mut self, now: Instant) -> (bool, Option<Instant>) {
@@ -440,15 +565,8 @@ impl PlayerWindow {
         if let Some(error) = self.media.playback.take_error() {
             self.message(error, true);
         }
-        let failed = self
-            .media
-            .playback
-            .source
-            .paired_mut()
-            .and_then(|pair| pair.take_b_failure());
-        if let Some(error) = failed {
-            self.message(format!("compared file: {error}"), true);
-        }
+        let fx = CompareControl::wake(&mut self.media);
+        self.take(fx);
         self.poll_readbacks();
 
         // Egui asks for a frame or two more after input (to settle its layout), only for a
@@ -514,15 +632,7 @@ impl PlayerWindow {
         }
         let fx = self.pointer.poll(&mut self.media);
         self.take(fx);
-        let serial = self.media.serial;
-        if let Some(comparison) = &mut self.media.compare {
-            if let Some((tag, metrics)) = comparison.stage.take_metrics() {
-                if tag.media == serial {
-                    comparison.metrics = Some((tag, metrics));
-                    self.needs_redraw |= self.media.playback.paused();
-                }
-            }
-        }
+        self.needs_redraw |= CompareControl::poll(&mut self.media);
         self.needs_redraw |= self.stats.poll(&self.media, Instant::now());
         self.screenshots.finish(&self.notify);
     }
@@ -558,19 +668,7 @@ impl PlayerWindow {
 
     /// The bench's report once its script has run.
     pub fn bench_report(&self) -> Option<BenchReport> {
-        let bench = self.bench.as_ref().filter(|b| b.finished())?;
-        let mut report = bench.report();
-        let info = &self.media.info;
-        report.title = format!(
-            "{}: {}x{}, {:.2} fps, {} frames, on {}",
-            info.path.display(),
-            info.format.width,
-            info.format.height,
-            1.0 / info.frame_duration,
-            self.media.index.frame_count().map_or("?".into(), |n| n.to_string()),
-            self.gpu.describe()
-        );
-        Some(report)
+        (self.bench.as_ref()?).report_on(&self.media, &self.gpu)
     }
 }
 
