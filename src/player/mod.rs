@@ -23,6 +23,7 @@ pub mod playback;
 pub mod playlist;
 mod pointer;
 pub mod probe;
+mod readbacks;
 mod scopes;
 pub mod screenshot;
 pub mod signal_readout;

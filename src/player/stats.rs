@@ -63,6 +63,14 @@ pub struct FrameLog {
 impl FrameLog {
     /// The first line says where `t_ms=0` is on the system's monotonic clock (`# monotonic_ns=N`,
     /// Linux), so other programs can line their own timestamps up with the presents.
+    /// The log at `path`, as the player's error where it can't be written.
+    pub fn open(path: &Path, start: Instant) -> Result<Self, crate::player::PlayerError> {
+        Self::create(path, start).map_err(|source| crate::player::PlayerError::FrameLog {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
     pub fn create(path: &Path, start: Instant) -> std::io::Result<Self> {
         let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
         if let Some(now) = monotonic_ns() {

@@ -4,14 +4,12 @@
 //! steps in `frame.rs`.
 
 use super::bench::{BenchReport, BenchScript, Expect};
-use super::clipping::{Clipping, ClippingReadback};
 use super::commands::{Bindings, Command};
 use super::compare_control::CompareControl;
 use super::egui_layer::EguiLayer;
 use super::egui_layer::Painted;
 use super::files::Files;
 use super::frame::{self, Drawing};
-use super::gpu_wait::GpuWaiter;
 use super::marks_control::Marks;
 use super::media::{default_window_size, Media, MediaOptions, OpenedFile};
 use super::osd::{Osd, OsdView, Toasts};
@@ -21,8 +19,8 @@ use super::picture::Picture;
 use super::playback::FrameSource;
 use super::playlist::Playlist;
 use super::pointer::{set_region, Pointer};
+use super::readbacks::Readbacks;
 use super::scopes::Scopes;
-use super::screenshot::{Notify, Screenshots};
 use super::sound::Sound;
 use super::stats::{FrameLog, Present};
 use super::stats_overlay::{StatsNotes, StatsOverlay};
@@ -54,8 +52,6 @@ macro_rules! cx {
 
 /// How long to wait after the surface gave no image before asking again.
 const BLOCKED_RETRY: Duration = Duration::from_millis(50);
-/// How often to look for an awaited frame should the decode thread's wake-up be missed.
-const AWAIT_FALLBACK: Duration = Duration::from_millis(20);
 
 pub struct PlayerWindow {
     pub window: Arc<Window>,
@@ -69,11 +65,8 @@ pub struct PlayerWindow {
     pub(super) osd_drawn: Vec<(&'static str, [i32; 4])>,
     pub(super) media: Media,
     pub(super) view: ViewOptions,
-    pub(super) clipping: ClippingReadback,
-    pub(super) readout: Option<Clipping>,
-    pub(super) screenshots: Screenshots,
-    pub(super) screenshot_wanted: bool,
-    pub(super) notify: Notify,
+    /// The clipping readout, screenshots, and the thread that wakes the loop for readbacks.
+    readbacks: Readbacks,
     /// The OSD's messages.
     pub(super) toasts: Toasts,
     pub(super) needs_redraw: bool,
@@ -82,7 +75,6 @@ pub struct PlayerWindow {
     pub(super) lead: RenderLead,
     pub(super) frame_log: Option<FrameLog>,
     pub(super) bench: Option<BenchScript>,
-    pub(super) gpu_waiter: GpuWaiter,
     proxy: EventLoopProxy<UserEvent>,
     cursor_hidden: bool,
     /// The pointer: the pixel probe under it, and the region a right-drag draws.
@@ -147,23 +139,16 @@ impl PlayerWindow {
         media.set_marks(&gpu, &scene, &options.marks);
         media.set_graticule(options.graticule.0, &options.graticule.1);
         let egui = EguiLayer::new(&window, &gpu, surface.format);
-        let clipping = ClippingReadback::new(&gpu.device);
         let now = Instant::now();
-        let frame_log = match &options.frame_log {
-            Some(path) => Some(FrameLog::create(path, now).map_err(|source| PlayerError::FrameLog {
-                path: path.clone(),
-                source,
-            })?),
-            None => None,
-        };
+        let frame_log = options
+            .frame_log
+            .as_deref()
+            .map(|path| FrameLog::open(path, now))
+            .transpose()?;
         let bench = options
             .bench_seconds
             .map(|seconds| BenchScript::new(seconds, media.playback.timeline()));
-        let notify_proxy = proxy.clone();
-        let notify: Notify = Arc::new(move |result| {
-            let _ = notify_proxy.send_event(UserEvent::ScreenshotSaved(result));
-        });
-        let gpu_waiter = GpuWaiter::start(&gpu.device, &proxy);
+        let readbacks = Readbacks::new(&gpu.device, &proxy);
         let gpu_device = gpu.device.clone();
         let stats = StatsOverlay::new(&gpu, now);
         let files = Files::new(playlist, options.loop_file, options.cache_bytes, proxy.clone());
@@ -177,18 +162,13 @@ impl PlayerWindow {
             osd_drawn: Vec::new(),
             media,
             view: ViewOptions::default(),
-            clipping,
-            readout: None,
-            screenshots: Screenshots::default(),
-            screenshot_wanted: false,
-            notify,
+            readbacks,
             toasts: Toasts::default(),
             needs_redraw: true,
             blocked_until: None,
             lead: RenderLead::default(),
             frame_log,
             bench,
-            gpu_waiter,
             proxy,
             cursor_hidden: false,
             pointer: Pointer::new(&gpu_device),
@@ -260,7 +240,7 @@ impl PlayerWindow {
             Command::ToggleLogScale => change(&mut self.view, |v| v.log_scale = !v.log_scale),
             Command::ToggleFit => change(&mut self.view, |v| v.fit = v.fit.toggled()),
             Command::Screenshot => {
-                self.screenshot_wanted = true;
+                self.readbacks.screenshot_wanted = true;
                 Effects::default()
             }
             Command::Open(_)
@@ -317,7 +297,7 @@ impl PlayerWindow {
     /// The pointer moved to `point` (physical pixels), or left the window (None): the probe
     /// follows it, a right-drag draws the region, a left-drag moves a comparison's wipe.
     pub fn pointer_moved(&mut self, point: Option<(f64, f64)>) {
-        let over_osd = self.over_osd(point);
+        let over_osd = self.egui.over_widget(point);
         let fx = self.pointer.moved(point, over_osd, cx!(self));
         self.take(fx);
         if point.is_some() {
@@ -333,11 +313,7 @@ impl PlayerWindow {
 
     /// Whether the pointer is over the OSD's panel, on its widgets rather than the picture.
     pub fn pointer_over_osd(&self) -> bool {
-        self.over_osd(self.pointer.at())
-    }
-
-    fn over_osd(&self, point: Option<(f64, f64)>) -> bool {
-        self.egui.over_widget(point)
+        self.egui.over_widget(self.pointer.at())
     }
 
     /// The right button went down or up on the picture: a drag sets the region, a click does
@@ -400,10 +376,10 @@ impl PlayerWindow {
         let fx = self.picture.file_opened(cx!(self));
         self.take(fx);
         self.marks.file_opened(cx!(self));
-        self.readout = None;
+        self.readbacks.readout = None;
         let fx = self.scopes.file_opened(cx!(self));
         self.take(fx);
-        let over_osd = self.over_osd(self.pointer.at());
+        let over_osd = self.egui.over_widget(self.pointer.at());
         let fx = self.pointer.file_opened(over_osd, cx!(self));
         self.take(fx);
         let fx = self.timeline_strip.file_opened(cx!(self));
@@ -443,7 +419,7 @@ impl PlayerWindow {
         let mut encoder = (self.gpu.device).create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("player frame"),
         });
-        let counting = (&mut self.stats, &mut self.clipping);
+        let counting = (&mut self.stats, &mut self.readbacks.clipping);
         frame::encode_counts(&mut encoder, &self.gpu, &mut self.media, counting, next.as_ref(), timed);
         self.pointer.encode(&mut encoder, &self.media, next.is_some());
         let painted = self.run_osd(now, &mut encoder);
@@ -455,8 +431,9 @@ impl PlayerWindow {
             painted: &painted,
         };
         drawing.encode(&mut encoder, &target.view, self.stats.timer(timed));
-        let shot = std::mem::take(&mut self.screenshot_wanted)
-            .then(|| drawing.capture(&mut encoder, (&self.gpu, &self.surface), &mut self.screenshots));
+        let shots = &mut self.readbacks;
+        let shot = std::mem::take(&mut shots.screenshot_wanted)
+            .then(|| drawing.capture(&mut encoder, (&self.gpu, &self.surface), &mut shots.screenshots));
         if let Some(Err(e)) = shot {
             self.message(e, true);
         }
@@ -481,15 +458,20 @@ impl PlayerWindow {
             _ => None,
         };
         let opacity = self.osd.drawn(now, self.media.playback.paused());
+        let stats_notes = StatsNotes {
+            playlist: self.files.position_label(),
+            adjustments: self.picture.label(),
+            marks: self.marks.note(&self.media).map(|note| note.line),
+        };
         let view = OsdView {
             view: self.view,
             probe: self.pointer.probe().zip(self.pointer.at()),
             timeline: strip,
             opacity,
             messages: self.toasts.list(),
-            stats: self.stats_lines(now),
+            stats: self.stats.lines(now, &self.media, stats_notes),
             marks: self.marks.note(&self.media),
-            ..frame::osd_view(&self.media, &title, self.readout)
+            ..frame::osd_view(&self.media, &title, self.readbacks.readout)
         };
         let (osd, size) = (&mut self.osd, self.surface.size());
         let (painted, (commands, drawn)) = (self.egui).run(&self.window, &self.gpu, encoder, (now, size), |ctx| {
@@ -511,19 +493,10 @@ impl PlayerWindow {
         if let Some(slot) = slot {
             self.media.playback.source.release(slot);
         }
-        self.clipping.submitted();
         self.pointer.submitted();
         self.stats.submitted(timed);
         let metrics = CompareControl::submitted(&mut self.media);
-        self.screenshots.submitted();
-        if self.clipping.pending()
-            || self.screenshots.pending()
-            || self.pointer.pending()
-            || self.stats.pending()
-            || metrics
-        {
-            self.gpu_waiter.submitted();
-        }
+        (self.readbacks).submitted(self.pointer.pending() || self.stats.pending() || metrics);
     }
 
     fn record_present(&mut self, at: Instant, due: Option<Instant>, new_frame: bool) {
@@ -550,15 +523,7 @@ impl PlayerWindow {
         let blocked = self.blocked_until.filter(|&t| t > now);
         let renderable = self.surface.is_renderable() && blocked.is_none();
         let lead = self.render_lead();
-        self.media.update_extent();
-        if renderable {
-            self.media.playback.pump(now);
-        } else {
-            self.media.playback.drop_late(now, lead);
-        }
-        if self.media.playback.take_changed() {
-            self.needs_redraw = true;
-        }
+        self.needs_redraw |= self.media.catch_up(now, lead, renderable);
         let fx = self.files.finished(now, &mut self.media, &self.sound);
         self.take(fx);
         Sound::follow(&mut self.media, now);
@@ -572,36 +537,21 @@ impl PlayerWindow {
         // Egui asks for a frame or two more after input (to settle its layout), only for a
         // window that can be drawn.
         let egui_repaint = self.egui.repaint().filter(|_| renderable);
-        if egui_repaint.is_some_and(|t| t <= now) {
-            self.needs_redraw = true;
-        }
+        self.needs_redraw |= egui_repaint.is_some_and(|t| t <= now);
         let mut wake = vec![egui_repaint, blocked];
         let paused = self.media.playback.paused();
         self.needs_redraw |= self.toasts.expire(now, &mut wake);
         self.needs_redraw |= self.osd.wake(now, paused, &mut wake);
-        if self
-            .timeline_strip
-            .wake(now, &self.media, self.view.timeline, &mut wake)
-        {
-            self.needs_redraw = true;
-        }
-        if self.stats.wake(now, &self.media, &mut wake) {
-            self.needs_redraw = true;
-        }
+        let strip = &self.timeline_strip;
+        self.needs_redraw |= strip.wake(now, &self.media, self.view.timeline, &mut wake);
+        self.needs_redraw |= self.stats.wake(now, &self.media, &mut wake);
         // The pointer goes with the OSD while playing, as in mpv.
         let hide_cursor = self.osd.opacity(now, paused) == 0.0;
         if hide_cursor != self.cursor_hidden {
             self.window.set_cursor_visible(!hide_cursor);
             self.cursor_hidden = hide_cursor;
         }
-        match self.media.playback.wake(now, lead, renderable) {
-            super::playback::Wake::Now => self.needs_redraw = true,
-            super::playback::Wake::At(t) => wake.push(Some(t)),
-            // The decode thread wakes the loop (UserEvent::Decoded) when its frame arrives; the
-            // slow timer is only a safety net while a frame is awaited.
-            super::playback::Wake::Poll => wake.push(Some(now + AWAIT_FALLBACK)),
-            super::playback::Wake::Idle => {}
-        }
+        self.needs_redraw |= self.media.wake(now, lead, renderable, &mut wake);
         let redraw = self.needs_redraw && renderable;
         (redraw, wake.into_iter().flatten().min())
     }
@@ -614,37 +564,18 @@ impl PlayerWindow {
     /// Picks up finished readbacks without waiting: the clipping readout and screenshots.
     fn poll_readbacks(&mut self) {
         let metrics = self.media.compare.as_ref().is_some_and(|c| c.stage.pending());
-        let stats = self.stats.pending();
-        if !self.clipping.pending() && !self.screenshots.pending() && !self.pointer.pending() && !stats && !metrics {
+        if !self.readbacks.pending() && !self.pointer.pending() && !self.stats.pending() && !metrics {
             return;
         }
         if let Err(e) = self.gpu.device.poll(wgpu::PollType::Poll) {
             log::warn!("polling the GPU failed: {e}");
         }
-        if let Some((tag, clipping)) = self.clipping.take_latest() {
-            if tag.media == self.media.serial {
-                self.readout = Some(clipping);
-                // Playing, the next frame shows it anyway; paused, draw it now.
-                if self.media.playback.paused() {
-                    self.needs_redraw = true;
-                }
-            }
-        }
+        self.needs_redraw |= self.readbacks.poll(&self.media);
         let fx = self.pointer.poll(&mut self.media);
         self.take(fx);
         self.needs_redraw |= CompareControl::poll(&mut self.media);
         self.needs_redraw |= self.stats.poll(&self.media, Instant::now());
-        self.screenshots.finish(&self.notify);
-    }
-
-    /// The stats overlay's lines, while it is up.
-    pub(super) fn stats_lines(&self, now: Instant) -> Option<Vec<(&'static str, String)>> {
-        let notes = StatsNotes {
-            playlist: self.files.position_label(),
-            adjustments: self.picture.label(),
-            marks: self.marks.note(&self.media).map(|note| note.line),
-        };
-        self.stats.lines(now, &self.media, notes)
+        self.readbacks.finish();
     }
 
     /// Issues the bench script's commands that are due; returns when its next one is.
