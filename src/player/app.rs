@@ -30,8 +30,6 @@ pub struct App {
     wheel: WheelNotches,
     /// The last left-button press on the picture, for double-clicks.
     last_click: Option<(Instant, (f64, f64))>,
-    /// The left button is down, dragging a comparison's wipe line.
-    wipe_drag: bool,
     /// How the player ended: set before the loop is told to exit.
     pub outcome: Option<Result<Option<BenchReport>, PlayerError>>,
 }
@@ -51,7 +49,6 @@ impl App {
             modifiers: ModifiersState::empty(),
             wheel: WheelNotches::default(),
             last_click: None,
-            wipe_drag: false,
             outcome: None,
         }
     }
@@ -83,7 +80,7 @@ impl App {
     /// A left-button press: the second of two close in time and place is a double-click.
     fn left_press(&mut self, event_loop: &ActiveEventLoop) {
         let now = Instant::now();
-        let Some((x, y)) = self.player.as_ref().and_then(|p| p.pointer) else {
+        let Some((x, y)) = self.player.as_ref().and_then(PlayerWindow::pointer_at) else {
             return;
         };
         let double = self.last_click.is_some_and(|(at, (px, py))| {
@@ -111,11 +108,8 @@ impl ApplicationHandler<UserEvent> for App {
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         let Some(player) = &mut self.player else { return };
-        if !matches!(event, WindowEvent::RedrawRequested) {
-            let response = player.egui_state.on_window_event(&player.window, &event);
-            if response.repaint {
-                player.redraw_later();
-            }
+        if !matches!(event, WindowEvent::RedrawRequested) && player.egui.on_window_event(&player.window, &event) {
+            player.redraw_later();
         }
         match event {
             WindowEvent::CloseRequested => self.finish(event_loop, Ok(())),
@@ -148,28 +142,25 @@ impl ApplicationHandler<UserEvent> for App {
             WindowEvent::CursorMoved { position, .. } => {
                 player.touched();
                 player.pointer_moved(Some((position.x, position.y)));
-                if self.wipe_drag {
-                    player.drag_wipe();
-                }
             }
             WindowEvent::CursorLeft { .. } => player.pointer_moved(None),
             WindowEvent::MouseInput { state, button, .. } => {
                 player.touched();
                 // The OSD's own widgets take their clicks.
                 let pressed = state == ElementState::Pressed;
-                if button == MouseButton::Right && !player.egui_ctx.egui_is_using_pointer() {
-                    player.right_button(pressed);
+                if button == MouseButton::Right && !player.egui.using_pointer() && !player.right_button(pressed) {
+                    return self.finish(event_loop, Ok(()));
                 }
                 if button == MouseButton::Left && !pressed {
-                    self.wipe_drag = false;
+                    player.left_button(false);
                 }
-                if !pressed || player.egui_ctx.egui_is_using_pointer() || player.pointer_over_osd() {
+                if !pressed || player.egui.using_pointer() || player.pointer_over_osd() {
                     return;
                 }
                 match button {
                     MouseButton::Left => {
                         // Comparing in wipe mode, the press moves the line there.
-                        self.wipe_drag = player.drag_wipe();
+                        player.left_button(true);
                         self.left_press(event_loop);
                     }
                     MouseButton::Middle => self.mouse(event_loop, Mouse::Middle),

@@ -309,3 +309,24 @@ impl fmt::Display for BenchReport {
         Ok(())
     }
 }
+
+impl BenchScript {
+    /// The report once the script has run, titled with `media`'s file and the GPU it ran on.
+    pub fn report_on(&self, media: &crate::player::media::Media, gpu: &crate::gpu::GpuContext) -> Option<BenchReport> {
+        if !self.finished() {
+            return None;
+        }
+        let mut report = self.report();
+        let info = &media.info;
+        report.title = format!(
+            "{}: {}x{}, {:.2} fps, {} frames, on {}",
+            info.path.display(),
+            info.format.width,
+            info.format.height,
+            1.0 / info.frame_duration,
+            media.index.frame_count().map_or("?".into(), |n| n.to_string()),
+            gpu.describe()
+        );
+        Some(report)
+    }
+}

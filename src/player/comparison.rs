@@ -1,9 +1,9 @@
 //! `histoplay A --compare B`: the second file of a comparison in the window. Its frames come
 //! paired with A's (`paired`), are drawn through the comparison stage (`compare::stage`), and
-//! are steered by the comparison's keys: the mode, flicker, the difference's gain, B's offset,
-//! and the wipe's line dragged with the left button.
+//! are steered by the comparison's keys (`compare_control.rs`): the mode, flicker, the
+//! difference's gain, B's offset, and the wipe's line dragged with the left button.
 
-use super::window::PlayerWindow;
+use super::commands::Command;
 use super::PlayerError;
 use crate::compare::align::{AlignBy, Alignment};
 use crate::compare::composite::{CompareMode, Composite, MAX_GAIN};
@@ -99,87 +99,30 @@ impl Comparison {
     }
 }
 
-impl PlayerWindow {
-    /// The comparison's commands (without a comparison, the OSD says how to start one).
-    pub(super) fn compare_command(&mut self, command: &super::commands::Command) {
-        use super::commands::Command;
-        let Some(comparison) = &self.media.compare else {
-            self.replace_message("compare", "compare: play with --compare FILE".to_string());
-            return;
-        };
-        let mut composite = comparison.stage.composite();
-        let before = comparison.before_flicker;
-        match *command {
-            Command::CycleCompareMode => {
-                composite.mode = match composite.mode {
-                    CompareMode::Wipe => CompareMode::SideBySide,
-                    CompareMode::SideBySide => CompareMode::Difference,
-                    CompareMode::Difference => CompareMode::Wipe,
-                    CompareMode::A | CompareMode::B => before,
-                };
-            }
-            Command::Flicker => {
-                composite.mode = match composite.mode {
-                    CompareMode::B => CompareMode::A,
-                    _ => CompareMode::B,
-                };
-            }
-            Command::CompareGainBy(factor) => {
-                let gain = (f64::from(composite.gain) * factor).round();
-                composite.gain = gain.clamp(1.0, f64::from(MAX_GAIN)) as u32;
-                if composite.mode != CompareMode::Difference {
-                    composite.mode = CompareMode::Difference;
-                }
-            }
-            Command::CompareOffsetBy(step) => {
-                self.shift_compared(step);
-                return;
-            }
-            _ => return,
+/// The composite a comparison key asks for, from `composite` shown now (`before`: the mode
+/// flicker goes back to); None for a key that doesn't change it.
+pub fn next_composite(mut composite: Composite, before: CompareMode, command: &Command) -> Option<Composite> {
+    match *command {
+        Command::CycleCompareMode => {
+            composite.mode = match composite.mode {
+                CompareMode::Wipe => CompareMode::SideBySide,
+                CompareMode::SideBySide => CompareMode::Difference,
+                CompareMode::Difference => CompareMode::Wipe,
+                CompareMode::A | CompareMode::B => before,
+            };
         }
-        self.set_composite(composite);
+        Command::Flicker => {
+            composite.mode = match composite.mode {
+                CompareMode::B => CompareMode::A,
+                _ => CompareMode::B,
+            };
+        }
+        Command::CompareGainBy(factor) => {
+            let gain = (f64::from(composite.gain) * factor).round();
+            composite.gain = gain.clamp(1.0, f64::from(MAX_GAIN)) as u32;
+            composite.mode = CompareMode::Difference;
+        }
+        _ => return None,
     }
-
-    /// Shows `composite` from now on (a new scene where the picture or the filled
-    /// histograms change).
-    pub(super) fn set_composite(&mut self, composite: Composite) {
-        if let Err(e) = self.media.set_composite(&self.gpu, &self.scene, composite) {
-            self.message(format!("cannot compare: {e}"), true);
-        }
-        self.probe_moved = true;
-        self.relayout();
-    }
-
-    /// Moves B by `step` frames against A and pairs the frame shown again.
-    fn shift_compared(&mut self, step: i64) {
-        let Some(pair) = self.media.playback.source.paired_mut() else {
-            return;
-        };
-        let offset = pair.alignment().offset + step;
-        pair.set_offset(offset);
-        if let Some(shown) = self.media.playback.shown() {
-            self.media.playback.seek_frame(shown.index);
-        }
-        self.replace_message("compare offset", format!("compare offset {offset:+} frames"));
-    }
-
-    /// A left-button press or drag on the picture in wipe mode: the line goes to the pointer.
-    /// True when the press was taken for the wipe.
-    pub fn drag_wipe(&mut self) -> bool {
-        let Some(point) = self.pointer else { return false };
-        let Some(comparison) = &self.media.compare else {
-            return false;
-        };
-        let composite = comparison.stage.composite();
-        if composite.mode != CompareMode::Wipe {
-            return false;
-        }
-        let (x, _) = self.media.frame_point(point, self.surface.size(), self.view.fit);
-        let (width, _) = self.media.pipeline.frame_size();
-        let split = x.round().clamp(0.0, f64::from(width)) as u32;
-        if split != composite.split {
-            self.set_composite(Composite { split, ..composite });
-        }
-        true
-    }
+    Some(composite)
 }

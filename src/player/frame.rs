@@ -3,375 +3,214 @@
 //! bins the clipping readout needs); then one render pass for the picture and the histogram
 //! quads, and one for the OSD over it (LoadOp::Load). Nothing here makes GPU buffers, textures,
 //! bind groups or pipelines (a screenshot makes its own target, on request), and nothing waits
-//! on the GPU.
+//! on the GPU. The window's `redraw` runs these steps in order.
 
-use super::clipping::ReadoutTag;
-use super::osd::{HdrView, MarksNote, OsdView};
-use super::playback::FrameSource;
-use super::probe::ProbeTag;
-use super::screenshot::{file_name, ScreenshotTarget};
-use super::signal_readout::SignalOverlay;
+use super::clipping::{Clipping, ClippingReadback, ReadoutTag};
+use super::egui_layer::Painted;
+use super::media::Media;
+use super::osd::{BoxKind, HdrView, OsdView};
+use super::playback::NextFrame;
+use super::screenshot::{file_name, ScreenshotTarget, Screenshots};
 use super::stats::Present;
-use super::window::PlayerWindow;
-use super::PlayerError;
-use std::time::{Duration, Instant};
+use super::stats_overlay::StatsOverlay;
+use super::surface::WindowSurface;
+use crate::gpu::timing::PassTimer;
+use crate::gpu::GpuContext;
+use std::time::Instant;
 
-/// How long to wait after the surface gave no image before asking again.
-const BLOCKED_RETRY: Duration = Duration::from_millis(50);
-/// Egui's own repaint requests are honoured at most this often.
-const MIN_EGUI_REPAINT: Duration = Duration::from_millis(16);
-
-impl PlayerWindow {
-    /// The note of the marks shown (on a comparison, without range marks).
-    pub(super) fn marks_note(&self) -> Option<MarksNote> {
-        let (volume, format) = (&self.media.pipeline.volume, &self.media.pipeline.ring.format);
-        match self.media.compare {
-            Some(_) => MarksNote::comparing(&self.marks, volume, format),
-            None => MarksNote::new(&self.marks, volume, format),
+/// The counting a frame needs: a `next` frame is converted and its histograms counted (timed,
+/// and its signal statistics counted, while the stats overlay is up: `timed`), the clipping
+/// readout's bins copied, and it is paired with the compared file's frame. Without one, a paused
+/// frame whose scope or region changed is counted again.
+pub fn encode_counts(
+    encoder: &mut wgpu::CommandEncoder,
+    gpu: &GpuContext,
+    media: &mut Media,
+    (stats, clipping): (&mut StatsOverlay, &mut ClippingReadback),
+    next: Option<&NextFrame>,
+    timed: bool,
+) {
+    if let Some(next) = next {
+        encoder.push_debug_group("new video frame");
+        if let Some(nits) = media.info.frame_light.get() {
+            media.pipeline.bound_peak(&gpu.queue, nits);
         }
-    }
-
-    pub fn redraw(&mut self) -> Result<(), PlayerError> {
-        let started = Instant::now();
-        self.needs_redraw = false;
-        self.egui_repaint = None;
-        let Some(target) = self.surface.acquire(&self.gpu, &self.window)? else {
-            // Try again a little later rather than at once: a hidden window can keep refusing.
-            self.blocked_until = Some(started + BLOCKED_RETRY);
-            self.needs_redraw = true;
-            return Ok(());
-        };
-        let now = Instant::now();
-        self.prepare_signal(self.stats_visible(now));
-        let next = self.media.playback.next_frame(now, self.render_lead());
-        let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("player frame"),
-        });
-        if let Some(next) = next {
-            encoder.push_debug_group("new video frame");
-            if let Some(nits) = self.media.info.frame_light.get() {
-                self.media.pipeline.bound_peak(&self.gpu.queue, nits);
-            }
-            let timer = self.pass_timer.as_ref().filter(|_| self.stats_visible(now));
-            let signal = match (&mut self.signal, self.media.pipeline.counting_stats()) {
-                (Some(signal), Some(stage)) => Some((signal.begin(stage, next.frame.index), signal)),
-                _ => None,
+        let (slot, index) = (next.frame.slot, next.frame.index);
+        stats.encode_frame(encoder, media, slot, index, timed);
+        record_clipping(encoder, media, clipping, index);
+        let partner = media.playback.source.paired().and_then(|pair| pair.partner(slot));
+        if let Some(comparison) = &mut media.compare {
+            let tag = |b: crate::video::decoder::ReadyFrame| crate::compare::stage::PairTag {
+                media: media.serial,
+                frame: index,
+                frame_b: b.index,
             };
-            self.media
-                .pipeline
-                .encode_frame_timed(&mut encoder, next.frame.slot, timer);
-            if let (Some((tag, signal)), Some(stage)) = (signal, self.media.pipeline.counting_stats()) {
-                signal.record(&mut encoder, stage, tag);
-            }
-            let pipeline = &self.media.pipeline;
-            let peak = pipeline.peak_state();
-            let tag = ReadoutTag {
-                media: self.media.serial,
-                frame: next.frame.index,
-                pixel_count: pipeline.pixel_count(),
-                peak: peak.is_some(),
-            };
-            self.clipping.record(
-                &mut encoder,
-                &pipeline.target.histogram,
-                pipeline.engine.bins,
-                peak,
-                tag,
-            );
-            if let Some(comparison) = &mut self.media.compare {
-                let partner = self
-                    .media
-                    .playback
-                    .source
-                    .paired()
-                    .and_then(|pair| pair.partner(next.frame.slot));
-                let tag = |b: crate::video::decoder::ReadyFrame| crate::compare::stage::PairTag {
-                    media: self.media.serial,
-                    frame: next.frame.index,
-                    frame_b: b.index,
-                };
-                comparison.stage.encode_pair(
-                    &mut encoder,
-                    &self.media.pipeline,
-                    next.frame.slot,
-                    partner.map(|b| (b.slot, tag(b))),
-                );
-                comparison.shown_b = partner;
-            }
-            encoder.pop_debug_group();
-            self.media.has_picture = true;
-        } else if self.media.recount && self.media.has_picture {
-            // Paused, and the scope or region changed: count the shown frame again.
-            let pipeline = &self.media.pipeline;
-            let timer = self.pass_timer.as_ref().filter(|_| self.stats_visible(now));
-            pipeline.encode_recount(&mut encoder, timer);
-            if let Some(comparison) = &self.media.compare {
-                comparison.stage.encode_recount(&mut encoder, pipeline);
-            }
-            if let Some(shown) = self.media.playback.shown() {
-                let tag = ReadoutTag {
-                    media: self.media.serial,
-                    frame: shown.index,
-                    pixel_count: pipeline.pixel_count(),
-                    peak: pipeline.peak_state().is_some(),
-                };
-                let peak = pipeline.peak_state();
-                self.clipping.record(
-                    &mut encoder,
-                    &pipeline.target.histogram,
-                    pipeline.engine.bins,
-                    peak,
-                    tag,
-                );
-            }
+            comparison
+                .stage
+                .encode_pair(encoder, &media.pipeline, slot, partner.map(|b| (b.slot, tag(b))));
+            comparison.shown_b = partner;
         }
-        self.media.recount = false;
-        let (width, height) = self.media.pipeline.frame_size();
-        let probed = self.probe_at.filter(|&(x, y)| x < width && y < height);
-        if let Some((x, y)) = probed.filter(|_| self.media.has_picture) {
-            if next.is_some() || self.probe_moved {
-                let pipeline = &self.media.pipeline;
-                let tag = ProbeTag {
-                    media: self.media.serial,
-                    x,
-                    y,
-                    depth: pipeline.engine.depth,
-                };
-                let width = pipeline.frame_size().0;
-                if self
-                    .probes
-                    .record(&mut encoder, &pipeline.ring.output.pixels, width, tag)
-                {
-                    self.probe_moved = false;
-                }
-            }
+        encoder.pop_debug_group();
+        media.has_picture = true;
+    } else if media.recount && media.has_picture {
+        // Paused, and the scope or region changed: count the shown frame again.
+        media.pipeline.encode_recount(encoder, stats.timer(timed));
+        if let Some(comparison) = &media.compare {
+            comparison.stage.encode_recount(encoder, &media.pipeline);
         }
-
-        let (paint_jobs, screen) = self.run_osd(now, &mut encoder);
-        let timed = self.stats_visible(now);
-        self.encode_view(&mut encoder, &target.view, &paint_jobs, &screen, timed);
-        if std::mem::take(&mut self.screenshot_wanted) {
-            self.capture(&mut encoder, &paint_jobs, &screen);
+        if let Some(shown) = media.playback.shown() {
+            record_clipping(encoder, media, clipping, shown.index);
         }
-        if let Some(timer) = self.pass_timer.as_mut().filter(|_| timed) {
-            timer.finish(&mut encoder);
-        }
-        self.gpu.queue.submit([encoder.finish()]);
-        for id in self.egui_free.drain(..) {
-            self.egui.free_texture(&id);
-        }
-        // The slot's planes are converted by the work just submitted; the decoder may refill
-        // it now (its uploads queue behind that work).
-        if let Some(next) = next {
-            self.media.playback.source.release(next.frame.slot);
-        }
-        self.clipping.submitted();
-        self.probes.submitted();
-        if let Some(signal) = &mut self.signal {
-            signal.submitted();
-        }
-        let signal = self.signal.as_ref().is_some_and(SignalOverlay::pending);
-        let metrics = match &mut self.media.compare {
-            Some(comparison) => {
-                comparison.stage.submitted();
-                comparison.stage.pending()
-            }
-            None => false,
-        };
-        self.screenshots.submitted();
-        if let Some(timer) = self.pass_timer.as_mut().filter(|_| timed) {
-            timer.submitted();
-        }
-        let timing = self.pass_timer.as_ref().is_some_and(|t| t.pending());
-        if self.clipping.pending() || self.screenshots.pending() || self.probes.pending() || timing || metrics || signal
-        {
-            self.gpu_waiter.submitted();
-        }
-        self.window.pre_present_notify();
-        self.gpu.queue.present(target.texture);
-
-        let at = Instant::now();
-        if next.is_some() {
-            self.lead.record(at - started);
-        }
-        self.record_present(at, next.and_then(|n| n.due), next.is_some());
-        Ok(())
     }
+    media.recount = false;
+}
 
-    /// Runs the OSD's egui pass: input in, shapes out, textures and buffers updated.
-    fn run_osd(
-        &mut self,
-        now: Instant,
-        encoder: &mut wgpu::CommandEncoder,
-    ) -> (Vec<egui::ClippedPrimitive>, egui_wgpu::ScreenDescriptor) {
-        let playback = &self.media.playback;
-        let timeline = playback.timeline();
-        let opacity = self.opacity(now);
-        self.drawn_opacity = opacity;
-        let title = self.media.file_name();
-        let strip = match (&self.media.timeline, self.view.timeline) {
-            (Some(fill), true) => self.timeline_strip.texture(&self.egui_ctx, fill, now),
-            _ => None,
-        };
-        let playback = &self.media.playback;
-        let view = OsdView {
-            title: &title,
-            position: playback.position(),
-            duration: timeline.duration,
-            frame: playback.shown().map(|s| self.media.index.number_at(s.pts)),
-            frame_count: timeline.frame_count,
-            estimated_count: self.media.index.estimated_count,
-            preview: playback.shown().is_some_and(|s| s.preview),
-            paused: playback.paused(),
-            at_end: playback.at_end(),
-            speed: playback.speed(),
-            clipping: self.readout,
-            hdr: self.media.pipeline.volume.is_hdr().then(|| HdrView {
-                transfer: self.media.pipeline.volume.transfer,
-                peak_nits: self.readout.and_then(|r| r.peak_nits),
-            }),
-            view: self.view,
-            region: self.media.pipeline.region(),
-            probe: self.probe.zip(self.pointer),
-            timeline: strip,
-            opacity,
-            messages: &self.messages,
-            stats: self.stats_lines(now),
-            adjustments: self.media.pipeline.adjustments().label(),
-            ab_loop: playback.ab_loop(),
-            loop_file: playback.loop_file,
-            graticule: self.media.graticule(),
-            marks: self.marks_note(),
-            compare: self.media.compare.as_ref().map(|c| {
-                let align = playback.source.paired().map(|p| p.alignment());
-                let frame = playback.shown().map(|s| self.media.index.number_at(s.pts).n);
-                c.osd_line(
-                    frame,
-                    align.map_or(0, |a| a.offset),
-                    align.map_or(Default::default(), |a| a.by),
-                )
-            }),
-        };
-        let input = self.egui_state.take_egui_input(&self.window);
-        let osd = &mut self.osd;
-        let mut commands = Vec::new();
-        let output = self.egui_ctx.run_pass(input, |ctx| commands = osd.show(ctx, &view));
-        self.egui_state
-            .handle_platform_output(&self.window, output.platform_output);
-        let repaint = output
-            .viewport_output
-            .get(&egui::ViewportId::ROOT)
-            .map(|v| v.repaint_delay);
-        if let Some(delay) = repaint.filter(|d| *d < Duration::from_secs(1)) {
-            self.egui_repaint = Some(now + delay.max(MIN_EGUI_REPAINT));
-        }
-        let (width, height) = self.surface.size();
-        let screen = egui_wgpu::ScreenDescriptor {
-            size_in_pixels: [width, height],
-            pixels_per_point: output.pixels_per_point,
-        };
-        let mut textures = output.textures_delta;
-        let paint_jobs = self.egui_ctx.tessellate(output.shapes, output.pixels_per_point);
-        let (device, queue) = (&self.gpu.device, &self.gpu.queue);
-        for (id, deltas) in &textures.set {
-            for delta in deltas {
-                self.egui.update_texture(device, queue, *id, delta);
-            }
-        }
-        // Freed textures may still be drawn by this frame's shapes: after the submit.
-        self.egui_free.extend(textures.free.drain());
-        textures.clear();
-        let callbacks = self.egui.update_buffers(device, queue, encoder, &paint_jobs, &screen);
-        debug_assert!(callbacks.is_empty(), "the OSD has no paint callbacks");
-        for command in commands {
-            self.apply(command);
-        }
-        (paint_jobs, screen)
+/// Copies the bins the clipping readout needs of frame `index`'s histograms.
+fn record_clipping(encoder: &mut wgpu::CommandEncoder, media: &Media, clipping: &mut ClippingReadback, index: u64) {
+    let pipeline = &media.pipeline;
+    let peak = pipeline.peak_state();
+    let tag = ReadoutTag {
+        media: media.serial,
+        frame: index,
+        pixel_count: pipeline.pixel_count(),
+        peak: peak.is_some(),
+    };
+    clipping.record(encoder, &pipeline.target.histogram, pipeline.engine.bins, peak, tag);
+}
+
+/// What the OSD shows of the open file (`title` its name, `clipping` its readout): position,
+/// frame, state, HDR, region, loops, graticule, adjustments and the comparison's line. What is
+/// not the file's is left empty, for the window to fill.
+pub fn osd_view<'a>(media: &'a Media, title: &'a str, clipping: Option<Clipping>) -> OsdView<'a> {
+    let playback = &media.playback;
+    let timeline = playback.timeline();
+    let volume = &media.pipeline.volume;
+    OsdView {
+        title,
+        position: playback.position(),
+        duration: timeline.duration,
+        frame: playback.shown().map(|s| media.index.number_at(s.pts)),
+        frame_count: timeline.frame_count,
+        estimated_count: media.index.estimated_count,
+        preview: playback.shown().is_some_and(|s| s.preview),
+        paused: playback.paused(),
+        at_end: playback.at_end(),
+        speed: playback.speed(),
+        clipping,
+        hdr: volume.is_hdr().then(|| HdrView {
+            transfer: volume.transfer,
+            peak_nits: clipping.and_then(|r| r.peak_nits),
+        }),
+        view: Default::default(),
+        region: media.pipeline.region(),
+        probe: None,
+        timeline: None,
+        opacity: 1.0,
+        messages: &[],
+        stats: None,
+        adjustments: media.pipeline.adjustments().label(),
+        ab_loop: playback.ab_loop(),
+        loop_file: playback.loop_file,
+        graticule: media.graticule(),
+        marks: None,
+        compare: media.compare.as_ref().map(|c| {
+            let align = playback.source.paired().map(|p| p.alignment());
+            let frame = playback.shown().map(|s| media.index.number_at(s.pts).n);
+            c.osd_line(
+                frame,
+                align.map_or(0, |a| a.offset),
+                align.map_or(Default::default(), |a| a.by),
+            )
+        }),
     }
+}
 
-    /// The picture with its quads, then the OSD over it, into `view`.
-    fn encode_view(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        view: &wgpu::TextureView,
-        paint_jobs: &[egui::ClippedPrimitive],
-        screen: &egui_wgpu::ScreenDescriptor,
-        timed: bool,
-    ) {
+/// Where the OSD's boxes were drawn (in points), in physical pixels (`scale` to a point), as
+/// the frame log names them.
+pub fn in_pixels(drawn: Vec<(BoxKind, egui::Rect)>, scale: f32) -> Vec<(&'static str, [i32; 4])> {
+    drawn
+        .into_iter()
+        .map(|(kind, rect)| {
+            let (min, max) = ((rect.min * scale).floor(), (rect.max * scale).ceil());
+            let size = max - min;
+            (kind.name(), [min.x as i32, min.y as i32, size.x as i32, size.y as i32])
+        })
+        .collect()
+}
+
+/// How a frame is drawn into a view: the scene renderer and the open file's scene, the quads
+/// shown, the GPU timer, and the OSD's egui with what it painted.
+pub struct Drawing<'a> {
+    pub scene: &'a crate::render::scene::SceneRenderer,
+    pub media: &'a Media,
+    pub quads: crate::render::scene::Quads,
+    pub egui: &'a super::egui_layer::EguiLayer,
+    pub painted: &'a Painted,
+}
+
+impl Drawing<'_> {
+    /// The picture with its quads (timed by `timer`), then the OSD over it, into `view`.
+    pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, view: &wgpu::TextureView, timer: Option<&PassTimer>) {
         if self.media.has_picture {
-            let writes = self
-                .pass_timer
-                .as_ref()
-                .filter(|_| timed)
-                .map(|t| t.render_writes(crate::pipeline::TIMED_DRAW));
+            let writes = timer.map(|t| t.render_writes(crate::pipeline::TIMED_DRAW));
             self.scene
-                .encode_timed(encoder, view, &self.media.scene, self.view.quads, writes);
+                .encode_timed(encoder, view, &self.media.scene, self.quads, writes);
         } else {
             // Nothing decoded yet: black under the OSD.
             begin_pass(encoder, view, "no picture yet", wgpu::LoadOp::Clear(wgpu::Color::BLACK));
         }
-        if !paint_jobs.is_empty() {
+        if !self.painted.jobs.is_empty() {
             let mut pass = begin_pass(encoder, view, "osd", wgpu::LoadOp::Load).forget_lifetime();
-            self.egui.render(&mut pass, paint_jobs, screen);
+            self.egui.render(&mut pass, self.painted);
         }
     }
 
     /// `s`: the same frame again into a texture of its own, copied out for the PNG writer.
-    fn capture(
-        &mut self,
+    pub fn capture(
+        &self,
         encoder: &mut wgpu::CommandEncoder,
-        paint_jobs: &[egui::ClippedPrimitive],
-        screen: &egui_wgpu::ScreenDescriptor,
-    ) {
+        (gpu, surface): (&GpuContext, &WindowSurface),
+        screenshots: &mut Screenshots,
+    ) -> Result<(), String> {
         let playback = &self.media.playback;
         let frame = playback.shown().map_or(0, |s| s.index);
         let name = file_name(&self.media.info.path, playback.position(), frame);
-        let target = ScreenshotTarget::new(&self.gpu.device, self.surface.format, self.surface.size());
-        self.encode_view(encoder, &target.view, paint_jobs, screen, false);
+        let target = ScreenshotTarget::new(&gpu.device, surface.format, surface.size());
+        self.encode(encoder, &target.view, None);
         let path = std::env::current_dir().unwrap_or_default().join(name);
-        if let Err(e) = self.screenshots.record(&self.gpu.device, encoder, &target, path) {
-            self.message(e, true);
-        }
+        screenshots.record(&gpu.device, encoder, &target, path)
     }
+}
 
-    fn record_present(&mut self, at: Instant, due: Option<Instant>, new_frame: bool) {
-        let playback = &self.media.playback;
-        let shown = playback.shown();
-        let number = shown.map(|s| self.media.index.number_at(s.pts));
-        let present = Present {
-            at,
-            frame: number.map(|n| n.n),
-            exact: number.is_none_or(|n| n.exact),
-            preview: shown.is_some_and(|s| s.preview),
-            generation: shown.map_or(0, |s| s.generation),
-            new_frame,
-            due,
-            dropped: playback.dropped(),
-            paused: playback.paused(),
-            size: self.surface.size(),
-            probe: self.probe.map(|p| [p.x, p.y, p.rgb[0], p.rgb[1], p.rgb[2]]),
-            region: self.media.pipeline.region().map(|r| [r.x, r.y, r.width, r.height]),
-            file: self.media.serial,
-            ab: playback.ab_loop(),
-            compare: self.media.compare.as_ref().map(|c| {
-                let frame_b = c.shown_b.map(|b| c.index.number_at(b.pts).n);
-                (frame_b, c.stage.composite().mode)
-            }),
-            marks: self.marks.shown,
-            signal: match &self.frame_log {
-                Some(_) if self.stats_visible(at) => self.signal_shown().map(|r| r.log_field()),
-                _ => None,
-            },
-        };
-        if new_frame {
-            self.shown_frames += 1;
-        }
-        if let Some(log) = &mut self.frame_log {
-            log.record(&present);
-        }
-        if let Some(bench) = &mut self.bench {
-            bench.on_present(&present);
-        }
+/// The frame log's line for a present at `at` of the open file (`due`: when its new frame was
+/// due; `new_frame`: whether it brought one). What is not the file's is left empty, for the
+/// window to fill.
+pub fn present(media: &Media, at: Instant, due: Option<Instant>, new_frame: bool) -> Present {
+    let playback = &media.playback;
+    let shown = playback.shown();
+    let number = shown.map(|s| media.index.number_at(s.pts));
+    Present {
+        at,
+        frame: number.map(|n| n.n),
+        exact: number.is_none_or(|n| n.exact),
+        preview: shown.is_some_and(|s| s.preview),
+        generation: shown.map_or(0, |s| s.generation),
+        new_frame,
+        due,
+        dropped: playback.dropped(),
+        paused: playback.paused(),
+        size: (0, 0),
+        probe: None,
+        region: media.pipeline.region().map(|r| [r.x, r.y, r.width, r.height]),
+        file: media.serial,
+        ab: playback.ab_loop(),
+        compare: media.compare.as_ref().map(|c| {
+            let frame_b = c.shown_b.map(|b| c.index.number_at(b.pts).n);
+            (frame_b, c.stage.composite().mode)
+        }),
+        marks: Default::default(),
+        signal: None,
+        osd: Vec::new(),
     }
 }
 

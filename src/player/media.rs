@@ -3,7 +3,7 @@
 
 use super::comparison::{ComparedFile, Comparison};
 use super::paired::{Paired, PlayerSource};
-use super::playback::{Playback, Timeline};
+use super::playback::{Playback, Timeline, Wake};
 use super::{PlayerError, UserEvent};
 use crate::audio::{Audio, Volume};
 use crate::gpu::GpuContext;
@@ -17,8 +17,11 @@ use crate::video::decoder::DecodeThread;
 use crate::video::index::FrameIndex;
 use crate::video::ring::RING_SLOTS;
 use crate::video::source::{VideoInfo, VideoSource};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use winit::event_loop::EventLoopProxy;
+
+/// How often to look for an awaited frame should the decode thread's wake-up be missed.
+const AWAIT_FALLBACK: Duration = Duration::from_millis(20);
 
 /// How a file is played: the frame cache's budget and the speed to start at.
 #[derive(Clone, Copy, Debug)]
@@ -412,6 +415,32 @@ impl Media {
         };
         self.scene
             .layout(queue, self.picture_aspect(), orientation, viewport, options);
+    }
+
+    /// Brings playback up to `now`: what the index learnt of the file's extent, and the frames
+    /// the decoder sent (while the window can't draw, those already late by `lead` are
+    /// dropped); true when what is shown changed.
+    pub fn catch_up(&mut self, now: Instant, lead: Duration, renderable: bool) -> bool {
+        self.update_extent();
+        if renderable {
+            self.playback.pump(now);
+        } else {
+            self.playback.drop_late(now, lead);
+        }
+        self.playback.take_changed()
+    }
+
+    /// When playback next needs the event loop is pushed on `wake`; true when a frame is due.
+    pub fn wake(&self, now: Instant, lead: Duration, renderable: bool, wake: &mut Vec<Option<Instant>>) -> bool {
+        match self.playback.wake(now, lead, renderable) {
+            Wake::Now => return true,
+            Wake::At(t) => wake.push(Some(t)),
+            // The decode thread wakes the loop (UserEvent::Decoded) when its frame arrives; the
+            // slow timer is only a safety net while a frame is awaited.
+            Wake::Poll => wake.push(Some(now + AWAIT_FALLBACK)),
+            Wake::Idle => {}
+        }
+        false
     }
 
     /// Takes in what the index has learnt of the file's extent since the last look.

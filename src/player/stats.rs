@@ -42,6 +42,8 @@ pub struct Present {
     /// While the stats overlay shows them: the signal statistics, as `SignalReadout::log_field`
     /// writes them (only made when a frame log is kept).
     pub signal: Option<String>,
+    /// Where the OSD's boxes were drawn: name, then x, y, width and height in pixels.
+    pub osd: Vec<(&'static str, [i32; 4])>,
 }
 
 /// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
@@ -49,8 +51,9 @@ pub struct Present {
 /// preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=0 ab=1.500,-`, and comparing two
 /// files ` compare=37,wipe` (the compared file's frame, the mode), and with marks on the picture
 /// ` marks=zebra,peaking`, and while the stats overlay shows them, the signal statistics
-/// ` signal=37:16,20,...` (the frame they are of, then `report --csv`'s values in its order)
-/// (times in milliseconds since the player started; `-` where there is no value).
+/// ` signal=37:16,20,...` (the frame they are of, then `report --csv`'s values in its order),
+/// and where the OSD's boxes were drawn, ` osd=compare:112,8,416,22;panel:8,180,624,70` (x, y,
+/// width and height in pixels) (times in milliseconds since the player started; `-` where there is no value).
 pub struct FrameLog {
     out: std::io::BufWriter<std::fs::File>,
     start: Instant,
@@ -60,6 +63,14 @@ pub struct FrameLog {
 impl FrameLog {
     /// The first line says where `t_ms=0` is on the system's monotonic clock (`# monotonic_ns=N`,
     /// Linux), so other programs can line their own timestamps up with the presents.
+    /// The log at `path`, as the player's error where it can't be written.
+    pub fn open(path: &Path, start: Instant) -> Result<Self, crate::player::PlayerError> {
+        Self::create(path, start).map_err(|source| crate::player::PlayerError::FrameLog {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
     pub fn create(path: &Path, start: Instant) -> std::io::Result<Self> {
         let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
         if let Some(now) = monotonic_ns() {
@@ -112,8 +123,18 @@ impl FrameLog {
             Some(field) => format!(" signal={field}"),
             None => String::new(),
         };
+        let osd = match present.osd.as_slice() {
+            [] => String::new(),
+            boxes => {
+                let boxes: Vec<String> = boxes
+                    .iter()
+                    .map(|(name, [x, y, w, h])| format!("{name}:{x},{y},{w},{h}"))
+                    .collect();
+                format!(" osd={}", boxes.join(";"))
+            }
+        };
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{marks}{signal}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{marks}{signal}{osd}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -203,6 +224,7 @@ mod tests {
             compare: None,
             marks: Default::default(),
             signal: None,
+            osd: Vec::new(),
         };
         log.record(&present);
         log.record(&Present {
@@ -218,6 +240,7 @@ mod tests {
                 .with(crate::marks::Mark::Zebra, true)
                 .with(crate::marks::Mark::Range, true),
             signal: Some("37:16,20".into()),
+            osd: vec![("compare", [112, 8, 416, 22]), ("panel", [8, 180, 624, 70])],
             ..present.clone()
         });
         let text = std::fs::read_to_string(&dir).unwrap();
@@ -230,7 +253,7 @@ mod tests {
             lines,
             [
                 "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=- region=- file=0 ab=-",
-                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side marks=zebra,range signal=37:16,20",
+                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side marks=zebra,range signal=37:16,20 osd=compare:112,8,416,22;panel:8,180,624,70",
             ]
         );
     }

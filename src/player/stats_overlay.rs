@@ -3,8 +3,12 @@
 //! timestamp queries where the adapter has them), what the source is and how it is decoded, and
 //! FFmpeg's signalstats of the frame on screen (`signal_readout`).
 
+use super::commands::Command;
+use super::media::Media;
+use super::signal_readout::{SignalOverlay, SignalReadout};
 use crate::colour::{Matrix, Range};
-use crate::gpu::timing::Timings;
+use crate::gpu::timing::{PassTimer, Timings};
+use crate::gpu::GpuContext;
 use crate::video::cache::CacheFill;
 use crate::video::source::VideoInfo;
 use std::collections::VecDeque;
@@ -154,6 +158,251 @@ fn gpu_line(input: &StatsInput) -> String {
         .filter_map(|(name, ms)| ms.map(|ms| format!("{name} {ms:.3} ms")))
         .collect();
     passes.join("  ")
+}
+
+/// How long `i` shows the stats overlay (mpv's stats script shows it for 4 s too).
+const STATS_TIME: Duration = Duration::from_secs(4);
+/// How often the stats overlay's figures are redrawn.
+const STATS_REFRESH: Duration = Duration::from_millis(250);
+
+/// The stats overlay's state: whether it is up, the rates it measures, the GPU passes' timer
+/// and the signal statistics it counts while up.
+pub struct StatsOverlay {
+    /// Shown until then (`i`), or toggled on (`I`).
+    until: Option<Instant>,
+    on: bool,
+    /// The signal statistics the overlay shows, counted while it is up.
+    signal: Option<SignalOverlay>,
+    /// Times the frame's GPU passes while the overlay is up (None: no timestamps here).
+    pass_timer: Option<PassTimer>,
+    timings: Option<Timings>,
+    decode_meter: RateMeter,
+    display_meter: RateMeter,
+    /// New frames presented, for the display rate.
+    shown_frames: u64,
+    /// When the overlay is next redrawn with fresh figures.
+    refresh: Instant,
+    gpu_name: String,
+}
+
+/// What the stats overlay shows that is not its own: the playlist's position, and the notes
+/// of the picture adjustments and marks.
+pub struct StatsNotes {
+    pub playlist: Option<String>,
+    pub adjustments: Option<String>,
+    pub marks: Option<String>,
+}
+
+impl StatsOverlay {
+    pub fn new(gpu: &GpuContext, now: Instant) -> Self {
+        let info = gpu.adapter.get_info();
+        Self {
+            until: None,
+            on: false,
+            signal: None,
+            pass_timer: PassTimer::new(&gpu.device, &gpu.queue, &crate::pipeline::TIMED_PASSES),
+            timings: None,
+            decode_meter: RateMeter::default(),
+            display_meter: RateMeter::default(),
+            shown_frames: 0,
+            refresh: now,
+            gpu_name: format!("{} ({:?})", info.name, info.backend),
+        }
+    }
+
+    /// Whether the overlay is up.
+    pub fn visible(&self, now: Instant) -> bool {
+        self.on || self.until.is_some_and(|t| t > now)
+    }
+
+    /// `i` and `I`: the overlay for a few seconds, or toggled.
+    pub fn command(&mut self, command: &Command, now: Instant, gpu: &GpuContext, media: &mut Media) {
+        match command {
+            Command::ShowStats => self.until = Some(now + STATS_TIME),
+            Command::ToggleStats => {
+                self.on = !self.on;
+                self.until = None;
+            }
+            _ => return,
+        }
+        self.count_shown_signal(now, gpu, media);
+    }
+
+    /// Counts the signal statistics of the frames drawn while the overlay is `visible` (the
+    /// stage and its readbacks are made the first time, for each file), and not otherwise.
+    pub fn prepare_signal(&mut self, visible: bool, gpu: &GpuContext, media: &mut Media) {
+        let serial = media.serial;
+        if visible && self.signal.as_ref().is_none_or(|s| s.media != serial) {
+            self.signal = Some(SignalOverlay::new(gpu, &mut media.pipeline, serial));
+        }
+        media.pipeline.pause_stats(!visible);
+        if let Some(signal) = self.signal.as_mut().filter(|_| !visible) {
+            signal.pause();
+        }
+    }
+
+    /// The signal statistics of file `serial` landed last.
+    fn signal_shown(&self, serial: u64) -> Option<&SignalReadout> {
+        let signal = self.signal.as_ref().filter(|s| s.media == serial)?;
+        signal.shown.as_ref()
+    }
+
+    /// The overlay came up over a paused frame whose statistics aren't counted: it is decoded
+    /// again (its planes were given back once it was converted) and counted as it lands.
+    fn count_shown_signal(&mut self, now: Instant, gpu: &GpuContext, media: &mut Media) {
+        if !self.visible(now) || !media.playback.paused() {
+            return;
+        }
+        let Some(shown) = media.playback.shown() else {
+            return;
+        };
+        if self.signal_shown(media.serial).is_some_and(|r| r.frame == shown.index) {
+            return;
+        }
+        self.prepare_signal(true, gpu, media);
+        if let Some(signal) = &mut self.signal {
+            // Another frame's figures would pass for this one's.
+            signal.shown = None;
+        }
+        if self.signal.as_ref().is_some_and(SignalOverlay::counted) {
+            media.playback.seek_frame(shown.index);
+        }
+    }
+
+    /// The overlay's signal lines: the statistics landed, or why there are none.
+    fn signal_lines(&self, serial: u64) -> Vec<(&'static str, String)> {
+        match (&self.signal, self.signal_shown(serial)) {
+            (_, Some(readout)) => readout.lines(),
+            (Some(signal), None) if signal.media == serial && !signal.counted() => {
+                vec![("signal", "not counted: the planes are not 8- or 10-bit Y'CbCr".into())]
+            }
+            _ => vec![("signal", "counting...".into())],
+        }
+    }
+
+    /// The overlay's lines, while it is up.
+    pub fn lines(&self, now: Instant, media: &Media, notes: StatsNotes) -> Option<Vec<(&'static str, String)>> {
+        if !self.visible(now) {
+            return None;
+        }
+        let playback = &media.playback;
+        let input = StatsInput {
+            info: &media.info,
+            playlist: notes.playlist,
+            decode_rate: self.decode_meter.rate(),
+            display_rate: self.display_meter.rate(),
+            speed: playback.speed(),
+            dropped: playback.dropped(),
+            cache: playback.source.cache_fill(),
+            timings: self.timings.as_ref(),
+            timestamps: self.pass_timer.is_some(),
+            adjustments: notes.adjustments,
+            marks: notes.marks,
+            adapter: &self.gpu_name,
+            signal: self.signal_lines(media.serial),
+        };
+        Some(lines(&input))
+    }
+
+    /// The frame log's `signal=` field, while the overlay shows the statistics of file `serial`.
+    pub fn log_field(&self, at: Instant, serial: u64) -> Option<String> {
+        self.signal_shown(serial)
+            .filter(|_| self.visible(at))
+            .map(SignalReadout::log_field)
+    }
+
+    /// The GPU passes' timer, while the overlay is `visible`.
+    pub fn timer(&self, visible: bool) -> Option<&PassTimer> {
+        self.pass_timer.as_ref().filter(|_| visible)
+    }
+
+    /// Converts the new frame in `slot` (number `index`) through the pipeline, timing its passes
+    /// and counting its signal statistics while the overlay is `visible`.
+    pub fn encode_frame(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        media: &Media,
+        slot: usize,
+        index: u64,
+        visible: bool,
+    ) {
+        let pipeline = &media.pipeline;
+        let timer = self.pass_timer.as_ref().filter(|_| visible);
+        let signal = match (&mut self.signal, pipeline.counting_stats()) {
+            (Some(signal), Some(stage)) => Some((signal.begin(stage, index), signal)),
+            _ => None,
+        };
+        pipeline.encode_frame_timed(encoder, slot, timer);
+        if let (Some((tag, signal)), Some(stage)) = (signal, pipeline.counting_stats()) {
+            signal.record(encoder, stage, tag);
+        }
+    }
+
+    /// Resolves the frame's timestamps (when they were taken) into `encoder`, before it is
+    /// submitted.
+    pub fn finish(&mut self, encoder: &mut wgpu::CommandEncoder, timed: bool) {
+        if let Some(timer) = self.pass_timer.as_mut().filter(|_| timed) {
+            timer.finish(encoder);
+        }
+    }
+
+    /// The frame's work was submitted: its readbacks may be mapped.
+    pub fn submitted(&mut self, timed: bool) {
+        if let Some(signal) = &mut self.signal {
+            signal.submitted();
+        }
+        if let Some(timer) = self.pass_timer.as_mut().filter(|_| timed) {
+            timer.submitted();
+        }
+    }
+
+    /// Whether a readback (timestamps, signal statistics) waits on the GPU.
+    pub fn pending(&self) -> bool {
+        self.pass_timer.as_ref().is_some_and(PassTimer::pending)
+            || self.signal.as_ref().is_some_and(SignalOverlay::pending)
+    }
+
+    /// A frame was presented (`new_frame`: a new one), for the display rate.
+    pub fn presented(&mut self, new_frame: bool) {
+        if new_frame {
+            self.shown_frames += 1;
+        }
+    }
+
+    /// Takes finished readbacks of file `media`'s; true when the overlay must be drawn again.
+    pub fn poll(&mut self, media: &Media, now: Instant) -> bool {
+        if let Some(timings) = self.pass_timer.as_mut().and_then(PassTimer::latest) {
+            self.timings = Some(timings);
+        }
+        let visible = self.visible(now);
+        let signal = self.signal.as_mut().filter(|s| s.media == media.serial);
+        signal.is_some_and(|s| s.poll(media.pipeline.stats())) && media.playback.paused() && visible
+    }
+
+    /// Measures the rates, and says when the overlay is next redrawn (pushed on `wake`); true
+    /// when it is due now.
+    pub fn wake(&mut self, now: Instant, media: &Media, wake: &mut Vec<Option<Instant>>) -> bool {
+        self.decode_meter.record(now, media.playback.received());
+        self.display_meter.record(now, self.shown_frames);
+        let mut redraw = false;
+        // The overlay refreshes a few times a second, and goes when its time is up.
+        if self.visible(now) {
+            if self.refresh <= now {
+                redraw = true;
+                self.refresh = now + STATS_REFRESH;
+            }
+            wake.push(Some(self.refresh));
+        }
+        if let Some(until) = self.until {
+            if until <= now {
+                self.until = None;
+                redraw = true;
+            } else {
+                wake.push(Some(until));
+            }
+        }
+        redraw
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! The histogram timeline in the OSD: an egui texture redrawn from the background fill's data
 //! a few times a second while it grows (a texture write, not a new texture).
 
+use super::media::Media;
+use super::part::{Cx, Effects};
 use crate::timeline::{TimelineFill, PLAYER_COLUMNS, PLAYER_ROWS};
 use std::time::{Duration, Instant};
 
@@ -52,5 +54,47 @@ impl TimelineStrip {
             self.at = Some(now);
         }
         self.texture.as_ref().map(egui::TextureHandle::id)
+    }
+}
+
+/// The timeline's part of the window: shown or hidden (`T`), started for each file it shows on.
+impl TimelineStrip {
+    /// `T`: the timeline shown or hidden; its fill starts the first time it shows on a file.
+    pub fn toggle(cx: Cx) -> Effects {
+        let mut fx = Effects::default();
+        cx.view.timeline = !cx.view.timeline;
+        if cx.view.timeline {
+            if let Err(e) = cx.media.start_timeline(cx.gpu) {
+                fx.error(format!("no timeline: {e}"));
+            }
+        }
+        fx
+    }
+
+    /// A new file is open: its strip starts afresh (and fills, if shown).
+    pub fn file_opened(&mut self, cx: Cx) -> Effects {
+        let mut fx = Effects::default();
+        self.forget();
+        if cx.view.timeline {
+            if let Err(e) = cx.media.start_timeline(cx.gpu) {
+                fx.error(format!("no timeline: {e}"));
+            }
+        }
+        fx
+    }
+
+    /// The fill is told whether the file plays; the strip redraws as it fills, a few times a
+    /// second, while it is shown (when is pushed on `wake`). True when a redraw is due now.
+    pub fn wake(&self, now: Instant, media: &Media, shown: bool, wake: &mut Vec<Option<Instant>>) -> bool {
+        let Some(fill) = &media.timeline else {
+            return false;
+        };
+        fill.set_playing(!media.playback.paused());
+        if !shown || (fill.done() && !self.stale(fill)) {
+            return false;
+        }
+        let next = self.next_update();
+        wake.push(Some(next.max(now)));
+        next <= now
     }
 }

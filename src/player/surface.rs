@@ -1,9 +1,11 @@
 //! The window's swapchain: its format (non-sRGB, so video values reach the screen unchanged),
-//! (re)configuration on resize, and what to do when acquiring a frame fails.
+//! (re)configuration on resize, and what to do when acquiring a frame fails; the GPU a window
+//! is opened on, and what the window does when that GPU fails.
 
-use super::PlayerError;
-use crate::gpu::GpuContext;
+use super::{PlayerError, UserEvent};
+use crate::gpu::{best_adapter, GpuContext};
 use std::sync::Arc;
+use winit::event_loop::{ActiveEventLoop, EventLoopProxy};
 use winit::window::Window;
 
 /// Consecutive `Lost` surfaces after which the window is given up on.
@@ -175,6 +177,58 @@ impl WindowSurface {
         }
         Ok(None)
     }
+}
+
+/// Opens the GPU for a window: Vulkan (or Metal, DX12) first, GL only when none of them works.
+pub fn open_gpu(
+    event_loop: &ActiveEventLoop,
+    window: &Arc<Window>,
+) -> Result<(GpuContext, wgpu::Surface<'static>), PlayerError> {
+    for backends in [wgpu::Backends::PRIMARY, wgpu::Backends::GL] {
+        let mut desc = wgpu::InstanceDescriptor::new_with_display_handle(Box::new(event_loop.owned_display_handle()));
+        desc.backends = backends;
+        crate::gpu::without_debug_labels(&mut desc);
+        let instance = wgpu::Instance::new(desc.with_env());
+        let surface = match instance.create_surface(window.clone()) {
+            Ok(surface) => surface,
+            Err(e) => {
+                log::info!("no {backends:?} surface for the window: {e}");
+                continue;
+            }
+        };
+        if let Some(adapter) = pollster::block_on(best_adapter(&instance, Some(&surface))) {
+            return Ok((GpuContext::with_adapter(instance, adapter)?, surface));
+        }
+    }
+    Err(crate::gpu::GpuError::NoAdapter.into())
+}
+
+/// `histoplay — <file name>`: tests find the window by it.
+pub fn title(path: &std::path::Path) -> String {
+    let name = path
+        .file_name()
+        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    format!("histoplay — {name}")
+}
+
+/// A lost device or an error the GPU reports by itself ends the player with a message, instead
+/// of wgpu's default (a panic) or a window that silently stops.
+pub fn watch_device(device: &wgpu::Device, proxy: &EventLoopProxy<UserEvent>) {
+    let lost = proxy.clone();
+    device.set_device_lost_callback(move |reason, message| {
+        if reason != wgpu::DeviceLostReason::Destroyed {
+            let _ = lost.send_event(UserEvent::Fatal(PlayerError::DeviceLost(crate::gpu::one_line(
+                &message,
+            ))));
+        }
+    });
+    let errors = proxy.clone();
+    device.on_uncaptured_error(Arc::new(move |error| {
+        log::error!("{error}");
+        let _ = errors.send_event(UserEvent::Fatal(PlayerError::GpuFailure(crate::gpu::one_line(
+            &error.to_string(),
+        ))));
+    }));
 }
 
 #[cfg(test)]

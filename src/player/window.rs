@@ -1,157 +1,102 @@
 //! The player window and everything drawn in it: GPU device and surface,
 //! scene and OSD renderers, the open file. Built once per window; commands change it, and
-//! `schedule` says when it next needs the event loop. Drawing a frame is in `frame.rs`.
+//! `schedule` says when it next needs the event loop. `redraw` draws a frame through the
+//! steps in `frame.rs`.
 
 use super::bench::{BenchReport, BenchScript, Expect};
-use super::clipping::{Clipping, ClippingReadback};
 use super::commands::{Bindings, Command};
-use super::gpu_wait::GpuWaiter;
-use super::media::{default_window_size, open_file, Media, MediaOptions, OpenedFile};
-use super::osd::{self, Message, Osd};
-use super::pacing::format_time;
+use super::compare_control::CompareControl;
+use super::egui_layer::EguiLayer;
+use super::egui_layer::Painted;
+use super::files::Files;
+use super::frame::{self, Drawing};
+use super::marks_control::Marks;
+use super::media::{default_window_size, Media, MediaOptions, OpenedFile};
+use super::osd::{Osd, OsdView, Toasts};
 use super::pacing::RenderLead;
-use super::playback::{chapter_target, ChapterTarget};
-use super::playlist::{self, Playlist};
-use super::pointer::RegionDrag;
-use super::probe::{Probe, ProbeReadback};
-use super::screenshot::{Notify, Screenshots};
-use super::signal_readout::{SignalOverlay, SignalReadout};
-use super::stats::FrameLog;
-use super::stats_overlay::{self, RateMeter, StatsInput};
+use super::part::{Cx, Effects};
+use super::picture::Picture;
+use super::playback::FrameSource;
+use super::playlist::Playlist;
+use super::pointer::{set_region, Pointer};
+use super::readbacks::Readbacks;
+use super::scopes::Scopes;
+use super::sound::Sound;
+use super::stats::{FrameLog, Present};
+use super::stats_overlay::{StatsNotes, StatsOverlay};
 use super::strip::TimelineStrip;
-use super::surface::WindowSurface;
+use super::surface::{open_gpu, title, watch_device, WindowSurface};
 use super::{PlayerError, PlayerOptions, UserEvent};
-use crate::audio::Volume;
 use crate::engine::histogram::DEFAULT_BINS;
-use crate::gpu::timing::{PassTimer, Timings};
-use crate::gpu::{best_adapter, GpuContext};
-use crate::marks::{Mark, MarkSettings, PEAKING_RANGE};
-use crate::render::adjust::{Adjustment, Adjustments, AutoMode};
-use crate::render::scene::{next_scope, SceneRenderer, ViewOptions};
-use crate::scope::graticule::{Level, Scale};
-use crate::scope::ScopeKind;
+use crate::gpu::GpuContext;
+use crate::render::scene::{SceneRenderer, ViewOptions};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use winit::event_loop::{ActiveEventLoop, EventLoopProxy};
 use winit::window::{Fullscreen, Window};
 
-/// How often to look for an awaited frame should the decode thread's wake-up be missed.
-const AWAIT_FALLBACK: Duration = Duration::from_millis(20);
-/// How long OSD messages stay.
-const MESSAGE_TIME: Duration = Duration::from_secs(4);
-/// How long `i` shows the stats overlay (mpv's stats script shows it for 4 s too).
-const STATS_TIME: Duration = Duration::from_secs(4);
-/// How often the stats overlay's figures are redrawn.
-const STATS_REFRESH: Duration = Duration::from_millis(250);
-/// Files dropped within this of one another are one drop.
-const DROP_BURST: Duration = Duration::from_millis(500);
-const ERROR_TIME: Duration = Duration::from_secs(8);
+/// The window's shared state lent to a part (`part::Cx`), borrowing only the fields it names so
+/// the part itself, another field, can be borrowed beside it.
+macro_rules! cx {
+    ($window:expr) => {
+        Cx {
+            gpu: &$window.gpu,
+            scene: &$window.scene,
+            media: &mut $window.media,
+            view: &mut $window.view,
+            viewport: $window.surface.size(),
+        }
+    };
+}
+
+/// How long to wait after the surface gave no image before asking again.
+const BLOCKED_RETRY: Duration = Duration::from_millis(50);
 
 pub struct PlayerWindow {
     pub window: Arc<Window>,
     pub(super) gpu: GpuContext,
     pub(super) surface: WindowSurface,
     pub(super) scene: SceneRenderer,
-    pub(super) egui_ctx: egui::Context,
-    pub(super) egui_state: egui_winit::State,
-    pub(super) egui: egui_wgpu::Renderer,
-    /// Egui textures to free once the frame that last drew them is submitted.
-    pub(super) egui_free: Vec<egui::TextureId>,
+    /// The OSD's egui: context, input and renderer.
+    pub(super) egui: EguiLayer,
     pub(super) osd: Osd,
-    /// The OSD's opacity when last drawn.
-    pub(super) drawn_opacity: f32,
+    /// Where the OSD's boxes were last drawn (name, x, y, width, height in pixels).
+    pub(super) osd_drawn: Vec<(&'static str, [i32; 4])>,
     pub(super) media: Media,
     pub(super) view: ViewOptions,
-    pub(super) clipping: ClippingReadback,
-    pub(super) readout: Option<Clipping>,
-    pub(super) screenshots: Screenshots,
-    pub(super) screenshot_wanted: bool,
-    pub(super) notify: Notify,
-    pub(super) messages: Vec<Message>,
-    pub(super) last_input: Instant,
+    /// The clipping readout, screenshots, and the thread that wakes the loop for readbacks.
+    readbacks: Readbacks,
+    /// The OSD's messages.
+    pub(super) toasts: Toasts,
     pub(super) needs_redraw: bool,
-    pub(super) egui_repaint: Option<Instant>,
     /// The surface had no image to give (timeout, occluded): don't ask again before this.
     pub(super) blocked_until: Option<Instant>,
     pub(super) lead: RenderLead,
     pub(super) frame_log: Option<FrameLog>,
     pub(super) bench: Option<BenchScript>,
-    pub(super) gpu_waiter: GpuWaiter,
     proxy: EventLoopProxy<UserEvent>,
     cursor_hidden: bool,
-    /// The pointer, in physical pixels, while it is over the window.
-    pub(super) pointer: Option<(f64, f64)>,
-    /// The frame pixel under the pointer, the last one read back, and whether it must be read
-    /// again (the pointer moved, or what is counted changed) though no new frame comes.
-    pub(super) probe_at: Option<(u32, u32)>,
-    pub(super) probe: Option<Probe>,
-    pub(super) probe_moved: bool,
-    pub(super) probes: ProbeReadback,
-    /// A right-button press on the picture, and whether it has become a drag.
-    pub(super) region_drag: Option<RegionDrag>,
+    /// The pointer: the pixel probe under it, and the region a right-drag draws.
+    pub(super) pointer: Pointer,
+    /// The comparison's keys and the wipe's drag.
+    compare: CompareControl,
     /// The histogram timeline's picture in the OSD.
     pub(super) timeline_strip: TimelineStrip,
     /// Keys and mouse buttons to commands: mpv's defaults and the viewer's input.conf.
     pub(super) bindings: Bindings,
-    /// The files to play, and which one is open.
-    playlist: Playlist,
-    /// Which way the playlist last moved (a file that fails to open is skipped that way).
-    playlist_step: i32,
-    /// When a file was last dropped on the window (the rest of a multi-file drop appends).
-    last_drop: Option<Instant>,
+    /// The playlist and the opening of files.
+    files: Files,
     /// The picture adjustments, kept from file to file as mpv keeps its video equalizer.
-    adjustments: Adjustments,
+    picture: Picture,
     /// The marks on the picture and their levels, kept from file to file too.
-    pub(super) marks: MarkSettings,
-    /// The waveform's graticule: scale and added levels, kept from file to file.
-    graticule: (Scale, Vec<Level>),
-    /// Loop each file (`L`), kept from file to file.
-    loop_file: bool,
-    /// The stats overlay: shown until then (`i`), or toggled on (`I`).
-    pub(super) stats_until: Option<Instant>,
-    pub(super) stats_on: bool,
-    /// The signal statistics the stats overlay shows, counted while it is up.
-    pub(super) signal: Option<SignalOverlay>,
-    /// Times the frame's GPU passes while the stats overlay is up (None: no timestamps here).
-    pub(super) pass_timer: Option<PassTimer>,
-    timings: Option<Timings>,
-    decode_meter: RateMeter,
-    display_meter: RateMeter,
-    /// New frames presented, for the display rate.
-    pub(super) shown_frames: u64,
-    /// When the stats overlay is next redrawn with fresh figures.
-    stats_refresh: Instant,
-    gpu_name: String,
-    /// Whether files play their sound, and at what volume.
-    sound: bool,
-    volume: Volume,
-    cache_bytes: usize,
-    audio_device: Option<String>,
-}
-
-/// Opens the GPU for a window: Vulkan (or Metal, DX12) first, GL only when none of them works.
-fn open_gpu(
-    event_loop: &ActiveEventLoop,
-    window: &Arc<Window>,
-) -> Result<(GpuContext, wgpu::Surface<'static>), PlayerError> {
-    for backends in [wgpu::Backends::PRIMARY, wgpu::Backends::GL] {
-        let mut desc = wgpu::InstanceDescriptor::new_with_display_handle(Box::new(event_loop.owned_display_handle()));
-        desc.backends = backends;
-        crate::gpu::without_debug_labels(&mut desc);
-        let instance = wgpu::Instance::new(desc.with_env());
-        let surface = match instance.create_surface(window.clone()) {
-            Ok(surface) => surface,
-            Err(e) => {
-                log::info!("no {backends:?} surface for the window: {e}");
-                continue;
-            }
-        };
-        if let Some(adapter) = pollster::block_on(best_adapter(&instance, Some(&surface))) {
-            return Ok((GpuContext::with_adapter(instance, adapter)?, surface));
-        }
-    }
-    Err(crate::gpu::GpuError::NoAdapter.into())
+    pub(super) marks: Marks,
+    /// The scopes: the waveform's graticule, kept from file to file.
+    scopes: Scopes,
+    /// The stats overlay (`i`, `I`): its figures and the signal statistics it counts.
+    pub(super) stats: StatsOverlay,
+    /// The sound: on or off, its volume and device.
+    sound: Sound,
 }
 
 impl PlayerWindow {
@@ -177,7 +122,6 @@ impl PlayerWindow {
         let size = window.inner_size();
         let surface = WindowSurface::new(&gpu, surface, (size.width, size.height))?;
         let scene = SceneRenderer::new(&gpu.device, surface.format);
-        let volume = Volume::default();
         let mut media = Media::new(
             &gpu,
             DEFAULT_BINS,
@@ -194,100 +138,52 @@ impl PlayerWindow {
         media.set_adjustments(&gpu, options.adjustments)?;
         media.set_marks(&gpu, &scene, &options.marks);
         media.set_graticule(options.graticule.0, &options.graticule.1);
-        let egui_ctx = egui::Context::default();
-        egui_ctx.set_visuals(egui::Visuals::dark());
-        let egui_state = egui_winit::State::new(
-            egui_ctx.clone(),
-            egui::ViewportId::ROOT,
-            &window,
-            Some(window.scale_factor() as f32),
-            window.theme(),
-            Some(gpu.max_texture_side() as usize),
-        );
-        let egui = egui_wgpu::Renderer::new(&gpu.device, surface.format, egui_wgpu::RendererOptions::default());
-        let clipping = ClippingReadback::new(&gpu.device);
+        let egui = EguiLayer::new(&window, &gpu, surface.format);
         let now = Instant::now();
-        let frame_log = match &options.frame_log {
-            Some(path) => Some(FrameLog::create(path, now).map_err(|source| PlayerError::FrameLog {
-                path: path.clone(),
-                source,
-            })?),
-            None => None,
-        };
+        let frame_log = options
+            .frame_log
+            .as_deref()
+            .map(|path| FrameLog::open(path, now))
+            .transpose()?;
         let bench = options
             .bench_seconds
             .map(|seconds| BenchScript::new(seconds, media.playback.timeline()));
-        let notify_proxy = proxy.clone();
-        let notify: Notify = Arc::new(move |result| {
-            let _ = notify_proxy.send_event(UserEvent::ScreenshotSaved(result));
-        });
-        let gpu_waiter = GpuWaiter::start(&gpu.device, &proxy);
+        let readbacks = Readbacks::new(&gpu.device, &proxy);
         let gpu_device = gpu.device.clone();
-        let gpu_queue = gpu.queue.clone();
-        let gpu_name = {
-            let info = gpu.adapter.get_info();
-            format!("{} ({:?})", info.name, info.backend)
-        };
+        let stats = StatsOverlay::new(&gpu, now);
+        let files = Files::new(playlist, options.loop_file, options.cache_bytes, proxy.clone());
         let player = Self {
             window,
             gpu,
             surface,
             scene,
-            egui_ctx,
-            egui_state,
             egui,
-            egui_free: Vec::new(),
             osd: Osd::default(),
-            drawn_opacity: 1.0,
+            osd_drawn: Vec::new(),
             media,
             view: ViewOptions::default(),
-            clipping,
-            readout: None,
-            screenshots: Screenshots::default(),
-            screenshot_wanted: false,
-            notify,
-            messages: Vec::new(),
-            last_input: now,
+            readbacks,
+            toasts: Toasts::default(),
             needs_redraw: true,
-            egui_repaint: None,
             blocked_until: None,
             lead: RenderLead::default(),
             frame_log,
             bench,
-            gpu_waiter,
             proxy,
             cursor_hidden: false,
-            pointer: None,
-            probe_at: None,
-            probe: None,
-            probe_moved: false,
-            probes: ProbeReadback::new(&gpu_device),
-            region_drag: None,
+            pointer: Pointer::new(&gpu_device),
+            compare: CompareControl::default(),
             timeline_strip: TimelineStrip::default(),
             bindings: options.bindings.clone(),
-            playlist,
-            playlist_step: 1,
-            last_drop: None,
-            adjustments: options.adjustments,
-            marks: options.marks.clone(),
-            graticule: options.graticule.clone(),
-            loop_file: options.loop_file,
-            stats_until: None,
-            stats_on: false,
-            signal: None,
-            pass_timer: PassTimer::new(&gpu_device, &gpu_queue, &crate::pipeline::TIMED_PASSES),
-            timings: None,
-            decode_meter: RateMeter::default(),
-            display_meter: RateMeter::default(),
-            shown_frames: 0,
-            stats_refresh: now,
-            gpu_name,
-            sound: options.sound,
-            volume,
-            cache_bytes: options.cache_bytes,
-            audio_device: options.audio_device.clone(),
+            files,
+            picture: Picture::new(options.adjustments),
+            marks: Marks::new(options.marks.clone()),
+            scopes: Scopes::new(options.graticule.clone()),
+            stats,
+            sound: Sound::new(options.sound, options.audio_device.clone()),
         };
         let mut player = player;
+        player.osd.touched(now);
         for warning in &options.conf_warnings {
             player.message(warning.clone(), true);
         }
@@ -310,7 +206,7 @@ impl PlayerWindow {
 
     /// Any input: the OSD comes back.
     pub fn touched(&mut self) {
-        self.last_input = Instant::now();
+        self.osd.touched(Instant::now());
         self.needs_redraw = true;
     }
 
@@ -323,370 +219,124 @@ impl PlayerWindow {
         let now = Instant::now();
         self.touched();
         if self.media.playback.apply(&command, now) {
-            self.applied_to_playback(&command);
-            return true;
+            let fx = self.files.after_playback(&command, &mut self.media, &self.gpu.queue);
+            return self.take(fx);
         }
-        match command {
+        let fx = match command {
             Command::Quit => return false,
-            Command::ToggleFullscreen => {
-                let next = match self.window.fullscreen() {
-                    Some(_) => None,
-                    None => Some(Fullscreen::Borderless(None)),
-                };
-                self.window.set_fullscreen(next);
+            Command::ToggleFullscreen | Command::LeaveFullscreen => {
+                let leave = command == Command::LeaveFullscreen || self.window.fullscreen().is_some();
+                self.window
+                    .set_fullscreen((!leave).then_some(Fullscreen::Borderless(None)));
+                Effects::default()
             }
-            Command::LeaveFullscreen => self.window.set_fullscreen(None),
-            Command::CycleQuads => self.view.quads = self.view.quads.next(),
-            Command::CycleScope => {
-                let scope = next_scope(self.view.scope);
-                match self.media.set_scope(&self.gpu, &self.scene, scope) {
-                    Ok(()) => {
-                        self.view.scope = scope;
-                        self.probe_moved = true;
-                        let text = match scope {
-                            None => "scope: off".to_string(),
-                            Some(ScopeKind::Cie) => {
-                                "scope: CIE 1931 xy · BT.709 white, P3 blue, BT.2020 orange".to_string()
-                            }
-                            Some(kind) => format!("scope: {}", kind.title()),
-                        };
-                        self.replace_message("scope: ", text);
-                    }
-                    Err(e) => self.message(format!("no scope: {e}"), true),
-                }
+            Command::CycleQuads => change(&mut self.view, |v| v.quads = v.quads.next()),
+            Command::CycleScope | Command::CycleVectorscopeZoom | Command::CycleWaveformScale => {
+                self.scopes.command(&command, cx!(self))
             }
-            Command::CycleVectorscopeZoom => {
-                let zooms = crate::scope::draw::VECTORSCOPE_ZOOMS;
-                let at = zooms
-                    .iter()
-                    .position(|&z| z == self.view.vectorscope_zoom.max(1))
-                    .unwrap_or(0);
-                self.view.vectorscope_zoom = zooms[(at + 1) % zooms.len()];
-                let note = if self.view.scope == Some(crate::scope::ScopeKind::Vectorscope) {
-                    ""
-                } else {
-                    " (shown with the vectorscope: H)"
-                };
-                self.replace_message(
-                    "vectorscope: ",
-                    format!("vectorscope: ×{}{note}", self.view.vectorscope_zoom),
-                );
+            Command::ClearRegion => set_region(None, cx!(self)),
+            Command::ToggleTimeline => TimelineStrip::toggle(cx!(self)),
+            Command::SetRegion(region) => set_region(Some(region), cx!(self)),
+            Command::ToggleLogScale => change(&mut self.view, |v| v.log_scale = !v.log_scale),
+            Command::ToggleFit => change(&mut self.view, |v| v.fit = v.fit.toggled()),
+            Command::Screenshot => {
+                self.readbacks.screenshot_wanted = true;
+                Effects::default()
             }
-            Command::CycleWaveformScale => {
-                self.graticule.0 = self.graticule.0.next(self.media.pipeline.volume.is_hdr());
-                self.media.set_graticule(self.graticule.0, &self.graticule.1);
-                self.replace_message("waveform: ", format!("waveform: {}", self.graticule.0.name()));
+            Command::Open(_)
+            | Command::PlaylistNext
+            | Command::PlaylistPrev
+            | Command::ShowPlaylist
+            | Command::ChapterBy(_)
+            | Command::ShowProgress => self.files.command(&command, now, &self.media, &self.sound),
+            Command::ShowStats | Command::ToggleStats => {
+                self.stats.command(&command, now, &self.gpu, &mut self.media);
+                Effects::default()
             }
-            Command::ClearRegion => self.set_region(None),
-            Command::ToggleTimeline => {
-                self.view.timeline = !self.view.timeline;
-                if self.view.timeline {
-                    if let Err(e) = self.media.start_timeline(&self.gpu) {
-                        self.message(format!("no timeline: {e}"), true);
-                    }
-                }
-            }
-            Command::SetRegion(region) => self.set_region(Some(region)),
-            Command::ToggleLogScale => self.view.log_scale = !self.view.log_scale,
-            Command::ToggleFit => self.view.fit = self.view.fit.toggled(),
-            Command::Screenshot => self.screenshot_wanted = true,
-            Command::Open(paths) => self.append(&paths, now),
-            Command::PlaylistNext => self.playlist_move(1),
-            Command::PlaylistPrev => self.playlist_move(-1),
-            Command::ShowPlaylist => self.show_playlist(),
-            Command::ChapterBy(step) => self.chapter_by(step, now),
-            Command::ShowStats => {
-                self.stats_until = Some(now + STATS_TIME);
-                self.count_shown_signal(now);
-            }
-            Command::ToggleStats => {
-                self.stats_on = !self.stats_on;
-                self.stats_until = None;
-                self.count_shown_signal(now);
-            }
-            Command::ShowProgress => self.show_progress(),
-            Command::Adjust(adjustment, step) => {
-                let mut next = self.adjustments;
-                next.set(adjustment, next.get(adjustment) + step);
-                self.set_adjustments(next, Some(adjustment));
-            }
-            Command::SetAdjustment(adjustment, value) => {
-                let mut next = self.adjustments;
-                next.set(adjustment, value);
-                self.set_adjustments(next, Some(adjustment));
-            }
-            Command::ToggleAutoLevels | Command::ToggleEqualize => {
-                let mode = if command == Command::ToggleAutoLevels {
-                    AutoMode::Levels
-                } else {
-                    AutoMode::Equalize
-                };
-                let auto = if self.adjustments.auto == mode {
-                    AutoMode::Off
-                } else {
-                    mode
-                };
-                let text = match auto {
-                    AutoMode::Off => "picture: auto-levels and equalisation off",
-                    AutoMode::Levels => "picture: auto-levels",
-                    AutoMode::Equalize => "picture: histogram equalisation",
-                };
-                self.set_adjustments(
-                    Adjustments {
-                        auto,
-                        ..self.adjustments
-                    },
-                    None,
-                );
-                self.replace_message("picture: ", text.to_string());
-            }
-            Command::ResetAdjustments => {
-                self.set_adjustments(Adjustments::default(), None);
-                self.replace_message("picture: ", "picture: as decoded".to_string());
-            }
+            Command::Adjust(..)
+            | Command::SetAdjustment(..)
+            | Command::ToggleAutoLevels
+            | Command::ToggleEqualize
+            | Command::ResetAdjustments => self.picture.command(&command, cx!(self)),
             Command::CycleCompareMode | Command::Flicker | Command::CompareGainBy(_) | Command::CompareOffsetBy(_) => {
-                self.compare_command(&command)
+                self.compare.command(&command, cx!(self))
             }
-            Command::ToggleMark(mark) => {
-                let mut next = self.marks.clone();
-                next.shown = next.shown.toggled(mark);
-                let on = if next.shown.has(mark) { "on" } else { "off" };
-                self.replace_message(&format!("{}: ", mark.name()), format!("{}: {on}", mark.name()));
-                self.set_marks(next);
+            Command::ToggleMark(_) | Command::ZebraBy(_) | Command::PeakingBy(_) => {
+                self.marks.command(&command, cx!(self))
             }
-            Command::ZebraBy(step) => {
-                let mut next = self.marks.clone();
-                next.zebra = (next.zebra + step as f32).clamp(0.0, 110.0);
-                next.shown = next.shown.with(Mark::Zebra, true);
-                self.replace_message("zebra: ", format!("zebra: {}%", next.zebra));
-                self.set_marks(next);
-            }
-            Command::PeakingBy(step) => {
-                let mut next = self.marks.clone();
-                let (low, high) = (*PEAKING_RANGE.start(), *PEAKING_RANGE.end());
-                next.peaking = (next.peaking + step as f32).clamp(low, high);
-                next.shown = next.shown.with(Mark::Peaking, true);
-                self.replace_message("peaking: ", format!("peaking: edges of {}% and more", next.peaking));
-                self.set_marks(next);
-            }
-            Command::VolumeBy(step) => self.set_volume(self.volume.changed_by(step)),
-            Command::ToggleMute => self.set_volume(Volume {
-                muted: !self.volume.muted,
-                ..self.volume
-            }),
-            _ => {}
-        }
+            Command::VolumeBy(_) | Command::ToggleMute => self.sound.command(&command, &self.media),
+            _ => Effects::default(),
+        };
+        let go_on = self.take(fx);
         self.relayout();
-        true
+        go_on
     }
 
-    /// What a playback command also changes here: the OSD says where the loops stand, and
-    /// auto-levels start over at a new position instead of easing in from the old one.
-    fn applied_to_playback(&mut self, command: &Command) {
-        match command {
-            Command::AbLoop => {
-                let ab = self.media.playback.ab_loop();
-                let text = match (ab.a, ab.b) {
-                    (Some(a), None) => format!("A-B loop: A {}", format_time(a)),
-                    (Some(a), Some(b)) => format!("A-B loop: {} - {}", format_time(a), format_time(b)),
-                    _ => "A-B loop: cleared".to_string(),
-                };
-                self.replace_message("A-B loop", text);
-            }
-            Command::ToggleLoopFile => {
-                self.loop_file = self.media.playback.loop_file;
-                let text = if self.loop_file {
-                    "loop file: on"
-                } else {
-                    "loop file: off"
-                };
-                self.replace_message("loop file", text.to_string());
-            }
-            Command::SeekBy { .. }
-            | Command::SeekTo { .. }
-            | Command::SeekPercent { .. }
-            | Command::SeekStart
-            | Command::SeekEnd => self.media.restart_adjustments(&self.gpu.queue),
-            _ => {}
+    /// Does what a part's call asked for; false when a command it gave asks to quit.
+    pub(super) fn take(&mut self, fx: Effects) -> bool {
+        for toast in fx.toasts {
+            self.toasts.push(toast);
+            self.needs_redraw = true;
+        }
+        if fx.reprobe {
+            self.pointer.reprobe();
+        }
+        if fx.relayout {
+            self.relayout();
+        }
+        if fx.redraw {
+            self.needs_redraw = true;
+        }
+        let mut go_on = true;
+        for command in fx.then {
+            go_on &= self.apply(command);
+        }
+        go_on
+    }
+
+    /// The pointer moved to `point` (physical pixels), or left the window (None): the probe
+    /// follows it, a right-drag draws the region, a left-drag moves a comparison's wipe.
+    pub fn pointer_moved(&mut self, point: Option<(f64, f64)>) {
+        let over_osd = self.egui.over_widget(point);
+        let fx = self.pointer.moved(point, over_osd, cx!(self));
+        self.take(fx);
+        if point.is_some() {
+            let fx = self.compare.pointer_moved(point, cx!(self));
+            self.take(fx);
         }
     }
 
-    /// Applies picture adjustments to this file (and the next); `changed` names the control
-    /// whose new value the OSD shows, as mpv does.
-    fn set_adjustments(&mut self, adjustments: Adjustments, changed: Option<Adjustment>) {
-        self.adjustments = adjustments;
-        if let Err(e) = self.media.set_adjustments(&self.gpu, adjustments) {
-            self.message(format!("cannot adjust the picture: {e}"), true);
-            return;
-        }
-        self.media.recount = true;
-        self.probe_moved = true;
-        if let Some(adjustment) = changed {
-            let name = adjustment.name();
-            self.replace_message(&format!("{name}: "), format!("{name}: {}", adjustments.get(adjustment)));
-        }
+    /// Where the pointer is over the window, in physical pixels.
+    pub fn pointer_at(&self) -> Option<(f64, f64)> {
+        self.pointer.at()
     }
 
-    /// Shows `marks` on the picture (of this file and the next). The range marks, turned on
-    /// over a paused frame converted before any mark showed, have it decoded again: the range
-    /// test reads the frame's planes, which were given back once it was converted.
-    fn set_marks(&mut self, marks: MarkSettings) {
-        self.media.set_marks(&self.gpu, &self.scene, &marks);
-        let unmarked = self.media.pipeline.marks().is_some_and(|m| !m.range_marked());
-        if marks.shown.has(Mark::Range) && unmarked && self.media.playback.paused() {
-            if let Some(shown) = self.media.playback.shown() {
-                self.media.playback.seek_frame(shown.index);
-            }
-        }
-        self.marks = marks;
-        self.probe_moved = true;
+    /// Whether the pointer is over the OSD's panel, on its widgets rather than the picture.
+    pub fn pointer_over_osd(&self) -> bool {
+        self.egui.over_widget(self.pointer.at())
     }
 
-    /// Shows `text`, replacing a message that starts with `prefix` (repeated keys update one
-    /// line instead of stacking them).
-    pub(super) fn replace_message(&mut self, prefix: &str, text: String) {
-        self.messages.retain(|m| !m.text.starts_with(prefix));
-        self.message(text, false);
+    /// The right button went down or up on the picture: a drag sets the region, a click does
+    /// what MBTN_RIGHT is bound to. False when that asks to quit.
+    pub fn right_button(&mut self, pressed: bool) -> bool {
+        let fx = self.pointer.right_button(pressed, &self.bindings, cx!(self));
+        self.take(fx)
     }
 
-    /// Files dropped on the window join the playlist; the first of a drop plays.
-    fn append(&mut self, paths: &[PathBuf], now: Instant) {
-        let expanded = playlist::expand(paths);
-        for warning in expanded.warnings {
-            self.message(warning, true);
-        }
-        if expanded.files.is_empty() {
-            return;
-        }
-        let Some(first) = self.playlist.append(expanded.files) else {
-            return;
-        };
-        // Each file of a multi-file drop comes as its own event, moments apart.
-        let same_drop = self.last_drop.is_some_and(|t| now.duration_since(t) < DROP_BURST);
-        self.last_drop = Some(now);
-        if !same_drop {
-            self.playlist.go_to(first);
-            self.playlist_step = 1;
-            self.open_current();
-        }
+    /// The left button went down on the picture, or up anywhere: comparing in wipe mode, a
+    /// press and the drag after it move the wipe's line.
+    pub fn left_button(&mut self, pressed: bool) {
+        let point = self.pointer.at();
+        let fx = self.compare.left_button(pressed, point, cx!(self));
+        self.take(fx);
     }
 
-    /// The next (+1) or previous (−1) file of the playlist.
-    fn playlist_move(&mut self, step: i32) {
-        let moved = if step > 0 {
-            self.playlist.next()
-        } else {
-            self.playlist.prev()
-        };
-        match moved {
-            Some(_) => {
-                self.playlist_step = step;
-                self.open_current();
-            }
-            None => {
-                let text = if step > 0 { "no next file" } else { "no previous file" };
-                self.replace_message("no ", text.to_string());
-            }
-        }
-    }
-
-    fn open_current(&mut self) {
-        if let Some(path) = self.playlist.current().map(PathBuf::from) {
-            self.open(path);
-        }
-    }
-
-    fn show_playlist(&mut self) {
-        let current = self.playlist.index();
-        let lines: Vec<String> = self
-            .playlist
-            .entries()
-            .iter()
-            .enumerate()
-            .map(|(i, path)| {
-                let name = path
-                    .file_name()
-                    .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-                format!("{} {name}", if i == current { "➡" } else { "   " })
-            })
-            .collect();
-        self.replace_message(
-            "playlist",
-            format!("playlist {}\n{}", self.playlist.position_label(), lines.join("\n")),
-        );
-    }
-
-    /// Seeks to the start of the chapter `step` chapters away from the one playing.
-    fn chapter_by(&mut self, step: i32, now: Instant) {
-        let start = self.media.playback.timeline().start;
-        let chapters = &self.media.info.chapters;
-        if chapters.is_empty() {
-            self.replace_message("chapter", "chapter: the file has none".to_string());
-            return;
-        }
-        let position = self.media.playback.position();
-        let starts: Vec<f64> = chapters.iter().map(|c| c.start - start).collect();
-        let (seconds, label) = match chapter_target(&starts, position, step) {
-            ChapterTarget::Chapter(i) => {
-                let title = chapters[i].title.clone().unwrap_or_default();
-                (
-                    starts[i].max(0.0),
-                    format!("chapter {}/{} {title}", i + 1, chapters.len()),
-                )
-            }
-            ChapterTarget::Start => (0.0, "chapter: start".to_string()),
-            ChapterTarget::None => {
-                self.replace_message("chapter", "chapter: no next chapter".to_string());
-                return;
-            }
-        };
-        let seek = Command::SeekTo { seconds, exact: true };
-        self.media.playback.apply(&seek, now);
-        self.applied_to_playback(&seek);
-        self.replace_message("chapter", label.trim_end().to_string());
-    }
-
-    /// mpv's `show-progress`: the OSD comes up with the position spelled out.
-    fn show_progress(&mut self) {
-        let playback = &self.media.playback;
-        let position = playback.position();
-        let duration = playback.timeline().duration;
-        let percent = if duration > 0.0 {
-            position / duration * 100.0
-        } else {
-            0.0
-        };
-        let text = format!("{} / {} ({percent:.0}%)", format_time(position), format_time(duration));
-        self.replace_message("progress", format!("progress {text}"));
-    }
-
-    /// Opens `path` on a thread of its own (a file on a slow disk may take a while to probe);
-    /// playback of the current file goes on until it is ready.
-    fn open(&mut self, path: PathBuf) {
-        self.message(format!("opening {}", path.display()), false);
-        let proxy = self.proxy.clone();
-        let volume = self.sound.then_some(self.volume);
-        let device = self.audio_device.clone();
-        let opener = std::thread::Builder::new()
-            .name("histoplay open".into())
-            .spawn(move || {
-                let result = open_file(&path, volume, device.as_deref());
-                let _ = proxy.send_event(UserEvent::Opened(path, Box::new(result)));
-            });
-        if let Err(e) = opener {
-            self.message(format!("cannot open a file now: {e}"), true);
-        }
-    }
-
-    /// A file opened by `open`: it replaces the current one, or its error is shown.
+    /// A file opened by `Files`: it replaces the current one, or its error is shown.
     pub fn opened(&mut self, path: PathBuf, result: Result<OpenedFile, crate::video::source::VideoError>) {
-        self.messages.retain(|m| !m.text.starts_with("opening "));
+        self.toasts.remove("opening ");
         self.touched();
         let media = result.map_err(PlayerError::from).and_then(|opened| {
-            // The volume may have changed while the file was opening.
-            if let Some(audio) = &opened.audio {
-                audio.set_volume(self.volume);
-            }
+            self.sound.opened(&opened);
             Media::new(
                 &self.gpu,
                 self.media.pipeline.engine.bins,
@@ -695,101 +345,176 @@ impl PlayerWindow {
                 self.media.serial + 1,
                 &self.proxy,
                 MediaOptions {
-                    cache_bytes: self.cache_bytes,
+                    cache_bytes: self.files.cache_bytes,
                     // The next file plays at the speed this one was at, as in mpv.
                     speed: self.media.playback.speed(),
                 },
             )
         });
         match media {
-            Ok(media) => {
-                // The old file's decoder stops and its GPU frames go with it, off this thread:
-                // stopping waits for the frame it is decoding.
-                let old = std::mem::replace(&mut self.media, media);
-                let dropped = std::thread::Builder::new()
-                    .name("histoplay close".into())
-                    .spawn(move || drop(old));
-                if let Err(e) = dropped {
-                    log::warn!("closing the previous file on this thread: {e}");
-                }
-                self.media.playback.loop_file = self.loop_file;
-                if let Err(e) = self.media.set_adjustments(&self.gpu, self.adjustments) {
-                    self.message(format!("cannot adjust the picture: {e}"), true);
-                }
-                self.media.set_marks(&self.gpu, &self.scene, &self.marks);
-                self.media.set_graticule(self.graticule.0, &self.graticule.1);
-                self.readout = None;
-                self.probe = None;
-                self.probe_moved = true;
-                self.region_drag = None;
-                // The pointer is over a frame of another size now.
-                self.probe_at = None;
-                self.pointer_moved(self.pointer);
-                if let Err(e) = self.media.set_scope(&self.gpu, &self.scene, self.view.scope) {
-                    self.message(format!("no scope: {e}"), true);
-                }
-                self.timeline_strip.forget();
-                if self.view.timeline {
-                    if let Err(e) = self.media.start_timeline(&self.gpu) {
-                        self.message(format!("no timeline: {e}"), true);
-                    }
-                }
-                self.window.set_title(&title(&path));
-                if self.window.fullscreen().is_none() {
-                    // As mpv does: the window takes the new video's size (Resized follows).
-                    let info = &self.media.info;
-                    let (width, height) = default_window_size(info.format.height, info.display_aspect);
-                    let _ = self
-                        .window
-                        .request_inner_size(winit::dpi::PhysicalSize::new(width, height));
-                }
-                self.relayout();
-            }
+            Ok(media) => self.replace_media(media, &path),
             Err(e) => {
                 self.message(e.to_string(), true);
-                // A playlist entry that can't be played is skipped, in the direction of travel;
-                // with nothing left to try, the old file keeps playing.
-                if self.playlist.current() == Some(path.as_path()) {
-                    let index = self.playlist.index();
-                    log::warn!("skipping '{}'", path.display());
-                    if self.playlist.remove(index) && self.playlist.len() > 1 {
-                        let moved = if self.playlist_step < 0 {
-                            self.playlist.prev()
-                        } else {
-                            // The next entry has moved into the removed one's place.
-                            Some(self.playlist.index())
-                        };
-                        if moved.is_some() && self.playlist.current() != Some(self.media.info.path.as_path()) {
-                            self.open_current();
-                        }
-                    }
-                }
+                let fx = self.files.open_failed(&path, &self.media.info.path, &self.sound);
+                self.take(fx);
             }
         }
     }
 
-    fn set_volume(&mut self, volume: Volume) {
-        self.volume = volume;
-        if let Some(audio) = &self.media.audio {
-            audio.set_volume(volume);
+    /// `media` is the file shown from now on: what is kept from file to file applies to it.
+    fn replace_media(&mut self, media: Media, path: &std::path::Path) {
+        // The old file's decoder stops and its GPU frames go with it, off this thread:
+        // stopping waits for the frame it is decoding.
+        let old = std::mem::replace(&mut self.media, media);
+        let dropped = std::thread::Builder::new()
+            .name("histoplay close".into())
+            .spawn(move || drop(old));
+        if let Err(e) = dropped {
+            log::warn!("closing the previous file on this thread: {e}");
         }
-        let text = match (self.media.audio.is_some(), volume.muted) {
-            (false, _) => "no sound".to_string(),
-            (true, true) => format!("volume {}% (muted)", volume.percent),
-            (true, false) => format!("volume {}%", volume.percent),
-        };
-        self.messages
-            .retain(|m| !m.text.starts_with("volume ") && m.text != "no sound");
-        self.message(text, false);
+        self.media.playback.loop_file = self.files.loop_file;
+        let fx = self.picture.file_opened(cx!(self));
+        self.take(fx);
+        self.marks.file_opened(cx!(self));
+        self.readbacks.readout = None;
+        let fx = self.scopes.file_opened(cx!(self));
+        self.take(fx);
+        let over_osd = self.egui.over_widget(self.pointer.at());
+        let fx = self.pointer.file_opened(over_osd, cx!(self));
+        self.take(fx);
+        let fx = self.timeline_strip.file_opened(cx!(self));
+        self.take(fx);
+        self.window.set_title(&title(path));
+        if self.window.fullscreen().is_none() {
+            // As mpv does: the window takes the new video's size (Resized follows).
+            let info = &self.media.info;
+            let (width, height) = default_window_size(info.format.height, info.display_aspect);
+            let _ = self
+                .window
+                .request_inner_size(winit::dpi::PhysicalSize::new(width, height));
+        }
+        self.relayout();
     }
 
     pub fn message(&mut self, text: String, error: bool) {
-        if error {
-            log::warn!("{text}");
-        }
-        let until = Instant::now() + if error { ERROR_TIME } else { MESSAGE_TIME };
-        self.messages.push(Message { text, error, until });
+        self.toasts.message(text, error);
         self.needs_redraw = true;
+    }
+
+    /// Draws a frame: the new one when it is due (else the one shown, counted again where
+    /// needed), the OSD over it; submits and presents it.
+    pub fn redraw(&mut self) -> Result<(), PlayerError> {
+        let started = Instant::now();
+        self.needs_redraw = false;
+        let Some(target) = self.surface.acquire(&self.gpu, &self.window)? else {
+            // Try again a little later rather than at once: a hidden window can keep refusing.
+            self.blocked_until = Some(started + BLOCKED_RETRY);
+            self.needs_redraw = true;
+            return Ok(());
+        };
+        let now = Instant::now();
+        let timed = self.stats.visible(now);
+        self.stats.prepare_signal(timed, &self.gpu, &mut self.media);
+        let next = self.media.playback.next_frame(now, self.render_lead());
+        let mut encoder = (self.gpu.device).create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("player frame"),
+        });
+        let counting = (&mut self.stats, &mut self.readbacks.clipping);
+        frame::encode_counts(&mut encoder, &self.gpu, &mut self.media, counting, next.as_ref(), timed);
+        self.pointer.encode(&mut encoder, &self.media, next.is_some());
+        let painted = self.run_osd(now, &mut encoder);
+        let drawing = Drawing {
+            scene: &self.scene,
+            media: &self.media,
+            quads: self.view.quads,
+            egui: &self.egui,
+            painted: &painted,
+        };
+        drawing.encode(&mut encoder, &target.view, self.stats.timer(timed));
+        let shots = &mut self.readbacks;
+        let shot = std::mem::take(&mut shots.screenshot_wanted)
+            .then(|| drawing.capture(&mut encoder, (&self.gpu, &self.surface), &mut shots.screenshots));
+        if let Some(Err(e)) = shot {
+            self.message(e, true);
+        }
+        self.stats.finish(&mut encoder, timed);
+        self.gpu.queue.submit([encoder.finish()]);
+        self.submitted(next.map(|n| n.frame.slot), timed);
+        self.window.pre_present_notify();
+        self.gpu.queue.present(target.texture);
+        let at = Instant::now();
+        if next.is_some() {
+            self.lead.record(at - started);
+        }
+        self.record_present(at, next.and_then(|n| n.due), next.is_some());
+        Ok(())
+    }
+
+    /// Runs the OSD's egui pass over what the window shows; applies what its seek bar asks.
+    fn run_osd(&mut self, now: Instant, encoder: &mut wgpu::CommandEncoder) -> Painted {
+        let title = self.media.file_name();
+        let strip = match (&self.media.timeline, self.view.timeline) {
+            (Some(fill), true) => self.timeline_strip.texture(&self.egui.ctx, fill, now),
+            _ => None,
+        };
+        let opacity = self.osd.drawn(now, self.media.playback.paused());
+        let stats_notes = StatsNotes {
+            playlist: self.files.position_label(),
+            adjustments: self.picture.label(),
+            marks: self.marks.note(&self.media).map(|note| note.line),
+        };
+        let view = OsdView {
+            view: self.view,
+            probe: self.pointer.probe().zip(self.pointer.at()),
+            timeline: strip,
+            opacity,
+            messages: self.toasts.list(),
+            stats: self.stats.lines(now, &self.media, stats_notes),
+            marks: self.marks.note(&self.media),
+            ..frame::osd_view(&self.media, &title, self.readbacks.readout)
+        };
+        let (osd, size) = (&mut self.osd, self.surface.size());
+        let (painted, (commands, drawn)) = (self.egui).run(&self.window, &self.gpu, encoder, (now, size), |ctx| {
+            osd.show(ctx, &view)
+        });
+        self.osd_drawn = frame::in_pixels(drawn, painted.screen.pixels_per_point);
+        for command in commands {
+            self.apply(command);
+        }
+        painted
+    }
+
+    /// The frame's work was submitted: the new frame's slot goes back to the decoder, and the
+    /// readbacks it recorded wait on the GPU.
+    fn submitted(&mut self, slot: Option<usize>, timed: bool) {
+        self.egui.submitted();
+        // The slot's planes are converted by the work just submitted; the decoder may refill
+        // it now (its uploads queue behind that work).
+        if let Some(slot) = slot {
+            self.media.playback.source.release(slot);
+        }
+        self.pointer.submitted();
+        self.stats.submitted(timed);
+        let metrics = CompareControl::submitted(&mut self.media);
+        (self.readbacks).submitted(self.pointer.pending() || self.stats.pending() || metrics);
+    }
+
+    fn record_present(&mut self, at: Instant, due: Option<Instant>, new_frame: bool) {
+        let present = Present {
+            size: self.surface.size(),
+            probe: self.pointer.probe().map(|p| [p.x, p.y, p.rgb[0], p.rgb[1], p.rgb[2]]),
+            marks: self.marks.shown(),
+            osd: self.osd_drawn.clone(),
+            signal: (self.frame_log.as_ref()).and_then(|_| self.stats.log_field(at, self.media.serial)),
+            ..frame::present(&self.media, at, due, new_frame)
+        };
+        self.stats.presented(new_frame);
+        if let Some(log) = &mut self.frame_log {
+            log.record(&present);
+        }
+        if let Some(bench) = &mut self.bench {
+            bench.on_present(&present);
+        }
     }
 
     /// Housekeeping between events (decoder, readbacks, messages, the OSD fade) and the next
@@ -798,126 +523,35 @@ impl PlayerWindow {
         let blocked = self.blocked_until.filter(|&t| t > now);
         let renderable = self.surface.is_renderable() && blocked.is_none();
         let lead = self.render_lead();
-        self.media.update_extent();
-        if renderable {
-            self.media.playback.pump(now);
-        } else {
-            self.media.playback.drop_late(now, lead);
-        }
-        if self.media.playback.take_changed() {
-            self.needs_redraw = true;
-        }
-        // At the end of a file the playlist moves on; at the end of the last one the last frame
-        // stays up, paused.
-        if self.media.playback.take_finished() {
-            let before = self.playlist.index();
-            match self.playlist.next() {
-                // A playlist of one file, looped.
-                Some(index) if index == before => {
-                    self.media.playback.apply(&Command::SeekStart, now);
-                    self.media.playback.apply(&Command::Resume, now);
-                }
-                Some(_) => {
-                    self.playlist_step = 1;
-                    self.open_current();
-                }
-                None => {}
-            }
-        }
-        if let Some(audio) = &self.media.audio {
-            if let Some(heard) = audio.heard_at(now) {
-                self.media.playback.follow_audio(now, heard);
-            }
-            audio.cue(self.media.playback.audio_cue());
-        }
+        self.needs_redraw |= self.media.catch_up(now, lead, renderable);
+        let fx = self.files.finished(now, &mut self.media, &self.sound);
+        self.take(fx);
+        Sound::follow(&mut self.media, now);
         if let Some(error) = self.media.playback.take_error() {
             self.message(error, true);
         }
-        let failed = self
-            .media
-            .playback
-            .source
-            .paired_mut()
-            .and_then(|pair| pair.take_b_failure());
-        if let Some(error) = failed {
-            self.message(format!("compared file: {error}"), true);
-        }
-        self.decode_meter.record(now, self.media.playback.received());
-        self.display_meter.record(now, self.shown_frames);
+        let fx = CompareControl::wake(&mut self.media);
+        self.take(fx);
         self.poll_readbacks();
-        let before = self.messages.len();
-        self.messages.retain(|m| m.until > now);
-        if self.messages.len() != before {
-            self.needs_redraw = true;
-        }
 
         // Egui asks for a frame or two more after input (to settle its layout), only for a
         // window that can be drawn.
-        let egui_repaint = self.egui_repaint.filter(|_| renderable);
-        if egui_repaint.is_some_and(|t| t <= now) {
-            self.needs_redraw = true;
-        }
-        let mut wake = vec![egui_repaint, blocked, self.messages.iter().map(|m| m.until).min()];
-        let opacity = self.opacity(now);
-        if opacity != self.drawn_opacity {
-            self.needs_redraw = true;
-        }
-        if let Some(fill) = &self.media.timeline {
-            fill.set_playing(!self.media.playback.paused());
-        }
-        // The timeline redraws as it fills, a few times a second, while it is shown.
-        if self.view.timeline
-            && self
-                .media
-                .timeline
-                .as_ref()
-                .is_some_and(|t| !t.done() || self.timeline_strip.stale(t))
-        {
-            let next = self.timeline_strip.next_update();
-            if next <= now {
-                self.needs_redraw = true;
-            }
-            wake.push(Some(next.max(now)));
-        }
-        // The stats overlay refreshes a few times a second, and goes when its time is up.
-        if self.stats_visible(now) {
-            let next = self.stats_refresh.max(now);
-            if next <= now {
-                self.needs_redraw = true;
-                self.stats_refresh = now + STATS_REFRESH;
-            }
-            wake.push(Some(self.stats_refresh));
-        }
-        if let Some(until) = self.stats_until {
-            if until <= now {
-                self.stats_until = None;
-                self.needs_redraw = true;
-            } else {
-                wake.push(Some(until));
-            }
-        }
-        if !self.media.playback.paused() && opacity > 0.0 {
-            let idle = now.saturating_duration_since(self.last_input);
-            wake.push(Some(if idle < osd::FADE_AFTER {
-                self.last_input + osd::FADE_AFTER
-            } else {
-                now + Duration::from_millis(33)
-            }));
-        }
+        let egui_repaint = self.egui.repaint().filter(|_| renderable);
+        self.needs_redraw |= egui_repaint.is_some_and(|t| t <= now);
+        let mut wake = vec![egui_repaint, blocked];
+        let paused = self.media.playback.paused();
+        self.needs_redraw |= self.toasts.expire(now, &mut wake);
+        self.needs_redraw |= self.osd.wake(now, paused, &mut wake);
+        let strip = &self.timeline_strip;
+        self.needs_redraw |= strip.wake(now, &self.media, self.view.timeline, &mut wake);
+        self.needs_redraw |= self.stats.wake(now, &self.media, &mut wake);
         // The pointer goes with the OSD while playing, as in mpv.
-        let hide_cursor = opacity == 0.0;
+        let hide_cursor = self.osd.opacity(now, paused) == 0.0;
         if hide_cursor != self.cursor_hidden {
             self.window.set_cursor_visible(!hide_cursor);
             self.cursor_hidden = hide_cursor;
         }
-        match self.media.playback.wake(now, lead, renderable) {
-            super::playback::Wake::Now => self.needs_redraw = true,
-            super::playback::Wake::At(t) => wake.push(Some(t)),
-            // The decode thread wakes the loop (UserEvent::Decoded) when its frame arrives; the
-            // slow timer is only a safety net while a frame is awaited.
-            super::playback::Wake::Poll => wake.push(Some(now + AWAIT_FALLBACK)),
-            super::playback::Wake::Idle => {}
-        }
+        self.needs_redraw |= self.media.wake(now, lead, renderable, &mut wake);
         let redraw = self.needs_redraw && renderable;
         (redraw, wake.into_iter().flatten().min())
     }
@@ -927,139 +561,21 @@ impl PlayerWindow {
         self.lead.lead(timeline.frame_duration, self.media.playback.speed())
     }
 
-    pub(super) fn opacity(&self, now: Instant) -> f32 {
-        let idle = now.saturating_duration_since(self.last_input);
-        osd::opacity(idle, self.media.playback.paused(), self.osd.dragging())
-    }
-
     /// Picks up finished readbacks without waiting: the clipping readout and screenshots.
     fn poll_readbacks(&mut self) {
-        let timing = self.pass_timer.as_ref().is_some_and(|t| t.pending());
         let metrics = self.media.compare.as_ref().is_some_and(|c| c.stage.pending());
-        if !self.clipping.pending() && !self.screenshots.pending() && !self.probes.pending() && !timing && !metrics {
+        if !self.readbacks.pending() && !self.pointer.pending() && !self.stats.pending() && !metrics {
             return;
         }
         if let Err(e) = self.gpu.device.poll(wgpu::PollType::Poll) {
             log::warn!("polling the GPU failed: {e}");
         }
-        if let Some((tag, clipping)) = self.clipping.take_latest() {
-            if tag.media == self.media.serial {
-                self.readout = Some(clipping);
-                // Playing, the next frame shows it anyway; paused, draw it now.
-                if self.media.playback.paused() {
-                    self.needs_redraw = true;
-                }
-            }
-        }
-        if let Some((tag, probe)) = self.probes.take_latest() {
-            if tag.media == self.media.serial && self.probe_at == Some((tag.x, tag.y)) {
-                self.probe = Some(probe);
-                self.media
-                    .scene
-                    .set_markers(probe.markers(self.media.pipeline.engine.bins));
-                self.relayout();
-                self.needs_redraw = true;
-            }
-        }
-        let serial = self.media.serial;
-        if let Some(comparison) = &mut self.media.compare {
-            if let Some((tag, metrics)) = comparison.stage.take_metrics() {
-                if tag.media == serial {
-                    comparison.metrics = Some((tag, metrics));
-                    self.needs_redraw |= self.media.playback.paused();
-                }
-            }
-        }
-        if let Some(signal) = self.signal.as_mut().filter(|s| s.media == serial) {
-            if signal.poll(self.media.pipeline.stats()) {
-                self.needs_redraw |= self.media.playback.paused() && self.stats_visible(Instant::now());
-            }
-        }
-        self.screenshots.finish(&self.notify);
-        if let Some(timings) = self.pass_timer.as_mut().and_then(PassTimer::latest) {
-            self.timings = Some(timings);
-        }
-    }
-
-    /// Whether the stats overlay is up.
-    pub(super) fn stats_visible(&self, now: Instant) -> bool {
-        self.stats_on || self.stats_until.is_some_and(|t| t > now)
-    }
-
-    /// Counts the signal statistics of the frames drawn while the overlay is `visible` (the
-    /// stage and its readbacks are made the first time, for each file), and not otherwise.
-    pub(super) fn prepare_signal(&mut self, visible: bool) {
-        let serial = self.media.serial;
-        if visible && self.signal.as_ref().is_none_or(|s| s.media != serial) {
-            self.signal = Some(SignalOverlay::new(&self.gpu, &mut self.media.pipeline, serial));
-        }
-        self.media.pipeline.pause_stats(!visible);
-        if let Some(signal) = self.signal.as_mut().filter(|_| !visible) {
-            signal.pause();
-        }
-    }
-
-    /// The signal statistics of this file landed last.
-    pub(super) fn signal_shown(&self) -> Option<&SignalReadout> {
-        let signal = self.signal.as_ref().filter(|s| s.media == self.media.serial)?;
-        signal.shown.as_ref()
-    }
-
-    /// The overlay came up over a paused frame whose statistics aren't counted: it is decoded
-    /// again (its planes were given back once it was converted) and counted as it lands.
-    fn count_shown_signal(&mut self, now: Instant) {
-        if !self.stats_visible(now) || !self.media.playback.paused() {
-            return;
-        }
-        let Some(shown) = self.media.playback.shown() else {
-            return;
-        };
-        if self.signal_shown().is_some_and(|r| r.frame == shown.index) {
-            return;
-        }
-        self.prepare_signal(true);
-        if let Some(signal) = &mut self.signal {
-            // Another frame's figures would pass for this one's.
-            signal.shown = None;
-        }
-        if self.signal.as_ref().is_some_and(SignalOverlay::counted) {
-            self.media.playback.seek_frame(shown.index);
-        }
-    }
-
-    /// The stats overlay's signal lines: the statistics landed, or why there are none.
-    fn signal_lines(&self) -> Vec<(&'static str, String)> {
-        match (&self.signal, self.signal_shown()) {
-            (_, Some(readout)) => readout.lines(),
-            (Some(signal), None) if signal.media == self.media.serial && !signal.counted() => {
-                vec![("signal", "not counted: the planes are not 8- or 10-bit Y'CbCr".into())]
-            }
-            _ => vec![("signal", "counting...".into())],
-        }
-    }
-
-    /// The stats overlay's lines, while it is up.
-    pub(super) fn stats_lines(&self, now: Instant) -> Option<Vec<(&'static str, String)>> {
-        if !self.stats_visible(now) {
-            return None;
-        }
-        let playback = &self.media.playback;
-        let input = StatsInput {
-            info: &self.media.info,
-            playlist: (self.playlist.len() > 1).then(|| self.playlist.position_label()),
-            decode_rate: self.decode_meter.rate(),
-            display_rate: self.display_meter.rate(),
-            speed: playback.speed(),
-            dropped: playback.dropped(),
-            cache: playback.source.cache_fill(),
-            timings: self.timings.as_ref(),
-            timestamps: self.pass_timer.is_some(),
-            adjustments: self.adjustments.label(),
-            marks: self.marks_note().map(|note| note.line),
-            adapter: &self.gpu_name,
-            signal: self.signal_lines(),
-        };
-        Some(stats_overlay::lines(&input))
+        self.needs_redraw |= self.readbacks.poll(&self.media);
+        let fx = self.pointer.poll(&mut self.media);
+        self.take(fx);
+        self.needs_redraw |= CompareControl::poll(&mut self.media);
+        self.needs_redraw |= self.stats.poll(&self.media, Instant::now());
+        self.readbacks.finish();
     }
 
     /// Issues the bench script's commands that are due; returns when its next one is.
@@ -1083,46 +599,12 @@ impl PlayerWindow {
 
     /// The bench's report once its script has run.
     pub fn bench_report(&self) -> Option<BenchReport> {
-        let bench = self.bench.as_ref().filter(|b| b.finished())?;
-        let mut report = bench.report();
-        let info = &self.media.info;
-        report.title = format!(
-            "{}: {}x{}, {:.2} fps, {} frames, on {}",
-            info.path.display(),
-            info.format.width,
-            info.format.height,
-            1.0 / info.frame_duration,
-            self.media.index.frame_count().map_or("?".into(), |n| n.to_string()),
-            self.gpu.describe()
-        );
-        Some(report)
+        (self.bench.as_ref()?).report_on(&self.media, &self.gpu)
     }
 }
 
-/// `histoplay — <file name>`: tests find the window by it.
-fn title(path: &std::path::Path) -> String {
-    let name = path
-        .file_name()
-        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-    format!("histoplay — {name}")
-}
-
-/// A lost device or an error the GPU reports by itself ends the player with a message, instead
-/// of wgpu's default (a panic) or a window that silently stops.
-fn watch_device(device: &wgpu::Device, proxy: &EventLoopProxy<UserEvent>) {
-    let lost = proxy.clone();
-    device.set_device_lost_callback(move |reason, message| {
-        if reason != wgpu::DeviceLostReason::Destroyed {
-            let _ = lost.send_event(UserEvent::Fatal(PlayerError::DeviceLost(crate::gpu::one_line(
-                &message,
-            ))));
-        }
-    });
-    let errors = proxy.clone();
-    device.on_uncaptured_error(Arc::new(move |error| {
-        log::error!("{error}");
-        let _ = errors.send_event(UserEvent::Fatal(PlayerError::GpuFailure(crate::gpu::one_line(
-            &error.to_string(),
-        ))));
-    }));
+/// Changes the view's options (the window lays the scene out again after every command).
+fn change(view: &mut ViewOptions, change: impl FnOnce(&mut ViewOptions)) -> Effects {
+    change(view);
+    Effects::default()
 }

@@ -119,6 +119,8 @@ pub struct Present {
     pub marks: String,
     /// The signal statistics the stats overlay shows: `K:` and `report --csv`'s values.
     pub signal: Option<String>,
+    /// Where the OSD's boxes were drawn: name, then x, y, width and height in pixels.
+    pub osd: Vec<(String, [i32; 4])>,
 }
 
 pub fn parse(line: &str) -> Option<Present> {
@@ -140,7 +142,19 @@ pub fn parse(line: &str) -> Option<Present> {
         },
         marks: field("marks").unwrap_or("").to_string(),
         signal: field("signal").map(str::to_string),
+        osd: field("osd").map_or(Some(Vec::new()), boxes)?,
     })
+}
+
+/// `compare:112,8,416,22;panel:8,180,624,70` as names and rectangles.
+fn boxes(list: &str) -> Option<Vec<(String, [i32; 4])>> {
+    list.split(';')
+        .map(|entry| {
+            let (name, rect) = entry.split_once(':')?;
+            let values: Vec<i32> = rect.split(',').map(|v| v.parse().ok()).collect::<Option<_>>()?;
+            Some((name.to_string(), values.try_into().ok()?))
+        })
+        .collect()
 }
 
 /// `1,2,3` as numbers; `-` (none) as None.

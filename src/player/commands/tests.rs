@@ -1,6 +1,8 @@
 use super::*;
 use crate::marks::Mark;
 use winit::dpi::PhysicalPosition;
+use winit::event::MouseScrollDelta;
+use winit::keyboard::{Key, KeyLocation, ModifiersState, NamedKey};
 
 /// mpv's default bindings (its `etc/input.conf`) for every function histoplay has, verbatim.
 const MPV_DEFAULTS: &[(&str, &str)] = &[

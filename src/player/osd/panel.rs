@@ -1,0 +1,139 @@
+//! The bottom panel: state, position and frame, the view's options, the histogram timeline,
+//! and the clipping readout.
+
+use super::{hdr_text, OsdView, CHANNELS, DIM, TEXT};
+use crate::player::commands::Command;
+use crate::player::pacing::format_time;
+use crate::render::layout::Fit;
+use crate::render::scene::Quads;
+use crate::video::index::FrameNumber;
+use egui::{Color32, RichText, Sense};
+
+/// Height of the histogram timeline in the OSD, in points.
+pub(super) const TIMELINE_HEIGHT: f32 = 48.0;
+
+/// The histogram timeline above the seek bar: the whole file's luminance histograms, the
+/// position marked; hovering shows the time under the pointer, a click seeks there exactly.
+pub(super) fn timeline_strip(ui: &mut egui::Ui, texture: egui::TextureId, view: &OsdView, commands: &mut Vec<Command>) {
+    let (rect, response) = ui.allocate_exact_size(egui::vec2(ui.available_width(), TIMELINE_HEIGHT), Sense::click());
+    let painter = ui.painter();
+    let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
+    painter.image(texture, rect, uv, Color32::WHITE);
+    let duration = view.duration.max(1e-9);
+    let played = (view.position / duration).clamp(0.0, 1.0) as f32;
+    let x = rect.left() + rect.width() * played;
+    painter.vline(
+        x,
+        rect.y_range(),
+        egui::Stroke::new(1.5, Color32::from_rgb(90, 160, 255)),
+    );
+    let at = |pos: egui::Pos2| f64::from(((pos.x - rect.left()) / rect.width()).clamp(0.0, 1.0)) * duration;
+    if response.clicked() {
+        if let Some(pos) = response.interact_pointer_pos() {
+            commands.push(Command::SeekTo {
+                seconds: at(pos),
+                exact: true,
+            });
+        }
+    }
+    if let Some(pos) = response.hover_pos() {
+        response.on_hover_text_at_pointer(format_time(at(pos)));
+    }
+}
+
+/// Playing, paused or at the end, with a symbol egui's bundled fonts have: its text fonts lack
+/// "‖", "⏸" and "▶"; the emoji fonts it falls back to (Cargo.toml enables them) have the last two.
+pub(super) fn state_text(paused: bool, at_end: bool) -> &'static str {
+    match (paused, at_end) {
+        (true, true) => "⏸ end",
+        (true, false) => "⏸ paused",
+        (false, _) => "▶ playing",
+    }
+}
+
+/// State, position, frame, speed and the view's options; wraps in narrow windows.
+pub(super) fn status_line(ui: &mut egui::Ui, view: &OsdView) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new(state_text(view.paused, view.at_end)).color(TEXT).strong());
+        let time = format!("{} / {}", format_time(view.position), format_time(view.duration));
+        ui.label(RichText::new(time).monospace().color(TEXT));
+        ui.label(RichText::new(frame_text(view)).monospace().color(TEXT));
+        if view.preview {
+            ui.label(RichText::new("keyframe preview").color(DIM));
+        }
+        if let Some(hdr) = &view.hdr {
+            ui.label(RichText::new(hdr_text(hdr)).color(DIM));
+        }
+        let speed_color = if (view.speed - 1.0).abs() < 1e-9 { DIM } else { TEXT };
+        ui.label(
+            RichText::new(format!("{:.2}×", view.speed))
+                .monospace()
+                .color(speed_color),
+        );
+        let fit = match view.view.fit {
+            Fit::Cover => "cover",
+            Fit::Contain => "contain",
+        };
+        let scale = if view.view.log_scale { "log" } else { "linear" };
+        let quads = match view.view.quads {
+            Quads::Both => "RGB+L",
+            Quads::Rgb => "RGB",
+            Quads::Luminance => "L",
+            Quads::None => "no histograms",
+        };
+        let scope = view.view.scope.map_or(String::new(), |s| format!(" · {}", s.title()));
+        ui.label(RichText::new(format!("{fit} · {scale} · {quads}{scope}")).color(DIM));
+        if let Some(r) = view.region {
+            let text = format!("region {},{} {}×{}", r.x, r.y, r.width, r.height);
+            ui.label(RichText::new(text).color(Color32::from_rgb(255, 217, 51)));
+        }
+        if let Some(text) = loop_text(view.ab_loop, view.loop_file) {
+            ui.label(RichText::new(text).color(TEXT));
+        }
+    });
+}
+
+/// `loop A-B 00:01.000–00:03.500`, `loop A 00:01.000`, `loop file`: what loops.
+pub(super) fn loop_text(ab: crate::player::playback::AbLoop, loop_file: bool) -> Option<String> {
+    let mut parts = Vec::new();
+    match (ab.a, ab.b) {
+        (Some(a), Some(b)) => parts.push(format!("loop A-B {}-{}", format_time(a), format_time(b))),
+        (Some(a), None) => parts.push(format!("loop A {}", format_time(a))),
+        _ => {}
+    }
+    if loop_file {
+        parts.push("loop file".to_string());
+    }
+    (!parts.is_empty()).then(|| parts.join(" · "))
+}
+
+/// `frame 1234 / 5000`; `~` marks numbers the index hasn't confirmed yet.
+pub(super) fn frame_text(view: &OsdView) -> String {
+    let frame = match view.frame {
+        Some(FrameNumber { n, exact: true }) => format!("frame {n}"),
+        Some(FrameNumber { n, exact: false }) => format!("frame ~{n}"),
+        None => "frame -".to_string(),
+    };
+    match (view.frame_count, view.estimated_count) {
+        (Some(count), _) => format!("{frame} / {count}"),
+        (None, Some(estimate)) => format!("{frame} / ~{estimate}"),
+        (None, None) => frame,
+    }
+}
+
+/// Percent of the frame's pixels in the lowest and the highest bin, per channel; the file.
+pub(super) fn clipping_line(ui: &mut egui::Ui, view: &OsdView) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new("clipped % low high").color(DIM));
+        for (i, (name, color)) in CHANNELS.iter().enumerate() {
+            // Fixed widths: the line must not rewrap as the values change, or the seek bar
+            // above it would move under the pointer.
+            let text = match view.clipping {
+                Some(c) => format!("{name} {:>6.2} {:>6.2}", c.low[i] * 100.0, c.high[i] * 100.0),
+                None => format!("{name} {:>6} {:>6}", "-", "-"),
+            };
+            ui.label(RichText::new(text).monospace().color(*color));
+        }
+        ui.label(RichText::new(view.title).color(DIM));
+    });
+}
