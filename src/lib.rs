@@ -2,7 +2,6 @@
 //! computed on the GPU every frame.
 
 pub mod audio;
-pub mod bench;
 pub mod cli;
 pub mod clock;
 pub mod colour;

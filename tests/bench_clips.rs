@@ -3,7 +3,7 @@
 
 mod common;
 
-use histoplay::bench::clips::{encode_clip, loop_copy, ClipCodec, ClipMakeError, ClipSpec};
+use histoplay::cli::bench::clips::{encode_clip, loop_copy, ClipCodec, ClipMakeError, ClipSpec};
 use histoplay::video::source::VideoSource;
 use std::path::{Path, PathBuf};
 use std::process::Command;

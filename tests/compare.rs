@@ -813,9 +813,9 @@ fn compare_ends_with_ffmpegs_summary_of_the_run_on_stderr() {
 fn the_comparison_stage_composites_counts_and_measures_a_pair_as_its_cpu_twins_do() {
     use histoplay::colour::{ColorSpec, ColorVolume, Depth};
     use histoplay::compare::composite::{composite_cpu, CompareMode, Composite};
-    use histoplay::compare::stage::{CompareStage, PairTag};
     use histoplay::engine::histogram::packed_bins;
     use histoplay::gpu::texture::GpuFrame;
+    use histoplay::pipeline::comparison::{CompareStage, PairTag};
     use histoplay::pipeline::FramePipeline;
     use histoplay::scope::{column_scope, ScopeKind, DEFAULT_COLUMNS};
     use histoplay::video::format::{FrameFormat, PlaneData, PlaneLayout};

@@ -2,8 +2,8 @@
 
 mod common;
 
-use histoplay::bench::kernels::scales_agree;
-use histoplay::bench::variants::{self, GpuVariant, Production, VariantKind};
+use histoplay::cli::bench::kernels::scales_agree;
+use histoplay::cli::bench::variants::{self, GpuVariant, Production, VariantKind};
 use histoplay::colour::depth::pack_rgb10;
 use histoplay::colour::Depth;
 use histoplay::engine::chunk::{count_bits, ChunkShape};

@@ -1,13 +1,12 @@
 //! Comparing a picture with its reference (`histoplay compare`, `render --compare`, the window's
 //! `--compare`): which frames pair (`align`), the metrics stage (PSNR, MSE and SSIM as FFmpeg's
-//! filters compute them: `metrics` on the CPU, `gpu` on the GPU), the composite stage that shows
-//! the two together (`composite`), and the window's comparison stage that runs them (`stage`).
+//! filters compute them: `metrics` on the CPU, `gpu` on the GPU) and the composite stage that
+//! shows the two together (`composite`); `pipeline::comparison` runs them beside A's pipeline.
 
 pub mod align;
 pub mod composite;
 pub mod gpu;
 pub mod metrics;
-pub mod stage;
 
 use align::AlignBy;
 use composite::{CompareMode, Composite, MAX_GAIN};

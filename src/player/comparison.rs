@@ -1,5 +1,5 @@
 //! `histoplay A --compare B`: the second file of a comparison in the window. Its frames come
-//! paired with A's (`paired`), are drawn through the comparison stage (`compare::stage`), and
+//! paired with A's (`paired`), are drawn through the comparison stage (`pipeline::comparison`), and
 //! are steered by the comparison's keys (`compare_control.rs`): the mode, flicker, the
 //! difference's gain, B's offset, and the wipe's line dragged with the left button.
 
@@ -8,8 +8,8 @@ use super::PlayerError;
 use crate::compare::align::{AlignBy, Alignment};
 use crate::compare::composite::{CompareMode, Composite, MAX_GAIN};
 use crate::compare::metrics::FrameMetrics;
-use crate::compare::stage::{CompareStage, PairTag};
 pub use crate::compare::CompareOptions;
+use crate::pipeline::comparison::{CompareStage, PairTag};
 use crate::video::decoder::ReadyFrame;
 use crate::video::index::FrameIndex;
 use crate::video::source::{VideoInfo, VideoSource};

@@ -40,7 +40,7 @@ pub fn encode_counts(
         record_clipping(encoder, media, clipping, index);
         let partner = media.playback.source.paired().and_then(|pair| pair.partner(slot));
         if let Some(comparison) = &mut media.compare {
-            let tag = |b: crate::video::decoder::ReadyFrame| crate::compare::stage::PairTag {
+            let tag = |b: crate::video::decoder::ReadyFrame| crate::pipeline::comparison::PairTag {
                 media: media.serial,
                 frame: index,
                 frame_b: b.index,

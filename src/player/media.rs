@@ -142,9 +142,13 @@ impl Media {
             None => (PlayerSource::One(Box::new(decoder)), None),
             Some(compared) => {
                 let composite = compared.options.composite(info.format.width);
-                let stage =
-                    crate::compare::stage::CompareStage::new(gpu, &pipeline, compared.source.info.volume, composite)
-                        .map_err(|e| PlayerError::Compare(e.to_string()))?;
+                let stage = crate::pipeline::comparison::CompareStage::new(
+                    gpu,
+                    &pipeline,
+                    compared.source.info.volume,
+                    composite,
+                )
+                .map_err(|e| PlayerError::Compare(e.to_string()))?;
                 let b_info = compared.source.info.clone();
                 let b_index = std::sync::Arc::clone(compared.source.index());
                 log::info!(
@@ -224,7 +228,7 @@ impl Media {
         gpu: &GpuContext,
         renderer: &SceneRenderer,
         composite: crate::compare::composite::Composite,
-    ) -> Result<(), crate::compare::stage::StageError> {
+    ) -> Result<(), crate::pipeline::comparison::StageError> {
         let Some(comparison) = &mut self.compare else {
             return Ok(());
         };

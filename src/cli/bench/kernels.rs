@@ -2,7 +2,7 @@
 //! equal to the CPU reference before it is timed; GPU time comes from timestamp queries where the
 //! adapter has them, wall-clock time otherwise.
 
-use crate::bench::variants::{self, GpuVariant, Production, VariantKind};
+use crate::cli::bench::variants::{self, GpuVariant, Production, VariantKind};
 use crate::colour::Depth;
 use crate::engine::histogram::{self, Histogram};
 use crate::engine::{EngineConfig, Merge, Stage};

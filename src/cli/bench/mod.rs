@@ -1,10 +1,20 @@
-//! The benchmarks' commands: the histogram kernels (`bench`), the frame pipeline against
-//! decoding alone (`bench-pipeline`), the window's pacing (`bench-play`), sound against picture
-//! (`bench-av`), and the clips they play (`make-clip`).
+//! The benchmarks' commands and their measurements: the articles' kernels against histoplay's
+//! engine (`bench`, `kernels`), the whole frame pipeline and navigation against decoding alone
+//! (`bench-pipeline`, `pipeline`), the window's pacing (`bench-play`), sound against picture
+//! (`bench-av`, `av`), and the clips they run on (`make-clip`, `clips`).
 
+pub mod adjust;
+pub mod av;
+pub mod clips;
+pub mod compare;
+pub mod kernels;
+pub mod marks;
+pub mod pipeline;
+pub mod scopes;
+pub mod variants;
+
+use self::{av as bench_av, pipeline as bench_pipeline};
 use super::args::{parse_bins, parse_byte_size, parse_mark, parse_size, parse_speed};
-use crate::bench::clips::{self as bench_clips, ClipCodec, ClipSpec};
-use crate::bench::{av as bench_av, kernels, pipeline as bench_pipeline};
 use crate::engine::chunk::ChunkShape;
 use crate::engine::histogram::DEFAULT_BINS;
 use crate::engine::{EngineConfig, Merge};
@@ -13,6 +23,7 @@ use crate::marks::{Mark, MarkSet, MarkSettings};
 use crate::player::{self, PlayerOptions};
 use crate::video::still;
 use anyhow::{bail, Result};
+use clips::{self as bench_clips, ClipCodec, ClipSpec};
 use std::path::PathBuf;
 
 /// Time every histogram variant of the articles and histoplay's own on this GPU.

@@ -1,7 +1,10 @@
 //! The work done to each video frame, wired in one place for every front end (the player,
 //! `hist`, the benchmarks, the tests): a ring slot's planes are converted to RGB, counted by the
 //! histogram engine, and, where there is somewhere to show them, drawn with the histogram quads.
-//! A new pass (scopes, regions) is added here once.
+//! A new pass (scopes, regions) is added here once. Comparing two files adds a stage beside A's
+//! pipeline that reads both frames (`comparison`).
+
+pub mod comparison;
 
 use crate::colour::{ColorVolume, Depth};
 use crate::engine::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding};

@@ -76,7 +76,7 @@ pub fn long_file(ctx: &GpuContext, path: &Path, seconds: f64, dir: Option<&Path>
     for extension in ["mkv", "mp4"] {
         let copy: PathBuf = dir.join(format!("histoplay-long-{}.{extension}", std::process::id()));
         let started = Instant::now();
-        let made = crate::bench::clips::loop_copy(path, &copy, loops);
+        let made = crate::cli::bench::clips::loop_copy(path, &copy, loops);
         let result = made.map_err(anyhow::Error::from).and_then(|_| {
             let bytes = std::fs::metadata(&copy).map_or(0, |m| m.len());
             let made_in = started.elapsed();

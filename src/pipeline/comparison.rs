@@ -4,17 +4,17 @@
 //! copied out for the OSD. A's pipeline runs as for any file and never learns about B. Made
 //! once when the pair is opened; a mode that needs a wider composite makes it the first time.
 
-use super::composite::{composite_frame, CompareMode, Composite, CompositeBinding, CompositePass, MAX_GAIN};
-use super::gpu::{MetricsBinding, MetricsPass};
-use super::metrics::FrameMetrics;
+use super::FramePipeline;
 use crate::colour::{ColorSpec, ColorVolume, Range};
+use crate::compare::composite::{composite_frame, CompareMode, Composite, CompositeBinding, CompositePass, MAX_GAIN};
+use crate::compare::gpu::{MetricsBinding, MetricsPass};
+use crate::compare::metrics::FrameMetrics;
 use crate::engine::{HistogramTarget, SourceBinding};
 use crate::gpu::mapping::LatestReadback;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::marks::gpu::{MarksStage, MarksView};
 use crate::marks::MarkSettings;
-use crate::pipeline::FramePipeline;
 use crate::scope::gpu::{ScopeCounting, ScopePass, ScopeShape, ScopeTarget};
 use crate::scope::ScopeKind;
 use crate::video::format::{FrameFormat, PlaneLayout};
@@ -76,7 +76,7 @@ pub enum StageError {
     #[error(transparent)]
     Gpu(#[from] crate::gpu::GpuError),
     #[error(transparent)]
-    Metrics(#[from] super::gpu::MetricsError),
+    Metrics(#[from] crate::compare::gpu::MetricsError),
 }
 
 impl CompareStage {

@@ -141,8 +141,8 @@ fn ffmpeg_rate(a: &Path, b: &Path, frames: u64) -> Option<f64> {
 fn paced_pair(ctx: &GpuContext, a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
     use crate::compare::align::{AlignBy, Alignment};
     use crate::compare::composite::{CompareMode, Composite};
-    use crate::compare::stage::{CompareStage, PairTag};
     use crate::gpu::texture::GpuFrame;
+    use crate::pipeline::comparison::{CompareStage, PairTag};
     use crate::pipeline::FramePipeline;
     use crate::player::paired::Paired;
     use crate::player::playback::{FrameSource, Playback, Timeline};

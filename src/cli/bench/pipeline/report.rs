@@ -89,7 +89,7 @@ fn report_whole(path: &Path, seconds: f64) -> Result<Option<(u64, u32, Duration,
     drop(source);
     let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("mkv");
     let copy = std::env::temp_dir().join(format!("histoplay-report-{}.{extension}", std::process::id()));
-    crate::bench::clips::loop_copy(path, &copy, loops)?;
+    crate::cli::bench::clips::loop_copy(path, &copy, loops)?;
     let measured = (|| -> Result<(u64, Duration, Duration)> {
         let (mut report, mut decode, mut frames) = (Duration::MAX, Duration::MAX, 0);
         for _ in 0..2 {
