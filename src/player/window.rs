@@ -6,8 +6,7 @@
 use super::bench::{BenchReport, BenchScript, Expect};
 use super::commands::{Bindings, Command};
 use super::compare_control::CompareControl;
-use super::egui_layer::EguiLayer;
-use super::egui_layer::Painted;
+use super::egui_layer::{EguiLayer, Painted};
 use super::files::Files;
 use super::frame::{self, Drawing};
 use super::marks_control::Marks;
@@ -149,10 +148,9 @@ impl PlayerWindow {
             .bench_seconds
             .map(|seconds| BenchScript::new(seconds, media.playback.timeline()));
         let readbacks = Readbacks::new(&gpu.device, &proxy);
-        let gpu_device = gpu.device.clone();
-        let stats = StatsOverlay::new(&gpu, now);
+        let (stats, pointer) = (StatsOverlay::new(&gpu, now), Pointer::new(&gpu.device));
         let files = Files::new(playlist, options.loop_file, options.cache_bytes, proxy.clone());
-        let player = Self {
+        let mut player = Self {
             window,
             gpu,
             surface,
@@ -171,7 +169,7 @@ impl PlayerWindow {
             bench,
             proxy,
             cursor_hidden: false,
-            pointer: Pointer::new(&gpu_device),
+            pointer,
             compare: CompareControl::default(),
             timeline_strip: TimelineStrip::default(),
             bindings: options.bindings.clone(),
@@ -182,7 +180,6 @@ impl PlayerWindow {
             stats,
             sound: Sound::new(options.sound, options.audio_device.clone()),
         };
-        let mut player = player;
         player.osd.touched(now);
         for warning in &options.conf_warnings {
             player.message(warning.clone(), true);
@@ -300,10 +297,9 @@ impl PlayerWindow {
         let over_osd = self.egui.over_widget(point);
         let fx = self.pointer.moved(point, over_osd, cx!(self));
         self.take(fx);
-        if point.is_some() {
-            let fx = self.compare.pointer_moved(point, cx!(self));
-            self.take(fx);
-        }
+        // (Leaving the window doesn't end a wipe's drag: the line stays where it was.)
+        let fx = self.compare.pointer_moved(point, cx!(self));
+        self.take(fx);
     }
 
     /// Where the pointer is over the window, in physical pixels.
@@ -583,15 +579,8 @@ impl PlayerWindow {
         let Some(command) = self.bench.as_mut().and_then(|b| b.next_command(now)) else {
             return self.bench.as_ref().and_then(BenchScript::deadline);
         };
-        let is_pause = command == Command::Pause;
         self.apply(command.clone());
-        let playback = &self.media.playback;
-        let expect = Expect {
-            paused: is_pause,
-            generation: playback.generation(),
-            frame: if is_pause { None } else { playback.target_index() },
-            new_frame: !is_pause,
-        };
+        let expect = Expect::after(&command, &self.media.playback);
         let bench = self.bench.as_mut()?;
         bench.issued(&command, now, expect);
         bench.deadline()
