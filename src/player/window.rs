@@ -1,7 +1,7 @@
-//! The player window and everything drawn in it: GPU device and surface,
-//! scene and OSD renderers, the open file. Built once per window; commands change it, and
-//! `schedule` says when it next needs the event loop. `redraw` draws a frame through the
-//! steps in `frame.rs`.
+//! The player window: its own state (GPU, surface, scene renderer, the open file, pacing, the
+//! frame log) and the parts it calls (OSD, pointer, comparison, picture, marks, scopes, stats,
+//! files, sound). `apply` hands each command to its part, `schedule` says when the window next
+//! needs the event loop, and `redraw` draws a frame through the steps in `frame.rs`.
 
 use super::bench::{BenchReport, BenchScript, Expect};
 use super::commands::{Bindings, Command};
@@ -54,34 +54,34 @@ const BLOCKED_RETRY: Duration = Duration::from_millis(50);
 
 pub struct PlayerWindow {
     pub window: Arc<Window>,
-    pub(super) gpu: GpuContext,
-    pub(super) surface: WindowSurface,
-    pub(super) scene: SceneRenderer,
+    gpu: GpuContext,
+    surface: WindowSurface,
+    scene: SceneRenderer,
     /// The OSD's egui: context, input and renderer.
     pub(super) egui: EguiLayer,
-    pub(super) osd: Osd,
+    osd: Osd,
     /// Where the OSD's boxes were last drawn (name, x, y, width, height in pixels).
-    pub(super) osd_drawn: Vec<(&'static str, [i32; 4])>,
-    pub(super) media: Media,
-    pub(super) view: ViewOptions,
+    osd_drawn: Vec<(&'static str, [i32; 4])>,
+    media: Media,
+    view: ViewOptions,
     /// The clipping readout, screenshots, and the thread that wakes the loop for readbacks.
     readbacks: Readbacks,
     /// The OSD's messages.
-    pub(super) toasts: Toasts,
-    pub(super) needs_redraw: bool,
+    toasts: Toasts,
+    needs_redraw: bool,
     /// The surface had no image to give (timeout, occluded): don't ask again before this.
-    pub(super) blocked_until: Option<Instant>,
-    pub(super) lead: RenderLead,
+    blocked_until: Option<Instant>,
+    lead: RenderLead,
     pub(super) frame_log: Option<FrameLog>,
     pub(super) bench: Option<BenchScript>,
     proxy: EventLoopProxy<UserEvent>,
     cursor_hidden: bool,
     /// The pointer: the pixel probe under it, and the region a right-drag draws.
-    pub(super) pointer: Pointer,
+    pointer: Pointer,
     /// The comparison's keys and the wipe's drag.
     compare: CompareControl,
     /// The histogram timeline's picture in the OSD.
-    pub(super) timeline_strip: TimelineStrip,
+    timeline_strip: TimelineStrip,
     /// Keys and mouse buttons to commands: mpv's defaults and the viewer's input.conf.
     pub(super) bindings: Bindings,
     /// The playlist and the opening of files.
@@ -89,11 +89,11 @@ pub struct PlayerWindow {
     /// The picture adjustments, kept from file to file as mpv keeps its video equalizer.
     picture: Picture,
     /// The marks on the picture and their levels, kept from file to file too.
-    pub(super) marks: Marks,
+    marks: Marks,
     /// The scopes: the waveform's graticule, kept from file to file.
     scopes: Scopes,
     /// The stats overlay (`i`, `I`): its figures and the signal statistics it counts.
-    pub(super) stats: StatsOverlay,
+    stats: StatsOverlay,
     /// The sound: on or off, its volume and device.
     sound: Sound,
 }
@@ -188,7 +188,7 @@ impl PlayerWindow {
         Ok(player)
     }
 
-    pub(super) fn relayout(&self) {
+    fn relayout(&self) {
         self.media.layout(&self.gpu.queue, self.surface.size(), self.view);
     }
 
@@ -270,7 +270,7 @@ impl PlayerWindow {
     }
 
     /// Does what a part's call asked for; false when a command it gave asks to quit.
-    pub(super) fn take(&mut self, fx: Effects) -> bool {
+    fn take(&mut self, fx: Effects) -> bool {
         for toast in fx.toasts {
             self.toasts.push(toast);
             self.needs_redraw = true;
@@ -552,7 +552,7 @@ impl PlayerWindow {
         (redraw, wake.into_iter().flatten().min())
     }
 
-    pub(super) fn render_lead(&self) -> Duration {
+    fn render_lead(&self) -> Duration {
         let timeline = self.media.playback.timeline();
         self.lead.lead(timeline.frame_duration, self.media.playback.speed())
     }
