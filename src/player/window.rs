@@ -24,7 +24,7 @@ use super::sound::Sound;
 use super::stats::{FrameLog, Present};
 use super::stats_overlay::{StatsNotes, StatsOverlay};
 use super::strip::TimelineStrip;
-use super::surface::{open_gpu, title, watch_device, WindowSurface};
+use super::surface::{open_gpu, open_window, title, watch_device, WindowSurface};
 use super::{PlayerError, PlayerOptions, UserEvent};
 use crate::engine::histogram::DEFAULT_BINS;
 use crate::gpu::GpuContext;
@@ -106,16 +106,7 @@ impl PlayerWindow {
         options: &PlayerOptions,
         proxy: EventLoopProxy<UserEvent>,
     ) -> Result<Self, PlayerError> {
-        let info = &opened.source.info;
-        let (width, height) = default_window_size(info.format.height, info.display_aspect);
-        let attributes = Window::default_attributes()
-            .with_title(title(&info.path))
-            .with_inner_size(winit::dpi::PhysicalSize::new(width, height));
-        let window = Arc::new(
-            event_loop
-                .create_window(attributes)
-                .map_err(|e| PlayerError::Window(e.to_string()))?,
-        );
+        let window = open_window(event_loop, &opened.source.info)?;
         let (gpu, surface) = open_gpu(event_loop, &window)?;
         watch_device(&gpu.device, &proxy);
         let size = window.inner_size();
