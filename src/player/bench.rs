@@ -48,6 +48,17 @@ pub struct Expect {
 }
 
 impl Expect {
+    /// What `command`, just applied to `playback`, is expected to show.
+    pub fn after<S: super::playback::FrameSource>(command: &Command, playback: &super::playback::Playback<S>) -> Self {
+        let is_pause = *command == Command::Pause;
+        Self {
+            paused: is_pause,
+            generation: playback.generation(),
+            frame: if is_pause { None } else { playback.target_index() },
+            new_frame: !is_pause,
+        }
+    }
+
     fn met_by(&self, p: &Present) -> bool {
         (!self.paused || p.paused)
             && p.generation >= self.generation

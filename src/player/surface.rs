@@ -2,8 +2,10 @@
 //! (re)configuration on resize, and what to do when acquiring a frame fails; the GPU a window
 //! is opened on, and what the window does when that GPU fails.
 
+use super::media::default_window_size;
 use super::{PlayerError, UserEvent};
 use crate::gpu::{best_adapter, GpuContext};
+use crate::video::source::VideoInfo;
 use std::sync::Arc;
 use winit::event_loop::{ActiveEventLoop, EventLoopProxy};
 use winit::window::Window;
@@ -177,6 +179,18 @@ impl WindowSurface {
         }
         Ok(None)
     }
+}
+
+/// The window for a video of `info`, at the size it opens at (`default_window_size`).
+pub fn open_window(event_loop: &ActiveEventLoop, info: &VideoInfo) -> Result<Arc<Window>, PlayerError> {
+    let (width, height) = default_window_size(info.format.height, info.display_aspect);
+    let attributes = Window::default_attributes()
+        .with_title(title(&info.path))
+        .with_inner_size(winit::dpi::PhysicalSize::new(width, height));
+    let window = event_loop
+        .create_window(attributes)
+        .map_err(|e| PlayerError::Window(e.to_string()))?;
+    Ok(Arc::new(window))
 }
 
 /// Opens the GPU for a window: Vulkan (or Metal, DX12) first, GL only when none of them works.

@@ -1,13 +1,12 @@
-//! The player window and everything drawn in it: GPU device and surface,
-//! scene and OSD renderers, the open file. Built once per window; commands change it, and
-//! `schedule` says when it next needs the event loop. `redraw` draws a frame through the
-//! steps in `frame.rs`.
+//! The player window: its own state (GPU, surface, scene renderer, the open file, pacing, the
+//! frame log) and the parts it calls (OSD, pointer, comparison, picture, marks, scopes, stats,
+//! files, sound). `apply` hands each command to its part, `schedule` says when the window next
+//! needs the event loop, and `redraw` draws a frame through the steps in `frame.rs`.
 
 use super::bench::{BenchReport, BenchScript, Expect};
 use super::commands::{Bindings, Command};
 use super::compare_control::CompareControl;
-use super::egui_layer::EguiLayer;
-use super::egui_layer::Painted;
+use super::egui_layer::{EguiLayer, Painted};
 use super::files::Files;
 use super::frame::{self, Drawing};
 use super::marks_control::Marks;
@@ -25,7 +24,7 @@ use super::sound::Sound;
 use super::stats::{FrameLog, Present};
 use super::stats_overlay::{StatsNotes, StatsOverlay};
 use super::strip::TimelineStrip;
-use super::surface::{open_gpu, title, watch_device, WindowSurface};
+use super::surface::{open_gpu, open_window, title, watch_device, WindowSurface};
 use super::{PlayerError, PlayerOptions, UserEvent};
 use crate::engine::histogram::DEFAULT_BINS;
 use crate::gpu::GpuContext;
@@ -55,34 +54,34 @@ const BLOCKED_RETRY: Duration = Duration::from_millis(50);
 
 pub struct PlayerWindow {
     pub window: Arc<Window>,
-    pub(super) gpu: GpuContext,
-    pub(super) surface: WindowSurface,
-    pub(super) scene: SceneRenderer,
+    gpu: GpuContext,
+    surface: WindowSurface,
+    scene: SceneRenderer,
     /// The OSD's egui: context, input and renderer.
     pub(super) egui: EguiLayer,
-    pub(super) osd: Osd,
+    osd: Osd,
     /// Where the OSD's boxes were last drawn (name, x, y, width, height in pixels).
-    pub(super) osd_drawn: Vec<(&'static str, [i32; 4])>,
-    pub(super) media: Media,
-    pub(super) view: ViewOptions,
+    osd_drawn: Vec<(&'static str, [i32; 4])>,
+    media: Media,
+    view: ViewOptions,
     /// The clipping readout, screenshots, and the thread that wakes the loop for readbacks.
     readbacks: Readbacks,
     /// The OSD's messages.
-    pub(super) toasts: Toasts,
-    pub(super) needs_redraw: bool,
+    toasts: Toasts,
+    needs_redraw: bool,
     /// The surface had no image to give (timeout, occluded): don't ask again before this.
-    pub(super) blocked_until: Option<Instant>,
-    pub(super) lead: RenderLead,
+    blocked_until: Option<Instant>,
+    lead: RenderLead,
     pub(super) frame_log: Option<FrameLog>,
     pub(super) bench: Option<BenchScript>,
     proxy: EventLoopProxy<UserEvent>,
     cursor_hidden: bool,
     /// The pointer: the pixel probe under it, and the region a right-drag draws.
-    pub(super) pointer: Pointer,
+    pointer: Pointer,
     /// The comparison's keys and the wipe's drag.
     compare: CompareControl,
     /// The histogram timeline's picture in the OSD.
-    pub(super) timeline_strip: TimelineStrip,
+    timeline_strip: TimelineStrip,
     /// Keys and mouse buttons to commands: mpv's defaults and the viewer's input.conf.
     pub(super) bindings: Bindings,
     /// The playlist and the opening of files.
@@ -90,11 +89,11 @@ pub struct PlayerWindow {
     /// The picture adjustments, kept from file to file as mpv keeps its video equalizer.
     picture: Picture,
     /// The marks on the picture and their levels, kept from file to file too.
-    pub(super) marks: Marks,
+    marks: Marks,
     /// The scopes: the waveform's graticule, kept from file to file.
     scopes: Scopes,
     /// The stats overlay (`i`, `I`): its figures and the signal statistics it counts.
-    pub(super) stats: StatsOverlay,
+    stats: StatsOverlay,
     /// The sound: on or off, its volume and device.
     sound: Sound,
 }
@@ -107,16 +106,7 @@ impl PlayerWindow {
         options: &PlayerOptions,
         proxy: EventLoopProxy<UserEvent>,
     ) -> Result<Self, PlayerError> {
-        let info = &opened.source.info;
-        let (width, height) = default_window_size(info.format.height, info.display_aspect);
-        let attributes = Window::default_attributes()
-            .with_title(title(&info.path))
-            .with_inner_size(winit::dpi::PhysicalSize::new(width, height));
-        let window = Arc::new(
-            event_loop
-                .create_window(attributes)
-                .map_err(|e| PlayerError::Window(e.to_string()))?,
-        );
+        let window = open_window(event_loop, &opened.source.info)?;
         let (gpu, surface) = open_gpu(event_loop, &window)?;
         watch_device(&gpu.device, &proxy);
         let size = window.inner_size();
@@ -149,10 +139,9 @@ impl PlayerWindow {
             .bench_seconds
             .map(|seconds| BenchScript::new(seconds, media.playback.timeline()));
         let readbacks = Readbacks::new(&gpu.device, &proxy);
-        let gpu_device = gpu.device.clone();
-        let stats = StatsOverlay::new(&gpu, now);
+        let (stats, pointer) = (StatsOverlay::new(&gpu, now), Pointer::new(&gpu.device));
         let files = Files::new(playlist, options.loop_file, options.cache_bytes, proxy.clone());
-        let player = Self {
+        let mut player = Self {
             window,
             gpu,
             surface,
@@ -171,7 +160,7 @@ impl PlayerWindow {
             bench,
             proxy,
             cursor_hidden: false,
-            pointer: Pointer::new(&gpu_device),
+            pointer,
             compare: CompareControl::default(),
             timeline_strip: TimelineStrip::default(),
             bindings: options.bindings.clone(),
@@ -182,7 +171,6 @@ impl PlayerWindow {
             stats,
             sound: Sound::new(options.sound, options.audio_device.clone()),
         };
-        let mut player = player;
         player.osd.touched(now);
         for warning in &options.conf_warnings {
             player.message(warning.clone(), true);
@@ -191,7 +179,7 @@ impl PlayerWindow {
         Ok(player)
     }
 
-    pub(super) fn relayout(&self) {
+    fn relayout(&self) {
         self.media.layout(&self.gpu.queue, self.surface.size(), self.view);
     }
 
@@ -273,7 +261,7 @@ impl PlayerWindow {
     }
 
     /// Does what a part's call asked for; false when a command it gave asks to quit.
-    pub(super) fn take(&mut self, fx: Effects) -> bool {
+    fn take(&mut self, fx: Effects) -> bool {
         for toast in fx.toasts {
             self.toasts.push(toast);
             self.needs_redraw = true;
@@ -300,10 +288,9 @@ impl PlayerWindow {
         let over_osd = self.egui.over_widget(point);
         let fx = self.pointer.moved(point, over_osd, cx!(self));
         self.take(fx);
-        if point.is_some() {
-            let fx = self.compare.pointer_moved(point, cx!(self));
-            self.take(fx);
-        }
+        // (Leaving the window doesn't end a wipe's drag: the line stays where it was.)
+        let fx = self.compare.pointer_moved(point, cx!(self));
+        self.take(fx);
     }
 
     /// Where the pointer is over the window, in physical pixels.
@@ -556,7 +543,7 @@ impl PlayerWindow {
         (redraw, wake.into_iter().flatten().min())
     }
 
-    pub(super) fn render_lead(&self) -> Duration {
+    fn render_lead(&self) -> Duration {
         let timeline = self.media.playback.timeline();
         self.lead.lead(timeline.frame_duration, self.media.playback.speed())
     }
@@ -583,15 +570,8 @@ impl PlayerWindow {
         let Some(command) = self.bench.as_mut().and_then(|b| b.next_command(now)) else {
             return self.bench.as_ref().and_then(BenchScript::deadline);
         };
-        let is_pause = command == Command::Pause;
         self.apply(command.clone());
-        let playback = &self.media.playback;
-        let expect = Expect {
-            paused: is_pause,
-            generation: playback.generation(),
-            frame: if is_pause { None } else { playback.target_index() },
-            new_frame: !is_pause,
-        };
+        let expect = Expect::after(&command, &self.media.playback);
         let bench = self.bench.as_mut()?;
         bench.issued(&command, now, expect);
         bench.deadline()
