@@ -50,8 +50,9 @@ fn at_640x360_the_compare_line_marks_probe_stats_and_messages_are_drawn_clear_of
     let wanted = ["compare", "marks", "probe", "stats", "panel", "toasts"];
     for (i, (px, py)) in [(560, 60), (320, 20), (100, 100), (600, 340)].into_iter().enumerate() {
         // B one frame later, then back: a message as wide as the space left of the compare
-        // line, and a longer compare line.
-        let before = player.key(["ctrl+period", "ctrl+comma"][i % 2]);
+        // line, and a longer compare line. Last, an A-B loop's start: its message, and a line
+        // more in the bottom panel, which leaves the legend less room.
+        let before = player.key(["ctrl+period", "ctrl+comma", "ctrl+period", "l"][i]);
         x.xdotool(&[
             "mousemove",
             "--window",

@@ -90,8 +90,9 @@ impl MarksNote {
 }
 
 /// The marks' note in the top-right corner, `margin` from the right and `top` down (in the
-/// window, under the adjustments' note), with the false-colour legend under it.
-pub fn show_marks(ctx: &egui::Context, note: &MarksNote, (margin, top): (f32, f32)) {
+/// window, under the adjustments' note), with the false-colour legend under it, its bands in
+/// `columns` columns (read down each).
+pub fn show_marks(ctx: &egui::Context, note: &MarksNote, (margin, top): (f32, f32), columns: usize) {
     egui::Area::new(Id::unique("marks"))
         .anchor(Align2::RIGHT_TOP, egui::vec2(-margin, top))
         .fade_in(false)
@@ -105,19 +106,57 @@ pub fn show_marks(ctx: &egui::Context, note: &MarksNote, (margin, top): (f32, f3
                     ui.add(
                         egui::Label::new(RichText::new(&note.line).color(TEXT)).wrap_mode(egui::TextWrapMode::Extend),
                     );
-                    for (colour, text) in &note.legend {
-                        ui.horizontal(|ui| {
-                            let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 12.0), Sense::hover());
-                            let [r, g, b] = *colour;
-                            ui.painter().rect_filled(rect, 2.0, Color32::from_rgb(r, g, b));
-                            ui.add(
-                                egui::Label::new(RichText::new(text).small().color(TEXT))
-                                    .wrap_mode(egui::TextWrapMode::Extend),
-                            );
-                        });
+                    if columns <= 1 {
+                        for (colour, text) in &note.legend {
+                            legend_band(ui, *colour, text);
+                        }
+                        return;
                     }
+                    let rows = note.legend.len().div_ceil(columns).max(1);
+                    ui.horizontal_top(|ui| {
+                        for column in note.legend.chunks(rows) {
+                            ui.vertical(|ui| {
+                                for (colour, text) in column {
+                                    legend_band(ui, *colour, text);
+                                }
+                            });
+                        }
+                    });
                 });
         });
+}
+
+/// One band of the false-colour legend: its colour, then its range and name.
+fn legend_band(ui: &mut egui::Ui, [r, g, b]: [u8; 3], text: &str) {
+    ui.horizontal(|ui| {
+        let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 12.0), Sense::hover());
+        ui.painter().rect_filled(rect, 2.0, Color32::from_rgb(r, g, b));
+        ui.add(egui::Label::new(RichText::new(text).small().color(TEXT)).wrap_mode(egui::TextWrapMode::Extend));
+    });
+}
+
+/// The most columns the false-colour legend is laid out in.
+pub const MAX_LEGEND_COLUMNS: usize = 4;
+
+/// The fewest columns the false-colour legend of `bands` bands takes for the marks' note to be
+/// at most `room` high, judged by the note as last drawn: `drawn` high with its legend in
+/// `columns` columns under `header` (the note's line and the frame's margins).
+pub fn legend_columns(bands: usize, columns: usize, drawn: f32, header: f32, room: f32) -> usize {
+    if bands == 0 {
+        return 1;
+    }
+    let rows = |c: usize| bands.div_ceil(c.max(1)) as f32;
+    let band = ((drawn - header) / rows(columns)).max(0.0);
+    (1..=MAX_LEGEND_COLUMNS)
+        .find(|&c| header + rows(c) * band <= room)
+        .unwrap_or(MAX_LEGEND_COLUMNS)
+}
+
+/// The marks' note's height above its legend: the frame's margins and the note's line.
+pub fn note_header(ctx: &egui::Context) -> f32 {
+    let style = ctx.global_style();
+    let line = ctx.fonts_mut(|fonts| fonts.row_height(&egui::TextStyle::Body.resolve(&style)));
+    6.0 + line + style.spacing.item_spacing.y
 }
 
 /// Draws `note` in the top-right corner of `view` (a `GpuFrame` target of `size`) over what is
@@ -143,7 +182,7 @@ pub fn draw_over(
     let mut output = None;
     for _ in 0..2 {
         let mut pass = egui_ctx.run_pass(input.clone(), |ctx| {
-            show_marks(ctx, note, (RENDER_MARGIN, RENDER_MARGIN))
+            show_marks(ctx, note, (RENDER_MARGIN, RENDER_MARGIN), 1)
         });
         textures.append(std::mem::take(&mut pass.textures_delta));
         output = Some(pass);
@@ -181,4 +220,23 @@ pub fn draw_over(
         })
         .forget_lifetime();
     renderer.render(&mut pass, &jobs, &screen);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::legend_columns;
+
+    #[test]
+    fn the_legend_takes_the_fewest_columns_that_fit_by_the_height_its_bands_were_drawn_at() {
+        // 7 bands of 19 under a 28 header: 161 high in one column.
+        assert_eq!(legend_columns(7, 1, 161.0, 28.0, 200.0), 1);
+        assert_eq!(legend_columns(7, 1, 161.0, 28.0, 144.0), 2);
+        // Drawn in two columns (4 rows, 104 high): back to one once there is room again.
+        assert_eq!(legend_columns(7, 2, 104.0, 28.0, 161.0), 1);
+        assert_eq!(legend_columns(7, 2, 104.0, 28.0, 160.0), 2);
+        assert_eq!(legend_columns(7, 2, 104.0, 28.0, 30.0), 4);
+        // Not drawn yet, or no legend: one column.
+        assert_eq!(legend_columns(7, 1, 0.0, 28.0, 100.0), 1);
+        assert_eq!(legend_columns(0, 3, 50.0, 28.0, 10.0), 1);
+    }
 }

@@ -7,6 +7,7 @@ use super::commands::Command;
 use super::probe::Probe;
 use crate::colour::Transfer;
 use crate::render::layout::band_layout;
+use crate::render::notes;
 pub use crate::render::notes::MarksNote;
 use crate::render::scene::{Quads, ViewOptions};
 use crate::scope::{Region, ScopeKind};
@@ -123,6 +124,8 @@ pub struct Osd {
     last_target: Option<f64>,
     last_input: Option<Instant>,
     drawn_opacity: Option<f32>,
+    /// The columns the false-colour legend was last laid out in.
+    legend_columns: usize,
 }
 
 /// How visible the OSD is `idle` after the last input; paused or dragging it stays.
@@ -214,6 +217,8 @@ impl Osd {
                 .map(|(_, (x, y))| egui::pos2(x as f32 / scale, y as f32 / scale)),
         };
         let placed = place(&layout, &wanted);
+        // The false-colour legend in as many columns as it takes to fit above the panel.
+        let room = layout.panel.map_or(screen.max.y, |p| p.min.y) - screen.min.y - 2.0 * MARGIN;
         let mut drawn = Vec::new();
         for &(kind, at) in &placed {
             let rect = match kind {
@@ -221,7 +226,11 @@ impl Osd {
                 BoxKind::Toasts => Some(show_messages(ctx, view.messages, at)),
                 BoxKind::Adjustments => view.adjustments.as_ref().map(|note| show_adjustments(ctx, note, at)),
                 BoxKind::Marks => view.marks.as_ref().and_then(|note| {
-                    crate::render::notes::show_marks(ctx, note, (screen.max.x - at.max.x, at.min.y));
+                    let header = notes::note_header(ctx);
+                    let columns =
+                        notes::legend_columns(note.legend.len(), self.legend_columns, at.height(), header, room);
+                    self.legend_columns = columns;
+                    notes::show_marks(ctx, note, (screen.max.x - at.max.x, at.min.y), columns);
                     ctx.memory(|m| m.area_rect(Id::unique("marks")))
                 }),
                 BoxKind::Stats => view
