@@ -1,5 +1,5 @@
-//! Geometry every drawing pass shares: rectangles in clip space. Pure, with no GPU and nothing
-//! of histoplay's beneath it.
+//! Geometry every drawing pass shares: rectangles in clip space, and a picture's orientation.
+//! Pure, with no GPU and nothing of histoplay's beneath it.
 
 /// A rectangle in clip space (x and y in -1..1, y up).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,5 +33,30 @@ impl Rect {
             px(self.right).round() as u32,
             py(self.bottom).round() as u32,
         )
+    }
+}
+
+/// How the quad's texcoords map to the texture's: rotation in quarter turns, clockwise, as a
+/// display matrix asks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Orientation {
+    pub quarter_turns: u32,
+}
+
+impl Orientation {
+    /// (uv_x, uv_y) rows of the affine map from screen texcoord to texture texcoord.
+    pub fn uv_rows(self) -> ([f32; 4], [f32; 4]) {
+        match self.quarter_turns % 4 {
+            0 => ([1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]),
+            // turned 90° clockwise: screen (x, y) shows texture (y, 1 - x)
+            1 => ([0.0, 1.0, 0.0, 0.0], [-1.0, 0.0, 1.0, 0.0]),
+            2 => ([-1.0, 0.0, 1.0, 0.0], [0.0, -1.0, 1.0, 0.0]),
+            _ => ([0.0, -1.0, 1.0, 0.0], [1.0, 0.0, 0.0, 0.0]),
+        }
+    }
+
+    /// Whether width and height swap on screen.
+    pub fn swaps_axes(self) -> bool {
+        self.quarter_turns % 2 == 1
     }
 }

@@ -4,6 +4,7 @@
 use crate::colour::{ColorSpec, ColorVolume, Depth, Matrix, Range, Transfer};
 use crate::compare::composite::{composite_frame, Composite, CompositePass};
 use crate::engine::{EngineConfig, HistogramEngine};
+use crate::geometry::Orientation;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::{readback, GpuContext, GpuError};
 use crate::marks::gpu::MarksStage;
@@ -11,7 +12,7 @@ use crate::marks::MarkSettings;
 use crate::pipeline::FramePipeline;
 use crate::render::adjust::{adjust_still, Adjustments};
 use crate::render::notes::{self, MarksNote};
-use crate::render::picture::{Orientation, Signal};
+use crate::render::picture::Signal;
 use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::scope::gpu::ScopePass;
 use crate::scope::graticule::{self, Axis, Level, Scale};

@@ -58,7 +58,7 @@ pub fn frame_point(
     point: (f64, f64),
     viewport: (u32, u32),
     picture: Rect,
-    orientation: crate::render::picture::Orientation,
+    orientation: crate::geometry::Orientation,
     frame: (u32, u32),
 ) -> (f64, f64) {
     let (w, h) = (f64::from(viewport.0.max(1)), f64::from(viewport.1.max(1)));
@@ -234,7 +234,7 @@ mod tests {
 
     #[test]
     fn window_points_map_to_frame_pixels_through_fit_and_rotation() {
-        use crate::render::picture::Orientation;
+        use crate::geometry::Orientation;
         let close = |a: (f64, f64), b: (f64, f64)| {
             assert!((a.0 - b.0).abs() < 1e-9 && (a.1 - b.1).abs() < 1e-9, "{a:?} vs {b:?}")
         };

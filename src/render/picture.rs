@@ -3,7 +3,7 @@
 
 use crate::colour::transfer::transfer_code;
 use crate::colour::{ColorVolume, Primaries};
-use crate::geometry::Rect;
+use crate::geometry::{Orientation, Rect};
 use crate::gpu::shaders::{self, layout};
 use crate::marks::gpu::MarksView;
 use crate::marks::MarkStyle;
@@ -55,31 +55,6 @@ impl Signal<'_> {
             peak: None,
             marks: None,
         }
-    }
-}
-
-/// How the quad's texcoords map to the texture's: rotation in quarter turns, clockwise, as a
-/// display matrix asks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Orientation {
-    pub quarter_turns: u32,
-}
-
-impl Orientation {
-    /// (uv_x, uv_y) rows of the affine map from screen texcoord to texture texcoord.
-    pub fn uv_rows(self) -> ([f32; 4], [f32; 4]) {
-        match self.quarter_turns % 4 {
-            0 => ([1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]),
-            // turned 90° clockwise: screen (x, y) shows texture (y, 1 - x)
-            1 => ([0.0, 1.0, 0.0, 0.0], [-1.0, 0.0, 1.0, 0.0]),
-            2 => ([-1.0, 0.0, 1.0, 0.0], [0.0, -1.0, 1.0, 0.0]),
-            _ => ([0.0, -1.0, 1.0, 0.0], [1.0, 0.0, 0.0, 0.0]),
-        }
-    }
-
-    /// Whether width and height swap on screen.
-    pub fn swaps_axes(self) -> bool {
-        self.quarter_turns % 2 == 1
     }
 }
 

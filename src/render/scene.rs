@@ -4,9 +4,10 @@
 use crate::colour::transfer::pq_inverse_eotf;
 use crate::colour::Transfer;
 use crate::engine::HistogramTarget;
+use crate::geometry::Orientation;
 use crate::render::layout::{band_layout, fit_picture, Fit};
 use crate::render::overlay::{OverlayPass, OverlayQuad, QuadChannels, NO_GRIDLINES, NO_MARKERS};
-use crate::render::picture::{Orientation, PictureBinding, PicturePass, Signal, NO_REGION, NO_SPLIT};
+use crate::render::picture::{PictureBinding, PicturePass, Signal, NO_REGION, NO_SPLIT};
 use crate::scope::draw::{ScopeDrawPass, ScopeQuad};
 use crate::scope::gpu::{ScopePass, ScopeTarget};
 use crate::scope::graticule::{self, Axis, Line, Scale};

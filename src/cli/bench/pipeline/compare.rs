@@ -141,12 +141,12 @@ fn ffmpeg_rate(a: &Path, b: &Path, frames: u64) -> Option<f64> {
 fn paced_pair(ctx: &GpuContext, a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
     use crate::compare::align::{AlignBy, Alignment};
     use crate::compare::composite::{CompareMode, Composite};
+    use crate::geometry::Orientation;
     use crate::gpu::texture::GpuFrame;
     use crate::pipeline::comparison::{CompareStage, PairTag};
     use crate::pipeline::FramePipeline;
     use crate::player::paired::Paired;
     use crate::player::playback::{FrameSource, Playback, Timeline};
-    use crate::render::picture::Orientation;
     use crate::render::scene::{SceneRenderer, ViewOptions};
     use crate::video::decoder::{DecodeThread, DEFAULT_CACHE_BYTES};
     use crate::video::ring::RING_SLOTS;

@@ -10,11 +10,11 @@ mod navigation;
 mod open;
 mod report;
 
+use crate::geometry::Orientation;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::pipeline::FramePipeline;
 use crate::player::stats::percentile;
-use crate::render::picture::Orientation;
 use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::timeline::TimelineFill;
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
