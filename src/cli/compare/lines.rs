@@ -1,0 +1,152 @@
+//! What `compare` prints: a line per pair (JSON, or a CSV row) with FFmpeg's stats-file names,
+//! and the whole run's summary as FFmpeg's filters print it when they end.
+
+use crate::cli::output::Seconds;
+use crate::compare::metrics::FrameMetrics;
+use serde::Serialize;
+
+/// One pair of frames: A's number and B's, A's time, and the metrics.
+pub struct Compared {
+    pub frame: u64,
+    pub frame_b: u64,
+    pub pts: f64,
+    pub metrics: FrameMetrics,
+}
+
+/// The whole run's figures, as FFmpeg's filters print them when they end: per component the
+/// PSNR of the mean MSE, the average's, and the average's over the worst and the best frame;
+/// the mean SSIM per component and of `All`, each with its dB, 10·log10(1 / (1 − SSIM)).
+#[derive(Debug, Default)]
+pub struct Summary {
+    frames: u64,
+    mse: Vec<f64>,
+    mse_avg: f64,
+    mse_min: f64,
+    mse_max: f64,
+    ssim: Vec<f64>,
+    ssim_all: f64,
+    bits: u32,
+}
+
+impl Summary {
+    pub fn add(&mut self, m: &FrameMetrics, bits: u32) {
+        if self.frames == 0 {
+            self.mse = vec![0.0; m.mse.len()];
+            self.ssim = vec![0.0; m.ssim.len()];
+            self.mse_min = f64::INFINITY;
+            self.mse_max = f64::NEG_INFINITY;
+        }
+        self.frames += 1;
+        self.bits = bits;
+        self.mse.iter_mut().zip(&m.mse).for_each(|(s, v)| *s += v);
+        self.ssim.iter_mut().zip(&m.ssim).for_each(|(s, v)| *s += v);
+        self.mse_avg += m.mse_avg;
+        self.mse_min = self.mse_min.min(m.mse_avg);
+        self.mse_max = self.mse_max.max(m.mse_avg);
+        self.ssim_all += m.ssim_all;
+    }
+
+    /// FFmpeg's two lines: `PSNR y:… u:… v:… average:… min:… max:…` and
+    /// `SSIM Y:… (dB) U:… V:… All:… (dB)`.
+    pub fn lines(&self) -> [String; 2] {
+        let n = self.frames.max(1) as f64;
+        let max = f64::from((1u32 << self.bits.max(1)) - 1);
+        let psnr = |mse: f64| 10.0 * (max * max / mse).log10();
+        let db = |ssim: f64| 10.0 * (1.0 / (1.0 - ssim)).log10();
+        let names = ["y", "u", "v"];
+        let mut psnr_line = String::from("PSNR");
+        for (name, sum) in names.iter().zip(&self.mse) {
+            psnr_line += &format!(" {name}:{:.6}", psnr(sum / n));
+        }
+        psnr_line += &format!(
+            " average:{:.6} min:{:.6} max:{:.6}",
+            psnr(self.mse_avg / n),
+            psnr(self.mse_max),
+            psnr(self.mse_min)
+        );
+        let mut ssim_line = String::from("SSIM");
+        for (name, sum) in names.iter().zip(&self.ssim) {
+            ssim_line += &format!(" {}:{:.6} ({:.6})", name.to_uppercase(), sum / n, db(sum / n));
+        }
+        ssim_line += &format!(" All:{:.6} ({:.6})", self.ssim_all / n, db(self.ssim_all / n));
+        [psnr_line, ssim_line]
+    }
+}
+
+/// `compare`'s JSON line (and CSV row): FFmpeg's stats-file names, `null` for a PSNR of
+/// identical components (FFmpeg: `inf`) and for the chroma of grey frames.
+#[derive(Serialize)]
+pub(super) struct CompareLine {
+    frame: u64,
+    frame_b: u64,
+    pts: Seconds,
+    mse_y: f64,
+    mse_u: Option<f64>,
+    mse_v: Option<f64>,
+    mse_avg: f64,
+    psnr_y: Option<f64>,
+    psnr_u: Option<f64>,
+    psnr_v: Option<f64>,
+    psnr_avg: Option<f64>,
+    ssim_y: f64,
+    ssim_u: Option<f64>,
+    ssim_v: Option<f64>,
+    ssim_all: f64,
+}
+
+pub(super) const FIELDS: [&str; 15] = [
+    "frame", "frame_b", "pts", "mse_y", "mse_u", "mse_v", "mse_avg", "psnr_y", "psnr_u", "psnr_v", "psnr_avg",
+    "ssim_y", "ssim_u", "ssim_v", "ssim_all",
+];
+
+impl CompareLine {
+    pub(super) fn of(c: &Compared) -> Self {
+        let m = &c.metrics;
+        let at = |v: &[f64], i: usize| v.get(i).copied();
+        let psnr = |i: usize| m.psnr.get(i).copied().flatten();
+        Self {
+            frame: c.frame,
+            frame_b: c.frame_b,
+            pts: Seconds(c.pts),
+            mse_y: m.mse[0],
+            mse_u: at(&m.mse, 1),
+            mse_v: at(&m.mse, 2),
+            mse_avg: m.mse_avg,
+            psnr_y: psnr(0),
+            psnr_u: psnr(1),
+            psnr_v: psnr(2),
+            psnr_avg: m.psnr_avg,
+            ssim_y: m.ssim[0],
+            ssim_u: at(&m.ssim, 1),
+            ssim_v: at(&m.ssim, 2),
+            ssim_all: m.ssim_all,
+        }
+    }
+
+    pub(super) fn csv_fields(&self) -> Vec<String> {
+        // Empty where JSON has null (an SSIM of a component too small for any window).
+        let n = |v: f64| if v.is_finite() { v.to_string() } else { String::new() };
+        let o = |v: Option<f64>| v.map(n).unwrap_or_default();
+        vec![
+            self.frame.to_string(),
+            self.frame_b.to_string(),
+            if self.pts.0.is_finite() {
+                self.pts.0.to_string()
+            } else {
+                String::new()
+            },
+            n(self.mse_y),
+            o(self.mse_u),
+            o(self.mse_v),
+            n(self.mse_avg),
+            o(self.psnr_y),
+            o(self.psnr_u),
+            o(self.psnr_v),
+            o(self.psnr_avg),
+            n(self.ssim_y),
+            o(self.ssim_u),
+            o(self.ssim_v),
+            n(self.ssim_all),
+        ]
+    }
+}
