@@ -225,9 +225,16 @@ fn auto_levels_spread_a_low_contrast_histogram() {
     let mean = |pixels: &[[u8; 3]]| pixels.iter().map(|p| u32::from(p[1])).sum::<u32>() / pixels.len() as u32;
     let plain_corner = corner(&shot);
     let before = player.key("I");
-    player.wait_present("the stats", before, |_| true);
-    // (The overlay refreshes its figures a few times a second: the window is never idle.)
-    std::thread::sleep(Duration::from_millis(600));
+    // Drawn twice: an area is placed by the size it was drawn at before. (The overlay
+    // refreshes its figures a few times a second: the window is never idle.)
+    player.poll("the stats drawn", || {
+        let presents = player.presents();
+        let drawn = presents[before.min(presents.len())..]
+            .iter()
+            .filter(|p| p.osd.iter().any(|(name, _)| name == "stats"))
+            .count();
+        (drawn >= 2).then_some(())
+    });
     let stats = corner(&player.capture());
     assert!(mean(&stats) + 40 < mean(&plain_corner), "no dark panel in the corner");
     assert!(stats.iter().any(|p| p[1] > 200), "no text on the panel");
