@@ -48,15 +48,6 @@ impl log::Log for DemotedLogger {
     }
 }
 
-/// Whether `e` comes from writing to a pipe whose reader has gone.
-pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
-}
-
 /// Installs the log: `RUST_LOG` if set, else warnings (info with `verbose`).
 pub fn init(verbose: bool) {
     let default_filter = match verbose {

@@ -89,6 +89,18 @@ impl MarksNote {
     }
 }
 
+/// The dark backing of a note that stays on screen over the picture (the marks', the
+/// adjustments').
+pub fn note_frame() -> egui::Frame {
+    egui::Frame::new()
+        .fill(Color32::from_black_alpha(150))
+        .corner_radius(4.0)
+        .inner_margin(egui::Margin::symmetric(NOTE_MARGIN.0, NOTE_MARGIN.1))
+}
+
+/// A note's inner margin, across and down.
+const NOTE_MARGIN: (i8, i8) = (8, 3);
+
 /// The marks' note in the top-right corner, `margin` from the right and `top` down (in the
 /// window, under the adjustments' note), with the false-colour legend under it, its bands in
 /// `columns` columns (read down each).
@@ -98,31 +110,25 @@ pub fn show_marks(ctx: &egui::Context, note: &MarksNote, (margin, top): (f32, f3
         .fade_in(false)
         .interactable(false)
         .show(ctx, |ui| {
-            egui::Frame::new()
-                .fill(Color32::from_black_alpha(150))
-                .corner_radius(4.0)
-                .inner_margin(egui::Margin::symmetric(8, 3))
-                .show(ui, |ui| {
-                    ui.add(
-                        egui::Label::new(RichText::new(&note.line).color(TEXT)).wrap_mode(egui::TextWrapMode::Extend),
-                    );
-                    if columns <= 1 {
-                        for (colour, text) in &note.legend {
-                            legend_band(ui, *colour, text);
-                        }
-                        return;
+            note_frame().show(ui, |ui| {
+                ui.add(egui::Label::new(RichText::new(&note.line).color(TEXT)).wrap_mode(egui::TextWrapMode::Extend));
+                if columns <= 1 {
+                    for (colour, text) in &note.legend {
+                        legend_band(ui, *colour, text);
                     }
-                    let rows = note.legend.len().div_ceil(columns).max(1);
-                    ui.horizontal_top(|ui| {
-                        for column in note.legend.chunks(rows) {
-                            ui.vertical(|ui| {
-                                for (colour, text) in column {
-                                    legend_band(ui, *colour, text);
-                                }
-                            });
-                        }
-                    });
+                    return;
+                }
+                let rows = note.legend.len().div_ceil(columns).max(1);
+                ui.horizontal_top(|ui| {
+                    for column in note.legend.chunks(rows) {
+                        ui.vertical(|ui| {
+                            for (colour, text) in column {
+                                legend_band(ui, *colour, text);
+                            }
+                        });
+                    }
                 });
+            });
         });
 }
 
@@ -156,7 +162,7 @@ pub fn legend_columns(bands: usize, columns: usize, drawn: f32, header: f32, roo
 pub fn note_header(ctx: &egui::Context) -> f32 {
     let style = ctx.global_style();
     let line = ctx.fonts_mut(|fonts| fonts.row_height(&egui::TextStyle::Body.resolve(&style)));
-    6.0 + line + style.spacing.item_spacing.y
+    2.0 * f32::from(NOTE_MARGIN.1) + line + style.spacing.item_spacing.y
 }
 
 /// Draws `note` in the top-right corner of `view` (a `GpuFrame` target of `size`) over what is

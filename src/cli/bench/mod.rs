@@ -13,7 +13,6 @@ pub mod pipeline;
 pub mod scopes;
 pub mod variants;
 
-use self::{av as bench_av, pipeline as bench_pipeline};
 use super::args::{parse_bins, parse_byte_size, parse_mark, parse_size, parse_speed};
 use crate::engine::chunk::ChunkShape;
 use crate::engine::histogram::DEFAULT_BINS;
@@ -23,7 +22,7 @@ use crate::marks::{Mark, MarkSet, MarkSettings};
 use crate::player::{self, PlayerOptions};
 use crate::video::still;
 use anyhow::{bail, Result};
-use clips::{self as bench_clips, ClipCodec, ClipSpec};
+use clips::{ClipCodec, ClipSpec};
 use std::path::PathBuf;
 
 /// Time every histogram variant of the articles and histoplay's own on this GPU.
@@ -231,12 +230,12 @@ pub fn run_pipeline(args: PipelineArgs) -> Result<()> {
         overlay,
     } = args;
     if let Some(judged) = compare {
-        return bench_pipeline::compare::run(&input, &judged, &mut std::io::stdout().lock());
+        return pipeline::compare::run(&input, &judged, &mut std::io::stdout().lock());
     }
     if long.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
         bail!("--long must be a positive number of seconds");
     }
-    let options = bench_pipeline::BenchOptions {
+    let options = pipeline::BenchOptions {
         seeks,
         backsteps,
         cache_bytes: cache_size,
@@ -249,7 +248,7 @@ pub fn run_pipeline(args: PipelineArgs) -> Result<()> {
             ..MarkSettings::default()
         },
     };
-    bench_pipeline::run(&input, &options, &mut std::io::stdout().lock())
+    pipeline::run(&input, &options, &mut std::io::stdout().lock())
 }
 
 pub fn run_av(args: AvArgs) -> Result<()> {
@@ -260,14 +259,14 @@ pub fn run_av(args: AvArgs) -> Result<()> {
         monitor,
         keep,
     } = args;
-    let options = bench_av::AvOptions {
+    let options = av::AvOptions {
         clip,
         seconds,
         speed,
         monitor,
         keep,
     };
-    bench_av::run(&options, &mut std::io::stdout().lock())
+    av::run(&options, &mut std::io::stdout().lock())
 }
 
 pub fn make_clip(args: MakeClipArgs) -> Result<()> {
@@ -287,7 +286,7 @@ pub fn make_clip(args: MakeClipArgs) -> Result<()> {
     let written = match (size, fps, gop, frames) {
         (None, ..) => {
             let loops = loops.unwrap_or(1);
-            let packets = bench_clips::loop_copy(&input, &output, loops)?;
+            let packets = clips::loop_copy(&input, &output, loops)?;
             format!("{loops} loops, {packets} packets")
         }
         (Some((width, height)), Some(fps), Some(gop), Some(frames)) => {
@@ -304,7 +303,7 @@ pub fn make_clip(args: MakeClipArgs) -> Result<()> {
                     ClipCodecArg::Hevc10Pq => ClipCodec::HevcMain10Pq,
                 },
             };
-            let frames = bench_clips::encode_clip(&input, &output, &spec)?;
+            let frames = clips::encode_clip(&input, &output, &spec)?;
             format!("{frames} frames of {width}x{height} at {fps} fps")
         }
         _ => bail!("--size needs --fps, --gop and --frames"),

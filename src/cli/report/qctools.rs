@@ -54,20 +54,19 @@ impl<W: Write> QctoolsReport<W> {
             packet,
             ..
         } = *frame;
-        let pts_text = pts.map_or("N/A".to_string(), |p| p.to_string());
-        let pos_text = match packet.pos {
-            -1 => "N/A".to_string(),
-            pos => pos.to_string(),
-        };
+        // As ffprobe prints what the frame doesn't know.
+        let known = |value: Option<String>| value.unwrap_or_else(|| "N/A".to_string());
+        let pts_text = known(pts.map(|p| p.to_string()));
+        let pos_text = known(packet.pos.map(|p| p.to_string()));
+        let size_text = known(packet.size.map(|s| s.to_string()));
         writeln!(
             self.out,
             "        <frame media_type=\"video\" stream_index=\"{}\" key_frame=\"{}\" pkt_pts=\"{pts_text}\" \
-             pkt_pts_time=\"{seconds:.7}\" pkt_duration_time=\"{:.7}\" pkt_pos=\"{pos_text}\" pkt_size=\"{}\" \
+             pkt_pts_time=\"{seconds:.7}\" pkt_duration_time=\"{:.7}\" pkt_pos=\"{pos_text}\" pkt_size=\"{size_text}\" \
              width=\"{}\" height=\"{}\" pix_fmt=\"{}\" pict_type=\"{pict_type}\">",
             self.stream_index,
             u8::from(packet.key),
             packet.duration as f64 * self.time_base,
-            packet.size,
             self.width,
             self.height,
             self.pix_fmt,

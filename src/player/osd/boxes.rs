@@ -80,13 +80,9 @@ pub(super) fn show_note(ctx: &egui::Context, id: &str, (pivot, at): (Align2, Pos
         .fade_in(false)
         .interactable(false)
         .show(ctx, |ui| {
-            egui::Frame::new()
-                .fill(Color32::from_black_alpha(150))
-                .corner_radius(4.0)
-                .inner_margin(egui::Margin::symmetric(8, 3))
-                .show(ui, |ui| {
-                    ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
-                });
+            crate::render::notes::note_frame().show(ui, |ui| {
+                ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
+            });
         })
         .response
         .rect

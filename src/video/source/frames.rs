@@ -30,9 +30,10 @@ pub struct DecodedFrame {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PacketProps {
     pub key: bool,
-    /// Byte offset in the file; -1 where unknown.
-    pub pos: i64,
-    pub size: usize,
+    /// Byte offset in the file, where the decoder knows it.
+    pub pos: Option<u64>,
+    /// Bytes, where the decoder knows them.
+    pub size: Option<u32>,
     /// In the stream's time base.
     pub duration: i64,
 }
@@ -42,8 +43,9 @@ impl PacketProps {
         let packet = frame.packet();
         Self {
             key: frame.is_key(),
-            pos: packet.position,
-            size: packet.size,
+            // FFmpeg says -1 for unknown (the size widened to usize by the binding).
+            pos: u64::try_from(packet.position).ok(),
+            size: u32::try_from(packet.size).ok(),
             duration: packet.duration,
         }
     }

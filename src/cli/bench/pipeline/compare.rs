@@ -26,13 +26,9 @@ pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
         let (frames, best) = decode_rate(path)?;
         writeln!(
             out,
-            "file: {} ({} {}x{} {}, {} decoding): {frames} frames, decode only {best:.1} fps (best of 2)",
+            "file: {} ({}): {frames} frames, decode only {best:.1} fps (best of 2)",
             path.display(),
-            info.codec,
-            info.format.width,
-            info.format.height,
-            info.pixel_format,
-            info.hwdec.unwrap_or("software"),
+            super::stream_text(&info),
         )?;
         decode.push(best);
     }

@@ -349,13 +349,9 @@ fn write_file_line(
 ) -> Result<()> {
     writeln!(
         out,
-        "file: {} ({} {}x{} {}, {} decoding, {} frames, {:.2} s)",
+        "file: {} ({}, {} frames, {:.2} s)",
         path.display(),
-        info.codec,
-        info.format.width,
-        info.format.height,
-        info.pixel_format,
-        info.hwdec.unwrap_or("software"),
+        stream_text(info),
         count.map_or("?".into(), |n| n.to_string()),
         info.duration
     )?;
@@ -367,6 +363,18 @@ fn write_file_line(
         )?;
     }
     Ok(())
+}
+
+/// A stream as the benchmarks name it: `h264 1920x1080 yuv420p, software decoding`.
+pub(super) fn stream_text(info: &crate::video::source::VideoInfo) -> String {
+    format!(
+        "{} {}x{} {}, {} decoding",
+        info.codec,
+        info.format.width,
+        info.format.height,
+        info.pixel_format,
+        info.hwdec.unwrap_or("software")
+    )
 }
 
 /// Three passes of the pipeline over the whole file, unpaced, with the memory resident while
