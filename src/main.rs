@@ -28,6 +28,7 @@ fn main() -> ExitCode {
     }
     logging::init(cli.verbose);
     histoplay::video::source::hardware::set_preference(cli.play.hwdec);
+    histoplay::video::interop::set_gpu_cache_size(cli.play.gpu_cache_size);
     let result = match cli.command {
         Some(command) => cli::run(command),
         None => cli.play.run(),

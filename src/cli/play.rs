@@ -48,6 +48,11 @@ pub struct Args {
     /// pictures are the same either way.
     #[arg(long, global = true, value_enum, default_value = "auto")]
     pub hwdec: Hwdec,
+    /// GPU memory for NVDEC frames kept on the GPU (the decoded frames of a stream, the
+    /// frame cache's among them, when they stay there): by default an eighth of the GPU's
+    /// memory, 256MiB to 8GiB. Sizes as --cache-size.
+    #[arg(long, global = true, value_parser = parse_byte_size)]
+    pub gpu_cache_size: Option<usize>,
     #[command(flatten)]
     pub compare: CompareArgs,
     #[command(flatten)]

@@ -328,6 +328,14 @@ impl PlayerSource {
         }
     }
 
+    /// Which path carries A's frames to the GPU.
+    pub fn frame_path(&self) -> crate::video::interop::FramePath {
+        match self {
+            PlayerSource::One(a) => a.frame_path(),
+            PlayerSource::Two(pair) => pair.a.frame_path(),
+        }
+    }
+
     pub fn paired(&self) -> Option<&Paired<DecodeThread>> {
         match self {
             PlayerSource::One(_) => None,

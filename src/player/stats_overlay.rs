@@ -10,6 +10,7 @@ use crate::colour::{Matrix, Range};
 use crate::gpu::timing::{PassTimer, Timings};
 use crate::gpu::GpuContext;
 use crate::video::cache::CacheFill;
+use crate::video::interop::FramePath;
 use crate::video::source::VideoInfo;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -55,6 +56,8 @@ pub struct StatsInput<'a> {
     pub speed: f64,
     pub dropped: u64,
     pub cache: CacheFill,
+    /// Which path carries the frames to the GPU.
+    pub frame_path: FramePath,
     /// The latest GPU timings, or None where the adapter has no timestamps.
     pub timings: Option<&'a Timings>,
     pub timestamps: bool,
@@ -109,6 +112,7 @@ pub fn lines(input: &StatsInput) -> Vec<(&'static str, String)> {
             None => "software".to_string(),
         },
     ));
+    lines.push(("frames", input.frame_path.to_string()));
     let rate = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.1}"));
     lines.push((
         "fps",
@@ -130,7 +134,10 @@ pub fn lines(input: &StatsInput) -> Vec<(&'static str, String)> {
             mib(cache.bytes),
             mib(cache.budget),
             cache.frames
-        ),
+        ) + &match cache.gpu_budget {
+            0 => String::new(),
+            budget => format!(", GPU {:.0} / {:.0} MiB", mib(cache.gpu_bytes), mib(budget)),
+        },
     ));
     lines.push(("gpu", gpu_line(input)));
     lines.push(("adapter", input.adapter.to_string()));
@@ -294,6 +301,7 @@ impl StatsOverlay {
             speed: playback.speed(),
             dropped: playback.dropped(),
             cache: playback.source.cache_fill(),
+            frame_path: playback.source.frame_path(),
             timings: self.timings.as_ref(),
             timestamps: self.pass_timer.is_some(),
             adjustments: notes.adjustments,

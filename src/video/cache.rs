@@ -16,6 +16,8 @@ pub struct CacheGauge {
     bytes: AtomicUsize,
     frames: AtomicUsize,
     budget: AtomicUsize,
+    gpu_bytes: AtomicUsize,
+    gpu_budget: AtomicUsize,
 }
 
 /// A reading of a `CacheGauge`.
@@ -24,6 +26,9 @@ pub struct CacheFill {
     pub bytes: usize,
     pub frames: usize,
     pub budget: usize,
+    /// Bytes of frames held in the GPU frame cache, and its budget (0 without one).
+    pub gpu_bytes: usize,
+    pub gpu_budget: usize,
 }
 
 impl CacheGauge {
@@ -32,6 +37,8 @@ impl CacheGauge {
             bytes: self.bytes.load(Ordering::Relaxed),
             frames: self.frames.load(Ordering::Relaxed),
             budget: self.budget.load(Ordering::Relaxed),
+            gpu_bytes: self.gpu_bytes.load(Ordering::Relaxed),
+            gpu_budget: self.gpu_budget.load(Ordering::Relaxed),
         }
     }
 }
@@ -55,18 +62,31 @@ const AHEAD_WEIGHT: i64 = 3;
 
 /// Something with a size in memory.
 pub trait ByteSize {
+    /// Bytes in system memory.
     fn bytes(&self) -> usize;
+    /// Bytes in the GPU frame cache.
+    fn gpu_bytes(&self) -> usize {
+        0
+    }
 }
 
 impl ByteSize for super::source::DecodedFrame {
     fn bytes(&self) -> usize {
         self.byte_size()
     }
+
+    fn gpu_bytes(&self) -> usize {
+        self.gpu_byte_size()
+    }
 }
 
 impl<F: ByteSize> ByteSize for std::sync::Arc<F> {
     fn bytes(&self) -> usize {
         F::bytes(self)
+    }
+
+    fn gpu_bytes(&self) -> usize {
+        F::gpu_bytes(self)
     }
 }
 
@@ -80,6 +100,10 @@ pub struct FrameCache<F> {
     entries: BTreeMap<i64, Entry<F>>,
     bytes: usize,
     budget: usize,
+    /// Bytes of the frames held in the GPU frame cache, and what it may hold of them (the GPU
+    /// frame cache's slots less those frames on their way take).
+    gpu_bytes: usize,
+    gpu_budget: usize,
     /// The process's frame memory, when the budget covers all of it: the frames the decoders
     /// hold in flight, the uploads and other streams take their room from the cache's.
     memory: Option<&'static FrameMemory>,
@@ -101,6 +125,8 @@ impl<F: ByteSize> FrameCache<F> {
             entries: BTreeMap::new(),
             bytes: 0,
             budget,
+            gpu_bytes: 0,
+            gpu_budget: 0,
             memory: None,
             largest: 0,
             resident: || None,
@@ -126,6 +152,17 @@ impl<F: ByteSize> FrameCache<F> {
     fn publish(&self) {
         self.gauge.bytes.store(self.bytes, Ordering::Relaxed);
         self.gauge.frames.store(self.entries.len(), Ordering::Relaxed);
+        self.gauge.gpu_bytes.store(self.gpu_bytes, Ordering::Relaxed);
+    }
+
+    /// What the cache may hold of frames in the GPU frame cache.
+    pub fn set_gpu_budget(&mut self, bytes: usize) {
+        self.gpu_budget = bytes;
+        self.gauge.gpu_budget.store(bytes, Ordering::Relaxed);
+    }
+
+    pub fn gpu_budget(&self) -> usize {
+        self.gpu_budget
     }
 
     /// The bytes of frames the cache may hold now. Counting all frame memory, its budget less
@@ -181,6 +218,7 @@ impl<F: ByteSize> FrameCache<F> {
             return;
         }
         self.bytes += frame.bytes();
+        self.gpu_bytes += frame.gpu_bytes();
         self.largest = self.largest.max(frame.bytes());
         self.entries.insert(pts, Entry { frame, previous });
         self.publish();
@@ -258,7 +296,7 @@ impl<F: ByteSize> FrameCache<F> {
         // Frames shared with the uploads free nothing yet: the room is measured once. What
         // they free goes to the frame memory's spare blocks, which the next frames decoded
         // take again: a full cache streams without mapping anything afresh.
-        while self.bytes > room && self.entries.len() > min_frames {
+        while (self.bytes > room || self.gpu_bytes > self.gpu_budget) && self.entries.len() > min_frames {
             let first = self.entries.keys().copied().find(|p| !keep.contains(p));
             let last = self.entries.keys().rev().copied().find(|p| !keep.contains(p));
             let cost = |pts: i64| {
@@ -281,6 +319,7 @@ impl<F: ByteSize> FrameCache<F> {
             };
             if let Some(entry) = self.entries.remove(&victim) {
                 self.bytes -= entry.frame.bytes();
+                self.gpu_bytes -= entry.frame.gpu_bytes();
             }
         }
         if self.bytes > room && self.budget > 0 {
@@ -296,6 +335,7 @@ impl<F: ByteSize> FrameCache<F> {
     pub fn clear(&mut self) {
         self.entries.clear();
         self.bytes = 0;
+        self.gpu_bytes = 0;
         self.publish();
     }
 }
@@ -497,5 +537,44 @@ mod tests {
         run(&mut cache, 0..20);
         cache.evict(19, &[0]);
         assert!(cache.contains(0) && cache.contains(19) && !cache.contains(1));
+    }
+
+    /// A frame in the GPU frame cache: nothing in memory.
+    struct OnGpu(usize);
+
+    impl ByteSize for OnGpu {
+        fn bytes(&self) -> usize {
+            0
+        }
+
+        fn gpu_bytes(&self) -> usize {
+            self.0
+        }
+    }
+
+    #[test]
+    fn frames_on_the_gpu_are_kept_within_the_gpu_budget_not_the_memory_one() {
+        // No memory budget at all: frames on the GPU don't take any.
+        let mut cache = FrameCache::new(0);
+        cache.set_gpu_budget(100);
+        let mut previous = None;
+        for pts in 0..30 {
+            cache.insert(pts, OnGpu(10), previous);
+            previous = Some(pts);
+            cache.evict(pts, &[pts]);
+        }
+        // Ten frames of 10 bytes: the newest, nearest the anchor.
+        assert_eq!(cache.len(), 10);
+        assert_eq!(cache.bytes(), 0);
+        assert_eq!((20..30).filter(|&p| cache.contains(p)).count(), 10);
+        let fill = cache.gauge().read();
+        assert_eq!((fill.gpu_bytes, fill.gpu_budget, fill.frames), (100, 100, 10));
+        // Stepping back from 25: frames behind it are worth three times those ahead.
+        cache.set_gpu_budget(60);
+        cache.evict(25, &[25]);
+        let held: Vec<i64> = (0..30).filter(|&p| cache.contains(p)).collect();
+        assert_eq!(held, vec![21, 22, 23, 24, 25, 26]);
+        cache.clear();
+        assert_eq!(cache.gauge().read().gpu_bytes, 0);
     }
 }

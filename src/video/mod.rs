@@ -6,6 +6,7 @@ pub mod convert;
 pub mod decoder;
 pub mod format;
 pub mod index;
+pub mod interop;
 pub mod memory;
 pub mod ring;
 pub mod source;

@@ -5,6 +5,7 @@ use super::*;
 use crate::gpu::mapping::{MapState, Mapping, MAP_SETTLE};
 use crate::gpu::shaders::{self, layout};
 use crate::gpu::texture::GpuFrame;
+use crate::video::interop::GpuPlanes;
 use std::sync::{Arc, Mutex, OnceLock};
 use wgpu::util::DeviceExt;
 
@@ -51,15 +52,8 @@ struct Staging {
 impl UploadStaging {
     /// Where each plane's rows go in a staging buffer for `format`, and the buffer's size.
     fn layout(format: &FrameFormat) -> (Vec<(u64, u32)>, u64) {
-        let mut rows = Vec::new();
-        let mut size = 0u64;
-        for index in 0..format.layout.plane_count() {
-            let shape = PlaneShape::of(format, index);
-            let pitch = (shape.row_bytes() as u64).next_multiple_of(u64::from(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT));
-            rows.push((size, pitch as u32));
-            size += pitch * u64::from(shape.height);
-        }
-        (rows, size)
+        let (planes, size) = plane_rows(format);
+        (planes.iter().map(|p| (p.offset, p.pitch)).collect(), size)
     }
 
     /// The bytes of one staging buffer for `format`'s frames.
@@ -156,6 +150,11 @@ impl PlaneTextures {
         })
     }
 
+    /// The device the slot's textures are on.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
     /// The texture view of plane `index`.
     pub fn plane_view(&self, index: usize) -> Option<&wgpu::TextureView> {
         self.planes.get(index).map(|p| &p.view)
@@ -227,6 +226,24 @@ impl PlaneTextures {
         }
         staging.copied_in = Some(queue.submit([encoder.finish()]));
         staging.mapping = Mapping::write(&staging.buffer);
+        crate::video::interop::TRANSFERS.to_device(UploadStaging::frame_bytes(&self.format));
+        Ok(())
+    }
+
+    /// Queues a copy of one frame's planes from the GPU frame cache (a copy on the GPU, in a
+    /// submission of its own ahead of any that reads the slot).
+    pub fn upload_from_gpu(&self, queue: &wgpu::Queue, planes: &GpuPlanes) -> Result<(), ConvertError> {
+        if planes.format() != self.format {
+            return Err(ConvertError::Staging(
+                "a frame in the GPU frame cache has another format than the ring's".into(),
+            ));
+        }
+        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("upload from the GPU frame cache"),
+        });
+        let textures = self.planes.iter().map(|p| &p.texture).collect::<Vec<_>>();
+        planes.encode_copy(&mut encoder, &textures);
+        planes.copied_in(queue.submit([encoder.finish()]));
         Ok(())
     }
 }

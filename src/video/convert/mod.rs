@@ -252,6 +252,37 @@ fn check_format(format: &FrameFormat) -> Result<(), ConvertError> {
     Ok(())
 }
 
+/// Where one plane's rows go in a buffer of a frame's planes (staging memory, the GPU frame
+/// cache): rows `pitch` apart (a multiple of 256 bytes, as copies into textures need) from
+/// `offset`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlaneRows {
+    pub offset: u64,
+    pub pitch: u32,
+    pub row_bytes: usize,
+    pub rows: usize,
+    pub extent: wgpu::Extent3d,
+}
+
+/// Each plane's rows in a buffer holding a frame of `format`, and the buffer's size.
+pub fn plane_rows(format: &FrameFormat) -> (Vec<PlaneRows>, u64) {
+    let mut planes = Vec::new();
+    let mut size = 0u64;
+    for index in 0..format.layout.plane_count() {
+        let shape = PlaneShape::of(format, index);
+        let pitch = (shape.row_bytes() as u64).next_multiple_of(u64::from(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT));
+        planes.push(PlaneRows {
+            offset: size,
+            pitch: pitch as u32,
+            row_bytes: shape.row_bytes(),
+            rows: shape.height as usize,
+            extent: shape.extent(),
+        });
+        size += pitch * u64::from(shape.height);
+    }
+    (planes, size)
+}
+
 /// How one plane is held on the GPU.
 #[derive(Clone, Copy, Debug)]
 struct PlaneShape {

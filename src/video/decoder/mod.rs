@@ -17,6 +17,7 @@ use super::cache::{CacheFill, CacheGauge, FrameCache};
 use super::convert::PlaneTextures;
 use super::index::FrameIndex;
 use super::source::{SeekTarget, VideoInfo, VideoSource};
+use crate::video::interop::FramePath;
 use crate::video::memory::FRAME_MEMORY;
 use preview::PreviewThread;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -24,7 +25,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
 use std::time::Duration;
 use upload::Uploader;
-use worker::Worker;
+use worker::{GpuCacheSetup, Worker};
 
 /// The default memory budget for decoded frames kept for steps (`--cache-size`).
 pub const DEFAULT_CACHE_BYTES: usize = 1 << 30;
@@ -99,6 +100,7 @@ pub struct DecodeThread {
     preview: Option<std::thread::JoinHandle<()>>,
     uploader: Option<std::thread::JoinHandle<()>>,
     cache_gauge: Arc<CacheGauge>,
+    frame_path: Arc<std::sync::Mutex<FramePath>>,
     /// Trims the cache when other frame memory grows while this thread decodes nothing.
     _watch: Option<crate::video::memory::Watch>,
 }
@@ -121,6 +123,13 @@ impl DecodeThread {
     ) -> Self {
         let info = source.info.clone();
         let index = Arc::clone(source.index());
+        let frame_path = source.frame_path();
+        // NVDEC frames stay on the GPU where its memory can be shared with CUDA: set up on the
+        // decode thread, which allocates the GPU frame cache before its first frame.
+        let gpu = slots.first().map(|slot| GpuCacheSetup {
+            device: slot.device().clone(),
+            passing_through: cache_bytes == 0,
+        });
         let (commands, command_rx) = mpsc::channel();
         let (event_tx, events) = mpsc::channel();
         let cache = FrameCache::within(cache_bytes, &FRAME_MEMORY);
@@ -165,7 +174,8 @@ impl DecodeThread {
             cache,
             keyframes,
             trim_asked,
-        );
+        )
+        .with_gpu_cache(gpu);
         let latest = Arc::new(AtomicU64::new(0));
         let uploader = Uploader {
             queue,
@@ -199,8 +209,14 @@ impl DecodeThread {
             preview,
             uploader,
             cache_gauge,
+            frame_path,
             _watch: watch,
         }
+    }
+
+    /// Which path the stream's frames take to the GPU, and why.
+    pub fn frame_path(&self) -> FramePath {
+        self.frame_path.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// How full the decoded-frame cache is.

@@ -1,5 +1,6 @@
 //! The upload thread: copies each frame the decode thread sends into its ring slot's textures
-//! (copying it back from a hardware decoder first, where it is still there), then passes the
+//! (copying it back from a hardware decoder first, where it is still there; from the GPU frame
+//! cache, a copy on the GPU, where the frame is there), then passes the
 //! frame on to the consumer, so the decode thread goes on to the next frame
 //! meanwhile (a 4K frame is 12 MB to copy). Everything the consumer hears goes through here, in
 //! the order the decode thread sent it: the end of a stream never overtakes its last frames.
@@ -10,7 +11,7 @@
 use super::{Command, DecoderEvent, ReadyFrame};
 use crate::video::convert::PlaneTextures;
 use crate::video::format::PlaneLayout;
-use crate::video::source::DecodedFrame;
+use crate::video::source::{DecodedFrame, Samples};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
@@ -55,12 +56,16 @@ impl Uploader {
                     continue;
                 }
                 Outgoing::Frame { frame, layout, ready } => {
-                    // A frame still in the hardware decoder's memory is copied back first.
-                    let uploaded = frame.video().and_then(|_| {
-                        self.slots[ready.slot]
-                            .upload(&self.queue, &frame.planes(layout))
-                            .map_err(|e| e.to_string())
-                    });
+                    let slot = &self.slots[ready.slot];
+                    let uploaded = match &frame.samples {
+                        // In the GPU frame cache: a copy on the GPU.
+                        Samples::Gpu(planes) => slot.upload_from_gpu(&self.queue, planes).map_err(|e| e.to_string()),
+                        // A frame still in the hardware decoder's memory is copied back first.
+                        _ => frame.video().and_then(|_| {
+                            slot.upload(&self.queue, &frame.planes(layout))
+                                .map_err(|e| e.to_string())
+                        }),
+                    };
                     match uploaded {
                         Ok(()) => DecoderEvent::Frame(ready),
                         Err(message) => {

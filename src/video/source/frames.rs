@@ -59,6 +59,9 @@ pub enum Samples {
     /// so that the decode thread goes straight on to the next frame. Only frames that need no
     /// conversion once copied wait.
     Device(Deferred),
+    /// In the GPU frame cache (an NVDEC frame copied there on the device): the ring's slots are
+    /// copied from it on the GPU; never in memory.
+    Gpu(GpuPlanes),
 }
 
 /// A frame waiting in the device's memory, and its copy once made.
@@ -110,6 +113,7 @@ impl DecodedFrame {
                 })
                 .as_ref()
                 .map_err(Clone::clone),
+            Samples::Gpu(_) => Err("the frame is in the GPU frame cache, not in memory".into()),
         }
     }
 
@@ -132,6 +136,15 @@ impl DecodedFrame {
         match &self.samples {
             Samples::Memory(frame) => (0..frame.planes()).map(|i| frame.data(i).len()).sum(),
             Samples::Device(deferred) => deferred.bytes,
+            Samples::Gpu(_) => 0,
+        }
+    }
+
+    /// Bytes the frame holds in the GPU frame cache.
+    pub fn gpu_byte_size(&self) -> usize {
+        match &self.samples {
+            Samples::Gpu(planes) => planes.bytes(),
+            _ => 0,
         }
     }
 
@@ -234,15 +247,18 @@ impl VideoSource {
         let pict_type = picture_type(&frame);
         let packet = PacketProps::of(&frame);
         let samples = match self.hardware {
-            Some(hw) if hw.holds(&frame) => match self.defer(frame) {
-                Ok(deferred) => Samples::Device(deferred),
-                Err(frame) => {
-                    let frame = hardware::download(&frame).map_err(|e| VideoError::Decode {
-                        path: self.info.path.clone(),
-                        reason: format!("copying a frame from the {} decoder failed: {e}", hw.name),
-                    })?;
-                    Samples::Memory(self.for_upload(frame)?)
-                }
+            Some(hw) if hw.holds(&frame) => match self.copy_to_gpu(&frame) {
+                Some(planes) => Samples::Gpu(planes),
+                None => match self.defer(frame) {
+                    Ok(deferred) => Samples::Device(deferred),
+                    Err(frame) => {
+                        let frame = hardware::download(&frame).map_err(|e| VideoError::Decode {
+                            path: self.info.path.clone(),
+                            reason: format!("copying a frame from the {} decoder failed: {e}", hw.name),
+                        })?;
+                        Samples::Memory(self.for_upload(frame)?)
+                    }
+                },
             },
             _ => Samples::Memory(self.for_upload(frame)?),
         };
@@ -256,6 +272,37 @@ impl VideoSource {
             packet,
             samples,
         })))
+    }
+
+    /// A device frame copied into the GPU frame cache, where the source has one (`keep_on_gpu`)
+    /// and the frame is of its format; None where it isn't, or the cache has no free slot (the
+    /// frame goes through memory). A copy that fails turns the GPU frame cache off for the rest
+    /// of the stream, with the reason in the frame path.
+    fn copy_to_gpu(&mut self, frame: &ffmpeg::frame::Video) -> Option<GpuPlanes> {
+        let store = self.gpu_store.as_ref()?;
+        let fits = hardware::memory_layout(frame).is_some_and(|(pixel, w, h)| {
+            native_layout(pixel).map(|(layout, _)| layout) == Some(store.format.layout)
+                && (w, h) == (store.format.width, store.format.height)
+        });
+        if !fits {
+            return None;
+        }
+        match store.copy_in(frame) {
+            Ok(Some(planes)) => Some(planes),
+            Ok(None) => {
+                self.gpu_store_full += 1;
+                None
+            }
+            Err(reason) => {
+                log::warn!("copying frames on the GPU stopped ({reason}): copying them through memory");
+                self.gpu_store = None;
+                self.set_frame_path(FramePath::CopiedBack {
+                    decoder: "NVDEC",
+                    reason,
+                });
+                None
+            }
+        }
     }
 
     /// A device frame left there for its copy (`defer_copies`), when its copy will need no

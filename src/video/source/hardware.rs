@@ -75,6 +75,15 @@ impl Attached {
         unsafe { (*frame.as_ptr()).format == self.format as i32 }
     }
 
+    /// The decoder's name as users know it.
+    pub fn label(&self) -> &'static str {
+        match self.name {
+            "cuda" => "NVDEC",
+            "vaapi" => "VA-API",
+            name => name,
+        }
+    }
+
     /// Whether this device's frames may be copied back on another thread while the decoder
     /// goes on: NVDEC's, whose surfaces CUDA copies from any thread (mpv draws them from its
     /// video output's). VA-API's are copied on the decoding thread.
@@ -203,6 +212,27 @@ pub fn attach(
     })
 }
 
+/// The CUDA context and stream of a codec context's NVDEC device (FFmpeg's
+/// `AVCUDADeviceContext`); None without one.
+///
+/// # Safety
+/// `context` must point to a valid codec context.
+pub unsafe fn cuda_stream(context: *const ffi::AVCodecContext) -> Option<crate::video::interop::CudaStream> {
+    let device = (*context).hw_device_ctx;
+    if device.is_null() {
+        return None;
+    }
+    let device = (*device).data as *const ffi::AVHWDeviceContext;
+    if (*device).type_ != ffi::AVHWDeviceType::AV_HWDEVICE_TYPE_CUDA || (*device).hwctx.is_null() {
+        return None;
+    }
+    let cuda = (*device).hwctx as *const ffi::AVCUDADeviceContext;
+    Some(crate::video::interop::CudaStream {
+        context: (*cuda).cuda_ctx as *mut std::ffi::c_void,
+        stream: (*cuda).stream as *mut std::ffi::c_void,
+    })
+}
+
 /// A device reference kept for the process's lifetime.
 #[derive(Clone, Copy)]
 struct Device(*mut ffi::AVBufferRef);
@@ -294,6 +324,7 @@ pub fn download(frame: &ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, ff
             return Err(ffmpeg::Error::from(result));
         }
     }
+    crate::video::interop::TRANSFERS.to_host(memory_bytes((format, w, h)) as u64);
     Ok(out)
 }
 

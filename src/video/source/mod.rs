@@ -19,6 +19,7 @@ pub(crate) use stream::{discard_other_streams, seek_backward};
 
 use super::format::{FrameFormat, FrameLight, PlaneData, PlaneLayout};
 use super::index::{FrameIndex, FrameNumber};
+use super::interop::{CudaStream, FramePath, GpuFrameStore, GpuPlanes};
 use crate::colour::{ColorSpec, ColorVolume};
 use ffmpeg::format::Pixel;
 use ffmpeg::software::scaling;
@@ -138,6 +139,12 @@ pub struct VideoSource {
     damaged_packets: u64,
     /// The stream's codec parameters, for a keyframe decoder beside this one.
     parameters: ffmpeg::codec::Parameters,
+    /// NVDEC frames are copied here on the GPU (`keep_on_gpu`).
+    gpu_store: Option<Arc<GpuFrameStore>>,
+    /// Frames that went through memory because the GPU frame cache had no free slot.
+    gpu_store_full: u64,
+    /// Which path the frames take to the GPU, as other threads see it.
+    frame_path: Arc<Mutex<FramePath>>,
 }
 
 /// Up to what a decode run may skip frames, to land sooner.
@@ -240,6 +247,49 @@ impl VideoSource {
     /// to the upload layout: for readers of the samples themselves (`report`), never the GPU.
     pub fn keep_decoded_planes(&mut self) {
         self.decoded_planes = true;
+    }
+
+    /// Which path the stream's frames take to the GPU, shared with other threads.
+    pub fn frame_path(&self) -> Arc<Mutex<FramePath>> {
+        Arc::clone(&self.frame_path)
+    }
+
+    fn set_frame_path(&self, path: FramePath) {
+        *self.frame_path.lock().unwrap_or_else(|e| e.into_inner()) = path;
+    }
+
+    /// The decoder's CUDA context and stream, where it decodes on NVDEC.
+    pub fn cuda_stream(&self) -> Option<CudaStream> {
+        match self.hardware {
+            // SAFETY: the decoder's own codec context.
+            Some(hw) if hw.name == "cuda" => unsafe { hardware::cuda_stream(self.decoder.as_ptr()) },
+            _ => None,
+        }
+    }
+
+    /// From now on NVDEC frames are copied into `store` on the GPU as they are decoded, and
+    /// given out there (`Samples::Gpu`), when they fit it and it has room.
+    pub fn keep_on_gpu(&mut self, store: Arc<GpuFrameStore>) {
+        self.set_frame_path(FramePath::OnGpu {
+            frames: store.capacity,
+            frame_bytes: store.slot_bytes,
+        });
+        self.gpu_store = Some(store);
+    }
+
+    /// Says why frames of this hardware decoder go through memory.
+    pub fn copy_through_memory(&self, reason: String) {
+        if let Some(hw) = self.hardware {
+            self.set_frame_path(FramePath::CopiedBack {
+                decoder: hw.label(),
+                reason,
+            });
+        }
+    }
+
+    /// Frames that went through memory because the GPU frame cache was full.
+    pub fn gpu_store_misses(&self) -> u64 {
+        self.gpu_store_full
     }
 
     /// Frames of a hardware decoder that can be copied back from another thread (NVDEC's) are

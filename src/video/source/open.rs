@@ -87,6 +87,15 @@ impl VideoSource {
             eof_sent: false,
             damaged_packets: 0,
             parameters,
+            gpu_store: None,
+            gpu_store_full: 0,
+            frame_path: Arc::new(Mutex::new(match hardware {
+                None => FramePath::Software,
+                Some(hw) => FramePath::CopiedBack {
+                    decoder: hw.label(),
+                    reason: "frames are read in memory here".into(),
+                },
+            })),
         })
     }
 }

@@ -18,6 +18,7 @@ use crate::player::stats::percentile;
 use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::timeline::TimelineFill;
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
+use crate::video::interop::TRANSFERS;
 use crate::video::ring::RING_SLOTS;
 use crate::video::source::{SeekTarget, VideoSource};
 use anyhow::{bail, Result};
@@ -387,6 +388,11 @@ struct Passes {
     rss_end: f64,
     rss_mid: Vec<f64>,
     peak: f64,
+    /// Which path carried the frames, and the bytes that crossed between memory and the GPU
+    /// over all three passes, and the frames they carried.
+    path: crate::video::interop::FramePath,
+    transfers: crate::video::interop::TransferCount,
+    carried: u64,
 }
 
 impl Passes {
@@ -394,9 +400,11 @@ impl Passes {
     /// reported apart; the best of the other two is the steady state.
     fn run(pipeline: &mut Pipeline) -> Result<Self> {
         let (rss_start, _) = memory_mb();
+        let transfers_before = TRANSFERS.read();
         let mut runs = Vec::new();
         let mut rss_mid = Vec::new();
         let mut frames = 0u64;
+        let mut carried = 0u64;
         for pass in 0..3 {
             if pass > 0 {
                 pipeline.decoder.seek(SeekTarget::Frame(0));
@@ -412,9 +420,18 @@ impl Passes {
             }
             pipeline.ctx.wait_idle()?;
             runs.push(frames as f64 / start.elapsed().as_secs_f64());
+            carried += frames;
         }
         let (rss_end, peak) = memory_mb();
+        let after = TRANSFERS.read();
+        let transfers = crate::video::interop::TransferCount {
+            to_device: after.to_device - transfers_before.to_device,
+            to_host: after.to_host - transfers_before.to_host,
+        };
         Ok(Self {
+            path: pipeline.decoder.frame_path(),
+            transfers,
+            carried,
             runs,
             frames,
             rss_start,
@@ -432,6 +449,9 @@ impl Passes {
             rss_end,
             rss_mid,
             peak,
+            path,
+            transfers,
+            carried,
         } = self;
         let steady = runs[1].max(runs[2]);
         writeln!(
@@ -440,6 +460,13 @@ impl Passes {
              cold pass {:.1} fps",
             100.0 * steady / decode_fps,
             runs[0]
+        )?;
+        let per_frame = |bytes: u64| bytes as f64 / (*carried).max(1) as f64 / f64::from(1 << 20);
+        writeln!(
+            out,
+            "frames path:  {path}; over PCIe per frame {:.2} MiB to the GPU, {:.2} MiB back to memory",
+            per_frame(transfers.to_device),
+            per_frame(transfers.to_host)
         )?;
         let mid_max = rss_mid.iter().copied().fold(*rss_start, f64::max);
         let mid_min = rss_mid.iter().copied().fold(f64::INFINITY, f64::min);

@@ -8,8 +8,10 @@ mod landing;
 use super::preview::{Claim, ClaimState, Job};
 use super::upload::Outgoing;
 use super::{Command, DecoderEvent, ReadyFrame, LANDING_ATTEMPTS, PAUSED_AHEAD, SEEK_KEEP_BYTES, SEEK_KEEP_FRAMES};
-use crate::video::cache::FrameCache;
+use crate::video::cache::{FrameCache, MIN_FRAMES, PASS_THROUGH_FRAMES};
+use crate::video::convert::plane_rows;
 use crate::video::index::FrameIndex;
+use crate::video::interop::{self, GpuFrameStore};
 use crate::video::source::{CatchUp, Decoded, DecodedFrame, SeekTarget, VideoSource};
 use landing::Landing;
 use std::collections::VecDeque;
@@ -59,6 +61,8 @@ pub(super) struct Worker {
     decoder_ended: bool,
     /// Bytes of one decoded frame (for the budget in frames).
     frame_bytes: usize,
+    /// Whether that frame was in the GPU frame cache (then its budget counts).
+    on_gpu: bool,
     ticks_per_frame: f64,
     /// A pts past the stream's end, as far as the container tells.
     end_pts: i64,
@@ -68,6 +72,17 @@ pub(super) struct Worker {
     claim: Option<Arc<Claim>>,
     /// A `Trim` is on its way (cleared as it is handled).
     trim_asked: Arc<std::sync::atomic::AtomicBool>,
+    /// The GPU frame cache to set up first, where the stream may have one.
+    gpu: Option<GpuCacheSetup>,
+    /// The GPU frame cache, once set up, and the frames of it in flight besides the cache's.
+    gpu_store: Option<(Arc<GpuFrameStore>, usize)>,
+}
+
+/// What the decode thread needs to set up a GPU frame cache.
+pub(super) struct GpuCacheSetup {
+    pub device: wgpu::Device,
+    /// The frame cache has no budget: frames only pass through (headless runs).
+    pub passing_through: bool,
 }
 
 impl Worker {
@@ -107,15 +122,71 @@ impl Worker {
             paused: false,
             decoder_ended: false,
             frame_bytes: 0,
+            on_gpu: false,
             ticks_per_frame,
             end_pts,
             keyframes,
             claim: None,
             trim_asked,
+            gpu: None,
+            gpu_store: None,
+        }
+    }
+
+    /// Sets up a GPU frame cache first thing when the thread runs, where the stream may have
+    /// one (`keep_frames_on_gpu`).
+    pub(super) fn with_gpu_cache(self, gpu: Option<GpuCacheSetup>) -> Self {
+        Self { gpu, ..self }
+    }
+
+    /// Sets up the GPU frame cache for an NVDEC stream: its frames are then copied there on the
+    /// device as decoded, and shown from there. It holds the cache's frames (its budget, or
+    /// only what passes through a cache of no budget) and those on their way to the ring
+    /// besides; where it can't be made, the frame path says why.
+    fn keep_frames_on_gpu(&mut self, setup: GpuCacheSetup) {
+        let Some(cuda) = self.source.cuda_stream() else {
+            return;
+        };
+        let format = self.source.info.format;
+        let frame_bytes = usize::try_from(plane_rows(&format).1).unwrap_or(usize::MAX).max(1);
+        // The ring's slots in flight, the frame decoded meanwhile and the one sent.
+        let in_flight = self.slot_count + 2;
+        let cached = if setup.passing_through {
+            PASS_THROUGH_FRAMES
+        } else {
+            let budget = interop::gpu_cache_budget(&setup.device) / frame_bytes;
+            // No more than the stream has frames.
+            let info = &self.source.info;
+            let stream_frames = match info.duration {
+                d if d > 0.0 && info.frame_duration > 0.0 => (d / info.frame_duration).ceil() as usize + 1,
+                _ => usize::MAX,
+            };
+            budget.saturating_sub(in_flight).min(stream_frames).max(MIN_FRAMES)
+        };
+        let started = std::time::Instant::now();
+        match GpuFrameStore::new(&setup.device, cuda, format, cached + in_flight, in_flight + MIN_FRAMES) {
+            Ok(store) => {
+                log::info!(
+                    "NVDEC frames stay on the GPU: a GPU frame cache of {} frames ({} MiB), its first {} in {:.0} ms",
+                    store.capacity,
+                    (store.capacity as u64 * store.slot_bytes) >> 20,
+                    store.ready(),
+                    started.elapsed().as_secs_f64() * 1e3
+                );
+                self.gpu_store = Some((Arc::clone(&store), in_flight));
+                self.source.keep_on_gpu(store);
+            }
+            Err(reason) => {
+                log::info!("NVDEC frames go through memory: {reason}");
+                self.source.copy_through_memory(reason);
+            }
         }
     }
 
     pub(super) fn run(mut self) {
+        if let Some(setup) = self.gpu.take() {
+            self.keep_frames_on_gpu(setup);
+        }
         loop {
             // Commands first: a seek storm only ever acts on the latest request.
             while let Ok(command) = self.commands.try_recv() {
@@ -232,7 +303,12 @@ impl Worker {
     /// Frames the budget holds behind the one shown.
     fn behind_frames(&self) -> u64 {
         let per_frame = self.frame_bytes.max(1) as u64;
-        (self.cache.budget() as u64 / per_frame * 3 / 4).max(2)
+        let budget = if self.on_gpu {
+            self.cache.gpu_budget()
+        } else {
+            self.cache.budget()
+        };
+        (budget as u64 / per_frame * 3 / 4).max(2)
     }
 
     fn in_flight(&self) -> usize {
@@ -272,7 +348,7 @@ impl Worker {
             Some(Decoded::Frame(frame)) => {
                 // Kept for later, unless the cache has it already (then it goes, and with it
                 // any hold on the decoder's memory).
-                if !sending && !self.cache.contains(frame.pts) {
+                if !sending && !self.cache.contains(frame.pts) && frame.in_device() {
                     frame.video()?;
                 }
                 frame
@@ -284,9 +360,16 @@ impl Worker {
             }
         };
         let pts = frame.pts;
-        self.frame_bytes = frame.byte_size();
+        self.frame_bytes = frame.byte_size() + frame.gpu_byte_size();
+        self.on_gpu = frame.gpu_byte_size() > 0;
         let previous = frame.previous;
         self.cache.insert(pts, Arc::new(frame), previous);
+        // The GPU frame cache's room, as it grows: what its slots hold beyond those in flight.
+        if let Some((store, in_flight)) = &self.gpu_store {
+            let slot_bytes = usize::try_from(store.slot_bytes).unwrap_or(usize::MAX);
+            self.cache
+                .set_gpu_budget(store.ready().saturating_sub(*in_flight).saturating_mul(slot_bytes));
+        }
         let keep: Vec<i64> = [Some(pts), keep, self.cursor].into_iter().flatten().collect();
         self.cache.evict(anchor, &keep);
         Ok(Some(pts))
