@@ -256,6 +256,13 @@ fn bench_pipeline_reports_open_times_seeks_and_back_steps() {
         "the long copies are deleted"
     );
     assert!(line("exact seek:   5 random frames").contains("exact frame p50"));
+    // Decoded in software: each 64x48 frame goes up from memory, its rows padded to 256 bytes
+    // (48 + 2 x 24 rows).
+    assert_eq!(
+        line("frames path:  "),
+        "frames path:  software decoding, uploaded from memory; over PCIe per frame 24.0 KiB to the GPU, \
+         0 bytes back to memory"
+    );
     // GOPs of 12 up to frame 84: the last of the longest (ties go to the later one) is 72..84;
     // the steps start at its last frame and go back across the keyframes at 72 and 60.
     let back = line("back-step:    20 steps back from frame 83 (GOP 72..84");

@@ -437,4 +437,45 @@ mod tests {
         meter.record(ms(2100), 1);
         assert_eq!(meter.rate(), None);
     }
+
+    #[test]
+    fn the_overlay_says_which_path_carries_the_frames_and_fills_the_gpu_cache_line() {
+        let source = crate::video::source::VideoSource::open(std::path::Path::new("media/sample-540p.mp4")).unwrap();
+        let mut input = StatsInput {
+            info: &source.info,
+            playlist: None,
+            decode_rate: None,
+            display_rate: None,
+            speed: 1.0,
+            dropped: 0,
+            cache: CacheFill {
+                bytes: 300 << 20,
+                frames: 97,
+                budget: 1 << 30,
+                gpu_bytes: 0,
+                gpu_budget: 0,
+            },
+            frame_path: FramePath::Software,
+            timings: None,
+            timestamps: false,
+            adjustments: None,
+            marks: None,
+            adapter: "test",
+            signal: Vec::new(),
+        };
+        let line = |input: &StatsInput, label| lines(input).into_iter().find(|(l, _)| *l == label).unwrap().1;
+        assert_eq!(line(&input, "frames"), "software decoding, uploaded from memory");
+        assert_eq!(line(&input, "cache"), "300 / 1024 MiB, 97 frames");
+        input.frame_path = FramePath::OnGpu {
+            frames: 80,
+            frame_bytes: 100 << 20,
+        };
+        input.cache.gpu_bytes = 2000 << 20;
+        input.cache.gpu_budget = 7200 << 20;
+        assert_eq!(
+            line(&input, "frames"),
+            "NVDEC to Vulkan on the GPU (GPU cache 80 frames, 8000 MiB)"
+        );
+        assert_eq!(line(&input, "cache"), "300 / 1024 MiB, 97 frames, GPU 2000 / 7200 MiB");
+    }
 }

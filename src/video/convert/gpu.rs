@@ -226,7 +226,6 @@ impl PlaneTextures {
         }
         staging.copied_in = Some(queue.submit([encoder.finish()]));
         staging.mapping = Mapping::write(&staging.buffer);
-        crate::video::interop::TRANSFERS.to_device(UploadStaging::frame_bytes(&self.format));
         Ok(())
     }
 

@@ -17,7 +17,7 @@ use super::cache::{CacheFill, CacheGauge, FrameCache};
 use super::convert::PlaneTextures;
 use super::index::FrameIndex;
 use super::source::{SeekTarget, VideoInfo, VideoSource};
-use crate::video::interop::FramePath;
+use crate::video::interop::{FramePath, TransferCount, Transfers};
 use crate::video::memory::FRAME_MEMORY;
 use preview::PreviewThread;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -101,6 +101,7 @@ pub struct DecodeThread {
     uploader: Option<std::thread::JoinHandle<()>>,
     cache_gauge: Arc<CacheGauge>,
     frame_path: Arc<std::sync::Mutex<FramePath>>,
+    transfers: Arc<Transfers>,
     /// Trims the cache when other frame memory grows while this thread decodes nothing.
     _watch: Option<crate::video::memory::Watch>,
 }
@@ -124,6 +125,7 @@ impl DecodeThread {
         let info = source.info.clone();
         let index = Arc::clone(source.index());
         let frame_path = source.frame_path();
+        let transfers = source.transfers();
         // NVDEC frames stay on the GPU where its memory can be shared with CUDA: set up on the
         // decode thread, which allocates the GPU frame cache before its first frame.
         let gpu = slots.first().map(|slot| GpuCacheSetup {
@@ -185,6 +187,7 @@ impl DecodeThread {
             commands: commands.clone(),
             notify,
             latest: Arc::clone(&latest),
+            transfers: Arc::clone(&transfers),
         };
         let uploader = std::thread::Builder::new()
             .name("histoplay upload".into())
@@ -210,8 +213,14 @@ impl DecodeThread {
             uploader,
             cache_gauge,
             frame_path,
+            transfers,
             _watch: watch,
         }
+    }
+
+    /// Bytes of the stream's frames that have crossed between memory and the GPU so far.
+    pub fn transfers(&self) -> TransferCount {
+        self.transfers.read()
     }
 
     /// Which path the stream's frames take to the GPU, and why.

@@ -9,8 +9,9 @@
 //! wait behind them.
 
 use super::{Command, DecoderEvent, ReadyFrame};
-use crate::video::convert::PlaneTextures;
+use crate::video::convert::{PlaneTextures, UploadStaging};
 use crate::video::format::PlaneLayout;
+use crate::video::interop::Transfers;
 use crate::video::source::{DecodedFrame, Samples};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
@@ -39,6 +40,8 @@ pub(super) struct Uploader {
     /// The generation of the consumer's latest seek: frames of older ones, which it would only
     /// give back, are given back here instead, neither copied nor uploaded.
     pub latest: Arc<AtomicU64>,
+    /// The stream's count of bytes uploaded from memory.
+    pub transfers: Arc<Transfers>,
 }
 
 impl Uploader {
@@ -62,8 +65,11 @@ impl Uploader {
                         Samples::Gpu(planes) => slot.upload_from_gpu(&self.queue, planes).map_err(|e| e.to_string()),
                         // A frame still in the hardware decoder's memory is copied back first.
                         _ => frame.video().and_then(|_| {
-                            slot.upload(&self.queue, &frame.planes(layout))
-                                .map_err(|e| e.to_string())
+                            let planes = frame.planes(layout);
+                            slot.upload(&self.queue, &planes).map_err(|e| e.to_string())?;
+                            // What the GPU copies from the staging buffer in memory.
+                            self.transfers.to_device(UploadStaging::frame_bytes(&slot.format));
+                            Ok(())
                         }),
                     };
                     match uploaded {

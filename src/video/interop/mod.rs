@@ -7,7 +7,7 @@
 //!
 //! Where that can't be set up (no NVIDIA driver, another GPU, lavapipe, VA-API) frames are
 //! copied through memory as before; `FramePath` says which path carries a stream's frames and
-//! why, and `TRANSFERS` counts the bytes that cross between memory and the GPU.
+//! why, and `Transfers` counts the bytes of its frames that cross between memory and the GPU.
 //!
 //! VA-API would come the same way, by DMA-BUF: `vaExportSurfaceHandle` gives each surface's
 //! planes as DMA-BUF fds with their DRM modifiers, which Vulkan imports
@@ -58,7 +58,7 @@ impl std::fmt::Display for FramePath {
     }
 }
 
-/// Bytes that crossed between system memory and the GPU, for the whole process.
+/// Bytes of one stream's frames that crossed between system memory and the GPU.
 #[derive(Debug, Default)]
 pub struct Transfers {
     to_device: AtomicU64,
@@ -90,11 +90,6 @@ impl Transfers {
         }
     }
 }
-
-pub static TRANSFERS: Transfers = Transfers {
-    to_device: AtomicU64::new(0),
-    to_host: AtomicU64::new(0),
-};
 
 /// The GPU frame cache's budget per stream (`--gpu-cache-size`); 0: from the GPU's memory.
 static GPU_CACHE_BYTES: AtomicUsize = AtomicUsize::new(0);

@@ -70,13 +70,16 @@ pub struct Deferred {
     copy: OnceLock<Result<ffmpeg::frame::Video, String>>,
     /// What the copy takes (counted from the start, for the cache's budget).
     bytes: usize,
+    /// The stream's count of bytes copied back.
+    transfers: Arc<Transfers>,
 }
 
 impl Deferred {
     /// `device`, whose copy will take `bytes`.
-    fn of(device: hardware::DeviceFrame, bytes: usize) -> Self {
+    fn of(device: hardware::DeviceFrame, bytes: usize, transfers: Arc<Transfers>) -> Self {
         Self {
             bytes,
+            transfers,
             device: Mutex::new(Some(device)),
             copy: OnceLock::new(),
         }
@@ -107,9 +110,11 @@ impl DecodedFrame {
                 .get_or_init(|| {
                     let device = deferred.device.lock().unwrap_or_else(|e| e.into_inner()).take();
                     let device = device.ok_or("the frame left the hardware decoder before its copy")?;
-                    device
+                    let copy = device
                         .download()
-                        .map_err(|e| format!("copying a frame from the hardware decoder failed: {e}"))
+                        .map_err(|e| format!("copying a frame from the hardware decoder failed: {e}"))?;
+                    deferred.transfers.to_host(deferred.bytes as u64);
+                    Ok(copy)
                 })
                 .as_ref()
                 .map_err(Clone::clone),
@@ -256,6 +261,8 @@ impl VideoSource {
                             path: self.info.path.clone(),
                             reason: format!("copying a frame from the {} decoder failed: {e}", hw.name),
                         })?;
+                        let bytes = (0..frame.planes()).map(|i| frame.data(i).len()).sum::<usize>();
+                        self.transfers.to_host(bytes as u64);
                         Samples::Memory(self.for_upload(frame)?)
                     }
                 },
@@ -322,7 +329,9 @@ impl VideoSource {
         if !upload_ready || bytes > hardware::DEFERRED_MAX_BYTES {
             return Err(frame);
         }
-        deferrals.defer(frame).map(|device| Deferred::of(device, bytes))
+        deferrals
+            .defer(frame)
+            .map(|device| Deferred::of(device, bytes, Arc::clone(&self.transfers)))
     }
 
     /// A frame in memory as it goes out: as decoded, or in the upload layout.
@@ -400,7 +409,7 @@ mod tests {
             previous: None,
             pict_type: 'I',
             packet: PacketProps::default(),
-            samples: Samples::Device(Deferred::of(device, 64 * 32 * 3 / 2)),
+            samples: Samples::Device(Deferred::of(device, 64 * 32 * 3 / 2, Arc::default())),
         };
         let bytes = frame.byte_size();
         assert!(frame.in_device());

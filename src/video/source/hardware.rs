@@ -324,7 +324,6 @@ pub fn download(frame: &ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, ff
             return Err(ffmpeg::Error::from(result));
         }
     }
-    crate::video::interop::TRANSFERS.to_host(memory_bytes((format, w, h)) as u64);
     Ok(out)
 }
 

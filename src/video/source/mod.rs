@@ -19,7 +19,7 @@ pub(crate) use stream::{discard_other_streams, seek_backward};
 
 use super::format::{FrameFormat, FrameLight, PlaneData, PlaneLayout};
 use super::index::{FrameIndex, FrameNumber};
-use super::interop::{CudaStream, FramePath, GpuFrameStore, GpuPlanes};
+use super::interop::{CudaStream, FramePath, GpuFrameStore, GpuPlanes, Transfers};
 use crate::colour::{ColorSpec, ColorVolume};
 use ffmpeg::format::Pixel;
 use ffmpeg::software::scaling;
@@ -145,6 +145,9 @@ pub struct VideoSource {
     gpu_store_full: u64,
     /// Which path the frames take to the GPU, as other threads see it.
     frame_path: Arc<Mutex<FramePath>>,
+    /// Bytes of its frames copied back from a hardware decoder, and (counted by whoever
+    /// uploads them) uploaded.
+    transfers: Arc<Transfers>,
 }
 
 /// Up to what a decode run may skip frames, to land sooner.
@@ -252,6 +255,11 @@ impl VideoSource {
     /// Which path the stream's frames take to the GPU, shared with other threads.
     pub fn frame_path(&self) -> Arc<Mutex<FramePath>> {
         Arc::clone(&self.frame_path)
+    }
+
+    /// The stream's count of frame bytes that crossed between memory and the GPU.
+    pub fn transfers(&self) -> Arc<Transfers> {
+        Arc::clone(&self.transfers)
     }
 
     fn set_frame_path(&self, path: FramePath) {

@@ -89,6 +89,7 @@ impl VideoSource {
             parameters,
             gpu_store: None,
             gpu_store_full: 0,
+            transfers: Arc::default(),
             frame_path: Arc::new(Mutex::new(match hardware {
                 None => FramePath::Software,
                 Some(hw) => FramePath::CopiedBack {

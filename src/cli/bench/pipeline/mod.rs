@@ -18,7 +18,6 @@ use crate::player::stats::percentile;
 use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::timeline::TimelineFill;
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
-use crate::video::interop::TRANSFERS;
 use crate::video::ring::RING_SLOTS;
 use crate::video::source::{SeekTarget, VideoSource};
 use anyhow::{bail, Result};
@@ -400,7 +399,6 @@ impl Passes {
     /// reported apart; the best of the other two is the steady state.
     fn run(pipeline: &mut Pipeline) -> Result<Self> {
         let (rss_start, _) = memory_mb();
-        let transfers_before = TRANSFERS.read();
         let mut runs = Vec::new();
         let mut rss_mid = Vec::new();
         let mut frames = 0u64;
@@ -423,11 +421,9 @@ impl Passes {
             carried += frames;
         }
         let (rss_end, peak) = memory_mb();
-        let after = TRANSFERS.read();
-        let transfers = crate::video::interop::TransferCount {
-            to_device: after.to_device - transfers_before.to_device,
-            to_host: after.to_host - transfers_before.to_host,
-        };
+        // From the decoder's start: the frames it sent ahead before the first pass are the
+        // first pass's.
+        let transfers = pipeline.decoder.transfers();
         Ok(Self {
             path: pipeline.decoder.frame_path(),
             transfers,
@@ -457,14 +453,19 @@ impl Passes {
         writeln!(
             out,
             "pipeline:     {frames} frames at {steady:.1} fps ({:.1}% of decode-only, best of 2 warm passes); \
-             cold pass {:.1} fps",
+             cold pass {:.1} fps ({:.1}%: every frame decoded, none from the frame caches)",
             100.0 * steady / decode_fps,
-            runs[0]
+            runs[0],
+            100.0 * runs[0] / decode_fps
         )?;
-        let per_frame = |bytes: u64| bytes as f64 / (*carried).max(1) as f64 / f64::from(1 << 20);
+        let per_frame = |bytes: u64| match bytes as f64 / (*carried).max(1) as f64 {
+            0.0 => "0 bytes".to_string(),
+            b if b < f64::from(1 << 20) => format!("{:.1} KiB", b / 1024.0),
+            b => format!("{:.2} MiB", b / f64::from(1 << 20)),
+        };
         writeln!(
             out,
-            "frames path:  {path}; over PCIe per frame {:.2} MiB to the GPU, {:.2} MiB back to memory",
+            "frames path:  {path}; over PCIe per frame {} to the GPU, {} back to memory",
             per_frame(transfers.to_device),
             per_frame(transfers.to_host)
         )?;
