@@ -174,18 +174,23 @@ impl GpuFrameStore {
         let Some(free) = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop() else {
             return Ok(None);
         };
+        // Its last copy into a ring slot has long finished, unless the store is small; one the
+        // GPU is still reading after all that is left for later.
+        if let Some(read_in) = &free.read_in {
+            let done = self.device.poll(wgpu::PollType::Wait {
+                submission_index: Some(read_in.clone()),
+                timeout: Some(MAP_SETTLE),
+            });
+            if done.is_err() {
+                self.free.lock().unwrap_or_else(|e| e.into_inner()).insert(0, free);
+                return Ok(None);
+            }
+        }
         let planes = GpuPlanes {
             store: Arc::clone(self),
             slot: free.slot,
             read_in: Mutex::new(None),
         };
-        // Its last copy into a ring slot has long finished, unless the store is small.
-        if let Some(read_in) = free.read_in {
-            let _ = self.device.poll(wgpu::PollType::Wait {
-                submission_index: Some(read_in),
-                timeout: Some(MAP_SETTLE),
-            });
-        }
         let (chunk, offset) = self.place(free.slot);
         let copies = self
             .planes

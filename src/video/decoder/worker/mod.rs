@@ -10,6 +10,7 @@ use super::upload::Outgoing;
 use super::{Command, DecoderEvent, ReadyFrame, LANDING_ATTEMPTS, PAUSED_AHEAD, SEEK_KEEP_BYTES, SEEK_KEEP_FRAMES};
 use crate::video::cache::{FrameCache, MIN_FRAMES, PASS_THROUGH_FRAMES};
 use crate::video::convert::plane_rows;
+use crate::video::format::PlaneLayout;
 use crate::video::index::FrameIndex;
 use crate::video::interop::{self, GpuFrameStore};
 use crate::video::source::{CatchUp, Decoded, DecodedFrame, SeekTarget, VideoSource};
@@ -148,6 +149,11 @@ impl Worker {
             return;
         };
         let format = self.source.info.format;
+        if !matches!(format.layout, PlaneLayout::Nv12 | PlaneLayout::P010) {
+            self.source
+                .copy_through_memory("its frames are converted to another layout in memory".into());
+            return;
+        }
         let frame_bytes = usize::try_from(plane_rows(&format).1).unwrap_or(usize::MAX).max(1);
         // The ring's slots in flight, the frame decoded meanwhile and the one sent.
         let in_flight = self.slot_count + 2;
