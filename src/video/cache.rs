@@ -6,6 +6,7 @@
 //! staging leave the cache less room.
 
 use super::memory::{FrameMemory, HEADROOM};
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -111,6 +112,8 @@ pub struct FrameCache<F> {
     largest: usize,
     /// The process's resident memory (`memory::resident_recent`), where the budget covers it.
     resident: fn() -> Option<usize>,
+    /// The last resident reading seen, and the frame memory held then (`held_when_read`).
+    reading: Cell<Option<(usize, usize)>>,
     /// Pts of the stream's first frame, once seen: nothing comes before it.
     first: Option<i64>,
     gauge: Arc<CacheGauge>,
@@ -130,6 +133,7 @@ impl<F: ByteSize> FrameCache<F> {
             memory: None,
             largest: 0,
             resident: || None,
+            reading: Cell::new(None),
             first: None,
             gauge,
         }
@@ -169,6 +173,15 @@ impl<F: ByteSize> FrameCache<F> {
     /// the frame memory held outside it (a small pool of spare blocks aside), and no more than
     /// keeps the process's resident memory within the budget and `HEADROOM` (less a margin for
     /// what comes before the next look).
+    ///
+    /// Against the resident memory, frame memory is counted as `FrameMemory` holds it now and
+    /// the spare pool at its full size: only the rest (the program, its libraries, the GPU
+    /// driver's mappings) comes from the reading. The blocks of the frames the cache lets go
+    /// refill the pool and stay resident, so a pool counted as it is now would have each frame
+    /// let go take the room of another (two frames evicted for every one decoded, until the
+    /// pool is full: a fill's or a landing's frames gone as they come); and frame memory read
+    /// off a reading up to `memory::RESIDENT_EVERY` old would have each evict until the next
+    /// reading let go as many frames again as the one before, for the frames that one unmapped.
     pub fn budget(&self) -> usize {
         let Some(memory) = self.memory else {
             return self.budget;
@@ -176,16 +189,30 @@ impl<F: ByteSize> FrameCache<F> {
         // Not the small pool of spare blocks: they are the next frames', and counting them
         // would let the cache grow into their room as soon as they are taken again, so that
         // the frame after has to be mapped afresh (`FrameMemory::spare_pool`).
-        let outside = memory.held().saturating_sub(memory.spare_pool() + self.bytes);
+        let held = memory.held();
+        let outside = held.saturating_sub(memory.spare_pool() + self.bytes);
         let frames = self.budget.saturating_sub(outside);
         let process = match (self.resident)() {
             Some(resident) => {
                 let limit = (self.budget + HEADROOM).saturating_sub(RESIDENT_MARGIN + 2 * self.largest);
-                limit.saturating_sub(resident.saturating_sub(self.bytes))
+                let other = resident.saturating_sub(self.held_when_read(resident, held));
+                limit.saturating_sub(other + outside + memory.spare_pool_limit())
             }
             None => usize::MAX,
         };
         frames.min(process)
+    }
+
+    /// The frame memory held when `resident` was read, as near as the cache can tell: what was
+    /// held when it first saw that reading (readings are at most `memory::RESIDENT_EVERY` old).
+    fn held_when_read(&self, resident: usize, held: usize) -> usize {
+        match self.reading.get() {
+            Some((seen, then)) if seen == resident => then,
+            _ => {
+                self.reading.set(Some((resident, held)));
+                held
+            }
+        }
     }
 
     /// The fewest frames kept: MIN_FRAMES, as many of them as MIN_FRAMES_BYTES holds (at least
@@ -222,6 +249,18 @@ impl<F: ByteSize> FrameCache<F> {
         self.largest = self.largest.max(frame.bytes());
         self.entries.insert(pts, Entry { frame, previous });
         self.publish();
+    }
+
+    /// Keeps `frame` at `pts`, decoded for the frames behind `anchor` (a paused fill's), only as
+    /// far as the budget holds it there: the frames farthest from the anchor go first, this one
+    /// among them, and never one between it and the anchor in its place. Held whatever its
+    /// distance, as a frame a decode run is about to deliver is, it would have the cache let go
+    /// of the next-farthest instead whenever the budget fell short of what the fill was started
+    /// for: the frames just above the head of those kept behind the anchor, a hole in what the
+    /// steps back are about to need.
+    pub fn insert_behind(&mut self, pts: i64, frame: F, previous: Option<i64>, anchor: i64) {
+        self.insert(pts, frame, previous);
+        self.evict(anchor, &[anchor]);
     }
 
     pub fn get(&self, pts: i64) -> Option<&F> {
@@ -491,8 +530,8 @@ mod tests {
 
     #[test]
     fn the_process_resident_memory_limits_the_cache_too() {
-        // A budget of 1 GiB and frames of 100 bytes; the process holds 200 MiB less than its
-        // budget and headroom allow, less the margin: 40 MiB of it are the cache's own frames.
+        // A budget of 1 GiB and frames of 100 bytes; the process's resident memory is 160 MiB
+        // below what its budget and headroom allow, less the margin, with the cache's frames in it.
         let memory: &'static FrameMemory = Box::leak(Box::new(FrameMemory::new()));
         let mut cache = FrameCache::within(1 << 30, memory);
         fn resident() -> Option<usize> {
@@ -501,8 +540,9 @@ mod tests {
         cache.resident = resident;
         cache.insert(0, Counted(memory.reserve(100)), None);
         cache.insert(1, Counted(memory.reserve(100)), Some(0));
-        // Room: the 160 MiB below the limit, and the cache's own 200 bytes.
-        assert_eq!(cache.budget(), (160 << 20) + 200);
+        // Room: the 160 MiB below the limit and the cache's own 200 bytes, less a full spare
+        // pool's (the blocks of the frames it lets go wait there, still resident).
+        assert_eq!(cache.budget(), (160 << 20) + 200 - memory.spare_pool_limit());
         fn crowded() -> Option<usize> {
             Some(4 << 30)
         }
@@ -510,6 +550,87 @@ mod tests {
         assert_eq!(cache.budget(), 0);
         cache.evict(1, &[]);
         assert_eq!(cache.len(), MIN_FRAMES.min(2), "small frames: the minimum stays");
+    }
+
+    /// The frame memory of `frames_a_landing_kept_stay_through_a_run_of_back_steps`, which its
+    /// resident reading counts.
+    static STEPPED: FrameMemory = FrameMemory::new();
+
+    #[test]
+    fn frames_a_landing_kept_stay_through_a_run_of_back_steps() {
+        // Frames of 1 MiB within a budget of 1 GiB, which the process's resident memory limits:
+        // besides its frame memory, the process holds what leaves 104 MiB below the limit (as a
+        // GPU driver's mappings do). A landing decodes frames 0..100, evicting as it goes, and
+        // the decoder then holds 5 frames in flight. What the cache holds then is what its
+        // budget holds: a run of 30 steps back, each answered from the cache (the frame shown,
+        // then the one after it, sent ahead while paused), must not let any of it go. The blocks
+        // of the frames the cache lets go wait in the spare pool, still resident: counted as it
+        // fills, every frame let go would take the room of another at the next look, and each
+        // step would cost two frames more.
+        const MIB: usize = 1 << 20;
+        const LIMIT: usize = (1 << 30) + HEADROOM - RESIDENT_MARGIN - 2 * MIB;
+        fn resident() -> Option<usize> {
+            Some(LIMIT - 104 * MIB + STEPPED.held())
+        }
+        let mut cache = FrameCache::within(1 << 30, &STEPPED);
+        cache.resident = resident;
+        for pts in 0..100 {
+            let frame = InBlock(std::rc::Rc::new(STEPPED.lend_block(MIB)));
+            cache.insert(pts, frame, pts.checked_sub(1));
+            cache.evict(pts, &[pts]);
+        }
+        let in_flight: Vec<_> = (0..5).map(|_| STEPPED.lend_block(MIB)).collect();
+        cache.evict(99, &[99]);
+        let held = |cache: &FrameCache<InBlock>| (0..100).filter(|&p| cache.contains(p)).collect::<Vec<i64>>();
+        let landed = held(&cache);
+        for here in (69..99).rev() {
+            cache.evict(here, &[here]);
+            cache.evict(here + 1, &[here + 1]);
+        }
+        assert_eq!(held(&cache), landed, "the steps back let frames go");
+        // 104 MiB: a full spare pool, the 5 frames in flight, and the 35 frames nearest 99.
+        let room = 104 - 5 - STEPPED.spare_pool_limit() / MIB;
+        assert_eq!(landed, (100 - room as i64..100).collect::<Vec<_>>());
+        assert!(resident().is_some_and(|r| r <= LIMIT), "within the budget and headroom");
+        drop(in_flight);
+    }
+
+    /// The frame memory of `a_fill_never_makes_a_hole_in_the_frames_behind_the_anchor`, and the
+    /// rest of the process's resident memory there (moving as the GPU driver maps or unmaps).
+    static FILLED: FrameMemory = FrameMemory::new();
+    static FILLED_OTHER: AtomicUsize = AtomicUsize::new(0);
+
+    #[test]
+    fn a_fill_never_makes_a_hole_in_the_frames_behind_the_anchor() {
+        // Frames of 100 bytes; the resident memory leaves room for 21 of them beside a full
+        // spare pool. The cache holds frames 20..=40 behind the frame shown (40), all linked.
+        fn resident() -> Option<usize> {
+            Some(FILLED_OTHER.load(Ordering::Relaxed) + FILLED.held())
+        }
+        let limit = (1 << 30) + HEADROOM - RESIDENT_MARGIN - 200;
+        let other = limit - FILLED.spare_pool_limit() - 21 * 100;
+        FILLED_OTHER.store(other, Ordering::Relaxed);
+        let mut cache = FrameCache::within(1 << 30, &FILLED);
+        cache.resident = resident;
+        for pts in 20..=40 {
+            cache.insert(pts, Counted(FILLED.reserve(100)), pts.checked_sub(1));
+            cache.evict(40, &[40]);
+        }
+        assert_eq!(cache.chain_behind(40), (21, Some(20)));
+        // The process maps 300 bytes more, and a fill started for frames 10..20 (before the
+        // head, 20) brings them in order: they are the farthest from 40, and go first. So do
+        // the three farthest of the chain, but never one between them and 40.
+        FILLED_OTHER.store(other + 300, Ordering::Relaxed);
+        for pts in 10..20 {
+            cache.insert_behind(pts, Counted(FILLED.reserve(100)), pts.checked_sub(1), 40);
+        }
+        assert_eq!(cache.chain_behind(40), (18, Some(23)));
+        assert_eq!(
+            cache.len(),
+            18,
+            "nothing else is held: {:?}",
+            (10..=40).filter(|&p| cache.contains(p)).collect::<Vec<_>>()
+        );
     }
 
     #[test]

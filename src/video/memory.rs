@@ -242,11 +242,26 @@ impl FrameMemory {
     /// small pool (`SPARE_BYTES`, frames up to 4K); none for frames so large that three blocks
     /// pass it (8K), whose spare blocks count as frames.
     pub fn spare_pool(&self) -> usize {
-        if 3 * self.largest.load(Ordering::Relaxed) > SPARE_BYTES {
+        if self.spare_counts_as_frames() {
             0
         } else {
             self.spare_bytes.load(Ordering::Relaxed)
         }
+    }
+
+    /// The most `spare_pool` holds: SPARE_BYTES, or none where spare blocks count as frames.
+    pub fn spare_pool_limit(&self) -> usize {
+        if self.spare_counts_as_frames() {
+            0
+        } else {
+            SPARE_BYTES
+        }
+    }
+
+    /// Frames so large that three of their blocks pass SPARE_BYTES (8K): their spare blocks are
+    /// no small pool, and count as frames.
+    fn spare_counts_as_frames(&self) -> bool {
+        3 * self.largest.load(Ordering::Relaxed) > SPARE_BYTES
     }
 
     /// The most the process has held at once.

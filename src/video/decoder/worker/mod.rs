@@ -260,10 +260,12 @@ impl Worker {
         let tpf = self.ticks_per_frame;
         // While paused the viewer is inspecting: a seek keeps all of its run the budget holds, so
         // that steps back from where it lands never wait for the paused fill to decode the GOP
-        // again. While playing it keeps a few, each of which lengthens the seek.
+        // again (nothing is ahead of it yet: the frames steps back pass over take their share of
+        // the budget from the farthest behind as they come). While playing it keeps a few, each
+        // of which lengthens the seek.
         let frame_bytes = self.frame_bytes.max(1) as u64;
         let seek_keep = if self.paused {
-            self.behind_frames()
+            self.budget_frames()
         } else {
             SEEK_KEEP_FRAMES.min(SEEK_KEEP_BYTES / frame_bytes)
         };
@@ -283,11 +285,11 @@ impl Worker {
                 (pts, true, true, seek_keep)
             }
             // A step back keeps everything it decodes, for the steps after it.
-            SeekTarget::Before(pts) => (pts.saturating_sub(1), true, false, self.behind_frames()),
+            SeekTarget::Before(pts) => (pts.saturating_sub(1), true, false, self.budget_frames()),
             SeekTarget::End => (i64::MAX, true, false, seek_keep),
         };
         // At least the frame before the limit is kept whole: the target is at or after it.
-        let keep = keep.min(self.behind_frames()).max(1);
+        let keep = keep.min(self.budget_frames()).max(1);
         let number = self.index.number_at(limit);
         let target = number.exact.then(|| self.index.pts_of(number.n)).flatten();
         Landing {
@@ -306,15 +308,21 @@ impl Worker {
         }
     }
 
-    /// Frames the budget holds behind the one shown.
-    fn behind_frames(&self) -> u64 {
+    /// Frames the budget holds.
+    fn budget_frames(&self) -> u64 {
         let per_frame = self.frame_bytes.max(1) as u64;
         let budget = if self.on_gpu {
             self.cache.gpu_budget()
         } else {
             self.cache.budget()
         };
-        (budget as u64 / per_frame * 3 / 4).max(2)
+        (budget as u64 / per_frame).max(2)
+    }
+
+    /// Frames the budget holds behind the one shown: three quarters of them, as eviction shares
+    /// it out (`cache::AHEAD_WEIGHT`).
+    fn behind_frames(&self) -> u64 {
+        (self.budget_frames() * 3 / 4).max(2)
     }
 
     fn in_flight(&self) -> usize {
@@ -366,16 +374,9 @@ impl Worker {
             }
         };
         let pts = frame.pts;
-        self.frame_bytes = frame.byte_size() + frame.gpu_byte_size();
-        self.on_gpu = frame.gpu_byte_size() > 0;
+        self.note_frame_size(&frame);
         let previous = frame.previous;
         self.cache.insert(pts, Arc::new(frame), previous);
-        // The GPU frame cache's room, as it grows: what its slots hold beyond those in flight.
-        if let Some((store, in_flight)) = &self.gpu_store {
-            let slot_bytes = usize::try_from(store.slot_bytes).unwrap_or(usize::MAX);
-            self.cache
-                .set_gpu_budget(store.ready().saturating_sub(*in_flight).saturating_mul(slot_bytes));
-        }
         let keep: Vec<i64> = [Some(pts), keep, self.cursor].into_iter().flatten().collect();
         self.cache.evict(anchor, &keep);
         Ok(Some(pts))
@@ -460,7 +461,7 @@ impl Worker {
     }
 
     /// While paused: decode the frames before the earliest of those kept behind the cursor,
-    /// one frame per call, so steps back stay instant.
+    /// one frame per call, so steps back stay instant (`fill_missing` says when, and how many).
     fn fill_behind(&mut self) -> Result<Progress, String> {
         let Some(cursor) = self.cursor else {
             return Ok(Progress::Idle);
@@ -473,12 +474,13 @@ impl Worker {
                     return Ok(Progress::Idle);
                 };
                 let wanted = self.behind_frames();
-                if behind as u64 >= wanted || self.cache.is_first(head) || self.filled_for == Some((cursor, Some(head)))
-                {
+                if self.cache.is_first(head) || self.filled_for == Some((cursor, Some(head))) {
                     return Ok(Progress::Idle);
                 }
+                let Some(missing) = fill_missing(behind as u64, wanted) else {
+                    return Ok(Progress::Idle);
+                };
                 self.filled_for = Some((cursor, Some(head)));
-                let missing = wanted - behind as u64;
                 let limit = head - 1;
                 let keep_from = limit.saturating_sub((missing as f64 * self.ticks_per_frame) as i64);
                 let landing = Landing::quiet(limit, None, keep_from);
@@ -487,7 +489,7 @@ impl Worker {
             }
         };
         let head = fill.limit + 1;
-        match self.decode(cursor, Some(head), false)? {
+        match self.decode_behind(cursor, fill.keep_from)? {
             Some(pts) if pts < head => {
                 let first = fill.decoded == 0;
                 if first && self.is_stream_start(pts) {
@@ -510,6 +512,44 @@ impl Worker {
             None => self.fill = None,
         }
         Ok(Progress::Worked)
+    }
+
+    /// Notes a decoded frame's size (the budgets in frames follow it) and, for one in the GPU
+    /// frame cache, the room the GPU frame cache has grown to: what its slots hold beyond
+    /// those in flight.
+    fn note_frame_size(&mut self, frame: &DecodedFrame) {
+        self.frame_bytes = frame.byte_size() + frame.gpu_byte_size();
+        self.on_gpu = frame.gpu_byte_size() > 0;
+        if let Some((store, in_flight)) = &self.gpu_store {
+            let slot_bytes = usize::try_from(store.slot_bytes).unwrap_or(usize::MAX);
+            self.cache
+                .set_gpu_budget(store.ready().saturating_sub(*in_flight).saturating_mul(slot_bytes));
+        }
+    }
+
+    /// Decodes the next frame of a paused fill into the cache, which holds it behind `cursor`
+    /// as far as the budget allows (`FrameCache::insert_behind`); frames before `keep_from` are
+    /// not the fill's (the run's first frame is given in full wherever it lies). Its pts, or
+    /// None at the end.
+    fn decode_behind(&mut self, cursor: i64, keep_from: i64) -> Result<Option<i64>, String> {
+        let frame = match self.source.next_decoded().map_err(|e| e.to_string())? {
+            Some(Decoded::Frame(frame)) if frame.pts >= keep_from => frame,
+            Some(Decoded::Frame(frame)) => return Ok(Some(frame.pts)),
+            Some(Decoded::Passed { pts }) => return Ok(Some(pts)),
+            None => {
+                self.decoder_ended = true;
+                return Ok(None);
+            }
+        };
+        // Kept for later, unless the cache has it already (then only its link is new).
+        if !self.cache.contains(frame.pts) && frame.in_device() {
+            frame.video()?;
+        }
+        let pts = frame.pts;
+        self.note_frame_size(&frame);
+        let previous = frame.previous;
+        self.cache.insert_behind(pts, Arc::new(frame), previous, cursor);
+        Ok(Some(pts))
     }
 
     fn end(&mut self) {
@@ -565,5 +605,41 @@ impl Worker {
 
     fn emit(&self, event: DecoderEvent) {
         let _ = self.outgoing.send(Outgoing::Event(event));
+    }
+}
+
+/// How many frames a paused fill decodes before the chain behind the frame shown, which holds
+/// `behind` of the `wanted` frames the budget holds behind it: none while it holds more than half
+/// of them. A fill decodes the GOP's frames before the chain's head once more, and first moves
+/// the decoder there, which holds up the answer to a step asked meanwhile by tens of
+/// milliseconds (the frame threads' flush and start). Started whenever the chain is a frame
+/// short, it would start again as soon as the one before ends, for the frames the steps back
+/// took meanwhile, or as the budget moves with the process's resident memory: a run of steps
+/// back, all answered from the cache, would wait for the decoder every few steps.
+fn fill_missing(behind: u64, wanted: u64) -> Option<u64> {
+    (behind <= wanted / 2).then(|| wanted - behind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fill_missing;
+
+    #[test]
+    fn a_run_of_back_steps_starts_no_fill_while_half_the_frames_behind_are_left() {
+        // A paused landing kept the 150 frames its budget holds (112 of them behind the frame
+        // shown, once steps back have left frames ahead of it). 60 steps back from there start
+        // no fill, though the chain is short of 112 from step 39 on: each would decode the GOP
+        // again from its keyframe for the few frames the steps took, and hold up a step.
+        let wanted = 112;
+        for step in 0..60 {
+            assert_eq!(fill_missing(150 - step, wanted), None, "step {step}");
+        }
+        // Down to half: a fill for all that is missing.
+        assert_eq!(fill_missing(57, wanted), None);
+        assert_eq!(fill_missing(56, wanted), Some(56));
+        assert_eq!(fill_missing(1, wanted), Some(111));
+        // The least budget (2 frames behind): the frame shown alone starts one.
+        assert_eq!(fill_missing(1, 2), Some(1));
+        assert_eq!(fill_missing(2, 2), None);
     }
 }
