@@ -299,6 +299,7 @@ impl Drop for DecodeThread {
     /// few milliseconds) and lets go of the file, the upload thread the uploads it was sent, then
     /// of the GPU. The player drops files off its UI thread.
     fn drop(&mut self) {
+        let started = std::time::Instant::now();
         let _ = self.commands.send(Command::Stop);
         // The preview thread stops once the decode thread has let go of its jobs.
         for handle in [self.handle.take(), self.preview.take(), self.uploader.take()]
@@ -307,7 +308,14 @@ impl Drop for DecodeThread {
         {
             let _ = handle.join();
         }
+        let joined = started.elapsed();
         // The decoder's contexts and tables went with it: memory the allocator may now return.
         crate::video::memory::trim_allocator();
+        log::debug!(
+            "decode thread of {} stopped in {:.1} ms, memory trimmed in {:.1} ms",
+            self.info.path.display(),
+            joined.as_secs_f64() * 1e3,
+            (started.elapsed() - joined).as_secs_f64() * 1e3
+        );
     }
 }

@@ -193,6 +193,25 @@ impl Worker {
         if let Some(setup) = self.gpu.take() {
             self.keep_frames_on_gpu(setup);
         }
+        self.work();
+        // The decoder goes with the thread (a hardware decoder's session and surfaces too).
+        let stopping = std::time::Instant::now();
+        self.cache.clear();
+        let cleared = stopping.elapsed();
+        let Worker { source, gpu_store, .. } = self;
+        drop(gpu_store);
+        let store = stopping.elapsed();
+        drop(source);
+        log::debug!(
+            "decoder closed in {:.1} ms (cache {:.1} ms, GPU frame cache {:.1} ms)",
+            stopping.elapsed().as_secs_f64() * 1e3,
+            cleared.as_secs_f64() * 1e3,
+            (store - cleared).as_secs_f64() * 1e3
+        );
+    }
+
+    /// Decodes and answers commands until told to stop or nobody listens.
+    fn work(&mut self) {
         loop {
             // Commands first: a seek storm only ever acts on the latest request.
             while let Ok(command) = self.commands.try_recv() {
