@@ -429,9 +429,17 @@ pub fn compare_gpu(
         progress.tick(submitted);
     }
     follower.finish(|f| db.release(f.slot));
-    while !readback.is_empty() {
-        readback.read_oldest(ctx, &mut take)?.transpose()?;
-    }
+    // The decoders close side by side while the last results come back: closing one takes up
+    // to a few hundred milliseconds (a hardware decoder's session), which the command would
+    // otherwise wait for twice, after its work.
+    std::thread::scope(|scope| -> Result<(), ClipError> {
+        scope.spawn(move || drop(da));
+        scope.spawn(move || drop(db));
+        while !readback.is_empty() {
+            readback.read_oldest(ctx, &mut take)?.transpose()?;
+        }
+        Ok(())
+    })?;
     Ok(done)
 }
 
