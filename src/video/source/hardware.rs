@@ -1,10 +1,11 @@
-//! Hardware decoding (`--hwdec`, as mpv's): the GPU's video decoder (NVDEC, VA-API) decodes,
-//! and each frame is copied back to memory as NV12 (P010 at 10 bits), so everything after the
-//! decoder (cache, upload, conversion) is the same as for software decoding. The copy is made
-//! right away, or, for a few NVDEC frames at a time, by the thread that uses the frame first
-//! (`Deferrals`): the upload thread, while the decode thread goes on to the next frame. H.264,
-//! HEVC, VP9 and AV1 decoding is exact by their standards, so the pixels, and the histograms,
-//! are the same too.
+//! Hardware decoding (`--hwdec`, as mpv's): the GPU's video decoder (NVDEC, VA-API) decodes.
+//! The decode thread's NVDEC frames stay on the GPU where CUDA and Vulkan can share memory
+//! (`video::interop`): copied there into the GPU frame cache. Elsewhere each frame is copied
+//! back to memory as NV12 (P010 at 10 bits), so everything after the decoder (cache, upload,
+//! conversion) is the same as for software decoding. That copy is made right away, or, for a
+//! few NVDEC frames at a time, by the thread that uses the frame first (`Deferrals`): the
+//! upload thread, while the decode thread goes on to the next frame. H.264, HEVC, VP9 and AV1
+//! decoding is exact by their standards, so the pixels, and the histograms, are the same too.
 //!
 //! Used for 8- and 10-bit 4:2:0 streams, the layouts NV12 and P010 carry exactly; other streams, and machines
 //! without a usable device, decode in software. `auto` uses it above 1080p only: there a
