@@ -336,8 +336,16 @@ impl<F: ByteSize> FrameCache<F> {
         // they free goes to the frame memory's spare blocks, which the next frames decoded
         // take again: a full cache streams without mapping anything afresh.
         while (self.bytes > room || self.gpu_bytes > self.gpu_budget) && self.entries.len() > min_frames {
-            let first = self.entries.keys().copied().find(|p| !keep.contains(p));
-            let last = self.entries.keys().rev().copied().find(|p| !keep.contains(p));
+            // Only frames that hold what is over the budget free any of it: those in memory,
+            // or those in the GPU frame cache.
+            let (over_memory, over_gpu) = (self.bytes > room, self.gpu_bytes > self.gpu_budget);
+            let victim = |(pts, entry): (&i64, &Entry<F>)| {
+                (!keep.contains(pts)
+                    && (over_memory && entry.frame.bytes() > 0 || over_gpu && entry.frame.gpu_bytes() > 0))
+                    .then_some(*pts)
+            };
+            let first = self.entries.iter().find_map(victim);
+            let last = self.entries.iter().rev().find_map(victim);
             let cost = |pts: i64| {
                 if pts <= anchor {
                     anchor.saturating_sub(pts)
@@ -697,5 +705,52 @@ mod tests {
         assert_eq!(held, vec![21, 22, 23, 24, 25, 26]);
         cache.clear();
         assert_eq!(cache.gauge().read().gpu_bytes, 0);
+    }
+
+    #[test]
+    fn only_frames_of_the_kind_over_its_budget_are_let_go() {
+        // A stream whose frames went to the GPU frame cache, but for a few that went through
+        // memory (the GPU frame cache was full).
+        enum Either {
+            Memory(Frame),
+            Gpu(OnGpu),
+        }
+        impl ByteSize for Either {
+            fn bytes(&self) -> usize {
+                match self {
+                    Either::Memory(f) => f.bytes(),
+                    Either::Gpu(f) => f.bytes(),
+                }
+            }
+            fn gpu_bytes(&self) -> usize {
+                match self {
+                    Either::Memory(f) => f.gpu_bytes(),
+                    Either::Gpu(f) => f.gpu_bytes(),
+                }
+            }
+        }
+        let mut cache = FrameCache::new(25);
+        cache.set_gpu_budget(1000);
+        let mut previous = None;
+        for pts in 0..10 {
+            let frame = match pts % 3 {
+                0 => Either::Memory(Frame(10)),
+                _ => Either::Gpu(OnGpu(10)),
+            };
+            cache.insert(pts, frame, previous);
+            previous = Some(pts);
+        }
+        // 40 bytes in memory (frames 0, 3, 6, 9) against 25: the farthest of those go, not the
+        // frames on the GPU around them.
+        cache.evict(9, &[9]);
+        let held: Vec<i64> = (0..10).filter(|&p| cache.contains(p)).collect();
+        assert_eq!(held, vec![1, 2, 4, 5, 6, 7, 8, 9]);
+        assert_eq!((cache.bytes(), cache.gauge().read().gpu_bytes), (20, 60));
+        // And over the GPU's budget, only frames on the GPU go.
+        cache.set_gpu_budget(30);
+        cache.evict(9, &[9]);
+        let held: Vec<i64> = (0..10).filter(|&p| cache.contains(p)).collect();
+        assert_eq!(held, vec![5, 6, 7, 8, 9]);
+        assert_eq!((cache.bytes(), cache.gauge().read().gpu_bytes), (20, 30));
     }
 }

@@ -232,7 +232,8 @@ impl PlaneTextures {
     /// Queues a copy of one frame's planes from the GPU frame cache (a copy on the GPU, in a
     /// submission of its own ahead of any that reads the slot).
     pub fn upload_from_gpu(&self, queue: &wgpu::Queue, planes: &GpuPlanes) -> Result<(), ConvertError> {
-        if planes.format() != self.format {
+        let format = planes.format();
+        if (format.layout, format.width, format.height) != (self.format.layout, self.format.width, self.format.height) {
             return Err(ConvertError::Staging(
                 "a frame in the GPU frame cache has another format than the ring's".into(),
             ));

@@ -9,6 +9,7 @@
 //! external memory (CUDA 10) is told at once rather than mid-stream.
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
+use std::os::fd::{IntoRawFd, OwnedFd};
 use std::sync::OnceLock;
 
 pub type CuResult = c_int;
@@ -207,17 +208,11 @@ impl CudaStream {
     }
 
     /// Maps Vulkan memory exported as `fd` (`size` bytes, of a dedicated allocation or not)
-    /// into this context: CUDA owns the fd from then on, also when the import fails.
-    pub fn import(&self, fd: c_int, size: u64, dedicated: bool) -> Result<ImportedMemory, String> {
-        let api = match api() {
-            Ok(api) => api,
-            Err(e) => {
-                // SAFETY: the fd is ours to close.
-                unsafe { libc::close(fd) };
-                return Err(e);
-            }
-        };
+    /// into this context: CUDA owns the fd once imported; it is closed on every failure.
+    pub fn import(&self, fd: OwnedFd, size: u64, dedicated: bool) -> Result<ImportedMemory, String> {
+        let api = api()?;
         let _current = Current::push(api, self.context)?;
+        let fd = fd.into_raw_fd();
         let desc = ExternalMemoryHandleDesc {
             kind: CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD,
             handle: Handle { _others: [0; 2] },
@@ -310,6 +305,7 @@ impl Drop for ImportedMemory {
     fn drop(&mut self) {
         let Ok(api) = api() else { return };
         let Ok(_current) = Current::push(api, self.context) else {
+            log::warn!("CUDA's mapping of a GPU frame cache chunk is kept: its context is gone");
             return;
         };
         // SAFETY: the mapping and the import made in `import`, released once.

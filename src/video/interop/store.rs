@@ -11,7 +11,7 @@ use crate::gpu::mapping::MAP_SETTLE;
 use crate::video::convert::{plane_rows, PlaneRows};
 use crate::video::format::FrameFormat;
 use ffmpeg_next as ffmpeg;
-use std::os::fd::IntoRawFd;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -46,7 +46,8 @@ pub struct GpuFrameStore {
     chunks: Vec<OnceLock<Chunk>>,
     /// Slots whose chunk is allocated.
     ready: AtomicUsize,
-    free: Mutex<Vec<Free>>,
+    /// Oldest freed first: the GPU has long finished reading those.
+    free: Mutex<VecDeque<Free>>,
     cuda: CudaStream,
     device: wgpu::Device,
 }
@@ -100,7 +101,7 @@ impl GpuFrameStore {
             places,
             chunks: sizes.iter().map(|_| OnceLock::new()).collect(),
             ready: AtomicUsize::new(0),
-            free: Mutex::new(Vec::new()),
+            free: Mutex::new(VecDeque::new()),
             cuda,
             device: device.clone(),
         });
@@ -124,8 +125,6 @@ impl GpuFrameStore {
             vulkan.discard(exported);
             return Err("the exported memory has no descriptor".into());
         };
-        // CUDA owns the descriptor from here on.
-        let fd = fd.into_raw_fd();
         let imported = match self.cuda.import(fd, exported.allocation_size, exported.dedicated) {
             Ok(imported) => imported,
             Err(e) => {
@@ -138,11 +137,10 @@ impl GpuFrameStore {
         let buffer = vulkan.wgpu_buffer(&self.device, &label, exported, Box::new(imported));
         let _ = self.chunks[index].set(Chunk { buffer, pointer });
         let first_slot = self.places.iter().position(|&(chunk, _)| chunk == index).unwrap_or(0);
-        self.free.lock().unwrap_or_else(|e| e.into_inner()).extend(
-            (first_slot..first_slot + slots)
-                .rev()
-                .map(|slot| Free { slot, read_in: None }),
-        );
+        self.free
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend((first_slot..first_slot + slots).map(|slot| Free { slot, read_in: None }));
         self.ready.fetch_add(slots, Ordering::AcqRel);
         Ok(())
     }
@@ -162,27 +160,22 @@ impl GpuFrameStore {
         self.ready.load(Ordering::Acquire)
     }
 
-    /// Slots free now.
-    pub fn free(&self) -> usize {
-        self.free.lock().unwrap_or_else(|e| e.into_inner()).len()
-    }
-
     /// Copies an NVDEC frame (a CUDA frame of this store's format and size) into a free slot
     /// on the device, and waits for the copy; None when every slot is taken (the caller copies
     /// it through memory instead).
     pub fn copy_in(self: &Arc<Self>, frame: &ffmpeg::frame::Video) -> Result<Option<GpuPlanes>, String> {
-        let Some(free) = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop() else {
+        let Some(free) = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else {
             return Ok(None);
         };
-        // Its last copy into a ring slot has long finished, unless the store is small; one the
-        // GPU is still reading after all that is left for later.
+        // Its last copy into a ring slot has finished, unless every slot was taken lately; one
+        // the GPU is still reading after all is left for later.
         if let Some(read_in) = &free.read_in {
             let done = self.device.poll(wgpu::PollType::Wait {
                 submission_index: Some(read_in.clone()),
                 timeout: Some(MAP_SETTLE),
             });
             if done.is_err() {
-                self.free.lock().unwrap_or_else(|e| e.into_inner()).insert(0, free);
+                self.free.lock().unwrap_or_else(|e| e.into_inner()).push_back(free);
                 return Ok(None);
             }
         }
@@ -279,9 +272,13 @@ fn grow(store: std::sync::Weak<GpuFrameStore>, vulkan: VulkanDevice, sizes: &[us
 impl Drop for GpuPlanes {
     fn drop(&mut self) {
         let read_in = self.read_in.lock().unwrap_or_else(|e| e.into_inner()).take();
-        self.store.free.lock().unwrap_or_else(|e| e.into_inner()).push(Free {
-            slot: self.slot,
-            read_in,
-        });
+        self.store
+            .free
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push_back(Free {
+                slot: self.slot,
+                read_in,
+            });
     }
 }

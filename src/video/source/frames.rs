@@ -267,7 +267,13 @@ impl VideoSource {
                     }
                 },
             },
-            _ => Samples::Memory(self.for_upload(frame)?),
+            _ => {
+                if self.gpu_store_maker.take().is_some() {
+                    // The hardware decoder turned the stream down: software decodes it.
+                    self.set_frame_path(FramePath::Software);
+                }
+                Samples::Memory(self.for_upload(frame)?)
+            }
         };
         Ok(Some(Decoded::Frame(DecodedFrame {
             index: number.n,
@@ -281,25 +287,39 @@ impl VideoSource {
         })))
     }
 
-    /// A device frame copied into the GPU frame cache, where the source has one (`keep_on_gpu`)
-    /// and the frame is of its format; None where it isn't, or the cache has no free slot (the
-    /// frame goes through memory). A copy that fails turns the GPU frame cache off for the rest
+    /// A device frame copied into the GPU frame cache, where the source has one (`keep_on_gpu`,
+    /// or made now by `keep_on_gpu_from`'s maker, with the first frame that fits) and the frame
+    /// is of its format; None where it isn't, or the cache has no free slot (the frame goes
+    /// through memory). A copy that fails turns the GPU frame cache off for the rest
     /// of the stream, with the reason in the frame path.
     fn copy_to_gpu(&mut self, frame: &ffmpeg::frame::Video) -> Option<GpuPlanes> {
-        let store = self.gpu_store.as_ref()?;
+        let format = self.info.format;
         let fits = hardware::memory_layout(frame).is_some_and(|(pixel, w, h)| {
-            native_layout(pixel).map(|(layout, _)| layout) == Some(store.format.layout)
-                && (w, h) == (store.format.width, store.format.height)
+            native_layout(pixel).map(|(layout, _)| layout) == Some(format.layout)
+                && (w, h) == (format.width, format.height)
         });
         if !fits {
+            if self.gpu_store_maker.take().is_some() {
+                self.copy_through_memory("its frames are converted in memory, to another size or layout".into());
+            }
             return None;
         }
+        if self.gpu_store.is_none() {
+            let make = self.gpu_store_maker.take()?;
+            match make() {
+                Ok(store) => self.keep_on_gpu(store),
+                Err(reason) => {
+                    log::info!("NVDEC frames go through memory: {reason}");
+                    self.copy_through_memory(reason);
+                    return None;
+                }
+            }
+        }
+        let store = self.gpu_store.as_ref()?;
         match store.copy_in(frame) {
             Ok(Some(planes)) => Some(planes),
-            Ok(None) => {
-                self.gpu_store_full += 1;
-                None
-            }
+            // Every slot taken: this one goes through memory.
+            Ok(None) => None,
             Err(reason) => {
                 log::warn!("copying frames on the GPU stopped ({reason}): copying them through memory");
                 self.gpu_store = None;

@@ -141,14 +141,17 @@ pub struct VideoSource {
     parameters: ffmpeg::codec::Parameters,
     /// NVDEC frames are copied here on the GPU (`keep_on_gpu`).
     gpu_store: Option<Arc<GpuFrameStore>>,
-    /// Frames that went through memory because the GPU frame cache had no free slot.
-    gpu_store_full: u64,
+    /// Makes `gpu_store` with the first frame that can go there (`keep_on_gpu_from`).
+    gpu_store_maker: Option<GpuStoreMaker>,
     /// Which path the frames take to the GPU, as other threads see it.
     frame_path: Arc<Mutex<FramePath>>,
     /// Bytes of its frames copied back from a hardware decoder, and (counted by whoever
     /// uploads them) uploaded.
     transfers: Arc<Transfers>,
 }
+
+/// Makes a stream's GPU frame cache, or says why it can't.
+pub type GpuStoreMaker = Box<dyn FnOnce() -> Result<Arc<GpuFrameStore>, String> + Send>;
 
 /// Up to what a decode run may skip frames, to land sooner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -275,6 +278,22 @@ impl VideoSource {
         }
     }
 
+    /// NVDEC frames go into the GPU frame cache `make` makes, with the first of them that the
+    /// decoder gives out on the GPU in the stream's format (none for a stream it decodes in
+    /// software after all, or whose frames are resized); until then the frame path is
+    /// `Starting`.
+    pub fn keep_on_gpu_from(&mut self, make: GpuStoreMaker) {
+        if self.hardware.is_some() {
+            self.set_frame_path(FramePath::Starting);
+            self.gpu_store_maker = Some(make);
+        }
+    }
+
+    /// The GPU frame cache the frames go into, once made.
+    pub fn gpu_store(&self) -> Option<&Arc<GpuFrameStore>> {
+        self.gpu_store.as_ref()
+    }
+
     /// From now on NVDEC frames are copied into `store` on the GPU as they are decoded, and
     /// given out there (`Samples::Gpu`), when they fit it and it has room.
     pub fn keep_on_gpu(&mut self, store: Arc<GpuFrameStore>) {
@@ -293,11 +312,6 @@ impl VideoSource {
                 reason,
             });
         }
-    }
-
-    /// Frames that went through memory because the GPU frame cache was full.
-    pub fn gpu_store_misses(&self) -> u64 {
-        self.gpu_store_full
     }
 
     /// Frames of a hardware decoder that can be copied back from another thread (NVDEC's) are

@@ -88,7 +88,7 @@ impl VideoSource {
             damaged_packets: 0,
             parameters,
             gpu_store: None,
-            gpu_store_full: 0,
+            gpu_store_maker: None,
             transfers: Arc::default(),
             frame_path: Arc::new(Mutex::new(match hardware {
                 None => FramePath::Software,

@@ -75,8 +75,8 @@ pub(super) struct Worker {
     trim_asked: Arc<std::sync::atomic::AtomicBool>,
     /// The GPU frame cache to set up first, where the stream may have one.
     gpu: Option<GpuCacheSetup>,
-    /// The GPU frame cache, once set up, and the frames of it in flight besides the cache's.
-    gpu_store: Option<(Arc<GpuFrameStore>, usize)>,
+    /// Frames of the GPU frame cache in flight besides the cache's.
+    in_flight_on_gpu: usize,
 }
 
 /// What the decode thread needs to set up a GPU frame cache.
@@ -130,7 +130,7 @@ impl Worker {
             claim: None,
             trim_asked,
             gpu: None,
-            gpu_store: None,
+            in_flight_on_gpu: 0,
         }
     }
 
@@ -164,29 +164,38 @@ impl Worker {
             // No more than the stream has frames.
             let info = &self.source.info;
             let stream_frames = match info.duration {
-                d if d > 0.0 && info.frame_duration > 0.0 => (d / info.frame_duration).ceil() as usize + 1,
+                d if d > 0.0 && info.frame_duration > 0.0 => {
+                    ((d / info.frame_duration).ceil() as usize).saturating_add(1)
+                }
                 _ => usize::MAX,
             };
             budget.saturating_sub(in_flight).min(stream_frames).max(MIN_FRAMES)
         };
-        let started = std::time::Instant::now();
-        match GpuFrameStore::new(&setup.device, cuda, format, cached + in_flight, in_flight + MIN_FRAMES) {
-            Ok(store) => {
-                log::info!(
-                    "NVDEC frames stay on the GPU: a GPU frame cache of {} frames ({} MiB), its first {} in {:.0} ms",
-                    store.capacity,
-                    (store.capacity as u64 * store.slot_bytes) >> 20,
-                    store.ready(),
-                    started.elapsed().as_secs_f64() * 1e3
-                );
-                self.gpu_store = Some((Arc::clone(&store), in_flight));
-                self.source.keep_on_gpu(store);
-            }
-            Err(reason) => {
-                log::info!("NVDEC frames go through memory: {reason}");
-                self.source.copy_through_memory(reason);
-            }
+        let frames = cached + in_flight;
+        let budget = interop::gpu_cache_budget(&setup.device);
+        if !setup.passing_through && frames.saturating_mul(frame_bytes) > budget {
+            self.source.copy_through_memory(format!(
+                "the GPU frame cache's budget ({} MiB) holds fewer than the {frames} frames it needs",
+                budget >> 20
+            ));
+            return;
         }
+        self.in_flight_on_gpu = in_flight;
+        // Made with the first frame the decoder gives out on the GPU: none is made for a stream
+        // it decodes in software after all, or whose frames are resized.
+        let device = setup.device;
+        self.source.keep_on_gpu_from(Box::new(move || {
+            let started = std::time::Instant::now();
+            let store = GpuFrameStore::new(&device, cuda, format, frames, in_flight + MIN_FRAMES)?;
+            log::info!(
+                "NVDEC frames stay on the GPU: a GPU frame cache of {} frames ({} MiB), its first {} in {:.0} ms",
+                store.capacity,
+                (store.capacity as u64 * store.slot_bytes) >> 20,
+                store.ready(),
+                started.elapsed().as_secs_f64() * 1e3
+            );
+            Ok(store)
+        }));
     }
 
     pub(super) fn run(mut self) {
@@ -198,15 +207,12 @@ impl Worker {
         let stopping = std::time::Instant::now();
         self.cache.clear();
         let cleared = stopping.elapsed();
-        let Worker { source, gpu_store, .. } = self;
-        drop(gpu_store);
-        let store = stopping.elapsed();
+        let Worker { source, .. } = self;
         drop(source);
         log::debug!(
-            "decoder closed in {:.1} ms (cache {:.1} ms, GPU frame cache {:.1} ms)",
+            "decoder closed in {:.1} ms (its cache cleared in {:.1} ms)",
             stopping.elapsed().as_secs_f64() * 1e3,
-            cleared.as_secs_f64() * 1e3,
-            (store - cleared).as_secs_f64() * 1e3
+            cleared.as_secs_f64() * 1e3
         );
     }
 
@@ -539,10 +545,14 @@ impl Worker {
     fn note_frame_size(&mut self, frame: &DecodedFrame) {
         self.frame_bytes = frame.byte_size() + frame.gpu_byte_size();
         self.on_gpu = frame.gpu_byte_size() > 0;
-        if let Some((store, in_flight)) = &self.gpu_store {
-            let slot_bytes = usize::try_from(store.slot_bytes).unwrap_or(usize::MAX);
-            self.cache
-                .set_gpu_budget(store.ready().saturating_sub(*in_flight).saturating_mul(slot_bytes));
+        match self.source.gpu_store() {
+            Some(store) => {
+                let slot_bytes = usize::try_from(store.slot_bytes).unwrap_or(usize::MAX);
+                let room = store.ready().saturating_sub(self.in_flight_on_gpu);
+                self.cache.set_gpu_budget(room.saturating_mul(slot_bytes));
+            }
+            // Turned off after a failed copy: the frames still there go, and the store with them.
+            None => self.cache.set_gpu_budget(0),
         }
     }
 
