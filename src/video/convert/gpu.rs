@@ -32,9 +32,10 @@ pub struct PlaneTextures {
 pub struct UploadStaging {
     buffers: Vec<Mutex<Staging>>,
     next: std::sync::atomic::AtomicUsize,
-    /// Per plane: where its rows start, and their pitch (a multiple of 256 bytes, as copies
-    /// from buffers to textures need).
-    rows: Vec<(u64, u32)>,
+    /// Where each plane's rows go in a buffer.
+    planes: Vec<PlaneRows>,
+    /// A buffer's bytes: what the GPU copies from memory for each frame.
+    bytes: u64,
     _counted: crate::video::memory::Reservation,
 }
 
@@ -50,15 +51,9 @@ struct Staging {
 }
 
 impl UploadStaging {
-    /// Where each plane's rows go in a staging buffer for `format`, and the buffer's size.
-    fn layout(format: &FrameFormat) -> (Vec<(u64, u32)>, u64) {
-        let (planes, size) = plane_rows(format);
-        (planes.iter().map(|p| (p.offset, p.pitch)).collect(), size)
-    }
-
     /// The bytes of one staging buffer for `format`'s frames.
     pub fn frame_bytes(format: &FrameFormat) -> u64 {
-        Self::layout(format).1
+        plane_rows(format).1
     }
 
     /// `count` staging buffers for frames of `format`.
@@ -69,7 +64,7 @@ impl UploadStaging {
         count: usize,
     ) -> Result<Arc<Self>, ConvertError> {
         check_format(format)?;
-        let (rows, size) = Self::layout(format);
+        let (planes, size) = plane_rows(format);
         let buffers = (0..count.max(1))
             .map(|i| {
                 let buffer = device.create_buffer(&wgpu::BufferDescriptor {
@@ -91,7 +86,8 @@ impl UploadStaging {
         Ok(Arc::new(Self {
             buffers,
             next: Default::default(),
-            rows,
+            planes,
+            bytes: size,
             _counted: crate::video::memory::FRAME_MEMORY.reserve(bytes),
         }))
     }
@@ -150,6 +146,11 @@ impl PlaneTextures {
         })
     }
 
+    /// Bytes the GPU copies from memory for each frame uploaded (`upload`).
+    pub fn staged_bytes(&self) -> u64 {
+        self.staging.bytes
+    }
+
     /// The device the slot's textures are on.
     pub fn device(&self) -> &wgpu::Device {
         &self.device
@@ -184,11 +185,9 @@ impl PlaneTextures {
                 .slice(..)
                 .get_mapped_range_mut()
                 .map_err(|e| ConvertError::Staging(e.to_string()))?;
-            for (index, plane) in planes.iter().take(self.planes.len()).enumerate() {
-                let shape = PlaneShape::of(&self.format, index);
-                let (offset, pitch) = shared.rows[index];
-                let row_bytes = shape.row_bytes();
-                let (offset, pitch, rows) = (offset as usize, pitch as usize, shape.height as usize);
+            for (plane, rows) in planes.iter().zip(&shared.planes) {
+                let row_bytes = rows.row_bytes;
+                let (offset, pitch, rows) = (rows.offset as usize, rows.pitch as usize, rows.rows);
                 if plane.stride == pitch {
                     // Decoders often pad rows to the same pitch: the plane in one copy.
                     let bytes = pitch * (rows - 1) + row_bytes;
@@ -209,21 +208,8 @@ impl PlaneTextures {
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("upload") });
-        for (index, texture) in self.planes.iter().enumerate() {
-            let (offset, pitch) = shared.rows[index];
-            encoder.copy_buffer_to_texture(
-                wgpu::TexelCopyBufferInfo {
-                    buffer: &staging.buffer,
-                    layout: wgpu::TexelCopyBufferLayout {
-                        offset,
-                        bytes_per_row: Some(pitch),
-                        rows_per_image: None,
-                    },
-                },
-                texture.texture.as_image_copy(),
-                PlaneShape::of(&self.format, index).extent(),
-            );
-        }
+        let textures = self.planes.iter().map(|p| &p.texture);
+        encode_plane_copies(&mut encoder, &staging.buffer, 0, &shared.planes, textures);
         staging.copied_in = Some(queue.submit([encoder.finish()]));
         staging.mapping = Mapping::write(&staging.buffer);
         Ok(())
@@ -241,8 +227,7 @@ impl PlaneTextures {
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("upload from the GPU frame cache"),
         });
-        let textures = self.planes.iter().map(|p| &p.texture).collect::<Vec<_>>();
-        planes.encode_copy(&mut encoder, &textures);
+        planes.encode_copy(&mut encoder, self.planes.iter().map(|p| &p.texture));
         planes.copied_in(queue.submit([encoder.finish()]));
         Ok(())
     }

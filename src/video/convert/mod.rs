@@ -283,6 +283,31 @@ pub fn plane_rows(format: &FrameFormat) -> (Vec<PlaneRows>, u64) {
     (planes, size)
 }
 
+/// Records copying a frame's planes, laid out as `planes` from `base` in `buffer`, into
+/// `textures` (one per plane).
+pub fn encode_plane_copies<'a>(
+    encoder: &mut wgpu::CommandEncoder,
+    buffer: &wgpu::Buffer,
+    base: u64,
+    planes: &[PlaneRows],
+    textures: impl IntoIterator<Item = &'a wgpu::Texture>,
+) {
+    for (plane, texture) in planes.iter().zip(textures) {
+        encoder.copy_buffer_to_texture(
+            wgpu::TexelCopyBufferInfo {
+                buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: base + plane.offset,
+                    bytes_per_row: Some(plane.pitch),
+                    rows_per_image: None,
+                },
+            },
+            texture.as_image_copy(),
+            plane.extent,
+        );
+    }
+}
+
 /// How one plane is held on the GPU.
 #[derive(Clone, Copy, Debug)]
 struct PlaneShape {

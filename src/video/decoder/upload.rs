@@ -9,7 +9,7 @@
 //! wait behind them.
 
 use super::{Command, DecoderEvent, ReadyFrame};
-use crate::video::convert::{PlaneTextures, UploadStaging};
+use crate::video::convert::PlaneTextures;
 use crate::video::format::PlaneLayout;
 use crate::video::interop::Transfers;
 use crate::video::source::{DecodedFrame, Samples};
@@ -68,7 +68,7 @@ impl Uploader {
                             let planes = frame.planes(layout);
                             slot.upload(&self.queue, &planes).map_err(|e| e.to_string())?;
                             // What the GPU copies from the staging buffer in memory.
-                            self.transfers.to_device(UploadStaging::frame_bytes(&slot.format));
+                            self.transfers.to_device(slot.staged_bytes());
                             Ok(())
                         }),
                     };

@@ -213,14 +213,13 @@ impl CudaStream {
         let api = api()?;
         let _current = Current::push(api, self.context)?;
         let fd = fd.into_raw_fd();
-        let desc = ExternalMemoryHandleDesc {
+        let mut desc = ExternalMemoryHandleDesc {
             kind: CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD,
             handle: Handle { _others: [0; 2] },
             size,
             flags: if dedicated { CUDA_EXTERNAL_MEMORY_DEDICATED } else { 0 },
             reserved: [0; 16],
         };
-        let mut desc = desc;
         desc.handle.fd = fd;
         let mut memory: CuExternalMemory = std::ptr::null_mut();
         // SAFETY: a valid description; on success CUDA owns the fd.

@@ -8,7 +8,7 @@
 use super::cuda::{CuDevicePtr, CudaStream, PlaneCopy};
 use super::vulkan::VulkanDevice;
 use crate::gpu::mapping::MAP_SETTLE;
-use crate::video::convert::{plane_rows, PlaneRows};
+use crate::video::convert::{encode_plane_copies, plane_rows, PlaneRows};
 use crate::video::format::FrameFormat;
 use ffmpeg_next as ffmpeg;
 use std::collections::VecDeque;
@@ -119,8 +119,7 @@ impl GpuFrameStore {
 
     /// Allocates chunk `index` of `slots` slots, shared with CUDA, and frees its slots.
     fn add_chunk(&self, vulkan: &VulkanDevice, index: usize, slots: usize) -> Result<(), String> {
-        let exported = vulkan.export_buffer(self.slot_bytes * slots as u64)?;
-        let mut exported = exported;
+        let mut exported = vulkan.export_buffer(self.slot_bytes * slots as u64)?;
         let Some(fd) = exported.fd.take() else {
             vulkan.discard(exported);
             return Err("the exported memory has no descriptor".into());
@@ -217,23 +216,13 @@ impl GpuFrameStore {
 impl GpuPlanes {
     /// Records copying the frame's planes into `textures` (one per plane, of the store's
     /// format and size).
-    pub fn encode_copy(&self, encoder: &mut wgpu::CommandEncoder, textures: &[&wgpu::Texture]) {
-        let store = &self.store;
-        let (chunk, offset) = store.place(self.slot);
-        for (plane, texture) in store.planes.iter().zip(textures) {
-            encoder.copy_buffer_to_texture(
-                wgpu::TexelCopyBufferInfo {
-                    buffer: &chunk.buffer,
-                    layout: wgpu::TexelCopyBufferLayout {
-                        offset: offset + plane.offset,
-                        bytes_per_row: Some(plane.pitch),
-                        rows_per_image: None,
-                    },
-                },
-                texture.as_image_copy(),
-                plane.extent,
-            );
-        }
+    pub fn encode_copy<'a>(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        textures: impl IntoIterator<Item = &'a wgpu::Texture>,
+    ) {
+        let (chunk, offset) = self.store.place(self.slot);
+        encode_plane_copies(encoder, &chunk.buffer, offset, &self.store.planes, textures);
     }
 
     /// The copy recorded by `encode_copy` went in `submission`.

@@ -323,10 +323,7 @@ impl VideoSource {
             Err(reason) => {
                 log::warn!("copying frames on the GPU stopped ({reason}): copying them through memory");
                 self.gpu_store = None;
-                self.set_frame_path(FramePath::CopiedBack {
-                    decoder: "NVDEC",
-                    reason,
-                });
+                self.copy_through_memory(reason);
                 None
             }
         }

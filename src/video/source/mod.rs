@@ -296,7 +296,7 @@ impl VideoSource {
 
     /// From now on NVDEC frames are copied into `store` on the GPU as they are decoded, and
     /// given out there (`Samples::Gpu`), when they fit it and it has room.
-    pub fn keep_on_gpu(&mut self, store: Arc<GpuFrameStore>) {
+    fn keep_on_gpu(&mut self, store: Arc<GpuFrameStore>) {
         self.set_frame_path(FramePath::OnGpu {
             frames: store.capacity,
             frame_bytes: store.slot_bytes,

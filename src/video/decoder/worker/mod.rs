@@ -157,10 +157,10 @@ impl Worker {
         let frame_bytes = usize::try_from(plane_rows(&format).1).unwrap_or(usize::MAX).max(1);
         // The ring's slots in flight, the frame decoded meanwhile and the one sent.
         let in_flight = self.slot_count + 2;
+        let budget = interop::gpu_cache_budget(&setup.device);
         let cached = if setup.passing_through {
             PASS_THROUGH_FRAMES
         } else {
-            let budget = interop::gpu_cache_budget(&setup.device) / frame_bytes;
             // No more than the stream has frames.
             let info = &self.source.info;
             let stream_frames = match info.duration {
@@ -169,10 +169,12 @@ impl Worker {
                 }
                 _ => usize::MAX,
             };
-            budget.saturating_sub(in_flight).min(stream_frames).max(MIN_FRAMES)
+            (budget / frame_bytes)
+                .saturating_sub(in_flight)
+                .min(stream_frames)
+                .max(MIN_FRAMES)
         };
         let frames = cached + in_flight;
-        let budget = interop::gpu_cache_budget(&setup.device);
         if !setup.passing_through && frames.saturating_mul(frame_bytes) > budget {
             self.source.copy_through_memory(format!(
                 "the GPU frame cache's budget ({} MiB) holds fewer than the {frames} frames it needs",
