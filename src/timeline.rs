@@ -11,7 +11,7 @@ use crate::engine::histogram::{Histogram, DEFAULT_BINS};
 use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
 use crate::headless::{self as hist, ClipError, FrameMeta, FrameRange};
-use crate::video::source::VideoSource;
+use crate::video::source::{Decoding, VideoSource};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -196,7 +196,7 @@ pub fn fill(
 /// The timeline of the video at `path` as RGBA8, `width` columns by `height` rows (the
 /// `timeline` command), with a progress line on stderr.
 pub fn render_file(path: &std::path::Path, (width, height): (u32, u32)) -> Result<Vec<u8>, ClipError> {
-    let source = VideoSource::open(path)?;
+    let source = VideoSource::open_for(path, Decoding::Throughput)?;
     let count = frame_count(&source);
     let data = Mutex::new(TimelineData::new(width, DEFAULT_BINS, count));
     let ctx = GpuContext::new()?;
@@ -251,15 +251,17 @@ impl TimelineFill {
             .spawn(move || {
                 // The decoder's threads, made from this one, take its priority too.
                 crate::video::index::lower_priority();
-                let result = VideoSource::open(&path).map_err(ClipError::from).and_then(|source| {
-                    let count = frame_count(&source);
-                    if controls.stop.load(Ordering::Relaxed) {
-                        return Ok(0);
-                    }
-                    *shared.lock().unwrap_or_else(|e| e.into_inner()) =
-                        TimelineData::new(PLAYER_COLUMNS, DEFAULT_BINS, count);
-                    fill(&gpu, source, &shared, None, &controls)
-                });
+                let result = VideoSource::open_for(&path, Decoding::Throughput)
+                    .map_err(ClipError::from)
+                    .and_then(|source| {
+                        let count = frame_count(&source);
+                        if controls.stop.load(Ordering::Relaxed) {
+                            return Ok(0);
+                        }
+                        *shared.lock().unwrap_or_else(|e| e.into_inner()) =
+                            TimelineData::new(PLAYER_COLUMNS, DEFAULT_BINS, count);
+                        fill(&gpu, source, &shared, None, &controls)
+                    });
                 match result {
                     Ok(frames) => log::info!("timeline of {}: {frames} frames", path.display()),
                     Err(e) if controls.stop.load(Ordering::Relaxed) => log::debug!("timeline stopped: {e}"),

@@ -12,7 +12,7 @@ use crate::gpu::GpuContext;
 use crate::headless::{cpu_frames, gpu_frames, prepare, ClipError, FrameRange};
 use crate::render::adjust::{adjust_still, Adjustments, CpuAdjuster};
 use crate::scope::Region;
-use crate::video::source::VideoSource;
+use crate::video::source::{Decoding, VideoSource};
 use crate::video::still::{self, RgbaImage};
 use anyhow::{bail, Result};
 use std::io::Write;
@@ -57,7 +57,7 @@ pub fn run(args: Args) -> Result<()> {
     if still::is_still_image(&args.input) {
         return hist_still_image(&args.input, range, job, args.cpu, args.csv);
     }
-    let source = VideoSource::open(&args.input)?;
+    let source = VideoSource::open_for(&args.input, Decoding::Throughput)?;
     let output = if args.csv { Output::Csv } else { Output::JsonLines };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     hist_video(source, range, job, args.cpu, output, &mut out)?;

@@ -14,7 +14,7 @@ use crate::scope::cie::{self, Chromaticity};
 use crate::scope::gpu::ScopePass;
 use crate::scope::region;
 use crate::scope::{self, Region, ScopeKind, VECTORSCOPE_SIDE};
-use crate::video::source::VideoSource;
+use crate::video::source::{Decoding, VideoSource};
 use crate::video::still::{self, RgbaImage};
 use anyhow::bail;
 use serde::Serialize;
@@ -86,7 +86,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         write_json(&mut out, &still_report(&image, &job, &counts))?;
         out.flush()?;
     } else {
-        let source = VideoSource::open(&args.input)?;
+        let source = VideoSource::open_for(&args.input, Decoding::Throughput)?;
         scope_video(source, range, job, args.cpu, &mut out)?;
     }
     Ok(())

@@ -18,7 +18,7 @@ use crate::video::convert::{PlaneTextures, UploadStaging, STAGING_BUFFERS};
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame as Frame};
 use crate::video::format::{components, places};
 use crate::video::ring::RING_SLOTS;
-use crate::video::source::{DecodedFrame, SeekTarget, VideoSource};
+use crate::video::source::{DecodedFrame, Decoding, SeekTarget, VideoSource};
 use lines::{CompareLine, FIELDS};
 use std::io::Write;
 use std::path::PathBuf;
@@ -56,8 +56,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let a = VideoSource::open(&args.reference)?;
-    let b = VideoSource::open(&args.judged)?;
+    let a = VideoSource::open_for(&args.reference, Decoding::Throughput)?;
+    let b = VideoSource::open_for(&args.judged, Decoding::Throughput)?;
     let job = CompareJob {
         range: args.frames.unwrap_or(FrameRange { start: 0, end: None }),
         offset: args.offset,

@@ -11,7 +11,7 @@ use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
 use crate::headless::{ClipError, FrameRange};
 use crate::quit_signals::QuitSignals;
-use crate::video::source::VideoSource;
+use crate::video::source::{Decoding, VideoSource};
 use std::collections::VecDeque;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -144,7 +144,7 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
     let partial = PathBuf::from(partial);
     let started = Instant::now();
     let run = || -> Result<(u64, Vec<Run>), ClipError> {
-        let source = VideoSource::open(input)?;
+        let source = VideoSource::open_for(input, Decoding::Throughput)?;
         let report = ReportOptions {
             limits: options.limits.clone(),
             cpu: options.cpu,

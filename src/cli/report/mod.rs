@@ -9,7 +9,7 @@ pub mod qctools;
 
 use crate::headless::FrameRange;
 use crate::quit_signals::QuitSignals;
-use crate::video::source::VideoSource;
+use crate::video::source::{Decoding, VideoSource};
 use anyhow::{bail, Context, Result};
 use file::{report_video, GpuOpening, ReportOptions};
 use limits::Limits;
@@ -105,7 +105,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     let range = args.frames.unwrap_or(FrameRange { start: 0, end: None });
     let gpu = GpuOpening::start(!args.cpu);
-    let source = VideoSource::open(input)?;
+    let source = VideoSource::open_for(input, Decoding::Throughput)?;
     let gpu = gpu.finish();
     let options = ReportOptions {
         limits: args.fail_on.unwrap_or_default(),

@@ -12,6 +12,7 @@ use frames::Scaler;
 pub use frames::{picture_type, Decoded, DecodedFrame, PacketProps, Samples};
 use hardware::NalFraming;
 pub use keyframe::KeyframeDecoder;
+pub use open::Decoding;
 use stream::{
     color_volume, dolby_vision, fallback_format, matrix_of, native_layout, quarter_turns, range_of, upload_format,
 };

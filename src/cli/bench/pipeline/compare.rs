@@ -11,7 +11,7 @@ use crate::cli::compare::{compare_gpu, CompareJob};
 use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
 use crate::headless::FrameRange;
-use crate::video::source::VideoSource;
+use crate::video::source::{Decoding, VideoSource};
 use anyhow::Result;
 use std::io::Write;
 use std::path::Path;
@@ -20,19 +20,23 @@ use std::time::Instant;
 pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
     let ctx = GpuContext::new()?;
     writeln!(out, "adapter: {}", ctx.describe())?;
-    let mut decode = Vec::new();
+    let (mut playing, mut decode) = (Vec::new(), Vec::new());
     for path in [a, b] {
         let info = VideoSource::open(path)?.info.clone();
-        let (frames, best) = decode_rate(path)?;
+        let (frames, best) = decode_rate(path, Decoding::Playing)?;
+        let throughput = super::throughput_rate(path, best)?;
         writeln!(
             out,
-            "file: {} ({}): {frames} frames, decode only {best:.1} fps (best of 2)",
+            "file: {} ({}): {frames} frames, decode only {best:.1} fps as the player decodes (best of 2){}",
             path.display(),
             super::stream_text(&info),
+            super::throughput_text(best, throughput),
         )?;
-        decode.push(best);
+        playing.push(best);
+        decode.push(throughput);
     }
-    let slower = decode.iter().copied().fold(f64::INFINITY, f64::min);
+    let slowest = |rates: &[f64]| rates.iter().copied().fold(f64::INFINITY, f64::min);
+    let (slower, slower_playing) = (slowest(&decode), slowest(&playing));
     let together = decode_together(a, b)?;
     writeln!(
         out,
@@ -48,7 +52,10 @@ pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
     let (mut best, mut whole) = (0.0f64, 0.0f64);
     let mut compared = 0;
     for _ in 0..2 {
-        let (sa, mut sb) = (VideoSource::open(a)?, VideoSource::open(b)?);
+        let (sa, mut sb) = (
+            VideoSource::open_for(a, Decoding::Throughput)?,
+            VideoSource::open_for(b, Decoding::Throughput)?,
+        );
         crate::compare::align::match_pair(&sa, &mut sb)?;
         let start = Instant::now();
         let (mut sum, mut last) = (0.0, start);
@@ -64,13 +71,24 @@ pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
         // Every result was read: the work is not skipped.
         assert!(sum.is_finite());
     }
+    // Against decoding as `compare` decodes, and (where that differs) as the player decodes.
+    let playing_ratio = if slower_playing == slower {
+        String::new()
+    } else {
+        format!(
+            "; {:.1}% and {:.1}% of the slower file's decode-only as the player decodes",
+            100.0 * best / slower_playing,
+            100.0 * whole / slower_playing
+        )
+    };
     writeln!(
         out,
         "compare:      {compared} pairs at {best:.1} fps ({:.1}% of the slower file's decode-only), \
          {:.1}% of both decoded at once; PSNR + SSIM of every pair read back (best of 2, timed to the last \
-         result; {whole:.1} fps with the decoders' teardown after it)",
+         result; {whole:.1} fps, {:.1}%, with the decoders' teardown after it{playing_ratio})",
         100.0 * best / slower,
-        100.0 * best / together
+        100.0 * best / together,
+        100.0 * whole / slower,
     )?;
     paced_pair(&ctx, a, b, out)?;
     match ffmpeg_rate(a, b, compared) {
@@ -90,8 +108,9 @@ fn decode_together(a: &Path, b: &Path) -> Result<f64> {
     let mut best = 0.0f64;
     for _ in 0..2 {
         let (pa, pb) = (a.to_path_buf(), b.to_path_buf());
-        let other = std::thread::spawn(move || super::decode_only(&pb).map_err(|e| e.to_string()));
-        let (frames_a, time_a) = super::decode_only(&pa)?;
+        let other =
+            std::thread::spawn(move || super::decode_only(&pb, Decoding::Throughput).map_err(|e| e.to_string()));
+        let (frames_a, time_a) = super::decode_only(&pa, Decoding::Throughput)?;
         let (frames_b, time_b) = other
             .join()
             .map_err(|_| anyhow::anyhow!("the decoding thread panicked"))?

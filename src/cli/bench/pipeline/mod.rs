@@ -19,7 +19,7 @@ use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::timeline::TimelineFill;
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
 use crate::video::ring::RING_SLOTS;
-use crate::video::source::{SeekTarget, VideoSource};
+use crate::video::source::{Decoding, SeekTarget, VideoSource};
 use anyhow::{bail, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -56,9 +56,10 @@ fn spread(values: &[f64]) -> String {
     format!("p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms", at(0.5), at(0.95), at(1.0))
 }
 
-/// Decodes every frame on this thread, doing nothing else: the ceiling for the pipeline.
-pub(super) fn decode_only(path: &Path) -> Result<(u64, Duration)> {
-    let mut source = VideoSource::open(path)?;
+/// Decodes every frame on this thread, doing nothing else: the ceiling for the pipeline
+/// (`Decoding::Playing`) or for `report`, `hist`, `compare` and the timeline (`Throughput`).
+pub(super) fn decode_only(path: &Path, decoding: Decoding) -> Result<(u64, Duration)> {
+    let mut source = VideoSource::open_for(path, decoding)?;
     let start = Instant::now();
     let mut frames = 0;
     while source.next_frame()?.is_some() {
@@ -68,11 +69,11 @@ pub(super) fn decode_only(path: &Path) -> Result<(u64, Duration)> {
 }
 
 /// Frames in the file and the best of two rates decoding it alone, in frames per second.
-fn decode_rate(path: &Path) -> Result<(u64, f64)> {
+fn decode_rate(path: &Path, decoding: Decoding) -> Result<(u64, f64)> {
     let mut best = 0.0f64;
     let mut frames = 0;
     for _ in 0..2 {
-        let (n, time) = decode_only(path)?;
+        let (n, time) = decode_only(path, decoding)?;
         frames = n;
         best = best.max(n as f64 / time.as_secs_f64());
     }
@@ -290,7 +291,8 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     let sampler = memory::MemorySampler::start("decode only");
     // Decode alone first, its decoder gone before the pipeline's opens, so that the memory
     // figures below are the pipeline's own. The best of two, as for the pipeline's warm passes.
-    let (decoded, decode_fps) = decode_rate(path)?;
+    let (decoded, decode_fps) = decode_rate(path, Decoding::Playing)?;
+    let throughput_fps = throughput_rate(path, decode_fps)?;
     crate::video::memory::trim_allocator();
     sampler.phase("pipeline");
     let mut pipeline = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes, &options.marks)?;
@@ -302,12 +304,16 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
         open::long_file(&pipeline.ctx, path, seconds, options.long_dir.as_deref(), out)?;
     }
     let passes = Passes::run(&mut pipeline)?;
-    writeln!(out, "decode only:  {decoded} frames at {decode_fps:.1} fps (best of 2)")?;
-    report::write_rates(out, path, decode_fps)?;
+    writeln!(
+        out,
+        "decode only:  {decoded} frames at {decode_fps:.1} fps as the player decodes (best of 2){}",
+        throughput_text(decode_fps, throughput_fps)
+    )?;
+    report::write_rates(out, path, throughput_fps)?;
     passes.write(out, decode_fps, options.cache_bytes)?;
 
     sampler.phase("timeline");
-    timeline_alone(out, path, &pipeline.ctx, decode_fps)?;
+    timeline_alone(out, path, &pipeline.ctx, throughput_fps)?;
     let refresh_hz = (1.0 / info.frame_duration).max(60.0);
     sampler.phase("paced");
     paced(&mut pipeline, info.duration.min(10.0), refresh_hz, "paced:", out)?;
@@ -366,6 +372,28 @@ fn write_file_line(
 }
 
 /// A stream as the benchmarks name it: `h264 1920x1080 yuv420p, software decoding`.
+/// The best of two rates decoding `path` for throughput, as `report`, `hist`, `compare` and
+/// the timeline decode it; `playing_fps` where that is the same decoder (software decoding).
+pub(super) fn throughput_rate(path: &Path, playing_fps: f64) -> Result<f64> {
+    let hardware = VideoSource::open(path)?.info.hwdec.is_some();
+    Ok(if hardware {
+        decode_rate(path, Decoding::Throughput)?.1
+    } else {
+        playing_fps
+    })
+}
+
+/// What `decode only` adds for a decoder that runs differently for throughput.
+pub(super) fn throughput_text(playing_fps: f64, throughput_fps: f64) -> String {
+    if throughput_fps == playing_fps {
+        String::new()
+    } else {
+        format!(
+            "; {throughput_fps:.1} fps as report, hist, compare and the timeline decode (two frame threads feeding the hardware decoder)"
+        )
+    }
+}
+
 pub(super) fn stream_text(info: &crate::video::source::VideoInfo) -> String {
     format!(
         "{} {}x{} {}, {} decoding",

@@ -1,13 +1,14 @@
 //! `report` timed against decoding alone: streaming its statistics, and the whole command on
 //! a file looped to a minute.
 
-use crate::video::source::VideoSource;
+use crate::video::source::{Decoding, VideoSource};
 use anyhow::Result;
 use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// `report`'s rates against decoding alone: streaming, and the whole command on a looped file.
+/// `report`'s rates against decoding alone (as `report` decodes: `Decoding::Throughput`):
+/// streaming, and the whole command on a looped file.
 pub(super) fn write_rates(out: &mut impl Write, path: &Path, decode_fps: f64) -> Result<()> {
     if let Some((reported, fps, steady)) = report_rate(path)? {
         writeln!(
@@ -52,7 +53,7 @@ impl Write for FirstWrite {
 fn report_rate(path: &Path) -> Result<Option<(u64, f64, f64)>> {
     let mut best: Option<(u64, f64, f64)> = None;
     for _ in 0..2 {
-        let source = VideoSource::open(path)?;
+        let source = VideoSource::open_for(path, Decoding::Throughput)?;
         if crate::signalstats::PlaneShape::of(source.info.format.layout).is_err() {
             return Ok(None);
         }
@@ -94,13 +95,13 @@ fn report_whole(path: &Path, seconds: f64) -> Result<Option<(u64, u32, Duration,
         let (mut report, mut decode, mut frames) = (Duration::MAX, Duration::MAX, 0);
         for _ in 0..2 {
             let start = Instant::now();
-            let mut source = VideoSource::open(&copy)?;
+            let mut source = VideoSource::open_for(&copy, Decoding::Throughput)?;
             while source.next_frame()?.is_some() {}
             drop(source);
             decode = decode.min(start.elapsed());
             let start = Instant::now();
             let gpu = crate::cli::report::file::GpuOpening::start(true);
-            let source = VideoSource::open(&copy)?;
+            let source = VideoSource::open_for(&copy, Decoding::Throughput)?;
             let gpu = gpu.finish();
             let options = crate::cli::report::file::ReportOptions {
                 gpu: gpu.as_ref(),
