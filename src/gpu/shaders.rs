@@ -14,6 +14,7 @@ pub const PICTURE: &str = include_str!("../../shaders/render/picture.wgsl");
 pub const TONEMAP: &str = include_str!("../../shaders/render/tonemap.wgsl");
 pub const PEAK: &str = include_str!("../../shaders/render/peak.wgsl");
 pub const ADJUST: &str = include_str!("../../shaders/render/adjust.wgsl");
+pub const LUT: &str = include_str!("../../shaders/render/lut.wgsl");
 pub const SCOPE: &str = include_str!("../../shaders/scope/scope.wgsl");
 pub const SIGNALSTATS: &str = include_str!("../../shaders/signalstats/signalstats.wgsl");
 pub const SCOPE_DRAW: &str = include_str!("../../shaders/scope/draw.wgsl");
@@ -63,6 +64,8 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ("convert.wgsl", convert_source(8)),
         ("adjust.wgsl", adjust_source(8)),
         ("adjust.wgsl, 10-bit", adjust_source(10)),
+        ("lut.wgsl", lut_source(8)),
+        ("lut.wgsl, 10-bit", lut_source(10)),
         ("convert.wgsl, 10-bit output", convert_source(10)),
         ("bench_floor.wgsl", BENCH_FLOOR.to_string()),
         ("scope.wgsl", compute_source(&scope_header(256, 10, 3, 8, 2, 0), SCOPE)),
@@ -182,6 +185,15 @@ pub fn composite_source(bits: u32) -> String {
 pub fn adjust_source(bits: u32) -> String {
     let format = crate::gpu::texture::GpuFrame::storage_format_name(bits);
     ADJUST.replace(
+        "texture_storage_2d<rgba8unorm, write>",
+        &format!("texture_storage_2d<{format}, write>"),
+    )
+}
+
+/// The LUT shader for `bits`-bit frames (its output texture's format differs).
+pub fn lut_source(bits: u32) -> String {
+    let format = crate::gpu::texture::GpuFrame::storage_format_name(bits);
+    LUT.replace(
         "texture_storage_2d<rgba8unorm, write>",
         &format!("texture_storage_2d<{format}, write>"),
     )

@@ -3,6 +3,7 @@
 
 pub mod adjust;
 pub mod layout;
+pub mod lut;
 pub mod notes;
 pub mod overlay;
 pub mod peak;

@@ -1,0 +1,100 @@
+// A look-up table applied to the converted frame (`--lut`): a 1D table, or a 3D table read with
+// tetrahedral interpolation after an optional 1D shaper. Where each input code falls in the
+// table was worked out on the CPU (`codes`); everything here is integer arithmetic, so the CPU
+// twin (LutTables::apply in src/colour/lut/mod.rs) gives the same codes bit for bit.
+
+struct LutParams { // twin: LutParams in src/render/lut.rs
+    width: u32,
+    height: u32,
+    bits: u32,
+    // The 3D table's size; 0: `codes` holds each channel's output code (a 1D table).
+    size: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: LutParams;
+@group(0) @binding(1) var<storage, read> source: array<u32>;
+@group(0) @binding(2) var<storage, read_write> output: array<u32>;
+@group(0) @binding(3) var output_texture: texture_storage_2d<rgba8unorm, write>;
+// 2^bits entries for R, then G, then B: a 3D cell index << 13 | the position in it (1/4096ths).
+@group(0) @binding(4) var<storage, read> codes: array<u32>;
+// The 3D table's rows in 1/16384ths, red changing fastest.
+@group(0) @binding(5) var<storage, read> cube: array<vec4i>;
+
+const FRACTION_BITS: u32 = 12u;
+const VALUE_BITS: u32 = 14u;
+
+fn unpack(word: u32) -> vec3u {
+    if params.bits == 10u {
+        return vec3u(word & 0x3ffu, (word >> 10u) & 0x3ffu, (word >> 20u) & 0x3ffu);
+    }
+    return vec3u(word & 0xffu, (word >> 8u) & 0xffu, (word >> 16u) & 0xffu);
+}
+
+fn pack(c: vec3u) -> u32 {
+    if params.bits == 10u {
+        return c.x | (c.y << 10u) | (c.z << 20u) | 0xc0000000u;
+    }
+    return c.x | (c.y << 8u) | (c.z << 16u) | 0xff000000u;
+}
+
+fn corner(index: vec3u, offset: vec3u) -> vec3i {
+    let at = index + offset;
+    let n = params.size;
+    return cube[(at.z * n + at.y) * n + at.x].xyz;
+}
+
+fn tetrahedral(place: vec3u) -> vec3u {
+    let index = place >> vec3u(FRACTION_BITS + 1u);
+    let d = vec3i(place & vec3u((1u << (FRACTION_BITS + 1u)) - 1u));
+    let one = i32(1u << FRACTION_BITS);
+    let r = d.x;
+    let g = d.y;
+    let b = d.z;
+    // The tetrahedron holding the point: its two middle corners and the four weights.
+    var c1: vec3u;
+    var c2: vec3u;
+    var w: vec4i;
+    if r > g {
+        if g > b {
+            c1 = vec3u(1u, 0u, 0u); c2 = vec3u(1u, 1u, 0u); w = vec4i(one - r, r - g, g - b, b);
+        } else if r > b {
+            c1 = vec3u(1u, 0u, 0u); c2 = vec3u(1u, 0u, 1u); w = vec4i(one - r, r - b, b - g, g);
+        } else {
+            c1 = vec3u(0u, 0u, 1u); c2 = vec3u(1u, 0u, 1u); w = vec4i(one - b, b - r, r - g, g);
+        }
+    } else if b > g {
+        c1 = vec3u(0u, 0u, 1u); c2 = vec3u(0u, 1u, 1u); w = vec4i(one - b, b - g, g - r, r);
+    } else if b > r {
+        c1 = vec3u(0u, 1u, 0u); c2 = vec3u(0u, 1u, 1u); w = vec4i(one - g, g - b, b - r, r);
+    } else {
+        c1 = vec3u(0u, 1u, 0u); c2 = vec3u(1u, 1u, 0u); w = vec4i(one - g, g - r, r - b, b);
+    }
+    let sum = w.x * corner(index, vec3u(0u)) + w.y * corner(index, c1) + w.z * corner(index, c2)
+        + w.w * corner(index, vec3u(1u));
+    let rounded = (sum + vec3i(1 << (FRACTION_BITS - 1u))) >> vec3u(FRACTION_BITS);
+    let v = vec3u(clamp(rounded, vec3i(0), vec3i(1 << VALUE_BITS)));
+    let top = (1u << params.bits) - 1u;
+    return (v * top + vec3u(1u << (VALUE_BITS - 1u))) >> vec3u(VALUE_BITS);
+}
+
+@compute @workgroup_size(16, 16, 1)
+fn apply(@builtin(global_invocation_id) id: vec3u) {
+    if id.x >= params.width || id.y >= params.height {
+        return;
+    }
+    let i = id.y * params.width + id.x;
+    let size = 1u << params.bits;
+    let c = unpack(source[i]);
+    let looked_up = vec3u(codes[c.x], codes[size + c.y], codes[2u * size + c.z]);
+    var out = looked_up;
+    if params.size != 0u {
+        out = tetrahedral(looked_up);
+    }
+    let word = pack(out);
+    output[i] = word;
+    if params.bits == 10u {
+        textureStore(output_texture, id.xy, vec4f(vec3f(out) / 1023.0, 1.0));
+    } else {
+        textureStore(output_texture, id.xy, unpack4x8unorm(word));
+    }
+}
