@@ -227,3 +227,87 @@ fn a_file_that_is_not_a_cube_is_refused_naming_it() {
         .to_string()
         .starts_with(&missing.display().to_string()));
 }
+
+fn histoplay() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_histoplay"))
+}
+
+fn hist_line(args: &[&str]) -> serde_json::Value {
+    let out = histoplay().arg("hist").args(args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn hist_counts_the_signal_or_the_picture_through_the_lut() {
+    let scratch = Scratch::new("hist");
+    let swap = write(scratch.path(), "swap.cube", &cube_text(17, |r, g, b| [g, b, r]));
+    let swap = swap.to_str().unwrap();
+    for input in ["media/sample-540p.mp4", "media/kitten.jpg"] {
+        let input = common::repo_path(input);
+        let input = input.to_str().unwrap();
+        let signal = hist_line(&[input, "--bins", "64"]);
+        assert!(signal.get("counted").is_none());
+        for cpu in [false, true] {
+            let mut args = vec![input, "--bins", "64", "--lut", swap, "--scopes-on", "display"];
+            if cpu {
+                args.push("--cpu");
+            }
+            let display = hist_line(&args);
+            assert_eq!(display["counted"], "display");
+            // Through the swap, red is the signal's green, green its blue, blue its red.
+            assert_eq!(display["r"], signal["g"], "{input}, cpu {cpu}");
+            assert_eq!(display["g"], signal["b"], "{input}, cpu {cpu}");
+            assert_eq!(display["b"], signal["r"], "{input}, cpu {cpu}");
+            let on_signal = hist_line(&[input, "--bins", "64", "--lut", swap]);
+            assert_eq!(on_signal["counted"], "signal");
+            assert_eq!(on_signal["r"], signal["r"]);
+            assert_eq!(on_signal["l"], signal["l"]);
+        }
+    }
+    let out = histoplay()
+        .args(["hist", "media/kitten.jpg", "--lut", "missing.cube"])
+        .current_dir(common::repo_path(""))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "error: missing.cube: No such file or directory (os error 2)"
+    );
+}
+
+#[test]
+fn render_draws_the_picture_through_the_lut() {
+    let scratch = Scratch::new("render");
+    let swap = write(scratch.path(), "swap.cube", &cube_text(17, |r, g, b| [g, b, r]));
+    let plain = scratch.path().join("plain.png");
+    let looked = scratch.path().join("looked.png");
+    let kitten = common::repo_path("media/kitten.jpg");
+    for (out, lut) in [(&plain, None), (&looked, Some(&swap))] {
+        let mut command = histoplay();
+        command
+            .arg("render")
+            .arg(&kitten)
+            .arg("-o")
+            .arg(out)
+            .args(["--size", "612x376", "--contain"]);
+        if let Some(lut) = lut {
+            command.arg("--lut").arg(lut);
+        }
+        let status = command.status().unwrap();
+        assert!(status.success());
+    }
+    let plain = image::open(&plain).unwrap().to_rgba8();
+    let looked = image::open(&looked).unwrap().to_rgba8();
+    // The middle of the picture, clear of the histogram quads: the same pixels, swapped.
+    let mut compared = 0;
+    for y in (120..250).step_by(7) {
+        for x in (240..380).step_by(7) {
+            let [r, g, b, _] = plain.get_pixel(x, y).0;
+            assert_eq!(looked.get_pixel(x, y).0, [g, b, r, 255], "at {x},{y}");
+            compared += 1;
+        }
+    }
+    assert!(compared > 300);
+}

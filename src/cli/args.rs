@@ -53,6 +53,30 @@ impl CompareArgs {
     }
 }
 
+/// A LUT, as options: the player starts with it, `hist`, `scope` and `render` apply it as the
+/// player does.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct LutArgs {
+    /// Show the picture through a .cube LUT (1D, 3D up to 256³, or a 1D shaper and a 3D
+    /// table), applied on the GPU with tetrahedral interpolation (key Ctrl+l turns it off and on).
+    #[arg(long, value_name = "FILE")]
+    pub lut: Option<std::path::PathBuf>,
+    /// While a LUT is on, what the histograms and scopes count: the decoded signal, or the
+    /// picture as shown through it (key Alt+l).
+    #[arg(long, value_name = "signal|display", default_value = "signal")]
+    pub scopes_on: crate::pipeline::ScopesOn,
+}
+
+impl LutArgs {
+    /// The LUT named, read; None without --lut.
+    pub fn load(&self) -> Result<Option<std::sync::Arc<crate::colour::lut::Lut>>, crate::colour::lut::LutError> {
+        self.lut
+            .as_deref()
+            .map(|path| crate::colour::lut::Lut::load(path).map(std::sync::Arc::new))
+            .transpose()
+    }
+}
+
 /// The picture adjustments, as options: the player starts with them, `hist` and `render` apply
 /// them as the player does (so a script can reproduce what the window shows).
 #[derive(clap::Args, Clone, Copy, Debug, Default)]

@@ -2,21 +2,25 @@
 //! range of a video, streamed out as JSON Lines or CSV. Video frames go through the headless
 //! run (the player's decode thread, ring, converter and histogram engine).
 
-use super::args::{parse_bins, parse_region, AdjustArgs};
+use super::args::{parse_bins, parse_region, AdjustArgs, LutArgs};
 use super::output::{self, FrameReport};
+use crate::colour::lut::{Lut, LutTables};
 use crate::colour::Depth;
 use crate::engine::histogram::{self, Histogram, DEFAULT_BINS};
 use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::headless::{cpu_frames, gpu_frames, prepare, ClipError, FrameRange};
+use crate::pipeline::ScopesOn;
 use crate::render::adjust::{adjust_still, Adjustments, CpuAdjuster};
+use crate::render::lut::lut_still;
 use crate::scope::Region;
 use crate::video::source::{Decoding, VideoSource};
 use crate::video::still::{self, RgbaImage};
 use anyhow::{bail, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Print the R, G, B and luminance histograms of a picture or of video frames.
 ///
@@ -45,6 +49,8 @@ pub struct Args {
     region: Option<Region>,
     #[command(flatten)]
     adjust: AdjustArgs,
+    #[command(flatten)]
+    lut: LutArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -53,6 +59,8 @@ pub fn run(args: Args) -> Result<()> {
         bins: args.bins,
         region: args.region,
         adjustments: args.adjust.adjustments(),
+        lut: args.lut.load()?,
+        scopes_on: args.lut.scopes_on,
     };
     if still::is_still_image(&args.input) {
         return hist_still_image(&args.input, range, job, args.cpu, args.csv);
@@ -69,7 +77,7 @@ fn hist_still_image(input: &Path, range: FrameRange, job: HistJob, cpu: bool, cs
     if !range.contains(0) {
         bail!("'{}' is a still image: it has only frame 0", input.display());
     }
-    let histogram = hist_still(&image, job, cpu)?;
+    let histogram = hist_still(&image, job.clone(), cpu)?;
     let report = FrameReport {
         frame: 0,
         pts: 0.0,
@@ -78,6 +86,7 @@ fn hist_still_image(input: &Path, range: FrameRange, job: HistJob, cpu: bool, cs
         depth: 8,
         region: job.region,
         histogram: &histogram,
+        counted: job.counted(),
     };
     let mut out = std::io::stdout().lock();
     if csv {
@@ -133,7 +142,10 @@ pub fn hist_still(image: &RgbaImage, job: HistJob, cpu: bool) -> Result<Histogra
     let region = job.region.unwrap_or(Region::full(image.width, image.height));
     region.check(image.width, image.height)?;
     if cpu {
-        let words = CpuAdjuster::new(job.adjustments, 8).adjust(&image.words());
+        let mut words = CpuAdjuster::new(job.adjustments, 8).adjust(&image.words());
+        if let Some(tables) = job.counted_lut(8) {
+            words = tables.apply_words(&words);
+        }
         return Ok(histogram::histogram_packed(
             &region.crop(&words, image.width),
             job.bins,
@@ -142,7 +154,10 @@ pub fn hist_still(image: &RgbaImage, job: HistJob, cpu: bool) -> Result<Histogra
     }
     let ctx = GpuContext::new()?;
     let texture = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
-    let texture = adjust_still(&ctx, &texture, job.adjustments)?;
+    let mut texture = adjust_still(&ctx, &texture, job.adjustments)?;
+    if let Some(tables) = job.counted_lut(8) {
+        texture = lut_still(&ctx, &texture, &tables)?;
+    }
     let engine = HistogramEngine::new(&ctx, job.bins, EngineConfig::default());
     let pixels = crate::scope::region::counted_pixels(&ctx, &texture, job.region);
     Ok(engine.count(&ctx, &pixels, region.width, region.height)?)
@@ -159,9 +174,13 @@ fn hist_cpu(
     let format = source.info.format;
     let mut written = 0;
     let mut adjuster = CpuAdjuster::new(job.adjustments, format.layout.output_bits());
+    let lut = job.counted_lut(format.layout.output_bits());
     cpu_frames(source, range, |words, depth, frame| {
         let region = job.region.unwrap_or(Region::full(format.width, format.height));
-        let adjusted = adjuster.adjust(words);
+        let mut adjusted = adjuster.adjust(words);
+        if let Some(tables) = &lut {
+            adjusted = tables.apply_words(&adjusted);
+        }
         let words = region.crop(&adjusted, format.width);
         let histogram = histogram::histogram_packed(&words, job.bins, depth);
         let report = FrameReport {
@@ -172,6 +191,7 @@ fn hist_cpu(
             depth: depth.bits(),
             region: job.region,
             histogram: &histogram,
+            counted: job.counted(),
         };
         write_report(out, output, &report, written == 0)?;
         written += 1;
@@ -179,12 +199,30 @@ fn hist_cpu(
     })
 }
 
-/// What `hist` counts: bins, a region of each frame if given, and the picture as adjusted.
-#[derive(Clone, Copy, Debug, Default)]
+/// What `hist` counts: bins, a region of each frame if given, and the picture as adjusted
+/// (and, with a LUT, the signal or the picture through it).
+#[derive(Clone, Debug, Default)]
 pub struct HistJob {
     pub bins: u32,
     pub region: Option<Region>,
     pub adjustments: Adjustments,
+    pub lut: Option<Arc<Lut>>,
+    pub scopes_on: ScopesOn,
+}
+
+impl HistJob {
+    /// What the JSON says was counted: only with a LUT in force.
+    fn counted(&self) -> Option<ScopesOn> {
+        self.lut.as_ref().map(|_| self.scopes_on)
+    }
+
+    /// The LUT's tables for `bits`-bit frames, where the picture through it is counted.
+    fn counted_lut(&self, bits: u32) -> Option<LutTables> {
+        match (&self.lut, self.scopes_on) {
+            (Some(lut), ScopesOn::Display) => Some(LutTables::new(lut, bits)),
+            _ => None,
+        }
+    }
 }
 
 fn hist_gpu(
@@ -203,6 +241,10 @@ fn hist_gpu(
         |ctx, pipeline| {
             pipeline.set_region(ctx, job.region)?;
             pipeline.set_adjustments(ctx, job.adjustments)?;
+            if let Some(lut) = &job.lut {
+                pipeline.set_lut(ctx, Some(&LutTables::new(lut, pipeline.ring.output.bits)))?;
+                pipeline.set_scopes_on(ctx, job.scopes_on)?;
+            }
             Ok(pipeline.engine.histogram_bytes())
         },
         |pipeline, encoder, buffer| {
@@ -219,6 +261,7 @@ fn hist_gpu(
                 depth: pipeline.engine.depth.bits(),
                 region: job.region,
                 histogram: &histogram,
+                counted: job.counted(),
             };
             write_report(out, output, &report, written == 0)?;
             written += 1;

@@ -20,6 +20,8 @@ pub struct FrameReport<'a> {
     /// The rectangle counted, where not the whole frame.
     pub region: Option<Region>,
     pub histogram: &'a Histogram,
+    /// With a LUT in force: whether the signal or the picture through it was counted.
+    pub counted: Option<crate::pipeline::ScopesOn>,
 }
 
 /// `hist`'s JSON line: `{"frame":K,"pts":s,"width":W,"height":H,"bins":N,"depth":D,"r":[...],
@@ -35,6 +37,9 @@ struct HistLine<'a> {
     depth: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     region: Option<RegionBox>,
+    /// "signal" or "display", with a LUT in force.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    counted: Option<&'static str>,
     r: Channel<'a>,
     g: Channel<'a>,
     b: Channel<'a>,
@@ -99,6 +104,7 @@ pub fn write_json_line(out: &mut impl Write, report: &FrameReport) -> io::Result
             bins: h.bins(),
             depth: report.depth,
             region: report.region.map(RegionBox),
+            counted: report.counted.map(crate::pipeline::ScopesOn::name),
             r: Channel(h, 0),
             g: Channel(h, 1),
             b: Channel(h, 2),
@@ -169,6 +175,7 @@ mod tests {
             depth: 10,
             region: None,
             histogram: &h,
+            counted: None,
         };
         write_json_line(&mut out, &report).unwrap();
         let zeros = "0,".repeat(14);
@@ -207,6 +214,7 @@ mod tests {
             depth: 8,
             region: None,
             histogram: &h,
+            counted: None,
         };
         let mut out = Vec::new();
         write_csv_header(&mut out, 16).unwrap();

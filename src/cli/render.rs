@@ -1,7 +1,9 @@
 //! `histoplay render`: a picture, or a frame of a video, drawn with its histograms (and a
 //! scope, marks, a comparison) to a PNG, offscreen, as the window draws it.
 
-use super::args::{parse_bins, parse_region, parse_size, parse_zoom, AdjustArgs, CompareArgs, GraticuleArgs, MarkArgs};
+use super::args::{
+    parse_bins, parse_region, parse_size, parse_zoom, AdjustArgs, CompareArgs, GraticuleArgs, LutArgs, MarkArgs,
+};
 use crate::compare::align::{match_pair, Alignment};
 use crate::compare::CompareOptions;
 use crate::engine::histogram::DEFAULT_BINS;
@@ -46,6 +48,8 @@ pub struct Args {
     #[command(flatten)]
     adjust: AdjustArgs,
     #[command(flatten)]
+    lut: LutArgs,
+    #[command(flatten)]
     marks: MarkArgs,
     #[command(flatten)]
     graticule: GraticuleArgs,
@@ -74,6 +78,8 @@ pub fn run(args: Args) -> Result<()> {
         adjustments: args.adjust.adjustments(),
         marks: args.marks.settings()?,
         graticule: (args.graticule.waveform_scale, args.graticule.graticule),
+        lut: args.lut.load()?,
+        scopes_on: args.lut.scopes_on,
     };
     let (input, output, frame, size) = (&args.input, &args.output, args.frame, args.size);
     match args.compare.options() {

@@ -1,6 +1,7 @@
 //! Offscreen rendering: the player's picture with its histogram overlay, into a PNG-ready
 //! RGBA8 buffer. Backs the `render` command and the snapshot tests.
 
+use crate::colour::lut::{Lut, LutTables};
 use crate::colour::{ColorSpec, ColorVolume, Depth, Matrix, Range, Transfer};
 use crate::compare::composite::{composite_frame, Composite, CompositePass};
 use crate::engine::{EngineConfig, HistogramEngine};
@@ -10,7 +11,9 @@ use crate::gpu::{readback, GpuContext, GpuError};
 use crate::marks::gpu::MarksStage;
 use crate::marks::MarkSettings;
 use crate::pipeline::FramePipeline;
+use crate::pipeline::ScopesOn;
 use crate::render::adjust::{adjust_still, Adjustments};
+use crate::render::lut::lut_still;
 use crate::render::notes::{self, MarksNote};
 use crate::render::picture::Signal;
 use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
@@ -47,6 +50,10 @@ pub struct Counting {
     pub marks: MarkSettings,
     /// The waveform's graticule: its scale, and levels added.
     pub graticule: (Scale, Vec<Level>),
+    /// The LUT the picture is shown through (`--lut`), and whether the histograms and scopes
+    /// count the signal or the picture through it (`--scopes-on`).
+    pub lut: Option<std::sync::Arc<Lut>>,
+    pub scopes_on: ScopesOn,
 }
 
 impl Counting {
@@ -58,6 +65,8 @@ impl Counting {
             adjustments: Adjustments::default(),
             marks: MarkSettings::default(),
             graticule: Default::default(),
+            lut: None,
+            scopes_on: ScopesOn::Signal,
         }
     }
 }
@@ -88,6 +97,19 @@ pub fn render_picture(
         adjusted = adjust_still(ctx, picture, counting.adjustments)?;
         &adjusted
     };
+    // Through the LUT, the picture drawn; counted as it is or as drawn.
+    let looked_up;
+    let (picture, counted) = match &counting.lut {
+        Some(lut) => {
+            looked_up = lut_still(ctx, picture, &LutTables::new(lut, picture.bits))?;
+            let counted = match counting.scopes_on {
+                ScopesOn::Display => &looked_up,
+                ScopesOn::Signal => picture,
+            };
+            (&looked_up, counted)
+        }
+        None => (picture, picture),
+    };
     let region = counting.region.unwrap_or(Region::full(picture.width, picture.height));
     // Counted at the picture's own depth (a comparison of 10-bit video is 10-bit).
     let depth = Depth::from_bits(picture.bits);
@@ -100,7 +122,7 @@ pub fn render_picture(
         },
     );
     let target = engine.target(ctx, region.width, region.height)?;
-    let pixels = region::counted_pixels(ctx, picture, counting.region);
+    let pixels = region::counted_pixels(ctx, counted, counting.region);
     let source = engine.bind_source(ctx, &target, &pixels);
     let scope = match counting.scope {
         Some(kind) => {
@@ -199,6 +221,10 @@ pub fn render_video_frame(
     pipeline.set_scope(ctx, counting.scope.map(|kind| (kind, kind.display_columns())))?;
     pipeline.set_adjustments(ctx, counting.adjustments)?;
     pipeline.set_marks(ctx, &counting.marks);
+    if let Some(lut) = &counting.lut {
+        pipeline.set_lut(ctx, Some(&LutTables::new(lut, pipeline.ring.output.bits)))?;
+        pipeline.set_scopes_on(ctx, counting.scopes_on)?;
+    }
     pipeline.ring.slots[0].upload(&ctx.queue, frame.planes)?;
     if let Some(nits) = frame.frame_peak_nits {
         pipeline.bound_peak(&ctx.queue, nits);

@@ -6,7 +6,8 @@
 
 pub mod comparison;
 
-use crate::colour::{ColorVolume, Depth};
+use crate::colour::lut::LutTables;
+use crate::colour::{ColorVolume, Depth, Primaries, Transfer};
 use crate::engine::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::timing::PassTimer;
@@ -14,6 +15,7 @@ use crate::gpu::{GpuContext, GpuError};
 use crate::marks::gpu::MarksStage;
 use crate::marks::{Mark, MarkSettings};
 use crate::render::adjust::{AdjustStage, Adjustments};
+use crate::render::lut::LutStage;
 use crate::render::peak::{PeakBinding, PeakPass};
 use crate::render::picture::Signal;
 use crate::render::scene::{Scene, SceneRenderer};
@@ -45,6 +47,11 @@ pub struct FramePipeline {
     /// The picture adjustments, once any has been set (kept when reset: they serve the next).
     adjusting: Option<Adjusting>,
     adjust_active: bool,
+    /// The LUT, once one has been loaded (kept while turned off: turning it on is then free).
+    lut: Option<LutApplied>,
+    lut_active: bool,
+    /// What the histograms and scopes count while a LUT is on: the signal or the picture.
+    scopes_on: ScopesOn,
     /// The marks on the picture, once any has been shown.
     marks: Option<MarksStage>,
     /// FFmpeg's signalstats of each frame's planes, once asked for.
@@ -64,6 +71,53 @@ struct Adjusting {
     /// Whether `raw` holds the frame last converted (the output then holds it adjusted).
     raw_current: Cell<bool>,
 }
+
+/// A LUT in force: the converted frame (the signal) goes through it into `picture`, which is
+/// drawn; the histograms and scopes count either (`ScopesOn`).
+struct LutApplied {
+    picture: GpuFrame,
+    stage: LutStage,
+    /// The engine bound to `picture`.
+    binding: SourceBinding,
+}
+
+/// What the histograms and scopes count while the picture is shown through a LUT.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ScopesOn {
+    /// The decoded signal, as without a LUT.
+    #[default]
+    Signal,
+    /// The picture as shown, after the LUT.
+    Display,
+}
+
+impl ScopesOn {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Signal => "signal",
+            Self::Display => "display",
+        }
+    }
+}
+
+impl std::str::FromStr for ScopesOn {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "signal" => Ok(Self::Signal),
+            "display" => Ok(Self::Display),
+            _ => Err(format!("'{s}': the scopes count the signal or the display")),
+        }
+    }
+}
+
+/// A LUT's picture is display-referred BT.709.
+const LUT_VOLUME: ColorVolume = ColorVolume {
+    transfer: Transfer::Sdr,
+    primaries: Primaries::Bt709,
+    peak_nits: None,
+};
 
 /// The passes of a frame the player's stats overlay times, in `PassTimer` order.
 pub const TIMED_PASSES: [&str; 5] = ["convert", "adjust", "histograms", "scope", "draw"];
@@ -118,6 +172,9 @@ impl FramePipeline {
             scope: ScopeCounting::default(),
             adjusting: None,
             adjust_active: false,
+            lut: None,
+            lut_active: false,
+            scopes_on: ScopesOn::Signal,
             marks: None,
             stats: None,
             stats_only: false,
@@ -155,6 +212,84 @@ impl FramePipeline {
         let adjusting = self.adjusting.as_mut().expect("made above");
         adjusting.stage.set(&ctx.queue, settings);
         self.adjust_active = !settings.is_identity();
+        Ok(())
+    }
+
+    /// Shows the picture through `tables` (made for this stream's depth) from the next frame
+    /// on, or (None) as decoded; a LUT already loaded is replaced. The scene must be made again
+    /// afterwards: it draws another frame.
+    pub fn set_lut(&mut self, ctx: &GpuContext, tables: Option<&LutTables>) -> Result<(), RingError> {
+        match tables {
+            Some(tables) => {
+                let output = &self.ring.output;
+                let picture =
+                    GpuFrame::with_bits(ctx, "picture through the LUT", output.width, output.height, output.bits)?;
+                let stage = LutStage::new(ctx, tables, output, &picture)?;
+                let binding = self.engine.bind_source(ctx, &self.target, &picture.pixels);
+                self.lut = Some(LutApplied {
+                    picture,
+                    stage,
+                    binding,
+                });
+                self.lut_active = true;
+            }
+            None => self.lut_active = false,
+        }
+        self.recount_what_changed(ctx)
+    }
+
+    /// Turns the LUT loaded on or off (nothing without one): whether it is on now. The scene
+    /// must be made again afterwards.
+    pub fn show_lut(&mut self, ctx: &GpuContext, on: bool) -> Result<bool, RingError> {
+        self.lut_active = on && self.lut.is_some();
+        self.recount_what_changed(ctx)?;
+        Ok(self.lut_active)
+    }
+
+    /// Whether the picture is shown through a LUT.
+    pub fn lut_shown(&self) -> bool {
+        self.lut_active
+    }
+
+    /// Whether the histograms and scopes count the signal or (with a LUT on) the picture.
+    pub fn set_scopes_on(&mut self, ctx: &GpuContext, on: ScopesOn) -> Result<(), RingError> {
+        self.scopes_on = on;
+        self.recount_what_changed(ctx)
+    }
+
+    /// What the histograms and scopes count: `Display` only while a LUT is on.
+    pub fn scopes_on(&self) -> ScopesOn {
+        if self.lut_active {
+            self.scopes_on
+        } else {
+            ScopesOn::Signal
+        }
+    }
+
+    /// The frame the histograms and scopes count: the picture through the LUT, or the signal.
+    fn counted_frame(&self) -> &GpuFrame {
+        match (&self.lut, self.scopes_on()) {
+            (Some(lut), ScopesOn::Display) => &lut.picture,
+            _ => &self.ring.output,
+        }
+    }
+
+    /// The colour volume of the frame counted.
+    fn counted_volume(&self) -> ColorVolume {
+        match self.scopes_on() {
+            ScopesOn::Display => LUT_VOLUME,
+            ScopesOn::Signal => self.volume,
+        }
+    }
+
+    /// The region and the scope read the counted frame: made again on it.
+    fn recount_what_changed(&mut self, ctx: &GpuContext) -> Result<(), RingError> {
+        if let Some(region) = self.region.as_ref().map(|r| r.gather_binding.region()) {
+            self.region = Some(self.make_region(ctx, region));
+        }
+        if let Some(scope) = self.scope.counted() {
+            self.set_scope(ctx, Some(scope)).map_err(|e| RingError::Gpu(e))?;
+        }
         Ok(())
     }
 
@@ -300,7 +435,7 @@ impl FramePipeline {
         });
         let gather_binding = gather.bind(
             &ctx.device,
-            &self.ring.output.pixels,
+            &self.counted_frame().pixels,
             &pixels,
             region,
             self.target.width,
@@ -324,14 +459,16 @@ impl FramePipeline {
         let counted = self
             .region()
             .unwrap_or(Region::full(self.target.width, self.target.height));
-        let pixels = match (&self.region, self.region_active) {
-            (Some(counting), true) => &counting.pixels,
-            _ => &self.ring.output.pixels,
-        };
         let shape = ScopeShape {
             bins: self.engine.bins,
             depth: self.engine.depth,
-            volume: self.volume,
+            volume: self.counted_volume(),
+        };
+        let display = self.scopes_on() == ScopesOn::Display;
+        let pixels = match (&self.region, self.region_active, &self.lut) {
+            (Some(counting), true, _) => &counting.pixels,
+            (_, _, Some(lut)) if display => &lut.picture.pixels,
+            _ => &self.ring.output.pixels,
         };
         self.scope
             .set(ctx, kind, shape, pixels, columns, (counted.width, counted.height))
@@ -342,15 +479,17 @@ impl FramePipeline {
         self.scope.get()
     }
 
+    /// The frame drawn: the converted frame, or the picture through the LUT while one is on.
+    pub fn picture(&self) -> &GpuFrame {
+        match (&self.lut, self.lut_active) {
+            (Some(lut), true) => &lut.picture,
+            _ => &self.ring.output,
+        }
+    }
+
     /// A scene that draws this pipeline's frame and its histograms.
     pub fn scene(&self, device: &wgpu::Device, renderer: &SceneRenderer) -> Scene {
-        renderer.scene(
-            device,
-            &self.target,
-            &self.ring.output.view,
-            self.signal(),
-            self.scope(),
-        )
+        renderer.scene(device, &self.target, &self.picture().view, self.signal(), self.scope())
     }
 
     /// What a scope's vertical axis holds: the converted frame's depth, the source's range and
@@ -365,6 +504,15 @@ impl FramePipeline {
 
     /// What the converted frame holds: its depth, colour volume and, HDR, its measured peak.
     pub fn signal(&self) -> Signal<'_> {
+        if self.lut_active {
+            // Display-referred already: drawn as it is.
+            return Signal {
+                bits: self.ring.output.bits,
+                volume: LUT_VOLUME,
+                peak: None,
+                marks: self.marks.as_ref().map(MarksStage::view),
+            };
+        }
         Signal {
             bits: self.ring.output.bits,
             volume: self.volume,
@@ -417,6 +565,7 @@ impl FramePipeline {
                 }
             }
         }
+        self.encode_lut(encoder);
         self.encode_marks(encoder, Some(slot));
         if let Some(stats) = self.counting_stats() {
             stats.encode(encoder, slot);
@@ -445,8 +594,16 @@ impl FramePipeline {
                 (false, false) => {}
             }
         }
+        self.encode_lut(encoder);
         self.encode_marks(encoder, None);
         self.encode_counts_timed(encoder, timer);
+    }
+
+    /// Records the LUT's pass over the converted frame, while one is on.
+    fn encode_lut(&self, encoder: &mut wgpu::CommandEncoder) {
+        if let (Some(lut), true) = (&self.lut, self.lut_active) {
+            lut.stage.encode(encoder);
+        }
     }
 
     /// Records counting the converted frame (or its region): the histograms, the peak and the
@@ -466,7 +623,10 @@ impl FramePipeline {
                 counting.gather.encode(&mut pass, &counting.gather_binding);
                 &counting.engine_binding
             }
-            _ => &self.binding,
+            _ => match (&self.lut, self.scopes_on()) {
+                (Some(lut), ScopesOn::Display) => &lut.binding,
+                _ => &self.binding,
+            },
         };
         let writes = |pass| timer.map(|t| t.compute_writes(pass));
         self.engine

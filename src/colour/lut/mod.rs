@@ -74,10 +74,10 @@ pub struct Lut {
 /// Why a LUT couldn't be loaded: one line, naming the file (and the line in it).
 #[derive(Debug, thiserror::Error)]
 pub enum LutError {
-    #[error("{path}: {source}")]
-    Read { path: String, source: std::io::Error },
-    #[error("{path}: {source}")]
-    Parse { path: String, source: cube::CubeError },
+    #[error("{path}: {reason}")]
+    Read { path: String, reason: std::io::Error },
+    #[error("{path}: {reason}")]
+    Parse { path: String, reason: cube::CubeError },
     #[error("{path}: not a .cube file (histoplay reads the .cube format of Resolve and Adobe)")]
     Format { path: String },
 }
@@ -93,12 +93,12 @@ impl Lut {
         if !is_cube {
             return Err(LutError::Format { path: shown });
         }
-        let bytes = std::fs::read(path).map_err(|source| LutError::Read {
+        let bytes = std::fs::read(path).map_err(|reason| LutError::Read {
             path: shown.clone(),
-            source,
+            reason,
         })?;
         let text = String::from_utf8_lossy(&bytes);
-        cube::parse(&text).map_err(|source| LutError::Parse { path: shown, source })
+        cube::parse(&text).map_err(|reason| LutError::Parse { path: shown, reason })
     }
 
     /// Its name for the OSD: the title, else the file's.
@@ -191,6 +191,20 @@ impl LutTables {
                 }
             }
         }
+    }
+
+    /// Packed pixels (RGBA8 words, or RGB10A2 at 10 bits, as frames are held) through the
+    /// table: the CPU twin of the whole pass.
+    pub fn apply_words(&self, words: &[u32]) -> Vec<u32> {
+        let (shift, mask) = if self.bits == 10 { (10, 0x3ff) } else { (8, 0xff) };
+        let alpha = if self.bits == 10 { 0xc000_0000 } else { 0xff00_0000 };
+        words
+            .iter()
+            .map(|&w| {
+                let out = self.apply([w & mask, (w >> shift) & mask, (w >> (2 * shift)) & mask]);
+                out[0] | (out[1] << shift) | (out[2] << (2 * shift)) | alpha
+            })
+            .collect()
     }
 
     /// The output codes of an input pixel's R', G' and B' codes: the CPU twin of
