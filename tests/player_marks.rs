@@ -1,8 +1,8 @@
 //! End to end, in the player window: each mark's key draws it on the picture and takes it off
 //! again. The clip is three vertical bands whose marks are known exactly: black (Y' 16), white
 //! (Y' 235) and a super-white beyond the broadcast range (Y' 250, shown as white). The
-//! waveform's graticule keys; and the stats overlay's signal statistics, FFmpeg's for the frame
-//! on screen.
+//! waveform's graticule keys; the stats overlay's signal statistics, FFmpeg's for the frame
+//! on screen; and the picture through a LUT, Ctrl+l turning it off and on.
 
 mod common;
 mod window;
@@ -277,4 +277,44 @@ fn the_stats_overlay_shows_ffmpegs_signalstats_of_the_frame_on_screen() {
     assert_eq!(frame, shown + 1);
     assert_eq!(values[22..25], [None, None, None]);
     assert_eq!(values[2].as_deref(), Some(expected[shown + 1]["YAVG"].as_str()));
+}
+
+#[test]
+fn the_picture_shows_through_the_lut_and_ctrl_l_turns_it_off_and_on() {
+    let clip = bands();
+    let dir = common::repo_path(&format!("target/player-tests/lut-cube-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // An inverting 2³ cube: black shows white and white black.
+    let lut = dir.join("invert.cube");
+    let mut text = String::from("LUT_3D_SIZE 2\n");
+    for b in 0..2 {
+        for g in 0..2 {
+            for r in 0..2 {
+                text.push_str(&format!("{} {} {}\n", 1 - r, 1 - g, 1 - b));
+            }
+        }
+    }
+    std::fs::write(&lut, text).unwrap();
+    let x = Xvfb::start();
+    let args = [clip.as_os_str(), "--lut".as_ref(), lut.as_os_str()];
+    let player = Player::start_with(&x, "lut", &args);
+    player.wait_present("playback", 0, |p| p.new_frame && p.frame >= Some(2));
+    let before = player.key("space");
+    player.wait_present("the pause", before, |p| p.paused);
+    player.wait_idle(Duration::from_millis(300));
+    let looked = player.capture();
+    assert_eq!(count(&band_row(&looked, 0, ROW), WHITE), 96, "black through the LUT");
+    assert_eq!(count(&band_row(&looked, 1, ROW), BLACK), 96, "white through the LUT");
+    let toggle = || {
+        player.key("ctrl+l");
+        player.wait_idle(Duration::from_millis(400));
+        player.capture()
+    };
+    let plain = toggle();
+    assert_eq!(count(&band_row(&plain, 0, ROW), BLACK), 96, "as decoded");
+    assert_eq!(count(&band_row(&plain, 1, ROW), WHITE), 96, "as decoded");
+    let again = toggle();
+    assert_eq!(band_row(&again, 0, ROW), band_row(&looked, 0, ROW));
+    assert_eq!(band_row(&again, 1, ROW), band_row(&looked, 1, ROW));
+    let _ = std::fs::remove_dir_all(&dir);
 }

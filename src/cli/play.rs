@@ -1,7 +1,7 @@
 //! `histoplay [FILE|DIR]...`: the player's options, its key bindings (mpv's, with the viewer's
 //! input.conf applied) and the sample it plays when given no file.
 
-use super::args::{parse_byte_size, parse_speed, AdjustArgs, CompareArgs, GraticuleArgs, MarkArgs};
+use super::args::{parse_byte_size, parse_speed, AdjustArgs, CompareArgs, GraticuleArgs, LutArgs, MarkArgs};
 use crate::player::commands::Bindings;
 use crate::player::{self, PlayerOptions};
 use crate::video::source::hardware::Hwdec;
@@ -26,6 +26,8 @@ pub struct Args {
     pub input_conf: Option<PathBuf>,
     #[command(flatten)]
     pub adjust: AdjustArgs,
+    #[command(flatten)]
+    pub lut: LutArgs,
     /// Write one line per presented frame to this file (for tests and benchmarks).
     #[arg(long, hide = true)]
     pub frame_log: Option<PathBuf>,
@@ -80,6 +82,8 @@ impl Args {
             loop_playlist: self.loop_playlist,
             loop_file: self.loop_file,
             adjustments: self.adjust.adjustments(),
+            lut: self.lut.load()?,
+            scopes_on: self.lut.scopes_on,
             signals,
             compare: self.compare.options(),
             marks,

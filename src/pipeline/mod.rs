@@ -288,7 +288,7 @@ impl FramePipeline {
             self.region = Some(self.make_region(ctx, region));
         }
         if let Some(scope) = self.scope.counted() {
-            self.set_scope(ctx, Some(scope)).map_err(|e| RingError::Gpu(e))?;
+            self.set_scope(ctx, Some(scope))?;
         }
         Ok(())
     }

@@ -99,6 +99,8 @@ Ctrl+r clear-region
 a cycle auto-levels
 n cycle equalize
 Ctrl+BS reset-adjustments
+Ctrl+l cycle lut
+Alt+l cycle scopes-on
 C cycle compare-mode
 B cycle compare-flicker
 k multiply compare-gain 0.5

@@ -70,6 +70,10 @@ pub enum Command {
     ToggleEqualize,
     /// Every picture adjustment back to neutral, auto-levels and equalisation off.
     ResetAdjustments,
+    /// The picture through the LUT (`--lut`), or as decoded.
+    ToggleLut,
+    /// While a LUT is on: the histograms and scopes count the signal, or the picture.
+    ToggleScopesOn,
     /// Set loop point A, then B, then clear both (mpv's `ab-loop`).
     AbLoop,
     /// Loop the current file, or stop looping it.
@@ -248,6 +252,8 @@ fn parse_command(words: &[&str]) -> Option<Command> {
         ["cycle", "timeline"] => Command::ToggleTimeline,
         ["clear-region"] => Command::ClearRegion,
         ["cycle", "auto-levels"] => Command::ToggleAutoLevels,
+        ["cycle", "lut"] => Command::ToggleLut,
+        ["cycle", "scopes-on"] => Command::ToggleScopesOn,
         ["cycle", "equalize"] => Command::ToggleEqualize,
         ["reset-adjustments"] => Command::ResetAdjustments,
         ["cycle", "compare-mode"] => Command::CycleCompareMode,

@@ -267,6 +267,42 @@ impl Media {
         Ok(())
     }
 
+    /// Shows the picture through `lut` (None: as decoded), the histograms and scopes counting
+    /// what `scopes_on` says; the scene is made again to draw it. While comparing, the pictures
+    /// stay as decoded: the comparison reads the signals.
+    pub fn set_lut(
+        &mut self,
+        gpu: &GpuContext,
+        renderer: &SceneRenderer,
+        lut: Option<&crate::colour::lut::Lut>,
+        scopes_on: crate::pipeline::ScopesOn,
+    ) -> Result<(), crate::video::ring::RingError> {
+        if self.compare.is_some() {
+            return Ok(());
+        }
+        let bits = self.pipeline.ring.output.bits;
+        let tables = lut.map(|lut| crate::colour::lut::LutTables::new(lut, bits));
+        self.pipeline.set_lut(gpu, tables.as_ref())?;
+        self.pipeline.set_scopes_on(gpu, scopes_on)?;
+        self.rebuild_scene(gpu, renderer);
+        Ok(())
+    }
+
+    /// Turns the LUT loaded on or off, the histograms and scopes counting what `scopes_on`
+    /// says: whether it is on now.
+    pub fn show_lut(
+        &mut self,
+        gpu: &GpuContext,
+        renderer: &SceneRenderer,
+        on: bool,
+        scopes_on: crate::pipeline::ScopesOn,
+    ) -> Result<bool, crate::video::ring::RingError> {
+        let shown = self.pipeline.show_lut(gpu, on)?;
+        self.pipeline.set_scopes_on(gpu, scopes_on)?;
+        self.rebuild_scene(gpu, renderer);
+        Ok(shown)
+    }
+
     /// Shows `settings`' marks on the picture (while comparing, on the composite); the shown
     /// frame is marked anew. Returns whether the marks' stage was made just now (its first
     /// use: the scene is made again).

@@ -99,6 +99,9 @@ pub struct PlayerOptions {
     pub loop_file: bool,
     /// Picture adjustments to start with (`--contrast` and the rest).
     pub adjustments: crate::render::adjust::Adjustments,
+    /// The LUT the picture is shown through (`--lut`), and what the scopes count meanwhile.
+    pub lut: Option<std::sync::Arc<crate::colour::lut::Lut>>,
+    pub scopes_on: crate::pipeline::ScopesOn,
     /// SIGINT and SIGTERM, taken to quit as `q` does (see `crate::quit_signals`).
     pub signals: Option<std::sync::Arc<crate::quit_signals::QuitSignals>>,
     /// The file to compare the (first) file with (`--compare`).
@@ -123,6 +126,8 @@ impl Default for PlayerOptions {
             loop_playlist: false,
             loop_file: false,
             adjustments: Default::default(),
+            lut: None,
+            scopes_on: Default::default(),
             signals: None,
             compare: None,
             marks: Default::default(),

@@ -149,6 +149,8 @@ fn histoplays_own_functions_sit_on_keys_mpv_leaves_free() {
         ("a", Command::ToggleAutoLevels),
         ("n", Command::ToggleEqualize),
         ("Ctrl+BS", Command::ResetAdjustments),
+        ("Ctrl+l", Command::ToggleLut),
+        ("Alt+l", Command::ToggleScopesOn),
         (
             "HOME",
             Command::SeekTo {
