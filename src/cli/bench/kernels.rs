@@ -146,6 +146,7 @@ pub fn run(
 
     rows.extend(super::scopes::rows(ctx, image, &frame, bins, iters)?);
     rows.extend(super::adjust::rows(ctx, image, &frame, iters)?);
+    rows.extend(super::lut::rows(ctx, image, &frame, iters)?);
     rows.extend(super::compare::rows(ctx, image, iters)?);
     rows.extend(super::marks::rows(ctx, image, iters)?);
 

@@ -8,6 +8,7 @@ pub mod av;
 pub mod clips;
 pub mod compare;
 pub mod kernels;
+pub mod lut;
 pub mod marks;
 pub mod pipeline;
 pub mod scopes;
