@@ -214,6 +214,8 @@ fn bench_times_every_variant_after_checking_it() {
         "adjust: contrast, brightness, gamma, saturation",
         "adjust: auto-levels",
         "adjust: equalisation",
+        "LUT: 33³ 3D table, tetrahedral",
+        "LUT: 65³ 3D table, tetrahedral",
         "compare: PSNR + SSIM of a frame pair, Y'CbCr 4:2:0 8-bit",
         "compare: PSNR + SSIM of a frame pair, Y'CbCr 4:2:0 10-bit",
         "marks: false colour",
