@@ -360,6 +360,38 @@ fn warm_up(ctx: &GpuContext, encode: &Encode) -> Result<(), GpuError> {
 
 /// Times `runs` runs: each in its own compute pass, bracketed by timestamps where available,
 /// after a warm-up.
+/// A pass that writes `output`'s packed pixels, run once and checked against `expected` (its
+/// CPU twin's words), then timed: its row, named `name`.
+pub fn checked_row(
+    ctx: &GpuContext,
+    name: String,
+    variant: &'static str,
+    output: &crate::gpu::texture::GpuFrame,
+    expected: &[u32],
+    encode: &Encode,
+    iters: usize,
+) -> Result<Row, BenchError> {
+    let started = std::time::Instant::now();
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    encode(&mut encoder, None);
+    ctx.queue.submit([encoder.finish()]);
+    let bytes = crate::gpu::readback::read_buffer(ctx, &output.pixels, 0, u64::from(output.pixel_count()) * 4)?;
+    let first_run = started.elapsed();
+    let got = crate::gpu::readback::words(&bytes);
+    if got != expected {
+        let at = got.iter().zip(expected).position(|(a, b)| a != b).unwrap_or(0);
+        return Err(BenchError::Mismatch {
+            variant,
+            detail: format!("pixel {at}: GPU {:#x}, CPU {:#x}", got[at], expected[at]),
+        });
+    }
+    let runs = runs_within_budget(iters, first_run);
+    Ok(Row {
+        name,
+        outcome: Ok(time_gpu(ctx, encode, runs)?),
+    })
+}
+
 pub fn time_gpu(ctx: &GpuContext, encode: &Encode, runs: usize) -> Result<Timing, GpuError> {
     warm_up(ctx, encode)?;
     if !ctx.has_timestamps() {

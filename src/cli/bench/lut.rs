@@ -1,14 +1,12 @@
 //! The LUT's rows of `histoplay bench`: the frame through a 33³ and a 65³ 3D table
 //! (tetrahedral), each checked equal to its CPU twin first.
 
-use super::kernels::{runs_within_budget, time_gpu, BenchError, Row};
+use super::kernels::{checked_row, BenchError, Row};
 use crate::colour::lut::{Domain, Lut, LutTables, Table3d};
-use crate::gpu::readback::{read_buffer, words};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::render::lut::LutStage;
 use crate::video::still::RgbaImage;
-use std::time::Instant;
 
 /// A look that mixes and bends the channels, sampled on a `size`³ grid.
 fn look(size: usize) -> Lut {
@@ -46,30 +44,15 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, frame: &GpuFrame, iters: usize)
     for size in [33, 65] {
         let tables = LutTables::new(&look(size), frame.bits);
         let stage = LutStage::new(ctx, &tables, frame, &output)?;
-        let started = Instant::now();
-        let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        stage.encode(&mut encoder);
-        ctx.queue.submit([encoder.finish()]);
-        let bytes = read_buffer(ctx, &output.pixels, 0, u64::from(frame.pixel_count()) * 4)?;
-        let first_run = started.elapsed();
-        let got = words(&bytes);
-        let expected = tables.apply_words(&image.words());
-        if got != expected {
-            let at = got.iter().zip(&expected).position(|(a, b)| a != b).unwrap_or(0);
-            return Err(BenchError::Mismatch {
-                variant: "LUT",
-                detail: format!("pixel {at}: GPU {:#x}, CPU {:#x}", got[at], expected[at]),
-            });
-        }
-        let runs = runs_within_budget(iters, first_run);
-        rows.push(Row {
-            name: format!("LUT: {size}³ 3D table, tetrahedral"),
-            outcome: Ok(time_gpu(
-                ctx,
-                &|encoder, timestamps| stage.encode_timed(encoder, timestamps),
-                runs,
-            )?),
-        });
+        rows.push(checked_row(
+            ctx,
+            format!("LUT: {size}³ 3D table, tetrahedral"),
+            "LUT",
+            &output,
+            &tables.apply_words(&image.words()),
+            &|encoder, timestamps| stage.encode_timed(encoder, timestamps),
+            iters,
+        )?);
     }
     Ok(rows)
 }

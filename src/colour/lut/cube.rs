@@ -137,19 +137,11 @@ pub fn parse(text: &str) -> Result<Lut, CubeError> {
     };
     let cube = match size_3d {
         Some(n) => Some(Table3d {
-            // With a shaper before it, DOMAIN_MIN/MAX were the shaper's.
-            domain: if shaper.is_some() {
-                let (lo, hi) = range_3d.unwrap_or((0.0, 1.0));
-                let d = Domain {
-                    min: [lo; 3],
-                    max: [hi; 3],
-                };
-                if hi <= lo {
-                    return Err(error(0, "the 3D table's input range is empty"));
-                }
-                d
-            } else {
-                domain(range_3d, "3D table's")?
+            // With a shaper before it, DOMAIN_MIN/MAX were the shaper's: the 3D table's
+            // range is its own line's, or 0..1.
+            domain: match shaper {
+                Some(_) => domain(range_3d.or(Some((0.0, 1.0))), "3D table's")?,
+                None => domain(range_3d, "3D table's")?,
             },
             size: n,
             rows: rows[rows_1d..].to_vec(),
