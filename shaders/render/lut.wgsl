@@ -2,6 +2,9 @@
 // tetrahedral interpolation after an optional 1D shaper. Where each input code falls in the
 // table was worked out on the CPU (`codes`); everything here is integer arithmetic, so the CPU
 // twin (LutTables::apply in src/colour/lut/mod.rs) gives the same codes bit for bit.
+// Or a camera log encoding's display rendering (`log_view`, twin: display_f32 in
+// src/colour/log.rs): each code's scene light from `codes`, then floating point, so the twin
+// agrees to within a code where the GPU's pow and exp round otherwise.
 
 struct LutParams { // twin: LutParams in src/render/lut.rs
     width: u32,
@@ -9,6 +12,11 @@ struct LutParams { // twin: LutParams in src/render/lut.rs
     bits: u32,
     // The 3D table's size; 0: `codes` holds each channel's output code (a 1D table).
     size: u32,
+    log_view: u32, // a log encoding's display rendering: `codes` hold scene light (f32 bits)
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+    rows: array<vec4f, 3>, // the camera gamut's linear RGB to BT.709's
 }
 
 @group(0) @binding(0) var<uniform> params: LutParams;
@@ -77,6 +85,44 @@ fn tetrahedral(place: vec3u) -> vec3u {
     return (v * top + vec3u(1u << (VALUE_BITS - 1u))) >> vec3u(VALUE_BITS);
 }
 
+const BT709_LUMA: vec3f = vec3f(0.2126, 0.7152, 0.0722);
+const SHOULDER: f32 = 0.36; // twin: SHOULDER in src/colour/log.rs
+
+// The highlight roll-off on scene light (above SHOULDER, stops compressed toward a white
+// card's light), then the BT.709 OETF.
+fn view_channel(c: f32) -> f32 {
+    var l = c;
+    if c > SHOULDER {
+        let room = log2(1.0 / SHOULDER);
+        let u = log2(c / SHOULDER);
+        l = SHOULDER * exp2(room * (1.0 - exp(-u / room)));
+    }
+    if l < 0.018 {
+        return 4.5 * l;
+    }
+    return 1.099 * pow(l, 0.45) - 0.099;
+}
+
+// Scene light in the camera's gamut → BT.709, colours outside brought toward the grey of their
+// luminance, each channel through view_channel; rounded to a code.
+fn log_view(scene: vec3f) -> vec3u {
+    let lin = vec3f(dot(params.rows[0].xyz, scene), dot(params.rows[1].xyz, scene), dot(params.rows[2].xyz, scene));
+    let y = 0.2126 * lin.x + 0.7152 * lin.y + 0.0722 * lin.z;
+    var inside = vec3f(0.0);
+    if y > 0.0 {
+        var t = 1.0;
+        for (var i = 0; i < 3; i++) {
+            if lin[i] < 0.0 {
+                t = min(t, y / (y - lin[i]));
+            }
+        }
+        inside = max(y + t * (lin - y), vec3f(0.0));
+    }
+    let shown = vec3f(view_channel(inside.x), view_channel(inside.y), view_channel(inside.z));
+    let top = f32((1u << params.bits) - 1u);
+    return vec3u(floor(clamp(shown, vec3f(0.0), vec3f(1.0)) * top + 0.5));
+}
+
 @compute @workgroup_size(16, 16, 1)
 fn apply(@builtin(global_invocation_id) id: vec3u) {
     if id.x >= params.width || id.y >= params.height {
@@ -87,7 +133,9 @@ fn apply(@builtin(global_invocation_id) id: vec3u) {
     let c = unpack(source[i]);
     let looked_up = vec3u(codes[c.x], codes[size + c.y], codes[2u * size + c.z]);
     var out = looked_up;
-    if params.size != 0u {
+    if params.log_view != 0u {
+        out = log_view(bitcast<vec3f>(looked_up));
+    } else if params.size != 0u {
         out = tetrahedral(looked_up);
     }
     let word = pack(out);

@@ -65,6 +65,13 @@ pub struct LutArgs {
     /// picture as shown through it (key Alt+l).
     #[arg(long, value_name = "signal|display", default_value = "signal")]
     pub scopes_on: crate::pipeline::ScopesOn,
+    /// The camera log encoding the video is in (s-log3, s-log3-cine, logc3, logc4, v-log,
+    /// c-log2, c-log3, log3g10, f-log, f-log2, bmd-film-gen5, d-log, apple-log): the picture is
+    /// shown through its display rendering to BT.709 (or through --lut, a LUT made for it),
+    /// false colour is in stops and zebras in scene light. `auto`: the one the file's metadata
+    /// names, if any; `none`: the signal as video (key Alt+i cycles).
+    #[arg(long, value_name = "NAME|auto|none", default_value = "auto")]
+    pub input_colour: crate::colour::log::InputColour,
 }
 
 impl LutArgs {
@@ -137,7 +144,7 @@ pub struct MarkArgs {
     /// more; keys Alt+u, Alt+U).
     #[arg(long, default_value_t = crate::marks::DEFAULT_PEAKING, value_parser = parse_peaking)]
     pub peaking: f32,
-    /// A false-colour scale file (bands in percent or nits; see the README) instead of the
+    /// A false-colour scale file (bands in percent, nits or stops; see the README) instead of the
     /// built-in one.
     #[arg(long)]
     pub false_colour_scale: Option<PathBuf>,
@@ -162,6 +169,7 @@ impl MarkArgs {
             zebra_low: self.zebra_low,
             peaking: self.peaking,
             scale,
+            exposure: None,
         })
     }
 }

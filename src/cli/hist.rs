@@ -4,6 +4,7 @@
 
 use super::args::{parse_bins, parse_region, AdjustArgs, LutArgs};
 use super::output::{self, FrameReport};
+use crate::colour::log::picture_lut;
 use crate::colour::lut::{Lut, LutTables};
 use crate::colour::Depth;
 use crate::engine::histogram::{self, Histogram, DEFAULT_BINS};
@@ -63,9 +64,17 @@ pub fn run(args: Args) -> Result<()> {
         scopes_on: args.lut.scopes_on,
     };
     if still::is_still_image(&args.input) {
+        let job = HistJob {
+            lut: picture_lut(job.lut.as_ref(), args.lut.input_colour.resolve(None)),
+            ..job
+        };
         return hist_still_image(&args.input, range, job, args.cpu, args.csv);
     }
     let source = VideoSource::open_for(&args.input, Decoding::Throughput)?;
+    let job = HistJob {
+        lut: picture_lut(job.lut.as_ref(), args.lut.input_colour.resolve(source.info.log)),
+        ..job
+    };
     let output = if args.csv { Output::Csv } else { Output::JsonLines };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     hist_video(source, range, job, args.cpu, output, &mut out)?;

@@ -84,6 +84,7 @@ impl Args {
             adjustments: self.adjust.adjustments(),
             lut: self.lut.load()?,
             scopes_on: self.lut.scopes_on,
+            input_colour: self.lut.input_colour,
             signals,
             compare: self.compare.options(),
             marks,

@@ -80,6 +80,8 @@ pub fn run(args: Args) -> Result<()> {
         graticule: (args.graticule.waveform_scale, args.graticule.graticule),
         lut: args.lut.load()?,
         scopes_on: args.lut.scopes_on,
+        input_colour: args.lut.input_colour,
+        exposure: None,
     };
     let (input, output, frame, size) = (&args.input, &args.output, args.frame, args.size);
     match args.compare.options() {
@@ -167,6 +169,7 @@ fn render_one(
         if let Some(region) = counting.region {
             region.check(image.width, image.height)?;
         }
+        let counting = counting.for_file(None);
         let ctx = GpuContext::new()?;
         let size = size.unwrap_or((image.width, image.height));
         let picture = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
@@ -180,6 +183,7 @@ fn render_one(
         if let Some(region) = counting.region {
             region.check(format.width, format.height)?;
         }
+        let counting = counting.for_file(source.info.log);
         let decoded = decode_frame(&mut source, frame)?;
         let ctx = GpuContext::new()?;
         let size = size.unwrap_or((format.width, format.height));

@@ -2,14 +2,18 @@
 //! or of video frames, one JSON object per frame, from the GPU (or `--cpu`, the reference).
 //! The JSON is a public interface: keep it stable.
 
-use super::args::{parse_bins, parse_columns, parse_region, AdjustArgs};
+use super::args::{parse_bins, parse_columns, parse_region, AdjustArgs, LutArgs};
 use super::output::{write_line, RegionBox, Seconds};
+use crate::colour::log::picture_lut;
+use crate::colour::lut::{Lut, LutTables};
 use crate::colour::{ColorVolume, Depth};
 use crate::engine::histogram::DEFAULT_BINS;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::headless::{self as hist, ClipError, FrameMeta, FrameRange};
+use crate::pipeline::ScopesOn;
 use crate::render::adjust::{adjust_still, Adjustments, CpuAdjuster};
+use crate::render::lut::lut_still;
 use crate::scope::cie::{self, Chromaticity};
 use crate::scope::gpu::ScopePass;
 use crate::scope::region;
@@ -20,6 +24,7 @@ use anyhow::bail;
 use serde::Serialize;
 use std::io::{self, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Print a scope of a picture or of video frames: waveform, parade, vectorscope or CIE diagram.
 ///
@@ -55,6 +60,8 @@ pub struct Args {
     cpu: bool,
     #[command(flatten)]
     adjust: AdjustArgs,
+    #[command(flatten)]
+    lut: LutArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -75,6 +82,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bins: args.bins,
         region: args.region,
         adjustments: args.adjust.adjustments(),
+        lut: args.lut.load()?,
+        scopes_on: args.lut.scopes_on,
     };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if still::is_still_image(&args.input) {
@@ -82,11 +91,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if !range.contains(0) {
             bail!("'{}' is a still image: it has only frame 0", args.input.display());
         }
+        let job = ScopeJob {
+            lut: picture_lut(job.lut.as_ref(), args.lut.input_colour.resolve(None)),
+            ..job
+        };
         let counts = scope_still(&image, &job, args.cpu)?;
         write_json(&mut out, &still_report(&image, &job, &counts))?;
         out.flush()?;
     } else {
         let source = VideoSource::open_for(&args.input, Decoding::Throughput)?;
+        let job = ScopeJob {
+            lut: picture_lut(job.lut.as_ref(), args.lut.input_colour.resolve(source.info.log)),
+            ..job
+        };
         scope_video(source, range, job, args.cpu, &mut out)?;
     }
     Ok(())
@@ -94,7 +111,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// What to count: the scope, its columns (the CIE diagram: cells a side) and bins, and the
 /// region.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ScopeJob {
     pub kind: ScopeKind,
     pub columns: u32,
@@ -102,6 +119,34 @@ pub struct ScopeJob {
     pub region: Option<Region>,
     /// The picture as adjusted (as the player shows it).
     pub adjustments: Adjustments,
+    /// The LUT the picture is shown through (`--lut`, or a log encoding's display rendering),
+    /// and whether the signal or the picture through it is counted.
+    pub lut: Option<Arc<Lut>>,
+    pub scopes_on: ScopesOn,
+}
+
+impl ScopeJob {
+    /// What the JSON says was counted: only with a LUT in force.
+    fn counted(&self) -> Option<ScopesOn> {
+        self.lut.as_ref().map(|_| self.scopes_on)
+    }
+
+    /// The LUT's tables for `bits`-bit frames, where the picture through it is counted.
+    fn counted_lut(&self, bits: u32) -> Option<LutTables> {
+        match (&self.lut, self.scopes_on) {
+            (Some(lut), ScopesOn::Display) => Some(LutTables::new(lut, bits)),
+            _ => None,
+        }
+    }
+
+    /// The colour volume of what is counted (for the CIE diagram): the picture through a LUT
+    /// is BT.709 SDR.
+    fn counted_volume(&self, volume: ColorVolume) -> ColorVolume {
+        match self.counted_lut(8) {
+            Some(_) => ColorVolume::default(),
+            None => volume,
+        }
+    }
 }
 
 /// One frame's scope, with where it came from.
@@ -118,6 +163,8 @@ pub struct ScopeReport<'a> {
     pub counts: &'a [u32],
     pub columns: u32,
     pub bins: u32,
+    /// With a LUT in force: whether the signal or the picture through it was counted.
+    pub counted: Option<ScopesOn>,
 }
 
 /// Waveform: `{"kind":"waveform","frame":K,"pts":s,"width":W,"height":H,"columns":C,"bins":N,
@@ -126,7 +173,8 @@ pub struct ScopeReport<'a> {
 /// rows by cr, columns by cb; CIE diagram: `{"kind":"cie","frame":K,"pts":s,"width":W,
 /// "height":H,"size":N,"depth":D,"counts":[[N]×N]}`, rows by y, columns by x (black pixels have
 /// no chromaticity and are not counted). `"region":[X,Y,W,H]` follows `"depth"` when a region
-/// was counted.
+/// was counted, then `"counted":"signal"|"display"` when a LUT (or a log encoding's display
+/// rendering) was in force.
 #[derive(Serialize)]
 struct ScopeLine<'a> {
     kind: &'static str,
@@ -143,6 +191,8 @@ struct ScopeLine<'a> {
     depth: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     region: Option<RegionBox>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    counted: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     l: Option<Rows<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -189,6 +239,7 @@ pub fn write_json(out: &mut impl Write, report: &ScopeReport) -> io::Result<()> 
             size: cie.then_some(report.columns),
             depth: report.depth,
             region: report.region.map(RegionBox),
+            counted: report.counted.map(ScopesOn::name),
             l: (report.kind == ScopeKind::Waveform).then(|| plane(0)).flatten(),
             r: parade.then(|| plane(0)).flatten(),
             g: parade.then(|| plane(1)).flatten(),
@@ -218,7 +269,7 @@ pub fn scope_video<W: Write>(
 ) -> Result<u64, ClipError> {
     let source = hist::prepare(source, range, job.region)?;
     let format = source.info.format;
-    let volume = source.info.volume;
+    let volume = job.counted_volume(source.info.volume);
     let region = job.region.unwrap_or(Region::full(format.width, format.height));
     let write = |out: &mut W, frame: FrameMeta, depth: Depth, counts: &[u32]| {
         let report = ScopeReport {
@@ -232,13 +283,18 @@ pub fn scope_video<W: Write>(
             counts,
             columns: job.columns,
             bins: job.bins,
+            counted: job.counted(),
         };
         write_json(out, &report)
     };
     let written = if cpu {
         let mut adjuster = CpuAdjuster::new(job.adjustments, format.layout.output_bits());
+        let lut = job.counted_lut(format.layout.output_bits());
         hist::cpu_frames(source, range, |words, depth, frame| {
-            let adjusted = adjuster.adjust(words);
+            let mut adjusted = adjuster.adjust(words);
+            if let Some(tables) = &lut {
+                adjusted = tables.apply_words(&adjusted);
+            }
             let words = region.crop(&adjusted, format.width);
             let counts = scope_cpu(&job, &words, region.width, depth, &volume);
             write(out, frame, depth, &counts)
@@ -252,6 +308,10 @@ pub fn scope_video<W: Write>(
                 pipeline.set_region(ctx, job.region)?;
                 pipeline.set_scope(ctx, Some((job.kind, job.columns)))?;
                 pipeline.set_adjustments(ctx, job.adjustments)?;
+                if let Some(lut) = &job.lut {
+                    pipeline.set_lut(ctx, Some(&LutTables::new(lut, pipeline.ring.output.bits)))?;
+                    pipeline.set_scopes_on(ctx, job.scopes_on)?;
+                }
                 let (_, target) = pipeline.scope().expect("the scope was just set");
                 Ok(target.counts.size())
             },
@@ -274,7 +334,10 @@ pub fn scope_still(image: &RgbaImage, job: &ScopeJob, cpu: bool) -> Result<Vec<u
     let region = job.region.unwrap_or(Region::full(image.width, image.height));
     region.check(image.width, image.height)?;
     if cpu {
-        let words = CpuAdjuster::new(job.adjustments, 8).adjust(&image.words());
+        let mut words = CpuAdjuster::new(job.adjustments, 8).adjust(&image.words());
+        if let Some(tables) = job.counted_lut(8) {
+            words = tables.apply_words(&words);
+        }
         let words = region.crop(&words, image.width);
         return Ok(scope_cpu(
             job,
@@ -286,7 +349,10 @@ pub fn scope_still(image: &RgbaImage, job: &ScopeJob, cpu: bool) -> Result<Vec<u
     }
     let ctx = GpuContext::new()?;
     let frame = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
-    let frame = adjust_still(&ctx, &frame, job.adjustments)?;
+    let mut frame = adjust_still(&ctx, &frame, job.adjustments)?;
+    if let Some(tables) = job.counted_lut(8) {
+        frame = lut_still(&ctx, &frame, &tables)?;
+    }
     let pixels = region::counted_pixels(&ctx, &frame, job.region);
     let pass = ScopePass::new(&ctx, job.kind, job.bins, Depth::Eight);
     let size = (region.width, region.height);
@@ -310,6 +376,7 @@ pub fn still_report<'a>(image: &RgbaImage, job: &ScopeJob, counts: &'a [u32]) ->
         counts,
         columns: job.columns,
         bins: job.bins,
+        counted: job.counted(),
     }
 }
 
@@ -332,6 +399,7 @@ mod tests {
             counts: &counts[..4],
             columns: 2,
             bins: 2,
+            counted: None,
         };
         write_json(&mut out, &report).unwrap();
         assert_eq!(
@@ -344,11 +412,12 @@ mod tests {
             columns: 1,
             counts: &counts,
             region: Some(Region::parse("1,1,2,2").unwrap()),
+            counted: Some(ScopesOn::Display),
             ..report
         };
         write_json(&mut out, &parade).unwrap();
-        assert!(String::from_utf8(out)
-            .unwrap()
-            .ends_with("\"depth\":8,\"region\":[1,1,2,2],\"r\":[[1,2]],\"g\":[[3,4]],\"b\":[[5,6]]}\n"));
+        assert!(String::from_utf8(out).unwrap().ends_with(
+            "\"depth\":8,\"region\":[1,1,2,2],\"counted\":\"display\",\"r\":[[1,2]],\"g\":[[3,4]],\"b\":[[5,6]]}\n"
+        ));
     }
 }

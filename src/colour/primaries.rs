@@ -50,7 +50,12 @@ fn xyz_of(xy: [f64; 2]) -> [f64; 3] {
 /// The RGB → XYZ matrix of a gamut with D65 white (rows X, Y, Z): the primaries' XYZ scaled so
 /// that R = G = B = 1 gives the white with Y = 1.
 pub fn rgb_to_xyz(primaries: Primaries) -> [[f64; 3]; 3] {
-    let p = primaries_xy(primaries).map(xyz_of);
+    rgb_to_xyz_of(primaries_xy(primaries))
+}
+
+/// The RGB → XYZ matrix of a gamut of primaries `xy` (red, green, blue) and the D65 white.
+pub fn rgb_to_xyz_of(xy: [[f64; 2]; 3]) -> [[f64; 3]; 3] {
+    let p = xy.map(xyz_of);
     // Columns are the primaries: solve P·s = W.
     let m = [
         [p[0][0], p[1][0], p[2][0]],
@@ -91,6 +96,14 @@ pub fn gamut_rows(primaries: Primaries) -> [[f32; 4]; 4] {
     }
     rows[3] = [to_xyz[1][0] as f32, to_xyz[1][1] as f32, to_xyz[1][2] as f32, 0.0];
     rows
+}
+
+/// The rows that take linear RGB of primaries `from` to primaries `to` (both with the D65
+/// white): `to`'s XYZ → RGB after `from`'s RGB → XYZ.
+pub fn rows_between(from: [[f64; 2]; 3], to: [[f64; 2]; 3]) -> [[f64; 3]; 3] {
+    let to_xyz = rgb_to_xyz_of(from);
+    let from_xyz = invert(rgb_to_xyz_of(to));
+    from_xyz.map(|row| std::array::from_fn(|c| (0..3).map(|k| row[k] * to_xyz[k][c]).sum()))
 }
 
 /// The inverse of a colour conversion's rows (the first three of `gamut_rows`): the other way.

@@ -1,7 +1,9 @@
 //! Offscreen rendering: the player's picture with its histogram overlay, into a PNG-ready
 //! RGBA8 buffer. Backs the `render` command and the snapshot tests.
 
+use crate::colour::log::{picture_lut, InputColour};
 use crate::colour::lut::{Lut, LutTables};
+use crate::colour::LogEncoding;
 use crate::colour::{ColorSpec, ColorVolume, Depth, Matrix, Range, Transfer};
 use crate::compare::composite::{composite_frame, Composite, CompositePass};
 use crate::engine::{EngineConfig, HistogramEngine};
@@ -54,6 +56,11 @@ pub struct Counting {
     /// count the signal or the picture through it (`--scopes-on`).
     pub lut: Option<std::sync::Arc<Lut>>,
     pub scopes_on: ScopesOn,
+    /// What the signal is (`--input-colour`): `for_file` turns it into the log encoding in
+    /// force and the LUT its display rendering gives, where no LUT was given.
+    pub input_colour: InputColour,
+    /// The camera log encoding in force (`for_file`): the marks' stops and the graticule's.
+    pub exposure: Option<LogEncoding>,
 }
 
 impl Counting {
@@ -67,7 +74,18 @@ impl Counting {
             graticule: Default::default(),
             lut: None,
             scopes_on: ScopesOn::Signal,
+            input_colour: InputColour::Auto,
+            exposure: None,
         }
+    }
+
+    /// What is counted and shown for a file whose metadata names the log encoding `tagged`:
+    /// the encoding in force, and the picture through the LUT given or its display rendering.
+    pub fn for_file(mut self, tagged: Option<LogEncoding>) -> Self {
+        self.exposure = self.input_colour.resolve(tagged);
+        self.lut = picture_lut(self.lut.as_ref(), self.exposure);
+        self.marks.exposure = self.exposure;
+        self
     }
 }
 
@@ -171,6 +189,7 @@ pub fn render_picture(
             bits: picture.bits,
             range: Range::Full,
             transfer: Transfer::Sdr,
+            log: counting.exposure,
         };
         scene.set_graticule(graticule::lines(counting.graticule.0, &axis, &counting.graticule.1));
         scene
@@ -220,6 +239,7 @@ pub fn render_video_frame(
     pipeline.set_region(ctx, counting.region)?;
     pipeline.set_scope(ctx, counting.scope.map(|kind| (kind, kind.display_columns())))?;
     pipeline.set_adjustments(ctx, counting.adjustments)?;
+    pipeline.set_exposure(ctx, counting.exposure);
     pipeline.set_marks(ctx, &counting.marks);
     if let Some(lut) = &counting.lut {
         pipeline.set_lut(ctx, Some(&LutTables::new(lut, pipeline.ring.output.bits)))?;

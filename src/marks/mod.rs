@@ -25,7 +25,7 @@ pub mod scale;
 
 use crate::colour::primaries::gamut_rows;
 use crate::colour::transfer::{bt1886_eotf, hlg_inverse_oetf, pq_eotf};
-use crate::colour::{ColorVolume, Primaries, Range, Transfer};
+use crate::colour::{ColorVolume, LogEncoding, Primaries, Range, Transfer};
 use crate::video::format::{Component, FrameFormat, PlaneLayout};
 use scale::{FalseColourScale, Unit, MAX_BANDS};
 
@@ -136,6 +136,10 @@ pub struct MarkSettings {
     pub peaking: f32,
     /// The false-colour scale; None: the default for the source.
     pub scale: Option<FalseColourScale>,
+    /// The camera log encoding in force, if any: the default false colour is then in stops
+    /// from 18% grey (`FalseColourScale::stops`), and zebra levels are percent of scene light
+    /// (100%: a white card's light, not the signal's top).
+    pub exposure: Option<LogEncoding>,
 }
 
 impl Default for MarkSettings {
@@ -146,6 +150,7 @@ impl Default for MarkSettings {
             zebra_low: None,
             peaking: DEFAULT_PEAKING,
             scale: None,
+            exposure: None,
         }
     }
 }
@@ -153,9 +158,10 @@ impl Default for MarkSettings {
 impl MarkSettings {
     /// The scale used for a source of `volume`.
     pub fn scale_for(&self, volume: &ColorVolume) -> FalseColourScale {
-        self.scale
-            .clone()
-            .unwrap_or_else(|| FalseColourScale::default_for(volume.is_hdr()))
+        self.scale.clone().unwrap_or_else(|| match self.exposure {
+            Some(_) => FalseColourScale::stops(),
+            None => FalseColourScale::default_for(volume.is_hdr()),
+        })
     }
 }
 
@@ -216,10 +222,35 @@ fn percent_code(percent: f64, white: u32) -> u32 {
     code.clamp(0.0, f64::from(white) + 1.0) as u32
 }
 
-/// The light of luma code `code` of `white`, in the scale's unit, for a source of `transfer`.
-fn level_of(code: u32, white: u32, unit: Unit, transfer: Transfer) -> f64 {
+/// How a luma code's level is read: the source's transfer, and the log encoding in force.
+#[derive(Clone, Copy)]
+struct Light {
+    transfer: Transfer,
+    exposure: Option<LogEncoding>,
+}
+
+/// The least code whose scene light (through `encoding`) is at least `percent` of a white
+/// card's (1.0).
+fn scene_percent_code(percent: f64, white: u32, encoding: LogEncoding) -> u32 {
+    (0..=white)
+        .find(|&c| encoding.decode(f64::from(c) / f64::from(white)) >= percent / 100.0 - 1e-12)
+        .unwrap_or(white + 1)
+}
+
+/// The light of luma code `code` of `white`, in the scale's unit. Stops are from 18% grey: of
+/// scene light through the log encoding in force, else of displayed light relative to
+/// reference white (SDR white, HDR's 203 nits).
+fn level_of(code: u32, white: u32, unit: Unit, light: Light) -> f64 {
     let signal = f64::from(code) / f64::from(white);
+    let transfer = light.transfer;
     match unit {
+        Unit::Stops => match light.exposure {
+            Some(encoding) => encoding.stops(signal),
+            None => {
+                let nits = crate::colour::transfer::signal_to_nits([signal as f32; 3], transfer)[0];
+                (f64::from(nits) / f64::from(crate::colour::transfer::REFERENCE_WHITE_NITS) / 0.18).log2()
+            }
+        },
         Unit::Percent => 100.0 * signal,
         Unit::Nits => match transfer {
             Transfer::Pq => f64::from(pq_eotf(signal as f32)),
@@ -232,14 +263,15 @@ fn level_of(code: u32, white: u32, unit: Unit, transfer: Transfer) -> f64 {
 /// The codes `[lo, hi)` a band of `from`..`to` holds: the least code at or above each level
 /// (the light rises with the code), the top code held by a band reaching the scale's top or the
 /// light of the signal's white (1000 nits for HLG, 100 for SDR).
-fn band_codes(from: f64, to: f64, top: f64, white: u32, unit: Unit, transfer: Transfer) -> (u32, u32) {
+fn band_codes(from: f64, to: f64, top: f64, white: u32, unit: Unit, light: Light) -> (u32, u32) {
     let first_at = |level: f64| {
         (0..=white)
-            .find(|&c| level_of(c, white, unit, transfer) >= level)
+            .find(|&c| level_of(c, white, unit, light) >= level)
             .unwrap_or(white + 1)
     };
     // (Within rounding: HLG's white comes out of single precision a hair under 1000 nits.)
-    let reaches_top = to >= top || to >= level_of(white, white, unit, transfer) * (1.0 - 1e-4);
+    let white_level = level_of(white, white, unit, light);
+    let reaches_top = to >= top || to >= white_level - 1e-4 * white_level.abs();
     let hi = if reaches_top { white + 1 } else { first_at(to) };
     (first_at(from), hi)
 }
@@ -261,12 +293,20 @@ impl MarkParams {
         // Each weight is below 65536: the pass's 8-bit luma takes their two bytes apart.
         assert!(wr > 0 && wb > 0 && wr + wb < 65536, "luma weights of {kr}, {kb}");
         let scale = settings.scale_for(volume);
+        let light = Light {
+            transfer: volume.transfer,
+            exposure: settings.exposure,
+        };
         let mut band_lo = [NEVER; 16];
         let mut band_hi = [0; 16];
         for (i, band) in scale.bands.iter().take(MAX_BANDS).enumerate() {
-            (band_lo[i], band_hi[i]) = band_codes(band.from, band.to, scale.top(), white, scale.unit, volume.transfer);
+            (band_lo[i], band_hi[i]) = band_codes(band.from, band.to, scale.top(), white, scale.unit, light);
         }
-        let zebra_low = settings.zebra_low.map_or(NEVER, |p| percent_code(f64::from(p), white));
+        let zebra_code = |p: f32| match settings.exposure {
+            Some(encoding) => scene_percent_code(f64::from(p), white, encoding),
+            None => percent_code(f64::from(p), white),
+        };
+        let zebra_low = settings.zebra_low.map_or(NEVER, zebra_code);
         let step = percent_code(f64::from(settings.peaking), white);
         let (planes, range, sample_shift, range_applies) = range_params(format);
         Self {
@@ -275,7 +315,7 @@ impl MarkParams {
             compute: compute.0,
             ten_bit: u32::from(bits > 8),
             luma: [wr, 65536 - wr - wb, wb, 0],
-            zebra: [percent_code(f64::from(settings.zebra), white), zebra_low, 0, 0],
+            zebra: [zebra_code(settings.zebra), zebra_low, 0, 0],
             // A step of `step` codes gives |Gx| = 4 step across it.
             peaking: (4 * step).max(1),
             bands: scale.bands.len().min(MAX_BANDS) as u32,

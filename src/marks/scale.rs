@@ -11,6 +11,9 @@
 //! 99   100  #ff0000  white clip
 //! ```
 //!
+//! With `unit stops` (given before the bands), levels are stops from 18% grey and may be
+//! negative; it is the default scale while a camera log encoding is in force (`stops`).
+//!
 //! Each band line is `FROM TO COLOUR [LABEL]`: the band holds the signal from FROM up to (not
 //! including) TO, except that a band reaching 100% (or the signal's top: 10000 nits for PQ, 1000
 //! for HLG, 100 for SDR) holds the top too. Where bands overlap, the first listed wins.
@@ -29,6 +32,9 @@ pub enum Unit {
     /// Displayed light in cd/m² (through the source's EOTF: PQ, HLG at 1000 nits, or BT.1886
     /// at 100 nits for SDR).
     Nits,
+    /// Stops from 18% grey (may be negative): of scene light through the camera log encoding
+    /// in force, else of displayed light relative to reference white.
+    Stops,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -93,6 +99,38 @@ impl FalseColourScale {
         }
     }
 
+    /// Exposure in stops from 18% grey, for camera log footage: a band a stop wide around each
+    /// whole stop from −6 to +6, 18% grey (0) in green as on ARRI's and the SDR scale, darker
+    /// stops in purples and blues, brighter ones through yellow to red; the picture outside
+    /// ±6½ stops in grey. The colours follow the run of the stop-by-stop false colour of
+    /// cinematographers' monitors (Ed Lachman's EL Zone System among them), with histoplay's
+    /// own choice of hues.
+    pub fn stops() -> Self {
+        const COLOURS: [(u32, &str); 13] = [
+            (0x3c0078, "−6 stops"),
+            (0x6600cc, "−5 stops"),
+            (0x0030ff, "−4 stops"),
+            (0x0080ff, "−3 stops"),
+            (0x00c0ff, "−2 stops"),
+            (0x80c8a0, "−1 stop"),
+            (0x00c000, "18% grey"),
+            (0xc0e000, "+1 stop"),
+            (0xffff00, "+2 stops"),
+            (0xffc000, "+3 stops"),
+            (0xff8000, "+4 stops"),
+            (0xff4000, "+5 stops"),
+            (0xff0000, "+6 stops"),
+        ];
+        Self {
+            unit: Unit::Stops,
+            bands: COLOURS
+                .iter()
+                .zip(-6..=6)
+                .map(|(&(colour, label), stop)| band(f64::from(stop) - 0.5, f64::from(stop) + 0.5, colour, label))
+                .collect(),
+        }
+    }
+
     /// The default scale for a source of `transfer`.
     pub fn default_for(hdr: bool) -> Self {
         if hdr {
@@ -115,15 +153,21 @@ impl FalseColourScale {
                     unit = match *u {
                         "percent" | "%" | "ire" => Unit::Percent,
                         "nits" => Unit::Nits,
-                        other => return Err(err(format!("unit is `percent` or `nits`, not `{other}`"))),
+                        "stops" => Unit::Stops,
+                        other => return Err(err(format!("unit is `percent`, `nits` or `stops`, not `{other}`"))),
                     }
                 }
                 [from, to, colour, label @ ..] => {
+                    // Stops run below 0 (18% grey); percent and nits don't.
+                    let least = if unit == Unit::Stops { f64::NEG_INFINITY } else { 0.0 };
                     let number = |s: &str| {
                         s.parse::<f64>()
                             .ok()
-                            .filter(|v| v.is_finite() && *v >= 0.0)
-                            .ok_or_else(|| err(format!("`{s}` is not a level (a number, 0 or more)")))
+                            .filter(|v| v.is_finite() && *v >= least)
+                            .ok_or_else(|| match unit {
+                                Unit::Stops => err(format!("`{s}` is not a level (a number of stops)")),
+                                _ => err(format!("`{s}` is not a level (a number, 0 or more)")),
+                            })
                     };
                     let (from, to) = (number(from)?, number(to)?);
                     if to <= from {
@@ -168,6 +212,8 @@ impl FalseColourScale {
         match self.unit {
             Unit::Percent => 100.0,
             Unit::Nits => 10000.0,
+            // Past any camera's brightest: only the signal's own white reaches the top.
+            Unit::Stops => 64.0,
         }
     }
 }
@@ -235,7 +281,8 @@ mod tests {
     fn bad_scale_lines_are_named_by_number() {
         let bad = |text: &str| FalseColourScale::parse(text).unwrap_err();
         assert_eq!(bad("0 5 #ff0000\n5 2 #00ff00").line, 2);
-        assert_eq!(bad("unit stops").line, 1);
+        assert_eq!(bad("unit lumens").line, 1);
+        assert_eq!(bad("unit percent\n-1 5 #ff0000").line, 2);
         assert_eq!(bad("0 5 red").line, 1);
         assert_eq!(bad("# nothing").message, "no bands");
         let many: String = (0..15).map(|i| format!("{i} {} #000000\n", i + 1)).collect();

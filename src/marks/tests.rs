@@ -264,3 +264,39 @@ fn a_band_reaching_the_signals_top_in_nits_holds_its_white() {
     let sdr = params_for(&[Mark::FalseColour], settings, &fmt, &ColorVolume::default(), 8);
     assert_eq!(sdr.band_lo[0], 256, "SDR's white is 100 nits: nothing reaches 203");
 }
+
+#[test]
+fn with_a_log_encoding_false_colour_is_in_stops_and_zebras_in_scene_light() {
+    let fmt = format(1024, 1, PlaneLayout::Gbr { bits: 10 }, Range::Full);
+    let settings = MarkSettings {
+        zebra: 90.0,
+        zebra_low: Some(100.0),
+        exposure: Some(LogEncoding::SLog3),
+        ..MarkSettings::default()
+    };
+    let params = params_for(
+        &[Mark::FalseColour, Mark::Zebra],
+        settings,
+        &fmt,
+        &ColorVolume::default(),
+        10,
+    );
+    // Thirteen bands a stop wide around −6..+6 stops: S-Log3's 18% grey (code 420) sits in
+    // the seventh, from −½ stop (code 384) to +½ (code 458); −6 holds 109..122, +6 847..926.
+    assert_eq!(params.bands, 13);
+    assert_eq!((params.band_lo[6], params.band_hi[6]), (384, 458));
+    assert_eq!((params.band_lo[0], params.band_hi[0]), (109, 122));
+    assert_eq!((params.band_lo[12], params.band_hi[12]), (847, 926));
+    // Zebras at 90% and 100% of a white card's light: S-Log3 codes 598 and 610.
+    assert_eq!(&params.zebra[..2], &[598, 610]);
+    let ten = |v: u32| v | (v << 10) | (v << 20) | (3 << 30);
+    let pixels: Vec<u32> = (0..1024).map(ten).collect();
+    let words = classify(&params, &[], &pixels, None);
+    assert_eq!(words[420] & WORD_BAND, 7);
+    assert_eq!(words[383] & WORD_BAND, 6);
+    assert_eq!(words[458] & WORD_BAND, 8);
+    assert_eq!(words[100] & WORD_BAND, 0, "below −6½ stops: grey");
+    assert_eq!(words[597] & WORD_ZEBRA, 0);
+    assert_ne!(words[598] & WORD_ZEBRA, 0);
+    assert_ne!(words[610] & WORD_ZEBRA_LOW, 0);
+}

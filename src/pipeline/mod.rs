@@ -7,13 +7,14 @@
 pub mod comparison;
 
 use crate::colour::lut::LutTables;
+use crate::colour::LogEncoding;
 use crate::colour::{ColorVolume, Depth, Primaries, Transfer};
 use crate::engine::{EngineConfig, HistogramEngine, HistogramTarget, SourceBinding};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::timing::PassTimer;
 use crate::gpu::{GpuContext, GpuError};
 use crate::marks::gpu::MarksStage;
-use crate::marks::{Mark, MarkSettings};
+use crate::marks::{Mark, MarkSet, MarkSettings};
 use crate::render::adjust::{AdjustStage, Adjustments};
 use crate::render::lut::LutStage;
 use crate::render::peak::{PeakBinding, PeakPass};
@@ -54,6 +55,9 @@ pub struct FramePipeline {
     scopes_on: ScopesOn,
     /// The marks on the picture, once any has been shown.
     marks: Option<MarksStage>,
+    /// The camera log encoding the signal is in, if any: the marks' stops and scene-light
+    /// zebras, the graticule's stops.
+    exposure: Option<LogEncoding>,
     /// FFmpeg's signalstats of each frame's planes, once asked for.
     stats: Option<StatsStage>,
     /// Only the statistics are wanted (`report`): frames are not converted or counted.
@@ -176,6 +180,7 @@ impl FramePipeline {
             lut_active: false,
             scopes_on: ScopesOn::Signal,
             marks: None,
+            exposure: None,
             stats: None,
             stats_only: false,
             stats_paused: false,
@@ -304,6 +309,10 @@ impl FramePipeline {
     /// `encode_recount`). The first mark shown makes the stage, and then the scene must be made
     /// again to draw it: returns whether it was made.
     pub fn set_marks(&mut self, ctx: &GpuContext, settings: &MarkSettings) -> bool {
+        let settings = &MarkSettings {
+            exposure: self.exposure,
+            ..settings.clone()
+        };
         let mut made = false;
         if self.marks.is_none() {
             if settings.shown.is_empty() {
@@ -360,6 +369,29 @@ impl FramePipeline {
     /// The statistics stage, while it counts the frames encoded.
     pub fn counting_stats(&self) -> Option<&StatsStage> {
         self.stats.as_ref().filter(|_| !self.stats_paused)
+    }
+
+    /// Reads the signal as camera log in `encoding` (None: as video) for the marks and the
+    /// graticule from the next frame on. The picture it is shown through is `set_lut`'s.
+    pub fn set_exposure(&mut self, ctx: &GpuContext, encoding: Option<LogEncoding>) {
+        self.exposure = encoding;
+        if let Some(marks) = &mut self.marks {
+            let settings = marks.settings().clone();
+            let compute = MarkSet(settings.shown.with(Mark::Range, !settings.shown.is_empty()).0);
+            marks.set_computing(
+                &ctx.queue,
+                &MarkSettings {
+                    exposure: encoding,
+                    ..settings
+                },
+                compute,
+            );
+        }
+    }
+
+    /// The camera log encoding the signal is read in, if any.
+    pub fn exposure(&self) -> Option<LogEncoding> {
+        self.exposure
     }
 
     /// The marks stage, once made.
@@ -499,6 +531,7 @@ impl FramePipeline {
             bits: self.ring.output.bits,
             range: self.ring.format.color.range,
             transfer: self.volume.transfer,
+            log: self.exposure,
         }
     }
 

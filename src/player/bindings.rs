@@ -101,6 +101,7 @@ n cycle equalize
 Ctrl+BS reset-adjustments
 Ctrl+l cycle lut
 Alt+l cycle scopes-on
+Alt+i cycle input-colour
 C cycle compare-mode
 B cycle compare-flicker
 k multiply compare-gain 0.5

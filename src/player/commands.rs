@@ -74,6 +74,10 @@ pub enum Command {
     ToggleLut,
     /// While a LUT is on: the histograms and scopes count the signal, or the picture.
     ToggleScopesOn,
+    /// The signal read as the next camera log encoding (after the last: as video).
+    CycleInputColour,
+    /// The signal read as video or as a camera log encoding (`set input-colour NAME`).
+    SetInputColour(crate::colour::log::InputColour),
     /// Set loop point A, then B, then clear both (mpv's `ab-loop`).
     AbLoop,
     /// Loop the current file, or stop looping it.
@@ -254,6 +258,8 @@ fn parse_command(words: &[&str]) -> Option<Command> {
         ["cycle", "auto-levels"] => Command::ToggleAutoLevels,
         ["cycle", "lut"] => Command::ToggleLut,
         ["cycle", "scopes-on"] => Command::ToggleScopesOn,
+        ["cycle", "input-colour"] => Command::CycleInputColour,
+        ["set", "input-colour", name] => Command::SetInputColour(name.parse().ok()?),
         ["cycle", "equalize"] => Command::ToggleEqualize,
         ["reset-adjustments"] => Command::ResetAdjustments,
         ["cycle", "compare-mode"] => Command::CycleCompareMode,

@@ -288,6 +288,13 @@ impl Media {
         Ok(())
     }
 
+    /// Reads the signal as camera log in `encoding` (None: as video): the marks' stops and
+    /// scene-light zebras, the graticule's stops and the probe's from the next frame on.
+    pub fn set_exposure(&mut self, gpu: &GpuContext, encoding: Option<crate::colour::LogEncoding>) {
+        self.pipeline.set_exposure(gpu, encoding);
+        self.recount = true;
+    }
+
     /// Turns the LUT loaded on or off, the histograms and scopes counting what `scopes_on`
     /// says: whether it is on now.
     pub fn show_lut(

@@ -102,6 +102,8 @@ pub struct PlayerOptions {
     /// The LUT the picture is shown through (`--lut`), and what the scopes count meanwhile.
     pub lut: Option<std::sync::Arc<crate::colour::lut::Lut>>,
     pub scopes_on: crate::pipeline::ScopesOn,
+    /// What the signal is (`--input-colour`): video, or a camera log encoding.
+    pub input_colour: crate::colour::log::InputColour,
     /// SIGINT and SIGTERM, taken to quit as `q` does (see `crate::quit_signals`).
     pub signals: Option<std::sync::Arc<crate::quit_signals::QuitSignals>>,
     /// The file to compare the (first) file with (`--compare`).
@@ -128,6 +130,7 @@ impl Default for PlayerOptions {
             adjustments: Default::default(),
             lut: None,
             scopes_on: Default::default(),
+            input_colour: Default::default(),
             signals: None,
             compare: None,
             marks: Default::default(),

@@ -1,9 +1,12 @@
 //! The picture's part: the adjustments (brightness, contrast and the rest, auto-levels and
-//! histogram equalisation, kept from file to file as mpv keeps its video equalizer) and the LUT
-//! the picture is shown through (`--lut`, Ctrl+l), with what the scopes count meanwhile (Alt+l).
+//! histogram equalisation, kept from file to file as mpv keeps its video equalizer), what the
+//! signal is (`--input-colour`, Alt+i: video, or a camera log encoding), and the LUT the
+//! picture is shown through (`--lut`, else a log encoding's display rendering; Ctrl+l), with
+//! what the scopes count meanwhile (Alt+l).
 
 use super::commands::Command;
 use super::part::{Cx, Effects};
+use crate::colour::log::{picture_lut, InputColour, LogEncoding};
 use crate::colour::lut::Lut;
 use crate::pipeline::ScopesOn;
 use crate::render::adjust::{Adjustment, Adjustments, AutoMode};
@@ -11,17 +14,30 @@ use std::sync::Arc;
 
 pub struct Picture {
     adjustments: Adjustments,
+    /// The LUT given (`--lut`).
+    given: Option<Arc<Lut>>,
+    /// What the signal is said to be (`--input-colour`, Alt+i), for every file.
+    input_colour: InputColour,
+    /// The LUT this file's picture is shown through: the one given, else the display
+    /// rendering of the log encoding in force.
     lut: Option<Arc<Lut>>,
     lut_on: bool,
     scopes_on: ScopesOn,
 }
 
 impl Picture {
-    pub fn new(adjustments: Adjustments, lut: Option<Arc<Lut>>, scopes_on: ScopesOn) -> Self {
+    pub fn new(
+        adjustments: Adjustments,
+        given: Option<Arc<Lut>>,
+        input_colour: InputColour,
+        scopes_on: ScopesOn,
+    ) -> Self {
         Self {
-            lut_on: lut.is_some(),
             adjustments,
-            lut,
+            given,
+            input_colour,
+            lut: None,
+            lut_on: true,
             scopes_on,
         }
     }
@@ -70,6 +86,19 @@ impl Picture {
                 fx
             }
             Command::ToggleLut | Command::ToggleScopesOn => self.toggle_lut(command, cx),
+            Command::CycleInputColour => {
+                let current = self.input_colour.resolve(cx.media.info.log);
+                let next = match current {
+                    None => Some(LogEncoding::ALL[0]),
+                    Some(e) => LogEncoding::ALL.into_iter().skip_while(|&x| x != e).nth(1),
+                };
+                self.input_colour = next.map_or(InputColour::Video, InputColour::Log);
+                self.input_colour_changed(cx)
+            }
+            Command::SetInputColour(input_colour) => {
+                self.input_colour = input_colour;
+                self.input_colour_changed(cx)
+            }
             Command::ResetAdjustments => {
                 let mut fx = self.set(Adjustments::default(), None, cx);
                 fx.replace("picture: ", "picture: as decoded");
@@ -122,21 +151,68 @@ impl Picture {
         fx
     }
 
-    /// A new file is open: the adjustments and the LUT apply to it too.
-    pub fn file_opened(&self, cx: Cx) -> Effects {
+    /// The first file: what its signal is, and the picture through its LUT.
+    pub fn start(
+        &mut self,
+        gpu: &crate::gpu::GpuContext,
+        scene: &crate::render::scene::SceneRenderer,
+        media: &mut super::media::Media,
+    ) -> Result<(), crate::video::ring::RingError> {
+        let encoding = self.input_colour.resolve(media.info.log);
+        media.set_exposure(gpu, encoding);
+        self.lut = picture_lut(self.given.as_ref(), encoding);
+        if let Some(lut) = &self.lut {
+            media.set_lut(gpu, scene, Some(lut), self.scopes_on)?;
+        }
+        Ok(())
+    }
+
+    /// The signal is read as something else now: the marks, graticule and picture follow.
+    fn input_colour_changed(&mut self, mut cx: Cx) -> Effects {
+        self.lut_on = true;
+        let mut fx = Effects::default();
+        self.show_input_colour(&mut cx, &mut fx);
+        let text = match self.input_colour.resolve(cx.media.info.log) {
+            Some(encoding) if self.given.is_some() => {
+                format!("input colour: {} (shown through --lut)", encoding.label())
+            }
+            Some(encoding) => format!(
+                "input colour: {}, shown through its rendering to BT.709",
+                encoding.label()
+            ),
+            None => "input colour: video, as decoded".to_string(),
+        };
+        fx.replace("input colour: ", text);
+        cx.media.recount = true;
+        fx.reprobe = true;
+        fx
+    }
+
+    /// The log encoding in force for this file, and the picture through its LUT.
+    fn show_input_colour(&mut self, cx: &mut Cx, fx: &mut Effects) {
+        let encoding = self.input_colour.resolve(cx.media.info.log);
+        cx.media.set_exposure(cx.gpu, encoding);
+        self.lut = picture_lut(self.given.as_ref(), encoding);
+        let shown = match self.lut.as_deref() {
+            Some(lut) => cx
+                .media
+                .set_lut(cx.gpu, cx.scene, Some(lut), self.scopes_on)
+                .and_then(|()| cx.media.show_lut(cx.gpu, cx.scene, self.lut_on, self.scopes_on))
+                .map(drop),
+            None => cx.media.set_lut(cx.gpu, cx.scene, None, self.scopes_on),
+        };
+        if let Err(e) = shown {
+            fx.error(format!("cannot show the picture through the LUT: {e}"));
+        }
+    }
+
+    /// A new file is open: the adjustments, what the signal is and the LUT apply to it too.
+    pub fn file_opened(&mut self, mut cx: Cx) -> Effects {
         let mut fx = Effects::default();
         if let Err(e) = cx.media.set_adjustments(cx.gpu, self.adjustments) {
             fx.error(format!("cannot adjust the picture: {e}"));
         }
-        if let Some(lut) = &self.lut {
-            let shown = cx
-                .media
-                .set_lut(cx.gpu, cx.scene, Some(lut), self.scopes_on)
-                .and_then(|()| cx.media.show_lut(cx.gpu, cx.scene, self.lut_on, self.scopes_on));
-            if let Err(e) = shown {
-                fx.error(format!("cannot show the picture through the LUT: {e}"));
-            }
-        }
+        self.show_input_colour(&mut cx, &mut fx);
         fx
     }
 }

@@ -137,6 +137,7 @@ impl Pointer {
                 x,
                 y,
                 depth: pipeline.engine.depth,
+                exposure: pipeline.exposure(),
             };
             if self.readback.record(encoder, &pipeline.ring.output.pixels, width, tag) {
                 self.probe_moved = false;

@@ -2,7 +2,9 @@
 //! word, through `LatestReadback`: never waited for), shown in the OSD with its coordinates and
 //! marked in the histograms.
 
-use crate::colour::Depth;
+use crate::colour::log::GREY;
+use crate::colour::primaries::rgb_to_xyz_of;
+use crate::colour::{Depth, LogEncoding};
 use crate::engine::histogram::{channel_bin_at, luma_bin_at, luma_numerator};
 use crate::gpu::mapping::LatestReadback;
 
@@ -17,6 +19,8 @@ pub struct ProbeTag {
     pub x: u32,
     pub y: u32,
     pub depth: Depth,
+    /// The camera log encoding the signal was read in, if any.
+    pub exposure: Option<LogEncoding>,
 }
 
 /// A probed pixel: where, and its R′G′B′ code values at the frame's depth.
@@ -26,6 +30,8 @@ pub struct Probe {
     pub y: u32,
     pub rgb: [u32; 3],
     pub depth: Depth,
+    /// The camera log encoding the signal is in, if any: the text gives the pixel's stops.
+    pub exposure: Option<LogEncoding>,
 }
 
 impl Probe {
@@ -48,10 +54,28 @@ impl Probe {
         ]
     }
 
-    /// `x 120 y 45 · R 200 G 101 B 33 · Y 117.3`
+    /// Its exposure in stops from 18% grey, through `exposure`: the luminance of its scene
+    /// light (each channel decoded, weighted by the camera gamut's Y row); −∞ for none.
+    pub fn stops(&self) -> Option<f64> {
+        let encoding = self.exposure?;
+        let top = f64::from(self.depth.max_code());
+        let y = rgb_to_xyz_of(encoding.gamut())[1];
+        let light: f64 = (0..3)
+            .map(|c| y[c] * encoding.decode(f64::from(self.rgb[c]) / top))
+            .sum();
+        Some((light / GREY).log2())
+    }
+
+    /// `x 120 y 45 · R 200 G 101 B 33 · Y 117.3`, then `· +1.3 st` with a log encoding.
     pub fn text(&self) -> String {
         let [r, g, b] = self.rgb;
-        format!("x {} y {} · R {r} G {g} B {b} · Y {:.1}", self.x, self.y, self.luma())
+        let mut text = format!("x {} y {} · R {r} G {g} B {b} · Y {:.1}", self.x, self.y, self.luma());
+        match self.stops() {
+            Some(stops) if stops.is_finite() => text.push_str(&format!(" · {stops:+.1} st")),
+            Some(_) => text.push_str(" · no light"),
+            None => {}
+        }
+        text
     }
 }
 
@@ -94,6 +118,7 @@ impl ProbeReadback {
                 .depth
                 .unpack(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])),
             depth: tag.depth,
+            exposure: tag.exposure,
         })
     }
 }
@@ -109,6 +134,7 @@ mod tests {
             y: 4,
             rgb: [255, 0, 128],
             depth: Depth::Eight,
+            exposure: None,
         };
         assert_eq!(
             p.markers(256),
@@ -121,5 +147,18 @@ mod tests {
             ..p
         };
         assert_eq!(ten.markers(1024), [1023.5 / 1024.0; 4]);
+        // S-Log3's grey (code 420 of 1023) is 0 stops; a stop over, 0.36 of scene light, is
+        // code 496.
+        let grey = Probe {
+            rgb: [420; 3],
+            depth: Depth::Ten,
+            exposure: Some(LogEncoding::SLog3),
+            ..p
+        };
+        assert_eq!(grey.text(), "x 3 y 4 · R 420 G 420 B 420 · Y 420.0 · +0.0 st");
+        let over = Probe { rgb: [496; 3], ..grey };
+        assert!((over.stops().unwrap() - 1.0).abs() < 0.01, "{:?}", over.stops());
+        let black = Probe { rgb: [0; 3], ..grey };
+        assert!(black.text().ends_with("· no light"), "{}", black.text());
     }
 }

@@ -57,7 +57,10 @@ impl Scopes {
                 );
             }
             Command::CycleWaveformScale => {
-                self.graticule.0 = self.graticule.0.next(cx.media.pipeline.volume.is_hdr());
+                self.graticule.0 = self.graticule.0.next(
+                    cx.media.pipeline.volume.is_hdr(),
+                    cx.media.pipeline.exposure().is_some(),
+                );
                 cx.media.set_graticule(self.graticule.0, &self.graticule.1);
                 fx.replace("waveform: ", format!("waveform: {}", self.graticule.0.name()));
             }

@@ -126,9 +126,13 @@ impl PlayerWindow {
         )?;
         media.playback.loop_file = options.loop_file;
         media.set_adjustments(&gpu, options.adjustments)?;
-        if let Some(lut) = &options.lut {
-            media.set_lut(&gpu, &scene, Some(lut), options.scopes_on)?;
-        }
+        let mut picture = Picture::new(
+            options.adjustments,
+            options.lut.clone(),
+            options.input_colour,
+            options.scopes_on,
+        );
+        picture.start(&gpu, &scene, &mut media)?;
         media.set_marks(&gpu, &scene, &options.marks);
         media.set_graticule(options.graticule.0, &options.graticule.1);
         let egui = EguiLayer::new(&window, &gpu, surface.format);
@@ -168,7 +172,7 @@ impl PlayerWindow {
             timeline_strip: TimelineStrip::default(),
             bindings: options.bindings.clone(),
             files,
-            picture: Picture::new(options.adjustments, options.lut.clone(), options.scopes_on),
+            picture,
             marks: Marks::new(options.marks.clone()),
             scopes: Scopes::new(options.graticule.clone()),
             stats,
@@ -250,7 +254,9 @@ impl PlayerWindow {
             | Command::ToggleEqualize
             | Command::ResetAdjustments
             | Command::ToggleLut
-            | Command::ToggleScopesOn => self.picture.command(&command, cx!(self)),
+            | Command::ToggleScopesOn
+            | Command::CycleInputColour
+            | Command::SetInputColour(_) => self.picture.command(&command, cx!(self)),
             Command::CycleCompareMode | Command::Flicker | Command::CompareGainBy(_) | Command::CompareOffsetBy(_) => {
                 self.compare.command(&command, cx!(self))
             }

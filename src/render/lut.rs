@@ -1,4 +1,5 @@
-//! The LUT pass (`--lut`): a `.cube` table applied on the GPU to the converted frame, written
+//! The LUT pass (`--lut`, and a log encoding's display rendering): a `.cube` table, or the
+//! rendering computed for each pixel, applied on the GPU to the converted frame, written
 //! into a frame of its own (the picture as shown), so that the decoded signal stays beside it
 //! for the scopes that count the signal (shaders/render/lut.wgsl). Its CPU twin is
 //! `colour::lut::LutTables::apply`, equal bit for bit.
@@ -17,6 +18,10 @@ struct LutParams {
     height: u32,
     bits: u32,
     size: u32,
+    /// A log encoding's display rendering (`codes` hold scene light; `rows` to BT.709).
+    log_view: u32,
+    pad: [u32; 3],
+    rows: [[f32; 4]; 3],
 }
 
 /// One table applied from one frame into another of the same size and depth. Made when a LUT
@@ -52,6 +57,9 @@ impl LutStage {
             height: source.height,
             bits: source.bits,
             size: tables.size,
+            log_view: u32::from(tables.log_rows.is_some()),
+            pad: [0; 3],
+            rows: tables.log_rows.unwrap_or_default(),
         };
         let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("lut params"),

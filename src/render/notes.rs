@@ -64,6 +64,7 @@ impl MarksNote {
         let unit = match scale.unit {
             Unit::Percent => "%",
             Unit::Nits => " nits",
+            Unit::Stops => " stops",
         };
         let legend = if shown.has(Mark::FalseColour) {
             scale
@@ -72,6 +73,11 @@ impl MarksNote {
                 .map(|b| {
                     let range = format!("{}–{}{unit}", b.from, b.to);
                     let text = if b.label.is_empty() {
+                        range
+                    } else if scale.unit == Unit::Stops {
+                        // Its stop says it: the band is the half stop either side.
+                        b.label.clone()
+                    } else if b.label.is_empty() {
                         range
                     } else {
                         format!("{range} {}", b.label)

@@ -75,6 +75,7 @@ fn default_graticule() -> Vec<Line> {
         bits: 8,
         range: crate::colour::Range::Full,
         transfer: Transfer::Sdr,
+        log: None,
     };
     graticule::lines(Scale::Percent, &axis, &[])
 }

@@ -5,7 +5,7 @@
 //! vertical axis (0 the converted signal's black, 1 its white) and its label.
 
 use crate::colour::transfer::{bt1886_inverse_eotf, hlg_oetf, pq_inverse_eotf};
-use crate::colour::{Range, Transfer};
+use crate::colour::{LogEncoding, Range, Transfer};
 
 /// The unit of the graticule's round levels.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -17,14 +17,19 @@ pub enum Scale {
     Codes,
     /// Displayed light, for PQ and HLG: 1, 10, 100, 203, 1000 (and 4000, 10000 for PQ) nits.
     Nits,
+    /// Stops from 18% grey, for camera log footage: −6 to +6 by 2, each labelled with its code
+    /// value as counted.
+    Stops,
 }
 
 impl Scale {
-    /// The next scale a key gives: nits only where the signal is HDR.
-    pub fn next(self, hdr: bool) -> Self {
+    /// The next scale a key gives: nits only where the signal is HDR, stops only where a log
+    /// encoding is in force.
+    pub fn next(self, hdr: bool, log: bool) -> Self {
         match self {
             Scale::Percent => Scale::Codes,
             Scale::Codes if hdr => Scale::Nits,
+            Scale::Codes | Scale::Nits if log => Scale::Stops,
             _ => Scale::Percent,
         }
     }
@@ -34,17 +39,31 @@ impl Scale {
             Scale::Percent => "percent",
             Scale::Codes => "code values",
             Scale::Nits => "nits",
+            Scale::Stops => "stops",
         }
     }
 }
 
 /// What the scope's axis holds: the converted signal's depth, whether it came from limited-range
-/// codes, and its transfer.
+/// codes, its transfer, and the camera log encoding in force.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Axis {
     pub bits: u32,
     pub range: Range,
     pub transfer: Transfer,
+    pub log: Option<LogEncoding>,
+}
+
+impl Axis {
+    /// The code value (as counted) at place `at` on the axis.
+    fn code_at(&self, at: f64) -> u32 {
+        let scale = f64::from(1u32 << (self.bits - 8));
+        let code = match self.range {
+            Range::Limited => 16.0 * scale + at * 219.0 * scale,
+            Range::Full => at * f64::from((1u32 << self.bits) - 1),
+        };
+        code.round().max(0.0) as u32
+    }
 }
 
 /// A level the viewer adds.
@@ -54,10 +73,13 @@ pub enum Level {
     /// A code value at the counted depth (limited range: 16 is black, 235 white, at 8 bits).
     Code(u32),
     Nits(f64),
+    /// Stops from 18% grey: of scene light through the log encoding in force, else of
+    /// displayed light relative to white (100 nits for SDR, 203 for HDR).
+    Stops(f64),
 }
 
 impl Level {
-    /// `95%`, `235`, `1000nits`.
+    /// `95%`, `235`, `1000nits`, `-2stops` (or `-2st`).
     pub fn parse(text: &str) -> Option<Self> {
         let text = text.trim();
         let number = |s: &str| s.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0);
@@ -66,6 +88,9 @@ impl Level {
         }
         if let Some(n) = text.strip_suffix("nits") {
             return number(n).map(Level::Nits);
+        }
+        if let Some(n) = text.strip_suffix("stops").or_else(|| text.strip_suffix("st")) {
+            return n.trim().parse::<f64>().ok().filter(|v| v.is_finite()).map(Level::Stops);
         }
         text.parse().ok().map(Level::Code)
     }
@@ -86,14 +111,29 @@ impl Level {
                 Transfer::Hlg => hlg_oetf((n as f32 / 1000.0).powf(1.0 / 1.2)),
                 Transfer::Sdr => bt1886_inverse_eotf(n as f32 / 100.0),
             }),
+            Level::Stops(s) => match axis.log {
+                Some(encoding) => encoding.signal_at_stops(s),
+                None => {
+                    let white = if axis.transfer == Transfer::Sdr { 100.0 } else { 203.0 };
+                    Level::Nits(white * 0.18 * s.exp2()).at(axis)
+                }
+            },
         }
     }
 
-    fn label(self) -> String {
+    fn label(self, axis: &Axis) -> String {
         match self {
             Level::Percent(p) => format!("{p}%"),
             Level::Code(c) => c.to_string(),
             Level::Nits(n) => format!("{n} nits"),
+            Level::Stops(s) => {
+                let code = axis.code_at(self.at(axis));
+                if s == 0.0 {
+                    format!("0 st 18% · {code}")
+                } else {
+                    format!("{s:+} st · {code}")
+                }
+            }
         }
     }
 }
@@ -134,6 +174,7 @@ pub fn lines(scale: Scale, axis: &Axis, chosen: &[Level]) -> Vec<Line> {
                 .map(Level::Nits)
                 .collect()
         }
+        Scale::Stops => [-6.0, -4.0, -2.0, 0.0, 2.0, 4.0, 6.0].map(Level::Stops).to_vec(),
     };
     // Nits beyond the transfer's peak are off the scope (PQ's EOTF would clamp them to its top).
     let peak = match axis.transfer {
@@ -153,7 +194,7 @@ pub fn lines(scale: Scale, axis: &Axis, chosen: &[Level]) -> Vec<Line> {
         .take(MAX_LINES)
         .map(|(l, chosen)| Line {
             at: l.at(axis).clamp(0.0, 1.0) as f32,
-            label: l.label(),
+            label: l.label(axis),
             chosen,
         })
         .collect()
@@ -164,7 +205,12 @@ mod tests {
     use super::*;
 
     fn axis(bits: u32, range: Range, transfer: Transfer) -> Axis {
-        Axis { bits, range, transfer }
+        Axis {
+            bits,
+            range,
+            transfer,
+            log: None,
+        }
     }
 
     #[test]
@@ -215,9 +261,45 @@ mod tests {
 
     #[test]
     fn the_key_steps_through_nits_only_for_hdr() {
-        assert_eq!(Scale::Percent.next(false), Scale::Codes);
-        assert_eq!(Scale::Codes.next(false), Scale::Percent);
-        assert_eq!(Scale::Codes.next(true), Scale::Nits);
-        assert_eq!(Scale::Nits.next(true), Scale::Percent);
+        assert_eq!(Scale::Percent.next(false, false), Scale::Codes);
+        assert_eq!(Scale::Codes.next(false, false), Scale::Percent);
+        assert_eq!(Scale::Codes.next(true, false), Scale::Nits);
+        assert_eq!(Scale::Codes.next(false, true), Scale::Stops);
+        assert_eq!(Scale::Nits.next(true, true), Scale::Stops);
+        assert_eq!(Scale::Stops.next(false, true), Scale::Percent);
+        assert_eq!(Scale::Nits.next(true, false), Scale::Percent);
+    }
+
+    #[test]
+    fn stops_land_on_the_log_curve_and_name_their_codes() {
+        // S-Log3 in 10-bit limited-range video: 18% grey is signal 420/1023, Y' code
+        // 64 + 876·420/1023 = 423.6.
+        let slog3 = Axis {
+            log: Some(LogEncoding::SLog3),
+            ..axis(10, Range::Limited, Transfer::Sdr)
+        };
+        assert!((Level::Stops(0.0).at(&slog3) - 420.0 / 1023.0).abs() < 1e-9);
+        let stops = lines(Scale::Stops, &slog3, &[Level::Stops(-1.0)]);
+        let labels: Vec<&str> = stops.iter().map(|l| l.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "-6 st · 162",
+                "-4 st · 211",
+                "-2 st · 303",
+                "0 st 18% · 424",
+                "+2 st · 555",
+                "+4 st · 688",
+                "+6 st · 823",
+                "-1 st · 361"
+            ]
+        );
+        assert!(stops[7].chosen);
+        assert_eq!(Level::parse("-2stops"), Some(Level::Stops(-2.0)));
+        assert_eq!(Level::parse("+1st"), Some(Level::Stops(1.0)));
+        // Without a log encoding, stops are of light relative to white: 18% of SDR white is
+        // BT.1886 signal 0.18^(1/2.4).
+        let sdr = axis(8, Range::Full, Transfer::Sdr);
+        assert!((Level::Stops(0.0).at(&sdr) - 0.18f64.powf(1.0 / 2.4)).abs() < 1e-6);
     }
 }

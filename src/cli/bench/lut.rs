@@ -35,6 +35,7 @@ fn look(size: usize) -> Lut {
             size,
             rows,
         }),
+        log: None,
     }
 }
 

@@ -148,7 +148,12 @@ pub fn parse(text: &str) -> Result<Lut, CubeError> {
         }),
         None => None,
     };
-    Ok(Lut { title, shaper, cube })
+    Ok(Lut {
+        title,
+        shaper,
+        cube,
+        log: None,
+    })
 }
 
 fn numbers(line: usize, text: &str) -> Result<Vec<f32>, CubeError> {

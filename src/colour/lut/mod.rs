@@ -17,6 +17,7 @@
 
 pub mod cube;
 
+use super::log::{self, LogEncoding};
 use std::path::Path;
 
 /// A table's input range per channel: inputs are scaled from [min, max] to the table's ends
@@ -69,6 +70,9 @@ pub struct Lut {
     /// The 1D table: the whole LUT, or the shaper before `cube`.
     pub shaper: Option<Table1d>,
     pub cube: Option<Table3d>,
+    /// No table: the display rendering of a camera log encoding (`colour::log::display`),
+    /// computed for each pixel.
+    pub log: Option<LogEncoding>,
 }
 
 /// Why a LUT couldn't be loaded: one line, naming the file (and the line in it).
@@ -101,8 +105,21 @@ impl Lut {
         cube::parse(&text).map_err(|reason| LutError::Parse { path: shown, reason })
     }
 
+    /// The display rendering of a camera log encoding to BT.709, as a LUT.
+    pub fn log_view(encoding: LogEncoding) -> Self {
+        Self {
+            title: Some(format!("{} to BT.709", encoding.label())),
+            shaper: None,
+            cube: None,
+            log: Some(encoding),
+        }
+    }
+
     /// Its name for the OSD: the title, else the file's.
     pub fn describe(&self) -> String {
+        if self.log.is_some() {
+            return self.title.clone().unwrap_or_default();
+        }
         let kind = match (&self.shaper, &self.cube) {
             (Some(s), Some(c)) => format!("1D {} + 3D {}³", s.rows.len(), c.size),
             (Some(s), None) => format!("1D {}", s.rows.len()),
@@ -138,12 +155,30 @@ pub struct LutTables {
     pub codes: Vec<u32>,
     /// The 3D table's rows (r, g, b, 0) in 1/16384ths, red changing fastest.
     pub cube: Vec<[i32; 4]>,
+    /// A log encoding's display rendering: the camera gamut's linear RGB → BT.709's, by rows;
+    /// `codes` then holds each input code's scene light (f32 bits), and `size` is 0.
+    pub log_rows: Option<[[f32; 4]; 3]>,
 }
 
 impl LutTables {
     pub fn new(lut: &Lut, bits: u32) -> Self {
         let codes_per_channel = 1usize << bits;
         let max = (codes_per_channel - 1) as f64;
+        if let Some(encoding) = lut.log {
+            let light: Vec<u32> = (0..codes_per_channel)
+                .map(|code| (encoding.decode(code as f64 / max) as f32).to_bits())
+                .collect();
+            let rows = encoding
+                .to_bt709()
+                .map(|row| [row[0] as f32, row[1] as f32, row[2] as f32, 0.0]);
+            return Self {
+                bits,
+                size: 0,
+                codes: [light.as_slice(); 3].concat(),
+                cube: Vec::new(),
+                log_rows: Some(rows),
+            };
+        }
         let shaped = |c: usize, code: usize| -> f64 {
             let x = code as f64 / max;
             match &lut.shaper {
@@ -164,6 +199,7 @@ impl LutTables {
                     size: 0,
                     codes,
                     cube: Vec::new(),
+                    log_rows: None,
                 }
             }
             Some(table) => {
@@ -188,6 +224,7 @@ impl LutTables {
                     size: table.size as u32,
                     codes,
                     cube,
+                    log_rows: None,
                 }
             }
         }
@@ -212,6 +249,11 @@ impl LutTables {
     pub fn apply(&self, rgb: [u32; 3]) -> [u32; 3] {
         let per_channel = 1usize << self.bits;
         let code = |c: usize| self.codes[c * per_channel + rgb[c] as usize];
+        if let Some(rows) = &self.log_rows {
+            let top = ((1u32 << self.bits) - 1) as f32;
+            let shown = log::display_f32([0, 1, 2].map(|c| f32::from_bits(code(c))), rows);
+            return shown.map(|v| (v.clamp(0.0, 1.0) * top + 0.5).floor() as u32);
+        }
         if self.size == 0 {
             return [code(0), code(1), code(2)];
         }

@@ -151,6 +151,7 @@ fn histoplays_own_functions_sit_on_keys_mpv_leaves_free() {
         ("Ctrl+BS", Command::ResetAdjustments),
         ("Ctrl+l", Command::ToggleLut),
         ("Alt+l", Command::ToggleScopesOn),
+        ("Alt+i", Command::CycleInputColour),
         (
             "HOME",
             Command::SeekTo {

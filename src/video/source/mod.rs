@@ -21,7 +21,7 @@ pub(crate) use stream::{discard_other_streams, seek_backward};
 use super::format::{FrameFormat, FrameLight, PlaneData, PlaneLayout};
 use super::index::{FrameIndex, FrameNumber};
 use super::interop::{CudaStream, FramePath, GpuFrameStore, GpuPlanes, Transfers};
-use crate::colour::{ColorSpec, ColorVolume};
+use crate::colour::{ColorSpec, ColorVolume, LogEncoding};
 use ffmpeg::format::Pixel;
 use ffmpeg::software::scaling;
 use ffmpeg_next as ffmpeg;
@@ -88,6 +88,8 @@ pub struct VideoInfo {
     pub display_aspect: f32,
     /// The container's chapters, in order.
     pub chapters: Vec<Chapter>,
+    /// The camera log encoding the stream's or container's metadata names, if any.
+    pub log: Option<LogEncoding>,
 }
 
 /// A chapter mark: where it starts (seconds on the stream's clock, as pts are) and its title.

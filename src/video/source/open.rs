@@ -3,6 +3,7 @@
 //! stream says about itself read into `VideoInfo`; the frame index starts reading beside it.
 
 use super::*;
+use crate::colour::LogEncoding;
 
 /// Threads decoding frames ahead run at this nice value, a little below everything else.
 const FRAME_THREADS_NICE: i32 = 5;
@@ -299,6 +300,13 @@ fn describe(
         quarter_turns: turns,
         display_aspect,
         chapters: chapters(input),
+        log: LogEncoding::from_tags(
+            stream
+                .metadata()
+                .iter()
+                .chain(input.metadata().iter())
+                .collect::<Vec<_>>(),
+        ),
     })
 }
 
