@@ -216,6 +216,7 @@ fn bench_times_every_variant_after_checking_it() {
         "adjust: equalisation",
         "LUT: 33³ 3D table, tetrahedral",
         "LUT: 65³ 3D table, tetrahedral",
+        "Log view: S-Log3 to BT.709, per pixel",
         "compare: PSNR + SSIM of a frame pair, Y'CbCr 4:2:0 8-bit",
         "compare: PSNR + SSIM of a frame pair, Y'CbCr 4:2:0 10-bit",
         "marks: false colour",

@@ -123,14 +123,10 @@ fn log_view(scene: vec3f) -> vec3u {
     return vec3u(floor(clamp(shown, vec3f(0.0), vec3f(1.0)) * top + 0.5));
 }
 
-@compute @workgroup_size(16, 16, 1)
-fn apply(@builtin(global_invocation_id) id: vec3u) {
-    if id.x >= params.width || id.y >= params.height {
-        return;
-    }
-    let i = id.y * params.width + id.x;
+// One packed pixel through the LUT (or the log view).
+fn look_up(word: u32) -> u32 {
     let size = 1u << params.bits;
-    let c = unpack(source[i]);
+    let c = unpack(word);
     let looked_up = vec3u(codes[c.x], codes[size + c.y], codes[2u * size + c.z]);
     var out = looked_up;
     if params.log_view != 0u {
@@ -138,11 +134,25 @@ fn apply(@builtin(global_invocation_id) id: vec3u) {
     } else if params.size != 0u {
         out = tetrahedral(looked_up);
     }
-    let word = pack(out);
-    output[i] = word;
+    return pack(out);
+}
+
+fn store_texel(x: u32, y: u32, word: u32) {
     if params.bits == 10u {
-        textureStore(output_texture, id.xy, vec4f(vec3f(out) / 1023.0, 1.0));
+        let c = unpack(word);
+        textureStore(output_texture, vec2u(x, y), vec4f(vec3f(c) / 1023.0, 1.0));
     } else {
-        textureStore(output_texture, id.xy, unpack4x8unorm(word));
+        textureStore(output_texture, vec2u(x, y), unpack4x8unorm(word));
     }
+}
+
+@compute @workgroup_size(16, 16, 1)
+fn apply(@builtin(global_invocation_id) id: vec3u) {
+    if id.x >= params.width || id.y >= params.height {
+        return;
+    }
+    let i = id.y * params.width + id.x;
+    let word = look_up(source[i]);
+    output[i] = word;
+    store_texel(id.x, id.y, word);
 }

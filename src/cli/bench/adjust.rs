@@ -44,6 +44,7 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, frame: &GpuFrame, iters: usize)
             "picture adjustment",
             &adjusted,
             &expected,
+            0,
             &|encoder, timestamps| stage.encode_timed(encoder, timestamps),
             iters,
         )?);

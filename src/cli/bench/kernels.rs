@@ -368,6 +368,7 @@ pub fn checked_row(
     variant: &'static str,
     output: &crate::gpu::texture::GpuFrame,
     expected: &[u32],
+    within: u32,
     encode: &Encode,
     iters: usize,
 ) -> Result<Row, BenchError> {
@@ -378,8 +379,12 @@ pub fn checked_row(
     let bytes = crate::gpu::readback::read_buffer(ctx, &output.pixels, 0, u64::from(output.pixel_count()) * 4)?;
     let first_run = started.elapsed();
     let got = crate::gpu::readback::words(&bytes);
-    if got != expected {
-        let at = got.iter().zip(expected).position(|(a, b)| a != b).unwrap_or(0);
+    // Each channel's code within `within`.
+    let (shift, mask) = if output.bits == 10 { (10, 0x3ff) } else { (8, 0xff) };
+    let close =
+        |a: u32, b: u32| (0..3).all(|c| ((a >> (c * shift)) & mask).abs_diff((b >> (c * shift)) & mask) <= within);
+    if got.len() != expected.len() || got.iter().zip(expected).any(|(&a, &b)| !close(a, b)) {
+        let at = got.iter().zip(expected).position(|(&a, &b)| !close(a, b)).unwrap_or(0);
         return Err(BenchError::Mismatch {
             variant,
             detail: format!("pixel {at}: GPU {:#x}, CPU {:#x}", got[at], expected[at]),

@@ -1,8 +1,10 @@
 //! The LUT's rows of `histoplay bench`: the frame through a 33³ and a 65³ 3D table
-//! (tetrahedral), each checked equal to its CPU twin first.
+//! (tetrahedral), each checked equal to its CPU twin first, and through a log encoding's
+//! display rendering (within a code of its twin).
 
 use super::kernels::{checked_row, BenchError, Row};
 use crate::colour::lut::{Domain, Lut, LutTables, Table3d};
+use crate::colour::LogEncoding;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::render::lut::LutStage;
@@ -51,9 +53,24 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, frame: &GpuFrame, iters: usize)
             "LUT",
             &output,
             &tables.apply_words(&image.words()),
+            0,
             &|encoder, timestamps| stage.encode_timed(encoder, timestamps),
             iters,
         )?);
     }
+    // A camera log encoding's display rendering, computed per pixel: within a code of its
+    // twin (floating point).
+    let tables = LutTables::new(&Lut::log_view(LogEncoding::SLog3Cine), frame.bits);
+    let stage = LutStage::new(ctx, &tables, frame, &output)?;
+    rows.push(checked_row(
+        ctx,
+        "Log view: S-Log3 to BT.709, per pixel".into(),
+        "log view",
+        &output,
+        &tables.apply_words(&image.words()),
+        1,
+        &|encoder, timestamps| stage.encode_timed(encoder, timestamps),
+        iters,
+    )?);
     Ok(rows)
 }

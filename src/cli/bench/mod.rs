@@ -79,6 +79,12 @@ pub struct PipelineArgs {
     /// Draw these marks on the picture throughout (as --overlay in the player).
     #[arg(long, value_delimiter = ',', value_parser = parse_mark, conflicts_with = "compare")]
     pub overlay: Vec<Mark>,
+    /// Show the picture through a LUT, or a log encoding's display rendering, throughout.
+    #[command(flatten)]
+    pub lut: crate::cli::args::LutArgs,
+    /// Count this scope with every frame (as the player's H).
+    #[arg(long, value_enum, conflicts_with = "compare")]
+    pub scope: Option<crate::scope::ScopeKind>,
 }
 
 /// Play a video in a window at its own rate and report frame pacing and input latency.
@@ -229,6 +235,8 @@ pub fn run_pipeline(args: PipelineArgs) -> Result<()> {
         samples,
         compare,
         overlay,
+        lut,
+        scope,
     } = args;
     if let Some(judged) = compare {
         return pipeline::compare::run(&input, &judged, &mut std::io::stdout().lock());
@@ -243,10 +251,15 @@ pub fn run_pipeline(args: PipelineArgs) -> Result<()> {
         long_seconds: long,
         long_dir,
         samples,
-        marks: MarkSettings {
-            shown: overlay.iter().fold(MarkSet::default(), |set, &m| set.with(m, true)),
-            zebra_low: Some(crate::marks::DEFAULT_ZEBRA_LOW),
-            ..MarkSettings::default()
+        shown: pipeline::Shown {
+            marks: MarkSettings {
+                shown: overlay.iter().fold(MarkSet::default(), |set, &m| set.with(m, true)),
+                zebra_low: Some(crate::marks::DEFAULT_ZEBRA_LOW),
+                ..MarkSettings::default()
+            },
+            lut: lut.load()?,
+            input_colour: lut.input_colour,
+            scope,
         },
     };
     pipeline::run(&input, &options, &mut std::io::stdout().lock())

@@ -40,8 +40,20 @@ pub struct BenchOptions {
     pub long_dir: Option<PathBuf>,
     /// Print every seek and back-step timed on stderr.
     pub samples: bool,
-    /// Marks drawn on the picture throughout (`--overlay`).
+    /// What the picture shows throughout: marks, a LUT or log encoding, a scope.
+    pub shown: Shown,
+}
+
+/// What the pipeline shows and counts besides the histograms, as the player would.
+#[derive(Clone, Debug, Default)]
+pub struct Shown {
+    /// Marks drawn on the picture (`--overlay`).
     pub marks: crate::marks::MarkSettings,
+    /// The LUT given (`--lut`) and what the signal is (`--input-colour`).
+    pub lut: Option<std::sync::Arc<crate::colour::lut::Lut>>,
+    pub input_colour: crate::colour::log::InputColour,
+    /// A scope counted beside the histograms (`--scope`).
+    pub scope: Option<crate::scope::ScopeKind>,
 }
 
 /// Resident and peak resident memory of this process, in MB (Linux; zeros elsewhere).
@@ -91,17 +103,20 @@ struct Pipeline {
 }
 
 impl Pipeline {
-    fn open(
-        ctx: GpuContext,
-        path: &Path,
-        size: (u32, u32),
-        cache_bytes: usize,
-        marks: &crate::marks::MarkSettings,
-    ) -> Result<Self> {
+    fn open(ctx: GpuContext, path: &Path, size: (u32, u32), cache_bytes: usize, shown: &Shown) -> Result<Self> {
         let source = VideoSource::open(path)?;
         let info = source.info.clone();
         let mut frames = FramePipeline::new(&ctx, 256, info.format, info.volume, RING_SLOTS)?;
-        frames.set_marks(&ctx, marks);
+        let exposure = shown.input_colour.resolve(info.log);
+        frames.set_exposure(&ctx, exposure);
+        frames.set_marks(&ctx, &shown.marks);
+        if let Some(lut) = crate::colour::log::picture_lut(shown.lut.as_ref(), exposure) {
+            let bits = frames.ring.output.bits;
+            frames.set_lut(&ctx, Some(&crate::colour::lut::LutTables::new(&lut, bits)))?;
+        }
+        if let Some(kind) = shown.scope {
+            frames.set_scope(&ctx, Some((kind, kind.display_columns())))?;
+        }
         let renderer = SceneRenderer::new(&ctx.device, GpuFrame::FORMAT);
         let scene = frames.scene(&ctx.device, &renderer);
         let output = GpuFrame::new(&ctx, "bench output", size.0, size.1)?;
@@ -295,7 +310,7 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     let throughput_fps = throughput_rate(path, decode_fps)?;
     crate::video::memory::trim_allocator();
     sampler.phase("pipeline");
-    let mut pipeline = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes, &options.marks)?;
+    let mut pipeline = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes, &options.shown)?;
     let info = pipeline.decoder.info.clone();
     let count = pipeline.decoder.index().wait_complete();
     write_file_line(out, path, &info, count, options)?;
@@ -333,12 +348,12 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     let count = count.unwrap_or(passes.frames);
     if count >= 2 && options.seeks > 0 {
         sampler.phase("seeks");
-        let mut fresh = Pipeline::open(ctx.clone(), path, (1280, 720), options.cache_bytes, &options.marks)?;
+        let mut fresh = Pipeline::open(ctx.clone(), path, (1280, 720), options.cache_bytes, &options.shown)?;
         navigation::seeks(&mut fresh, count, options.seeks, options.samples, out)?;
     }
     if count >= 2 && options.backsteps > 0 {
         sampler.phase("back-steps");
-        let mut fresh = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes, &options.marks)?;
+        let mut fresh = Pipeline::open(ctx, path, (1280, 720), options.cache_bytes, &options.shown)?;
         fresh.decoder.index().wait_complete();
         navigation::backsteps(&mut fresh, options.backsteps, options.samples, out)?;
     }
@@ -361,12 +376,27 @@ fn write_file_line(
         count.map_or("?".into(), |n| n.to_string()),
         info.duration
     )?;
-    if !options.marks.shown.is_empty() {
+    let shown = &options.shown;
+    if !shown.marks.shown.is_empty() {
         writeln!(
             out,
             "marks:        {} drawn on the picture throughout",
-            options.marks.shown.names().join(", ")
+            shown.marks.shown.names().join(", ")
         )?;
+    }
+    let exposure = shown.input_colour.resolve(info.log);
+    if let Some(lut) = crate::colour::log::picture_lut(shown.lut.as_ref(), exposure) {
+        writeln!(out, "picture:      through {}", lut.describe())?;
+    }
+    if let Some(encoding) = exposure {
+        writeln!(
+            out,
+            "input colour: {} (marks in stops and scene light)",
+            encoding.label()
+        )?;
+    }
+    if let Some(kind) = shown.scope {
+        writeln!(out, "scope:        {} counted with every frame", kind.name())?;
     }
     Ok(())
 }
