@@ -2,7 +2,7 @@
 //! and equalisation (the frame counted in one bin per code value, the table built, the frame
 //! adjusted). Each is checked equal to its CPU twin first.
 
-use super::kernels::{checked_row, BenchError, Row};
+use super::kernels::{checked_row, BenchError, Row, Twin};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::render::adjust::{AdjustStage, Adjustments, AutoMode, CpuAdjuster};
@@ -43,8 +43,10 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, frame: &GpuFrame, iters: usize)
             name.into(),
             "picture adjustment",
             &adjusted,
-            &expected,
-            0,
+            Twin {
+                words: &expected,
+                within: 0,
+            },
             &|encoder, timestamps| stage.encode_timed(encoder, timestamps),
             iters,
         )?);

@@ -362,13 +362,19 @@ fn warm_up(ctx: &GpuContext, encode: &Encode) -> Result<(), GpuError> {
 /// after a warm-up.
 /// A pass that writes `output`'s packed pixels, run once and checked against `expected` (its
 /// CPU twin's words), then timed: its row, named `name`.
+/// What a pass's output must equal before it is timed: its CPU twin's words, each channel
+/// within `within` codes (0: bit for bit).
+pub struct Twin<'a> {
+    pub words: &'a [u32],
+    pub within: u32,
+}
+
 pub fn checked_row(
     ctx: &GpuContext,
     name: String,
     variant: &'static str,
     output: &crate::gpu::texture::GpuFrame,
-    expected: &[u32],
-    within: u32,
+    twin: Twin,
     encode: &Encode,
     iters: usize,
 ) -> Result<Row, BenchError> {
@@ -379,6 +385,7 @@ pub fn checked_row(
     let bytes = crate::gpu::readback::read_buffer(ctx, &output.pixels, 0, u64::from(output.pixel_count()) * 4)?;
     let first_run = started.elapsed();
     let got = crate::gpu::readback::words(&bytes);
+    let (expected, within) = (twin.words, twin.within);
     // Each channel's code within `within`.
     let (shift, mask) = if output.bits == 10 { (10, 0x3ff) } else { (8, 0xff) };
     let close =

@@ -2,7 +2,7 @@
 //! (tetrahedral), each checked equal to its CPU twin first, and through a log encoding's
 //! display rendering (within a code of its twin).
 
-use super::kernels::{checked_row, BenchError, Row};
+use super::kernels::{checked_row, BenchError, Row, Twin};
 use crate::colour::lut::{Domain, Lut, LutTables, Table3d};
 use crate::colour::LogEncoding;
 use crate::gpu::texture::GpuFrame;
@@ -52,8 +52,10 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, frame: &GpuFrame, iters: usize)
             format!("LUT: {size}³ 3D table, tetrahedral"),
             "LUT",
             &output,
-            &tables.apply_words(&image.words()),
-            0,
+            Twin {
+                words: &tables.apply_words(&image.words()),
+                within: 0,
+            },
             &|encoder, timestamps| stage.encode_timed(encoder, timestamps),
             iters,
         )?);
@@ -67,8 +69,10 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, frame: &GpuFrame, iters: usize)
         "Log view: S-Log3 to BT.709, per pixel".into(),
         "log view",
         &output,
-        &tables.apply_words(&image.words()),
-        1,
+        Twin {
+            words: &tables.apply_words(&image.words()),
+            within: 1,
+        },
         &|encoder, timestamps| stage.encode_timed(encoder, timestamps),
         iters,
     )?);
