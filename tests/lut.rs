@@ -118,7 +118,14 @@ fn the_gpu_pass_equals_its_cpu_twin_at_8_and_10_bits() {
     for (name, lut) in &luts {
         for bits in [8, 10] {
             let tables = LutTables::new(lut, bits);
-            let pixels = noise_pixels(64 * 48, bits, 7 + bits);
+            // Noise, then pixels whose channels tie (greys, and two channels equal), where
+            // the pass's branchless choice of tetrahedron must weigh as the twin's cases do.
+            let mut pixels = noise_pixels(64 * 44, bits, 7 + bits);
+            let top = (1u32 << bits) - 1;
+            for i in 0..256u32 {
+                let (v, w) = (i * top / 255, (i * 37 + 11) % (top + 1));
+                pixels.extend([[v, v, v], [v, v, w], [v, w, w], [w, v, w]]);
+            }
             let gpu = gpu_apply(&ctx, &tables, 64, &pixels);
             for (i, (&p, &word)) in pixels.iter().zip(&gpu).enumerate() {
                 let want = pack(tables.apply(p), bits);

@@ -55,28 +55,24 @@ fn tetrahedral(place: vec3u) -> vec3u {
     let index = place >> vec3u(FRACTION_BITS + 1u);
     let d = vec3i(place & vec3u((1u << (FRACTION_BITS + 1u)) - 1u));
     let one = i32(1u << FRACTION_BITS);
-    let r = d.x;
-    let g = d.y;
-    let b = d.z;
-    // The tetrahedron holding the point: its two middle corners and the four weights.
-    var c1: vec3u;
-    var c2: vec3u;
-    var w: vec4i;
-    if r > g {
-        if g > b {
-            c1 = vec3u(1u, 0u, 0u); c2 = vec3u(1u, 1u, 0u); w = vec4i(one - r, r - g, g - b, b);
-        } else if r > b {
-            c1 = vec3u(1u, 0u, 0u); c2 = vec3u(1u, 0u, 1u); w = vec4i(one - r, r - b, b - g, g);
-        } else {
-            c1 = vec3u(0u, 0u, 1u); c2 = vec3u(1u, 0u, 1u); w = vec4i(one - b, b - r, r - g, g);
-        }
-    } else if b > g {
-        c1 = vec3u(0u, 0u, 1u); c2 = vec3u(0u, 1u, 1u); w = vec4i(one - b, b - g, g - r, r);
-    } else if b > r {
-        c1 = vec3u(0u, 1u, 0u); c2 = vec3u(0u, 1u, 1u); w = vec4i(one - g, g - b, b - r, r);
-    } else {
-        c1 = vec3u(0u, 1u, 0u); c2 = vec3u(1u, 1u, 0u); w = vec4i(one - g, g - r, r - b, b);
-    }
+    // The tetrahedron holding the point, without branches (the six cases' paths would split a
+    // subgroup): its second corner steps along the axis of the largest fraction, its third
+    // along the two largest (every axis but the smallest's); the weights are the steps between
+    // the sorted fractions. Where fractions tie, the corner they would choose between has
+    // weight 0, so the sum is the CPU twin's (which takes the six cases one by one).
+    let rg = d.x > d.y;
+    let gb = d.y > d.z;
+    let rb = d.x > d.z;
+    let r_top = rg && rb;
+    let g_top = !rg && gb;
+    let c1 = vec3u(u32(r_top), u32(g_top), u32(!r_top && !g_top));
+    let r_low = !rg && !rb;
+    let g_low = !r_low && !gb;
+    let c2 = vec3u(u32(!r_low), u32(!g_low), u32(r_low || g_low));
+    let hi = max(d.x, max(d.y, d.z));
+    let lo = min(d.x, min(d.y, d.z));
+    let mid = d.x + d.y + d.z - hi - lo;
+    let w = vec4i(one - hi, hi - mid, mid - lo, lo);
     let sum = w.x * corner(index, vec3u(0u)) + w.y * corner(index, c1) + w.z * corner(index, c2)
         + w.w * corner(index, vec3u(1u));
     let rounded = (sum + vec3i(1 << (FRACTION_BITS - 1u))) >> vec3u(FRACTION_BITS);
