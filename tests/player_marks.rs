@@ -2,7 +2,8 @@
 //! again. The clip is three vertical bands whose marks are known exactly: black (Y' 16), white
 //! (Y' 235) and a super-white beyond the broadcast range (Y' 250, shown as white). The
 //! waveform's graticule keys; the stats overlay's signal statistics, FFmpeg's for the frame
-//! on screen; and the picture through a LUT, Ctrl+l turning it off and on.
+//! on screen; the picture through a LUT, Ctrl+l turning it off and on; and the video read as
+//! camera log (Alt+i), the picture and false colour following.
 
 mod common;
 mod window;
@@ -317,4 +318,61 @@ fn the_picture_shows_through_the_lut_and_ctrl_l_turns_it_off_and_on() {
     assert_eq!(band_row(&again, 0, ROW), band_row(&looked, 0, ROW));
     assert_eq!(band_row(&again, 1, ROW), band_row(&looked, 1, ROW));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// 320x240 at 10 fps, 3 s, lossless: S-Log3 at 1.8 stops over 18% grey (Y' 135, signal code
+/// 139 of 255) left of x 160, at 18% grey (Y' 106, code 105; 420 of 1023) right of it.
+fn slog3_greys() -> PathBuf {
+    let source = "color=c=black:s=320x240:r=10:d=3,format=yuv420p,\
+                  geq=lum='if(lt(X,160),135,106)':cb=128:cr=128";
+    common::fixture(
+        "slog3-greys.mp4",
+        &[
+            "-f", "lavfi", "-i", source, "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p",
+        ],
+    )
+}
+
+/// The colours of row `y` of the picture across 80 source pixels of the left (0) or right (1)
+/// band, in screen pixels (the window shows the clip at twice its size).
+fn half_row(image: &Image, half: u32, y: u32) -> Vec<[u8; 3]> {
+    let from = 2 * (160 * half + 40);
+    (from..from + 160).map(|x| image.at(x, y)).collect()
+}
+
+#[test]
+fn alt_i_reads_the_video_as_camera_log_the_picture_and_false_colour_follow() {
+    let clip = slog3_greys();
+    let x = Xvfb::start();
+    let player = Player::start_with(&x, "input-colour", &[clip.as_os_str()]);
+    player.wait_present("playback", 0, |p| p.new_frame && p.frame >= Some(2));
+    let before = player.key("space");
+    player.wait_present("the pause", before, |p| p.paused);
+    player.wait_idle(Duration::from_millis(300));
+    let grey_level = |image: &Image, half: u32| {
+        let row = half_row(image, half, ROW);
+        assert!(row.iter().all(|p| p[0] == p[1] && p[1] == p[2]), "{:?}", &row[..4]);
+        row.iter().map(|p| f64::from(p[1])).sum::<f64>() / row.len() as f64
+    };
+    // As video: the signal as it is, Y' 135 of 16–235 is 54% (138 of 255).
+    let video = player.capture();
+    let plain = grey_level(&video, 0);
+    assert!((plain - 138.0).abs() <= 1.5, "{plain}");
+    let step = |key: &str| {
+        player.key(key);
+        player.wait_idle(Duration::from_millis(400));
+        player.capture()
+    };
+    // Alt+i: S-Log3, shown through its rendering (colour::log::display): 1.8 stops over grey
+    // at 189 of 255, grey where Rec.709 puts it (0.409; here code 105 of 255, as 105 decodes a
+    // hair over 18%).
+    let log = step("alt+i");
+    let over = grey_level(&log, 0);
+    let grey = grey_level(&log, 1);
+    assert!((over - 189.0).abs() <= 1.5, "+1.8 stops shown at {over}");
+    assert!((grey - 105.0).abs() <= 1.5, "grey shown at {grey}");
+    // False colour is in stops now: +2 (1.5 to 2.5) yellow, 0 green.
+    let marked = step("Y");
+    assert_eq!(count(&half_row(&marked, 0, ROW), [255, 255, 0]), 160, "+2 stops");
+    assert_eq!(count(&half_row(&marked, 1, ROW), [0, 192, 0]), 160, "18% grey");
 }

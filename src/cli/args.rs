@@ -178,19 +178,20 @@ impl MarkArgs {
 /// draws it.
 #[derive(clap::Args, Clone, Debug)]
 pub struct GraticuleArgs {
-    /// The waveform's and parade's graticule in percent, code values, or nits (PQ and HLG; key
-    /// M).
+    /// The waveform's and parade's graticule in percent, code values, nits (PQ and HLG) or
+    /// stops (with a camera log encoding in force; key M).
     #[arg(long, value_enum, default_value_t = Scale::Percent)]
     pub waveform_scale: Scale,
     /// Lines in amber on the waveform and parade at these levels: code values (16,235),
-    /// percent (5%,95%) or nits (1000nits), comma-separated.
-    #[arg(long, value_delimiter = ',', value_parser = parse_level)]
+    /// percent (5%,95%), nits (1000nits) or stops from 18% grey (-1st,+2st), comma-separated.
+    #[arg(long, value_delimiter = ',', value_parser = parse_level, allow_hyphen_values = true)]
     pub graticule: Vec<Level>,
 }
 
 pub fn parse_level(text: &str) -> Result<Level, String> {
-    Level::parse(text)
-        .ok_or_else(|| format!("'{text}' is not a level: a code value (235), a percent (95%) or nits (1000nits)"))
+    Level::parse(text).ok_or_else(|| {
+        format!("'{text}' is not a level: a code value (235), a percent (95%), nits (1000nits) or stops (-1st)")
+    })
 }
 
 pub fn parse_zoom(text: &str) -> Result<u32, String> {
