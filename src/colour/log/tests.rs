@@ -182,3 +182,4 @@ fn the_pass_twin_computes_the_rendering_to_the_code() {
         }
     }
 }
+
