@@ -49,6 +49,8 @@ impl RateMeter {
 /// What the overlay shows, gathered by the player each frame it is up.
 pub struct StatsInput<'a> {
     pub info: &'a VideoInfo,
+    /// The camera log encoding the signal is read in, if any.
+    pub exposure: Option<crate::colour::LogEncoding>,
     /// `2/5` when more than one file is queued.
     pub playlist: Option<String>,
     pub decode_rate: Option<f64>,
@@ -105,6 +107,14 @@ pub fn lines(input: &StatsInput) -> Vec<(&'static str, String)> {
             format.layout.output_bits()
         ),
     ));
+    if let Some(encoding) = input.exposure {
+        let whence = if info.log == Some(encoding) {
+            " (the file's tag)"
+        } else {
+            ""
+        };
+        lines.push(("log", format!("{}{whence}", encoding.label())));
+    }
     lines.push((
         "decoder",
         match info.hwdec {
@@ -295,6 +305,7 @@ impl StatsOverlay {
         let playback = &media.playback;
         let input = StatsInput {
             info: &media.info,
+            exposure: media.pipeline.exposure(),
             playlist: notes.playlist,
             decode_rate: self.decode_meter.rate(),
             display_rate: self.display_meter.rate(),
@@ -443,6 +454,7 @@ mod tests {
         let source = crate::video::source::VideoSource::open(std::path::Path::new("media/sample-540p.mp4")).unwrap();
         let mut input = StatsInput {
             info: &source.info,
+            exposure: None,
             playlist: None,
             decode_rate: None,
             display_rate: None,
@@ -477,5 +489,9 @@ mod tests {
             "NVDEC to Vulkan on the GPU (GPU cache 80 frames, 8000 MiB)"
         );
         assert_eq!(line(&input, "cache"), "300 / 1024 MiB, 97 frames, GPU 2000 / 7200 MiB");
+        // A log encoding in force has a line of its own (the sample names none).
+        assert!(lines(&input).iter().all(|(l, _)| *l != "log"));
+        input.exposure = Some(crate::colour::LogEncoding::VLog);
+        assert_eq!(line(&input, "log"), "V-Log / V-Gamut");
     }
 }

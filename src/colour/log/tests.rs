@@ -182,4 +182,3 @@ fn the_pass_twin_computes_the_rendering_to_the_code() {
         }
     }
 }
-
