@@ -75,6 +75,19 @@ pub struct LutArgs {
 }
 
 impl LutArgs {
+    /// The look for a file whose metadata names the log encoding `tagged`: the LUT `given`
+    /// (`load`'s), else the display rendering of the encoding in force.
+    pub fn look(
+        &self,
+        given: Option<&std::sync::Arc<crate::colour::lut::Lut>>,
+        tagged: Option<crate::colour::LogEncoding>,
+    ) -> crate::pipeline::Look {
+        crate::pipeline::Look {
+            lut: crate::colour::log::picture_lut(given, self.input_colour.resolve(tagged)),
+            scopes_on: self.scopes_on,
+        }
+    }
+
     /// The LUT named, read; None without --lut.
     pub fn load(&self) -> Result<Option<std::sync::Arc<crate::colour::lut::Lut>>, crate::colour::lut::LutError> {
         self.lut

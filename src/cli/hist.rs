@@ -4,15 +4,13 @@
 
 use super::args::{parse_bins, parse_region, AdjustArgs, LutArgs};
 use super::output::{self, FrameReport};
-use crate::colour::log::picture_lut;
-use crate::colour::lut::{Lut, LutTables};
 use crate::colour::Depth;
 use crate::engine::histogram::{self, Histogram, DEFAULT_BINS};
 use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::headless::{cpu_frames, gpu_frames, prepare, ClipError, FrameRange};
-use crate::pipeline::ScopesOn;
+use crate::pipeline::Look;
 use crate::render::adjust::{adjust_still, Adjustments, CpuAdjuster};
 use crate::render::lut::lut_still;
 use crate::scope::Region;
@@ -21,7 +19,6 @@ use crate::video::still::{self, RgbaImage};
 use anyhow::{bail, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// Print the R, G, B and luminance histograms of a picture or of video frames.
 ///
@@ -56,25 +53,18 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     let range = args.frames.unwrap_or(FrameRange::single(args.frame));
-    let job = HistJob {
+    let given = args.lut.load()?;
+    let job = |tagged| HistJob {
         bins: args.bins,
         region: args.region,
         adjustments: args.adjust.adjustments(),
-        lut: args.lut.load()?,
-        scopes_on: args.lut.scopes_on,
+        look: args.lut.look(given.as_ref(), tagged),
     };
     if still::is_still_image(&args.input) {
-        let job = HistJob {
-            lut: picture_lut(job.lut.as_ref(), args.lut.input_colour.resolve(None)),
-            ..job
-        };
-        return hist_still_image(&args.input, range, job, args.cpu, args.csv);
+        return hist_still_image(&args.input, range, job(None), args.cpu, args.csv);
     }
     let source = VideoSource::open_for(&args.input, Decoding::Throughput)?;
-    let job = HistJob {
-        lut: picture_lut(job.lut.as_ref(), args.lut.input_colour.resolve(source.info.log)),
-        ..job
-    };
+    let job = job(source.info.log);
     let output = if args.csv { Output::Csv } else { Output::JsonLines };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     hist_video(source, range, job, args.cpu, output, &mut out)?;
@@ -95,7 +85,7 @@ fn hist_still_image(input: &Path, range: FrameRange, job: HistJob, cpu: bool, cs
         depth: 8,
         region: job.region,
         histogram: &histogram,
-        counted: job.counted(),
+        counted: job.look.counted(),
     };
     let mut out = std::io::stdout().lock();
     if csv {
@@ -152,7 +142,7 @@ pub fn hist_still(image: &RgbaImage, job: HistJob, cpu: bool) -> Result<Histogra
     region.check(image.width, image.height)?;
     if cpu {
         let mut words = CpuAdjuster::new(job.adjustments, 8).adjust(&image.words());
-        if let Some(tables) = job.counted_lut(8) {
+        if let Some(tables) = job.look.counted_tables(8) {
             words = tables.apply_words(&words);
         }
         return Ok(histogram::histogram_packed(
@@ -164,7 +154,7 @@ pub fn hist_still(image: &RgbaImage, job: HistJob, cpu: bool) -> Result<Histogra
     let ctx = GpuContext::new()?;
     let texture = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
     let mut texture = adjust_still(&ctx, &texture, job.adjustments)?;
-    if let Some(tables) = job.counted_lut(8) {
+    if let Some(tables) = job.look.counted_tables(8) {
         texture = lut_still(&ctx, &texture, &tables)?;
     }
     let engine = HistogramEngine::new(&ctx, job.bins, EngineConfig::default());
@@ -183,7 +173,7 @@ fn hist_cpu(
     let format = source.info.format;
     let mut written = 0;
     let mut adjuster = CpuAdjuster::new(job.adjustments, format.layout.output_bits());
-    let lut = job.counted_lut(format.layout.output_bits());
+    let lut = job.look.counted_tables(format.layout.output_bits());
     cpu_frames(source, range, |words, depth, frame| {
         let region = job.region.unwrap_or(Region::full(format.width, format.height));
         let mut adjusted = adjuster.adjust(words);
@@ -200,7 +190,7 @@ fn hist_cpu(
             depth: depth.bits(),
             region: job.region,
             histogram: &histogram,
-            counted: job.counted(),
+            counted: job.look.counted(),
         };
         write_report(out, output, &report, written == 0)?;
         written += 1;
@@ -215,23 +205,7 @@ pub struct HistJob {
     pub bins: u32,
     pub region: Option<Region>,
     pub adjustments: Adjustments,
-    pub lut: Option<Arc<Lut>>,
-    pub scopes_on: ScopesOn,
-}
-
-impl HistJob {
-    /// What the JSON says was counted: only with a LUT in force.
-    fn counted(&self) -> Option<ScopesOn> {
-        self.lut.as_ref().map(|_| self.scopes_on)
-    }
-
-    /// The LUT's tables for `bits`-bit frames, where the picture through it is counted.
-    fn counted_lut(&self, bits: u32) -> Option<LutTables> {
-        match (&self.lut, self.scopes_on) {
-            (Some(lut), ScopesOn::Display) => Some(LutTables::new(lut, bits)),
-            _ => None,
-        }
-    }
+    pub look: Look,
 }
 
 fn hist_gpu(
@@ -250,10 +224,7 @@ fn hist_gpu(
         |ctx, pipeline| {
             pipeline.set_region(ctx, job.region)?;
             pipeline.set_adjustments(ctx, job.adjustments)?;
-            if let Some(lut) = &job.lut {
-                pipeline.set_lut(ctx, Some(&LutTables::new(lut, pipeline.ring.output.bits)))?;
-                pipeline.set_scopes_on(ctx, job.scopes_on)?;
-            }
+            pipeline.set_look(ctx, &job.look)?;
             Ok(pipeline.engine.histogram_bytes())
         },
         |pipeline, encoder, buffer| {
@@ -270,7 +241,7 @@ fn hist_gpu(
                 depth: pipeline.engine.depth.bits(),
                 region: job.region,
                 histogram: &histogram,
-                counted: job.counted(),
+                counted: job.look.counted(),
             };
             write_report(out, output, &report, written == 0)?;
             written += 1;

@@ -78,8 +78,10 @@ pub fn run(args: Args) -> Result<()> {
         adjustments: args.adjust.adjustments(),
         marks: args.marks.settings()?,
         graticule: (args.graticule.waveform_scale, args.graticule.graticule),
-        lut: args.lut.load()?,
-        scopes_on: args.lut.scopes_on,
+        look: crate::pipeline::Look {
+            lut: args.lut.load()?,
+            scopes_on: args.lut.scopes_on,
+        },
         input_colour: args.lut.input_colour,
         exposure: None,
     };

@@ -4,14 +4,12 @@
 
 use super::args::{parse_bins, parse_columns, parse_region, AdjustArgs, LutArgs};
 use super::output::{write_line, RegionBox, Seconds};
-use crate::colour::log::picture_lut;
-use crate::colour::lut::{Lut, LutTables};
 use crate::colour::{ColorVolume, Depth};
 use crate::engine::histogram::DEFAULT_BINS;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::headless::{self as hist, ClipError, FrameMeta, FrameRange};
-use crate::pipeline::ScopesOn;
+use crate::pipeline::{Look, ScopesOn};
 use crate::render::adjust::{adjust_still, Adjustments, CpuAdjuster};
 use crate::render::lut::lut_still;
 use crate::scope::cie::{self, Chromaticity};
@@ -24,7 +22,6 @@ use anyhow::bail;
 use serde::Serialize;
 use std::io::{self, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
 
 /// Print a scope of a picture or of video frames: waveform, parade, vectorscope or CIE diagram.
 ///
@@ -82,9 +79,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bins: args.bins,
         region: args.region,
         adjustments: args.adjust.adjustments(),
-        lut: args.lut.load()?,
-        scopes_on: args.lut.scopes_on,
+        look: Look::default(),
     };
+    let given = args.lut.load()?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if still::is_still_image(&args.input) {
         let image = still::load(&args.input)?;
@@ -92,7 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             bail!("'{}' is a still image: it has only frame 0", args.input.display());
         }
         let job = ScopeJob {
-            lut: picture_lut(job.lut.as_ref(), args.lut.input_colour.resolve(None)),
+            look: args.lut.look(given.as_ref(), None),
             ..job
         };
         let counts = scope_still(&image, &job, args.cpu)?;
@@ -101,7 +98,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         let source = VideoSource::open_for(&args.input, Decoding::Throughput)?;
         let job = ScopeJob {
-            lut: picture_lut(job.lut.as_ref(), args.lut.input_colour.resolve(source.info.log)),
+            look: args.lut.look(given.as_ref(), source.info.log),
             ..job
         };
         scope_video(source, range, job, args.cpu, &mut out)?;
@@ -121,30 +118,17 @@ pub struct ScopeJob {
     pub adjustments: Adjustments,
     /// The LUT the picture is shown through (`--lut`, or a log encoding's display rendering),
     /// and whether the signal or the picture through it is counted.
-    pub lut: Option<Arc<Lut>>,
-    pub scopes_on: ScopesOn,
+    pub look: Look,
 }
 
 impl ScopeJob {
-    /// What the JSON says was counted: only with a LUT in force.
-    fn counted(&self) -> Option<ScopesOn> {
-        self.lut.as_ref().map(|_| self.scopes_on)
-    }
-
-    /// The LUT's tables for `bits`-bit frames, where the picture through it is counted.
-    fn counted_lut(&self, bits: u32) -> Option<LutTables> {
-        match (&self.lut, self.scopes_on) {
-            (Some(lut), ScopesOn::Display) => Some(LutTables::new(lut, bits)),
-            _ => None,
-        }
-    }
-
     /// The colour volume of what is counted (for the CIE diagram): the picture through a LUT
     /// is BT.709 SDR.
     fn counted_volume(&self, volume: ColorVolume) -> ColorVolume {
-        match self.counted_lut(8) {
-            Some(_) => ColorVolume::default(),
-            None => volume,
+        if self.look.counts_display() {
+            ColorVolume::default()
+        } else {
+            volume
         }
     }
 }
@@ -283,13 +267,13 @@ pub fn scope_video<W: Write>(
             counts,
             columns: job.columns,
             bins: job.bins,
-            counted: job.counted(),
+            counted: job.look.counted(),
         };
         write_json(out, &report)
     };
     let written = if cpu {
         let mut adjuster = CpuAdjuster::new(job.adjustments, format.layout.output_bits());
-        let lut = job.counted_lut(format.layout.output_bits());
+        let lut = job.look.counted_tables(format.layout.output_bits());
         hist::cpu_frames(source, range, |words, depth, frame| {
             let mut adjusted = adjuster.adjust(words);
             if let Some(tables) = &lut {
@@ -308,10 +292,7 @@ pub fn scope_video<W: Write>(
                 pipeline.set_region(ctx, job.region)?;
                 pipeline.set_scope(ctx, Some((job.kind, job.columns)))?;
                 pipeline.set_adjustments(ctx, job.adjustments)?;
-                if let Some(lut) = &job.lut {
-                    pipeline.set_lut(ctx, Some(&LutTables::new(lut, pipeline.ring.output.bits)))?;
-                    pipeline.set_scopes_on(ctx, job.scopes_on)?;
-                }
+                pipeline.set_look(ctx, &job.look)?;
                 let (_, target) = pipeline.scope().expect("the scope was just set");
                 Ok(target.counts.size())
             },
@@ -335,7 +316,7 @@ pub fn scope_still(image: &RgbaImage, job: &ScopeJob, cpu: bool) -> Result<Vec<u
     region.check(image.width, image.height)?;
     if cpu {
         let mut words = CpuAdjuster::new(job.adjustments, 8).adjust(&image.words());
-        if let Some(tables) = job.counted_lut(8) {
+        if let Some(tables) = job.look.counted_tables(8) {
             words = tables.apply_words(&words);
         }
         let words = region.crop(&words, image.width);
@@ -350,7 +331,7 @@ pub fn scope_still(image: &RgbaImage, job: &ScopeJob, cpu: bool) -> Result<Vec<u
     let ctx = GpuContext::new()?;
     let frame = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
     let mut frame = adjust_still(&ctx, &frame, job.adjustments)?;
-    if let Some(tables) = job.counted_lut(8) {
+    if let Some(tables) = job.look.counted_tables(8) {
         frame = lut_still(&ctx, &frame, &tables)?;
     }
     let pixels = region::counted_pixels(&ctx, &frame, job.region);
@@ -376,7 +357,7 @@ pub fn still_report<'a>(image: &RgbaImage, job: &ScopeJob, counts: &'a [u32]) ->
         counts,
         columns: job.columns,
         bins: job.bins,
-        counted: job.counted(),
+        counted: job.look.counted(),
     }
 }
 

@@ -393,14 +393,6 @@ impl InputColour {
             InputColour::Log(encoding) => Some(encoding),
         }
     }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            InputColour::Auto => "auto",
-            InputColour::Video => "none",
-            InputColour::Log(encoding) => encoding.name(),
-        }
-    }
 }
 
 impl std::str::FromStr for InputColour {

@@ -2,7 +2,7 @@
 //! RGBA8 buffer. Backs the `render` command and the snapshot tests.
 
 use crate::colour::log::{picture_lut, InputColour};
-use crate::colour::lut::{Lut, LutTables};
+use crate::colour::lut::LutTables;
 use crate::colour::LogEncoding;
 use crate::colour::{ColorSpec, ColorVolume, Depth, Matrix, Range, Transfer};
 use crate::compare::composite::{composite_frame, Composite, CompositePass};
@@ -13,7 +13,7 @@ use crate::gpu::{readback, GpuContext, GpuError};
 use crate::marks::gpu::MarksStage;
 use crate::marks::MarkSettings;
 use crate::pipeline::FramePipeline;
-use crate::pipeline::ScopesOn;
+use crate::pipeline::Look;
 use crate::render::adjust::{adjust_still, Adjustments};
 use crate::render::lut::lut_still;
 use crate::render::notes::{self, MarksNote};
@@ -54,8 +54,7 @@ pub struct Counting {
     pub graticule: (Scale, Vec<Level>),
     /// The LUT the picture is shown through (`--lut`), and whether the histograms and scopes
     /// count the signal or the picture through it (`--scopes-on`).
-    pub lut: Option<std::sync::Arc<Lut>>,
-    pub scopes_on: ScopesOn,
+    pub look: Look,
     /// What the signal is (`--input-colour`): `for_file` turns it into the log encoding in
     /// force and the LUT its display rendering gives, where no LUT was given.
     pub input_colour: InputColour,
@@ -72,8 +71,7 @@ impl Counting {
             adjustments: Adjustments::default(),
             marks: MarkSettings::default(),
             graticule: Default::default(),
-            lut: None,
-            scopes_on: ScopesOn::Signal,
+            look: Look::default(),
             input_colour: InputColour::Auto,
             exposure: None,
         }
@@ -83,7 +81,7 @@ impl Counting {
     /// the encoding in force, and the picture through the LUT given or its display rendering.
     pub fn for_file(mut self, tagged: Option<LogEncoding>) -> Self {
         self.exposure = self.input_colour.resolve(tagged);
-        self.lut = picture_lut(self.lut.as_ref(), self.exposure);
+        self.look.lut = picture_lut(self.look.lut.as_ref(), self.exposure);
         self.marks.exposure = self.exposure;
         self
     }
@@ -117,12 +115,13 @@ pub fn render_picture(
     };
     // Through the LUT, the picture drawn; counted as it is or as drawn.
     let looked_up;
-    let (picture, counted) = match &counting.lut {
+    let (picture, counted) = match &counting.look.lut {
         Some(lut) => {
             looked_up = lut_still(ctx, picture, &LutTables::new(lut, picture.bits))?;
-            let counted = match counting.scopes_on {
-                ScopesOn::Display => &looked_up,
-                ScopesOn::Signal => picture,
+            let counted = if counting.look.counts_display() {
+                &looked_up
+            } else {
+                picture
             };
             (&looked_up, counted)
         }
@@ -241,10 +240,7 @@ pub fn render_video_frame(
     pipeline.set_adjustments(ctx, counting.adjustments)?;
     pipeline.set_exposure(ctx, counting.exposure);
     pipeline.set_marks(ctx, &counting.marks);
-    if let Some(lut) = &counting.lut {
-        pipeline.set_lut(ctx, Some(&LutTables::new(lut, pipeline.ring.output.bits)))?;
-        pipeline.set_scopes_on(ctx, counting.scopes_on)?;
-    }
+    pipeline.set_look(ctx, &counting.look)?;
     pipeline.ring.slots[0].upload(&ctx.queue, frame.planes)?;
     if let Some(nits) = frame.frame_peak_nits {
         pipeline.bound_peak(&ctx.queue, nits);

@@ -14,7 +14,7 @@ use crate::gpu::texture::GpuFrame;
 use crate::gpu::timing::PassTimer;
 use crate::gpu::{GpuContext, GpuError};
 use crate::marks::gpu::MarksStage;
-use crate::marks::{Mark, MarkSet, MarkSettings};
+use crate::marks::{Mark, MarkSettings};
 use crate::render::adjust::{AdjustStage, Adjustments};
 use crate::render::lut::LutStage;
 use crate::render::peak::{PeakBinding, PeakPass};
@@ -101,6 +101,36 @@ impl ScopesOn {
             Self::Signal => "signal",
             Self::Display => "display",
         }
+    }
+}
+
+/// The LUT a picture is shown through (a `.cube` file's, or a camera log encoding's display
+/// rendering), if any, and what the histograms and scopes count meanwhile: the headless
+/// commands' `--lut`, `--input-colour` and `--scopes-on`, resolved for one file.
+#[derive(Clone, Debug, Default)]
+pub struct Look {
+    pub lut: Option<std::sync::Arc<crate::colour::lut::Lut>>,
+    pub scopes_on: ScopesOn,
+}
+
+impl Look {
+    /// What the JSON says was counted: only with a LUT in force.
+    pub fn counted(&self) -> Option<ScopesOn> {
+        self.lut.as_ref().map(|_| self.scopes_on)
+    }
+
+    /// Whether the picture through the LUT is what is counted.
+    pub fn counts_display(&self) -> bool {
+        self.counted() == Some(ScopesOn::Display)
+    }
+
+    /// The LUT's tables for `bits`-bit frames, where the picture through it is counted (the
+    /// CPU twins and stills apply them before counting).
+    pub fn counted_tables(&self, bits: u32) -> Option<LutTables> {
+        self.lut
+            .as_ref()
+            .filter(|_| self.counts_display())
+            .map(|lut| LutTables::new(lut, bits))
     }
 }
 
@@ -243,6 +273,15 @@ impl FramePipeline {
         self.recount_what_changed(ctx)
     }
 
+    /// Shows the picture through `look`'s LUT, if any, counting what it says.
+    pub fn set_look(&mut self, ctx: &GpuContext, look: &Look) -> Result<(), RingError> {
+        if let Some(lut) = &look.lut {
+            self.set_lut(ctx, Some(&LutTables::new(lut, self.ring.output.bits)))?;
+            self.set_scopes_on(ctx, look.scopes_on)?;
+        }
+        Ok(())
+    }
+
     /// Turns the LUT loaded on or off (nothing without one): whether it is on now. The scene
     /// must be made again afterwards.
     pub fn show_lut(&mut self, ctx: &GpuContext, on: bool) -> Result<bool, RingError> {
@@ -375,17 +414,9 @@ impl FramePipeline {
     /// graticule from the next frame on. The picture it is shown through is `set_lut`'s.
     pub fn set_exposure(&mut self, ctx: &GpuContext, encoding: Option<LogEncoding>) {
         self.exposure = encoding;
-        if let Some(marks) = &mut self.marks {
-            let settings = marks.settings().clone();
-            let compute = MarkSet(settings.shown.with(Mark::Range, !settings.shown.is_empty()).0);
-            marks.set_computing(
-                &ctx.queue,
-                &MarkSettings {
-                    exposure: encoding,
-                    ..settings
-                },
-                compute,
-            );
+        // The marks shown are worked out again for it (`set_marks` reads it).
+        if let Some(settings) = self.marks.as_ref().map(|m| m.settings().clone()) {
+            self.set_marks(ctx, &settings);
         }
     }
 

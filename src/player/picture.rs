@@ -151,8 +151,9 @@ impl Picture {
         fx
     }
 
-    /// The first file: what its signal is, and the picture through its LUT.
-    pub fn start(
+    /// What this file's signal is, and the picture through its LUT (the first file's, and
+    /// each file's after).
+    pub fn apply(
         &mut self,
         gpu: &crate::gpu::GpuContext,
         scene: &crate::render::scene::SceneRenderer,
@@ -161,10 +162,13 @@ impl Picture {
         let encoding = self.input_colour.resolve(media.info.log);
         media.set_exposure(gpu, encoding);
         self.lut = picture_lut(self.given.as_ref(), encoding);
-        if let Some(lut) = &self.lut {
-            media.set_lut(gpu, scene, Some(lut), self.scopes_on)?;
+        match self.lut.as_deref() {
+            Some(lut) => media
+                .set_lut(gpu, scene, Some(lut), self.scopes_on)
+                .and_then(|()| media.show_lut(gpu, scene, self.lut_on, self.scopes_on))
+                .map(drop),
+            None => media.set_lut(gpu, scene, None, self.scopes_on),
         }
-        Ok(())
     }
 
     /// The signal is read as something else now: the marks, graticule and picture follow.
@@ -190,18 +194,7 @@ impl Picture {
 
     /// The log encoding in force for this file, and the picture through its LUT.
     fn show_input_colour(&mut self, cx: &mut Cx, fx: &mut Effects) {
-        let encoding = self.input_colour.resolve(cx.media.info.log);
-        cx.media.set_exposure(cx.gpu, encoding);
-        self.lut = picture_lut(self.given.as_ref(), encoding);
-        let shown = match self.lut.as_deref() {
-            Some(lut) => cx
-                .media
-                .set_lut(cx.gpu, cx.scene, Some(lut), self.scopes_on)
-                .and_then(|()| cx.media.show_lut(cx.gpu, cx.scene, self.lut_on, self.scopes_on))
-                .map(drop),
-            None => cx.media.set_lut(cx.gpu, cx.scene, None, self.scopes_on),
-        };
-        if let Err(e) = shown {
+        if let Err(e) = self.apply(cx.gpu, cx.scene, cx.media) {
             fx.error(format!("cannot show the picture through the LUT: {e}"));
         }
     }

@@ -132,7 +132,7 @@ impl PlayerWindow {
             options.input_colour,
             options.scopes_on,
         );
-        picture.start(&gpu, &scene, &mut media)?;
+        picture.apply(&gpu, &scene, &mut media)?;
         media.set_marks(&gpu, &scene, &options.marks);
         media.set_graticule(options.graticule.0, &options.graticule.1);
         let egui = EguiLayer::new(&window, &gpu, surface.format);
