@@ -250,8 +250,29 @@ fn hist_counts_the_signal_or_the_picture_through_the_lut() {
     let scratch = Scratch::new("hist");
     let swap = write(scratch.path(), "swap.cube", &cube_text(17, |r, g, b| [g, b, r]));
     let swap = swap.to_str().unwrap();
-    for input in ["media/sample-540p.mp4", "media/kitten.jpg"] {
-        let input = common::repo_path(input);
+    // 10 bits: a second of the sample, lossless.
+    let sample = common::repo_path("media/sample-540p.mp4");
+    let ten_bit = common::fixture(
+        "lut-sample-10bit.mkv",
+        &[
+            "-i",
+            sample.to_str().unwrap(),
+            "-t",
+            "1",
+            "-an",
+            "-vf",
+            "scale=480:270",
+            "-pix_fmt",
+            "yuv420p10le",
+            "-c:v",
+            "ffv1",
+        ],
+    );
+    for input in [
+        common::repo_path("media/sample-540p.mp4"),
+        common::repo_path("media/kitten.jpg"),
+        ten_bit,
+    ] {
         let input = input.to_str().unwrap();
         let signal = hist_line(&[input, "--bins", "64"]);
         assert!(signal.get("counted").is_none());
@@ -290,31 +311,36 @@ fn render_draws_the_picture_through_the_lut() {
     let swap = write(scratch.path(), "swap.cube", &cube_text(17, |r, g, b| [g, b, r]));
     let plain = scratch.path().join("plain.png");
     let looked = scratch.path().join("looked.png");
-    let kitten = common::repo_path("media/kitten.jpg");
-    for (out, lut) in [(&plain, None), (&looked, Some(&swap))] {
-        let mut command = histoplay();
-        command
-            .arg("render")
-            .arg(&kitten)
-            .arg("-o")
-            .arg(out)
-            .args(["--size", "612x376", "--contain"]);
-        if let Some(lut) = lut {
-            command.arg("--lut").arg(lut);
+    // A still goes through the LUT pass; a video's frame through the LUT as it is converted.
+    for (input, frame) in [("media/kitten.jpg", None), ("media/sample-540p.mp4", Some("40"))] {
+        for (out, lut) in [(&plain, None), (&looked, Some(&swap))] {
+            let mut command = histoplay();
+            command
+                .arg("render")
+                .arg(common::repo_path(input))
+                .arg("-o")
+                .arg(out)
+                .args(["--size", "612x376", "--contain"]);
+            if let Some(frame) = frame {
+                command.args(["--frame", frame]);
+            }
+            if let Some(lut) = lut {
+                command.arg("--lut").arg(lut);
+            }
+            let status = command.status().unwrap();
+            assert!(status.success());
         }
-        let status = command.status().unwrap();
-        assert!(status.success());
-    }
-    let plain = image::open(&plain).unwrap().to_rgba8();
-    let looked = image::open(&looked).unwrap().to_rgba8();
-    // The middle of the picture, clear of the histogram quads: the same pixels, swapped.
-    let mut compared = 0;
-    for y in (120..250).step_by(7) {
-        for x in (240..380).step_by(7) {
-            let [r, g, b, _] = plain.get_pixel(x, y).0;
-            assert_eq!(looked.get_pixel(x, y).0, [g, b, r, 255], "at {x},{y}");
-            compared += 1;
+        let plain = image::open(&plain).unwrap().to_rgba8();
+        let looked = image::open(&looked).unwrap().to_rgba8();
+        // The middle of the picture, clear of the histogram quads: the same pixels, swapped.
+        let mut compared = 0;
+        for y in (120..250).step_by(7) {
+            for x in (240..380).step_by(7) {
+                let [r, g, b, _] = plain.get_pixel(x, y).0;
+                assert_eq!(looked.get_pixel(x, y).0, [g, b, r, 255], "{input} at {x},{y}");
+                compared += 1;
+            }
         }
+        assert!(compared > 300);
     }
-    assert!(compared > 300);
 }

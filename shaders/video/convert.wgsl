@@ -159,7 +159,8 @@ fn in_frame(pos: vec2u) -> bool {
     return all(pos < vec2u(params.width, params.height));
 }
 
-fn store(pos: vec2u, word: u32) {
+// The converted pixel, as the signal: its packed word and its texel.
+fn store_signal(pos: vec2u, word: u32) {
     out_pixels[pos.y * params.width + pos.x] = word;
     if params.out_bits == 10u {
         let codes = vec3u(word, word >> 10u, word >> 20u) & vec3u(1023u);
@@ -168,6 +169,11 @@ fn store(pos: vec2u, word: u32) {
         // k / 255 stores back as k, so the texture holds the very same bytes.
         textureStore(out_texture, pos, unpack4x8unorm(word));
     }
+}
+
+// Where the frame is shown through a look, src/gpu/shaders.rs swaps this for convert_look.wgsl's.
+fn store(pos: vec2u, word: u32) {
+    store_signal(pos, word);
 }
 
 @compute @workgroup_size(32, 4)

@@ -15,6 +15,8 @@ pub const TONEMAP: &str = include_str!("../../shaders/render/tonemap.wgsl");
 pub const PEAK: &str = include_str!("../../shaders/render/peak.wgsl");
 pub const ADJUST: &str = include_str!("../../shaders/render/adjust.wgsl");
 pub const LUT: &str = include_str!("../../shaders/render/lut.wgsl");
+pub const LOOK: &str = include_str!("../../shaders/render/look.wgsl");
+pub const CONVERT_LOOK: &str = include_str!("../../shaders/video/convert_look.wgsl");
 pub const SCOPE: &str = include_str!("../../shaders/scope/scope.wgsl");
 pub const SIGNALSTATS: &str = include_str!("../../shaders/signalstats/signalstats.wgsl");
 pub const SCOPE_DRAW: &str = include_str!("../../shaders/scope/draw.wgsl");
@@ -67,6 +69,8 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ("lut.wgsl", lut_source(8)),
         ("lut.wgsl, 10-bit", lut_source(10)),
         ("convert.wgsl, 10-bit output", convert_source(10)),
+        ("convert.wgsl through a look", convert_look_source(8)),
+        ("convert.wgsl through a look, 10-bit output", convert_look_source(10)),
         ("bench_floor.wgsl", BENCH_FLOOR.to_string()),
         ("scope.wgsl", compute_source(&scope_header(256, 10, 3, 8, 2, 0), SCOPE)),
         (
@@ -190,10 +194,24 @@ pub fn adjust_source(bits: u32) -> String {
     )
 }
 
-/// The LUT shader for `bits`-bit frames (its output texture's format differs).
+/// The LUT pass's shader for `bits`-bit frames: the look, then the pass (their textures'
+/// format differs by depth).
 pub fn lut_source(bits: u32) -> String {
+    with_storage_format(format!("{LOOK}\n{LUT}"), bits)
+}
+
+/// The conversion shader writing `out_bits`-bit frames that shows them through a look as it
+/// converts them: its store swapped for convert_look.wgsl's, the look after it.
+pub fn convert_look_source(out_bits: u32) -> String {
+    let plain = "fn store(pos: vec2u, word: u32) {\n    store_signal(pos, word);\n}\n";
+    assert!(CONVERT.contains(plain), "convert.wgsl's store is where the look goes");
+    with_storage_format(format!("{}\n{LOOK}", CONVERT.replace(plain, CONVERT_LOOK)), out_bits)
+}
+
+/// `source` with its write-only storage textures in the format of `bits`-bit frames.
+fn with_storage_format(source: String, bits: u32) -> String {
     let format = crate::gpu::texture::GpuFrame::storage_format_name(bits);
-    LUT.replace(
+    source.replace(
         "texture_storage_2d<rgba8unorm, write>",
         &format!("texture_storage_2d<{format}, write>"),
     )

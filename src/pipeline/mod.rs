@@ -77,12 +77,19 @@ struct Adjusting {
 }
 
 /// A LUT in force: the converted frame (the signal) goes through it into `picture`, which is
-/// drawn; the histograms and scopes count either (`ScopesOn`).
+/// drawn; the histograms and scopes count either (`ScopesOn`). Frames as they play go through
+/// it as they are converted (`converts`); the LUT pass (`stage`) applies it to a frame
+/// converted already.
 struct LutApplied {
     picture: GpuFrame,
     stage: LutStage,
+    /// The conversion of each ring slot through the LUT.
+    converts: Vec<ConvertBinding>,
     /// The engine bound to `picture`.
     binding: SourceBinding,
+    /// Whether a frame was converted through the LUT since the signal's texture was last
+    /// written: it is then behind, and written before it is drawn again.
+    signal_texture_behind: Cell<bool>,
 }
 
 /// What the histograms and scopes count while the picture is shown through a LUT.
@@ -260,11 +267,16 @@ impl FramePipeline {
                 let picture =
                     GpuFrame::with_bits(ctx, "picture through the LUT", output.width, output.height, output.bits)?;
                 let stage = LutStage::new(ctx, tables, output, &picture)?;
+                let converts = self.ring.bind_looking(ctx, stage.look())?;
                 let binding = self.engine.bind_source(ctx, &self.target, &picture.pixels);
+                // The frame shown now may have been converted through the LUT replaced.
+                let behind = self.lut.as_ref().is_some_and(|lut| lut.signal_texture_behind.get());
                 self.lut = Some(LutApplied {
                     picture,
                     stage,
+                    converts,
                     binding,
+                    signal_texture_behind: Cell::new(behind),
                 });
                 self.lut_active = true;
             }
@@ -328,6 +340,12 @@ impl FramePipeline {
 
     /// The region and the scope read the counted frame: made again on it.
     fn recount_what_changed(&mut self, ctx: &GpuContext) -> Result<(), RingError> {
+        if let Some(lut) = &self.lut {
+            // Frames converted through the LUT write the picture's packed pixels only while
+            // something counts them.
+            lut.stage
+                .write_pixels(&ctx.queue, self.scopes_on() == ScopesOn::Display);
+        }
         if let Some(region) = self.region.as_ref().map(|r| r.gather_binding.region()) {
             self.region = Some(self.make_region(ctx, region));
         }
@@ -615,27 +633,54 @@ impl FramePipeline {
         }
         let writes = |pass| timer.map(|t| t.compute_writes(pass));
         encoder.push_debug_group("convert and count");
-        match &self.adjusting {
-            Some(adjusting) if self.adjust_active => {
+        match (&self.adjusting, self.active_lut()) {
+            (Some(adjusting), lut) if self.adjust_active => {
                 self.ring
                     .encode_convert_with(encoder, &adjusting.converts[slot], writes(TIMED_CONVERT));
                 adjusting.stage.encode_timed(encoder, writes(TIMED_ADJUST));
                 adjusting.raw_current.set(true);
+                // The adjusted frame through the LUT.
+                if let Some(lut) = lut {
+                    lut.stage.encode(encoder);
+                    lut.signal_texture_behind.set(false);
+                }
             }
-            _ => {
-                self.ring.encode_convert_timed(encoder, slot, writes(TIMED_CONVERT));
-                if let Some(adjusting) = &self.adjusting {
+            (adjusting, _) => {
+                self.encode_conversion(encoder, slot, writes(TIMED_CONVERT));
+                if let Some(adjusting) = adjusting {
                     adjusting.raw_current.set(false);
                 }
             }
         }
-        self.encode_lut(encoder);
         self.encode_marks(encoder, Some(slot));
         if let Some(stats) = self.counting_stats() {
             stats.encode(encoder, slot);
         }
         self.encode_counts_timed(encoder, timer);
         encoder.pop_debug_group();
+    }
+
+    /// Records converting ring slot `slot` into the ring's output, unadjusted, and through the
+    /// LUT while one is on (in the one pass: the picture then holds the frame through it),
+    /// `writes` timing the pass.
+    pub fn encode_conversion(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        slot: usize,
+        writes: Option<wgpu::ComputePassTimestampWrites>,
+    ) {
+        match self.active_lut() {
+            Some(lut) => {
+                self.ring.encode_convert_with(encoder, &lut.converts[slot], writes);
+                lut.signal_texture_behind.set(true);
+            }
+            None => {
+                self.ring.encode_convert_timed(encoder, slot, writes);
+                if let Some(lut) = &self.lut {
+                    lut.signal_texture_behind.set(false);
+                }
+            }
+        }
     }
 
     /// Records counting the frame shown again, paused, after the region, the scope or the
@@ -658,16 +703,21 @@ impl FramePipeline {
                 (false, false) => {}
             }
         }
-        self.encode_lut(encoder);
+        match (&self.lut, self.lut_active) {
+            (Some(lut), true) => lut.stage.encode(encoder),
+            (Some(lut), false) if lut.signal_texture_behind.get() => {
+                lut.stage.encode_show_signal(encoder);
+                lut.signal_texture_behind.set(false);
+            }
+            _ => {}
+        }
         self.encode_marks(encoder, None);
         self.encode_counts_timed(encoder, timer);
     }
 
-    /// Records the LUT's pass over the converted frame, while one is on.
-    fn encode_lut(&self, encoder: &mut wgpu::CommandEncoder) {
-        if let (Some(lut), true) = (&self.lut, self.lut_active) {
-            lut.stage.encode(encoder);
-        }
+    /// The LUT the picture is shown through, while one is on.
+    fn active_lut(&self) -> Option<&LutApplied> {
+        self.lut.as_ref().filter(|_| self.lut_active)
     }
 
     /// Records counting the converted frame (or its region): the histograms, the peak and the

@@ -94,6 +94,24 @@ impl FrameRing {
             .collect::<Result<Vec<_>, _>>()?)
     }
 
+    /// Conversions of every slot into `output` that show each frame through a look as they
+    /// convert it (`LutStage::look`: its layout and bind group), made once per look.
+    pub fn bind_looking(
+        &self,
+        ctx: &GpuContext,
+        look: (&wgpu::BindGroupLayout, &wgpu::BindGroup),
+    ) -> Result<Vec<ConvertBinding>, RingError> {
+        let pipeline = self.convert.looking_pipeline(&self.format, look.0);
+        Ok(self
+            .slots
+            .iter()
+            .map(|slot| {
+                self.convert
+                    .bind_looking(&ctx.device, slot, &self.output, &pipeline, look.1)
+            })
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+
     /// Records one conversion of `bind_into`, its pass timed with `writes`.
     pub fn encode_convert_with(
         &self,

@@ -7,7 +7,8 @@
 //! - every input code's place in the table is worked out here in f64: through the 1D table
 //!   (linear between rows) and the domain, to a 3D cell index and the position within it in
 //!   1/4096ths;
-//! - the 3D table's values are held in 1/16384ths (clamped to −4..4);
+//! - the 3D table's values are held in 1/16384ths, in 16 bits (clamped to −2..2: a display
+//!   LUT's outputs lie within 0..1, and the result is clamped to 0..1);
 //! - the 3D table is read with **tetrahedral interpolation** (the cell split into six tetrahedra
 //!   along its grey diagonal, the one holding the point weighting its four corners), as
 //!   FFmpeg's `lut3d=interp=tetrahedral` does, in integers;
@@ -139,9 +140,6 @@ const FRACTION_ONE: u32 = 1 << FRACTION_BITS;
 /// Bits below the point of the 3D table's values.
 pub const VALUE_BITS: u32 = 14;
 const VALUE_ONE: i32 = 1 << VALUE_BITS;
-/// The 3D table's values are clamped to ±VALUE_LIMIT (their products with the weights stay
-/// within an i32).
-const VALUE_LIMIT: f64 = 4.0;
 
 /// A LUT made ready for frames of one depth: what the GPU pass uploads and the CPU twin reads.
 #[derive(Clone, Debug, PartialEq)]
@@ -153,7 +151,8 @@ pub struct LutTables {
     /// index `<< 13` | its position in the cell in 1/4096ths (0..=4096).
     /// 1D-only: each channel's output code.
     pub codes: Vec<u32>,
-    /// The 3D table's rows (r, g, b, 0) in 1/16384ths, red changing fastest.
+    /// The 3D table's rows (r, g, b, 0) in 1/16384ths (each within an i16: −2 up to just under
+    /// 2), red changing fastest.
     pub cube: Vec<[i32; 4]>,
     /// A log encoding's display rendering: the camera gamut's linear RGB → BT.709's, by rows;
     /// `codes` then holds each input code's scene light (f32 bits), and `size` is 0.
@@ -212,8 +211,12 @@ impl LutTables {
                         ((index as u32) << (FRACTION_BITS + 1)) | fraction.min(FRACTION_ONE)
                     }));
                 }
-                let fixed =
-                    |v: f32| (f64::from(v).clamp(-VALUE_LIMIT, VALUE_LIMIT) * f64::from(VALUE_ONE)).round() as i32;
+                // In 16 bits (the GPU reads a row as 8 bytes): −2 up to just under 2.
+                let fixed = |v: f32| {
+                    (f64::from(v) * f64::from(VALUE_ONE))
+                        .round()
+                        .clamp(f64::from(i16::MIN), f64::from(i16::MAX)) as i32
+                };
                 let cube = table
                     .rows
                     .iter()
@@ -228,6 +231,16 @@ impl LutTables {
                 }
             }
         }
+    }
+
+    /// The 3D table's rows as the GPU reads them, 8 bytes each: R and G in the low and high
+    /// halves of the first word, B in the low half of the second.
+    pub fn packed_cube(&self) -> Vec<[u32; 2]> {
+        let half = |v: i32| u32::from(v as i16 as u16);
+        self.cube
+            .iter()
+            .map(|v| [half(v[0]) | half(v[1]) << 16, half(v[2])])
+            .collect()
     }
 
     /// Packed pixels (RGBA8 words, or RGB10A2 at 10 bits, as frames are held) through the

@@ -323,6 +323,8 @@ pub struct ConvertBinding {
     workgroups: [u32; 2],
     bind_group: wgpu::BindGroup,
     _params: wgpu::Buffer,
+    /// The look the frame is shown through as it is converted (group 1), if any.
+    look: Option<wgpu::BindGroup>,
 }
 
 impl ConvertPass {
@@ -419,6 +421,49 @@ impl ConvertPass {
             ],
             bind_group,
             _params: params,
+            look: None,
+        })
+    }
+
+    /// The conversion of `format`'s frames that shows each through a look as it converts it
+    /// (shaders/video/convert_look.wgsl): the look's bind group, laid out as `look_layout`, is
+    /// its group 1. Made when a look is set, for `bind_looking`.
+    pub fn looking_pipeline(&self, format: &FrameFormat, look_layout: &wgpu::BindGroupLayout) -> wgpu::ComputePipeline {
+        let out_bits = format.layout.output_bits();
+        let kernel = Kernel::of(format.layout);
+        let layout = &self.pipelines(out_bits).layouts[kernel.plane_count() - 1];
+        let label = format!("convert pass through a look, {out_bits}-bit output");
+        let module = shaders::module(&self.device, &label, shaders::convert_look_source(out_bits));
+        let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(&label),
+            bind_group_layouts: &[Some(layout), Some(look_layout)],
+            immediate_size: 0,
+        });
+        self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(&label),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some(kernel.entry_point()),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    }
+
+    /// `bind`, the frame shown through `look` as it is converted by `pipeline` (made by
+    /// `looking_pipeline` for these planes' format): `frame` gets the signal's packed pixels,
+    /// the look's frame the picture.
+    pub fn bind_looking(
+        &self,
+        device: &wgpu::Device,
+        planes: &PlaneTextures,
+        frame: &GpuFrame,
+        pipeline: &wgpu::ComputePipeline,
+        look: &wgpu::BindGroup,
+    ) -> Result<ConvertBinding, ConvertError> {
+        Ok(ConvertBinding {
+            pipeline: pipeline.clone(),
+            look: Some(look.clone()),
+            ..self.bind(device, planes, frame)?
         })
     }
 
@@ -426,6 +471,9 @@ impl ConvertPass {
         pass.push_debug_group("convert");
         pass.set_pipeline(&binding.pipeline);
         pass.set_bind_group(0, &binding.bind_group, &[]);
+        if let Some(look) = &binding.look {
+            pass.set_bind_group(1, look, &[]);
+        }
         pass.dispatch_workgroups(binding.workgroups[0], binding.workgroups[1], 1);
         pass.pop_debug_group();
     }
