@@ -70,7 +70,10 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ("lut.wgsl, 10-bit", lut_source(10)),
         ("look.wgsl, in lut.wgsl", lut_source(8)),
         ("convert.wgsl, 10-bit output", convert_source(10)),
-        ("convert_look.wgsl, in convert.wgsl with look.wgsl", convert_look_source(8)),
+        (
+            "convert_look.wgsl, in convert.wgsl with look.wgsl",
+            convert_look_source(8),
+        ),
         ("convert_look.wgsl, 10-bit output", convert_look_source(10)),
         ("bench_floor.wgsl", BENCH_FLOOR.to_string()),
         ("scope.wgsl", compute_source(&scope_header(256, 10, 3, 8, 2, 0), SCOPE)),
