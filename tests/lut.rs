@@ -344,3 +344,110 @@ fn render_draws_the_picture_through_the_lut() {
         assert!(compared > 300);
     }
 }
+
+/// Frames converted through the LUT leave the signal's own texture as it was (only the picture
+/// is drawn meanwhile). Paused, with the LUT and the adjustments turned on and off in any
+/// order, the frame drawn must still be the frame counted: the texture drawn holds the signal's
+/// packed pixels, through the LUT while it is on.
+#[test]
+fn the_frame_drawn_is_the_frame_counted_as_the_lut_and_adjustments_change_while_paused() {
+    use histoplay::colour::{ColorSpec, ColorVolume, Matrix, Range};
+    use histoplay::gpu::readback::read_texture;
+    use histoplay::pipeline::FramePipeline;
+    use histoplay::render::adjust::Adjustments;
+    use histoplay::video::format::{FrameFormat, PlaneData, PlaneLayout};
+
+    let ctx = common::gpu();
+    let (width, height) = (64u32, 32u32);
+    let format = FrameFormat {
+        layout: PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 1,
+            bits: 8,
+        },
+        width,
+        height,
+        color: ColorSpec {
+            matrix: Matrix::Bt709,
+            range: Range::Limited,
+        },
+    };
+    // Two frames told apart everywhere: a ramp of luma and one the other way, tinted.
+    let frame = |flip: bool, cb: u8, cr: u8| {
+        let luma: Vec<u8> = (0..width * height)
+            .map(|i| {
+                let x = i % width;
+                (16 + 3 * if flip { width - 1 - x } else { x }) as u8
+            })
+            .collect();
+        let chroma = (width * height / 4) as usize;
+        [luma, vec![cb; chroma], vec![cr; chroma]]
+    };
+    let planes = |data: &[Vec<u8>; 3]| -> Vec<(Vec<u8>, usize)> {
+        vec![
+            (data[0].clone(), width as usize),
+            (data[1].clone(), width as usize / 2),
+            (data[2].clone(), width as usize / 2),
+        ]
+    };
+    let mut pipeline = FramePipeline::new(&ctx, 256, format, ColorVolume::default(), 2).unwrap();
+    for (slot, data) in [frame(false, 100, 150), frame(true, 160, 90)].iter().enumerate() {
+        let owned = planes(data);
+        let views: Vec<PlaneData> = owned.iter().map(|(d, s)| PlaneData { data: d, stride: *s }).collect();
+        pipeline.ring.slots[slot].upload(&ctx.queue, &views).unwrap();
+    }
+    let run = |pipeline: &FramePipeline, slot: Option<usize>| {
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        match slot {
+            Some(slot) => pipeline.encode_frame(&mut encoder, slot),
+            None => pipeline.encode_recount(&mut encoder, None),
+        }
+        ctx.queue.submit([encoder.finish()]);
+    };
+    let swap = cube::parse(&cube_text(9, |r, g, b| [g, b, r])).unwrap();
+    let tables = LutTables::new(&swap, 8);
+    let drawn_is_counted = |pipeline: &FramePipeline, step: &str| {
+        let texels = read_texture(&ctx, &pipeline.picture().texture).unwrap();
+        let signal = read_buffer(&ctx, &pipeline.ring.output.pixels, 0, texels.len() as u64).unwrap();
+        let signal = words(&signal);
+        let expected = if pipeline.lut_shown() {
+            tables.apply_words(&signal)
+        } else {
+            signal
+        };
+        assert_eq!(
+            words(&texels),
+            expected,
+            "{step}: the texture drawn is not the frame counted"
+        );
+    };
+    // Frame 1 as decoded, then frame 0 through the LUT: the signal's texture still holds 1.
+    run(&pipeline, Some(1));
+    pipeline.set_lut(&ctx, Some(&tables)).unwrap();
+    run(&pipeline, Some(0));
+    drawn_is_counted(&pipeline, "playing through the LUT");
+    let contrast = Adjustments {
+        contrast: 40,
+        ..Adjustments::default()
+    };
+    let steps: [(&str, Option<bool>, Option<Adjustments>); 4] = [
+        ("paused, adjusted", None, Some(contrast)),
+        ("the LUT off", Some(false), None),
+        ("the adjustments reset", None, Some(Adjustments::default())),
+        ("the LUT on again", Some(true), None),
+    ];
+    for (step, lut, adjustments) in steps {
+        if let Some(on) = lut {
+            pipeline.show_lut(&ctx, on).unwrap();
+        }
+        if let Some(settings) = adjustments {
+            pipeline.set_adjustments(&ctx, settings).unwrap();
+        }
+        run(&pipeline, None);
+        drawn_is_counted(&pipeline, step);
+    }
+    // The signal as decoded again: frame 0's pixels, drawn.
+    pipeline.show_lut(&ctx, false).unwrap();
+    run(&pipeline, None);
+    drawn_is_counted(&pipeline, "the LUT off at the end");
+}

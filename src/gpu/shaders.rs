@@ -207,9 +207,12 @@ pub fn lut_source(bits: u32) -> String {
 /// The conversion shader writing `out_bits`-bit frames that shows them through a look as it
 /// converts them: its store swapped for convert_look.wgsl's, the look after it.
 pub fn convert_look_source(out_bits: u32) -> String {
-    let plain = "fn store(pos: vec2u, word: u32) {\n    store_signal(pos, word);\n}\n";
-    assert!(CONVERT.contains(plain), "convert.wgsl's store is where the look goes");
-    with_storage_format(format!("{}\n{LOOK}", CONVERT.replace(plain, CONVERT_LOOK)), out_bits)
+    let start = CONVERT
+        .find("fn store(pos: vec2u, word: u32) {")
+        .expect("convert.wgsl's store is where the look goes");
+    let end = start + CONVERT[start..].find('}').expect("store's body ends") + 1;
+    let looking = format!("{}{CONVERT_LOOK}{}", &CONVERT[..start], &CONVERT[end..]);
+    with_storage_format(format!("{looking}\n{LOOK}"), out_bits)
 }
 
 /// `source` with its write-only storage textures in the format of `bits`-bit frames.

@@ -694,6 +694,11 @@ impl FramePipeline {
                 (true, false) => {
                     copy_frame(encoder, &adjusting.raw, output);
                     adjusting.raw_current.set(false);
+                    // The unadjusted frame's texture may be one a conversion through the LUT
+                    // left behind (its packed pixels are current): written again below.
+                    if let Some(lut) = &self.lut {
+                        lut.signal_texture_behind.set(true);
+                    }
                 }
                 (false, true) => {
                     copy_frame(encoder, output, &adjusting.raw);
