@@ -13,16 +13,20 @@ use std::path::PathBuf;
 use std::time::Duration;
 use window::{Image, Player, Xvfb};
 
-/// 320x240 at 10 fps, 3 s, lossless: bands of Y' 16, 235 and 250, from x 0, 100 and 200.
-fn bands() -> PathBuf {
-    let source = "color=c=black:s=320x240:r=10:d=3,format=yuv420p,\
-                  geq=lum='if(lt(X,100),16,if(lt(X,200),235,250))':cb=128:cr=128";
+/// 320x240 at 10 fps, 3 s, lossless, grey: Y' as `luma` (an FFmpeg `geq` expression of X).
+fn greys(name: &str, luma: &str) -> PathBuf {
+    let source = format!("color=c=black:s=320x240:r=10:d=3,format=yuv420p,geq=lum='{luma}':cb=128:cr=128");
     common::fixture(
-        "marks-bands.mp4",
+        name,
         &[
-            "-f", "lavfi", "-i", source, "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p",
+            "-f", "lavfi", "-i", &source, "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p",
         ],
     )
+}
+
+/// Bands of Y' 16, 235 and 250, from x 0, 100 and 200.
+fn bands() -> PathBuf {
+    greys("marks-bands.mp4", "if(lt(X,100),16,if(lt(X,200),235,250))")
 }
 
 /// Row `y` of the picture, in screen pixels (the window shows the clip at twice its size): 96 pixels (12 zebra stripes) inside band `band`.
@@ -320,17 +324,10 @@ fn the_picture_shows_through_the_lut_and_ctrl_l_turns_it_off_and_on() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// 320x240 at 10 fps, 3 s, lossless: S-Log3 at 1.8 stops over 18% grey (Y' 135, signal code
-/// 139 of 255) left of x 160, at 18% grey (Y' 106, code 105; 420 of 1023) right of it.
+/// S-Log3 at 1.8 stops over 18% grey (Y' 135, signal code 139 of 255) left of x 160, at 18%
+/// grey (Y' 106, code 105; 420 of 1023) right of it.
 fn slog3_greys() -> PathBuf {
-    let source = "color=c=black:s=320x240:r=10:d=3,format=yuv420p,\
-                  geq=lum='if(lt(X,160),135,106)':cb=128:cr=128";
-    common::fixture(
-        "slog3-greys.mp4",
-        &[
-            "-f", "lavfi", "-i", source, "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p",
-        ],
-    )
+    greys("slog3-greys.mp4", "if(lt(X,160),135,106)")
 }
 
 /// The colours of row `y` of the picture across 80 source pixels of the left (0) or right (1)

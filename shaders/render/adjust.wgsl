@@ -39,20 +39,6 @@ const CLIP_PER_MILLE: u32 = 1u;
 // cut (more than a quarter of the range for a level, an eighth on average for the curve).
 const SMOOTHING: i32 = 8;
 
-fn unpack(word: u32) -> vec3u {
-    if params.bits == 10u {
-        return vec3u(word & 0x3ffu, (word >> 10u) & 0x3ffu, (word >> 20u) & 0x3ffu);
-    }
-    return vec3u(word & 0xffu, (word >> 8u) & 0xffu, (word >> 16u) & 0xffu);
-}
-
-fn pack(c: vec3u) -> u32 {
-    if params.bits == 10u {
-        return c.x | (c.y << 10u) | (c.z << 20u) | 0xc0000000u;
-    }
-    return c.x | (c.y << 8u) | (c.z << 16u) | 0xff000000u;
-}
-
 // mpv's saturation on R'G'B': each channel moves away from (or towards) BT.709 luma.
 fn saturate_channel(c: u32, luma: i32, max_code: i32) -> u32 {
     let away = (i32(c) * 10000 - luma) * params.saturation;
@@ -68,7 +54,7 @@ fn adjust(@builtin(global_invocation_id) id: vec3u) {
     let i = id.y * params.width + id.x;
     let size = 1u << params.bits;
     let max_code = i32(size - 1u);
-    var c = unpack(source[i]);
+    var c = unpack_pixel(source[i], params.bits);
     if params.mode != 0u {
         c = vec3u(table[c.x], table[size + c.y], table[2u * size + c.z]);
     }
@@ -81,13 +67,9 @@ fn adjust(@builtin(global_invocation_id) id: vec3u) {
         );
     }
     c = vec3u(curve[c.x], curve[c.y], curve[c.z]);
-    let word = pack(c);
+    let word = pack_pixel(c, params.bits);
     adjusted[i] = word;
-    if params.bits == 10u {
-        textureStore(adjusted_texture, id.xy, vec4f(vec3f(c) / 1023.0, 1.0));
-    } else {
-        textureStore(adjusted_texture, id.xy, unpack4x8unorm(word));
-    }
+    textureStore(adjusted_texture, id.xy, pixel_texel(word, params.bits));
 }
 
 var<workgroup> sums: array<u32, 256>;

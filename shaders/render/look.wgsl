@@ -2,7 +2,8 @@
 // an optional 1D shaper) or a camera log encoding's display rendering, applied to one packed
 // pixel. Shared by the LUT pass (lut.wgsl), which applies it to a converted frame, and by the
 // conversion pass (convert.wgsl), which applies it to each pixel as it converts it, so that
-// playing through a LUT costs no pass of its own. Its bindings are group 1 in both.
+// playing through a LUT costs no pass of its own. Its bindings are group 1 in both; the
+// packed-pixel functions (shaders/colour/packed.wgsl) come before it.
 //
 // Where each input code falls in the table was worked out on the CPU (`look_codes`);
 // everything here is integer arithmetic, so the CPU twin (LutTables::apply in
@@ -38,28 +39,6 @@ struct LookParams { // twin: LookParams in src/render/lut.rs
 const FRACTION_BITS: u32 = 12u;
 const PLACE_BITS: u32 = 13u; // FRACTION_BITS + 1: a position may be a whole cell (4096)
 const VALUE_BITS: u32 = 14u;
-
-fn look_unpack(word: u32) -> vec3u {
-    if look.bits == 10u {
-        return vec3u(word & 0x3ffu, (word >> 10u) & 0x3ffu, (word >> 20u) & 0x3ffu);
-    }
-    return vec3u(word & 0xffu, (word >> 8u) & 0xffu, (word >> 16u) & 0xffu);
-}
-
-fn look_pack(c: vec3u) -> u32 {
-    if look.bits == 10u {
-        return c.x | (c.y << 10u) | (c.z << 20u) | 0xc0000000u;
-    }
-    return c.x | (c.y << 8u) | (c.z << 16u) | 0xff000000u;
-}
-
-// A packed pixel as the frame's texture holds it.
-fn look_texel(word: u32) -> vec4f {
-    if look.bits == 10u {
-        return vec4f(vec3f(look_unpack(word)) / 1023.0, 1.0);
-    }
-    return unpack4x8unorm(word);
-}
 
 fn corner(at: u32) -> vec3i {
     let v = look_cube[at];
@@ -140,7 +119,7 @@ fn log_view(scene: vec3f) -> vec3u {
 // One packed pixel through the LUT (or the log view).
 fn look_up(word: u32) -> u32 {
     let size = 1u << look.bits;
-    let c = look_unpack(word);
+    let c = unpack_pixel(word, look.bits);
     let looked_up = vec3u(look_codes[c.x], look_codes[size + c.y], look_codes[2u * size + c.z]);
     var out = looked_up;
     if look.log_view != 0u {
@@ -148,7 +127,7 @@ fn look_up(word: u32) -> u32 {
     } else if look.size != 0u {
         out = tetrahedral(looked_up);
     }
-    return look_pack(out);
+    return pack_pixel(out, look.bits);
 }
 
 // The picture's pixel at `pos`: its texture's texel, and its packed word where `pixels`.
@@ -156,5 +135,5 @@ fn look_store(pos: vec2u, word: u32, pixels: bool) {
     if pixels {
         look_pixels[pos.y * look.width + pos.x] = word;
     }
-    textureStore(look_texture, pos, look_texel(word));
+    textureStore(look_texture, pos, pixel_texel(word, look.bits));
 }

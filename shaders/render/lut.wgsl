@@ -20,5 +20,5 @@ fn show_signal(@builtin(global_invocation_id) id: vec3u) {
     if id.x >= look.width || id.y >= look.height {
         return;
     }
-    textureStore(signal_texture, id.xy, look_texel(signal[id.y * look.width + id.x]));
+    textureStore(signal_texture, id.xy, pixel_texel(signal[id.y * look.width + id.x], look.bits));
 }

@@ -1,7 +1,8 @@
 // Colour conversion: one invocation per pixel turns a decoded frame's planes into one packed
 // word, RGBA8 for 8-bit sources and RGB10A2 for deeper ones, written both to the frame's pixel
 // buffer (which the histogram counts) and to its texture (which the picture pass samples:
-// rgba8unorm, or rgba16float for 10 bits, swapped in by src/gpu/shaders.rs). All per-pixel
+// rgba8unorm, or rgba16float for 10 bits, swapped in by src/gpu/shaders.rs, which puts
+// shaders/colour/packed.wgsl before it). All per-pixel
 // arithmetic is in i32, so the CPU twin (convert_cpu in src/video/convert/cpu.rs) reproduces it
 // bit for bit; the functions that compute have twins of the same name there, and convert_pixel
 // there mirrors the entry points.
@@ -162,13 +163,7 @@ fn in_frame(pos: vec2u) -> bool {
 // The converted pixel, as the signal: its packed word and its texel.
 fn store_signal(pos: vec2u, word: u32) {
     out_pixels[pos.y * params.width + pos.x] = word;
-    if params.out_bits == 10u {
-        let codes = vec3u(word, word >> 10u, word >> 20u) & vec3u(1023u);
-        textureStore(out_texture, pos, vec4f(vec3f(codes) / 1023.0, 1.0));
-    } else {
-        // k / 255 stores back as k, so the texture holds the very same bytes.
-        textureStore(out_texture, pos, unpack4x8unorm(word));
-    }
+    textureStore(out_texture, pos, pixel_texel(word, params.out_bits));
 }
 
 // Where the frame is shown through a look, src/gpu/shaders.rs swaps this for convert_look.wgsl's.

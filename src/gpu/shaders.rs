@@ -16,6 +16,7 @@ pub const PEAK: &str = include_str!("../../shaders/render/peak.wgsl");
 pub const ADJUST: &str = include_str!("../../shaders/render/adjust.wgsl");
 pub const LUT: &str = include_str!("../../shaders/render/lut.wgsl");
 pub const LOOK: &str = include_str!("../../shaders/render/look.wgsl");
+pub const PACKED: &str = include_str!("../../shaders/colour/packed.wgsl");
 pub const CONVERT_LOOK: &str = include_str!("../../shaders/video/convert_look.wgsl");
 pub const SCOPE: &str = include_str!("../../shaders/scope/scope.wgsl");
 pub const SIGNALSTATS: &str = include_str!("../../shaders/signalstats/signalstats.wgsl");
@@ -66,6 +67,7 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ("convert.wgsl", convert_source(8)),
         ("adjust.wgsl", adjust_source(8)),
         ("adjust.wgsl, 10-bit", adjust_source(10)),
+        ("packed.wgsl, in adjust.wgsl", adjust_source(8)),
         ("lut.wgsl", lut_source(8)),
         ("lut.wgsl, 10-bit", lut_source(10)),
         ("look.wgsl, in lut.wgsl", lut_source(8)),
@@ -161,14 +163,10 @@ pub fn peak_source() -> String {
     format!("{}\n{PEAK}", tonemap_source())
 }
 
-/// The conversion shader writing `out_bits`-bit frames: their texture's storage format is the
-/// only difference (WGSL cannot take it as a parameter).
+/// The conversion shader writing `out_bits`-bit frames, after the packed-pixel functions: their
+/// texture's storage format is the only difference (WGSL cannot take it as a parameter).
 pub fn convert_source(out_bits: u32) -> String {
-    let format = crate::gpu::texture::GpuFrame::storage_format_name(out_bits);
-    CONVERT.replace(
-        "texture_storage_2d<rgba8unorm, write>",
-        &format!("texture_storage_2d<{format}, write>"),
-    )
+    with_storage_format(format!("{PACKED}\n{CONVERT}"), out_bits)
 }
 
 /// The marks shader: for the pipeline that marks peaking with nothing but the range beside it
@@ -182,26 +180,19 @@ pub fn marks_source(peaking_alone: bool, bits: u32) -> String {
 
 /// The comparison's composite shader for `bits`-bit frames (its output texture's format differs).
 pub fn composite_source(bits: u32) -> String {
-    let format = crate::gpu::texture::GpuFrame::storage_format_name(bits);
-    COMPOSITE.replace(
-        "texture_storage_2d<rgba8unorm, write>",
-        &format!("texture_storage_2d<{format}, write>"),
-    )
+    with_storage_format(COMPOSITE.to_string(), bits)
 }
 
-/// The adjustment shader for `bits`-bit frames (its output texture's format differs).
+/// The adjustment shader for `bits`-bit frames, after the packed-pixel functions (its output
+/// texture's format differs).
 pub fn adjust_source(bits: u32) -> String {
-    let format = crate::gpu::texture::GpuFrame::storage_format_name(bits);
-    ADJUST.replace(
-        "texture_storage_2d<rgba8unorm, write>",
-        &format!("texture_storage_2d<{format}, write>"),
-    )
+    with_storage_format(format!("{PACKED}\n{ADJUST}"), bits)
 }
 
-/// The LUT pass's shader for `bits`-bit frames: the look, then the pass (their textures'
-/// format differs by depth).
+/// The LUT pass's shader for `bits`-bit frames: the packed-pixel functions, the look, then the
+/// pass (their textures' format differs by depth).
 pub fn lut_source(bits: u32) -> String {
-    with_storage_format(format!("{LOOK}\n{LUT}"), bits)
+    with_storage_format(format!("{PACKED}\n{LOOK}\n{LUT}"), bits)
 }
 
 /// The conversion shader writing `out_bits`-bit frames that shows them through a look as it
@@ -212,7 +203,7 @@ pub fn convert_look_source(out_bits: u32) -> String {
         .expect("convert.wgsl's store is where the look goes");
     let end = start + CONVERT[start..].find('}').expect("store's body ends") + 1;
     let looking = format!("{}{CONVERT_LOOK}{}", &CONVERT[..start], &CONVERT[end..]);
-    with_storage_format(format!("{looking}\n{LOOK}"), out_bits)
+    with_storage_format(format!("{PACKED}\n{looking}\n{LOOK}"), out_bits)
 }
 
 /// `source` with its write-only storage textures in the format of `bits`-bit frames.

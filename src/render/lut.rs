@@ -30,8 +30,6 @@ struct LookParams {
     rows: [[f32; 4]; 3],
 }
 
-/// Where `write_pixels` lies in `LookParams`.
-const WRITE_PIXELS_OFFSET: u64 = 20;
 
 /// One look applied from one frame into another of the same size and depth. Made when a LUT
 /// is loaded or the stream's frames change; nothing is made per frame.
@@ -173,7 +171,8 @@ impl LutStage {
     /// Whether conversions through the look write the picture's packed pixels (which the
     /// scopes then count) as well as its texture: from the next submission on.
     pub fn write_pixels(&self, queue: &wgpu::Queue, on: bool) {
-        queue.write_buffer(&self.params, WRITE_PIXELS_OFFSET, bytemuck::bytes_of(&u32::from(on)));
+        let offset = std::mem::offset_of!(LookParams, write_pixels) as u64;
+        queue.write_buffer(&self.params, offset, bytemuck::bytes_of(&u32::from(on)));
     }
 
     /// Records the LUT pass: the source frame through the look into the output frame (its

@@ -50,38 +50,34 @@ fn look(size: usize) -> Lut {
 pub fn rows(ctx: &GpuContext, image: &RgbaImage, frame: &GpuFrame, iters: usize) -> Result<Vec<Row>, BenchError> {
     let output = GpuFrame::new(ctx, "through the LUT", frame.width, frame.height)?;
     let mut rows = conversion_rows(ctx, image, iters)?;
-    for size in [33, 65] {
-        let tables = LutTables::new(&look(size), frame.bits);
+    // The tables equal to their twins; a camera log encoding's display rendering, computed per
+    // pixel, within a code of its twin (floating point).
+    let looks = [
+        ("LUT pass: 33³ 3D table, tetrahedral".to_string(), "LUT", look(33), 0),
+        ("LUT pass: 65³ 3D table, tetrahedral".to_string(), "LUT", look(65), 0),
+        (
+            "Log view: S-Log3 to BT.709, per pixel".to_string(),
+            "log view",
+            Lut::log_view(LogEncoding::SLog3Cine),
+            1,
+        ),
+    ];
+    for (name, variant, lut, within) in looks {
+        let tables = LutTables::new(&lut, frame.bits);
         let stage = LutStage::new(ctx, &tables, frame, &output)?;
         rows.push(checked_row(
             ctx,
-            format!("LUT pass: {size}³ 3D table, tetrahedral"),
-            "LUT",
+            name,
+            variant,
             &output,
             Twin {
                 words: &tables.apply_words(&image.words()),
-                within: 0,
+                within,
             },
             &|encoder, timestamps| stage.encode_timed(encoder, timestamps),
             iters,
         )?);
     }
-    // A camera log encoding's display rendering, computed per pixel: within a code of its
-    // twin (floating point).
-    let tables = LutTables::new(&Lut::log_view(LogEncoding::SLog3Cine), frame.bits);
-    let stage = LutStage::new(ctx, &tables, frame, &output)?;
-    rows.push(checked_row(
-        ctx,
-        "Log view: S-Log3 to BT.709, per pixel".into(),
-        "log view",
-        &output,
-        Twin {
-            words: &tables.apply_words(&image.words()),
-            within: 1,
-        },
-        &|encoder, timestamps| stage.encode_timed(encoder, timestamps),
-        iters,
-    )?);
     Ok(rows)
 }
 

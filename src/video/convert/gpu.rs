@@ -315,6 +315,8 @@ struct DepthPipelines {
     layouts: [wgpu::BindGroupLayout; 3],
     /// In declaration order, so that `kernel as usize` finds a kernel's.
     pipelines: [OnceLock<wgpu::ComputePipeline>; Kernel::COUNT],
+    /// The shader that converts through a look, once one is set.
+    looking: OnceLock<wgpu::ShaderModule>,
 }
 
 /// One ring slot's planes bound to one output frame, made once per pair.
@@ -342,6 +344,7 @@ impl ConvertPass {
                 module: shaders::module(&self.device, &label, shaders::convert_source(out_bits)),
                 layouts: [1, 2, 3].map(|planes| bind_group_layout(&self.device, planes, out_bits)),
                 pipelines: Default::default(),
+                looking: OnceLock::new(),
             }
         })
     }
@@ -431,9 +434,12 @@ impl ConvertPass {
     pub fn looking_pipeline(&self, format: &FrameFormat, look_layout: &wgpu::BindGroupLayout) -> wgpu::ComputePipeline {
         let out_bits = format.layout.output_bits();
         let kernel = Kernel::of(format.layout);
-        let layout = &self.pipelines(out_bits).layouts[kernel.plane_count() - 1];
+        let depth = self.pipelines(out_bits);
+        let layout = &depth.layouts[kernel.plane_count() - 1];
         let label = format!("convert pass through a look, {out_bits}-bit output");
-        let module = shaders::module(&self.device, &label, shaders::convert_look_source(out_bits));
+        let module = depth
+            .looking
+            .get_or_init(|| shaders::module(&self.device, &label, shaders::convert_look_source(out_bits)));
         let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(&label),
             bind_group_layouts: &[Some(layout), Some(look_layout)],
@@ -442,7 +448,7 @@ impl ConvertPass {
         self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(&label),
             layout: Some(&pipeline_layout),
-            module: &module,
+            module,
             entry_point: Some(kernel.entry_point()),
             compilation_options: Default::default(),
             cache: None,
