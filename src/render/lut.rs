@@ -30,7 +30,6 @@ struct LookParams {
     rows: [[f32; 4]; 3],
 }
 
-
 /// One look applied from one frame into another of the same size and depth. Made when a LUT
 /// is loaded or the stream's frames change; nothing is made per frame.
 pub struct LutStage {
