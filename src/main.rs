@@ -28,11 +28,17 @@ fn main() -> ExitCode {
     }
     logging::init(cli.verbose);
     histoplay::video::source::hardware::set_preference(cli.play.hwdec);
+    histoplay::video::input::set_options(histoplay::video::input::InputOptions {
+        format: cli.input_format.clone(),
+        options: cli.input_option.clone(),
+    });
     histoplay::video::interop::set_gpu_cache_size(cli.play.gpu_cache_size);
     let result = match cli.command {
         Some(command) => cli::run(command),
         None => cli.play.run(),
     };
+    // Whatever the threads still reading are doing, the recordings end whole.
+    histoplay::video::record::finish_all();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // Output piped into `head` and the like: the reader has all it wanted.

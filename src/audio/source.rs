@@ -48,7 +48,10 @@ impl AudioSource {
             reason: e.to_string(),
         };
         ffmpeg::init().map_err(open_error)?;
-        let input = ffmpeg::format::input(path).map_err(open_error)?;
+        let input = crate::video::input::open(path, &Default::default()).map_err(|reason| AudioError::Open {
+            path: path.to_owned(),
+            reason,
+        })?;
         let stream = input
             .streams()
             .best(ffmpeg::media::Type::Audio)

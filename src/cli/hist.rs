@@ -67,7 +67,10 @@ pub fn run(args: Args) -> Result<()> {
     let job = job(source.info.log);
     let output = if args.csv { Output::Csv } else { Output::JsonLines };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    hist_video(source, range, job, args.cpu, output, &mut out)?;
+    let path = source.info.path.clone();
+    if hist_video(source, range, job, args.cpu, output, &mut out)? == 0 {
+        bail!("'{}': no frame of {range} could be decoded", path.display());
+    }
     Ok(())
 }
 

@@ -38,6 +38,14 @@ pub struct Cli {
     /// RUST_LOG=info).
     #[arg(short, long, global = true)]
     pub verbose: bool,
+    /// Open the inputs with this FFmpeg input format or device (v4l2, x11grab, mpegts,
+    /// rawvideo, lavfi...), as ffplay's -f, instead of probing them.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub input_format: Option<String>,
+    /// An option of the input format or its protocol, KEY=VALUE (video_size=1920x1080,
+    /// framerate=60, timeout=5000000...), as ffplay's -KEY VALUE; repeatable.
+    #[arg(long, global = true, value_name = "KEY=VALUE", value_parser = crate::video::input::parse_option)]
+    pub input_option: Vec<(String, String)>,
     #[command(flatten)]
     pub play: play::Args,
 }

@@ -26,6 +26,16 @@ pub struct FrameRange {
     pub end: Option<u64>,
 }
 
+impl std::fmt::Display for FrameRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.end {
+            Some(end) if end == self.start + 1 => write!(f, "frame {}", self.start),
+            Some(end) => write!(f, "frames {}..{end}", self.start),
+            None => write!(f, "frames {}..", self.start),
+        }
+    }
+}
+
 impl FrameRange {
     pub fn single(frame: u64) -> Self {
         Self {
@@ -232,6 +242,12 @@ pub fn gpu_frames_on(
     mut emit: impl FnMut(&FramePipeline, &[u8], FrameMeta) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
     let format = source.info.format;
+    // A decode that stalls for this long is stuck, not slow; a live input may pause for as
+    // long as its sender does (a signal ends it).
+    let stalled = match source.info.live {
+        true => Duration::from_secs(365 * 86_400),
+        false => Duration::from_secs(60),
+    };
     // The colour volume matters to the CIE diagram (linear light) and the marks.
     let mut pipeline = FramePipeline::new(ctx, bins, format, source.info.volume, RING_SLOTS)?;
     let result_bytes = setup(ctx, &mut pipeline)?;
@@ -240,7 +256,8 @@ pub fn gpu_frames_on(
     let mut emitted = 0u64;
     // Frames go by once: nothing is kept for steps.
     let mut decoder = DecodeThread::spawn(source, ctx.queue.clone(), pipeline.ring.slots.clone(), 0);
-    if range.start > 0 {
+    // (A live input can't seek: its frames before the range go by.)
+    if range.start > 0 && !decoder.info.live {
         decoder.seek(SeekTarget::Frame(range.start));
     }
     let mut take = |bytes: &[u8], frame: FrameMeta| {
@@ -248,9 +265,8 @@ pub fn gpu_frames_on(
         emit(&pipeline, bytes, frame)
     };
     loop {
-        // A decode that stalls for this long is stuck, not slow.
         let event = decoder
-            .next_current(Duration::from_secs(60))
+            .next_current(stalled)
             .ok_or_else(|| ClipError::Decode("the decoder stopped responding".into()))?;
         let frame = match event {
             DecoderEvent::Frame(frame) => frame,

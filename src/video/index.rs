@@ -231,6 +231,14 @@ impl FrameIndex {
         }
     }
 
+    /// An index that reads nothing (a live input, read once by its decoder): frames are
+    /// numbered as they come, counted from the first.
+    pub fn unread(ticks_per_frame: f64, start_pts: Option<i64>) -> Arc<Self> {
+        let index = Self::empty(ticks_per_frame, start_pts, None);
+        index.lock().progress.failed = true;
+        Arc::new(index)
+    }
+
     /// Starts reading stream `stream_index` of `path` on a thread of its own, at low priority.
     pub fn start(
         path: &Path,
@@ -306,7 +314,7 @@ impl FrameIndex {
     }
 
     fn read_packets(&self, path: &Path, stream_index: usize) -> Result<(), String> {
-        let mut input = ffmpeg::format::input(path).map_err(|e| e.to_string())?;
+        let mut input = crate::video::input::open(path, &Default::default())?;
         // Only the video stream's packets matter: demuxers skip the others' data.
         super::source::discard_other_streams(&mut input, stream_index);
         let mut batch: Vec<(Option<i64>, bool)> = Vec::with_capacity(BATCH);

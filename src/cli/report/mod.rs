@@ -59,6 +59,11 @@ pub struct Args {
     /// A batch: files reported at once [default: a quarter of the cores, 1 to 8].
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
     jobs: Option<u16>,
+    /// Write the input's packets to this file as they are read, without re-encoding (the
+    /// container from its extension, as `ffmpeg -i INPUT -c copy FILE`): one pass captures a
+    /// live input and reports on it.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
 }
 
 /// What a report is written as.
@@ -95,6 +100,9 @@ pub fn run(args: Args) -> Result<()> {
     if args.skip_existing || args.jobs.is_some() {
         bail!("--skip-existing and --jobs are for a batch (several files, or a directory)");
     }
+    // SIGINT and SIGTERM end the report where it is, whole (a live input has no other end),
+    // and the recording with it: blocked before any thread starts.
+    let signals = QuitSignals::install();
     let format = match (args.format, args.csv) {
         (Some(format), _) => format,
         (None, true) => ReportFormat::Csv,
@@ -104,8 +112,21 @@ pub fn run(args: Args) -> Result<()> {
         bail!("--output is where --format qctools writes; the other formats go to stdout");
     }
     let range = args.frames.unwrap_or(FrameRange { start: 0, end: None });
+    if format == ReportFormat::Qctools && args.output.is_none() && crate::video::input::is_location(input) {
+        bail!(
+            "'{}' is not a file to write a report beside: give --output",
+            input.display()
+        );
+    }
     let gpu = GpuOpening::start(!args.cpu);
-    let source = VideoSource::open_for(input, Decoding::Throughput)?;
+    let mut source = VideoSource::open_for(input, Decoding::Throughput)?;
+    if let Some(record) = &args.record {
+        source.record_to(record)?;
+    }
+    if let Some(signals) = &signals {
+        let interrupt = source.interrupter();
+        signals.on_signal(Box::new(move || interrupt.interrupt()));
+    }
     let gpu = gpu.finish();
     let options = ReportOptions {
         limits: args.fail_on.unwrap_or_default(),
@@ -131,13 +152,16 @@ pub fn run(args: Args) -> Result<()> {
         eprintln!("{} run(s) of frames beyond the limits", runs.len());
         std::process::exit(1);
     }
+    if let Some(status) = signals.as_ref().and_then(QuitSignals::exit_status) {
+        std::process::exit(status);
+    }
     Ok(())
 }
 
 /// Several files, or directories: a report beside each file and a summary table.
 fn run_batch(args: Args) -> Result<()> {
-    if args.frames.is_some() || args.output.is_some() {
-        bail!("a batch reports whole files beside them: --frames and --output are for one file");
+    if args.frames.is_some() || args.output.is_some() || args.record.is_some() {
+        bail!("a batch reports whole files beside them: --frames, --output and --record are for one input");
     }
     let format = match (args.format, args.csv) {
         (Some(format), _) => format,

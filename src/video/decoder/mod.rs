@@ -104,6 +104,8 @@ pub struct DecodeThread {
     transfers: Arc<Transfers>,
     /// Trims the cache when other frame memory grows while this thread decodes nothing.
     _watch: Option<crate::video::memory::Watch>,
+    /// Makes a read the decode thread is blocked in (a stalled stream) give up, to stop it.
+    interrupt: crate::video::input::Interrupt,
 }
 
 impl DecodeThread {
@@ -126,6 +128,7 @@ impl DecodeThread {
         let index = Arc::clone(source.index());
         let frame_path = source.frame_path();
         let transfers = source.transfers();
+        let interrupt = source.interrupter();
         // NVDEC frames stay on the GPU where its memory can be shared with CUDA: set up on the
         // decode thread, which allocates the GPU frame cache before its first frame.
         let gpu = slots.first().map(|slot| GpuCacheSetup {
@@ -215,6 +218,7 @@ impl DecodeThread {
             frame_path,
             transfers,
             _watch: watch,
+            interrupt,
         }
     }
 
@@ -301,6 +305,7 @@ impl Drop for DecodeThread {
     fn drop(&mut self) {
         let started = std::time::Instant::now();
         let _ = self.commands.send(Command::Stop);
+        self.interrupt.interrupt();
         // The preview thread stops once the decode thread has let go of its jobs.
         for handle in [self.handle.take(), self.preview.take(), self.uploader.take()]
             .into_iter()

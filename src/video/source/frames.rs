@@ -36,6 +36,8 @@ pub struct PacketProps {
     pub size: Option<u32>,
     /// In the stream's time base.
     pub duration: i64,
+    /// When the packet was read from a live input (for its arrival-to-display latency).
+    pub arrived: Option<std::time::Instant>,
 }
 
 impl PacketProps {
@@ -47,6 +49,7 @@ impl PacketProps {
             pos: u64::try_from(packet.position).ok(),
             size: u32::try_from(packet.size).ok(),
             duration: packet.duration,
+            arrived: None,
         }
     }
 }
@@ -250,7 +253,10 @@ impl VideoSource {
             return Ok(Some(Decoded::Passed { pts }));
         }
         let pict_type = picture_type(&frame);
-        let packet = PacketProps::of(&frame);
+        let mut packet = PacketProps::of(&frame);
+        if self.info.live {
+            packet.arrived = self.arrivals.iter().find(|&&(p, _)| p == pts).map(|&(_, at)| at);
+        }
         let samples = match self.hardware {
             Some(hw) if hw.holds(&frame) => match self.copy_to_gpu(&frame) {
                 Some(planes) => Samples::Gpu(planes),

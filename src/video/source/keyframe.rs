@@ -47,7 +47,7 @@ impl KeyframeDecoder {
     pub fn prepare(&mut self) {
         if !self.tried_input {
             self.tried_input = true;
-            self.input = ffmpeg::format::input(&self.info.path)
+            self.input = crate::video::input::open(&self.info.path, &Default::default())
                 .map(|mut input| {
                     discard_other_streams(&mut input, self.stream_index);
                     input

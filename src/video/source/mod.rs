@@ -90,6 +90,8 @@ pub struct VideoInfo {
     pub chapters: Vec<Chapter>,
     /// The camera log encoding the stream's or container's metadata names, if any.
     pub log: Option<LogEncoding>,
+    /// A live input (a stream, a pipe, a device): read once as it arrives, no end known.
+    pub live: bool,
 }
 
 /// A chapter mark: where it starts (seconds on the stream's clock, as pts are) and its title.
@@ -140,6 +142,12 @@ pub struct VideoSource {
     run: Run,
     eof_sent: bool,
     damaged_packets: u64,
+    /// Set to make a blocking read give up (the source is being closed).
+    interrupt: crate::video::input::Interrupt,
+    /// When the last packets of a live input were read, by pts.
+    arrivals: std::collections::VecDeque<(i64, std::time::Instant)>,
+    /// Where the packets read are written as they are (`--record`).
+    recorder: Option<crate::video::record::Recording>,
     /// The stream's codec parameters, for a keyframe decoder beside this one.
     parameters: ffmpeg::codec::Parameters,
     /// NVDEC frames are copied here on the GPU (`keep_on_gpu`).
@@ -152,6 +160,10 @@ pub struct VideoSource {
     /// uploads them) uploaded.
     transfers: Arc<Transfers>,
 }
+
+/// Packets of a live input whose arrival is remembered until their frames are decoded (far more
+/// than a decoder holds back).
+const ARRIVALS_KEPT: usize = 128;
 
 /// Makes a stream's GPU frame cache, or says why it can't.
 pub type GpuStoreMaker = Box<dyn FnOnce() -> Result<Arc<GpuFrameStore>, String> + Send>;
@@ -196,6 +208,27 @@ struct Run {
     /// While frames of the run before the seek may still come out of an unflushed decoder: the
     /// pts of the packets this run has sent. Frames with others are stale.
     stale_filter: Option<BTreeSet<i64>>,
+    /// The keyframe a seek is headed for, until a keyframe at or before it is read: packets
+    /// before one are passed over.
+    to_keyframe: Option<ToKeyframe>,
+}
+
+/// A seek's keyframe, as the packets after the seek look for it.
+#[derive(Clone, Copy, Debug)]
+struct ToKeyframe {
+    pts: i64,
+    /// Seeks made again, each further back, after landing past it.
+    tries: u32,
+}
+
+/// What a packet read after a seek does.
+enum Landed {
+    /// Decode it (the run has its keyframe).
+    Send,
+    /// Pass it over: the keyframe is still to come.
+    Pass,
+    /// The seek landed past the keyframe: seek again, further back.
+    Again,
 }
 
 impl VideoSource {
@@ -212,10 +245,40 @@ impl VideoSource {
     /// stream decodes on a hardware decoder, which gives out its first frame soon enough (and
     /// where a keyframe in software would take longer), or if it can't be opened.
     pub fn keyframe_decoder(&self) -> Option<KeyframeDecoder> {
-        if self.hardware.is_some() {
+        // (A live input can't be opened a second time.)
+        if self.hardware.is_some() || self.info.live {
             return None;
         }
         KeyframeDecoder::open(self.parameters.clone(), &self.info, self.stream_index)
+    }
+
+    /// What makes this source's blocking reads give up, from another thread (before it is
+    /// stopped and dropped).
+    pub fn interrupter(&self) -> crate::video::input::Interrupt {
+        self.interrupt.clone()
+    }
+
+    /// Writes the packets of the stream and of the input's best audio stream to `path` as they
+    /// are read from now on (`--record`), without re-encoding; the file is finished when the
+    /// source is dropped.
+    pub fn record_to(&mut self, path: &Path) -> Result<(), VideoError> {
+        let recorder =
+            crate::video::record::Recording::create(path, &self.input, self.stream_index).map_err(|reason| {
+                VideoError::Open {
+                    path: path.to_owned(),
+                    reason,
+                }
+            })?;
+        // The audio stream's packets are read again, to be written.
+        // SAFETY: a valid input context; the indices are of its streams.
+        unsafe {
+            let context = self.input.as_mut_ptr();
+            for index in recorder.inputs() {
+                (**(*context).streams.add(index)).discard = ffmpeg::ffi::AVDiscard::AVDISCARD_DEFAULT;
+            }
+        }
+        self.recorder = Some(recorder);
+        Ok(())
     }
 
     /// The index of the video stream played among the file's streams.
@@ -345,7 +408,11 @@ impl VideoSource {
     /// Positions the demuxer at the keyframe at or before `pts`; the next frames decoded start
     /// there. Returns false if the stream can't seek (then it restarts from the beginning).
     pub fn seek_before(&mut self, pts: i64) -> bool {
-        let sought = seek_backward(&mut self.input, self.stream_index, pts);
+        // Where the index knows the keyframe, packets before it are passed over: demuxers
+        // that seek by timestamp alone (MPEG-TS) land on a packet near the time asked, keyframe
+        // or not, and a GOP decoded from its middle gives out nothing.
+        let keyframe = self.index.keyframe_at_or_before(pts);
+        let sought = seek_backward(&mut self.input, self.stream_index, keyframe.unwrap_or(pts));
         if !sought {
             // SAFETY: a valid input context; seeking to the stream's start, backwards.
             let result = unsafe {
@@ -375,6 +442,7 @@ impl VideoSource {
             after_seek: true,
             flush_pending,
             skipping,
+            to_keyframe: keyframe.filter(|_| sought).map(|pts| ToKeyframe { pts, tries: 0 }),
             ..Run::default()
         };
         self.apply_skipping(false);
@@ -467,22 +535,69 @@ impl VideoSource {
             let mut packet = ffmpeg::Packet::empty();
             match packet.read(&mut self.input) {
                 Ok(()) => {
+                    if let Some(recorder) = &self.recorder {
+                        recorder.write(&packet);
+                    }
                     if packet.stream() != self.stream_index {
                         continue;
                     }
-                    self.send(&packet);
+                    match self.landed(&packet) {
+                        Landed::Send => self.send(&packet),
+                        Landed::Pass => {}
+                        Landed::Again => self.seek_further_back(),
+                    }
                 }
+                Err(ffmpeg::Error::Eof) if self.run.to_keyframe.is_some() => self.seek_further_back(),
                 Err(ffmpeg::Error::Eof) => {
                     self.eof_sent = true;
                     let _ = self.decoder.send_eof();
                 }
                 Err(e) => {
                     // A read error mid-file: treat what was read as the whole stream.
-                    log::warn!("{}: read error, stopping there: {e}", self.info.path.display());
+                    match (self.interrupt.is_set(), self.info.live) {
+                        (true, _) => {}
+                        (false, true) => log::warn!("{}: the input ended: {e}", self.info.path.display()),
+                        (false, false) => log::warn!("{}: read error, stopping there: {e}", self.info.path.display()),
+                    }
                     self.eof_sent = true;
                     let _ = self.decoder.send_eof();
                 }
             }
+        }
+    }
+
+    /// Whether a packet read after a seek is the run's keyframe (or after it), before it, or
+    /// past it.
+    fn landed(&mut self, packet: &ffmpeg::Packet) -> Landed {
+        let Some(wanted) = self.run.to_keyframe else {
+            return Landed::Send;
+        };
+        if !packet.is_key() {
+            return Landed::Pass;
+        }
+        match packet.pts().or(packet.dts()) {
+            Some(pts) if pts > wanted.pts => Landed::Again,
+            _ => {
+                self.run.to_keyframe = None;
+                Landed::Send
+            }
+        }
+    }
+
+    /// The seek landed past its keyframe: seek again, twice as far back each time (from 32
+    /// frames), and from the start after four tries.
+    fn seek_further_back(&mut self) {
+        let Some(wanted) = self.run.to_keyframe.as_mut() else {
+            return;
+        };
+        wanted.tries += 1;
+        let frames = 32u32 << wanted.tries.min(4);
+        let back = (f64::from(frames) * self.info.frame_duration * f64::from(self.info.time_base.1)
+            / f64::from(self.info.time_base.0).max(1.0)) as i64;
+        let target = wanted.pts.saturating_sub(back.max(1));
+        if wanted.tries > 4 || !seek_backward(&mut self.input, self.stream_index, target) {
+            self.run.to_keyframe = None;
+            let _ = self.input.seek(0, ..);
         }
     }
 
@@ -501,6 +616,14 @@ impl VideoSource {
                 self.run.stale_filter = Some(BTreeSet::new());
             } else {
                 self.decoder.flush();
+            }
+        }
+        if self.info.live {
+            if let Some(p) = pts {
+                if self.arrivals.len() == ARRIVALS_KEPT {
+                    self.arrivals.pop_front();
+                }
+                self.arrivals.push_back((p, std::time::Instant::now()));
             }
         }
         let run = &mut self.run;

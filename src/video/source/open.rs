@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::colour::LogEncoding;
+use crate::video::input::Interrupt;
 
 /// Threads decoding frames ahead run at this nice value, a little below everything else.
 const FRAME_THREADS_NICE: i32 = 5;
@@ -28,7 +29,9 @@ impl VideoSource {
     }
 
     pub fn open_for(path: &Path, decoding: Decoding) -> Result<Self, VideoError> {
-        let input = open_input(path)?;
+        let interrupt = Interrupt::default();
+        let input = open_input(path, &interrupt)?;
+        let live = crate::video::input::is_live(&input);
         let stream = input
             .streams()
             .best(ffmpeg::media::Type::Video)
@@ -64,7 +67,13 @@ impl VideoSource {
         });
         let threads = decode_threads(stream_format, parameters_size);
         context.set_threading(ffmpeg::threading::Config {
-            kind: ffmpeg::threading::Type::Frame,
+            // A live input played shows each frame as soon as it is whole: threads share the
+            // slices of one frame (as with FFmpeg's low_delay), where frame threads would each
+            // hold one back.
+            kind: match (live, decoding) {
+                (true, Decoding::Playing) => ffmpeg::threading::Type::Slice,
+                _ => ffmpeg::threading::Type::Frame,
+            },
             // A hardware decoder is fed by one thread, or two for throughput (FFmpeg's NVDEC
             // decoder is safe to run from frame threads; it adds a surface a thread).
             count: match (hardware.is_some(), decoding) {
@@ -81,7 +90,8 @@ impl VideoSource {
             path: path.to_owned(),
             reason: format!("cannot open the {codec} decoder: {e}"),
         })?;
-        let info = describe(path, &input, &stream, &decoder, codec, hardware.map(|h| h.name))?;
+        let mut info = describe(path, &input, &stream, &decoder, codec, hardware.map(|h| h.name))?;
+        info.live = live;
         let (time_base, frame_duration) = (stream.time_base(), info.frame_duration);
         let ticks_per_frame = frame_duration * f64::from(time_base.denominator()) / f64::from(time_base.numerator());
         let estimated_count = match stream.frames() {
@@ -89,7 +99,11 @@ impl VideoSource {
             _ if info.duration > 0.0 => Some((info.duration / frame_duration).round() as u64),
             _ => None,
         };
-        let index = FrameIndex::start(path, stream_index, ticks_per_frame, info.start_pts, estimated_count);
+        // A live input is read once, here: its frames are numbered as they come.
+        let index = match live {
+            true => FrameIndex::unread(ticks_per_frame, info.start_pts),
+            false => FrameIndex::start(path, stream_index, ticks_per_frame, info.start_pts, estimated_count),
+        };
         let mut input = input;
         discard_other_streams(&mut input, stream_index);
         Ok(Self {
@@ -110,6 +124,9 @@ impl VideoSource {
             run: Run::default(),
             eof_sent: false,
             damaged_packets: 0,
+            interrupt,
+            recorder: None,
+            arrivals: Default::default(),
             parameters,
             gpu_store: None,
             gpu_store_maker: None,
@@ -125,14 +142,21 @@ impl VideoSource {
     }
 }
 
-/// The file opened by FFmpeg's demuxer, after the checks that give clearer errors than its own.
-fn open_input(path: &Path) -> Result<ffmpeg::format::context::Input, VideoError> {
+/// The file opened by FFmpeg's demuxer, after the checks that give clearer errors than its own
+/// (a URL, a pipe or a device goes to FFmpeg as it is).
+fn open_input(path: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::context::Input, VideoError> {
     ffmpeg::init().map_err(|e| VideoError::Open {
         path: path.to_owned(),
         reason: e.to_string(),
     })?;
     // FFmpeg's own log would repeat what histoplay reports; keep only its errors.
     ffmpeg::util::log::set_level(ffmpeg::util::log::Level::Fatal);
+    if crate::video::input::is_location(path) {
+        return crate::video::input::open(path, interrupt).map_err(|reason| VideoError::Open {
+            path: path.to_owned(),
+            reason,
+        });
+    }
     if path.is_dir() {
         return Err(VideoError::Directory(path.to_owned()));
     }
@@ -149,9 +173,9 @@ fn open_input(path: &Path) -> Result<ffmpeg::format::context::Input, VideoError>
             reason: e.to_string(),
         });
     }
-    ffmpeg::format::input(path).map_err(|e| VideoError::NotMedia {
+    crate::video::input::open(path, interrupt).map_err(|reason| VideoError::NotMedia {
         path: path.to_owned(),
-        reason: e.to_string(),
+        reason,
     })
 }
 
@@ -246,7 +270,11 @@ fn describe(
         jpeg,
     );
     let time_base = stream.time_base();
-    let rate = stream.avg_frame_rate();
+    // The average rate, or where the container states none (a lavfi graph, raw video) the
+    // stream's base rate.
+    let rate = Some(stream.avg_frame_rate())
+        .filter(|r| r.numerator() > 0 && r.denominator() > 0)
+        .unwrap_or_else(|| stream.rate());
     let frame_duration = if rate.numerator() > 0 && rate.denominator() > 0 {
         f64::from(rate.denominator()) / f64::from(rate.numerator())
     } else {
@@ -307,6 +335,7 @@ fn describe(
                 .chain(input.metadata().iter())
                 .collect::<Vec<_>>(),
         ),
+        live: false,
     })
 }
 

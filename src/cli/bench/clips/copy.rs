@@ -2,6 +2,7 @@
 //! timestamps moved on by the length of one pass.
 
 use super::{create_output, open_input, read_error, write_error, ClipMakeError, Unfinished};
+use crate::video::record::codec_tag_for;
 use ffmpeg::packet::{Mut as _, Ref as _};
 use ffmpeg::{Rational, Rescale, Rounding};
 use ffmpeg_next as ffmpeg;
@@ -52,26 +53,6 @@ fn loop_period(path: &Path, streams: &[CopiedStream]) -> Result<(i64, Rational),
         .min()
         .unwrap_or(0);
     Ok(((end - start).max(1), reference.time_base))
-}
-
-/// The input codec's tag where the output container takes it, else 0 so that the muxer picks its
-/// own (an MP4 refuses some of Matroska's tags): the rule of ffmpeg's own stream copy.
-fn codec_tag_for(format: &ffmpeg::format::Output, parameters: &ffmpeg::codec::Parameters) -> u32 {
-    // SAFETY: a muxer from FFmpeg's static table and valid codec parameters; the tag table
-    // functions only read.
-    unsafe {
-        let tags = (*format.as_ptr()).codec_tag;
-        let (tag, id) = ((*parameters.as_ptr()).codec_tag, (*parameters.as_ptr()).codec_id);
-        let mut muxer_tag = 0;
-        let fits = tags.is_null()
-            || ffmpeg::ffi::av_codec_get_id(tags, tag) == id
-            || ffmpeg::ffi::av_codec_get_tag2(tags, id, &mut muxer_tag) == 0;
-        if fits {
-            tag
-        } else {
-            0
-        }
-    }
 }
 
 /// Gives packets without a dts one from their neighbours, as ffmpeg's stream copy does: Matroska

@@ -615,12 +615,16 @@ impl Worker {
     /// As `send`, into ring slot `slot` (already taken from the free ones).
     fn send_in(&mut self, slot: usize, pts: i64, preview: bool) -> Result<(), String> {
         let frame = Arc::clone(self.cache.get(pts).ok_or("a frame left the cache before it was sent")?);
-        // The index may have read further since the frame was decoded.
-        let number = self.index.number_at(pts);
+        // The index may have read further since the frame was decoded (a stream the index
+        // does not read, a live one, is numbered as its frames come: that number stands).
+        let (index, exact) = match self.index.number_at(pts) {
+            number if number.exact || !frame.exact => (number.n, number.exact),
+            _ => (frame.index, true),
+        };
         let ready = ReadyFrame {
             slot,
-            index: number.n,
-            exact: number.exact,
+            index,
+            exact,
             pts,
             seconds: frame.seconds,
             generation: self.generation,

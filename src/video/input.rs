@@ -1,0 +1,184 @@
+//! Where the frames come from: a file, or a live input FFmpeg reads as it arrives — a URL
+//! (`udp://`, `srt://`, `rtsp://`, `http://`, an HLS playlist...), a pipe (`-`), a capture
+//! device (`/dev/video0`), the screen (`x11grab`) — opened with the input format and options
+//! the command line names (`--input-format`, `--input-option`, as ffplay's `-f` and `-i`
+//! options).
+//!
+//! A live input can't be read twice (a pipe, a socket, a device) and has no end to index: it
+//! is read once, by the decoder, frames numbered as they arrive, and with FFmpeg's low-delay
+//! settings when played.
+
+use ffmpeg_next as ffmpeg;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// How the command line's inputs are opened.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InputOptions {
+    /// FFmpeg's input format (demuxer or device) to open them with, instead of probing.
+    pub format: Option<String>,
+    /// Options for the format and its protocol (`KEY=VALUE`, as ffplay's `-KEY VALUE`).
+    pub options: Vec<(String, String)>,
+}
+
+static OPTIONS: OnceLock<InputOptions> = OnceLock::new();
+
+/// Sets how every input named on the command line is opened (once, before any is).
+pub fn set_options(options: InputOptions) {
+    let _ = OPTIONS.set(options);
+}
+
+fn options() -> &'static InputOptions {
+    OPTIONS.get_or_init(InputOptions::default)
+}
+
+/// Parses `KEY=VALUE`.
+pub fn parse_option(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
+        _ => Err(format!("'{text}' is not KEY=VALUE")),
+    }
+}
+
+/// Whether `location` names something FFmpeg opens itself rather than a file here: a pipe
+/// (`-`), a URL (`scheme:...`), or anything at all once an input format is given (a device's
+/// name, an X display, a lavfi graph).
+pub fn is_location(location: &Path) -> bool {
+    if options().format.is_some() {
+        return true;
+    }
+    let Some(text) = location.to_str() else {
+        return false;
+    };
+    if text == "-" {
+        return true;
+    }
+    // A scheme is letters, digits, '+', '-' and '.', starting with a letter (RFC 3986); a
+    // file that exists under such a name is still a file.
+    let scheme = text.split_once(':').map(|(scheme, _)| scheme);
+    scheme.is_some_and(|s| {
+        s.len() > 1
+            && s.starts_with(|c: char| c.is_ascii_alphabetic())
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    }) && !location.exists()
+}
+
+/// A flag that makes the input's blocking reads (a stalled stream) give up at once.
+#[derive(Clone, Debug, Default)]
+pub struct Interrupt(Arc<AtomicBool>);
+
+impl Interrupt {
+    pub fn interrupt(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Opens `location` with the command line's format and options. Reads give up once
+/// `interrupt` is set.
+pub fn open(location: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::context::Input, String> {
+    static DEVICES: std::sync::Once = std::sync::Once::new();
+    DEVICES.call_once(ffmpeg::device::register_all);
+    let options = options();
+    let url = location.to_str().ok_or("its name is not valid UTF-8")?;
+    // "-" is FFmpeg's "pipe:" when it is given a URL.
+    let url = if url == "-" { "pipe:" } else { url };
+    let url = std::ffi::CString::new(url).map_err(|_| "its name holds a NUL byte".to_string())?;
+    let format = match &options.format {
+        None => std::ptr::null(),
+        Some(name) => {
+            let c_name = std::ffi::CString::new(name.as_str()).map_err(|_| "bad input format name".to_string())?;
+            // SAFETY: looks a name up in FFmpeg's static tables (devices included once
+            // registered).
+            let found = unsafe { ffmpeg::ffi::av_find_input_format(c_name.as_ptr()) };
+            if found.is_null() {
+                return Err(format!("FFmpeg has no input format '{name}'"));
+            }
+            found
+        }
+    };
+    let mut dictionary = ffmpeg::Dictionary::new();
+    for (key, value) in &options.options {
+        dictionary.set(key, value);
+    }
+    let flag = Arc::clone(&interrupt.0);
+    let callback = ffmpeg::util::interrupt::new(Box::new(move || flag.load(Ordering::Relaxed)));
+    // SAFETY: the context is allocated here and handed to avformat_open_input, which frees it
+    // on failure; the interrupt's closure lives as long as the context (its guard goes with it).
+    unsafe {
+        let mut context = ffmpeg::ffi::avformat_alloc_context();
+        if context.is_null() {
+            return Err("out of memory".into());
+        }
+        (*context).interrupt_callback = callback.interrupt;
+        let mut dictionary = dictionary.disown();
+        let opened = ffmpeg::ffi::avformat_open_input(&mut context, url.as_ptr(), format, &mut dictionary);
+        let unused = ffmpeg::Dictionary::own(dictionary);
+        if opened < 0 {
+            return Err(ffmpeg::Error::from(opened).to_string());
+        }
+        let input = ffmpeg::format::context::Input::wrap_with_interrupt(context, callback.guard);
+        if let Some((key, _)) = unused.iter().next() {
+            return Err(format!("the input has no option '{key}'"));
+        }
+        let found = ffmpeg::ffi::avformat_find_stream_info(context, std::ptr::null_mut());
+        if found < 0 {
+            return Err(ffmpeg::Error::from(found).to_string());
+        }
+        Ok(input)
+    }
+}
+
+/// Whether an opened input is live: it can't seek (a pipe, a socket) or has no file at all
+/// (a device, an RTSP session) and no stated end. Such an input is read once, as it comes.
+pub fn is_live(input: &ffmpeg::format::context::Input) -> bool {
+    // SAFETY: reading plain fields of a valid, opened input context.
+    unsafe {
+        let context = input.as_ptr();
+        let pb = (*context).pb;
+        let endless = (*context).duration <= 0;
+        let format = input.format();
+        let name = format.name();
+        if pb.is_null() {
+            return endless || name == "rtsp";
+        }
+        // A live HLS playlist is read over a seekable connection, but has no end.
+        (*pb).seekable & ffmpeg::ffi::AVIO_SEEKABLE_NORMAL == 0 || (endless && name == "hls")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_key_equals_value() {
+        assert_eq!(
+            parse_option("video_size=640x480"),
+            Ok(("video_size".into(), "640x480".into()))
+        );
+        assert_eq!(
+            parse_option("timeout=5000000"),
+            Ok(("timeout".into(), "5000000".into()))
+        );
+        assert_eq!(parse_option("a=b=c"), Ok(("a".into(), "b=c".into())));
+        assert!(parse_option("=1").is_err());
+        assert!(parse_option("novalue").is_err());
+    }
+
+    #[test]
+    fn urls_and_pipes_are_locations_files_are_not() {
+        assert!(is_location(Path::new("-")));
+        assert!(is_location(Path::new("udp://127.0.0.1:1234")));
+        assert!(is_location(Path::new("srt://host:9000?mode=caller")));
+        assert!(is_location(Path::new("pipe:0")));
+        assert!(!is_location(Path::new("media/sample-540p.mp4")));
+        assert!(!is_location(Path::new("/tmp/clip.mp4")));
+        // A one-letter "scheme" is a drive or a plain name with a colon, not a URL.
+        assert!(!is_location(Path::new("c:clip.mp4")));
+    }
+}

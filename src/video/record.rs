@@ -1,0 +1,237 @@
+//! Capture (`--record FILE`): the input's packets written to a file as they are read, without
+//! re-encoding, the container chosen by the file's extension — what `ffmpeg -i INPUT -c copy
+//! FILE` writes: the best video stream and the best audio stream, timestamps moved to start
+//! where the input starts, interleaved, with FFmpeg's default mux delay (0.7 s).
+//!
+//! Each packet is handed to the muxer as it arrives and the file's buffer is flushed, so what
+//! arrived is on disk whatever happens next; MP4 and QuickTime files are written fragmented
+//! (a fragment per keyframe), so they can be read even if the process dies before its end.
+
+use ffmpeg_next as ffmpeg;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
+
+/// The recordings being written, so that the process finishes them all before it exits (the
+/// player quits without waiting for its decode threads).
+static ACTIVE: Mutex<Vec<Weak<Mutex<Recorder>>>> = Mutex::new(Vec::new());
+
+/// A recording being written, shared with the list `finish_all` ends.
+pub struct Recording(Arc<Mutex<Recorder>>);
+
+impl Recording {
+    /// Starts recording (see `Recorder::create`).
+    pub fn create(path: &Path, input: &ffmpeg::format::context::Input, video: usize) -> Result<Self, String> {
+        let recorder = Arc::new(Mutex::new(Recorder::create(path, input, video)?));
+        let mut active = ACTIVE.lock().unwrap_or_else(|e| e.into_inner());
+        active.retain(|r| r.strong_count() > 0);
+        active.push(Arc::downgrade(&recorder));
+        Ok(Self(recorder))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Recorder> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The input streams recorded.
+    pub fn inputs(&self) -> Vec<usize> {
+        self.lock().streams.iter().map(|s| s.input).collect()
+    }
+
+    pub fn write(&self, packet: &ffmpeg::Packet) {
+        self.lock().write(packet);
+    }
+}
+
+impl Drop for Recording {
+    fn drop(&mut self) {
+        self.lock().finish();
+    }
+}
+
+/// Ends every recording still being written: the packets held for interleaving, then the
+/// container's trailer. Packets read after it are not written.
+pub fn finish_all() {
+    let active = std::mem::take(&mut *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()));
+    for recorder in active.iter().filter_map(Weak::upgrade) {
+        recorder.lock().unwrap_or_else(|e| e.into_inner()).finish();
+    }
+}
+
+/// Writes the packets of some of an input's streams into a file.
+pub struct Recorder {
+    path: PathBuf,
+    output: ffmpeg::format::context::Output,
+    /// Per input stream recorded: its index in the input, its time base and the output's.
+    streams: Vec<Recorded>,
+    /// The input's start, subtracted from every timestamp (in AV_TIME_BASE units).
+    start: i64,
+    /// The largest dts written per output stream: packets read again after a seek back are
+    /// not written twice.
+    written_dts: Vec<Option<i64>>,
+    /// Whether each output stream has had its first keyframe: packets before it are left out,
+    /// as FFmpeg's stream copy leaves them (a stream joined mid-GOP).
+    keyed: Vec<bool>,
+    failed: bool,
+    finished: bool,
+    packets: u64,
+}
+
+struct Recorded {
+    input: usize,
+    input_base: ffmpeg::Rational,
+    output_base: ffmpeg::Rational,
+}
+
+// SAFETY: the output context is owned by the Recorder and used by one thread at a time (the one
+// that reads the input).
+unsafe impl Send for Recorder {}
+
+impl Recorder {
+    /// Creates `path` and writes its header, for `input`'s best video stream (`video`) and its
+    /// best audio stream. Returns the input streams recorded.
+    pub fn create(path: &Path, input: &ffmpeg::format::context::Input, video: usize) -> Result<Self, String> {
+        let mut output = ffmpeg::format::output(path).map_err(|e| match e {
+            ffmpeg::Error::Other { .. } | ffmpeg::Error::InvalidData => {
+                format!("no container for its extension, or it can't be written ({e})")
+            }
+            e => e.to_string(),
+        })?;
+        let audio = input.streams().best(ffmpeg::media::Type::Audio).map(|s| s.index());
+        let muxer = output.format();
+        let mut streams = Vec::new();
+        for index in std::iter::once(video).chain(audio) {
+            let Some(stream) = input.stream(index) else {
+                continue;
+            };
+            let mut added = output
+                .add_stream(ffmpeg::encoder::find(ffmpeg::codec::Id::None))
+                .map_err(|e| e.to_string())?;
+            let parameters = stream.parameters();
+            let tag = codec_tag_for(&muxer, &parameters);
+            added.set_parameters(parameters);
+            // SAFETY: the stream's own codec parameters, just copied in.
+            unsafe { (*(*added.as_mut_ptr()).codecpar).codec_tag = tag };
+            added.set_time_base(stream.time_base());
+            added.set_avg_frame_rate(stream.avg_frame_rate());
+            added.set_metadata(stream.metadata().to_owned());
+            streams.push(Recorded {
+                input: index,
+                input_base: stream.time_base(),
+                output_base: stream.time_base(),
+            });
+        }
+        let mut options = ffmpeg::Dictionary::new();
+        let name = muxer.name();
+        if name.split(',').any(|n| matches!(n, "mp4" | "mov" | "ipod" | "ismv")) {
+            options.set("movflags", "+frag_keyframe+default_base_moof");
+        }
+        // SAFETY: plain fields of the output context, before its header is written; FFmpeg's
+        // CLI sets the same mux delay (its -muxdelay default).
+        unsafe { (*output.as_mut_ptr()).max_delay = 700_000 };
+        output.write_header_with(options).map_err(|e| e.to_string())?;
+        for (recorded, stream) in streams.iter_mut().zip(output.streams()) {
+            recorded.output_base = stream.time_base();
+        }
+        // SAFETY: a plain field of the opened input.
+        let start = unsafe { (*input.as_ptr()).start_time };
+        let count = streams.len();
+        Ok(Self {
+            path: path.to_owned(),
+            output,
+            streams,
+            start: if start == ffmpeg::ffi::AV_NOPTS_VALUE { 0 } else { start },
+            written_dts: vec![None; count],
+            keyed: vec![false; count],
+            failed: false,
+            finished: false,
+            packets: 0,
+        })
+    }
+
+    /// Packets written so far.
+    pub fn packets(&self) -> u64 {
+        self.packets
+    }
+
+    /// Writes `packet` if it is of a stream recorded (and not one written already). A write
+    /// that fails stops the recording, with a warning; playing goes on.
+    pub fn write(&mut self, packet: &ffmpeg::Packet) {
+        if self.failed || self.finished {
+            return;
+        }
+        let Some(at) = self.streams.iter().position(|s| s.input == packet.stream()) else {
+            return;
+        };
+        if !self.keyed[at] {
+            if !packet.is_key() {
+                return;
+            }
+            self.keyed[at] = true;
+        }
+        let recorded = &self.streams[at];
+        let mut copy = packet.clone();
+        let offset = ffmpeg::Rescale::rescale(&self.start, ffmpeg::rescale::TIME_BASE, recorded.input_base);
+        if let Some(dts) = copy.dts() {
+            if self.written_dts[at].is_some_and(|last| dts <= last) {
+                return;
+            }
+            self.written_dts[at] = Some(dts);
+            copy.set_dts(Some(dts - offset));
+        }
+        if let Some(pts) = copy.pts() {
+            copy.set_pts(Some(pts - offset));
+        }
+        copy.rescale_ts(recorded.input_base, recorded.output_base);
+        copy.set_stream(at);
+        copy.set_position(-1);
+        match copy.write_interleaved(&mut self.output) {
+            Ok(()) => {
+                self.packets += 1;
+                // SAFETY: the output's own IO context, open since the header was written.
+                unsafe {
+                    let pb = (*self.output.as_mut_ptr()).pb;
+                    if !pb.is_null() {
+                        ffmpeg::ffi::avio_flush(pb);
+                    }
+                }
+            }
+            Err(e) => {
+                log::warn!("{}: recording stopped: {e}", self.path.display());
+                self.failed = true;
+            }
+        }
+    }
+}
+
+impl Recorder {
+    /// Ends the file (once): the packets still held for interleaving, then the container's
+    /// trailer.
+    fn finish(&mut self) {
+        if std::mem::replace(&mut self.finished, true) {
+            return;
+        }
+        if let Err(e) = self.output.write_trailer() {
+            log::warn!("{}: the recording could not be finished: {e}", self.path.display());
+        }
+    }
+}
+
+/// The input codec's tag where the output container takes it, else 0 so that the muxer picks its
+/// own (an MP4 refuses some of Matroska's tags): the rule of ffmpeg's own stream copy.
+pub(crate) fn codec_tag_for(format: &ffmpeg::format::Output, parameters: &ffmpeg::codec::Parameters) -> u32 {
+    // SAFETY: a muxer from FFmpeg's static table and valid codec parameters; the tag table
+    // functions only read.
+    unsafe {
+        let tags = (*format.as_ptr()).codec_tag;
+        let (tag, id) = ((*parameters.as_ptr()).codec_tag, (*parameters.as_ptr()).codec_id);
+        let mut muxer_tag = 0;
+        let fits = tags.is_null()
+            || ffmpeg::ffi::av_codec_get_id(tags, tag) == id
+            || ffmpeg::ffi::av_codec_get_tag2(tags, id, &mut muxer_tag) == 0;
+        if fits {
+            tag
+        } else {
+            0
+        }
+    }
+}
