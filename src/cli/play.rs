@@ -34,6 +34,11 @@ pub struct Args {
     /// Play without sound.
     #[arg(long)]
     pub no_audio: bool,
+    /// Write the first input's packets to this file as they are read, without re-encoding
+    /// (the container from its extension, as `ffmpeg -i INPUT -c copy FILE`): capture a live
+    /// input while watching it. The file is finished when the player quits (q, or a signal).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
     /// Memory for decoded frames kept for instant steps back and forth: 1GiB by default;
     /// takes KiB, MiB, GiB (or K, M, G), KB, MB, GB, or bytes.
     #[arg(long, value_parser = parse_byte_size, default_value = "1GiB")]
@@ -74,6 +79,7 @@ impl Args {
             frame_log: self.frame_log,
             bench_seconds: None,
             sound: !self.no_audio,
+            record: self.record,
             cache_bytes: self.cache_size,
             speed: self.speed,
             audio_device: self.audio_device,

@@ -89,7 +89,7 @@ pub fn osd_view<'a>(media: &'a Media, title: &'a str, clipping: Option<Clipping>
         title,
         position: playback.position(),
         duration: timeline.duration,
-        frame: playback.shown().map(|s| media.index.number_at(s.pts)),
+        frame: playback.shown_number(&media.index),
         frame_count: timeline.frame_count,
         estimated_count: media.index.estimated_count,
         preview: playback.shown().is_some_and(|s| s.preview),
@@ -113,6 +113,7 @@ pub fn osd_view<'a>(media: &'a Media, title: &'a str, clipping: Option<Clipping>
         loop_file: playback.loop_file,
         graticule: media.graticule(),
         marks: None,
+        live: media.live_view(Instant::now()),
         compare: media.compare.as_ref().map(|c| {
             let align = playback.source.paired().map(|p| p.alignment());
             let frame = playback.shown().map(|s| media.index.number_at(s.pts).n);
@@ -188,7 +189,7 @@ impl Drawing<'_> {
 pub fn present(media: &Media, at: Instant, due: Option<Instant>, new_frame: bool) -> Present {
     let playback = &media.playback;
     let shown = playback.shown();
-    let number = shown.map(|s| media.index.number_at(s.pts));
+    let number = playback.shown_number(&media.index);
     Present {
         at,
         frame: number.map(|n| n.n),
@@ -211,6 +212,7 @@ pub fn present(media: &Media, at: Instant, due: Option<Instant>, new_frame: bool
         marks: Default::default(),
         signal: None,
         osd: Vec::new(),
+        latency: None,
     }
 }
 

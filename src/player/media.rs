@@ -48,7 +48,7 @@ pub fn open_file(
     audio_device: Option<&str>,
 ) -> Result<OpenedFile, crate::video::source::VideoError> {
     let source = VideoSource::open(path)?;
-    let audio = open_sound(path, volume, audio_device);
+    let audio = open_sound(&source.info, volume, audio_device);
     Ok(OpenedFile {
         source,
         audio,
@@ -56,9 +56,17 @@ pub fn open_file(
     })
 }
 
-/// The sound of `path` on `audio_device` (or the default) at `volume`, starting silent; None
-/// without a volume, an audio stream or an output.
-pub fn open_sound(path: &std::path::Path, volume: Option<Volume>, audio_device: Option<&str>) -> Option<Audio> {
+/// The sound of the file `info` describes on `audio_device` (or the default) at `volume`,
+/// starting silent; None without a volume, an audio stream or an output, and for a live input
+/// (read once, by its video's decoder).
+pub fn open_sound(info: &VideoInfo, volume: Option<Volume>, audio_device: Option<&str>) -> Option<Audio> {
+    if info.live {
+        if volume.is_some() {
+            log::warn!("{}: a live input plays without sound", info.path.display());
+        }
+        return None;
+    }
+    let path = info.path.as_path();
     let silent = crate::audio::Cue {
         clock: crate::clock::Clock::new(Instant::now(), 0.0, true),
         audible: false,
@@ -88,6 +96,8 @@ pub struct Media {
     pub timeline: Option<TimelineFill>,
     /// The file compared with this one, played in step with it.
     pub compare: Option<Comparison>,
+    /// A live input's arrival-to-display latency, lately.
+    pub latency: super::live::Latency,
 }
 
 impl Media {
@@ -198,7 +208,10 @@ impl Media {
             index.estimated_count.map_or("?".to_string(), |n| n.to_string())
         );
         let mut playback = Playback::new(source, timeline, Instant::now());
-        if speed != 1.0 {
+        if info.live {
+            playback.set_live();
+        }
+        if speed != 1.0 && !info.live {
             playback.apply(&super::commands::Command::SpeedBy(speed), Instant::now());
         }
         if let Some(audio) = &audio {
@@ -217,6 +230,7 @@ impl Media {
             timeline: None,
             compare,
             graticule: Vec::new(),
+            latency: Default::default(),
         };
         media.set_scene_region();
         media.set_graticule(Scale::default(), &[]);
@@ -350,8 +364,27 @@ impl Media {
         self.info.display_aspect * if self.side_by_side() { 2.0 } else { 1.0 }
     }
 
+    /// A live input's new frame was presented at `at`: its latency, counted in the figures
+    /// the OSD shows.
+    pub fn live_latency(&mut self, at: Instant, new_frame: bool) -> Option<std::time::Duration> {
+        let arrived = self.playback.shown().and_then(|s| s.packet.arrived)?;
+        new_frame.then(|| self.latency.shown(arrived, at))
+    }
+
+    /// What the OSD shows of a live input; None for a file.
+    pub fn live_view(&self, now: Instant) -> Option<super::live::LiveView> {
+        self.playback.is_live().then(|| super::live::LiveView {
+            no_signal: self.playback.no_signal(now),
+            latency_ms: self.latency.percentiles(),
+            wall_clock: super::live::wall_clock(),
+        })
+    }
+
     /// Starts filling the histogram timeline, if it isn't yet.
     pub fn start_timeline(&mut self, gpu: &GpuContext) -> std::io::Result<()> {
+        if self.info.live {
+            return Err(std::io::Error::other("a live input has no histogram timeline"));
+        }
         if self.timeline.is_none() {
             self.timeline = Some(TimelineFill::start(&self.info.path, gpu)?);
         }

@@ -12,6 +12,7 @@ mod egui_layer;
 mod files;
 mod frame;
 mod gpu_wait;
+pub mod live;
 mod marks_control;
 pub mod media;
 pub mod osd;
@@ -79,6 +80,8 @@ pub enum PlayerError {
 pub struct PlayerOptions {
     /// Write a line per present here (see `stats::FrameLog`).
     pub frame_log: Option<PathBuf>,
+    /// Write the first file's packets here as they are read (`--record`).
+    pub record: Option<PathBuf>,
     /// Run `bench-play`'s script: play this many seconds, then time injected commands.
     pub bench_seconds: Option<f64>,
     /// Play the files' sound (where there is a device for it).
@@ -118,6 +121,7 @@ impl Default for PlayerOptions {
     fn default() -> Self {
         Self {
             frame_log: None,
+            record: None,
             bench_seconds: None,
             sound: true,
             cache_bytes: crate::video::decoder::DEFAULT_CACHE_BYTES,
@@ -171,12 +175,12 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
         eprintln!("warning: {warning}");
     }
     let mut playlist = playlist::Playlist::new(expanded.files, options.loop_playlist);
-    let (path, source) = loop {
+    let source = loop {
         let Some(path) = playlist.current().map(Path::to_path_buf) else {
             return Err(PlayerError::NothingToPlay("no file could be opened".to_string()));
         };
         match VideoSource::open(&path) {
-            Ok(source) => break (path, source),
+            Ok(source) => break source,
             Err(e) if playlist.len() > 1 => {
                 log::warn!("skipping: {e}");
                 eprintln!("warning: skipping: {e}");
@@ -185,9 +189,12 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
             Err(e) => return Err(e.into()),
         }
     };
-    let path = path.as_path();
     if !has_display() {
         return Err(PlayerError::NoDisplay);
+    }
+    let mut source = source;
+    if let Some(record) = &options.record {
+        source.record_to(record)?;
     }
     let event_loop = winit::event_loop::EventLoop::<UserEvent>::with_user_event()
         .build()
@@ -197,8 +204,7 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
         })?;
     // The sound device once there is a window to play in.
     let volume = options.sound.then(crate::audio::Volume::default);
-    let audio = media::open_sound(path, volume, options.audio_device.as_deref());
-    let mut source = source;
+    let audio = media::open_sound(&source.info, volume, options.audio_device.as_deref());
     let compared = match &options.compare {
         Some(compare) => Some(comparison::open_compared(&mut source, compare)?),
         None => None,

@@ -24,6 +24,20 @@ pub fn pick(queue_seconds: impl IntoIterator<Item = f64>, horizon: f64) -> Pick 
     }
 }
 
+/// Frames of a live input waiting to be shown beyond which playback jumps to the newest: a
+/// frame that arrives while the one before is still waiting (arrival jitter) is shown in turn;
+/// more than this are a backlog the machine did not keep up with.
+pub const LIVE_BACKLOG: usize = 2;
+
+/// A live input shows each frame as soon as it arrives, in order, with no clock to wait for;
+/// past `LIVE_BACKLOG` frames waiting, all but the newest are dropped.
+pub fn pick_live(queued: usize) -> Pick {
+    Pick {
+        drop: if queued > LIVE_BACKLOG { queued - 1 } else { 0 },
+        show: queued > 0,
+    }
+}
+
 /// Wall time a present is expected to take, learned from the last few: frames are started this
 /// much before their due time so they reach the screen on time.
 #[derive(Clone, Copy, Debug)]
@@ -75,6 +89,15 @@ pub fn format_time(seconds: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn live_frames_show_in_turn_until_a_backlog_then_the_newest() {
+        assert_eq!(pick_live(0), Pick { drop: 0, show: false });
+        assert_eq!(pick_live(1), Pick { drop: 0, show: true });
+        assert_eq!(pick_live(2), Pick { drop: 0, show: true });
+        assert_eq!(pick_live(3), Pick { drop: 2, show: true });
+        assert_eq!(pick_live(10), Pick { drop: 9, show: true });
+    }
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)

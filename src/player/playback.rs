@@ -3,7 +3,7 @@
 //! it is tested with a scripted one, without threads or a GPU.
 
 use super::commands::Command;
-use super::pacing::pick;
+use super::pacing::{pick, pick_live};
 use crate::clock::Clock;
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
 use crate::video::source::SeekTarget;
@@ -109,7 +109,16 @@ pub struct Playback<S> {
     pub loop_file: bool,
     /// mpv's A-B loop points, seconds from the start.
     ab: AbLoop,
+    /// A live input: frames are shown as they arrive, not to a clock; it can't seek.
+    live: bool,
+    /// When the last frame of a live input arrived.
+    last_received: Option<Instant>,
+    /// Something to tell the user, once (a key a live input has no use for).
+    note: Option<String>,
 }
+
+/// A live input with no frame for this long shows "no signal" over its last one.
+pub const NO_SIGNAL_AFTER: Duration = Duration::from_millis(1500);
 
 /// Where mpv's `add chapter N` goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,7 +202,31 @@ impl<S: FrameSource> Playback<S> {
             finished: false,
             loop_file: false,
             ab: AbLoop::default(),
+            live: false,
+            last_received: None,
+            note: None,
         }
+    }
+
+    /// Plays a live input: each frame as it arrives, the newest when more wait; paused, the
+    /// input goes on being read and its frames pass; no seeks, steps or speeds.
+    pub fn set_live(&mut self) {
+        self.live = true;
+    }
+
+    pub fn is_live(&self) -> bool {
+        self.live
+    }
+
+    /// A live input whose frames stopped coming (a stalled or lost stream), not paused or
+    /// ended.
+    pub fn no_signal(&self, now: Instant) -> bool {
+        self.live
+            && !self.ended
+            && !self.clock.paused()
+            && self
+                .last_received
+                .is_some_and(|t| now.saturating_duration_since(t) >= NO_SIGNAL_AFTER)
     }
 
     /// Takes in what the decoder sent: current frames are queued, stale ones given back.
@@ -203,6 +236,9 @@ impl<S: FrameSource> Playback<S> {
             match event {
                 DecoderEvent::Frame(frame) if frame.generation == current => {
                     self.received += 1;
+                    if self.live {
+                        self.last_received = Some(now);
+                    }
                     self.queue.push_back(frame);
                 }
                 DecoderEvent::Frame(stale) => self.source.release(stale.slot),
@@ -212,6 +248,12 @@ impl<S: FrameSource> Playback<S> {
                     self.error = Some(message);
                 }
                 DecoderEvent::EndOfStream { .. } | DecoderEvent::Failed { .. } => {}
+            }
+        }
+        if self.live && self.clock.paused() && self.landing.is_none() {
+            // The picture stays; the input goes on being read, its frames passing unseen.
+            for frame in self.queue.drain(..) {
+                self.source.release(frame.slot);
             }
         }
         if self.ended && self.queue.is_empty() {
@@ -256,6 +298,13 @@ impl<S: FrameSource> Playback<S> {
         if self.clock.paused() {
             return None;
         }
+        if self.live {
+            let pick = pick_live(self.queue.len());
+            self.drop_front(pick.drop);
+            let frame = self.queue.pop_front()?;
+            self.clock.set(now, frame.seconds);
+            return Some(self.show(frame, None));
+        }
         let horizon = self.clock.media_time(now + lead);
         let pick = pick(self.queue.iter().map(|f| f.seconds), horizon);
         self.drop_front(pick.drop);
@@ -281,8 +330,10 @@ impl<S: FrameSource> Playback<S> {
     pub fn drop_late(&mut self, now: Instant, lead: Duration) {
         self.pump(now);
         if self.landing.is_none() && self.forward_steps == 0 && !self.clock.paused() {
-            let horizon = self.clock.media_time(now + lead);
-            let drop = pick(self.queue.iter().map(|f| f.seconds), horizon).drop;
+            let drop = match self.live {
+                true => self.queue.len().saturating_sub(1),
+                false => pick(self.queue.iter().map(|f| f.seconds), self.clock.media_time(now + lead)).drop,
+            };
             self.drop_front(drop);
         }
     }
@@ -313,6 +364,14 @@ impl<S: FrameSource> Playback<S> {
         if self.clock.paused() {
             return Wake::Idle;
         }
+        if self.live {
+            // Frames wake the loop as they arrive; until then, the moment "no signal" shows.
+            return match (self.queue.is_empty(), renderable) {
+                (false, true) => Wake::Now,
+                _ if self.ended || self.no_signal(now) => Wake::Idle,
+                _ => self.last_received.map_or(Wake::Idle, |t| Wake::At(t + NO_SIGNAL_AFTER)),
+            };
+        }
         // Minimized, the next thing to do is to drop the front frame when the one after is due.
         let next = if renderable {
             self.queue.front()
@@ -337,6 +396,31 @@ impl<S: FrameSource> Playback<S> {
     }
 
     fn apply_command(&mut self, command: &Command, now: Instant) -> bool {
+        if self.live {
+            match *command {
+                Command::TogglePause | Command::Pause | Command::Resume => {}
+                // Back to live: the newest frame.
+                Command::SeekEnd => {
+                    self.resume(now);
+                    return true;
+                }
+                Command::SeekBy { .. }
+                | Command::SeekTo { .. }
+                | Command::SeekPercent { .. }
+                | Command::SeekStart
+                | Command::StepForward
+                | Command::StepBack
+                | Command::SpeedBy(_)
+                | Command::SpeedReset
+                | Command::SpeedSet(_)
+                | Command::AbLoop
+                | Command::ToggleLoopFile => {
+                    self.note = Some("live: the input plays as it arrives (no seeks, steps or speeds)".into());
+                    return true;
+                }
+                _ => return false,
+            }
+        }
         match *command {
             Command::TogglePause if self.clock.paused() => self.resume(now),
             Command::TogglePause | Command::Pause => self.clock.pause(now),
@@ -400,7 +484,7 @@ impl<S: FrameSource> Playback<S> {
     }
 
     fn resume(&mut self, now: Instant) {
-        if self.at_end() {
+        if self.at_end() && !self.live {
             // Play again from the start, as players do at the end of a file.
             self.seek_frame(0);
         }
@@ -518,6 +602,24 @@ impl<S: FrameSource> Playback<S> {
     /// A decoder failure to report, once.
     pub fn take_error(&mut self) -> Option<String> {
         self.error.take()
+    }
+
+    /// A note for the user, once.
+    pub fn take_note(&mut self) -> Option<String> {
+        self.note.take()
+    }
+
+    /// The shown frame's number: the index's, or for a stream the index does not read (a
+    /// live one) the number it was given as it came.
+    pub fn shown_number(&self, index: &crate::video::index::FrameIndex) -> Option<crate::video::index::FrameNumber> {
+        let shown = self.shown?;
+        Some(match index.number_at(shown.pts) {
+            number if number.exact || !shown.exact => number,
+            _ => crate::video::index::FrameNumber {
+                n: shown.index,
+                exact: true,
+            },
+        })
     }
 
     /// Frames taken from the decoder so far.

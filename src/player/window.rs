@@ -69,6 +69,8 @@ pub struct PlayerWindow {
     /// The OSD's messages.
     toasts: Toasts,
     needs_redraw: bool,
+    /// Whether the picture drawn last says "no signal" (a live input's frames stopped).
+    no_signal: bool,
     /// The surface had no image to give (timeout, occluded): don't ask again before this.
     blocked_until: Option<Instant>,
     lead: RenderLead,
@@ -161,6 +163,7 @@ impl PlayerWindow {
             readbacks,
             toasts: Toasts::default(),
             needs_redraw: true,
+            no_signal: false,
             blocked_until: None,
             lead: RenderLead::default(),
             frame_log,
@@ -504,6 +507,7 @@ impl PlayerWindow {
             marks: self.marks.shown(),
             osd: self.osd_drawn.clone(),
             signal: (self.frame_log.as_ref()).and_then(|_| self.stats.log_field(at, self.media.serial)),
+            latency: self.media.live_latency(at, new_frame),
             ..frame::present(&self.media, at, due, new_frame)
         };
         self.stats.presented(new_frame);
@@ -522,11 +526,16 @@ impl PlayerWindow {
         let renderable = self.surface.is_renderable() && blocked.is_none();
         let lead = self.render_lead();
         self.needs_redraw |= self.media.catch_up(now, lead, renderable);
+        let no_signal = self.media.playback.no_signal(now);
+        self.needs_redraw |= no_signal != std::mem::replace(&mut self.no_signal, no_signal);
         let fx = self.files.finished(now, &mut self.media, &self.sound);
         self.take(fx);
         Sound::follow(&mut self.media, now);
         if let Some(error) = self.media.playback.take_error() {
             self.message(error, true);
+        }
+        if let Some(note) = self.media.playback.take_note() {
+            self.message(note, false);
         }
         let fx = CompareControl::wake(&mut self.media);
         self.take(fx);

@@ -121,6 +121,8 @@ pub struct Present {
     pub signal: Option<String>,
     /// Where the OSD's boxes were drawn: name, then x, y, width and height in pixels.
     pub osd: Vec<(String, [i32; 4])>,
+    /// A live input's new frame: milliseconds from its packet's arrival to the present.
+    pub latency_ms: Option<f64>,
 }
 
 pub fn parse(line: &str) -> Option<Present> {
@@ -143,6 +145,7 @@ pub fn parse(line: &str) -> Option<Present> {
         marks: field("marks").unwrap_or("").to_string(),
         signal: field("signal").map(str::to_string),
         osd: field("osd").map_or(Some(Vec::new()), boxes)?,
+        latency_ms: field("latency_ms").and_then(|v| v.parse().ok()),
     })
 }
 

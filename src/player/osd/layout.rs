@@ -25,6 +25,8 @@ pub enum BoxKind {
     Probe,
     /// The bottom panel: placed by itself, named in what was drawn.
     Panel,
+    /// "no signal" over a live input's last frame, in the middle of the window.
+    NoSignal,
 }
 
 impl BoxKind {
@@ -38,6 +40,7 @@ impl BoxKind {
             BoxKind::Stats => "stats",
             BoxKind::Probe => "probe",
             BoxKind::Panel => "panel",
+            BoxKind::NoSignal => "no_signal",
         }
     }
 }

@@ -29,7 +29,7 @@ pub use layout::BoxKind;
 use layout::{place, Screen, Wanted, MARGIN};
 use panel::{clipping_line, status_line, timeline_strip};
 #[cfg(test)]
-use panel::{frame_text, state_text};
+use panel::{frame_text, live_state_text, state_text};
 pub use toasts::Toasts;
 
 /// The widest the stats overlay grows.
@@ -98,6 +98,8 @@ pub struct OsdView<'a> {
     pub marks: Option<MarksNote>,
     /// The waveform's or parade's graticule, labelled while one is shown.
     pub graticule: &'a [crate::scope::graticule::Line],
+    /// A live input's state: LIVE, the wall clock, the latency, "no signal".
+    pub live: Option<super::live::LiveView>,
 }
 
 /// An HDR stream's transfer and the peak its picture is tone-mapped from (once measured).
@@ -241,13 +243,22 @@ impl Osd {
                     .probe
                     .as_ref()
                     .map(|(probe, _)| probe_label(ctx, probe, at, view.opacity)),
-                BoxKind::Panel => None,
+                BoxKind::Panel | BoxKind::NoSignal => None,
             };
             let Some(rect) = rect else { continue };
             if kind != BoxKind::Stats && (rect.size() - at.size()).length() > 0.5 {
                 ctx.request_repaint();
             }
             drawn.push((kind, rect));
+        }
+        // Shown whether or not the OSD is.
+        if view.live.as_ref().is_some_and(|live| live.no_signal) {
+            let text = egui::RichText::new("no signal")
+                .size(28.0)
+                .color(Color32::WHITE)
+                .strong();
+            let rect = boxes::show_note(ctx, "no signal", (Align2::CENTER_CENTER, screen.center()), text);
+            drawn.push((BoxKind::NoSignal, rect));
         }
         if !shown {
             self.dragging = false;
@@ -282,7 +293,10 @@ impl Osd {
                         if let Some(texture) = view.timeline {
                             timeline_strip(ui, texture, view, &mut commands);
                         }
-                        self.seek_bar(ui, view, &mut commands);
+                        // A live input has no length to seek in.
+                        if view.live.is_none() {
+                            self.seek_bar(ui, view, &mut commands);
+                        }
                         clipping_line(ui, view);
                     });
             });

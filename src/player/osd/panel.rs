@@ -54,9 +54,14 @@ pub(super) fn state_text(paused: bool, at_end: bool) -> &'static str {
 /// State, position, frame, speed and the view's options; wraps in narrow windows.
 pub(super) fn status_line(ui: &mut egui::Ui, view: &OsdView) {
     ui.horizontal_wrapped(|ui| {
-        ui.label(RichText::new(state_text(view.paused, view.at_end)).color(TEXT).strong());
-        let time = format!("{} / {}", format_time(view.position), format_time(view.duration));
-        ui.label(RichText::new(time).monospace().color(TEXT));
+        match &view.live {
+            Some(live) => live_text(ui, live, view),
+            None => {
+                ui.label(RichText::new(state_text(view.paused, view.at_end)).color(TEXT).strong());
+                let time = format!("{} / {}", format_time(view.position), format_time(view.duration));
+                ui.label(RichText::new(time).monospace().color(TEXT));
+            }
+        }
         ui.label(RichText::new(frame_text(view)).monospace().color(TEXT));
         if view.preview {
             ui.label(RichText::new("keyframe preview").color(DIM));
@@ -91,6 +96,28 @@ pub(super) fn status_line(ui: &mut egui::Ui, view: &OsdView) {
             ui.label(RichText::new(text).color(TEXT));
         }
     });
+}
+
+/// A live input's state, the wall-clock time and the latency, in place of a file's position
+/// and length: `● LIVE 14:03:27 latency 38 ms (p95 52)`.
+fn live_text(ui: &mut egui::Ui, live: &crate::player::live::LiveView, view: &OsdView) {
+    let (state, color) = live_state_text(view.paused, view.at_end, live.no_signal);
+    ui.label(RichText::new(state).color(color).strong());
+    ui.label(RichText::new(&live.wall_clock).monospace().color(TEXT));
+    if let Some((p50, p95)) = live.latency_ms {
+        let text = format!("latency {p50:.0} ms (p95 {p95:.0})");
+        ui.label(RichText::new(text).monospace().color(TEXT));
+    }
+}
+
+/// A live input's state: LIVE (red), no signal, paused (End goes back to live), or ended.
+pub(super) fn live_state_text(paused: bool, at_end: bool, no_signal: bool) -> (&'static str, Color32) {
+    match (paused, at_end, no_signal) {
+        (_, true, _) => ("ended", TEXT),
+        (true, false, _) => ("⏸ paused (End: live)", TEXT),
+        (false, false, true) => ("no signal", Color32::from_rgb(255, 170, 0)),
+        (false, false, false) => ("LIVE", Color32::from_rgb(255, 60, 60)),
+    }
 }
 
 /// `loop A-B 00:01.000–00:03.500`, `loop A 00:01.000`, `loop file`: what loops.

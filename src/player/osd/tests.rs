@@ -26,6 +26,7 @@ fn paused_view(messages: &[Message]) -> OsdView<'_> {
         compare: None,
         marks: None,
         graticule: &[],
+        live: None,
         ab_loop: Default::default(),
         loop_file: false,
     }
@@ -40,6 +41,10 @@ fn the_osd_draws_only_glyphs_its_fonts_have() {
     for (paused, at_end) in [(true, true), (true, false), (false, false)] {
         let text = state_text(paused, at_end);
         assert!(ctx.fonts_mut(|f| f.has_glyphs(&font, text)), "{text}");
+        for no_signal in [false, true] {
+            let (text, _) = live_state_text(paused, at_end, no_signal);
+            assert!(ctx.fonts_mut(|f| f.has_glyphs(&font, text)), "{text}");
+        }
     }
     let hdr = HdrView {
         transfer: Transfer::Pq,
