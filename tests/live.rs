@@ -151,6 +151,79 @@ fn a_udp_stream_is_read_as_it_arrives_and_ends_when_it_stops() {
     assert!(stderr.contains("the input ended"), "{stderr}");
 }
 
+#[test]
+fn a_sender_restarted_mid_stream_reads_on_as_one_stream() {
+    let port = 20_000 + (std::process::id() % 20_000) as u16 + 1;
+    let url = format!("udp://127.0.0.1:{port}");
+    let dir = temp_dir("restart");
+    let recording = dir.join("capture.mkv");
+    let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", &url, "--input-option", "timeout=2000000", "--record"])
+        .arg(&recording)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    // The same 2 s twice: the second sender starts its timestamps over.
+    for _ in 0..2 {
+        let sent = Command::new("ffmpeg")
+            .args([
+                "-v",
+                "error",
+                "-re",
+                "-f",
+                "lavfi",
+                "-i",
+                "testsrc2=size=320x240:rate=25",
+                "-t",
+                "2",
+                "-c:v",
+                "libx264",
+                "-g",
+                "10",
+                "-bf",
+                "2",
+                "-pix_fmt",
+                "yuv420p",
+                "-f",
+                "mpegts",
+            ])
+            .arg(format!("{url}?pkt_size=1316"))
+            .status()
+            .unwrap();
+        assert!(sent.success());
+    }
+    let out = receiver.wait_with_output().unwrap();
+    let frames = lines(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("timestamps jumped by -"), "{stderr}");
+    // One stream of 100 frames, numbered and timed on through the restart.
+    assert_eq!(frames.len(), 100, "{stderr}");
+    assert!(frames.iter().enumerate().all(|(n, f)| f["frame"] == n as u64));
+    let times: Vec<f64> = frames.iter().map(|f| f["pts"].as_f64().unwrap()).collect();
+    assert!(times.windows(2).all(|w| (w[1] - w[0] - 0.04).abs() < 1e-6), "{times:?}");
+    // The second run's pictures are the first's (the differences from the frame before aside
+    // for its first frame, which follows the first run's last).
+    let without = |f: &Value, keys: &[&str]| {
+        let mut f = f.clone();
+        let object = f.as_object_mut().unwrap();
+        for key in ["frame", "pts"].iter().chain(keys) {
+            object.remove(*key);
+        }
+        f
+    };
+    let difs = ["YDIF", "UDIF", "VDIF"];
+    assert_eq!(without(&frames[50], &difs), without(&frames[0], &difs));
+    for n in 51..100 {
+        assert_eq!(without(&frames[n], &[]), without(&frames[n - 50], &[]), "frame {n}");
+    }
+    // The recording holds the one stream, readable to the same values.
+    let again = lines(&histoplay(&["report", recording.to_str().unwrap()]));
+    assert_eq!(values(&again), values(&frames));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The packets of `path` as ffprobe lists them: stream, pts, dts, duration, flags and an MD5
 /// of the data.
 fn packets(path: &Path) -> Vec<String> {

@@ -151,9 +151,94 @@ pub fn is_live(input: &ffmpeg::format::context::Input) -> bool {
     }
 }
 
+/// A jump forward in a live input's timestamps beyond this many seconds is a discontinuity
+/// (FFmpeg's `dts_delta_threshold`).
+const JUMP_SECONDS: f64 = 10.0;
+
+/// Keeps a live input's timestamps running on, stream by stream, where the stream starts over
+/// (a sender restarted, a switched source): a packet whose decode time goes back, or forward by
+/// more than 10 s, continues one packet after the last one instead. What follows the decoder —
+/// the frame cache keyed by time, the recording, the report's times — sees one stream.
+#[derive(Debug, Default)]
+pub struct Continuity {
+    streams: Vec<StreamClock>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct StreamClock {
+    /// Added to the stream's timestamps since its last discontinuity.
+    offset: i64,
+    /// The last packet's decode time, offset.
+    last: Option<i64>,
+    /// The last gap between packets, for the one after a discontinuity.
+    step: i64,
+}
+
+impl Continuity {
+    /// The offset to add to the timestamps of a packet of stream `stream` whose decode time
+    /// (or presentation time, where it has none) is `dts`, in a time base of `ticks_per_second`.
+    pub fn offset(&mut self, stream: usize, dts: i64, duration: i64, ticks_per_second: f64) -> i64 {
+        if self.streams.len() <= stream {
+            self.streams.resize(stream + 1, StreamClock::default());
+        }
+        let clock = &mut self.streams[stream];
+        let jump = (JUMP_SECONDS * ticks_per_second) as i64;
+        if let Some(last) = clock.last {
+            let at = dts + clock.offset;
+            if at < last || at > last + jump.max(1) {
+                let step = if duration > 0 { duration } else { clock.step.max(1) };
+                clock.offset = last + step - dts;
+                log::warn!(
+                    "a live input's timestamps jumped by {:.3} s: continuing from its last",
+                    (at - last) as f64 / ticks_per_second
+                );
+            } else if at > last {
+                clock.step = at - last;
+            }
+        }
+        clock.last = Some(dts + clock.offset);
+        clock.offset
+    }
+
+    /// Moves `packet`'s timestamps on by its stream's offset.
+    pub fn apply(&mut self, packet: &mut ffmpeg::Packet, time_base: ffmpeg::Rational) {
+        let Some(dts) = packet.dts().or(packet.pts()) else {
+            return;
+        };
+        let ticks_per_second = f64::from(time_base.denominator()) / f64::from(time_base.numerator()).max(1.0);
+        let offset = self.offset(packet.stream(), dts, packet.duration(), ticks_per_second);
+        if offset != 0 {
+            packet.set_dts(packet.dts().map(|t| t + offset));
+            packet.set_pts(packet.pts().map(|t| t + offset));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stream_that_starts_over_runs_on_from_its_last_packet() {
+        let mut continuity = Continuity::default();
+        // 90 kHz, 25 fps: 3600 ticks a frame.
+        let offsets: Vec<i64> = [126_000, 129_600, 133_200, 136_800]
+            .into_iter()
+            .map(|dts| continuity.offset(0, dts, 3600, 90_000.0))
+            .collect();
+        assert_eq!(offsets, [0, 0, 0, 0]);
+        // The sender restarts at 1.4 s: it goes on at 140 400.
+        assert_eq!(continuity.offset(0, 126_000, 3600, 90_000.0), 140_400 - 126_000);
+        assert_eq!(continuity.offset(0, 129_600, 3600, 90_000.0), 140_400 - 126_000);
+        // A jump forward of an hour, without a duration: one step (the last gap) after.
+        assert_eq!(
+            continuity.offset(0, 129_600 + 324_000_000, 0, 90_000.0),
+            144_000 + 3600 - (129_600 + 324_000_000)
+        );
+        // Another stream keeps its own clock; 5 s forward is no discontinuity.
+        assert_eq!(continuity.offset(1, 1_000, 1024, 48_000.0), 0);
+        assert_eq!(continuity.offset(1, 1_000 + 240_000, 1024, 48_000.0), 0);
+    }
 
     #[test]
     fn options_are_key_equals_value() {

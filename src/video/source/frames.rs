@@ -368,6 +368,20 @@ impl VideoSource {
     /// Frames already in the stream's upload layout pass through; others (or frames whose size
     /// changed mid-stream) go through one swscale context, made when first needed.
     fn convert_for_upload(&mut self, frame: ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, VideoError> {
+        let size = (frame.width(), frame.height());
+        if size != self.decoded_size.0 && self.decoded_size.1 != Some(size) {
+            self.decoded_size.1 = Some(size);
+            log::warn!(
+                "{}: the picture changed size mid-stream, {}x{} to {}x{}: shown and counted scaled to {}x{}",
+                self.info.path.display(),
+                self.decoded_size.0 .0,
+                self.decoded_size.0 .1,
+                size.0,
+                size.1,
+                self.info.format.width,
+                self.info.format.height
+            );
+        }
         to_upload_layout(&self.info.format, &mut self.scaler, frame).map_err(|reason| VideoError::Decode {
             path: self.info.path.clone(),
             reason,

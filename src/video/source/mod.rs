@@ -144,6 +144,10 @@ pub struct VideoSource {
     damaged_packets: u64,
     /// Set to make a blocking read give up (the source is being closed).
     interrupt: crate::video::input::Interrupt,
+    /// The frames' size when the stream opened, and the other size last warned of.
+    decoded_size: ((u32, u32), Option<(u32, u32)>),
+    /// A live input's timestamps kept running on where it starts over; None for a file.
+    continuity: Option<crate::video::input::Continuity>,
     /// When the last packets of a live input were read, by pts.
     arrivals: std::collections::VecDeque<(i64, std::time::Instant)>,
     /// Where the packets read are written as they are (`--record`).
@@ -535,6 +539,11 @@ impl VideoSource {
             let mut packet = ffmpeg::Packet::empty();
             match packet.read(&mut self.input) {
                 Ok(()) => {
+                    if let Some(continuity) = &mut self.continuity {
+                        if let Some(stream) = self.input.stream(packet.stream()) {
+                            continuity.apply(&mut packet, stream.time_base());
+                        }
+                    }
                     if let Some(recorder) = &self.recorder {
                         recorder.write(&packet);
                     }

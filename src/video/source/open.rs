@@ -92,6 +92,7 @@ impl VideoSource {
         })?;
         let mut info = describe(path, &input, &stream, &decoder, codec, hardware.map(|h| h.name))?;
         info.live = live;
+        let decoded_size = (info.format.width, info.format.height);
         let (time_base, frame_duration) = (stream.time_base(), info.frame_duration);
         let ticks_per_frame = frame_duration * f64::from(time_base.denominator()) / f64::from(time_base.numerator());
         let estimated_count = match stream.frames() {
@@ -127,6 +128,8 @@ impl VideoSource {
             interrupt,
             recorder: None,
             arrivals: Default::default(),
+            continuity: live.then(Default::default),
+            decoded_size: (decoded_size, None),
             parameters,
             gpu_store: None,
             gpu_store_maker: None,
