@@ -43,6 +43,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // Output piped into `head` and the like: the reader has all it wanted.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        // A signal ended an input's open or read: quit as asked, without an error.
+        Err(_) if histoplay::video::input::quitting() => {
+            ExitCode::from(128 + histoplay::video::input::quit_signal().unwrap_or(0) as u8)
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE

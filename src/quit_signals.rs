@@ -65,6 +65,8 @@ impl QuitSignals {
                     std::process::exit(128 + signal);
                 }
                 log::info!("signal {signal}: quitting");
+                // An input still being opened (a stream that sends nothing) gives up.
+                crate::video::input::quit(signal);
                 if let Some(wake) = wake.lock().ok().as_deref().and_then(Option::as_ref) {
                     wake();
                 }

@@ -224,6 +224,135 @@ fn a_sender_restarted_mid_stream_reads_on_as_one_stream() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn a_live_report_tells_each_run_beyond_the_limits_as_it_ends_and_its_qctools_report_reads_as_it_grows() {
+    // 1 s of white (Y' 235), then 4 s of grey, sent in real time on a pipe.
+    let clip = fixture(
+        "live-white-then-grey.ts",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=white:s=64x48:r=25:d=1[a];color=c=gray:s=64x48:r=25:d=4[b];[a][b]concat=n=2:v=1:a=0[out0]",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+            "-g",
+            "25",
+            "-f",
+            "mpegts",
+        ],
+    );
+    let dir = temp_dir("alerts");
+    let (alerts, qctools) = (dir.join("alerts.jsonl"), dir.join("report.xml.gz"));
+    let mut sender = Command::new("ffmpeg")
+        .args([
+            "-v",
+            "error",
+            "-re",
+            "-i",
+            clip.to_str().unwrap(),
+            "-c",
+            "copy",
+            "-f",
+            "mpegts",
+            "-",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args([
+            "report",
+            "-",
+            "--fail-on",
+            "YMAX>200",
+            "--format",
+            "qctools",
+            "--alert-log",
+        ])
+        .arg(&alerts)
+        .arg("--output")
+        .arg(&qctools)
+        .stdin(sender.stdout.take().unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The white run ends with the first grey frame, 1 s in: it is in the log while the stream
+    // still has seconds to go, and the report so far can be read.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(&alerts).map_or(true, |t| t.is_empty()) {
+        assert!(Instant::now() < deadline, "no alert");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(sender.try_wait().unwrap().is_none(), "the stream is still being sent");
+    let line: Value = serde_json::from_str(std::fs::read_to_string(&alerts).unwrap().trim()).unwrap();
+    assert_eq!(line["frames"], serde_json::json!([0, 24]));
+    assert_eq!(line["limit"], "YMAX>200");
+    assert_eq!(line["worst"], 235.0);
+    assert!(line["start"].as_str().unwrap() < line["end"].as_str().unwrap());
+    std::thread::sleep(Duration::from_millis(500));
+    let partial = {
+        let mut text = Vec::new();
+        let bytes = std::fs::read(&qctools).unwrap();
+        let mut reader = flate2::read::GzDecoder::new(&bytes[..]);
+        // (A report still being written has no end yet: what decompresses is what was flushed.)
+        let _ = std::io::Read::read_to_end(&mut reader, &mut text);
+        String::from_utf8_lossy(&text).matches("<frame ").count()
+    };
+    assert!(partial >= 25, "{partial} frames readable");
+    let out = receiver.wait_with_output().unwrap();
+    let _ = sender.wait();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("YMAX>200: frames 0-24 (1.480-2.440 s), worst 235\n"),
+        "{stderr}"
+    );
+    assert!(stderr.ends_with("1 run(s) of frames beyond the limits\n"), "{stderr}");
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(&qctools).unwrap()),
+        &mut text,
+    )
+    .unwrap();
+    assert_eq!(text.matches("<frame ").count(), 125);
+    assert!(text.contains("pkt_pts=\"133200\""), "the frames' own pts");
+    assert!(text.trim_end().ends_with("</ffprobe:ffprobe>"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_stream_that_sends_nothing_is_left_on_a_signal_without_an_error() {
+    let port = 20_000 + (std::process::id() % 20_000) as u16 + 2;
+    let url = format!("udp://127.0.0.1:{port}");
+    // The player and `report` wait for the stream to start; SIGINT and SIGTERM end the wait.
+    for (args, signal, status) in [
+        (vec![url.as_str()], "-INT", 130),
+        (vec!["report", url.as_str()], "-TERM", 143),
+    ] {
+        let child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .args(&args)
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(1000));
+        let sent = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(status), "{args:?}: {stderr}");
+        assert!(!stderr.contains("error"), "{args:?}: {stderr}");
+    }
+}
+
 /// The packets of `path` as ffprobe lists them: stream, pts, dts, duration, flags and an MD5
 /// of the data.
 fn packets(path: &Path) -> Vec<String> {

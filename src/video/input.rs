@@ -10,7 +10,7 @@
 
 use ffmpeg_next as ffmpeg;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// How the command line's inputs are opened.
@@ -64,6 +64,25 @@ pub fn is_location(location: &Path) -> bool {
     }) && !location.exists()
 }
 
+/// The signal the process is quitting on, once one came (0 before): every input's blocking
+/// calls give up.
+static QUITTING: AtomicI32 = AtomicI32::new(0);
+
+/// Makes every input's blocking opens and reads give up (quit signal `signal` came).
+pub fn quit(signal: i32) {
+    QUITTING.store(signal, Ordering::Relaxed);
+}
+
+/// Whether `quit` was called.
+pub fn quitting() -> bool {
+    quit_signal().is_some()
+}
+
+/// The signal `quit` was called for.
+pub fn quit_signal() -> Option<i32> {
+    Some(QUITTING.load(Ordering::Relaxed)).filter(|&s| s != 0)
+}
+
 /// A flag that makes the input's blocking reads (a stalled stream) give up at once.
 #[derive(Clone, Debug, Default)]
 pub struct Interrupt(Arc<AtomicBool>);
@@ -106,7 +125,7 @@ pub fn open(location: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::co
         dictionary.set(key, value);
     }
     let flag = Arc::clone(&interrupt.0);
-    let callback = ffmpeg::util::interrupt::new(Box::new(move || flag.load(Ordering::Relaxed)));
+    let callback = ffmpeg::util::interrupt::new(Box::new(move || flag.load(Ordering::Relaxed) || quitting()));
     // SAFETY: the context is allocated here and handed to avformat_open_input, which frees it
     // on failure; the interrupt's closure lives as long as the context (its guard goes with it).
     unsafe {

@@ -151,6 +151,7 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
             gpu,
             counter: Some(frames),
             stop: options.stop,
+            alerts: Default::default(),
         };
         let everything = FrameRange { start: 0, end: None };
         let file = std::fs::File::create(&partial)

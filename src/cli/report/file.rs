@@ -41,6 +41,44 @@ pub struct ReportOptions<'a> {
     pub counter: Option<&'a AtomicU64>,
     /// Stops the run (with an `Interrupted` error) once a signal has asked to quit.
     pub stop: Option<&'a QuitSignals>,
+    /// Each run beyond the limits as it ends: on stderr (a live input's alerts), and appended
+    /// to this file as a JSON line (`--alert-log`).
+    pub alerts: Alerts,
+}
+
+/// Where the runs beyond the limits are told of as they end.
+#[derive(Clone, Debug, Default)]
+pub struct Alerts {
+    pub stderr: bool,
+    pub log: Option<std::path::PathBuf>,
+}
+
+impl Alerts {
+    /// What `LimitWatch` calls as each run ends; None when nothing is told.
+    fn teller(&self) -> std::io::Result<Option<Box<dyn FnMut(&Run)>>> {
+        let mut log = match &self.log {
+            Some(path) => Some((
+                path.clone(),
+                std::fs::OpenOptions::new().create(true).append(true).open(path)?,
+            )),
+            None => None,
+        };
+        if log.is_none() && !self.stderr {
+            return Ok(None);
+        }
+        let stderr = self.stderr;
+        Ok(Some(Box::new(move |run: &Run| {
+            if stderr {
+                eprintln!("{run}");
+            }
+            if let Some((path, file)) = &mut log {
+                // One write a line, so a reader never sees half of one.
+                if let Err(e) = file.write_all(format!("{}\n", run.alert_json()).as_bytes()) {
+                    log::warn!("{}: cannot write the alert: {e}", path.display());
+                }
+            }
+        })))
+    }
 }
 
 /// Where each frame's statistics go: the output, in its format, and the limits' watch.
@@ -50,6 +88,8 @@ struct Sink<'a, W: Write> {
     done: u64,
     counter: Option<&'a AtomicU64>,
     stop: Option<&'a QuitSignals>,
+    /// Each frame's output is flushed as written (a live input's report, read as it grows).
+    flush_each: bool,
 }
 
 /// The output being written.
@@ -88,7 +128,14 @@ impl<W: Write> Sink<'_, W> {
                 writeln!(out, "{index},{seconds},{}", values.join(","))
             }
             Out::Qctools(xml, frames) => xml.frame(frames.pts_of(index), &frame, &stats),
+        }?;
+        if self.flush_each {
+            match &mut self.out {
+                Out::Json(out) | Out::Csv(out) => out.flush()?,
+                Out::Qctools(xml, _) => xml.flush()?,
+            }
         }
+        Ok(())
     }
 
     /// Ends the output (the QCTools report's document closed and compressed to its end); the
@@ -147,10 +194,17 @@ pub fn report_video<W: Write>(
     };
     let mut sink = Sink {
         out,
-        watch: LimitWatch::new(options.limits.at_depth(PlaneShape::of(layout).map_or(8, |s| s.bits))),
+        watch: {
+            let watch = LimitWatch::new(options.limits.at_depth(PlaneShape::of(layout).map_or(8, |s| s.bits)));
+            match options.alerts.teller()? {
+                Some(teller) => watch.on_close(teller),
+                None => watch,
+            }
+        },
         done: 0,
         counter: options.counter,
         stop: options.stop,
+        flush_each: source.info.live,
     };
     // The differences of the first frame reported are from the frame before it, as in a run
     // of the filter over the whole file: that frame is counted too, and not written.

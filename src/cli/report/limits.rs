@@ -229,6 +229,52 @@ pub struct Run {
     pub first_pts: f64,
     pub last_pts: f64,
     pub worst: f64,
+    /// When its first and last frames were counted (for a live input, when they arrived).
+    pub started: std::time::SystemTime,
+    pub ended: std::time::SystemTime,
+}
+
+impl Run {
+    /// The run as a line of `--alert-log`: `{"start":"2026-11-27T19:55:00.120Z","end":...,
+    /// "frames":[120,131],"pts":[4.8,5.24],"limit":"YMAX>235","worst":241}`.
+    pub fn alert_json(&self) -> String {
+        format!(
+            "{{\"start\":\"{}\",\"end\":\"{}\",\"frames\":[{},{}],\"pts\":[{},{}],\"limit\":{},\"worst\":{}}}",
+            utc_timestamp(self.started),
+            utc_timestamp(self.ended),
+            self.first,
+            self.last,
+            self.first_pts,
+            self.last_pts,
+            serde_json::Value::from(self.limit.as_str()),
+            serde_json::Value::from(self.worst)
+        )
+    }
+}
+
+/// `2026-11-27T19:55:00.120Z`: a time in UTC, to the millisecond, as RFC 3339 writes it.
+pub fn utc_timestamp(time: std::time::SystemTime) -> String {
+    let millis = time
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    let (days, ms) = (millis.div_euclid(86_400_000), millis.rem_euclid(86_400_000));
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        ms / 3_600_000,
+        ms / 60_000 % 60,
+        ms / 1000 % 60,
+        ms % 1000
+    )
 }
 
 impl std::fmt::Display for Run {
@@ -251,6 +297,8 @@ pub struct LimitWatch {
     limits: Vec<Limit>,
     open: Vec<Option<Run>>,
     pub runs: Vec<Run>,
+    /// Told of each run as it ends (a live input's alerts).
+    on_close: Option<Box<dyn FnMut(&Run)>>,
 }
 
 impl LimitWatch {
@@ -260,17 +308,32 @@ impl LimitWatch {
             limits,
             open,
             runs: Vec::new(),
+            on_close: None,
         }
+    }
+
+    /// Calls `on_close` with each run as it ends: when a frame within the limit, or not next
+    /// to it, follows it, or at the end.
+    pub fn on_close(mut self, on_close: Box<dyn FnMut(&Run)>) -> Self {
+        self.on_close = Some(on_close);
+        self
+    }
+
+    fn close(&mut self, run: Run) {
+        if let Some(on_close) = &mut self.on_close {
+            on_close(&run);
+        }
+        self.runs.push(run);
     }
 
     /// Frame `frame` at `pts` with these values (in `NAMES` order).
     pub fn frame(&mut self, frame: u64, pts: f64, values: &[f64; 31]) {
+        let now = std::time::SystemTime::now();
+        let mut closed = Vec::new();
         for (limit, open) in self.limits.iter().zip(&mut self.open) {
             let v = values[limit.stat];
             if !limit.beyond(v) {
-                if let Some(run) = open.take() {
-                    self.runs.push(run);
-                }
+                closed.extend(open.take());
                 continue;
             }
             match open {
@@ -278,14 +341,13 @@ impl LimitWatch {
                 Some(run) if run.last + 1 == frame => {
                     run.last = frame;
                     run.last_pts = pts;
+                    run.ended = now;
                     if limit.worse(v, run.worst) {
                         run.worst = v;
                     }
                 }
                 _ => {
-                    if let Some(run) = open.take() {
-                        self.runs.push(run);
-                    }
+                    closed.extend(open.take());
                     *open = Some(Run {
                         limit: limit.text.clone(),
                         first: frame,
@@ -293,15 +355,22 @@ impl LimitWatch {
                         first_pts: pts,
                         last_pts: pts,
                         worst: v,
+                        started: now,
+                        ended: now,
                     });
                 }
             }
+        }
+        for run in closed {
+            self.close(run);
         }
     }
 
     /// Every run, the last ones closed, in order of their first frame.
     pub fn finish(mut self) -> Vec<Run> {
-        self.runs.extend(self.open.into_iter().flatten());
+        for run in std::mem::take(&mut self.open).into_iter().flatten() {
+            self.close(run);
+        }
         self.runs.sort_by_key(|r| r.first);
         self.runs
     }
@@ -342,6 +411,38 @@ mod tests {
         assert_eq!((runs[1].first, runs[1].last, runs[1].worst), (4, 5, 236.0));
         assert_eq!((runs[2].limit.as_str(), runs[2].first), ("BRNG>0.5", 5));
         assert_eq!(runs[0].to_string(), "YMAX>235: frames 1-2 (0.100-0.200 s), worst 250");
+    }
+
+    #[test]
+    fn each_run_is_told_as_it_ends_with_its_wall_clock_times() {
+        let closed = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let seen = std::rc::Rc::clone(&closed);
+        let mut watch = LimitWatch::new(Limit::parse_list("YMAX>235").unwrap())
+            .on_close(Box::new(move |run: &Run| seen.borrow_mut().push((run.first, run.last))));
+        for (k, y) in [240.0, 250.0, 100.0, 236.0].into_iter().enumerate() {
+            watch.frame(k as u64, k as f64 / 25.0, &values(y, 0.0));
+            // The first run is told of at frame 2, the frame after it; the second not yet.
+            let told: Vec<(u64, u64)> = closed.borrow().clone();
+            assert_eq!(told, if k < 2 { vec![] } else { vec![(0, 1)] }, "frame {k}");
+        }
+        let runs = watch.finish();
+        assert_eq!(*closed.borrow(), [(0, 1), (3, 3)]);
+        assert!(runs[0].started <= runs[0].ended);
+        let line: serde_json::Value = serde_json::from_str(&runs[1].alert_json()).unwrap();
+        assert_eq!(line["frames"], serde_json::json!([3, 3]));
+        assert_eq!(line["pts"], serde_json::json!([0.12, 0.12]));
+        assert_eq!(line["limit"], "YMAX>235");
+        assert_eq!(line["worst"], 236.0);
+        assert_eq!(line["start"].as_str().unwrap().len(), "2026-11-27T19:55:00.120Z".len());
+    }
+
+    #[test]
+    fn utc_timestamps_are_rfc_3339_to_the_millisecond() {
+        let at = |ms: u64| std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms);
+        assert_eq!(utc_timestamp(at(0)), "1970-01-01T00:00:00.000Z");
+        assert_eq!(utc_timestamp(at(1_700_000_000_123)), "2023-11-14T22:13:20.123Z");
+        assert_eq!(utc_timestamp(at(951_782_400_000)), "2000-02-29T00:00:00.000Z");
+        assert_eq!(utc_timestamp(at(1_795_824_000_999)), "2026-11-28T00:00:00.999Z");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::headless::FrameRange;
 use crate::quit_signals::QuitSignals;
 use crate::video::source::{Decoding, VideoSource};
 use anyhow::{bail, Context, Result};
-use file::{report_video, GpuOpening, ReportOptions};
+use file::{report_video, Alerts, GpuOpening, ReportOptions};
 use limits::Limits;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -64,6 +64,10 @@ pub struct Args {
     /// live input and reports on it.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
+    /// Append each run of frames beyond --fail-on's limits to this file as it ends, one JSON
+    /// line each: wall-clock start and end, frames, pts, the limit and the worst value.
+    #[arg(long, value_name = "FILE", requires = "fail_on")]
+    alert_log: Option<PathBuf>,
 }
 
 /// What a report is written as.
@@ -128,10 +132,16 @@ pub fn run(args: Args) -> Result<()> {
         signals.on_signal(Box::new(move || interrupt.interrupt()));
     }
     let gpu = gpu.finish();
+    // A live input's runs are told as they end (there may be no end to wait for).
+    let live = source.info.live;
     let options = ReportOptions {
         limits: args.fail_on.unwrap_or_default(),
         cpu: args.cpu,
         gpu: gpu.as_ref(),
+        alerts: Alerts {
+            stderr: live,
+            log: args.alert_log.clone(),
+        },
         ..Default::default()
     };
     let (_, runs) = if format == ReportFormat::Qctools {
@@ -146,8 +156,10 @@ pub fn run(args: Args) -> Result<()> {
         report_video(source, range, format, options, &mut out)?
     };
     if !runs.is_empty() {
-        for run in &runs {
-            eprintln!("{run}");
+        if !live {
+            for run in &runs {
+                eprintln!("{run}");
+            }
         }
         eprintln!("{} run(s) of frames beyond the limits", runs.len());
         std::process::exit(1);
@@ -160,8 +172,10 @@ pub fn run(args: Args) -> Result<()> {
 
 /// Several files, or directories: a report beside each file and a summary table.
 fn run_batch(args: Args) -> Result<()> {
-    if args.frames.is_some() || args.output.is_some() || args.record.is_some() {
-        bail!("a batch reports whole files beside them: --frames, --output and --record are for one input");
+    if args.frames.is_some() || args.output.is_some() || args.record.is_some() || args.alert_log.is_some() {
+        bail!(
+            "a batch reports whole files beside them: --frames, --output, --record and --alert-log are for one input"
+        );
     }
     let format = match (args.format, args.csv) {
         (Some(format), _) => format,

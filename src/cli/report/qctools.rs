@@ -21,6 +21,8 @@ pub struct QctoolsReport<W: Write> {
     width: u32,
     height: u32,
     pix_fmt: String,
+    /// A live input: frames carry their own pts (no index numbers them).
+    live: bool,
 }
 
 impl<W: Write> QctoolsReport<W> {
@@ -42,6 +44,7 @@ impl<W: Write> QctoolsReport<W> {
             width: info.format.width,
             height: info.format.height,
             pix_fmt: info.pixel_format.clone(),
+            live: info.live,
         })
     }
 
@@ -56,6 +59,7 @@ impl<W: Write> QctoolsReport<W> {
         } = *frame;
         // As ffprobe prints what the frame doesn't know.
         let known = |value: Option<String>| value.unwrap_or_else(|| "N/A".to_string());
+        let pts = pts.or_else(|| self.live.then(|| (seconds / self.time_base).round() as i64));
         let pts_text = known(pts.map(|p| p.to_string()));
         let pos_text = known(packet.pos.map(|p| p.to_string()));
         let size_text = known(packet.size.map(|s| s.to_string()));
@@ -78,6 +82,12 @@ impl<W: Write> QctoolsReport<W> {
             )?;
         }
         self.out.write_all(b"        </frame>\n")
+    }
+
+    /// Compresses what was written so far to a point a reader can decompress up to (a sync
+    /// flush), and hands it on: the report of a live input, readable as it grows.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
     }
 
     /// Closes the document and the gzip stream.
