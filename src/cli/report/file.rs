@@ -2,7 +2,7 @@
 //! one JSON object (or CSV row) per frame, named as FFmpeg names them, or a QCTools report. A
 //! stable interface.
 
-use super::limits::{LimitWatch, Limits, Run};
+use super::limits::{LimitWatch, Limits, OnClose, Run};
 use super::qctools::QctoolsReport;
 use super::ReportFormat;
 use crate::cli::output::{write_line, Seconds};
@@ -55,7 +55,7 @@ pub struct Alerts {
 
 impl Alerts {
     /// What `LimitWatch` calls as each run ends; None when nothing is told.
-    fn teller(&self) -> std::io::Result<Option<Box<dyn FnMut(&Run)>>> {
+    fn teller(&self) -> std::io::Result<Option<OnClose>> {
         let mut log = match &self.log {
             Some(path) => Some((
                 path.clone(),

@@ -292,13 +292,16 @@ impl std::fmt::Display for Run {
     }
 }
 
+/// What is told of each run beyond a limit as it ends.
+pub type OnClose = Box<dyn FnMut(&Run)>;
+
 /// Follows each limit over the frames, in order, and collects the runs beyond them.
 pub struct LimitWatch {
     limits: Vec<Limit>,
     open: Vec<Option<Run>>,
     pub runs: Vec<Run>,
     /// Told of each run as it ends (a live input's alerts).
-    on_close: Option<Box<dyn FnMut(&Run)>>,
+    on_close: Option<OnClose>,
 }
 
 impl LimitWatch {
@@ -314,7 +317,7 @@ impl LimitWatch {
 
     /// Calls `on_close` with each run as it ends: when a frame within the limit, or not next
     /// to it, follows it, or at the end.
-    pub fn on_close(mut self, on_close: Box<dyn FnMut(&Run)>) -> Self {
+    pub fn on_close(mut self, on_close: OnClose) -> Self {
         self.on_close = Some(on_close);
         self
     }
