@@ -31,6 +31,7 @@ fn main() -> ExitCode {
     histoplay::video::input::set_options(histoplay::video::input::InputOptions {
         format: cli.input_format.clone(),
         options: cli.input_option.clone(),
+        no_reconnect: cli.no_reconnect,
     });
     histoplay::video::interop::set_gpu_cache_size(cli.play.gpu_cache_size);
     let result = match cli.command {

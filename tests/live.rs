@@ -323,6 +323,86 @@ fn a_live_report_tells_each_run_beyond_the_limits_as_it_ends_and_its_qctools_rep
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Sends 2 s of testsrc2 in real time to `url` (H.264 with B-frames in MPEG-TS), to its end.
+fn send_two_seconds(url: &str) {
+    let sent = Command::new("ffmpeg")
+        .args([
+            "-v",
+            "error",
+            "-re",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=320x240:rate=25",
+            "-t",
+            "2",
+            "-c:v",
+            "libx264",
+            "-g",
+            "10",
+            "-bf",
+            "2",
+            "-pix_fmt",
+            "yuv420p",
+            "-f",
+            "mpegts",
+            url,
+        ])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
+#[test]
+fn a_lost_connection_is_opened_again_and_read_on() {
+    let port = 20_000 + (std::process::id() % 20_000) as u16 + 3;
+    let listen = format!("tcp://127.0.0.1:{port}?listen=1");
+    let sender = format!("tcp://127.0.0.1:{port}");
+    // Reconnecting (the default): two senders one after the other are one stream, to a signal.
+    let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", &listen])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    for _ in 0..2 {
+        std::thread::sleep(Duration::from_millis(700));
+        send_two_seconds(&sender);
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let killed = Command::new("kill")
+        .args(["-TERM", &receiver.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = receiver.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    assert!(
+        stderr.contains("the connection was lost (End of file): reconnecting"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("reconnected"), "{stderr}");
+    let frames: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // Every frame of both, the first sender's last ones drained from the decoder too.
+    assert_eq!(frames.len(), 100, "{stderr}");
+    assert!(frames.iter().enumerate().all(|(n, f)| f["frame"] == n as u64));
+    // --no-reconnect: the first sender's end is the end.
+    let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", &listen, "--no-reconnect"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    send_two_seconds(&sender);
+    let out = receiver.wait_with_output().unwrap();
+    assert_eq!(lines(&out).len(), 50);
+}
+
 #[test]
 fn a_stream_that_sends_nothing_is_left_on_a_signal_without_an_error() {
     let port = 20_000 + (std::process::id() % 20_000) as u16 + 2;

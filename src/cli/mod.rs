@@ -46,6 +46,10 @@ pub struct Cli {
     /// framerate=60, timeout=5000000...), as ffplay's -KEY VALUE; repeatable.
     #[arg(long, global = true, value_name = "KEY=VALUE", value_parser = crate::video::input::parse_option)]
     pub input_option: Vec<(String, String)>,
+    /// Don't open a lost connection again (a TCP, SRT, RIST, RTMP, RTSP or HTTP input is by
+    /// default, waiting 0.5 s, then twice as long each try up to 8 s): its end is the end.
+    #[arg(long, global = true)]
+    pub no_reconnect: bool,
     #[command(flatten)]
     pub play: play::Args,
 }

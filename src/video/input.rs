@@ -20,6 +20,8 @@ pub struct InputOptions {
     pub format: Option<String>,
     /// Options for the format and its protocol (`KEY=VALUE`, as ffplay's `-KEY VALUE`).
     pub options: Vec<(String, String)>,
+    /// Don't open a lost connection again (`--no-reconnect`).
+    pub no_reconnect: bool,
 }
 
 static OPTIONS: OnceLock<InputOptions> = OnceLock::new();
@@ -81,6 +83,38 @@ pub fn quitting() -> bool {
 /// The signal `quit` was called for.
 pub fn quit_signal() -> Option<i32> {
     Some(QUITTING.load(Ordering::Relaxed)).filter(|&s| s != 0)
+}
+
+/// When a live input is opened again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reconnect {
+    Never,
+    /// When reading it fails (an HTTP or HLS stream, whose end may be its end).
+    OnError,
+    /// When reading it fails or it ends (a stream sent over a connection has no end of its
+    /// own: the sender stopped).
+    OnErrorOrEnd,
+}
+
+/// When a live input at `location` is opened again: a connection (TCP, SRT, RIST, RTMP, RTSP,
+/// TLS) when lost or ended, HTTP(S) when lost, unless `--no-reconnect`. (UDP and RTP have no
+/// connection to lose: a stalled one just waits.)
+pub fn reconnects(location: &Path) -> Reconnect {
+    let scheme = location
+        .to_str()
+        .and_then(|text| text.split_once("://"))
+        .map(|(scheme, _)| scheme.to_ascii_lowercase());
+    match scheme.as_deref() {
+        _ if options().no_reconnect => Reconnect::Never,
+        Some("tcp" | "srt" | "rist" | "rtmp" | "rtmps" | "rtmpt" | "rtsp" | "rtsps" | "tls") => Reconnect::OnErrorOrEnd,
+        Some("http" | "https") => Reconnect::OnError,
+        _ => Reconnect::Never,
+    }
+}
+
+/// The wait before reconnecting attempt `n` (from 0): 0.5 s, doubling up to 8 s.
+pub fn reconnect_delay(attempt: u32) -> std::time::Duration {
+    std::time::Duration::from_millis(500 << attempt.min(4))
 }
 
 /// A flag that makes the input's blocking reads (a stalled stream) give up at once.
@@ -272,6 +306,20 @@ mod tests {
         assert_eq!(parse_option("a=b=c"), Ok(("a".into(), "b=c".into())));
         assert!(parse_option("=1").is_err());
         assert!(parse_option("novalue").is_err());
+    }
+
+    #[test]
+    fn connections_reconnect_with_a_growing_wait() {
+        let end = Reconnect::OnErrorOrEnd;
+        assert_eq!(reconnects(Path::new("srt://host:9000?mode=caller")), end);
+        assert_eq!(reconnects(Path::new("tcp://127.0.0.1:9000?listen=1")), end);
+        assert_eq!(reconnects(Path::new("RTMP://server/live/key")), end);
+        assert_eq!(reconnects(Path::new("https://cdn/live.m3u8")), Reconnect::OnError);
+        for never in ["udp://127.0.0.1:1234", "-", "/dev/video0"] {
+            assert_eq!(reconnects(Path::new(never)), Reconnect::Never);
+        }
+        let waits: Vec<u64> = (0..7).map(|n| reconnect_delay(n).as_millis() as u64).collect();
+        assert_eq!(waits, [500, 1000, 2000, 4000, 8000, 8000, 8000]);
     }
 
     #[test]

@@ -146,6 +146,10 @@ pub struct VideoSource {
     interrupt: crate::video::input::Interrupt,
     /// The frames' size when the stream opened, and the other size last warned of.
     decoded_size: ((u32, u32), Option<(u32, u32)>),
+    /// The connection was lost with this error: opened again once the decoder is drained.
+    lost: Option<ffmpeg::Error>,
+    /// When a lost connection is opened again (`input::reconnects`).
+    reconnects: crate::video::input::Reconnect,
     /// A live input's timestamps kept running on where it starts over; None for a file.
     continuity: Option<crate::video::input::Continuity>,
     /// When the last packets of a live input were read, by pts.
@@ -526,7 +530,14 @@ impl VideoSource {
                         continue;
                     }
                 },
-                Err(ffmpeg::Error::Eof) => return Ok(None),
+                Err(ffmpeg::Error::Eof) => match self.lost.take() {
+                    // Drained: the connection is opened again, and the decoder takes packets.
+                    Some(lost) if self.reconnect(&lost) => {
+                        self.eof_sent = false;
+                        continue;
+                    }
+                    _ => return Ok(None),
+                },
                 Err(ffmpeg::Error::Other { errno }) if errno == ffmpeg::error::EAGAIN => {}
                 Err(e) => {
                     self.note_damage(&e);
@@ -557,6 +568,17 @@ impl VideoSource {
                     }
                 }
                 Err(ffmpeg::Error::Eof) if self.run.to_keyframe.is_some() => self.seek_further_back(),
+                // A lost connection (its end, or an error) is opened again.
+                // A lost connection: the decoder gives out what it holds, then it is opened again.
+                Err(e) if self.reconnects_after(&e) => {
+                    log::warn!(
+                        "{}: the connection was lost ({e}): reconnecting",
+                        self.info.path.display()
+                    );
+                    self.lost = Some(e);
+                    self.eof_sent = true;
+                    let _ = self.decoder.send_eof();
+                }
                 Err(ffmpeg::Error::Eof) => {
                     self.eof_sent = true;
                     let _ = self.decoder.send_eof();
@@ -573,6 +595,81 @@ impl VideoSource {
                 }
             }
         }
+    }
+
+    /// Whether reading ending with `error` is a connection to open again.
+    fn reconnects_after(&self, error: &ffmpeg::Error) -> bool {
+        use crate::video::input::Reconnect;
+        !self.interrupt.is_set()
+            && match self.reconnects {
+                Reconnect::Never => false,
+                Reconnect::OnError => *error != ffmpeg::Error::Eof,
+                Reconnect::OnErrorOrEnd => true,
+            }
+    }
+
+    /// Opens a lost connection again, waiting longer between tries (`input::reconnect_delay`)
+    /// until it opens with a video stream of the same codec, or the source is closed. True once
+    /// reading can go on; false if it was closed meanwhile.
+    fn reconnect(&mut self, lost: &ffmpeg::Error) -> bool {
+        let path = self.info.path.clone();
+        log::debug!("{}: reconnecting after: {lost}", path.display());
+        for attempt in 0.. {
+            let until = std::time::Instant::now() + crate::video::input::reconnect_delay(attempt);
+            while std::time::Instant::now() < until {
+                if self.interrupt.is_set() || crate::video::input::quitting() {
+                    return false;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            let input = match crate::video::input::open(&path, &self.interrupt) {
+                Ok(input) => input,
+                Err(e) => {
+                    log::debug!("{}: reconnecting, attempt {}: {e}", path.display(), attempt + 1);
+                    continue;
+                }
+            };
+            let Some(stream) = input.streams().best(ffmpeg::media::Type::Video) else {
+                continue;
+            };
+            let (index, id) = (stream.index(), stream.parameters().id());
+            if id != self.parameters.id() {
+                log::warn!(
+                    "{}: the stream came back as {id:?}, not {:?}: stopping",
+                    path.display(),
+                    self.parameters.id()
+                );
+                return false;
+            }
+            if index != self.stream_index && self.recorder.take().is_some() {
+                log::warn!(
+                    "{}: the streams came back in another order: recording stopped",
+                    path.display()
+                );
+            }
+            let mut input = input;
+            discard_other_streams(&mut input, index);
+            if let Some(recorder) = &self.recorder {
+                // SAFETY: a valid input context; the indices are of its streams (the same order).
+                unsafe {
+                    let context = input.as_mut_ptr();
+                    for kept in recorder
+                        .inputs()
+                        .into_iter()
+                        .filter(|&i| i < (*context).nb_streams as usize)
+                    {
+                        (**(*context).streams.add(kept)).discard = ffmpeg::ffi::AVDiscard::AVDISCARD_DEFAULT;
+                    }
+                }
+            }
+            self.input = input;
+            self.stream_index = index;
+            // Drained, the decoder takes packets again after a flush.
+            self.decoder.flush();
+            log::warn!("{}: reconnected", path.display());
+            return true;
+        }
+        false
     }
 
     /// Whether a packet read after a seek is the run's keyframe (or after it), before it, or

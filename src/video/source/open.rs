@@ -129,6 +129,11 @@ impl VideoSource {
             recorder: None,
             arrivals: Default::default(),
             continuity: live.then(Default::default),
+            lost: None,
+            reconnects: match live {
+                true => crate::video::input::reconnects(path),
+                false => crate::video::input::Reconnect::Never,
+            },
             decoded_size: (decoded_size, None),
             parameters,
             gpu_store: None,
