@@ -4,6 +4,7 @@
 //! whole. The streams are made by FFmpeg inside the tests.
 
 mod common;
+mod window;
 
 use common::fixture;
 use serde_json::Value;
@@ -431,6 +432,85 @@ fn a_stream_that_sends_nothing_is_left_on_a_signal_without_an_error() {
         assert_eq!(out.status.code(), Some(status), "{args:?}: {stderr}");
         assert!(!stderr.contains("error"), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn an_srt_stream_is_read_as_the_file_is() {
+    let ts = stream_ts();
+    let from_file = lines(&histoplay(&["report", ts.to_str().unwrap()]));
+    let port = 20_000 + (std::process::id() % 20_000) as u16 + 4;
+    let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args([
+            "report",
+            &format!("srt://127.0.0.1:{port}?mode=listener"),
+            "--no-reconnect",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    let sent = Command::new("ffmpeg")
+        .args([
+            "-v",
+            "error",
+            "-re",
+            "-i",
+            ts.to_str().unwrap(),
+            "-c",
+            "copy",
+            "-f",
+            "mpegts",
+        ])
+        // (Without a linger, a caller that closes drops what it has not sent yet: FFmpeg's own
+        // receiver then misses the last frames too.)
+        .arg(format!("srt://127.0.0.1:{port}?mode=caller&linger=5"))
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let received = lines(&receiver.wait_with_output().unwrap());
+    assert_eq!(values(&received), values(&from_file));
+}
+
+#[test]
+fn the_screen_is_a_source() {
+    // An X server whose root window is painted red: x11grab reads it, every pixel (255, 0, 0).
+    let x = window::Xvfb::start();
+    let dir = temp_dir("screen");
+    let red = dir.join("red.png");
+    let made = Command::new("convert")
+        .args(["-size", "1280x720", "xc:#ff0000"])
+        .arg(&red)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // (ImageMagick's display sets the root window's background and exits, with status 1.)
+    let _ = Command::new("display")
+        .args(["-window", "root"])
+        .arg(&red)
+        .env("DISPLAY", x.display())
+        .status()
+        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["hist", x.display(), "--frame", "3", "--input-format", "x11grab"])
+        .args(["--input-option", "video_size=64x48", "--input-option", "framerate=10"])
+        .env("DISPLAY", x.display())
+        .output()
+        .unwrap();
+    let frame = &lines(&out)[0];
+    assert_eq!((frame["frame"].as_u64(), frame["width"].as_u64()), (Some(3), Some(64)));
+    let counts = |channel: &str| -> Vec<(usize, u64)> {
+        let bins = frame[channel].as_array().unwrap();
+        bins.iter()
+            .enumerate()
+            .filter(|(_, v)| v.as_u64() != Some(0))
+            .map(|(i, v)| (i, v.as_u64().unwrap()))
+            .collect()
+    };
+    assert_eq!(counts("r"), [(255, 64 * 48)]);
+    assert_eq!(counts("g"), [(0, 64 * 48)]);
+    assert_eq!(counts("b"), [(0, 64 * 48)]);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The packets of `path` as ffprobe lists them: stream, pts, dts, duration, flags and an MD5

@@ -59,6 +59,11 @@ impl Xvfb {
         server
     }
 
+    /// The display's name (`:N`).
+    pub fn display(&self) -> &str {
+        &self.display
+    }
+
     pub fn accepts_clients(&self) -> bool {
         Command::new("xdotool")
             .arg("getdisplaygeometry")
