@@ -725,6 +725,28 @@ fn bad_input_formats_and_options_are_one_line_errors() {
         );
         assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     }
+    // The window's comparison steps back and forth, which a live input can't (checked before
+    // any window opens).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["-", "--compare", ts, "--no-audio"])
+        .env("DISPLAY", ":999")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bytes = std::fs::read(ts).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&bytes);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        "error: '-' is a live input: compare it with `histoplay compare`"
+    );
 }
 
 #[test]

@@ -192,6 +192,13 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
     if !has_display() {
         return Err(PlayerError::NoDisplay);
     }
+    // The window's comparison steps both files back and forth: a live input can't.
+    if source.info.live && options.compare.is_some() {
+        return Err(PlayerError::Compare(format!(
+            "'{}' is a live input: compare it with `histoplay compare`",
+            source.info.path.display()
+        )));
+    }
     let mut source = source;
     if let Some(record) = &options.record {
         source.record_to(record)?;

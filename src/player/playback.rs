@@ -391,7 +391,9 @@ impl<S: FrameSource> Playback<S> {
     /// Applies a playback command; false if it is not one (view and window commands).
     pub fn apply(&mut self, command: &Command, now: Instant) -> bool {
         let known = self.apply_command(command, now);
-        self.source.set_paused(self.clock.paused());
+        // A live input is read on while paused (the decoder would otherwise stop, and fill its
+        // cache behind by seeking).
+        self.source.set_paused(self.clock.paused() && !self.live);
         known
     }
 
@@ -493,6 +495,10 @@ impl<S: FrameSource> Playback<S> {
 
     /// Exact or keyframe seek to `position` seconds from the start, clamped to the file.
     fn seek_to(&mut self, position: f64, exact: bool) {
+        // A live input is read once: there is nothing to seek in.
+        if self.live {
+            return;
+        }
         let position = position.clamp(0.0, self.timeline.duration.max(0.0));
         let seconds = self.timeline.start + position;
         self.source.seek(SeekTarget::Time { seconds, exact });
@@ -501,6 +507,9 @@ impl<S: FrameSource> Playback<S> {
 
     /// Exact seek to frame `index`.
     pub fn seek_frame(&mut self, index: u64) {
+        if self.live {
+            return;
+        }
         self.source.seek(SeekTarget::Frame(index));
         self.land(index as f64 * self.timeline.frame_duration, Some(index));
     }

@@ -412,3 +412,65 @@ fn chapters_step_from_the_one_playing() {
     assert_eq!(chapter_target(&[30.0], 10.0, 1), ChapterTarget::Chapter(0));
     assert_eq!(chapter_target(&[30.0], 10.0, -1), ChapterTarget::Start);
 }
+
+#[test]
+fn a_live_input_shows_frames_as_they_arrive_and_jumps_to_the_newest_past_a_backlog() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    p.set_live();
+    send(&p, [frame(0, 0)]);
+    assert_eq!(p.next_frame(t0, NO_LEAD).map(|n| n.frame.index), Some(0));
+    // Frames 1 and 2 arrived together (jitter): each in turn, at once, with no clock to wait for.
+    send(&p, [frame(1, 0), frame(2, 0)]);
+    p.pump(t0 + ms(1));
+    assert_eq!(p.wake(t0 + ms(1), NO_LEAD, true), Wake::Now);
+    assert_eq!(p.next_frame(t0 + ms(1), NO_LEAD).map(|n| n.frame.index), Some(1));
+    assert_eq!(p.next_frame(t0 + ms(2), NO_LEAD).map(|n| n.frame.index), Some(2));
+    // Three waiting: the machine fell behind; the newest is shown, the others dropped.
+    send(&p, (3..6).map(|n| frame(n, 0)));
+    assert_eq!(p.next_frame(t0 + ms(300), NO_LEAD).map(|n| n.frame.index), Some(5));
+    assert_eq!(p.dropped(), 2);
+    // Nothing more comes: the wake is for "no signal", 1.5 s after the last frame arrived.
+    assert_eq!(
+        p.wake(t0 + ms(300), NO_LEAD, true),
+        Wake::At(t0 + ms(300) + NO_SIGNAL_AFTER)
+    );
+    assert!(!p.no_signal(t0 + ms(1700)));
+    assert!(p.no_signal(t0 + ms(1800)));
+    // Seeks, steps and speeds are refused with a note; nothing is asked of the decoder.
+    for command in [
+        Command::SeekBy {
+            seconds: 5.0,
+            exact: true,
+        },
+        Command::StepBack,
+        Command::SpeedBy(2.0),
+    ] {
+        assert!(p.apply(&command, t0 + ms(1800)));
+        assert!(p.take_note().is_some_and(|n| n.starts_with("live:")));
+    }
+    p.seek_frame(0);
+    assert!(p.source.seeks.is_empty());
+    assert_eq!(p.speed(), 1.0);
+}
+
+#[test]
+fn paused_a_live_input_lets_its_frames_pass_and_end_goes_back_to_the_newest() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    p.set_live();
+    send(&p, [frame(0, 0)]);
+    assert_eq!(p.next_frame(t0, NO_LEAD).map(|n| n.frame.index), Some(0));
+    assert!(p.apply(&Command::TogglePause, t0 + ms(10)));
+    assert!(!p.source.paused, "the decoder keeps reading the input");
+    send(&p, (1..4).map(|n| frame(n, 0)));
+    assert_eq!(p.next_frame(t0 + ms(100), NO_LEAD), None);
+    // Released unseen, not counted as dropped; paused is no "no signal".
+    assert_eq!(*p.source.released.borrow(), vec![1, 2, 3]);
+    assert_eq!(p.dropped(), 0);
+    assert!(!p.no_signal(t0 + ms(5000)));
+    assert!(p.apply(&Command::SeekEnd, t0 + ms(5000)));
+    assert!(!p.paused());
+    send(&p, [frame(50, 0)]);
+    assert_eq!(p.next_frame(t0 + ms(5040), NO_LEAD).map(|n| n.frame.index), Some(50));
+}
