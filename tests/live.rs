@@ -513,6 +513,67 @@ fn the_screen_is_a_source() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn a_live_inputs_sound_comes_from_its_video_decoder_on_the_same_clock() {
+    use histoplay::audio::source::AudioSource;
+    use histoplay::video::source::VideoSource;
+    let ts = stream_ts();
+    let port = 20_000 + (std::process::id() % 20_000) as u16 + 5;
+    let url = format!("udp://127.0.0.1:{port}");
+    let sender = {
+        let (ts, url) = (ts.clone(), format!("{url}?pkt_size=1316"));
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(500));
+            Command::new("ffmpeg")
+                .args([
+                    "-v",
+                    "error",
+                    "-re",
+                    "-i",
+                    ts.to_str().unwrap(),
+                    "-c",
+                    "copy",
+                    "-f",
+                    "mpegts",
+                    &url,
+                ])
+                .status()
+                .unwrap()
+        })
+    };
+    // Opening waits for the stream; it is live, so its sound can't be read apart from it.
+    let mut video = VideoSource::open(Path::new(&url)).unwrap();
+    assert!(video.info.live);
+    let tapped = video.tap_audio().expect("the stream has sound");
+    let mut sound = AudioSource::fed(Path::new(&url), tapped, 48_000, 2).unwrap();
+    let mut times = Vec::new();
+    while times.len() < 40 {
+        times.push(video.next_frame().unwrap().expect("a frame").seconds);
+    }
+    assert!(sender.join().unwrap().success());
+    // The video's reader gone, the sound ends where it was read to.
+    drop(video);
+    let first = sound.next_chunk().expect("sound");
+    let (start, mut samples) = (first.start, first.samples);
+    while let Some(chunk) = sound.next_chunk() {
+        samples.extend(chunk.samples);
+    }
+    let seconds = samples.len() as f64 / 2.0 / 48_000.0;
+    // On the video's clock: from about its first frame to about its 40th (the packets are
+    // interleaved by time).
+    assert!(
+        (start - times[0]).abs() < 0.1,
+        "sound at {start}, picture at {}",
+        times[0]
+    );
+    assert!((start + seconds - times[39]).abs() < 0.2, "{start} + {seconds} s");
+    // The 440 Hz tone.
+    let mono: Vec<f32> = samples.iter().step_by(2).copied().collect();
+    let rising = mono.windows(2).filter(|w| w[0] < 0.0 && w[1] >= 0.0).count();
+    let hz = rising as f64 / seconds;
+    assert!((hz - 440.0).abs() < 5.0, "{hz} Hz");
+}
+
 /// The packets of `path` as ffprobe lists them: stream, pts, dts, duration, flags and an MD5
 /// of the data.
 fn packets(path: &Path) -> Vec<String> {

@@ -75,6 +75,22 @@ impl Audio {
     /// `device` (`--audio-device`). None, with the reason logged, where there is no audio
     /// stream or no output.
     pub fn start(path: &Path, cue: Cue, volume: Volume, device: Option<&str>) -> Option<Self> {
+        Self::start_from(
+            |rate, channels| source::AudioSource::open(path, rate, channels),
+            cue,
+            volume,
+            device,
+        )
+    }
+
+    /// As `start`, the sound from what `open` makes for the output's rate and channel count
+    /// (a file opened again, or a live input's packets handed on).
+    pub fn start_from(
+        open: impl FnOnce(u32, u16) -> Result<source::AudioSource, source::AudioError>,
+        cue: Cue,
+        volume: Volume,
+        device: Option<&str>,
+    ) -> Option<Self> {
         use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
         let env = device::Environment::read();
         if device.is_none() && !env.output_possible() {
@@ -108,7 +124,7 @@ impl Audio {
                 return None;
             }
         };
-        let source = match source::AudioSource::open(path, config.sample_rate, config.channels) {
+        let source = match open(config.sample_rate, config.channels) {
             Ok(source) => source,
             Err(e) => {
                 log::info!("no sound: {e}");

@@ -24,7 +24,7 @@ pub enum AudioError {
 
 pub struct AudioSource {
     path: PathBuf,
-    input: ffmpeg::format::context::Input,
+    packets: Packets,
     stream_index: usize,
     time_base: f64,
     decoder: ffmpeg::decoder::Audio,
@@ -35,6 +35,15 @@ pub struct AudioSource {
     next_start: Option<f64>,
     eof_sent: bool,
     damaged_packets: u64,
+}
+
+/// Where the audio packets come from.
+enum Packets {
+    /// The file, opened again for its sound.
+    Input(ffmpeg::format::context::Input),
+    /// A live input's packets, handed on by the video's decoder as it reads them (a live input
+    /// can't be opened twice); the channel's end is the stream's.
+    Fed(std::sync::mpsc::Receiver<ffmpeg::Packet>),
 }
 
 // SAFETY: the FFmpeg contexts are owned by one AudioSource and used from one thread at a time.
@@ -63,9 +72,38 @@ impl AudioSource {
             .map_err(open_error)?;
         Ok(Self {
             path: path.to_owned(),
-            input,
+            packets: Packets::Input(input),
             stream_index,
             time_base,
+            decoder,
+            resampler: None,
+            rate,
+            channels: channels.max(1),
+            next_start: None,
+            eof_sent: false,
+            damaged_packets: 0,
+        })
+    }
+
+    /// The sound of a live input's stream, whose packets come from `tapped` as the video's
+    /// decoder reads them.
+    pub fn fed(
+        path: &Path,
+        tapped: crate::video::source::Tapped,
+        rate: u32,
+        channels: u16,
+    ) -> Result<Self, AudioError> {
+        let decoder = ffmpeg::codec::context::Context::from_parameters(tapped.parameters)
+            .and_then(|context| context.decoder().audio())
+            .map_err(|e| AudioError::Open {
+                path: path.to_owned(),
+                reason: e.to_string(),
+            })?;
+        Ok(Self {
+            path: path.to_owned(),
+            packets: Packets::Fed(tapped.packets),
+            stream_index: tapped.stream_index,
+            time_base: f64::from(tapped.time_base),
             decoder,
             resampler: None,
             rate,
@@ -88,7 +126,11 @@ impl AudioSource {
     /// start a little before it.
     pub fn seek(&mut self, seconds: f64) {
         let pts = (seconds.max(0.0) / self.time_base) as i64;
-        if !seek_backward(&mut self.input, self.stream_index, pts) {
+        let Packets::Input(input) = &mut self.packets else {
+            // A live input's sound goes on from where it is.
+            return;
+        };
+        if !seek_backward(input, self.stream_index, pts) {
             log::warn!("{}: audio can't seek there", self.path.display());
         }
         self.decoder.flush();
@@ -120,15 +162,21 @@ impl AudioSource {
             if self.eof_sent {
                 return None;
             }
-            let mut packet = ffmpeg::Packet::empty();
-            match packet.read(&mut self.input) {
-                Ok(()) if packet.stream() != self.stream_index => {}
-                Ok(()) => {
+            let packet = match &mut self.packets {
+                Packets::Input(input) => {
+                    let mut packet = ffmpeg::Packet::empty();
+                    packet.read(input).map(|()| packet).ok()
+                }
+                Packets::Fed(packets) => packets.recv().ok(),
+            };
+            match packet {
+                Some(packet) if packet.stream() != self.stream_index => {}
+                Some(packet) => {
                     if let Err(e) = self.decoder.send_packet(&packet) {
                         self.note_damage(&e);
                     }
                 }
-                Err(_) => {
+                None => {
                     self.eof_sent = true;
                     let _ = self.decoder.send_eof();
                 }

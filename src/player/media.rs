@@ -47,8 +47,8 @@ pub fn open_file(
     volume: Option<Volume>,
     audio_device: Option<&str>,
 ) -> Result<OpenedFile, crate::video::source::VideoError> {
-    let source = VideoSource::open(path)?;
-    let audio = open_sound(&source.info, volume, audio_device);
+    let mut source = VideoSource::open(path)?;
+    let audio = open_sound(&mut source, volume, audio_device);
     Ok(OpenedFile {
         source,
         audio,
@@ -56,22 +56,25 @@ pub fn open_file(
     })
 }
 
-/// The sound of the file `info` describes on `audio_device` (or the default) at `volume`,
-/// starting silent; None without a volume, an audio stream or an output, and for a live input
-/// (read once, by its video's decoder).
-pub fn open_sound(info: &VideoInfo, volume: Option<Volume>, audio_device: Option<&str>) -> Option<Audio> {
-    if info.live {
-        if volume.is_some() {
-            log::warn!("{}: a live input plays without sound", info.path.display());
-        }
-        return None;
-    }
-    let path = info.path.as_path();
+/// The sound of `source`'s file on `audio_device` (or the default) at `volume`, starting
+/// silent; None without a volume, an audio stream or an output. A live input's sound comes from
+/// the packets its video's decoder reads (it can't be read twice).
+pub fn open_sound(source: &mut VideoSource, volume: Option<Volume>, audio_device: Option<&str>) -> Option<Audio> {
+    let volume = volume?;
     let silent = crate::audio::Cue {
         clock: crate::clock::Clock::new(Instant::now(), 0.0, true),
         audible: false,
     };
-    volume.and_then(|volume| Audio::start(path, silent, volume, audio_device))
+    if source.info.live {
+        let path = source.info.path.clone();
+        let Some(tapped) = source.tap_audio() else {
+            log::info!("no sound: '{}' has no audio stream", path.display());
+            return None;
+        };
+        let open = |rate, channels| crate::audio::source::AudioSource::fed(&path, tapped, rate, channels);
+        return Audio::start_from(open, silent, volume, audio_device);
+    }
+    Audio::start(&source.info.path, silent, volume, audio_device)
 }
 
 pub struct Media {

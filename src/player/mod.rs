@@ -211,7 +211,7 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
         })?;
     // The sound device once there is a window to play in.
     let volume = options.sound.then(crate::audio::Volume::default);
-    let audio = media::open_sound(&source.info, volume, options.audio_device.as_deref());
+    let audio = media::open_sound(&mut source, volume, options.audio_device.as_deref());
     let compared = match &options.compare {
         Some(compare) => Some(comparison::open_compared(&mut source, compare)?),
         None => None,

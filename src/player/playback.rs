@@ -569,7 +569,8 @@ impl<S: FrameSource> Playback<S> {
     /// stay on the picture would click). A clock that differs by more than the sound's
     /// realignment threshold is the picture's news (a seek), not the sound's.
     pub fn follow_audio(&mut self, now: Instant, heard: f64) {
-        if !self.audio_cue().audible {
+        // A live input's picture is shown as it arrives: its sound follows it.
+        if self.live || !self.audio_cue().audible {
             return;
         }
         if (heard - self.clock.media_time(now)).abs() < crate::audio::sync::REALIGN {

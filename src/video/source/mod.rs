@@ -154,6 +154,8 @@ pub struct VideoSource {
     continuity: Option<crate::video::input::Continuity>,
     /// When the last packets of a live input were read, by pts.
     arrivals: std::collections::VecDeque<(i64, std::time::Instant)>,
+    /// The input's best audio stream's packets, handed on as read (a live input's sound).
+    audio_tap: Option<(usize, std::sync::mpsc::Sender<ffmpeg::Packet>)>,
     /// Where the packets read are written as they are (`--record`).
     recorder: Option<crate::video::record::Recording>,
     /// The stream's codec parameters, for a keyframe decoder beside this one.
@@ -167,6 +169,14 @@ pub struct VideoSource {
     /// Bytes of its frames copied back from a hardware decoder, and (counted by whoever
     /// uploads them) uploaded.
     transfers: Arc<Transfers>,
+}
+
+/// Another stream of the input, its packets handed on as the decoder reads them.
+pub struct Tapped {
+    pub stream_index: usize,
+    pub parameters: ffmpeg::codec::Parameters,
+    pub time_base: ffmpeg::Rational,
+    pub packets: std::sync::mpsc::Receiver<ffmpeg::Packet>,
 }
 
 /// Packets of a live input whose arrival is remembered until their frames are decoded (far more
@@ -264,6 +274,26 @@ impl VideoSource {
     /// stopped and dropped).
     pub fn interrupter(&self) -> crate::video::input::Interrupt {
         self.interrupt.clone()
+    }
+
+    /// The input's best audio stream, its packets handed on from now on as the decoder reads
+    /// them: a live input's sound (it can't be opened a second time). None without one.
+    pub fn tap_audio(&mut self) -> Option<Tapped> {
+        let stream = self.input.streams().best(ffmpeg::media::Type::Audio)?;
+        let (stream_index, parameters, time_base) = (stream.index(), stream.parameters(), stream.time_base());
+        // SAFETY: a valid input context; the index is of one of its streams.
+        unsafe {
+            let context = self.input.as_mut_ptr();
+            (**(*context).streams.add(stream_index)).discard = ffmpeg::ffi::AVDiscard::AVDISCARD_DEFAULT;
+        }
+        let (sender, packets) = std::sync::mpsc::channel();
+        self.audio_tap = Some((stream_index, sender));
+        Some(Tapped {
+            stream_index,
+            parameters,
+            time_base,
+            packets,
+        })
     }
 
     /// Writes the packets of the stream and of the input's best audio stream to `path` as they
@@ -557,6 +587,12 @@ impl VideoSource {
                     }
                     if let Some(recorder) = &self.recorder {
                         recorder.write(&packet);
+                    }
+                    if let Some((stream, tap)) = &self.audio_tap {
+                        // (Its reader gone, the sound is no longer read.)
+                        if packet.stream() == *stream && tap.send(packet.clone()).is_err() {
+                            self.audio_tap = None;
+                        }
                     }
                     if packet.stream() != self.stream_index {
                         continue;

@@ -127,6 +127,7 @@ impl VideoSource {
             damaged_packets: 0,
             interrupt,
             recorder: None,
+            audio_tap: None,
             arrivals: Default::default(),
             continuity: live.then(Default::default),
             lost: None,
