@@ -99,6 +99,13 @@ impl QuitSignals {
         Some(self.signal.load(Ordering::SeqCst)).filter(|&s| s != 0)
     }
 
+    /// A signal from now on ends `source`'s input where it is (its blocking reads give up): a
+    /// headless pass over a live input, which may have no end of its own, ends whole.
+    pub fn end_input(&self, source: &crate::video::source::VideoSource) {
+        let interrupt = source.interrupter();
+        self.on_signal(Box::new(move || interrupt.interrupt()));
+    }
+
     /// The exit status of a process a signal stopped: 128 + the signal's number, as shells
     /// report it (130 for SIGINT, 143 for SIGTERM).
     pub fn exit_status(&self) -> Option<i32> {

@@ -697,6 +697,58 @@ fn sigterm_ends_a_live_report_and_its_recording_whole() {
 }
 
 #[test]
+fn sigint_ends_hist_of_an_endless_stream_with_every_line_whole() {
+    let mut sender = Command::new("ffmpeg")
+        .args([
+            "-v",
+            "error",
+            "-re",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=160x120:rate=25",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+            "-f",
+            "mpegts",
+            "-",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["hist", "-", "--frames", "0.."])
+        .stdin(sender.stdout.take().unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    let sent = Command::new("kill")
+        .args(["-INT", &receiver.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = receiver.wait_with_output().unwrap();
+    let _ = sender.kill();
+    let _ = sender.wait();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let frames: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(frames.len() >= 10 && text.ends_with('\n'), "{} frames", frames.len());
+    assert!(frames.iter().enumerate().all(|(n, f)| f["frame"] == n as u64));
+    assert!(frames.iter().all(|f| f["r"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .sum::<u64>()
+        == 160 * 120));
+}
+
+#[test]
 fn input_format_and_options_open_what_probing_cannot() {
     // Raw 4:2:0 frames carry no header: their size, format and rate come from the options.
     let reference = fixture(

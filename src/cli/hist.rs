@@ -52,6 +52,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    // SIGINT and SIGTERM end a live input where it is, the output whole (blocked before any
+    // thread starts).
+    let signals = crate::quit_signals::QuitSignals::install();
     let range = args.frames.unwrap_or(FrameRange::single(args.frame));
     let given = args.lut.load()?;
     let job = |tagged| HistJob {
@@ -64,11 +67,19 @@ pub fn run(args: Args) -> Result<()> {
         return hist_still_image(&args.input, range, job(None), args.cpu, args.csv);
     }
     let source = VideoSource::open_for(&args.input, Decoding::Throughput)?;
+    if let Some(signals) = &signals {
+        signals.end_input(&source);
+    }
     let job = job(source.info.log);
     let output = if args.csv { Output::Csv } else { Output::JsonLines };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let path = source.info.path.clone();
-    if hist_video(source, range, job, args.cpu, output, &mut out)? == 0 {
+    let written = hist_video(source, range, job, args.cpu, output, &mut out)?;
+    drop(out);
+    if let Some(status) = signals.as_ref().and_then(crate::quit_signals::QuitSignals::exit_status) {
+        std::process::exit(status);
+    }
+    if written == 0 {
         bail!("'{}': no frame of {range} could be decoded", path.display());
     }
     Ok(())

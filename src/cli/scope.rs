@@ -62,6 +62,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    // SIGINT and SIGTERM end a live input where it is, the output whole (blocked before any
+    // thread starts).
+    let signals = crate::quit_signals::QuitSignals::install();
     let range = args.frames.unwrap_or(FrameRange::single(args.frame));
     if args.size.is_some() && args.kind != ScopeKind::Cie {
         bail!(
@@ -97,11 +100,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         out.flush()?;
     } else {
         let source = VideoSource::open_for(&args.input, Decoding::Throughput)?;
+        if let Some(signals) = &signals {
+            signals.end_input(&source);
+        }
         let job = ScopeJob {
             look: args.lut.look(given.as_ref(), source.info.log),
             ..job
         };
         scope_video(source, range, job, args.cpu, &mut out)?;
+    }
+    drop(out);
+    if let Some(status) = signals.as_ref().and_then(crate::quit_signals::QuitSignals::exit_status) {
+        std::process::exit(status);
     }
     Ok(())
 }
