@@ -261,7 +261,7 @@ impl<S: FrameSource> Playback<S> {
             // Nothing more will come: a seek or step that is still waiting has nothing to show.
             self.landing = None;
             self.forward_steps = 0;
-            if playing && self.loop_file {
+            if playing && self.loop_file && !self.live {
                 self.seek_frame(0);
             } else if !self.clock.paused() {
                 // Keep the last frame up, paused (mpv --keep-open).

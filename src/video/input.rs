@@ -208,58 +208,106 @@ pub fn is_live(input: &ffmpeg::format::context::Input) -> bool {
 /// (FFmpeg's `dts_delta_threshold`).
 const JUMP_SECONDS: f64 = 10.0;
 
-/// Keeps a live input's timestamps running on, stream by stream, where the stream starts over
-/// (a sender restarted, a switched source): a packet whose decode time goes back, or forward by
-/// more than 10 s, continues one packet after the last one instead. What follows the decoder —
-/// the frame cache keyed by time, the recording, the report's times — sees one stream.
+/// Keeps a live input's timestamps running on where it starts over (a sender restarted, a
+/// switched source): a packet whose decode time goes back from its stream's last, or forward by
+/// more than 10 s, continues one packet after the newest packet of any stream, and one offset
+/// moves every stream from then on, so sound and picture keep the spacing the new stream gives
+/// them. What follows the decoder — the frame cache keyed by time, the recording, the report's
+/// times — sees one stream.
 #[derive(Debug, Default)]
 pub struct Continuity {
-    streams: Vec<StreamClock>,
+    /// Added to the timestamps, in the time base of the stream that last jumped.
+    offset: Option<(i64, ffmpeg::Rational)>,
+    /// Per stream: its last decode time (offset) and the gap before it, in its time base.
+    streams: Vec<Option<StreamClock>>,
+    /// The newest decode time of any stream (offset), in seconds.
+    newest: Option<f64>,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct StreamClock {
-    /// Added to the stream's timestamps since its last discontinuity.
-    offset: i64,
-    /// The last packet's decode time, offset.
-    last: Option<i64>,
-    /// The last gap between packets, for the one after a discontinuity.
+    last: i64,
     step: i64,
 }
 
+/// A stream whose clock starts over (after another's jump) may begin this far before the newest
+/// packet of the others (muxers interleave within a second).
+const INTERLEAVE_SECONDS: f64 = 1.0;
+
 impl Continuity {
-    /// The offset to add to the timestamps of a packet of stream `stream` whose decode time
-    /// (or presentation time, where it has none) is `dts`, in a time base of `ticks_per_second`.
-    pub fn offset(&mut self, stream: usize, dts: i64, duration: i64, ticks_per_second: f64) -> i64 {
-        if self.streams.len() <= stream {
-            self.streams.resize(stream + 1, StreamClock::default());
+    fn offset_in(&self, time_base: ffmpeg::Rational) -> i64 {
+        match self.offset {
+            None => 0,
+            Some((ticks, base)) if base == time_base => ticks,
+            Some((ticks, base)) => ffmpeg::Rescale::rescale(&ticks, base, time_base),
         }
-        let clock = &mut self.streams[stream];
-        let jump = (JUMP_SECONDS * ticks_per_second) as i64;
-        if let Some(last) = clock.last {
-            let at = dts + clock.offset;
-            if at < last || at > last + jump.max(1) {
-                let step = if duration > 0 { duration } else { clock.step.max(1) };
-                clock.offset = last + step - dts;
-                log::warn!(
-                    "a live input's timestamps jumped by {:.3} s: continuing from its last",
-                    (at - last) as f64 / ticks_per_second
-                );
-            } else if at > last {
-                clock.step = at - last;
-            }
-        }
-        clock.last = Some(dts + clock.offset);
-        clock.offset
     }
 
-    /// Moves `packet`'s timestamps on by its stream's offset.
-    pub fn apply(&mut self, packet: &mut ffmpeg::Packet, time_base: ffmpeg::Rational) {
-        let Some(dts) = packet.dts().or(packet.pts()) else {
-            return;
+    /// The offset to add to the timestamps of a packet of stream `stream` (time base
+    /// `time_base`) whose decode time is `dts`.
+    pub fn offset(&mut self, stream: usize, dts: i64, duration: i64, time_base: ffmpeg::Rational) -> i64 {
+        if self.streams.len() <= stream {
+            self.streams.resize(stream + 1, None);
+        }
+        let tick = f64::from(time_base.numerator()) / f64::from(time_base.denominator()).max(1.0);
+        let seconds = |ticks: i64| ticks as f64 * tick;
+        let jump = (JUMP_SECONDS / tick) as i64;
+        let clock = self.streams[stream];
+        let at = dts + self.offset_in(time_base);
+        let discontinuous = match (clock, self.newest) {
+            (Some(clock), _) => at < clock.last || at > clock.last + jump.max(1),
+            (None, Some(newest)) => seconds(at) < newest - INTERLEAVE_SECONDS || seconds(at) > newest + JUMP_SECONDS,
+            (None, None) => false,
         };
-        let ticks_per_second = f64::from(time_base.denominator()) / f64::from(time_base.numerator()).max(1.0);
-        let offset = self.offset(packet.stream(), dts, packet.duration(), ticks_per_second);
+        if discontinuous {
+            let step = match (duration, clock) {
+                (d, _) if d > 0 => d,
+                (_, Some(clock)) => clock.step.max(1),
+                _ => 1,
+            };
+            // After the newest packet of any stream (this one's own last, exactly, where that is it).
+            let newest = self.newest.unwrap_or(f64::MIN);
+            let from = match clock {
+                Some(clock) if seconds(clock.last) + 1e-6 >= newest => clock.last,
+                _ => (newest / tick).ceil() as i64,
+            };
+            self.offset = Some((from + step - dts, time_base));
+            log::warn!(
+                "a live input's timestamps jumped by {:.3} s: continuing from its last",
+                seconds(at) - newest
+            );
+            // The other streams' clocks start again, from the new stream's spacing.
+            for (index, other) in self.streams.iter_mut().enumerate() {
+                if index != stream {
+                    *other = None;
+                }
+            }
+        }
+        let offset = self.offset_in(time_base);
+        let at = dts + offset;
+        let step = match clock {
+            Some(clock) if !discontinuous && at > clock.last => at - clock.last,
+            Some(clock) => clock.step,
+            None => duration.max(1),
+        };
+        self.streams[stream] = Some(StreamClock { last: at, step });
+        self.newest = Some(self.newest.map_or(seconds(at), |n| n.max(seconds(at))));
+        offset
+    }
+
+    /// The input was opened again with its streams in another order: each stream's clock
+    /// starts over (from the newest time seen).
+    pub fn renumbered(&mut self) {
+        self.streams.clear();
+    }
+
+    /// Moves `packet`'s timestamps on by the offset (its decode time checked, where it has one:
+    /// a packet without reorders with its neighbours).
+    pub fn apply(&mut self, packet: &mut ffmpeg::Packet, time_base: ffmpeg::Rational) {
+        let offset = match packet.dts() {
+            Some(dts) => self.offset(packet.stream(), dts, packet.duration(), time_base),
+            None => self.offset_in(time_base),
+        };
         if offset != 0 {
             packet.set_dts(packet.dts().map(|t| t + offset));
             packet.set_pts(packet.pts().map(|t| t + offset));
@@ -274,23 +322,38 @@ mod tests {
     #[test]
     fn a_stream_that_starts_over_runs_on_from_its_last_packet() {
         let mut continuity = Continuity::default();
-        // 90 kHz, 25 fps: 3600 ticks a frame.
+        let ts = ffmpeg::Rational::new(1, 90_000);
+        // 25 fps: 3600 ticks a frame.
         let offsets: Vec<i64> = [126_000, 129_600, 133_200, 136_800]
             .into_iter()
-            .map(|dts| continuity.offset(0, dts, 3600, 90_000.0))
+            .map(|dts| continuity.offset(0, dts, 3600, ts))
             .collect();
         assert_eq!(offsets, [0, 0, 0, 0]);
         // The sender restarts at 1.4 s: it goes on at 140 400.
-        assert_eq!(continuity.offset(0, 126_000, 3600, 90_000.0), 140_400 - 126_000);
-        assert_eq!(continuity.offset(0, 129_600, 3600, 90_000.0), 140_400 - 126_000);
+        assert_eq!(continuity.offset(0, 126_000, 3600, ts), 140_400 - 126_000);
+        assert_eq!(continuity.offset(0, 129_600, 3600, ts), 140_400 - 126_000);
         // A jump forward of an hour, without a duration: one step (the last gap) after.
         assert_eq!(
-            continuity.offset(0, 129_600 + 324_000_000, 0, 90_000.0),
+            continuity.offset(0, 129_600 + 324_000_000, 0, ts),
             144_000 + 3600 - (129_600 + 324_000_000)
         );
-        // Another stream keeps its own clock; 5 s forward is no discontinuity.
-        assert_eq!(continuity.offset(1, 1_000, 1024, 48_000.0), 0);
-        assert_eq!(continuity.offset(1, 1_000 + 240_000, 1024, 48_000.0), 0);
+    }
+
+    #[test]
+    fn one_offset_moves_every_stream_keeping_their_spacing() {
+        let mut continuity = Continuity::default();
+        let ts = ffmpeg::Rational::new(1, 90_000);
+        // Video to 2.0 s, sound (1920-tick AAC frames) to 2.3 s.
+        assert_eq!(continuity.offset(0, 180_000, 3600, ts), 0);
+        assert_eq!(continuity.offset(1, 207_000, 1920, ts), 0);
+        // Restarted: the new video at 1.4 s continues after the newest packet, the sound's.
+        let offset = continuity.offset(0, 126_000, 3600, ts);
+        assert_eq!(offset, 207_000 + 3600 - 126_000);
+        // The new sound, 0.3 s after the new video as muxed, keeps that spacing: no jump of its own.
+        assert_eq!(continuity.offset(1, 153_000, 1920, ts), offset);
+        // Another time base gets the same offset in its own ticks.
+        let ms = ffmpeg::Rational::new(1, 1000);
+        assert_eq!(continuity.offset(2, 1_900, 40, ms), offset / 90);
     }
 
     #[test]

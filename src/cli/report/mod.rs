@@ -116,7 +116,11 @@ pub fn run(args: Args) -> Result<()> {
         bail!("--output is where --format qctools writes; the other formats go to stdout");
     }
     let range = args.frames.unwrap_or(FrameRange { start: 0, end: None });
-    if format == ReportFormat::Qctools && args.output.is_none() && crate::video::input::is_location(input) {
+    if format == ReportFormat::Qctools
+        && args.output.is_none()
+        && crate::video::input::is_location(input)
+        && !input.is_file()
+    {
         bail!(
             "'{}' is not a file to write a report beside: give --output",
             input.display()

@@ -155,7 +155,7 @@ pub struct VideoSource {
     /// When the last packets of a live input were read, by pts.
     arrivals: std::collections::VecDeque<(i64, std::time::Instant)>,
     /// The input's best audio stream's packets, handed on as read (a live input's sound).
-    audio_tap: Option<(usize, std::sync::mpsc::Sender<ffmpeg::Packet>)>,
+    audio_tap: Option<(usize, std::sync::mpsc::SyncSender<ffmpeg::Packet>)>,
     /// Where the packets read are written as they are (`--record`).
     recorder: Option<crate::video::record::Recording>,
     /// The stream's codec parameters, for a keyframe decoder beside this one.
@@ -178,6 +178,9 @@ pub struct Tapped {
     pub time_base: ffmpeg::Rational,
     pub packets: std::sync::mpsc::Receiver<ffmpeg::Packet>,
 }
+
+/// Audio packets handed on to a live input's sound that may wait to be played.
+const AUDIO_TAP_PACKETS: usize = 2048;
 
 /// Packets of a live input whose arrival is remembered until their frames are decoded (far more
 /// than a decoder holds back).
@@ -237,7 +240,13 @@ struct ToKeyframe {
     pts: i64,
     /// Seeks made again, each further back, after landing past it.
     tries: u32,
+    /// Packets passed over so far.
+    passed: u32,
 }
+
+/// Packets passed over looking for a seek's keyframe before decoding from where it is anyway
+/// (a stream whose keyframes the demuxer does not flag).
+const KEYFRAME_SEARCH_PACKETS: u32 = 1000;
 
 /// What a packet read after a seek does.
 enum Landed {
@@ -286,7 +295,8 @@ impl VideoSource {
             let context = self.input.as_mut_ptr();
             (**(*context).streams.add(stream_index)).discard = ffmpeg::ffi::AVDiscard::AVDISCARD_DEFAULT;
         }
-        let (sender, packets) = std::sync::mpsc::channel();
+        // Room for about 40 s of compressed sound; beyond that, packets are left out.
+        let (sender, packets) = std::sync::mpsc::sync_channel(AUDIO_TAP_PACKETS);
         self.audio_tap = Some((stream_index, sender));
         Some(Tapped {
             stream_index,
@@ -446,6 +456,10 @@ impl VideoSource {
     /// Positions the demuxer at the keyframe at or before `pts`; the next frames decoded start
     /// there. Returns false if the stream can't seek (then it restarts from the beginning).
     pub fn seek_before(&mut self, pts: i64) -> bool {
+        // A live input is read once, as it comes: decoding goes on from where it is.
+        if self.info.live {
+            return false;
+        }
         // Where the index knows the keyframe, packets before it are passed over: demuxers
         // that seek by timestamp alone (MPEG-TS) land on a packet near the time asked, keyframe
         // or not, and a GOP decoded from its middle gives out nothing.
@@ -480,7 +494,11 @@ impl VideoSource {
             after_seek: true,
             flush_pending,
             skipping,
-            to_keyframe: keyframe.filter(|_| sought).map(|pts| ToKeyframe { pts, tries: 0 }),
+            to_keyframe: keyframe.filter(|_| sought).map(|pts| ToKeyframe {
+                pts,
+                tries: 0,
+                passed: 0,
+            }),
             ..Run::default()
         };
         self.apply_skipping(false);
@@ -590,8 +608,14 @@ impl VideoSource {
                     }
                     if let Some((stream, tap)) = &self.audio_tap {
                         // (Its reader gone, the sound is no longer read.)
-                        if packet.stream() == *stream && tap.send(packet.clone()).is_err() {
-                            self.audio_tap = None;
+                        if packet.stream() == *stream {
+                            match tap.try_send(packet.clone()) {
+                                Ok(()) => {}
+                                // Not played for a while (paused): the oldest sound is what
+                                // goes, not memory.
+                                Err(std::sync::mpsc::TrySendError::Full(_)) => {}
+                                Err(std::sync::mpsc::TrySendError::Disconnected(_)) => self.audio_tap = None,
+                            }
                         }
                     }
                     if packet.stream() != self.stream_index {
@@ -637,6 +661,7 @@ impl VideoSource {
     fn reconnects_after(&self, error: &ffmpeg::Error) -> bool {
         use crate::video::input::Reconnect;
         !self.interrupt.is_set()
+            && !crate::video::input::quitting()
             && match self.reconnects {
                 Reconnect::Never => false,
                 Reconnect::OnError => *error != ffmpeg::Error::Eof,
@@ -685,17 +710,29 @@ impl VideoSource {
             }
             let mut input = input;
             discard_other_streams(&mut input, index);
-            if let Some(recorder) = &self.recorder {
-                // SAFETY: a valid input context; the indices are of its streams (the same order).
-                unsafe {
-                    let context = input.as_mut_ptr();
-                    for kept in recorder
-                        .inputs()
-                        .into_iter()
-                        .filter(|&i| i < (*context).nb_streams as usize)
-                    {
-                        (**(*context).streams.add(kept)).discard = ffmpeg::ffi::AVDiscard::AVDISCARD_DEFAULT;
+            let audio = input.streams().best(ffmpeg::media::Type::Audio).map(|s| s.index());
+            if let Some((tapped, _)) = &mut self.audio_tap {
+                match audio {
+                    Some(index) => *tapped = index,
+                    None => {
+                        log::warn!("{}: the stream came back without sound", path.display());
+                        self.audio_tap = None;
                     }
+                }
+            }
+            let mut kept: Vec<usize> = self.recorder.as_ref().map(|r| r.inputs()).unwrap_or_default();
+            kept.extend(self.audio_tap.as_ref().map(|&(index, _)| index));
+            // SAFETY: a valid input context; the indices are checked against its streams.
+            unsafe {
+                let context = input.as_mut_ptr();
+                for kept in kept.into_iter().filter(|&i| i < (*context).nb_streams as usize) {
+                    (**(*context).streams.add(kept)).discard = ffmpeg::ffi::AVDiscard::AVDISCARD_DEFAULT;
+                }
+            }
+            // Streams in another order start their clocks over from the ones before.
+            if index != self.stream_index {
+                if let Some(continuity) = &mut self.continuity {
+                    continuity.renumbered();
                 }
             }
             self.input = input;
@@ -711,11 +748,16 @@ impl VideoSource {
     /// Whether a packet read after a seek is the run's keyframe (or after it), before it, or
     /// past it.
     fn landed(&mut self, packet: &ffmpeg::Packet) -> Landed {
-        let Some(wanted) = self.run.to_keyframe else {
+        let Some(wanted) = self.run.to_keyframe.as_mut() else {
             return Landed::Send;
         };
         if !packet.is_key() {
-            return Landed::Pass;
+            wanted.passed += 1;
+            if wanted.passed < KEYFRAME_SEARCH_PACKETS {
+                return Landed::Pass;
+            }
+            self.run.to_keyframe = None;
+            return Landed::Send;
         }
         match packet.pts().or(packet.dts()) {
             Some(pts) if pts > wanted.pts => Landed::Again,

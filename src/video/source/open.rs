@@ -281,9 +281,11 @@ fn describe(
     let time_base = stream.time_base();
     // The average rate, or where the container states none (a lavfi graph, raw video) the
     // stream's base rate.
+    let sane = |r: &ffmpeg::Rational| r.numerator() > 0 && r.denominator() > 0 && f64::from(*r) <= 1000.0;
     let rate = Some(stream.avg_frame_rate())
-        .filter(|r| r.numerator() > 0 && r.denominator() > 0)
-        .unwrap_or_else(|| stream.rate());
+        .filter(sane)
+        .or(Some(stream.rate()).filter(sane))
+        .unwrap_or(ffmpeg::Rational::new(25, 1));
     let frame_duration = if rate.numerator() > 0 && rate.denominator() > 0 {
         f64::from(rate.denominator()) / f64::from(rate.numerator())
     } else {
