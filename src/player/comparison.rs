@@ -28,6 +28,13 @@ pub struct ComparedFile {
 /// where they differ, and both number their frames exactly when paired by number.
 pub fn open_compared(a: &mut VideoSource, options: &CompareOptions) -> Result<ComparedFile, PlayerError> {
     let mut b = VideoSource::open(&options.path)?;
+    // Paired playback steps both back and forth, which a live input can't.
+    if b.info.live {
+        return Err(PlayerError::Compare(format!(
+            "'{}' is a live input: compare it with `histoplay compare`",
+            b.info.path.display()
+        )));
+    }
     let before = b.info.format;
     crate::compare::align::match_pair(a, &mut b).map_err(|e| PlayerError::Compare(e.to_string()))?;
     let after = b.info.format;
