@@ -31,6 +31,8 @@ struct Shared {
 pub struct Feed {
     shared: Arc<Shared>,
     decoder: Option<JoinHandle<()>>,
+    /// Makes the decode thread's blocking reads give up, to stop it.
+    interrupt: crate::video::input::Interrupt,
 }
 
 impl Feed {
@@ -45,12 +47,14 @@ impl Feed {
             stop: AtomicBool::new(false),
         });
         let decoder_shared = shared.clone();
+        let interrupt = source.interrupter();
         let decoder = std::thread::Builder::new()
             .name("histoplay audio".into())
             .spawn(move || decode(source, &decoder_shared))?;
         Ok(Self {
             shared,
             decoder: Some(decoder),
+            interrupt,
         })
     }
 
@@ -101,6 +105,7 @@ impl Feed {
 impl Drop for Feed {
     fn drop(&mut self) {
         self.shared.stop.store(true, Ordering::Relaxed);
+        self.interrupt.interrupt();
         if let Some(decoder) = self.decoder.take() {
             let _ = decoder.join();
         }

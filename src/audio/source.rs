@@ -25,6 +25,8 @@ pub enum AudioError {
 pub struct AudioSource {
     path: PathBuf,
     packets: Packets,
+    /// Makes a blocking read of the file give up (a stalled server), to stop.
+    interrupt: crate::video::input::Interrupt,
     stream_index: usize,
     time_base: f64,
     decoder: ffmpeg::decoder::Audio,
@@ -57,7 +59,8 @@ impl AudioSource {
             reason: e.to_string(),
         };
         ffmpeg::init().map_err(open_error)?;
-        let input = crate::video::input::open(path, &Default::default()).map_err(|reason| AudioError::Open {
+        let interrupt = crate::video::input::Interrupt::default();
+        let input = crate::video::input::open(path, &interrupt).map_err(|reason| AudioError::Open {
             path: path.to_owned(),
             reason,
         })?;
@@ -73,6 +76,7 @@ impl AudioSource {
         Ok(Self {
             path: path.to_owned(),
             packets: Packets::Input(input),
+            interrupt,
             stream_index,
             time_base,
             decoder,
@@ -102,6 +106,7 @@ impl AudioSource {
         Ok(Self {
             path: path.to_owned(),
             packets: Packets::Fed(tapped.packets),
+            interrupt: Default::default(),
             stream_index: tapped.stream_index,
             time_base: f64::from(tapped.time_base),
             decoder,
@@ -112,6 +117,11 @@ impl AudioSource {
             eof_sent: false,
             damaged_packets: 0,
         })
+    }
+
+    /// What makes this source's blocking reads give up, from another thread.
+    pub fn interrupter(&self) -> crate::video::input::Interrupt {
+        self.interrupt.clone()
     }
 
     pub fn rate(&self) -> u32 {
@@ -167,7 +177,14 @@ impl AudioSource {
                     let mut packet = ffmpeg::Packet::empty();
                     packet.read(input).map(|()| packet).ok()
                 }
-                Packets::Fed(packets) => packets.recv().ok(),
+                // Waiting for the next packet gives up once interrupted (to stop).
+                Packets::Fed(packets) => loop {
+                    match packets.recv_timeout(std::time::Duration::from_millis(100)) {
+                        Ok(packet) => break Some(packet),
+                        Err(std::sync::mpsc::RecvTimeoutError::Timeout) if !self.interrupt.is_set() => {}
+                        Err(_) => break None,
+                    }
+                },
             };
             match packet {
                 Some(packet) if packet.stream() != self.stream_index => {}

@@ -244,7 +244,8 @@ pub fn gpu_frames_on(
     let format = source.info.format;
     // A decode that stalls for this long is stuck, not slow; a live input may pause for as
     // long as its sender does (a signal ends it).
-    let stalled = match source.info.live {
+    let live = source.info.live;
+    let stalled = match live {
         true => Duration::from_secs(365 * 86_400),
         false => Duration::from_secs(60),
     };
@@ -302,6 +303,11 @@ pub fn gpu_frames_on(
         submitted += 1;
         if let Some(progress) = &mut progress {
             progress.tick(submitted);
+        }
+        // A live input's results go out as its frames come, not a ring's worth later (its
+        // next frame may be a while: the report and its alerts are as late as the stream).
+        while live && !readback.is_empty() {
+            readback.read_oldest(ctx, &mut take)?.transpose()?;
         }
     }
     while !readback.is_empty() {

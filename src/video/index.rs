@@ -186,6 +186,8 @@ pub struct FrameIndex {
     shared: Mutex<Shared>,
     grown: Condvar,
     stop: AtomicBool,
+    /// Makes the reading thread's blocking reads give up once stopped (a stalled server).
+    interrupt: crate::video::input::Interrupt,
     reader: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// Stream time-base ticks per frame, for estimates.
     ticks_per_frame: f64,
@@ -224,6 +226,7 @@ impl FrameIndex {
             }),
             grown: Condvar::new(),
             stop: AtomicBool::new(false),
+            interrupt: Default::default(),
             reader: Mutex::new(None),
             ticks_per_frame,
             start_pts,
@@ -274,6 +277,7 @@ impl FrameIndex {
     /// batches of packets, so this takes a moment at most.
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
+        self.interrupt.interrupt();
         let reader = self.reader.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(reader) = reader {
             if reader.thread().id() != std::thread::current().id() {
@@ -314,7 +318,7 @@ impl FrameIndex {
     }
 
     fn read_packets(&self, path: &Path, stream_index: usize) -> Result<(), String> {
-        let mut input = crate::video::input::open(path, &Default::default())?;
+        let mut input = crate::video::input::open(path, &self.interrupt)?;
         // Only the video stream's packets matter: demuxers skip the others' data.
         super::source::discard_other_streams(&mut input, stream_index);
         let mut batch: Vec<(Option<i64>, bool)> = Vec::with_capacity(BATCH);
