@@ -129,22 +129,7 @@ fn a_udp_stream_is_read_as_it_arrives_and_ends_when_it_stops() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(500));
-    let sent = Command::new("ffmpeg")
-        .args([
-            "-v",
-            "error",
-            "-re",
-            "-i",
-            ts.to_str().unwrap(),
-            "-c",
-            "copy",
-            "-f",
-            "mpegts",
-        ])
-        .arg(format!("{url}?pkt_size=1316"))
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    send_copy(&ts, &format!("{url}?pkt_size=1316"));
     let out = receiver.wait_with_output().unwrap();
     let received = lines(&out);
     assert_eq!(values(&received), values(&from_file));
@@ -168,32 +153,7 @@ fn a_sender_restarted_mid_stream_reads_on_as_one_stream() {
     std::thread::sleep(Duration::from_millis(500));
     // The same 2 s twice: the second sender starts its timestamps over.
     for _ in 0..2 {
-        let sent = Command::new("ffmpeg")
-            .args([
-                "-v",
-                "error",
-                "-re",
-                "-f",
-                "lavfi",
-                "-i",
-                "testsrc2=size=320x240:rate=25",
-                "-t",
-                "2",
-                "-c:v",
-                "libx264",
-                "-g",
-                "10",
-                "-bf",
-                "2",
-                "-pix_fmt",
-                "yuv420p",
-                "-f",
-                "mpegts",
-            ])
-            .arg(format!("{url}?pkt_size=1316"))
-            .status()
-            .unwrap();
-        assert!(sent.success());
+        send_two_seconds(&format!("{url}?pkt_size=1316"));
     }
     let out = receiver.wait_with_output().unwrap();
     let frames = lines(&out);
@@ -354,6 +314,40 @@ fn send_two_seconds(url: &str) {
     assert!(sent.success());
 }
 
+/// Sends `ts` in real time to `url`, stream-copied into MPEG-TS, to its end.
+fn send_copy(ts: &Path, url: &str) {
+    let sent = Command::new("ffmpeg")
+        .args(["-v", "error", "-re", "-i"])
+        .arg(ts)
+        .args(["-c", "copy", "-f", "mpegts", url])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
+/// testsrc2 of `size` at 25 fps, H.264 in MPEG-TS, sent in real time on the child's stdout
+/// until it is killed.
+fn endless_stream(size: &str) -> std::process::Child {
+    Command::new("ffmpeg")
+        .args(["-v", "error", "-re", "-f", "lavfi", "-i"])
+        .arg(format!("testsrc2=size={size}:rate=25"))
+        .args([
+            "-c:v", "libx264", "-g", "25", "-pix_fmt", "yuv420p", "-f", "mpegts", "-",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Sends `signal` (`-TERM`, `-INT`, `-STOP`...) to `child`.
+fn signal(child: &std::process::Child, signal: &str) {
+    let sent = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill {signal}");
+}
+
 #[test]
 fn a_lost_connection_is_opened_again_and_read_on() {
     let port = 20_000 + (std::process::id() % 20_000) as u16 + 3;
@@ -371,11 +365,7 @@ fn a_lost_connection_is_opened_again_and_read_on() {
         send_two_seconds(&sender);
     }
     std::thread::sleep(Duration::from_millis(500));
-    let killed = Command::new("kill")
-        .args(["-TERM", &receiver.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    signal(&receiver, "-TERM");
     let out = receiver.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(143), "{stderr}");
@@ -409,7 +399,7 @@ fn a_stream_that_sends_nothing_is_left_on_a_signal_without_an_error() {
     let port = 20_000 + (std::process::id() % 20_000) as u16 + 2;
     let url = format!("udp://127.0.0.1:{port}");
     // The player and `report` wait for the stream to start; SIGINT and SIGTERM end the wait.
-    for (args, signal, status) in [
+    for (args, sent, status) in [
         (vec![url.as_str()], "-INT", 130),
         (vec!["report", url.as_str()], "-TERM", 143),
     ] {
@@ -422,11 +412,7 @@ fn a_stream_that_sends_nothing_is_left_on_a_signal_without_an_error() {
             .spawn()
             .unwrap();
         std::thread::sleep(Duration::from_millis(1000));
-        let sent = Command::new("kill")
-            .args([signal, &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(sent.success());
+        signal(&child, sent);
         let out = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(status), "{args:?}: {stderr}");
@@ -450,24 +436,9 @@ fn an_srt_stream_is_read_as_the_file_is() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(700));
-    let sent = Command::new("ffmpeg")
-        .args([
-            "-v",
-            "error",
-            "-re",
-            "-i",
-            ts.to_str().unwrap(),
-            "-c",
-            "copy",
-            "-f",
-            "mpegts",
-        ])
-        // (Without a linger, a caller that closes drops what it has not sent yet: FFmpeg's own
-        // receiver then misses the last frames too.)
-        .arg(format!("srt://127.0.0.1:{port}?mode=caller&linger=5"))
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    // (Without a linger, a caller that closes drops what it has not sent yet: FFmpeg's own
+    // receiver then misses the last frames too.)
+    send_copy(&ts, &format!("srt://127.0.0.1:{port}?mode=caller&linger=5"));
     let received = lines(&receiver.wait_with_output().unwrap());
     assert_eq!(values(&received), values(&from_file));
 }
@@ -524,21 +495,7 @@ fn a_live_inputs_sound_comes_from_its_video_decoder_on_the_same_clock() {
         let (ts, url) = (ts.clone(), format!("{url}?pkt_size=1316"));
         std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(500));
-            Command::new("ffmpeg")
-                .args([
-                    "-v",
-                    "error",
-                    "-re",
-                    "-i",
-                    ts.to_str().unwrap(),
-                    "-c",
-                    "copy",
-                    "-f",
-                    "mpegts",
-                    &url,
-                ])
-                .status()
-                .unwrap()
+            send_copy(&ts, &url);
         })
     };
     // Opening waits for the stream; it is live, so its sound can't be read apart from it.
@@ -550,7 +507,7 @@ fn a_live_inputs_sound_comes_from_its_video_decoder_on_the_same_clock() {
     while times.len() < 40 {
         times.push(video.next_frame().unwrap().expect("a frame").seconds);
     }
-    assert!(sender.join().unwrap().success());
+    sender.join().unwrap();
     // The video's reader gone, the sound ends where it was read to.
     drop(video);
     let first = sound.next_chunk().expect("sound");
@@ -641,28 +598,7 @@ fn sigterm_ends_a_live_report_and_its_recording_whole() {
     let dir = temp_dir("sigterm");
     let recording = dir.join("capture.mkv");
     // An endless stream in real time on a pipe.
-    let mut sender = Command::new("ffmpeg")
-        .args([
-            "-v",
-            "error",
-            "-re",
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=320x240:rate=25",
-            "-c:v",
-            "libx264",
-            "-g",
-            "25",
-            "-pix_fmt",
-            "yuv420p",
-            "-f",
-            "mpegts",
-            "-",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut sender = endless_stream("320x240");
     let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args(["report", "-", "--record", recording.to_str().unwrap()])
         .stdin(sender.stdout.take().unwrap())
@@ -677,11 +613,7 @@ fn sigterm_ends_a_live_report_and_its_recording_whole() {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(1000));
-    let killed = Command::new("kill")
-        .args(["-TERM", &receiver.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    signal(&receiver, "-TERM");
     let out = receiver.wait_with_output().unwrap();
     let _ = sender.kill();
     let _ = sender.wait();
@@ -698,26 +630,7 @@ fn sigterm_ends_a_live_report_and_its_recording_whole() {
 
 #[test]
 fn sigint_ends_hist_of_an_endless_stream_with_every_line_whole() {
-    let mut sender = Command::new("ffmpeg")
-        .args([
-            "-v",
-            "error",
-            "-re",
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=160x120:rate=25",
-            "-c:v",
-            "libx264",
-            "-pix_fmt",
-            "yuv420p",
-            "-f",
-            "mpegts",
-            "-",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut sender = endless_stream("160x120");
     let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args(["hist", "-", "--frames", "0.."])
         .stdin(sender.stdout.take().unwrap())
@@ -726,11 +639,7 @@ fn sigint_ends_hist_of_an_endless_stream_with_every_line_whole() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(2500));
-    let sent = Command::new("kill")
-        .args(["-INT", &receiver.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    signal(&receiver, "-INT");
     let out = receiver.wait_with_output().unwrap();
     let _ = sender.kill();
     let _ = sender.wait();

@@ -68,25 +68,14 @@ impl AudioSource {
             .streams()
             .best(ffmpeg::media::Type::Audio)
             .ok_or_else(|| AudioError::NoAudio(path.to_owned()))?;
-        let stream_index = stream.index();
-        let time_base = f64::from(stream.time_base());
-        let decoder = ffmpeg::codec::context::Context::from_parameters(stream.parameters())
-            .and_then(|context| context.decoder().audio())
-            .map_err(open_error)?;
-        Ok(Self {
-            path: path.to_owned(),
-            packets: Packets::Input(input),
+        let (stream_index, time_base, parameters) = (stream.index(), stream.time_base(), stream.parameters());
+        Self::with_packets(
+            path,
+            Packets::Input(input),
             interrupt,
-            stream_index,
-            time_base,
-            decoder,
-            resampler: None,
-            rate,
-            channels: channels.max(1),
-            next_start: None,
-            eof_sent: false,
-            damaged_packets: 0,
-        })
+            (stream_index, time_base, parameters),
+            (rate, channels),
+        )
     }
 
     /// The sound of a live input's stream, whose packets come from `tapped` as the video's
@@ -97,7 +86,26 @@ impl AudioSource {
         rate: u32,
         channels: u16,
     ) -> Result<Self, AudioError> {
-        let decoder = ffmpeg::codec::context::Context::from_parameters(tapped.parameters)
+        let stream = (tapped.stream_index, tapped.time_base, tapped.parameters);
+        Self::with_packets(
+            path,
+            Packets::Fed(tapped.packets),
+            Default::default(),
+            stream,
+            (rate, channels),
+        )
+    }
+
+    /// Stream `stream_index` (its time base and codec parameters) from `packets`, its decoder
+    /// opened, to be resampled to `rate` Hz and `channels`.
+    fn with_packets(
+        path: &Path,
+        packets: Packets,
+        interrupt: crate::video::input::Interrupt,
+        (stream_index, time_base, parameters): (usize, ffmpeg::Rational, ffmpeg::codec::Parameters),
+        (rate, channels): (u32, u16),
+    ) -> Result<Self, AudioError> {
+        let decoder = ffmpeg::codec::context::Context::from_parameters(parameters)
             .and_then(|context| context.decoder().audio())
             .map_err(|e| AudioError::Open {
                 path: path.to_owned(),
@@ -105,10 +113,10 @@ impl AudioSource {
             })?;
         Ok(Self {
             path: path.to_owned(),
-            packets: Packets::Fed(tapped.packets),
-            interrupt: Default::default(),
-            stream_index: tapped.stream_index,
-            time_base: f64::from(tapped.time_base),
+            packets,
+            interrupt,
+            stream_index,
+            time_base: f64::from(time_base),
             decoder,
             resampler: None,
             rate,

@@ -97,23 +97,12 @@ impl Recorder {
             e => e.to_string(),
         })?;
         let audio = input.streams().best(ffmpeg::media::Type::Audio).map(|s| s.index());
-        let muxer = output.format();
         let mut streams = Vec::new();
         for index in std::iter::once(video).chain(audio) {
             let Some(stream) = input.stream(index) else {
                 continue;
             };
-            let mut added = output
-                .add_stream(ffmpeg::encoder::find(ffmpeg::codec::Id::None))
-                .map_err(|e| e.to_string())?;
-            let parameters = stream.parameters();
-            let tag = codec_tag_for(&muxer, &parameters);
-            added.set_parameters(parameters);
-            // SAFETY: the stream's own codec parameters, just copied in.
-            unsafe { (*(*added.as_mut_ptr()).codecpar).codec_tag = tag };
-            added.set_time_base(stream.time_base());
-            added.set_avg_frame_rate(stream.avg_frame_rate());
-            added.set_metadata(stream.metadata().to_owned());
+            add_copied_stream(&mut output, &stream).map_err(|e| e.to_string())?;
             streams.push(Recorded {
                 input: index,
                 input_base: stream.time_base(),
@@ -121,6 +110,7 @@ impl Recorder {
             });
         }
         let mut options = ffmpeg::Dictionary::new();
+        let muxer = output.format();
         let name = muxer.name();
         if name.split(',').any(|n| matches!(n, "mp4" | "mov" | "ipod" | "ismv")) {
             options.set("movflags", "+frag_keyframe+default_base_moof");
@@ -216,9 +206,29 @@ impl Recorder {
     }
 }
 
+/// Adds to `output` a stream that `stream`'s packets are copied into: its codec parameters (its
+/// codec tag where the container takes it), time base (a hint: the muxer may choose another in
+/// write_header), frame rate and metadata.
+pub(crate) fn add_copied_stream(
+    output: &mut ffmpeg::format::context::Output,
+    stream: &ffmpeg::format::stream::Stream,
+) -> Result<(), ffmpeg::Error> {
+    let muxer = output.format();
+    let mut added = output.add_stream(ffmpeg::encoder::find(ffmpeg::codec::Id::None))?;
+    let parameters = stream.parameters();
+    let tag = codec_tag_for(&muxer, &parameters);
+    added.set_parameters(parameters);
+    // SAFETY: the stream's own codec parameters, just copied in.
+    unsafe { (*(*added.as_mut_ptr()).codecpar).codec_tag = tag };
+    added.set_time_base(stream.time_base());
+    added.set_avg_frame_rate(stream.avg_frame_rate());
+    added.set_metadata(stream.metadata().to_owned());
+    Ok(())
+}
+
 /// The input codec's tag where the output container takes it, else 0 so that the muxer picks its
 /// own (an MP4 refuses some of Matroska's tags): the rule of ffmpeg's own stream copy.
-pub(crate) fn codec_tag_for(format: &ffmpeg::format::Output, parameters: &ffmpeg::codec::Parameters) -> u32 {
+fn codec_tag_for(format: &ffmpeg::format::Output, parameters: &ffmpeg::codec::Parameters) -> u32 {
     // SAFETY: a muxer from FFmpeg's static table and valid codec parameters; the tag table
     // functions only read.
     unsafe {

@@ -16,7 +16,7 @@ pub use open::Decoding;
 use stream::{
     color_volume, dolby_vision, fallback_format, matrix_of, native_layout, quarter_turns, range_of, upload_format,
 };
-pub(crate) use stream::{discard_other_streams, seek_backward};
+pub(crate) use stream::{discard_other_streams, read_streams, seek_backward};
 
 use super::format::{FrameFormat, FrameLight, PlaneData, PlaneLayout};
 use super::index::{FrameIndex, FrameNumber};
@@ -290,11 +290,7 @@ impl VideoSource {
     pub fn tap_audio(&mut self) -> Option<Tapped> {
         let stream = self.input.streams().best(ffmpeg::media::Type::Audio)?;
         let (stream_index, parameters, time_base) = (stream.index(), stream.parameters(), stream.time_base());
-        // SAFETY: a valid input context; the index is of one of its streams.
-        unsafe {
-            let context = self.input.as_mut_ptr();
-            (**(*context).streams.add(stream_index)).discard = ffmpeg::ffi::AVDiscard::AVDISCARD_DEFAULT;
-        }
+        read_streams(&mut self.input, [stream_index]);
         // Room for about 40 s of compressed sound; beyond that, packets are left out.
         let (sender, packets) = std::sync::mpsc::sync_channel(AUDIO_TAP_PACKETS);
         self.audio_tap = Some((stream_index, sender));
@@ -318,13 +314,7 @@ impl VideoSource {
                 }
             })?;
         // The audio stream's packets are read again, to be written.
-        // SAFETY: a valid input context; the indices are of its streams.
-        unsafe {
-            let context = self.input.as_mut_ptr();
-            for index in recorder.inputs() {
-                (**(*context).streams.add(index)).discard = ffmpeg::ffi::AVDiscard::AVDISCARD_DEFAULT;
-            }
-        }
+        read_streams(&mut self.input, recorder.inputs());
         self.recorder = Some(recorder);
         Ok(())
     }
@@ -722,13 +712,7 @@ impl VideoSource {
             }
             let mut kept: Vec<usize> = self.recorder.as_ref().map(|r| r.inputs()).unwrap_or_default();
             kept.extend(self.audio_tap.as_ref().map(|&(index, _)| index));
-            // SAFETY: a valid input context; the indices are checked against its streams.
-            unsafe {
-                let context = input.as_mut_ptr();
-                for kept in kept.into_iter().filter(|&i| i < (*context).nb_streams as usize) {
-                    (**(*context).streams.add(kept)).discard = ffmpeg::ffi::AVDiscard::AVDISCARD_DEFAULT;
-                }
-            }
+            read_streams(&mut input, kept);
             // Streams in another order start their clocks over from the ones before.
             if index != self.stream_index {
                 if let Some(continuity) = &mut self.continuity {

@@ -280,6 +280,18 @@ pub(crate) fn discard_other_streams(input: &mut ffmpeg::format::context::Input, 
     }
 }
 
+/// Makes the demuxer read the streams `indices` again (a recording's, a live input's sound);
+/// indices past the input's streams are left out.
+pub(crate) fn read_streams(input: &mut ffmpeg::format::context::Input, indices: impl IntoIterator<Item = usize>) {
+    // SAFETY: a valid input context; the indices are checked against its nb_streams.
+    unsafe {
+        let ctx = input.as_mut_ptr();
+        for i in indices.into_iter().filter(|&i| i < (*ctx).nb_streams as usize) {
+            (**(*ctx).streams.add(i)).discard = ffmpeg::ffi::AVDiscard::AVDISCARD_DEFAULT;
+        }
+    }
+}
+
 /// Positions `input` at the packet of stream `stream_index` at or before `pts` (in the stream's
 /// time base); false if the demuxer can't seek there.
 pub(crate) fn seek_backward(input: &mut ffmpeg::format::context::Input, stream_index: usize, pts: i64) -> bool {

@@ -2,7 +2,7 @@
 //! timestamps moved on by the length of one pass.
 
 use super::{create_output, open_input, read_error, write_error, ClipMakeError, Unfinished};
-use crate::video::record::codec_tag_for;
+use crate::video::record::add_copied_stream;
 use ffmpeg::packet::{Mut as _, Ref as _};
 use ffmpeg::{Rational, Rescale, Rounding};
 use ffmpeg_next as ffmpeg;
@@ -119,24 +119,12 @@ pub fn loop_copy(input: &Path, output: &Path, loops: u32) -> Result<u64, ClipMak
     let audio = ictx.streams().best(ffmpeg::media::Type::Audio).map(|s| s.index());
     let mut octx = create_output(input, output)?;
     let unfinished = Unfinished(Some(output));
-    let muxer = octx.format();
     let mut streams = Vec::new();
     for index in std::iter::once(video).chain(audio) {
         let Some(ist) = ictx.stream(index) else {
             continue;
         };
-        let mut ost = octx
-            .add_stream(ffmpeg::encoder::find(ffmpeg::codec::Id::None))
-            .map_err(|e| write_error(output, e))?;
-        let parameters = ist.parameters();
-        let tag = codec_tag_for(&muxer, &parameters);
-        ost.set_parameters(parameters);
-        // SAFETY: the stream's own codec parameters, just copied in.
-        unsafe { (*(*ost.as_mut_ptr()).codecpar).codec_tag = tag };
-        // A hint: the muxer may choose another time base in write_header.
-        ost.set_time_base(ist.time_base());
-        ost.set_avg_frame_rate(ist.avg_frame_rate());
-        ost.set_metadata(ist.metadata().to_owned());
+        add_copied_stream(&mut octx, &ist).map_err(|e| write_error(output, e))?;
         let rate = ist.avg_frame_rate();
         let nominal_duration = if rate.numerator() > 0 && rate.denominator() > 0 {
             1.rescale(rate.invert(), ist.time_base())
