@@ -1,7 +1,8 @@
 //! End to end, a live stream in the player window: frames shown as they arrive with their
-//! latency, keys that would seek refused with a note, "no signal" over the last frame while the
-//! sender stalls and gone when it resumes, pause and End (back to live), the end of the stream
-//! kept on screen, and `--record` holding every frame the player decoded.
+//! latency; timeshift (pause, steps, a seek back into the window, its past played to the clock,
+//! End back to live); "no signal" over the last frame while the sender stalls and gone when it
+//! resumes; the end of the stream kept on screen; and `--record` holding every frame the player
+//! decoded.
 
 mod common;
 mod window;
@@ -70,7 +71,7 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
     let mut player = Player::start_with(&x, "live", &args);
 
     // Frames come in order, each with the time from its arrival to its present.
-    let tenth = player.wait_present("ten frames", 0, |p| p.new_frame && p.frame >= Some(10));
+    player.wait_present("ten frames", 0, |p| p.new_frame && p.frame >= Some(10));
     let shown: Vec<Present> = player.presents().into_iter().filter(|p| p.new_frame).collect();
     assert!(shown.windows(2).all(|w| w[0].frame < w[1].frame), "{shown:?}");
     assert!(
@@ -80,10 +81,45 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
         "{shown:?}"
     );
 
-    // A seek is refused, with a note; nothing restarts.
-    let before = player.key("Right");
-    let noted = player.wait_present("the note", before, |p| named(p).contains(&"toasts"));
-    assert_eq!(noted.generation, tenth.generation);
+    // Timeshift. Paused, the picture stays while the stream is read on into the cache.
+    let before = player.key("space");
+    let paused = player.wait_present("the pause", before, |p| p.paused);
+    let at = paused.frame.unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    // Steps back and forth, within what was read.
+    let before = player.key("comma");
+    let back = player.wait_present("a step back", before, |p| {
+        p.new_frame && p.generation > paused.generation
+    });
+    assert_eq!(back.frame, Some(at - 1));
+    assert!(
+        back.paused && back.latency_ms.is_none() && back.behind_s.is_some_and(|b| b > 1.0),
+        "{back:?}"
+    );
+    let before = player.key("period");
+    let forth = player.wait_present("a step forward", before, |p| p.new_frame);
+    assert_eq!(forth.frame, Some(at));
+    // A seek back further than was read lands on the first frame the window holds: the first.
+    let before = player.key("Left");
+    let first = player.wait_present("a seek back", before, |p| p.new_frame && p.generation > back.generation);
+    assert_eq!(first.frame, Some(0));
+    // Played on, the past comes in order, to the clock, behind live.
+    let before = player.key("space");
+    let played = player.wait_present("the past playing", before, |p| p.new_frame && p.frame >= Some(5));
+    assert!(!played.paused && played.behind_s.is_some_and(|b| b > 1.0), "{played:?}");
+    let past: Vec<u64> = player.presents()[before..]
+        .iter()
+        .filter(|p| p.new_frame)
+        .filter_map(|p| p.frame)
+        .collect();
+    assert_eq!(past.first(), Some(&1), "{past:?}");
+    assert!(past.windows(2).all(|w| w[0] < w[1]), "{past:?}");
+    // End goes back to the newest frame, shown as it arrives, its latency counted again.
+    let before = player.key("End");
+    let live = player.wait_present("back to live", before, |p| p.new_frame && p.latency_ms.is_some());
+    assert!(!live.paused && live.behind_s.is_none(), "{live:?}");
+    // 1.5 s at 25 fps went by while paused.
+    assert!(live.frame.unwrap() >= at + 25, "{paused:?} {live:?}");
 
     // The sender stalls: "no signal" over the last frame, the window kept; it resumes: gone.
     let stop = |signal: &str| {
@@ -102,15 +138,6 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
         p.new_frame && !named(p).contains(&"no_signal")
     });
     assert!(resumed.frame > stalled.frame);
-
-    // Paused, the picture stays while the stream goes on; End goes back to the newest frame.
-    let before = player.key("space");
-    let paused = player.wait_present("the pause", before, |p| p.paused);
-    std::thread::sleep(Duration::from_millis(1500));
-    let before = player.key("End");
-    let live = player.wait_present("back to live", before, |p| p.new_frame && !p.paused);
-    // 1.5 s at 25 fps went by unseen.
-    assert!(live.frame.unwrap() >= paused.frame.unwrap() + 25, "{paused:?} {live:?}");
 
     // The sender goes: "no signal", then the input ends (its read timeout) and the last frame
     // stays, paused.

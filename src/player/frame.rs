@@ -213,6 +213,7 @@ pub fn present(media: &Media, at: Instant, due: Option<Instant>, new_frame: bool
         signal: None,
         osd: Vec::new(),
         latency: None,
+        behind: playback.behind_live().map(|(behind, _)| behind),
     }
 }
 

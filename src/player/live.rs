@@ -17,6 +17,8 @@ pub struct LiveView {
     pub latency_ms: Option<(f64, f64)>,
     /// The local time, `HH:MM:SS`.
     pub wall_clock: String,
+    /// Timeshifted: seconds behind the newest frame, and the seconds the window holds.
+    pub behind: Option<(f64, f64)>,
 }
 
 /// The latency of the frames shown lately: from the arrival of each frame's packet to the

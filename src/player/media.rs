@@ -212,7 +212,7 @@ impl Media {
         );
         let mut playback = Playback::new(source, timeline, Instant::now());
         if info.live {
-            playback.set_live();
+            playback.set_live(cache_bytes > 0);
         }
         if speed != 1.0 && !info.live {
             playback.apply(&super::commands::Command::SpeedBy(speed), Instant::now());
@@ -370,6 +370,10 @@ impl Media {
     /// A live input's new frame was presented at `at`: its latency, counted in the figures
     /// the OSD shows.
     pub fn live_latency(&mut self, at: Instant, new_frame: bool) -> Option<std::time::Duration> {
+        // Not a timeshifted frame's: it is as late as the viewer chose.
+        if self.playback.behind_live().is_some() {
+            return None;
+        }
         let arrived = self.playback.shown().and_then(|s| s.packet.arrived)?;
         new_frame.then(|| self.latency.shown(arrived, at))
     }
@@ -380,6 +384,7 @@ impl Media {
             no_signal: self.playback.no_signal(now),
             latency_ms: self.latency.percentiles(),
             wall_clock: super::live::wall_clock(),
+            behind: self.playback.behind_live(),
         })
     }
 

@@ -392,6 +392,14 @@ impl FrameSource for PlayerSource {
             PlayerSource::Two(pair) => pair.set_paused(paused),
         }
     }
+
+    fn live_window(&self) -> Option<(f64, f64)> {
+        match self {
+            PlayerSource::One(a) => a.live_window(),
+            // A live input is never compared in the window.
+            PlayerSource::Two(_) => None,
+        }
+    }
 }
 
 #[cfg(test)]

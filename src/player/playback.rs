@@ -20,6 +20,10 @@ pub trait FrameSource {
     fn generation(&self) -> u64;
     /// Playback paused or resumed (the decoder decodes less ahead and fills its cache behind).
     fn set_paused(&mut self, paused: bool);
+    /// The oldest and the newest frames' times a live input's timeshift holds.
+    fn live_window(&self) -> Option<(f64, f64)> {
+        None
+    }
 }
 
 impl FrameSource for DecodeThread {
@@ -41,6 +45,10 @@ impl FrameSource for DecodeThread {
 
     fn set_paused(&mut self, paused: bool) {
         DecodeThread::set_paused(self, paused)
+    }
+
+    fn live_window(&self) -> Option<(f64, f64)> {
+        DecodeThread::live_window(self)
     }
 }
 
@@ -109,8 +117,13 @@ pub struct Playback<S> {
     pub loop_file: bool,
     /// mpv's A-B loop points, seconds from the start.
     ab: AbLoop,
-    /// A live input: frames are shown as they arrive, not to a clock; it can't seek.
+    /// A live input: at the live edge, frames are shown as they arrive, not to a clock.
     live: bool,
+    /// The live input's past is kept (the decoder's timeshift): pause, seeks and steps move
+    /// within it. Without, it can't seek.
+    timeshift: bool,
+    /// Timeshifted: showing the live input's past, to the clock, as a file is shown.
+    behind: bool,
     /// When the last frame of a live input arrived.
     last_received: Option<Instant>,
     /// Something to tell the user, once (a key a live input has no use for).
@@ -119,6 +132,9 @@ pub struct Playback<S> {
 
 /// A live input with no frame for this long shows "no signal" over its last one.
 pub const NO_SIGNAL_AFTER: Duration = Duration::from_millis(1500);
+/// A timeshifted live input's next frame this much later than the one shown: the frames
+/// between left the window (paused for longer than it holds), and the clock jumps over them.
+const WINDOW_GAP: f64 = 1.0;
 
 /// Where mpv's `add chapter N` goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,25 +219,45 @@ impl<S: FrameSource> Playback<S> {
             loop_file: false,
             ab: AbLoop::default(),
             live: false,
+            timeshift: false,
+            behind: false,
             last_received: None,
             note: None,
         }
     }
 
-    /// Plays a live input: each frame as it arrives, the newest when more wait; paused, the
-    /// input goes on being read and its frames pass; no seeks, steps or speeds.
-    pub fn set_live(&mut self) {
+    /// Plays a live input: at the live edge, each frame as it arrives, the newest when more
+    /// wait. With `timeshift` (the decoder keeps its past) pause, seeks, steps and speeds move
+    /// in that past, played to the clock as a file is, until `End` goes back to the edge;
+    /// without, paused, the input goes on being read and its frames pass, and it can't seek.
+    pub fn set_live(&mut self, timeshift: bool) {
         self.live = true;
+        self.timeshift = timeshift;
     }
 
     pub fn is_live(&self) -> bool {
         self.live
     }
 
+    /// How far a timeshifted live input is behind its newest frame, in seconds, and the
+    /// span its window holds; None for a file or at the live edge.
+    pub fn behind_live(&self) -> Option<(f64, f64)> {
+        if !(self.live && self.behind) {
+            return None;
+        }
+        let (oldest, newest) = self.source.live_window()?;
+        let at = self.landing.map_or_else(
+            || self.shown.map_or(newest, |s| s.seconds),
+            |l| self.timeline.start + l.position,
+        );
+        Some(((newest - at).max(0.0), newest - oldest))
+    }
+
     /// A live input whose frames stopped coming (a stalled or lost stream), not paused or
     /// ended.
     pub fn no_signal(&self, now: Instant) -> bool {
         self.live
+            && !self.behind
             && !self.ended
             && !self.clock.paused()
             && self
@@ -250,7 +286,7 @@ impl<S: FrameSource> Playback<S> {
                 DecoderEvent::EndOfStream { .. } | DecoderEvent::Failed { .. } => {}
             }
         }
-        if self.live && self.clock.paused() && self.landing.is_none() {
+        if self.live && !self.timeshift && self.clock.paused() && self.landing.is_none() {
             // The picture stays; the input goes on being read, its frames passing unseen.
             for frame in self.queue.drain(..) {
                 self.source.release(frame.slot);
@@ -286,6 +322,8 @@ impl<S: FrameSource> Playback<S> {
                 self.landing = None;
                 // The clock restarts from the frame we land on, so playback goes on from there.
                 self.clock.set(now, frame.seconds);
+                // A live input's newest frame, playing: back at the live edge.
+                self.behind = self.live && self.timeshift && (self.clock.paused() || !frame.live_edge);
             }
             return Some(self.show(frame, None));
         }
@@ -298,12 +336,18 @@ impl<S: FrameSource> Playback<S> {
         if self.clock.paused() {
             return None;
         }
-        if self.live {
+        if self.live && !self.behind {
             let pick = pick_live(self.queue.len());
             self.drop_front(pick.drop);
             let frame = self.queue.pop_front()?;
             self.clock.set(now, frame.seconds);
             return Some(self.show(frame, None));
+        }
+        if let (true, Some(shown), Some(next)) = (self.live, self.shown, self.queue.front()) {
+            if next.seconds - shown.seconds > WINDOW_GAP {
+                // The frames between left the timeshift window meanwhile.
+                self.clock.set(now, next.seconds);
+            }
         }
         let horizon = self.clock.media_time(now + lead);
         let pick = pick(self.queue.iter().map(|f| f.seconds), horizon);
@@ -320,6 +364,16 @@ impl<S: FrameSource> Playback<S> {
             }
             let frame = self.queue.pop_front()?;
             let due = self.clock.due(frame.seconds);
+            let newest = self
+                .source
+                .live_window()
+                .is_none_or(|(_, newest)| frame.seconds >= newest);
+            if self.live && frame.live_edge && newest {
+                // Caught up with the input (played faster than it comes): live again.
+                self.behind = false;
+                self.clock.set_speed(now, 1.0);
+                self.note = Some("live".into());
+            }
             return Some(self.show(frame, due));
         }
         None
@@ -330,7 +384,7 @@ impl<S: FrameSource> Playback<S> {
     pub fn drop_late(&mut self, now: Instant, lead: Duration) {
         self.pump(now);
         if self.landing.is_none() && self.forward_steps == 0 && !self.clock.paused() {
-            let drop = match self.live {
+            let drop = match self.live && !self.behind {
                 true => self.queue.len().saturating_sub(1),
                 false => pick(self.queue.iter().map(|f| f.seconds), self.clock.media_time(now + lead)).drop,
             };
@@ -364,7 +418,7 @@ impl<S: FrameSource> Playback<S> {
         if self.clock.paused() {
             return Wake::Idle;
         }
-        if self.live {
+        if self.live && !self.behind {
             // Frames wake the loop as they arrive; until then, the moment "no signal" shows.
             return match (self.queue.is_empty(), renderable) {
                 (false, true) => Wake::Now,
@@ -391,19 +445,24 @@ impl<S: FrameSource> Playback<S> {
     /// Applies a playback command; false if it is not one (view and window commands).
     pub fn apply(&mut self, command: &Command, now: Instant) -> bool {
         let known = self.apply_command(command, now);
-        // A live input is read on while paused (the decoder would otherwise stop, and fill its
-        // cache behind by seeking).
-        self.source.set_paused(self.clock.paused() && !self.live);
+        // A live input without timeshift is read on while paused (the decoder would otherwise
+        // stop, and fill its cache behind by seeking).
+        self.source
+            .set_paused(self.clock.paused() && !(self.live && !self.timeshift));
         known
     }
 
     fn apply_command(&mut self, command: &Command, now: Instant) -> bool {
         if self.live {
+            let playing_order = "live: the input plays in the order it comes (no loops)";
+            let as_it_comes = "live: the input plays as it arrives (no seeks, steps or speeds)";
             match *command {
-                Command::TogglePause | Command::Pause | Command::Resume => {}
-                // Back to live: the newest frame.
                 Command::SeekEnd => {
-                    self.resume(now);
+                    self.go_live(now);
+                    return true;
+                }
+                Command::AbLoop | Command::ToggleLoopFile => {
+                    self.note = Some(playing_order.into());
                     return true;
                 }
                 Command::SeekBy { .. }
@@ -415,12 +474,29 @@ impl<S: FrameSource> Playback<S> {
                 | Command::SpeedBy(_)
                 | Command::SpeedReset
                 | Command::SpeedSet(_)
-                | Command::AbLoop
-                | Command::ToggleLoopFile => {
-                    self.note = Some("live: the input plays as it arrives (no seeks, steps or speeds)".into());
+                    if !self.timeshift =>
+                {
+                    self.note = Some(as_it_comes.into());
                     return true;
                 }
-                _ => return false,
+                Command::TogglePause if self.clock.paused() => {}
+                // Paused, the picture is the past the moment after.
+                Command::TogglePause | Command::Pause => self.behind = self.timeshift,
+                Command::SeekPercent { percent, .. } => {
+                    // Within the window.
+                    if let Some((oldest, newest)) = self.source.live_window() {
+                        self.seek_to(oldest + (newest - oldest) * percent / 100.0 - self.timeline.start, true);
+                    }
+                    return true;
+                }
+                Command::SeekStart => {
+                    // The oldest frame the window holds.
+                    self.seek_to(f64::MIN, true);
+                    return true;
+                }
+                // Any other speed than the input's: the past, to the clock.
+                Command::SpeedBy(_) | Command::SpeedSet(_) => self.behind = true,
+                _ => {}
             }
         }
         match *command {
@@ -440,6 +516,7 @@ impl<S: FrameSource> Playback<S> {
             },
             Command::StepForward => {
                 self.clock.pause(now);
+                self.behind = self.live && self.timeshift;
                 if !self.at_end() {
                     self.forward_steps += 1;
                 }
@@ -485,6 +562,20 @@ impl<S: FrameSource> Playback<S> {
         true
     }
 
+    /// A live input's `End`: back to its newest frame, playing at its own speed.
+    fn go_live(&mut self, now: Instant) {
+        if self.timeshift {
+            self.source.seek(SeekTarget::End);
+            let newest = self
+                .source
+                .live_window()
+                .map_or(self.position(), |(_, n)| n - self.timeline.start);
+            self.land(newest, None);
+            self.clock.set_speed(now, 1.0);
+        }
+        self.resume(now);
+    }
+
     fn resume(&mut self, now: Instant) {
         if self.at_end() && !self.live {
             // Play again from the start, as players do at the end of a file.
@@ -495,11 +586,16 @@ impl<S: FrameSource> Playback<S> {
 
     /// Exact or keyframe seek to `position` seconds from the start, clamped to the file.
     fn seek_to(&mut self, position: f64, exact: bool) {
-        // A live input is read once: there is nothing to seek in.
-        if self.live {
-            return;
-        }
-        let position = position.clamp(0.0, self.timeline.duration.max(0.0));
+        // A live input without timeshift is read once: there is nothing to seek in. With it,
+        // the decoder lands within the window it holds.
+        let position = match (self.live, self.timeshift) {
+            (true, false) => return,
+            (true, true) => {
+                let (oldest, newest) = self.source.live_window().unwrap_or((f64::MIN, f64::MAX));
+                (self.timeline.start + position).clamp(oldest, newest) - self.timeline.start
+            }
+            (false, _) => position.clamp(0.0, self.timeline.duration.max(0.0)),
+        };
         let seconds = self.timeline.start + position;
         self.source.seek(SeekTarget::Time { seconds, exact });
         self.land(position, None);
@@ -507,7 +603,7 @@ impl<S: FrameSource> Playback<S> {
 
     /// Exact seek to frame `index`.
     pub fn seek_frame(&mut self, index: u64) {
-        if self.live {
+        if self.live && !self.timeshift {
             return;
         }
         self.source.seek(SeekTarget::Frame(index));
@@ -523,6 +619,7 @@ impl<S: FrameSource> Playback<S> {
         self.landing = Some(Landing { position, frame });
         self.forward_steps = 0;
         self.ended = false;
+        self.behind = self.live && self.timeshift;
     }
 
     /// The file's extent as far as the index knows it (it counts frames in the background).
@@ -560,7 +657,9 @@ impl<S: FrameSource> Playback<S> {
                 && self.forward_steps == 0
                 && !self.clock.paused()
                 && (crate::audio::MIN_AUDIBLE_SPEED..=crate::audio::MAX_AUDIBLE_SPEED).contains(&speed)
-                && !self.at_end(),
+                && !self.at_end()
+                // A live input's sound is heard at the live edge only.
+                && !self.behind,
         }
     }
 

@@ -46,6 +46,8 @@ pub struct Present {
     pub osd: Vec<(&'static str, [i32; 4])>,
     /// A live input's new frame: from its packet's arrival to this present.
     pub latency: Option<std::time::Duration>,
+    /// A timeshifted live input: seconds behind its newest frame.
+    pub behind: Option<f64>,
 }
 
 /// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
@@ -56,7 +58,8 @@ pub struct Present {
 /// ` signal=37:16,20,...` (the frame they are of, then `report --csv`'s values in its order),
 /// and where the OSD's boxes were drawn, ` osd=compare:112,8,416,22;panel:8,180,624,70` (x, y,
 /// width and height in pixels), and a live input's new frames ` latency_ms=41.250` (from its
-/// packet's arrival to the present) (times in milliseconds since the player started; `-` where
+/// packet's arrival to the present), or timeshifted, how far behind its newest frame it is
+/// ` behind_s=12.400` (times in milliseconds since the player started; `-` where
 /// there is no value).
 pub struct FrameLog {
     out: std::io::BufWriter<std::fs::File>,
@@ -131,6 +134,10 @@ impl FrameLog {
             Some(latency) => format!(" latency_ms={:.3}", latency.as_secs_f64() * 1000.0),
             None => String::new(),
         };
+        let behind = match present.behind {
+            Some(seconds) => format!(" behind_s={seconds:.3}"),
+            None => String::new(),
+        };
         let osd = match present.osd.as_slice() {
             [] => String::new(),
             boxes => {
@@ -142,7 +149,7 @@ impl FrameLog {
             }
         };
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{marks}{signal}{latency}{osd}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{marks}{signal}{latency}{behind}{osd}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -234,6 +241,7 @@ mod tests {
             signal: None,
             osd: Vec::new(),
             latency: None,
+            behind: None,
         };
         log.record(&present);
         log.record(&Present {
@@ -251,6 +259,7 @@ mod tests {
             signal: Some("37:16,20".into()),
             osd: vec![("compare", [112, 8, 416, 22]), ("panel", [8, 180, 624, 70])],
             latency: Some(Duration::from_micros(41_250)),
+            behind: Some(12.4),
             ..present.clone()
         });
         let text = std::fs::read_to_string(&dir).unwrap();
@@ -263,7 +272,7 @@ mod tests {
             lines,
             [
                 "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=- region=- file=0 ab=-",
-                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side marks=zebra,range signal=37:16,20 latency_ms=41.250 osd=compare:112,8,416,22;panel:8,180,624,70",
+                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side marks=zebra,range signal=37:16,20 latency_ms=41.250 behind_s=12.400 osd=compare:112,8,416,22;panel:8,180,624,70",
             ]
         );
     }

@@ -292,6 +292,25 @@ impl<F: ByteSize> FrameCache<F> {
         (entry.previous == Some(pts) && self.entries.contains_key(&pts)).then_some(next)
     }
 
+    /// The first frame held after `pts`, whatever is known of its neighbours.
+    pub fn after(&self, pts: i64) -> Option<i64> {
+        self.entries.range(pts.saturating_add(1)..).next().map(|(&pts, _)| pts)
+    }
+
+    /// The earliest and the latest frames held.
+    pub fn oldest(&self) -> Option<(i64, &F)> {
+        self.entries.iter().next().map(|(&pts, e)| (pts, &e.frame))
+    }
+
+    pub fn newest(&self) -> Option<(i64, &F)> {
+        self.entries.iter().next_back().map(|(&pts, e)| (pts, &e.frame))
+    }
+
+    /// The frames held, in pts order.
+    pub fn frames(&self) -> impl Iterator<Item = (i64, &F)> {
+        self.entries.iter().map(|(&pts, e)| (pts, &e.frame))
+    }
+
     /// The latest frame held at or before `limit`, whatever is known of its neighbours.
     pub fn nearest_at_or_before(&self, limit: i64) -> Option<i64> {
         self.entries.range(..=limit).next_back().map(|(&pts, _)| pts)

@@ -128,6 +128,8 @@ pub struct Present {
     pub osd: Vec<(String, [i32; 4])>,
     /// A live input's new frame: milliseconds from its packet's arrival to the present.
     pub latency_ms: Option<f64>,
+    /// A timeshifted live input: seconds behind its newest frame.
+    pub behind_s: Option<f64>,
 }
 
 pub fn parse(line: &str) -> Option<Present> {
@@ -151,6 +153,7 @@ pub fn parse(line: &str) -> Option<Present> {
         signal: field("signal").map(str::to_string),
         osd: field("osd").map_or(Some(Vec::new()), boxes)?,
         latency_ms: field("latency_ms").and_then(|v| v.parse().ok()),
+        behind_s: field("behind_s").and_then(|v| v.parse().ok()),
     })
 }
 

@@ -101,8 +101,12 @@ pub(super) fn status_line(ui: &mut egui::Ui, view: &OsdView) {
 /// A live input's state, the wall-clock time and the latency, in place of a file's position
 /// and length: `● LIVE 14:03:27 latency 38 ms (p95 52)`.
 fn live_text(ui: &mut egui::Ui, live: &crate::player::live::LiveView, view: &OsdView) {
-    let (state, color) = live_state_text(view.paused, view.at_end, live.no_signal);
+    let (state, color) = live_state_text(view.paused, view.at_end, live.no_signal, live.behind.is_some());
     ui.label(RichText::new(state).color(color).strong());
+    if let Some((behind, window)) = live.behind {
+        let text = format!("-{behind:.1} s of {window:.1} s");
+        ui.label(RichText::new(text).monospace().color(TEXT));
+    }
     ui.label(RichText::new(&live.wall_clock).monospace().color(TEXT));
     if let Some((p50, p95)) = live.latency_ms {
         let text = format!("latency {p50:.0} ms (p95 {p95:.0})");
@@ -110,13 +114,15 @@ fn live_text(ui: &mut egui::Ui, live: &crate::player::live::LiveView, view: &Osd
     }
 }
 
-/// A live input's state: LIVE (red), no signal, paused (End goes back to live), or ended.
-pub(super) fn live_state_text(paused: bool, at_end: bool, no_signal: bool) -> (&'static str, Color32) {
-    match (paused, at_end, no_signal) {
-        (_, true, _) => ("ended", TEXT),
-        (true, false, _) => ("⏸ paused (End: live)", TEXT),
-        (false, false, true) => ("no signal", Color32::from_rgb(255, 170, 0)),
-        (false, false, false) => ("LIVE", Color32::from_rgb(255, 60, 60)),
+/// A live input's state: LIVE (red), no signal, paused or playing its past (End goes back to
+/// live), or ended.
+pub(super) fn live_state_text(paused: bool, at_end: bool, no_signal: bool, behind: bool) -> (&'static str, Color32) {
+    match (paused, at_end, no_signal, behind) {
+        (_, true, _, _) => ("ended", TEXT),
+        (true, false, _, _) => ("⏸ paused (End: live)", TEXT),
+        (false, false, _, true) => ("▶ timeshift (End: live)", Color32::from_rgb(255, 170, 0)),
+        (false, false, true, false) => ("no signal", Color32::from_rgb(255, 170, 0)),
+        (false, false, false, false) => ("LIVE", Color32::from_rgb(255, 60, 60)),
     }
 }
 

@@ -41,8 +41,8 @@ fn the_osd_draws_only_glyphs_its_fonts_have() {
     for (paused, at_end) in [(true, true), (true, false), (false, false)] {
         let text = state_text(paused, at_end);
         assert!(ctx.fonts_mut(|f| f.has_glyphs(&font, text)), "{text}");
-        for no_signal in [false, true] {
-            let (text, _) = live_state_text(paused, at_end, no_signal);
+        for (no_signal, behind) in [(false, false), (true, false), (false, true)] {
+            let (text, _) = live_state_text(paused, at_end, no_signal, behind);
             assert!(ctx.fonts_mut(|f| f.has_glyphs(&font, text)), "{text}");
         }
     }

@@ -46,6 +46,7 @@ fn frame(index: u64, fps: f64, generation: u64) -> DecoderEvent {
         preview: false,
         pict_type: 'P',
         packet: Default::default(),
+        live_edge: false,
     })
 }
 

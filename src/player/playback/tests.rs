@@ -12,6 +12,8 @@ struct Script {
     seeks: Vec<SeekTarget>,
     generation: u64,
     paused: bool,
+    /// A live input's timeshift window.
+    window: Option<(f64, f64)>,
 }
 
 impl FrameSource for Script {
@@ -36,6 +38,10 @@ impl FrameSource for Script {
     fn set_paused(&mut self, paused: bool) {
         self.paused = paused;
     }
+
+    fn live_window(&self) -> Option<(f64, f64)> {
+        self.window
+    }
 }
 
 /// Frame `index` of `generation`, in slot index % 6.
@@ -50,7 +56,16 @@ fn frame(index: u64, generation: u64) -> DecoderEvent {
         preview: false,
         pict_type: 'P',
         packet: Default::default(),
+        live_edge: false,
     })
+}
+
+/// Frame `index` of a live input's `generation`, sent as its newest (`edge`) or from its past.
+fn live(index: u64, generation: u64, edge: bool) -> DecoderEvent {
+    match frame(index, generation) {
+        DecoderEvent::Frame(f) => DecoderEvent::Frame(ReadyFrame { live_edge: edge, ..f }),
+        other => other,
+    }
 }
 
 /// Frame `index` of `generation` sent as a seek's keyframe preview.
@@ -417,7 +432,7 @@ fn chapters_step_from_the_one_playing() {
 fn a_live_input_shows_frames_as_they_arrive_and_jumps_to_the_newest_past_a_backlog() {
     let t0 = Instant::now();
     let mut p = playback(t0);
-    p.set_live();
+    p.set_live(false);
     send(&p, [frame(0, 0)]);
     assert_eq!(p.next_frame(t0, NO_LEAD).map(|n| n.frame.index), Some(0));
     // Frames 1 and 2 arrived together (jitter): each in turn, at once, with no clock to wait for.
@@ -458,7 +473,7 @@ fn a_live_input_shows_frames_as_they_arrive_and_jumps_to_the_newest_past_a_backl
 fn paused_a_live_input_lets_its_frames_pass_and_end_goes_back_to_the_newest() {
     let t0 = Instant::now();
     let mut p = playback(t0);
-    p.set_live();
+    p.set_live(false);
     send(&p, [frame(0, 0)]);
     assert_eq!(p.next_frame(t0, NO_LEAD).map(|n| n.frame.index), Some(0));
     assert!(p.apply(&Command::TogglePause, t0 + ms(10)));
@@ -473,4 +488,117 @@ fn paused_a_live_input_lets_its_frames_pass_and_end_goes_back_to_the_newest() {
     assert!(!p.paused());
     send(&p, [frame(50, 0)]);
     assert_eq!(p.next_frame(t0 + ms(5040), NO_LEAD).map(|n| n.frame.index), Some(50));
+}
+
+#[test]
+fn a_timeshifted_live_input_pauses_plays_its_past_to_the_clock_and_end_goes_back_to_live() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    p.set_live(true);
+    send(&p, [live(0, 0, true)]);
+    assert_eq!(p.next_frame(t0, NO_LEAD).map(|n| n.frame.index), Some(0));
+    send(&p, [live(1, 0, true)]);
+    assert_eq!(p.next_frame(t0 + ms(100), NO_LEAD).map(|n| n.frame.index), Some(1));
+    assert_eq!(p.behind_live(), None, "at the live edge");
+    // Paused: the decoder is told (it sends one frame ahead), and the frames it sends wait.
+    assert!(p.apply(&Command::TogglePause, t0 + ms(150)));
+    assert!(p.source.paused);
+    send(&p, [live(2, 0, true)]);
+    assert_eq!(p.next_frame(t0 + ms(1000), NO_LEAD), None);
+    assert!(
+        p.source.released.borrow().is_empty(),
+        "the frame after the paused one is kept"
+    );
+    p.source.window = Some((0.0, 2.0));
+    assert_eq!(p.behind_live(), Some((1.9, 2.0)));
+    assert!(!p.no_signal(t0 + ms(5000)), "paused is not \"no signal\"");
+    // Resumed 1 s later: the past plays to the clock, from the paused frame.
+    assert!(p.apply(&Command::TogglePause, t0 + ms(1150)));
+    assert!(!p.source.paused);
+    assert_eq!(p.wake(t0 + ms(1150), NO_LEAD, true), Wake::At(t0 + ms(1200)));
+    assert_eq!(p.next_frame(t0 + ms(1160), NO_LEAD), None, "frame 2 is not due yet");
+    assert_eq!(p.next_frame(t0 + ms(1200), NO_LEAD).map(|n| n.frame.index), Some(2));
+    send(&p, [live(3, 0, false), live(4, 0, false)]);
+    assert_eq!(p.next_frame(t0 + ms(1250), NO_LEAD), None);
+    assert_eq!(p.next_frame(t0 + ms(1300), NO_LEAD).map(|n| n.frame.index), Some(3));
+    assert!(!p.audio_cue().audible, "the sound is heard at the live edge only");
+    // Steps and seeks go to the decoder, which lands within its window.
+    assert!(p.apply(&Command::StepBack, t0 + ms(1310)));
+    assert_eq!(p.source.seeks, vec![SeekTarget::Before(3)]);
+    assert!(p.paused());
+    send(&p, [live(2, 1, false)]);
+    assert_eq!(p.next_frame(t0 + ms(1320), NO_LEAD).map(|n| n.frame.index), Some(2));
+    assert!(p.apply(
+        &Command::SeekBy {
+            seconds: -60.0,
+            exact: true
+        },
+        t0 + ms(1330)
+    ));
+    assert_eq!(
+        p.source.seeks.last(),
+        Some(&SeekTarget::Time {
+            seconds: 0.0,
+            exact: true
+        }),
+        "clamped to the window's oldest frame"
+    );
+    assert!(p.apply(
+        &Command::SeekPercent {
+            percent: 50.0,
+            exact: true
+        },
+        t0 + ms(1340)
+    ));
+    assert_eq!(
+        p.source.seeks.last(),
+        Some(&SeekTarget::Time {
+            seconds: 1.0,
+            exact: true
+        })
+    );
+    // End: the newest frame, playing, at the input's speed, as it arrives.
+    assert!(p.apply(&Command::SeekEnd, t0 + ms(1400)));
+    assert_eq!(p.source.seeks.last(), Some(&SeekTarget::End));
+    assert!(!p.paused());
+    let g = p.generation();
+    send(&p, [live(30, g, true)]);
+    assert_eq!(p.next_frame(t0 + ms(1410), NO_LEAD).map(|n| n.frame.index), Some(30));
+    assert_eq!(p.behind_live(), None);
+    assert!(p.audio_cue().audible);
+    send(&p, [live(31, g, true), live(32, g, true), live(33, g, true)]);
+    assert_eq!(
+        p.next_frame(t0 + ms(1420), NO_LEAD).map(|n| n.frame.index),
+        Some(33),
+        "a backlog at the edge jumps to the newest"
+    );
+    // Loops have nothing to loop on.
+    assert!(p.apply(&Command::ToggleLoopFile, t0 + ms(1430)));
+    assert!(!p.loop_file);
+    assert!(p.take_note().is_some_and(|n| n.starts_with("live:")));
+}
+
+#[test]
+fn a_timeshifted_live_input_played_faster_catches_up_and_is_live_again() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    p.set_live(true);
+    send(&p, [live(0, 0, true)]);
+    p.next_frame(t0, NO_LEAD);
+    assert!(p.apply(&Command::SpeedSet(2.0), t0));
+    assert!(p.behind_live().is_none(), "no window known yet");
+    p.source.window = Some((0.0, 0.2));
+    assert!(p.behind_live().is_some(), "another speed plays to the clock");
+    send(&p, [live(1, 0, false), live(2, 0, true)]);
+    assert_eq!(p.next_frame(t0 + ms(50), NO_LEAD).map(|n| n.frame.index), Some(1));
+    assert_eq!(p.next_frame(t0 + ms(100), NO_LEAD).map(|n| n.frame.index), Some(2));
+    // The newest frame shown: live again, at the input's own speed.
+    assert_eq!(p.behind_live(), None);
+    assert_eq!(p.speed(), 1.0);
+    assert_eq!(p.take_note().as_deref(), Some("live"));
+    // Frames that left the window while paused: the clock jumps over the gap.
+    assert!(p.apply(&Command::TogglePause, t0 + ms(200)));
+    assert!(p.apply(&Command::TogglePause, t0 + ms(300)));
+    send(&p, [live(80, 0, false)]);
+    assert_eq!(p.next_frame(t0 + ms(310), NO_LEAD).map(|n| n.frame.index), Some(80));
 }

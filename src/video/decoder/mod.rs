@@ -9,6 +9,7 @@
 //! one shown, so stepping back keeps being instant across GOP boundaries. Work goes one frame
 //! at a time, with commands read in between: a newer seek replaces an older one at once.
 
+mod live;
 mod preview;
 mod upload;
 mod worker;
@@ -19,6 +20,8 @@ use super::index::FrameIndex;
 use super::source::{SeekTarget, VideoInfo, VideoSource};
 use crate::video::interop::{FramePath, TransferCount, Transfers};
 use crate::video::memory::FRAME_MEMORY;
+pub use live::LiveWindow;
+use live::LiveWorker;
 use preview::PreviewThread;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -58,6 +61,8 @@ pub struct ReadyFrame {
     pub pict_type: char,
     /// Where its packet sat in the file, for reports.
     pub packet: crate::video::source::PacketProps,
+    /// A live input's newest frame when it was sent: the viewer is at the live edge.
+    pub live_edge: bool,
 }
 
 #[derive(Debug, PartialEq)]
@@ -83,6 +88,8 @@ enum Command {
     Paused(bool),
     /// The process holds more frame memory than the cache's budget: make room.
     Trim,
+    /// A live input's reader thread decoded a frame, or met the input's end.
+    Live(live::Fed),
     Stop,
 }
 
@@ -106,6 +113,8 @@ pub struct DecodeThread {
     _watch: Option<crate::video::memory::Watch>,
     /// Makes a read the decode thread is blocked in (a stalled stream) give up, to stop it.
     interrupt: crate::video::input::Interrupt,
+    /// What a live input's timeshift holds, where it has one.
+    live_window: Option<Arc<LiveWindow>>,
 }
 
 impl DecodeThread {
@@ -171,16 +180,38 @@ impl DecodeThread {
                 }),
             )
         });
-        let worker = Worker::new(
-            source,
-            slots.len(),
-            command_rx,
-            outgoing_tx,
-            cache,
-            keyframes,
-            trim_asked,
-        )
-        .with_gpu_cache(gpu);
+        // A live input in the window (a cache to keep its past in): timeshift, its reader
+        // decoding it as it comes whatever the viewer does. Elsewhere (headless runs, which take
+        // every frame) a live input is decoded as frames are taken, as a file is.
+        let timeshift = info.live && cache_bytes > 0;
+        let live_window = timeshift.then(|| Arc::new(LiveWindow::default()));
+        let run: Box<dyn FnOnce() + Send> = match &live_window {
+            Some(window) => {
+                let worker = LiveWorker::new(
+                    source,
+                    slots.len(),
+                    (commands.clone(), command_rx),
+                    outgoing_tx,
+                    cache,
+                    trim_asked,
+                    Arc::clone(window),
+                );
+                Box::new(move || worker.run())
+            }
+            None => {
+                let worker = Worker::new(
+                    source,
+                    slots.len(),
+                    command_rx,
+                    outgoing_tx,
+                    cache,
+                    keyframes,
+                    trim_asked,
+                )
+                .with_gpu_cache(gpu);
+                Box::new(move || worker.run())
+            }
+        };
         let latest = Arc::new(AtomicU64::new(0));
         let uploader = Uploader {
             queue,
@@ -200,7 +231,7 @@ impl DecodeThread {
         // Without an upload thread, the decode thread's sends fail at once: it stops.
         let handle = std::thread::Builder::new()
             .name("histoplay decode".into())
-            .spawn(move || worker.run())
+            .spawn(run)
             .map_err(|e| log::error!("cannot start the decode thread: {e}"))
             .ok();
         Self {
@@ -219,7 +250,14 @@ impl DecodeThread {
             transfers,
             _watch: watch,
             interrupt,
+            live_window,
         }
+    }
+
+    /// The oldest and the newest frames' times a live input's timeshift holds; None for a
+    /// file, or before the first frame.
+    pub fn live_window(&self) -> Option<(f64, f64)> {
+        self.live_window.as_ref().and_then(|w| w.read())
     }
 
     /// Bytes of the stream's frames that have crossed between memory and the GPU so far.

@@ -117,6 +117,7 @@ impl PreviewThread {
                 preview: true,
                 pict_type: decoded.pict_type,
                 packet: decoded.packet,
+                live_edge: false,
             };
             let frame = Arc::new(decoded);
             // The upload thread gone means the decode thread is stopping too.

@@ -277,6 +277,8 @@ impl Worker {
                     self.cache.evict(anchor, &keep);
                 }
             }
+            // Only a live input's worker has a reader.
+            Command::Live(_) => {}
             Command::Stop => return false,
         }
         true
@@ -631,6 +633,7 @@ impl Worker {
             preview,
             pict_type: frame.pict_type,
             packet: frame.packet,
+            live_edge: false,
         };
         let layout = self.source.info.format.layout;
         self.outgoing

@@ -1,0 +1,325 @@
+//! The decode thread of a live input in the window: timeshift. A reader thread decodes the
+//! input as it arrives, whatever the viewer does, into this thread's frame cache; this thread
+//! sends frames on from the cache, the newest as it comes while the viewer is at the live
+//! edge, and answers seeks and steps within what the cache holds. The cache lets go of the
+//! oldest frames first, so it holds the last stretch of the input its budget allows: the
+//! window that pause, steps and seeks move in.
+//!
+//! The input is never sought and never waits: a viewer paused for a minute loses only the
+//! frames older than the window, and a stalled stream holds up no seek into the past.
+
+use super::upload::Outgoing;
+use super::{Command, DecoderEvent, ReadyFrame, PAUSED_AHEAD};
+use crate::video::cache::FrameCache;
+use crate::video::source::{Decoded, DecodedFrame, SeekTarget, VideoInfo, VideoSource};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::Arc;
+
+/// The span of the input the cache holds, in seconds of the stream's clock, as the player
+/// reads it (to show how far behind live it is, and to seek by percent within the window).
+#[derive(Default)]
+pub struct LiveWindow {
+    /// f64 bits of the oldest and the newest frames' times.
+    oldest: AtomicU64,
+    newest: AtomicU64,
+    known: AtomicBool,
+}
+
+impl LiveWindow {
+    /// The oldest and the newest frames' times, once a frame has come.
+    pub fn read(&self) -> Option<(f64, f64)> {
+        self.known.load(Ordering::Acquire).then(|| {
+            (
+                f64::from_bits(self.oldest.load(Ordering::Relaxed)),
+                f64::from_bits(self.newest.load(Ordering::Relaxed)),
+            )
+        })
+    }
+
+    fn set(&self, oldest: f64, newest: f64) {
+        self.oldest.store(oldest.to_bits(), Ordering::Relaxed);
+        self.newest.store(newest.to_bits(), Ordering::Relaxed);
+        self.known.store(true, Ordering::Release);
+    }
+}
+
+/// What the reader thread tells the live worker, through its command queue.
+pub(super) enum Fed {
+    Frame(Box<DecodedFrame>),
+    /// The input ended (with the error that ended it, if one did).
+    Ended(Option<String>),
+}
+
+pub(super) struct LiveWorker {
+    /// Handed to the reader thread when the worker starts.
+    source: Option<VideoSource>,
+    /// The worker's own command queue, for the reader thread.
+    feed: Option<Sender<Command>>,
+    info: VideoInfo,
+    interrupt: crate::video::input::Interrupt,
+    slot_count: usize,
+    free: VecDeque<usize>,
+    commands: Receiver<Command>,
+    outgoing: Sender<Outgoing>,
+    generation: u64,
+    cache: FrameCache<Arc<DecodedFrame>>,
+    /// A seek to answer once a frame and a ring slot are there (the first frame is one: the
+    /// newest).
+    target: Option<SeekTarget>,
+    /// The cache's key of the last frame sent in this generation.
+    cursor: Option<i64>,
+    /// The cache's key of the newest frame read.
+    newest: Option<i64>,
+    paused: bool,
+    /// The input ended, with the error that ended it if one did.
+    ended: Option<Option<String>>,
+    /// The generation the end was told to.
+    end_told: Option<u64>,
+    trim_asked: Arc<AtomicBool>,
+    window: Arc<LiveWindow>,
+}
+
+impl LiveWorker {
+    pub(super) fn new(
+        source: VideoSource,
+        slot_count: usize,
+        commands: (Sender<Command>, Receiver<Command>),
+        outgoing: Sender<Outgoing>,
+        cache: FrameCache<Arc<DecodedFrame>>,
+        trim_asked: Arc<AtomicBool>,
+        window: Arc<LiveWindow>,
+    ) -> Self {
+        Self {
+            info: source.info.clone(),
+            interrupt: source.interrupter(),
+            source: Some(source),
+            feed: Some(commands.0),
+            slot_count,
+            free: (0..slot_count).collect(),
+            commands: commands.1,
+            outgoing,
+            generation: 0,
+            cache,
+            target: Some(SeekTarget::End),
+            cursor: None,
+            newest: None,
+            paused: false,
+            ended: None,
+            end_told: None,
+            trim_asked,
+            window,
+        }
+    }
+
+    pub(super) fn run(mut self) {
+        let (Some(source), Some(feed)) = (self.source.take(), self.feed.take()) else {
+            return;
+        };
+        // Its hardware frames are copied to memory as they are decoded (the cache keeps them
+        // for as long as the window lasts, not the decoder's few surfaces).
+        source.copy_through_memory("a live input's frames are kept in memory for timeshift".into());
+        let reader = std::thread::Builder::new()
+            .name("histoplay live read".into())
+            .spawn(move || read(source, &feed));
+        match reader {
+            Ok(reader) => {
+                self.work();
+                // The reader gives up the read it waits in, and ends.
+                self.interrupt.interrupt();
+                self.cache.clear();
+                let _ = reader.join();
+            }
+            Err(e) => self.emit(DecoderEvent::Failed {
+                generation: self.generation,
+                message: format!("cannot start the live input's reader: {e}"),
+            }),
+        }
+    }
+
+    fn work(&mut self) {
+        loop {
+            while let Ok(command) = self.commands.try_recv() {
+                if !self.handle(command) {
+                    return;
+                }
+            }
+            if !self.step() {
+                let Ok(command) = self.commands.recv() else { return };
+                if !self.handle(command) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Applies a command; false means stop.
+    fn handle(&mut self, command: Command) -> bool {
+        match command {
+            Command::Release(slot) => {
+                if !self.free.contains(&slot) && slot < self.slot_count {
+                    self.free.push_back(slot);
+                }
+            }
+            Command::Seek { target, generation } => {
+                self.generation = generation;
+                self.cursor = None;
+                self.target = Some(target);
+            }
+            Command::Paused(paused) => self.paused = paused,
+            Command::Trim => {
+                self.trim_asked.store(false, Ordering::Relaxed);
+                self.evict();
+            }
+            Command::Live(Fed::Frame(frame)) => self.keep(*frame),
+            Command::Live(Fed::Ended(error)) => self.ended = Some(error),
+            Command::Stop => return false,
+        }
+        true
+    }
+
+    /// Keeps a frame the reader decoded, as the newest, and lets go of the oldest beyond the
+    /// budget.
+    fn keep(&mut self, frame: DecodedFrame) {
+        // Keyed after the newest whatever its pts says (a stream whose clock goes back, or
+        // stands still), so that every frame is kept, in the order it came.
+        let pts = match self.newest {
+            Some(newest) if frame.pts <= newest => newest + 1,
+            _ => frame.pts,
+        };
+        let previous = self.newest;
+        self.cache.insert(pts, Arc::new(frame), previous);
+        self.newest = Some(pts);
+        self.evict();
+    }
+
+    /// Within the budget, the oldest frames first; never the one last sent, nor the newest.
+    fn evict(&mut self) {
+        let Some(newest) = self.newest else { return };
+        let keep: Vec<i64> = [Some(newest), self.cursor].into_iter().flatten().collect();
+        self.cache.evict(newest, &keep);
+        if let (Some((_, oldest)), Some((_, newest))) = (self.cache.oldest(), self.cache.newest()) {
+            self.window.set(oldest.seconds, newest.seconds);
+        }
+    }
+
+    /// One piece of work; false when there is none until a command comes.
+    fn step(&mut self) -> bool {
+        if let Some(target) = self.target {
+            let Some(pts) = self.landing(target) else {
+                // Nothing read yet: the input's end is all there is to tell.
+                return self.tell_end();
+            };
+            if self.free.is_empty() {
+                return false;
+            }
+            self.target = None;
+            return self.deliver(pts);
+        }
+        let Some(cursor) = self.cursor else { return false };
+        let in_flight = self.slot_count - self.free.len();
+        let may_send = !self.free.is_empty() && (!self.paused || in_flight < PAUSED_AHEAD);
+        match self.cache.after(cursor) {
+            // The next frame kept (past any the window lost meanwhile).
+            Some(next) => may_send && self.deliver(next),
+            None => self.tell_end(),
+        }
+    }
+
+    /// The frame a seek lands on, within the window: the nearest the window holds to where it
+    /// asks, the oldest before it, the newest after it.
+    fn landing(&self, target: SeekTarget) -> Option<i64> {
+        let (oldest, _) = self.cache.oldest()?;
+        let newest = self.newest?;
+        Some(match target {
+            SeekTarget::End => newest,
+            SeekTarget::Before(pts) => self.cache.nearest_at_or_before(pts.saturating_sub(1)).unwrap_or(oldest),
+            SeekTarget::Time { seconds, .. } => self
+                .cache
+                .frames()
+                .take_while(|(_, frame)| frame.seconds <= seconds + 1e-9)
+                .last()
+                .map_or(oldest, |(pts, _)| pts),
+            SeekTarget::Frame(n) => self
+                .cache
+                .frames()
+                .find(|(_, frame)| frame.index >= n)
+                .map_or(newest, |(pts, _)| pts),
+        })
+    }
+
+    /// Tells this generation the input ended, once, when it has: false when there is nothing
+    /// to do.
+    fn tell_end(&mut self) -> bool {
+        let Some(error) = &self.ended else { return false };
+        if self.end_told == Some(self.generation) {
+            return false;
+        }
+        self.end_told = Some(self.generation);
+        let generation = self.generation;
+        self.emit(match error {
+            Some(message) => DecoderEvent::Failed {
+                generation,
+                message: message.clone(),
+            },
+            None => DecoderEvent::EndOfStream { generation },
+        });
+        true
+    }
+
+    /// Sends the cached frame at `pts` on, as the next of this generation; false if the player
+    /// stopped listening.
+    fn deliver(&mut self, pts: i64) -> bool {
+        let (Some(slot), Some(frame)) = (self.free.pop_front(), self.cache.get(pts).cloned()) else {
+            return false;
+        };
+        self.cursor = Some(pts);
+        let ready = ReadyFrame {
+            slot,
+            // Numbered as they came: the index does not read a live input.
+            index: frame.index,
+            exact: frame.exact,
+            pts,
+            seconds: frame.seconds,
+            generation: self.generation,
+            preview: false,
+            pict_type: frame.pict_type,
+            packet: frame.packet,
+            live_edge: Some(pts) == self.newest,
+        };
+        let layout = self.info.format.layout;
+        self.outgoing.send(Outgoing::Frame { frame, layout, ready }).is_ok()
+    }
+
+    fn emit(&self, event: DecoderEvent) {
+        let _ = self.outgoing.send(Outgoing::Event(event));
+    }
+}
+
+/// The reader thread: decodes the input as it comes, for as long as it lasts or the worker
+/// listens.
+fn read(mut source: VideoSource, feed: &Sender<Command>) {
+    loop {
+        let fed = match source.next_decoded() {
+            Ok(Some(Decoded::Frame(frame))) => {
+                // Copied back now: kept, it would hold one of the decoder's few surfaces.
+                let copied = match frame.in_device() {
+                    true => frame.video().map(|_| ()),
+                    false => Ok(()),
+                };
+                match copied {
+                    Ok(()) => Fed::Frame(Box::new(frame)),
+                    Err(e) => Fed::Ended(Some(e)),
+                }
+            }
+            Ok(Some(Decoded::Passed { .. })) => continue,
+            Ok(None) => Fed::Ended(None),
+            Err(e) => Fed::Ended(Some(e.to_string())),
+        };
+        let last = matches!(fed, Fed::Ended(_));
+        if feed.send(Command::Live(fed)).is_err() || last {
+            return;
+        }
+    }
+}
