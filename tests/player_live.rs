@@ -154,3 +154,54 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
     assert_eq!(report_lines(&recording) as u64, last + 1);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Frame `k` of a stream whose timecode starts at 10:00:59;28, counted drop-frame at 29.97 fps:
+/// 10:01:00;00 and ;01 are not counted (minute 1 is not a tenth minute).
+fn drop_frame_timecode(k: u64) -> String {
+    match k {
+        0 | 1 => format!("10:00:59;{}", 28 + k),
+        k => format!("10:01:{:02};{:02}", k / 30, k % 30),
+    }
+}
+
+#[test]
+fn a_streams_timecode_is_shown_with_each_frame_counted_on_from_its_gop_header() {
+    let x = Xvfb::start();
+    let dir = common::repo_path(&format!("target/player-tests/timecode-media-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // MPEG-2 carries a timecode in each GOP header (every 12 frames); the frames between count on.
+    let file = dir.join("timecode.ts");
+    let made = Command::new("ffmpeg")
+        .args([
+            "-v",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=320x240:rate=30000/1001",
+        ])
+        .args(["-frames:v", "60", "-c:v", "mpeg2video", "-g", "12", "-bf", "2"])
+        .args(["-timecode", "10:00:59;28"])
+        .arg(&file)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let args: Vec<&std::ffi::OsStr> = vec![file.as_os_str(), "--no-audio".as_ref()];
+    let mut player = Player::start_with(&x, "timecode", &args);
+    let last = player.wait_present("the last frame", 0, |p| p.new_frame && p.frame == Some(59));
+    let shown: Vec<Present> = player.presents().into_iter().filter(|p| p.new_frame).collect();
+    assert!(shown.len() > 30, "{shown:?}");
+    for present in &shown {
+        let k = present.frame.unwrap();
+        assert_eq!(
+            present.tc.as_deref(),
+            Some(drop_frame_timecode(k).as_str()),
+            "frame {k}"
+        );
+    }
+    assert_eq!(last.tc.as_deref(), Some("10:01:01;29"));
+    player.key("q");
+    assert!(player.wait_exit().success());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

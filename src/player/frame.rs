@@ -214,6 +214,7 @@ pub fn present(media: &Media, at: Instant, due: Option<Instant>, new_frame: bool
         osd: Vec::new(),
         latency: None,
         behind: playback.behind_live().map(|(behind, _)| behind),
+        timecode: playback.shown().and_then(|s| s.packet.timecode),
     }
 }
 

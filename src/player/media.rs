@@ -385,6 +385,7 @@ impl Media {
             latency_ms: self.latency.percentiles(),
             wall_clock: super::live::wall_clock(),
             behind: self.playback.behind_live(),
+            timecode: self.playback.shown().and_then(|s| s.packet.timecode),
         })
     }
 

@@ -48,6 +48,8 @@ pub struct Present {
     pub latency: Option<std::time::Duration>,
     /// A timeshifted live input: seconds behind its newest frame.
     pub behind: Option<f64>,
+    /// The frame's SMPTE timecode, where the stream carries one.
+    pub timecode: Option<crate::video::timecode::Timecode>,
 }
 
 /// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
@@ -59,7 +61,8 @@ pub struct Present {
 /// and where the OSD's boxes were drawn, ` osd=compare:112,8,416,22;panel:8,180,624,70` (x, y,
 /// width and height in pixels), and a live input's new frames ` latency_ms=41.250` (from its
 /// packet's arrival to the present), or timeshifted, how far behind its newest frame it is
-/// ` behind_s=12.400` (times in milliseconds since the player started; `-` where
+/// ` behind_s=12.400`, and where the stream carries one the frame's timecode
+/// ` tc=10:00:01:05` (times in milliseconds since the player started; `-` where
 /// there is no value).
 pub struct FrameLog {
     out: std::io::BufWriter<std::fs::File>,
@@ -138,6 +141,10 @@ impl FrameLog {
             Some(seconds) => format!(" behind_s={seconds:.3}"),
             None => String::new(),
         };
+        let timecode = match present.timecode {
+            Some(tc) => format!(" tc={tc}"),
+            None => String::new(),
+        };
         let osd = match present.osd.as_slice() {
             [] => String::new(),
             boxes => {
@@ -149,7 +156,7 @@ impl FrameLog {
             }
         };
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{marks}{signal}{latency}{behind}{osd}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{marks}{signal}{latency}{behind}{timecode}{osd}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -242,6 +249,7 @@ mod tests {
             osd: Vec::new(),
             latency: None,
             behind: None,
+            timecode: None,
         };
         log.record(&present);
         log.record(&Present {
@@ -260,6 +268,7 @@ mod tests {
             osd: vec![("compare", [112, 8, 416, 22]), ("panel", [8, 180, 624, 70])],
             latency: Some(Duration::from_micros(41_250)),
             behind: Some(12.4),
+            timecode: crate::video::timecode::Timecode::parse("10:00:59;28"),
             ..present.clone()
         });
         let text = std::fs::read_to_string(&dir).unwrap();
@@ -272,7 +281,7 @@ mod tests {
             lines,
             [
                 "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=- region=- file=0 ab=-",
-                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side marks=zebra,range signal=37:16,20 latency_ms=41.250 behind_s=12.400 osd=compare:112,8,416,22;panel:8,180,624,70",
+                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side marks=zebra,range signal=37:16,20 latency_ms=41.250 behind_s=12.400 tc=10:00:59;28 osd=compare:112,8,416,22;panel:8,180,624,70",
             ]
         );
     }

@@ -13,3 +13,4 @@ pub mod record;
 pub mod ring;
 pub mod source;
 pub mod still;
+pub mod timecode;

@@ -130,6 +130,8 @@ pub struct Present {
     pub latency_ms: Option<f64>,
     /// A timeshifted live input: seconds behind its newest frame.
     pub behind_s: Option<f64>,
+    /// The frame's SMPTE timecode, where the stream carries one.
+    pub tc: Option<String>,
 }
 
 pub fn parse(line: &str) -> Option<Present> {
@@ -154,6 +156,7 @@ pub fn parse(line: &str) -> Option<Present> {
         osd: field("osd").map_or(Some(Vec::new()), boxes)?,
         latency_ms: field("latency_ms").and_then(|v| v.parse().ok()),
         behind_s: field("behind_s").and_then(|v| v.parse().ok()),
+        tc: field("tc").map(str::to_string),
     })
 }
 

@@ -98,8 +98,8 @@ pub(super) fn status_line(ui: &mut egui::Ui, view: &OsdView) {
     });
 }
 
-/// A live input's state, the wall-clock time and the latency, in place of a file's position
-/// and length: `● LIVE 14:03:27 latency 38 ms (p95 52)`.
+/// A live input's state, the wall-clock time, the stream's timecode and the latency, in place
+/// of a file's position and length: `LIVE 14:03:27 TC 10:00:01:05 latency 38 ms (p95 52)`.
 fn live_text(ui: &mut egui::Ui, live: &crate::player::live::LiveView, view: &OsdView) {
     let (state, color) = live_state_text(view.paused, view.at_end, live.no_signal, live.behind.is_some());
     ui.label(RichText::new(state).color(color).strong());
@@ -108,6 +108,9 @@ fn live_text(ui: &mut egui::Ui, live: &crate::player::live::LiveView, view: &Osd
         ui.label(RichText::new(text).monospace().color(TEXT));
     }
     ui.label(RichText::new(&live.wall_clock).monospace().color(TEXT));
+    if let Some(tc) = live.timecode {
+        ui.label(RichText::new(format!("TC {tc}")).monospace().color(TEXT));
+    }
     if let Some((p50, p95)) = live.latency_ms {
         let text = format!("latency {p50:.0} ms (p95 {p95:.0})");
         ui.label(RichText::new(text).monospace().color(TEXT));

@@ -38,6 +38,8 @@ pub struct PacketProps {
     pub duration: i64,
     /// When the packet was read from a live input (for its arrival-to-display latency).
     pub arrived: Option<std::time::Instant>,
+    /// The picture's SMPTE timecode, where the stream carries one (side data of the frame).
+    pub timecode: Option<crate::video::timecode::Timecode>,
 }
 
 impl PacketProps {
@@ -50,6 +52,7 @@ impl PacketProps {
             size: u32::try_from(packet.size).ok(),
             duration: packet.duration,
             arrived: None,
+            timecode: None,
         }
     }
 }
@@ -247,6 +250,8 @@ impl VideoSource {
                 self.info.frame_light.note(nits);
             }
         }
+        // Counted on every frame, passed or not (a GOP's timecode counts its frames on).
+        let timecode = self.timecodes.read(&frame, pts);
         let passed = self.run.given > 0 && self.run.catch_up.is_some_and(|c| c.pass && pts < c.keep_from);
         self.run.given += 1;
         if passed {
@@ -254,6 +259,7 @@ impl VideoSource {
         }
         let pict_type = picture_type(&frame);
         let mut packet = PacketProps::of(&frame);
+        packet.timecode = timecode;
         if self.info.live {
             packet.arrived = self.arrivals.iter().find(|&&(p, _)| p == pts).map(|&(_, at)| at);
         }

@@ -154,6 +154,8 @@ pub struct VideoSource {
     continuity: Option<crate::video::input::Continuity>,
     /// When the last packets of a live input were read, by pts.
     arrivals: std::collections::VecDeque<(i64, std::time::Instant)>,
+    /// The frames' timecodes, where the stream carries them.
+    timecodes: crate::video::timecode::TimecodeReader,
     /// The input's best audio stream's packets, handed on as read (a live input's sound).
     audio_tap: Option<(usize, std::sync::mpsc::SyncSender<ffmpeg::Packet>)>,
     /// Where the packets read are written as they are (`--record`).
@@ -454,6 +456,7 @@ impl VideoSource {
         // that seek by timestamp alone (MPEG-TS) land on a packet near the time asked, keyframe
         // or not, and a GOP decoded from its middle gives out nothing.
         let keyframe = self.index.keyframe_at_or_before(pts);
+        self.timecodes.restart();
         let sought = seek_backward(&mut self.input, self.stream_index, keyframe.unwrap_or(pts));
         if !sought {
             // SAFETY: a valid input context; seeking to the stream's start, backwards.

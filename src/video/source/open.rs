@@ -129,6 +129,10 @@ impl VideoSource {
             recorder: None,
             audio_tap: None,
             arrivals: Default::default(),
+            timecodes: crate::video::timecode::TimecodeReader::new(
+                frame_duration,
+                (time_base.numerator(), time_base.denominator()),
+            ),
             continuity: live.then(Default::default),
             lost: None,
             reconnects: match live {
