@@ -40,6 +40,8 @@ fn main() -> ExitCode {
     };
     // Whatever the threads still reading are doing, the recordings end whole.
     histoplay::video::record::finish_all();
+    // ... and the reports they feed write their last frames.
+    histoplay::cli::report::alongside::finish_all();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // Output piped into `head` and the like: the reader has all it wanted.

@@ -15,13 +15,18 @@ fn named(present: &Present) -> Vec<&str> {
     present.osd.iter().map(|(name, _)| name.as_str()).collect()
 }
 
-fn report_lines(path: &std::path::Path) -> usize {
+/// `report`'s JSON lines of a file.
+fn report(path: &std::path::Path) -> Vec<serde_json::Value> {
     let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["report", path.to_str().unwrap(), "--cpu"])
+        .args(["report", path.to_str().unwrap(), "--format", "json"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().lines().count()
+    parse_lines(&String::from_utf8(out.stdout).unwrap())
+}
+
+fn parse_lines(text: &str) -> Vec<serde_json::Value> {
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 #[test]
@@ -59,12 +64,20 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
     let dir = common::repo_path(&format!("target/player-tests/live-record-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let recording = dir.join("capture.ts");
+    let (qc_report, alerts) = (dir.join("live.jsonl"), dir.join("alerts.jsonl"));
     let args = [
         url.as_str(),
         "--input-option",
         "timeout=3000000",
         "--record",
         recording.to_str().unwrap(),
+        "--record-report",
+        qc_report.to_str().unwrap(),
+        // Every frame is beyond it: one run, from the first frame to the last.
+        "--fail-on",
+        "YMIN>=0",
+        "--alert-log",
+        alerts.to_str().unwrap(),
         "--no-audio",
     ];
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
@@ -72,6 +85,9 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
 
     // Frames come in order, each with the time from its arrival to its present.
     player.wait_present("ten frames", 0, |p| p.new_frame && p.frame >= Some(10));
+    // QC as it plays: the window warns of the frames beyond --fail-on's limit.
+    let warned = player.wait_present("the QC warning", 0, |p| p.qc.as_deref() == Some("YMIN>=0"));
+    assert!(named(&warned).contains(&"toasts"), "{warned:?}");
     let shown: Vec<Present> = player.presents().into_iter().filter(|p| p.new_frame).collect();
     assert!(shown.windows(2).all(|w| w[0].frame < w[1].frame), "{shown:?}");
     assert!(
@@ -151,7 +167,27 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
     player.key("q");
     assert!(player.wait_exit().success());
     // Every frame the player decoded is in the recording, from its first keyframe on.
-    assert_eq!(report_lines(&recording) as u64, last + 1);
+    let recorded = report(&recording);
+    assert_eq!(recorded.len() as u64, last + 1);
+    // The report written as the frames came is `report`'s of the recording, value for value
+    // (its times from the recording's start, which the container may move as a whole).
+    let live_report = parse_lines(&std::fs::read_to_string(&qc_report).unwrap());
+    assert_eq!(live_report.len(), recorded.len());
+    let pts = |line: &serde_json::Value| line["pts"].as_f64().unwrap();
+    let (live_start, recorded_start) = (pts(&live_report[0]), pts(&recorded[0]));
+    for (live, recorded) in live_report.iter().zip(&recorded) {
+        let (mut live, mut recorded) = (live.clone(), recorded.clone());
+        let (a, b) = (pts(&live) - live_start, pts(&recorded) - recorded_start);
+        assert!((a - b).abs() < 1e-6, "{live} {recorded}");
+        live["pts"] = serde_json::Value::Null;
+        recorded["pts"] = serde_json::Value::Null;
+        assert_eq!(live, recorded);
+    }
+    // The run beyond the limit, in the alert log as it ended: every frame.
+    let alerted = parse_lines(&std::fs::read_to_string(&alerts).unwrap());
+    assert_eq!(alerted.len(), 1, "{alerted:?}");
+    assert_eq!(alerted[0]["limit"], "YMIN>=0");
+    assert_eq!(alerted[0]["frames"], serde_json::json!([0, last]));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

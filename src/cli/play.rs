@@ -39,6 +39,20 @@ pub struct Args {
     /// input while watching it. The file is finished when the player quits (q, or a signal).
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Write the first input's report as its frames arrive (a live input): `report`'s values,
+    /// in QCTools' format (`.qctools.xml.gz`), or as JSON Lines (`.jsonl`) or CSV (`.csv`) by
+    /// the name; flushed frame by frame, so it reads up to its last frame whatever happens.
+    #[arg(long, value_name = "FILE")]
+    pub record_report: Option<PathBuf>,
+    /// Watch the first input's frames against these limits as they arrive (a live input; as
+    /// `report --fail-on`): the window warns of each run of frames beyond them as it starts, and
+    /// stderr lists it as it ends.
+    #[arg(long, value_parser = crate::cli::report::limits::Limits::parse, value_name = "LIMITS")]
+    pub fail_on: Option<crate::cli::report::limits::Limits>,
+    /// Append each run of frames beyond --fail-on's limits to this file as it ends, one JSON
+    /// line each (as `report --alert-log`).
+    #[arg(long, value_name = "FILE", requires = "fail_on")]
+    pub alert_log: Option<PathBuf>,
     /// Memory for decoded frames kept for instant steps back and forth: 1GiB by default;
     /// takes KiB, MiB, GiB (or K, M, G), KB, MB, GB, or bytes.
     #[arg(long, value_parser = parse_byte_size, default_value = "1GiB")]
@@ -75,8 +89,24 @@ impl Args {
         let (bindings, conf_warnings) = input_bindings(self.input_conf.as_deref())?;
         // Before the player starts any thread, so that none of them dies of the signals.
         let signals = crate::quit_signals::QuitSignals::install().map(std::sync::Arc::new);
+        let qc = (self.record_report.is_some() || self.fail_on.is_some()).then(|| {
+            let options = crate::cli::report::alongside::QcOptions {
+                output: self.record_report,
+                limits: self.fail_on.unwrap_or_default(),
+                alert_log: self.alert_log,
+            };
+            let beyond = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+            let shared = std::sync::Arc::clone(&beyond);
+            player::QcHook {
+                start: std::sync::Arc::new(move |source: &mut crate::video::source::VideoSource| {
+                    crate::cli::report::alongside::start(source, &options, std::sync::Arc::clone(&shared))
+                }),
+                beyond,
+            }
+        });
         let options = PlayerOptions {
             frame_log: self.frame_log,
+            qc,
             bench_seconds: None,
             sound: !self.no_audio,
             record: self.record,

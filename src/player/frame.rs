@@ -215,6 +215,7 @@ pub fn present(media: &Media, at: Instant, due: Option<Instant>, new_frame: bool
         latency: None,
         behind: playback.behind_live().map(|(behind, _)| behind),
         timecode: playback.shown().and_then(|s| s.packet.timecode),
+        qc: String::new(),
     }
 }
 

@@ -73,6 +73,25 @@ pub enum PlayerError {
     NothingToPlay(String),
     #[error("{0}")]
     Compare(String),
+    #[error("{0}")]
+    Qc(String),
+}
+
+/// A report of the first file written as it is read, beside the window: `start` begins it on
+/// the file's source, and keeps `beyond` up to date with the limits the frame last counted is
+/// beyond, which the window warns of.
+#[derive(Clone)]
+pub struct QcHook {
+    pub start: std::sync::Arc<dyn Fn(&mut VideoSource) -> Result<(), String> + Send + Sync>,
+    pub beyond: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl std::fmt::Debug for QcHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QcHook")
+            .field("beyond", &self.beyond)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Hidden switches for tests and benchmarks.
@@ -82,6 +101,8 @@ pub struct PlayerOptions {
     pub frame_log: Option<PathBuf>,
     /// Write the first file's packets here as they are read (`--record`).
     pub record: Option<PathBuf>,
+    /// QC of the first file as it is read (`--record-report`, `--fail-on`).
+    pub qc: Option<QcHook>,
     /// Run `bench-play`'s script: play this many seconds, then time injected commands.
     pub bench_seconds: Option<f64>,
     /// Play the files' sound (where there is a device for it).
@@ -122,6 +143,7 @@ impl Default for PlayerOptions {
         Self {
             frame_log: None,
             record: None,
+            qc: None,
             bench_seconds: None,
             sound: true,
             cache_bytes: crate::video::decoder::DEFAULT_CACHE_BYTES,
@@ -202,6 +224,9 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
     let mut source = source;
     if let Some(record) = &options.record {
         source.record_to(record)?;
+    }
+    if let Some(qc) = &options.qc {
+        (qc.start)(&mut source).map_err(PlayerError::Qc)?;
     }
     let event_loop = winit::event_loop::EventLoop::<UserEvent>::with_user_event()
         .build()

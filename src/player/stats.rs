@@ -50,6 +50,8 @@ pub struct Present {
     pub behind: Option<f64>,
     /// The frame's SMPTE timecode, where the stream carries one.
     pub timecode: Option<crate::video::timecode::Timecode>,
+    /// The limits the QC report's last frame counted is beyond (`--fail-on`), `,`-separated.
+    pub qc: String,
 }
 
 /// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
@@ -62,7 +64,8 @@ pub struct Present {
 /// width and height in pixels), and a live input's new frames ` latency_ms=41.250` (from its
 /// packet's arrival to the present), or timeshifted, how far behind its newest frame it is
 /// ` behind_s=12.400`, and where the stream carries one the frame's timecode
-/// ` tc=10:00:01:05` (times in milliseconds since the player started; `-` where
+/// ` tc=10:00:01:05`, and while the QC report's frames are beyond `--fail-on`'s limits, those
+/// limits ` qc=YMAX>235` (times in milliseconds since the player started; `-` where
 /// there is no value).
 pub struct FrameLog {
     out: std::io::BufWriter<std::fs::File>,
@@ -145,6 +148,10 @@ impl FrameLog {
             Some(tc) => format!(" tc={tc}"),
             None => String::new(),
         };
+        let qc = match present.qc.as_str() {
+            "" => String::new(),
+            limits => format!(" qc={limits}"),
+        };
         let osd = match present.osd.as_slice() {
             [] => String::new(),
             boxes => {
@@ -156,7 +163,7 @@ impl FrameLog {
             }
         };
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{marks}{signal}{latency}{behind}{timecode}{osd}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{marks}{signal}{latency}{behind}{timecode}{qc}{osd}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -250,6 +257,7 @@ mod tests {
             latency: None,
             behind: None,
             timecode: None,
+            qc: String::new(),
         };
         log.record(&present);
         log.record(&Present {

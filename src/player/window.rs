@@ -71,6 +71,9 @@ pub struct PlayerWindow {
     needs_redraw: bool,
     /// Whether the picture drawn last says "no signal" (a live input's frames stopped).
     no_signal: bool,
+    /// The limits the QC report's last frame is beyond (`--fail-on`), and those last warned of.
+    qc_beyond: Option<std::sync::Arc<std::sync::Mutex<Vec<String>>>>,
+    qc_warned: Vec<String>,
     /// The surface had no image to give (timeout, occluded): don't ask again before this.
     blocked_until: Option<Instant>,
     lead: RenderLead,
@@ -164,6 +167,8 @@ impl PlayerWindow {
             toasts: Toasts::default(),
             needs_redraw: true,
             no_signal: false,
+            qc_beyond: options.qc.as_ref().map(|qc| std::sync::Arc::clone(&qc.beyond)),
+            qc_warned: Vec::new(),
             blocked_until: None,
             lead: RenderLead::default(),
             frame_log,
@@ -397,6 +402,18 @@ impl PlayerWindow {
         self.relayout();
     }
 
+    /// Warns of each limit the QC report's frames go beyond (`--fail-on`) as the run starts.
+    fn warn_of_qc(&mut self) {
+        let Some(beyond) = &self.qc_beyond else { return };
+        let beyond = beyond.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let new: Vec<&String> = beyond.iter().filter(|l| !self.qc_warned.contains(l)).collect();
+        if !new.is_empty() {
+            let list: Vec<&str> = new.iter().map(|l| l.as_str()).collect();
+            self.message(format!("QC: frames beyond {}", list.join(", ")), true);
+        }
+        self.qc_warned = beyond;
+    }
+
     pub fn message(&mut self, text: String, error: bool) {
         self.toasts.message(text, error);
         self.needs_redraw = true;
@@ -508,6 +525,7 @@ impl PlayerWindow {
             osd: self.osd_drawn.clone(),
             signal: (self.frame_log.as_ref()).and_then(|_| self.stats.log_field(at, self.media.serial)),
             latency: self.media.live_latency(at, new_frame),
+            qc: self.qc_warned.join(","),
             ..frame::present(&self.media, at, due, new_frame)
         };
         self.stats.presented(new_frame);
@@ -537,6 +555,7 @@ impl PlayerWindow {
         if let Some(note) = self.media.playback.take_note() {
             self.message(note, false);
         }
+        self.warn_of_qc();
         let fx = CompareControl::wake(&mut self.media);
         self.take(fx);
         self.poll_readbacks();

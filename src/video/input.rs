@@ -117,6 +117,38 @@ pub fn reconnect_delay(attempt: u32) -> std::time::Duration {
     std::time::Duration::from_millis(500 << attempt.min(4))
 }
 
+/// The read ends of the pipes histoplay feeds itself (`VideoSource::share_packets`), as
+/// FFmpeg locations (`pipe:N`): opened as NUT, whatever the command line's input options say.
+static INTERNAL: std::sync::Mutex<Vec<(String, std::io::PipeReader)>> = std::sync::Mutex::new(Vec::new());
+
+/// A pipe within the process: the location its read end is opened from, and its write end.
+/// The read end stays open until `close_internal` (the source that read it is dropped).
+pub fn internal_pipe() -> std::io::Result<(std::path::PathBuf, std::io::PipeWriter)> {
+    use std::os::fd::AsRawFd;
+    let (reader, writer) = std::io::pipe()?;
+    // Room for a second of a high-rate stream's packets, so the writer (the decoding that feeds
+    // the picture) never waits on the reader's pace.
+    // SAFETY: an fcntl on a pipe this function owns; a failure leaves the default size.
+    unsafe { libc::fcntl(writer.as_raw_fd(), libc::F_SETPIPE_SZ, 4 << 20) };
+    let location = format!("pipe:{}", reader.as_raw_fd());
+    INTERNAL
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((location.clone(), reader));
+    Ok((location.into(), writer))
+}
+
+fn is_internal(location: &str) -> bool {
+    let pipes = INTERNAL.lock().unwrap_or_else(|e| e.into_inner());
+    pipes.iter().any(|(name, _)| name == location)
+}
+
+/// Closes the read end of an internal pipe, once the input read from it is done with.
+pub fn close_internal(location: &Path) {
+    let mut pipes = INTERNAL.lock().unwrap_or_else(|e| e.into_inner());
+    pipes.retain(|(name, _)| location.to_str() != Some(name.as_str()));
+}
+
 /// A flag that makes the input's blocking reads (a stalled stream) give up at once.
 #[derive(Clone, Debug, Default)]
 pub struct Interrupt(Arc<AtomicBool>);
@@ -136,8 +168,12 @@ impl Interrupt {
 pub fn open(location: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::context::Input, String> {
     static DEVICES: std::sync::Once = std::sync::Once::new();
     DEVICES.call_once(ffmpeg::device::register_all);
-    let options = options();
     let url = location.to_str().ok_or("its name is not valid UTF-8")?;
+    let nut = InputOptions {
+        format: Some("nut".into()),
+        ..Default::default()
+    };
+    let options = if is_internal(url) { &nut } else { options() };
     // "-" is FFmpeg's "pipe:" when it is given a URL.
     let url = if url == "-" { "pipe:" } else { url };
     let url = std::ffi::CString::new(url).map_err(|_| "its name holds a NUL byte".to_string())?;

@@ -21,7 +21,27 @@ pub struct Recording(Arc<Mutex<Recorder>>);
 impl Recording {
     /// Starts recording (see `Recorder::create`).
     pub fn create(path: &Path, input: &ffmpeg::format::context::Input, video: usize) -> Result<Self, String> {
-        let recorder = Arc::new(Mutex::new(Recorder::create(path, input, video)?));
+        Self::register(Recorder::create(path, input, video)?)
+    }
+
+    /// Starts writing the video stream's packets into `pipe` as NUT, for a reader in this
+    /// process (`input::internal_pipe`): each as it is read, with no wait for other streams.
+    /// The pipe is closed once the recording is finished, which ends the reader's input.
+    pub fn into_pipe(
+        pipe: std::io::PipeWriter,
+        input: &ffmpeg::format::context::Input,
+        video: usize,
+    ) -> Result<Self, String> {
+        use std::os::fd::AsRawFd;
+        let location = PathBuf::from(format!("pipe:{}", pipe.as_raw_fd()));
+        let output = ffmpeg::format::output_as(&location, "nut").map_err(|e| e.to_string())?;
+        let mut recorder = Recorder::start(&location, output, input, [video], Default::default())?;
+        recorder.pipe = Some(pipe);
+        Self::register(recorder)
+    }
+
+    fn register(recorder: Recorder) -> Result<Self, String> {
+        let recorder = Arc::new(Mutex::new(recorder));
         let mut active = ACTIVE.lock().unwrap_or_else(|e| e.into_inner());
         active.retain(|r| r.strong_count() > 0);
         active.push(Arc::downgrade(&recorder));
@@ -74,6 +94,8 @@ pub struct Recorder {
     failed: bool,
     finished: bool,
     packets: u64,
+    /// The pipe written into, closed once the recording is finished.
+    pipe: Option<std::io::PipeWriter>,
 }
 
 struct Recorded {
@@ -90,15 +112,28 @@ impl Recorder {
     /// Creates `path` and writes its header, for `input`'s best video stream (`video`) and its
     /// best audio stream. Returns the input streams recorded.
     pub fn create(path: &Path, input: &ffmpeg::format::context::Input, video: usize) -> Result<Self, String> {
-        let mut output = ffmpeg::format::output(path).map_err(|e| match e {
+        let output = ffmpeg::format::output(path).map_err(|e| match e {
             ffmpeg::Error::Other { .. } | ffmpeg::Error::InvalidData => {
                 format!("no container for its extension, or it can't be written ({e})")
             }
             e => e.to_string(),
         })?;
         let audio = input.streams().best(ffmpeg::media::Type::Audio).map(|s| s.index());
+        // FFmpeg's mux delay, as its CLI sets it (-muxdelay).
+        Self::start(path, output, input, std::iter::once(video).chain(audio), 700_000)
+    }
+
+    /// Writes the header of `output` (at `path`) for `input`'s streams `indices`, whose packets
+    /// may wait up to `max_delay` microseconds to be interleaved.
+    fn start(
+        path: &Path,
+        mut output: ffmpeg::format::context::Output,
+        input: &ffmpeg::format::context::Input,
+        indices: impl IntoIterator<Item = usize>,
+        max_delay: i32,
+    ) -> Result<Self, String> {
         let mut streams = Vec::new();
-        for index in std::iter::once(video).chain(audio) {
+        for index in indices {
             let Some(stream) = input.stream(index) else {
                 continue;
             };
@@ -115,9 +150,8 @@ impl Recorder {
         if name.split(',').any(|n| matches!(n, "mp4" | "mov" | "ipod" | "ismv")) {
             options.set("movflags", "+frag_keyframe+default_base_moof");
         }
-        // SAFETY: plain fields of the output context, before its header is written; FFmpeg's
-        // CLI sets the same mux delay (its -muxdelay default).
-        unsafe { (*output.as_mut_ptr()).max_delay = 700_000 };
+        // SAFETY: a plain field of the output context, before its header is written.
+        unsafe { (*output.as_mut_ptr()).max_delay = max_delay };
         output.write_header_with(options).map_err(|e| e.to_string())?;
         for (recorded, stream) in streams.iter_mut().zip(output.streams()) {
             recorded.output_base = stream.time_base();
@@ -135,6 +169,7 @@ impl Recorder {
             failed: false,
             finished: false,
             packets: 0,
+            pipe: None,
         })
     }
 
@@ -203,6 +238,8 @@ impl Recorder {
         if let Err(e) = self.output.write_trailer() {
             log::warn!("{}: the recording could not be finished: {e}", self.path.display());
         }
+        // Its reader's input ends.
+        self.pipe = None;
     }
 }
 

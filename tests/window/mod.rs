@@ -132,6 +132,8 @@ pub struct Present {
     pub behind_s: Option<f64>,
     /// The frame's SMPTE timecode, where the stream carries one.
     pub tc: Option<String>,
+    /// The limits the QC report's last frame is beyond.
+    pub qc: Option<String>,
 }
 
 pub fn parse(line: &str) -> Option<Present> {
@@ -157,6 +159,7 @@ pub fn parse(line: &str) -> Option<Present> {
         latency_ms: field("latency_ms").and_then(|v| v.parse().ok()),
         behind_s: field("behind_s").and_then(|v| v.parse().ok()),
         tc: field("tc").map(str::to_string),
+        qc: field("qc").map(str::to_string),
     })
 }
 

@@ -152,6 +152,7 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
             counter: Some(frames),
             stop: options.stop,
             alerts: Default::default(),
+            beyond: None,
         };
         let everything = FrameRange { start: 0, end: None };
         let file = std::fs::File::create(&partial)

@@ -44,6 +44,8 @@ pub struct ReportOptions<'a> {
     /// Each run beyond the limits as it ends: on stderr (a live input's alerts), and appended
     /// to this file as a JSON line (`--alert-log`).
     pub alerts: Alerts,
+    /// The limits the last frame counted is beyond, as each is counted (the window's warning).
+    pub beyond: Option<Arc<std::sync::Mutex<Vec<String>>>>,
 }
 
 /// Where the runs beyond the limits are told of as they end.
@@ -90,6 +92,7 @@ struct Sink<'a, W: Write> {
     stop: Option<&'a QuitSignals>,
     /// Each frame's output is flushed as written (a live input's report, read as it grows).
     flush_each: bool,
+    beyond: Option<Arc<std::sync::Mutex<Vec<String>>>>,
 }
 
 /// The output being written.
@@ -110,6 +113,9 @@ impl<W: Write> Sink<'_, W> {
         }
         let (index, seconds) = (frame.index, frame.seconds);
         self.watch.frame(index, seconds, &stats.values());
+        if let Some(beyond) = &self.beyond {
+            *beyond.lock().unwrap_or_else(|e| e.into_inner()) = self.watch.beyond();
+        }
         self.done += 1;
         if let Some(counter) = self.counter {
             counter.fetch_add(1, Ordering::Relaxed);
@@ -205,6 +211,7 @@ pub fn report_video<W: Write>(
         counter: options.counter,
         stop: options.stop,
         flush_each: source.info.live,
+        beyond: options.beyond,
     };
     // The differences of the first frame reported are from the frame before it, as in a run
     // of the filter over the whole file: that frame is counted too, and not written.

@@ -369,6 +369,11 @@ impl LimitWatch {
         }
     }
 
+    /// The limits the last frame was beyond.
+    pub fn beyond(&self) -> Vec<String> {
+        self.open.iter().flatten().map(|run| run.limit.clone()).collect()
+    }
+
     /// Every run, the last ones closed, in order of their first frame.
     pub fn finish(mut self) -> Vec<Run> {
         for run in std::mem::take(&mut self.open).into_iter().flatten() {

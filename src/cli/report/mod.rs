@@ -2,6 +2,7 @@
 //! report, for one file (`file`) or a batch of them (`batch`), with limits that flag runs of
 //! frames (`limits`).
 
+pub mod alongside;
 pub mod batch;
 pub mod file;
 pub mod limits;

@@ -159,7 +159,8 @@ pub struct VideoSource {
     /// The input's best audio stream's packets, handed on as read (a live input's sound).
     audio_tap: Option<(usize, std::sync::mpsc::SyncSender<ffmpeg::Packet>)>,
     /// Where the packets read are written as they are (`--record`).
-    recorder: Option<crate::video::record::Recording>,
+    /// Recordings of the packets as they are read (`--record`, a QC report's pipe).
+    recorders: Vec<crate::video::record::Recording>,
     /// The stream's codec parameters, for a keyframe decoder beside this one.
     parameters: ffmpeg::codec::Parameters,
     /// NVDEC frames are copied here on the GPU (`keep_on_gpu`).
@@ -317,8 +318,23 @@ impl VideoSource {
             })?;
         // The audio stream's packets are read again, to be written.
         read_streams(&mut self.input, recorder.inputs());
-        self.recorder = Some(recorder);
+        self.recorders.push(recorder);
         Ok(())
+    }
+
+    /// Hands the video stream's packets, as they are read from now on, to a reader in this
+    /// process: the location it opens them from (`input::internal_pipe`), as NUT. Its input
+    /// ends when this source is dropped.
+    pub fn share_packets(&mut self) -> Result<std::path::PathBuf, VideoError> {
+        let failed = |reason: String| VideoError::Open {
+            path: self.info.path.clone(),
+            reason: format!("cannot share its packets: {reason}"),
+        };
+        let (location, writer) = crate::video::input::internal_pipe().map_err(|e| failed(e.to_string()))?;
+        let recorder =
+            crate::video::record::Recording::into_pipe(writer, &self.input, self.stream_index).map_err(failed)?;
+        self.recorders.push(recorder);
+        Ok(location)
     }
 
     /// The index of the video stream played among the file's streams.
@@ -596,7 +612,7 @@ impl VideoSource {
                             continuity.apply(&mut packet, stream.time_base());
                         }
                     }
-                    if let Some(recorder) = &self.recorder {
+                    for recorder in &self.recorders {
                         recorder.write(&packet);
                     }
                     if let Some((stream, tap)) = &self.audio_tap {
@@ -695,7 +711,7 @@ impl VideoSource {
                 );
                 return false;
             }
-            if index != self.stream_index && self.recorder.take().is_some() {
+            if index != self.stream_index && !std::mem::take(&mut self.recorders).is_empty() {
                 log::warn!(
                     "{}: the streams came back in another order: recording stopped",
                     path.display()
@@ -713,7 +729,7 @@ impl VideoSource {
                     }
                 }
             }
-            let mut kept: Vec<usize> = self.recorder.as_ref().map(|r| r.inputs()).unwrap_or_default();
+            let mut kept: Vec<usize> = self.recorders.iter().flat_map(|r| r.inputs()).collect();
             kept.extend(self.audio_tap.as_ref().map(|&(index, _)| index));
             read_streams(&mut input, kept);
             // Streams in another order start their clocks over from the ones before.
@@ -842,5 +858,6 @@ impl Drop for VideoSource {
     fn drop(&mut self) {
         // The file is closed: its index stops reading.
         self.index.stop();
+        crate::video::input::close_internal(&self.info.path);
     }
 }

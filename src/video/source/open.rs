@@ -126,7 +126,7 @@ impl VideoSource {
             eof_sent: false,
             damaged_packets: 0,
             interrupt,
-            recorder: None,
+            recorders: Vec::new(),
             audio_tap: None,
             arrivals: Default::default(),
             timecodes: crate::video::timecode::TimecodeReader::new(
