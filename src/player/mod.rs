@@ -77,12 +77,15 @@ pub enum PlayerError {
     Qc(String),
 }
 
+/// What starts a `QcHook`'s report on a source.
+pub type QcStart = dyn Fn(&mut VideoSource) -> Result<(), String> + Send + Sync;
+
 /// A report of the first file written as it is read, beside the window: `start` begins it on
 /// the file's source, and keeps `beyond` up to date with the limits the frame last counted is
 /// beyond, which the window warns of.
 #[derive(Clone)]
 pub struct QcHook {
-    pub start: std::sync::Arc<dyn Fn(&mut VideoSource) -> Result<(), String> + Send + Sync>,
+    pub start: std::sync::Arc<QcStart>,
     pub beyond: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 

@@ -448,7 +448,7 @@ impl<S: FrameSource> Playback<S> {
         // A live input without timeshift is read on while paused (the decoder would otherwise
         // stop, and fill its cache behind by seeking).
         self.source
-            .set_paused(self.clock.paused() && !(self.live && !self.timeshift));
+            .set_paused(self.clock.paused() && (self.timeshift || !self.live));
         known
     }
 

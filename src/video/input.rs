@@ -119,13 +119,20 @@ pub fn reconnect_delay(attempt: u32) -> std::time::Duration {
 
 /// The read ends of the pipes histoplay feeds itself (`VideoSource::share_packets`), as
 /// FFmpeg locations (`pipe:N`): opened as NUT, whatever the command line's input options say.
-static INTERNAL: std::sync::Mutex<Vec<(String, std::io::PipeReader)>> = std::sync::Mutex::new(Vec::new());
+static INTERNAL: std::sync::Mutex<Vec<(String, std::os::fd::OwnedFd)>> = std::sync::Mutex::new(Vec::new());
 
 /// A pipe within the process: the location its read end is opened from, and its write end.
 /// The read end stays open until `close_internal` (the source that read it is dropped).
-pub fn internal_pipe() -> std::io::Result<(std::path::PathBuf, std::io::PipeWriter)> {
-    use std::os::fd::AsRawFd;
-    let (reader, writer) = std::io::pipe()?;
+pub fn internal_pipe() -> std::io::Result<(std::path::PathBuf, std::os::fd::OwnedFd)> {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills both descriptors on success; each is owned once, here.
+    let (reader, writer) = unsafe {
+        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
+    };
     // Room for a second of a high-rate stream's packets, so the writer (the decoding that feeds
     // the picture) never waits on the reader's pace.
     // SAFETY: an fcntl on a pipe this function owns; a failure leaves the default size.

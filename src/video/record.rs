@@ -28,7 +28,7 @@ impl Recording {
     /// process (`input::internal_pipe`): each as it is read, with no wait for other streams.
     /// The pipe is closed once the recording is finished, which ends the reader's input.
     pub fn into_pipe(
-        pipe: std::io::PipeWriter,
+        pipe: std::os::fd::OwnedFd,
         input: &ffmpeg::format::context::Input,
         video: usize,
     ) -> Result<Self, String> {
@@ -95,7 +95,7 @@ pub struct Recorder {
     finished: bool,
     packets: u64,
     /// The pipe written into, closed once the recording is finished.
-    pipe: Option<std::io::PipeWriter>,
+    pipe: Option<std::os::fd::OwnedFd>,
 }
 
 struct Recorded {
