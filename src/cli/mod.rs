@@ -68,6 +68,7 @@ pub enum Command {
     BenchPipeline(bench::PipelineArgs),
     BenchPlay(bench::PlayArgs),
     BenchAv(bench::AvArgs),
+    BenchLive(bench::LiveArgs),
     #[command(hide = true)]
     MakeClip(bench::MakeClipArgs),
 }
@@ -86,6 +87,7 @@ pub fn run(command: Command) -> Result<()> {
         Command::BenchPipeline(args) => bench::run_pipeline(args),
         Command::BenchPlay(args) => bench::run_play(args),
         Command::BenchAv(args) => bench::run_av(args),
+        Command::BenchLive(args) => bench::run_live(args),
         Command::MakeClip(args) => bench::make_clip(args),
     }
 }

@@ -24,10 +24,7 @@ pub fn pick(queue_seconds: impl IntoIterator<Item = f64>, horizon: f64) -> Pick 
     }
 }
 
-/// Frames of a live input waiting to be shown beyond which playback jumps to the newest: a
-/// frame that arrives while the one before is still waiting (arrival jitter) is shown in turn;
-/// more than this are a backlog the machine did not keep up with.
-pub const LIVE_BACKLOG: usize = 2;
+pub use crate::video::decoder::LIVE_BACKLOG;
 
 /// A live input shows each frame as soon as it arrives, in order, with no clock to wait for;
 /// past `LIVE_BACKLOG` frames waiting, all but the newest are dropped.

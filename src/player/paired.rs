@@ -393,6 +393,12 @@ impl FrameSource for PlayerSource {
         }
     }
 
+    fn follow_live(&mut self, following: bool) {
+        if let PlayerSource::One(a) = self {
+            a.follow_live(following);
+        }
+    }
+
     fn live_window(&self) -> Option<(f64, f64)> {
         match self {
             PlayerSource::One(a) => a.live_window(),

@@ -24,6 +24,9 @@ pub trait FrameSource {
     fn live_window(&self) -> Option<(f64, f64)> {
         None
     }
+    /// Whether the viewer follows a live input's newest frames (the decoder passes a backlog
+    /// over) or plays its past (every frame in turn).
+    fn follow_live(&mut self, _following: bool) {}
 }
 
 impl FrameSource for DecodeThread {
@@ -49,6 +52,10 @@ impl FrameSource for DecodeThread {
 
     fn live_window(&self) -> Option<(f64, f64)> {
         DecodeThread::live_window(self)
+    }
+
+    fn follow_live(&mut self, following: bool) {
+        DecodeThread::follow_live(self, following)
     }
 }
 
@@ -124,6 +131,9 @@ pub struct Playback<S> {
     timeshift: bool,
     /// Timeshifted: showing the live input's past, to the clock, as a file is shown.
     behind: bool,
+    /// The number of the last frame of this generation received from a live input (the
+    /// numbers the decoder passed over at the live edge count as dropped).
+    last_number: Option<u64>,
     /// When the last frame of a live input arrived.
     last_received: Option<Instant>,
     /// Something to tell the user, once (a key a live input has no use for).
@@ -221,6 +231,7 @@ impl<S: FrameSource> Playback<S> {
             live: false,
             timeshift: false,
             behind: false,
+            last_number: None,
             last_received: None,
             note: None,
         }
@@ -274,6 +285,11 @@ impl<S: FrameSource> Playback<S> {
                     self.received += 1;
                     if self.live {
                         self.last_received = Some(now);
+                        // Passed over by the decoder: a backlog at the live edge.
+                        if let Some(last) = self.last_number.filter(|&l| frame.index > l + 1 && !self.behind) {
+                            self.dropped += frame.index - last - 1;
+                        }
+                        self.last_number = Some(frame.index);
                     }
                     self.queue.push_back(frame);
                 }
@@ -324,6 +340,7 @@ impl<S: FrameSource> Playback<S> {
                 self.clock.set(now, frame.seconds);
                 // A live input's newest frame, playing: back at the live edge.
                 self.behind = self.live && self.timeshift && (self.clock.paused() || !frame.live_edge);
+                self.tell_following();
             }
             return Some(self.show(frame, None));
         }
@@ -371,6 +388,7 @@ impl<S: FrameSource> Playback<S> {
             if self.live && frame.live_edge && newest {
                 // Caught up with the input (played faster than it comes): live again.
                 self.behind = false;
+                self.tell_following();
                 self.clock.set_speed(now, 1.0);
                 self.note = Some("live".into());
             }
@@ -445,6 +463,7 @@ impl<S: FrameSource> Playback<S> {
     /// Applies a playback command; false if it is not one (view and window commands).
     pub fn apply(&mut self, command: &Command, now: Instant) -> bool {
         let known = self.apply_command(command, now);
+        self.tell_following();
         // A live input without timeshift is read on while paused (the decoder would otherwise
         // stop, and fill its cache behind by seeking).
         self.source
@@ -562,6 +581,13 @@ impl<S: FrameSource> Playback<S> {
         true
     }
 
+    /// Tells a live input's decoder whether the viewer follows its newest frames.
+    fn tell_following(&mut self) {
+        if self.live && self.timeshift {
+            self.source.follow_live(!self.behind);
+        }
+    }
+
     /// A live input's `End`: back to its newest frame, playing at its own speed.
     fn go_live(&mut self, now: Instant) {
         if self.timeshift {
@@ -620,6 +646,7 @@ impl<S: FrameSource> Playback<S> {
         self.forward_steps = 0;
         self.ended = false;
         self.behind = self.live && self.timeshift;
+        self.last_number = None;
     }
 
     /// The file's extent as far as the index knows it (it counts frames in the background).

@@ -297,6 +297,11 @@ impl<F: ByteSize> FrameCache<F> {
         self.entries.range(pts.saturating_add(1)..).next().map(|(&pts, _)| pts)
     }
 
+    /// The frames held after `pts`, in order.
+    pub fn later(&self, pts: i64) -> impl Iterator<Item = i64> + '_ {
+        self.entries.range(pts.saturating_add(1)..).map(|(&pts, _)| pts)
+    }
+
     /// The earliest and the latest frames held.
     pub fn oldest(&self) -> Option<(i64, &F)> {
         self.entries.iter().next().map(|(&pts, e)| (pts, &e.frame))

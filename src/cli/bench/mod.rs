@@ -98,6 +98,36 @@ pub struct PlayArgs {
     pub seconds: f64,
 }
 
+/// A live input through the window's frame path for a while: frames shown and dropped, the
+/// latency from each packet's arrival to its frame's GPU work done, and resident memory,
+/// minute by minute.
+///
+/// Send it a stream first, e.g. `ffmpeg -re -f lavfi -i testsrc2=size=1920x1080:rate=60 -c:v
+/// libx264 -preset ultrafast -tune zerolatency -f mpegts 'udp://127.0.0.1:5000?pkt_size=1316'`,
+/// then `histoplay bench-live udp://127.0.0.1:5000 --seconds 600`.
+#[derive(clap::Args)]
+pub struct LiveArgs {
+    pub input: PathBuf,
+    /// Seconds to run.
+    #[arg(long, default_value_t = 60.0)]
+    pub seconds: f64,
+    /// The decoder's frame cache (the timeshift window), as the player's --cache-size.
+    #[arg(long, value_parser = parse_byte_size, default_value = "1GiB")]
+    pub cache_size: usize,
+}
+
+pub fn run_live(args: LiveArgs) -> Result<()> {
+    if !(args.seconds > 0.0 && args.seconds.is_finite()) {
+        bail!("--seconds must be a positive number");
+    }
+    pipeline::live::run(
+        &args.input,
+        args.seconds,
+        args.cache_size,
+        &mut std::io::stdout().lock(),
+    )
+}
+
 /// Measure the sound's timing against the picture, as recorded from PulseAudio.
 ///
 /// Plays a clip that beeps and flashes white at every whole second, records the PulseAudio

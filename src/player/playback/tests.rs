@@ -14,6 +14,8 @@ struct Script {
     paused: bool,
     /// A live input's timeshift window.
     window: Option<(f64, f64)>,
+    /// Whether playback last said it follows the live edge.
+    following: Option<bool>,
 }
 
 impl FrameSource for Script {
@@ -41,6 +43,10 @@ impl FrameSource for Script {
 
     fn live_window(&self) -> Option<(f64, f64)> {
         self.window
+    }
+
+    fn follow_live(&mut self, following: bool) {
+        self.following = Some(following);
     }
 }
 
@@ -503,6 +509,7 @@ fn a_timeshifted_live_input_pauses_plays_its_past_to_the_clock_and_end_goes_back
     // Paused: the decoder is told (it sends one frame ahead), and the frames it sends wait.
     assert!(p.apply(&Command::TogglePause, t0 + ms(150)));
     assert!(p.source.paused);
+    assert_eq!(p.source.following, Some(false), "the decoder sends every frame in turn");
     send(&p, [live(2, 0, true)]);
     assert_eq!(p.next_frame(t0 + ms(1000), NO_LEAD), None);
     assert!(
@@ -566,10 +573,16 @@ fn a_timeshifted_live_input_pauses_plays_its_past_to_the_clock_and_end_goes_back
     assert_eq!(p.next_frame(t0 + ms(1410), NO_LEAD).map(|n| n.frame.index), Some(30));
     assert_eq!(p.behind_live(), None);
     assert!(p.audio_cue().audible);
-    send(&p, [live(31, g, true), live(32, g, true), live(33, g, true)]);
+    assert_eq!(p.source.following, Some(true), "the decoder passes a backlog over");
+    // Frames it passed over count as dropped.
+    let dropped = p.dropped();
+    send(&p, [live(35, g, true)]);
+    assert_eq!(p.next_frame(t0 + ms(1415), NO_LEAD).map(|n| n.frame.index), Some(35));
+    assert_eq!(p.dropped(), dropped + 4);
+    send(&p, [live(36, g, true), live(37, g, true), live(38, g, true)]);
     assert_eq!(
         p.next_frame(t0 + ms(1420), NO_LEAD).map(|n| n.frame.index),
-        Some(33),
+        Some(38),
         "a backlog at the edge jumps to the newest"
     );
     // Loops have nothing to loop on.

@@ -17,6 +17,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
 
+/// Frames of a live input waiting to be shown beyond which the newest is shown next: a frame
+/// that arrives while the one before is still waiting (arrival jitter) is shown in turn; more
+/// than this are a backlog the machine did not keep up with.
+pub const LIVE_BACKLOG: usize = 2;
+
 /// The span of the input the cache holds, in seconds of the stream's clock, as the player
 /// reads it (to show how far behind live it is, and to seek by percent within the window).
 #[derive(Default)]
@@ -73,6 +78,8 @@ pub(super) struct LiveWorker {
     /// The cache's key of the newest frame read.
     newest: Option<i64>,
     paused: bool,
+    /// The viewer follows the newest frames: a backlog is passed over.
+    following: bool,
     /// The input ended, with the error that ended it if one did.
     ended: Option<Option<String>>,
     /// The generation the end was told to.
@@ -106,6 +113,7 @@ impl LiveWorker {
             cursor: None,
             newest: None,
             paused: false,
+            following: true,
             ended: None,
             end_told: None,
             trim_asked,
@@ -168,6 +176,7 @@ impl LiveWorker {
                 self.target = Some(target);
             }
             Command::Paused(paused) => self.paused = paused,
+            Command::FollowLive(following) => self.following = following,
             Command::Trim => {
                 self.trim_asked.store(false, Ordering::Relaxed);
                 self.evict();
@@ -221,8 +230,16 @@ impl LiveWorker {
         let in_flight = self.slot_count - self.free.len();
         let may_send = !self.free.is_empty() && (!self.paused || in_flight < PAUSED_AHEAD);
         match self.cache.after(cursor) {
-            // The next frame kept (past any the window lost meanwhile).
-            Some(next) => may_send && self.deliver(next),
+            // The next frame kept (past any the window lost meanwhile); following live, the
+            // newest past a backlog, as the window would show it.
+            Some(next) => {
+                let backlog = self.following && self.cache.later(cursor).nth(LIVE_BACKLOG).is_some();
+                let next = match (backlog, self.newest) {
+                    (true, Some(newest)) => newest,
+                    _ => next,
+                };
+                may_send && self.deliver(next)
+            }
             None => self.tell_end(),
         }
     }

@@ -20,8 +20,8 @@ use super::index::FrameIndex;
 use super::source::{SeekTarget, VideoInfo, VideoSource};
 use crate::video::interop::{FramePath, TransferCount, Transfers};
 use crate::video::memory::FRAME_MEMORY;
-pub use live::LiveWindow;
 use live::LiveWorker;
+pub use live::{LiveWindow, LIVE_BACKLOG};
 use preview::PreviewThread;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -86,6 +86,8 @@ enum Command {
         generation: u64,
     },
     Paused(bool),
+    /// The viewer follows a live input's newest frames (not its past).
+    FollowLive(bool),
     /// The process holds more frame memory than the cache's budget: make room.
     Trim,
     /// A live input's reader thread decoded a frame, or met the input's end.
@@ -103,6 +105,7 @@ pub struct DecodeThread {
     /// `generation`, as the upload thread reads it.
     latest: Arc<AtomicU64>,
     paused: bool,
+    following_live: bool,
     handle: Option<std::thread::JoinHandle<()>>,
     preview: Option<std::thread::JoinHandle<()>>,
     uploader: Option<std::thread::JoinHandle<()>>,
@@ -242,6 +245,7 @@ impl DecodeThread {
             generation: 0,
             latest,
             paused: false,
+            following_live: true,
             handle,
             preview,
             uploader,
@@ -303,6 +307,16 @@ impl DecodeThread {
         if paused != self.paused {
             self.paused = paused;
             let _ = self.commands.send(Command::Paused(paused));
+        }
+    }
+
+    /// Whether the viewer follows a live input's newest frames: then, past `LIVE_BACKLOG`
+    /// frames not yet sent, the newest is sent next (those between are passed over); behind
+    /// live, every frame is sent in turn.
+    pub fn follow_live(&mut self, following: bool) {
+        if following != self.following_live {
+            self.following_live = following;
+            let _ = self.commands.send(Command::FollowLive(following));
         }
     }
 

@@ -5,6 +5,7 @@
 //! back-steps; memory over the run.
 
 pub mod compare;
+pub mod live;
 mod memory;
 mod navigation;
 mod open;

@@ -277,8 +277,8 @@ impl Worker {
                     self.cache.evict(anchor, &keep);
                 }
             }
-            // Only a live input's worker has a reader.
-            Command::Live(_) => {}
+            // Only a live input's worker has a reader, and a live edge.
+            Command::Live(_) | Command::FollowLive(_) => {}
             Command::Stop => return false,
         }
         true
