@@ -138,6 +138,44 @@ fn a_udp_stream_is_read_as_it_arrives_and_ends_when_it_stops() {
 }
 
 #[test]
+fn bench_live_counts_every_frame_of_a_stream_shown_or_dropped() {
+    let ts = stream_ts();
+    let frames = lines(&histoplay(&["report", ts.to_str().unwrap()])).len() as u64;
+    let port = 20_000 + (std::process::id() % 20_000) as u16 + 6;
+    let url = format!("udp://127.0.0.1:{port}");
+    let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args([
+            "bench-live",
+            &url,
+            "--seconds",
+            "60",
+            "--input-option",
+            "timeout=2000000",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    send_copy(&ts, &format!("{url}?pkt_size=1316"));
+    let out = receiver.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    // `  N s: S frames shown (F fps), D dropped for a backlog here, P passed over by ...`
+    let line = text.lines().find(|l| l.contains("frames shown")).expect("the totals");
+    let numbers: Vec<u64> = line
+        .split([' ', ','])
+        .zip(line.split([' ', ',']).skip(1))
+        .filter(|(_, next)| ["frames", "dropped", "passed"].contains(next))
+        .map(|(n, _)| n.parse().unwrap())
+        .collect();
+    assert_eq!(numbers.len(), 3, "{line}");
+    assert_eq!(numbers.iter().sum::<u64>(), frames, "{line}");
+    assert!(text.contains("arrival to GPU work done: p50"), "{text}");
+    assert!(text.contains("minute  1:"), "{text}");
+}
+
+#[test]
 fn a_sender_restarted_mid_stream_reads_on_as_one_stream() {
     let port = 20_000 + (std::process::id() % 20_000) as u16 + 1;
     let url = format!("udp://127.0.0.1:{port}");
