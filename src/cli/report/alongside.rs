@@ -2,7 +2,9 @@
 //! `report`'s own run, on a thread of its own, over the input's packets as they are read (the
 //! window's decoding hands them on, `VideoSource::share_packets`). Its values are `report`'s,
 //! in its formats, written and flushed frame by frame; the runs beyond the limits are told on
-//! stderr and in the alert log as they end, and the window warns of each as it starts.
+//! stderr and in the alert log as they end, and the window warns of each as it starts. Every
+//! frame is counted: a report that fell behind the input (a GPU slower than the stream) would
+//! hold up its reading once the pipe's 4 MiB are full.
 
 use super::file::{report_video, Alerts, ReportOptions};
 use super::limits::Limits;
@@ -62,6 +64,9 @@ pub fn start(source: &mut VideoSource, options: &QcOptions, beyond: Arc<Mutex<Ve
             if let Err(e) = run(&location, &options, out, beyond) {
                 eprintln!("error: the report of '{name}' stopped: {e}");
             }
+            // Read or not, the pipe's read end goes: the window's writes to it fail from then
+            // on (its recording stops with a warning) instead of waiting for a reader.
+            crate::video::input::close_internal(&location);
         })
         .map_err(|e| format!("cannot start the report: {e}"))?;
     RUNNING.lock().unwrap_or_else(|e| e.into_inner()).push(thread);

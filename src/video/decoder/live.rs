@@ -288,7 +288,10 @@ impl LiveWorker {
     /// Sends the cached frame at `pts` on, as the next of this generation; false if the player
     /// stopped listening.
     fn deliver(&mut self, pts: i64) -> bool {
-        let (Some(slot), Some(frame)) = (self.free.pop_front(), self.cache.get(pts).cloned()) else {
+        let Some(frame) = self.cache.get(pts).cloned() else {
+            return false;
+        };
+        let Some(slot) = self.free.pop_front() else {
             return false;
         };
         self.cursor = Some(pts);
