@@ -618,7 +618,8 @@ impl<S: FrameSource> Playback<S> {
             (true, false) => return,
             (true, true) => {
                 let (oldest, newest) = self.source.live_window().unwrap_or((f64::MIN, f64::MAX));
-                (self.timeline.start + position).clamp(oldest, newest) - self.timeline.start
+                // (Not `clamp`: a stream whose clock went back may have them out of order.)
+                (self.timeline.start + position).min(newest).max(oldest) - self.timeline.start
             }
             (false, _) => position.clamp(0.0, self.timeline.duration.max(0.0)),
         };

@@ -133,10 +133,16 @@ pub fn internal_pipe() -> std::io::Result<(std::path::PathBuf, std::os::fd::Owne
         }
         (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
     };
-    // Room for a second of a high-rate stream's packets, so the writer (the decoding that feeds
-    // the picture) never waits on the reader's pace.
+    // As much room as the system lets a pipe have (up to 4 MiB; 1 MiB for a user by default),
+    // so the writer (the decoding that feeds the picture) waits on its reader only when that
+    // fell behind by as much.
+    let most = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+        .ok()
+        .and_then(|text| text.trim().parse::<i32>().ok())
+        .unwrap_or(1 << 20)
+        .min(4 << 20);
     // SAFETY: an fcntl on a pipe this function owns; a failure leaves the default size.
-    unsafe { libc::fcntl(writer.as_raw_fd(), libc::F_SETPIPE_SZ, 4 << 20) };
+    unsafe { libc::fcntl(writer.as_raw_fd(), libc::F_SETPIPE_SZ, most) };
     let location = format!("pipe:{}", reader.as_raw_fd());
     INTERNAL
         .lock()
@@ -180,7 +186,8 @@ pub fn open(location: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::co
         format: Some("nut".into()),
         ..Default::default()
     };
-    let options = if is_internal(url) { &nut } else { options() };
+    let internal = is_internal(url);
+    let options = if internal { &nut } else { options() };
     // "-" is FFmpeg's "pipe:" when it is given a URL.
     let url = if url == "-" { "pipe:" } else { url };
     let url = std::ffi::CString::new(url).map_err(|_| "its name holds a NUL byte".to_string())?;
@@ -202,7 +209,11 @@ pub fn open(location: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::co
         dictionary.set(key, value);
     }
     let flag = Arc::clone(&interrupt.0);
-    let callback = ffmpeg::util::interrupt::new(Box::new(move || flag.load(Ordering::Relaxed) || quitting()));
+    // A pipe within the process is read to its end after a quit signal: its writer is finished
+    // first, and what it wrote is read whole.
+    let callback = ffmpeg::util::interrupt::new(Box::new(move || {
+        flag.load(Ordering::Relaxed) || (!internal && quitting())
+    }));
     // SAFETY: the context is allocated here and handed to avformat_open_input, which frees it
     // on failure; the interrupt's closure lives as long as the context (its guard goes with it).
     unsafe {

@@ -26,7 +26,8 @@ impl Recording {
 
     /// Starts writing the video stream's packets into `pipe` as NUT, for a reader in this
     /// process (`input::internal_pipe`): each as it is read, with no wait for other streams.
-    /// The pipe is closed once the recording is finished, which ends the reader's input.
+    /// Once the pipe is full (its reader fell behind) a write waits for the reader. The pipe is
+    /// closed once the recording is finished, which ends the reader's input.
     pub fn into_pipe(
         pipe: std::os::fd::OwnedFd,
         input: &ffmpeg::format::context::Input,
@@ -35,7 +36,14 @@ impl Recording {
         use std::os::fd::AsRawFd;
         let location = PathBuf::from(format!("pipe:{}", pipe.as_raw_fd()));
         let output = ffmpeg::format::output_as(&location, "nut").map_err(|e| e.to_string())?;
-        let mut recorder = Recorder::start(&location, output, input, [video], Default::default())?;
+        let mut recorder = Recorder::start(
+            &location,
+            output,
+            input,
+            [video],
+            Default::default(),
+            ffmpeg::Dictionary::new(),
+        )?;
         recorder.pipe = Some(pipe);
         Self::register(recorder)
     }
@@ -120,7 +128,14 @@ impl Recorder {
         })?;
         let audio = input.streams().best(ffmpeg::media::Type::Audio).map(|s| s.index());
         // FFmpeg's mux delay, as its CLI sets it (-muxdelay).
-        Self::start(path, output, input, std::iter::once(video).chain(audio), 700_000)
+        Self::start(
+            path,
+            output,
+            input,
+            std::iter::once(video).chain(audio),
+            700_000,
+            ffmpeg::Dictionary::new(),
+        )
     }
 
     /// Writes the header of `output` (at `path`) for `input`'s streams `indices`, whose packets
@@ -131,6 +146,7 @@ impl Recorder {
         input: &ffmpeg::format::context::Input,
         indices: impl IntoIterator<Item = usize>,
         max_delay: i32,
+        mut options: ffmpeg::Dictionary,
     ) -> Result<Self, String> {
         let mut streams = Vec::new();
         for index in indices {
@@ -144,7 +160,6 @@ impl Recorder {
                 output_base: stream.time_base(),
             });
         }
-        let mut options = ffmpeg::Dictionary::new();
         let muxer = output.format();
         let name = muxer.name();
         if name.split(',').any(|n| matches!(n, "mp4" | "mov" | "ipod" | "ismv")) {

@@ -3,8 +3,8 @@
 //! window's decoding hands them on, `VideoSource::share_packets`). Its values are `report`'s,
 //! in its formats, written and flushed frame by frame; the runs beyond the limits are told on
 //! stderr and in the alert log as they end, and the window warns of each as it starts. Every
-//! frame is counted: a report that fell behind the input (a GPU slower than the stream) would
-//! hold up its reading once the pipe's 4 MiB are full.
+//! frame is counted: a report that fell behind the input by more than the pipe holds (1 to 4
+//! MiB of packets; a GPU slower than the stream) would hold up its reading.
 
 use super::file::{report_video, Alerts, ReportOptions};
 use super::limits::Limits;

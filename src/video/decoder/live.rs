@@ -174,6 +174,8 @@ impl LiveWorker {
                 self.generation = generation;
                 self.cursor = None;
                 self.target = Some(target);
+                // Into the past, every frame in turn from there (before the player says so).
+                self.following = matches!(target, SeekTarget::End);
             }
             Command::Paused(paused) => self.paused = paused,
             Command::FollowLive(following) => self.following = following,
@@ -203,10 +205,14 @@ impl LiveWorker {
         self.evict();
     }
 
-    /// Within the budget, the oldest frames first; never the one last sent, nor the newest.
+    /// Within the budget, the oldest frames first; never the one last sent, the one before it
+    /// (paused, the one on screen: steps back go on from it), nor the newest.
     fn evict(&mut self) {
         let Some(newest) = self.newest else { return };
-        let keep: Vec<i64> = [Some(newest), self.cursor].into_iter().flatten().collect();
+        let before = self
+            .cursor
+            .and_then(|c| self.cache.nearest_at_or_before(c.saturating_sub(1)));
+        let keep: Vec<i64> = [Some(newest), self.cursor, before].into_iter().flatten().collect();
         self.cache.evict(newest, &keep);
         if let (Some((_, oldest)), Some((_, newest))) = (self.cache.oldest(), self.cache.newest()) {
             self.window.set(oldest.seconds, newest.seconds);

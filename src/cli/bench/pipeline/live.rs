@@ -58,7 +58,7 @@ pub fn run(input: &Path, seconds: f64, cache_bytes: usize, out: &mut impl Write)
     let mut queue: VecDeque<ReadyFrame> = VecDeque::new();
     let (mut last_index, mut missing) = (None::<u64>, 0u64);
     let mut ended = false;
-    while Instant::now() < until && !ended {
+    while Instant::now() < until && !(ended && queue.is_empty()) {
         // Everything that came meanwhile; when nothing has, wait for the next frame.
         while let Some(event) = pipeline.decoder.try_event() {
             ended |= take(event, &mut queue)?;
@@ -82,12 +82,20 @@ pub fn run(input: &Path, seconds: f64, cache_bytes: usize, out: &mut impl Write)
         let Some(frame) = (if backlog { queue.pop_back() } else { queue.pop_front() }) else {
             continue;
         };
-        // Numbers the decoder never gave out (the timeshift window lost them: far behind).
-        for index in queue.iter().map(|f| f.index).chain(std::iter::once(frame.index)) {
-            if let Some(last) = last_index.filter(|&last| index > last) {
-                missing += index - last - 1;
+        // Numbers the decoder never gave out (passed over at the live edge), in order.
+        let mut taken: Vec<u64> = queue
+            .iter()
+            .map(|f| f.index)
+            .chain(std::iter::once(frame.index))
+            .collect();
+        taken.sort_unstable();
+        for index in taken {
+            // (Frames are numbered from 0 as they come.)
+            let expected = last_index.map_or(0, |last| last + 1);
+            if index >= expected {
+                missing += index - expected;
+                last_index = Some(index);
             }
-            last_index = Some(last_index.map_or(index, |last| last.max(index)));
         }
         if backlog {
             for passed in queue.drain(..) {
