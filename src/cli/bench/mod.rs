@@ -98,9 +98,10 @@ pub struct PlayArgs {
     pub seconds: f64,
 }
 
-/// A live input through the window's frame path for a while: frames shown and dropped, the
-/// latency from each packet's arrival to its frame's GPU work done, and resident memory,
-/// minute by minute.
+/// Time a live input through the window's frame path: drops, latency, memory
+///
+/// Frames shown and dropped, the latency from each packet's arrival to its frame's GPU work
+/// done, and resident memory, minute by minute.
 ///
 /// Send it a stream first, e.g. `ffmpeg -re -f lavfi -i testsrc2=size=1920x1080:rate=60 -c:v
 /// libx264 -preset ultrafast -tune zerolatency -f mpegts 'udp://127.0.0.1:5000?pkt_size=1316'`,
