@@ -405,13 +405,22 @@ impl PlayerWindow {
     /// Warns of each limit the QC report's frames go beyond (`--fail-on`) as the run starts.
     fn warn_of_qc(&mut self) {
         let Some(beyond) = &self.qc_beyond else { return };
-        let beyond = beyond.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let new: Vec<&String> = beyond.iter().filter(|l| !self.qc_warned.contains(l)).collect();
-        if !new.is_empty() {
-            let list: Vec<&str> = new.iter().map(|l| l.as_str()).collect();
-            self.message(format!("QC: frames beyond {}", list.join(", ")), true);
+        let beyond = beyond.lock().unwrap_or_else(|e| e.into_inner());
+        // Looked at every frame; copied only when it changes.
+        if *beyond == self.qc_warned {
+            return;
         }
-        self.qc_warned = beyond;
+        let new: Vec<&str> = beyond
+            .iter()
+            .filter(|l| !self.qc_warned.contains(l))
+            .map(String::as_str)
+            .collect();
+        let text = (!new.is_empty()).then(|| format!("QC: frames beyond {}", new.join(", ")));
+        self.qc_warned = beyond.clone();
+        drop(beyond);
+        if let Some(text) = text {
+            self.message(text, true);
+        }
     }
 
     pub fn message(&mut self, text: String, error: bool) {

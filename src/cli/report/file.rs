@@ -114,7 +114,8 @@ impl<W: Write> Sink<'_, W> {
         let (index, seconds) = (frame.index, frame.seconds);
         self.watch.frame(index, seconds, &stats.values());
         if let Some(beyond) = &self.beyond {
-            *beyond.lock().unwrap_or_else(|e| e.into_inner()) = self.watch.beyond();
+            self.watch
+                .note_beyond(&mut beyond.lock().unwrap_or_else(|e| e.into_inner()));
         }
         self.done += 1;
         if let Some(counter) = self.counter {

@@ -369,9 +369,13 @@ impl LimitWatch {
         }
     }
 
-    /// The limits the last frame was beyond.
-    pub fn beyond(&self) -> Vec<String> {
-        self.open.iter().flatten().map(|run| run.limit.clone()).collect()
+    /// Makes `list` the limits the last frame was beyond (unchanged, as it mostly is, it is
+    /// left alone: nothing is allocated per frame).
+    pub fn note_beyond(&self, list: &mut Vec<String>) {
+        let beyond = self.open.iter().flatten().map(|run| &run.limit);
+        if !beyond.clone().eq(list.iter()) {
+            *list = beyond.cloned().collect();
+        }
     }
 
     /// Every run, the last ones closed, in order of their first frame.

@@ -9,7 +9,7 @@
 //! frames older than the window, and a stalled stream holds up no seek into the past.
 
 use super::upload::Outgoing;
-use super::{Command, DecoderEvent, ReadyFrame, PAUSED_AHEAD};
+use super::{give_back, Command, DecoderEvent, ReadyFrame, PAUSED_AHEAD};
 use crate::video::cache::FrameCache;
 use crate::video::source::{Decoded, DecodedFrame, SeekTarget, VideoInfo, VideoSource};
 use std::collections::VecDeque;
@@ -165,11 +165,7 @@ impl LiveWorker {
     /// Applies a command; false means stop.
     fn handle(&mut self, command: Command) -> bool {
         match command {
-            Command::Release(slot) => {
-                if !self.free.contains(&slot) && slot < self.slot_count {
-                    self.free.push_back(slot);
-                }
-            }
+            Command::Release(slot) => give_back(&mut self.free, self.slot_count, slot),
             Command::Seek { target, generation } => {
                 self.generation = generation;
                 self.cursor = None;

@@ -45,6 +45,14 @@ const SEEK_KEEP_BYTES: u64 = 48 << 20;
 /// starting from the beginning.
 const LANDING_ATTEMPTS: u32 = 6;
 
+/// Ring slot `slot` given back by the consumer: free again (once, and only a slot of the ring's
+/// `slot_count`).
+fn give_back(free: &mut std::collections::VecDeque<usize>, slot_count: usize, slot: usize) {
+    if !free.contains(&slot) && slot < slot_count {
+        free.push_back(slot);
+    }
+}
+
 /// A frame uploaded into ring slot `slot`, ready for the GPU passes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ReadyFrame {

@@ -7,7 +7,9 @@ mod landing;
 
 use super::preview::{Claim, ClaimState, Job};
 use super::upload::Outgoing;
-use super::{Command, DecoderEvent, ReadyFrame, LANDING_ATTEMPTS, PAUSED_AHEAD, SEEK_KEEP_BYTES, SEEK_KEEP_FRAMES};
+use super::{
+    give_back, Command, DecoderEvent, ReadyFrame, LANDING_ATTEMPTS, PAUSED_AHEAD, SEEK_KEEP_BYTES, SEEK_KEEP_FRAMES,
+};
 use crate::video::cache::{FrameCache, MIN_FRAMES, PASS_THROUGH_FRAMES};
 use crate::video::convert::plane_rows;
 use crate::video::format::PlaneLayout;
@@ -250,11 +252,7 @@ impl Worker {
     /// Applies a command; false means stop.
     fn handle(&mut self, command: Command) -> bool {
         match command {
-            Command::Release(slot) => {
-                if !self.free.contains(&slot) && slot < self.slot_count {
-                    self.free.push_back(slot);
-                }
-            }
+            Command::Release(slot) => give_back(&mut self.free, self.slot_count, slot),
             Command::Seek { target, generation } => {
                 self.close_claim();
                 self.generation = generation;
