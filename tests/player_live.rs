@@ -241,3 +241,121 @@ fn a_streams_timecode_is_shown_with_each_frame_counted_on_from_its_gop_header() 
     assert!(player.wait_exit().success());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// One second of testsrc2 at 25 fps in MPEG-TS, `size` in `pix_fmt`, its timestamps from
+/// `offset` seconds on (so that segments joined one after another keep counting).
+fn segment(path: &std::path::Path, size: &str, pix_fmt: &str, offset: &str) {
+    let made = Command::new("ffmpeg")
+        .args(["-v", "error", "-y", "-f", "lavfi", "-i"])
+        .arg(format!("testsrc2=size={size}:rate=25:duration=1"))
+        .args(["-c:v", "libx264", "-preset", "ultrafast", "-g", "5", "-bf", "0"])
+        .args(["-pix_fmt", pix_fmt, "-output_ts_offset", offset, "-f", "mpegts"])
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(made.success());
+}
+
+/// A sender stopped however the test ends (a panic included: it would outlive the test).
+struct Sender(std::process::Child);
+
+impl Drop for Sender {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_stream_whose_picture_changes_size_and_sampling_is_shown_and_counted_in_each_shape() {
+    let port = 42_000 + (std::process::id() % 20_000) as u16;
+    let url = format!("udp://127.0.0.1:{port}");
+    let dir = common::repo_path(&format!("target/player-tests/reshape-media-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // 320x240 4:2:0 for a second, then 256x144 4:2:2, over and over.
+    let (wide, small) = (dir.join("a.ts"), dir.join("b.ts"));
+    segment(&wide, "320x240", "yuv420p", "0");
+    segment(&small, "256x144", "yuv422p", "1");
+    let joined = dir.join("joined.ts");
+    let mut bytes = std::fs::read(&wide).unwrap();
+    bytes.extend(std::fs::read(&small).unwrap());
+    std::fs::write(&joined, bytes).unwrap();
+    let sender = Command::new("ffmpeg")
+        .args(["-v", "error", "-re", "-stream_loop", "-1", "-i"])
+        .arg(&joined)
+        .args(["-c", "copy", "-f", "mpegts"])
+        .arg(format!("{url}?pkt_size=1316"))
+        .stdin(Stdio::null())
+        .spawn()
+        .map(Sender)
+        .unwrap();
+    let x = Xvfb::start();
+    let args = [url.as_str(), "--input-option", "timeout=3000000", "--no-audio"];
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    let mut player = Player::start_with(&x, "reshape", &args);
+    // The statistics overlay up: each frame's signal statistics, as the passes count them.
+    player.wait_present("a frame", 0, |p| p.new_frame);
+    player.key("I");
+    let shape = |p: &Present| p.picture;
+    let first = player.wait_present("statistics", 0, |p| p.new_frame && p.signal.is_some());
+    let other = |s: (u32, u32)| if s == (320, 240) { (256, 144) } else { (320, 240) };
+    // Both ways round, twice, without a restart.
+    let mut at = 0;
+    let mut expected = other(shape(&first));
+    for _ in 0..3 {
+        let changed = player.wait_present("the picture's change", at, |p| p.new_frame && p.picture == expected);
+        at = player.presents().iter().position(|p| p == &changed).unwrap();
+        expected = other(expected);
+    }
+
+    // Timeshift across the changes: the past plays back in its own shapes.
+    let before = player.key("space");
+    player.wait_present("the pause", before, |p| p.paused);
+    let before = player.key("Left");
+    let back = player.wait_present("a seek back", before, |p| p.new_frame && p.behind_s.is_some());
+    let before = player.key("space");
+    let past = player.wait_present("the past changing shape", before, |p| {
+        p.new_frame && p.behind_s.is_some() && p.picture != back.picture
+    });
+    assert!(!past.paused);
+    player.key("q");
+    assert!(player.wait_exit().success());
+    drop(sender);
+    assert!(
+        player.stderr().contains("the picture changed mid-stream"),
+        "{}",
+        player.stderr()
+    );
+
+    // Every frame counted is FFmpeg's for a frame of the segment of its shape, value for value
+    // (testsrc2 moves every frame: no two frames of a segment are alike).
+    let stats = |path: &std::path::Path| common::ffprobe_stats(path);
+    let (wide_stats, small_stats) = (stats(&wide), stats(&small));
+    let names = histoplay::signalstats::NAMES;
+    let presents = player.presents();
+    let pictures: std::collections::HashMap<u64, (u32, u32)> = (presents.iter())
+        .filter(|p| p.new_frame)
+        .filter_map(|p| Some((p.frame?, p.picture)))
+        .collect();
+    let mut counted = [0, 0];
+    for present in presents.iter().filter(|p| p.signal.is_some()) {
+        let (frame, values) = present.signal.as_deref().unwrap().split_once(':').unwrap();
+        let values: Vec<&str> = values.split(',').collect();
+        assert_eq!(values.len(), names.len(), "{present:?}");
+        let (segment, n) = match pictures[&frame.parse().unwrap()] {
+            (320, 240) => (&wide_stats, 0),
+            (256, 144) => (&small_stats, 1),
+            other => panic!("a picture of {other:?}"),
+        };
+        let same = |frame: &std::collections::BTreeMap<String, String>| {
+            names
+                .iter()
+                .zip(&values)
+                .all(|(name, v)| *v == "-" || frame[*name] == *v)
+        };
+        assert_eq!(segment.iter().filter(|f| same(f)).count(), 1, "{present:?}");
+        counted[n] += 1;
+    }
+    assert!(counted[0] > 10 && counted[1] > 10, "{counted:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -273,6 +273,12 @@ pub fn gpu_frames_on(
             DecoderEvent::Frame(frame) => frame,
             DecoderEvent::EndOfStream { .. } => break,
             DecoderEvent::Failed { message, .. } => return Err(ClipError::Decode(message)),
+            // Headless sources scale a changed picture to the first shape: never asked.
+            DecoderEvent::Reshaped(_) => {
+                return Err(ClipError::Decode(
+                    "the decoder asked for a ring of another shape".into(),
+                ))
+            }
         };
         if range.end.is_some_and(|e| frame.index >= e) {
             decoder.release(frame.slot);

@@ -201,9 +201,10 @@ pub fn present(media: &Media, at: Instant, due: Option<Instant>, new_frame: bool
         dropped: playback.dropped(),
         paused: playback.paused(),
         size: (0, 0),
+        picture: media.pipeline.frame_size(),
         probe: None,
         region: media.pipeline.region().map(|r| [r.x, r.y, r.width, r.height]),
-        file: media.serial,
+        file: media.file,
         ab: playback.ab_loop(),
         compare: media.compare.as_ref().map(|c| {
             let frame_b = c.shown_b.map(|b| c.index.number_at(b.pts).n);

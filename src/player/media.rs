@@ -17,7 +17,7 @@ use crate::timeline::TimelineFill;
 use crate::video::decoder::DecodeThread;
 use crate::video::index::FrameIndex;
 use crate::video::ring::RING_SLOTS;
-use crate::video::source::{VideoInfo, VideoSource};
+use crate::video::source::{FrameShape, VideoInfo, VideoSource};
 use std::time::{Duration, Instant};
 use winit::event_loop::EventLoopProxy;
 
@@ -81,8 +81,11 @@ pub struct Media {
     pub info: VideoInfo,
     /// Frame numbers, counted in the background.
     pub index: std::sync::Arc<FrameIndex>,
-    /// Numbers the files opened in this window (readbacks of a replaced one are dropped).
+    /// Numbers the passes made in this window, for each file opened and again where a live
+    /// input's picture changes shape (readbacks of replaced passes are dropped).
     pub serial: u64,
+    /// Numbers the files opened in this window.
+    pub file: u64,
     pub pipeline: FramePipeline,
     pub scene: Scene,
     pub playback: Playback<PlayerSource>,
@@ -145,6 +148,12 @@ impl Media {
         } else {
             cache_bytes
         };
+        let mut source = source;
+        if info.live && cache_bytes > 0 && compared.is_none() {
+            // Its timeshift's decode thread asks for a ring of the picture's new shape when
+            // it changes mid-stream (`reshape`).
+            source.follow_format_changes();
+        }
         let decoder = DecodeThread::spawn_notifying(
             source,
             gpu.queue.clone(),
@@ -224,6 +233,7 @@ impl Media {
             info,
             index,
             serial,
+            file: serial,
             pipeline,
             scene,
             playback,
@@ -325,6 +335,32 @@ impl Media {
         self.pipeline.set_scopes_on(gpu, scopes_on)?;
         self.rebuild_scene(gpu, renderer);
         Ok(shown)
+    }
+
+    /// A live input's picture changed shape mid-stream (size or sampling): the passes are made
+    /// for frames of `shape`, and the decoder goes on into their ring. What is set on the
+    /// passes is set again by the caller, as for a new file.
+    pub fn reshape(
+        &mut self,
+        gpu: &GpuContext,
+        renderer: &SceneRenderer,
+        shape: FrameShape,
+    ) -> Result<(), crate::video::ring::RingError> {
+        let bins = self.pipeline.engine.bins;
+        self.pipeline = FramePipeline::new(gpu, bins, shape.format, self.info.volume, RING_SLOTS)?;
+        log::info!(
+            "{}: now {}x{} {}",
+            self.info.path.display(),
+            shape.format.width,
+            shape.format.height,
+            shape.pixel_format
+        );
+        self.info.reshape(&shape);
+        self.serial += 1;
+        self.has_picture = false;
+        self.rebuild_scene(gpu, renderer);
+        self.playback.source.set_ring(shape, self.pipeline.ring.slots.clone());
+        Ok(())
     }
 
     /// Shows `settings`' marks on the picture (while comparing, on the composite); the shown

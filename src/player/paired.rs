@@ -200,7 +200,8 @@ impl<S: FrameSource> Paired<S> {
                 {
                     self.a_end = Some(event)
                 }
-                DecoderEvent::EndOfStream { .. } | DecoderEvent::Failed { .. } => {}
+                // Only a live input played alone follows its picture's shape.
+                DecoderEvent::EndOfStream { .. } | DecoderEvent::Failed { .. } | DecoderEvent::Reshaped(_) => {}
             }
         }
         let generation = self.b.generation();
@@ -216,7 +217,7 @@ impl<S: FrameSource> Paired<S> {
                     self.b_ended = true;
                     self.b_failure = Some(message);
                 }
-                DecoderEvent::EndOfStream { .. } | DecoderEvent::Failed { .. } => {}
+                DecoderEvent::EndOfStream { .. } | DecoderEvent::Failed { .. } | DecoderEvent::Reshaped(_) => {}
             }
         }
         while let Some(&fa) = self.waiting.front() {
@@ -320,6 +321,17 @@ pub enum PlayerSource {
 }
 
 impl PlayerSource {
+    /// A's frames go into `slots`, of `shape`, from now on (`DecodeThread::set_ring`).
+    pub fn set_ring(
+        &self,
+        shape: crate::video::source::FrameShape,
+        slots: Vec<std::sync::Arc<crate::video::convert::PlaneTextures>>,
+    ) {
+        if let PlayerSource::One(a) = self {
+            a.set_ring(shape, slots);
+        }
+    }
+
     /// How full A's decoded-frame cache is.
     pub fn cache_fill(&self) -> CacheFill {
         match self {

@@ -6,7 +6,7 @@ use super::commands::Command;
 use super::pacing::{pick, pick_live};
 use crate::clock::Clock;
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
-use crate::video::source::SeekTarget;
+use crate::video::source::{FrameShape, SeekTarget};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -138,6 +138,8 @@ pub struct Playback<S> {
     last_received: Option<Instant>,
     /// Something to tell the user, once (a key a live input has no use for).
     note: Option<String>,
+    /// The decoder's next frames are of this shape: it waits for a ring of it.
+    reshaped: Option<FrameShape>,
 }
 
 /// A live input with no frame for this long shows "no signal" over its last one.
@@ -234,6 +236,7 @@ impl<S: FrameSource> Playback<S> {
             last_number: None,
             last_received: None,
             note: None,
+            reshaped: None,
         }
     }
 
@@ -300,6 +303,8 @@ impl<S: FrameSource> Playback<S> {
                     self.error = Some(message);
                 }
                 DecoderEvent::EndOfStream { .. } | DecoderEvent::Failed { .. } => {}
+                // Whatever the generation: the decoder waits for the answer.
+                DecoderEvent::Reshaped(shape) => self.reshaped = Some(shape),
             }
         }
         if self.live && !self.timeshift && self.clock.paused() && self.landing.is_none() {
@@ -777,6 +782,18 @@ impl<S: FrameSource> Playback<S> {
     /// Whether the OSD needs a redraw for a change that came with no frame; resets it.
     pub fn take_changed(&mut self) -> bool {
         std::mem::take(&mut self.changed)
+    }
+
+    /// The shape the decoder's next frames have, once every frame it sent before in the ring
+    /// it has now was taken (shown or given back) and a frame is wanted (paused, the picture
+    /// stays until a step or seek asks for one): the caller makes a ring of that shape and
+    /// hands it to the decoder.
+    pub fn take_reshaped(&mut self) -> Option<FrameShape> {
+        let wanted = !self.clock.paused() || self.landing.is_some() || self.forward_steps > 0;
+        match self.queue.is_empty() && wanted {
+            true => self.reshaped.take(),
+            false => None,
+        }
     }
 
     /// Gives every held slot back (before the decoder goes away).

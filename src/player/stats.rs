@@ -22,6 +22,8 @@ pub struct Present {
     pub dropped: u64,
     pub paused: bool,
     pub size: (u32, u32),
+    /// The picture's size as decoded (a live input's can change mid-stream).
+    pub picture: (u32, u32),
     /// Whether the frame number is exact (the index had read that far) or estimated.
     pub exact: bool,
     /// The frame is a seek's keyframe preview, not yet the frame it lands on.
@@ -55,8 +57,8 @@ pub struct Present {
 }
 
 /// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
-/// `t_ms=1234.567 frame=37 gen=0 new=1 due_ms=1234.000 dropped=3 paused=0 size=640x480 exact=1
-/// preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=0 ab=1.500,-`, and comparing two
+/// `t_ms=1234.567 frame=37 gen=0 new=1 due_ms=1234.000 dropped=3 paused=0 size=640x480
+/// picture=1920x1080 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=0 ab=1.500,-`, and comparing two
 /// files ` compare=37,wipe` (the compared file's frame, the mode), and with marks on the picture
 /// ` marks=zebra,peaking`, and while the stats overlay shows them, the signal statistics
 /// ` signal=37:16,20,...` (the frame they are of, then `report --csv`'s values in its order),
@@ -163,7 +165,7 @@ impl FrameLog {
             }
         };
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{marks}{signal}{latency}{behind}{timecode}{qc}{osd}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} picture={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{marks}{signal}{latency}{behind}{timecode}{qc}{osd}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -171,6 +173,8 @@ impl FrameLog {
             u8::from(present.paused),
             present.size.0,
             present.size.1,
+            present.picture.0,
+            present.picture.1,
             u8::from(present.exact),
             u8::from(present.preview),
             present.file,
@@ -244,6 +248,7 @@ mod tests {
             dropped: 3,
             paused: false,
             size: (640, 480),
+            picture: (320, 240),
             exact: true,
             preview: false,
             probe: None,
@@ -288,8 +293,8 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=- region=- file=0 ab=-",
-                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side marks=zebra,range signal=37:16,20 latency_ms=41.250 behind_s=12.400 tc=10:00:59;28 osd=compare:112,8,416,22;panel:8,180,624,70",
+                "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 picture=320x240 exact=1 preview=0 probe=- region=- file=0 ab=-",
+                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 picture=320x240 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side marks=zebra,range signal=37:16,20 latency_ms=41.250 behind_s=12.400 tc=10:00:59;28 osd=compare:112,8,416,22;panel:8,180,624,70",
             ]
         );
     }

@@ -358,7 +358,10 @@ impl PlayerWindow {
             )
         });
         match media {
-            Ok(media) => self.replace_media(media, &path),
+            Ok(mut media) => {
+                media.file = self.media.file + 1;
+                self.replace_media(media, &path)
+            }
             Err(e) => {
                 self.message(e.to_string(), true);
                 let fx = self.files.open_failed(&path, &self.media.info.path, &self.sound);
@@ -393,6 +396,35 @@ impl PlayerWindow {
         self.window.set_title(&title(path));
         if self.window.fullscreen().is_none() {
             // As mpv does: the window takes the new video's size (Resized follows).
+            let info = &self.media.info;
+            let (width, height) = default_window_size(info.format.height, info.display_aspect);
+            let _ = self
+                .window
+                .request_inner_size(winit::dpi::PhysicalSize::new(width, height));
+        }
+        self.relayout();
+    }
+
+    /// A live input's picture changed shape (size or sampling): its passes are made again for
+    /// the new one, and what is kept from file to file applies to them.
+    fn reshape(&mut self, shape: crate::video::source::FrameShape) {
+        let (width, height) = (shape.format.width, shape.format.height);
+        if let Err(e) = self.media.reshape(&self.gpu, &self.scene, shape) {
+            self.message(format!("cannot show the picture at {width}x{height}: {e}"), true);
+            return;
+        }
+        let fx = self.picture.file_opened(cx!(self));
+        self.take(fx);
+        self.marks.file_opened(cx!(self));
+        self.readbacks.readout = None;
+        let fx = self.scopes.file_opened(cx!(self));
+        self.take(fx);
+        let over_osd = self.egui.over_widget(self.pointer.at());
+        let fx = self.pointer.file_opened(over_osd, cx!(self));
+        self.take(fx);
+        self.message(format!("picture now {width}x{height}"), false);
+        if self.window.fullscreen().is_none() {
+            // As mpv does: the window takes the picture's new size.
             let info = &self.media.info;
             let (width, height) = default_window_size(info.format.height, info.display_aspect);
             let _ = self
@@ -553,6 +585,9 @@ impl PlayerWindow {
         let renderable = self.surface.is_renderable() && blocked.is_none();
         let lead = self.render_lead();
         self.needs_redraw |= self.media.catch_up(now, lead, renderable);
+        if let Some(shape) = self.media.playback.take_reshaped() {
+            self.reshape(shape);
+        }
         let no_signal = self.media.playback.no_signal(now);
         self.needs_redraw |= no_signal != std::mem::replace(&mut self.no_signal, no_signal);
         let fx = self.files.finished(now, &mut self.media, &self.sound);

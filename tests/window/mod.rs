@@ -134,12 +134,16 @@ pub struct Present {
     pub tc: Option<String>,
     /// The limits the QC report's last frame is beyond.
     pub qc: Option<String>,
+    /// The picture's size as decoded.
+    pub picture: (u32, u32),
 }
 
 pub fn parse(line: &str) -> Option<Present> {
     let field = |name: &str| line.split(' ').find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='));
     let (w, h) = field("size")?.split_once('x')?;
+    let (pw, ph) = field("picture")?.split_once('x')?;
     Some(Present {
+        picture: (pw.parse().ok()?, ph.parse().ok()?),
         frame: field("frame")?.parse().ok(),
         generation: field("gen")?.parse().ok()?,
         new_frame: field("new")? == "1",

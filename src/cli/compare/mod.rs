@@ -321,6 +321,11 @@ fn next_frame(decoder: &DecodeThread) -> Result<Option<Frame>, ClipError> {
             DecoderEvent::Frame(frame) => return Ok(Some(frame)),
             DecoderEvent::EndOfStream { .. } => return Ok(None),
             DecoderEvent::Failed { message, .. } => return Err(ClipError::Decode(message)),
+            DecoderEvent::Reshaped(_) => {
+                return Err(ClipError::Decode(
+                    "the decoder asked for a ring of another shape".into(),
+                ))
+            }
         }
     }
 }

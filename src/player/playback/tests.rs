@@ -615,3 +615,46 @@ fn a_timeshifted_live_input_played_faster_catches_up_and_is_live_again() {
     send(&p, [live(80, 0, false)]);
     assert_eq!(p.next_frame(t0 + ms(310), NO_LEAD).map(|n| n.frame.index), Some(80));
 }
+
+#[test]
+fn a_new_shape_is_taken_once_the_frames_before_it_are_and_a_frame_is_wanted() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    p.set_live(true);
+    let shape = FrameShape {
+        format: crate::video::format::FrameFormat {
+            layout: crate::video::format::PlaneLayout::Yuv {
+                chroma_shift_x: 1,
+                chroma_shift_y: 0,
+                bits: 8,
+            },
+            width: 256,
+            height: 144,
+            color: crate::colour::ColorSpec::resolve(None, None, 256, 144, false),
+        },
+        display_aspect: 16.0 / 9.0,
+        pixel_format: "yuv422p".into(),
+    };
+    send(&p, [live(0, 0, true)]);
+    assert_eq!(p.next_frame(t0, NO_LEAD).map(|n| n.frame.index), Some(0));
+    // Two frames of the old shape came before the decoder asked: they are shown first.
+    send(
+        &p,
+        [
+            live(1, 0, true),
+            live(2, 0, true),
+            DecoderEvent::Reshaped(shape.clone()),
+        ],
+    );
+    p.pump(t0 + ms(1));
+    assert_eq!(p.take_reshaped(), None);
+    assert_eq!(p.next_frame(t0 + ms(2), NO_LEAD).map(|n| n.frame.index), Some(1));
+    assert_eq!(p.take_reshaped(), None);
+    assert_eq!(p.next_frame(t0 + ms(3), NO_LEAD).map(|n| n.frame.index), Some(2));
+    // Paused, the picture stays up until a step asks for the next frame.
+    assert!(p.apply(&Command::Pause, t0 + ms(4)));
+    assert_eq!(p.take_reshaped(), None);
+    assert!(p.apply(&Command::StepForward, t0 + ms(5)));
+    assert_eq!(p.take_reshaped(), Some(shape));
+    assert_eq!(p.take_reshaped(), None, "once");
+}

@@ -11,7 +11,8 @@
 use super::upload::Outgoing;
 use super::{give_back, Command, DecoderEvent, ReadyFrame, PAUSED_AHEAD};
 use crate::video::cache::FrameCache;
-use crate::video::source::{Decoded, DecodedFrame, SeekTarget, VideoInfo, VideoSource};
+use crate::video::convert::PlaneTextures;
+use crate::video::source::{Decoded, DecodedFrame, FrameShape, SeekTarget, VideoSource};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
@@ -53,6 +54,8 @@ impl LiveWindow {
 /// What the reader thread tells the live worker, through its command queue.
 pub(super) enum Fed {
     Frame(Box<DecodedFrame>),
+    /// The frames from the next one on are of this shape (the picture changed mid-stream).
+    Shape(FrameShape),
     /// The input ended (with the error that ended it, if one did).
     Ended(Option<String>),
 }
@@ -62,7 +65,6 @@ pub(super) struct LiveWorker {
     source: Option<VideoSource>,
     /// The worker's own command queue, for the reader thread.
     feed: Option<Sender<Command>>,
-    info: VideoInfo,
     interrupt: crate::video::input::Interrupt,
     slot_count: usize,
     free: VecDeque<usize>,
@@ -86,6 +88,15 @@ pub(super) struct LiveWorker {
     end_told: Option<u64>,
     trim_asked: Arc<AtomicBool>,
     window: Arc<LiveWindow>,
+    /// The shapes of the frames kept: each from the key of its first frame on (the first from
+    /// before the oldest), so that a window spanning a change sends each frame with its own.
+    shapes: VecDeque<(i64, FrameShape)>,
+    /// The shape of the frames the reader sends next, for the next frame kept.
+    incoming: Option<FrameShape>,
+    /// The shape of the ring's slots.
+    ring_shape: FrameShape,
+    /// A ring of another shape was asked for: nothing is sent until it comes.
+    awaiting_ring: bool,
 }
 
 impl LiveWorker {
@@ -98,8 +109,12 @@ impl LiveWorker {
         trim_asked: Arc<AtomicBool>,
         window: Arc<LiveWindow>,
     ) -> Self {
+        let shape = source.info.shape();
         Self {
-            info: source.info.clone(),
+            shapes: VecDeque::from([(i64::MIN, shape.clone())]),
+            incoming: None,
+            ring_shape: shape,
+            awaiting_ring: false,
             interrupt: source.interrupter(),
             source: Some(source),
             feed: Some(commands.0),
@@ -180,6 +195,8 @@ impl LiveWorker {
                 self.evict();
             }
             Command::Live(Fed::Frame(frame)) => self.keep(*frame),
+            Command::Live(Fed::Shape(shape)) => self.incoming = Some(shape),
+            Command::Ring(shape, slots) => self.take_ring(shape, slots),
             Command::Live(Fed::Ended(error)) => self.ended = Some(error),
             Command::Stop => return false,
         }
@@ -195,6 +212,9 @@ impl LiveWorker {
             Some(newest) if frame.pts <= newest => newest + 1,
             _ => frame.pts,
         };
+        if let Some(shape) = self.incoming.take() {
+            self.shapes.push_back((pts, shape));
+        }
         let previous = self.newest;
         self.cache.insert(pts, Arc::new(frame), previous);
         self.newest = Some(pts);
@@ -210,9 +230,46 @@ impl LiveWorker {
             .and_then(|c| self.cache.nearest_at_or_before(c.saturating_sub(1)));
         let keep: Vec<i64> = [Some(newest), self.cursor, before].into_iter().flatten().collect();
         self.cache.evict(newest, &keep);
-        if let (Some((_, oldest)), Some((_, newest))) = (self.cache.oldest(), self.cache.newest()) {
+        if let (Some((oldest_key, oldest)), Some((_, newest))) = (self.cache.oldest(), self.cache.newest()) {
             self.window.set(oldest.seconds, newest.seconds);
+            // Shapes no frame kept has any longer.
+            while self.shapes.get(1).is_some_and(|&(from, _)| from <= oldest_key) {
+                self.shapes.pop_front();
+            }
         }
+    }
+
+    /// The shape of the kept frame at `key`.
+    fn shape_of(&self, key: i64) -> &FrameShape {
+        let (_, shape) = (self.shapes.iter().rev())
+            .find(|(from, _)| *from <= key)
+            .unwrap_or(&self.shapes[0]);
+        shape
+    }
+
+    /// Whether the frame at `key` may go into the ring as it is; when it is of another shape,
+    /// the consumer is asked (once) for a ring of its shape, and nothing is sent until it comes.
+    fn ring_fits(&mut self, key: i64) -> bool {
+        if self.awaiting_ring {
+            return false;
+        }
+        let shape = self.shape_of(key);
+        if *shape == self.ring_shape {
+            return true;
+        }
+        let event = DecoderEvent::Reshaped(shape.clone());
+        self.awaiting_ring = true;
+        self.emit(event);
+        false
+    }
+
+    /// The consumer's ring of `shape`: every slot of the one before was given back.
+    fn take_ring(&mut self, shape: FrameShape, slots: Vec<Arc<PlaneTextures>>) {
+        self.ring_shape = shape;
+        self.awaiting_ring = false;
+        self.slot_count = slots.len();
+        self.free = (0..slots.len()).collect();
+        let _ = self.outgoing.send(Outgoing::Ring(slots));
     }
 
     /// One piece of work; false when there is none until a command comes.
@@ -222,7 +279,7 @@ impl LiveWorker {
                 // Nothing read yet: the input's end is all there is to tell.
                 return self.tell_end();
             };
-            if self.free.is_empty() {
+            if self.free.is_empty() || !self.ring_fits(pts) {
                 return false;
             }
             self.target = None;
@@ -240,7 +297,7 @@ impl LiveWorker {
                     (true, Some(newest)) => newest,
                     _ => next,
                 };
-                may_send && self.deliver(next)
+                may_send && self.ring_fits(next) && self.deliver(next)
             }
             None => self.tell_end(),
         }
@@ -310,7 +367,7 @@ impl LiveWorker {
             packet: frame.packet,
             live_edge: Some(pts) == self.newest,
         };
-        let layout = self.info.format.layout;
+        let layout = self.shape_of(pts).format.layout;
         self.outgoing.send(Outgoing::Frame { frame, layout, ready }).is_ok()
     }
 
@@ -322,9 +379,17 @@ impl LiveWorker {
 /// The reader thread: decodes the input as it comes, for as long as it lasts or the worker
 /// listens.
 fn read(mut source: VideoSource, feed: &Sender<Command>) {
+    let (mut format, mut aspect) = (source.info.format, source.info.display_aspect);
     loop {
         let fed = match source.next_decoded() {
             Ok(Some(Decoded::Frame(frame))) => {
+                // Decoded in another shape than the frames before it (`follow_format_changes`).
+                if (source.info.format, source.info.display_aspect) != (format, aspect) {
+                    (format, aspect) = (source.info.format, source.info.display_aspect);
+                    if feed.send(Command::Live(Fed::Shape(source.info.shape()))).is_err() {
+                        return;
+                    }
+                }
                 // Copied back now: kept, it would hold one of the decoder's few surfaces.
                 let copied = match frame.in_device() {
                     true => frame.video().map(|_| ()),

@@ -17,7 +17,7 @@ mod worker;
 use super::cache::{CacheFill, CacheGauge, FrameCache};
 use super::convert::PlaneTextures;
 use super::index::FrameIndex;
-use super::source::{SeekTarget, VideoInfo, VideoSource};
+use super::source::{FrameShape, SeekTarget, VideoInfo, VideoSource};
 use crate::video::interop::{FramePath, TransferCount, Transfers};
 use crate::video::memory::FRAME_MEMORY;
 use live::LiveWorker;
@@ -85,6 +85,11 @@ pub enum DecoderEvent {
         generation: u64,
         message: String,
     },
+    /// The next frames are of another shape than the ring's (a live input's picture changed
+    /// size or sampling; `VideoSource::follow_format_changes`): none comes until the consumer,
+    /// done with the frames it was sent, makes a ring of that shape and hands it over
+    /// (`DecodeThread::set_ring`).
+    Reshaped(FrameShape),
 }
 
 enum Command {
@@ -100,6 +105,9 @@ enum Command {
     Trim,
     /// A live input's reader thread decoded a frame, or met the input's end.
     Live(live::Fed),
+    /// The consumer's ring for frames of this shape, after a `Reshaped` event: it has let go
+    /// of every slot of the ring before.
+    Ring(FrameShape, Vec<Arc<PlaneTextures>>),
     Stop,
 }
 
@@ -326,6 +334,12 @@ impl DecodeThread {
             self.following_live = following;
             let _ = self.commands.send(Command::FollowLive(following));
         }
+    }
+
+    /// Frames go into `slots`, of `shape`, from now on: the answer to `Reshaped`, once no slot
+    /// of the ring before is held (the frames sent before it shown or given back).
+    pub fn set_ring(&self, shape: FrameShape, slots: Vec<Arc<PlaneTextures>>) {
+        let _ = self.commands.send(Command::Ring(shape, slots));
     }
 
     /// Gives a ring slot back once the GPU work that reads it has been submitted.

@@ -26,6 +26,8 @@ pub(super) enum Outgoing {
         ready: ReadyFrame,
     },
     Event(DecoderEvent),
+    /// The ring's slots from here on (another shape of frame).
+    Ring(Vec<Arc<PlaneTextures>>),
 }
 
 pub(super) struct Uploader {
@@ -46,8 +48,8 @@ pub(super) struct Uploader {
 
 impl Uploader {
     /// Runs until the decode thread stops sending or the consumer stops listening.
-    pub(super) fn run(self) {
-        for outgoing in &self.outgoing {
+    pub(super) fn run(mut self) {
+        while let Ok(outgoing) = self.outgoing.recv() {
             let event = match outgoing {
                 Outgoing::Frame { frame, ready, .. } if ready.generation < self.latest.load(Ordering::Acquire) => {
                     // One still in the hardware decoder's memory is copied back all the same
@@ -84,6 +86,10 @@ impl Uploader {
                     }
                 }
                 Outgoing::Event(event) => event,
+                Outgoing::Ring(slots) => {
+                    self.slots = slots;
+                    continue;
+                }
             };
             if self.events.send(event).is_err() {
                 return;

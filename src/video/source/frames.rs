@@ -375,7 +375,9 @@ impl VideoSource {
     /// changed mid-stream) go through one swscale context, made when first needed.
     fn convert_for_upload(&mut self, frame: ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, VideoError> {
         let size = (frame.width(), frame.height());
-        if size != self.decoded_size.0 && self.decoded_size.1 != Some(size) {
+        if self.follow_formats {
+            self.follow_format(&frame);
+        } else if size != self.decoded_size.0 && self.decoded_size.1 != Some(size) {
             self.decoded_size.1 = Some(size);
             log::warn!(
                 "{}: the picture changed size mid-stream, {}x{} to {}x{}: shown and counted scaled to {}x{}",
@@ -392,6 +394,60 @@ impl VideoSource {
             path: self.info.path.clone(),
             reason,
         })
+    }
+
+    /// A frame of another size or sampling than the stream's: its format is the stream's from
+    /// now on (`follow_format_changes`), its colour as the frame is tagged (else as the
+    /// decoder says, else as its size implies), as a stream's first frames are described.
+    fn follow_format(&mut self, frame: &ffmpeg::frame::Video) {
+        let (width, height) = (frame.width(), frame.height());
+        let pixel = frame.format();
+        let Some((layout, jpeg)) = native_layout(pixel).or_else(|| native_layout(stream::fallback_format(pixel)))
+        else {
+            return;
+        };
+        let now = self.info.format;
+        if (layout, width, height) == (now.layout, now.width, now.height) || width == 0 || height == 0 {
+            return;
+        }
+        let color = ColorSpec::resolve(
+            stream::matrix_of(frame.color_space()).or_else(|| stream::matrix_of(self.decoder.color_space())),
+            stream::range_of(frame.color_range()).or_else(|| stream::range_of(self.decoder.color_range())),
+            width,
+            height,
+            jpeg,
+        );
+        let sar = frame.aspect_ratio();
+        let sar = match sar.numerator() > 0 && sar.denominator() > 0 {
+            true => f64::from(sar.numerator()) / f64::from(sar.denominator()),
+            false => 1.0,
+        };
+        let aspect = f64::from(width) * sar / f64::from(height);
+        let aspect = if self.info.quarter_turns % 2 == 1 {
+            1.0 / aspect
+        } else {
+            aspect
+        };
+        log::warn!(
+            "{}: the picture changed mid-stream, {}x{} {} to {}x{} {}",
+            self.info.path.display(),
+            now.width,
+            now.height,
+            self.info.pixel_format,
+            width,
+            height,
+            format!("{pixel:?}").to_lowercase()
+        );
+        self.info.reshape(&FrameShape {
+            format: FrameFormat {
+                layout,
+                width,
+                height,
+                color,
+            },
+            display_aspect: aspect as f32,
+            pixel_format: format!("{pixel:?}").to_lowercase(),
+        });
     }
 }
 

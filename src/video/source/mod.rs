@@ -101,7 +101,33 @@ pub struct Chapter {
     pub title: Option<String>,
 }
 
+/// What a stream's frames look like, where that can change mid-stream (a live input's
+/// picture changing size or sampling, with `follow_format_changes`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrameShape {
+    pub format: FrameFormat,
+    pub display_aspect: f32,
+    /// The decoder's pixel format, before any conversion.
+    pub pixel_format: String,
+}
+
 impl VideoInfo {
+    /// The frames' shape as they are now.
+    pub fn shape(&self) -> FrameShape {
+        FrameShape {
+            format: self.format,
+            display_aspect: self.display_aspect,
+            pixel_format: self.pixel_format.clone(),
+        }
+    }
+
+    /// Describes frames of `shape` from now on.
+    pub fn reshape(&mut self, shape: &FrameShape) {
+        self.format = shape.format;
+        self.display_aspect = shape.display_aspect;
+        self.pixel_format.clone_from(&shape.pixel_format);
+    }
+
     pub fn seconds(&self, pts: i64) -> f64 {
         pts as f64 * f64::from(self.time_base.0) / f64::from(self.time_base.1)
     }
@@ -146,6 +172,9 @@ pub struct VideoSource {
     interrupt: crate::video::input::Interrupt,
     /// The frames' size when the stream opened, and the other size last warned of.
     decoded_size: ((u32, u32), Option<(u32, u32)>),
+    /// Frames of another size or sampling become the stream's format (`follow_format_changes`)
+    /// instead of being scaled to the first.
+    follow_formats: bool,
     /// The connection was lost with this error: opened again once the decoder is drained.
     lost: Option<ffmpeg::Error>,
     /// When a lost connection is opened again (`input::reconnects`).
@@ -369,6 +398,13 @@ impl VideoSource {
         // (With alpha, or big-endian, of a sampling and depth the converter takes, the frames
         // are uploaded with those very samples.)
         stream::planar_yuv_layout(format).filter(|&layout| layout != self.info.format.layout)
+    }
+
+    /// Frames that come in another size or sampling mid-stream are given out as they are, and
+    /// `info` describes them from then on (its `shape` changes), for a consumer that makes its
+    /// ring again; without, they are scaled to the stream's first size and layout.
+    pub fn follow_format_changes(&mut self) {
+        self.follow_formats = true;
     }
 
     /// Gives frames out with the decoder's own planes (`converted_yuv_layout`), not converted

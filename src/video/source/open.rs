@@ -140,6 +140,7 @@ impl VideoSource {
                 false => crate::video::input::Reconnect::Never,
             },
             decoded_size: (decoded_size, None),
+            follow_formats: false,
             parameters,
             gpu_store: None,
             gpu_store_maker: None,

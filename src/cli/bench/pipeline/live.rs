@@ -158,5 +158,7 @@ fn take(event: DecoderEvent, queue: &mut VecDeque<ReadyFrame>) -> Result<bool> {
         }
         DecoderEvent::EndOfStream { .. } => Ok(true),
         DecoderEvent::Failed { message, .. } => bail!(message),
+        // Its frames are scaled to the first shape: it never asks for another ring.
+        DecoderEvent::Reshaped(_) => bail!("the decoder asked for a ring of another shape"),
     }
 }

@@ -163,6 +163,7 @@ impl Pipeline {
             Some(DecoderEvent::Frame(frame)) => Ok(Some(frame)),
             Some(DecoderEvent::EndOfStream { .. }) => Ok(None),
             Some(DecoderEvent::Failed { message, .. }) => bail!(message),
+            Some(DecoderEvent::Reshaped(_)) => bail!("the decoder asked for a ring of another shape"),
             None => bail!("the decoder stopped responding"),
         }
     }
@@ -236,6 +237,7 @@ fn paced(pipeline: &mut Pipeline, seconds: f64, refresh_hz: f64, label: &str, ou
                 DecoderEvent::Frame(f) => pipeline.decoder.release(f.slot),
                 DecoderEvent::EndOfStream { .. } => ended = true,
                 DecoderEvent::Failed { message, .. } => bail!(message),
+                DecoderEvent::Reshaped(_) => bail!("the decoder asked for a ring of another shape"),
             }
         }
         let Some(front) = queue.front() else {
