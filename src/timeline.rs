@@ -6,14 +6,22 @@
 //!
 //! Column x of C covers the frames n with ⌊n·C/F⌋ = x, F the file's frame count, and holds the
 //! sum of their luminance histograms (`hist`'s `l`, 256 bins).
+//!
+//! A live input has no file to read again: its timeline is that of its timeshift window, each
+//! frame counted as the decode thread keeps it (`TimelineFill::live`), the oldest letting go as
+//! the window slides; frame n of the F in the window goes to column ⌊n·C/F⌋.
 
 use crate::engine::histogram::{Histogram, DEFAULT_BINS};
 use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
 use crate::headless::{self as hist, ClipError, FrameMeta, FrameRange};
+use crate::video::decoder::{LiveWindow, TappedFrame};
 use crate::video::source::{Decoding, VideoSource};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// Share of a column's pixels in its top (or bottom) bin above which the strip marks it as
 /// clipping.
@@ -127,6 +135,44 @@ impl TimelineData {
     }
 }
 
+/// The luminance histograms of a live input's frames over its timeshift window, oldest first.
+#[derive(Debug, Default)]
+pub struct LiveTimeline {
+    frames: VecDeque<(f64, Vec<u32>)>,
+    /// Frames counted in all.
+    pub filled: u64,
+}
+
+impl LiveTimeline {
+    /// Adds a frame's luminance bins; frames older than `oldest` (those the window let go) go.
+    pub fn add(&mut self, seconds: f64, luma: Vec<u32>, oldest: Option<f64>) {
+        self.frames.push_back((seconds, luma));
+        self.filled += 1;
+        if let Some(oldest) = oldest {
+            while self.frames.front().is_some_and(|&(t, _)| t < oldest) {
+                self.frames.pop_front();
+            }
+        }
+    }
+
+    /// The frames counted, oldest first: each one's time and luminance bins.
+    pub fn frames(&self) -> impl Iterator<Item = (f64, &[u32])> {
+        self.frames.iter().map(|(t, luma)| (*t, luma.as_slice()))
+    }
+
+    /// The frames counted that the window holds from `oldest` on, in `columns` columns of
+    /// `bins` bins.
+    pub fn data(&self, columns: u32, bins: u32, oldest: Option<f64>) -> TimelineData {
+        let held = self.frames.iter().filter(|(t, _)| oldest.is_none_or(|o| *t >= o));
+        let mut data = TimelineData::new(columns, bins, held.clone().count() as u64);
+        for (n, (_, luma)) in held.enumerate() {
+            data.add(n as u64, luma.iter().copied());
+        }
+        data.filled = self.filled;
+        data
+    }
+}
+
 /// Brightness (0..1) of a row at `density` (its bins' share of the column's pixels, per bin,
 /// times the bin count: 1 where the pixels spread evenly) in a strip `rows` tall: log-like,
 /// full at an eighth of the pixels in one row, any pixel at all visible.
@@ -229,11 +275,88 @@ pub fn frame_count(source: &VideoSource) -> u64 {
         .unwrap_or(1)
 }
 
+/// A live input's window frames counted into `timeline` as `frames` hands them over (calling
+/// `took` after each, for more), on the GPU `ctx`, until `control` stops it or the frames end;
+/// returns the frames counted.
+pub fn fill_live(
+    ctx: &GpuContext,
+    volume: crate::colour::ColorVolume,
+    (frames, took): (Receiver<TappedFrame>, Box<dyn Fn() + Send>),
+    timeline: &Mutex<LiveTimeline>,
+    window: &LiveWindow,
+    control: &FillControl,
+) -> Result<u64, ClipError> {
+    // The passes for the frames' format, made again where the picture changes shape.
+    let mut passes: Option<crate::pipeline::FramePipeline> = None;
+    let mut readback: Option<crate::gpu::readback::ReadbackRing<f64>> = None;
+    let mut counted = 0;
+    loop {
+        let tapped = match frames.recv_timeout(Duration::from_millis(100)) {
+            Ok(tapped) => tapped,
+            Err(RecvTimeoutError::Timeout) if !control.stop.load(Ordering::Relaxed) => continue,
+            Err(_) => break,
+        };
+        if control.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let format = tapped.format;
+        if passes.as_ref().is_none_or(|p| p.ring.format != format) {
+            passes = Some(crate::pipeline::FramePipeline::new(
+                ctx,
+                DEFAULT_BINS,
+                format,
+                volume,
+                1,
+            )?);
+        }
+        let pipeline = passes.as_ref().expect("made above");
+        let planes = tapped.frame.planes(format.layout);
+        pipeline.ring.slots[0]
+            .upload(&ctx.queue, &planes)
+            .map_err(|e| ClipError::Decode(format!("uploading a frame for the timeline failed: {e}")))?;
+        let bytes = pipeline.engine.histogram_bytes();
+        let readback = readback.get_or_insert_with(|| crate::gpu::readback::ReadbackRing::new(&ctx.device, bytes, 1));
+        let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("live timeline frame"),
+        });
+        pipeline.encode_frame(&mut encoder, 0);
+        encoder.copy_buffer_to_buffer(&pipeline.target.histogram, 0, readback.next_buffer(), 0, bytes);
+        ctx.queue.submit([encoder.finish()]);
+        readback.submitted(tapped.frame.seconds);
+        // The frame is let go of, and the next asked for, while the GPU counts this one.
+        drop(tapped);
+        took();
+        let luma = readback.read_oldest(ctx, |bytes, seconds| {
+            let histogram = Histogram::from_interleaved(&crate::gpu::readback::words(bytes));
+            (seconds, histogram.counts.iter().map(|c| c[3]).collect::<Vec<u32>>())
+        })?;
+        if let Some((seconds, luma)) = luma {
+            let oldest = window.read().map(|(oldest, _)| oldest);
+            timeline
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .add(seconds, luma, oldest);
+            counted += 1;
+        }
+    }
+    Ok(counted)
+}
+
+/// What a timeline holds: a file's frames, or a live input's window.
+enum Counts {
+    File(Arc<Mutex<TimelineData>>),
+    Live {
+        timeline: Arc<Mutex<LiveTimeline>>,
+        window: Arc<LiveWindow>,
+    },
+}
+
 /// The player's timeline of one file, filled by a thread of its own at low priority: its own
-/// demuxer and decoder, the player's GPU. Stopped (and waited for) when dropped, which happens
-/// off the window's thread with the rest of a closed file.
+/// demuxer and decoder (a live input: the frames its decode thread keeps), the player's GPU.
+/// Stopped (and waited for) when dropped, which happens off the window's thread with the rest
+/// of a closed file.
 pub struct TimelineFill {
-    pub data: Arc<Mutex<TimelineData>>,
+    counts: Counts,
     control: Arc<FillControl>,
     done: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -270,11 +393,66 @@ impl TimelineFill {
                 finished.store(true, Ordering::Relaxed);
             })?;
         Ok(Self {
-            data,
+            counts: Counts::File(data),
             control,
             done,
             thread: Some(thread),
         })
+    }
+
+    /// The timeline of a live input's timeshift window, its frames handed over by `tap`
+    /// (`DecodeThread::tap_window`) as they are kept, those of `window`'s past first.
+    pub fn live(
+        gpu: &GpuContext,
+        volume: crate::colour::ColorVolume,
+        tap: (Receiver<TappedFrame>, Box<dyn Fn() + Send>),
+        window: Arc<LiveWindow>,
+    ) -> std::io::Result<Self> {
+        let timeline = Arc::new(Mutex::new(LiveTimeline::default()));
+        let control = Arc::new(FillControl::default());
+        let done = Arc::new(AtomicBool::new(false));
+        let gpu = gpu.clone();
+        let (shared, controls, finished, shared_window) =
+            (timeline.clone(), control.clone(), done.clone(), window.clone());
+        let thread = std::thread::Builder::new()
+            .name("histoplay timeline".into())
+            .spawn(move || {
+                crate::video::index::lower_priority();
+                match fill_live(&gpu, volume, tap, &shared, &shared_window, &controls) {
+                    Ok(frames) => log::info!("timeline of the live input: {frames} frames"),
+                    Err(e) => log::warn!("the live input's timeline stopped: {e}"),
+                }
+                finished.store(true, Ordering::Relaxed);
+            })?;
+        Ok(Self {
+            counts: Counts::Live { timeline, window },
+            control,
+            done,
+            thread: Some(thread),
+        })
+    }
+
+    /// Frames counted so far.
+    pub fn filled(&self) -> u64 {
+        match &self.counts {
+            Counts::File(data) => data.lock().map_or(0, |d| d.filled),
+            Counts::Live { timeline, .. } => timeline.lock().map_or(0, |t| t.filled),
+        }
+    }
+
+    /// The strip as RGBA8 (`TimelineData::render`), and the frames counted in it so far.
+    pub fn render(&self, width: u32, height: u32) -> Option<(Vec<u8>, u64)> {
+        let data = match &self.counts {
+            Counts::File(data) => {
+                let data = data.lock().ok()?;
+                return Some((data.render(width, height), data.filled));
+            }
+            Counts::Live { timeline, window } => {
+                let oldest = window.read().map(|(oldest, _)| oldest);
+                timeline.lock().ok()?.data(PLAYER_COLUMNS, DEFAULT_BINS, oldest)
+            }
+        };
+        Some((data.render(width, height), data.filled))
     }
 
     /// The player is playing (the fill yields most of its time) or not (it goes flat out).

@@ -838,3 +838,63 @@ fn a_transport_stream_with_one_keyframe_seeks_to_any_frame() {
         assert_eq!(values(&from_ts), values(&from_mp4), "frame {frame}");
     }
 }
+
+#[test]
+fn a_live_inputs_timeline_counts_each_frame_its_window_keeps_as_hist_counts_the_file() {
+    use histoplay::timeline::{fill_live, FillControl, LiveTimeline};
+    use histoplay::video::decoder::DecodeThread;
+    use histoplay::video::source::VideoSource;
+    let ts = stream_ts();
+    let expected: Vec<Value> = lines(&histoplay(&["hist", ts.to_str().unwrap(), "--frames", "0.."]));
+    let port = 20_000 + (std::process::id() % 20_000) as u16 + 7;
+    let url = format!("udp://127.0.0.1:{port}");
+    let sender = {
+        let (ts, url) = (ts.clone(), format!("{url}?pkt_size=1316"));
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(500));
+            send_copy(&ts, &url);
+        })
+    };
+    // It ends 2 s after the last packet: the decoder gives up the frames it holds.
+    let source = VideoSource::open(Path::new(&format!("{url}?timeout=2000000"))).unwrap();
+    let gpu = common::gpu();
+    let pipeline =
+        histoplay::pipeline::FramePipeline::new(&gpu, 256, source.info.format, source.info.volume, 4).unwrap();
+    let volume = source.info.volume;
+    // A window of 256 MiB holds the whole stream; nothing takes its frames for the ring.
+    let decoder = DecodeThread::spawn(source, gpu.queue.clone(), pipeline.ring.slots.clone(), 256 << 20);
+    let (timeline, control) = (std::sync::Mutex::new(LiveTimeline::default()), FillControl::default());
+    let (tap, window) = (decoder.tap_window(4).unwrap(), decoder.window().unwrap());
+    std::thread::scope(|scope| {
+        let fill = scope.spawn(|| fill_live(&gpu, volume, tap, &timeline, &window, &control));
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while timeline.lock().unwrap().filled < expected.len() as u64 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        control.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(fill.join().unwrap().unwrap(), expected.len() as u64);
+    });
+    sender.join().unwrap();
+    let timeline = timeline.into_inner().unwrap();
+    let counted: Vec<(f64, &[u32])> = timeline.frames().collect();
+    assert_eq!(counted.len(), expected.len());
+    let pts = |frame: &Value| frame["pts"].as_f64().unwrap();
+    for ((seconds, luma), frame) in counted.iter().zip(&expected) {
+        let l: Vec<u32> = serde_json::from_value(frame["l"].clone()).unwrap();
+        assert_eq!(*luma, l.as_slice(), "frame {}", frame["frame"]);
+        // (The stream's clock may start elsewhere than the file's.)
+        let (from_start, file_from_start) = (seconds - counted[0].0, pts(frame) - pts(&expected[0]));
+        assert!((from_start - file_from_start).abs() < 1e-6, "{seconds} {frame}");
+    }
+    // Over two columns, the strip's columns hold each half's sums.
+    let data = timeline.data(2, 256, None);
+    let half = |range: std::ops::Range<usize>| -> Vec<u64> {
+        (0..256)
+            .map(|bin| range.clone().map(|n| u64::from(counted[n].1[bin])).sum())
+            .collect()
+    };
+    assert_eq!(data.column(0), half(0..25).as_slice());
+    assert_eq!(data.column(1), half(25..50).as_slice());
+    // The window let go of its first 30 frames: the strip holds the other 20.
+    assert_eq!(timeline.data(2, 256, Some(counted[30].0)).frame_count, 20);
+}

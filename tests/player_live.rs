@@ -308,6 +308,48 @@ fn a_stream_whose_picture_changes_size_and_sampling_is_shown_and_counted_in_each
         expected = other(expected);
     }
 
+    // The histogram timeline of the timeshift window, counted as the frames come: lit columns
+    // (not the grey of columns not counted yet) from left to right. (Paused, the OSD stays.)
+    let before = player.key("space");
+    player.wait_present("the pause", before, |p| p.paused);
+    let before = player.key("Tab");
+    let strip = |p: &Present| p.osd.iter().find(|(name, _)| name == "timeline").map(|(_, rect)| *rect);
+    player.wait_present("the timeline", before, |p| strip(p).is_some());
+    // (Where it is drawn last: the window may have taken the picture's last shape meanwhile.)
+    std::thread::sleep(Duration::from_millis(600));
+    let image = player.capture();
+    let shown = player
+        .presents()
+        .into_iter()
+        .rev()
+        .find(|p| strip(p).is_some())
+        .unwrap();
+    assert_eq!(shown.size, (image.width, image.height));
+    let [left, top, width, height] = strip(&shown).unwrap();
+    for share in [0.05, 0.5, 0.95] {
+        let x = (f64::from(left) + share * f64::from(width)) as u32;
+        let column = image.region((x, top as u32, x + 1, (top + height) as u32));
+        assert!(column.iter().any(|p| p[0] > 200), "{share}: {column:?}");
+    }
+    // A click on the strip's first quarter seeks into the past, three quarters of the window
+    // behind live; on its last quarter, a quarter behind.
+    let mouse = |args: &[&str]| x.xdotool(&[&["mousemove", "--window", &player.window][..], args].concat());
+    let y = (top + height / 2).to_string();
+    let mut behind = Vec::new();
+    for share in [0.25, 0.75] {
+        let before = player.presents().len();
+        let x = (f64::from(left) + share * f64::from(width)).round().to_string();
+        mouse(&[&x, &y, "click", "1"]);
+        let landed = player.wait_present("a click on the timeline", before, |p| {
+            p.new_frame && p.behind_s.is_some()
+        });
+        behind.push(landed.behind_s.unwrap());
+    }
+    assert!(behind[0] > 1.0 && behind[0] > behind[1] + 1.0, "{behind:?}");
+    let before = player.key("End");
+    let live = player.wait_present("live again", before, |p| p.new_frame && p.behind_s.is_none());
+    assert!(!live.paused);
+
     // Timeshift across the changes: the past plays back in its own shapes.
     let before = player.key("space");
     player.wait_present("the pause", before, |p| p.paused);

@@ -19,6 +19,8 @@ pub struct LiveView {
     pub wall_clock: String,
     /// Timeshifted: seconds behind the newest frame, and the seconds the window holds.
     pub behind: Option<(f64, f64)>,
+    /// The seconds the timeshift window holds, where there is one.
+    pub window: Option<f64>,
     /// The frame's SMPTE timecode, where the stream carries one.
     pub timecode: Option<crate::video::timecode::Timecode>,
 }

@@ -77,6 +77,10 @@ pub fn open_sound(source: &mut VideoSource, volume: Option<Volume>, audio_device
     Audio::start(&source.info.path, silent, volume, audio_device)
 }
 
+/// Frames of a live input waiting for its histogram timeline's count (held, beyond the
+/// window's budget, while they wait).
+const LIVE_TIMELINE_ROOM: usize = 8;
+
 pub struct Media {
     pub info: VideoInfo,
     /// Frame numbers, counted in the background.
@@ -421,16 +425,29 @@ impl Media {
             latency_ms: self.latency.percentiles(),
             wall_clock: super::live::wall_clock(),
             behind: self.playback.behind_live(),
+            window: super::playback::FrameSource::live_window(&self.playback.source).map(|(o, n)| n - o),
             timecode: self.playback.shown().and_then(|s| s.packet.timecode),
         })
     }
 
     /// Starts filling the histogram timeline, if it isn't yet.
     pub fn start_timeline(&mut self, gpu: &GpuContext) -> std::io::Result<()> {
-        if self.info.live {
-            return Err(std::io::Error::other("a live input has no histogram timeline"));
+        if self.timeline.is_some() {
+            return Ok(());
         }
-        if self.timeline.is_none() {
+        if self.info.live {
+            // The timeline of its timeshift window, from the frames its decode thread keeps.
+            let tap = match &self.playback.source {
+                PlayerSource::One(decoder) => decoder.tap_window(LIVE_TIMELINE_ROOM).zip(decoder.window()),
+                PlayerSource::Two(_) => None,
+            };
+            let Some((tap, window)) = tap else {
+                return Err(std::io::Error::other(
+                    "a live input without a timeshift window (--cache-size 0) has no histogram timeline",
+                ));
+            };
+            self.timeline = Some(TimelineFill::live(gpu, self.info.volume, tap, window)?);
+        } else {
             self.timeline = Some(TimelineFill::start(&self.info.path, gpu)?);
         }
         Ok(())

@@ -28,7 +28,7 @@ impl TimelineStrip {
 
     /// Whether the fill has frames the texture doesn't show.
     pub fn stale(&self, fill: &TimelineFill) -> bool {
-        fill.data.lock().is_ok_and(|d| d.filled != self.drawn)
+        fill.filled() != self.drawn
     }
 
     pub fn next_update(&self) -> Instant {
@@ -38,10 +38,7 @@ impl TimelineStrip {
     /// The texture to show, redrawn first if the fill has grown and it is time.
     pub fn texture(&mut self, ctx: &egui::Context, fill: &TimelineFill, now: Instant) -> Option<egui::TextureId> {
         if self.texture.is_none() || (self.next_update() <= now && self.stale(fill)) {
-            let (rgba, filled) = {
-                let data = fill.data.lock().ok()?;
-                (data.render(PLAYER_COLUMNS, PLAYER_ROWS), data.filled)
-            };
+            let (rgba, filled) = fill.render(PLAYER_COLUMNS, PLAYER_ROWS)?;
             let size = [PLAYER_COLUMNS as usize, PLAYER_ROWS as usize];
             let image = egui::ColorImage::from_rgba_unmultiplied(size, &rgba);
             match &mut self.texture {

@@ -27,6 +27,8 @@ pub enum BoxKind {
     Panel,
     /// "no signal" over a live input's last frame, in the middle of the window.
     NoSignal,
+    /// The histogram timeline, in the bottom panel: named in what was drawn.
+    Timeline,
 }
 
 impl BoxKind {
@@ -41,6 +43,7 @@ impl BoxKind {
             BoxKind::Probe => "probe",
             BoxKind::Panel => "panel",
             BoxKind::NoSignal => "no_signal",
+            BoxKind::Timeline => "timeline",
         }
     }
 }

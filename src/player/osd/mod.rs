@@ -243,7 +243,7 @@ impl Osd {
                     .probe
                     .as_ref()
                     .map(|(probe, _)| probe_label(ctx, probe, at, view.opacity)),
-                BoxKind::Panel | BoxKind::NoSignal => None,
+                BoxKind::Panel | BoxKind::NoSignal | BoxKind::Timeline => None,
             };
             let Some(rect) = rect else { continue };
             if kind != BoxKind::Stats && (rect.size() - at.size()).length() > 0.5 {
@@ -291,7 +291,8 @@ impl Osd {
                         ui.set_width(width - 20.0);
                         status_line(ui, view);
                         if let Some(texture) = view.timeline {
-                            timeline_strip(ui, texture, view, &mut commands);
+                            let strip = timeline_strip(ui, texture, view, &mut commands);
+                            drawn.push((BoxKind::Timeline, strip));
                         }
                         // A live input has no length to seek in.
                         if view.live.is_none() {

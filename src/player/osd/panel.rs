@@ -12,13 +12,42 @@ use egui::{Color32, RichText, Sense};
 /// Height of the histogram timeline in the OSD, in points.
 pub(super) const TIMELINE_HEIGHT: f32 = 48.0;
 
-/// The histogram timeline above the seek bar: the whole file's luminance histograms, the
-/// position marked; hovering shows the time under the pointer, a click seeks there exactly.
-pub(super) fn timeline_strip(ui: &mut egui::Ui, texture: egui::TextureId, view: &OsdView, commands: &mut Vec<Command>) {
+/// The histogram timeline above the seek bar: the whole file's luminance histograms (a live
+/// input's: its timeshift window's, live at the right), the position marked; hovering shows
+/// the time under the pointer (live: how far behind live), a click seeks there exactly.
+pub(super) fn timeline_strip(
+    ui: &mut egui::Ui,
+    texture: egui::TextureId,
+    view: &OsdView,
+    commands: &mut Vec<Command>,
+) -> egui::Rect {
     let (rect, response) = ui.allocate_exact_size(egui::vec2(ui.available_width(), TIMELINE_HEIGHT), Sense::click());
     let painter = ui.painter();
     let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
     painter.image(texture, rect, uv, Color32::WHITE);
+    let fraction = |pos: egui::Pos2| f64::from(((pos.x - rect.left()) / rect.width()).clamp(0.0, 1.0));
+    if let Some(live) = &view.live {
+        let window = live.window.unwrap_or(0.0).max(1e-9);
+        let behind = live.behind.map_or(0.0, |(behind, _)| behind);
+        let x = rect.left() + rect.width() * (1.0 - behind / window).clamp(0.0, 1.0) as f32;
+        painter.vline(
+            x,
+            rect.y_range(),
+            egui::Stroke::new(1.5, Color32::from_rgb(90, 160, 255)),
+        );
+        if response.clicked() {
+            if let Some(pos) = response.interact_pointer_pos() {
+                commands.push(Command::SeekPercent {
+                    percent: fraction(pos) * 100.0,
+                    exact: true,
+                });
+            }
+        }
+        if let Some(pos) = response.hover_pos() {
+            response.on_hover_text_at_pointer(format!("-{:.1} s", (1.0 - fraction(pos)) * window));
+        }
+        return rect;
+    }
     let duration = view.duration.max(1e-9);
     let played = (view.position / duration).clamp(0.0, 1.0) as f32;
     let x = rect.left() + rect.width() * played;
@@ -27,7 +56,7 @@ pub(super) fn timeline_strip(ui: &mut egui::Ui, texture: egui::TextureId, view: 
         rect.y_range(),
         egui::Stroke::new(1.5, Color32::from_rgb(90, 160, 255)),
     );
-    let at = |pos: egui::Pos2| f64::from(((pos.x - rect.left()) / rect.width()).clamp(0.0, 1.0)) * duration;
+    let at = |pos: egui::Pos2| fraction(pos) * duration;
     if response.clicked() {
         if let Some(pos) = response.interact_pointer_pos() {
             commands.push(Command::SeekTo {
@@ -39,6 +68,7 @@ pub(super) fn timeline_strip(ui: &mut egui::Ui, texture: egui::TextureId, view: 
     if let Some(pos) = response.hover_pos() {
         response.on_hover_text_at_pointer(format_time(at(pos)));
     }
+    rect
 }
 
 /// Playing, paused or at the end, with a symbol egui's bundled fonts have: its text fonts lack

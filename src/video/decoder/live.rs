@@ -15,7 +15,7 @@ use crate::video::convert::PlaneTextures;
 use crate::video::source::{Decoded, DecodedFrame, FrameShape, SeekTarget, VideoSource};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::{Receiver, Sender, SyncSender, TrySendError};
 use std::sync::Arc;
 
 /// Frames of a live input waiting to be shown beyond which the newest is shown next: a frame
@@ -48,6 +48,26 @@ impl LiveWindow {
         self.oldest.store(oldest.to_bits(), Ordering::Relaxed);
         self.newest.store(newest.to_bits(), Ordering::Relaxed);
         self.known.store(true, Ordering::Release);
+    }
+}
+
+/// A frame of a live input's timeshift window handed to a reader of its own (the histogram
+/// timeline), with the format its planes are in.
+pub struct TappedFrame {
+    pub frame: Arc<DecodedFrame>,
+    pub format: crate::video::format::FrameFormat,
+}
+
+/// A reader of the window's frames: each frame kept, oldest first, as fast as it takes them.
+pub(super) struct Tap {
+    frames: SyncSender<TappedFrame>,
+    /// The key of the last frame handed over.
+    cursor: Option<i64>,
+}
+
+impl Tap {
+    pub(super) fn new(frames: SyncSender<TappedFrame>) -> Self {
+        Self { frames, cursor: None }
     }
 }
 
@@ -97,6 +117,8 @@ pub(super) struct LiveWorker {
     ring_shape: FrameShape,
     /// A ring of another shape was asked for: nothing is sent until it comes.
     awaiting_ring: bool,
+    /// Where the window's frames are handed as they are kept (the histogram timeline).
+    tap: Option<Tap>,
 }
 
 impl LiveWorker {
@@ -115,6 +137,7 @@ impl LiveWorker {
             incoming: None,
             ring_shape: shape,
             awaiting_ring: false,
+            tap: None,
             interrupt: source.interrupter(),
             source: Some(source),
             feed: Some(commands.0),
@@ -194,7 +217,15 @@ impl LiveWorker {
                 self.trim_asked.store(false, Ordering::Relaxed);
                 self.evict();
             }
-            Command::Live(Fed::Frame(frame)) => self.keep(*frame),
+            Command::Live(Fed::Frame(frame)) => {
+                self.keep(*frame);
+                self.feed_tap();
+            }
+            Command::Tap(tap) => {
+                self.tap = Some(tap);
+                self.feed_tap();
+            }
+            Command::TapRoom => self.feed_tap(),
             Command::Live(Fed::Shape(shape)) => self.incoming = Some(shape),
             Command::Ring(shape, slots) => self.take_ring(shape, slots),
             Command::Live(Fed::Ended(error)) => self.ended = Some(error),
@@ -261,6 +292,34 @@ impl LiveWorker {
         self.awaiting_ring = true;
         self.emit(event);
         false
+    }
+
+    /// Hands the tap the frames kept after the last it took (oldest first: those the window
+    /// lost meanwhile are passed over), for as long as it has room.
+    fn feed_tap(&mut self) {
+        let Some(tap) = &self.tap else { return };
+        let mut cursor = tap.cursor;
+        loop {
+            let next = match cursor {
+                Some(key) => self.cache.after(key),
+                None => self.cache.oldest().map(|(key, _)| key),
+            };
+            let Some((key, frame)) = next.and_then(|key| Some((key, Arc::clone(self.cache.get(key)?)))) else {
+                break;
+            };
+            let format = self.shape_of(key).format;
+            match tap.frames.try_send(TappedFrame { frame, format }) {
+                Ok(()) => cursor = Some(key),
+                Err(TrySendError::Full(_)) => break,
+                Err(TrySendError::Disconnected(_)) => {
+                    self.tap = None;
+                    return;
+                }
+            }
+        }
+        if let Some(tap) = &mut self.tap {
+            tap.cursor = cursor;
+        }
     }
 
     /// The consumer's ring of `shape`: every slot of the one before was given back.

@@ -21,7 +21,7 @@ use super::source::{FrameShape, SeekTarget, VideoInfo, VideoSource};
 use crate::video::interop::{FramePath, TransferCount, Transfers};
 use crate::video::memory::FRAME_MEMORY;
 use live::LiveWorker;
-pub use live::{LiveWindow, LIVE_BACKLOG};
+pub use live::{LiveWindow, TappedFrame, LIVE_BACKLOG};
 use preview::PreviewThread;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -108,6 +108,10 @@ enum Command {
     /// The consumer's ring for frames of this shape, after a `Reshaped` event: it has let go
     /// of every slot of the ring before.
     Ring(FrameShape, Vec<Arc<PlaneTextures>>),
+    /// Hand a live input's window frames to this reader too.
+    Tap(live::Tap),
+    /// The tap took frames: it has room for more.
+    TapRoom,
     Stop,
 }
 
@@ -340,6 +344,27 @@ impl DecodeThread {
     /// of the ring before is held (the frames sent before it shown or given back).
     pub fn set_ring(&self, shape: FrameShape, slots: Vec<Arc<PlaneTextures>>) {
         let _ = self.commands.send(Command::Ring(shape, slots));
+    }
+
+    /// A live input's timeshift window, frame by frame, oldest first, then each frame as it is
+    /// read: up to `room` frames wait in the channel, and the reader calls the function
+    /// returned each time it has taken one (it is handed more). None without a window.
+    #[allow(clippy::type_complexity)]
+    pub fn tap_window(&self, room: usize) -> Option<(Receiver<TappedFrame>, Box<dyn Fn() + Send>)> {
+        self.live_window.as_ref()?;
+        let (frames, taken) = mpsc::sync_channel(room.max(1));
+        let _ = self.commands.send(Command::Tap(live::Tap::new(frames)));
+        let commands = self.commands.clone();
+        let took: Box<dyn Fn() + Send> = Box::new(move || {
+            let _ = commands.send(Command::TapRoom);
+        });
+        Some((taken, took))
+    }
+
+    /// A live input's timeshift window as the decode thread keeps it (shared, read as it
+    /// changes); None without one.
+    pub fn window(&self) -> Option<Arc<LiveWindow>> {
+        self.live_window.clone()
     }
 
     /// Gives a ring slot back once the GPU work that reads it has been submitted.

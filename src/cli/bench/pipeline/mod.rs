@@ -340,7 +340,7 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     // As in the player, which tells the fill when it plays.
     fill.set_playing(true);
     paced(&mut pipeline, info.duration.min(10.0), refresh_hz, "  + timeline:", out)?;
-    let filled = fill.data.lock().map_or(0, |d| d.filled);
+    let filled = fill.filled();
     writeln!(out, "              (the timeline counted {filled} frames meanwhile)")?;
     drop(fill);
 
@@ -550,13 +550,13 @@ fn timeline_alone(out: &mut impl Write, path: &Path, ctx: &GpuContext, decode_fp
     let fill = TimelineFill::start(path, ctx)?;
     let mut first_frame = None;
     while !fill.done() {
-        if first_frame.is_none() && fill.data.lock().is_ok_and(|d| d.filled > 0) {
+        if first_frame.is_none() && fill.filled() > 0 {
             first_frame = Some(Instant::now());
         }
         std::thread::sleep(Duration::from_millis(1));
     }
     let whole = started.elapsed().as_secs_f64();
-    let filled = fill.data.lock().map_or(0, |d| d.filled);
+    let filled = fill.filled();
     let first_frame = first_frame.unwrap_or(started);
     let steady_fps = filled.saturating_sub(1) as f64 / first_frame.elapsed().as_secs_f64().max(1e-9);
     writeln!(
