@@ -121,34 +121,66 @@ pub fn reconnect_delay(attempt: u32) -> std::time::Duration {
 /// FFmpeg locations (`pipe:N`): opened as NUT, whatever the command line's input options say.
 static INTERNAL: std::sync::Mutex<Vec<(String, std::os::fd::OwnedFd)>> = std::sync::Mutex::new(Vec::new());
 
+/// Bytes a relay between an internal pipe's writer and its reader holds at most: the writer (the
+/// decoding that feeds the picture) waits on the reader only once that fell behind by as much.
+const RELAY_BYTES: usize = 256 << 20;
+/// What the relay reads at a time.
+const RELAY_CHUNK: usize = 64 << 10;
+
 /// A pipe within the process: the location its read end is opened from, and its write end.
-/// The read end stays open until `close_internal` (the source that read it is dropped).
+/// The read end stays open until `close_internal` (the source that read it is dropped). A relay
+/// between the two ends holds up to `RELAY_BYTES`, so a reader that falls behind for a while
+/// (a report on a busy GPU) doesn't hold up the writer. Once either end goes, so does the relay:
+/// the reader then sees the end, or the writer's writes fail.
 pub fn internal_pipe() -> std::io::Result<(std::path::PathBuf, std::os::fd::OwnedFd)> {
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 fills both descriptors on success; each is owned once, here.
-    let (reader, writer) = unsafe {
-        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
-    };
-    // As much room as the system lets a pipe have (up to 4 MiB; 1 MiB for a user by default),
-    // so the writer (the decoding that feeds the picture) waits on its reader only when that
-    // fell behind by as much.
-    let most = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
-        .ok()
-        .and_then(|text| text.trim().parse::<i32>().ok())
-        .unwrap_or(1 << 20)
-        .min(4 << 20);
-    // SAFETY: an fcntl on a pipe this function owns; a failure leaves the default size.
-    unsafe { libc::fcntl(writer.as_raw_fd(), libc::F_SETPIPE_SZ, most) };
+    use std::io::{Read, Write};
+    use std::os::fd::AsRawFd;
+    let (written, writer) = os_pipe()?;
+    let (reader, to_reader) = os_pipe()?;
+    let (chunks, taken) = std::sync::mpsc::sync_channel::<Vec<u8>>(RELAY_BYTES / RELAY_CHUNK);
+    std::thread::Builder::new()
+        .name("histoplay relay in".into())
+        .spawn(move || {
+            let mut written = std::fs::File::from(written);
+            let mut buffer = vec![0; RELAY_CHUNK];
+            loop {
+                match written.read(&mut buffer) {
+                    Ok(0) => return,
+                    Ok(n) if chunks.send(buffer[..n].to_vec()).is_ok() => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    _ => return,
+                }
+            }
+        })?;
+    std::thread::Builder::new()
+        .name("histoplay relay out".into())
+        .spawn(move || {
+            let mut to_reader = std::fs::File::from(to_reader);
+            for chunk in taken {
+                if to_reader.write_all(&chunk).is_err() {
+                    return;
+                }
+            }
+        })?;
     let location = format!("pipe:{}", reader.as_raw_fd());
     INTERNAL
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .push((location.clone(), reader));
     Ok((location.into(), writer))
+}
+
+/// A pipe's read and write ends, closed on exec.
+fn os_pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills both descriptors on success; each is owned once, here.
+    unsafe {
+        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])))
+    }
 }
 
 fn is_internal(location: &str) -> bool {
@@ -372,6 +404,36 @@ impl Continuity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_internal_pipe_holds_what_its_reader_has_not_taken_yet_without_holding_up_its_writer() {
+        use std::io::{Read, Write};
+        use std::os::fd::FromRawFd;
+        let (location, writer) = internal_pipe().unwrap();
+        // 16 MiB, more than any pipe holds, written with no one reading.
+        let data: Vec<u8> = (0..16u32 << 20).map(|i| (i % 251) as u8).collect();
+        let (done, finished) = std::sync::mpsc::channel();
+        let written = data.clone();
+        std::thread::spawn(move || {
+            let mut writer = std::fs::File::from(writer);
+            let _ = done.send(writer.write_all(&written).is_ok());
+        });
+        let finished = finished.recv_timeout(std::time::Duration::from_secs(60));
+        assert_eq!(finished, Ok(true), "the writer was held up");
+        let fd: i32 = location
+            .to_str()
+            .unwrap()
+            .strip_prefix("pipe:")
+            .unwrap()
+            .parse()
+            .unwrap();
+        // SAFETY: a duplicate of the read end the pipe's registry owns, owned once here.
+        let mut reader = unsafe { std::fs::File::from_raw_fd(libc::dup(fd)) };
+        let mut read = Vec::new();
+        reader.read_to_end(&mut read).unwrap();
+        assert!(read == data, "{} of {} bytes", read.len(), data.len());
+        close_internal(&location);
+    }
 
     #[test]
     fn a_stream_that_starts_over_runs_on_from_its_last_packet() {

@@ -5,7 +5,7 @@
 //! batch: the reports under way are removed, and the summary says what was finished.
 
 use super::file::{report_video, ReportOptions};
-use super::limits::{Limits, Run};
+use super::limits::{Limits, Runs};
 use super::ReportFormat;
 use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
@@ -30,7 +30,7 @@ const VIDEO_EXTENSIONS: [&str; 24] = [
 pub enum Outcome {
     Done {
         frames: u64,
-        runs: Vec<Run>,
+        runs: Runs,
         seconds: f64,
     },
     Skipped,
@@ -143,7 +143,7 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
     partial.push(".part");
     let partial = PathBuf::from(partial);
     let started = Instant::now();
-    let run = || -> Result<(u64, Vec<Run>), ClipError> {
+    let run = || -> Result<(u64, Runs), ClipError> {
         let source = VideoSource::open_for(input, Decoding::Throughput)?;
         let report = ReportOptions {
             limits: options.limits.clone(),

@@ -2,7 +2,7 @@
 //! one JSON object (or CSV row) per frame, named as FFmpeg names them, or a QCTools report. A
 //! stable interface.
 
-use super::limits::{LimitWatch, Limits, OnClose, Run};
+use super::limits::{LimitWatch, Limits, OnClose, Run, Runs};
 use super::qctools::QctoolsReport;
 use super::ReportFormat;
 use crate::cli::output::{write_line, Seconds};
@@ -147,7 +147,7 @@ impl<W: Write> Sink<'_, W> {
 
     /// Ends the output (the QCTools report's document closed and compressed to its end); the
     /// frames written and the runs beyond the limits.
-    fn finish(self) -> std::io::Result<(u64, Vec<Run>)> {
+    fn finish(self) -> std::io::Result<(u64, Runs)> {
         match self.out {
             Out::Json(out) | Out::Csv(out) => out.flush()?,
             Out::Qctools(xml, _) => xml.finish()?.flush()?,
@@ -182,7 +182,7 @@ pub fn report_video<W: Write>(
     format: ReportFormat,
     options: ReportOptions,
     out: &mut W,
-) -> Result<(u64, Vec<Run>), ClipError> {
+) -> Result<(u64, Runs), ClipError> {
     source.set_exact_numbers(true);
     let info = source.info.format;
     // Y'CbCr the player converts on its way to the GPU (4:1:1 DV, 4:1:0, 4:4:0; 9, 14 or
@@ -203,9 +203,10 @@ pub fn report_video<W: Write>(
         out,
         watch: {
             let watch = LimitWatch::new(options.limits.at_depth(PlaneShape::of(layout).map_or(8, |s| s.bits)));
-            match options.alerts.teller()? {
-                Some(teller) => watch.on_close(teller),
-                None => watch,
+            match (options.alerts.teller()?, source.info.live) {
+                (Some(teller), true) => watch.on_close(teller).only_count_told(),
+                (Some(teller), false) => watch.on_close(teller),
+                (None, _) => watch,
             }
         },
         done: 0,

@@ -292,6 +292,37 @@ impl std::fmt::Display for Run {
     }
 }
 
+/// The runs beyond the limits: each one, in order of its first frame; or (`only_count_told`)
+/// the count of those told as they ended, which a live input with no end can't keep.
+#[derive(Debug, Default, PartialEq)]
+pub struct Runs {
+    pub listed: Vec<Run>,
+    pub count: usize,
+}
+
+impl Runs {
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, Run> {
+        self.listed.iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Runs {
+    type Item = &'a Run;
+    type IntoIter = std::slice::Iter<'a, Run>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.listed.iter()
+    }
+}
+
 /// What is told of each run beyond a limit as it ends.
 pub type OnClose = Box<dyn FnMut(&Run)>;
 
@@ -299,9 +330,11 @@ pub type OnClose = Box<dyn FnMut(&Run)>;
 pub struct LimitWatch {
     limits: Vec<Limit>,
     open: Vec<Option<Run>>,
-    pub runs: Vec<Run>,
+    runs: Runs,
     /// Told of each run as it ends (a live input's alerts).
     on_close: Option<OnClose>,
+    /// Runs told are counted, not kept.
+    only_count_told: bool,
 }
 
 impl LimitWatch {
@@ -310,8 +343,9 @@ impl LimitWatch {
         Self {
             limits,
             open,
-            runs: Vec::new(),
+            runs: Runs::default(),
             on_close: None,
+            only_count_told: false,
         }
     }
 
@@ -322,11 +356,22 @@ impl LimitWatch {
         self
     }
 
+    /// Runs told as they end (`on_close`) are counted, not kept: a live input's report may run
+    /// for days.
+    pub fn only_count_told(mut self) -> Self {
+        self.only_count_told = true;
+        self
+    }
+
     fn close(&mut self, run: Run) {
+        self.runs.count += 1;
         if let Some(on_close) = &mut self.on_close {
             on_close(&run);
+            if self.only_count_told {
+                return;
+            }
         }
-        self.runs.push(run);
+        self.runs.listed.push(run);
     }
 
     /// Frame `frame` at `pts` with these values (in `NAMES` order).
@@ -379,11 +424,11 @@ impl LimitWatch {
     }
 
     /// Every run, the last ones closed, in order of their first frame.
-    pub fn finish(mut self) -> Vec<Run> {
+    pub fn finish(mut self) -> Runs {
         for run in std::mem::take(&mut self.open).into_iter().flatten() {
             self.close(run);
         }
-        self.runs.sort_by_key(|r| r.first);
+        self.runs.listed.sort_by_key(|r| r.first);
         self.runs
     }
 }
@@ -417,7 +462,7 @@ mod tests {
         for (k, &y) in ymax.iter().enumerate() {
             watch.frame(k as u64, k as f64 / 10.0, &values(y, if k == 5 { 0.9 } else { 0.0 }));
         }
-        let runs = watch.finish();
+        let runs = watch.finish().listed;
         assert_eq!(runs.len(), 3);
         assert_eq!((runs[0].first, runs[0].last, runs[0].worst), (1, 2, 250.0));
         assert_eq!((runs[1].first, runs[1].last, runs[1].worst), (4, 5, 236.0));
@@ -437,7 +482,7 @@ mod tests {
             let told: Vec<(u64, u64)> = closed.borrow().clone();
             assert_eq!(told, if k < 2 { vec![] } else { vec![(0, 1)] }, "frame {k}");
         }
-        let runs = watch.finish();
+        let runs = watch.finish().listed;
         assert_eq!(*closed.borrow(), [(0, 1), (3, 3)]);
         assert!(runs[0].started <= runs[0].ended);
         let line: serde_json::Value = serde_json::from_str(&runs[1].alert_json()).unwrap();
@@ -446,6 +491,22 @@ mod tests {
         assert_eq!(line["limit"], "YMAX>235");
         assert_eq!(line["worst"], 236.0);
         assert_eq!(line["start"].as_str().unwrap().len(), "2026-11-27T19:55:00.120Z".len());
+    }
+
+    #[test]
+    fn runs_told_as_they_end_are_only_counted_for_a_live_input() {
+        let told = std::rc::Rc::new(std::cell::Cell::new(0));
+        let seen = std::rc::Rc::clone(&told);
+        let mut watch = LimitWatch::new(Limit::parse_list("YMAX>235").unwrap())
+            .on_close(Box::new(move |_: &Run| seen.set(seen.get() + 1)))
+            .only_count_told();
+        for k in 0..1000 {
+            let y = if k % 2 == 0 { 240.0 } else { 100.0 };
+            watch.frame(k, k as f64 / 25.0, &values(y, 0.0));
+        }
+        let runs = watch.finish();
+        assert_eq!((runs.len(), told.get()), (500, 500));
+        assert!(runs.listed.is_empty());
     }
 
     #[test]
