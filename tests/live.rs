@@ -567,6 +567,29 @@ fn a_live_inputs_sound_comes_from_its_video_decoder_on_the_same_clock() {
     let rising = mono.windows(2).filter(|w| w[0] < 0.0 && w[1] >= 0.0).count();
     let hz = rising as f64 / seconds;
     assert!((hz - 440.0).abs() < 5.0, "{hz} Hz");
+    // Its packets are kept: the sound of the past (timeshift) is decoded again from the one
+    // that holds frame 10's time (an AAC packet is 1024 samples), to where it was read to, the
+    // same samples as the first time.
+    sound.seek(times[10]);
+    let again = sound.next_chunk().expect("the sound of the past");
+    assert!(
+        again.start <= times[10] && times[10] - again.start < 1024.0 / 48_000.0 + 1e-6,
+        "{}",
+        again.start
+    );
+    let (from, mut replayed) = (again.start, again.samples);
+    while let Some(chunk) = sound.next_chunk() {
+        replayed.extend(chunk.samples);
+    }
+    let offset = ((from - start) * 48_000.0).round() as usize * 2;
+    // (Past the decoder's first packet, which starts it afresh.)
+    let settled = 2 * 2048;
+    assert_eq!(offset + replayed.len(), samples.len());
+    let close = replayed[settled..]
+        .iter()
+        .zip(&samples[offset + settled..])
+        .all(|(a, b)| (a - b).abs() < 1e-4);
+    assert!(close, "the past's samples differ from the first decode");
 }
 
 /// The packets of `path` as ffprobe lists them: stream, pts, dts, duration, flags and an MD5

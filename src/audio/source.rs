@@ -44,8 +44,11 @@ enum Packets {
     /// The file, opened again for its sound.
     Input(ffmpeg::format::context::Input),
     /// A live input's packets, handed on by the video's decoder as it reads them (a live input
-    /// can't be opened twice); the channel's end is the stream's.
-    Fed(std::sync::mpsc::Receiver<ffmpeg::Packet>),
+    /// can't be opened twice) and kept for a while: read from packet `at` on.
+    Fed {
+        window: std::sync::Arc<crate::video::source::tap::PacketWindow>,
+        at: u64,
+    },
 }
 
 // SAFETY: the FFmpeg contexts are owned by one AudioSource and used from one thread at a time.
@@ -89,7 +92,10 @@ impl AudioSource {
         let stream = (tapped.stream_index, tapped.time_base, tapped.parameters);
         Self::with_packets(
             path,
-            Packets::Fed(tapped.packets),
+            Packets::Fed {
+                window: tapped.packets,
+                at: 0,
+            },
             Default::default(),
             stream,
             (rate, channels),
@@ -144,12 +150,14 @@ impl AudioSource {
     /// start a little before it.
     pub fn seek(&mut self, seconds: f64) {
         let pts = (seconds.max(0.0) / self.time_base) as i64;
-        let Packets::Input(input) = &mut self.packets else {
-            // A live input's sound goes on from where it is.
-            return;
-        };
-        if !seek_backward(input, self.stream_index, pts) {
-            log::warn!("{}: audio can't seek there", self.path.display());
+        match &mut self.packets {
+            Packets::Input(input) => {
+                if !seek_backward(input, self.stream_index, pts) {
+                    log::warn!("{}: audio can't seek there", self.path.display());
+                }
+            }
+            // From the packets kept (past the newest: the next to come).
+            Packets::Fed { window, at } => *at = window.position_at(pts),
         }
         self.decoder.flush();
         // The resampler may hold a few samples of the old position.
@@ -185,12 +193,17 @@ impl AudioSource {
                     let mut packet = ffmpeg::Packet::empty();
                     packet.read(input).map(|()| packet).ok()
                 }
-                // Waiting for the next packet gives up once interrupted (to stop).
-                Packets::Fed(packets) => loop {
-                    match packets.recv_timeout(std::time::Duration::from_millis(100)) {
-                        Ok(packet) => break Some(packet),
-                        Err(std::sync::mpsc::RecvTimeoutError::Timeout) if !self.interrupt.is_set() => {}
-                        Err(_) => break None,
+                // Waiting for the next packet gives up once interrupted (to stop). (The window
+                // holds this stream's packets only, whatever its index after a reconnection.)
+                Packets::Fed { window, at } => loop {
+                    use crate::video::source::tap::Next;
+                    match window.next(at, std::time::Duration::from_millis(100)) {
+                        Next::Packet(mut packet) => {
+                            packet.set_stream(self.stream_index);
+                            break Some(packet);
+                        }
+                        Next::Waiting if !self.interrupt.is_set() => {}
+                        Next::Waiting | Next::Ended => break None,
                     }
                 },
             };

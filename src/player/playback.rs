@@ -690,9 +690,7 @@ impl<S: FrameSource> Playback<S> {
                 && self.forward_steps == 0
                 && !self.clock.paused()
                 && (crate::audio::MIN_AUDIBLE_SPEED..=crate::audio::MAX_AUDIBLE_SPEED).contains(&speed)
-                && !self.at_end()
-                // A live input's sound is heard at the live edge only.
-                && !self.behind,
+                && !self.at_end(),
         }
     }
 

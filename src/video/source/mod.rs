@@ -7,6 +7,7 @@ pub mod hardware;
 mod keyframe;
 mod open;
 mod stream;
+pub mod tap;
 
 use frames::Scaler;
 pub use frames::{picture_type, Decoded, DecodedFrame, PacketProps, Samples};
@@ -186,7 +187,7 @@ pub struct VideoSource {
     /// The frames' timecodes, where the stream carries them.
     timecodes: crate::video::timecode::TimecodeReader,
     /// The input's best audio stream's packets, handed on as read (a live input's sound).
-    audio_tap: Option<(usize, std::sync::mpsc::SyncSender<ffmpeg::Packet>)>,
+    audio_tap: Option<(usize, Arc<tap::PacketWindow>)>,
     /// Where the packets read are written as they are (`--record`).
     /// Recordings of the packets as they are read (`--record`, a QC report's pipe).
     recorders: Vec<crate::video::record::Recording>,
@@ -208,11 +209,9 @@ pub struct Tapped {
     pub stream_index: usize,
     pub parameters: ffmpeg::codec::Parameters,
     pub time_base: ffmpeg::Rational,
-    pub packets: std::sync::mpsc::Receiver<ffmpeg::Packet>,
+    /// Its packets as they are read, the last ones kept.
+    pub packets: Arc<tap::PacketWindow>,
 }
-
-/// Audio packets handed on to a live input's sound that may wait to be played.
-const AUDIO_TAP_PACKETS: usize = 2048;
 
 /// Packets of a live input whose arrival is remembered until their frames are decoded (far more
 /// than a decoder holds back).
@@ -323,9 +322,8 @@ impl VideoSource {
         let stream = self.input.streams().best(ffmpeg::media::Type::Audio)?;
         let (stream_index, parameters, time_base) = (stream.index(), stream.parameters(), stream.time_base());
         read_streams(&mut self.input, [stream_index]);
-        // Room for about 40 s of compressed sound; beyond that, packets are left out.
-        let (sender, packets) = std::sync::mpsc::sync_channel(AUDIO_TAP_PACKETS);
-        self.audio_tap = Some((stream_index, sender));
+        let packets = Arc::new(tap::PacketWindow::default());
+        self.audio_tap = Some((stream_index, Arc::clone(&packets)));
         Some(Tapped {
             stream_index,
             parameters,
@@ -651,15 +649,12 @@ impl VideoSource {
                     for recorder in &self.recorders {
                         recorder.write(&packet);
                     }
-                    if let Some((stream, tap)) = &self.audio_tap {
-                        // (Its reader gone, the sound is no longer read.)
+                    if let Some((stream, window)) = &self.audio_tap {
                         if packet.stream() == *stream {
-                            match tap.try_send(packet.clone()) {
-                                Ok(()) => {}
-                                // Not played for a while (paused): the oldest sound is what
-                                // goes, not memory.
-                                Err(std::sync::mpsc::TrySendError::Full(_)) => {}
-                                Err(std::sync::mpsc::TrySendError::Disconnected(_)) => self.audio_tap = None,
+                            // Kept while it has a reader (the oldest going beyond the budget).
+                            match Arc::strong_count(window) > 1 {
+                                true => window.push(packet.clone(), tap::PACKET_WINDOW_BYTES),
+                                false => self.audio_tap = None,
                             }
                         }
                     }
@@ -892,8 +887,11 @@ impl VideoSource {
 
 impl Drop for VideoSource {
     fn drop(&mut self) {
-        // The file is closed: its index stops reading.
+        // The file is closed: its index stops reading, its sound's reader reads to the end.
         self.index.stop();
+        if let Some((_, window)) = &self.audio_tap {
+            window.end();
+        }
         crate::video::input::close_internal(&self.info.path);
     }
 }

@@ -1,0 +1,145 @@
+//! A live input's sound, handed on packet by packet as its video's decoder reads the input (a
+//! live input can't be read twice), and kept for a while: the timeshift window's sound is
+//! decoded again from these packets when the picture plays the past.
+
+use ffmpeg_next as ffmpeg;
+use std::collections::VecDeque;
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
+
+/// Bytes of compressed sound kept: over an hour of AAC at 128 kbit/s, about six minutes of
+/// 48 kHz stereo PCM.
+pub const PACKET_WINDOW_BYTES: usize = 64 << 20;
+
+/// A stream's packets as they are read, the last ones kept (up to a budget of bytes), each
+/// numbered in the order it came: a reader goes through them in turn from any packet the
+/// window still holds, waiting for the next one at the newest.
+#[derive(Default)]
+pub struct PacketWindow {
+    state: Mutex<State>,
+    arrived: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    packets: VecDeque<ffmpeg::Packet>,
+    /// The number of `packets[0]`.
+    first: u64,
+    bytes: usize,
+    /// The input ended: no packet comes after the newest.
+    ended: bool,
+}
+
+// SAFETY: the packets are FFmpeg's reference-counted buffers, handed between threads under the
+// lock; a clone given out is a reference of its own.
+unsafe impl Send for State {}
+
+/// What a reader gets next.
+pub enum Next {
+    Packet(ffmpeg::Packet),
+    /// None came in the time waited.
+    Waiting,
+    /// The input ended and every packet was read.
+    Ended,
+}
+
+impl PacketWindow {
+    /// Keeps `packet` as the newest, letting the oldest go beyond `budget` bytes.
+    pub fn push(&self, packet: ffmpeg::Packet, budget: usize) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.bytes += packet.size();
+        state.packets.push_back(packet);
+        while state.bytes > budget && state.packets.len() > 1 {
+            let oldest = state.packets.pop_front().expect("more than one");
+            state.bytes -= oldest.size();
+            state.first += 1;
+        }
+        drop(state);
+        self.arrived.notify_all();
+    }
+
+    /// No packet comes after the newest.
+    pub fn end(&self) {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).ended = true;
+        self.arrived.notify_all();
+    }
+
+    /// The number of the packet to read from for time `pts` (in the stream's time base): the
+    /// last one at or before it (the oldest held, before them all; after the newest, the next
+    /// to come).
+    pub fn position_at(&self, pts: i64) -> u64 {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let newest = state.packets.back().and_then(ffmpeg::Packet::pts);
+        if newest.is_none_or(|newest| pts > newest) {
+            return state.first + state.packets.len() as u64;
+        }
+        let at = state
+            .packets
+            .iter()
+            .rposition(|p| p.pts().is_some_and(|p| p <= pts))
+            .unwrap_or(0);
+        state.first + at as u64
+    }
+
+    /// Packet `*at` (or, if the window let go of it, its oldest), `*at` moved past it; waits up
+    /// to `wait` for it to come.
+    pub fn next(&self, at: &mut u64, wait: Duration) -> Next {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let held = |state: &State, at: u64| at < state.first + state.packets.len() as u64;
+        let (state, _) = self
+            .arrived
+            .wait_timeout_while(state, wait, |state| !held(state, *at) && !state.ended)
+            .unwrap_or_else(|e| e.into_inner());
+        if !held(&state, *at) {
+            return match state.ended {
+                true => Next::Ended,
+                false => Next::Waiting,
+            };
+        }
+        *at = (*at).max(state.first);
+        let packet = state.packets[(*at - state.first) as usize].clone();
+        *at += 1;
+        Next::Packet(packet)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn packet(pts: i64, bytes: usize) -> ffmpeg::Packet {
+        let mut packet = ffmpeg::Packet::copy(&vec![pts as u8; bytes]);
+        packet.set_pts(Some(pts));
+        packet
+    }
+
+    fn read(window: &PacketWindow, at: &mut u64) -> Option<i64> {
+        match window.next(at, Duration::ZERO) {
+            Next::Packet(packet) => packet.pts(),
+            Next::Waiting | Next::Ended => None,
+        }
+    }
+
+    #[test]
+    fn packets_are_read_in_turn_from_any_point_the_window_holds() {
+        let window = PacketWindow::default();
+        // 10 packets of 100 bytes, 1024 ticks apart, in a window of 500 bytes: the last 5.
+        for k in 0..10 {
+            window.push(packet(k * 1024, 100), 500);
+        }
+        assert_eq!(window.position_at(0), 5, "before the window: its oldest");
+        assert_eq!(window.position_at(7 * 1024 + 500), 7, "the packet the time falls in");
+        assert_eq!(window.position_at(20_000), 10, "after the newest: the next to come");
+        let mut at = window.position_at(8 * 1024);
+        assert_eq!(read(&window, &mut at), Some(8 * 1024));
+        assert_eq!(read(&window, &mut at), Some(9 * 1024));
+        assert!(matches!(window.next(&mut at, Duration::from_millis(1)), Next::Waiting));
+        window.push(packet(10 * 1024, 100), 500);
+        assert_eq!(read(&window, &mut at), Some(10 * 1024));
+        // A reader the window left behind goes on from its oldest.
+        let mut behind = 2;
+        assert_eq!(read(&window, &mut behind), Some(6 * 1024));
+        window.end();
+        assert!(matches!(window.next(&mut at, Duration::from_secs(5)), Next::Ended));
+    }
+}
