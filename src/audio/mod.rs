@@ -6,6 +6,7 @@
 
 pub mod device;
 mod feed;
+pub mod loudness;
 pub mod source;
 pub mod stretch;
 pub mod sync;

@@ -33,6 +33,9 @@ pub struct AudioSource {
     resampler: Option<ffmpeg::software::resampling::Context>,
     rate: u32,
     channels: u16,
+    /// The channels' layout given out: the stream's own (`open_as_is`), or None for the usual
+    /// one of `channels`.
+    layout: Option<ffmpeg::ChannelLayout>,
     /// Media time just after the last chunk, for frames without a timestamp.
     next_start: Option<f64>,
     eof_sent: bool,
@@ -81,6 +84,33 @@ impl AudioSource {
         )
     }
 
+    /// The best audio stream of `path` as it is: its own rate, channels and layout (samples
+    /// converted to f32 only).
+    pub fn open_as_is(path: &Path) -> Result<Self, AudioError> {
+        let mut source = Self::open(path, 48_000, 2)?;
+        let (rate, channels) = (source.decoder.rate(), source.decoder.channels());
+        if rate == 0 || channels == 0 {
+            return Err(AudioError::Open {
+                path: path.to_owned(),
+                reason: "the audio stream says no sample rate or channels".into(),
+            });
+        }
+        let layout = match source.decoder.channel_layout() {
+            layout if layout.is_empty() || layout.channels() != i32::from(channels) => {
+                ffmpeg::ChannelLayout::default(i32::from(channels))
+            }
+            layout => layout,
+        };
+        (source.rate, source.channels, source.layout) = (rate, channels, Some(layout));
+        Ok(source)
+    }
+
+    /// The channels' layout given out.
+    pub fn layout(&self) -> ffmpeg::ChannelLayout {
+        self.layout
+            .unwrap_or_else(|| ffmpeg::ChannelLayout::default(i32::from(self.channels)))
+    }
+
     /// The sound of a live input's stream, whose packets come from `tapped` as the video's
     /// decoder reads them.
     pub fn fed(
@@ -127,6 +157,7 @@ impl AudioSource {
             resampler: None,
             rate,
             channels: channels.max(1),
+            layout: None,
             next_start: None,
             eof_sent: false,
             damaged_packets: 0,
@@ -244,7 +275,7 @@ impl AudioSource {
                 layout,
                 frame.rate(),
                 ffmpeg::format::Sample::F32(ffmpeg::format::sample::Type::Packed),
-                ffmpeg::ChannelLayout::default(i32::from(self.channels)),
+                self.layout(),
                 self.rate,
             );
             match context {
@@ -255,6 +286,7 @@ impl AudioSource {
                 }
             }
         }
+        let out_layout = self.layout();
         let resampler = self.resampler.as_mut()?;
         // Room for every sample this frame makes plus what the resampler held back, so nothing
         // piles up inside it.
@@ -262,7 +294,7 @@ impl AudioSource {
         let mut out = ffmpeg::frame::Audio::new(
             ffmpeg::format::Sample::F32(ffmpeg::format::sample::Type::Packed),
             room as usize,
-            ffmpeg::ChannelLayout::default(i32::from(self.channels)),
+            out_layout,
         );
         if let Err(e) = resampler.run(frame, &mut out) {
             self.note_damage(&e);

@@ -1,6 +1,6 @@
 //! The command line: the player's options, and one module per headless command with its
-//! arguments and its body (`hist`, `scope`, `report`, `compare`, `render`, `timeline`, the
-//! benchmarks). Adding a command is adding a module and a line to `Command`.
+//! arguments and its body (`hist`, `scope`, `report`, `compare`, `render`, `timeline`,
+//! `loudness`, the benchmarks). Adding a command is adding a module and a line to `Command`.
 
 pub mod args;
 pub mod bench;
@@ -8,6 +8,7 @@ pub mod compare;
 pub mod generate;
 pub mod hist;
 pub mod logging;
+pub mod loudness;
 pub mod output;
 pub mod play;
 pub mod render;
@@ -63,6 +64,7 @@ pub enum Command {
     Report(report::Args),
     Compare(compare::Args),
     Timeline(timeline::Args),
+    Loudness(loudness::Args),
     Render(render::Args),
     Bench(bench::KernelArgs),
     BenchPipeline(bench::PipelineArgs),
@@ -82,6 +84,7 @@ pub fn run(command: Command) -> Result<()> {
         Command::Report(args) => report::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Timeline(args) => timeline::run(args),
+        Command::Loudness(args) => loudness::run(args),
         Command::Render(args) => render::run(args),
         Command::Bench(args) => bench::run_kernels(args),
         Command::BenchPipeline(args) => bench::run_pipeline(args),

@@ -1,0 +1,254 @@
+//! `histoplay loudness` against FFmpeg's `ebur128` filter, figure for figure as it prints them:
+//! EBU Tech 3341 and 3342's signals made by FFmpeg, true peaks between samples, 5.1's channel
+//! weights, other rates and codecs, each 100 ms step, and the limits of a QC gate.
+
+mod common;
+
+use common::fixture;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn histoplay(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// The last JSON line `loudness` prints.
+fn loudness(path: &Path) -> Value {
+    let out = histoplay(&["loudness", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    serde_json::from_str(text.lines().last().unwrap()).unwrap()
+}
+
+/// What FFmpeg's ebur128 filter logs of `path`: its summary's figures by name (I, its
+/// threshold, LRA, its threshold, low, high, sample and true peak), and each step's t, M, S,
+/// I, LRA.
+struct Ffmpeg {
+    summary: Vec<(String, Option<f64>)>,
+    steps: Vec<[f64; 5]>,
+}
+
+fn ffmpeg(path: &Path) -> Ffmpeg {
+    let out = Command::new("ffmpeg")
+        .args(["-nostats", "-hide_banner", "-i"])
+        .arg(path)
+        .args(["-vn", "-af", "ebur128=peak=true+sample", "-f", "null", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stderr);
+    let number = |s: &str| s.trim().parse::<f64>().ok();
+    let (head, tail) = text.split_once("Summary:").expect("a summary");
+    let names = [
+        "I",
+        "Threshold",
+        "LRA",
+        "Threshold",
+        "LRA low",
+        "LRA high",
+        "Peak",
+        "Peak",
+    ];
+    let mut summary = Vec::new();
+    let mut lines = tail.lines().map(str::trim);
+    for name in names {
+        let line = lines.find(|l| l.starts_with(&format!("{name}:"))).unwrap();
+        let value = line[name.len() + 1..].split_whitespace().next().unwrap();
+        summary.push((name.to_string(), number(value)));
+    }
+    let field = |line: &str, key: &str| -> f64 {
+        let at = line.find(key).unwrap() + key.len();
+        number(line[at..].split_whitespace().next().unwrap()).unwrap()
+    };
+    let steps = head
+        .lines()
+        .filter(|l| l.contains("TARGET:"))
+        .map(|l| {
+            let l = &l[l.find("t:").unwrap()..];
+            [
+                field(l, "t:"),
+                field(l, "M:"),
+                field(l, "S:"),
+                field(l, "I:"),
+                field(l, "LRA:"),
+            ]
+        })
+        .collect();
+    Ffmpeg { summary, steps }
+}
+
+/// The summary's figures in FFmpeg's order.
+fn figures(line: &Value) -> Vec<Option<f64>> {
+    [
+        "integrated",
+        "integrated_threshold",
+        "lra",
+        "lra_threshold",
+        "lra_low",
+        "lra_high",
+        "sample_peak",
+        "true_peak",
+    ]
+    .iter()
+    .map(|k| line[k].as_f64())
+    .collect()
+}
+
+fn same_as_ffmpeg(path: &Path) -> Value {
+    let ours = loudness(path);
+    let theirs: Vec<Option<f64>> = ffmpeg(path).summary.into_iter().map(|(_, v)| v).collect();
+    assert_eq!(figures(&ours), theirs, "{}", path.display());
+    ours
+}
+
+/// A 1 kHz sine at `dbfs` in both channels, as aevalsrc's expression.
+fn stereo_sine(dbfs: f64) -> String {
+    let wave = format!("{}*sin(2*PI*1000*t)", 10f64.powf(dbfs / 20.0));
+    format!("{wave}|{wave}")
+}
+
+fn flac(name: &str, graph: &str) -> std::path::PathBuf {
+    fixture(name, &["-f", "lavfi", "-i", graph, "-c:a", "flac"])
+}
+
+#[test]
+fn ebu_tech_3341_sines_read_their_level_as_ffmpeg_reads_them() {
+    // Case 1 and 2: 1 kHz stereo sines at -23 and -33 dBFS read -23.0 and -33.0 LUFS.
+    for level in [-23, -33] {
+        let graph = format!("aevalsrc='{}':s=48000:d=20:c=stereo", stereo_sine(f64::from(level)));
+        let clip = flac(&format!("loudness-sine{level}.flac"), &graph);
+        let line = same_as_ffmpeg(&clip);
+        assert_eq!(line["integrated"], f64::from(level), "{line}");
+        assert_eq!(line["lra"], 0.0, "{line}");
+    }
+}
+
+#[test]
+fn ebu_tech_3342_steps_of_loudness_have_their_range() {
+    // Case 1: 20 s at -20 dBFS, then 20 s at -30: 10 LU (±1).
+    let (loud, quiet) = (10f64.powf(-20.0 / 20.0), 10f64.powf(-30.0 / 20.0));
+    let wave = format!("if(lt(t,20),{loud},{quiet})*sin(2*PI*1000*t)");
+    let graph = format!("aevalsrc='{wave}|{wave}':s=48000:d=40:c=stereo");
+    let line = same_as_ffmpeg(&flac("loudness-3342-1.flac", &graph));
+    let lra = line["lra"].as_f64().unwrap();
+    assert!((lra - 10.0).abs() <= 1.0, "{line}");
+}
+
+#[test]
+fn a_true_peak_between_samples_is_found_as_ffmpeg_finds_it() {
+    // A full-scale sine at a quarter of the rate, its samples 45° off its crests: they peak at
+    // -3 dBFS, the signal between them at 0.
+    let graph = "aevalsrc='0.99*sin(2*PI*12000*t+PI/4)':s=48000:d=5";
+    let line = same_as_ffmpeg(&flac("loudness-intersample.flac", graph));
+    let (sample, true_peak) = (
+        line["sample_peak"].as_f64().unwrap(),
+        line["true_peak"].as_f64().unwrap(),
+    );
+    assert!((sample + 3.1).abs() < 0.2 && true_peak > -0.5, "{line}");
+}
+
+#[test]
+fn five_one_weighs_its_surrounds_and_leaves_its_lfe_out() {
+    // The same noise in every channel, the LFE far louder: it adds nothing.
+    let graph =
+        "anoisesrc=seed=3:amplitude=0.2:duration=15:sample_rate=48000,pan=5.1|FL=c0|FR=c0|FC=c0|LFE=8*c0|BL=c0|BR=c0";
+    let surround = flac("loudness-51.flac", graph);
+    let line = same_as_ffmpeg(&surround);
+    let graph =
+        "anoisesrc=seed=3:amplitude=0.2:duration=15:sample_rate=48000,pan=5.1|FL=c0|FR=c0|FC=c0|LFE=0*c0|BL=c0|BR=c0";
+    let quiet_lfe = loudness(&flac("loudness-51-nolfe.flac", graph));
+    assert_eq!(line["integrated"], quiet_lfe["integrated"]);
+}
+
+#[test]
+fn other_rates_and_codecs_read_as_ffmpeg_reads_them() {
+    // Pink noise rising and falling, at 44.1 kHz in AAC, and mono at 32 kHz in MP3.
+    let graph = "anoisesrc=color=pink:seed=7:amplitude=0.5:duration=30:sample_rate=44100,volume='0.05+0.6*abs(sin(t/4))':eval=frame,aformat=channel_layouts=stereo";
+    same_as_ffmpeg(&fixture(
+        "loudness-44k.m4a",
+        &["-f", "lavfi", "-i", graph, "-c:a", "aac", "-b:a", "128k"],
+    ));
+    let graph = "anoisesrc=color=brown:seed=9:amplitude=0.3:duration=20:sample_rate=32000";
+    same_as_ffmpeg(&fixture(
+        "loudness-32k.mp3",
+        &["-f", "lavfi", "-i", graph, "-c:a", "libmp3lame"],
+    ));
+}
+
+#[test]
+fn each_100_ms_step_reads_as_ffmpeg_logs_it() {
+    let graph = "anoisesrc=color=pink:seed=5:amplitude=0.5:duration=8:sample_rate=48000,volume='0.1+0.5*abs(sin(t))':eval=frame,aformat=channel_layouts=stereo";
+    let clip = flac("loudness-steps.flac", graph);
+    let out = histoplay(&["loudness", clip.to_str().unwrap(), "--series"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (steps, summary) = lines.split_at(lines.len() - 1);
+    assert!(summary[0]["integrated"].is_number());
+    let theirs = ffmpeg(&clip).steps;
+    assert_eq!(steps.len(), theirs.len());
+    assert_eq!(steps.len(), 80);
+    for (ours, theirs) in steps.iter().zip(&theirs) {
+        let ours: Vec<f64> = ["t", "M", "S", "I", "LRA"]
+            .iter()
+            .map(|k| ours[k].as_f64().unwrap())
+            .collect();
+        assert!((ours[0] - theirs[0]).abs() < 1e-5, "{ours:?} {theirs:?}");
+        assert_eq!(ours[1..], theirs[1..], "at {} s", theirs[0]);
+    }
+}
+
+#[test]
+fn limits_and_profiles_gate_on_the_figures() {
+    let graph = format!("aevalsrc='{}':s=48000:d=20:c=stereo", stereo_sine(-23.0));
+    let clip = flac("loudness-sine-23.flac", &graph);
+    let path = clip.to_str().unwrap();
+    // -23.0 LUFS, its peaks -23 dBFS: within EBU R128 and ATSC A/85.
+    for within in ["r128", "I>-22.9,I<-23.1,TP>-19.9", "LRA>0.1"] {
+        let out = histoplay(&["loudness", path, "--fail-on", within]);
+        assert!(
+            out.status.success(),
+            "{within}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = histoplay(&["loudness", path, "--fail-on", "a85,TP>-23.5"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // a85: -24 ±2, so -23 is within, and its true peak limit (-2) too; TP>-23.5 is breached.
+    assert!(stderr.starts_with("TP>-23.5: -23\n"), "{stderr}");
+    assert!(stderr.contains("1 loudness limit(s) breached"), "{stderr}");
+    let out = histoplay(&["loudness", path, "--fail-on", "LUFS>3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'LUFS>3' is not a loudness limit"));
+}
+
+#[test]
+fn a_file_without_sound_is_a_one_line_error() {
+    let clip = fixture(
+        "loudness-silent-video.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=64x48:rate=10:duration=1",
+            "-c:v",
+            "ffv1",
+        ],
+    );
+    let out = histoplay(&["loudness", clip.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: ") && stderr.contains("no audio stream"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+}
