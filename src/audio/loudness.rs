@@ -424,7 +424,6 @@ struct TruePeak {
     layout: ffmpeg::ChannelLayout,
     peaks: Vec<f64>,
     input: ffmpeg::frame::Audio,
-    output: ffmpeg::frame::Audio,
 }
 
 // SAFETY: the swresample context and frames are owned by one meter, used by one thread at a time.
@@ -446,7 +445,6 @@ impl TruePeak {
             layout,
             peaks: vec![0.0; channels],
             input: ffmpeg::frame::Audio::empty(),
-            output: ffmpeg::frame::Audio::empty(),
         })
     }
 
@@ -459,16 +457,19 @@ impl TruePeak {
         if self.input.samples() != frames {
             self.input = ffmpeg::frame::Audio::new(packed, frames, self.layout);
             self.input.set_rate(self.resampler.input().rate);
-            let room = frames * (TRUE_PEAK_RATE as usize) / (self.resampler.input().rate as usize) + 256;
-            self.output = ffmpeg::frame::Audio::new(packed, room, self.layout);
         }
         let bytes: &[u8] = bytemuck::cast_slice(&samples[..frames * self.channels]);
         self.input.data_mut(0)[..bytes.len()].copy_from_slice(bytes);
+        // Room for all this input makes and what the resampler held back (a frame of its own
+        // each time: one given back holds only what it was given, and the rest would pile up
+        // inside the resampler).
+        let room = frames * (TRUE_PEAK_RATE as usize) / (self.resampler.input().rate as usize) + 256;
+        let mut output = ffmpeg::frame::Audio::new(packed, room, self.layout);
         self.resampler
-            .run(&self.input, &mut self.output)
+            .run(&self.input, &mut output)
             .map_err(|e| format!("upsampling for true peaks failed: {e}"))?;
-        let made = self.output.samples() * self.channels;
-        let out: &[f64] = bytemuck::cast_slice(&self.output.data(0)[..made * 8]);
+        let made = output.samples() * self.channels;
+        let out: &[f64] = bytemuck::cast_slice(&output.data(0)[..made * 8]);
         for frame in out.chunks_exact(self.channels) {
             for (peak, x) in self.peaks.iter_mut().zip(frame) {
                 *peak = peak.max(x.abs());
@@ -519,6 +520,22 @@ mod tests {
         steps.extend(sine(-30.0, 20.0, 2));
         let summary = measure(&steps, 2);
         assert!((summary.range - 10.0).abs() < 0.1, "{summary:?}");
+    }
+
+    #[test]
+    fn a_true_peak_in_the_last_moment_of_a_long_signal_is_found() {
+        // A minute at -20 dBFS, its last 100 ms at -6, given in chunks of 1024 frames as a
+        // decoder gives them: the upsampling keeps up to the end.
+        let mut samples = sine(-20.0, 60.0, 2);
+        let loud = sine(-6.0, 0.1, 2);
+        let at = samples.len() - loud.len();
+        samples[at..].copy_from_slice(&loud);
+        let mut meter = LoudnessMeter::new(48_000, vec![1.0; 2], ffmpeg::ChannelLayout::STEREO, true).unwrap();
+        for chunk in samples.chunks(2 * 1024) {
+            meter.add(chunk).unwrap();
+        }
+        let summary = meter.summary();
+        assert!((summary.true_peak + 6.0).abs() < 0.1, "{summary:?}");
     }
 
     #[test]
