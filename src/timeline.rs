@@ -135,6 +135,10 @@ impl TimelineData {
     }
 }
 
+/// Frames a live input's timeline holds at most (10 minutes at 60 fps, 36 MiB): paused, the
+/// window keeps the frame shown however long ago it came, and the ones after it with it.
+const LIVE_TIMELINE_FRAMES: usize = 36_000;
+
 /// The luminance histograms of a live input's frames over its timeshift window, oldest first.
 #[derive(Debug, Default)]
 pub struct LiveTimeline {
@@ -148,6 +152,9 @@ impl LiveTimeline {
     pub fn add(&mut self, seconds: f64, luma: Vec<u32>, oldest: Option<f64>) {
         self.frames.push_back((seconds, luma));
         self.filled += 1;
+        if self.frames.len() > LIVE_TIMELINE_FRAMES {
+            self.frames.pop_front();
+        }
         if let Some(oldest) = oldest {
             while self.frames.front().is_some_and(|&(t, _)| t < oldest) {
                 self.frames.pop_front();

@@ -336,11 +336,13 @@ fn a_stream_whose_picture_changes_size_and_sampling_is_shown_and_counted_in_each
     let y = (top + height / 2).to_string();
     let mut behind = Vec::new();
     for share in [0.25, 0.75] {
-        let before = player.presents().len();
+        let presents = player.presents();
+        let generation = presents.iter().map(|p| p.generation).max().unwrap_or(0);
         let x = (f64::from(left) + share * f64::from(width)).round().to_string();
         mouse(&[&x, &y, "click", "1"]);
-        let landed = player.wait_present("a click on the timeline", before, |p| {
-            p.new_frame && p.behind_s.is_some()
+        // The seek's own frame (a seek starts a generation).
+        let landed = player.wait_present("a click on the timeline", presents.len(), |p| {
+            p.new_frame && p.generation > generation
         });
         behind.push(landed.behind_s.unwrap());
     }

@@ -151,6 +151,9 @@ fn decode(mut source: AudioSource, shared: &Shared) {
     let mut origin: Option<f64> = None;
     let mut produced = 0u64;
     let mut next_in: Option<f64> = None;
+    // The earliest a seek could go (a live input's sound kept from there on): a clock before
+    // it waits for it instead of seeking again.
+    let mut earliest: Option<f64> = None;
     while !shared.stop.load(Ordering::Relaxed) {
         let Ok(cue) = shared.cue.lock().map(|c| *c) else { return };
         let now = cue.clock.media_time(Instant::now());
@@ -161,13 +164,14 @@ fn decode(mut source: AudioSource, shared: &Shared) {
         // past the end of the stream, where there is nothing to seek to): start over from the
         // clock (seeking outside the lock: the callback never waits).
         let respeed = (queue.speed - speed).abs() > 1e-9;
-        if respeed || now < start - JUMP || (now > end + JUMP && !at_end) {
+        let before_kept = earliest.is_some_and(|t| start <= t + GAP);
+        if respeed || (now < start - JUMP && !before_kept) || (now > end + JUMP && !at_end) {
             queue.restart(now, speed);
             drop(queue);
             source.seek(now);
             stretch.set_speed(speed);
             stretch.reset();
-            (at_end, trim_to, origin, produced, next_in) = (false, Some(now), None, 0, None);
+            (at_end, trim_to, origin, produced, next_in, earliest) = (false, Some(now), None, 0, None, None);
             continue;
         }
         // Samples long past are dropped, so a paused or silent player holds little.
@@ -190,6 +194,10 @@ fn decode(mut source: AudioSource, shared: &Shared) {
             continue;
         };
         if let Some(to) = trim_to.take() {
+            if chunk.start > to + JUMP {
+                // The sound starts after where the seek asked for: nothing is kept before it.
+                earliest = Some(chunk.start);
+            }
             let early = (((to - chunk.start) * rate).round().max(0.0) as usize) * channels;
             let early = early.min(chunk.samples.len());
             chunk.samples.drain(..early);

@@ -36,6 +36,8 @@ pub struct AudioSource {
     /// The channels' layout given out: the stream's own (`open_as_is`), or None for the usual
     /// one of `channels`.
     layout: Option<ffmpeg::ChannelLayout>,
+    /// The layout says where each channel is (see `channels_placed`).
+    placed: bool,
     /// Media time just after the last chunk, for frames without a timestamp.
     next_start: Option<f64>,
     eof_sent: bool,
@@ -95,14 +97,28 @@ impl AudioSource {
                 reason: "the audio stream says no sample rate or channels".into(),
             });
         }
+        let n = i32::from(channels);
         let layout = match source.decoder.channel_layout() {
-            layout if layout.is_empty() || layout.channels() != i32::from(channels) => {
-                ffmpeg::ChannelLayout::default(i32::from(channels))
-            }
+            layout if layout.is_empty() || layout.channels() != n => ffmpeg::ChannelLayout::default(n),
             layout => layout,
+        };
+        // Beyond the counts with a usual layout: channels with no place (the first n bits of
+        // a mask stand for them, for the resampler).
+        let layout = match layout.is_empty() {
+            true => {
+                source.placed = false;
+                ffmpeg::ChannelLayout::from_bits_truncate(u64::MAX >> (64 - u32::from(channels).min(63)))
+            }
+            false => layout,
         };
         (source.rate, source.channels, source.layout) = (rate, channels, Some(layout));
         Ok(source)
+    }
+
+    /// Whether the channels have their places (a layout the stream says, or the usual one of
+    /// their count), or are only counted.
+    pub fn channels_placed(&self) -> bool {
+        self.placed
     }
 
     /// The channels' layout given out.
@@ -158,6 +174,7 @@ impl AudioSource {
             rate,
             channels: channels.max(1),
             layout: None,
+            placed: true,
             next_start: None,
             eof_sent: false,
             damaged_packets: 0,

@@ -173,7 +173,12 @@ fn measure(args: &Args) -> Result<Summary> {
     let mut source = AudioSource::open_as_is(&args.input)?;
     let channels = usize::from(source.channels());
     let layout = source.layout();
-    let mut meter = LoudnessMeter::new(source.rate(), layout_weights(layout, channels), layout, true)
+    // Channels with no place in a layout weigh the same, as FFmpeg weighs them.
+    let weights = match source.channels_placed() {
+        true => layout_weights(layout, channels),
+        false => vec![1.0; channels],
+    };
+    let mut meter = LoudnessMeter::new(source.rate(), weights, layout, true)
         .map_err(|e| anyhow::anyhow!("'{}': {e}", args.input.display()))?;
     if args.series {
         meter.keep_blocks();

@@ -321,6 +321,13 @@ pub enum PlayerSource {
 }
 
 impl PlayerSource {
+    /// A's frames of `shape` can't be shown (`DecodeThread::refuse_ring`).
+    pub fn refuse_ring(&self, shape: crate::video::source::FrameShape) {
+        if let PlayerSource::One(a) = self {
+            a.refuse_ring(shape);
+        }
+    }
+
     /// A's frames go into `slots`, of `shape`, from now on (`DecodeThread::set_ring`).
     pub fn set_ring(
         &self,

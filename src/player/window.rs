@@ -409,7 +409,10 @@ impl PlayerWindow {
     /// the new one, and what is kept from file to file applies to them.
     fn reshape(&mut self, shape: crate::video::source::FrameShape) {
         let (width, height) = (shape.format.width, shape.format.height);
-        if let Err(e) = self.media.reshape(&self.gpu, &self.scene, shape) {
+        if let Err(e) = self.media.reshape(&self.gpu, &self.scene, shape.clone()) {
+            // Its frames are passed over; the stream shows again if it comes back to a shape
+            // that can be shown.
+            self.media.playback.source.refuse_ring(shape);
             self.message(format!("cannot show the picture at {width}x{height}: {e}"), true);
             return;
         }

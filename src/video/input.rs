@@ -135,20 +135,32 @@ const RELAY_CHUNK: usize = 64 << 10;
 pub fn internal_pipe() -> std::io::Result<(std::path::PathBuf, std::os::fd::OwnedFd)> {
     use std::io::{Read, Write};
     use std::os::fd::AsRawFd;
+    use std::sync::atomic::AtomicUsize;
     let (written, writer) = os_pipe()?;
     let (reader, to_reader) = os_pipe()?;
-    let (chunks, taken) = std::sync::mpsc::sync_channel::<Vec<u8>>(RELAY_BYTES / RELAY_CHUNK);
+    let (chunks, taken) = std::sync::mpsc::channel::<Vec<u8>>();
+    // Bytes held between the two threads: the writer's side stops reading beyond RELAY_BYTES.
+    let held = Arc::new(AtomicUsize::new(0));
+    let (held_in, held_out) = (Arc::clone(&held), held);
     std::thread::Builder::new()
         .name("histoplay relay in".into())
         .spawn(move || {
             let mut written = std::fs::File::from(written);
             let mut buffer = vec![0; RELAY_CHUNK];
             loop {
+                while held_in.load(Ordering::Acquire) > RELAY_BYTES {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
                 match written.read(&mut buffer) {
                     Ok(0) => return,
-                    Ok(n) if chunks.send(buffer[..n].to_vec()).is_ok() => {}
+                    Ok(n) => {
+                        held_in.fetch_add(n, Ordering::AcqRel);
+                        if chunks.send(buffer[..n].to_vec()).is_err() {
+                            return;
+                        }
+                    }
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    _ => return,
+                    Err(_) => return,
                 }
             }
         })?;
@@ -160,6 +172,7 @@ pub fn internal_pipe() -> std::io::Result<(std::path::PathBuf, std::os::fd::Owne
                 if to_reader.write_all(&chunk).is_err() {
                     return;
                 }
+                held_out.fetch_sub(chunk.len(), Ordering::AcqRel);
             }
         })?;
     let location = format!("pipe:{}", reader.as_raw_fd());

@@ -3,8 +3,9 @@
 //! window's decoding hands them on, `VideoSource::share_packets`). Its values are `report`'s,
 //! in its formats, written and flushed frame by frame; the runs beyond the limits are told on
 //! stderr and in the alert log as they end, and the window warns of each as it starts. Every
-//! frame is counted: a report that fell behind the input by more than the pipe holds (1 to 4
-//! MiB of packets; a GPU slower than the stream) would hold up its reading.
+//! frame is counted: a report that fell behind the input by more than the pipe's relay holds
+//! (256 MiB of packets; a GPU slower than the stream for minutes) would hold up its reading,
+//! and on quitting it counts what the relay still holds before the process ends.
 
 use super::file::{report_video, Alerts, ReportOptions};
 use super::limits::Limits;

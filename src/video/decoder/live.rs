@@ -117,6 +117,8 @@ pub(super) struct LiveWorker {
     ring_shape: FrameShape,
     /// A ring of another shape was asked for: nothing is sent until it comes.
     awaiting_ring: bool,
+    /// Shapes the consumer could make no ring for: their frames are passed over.
+    refused: Vec<FrameShape>,
     /// Where the window's frames are handed as they are kept (the histogram timeline).
     tap: Option<Tap>,
 }
@@ -137,6 +139,7 @@ impl LiveWorker {
             incoming: None,
             ring_shape: shape,
             awaiting_ring: false,
+            refused: Vec::new(),
             tap: None,
             interrupt: source.interrupter(),
             source: Some(source),
@@ -228,6 +231,12 @@ impl LiveWorker {
             Command::TapRoom => self.feed_tap(),
             Command::Live(Fed::Shape(shape)) => self.incoming = Some(shape),
             Command::Ring(shape, slots) => self.take_ring(shape, slots),
+            Command::RingRefused(shape) => {
+                self.awaiting_ring = false;
+                if !self.refused.contains(&shape) {
+                    self.refused.push(shape);
+                }
+            }
             Command::Live(Fed::Ended(error)) => self.ended = Some(error),
             Command::Stop => return false,
         }
@@ -294,6 +303,11 @@ impl LiveWorker {
         false
     }
 
+    /// Whether the frame at `key` is of a shape the consumer could make no ring for.
+    fn refused(&self, key: i64) -> bool {
+        !self.refused.is_empty() && self.refused.contains(self.shape_of(key))
+    }
+
     /// Hands the tap the frames kept after the last it took (oldest first: those the window
     /// lost meanwhile are passed over), for as long as it has room.
     fn feed_tap(&mut self) {
@@ -338,6 +352,11 @@ impl LiveWorker {
                 // Nothing read yet: the input's end is all there is to tell.
                 return self.tell_end();
             };
+            if self.refused(pts) {
+                // Not shown: playing goes on from it.
+                (self.target, self.cursor) = (None, Some(pts));
+                return true;
+            }
             if self.free.is_empty() || !self.ring_fits(pts) {
                 return false;
             }
@@ -356,6 +375,10 @@ impl LiveWorker {
                     (true, Some(newest)) => newest,
                     _ => next,
                 };
+                if self.refused(next) {
+                    self.cursor = Some(next);
+                    return true;
+                }
                 may_send && self.ring_fits(next) && self.deliver(next)
             }
             None => self.tell_end(),

@@ -108,6 +108,9 @@ enum Command {
     /// The consumer's ring for frames of this shape, after a `Reshaped` event: it has let go
     /// of every slot of the ring before.
     Ring(FrameShape, Vec<Arc<PlaneTextures>>),
+    /// The consumer can make no ring for frames of this shape (after a `Reshaped`): they are
+    /// passed over.
+    RingRefused(FrameShape),
     /// Hand a live input's window frames to this reader too.
     Tap(live::Tap),
     /// The tap took frames: it has room for more.
@@ -365,6 +368,12 @@ impl DecodeThread {
     /// changes); None without one.
     pub fn window(&self) -> Option<Arc<LiveWindow>> {
         self.live_window.clone()
+    }
+
+    /// The answer to `Reshaped` when no ring of that shape can be made: frames of that shape are
+    /// passed over (not shown), and the rest go on into the ring there is.
+    pub fn refuse_ring(&self, shape: FrameShape) {
+        let _ = self.commands.send(Command::RingRefused(shape));
     }
 
     /// Gives a ring slot back once the GPU work that reads it has been submitted.

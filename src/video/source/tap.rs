@@ -7,9 +7,11 @@ use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
-/// Bytes of compressed sound kept: over an hour of AAC at 128 kbit/s, about six minutes of
-/// 48 kHz stereo PCM.
+/// Bytes of compressed sound kept, each packet counted with `PACKET_OVERHEAD`: about half an
+/// hour of AAC at 128 kbit/s, six minutes of 48 kHz stereo PCM.
 pub const PACKET_WINDOW_BYTES: usize = 64 << 20;
+/// What a packet holds beyond its data (FFmpeg's packet and buffer, the queue's entry).
+const PACKET_OVERHEAD: usize = 256;
 
 /// A stream's packets as they are read, the last ones kept (up to a budget of bytes), each
 /// numbered in the order it came: a reader goes through them in turn from any packet the
@@ -47,11 +49,11 @@ impl PacketWindow {
     /// Keeps `packet` as the newest, letting the oldest go beyond `budget` bytes.
     pub fn push(&self, packet: ffmpeg::Packet, budget: usize) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.bytes += packet.size();
+        state.bytes += packet.size() + PACKET_OVERHEAD;
         state.packets.push_back(packet);
         while state.bytes > budget && state.packets.len() > 1 {
             let oldest = state.packets.pop_front().expect("more than one");
-            state.bytes -= oldest.size();
+            state.bytes -= oldest.size() + PACKET_OVERHEAD;
             state.first += 1;
         }
         drop(state);
@@ -123,9 +125,10 @@ mod tests {
     #[test]
     fn packets_are_read_in_turn_from_any_point_the_window_holds() {
         let window = PacketWindow::default();
-        // 10 packets of 100 bytes, 1024 ticks apart, in a window of 500 bytes: the last 5.
+        // 10 packets of 100 bytes, 1024 ticks apart, in a window of five: the last 5.
+        let budget = 5 * (100 + PACKET_OVERHEAD);
         for k in 0..10 {
-            window.push(packet(k * 1024, 100), 500);
+            window.push(packet(k * 1024, 100), budget);
         }
         assert_eq!(window.position_at(0), 5, "before the window: its oldest");
         assert_eq!(window.position_at(7 * 1024 + 500), 7, "the packet the time falls in");
@@ -134,7 +137,7 @@ mod tests {
         assert_eq!(read(&window, &mut at), Some(8 * 1024));
         assert_eq!(read(&window, &mut at), Some(9 * 1024));
         assert!(matches!(window.next(&mut at, Duration::from_millis(1)), Next::Waiting));
-        window.push(packet(10 * 1024, 100), 500);
+        window.push(packet(10 * 1024, 100), budget);
         assert_eq!(read(&window, &mut at), Some(10 * 1024));
         // A reader the window left behind goes on from its oldest.
         let mut behind = 2;

@@ -276,7 +276,12 @@ impl Worker {
                 }
             }
             // Only a live input's worker has a reader, and a live edge.
-            Command::Live(_) | Command::FollowLive(_) | Command::Ring(..) | Command::Tap(_) | Command::TapRoom => {}
+            Command::Live(_)
+            | Command::FollowLive(_)
+            | Command::Ring(..)
+            | Command::RingRefused(_)
+            | Command::Tap(_)
+            | Command::TapRoom => {}
             Command::Stop => return false,
         }
         true
