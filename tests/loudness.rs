@@ -252,3 +252,80 @@ fn a_file_without_sound_is_a_one_line_error() {
     );
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
 }
+
+#[test]
+fn the_timelines_loudness_strip_shows_each_columns_short_term_loudness_and_marks_silence_and_clipping() {
+    // 6 s at 10 fps: 2 s of silence, 2 s of a 1 kHz sine at -20 dBFS, 2 s of a full-scale
+    // square wave (clipping), in 16-bit PCM.
+    let wave = "if(lt(t,2),0,if(lt(t,4),0.1*sin(2*PI*1000*t),if(gt(sin(2*PI*200*t),0),1,-1)))";
+    let sound = format!("aevalsrc='{wave}|{wave}':s=48000:d=6:c=stereo");
+    let clip = fixture(
+        "loudness-timeline.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=64x48:rate=10:duration=6",
+            "-f",
+            "lavfi",
+            "-i",
+            &sound,
+        ]
+        .into_iter()
+        .chain(["-c:v", "ffv1", "-c:a", "pcm_s16le", "-shortest"])
+        .collect::<Vec<_>>(),
+    );
+    let dir = std::env::temp_dir().join(format!("histoplay-loudness-timeline-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("timeline.png");
+    let out = histoplay(&[
+        "timeline",
+        clip.to_str().unwrap(),
+        "-o",
+        png.to_str().unwrap(),
+        "--size",
+        "60x64",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let strip = image::open(&png).unwrap().to_rgba8();
+    std::fs::remove_dir_all(&dir).unwrap();
+    // 16 rows of loudness under the 64 of histograms.
+    assert_eq!(strip.dimensions(), (60, 80));
+    let px = |x: u32, y_from_bottom: u32| strip.get_pixel(x, 79 - y_from_bottom).0;
+    // Each column's loudest short-term reading, as `loudness --series` (FFmpeg's) gives it: the
+    // steps whose last sample is in the column's frame.
+    let out = histoplay(&["loudness", clip.to_str().unwrap(), "--series"]);
+    let steps: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &Value| v.get("t").is_some())
+        .collect();
+    let loudest = |column: u32| {
+        (steps.iter())
+            .filter(|s| (s["t"].as_f64().unwrap() * 10.0 + 1e-9).floor() as u32 == column)
+            .map(|s| s["S"].as_f64().unwrap())
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
+    // (Its rows from the reading's, which is printed to 0.1 LU: within 0.05 of it.)
+    let rows = |lufs: f64| (((lufs + 60.0) / 60.0).clamp(0.0, 1.0) * 16.0).round() as u32;
+    for x in 0..60 {
+        let (low, high) = (rows(loudest(x) - 0.05), rows(loudest(x) + 0.05));
+        // Between the marks' rows (the bottom and the top), the bar is the rows under its
+        // height; above it, black with the line at -23 LUFS (row 9).
+        for y in (1..15).filter(|&y| y < low || y >= high) {
+            let p = px(x, y);
+            let in_bar = p[..3] != [0, 0, 0] && p[..3] != [90, 90, 90];
+            assert_eq!(in_bar, y < low, "column {x}, row {y}: {} LUFS", loudest(x));
+        }
+    }
+    // Silence: the blue mark at the bottom; clipping: the red one at the top.
+    for x in 0..20 {
+        assert_eq!(px(x, 0)[..3], [70, 130, 255], "column {x}");
+        assert_ne!(px(x, 15)[..3], [255, 70, 60], "column {x}");
+    }
+    for x in 41..60 {
+        assert_eq!(px(x, 15)[..3], [255, 70, 60], "column {x}");
+        assert_ne!(px(x, 0)[..3], [70, 130, 255], "column {x}");
+    }
+}

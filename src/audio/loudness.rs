@@ -238,6 +238,8 @@ pub struct Block {
     /// Integrated loudness and loudness range so far.
     pub integrated: f64,
     pub range: f64,
+    /// The highest sample of the step, over every channel (linear, 1 = full scale).
+    pub peak: f64,
 }
 
 /// The whole measurement, as FFmpeg's filter sums it up.
@@ -266,15 +268,18 @@ pub struct LoudnessMeter {
     state: Vec<[[f64; 3]; 3]>,
     momentary: Window,
     short_term: Window,
-    /// Samples since the last 100 ms step.
+    /// Samples since the last 100 ms step, and their highest.
     step_count: u32,
+    step_peak: f64,
     samples: u64,
     integrated: Gate,
     range: Gate,
     sample_peaks: Vec<f64>,
     true_peak: Option<TruePeak>,
-    /// Each step's readings, when asked for (`keep_blocks`).
+    /// Each step's readings, when asked for (`keep_blocks`), with the integrated loudness and
+    /// range so far or not.
     blocks: Option<Vec<Block>>,
+    block_summaries: bool,
 }
 
 impl LoudnessMeter {
@@ -295,19 +300,28 @@ impl LoudnessMeter {
             momentary: Window::new(channels, rate as usize * 4 / 10),
             short_term: Window::new(channels, rate as usize * 3),
             step_count: 0,
+            step_peak: 0.0,
             samples: 0,
             integrated: Gate::new(INTEGRATED_GATE),
             range: Gate::new(RANGE_GATE),
             sample_peaks: vec![0.0; channels],
             true_peak,
             blocks: None,
+            block_summaries: false,
             weights,
         })
     }
 
-    /// Keeps each 100 ms step's readings (`blocks`).
-    pub fn keep_blocks(&mut self) {
+    /// Keeps each 100 ms step's readings (`blocks`), with the integrated loudness and range so
+    /// far (`summaries`: the gates' histograms are gone through at every step) or with 0 there.
+    pub fn keep_blocks(&mut self, summaries: bool) {
         self.blocks.get_or_insert_with(Vec::new);
+        self.block_summaries = summaries;
+    }
+
+    /// The steps kept since the last call (`keep_blocks`).
+    pub fn take_blocks(&mut self) -> Vec<Block> {
+        self.blocks.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     pub fn blocks(&self) -> &[Block] {
@@ -332,6 +346,7 @@ impl LoudnessMeter {
             }
             for (ch, &x) in frame.iter().enumerate() {
                 self.sample_peaks[ch] = self.sample_peaks[ch].max(x.abs());
+                self.step_peak = self.step_peak.max(x.abs());
                 if self.weights[ch] == 0.0 {
                     continue;
                 }
@@ -375,8 +390,12 @@ impl LoudnessMeter {
         if short_term >= ABS_THRESHOLD {
             self.range.add(power_s, short_term);
         }
+        let peak = std::mem::take(&mut self.step_peak);
         if self.blocks.is_some() {
-            let summary = self.summary_so_far();
+            let summary = match self.block_summaries {
+                true => self.summary_so_far(),
+                false => (0.0, 0.0),
+            };
             let time = (self.samples - 1) as f64 / f64::from(self.rate);
             if let Some(blocks) = &mut self.blocks {
                 blocks.push(Block {
@@ -385,6 +404,7 @@ impl LoudnessMeter {
                     short_term,
                     integrated: summary.0,
                     range: summary.1,
+                    peak,
                 });
             }
         }

@@ -181,7 +181,7 @@ fn measure(args: &Args) -> Result<Summary> {
     let mut meter = LoudnessMeter::new(source.rate(), weights, layout, true)
         .map_err(|e| anyhow::anyhow!("'{}': {e}", args.input.display()))?;
     if args.series {
-        meter.keep_blocks();
+        meter.keep_blocks(true);
     }
     let mut out = std::io::stdout().lock();
     let (mut samples, mut written) = (Vec::new(), 0);

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 ///
 /// The luminance histogram of every frame: x = time (column x holds the frames n with
 /// n·W/frames = x), y = luminance (0 at the bottom), brightness = share of the column's
-/// pixels; red and blue marks where highlights and shadows clip.
+/// pixels; red and blue marks where highlights and shadows clip. With sound, 16 rows more
+/// under it: each column's short-term loudness (EBU R128) from -60 LUFS to 0, a line at -23,
+/// blue where the sound is silent and red where it clips.
 #[derive(clap::Args)]
 pub struct Args {
     input: PathBuf,
@@ -21,8 +23,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let (width, height) = args.size;
-    let rgba = crate::timeline::render_file(&args.input, args.size)?;
+    let width = args.size.0;
+    let (rgba, height) = crate::timeline::render_file(&args.input, args.size)?;
     still::save_png(&args.output, width, height, &rgba)
         .with_context(|| format!("cannot write '{}'", args.output.display()))?;
     Ok(())

@@ -13,6 +13,8 @@ const TIMELINE_UPDATE: Duration = Duration::from_millis(250);
 #[derive(Default)]
 pub struct TimelineStrip {
     texture: Option<egui::TextureHandle>,
+    /// Its rows (more with the loudness strip).
+    rows: u32,
     /// Frames the texture shows, and when it was drawn.
     drawn: u64,
     at: Option<Instant>,
@@ -35,22 +37,29 @@ impl TimelineStrip {
         self.at.map_or_else(Instant::now, |at| at + TIMELINE_UPDATE)
     }
 
-    /// The texture to show, redrawn first if the fill has grown and it is time.
-    pub fn texture(&mut self, ctx: &egui::Context, fill: &TimelineFill, now: Instant) -> Option<egui::TextureId> {
+    /// The texture to show and its rows, redrawn first if the fill has grown and it is time.
+    pub fn texture(
+        &mut self,
+        ctx: &egui::Context,
+        fill: &TimelineFill,
+        now: Instant,
+    ) -> Option<(egui::TextureId, u32)> {
         if self.texture.is_none() || (self.next_update() <= now && self.stale(fill)) {
-            let (rgba, filled) = fill.render(PLAYER_COLUMNS, PLAYER_ROWS)?;
-            let size = [PLAYER_COLUMNS as usize, PLAYER_ROWS as usize];
+            let (rgba, rows, filled) = fill.render(PLAYER_COLUMNS, PLAYER_ROWS)?;
+            let size = [PLAYER_COLUMNS as usize, rows as usize];
             let image = egui::ColorImage::from_rgba_unmultiplied(size, &rgba);
             match &mut self.texture {
                 // A partial update of the whole image: egui-wgpu writes it into the texture it
                 // has, where a full `set` would make a new texture and bind group.
-                Some(texture) => texture.set_partial([0, 0], image, egui::TextureOptions::LINEAR),
-                None => self.texture = Some(ctx.load_texture("timeline", image, egui::TextureOptions::LINEAR)),
+                Some(texture) if self.rows == rows => texture.set_partial([0, 0], image, egui::TextureOptions::LINEAR),
+                // (The loudness strip's rows came or went.)
+                _ => self.texture = Some(ctx.load_texture("timeline", image, egui::TextureOptions::LINEAR)),
             }
+            self.rows = rows;
             self.drawn = filled;
             self.at = Some(now);
         }
-        self.texture.as_ref().map(egui::TextureHandle::id)
+        self.texture.as_ref().map(|t| (t.id(), self.rows))
     }
 }
 

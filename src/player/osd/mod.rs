@@ -80,8 +80,8 @@ pub struct OsdView<'a> {
     pub region: Option<Region>,
     /// The pixel under the pointer, and the pointer in physical pixels.
     pub probe: Option<(Probe, (f64, f64))>,
-    /// The histogram timeline's picture, when shown.
-    pub timeline: Option<egui::TextureId>,
+    /// The histogram timeline's picture and its rows, when shown.
+    pub timeline: Option<(egui::TextureId, u32)>,
     /// 0 (hidden) to 1.
     pub opacity: f32,
     pub messages: &'a [Message],
@@ -290,8 +290,8 @@ impl Osd {
                     .show(ui, |ui| {
                         ui.set_width(width - 20.0);
                         status_line(ui, view);
-                        if let Some(texture) = view.timeline {
-                            let strip = timeline_strip(ui, texture, view, &mut commands);
+                        if let Some((texture, rows)) = view.timeline {
+                            let strip = timeline_strip(ui, (texture, rows), view, &mut commands);
                             drawn.push((BoxKind::Timeline, strip));
                         }
                         // A live input has no length to seek in.

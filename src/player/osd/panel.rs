@@ -9,7 +9,8 @@ use crate::render::scene::Quads;
 use crate::video::index::FrameNumber;
 use egui::{Color32, RichText, Sense};
 
-/// Height of the histogram timeline in the OSD, in points.
+/// Height of the histogram timeline's histograms in the OSD, in points (its loudness rows, where
+/// it has them, add as much more per row).
 pub(super) const TIMELINE_HEIGHT: f32 = 48.0;
 
 /// The histogram timeline above the seek bar: the whole file's luminance histograms (a live
@@ -17,11 +18,12 @@ pub(super) const TIMELINE_HEIGHT: f32 = 48.0;
 /// the time under the pointer (live: how far behind live), a click seeks there exactly.
 pub(super) fn timeline_strip(
     ui: &mut egui::Ui,
-    texture: egui::TextureId,
+    (texture, rows): (egui::TextureId, u32),
     view: &OsdView,
     commands: &mut Vec<Command>,
 ) -> egui::Rect {
-    let (rect, response) = ui.allocate_exact_size(egui::vec2(ui.available_width(), TIMELINE_HEIGHT), Sense::click());
+    let height = TIMELINE_HEIGHT * rows as f32 / crate::timeline::PLAYER_ROWS as f32;
+    let (rect, response) = ui.allocate_exact_size(egui::vec2(ui.available_width(), height), Sense::click());
     let painter = ui.painter();
     let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
     painter.image(texture, rect, uv, Color32::WHITE);

@@ -7,9 +7,14 @@
 //! Column x of C covers the frames n with ⌊n·C/F⌋ = x, F the file's frame count, and holds the
 //! sum of their luminance histograms (`hist`'s `l`, 256 bins).
 //!
+//! With sound, the strip gets rows of its own under the histograms: each column's short-term
+//! loudness, and marks where the sound is silent or clips (`loudness`).
+//!
 //! A live input has no file to read again: its timeline is that of its timeshift window, each
 //! frame counted as the decode thread keeps it (`TimelineFill::live`), the oldest letting go as
 //! the window slides; frame n of the F in the window goes to column ⌊n·C/F⌋.
+
+pub mod loudness;
 
 use crate::engine::histogram::{Histogram, DEFAULT_BINS};
 use crate::gpu::GpuContext;
@@ -17,6 +22,7 @@ use crate::headless::progress::Progress;
 use crate::headless::{self as hist, ClipError, FrameMeta, FrameRange};
 use crate::video::decoder::{LiveWindow, TappedFrame};
 use crate::video::source::{Decoding, VideoSource};
+use loudness::{LoudnessStrip, LOUDNESS_ROWS};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -248,9 +254,10 @@ pub fn fill(
 
 /// The timeline of the video at `path` as RGBA8, `width` columns by `height` rows (the
 /// `timeline` command), with a progress line on stderr.
-pub fn render_file(path: &std::path::Path, (width, height): (u32, u32)) -> Result<Vec<u8>, ClipError> {
+pub fn render_file(path: &std::path::Path, (width, height): (u32, u32)) -> Result<(Vec<u8>, u32), ClipError> {
     let source = VideoSource::open_for(path, Decoding::Throughput)?;
     let count = frame_count(&source);
+    let mut strip = LoudnessStrip::new(width, first_time(&source), source.info.frame_duration, count);
     let data = Mutex::new(TimelineData::new(width, DEFAULT_BINS, count));
     let ctx = GpuContext::new()?;
     let frames = fill(
@@ -266,10 +273,31 @@ pub fn render_file(path: &std::path::Path, (width, height): (u32, u32)) -> Resul
             path.display()
         )));
     }
-    Ok(data
+    let mut rgba = data
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())
-        .render(width, height))
+        .render(width, height);
+    // With sound, its loudness under the histograms.
+    match loudness::fill(path, &AtomicBool::new(false), |time, step| strip.add(time, step)) {
+        Ok(_) => {
+            rgba.extend(strip.render(width, LOUDNESS_ROWS));
+            Ok((rgba, height + LOUDNESS_ROWS))
+        }
+        Err(reason) => {
+            log::info!("no loudness on the timeline of '{}': {reason}", path.display());
+            Ok((rgba, height))
+        }
+    }
+}
+
+/// The time of a video's first frame, in seconds (where its positions count from).
+fn first_time(source: &VideoSource) -> f64 {
+    let info = &source.info;
+    source
+        .index()
+        .first_pts()
+        .or(info.start_pts)
+        .map_or(0.0, |pts| info.seconds(pts))
 }
 
 /// The frame count a timeline maps by: the index's, once it has read the whole file.
@@ -349,9 +377,13 @@ pub fn fill_live(
     Ok(counted)
 }
 
-/// What a timeline holds: a file's frames, or a live input's window.
+/// What a timeline holds: a file's frames (and its sound's loudness, where it has sound), or a
+/// live input's window.
 enum Counts {
-    File(Arc<Mutex<TimelineData>>),
+    File {
+        data: Arc<Mutex<TimelineData>>,
+        loudness: Arc<Mutex<Option<LoudnessStrip>>>,
+    },
     Live {
         timeline: Arc<Mutex<LiveTimeline>>,
         window: Arc<LiveWindow>,
@@ -372,10 +404,12 @@ pub struct TimelineFill {
 impl TimelineFill {
     pub fn start(path: &std::path::Path, gpu: &GpuContext) -> std::io::Result<Self> {
         let data = Arc::new(Mutex::new(TimelineData::new(PLAYER_COLUMNS, DEFAULT_BINS, 1)));
+        let loudness: Arc<Mutex<Option<LoudnessStrip>>> = Arc::default();
         let control = Arc::new(FillControl::default());
         let done = Arc::new(AtomicBool::new(false));
         let (path, gpu) = (path.to_path_buf(), gpu.clone());
         let (shared, controls, finished) = (data.clone(), control.clone(), done.clone());
+        let sound = Arc::clone(&loudness);
         let thread = std::thread::Builder::new()
             .name("histoplay timeline".into())
             .spawn(move || {
@@ -390,7 +424,27 @@ impl TimelineFill {
                         }
                         *shared.lock().unwrap_or_else(|e| e.into_inner()) =
                             TimelineData::new(PLAYER_COLUMNS, DEFAULT_BINS, count);
-                        fill(&gpu, source, &shared, None, &controls)
+                        let strip =
+                            LoudnessStrip::new(PLAYER_COLUMNS, first_time(&source), source.info.frame_duration, count);
+                        *sound.lock().unwrap_or_else(|e| e.into_inner()) = Some(strip);
+                        // The sound's loudness beside the pictures' histograms.
+                        std::thread::scope(|scope| {
+                            let (path, sound, controls) = (&path, &sound, &controls);
+                            let _ = std::thread::Builder::new()
+                                .name("histoplay timeline sound".into())
+                                .spawn_scoped(scope, move || {
+                                    let add = |time, step: &_| {
+                                        if let Some(strip) = sound.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+                                            strip.add(time, step);
+                                        }
+                                    };
+                                    if let Err(reason) = loudness::fill(path, &controls.stop, add) {
+                                        log::info!("no loudness on the timeline of '{}': {reason}", path.display());
+                                        *sound.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                                    }
+                                });
+                            fill(&gpu, source, &shared, None, controls)
+                        })
                     });
                 match result {
                     Ok(frames) => log::info!("timeline of {}: {frames} frames", path.display()),
@@ -400,7 +454,7 @@ impl TimelineFill {
                 finished.store(true, Ordering::Relaxed);
             })?;
         Ok(Self {
-            counts: Counts::File(data),
+            counts: Counts::File { data, loudness },
             control,
             done,
             thread: Some(thread),
@@ -442,24 +496,36 @@ impl TimelineFill {
     /// Frames counted so far.
     pub fn filled(&self) -> u64 {
         match &self.counts {
-            Counts::File(data) => data.lock().map_or(0, |d| d.filled),
+            Counts::File { data, loudness } => {
+                let sound = loudness.lock().ok().and_then(|s| s.as_ref().map(|s| s.filled));
+                data.lock().map_or(0, |d| d.filled) + sound.unwrap_or(0)
+            }
             Counts::Live { timeline, .. } => timeline.lock().map_or(0, |t| t.filled),
         }
     }
 
-    /// The strip as RGBA8 (`TimelineData::render`), and the frames counted in it so far.
-    pub fn render(&self, width: u32, height: u32) -> Option<(Vec<u8>, u64)> {
+    /// The strip as RGBA8 (`TimelineData::render`, and with sound `LOUDNESS_ROWS` more rows
+    /// of its loudness), its rows, and what is counted in it so far (`filled`).
+    pub fn render(&self, width: u32, height: u32) -> Option<(Vec<u8>, u32, u64)> {
+        let filled = self.filled();
         let data = match &self.counts {
-            Counts::File(data) => {
-                let data = data.lock().ok()?;
-                return Some((data.render(width, height), data.filled));
+            Counts::File { data, loudness } => {
+                let mut rgba = data.lock().ok()?.render(width, height);
+                let sound = loudness.lock().ok()?;
+                return Some(match sound.as_ref() {
+                    Some(strip) => {
+                        rgba.extend(strip.render(width, LOUDNESS_ROWS));
+                        (rgba, height + LOUDNESS_ROWS, filled)
+                    }
+                    None => (rgba, height, filled),
+                });
             }
             Counts::Live { timeline, window } => {
                 let oldest = window.read().map(|(oldest, _)| oldest);
                 timeline.lock().ok()?.data(PLAYER_COLUMNS, DEFAULT_BINS, oldest)
             }
         };
-        Some((data.render(width, height), data.filled))
+        Some((data.render(width, height), height, filled))
     }
 
     /// The player is playing (the fill yields most of its time) or not (it goes flat out).
