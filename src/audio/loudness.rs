@@ -81,6 +81,44 @@ pub fn layout_weights(layout: ffmpeg::ChannelLayout, channels: usize) -> Vec<f64
         .collect()
 }
 
+/// Measures the sound of `path` (its best audio stream, at its own rate and channels), handing
+/// each 100 ms step to `step` with the media time of its last sample (the integrated loudness
+/// and range so far in it with `summaries`), until its end or `stop`; the whole measurement, or
+/// why there is nothing to measure (or what `step` said went wrong).
+pub fn measure_file(
+    path: &std::path::Path,
+    true_peak: bool,
+    summaries: bool,
+    stop: &std::sync::atomic::AtomicBool,
+    mut step: impl FnMut(f64, &Block) -> Result<(), String>,
+) -> Result<Summary, String> {
+    let mut source = crate::audio::source::AudioSource::open_as_is(path).map_err(|e| e.to_string())?;
+    let channels = usize::from(source.channels());
+    let layout = source.layout();
+    // Channels with no place in a layout weigh the same, as FFmpeg weighs them.
+    let weights = match source.channels_placed() {
+        true => layout_weights(layout, channels),
+        false => vec![1.0; channels],
+    };
+    let in_file = |e: String| format!("'{}': {e}", path.display());
+    let mut meter = LoudnessMeter::new(source.rate(), weights, layout, true_peak).map_err(in_file)?;
+    meter.keep_blocks(summaries);
+    let (mut samples, mut first) = (Vec::new(), None);
+    while let Some(chunk) = source.next_chunk() {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+        let first = *first.get_or_insert(chunk.start);
+        samples.clear();
+        samples.extend(chunk.samples.iter().map(|&x| f64::from(x)));
+        meter.add(&samples).map_err(in_file)?;
+        for block in &meter.take_blocks() {
+            step(first + block.time, block)?;
+        }
+    }
+    Ok(meter.summary())
+}
+
 /// A biquad's coefficients (a0 = 1).
 #[derive(Clone, Copy, Debug)]
 struct Biquad {
@@ -322,10 +360,6 @@ impl LoudnessMeter {
     /// The steps kept since the last call (`keep_blocks`).
     pub fn take_blocks(&mut self) -> Vec<Block> {
         self.blocks.as_mut().map(std::mem::take).unwrap_or_default()
-    }
-
-    pub fn blocks(&self) -> &[Block] {
-        self.blocks.as_deref().unwrap_or(&[])
     }
 
     /// Measures interleaved samples (whole frames of every channel).

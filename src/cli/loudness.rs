@@ -1,8 +1,7 @@
 //! `histoplay loudness`: the EBU R128 loudness of a file's sound, as FFmpeg's `ebur128` filter
 //! measures it (`audio::loudness`), with limits for a QC gate.
 
-use crate::audio::loudness::{layout_weights, LoudnessMeter, Summary};
-use crate::audio::source::AudioSource;
+use crate::audio::loudness::{measure_file, Summary};
 use anyhow::{bail, Result};
 use std::io::Write;
 use std::path::PathBuf;
@@ -170,40 +169,22 @@ pub fn run(args: Args) -> Result<()> {
 
 /// Decodes the input's sound and measures it; with `--series`, writes each step's line.
 fn measure(args: &Args) -> Result<Summary> {
-    let mut source = AudioSource::open_as_is(&args.input)?;
-    let channels = usize::from(source.channels());
-    let layout = source.layout();
-    // Channels with no place in a layout weigh the same, as FFmpeg weighs them.
-    let weights = match source.channels_placed() {
-        true => layout_weights(layout, channels),
-        false => vec![1.0; channels],
-    };
-    let mut meter = LoudnessMeter::new(source.rate(), weights, layout, true)
-        .map_err(|e| anyhow::anyhow!("'{}': {e}", args.input.display()))?;
-    if args.series {
-        meter.keep_blocks(true);
-    }
     let mut out = std::io::stdout().lock();
-    let (mut samples, mut written) = (Vec::new(), 0);
-    while let Some(chunk) = source.next_chunk() {
-        samples.clear();
-        samples.extend(chunk.samples.iter().map(|&x| f64::from(x)));
-        meter
-            .add(&samples)
-            .map_err(|e| anyhow::anyhow!("'{}': {e}", args.input.display()))?;
-        for block in &meter.blocks()[written..] {
-            let line = serde_json::json!({
-                "t": (block.time * 1e6).round() / 1e6,
-                "M": json_figure(block.momentary),
-                "S": json_figure(block.short_term),
-                "I": json_figure(block.integrated),
-                "LRA": json_figure(block.range),
-            });
-            writeln!(out, "{line}")?;
+    let series = |_, block: &crate::audio::loudness::Block| {
+        if !args.series {
+            return Ok(());
         }
-        written = meter.blocks().len();
-    }
-    let summary = meter.summary();
+        let line = serde_json::json!({
+            "t": (block.time * 1e6).round() / 1e6,
+            "M": json_figure(block.momentary),
+            "S": json_figure(block.short_term),
+            "I": json_figure(block.integrated),
+            "LRA": json_figure(block.range),
+        });
+        writeln!(out, "{line}").map_err(|e| e.to_string())
+    };
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let summary = measure_file(&args.input, true, args.series, &never, series).map_err(anyhow::Error::msg)?;
     if summary.seconds == 0.0 {
         bail!("'{}': its audio stream has no sound to measure", args.input.display());
     }

@@ -129,10 +129,7 @@ impl Media {
         let info = source.info.clone();
         let index = std::sync::Arc::clone(source.index());
         let (width, height) = (info.format.width, info.format.height);
-        let start = index
-            .first_pts()
-            .or(info.start_pts)
-            .map_or(0.0, |pts| info.seconds(pts));
+        let start = crate::timeline::first_time(&source);
         let pipeline = FramePipeline::new(gpu, bins, info.format, info.volume, RING_SLOTS)?;
         let timeline = Timeline {
             start,

@@ -382,6 +382,16 @@ impl PlayerWindow {
             log::warn!("closing the previous file on this thread: {e}");
         }
         self.media.playback.loop_file = self.files.loop_file;
+        self.passes_made();
+        let fx = self.timeline_strip.file_opened(cx!(self));
+        self.take(fx);
+        self.window.set_title(&title(path));
+        self.fit_to_picture();
+    }
+
+    /// The file's passes were made (a new file, or a live picture's new shape): what is kept
+    /// from file to file is set on them.
+    fn passes_made(&mut self) {
         let fx = self.picture.file_opened(cx!(self));
         self.take(fx);
         self.marks.file_opened(cx!(self));
@@ -391,11 +401,11 @@ impl PlayerWindow {
         let over_osd = self.egui.over_widget(self.pointer.at());
         let fx = self.pointer.file_opened(over_osd, cx!(self));
         self.take(fx);
-        let fx = self.timeline_strip.file_opened(cx!(self));
-        self.take(fx);
-        self.window.set_title(&title(path));
+    }
+
+    /// As mpv does, the window takes the picture's size (Resized follows), unless fullscreen.
+    fn fit_to_picture(&mut self) {
         if self.window.fullscreen().is_none() {
-            // As mpv does: the window takes the new video's size (Resized follows).
             let info = &self.media.info;
             let (width, height) = default_window_size(info.format.height, info.display_aspect);
             let _ = self
@@ -416,25 +426,9 @@ impl PlayerWindow {
             self.message(format!("cannot show the picture at {width}x{height}: {e}"), true);
             return;
         }
-        let fx = self.picture.file_opened(cx!(self));
-        self.take(fx);
-        self.marks.file_opened(cx!(self));
-        self.readbacks.readout = None;
-        let fx = self.scopes.file_opened(cx!(self));
-        self.take(fx);
-        let over_osd = self.egui.over_widget(self.pointer.at());
-        let fx = self.pointer.file_opened(over_osd, cx!(self));
-        self.take(fx);
+        self.passes_made();
         self.message(format!("picture now {width}x{height}"), false);
-        if self.window.fullscreen().is_none() {
-            // As mpv does: the window takes the picture's new size.
-            let info = &self.media.info;
-            let (width, height) = default_window_size(info.format.height, info.display_aspect);
-            let _ = self
-                .window
-                .request_inner_size(winit::dpi::PhysicalSize::new(width, height));
-        }
-        self.relayout();
+        self.fit_to_picture();
     }
 
     /// Warns of each limit the QC report's frames go beyond (`--fail-on`) as the run starts.

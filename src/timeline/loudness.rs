@@ -5,9 +5,8 @@
 //! 400 ms reading of the column under -60 LUFS) or clips (red, at the top: a sample at full
 //! scale).
 
-use crate::audio::loudness::{layout_weights, Block, LoudnessMeter};
-use crate::audio::source::AudioSource;
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::audio::loudness::{measure_file, Block};
+use std::sync::atomic::AtomicBool;
 
 /// Rows of the strip.
 pub const LOUDNESS_ROWS: u32 = 16;
@@ -132,29 +131,12 @@ impl LoudnessStrip {
 /// with the media time of its last sample, until its end or `stop`; returns the steps, or why
 /// there is nothing to measure.
 pub fn fill(path: &std::path::Path, stop: &AtomicBool, mut add: impl FnMut(f64, &Block)) -> Result<u64, String> {
-    let mut source = AudioSource::open_as_is(path).map_err(|e| e.to_string())?;
-    let channels = usize::from(source.channels());
-    let layout = source.layout();
-    let weights = match source.channels_placed() {
-        true => layout_weights(layout, channels),
-        false => vec![1.0; channels],
-    };
-    let mut meter = LoudnessMeter::new(source.rate(), weights, layout, false)?;
-    meter.keep_blocks(false);
-    let (mut samples, mut first, mut steps) = (Vec::new(), None, 0);
-    while let Some(chunk) = source.next_chunk() {
-        if stop.load(Ordering::Relaxed) {
-            break;
-        }
-        let first = *first.get_or_insert(chunk.start);
-        samples.clear();
-        samples.extend(chunk.samples.iter().map(|&x| f64::from(x)));
-        meter.add(&samples)?;
-        for block in &meter.take_blocks() {
-            add(first + block.time, block);
-            steps += 1;
-        }
-    }
+    let mut steps = 0;
+    measure_file(path, false, false, stop, |time, block| {
+        add(time, block);
+        steps += 1;
+        Ok(())
+    })?;
     Ok(steps)
 }
 

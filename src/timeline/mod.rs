@@ -291,7 +291,7 @@ pub fn render_file(path: &std::path::Path, (width, height): (u32, u32)) -> Resul
 }
 
 /// The time of a video's first frame, in seconds (where its positions count from).
-fn first_time(source: &VideoSource) -> f64 {
+pub fn first_time(source: &VideoSource) -> f64 {
     let info = &source.info;
     source
         .index()
