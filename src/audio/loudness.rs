@@ -362,6 +362,29 @@ impl LoudnessMeter {
         self.blocks.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
+    /// Starts the momentary and short-term windows and the K-weighting filters over, keeping
+    /// what the integrated loudness and range have counted (a meter following playback across
+    /// a seek).
+    pub fn restart_windows(&mut self) {
+        let channels = self.weights.len();
+        self.state = vec![[[0.0; 3]; 3]; channels];
+        self.momentary = Window::new(channels, self.rate as usize * 4 / 10);
+        self.short_term = Window::new(channels, self.rate as usize * 3);
+        (self.step_count, self.step_peak) = (0, 0.0);
+    }
+
+    /// Starts the integrated loudness, the loudness range and the peaks over.
+    pub fn restart_totals(&mut self) {
+        self.integrated = Gate::new(INTEGRATED_GATE);
+        self.range = Gate::new(RANGE_GATE);
+        self.sample_peaks.iter_mut().for_each(|p| *p = 0.0);
+    }
+
+    /// Whether the momentary and the short-term windows are full (their readings real).
+    pub fn windows_full(&self) -> (bool, bool) {
+        (self.momentary.filled, self.short_term.filled)
+    }
+
     /// Measures interleaved samples (whole frames of every channel).
     pub fn add(&mut self, samples: &[f64]) -> Result<(), String> {
         let channels = self.weights.len();

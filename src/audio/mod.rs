@@ -7,6 +7,8 @@
 pub mod device;
 mod feed;
 pub mod loudness;
+pub mod metering;
+pub mod meters;
 pub mod source;
 pub mod stretch;
 pub mod sync;

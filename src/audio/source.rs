@@ -89,16 +89,25 @@ impl AudioSource {
     /// The best audio stream of `path` as it is: its own rate, channels and layout (samples
     /// converted to f32 only).
     pub fn open_as_is(path: &Path) -> Result<Self, AudioError> {
-        let mut source = Self::open(path, 48_000, 2)?;
-        let (rate, channels) = (source.decoder.rate(), source.decoder.channels());
+        Self::open(path, 48_000, 2)?.in_its_own_format()
+    }
+
+    /// A live input's sound (as `fed`) as it is: its own rate, channels and layout.
+    pub fn fed_as_is(path: &Path, tapped: crate::video::source::Tapped) -> Result<Self, AudioError> {
+        Self::fed(path, tapped, 48_000, 2)?.in_its_own_format()
+    }
+
+    /// This source giving out the stream's own rate, channels and layout.
+    fn in_its_own_format(mut self) -> Result<Self, AudioError> {
+        let (rate, channels) = (self.decoder.rate(), self.decoder.channels());
         if rate == 0 || channels == 0 {
             return Err(AudioError::Open {
-                path: path.to_owned(),
+                path: self.path.clone(),
                 reason: "the audio stream says no sample rate or channels".into(),
             });
         }
         let n = i32::from(channels);
-        let layout = match source.decoder.channel_layout() {
+        let layout = match self.decoder.channel_layout() {
             layout if layout.is_empty() || layout.channels() != n => ffmpeg::ChannelLayout::default(n),
             layout => layout,
         };
@@ -106,13 +115,13 @@ impl AudioSource {
         // a mask stand for them, for the resampler).
         let layout = match layout.is_empty() {
             true => {
-                source.placed = false;
+                self.placed = false;
                 ffmpeg::ChannelLayout::from_bits_truncate(u64::MAX >> (64 - u32::from(channels).min(63)))
             }
             false => layout,
         };
-        (source.rate, source.channels, source.layout) = (rate, channels, Some(layout));
-        Ok(source)
+        (self.rate, self.channels, self.layout) = (rate, channels, Some(layout));
+        Ok(self)
     }
 
     /// Whether the channels have their places (a layout the stream says, or the usual one of

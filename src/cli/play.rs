@@ -60,6 +60,13 @@ pub struct Args {
     /// Playback speed to start at, 0.015625 to 64 (as mpv's --speed).
     #[arg(long, default_value_t = 1.0, value_parser = parse_speed)]
     pub speed: f64,
+    /// Show the audio meters and loudness panel from the start (Alt+m shows and hides them).
+    #[arg(long)]
+    pub meters: bool,
+    /// The loudness the meters' panel marks as the target, LUFS: -23 (EBU R128), -24 (ATSC
+    /// A/85), -16 or -14 (streaming).
+    #[arg(long, default_value_t = -23.0, value_parser = parse_loudness_target, allow_hyphen_values = true)]
+    pub loudness_target: f64,
     /// The sound output to play on, by its ALSA name (`default`, `pulse`, `hw:CARD=...`) or a
     /// part of it that names one; the log (RUST_LOG=info) says which was chosen.
     #[arg(long)]
@@ -113,6 +120,8 @@ impl Args {
             cache_bytes: self.cache_size,
             speed: self.speed,
             audio_device: self.audio_device,
+            meters: self.meters,
+            loudness_target: self.loudness_target,
             bindings,
             conf_warnings,
             loop_playlist: self.loop_playlist,
@@ -143,6 +152,7 @@ Keys (mpv's defaults wherever histoplay has the function; more in the README):
 histoplay's own:
   h  H            histograms, scopes       M  Alt+z    graticule scale, vectorscope zoom
   y  c  Tab       log heights, cover/contain, histogram timeline
+  Alt+m           audio meters and loudness (--loudness-target)
   right-drag      region of interest       Ctrl+r      whole frame again
   a  n            auto-levels, equalisation
   C B k K         comparing: mode, flicker, difference gain
@@ -150,6 +160,14 @@ histoplay's own:
 
 Key bindings can be changed in ~/.config/histoplay/input.conf (mpv's syntax).
 Opening histoplay again while a window is open starts a second window, as mpv does.";
+
+/// A loudness target in LUFS, -70 to 0.
+fn parse_loudness_target(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches("LUFS").trim().parse::<f64>() {
+        Ok(lufs) if (-70.0..=0.0).contains(&lufs) => Ok(lufs),
+        _ => Err(format!("'{text}' is not a loudness from -70 to 0 LUFS (say -23)")),
+    }
+}
 
 /// `histoplay [FILE|DIR]...`: the player window.
 fn play(mut files: Vec<PathBuf>, options: PlayerOptions) -> Result<()> {

@@ -52,6 +52,8 @@ pub enum Command {
     ClearRegion,
     /// Show or hide the histogram timeline.
     ToggleTimeline,
+    /// Show or hide the audio meters and loudness panel.
+    ToggleMeters,
     /// Count only this rectangle of the frame (a right-drag on the picture).
     SetRegion(crate::scope::Region),
     ToggleLogScale,
@@ -254,6 +256,7 @@ fn parse_command(words: &[&str]) -> Option<Command> {
         ["cycle", "log-scale"] => Command::ToggleLogScale,
         ["cycle", "fit"] => Command::ToggleFit,
         ["cycle", "timeline"] => Command::ToggleTimeline,
+        ["cycle", "audio-meters"] => Command::ToggleMeters,
         ["clear-region"] => Command::ClearRegion,
         ["cycle", "auto-levels"] => Command::ToggleAutoLevels,
         ["cycle", "lut"] => Command::ToggleLut,

@@ -114,6 +114,7 @@ pub fn osd_view<'a>(media: &'a Media, title: &'a str, clipping: Option<Clipping>
         graticule: media.graticule(),
         marks: None,
         live: media.live_view(Instant::now()),
+        meters: None,
         compare: media.compare.as_ref().map(|c| {
             let align = playback.source.paired().map(|p| p.alignment());
             let frame = playback.shown().map(|s| media.index.number_at(s.pts).n);
@@ -217,6 +218,7 @@ pub fn present(media: &Media, at: Instant, due: Option<Instant>, new_frame: bool
         behind: playback.behind_live().map(|(behind, _)| behind),
         timecode: playback.shown().and_then(|s| s.packet.timecode),
         qc: String::new(),
+        meters: None,
     }
 }
 

@@ -36,6 +36,8 @@ pub struct MediaOptions {
 pub struct OpenedFile {
     pub source: VideoSource,
     pub audio: Option<Audio>,
+    /// A live input's sound packets as read, for the meters (a live input can't be read twice).
+    pub audio_tap: Option<crate::video::source::Tapped>,
     /// The file it is compared with (`--compare`).
     pub compared: Option<ComparedFile>,
 }
@@ -48,19 +50,25 @@ pub fn open_file(
     audio_device: Option<&str>,
 ) -> Result<OpenedFile, crate::video::source::VideoError> {
     let mut source = VideoSource::open(path)?;
-    let audio = open_sound(&mut source, volume, audio_device);
+    let (audio, audio_tap) = open_sound(&mut source, volume, audio_device);
     Ok(OpenedFile {
         source,
         audio,
+        audio_tap,
         compared: None,
     })
 }
 
 /// The sound of `source`'s file on `audio_device` (or the default) at `volume`, starting
 /// silent; None without a volume, an audio stream or an output. A live input's sound comes from
-/// the packets its video's decoder reads (it can't be read twice).
-pub fn open_sound(source: &mut VideoSource, volume: Option<Volume>, audio_device: Option<&str>) -> Option<Audio> {
-    let volume = volume?;
+/// the packets its video's decoder reads (it can't be read twice), and those packets are
+/// given for the meters too.
+pub fn open_sound(
+    source: &mut VideoSource,
+    volume: Option<Volume>,
+    audio_device: Option<&str>,
+) -> (Option<Audio>, Option<crate::video::source::Tapped>) {
+    let Some(volume) = volume else { return (None, None) };
     let silent = crate::audio::Cue {
         clock: crate::clock::Clock::new(Instant::now(), 0.0, true),
         audible: false,
@@ -69,12 +77,13 @@ pub fn open_sound(source: &mut VideoSource, volume: Option<Volume>, audio_device
         let path = source.info.path.clone();
         let Some(tapped) = source.tap_audio() else {
             log::info!("no sound: '{}' has no audio stream", path.display());
-            return None;
+            return (None, None);
         };
+        let for_meters = tapped.clone();
         let open = |rate, channels| crate::audio::source::AudioSource::fed(&path, tapped, rate, channels);
-        return Audio::start_from(open, silent, volume, audio_device);
+        return (Audio::start_from(open, silent, volume, audio_device), Some(for_meters));
     }
-    Audio::start(&source.info.path, silent, volume, audio_device)
+    (Audio::start(&source.info.path, silent, volume, audio_device), None)
 }
 
 /// Frames of a live input waiting for its histogram timeline's count (held, beyond the
@@ -95,6 +104,8 @@ pub struct Media {
     pub playback: Playback<PlayerSource>,
     /// The file's sound, where it has some and there is a device to play it on.
     pub audio: Option<Audio>,
+    /// A live input's sound packets as read (for the meters).
+    pub audio_tap: Option<crate::video::source::Tapped>,
     /// The ring's output holds a converted frame (before the first one there is nothing to draw).
     pub has_picture: bool,
     /// What is counted changed (scope, region) since the shown frame was counted: count it
@@ -124,6 +135,7 @@ impl Media {
         let OpenedFile {
             source,
             audio,
+            audio_tap,
             compared,
         } = opened;
         let info = source.info.clone();
@@ -239,6 +251,7 @@ impl Media {
             scene,
             playback,
             audio,
+            audio_tap,
             has_picture: false,
             recount: false,
             timeline: None,

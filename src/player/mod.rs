@@ -15,6 +15,7 @@ mod gpu_wait;
 pub mod live;
 mod marks_control;
 pub mod media;
+pub mod meters;
 pub mod osd;
 pub mod pacing;
 pub mod paired;
@@ -116,6 +117,10 @@ pub struct PlayerOptions {
     pub speed: f64,
     /// The sound output to play on (`--audio-device`), else the default.
     pub audio_device: Option<String>,
+    /// Show the audio meters from the start (`--meters`), and the loudness they aim at
+    /// (`--loudness-target`, LUFS).
+    pub meters: bool,
+    pub loudness_target: f64,
     /// Keys and mouse buttons: mpv's defaults with the viewer's input.conf applied.
     pub bindings: commands::Bindings,
     /// What was wrong in the input.conf, line by line (shown in the OSD at the start).
@@ -152,6 +157,8 @@ impl Default for PlayerOptions {
             cache_bytes: crate::video::decoder::DEFAULT_CACHE_BYTES,
             speed: 1.0,
             audio_device: None,
+            meters: false,
+            loudness_target: -23.0,
             bindings: commands::Bindings::default(),
             conf_warnings: Vec::new(),
             loop_playlist: false,
@@ -239,7 +246,7 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
         })?;
     // The sound device once there is a window to play in.
     let volume = options.sound.then(crate::audio::Volume::default);
-    let audio = media::open_sound(&mut source, volume, options.audio_device.as_deref());
+    let (audio, audio_tap) = media::open_sound(&mut source, volume, options.audio_device.as_deref());
     let compared = match &options.compare {
         Some(compare) => Some(comparison::open_compared(&mut source, compare)?),
         None => None,
@@ -247,6 +254,7 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
     let opened = media::OpenedFile {
         source,
         audio,
+        audio_tap,
         compared,
     };
     if let Some(signals) = &options.signals {

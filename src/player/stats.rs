@@ -54,6 +54,8 @@ pub struct Present {
     pub timecode: Option<crate::video::timecode::Timecode>,
     /// The limits the QC report's last frame counted is beyond (`--fail-on`), `,`-separated.
     pub qc: String,
+    /// The audio meters' readings, while shown (`MeterPanel::log_field`).
+    pub meters: Option<String>,
 }
 
 /// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
@@ -67,7 +69,8 @@ pub struct Present {
 /// packet's arrival to the present), or timeshifted, how far behind its newest frame it is
 /// ` behind_s=12.400`, and where the stream carries one the frame's timecode
 /// ` tc=10:00:01:05`, and while the QC report's frames are beyond `--fail-on`'s limits, those
-/// limits ` qc=YMAX>235` (times in milliseconds since the player started; `-` where
+/// limits ` qc=YMAX>235`, and while the audio meters show, their readings
+/// ` meters=t:4.000;FL:-20.0,-23.0,-20.0,-19.9,0;...` (see `MeterPanel::log_field`) (times in milliseconds since the player started; `-` where
 /// there is no value).
 pub struct FrameLog {
     out: std::io::BufWriter<std::fs::File>,
@@ -154,6 +157,10 @@ impl FrameLog {
             "" => String::new(),
             limits => format!(" qc={limits}"),
         };
+        let meters = match &present.meters {
+            Some(field) => format!(" meters={field}"),
+            None => String::new(),
+        };
         let osd = match present.osd.as_slice() {
             [] => String::new(),
             boxes => {
@@ -165,7 +172,7 @@ impl FrameLog {
             }
         };
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} picture={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{marks}{signal}{latency}{behind}{timecode}{qc}{osd}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} picture={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{marks}{signal}{latency}{behind}{timecode}{qc}{meters}{osd}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -263,6 +270,7 @@ mod tests {
             behind: None,
             timecode: None,
             qc: String::new(),
+            meters: None,
         };
         log.record(&present);
         log.record(&Present {

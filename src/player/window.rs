@@ -11,6 +11,7 @@ use super::files::Files;
 use super::frame::{self, Drawing};
 use super::marks_control::Marks;
 use super::media::{default_window_size, Media, MediaOptions, OpenedFile};
+use super::meters::MeterPanel;
 use super::osd::{Osd, OsdView, Toasts};
 use super::pacing::RenderLead;
 use super::part::{Cx, Effects};
@@ -101,6 +102,8 @@ pub struct PlayerWindow {
     stats: StatsOverlay,
     /// The sound: on or off, its volume and device.
     sound: Sound,
+    /// The audio meters and loudness panel (Alt+m), shown or not from file to file.
+    meters: MeterPanel,
 }
 
 impl PlayerWindow {
@@ -185,6 +188,7 @@ impl PlayerWindow {
             scopes: Scopes::new(options.graticule.clone()),
             stats,
             sound: Sound::new(options.sound, options.audio_device.clone()),
+            meters: MeterPanel::new(options.meters, options.loudness_target),
         };
         player.osd.touched(now);
         for warning in &options.conf_warnings {
@@ -272,6 +276,7 @@ impl PlayerWindow {
                 self.marks.command(&command, cx!(self))
             }
             Command::VolumeBy(_) | Command::ToggleMute => self.sound.command(&command, &self.media),
+            Command::ToggleMeters => self.meters.command(&command),
             _ => Effects::default(),
         };
         let go_on = self.take(fx);
@@ -527,6 +532,7 @@ impl PlayerWindow {
             messages: self.toasts.list(),
             stats: self.stats.lines(now, &self.media, stats_notes),
             marks: self.marks.note(&self.media),
+            meters: self.meters.view().map(|m| m.with_loop(&self.media)),
             ..frame::osd_view(&self.media, &title, self.readbacks.readout)
         };
         let (osd, size) = (&mut self.osd, self.surface.size());
@@ -564,6 +570,7 @@ impl PlayerWindow {
             signal: (self.frame_log.as_ref()).and_then(|_| self.stats.log_field(at, self.media.serial)),
             latency: self.media.live_latency(at, new_frame),
             qc: self.qc_warned.join(","),
+            meters: self.meters.log_field(),
             ..frame::present(&self.media, at, due, new_frame)
         };
         self.stats.presented(new_frame);
@@ -590,6 +597,7 @@ impl PlayerWindow {
         let fx = self.files.finished(now, &mut self.media, &self.sound);
         self.take(fx);
         Sound::follow(&mut self.media, now);
+        self.meters.follow(&self.media);
         if let Some(error) = self.media.playback.take_error() {
             self.message(error, true);
         }
@@ -612,6 +620,7 @@ impl PlayerWindow {
         let strip = &self.timeline_strip;
         self.needs_redraw |= strip.wake(now, &self.media, self.view.timeline, &mut wake);
         self.needs_redraw |= self.stats.wake(now, &self.media, &mut wake);
+        self.needs_redraw |= self.meters.wake(now, &mut wake);
         // The pointer goes with the OSD while playing, as in mpv.
         let hide_cursor = self.osd.opacity(now, paused) == 0.0;
         if hide_cursor != self.cursor_hidden {

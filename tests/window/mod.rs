@@ -136,6 +136,8 @@ pub struct Present {
     pub qc: Option<String>,
     /// The picture's size as decoded.
     pub picture: (u32, u32),
+    /// The audio meters' readings, while shown.
+    pub meters: Option<String>,
 }
 
 pub fn parse(line: &str) -> Option<Present> {
@@ -164,6 +166,7 @@ pub fn parse(line: &str) -> Option<Present> {
         behind_s: field("behind_s").and_then(|v| v.parse().ok()),
         tc: field("tc").map(str::to_string),
         qc: field("qc").map(str::to_string),
+        meters: field("meters").map(str::to_string),
     })
 }
 

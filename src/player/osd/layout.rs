@@ -29,6 +29,8 @@ pub enum BoxKind {
     NoSignal,
     /// The histogram timeline, in the bottom panel: named in what was drawn.
     Timeline,
+    /// The audio meters, at the right edge: the other boxes are placed beside them.
+    Meters,
 }
 
 impl BoxKind {
@@ -44,6 +46,7 @@ impl BoxKind {
             BoxKind::Panel => "panel",
             BoxKind::NoSignal => "no_signal",
             BoxKind::Timeline => "timeline",
+            BoxKind::Meters => "meters",
         }
     }
 }
@@ -72,8 +75,17 @@ pub struct Screen {
 /// moves left of them (or the marks go before the adjustments). Boxes of kinds not wanted get
 /// no place; a box gets its wanted size except the stats overlay (narrowed and cut to its room).
 pub fn place(screen: &Screen, wanted: &[Wanted]) -> Vec<(BoxKind, Rect)> {
-    let area = screen.rect;
+    let mut area = screen.rect;
     let floor = screen.panel.map_or(area.max.y, |p| p.min.y) - MARGIN;
+    // The meters take the right edge, from the top to the panel (or as tall as they want);
+    // the rest is laid out beside them.
+    let meters = wanted.iter().find(|w| w.kind == BoxKind::Meters).map(|w| {
+        let top = area.min.y + MARGIN;
+        let height = w.size.y.min(floor - top).max(0.0);
+        let rect = Rect::from_min_size(pos2(area.max.x - MARGIN - w.size.x, top), vec2(w.size.x, height));
+        area.max.x = rect.min.x - GAP + MARGIN;
+        (BoxKind::Meters, rect)
+    });
     let fits = |placed: &[(BoxKind, Rect)]| {
         placed
             .iter()
@@ -97,6 +109,7 @@ pub fn place(screen: &Screen, wanted: &[Wanted]) -> Vec<(BoxKind, Rect)> {
         taken.extend(screen.panel.map(|p| (BoxKind::Panel, p)));
         placed.push((BoxKind::Probe, probe_rect(area, &taken, size, pointer)));
     }
+    placed.extend(meters);
     placed
 }
 

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 mod boxes;
 mod labels;
 mod layout;
+mod meters;
 mod panel;
 #[cfg(test)]
 mod tests;
@@ -100,6 +101,8 @@ pub struct OsdView<'a> {
     pub graticule: &'a [crate::scope::graticule::Line],
     /// A live input's state: LIVE, the wall clock, the latency, "no signal".
     pub live: Option<super::live::LiveView>,
+    /// The audio meters, while shown.
+    pub meters: Option<crate::player::meters::MetersView>,
 }
 
 /// An HDR stream's transfer and the peak its picture is tone-mapped from (once measured).
@@ -209,6 +212,14 @@ impl Osd {
         if view.probe.is_some() && shown {
             want(BoxKind::Probe, last("probe"));
         }
+        if let Some(meters) = &view.meters {
+            // Above the quads' band, as the panel is.
+            let viewport = (screen.width().max(1.0) as u32, screen.height().max(1.0) as u32);
+            let band = screen.height() * band_layout(view.view.scope, viewport).height();
+            let size = meters::wanted_size(meters);
+            let room = (screen.height() - band - 2.0 * MARGIN).max(0.0);
+            want(BoxKind::Meters, egui::vec2(size.x, size.y.min(room)));
+        }
         let scale = ctx.pixels_per_point();
         let layout = Screen {
             rect: screen,
@@ -243,6 +254,7 @@ impl Osd {
                     .probe
                     .as_ref()
                     .map(|(probe, _)| probe_label(ctx, probe, at, view.opacity)),
+                BoxKind::Meters => view.meters.as_ref().map(|m| meters::show_meters(ctx, m, at)),
                 BoxKind::Panel | BoxKind::NoSignal | BoxKind::Timeline => None,
             };
             let Some(rect) = rect else { continue };

@@ -27,6 +27,7 @@ fn paused_view(messages: &[Message]) -> OsdView<'_> {
         marks: None,
         graticule: &[],
         live: None,
+        meters: None,
         ab_loop: Default::default(),
         loop_file: false,
     }

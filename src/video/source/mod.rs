@@ -205,6 +205,7 @@ pub struct VideoSource {
 }
 
 /// Another stream of the input, its packets handed on as the decoder reads them.
+#[derive(Clone)]
 pub struct Tapped {
     pub stream_index: usize,
     pub parameters: ffmpeg::codec::Parameters,

@@ -1,0 +1,257 @@
+//! The meters following playback: a thread of their own decodes the sound's own channels (not
+//! the output's mix) and measures it up to the playback clock, whatever the speed and whether
+//! or not there is a device to hear it on. A jump of the clock (a seek) starts the short
+//! readings over; a jump back to an A-B loop's start starts the integration over too, so the
+//! integrated loudness is the loop's. Where the stream has no sound (it starts late, has a gap,
+//! or has ended) the meters measure silence and say so.
+
+use super::meters::{channel_names, Meters, Reading};
+use super::source::{AudioError, AudioSource, Chunk};
+use crate::clock::Clock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// What the meters follow: the playback clock and the A-B loop's start, while a loop is set.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeterCue {
+    pub clock: Clock,
+    pub loop_start: Option<f64>,
+}
+
+/// How the meters stand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MeterState {
+    /// The sound is being opened.
+    Opening,
+    /// Measuring: the readings, and whether the stream has sound where the clock is.
+    Measuring { reading: Reading, sound_here: bool },
+    /// There is nothing to measure, and why.
+    NoSound(String),
+}
+
+/// A clock this far behind what was measured, or ahead of it, is a seek (seconds).
+const BACK_JUMP: f64 = 0.05;
+const AHEAD_JUMP: f64 = 1.5;
+/// Chunks this far from where the measured sound ended leave a gap (or overlap) between.
+const GAP: f64 = 0.02;
+/// How often the thread looks at the clock.
+const TICK: Duration = Duration::from_millis(10);
+/// How far before the clock the sound is sought.
+const SEEK_EARLY: f64 = 0.5;
+/// A clock this close to the loop's start after a jump is the loop going round.
+const LOOP_NEAR: f64 = 0.25;
+
+struct Shared {
+    cue: Mutex<MeterCue>,
+    state: Mutex<MeterState>,
+    stop: AtomicBool,
+    interrupt: Mutex<Option<crate::video::input::Interrupt>>,
+}
+
+/// The meters' thread; dropping it stops the thread without waiting for it.
+pub struct Metering {
+    shared: Arc<Shared>,
+}
+
+impl Metering {
+    /// Measures the sound `open` gives (on the thread: opening a file may take a while),
+    /// following `cue`.
+    pub fn start(
+        open: impl FnOnce() -> Result<AudioSource, AudioError> + Send + 'static,
+        cue: MeterCue,
+    ) -> std::io::Result<Self> {
+        let shared = Arc::new(Shared {
+            cue: Mutex::new(cue),
+            state: Mutex::new(MeterState::Opening),
+            stop: AtomicBool::new(false),
+            interrupt: Mutex::new(None),
+        });
+        let thread_shared = Arc::clone(&shared);
+        std::thread::Builder::new()
+            .name("histoplay meters".into())
+            .spawn(move || {
+                let state = match open() {
+                    Ok(source) => measure(source, &thread_shared),
+                    Err(AudioError::NoAudio(_)) => MeterState::NoSound("no sound in this file".into()),
+                    Err(e) => MeterState::NoSound(e.to_string()),
+                };
+                if let Ok(mut shared_state) = thread_shared.state.lock() {
+                    if !matches!(state, MeterState::Opening) {
+                        *shared_state = state;
+                    }
+                }
+            })?;
+        Ok(Self { shared })
+    }
+
+    pub fn cue(&self, cue: MeterCue) {
+        if let Ok(mut current) = self.shared.cue.lock() {
+            *current = cue;
+        }
+    }
+
+    pub fn state(&self) -> MeterState {
+        self.shared
+            .state
+            .lock()
+            .map_or(MeterState::Opening, |state| state.clone())
+    }
+}
+
+impl Drop for Metering {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        if let Some(interrupt) = self.shared.interrupt.lock().ok().and_then(|i| i.clone()) {
+            interrupt.interrupt();
+        }
+    }
+}
+
+/// The thread's work until stopped; the state it ends in (Opening: leave it as it is).
+fn measure(mut source: AudioSource, shared: &Shared) -> MeterState {
+    if let Ok(mut interrupt) = shared.interrupt.lock() {
+        *interrupt = Some(source.interrupter());
+    }
+    let channels = usize::from(source.channels());
+    let layout = source.layout();
+    let names = channel_names(layout, channels, source.channels_placed());
+    let weights = match source.channels_placed() {
+        true => super::loudness::layout_weights(layout, channels),
+        false => vec![1.0; channels],
+    };
+    let rate = source.rate();
+    let mut meters = match Meters::new(rate, names, weights) {
+        Ok(meters) => meters,
+        Err(e) => return MeterState::NoSound(e),
+    };
+    let mut follow = Follow {
+        rate: f64::from(rate),
+        channels,
+        pending: None,
+        at_end: false,
+        measured: None,
+        sound_here: false,
+        samples: Vec::new(),
+    };
+    while !shared.stop.load(Ordering::Relaxed) {
+        let Ok(cue) = shared.cue.lock().map(|c| *c) else { break };
+        let now = cue.clock.media_time(Instant::now());
+        if let Err(e) = follow.catch_up(now, cue.loop_start, &mut source, &mut meters) {
+            return MeterState::NoSound(e);
+        }
+        if let Ok(mut state) = shared.state.lock() {
+            *state = MeterState::Measuring {
+                reading: meters.reading(),
+                sound_here: follow.sound_here,
+            };
+        }
+        std::thread::sleep(TICK);
+    }
+    MeterState::Opening
+}
+
+/// The sound measured so far, and what is decoded beyond it.
+struct Follow {
+    rate: f64,
+    channels: usize,
+    /// A decoded chunk and how many of its frames were measured.
+    pending: Option<(Chunk, usize)>,
+    at_end: bool,
+    /// The media time the measured sound reaches.
+    measured: Option<f64>,
+    /// The last sound measured was the stream's (not silence in its place).
+    sound_here: bool,
+    samples: Vec<f64>,
+}
+
+impl Follow {
+    /// Measures the sound from where it stands to `now`, seeking first where the clock jumped.
+    fn catch_up(
+        &mut self,
+        now: f64,
+        loop_start: Option<f64>,
+        source: &mut AudioSource,
+        meters: &mut Meters,
+    ) -> Result<(), String> {
+        let jumped = self
+            .measured
+            .is_none_or(|t| now < t - BACK_JUMP || now > t + AHEAD_JUMP);
+        if jumped {
+            if self.measured.is_some() {
+                match loop_start.is_some_and(|a| (now - a).abs() < LOOP_NEAR) {
+                    true => meters.restart(),
+                    false => meters.restart_windows(),
+                }
+            }
+            // (A little before: a demuxer may land a seek on the packet after the time asked
+            // for. What comes before the clock is passed over.)
+            source.seek(now - SEEK_EARLY);
+            (self.pending, self.at_end, self.measured) = (None, false, Some(now));
+        }
+        let Some(mut to) = self.measured else { return Ok(()) };
+        // A little at a time, so a long stretch of silence is no large buffer.
+        let most = (self.rate / 10.0).max(1.0) as usize;
+        while to < now - 0.5 / self.rate {
+            if self.pending.is_none() && !self.at_end {
+                match source.next_chunk() {
+                    Some(chunk) => self.pending = Some((chunk, 0)),
+                    None => self.at_end = true,
+                }
+            }
+            let wanted = (((now - to) * self.rate).round() as usize).clamp(1, most);
+            let Some((chunk, used)) = &mut self.pending else {
+                // Past the end: silence.
+                self.feed_silence(wanted, &mut to, meters)?;
+                continue;
+            };
+            let frames = chunk.samples.len() / self.channels;
+            // A chunk is placed by its stamp when it is begun; once begun, its samples follow
+            // on one another whatever the stamps' rounding.
+            if *used == 0 {
+                if chunk.start > to + GAP {
+                    // The sound starts later, or has a gap: silence until it comes.
+                    let gap = (((chunk.start - to) * self.rate).round() as usize).clamp(1, wanted);
+                    self.feed_silence(gap, &mut to, meters)?;
+                    continue;
+                }
+                if chunk.start < to - GAP {
+                    // Before what was measured, or partly (a seek lands a packet early):
+                    // from where the measured sound ends.
+                    *used = (((to - chunk.start) * self.rate).round() as usize).min(frames);
+                    if *used == frames {
+                        self.pending = None;
+                        continue;
+                    }
+                }
+            }
+            let take = wanted.min(frames - *used);
+            let slice = &chunk.samples[*used * self.channels..(*used + take) * self.channels];
+            self.samples.clear();
+            self.samples.extend(slice.iter().map(|&x| f64::from(x)));
+            *used += take;
+            // (Measured time runs on from where it stood: small jitter in the chunks' stamps
+            // doesn't shift it.)
+            to += take as f64 / self.rate;
+            if !self.sound_here {
+                // Sound after silence put in its place: not a step in the signal.
+                meters.discontinuity();
+            }
+            meters.add(&self.samples, to)?;
+            self.sound_here = true;
+            if *used == frames {
+                self.pending = None;
+            }
+        }
+        self.measured = Some(to);
+        Ok(())
+    }
+
+    fn feed_silence(&mut self, frames: usize, to: &mut f64, meters: &mut Meters) -> Result<(), String> {
+        self.samples.clear();
+        self.samples.resize(frames * self.channels, 0.0);
+        *to += frames as f64 / self.rate;
+        self.sound_here = false;
+        meters.add(&self.samples, *to)
+    }
+}
