@@ -273,9 +273,11 @@ pub struct Block {
     /// Momentary and short-term loudness, LUFS (-120.7 before their window is full).
     pub momentary: f64,
     pub short_term: f64,
-    /// Integrated loudness and loudness range so far.
+    /// Integrated loudness and loudness range so far, with the range's low and high ends.
     pub integrated: f64,
     pub range: f64,
+    pub range_low: f64,
+    pub range_high: f64,
     /// The highest sample of the step, over every channel (linear, 1 = full scale).
     pub peak: f64,
 }
@@ -449,9 +451,9 @@ impl LoudnessMeter {
         }
         let peak = std::mem::take(&mut self.step_peak);
         if self.blocks.is_some() {
-            let summary = match self.block_summaries {
-                true => self.summary_so_far(),
-                false => (0.0, 0.0),
+            let (summary, (range_low, range_high)) = match self.block_summaries {
+                true => (self.summary_so_far(), self.range.range().unwrap_or((0.0, 0.0))),
+                false => ((0.0, 0.0), (0.0, 0.0)),
             };
             let time = (self.samples - 1) as f64 / f64::from(self.rate);
             if let Some(blocks) = &mut self.blocks {
@@ -461,6 +463,8 @@ impl LoudnessMeter {
                     short_term,
                     integrated: summary.0,
                     range: summary.1,
+                    range_low,
+                    range_high,
                     peak,
                 });
             }

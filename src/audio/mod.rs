@@ -4,11 +4,13 @@
 //! continuously and the picture follows it (`sync.rs`); it is silent while paused, seeking or
 //! stepping, and a missing sound device or audio stream only means no sound.
 
+pub mod astats;
 pub mod device;
 mod feed;
 pub mod loudness;
 pub mod metering;
 pub mod meters;
+pub mod qc;
 pub mod source;
 pub mod stretch;
 pub mod sync;

@@ -199,6 +199,11 @@ impl AudioSource {
         self.rate
     }
 
+    /// The stream's index in its file.
+    pub fn stream_index(&self) -> usize {
+        self.stream_index
+    }
+
     pub fn channels(&self) -> u16 {
         self.channels
     }
@@ -226,10 +231,17 @@ impl AudioSource {
     /// The next chunk of audio, or None at the end of the stream. Damaged packets are skipped
     /// with a warning.
     pub fn next_chunk(&mut self) -> Option<Chunk> {
+        self.next_chunk_seen(&mut |_| {})
+    }
+
+    /// As `next_chunk`, each decoded frame shown to `decoded` as the decoder gave it (its own
+    /// sample format) before it is converted.
+    pub fn next_chunk_seen(&mut self, decoded: &mut dyn FnMut(&ffmpeg::frame::Audio)) -> Option<Chunk> {
         let mut frame = ffmpeg::frame::Audio::empty();
         loop {
             match self.decoder.receive_frame(&mut frame) {
                 Ok(()) => {
+                    decoded(&frame);
                     if let Some(chunk) = self.resample(&mut frame) {
                         return Some(chunk);
                     }

@@ -151,6 +151,8 @@ mod tests {
             short_term,
             integrated: 0.0,
             range: 0.0,
+            range_low: 0.0,
+            range_high: 0.0,
             peak,
         }
     }

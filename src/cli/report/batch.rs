@@ -153,6 +153,10 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
             stop: options.stop,
             alerts: Default::default(),
             beyond: None,
+            audio: super::file::AudioReport {
+                path: Some(input.to_path_buf()),
+                lines: false,
+            },
         };
         let everything = FrameRange { start: 0, end: None };
         let file = std::fs::File::create(&partial)

@@ -46,6 +46,45 @@ pub struct ReportOptions<'a> {
     pub alerts: Alerts,
     /// The limits the last frame counted is beyond, as each is counted (the window's warning).
     pub beyond: Option<Arc<std::sync::Mutex<Vec<String>>>>,
+    /// The sound's part of the report.
+    pub audio: AudioReport,
+}
+
+/// The sound's part of a report: its 100 ms frames after the video's, with astats' and
+/// ebur128's tags (a QCTools report always; JSON Lines with `--audio`), and its runs beyond the
+/// limits on sound (`silence>2s`, `clip>0`).
+#[derive(Clone, Debug, Default)]
+pub struct AudioReport {
+    /// The file whose sound is reported; None: no sound in the report.
+    pub path: Option<std::path::PathBuf>,
+    /// JSON Lines get a line per audio frame (`--audio`).
+    pub lines: bool,
+}
+
+/// `{"audio_frame":K,"pts":s,"duration":d,"astats.1.DC_offset":..,…,"r128.M":..,…}` in
+/// ffprobe's order: the values as numbers (null where FFmpeg prints inf or nan).
+fn audio_line(frame: &crate::audio::qc::AudioFrame) -> String {
+    let number = |v: f64| match v.is_finite() {
+        true => serde_json::Value::from(v),
+        false => serde_json::Value::Null,
+    };
+    let mut fields = vec![
+        ("audio_frame".to_string(), serde_json::Value::from(frame.index)),
+        ("pts".to_string(), number(frame.time)),
+        ("duration".to_string(), number(frame.duration)),
+    ];
+    for (key, value) in &frame.astats {
+        let v = value.parse::<f64>().map_or(serde_json::Value::Null, number);
+        fields.push((key.trim_start_matches("lavfi.").to_string(), v));
+    }
+    for (name, value) in crate::audio::qc::R128_KEYS.iter().zip(frame.r128.into_iter().flatten()) {
+        fields.push((format!("r128.{name}"), number((value * 1000.0).round() / 1000.0)));
+    }
+    let fields: Vec<String> = fields
+        .into_iter()
+        .map(|(key, value)| format!("{}:{value}", serde_json::Value::from(key)))
+        .collect();
+    format!("{{{}}}", fields.join(","))
 }
 
 /// Where the runs beyond the limits are told of as they end.
@@ -88,6 +127,8 @@ struct Sink<'a, W: Write> {
     out: Out<'a, W>,
     watch: LimitWatch,
     done: u64,
+    /// The times of the first and the last frame written.
+    span: Option<(f64, f64)>,
     counter: Option<&'a AtomicU64>,
     stop: Option<&'a QuitSignals>,
     /// Each frame's output is flushed as written (a live input's report, read as it grows).
@@ -118,6 +159,10 @@ impl<W: Write> Sink<'_, W> {
                 .note_beyond(&mut beyond.lock().unwrap_or_else(|e| e.into_inner()));
         }
         self.done += 1;
+        self.span = Some(
+            self.span
+                .map_or((seconds, seconds), |(from, to)| (from.min(seconds), to.max(seconds))),
+        );
         if let Some(counter) = self.counter {
             counter.fetch_add(1, Ordering::Relaxed);
         }
@@ -145,14 +190,68 @@ impl<W: Write> Sink<'_, W> {
         Ok(())
     }
 
+    /// The sound of `audio.path` after the video: its frames written where the format takes
+    /// them (within `span`, the times of the frames reported, when not the whole file), and its
+    /// runs beyond `limits`. A file without sound is noted where its sound was asked for.
+    fn audio(
+        &mut self,
+        audio: &AudioReport,
+        limits: Vec<super::limits::AudioLimit>,
+        span: Option<(f64, f64)>,
+    ) -> Result<Vec<Run>, ClipError> {
+        let Some(path) = &audio.path else { return Ok(Vec::new()) };
+        let writes = match self.out {
+            Out::Json(_) => audio.lines,
+            Out::Csv(_) => false,
+            Out::Qctools(..) => true,
+        };
+        if !writes && limits.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut watch = super::limits::AudioWatch::new(limits.clone());
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let (out, quit) = (&mut self.out, self.stop);
+        let stream = crate::audio::qc::report_file(path, &stop, |stream, frame| {
+            if quit.is_some_and(QuitSignals::requested) {
+                return Err("stopped by a signal".into());
+            }
+            if span.is_some_and(|(from, to)| frame.time + frame.duration <= from || frame.time >= to) {
+                return Ok(());
+            }
+            watch.frame(frame.index, (frame.time, frame.duration), frame.peak, frame.clipped);
+            let written = match out {
+                Out::Json(out) if writes => writeln!(out, "{}", audio_line(frame)),
+                Out::Qctools(xml, _) => xml.audio_frame(stream.index, stream.rate, frame),
+                _ => Ok(()),
+            };
+            written.map_err(|e| e.to_string())
+        });
+        match stream {
+            Ok(_) => Ok(watch.finish()),
+            Err(e) if e.contains("stopped by a signal") => {
+                Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "stopped by a signal").into())
+            }
+            Err(e) if e.contains("has no audio stream") => {
+                if audio.lines || !limits.is_empty() {
+                    eprintln!("note: {e}: the report has no sound");
+                }
+                Ok(Vec::new())
+            }
+            Err(e) => Err(ClipError::Decode(format!("the sound: {e}"))),
+        }
+    }
+
     /// Ends the output (the QCTools report's document closed and compressed to its end); the
-    /// frames written and the runs beyond the limits.
-    fn finish(self) -> std::io::Result<(u64, Runs)> {
+    /// frames written and the runs beyond the limits (the sound's, `audio`, after the video's).
+    fn finish(self, audio: Vec<Run>) -> std::io::Result<(u64, Runs)> {
         match self.out {
             Out::Json(out) | Out::Csv(out) => out.flush()?,
             Out::Qctools(xml, _) => xml.finish()?.flush()?,
         }
-        Ok((self.done, self.watch.finish()))
+        let mut runs = self.watch.finish();
+        runs.count += audio.len();
+        runs.listed.extend(audio);
+        Ok((self.done, runs))
     }
 }
 
@@ -185,6 +284,9 @@ pub fn report_video<W: Write>(
 ) -> Result<(u64, Runs), ClipError> {
     source.set_exact_numbers(true);
     let info = source.info.format;
+    // A live input's sound is not reported (its packets go to the picture's decoder only).
+    let (live, frame_duration) = (source.info.live, source.info.frame_duration);
+    let whole = range.start == 0 && range.end.is_none();
     // Y'CbCr the player converts on its way to the GPU (4:1:1 DV, 4:1:0, 4:4:0; 9, 14 or
     // 16 bits; with alpha): the CPU twin reads the decoded planes themselves, as FFmpeg's
     // filter does.
@@ -210,6 +312,7 @@ pub fn report_video<W: Write>(
             }
         },
         done: 0,
+        span: None,
         counter: options.counter,
         stop: options.stop,
         flush_each: source.info.live,
@@ -278,7 +381,17 @@ pub fn report_video<W: Write>(
             },
         )?;
     }
-    Ok(sink.finish()?)
+    let audio = match live {
+        true => Vec::new(),
+        false => {
+            let span = sink
+                .span
+                .filter(|_| !whole)
+                .map(|(from, to)| (from, to + frame_duration));
+            sink.audio(&options.audio, options.limits.audio(), span)?
+        }
+    };
+    Ok(sink.finish(audio)?)
 }
 
 /// The CPU twin's run over the frames of `primed` (`range` and the frame before it), their

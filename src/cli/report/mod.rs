@@ -65,6 +65,10 @@ pub struct Args {
     /// live input and reports on it.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
+    /// JSON Lines: a line for each 100 ms of the sound after the frames' lines, with FFmpeg's
+    /// astats and ebur128 values (a QCTools report always has them).
+    #[arg(long)]
+    audio: bool,
     /// Append each run of frames beyond --fail-on's limits to this file as it ends, one JSON
     /// line each: wall-clock start and end, frames, pts, the limit and the worst value.
     #[arg(long, value_name = "FILE", requires = "fail_on")]
@@ -113,6 +117,9 @@ pub fn run(args: Args) -> Result<()> {
         (None, true) => ReportFormat::Csv,
         (None, false) => ReportFormat::Json,
     };
+    if args.audio && format != ReportFormat::Json {
+        bail!("--audio is for JSON Lines: a QCTools report has the sound already, CSV has none");
+    }
     if args.output.is_some() && format != ReportFormat::Qctools {
         bail!("--output is where --format qctools writes; the other formats go to stdout");
     }
@@ -146,6 +153,10 @@ pub fn run(args: Args) -> Result<()> {
         alerts: Alerts {
             stderr: live,
             log: args.alert_log.clone(),
+        },
+        audio: file::AudioReport {
+            path: Some(input.clone()),
+            lines: args.audio,
         },
         ..Default::default()
     };

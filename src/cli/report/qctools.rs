@@ -84,6 +84,35 @@ impl<W: Write> QctoolsReport<W> {
         self.out.write_all(b"        </frame>\n")
     }
 
+    /// One of the sound's 100 ms frames (`audio::qc`) of stream `stream_index`, as ffprobe
+    /// writes it with astats' and ebur128's tags (QCTools' audio graphs).
+    pub fn audio_frame(
+        &mut self,
+        stream_index: usize,
+        rate: u32,
+        frame: &crate::audio::qc::AudioFrame,
+    ) -> io::Result<()> {
+        writeln!(
+            self.out,
+            "        <frame media_type=\"audio\" stream_index=\"{stream_index}\" key_frame=\"1\" pkt_pts=\"{}\" \
+             pkt_pts_time=\"{:.7}\" pkt_duration_time=\"{:.7}\" pkt_pos=\"N/A\" pkt_size=\"N/A\" nb_samples=\"{}\">",
+            (frame.time * f64::from(rate)).round() as i64,
+            frame.time,
+            frame.duration,
+            frame.samples,
+        )?;
+        for (key, value) in &frame.astats {
+            writeln!(self.out, "            <tag key=\"{key}\" value=\"{value}\"/>")?;
+        }
+        for (name, value) in crate::audio::qc::R128_KEYS.iter().zip(frame.r128.into_iter().flatten()) {
+            writeln!(
+                self.out,
+                "            <tag key=\"lavfi.r128.{name}\" value=\"{value:.3}\"/>"
+            )?;
+        }
+        self.out.write_all(b"        </frame>\n")
+    }
+
     /// Compresses what was written so far to a point a reader can decompress up to (a sync
     /// flush), and hands it on: the report of a live input, readable as it grows.
     pub fn flush(&mut self) -> io::Result<()> {

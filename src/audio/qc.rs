@@ -1,0 +1,264 @@
+//! A file's sound for the QC report, frame by frame as `ffprobe -f lavfi
+//! "amovie=F,astats=metadata=1:reset=1,ebur128=metadata=1" -show_frames` gives it: FFmpeg's
+//! `ebur128` hands the sound on in frames of 100 ms (the last one shorter), each carrying the
+//! `astats` tags of the decoded frame its first sample came in (astats reads the decoder's own
+//! sample format) and the loudness as it stands after its 100 ms (`lavfi.r128.*`). Each frame
+//! also says how loud its loudest sample is and how many samples reach full scale, for the
+//! report's silence and clipping limits.
+
+use super::astats::Astats;
+use super::loudness::{layout_weights, LoudnessMeter};
+use super::meters::CLIP_LEVEL;
+use super::source::AudioSource;
+use ffmpeg_next as ffmpeg;
+use std::collections::VecDeque;
+use std::path::Path;
+
+/// One 100 ms frame of the report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AudioFrame {
+    /// Its number from 0, its media time and its length in seconds, and its samples.
+    pub index: u64,
+    pub time: f64,
+    pub duration: f64,
+    pub samples: usize,
+    /// astats' tags, keys in full (`lavfi.astats.1.DC_offset`), values as ffprobe prints them.
+    pub astats: Vec<(String, String)>,
+    /// ebur128's: M, S, I, LRA, LRA.low, LRA.high (LUFS, LU); None for a last frame shorter
+    /// than 100 ms (no 100 ms step ends in it, and FFmpeg tags it with none).
+    pub r128: Option<[f64; 6]>,
+    /// Its loudest sample over every channel (1 = full scale), and its samples at full scale.
+    pub peak: f64,
+    pub clipped: u64,
+}
+
+/// ebur128's tag names, in the order it writes them.
+pub const R128_KEYS: [&str; 6] = ["M", "S", "I", "LRA", "LRA.low", "LRA.high"];
+
+/// The stream reported: its index in the file, rate and channels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AudioStream {
+    pub index: usize,
+    pub rate: u32,
+    pub channels: u16,
+}
+
+/// A frame whose astats tags are known, waiting for its loudness.
+struct Waiting {
+    index: u64,
+    astats: Vec<(String, String)>,
+}
+
+/// Reports the sound of `path` (its best audio stream) frame by frame to `each`, with the
+/// stream, until its end or `stop`; the stream, or why there is none (or what `each` said went
+/// wrong).
+pub fn report_file(
+    path: &Path,
+    stop: &std::sync::atomic::AtomicBool,
+    mut each: impl FnMut(&AudioStream, &AudioFrame) -> Result<(), String>,
+) -> Result<AudioStream, String> {
+    let mut source = AudioSource::open_as_is(path).map_err(|e| e.to_string())?;
+    let channels = usize::from(source.channels());
+    let rate = source.rate();
+    let stream = AudioStream {
+        index: source.stream_index(),
+        rate,
+        channels: source.channels(),
+    };
+    let mut each = |frame: &AudioFrame| each(&stream, frame);
+    let weights = match source.channels_placed() {
+        true => layout_weights(source.layout(), channels),
+        false => vec![1.0; channels],
+    };
+    let in_file = |e: String| format!("'{}': {e}", path.display());
+    let mut meter = LoudnessMeter::new(rate, weights, ffmpeg::ChannelLayout::empty(), false).map_err(in_file)?;
+    meter.keep_blocks(true);
+    let mut astats = Astats::new(channels, rate);
+    let step = u64::from((rate / 10).max(1));
+    // Samples decoded, the frames whose astats tags are known, and the last loudness.
+    let (mut decoded, mut waiting) = (0u64, VecDeque::<Waiting>::new());
+    let mut r128 = [-120.691, -120.691, -70.0, 0.0, 0.0, 0.0];
+    let (mut first, mut samples) = (None, Vec::new());
+    let mut frame = Frame::new(step, rate);
+    let mut failed = None;
+    loop {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+        let mut seen = |raw: &ffmpeg::frame::Audio| {
+            let n = raw.samples() as u64;
+            if n == 0 {
+                return;
+            }
+            // Each 100 ms frame starting in this decoded frame takes its tags.
+            let next = decoded.div_ceil(step);
+            if next * step < decoded + n {
+                match astats_of(&mut astats, raw) {
+                    Ok(tags) => {
+                        for index in next..(decoded + n).div_ceil(step) {
+                            waiting.push_back(Waiting {
+                                index,
+                                astats: tags.clone(),
+                            });
+                        }
+                    }
+                    Err(e) => failed = Some(e),
+                }
+            } else if let Err(e) = astats_of(&mut astats, raw) {
+                failed = Some(e);
+            }
+            decoded += n;
+        };
+        let Some(chunk) = source.next_chunk_seen(&mut seen) else {
+            break;
+        };
+        if let Some(e) = failed.take() {
+            return Err(in_file(e));
+        }
+        let first = *first.get_or_insert(chunk.start);
+        samples.clear();
+        samples.extend(chunk.samples.iter().map(|&x| f64::from(x)));
+        meter.add(&samples).map_err(in_file)?;
+        let mut blocks = meter.take_blocks().into_iter();
+        for x in samples.chunks_exact(channels.max(1)) {
+            frame.take(x);
+            if frame.full() {
+                let block = blocks.next();
+                if let Some(b) = block {
+                    r128 = [
+                        b.momentary,
+                        b.short_term,
+                        b.integrated,
+                        b.range,
+                        b.range_low,
+                        b.range_high,
+                    ];
+                }
+                frame.emit(first, Some(r128), &mut waiting, &mut each)?;
+            }
+        }
+    }
+    // The last, shorter frame.
+    if frame.count > 0 {
+        frame.emit(first.unwrap_or(0.0), None, &mut waiting, &mut each)?;
+    }
+    Ok(stream)
+}
+
+/// The 100 ms frame being gathered.
+struct Frame {
+    step: u64,
+    rate: f64,
+    index: u64,
+    count: u64,
+    peak: f64,
+    clipped: u64,
+}
+
+impl Frame {
+    fn new(step: u64, rate: u32) -> Self {
+        Self {
+            step,
+            rate: f64::from(rate),
+            index: 0,
+            count: 0,
+            peak: 0.0,
+            clipped: 0,
+        }
+    }
+
+    fn take(&mut self, frame: &[f64]) {
+        for &x in frame {
+            self.peak = self.peak.max(x.abs());
+            self.clipped += u64::from(x.abs() >= CLIP_LEVEL);
+        }
+        self.count += 1;
+    }
+
+    fn full(&self) -> bool {
+        self.count == self.step
+    }
+
+    /// Hands the frame on with its tags, and starts the next.
+    fn emit(
+        &mut self,
+        first: f64,
+        r128: Option<[f64; 6]>,
+        waiting: &mut VecDeque<Waiting>,
+        each: &mut impl FnMut(&AudioFrame) -> Result<(), String>,
+    ) -> Result<(), String> {
+        while waiting.front().is_some_and(|w| w.index < self.index) {
+            waiting.pop_front();
+        }
+        let astats = match waiting.front() {
+            Some(w) if w.index == self.index => waiting.pop_front().map(|w| w.astats).unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let start = self.index * self.step;
+        each(&AudioFrame {
+            index: self.index,
+            time: first + start as f64 / self.rate,
+            duration: self.count as f64 / self.rate,
+            samples: self.count as usize,
+            astats,
+            r128,
+            peak: self.peak,
+            clipped: self.clipped,
+        })?;
+        (self.index, self.count, self.peak, self.clipped) = (self.index + 1, 0, 0.0, 0);
+        Ok(())
+    }
+}
+
+/// astats' tags of a decoded frame, read in its own sample format (unsigned 8-bit as FFmpeg
+/// hands it on: converted to doubles).
+fn astats_of(astats: &mut Astats, raw: &ffmpeg::frame::Audio) -> Result<Vec<(String, String)>, String> {
+    use ffmpeg::format::sample::Type;
+    use ffmpeg::format::Sample;
+    let (samples, channels) = (raw.samples(), usize::from(raw.channels()));
+    if channels != astats.channels() {
+        *astats = Astats::new(channels, raw.rate());
+    }
+    // SAFETY: a decoded frame holds `samples` samples of each channel, in one plane (packed)
+    // or one plane per channel (planar; `extended_data` has every plane, however many).
+    fn planes<T: bytemuck::Pod>(
+        raw: &ffmpeg::frame::Audio,
+        planar: bool,
+        samples: usize,
+        channels: usize,
+    ) -> Vec<&[T]> {
+        unsafe {
+            let data = (*raw.as_ptr()).extended_data;
+            match planar {
+                true => (0..channels)
+                    .map(|ch| std::slice::from_raw_parts(*data.add(ch) as *const T, samples))
+                    .collect(),
+                false => vec![std::slice::from_raw_parts(*data as *const T, samples * channels)],
+            }
+        }
+    }
+    Ok(match raw.format() {
+        Sample::I16(t) => run(astats, planes::<i16>(raw, t == Type::Planar, samples, channels)),
+        Sample::I32(t) => run(astats, planes::<i32>(raw, t == Type::Planar, samples, channels)),
+        Sample::I64(t) => run(astats, planes::<i64>(raw, t == Type::Planar, samples, channels)),
+        Sample::F32(t) => run(astats, planes::<f32>(raw, t == Type::Planar, samples, channels)),
+        Sample::F64(t) => run(astats, planes::<f64>(raw, t == Type::Planar, samples, channels)),
+        Sample::U8(t) => {
+            let bytes = planes::<u8>(raw, t == Type::Planar, samples, channels);
+            let doubles: Vec<Vec<f64>> = bytes
+                .iter()
+                .map(|p| p.iter().map(|&b| (f64::from(b) - 128.0) / 128.0).collect())
+                .collect();
+            run(astats, doubles.iter().map(Vec::as_slice).collect())
+        }
+        Sample::None => return Err("the decoder gave sound of no sample format".into()),
+    })
+}
+
+/// astats of one frame given as planes (one per channel) or as one interleaved plane.
+fn run<S: super::astats::Sample>(astats: &mut Astats, planes: Vec<&[S]>) -> Vec<(String, String)> {
+    match planes.len() == 1 && astats.channels() > 1 {
+        true => astats.frame_interleaved(planes[0]),
+        false => astats.frame(&planes),
+    }
+}

@@ -1,0 +1,235 @@
+//! The sound in `report`: a QCTools report's audio frames carry, tag for tag and value for
+//! value, what `ffprobe -f lavfi "amovie=F,astats=metadata=1:reset=1,ebur128=metadata=1"
+//! -show_frames` prints (16-bit PCM, AAC 5.1, MP3, 24-bit FLAC); JSON Lines have them with
+//! `--audio`; `--fail-on` finds silences and clipping.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn histoplay(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// 4 s of 160x120 video at 10 fps with `sound` (an aevalsrc) encoded with `codec`.
+fn clip(name: &str, sound: &str, codec: &[&str]) -> PathBuf {
+    let mut args = vec![
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc2=s=160x120:r=10:d=4",
+        "-f",
+        "lavfi",
+        "-i",
+        sound,
+        "-c:v",
+        "libx264",
+        "-pix_fmt",
+        "yuv420p",
+    ];
+    args.extend_from_slice(codec);
+    args.push("-shortest");
+    common::fixture(name, &args)
+}
+
+/// Each audio frame's tags (key, value) in an ffprobe-style XML document, in order.
+fn audio_frames(xml: &str) -> Vec<Vec<(String, String)>> {
+    let mut frames = Vec::new();
+    let mut rest = xml;
+    while let Some(start) = rest.find("<frame ") {
+        let end = rest[start..].find("</frame>").expect("a closed frame") + start;
+        let frame = &rest[start..end];
+        if frame.contains("media_type=\"audio\"") {
+            let tags = frame
+                .split("<tag key=\"")
+                .skip(1)
+                .map(|tag| {
+                    let (key, rest) = tag.split_once("\" value=\"").unwrap();
+                    (key.to_string(), rest[..rest.find('"').unwrap()].to_string())
+                })
+                .collect();
+            frames.push(tags);
+        }
+        rest = &rest[end..];
+    }
+    frames
+}
+
+fn ffprobe_audio(path: &Path) -> Vec<Vec<(String, String)>> {
+    let graph = format!("amovie={},astats=metadata=1:reset=1,ebur128=metadata=1", path.display());
+    let out = Command::new("ffprobe")
+        .args(["-v", "error", "-f", "lavfi", &graph, "-show_frames", "-of", "xml"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    audio_frames(&String::from_utf8(out.stdout).unwrap())
+}
+
+fn qctools_report(path: &Path) -> String {
+    let report = path.with_extension("audio.qctools.xml.gz");
+    let out = histoplay(&[
+        "report".as_ref(),
+        "--format".as_ref(),
+        "qctools".as_ref(),
+        "-o".as_ref(),
+        report.as_os_str(),
+        path.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut text = String::new();
+    let file = std::fs::File::open(&report).unwrap();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text).unwrap();
+    text
+}
+
+fn assert_same_audio(path: &Path, frames: usize) {
+    let report = qctools_report(path);
+    let ours = audio_frames(&report);
+    let theirs = ffprobe_audio(path);
+    assert_eq!(ours.len(), frames, "{}", path.display());
+    assert_eq!(theirs.len(), frames, "{}", path.display());
+    for (n, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+        assert_eq!(a, b, "audio frame {n} of {}", path.display());
+    }
+    // The video's frames are there too, before the sound's.
+    assert_eq!(report.matches("media_type=\"video\"").count(), 40);
+    assert!(report.find("media_type=\"video\"") < report.find("media_type=\"audio\""));
+}
+
+/// Stereo 16-bit PCM at 48 kHz: a sine with a DC offset on the left, on the right silence for
+/// 1.5 s, then a sine, then a square wave beyond full scale (clipping) from 3 s.
+fn pcm() -> PathBuf {
+    clip(
+        "report-audio-pcm.mkv",
+        "aevalsrc=0.02+0.3*sin(2*PI*440*t)|if(lt(t\\,1.5)\\,0\\,if(lt(t\\,3)\\,0.5*sin(2*PI*1000*t)\\,if(lt(mod(t*250\\,1)\\,0.5)\\,1.2\\,-1.2))):s=48000:d=4",
+        &["-c:a", "pcm_s16le"],
+    )
+}
+
+#[test]
+fn a_qctools_report_has_ffmpegs_astats_and_ebur128_for_each_100_ms_of_sound() {
+    // 16-bit PCM: astats reads integers.
+    assert_same_audio(&pcm(), 40);
+    // AAC 5.1 at 44.1 kHz: planar floats, 4410-sample frames, the last one shorter (no
+    // loudness tags in it where it is shorter than 100 ms, as FFmpeg writes it).
+    let surround = clip(
+        "report-audio-51.mp4",
+        "aevalsrc=0.1*sin(2*PI*300*t)|0.2*sin(2*PI*500*t)|0.05*sin(2*PI*700*t)|0.3*sin(2*PI*60*t)|0.1*sin(2*PI*900*t)|0.15*sin(2*PI*1100*t):s=44100:d=4:c=5.1",
+        &["-c:a", "aac", "-b:a", "256k"],
+    );
+    let report = audio_frames(&qctools_report(&surround));
+    assert_same_audio(&surround, report.len());
+    assert_eq!(
+        report[0].iter().filter(|(k, _)| k.ends_with(".Peak_level")).count(),
+        7,
+        "6 channels and overall"
+    );
+    // MP3 at 32 kHz, and 24-bit FLAC (integers in 32 bits).
+    let mp3 = clip(
+        "report-audio.mp3.mkv",
+        "aevalsrc=0.4*sin(2*PI*220*t)*sin(2*PI*0.5*t):s=32000:d=4",
+        &["-c:a", "libmp3lame", "-b:a", "96k"],
+    );
+    assert_same_audio(&mp3, audio_frames(&qctools_report(&mp3)).len());
+    let flac = clip(
+        "report-audio-24.mkv",
+        "aevalsrc=0.25*sin(2*PI*1000*t)|0.001*sin(2*PI*50*t):s=48000:d=4",
+        &["-c:a", "flac", "-sample_fmt", "s32"],
+    );
+    assert_same_audio(&flac, 40);
+}
+
+#[test]
+fn json_lines_have_the_sound_with_audio_and_fail_on_finds_silence_and_clipping() {
+    let file = pcm();
+    let out = histoplay(&["report".as_ref(), "--audio".as_ref(), file.as_os_str()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().map(common::json).collect();
+    let (video, audio): (Vec<_>, Vec<_>) = lines.iter().partition(|l| l.get("frame").is_some());
+    assert_eq!((video.len(), audio.len()), (40, 40));
+    // Each line's values are the QCTools report's, as numbers.
+    let xml = audio_frames(&qctools_report(&file));
+    for (n, (line, tags)) in audio.iter().zip(&xml).enumerate() {
+        assert_eq!(line["audio_frame"], n as u64);
+        assert_eq!(line["pts"].as_f64(), Some(n as f64 / 10.0));
+        for (key, value) in tags {
+            let key = key.trim_start_matches("lavfi.");
+            match value.parse::<f64>() {
+                Ok(v) if v.is_finite() => assert_eq!(line[key].as_f64(), Some(v), "{key} of audio frame {n}"),
+                _ => assert!(line[key].is_null(), "{key} of audio frame {n}: {}", line[key]),
+            }
+        }
+    }
+    // The right channel is silent for 1.5 s, then clips from 3 s on.
+    let out = histoplay(&[
+        "report".as_ref(),
+        "--fail-on".as_ref(),
+        "silence>1s,clip>0".as_ref(),
+        file.as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Silence on one channel is not silence: the left one plays on.
+    assert!(!stderr.contains("silence"), "{stderr}");
+    assert!(
+        stderr.contains("clip>0: audio frames 30-39 (3.000-3.900 s), worst 4800"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("1 run(s) of frames beyond the limits"), "{stderr}");
+    let quiet = clip(
+        "report-audio-silence.mkv",
+        "aevalsrc=if(between(t\\,1\\,3.5)\\,0\\,0.3*sin(2*PI*440*t)):s=48000:d=4",
+        &["-c:a", "pcm_s16le"],
+    );
+    let out = histoplay(&[
+        "report".as_ref(),
+        "--fail-on".as_ref(),
+        "silence>2s".as_ref(),
+        quiet.as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("silence>2s: audio frames 10-34 (1.000-3.400 s), worst 2.5"),
+        "{stderr}"
+    );
+    let out = histoplay(&[
+        "report".as_ref(),
+        "--fail-on".as_ref(),
+        "silence>3s".as_ref(),
+        quiet.as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+
+    // Without sound: a note, and the frames' report as ever.
+    let silent = common::fixture(
+        "report-audio-none.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x120:r=10:d=1",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    );
+    let out = histoplay(&["report".as_ref(), "--audio".as_ref(), silent.as_os_str()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 10);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has no audio stream"));
+    let out = histoplay(&[
+        "report".as_ref(),
+        "--fail-on".as_ref(),
+        "silence>2x".as_ref(),
+        silent.as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'2x' in 'silence>2x' is not a number"));
+}
