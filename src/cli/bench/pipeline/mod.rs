@@ -302,6 +302,39 @@ fn paced(pipeline: &mut Pipeline, seconds: f64, refresh_hz: f64, label: &str, ou
     Ok(())
 }
 
+/// `paced`, with the window's audio meters measuring the file's sound beside it (their own
+/// decode of the sound, following a clock that plays from the start); where the file has no
+/// sound, a line says so.
+fn paced_with_meters(
+    pipeline: &mut Pipeline,
+    path: &Path,
+    seconds: f64,
+    refresh_hz: f64,
+    out: &mut impl Write,
+) -> Result<()> {
+    use crate::audio::metering::{MeterCue, MeterState, Metering};
+    let info = &pipeline.decoder.info;
+    let start = info.start_pts.map_or(0.0, |pts| info.seconds(pts));
+    let cue = MeterCue {
+        clock: crate::clock::Clock::new(Instant::now(), start, false),
+        loop_start: None,
+    };
+    let owned = path.to_owned();
+    let metering = Metering::start(move || crate::audio::source::AudioSource::open_as_is(&owned), cue)?;
+    paced(pipeline, seconds, refresh_hz, "  + meters:", out)?;
+    match metering.state() {
+        MeterState::Measuring { reading, .. } => writeln!(
+            out,
+            "              (the meters measured {:.1} s of {} channels meanwhile)",
+            reading.time - start,
+            reading.channels.len()
+        )?,
+        MeterState::NoSound(why) => writeln!(out, "              (no meters: {why})")?,
+        MeterState::Opening => writeln!(out, "              (the meters were still opening the sound)")?,
+    }
+    Ok(())
+}
+
 pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<()> {
     let ctx = GpuContext::new()?;
     writeln!(out, "adapter: {}", ctx.describe())?;
@@ -343,6 +376,7 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     let filled = fill.filled();
     writeln!(out, "              (the timeline counted {filled} frames meanwhile)")?;
     drop(fill);
+    paced_with_meters(&mut pipeline, path, info.duration.min(10.0), refresh_hz, out)?;
 
     // Navigation starts from a freshly opened file, so that the frames the passes above left in
     // the cache don't answer the seeks.
