@@ -208,3 +208,112 @@ fn alt_m_shows_the_meters_and_a_file_without_sound_says_so() {
     let before = player.key("alt+m");
     player.wait_present("the meters hidden", before, |p| p.meters.is_none());
 }
+
+/// Kills the stream's sender when the test ends, however it ends.
+struct Sender(std::process::Child);
+
+impl Drop for Sender {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_live_streams_sound_is_metered_from_the_packets_the_picture_reads() {
+    let port = 20_000 + (std::process::id() % 10_000) as u16;
+    let url = format!("udp://127.0.0.1:{port}");
+    let sender = std::process::Command::new("ffmpeg")
+        .args([
+            "-v",
+            "error",
+            "-re",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=320x240:rate=25",
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=0.1*sin(2*PI*1000*t)|0.5011872*sin(2*PI*1000*t):s=48000",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-g",
+            "10",
+            "-bf",
+            "0",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "mp2",
+            "-b:a",
+            "384k",
+            "-f",
+            "mpegts",
+        ])
+        .arg(format!("{url}?pkt_size=1316"))
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let _sender = Sender(sender);
+    let x = Xvfb::start();
+    let args = [url.as_str(), "--input-option", "timeout=3000000", "--meters"];
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    let player = Player::start_with(&x, "meters-live", &args);
+    let steady = player.wait_present("the live sound's short-term loudness", 0, |p| {
+        p.meters.as_deref().is_some_and(|m| m.starts_with("t:")) && readings(p)["S"][0].is_some()
+    });
+    let r = readings(&steady);
+    // MPEG audio layer II at 384 kb/s keeps a sine's level within a tenth of a dB.
+    let near = |got: Option<f64>, want: f64| got.is_some_and(|v| (v - want).abs() <= 0.2);
+    assert!(near(r["FL"][0], -20.0) && near(r["FL"][1], -23.0), "{:?}", r["FL"]);
+    assert!(near(r["FR"][0], -6.0) && near(r["FR"][1], -9.0), "{:?}", r["FR"]);
+    assert_eq!(r["FR"][4], Some(0.0));
+}
+
+#[test]
+fn sound_that_starts_late_reads_silence_and_says_so_until_it_comes() {
+    // The sound's stream starts 2 s after the picture's.
+    let file = common::fixture(
+        "meters-late.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=320x240:r=10:d=5",
+            "-itsoffset",
+            "2",
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=0.1*sin(2*PI*1000*t):s=48000:d=3",
+            "-map",
+            "0:v",
+            "-map",
+            "1:a",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "pcm_s16le",
+        ],
+    );
+    let x = Xvfb::start();
+    let args = [file.as_os_str(), "--meters".as_ref()];
+    let player = Player::start_with(&x, "meters-late", &args);
+    let before = player.wait_present("the meters before the sound", 0, |p| time(p) > 0.8 && time(p) < 1.8);
+    assert!(
+        before.meters.as_deref().unwrap().ends_with(";gap"),
+        "{:?}",
+        before.meters
+    );
+    assert_eq!(readings(&before)["FC"], [None, None, None, None, Some(0.0)]);
+    let after = player.wait_present("the sound", 0, |p| time(p) > 3.0 && time(p) < 4.5);
+    assert!(!after.meters.as_deref().unwrap().contains("gap"), "{:?}", after.meters);
+    let r = readings(&after);
+    assert_eq!(r["FC"][0], Some(-20.0));
+    assert_eq!(r["FC"][1], Some(-23.0));
+}

@@ -141,6 +141,36 @@ fn a_qctools_report_has_ffmpegs_astats_and_ebur128_for_each_100_ms_of_sound() {
         &["-c:a", "flac", "-sample_fmt", "s32"],
     );
     assert_same_audio(&flac, 40);
+    // Sound that starts 1.5 s after the picture: its frames from there.
+    let late = common::fixture(
+        "report-audio-late.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x120:r=10:d=4",
+            "-itsoffset",
+            "1.5",
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=0.2*sin(2*PI*440*t):s=48000:d=2.5",
+            "-map",
+            "0:v",
+            "-map",
+            "1:a",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "pcm_s16le",
+        ],
+    );
+    assert_same_audio(&late, 25);
+    let report = qctools_report(&late);
+    let first = &report[report.find("media_type=\"audio\"").unwrap()..];
+    assert!(first.contains("pkt_pts_time=\"1.5000000\""), "{}", &first[..200]);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The meters following playback: a thread of their own decodes the sound's own channels (not
 //! the output's mix) and measures it up to the playback clock, whatever the speed and whether
-//! or not there is a device to hear it on. A jump of the clock (a seek) starts the short
-//! readings over; a jump back to an A-B loop's start starts the integration over too, so the
+//! or not there is a device to hear it on. A seek (or a clock that jumps far) starts the short
+//! readings over; a seek back to an A-B loop's start starts the integration over too, so the
 //! integrated loudness is the loop's. Where the stream has no sound (it starts late, has a gap,
 //! or has ended) the meters measure silence and say so.
 
@@ -12,10 +12,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// What the meters follow: the playback clock and the A-B loop's start, while a loop is set.
+/// What the meters follow: the playback clock, a count of the seeks made (each starts the
+/// short readings over), and the A-B loop's start, while a loop is set.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MeterCue {
     pub clock: Clock,
+    pub seeks: u64,
     pub loop_start: Option<f64>,
 }
 
@@ -30,8 +32,10 @@ pub enum MeterState {
     NoSound(String),
 }
 
-/// A clock this far behind what was measured, or ahead of it, is a seek (seconds).
-const BACK_JUMP: f64 = 0.05;
+/// A clock this far behind what was measured, or ahead of it, starts over as a seek does
+/// (seconds): a clock that only steps back a little (a pause settling on the frame shown)
+/// is waited for.
+const BACK_JUMP: f64 = 2.0;
 const AHEAD_JUMP: f64 = 1.5;
 /// Chunks this far from where the measured sound ended leave a gap (or overlap) between.
 const GAP: f64 = 0.02;
@@ -131,13 +135,14 @@ fn measure(mut source: AudioSource, shared: &Shared) -> MeterState {
         pending: None,
         at_end: false,
         measured: None,
+        seeks: None,
         sound_here: false,
         samples: Vec::new(),
     };
     while !shared.stop.load(Ordering::Relaxed) {
         let Ok(cue) = shared.cue.lock().map(|c| *c) else { break };
         let now = cue.clock.media_time(Instant::now());
-        if let Err(e) = follow.catch_up(now, cue.loop_start, &mut source, &mut meters) {
+        if let Err(e) = follow.catch_up(now, cue, &mut source, &mut meters) {
             return MeterState::NoSound(e);
         }
         if let Ok(mut state) = shared.state.lock() {
@@ -158,28 +163,33 @@ struct Follow {
     /// A decoded chunk and how many of its frames were measured.
     pending: Option<(Chunk, usize)>,
     at_end: bool,
-    /// The media time the measured sound reaches.
+    /// The media time the measured sound reaches, and the seeks counted then.
     measured: Option<f64>,
+    seeks: Option<u64>,
     /// The last sound measured was the stream's (not silence in its place).
     sound_here: bool,
     samples: Vec<f64>,
 }
 
 impl Follow {
-    /// Measures the sound from where it stands to `now`, seeking first where the clock jumped.
+    /// Measures the sound from where it stands to `now`, seeking first after a seek or where
+    /// the clock jumped.
     fn catch_up(
         &mut self,
         now: f64,
-        loop_start: Option<f64>,
+        cue: MeterCue,
         source: &mut AudioSource,
         meters: &mut Meters,
     ) -> Result<(), String> {
-        let jumped = self
-            .measured
-            .is_none_or(|t| now < t - BACK_JUMP || now > t + AHEAD_JUMP);
+        let sought = self.seeks.is_some_and(|n| n != cue.seeks);
+        let jumped = sought
+            || self
+                .measured
+                .is_none_or(|t| now < t - BACK_JUMP || now > t + AHEAD_JUMP);
+        self.seeks = Some(cue.seeks);
         if jumped {
             if self.measured.is_some() {
-                match loop_start.is_some_and(|a| (now - a).abs() < LOOP_NEAR) {
+                match cue.loop_start.is_some_and(|a| (now - a).abs() < LOOP_NEAR) {
                     true => meters.restart(),
                     false => meters.restart_windows(),
                 }

@@ -154,6 +154,7 @@ fn cue(media: &Media) -> MeterCue {
     let ab = playback.ab_loop();
     MeterCue {
         clock: playback.audio_cue().clock,
+        seeks: playback.generation(),
         loop_start: ab.a.zip(ab.b).map(|(a, _)| playback.timeline().start + a),
     }
 }

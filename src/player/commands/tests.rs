@@ -177,6 +177,7 @@ fn histoplays_own_functions_sit_on_keys_mpv_leaves_free() {
         ("N", Command::ToggleMark(Mark::Range)),
         ("Alt+z", Command::CycleVectorscopeZoom),
         ("M", Command::CycleWaveformScale),
+        ("Alt+m", Command::ToggleMeters),
     ];
     let mpv_keys: Vec<Chord> = MPV_DEFAULTS
         .iter()

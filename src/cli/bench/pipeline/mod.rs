@@ -317,6 +317,7 @@ fn paced_with_meters(
     let start = info.start_pts.map_or(0.0, |pts| info.seconds(pts));
     let cue = MeterCue {
         clock: crate::clock::Clock::new(Instant::now(), start, false),
+        seeks: 0,
         loop_start: None,
     };
     let owned = path.to_owned();

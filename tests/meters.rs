@@ -1,0 +1,153 @@
+//! The window's audio meters as they follow a playback clock (`audio::metering`), without a
+//! window: played at 4x they measure all of the sound (what was passed at 4x is measured as
+//! played, not skipped); over an A-B loop the integrated
+//! loudness is the loop's, as FFmpeg's `ebur128` measures that stretch of the file; a pause
+//! that settles a little back holds the readings.
+
+mod common;
+
+use histoplay::audio::metering::{MeterCue, MeterState, Metering};
+use histoplay::audio::meters::Reading;
+use histoplay::audio::source::AudioSource;
+use histoplay::clock::Clock;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// 6 s of mono 16-bit sound at 48 kHz: a 1 kHz sine at -10 dBFS, at -30 dBFS from 2 s to 4 s.
+fn steps() -> PathBuf {
+    common::fixture(
+        "meters-steps.wav",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=if(between(t\\,2\\,4)\\,0.0316228\\,0.316228)*sin(2*PI*1000*t):s=48000:d=6",
+            "-c:a",
+            "pcm_s16le",
+        ],
+    )
+}
+
+/// FFmpeg's integrated loudness of `seconds` of `path` from `from`.
+fn ffmpeg_integrated(path: &Path, from: f64, seconds: f64) -> f64 {
+    let filter = format!("atrim={from}:{},ebur128", from + seconds);
+    let out = std::process::Command::new("ffmpeg")
+        .args(["-hide_banner", "-nostats", "-i"])
+        .arg(path)
+        .args(["-af", &filter, "-f", "null", "-"])
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    let summary = &log[log.rfind("Summary:").expect("ebur128's summary")..];
+    let line = summary.lines().find(|l| l.trim_start().starts_with("I:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// Meters on `path`, paused at its start until the sound is open; then following `cue`.
+fn start(path: &Path, cue: MeterCue) -> Metering {
+    let path = path.to_owned();
+    let paused = MeterCue {
+        clock: Clock::new(Instant::now(), 0.0, true),
+        ..cue
+    };
+    let metering = Metering::start(move || AudioSource::open_as_is(&path), paused).unwrap();
+    wait_for(&metering, "the sound opened", |_| true);
+    let mut cue = cue;
+    cue.clock = Clock::new(Instant::now(), 0.0, false);
+    cue.clock.set_speed(Instant::now(), cue_speed(&cue));
+    metering.cue(cue);
+    metering
+}
+
+fn cue_speed(cue: &MeterCue) -> f64 {
+    cue.clock.speed()
+}
+
+/// Waits (up to 30 s) for a reading `check` accepts.
+fn wait_for(metering: &Metering, what: &str, check: impl Fn(&Reading) -> bool) -> Reading {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let MeterState::Measuring { reading, .. } = metering.state() {
+            if check(&reading) {
+                return reading;
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}: {:?}",
+            metering.state()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn round(v: f64) -> f64 {
+    (v * 10.0).round() / 10.0
+}
+
+#[test]
+fn over_an_a_b_loop_the_integrated_loudness_is_the_loops() {
+    let file = steps();
+    let playing = |at: f64, seeks: u64, loop_start: Option<f64>| MeterCue {
+        clock: Clock::new(Instant::now(), at, false),
+        seeks,
+        loop_start,
+    };
+    let metering = start(&file, playing(0.0, 0, None));
+    let before = wait_for(&metering, "a second measured", |r| r.time >= 1.0);
+    assert_eq!(
+        before.loudness.integrated.map(round),
+        Some(round(ffmpeg_integrated(&file, 0.0, 1.0)))
+    );
+    // The loop from 2 s to 4 s is set, and playback goes round to its start.
+    metering.cue(playing(2.0, 1, Some(2.0)));
+    let restarted = wait_for(&metering, "the loop's start", |r| r.time >= 2.0 && r.time < 2.3);
+    assert_eq!(restarted.loudness.momentary, None, "the short readings start over");
+    // Its end: the clock stops there, and every sample of the loop is measured.
+    wait_for(&metering, "the loop's end", |r| r.time >= 3.8);
+    let mut at_end = playing(4.0, 1, Some(2.0));
+    at_end.clock = Clock::new(Instant::now(), 4.0, true);
+    metering.cue(at_end);
+    let pass = wait_for(&metering, "the loop measured to its end", |r| {
+        (r.time - 4.0).abs() < 1e-4
+    });
+    let expected = ffmpeg_integrated(&file, 2.0, 2.0);
+    assert_eq!(pass.loudness.integrated.map(round), Some(round(expected)));
+    assert!(expected < -25.0, "the loop is the quiet stretch: {expected}");
+    // A clock that settles a little back (a pause on the frame shown) holds the readings.
+    let mut settled = at_end;
+    settled.clock = Clock::new(Instant::now(), 3.9, true);
+    metering.cue(settled);
+    std::thread::sleep(Duration::from_millis(200));
+    let held = wait_for(&metering, "the readings held", |_| true);
+    assert_eq!(held.time, pass.time);
+    assert_eq!(held.loudness, pass.loudness);
+}
+
+#[test]
+fn at_4x_the_meters_measure_all_of_the_sound() {
+    let file = steps();
+    let mut clock = Clock::new(Instant::now(), 0.0, false);
+    clock.set_speed(Instant::now(), 4.0);
+    let metering = start(
+        &file,
+        MeterCue {
+            clock,
+            seeks: 0,
+            loop_start: None,
+        },
+    );
+    // 6 s of sound in 1.5 s, the clock stopped at its end.
+    wait_for(&metering, "most of the file", |r| r.time >= 5.0);
+    metering.cue(MeterCue {
+        clock: Clock::new(Instant::now(), 6.0, true),
+        seeks: 0,
+        loop_start: None,
+    });
+    let reading = wait_for(&metering, "the whole file", |r| (r.time - 6.0).abs() < 1e-4);
+    assert_eq!(
+        reading.loudness.integrated.map(round),
+        Some(round(ffmpeg_integrated(&file, 0.0, 6.0)))
+    );
+    assert_eq!(round(reading.loudness.max_true_peak), -10.0);
+}
