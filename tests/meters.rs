@@ -1,6 +1,6 @@
 //! The window's audio meters as they follow a playback clock (`audio::metering`), without a
-//! window: played at 4x they measure all of the sound (what was passed at 4x is measured as
-//! played, not skipped); over an A-B loop the integrated
+//! window: played at 4x they measure all of the sound (what passes at 4x is measured, not
+//! skipped); over an A-B loop the integrated
 //! loudness is the loop's, as FFmpeg's `ebur128` measures that stretch of the file; a pause
 //! that settles a little back holds the readings.
 
@@ -52,15 +52,11 @@ fn start(path: &Path, cue: MeterCue) -> Metering {
     };
     let metering = Metering::start(move || AudioSource::open_as_is(&path), paused).unwrap();
     wait_for(&metering, "the sound opened", |_| true);
-    let mut cue = cue;
-    cue.clock = Clock::new(Instant::now(), 0.0, false);
-    cue.clock.set_speed(Instant::now(), cue_speed(&cue));
-    metering.cue(cue);
+    // The clock from now on, at the speed it was given.
+    let mut clock = Clock::new(Instant::now(), 0.0, false);
+    clock.set_speed(Instant::now(), cue.clock.speed());
+    metering.cue(MeterCue { clock, ..cue });
     metering
-}
-
-fn cue_speed(cue: &MeterCue) -> f64 {
-    cue.clock.speed()
 }
 
 /// Waits (up to 30 s) for a reading `check` accepts.
@@ -88,26 +84,31 @@ fn round(v: f64) -> f64 {
 #[test]
 fn over_an_a_b_loop_the_integrated_loudness_is_the_loops() {
     let file = steps();
-    let playing = |at: f64, seeks: u64, loop_start: Option<f64>| MeterCue {
-        clock: Clock::new(Instant::now(), at, false),
+    // A clock paused at `at`: the meters measure up to it, whenever they get there.
+    let paused_at = |at: f64, seeks: u64, loop_start: Option<f64>| MeterCue {
+        clock: Clock::new(Instant::now(), at, true),
         seeks,
         loop_start,
     };
-    let metering = start(&file, playing(0.0, 0, None));
-    let before = wait_for(&metering, "a second measured", |r| r.time >= 1.0);
+    let path = file.clone();
+    let metering = Metering::start(move || AudioSource::open_as_is(&path), paused_at(0.0, 0, None)).unwrap();
+    // (From where the clock is once the sound is open.)
+    wait_for(&metering, "the sound opened", |_| true);
+    metering.cue(paused_at(1.0, 0, None));
+    let before = wait_for(&metering, "a second measured", |r| (r.time - 1.0).abs() < 1e-4);
     assert_eq!(
         before.loudness.integrated.map(round),
         Some(round(ffmpeg_integrated(&file, 0.0, 1.0)))
     );
-    // The loop from 2 s to 4 s is set, and playback goes round to its start.
-    metering.cue(playing(2.0, 1, Some(2.0)));
-    let restarted = wait_for(&metering, "the loop's start", |r| r.time >= 2.0 && r.time < 2.3);
+    // The loop from 2 s to 4 s is set, and playback goes round to its start (a seek).
+    metering.cue(paused_at(2.0, 1, Some(2.0)));
+    let restarted = wait_for(&metering, "the loop's start", |r| (r.time - 2.0).abs() < 1e-4);
     assert_eq!(restarted.loudness.momentary, None, "the short readings start over");
-    // Its end: the clock stops there, and every sample of the loop is measured.
-    wait_for(&metering, "the loop's end", |r| r.time >= 3.8);
-    let mut at_end = playing(4.0, 1, Some(2.0));
-    at_end.clock = Clock::new(Instant::now(), 4.0, true);
-    metering.cue(at_end);
+    assert_eq!(restarted.loudness.integrated, None, "the integration starts over");
+    // Played to its end (in two moves: a clock further ahead would be a jump).
+    metering.cue(paused_at(3.4, 1, Some(2.0)));
+    wait_for(&metering, "the loop's middle", |r| (r.time - 3.4).abs() < 1e-4);
+    metering.cue(paused_at(4.0, 1, Some(2.0)));
     let pass = wait_for(&metering, "the loop measured to its end", |r| {
         (r.time - 4.0).abs() < 1e-4
     });
@@ -115,9 +116,7 @@ fn over_an_a_b_loop_the_integrated_loudness_is_the_loops() {
     assert_eq!(pass.loudness.integrated.map(round), Some(round(expected)));
     assert!(expected < -25.0, "the loop is the quiet stretch: {expected}");
     // A clock that settles a little back (a pause on the frame shown) holds the readings.
-    let mut settled = at_end;
-    settled.clock = Clock::new(Instant::now(), 3.9, true);
-    metering.cue(settled);
+    metering.cue(paused_at(3.9, 1, Some(2.0)));
     std::thread::sleep(Duration::from_millis(200));
     let held = wait_for(&metering, "the readings held", |_| true);
     assert_eq!(held.time, pass.time);

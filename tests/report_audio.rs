@@ -141,6 +141,13 @@ fn a_qctools_report_has_ffmpegs_astats_and_ebur128_for_each_100_ms_of_sound() {
         &["-c:a", "flac", "-sample_fmt", "s32"],
     );
     assert_same_audio(&flac, 40);
+    // Unsigned 8-bit at 8 kHz (handed to astats as doubles).
+    let u8 = clip(
+        "report-audio-u8.mkv",
+        "aevalsrc=0.3*sin(2*PI*300*t):s=8000:d=4",
+        &["-c:a", "pcm_u8"],
+    );
+    assert_same_audio(&u8, 40);
     // Sound that starts 1.5 s after the picture: its frames from there.
     let late = common::fixture(
         "report-audio-late.mkv",
@@ -195,13 +202,38 @@ fn json_lines_have_the_sound_with_audio_and_fail_on_finds_silence_and_clipping()
             }
         }
     }
+    // A range of frames has the sound of its span.
+    let out = histoplay(&[
+        "report".as_ref(),
+        "--audio".as_ref(),
+        "--frames".as_ref(),
+        "10..20".as_ref(),
+        file.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let numbers: Vec<u64> = text
+        .lines()
+        .map(common::json)
+        .filter_map(|l| l.get("audio_frame").and_then(serde_json::Value::as_u64))
+        .collect();
+    assert_eq!(numbers, (10..20).collect::<Vec<u64>>());
     // The right channel is silent for 1.5 s, then clips from 3 s on.
+    let alerts = file.with_extension("alerts.jsonl");
+    let _ = std::fs::remove_file(&alerts);
     let out = histoplay(&[
         "report".as_ref(),
         "--fail-on".as_ref(),
         "silence>1s,clip>0".as_ref(),
+        "--alert-log".as_ref(),
+        alerts.as_os_str(),
         file.as_os_str(),
     ]);
+    let logged = std::fs::read_to_string(&alerts).unwrap();
+    let logged: Vec<serde_json::Value> = logged.lines().map(common::json).collect();
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert_eq!(logged[0]["limit"], "clip>0");
+    assert_eq!(logged[0]["frames"], serde_json::json!([30, 39]));
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     // Silence on one channel is not silence: the left one plays on.

@@ -43,6 +43,8 @@ const GAP: f64 = 0.02;
 const TICK: Duration = Duration::from_millis(10);
 /// How far before the clock the sound is sought.
 const SEEK_EARLY: f64 = 0.5;
+/// The most channels metered.
+const MAX_CHANNELS: usize = 64;
 /// A clock this close to the loop's start after a jump is the loop going round.
 const LOOP_NEAR: f64 = 0.25;
 
@@ -118,6 +120,9 @@ fn measure(mut source: AudioSource, shared: &Shared) -> MeterState {
         *interrupt = Some(source.interrupter());
     }
     let channels = usize::from(source.channels());
+    if channels > MAX_CHANNELS {
+        return MeterState::NoSound(format!("{channels} channels: the meters show {MAX_CHANNELS} at most"));
+    }
     let layout = source.layout();
     let names = channel_names(layout, channels, source.channels_placed());
     let weights = match source.channels_placed() {
@@ -145,11 +150,13 @@ fn measure(mut source: AudioSource, shared: &Shared) -> MeterState {
         if let Err(e) = follow.catch_up(now, cue, &mut source, &mut meters) {
             return MeterState::NoSound(e);
         }
+        // (Made before the lock is taken: the window reads it every frame.)
+        let measuring = MeterState::Measuring {
+            reading: meters.reading(),
+            sound_here: follow.sound_here,
+        };
         if let Ok(mut state) = shared.state.lock() {
-            *state = MeterState::Measuring {
-                reading: meters.reading(),
-                sound_here: follow.sound_here,
-            };
+            *state = measuring;
         }
         std::thread::sleep(TICK);
     }
@@ -182,10 +189,9 @@ impl Follow {
         meters: &mut Meters,
     ) -> Result<(), String> {
         let sought = self.seeks.is_some_and(|n| n != cue.seeks);
-        let jumped = sought
-            || self
-                .measured
-                .is_none_or(|t| now < t - BACK_JUMP || now > t + AHEAD_JUMP);
+        // (Sound played fast runs further ahead of what is measured before that counts.)
+        let ahead = AHEAD_JUMP * cue.clock.speed().max(1.0);
+        let jumped = sought || self.measured.is_none_or(|t| now < t - BACK_JUMP || now > t + ahead);
         self.seeks = Some(cue.seeks);
         if jumped {
             if self.measured.is_some() {
@@ -198,6 +204,7 @@ impl Follow {
             // for. What comes before the clock is passed over.)
             source.seek(now - SEEK_EARLY);
             (self.pending, self.at_end, self.measured) = (None, false, Some(now));
+            meters.moved_to(now);
         }
         let Some(mut to) = self.measured else { return Ok(()) };
         // A little at a time, so a long stretch of silence is no large buffer.
@@ -238,7 +245,9 @@ impl Follow {
             let take = wanted.min(frames - *used);
             let slice = &chunk.samples[*used * self.channels..(*used + take) * self.channels];
             self.samples.clear();
-            self.samples.extend(slice.iter().map(|&x| f64::from(x)));
+            // (A sample that is no number would leave the loudness filters none for good.)
+            let number = |x: f32| if x.is_finite() { f64::from(x) } else { 0.0 };
+            self.samples.extend(slice.iter().map(|&x| number(x)));
             *used += take;
             // (Measured time runs on from where it stood: small jitter in the chunks' stamps
             // doesn't shift it.)

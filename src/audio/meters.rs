@@ -250,6 +250,11 @@ impl Meters {
         (self.momentary, self.short_term) = (None, None);
     }
 
+    /// Measuring goes on from `time` (a seek): the readings are of there on.
+    pub fn moved_to(&mut self, time: f64) {
+        self.time = time;
+    }
+
     /// What comes next doesn't follow on from what came before (sound after a gap): the true
     /// peak's interpolation starts afresh rather than ring at the step.
     pub fn discontinuity(&mut self) {

@@ -85,6 +85,8 @@ pub struct BatchOptions<'a> {
     pub limits: Limits,
     pub cpu: bool,
     pub skip_existing: bool,
+    /// JSON Lines get the sound's lines (`--audio`).
+    pub audio: bool,
     /// Files reported at once.
     pub jobs: usize,
     /// Stops the batch once a signal has asked to quit.
@@ -154,8 +156,9 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
             alerts: Default::default(),
             beyond: None,
             audio: super::file::AudioReport {
-                path: Some(input.to_path_buf()),
-                lines: false,
+                path: Some(input),
+                lines: options.audio,
+                signals: options.stop,
             },
         };
         let everything = FrameRange { start: 0, end: None };

@@ -47,18 +47,20 @@ pub struct ReportOptions<'a> {
     /// The limits the last frame counted is beyond, as each is counted (the window's warning).
     pub beyond: Option<Arc<std::sync::Mutex<Vec<String>>>>,
     /// The sound's part of the report.
-    pub audio: AudioReport,
+    pub audio: AudioReport<'a>,
 }
 
 /// The sound's part of a report: its 100 ms frames after the video's, with astats' and
 /// ebur128's tags (a QCTools report always; JSON Lines with `--audio`), and its runs beyond the
 /// limits on sound (`silence>2s`, `clip>0`).
-#[derive(Clone, Debug, Default)]
-pub struct AudioReport {
+#[derive(Clone, Copy, Default)]
+pub struct AudioReport<'a> {
     /// The file whose sound is reported; None: no sound in the report.
-    pub path: Option<std::path::PathBuf>,
+    pub path: Option<&'a std::path::Path>,
     /// JSON Lines get a line per audio frame (`--audio`).
     pub lines: bool,
+    /// Ends the sound's pass where it is, the report whole, once a signal has asked to quit.
+    pub signals: Option<&'a QuitSignals>,
 }
 
 /// `{"audio_frame":K,"pts":s,"duration":d,"astats.1.DC_offset":..,…,"r128.M":..,…}` in
@@ -195,7 +197,7 @@ impl<W: Write> Sink<'_, W> {
     /// runs beyond `limits`. A file without sound is noted where its sound was asked for.
     fn audio(
         &mut self,
-        audio: &AudioReport,
+        audio: &AudioReport<'_>,
         limits: Vec<super::limits::AudioLimit>,
         span: Option<(f64, f64)>,
     ) -> Result<Vec<Run>, ClipError> {
@@ -210,13 +212,23 @@ impl<W: Write> Sink<'_, W> {
         }
         let mut watch = super::limits::AudioWatch::new(limits.clone());
         let stop = std::sync::atomic::AtomicBool::new(false);
-        let (out, quit) = (&mut self.out, self.stop);
+        let (out, quit) = (&mut self.out, self.stop.or(audio.signals));
+        // Why the sound's pass ended early: a write that failed, a signal, or the range's end.
+        let mut ended: Option<Result<(), std::io::Error>> = None;
         let stream = crate::audio::qc::report_file(path, &stop, |stream, frame| {
             if quit.is_some_and(QuitSignals::requested) {
-                return Err("stopped by a signal".into());
+                // The report ends where it is, whole, as the frames' does.
+                ended = Some(Ok(()));
+                return Err("stopped".into());
             }
-            if span.is_some_and(|(from, to)| frame.time + frame.duration <= from || frame.time >= to) {
-                return Ok(());
+            if let Some((from, to)) = span {
+                if frame.time >= to {
+                    ended = Some(Ok(()));
+                    return Err("past the range".into());
+                }
+                if frame.time + frame.duration <= from {
+                    return Ok(());
+                }
             }
             watch.frame(frame.index, (frame.time, frame.duration), frame.peak, frame.clipped);
             let written = match out {
@@ -224,20 +236,22 @@ impl<W: Write> Sink<'_, W> {
                 Out::Qctools(xml, _) => xml.audio_frame(stream.index, stream.rate, frame),
                 _ => Ok(()),
             };
-            written.map_err(|e| e.to_string())
+            written.map_err(|e| {
+                let text = e.to_string();
+                ended = Some(Err(e));
+                text
+            })
         });
-        match stream {
-            Ok(_) => Ok(watch.finish()),
-            Err(e) if e.contains("stopped by a signal") => {
-                Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "stopped by a signal").into())
-            }
-            Err(e) if e.contains("has no audio stream") => {
-                if audio.lines || !limits.is_empty() {
+        match (stream, ended) {
+            (_, Some(Err(e))) => Err(e.into()),
+            (Ok(_), _) | (Err(_), Some(Ok(()))) => Ok(watch.finish()),
+            // A file without sound, or whose sound can't be read: the pictures' report stands.
+            (Err(e), None) => {
+                if audio.lines || !limits.is_empty() || !e.contains("has no audio stream") {
                     eprintln!("note: {e}: the report has no sound");
                 }
                 Ok(Vec::new())
             }
-            Err(e) => Err(ClipError::Decode(format!("the sound: {e}"))),
         }
     }
 
@@ -381,14 +395,17 @@ pub fn report_video<W: Write>(
             },
         )?;
     }
-    let audio = match live {
-        true => Vec::new(),
-        false => {
-            let span = sink
-                .span
-                .filter(|_| !whole)
-                .map(|(from, to)| (from, to + frame_duration));
-            sink.audio(&options.audio, options.limits.audio(), span)?
+    // (A range with no frame in it has no sound either.)
+    let audio = match (live, whole, sink.span) {
+        (true, _, _) | (false, false, None) => Vec::new(),
+        (false, _, span) => {
+            let span = span.filter(|_| !whole).map(|(from, to)| (from, to + frame_duration));
+            let runs = sink.audio(&options.audio, options.limits.audio(), span)?;
+            // Told as the pictures' runs are (`--alert-log`).
+            if let Some(mut tell) = options.alerts.teller()? {
+                runs.iter().for_each(&mut tell);
+            }
+            runs
         }
     };
     Ok(sink.finish(audio)?)

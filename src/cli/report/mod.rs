@@ -146,6 +146,9 @@ pub fn run(args: Args) -> Result<()> {
     let gpu = gpu.finish();
     // A live input's runs are told as they end (there may be no end to wait for).
     let live = source.info.live;
+    if live && args.fail_on.as_ref().is_some_and(|l| !l.audio().is_empty()) {
+        eprintln!("note: a live input's report has no sound: its limits on sound are not watched");
+    }
     let options = ReportOptions {
         limits: args.fail_on.unwrap_or_default(),
         cpu: args.cpu,
@@ -155,8 +158,9 @@ pub fn run(args: Args) -> Result<()> {
             log: args.alert_log.clone(),
         },
         audio: file::AudioReport {
-            path: Some(input.clone()),
+            path: Some(input),
             lines: args.audio,
+            signals: signals.as_ref(),
         },
         ..Default::default()
     };
@@ -198,6 +202,9 @@ fn run_batch(args: Args) -> Result<()> {
         (None, true) => ReportFormat::Csv,
         (None, false) => ReportFormat::Qctools,
     };
+    if args.audio && format != ReportFormat::Json {
+        bail!("--audio is for JSON Lines: a QCTools report has the sound already, CSV has none");
+    }
     let files = batch::expand(&args.inputs);
     if files.is_empty() {
         let names: Vec<String> = args.inputs.iter().map(|p| format!("'{}'", p.display())).collect();
@@ -210,6 +217,7 @@ fn run_batch(args: Args) -> Result<()> {
         limits: args.fail_on.unwrap_or_default(),
         cpu: args.cpu,
         skip_existing: args.skip_existing,
+        audio: args.audio,
         jobs: args.jobs.map_or_else(batch::default_jobs, usize::from),
         stop: signals.as_ref(),
     };

@@ -82,7 +82,8 @@ pub fn place(screen: &Screen, wanted: &[Wanted]) -> Vec<(BoxKind, Rect)> {
     let meters = wanted.iter().find(|w| w.kind == BoxKind::Meters).map(|w| {
         let top = area.min.y + MARGIN;
         let height = w.size.y.min(floor - top).max(0.0);
-        let rect = Rect::from_min_size(pos2(area.max.x - MARGIN - w.size.x, top), vec2(w.size.x, height));
+        let width = w.size.x.min(area.width() - 2.0 * MARGIN).max(0.0);
+        let rect = Rect::from_min_size(pos2(area.max.x - MARGIN - width, top), vec2(width, height));
         area.max.x = rect.min.x - GAP + MARGIN;
         (BoxKind::Meters, rect)
     });

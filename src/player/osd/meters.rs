@@ -62,10 +62,9 @@ fn figure(v: f64) -> String {
 
 /// Draws the meters in `at`; where they were drawn.
 pub(super) fn show_meters(ctx: &egui::Context, view: &MetersView, at: Rect) -> Rect {
-    let painter = ctx.layer_painter(egui::LayerId::new(
-        egui::Order::Middle,
-        egui::Id::unique("audio meters"),
-    ));
+    // (Clipped to the box: many channels in a narrow window are cut at its edge.)
+    let layer = egui::LayerId::new(egui::Order::Middle, egui::Id::unique("audio meters"));
+    let painter = ctx.layer_painter(layer).with_clip_rect(at);
     painter.rect_filled(at, 6.0, Color32::from_black_alpha(190));
     let small = FontId::proportional(10.0);
     let inner = at.shrink(PAD);
