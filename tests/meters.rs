@@ -28,21 +28,6 @@ fn steps() -> PathBuf {
     )
 }
 
-/// FFmpeg's integrated loudness of `seconds` of `path` from `from`.
-fn ffmpeg_integrated(path: &Path, from: f64, seconds: f64) -> f64 {
-    let filter = format!("atrim={from}:{},ebur128", from + seconds);
-    let out = std::process::Command::new("ffmpeg")
-        .args(["-hide_banner", "-nostats", "-i"])
-        .arg(path)
-        .args(["-af", &filter, "-f", "null", "-"])
-        .output()
-        .unwrap();
-    let log = String::from_utf8_lossy(&out.stderr);
-    let summary = &log[log.rfind("Summary:").expect("ebur128's summary")..];
-    let line = summary.lines().find(|l| l.trim_start().starts_with("I:")).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
-}
-
 /// Meters on `path`, paused at its start until the sound is open; then following `cue`.
 fn start(path: &Path, cue: MeterCue) -> Metering {
     let path = path.to_owned();
@@ -98,7 +83,7 @@ fn over_an_a_b_loop_the_integrated_loudness_is_the_loops() {
     let before = wait_for(&metering, "a second measured", |r| (r.time - 1.0).abs() < 1e-4);
     assert_eq!(
         before.loudness.integrated.map(round),
-        Some(round(ffmpeg_integrated(&file, 0.0, 1.0)))
+        Some(round(common::ffmpeg_integrated(&file, 0.0, 1.0)))
     );
     // The loop from 2 s to 4 s is set, and playback goes round to its start (a seek).
     metering.cue(paused_at(2.0, 1, Some(2.0)));
@@ -112,7 +97,7 @@ fn over_an_a_b_loop_the_integrated_loudness_is_the_loops() {
     let pass = wait_for(&metering, "the loop measured to its end", |r| {
         (r.time - 4.0).abs() < 1e-4
     });
-    let expected = ffmpeg_integrated(&file, 2.0, 2.0);
+    let expected = common::ffmpeg_integrated(&file, 2.0, 2.0);
     assert_eq!(pass.loudness.integrated.map(round), Some(round(expected)));
     assert!(expected < -25.0, "the loop is the quiet stretch: {expected}");
     // A clock that settles a little back (a pause on the frame shown) holds the readings.
@@ -146,7 +131,7 @@ fn at_4x_the_meters_measure_all_of_the_sound() {
     let reading = wait_for(&metering, "the whole file", |r| (r.time - 6.0).abs() < 1e-4);
     assert_eq!(
         reading.loudness.integrated.map(round),
-        Some(round(ffmpeg_integrated(&file, 0.0, 6.0)))
+        Some(round(common::ffmpeg_integrated(&file, 0.0, 6.0)))
     );
     assert_eq!(round(reading.loudness.max_true_peak), -10.0);
 }

@@ -9,7 +9,7 @@ mod window;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use window::{Player, Present, Xvfb};
+use window::{Player, Present, Sender, Xvfb};
 
 fn named(present: &Present) -> Vec<&str> {
     present.osd.iter().map(|(name, _)| name.as_str()).collect()
@@ -255,16 +255,6 @@ fn segment(path: &std::path::Path, size: &str, pix_fmt: &str, offset: &str) {
         .status()
         .unwrap();
     assert!(made.success());
-}
-
-/// A sender stopped however the test ends (a panic included: it would outlive the test).
-struct Sender(std::process::Child);
-
-impl Drop for Sender {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[test]

@@ -6,8 +6,8 @@
 mod common;
 mod window;
 
-use std::path::{Path, PathBuf};
-use window::{Image, Player, Present, Xvfb};
+use std::path::PathBuf;
+use window::{Image, Player, Present, Sender, Xvfb};
 
 /// 8 s, 320x240 at 10 fps; stereo 16-bit sound at 48 kHz: the left channel a 1 kHz sine at
 /// -20 dBFS throughout, the right one at -6 dBFS for 5 s, then a 500 Hz square wave at full
@@ -34,20 +34,6 @@ fn sines() -> PathBuf {
             "-shortest",
         ],
     )
-}
-
-/// FFmpeg's integrated loudness of the first `seconds` of `path`'s sound.
-fn ffmpeg_integrated(path: &Path, seconds: f64) -> f64 {
-    let out = std::process::Command::new("ffmpeg")
-        .args(["-hide_banner", "-nostats", "-t", &seconds.to_string(), "-i"])
-        .arg(path)
-        .args(["-vn", "-af", "ebur128", "-f", "null", "-"])
-        .output()
-        .unwrap();
-    let log = String::from_utf8_lossy(&out.stderr);
-    let summary = &log[log.rfind("Summary:").expect("ebur128's summary")..];
-    let line = summary.lines().find(|l| l.trim_start().starts_with("I:")).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
 /// A present's meter readings by name: `FL` -> [peak, rms, hold, true peak, clipped], and the
@@ -134,7 +120,7 @@ fn the_meters_read_each_channel_and_the_loudness_as_it_plays_and_start_over_afte
     let r = readings(&steady);
     assert_eq!(r["FL"], [Some(-20.0), Some(-23.0), Some(-20.0), Some(-20.0), Some(0.0)]);
     assert_eq!(r["FR"], [Some(-6.0), Some(-9.0), Some(-6.0), Some(-6.0), Some(0.0)]);
-    let integrated = ffmpeg_integrated(&file, 4.0);
+    let integrated = common::ffmpeg_integrated(&file, 0.0, 4.0);
     for name in ["M", "S", "I"] {
         assert_eq!(r[name][0], Some(integrated), "{name} of a steady sound is FFmpeg's I");
     }
@@ -207,16 +193,6 @@ fn alt_m_shows_the_meters_and_a_file_without_sound_says_so() {
     assert!(shown.osd.iter().any(|(name, _)| name == "meters"), "{:?}", shown.osd);
     let before = player.key("alt+m");
     player.wait_present("the meters hidden", before, |p| p.meters.is_none());
-}
-
-/// Kills the stream's sender when the test ends, however it ends.
-struct Sender(std::process::Child);
-
-impl Drop for Sender {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[test]

@@ -81,6 +81,16 @@ pub fn layout_weights(layout: ffmpeg::ChannelLayout, channels: usize) -> Vec<f64
         .collect()
 }
 
+/// The loudness weights of `source`'s channels: by their places in its layout, or all the same
+/// where they have none (as FFmpeg weighs them).
+pub fn source_weights(source: &crate::audio::source::AudioSource) -> Vec<f64> {
+    let channels = usize::from(source.channels());
+    match source.channels_placed() {
+        true => layout_weights(source.layout(), channels),
+        false => vec![1.0; channels],
+    }
+}
+
 /// Measures the sound of `path` (its best audio stream, at its own rate and channels), handing
 /// each 100 ms step to `step` with the media time of its last sample (the integrated loudness
 /// and range so far in it with `summaries`), until its end or `stop`; the whole measurement, or
@@ -93,13 +103,8 @@ pub fn measure_file(
     mut step: impl FnMut(f64, &Block) -> Result<(), String>,
 ) -> Result<Summary, String> {
     let mut source = crate::audio::source::AudioSource::open_as_is(path).map_err(|e| e.to_string())?;
-    let channels = usize::from(source.channels());
     let layout = source.layout();
-    // Channels with no place in a layout weigh the same, as FFmpeg weighs them.
-    let weights = match source.channels_placed() {
-        true => layout_weights(layout, channels),
-        false => vec![1.0; channels],
-    };
+    let weights = source_weights(&source);
     let in_file = |e: String| format!("'{}': {e}", path.display());
     let mut meter = LoudnessMeter::new(source.rate(), weights, layout, true_peak).map_err(in_file)?;
     meter.keep_blocks(summaries);
@@ -382,6 +387,11 @@ impl LoudnessMeter {
         self.sample_peaks.iter_mut().for_each(|p| *p = 0.0);
     }
 
+    /// Whether any block has been counted for the integrated loudness, and for the range.
+    pub fn counted(&self) -> (bool, bool) {
+        (self.integrated.kept > 0, self.range.kept > 0)
+    }
+
     /// Whether the momentary and the short-term windows are full (their readings real).
     pub fn windows_full(&self) -> (bool, bool) {
         (self.momentary.filled, self.short_term.filled)
@@ -451,9 +461,12 @@ impl LoudnessMeter {
         }
         let peak = std::mem::take(&mut self.step_peak);
         if self.blocks.is_some() {
-            let (summary, (range_low, range_high)) = match self.block_summaries {
-                true => (self.summary_so_far(), self.range.range().unwrap_or((0.0, 0.0))),
-                false => ((0.0, 0.0), (0.0, 0.0)),
+            let (integrated, (range_low, range_high)) = match self.block_summaries {
+                true => (
+                    self.integrated.integrated().unwrap_or(ABS_THRESHOLD),
+                    self.range.range().unwrap_or((0.0, 0.0)),
+                ),
+                false => (0.0, (0.0, 0.0)),
             };
             let time = (self.samples - 1) as f64 / f64::from(self.rate);
             if let Some(blocks) = &mut self.blocks {
@@ -461,8 +474,8 @@ impl LoudnessMeter {
                     time,
                     momentary,
                     short_term,
-                    integrated: summary.0,
-                    range: summary.1,
+                    integrated,
+                    range: range_high - range_low,
                     range_low,
                     range_high,
                     peak,

@@ -125,10 +125,7 @@ fn measure(mut source: AudioSource, shared: &Shared) -> MeterState {
     }
     let layout = source.layout();
     let names = channel_names(layout, channels, source.channels_placed());
-    let weights = match source.channels_placed() {
-        true => super::loudness::layout_weights(layout, channels),
-        false => vec![1.0; channels],
-    };
+    let weights = super::loudness::source_weights(&source);
     let rate = source.rate();
     let mut meters = match Meters::new(rate, names, weights) {
         Ok(meters) => meters,

@@ -140,7 +140,6 @@ struct Step {
 /// The meters of one stream of interleaved samples.
 pub struct Meters {
     names: Vec<String>,
-    rate: u32,
     step_size: u32,
     loudness: LoudnessMeter,
     oversampler: Oversampler,
@@ -168,7 +167,6 @@ impl Meters {
         let mut loudness = LoudnessMeter::new(rate, weights, ffmpeg_next::ChannelLayout::empty(), false)?;
         loudness.keep_blocks(true);
         Ok(Self {
-            rate,
             step_size: (rate / STEPS_PER_SECOND).max(1),
             loudness,
             oversampler: Oversampler::new(channels),
@@ -212,10 +210,10 @@ impl Meters {
             let (momentary_full, short_full) = self.loudness.windows_full();
             self.momentary = momentary_full.then_some(block.momentary);
             self.short_term = short_full.then_some(block.short_term);
-            let summary = self.loudness.summary();
-            // (-70 LUFS: nothing above the absolute gate yet.)
-            self.integrated = (summary.integrated_threshold != 0.0).then_some(block.integrated);
-            self.range = (summary.range_threshold != 0.0).then_some(block.range);
+            // (None while nothing is above the absolute gate.)
+            let (integrated, range) = self.loudness.counted();
+            self.integrated = integrated.then_some(block.integrated);
+            self.range = range.then_some(block.range);
         }
         self.time = end;
         Ok(())
@@ -300,10 +298,6 @@ impl Meters {
                 max_true_peak: self.max_true_peak,
             },
         }
-    }
-
-    pub fn rate(&self) -> u32 {
-        self.rate
     }
 }
 

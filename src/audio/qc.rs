@@ -7,7 +7,7 @@
 //! report's silence and clipping limits.
 
 use super::astats::Astats;
-use super::loudness::{layout_weights, LoudnessMeter};
+use super::loudness::{source_weights, LoudnessMeter};
 use super::meters::CLIP_LEVEL;
 use super::source::AudioSource;
 use ffmpeg_next as ffmpeg;
@@ -50,11 +50,10 @@ struct Waiting {
 }
 
 /// Reports the sound of `path` (its best audio stream) frame by frame to `each`, with the
-/// stream, until its end or `stop`; the stream, or why there is none (or what `each` said went
-/// wrong).
+/// stream, until its end or an error from `each` (which stops it); the stream, or why there is
+/// none (or what `each` said).
 pub fn report_file(
     path: &Path,
-    stop: &std::sync::atomic::AtomicBool,
     mut each: impl FnMut(&AudioStream, &AudioFrame) -> Result<(), String>,
 ) -> Result<AudioStream, String> {
     let mut source = AudioSource::open_as_is(path).map_err(|e| e.to_string())?;
@@ -66,10 +65,7 @@ pub fn report_file(
         channels: source.channels(),
     };
     let mut each = |frame: &AudioFrame| each(&stream, frame);
-    let weights = match source.channels_placed() {
-        true => layout_weights(source.layout(), channels),
-        false => vec![1.0; channels],
-    };
+    let weights = source_weights(&source);
     let in_file = |e: String| format!("'{}': {e}", path.display());
     let mut meter = LoudnessMeter::new(rate, weights, ffmpeg::ChannelLayout::empty(), false).map_err(in_file)?;
     meter.keep_blocks(true);
@@ -82,30 +78,23 @@ pub fn report_file(
     let mut frame = Frame::new(step, rate);
     let mut failed = None;
     loop {
-        if stop.load(std::sync::atomic::Ordering::Relaxed) {
-            break;
-        }
         let mut seen = |raw: &ffmpeg::frame::Audio| {
             let n = raw.samples() as u64;
             if n == 0 {
                 return;
             }
-            // Each 100 ms frame starting in this decoded frame takes its tags.
-            let next = decoded.div_ceil(step);
-            if next * step < decoded + n {
-                match astats_of(&mut astats, raw) {
-                    Ok(tags) => {
-                        for index in next..(decoded + n).div_ceil(step) {
-                            waiting.push_back(Waiting {
-                                index,
-                                astats: tags.clone(),
-                            });
-                        }
-                    }
-                    Err(e) => failed = Some(e),
+            // (Every decoded frame is counted: a channel's last sample carries to the next.)
+            match astats_of(&mut astats, raw) {
+                // Each 100 ms frame starting in this decoded frame takes its tags.
+                Ok(tags) => {
+                    waiting.extend(
+                        (decoded.div_ceil(step)..(decoded + n).div_ceil(step)).map(|index| Waiting {
+                            index,
+                            astats: tags.clone(),
+                        }),
+                    )
                 }
-            } else if let Err(e) = astats_of(&mut astats, raw) {
-                failed = Some(e);
+                Err(e) => failed = Some(e),
             }
             decoded += n;
         };

@@ -85,11 +85,12 @@ impl MeterPanel {
         }
     }
 
-    /// What to draw, while shown.
-    pub fn view(&mut self) -> Option<MetersView> {
+    /// What to draw of `media`'s meters, while shown.
+    pub fn view(&mut self, media: &Media) -> Option<MetersView> {
         self.drawn = self.state();
+        let ab = media.playback.ab_loop();
         Some(MetersView {
-            looped: false,
+            looped: ab.a.is_some() && ab.b.is_some(),
             state: self.drawn.clone()?,
             target: self.target,
         })
@@ -156,14 +157,5 @@ fn cue(media: &Media) -> MeterCue {
         clock: playback.audio_cue().clock,
         seeks: playback.generation(),
         loop_start: ab.a.zip(ab.b).map(|(a, _)| playback.timeline().start + a),
-    }
-}
-
-impl MetersView {
-    /// Whether the integration runs over an A-B loop (`looped`).
-    pub fn with_loop(mut self, media: &Media) -> Self {
-        let ab = media.playback.ab_loop();
-        self.looped = ab.a.is_some() && ab.b.is_some();
-        self
     }
 }

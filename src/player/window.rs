@@ -532,7 +532,7 @@ impl PlayerWindow {
             messages: self.toasts.list(),
             stats: self.stats.lines(now, &self.media, stats_notes),
             marks: self.marks.note(&self.media),
-            meters: self.meters.view().map(|m| m.with_loop(&self.media)),
+            meters: self.meters.view(&self.media),
             ..frame::osd_view(&self.media, &title, self.readbacks.readout)
         };
         let (osd, size) = (&mut self.osd, self.surface.size());

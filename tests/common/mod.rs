@@ -359,3 +359,19 @@ pub fn black_240p() -> PathBuf {
         ],
     )
 }
+
+/// FFmpeg's integrated loudness (its `ebur128` summary's I, LUFS) of `seconds` of `path`'s
+/// sound from `from`.
+pub fn ffmpeg_integrated(path: &std::path::Path, from: f64, seconds: f64) -> f64 {
+    let filter = format!("atrim={from}:{},ebur128", from + seconds);
+    let out = std::process::Command::new("ffmpeg")
+        .args(["-hide_banner", "-nostats", "-i"])
+        .arg(path)
+        .args(["-vn", "-af", &filter, "-f", "null", "-"])
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    let summary = &log[log.rfind("Summary:").expect("ebur128's summary")..];
+    let line = summary.lines().find(|l| l.trim_start().starts_with("I:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}

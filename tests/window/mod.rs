@@ -103,6 +103,17 @@ impl Drop for Xvfb {
     }
 }
 
+/// A stream's sender (FFmpeg), stopped however the test ends (a panic included: it would
+/// outlive the test).
+pub struct Sender(pub Child);
+
+impl Drop for Sender {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// One line of the frame log.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Present {

@@ -211,11 +211,10 @@ impl<W: Write> Sink<'_, W> {
             return Ok(Vec::new());
         }
         let mut watch = super::limits::AudioWatch::new(limits.clone());
-        let stop = std::sync::atomic::AtomicBool::new(false);
         let (out, quit) = (&mut self.out, self.stop.or(audio.signals));
         // Why the sound's pass ended early: a write that failed, a signal, or the range's end.
         let mut ended: Option<Result<(), std::io::Error>> = None;
-        let stream = crate::audio::qc::report_file(path, &stop, |stream, frame| {
+        let stream = crate::audio::qc::report_file(path, |stream, frame| {
             if quit.is_some_and(QuitSignals::requested) {
                 // The report ends where it is, whole, as the frames' does.
                 ended = Some(Ok(()));
