@@ -1,0 +1,85 @@
+//! What the rest of histoplay knows of a stream: its [`VideoInfo`] (codec, format, colour,
+//! timing, chapters) and the [`FrameShape`] that can change mid-stream.
+
+use crate::colour::{ColorVolume, LogEncoding};
+use crate::video::format::{FrameFormat, FrameLight};
+use std::path::PathBuf;
+
+/// What the rest of histoplay needs to know about the stream.
+#[derive(Clone, Debug)]
+pub struct VideoInfo {
+    pub path: PathBuf,
+    pub codec: String,
+    /// The decoder's pixel format, before any conversion.
+    pub pixel_format: String,
+    /// The hardware decoder in use (`cuda`, `vaapi`), None for software decoding.
+    pub hwdec: Option<&'static str>,
+    /// The frames' layout after conversion (what gets uploaded), size and colour.
+    pub format: FrameFormat,
+    /// Transfer, primaries and peak light: how the picture is shown.
+    pub volume: ColorVolume,
+    /// The peak light the frames' own side data gives, for streams whose container says none.
+    pub frame_light: FrameLight,
+    pub time_base: (i32, i32),
+    /// Seconds per frame, from the stream's average rate (for step sizes and displays).
+    pub frame_duration: f64,
+    /// Duration in seconds, as the container states it (0 when it doesn't).
+    pub duration: f64,
+    /// Pts of the stream's first frame as the container states it, if it does.
+    pub start_pts: Option<i64>,
+    /// Clockwise quarter turns the picture is shown with (its display matrix).
+    pub quarter_turns: u32,
+    /// Display aspect ratio (width / height) after sample aspect and rotation.
+    pub display_aspect: f32,
+    /// The container's chapters, in order.
+    pub chapters: Vec<Chapter>,
+    /// The camera log encoding the stream's or container's metadata names, if any.
+    pub log: Option<LogEncoding>,
+    /// A live input (a stream, a pipe, a device): read once as it arrives, no end known.
+    pub live: bool,
+}
+
+/// A chapter mark: where it starts (seconds on the stream's clock, as pts are) and its title.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chapter {
+    pub start: f64,
+    pub title: Option<String>,
+}
+
+/// What a stream's frames look like, where that can change mid-stream (a live input's
+/// picture changing size or sampling, with `follow_format_changes`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrameShape {
+    pub format: FrameFormat,
+    pub display_aspect: f32,
+    /// The decoder's pixel format, before any conversion.
+    pub pixel_format: String,
+}
+
+impl VideoInfo {
+    /// The frames' shape as they are now.
+    pub fn shape(&self) -> FrameShape {
+        FrameShape {
+            format: self.format,
+            display_aspect: self.display_aspect,
+            pixel_format: self.pixel_format.clone(),
+        }
+    }
+
+    /// Describes frames of `shape` from now on.
+    pub fn reshape(&mut self, shape: &FrameShape) {
+        self.format = shape.format;
+        self.display_aspect = shape.display_aspect;
+        self.pixel_format.clone_from(&shape.pixel_format);
+    }
+
+    pub fn seconds(&self, pts: i64) -> f64 {
+        pts as f64 * f64::from(self.time_base.0) / f64::from(self.time_base.1)
+    }
+
+    /// The pts of the tick a time falls in (rounded down: a time inside a frame's display
+    /// interval belongs to that frame).
+    pub fn pts_at(&self, seconds: f64) -> i64 {
+        (seconds * f64::from(self.time_base.1) / f64::from(self.time_base.0) + 1e-6).floor() as i64
+    }
+}

@@ -1,0 +1,181 @@
+//! The read loop: packets from the demuxer to the decoder (recorded and tapped on the way),
+//! frames out of it in presentation order, damaged packets counted and passed over.
+
+use super::seek::Landed;
+use super::{hardware, tap, Decoded, DecodedFrame, VideoError, VideoSource, ARRIVALS_KEPT};
+use ffmpeg_next as ffmpeg;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+impl VideoSource {
+    pub fn damaged_packets(&self) -> u64 {
+        self.damaged_packets
+    }
+
+    /// The next frame in presentation order, or None at the end of the stream. Damaged packets
+    /// are skipped with a warning: decoding goes on past them. Frames a catch-up run passes
+    /// are left out.
+    pub fn next_frame(&mut self) -> Result<Option<DecodedFrame>, VideoError> {
+        loop {
+            match self.next_decoded()? {
+                Some(Decoded::Frame(frame)) => return Ok(Some(frame)),
+                Some(Decoded::Passed { .. }) => {}
+                None => return Ok(None),
+            }
+        }
+    }
+
+    /// The next frame in presentation order, whole or (on a catch-up run that passes frames)
+    /// passed; None at the end of the stream.
+    pub fn next_decoded(&mut self) -> Result<Option<Decoded>, VideoError> {
+        let mut frame = ffmpeg::frame::Video::empty();
+        loop {
+            match self.decoder.receive_frame(&mut frame) {
+                Ok(()) => match self.finish(frame)? {
+                    Some(decoded) => return Ok(Some(decoded)),
+                    None => {
+                        frame = ffmpeg::frame::Video::empty();
+                        continue;
+                    }
+                },
+                Err(ffmpeg::Error::Eof) => match self.lost.take() {
+                    // Drained: the connection is opened again, and the decoder takes packets.
+                    Some(lost) if self.reconnect(&lost) => {
+                        self.eof_sent = false;
+                        continue;
+                    }
+                    _ => return Ok(None),
+                },
+                Err(ffmpeg::Error::Other { errno }) if errno == ffmpeg::error::EAGAIN => {}
+                Err(e) => {
+                    self.note_damage(&e);
+                    continue;
+                }
+            }
+            if self.eof_sent {
+                return Ok(None);
+            }
+            let mut packet = ffmpeg::Packet::empty();
+            match packet.read(&mut self.input) {
+                Ok(()) => {
+                    if let Some(continuity) = &mut self.continuity {
+                        if let Some(stream) = self.input.stream(packet.stream()) {
+                            continuity.apply(&mut packet, stream.time_base());
+                        }
+                    }
+                    for recorder in &self.recorders {
+                        recorder.write(&packet);
+                    }
+                    if let Some((stream, window)) = &self.audio_tap {
+                        if packet.stream() == *stream {
+                            // Kept while it has a reader (the oldest going beyond the budget).
+                            match Arc::strong_count(window) > 1 {
+                                true => window.push(packet.clone(), tap::PACKET_WINDOW_BYTES),
+                                false => self.audio_tap = None,
+                            }
+                        }
+                    }
+                    if packet.stream() != self.stream_index {
+                        continue;
+                    }
+                    match self.landed(&packet) {
+                        Landed::Send => self.send(&packet),
+                        Landed::Pass => {}
+                        Landed::Again => self.seek_further_back(),
+                    }
+                }
+                Err(ffmpeg::Error::Eof) if self.run.to_keyframe.is_some() => self.seek_further_back(),
+                // A lost connection (its end, or an error) is opened again.
+                // A lost connection: the decoder gives out what it holds, then it is opened again.
+                Err(e) if self.reconnects_after(&e) => {
+                    log::warn!(
+                        "{}: the connection was lost ({e}): reconnecting",
+                        self.info.path.display()
+                    );
+                    self.lost = Some(e);
+                    self.eof_sent = true;
+                    let _ = self.decoder.send_eof();
+                }
+                Err(ffmpeg::Error::Eof) => {
+                    self.eof_sent = true;
+                    let _ = self.decoder.send_eof();
+                }
+                Err(e) => {
+                    // A read error mid-file: treat what was read as the whole stream.
+                    match (self.interrupt.is_set(), self.info.live) {
+                        (true, _) => {}
+                        (false, true) => log::warn!("{}: the input ended: {e}", self.info.path.display()),
+                        (false, false) => log::warn!("{}: read error, stopping there: {e}", self.info.path.display()),
+                    }
+                    self.eof_sent = true;
+                    let _ = self.decoder.send_eof();
+                }
+            }
+        }
+    }
+
+    /// Sends one packet to the decoder, deciding whether it may skip it.
+    fn send(&mut self, packet: &ffmpeg::Packet) {
+        let pts = packet.pts().or(packet.dts());
+        if self.run.flush_pending {
+            self.run.flush_pending = false;
+            // An IDR picture resets what a flush would (references, picture order); the frames
+            // the decoder still holds come out before it and are told apart by their pts.
+            // Other keyframes (open GOPs) carry the picture order over: those need the flush.
+            let idr = self
+                .keep_decoder
+                .is_some_and(|framing| pts.is_some() && hardware::h264_idr(packet.data().unwrap_or(&[]), framing));
+            if idr {
+                self.run.stale_filter = Some(BTreeSet::new());
+            } else {
+                self.decoder.flush();
+            }
+        }
+        if self.info.live {
+            if let Some(p) = pts {
+                if self.arrivals.len() == ARRIVALS_KEPT {
+                    self.arrivals.pop_front();
+                }
+                self.arrivals.push_back((p, std::time::Instant::now()));
+            }
+        }
+        let run = &mut self.run;
+        if run.packets == 0 {
+            run.start = pts;
+        }
+        if let (Some(sent), Some(p)) = (run.stale_filter.as_mut(), pts) {
+            sent.insert(p);
+        }
+        run.packets += 1;
+        // A frame may be skipped when it is older than the frames kept, and a later frame at
+        // or before the limit has been seen (so it can't be the one landed on).
+        let skip = match (run.catch_up, pts) {
+            (Some(c), Some(p)) => {
+                let skip = p < c.keep_from && run.newest_before_limit.is_some_and(|q| q > p);
+                if p <= c.limit {
+                    run.newest_before_limit = Some(run.newest_before_limit.map_or(p, |q| q.max(p)));
+                }
+                skip
+            }
+            _ => false,
+        };
+        if skip {
+            if let Some(p) = pts {
+                run.skippable.insert(p);
+            }
+        }
+        self.apply_skipping(skip);
+        if let Err(e) = self.decoder.send_packet(packet) {
+            self.note_damage(&e);
+        }
+    }
+
+    pub(super) fn note_damage(&mut self, error: &dyn std::fmt::Display) {
+        self.damaged_packets += 1;
+        if self.damaged_packets <= 3 {
+            log::warn!("{}: damaged video, playing on: {error}", self.info.path.display());
+        } else if self.damaged_packets == 4 {
+            log::warn!("{}: more damage; further warnings suppressed", self.info.path.display());
+        }
+    }
+}
