@@ -1,7 +1,7 @@
 //! A file's audio stream, decoded and resampled with FFmpeg to interleaved f32 at the output's
 //! rate and channel count, in chunks stamped with their media time.
 
-use crate::video::source::seek_backward;
+use crate::video::demux::seek_backward;
 use ffmpeg_next as ffmpeg;
 use std::path::{Path, PathBuf};
 

@@ -320,7 +320,7 @@ impl FrameIndex {
     fn read_packets(&self, path: &Path, stream_index: usize) -> Result<(), String> {
         let mut input = crate::video::input::open(path, &self.interrupt)?;
         // Only the video stream's packets matter: demuxers skip the others' data.
-        super::source::discard_other_streams(&mut input, stream_index);
+        super::demux::discard_other_streams(&mut input, stream_index);
         let mut batch: Vec<(Option<i64>, bool)> = Vec::with_capacity(BATCH);
         let mut packets = 0u64;
         loop {

@@ -4,6 +4,7 @@
 pub mod cache;
 pub mod convert;
 pub mod decoder;
+pub mod demux;
 pub mod format;
 pub mod index;
 pub mod input;

@@ -5,8 +5,8 @@
 //! before the target into a preview in the time one thread takes to decode one picture.
 
 use super::frames::{to_upload_layout, Scaler};
-use super::stream::{discard_other_streams, seek_backward};
 use super::VideoInfo;
+use crate::video::demux::{discard_other_streams, seek_backward};
 use ffmpeg_next as ffmpeg;
 
 pub struct KeyframeDecoder {

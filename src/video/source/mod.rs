@@ -24,8 +24,8 @@ pub use seek::{CatchUp, SeekTarget};
 use stream::{
     color_volume, dolby_vision, fallback_format, matrix_of, native_layout, quarter_turns, range_of, upload_format,
 };
-pub(crate) use stream::{discard_other_streams, read_streams, seek_backward};
 
+use super::demux::{discard_other_streams, read_streams};
 use super::format::{FrameFormat, FrameLight, PlaneData, PlaneLayout};
 use super::index::{FrameIndex, FrameNumber};
 use super::interop::{CudaStream, FramePath, GpuFrameStore, GpuPlanes, Transfers};

@@ -1,7 +1,8 @@
 //! A live input's lost connection opened again: when to try (`input::reconnects`), and the
 //! streams, recordings and sound tap carried over to the new input.
 
-use super::{discard_other_streams, read_streams, VideoSource};
+use super::VideoSource;
+use crate::video::demux::{discard_other_streams, read_streams};
 use ffmpeg_next as ffmpeg;
 
 impl VideoSource {

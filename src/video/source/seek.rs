@@ -2,7 +2,8 @@
 //! how it may skip frames to land sooner ([`CatchUp`]), and the search for its keyframe.
 
 use super::hardware::NalFraming;
-use super::{seek_backward, VideoSource};
+use super::VideoSource;
+use crate::video::demux::seek_backward;
 use ffmpeg_next as ffmpeg;
 use std::collections::BTreeSet;
 

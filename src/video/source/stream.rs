@@ -1,5 +1,5 @@
 //! What FFmpeg says of a stream, in histoplay's terms (plane layouts, matrices, ranges,
-//! rotation), and the demuxer operations the source, the index and the sound share.
+//! rotation).
 
 use crate::colour::{ColorVolume, Matrix, Primaries, Range, Transfer};
 use crate::video::format::PlaneLayout;
@@ -265,46 +265,6 @@ pub(super) fn quarter_turns(stream: &ffmpeg::format::stream::Stream) -> u32 {
         }
     }
     0
-}
-
-/// Makes the demuxer skip the data of every stream but `keep` (audio has a reader of its own).
-pub(crate) fn discard_other_streams(input: &mut ffmpeg::format::context::Input, keep: usize) {
-    // SAFETY: a valid input context; its streams array holds nb_streams entries.
-    unsafe {
-        let ctx = input.as_mut_ptr();
-        for i in 0..(*ctx).nb_streams as usize {
-            if i != keep {
-                (**(*ctx).streams.add(i)).discard = ffmpeg::ffi::AVDiscard::AVDISCARD_ALL;
-            }
-        }
-    }
-}
-
-/// Makes the demuxer read the streams `indices` again (a recording's, a live input's sound);
-/// indices past the input's streams are left out.
-pub(crate) fn read_streams(input: &mut ffmpeg::format::context::Input, indices: impl IntoIterator<Item = usize>) {
-    // SAFETY: a valid input context; the indices are checked against its nb_streams.
-    unsafe {
-        let ctx = input.as_mut_ptr();
-        for i in indices.into_iter().filter(|&i| i < (*ctx).nb_streams as usize) {
-            (**(*ctx).streams.add(i)).discard = ffmpeg::ffi::AVDiscard::AVDISCARD_DEFAULT;
-        }
-    }
-}
-
-/// Positions `input` at the packet of stream `stream_index` at or before `pts` (in the stream's
-/// time base); false if the demuxer can't seek there.
-pub(crate) fn seek_backward(input: &mut ffmpeg::format::context::Input, stream_index: usize, pts: i64) -> bool {
-    // SAFETY: a valid input context and one of its stream indices.
-    let result = unsafe {
-        ffmpeg::ffi::av_seek_frame(
-            input.as_mut_ptr(),
-            stream_index as i32,
-            pts,
-            ffmpeg::ffi::AVSEEK_FLAG_BACKWARD,
-        )
-    };
-    result >= 0
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! the input is shorter.
 
 use super::{create_output, open_input, read_error, write_error, ClipMakeError, Unfinished};
-use crate::video::source::seek_backward;
+use crate::video::demux::seek_backward;
 use ffmpeg::format::context::{Input, Output};
 use ffmpeg::format::Pixel;
 use ffmpeg::software::scaling;
