@@ -1,0 +1,39 @@
+//! FFmpeg's signalstats of each frame's planes in the pipeline: made on demand, paused while
+//! nothing shows them, or (`report`) the only thing counted.
+
+use super::FramePipeline;
+use crate::gpu::GpuContext;
+use crate::signalstats::gpu::StatsStage;
+
+impl FramePipeline {
+    /// Counts each frame's QC statistics from the next one on (`StatsStage`), where the
+    /// stream's planes allow it (8- or 10-bit Y'CbCr): returns whether they are counted.
+    pub fn count_stats(&mut self, ctx: &GpuContext) -> bool {
+        if self.stats.is_none() && StatsStage::supports(&self.ring.format) {
+            let slots: Vec<_> = self.ring.slots.iter().map(|s| s.as_ref()).collect();
+            self.stats = Some(StatsStage::new(ctx, &slots, self.ring.format));
+        }
+        self.stats.is_some()
+    }
+
+    /// The statistics stage, once made.
+    pub fn stats(&self) -> Option<&StatsStage> {
+        self.stats.as_ref()
+    }
+
+    /// From now on each frame only has its statistics counted (`count_stats`), and is neither
+    /// converted nor counted into histograms: what `report` needs, nothing more.
+    pub fn count_only_stats(&mut self) {
+        self.stats_only = true;
+    }
+
+    /// Whether the frames encoded next are counted by the statistics stage, once made.
+    pub fn pause_stats(&mut self, paused: bool) {
+        self.stats_paused = paused;
+    }
+
+    /// The statistics stage, while it counts the frames encoded.
+    pub fn counting_stats(&self) -> Option<&StatsStage> {
+        self.stats.as_ref().filter(|_| !self.stats_paused)
+    }
+}
