@@ -386,50 +386,100 @@ fn signal(child: &std::process::Child, signal: &str) {
     assert!(sent.success(), "kill {signal}");
 }
 
+/// Waits until something on this machine listens on TCP `port` (read from the kernel's table,
+/// without connecting: a connection would be the listener's one stream).
+fn wait_listening(port: u16) {
+    let local = format!(":{port:04X} ");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default();
+        // "sl local_address rem_address st ...": state 0A is LISTEN.
+        let listening = table.lines().skip(1).any(|line| {
+            let mut fields = line.split_whitespace().skip(1);
+            let (local_address, state) = (fields.next(), fields.nth(1));
+            local_address.is_some_and(|a| format!("{a} ").ends_with(&local)) && state == Some("0A")
+        });
+        if listening {
+            return;
+        }
+        assert!(Instant::now() < deadline, "nothing listens on port {port}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `histoplay report URL ARGS`, its stdout's lines handed over as they come.
+fn report_lines(url: &str, args: &[&str]) -> (window::Reaped, std::sync::mpsc::Receiver<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", url])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (lines, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)).map_while(Result::ok) {
+            let _ = lines.send(line);
+        }
+    });
+    (window::Reaped(child), received)
+}
+
+/// The next `n` lines, or a failure after a minute.
+fn take_lines(received: &std::sync::mpsc::Receiver<String>, n: usize) -> Vec<Value> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    (0..n)
+        .map(|i| {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = received
+                .recv_timeout(left)
+                .unwrap_or_else(|e| panic!("line {i} of {n}: {e}"));
+            serde_json::from_str(&line).unwrap()
+        })
+        .collect()
+}
+
+/// The child's exit status and stderr, once it has exited.
+fn exit_and_stderr(child: &mut window::Reaped) -> (Option<i32>, String) {
+    let status = child.0.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.0.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    (status.code(), stderr)
+}
+
 #[test]
 fn a_lost_connection_is_opened_again_and_read_on() {
     let port = 20_000 + (std::process::id() % 20_000) as u16 + 3;
     let listen = format!("tcp://127.0.0.1:{port}?listen=1");
     let sender = format!("tcp://127.0.0.1:{port}");
     // Reconnecting (the default): two senders one after the other are one stream, to a signal.
-    let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["report", &listen])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    // Each sender starts once the receiver listens (again).
+    let (mut receiver, received) = report_lines(&listen, &[]);
+    let mut frames = Vec::new();
     for _ in 0..2 {
-        std::thread::sleep(Duration::from_millis(700));
+        wait_listening(port);
         send_two_seconds(&sender);
     }
-    std::thread::sleep(Duration::from_millis(500));
-    signal(&receiver, "-TERM");
-    let out = receiver.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    // Every frame of both, the first sender's last ones drained from the decoder too.
+    frames.extend(take_lines(&received, 100));
+    signal(&receiver.0, "-TERM");
+    let (code, stderr) = exit_and_stderr(&mut receiver);
+    assert_eq!(code, Some(143), "{stderr}");
     assert!(
         stderr.contains("the connection was lost (End of file): reconnecting"),
         "{stderr}"
     );
     assert!(stderr.contains("reconnected"), "{stderr}");
-    let frames: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    // Every frame of both, the first sender's last ones drained from the decoder too.
-    assert_eq!(frames.len(), 100, "{stderr}");
+    assert_eq!(received.iter().count(), 0, "no frame beyond the 100 sent");
     assert!(frames.iter().enumerate().all(|(n, f)| f["frame"] == n as u64));
     // --no-reconnect: the first sender's end is the end.
-    let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["report", &listen, "--no-reconnect"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(700));
+    let (mut receiver, received) = report_lines(&listen, &["--no-reconnect"]);
+    wait_listening(port);
     send_two_seconds(&sender);
-    let out = receiver.wait_with_output().unwrap();
-    assert_eq!(lines(&out).len(), 50);
+    let (code, stderr) = exit_and_stderr(&mut receiver);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(received.iter().count(), 50);
 }
 
 #[test]

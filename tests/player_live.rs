@@ -9,7 +9,7 @@ mod window;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use window::{Player, Present, Sender, Xvfb};
+use window::{Player, Present, Reaped, Xvfb};
 
 fn named(present: &Present) -> Vec<&str> {
     present.osd.iter().map(|(name, _)| name.as_str()).collect()
@@ -278,7 +278,7 @@ fn a_stream_whose_picture_changes_size_and_sampling_is_shown_and_counted_in_each
         .arg(format!("{url}?pkt_size=1316"))
         .stdin(Stdio::null())
         .spawn()
-        .map(Sender)
+        .map(Reaped)
         .unwrap();
     let x = Xvfb::start();
     let args = [url.as_str(), "--input-option", "timeout=3000000", "--no-audio"];

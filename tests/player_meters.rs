@@ -7,7 +7,7 @@ mod common;
 mod window;
 
 use std::path::PathBuf;
-use window::{Image, Player, Present, Sender, Xvfb};
+use window::{Image, Player, Present, Reaped, Xvfb};
 
 /// 8 s, 320x240 at 10 fps; stereo 16-bit sound at 48 kHz: the left channel a 1 kHz sine at
 /// -20 dBFS throughout, the right one at -6 dBFS for 5 s, then a 500 Hz square wave at full
@@ -233,7 +233,7 @@ fn a_live_streams_sound_is_metered_from_the_packets_the_picture_reads() {
         .stdin(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let _sender = Sender(sender);
+    let _sender = Reaped(sender);
     let x = Xvfb::start();
     let args = [url.as_str(), "--input-option", "timeout=3000000", "--meters"];
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();

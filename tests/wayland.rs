@@ -77,6 +77,7 @@ fn under_weston_frames_show_quietly_and_sigterm_quits_at_once() {
         .current_dir(&dir)
         .env("XDG_RUNTIME_DIR", &weston.runtime_dir)
         .env("XDG_CONFIG_HOME", &dir)
+        .env("XDG_STATE_HOME", &dir)
         .env("WAYLAND_DISPLAY", &weston.socket)
         .env_remove("DISPLAY")
         .env_remove("RUST_LOG")

@@ -103,11 +103,11 @@ impl Drop for Xvfb {
     }
 }
 
-/// A stream's sender (FFmpeg), stopped however the test ends (a panic included: it would
-/// outlive the test).
-pub struct Sender(pub Child);
+/// A child process (a stream's sender, a receiver), stopped however the test ends (a panic
+/// included: it would outlive the test).
+pub struct Reaped(pub Child);
 
-impl Drop for Sender {
+impl Drop for Reaped {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
@@ -246,18 +246,34 @@ impl<'x> Player<'x> {
         Self::start_with(x, name, &args)
     }
 
-    /// The player with these arguments (files, options). Its config directory is the test's
-    /// own, so no input.conf of the machine's user applies.
+    /// The player with these arguments (files, options). Its settings and state directories
+    /// are the test's own, so no settings of the machine's user apply, and it has been started
+    /// before (the first start's hint doesn't show).
     pub fn start_with(x: &'x Xvfb, name: &str, args: &[&std::ffi::OsStr]) -> Self {
+        Self::launch(x, name, args, |dir| {
+            std::fs::create_dir_all(dir.join("histoplay")).unwrap();
+            std::fs::write(dir.join("histoplay/help-shown"), b"").unwrap();
+        })
+    }
+
+    /// The player as on a machine where it never ran, `prepare` having written its settings
+    /// (`DIR/histoplay/histoplay.conf`, input.conf) into the test's directory DIR first.
+    pub fn start_fresh(x: &'x Xvfb, name: &str, args: &[&std::ffi::OsStr], prepare: impl FnOnce(&Path)) -> Self {
+        Self::launch(x, name, args, prepare)
+    }
+
+    fn launch(x: &'x Xvfb, name: &str, args: &[&std::ffi::OsStr], prepare: impl FnOnce(&Path)) -> Self {
         let dir = common::repo_path(&format!("target/player-tests/{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
+        prepare(&dir);
         let log = dir.join("frames.log");
         let mut command = Command::new(env!("CARGO_BIN_EXE_histoplay"));
         command.args(args).arg("--frame-log").arg(&log);
         let child = command
             .current_dir(&dir)
             .env("XDG_CONFIG_HOME", &dir)
+            .env("XDG_STATE_HOME", &dir)
             .env("DISPLAY", &x.display)
             .env_remove("WAYLAND_DISPLAY")
             .stdout(Stdio::null())
