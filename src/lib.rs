@@ -16,6 +16,7 @@ pub mod player;
 pub mod quit_signals;
 pub mod render;
 pub mod scope;
+pub mod settings;
 pub mod signalstats;
 pub mod timeline;
 pub mod version;

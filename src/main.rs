@@ -15,9 +15,15 @@ fn main() -> ExitCode {
     }
     // The Vulkan loader's and EGL's own complaints arrive through wgpu_hal as errors while
     // adapters are probed; histoplay reports a missing adapter itself, in one line.
-    let cli = match Cli::try_parse() {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         Err(e) => return command_line_error(e),
+    };
+    // The player's settings files, under its command line.
+    let cli = match cli.command.is_none() && !cli.version {
+        true => cli::settings::apply(cli, argv),
+        false => cli,
     };
     if cli.version {
         match cli.verbose {

@@ -11,9 +11,11 @@ pub mod logging;
 pub mod loudness;
 pub mod output;
 pub mod play;
+pub mod reference;
 pub mod render;
 pub mod report;
 pub mod scope;
+pub mod settings;
 pub mod timeline;
 
 use anyhow::Result;

@@ -87,13 +87,16 @@ pub struct Args {
     pub marks: MarkArgs,
     #[command(flatten)]
     pub graticule: GraticuleArgs,
+    #[command(flatten)]
+    pub settings: super::settings::SettingsArgs,
 }
 
 impl Args {
     /// Plays the files in a window until it closes.
     pub fn run(self) -> Result<()> {
         let marks = self.marks.settings()?;
-        let (bindings, conf_warnings) = input_bindings(self.input_conf.as_deref())?;
+        let (bindings, mut conf_warnings) = input_bindings(self.input_conf.as_deref())?;
+        conf_warnings.extend(self.settings.warnings);
         // Before the player starts any thread, so that none of them dies of the signals.
         let signals = crate::quit_signals::QuitSignals::install().map(std::sync::Arc::new);
         let qc = (self.record_report.is_some() || self.fail_on.is_some()).then(|| {
@@ -189,11 +192,7 @@ fn input_bindings(explicit: Option<&Path>) -> Result<(Bindings, Vec<String>)> {
             (path.to_path_buf(), text)
         }
         None => {
-            let config = std::env::var_os("XDG_CONFIG_HOME")
-                .filter(|dir| !dir.is_empty())
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".config")));
-            let Some(path) = config.map(|dir| dir.join("histoplay/input.conf")) else {
+            let Some(path) = crate::settings::config_dir().map(|dir| dir.join("input.conf")) else {
                 return Ok((Bindings::default(), Vec::new()));
             };
             match std::fs::read_to_string(&path) {

@@ -122,6 +122,14 @@ impl ApplicationHandler<UserEvent> for App {
             WindowEvent::ModifiersChanged(modifiers) => self.modifiers = modifiers.state(),
             WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Pressed => {
                 player.touched();
+                // The open help list takes every key: typing filters it.
+                if player.help.is_open() {
+                    let reply = player.help.key(&event.logical_key, event.text.as_deref());
+                    if !player.help_reply(reply) {
+                        self.finish(event_loop, Ok(()));
+                    }
+                    return;
+                }
                 let commands = player
                     .bindings
                     .key(&event.logical_key, event.location, self.modifiers)

@@ -120,6 +120,11 @@ D cycle gamut-warning
 N cycle range-warning
 Alt+z cycle vectorscope-zoom
 M cycle waveform-scale
+# mpv's ? lists the bindings (its stats page 4); histoplay's list is searchable and runs them.
+? script-binding stats/display-page-4-toggle
+# histoplay: mpv leaves F1 unbound; MENU is mpv's menu key.
+F1 script-binding select/select-binding
+MENU script-binding select/menu
 "#;
 
 /// A key or mouse button with its modifiers, as `input.conf` names it (`Shift+RIGHT`, `Ctrl+w`,
@@ -195,6 +200,26 @@ impl Chord {
     }
 }
 
+impl std::fmt::Display for Chord {
+    /// The chord as `input.conf` writes it: `Ctrl+Shift+RIGHT`, `L`, `Alt+m`.
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        for (down, name) in [
+            (self.ctrl, "Ctrl+"),
+            (self.alt, "Alt+"),
+            (self.meta, "Meta+"),
+            (self.shift, "Shift+"),
+        ] {
+            if down {
+                f.write_str(name)?;
+            }
+        }
+        f.write_str(match self.key.as_str() {
+            "#" => "SHARP",
+            key => key,
+        })
+    }
+}
+
 fn is_character(key: &str) -> bool {
     key.chars().count() == 1
 }
@@ -257,6 +282,7 @@ const KEY_NAMES: &[&str] = &[
     "VOLUME_UP",
     "VOLUME_DOWN",
     "MUTE",
+    "MENU",
     "MBTN_LEFT",
     "MBTN_MID",
     "MBTN_RIGHT",
@@ -312,6 +338,7 @@ pub fn key_chord(key: &Key, location: KeyLocation, modifiers: ModifiersState) ->
             NamedKey::AudioVolumeUp => "VOLUME_UP",
             NamedKey::AudioVolumeDown => "VOLUME_DOWN",
             NamedKey::AudioVolumeMute => "MUTE",
+            NamedKey::ContextMenu => "MENU",
             _ => return None,
         },
         Key::Character(text) if location == KeyLocation::Numpad => match text.as_str() {
@@ -376,6 +403,9 @@ impl Mouse {
 #[derive(Clone, Debug)]
 pub struct Bindings {
     pub(super) map: HashMap<Chord, Vec<Command>>,
+    /// Each bound chord's command as `input.conf` wrote it, in the order the chords were first
+    /// bound (the help list and the key reference show them so).
+    written: Vec<(Chord, String)>,
 }
 
 impl Default for Bindings {
@@ -388,7 +418,10 @@ impl Default for Bindings {
 
 impl Bindings {
     pub(crate) fn empty() -> Self {
-        Self { map: HashMap::new() }
+        Self {
+            map: HashMap::new(),
+            written: Vec::new(),
+        }
     }
 
     /// These bindings with `text` (an `input.conf`) applied over them, and a warning for each
@@ -409,12 +442,25 @@ impl Bindings {
             };
             match parse_commands(command) {
                 Ok(commands) => {
+                    match self.written.iter_mut().find(|(bound, _)| *bound == chord) {
+                        Some((_, written)) => *written = command.to_string(),
+                        None => self.written.push((chord.clone(), command.to_string())),
+                    }
                     self.map.insert(chord, commands);
                 }
                 Err(UnknownCommand(command)) => warnings.push(format!("{at}: unknown command '{command}'")),
             }
         }
         (self, warnings)
+    }
+
+    /// Every chord bound to something (not `ignore`), in the order first bound, with its
+    /// commands and their `input.conf` text.
+    pub fn bound(&self) -> impl Iterator<Item = (&Chord, &[Command], &str)> {
+        self.written.iter().filter_map(|(chord, text)| {
+            let commands = self.commands(chord);
+            (!commands.is_empty()).then_some((chord, commands, text.as_str()))
+        })
     }
 
     /// The commands bound to `chord` (none when it is unbound or bound to `ignore`).

@@ -95,6 +95,8 @@ pub enum Command {
     ToggleStats,
     /// Show the position and the seek bar for a while.
     ShowProgress,
+    /// Open or close the searchable list of every command and its keys.
+    ToggleHelp,
     /// Append files to the playlist (dropped on the window), playing the first of them.
     Open(Vec<PathBuf>),
     /// Comparing two files: wipe, side by side, difference, in turn.
@@ -250,6 +252,8 @@ fn parse_command(words: &[&str]) -> Option<Command> {
         ["cycle", "loop-file"] | ["cycle-values", "loop-file", ..] => Command::ToggleLoopFile,
         ["script-binding", "stats/display-stats"] => Command::ShowStats,
         ["script-binding", "stats/display-stats-toggle"] => Command::ToggleStats,
+        ["script-binding", "select/select-binding" | "select/menu" | "stats/display-page-4-toggle"]
+        | ["cycle", "help"] => Command::ToggleHelp,
         // histoplay's own.
         ["cycle", "histogram-views"] => Command::CycleQuads,
         ["cycle", "scope"] => Command::CycleScope,

@@ -12,6 +12,7 @@ mod egui_layer;
 mod files;
 mod frame;
 mod gpu_wait;
+pub mod help;
 pub mod live;
 mod marks_control;
 pub mod media;

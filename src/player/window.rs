@@ -9,10 +9,11 @@ use super::compare_control::CompareControl;
 use super::egui_layer::{EguiLayer, Painted};
 use super::files::Files;
 use super::frame::{self, Drawing};
+use super::help::{HelpList, Reply as HelpReply};
 use super::marks_control::Marks;
 use super::media::{default_window_size, Media, MediaOptions, OpenedFile};
 use super::meters::MeterPanel;
-use super::osd::{Osd, OsdView, Toasts};
+use super::osd::{BoxKind, Osd, OsdView, Toasts};
 use super::pacing::RenderLead;
 use super::part::{Cx, Effects};
 use super::picture::Picture;
@@ -61,6 +62,8 @@ pub struct PlayerWindow {
     /// The OSD's egui: context, input and renderer.
     pub(super) egui: EguiLayer,
     osd: Osd,
+    /// The searchable list of every command (F1, or the OSD's menu button).
+    pub(super) help: HelpList,
     /// Where the OSD's boxes were last drawn (name, x, y, width, height in pixels).
     osd_drawn: Vec<(&'static str, [i32; 4])>,
     media: Media,
@@ -182,6 +185,7 @@ impl PlayerWindow {
             compare: CompareControl::default(),
             timeline_strip: TimelineStrip::default(),
             bindings: options.bindings.clone(),
+            help: HelpList::new(&options.bindings),
             files,
             picture,
             marks: Marks::new(options.marks.clone()),
@@ -193,6 +197,9 @@ impl PlayerWindow {
         player.osd.touched(now);
         for warning in &options.conf_warnings {
             player.message(warning.clone(), true);
+        }
+        if crate::settings::state::first_time("help") {
+            player.message("F1 or ☰ on the bar: every command and its keys".to_string(), false);
         }
         player.relayout();
         Ok(player)
@@ -217,6 +224,16 @@ impl PlayerWindow {
         self.needs_redraw = true;
     }
 
+    /// What the help list made of a key or a click: commands to run, or only a new look.
+    /// False when a command asks to quit.
+    pub fn help_reply(&mut self, reply: HelpReply) -> bool {
+        self.needs_redraw = true;
+        match reply {
+            HelpReply::Run(commands) => commands.into_iter().all(|command| self.apply(command)),
+            HelpReply::Taken | HelpReply::Closed => true,
+        }
+    }
+
     pub fn redraw_later(&mut self) {
         self.needs_redraw = true;
     }
@@ -231,6 +248,10 @@ impl PlayerWindow {
         }
         let fx = match command {
             Command::Quit => return false,
+            Command::ToggleHelp => {
+                self.help.toggle();
+                Effects::default()
+            }
             Command::ToggleFullscreen | Command::LeaveFullscreen => {
                 let leave = command == Command::LeaveFullscreen || self.window.fullscreen().is_some();
                 self.window
@@ -535,13 +556,24 @@ impl PlayerWindow {
             meters: self.meters.view(&self.media),
             ..frame::osd_view(&self.media, &title, self.readbacks.readout)
         };
-        let (osd, size) = (&mut self.osd, self.surface.size());
-        let (painted, (commands, drawn)) = (self.egui).run(&self.window, &self.gpu, encoder, (now, size), |ctx| {
-            osd.show(ctx, &view)
-        });
+        let (osd, help, size) = (&mut self.osd, &self.help, self.surface.size());
+        let (painted, (commands, drawn, clicked)) =
+            (self.egui).run(&self.window, &self.gpu, encoder, (now, size), |ctx| {
+                let (commands, mut drawn) = osd.show(ctx, &view);
+                let clicked = help.is_open().then(|| {
+                    let (clicked, rect) = crate::player::osd::help::show_help(ctx, help);
+                    drawn.push((BoxKind::Help, rect));
+                    clicked
+                });
+                (commands, drawn, clicked.flatten())
+            });
         self.osd_drawn = frame::in_pixels(drawn, painted.screen.pixels_per_point);
         for command in commands {
             self.apply(command);
+        }
+        if let Some(row) = clicked {
+            let reply = self.help.run(row);
+            self.help_reply(reply);
         }
         painted
     }

@@ -70,6 +70,7 @@ const MPV_DEFAULTS: &[(&str, &str)] = &[
     ("ctrl+c", "quit 4"),
     ("F8", "show-text ${playlist}"),
     ("Q", "quit-watch-later"),
+    ("?", "script-binding stats/display-page-4-toggle"),
 ];
 
 /// mpv's keyframe seeks that histoplay makes exact (the README says why).
@@ -89,7 +90,7 @@ const MPV_KEYFRAME_SEEKS: &[(&str, f64)] = &[
 /// Keys mpv binds by default, whatever to: histoplay's own functions must not take them.
 const MPV_BOUND: &[&str] = &[
     "b", "d", "e", "g", "j", "J", "r", "R", "t", "T", "u", "v", "V", "w", "W", "x", "z", "Z", "A", "E", "F", "G", "O",
-    "S", "?", "`", "#", "_", "Alt+BS", "Shift+BS", "Ctrl+h", "DEL", "F9",
+    "S", "`", "#", "_", "Alt+BS", "Shift+BS", "Ctrl+h", "DEL", "F9",
 ];
 
 fn bindings() -> Bindings {
@@ -178,6 +179,8 @@ fn histoplays_own_functions_sit_on_keys_mpv_leaves_free() {
         ("Alt+z", Command::CycleVectorscopeZoom),
         ("M", Command::CycleWaveformScale),
         ("Alt+m", Command::ToggleMeters),
+        ("F1", Command::ToggleHelp),
+        ("MENU", Command::ToggleHelp),
     ];
     let mpv_keys: Vec<Chord> = MPV_DEFAULTS
         .iter()
@@ -240,7 +243,12 @@ fn key_presses_find_their_chords() {
         b.key(&Key::Named(NamedKey::Tab), standard, none),
         [Command::ToggleTimeline]
     );
-    assert_eq!(b.key(&Key::Named(NamedKey::F1), standard, none), []);
+    assert_eq!(b.key(&Key::Named(NamedKey::F1), standard, none), [Command::ToggleHelp]);
+    assert_eq!(
+        b.key(&Key::Named(NamedKey::ContextMenu), standard, none),
+        [Command::ToggleHelp]
+    );
+    assert_eq!(b.key(&Key::Named(NamedKey::F2), standard, none), []);
     assert_eq!(b.mouse(Mouse::WheelUp, none), [Command::VolumeBy(2)]);
     assert_eq!(b.mouse(Mouse::Middle, none), []);
 }

@@ -31,6 +31,8 @@ pub enum BoxKind {
     Timeline,
     /// The audio meters, at the right edge: the other boxes are placed beside them.
     Meters,
+    /// The help list, over everything in the middle: named in what was drawn.
+    Help,
 }
 
 impl BoxKind {
@@ -47,6 +49,7 @@ impl BoxKind {
             BoxKind::NoSignal => "no_signal",
             BoxKind::Timeline => "timeline",
             BoxKind::Meters => "meters",
+            BoxKind::Help => "help",
         }
     }
 }

@@ -16,6 +16,7 @@ use egui::{Align2, Color32, Id, Rect, Sense, Vec2};
 use std::time::{Duration, Instant};
 
 mod boxes;
+pub mod help;
 mod labels;
 mod layout;
 mod meters;
@@ -255,7 +256,7 @@ impl Osd {
                     .as_ref()
                     .map(|(probe, _)| probe_label(ctx, probe, at, view.opacity)),
                 BoxKind::Meters => view.meters.as_ref().map(|m| meters::show_meters(ctx, m, at)),
-                BoxKind::Panel | BoxKind::NoSignal | BoxKind::Timeline => None,
+                BoxKind::Panel | BoxKind::NoSignal | BoxKind::Timeline | BoxKind::Help => None,
             };
             let Some(rect) = rect else { continue };
             if kind != BoxKind::Stats && (rect.size() - at.size()).length() > 0.5 {
@@ -301,7 +302,9 @@ impl Osd {
                     .inner_margin(egui::Margin::symmetric(10, 6))
                     .show(ui, |ui| {
                         ui.set_width(width - 20.0);
-                        status_line(ui, view);
+                        if status_line(ui, view) {
+                            commands.push(Command::ToggleHelp);
+                        }
                         if let Some((texture, rows)) = view.timeline {
                             let strip = timeline_strip(ui, (texture, rows), view, &mut commands);
                             drawn.push((BoxKind::Timeline, strip));

@@ -84,8 +84,13 @@ pub(super) fn state_text(paused: bool, at_end: bool) -> &'static str {
 }
 
 /// State, position, frame, speed and the view's options; wraps in narrow windows.
-pub(super) fn status_line(ui: &mut egui::Ui, view: &OsdView) {
+/// The status line, led by the menu button; true when the button was clicked.
+pub(super) fn status_line(ui: &mut egui::Ui, view: &OsdView) -> bool {
     ui.horizontal_wrapped(|ui| {
+        let menu = ui
+            .add(egui::Button::new(RichText::new("☰").color(TEXT)).frame(false))
+            .on_hover_text("Every command and its keys (F1)")
+            .clicked();
         match &view.live {
             Some(live) => live_text(ui, live, view),
             None => {
@@ -127,7 +132,9 @@ pub(super) fn status_line(ui: &mut egui::Ui, view: &OsdView) {
         if let Some(text) = loop_text(view.ab_loop, view.loop_file) {
             ui.label(RichText::new(text).color(TEXT));
         }
-    });
+        menu
+    })
+    .inner
 }
 
 /// A live input's state, the wall-clock time, the stream's timecode and the latency, in place

@@ -1,0 +1,98 @@
+//! The settings file applied to the player's command line: `histoplay.conf`'s options (and the
+//! profiles and includes asked for) go before the command line's own, which win.
+
+use super::Cli;
+use crate::settings::conf::Settings;
+use clap::{CommandFactory, FromArgMatches};
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// The options of the settings files, for the player (`histoplay [FILE]...`).
+#[derive(clap::Args, Debug, Default)]
+pub struct SettingsArgs {
+    /// Apply the settings file's `[NAME]` profile(s) after its top options (comma-separated;
+    /// `--profile=help` lists them).
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub profile: Vec<String>,
+    /// Read this settings file too (mpv.conf's syntax), after histoplay.conf; repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub include: Vec<PathBuf>,
+    /// Don't read ~/.config/histoplay/histoplay.conf.
+    #[arg(long)]
+    pub no_config: bool,
+    /// Warnings about the settings files' lines, for the OSD.
+    #[arg(skip)]
+    pub warnings: Vec<String>,
+}
+
+/// `histoplay.conf` in the settings directory.
+pub fn main_file() -> Option<PathBuf> {
+    crate::settings::config_dir().map(|dir| dir.join("histoplay.conf"))
+}
+
+/// The player's command line `cli` (parsed from `argv`) with the settings files' options
+/// before its own. A line that isn't understood is a warning (on stderr, and in the OSD);
+/// `--profile=help` lists the profiles and ends the program.
+pub fn apply(cli: Cli, argv: Vec<OsString>) -> Cli {
+    let asked = &cli.play.settings;
+    let mut settings = Settings::default();
+    let mut warnings = Vec::new();
+    if !asked.no_config {
+        if let Some(path) = main_file().filter(|p| p.is_file()) {
+            settings.read_file(&path, &mut warnings);
+        }
+    }
+    for path in &asked.include {
+        settings.read_file(path, &mut warnings);
+    }
+    if asked.profile == ["help"] {
+        list_profiles(&settings);
+        std::process::exit(0);
+    }
+    let applied = settings.apply(&asked.profile, &Cli::command());
+    warnings.extend(applied.warnings);
+    let mut merged = if applied.args.is_empty() {
+        cli
+    } else {
+        let mut args = argv;
+        let rest = args.split_off(1.min(args.len()));
+        args.extend(applied.args);
+        args.extend(rest);
+        match Cli::command().args_override_self(true).try_get_matches_from(args) {
+            Ok(matches) => match Cli::from_arg_matches(&matches) {
+                Ok(merged) => merged,
+                Err(e) => skipped(cli, &mut warnings, &e),
+            },
+            Err(e) => skipped(cli, &mut warnings, &e),
+        }
+    };
+    for warning in &warnings {
+        eprintln!("warning: {warning}");
+    }
+    merged.play.settings.warnings = warnings;
+    merged
+}
+
+/// The command line alone, with a warning saying why the settings were left out.
+fn skipped(cli: Cli, warnings: &mut Vec<String>, e: &clap::Error) -> Cli {
+    let text = e.to_string();
+    let why = text.lines().next().unwrap_or_default().trim_start_matches("error: ");
+    warnings.push(format!("the settings files' options were left out: {why}"));
+    cli
+}
+
+fn list_profiles(settings: &Settings) {
+    let profiles = settings.profiles();
+    if profiles.is_empty() {
+        println!(
+            "no profiles (they are [NAME] sections of {})",
+            main_file().map_or_else(String::new, |p| p.display().to_string())
+        );
+    }
+    for (name, desc) in profiles {
+        match desc {
+            Some(desc) => println!("{name}\t{desc}"),
+            None => println!("{name}"),
+        }
+    }
+}

@@ -1,0 +1,132 @@
+use super::*;
+
+fn command() -> clap::Command {
+    <crate::cli::Cli as clap::CommandFactory>::command()
+}
+
+fn read(text: &str) -> (Settings, Vec<String>) {
+    let mut settings = Settings::default();
+    let mut warnings = Vec::new();
+    settings.read_text(text, Path::new("/conf/histoplay.conf"), &mut warnings);
+    (settings, warnings)
+}
+
+fn args(applied: &Applied) -> Vec<&str> {
+    applied.args.iter().map(|a| a.to_str().unwrap()).collect()
+}
+
+#[test]
+fn options_flags_and_their_negations_become_command_line_options() {
+    let (mut settings, warnings) = read(
+        "# a comment\n\
+         speed=1.5\n\
+         \n\
+         --contrast = -10   # mpv allows the dashes\n\
+         meters\n\
+         loop-file=yes\n\
+         loop-file=no\n\
+         audio=no\n\
+         overlay=\"zebra,peaking\"\n",
+    );
+    assert!(warnings.is_empty());
+    let applied = settings.apply(&[], &command());
+    assert_eq!(
+        args(&applied),
+        [
+            "--speed=1.5",
+            "--contrast=-10",
+            "--meters",
+            "--no-audio",
+            "--overlay=zebra,peaking"
+        ]
+    );
+    assert!(applied.warnings.is_empty(), "{:?}", applied.warnings);
+}
+
+#[test]
+fn a_bad_line_is_named_with_its_file_and_line_and_the_rest_apply() {
+    let (mut settings, warnings) = read("speed=fast\nno-such-option=1\nspeed=2\ncontrast\nmeters=maybe\n[broken\n");
+    assert_eq!(
+        warnings,
+        ["/conf/histoplay.conf, line 6: '[broken' is not a [section] name"]
+    );
+    let applied = settings.apply(&[], &command());
+    assert_eq!(args(&applied), ["--speed=2"]);
+    assert_eq!(applied.warnings.len(), 4, "{:?}", applied.warnings);
+    assert!(
+        applied.warnings[0].starts_with("/conf/histoplay.conf, line 1: "),
+        "{:?}",
+        applied.warnings
+    );
+    assert!(applied.warnings[0].contains("fast"), "{:?}", applied.warnings);
+    assert_eq!(
+        applied.warnings[1],
+        "/conf/histoplay.conf, line 2: unknown option 'no-such-option'"
+    );
+    assert_eq!(
+        applied.warnings[2],
+        "/conf/histoplay.conf, line 4: 'contrast' needs a value (contrast=...)"
+    );
+    assert_eq!(
+        applied.warnings[3],
+        "/conf/histoplay.conf, line 5: 'meters' is on or off (yes or no), not 'maybe'"
+    );
+}
+
+#[test]
+fn profiles_apply_when_named_after_the_top_and_may_name_others() {
+    let (mut settings, warnings) = read(
+        "speed=1.5\n\
+         [grading]\n\
+         profile-desc=\"for the colourist\"\n\
+         overlay=false-colour\n\
+         profile=loud\n\
+         [loud]\n\
+         meters\n\
+         [default]\n\
+         contrast=5\n",
+    );
+    assert!(warnings.is_empty());
+    assert_eq!(
+        settings.profiles(),
+        [
+            ("grading".to_string(), Some("for the colourist".to_string())),
+            ("loud".to_string(), None)
+        ]
+    );
+    let applied = settings.apply(&["grading".to_string()], &command());
+    assert_eq!(
+        args(&applied),
+        ["--speed=1.5", "--contrast=5", "--overlay=false-colour", "--meters"]
+    );
+    let applied = settings.apply(&["nope".to_string()], &command());
+    assert_eq!(applied.warnings, ["--profile: no profile named 'nope'"]);
+    // A profile that names itself stops, with a warning, at the nesting limit.
+    let (mut settings, _) = read("[a]\nprofile=a\n");
+    let applied = settings.apply(&["a".to_string()], &command());
+    assert_eq!(applied.warnings.len(), 1, "{:?}", applied.warnings);
+}
+
+#[test]
+fn an_include_is_read_where_it_is_named_beside_its_file() {
+    let dir = std::env::temp_dir().join(format!("histoplay-conf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("more.conf"), "gamma=3\n[night]\nbrightness=-20\n").unwrap();
+    let main = dir.join("histoplay.conf");
+    std::fs::write(
+        &main,
+        "speed=2\ninclude=more.conf\ninclude=missing.conf\nsaturation=4\n",
+    )
+    .unwrap();
+    let mut settings = Settings::default();
+    let mut warnings = Vec::new();
+    settings.read_file(&main, &mut warnings);
+    let applied = settings.apply(&["night".to_string()], &command());
+    assert_eq!(
+        args(&applied),
+        ["--speed=2", "--gamma=3", "--saturation=4", "--brightness=-20"]
+    );
+    assert_eq!(applied.warnings.len(), 1, "{:?}", applied.warnings);
+    assert!(applied.warnings[0].contains("missing.conf"), "{:?}", applied.warnings);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
