@@ -73,6 +73,59 @@ impl Landing {
 }
 
 impl Worker {
+    /// The decode run a seek needs.
+    pub(super) fn landing(&self, target: SeekTarget) -> Landing {
+        let tpf = self.ticks_per_frame;
+        // While paused the viewer is inspecting: a seek keeps all of its run the budget holds, so
+        // that steps back from where it lands never wait for the paused fill to decode the GOP
+        // again (nothing is ahead of it yet: the frames steps back pass over take their share of
+        // the budget from the farthest behind as they come). While playing it keeps a few, each
+        // of which lengthens the seek.
+        let frame_bytes = self.frame_bytes.max(1) as u64;
+        let seek_keep = if self.paused {
+            self.budget_frames()
+        } else {
+            SEEK_KEEP_FRAMES.min(SEEK_KEEP_BYTES / frame_bytes)
+        };
+        let (limit, exact, preview, keep) = match target {
+            SeekTarget::Time { seconds, exact } => (self.source.info.pts_at(seconds), exact, true, seek_keep),
+            SeekTarget::Frame(n) => {
+                let pts = if self.source.exact_numbers() {
+                    self.index.wait_pts_of(n)
+                } else {
+                    self.index.pts_of(n)
+                };
+                let pts = pts.unwrap_or_else(|| match self.index.frame_count() {
+                    // Past the end: the last frame.
+                    Some(_) => i64::MAX,
+                    None => self.index.estimated_pts_of(n),
+                });
+                (pts, true, true, seek_keep)
+            }
+            // A step back keeps everything it decodes, for the steps after it.
+            SeekTarget::Before(pts) => (pts.saturating_sub(1), true, false, self.budget_frames()),
+            SeekTarget::End => (i64::MAX, true, false, seek_keep),
+        };
+        // At least the frame before the limit is kept whole: the target is at or after it.
+        let keep = keep.min(self.budget_frames()).max(1);
+        let number = self.index.number_at(limit);
+        let target = number.exact.then(|| self.index.pts_of(number.n)).flatten();
+        Landing {
+            limit,
+            exact,
+            target,
+            keep_from: limit.saturating_sub((keep as f64 * tpf) as i64),
+            preview,
+            claimed: false,
+            deliver: true,
+            started: false,
+            decoded: 0,
+            candidate: None,
+            attempt: 0,
+            asked: Some(std::time::Instant::now()),
+        }
+    }
+
     /// One frame of a landing run (or the answer from the cache).
     pub(super) fn land(&mut self, mut landing: Landing) -> Result<Progress, String> {
         if !landing.started {
