@@ -6,7 +6,7 @@
 //! then the pair played in step at its own rate as the window plays it (`histoplay A --compare
 //! B`: paired decoding, both pipelines, the comparison stage, the picture drawn offscreen).
 
-use super::decode_rate;
+use super::decode_only::{decode_only, decode_rate, stream_text, throughput_rate, throughput_text};
 use crate::cli::compare::{compare_gpu, CompareJob};
 use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
@@ -24,13 +24,13 @@ pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
     for path in [a, b] {
         let info = VideoSource::open(path)?.info.clone();
         let (frames, best) = decode_rate(path, Decoding::Playing)?;
-        let throughput = super::throughput_rate(path, best)?;
+        let throughput = throughput_rate(path, best)?;
         writeln!(
             out,
             "file: {} ({}): {frames} frames, decode only {best:.1} fps as the player decodes (best of 2){}",
             path.display(),
-            super::stream_text(&info),
-            super::throughput_text(best, throughput),
+            stream_text(&info),
+            throughput_text(best, throughput),
         )?;
         playing.push(best);
         decode.push(throughput);
@@ -108,9 +108,8 @@ fn decode_together(a: &Path, b: &Path) -> Result<f64> {
     let mut best = 0.0f64;
     for _ in 0..2 {
         let (pa, pb) = (a.to_path_buf(), b.to_path_buf());
-        let other =
-            std::thread::spawn(move || super::decode_only(&pb, Decoding::Throughput).map_err(|e| e.to_string()));
-        let (frames_a, time_a) = super::decode_only(&pa, Decoding::Throughput)?;
+        let other = std::thread::spawn(move || decode_only(&pb, Decoding::Throughput).map_err(|e| e.to_string()));
+        let (frames_a, time_a) = decode_only(&pa, Decoding::Throughput)?;
         let (frames_b, time_b) = other
             .join()
             .map_err(|_| anyhow::anyhow!("the decoding thread panicked"))?

@@ -3,6 +3,8 @@
 //! sample, so a peak can be told apart from the phase that made it.
 
 use crate::video::memory::FRAME_MEMORY;
+use anyhow::Result;
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -105,4 +107,50 @@ impl MemorySampler {
         }
         phases
     }
+}
+
+/// Resident and peak resident memory of this process, in MB (Linux; zeros elsewhere).
+pub fn memory_mb() -> (f64, f64) {
+    let [resident, peak] = status_mb(["VmRSS:", "VmHWM:"]);
+    (resident, peak)
+}
+
+/// Memory at each phase's highest, and the whole run's peak against the budget.
+pub(super) fn write_memory_by_phase(out: &mut impl Write, sampler: MemorySampler, cache_bytes: usize) -> Result<()> {
+    let (_, peak) = memory_mb();
+    let phases = sampler.finish();
+    let by_phase: Vec<String> = phases
+        .iter()
+        .map(|(name, m, mapped)| {
+            format!(
+                "{name} {:.0} ({:.0} anonymous, {:.0} files, {:.0} shared; frames {:.0}, mapped afresh {:.0}: \
+                 {:.0} none spare, {:.0} other sizes spare, {:.0} pressed)",
+                m.resident,
+                m.anonymous,
+                m.file,
+                m.shared,
+                m.frames,
+                mapped.iter().sum::<f64>(),
+                mapped[0],
+                mapped[1],
+                mapped[2]
+            )
+        })
+        .collect();
+    writeln!(
+        out,
+        "memory by phase (MB at each one's highest): {}",
+        by_phase.join("; ")
+    )?;
+    let budget = cache_bytes >> 20;
+    let headroom = crate::video::memory::HEADROOM >> 20;
+    let limit = budget + headroom;
+    writeln!(
+        out,
+        "memory peak:  {peak:.0} MB resident over the whole run, {} the frame cache budget {budget} MB + {headroom} MB \
+         ({limit} MB); frames, staging and spare blocks together at most {} MB",
+        if peak <= limit as f64 { "within" } else { "OVER" },
+        crate::video::memory::FRAME_MEMORY.peak() >> 20,
+    )?;
+    Ok(())
 }

@@ -1,0 +1,66 @@
+//! Decoding alone, the ceiling the pipeline's rates are measured against: as the player decodes
+//! (`Decoding::Playing`) and as `report`, `hist`, `compare` and the timeline do (`Throughput`);
+//! and how the benchmarks name a stream.
+
+use crate::video::source::{Decoding, VideoSource};
+use anyhow::Result;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Decodes every frame on this thread, doing nothing else: the ceiling for the pipeline
+/// (`Decoding::Playing`) or for `report`, `hist`, `compare` and the timeline (`Throughput`).
+pub(super) fn decode_only(path: &Path, decoding: Decoding) -> Result<(u64, Duration)> {
+    let mut source = VideoSource::open_for(path, decoding)?;
+    let start = Instant::now();
+    let mut frames = 0;
+    while source.next_frame()?.is_some() {
+        frames += 1;
+    }
+    Ok((frames, start.elapsed()))
+}
+
+/// Frames in the file and the best of two rates decoding it alone, in frames per second.
+pub(super) fn decode_rate(path: &Path, decoding: Decoding) -> Result<(u64, f64)> {
+    let mut best = 0.0f64;
+    let mut frames = 0;
+    for _ in 0..2 {
+        let (n, time) = decode_only(path, decoding)?;
+        frames = n;
+        best = best.max(n as f64 / time.as_secs_f64());
+    }
+    Ok((frames, best))
+}
+
+/// The best of two rates decoding `path` for throughput, as `report`, `hist`, `compare` and
+/// the timeline decode it; `playing_fps` where that is the same decoder (software decoding).
+pub(super) fn throughput_rate(path: &Path, playing_fps: f64) -> Result<f64> {
+    let hardware = VideoSource::open(path)?.info.hwdec.is_some();
+    Ok(if hardware {
+        decode_rate(path, Decoding::Throughput)?.1
+    } else {
+        playing_fps
+    })
+}
+
+/// What `decode only` adds for a decoder that runs differently for throughput.
+pub(super) fn throughput_text(playing_fps: f64, throughput_fps: f64) -> String {
+    if throughput_fps == playing_fps {
+        String::new()
+    } else {
+        format!(
+            "; {throughput_fps:.1} fps as report, hist, compare and the timeline decode (two frame threads feeding the hardware decoder)"
+        )
+    }
+}
+
+/// A stream as the benchmarks name it: `h264 1920x1080 yuv420p, software decoding`.
+pub(super) fn stream_text(info: &crate::video::source::VideoInfo) -> String {
+    format!(
+        "{} {}x{} {}, {} decoding",
+        info.codec,
+        info.format.width,
+        info.format.height,
+        info.pixel_format,
+        info.hwdec.unwrap_or("software")
+    )
+}
