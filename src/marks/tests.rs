@@ -1,5 +1,7 @@
 use super::*;
-use crate::colour::{ColorSpec, Matrix};
+use crate::colour::transfer::pq_eotf;
+use crate::colour::{ColorSpec, Matrix, Primaries, Range, Transfer};
+use crate::video::format::{FrameFormat, PlaneLayout};
 
 fn format(width: u32, height: u32, layout: PlaneLayout, range: Range) -> FrameFormat {
     FrameFormat {
