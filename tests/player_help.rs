@@ -1,13 +1,11 @@
 //! End to end, in the player window: the first start says which key opens the help list; F1
 //! opens it, typing filters it and Enter runs the chosen command; the OSD bar's menu button
-//! opens the same list with the mouse. The settings file: a profile applied, a bad line warned
-//! about with its file and line, the rest applied.
+//! opens the same list with the mouse.
 
 mod common;
 mod window;
 
 use std::ffi::OsStr;
-use std::process::Command;
 use window::{Player, Present, Xvfb};
 
 fn named(present: &Present) -> Vec<&str> {
@@ -60,56 +58,4 @@ fn the_help_list_is_found_searched_and_runs_a_command() {
     player.wait_present("the help list from the menu button", before, |p| {
         named(p).contains(&"help")
     });
-}
-
-#[test]
-fn the_settings_file_applies_a_profile_and_warns_of_a_bad_line() {
-    let x = Xvfb::start();
-    let sample = common::repo_path("media/sample-540p.mp4");
-    let args = [sample.as_os_str(), OsStr::new("--profile=grading")];
-    let player = Player::start_fresh(&x, "settings", &args, |dir| {
-        std::fs::create_dir_all(dir.join("histoplay")).unwrap();
-        let conf = "# sound off, always\naudio=no\nno-such-option=3\n\n[grading]\noverlay=zebra\n";
-        std::fs::write(dir.join("histoplay/histoplay.conf"), conf).unwrap();
-    });
-    player.wait_present("the profile's zebras", 0, |p| p.new_frame && p.marks == "zebra");
-    let conf = player.dir.join("histoplay/histoplay.conf");
-    let warning = format!("warning: {}, line 3: unknown option 'no-such-option'\n", conf.display());
-    let stderr = player.poll("the warning", || Some(player.stderr()).filter(|s| s.contains(&warning)));
-    assert_eq!(stderr.matches("warning:").count(), 1, "{stderr}");
-}
-
-#[test]
-fn profile_help_lists_the_profiles_with_their_descriptions() {
-    let dir = common::repo_path(&format!("target/settings-{}", std::process::id()));
-    std::fs::create_dir_all(dir.join("histoplay")).unwrap();
-    let conf = "speed=1\n[grading]\nprofile-desc=\"false colour and zebras\"\noverlay=zebra\n[qc]\nmeters\n";
-    std::fs::write(dir.join("histoplay/histoplay.conf"), conf).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .arg("--profile=help")
-        .env("XDG_CONFIG_HOME", &dir)
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "grading\tfalse colour and zebras\nqc\n"
-    );
-    // --no-config: the file is not read, so its profile is unknown (a warning), and the
-    // player reports the missing display as it would anyway.
-    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["--no-config", "--profile=grading", "no-such-file.mp4"])
-        .env("XDG_CONFIG_HOME", &dir)
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.starts_with("warning: --profile: no profile named 'grading'\n"),
-        "{stderr}"
-    );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

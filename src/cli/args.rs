@@ -207,6 +207,42 @@ pub fn parse_level(text: &str) -> Result<Level, String> {
     })
 }
 
+/// How the picture, the histograms and a scope are drawn: in the window (where the keys
+/// change them) and in `render`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ViewArgs {
+    /// Show the whole picture (letterboxed) instead of filling the output (key c in the window).
+    #[arg(long)]
+    pub contain: bool,
+    /// Log-scaled histogram heights (key y).
+    #[arg(long)]
+    pub log: bool,
+    /// Also draw a scope, as the player shows it (key H cycles them).
+    #[arg(long, value_enum)]
+    pub scope: Option<scope::ScopeKind>,
+    /// The vectorscope magnified 2 or 4 times around its centre (key Alt+z).
+    #[arg(long, default_value_t = 1, value_parser = parse_zoom)]
+    pub vectorscope_zoom: u32,
+}
+
+impl ViewArgs {
+    /// The view these options ask for, with both histogram quads and no timeline.
+    pub fn view(&self) -> crate::render::scene::ViewOptions {
+        crate::render::scene::ViewOptions {
+            fit: if self.contain {
+                crate::render::layout::Fit::Contain
+            } else {
+                crate::render::layout::Fit::Cover
+            },
+            quads: crate::render::scene::Quads::Both,
+            log_scale: self.log,
+            scope: self.scope,
+            timeline: false,
+            vectorscope_zoom: self.vectorscope_zoom,
+        }
+    }
+}
+
 pub fn parse_zoom(text: &str) -> Result<u32, String> {
     match text.trim_start_matches(['x', '×']).parse::<u32>() {
         Ok(z) if crate::scope::draw::VECTORSCOPE_ZOOMS.contains(&z) => Ok(z),

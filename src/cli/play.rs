@@ -1,9 +1,13 @@
 //! `histoplay [FILE|DIR]...`: the player's options, its key bindings (mpv's, with the viewer's
 //! input.conf applied) and the sample it plays when given no file.
 
-use super::args::{parse_byte_size, parse_speed, AdjustArgs, CompareArgs, GraticuleArgs, LutArgs, MarkArgs};
+use super::args::{
+    parse_byte_size, parse_size, parse_speed, AdjustArgs, CompareArgs, GraticuleArgs, LutArgs, MarkArgs, ViewArgs,
+};
 use crate::player::commands::Bindings;
 use crate::player::{self, PlayerOptions};
+use crate::render::scene::Quads;
+use crate::settings::watch_later::WatchLater;
 use crate::video::source::hardware::Hwdec;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
@@ -88,7 +92,39 @@ pub struct Args {
     #[command(flatten)]
     pub graticule: GraticuleArgs,
     #[command(flatten)]
+    pub view: ViewArgs,
+    /// The histogram quads drawn: both, rgb, luminance or none (key h cycles them).
+    #[arg(long, value_parser = Quads::parse, default_value = "both")]
+    pub histograms: Quads,
+    /// Show the histogram timeline above the seek bar (key Tab).
+    #[arg(long)]
+    pub timeline: bool,
+    /// Where to start the first file: seconds, or [[HH:]MM:]SS[.fff] (as mpv's --start).
+    #[arg(long, value_parser = parse_time, value_name = "TIME")]
+    pub start: Option<f64>,
+    /// The window's size, WxH in pixels (as mpv's --geometry; default: the size it had when
+    /// histoplay last quit, else fitted to the picture).
+    #[arg(long, value_parser = parse_size, value_name = "WxH")]
+    pub geometry: Option<(u32, u32)>,
+    #[command(flatten)]
     pub settings: super::settings::SettingsArgs,
+}
+
+/// Seconds, or `[[HH:]MM:]SS[.fff]`.
+pub fn parse_time(text: &str) -> Result<f64, String> {
+    let mut seconds = 0.0;
+    for part in text.trim().split(':') {
+        let value: f64 = part
+            .parse()
+            .map_err(|_| format!("'{text}' is not a time (seconds, or HH:MM:SS.fff)"))?;
+        seconds = seconds * 60.0 + value;
+    }
+    match seconds.is_finite() && seconds >= 0.0 && text.split(':').count() <= 3 {
+        true => Ok(seconds),
+        false => Err(format!(
+            "'{text}' is not a time from the start (seconds, or HH:MM:SS.fff)"
+        )),
+    }
 }
 
 impl Args {
@@ -96,7 +132,7 @@ impl Args {
     pub fn run(self) -> Result<()> {
         let marks = self.marks.settings()?;
         let (bindings, mut conf_warnings) = input_bindings(self.input_conf.as_deref())?;
-        conf_warnings.extend(self.settings.warnings);
+        conf_warnings.extend(self.settings.warnings.iter().cloned());
         // Before the player starts any thread, so that none of them dies of the signals.
         let signals = crate::quit_signals::QuitSignals::install().map(std::sync::Arc::new);
         let qc = (self.record_report.is_some() || self.fail_on.is_some()).then(|| {
@@ -114,7 +150,24 @@ impl Args {
                 beyond,
             }
         });
+        let view = crate::render::scene::ViewOptions {
+            quads: self.histograms,
+            timeline: self.timeline,
+            ..self.view.view()
+        };
+        let watch_later = super::settings::watch_later_dir(&self.settings).map(|dir| WatchLater {
+            dir,
+            options: (self.settings.watch_later_options.split(','))
+                .map(|o| o.trim().to_string())
+                .filter(|o| !o.is_empty())
+                .collect(),
+            on_quit: self.settings.save_position_on_quit,
+        });
         let options = PlayerOptions {
+            view,
+            start: self.start,
+            window_size: self.geometry.or_else(crate::settings::state::window_size),
+            watch_later,
             frame_log: self.frame_log,
             qc,
             bench_seconds: None,

@@ -2,7 +2,7 @@
 //! scope, marks, a comparison) to a PNG, offscreen, as the window draws it.
 
 use super::args::{
-    parse_bins, parse_region, parse_size, parse_zoom, AdjustArgs, CompareArgs, GraticuleArgs, LutArgs, MarkArgs,
+    parse_bins, parse_region, parse_size, AdjustArgs, CompareArgs, GraticuleArgs, LutArgs, MarkArgs, ViewArgs,
 };
 use crate::compare::align::{match_pair, Alignment};
 use crate::compare::CompareOptions;
@@ -11,9 +11,8 @@ use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::headless::decode_frame;
 use crate::headless::offscreen;
-use crate::render::layout::Fit;
-use crate::render::scene::{Quads, ViewOptions};
-use crate::scope::{Region, ScopeKind};
+use crate::render::scene::ViewOptions;
+use crate::scope::Region;
 use crate::video::source::VideoSource;
 use crate::video::still;
 use anyhow::{bail, Context, Result};
@@ -33,15 +32,8 @@ pub struct Args {
     size: Option<(u32, u32)>,
     #[arg(long, default_value_t = DEFAULT_BINS, value_parser = parse_bins)]
     bins: u32,
-    /// Show the whole picture (letterboxed) instead of filling the output.
-    #[arg(long)]
-    contain: bool,
-    /// Log-scaled histogram heights.
-    #[arg(long)]
-    log: bool,
-    /// Also draw a scope, as the player shows it.
-    #[arg(long, value_enum)]
-    scope: Option<ScopeKind>,
+    #[command(flatten)]
+    view: ViewArgs,
     /// Count only this rectangle of the frame: X,Y,W,H in frame pixels (y down).
     #[arg(long, value_parser = parse_region)]
     region: Option<Region>,
@@ -53,9 +45,6 @@ pub struct Args {
     marks: MarkArgs,
     #[command(flatten)]
     graticule: GraticuleArgs,
-    /// The vectorscope magnified 2 or 4 times around its centre (key Alt+z).
-    #[arg(long, default_value_t = 1, value_parser = parse_zoom)]
-    vectorscope_zoom: u32,
     /// With --compare JUDGED, the two as --compare-mode shows them, with the histograms
     /// of what is shown.
     #[command(flatten)]
@@ -63,17 +52,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let options = ViewOptions {
-        fit: if args.contain { Fit::Contain } else { Fit::Cover },
-        quads: Quads::Both,
-        log_scale: args.log,
-        scope: args.scope,
-        timeline: false,
-        vectorscope_zoom: args.vectorscope_zoom,
-    };
+    let options = args.view.view();
     let counting = offscreen::Counting {
         bins: args.bins,
-        scope: args.scope,
+        scope: args.view.scope,
         region: args.region,
         adjustments: args.adjust.adjustments(),
         marks: args.marks.settings()?,

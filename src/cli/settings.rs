@@ -20,9 +20,29 @@ pub struct SettingsArgs {
     /// Don't read ~/.config/histoplay/histoplay.conf.
     #[arg(long)]
     pub no_config: bool,
+    /// Keep the position (and --watch-later-options) on every quit, to resume from when the
+    /// file is played again (`Q` keeps it whatever this says), as mpv's option.
+    #[arg(long)]
+    pub save_position_on_quit: bool,
+    /// Don't resume from a kept position.
+    #[arg(long)]
+    pub no_resume_playback: bool,
+    /// Where positions are kept (default: ~/.local/state/histoplay/watch_later).
+    #[arg(long, value_name = "DIR")]
+    pub watch_later_dir: Option<PathBuf>,
+    /// The options kept with a position, comma-separated.
+    #[arg(long, value_name = "LIST", default_value = crate::settings::watch_later::DEFAULT_OPTIONS)]
+    pub watch_later_options: String,
     /// Warnings about the settings files' lines, for the OSD.
     #[arg(skip)]
     pub warnings: Vec<String>,
+}
+
+/// Where positions are kept: --watch-later-dir, else in the state directory.
+pub fn watch_later_dir(args: &SettingsArgs) -> Option<PathBuf> {
+    args.watch_later_dir
+        .clone()
+        .or_else(crate::settings::watch_later::default_dir)
 }
 
 /// `histoplay.conf` in the settings directory.
@@ -49,7 +69,18 @@ pub fn apply(cli: Cli, argv: Vec<OsString>) -> Cli {
         list_profiles(&settings);
         std::process::exit(0);
     }
-    let applied = settings.apply(&asked.profile, &Cli::command());
+    let mut applied = settings.apply(&asked.profile, &Cli::command());
+    // A kept position of the first file, and what was kept with it, over the settings.
+    let first = cli.play.files.first().filter(|f| f.is_file());
+    if let (false, Some(video), Some(dir)) = (asked.no_resume_playback, first, watch_later_dir(asked)) {
+        if let Some((path, text)) = crate::settings::watch_later::take(&dir, video) {
+            let mut kept = Settings::default();
+            kept.read_text(&text, &path, &mut warnings);
+            let resumed = kept.apply(&[], &Cli::command());
+            applied.args.extend(resumed.args);
+            applied.warnings.extend(resumed.warnings);
+        }
+    }
     warnings.extend(applied.warnings);
     let mut merged = if applied.args.is_empty() {
         cli

@@ -55,6 +55,9 @@ impl App {
 
     fn finish(&mut self, event_loop: &ActiveEventLoop, outcome: Result<(), PlayerError>) {
         if self.outcome.is_none() {
+            if let (Some(player), Ok(())) = (&mut self.player, &outcome) {
+                player.quitting();
+            }
             let report = self.player.as_ref().and_then(PlayerWindow::bench_report);
             self.outcome = Some(outcome.map(|()| report));
         }

@@ -49,7 +49,7 @@ END seek-end
 } multiply speed 2.0
 BS set speed 1.0
 q quit
-Q quit
+Q quit-watch-later
 STOP quit
 Ctrl+w quit
 Ctrl+c quit

@@ -118,6 +118,8 @@ pub enum Command {
     /// Peaking's step, in percent (lower marks more edges; and peaking on).
     PeakingBy(f64),
     Quit,
+    /// Quit, keeping the file's position (and --watch-later-options) to resume from.
+    QuitWatchLater,
 }
 
 impl Command {
@@ -241,7 +243,8 @@ fn parse_command(words: &[&str]) -> Option<Command> {
         }
         ["cycle", "fullscreen"] => Command::ToggleFullscreen,
         ["set", "fullscreen", "no"] => Command::LeaveFullscreen,
-        ["quit", ..] | ["quit-watch-later", ..] | ["stop", ..] => Command::Quit,
+        ["quit-watch-later", ..] => Command::QuitWatchLater,
+        ["quit", ..] | ["stop", ..] => Command::Quit,
         ["screenshot", ..] => Command::Screenshot,
         ["playlist-next", ..] => Command::PlaylistNext,
         ["playlist-prev", ..] => Command::PlaylistPrev,

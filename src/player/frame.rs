@@ -219,6 +219,7 @@ pub fn present(media: &Media, at: Instant, due: Option<Instant>, new_frame: bool
         timecode: playback.shown().and_then(|s| s.packet.timecode),
         qc: String::new(),
         meters: None,
+        scope: None,
     }
 }
 

@@ -102,6 +102,14 @@ impl std::fmt::Debug for QcHook {
 /// Hidden switches for tests and benchmarks.
 #[derive(Clone, Debug)]
 pub struct PlayerOptions {
+    /// The view to start with (`--scope`, `--histograms`, `--contain`...).
+    pub view: crate::render::scene::ViewOptions,
+    /// Where to start the first file, seconds (`--start`, or a kept position).
+    pub start: Option<f64>,
+    /// The window's size (`--geometry`, else its last size), else fitted to the picture.
+    pub window_size: Option<(u32, u32)>,
+    /// Where the position is kept on quitting, and what with it.
+    pub watch_later: Option<crate::settings::watch_later::WatchLater>,
     /// Write a line per present here (see `stats::FrameLog`).
     pub frame_log: Option<PathBuf>,
     /// Write the first file's packets here as they are read (`--record`).
@@ -150,6 +158,10 @@ pub struct PlayerOptions {
 impl Default for PlayerOptions {
     fn default() -> Self {
         Self {
+            view: Default::default(),
+            start: None,
+            window_size: None,
+            watch_later: None,
             frame_log: None,
             record: None,
             qc: None,

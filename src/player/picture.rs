@@ -43,6 +43,11 @@ impl Picture {
     }
 
     /// The adjustments and the LUT in force, noted while any is.
+    /// The adjustments in force.
+    pub fn adjustments(&self) -> Adjustments {
+        self.adjustments
+    }
+
     pub fn label(&self) -> Option<String> {
         let lut = self
             .lut

@@ -56,13 +56,15 @@ pub struct Present {
     pub qc: String,
     /// The audio meters' readings, while shown (`MeterPanel::log_field`).
     pub meters: Option<String>,
+    /// The scope shown, if one is.
+    pub scope: Option<crate::scope::ScopeKind>,
 }
 
 /// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
 /// `t_ms=1234.567 frame=37 gen=0 new=1 due_ms=1234.000 dropped=3 paused=0 size=640x480
 /// picture=1920x1080 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=0 ab=1.500,-`, and comparing two
 /// files ` compare=37,wipe` (the compared file's frame, the mode), and with marks on the picture
-/// ` marks=zebra,peaking`, and while the stats overlay shows them, the signal statistics
+/// ` marks=zebra,peaking`, with a scope shown ` scope=vectorscope`, and while the stats overlay shows them, the signal statistics
 /// ` signal=37:16,20,...` (the frame they are of, then `report --csv`'s values in its order),
 /// and where the OSD's boxes were drawn, ` osd=compare:112,8,416,22;panel:8,180,624,70` (x, y,
 /// width and height in pixels), and a live input's new frames ` latency_ms=41.250` (from its
@@ -133,6 +135,10 @@ impl FrameLog {
             }
             None => String::new(),
         };
+        let scope = present
+            .scope
+            .and_then(|s| clap::ValueEnum::to_possible_value(&s))
+            .map_or(String::new(), |s| format!(" scope={}", s.get_name()));
         let marks = match present.marks.names() {
             names if names.is_empty() => String::new(),
             names => format!(" marks={}", names.join(",")),
@@ -172,7 +178,7 @@ impl FrameLog {
             }
         };
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} picture={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{marks}{signal}{latency}{behind}{timecode}{qc}{meters}{osd}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} picture={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{scope}{marks}{signal}{latency}{behind}{timecode}{qc}{meters}{osd}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -271,6 +277,7 @@ mod tests {
             timecode: None,
             qc: String::new(),
             meters: None,
+            scope: None,
         };
         log.record(&present);
         log.record(&Present {
@@ -290,6 +297,7 @@ mod tests {
             latency: Some(Duration::from_micros(41_250)),
             behind: Some(12.4),
             timecode: crate::video::timecode::Timecode::parse("10:00:59;28"),
+            scope: Some(crate::scope::ScopeKind::Vectorscope),
             ..present.clone()
         });
         let text = std::fs::read_to_string(&dir).unwrap();
@@ -302,7 +310,7 @@ mod tests {
             lines,
             [
                 "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 picture=320x240 exact=1 preview=0 probe=- region=- file=0 ab=-",
-                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 picture=320x240 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side marks=zebra,range signal=37:16,20 latency_ms=41.250 behind_s=12.400 tc=10:00:59;28 osd=compare:112,8,416,22;panel:8,180,624,70",
+                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 picture=320x240 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side scope=vectorscope marks=zebra,range signal=37:16,20 latency_ms=41.250 behind_s=12.400 tc=10:00:59;28 osd=compare:112,8,416,22;panel:8,180,624,70",
             ]
         );
     }

@@ -181,9 +181,14 @@ impl WindowSurface {
     }
 }
 
-/// The window for a video of `info`, at the size it opens at (`default_window_size`).
-pub fn open_window(event_loop: &ActiveEventLoop, info: &VideoInfo) -> Result<Arc<Window>, PlayerError> {
-    let (width, height) = default_window_size(info.format.height, info.display_aspect);
+/// The window for a video of `info`, at `size` if one is given, else at the size it opens at
+/// for the video (`default_window_size`).
+pub fn open_window(
+    event_loop: &ActiveEventLoop,
+    info: &VideoInfo,
+    size: Option<(u32, u32)>,
+) -> Result<Arc<Window>, PlayerError> {
+    let (width, height) = size.unwrap_or_else(|| default_window_size(info.format.height, info.display_aspect));
     let attributes = Window::default_attributes()
         .with_title(title(&info.path))
         .with_inner_size(winit::dpi::PhysicalSize::new(width, height));

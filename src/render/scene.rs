@@ -28,6 +28,27 @@ pub enum Quads {
 }
 
 impl Quads {
+    /// Its name on the command line (`--histograms`) and in the settings file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Quads::Both => "both",
+            Quads::Rgb => "rgb",
+            Quads::Luminance => "luminance",
+            Quads::None => "none",
+        }
+    }
+
+    /// `both`, `rgb`, `luminance` (or `l`) or `none`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "both" | "rgb+l" => Ok(Quads::Both),
+            "rgb" => Ok(Quads::Rgb),
+            "luminance" | "l" => Ok(Quads::Luminance),
+            "none" | "no" => Ok(Quads::None),
+            _ => Err(format!("'{text}' is not one of both, rgb, luminance, none")),
+        }
+    }
+
     pub fn next(self) -> Self {
         match self {
             Quads::Both => Quads::Rgb,

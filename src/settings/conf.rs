@@ -142,8 +142,10 @@ impl Settings {
                 }
                 ("include", Some(file)) => {
                     let path = expand(file, &line.dir);
-                    let mut nested = Settings::default();
-                    nested.read = self.read.clone();
+                    let mut nested = Settings {
+                        read: self.read.clone(),
+                        ..Settings::default()
+                    };
                     nested.read_file(&path, &mut applied.warnings);
                     // Its profiles join these; its top applies here.
                     for (name, lines) in nested.profiles.drain() {

@@ -4,6 +4,7 @@
 
 pub mod conf;
 pub mod state;
+pub mod watch_later;
 
 use std::path::{Path, PathBuf};
 

@@ -149,6 +149,8 @@ pub struct Present {
     pub picture: (u32, u32),
     /// The audio meters' readings, while shown.
     pub meters: Option<String>,
+    /// The scope shown, if one is (`vectorscope`).
+    pub scope: Option<String>,
 }
 
 pub fn parse(line: &str) -> Option<Present> {
@@ -178,6 +180,7 @@ pub fn parse(line: &str) -> Option<Present> {
         tc: field("tc").map(str::to_string),
         qc: field("qc").map(str::to_string),
         meters: field("meters").map(str::to_string),
+        scope: field("scope").map(str::to_string),
     })
 }
 

@@ -92,9 +92,8 @@ pub fn entries(bindings: &Bindings) -> Vec<Entry> {
 pub fn group(command: &Command) -> Group {
     use Command::*;
     match command {
-        TogglePause | Pause | Resume | SpeedBy(_) | SpeedSet(_) | SpeedReset | AbLoop | ToggleLoopFile | Quit => {
-            Group::Playback
-        }
+        TogglePause | Pause | Resume | SpeedBy(_) | SpeedSet(_) | SpeedReset | AbLoop | ToggleLoopFile | Quit
+        | QuitWatchLater => Group::Playback,
         SeekBy { .. }
         | SeekTo { .. }
         | SeekPercent { .. }
@@ -193,6 +192,7 @@ pub fn describe(command: &Command) -> String {
         ZebraBy(n) => format!("Zebra level {}%", signed(*n)),
         PeakingBy(n) => format!("Peaking sensitivity {}%", signed(*n)),
         Quit => "Quit".into(),
+        QuitWatchLater => "Quit, keeping the position to resume from".into(),
     }
 }
 

@@ -24,7 +24,12 @@ fn every_default_binding_is_in_one_entry_with_all_its_keys() {
     // Grouped in the groups' order, the bindings' order within each.
     assert!(entries.windows(2).all(|w| w[0].group <= w[1].group));
     let quit = entries.iter().find(|e| e.commands == [Command::Quit]).unwrap();
-    assert_eq!(quit.keys, ["q", "Q", "STOP", "Ctrl+w", "Ctrl+c"]);
+    assert_eq!(quit.keys, ["q", "STOP", "Ctrl+w", "Ctrl+c"]);
+    let later = entries
+        .iter()
+        .find(|e| e.commands == [Command::QuitWatchLater])
+        .unwrap();
+    assert_eq!(later.keys, ["Q"]);
 }
 
 #[test]

@@ -31,6 +31,8 @@ use super::{PlayerError, PlayerOptions, UserEvent};
 use crate::engine::histogram::DEFAULT_BINS;
 use crate::gpu::GpuContext;
 use crate::render::scene::{SceneRenderer, ViewOptions};
+
+mod resume;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -107,6 +109,9 @@ pub struct PlayerWindow {
     sound: Sound,
     /// The audio meters and loudness panel (Alt+m), shown or not from file to file.
     meters: MeterPanel,
+    /// Where the position is kept on quitting (`resume`), and whether `Q` asked for it.
+    watch_later: Option<crate::settings::watch_later::WatchLater>,
+    keep_position: bool,
 }
 
 impl PlayerWindow {
@@ -117,7 +122,7 @@ impl PlayerWindow {
         options: &PlayerOptions,
         proxy: EventLoopProxy<UserEvent>,
     ) -> Result<Self, PlayerError> {
-        let window = open_window(event_loop, &opened.source.info)?;
+        let window = open_window(event_loop, &opened.source.info, options.window_size)?;
         let (gpu, surface) = open_gpu(event_loop, &window)?;
         watch_device(&gpu.device, &proxy);
         let size = window.inner_size();
@@ -193,6 +198,8 @@ impl PlayerWindow {
             stats,
             sound: Sound::new(options.sound, options.audio_device.clone()),
             meters: MeterPanel::new(options.meters, options.loudness_target),
+            watch_later: options.watch_later.clone(),
+            keep_position: false,
         };
         player.osd.touched(now);
         for warning in &options.conf_warnings {
@@ -202,6 +209,7 @@ impl PlayerWindow {
             player.message("F1 or ☰ on the bar: every command and its keys".to_string(), false);
         }
         player.relayout();
+        player.start_at(options.view, options.start);
         Ok(player)
     }
 
@@ -248,6 +256,10 @@ impl PlayerWindow {
         }
         let fx = match command {
             Command::Quit => return false,
+            Command::QuitWatchLater => {
+                self.keep_position = true;
+                return false;
+            }
             Command::ToggleHelp => {
                 self.help.toggle();
                 Effects::default()
@@ -603,6 +615,7 @@ impl PlayerWindow {
             latency: self.media.live_latency(at, new_frame),
             qc: self.qc_warned.join(","),
             meters: self.meters.log_field(),
+            scope: self.view.scope,
             ..frame::present(&self.media, at, due, new_frame)
         };
         self.stats.presented(new_frame);

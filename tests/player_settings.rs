@@ -1,0 +1,140 @@
+//! Settings that stay, end to end: the settings file (a profile applied, a bad line warned about
+//! with its file and line, the rest applied; `--profile=help`), and resuming (`Q` keeps the
+//! position and the view, the next start begins there; the window's last size).
+
+mod common;
+mod window;
+
+use std::ffi::OsStr;
+use std::process::Command;
+use window::{Player, Xvfb};
+
+#[test]
+fn the_settings_file_applies_a_profile_and_warns_of_a_bad_line() {
+    let x = Xvfb::start();
+    let sample = common::repo_path("media/sample-540p.mp4");
+    let args = [sample.as_os_str(), OsStr::new("--profile=grading")];
+    let player = Player::start_fresh(&x, "settings", &args, |dir| {
+        std::fs::create_dir_all(dir.join("histoplay")).unwrap();
+        let conf = "# sound off, always\naudio=no\nno-such-option=3\n\n[grading]\noverlay=zebra\n";
+        std::fs::write(dir.join("histoplay/histoplay.conf"), conf).unwrap();
+    });
+    player.wait_present("the profile's zebras", 0, |p| p.new_frame && p.marks == "zebra");
+    let conf = player.dir.join("histoplay/histoplay.conf");
+    let warning = format!("warning: {}, line 3: unknown option 'no-such-option'\n", conf.display());
+    let stderr = player.poll("the warning", || Some(player.stderr()).filter(|s| s.contains(&warning)));
+    assert_eq!(stderr.matches("warning:").count(), 1, "{stderr}");
+}
+
+#[test]
+fn profile_help_lists_the_profiles_with_their_descriptions() {
+    let dir = common::repo_path(&format!("target/settings-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("histoplay")).unwrap();
+    let conf = "speed=1\n[grading]\nprofile-desc=\"false colour and zebras\"\noverlay=zebra\n[qc]\nmeters\n";
+    std::fs::write(dir.join("histoplay/histoplay.conf"), conf).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("--profile=help")
+        .env("XDG_CONFIG_HOME", &dir)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "grading\tfalse colour and zebras\nqc\n"
+    );
+    // --no-config: the file is not read, so its profile is unknown (a warning), and the
+    // player reports the missing display as it would anyway.
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["--no-config", "--profile=grading", "no-such-file.mp4"])
+        .env("XDG_CONFIG_HOME", &dir)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("warning: --profile: no profile named 'grading'\n"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Copies the state a run left (its `histoplay/` folder) into the next run's directory.
+fn copy_state(from: &std::path::Path, to: &std::path::Path) {
+    let (from, to) = (from.join("histoplay"), to.join("histoplay"));
+    std::fs::create_dir_all(to.join("watch_later")).unwrap();
+    for entry in std::fs::read_dir(&from).unwrap().map(Result::unwrap) {
+        if entry.path().is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+    for entry in std::fs::read_dir(from.join("watch_later")).unwrap().map(Result::unwrap) {
+        std::fs::copy(entry.path(), to.join("watch_later").join(entry.file_name())).unwrap();
+    }
+}
+
+#[test]
+fn quit_watch_later_keeps_the_position_and_view_and_the_next_start_resumes_there() {
+    let x = Xvfb::start();
+    let sample = common::repo_path("media/sample-540p.mp4");
+    let args = [
+        sample.as_os_str(),
+        OsStr::new("--no-audio"),
+        OsStr::new("--start=00:05"),
+        OsStr::new("--scope=vectorscope"),
+        OsStr::new("--overlay=zebra"),
+        OsStr::new("--geometry=800x450"),
+    ];
+    let mut first = Player::start_fresh(&x, "resume-first", &args, |_| {});
+    // The sample is 30 fps: 5 s in is frame 150.
+    let started = first.wait_present("5 s in", 0, |p| p.new_frame && !p.preview && p.frame.is_some());
+    assert_eq!(started.frame, Some(150));
+    assert_eq!(started.scope.as_deref(), Some("vectorscope"));
+    assert_eq!(started.marks, "zebra");
+    assert_eq!(started.size, (800, 450));
+    let before = first.key("space");
+    let paused = first.wait_present("the pause", before, |p| p.paused);
+    let before = first.key("period");
+    let stepped = first.wait_present("a step", before, |p| p.frame > paused.frame && p.new_frame);
+    let at = stepped.frame.unwrap();
+    first.key("Q");
+    assert!(first.wait_exit().success());
+    let kept: Vec<_> = std::fs::read_dir(first.dir.join("histoplay/watch_later"))
+        .unwrap()
+        .collect();
+    assert_eq!(kept.len(), 1);
+    let text = std::fs::read_to_string(kept[0].as_ref().unwrap().path()).unwrap();
+    assert!(
+        text.contains("\noverlay=zebra\n") && text.contains("\nscope=vectorscope\n"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(first.dir.join("histoplay/window-size")).unwrap(),
+        "800x450\n"
+    );
+    // The next start: the same frame, the same view, the same window; the position is used once.
+    let plain = [sample.as_os_str(), OsStr::new("--no-audio")];
+    let second = Player::start_fresh(&x, "resume-second", &plain, |dir| copy_state(&first.dir, dir));
+    let resumed = second.wait_present("the kept frame", 0, |p| p.new_frame && !p.preview && p.frame.is_some());
+    assert_eq!(resumed.frame, Some(at));
+    assert_eq!(resumed.scope.as_deref(), Some("vectorscope"));
+    assert_eq!(resumed.marks, "zebra");
+    assert_eq!(resumed.size, (800, 450));
+    assert_eq!(
+        std::fs::read_dir(second.dir.join("histoplay/watch_later"))
+            .unwrap()
+            .count(),
+        0
+    );
+    // q without --save-position-on-quit keeps nothing.
+    second.key("q");
+    second.poll("the player to quit", || second.exited().then_some(()));
+    assert_eq!(
+        std::fs::read_dir(second.dir.join("histoplay/watch_later"))
+            .unwrap()
+            .count(),
+        0
+    );
+}
