@@ -9,20 +9,24 @@
 //! they ever handed out, and the allocator keeps freed memory in its arenas. A few blocks are
 //! kept aside for the next frame, as long as they are a small part of the whole.
 
-use ffmpeg::ffi;
-use ffmpeg_next as ffmpeg;
+mod frames;
+mod process;
+#[cfg(test)]
+mod tests;
+mod watch;
+
+pub use frames::{frame, get_buffer2};
+pub use process::{resident_recent, trim_allocator, tune_allocator};
+pub use watch::Watch;
+
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
+use watch::Watcher;
 
 /// Blocks kept for reuse after their frames go, in bytes: at most this much, or three of the
 /// largest block lent (so that two 8K frames' planes, 66 and 33 MB, are reused too: mapping
 /// them afresh costs a page fault per 4 KiB, 10 ms a frame).
 const SPARE_BYTES: usize = 64 << 20;
-/// What FFmpeg's own frame pool adds to each plane: room for decoders that read a little past
-/// the end (16 bytes), and for aligning the plane's start (its STRIDE_ALIGN, 64 at most).
-const PLANE_PADDING: usize = 16 + 64 - 1;
-/// Rows of frames made here (swscale's output, hardware downloads) start at multiples of this.
-const ROW_ALIGN: i32 = 64;
 
 /// The process's frame memory.
 pub static FRAME_MEMORY: FrameMemory = FrameMemory::new();
@@ -31,39 +35,6 @@ pub static FRAME_MEMORY: FrameMemory = FrameMemory::new();
 /// GPU driver's and hardware decoder's mappings, the decoders' tables, the allocator's slack.
 /// The cache gives up frames to keep the whole process within its budget and this.
 pub const HEADROOM: usize = 512 << 20;
-
-/// Resident memory is looked at, when frame memory is lent, at most this often.
-const RESIDENT_EVERY: std::time::Duration = std::time::Duration::from_millis(2);
-
-/// The process's resident memory in bytes, read at most every `RESIDENT_EVERY` (the frame
-/// cache looks at it for every frame it keeps): the last reading while it is that recent.
-pub fn resident_recent() -> Option<usize> {
-    resident_reading().map(|(bytes, _)| bytes)
-}
-
-/// The resident memory at most `RESIDENT_EVERY` old, and whether it was read just now.
-fn resident_reading() -> Option<(usize, bool)> {
-    static LAST: Mutex<Option<(std::time::Instant, usize)>> = Mutex::new(None);
-    let now = std::time::Instant::now();
-    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((at, bytes)) = *last {
-        if now.duration_since(at) < RESIDENT_EVERY {
-            return Some((bytes, false));
-        }
-    }
-    let bytes = resident()?;
-    *last = Some((now, bytes));
-    Some((bytes, true))
-}
-
-/// The process's resident memory in bytes (Linux: /proc/self/statm; None elsewhere).
-fn resident() -> Option<usize> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: usize = statm.split_whitespace().nth(1)?.parse().ok()?;
-    // SAFETY: sysconf only reads a system constant.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    Some(pages * usize::try_from(page).ok().filter(|&p| p > 0).unwrap_or(4096))
-}
 
 pub struct FrameMemory {
     /// Bytes in blocks handed out and not yet returned, staging included.
@@ -88,41 +59,6 @@ pub struct FrameMemory {
     /// The process was near its limit when last looked at: blocks are unmapped, not kept.
     pressed: AtomicBool,
     next_watcher: AtomicUsize,
-}
-
-struct Watcher {
-    id: usize,
-    budget: usize,
-    wake: Box<dyn Fn() + Send>,
-}
-
-impl Watcher {
-    /// Resident memory past which the watcher is woken: a little before its budget and the
-    /// headroom are reached, so that it makes room before the process passes them.
-    fn resident_limit(&self) -> usize {
-        (self.budget + HEADROOM).saturating_sub(HEADROOM / 2)
-    }
-
-    /// Resident memory past which spare blocks go back to the system: close to the limit, above
-    /// where the cache keeps the process (`FrameCache::budget`), so that only what comes between
-    /// two of its looks (a decoder opening) has the spare blocks unmapped.
-    fn pressed_at(&self) -> usize {
-        (self.budget + HEADROOM).saturating_sub(HEADROOM / 8)
-    }
-}
-
-/// A cache watching the memory; it stops watching when this goes.
-pub struct Watch {
-    memory: &'static FrameMemory,
-    id: usize,
-}
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let mut watchers = self.memory.watchers.lock().unwrap_or_else(|e| e.into_inner());
-        watchers.retain(|w| w.id != self.id);
-        self.memory.set_limit(&watchers);
-    }
 }
 
 /// A mapping of `size` bytes.
@@ -181,56 +117,6 @@ impl FrameMemory {
             pressed: AtomicBool::new(false),
             next_watcher: AtomicUsize::new(0),
         }
-    }
-
-    /// Calls `wake` whenever frame memory is lent while more than `budget` is held, until the
-    /// guard goes: the cache it wakes makes room.
-    pub fn watch(&'static self, budget: usize, wake: Box<dyn Fn() + Send>) -> Watch {
-        let id = self.next_watcher.fetch_add(1, Ordering::Relaxed);
-        let mut watchers = self.watchers.lock().unwrap_or_else(|e| e.into_inner());
-        watchers.push(Watcher { id, budget, wake });
-        self.set_limit(&watchers);
-        Watch { memory: self, id }
-    }
-
-    fn set_limit(&self, watchers: &[Watcher]) {
-        let limit = watchers.iter().map(|w| w.budget).min().unwrap_or(usize::MAX);
-        self.limit.store(limit, Ordering::Relaxed);
-        let resident = watchers.iter().map(Watcher::resident_limit).min().unwrap_or(usize::MAX);
-        self.resident_limit.store(resident, Ordering::Relaxed);
-    }
-
-    /// Notes `held` bytes held after lending: the peak, and the watchers it (or the process's
-    /// resident memory, looked at now and then) is too much for.
-    fn lent_to(&self, held: usize) {
-        self.peak.fetch_max(held, Ordering::Relaxed);
-        let resident = self.resident_now();
-        if let Some(resident) = resident {
-            let watchers = self.watchers.lock().unwrap_or_else(|e| e.into_inner());
-            let pressed = watchers.iter().any(|w| resident > w.pressed_at());
-            drop(watchers);
-            self.pressed.store(pressed, Ordering::Relaxed);
-            if pressed {
-                self.release_spare();
-            }
-        }
-        let over = |w: &Watcher| held > w.budget || resident.is_some_and(|r| r > w.resident_limit());
-        if held > self.limit.load(Ordering::Relaxed)
-            || resident.is_some_and(|r| r > self.resident_limit.load(Ordering::Relaxed))
-        {
-            let watchers = self.watchers.lock().unwrap_or_else(|e| e.into_inner());
-            for watcher in watchers.iter().filter(|w| over(w)) {
-                (watcher.wake)();
-            }
-        }
-    }
-
-    /// The resident memory, where there are watchers and it was not looked at just now.
-    fn resident_now(&self) -> Option<usize> {
-        if self.resident_limit.load(Ordering::Relaxed) == usize::MAX {
-            return None;
-        }
-        resident_reading().and_then(|(bytes, fresh)| fresh.then_some(bytes))
     }
 
     /// Bytes of frame memory the process holds now: lent out, staging and spare blocks.
@@ -345,22 +231,6 @@ impl FrameMemory {
         drop(unmapped);
     }
 
-    /// An FFmpeg buffer of `size` bytes from here, going back when its last reference goes;
-    /// null if the memory can't be had.
-    pub fn buffer(&'static self, size: usize) -> *mut ffi::AVBufferRef {
-        let Some(block) = self.lend(size) else {
-            return std::ptr::null_mut();
-        };
-        let ptr = block.ptr;
-        std::mem::forget(block);
-        // SAFETY: the block's memory, `size` bytes; `free_buffer` gets it back with its size.
-        let buffer = unsafe { ffi::av_buffer_create(ptr, size, Some(free_buffer), size as *mut libc::c_void, 0) };
-        if buffer.is_null() {
-            self.give_back(Block { ptr, size });
-        }
-        buffer
-    }
-
     /// A block of `size` bytes (none if it can't be mapped), as frames get theirs: for tests
     /// of what holds frames.
     #[cfg(test)]
@@ -412,203 +282,5 @@ pub struct Reservation {
 impl Drop for Reservation {
     fn drop(&mut self) {
         self.memory.lent.fetch_sub(self.bytes, Ordering::Relaxed);
-    }
-}
-
-/// AVBuffer's free callback: the block goes back (its size rides in `opaque`).
-unsafe extern "C" fn free_buffer(opaque: *mut libc::c_void, data: *mut u8) {
-    FRAME_MEMORY.give_back(Block {
-        ptr: data,
-        size: opaque as usize,
-    });
-}
-
-/// Gives `frame` (its format, width and height set) planes from `FRAME_MEMORY`, laid out as
-/// FFmpeg lays out a decoder's frames: rows of `linesize` bytes, each plane in a buffer of its
-/// own with FFmpeg's padding after it. Fails with an FFmpeg error code.
-///
-/// # Safety
-/// `frame` is a valid frame without buffers; `linesize` holds the pitch of each of its planes.
-unsafe fn fill_planes(frame: *mut ffi::AVFrame, linesize: [i32; 4], height: i32) -> Result<(), i32> {
-    let format: ffi::AVPixelFormat = std::mem::transmute((*frame).format);
-    let pitches = linesize.map(|l| l as isize);
-    let mut sizes = [0usize; 4];
-    let filled = ffi::av_image_fill_plane_sizes(sizes.as_mut_ptr(), format, height, pitches.as_ptr());
-    if filled < 0 {
-        return Err(filled);
-    }
-    for (i, &size) in sizes.iter().enumerate() {
-        if size == 0 {
-            break;
-        }
-        let buffer = FRAME_MEMORY.buffer(size + PLANE_PADDING);
-        if buffer.is_null() {
-            for j in 0..i {
-                ffi::av_buffer_unref(&mut (*frame).buf[j]);
-                (*frame).data[j] = std::ptr::null_mut();
-            }
-            return Err(ffi::AVERROR(libc::ENOMEM));
-        }
-        (*frame).buf[i] = buffer;
-        (*frame).data[i] = (*buffer).data;
-        (*frame).linesize[i] = linesize[i];
-    }
-    (*frame).extended_data = (*frame).data.as_mut_ptr();
-    Ok(())
-}
-
-/// A frame of `format` and size with planes from `FRAME_MEMORY`, rows aligned to 64 bytes.
-pub fn frame(format: ffmpeg::format::Pixel, width: u32, height: u32) -> Result<ffmpeg::frame::Video, ffmpeg::Error> {
-    let mut frame = ffmpeg::frame::Video::empty();
-    let (w, h) = (
-        i32::try_from(width).map_err(|_| ffmpeg::Error::InvalidData)?,
-        i32::try_from(height).map_err(|_| ffmpeg::Error::InvalidData)?,
-    );
-    // SAFETY: a fresh frame, given its format and size, then planes sized for them by FFmpeg.
-    unsafe {
-        let f = frame.as_mut_ptr();
-        (*f).format = ffi::AVPixelFormat::from(format) as i32;
-        (*f).width = w;
-        (*f).height = h;
-        let mut linesize = [0i32; 4];
-        let done = ffi::av_image_fill_linesizes(linesize.as_mut_ptr(), ffi::AVPixelFormat::from(format), w);
-        if done < 0 {
-            return Err(ffmpeg::Error::from(done));
-        }
-        let linesize = linesize.map(|l| (l + ROW_ALIGN - 1) / ROW_ALIGN * ROW_ALIGN);
-        fill_planes(f, linesize, h).map_err(ffmpeg::Error::from)?;
-    }
-    Ok(frame)
-}
-
-/// `AVCodecContext.get_buffer2` for software decoders: frames from `FRAME_MEMORY`, laid out as
-/// FFmpeg's default does (its alignment of the picture's size and of the rows, per codec).
-/// Hardware frames, palette formats and decoders that can't take frames from elsewhere get
-/// FFmpeg's own.
-///
-/// # Safety
-/// Called by FFmpeg with a valid context and a frame to fill.
-pub unsafe extern "C" fn get_buffer2(ctx: *mut ffi::AVCodecContext, frame: *mut ffi::AVFrame, flags: i32) -> i32 {
-    let format: ffi::AVPixelFormat = std::mem::transmute((*frame).format);
-    let desc = ffi::av_pix_fmt_desc_get(format);
-    let own_kind = ffi::AV_PIX_FMT_FLAG_PAL as u64 | ffi::AV_PIX_FMT_FLAG_HWACCEL as u64;
-    let direct = !(*ctx).codec.is_null() && (*(*ctx).codec).capabilities & ffi::AV_CODEC_CAP_DR1 as i32 != 0;
-    if desc.is_null() || (*desc).flags & own_kind != 0 || !direct || !(*ctx).hw_frames_ctx.is_null() {
-        return ffi::avcodec_default_get_buffer2(ctx, frame, flags);
-    }
-    let (mut w, mut h) = ((*frame).width, (*frame).height);
-    let mut align = [0i32; ffi::AV_NUM_DATA_POINTERS as usize];
-    ffi::avcodec_align_dimensions2(ctx, &mut w, &mut h, align.as_mut_ptr());
-    // As FFmpeg's pool does: widen until every plane's rows meet their alignment (not each
-    // row aligned by itself, which would break 4:2:2's chroma being half the luma's pitch).
-    let mut linesize = [0i32; 4];
-    loop {
-        if ffi::av_image_fill_linesizes(linesize.as_mut_ptr(), format, w) < 0 {
-            return ffi::avcodec_default_get_buffer2(ctx, frame, flags);
-        }
-        let unaligned = (0..4).any(|i| align[i] > 0 && linesize[i] % align[i] != 0);
-        if !unaligned {
-            break;
-        }
-        w += w & !(w - 1);
-    }
-    match fill_planes(frame, linesize, h) {
-        Ok(()) => 0,
-        Err(code) => code,
-    }
-}
-
-/// Tunes glibc's allocator for a process whose big buffers come and go: allocations of 256 KiB
-/// and more are mapped on their own (glibc would raise that threshold to 32 MiB as buffers are
-/// freed, keeping them in its heaps afterwards), and at most 8 arenas (glibc makes up to 8 per
-/// core for the decoders' many threads, each holding on to what it freed). Call it first thing,
-/// before any thread starts.
-pub fn tune_allocator() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets allocator parameters.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 10);
-        libc::mallopt(libc::M_ARENA_MAX, 8);
-    }
-}
-
-/// Gives the allocator's free memory back to the system (glibc keeps freed memory at the top
-/// of its heaps and in arenas), for moments when much has just been freed.
-pub fn trim_allocator() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only releases free memory.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn buffers_are_counted_while_they_live_and_reused_after() {
-        // Other tests in this process use the same memory: look at differences only, of a
-        // size no other test uses.
-        let size = (3 << 20) + 4096 * 7;
-        let before = FRAME_MEMORY.lent.load(Ordering::Relaxed);
-        let a = FRAME_MEMORY.buffer(size);
-        assert!(!a.is_null());
-        assert!(FRAME_MEMORY.lent.load(Ordering::Relaxed) >= before + size);
-        // SAFETY: a buffer of `size` bytes, written and dropped once.
-        let first = unsafe {
-            (*a).data.write_bytes(7, size);
-            let data = (*a).data;
-            let mut a = a;
-            ffi::av_buffer_unref(&mut a);
-            data
-        };
-        let b = FRAME_MEMORY.buffer(size);
-        // SAFETY: as above.
-        let again = unsafe { (*b).data };
-        assert_eq!(again, first, "the spare block is used again");
-        let mut b = b;
-        // SAFETY: dropped once.
-        unsafe { ffi::av_buffer_unref(&mut b) };
-        let guard = FRAME_MEMORY.reserve(1 << 20);
-        assert!(FRAME_MEMORY.held() >= 1 << 20);
-        drop(guard);
-    }
-
-    #[test]
-    fn watchers_are_woken_when_the_memory_passes_their_budget() {
-        use std::sync::atomic::AtomicU32;
-        use std::sync::Arc;
-        let memory: &'static FrameMemory = Box::leak(Box::new(FrameMemory::new()));
-        let woken = Arc::new(AtomicU32::new(0));
-        let counter = Arc::clone(&woken);
-        // A budget far above what this test process holds, so that only the bytes counted here
-        // (never the process's resident memory, which other tests running beside it raise)
-        // pass it.
-        let budget = 8 << 30;
-        let watch = memory.watch(
-            budget,
-            Box::new(move || {
-                counter.fetch_add(1, Ordering::Relaxed);
-            }),
-        );
-        let within = memory.reserve(budget);
-        assert_eq!(woken.load(Ordering::Relaxed), 0, "at the budget: nothing to do");
-        let over = memory.reserve(1);
-        assert_eq!(woken.load(Ordering::Relaxed), 1);
-        drop((within, over, watch));
-        let _again = memory.reserve(2 * budget);
-        assert_eq!(woken.load(Ordering::Relaxed), 1, "no longer watching");
-    }
-
-    #[test]
-    fn frames_made_here_have_aligned_rows_and_every_plane() {
-        let frame = frame(ffmpeg::format::Pixel::YUV420P10LE, 1921, 1081).unwrap();
-        assert_eq!(frame.planes(), 3);
-        for plane in 0..3 {
-            assert_eq!(frame.stride(plane) % 64, 0);
-            assert!(frame.stride(plane) >= 2 * frame.plane_width(plane) as usize);
-            assert!(frame.data(plane).len() >= frame.stride(plane) * frame.plane_height(plane) as usize);
-        }
     }
 }
