@@ -2,7 +2,7 @@
 //! and equalisation (the frame counted in one bin per code value, the table built, the frame
 //! adjusted). Each is checked equal to its CPU twin first.
 
-use super::kernels::{checked_row, BenchError, Row, Twin};
+use super::timing::{checked_row, BenchError, Row, Twin};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::render::adjust::{AdjustStage, Adjustments, AutoMode, CpuAdjuster};

@@ -3,7 +3,7 @@
 //! The pair is the frame as Y'CbCr 4:2:0 and the same with a few codes of noise added, as an
 //! encode of it would differ.
 
-use super::kernels::{runs_within_budget, time_gpu, BenchError, Row};
+use super::timing::{runs_within_budget, time_gpu, BenchError, Row};
 use crate::colour::ColorSpec;
 use crate::compare::gpu::MetricsPass;
 use crate::compare::metrics::{component_sums, ssim_windows, ComponentSums, SSIM_ONE};

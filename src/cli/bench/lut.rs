@@ -6,7 +6,7 @@
 //! to a frame converted already (paused, after the picture adjustments).
 
 use super::compare::{planes, view};
-use super::kernels::{checked_row, time_gpu, BenchError, Row, Twin};
+use super::timing::{checked_row, time_gpu, BenchError, Row, Twin};
 use crate::colour::lut::{Domain, Lut, LutTables, Table3d};
 use crate::colour::{ColorSpec, ColorVolume, LogEncoding, Matrix, Range};
 use crate::gpu::texture::GpuFrame;

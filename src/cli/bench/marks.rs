@@ -5,7 +5,7 @@
 //! (the sources it applies to), the rest on an 8-bit BT.709 one.
 
 use super::compare::{planes, view};
-use super::kernels::{runs_within_budget, time_gpu, BenchError, Row};
+use super::timing::{runs_within_budget, time_gpu, BenchError, Row};
 use crate::colour::{ColorSpec, ColorVolume, Matrix, Primaries, Range, Transfer};
 use crate::gpu::GpuContext;
 use crate::marks::gpu::MarksStage;

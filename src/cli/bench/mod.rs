@@ -12,6 +12,7 @@ pub mod lut;
 pub mod marks;
 pub mod pipeline;
 pub mod scopes;
+pub mod timing;
 pub mod variants;
 
 use super::args::{parse_bins, parse_byte_size, parse_mark, parse_size, parse_speed};

@@ -2,7 +2,7 @@
 //! vectorscope, the CIE 1931 diagram as the player counts it (256 cells a side), and everything a frame with a scope counts (histograms, waveform and
 //! vectorscope) in one compute pass. Each scope is checked equal to its CPU twin first.
 
-use super::kernels::{runs_within_budget, time_gpu, BenchError, Row};
+use super::timing::{runs_within_budget, time_gpu, BenchError, Row};
 use crate::colour::{ColorVolume, Depth};
 use crate::engine::{EngineConfig, HistogramEngine, Stage};
 use crate::gpu::texture::GpuFrame;
