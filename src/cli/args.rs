@@ -83,7 +83,7 @@ impl LutArgs {
         tagged: Option<crate::colour::LogEncoding>,
     ) -> crate::pipeline::Look {
         crate::pipeline::Look {
-            lut: crate::colour::log::picture_lut(given, self.input_colour.resolve(tagged)),
+            lut: crate::colour::lut::picture_lut(given, self.input_colour.resolve(tagged)),
             scopes_on: self.scopes_on,
         }
     }

@@ -413,17 +413,6 @@ impl std::str::FromStr for InputColour {
     }
 }
 
-/// The LUT the picture is shown through: the one given (`--lut`, made for the footage), else
-/// the display rendering of the log encoding in force, else none.
-pub fn picture_lut(
-    given: Option<&std::sync::Arc<super::lut::Lut>>,
-    encoding: Option<LogEncoding>,
-) -> Option<std::sync::Arc<super::lut::Lut>> {
-    given
-        .cloned()
-        .or_else(|| encoding.map(|e| std::sync::Arc::new(super::lut::Lut::log_view(e))))
-}
-
 /// S-Log3's code where its straight toe meets the log.
 const SLOG3_CUT_CODE: f64 = 171.2102946929;
 

@@ -1,7 +1,8 @@
 //! Offscreen rendering: the player's picture with its histogram overlay, into a PNG-ready
 //! RGBA8 buffer. Backs the `render` command and the snapshot tests.
 
-use crate::colour::log::{picture_lut, InputColour};
+use crate::colour::log::InputColour;
+use crate::colour::lut::picture_lut;
 use crate::colour::lut::LutTables;
 use crate::colour::LogEncoding;
 use crate::colour::{ColorSpec, ColorVolume, Depth, Matrix, Range, Transfer};

@@ -6,7 +6,8 @@
 
 use super::commands::Command;
 use super::part::{Cx, Effects};
-use crate::colour::log::{picture_lut, InputColour, LogEncoding};
+use crate::colour::log::{InputColour, LogEncoding};
+use crate::colour::lut::picture_lut;
 use crate::colour::lut::Lut;
 use crate::pipeline::ScopesOn;
 use crate::render::adjust::{Adjustment, Adjustments, AutoMode};

@@ -342,5 +342,13 @@ impl LutTables {
     }
 }
 
+/// The LUT the picture is shown through: the one given (`--lut`, made for the footage), else
+/// the display rendering of the log encoding in force, else none.
+pub fn picture_lut(given: Option<&std::sync::Arc<Lut>>, encoding: Option<LogEncoding>) -> Option<std::sync::Arc<Lut>> {
+    given
+        .cloned()
+        .or_else(|| encoding.map(|e| std::sync::Arc::new(Lut::log_view(e))))
+}
+
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,6 @@
 use super::cube::parse;
 use super::*;
+use crate::colour::log::display;
 
 /// A 3D `.cube` of `size`³ rows whose value at (r, g, b) is `f(r, g, b)`.
 pub fn cube_text(size: usize, f: impl Fn(f64, f64, f64) -> [f64; 3]) -> String {
@@ -162,4 +163,32 @@ fn unknown_keywords_and_comments_are_skipped() {
     assert_eq!(lut.title.as_deref(), Some("Look"));
     assert_eq!(lut.describe(), "Look (1D 2)");
     assert_eq!(LutTables::new(&lut, 8).apply([7, 100, 255]), [7, 100, 255]);
+}
+
+#[test]
+fn the_pass_twin_computes_the_rendering_to_the_code() {
+    for encoding in LogEncoding::ALL {
+        let lut = crate::colour::lut::Lut::log_view(encoding);
+        let rows = encoding.to_bt709();
+        for bits in [8, 10] {
+            let tables = crate::colour::lut::LutTables::new(&lut, bits);
+            let top = f64::from((1u32 << bits) - 1);
+            let step = if bits == 8 { 5 } else { 21 };
+            for r in (0..=top as u32).step_by(step) {
+                for g in (0..=top as u32).step_by(step + 2) {
+                    for b in (0..=top as u32).step_by(step + 4) {
+                        let got = tables.apply([r, g, b]);
+                        let want = display(encoding, [r, g, b].map(|c| f64::from(c) / top), &rows);
+                        for c in 0..3 {
+                            // f32 against f64: the nearest code, or the next where the value
+                            // is within a fiftieth of a code of halfway (saturated colours,
+                            // whose gamut mapping divides by a small luminance).
+                            let d = (f64::from(got[c]) - want[c] * top).abs();
+                            assert!(d <= 0.52, "{encoding:?} {bits}-bit {r} {g} {b}: {got:?} vs {want:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -153,7 +153,7 @@ fn write_file_line(
         )?;
     }
     let exposure = shown.input_colour.resolve(info.log);
-    if let Some(lut) = crate::colour::log::picture_lut(shown.lut.as_ref(), exposure) {
+    if let Some(lut) = crate::colour::lut::picture_lut(shown.lut.as_ref(), exposure) {
         writeln!(out, "picture:      through {}", lut.describe())?;
     }
     if let Some(encoding) = exposure {

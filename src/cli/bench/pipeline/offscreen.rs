@@ -38,7 +38,7 @@ impl Pipeline {
         let exposure = shown.input_colour.resolve(info.log);
         frames.set_exposure(&ctx, exposure);
         frames.set_marks(&ctx, &shown.marks);
-        if let Some(lut) = crate::colour::log::picture_lut(shown.lut.as_ref(), exposure) {
+        if let Some(lut) = crate::colour::lut::picture_lut(shown.lut.as_ref(), exposure) {
             let bits = frames.ring.output.bits;
             frames.set_lut(&ctx, Some(&crate::colour::lut::LutTables::new(&lut, bits)))?;
         }
