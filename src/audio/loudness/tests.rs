@@ -1,3 +1,6 @@
+//! The meter against EBU Tech 3341's cases and FFmpeg's readings: sines at known levels, steps
+//! of loudness, a late true peak, silence, and the channels' weights.
+
 use super::*;
 use ffmpeg_next as ffmpeg;
 

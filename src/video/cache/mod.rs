@@ -2,7 +2,7 @@
 //! pts of the frame before it when one decode run showed both, so a step back or forward is
 //! answered from here whenever the neighbour is known. Frames far from where the viewer is go
 //! first, those behind (for steps back) kept over those ahead. The budget covers all the
-//! process's frame memory (`memory.rs`): what the decoders hold in flight and the uploads'
+//! process's frame memory (`video::memory`): what the decoders hold in flight and the uploads'
 //! staging leave the cache less room.
 
 mod budget;

@@ -1,3 +1,6 @@
+//! The frame cache's neighbours and chains, and its eviction within its budget: against the frame
+//! memory held outside it, the process's resident memory, and the GPU frame cache's budget.
+
 use super::budget::RESIDENT_MARGIN;
 use super::*;
 use crate::video::memory::HEADROOM;

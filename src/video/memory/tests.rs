@@ -1,3 +1,6 @@
+//! Frame memory counted while it is lent and reused after, watchers woken past their budget, and
+//! the layout of the frames made from it.
+
 use super::*;
 use ffmpeg::ffi;
 use ffmpeg_next as ffmpeg;

@@ -1,3 +1,6 @@
+//! `--fail-on` parsed, qct-parse's profiles at 8 and 10 bits, and the runs beyond the limits as
+//! they are collected, told and written to `--alert-log`.
+
 use super::*;
 
 fn values(ymax: f64, brng: f64) -> [f64; 31] {
