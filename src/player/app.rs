@@ -145,6 +145,17 @@ impl ApplicationHandler<UserEvent> for App {
             }
             WindowEvent::MouseWheel { delta, .. } => {
                 player.touched();
+                // Over the open help list, the wheel chooses a row.
+                if player.help.is_open() {
+                    for notch in self.wheel.notches(delta) {
+                        match notch {
+                            Mouse::WheelUp => player.help.scroll(-1),
+                            Mouse::WheelDown => player.help.scroll(1),
+                            _ => {}
+                        }
+                    }
+                    return;
+                }
                 for notch in self.wheel.notches(delta) {
                     self.mouse(event_loop, notch);
                 }

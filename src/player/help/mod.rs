@@ -105,6 +105,12 @@ impl HelpList {
         Reply::Taken
     }
 
+    /// Moves the chosen row by `rows` (the wheel over the open list).
+    pub fn scroll(&mut self, rows: i32) {
+        let last = self.matches().len().saturating_sub(1);
+        self.selected = self.selected.saturating_add_signed(rows as isize).min(last);
+    }
+
     /// Runs the match at `row` (a click, or Enter on the chosen one): the list closes first.
     pub fn run(&mut self, row: usize) -> Reply {
         let chosen = self.matches().get(row).map(|entry| entry.commands.clone());

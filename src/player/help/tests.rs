@@ -90,3 +90,16 @@ fn keys_are_searched_too() {
     let found: Vec<_> = list.matches().iter().map(|e| e.commands.clone()).collect();
     assert_eq!(found, [vec![Command::ToggleMeters]]);
 }
+
+#[test]
+fn the_wheel_moves_the_chosen_row_within_the_matches() {
+    let mut list = HelpList::new(&Bindings::default());
+    list.toggle();
+    typed(&mut list, "zebra");
+    list.scroll(5);
+    assert_eq!(list.selected(), 2);
+    list.scroll(-1);
+    assert_eq!(list.selected(), 1);
+    list.scroll(-9);
+    assert_eq!(list.selected(), 0);
+}
