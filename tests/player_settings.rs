@@ -79,9 +79,17 @@ fn copy_state(from: &std::path::Path, to: &std::path::Path) {
 fn quit_watch_later_keeps_the_position_and_view_and_the_next_start_resumes_there() {
     let x = Xvfb::start();
     let sample = common::repo_path("media/sample-540p.mp4");
+    // A LUT that inverts the picture, kept with the position while it is shown.
+    let lut = common::repo_path(&format!("target/resume-{}.cube", std::process::id()));
+    let corners: String = (0..8)
+        .map(|i| format!("{} {} {}\n", 1 - (i & 1), 1 - ((i >> 1) & 1), 1 - (i >> 2)))
+        .collect();
+    std::fs::write(&lut, format!("LUT_3D_SIZE 2\n{corners}")).unwrap();
+    let lut_arg = format!("--lut={}", lut.display());
     let args = [
         sample.as_os_str(),
         OsStr::new("--no-audio"),
+        OsStr::new(&lut_arg),
         OsStr::new("--start=00:05"),
         OsStr::new("--scope=vectorscope"),
         OsStr::new("--overlay=zebra"),
@@ -110,6 +118,8 @@ fn quit_watch_later_keeps_the_position_and_view_and_the_next_start_resumes_there
         text.contains("\noverlay=zebra\n") && text.contains("\nscope=vectorscope\n"),
         "{text}"
     );
+    let kept_lut = format!("\nlut=\"{}\"\n", lut.canonicalize().unwrap().display());
+    assert!(text.contains(&kept_lut), "{text}");
     assert_eq!(
         std::fs::read_to_string(first.dir.join("histoplay/window-size")).unwrap(),
         "800x450\n"
@@ -137,4 +147,5 @@ fn quit_watch_later_keeps_the_position_and_view_and_the_next_start_resumes_there
             .count(),
         0
     );
+    std::fs::remove_file(&lut).unwrap();
 }

@@ -162,6 +162,11 @@ impl Args {
                 .filter(|o| !o.is_empty())
                 .collect(),
             on_quit: self.settings.save_position_on_quit,
+            lut_file: self
+                .lut
+                .lut
+                .as_ref()
+                .map(|f| std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())),
         });
         let options = PlayerOptions {
             view,

@@ -44,6 +44,11 @@ impl Picture {
     }
 
     /// The adjustments and the LUT in force, noted while any is.
+    /// Whether the picture shows through the LUT given (`--lut`, Ctrl+l).
+    pub fn given_lut_shown(&self) -> bool {
+        self.lut_on && self.given.is_some()
+    }
+
     /// The adjustments in force.
     pub fn adjustments(&self) -> Adjustments {
         self.adjustments

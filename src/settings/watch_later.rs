@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 /// The options kept beside the position by default (`--watch-later-options`): the view, the
 /// marks, the picture's adjustments, speed and looping.
 pub const DEFAULT_OPTIONS: &str =
-    "speed,contrast,brightness,gamma,saturation,overlay,scope,vectorscope-zoom,contain,log,histograms,timeline,loop-file";
+    "speed,contrast,brightness,gamma,saturation,overlay,lut,scope,vectorscope-zoom,contain,log,histograms,timeline,loop-file";
 
 /// Where positions are kept, and what is kept with them.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,6 +17,8 @@ pub struct WatchLater {
     pub options: Vec<String>,
     /// Save on every quit (`--save-position-on-quit`), not only on `quit-watch-later` (`Q`).
     pub on_quit: bool,
+    /// The LUT file given (`--lut`): kept as `lut=` while the picture shows through it.
+    pub lut_file: Option<PathBuf>,
 }
 
 /// `$XDG_STATE_HOME/histoplay/watch_later`.

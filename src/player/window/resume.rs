@@ -82,6 +82,12 @@ impl PlayerWindow {
                 let marks = self.marks.shown().names();
                 (!marks.is_empty()).then(|| marks.join(","))
             }
+            "lut" => {
+                let file = self.watch_later.as_ref()?.lut_file.as_ref()?;
+                self.picture
+                    .given_lut_shown()
+                    .then(|| format!("\"{}\"", file.display()))
+            }
             "scope" => {
                 let scope = clap::ValueEnum::to_possible_value(&view.scope?)?;
                 Some(scope.get_name().to_string())
