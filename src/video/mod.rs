@@ -10,6 +10,7 @@ pub mod index;
 pub mod input;
 pub mod interop;
 pub mod memory;
+pub mod planes;
 pub mod record;
 pub mod ring;
 pub mod source;

@@ -8,8 +8,8 @@
 use super::cuda::{CuDevicePtr, CudaStream, PlaneCopy};
 use super::vulkan::VulkanDevice;
 use crate::gpu::mapping::MAP_SETTLE;
-use crate::video::convert::{encode_plane_copies, plane_rows, PlaneRows};
 use crate::video::format::FrameFormat;
+use crate::video::planes::{encode_plane_copies, plane_rows, PlaneRows};
 use ffmpeg_next as ffmpeg;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};

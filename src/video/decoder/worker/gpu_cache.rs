@@ -4,9 +4,9 @@
 
 use super::Worker;
 use crate::video::cache::{MIN_FRAMES, PASS_THROUGH_FRAMES};
-use crate::video::convert::plane_rows;
 use crate::video::format::PlaneLayout;
 use crate::video::interop::{self, GpuFrameStore};
+use crate::video::planes::plane_rows;
 use crate::video::source::DecodedFrame;
 
 /// What the decode thread needs to set up a GPU frame cache.
