@@ -4,7 +4,7 @@
 use super::args::{
     parse_byte_size, parse_size, parse_speed, AdjustArgs, CompareArgs, GraticuleArgs, LutArgs, MarkArgs, ViewArgs,
 };
-use crate::player::commands::Bindings;
+use crate::player::bindings::Bindings;
 use crate::player::{self, PlayerOptions};
 use crate::render::scene::Quads;
 use crate::settings::watch_later::WatchLater;

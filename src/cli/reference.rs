@@ -2,7 +2,7 @@
 //! (`docs/reference/keys.md`, from the default bindings and the commands' descriptions) and
 //! the command line (`docs/reference/commands.md`, from clap's definitions).
 
-use crate::player::commands::Bindings;
+use crate::player::bindings::Bindings;
 use crate::player::help::catalogue::{entries, Group};
 use std::fmt::Write;
 

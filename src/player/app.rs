@@ -3,7 +3,8 @@
 //! spinning. Owns nothing but the wiring.
 
 use super::bench::BenchReport;
-use super::commands::{Command, Mouse, WheelNotches};
+use super::bindings::{Mouse, WheelNotches};
+use super::commands::Command;
 use super::media::OpenedFile;
 use super::playlist::Playlist;
 use super::window::PlayerWindow;

@@ -6,9 +6,6 @@ use crate::marks::Mark;
 use crate::render::adjust::Adjustment;
 use std::path::PathBuf;
 
-// The key and button tables were once here; `commands::Bindings` and the rest still resolve.
-pub use super::bindings::*;
-
 /// Speed factors of `[` `]` and `{` `}`.
 pub const SPEED_STEP: f64 = 1.1;
 pub const SPEED_DOUBLE: f64 = 2.0;

@@ -131,7 +131,7 @@ pub struct PlayerOptions {
     pub meters: bool,
     pub loudness_target: f64,
     /// Keys and mouse buttons: mpv's defaults with the viewer's input.conf applied.
-    pub bindings: commands::Bindings,
+    pub bindings: bindings::Bindings,
     /// What was wrong in the input.conf, line by line (shown in the OSD at the start).
     pub conf_warnings: Vec<String>,
     /// Start the playlist over after its last file (`--loop-playlist`).
@@ -172,7 +172,7 @@ impl Default for PlayerOptions {
             audio_device: None,
             meters: false,
             loudness_target: -23.0,
-            bindings: commands::Bindings::default(),
+            bindings: bindings::Bindings::default(),
             conf_warnings: Vec::new(),
             loop_playlist: false,
             loop_file: false,

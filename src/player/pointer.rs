@@ -2,7 +2,8 @@
 //! of interest that every histogram and scope counts (a right-click without a drag does what
 //! MBTN_RIGHT is bound to: pause, as in mpv).
 
-use super::commands::{Bindings, Command, Mouse};
+use super::bindings::{Bindings, Mouse};
+use super::commands::Command;
 use super::media::Media;
 use super::part::{Cx, Effects};
 use super::probe::{Probe, ProbeReadback, ProbeTag};

@@ -1,5 +1,6 @@
 use super::*;
 use crate::marks::Mark;
+use crate::player::bindings::*;
 use winit::dpi::PhysicalPosition;
 use winit::event::MouseScrollDelta;
 use winit::keyboard::{Key, KeyLocation, ModifiersState, NamedKey};

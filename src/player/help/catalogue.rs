@@ -2,7 +2,8 @@
 //! and the key reference (docs/reference/keys.md) read them, so neither can drift from the
 //! commands themselves.
 
-use crate::player::commands::{Bindings, Command};
+use crate::player::bindings::Bindings;
+use crate::player::commands::Command;
 use crate::render::adjust::Adjustment;
 
 /// The groups the help list and the key reference show commands in, in their order.

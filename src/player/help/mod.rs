@@ -4,7 +4,8 @@
 
 pub mod catalogue;
 
-use super::commands::{Bindings, Command};
+use super::bindings::Bindings;
+use super::commands::Command;
 use catalogue::Entry;
 use winit::keyboard::{Key, NamedKey};
 

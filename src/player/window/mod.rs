@@ -4,7 +4,8 @@
 //! needs the event loop, and `redraw` draws a frame through the steps in `frame.rs`.
 
 use super::bench::{BenchReport, BenchScript, Expect};
-use super::commands::{Bindings, Command};
+use super::bindings::Bindings;
+use super::commands::Command;
 use super::compare_control::CompareControl;
 use super::egui_layer::{EguiLayer, Painted};
 use super::files::Files;
