@@ -157,7 +157,7 @@ pub struct MarkArgs {
     /// more; keys Alt+u, Alt+U).
     #[arg(long, default_value_t = crate::marks::DEFAULT_PEAKING, value_parser = parse_peaking)]
     pub peaking: f32,
-    /// A false-colour scale file (bands in percent, nits or stops; see the README) instead of the
+    /// A false-colour scale file (bands in percent, nits or stops; see docs/colour.md) instead of the
     /// built-in one.
     #[arg(long)]
     pub false_colour_scale: Option<PathBuf>,

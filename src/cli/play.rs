@@ -200,17 +200,18 @@ impl Args {
     }
 }
 
-/// The player's keys, in `--help` and the manual page (the README's tables have them all).
+/// The player's keys, in `--help` and the manual page (docs/reference/keys.md has them all).
 pub const KEYS_HELP: &str = "\
-Keys (mpv's defaults wherever histoplay has the function; more in the README):
+Keys (mpv's defaults wherever histoplay has the function; F1 in the window lists them all):
   Space, p        pause / play             . ,         step a frame forward / back
   Left Right      seek -/+ 5 s, exactly    Up Down     seek +/- 60 s
   [ ] { }         speed /1.1 *1.1 /2 *2    Backspace   speed 1
   l  L            A-B loop, loop the file  < > Enter   previous / next file
   1-8             contrast, brightness, gamma, saturation -/+
   9 0  m          volume -/+, mute         i I         stats (a few seconds / on and off)
-  s               screenshot               f  q        fullscreen, quit
+  s               screenshot               f  q  Q     fullscreen, quit, quit and resume there later
 histoplay's own:
+  F1  ?           every command and its keys, searchable (or the OSD bar's menu button)
   h  H            histograms, scopes       M  Alt+z    graticule scale, vectorscope zoom
   y  c  Tab       log heights, cover/contain, histogram timeline
   Alt+m           audio meters and loudness (--loudness-target)
@@ -219,7 +220,8 @@ histoplay's own:
   C B k K         comparing: mode, flicker, difference gain
   Y X U D N       false colour, zebras, peaking, gamut, broadcast range
 
-Key bindings can be changed in ~/.config/histoplay/input.conf (mpv's syntax).
+Key bindings can be changed in ~/.config/histoplay/input.conf, and options set in
+~/.config/histoplay/histoplay.conf (both in mpv's syntax; --profile=NAME applies a [NAME] section).
 Opening histoplay again while a window is open starts a second window, as mpv does.";
 
 /// A loudness target in LUFS, -70 to 0.
