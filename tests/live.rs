@@ -80,13 +80,14 @@ fn histoplay_piped(args: &[&str], input: &Path) -> Output {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
+        .map(window::Reaped)
         .unwrap();
     let bytes = std::fs::read(input).unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let mut stdin = child.0.stdin.take().unwrap();
     let writer = std::thread::spawn(move || {
         let _ = stdin.write_all(&bytes);
     });
-    let out = child.wait_with_output().unwrap();
+    let out = common::output_of(&mut child.0);
     writer.join().unwrap();
     out
 }
@@ -121,16 +122,18 @@ fn a_udp_stream_is_read_as_it_arrives_and_ends_when_it_stops() {
     let from_file = lines(&histoplay(&["report", ts.to_str().unwrap()]));
     let port = 20_000 + (std::process::id() % 20_000) as u16;
     let url = format!("udp://127.0.0.1:{port}");
-    // The receiver first; it ends 2 s after the last packet.
-    let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+    // The receiver first; it ends 2 s after the last packet. The sender starts once the
+    // receiver's socket is bound.
+    let mut receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args(["report", &url, "--input-option", "timeout=2000000"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
+        .map(window::Reaped)
         .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
+    wait_udp_bound(port);
     send_copy(&ts, &format!("{url}?pkt_size=1316"));
-    let out = receiver.wait_with_output().unwrap();
+    let out = common::output_of(&mut receiver.0);
     let received = lines(&out);
     assert_eq!(values(&received), values(&from_file));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -143,7 +146,7 @@ fn bench_live_counts_every_frame_of_a_stream_shown_or_dropped() {
     let frames = lines(&histoplay(&["report", ts.to_str().unwrap()])).len() as u64;
     let port = 20_000 + (std::process::id() % 20_000) as u16 + 6;
     let url = format!("udp://127.0.0.1:{port}");
-    let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+    let mut receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args([
             "bench-live",
             &url,
@@ -155,10 +158,11 @@ fn bench_live_counts_every_frame_of_a_stream_shown_or_dropped() {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
+        .map(window::Reaped)
         .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
+    wait_udp_bound(port);
     send_copy(&ts, &format!("{url}?pkt_size=1316"));
-    let out = receiver.wait_with_output().unwrap();
+    let out = common::output_of(&mut receiver.0);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
     // `  N s: S frames shown (F fps), D dropped for a backlog here, P passed over by ...`
@@ -181,19 +185,20 @@ fn a_sender_restarted_mid_stream_reads_on_as_one_stream() {
     let url = format!("udp://127.0.0.1:{port}");
     let dir = temp_dir("restart");
     let recording = dir.join("capture.mkv");
-    let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+    let mut receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args(["report", &url, "--input-option", "timeout=2000000", "--record"])
         .arg(&recording)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
+        .map(window::Reaped)
         .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
+    wait_udp_bound(port);
     // The same 2 s twice: the second sender starts its timestamps over.
     for _ in 0..2 {
         send_two_seconds(&format!("{url}?pkt_size=1316"));
     }
-    let out = receiver.wait_with_output().unwrap();
+    let out = common::output_of(&mut receiver.0);
     let frames = lines(&out);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("timestamps jumped by -"), "{stderr}");
@@ -260,8 +265,9 @@ fn a_live_report_tells_each_run_beyond_the_limits_as_it_ends_and_its_qctools_rep
         ])
         .stdout(Stdio::piped())
         .spawn()
+        .map(window::Reaped)
         .unwrap();
-    let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+    let mut receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args([
             "report",
             "-",
@@ -274,35 +280,35 @@ fn a_live_report_tells_each_run_beyond_the_limits_as_it_ends_and_its_qctools_rep
         .arg(&alerts)
         .arg("--output")
         .arg(&qctools)
-        .stdin(sender.stdout.take().unwrap())
+        .stdin(sender.0.stdout.take().unwrap())
         .stderr(Stdio::piped())
         .spawn()
+        .map(window::Reaped)
         .unwrap();
     // The white run ends with the first grey frame, 1 s in: it is in the log while the stream
     // still has seconds to go, and the report so far can be read.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while std::fs::read_to_string(&alerts).map_or(true, |t| t.is_empty()) {
-        assert!(Instant::now() < deadline, "no alert");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(sender.try_wait().unwrap().is_none(), "the stream is still being sent");
+    common::poll("an alert", || {
+        std::fs::read_to_string(&alerts).ok().filter(|t| !t.is_empty())
+    });
+    assert!(sender.0.try_wait().unwrap().is_none(), "the stream is still being sent");
     let line: Value = serde_json::from_str(std::fs::read_to_string(&alerts).unwrap().trim()).unwrap();
     assert_eq!(line["frames"], serde_json::json!([0, 24]));
     assert_eq!(line["limit"], "YMAX>200");
     assert_eq!(line["worst"], 235.0);
     assert!(line["start"].as_str().unwrap() < line["end"].as_str().unwrap());
-    std::thread::sleep(Duration::from_millis(500));
-    let partial = {
+    // The white run's frames, readable in the report being written.
+    let readable = || {
         let mut text = Vec::new();
-        let bytes = std::fs::read(&qctools).unwrap();
+        let bytes = std::fs::read(&qctools).unwrap_or_default();
         let mut reader = flate2::read::GzDecoder::new(&bytes[..]);
         // (A report still being written has no end yet: what decompresses is what was flushed.)
         let _ = std::io::Read::read_to_end(&mut reader, &mut text);
         String::from_utf8_lossy(&text).matches("<frame ").count()
     };
+    let partial = common::poll("the report's first 25 frames", || Some(readable()).filter(|n| *n >= 25));
     assert!(partial >= 25, "{partial} frames readable");
-    let out = receiver.wait_with_output().unwrap();
-    let _ = sender.wait();
+    let out = common::output_of(&mut receiver.0);
+    let _ = sender.0.wait();
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -364,8 +370,8 @@ fn send_copy(ts: &Path, url: &str) {
 }
 
 /// testsrc2 of `size` at 25 fps, H.264 in MPEG-TS, sent in real time on the child's stdout
-/// until it is killed.
-fn endless_stream(size: &str) -> std::process::Child {
+/// until it is killed (when dropped, too).
+fn endless_stream(size: &str) -> window::Reaped {
     Command::new("ffmpeg")
         .args(["-v", "error", "-re", "-f", "lavfi", "-i"])
         .arg(format!("testsrc2=size={size}:rate=25"))
@@ -374,7 +380,43 @@ fn endless_stream(size: &str) -> std::process::Child {
         ])
         .stdout(Stdio::piped())
         .spawn()
+        .map(window::Reaped)
         .unwrap()
+}
+
+/// A child's stdout, gathered by a thread as it comes: a test waits for lines on it.
+struct Gathered {
+    bytes: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl Gathered {
+    fn start(child: &mut std::process::Child) -> Self {
+        let mut stdout = child.stdout.take().unwrap();
+        let bytes = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let gathered = std::sync::Arc::clone(&bytes);
+        let reader = std::thread::spawn(move || {
+            let mut buffer = [0u8; 4096];
+            while let Ok(n @ 1..) = std::io::Read::read(&mut stdout, &mut buffer) {
+                gathered.lock().unwrap().extend_from_slice(&buffer[..n]);
+            }
+        });
+        Self { bytes, reader }
+    }
+
+    /// Waits until `n` whole lines have come.
+    fn wait_lines(&self, n: usize) {
+        common::poll(&format!("{n} lines on stdout"), || {
+            let lines = self.bytes.lock().unwrap().iter().filter(|&&b| b == b'\n').count();
+            (lines >= n).then_some(())
+        });
+    }
+
+    /// All of it, once the child has closed its stdout.
+    fn finish(self) -> Vec<u8> {
+        self.reader.join().unwrap();
+        std::sync::Arc::try_unwrap(self.bytes).unwrap().into_inner().unwrap()
+    }
 }
 
 /// Sends `signal` (`-TERM`, `-INT`, `-STOP`...) to `child`.
@@ -386,25 +428,39 @@ fn signal(child: &std::process::Child, signal: &str) {
     assert!(sent.success(), "kill {signal}");
 }
 
+/// Whether one of the kernel's socket `tables` (/proc/net/tcp, /proc/net/udp...) has a socket
+/// bound to local `port`, in `state` where one is given.
+fn socket_on(tables: &[&str], port: u16, state: Option<&str>) -> bool {
+    let local = format!(":{port:04X} ");
+    tables.iter().any(|table| {
+        let table = std::fs::read_to_string(table).unwrap_or_default();
+        // "sl local_address rem_address st ...".
+        table.lines().skip(1).any(|line| {
+            let mut fields = line.split_whitespace().skip(1);
+            let (local_address, st) = (fields.next(), fields.nth(1));
+            local_address.is_some_and(|a| format!("{a} ").ends_with(&local)) && state.is_none_or(|s| st == Some(s))
+        })
+    })
+}
+
 /// Waits until something on this machine listens on TCP `port` (read from the kernel's table,
 /// without connecting: a connection would be the listener's one stream).
 fn wait_listening(port: u16) {
-    let local = format!(":{port:04X} ");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default();
-        // "sl local_address rem_address st ...": state 0A is LISTEN.
-        let listening = table.lines().skip(1).any(|line| {
-            let mut fields = line.split_whitespace().skip(1);
-            let (local_address, state) = (fields.next(), fields.nth(1));
-            local_address.is_some_and(|a| format!("{a} ").ends_with(&local)) && state == Some("0A")
-        });
-        if listening {
-            return;
-        }
-        assert!(Instant::now() < deadline, "nothing listens on port {port}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // State 0A is LISTEN.
+    let what = format!("a listener on TCP port {port}");
+    common::poll(&what, || {
+        socket_on(&["/proc/net/tcp", "/proc/net/tcp6"], port, Some("0A")).then_some(())
+    });
+}
+
+/// Waits until a UDP socket on this machine is bound to `port`: a receiver (UDP, or SRT over
+/// it) is ready for what is sent there. (UDP has no listening state: the bound socket is the
+/// sign.)
+fn wait_udp_bound(port: u16) {
+    let what = format!("a receiver's socket on UDP port {port}");
+    common::poll(&what, || {
+        socket_on(&["/proc/net/udp", "/proc/net/udp6"], port, None).then_some(())
+    });
 }
 
 /// `histoplay report URL ARGS`, its stdout's lines handed over as they come.
@@ -491,17 +547,19 @@ fn a_stream_that_sends_nothing_is_left_on_a_signal_without_an_error() {
         (vec![url.as_str()], "-INT", 130),
         (vec!["report", url.as_str()], "-TERM", 143),
     ] {
-        let child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
             .args(&args)
             .env_remove("DISPLAY")
             .env_remove("WAYLAND_DISPLAY")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
+            .map(window::Reaped)
             .unwrap();
-        std::thread::sleep(Duration::from_millis(1000));
-        signal(&child, sent);
-        let out = child.wait_with_output().unwrap();
+        // Waiting for the stream: its socket bound (the signals' handlers are set before).
+        wait_udp_bound(port);
+        signal(&child.0, sent);
+        let out = common::output_of(&mut child.0);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(status), "{args:?}: {stderr}");
         assert!(!stderr.contains("error"), "{args:?}: {stderr}");
@@ -513,7 +571,7 @@ fn an_srt_stream_is_read_as_the_file_is() {
     let ts = stream_ts();
     let from_file = lines(&histoplay(&["report", ts.to_str().unwrap()]));
     let port = 20_000 + (std::process::id() % 20_000) as u16 + 4;
-    let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+    let mut receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args([
             "report",
             &format!("srt://127.0.0.1:{port}?mode=listener"),
@@ -522,12 +580,14 @@ fn an_srt_stream_is_read_as_the_file_is() {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
+        .map(window::Reaped)
         .unwrap();
-    std::thread::sleep(Duration::from_millis(700));
+    // SRT runs over UDP: the listener is up once its socket is bound.
+    wait_udp_bound(port);
     // (Without a linger, a caller that closes drops what it has not sent yet: FFmpeg's own
     // receiver then misses the last frames too.)
     send_copy(&ts, &format!("srt://127.0.0.1:{port}?mode=caller&linger=5"));
-    let received = lines(&receiver.wait_with_output().unwrap());
+    let received = lines(&common::output_of(&mut receiver.0));
     assert_eq!(values(&received), values(&from_file));
 }
 
@@ -582,7 +642,8 @@ fn a_live_inputs_sound_comes_from_its_video_decoder_on_the_same_clock() {
     let sender = {
         let (ts, url) = (ts.clone(), format!("{url}?pkt_size=1316"));
         std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(500));
+            // Once the reader below has its socket bound.
+            wait_udp_bound(port);
             send_copy(&ts, &url);
         })
     };
@@ -710,26 +771,25 @@ fn sigterm_ends_a_live_report_and_its_recording_whole() {
     let recording = dir.join("capture.mkv");
     // An endless stream in real time on a pipe.
     let mut sender = endless_stream("320x240");
-    let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+    let mut receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args(["report", "-", "--record", recording.to_str().unwrap()])
-        .stdin(sender.stdout.take().unwrap())
+        .stdin(sender.0.stdout.take().unwrap())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
+        .map(window::Reaped)
         .unwrap();
-    // Some frames in, then the signal.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while std::fs::metadata(&recording).map_or(0, |m| m.len()) < 20_000 {
-        assert!(Instant::now() < deadline, "nothing was recorded");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    std::thread::sleep(Duration::from_millis(1000));
-    signal(&receiver, "-TERM");
-    let out = receiver.wait_with_output().unwrap();
-    let _ = sender.kill();
-    let _ = sender.wait();
+    let report = Gathered::start(&mut receiver.0);
+    // Some frames in (recorded and reported), then the signal.
+    common::poll("something recorded", || {
+        (std::fs::metadata(&recording).map_or(0, |m| m.len()) >= 20_000).then_some(())
+    });
+    report.wait_lines(25);
+    signal(&receiver.0, "-TERM");
+    let out = common::output_of(&mut receiver.0);
+    drop(sender);
     assert_eq!(out.status.code(), Some(143), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = String::from_utf8(report.finish()).unwrap();
     assert!(text.ends_with('\n'), "the report's last line is whole");
     let live: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert!(live.len() >= 25, "{} frames", live.len());
@@ -742,20 +802,22 @@ fn sigterm_ends_a_live_report_and_its_recording_whole() {
 #[test]
 fn sigint_ends_hist_of_an_endless_stream_with_every_line_whole() {
     let mut sender = endless_stream("160x120");
-    let receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+    let mut receiver = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args(["hist", "-", "--frames", "0.."])
-        .stdin(sender.stdout.take().unwrap())
+        .stdin(sender.0.stdout.take().unwrap())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
+        .map(window::Reaped)
         .unwrap();
-    std::thread::sleep(Duration::from_millis(2500));
-    signal(&receiver, "-INT");
-    let out = receiver.wait_with_output().unwrap();
-    let _ = sender.kill();
-    let _ = sender.wait();
+    let hist = Gathered::start(&mut receiver.0);
+    // Some frames written, then the signal.
+    hist.wait_lines(10);
+    signal(&receiver.0, "-INT");
+    let out = common::output_of(&mut receiver.0);
+    drop(sender);
     assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = String::from_utf8(hist.finish()).unwrap();
     let frames: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert!(frames.len() >= 10 && text.ends_with('\n'), "{} frames", frames.len());
     assert!(frames.iter().enumerate().all(|(n, f)| f["frame"] == n as u64));
@@ -866,13 +928,14 @@ fn bad_input_formats_and_options_are_one_line_errors() {
         .stdin(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
+        .map(window::Reaped)
         .unwrap();
     let bytes = std::fs::read(ts).unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let mut stdin = child.0.stdin.take().unwrap();
     let writer = std::thread::spawn(move || {
         let _ = stdin.write_all(&bytes);
     });
-    let out = child.wait_with_output().unwrap();
+    let out = common::output_of(&mut child.0);
     writer.join().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
@@ -924,7 +987,8 @@ fn a_live_inputs_timeline_counts_each_frame_its_window_keeps_as_hist_counts_the_
     let sender = {
         let (ts, url) = (ts.clone(), format!("{url}?pkt_size=1316"));
         std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(500));
+            // Once the reader below has its socket bound.
+            wait_udp_bound(port);
             send_copy(&ts, &url);
         })
     };

@@ -5,7 +5,10 @@ pub mod pipeline;
 
 use histoplay::gpu::GpuContext;
 use histoplay::video::still::{self, RgbaImage};
+use std::io::Read;
 use std::path::PathBuf;
+use std::process::{Child, Output};
+use std::time::{Duration, Instant};
 
 /// xorshift32: the same noise on every run.
 pub struct Noise(pub u32);
@@ -21,6 +24,43 @@ impl Noise {
     pub fn bytes(&mut self, len: usize) -> Vec<u8> {
         (0..len).map(|_| self.next() as u8).collect()
     }
+}
+
+/// How long a test waits for something to happen before it fails: generous, for a busy machine
+/// (CI runs on two cores, shared with other tests).
+pub const WAIT: Duration = Duration::from_secs(60);
+
+/// Polls `check` (every 20 ms) until it gives a value; fails naming `what` after `WAIT`.
+pub fn poll<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Some(value) = check() {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "timed out after {WAIT:?} waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// What `Child::wait_with_output` gives, from a child the test holds by reference (in a guard
+/// that kills it if the test fails first): its stdin closed, its stdout and stderr read to
+/// their ends, then its exit status.
+pub fn output_of(child: &mut Child) -> Output {
+    drop(child.stdin.take());
+    let stdout = child.stdout.take().map(|mut out| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = out.read_to_end(&mut bytes);
+            bytes
+        })
+    });
+    let mut stderr = Vec::new();
+    if let Some(mut err) = child.stderr.take() {
+        let _ = err.read_to_end(&mut stderr);
+    }
+    let stdout = stdout.map_or_else(Vec::new, |reader| reader.join().unwrap());
+    let status = child.wait().unwrap();
+    Output { status, stdout, stderr }
 }
 
 pub fn repo_path(relative: &str) -> PathBuf {
