@@ -119,12 +119,17 @@ fn decoded_at(feed: &Feed, seconds: f64) {
         if from <= seconds + 1e-6 && to >= seconds + 0.1 {
             return;
         }
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "decoded {from}..{to}, not {seconds}"
-        );
+        assert!(start.elapsed() < common::WAIT, "decoded {from}..{to}, not {seconds}");
         std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// Waits for the feed's decode thread to have started over at `seconds` (where there may be
+/// nothing to decode: past the end).
+fn moved_to(feed: &Feed, seconds: f64) {
+    common::poll(&format!("the decoder to move to {seconds} s"), || {
+        (feed.decoded().0 >= seconds - 1e-6).then_some(())
+    });
 }
 
 #[test]
@@ -180,7 +185,7 @@ fn the_feed_plays_what_the_clock_has_due_and_follows_its_jumps() {
     assert!(out.iter().all(|&s| s == 0.0));
     // Past the end of the tone there is only silence; back inside it, the tone again.
     feed.cue(at(10.0, true));
-    std::thread::sleep(Duration::from_millis(100));
+    moved_to(&feed, 10.0);
     feed.fill(&mut out, now);
     assert!(out.iter().all(|&s| s == 0.0));
     feed.cue(at(1.5, true));

@@ -102,6 +102,7 @@ fn over_an_a_b_loop_the_integrated_loudness_is_the_loops() {
     assert!(expected < -25.0, "the loop is the quiet stretch: {expected}");
     // A clock that settles a little back (a pause on the frame shown) holds the readings.
     metering.cue(paused_at(3.9, 1, Some(2.0)));
+    // (A duration, not a wait: the readings must hold over it, some 20 of the meters' ticks.)
     std::thread::sleep(Duration::from_millis(200));
     let held = wait_for(&metering, "the readings held", |_| true);
     assert_eq!(held.time, pass.time);

@@ -113,6 +113,7 @@ fn space_pauses_and_the_paused_window_sleeps(player: &Player) -> (u64, Image) {
         osd.iter().any(|p| *p != grey(frame)),
         "no OSD over the picture while paused"
     );
+    // (A duration, not a wait: the paused picture must stay the same over it.)
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(player.capture().rgba, shot.rgba, "the paused picture changed");
     (frame, shot)
@@ -240,12 +241,16 @@ fn the_seek_bar_and_the_wheel_seek(x: &Xvfb, player: &Player) {
     assert!(frame.abs_diff(318) <= 3, "a click at 53% landed on frame {frame}");
     let before = player.presents().len();
     mouse(&[&at(0.2), &y.to_string(), "mousedown", "1"]);
+    // (The sleeps are the drag's pace, as a hand moves: durations, not waits.)
     for share in [0.3, 0.4, 0.5, 0.6, 0.7, 0.77] {
         std::thread::sleep(Duration::from_millis(150));
         mouse(&[&at(share), &y.to_string()]);
     }
-    // A hand rests on the last position before letting go.
+    // A hand rests on the last position before letting go: by then the drag's seeks are shown.
     std::thread::sleep(Duration::from_millis(150));
+    player.wait_present("a keyframe seek while dragging", before, |p| {
+        p.new_frame && p.frame.is_some_and(|f| f % 30 == 0 && f > 60)
+    });
     let during = player.presents().len();
     x.xdotool(&["mouseup", "1"]);
     let dropped = player.wait_present("the end of a drag", during, |p| {
@@ -313,6 +318,7 @@ fn playing_the_osd_fades_and_the_window_may_hide(x: &Xvfb, player: &Player) {
     // Minimizing and unmapping the window don't stop the player; it draws again when back.
     x.xdotool(&["windowminimize", &player.window]);
     x.xdotool(&["windowunmap", &player.window]);
+    // (A duration, not a wait: half a second unmapped, which the player lives through.)
     std::thread::sleep(Duration::from_millis(500));
     assert!(!player.exited(), "the player died while unmapped");
     x.xdotool(&["windowmap", &player.window]);

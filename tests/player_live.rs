@@ -34,7 +34,7 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
     let port = 40_000 + (std::process::id() % 20_000) as u16;
     let url = format!("udp://127.0.0.1:{port}");
     // An endless stream in real time, a keyframe every 10 frames.
-    let mut sender = Command::new("ffmpeg")
+    let sender = Command::new("ffmpeg")
         .args([
             "-v",
             "error",
@@ -59,6 +59,7 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
         .arg(format!("{url}?pkt_size=1316"))
         .stdin(Stdio::null())
         .spawn()
+        .map(Reaped)
         .unwrap();
     let x = Xvfb::start();
     let dir = common::repo_path(&format!("target/player-tests/live-record-{}", std::process::id()));
@@ -101,6 +102,7 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
     let before = player.key("space");
     let paused = player.wait_present("the pause", before, |p| p.paused);
     let at = paused.frame.unwrap();
+    // (A duration, not a wait: paused for 1.5 s of the stream, which goes on meanwhile.)
     std::thread::sleep(Duration::from_millis(1500));
     // Steps back and forth, within what was read.
     let before = player.key("comma");
@@ -140,7 +142,7 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
     // The sender stalls: "no signal" over the last frame, the window kept; it resumes: gone.
     let stop = |signal: &str| {
         let sent = Command::new("kill")
-            .args([signal, &sender.id().to_string()])
+            .args([signal, &sender.0.id().to_string()])
             .status()
             .unwrap();
         assert!(sent.success());
@@ -157,8 +159,7 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
 
     // The sender goes: "no signal", then the input ends (its read timeout) and the last frame
     // stays, paused.
-    let _ = sender.kill();
-    let _ = sender.wait();
+    drop(sender);
     let ended = player.wait_present("the end", 0, |p| p.paused && p.frame >= live.frame && !p.new_frame);
     let last = player.presents().into_iter().filter_map(|p| p.frame).max().unwrap();
     assert!(ended.frame <= Some(last));

@@ -234,9 +234,11 @@ fn the_stats_overlay_shows_ffmpegs_signalstats_of_the_frame_on_screen() {
     player.wait_present("statistics with differences", before, following);
     let before = player.key("space");
     player.wait_present("the pause", before, |p| p.paused);
-    // (The overlay keeps redrawing with fresh figures: the window never idles while it is up.)
-    std::thread::sleep(Duration::from_millis(300));
-    let shown = player.presents().last().unwrap().frame.unwrap() as usize;
+    // The frame the pause keeps: the one a redraw after it shows. (The overlay keeps redrawing
+    // with fresh figures: the window never idles while it is up.)
+    let after = player.presents().len();
+    let redrawn = player.wait_present("a redraw of the paused frame", after, |p| p.paused && !p.new_frame);
+    let shown = redrawn.frame.unwrap() as usize;
     player.wait_present("the paused frame's statistics", 0, |p| {
         signal_values(p).is_some_and(|(frame, _)| frame == shown)
     });

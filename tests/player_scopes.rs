@@ -70,6 +70,7 @@ fn scopes_regions_and_the_probe_in_the_window() {
     mouse(&["400", "100", "mousedown", "3"]);
     for (px, py) in [(450, 150), (520, 220), (600, 300)] {
         mouse(&[&px.to_string(), &py.to_string()]);
+        // (The drag's pace, as a hand moves: a duration, not a wait.)
         std::thread::sleep(Duration::from_millis(50));
     }
     mouse(&["600", "300", "mouseup", "3"]);
