@@ -1,6 +1,7 @@
 //! The command line as a user meets it: output formats, exit codes and one-line errors.
 
 mod common;
+mod window;
 
 use std::process::{Command, Output};
 
@@ -291,11 +292,12 @@ fn output_into_a_closed_pipe_ends_quietly() {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
+        .map(window::Reaped)
         .unwrap();
     // Read a little, as `head -c 100` does, and close the pipe.
     let mut first = [0u8; 100];
-    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
-    let out = child.wait_with_output().unwrap();
+    child.0.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let out = common::output_of(&mut child.0);
     assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
     assert_eq!(stderr(&out), "");
     assert!(first.starts_with(b"{\"frame\":0,"));

@@ -4,6 +4,7 @@
 //! errors.
 
 mod common;
+mod window;
 
 use common::{ffprobe_stats, JsonExt};
 use std::collections::BTreeMap;
@@ -475,11 +476,12 @@ fn a_signal_stops_a_batch_cleanly_and_says_what_was_finished() {
     std::fs::copy(&short, dir.join("a.mkv")).unwrap();
     std::fs::copy(&long, dir.join("b.mp4")).unwrap();
     std::fs::copy(&long, dir.join("c.mp4")).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args(["report", dir.to_str().unwrap(), "--jobs", "1", "--cpu"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
+        .map(window::Reaped)
         .unwrap();
     // a.mkv is reported whole, b.mp4 is under way.
     let underway = dir.join("b.mp4.qctools.xml.gz.part");
@@ -489,11 +491,11 @@ fn a_signal_stops_a_batch_cleanly_and_says_what_was_finished() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args(["-TERM", &child.0.id().to_string()])
         .status()
         .unwrap();
     assert!(killed.success());
-    let out = child.wait_with_output().unwrap();
+    let out = common::output_of(&mut child.0);
     assert_eq!(out.status.code(), Some(143), "{}", String::from_utf8_lossy(&out.stderr));
     let summary = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = summary.lines().collect();

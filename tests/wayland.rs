@@ -70,7 +70,7 @@ fn under_weston_frames_show_quietly_and_sigterm_quits_at_once() {
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("frames.log");
     let stderr = dir.join("stderr.txt");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+    let mut player = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .arg(common::repo_path("media/sample-540p.mp4"))
         .args(["--no-audio", "--frame-log"])
         .arg(&log)
@@ -84,7 +84,9 @@ fn under_weston_frames_show_quietly_and_sigterm_quits_at_once() {
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&stderr).unwrap())
         .spawn()
+        .map(window::Reaped)
         .unwrap();
+    let child = &mut player.0;
     let read_stderr = || std::fs::read_to_string(&stderr).unwrap_or_default();
     // Frames shown: several presents, each of a new frame, numbered in order.
     let deadline = Instant::now() + window::TIMEOUT;
