@@ -29,8 +29,16 @@ fn parse_lines(text: &str) -> Vec<serde_json::Value> {
     text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
+/// One live window at a time: each plays a real-time stream through software Vulkan, and
+/// three at once on a small machine starve each other's frames.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static WINDOWS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    WINDOWS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[test]
 fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame() {
+    let _window = one_at_a_time();
     let port = 40_000 + (std::process::id() % 20_000) as u16;
     let url = format!("udp://127.0.0.1:{port}");
     // An endless stream in real time, a keyframe every 10 frames.
@@ -125,13 +133,21 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
     let before = player.key("space");
     let played = player.wait_present("the past playing", before, |p| p.new_frame && p.frame >= Some(5));
     assert!(!played.paused && played.behind_s.is_some_and(|b| b > 1.0), "{played:?}");
-    let past: Vec<u64> = player.presents()[before..]
+    let presents = player.presents();
+    let shown: Vec<&Present> = presents[before..]
         .iter()
-        .filter(|p| p.new_frame)
-        .filter_map(|p| p.frame)
+        .filter(|p| p.new_frame && p.frame.is_some())
         .collect();
-    assert_eq!(past.first(), Some(&1), "{past:?}");
+    let past: Vec<u64> = shown.iter().filter_map(|p| p.frame).collect();
     assert!(past.windows(2).all(|w| w[0] < w[1]), "{past:?}");
+    // Every frame after the first is shown or, on a machine too busy to draw it in time,
+    // counted as dropped: none is skipped.
+    let dropped = shown.last().unwrap().dropped - presents[before - 1].dropped;
+    assert_eq!(
+        past.last().copied(),
+        Some(past.len() as u64 + dropped),
+        "{past:?}, {dropped} dropped"
+    );
     // End goes back to the newest frame, shown as it arrives, its latency counted again.
     let before = player.key("End");
     let live = player.wait_present("back to live", before, |p| p.new_frame && p.latency_ms.is_some());
@@ -203,6 +219,7 @@ fn drop_frame_timecode(k: u64) -> String {
 
 #[test]
 fn a_streams_timecode_is_shown_with_each_frame_counted_on_from_its_gop_header() {
+    let _window = one_at_a_time();
     let x = Xvfb::start();
     let dir = common::repo_path(&format!("target/player-tests/timecode-media-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -260,6 +277,7 @@ fn segment(path: &std::path::Path, size: &str, pix_fmt: &str, offset: &str) {
 
 #[test]
 fn a_stream_whose_picture_changes_size_and_sampling_is_shown_and_counted_in_each_shape() {
+    let _window = one_at_a_time();
     let port = 42_000 + (std::process::id() % 20_000) as u16;
     let url = format!("udp://127.0.0.1:{port}");
     let dir = common::repo_path(&format!("target/player-tests/reshape-media-{}", std::process::id()));

@@ -120,6 +120,8 @@ pub struct Present {
     pub frame: Option<u64>,
     pub generation: u64,
     pub new_frame: bool,
+    /// Frames dropped so far (late, or passed over), counted by the player.
+    pub dropped: u64,
     pub paused: bool,
     pub size: (u32, u32),
     /// A seek's keyframe preview, shown before the frame it lands on.
@@ -162,6 +164,7 @@ pub fn parse(line: &str) -> Option<Present> {
         frame: field("frame")?.parse().ok(),
         generation: field("gen")?.parse().ok()?,
         new_frame: field("new")? == "1",
+        dropped: field("dropped")?.parse().ok()?,
         paused: field("paused")? == "1",
         size: (w.parse().ok()?, h.parse().ok()?),
         preview: field("preview")? == "1",
