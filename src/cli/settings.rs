@@ -82,6 +82,7 @@ pub fn apply(cli: Cli, argv: Vec<OsString>) -> Cli {
         }
     }
     warnings.extend(applied.warnings);
+    crate::settings::conf::leave_given(&mut applied.args, &argv);
     let mut merged = if applied.args.is_empty() {
         cli
     } else {

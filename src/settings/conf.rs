@@ -166,6 +166,22 @@ impl Settings {
     }
 }
 
+/// Leaves out of `args` every option the command line gives itself, so that the command line
+/// wins for list options too (`--overlay`), which would otherwise add up.
+pub fn leave_given(args: &mut Vec<OsString>, command_line: &[OsString]) {
+    let name = |arg: &str| {
+        arg.strip_prefix("--")
+            .map(|a| a.split('=').next().unwrap_or_default().to_string())
+    };
+    let given: Vec<String> = command_line
+        .iter()
+        .filter_map(|a| a.to_str())
+        .take_while(|a| *a != "--")
+        .filter_map(name)
+        .collect();
+    args.retain(|arg| arg.to_str().and_then(name).is_none_or(|n| !given.contains(&n)));
+}
+
 /// What one line does to the options.
 enum Setting {
     /// Adds `--name=value` or `--flag`.

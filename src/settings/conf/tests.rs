@@ -130,3 +130,14 @@ fn an_include_is_read_where_it_is_named_beside_its_file() {
     assert!(applied.warnings[0].contains("missing.conf"), "{:?}", applied.warnings);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_command_lines_own_options_leave_the_files_out() {
+    let os = |list: &[&str]| list.iter().map(OsString::from).collect::<Vec<_>>();
+    let mut args = os(&["--overlay=zebra", "--speed=2", "--meters", "--start=12.5"]);
+    leave_given(
+        &mut args,
+        &os(&["histoplay", "--overlay", "peaking", "--start=0", "--", "--speed=3"]),
+    );
+    assert_eq!(args, os(&["--speed=2", "--meters"]));
+}
