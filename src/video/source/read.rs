@@ -101,8 +101,10 @@ impl VideoSource {
                     let _ = self.decoder.send_eof();
                 }
                 Err(e) => {
-                    // A read error mid-file: treat what was read as the whole stream.
-                    match (self.interrupt.is_set(), self.info.live) {
+                    // A read error mid-file: treat what was read as the whole stream. A read
+                    // ended by the source's own interrupt, or by a quit signal, is no error.
+                    let asked = self.interrupt.is_set() || crate::video::input::quitting();
+                    match (asked, self.info.live) {
                         (true, _) => {}
                         (false, true) => log::warn!("{}: the input ended: {e}", self.info.path.display()),
                         (false, false) => log::warn!("{}: read error, stopping there: {e}", self.info.path.display()),
