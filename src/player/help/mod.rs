@@ -27,12 +27,20 @@ pub struct HelpList {
     /// The chosen row among the matches.
     selected: usize,
     entries: Vec<Entry>,
+    /// Each entry's text that typing searches, in lower case (made once: the list filters
+    /// on every frame it is open).
+    searched: Vec<String>,
 }
 
 impl HelpList {
     pub fn new(bindings: &Bindings) -> Self {
+        let entries = catalogue::entries(bindings);
+        let searched = (entries.iter())
+            .map(|e| format!("{} {} {} {}", e.description, e.text, e.keys.join(" "), e.group.title()).to_lowercase())
+            .collect();
         Self {
-            entries: catalogue::entries(bindings),
+            entries,
+            searched,
             ..Self::default()
         }
     }
@@ -60,19 +68,9 @@ impl HelpList {
     /// text, a key or the group's title, ignoring case), in the list's order.
     pub fn matches(&self) -> Vec<&Entry> {
         let words: Vec<String> = self.query.split_whitespace().map(str::to_lowercase).collect();
-        self.entries
-            .iter()
-            .filter(|entry| {
-                let haystack = format!(
-                    "{} {} {} {}",
-                    entry.description,
-                    entry.text,
-                    entry.keys.join(" "),
-                    entry.group.title()
-                )
-                .to_lowercase();
-                words.iter().all(|w| haystack.contains(w.as_str()))
-            })
+        (self.entries.iter().zip(&self.searched))
+            .filter(|(_, searched)| words.iter().all(|w| searched.contains(w.as_str())))
+            .map(|(entry, _)| entry)
             .collect()
     }
 
