@@ -11,18 +11,7 @@ use std::process::Command;
 /// Every Markdown file of the README and the manual.
 fn pages() -> Vec<PathBuf> {
     let mut pages = vec![common::repo_path("README.md")];
-    let mut dirs = vec![common::repo_path("docs")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().map(Result::unwrap) {
-            let path = entry.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                pages.push(path);
-            }
-        }
-    }
-    pages.sort();
+    pages.extend(common::files_under("docs", "md"));
     pages
 }
 

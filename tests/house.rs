@@ -9,20 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// Every `.rs` file under `src/`.
 fn sources() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs = vec![common::repo_path("src")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().map(Result::unwrap) {
-            let path = entry.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
+    common::files_under("src", "rs")
 }
 
 /// The module path of a file: `src/player/window/mod.rs` is `["player", "window"]`.

@@ -415,3 +415,21 @@ pub fn ffmpeg_integrated(path: &std::path::Path, from: f64, seconds: f64) -> f64
     let line = summary.lines().find(|l| l.trim_start().starts_with("I:")).unwrap();
     line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
+
+/// Every file under `dir` (a path in the repository) whose name ends in `.EXT`, sorted.
+pub fn files_under(dir: &str, ext: &str) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![repo_path(dir)];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().map(Result::unwrap) {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == ext) {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
