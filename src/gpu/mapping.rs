@@ -1,13 +1,22 @@
 //! Buffer mappings in flight: a buffer's `map_async` reports through its callback, which runs in
 //! whichever thread's poll picks it up. The one mechanism behind the readback ring, the clipping
 //! readout, screenshots and the upload ring's staging buffers.
+//!
+//! A callback can be lost: a window surface's configuration waits for the GPU, collecting the
+//! callbacks of mappings that finish meanwhile, and wgpu drops them unrun when the
+//! configuration fails (as it does when another thread submits work during the wait). The
+//! buffer is mapped all the same; a mapping not heard of for a while asks the buffer itself.
 
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long a mapping whose submission is done may take to report (its callback running on
 /// another thread's poll) before it counts as failed.
 pub const MAP_SETTLE: Duration = Duration::from_secs(10);
+
+/// How long a mapping goes unreported before the buffer is asked whether it is mapped (its
+/// callback may have been lost).
+const ASK_AFTER: Duration = Duration::from_millis(50);
 
 /// Where a buffer's mapping stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,7 +28,11 @@ pub enum MapState {
 
 /// A buffer being mapped: its state changes when the device is polled.
 #[derive(Debug)]
-pub struct Mapping(Arc<(Mutex<MapState>, Condvar)>);
+pub struct Mapping {
+    shared: Arc<(Mutex<MapState>, Condvar)>,
+    /// The buffer and when its mapping was asked for; None for one mapped at creation.
+    asked: Option<(wgpu::Buffer, Instant)>,
+}
 
 impl Mapping {
     /// Starts mapping all of `buffer` for reading.
@@ -34,7 +47,10 @@ impl Mapping {
 
     /// A buffer made `mapped_at_creation`.
     pub fn mapped() -> Self {
-        Self(Arc::new((Mutex::new(MapState::Mapped), Condvar::new())))
+        Self {
+            shared: Arc::new((Mutex::new(MapState::Mapped), Condvar::new())),
+            asked: None,
+        }
     }
 
     fn start(buffer: &wgpu::Buffer, mode: wgpu::MapMode) -> Self {
@@ -49,23 +65,59 @@ impl Mapping {
             };
             changed.notify_all();
         });
-        Self(shared)
+        Self {
+            shared,
+            asked: Some((buffer.clone(), Instant::now())),
+        }
     }
 
     pub fn state(&self) -> MapState {
-        *self.0 .0.lock().unwrap_or_else(|e| e.into_inner())
+        let state = *self.shared.0.lock().unwrap_or_else(|e| e.into_inner());
+        match state {
+            MapState::Mapping => self.ask_buffer(),
+            settled => settled,
+        }
+    }
+
+    /// A mapping unreported for a while: Mapped if the buffer is (its callback lost).
+    fn ask_buffer(&self) -> MapState {
+        let Some((buffer, asked)) = &self.asked else {
+            return MapState::Mapping;
+        };
+        if asked.elapsed() < ASK_AFTER || buffer.slice(..).get_mapped_range().is_err() {
+            return MapState::Mapping;
+        }
+        log::debug!("a buffer mapping's callback was lost; the buffer is mapped");
+        let (state, changed) = &*self.shared;
+        let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+        if *state == MapState::Mapping {
+            *state = MapState::Mapped;
+        }
+        changed.notify_all();
+        *state
     }
 
     /// After a poll that waited for the mapping's submission: the state once the callback has
     /// run. Another thread's poll may have taken the callback and still be running it, so a
     /// mapping still under way is waited for (up to `timeout`) rather than taken as failed.
     pub fn settled(&self, timeout: Duration) -> MapState {
-        let (state, changed) = &*self.0;
-        let guard = state.lock().unwrap_or_else(|e| e.into_inner());
-        let (guard, _) = changed
-            .wait_timeout_while(guard, timeout, |s| *s == MapState::Mapping)
-            .unwrap_or_else(|e| e.into_inner());
-        *guard
+        let start = Instant::now();
+        loop {
+            let (state, changed) = &*self.shared;
+            let guard = state.lock().unwrap_or_else(|e| e.into_inner());
+            let left = timeout.saturating_sub(start.elapsed());
+            let (guard, _) = changed
+                .wait_timeout_while(guard, left.min(ASK_AFTER), |s| *s == MapState::Mapping)
+                .unwrap_or_else(|e| e.into_inner());
+            if *guard != MapState::Mapping {
+                return *guard;
+            }
+            drop(guard);
+            match self.ask_buffer() {
+                MapState::Mapping if start.elapsed() < timeout => continue,
+                state => return state,
+            }
+        }
     }
 }
 
@@ -151,5 +203,60 @@ impl<T: Copy> LatestReadback<T> {
             *slot = Slot::Free;
         }
         latest.map(|(_, tag, result)| (tag, result))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MapState, Mapping, ASK_AFTER};
+    use crate::gpu::GpuContext;
+    use std::sync::{Arc, Condvar, Mutex};
+    use std::time::{Duration, Instant};
+
+    /// A mapping whose callback never runs (as when wgpu drops it), asked for `ago`.
+    fn unheard(buffer: &wgpu::Buffer, ago: Duration) -> Mapping {
+        Mapping {
+            shared: Arc::new((Mutex::new(MapState::Mapping), Condvar::new())),
+            asked: Some((buffer.clone(), Instant::now() - ago)),
+        }
+    }
+
+    fn buffer(device: &wgpu::Device, mapped: bool) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("mapping test"),
+            size: 256,
+            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: mapped,
+        })
+    }
+
+    #[test]
+    fn a_mapping_whose_callback_was_lost_is_found_mapped_by_asking_the_buffer() {
+        let ctx = GpuContext::new().expect("tests need a GPU adapter (lavapipe: apt-get install mesa-vulkan-drivers)");
+        let mapped = buffer(&ctx.device, true);
+        // Unheard of for less than a while: still under way, as far as anyone knows.
+        assert_eq!(unheard(&mapped, Duration::ZERO).state(), MapState::Mapping);
+        assert_eq!(unheard(&mapped, ASK_AFTER * 2).state(), MapState::Mapped);
+        // A waiter finds it within a few of its slices, not at the end of its timeout.
+        let start = Instant::now();
+        assert_eq!(
+            unheard(&mapped, Duration::ZERO).settled(Duration::from_secs(60)),
+            MapState::Mapped
+        );
+        assert!(start.elapsed() < Duration::from_secs(30));
+        // A buffer that is not mapped stays under way, and a waiter gives up at its timeout.
+        let idle = buffer(&ctx.device, false);
+        assert_eq!(unheard(&idle, ASK_AFTER * 2).state(), MapState::Mapping);
+        assert_eq!(unheard(&idle, Duration::ZERO).settled(ASK_AFTER * 3), MapState::Mapping);
+    }
+
+    #[test]
+    fn a_mapping_reports_through_its_callback() {
+        let ctx = GpuContext::new().expect("tests need a GPU adapter (lavapipe: apt-get install mesa-vulkan-drivers)");
+        let idle = buffer(&ctx.device, false);
+        let mapping = Mapping::write(&idle);
+        let _ = ctx.device.poll(wgpu::PollType::wait_indefinitely());
+        assert_eq!(mapping.settled(Duration::from_secs(10)), MapState::Mapped);
+        idle.unmap();
     }
 }
