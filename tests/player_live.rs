@@ -339,14 +339,29 @@ fn a_stream_whose_picture_changes_size_and_sampling_is_shown_and_counted_in_each
         let drawn = shown.size == (image.width, image.height);
         (drawn && [0.05, 0.5, 0.95].into_iter().all(lit)).then_some(rect)
     });
+    // A window of a few seconds at least (paused, the picture falls behind as the window
+    // grows), so that the clicks' places differ by more than a second of it.
+    player.wait_present("a window of 4 s", 0, |p| p.behind_s.is_some_and(|s| s >= 4.0));
     // A click on the strip's first quarter seeks into the past, three quarters of the window
     // behind live; on its last quarter, a quarter behind.
     let mouse = |args: &[&str]| x.xdotool(&[&["mousemove", "--window", &player.window][..], args].concat());
-    let y = (top + height / 2).to_string();
     let mut behind = Vec::new();
+    let mut rect = [left, top, width, height];
     for share in [0.25, 0.75] {
+        if !behind.is_empty() {
+            // A frame of the other shape refits the window to it, and the strip moves: where
+            // the last few presents agree it is.
+            rect = player.poll("the window settled", || {
+                let presents = player.presents();
+                let last: Vec<_> = presents.iter().rev().take(3).map(|p| (p.size, strip(p))).collect();
+                let settled = last.len() == 3 && last.iter().all(|l| *l == last[0]);
+                settled.then_some(last[0].1).flatten()
+            });
+        }
+        let [left, top, width, height] = rect;
         let presents = player.presents();
         let generation = presents.iter().map(|p| p.generation).max().unwrap_or(0);
+        let y = (top + height / 2).to_string();
         let x = (f64::from(left) + share * f64::from(width)).round().to_string();
         mouse(&[&x, &y, "click", "1"]);
         // The seek's own frame (a seek starts a generation).
@@ -370,6 +385,19 @@ fn a_stream_whose_picture_changes_size_and_sampling_is_shown_and_counted_in_each
         p.new_frame && p.behind_s.is_some() && p.picture != back.picture
     });
     assert!(!past.paused);
+    // Playing on until each shape has had its frames counted (a busy machine draws few).
+    player.poll("frames of both shapes counted", || {
+        let presents = player.presents();
+        let counted = |shape: (u32, u32)| {
+            let frames = presents.iter().filter(|p| p.picture == shape && p.signal.is_some());
+            frames
+                .filter_map(|p| p.signal.as_deref()?.split_once(':'))
+                .map(|(f, _)| f)
+                .collect::<std::collections::HashSet<_>>()
+                .len()
+        };
+        (counted((320, 240)) > 12 && counted((256, 144)) > 12).then_some(())
+    });
     player.key("q");
     assert!(player.wait_exit().success());
     drop(sender);
