@@ -1,12 +1,14 @@
 //! Comparing a picture with its reference (`histoplay compare`, `render --compare`, the window's
 //! `--compare`): which frames pair (`align`), the metrics stage (PSNR, MSE and SSIM as FFmpeg's
-//! filters compute them: `metrics` on the CPU, `gpu` on the GPU) and the composite stage that
-//! shows the two together (`composite`); `pipeline::comparison` runs them beside A's pipeline.
+//! filters compute them: `metrics` on the CPU, `gpu` on the GPU; VMAF as libvmaf computes it:
+//! `vmaf`) and the composite stage that shows the two together (`composite`);
+//! `pipeline::comparison` runs them beside A's pipeline.
 
 pub mod align;
 pub mod composite;
 pub mod gpu;
 pub mod metrics;
+pub mod vmaf;
 
 use align::AlignBy;
 use composite::{CompareMode, Composite, MAX_GAIN};

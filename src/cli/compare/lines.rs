@@ -3,6 +3,7 @@
 
 use crate::cli::output::Seconds;
 use crate::compare::metrics::FrameMetrics;
+use crate::compare::vmaf::VmafFrame;
 use serde::Serialize;
 
 /// One pair of frames: A's number and B's, A's time, and the metrics.
@@ -11,6 +12,8 @@ pub struct Compared {
     pub frame_b: u64,
     pub pts: f64,
     pub metrics: FrameMetrics,
+    /// With `--vmaf`: the pair's VMAF and its features.
+    pub vmaf: Option<VmafFrame>,
 }
 
 /// The whole run's figures, as FFmpeg's filters print them when they end: per component the
@@ -26,6 +29,8 @@ pub struct Summary {
     ssim: Vec<f64>,
     ssim_all: f64,
     bits: u32,
+    /// Each pair's VMAF, with `--vmaf`.
+    vmaf: Vec<f64>,
 }
 
 impl Summary {
@@ -44,6 +49,28 @@ impl Summary {
         self.mse_min = self.mse_min.min(m.mse_avg);
         self.mse_max = self.mse_max.max(m.mse_avg);
         self.ssim_all += m.ssim_all;
+    }
+
+    pub fn add_vmaf(&mut self, score: f64) {
+        self.vmaf.push(score);
+    }
+
+    /// The run's VMAF as encoding engineers read it: the mean, the harmonic mean (libvmaf's,
+    /// which weighs bad frames more), the worst frame and the 1% low (the mean of the worst
+    /// 1% of frames, one at least).
+    pub fn vmaf_line(&self) -> Option<String> {
+        if self.vmaf.is_empty() {
+            return None;
+        }
+        let pooled = crate::compare::vmaf::pool::pool(&self.vmaf);
+        let mut sorted = self.vmaf.clone();
+        sorted.sort_by(f64::total_cmp);
+        let worst = &sorted[..sorted.len().div_ceil(100)];
+        let low = worst.iter().sum::<f64>() / worst.len() as f64;
+        Some(format!(
+            "VMAF mean:{:.6} harmonic_mean:{:.6} min:{:.6} 1%_low:{low:.6}",
+            pooled.mean, pooled.harmonic_mean, pooled.min
+        ))
     }
 
     /// FFmpeg's two lines: `PSNR y:… u:… v:… average:… min:… max:…` and
@@ -92,7 +119,75 @@ pub(super) struct CompareLine {
     ssim_u: Option<f64>,
     ssim_v: Option<f64>,
     ssim_all: f64,
+    #[serde(flatten)]
+    vmaf: Option<VmafFields>,
 }
+
+/// A pair's VMAF and its features, in libvmaf's names.
+#[derive(Serialize)]
+pub(super) struct VmafFields {
+    vmaf: f64,
+    integer_adm2: f64,
+    integer_adm_scale0: f64,
+    integer_adm_scale1: f64,
+    integer_adm_scale2: f64,
+    integer_adm_scale3: f64,
+    integer_motion2: f64,
+    integer_vif_scale0: f64,
+    integer_vif_scale1: f64,
+    integer_vif_scale2: f64,
+    integer_vif_scale3: f64,
+}
+
+impl VmafFields {
+    fn of(f: &VmafFrame) -> Self {
+        let ([a0, a1, a2, a3], [v0, v1, v2, v3]) = (f.adm_scales, f.vif);
+        Self {
+            vmaf: f.vmaf,
+            integer_adm2: f.adm2,
+            integer_adm_scale0: a0,
+            integer_adm_scale1: a1,
+            integer_adm_scale2: a2,
+            integer_adm_scale3: a3,
+            integer_motion2: f.motion2,
+            integer_vif_scale0: v0,
+            integer_vif_scale1: v1,
+            integer_vif_scale2: v2,
+            integer_vif_scale3: v3,
+        }
+    }
+
+    fn values(&self) -> [f64; 11] {
+        [
+            self.vmaf,
+            self.integer_adm2,
+            self.integer_adm_scale0,
+            self.integer_adm_scale1,
+            self.integer_adm_scale2,
+            self.integer_adm_scale3,
+            self.integer_motion2,
+            self.integer_vif_scale0,
+            self.integer_vif_scale1,
+            self.integer_vif_scale2,
+            self.integer_vif_scale3,
+        ]
+    }
+}
+
+/// The CSV columns `--vmaf` adds, in `VmafFields`' order.
+pub(super) const VMAF_FIELDS: [&str; 11] = [
+    "vmaf",
+    "integer_adm2",
+    "integer_adm_scale0",
+    "integer_adm_scale1",
+    "integer_adm_scale2",
+    "integer_adm_scale3",
+    "integer_motion2",
+    "integer_vif_scale0",
+    "integer_vif_scale1",
+    "integer_vif_scale2",
+    "integer_vif_scale3",
+];
 
 pub(super) const FIELDS: [&str; 15] = [
     "frame", "frame_b", "pts", "mse_y", "mse_u", "mse_v", "mse_avg", "psnr_y", "psnr_u", "psnr_v", "psnr_avg",
@@ -120,6 +215,7 @@ impl CompareLine {
             ssim_u: at(&m.ssim, 1),
             ssim_v: at(&m.ssim, 2),
             ssim_all: m.ssim_all,
+            vmaf: c.vmaf.as_ref().map(VmafFields::of),
         }
     }
 
@@ -148,5 +244,8 @@ impl CompareLine {
             o(self.ssim_v),
             n(self.ssim_all),
         ]
+        .into_iter()
+        .chain(self.vmaf.iter().flat_map(|v| v.values().map(n)))
+        .collect()
     }
 }

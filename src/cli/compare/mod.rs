@@ -3,6 +3,7 @@
 //! printed as JSON Lines or CSV with FFmpeg's field names (`lines.rs`).
 
 mod lines;
+mod vmaf_log;
 
 pub use lines::{Compared, Summary};
 
@@ -10,6 +11,9 @@ use super::output::{write_csv_record, write_line};
 use crate::compare::align::{match_pair, AlignBy, Alignment, Want, SAME_INSTANT};
 use crate::compare::gpu::{MetricsBinding, MetricsPass};
 use crate::compare::metrics::{frame_metrics, FrameMetrics};
+use crate::compare::vmaf::luma::Luma;
+use crate::compare::vmaf::model::Model;
+use crate::compare::vmaf::{load_model, samples, Vmaf, DEFAULT_MODEL, MIN_SIZE};
 use crate::gpu::readback::ReadbackRing;
 use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
@@ -20,10 +24,12 @@ use crate::video::format::{components, places};
 use crate::video::ring::RING_SLOTS;
 use crate::video::source::{DecodedFrame, Decoding, SeekTarget, VideoSource};
 use lines::{CompareLine, FIELDS};
+use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+use vmaf_log::VmafLog;
 
 /// Measure each frame of JUDGED against REFERENCE's: MSE, PSNR and SSIM, as FFmpeg's.
 ///
@@ -53,6 +59,25 @@ pub struct Args {
     /// Measure on the CPU (the reference implementation) instead of the GPU.
     #[arg(long)]
     cpu: bool,
+    /// Also measure VMAF, equal to libvmaf's: `vmaf` and its features (integer_adm2,
+    /// integer_motion2, integer_vif_scale0..3, integer_adm_scale0..3) on each line, and the
+    /// run's mean, harmonic mean, minimum and 1% low at the end.
+    #[arg(long)]
+    vmaf: bool,
+    /// VMAF's model: vmaf_v0.6.1 (the default), vmaf_v0.6.1neg, vmaf_4k_v0.6.1, or
+    /// path=FILE.json (a model in libvmaf's JSON format). Implies --vmaf.
+    #[arg(long, value_name = "MODEL")]
+    vmaf_model: Option<String>,
+    /// Write libvmaf's own log of the run's VMAF to FILE: JSON, or XML or CSV by the file's
+    /// extension (as `vmaf --json/--xml/--csv`). Implies --vmaf.
+    #[arg(long, value_name = "FILE")]
+    vmaf_log: Option<PathBuf>,
+}
+
+/// What `compare --vmaf` adds: the model the score is predicted by, and where its log goes.
+pub struct VmafJob {
+    pub model: Model,
+    pub log: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -65,8 +90,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         csv: args.csv,
         cpu: args.cpu,
     };
+    let vmaf = match (args.vmaf, args.vmaf_model, args.vmaf_log) {
+        (false, None, None) => None,
+        (_, model, log) => Some(VmafJob {
+            model: load_model(model.as_deref().unwrap_or(DEFAULT_MODEL)).map_err(anyhow::Error::msg)?,
+            log,
+        }),
+    };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    compare(a, b, job, &mut out)?;
+    compare(a, b, job, vmaf, &mut out)?;
     Ok(())
 }
 
@@ -206,11 +238,27 @@ fn starts(job: &CompareJob) -> (u64, u64) {
 }
 
 /// Measures every pair and writes each as a line (or CSV row) to `out`; returns the pairs.
-pub fn compare(a: VideoSource, b: VideoSource, job: CompareJob, out: &mut impl Write) -> Result<u64, ClipError> {
+pub fn compare(
+    a: VideoSource,
+    b: VideoSource,
+    job: CompareJob,
+    vmaf: Option<VmafJob>,
+    out: &mut impl Write,
+) -> Result<u64, ClipError> {
     let mut b = b;
     match_pair(&a, &mut b)?;
+    let (width, height) = (a.info.format.width as usize, a.info.format.height as usize);
+    if vmaf.is_some() && (width < MIN_SIZE || height < MIN_SIZE) {
+        return Err(ClipError::Decode(format!(
+            "VMAF measures pictures of at least {MIN_SIZE}x{MIN_SIZE}, not {width}x{height}"
+        )));
+    }
     if job.csv {
-        write_csv_record(out, &FIELDS.map(String::from))?;
+        let mut fields: Vec<String> = FIELDS.map(String::from).to_vec();
+        if vmaf.is_some() {
+            fields.extend(lines::VMAF_FIELDS.map(String::from));
+        }
+        write_csv_record(out, &fields)?;
     }
     let total = a
         .index()
@@ -220,8 +268,23 @@ pub fn compare(a: VideoSource, b: VideoSource, job: CompareJob, out: &mut impl W
     let mut progress = Progress::new(total);
     let mut summary = Summary::default();
     let bits = places(&a.info.format).map_or(8, |(_, bits)| bits);
+    let (model, log_path) = match vmaf {
+        Some(VmafJob { model, log }) => (Some(model), log),
+        None => (None, None),
+    };
+    let mut log = match (&model, &log_path) {
+        (Some(model), Some(_)) => Some(VmafLog::new(model, (width, height))),
+        _ => None,
+    };
+    let started = Instant::now();
     let mut emit = |c: Compared| -> std::io::Result<()> {
         summary.add(&c.metrics, bits);
+        if let Some(scores) = c.vmaf {
+            summary.add_vmaf(scores.vmaf);
+            if let Some(log) = &mut log {
+                log.add(c.frame, scores);
+            }
+        }
         let line = CompareLine::of(&c);
         if job.csv {
             write_csv_record(out, &line.csv_fields())
@@ -230,16 +293,24 @@ pub fn compare(a: VideoSource, b: VideoSource, job: CompareJob, out: &mut impl W
         }
     };
     let names = (a.info.path.display().to_string(), b.info.path.display().to_string());
-    let done = if job.cpu {
-        compare_cpu(a, b, &job, &mut progress, &mut emit)?
+    let done = if let Some(model) = model {
+        // VMAF is measured by its CPU twin, with the pairs it scores.
+        compare_cpu(a, b, &job, Some(Vmaf::new(model)), &mut progress, &mut emit)?
+    } else if job.cpu {
+        compare_cpu(a, b, &job, None, &mut progress, &mut emit)?
     } else {
         compare_gpu(&GpuContext::new()?, a, b, &job, &mut progress, &mut emit)?
     };
     progress.finish();
     out.flush()?;
+    if let (Some(log), Some(path)) = (&log, &log_path) {
+        let fps = done as f64 / started.elapsed().as_secs_f64();
+        log.write(path, fps)
+            .map_err(|e| ClipError::Decode(format!("cannot write the VMAF log '{}': {e}", path.display())))?;
+    }
     if done > 0 {
         // On stderr, beside the lines: the run's figures as FFmpeg prints them at its end.
-        for line in summary.lines() {
+        for line in summary.lines().into_iter().chain(summary.vmaf_line()) {
             eprintln!("{line}");
         }
     }
@@ -257,6 +328,7 @@ fn compare_cpu(
     mut a: VideoSource,
     mut b: VideoSource,
     job: &CompareJob,
+    mut vmaf: Option<Vmaf>,
     progress: &mut Progress,
     emit: &mut impl FnMut(Compared) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
@@ -274,6 +346,8 @@ fn compare_cpu(
     let unsupported = || ClipError::Decode(format!("comparing needs Y'CbCr or grey frames, not {}", format.layout));
     let mut follower = Follower::new();
     let mut done = 0;
+    // Pairs measured whose VMAF comes with the next pair (their motion needs it).
+    let mut unscored: VecDeque<Compared> = VecDeque::new();
     while let Some(fa) = a.next_frame()? {
         if fa.index < start_a {
             continue;
@@ -296,16 +370,52 @@ fn compare_cpu(
         let (pa, pb) = (fa.planes(format.layout), fb.planes(format.layout));
         let (ca, bits) = components(&format, &pa).ok_or_else(unsupported)?;
         let (cb, _) = components(&format, &pb).ok_or_else(unsupported)?;
-        emit(Compared {
+        let compared = Compared {
             frame: fa.index,
             frame_b: fb.index,
             pts: fa.seconds,
             metrics: frame_metrics(&ca, &cb, bits),
-        })?;
+            vmaf: None,
+        };
         done += 1;
         progress.tick(done);
+        let Some(vmaf) = &mut vmaf else {
+            emit(compared)?;
+            continue;
+        };
+        let (ya, yb) = (samples(&ca[0]), samples(&cb[0]));
+        let luma = |data, width, height| Luma {
+            data,
+            width,
+            height,
+            bits,
+        };
+        unscored.push_back(compared);
+        let scored = vmaf.push(
+            &luma(&ya, ca[0].width, ca[0].height),
+            &luma(&yb, cb[0].width, cb[0].height),
+        );
+        emit_scored(&mut unscored, scored, emit)?;
     }
+    let last = vmaf.as_mut().and_then(Vmaf::finish);
+    emit_scored(&mut unscored, last, emit)?;
     Ok(done)
+}
+
+/// The oldest pair waiting for its VMAF, with its `scores` once they come.
+fn emit_scored(
+    unscored: &mut VecDeque<Compared>,
+    scores: Option<crate::compare::vmaf::VmafFrame>,
+    emit: &mut impl FnMut(Compared) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let Some(scores) = scores else { return Ok(()) };
+    match unscored.pop_front() {
+        Some(mut pair) => {
+            pair.vmaf = Some(scores);
+            emit(pair)
+        }
+        None => Ok(()),
+    }
 }
 
 /// A decoded frame of one side, waiting for its partner.
@@ -390,6 +500,7 @@ pub fn compare_gpu(
             frame_b,
             pts,
             metrics: FrameMetrics::from_sums(&sums, &sizes, pass.bits),
+            vmaf: None,
         })
     };
     let mut follower = Follower::new();

@@ -1,0 +1,133 @@
+//! VMAF (Netflix's Video Multimethod Assessment Fusion) of a judged picture against its
+//! reference, equal to libvmaf 3.2.0's integer path, value for value: the features (`vif`,
+//! `adm`, `motion`, on the luma samples themselves at their own depth), the model's prediction
+//! from them (`model`, `svm`) and the run's pooled scores (`pool`). This is the CPU twin: the
+//! reference the tests hold to libvmaf's own logs.
+//!
+//! A frame's motion is the smaller of its reference's change from the frame before and to the
+//! frame after, so a frame's score is known one pair later (the last frame's when the run
+//! ends), as libvmaf reports it. The first frame's motion is 0, as libvmaf's first frame is,
+//! wherever the run starts.
+
+pub mod adm;
+pub mod luma;
+pub mod model;
+pub mod motion;
+pub mod pool;
+pub mod svm;
+pub mod vif;
+
+use crate::video::format::Component;
+use luma::Luma;
+use model::{Features, Model};
+use motion::Motion;
+use std::collections::VecDeque;
+
+/// The built-in model `--vmaf-model` starts from.
+pub const DEFAULT_MODEL: &str = "vmaf_v0.6.1";
+
+/// The smallest picture the features are defined for (ADM's four scales need 33 samples each
+/// way; libvmaf reads outside its buffers below).
+pub const MIN_SIZE: usize = adm::MIN_DIMENSION;
+
+/// One frame's score and the features it was predicted from, as libvmaf logs them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VmafFrame {
+    pub vmaf: f64,
+    pub adm2: f64,
+    pub adm_scales: [f64; 4],
+    pub motion2: f64,
+    pub vif: [f64; 4],
+}
+
+/// The features of a pair whose motion is not known yet.
+struct Waiting {
+    adm: adm::AdmScores,
+    vif: [f64; 4],
+}
+
+/// VMAF over a run of pairs, in order: each pair's VIF and ADM as it comes, its motion and
+/// score once the next reference frame (or the end) is there.
+pub struct Vmaf {
+    model: Model,
+    adm: adm::AdmOptions,
+    vif: vif::VifOptions,
+    motion: Motion,
+    waiting: VecDeque<Waiting>,
+}
+
+impl Vmaf {
+    pub fn new(model: Model) -> Self {
+        let adm = adm::AdmOptions {
+            enhancement_gain_limit: model.adm_gain_limit(),
+        };
+        let vif = *model.vif_options();
+        let motion = Motion::with_options(*model.motion_options());
+        Self {
+            model,
+            adm,
+            vif,
+            motion,
+            waiting: VecDeque::new(),
+        }
+    }
+
+    /// Measures the next pair; gives the score of the pair before it, now that its motion is
+    /// known (none for the first pair).
+    pub fn push(&mut self, reference: &Luma, judged: &Luma) -> Option<VmafFrame> {
+        self.waiting.push_back(Waiting {
+            adm: adm::adm(reference, judged, &self.adm),
+            vif: vif::vif(reference, judged, &self.vif),
+        });
+        let (_, motion2) = self.motion.push(reference)?;
+        self.score(motion2)
+    }
+
+    /// The run ended: the last pair's score, if one waits.
+    pub fn finish(&mut self) -> Option<VmafFrame> {
+        let (_, motion2) = self.motion.finish()?;
+        self.score(motion2)
+    }
+
+    fn score(&mut self, motion2: f64) -> Option<VmafFrame> {
+        let Waiting { adm, vif } = self.waiting.pop_front()?;
+        let features = Features {
+            adm2: adm.adm2,
+            motion2,
+            vif,
+        };
+        Some(VmafFrame {
+            vmaf: self.model.predict(&features),
+            adm2: adm.adm2,
+            adm_scales: adm.scales,
+            motion2,
+            vif,
+        })
+    }
+}
+
+/// A component's samples as the features read them: row after row, no padding.
+pub fn samples(component: &Component) -> Vec<u16> {
+    let mut out = Vec::with_capacity(component.width * component.height);
+    for y in 0..component.height {
+        out.extend((0..component.width).map(|x| component.sample(x, y) as u16));
+    }
+    out
+}
+
+/// A model by built-in name, or from a file in libvmaf's JSON format (`path=FILE.json`, as
+/// libvmaf's own option reads).
+pub fn load_model(name: &str) -> Result<Model, String> {
+    if let Some(path) = name.strip_prefix("path=") {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the VMAF model '{path}': {e}"))?;
+        return Model::from_json(&text).map_err(|e| format!("'{path}' is not a VMAF model: {e}"));
+    }
+    let name = name.strip_prefix("version=").unwrap_or(name);
+    Model::builtin(name).ok_or_else(|| {
+        let known: Vec<&str> = Model::builtin_names().collect();
+        format!(
+            "no VMAF model '{name}' (built in: {}; or path=FILE.json)",
+            known.join(", ")
+        )
+    })
+}
