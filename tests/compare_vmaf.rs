@@ -239,6 +239,12 @@ fn an_offset_a_range_a_shorter_judged_file_and_another_size_pair_as_libvmaf_pair
     let numbers: Vec<u64> = lines.iter().map(|l| l["frame"].as_u64().unwrap()).collect();
     assert_eq!(numbers, [3, 4, 5, 6, 7]);
     assert_eq!(lines[0]["integer_motion2"].as_f64(), Some(0.0));
+    let said = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["compare", r, e, "--vmaf", "--frames", "3..5"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(said.stderr).unwrap();
+    assert!(stderr.contains("VMAF: motion starts at 0 on frame 3"), "{stderr}");
     let renumbered = renumber(&log);
     agree(&renumber_lines(&lines), &renumbered, &theirs);
     // A judged file shorter than the reference: the shorter ends the run.

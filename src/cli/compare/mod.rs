@@ -272,6 +272,13 @@ pub fn compare(
         Some(VmafJob { model, log }) => (Some(model), log),
         None => (None, None),
     };
+    if model.is_some() && starts(&job).0 > 0 {
+        // Motion needs the frame before, which the run does not read.
+        eprintln!(
+            "VMAF: motion starts at 0 on frame {}, as on libvmaf's first frame",
+            starts(&job).0
+        );
+    }
     let mut log = match (&model, &log_path) {
         (Some(model), Some(_)) => Some(VmafLog::new(model, (width, height))),
         _ => None,

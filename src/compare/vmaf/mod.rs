@@ -8,6 +8,27 @@
 //! frame after, so a frame's score is known one pair later (the last frame's when the run
 //! ends), as libvmaf reports it. The first frame's motion is 0, as libvmaf's first frame is,
 //! wherever the run starts.
+//!
+//! ## What a GPU port must keep
+//!
+//! The twin is the reference; a GPU pass equals it bit for bit only if it keeps these:
+//! - **VIF** (`vif`): edges mirrored without repeating the edge sample (vertically on the input
+//!   rows, horizontally on the vertical pass's output); 32-bit sums of the 16-bit filters with no
+//!   headroom; the squared terms and the per-scale sums in 64 bits; the gain
+//!   `g = σ12 / (σ1² + 6.5536e-6)` and `sv² = σ2² − g σ12` in double, truncated, before g is
+//!   limited (WGSL has no f64: `SHADER_F64` or an exact emulation); the log2 table built on the
+//!   CPU and uploaded; each scale's num/den stored as f32 and divided in f32.
+//! - **ADM** (`adm`): the DWT folds its input asymmetrically (−1 → 1, n → n−1), the masking's
+//!   3x3 neighbourhood reflects at the start and repeats the edge at the end; scale 0's hard-coded
+//!   weights; rounding constants that are not a half (`(int32_t)(1u << 31)` at scales 1–3, 65535
+//!   in scale 0's diagonal CSF); scale 0's CSF output and 1/15 term wrap as i16; per-row i64 sums
+//!   rounded and shifted by `ceil(log2 h)`; cube roots with `powf`; divisors of 2^15 or more
+//!   rounded to their top 15 bits.
+//! - **Motion** (`motion`): the blur is of the frame difference, not of each frame (vertical
+//!   `(Σ tap·d + 2^(bits−1)) >> bits`, horizontal `(Σ + 32768) >> 16`, then the absolute value),
+//!   mirrored at the edges; the SAD in 64 bits; motion2 = min of a frame's SAD and the next's.
+//! - **The model** (`model`, `svm`): a few hundred `exp` a frame, in file order and without fused
+//!   multiply-adds: it stays on the CPU.
 
 pub mod adm;
 pub mod luma;
