@@ -123,71 +123,19 @@ pub(super) struct CompareLine {
     vmaf: Option<VmafFields>,
 }
 
-/// A pair's VMAF and its features, in libvmaf's names.
-#[derive(Serialize)]
-pub(super) struct VmafFields {
-    vmaf: f64,
-    integer_adm2: f64,
-    integer_adm_scale0: f64,
-    integer_adm_scale1: f64,
-    integer_adm_scale2: f64,
-    integer_adm_scale3: f64,
-    integer_motion2: f64,
-    integer_vif_scale0: f64,
-    integer_vif_scale1: f64,
-    integer_vif_scale2: f64,
-    integer_vif_scale3: f64,
-}
+/// A pair's VMAF and its features, as fields named as libvmaf names them.
+pub(super) struct VmafFields(VmafFrame);
 
-impl VmafFields {
-    fn of(f: &VmafFrame) -> Self {
-        let ([a0, a1, a2, a3], [v0, v1, v2, v3]) = (f.adm_scales, f.vif);
-        Self {
-            vmaf: f.vmaf,
-            integer_adm2: f.adm2,
-            integer_adm_scale0: a0,
-            integer_adm_scale1: a1,
-            integer_adm_scale2: a2,
-            integer_adm_scale3: a3,
-            integer_motion2: f.motion2,
-            integer_vif_scale0: v0,
-            integer_vif_scale1: v1,
-            integer_vif_scale2: v2,
-            integer_vif_scale3: v3,
+impl Serialize for VmafFields {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(VmafFrame::NAMES.len()))?;
+        for (name, value) in VmafFrame::NAMES.iter().zip(self.0.values()) {
+            map.serialize_entry(name, &value)?;
         }
-    }
-
-    fn values(&self) -> [f64; 11] {
-        [
-            self.vmaf,
-            self.integer_adm2,
-            self.integer_adm_scale0,
-            self.integer_adm_scale1,
-            self.integer_adm_scale2,
-            self.integer_adm_scale3,
-            self.integer_motion2,
-            self.integer_vif_scale0,
-            self.integer_vif_scale1,
-            self.integer_vif_scale2,
-            self.integer_vif_scale3,
-        ]
+        map.end()
     }
 }
-
-/// The CSV columns `--vmaf` adds, in `VmafFields`' order.
-pub(super) const VMAF_FIELDS: [&str; 11] = [
-    "vmaf",
-    "integer_adm2",
-    "integer_adm_scale0",
-    "integer_adm_scale1",
-    "integer_adm_scale2",
-    "integer_adm_scale3",
-    "integer_motion2",
-    "integer_vif_scale0",
-    "integer_vif_scale1",
-    "integer_vif_scale2",
-    "integer_vif_scale3",
-];
 
 pub(super) const FIELDS: [&str; 15] = [
     "frame", "frame_b", "pts", "mse_y", "mse_u", "mse_v", "mse_avg", "psnr_y", "psnr_u", "psnr_v", "psnr_avg",
@@ -215,7 +163,7 @@ impl CompareLine {
             ssim_u: at(&m.ssim, 1),
             ssim_v: at(&m.ssim, 2),
             ssim_all: m.ssim_all,
-            vmaf: c.vmaf.as_ref().map(VmafFields::of),
+            vmaf: c.vmaf.map(VmafFields),
         }
     }
 
@@ -245,7 +193,7 @@ impl CompareLine {
             n(self.ssim_all),
         ]
         .into_iter()
-        .chain(self.vmaf.iter().flat_map(|v| v.values().map(n)))
+        .chain(self.vmaf.iter().flat_map(|v| v.0.values().map(n)))
         .collect()
     }
 }

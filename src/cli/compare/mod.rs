@@ -13,7 +13,7 @@ use crate::compare::gpu::{MetricsBinding, MetricsPass};
 use crate::compare::metrics::{frame_metrics, FrameMetrics};
 use crate::compare::vmaf::luma::Luma;
 use crate::compare::vmaf::model::Model;
-use crate::compare::vmaf::{load_model, samples, Vmaf, DEFAULT_MODEL, MIN_SIZE};
+use crate::compare::vmaf::{load_model, samples_into, Vmaf, VmafFrame, DEFAULT_MODEL, MIN_SIZE};
 use crate::gpu::readback::ReadbackRing;
 use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
@@ -256,7 +256,7 @@ pub fn compare(
     if job.csv {
         let mut fields: Vec<String> = FIELDS.map(String::from).to_vec();
         if vmaf.is_some() {
-            fields.extend(lines::VMAF_FIELDS.map(String::from));
+            fields.extend(VmafFrame::NAMES.map(String::from));
         }
         write_csv_record(out, &fields)?;
     }
@@ -272,12 +272,10 @@ pub fn compare(
         Some(VmafJob { model, log }) => (Some(model), log),
         None => (None, None),
     };
-    if model.is_some() && starts(&job).0 > 0 {
+    let first = starts(&job).0;
+    if model.is_some() && first > 0 {
         // Motion needs the frame before, which the run does not read.
-        eprintln!(
-            "VMAF: motion starts at 0 on frame {}, as on libvmaf's first frame",
-            starts(&job).0
-        );
+        eprintln!("VMAF: motion starts at 0 on frame {first}, as on libvmaf's first frame");
     }
     let mut log = match (&model, &log_path) {
         (Some(model), Some(_)) => Some(VmafLog::new(model, (width, height))),
@@ -355,6 +353,8 @@ fn compare_cpu(
     let mut done = 0;
     // Pairs measured whose VMAF comes with the next pair (their motion needs it).
     let mut unscored: VecDeque<Compared> = VecDeque::new();
+    // The two luma planes VMAF reads, refilled for each pair.
+    let (mut ya, mut yb) = (Vec::new(), Vec::new());
     while let Some(fa) = a.next_frame()? {
         if fa.index < start_a {
             continue;
@@ -390,7 +390,8 @@ fn compare_cpu(
             emit(compared)?;
             continue;
         };
-        let (ya, yb) = (samples(&ca[0]), samples(&cb[0]));
+        samples_into(&ca[0], &mut ya);
+        samples_into(&cb[0], &mut yb);
         let luma = |data, width, height| Luma {
             data,
             width,
@@ -412,7 +413,7 @@ fn compare_cpu(
 /// The oldest pair waiting for its VMAF, with its `scores` once they come.
 fn emit_scored(
     unscored: &mut VecDeque<Compared>,
-    scores: Option<crate::compare::vmaf::VmafFrame>,
+    scores: Option<VmafFrame>,
     emit: &mut impl FnMut(Compared) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let Some(scores) = scores else { return Ok(()) };

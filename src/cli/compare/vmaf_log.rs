@@ -33,27 +33,6 @@ impl LogFormat {
     }
 }
 
-/// The metrics each frame logs, in libvmaf's names for its default options.
-const NAMES: [&str; 11] = [
-    "integer_adm2",
-    "integer_adm_scale0",
-    "integer_adm_scale1",
-    "integer_adm_scale2",
-    "integer_adm_scale3",
-    "integer_motion2",
-    "integer_vif_scale0",
-    "integer_vif_scale1",
-    "integer_vif_scale2",
-    "integer_vif_scale3",
-    "vmaf",
-];
-
-fn values(f: &VmafFrame) -> [f64; 11] {
-    let [a0, a1, a2, a3] = f.adm_scales;
-    let [v0, v1, v2, v3] = f.vif;
-    [f.adm2, a0, a1, a2, a3, f.motion2, v0, v1, v2, v3, f.vmaf]
-}
-
 /// The metrics' names in the log: libvmaf's, with the suffix libvmaf adds to a feature whose
 /// model sets an option away from its default (`integer_adm2_egl_1` under the NEG model).
 fn names(model: &Model) -> [String; 11] {
@@ -62,7 +41,7 @@ fn names(model: &Model) -> [String; 11] {
         false => format!("_egl_{}", c_fmt_g(limit)),
     };
     let (adm, vif) = (suffix(model.adm_gain_limit()), suffix(model.vif_gain_limit()));
-    NAMES.map(|name| match name {
+    VmafFrame::NAMES.map(|name| match name {
         n if n.starts_with("integer_adm") => format!("{n}{adm}"),
         n if n.starts_with("integer_vif") => format!("{n}{vif}"),
         n => n.to_string(),
@@ -104,9 +83,9 @@ impl VmafLog {
 
     /// Each metric's min, max, mean and harmonic mean over the run, in libvmaf's names.
     fn pooled(&self) -> Vec<(&str, [(&'static str, f64); 4])> {
-        (0..NAMES.len())
+        (0..VmafFrame::NAMES.len())
             .map(|i| {
-                let column: Vec<f64> = self.frames.iter().map(|(_, f)| values(f)[i]).collect();
+                let column: Vec<f64> = self.frames.iter().map(|(_, f)| f.values()[i]).collect();
                 let p = pool(&column);
                 let pooled = [
                     ("min", p.min),
@@ -132,8 +111,8 @@ impl VmafLog {
             writeln!(out, "    {{")?;
             writeln!(out, "      \"frameNum\": {frame},")?;
             writeln!(out, "      \"metrics\": {{")?;
-            for (k, (name, value)) in self.names.iter().zip(values(scores)).enumerate() {
-                let comma = if k + 1 < NAMES.len() { "," } else { "" };
+            for (k, (name, value)) in self.names.iter().zip(scores.values()).enumerate() {
+                let comma = if k + 1 < self.names.len() { "," } else { "" };
                 writeln!(out, "        \"{name}\": {}{comma}", json_number(value))?;
             }
             writeln!(out, "      }}")?;
@@ -163,7 +142,7 @@ impl VmafLog {
         writeln!(out, "  <frames>")?;
         for (frame, scores) in &self.frames {
             write!(out, "    <frame frameNum=\"{frame}\" ")?;
-            for (name, value) in self.names.iter().zip(values(scores)) {
+            for (name, value) in self.names.iter().zip(scores.values()) {
                 write!(out, "{name}=\"{}\" ", number(value))?;
             }
             writeln!(out, "/>")?;
@@ -190,7 +169,7 @@ impl VmafLog {
         writeln!(out)?;
         for (frame, scores) in &self.frames {
             write!(out, "{frame},")?;
-            for value in values(scores) {
+            for value in scores.values() {
                 write!(out, "{},", number(value))?;
             }
             writeln!(out)?;

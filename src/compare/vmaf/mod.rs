@@ -61,6 +61,29 @@ pub struct VmafFrame {
     pub vif: [f64; 4],
 }
 
+impl VmafFrame {
+    /// libvmaf's names of the features and the score (for its default options), in the order
+    /// of `values` and of libvmaf's log.
+    pub const NAMES: [&'static str; 11] = [
+        "integer_adm2",
+        "integer_adm_scale0",
+        "integer_adm_scale1",
+        "integer_adm_scale2",
+        "integer_adm_scale3",
+        "integer_motion2",
+        "integer_vif_scale0",
+        "integer_vif_scale1",
+        "integer_vif_scale2",
+        "integer_vif_scale3",
+        "vmaf",
+    ];
+
+    pub fn values(&self) -> [f64; 11] {
+        let ([a0, a1, a2, a3], [v0, v1, v2, v3]) = (self.adm_scales, self.vif);
+        [self.adm2, a0, a1, a2, a3, self.motion2, v0, v1, v2, v3, self.vmaf]
+    }
+}
+
 /// The features of a pair whose motion is not known yet.
 struct Waiting {
     adm: adm::AdmScores,
@@ -127,13 +150,12 @@ impl Vmaf {
     }
 }
 
-/// A component's samples as the features read them: row after row, no padding.
-pub fn samples(component: &Component) -> Vec<u16> {
-    let mut out = Vec::with_capacity(component.width * component.height);
+/// A component's samples as the features read them, into `out`: row after row, no padding.
+pub fn samples_into(component: &Component, out: &mut Vec<u16>) {
+    out.clear();
     for y in 0..component.height {
         out.extend((0..component.width).map(|x| component.sample(x, y) as u16));
     }
-    out
 }
 
 /// A model by built-in name, or from a file in libvmaf's JSON format (`path=FILE.json`, as
