@@ -89,39 +89,8 @@ impl<'a> Source<'a> {
     fn get_f64(&mut self) -> Option<f64> {
         self.skip_ws();
         let s = &self.b[self.pos..];
-        let mut i = 0;
-        if i < s.len() && (s[i] == b'+' || s[i] == b'-') {
-            i += 1;
-        }
-        let mut digits = 0;
-        while i < s.len() && s[i].is_ascii_digit() {
-            i += 1;
-            digits += 1;
-        }
-        if i < s.len() && s[i] == b'.' {
-            i += 1;
-            while i < s.len() && s[i].is_ascii_digit() {
-                i += 1;
-                digits += 1;
-            }
-        }
-        if digits == 0 {
-            return None;
-        }
-        if i < s.len() && (s[i] == b'e' || s[i] == b'E') {
-            let mut j = i + 1;
-            if j < s.len() && (s[j] == b'+' || s[j] == b'-') {
-                j += 1;
-            }
-            let e0 = j;
-            while j < s.len() && s[j].is_ascii_digit() {
-                j += 1;
-            }
-            if j == e0 {
-                return None; // libstdc++ consumes "1e" and then fails the conversion
-            }
-            i = j;
-        }
+        // libstdc++ consumes "1e" and then fails the conversion.
+        let (_, Some(i)) = scan_decimal(s)? else { return None };
         let text = std::str::from_utf8(&s[..i]).ok()?;
         let v: f64 = text.parse().ok()?;
         if !v.is_finite() {
@@ -383,5 +352,54 @@ impl Svm {
         }
         sum -= self.rho[0];
         sum
+    }
+}
+
+/// The decimal number `[+-]digits[.digits][(e|E)[+-]digits]` at the start of `s`, as C's
+/// readers scan it: None without a digit; else the length of its mantissa, and its whole length
+/// (None for an exponent mark with no digits after it, which `strtod` leaves unread and
+/// iostream refuses).
+pub(super) fn scan_decimal(s: &[u8]) -> Option<(usize, Option<usize>)> {
+    let digits_from = |mut i: usize| {
+        let start = i;
+        while i < s.len() && s[i].is_ascii_digit() {
+            i += 1;
+        }
+        (i, i - start)
+    };
+    let signed = usize::from(matches!(s.first(), Some(b'+' | b'-')));
+    let (mut i, mut digits) = digits_from(signed);
+    if s.get(i) == Some(&b'.') {
+        let (end, fraction) = digits_from(i + 1);
+        (i, digits) = (end, digits + fraction);
+    }
+    if digits == 0 {
+        return None;
+    }
+    if !matches!(s.get(i), Some(b'e' | b'E')) {
+        return Some((i, Some(i)));
+    }
+    let sign = usize::from(matches!(s.get(i + 1), Some(b'+' | b'-')));
+    match digits_from(i + 1 + sign) {
+        (_, 0) => Some((i, None)),
+        (end, _) => Some((i, Some(end))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan_decimal;
+
+    #[test]
+    fn decimals_are_scanned_as_cs_readers_scan_them() {
+        assert_eq!(scan_decimal(b"-0.04 rest"), Some((5, Some(5))));
+        assert_eq!(scan_decimal(b"1.5e-3x"), Some((3, Some(6))));
+        assert_eq!(scan_decimal(b"7.E+2"), Some((2, Some(5))));
+        // An exponent mark with no digits: strtod stops before it, iostream fails.
+        assert_eq!(scan_decimal(b"1e"), Some((1, None)));
+        assert_eq!(scan_decimal(b"2e+x"), Some((1, None)));
+        assert_eq!(scan_decimal(b".5"), Some((2, Some(2))));
+        assert_eq!(scan_decimal(b"-."), None);
+        assert_eq!(scan_decimal(b"x1"), None);
     }
 }

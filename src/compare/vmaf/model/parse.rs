@@ -77,34 +77,11 @@ fn c_atof(s: &str) -> f64 {
     if rest.starts_with("nan") {
         return f64::NAN;
     }
-    let mut digits = 0;
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
-        digits += 1;
-    }
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-            digits += 1;
-        }
-    }
-    if digits == 0 {
+    // strtod leaves an exponent mark with no digits unread.
+    let Some((mantissa, whole)) = crate::compare::vmaf::svm::scan_decimal(b) else {
         return 0.0;
-    }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        let mut j = i + 1;
-        if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
-            j += 1;
-        }
-        let e0 = j;
-        while j < b.len() && b[j].is_ascii_digit() {
-            j += 1;
-        }
-        if j > e0 {
-            i = j;
-        }
-    }
+    };
+    let i = whole.unwrap_or(mantissa);
     t[..i].parse().unwrap_or(0.0)
 }
 
