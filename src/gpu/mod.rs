@@ -56,7 +56,12 @@ impl GpuContext {
     }
 
     pub fn with_adapter(instance: wgpu::Instance, adapter: wgpu::Adapter) -> Result<Self, GpuError> {
-        let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP;
+        // 64-bit integers and doubles serve VMAF's pass (libvmaf's arithmetic); without them VMAF
+        // is measured on the CPU.
+        let wanted = wgpu::Features::TIMESTAMP_QUERY
+            | wgpu::Features::SUBGROUP
+            | wgpu::Features::SHADER_INT64
+            | wgpu::Features::SHADER_F64;
         let required_features = adapter.features() & wanted;
         // Histogram chunks want the adapter's full workgroup memory and buffer sizes.
         let required_limits = adapter.limits();

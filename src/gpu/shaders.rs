@@ -26,6 +26,12 @@ pub const CONVERT: &str = include_str!("../../shaders/video/convert.wgsl");
 pub const METRICS: &str = include_str!("../../shaders/compare/metrics.wgsl");
 pub const MARKS: &str = include_str!("../../shaders/marks/marks.wgsl");
 pub const COMPOSITE: &str = include_str!("../../shaders/compare/composite.wgsl");
+pub const VMAF_COMMON: &str = include_str!("../../shaders/compare/vmaf/common.wgsl");
+pub const VMAF_LOAD: &str = include_str!("../../shaders/compare/vmaf/load.wgsl");
+pub const VMAF_MOTION: &str = include_str!("../../shaders/compare/vmaf/motion.wgsl");
+pub const VMAF_VIF: &str = include_str!("../../shaders/compare/vmaf/vif.wgsl");
+pub const VMAF_ADM: &str = include_str!("../../shaders/compare/vmaf/adm.wgsl");
+pub const VMAF_COLLECT: &str = include_str!("../../shaders/compare/vmaf/collect.wgsl");
 pub const ARTICLE_SINGLE: &str = include_str!("../../shaders/bench/article_single.wgsl");
 pub const ARTICLE_PER_PIXEL: &str = include_str!("../../shaders/bench/article_per_pixel.wgsl");
 pub const ARTICLE_CHUNK: &str = include_str!("../../shaders/bench/article_chunk.wgsl");
@@ -105,7 +111,18 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ("marks.wgsl, peaking alone, 8-bit", marks_source(true, 8)),
         ("composite.wgsl", composite_source(8)),
         ("composite.wgsl, 10-bit", composite_source(10)),
+        ("common.wgsl, in load.wgsl", vmaf_source(VMAF_LOAD)),
+        ("load.wgsl", vmaf_source(VMAF_LOAD)),
+        ("motion.wgsl", vmaf_source(VMAF_MOTION)),
+        ("vif.wgsl", vmaf_source(VMAF_VIF)),
+        ("adm.wgsl", vmaf_source(VMAF_ADM)),
+        ("collect.wgsl", vmaf_source(VMAF_COLLECT)),
     ]
+}
+
+/// A VMAF pass's shader: its source after the helpers every VMAF pass shares.
+pub fn vmaf_source(body: &str) -> String {
+    format!("{VMAF_COMMON}\n{body}")
 }
 
 /// A scope shader's header (as `ScopePass` makes it), for validation.

@@ -31,6 +31,7 @@
 //!   multiply-adds: it stays on the CPU.
 
 pub mod adm;
+pub mod gpu;
 pub mod luma;
 pub mod model;
 pub mod motion;
@@ -125,6 +126,26 @@ impl Vmaf {
         });
         let (_, motion2) = self.motion.push(reference)?;
         self.score(motion2)
+    }
+
+    /// `push` for a pair measured on the GPU (`gpu::VmafPass`): its sums, for pictures of
+    /// `width` x `height`.
+    pub fn push_sums(&mut self, sums: &gpu::VmafSums, width: usize, height: usize) -> Option<VmafFrame> {
+        self.waiting.push_back(Waiting {
+            adm: adm::scores(&sums.adm, width, height),
+            vif: vif::scores(&sums.vif, &self.vif),
+        });
+        let (_, motion2) = self.motion.push_sad(Some(sums.sad), width, height)?;
+        self.score(motion2)
+    }
+
+    /// What the GPU pass computes differently under this model.
+    pub fn gpu_options(&self) -> gpu::GpuOptions {
+        gpu::GpuOptions {
+            adm_gain_limit: self.adm.enhancement_gain_limit,
+            vif_gain_limit: self.vif.enhancement_gain_limit,
+            five_frame_window: self.motion.options().five_frame_window,
+        }
     }
 
     /// The run ended: the last pair's score, if one waits.

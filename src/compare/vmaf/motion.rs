@@ -274,7 +274,6 @@ impl Motion {
     /// smaller than 3x3, or after `finish`.
     pub fn push(&mut self, reference: &Luma) -> Option<(u64, f64)> {
         assert!(!self.finished, "motion: push after finish");
-        let n = self.n;
         let dims = (reference.width, reference.height, reference.bits);
         match self.dims {
             None => self.dims = Some(dims),
@@ -284,8 +283,7 @@ impl Motion {
         let len = reference.width * reference.height;
         let cur = &reference.data[..len];
 
-        let mut score = 0.0;
-        if !self.opts.force_zero && n >= self.min_idx() {
+        let sad = self.wants_sad().then(|| {
             let prev_data = if self.opts.five_frame_window {
                 &self.prev_prev
             } else {
@@ -295,18 +293,37 @@ impl Motion {
                 data: prev_data,
                 ..*reference
             };
-            let sad = sad_int(&prev, reference);
-            score = sad_score(sad, reference.width, reference.height, &self.opts);
-        }
-        self.sads.push_back(score);
-        self.n += 1;
-
+            sad_int(&prev, reference)
+        });
         // Keep the previous raw frames (libvmaf's prev_ref / prev_prev_ref).
         if self.opts.five_frame_window {
             std::mem::swap(&mut self.prev_prev, &mut self.prev);
         }
         self.prev.clear();
         self.prev.extend_from_slice(cur);
+        self.push_sad(sad, reference.width, reference.height)
+    }
+
+    /// Whether the next frame's SAD counts: not for the first frame (the first two with the
+    /// five-frame window) nor under `force_zero`.
+    pub fn wants_sad(&self) -> bool {
+        !self.opts.force_zero && self.n >= self.min_idx()
+    }
+
+    /// `push` for a frame whose integer SAD (`sad_int` against frame n − 1, or n − 2 with the
+    /// five-frame window) was measured elsewhere: `Some` exactly when `wants_sad`.
+    ///
+    /// # Panics
+    /// After `finish`.
+    pub fn push_sad(&mut self, sad: Option<u64>, width: usize, height: usize) -> Option<(u64, f64)> {
+        assert!(!self.finished, "motion: push after finish");
+        let n = self.n;
+        let score = match sad {
+            Some(sad) if self.wants_sad() => sad_score(sad, width, height, &self.opts),
+            _ => 0.0,
+        };
+        self.sads.push_back(score);
+        self.n += 1;
 
         if n == self.min_idx() {
             let s = motion_blend(score, self.opts.blend_factor, self.opts.blend_offset);

@@ -56,7 +56,7 @@ const NOISE_VARIANCE: i32 = 2 << 16;
 const LOG2_NOISE_VARIANCE_Q11: i32 = 2048 * 17;
 
 /// Keeps g = σ₁₂ / (σ₁² + ε) finite; libvmaf writes it `65536 * 1.0e-10` and computes it in double.
-const GAIN_EPSILON: f64 = 65536.0 * 1.0e-10;
+pub(super) const GAIN_EPSILON: f64 = 65536.0 * 1.0e-10;
 
 /// integer_vif_scale0..3 of `distorted` against `reference` (same size and depth).
 ///
@@ -71,6 +71,15 @@ const GAIN_EPSILON: f64 = 65536.0 * 1.0e-10;
 /// If the two pictures differ in size or depth, if `bits` is outside 8..=16, or if a plane holds
 /// fewer than `width × height` samples. Samples must be below 2^`bits`.
 pub fn vif(reference: &Luma, distorted: &Luma, options: &VifOptions) -> [f64; 4] {
+    scores(&vif_sums(reference, distorted, options), options)
+}
+
+/// Each scale's integer sums, the part of VIF a GPU pass must equal bit for bit (`vif` is
+/// `scores` of them). Scale 0's are zero under `skip_scale0`.
+///
+/// # Panics
+/// As `vif`.
+pub fn vif_sums(reference: &Luma, distorted: &Luma, options: &VifOptions) -> [InformationSums; 4] {
     assert_eq!(
         (reference.width, reference.height, reference.bits),
         (distorted.width, distorted.height, distorted.bits),
@@ -95,19 +104,33 @@ pub fn vif(reference: &Luma, distorted: &Luma, options: &VifOptions) -> [f64; 4]
         width: reference.width,
         height: reference.height,
     };
-    let mut scores = [0.0; 4];
-    for (scale, score) in scores.iter_mut().enumerate() {
+    let mut sums = [InformationSums::default(); 4];
+    for (scale, sum) in sums.iter_mut().enumerate() {
         if scale > 0 {
             pair = pair.blur_and_decimate(scale, reference.bits);
         }
         if scale == 0 && options.skip_scale0 {
             continue;
         }
-        *score = pair
-            .information(scale, reference.bits, options.enhancement_gain_limit)
-            .score();
+        *sum = pair.information(scale, reference.bits, options.enhancement_gain_limit);
     }
-    scores
+    sums
+}
+
+/// The four scores from the four scales' sums (0 for a skipped scale 0).
+pub fn scores(sums: &[InformationSums; 4], options: &VifOptions) -> [f64; 4] {
+    std::array::from_fn(|scale| {
+        if scale == 0 && options.skip_scale0 {
+            0.0
+        } else {
+            sums[scale].score()
+        }
+    })
+}
+
+/// Scale `scale`'s filter taps (Q16), for a GPU pass.
+pub fn filter(scale: usize) -> &'static [u16] {
+    FILTERS[scale]
 }
 
 /// Reference and distorted at one scale, `width × height` samples each, row after row.
@@ -330,12 +353,12 @@ impl PaddedMoments {
 
 /// One scale's running sums, kept as libvmaf keeps them: logarithms in Q11 as integers, and
 /// for pixels too flat to carry information, a count and their distorted variances.
-#[derive(Default)]
-struct InformationSums {
-    numerator_log: i64,
-    denominator_log: i64,
-    flat_variance: i64,
-    flat_pixels: i64,
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InformationSums {
+    pub numerator_log: i64,
+    pub denominator_log: i64,
+    pub flat_variance: i64,
+    pub flat_pixels: i64,
 }
 
 impl InformationSums {
@@ -397,7 +420,7 @@ fn log2_q11(value: u64) -> i32 {
 /// round(log2f(i) · 2048) for the 16-bit mantissas i in [2^15, 2^16) (libvmaf's
 /// `log_generate`). `log2f` is in single precision, and some entries sit within an ulp of a
 /// rounding boundary, so the table depends on `log2f` being the C library's (glibc's).
-fn log2_table() -> &'static [u16] {
+pub fn log2_table() -> &'static [u16] {
     static TABLE: OnceLock<Vec<u16>> = OnceLock::new();
     TABLE.get_or_init(|| {
         (1u32 << 15..1 << 16)

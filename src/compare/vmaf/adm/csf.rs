@@ -56,13 +56,13 @@ pub(super) fn weights_q32(scale: usize) -> [i64; 3] {
 
 /// How one scale rounds the weighting and the thirtieth.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct CsfFormat {
-    weight: [i64; 3],
-    weight_round: [i64; 3],
-    weight_shift: [u32; 3],
-    one_by_30: i64,
-    one_by_30_round: i64,
-    one_by_30_shift: u32,
+pub(in crate::compare::vmaf) struct CsfFormat {
+    pub weight: [i64; 3],
+    pub weight_round: [i64; 3],
+    pub weight_shift: [u32; 3],
+    pub one_by_30: i64,
+    pub one_by_30_round: i64,
+    pub one_by_30_shift: u32,
 }
 
 impl CsfFormat {

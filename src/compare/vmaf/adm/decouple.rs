@@ -42,7 +42,7 @@ pub(super) fn decouple<T: Coefficient>(
 }
 
 /// cos²(1°), computed in `double` and kept as `float`, as libvmaf does.
-fn cos_squared_one_degree() -> f32 {
+pub(super) fn cos_squared_one_degree() -> f32 {
     let c = (1.0f64 * std::f64::consts::PI / 180.0).cos();
     (c * c) as f32
 }

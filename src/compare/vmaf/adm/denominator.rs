@@ -64,7 +64,9 @@ impl DenominatorFormat {
     }
 }
 
-pub(super) fn denominator<T: Coefficient>(scale: usize, reference: &Detail<T>, region: Region) -> f32 {
+/// Per orientation, the reference detail's cubes over the scored area: each row's sum rounded
+/// and shifted, then added up (the integer part of the denominator).
+pub(super) fn denominator_sums<T: Coefficient>(scale: usize, reference: &Detail<T>, region: Region) -> [u64; 3] {
     let format = DenominatorFormat::new(scale, region);
     let mut sums = [0u64; 3];
     for y in region.rows() {
@@ -81,7 +83,12 @@ pub(super) fn denominator<T: Coefficient>(scale: usize, reference: &Detail<T>, r
             *sum = sum.wrapping_add((row_sum + format.row_round) >> format.row_shift);
         }
     }
+    sums
+}
 
+/// The denominator of a scale from `denominator_sums`.
+pub(super) fn denominator(scale: usize, region: Region, sums: [u64; 3]) -> f32 {
+    let format = DenominatorFormat::new(scale, region);
     let factors = csf::factors(scale);
     let noise_floor = ((region.area() as f64 * NOISE_WEIGHT) as f32).powf(1.0 / 3.0);
     let [h, v, d] = std::array::from_fn(|b| {
@@ -89,4 +96,15 @@ pub(super) fn denominator<T: Coefficient>(scale: usize, reference: &Detail<T>, r
         (csf as f32).powf(1.0 / 3.0) + noise_floor
     });
     h + v + d
+}
+
+/// The integer constants of a scale's denominator, for a GPU pass: the square's rounding and
+/// shift, the cube's, and each row's.
+pub(super) fn constants(scale: usize, region: Region) -> [(u64, u32); 3] {
+    let f = DenominatorFormat::new(scale, region);
+    [
+        (f.square_round, f.square_shift),
+        (f.cube_round, f.cube_shift),
+        (f.row_round, f.row_shift),
+    ]
 }

@@ -13,14 +13,14 @@ const LOW_PASS_SUM: i64 = 46342;
 
 /// How one DWT level rounds and rescales its two passes.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct DwtFormat {
-    vertical_round: i64,
-    vertical_shift: u32,
+pub(in crate::compare::vmaf) struct DwtFormat {
+    pub vertical_round: i64,
+    pub vertical_shift: u32,
     /// Subtracted from the vertical low pass before rounding: it moves samples from `0..N`
     /// to `-N/2..N/2`, so the 16-bit intermediate keeps its range.
-    dc_offset: i64,
-    horizontal_round: i64,
-    horizontal_shift: u32,
+    pub dc_offset: i64,
+    pub horizontal_round: i64,
+    pub horizontal_shift: u32,
 }
 
 impl DwtFormat {

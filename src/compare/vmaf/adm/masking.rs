@@ -163,12 +163,14 @@ fn neighbours(i: usize, n: usize) -> [usize; 3] {
     [before, i, after]
 }
 
-pub(super) fn numerator<T: Coefficient>(
+/// Per orientation, the masked cubes of the scored area: each row's sum rounded and shifted,
+/// then added up (the integer part of the numerator).
+pub(super) fn numerator_sums<T: Coefficient>(
     scale: usize,
     restored: &Detail<T>,
     impairment: &Weighted<T>,
     region: Region,
-) -> f32 {
+) -> [i64; 3] {
     let format = MaskingFormat::new(scale, restored[0].width, restored[0].height);
     let mut sums = [0i64; 3];
     for y in region.rows() {
@@ -184,10 +186,54 @@ pub(super) fn numerator<T: Coefficient>(
             *sum += (row_sum + format.row_round) >> format.row_shift;
         }
     }
+    sums
+}
 
+/// The numerator of a scale whose bands are `width` x `height`, from `numerator_sums`.
+pub(super) fn numerator(scale: usize, width: usize, height: usize, region: Region, sums: [i64; 3]) -> f32 {
+    let format = MaskingFormat::new(scale, width, height);
     let noise_floor = ((region.area() as f64 * NOISE_WEIGHT) as f32).powf(1.0 / 3.0);
     let [h, v, d] = format.rescale(sums).map(|s| s.powf(1.0 / 3.0) + noise_floor);
     h + v + d
+}
+
+/// The integer constants of a scale's masking, for a GPU pass: per orientation the restored
+/// detail's weight, rounding and shift, and the threshold's, square's and cube's shifts.
+pub(super) fn constants(scale: usize, width: usize, height: usize) -> MaskingConstants {
+    let f = MaskingFormat::new(scale, width, height);
+    MaskingConstants {
+        weight: f.weight,
+        weight_round: f.weight_round,
+        weight_shift: f.weight_shift,
+        one_by_15: f.one_by_15,
+        one_by_15_round: f.one_by_15_round,
+        one_by_15_shift: f.one_by_15_shift,
+        threshold_shift: f.threshold_shift,
+        square_round: f.square_round,
+        square_shift: f.square_shift,
+        cube_round: f.cube_round,
+        cube_shift: f.cube_shift,
+        row_round: f.row_round,
+        row_shift: f.row_shift,
+    }
+}
+
+/// `constants`' answer.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::compare::vmaf) struct MaskingConstants {
+    pub weight: [i64; 3],
+    pub weight_round: i64,
+    pub weight_shift: u32,
+    pub one_by_15: i64,
+    pub one_by_15_round: i64,
+    pub one_by_15_shift: u32,
+    pub threshold_shift: [u32; 3],
+    pub square_round: [i64; 3],
+    pub square_shift: [u32; 3],
+    pub cube_round: [i64; 3],
+    pub cube_shift: [u32; 3],
+    pub row_round: i64,
+    pub row_shift: u32,
 }
 
 #[cfg(test)]

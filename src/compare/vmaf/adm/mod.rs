@@ -59,6 +59,26 @@ pub const MIN_DIMENSION: usize = 33;
 /// outside `8..=16`, a plane holds fewer than `width * height` samples, or the gain limit is
 /// outside `1.0..=100.0` (libvmaf refuses it).
 pub fn adm(reference: &Luma, distorted: &Luma, options: &AdmOptions) -> AdmScores {
+    scores(
+        &adm_sums(reference, distorted, options),
+        reference.width,
+        reference.height,
+    )
+}
+
+/// Each scale's integer sums per orientation (h, v, d): the part of ADM a GPU pass must equal
+/// bit for bit (`adm` is `scores` of them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AdmSums {
+    pub numerator: [[i64; 3]; 4],
+    pub denominator: [[u64; 3]; 4],
+}
+
+/// The sums of `adm`.
+///
+/// # Panics
+/// As `adm`.
+pub fn adm_sums(reference: &Luma, distorted: &Luma, options: &AdmOptions) -> AdmSums {
     let (width, height, bits) = (reference.width, reference.height, reference.bits);
     assert!(
         (distorted.width, distorted.height, distorted.bits) == (width, height, bits),
@@ -80,25 +100,81 @@ pub fn adm(reference: &Luma, distorted: &Luma, options: &AdmOptions) -> AdmScore
         "enhancement gain limit {gain_limit} is outside 1..=100"
     );
 
-    let mut terms = [ScaleTerms::default(); 4];
+    let mut sums = AdmSums::default();
     let first = dwt::DwtFormat::from_samples(bits);
     let reference_bands: Subbands<i16> = dwt::dwt(&reference.data[..samples], width, height, &first);
     let distorted_bands: Subbands<i16> = dwt::dwt(&distorted.data[..samples], width, height, &first);
-    terms[0] = scale_terms(0, &reference_bands, &distorted_bands, gain_limit);
+    scale_sums(0, &reference_bands, &distorted_bands, gain_limit, &mut sums);
 
     let mut reference_low = reference_bands.approx.map(i32::from);
     let mut distorted_low = distorted_bands.approx.map(i32::from);
-    for (scale, slot) in terms.iter_mut().enumerate().skip(1) {
+    for scale in 1..4 {
         let format = dwt::DwtFormat::coarser(scale);
         let reference_bands: Subbands<i32> =
             dwt::dwt(&reference_low.data, reference_low.width, reference_low.height, &format);
         let distorted_bands: Subbands<i32> =
             dwt::dwt(&distorted_low.data, distorted_low.width, distorted_low.height, &format);
-        *slot = scale_terms(scale, &reference_bands, &distorted_bands, gain_limit);
+        scale_sums(scale, &reference_bands, &distorted_bands, gain_limit, &mut sums);
         reference_low = reference_bands.approx;
         distorted_low = distorted_bands.approx;
     }
+    sums
+}
+
+/// The sizes of the four scales' bands for a `width` x `height` picture: each DWT level
+/// halves, rounding up.
+pub fn band_sizes(width: usize, height: usize) -> [(usize, usize); 4] {
+    let mut size = (width, height);
+    std::array::from_fn(|_| {
+        size = (size.0.div_ceil(2), size.1.div_ceil(2));
+        size
+    })
+}
+
+/// `adm2` and the scales' scores from the sums of a `width` x `height` pair.
+pub fn scores(sums: &AdmSums, width: usize, height: usize) -> AdmScores {
+    let terms = std::array::from_fn(|scale| {
+        let (w, h) = band_sizes(width, height)[scale];
+        let scored = Region::scored(w, h);
+        ScaleTerms {
+            numerator: masking::numerator(scale, w, h, scored, sums.numerator[scale]),
+            denominator: denominator::denominator(scale, scored, sums.denominator[scale]),
+        }
+    });
     combine(&terms, width, height)
+}
+
+/// One scale's integer constants, from its stages' own formats, for a GPU pass
+/// (`compare::vmaf::gpu`): the bands of scale `scale` of a `width` x `height` picture.
+pub(super) struct ScaleConstants {
+    pub dwt: dwt::DwtFormat,
+    pub csf: csf::CsfFormat,
+    pub masking: masking::MaskingConstants,
+    /// The denominator's square, cube and row rounding and shifts.
+    pub denominator: [(u64, u32); 3],
+    /// Left, top, right, bottom.
+    pub scored: [usize; 4],
+    pub needed: [usize; 4],
+    pub cos_squared: f32,
+}
+
+pub(super) fn scale_constants(scale: usize, bits: u32, width: usize, height: usize) -> ScaleConstants {
+    let (w, h) = band_sizes(width, height)[scale];
+    let (scored, needed) = (Region::scored(w, h), Region::scored_with_taps(w, h));
+    let corners = |r: Region| [r.left, r.top, r.right, r.bottom];
+    ScaleConstants {
+        dwt: if scale == 0 {
+            dwt::DwtFormat::from_samples(bits)
+        } else {
+            dwt::DwtFormat::coarser(scale)
+        },
+        csf: csf::CsfFormat::for_scale(scale),
+        masking: masking::constants(scale, w, h),
+        denominator: denominator::constants(scale, scored),
+        scored: corners(scored),
+        needed: corners(needed),
+        cos_squared: decouple::cos_squared_one_degree(),
+    }
 }
 
 /// One scale's numerator and denominator, in the `float` libvmaf returns them in.
@@ -108,21 +184,20 @@ struct ScaleTerms {
     denominator: f32,
 }
 
-fn scale_terms<T: Coefficient>(
+fn scale_sums<T: Coefficient>(
     scale: usize,
     reference: &Subbands<T>,
     distorted: &Subbands<T>,
     gain_limit: f64,
-) -> ScaleTerms {
+    sums: &mut AdmSums,
+) {
     let (width, height) = (reference.approx.width, reference.approx.height);
     let scored = Region::scored(width, height);
     let needed = Region::scored_with_taps(width, height);
     let decoupled = decouple::decouple(&reference.detail, &distorted.detail, needed, gain_limit);
     let weighted = csf::weight(&decoupled.additive, &csf::CsfFormat::for_scale(scale), needed);
-    ScaleTerms {
-        numerator: masking::numerator(scale, &decoupled.restored, &weighted, scored),
-        denominator: denominator::denominator(scale, &reference.detail, scored),
-    }
+    sums.numerator[scale] = masking::numerator_sums(scale, &decoupled.restored, &weighted, scored);
+    sums.denominator[scale] = denominator::denominator_sums(scale, &reference.detail, scored);
 }
 
 /// `adm2` is the sum of the scales' numerators over the sum of their denominators (in

@@ -1,0 +1,223 @@
+// VIF as libvmaf 3.2.0's integer_vif computes it (src/compare/vmaf/vif.rs, the CPU twin):
+// `stats` gives one scale's four sums (the information kept and carried, in Q11 logarithms,
+// and the flat pixels' count and variance) as one partial per workgroup of 32x8 pixels;
+// `decimate_rows` and `decimate_columns` blur and halve a scale into the next.
+//
+// Each pixel's local moments come from a separable filter of up to 17 taps: the workgroup
+// loads its samples with a mirrored border of 8, filters the columns (rounding the moments
+// back to 16 and 32 bits as libvmaf's vertical pass does), then the rows. The gain and the
+// noise variance are computed in double, as libvmaf does; the product subtracted from σ₂² is
+// multiplied by `one` (1, from the uniform), so that no compiler fuses it into a multiply-add
+// whose single rounding would differ from C's two.
+
+struct Params {
+    width: u32,
+    height: u32,
+    taps: u32,
+    // The vertical pass's shifts: means to 16 bits, squares to 32.
+    mean_shift: u32,
+    square_shift: u32,
+    partial_offset: u32,
+    _pad0: u32,
+    _pad1: u32,
+    gain_limit: f64,
+    gain_epsilon: f64,
+    one: f64,
+    _pad2: f64,
+    // The filter's taps in Q16, four to an element.
+    taps_q16: array<vec4u, 5>,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> reference: array<u32>;
+@group(0) @binding(2) var<storage, read> judged: array<u32>;
+@group(0) @binding(3) var<storage, read> log2_table: array<u32>;
+@group(0) @binding(4) var<storage, read_write> partials: array<i64>;
+
+const TILE_W: u32 = 32u;
+const TILE_H: u32 = 8u;
+const BORDER: u32 = 8u;
+const IN_W: u32 = TILE_W + 2u * BORDER;
+const IN_H: u32 = TILE_H + 2u * BORDER;
+const NOISE_VARIANCE: i32 = 131072;
+const LOG2_NOISE_VARIANCE_Q11: i32 = 34816;
+
+fn tap(k: u32) -> u32 {
+    return params.taps_q16[k / 4u][k % 4u];
+}
+
+// Reference | judged << 16.
+var<workgroup> samples: array<u32, IN_W * IN_H>;
+// The vertical pass: means (reference | judged << 16), squares and product.
+var<workgroup> means: array<u32, IN_W * TILE_H>;
+var<workgroup> square1: array<u32, IN_W * TILE_H>;
+var<workgroup> square2: array<u32, IN_W * TILE_H>;
+var<workgroup> product: array<u32, IN_W * TILE_H>;
+
+fn leading_zeros(v: u64) -> u32 {
+    let high = u32(v >> 32u);
+    if high != 0u {
+        return countLeadingZeros(high);
+    }
+    return 32u + countLeadingZeros(u32(v & 0xfffffffflu));
+}
+
+// log2(v) in Q11 from its 16 leading bits (v >= 2^15).
+fn log2_q11(v: u64) -> i32 {
+    let shift = 48u - leading_zeros(v);
+    let leading = u32(v >> shift);
+    return i32(log2_table[leading - 32768u]) + 2048 * i32(shift);
+}
+
+fn centred(moment: u64, a: u32, b: u32) -> i32 {
+    let means = u32(round_shift(u64(a) * u64(b), 32u));
+    return bitcast<i32>(u32(round_shift(moment, 16u)) - means);
+}
+
+@compute @workgroup_size(32, 8)
+fn stats(
+    @builtin(workgroup_id) wg: vec3u,
+    @builtin(num_workgroups) groups: vec3u,
+    @builtin(local_invocation_id) local: vec3u,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let w = i32(params.width);
+    let h = i32(params.height);
+    let x0 = i32(wg.x * TILE_W) - i32(BORDER);
+    let y0 = i32(wg.y * TILE_H) - i32(BORDER);
+    for (var i = lid; i < IN_W * IN_H; i += 256u) {
+        let x = mirror(x0 + i32(i % IN_W), w);
+        let y = mirror(y0 + i32(i / IN_W), h);
+        let at = u32(y * w + x);
+        samples[i] = reference[at] | (judged[at] << 16u);
+    }
+    workgroupBarrier();
+    let taps = params.taps;
+    let skip = BORDER - taps / 2u;
+    for (var i = lid; i < IN_W * TILE_H; i += 256u) {
+        let column = i % IN_W;
+        let row = i / IN_W;
+        var mean1 = 0u;
+        var mean2 = 0u;
+        var sq1 = 0lu;
+        var sq2 = 0lu;
+        var prod = 0lu;
+        for (var k = 0u; k < taps; k++) {
+            let s = samples[(row + skip + k) * IN_W + column];
+            let r = s & 0xffffu;
+            let d = s >> 16u;
+            let c = tap(k);
+            mean1 += c * r;
+            mean2 += c * d;
+            sq1 += u64(c * r) * u64(r);
+            sq2 += u64(c * d) * u64(d);
+            prod += u64(c * r) * u64(d);
+        }
+        let m1 = u32(round_shift(u64(mean1), params.mean_shift)) & 0xffffu;
+        let m2 = u32(round_shift(u64(mean2), params.mean_shift)) & 0xffffu;
+        means[i] = m1 | (m2 << 16u);
+        square1[i] = u32(round_shift(sq1, params.square_shift));
+        square2[i] = u32(round_shift(sq2, params.square_shift));
+        product[i] = u32(round_shift(prod, params.square_shift));
+    }
+    workgroupBarrier();
+
+    var values: array<i64, 6>;
+    let x = wg.x * TILE_W + local.x;
+    let y = wg.y * TILE_H + local.y;
+    if x < params.width && y < params.height {
+        var mean1 = 0u;
+        var mean2 = 0u;
+        var sq1 = 0lu;
+        var sq2 = 0lu;
+        var prod = 0lu;
+        for (var k = 0u; k < taps; k++) {
+            let at = local.y * IN_W + local.x + skip + k;
+            let c = tap(k);
+            let m = means[at];
+            mean1 += c * (m & 0xffffu);
+            mean2 += c * (m >> 16u);
+            sq1 += u64(c) * u64(square1[at]);
+            sq2 += u64(c) * u64(square2[at]);
+            prod += u64(c) * u64(product[at]);
+        }
+        let sigma1_sq = centred(sq1, mean1, mean1);
+        let sigma2_sq = max(centred(sq2, mean2, mean2), 0);
+        let sigma12 = centred(prod, mean1, mean2);
+        if sigma1_sq < NOISE_VARIANCE {
+            values[2] = wide(sigma2_sq);
+            values[3] = 1li;
+        } else {
+            let carried = log2_q11(u64(bitcast<u32>(NOISE_VARIANCE + sigma1_sq))) - LOG2_NOISE_VARIANCE_Q11;
+            values[1] = wide(carried);
+            if sigma12 > 0 && sigma2_sq > 0 {
+                var gain = f64(sigma12) / (f64(sigma1_sq) + params.gain_epsilon);
+                let noise_f = f64(sigma2_sq) - (gain * f64(sigma12)) * params.one;
+                let noise = select(0, i32(noise_f), noise_f > 0.0lf);
+                gain = min(gain, params.gain_limit);
+                let noise_floor = bitcast<u32>(noise + NOISE_VARIANCE);
+                let signal = i64(gain * gain * f64(sigma1_sq)) + i64(noise_floor);
+                values[0] = wide(log2_q11(u64(signal)) - log2_q11(u64(noise_floor)));
+            }
+        }
+    }
+    let total = reduce_workgroup(lid, values, 4u);
+    if lid == 0u {
+        let at = (params.partial_offset + wg.y * groups.x + wg.x) * 4u;
+        for (var k = 0u; k < 4u; k++) {
+            partials[at + k] = total[k];
+        }
+    }
+}
+
+// The next scale's picture, first half: the even rows filtered vertically (`width` x
+// `height / 2`), rounded to 16 bits. `mean_shift` is the shift (the depth from the samples,
+// else 16).
+@group(0) @binding(5) var<storage, read_write> rows_out: array<u32>;
+
+@compute @workgroup_size(16, 16)
+fn decimate_rows(@builtin(global_invocation_id) id: vec3u) {
+    let out_h = params.height / 2u;
+    if id.x >= params.width || id.y >= out_h {
+        return;
+    }
+    let half = i32(params.taps / 2u);
+    var r = 0u;
+    var d = 0u;
+    for (var k = 0u; k < params.taps; k++) {
+        let y = mirror(2 * i32(id.y) + i32(k) - half, i32(params.height));
+        let at = u32(y) * params.width + id.x;
+        r += tap(k) * reference[at];
+        d += tap(k) * judged[at];
+    }
+    let at = id.y * params.width + id.x;
+    rows_out[at] = u32(round_shift(u64(r), params.mean_shift)) & 0xffffu;
+    rows_out[params.width * out_h + at] = u32(round_shift(u64(d), params.mean_shift)) & 0xffffu;
+}
+
+// Second half: the even columns of those rows filtered horizontally, into the next scale's
+// reference and judged pictures (`width / 2` x `height / 2`).
+@group(0) @binding(6) var<storage, read> rows_in: array<u32>;
+@group(0) @binding(7) var<storage, read_write> next_reference: array<u32>;
+@group(0) @binding(8) var<storage, read_write> next_judged: array<u32>;
+
+@compute @workgroup_size(16, 16)
+fn decimate_columns(@builtin(global_invocation_id) id: vec3u) {
+    let out_w = params.width / 2u;
+    let out_h = params.height / 2u;
+    if id.x >= out_w || id.y >= out_h {
+        return;
+    }
+    let half = i32(params.taps / 2u);
+    var r = 0u;
+    var d = 0u;
+    for (var k = 0u; k < params.taps; k++) {
+        let x = mirror(2 * i32(id.x) + i32(k) - half, i32(params.width));
+        let at = id.y * params.width + u32(x);
+        r += tap(k) * rows_in[at];
+        d += tap(k) * rows_in[params.width * out_h + at];
+    }
+    let at = id.y * out_w + id.x;
+    next_reference[at] = u32(round_shift(u64(r), 16u)) & 0xffffu;
+    next_judged[at] = u32(round_shift(u64(d), 16u)) & 0xffffu;
+}

@@ -1,0 +1,635 @@
+//! VMAF's features on the GPU, beside PSNR and SSIM in the comparison stage: one compute pass
+//! per pair of frames gives the integer sums of VIF's four scales, ADM's four scales and the
+//! reference's motion, equal bit for bit to the CPU twin's (`vif::vif_sums`, `adm::adm_sums`,
+//! `motion::sad_int`). The sums are 41 64-bit numbers read back with the frame's other results;
+//! the CPU turns them into scores (`Vmaf::push_sums`), as the twin does, so the score is the
+//! twin's to the last bit.
+//!
+//! The passes, in order (`shaders/compare/vmaf/`): `load` copies both luma planes out of the
+//! ring slots (the reference into a history of two frames, or three for the five-frame motion
+//! window); `motion` sums the blurred difference from the frame before; `vif` measures each
+//! scale and blurs and halves it into the next; `adm` transforms, decouples and masks each
+//! scale, summing every scored row; `collect` adds the partial sums.
+//!
+//! The arithmetic needs 64-bit integers (`SHADER_INT64`) and, where libvmaf computes in double,
+//! doubles (`SHADER_F64`): NVIDIA's and AMD's Vulkan drivers and lavapipe have both. Without
+//! them `VmafPass::new` says so and VMAF is measured on the CPU.
+
+mod params;
+
+use super::adm::{band_sizes, AdmSums};
+use super::vif::{log2_table, InformationSums};
+use crate::gpu::shaders::{self, layout};
+use crate::video::convert::PlaneTextures;
+use crate::video::format::{FrameFormat, PlaneLayout};
+use params::{AdmParams, LoadParams, MotionParams, Total, VifParams, STRIDE};
+use wgpu::util::DeviceExt;
+
+/// The totals read back: VIF's 4 x 4, ADM's numerators and denominators (4 scales x 3
+/// orientations each), the motion SAD.
+const TOTALS: usize = 41;
+const ADM_NUMERATORS: usize = 16;
+const ADM_DENOMINATORS: usize = 28;
+const MOTION: usize = 40;
+
+#[derive(Debug, thiserror::Error)]
+pub enum VmafGpuError {
+    #[error("the GPU lacks 64-bit integers or doubles in shaders (SHADER_INT64, SHADER_F64)")]
+    Features,
+    #[error("VMAF on the GPU reads Y'CbCr or grey frames of 8 to 16 bits, not {0}")]
+    Unsupported(PlaneLayout),
+    #[error("VMAF needs pictures of at least {min}x{min}, not {0}x{1}", min = super::MIN_SIZE)]
+    TooSmall(u32, u32),
+    #[error("a {0}x{1} picture needs more GPU buffer than one binding holds")]
+    TooLarge(u32, u32),
+}
+
+/// The options of a model that change what the GPU computes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GpuOptions {
+    pub adm_gain_limit: f64,
+    pub vif_gain_limit: f64,
+    /// Motion against the frame before last (`motion_five_frame_window`).
+    pub five_frame_window: bool,
+}
+
+/// One frame pair's sums, as the CPU twin forms them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VmafSums {
+    pub vif: [InformationSums; 4],
+    pub adm: AdmSums,
+    /// Against the previous reference (meaningless for the first frame of a run).
+    pub sad: u64,
+}
+
+/// A dispatch: its pipeline, its bind group (one per history slot where it reads the history),
+/// its workgroups.
+struct Step {
+    pipeline: usize,
+    groups: Vec<wgpu::BindGroup>,
+    size: [u32; 2],
+}
+
+/// The passes for frames of one format and size, with every buffer they use, made once.
+pub struct VmafPass {
+    pipelines: Vec<wgpu::ComputePipeline>,
+    steps: Vec<Step>,
+    texture_layout: wgpu::BindGroupLayout,
+    totals: wgpu::Buffer,
+    /// Which history slot the next pair's reference goes to.
+    slot: usize,
+    history: usize,
+    pub width: u32,
+    pub height: u32,
+    pub bits: u32,
+}
+
+/// The pass bound to one pair of frames' plane textures (a slot of each ring).
+pub struct VmafBinding {
+    bind_group: wgpu::BindGroup,
+}
+
+/// What each bind group entry is.
+enum Bind<'a> {
+    Uniform(&'a wgpu::Buffer, u64, u64),
+    Read(&'a wgpu::Buffer),
+    Write(&'a wgpu::Buffer),
+}
+
+fn bind_layout(device: &wgpu::Device, label: &str, entries: &[(u32, Bind)]) -> wgpu::BindGroupLayout {
+    let compute = wgpu::ShaderStages::COMPUTE;
+    let layout_entries: Vec<_> = entries
+        .iter()
+        .map(|(binding, bind)| match bind {
+            Bind::Uniform(..) => layout::uniform(*binding, compute, false),
+            Bind::Read(_) => layout::storage(*binding, compute, true),
+            Bind::Write(_) => layout::storage(*binding, compute, false),
+        })
+        .collect();
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &layout_entries,
+    })
+}
+
+fn bind_group(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    entries: &[(u32, Bind)],
+) -> wgpu::BindGroup {
+    let group_entries: Vec<_> = entries
+        .iter()
+        .map(|(binding, bind)| wgpu::BindGroupEntry {
+            binding: *binding,
+            resource: match bind {
+                Bind::Uniform(buffer, offset, size) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset: *offset,
+                    size: wgpu::BufferSize::new(*size),
+                }),
+                Bind::Read(buffer) | Bind::Write(buffer) => buffer.as_entire_binding(),
+            },
+        })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout,
+        entries: &group_entries,
+    })
+}
+
+/// Makes the steps: each entry point's pipeline and layout once, at its first step.
+struct Builder<'d> {
+    device: &'d wgpu::Device,
+    texture_layout: &'d wgpu::BindGroupLayout,
+    history_len: usize,
+    pipelines: Vec<wgpu::ComputePipeline>,
+    steps: Vec<Step>,
+    made: Vec<(&'static str, usize, wgpu::BindGroupLayout)>,
+}
+
+impl Builder<'_> {
+    /// A step whose bind groups are made by `entries(slot)` for each history slot
+    /// (`per_slot`) or once.
+    fn add<'b>(
+        &mut self,
+        label: &str,
+        module: &wgpu::ShaderModule,
+        entry: &'static str,
+        per_slot: bool,
+        size: [u32; 2],
+        entries: &dyn Fn(usize) -> Vec<(u32, Bind<'b>)>,
+    ) {
+        let device = self.device;
+        if !self.made.iter().any(|(e, ..)| *e == entry) {
+            let layout = bind_layout(device, label, &entries(0));
+            let pipeline = if entry == "load" {
+                let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some(label),
+                    bind_group_layouts: &[Some(&layout), Some(self.texture_layout)],
+                    immediate_size: 0,
+                });
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(label),
+                    layout: Some(&pipeline_layout),
+                    module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+            } else {
+                shaders::compute_pipeline(device, label, module, entry, &layout)
+            };
+            self.pipelines.push(pipeline);
+            self.made.push((entry, self.pipelines.len() - 1, layout));
+        }
+        let (_, pipeline, layout) = self.made.iter().find(|(e, ..)| *e == entry).expect("made above");
+        let slots = if per_slot { self.history_len } else { 1 };
+        self.steps.push(Step {
+            pipeline: *pipeline,
+            groups: (0..slots)
+                .map(|slot| bind_group(device, label, layout, &entries(slot)))
+                .collect(),
+            size,
+        });
+    }
+}
+
+fn groups(size: usize, per: u32) -> u32 {
+    (size as u32).div_ceil(per)
+}
+
+impl VmafPass {
+    pub fn new(device: &wgpu::Device, format: &FrameFormat, options: GpuOptions) -> Result<Self, VmafGpuError> {
+        let needed = wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_F64;
+        if !device.features().contains(needed) {
+            return Err(VmafGpuError::Features);
+        }
+        let (places, bits) = crate::video::format::places(format)
+            .filter(|(_, bits)| (8..=16).contains(bits))
+            .ok_or(VmafGpuError::Unsupported(format.layout))?;
+        let luma = places[0];
+        let (width, height) = (luma.width, luma.height);
+        if width < super::MIN_SIZE || height < super::MIN_SIZE {
+            return Err(VmafGpuError::TooSmall(width as u32, height as u32));
+        }
+        let bands = band_sizes(width, height);
+        let largest = 4 * (4 * bands[0].0 * bands[0].1).max(width * height) as u64;
+        if largest > device.limits().max_storage_buffer_binding_size {
+            return Err(VmafGpuError::TooLarge(width as u32, height as u32));
+        }
+        let sample_mask = if format.layout == PlaneLayout::P010 {
+            0xffc0
+        } else {
+            (1u32 << bits) - 1
+        };
+
+        let storage = |label: &str, bytes: usize| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: bytes.max(8) as u64,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            })
+        };
+        let history_len = if options.five_frame_window { 3 } else { 2 };
+        let samples = width * height;
+        let history: Vec<wgpu::Buffer> = (0..history_len)
+            .map(|_| storage("vmaf reference", 4 * samples))
+            .collect();
+        let judged = storage("vmaf judged", 4 * samples);
+
+        // VIF's scales 1..3 (each half the last, rounded down), and the rows between.
+        let mut vif_sizes = [(width, height); 4];
+        for s in 1..4 {
+            vif_sizes[s] = (vif_sizes[s - 1].0 / 2, vif_sizes[s - 1].1 / 2);
+        }
+        let vif_pictures: Vec<[wgpu::Buffer; 2]> = (1..4)
+            .map(|s| {
+                let n = 4 * vif_sizes[s].0 * vif_sizes[s].1;
+                [storage("vif reference", n), storage("vif judged", n)]
+            })
+            .collect();
+        let vif_rows = storage("vif rows", 4 * 2 * width * (height / 2));
+        let table: Vec<u32> = log2_table().iter().map(|&v| u32::from(v)).collect();
+        let table = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("vif log2"),
+            contents: bytemuck::cast_slice(&table),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let adm_bands: Vec<[wgpu::Buffer; 2]> = bands
+            .iter()
+            .map(|&(w, h)| [storage("adm reference", 16 * w * h), storage("adm judged", 16 * w * h)])
+            .collect();
+        let decoupled: Vec<wgpu::Buffer> = ["adm restored", "adm weighted", "adm thirtieths"]
+            .iter()
+            .map(|label| storage(label, 12 * bands[0].0 * bands[0].1))
+            .collect();
+
+        // Where each pass's partial sums go, and the totals made of them.
+        let mut wanted = Vec::with_capacity(TOTALS);
+        let mut next = 0u32;
+        let vif_groups: Vec<[u32; 2]> = vif_sizes.iter().map(|&(w, h)| [groups(w, 32), groups(h, 8)]).collect();
+        let mut vif_offsets = [0u32; 4];
+        for s in 0..4 {
+            vif_offsets[s] = next / 4;
+            let count = vif_groups[s][0] * vif_groups[s][1];
+            wanted.extend((0..4).map(|k| Total::plain(next + k, count, 4)));
+            next += 4 * count;
+        }
+        let adm_constants: Vec<_> = (0..4).map(|s| params::adm_constants(s, bits, width, height)).collect();
+        let mut row_offsets = [0u32; 4];
+        let mut adm_totals = [Vec::new(), Vec::new()];
+        next = next.div_ceil(6) * 6;
+        for (s, c) in adm_constants.iter().enumerate() {
+            row_offsets[s] = next / 6;
+            let rows = (c.scored[3] - c.scored[1]) as u32;
+            for (side, (round, shift)) in params::row_shifts(c).into_iter().enumerate() {
+                for b in 0..3 {
+                    adm_totals[side].push(Total {
+                        round,
+                        shift,
+                        unsigned: side as u32,
+                        ..Total::plain(next + 3 * side as u32 + b, rows, 6)
+                    });
+                }
+            }
+            next += 6 * rows;
+        }
+        wanted.extend(adm_totals.concat());
+        let motion_offset = next;
+        let motion_groups = [groups(width, 32), groups(height, 8)];
+        wanted.push(Total::plain(next, motion_groups[0] * motion_groups[1], 1));
+        next += motion_groups[0] * motion_groups[1];
+        debug_assert_eq!(wanted.len(), TOTALS);
+        let partials = storage("vmaf partials", 8 * next as usize);
+        let totals = storage("vmaf totals", 8 * TOTALS);
+        let wanted = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("vmaf totals wanted"),
+            contents: bytemuck::cast_slice(&wanted),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+
+        // Every uniform block, STRIDE apart: load, motion, VIF's 4 stats and 3 decimations,
+        // ADM's 4 DWTs and 4 band blocks.
+        let mut blocks: Vec<Vec<u8>> = Vec::new();
+        let mut block = |bytes: &[u8]| {
+            blocks.push(bytes.to_vec());
+            (blocks.len() - 1) as u64 * STRIDE
+        };
+        let load_at = block(bytemuck::bytes_of(&LoadParams {
+            width: width as u32,
+            height: height as u32,
+            sample_mask,
+            _pad: 0,
+        }));
+        let motion_at = block(bytemuck::bytes_of(&MotionParams {
+            width: width as u32,
+            height: height as u32,
+            bits,
+            partial_offset: motion_offset,
+        }));
+        let vif_gain = options.vif_gain_limit;
+        let stats_at: Vec<u64> = (0..4)
+            .map(|s| {
+                let shifts = if s == 0 { (bits, 2 * (bits - 8)) } else { (16, 16) };
+                block(bytemuck::bytes_of(&VifParams::new(
+                    s,
+                    vif_sizes[s],
+                    shifts,
+                    vif_offsets[s],
+                    vif_gain,
+                )))
+            })
+            .collect();
+        let decimate_at: Vec<u64> = (1..4)
+            .map(|s| {
+                let shift = if s == 1 { bits } else { 16 };
+                block(bytemuck::bytes_of(&VifParams::new(
+                    s,
+                    vif_sizes[s - 1],
+                    (shift, 0),
+                    0,
+                    vif_gain,
+                )))
+            })
+            .collect();
+        let adm_gain = options.adm_gain_limit;
+        let dwt_at: Vec<u64> = (0..4)
+            .map(|s| {
+                let input = if s == 0 { (width, height) } else { bands[s - 1] };
+                block(bytemuck::bytes_of(&AdmParams::new(
+                    s,
+                    &adm_constants[s],
+                    input,
+                    0,
+                    adm_gain,
+                )))
+            })
+            .collect();
+        let band_at: Vec<u64> = (0..4)
+            .map(|s| {
+                let p = AdmParams::new(s, &adm_constants[s], bands[s], row_offsets[s], adm_gain);
+                block(bytemuck::bytes_of(&p))
+            })
+            .collect();
+        let mut uniform_bytes = vec![0u8; blocks.len() * STRIDE as usize];
+        for (i, b) in blocks.iter().enumerate() {
+            uniform_bytes[i * STRIDE as usize..][..b.len()].copy_from_slice(b);
+        }
+        let uniforms = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("vmaf params"),
+            contents: &uniform_bytes,
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let uniform = |at: u64, size: usize| Bind::Uniform(&uniforms, at, size as u64);
+        let load_size = std::mem::size_of::<LoadParams>();
+        let motion_size = std::mem::size_of::<MotionParams>();
+        let vif_size = std::mem::size_of::<VifParams>();
+        let adm_size = std::mem::size_of::<AdmParams>();
+
+        let module = |label: &str, body: &str| shaders::trusted_module(device, label, shaders::vmaf_source(body));
+        let load_module = module("vmaf load", shaders::VMAF_LOAD);
+        let motion_module = module("vmaf motion", shaders::VMAF_MOTION);
+        let vif_module = module("vmaf vif", shaders::VMAF_VIF);
+        let adm_module = module("vmaf adm", shaders::VMAF_ADM);
+        let collect_module = module("vmaf collect", shaders::VMAF_COLLECT);
+
+        let compute = wgpu::ShaderStages::COMPUTE;
+        let texture_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("vmaf luma"),
+            entries: &[layout::uint_texture(0, compute), layout::uint_texture(1, compute)],
+        });
+        let mut builder = Builder {
+            device,
+            texture_layout: &texture_layout,
+            history_len,
+            pipelines: Vec::new(),
+            steps: Vec::new(),
+            made: Vec::new(),
+        };
+        let previous = |slot: usize| (slot + history_len - if options.five_frame_window { 2 } else { 1 }) % history_len;
+        let (w16, h16) = (groups(width, 16), groups(height, 16));
+
+        builder.add("vmaf load", &load_module, "load", true, [w16, h16], &|slot| {
+            vec![
+                (0, uniform(load_at, load_size)),
+                (1, Bind::Write(&history[slot])),
+                (2, Bind::Write(&judged)),
+            ]
+        });
+        builder.add("vmaf motion", &motion_module, "motion", true, motion_groups, &|slot| {
+            vec![
+                (0, uniform(motion_at, motion_size)),
+                (1, Bind::Read(&history[slot])),
+                (2, Bind::Read(&history[previous(slot)])),
+                (3, Bind::Write(&partials)),
+            ]
+        });
+        let picture = |s: usize, slot: usize| -> [&wgpu::Buffer; 2] {
+            if s == 0 {
+                [&history[slot], &judged]
+            } else {
+                [&vif_pictures[s - 1][0], &vif_pictures[s - 1][1]]
+            }
+        };
+        for s in 0..4 {
+            if s > 0 {
+                let (w, h) = vif_sizes[s - 1];
+                builder.add(
+                    "vif rows",
+                    &vif_module,
+                    "decimate_rows",
+                    s == 1,
+                    [groups(w, 16), groups(h / 2, 16)],
+                    &|slot| {
+                        let [r, d] = picture(s - 1, slot);
+                        vec![
+                            (0, uniform(decimate_at[s - 1], vif_size)),
+                            (1, Bind::Read(r)),
+                            (2, Bind::Read(d)),
+                            (5, Bind::Write(&vif_rows)),
+                        ]
+                    },
+                );
+                let size = [groups(w / 2, 16), groups(h / 2, 16)];
+                builder.add("vif columns", &vif_module, "decimate_columns", false, size, &|_| {
+                    vec![
+                        (0, uniform(decimate_at[s - 1], vif_size)),
+                        (6, Bind::Read(&vif_rows)),
+                        (7, Bind::Write(&vif_pictures[s - 1][0])),
+                        (8, Bind::Write(&vif_pictures[s - 1][1])),
+                    ]
+                });
+            }
+            builder.add("vif stats", &vif_module, "stats", s == 0, vif_groups[s], &|slot| {
+                let [r, d] = picture(s, slot);
+                vec![
+                    (0, uniform(stats_at[s], vif_size)),
+                    (1, Bind::Read(r)),
+                    (2, Bind::Read(d)),
+                    (3, Bind::Read(&table)),
+                    (4, Bind::Write(&partials)),
+                ]
+            });
+        }
+        for s in 0..4 {
+            let (bw, bh) = bands[s];
+            builder.add(
+                "adm dwt",
+                &adm_module,
+                "dwt",
+                s == 0,
+                [groups(bw, 16), groups(bh, 16)],
+                &|slot| {
+                    let [r, d] = if s == 0 {
+                        [&history[slot], &judged]
+                    } else {
+                        [&adm_bands[s - 1][0], &adm_bands[s - 1][1]]
+                    };
+                    vec![
+                        (0, uniform(dwt_at[s], adm_size)),
+                        (1, Bind::Read(r)),
+                        (2, Bind::Read(d)),
+                        (3, Bind::Write(&adm_bands[s][0])),
+                        (4, Bind::Write(&adm_bands[s][1])),
+                    ]
+                },
+            );
+            builder.add(
+                "adm decouple",
+                &adm_module,
+                "decouple",
+                false,
+                [groups(bw, 16), groups(bh, 16)],
+                &|_| {
+                    vec![
+                        (0, uniform(band_at[s], adm_size)),
+                        (5, Bind::Read(&adm_bands[s][0])),
+                        (6, Bind::Read(&adm_bands[s][1])),
+                        (7, Bind::Write(&decoupled[0])),
+                        (11, Bind::Write(&decoupled[1])),
+                        (12, Bind::Write(&decoupled[2])),
+                    ]
+                },
+            );
+            let rows = (adm_constants[s].scored[3] - adm_constants[s].scored[1]) as u32;
+            builder.add("adm mask", &adm_module, "mask", false, [rows, 1], &|_| {
+                vec![
+                    (0, uniform(band_at[s], adm_size)),
+                    (8, Bind::Read(&decoupled[0])),
+                    (13, Bind::Read(&decoupled[1])),
+                    (14, Bind::Read(&decoupled[2])),
+                    (9, Bind::Read(&adm_bands[s][0])),
+                    (10, Bind::Write(&partials)),
+                ]
+            });
+        }
+        builder.add(
+            "vmaf collect",
+            &collect_module,
+            "collect",
+            false,
+            [TOTALS as u32, 1],
+            &|_| {
+                vec![
+                    (0, Bind::Read(&wanted)),
+                    (1, Bind::Read(&partials)),
+                    (2, Bind::Write(&totals)),
+                ]
+            },
+        );
+
+        let Builder { pipelines, steps, .. } = builder;
+        Ok(Self {
+            pipelines,
+            steps,
+            texture_layout,
+            totals,
+            slot: 0,
+            history: history_len,
+            width: width as u32,
+            height: height as u32,
+            bits,
+        })
+    }
+
+    /// Bytes of the totals buffer.
+    pub const fn totals_size() -> u64 {
+        8 * TOTALS as u64
+    }
+
+    pub fn totals(&self) -> &wgpu::Buffer {
+        &self.totals
+    }
+
+    /// Binds `a` (the reference) and `b` (the judged frame): made once per pair of slots.
+    pub fn bind(&self, device: &wgpu::Device, a: &PlaneTextures, b: &PlaneTextures) -> VmafBinding {
+        VmafBinding {
+            bind_group: device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("vmaf luma"),
+                layout: &self.texture_layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: wgpu::BindingResource::TextureView(a.bound_view(0)),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: wgpu::BindingResource::TextureView(b.bound_view(0)),
+                    },
+                ],
+            }),
+        }
+    }
+
+    /// Records the sums of the bound pair, the next in its run (its reference becomes the
+    /// previous frame of the pair after).
+    pub fn encode(&mut self, encoder: &mut wgpu::CommandEncoder, binding: &VmafBinding) {
+        self.encode_timed(encoder, binding, None);
+    }
+
+    /// `encode`, its compute pass timed with `timestamp_writes`.
+    pub fn encode_timed(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        binding: &VmafBinding,
+        timestamp_writes: Option<wgpu::ComputePassTimestampWrites>,
+    ) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("vmaf"),
+            timestamp_writes,
+        });
+        pass.set_bind_group(1, &binding.bind_group, &[]);
+        for step in &self.steps {
+            pass.set_pipeline(&self.pipelines[step.pipeline]);
+            let group = &step.groups[self.slot.min(step.groups.len() - 1)];
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups(step.size[0], step.size[1], 1);
+        }
+        drop(pass);
+        self.slot = (self.slot + 1) % self.history;
+    }
+
+    /// The sums as read back from `totals` (the first `totals_size` bytes).
+    pub fn read(&self, bytes: &[u8]) -> VmafSums {
+        let t: Vec<i64> = bytes[..Self::totals_size() as usize]
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect();
+        VmafSums {
+            vif: std::array::from_fn(|s| InformationSums {
+                numerator_log: t[4 * s],
+                denominator_log: t[4 * s + 1],
+                flat_variance: t[4 * s + 2],
+                flat_pixels: t[4 * s + 3],
+            }),
+            adm: AdmSums {
+                numerator: std::array::from_fn(|s| std::array::from_fn(|b| t[ADM_NUMERATORS + 3 * s + b])),
+                denominator: std::array::from_fn(|s| std::array::from_fn(|b| t[ADM_DENOMINATORS + 3 * s + b] as u64)),
+            },
+            sad: t[MOTION] as u64,
+        }
+    }
+}
