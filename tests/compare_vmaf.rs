@@ -185,6 +185,22 @@ fn check(reference: &Path, judged: &Path, model: &str) {
     let (r, j) = (reference.to_str().unwrap(), judged.to_str().unwrap());
     let (lines, log) = ours(&[r, j, "--vmaf-model", model], &format!("{model}.json"));
     agree(&lines, &log, &libvmaf(reference, judged, model, "", ""));
+    // The GPU pass (above) and the CPU twin (`--cpu`) give the same numbers, to the bit.
+    let (cpu, cpu_log) = ours(&[r, j, "--vmaf-model", model, "--cpu"], &format!("{model}-cpu.json"));
+    assert_eq!(cpu.len(), lines.len());
+    for (c, g) in cpu.iter().zip(&lines) {
+        for name in [
+            "vmaf",
+            "integer_adm2",
+            "integer_motion2",
+            "integer_vif_scale0",
+            "integer_vif_scale3",
+        ] {
+            assert_eq!(c[name], g[name], "{name}: CPU {c}, GPU {g}");
+        }
+    }
+    assert_eq!(cpu_log["frames"], log["frames"]);
+    assert_eq!(cpu_log["pooled_metrics"], log["pooled_metrics"]);
 }
 
 #[test]

@@ -79,7 +79,7 @@ fn agree(reference: &Path, judged: &Path, options: GpuOptions) -> usize {
         pass.encode(&mut encoder, &binding);
         ctx.queue.submit([encoder.finish()]);
         let bytes = histoplay::gpu::readback::read_buffer(&ctx, pass.totals(), 0, VmafPass::totals_size()).unwrap();
-        let gpu = pass.read(&bytes);
+        let gpu = VmafPass::read(&bytes);
 
         let (ca, bits) = components(&format, &px).unwrap();
         let (cb, _) = components(&format, &py).unwrap();

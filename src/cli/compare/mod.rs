@@ -2,33 +2,29 @@
 //! reference) it lines up with, measured by the metrics stage on the GPU (or its CPU twin),
 //! printed as JSON Lines or CSV with FFmpeg's field names (`lines.rs`).
 
+mod cpu;
+mod gpu;
 mod lines;
 mod vmaf_log;
 
+use cpu::compare_cpu;
+pub use gpu::compare_gpu;
 pub use lines::{Compared, Summary};
 
 use super::output::{write_csv_record, write_line};
 use crate::compare::align::{match_pair, AlignBy, Alignment, Want, SAME_INSTANT};
-use crate::compare::gpu::{MetricsBinding, MetricsPass};
-use crate::compare::metrics::{frame_metrics, FrameMetrics};
-use crate::compare::vmaf::luma::Luma;
+use crate::compare::vmaf::gpu::VmafPass;
 use crate::compare::vmaf::model::Model;
-use crate::compare::vmaf::{load_model, samples_into, Vmaf, VmafFrame, DEFAULT_MODEL, MIN_SIZE};
-use crate::gpu::readback::ReadbackRing;
+use crate::compare::vmaf::{load_model, Vmaf, VmafFrame, DEFAULT_MODEL, MIN_SIZE};
 use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
-use crate::headless::{seek_to_frame, ClipError, FrameRange};
-use crate::video::convert::{PlaneTextures, UploadStaging, STAGING_BUFFERS};
-use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame as Frame};
-use crate::video::format::{components, places};
-use crate::video::ring::RING_SLOTS;
-use crate::video::source::{DecodedFrame, Decoding, SeekTarget, VideoSource};
+use crate::headless::{ClipError, FrameRange};
+use crate::video::format::places;
+use crate::video::source::{Decoding, SeekTarget, VideoSource};
 use lines::{CompareLine, FIELDS};
-use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use vmaf_log::VmafLog;
 
 /// Measure each frame of JUDGED against REFERENCE's: MSE, PSNR and SSIM, as FFmpeg's.
@@ -298,13 +294,17 @@ pub fn compare(
         }
     };
     let names = (a.info.path.display().to_string(), b.info.path.display().to_string());
-    let done = if let Some(model) = model {
-        // VMAF is measured by its CPU twin, with the pairs it scores.
-        compare_cpu(a, b, &job, Some(Vmaf::new(model)), &mut progress, &mut emit)?
-    } else if job.cpu {
-        compare_cpu(a, b, &job, None, &mut progress, &mut emit)?
+    let vmaf = model.map(Vmaf::new);
+    let done = if job.cpu {
+        compare_cpu(a, b, &job, vmaf, &mut progress, &mut emit)?
     } else {
-        compare_gpu(&GpuContext::new()?, a, b, &job, &mut progress, &mut emit)?
+        let ctx = GpuContext::new()?;
+        if vmaf.is_some() && !VmafPass::supported(&ctx.device) {
+            eprintln!("VMAF: this GPU has no 64-bit integers or doubles in shaders: measuring on the CPU");
+            compare_cpu(a, b, &job, vmaf, &mut progress, &mut emit)?
+        } else {
+            compare_gpu(&ctx, a, b, &job, vmaf, &mut progress, &mut emit)?
+        }
     };
     progress.finish();
     out.flush()?;
@@ -325,245 +325,6 @@ pub fn compare(
             names.0, names.1
         )));
     }
-    Ok(done)
-}
-
-/// The reference path: both decoded in step, measured by the CPU twin.
-fn compare_cpu(
-    mut a: VideoSource,
-    mut b: VideoSource,
-    job: &CompareJob,
-    mut vmaf: Option<Vmaf>,
-    progress: &mut Progress,
-    emit: &mut impl FnMut(Compared) -> std::io::Result<()>,
-) -> Result<u64, ClipError> {
-    let align = Alignment::of(&a, &b, job.by, job.offset);
-    let (start_a, _) = starts(job);
-    a.set_exact_numbers(true);
-    b.set_exact_numbers(true);
-    seek_to_frame(&mut a, start_a);
-    let a_seconds = a.index().wait_pts_of(start_a).map(|pts| a.info.seconds(pts));
-    // Aligned by time, B is read from its start (the reference path's way: simple, not fast).
-    if let Some(SeekTarget::Frame(n)) = b_start(&align, start_a, a_seconds) {
-        seek_to_frame(&mut b, n);
-    }
-    let format = a.info.format;
-    let unsupported = || ClipError::Decode(format!("comparing needs Y'CbCr or grey frames, not {}", format.layout));
-    let mut follower = Follower::new();
-    let mut done = 0;
-    // Pairs measured whose VMAF comes with the next pair (their motion needs it).
-    let mut unscored: VecDeque<Compared> = VecDeque::new();
-    // The two luma planes VMAF reads, refilled for each pair.
-    let (mut ya, mut yb) = (Vec::new(), Vec::new());
-    while let Some(fa) = a.next_frame()? {
-        if fa.index < start_a {
-            continue;
-        }
-        if job.range.end.is_some_and(|e| fa.index >= e) {
-            break;
-        }
-        let step = follower.advance(
-            align.want(fa.index, fa.seconds),
-            |f: &DecodedFrame| align.key(f.index, f.seconds),
-            || Ok(b.next_frame()?),
-            drop,
-        )?;
-        match step {
-            Step::End => break,
-            Step::SkipA => continue,
-            Step::Pair => {}
-        }
-        let fb = follower.current.as_ref().expect("paired");
-        let (pa, pb) = (fa.planes(format.layout), fb.planes(format.layout));
-        let (ca, bits) = components(&format, &pa).ok_or_else(unsupported)?;
-        let (cb, _) = components(&format, &pb).ok_or_else(unsupported)?;
-        let compared = Compared {
-            frame: fa.index,
-            frame_b: fb.index,
-            pts: fa.seconds,
-            metrics: frame_metrics(&ca, &cb, bits),
-            vmaf: None,
-        };
-        done += 1;
-        progress.tick(done);
-        let Some(vmaf) = &mut vmaf else {
-            emit(compared)?;
-            continue;
-        };
-        samples_into(&ca[0], &mut ya);
-        samples_into(&cb[0], &mut yb);
-        let luma = |data, width, height| Luma {
-            data,
-            width,
-            height,
-            bits,
-        };
-        unscored.push_back(compared);
-        let scored = vmaf.push(
-            &luma(&ya, ca[0].width, ca[0].height),
-            &luma(&yb, cb[0].width, cb[0].height),
-        );
-        emit_scored(&mut unscored, scored, emit)?;
-    }
-    let last = vmaf.as_mut().and_then(Vmaf::finish);
-    emit_scored(&mut unscored, last, emit)?;
-    Ok(done)
-}
-
-/// The oldest pair waiting for its VMAF, with its `scores` once they come.
-fn emit_scored(
-    unscored: &mut VecDeque<Compared>,
-    scores: Option<VmafFrame>,
-    emit: &mut impl FnMut(Compared) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let Some(scores) = scores else { return Ok(()) };
-    match unscored.pop_front() {
-        Some(mut pair) => {
-            pair.vmaf = Some(scores);
-            emit(pair)
-        }
-        None => Ok(()),
-    }
-}
-
-/// A decoded frame of one side, waiting for its partner.
-fn next_frame(decoder: &DecodeThread) -> Result<Option<Frame>, ClipError> {
-    loop {
-        // A decode that stalls for this long is stuck, not slow.
-        let event = decoder
-            .next_current(Duration::from_secs(60))
-            .ok_or_else(|| ClipError::Decode("the decoder stopped responding".into()))?;
-        match event {
-            // A seek's keyframe preview is not a frame to measure (the frame follows).
-            DecoderEvent::Frame(frame) if frame.preview => decoder.release(frame.slot),
-            DecoderEvent::Frame(frame) => return Ok(Some(frame)),
-            DecoderEvent::EndOfStream { .. } => return Ok(None),
-            DecoderEvent::Failed { message, .. } => return Err(ClipError::Decode(message)),
-            DecoderEvent::Reshaped(_) => {
-                return Err(ClipError::Decode(
-                    "the decoder asked for a ring of another shape".into(),
-                ))
-            }
-        }
-    }
-}
-
-/// The GPU path: both decoded by the player's decode threads into rings of plane textures,
-/// each pair measured by the metrics pass and read back a few frames later.
-pub fn compare_gpu(
-    ctx: &GpuContext,
-    mut a: VideoSource,
-    mut b: VideoSource,
-    job: &CompareJob,
-    progress: &mut Progress,
-    emit: &mut impl FnMut(Compared) -> std::io::Result<()>,
-) -> Result<u64, ClipError> {
-    // Frames are paired, ranged and printed by number: exact numbers only, never estimates
-    // from a frame rate the index has not confirmed yet.
-    a.set_exact_numbers(true);
-    b.set_exact_numbers(true);
-    let format = a.info.format;
-    // Each side's slots share two staging buffers: with nothing drawn, the GPU has copied an
-    // upload out long before the upload after next needs its buffer, and a buffer per slot
-    // would be 50 MB more to map for each 4K file before its first frame.
-    let ring = |side: &str| -> Result<Vec<Arc<PlaneTextures>>, ClipError> {
-        let decode = |e: crate::video::convert::ConvertError| ClipError::Decode(e.to_string());
-        let staging = UploadStaging::new(&ctx.device, side, &format, STAGING_BUFFERS).map_err(decode)?;
-        (0..RING_SLOTS)
-            .map(|i| {
-                PlaneTextures::sharing(&ctx.device, &format!("{side} slot {i}"), format, Arc::clone(&staging))
-                    .map(Arc::new)
-                    .map_err(decode)
-            })
-            .collect()
-    };
-    let (slots_a, slots_b) = (ring("A")?, ring("B")?);
-    let align = Alignment::of(&a, &b, job.by, job.offset);
-    let (start_a, _) = starts(job);
-    let a_seconds = a.index().wait_pts_of(start_a).map(|pts| a.info.seconds(pts));
-    let b_start = b_start(&align, start_a, a_seconds);
-    let mut da = DecodeThread::spawn(a, ctx.queue.clone(), slots_a.clone(), 0);
-    let mut db = DecodeThread::spawn(b, ctx.queue.clone(), slots_b.clone(), 0);
-    if start_a > 0 {
-        da.seek(SeekTarget::Frame(start_a));
-    }
-    if let Some(target) = b_start {
-        db.seek(target);
-    }
-    // The metrics' pipelines are built while the decoders start.
-    let pass = MetricsPass::new(&ctx.device, &format).map_err(|e| ClipError::Decode(e.to_string()))?;
-    // Every pair of slots bound once.
-    let bindings: Vec<Vec<MetricsBinding>> = slots_a
-        .iter()
-        .map(|sa| slots_b.iter().map(|sb| pass.bind(&ctx.device, sa, sb)).collect())
-        .collect();
-    let sizes = pass.sizes();
-    let mut readback = ReadbackRing::new(&ctx.device, MetricsPass::sums_size(), 4);
-    let mut done = 0u64;
-    let mut take = |bytes: &[u8], (frame, frame_b, pts): (u64, u64, f64)| {
-        done += 1;
-        let sums = pass.read(bytes);
-        emit(Compared {
-            frame,
-            frame_b,
-            pts,
-            metrics: FrameMetrics::from_sums(&sums, &sizes, pass.bits),
-            vmaf: None,
-        })
-    };
-    let mut follower = Follower::new();
-    let mut submitted = 0u64;
-    while let Some(fa) = next_frame(&da)? {
-        if fa.index < start_a {
-            da.release(fa.slot);
-            continue;
-        }
-        if job.range.end.is_some_and(|e| fa.index >= e) {
-            da.release(fa.slot);
-            break;
-        }
-        // B's frames passed by are given back only after the work already submitted that
-        // reads them: the decoder uploads into a slot behind it in the queue.
-        let step = follower.advance(
-            align.want(fa.index, fa.seconds),
-            |f: &Frame| align.key(f.index, f.seconds),
-            || next_frame(&db),
-            |f: Frame| db.release(f.slot),
-        )?;
-        if step != Step::Pair {
-            da.release(fa.slot);
-            if step == Step::End {
-                break;
-            }
-            continue;
-        }
-        let fb = follower.current.expect("paired");
-        if readback.is_full() {
-            readback.read_oldest(ctx, &mut take)?.transpose()?;
-        }
-        let mut encoder = ctx
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("compare") });
-        pass.encode(&mut encoder, &bindings[fa.slot][fb.slot]);
-        encoder.copy_buffer_to_buffer(pass.sums(), 0, readback.next_buffer(), 0, MetricsPass::sums_size());
-        ctx.queue.submit([encoder.finish()]);
-        da.release(fa.slot);
-        readback.submitted((fa.index, fb.index, fa.seconds));
-        submitted += 1;
-        progress.tick(submitted);
-    }
-    follower.finish(|f| db.release(f.slot));
-    // The decoders close side by side while the last results come back: closing one takes up
-    // to a few hundred milliseconds (a hardware decoder's session), which the command would
-    // otherwise wait for twice, after its work.
-    std::thread::scope(|scope| -> Result<(), ClipError> {
-        scope.spawn(move || drop(da));
-        scope.spawn(move || drop(db));
-        while !readback.is_empty() {
-            readback.read_oldest(ctx, &mut take)?.transpose()?;
-        }
-        Ok(())
-    })?;
     Ok(done)
 }
 

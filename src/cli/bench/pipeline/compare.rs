@@ -59,7 +59,7 @@ pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
         crate::compare::align::match_pair(&sa, &mut sb)?;
         let start = Instant::now();
         let (mut sum, mut last) = (0.0, start);
-        compared = compare_gpu(&ctx, sa, sb, &job, &mut Progress::hidden(), &mut |c| {
+        compared = compare_gpu(&ctx, sa, sb, &job, None, &mut Progress::hidden(), &mut |c| {
             sum += c.metrics.ssim_all;
             last = Instant::now();
             Ok(())

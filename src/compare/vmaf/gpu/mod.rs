@@ -202,8 +202,7 @@ fn groups(size: usize, per: u32) -> u32 {
 
 impl VmafPass {
     pub fn new(device: &wgpu::Device, format: &FrameFormat, options: GpuOptions) -> Result<Self, VmafGpuError> {
-        let needed = wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_F64;
-        if !device.features().contains(needed) {
+        if !Self::supported(device) {
             return Err(VmafGpuError::Features);
         }
         let (places, bits) = crate::video::format::places(format)
@@ -555,6 +554,13 @@ impl VmafPass {
         })
     }
 
+    /// Whether `device` can run the pass (64-bit integers and doubles in shaders).
+    pub fn supported(device: &wgpu::Device) -> bool {
+        device
+            .features()
+            .contains(wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_F64)
+    }
+
     /// Bytes of the totals buffer.
     pub const fn totals_size() -> u64 {
         8 * TOTALS as u64
@@ -613,7 +619,7 @@ impl VmafPass {
     }
 
     /// The sums as read back from `totals` (the first `totals_size` bytes).
-    pub fn read(&self, bytes: &[u8]) -> VmafSums {
+    pub fn read(bytes: &[u8]) -> VmafSums {
         let t: Vec<i64> = bytes[..Self::totals_size() as usize]
             .chunks_exact(8)
             .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))

@@ -1,0 +1,199 @@
+//! `compare`'s GPU path: both files decoded by the player's decode threads into rings of plane
+//! textures, each pair measured by the metrics stage (and VMAF's pass) and read back a few
+//! frames later.
+
+use super::cpu::emit_scored;
+use super::{b_start, starts, CompareJob, Compared, Follower, Step};
+use crate::compare::align::Alignment;
+use crate::compare::gpu::{MetricsBinding, MetricsPass};
+use crate::compare::metrics::FrameMetrics;
+use crate::compare::vmaf::gpu::{VmafBinding, VmafPass};
+use crate::compare::vmaf::Vmaf;
+use crate::gpu::readback::ReadbackRing;
+use crate::gpu::GpuContext;
+use crate::headless::progress::Progress;
+use crate::headless::ClipError;
+use crate::video::convert::{PlaneTextures, UploadStaging, STAGING_BUFFERS};
+use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame as Frame};
+use crate::video::ring::RING_SLOTS;
+use crate::video::source::{SeekTarget, VideoSource};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A decoded frame of one side, waiting for its partner.
+fn next_frame(decoder: &DecodeThread) -> Result<Option<Frame>, ClipError> {
+    loop {
+        // A decode that stalls for this long is stuck, not slow.
+        let event = decoder
+            .next_current(Duration::from_secs(60))
+            .ok_or_else(|| ClipError::Decode("the decoder stopped responding".into()))?;
+        match event {
+            // A seek's keyframe preview is not a frame to measure (the frame follows).
+            DecoderEvent::Frame(frame) if frame.preview => decoder.release(frame.slot),
+            DecoderEvent::Frame(frame) => return Ok(Some(frame)),
+            DecoderEvent::EndOfStream { .. } => return Ok(None),
+            DecoderEvent::Failed { message, .. } => return Err(ClipError::Decode(message)),
+            DecoderEvent::Reshaped(_) => {
+                return Err(ClipError::Decode(
+                    "the decoder asked for a ring of another shape".into(),
+                ))
+            }
+        }
+    }
+}
+
+/// The GPU path: both decoded by the player's decode threads into rings of plane textures,
+/// each pair measured by the metrics pass and read back a few frames later.
+pub fn compare_gpu(
+    ctx: &GpuContext,
+    mut a: VideoSource,
+    mut b: VideoSource,
+    job: &CompareJob,
+    mut vmaf: Option<Vmaf>,
+    progress: &mut Progress,
+    emit: &mut impl FnMut(Compared) -> std::io::Result<()>,
+) -> Result<u64, ClipError> {
+    // Frames are paired, ranged and printed by number: exact numbers only, never estimates
+    // from a frame rate the index has not confirmed yet.
+    a.set_exact_numbers(true);
+    b.set_exact_numbers(true);
+    let format = a.info.format;
+    // Each side's slots share two staging buffers: with nothing drawn, the GPU has copied an
+    // upload out long before the upload after next needs its buffer, and a buffer per slot
+    // would be 50 MB more to map for each 4K file before its first frame.
+    let ring = |side: &str| -> Result<Vec<Arc<PlaneTextures>>, ClipError> {
+        let decode = |e: crate::video::convert::ConvertError| ClipError::Decode(e.to_string());
+        let staging = UploadStaging::new(&ctx.device, side, &format, STAGING_BUFFERS).map_err(decode)?;
+        (0..RING_SLOTS)
+            .map(|i| {
+                PlaneTextures::sharing(&ctx.device, &format!("{side} slot {i}"), format, Arc::clone(&staging))
+                    .map(Arc::new)
+                    .map_err(decode)
+            })
+            .collect()
+    };
+    let (slots_a, slots_b) = (ring("A")?, ring("B")?);
+    let align = Alignment::of(&a, &b, job.by, job.offset);
+    let (start_a, _) = starts(job);
+    let a_seconds = a.index().wait_pts_of(start_a).map(|pts| a.info.seconds(pts));
+    let b_start = b_start(&align, start_a, a_seconds);
+    let mut da = DecodeThread::spawn(a, ctx.queue.clone(), slots_a.clone(), 0);
+    let mut db = DecodeThread::spawn(b, ctx.queue.clone(), slots_b.clone(), 0);
+    if start_a > 0 {
+        da.seek(SeekTarget::Frame(start_a));
+    }
+    if let Some(target) = b_start {
+        db.seek(target);
+    }
+    // The metrics' pipelines are built while the decoders start.
+    let pass = MetricsPass::new(&ctx.device, &format).map_err(|e| ClipError::Decode(e.to_string()))?;
+    // Every pair of slots bound once.
+    let bindings: Vec<Vec<MetricsBinding>> = slots_a
+        .iter()
+        .map(|sa| slots_b.iter().map(|sb| pass.bind(&ctx.device, sa, sb)).collect())
+        .collect();
+    let sizes = pass.sizes();
+    // VMAF's pass beside it, bound the same way; its totals read back after the sums.
+    let mut vmaf_pass = match &vmaf {
+        Some(model) => Some(
+            VmafPass::new(&ctx.device, &format, model.gpu_options()).map_err(|e| ClipError::Decode(e.to_string()))?,
+        ),
+        None => None,
+    };
+    let vmaf_bindings: Vec<Vec<VmafBinding>> = match &vmaf_pass {
+        Some(p) => slots_a
+            .iter()
+            .map(|sa| slots_b.iter().map(|sb| p.bind(&ctx.device, sa, sb)).collect())
+            .collect(),
+        None => Vec::new(),
+    };
+    let sums_size = MetricsPass::sums_size();
+    let totals_size = if vmaf.is_some() { VmafPass::totals_size() } else { 0 };
+    let mut readback = ReadbackRing::new(&ctx.device, sums_size + totals_size, 4);
+    let mut done = 0u64;
+    // Pairs measured whose VMAF comes with the next pair (their motion needs it).
+    let mut unscored: VecDeque<Compared> = VecDeque::new();
+    let vmaf_size = vmaf_pass.as_ref().map(|p| (p.width as usize, p.height as usize));
+    let mut take = |bytes: &[u8], (frame, frame_b, pts): (u64, u64, f64)| {
+        done += 1;
+        let sums = pass.read(bytes);
+        let compared = Compared {
+            frame,
+            frame_b,
+            pts,
+            metrics: FrameMetrics::from_sums(&sums, &sizes, pass.bits),
+            vmaf: None,
+        };
+        match (&mut vmaf, vmaf_size) {
+            (Some(model), Some((width, height))) => {
+                let totals = VmafPass::read(&bytes[sums_size as usize..]);
+                unscored.push_back(compared);
+                let scored = model.push_sums(&totals, width, height);
+                emit_scored(&mut unscored, scored, emit)
+            }
+            _ => emit(compared),
+        }
+    };
+    let mut follower = Follower::new();
+    let mut submitted = 0u64;
+    while let Some(fa) = next_frame(&da)? {
+        if fa.index < start_a {
+            da.release(fa.slot);
+            continue;
+        }
+        if job.range.end.is_some_and(|e| fa.index >= e) {
+            da.release(fa.slot);
+            break;
+        }
+        // B's frames passed by are given back only after the work already submitted that
+        // reads them: the decoder uploads into a slot behind it in the queue.
+        let step = follower.advance(
+            align.want(fa.index, fa.seconds),
+            |f: &Frame| align.key(f.index, f.seconds),
+            || next_frame(&db),
+            |f: Frame| db.release(f.slot),
+        )?;
+        if step != Step::Pair {
+            da.release(fa.slot);
+            if step == Step::End {
+                break;
+            }
+            continue;
+        }
+        let fb = follower.current.expect("paired");
+        if readback.is_full() {
+            readback.read_oldest(ctx, &mut take)?.transpose()?;
+        }
+        let mut encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("compare") });
+        pass.encode(&mut encoder, &bindings[fa.slot][fb.slot]);
+        let target = readback.next_buffer();
+        encoder.copy_buffer_to_buffer(pass.sums(), 0, target, 0, sums_size);
+        if let Some(vmaf_pass) = &mut vmaf_pass {
+            vmaf_pass.encode(&mut encoder, &vmaf_bindings[fa.slot][fb.slot]);
+            encoder.copy_buffer_to_buffer(vmaf_pass.totals(), 0, target, sums_size, totals_size);
+        }
+        ctx.queue.submit([encoder.finish()]);
+        da.release(fa.slot);
+        readback.submitted((fa.index, fb.index, fa.seconds));
+        submitted += 1;
+        progress.tick(submitted);
+    }
+    follower.finish(|f| db.release(f.slot));
+    // The decoders close side by side while the last results come back: closing one takes up
+    // to a few hundred milliseconds (a hardware decoder's session), which the command would
+    // otherwise wait for twice, after its work.
+    std::thread::scope(|scope| -> Result<(), ClipError> {
+        scope.spawn(move || drop(da));
+        scope.spawn(move || drop(db));
+        while !readback.is_empty() {
+            readback.read_oldest(ctx, &mut take)?.transpose()?;
+        }
+        Ok(())
+    })?;
+    let last = vmaf.as_mut().and_then(Vmaf::finish);
+    emit_scored(&mut unscored, last, emit)?;
+    Ok(done)
+}
