@@ -58,7 +58,7 @@ fn agree(reference: &Path, judged: &Path, options: GpuOptions) -> usize {
     let mut sb = VideoSource::open(judged).unwrap();
     let format = sa.info.format;
     assert_eq!(sb.info.format, format);
-    let mut pass = VmafPass::new(&ctx.device, &format, options).expect("lavapipe has 64-bit integers and doubles");
+    let pass = VmafPass::new(&ctx.device, &format, options).expect("lavapipe has 64-bit integers and doubles");
     let slot_a = PlaneTextures::new(&ctx.device, "a", format).unwrap();
     let slot_b = PlaneTextures::new(&ctx.device, "b", format).unwrap();
     let binding = pass.bind(&ctx.device, &slot_a, &slot_b);

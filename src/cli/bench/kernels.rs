@@ -111,6 +111,7 @@ pub fn run(
     rows.extend(super::adjust::rows(ctx, image, &frame, iters)?);
     rows.extend(super::lut::rows(ctx, image, &frame, iters)?);
     rows.extend(super::compare::rows(ctx, image, iters)?);
+    rows.extend(super::vmaf::rows(ctx, image, iters)?);
     rows.extend(super::marks::rows(ctx, image, iters)?);
 
     // The three-pass engine, and where its time goes: chunk alone, chunk + reduce, all three.

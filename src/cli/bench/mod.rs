@@ -14,6 +14,7 @@ pub mod pipeline;
 pub mod scopes;
 pub mod timing;
 pub mod variants;
+mod vmaf;
 
 use super::args::{parse_bins, parse_byte_size, parse_mark, parse_size, parse_speed};
 use crate::engine::chunk::ChunkShape;
@@ -77,6 +78,9 @@ pub struct PipelineArgs {
     /// and FFmpeg's psnr and ssim filters on the same pair where `ffmpeg` is on the PATH.
     #[arg(long)]
     pub compare: Option<PathBuf>,
+    /// With --compare: VMAF too (the default model), as `compare --vmaf` measures it.
+    #[arg(long, requires = "compare")]
+    pub vmaf: bool,
     /// Draw these marks on the picture throughout (as --overlay in the player).
     #[arg(long, value_delimiter = ',', value_parser = parse_mark, conflicts_with = "compare")]
     pub overlay: Vec<Mark>,
@@ -266,12 +270,13 @@ pub fn run_pipeline(args: PipelineArgs) -> Result<()> {
         long_dir,
         samples,
         compare,
+        vmaf,
         overlay,
         lut,
         scope,
     } = args;
     if let Some(judged) = compare {
-        return pipeline::compare::run(&input, &judged, &mut std::io::stdout().lock());
+        return pipeline::compare::run(&input, &judged, vmaf, &mut std::io::stdout().lock());
     }
     if long.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
         bail!("--long must be a positive number of seconds");

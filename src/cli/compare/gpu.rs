@@ -95,7 +95,7 @@ pub fn compare_gpu(
         .collect();
     let sizes = pass.sizes();
     // VMAF's pass beside it, bound the same way; its totals read back after the sums.
-    let mut vmaf_pass = match &vmaf {
+    let vmaf_pass = match &vmaf {
         Some(model) => Some(
             VmafPass::new(&ctx.device, &format, model.gpu_options()).map_err(|e| ClipError::Decode(e.to_string()))?,
         ),
@@ -171,7 +171,7 @@ pub fn compare_gpu(
         pass.encode(&mut encoder, &bindings[fa.slot][fb.slot]);
         let target = readback.next_buffer();
         encoder.copy_buffer_to_buffer(pass.sums(), 0, target, 0, sums_size);
-        if let Some(vmaf_pass) = &mut vmaf_pass {
+        if let Some(vmaf_pass) = &vmaf_pass {
             vmaf_pass.encode(&mut encoder, &vmaf_bindings[fa.slot][fb.slot]);
             encoder.copy_buffer_to_buffer(vmaf_pass.totals(), 0, target, sums_size, totals_size);
         }

@@ -8,6 +8,7 @@
 
 use super::decode_only::{decode_only, decode_rate, stream_text, throughput_rate, throughput_text};
 use crate::cli::compare::{compare_gpu, CompareJob};
+use crate::compare::vmaf::{load_model, Vmaf, DEFAULT_MODEL};
 use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
 use crate::headless::FrameRange;
@@ -17,7 +18,7 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
+pub fn run(a: &Path, b: &Path, vmaf: bool, out: &mut impl Write) -> Result<()> {
     let ctx = GpuContext::new()?;
     writeln!(out, "adapter: {}", ctx.describe())?;
     let (mut playing, mut decode) = (Vec::new(), Vec::new());
@@ -57,10 +58,15 @@ pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
             VideoSource::open_for(b, Decoding::Throughput)?,
         );
         crate::compare::align::match_pair(&sa, &mut sb)?;
+        let model = if vmaf {
+            Some(load_model(DEFAULT_MODEL).map(Vmaf::new).map_err(anyhow::Error::msg)?)
+        } else {
+            None
+        };
         let start = Instant::now();
         let (mut sum, mut last) = (0.0, start);
-        compared = compare_gpu(&ctx, sa, sb, &job, None, &mut Progress::hidden(), &mut |c| {
-            sum += c.metrics.ssim_all;
+        compared = compare_gpu(&ctx, sa, sb, &job, model, &mut Progress::hidden(), &mut |c| {
+            sum += c.metrics.ssim_all + c.vmaf.map_or(0.0, |v| v.vmaf);
             last = Instant::now();
             Ok(())
         })?;
@@ -71,6 +77,7 @@ pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
         // Every result was read: the work is not skipped.
         assert!(sum.is_finite());
     }
+    let measured = if vmaf { "PSNR + SSIM + VMAF" } else { "PSNR + SSIM" };
     // Against decoding as `compare` decodes, and (where that differs) as the player decodes.
     let playing_ratio = if slower_playing == slower {
         String::new()
@@ -84,13 +91,16 @@ pub fn run(a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
     writeln!(
         out,
         "compare:      {compared} pairs at {best:.1} fps ({:.1}% of the slower file's decode-only), \
-         {:.1}% of both decoded at once; PSNR + SSIM of every pair read back (best of 2, timed to the last \
+         {:.1}% of both decoded at once; {measured} of every pair read back (best of 2, timed to the last \
          result; {whole:.1} fps, {:.1}%, with the decoders' teardown after it{playing_ratio})",
         100.0 * best / slower,
         100.0 * best / together,
         100.0 * whole / slower,
     )?;
     paced_pair(&ctx, a, b, out)?;
+    if vmaf {
+        return Ok(());
+    }
     match ffmpeg_rate(a, b, compared) {
         Some(fps) => writeln!(
             out,

@@ -77,7 +77,7 @@ pub struct VmafPass {
     texture_layout: wgpu::BindGroupLayout,
     totals: wgpu::Buffer,
     /// Which history slot the next pair's reference goes to.
-    slot: usize,
+    slot: std::cell::Cell<usize>,
     history: usize,
     pub width: u32,
     pub height: u32,
@@ -546,7 +546,7 @@ impl VmafPass {
             steps,
             texture_layout,
             totals,
-            slot: 0,
+            slot: std::cell::Cell::new(0),
             history: history_len,
             width: width as u32,
             height: height as u32,
@@ -592,13 +592,13 @@ impl VmafPass {
 
     /// Records the sums of the bound pair, the next in its run (its reference becomes the
     /// previous frame of the pair after).
-    pub fn encode(&mut self, encoder: &mut wgpu::CommandEncoder, binding: &VmafBinding) {
+    pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, binding: &VmafBinding) {
         self.encode_timed(encoder, binding, None);
     }
 
     /// `encode`, its compute pass timed with `timestamp_writes`.
     pub fn encode_timed(
-        &mut self,
+        &self,
         encoder: &mut wgpu::CommandEncoder,
         binding: &VmafBinding,
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites>,
@@ -610,12 +610,12 @@ impl VmafPass {
         pass.set_bind_group(1, &binding.bind_group, &[]);
         for step in &self.steps {
             pass.set_pipeline(&self.pipelines[step.pipeline]);
-            let group = &step.groups[self.slot.min(step.groups.len() - 1)];
+            let group = &step.groups[self.slot.get().min(step.groups.len() - 1)];
             pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(step.size[0], step.size[1], 1);
         }
         drop(pass);
-        self.slot = (self.slot + 1) % self.history;
+        self.slot.set((self.slot.get() + 1) % self.history);
     }
 
     /// The sums as read back from `totals` (the first `totals_size` bytes).

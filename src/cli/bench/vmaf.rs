@@ -1,0 +1,155 @@
+//! The VMAF rows of `histoplay bench`: VMAF's GPU pass over a frame pair (the luma planes out of
+//! the ring slots, motion, VIF's and ADM's four scales, the 41 totals) at the bench's size and at
+//! half of it, 8- and 10-bit, each checked bit for bit against the CPU twin's sums first; the
+//! scoring of the sums on the CPU (the model's SVM) is timed beside.
+
+use super::compare::{planes, view};
+use super::timing::{runs_within_budget, time_gpu, BenchError, Row};
+use crate::colour::ColorSpec;
+use crate::compare::vmaf::adm::{adm_sums, AdmOptions};
+use crate::compare::vmaf::gpu::{GpuOptions, VmafPass, VmafSums};
+use crate::compare::vmaf::luma::Luma;
+use crate::compare::vmaf::motion::sad_int;
+use crate::compare::vmaf::vif::{vif_sums, VifOptions};
+use crate::compare::vmaf::{load_model, samples_into, Vmaf, DEFAULT_MODEL};
+use crate::gpu::GpuContext;
+use crate::video::convert::PlaneTextures;
+use crate::video::format::{components, FrameFormat, PlaneData, PlaneLayout};
+use crate::video::still::RgbaImage;
+use std::time::Instant;
+
+fn mismatch(detail: String) -> BenchError {
+    BenchError::Mismatch {
+        variant: "vmaf",
+        detail,
+    }
+}
+
+/// `image` at half its size, each pixel the mean of a 2x2 block.
+fn halved(image: &RgbaImage) -> RgbaImage {
+    let (w, h) = (image.width / 2, image.height / 2);
+    let mut pixels = Vec::with_capacity((4 * w * h) as usize);
+    for y in 0..h {
+        for x in 0..w {
+            for c in 0..4 {
+                let at = |dx: u32, dy: u32| {
+                    u32::from(image.pixels[(4 * ((2 * y + dy) * image.width + 2 * x + dx) + c) as usize])
+                };
+                pixels.push(((at(0, 0) + at(1, 0) + at(0, 1) + at(1, 1) + 2) / 4) as u8);
+            }
+        }
+    }
+    RgbaImage {
+        width: w,
+        height: h,
+        pixels,
+    }
+}
+
+pub fn rows(ctx: &GpuContext, image: &RgbaImage, iters: usize) -> Result<Vec<Row>, BenchError> {
+    if !VmafPass::supported(&ctx.device) {
+        return Ok(vec![Row {
+            name: "vmaf: VMAF of a frame pair".into(),
+            outcome: Err("the GPU lacks 64-bit integers or doubles in shaders (SHADER_INT64, SHADER_F64)".into()),
+        }]);
+    }
+    let half = halved(image);
+    let mut rows = Vec::new();
+    for (picture, bits) in [(image, 8), (image, 10), (&half, 8), (&half, 10)] {
+        if picture.width < 33 || picture.height < 33 {
+            continue;
+        }
+        rows.push(row(ctx, picture, bits, iters)?);
+    }
+    Ok(rows)
+}
+
+fn row(ctx: &GpuContext, image: &RgbaImage, bits: u32, iters: usize) -> Result<Row, BenchError> {
+    let format = FrameFormat {
+        layout: PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 1,
+            bits,
+        },
+        width: image.width,
+        height: image.height,
+        color: ColorSpec::resolve(None, None, image.width, image.height, false),
+    };
+    let (a, b) = (planes(image, bits, 0), planes(image, bits, 3));
+    let (pa, pb) = (view(&a), view(&b));
+    let mut model = load_model(DEFAULT_MODEL).map(Vmaf::new).map_err(mismatch)?;
+    let options: GpuOptions = model.gpu_options();
+    let pass = VmafPass::new(&ctx.device, &format, options).map_err(|e| mismatch(e.to_string()))?;
+    let slot = |label, planes: &[PlaneData]| -> Result<PlaneTextures, BenchError> {
+        let slot = PlaneTextures::new(&ctx.device, label, format).map_err(|e| mismatch(e.to_string()))?;
+        slot.upload(&ctx.queue, planes).map_err(|e| mismatch(e.to_string()))?;
+        Ok(slot)
+    };
+    let (slot_a, slot_b) = (slot("bench vmaf a", &pa)?, slot("bench vmaf b", &pb)?);
+    let binding = pass.bind(&ctx.device, &slot_a, &slot_b);
+    let started = Instant::now();
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    pass.encode(&mut encoder, &binding);
+    ctx.queue.submit([encoder.finish()]);
+    let bytes = crate::gpu::readback::read_buffer(ctx, pass.totals(), 0, VmafPass::totals_size())?;
+    let first_run = started.elapsed();
+    let gpu = VmafPass::read(&bytes);
+
+    // The twin's sums of the same pair; the first pair's motion is against the history as made
+    // (zeros).
+    let (ca, _) = components(&format, &pa).expect("Y'CbCr");
+    let (cb, _) = components(&format, &pb).expect("Y'CbCr");
+    let (mut ya, mut yb) = (Vec::new(), Vec::new());
+    samples_into(&ca[0], &mut ya);
+    samples_into(&cb[0], &mut yb);
+    let zeros = vec![0u16; ya.len()];
+    let (width, height) = (ca[0].width, ca[0].height);
+    let luma = |data| Luma {
+        data,
+        width,
+        height,
+        bits,
+    };
+    let cpu = VmafSums {
+        vif: vif_sums(
+            &luma(&ya),
+            &luma(&yb),
+            &VifOptions {
+                enhancement_gain_limit: options.vif_gain_limit,
+                skip_scale0: false,
+            },
+        ),
+        adm: adm_sums(
+            &luma(&ya),
+            &luma(&yb),
+            &AdmOptions {
+                enhancement_gain_limit: options.adm_gain_limit,
+            },
+        ),
+        sad: sad_int(&luma(&zeros), &luma(&ya)),
+    };
+    if gpu != cpu {
+        return Err(mismatch(format!(
+            "{width}x{height} {bits}-bit: GPU {gpu:?}, CPU {cpu:?}"
+        )));
+    }
+    // Scoring the sums: both scales' tails and the model's prediction, per pair.
+    let scoring_runs = 200;
+    let scoring = Instant::now();
+    for _ in 0..scoring_runs {
+        std::hint::black_box(model.push_sums(&gpu, width, height));
+    }
+    let scoring_us = scoring.elapsed().as_secs_f64() * 1e6 / f64::from(scoring_runs);
+
+    let runs = runs_within_budget(iters, first_run);
+    Ok(Row {
+        name: format!(
+            "vmaf: VMAF of a {width}x{height} pair, Y'CbCr 4:2:0 {bits}-bit (motion, VIF, ADM; the sums scored on the CPU in {scoring_us:.1} us)"
+        ),
+        outcome: Ok(time_gpu(
+            ctx,
+            &|encoder, timestamps| pass.encode_timed(encoder, &binding, timestamps),
+            runs,
+        )?),
+    })
+}
