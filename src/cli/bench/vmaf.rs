@@ -59,12 +59,19 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, iters: usize) -> Result<Vec<Row
         if picture.width < 33 || picture.height < 33 {
             continue;
         }
-        rows.push(row(ctx, picture, bits, iters)?);
+        // The first pair's parts timed apart too: where the time goes.
+        rows.extend(pair_rows(ctx, picture, bits, iters, rows.is_empty())?);
     }
     Ok(rows)
 }
 
-fn row(ctx: &GpuContext, image: &RgbaImage, bits: u32, iters: usize) -> Result<Row, BenchError> {
+fn pair_rows(
+    ctx: &GpuContext,
+    image: &RgbaImage,
+    bits: u32,
+    iters: usize,
+    parts: bool,
+) -> Result<Vec<Row>, BenchError> {
     let format = FrameFormat {
         layout: PlaneLayout::Yuv {
             chroma_shift_x: 1,
@@ -142,7 +149,7 @@ fn row(ctx: &GpuContext, image: &RgbaImage, bits: u32, iters: usize) -> Result<R
     let scoring_us = scoring.elapsed().as_secs_f64() * 1e6 / f64::from(scoring_runs);
 
     let runs = runs_within_budget(iters, first_run);
-    Ok(Row {
+    let mut rows = vec![Row {
         name: format!(
             "vmaf: VMAF of a {width}x{height} pair, Y'CbCr 4:2:0 {bits}-bit (motion, VIF, ADM; the sums scored on the CPU in {scoring_us:.1} us)"
         ),
@@ -151,5 +158,18 @@ fn row(ctx: &GpuContext, image: &RgbaImage, bits: u32, iters: usize) -> Result<R
             &|encoder, timestamps| pass.encode_timed(encoder, &binding, timestamps),
             runs,
         )?),
-    })
+    }];
+    if parts {
+        for stage in pass.stages() {
+            rows.push(Row {
+                name: format!("  vmaf part: {stage}"),
+                outcome: Ok(time_gpu(
+                    ctx,
+                    &|encoder, timestamps| pass.encode_stage(encoder, &binding, &stage, timestamps),
+                    runs,
+                )?),
+            });
+        }
+    }
+    Ok(rows)
 }

@@ -65,6 +65,8 @@ pub struct VmafSums {
 /// A dispatch: its pipeline, its bind group (one per history slot where it reads the history),
 /// its workgroups.
 struct Step {
+    /// Which part of VMAF it serves ("VIF scale 1"), for timing parts apart.
+    stage: String,
     pipeline: usize,
     groups: Vec<wgpu::BindGroup>,
     size: [u32; 2],
@@ -154,6 +156,7 @@ impl Builder<'_> {
     /// (`per_slot`) or once.
     fn add<'b>(
         &mut self,
+        stage: &str,
         label: &str,
         module: &wgpu::ShaderModule,
         entry: &'static str,
@@ -187,6 +190,7 @@ impl Builder<'_> {
         let (_, pipeline, layout) = self.made.iter().find(|(e, ..)| *e == entry).expect("made above");
         let slots = if per_slot { self.history_len } else { 1 };
         self.steps.push(Step {
+            stage: stage.to_string(),
             pipeline: *pipeline,
             groups: (0..slots)
                 .map(|slot| bind_group(device, label, layout, &entries(slot)))
@@ -411,21 +415,29 @@ impl VmafPass {
         let previous = |slot: usize| (slot + history_len - if options.five_frame_window { 2 } else { 1 }) % history_len;
         let (w16, h16) = (groups(width, 16), groups(height, 16));
 
-        builder.add("vmaf load", &load_module, "load", true, [w16, h16], &|slot| {
+        builder.add("load", "vmaf load", &load_module, "load", true, [w16, h16], &|slot| {
             vec![
                 (0, uniform(load_at, load_size)),
                 (1, Bind::Write(&history[slot])),
                 (2, Bind::Write(&judged)),
             ]
         });
-        builder.add("vmaf motion", &motion_module, "motion", true, motion_groups, &|slot| {
-            vec![
-                (0, uniform(motion_at, motion_size)),
-                (1, Bind::Read(&history[slot])),
-                (2, Bind::Read(&history[previous(slot)])),
-                (3, Bind::Write(&partials)),
-            ]
-        });
+        builder.add(
+            "motion",
+            "vmaf motion",
+            &motion_module,
+            "motion",
+            true,
+            motion_groups,
+            &|slot| {
+                vec![
+                    (0, uniform(motion_at, motion_size)),
+                    (1, Bind::Read(&history[slot])),
+                    (2, Bind::Read(&history[previous(slot)])),
+                    (3, Bind::Write(&partials)),
+                ]
+            },
+        );
         let picture = |s: usize, slot: usize| -> [&wgpu::Buffer; 2] {
             if s == 0 {
                 [&history[slot], &judged]
@@ -437,6 +449,7 @@ impl VmafPass {
             if s > 0 {
                 let (w, h) = vif_sizes[s - 1];
                 builder.add(
+                    &format!("VIF scale {s}"),
                     "vif rows",
                     &vif_module,
                     "decimate_rows",
@@ -453,29 +466,46 @@ impl VmafPass {
                     },
                 );
                 let size = [groups(w / 2, 16), groups(h / 2, 16)];
-                builder.add("vif columns", &vif_module, "decimate_columns", false, size, &|_| {
-                    vec![
-                        (0, uniform(decimate_at[s - 1], vif_size)),
-                        (6, Bind::Read(&vif_rows)),
-                        (7, Bind::Write(&vif_pictures[s - 1][0])),
-                        (8, Bind::Write(&vif_pictures[s - 1][1])),
-                    ]
-                });
+                builder.add(
+                    &format!("VIF scale {s}"),
+                    "vif columns",
+                    &vif_module,
+                    "decimate_columns",
+                    false,
+                    size,
+                    &|_| {
+                        vec![
+                            (0, uniform(decimate_at[s - 1], vif_size)),
+                            (6, Bind::Read(&vif_rows)),
+                            (7, Bind::Write(&vif_pictures[s - 1][0])),
+                            (8, Bind::Write(&vif_pictures[s - 1][1])),
+                        ]
+                    },
+                );
             }
-            builder.add("vif stats", &vif_module, "stats", s == 0, vif_groups[s], &|slot| {
-                let [r, d] = picture(s, slot);
-                vec![
-                    (0, uniform(stats_at[s], vif_size)),
-                    (1, Bind::Read(r)),
-                    (2, Bind::Read(d)),
-                    (3, Bind::Read(&table)),
-                    (4, Bind::Write(&partials)),
-                ]
-            });
+            builder.add(
+                &format!("VIF scale {s}"),
+                "vif stats",
+                &vif_module,
+                "stats",
+                s == 0,
+                vif_groups[s],
+                &|slot| {
+                    let [r, d] = picture(s, slot);
+                    vec![
+                        (0, uniform(stats_at[s], vif_size)),
+                        (1, Bind::Read(r)),
+                        (2, Bind::Read(d)),
+                        (3, Bind::Read(&table)),
+                        (4, Bind::Write(&partials)),
+                    ]
+                },
+            );
         }
         for s in 0..4 {
             let (bw, bh) = bands[s];
             builder.add(
+                &format!("ADM scale {s}"),
                 "adm dwt",
                 &adm_module,
                 "dwt",
@@ -497,6 +527,7 @@ impl VmafPass {
                 },
             );
             builder.add(
+                &format!("ADM scale {s}"),
                 "adm decouple",
                 &adm_module,
                 "decouple",
@@ -514,18 +545,27 @@ impl VmafPass {
                 },
             );
             let rows = (adm_constants[s].scored[3] - adm_constants[s].scored[1]) as u32;
-            builder.add("adm mask", &adm_module, "mask", false, [rows, 1], &|_| {
-                vec![
-                    (0, uniform(band_at[s], adm_size)),
-                    (8, Bind::Read(&decoupled[0])),
-                    (13, Bind::Read(&decoupled[1])),
-                    (14, Bind::Read(&decoupled[2])),
-                    (9, Bind::Read(&adm_bands[s][0])),
-                    (10, Bind::Write(&partials)),
-                ]
-            });
+            builder.add(
+                &format!("ADM scale {s}"),
+                "adm mask",
+                &adm_module,
+                "mask",
+                false,
+                [rows, 1],
+                &|_| {
+                    vec![
+                        (0, uniform(band_at[s], adm_size)),
+                        (8, Bind::Read(&decoupled[0])),
+                        (13, Bind::Read(&decoupled[1])),
+                        (14, Bind::Read(&decoupled[2])),
+                        (9, Bind::Read(&adm_bands[s][0])),
+                        (10, Bind::Write(&partials)),
+                    ]
+                },
+            );
         }
         builder.add(
+            "totals",
             "vmaf collect",
             &collect_module,
             "collect",
@@ -616,6 +656,39 @@ impl VmafPass {
         }
         drop(pass);
         self.slot.set((self.slot.get() + 1) % self.history);
+    }
+
+    /// The parts of the pass, in order ("load", "motion", "VIF scale 0", ...), for
+    /// `encode_stage`.
+    pub fn stages(&self) -> Vec<String> {
+        let mut stages: Vec<String> = Vec::new();
+        for step in &self.steps {
+            if stages.last() != Some(&step.stage) {
+                stages.push(step.stage.clone());
+            }
+        }
+        stages
+    }
+
+    /// Records one part of the pass alone (for timing it: its inputs are whatever the buffers
+    /// hold), the history left where it is.
+    pub fn encode_stage(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        binding: &VmafBinding,
+        stage: &str,
+        timestamp_writes: Option<wgpu::ComputePassTimestampWrites>,
+    ) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("vmaf stage"),
+            timestamp_writes,
+        });
+        pass.set_bind_group(1, &binding.bind_group, &[]);
+        for step in self.steps.iter().filter(|s| s.stage == stage) {
+            pass.set_pipeline(&self.pipelines[step.pipeline]);
+            pass.set_bind_group(0, &step.groups[0], &[]);
+            pass.dispatch_workgroups(step.size[0], step.size[1], 1);
+        }
     }
 
     /// The sums as read back from `totals` (the first `totals_size` bytes).
