@@ -8,6 +8,9 @@
 // Scale 0 keeps its coefficients in int16 (wrapping), the others in int32. Bands are stored
 // as i32 planes: approximation, then the details h, v, d.
 
+// The values each invocation adds up (common.wgsl's `reduce_workgroup`).
+const SUMS: u32 = 6u;
+
 struct Params {
     // The input's size (dwt) or the bands' (decouple, mask).
     width: u32,
@@ -263,7 +266,7 @@ fn mask(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) lid: 
     let plane = bw * bh;
     let s = params.scored;
     let y = s.y + wg.x;
-    var values: array<i64, 6>;
+    var values: array<i64, SUMS>;
     for (var x = s.x + lid; x < s.z; x += 256u) {
         var threshold = 0;
         for (var b = 0u; b < 3u; b++) {
@@ -292,7 +295,7 @@ fn mask(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) lid: 
             values[3u + b] += i64(cube);
         }
     }
-    let total = reduce_workgroup(lid, values, 6u);
+    let total = reduce_workgroup(lid, values);
     if lid == 0u {
         for (var k = 0u; k < 6u; k++) {
             row_sums[(params.row_offset + wg.x) * 6u + k] = total[k];

@@ -2,6 +2,9 @@
 // or per-row sums that libvmaf rounds and shifts one by one before adding them), in 64 bits,
 // wrapping as libvmaf's accumulators do.
 
+// The values each invocation adds up (common.wgsl's `reduce_workgroup`).
+const SUMS: u32 = 1u;
+
 struct Total {
     start: u32,
     count: u32,
@@ -30,9 +33,9 @@ fn collect(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li
             sum += value >> t.shift;
         }
     }
-    var values: array<i64, 6>;
+    var values: array<i64, SUMS>;
     values[0] = sum;
-    let total = reduce_workgroup(lid, values, 1u);
+    let total = reduce_workgroup(lid, values);
     if lid == 0u {
         totals[wg.x] = total[0];
     }

@@ -8,6 +8,9 @@
 // mirrored about its end samples (-1 reads 1, len reads len - 2), folding again where the
 // mirror still falls outside (vif.rs `mirror`, integer_motion.c `mirror`).
 fn mirror(i: i32, len: i32) -> i32 {
+    if i >= 0 && i < len {
+        return i;
+    }
     if len < 2 {
         return 0;
     }
@@ -44,21 +47,28 @@ fn to_i16(v: i64) -> i32 {
     return (i32(v) << 16u) >> 16u;
 }
 
+// Each module says how many values its invocations add up (`SUMS`).
 const REDUCE_WG: u32 = 256u;
-var<workgroup> reduced: array<array<i64, 6>, REDUCE_WG>;
+var<workgroup> reduced: array<array<i64, SUMS>, REDUCE_WG>;
 
-// Adds `values[0..n]` over the workgroup (every invocation calls it; `lid` is its local index);
+// Adds `values` over the workgroup (every invocation calls it; `lid` is its local index);
 // invocation 0 gets the sums.
-fn reduce_workgroup(lid: u32, values: array<i64, 6>, n: u32) -> array<i64, 6> {
+fn reduce_workgroup(lid: u32, values: array<i64, SUMS>) -> array<i64, SUMS> {
     reduced[lid] = values;
     for (var stride = REDUCE_WG / 2u; stride > 0u; stride /= 2u) {
         workgroupBarrier();
         if lid < stride {
-            for (var k = 0u; k < n; k++) {
+            for (var k = 0u; k < SUMS; k++) {
                 reduced[lid][k] += reduced[lid + stride][k];
             }
         }
     }
     workgroupBarrier();
     return reduced[0];
+}
+
+// A 32-bit unsigned value as a double, exactly, without a conversion instruction (slow on many
+// GPUs): 2^52 + x has x as its mantissa.
+fn exact_f64(x: u32) -> f64 {
+    return bitcast<f64>(u64(x) | 0x4330000000000000lu) - 4503599627370496.0lf;
 }

@@ -2,6 +2,9 @@
 // into the buffers the VMAF passes read: the reference's into this frame's place in the
 // history that motion compares against, the judged frame's into its own buffer.
 
+// No sums here (common.wgsl's `reduce_workgroup` is unused).
+const SUMS: u32 = 1u;
+
 struct Params {
     width: u32,
     height: u32,

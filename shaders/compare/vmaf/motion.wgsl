@@ -2,6 +2,13 @@
 // difference of the reference from the frame before, blurred with a 5-tap filter (vertical
 // pass rounded to whole codes, horizontal pass in Q16, mirrored edges), summed as absolute
 // values. One partial sum per workgroup of 32x8 samples.
+//
+// The filter sums are whole numbers below 2^33 (taps summing to 2^16 times differences of
+// 16 bits at most), computed in double: exact, whatever the order, and the floor of a
+// power-of-two scale is the arithmetic right shift libvmaf rounds with.
+
+// The values each invocation adds up (common.wgsl's `reduce_workgroup`).
+const SUMS: u32 = 1u;
 
 struct Params {
     width: u32,
@@ -21,10 +28,10 @@ const TILE_H: u32 = 8u;
 const HALF: u32 = 2u;
 const IN_W: u32 = TILE_W + 2u * HALF;
 const IN_H: u32 = TILE_H + 2u * HALF;
-const FILTER = array<i64, 5>(3571li, 16004li, 26386li, 16004li, 3571li);
+const FILTER = array<f64, 5>(3571.0lf, 16004.0lf, 26386.0lf, 16004.0lf, 3571.0lf);
 
-var<workgroup> difference: array<i32, IN_W * IN_H>;
-var<workgroup> vertical: array<i32, IN_W * TILE_H>;
+var<workgroup> difference: array<f64, IN_W * IN_H>;
+var<workgroup> vertical: array<f64, IN_W * TILE_H>;
 
 @compute @workgroup_size(32, 8)
 fn motion(
@@ -42,31 +49,32 @@ fn motion(
         let x = mirror(x0 + i32(i % IN_W), w);
         let y = mirror(y0 + i32(i / IN_W), h);
         let at = u32(y * w + x);
-        difference[i] = i32(previous[at]) - i32(current[at]);
+        difference[i] = exact_f64(previous[at]) - exact_f64(current[at]);
     }
     workgroupBarrier();
-    let y_round = 1li << (params.bits - 1u);
+    let y_round = exact_f64(1u << (params.bits - 1u));
+    let y_scale = 1.0lf / exact_f64(1u << params.bits);
     for (var i = lid; i < IN_W * TILE_H; i += 256u) {
         let column = i % IN_W;
         let row = i / IN_W;
-        var sum = 0li;
+        var sum = 0.0lf;
         for (var k = 0u; k < 5u; k++) {
-            sum += FILTER[k] * wide(difference[(row + k) * IN_W + column]);
+            sum = fma(FILTER[k], difference[(row + k) * IN_W + column], sum);
         }
-        vertical[i] = i32((sum + y_round) >> params.bits);
+        vertical[i] = floor((sum + y_round) * y_scale);
     }
     workgroupBarrier();
-    var values: array<i64, 6>;
+    var values: array<i64, SUMS>;
     let x = wg.x * TILE_W + local.x;
     let y = wg.y * TILE_H + local.y;
     if x < params.width && y < params.height {
-        var sum = 0li;
+        var sum = 0.0lf;
         for (var k = 0u; k < 5u; k++) {
-            sum += FILTER[k] * wide(vertical[local.y * IN_W + local.x + k]);
+            sum = fma(FILTER[k], vertical[local.y * IN_W + local.x + k], sum);
         }
-        values[0] = wide(c_abs(i32((sum + 32768li) >> 16u)));
+        values[0] = i64(abs(floor((sum + 32768.0lf) * (1.0lf / 65536.0lf))));
     }
-    let total = reduce_workgroup(lid, values, 1u);
+    let total = reduce_workgroup(lid, values);
     if lid == 0u {
         partials[params.partial_offset + wg.y * groups.x + wg.x] = total[0];
     }

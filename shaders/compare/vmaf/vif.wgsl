@@ -5,10 +5,14 @@
 //
 // Each pixel's local moments come from a separable filter of up to 17 taps: the workgroup
 // loads its samples with a mirrored border of 8, filters the columns (rounding the moments
-// back to 16 and 32 bits as libvmaf's vertical pass does), then the rows. The gain and the
-// noise variance are computed in double, as libvmaf does; the product subtracted from σ₂² is
-// multiplied by `one` (1, from the uniform), so that no compiler fuses it into a multiply-add
-// whose single rounding would differ from C's two.
+// back to 16 and 32 bits as libvmaf's vertical pass does), then the rows. The means are summed
+// in 32-bit integers; the squares and the product in doubles, where every value is an integer
+// below 2^48 (taps summing to 2^16 times squares below 2^32), so each multiply-add is exact
+// and their order and fusing cannot change a bit. Rounding shifts of those sums are exact in
+// double too (a power-of-two scale, then floor). The gain and the noise variance are computed
+// in double, as libvmaf does; the product subtracted from σ₂² is multiplied by `one` (1, from
+// the uniform), so that no compiler fuses it into a multiply-add whose single rounding would
+// differ from C's two.
 
 struct Params {
     width: u32,
@@ -23,6 +27,10 @@ struct Params {
     gain_limit: f64,
     gain_epsilon: f64,
     one: f64,
+    // The vertical pass's rounding of the squares as a double: 2^(shift - 1) (0 for no shift)
+    // and 2^-shift.
+    square_half: f64,
+    square_scale: f64,
     _pad2: f64,
     // The filter's taps in Q16, four to an element.
     taps_q16: array<vec4u, 5>,
@@ -40,6 +48,8 @@ const BORDER: u32 = 8u;
 const IN_W: u32 = TILE_W + 2u * BORDER;
 const IN_H: u32 = TILE_H + 2u * BORDER;
 const NOISE_VARIANCE: i32 = 131072;
+// The values each invocation adds up (common.wgsl's `reduce_workgroup`).
+const SUMS: u32 = 4u;
 const LOG2_NOISE_VARIANCE_Q11: i32 = 34816;
 
 fn tap(k: u32) -> u32 {
@@ -48,11 +58,11 @@ fn tap(k: u32) -> u32 {
 
 // Reference | judged << 16.
 var<workgroup> samples: array<u32, IN_W * IN_H>;
-// The vertical pass: means (reference | judged << 16), squares and product.
+// The vertical pass: means (reference | judged << 16), squares and product (whole numbers).
 var<workgroup> means: array<u32, IN_W * TILE_H>;
-var<workgroup> square1: array<u32, IN_W * TILE_H>;
-var<workgroup> square2: array<u32, IN_W * TILE_H>;
-var<workgroup> product: array<u32, IN_W * TILE_H>;
+var<workgroup> square1: array<f64, IN_W * TILE_H>;
+var<workgroup> square2: array<f64, IN_W * TILE_H>;
+var<workgroup> product: array<f64, IN_W * TILE_H>;
 
 fn leading_zeros(v: u64) -> u32 {
     let high = u32(v >> 32u);
@@ -69,9 +79,17 @@ fn log2_q11(v: u64) -> i32 {
     return i32(log2_table[leading - 32768u]) + 2048 * i32(shift);
 }
 
-fn centred(moment: u64, a: u32, b: u32) -> i32 {
+// `round_shift` of a whole double below 2^53 by the vertical pass's square shift.
+fn round_square(v: f64) -> f64 {
+    return floor((v + params.square_half) * params.square_scale);
+}
+
+// A moment (a whole double below 2^48) less the product of two means, as libvmaf forms it in
+// 32-bit arithmetic: both rounded, then subtracted, wrapping.
+fn centred(moment: f64, a: u32, b: u32) -> i32 {
     let means = u32(round_shift(u64(a) * u64(b), 32u));
-    return bitcast<i32>(u32(round_shift(moment, 16u)) - means);
+    let rounded = u32(floor((moment + 32768.0lf) * (1.0lf / 65536.0lf)));
+    return bitcast<i32>(rounded - means);
 }
 
 @compute @workgroup_size(32, 8)
@@ -99,9 +117,9 @@ fn stats(
         let row = i / IN_W;
         var mean1 = 0u;
         var mean2 = 0u;
-        var sq1 = 0lu;
-        var sq2 = 0lu;
-        var prod = 0lu;
+        var sq1 = 0.0lf;
+        var sq2 = 0.0lf;
+        var prod = 0.0lf;
         for (var k = 0u; k < taps; k++) {
             let s = samples[(row + skip + k) * IN_W + column];
             let r = s & 0xffffu;
@@ -109,37 +127,42 @@ fn stats(
             let c = tap(k);
             mean1 += c * r;
             mean2 += c * d;
-            sq1 += u64(c * r) * u64(r);
-            sq2 += u64(c * d) * u64(d);
-            prod += u64(c * r) * u64(d);
+            let rf = exact_f64(r);
+            let df = exact_f64(d);
+            let weighted_r = exact_f64(c * r);
+            sq1 = fma(weighted_r, rf, sq1);
+            sq2 = fma(exact_f64(c * d), df, sq2);
+            prod = fma(weighted_r, df, prod);
         }
         let m1 = u32(round_shift(u64(mean1), params.mean_shift)) & 0xffffu;
         let m2 = u32(round_shift(u64(mean2), params.mean_shift)) & 0xffffu;
         means[i] = m1 | (m2 << 16u);
-        square1[i] = u32(round_shift(sq1, params.square_shift));
-        square2[i] = u32(round_shift(sq2, params.square_shift));
-        product[i] = u32(round_shift(prod, params.square_shift));
+        // libvmaf keeps these as uint32_t: below 2^32 whatever the depth.
+        square1[i] = round_square(sq1);
+        square2[i] = round_square(sq2);
+        product[i] = round_square(prod);
     }
     workgroupBarrier();
 
-    var values: array<i64, 6>;
+    var values: array<i64, SUMS>;
     let x = wg.x * TILE_W + local.x;
     let y = wg.y * TILE_H + local.y;
     if x < params.width && y < params.height {
         var mean1 = 0u;
         var mean2 = 0u;
-        var sq1 = 0lu;
-        var sq2 = 0lu;
-        var prod = 0lu;
+        var sq1 = 0.0lf;
+        var sq2 = 0.0lf;
+        var prod = 0.0lf;
         for (var k = 0u; k < taps; k++) {
             let at = local.y * IN_W + local.x + skip + k;
             let c = tap(k);
+            let cf = exact_f64(c);
             let m = means[at];
             mean1 += c * (m & 0xffffu);
             mean2 += c * (m >> 16u);
-            sq1 += u64(c) * u64(square1[at]);
-            sq2 += u64(c) * u64(square2[at]);
-            prod += u64(c) * u64(product[at]);
+            sq1 = fma(cf, square1[at], sq1);
+            sq2 = fma(cf, square2[at], sq2);
+            prod = fma(cf, product[at], prod);
         }
         let sigma1_sq = centred(sq1, mean1, mean1);
         let sigma2_sq = max(centred(sq2, mean2, mean2), 0);
@@ -161,7 +184,7 @@ fn stats(
             }
         }
     }
-    let total = reduce_workgroup(lid, values, 4u);
+    let total = reduce_workgroup(lid, values);
     if lid == 0u {
         let at = (params.partial_offset + wg.y * groups.x + wg.x) * 4u;
         for (var k = 0u; k < 4u; k++) {

@@ -449,7 +449,7 @@ impl VmafPass {
             if s > 0 {
                 let (w, h) = vif_sizes[s - 1];
                 builder.add(
-                    &format!("VIF scale {s}"),
+                    &format!("VIF scale {s}: decimate"),
                     "vif rows",
                     &vif_module,
                     "decimate_rows",
@@ -467,7 +467,7 @@ impl VmafPass {
                 );
                 let size = [groups(w / 2, 16), groups(h / 2, 16)];
                 builder.add(
-                    &format!("VIF scale {s}"),
+                    &format!("VIF scale {s}: decimate"),
                     "vif columns",
                     &vif_module,
                     "decimate_columns",
@@ -484,7 +484,7 @@ impl VmafPass {
                 );
             }
             builder.add(
-                &format!("VIF scale {s}"),
+                &format!("VIF scale {s}: stats"),
                 "vif stats",
                 &vif_module,
                 "stats",
@@ -505,7 +505,7 @@ impl VmafPass {
         for s in 0..4 {
             let (bw, bh) = bands[s];
             builder.add(
-                &format!("ADM scale {s}"),
+                &format!("ADM scale {s}: DWT"),
                 "adm dwt",
                 &adm_module,
                 "dwt",
@@ -527,7 +527,7 @@ impl VmafPass {
                 },
             );
             builder.add(
-                &format!("ADM scale {s}"),
+                &format!("ADM scale {s}: decouple"),
                 "adm decouple",
                 &adm_module,
                 "decouple",
@@ -546,7 +546,7 @@ impl VmafPass {
             );
             let rows = (adm_constants[s].scored[3] - adm_constants[s].scored[1]) as u32;
             builder.add(
-                &format!("ADM scale {s}"),
+                &format!("ADM scale {s}: mask"),
                 "adm mask",
                 &adm_module,
                 "mask",
@@ -658,7 +658,7 @@ impl VmafPass {
         self.slot.set((self.slot.get() + 1) % self.history);
     }
 
-    /// The parts of the pass, in order ("load", "motion", "VIF scale 0", ...), for
+    /// The parts of the pass, in order ("load", "motion", "VIF scale 0: stats", ...), for
     /// `encode_stage`.
     pub fn stages(&self) -> Vec<String> {
         let mut stages: Vec<String> = Vec::new();

@@ -26,12 +26,12 @@ pub struct MotionParams {
 }
 
 /// vif.wgsl's `Params`: size, taps, the vertical pass's shifts, where the partials go; the gain
-/// limit, the gain's epsilon and 1 in double; the taps.
+/// limit, the gain's epsilon, 1, and the square shift's half and scale in double; the taps.
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct VifParams {
     words: [u32; 8],
-    floats: [f64; 4],
+    floats: [f64; 6],
     taps: [[u32; 4]; 5],
 }
 
@@ -61,7 +61,18 @@ impl VifParams {
                 0,
                 0,
             ],
-            floats: [gain_limit, vif::GAIN_EPSILON, 1.0, 0.0],
+            floats: [
+                gain_limit,
+                vif::GAIN_EPSILON,
+                1.0,
+                if square_shift == 0 {
+                    0.0
+                } else {
+                    2f64.powi(square_shift as i32 - 1)
+                },
+                2f64.powi(-(square_shift as i32)),
+                0.0,
+            ],
             taps,
         }
     }
