@@ -114,7 +114,11 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ("common.wgsl, in load.wgsl", vmaf_source(VMAF_LOAD)),
         ("load.wgsl", vmaf_source(VMAF_LOAD)),
         ("motion.wgsl", vmaf_source(VMAF_MOTION)),
-        ("vif.wgsl", vmaf_source(VMAF_VIF)),
+        ("vif.wgsl", vmaf_vif_source(crate::compare::vmaf::vif::filter(0))),
+        (
+            "vif.wgsl, scale 3",
+            vmaf_vif_source(crate::compare::vmaf::vif::filter(3)),
+        ),
         ("adm.wgsl", vmaf_source(VMAF_ADM)),
         ("collect.wgsl", vmaf_source(VMAF_COLLECT)),
     ]
@@ -123,6 +127,22 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
 /// A VMAF pass's shader: its source after the helpers every VMAF pass shares.
 pub fn vmaf_source(body: &str) -> String {
     format!("{VMAF_COMMON}\n{body}")
+}
+
+/// VIF's shader for one scale: its filter's taps (Q16) as constants in front of it.
+pub fn vmaf_vif_source(taps: &[u16]) -> String {
+    let list = |suffix: &str| {
+        taps.iter()
+            .map(|t| format!("{t}{suffix}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let n = taps.len();
+    vmaf_source(&format!(
+        "const TAPS: u32 = {n}u;\nconst FILTER = array<u32, {n}>({});\nconst FILTER_F = array<f64, {n}>({});\n{VMAF_VIF}",
+        list("u"),
+        list(".0lf")
+    ))
 }
 
 /// A scope shader's header (as `ScopePass` makes it), for validation.

@@ -52,6 +52,9 @@ struct Params {
     _pad2: u32,
     gain_limit: f64,
     cos_squared: f64,
+    // 2^-vertical_shift and 2^-horizontal_shift.
+    vertical_scale: f64,
+    horizontal_scale: f64,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -70,8 +73,8 @@ fn narrow(v: i64) -> i32 {
 @group(0) @binding(3) var<storage, read_write> bands_reference: array<i32>;
 @group(0) @binding(4) var<storage, read_write> bands_judged: array<i32>;
 
-const LOW_PASS = array<i64, 4>(15826li, 27411li, 7345li, -4240li);
-const HIGH_PASS = array<i64, 4>(-4240li, -7345li, 27411li, -15826li);
+const LOW_PASS = array<f64, 4>(15826.0lf, 27411.0lf, 7345.0lf, -4240.0lf);
+const HIGH_PASS = array<f64, 4>(-4240.0lf, -7345.0lf, 27411.0lf, -15826.0lf);
 
 // The input index the DWT reads for position k of a line of n (dwt.rs `taps`).
 fn fold(k: i32, n: i32) -> i32 {
@@ -84,43 +87,23 @@ fn fold(k: i32, n: i32) -> i32 {
     return k;
 }
 
-// Approximation, h, v and d at one position of one picture.
-fn transform(reference: bool, x: u32, y: u32) -> vec4i {
-    let w = i32(params.width);
-    let h = i32(params.height);
-    var low: array<i64, 4>;
-    var high: array<i64, 4>;
-    for (var c = 0; c < 4; c++) {
-        let column = fold(2 * i32(x) - 1 + c, w);
-        var lo = 0li;
-        var hi = 0li;
-        for (var k = 0; k < 4; k++) {
-            let at = u32(fold(2 * i32(y) - 1 + k, h) * w + column);
-            let s = wide(select(source_judged[at], source_reference[at], reference));
-            lo += LOW_PASS[k] * s;
-            hi += HIGH_PASS[k] * s;
-        }
-        low[c] = wide(narrow((lo - wide(params.dc_offset) + wide(params.vertical_round)) >> params.vertical_shift));
-        high[c] = wide(narrow((hi + wide(params.vertical_round)) >> params.vertical_shift));
-    }
-    var a = 0li;
-    var v = 0li;
-    var hh = 0li;
-    var d = 0li;
-    for (var c = 0; c < 4; c++) {
-        a += LOW_PASS[c] * low[c];
-        v += HIGH_PASS[c] * low[c];
-        hh += LOW_PASS[c] * high[c];
-        d += HIGH_PASS[c] * high[c];
-    }
-    let round = wide(params.horizontal_round);
-    let shift = params.horizontal_shift;
-    return vec4i(
-        narrow((a + round) >> shift),
-        narrow((hh + round) >> shift),
-        narrow((v + round) >> shift),
-        narrow((d + round) >> shift),
-    );
+// A signed 32-bit value as a double, exactly (see `exact_f64`).
+fn exact_signed(x: i32) -> f64 {
+    return exact_f64(bitcast<u32>(x) ^ 0x80000000u) - 2147483648.0lf;
+}
+
+// A whole double wrapped into the coefficients' type (int16 at scale 0, else int32), as C's
+// narrowing conversion wraps: exact, the modulus being a power of two.
+fn narrow_f(v: f64) -> f64 {
+    let m = select(4294967296.0lf, 65536.0lf, params.narrow16 == 1u);
+    return v - m * floor((v + 0.5lf * m) / m);
+}
+
+// `(sum + round) >> shift`, narrowed; `scale` is 2^-shift. Sums are whole numbers below 2^50
+// (taps below 2^15 times coefficients of 32 bits at most), so the doubles are exact whatever
+// the order of the multiply-adds.
+fn rounded(sum: f64, round: f64, scale: f64) -> f64 {
+    return narrow_f(floor((sum + round) * scale));
 }
 
 @compute @workgroup_size(16, 16)
@@ -130,13 +113,55 @@ fn dwt(@builtin(global_invocation_id) id: vec3u) {
     if id.x >= bw || id.y >= bh {
         return;
     }
+    let w = i32(params.width);
+    let h = i32(params.height);
+    let dc = exact_signed(params.dc_offset);
+    let vertical_round = exact_signed(params.vertical_round);
+    let horizontal_round = exact_signed(params.horizontal_round);
+    // Per picture (reference, judged) and input column: the vertical low and high passes.
+    var low: array<vec2<f64>, 4>;
+    var high: array<vec2<f64>, 4>;
+    for (var c = 0; c < 4; c++) {
+        let column = fold(2 * i32(id.x) - 1 + c, w);
+        var lo = vec2<f64>(0.0lf, 0.0lf);
+        var hi = vec2<f64>(0.0lf, 0.0lf);
+        for (var k = 0; k < 4; k++) {
+            let at = u32(fold(2 * i32(id.y) - 1 + k, h) * w + column);
+            let s = vec2<f64>(exact_signed(source_reference[at]), exact_signed(source_judged[at]));
+            lo = fma(vec2<f64>(LOW_PASS[k]), s, lo);
+            hi = fma(vec2<f64>(HIGH_PASS[k]), s, hi);
+        }
+        for (var p = 0; p < 2; p++) {
+            low[c][p] = rounded(lo[p] - dc, vertical_round, params.vertical_scale);
+            high[c][p] = rounded(hi[p], vertical_round, params.vertical_scale);
+        }
+    }
     let plane = bw * bh;
     let at = id.y * bw + id.x;
-    let r = transform(true, id.x, id.y);
-    let j = transform(false, id.x, id.y);
-    for (var b = 0u; b < 4u; b++) {
-        bands_reference[b * plane + at] = r[b];
-        bands_judged[b * plane + at] = j[b];
+    for (var p = 0; p < 2; p++) {
+        var a = 0.0lf;
+        var v = 0.0lf;
+        var hh = 0.0lf;
+        var d = 0.0lf;
+        for (var c = 0; c < 4; c++) {
+            a = fma(LOW_PASS[c], low[c][p], a);
+            v = fma(HIGH_PASS[c], low[c][p], v);
+            hh = fma(LOW_PASS[c], high[c][p], hh);
+            d = fma(HIGH_PASS[c], high[c][p], d);
+        }
+        let bands = vec4i(
+            i32(rounded(a, horizontal_round, params.horizontal_scale)),
+            i32(rounded(hh, horizontal_round, params.horizontal_scale)),
+            i32(rounded(v, horizontal_round, params.horizontal_scale)),
+            i32(rounded(d, horizontal_round, params.horizontal_scale)),
+        );
+        for (var b = 0u; b < 4u; b++) {
+            if p == 0 {
+                bands_reference[b * plane + at] = bands[b];
+            } else {
+                bands_judged[b * plane + at] = bands[b];
+            }
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 // Motion as libvmaf 3.2.0's integer_motion measures it (src/compare/vmaf/motion.rs): the
 // difference of the reference from the frame before, blurred with a 5-tap filter (vertical
 // pass rounded to whole codes, horizontal pass in Q16, mirrored edges), summed as absolute
-// values. One partial sum per workgroup of 32x8 samples.
+// values. One partial sum per workgroup of 32x32 samples, eight rows at a time.
 //
 // The filter sums are whole numbers below 2^33 (taps summing to 2^16 times differences of
 // 16 bits at most), computed in double: exact, whatever the order, and the floor of a
@@ -24,14 +24,15 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> partials: array<i64>;
 
 const TILE_W: u32 = 32u;
-const TILE_H: u32 = 8u;
+const TILE_H: u32 = 32u;
+const CHUNK_H: u32 = 8u;
 const HALF: u32 = 2u;
 const IN_W: u32 = TILE_W + 2u * HALF;
 const IN_H: u32 = TILE_H + 2u * HALF;
 const FILTER = array<f64, 5>(3571.0lf, 16004.0lf, 26386.0lf, 16004.0lf, 3571.0lf);
 
 var<workgroup> difference: array<f64, IN_W * IN_H>;
-var<workgroup> vertical: array<f64, IN_W * TILE_H>;
+var<workgroup> vertical: array<f64, IN_W * CHUNK_H>;
 
 @compute @workgroup_size(32, 8)
 fn motion(
@@ -54,25 +55,28 @@ fn motion(
     workgroupBarrier();
     let y_round = exact_f64(1u << (params.bits - 1u));
     let y_scale = 1.0lf / exact_f64(1u << params.bits);
-    for (var i = lid; i < IN_W * TILE_H; i += 256u) {
-        let column = i % IN_W;
-        let row = i / IN_W;
-        var sum = 0.0lf;
-        for (var k = 0u; k < 5u; k++) {
-            sum = fma(FILTER[k], difference[(row + k) * IN_W + column], sum);
-        }
-        vertical[i] = floor((sum + y_round) * y_scale);
-    }
-    workgroupBarrier();
     var values: array<i64, SUMS>;
-    let x = wg.x * TILE_W + local.x;
-    let y = wg.y * TILE_H + local.y;
-    if x < params.width && y < params.height {
-        var sum = 0.0lf;
-        for (var k = 0u; k < 5u; k++) {
-            sum = fma(FILTER[k], vertical[local.y * IN_W + local.x + k], sum);
+    for (var chunk = 0u; chunk < TILE_H / CHUNK_H; chunk++) {
+        for (var i = lid; i < IN_W * CHUNK_H; i += 256u) {
+            let column = i % IN_W;
+            let row = chunk * CHUNK_H + i / IN_W;
+            var sum = 0.0lf;
+            for (var k = 0u; k < 5u; k++) {
+                sum = fma(FILTER[k], difference[(row + k) * IN_W + column], sum);
+            }
+            vertical[i] = floor((sum + y_round) * y_scale);
         }
-        values[0] = i64(abs(floor((sum + 32768.0lf) * (1.0lf / 65536.0lf))));
+        workgroupBarrier();
+        let x = wg.x * TILE_W + local.x;
+        let y = wg.y * TILE_H + chunk * CHUNK_H + local.y;
+        if x < params.width && y < params.height {
+            var sum = 0.0lf;
+            for (var k = 0u; k < 5u; k++) {
+                sum = fma(FILTER[k], vertical[local.y * IN_W + local.x + k], sum);
+            }
+            values[0] += i64(abs(floor((sum + 32768.0lf) * (1.0lf / 65536.0lf))));
+        }
+        workgroupBarrier();
     }
     let total = reduce_workgroup(lid, values);
     if lid == 0u {

@@ -1,11 +1,14 @@
 // VIF as libvmaf 3.2.0's integer_vif computes it (src/compare/vmaf/vif.rs, the CPU twin):
 // `stats` gives one scale's four sums (the information kept and carried, in Q11 logarithms,
-// and the flat pixels' count and variance) as one partial per workgroup of 32x8 pixels;
-// `decimate_rows` and `decimate_columns` blur and halve a scale into the next.
+// and the flat pixels' count and variance) as one partial per workgroup of 32x32 pixels;
+// `decimate_rows` and `decimate_columns` blur and halve a scale into the next. The module is
+// built per scale: its filter (`TAPS` taps, `FILTER` in Q16 and `FILTER_F` as doubles) is
+// put in front of it, so that the filter loops unroll.
 //
 // Each pixel's local moments come from a separable filter of up to 17 taps: the workgroup
-// loads its samples with a mirrored border of 8, filters the columns (rounding the moments
-// back to 16 and 32 bits as libvmaf's vertical pass does), then the rows. The means are summed
+// loads its samples with a mirrored border of 8, then, eight rows of pixels at a time, filters
+// the columns (rounding the moments back to 16 and 32 bits as libvmaf's vertical pass does)
+// and then the rows. The means are summed
 // in 32-bit integers; the squares and the product in doubles, where every value is an integer
 // below 2^48 (taps summing to 2^16 times squares below 2^32), so each multiply-add is exact
 // and their order and fusing cannot change a bit. Rounding shifts of those sums are exact in
@@ -17,13 +20,13 @@
 struct Params {
     width: u32,
     height: u32,
-    taps: u32,
     // The vertical pass's shifts: means to 16 bits, squares to 32.
     mean_shift: u32,
     square_shift: u32,
     partial_offset: u32,
     _pad0: u32,
     _pad1: u32,
+    _pad3: u32,
     gain_limit: f64,
     gain_epsilon: f64,
     one: f64,
@@ -32,8 +35,6 @@ struct Params {
     square_half: f64,
     square_scale: f64,
     _pad2: f64,
-    // The filter's taps in Q16, four to an element.
-    taps_q16: array<vec4u, 5>,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -43,7 +44,9 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> partials: array<i64>;
 
 const TILE_W: u32 = 32u;
-const TILE_H: u32 = 8u;
+// Rows of pixels a workgroup measures, eight (its height) at a time.
+const TILE_H: u32 = 32u;
+const CHUNK_H: u32 = 8u;
 const BORDER: u32 = 8u;
 const IN_W: u32 = TILE_W + 2u * BORDER;
 const IN_H: u32 = TILE_H + 2u * BORDER;
@@ -52,17 +55,13 @@ const NOISE_VARIANCE: i32 = 131072;
 const SUMS: u32 = 4u;
 const LOG2_NOISE_VARIANCE_Q11: i32 = 34816;
 
-fn tap(k: u32) -> u32 {
-    return params.taps_q16[k / 4u][k % 4u];
-}
-
 // Reference | judged << 16.
 var<workgroup> samples: array<u32, IN_W * IN_H>;
 // The vertical pass: means (reference | judged << 16), squares and product (whole numbers).
-var<workgroup> means: array<u32, IN_W * TILE_H>;
-var<workgroup> square1: array<f64, IN_W * TILE_H>;
-var<workgroup> square2: array<f64, IN_W * TILE_H>;
-var<workgroup> product: array<f64, IN_W * TILE_H>;
+var<workgroup> means: array<u32, IN_W * CHUNK_H>;
+var<workgroup> square1: array<f64, IN_W * CHUNK_H>;
+var<workgroup> square2: array<f64, IN_W * CHUNK_H>;
+var<workgroup> product: array<f64, IN_W * CHUNK_H>;
 
 fn leading_zeros(v: u64) -> u32 {
     let high = u32(v >> 32u);
@@ -92,6 +91,46 @@ fn centred(moment: f64, a: u32, b: u32) -> i32 {
     return bitcast<i32>(rounded - means);
 }
 
+// One pixel's contribution to the four sums, from the vertical pass's row `row`, its
+// leftmost neighbour at `first` (the body of libvmaf's horizontal loop).
+fn add_pixel(first: u32, row: u32, values: ptr<function, array<i64, SUMS>>) {
+    var mean1 = 0u;
+    var mean2 = 0u;
+    var sq1 = 0.0lf;
+    var sq2 = 0.0lf;
+    var prod = 0.0lf;
+    for (var k = 0u; k < TAPS; k++) {
+        let at = row * IN_W + first + k;
+        let c = FILTER[k];
+        let cf = FILTER_F[k];
+        let m = means[at];
+        mean1 += c * (m & 0xffffu);
+        mean2 += c * (m >> 16u);
+        sq1 = fma(cf, square1[at], sq1);
+        sq2 = fma(cf, square2[at], sq2);
+        prod = fma(cf, product[at], prod);
+    }
+    let sigma1_sq = centred(sq1, mean1, mean1);
+    let sigma2_sq = max(centred(sq2, mean2, mean2), 0);
+    let sigma12 = centred(prod, mean1, mean2);
+    if sigma1_sq < NOISE_VARIANCE {
+        (*values)[2] += wide(sigma2_sq);
+        (*values)[3] += 1li;
+    } else {
+        let carried = log2_q11(u64(bitcast<u32>(NOISE_VARIANCE + sigma1_sq))) - LOG2_NOISE_VARIANCE_Q11;
+        (*values)[1] += wide(carried);
+        if sigma12 > 0 && sigma2_sq > 0 {
+            var gain = f64(sigma12) / (f64(sigma1_sq) + params.gain_epsilon);
+            let noise_f = f64(sigma2_sq) - (gain * f64(sigma12)) * params.one;
+            let noise = select(0, i32(noise_f), noise_f > 0.0lf);
+            gain = min(gain, params.gain_limit);
+            let noise_floor = bitcast<u32>(noise + NOISE_VARIANCE);
+            let signal = i64(gain * gain * f64(sigma1_sq)) + i64(noise_floor);
+            (*values)[0] += wide(log2_q11(u64(signal)) - log2_q11(u64(noise_floor)));
+        }
+    }
+}
+
 @compute @workgroup_size(32, 8)
 fn stats(
     @builtin(workgroup_id) wg: vec3u,
@@ -110,79 +149,47 @@ fn stats(
         samples[i] = reference[at] | (judged[at] << 16u);
     }
     workgroupBarrier();
-    let taps = params.taps;
-    let skip = BORDER - taps / 2u;
-    for (var i = lid; i < IN_W * TILE_H; i += 256u) {
-        let column = i % IN_W;
-        let row = i / IN_W;
-        var mean1 = 0u;
-        var mean2 = 0u;
-        var sq1 = 0.0lf;
-        var sq2 = 0.0lf;
-        var prod = 0.0lf;
-        for (var k = 0u; k < taps; k++) {
-            let s = samples[(row + skip + k) * IN_W + column];
-            let r = s & 0xffffu;
-            let d = s >> 16u;
-            let c = tap(k);
-            mean1 += c * r;
-            mean2 += c * d;
-            let rf = exact_f64(r);
-            let df = exact_f64(d);
-            let weighted_r = exact_f64(c * r);
-            sq1 = fma(weighted_r, rf, sq1);
-            sq2 = fma(exact_f64(c * d), df, sq2);
-            prod = fma(weighted_r, df, prod);
-        }
-        let m1 = u32(round_shift(u64(mean1), params.mean_shift)) & 0xffffu;
-        let m2 = u32(round_shift(u64(mean2), params.mean_shift)) & 0xffffu;
-        means[i] = m1 | (m2 << 16u);
-        // libvmaf keeps these as uint32_t: below 2^32 whatever the depth.
-        square1[i] = round_square(sq1);
-        square2[i] = round_square(sq2);
-        product[i] = round_square(prod);
-    }
-    workgroupBarrier();
-
+    let skip = BORDER - TAPS / 2u;
     var values: array<i64, SUMS>;
-    let x = wg.x * TILE_W + local.x;
-    let y = wg.y * TILE_H + local.y;
-    if x < params.width && y < params.height {
-        var mean1 = 0u;
-        var mean2 = 0u;
-        var sq1 = 0.0lf;
-        var sq2 = 0.0lf;
-        var prod = 0.0lf;
-        for (var k = 0u; k < taps; k++) {
-            let at = local.y * IN_W + local.x + skip + k;
-            let c = tap(k);
-            let cf = exact_f64(c);
-            let m = means[at];
-            mean1 += c * (m & 0xffffu);
-            mean2 += c * (m >> 16u);
-            sq1 = fma(cf, square1[at], sq1);
-            sq2 = fma(cf, square2[at], sq2);
-            prod = fma(cf, product[at], prod);
-        }
-        let sigma1_sq = centred(sq1, mean1, mean1);
-        let sigma2_sq = max(centred(sq2, mean2, mean2), 0);
-        let sigma12 = centred(prod, mean1, mean2);
-        if sigma1_sq < NOISE_VARIANCE {
-            values[2] = wide(sigma2_sq);
-            values[3] = 1li;
-        } else {
-            let carried = log2_q11(u64(bitcast<u32>(NOISE_VARIANCE + sigma1_sq))) - LOG2_NOISE_VARIANCE_Q11;
-            values[1] = wide(carried);
-            if sigma12 > 0 && sigma2_sq > 0 {
-                var gain = f64(sigma12) / (f64(sigma1_sq) + params.gain_epsilon);
-                let noise_f = f64(sigma2_sq) - (gain * f64(sigma12)) * params.one;
-                let noise = select(0, i32(noise_f), noise_f > 0.0lf);
-                gain = min(gain, params.gain_limit);
-                let noise_floor = bitcast<u32>(noise + NOISE_VARIANCE);
-                let signal = i64(gain * gain * f64(sigma1_sq)) + i64(noise_floor);
-                values[0] = wide(log2_q11(u64(signal)) - log2_q11(u64(noise_floor)));
+    for (var chunk = 0u; chunk < TILE_H / CHUNK_H; chunk++) {
+        // The vertical pass for this chunk's rows, every column of the tile and its border.
+        for (var i = lid; i < IN_W * CHUNK_H; i += 256u) {
+            let column = i % IN_W;
+            let row = chunk * CHUNK_H + i / IN_W;
+            var mean1 = 0u;
+            var mean2 = 0u;
+            var sq1 = 0.0lf;
+            var sq2 = 0.0lf;
+            var prod = 0.0lf;
+            for (var k = 0u; k < TAPS; k++) {
+                let s = samples[(row + skip + k) * IN_W + column];
+                let r = s & 0xffffu;
+                let d = s >> 16u;
+                let c = FILTER[k];
+                mean1 += c * r;
+                mean2 += c * d;
+                let rf = exact_f64(r);
+                let df = exact_f64(d);
+                let weighted_r = exact_f64(c * r);
+                sq1 = fma(weighted_r, rf, sq1);
+                sq2 = fma(exact_f64(c * d), df, sq2);
+                prod = fma(weighted_r, df, prod);
             }
+            let m1 = u32(round_shift(u64(mean1), params.mean_shift)) & 0xffffu;
+            let m2 = u32(round_shift(u64(mean2), params.mean_shift)) & 0xffffu;
+            means[i] = m1 | (m2 << 16u);
+            // libvmaf keeps these as uint32_t: below 2^32 whatever the depth.
+            square1[i] = round_square(sq1);
+            square2[i] = round_square(sq2);
+            product[i] = round_square(prod);
         }
+        workgroupBarrier();
+        let x = wg.x * TILE_W + local.x;
+        let y = wg.y * TILE_H + chunk * CHUNK_H + local.y;
+        if x < params.width && y < params.height {
+            add_pixel(local.x + skip, local.y, &values);
+        }
+        workgroupBarrier();
     }
     let total = reduce_workgroup(lid, values);
     if lid == 0u {
@@ -204,14 +211,14 @@ fn decimate_rows(@builtin(global_invocation_id) id: vec3u) {
     if id.x >= params.width || id.y >= out_h {
         return;
     }
-    let half = i32(params.taps / 2u);
+    let half = i32(TAPS / 2u);
     var r = 0u;
     var d = 0u;
-    for (var k = 0u; k < params.taps; k++) {
+    for (var k = 0u; k < TAPS; k++) {
         let y = mirror(2 * i32(id.y) + i32(k) - half, i32(params.height));
         let at = u32(y) * params.width + id.x;
-        r += tap(k) * reference[at];
-        d += tap(k) * judged[at];
+        r += FILTER[k] * reference[at];
+        d += FILTER[k] * judged[at];
     }
     let at = id.y * params.width + id.x;
     rows_out[at] = u32(round_shift(u64(r), params.mean_shift)) & 0xffffu;
@@ -231,14 +238,14 @@ fn decimate_columns(@builtin(global_invocation_id) id: vec3u) {
     if id.x >= out_w || id.y >= out_h {
         return;
     }
-    let half = i32(params.taps / 2u);
+    let half = i32(TAPS / 2u);
     var r = 0u;
     var d = 0u;
-    for (var k = 0u; k < params.taps; k++) {
+    for (var k = 0u; k < TAPS; k++) {
         let x = mirror(2 * i32(id.x) + i32(k) - half, i32(params.width));
         let at = id.y * params.width + u32(x);
-        r += tap(k) * rows_in[at];
-        d += tap(k) * rows_in[params.width * out_h + at];
+        r += FILTER[k] * rows_in[at];
+        d += FILTER[k] * rows_in[params.width * out_h + at];
     }
     let at = id.y * out_w + id.x;
     next_reference[at] = u32(round_shift(u64(r), 16u)) & 0xffffu;

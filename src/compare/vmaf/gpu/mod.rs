@@ -148,7 +148,8 @@ struct Builder<'d> {
     history_len: usize,
     pipelines: Vec<wgpu::ComputePipeline>,
     steps: Vec<Step>,
-    made: Vec<(&'static str, usize, wgpu::BindGroupLayout)>,
+    /// Per module and entry point: the pipeline's index and its layout.
+    made: Vec<(String, usize, wgpu::BindGroupLayout)>,
 }
 
 impl Builder<'_> {
@@ -157,7 +158,6 @@ impl Builder<'_> {
     fn add<'b>(
         &mut self,
         stage: &str,
-        label: &str,
         module: &wgpu::ShaderModule,
         entry: &'static str,
         per_slot: bool,
@@ -165,7 +165,9 @@ impl Builder<'_> {
         entries: &dyn Fn(usize) -> Vec<(u32, Bind<'b>)>,
     ) {
         let device = self.device;
-        if !self.made.iter().any(|(e, ..)| *e == entry) {
+        let label = &format!("vmaf {entry}");
+        let key = format!("{module:p} {entry}");
+        if !self.made.iter().any(|(k, ..)| *k == key) {
             let layout = bind_layout(device, label, &entries(0));
             let pipeline = if entry == "load" {
                 let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -182,12 +184,13 @@ impl Builder<'_> {
                     cache: None,
                 })
             } else {
-                shaders::compute_pipeline(device, label, module, entry, &layout)
+                // Every workgroup variable is written before it is read.
+                shaders::compute_pipeline_with(device, label, module, entry, &layout, false)
             };
             self.pipelines.push(pipeline);
-            self.made.push((entry, self.pipelines.len() - 1, layout));
+            self.made.push((key.clone(), self.pipelines.len() - 1, layout));
         }
-        let (_, pipeline, layout) = self.made.iter().find(|(e, ..)| *e == entry).expect("made above");
+        let (_, pipeline, layout) = self.made.iter().find(|(k, ..)| *k == key).expect("made above");
         let slots = if per_slot { self.history_len } else { 1 };
         self.steps.push(Step {
             stage: stage.to_string(),
@@ -273,7 +276,7 @@ impl VmafPass {
         // Where each pass's partial sums go, and the totals made of them.
         let mut wanted = Vec::with_capacity(TOTALS);
         let mut next = 0u32;
-        let vif_groups: Vec<[u32; 2]> = vif_sizes.iter().map(|&(w, h)| [groups(w, 32), groups(h, 8)]).collect();
+        let vif_groups: Vec<[u32; 2]> = vif_sizes.iter().map(|&(w, h)| [groups(w, 32), groups(h, 32)]).collect();
         let mut vif_offsets = [0u32; 4];
         for s in 0..4 {
             vif_offsets[s] = next / 4;
@@ -302,7 +305,7 @@ impl VmafPass {
         }
         wanted.extend(adm_totals.concat());
         let motion_offset = next;
-        let motion_groups = [groups(width, 32), groups(height, 8)];
+        let motion_groups = [groups(width, 32), groups(height, 32)];
         wanted.push(Total::plain(next, motion_groups[0] * motion_groups[1], 1));
         next += motion_groups[0] * motion_groups[1];
         debug_assert_eq!(wanted.len(), TOTALS);
@@ -338,7 +341,6 @@ impl VmafPass {
             .map(|s| {
                 let shifts = if s == 0 { (bits, 2 * (bits - 8)) } else { (16, 16) };
                 block(bytemuck::bytes_of(&VifParams::new(
-                    s,
                     vif_sizes[s],
                     shifts,
                     vif_offsets[s],
@@ -350,7 +352,6 @@ impl VmafPass {
             .map(|s| {
                 let shift = if s == 1 { bits } else { 16 };
                 block(bytemuck::bytes_of(&VifParams::new(
-                    s,
                     vif_sizes[s - 1],
                     (shift, 0),
                     0,
@@ -395,7 +396,10 @@ impl VmafPass {
         let module = |label: &str, body: &str| shaders::trusted_module(device, label, shaders::vmaf_source(body));
         let load_module = module("vmaf load", shaders::VMAF_LOAD);
         let motion_module = module("vmaf motion", shaders::VMAF_MOTION);
-        let vif_module = module("vmaf vif", shaders::VMAF_VIF);
+        // VIF's module per scale, its filter built in.
+        let vif_modules: Vec<wgpu::ShaderModule> = (0..4)
+            .map(|s| shaders::trusted_module(device, "vmaf vif", shaders::vmaf_vif_source(super::vif::filter(s))))
+            .collect();
         let adm_module = module("vmaf adm", shaders::VMAF_ADM);
         let collect_module = module("vmaf collect", shaders::VMAF_COLLECT);
 
@@ -415,29 +419,21 @@ impl VmafPass {
         let previous = |slot: usize| (slot + history_len - if options.five_frame_window { 2 } else { 1 }) % history_len;
         let (w16, h16) = (groups(width, 16), groups(height, 16));
 
-        builder.add("load", "vmaf load", &load_module, "load", true, [w16, h16], &|slot| {
+        builder.add("load", &load_module, "load", true, [w16, h16], &|slot| {
             vec![
                 (0, uniform(load_at, load_size)),
                 (1, Bind::Write(&history[slot])),
                 (2, Bind::Write(&judged)),
             ]
         });
-        builder.add(
-            "motion",
-            "vmaf motion",
-            &motion_module,
-            "motion",
-            true,
-            motion_groups,
-            &|slot| {
-                vec![
-                    (0, uniform(motion_at, motion_size)),
-                    (1, Bind::Read(&history[slot])),
-                    (2, Bind::Read(&history[previous(slot)])),
-                    (3, Bind::Write(&partials)),
-                ]
-            },
-        );
+        builder.add("motion", &motion_module, "motion", true, motion_groups, &|slot| {
+            vec![
+                (0, uniform(motion_at, motion_size)),
+                (1, Bind::Read(&history[slot])),
+                (2, Bind::Read(&history[previous(slot)])),
+                (3, Bind::Write(&partials)),
+            ]
+        });
         let picture = |s: usize, slot: usize| -> [&wgpu::Buffer; 2] {
             if s == 0 {
                 [&history[slot], &judged]
@@ -450,8 +446,7 @@ impl VmafPass {
                 let (w, h) = vif_sizes[s - 1];
                 builder.add(
                     &format!("VIF scale {s}: decimate"),
-                    "vif rows",
-                    &vif_module,
+                    &vif_modules[s],
                     "decimate_rows",
                     s == 1,
                     [groups(w, 16), groups(h / 2, 16)],
@@ -468,8 +463,7 @@ impl VmafPass {
                 let size = [groups(w / 2, 16), groups(h / 2, 16)];
                 builder.add(
                     &format!("VIF scale {s}: decimate"),
-                    "vif columns",
-                    &vif_module,
+                    &vif_modules[s],
                     "decimate_columns",
                     false,
                     size,
@@ -485,8 +479,7 @@ impl VmafPass {
             }
             builder.add(
                 &format!("VIF scale {s}: stats"),
-                "vif stats",
-                &vif_module,
+                &vif_modules[s],
                 "stats",
                 s == 0,
                 vif_groups[s],
@@ -506,7 +499,6 @@ impl VmafPass {
             let (bw, bh) = bands[s];
             builder.add(
                 &format!("ADM scale {s}: DWT"),
-                "adm dwt",
                 &adm_module,
                 "dwt",
                 s == 0,
@@ -528,7 +520,6 @@ impl VmafPass {
             );
             builder.add(
                 &format!("ADM scale {s}: decouple"),
-                "adm decouple",
                 &adm_module,
                 "decouple",
                 false,
@@ -547,7 +538,6 @@ impl VmafPass {
             let rows = (adm_constants[s].scored[3] - adm_constants[s].scored[1]) as u32;
             builder.add(
                 &format!("ADM scale {s}: mask"),
-                "adm mask",
                 &adm_module,
                 "mask",
                 false,
@@ -564,21 +554,13 @@ impl VmafPass {
                 },
             );
         }
-        builder.add(
-            "totals",
-            "vmaf collect",
-            &collect_module,
-            "collect",
-            false,
-            [TOTALS as u32, 1],
-            &|_| {
-                vec![
-                    (0, Bind::Read(&wanted)),
-                    (1, Bind::Read(&partials)),
-                    (2, Bind::Write(&totals)),
-                ]
-            },
-        );
+        builder.add("totals", &collect_module, "collect", false, [TOTALS as u32, 1], &|_| {
+            vec![
+                (0, Bind::Read(&wanted)),
+                (1, Bind::Read(&partials)),
+                (2, Bind::Write(&totals)),
+            ]
+        });
 
         let Builder { pipelines, steps, .. } = builder;
         Ok(Self {

@@ -25,39 +25,32 @@ pub struct MotionParams {
     pub partial_offset: u32,
 }
 
-/// vif.wgsl's `Params`: size, taps, the vertical pass's shifts, where the partials go; the gain
-/// limit, the gain's epsilon, 1, and the square shift's half and scale in double; the taps.
+/// vif.wgsl's `Params`: size, the vertical pass's shifts, where the partials go; the gain
+/// limit, the gain's epsilon, 1, and the square shift's half and scale in double.
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct VifParams {
     words: [u32; 8],
     floats: [f64; 6],
-    taps: [[u32; 4]; 5],
 }
 
 impl VifParams {
-    /// Scale `scale`'s filter over a `width` x `height` picture; the vertical pass's shifts
-    /// (`mean_shift` also serves the decimation), the first partial's index.
+    /// A `width` x `height` picture; the vertical pass's shifts (`mean_shift` also serves the
+    /// decimation), the first partial's index.
     pub fn new(
-        scale: usize,
         (width, height): (usize, usize),
         (mean_shift, square_shift): (u32, u32),
         partial_offset: u32,
         gain_limit: f64,
     ) -> Self {
-        let filter = vif::filter(scale);
-        let mut taps = [[0u32; 4]; 5];
-        for (k, &tap) in filter.iter().enumerate() {
-            taps[k / 4][k % 4] = u32::from(tap);
-        }
         Self {
             words: [
                 width as u32,
                 height as u32,
-                filter.len() as u32,
                 mean_shift,
                 square_shift,
                 partial_offset,
+                0,
                 0,
                 0,
             ],
@@ -73,7 +66,6 @@ impl VifParams {
                 2f64.powi(-(square_shift as i32)),
                 0.0,
             ],
-            taps,
         }
     }
 }
@@ -85,7 +77,7 @@ pub struct AdmParams {
     head: [u32; 8],
     vectors: [[u32; 4]; 15],
     row: [u32; 4],
-    floats: [f64; 2],
+    floats: [f64; 4],
 }
 
 impl AdmParams {
@@ -137,7 +129,12 @@ impl AdmParams {
                 [den[0].0 as u32, den[0].1, den[1].0 as u32, den[1].1],
             ],
             row: [row_offset, 0, 0, 0],
-            floats: [gain_limit, f64::from(c.cos_squared)],
+            floats: [
+                gain_limit,
+                f64::from(c.cos_squared),
+                2f64.powi(-(c.dwt.vertical_shift as i32)),
+                2f64.powi(-(c.dwt.horizontal_shift as i32)),
+            ],
         }
     }
 }
