@@ -171,11 +171,20 @@ pub fn compare_gpu(
         pass.encode(&mut encoder, &bindings[fa.slot][fb.slot]);
         let target = readback.next_buffer();
         encoder.copy_buffer_to_buffer(pass.sums(), 0, target, 0, sums_size);
-        if let Some(vmaf_pass) = &vmaf_pass {
-            vmaf_pass.encode(&mut encoder, &vmaf_bindings[fa.slot][fb.slot]);
-            encoder.copy_buffer_to_buffer(vmaf_pass.totals(), 0, target, sums_size, totals_size);
+        match &vmaf_pass {
+            Some(vmaf_pass) => {
+                vmaf_pass.submit_split(
+                    &ctx.device,
+                    &ctx.queue,
+                    &vmaf_bindings[fa.slot][fb.slot],
+                    encoder,
+                    |e| e.copy_buffer_to_buffer(vmaf_pass.totals(), 0, target, sums_size, totals_size),
+                );
+            }
+            None => {
+                ctx.queue.submit([encoder.finish()]);
+            }
         }
-        ctx.queue.submit([encoder.finish()]);
         da.release(fa.slot);
         readback.submitted((fa.index, fb.index, fa.seconds));
         submitted += 1;
@@ -184,16 +193,20 @@ pub fn compare_gpu(
     follower.finish(|f| db.release(f.slot));
     // The decoders close side by side while the last results come back: closing one takes up
     // to a few hundred milliseconds (a hardware decoder's session), which the command would
-    // otherwise wait for twice, after its work.
-    std::thread::scope(|scope| -> Result<(), ClipError> {
-        scope.spawn(move || drop(da));
-        scope.spawn(move || drop(db));
-        while !readback.is_empty() {
-            readback.read_oldest(ctx, &mut take)?.transpose()?;
-        }
-        Ok(())
-    })?;
+    // otherwise wait for twice, after its work. The last pair's VMAF is scored (its motion
+    // known at the end) before waiting for them.
+    let closing = [
+        std::thread::spawn(move || drop(da)),
+        std::thread::spawn(move || drop(db)),
+    ];
+    while !readback.is_empty() {
+        readback.read_oldest(ctx, &mut take)?.transpose()?;
+    }
     let last = vmaf.as_mut().and_then(Vmaf::finish);
     emit_scored(&mut unscored, last, emit)?;
+    for thread in closing {
+        // A decoder that panicked while closing has nothing left to give.
+        let _ = thread.join();
+    }
     Ok(done)
 }

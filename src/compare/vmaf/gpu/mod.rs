@@ -146,19 +146,19 @@ struct Builder<'d> {
     device: &'d wgpu::Device,
     texture_layout: &'d wgpu::BindGroupLayout,
     history_len: usize,
-    pipelines: Vec<wgpu::ComputePipeline>,
     steps: Vec<Step>,
-    /// Per module and entry point: the pipeline's index and its layout.
-    made: Vec<(String, usize, wgpu::BindGroupLayout)>,
+    /// Per module and entry point: its key, module, entry point and bind group layout, in
+    /// the order of the pipelines `finish` makes.
+    made: Vec<(String, &'d wgpu::ShaderModule, &'static str, wgpu::BindGroupLayout)>,
 }
 
-impl Builder<'_> {
+impl<'d> Builder<'d> {
     /// A step whose bind groups are made by `entries(slot)` for each history slot
     /// (`per_slot`) or once.
     fn add<'b>(
         &mut self,
         stage: &str,
-        module: &wgpu::ShaderModule,
+        module: &'d wgpu::ShaderModule,
         entry: &'static str,
         per_slot: bool,
         size: [u32; 2],
@@ -169,10 +169,31 @@ impl Builder<'_> {
         let key = format!("{module:p} {entry}");
         if !self.made.iter().any(|(k, ..)| *k == key) {
             let layout = bind_layout(device, label, &entries(0));
-            let pipeline = if entry == "load" {
+            self.made.push((key.clone(), module, entry, layout));
+        }
+        let pipeline = self.made.iter().position(|(k, ..)| *k == key).expect("made above");
+        let layout = &self.made[pipeline].3;
+        let slots = if per_slot { self.history_len } else { 1 };
+        self.steps.push(Step {
+            stage: stage.to_string(),
+            pipeline,
+            groups: (0..slots)
+                .map(|slot| bind_group(device, label, layout, &entries(slot)))
+                .collect(),
+            size,
+        });
+    }
+
+    /// The pipelines, compiled side by side (a driver compiles each on the thread that asks),
+    /// and the steps.
+    fn finish(self) -> (Vec<wgpu::ComputePipeline>, Vec<Step>) {
+        let (device, texture_layout) = (self.device, self.texture_layout);
+        let make = |module: &wgpu::ShaderModule, entry: &str, layout: &wgpu::BindGroupLayout| {
+            let label = &format!("vmaf {entry}");
+            if entry == "load" {
                 let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                     label: Some(label),
-                    bind_group_layouts: &[Some(&layout), Some(self.texture_layout)],
+                    bind_group_layouts: &[Some(layout), Some(texture_layout)],
                     immediate_size: 0,
                 });
                 device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -185,21 +206,21 @@ impl Builder<'_> {
                 })
             } else {
                 // Every workgroup variable is written before it is read.
-                shaders::compute_pipeline_with(device, label, module, entry, &layout, false)
-            };
-            self.pipelines.push(pipeline);
-            self.made.push((key.clone(), self.pipelines.len() - 1, layout));
-        }
-        let (_, pipeline, layout) = self.made.iter().find(|(k, ..)| *k == key).expect("made above");
-        let slots = if per_slot { self.history_len } else { 1 };
-        self.steps.push(Step {
-            stage: stage.to_string(),
-            pipeline: *pipeline,
-            groups: (0..slots)
-                .map(|slot| bind_group(device, label, layout, &entries(slot)))
-                .collect(),
-            size,
+                shaders::compute_pipeline_with(device, label, module, entry, layout, false)
+            }
+        };
+        let pipelines = std::thread::scope(|scope| {
+            let compiling: Vec<_> = self
+                .made
+                .iter()
+                .map(|(_, module, entry, layout)| scope.spawn(move || make(module, entry, layout)))
+                .collect();
+            compiling
+                .into_iter()
+                .map(|c| c.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .collect()
         });
+        (pipelines, self.steps)
     }
 }
 
@@ -412,7 +433,6 @@ impl VmafPass {
             device,
             texture_layout: &texture_layout,
             history_len,
-            pipelines: Vec::new(),
             steps: Vec::new(),
             made: Vec::new(),
         };
@@ -562,7 +582,7 @@ impl VmafPass {
             ]
         });
 
-        let Builder { pipelines, steps, .. } = builder;
+        let (pipelines, steps) = builder.finish();
         Ok(Self {
             pipelines,
             steps,
@@ -629,15 +649,68 @@ impl VmafPass {
             label: Some("vmaf"),
             timestamp_writes,
         });
+        self.record(&mut pass, binding, 0..self.steps.len());
+        drop(pass);
+        self.slot.set((self.slot.get() + 1) % self.history);
+    }
+
+    /// `encode` in `SUBMISSIONS` command buffers, each recorded and submitted in turn: work
+    /// another thread submits meanwhile (a decoder's upload) runs between them instead of
+    /// waiting for the whole pass. `last` records what follows the pass into the last one
+    /// (reading the totals back).
+    pub fn submit_split(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        binding: &VmafBinding,
+        first: wgpu::CommandEncoder,
+        last: impl FnOnce(&mut wgpu::CommandEncoder),
+    ) {
+        let bounds = self.split_points();
+        let mut first = Some(first);
+        let mut last = Some(last);
+        for (i, range) in bounds.windows(2).map(|w| w[0]..w[1]).enumerate() {
+            let mut encoder = first.take().unwrap_or_else(|| {
+                device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("vmaf") })
+            });
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("vmaf"),
+                timestamp_writes: None,
+            });
+            self.record(&mut pass, binding, range);
+            drop(pass);
+            if i == bounds.len() - 2 {
+                self.slot.set((self.slot.get() + 1) % self.history);
+                if let Some(last) = last.take() {
+                    last(&mut encoder);
+                }
+            }
+            queue.submit([encoder.finish()]);
+        }
+    }
+
+    /// Where `submit_split` splits the steps: before VIF's first scale's statistics (the
+    /// longest dispatch), before VIF's next scale and before ADM.
+    fn split_points(&self) -> Vec<usize> {
+        let mut points = vec![0];
+        for stage in ["VIF scale 0: stats", "VIF scale 1: decimate", "ADM scale 0: DWT"] {
+            if let Some(at) = self.steps.iter().position(|s| s.stage == stage) {
+                points.push(at);
+            }
+        }
+        points.push(self.steps.len());
+        points.dedup();
+        points
+    }
+
+    fn record(&self, pass: &mut wgpu::ComputePass, binding: &VmafBinding, steps: std::ops::Range<usize>) {
         pass.set_bind_group(1, &binding.bind_group, &[]);
-        for step in &self.steps {
+        for step in &self.steps[steps] {
             pass.set_pipeline(&self.pipelines[step.pipeline]);
             let group = &step.groups[self.slot.get().min(step.groups.len() - 1)];
             pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(step.size[0], step.size[1], 1);
         }
-        drop(pass);
-        self.slot.set((self.slot.get() + 1) % self.history);
     }
 
     /// The parts of the pass, in order ("load", "motion", "VIF scale 0: stats", ...), for
