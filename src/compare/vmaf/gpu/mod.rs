@@ -15,22 +15,20 @@
 //! doubles (`SHADER_F64`): NVIDIA's and AMD's Vulkan drivers and lavapipe have both. Without
 //! them `VmafPass::new` says so and VMAF is measured on the CPU.
 
+mod builder;
 mod params;
+mod totals;
 
-use super::adm::{band_sizes, AdmSums};
-use super::vif::{log2_table, InformationSums};
+use super::adm::band_sizes;
+use super::vif::log2_table;
 use crate::gpu::shaders::{self, layout};
 use crate::video::convert::PlaneTextures;
 use crate::video::format::{FrameFormat, PlaneLayout};
-use params::{AdmParams, LoadParams, MotionParams, Total, VifParams, STRIDE};
+use builder::{Bind, Builder, Step};
+use params::{AdmParams, LoadParams, MotionParams, VifParams, STRIDE};
+pub use totals::VmafSums;
+use totals::{Layout, TOTALS};
 use wgpu::util::DeviceExt;
-
-/// The totals read back: VIF's 4 x 4, ADM's numerators and denominators (4 scales x 3
-/// orientations each), the motion SAD.
-const TOTALS: usize = 41;
-const ADM_NUMERATORS: usize = 16;
-const ADM_DENOMINATORS: usize = 28;
-const MOTION: usize = 40;
 
 #[derive(Debug, thiserror::Error)]
 pub enum VmafGpuError {
@@ -53,25 +51,6 @@ pub struct GpuOptions {
     pub five_frame_window: bool,
 }
 
-/// One frame pair's sums, as the CPU twin forms them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct VmafSums {
-    pub vif: [InformationSums; 4],
-    pub adm: AdmSums,
-    /// Against the previous reference (meaningless for the first frame of a run).
-    pub sad: u64,
-}
-
-/// A dispatch: its pipeline, its bind group (one per history slot where it reads the history),
-/// its workgroups.
-struct Step {
-    /// Which part of VMAF it serves ("VIF scale 1"), for timing parts apart.
-    stage: String,
-    pipeline: usize,
-    groups: Vec<wgpu::BindGroup>,
-    size: [u32; 2],
-}
-
 /// The passes for frames of one format and size, with every buffer they use, made once.
 pub struct VmafPass {
     pipelines: Vec<wgpu::ComputePipeline>,
@@ -89,139 +68,6 @@ pub struct VmafPass {
 /// The pass bound to one pair of frames' plane textures (a slot of each ring).
 pub struct VmafBinding {
     bind_group: wgpu::BindGroup,
-}
-
-/// What each bind group entry is.
-enum Bind<'a> {
-    Uniform(&'a wgpu::Buffer, u64, u64),
-    Read(&'a wgpu::Buffer),
-    Write(&'a wgpu::Buffer),
-}
-
-fn bind_layout(device: &wgpu::Device, label: &str, entries: &[(u32, Bind)]) -> wgpu::BindGroupLayout {
-    let compute = wgpu::ShaderStages::COMPUTE;
-    let layout_entries: Vec<_> = entries
-        .iter()
-        .map(|(binding, bind)| match bind {
-            Bind::Uniform(..) => layout::uniform(*binding, compute, false),
-            Bind::Read(_) => layout::storage(*binding, compute, true),
-            Bind::Write(_) => layout::storage(*binding, compute, false),
-        })
-        .collect();
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(label),
-        entries: &layout_entries,
-    })
-}
-
-fn bind_group(
-    device: &wgpu::Device,
-    label: &str,
-    layout: &wgpu::BindGroupLayout,
-    entries: &[(u32, Bind)],
-) -> wgpu::BindGroup {
-    let group_entries: Vec<_> = entries
-        .iter()
-        .map(|(binding, bind)| wgpu::BindGroupEntry {
-            binding: *binding,
-            resource: match bind {
-                Bind::Uniform(buffer, offset, size) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer,
-                    offset: *offset,
-                    size: wgpu::BufferSize::new(*size),
-                }),
-                Bind::Read(buffer) | Bind::Write(buffer) => buffer.as_entire_binding(),
-            },
-        })
-        .collect();
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(label),
-        layout,
-        entries: &group_entries,
-    })
-}
-
-/// Makes the steps: each entry point's pipeline and layout once, at its first step.
-struct Builder<'d> {
-    device: &'d wgpu::Device,
-    texture_layout: &'d wgpu::BindGroupLayout,
-    history_len: usize,
-    steps: Vec<Step>,
-    /// Per module and entry point: its key, module, entry point and bind group layout, in
-    /// the order of the pipelines `finish` makes.
-    made: Vec<(String, &'d wgpu::ShaderModule, &'static str, wgpu::BindGroupLayout)>,
-}
-
-impl<'d> Builder<'d> {
-    /// A step whose bind groups are made by `entries(slot)` for each history slot
-    /// (`per_slot`) or once.
-    fn add<'b>(
-        &mut self,
-        stage: &str,
-        module: &'d wgpu::ShaderModule,
-        entry: &'static str,
-        per_slot: bool,
-        size: [u32; 2],
-        entries: &dyn Fn(usize) -> Vec<(u32, Bind<'b>)>,
-    ) {
-        let device = self.device;
-        let label = &format!("vmaf {entry}");
-        let key = format!("{module:p} {entry}");
-        if !self.made.iter().any(|(k, ..)| *k == key) {
-            let layout = bind_layout(device, label, &entries(0));
-            self.made.push((key.clone(), module, entry, layout));
-        }
-        let pipeline = self.made.iter().position(|(k, ..)| *k == key).expect("made above");
-        let layout = &self.made[pipeline].3;
-        let slots = if per_slot { self.history_len } else { 1 };
-        self.steps.push(Step {
-            stage: stage.to_string(),
-            pipeline,
-            groups: (0..slots)
-                .map(|slot| bind_group(device, label, layout, &entries(slot)))
-                .collect(),
-            size,
-        });
-    }
-
-    /// The pipelines, compiled side by side (a driver compiles each on the thread that asks),
-    /// and the steps.
-    fn finish(self) -> (Vec<wgpu::ComputePipeline>, Vec<Step>) {
-        let (device, texture_layout) = (self.device, self.texture_layout);
-        let make = |module: &wgpu::ShaderModule, entry: &str, layout: &wgpu::BindGroupLayout| {
-            let label = &format!("vmaf {entry}");
-            if entry == "load" {
-                let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                    label: Some(label),
-                    bind_group_layouts: &[Some(layout), Some(texture_layout)],
-                    immediate_size: 0,
-                });
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(label),
-                    layout: Some(&pipeline_layout),
-                    module,
-                    entry_point: Some(entry),
-                    compilation_options: Default::default(),
-                    cache: None,
-                })
-            } else {
-                // Every workgroup variable is written before it is read.
-                shaders::compute_pipeline_with(device, label, module, entry, layout, false)
-            }
-        };
-        let pipelines = std::thread::scope(|scope| {
-            let compiling: Vec<_> = self
-                .made
-                .iter()
-                .map(|(_, module, entry, layout)| scope.spawn(move || make(module, entry, layout)))
-                .collect();
-            compiling
-                .into_iter()
-                .map(|c| c.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-                .collect()
-        });
-        (pipelines, self.steps)
-    }
 }
 
 fn groups(size: usize, per: u32) -> u32 {
@@ -295,41 +141,16 @@ impl VmafPass {
             .collect();
 
         // Where each pass's partial sums go, and the totals made of them.
-        let mut wanted = Vec::with_capacity(TOTALS);
-        let mut next = 0u32;
         let vif_groups: Vec<[u32; 2]> = vif_sizes.iter().map(|&(w, h)| [groups(w, 32), groups(h, 32)]).collect();
-        let mut vif_offsets = [0u32; 4];
-        for s in 0..4 {
-            vif_offsets[s] = next / 4;
-            let count = vif_groups[s][0] * vif_groups[s][1];
-            wanted.extend((0..4).map(|k| Total::plain(next + k, count, 4)));
-            next += 4 * count;
-        }
         let adm_constants: Vec<_> = (0..4).map(|s| params::adm_constants(s, bits, width, height)).collect();
-        let mut row_offsets = [0u32; 4];
-        let mut adm_totals = [Vec::new(), Vec::new()];
-        next = next.div_ceil(6) * 6;
-        for (s, c) in adm_constants.iter().enumerate() {
-            row_offsets[s] = next / 6;
-            let rows = (c.scored[3] - c.scored[1]) as u32;
-            for (side, (round, shift)) in params::row_shifts(c).into_iter().enumerate() {
-                for b in 0..3 {
-                    adm_totals[side].push(Total {
-                        round,
-                        shift,
-                        unsigned: side as u32,
-                        ..Total::plain(next + 3 * side as u32 + b, rows, 6)
-                    });
-                }
-            }
-            next += 6 * rows;
-        }
-        wanted.extend(adm_totals.concat());
-        let motion_offset = next;
         let motion_groups = [groups(width, 32), groups(height, 32)];
-        wanted.push(Total::plain(next, motion_groups[0] * motion_groups[1], 1));
-        next += motion_groups[0] * motion_groups[1];
-        debug_assert_eq!(wanted.len(), TOTALS);
+        let Layout {
+            wanted,
+            vif_offsets,
+            row_offsets,
+            motion_offset,
+            partials: next,
+        } = totals::layout(&vif_groups, &adm_constants, motion_groups);
         let partials = storage("vmaf partials", 8 * next as usize);
         let totals = storage("vmaf totals", 8 * TOTALS);
         let wanted = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -748,22 +569,6 @@ impl VmafPass {
 
     /// The sums as read back from `totals` (the first `totals_size` bytes).
     pub fn read(bytes: &[u8]) -> VmafSums {
-        let t: Vec<i64> = bytes[..Self::totals_size() as usize]
-            .chunks_exact(8)
-            .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
-            .collect();
-        VmafSums {
-            vif: std::array::from_fn(|s| InformationSums {
-                numerator_log: t[4 * s],
-                denominator_log: t[4 * s + 1],
-                flat_variance: t[4 * s + 2],
-                flat_pixels: t[4 * s + 3],
-            }),
-            adm: AdmSums {
-                numerator: std::array::from_fn(|s| std::array::from_fn(|b| t[ADM_NUMERATORS + 3 * s + b])),
-                denominator: std::array::from_fn(|s| std::array::from_fn(|b| t[ADM_DENOMINATORS + 3 * s + b] as u64)),
-            },
-            sad: t[MOTION] as u64,
-        }
+        totals::read(bytes)
     }
 }
