@@ -69,37 +69,49 @@ pub(super) fn view(planes: &[(Vec<u8>, usize)]) -> Vec<PlaneData<'_>> {
         .collect()
 }
 
+/// The frame as Y'CbCr 4:2:0 at `bits`, in the pair's format.
+pub(super) fn yuv420(image: &RgbaImage, bits: u32) -> FrameFormat {
+    FrameFormat {
+        layout: PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 1,
+            bits,
+        },
+        width: image.width,
+        height: image.height,
+        color: ColorSpec::resolve(None, None, image.width, image.height, false),
+    }
+}
+
+/// A ring slot of `format` holding `planes`; a failure is `variant`'s.
+pub(super) fn uploaded(
+    ctx: &GpuContext,
+    variant: &'static str,
+    label: &str,
+    format: FrameFormat,
+    planes: &[PlaneData],
+) -> Result<PlaneTextures, BenchError> {
+    let failed = |e: crate::video::convert::ConvertError| BenchError::Mismatch {
+        variant,
+        detail: e.to_string(),
+    };
+    let slot = PlaneTextures::new(&ctx.device, label, format).map_err(failed)?;
+    slot.upload(&ctx.queue, planes).map_err(failed)?;
+    Ok(slot)
+}
+
 pub fn rows(ctx: &GpuContext, image: &RgbaImage, iters: usize) -> Result<Vec<Row>, BenchError> {
     let mut rows = Vec::new();
     for bits in [8, 10] {
-        let format = FrameFormat {
-            layout: PlaneLayout::Yuv {
-                chroma_shift_x: 1,
-                chroma_shift_y: 1,
-                bits,
-            },
-            width: image.width,
-            height: image.height,
-            color: ColorSpec::resolve(None, None, image.width, image.height, false),
-        };
+        let format = yuv420(image, bits);
         let (a, b) = (planes(image, bits, 0), planes(image, bits, 3));
         let (pa, pb) = (view(&a), view(&b));
         let pass = MetricsPass::new(&ctx.device, &format).map_err(|e| BenchError::Mismatch {
             variant: "compare",
             detail: e.to_string(),
         })?;
-        let slot = |label, planes: &[PlaneData]| -> Result<PlaneTextures, BenchError> {
-            let slot = PlaneTextures::new(&ctx.device, label, format).map_err(|e| BenchError::Mismatch {
-                variant: "compare",
-                detail: e.to_string(),
-            })?;
-            slot.upload(&ctx.queue, planes).map_err(|e| BenchError::Mismatch {
-                variant: "compare",
-                detail: e.to_string(),
-            })?;
-            Ok(slot)
-        };
-        let (slot_a, slot_b) = (slot("bench compare a", &pa)?, slot("bench compare b", &pb)?);
+        let slot_a = uploaded(ctx, "compare", "bench compare a", format, &pa)?;
+        let slot_b = uploaded(ctx, "compare", "bench compare b", format, &pb)?;
         let binding = pass.bind(&ctx.device, &slot_a, &slot_b);
         let started = Instant::now();
         let mut encoder = ctx.device.create_command_encoder(&Default::default());

@@ -3,9 +3,8 @@
 //! half of it, 8- and 10-bit, each checked bit for bit against the CPU twin's sums first; for
 //! the first, the scoring of the sums on the CPU (the model's SVM) and each part of the pass.
 
-use super::compare::{planes, view};
+use super::compare::{planes, uploaded, view, yuv420};
 use super::timing::{runs_within_budget, time_gpu, BenchError, Row, Timing};
-use crate::colour::ColorSpec;
 use crate::compare::vmaf::adm::{adm_sums, AdmOptions};
 use crate::compare::vmaf::gpu::{GpuOptions, VmafPass, VmafSums};
 use crate::compare::vmaf::luma::Luma;
@@ -13,8 +12,7 @@ use crate::compare::vmaf::motion::sad_int;
 use crate::compare::vmaf::vif::{vif_sums, VifOptions};
 use crate::compare::vmaf::{load_model, samples_into, Vmaf, DEFAULT_MODEL};
 use crate::gpu::GpuContext;
-use crate::video::convert::PlaneTextures;
-use crate::video::format::{components, FrameFormat, PlaneData, PlaneLayout};
+use crate::video::format::components;
 use crate::video::still::RgbaImage;
 use std::time::Instant;
 
@@ -72,27 +70,14 @@ fn pair_rows(
     iters: usize,
     parts: bool,
 ) -> Result<Vec<Row>, BenchError> {
-    let format = FrameFormat {
-        layout: PlaneLayout::Yuv {
-            chroma_shift_x: 1,
-            chroma_shift_y: 1,
-            bits,
-        },
-        width: image.width,
-        height: image.height,
-        color: ColorSpec::resolve(None, None, image.width, image.height, false),
-    };
+    let format = yuv420(image, bits);
     let (a, b) = (planes(image, bits, 0), planes(image, bits, 3));
     let (pa, pb) = (view(&a), view(&b));
     let mut model = load_model(DEFAULT_MODEL).map(Vmaf::new).map_err(mismatch)?;
     let options: GpuOptions = model.gpu_options();
     let pass = VmafPass::new(&ctx.device, &format, options).map_err(|e| mismatch(e.to_string()))?;
-    let slot = |label, planes: &[PlaneData]| -> Result<PlaneTextures, BenchError> {
-        let slot = PlaneTextures::new(&ctx.device, label, format).map_err(|e| mismatch(e.to_string()))?;
-        slot.upload(&ctx.queue, planes).map_err(|e| mismatch(e.to_string()))?;
-        Ok(slot)
-    };
-    let (slot_a, slot_b) = (slot("bench vmaf a", &pa)?, slot("bench vmaf b", &pb)?);
+    let slot_a = uploaded(ctx, "vmaf", "bench vmaf a", format, &pa)?;
+    let slot_b = uploaded(ctx, "vmaf", "bench vmaf b", format, &pb)?;
     let binding = pass.bind(&ctx.device, &slot_a, &slot_b);
     let started = Instant::now();
     let mut encoder = ctx.device.create_command_encoder(&Default::default());

@@ -171,20 +171,11 @@ pub fn compare_gpu(
         pass.encode(&mut encoder, &bindings[fa.slot][fb.slot]);
         let target = readback.next_buffer();
         encoder.copy_buffer_to_buffer(pass.sums(), 0, target, 0, sums_size);
-        match &vmaf_pass {
-            Some(vmaf_pass) => {
-                vmaf_pass.submit_split(
-                    &ctx.device,
-                    &ctx.queue,
-                    &vmaf_bindings[fa.slot][fb.slot],
-                    encoder,
-                    |e| e.copy_buffer_to_buffer(vmaf_pass.totals(), 0, target, sums_size, totals_size),
-                );
-            }
-            None => {
-                ctx.queue.submit([encoder.finish()]);
-            }
+        if let Some(vmaf_pass) = &vmaf_pass {
+            vmaf_pass.encode(&mut encoder, &vmaf_bindings[fa.slot][fb.slot]);
+            encoder.copy_buffer_to_buffer(vmaf_pass.totals(), 0, target, sums_size, totals_size);
         }
+        ctx.queue.submit([encoder.finish()]);
         da.release(fa.slot);
         readback.submitted((fa.index, fb.index, fa.seconds));
         submitted += 1;

@@ -142,7 +142,9 @@ impl VmafPass {
 
         // Where each pass's partial sums go, and the totals made of them.
         let vif_groups: Vec<[u32; 2]> = vif_sizes.iter().map(|&(w, h)| [groups(w, 32), groups(h, 32)]).collect();
-        let adm_constants: Vec<_> = (0..4).map(|s| params::adm_constants(s, bits, width, height)).collect();
+        let adm_constants: Vec<_> = (0..4)
+            .map(|s| super::adm::scale_constants(s, bits, width, height))
+            .collect();
         let motion_groups = [groups(width, 32), groups(height, 32)];
         let Layout {
             wanted,
@@ -475,55 +477,6 @@ impl VmafPass {
         self.slot.set((self.slot.get() + 1) % self.history);
     }
 
-    /// `encode` in `SUBMISSIONS` command buffers, each recorded and submitted in turn: work
-    /// another thread submits meanwhile (a decoder's upload) runs between them instead of
-    /// waiting for the whole pass. `last` records what follows the pass into the last one
-    /// (reading the totals back).
-    pub fn submit_split(
-        &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        binding: &VmafBinding,
-        first: wgpu::CommandEncoder,
-        last: impl FnOnce(&mut wgpu::CommandEncoder),
-    ) {
-        let bounds = self.split_points();
-        let mut first = Some(first);
-        let mut last = Some(last);
-        for (i, range) in bounds.windows(2).map(|w| w[0]..w[1]).enumerate() {
-            let mut encoder = first.take().unwrap_or_else(|| {
-                device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("vmaf") })
-            });
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("vmaf"),
-                timestamp_writes: None,
-            });
-            self.record(&mut pass, binding, range);
-            drop(pass);
-            if i == bounds.len() - 2 {
-                self.slot.set((self.slot.get() + 1) % self.history);
-                if let Some(last) = last.take() {
-                    last(&mut encoder);
-                }
-            }
-            queue.submit([encoder.finish()]);
-        }
-    }
-
-    /// Where `submit_split` splits the steps: before VIF's first scale's statistics (the
-    /// longest dispatch), before VIF's next scale and before ADM.
-    fn split_points(&self) -> Vec<usize> {
-        let mut points = vec![0];
-        for stage in ["VIF scale 0: stats", "VIF scale 1: decimate", "ADM scale 0: DWT"] {
-            if let Some(at) = self.steps.iter().position(|s| s.stage == stage) {
-                points.push(at);
-            }
-        }
-        points.push(self.steps.len());
-        points.dedup();
-        points
-    }
-
     fn record(&self, pass: &mut wgpu::ComputePass, binding: &VmafBinding, steps: std::ops::Range<usize>) {
         pass.set_bind_group(1, &binding.bind_group, &[]);
         for step in &self.steps[steps] {
@@ -555,16 +508,17 @@ impl VmafPass {
         stage: &str,
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites>,
     ) {
+        let first = self
+            .steps
+            .iter()
+            .position(|s| s.stage == stage)
+            .unwrap_or(self.steps.len());
+        let count = self.steps[first..].iter().take_while(|s| s.stage == stage).count();
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("vmaf stage"),
             timestamp_writes,
         });
-        pass.set_bind_group(1, &binding.bind_group, &[]);
-        for step in self.steps.iter().filter(|s| s.stage == stage) {
-            pass.set_pipeline(&self.pipelines[step.pipeline]);
-            pass.set_bind_group(0, &step.groups[0], &[]);
-            pass.dispatch_workgroups(step.size[0], step.size[1], 1);
-        }
+        self.record(&mut pass, binding, first..first + count);
     }
 
     /// The sums as read back from `totals` (the first `totals_size` bytes).

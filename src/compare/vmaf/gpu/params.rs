@@ -1,7 +1,7 @@
 //! The uniforms of the VMAF passes, laid out as the WGSL structs in `shaders/compare/vmaf/`,
 //! filled from the CPU twin's own constants so that the two cannot drift apart.
 
-use super::super::adm::{self, ScaleConstants};
+use super::super::adm::ScaleConstants;
 use super::super::vif;
 
 /// Uniform blocks sit this far apart (a multiple of every adapter's offset alignment).
@@ -172,9 +172,4 @@ pub fn row_shifts(c: &ScaleConstants) -> [(i32, u32); 2] {
         (c.masking.row_round as i32, c.masking.row_shift),
         (c.denominator[2].0 as i32, c.denominator[2].1),
     ]
-}
-
-/// Scale `scale`'s constants for a `width` x `height` picture of `bits`.
-pub fn adm_constants(scale: usize, bits: u32, width: usize, height: usize) -> ScaleConstants {
-    adm::scale_constants(scale, bits, width, height)
 }
