@@ -385,3 +385,208 @@ fn bad_vmaf_models_and_pictures_too_small_are_one_line_errors() {
     let t = tiny.to_str().unwrap();
     assert!(run(&[t, t, "--vmaf"]).contains("at least 33x33"));
 }
+
+/// `histoplay compare` with `args`: its status, stdout and stderr.
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("compare")
+        .args(args)
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.success(), text(out.stdout), text(out.stderr))
+}
+
+#[test]
+fn vmaf_size_measures_both_files_scaled_to_it_as_libvmaf_after_ffmpegs_scaler() {
+    let reference = reference(8);
+    let small = judged(
+        "vmaf-small-8.mkv",
+        8,
+        &["-vf", "scale=256:144", "-c:v", "libx264", "-crf", "30"],
+    );
+    // Both scaled by the FFmpeg here with the flags compare's conversion uses (see above).
+    let at = |source: &Path, name: &str| {
+        common::fixture(
+            name,
+            &[
+                "-i",
+                source.to_str().unwrap(),
+                "-vf",
+                "scale=192:108:flags=bicubic+accurate_rnd+full_chroma_int,format=yuv420p",
+                "-c:v",
+                "ffv1",
+            ],
+        )
+    };
+    let (reference_at, small_at) = (
+        at(&reference, "vmaf-reference-192.mkv"),
+        at(&small, "vmaf-small-192.mkv"),
+    );
+    let args = [
+        reference.to_str().unwrap(),
+        small.to_str().unwrap(),
+        "--vmaf-size",
+        "192x108",
+    ];
+    let (lines, log) = ours(&args, "size.json");
+    assert_eq!(log["frames"].as_array().unwrap().len(), 10);
+    agree(&lines, &log, &libvmaf(&reference_at, &small_at, "vmaf_v0.6.1", "", ""));
+    // Without --vmaf-size the same pair is measured at the reference's size: another score.
+    let (full, _) = ours(&args[..2], "unsized.json");
+    assert!((full[0]["vmaf"].as_f64().unwrap() - lines[0]["vmaf"].as_f64().unwrap()).abs() > 0.01);
+    let (ok, _, stderr) = run(&[args[0], args[1], "--vmaf-size", "192"]);
+    assert!(
+        !ok && stderr.starts_with("error: ") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_folder_of_encodes_gives_a_line_each_with_libvmafs_pooled_figures_and_a_verdict() {
+    let reference = reference(8);
+    let folder = std::env::temp_dir().join(format!("histoplay-ladder-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let encodes = [encode8(), sharpened()];
+    let names = ["a-crf36.mkv", "b-sharpened.mkv"];
+    for (encode, name) in encodes.iter().zip(names) {
+        std::fs::copy(encode, folder.join(name)).unwrap();
+    }
+    std::fs::write(folder.join("c-broken.mp4"), b"not a video").unwrap();
+    std::fs::write(folder.join("notes.txt"), b"not judged").unwrap();
+    let theirs: Vec<Value> = encodes
+        .iter()
+        .map(|e| libvmaf(&reference, e, "vmaf_v0.6.1", "", ""))
+        .collect();
+    let pooled = |log: &Value, method: &str| log["pooled_metrics"]["vmaf"][method].as_f64().unwrap();
+    // A limit between the two encodes' means: the first fails it, the second passes.
+    let (low, high) = (pooled(&theirs[0], "mean"), pooled(&theirs[1], "mean"));
+    assert!(low + 1.0 < high, "{low} {high}");
+    let limit = format!("vmaf<{:.3}", (low + high) / 2.0);
+    let logs = folder.join("logs");
+    let (r, f) = (reference.to_str().unwrap(), folder.to_str().unwrap());
+    let (ok, stdout, stderr) = run(&[r, f, "--fail-on", &limit, "--vmaf-log", logs.to_str().unwrap()]);
+    assert!(!ok, "a failed limit and a broken file fail the batch: {stderr}");
+    let lines: Vec<Value> = stdout.lines().map(common::json).collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    for ((line, log), name) in lines.iter().zip(&theirs).zip(names) {
+        assert!(line["judged"].as_str().unwrap().ends_with(name), "{line}");
+        assert_eq!(line["frames"], 10);
+        assert_eq!(
+            (line["width"].as_u64(), line["height"].as_u64()),
+            (Some(320), Some(180))
+        );
+        let bytes = std::fs::metadata(folder.join(name)).unwrap().len();
+        assert_eq!(line["bytes"].as_u64(), Some(bytes));
+        for (field, method) in [
+            ("vmaf_mean", "mean"),
+            ("vmaf_harmonic_mean", "harmonic_mean"),
+            ("vmaf_min", "min"),
+        ] {
+            let (a, b) = (line[field].as_f64().unwrap(), pooled(log, method));
+            assert!(
+                (a - b).abs() <= VMAF_WITHIN,
+                "{name}: {field} {a} against libvmaf's {b}"
+            );
+        }
+        // Each encode's log, as a single run writes it.
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(logs.join(format!("{name}.json"))).unwrap()).unwrap();
+        assert_eq!(written["frames"].as_array().unwrap().len(), 10);
+    }
+    assert_eq!(lines[0]["verdict"], "fail");
+    assert!(
+        lines[0]["failed"][0].as_str().unwrap().starts_with("vmaf "),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(lines[1]["verdict"], "pass");
+    assert!(lines[2]["judged"].as_str().unwrap().ends_with("c-broken.mp4"));
+    assert!(
+        lines[2]["error"].as_str().unwrap().contains("c-broken.mp4"),
+        "{}",
+        lines[2]
+    );
+    // The batch's PSNR and SSIM are the single run's summary, as FFmpeg prints it.
+    let (ok, _, single) = run(&[r, encodes[0].to_str().unwrap()]);
+    assert!(ok);
+    let average: f64 = single
+        .split("average:")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((lines[0]["psnr_avg"].as_f64().unwrap() - average).abs() < 1e-6);
+    // As CSV, without limits: a header and a row per encode, the broken one with its error.
+    let (ok, stdout, _) = run(&[r, f, "--csv", "--vmaf"]);
+    assert!(!ok);
+    let rows: Vec<Vec<&str>> = stdout.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 4);
+    let column = |name: &str| rows[0].iter().position(|h| *h == name).unwrap();
+    let mean: f64 = rows[2][column("vmaf_mean")].parse().unwrap();
+    assert!((mean - high).abs() <= VMAF_WITHIN);
+    assert_eq!(rows[1][column("verdict")], "");
+    assert!(!rows[3][column("error")].is_empty());
+    std::fs::remove_dir_all(&folder).ok();
+}
+
+#[test]
+fn fail_on_judges_a_single_run_by_its_pooled_figures() {
+    let (reference, encode) = (reference(8), encode8());
+    let (r, e) = (reference.to_str().unwrap(), encode.to_str().unwrap());
+    let (ok, _, stderr) = run(&[r, e, "--fail-on", "vmaf<100,psnr<10"]);
+    assert!(!ok);
+    let fails = stderr.lines().last().unwrap();
+    assert!(
+        fails.starts_with("fails vmaf ") && fails.ends_with(" < 100"),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = run(&[r, e, "--fail-on", "vmaf-min<1,ssim<0.1"]);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("VMAF mean:"), "the limit on VMAF measures it: {stderr}");
+    let (ok, _, stderr) = run(&[r, e, "--fail-on", "bitrate<3000"]);
+    assert!(
+        !ok && stderr.starts_with("error: ") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+}
+
+#[test]
+fn vmaf_of_a_4k_pair_is_libvmafs_under_the_4k_model() {
+    // Three frames of the footage made 3840x2160, and an encode of them.
+    let sample = common::repo_path("media/sample-540p.mp4");
+    let reference = common::fixture(
+        "vmaf-reference-4k.mkv",
+        &[
+            "-ss",
+            "3",
+            "-i",
+            sample.to_str().unwrap(),
+            "-frames:v",
+            "3",
+            "-an",
+            "-vf",
+            "scale=3840:2160:flags=lanczos,format=yuv420p",
+            "-c:v",
+            "ffv1",
+        ],
+    );
+    let encode = common::fixture(
+        "vmaf-encode-4k.mkv",
+        &[
+            "-i",
+            reference.to_str().unwrap(),
+            "-c:v",
+            "libx264",
+            "-crf",
+            "38",
+            "-preset",
+            "ultrafast",
+        ],
+    );
+    let (r, e) = (reference.to_str().unwrap(), encode.to_str().unwrap());
+    let (lines, log) = ours(&[r, e, "--vmaf-model", "vmaf_4k_v0.6.1"], "4k.json");
+    assert_eq!(lines.len(), 3);
+    agree(&lines, &log, &libvmaf(&reference, &encode, "vmaf_4k_v0.6.1", "", ""));
+}

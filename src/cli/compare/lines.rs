@@ -58,7 +58,7 @@ impl Summary {
     /// The run's VMAF as encoding engineers read it: the mean, the harmonic mean (libvmaf's,
     /// which weighs bad frames more), the worst frame and the 1% low (the mean of the worst
     /// 1% of frames, one at least).
-    pub fn vmaf_line(&self) -> Option<String> {
+    pub fn vmaf_figures(&self) -> Option<VmafFigures> {
         if self.vmaf.is_empty() {
             return None;
         }
@@ -66,11 +66,36 @@ impl Summary {
         let mut sorted = self.vmaf.clone();
         sorted.sort_by(f64::total_cmp);
         let worst = &sorted[..sorted.len().div_ceil(100)];
-        let low = worst.iter().sum::<f64>() / worst.len() as f64;
+        Some(VmafFigures {
+            mean: pooled.mean,
+            harmonic_mean: pooled.harmonic_mean,
+            min: pooled.min,
+            low: worst.iter().sum::<f64>() / worst.len() as f64,
+        })
+    }
+
+    /// `VMAF mean:… harmonic_mean:… min:… 1%_low:…`, with `--vmaf`.
+    pub fn vmaf_line(&self) -> Option<String> {
+        let v = self.vmaf_figures()?;
         Some(format!(
-            "VMAF mean:{:.6} harmonic_mean:{:.6} min:{:.6} 1%_low:{low:.6}",
-            pooled.mean, pooled.harmonic_mean, pooled.min
+            "VMAF mean:{:.6} harmonic_mean:{:.6} min:{:.6} 1%_low:{:.6}",
+            v.mean, v.harmonic_mean, v.min, v.low
         ))
+    }
+
+    /// The run's figures (of at least one pair), as the summary lines print them.
+    pub fn figures(&self) -> RunFigures {
+        let n = self.frames.max(1) as f64;
+        let max = f64::from((1u32 << self.bits.max(1)) - 1);
+        let psnr = |mse: f64| 10.0 * (max * max / mse).log10();
+        RunFigures {
+            frames: self.frames,
+            psnr_avg: psnr(self.mse_avg / n),
+            psnr_y: psnr(self.mse.first().copied().unwrap_or(0.0) / n),
+            ssim_all: self.ssim_all / n,
+            ssim_y: self.ssim.first().copied().unwrap_or(0.0) / n,
+            vmaf: self.vmaf_figures(),
+        }
     }
 
     /// FFmpeg's two lines: `PSNR y:… u:… v:… average:… min:… max:…` and
@@ -98,6 +123,28 @@ impl Summary {
         ssim_line += &format!(" All:{:.6} ({:.6})", self.ssim_all / n, db(self.ssim_all / n));
         [psnr_line, ssim_line]
     }
+}
+
+/// A run's VMAF, pooled.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct VmafFigures {
+    pub mean: f64,
+    pub harmonic_mean: f64,
+    pub min: f64,
+    /// The mean of the worst 1% of frames (one at least).
+    pub low: f64,
+}
+
+/// A run's figures, as its summary lines give them: FFmpeg's PSNR `average` and luma's, SSIM's
+/// `All` and luma's, and VMAF's (with `--vmaf`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunFigures {
+    pub frames: u64,
+    pub psnr_avg: f64,
+    pub psnr_y: f64,
+    pub ssim_all: f64,
+    pub ssim_y: f64,
+    pub vmaf: Option<VmafFigures>,
 }
 
 /// `compare`'s JSON line (and CSV row): FFmpeg's stats-file names, `null` for a PSNR of

@@ -2,15 +2,19 @@
 //! reference) it lines up with, measured by the metrics stage on the GPU (or its CPU twin),
 //! printed as JSON Lines or CSV with FFmpeg's field names (`lines.rs`).
 
+mod batch;
 mod cpu;
 mod gpu;
+mod limits;
 mod lines;
 mod vmaf_log;
 
 use cpu::compare_cpu;
 pub use gpu::compare_gpu;
+use limits::CompareLimits;
 pub use lines::{Compared, Summary};
 
+use super::args::parse_size;
 use super::output::{write_csv_record, write_line};
 use crate::compare::align::{match_pair, AlignBy, Alignment, Want, SAME_INSTANT};
 use crate::compare::vmaf::gpu::VmafPass;
@@ -31,13 +35,16 @@ use vmaf_log::VmafLog;
 ///
 /// Each frame of JUDGED is measured against the frame of REFERENCE it lines up with: MSE, PSNR
 /// and SSIM per component (Y, U, V) and their averages, as FFmpeg's psnr and ssim filters
-/// compute them, one JSON line (or CSV row) per frame.
+/// compute them, one JSON line (or CSV row) per frame. Given several judged files, or a folder
+/// of them, one line per file instead: its figures over the run, its size and bitrate.
 #[derive(clap::Args)]
 pub struct Args {
     /// The reference: the master, the original.
     reference: PathBuf,
-    /// The file judged against it: an encode, a grade, a restoration.
-    judged: PathBuf,
+    /// The file judged against it: an encode, a grade, a restoration. Several files or a
+    /// folder: each judged in turn, a line each (a bitrate ladder).
+    #[arg(required = true, num_args = 1.., value_name = "JUDGED")]
+    judged: Vec<PathBuf>,
     /// The reference's frames to measure: A..B (B excluded), A..=B, A.. (to the end).
     #[arg(long, value_parser = FrameRange::parse)]
     frames: Option<FrameRange>,
@@ -65,9 +72,21 @@ pub struct Args {
     #[arg(long, value_name = "MODEL")]
     vmaf_model: Option<String>,
     /// Write libvmaf's own log of the run's VMAF to FILE: JSON, or XML or CSV by the file's
-    /// extension (as `vmaf --json/--xml/--csv`). Implies --vmaf.
+    /// extension (as `vmaf --json/--xml/--csv`); for several judged files, a folder for a log
+    /// each (FOLDER/<file name>.json). Implies --vmaf.
     #[arg(long, value_name = "FILE")]
     vmaf_log: Option<PathBuf>,
+    /// Measure both files at WxH, each scaled to it with FFmpeg's bicubic scaler (as the
+    /// usual FFmpeg recipe for VMAF does: 1920x1080 for the default model). PSNR and SSIM are
+    /// measured at that size too.
+    #[arg(long, value_parser = parse_size, value_name = "WxH")]
+    vmaf_size: Option<(u32, u32)>,
+    /// Fail (exit status 1) when the run's figures break a limit: vmaf (the mean),
+    /// vmaf-hmean, vmaf-min, vmaf-low (1% low), psnr, psnr-y, ssim or ssim-y, with <, <=, >
+    /// or >=, separated by commas: 'vmaf<93,vmaf-min<70'. The limits broken are listed on
+    /// stderr (a batch marks each file's line). VMAF's figures imply --vmaf.
+    #[arg(long, value_parser = CompareLimits::parse, value_name = "LIMITS")]
+    fail_on: Option<CompareLimits>,
 }
 
 /// What `compare --vmaf` adds: the model the score is predicted by, and where its log goes.
@@ -77,8 +96,6 @@ pub struct VmafJob {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let a = VideoSource::open_for(&args.reference, Decoding::Throughput)?;
-    let b = VideoSource::open_for(&args.judged, Decoding::Throughput)?;
     let job = CompareJob {
         range: args.frames.unwrap_or(FrameRange { start: 0, end: None }),
         offset: args.offset,
@@ -86,15 +103,56 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         csv: args.csv,
         cpu: args.cpu,
     };
-    let vmaf = match (args.vmaf, args.vmaf_model, args.vmaf_log) {
-        (false, None, None) => None,
-        (_, model, log) => Some(VmafJob {
-            model: load_model(model.as_deref().unwrap_or(DEFAULT_MODEL)).map_err(anyhow::Error::msg)?,
-            log,
-        }),
-    };
+    let wants_vmaf = args.vmaf
+        || args.vmaf_model.is_some()
+        || args.vmaf_log.is_some()
+        || args.fail_on.as_ref().is_some_and(CompareLimits::need_vmaf);
+    let model = wants_vmaf
+        .then(|| load_model(args.vmaf_model.as_deref().unwrap_or(DEFAULT_MODEL)).map_err(anyhow::Error::msg))
+        .transpose()?;
+    let batch = args.judged.len() > 1 || args.judged[0].is_dir();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    compare(a, b, job, vmaf, &mut out)?;
+    if batch {
+        let files = batch::judged_files(&args.reference, &args.judged);
+        if files.is_empty() {
+            let names: Vec<String> = args.judged.iter().map(|p| format!("'{}'", p.display())).collect();
+            anyhow::bail!("no video files to judge in {}", names.join(", "));
+        }
+        // A batch's logs, one per encode, go into a folder.
+        let batch = batch::Batch {
+            reference: &args.reference,
+            job,
+            model,
+            size: args.vmaf_size,
+            limits: args.fail_on.as_ref(),
+            logs: args.vmaf_log,
+        };
+        let all_good = batch::run(&batch, &files, &mut out)?;
+        drop(out);
+        if !all_good {
+            std::process::exit(1);
+        }
+        return Ok(());
+    }
+    let a = VideoSource::open_for(&args.reference, Decoding::Throughput)?;
+    let b = VideoSource::open_for(&args.judged[0], Decoding::Throughput)?;
+    let vmaf = model.map(|model| VmafJob {
+        model,
+        log: args.vmaf_log,
+    });
+    let summary = compare(a, b, job, vmaf, args.vmaf_size, None, &mut out)?;
+    drop(out);
+    // On stderr, beside the lines: the run's figures as FFmpeg prints them at its end.
+    for line in summary.lines().into_iter().chain(summary.vmaf_line()) {
+        eprintln!("{line}");
+    }
+    if let Some(limits) = &args.fail_on {
+        let failed = limits.failed(&summary.figures());
+        if !failed.is_empty() {
+            eprintln!("fails {}", failed.join(", "));
+            std::process::exit(1);
+        }
+    }
     Ok(())
 }
 
@@ -233,16 +291,25 @@ fn starts(job: &CompareJob) -> (u64, u64) {
     (a, a.saturating_add_signed(job.offset))
 }
 
-/// Measures every pair and writes each as a line (or CSV row) to `out`; returns the pairs.
+/// Measures every pair (at `size`, both scaled to it, where given) and writes each as a line
+/// (or CSV row) to `out`, on `ctx`'s GPU (or one of its own) unless the job says the CPU;
+/// returns the run's summary (of one pair at least).
 pub fn compare(
-    a: VideoSource,
-    b: VideoSource,
+    mut a: VideoSource,
+    mut b: VideoSource,
     job: CompareJob,
     vmaf: Option<VmafJob>,
+    size: Option<(u32, u32)>,
+    ctx: Option<&GpuContext>,
     out: &mut impl Write,
-) -> Result<u64, ClipError> {
-    let mut b = b;
+) -> Result<Summary, ClipError> {
     match_pair(&a, &mut b)?;
+    if let Some((width, height)) = size {
+        let layout = a.info.format.layout;
+        for side in [&mut a, &mut b] {
+            side.convert_to(layout, width, height);
+        }
+    }
     let (width, height) = (a.info.format.width as usize, a.info.format.height as usize);
     if vmaf.is_some() && (width < MIN_SIZE || height < MIN_SIZE) {
         return Err(ClipError::Decode(format!(
@@ -298,12 +365,19 @@ pub fn compare(
     let done = if job.cpu {
         compare_cpu(a, b, &job, vmaf, &mut progress, &mut emit)?
     } else {
-        let ctx = GpuContext::new()?;
+        let own;
+        let ctx = match ctx {
+            Some(ctx) => ctx,
+            None => {
+                own = GpuContext::new()?;
+                &own
+            }
+        };
         if vmaf.is_some() && !VmafPass::supported(&ctx.device) {
             eprintln!("VMAF: this GPU has no 64-bit integers or doubles in shaders: measuring on the CPU");
             compare_cpu(a, b, &job, vmaf, &mut progress, &mut emit)?
         } else {
-            compare_gpu(&ctx, a, b, &job, vmaf, &mut progress, &mut emit)?
+            compare_gpu(ctx, a, b, &job, vmaf, &mut progress, &mut emit)?
         }
     };
     progress.finish();
@@ -313,19 +387,13 @@ pub fn compare(
         log.write(path, fps)
             .map_err(|e| ClipError::Decode(format!("cannot write the VMAF log '{}': {e}", path.display())))?;
     }
-    if done > 0 {
-        // On stderr, beside the lines: the run's figures as FFmpeg prints them at its end.
-        for line in summary.lines().into_iter().chain(summary.vmaf_line()) {
-            eprintln!("{line}");
-        }
-    }
     if done == 0 {
         return Err(ClipError::Decode(format!(
             "no frame of '{}' asked for has a partner in '{}' (see --frames and --offset)",
             names.0, names.1
         )));
     }
-    Ok(done)
+    Ok(summary)
 }
 
 #[cfg(test)]
