@@ -184,3 +184,96 @@ fn a_wipe_steps_flickers_and_shifts_both_files_together() {
     let (_, grey_b) = greys(k, k + 1);
     assert_grey(left_right(&image).1, grey_b, "B's next frame");
 }
+
+/// Ten frames of the bundled footage at 320x180 (lossless), and an x264 encode of them.
+fn footage_pair() -> (PathBuf, PathBuf) {
+    let sample = common::repo_path("media/sample-540p.mp4");
+    let reference = common::fixture(
+        "window-vmaf-reference.mkv",
+        &[
+            "-ss",
+            "2",
+            "-i",
+            sample.to_str().unwrap(),
+            "-frames:v",
+            "10",
+            "-an",
+            "-vf",
+            "scale=320:180,format=yuv420p",
+            "-c:v",
+            "ffv1",
+        ],
+    );
+    let encode = common::fixture(
+        "window-vmaf-encode.mkv",
+        &["-i", reference.to_str().unwrap(), "-c:v", "libx264", "-crf", "36"],
+    );
+    (reference, encode)
+}
+
+#[test]
+fn with_the_timeline_each_pairs_vmaf_is_compares_and_its_row_goes_to_the_worst_frame() {
+    let (a, b) = footage_pair();
+    // The oracle: `compare --vmaf` (held to libvmaf in tests/compare_vmaf.rs).
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--vmaf"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let scores: Vec<f64> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| common::json(l)["vmaf"].as_f64().unwrap())
+        .collect();
+    assert_eq!(scores.len(), 10);
+    let worst = (0..10).min_by(|&i, &j| scores[i].total_cmp(&scores[j])).unwrap() as u64;
+    let x = Xvfb::start();
+    let args = [
+        a.as_os_str(),
+        "--compare".as_ref(),
+        b.as_os_str(),
+        "--timeline".as_ref(),
+        "--no-audio".as_ref(),
+        "--geometry".as_ref(),
+        "640x400".as_ref(),
+    ];
+    let player = Player::start_with(&x, "compare-vmaf", &args);
+    player.wait_present("the first frame", 0, |p| p.frame.is_some());
+    let before = player.key("space");
+    player.wait_present("the pause", before, |p| p.paused);
+    // Paused, the run goes flat out; every frame's score lands in the frame log.
+    let at = player.key("Home");
+    let first = player.wait_present("frame 0's VMAF", at, |p| p.frame == Some(0) && p.vmaf.is_some());
+    assert!(
+        (first.vmaf.unwrap() - scores[0]).abs() < 5e-7,
+        "{:?} against {}",
+        first.vmaf,
+        scores[0]
+    );
+    // The last frame's score comes last: the run has ended once it shows.
+    let at = player.key("End");
+    let last = player.wait_present("frame 9's VMAF", at, |p| p.frame == Some(9) && p.vmaf.is_some());
+    assert!((last.vmaf.unwrap() - scores[9]).abs() < 5e-7);
+    // The VMAF row is drawn under the timeline.
+    let row = player.poll("the VMAF row", || {
+        let presents = player.presents();
+        let last = presents.last()?;
+        last.osd.iter().find(|(name, _)| name == "vmaf").map(|(_, r)| *r)
+    });
+    let [rx, ry, rw, rh] = row;
+    // A click at the worst frame's place in the row goes there, exactly.
+    let column = rx + ((worst as f64 + 0.5) / 10.0 * f64::from(rw)) as i32;
+    let before = player.presents().len();
+    x.xdotool(&[
+        "mousemove",
+        "--window",
+        &player.window,
+        &column.to_string(),
+        &(ry + rh / 2).to_string(),
+    ]);
+    x.xdotool(&["click", "1"]);
+    let landed = player.wait_present("the worst frame", before, |p| {
+        p.frame == Some(worst) && p.vmaf.is_some()
+    });
+    assert!((landed.vmaf.unwrap() - scores[worst as usize]).abs() < 5e-7);
+}

@@ -33,6 +33,8 @@ pub enum Command {
     },
     SeekStart,
     SeekEnd,
+    /// Seek to this frame exactly (a click on the timeline's VMAF row: its column's worst).
+    SeekFrame(u64),
     StepForward,
     StepBack,
     /// Multiply the speed.

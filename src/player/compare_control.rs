@@ -114,6 +114,10 @@ fn shift_compared(step: i64, cx: Cx) -> Effects {
         playback.seek_frame(shown.index);
     }
     fx.replace("compare offset", format!("compare offset {offset:+} frames"));
+    // The pairs are others now: their VMAF is measured again.
+    if let Err(e) = cx.media.measure_vmaf(cx.gpu) {
+        fx.error(format!("no VMAF: {e}"));
+    }
     fx
 }
 

@@ -4,6 +4,7 @@
 //! difference's gain, B's offset, and the wipe's line dragged with the left button.
 
 use super::commands::Command;
+use super::vmaf_fill::VmafFill;
 use super::PlayerError;
 use crate::compare::align::{AlignBy, Alignment};
 use crate::compare::composite::{CompareMode, Composite, MAX_GAIN};
@@ -66,6 +67,8 @@ pub struct Comparison {
     pub metrics: Option<(PairTag, FrameMetrics)>,
     /// The mode flicker goes back from.
     pub before_flicker: CompareMode,
+    /// Every pair's VMAF, measured in the background once the timeline is shown.
+    pub vmaf: Option<VmafFill>,
 }
 
 impl Comparison {
@@ -99,10 +102,39 @@ impl Comparison {
                 line += &format!(" (frame {})", tag.frame);
             }
         }
+        // VMAF as `compare --vmaf` gives it for the frame shown, once the background run has
+        // measured it.
+        if let (Some(fill), Some(frame)) = (&self.vmaf, frame_a.filter(|_| self.shown_b.is_some())) {
+            line += &match (fill.score(frame), fill.failed()) {
+                (Some(score), _) => format!(" · VMAF {score:.2}"),
+                (None, Some(_)) => " · VMAF –".to_string(),
+                (None, None) => " · VMAF …".to_string(),
+            };
+        }
         if let Some(from) = &self.converted_from {
             line += &format!("\nB is {from}, scaled to A's frame");
         }
         line
+    }
+}
+
+impl Comparison {
+    /// Starts measuring every pair's VMAF in the background (A is the file at `a`), unless it
+    /// is under way for the pairing `align` asks for; a run for another offset is stopped.
+    pub fn measure_vmaf(
+        &mut self,
+        a: &std::path::Path,
+        align: &Alignment,
+        gpu: &crate::gpu::GpuContext,
+    ) -> std::io::Result<()> {
+        if self.vmaf.as_ref().is_some_and(|fill| fill.offset == align.offset) {
+            return Ok(());
+        }
+        if let Some(old) = self.vmaf.take() {
+            old.retire();
+        }
+        self.vmaf = Some(VmafFill::start(a, &self.info.path, align.by, align.offset, gpu)?);
+        Ok(())
     }
 }
 

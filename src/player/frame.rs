@@ -105,6 +105,7 @@ pub fn osd_view<'a>(media: &'a Media, title: &'a str, clipping: Option<Clipping>
         region: media.pipeline.region(),
         probe: None,
         timeline: None,
+        vmaf: None,
         opacity: 1.0,
         messages: &[],
         stats: None,
@@ -211,6 +212,12 @@ pub fn present(media: &Media, at: Instant, due: Option<Instant>, new_frame: bool
             let frame_b = c.shown_b.map(|b| c.index.number_at(b.pts).n);
             (frame_b, c.stage.composite().mode)
         }),
+        vmaf: media
+            .compare
+            .as_ref()
+            .and_then(|c| c.vmaf.as_ref().zip(c.shown_b))
+            .zip(number)
+            .and_then(|((fill, _), n)| fill.score(n.n)),
         marks: Default::default(),
         signal: None,
         osd: Vec::new(),

@@ -210,6 +210,7 @@ impl Media {
                     converted_from: compared.converted_from,
                     shown_b: None,
                     metrics: None,
+                    vmaf: None,
                     before_flicker: match composite.mode {
                         crate::compare::composite::CompareMode::A | crate::compare::composite::CompareMode::B => {
                             crate::compare::composite::CompareMode::Wipe
@@ -319,7 +320,19 @@ impl Media {
         } else {
             self.timeline = Some(TimelineFill::start(&self.info.path, gpu)?);
         }
-        Ok(())
+        self.measure_vmaf(gpu)
+    }
+
+    /// Comparing, with the timeline shown: every pair's VMAF measured in the background (again,
+    /// when B's offset changed).
+    pub fn measure_vmaf(&mut self, gpu: &GpuContext) -> std::io::Result<()> {
+        let align = self.playback.source.paired().map(|p| p.alignment());
+        match (&mut self.compare, align) {
+            (Some(comparison), Some(align)) if self.timeline.is_some() => {
+                comparison.measure_vmaf(&self.info.path, &align, gpu)
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The frame point under a window point (see `layout::frame_point`).
@@ -391,6 +404,15 @@ impl Media {
 
     fn media_count(&self) -> Option<u64> {
         self.playback.timeline().frame_count
+    }
+
+    /// The file's frames: counted, or estimated (from the index, or the duration).
+    pub fn frame_count_or_estimate(&self) -> u64 {
+        let timeline = self.playback.timeline();
+        timeline
+            .frame_count
+            .or(self.index.estimated_count)
+            .unwrap_or_else(|| (timeline.duration / timeline.frame_duration.max(1e-6)).round() as u64)
     }
 
     /// The file's name, for the title and the OSD.

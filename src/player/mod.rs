@@ -35,6 +35,7 @@ pub mod stats;
 pub mod stats_overlay;
 pub mod strip;
 pub mod surface;
+pub mod vmaf_fill;
 mod window;
 
 use crate::gpu::GpuError;

@@ -58,6 +58,8 @@ pub struct Present {
     pub meters: Option<String>,
     /// The scope shown, if one is.
     pub scope: Option<crate::scope::ScopeKind>,
+    /// Comparing with VMAF measured: the frame's VMAF, once measured.
+    pub vmaf: Option<f64>,
 }
 
 /// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
@@ -135,6 +137,7 @@ impl FrameLog {
             }
             None => String::new(),
         };
+        let vmaf = present.vmaf.map_or(String::new(), |v| format!(" vmaf={v:.6}"));
         let scope = present
             .scope
             .and_then(|s| clap::ValueEnum::to_possible_value(&s))
@@ -178,7 +181,7 @@ impl FrameLog {
             }
         };
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} picture={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{scope}{marks}{signal}{latency}{behind}{timecode}{qc}{meters}{osd}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} picture={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{vmaf}{scope}{marks}{signal}{latency}{behind}{timecode}{qc}{meters}{osd}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -269,6 +272,7 @@ mod tests {
             file: 0,
             ab: Default::default(),
             compare: None,
+            vmaf: None,
             marks: Default::default(),
             signal: None,
             osd: Vec::new(),

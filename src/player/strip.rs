@@ -104,3 +104,20 @@ impl TimelineStrip {
         next <= now
     }
 }
+
+/// How often the window looks at the background VMAF run while it measures.
+const VMAF_UPDATE: Duration = Duration::from_millis(250);
+
+/// Comparing with VMAF measured: the run is told whether the file plays, and looked at a few
+/// times a second while it measures (when is pushed on `wake`). True when it has scores the
+/// window doesn't show yet.
+pub fn wake_vmaf(now: Instant, media: &Media, wake: &mut Vec<Option<Instant>>) -> bool {
+    let Some(fill) = media.compare.as_ref().and_then(|c| c.vmaf.as_ref()) else {
+        return false;
+    };
+    fill.set_playing(!media.playback.paused());
+    if !fill.done() {
+        wake.push(Some(now + VMAF_UPDATE));
+    }
+    fill.news()
+}

@@ -153,6 +153,8 @@ pub struct Present {
     pub meters: Option<String>,
     /// The scope shown, if one is (`vectorscope`).
     pub scope: Option<String>,
+    /// Comparing, the frame's VMAF once the window has measured it.
+    pub vmaf: Option<f64>,
 }
 
 pub fn parse(line: &str) -> Option<Present> {
@@ -161,6 +163,7 @@ pub fn parse(line: &str) -> Option<Present> {
     let (pw, ph) = field("picture")?.split_once('x')?;
     Some(Present {
         picture: (pw.parse().ok()?, ph.parse().ok()?),
+        vmaf: field("vmaf").and_then(|v| v.parse().ok()),
         frame: field("frame")?.parse().ok(),
         generation: field("gen")?.parse().ok()?,
         new_frame: field("new")? == "1",

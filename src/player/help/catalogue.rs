@@ -100,6 +100,7 @@ pub fn group(command: &Command) -> Group {
         | SeekPercent { .. }
         | SeekStart
         | SeekEnd
+        | SeekFrame(_)
         | StepForward
         | StepBack
         | ChapterBy(_) => Group::Seeking,
@@ -138,6 +139,7 @@ pub fn describe(command: &Command) -> String {
         SeekTo { seconds: s, exact } => format!("Go to {s} s, {}", how(*exact)),
         SeekPercent { percent, exact } => format!("Go to {percent}% of the file, {}", how(*exact)),
         SeekEnd => "Go to the last frame".into(),
+        SeekFrame(n) => format!("Go to frame {n}"),
         StepForward => "Step one frame forward (and pause)".into(),
         StepBack => "Step one frame back (and pause)".into(),
         SpeedBy(f) if *f > 1.0 => format!("Play faster (speed ×{})", round(*f)),
@@ -149,7 +151,7 @@ pub fn describe(command: &Command) -> String {
         CycleQuads => "Histograms: both quads, RGB only, luminance only, none".into(),
         CycleScope => "Scopes: none, waveform, parade, vectorscope".into(),
         ClearRegion => "Count the whole frame again (after a right-drag region)".into(),
-        ToggleTimeline => "The histogram timeline under the picture".into(),
+        ToggleTimeline => "The histogram timeline under the picture (comparing: each pair's VMAF too)".into(),
         ToggleMeters => "Audio meters and loudness".into(),
         SetRegion(_) => "Count only a region (right-drag on the picture)".into(),
         ToggleLogScale => "Histogram heights: linear or logarithmic".into(),

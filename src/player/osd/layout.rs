@@ -29,6 +29,8 @@ pub enum BoxKind {
     NoSignal,
     /// The histogram timeline, in the bottom panel: named in what was drawn.
     Timeline,
+    /// The timeline's VMAF row, comparing: named in what was drawn.
+    Vmaf,
     /// The audio meters, at the right edge: the other boxes are placed beside them.
     Meters,
     /// The help list, over everything in the middle: named in what was drawn.
@@ -48,6 +50,7 @@ impl BoxKind {
             BoxKind::Panel => "panel",
             BoxKind::NoSignal => "no_signal",
             BoxKind::Timeline => "timeline",
+            BoxKind::Vmaf => "vmaf",
             BoxKind::Meters => "meters",
             BoxKind::Help => "help",
         }

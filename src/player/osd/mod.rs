@@ -24,6 +24,7 @@ mod panel;
 #[cfg(test)]
 mod tests;
 mod toasts;
+mod vmaf;
 
 use boxes::{probe_label, show_adjustments, show_compare, show_messages, show_stats};
 use labels::{graticule_labels, nits_labels};
@@ -84,6 +85,8 @@ pub struct OsdView<'a> {
     pub probe: Option<(Probe, (f64, f64))>,
     /// The histogram timeline's picture and its rows, when shown.
     pub timeline: Option<(egui::TextureId, u32)>,
+    /// The timeline's VMAF row, comparing with the timeline shown.
+    pub vmaf: Option<crate::player::vmaf_fill::VmafStrip>,
     /// 0 (hidden) to 1.
     pub opacity: f32,
     pub messages: &'a [Message],
@@ -256,7 +259,7 @@ impl Osd {
                     .as_ref()
                     .map(|(probe, _)| probe_label(ctx, probe, at, view.opacity)),
                 BoxKind::Meters => view.meters.as_ref().map(|m| meters::show_meters(ctx, m, at)),
-                BoxKind::Panel | BoxKind::NoSignal | BoxKind::Timeline | BoxKind::Help => None,
+                BoxKind::Panel | BoxKind::NoSignal | BoxKind::Timeline | BoxKind::Vmaf | BoxKind::Help => None,
             };
             let Some(rect) = rect else { continue };
             if kind != BoxKind::Stats && (rect.size() - at.size()).length() > 0.5 {
@@ -308,6 +311,10 @@ impl Osd {
                         if let Some((texture, rows)) = view.timeline {
                             let strip = timeline_strip(ui, (texture, rows), view, &mut commands);
                             drawn.push((BoxKind::Timeline, strip));
+                            if let Some(vmaf) = &view.vmaf {
+                                let row = vmaf::vmaf_strip(ui, vmaf, view, &mut commands);
+                                drawn.push((BoxKind::Vmaf, row));
+                            }
                         }
                         // A live input has no length to seek in.
                         if view.live.is_none() {

@@ -19,6 +19,7 @@ fn paused_view(messages: &[Message]) -> OsdView<'_> {
         region: None,
         probe: None,
         timeline: None,
+        vmaf: None,
         opacity: 1.0,
         messages,
         stats: None,

@@ -32,6 +32,7 @@ impl<S: FrameSource> Playback<S> {
                 | Command::SeekTo { .. }
                 | Command::SeekPercent { .. }
                 | Command::SeekStart
+                | Command::SeekFrame(_)
                 | Command::StepForward
                 | Command::StepBack
                 | Command::SpeedBy(_)
@@ -70,6 +71,7 @@ impl<S: FrameSource> Playback<S> {
             Command::SeekTo { seconds, exact } => self.seek_to(seconds, exact),
             Command::SeekPercent { percent, exact } => self.seek_to(self.timeline.duration * percent / 100.0, exact),
             Command::SeekStart => self.seek_frame(0),
+            Command::SeekFrame(n) => self.seek_frame(n),
             Command::SeekEnd => match self.timeline.frame_count {
                 Some(count) => self.seek_frame(count.saturating_sub(1)),
                 None => {

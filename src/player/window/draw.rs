@@ -66,10 +66,19 @@ impl PlayerWindow {
             adjustments: self.picture.label(),
             marks: self.marks.note(&self.media).map(|note| note.line),
         };
+        // Comparing, the timeline's VMAF row under it.
+        let vmaf = self
+            .media
+            .compare
+            .as_ref()
+            .and_then(|c| c.vmaf.as_ref())
+            .filter(|_| strip.is_some());
+        let frame_count = self.media.frame_count_or_estimate();
         let view = OsdView {
             view: self.view,
             probe: self.pointer.probe().zip(self.pointer.at()),
             timeline: strip,
+            vmaf: vmaf.map(|fill| fill.strip(crate::timeline::PLAYER_COLUMNS as usize, frame_count)),
             opacity,
             messages: self.toasts.list(),
             stats: self.stats.lines(now, &self.media, stats_notes),

@@ -534,6 +534,7 @@ impl PlayerWindow {
         self.needs_redraw |= self.osd.wake(now, paused, &mut wake);
         let strip = &self.timeline_strip;
         self.needs_redraw |= strip.wake(now, &self.media, self.view.timeline, &mut wake);
+        self.needs_redraw |= crate::player::strip::wake_vmaf(now, &self.media, &mut wake);
         self.needs_redraw |= self.stats.wake(now, &self.media, &mut wake);
         self.needs_redraw |= self.meters.wake(now, &mut wake);
         // The pointer goes with the OSD while playing, as in mpv.

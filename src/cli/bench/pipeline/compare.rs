@@ -97,7 +97,7 @@ pub fn run(a: &Path, b: &Path, vmaf: bool, out: &mut impl Write) -> Result<()> {
         100.0 * best / together,
         100.0 * whole / slower,
     )?;
-    paced_pair(&ctx, a, b, out)?;
+    paced_pair(&ctx, a, b, vmaf, out)?;
     if vmaf {
         return Ok(());
     }
@@ -161,8 +161,10 @@ fn ffmpeg_rate(a: &Path, b: &Path, frames: u64) -> Option<f64> {
 /// Plays up to 10 s of the pair in step, as the window does, against a display refreshing at
 /// the clip's rate (60 Hz at least): at each refresh the playback picks the frame due, its pair
 /// is converted, counted, composited (wipe), measured and drawn offscreen, and the GPU work is
-/// waited for as a present would be. Frames due but not shown are dropped.
-fn paced_pair(ctx: &GpuContext, a: &Path, b: &Path, out: &mut impl Write) -> Result<()> {
+/// waited for as a present would be. Frames due but not shown are dropped. With `vmaf`, every
+/// pair's VMAF is measured in the background meanwhile, as the window measures it with the
+/// timeline shown.
+fn paced_pair(ctx: &GpuContext, a: &Path, b: &Path, vmaf: bool, out: &mut impl Write) -> Result<()> {
     use crate::compare::align::{AlignBy, Alignment};
     use crate::compare::composite::{CompareMode, Composite};
     use crate::geometry::Orientation;
@@ -231,6 +233,13 @@ fn paced_pair(ctx: &GpuContext, a: &Path, b: &Path, out: &mut impl Write) -> Res
     let refresh_hz = (1.0 / info.frame_duration).max(60.0);
     let interval = Duration::from_secs_f64(1.0 / refresh_hz);
     let mut playback = Playback::new(Paired::new(decoder_a, decoder_b, align), timeline, Instant::now());
+    let fill = match vmaf {
+        true => Some(crate::player::vmaf_fill::VmafFill::start(a, b, AlignBy::Frame, 0, ctx)?),
+        false => None,
+    };
+    if let Some(fill) = &fill {
+        fill.set_playing(true);
+    }
     let (mut shown, mut first, mut last) = (0u64, None, 0u64);
     let mut shown_frames = std::collections::HashSet::new();
     let mut frame_times = Vec::new();
@@ -283,11 +292,15 @@ fn paced_pair(ctx: &GpuContext, a: &Path, b: &Path, out: &mut impl Write) -> Res
     let missed: Vec<u64> = first
         .map(|f| (f..=last).filter(|n| !shown_frames.contains(n)).take(12).collect())
         .unwrap_or_default();
+    let measured = match &fill {
+        Some(fill) => format!(", VMAF of {} pairs measured in the background", fill.measured()),
+        None => String::new(),
+    };
     writeln!(
         out,
         "compare paced: {shown} pairs shown of {due} due, {} dropped, played in step at the clip's rate \
-         on a {refresh_hz:.0} Hz tick (wipe, both histograms, PSNR + SSIM each frame); frame time p50 {:.2} ms, \
-         p99 {:.2} ms{}",
+         on a {refresh_hz:.0} Hz tick (wipe, both histograms, PSNR + SSIM each frame{measured}); frame time \
+         p50 {:.2} ms, p99 {:.2} ms{}",
         due.saturating_sub(shown),
         crate::player::stats::percentile(&frame_times, 0.5).unwrap_or(f64::NAN),
         crate::player::stats::percentile(&frame_times, 0.99).unwrap_or(f64::NAN),
