@@ -10,7 +10,7 @@ use histoplay::compare::vmaf::adm::{adm_sums, AdmOptions};
 use histoplay::compare::vmaf::gpu::{GpuOptions, VmafPass, VmafSums};
 use histoplay::compare::vmaf::luma::Luma;
 use histoplay::compare::vmaf::motion::sad_int;
-use histoplay::compare::vmaf::vif::{vif_sums, VifOptions};
+use histoplay::compare::vmaf::vif::{loss_map, vif_sums, VifOptions};
 use histoplay::compare::vmaf::{load_model, samples_into, Vmaf};
 use histoplay::video::convert::PlaneTextures;
 use histoplay::video::format::components;
@@ -21,6 +21,7 @@ const DEFAULT: GpuOptions = GpuOptions {
     adm_gain_limit: 100.0,
     vif_gain_limit: 100.0,
     five_frame_window: false,
+    heat: true,
 };
 
 /// Eight frames of the bundled footage, losslessly, at `size` in `pix`.
@@ -109,6 +110,24 @@ fn agree(reference: &Path, judged: &Path, options: GpuOptions) -> usize {
         assert_eq!(gpu.sad, cpu.sad, "motion, {at}");
         // The pair differs: the sums measured something.
         assert!(cpu.vif[0].numerator_log != cpu.vif[0].denominator_log, "{at}");
+        // VIF's loss at each pixel, the window's heat map.
+        if let Some(heat) = pass.heat() {
+            let bytes = histoplay::gpu::readback::read_buffer(&ctx, heat, 0, 4 * (width * height) as u64).unwrap();
+            let gpu: Vec<i32> = bytemuck::cast_slice(&bytes).to_vec();
+            let cpu = loss_map(&luma(&ya), &luma(&yb), &vif_options);
+            assert_eq!(gpu.len(), cpu.len());
+            if let Some(i) = (0..cpu.len()).find(|&i| gpu[i] != cpu[i]) {
+                panic!(
+                    "VIF heat at ({}, {}): GPU {} CPU {}, {at}",
+                    i % width,
+                    i / width,
+                    gpu[i],
+                    cpu[i]
+                );
+            }
+            // And it is a map: the loss differs from place to place.
+            assert!(cpu.iter().any(|&l| l != cpu[0]), "{at}");
+        }
         history.push(ya);
         pairs += 1;
     }

@@ -1,7 +1,8 @@
 // VIF as libvmaf 3.2.0's integer_vif computes it (src/compare/vmaf/vif.rs, the CPU twin):
 // `stats` gives one scale's four sums (the information kept and carried, in Q11 logarithms,
 // and the flat pixels' count and variance) as one partial per workgroup of 32x32 pixels;
-// `decimate_rows` and `decimate_columns` blur and halve a scale into the next. The module is
+// `decimate_rows` and `decimate_columns` blur and halve a scale into the next; `heat_map`
+// writes scale 0's loss at each pixel instead of summing (the compare window's heat map). The module is
 // built per scale: its filter (`TAPS` taps, `FILTER` in Q16 and `FILTER_F` as doubles) is
 // put in front of it, so that the filter loops unroll.
 //
@@ -91,9 +92,17 @@ fn centred(moment: f64, a: u32, b: u32) -> i32 {
     return bitcast<i32>(rounded - means);
 }
 
-// One pixel's contribution to the four sums, from the vertical pass's row `row`, its
-// leftmost neighbour at `first` (the body of libvmaf's horizontal loop).
-fn add_pixel(first: u32, row: u32, values: ptr<function, array<i64, SUMS>>) {
+// One pixel's terms in the sums: flat (its judged variance in `first`), or the information
+// the reference carries there (`first`) and the part the judged keeps (`kept`), in Q11.
+struct Terms {
+    flat: bool,
+    first: i32,
+    kept: i32,
+}
+
+// A pixel's terms, from the vertical pass's row `row`, its leftmost neighbour at `first` (the
+// body of libvmaf's horizontal loop).
+fn pixel_terms(first: u32, row: u32) -> Terms {
     var mean1 = 0u;
     var mean2 = 0u;
     var sq1 = 0.0lf;
@@ -114,30 +123,24 @@ fn add_pixel(first: u32, row: u32, values: ptr<function, array<i64, SUMS>>) {
     let sigma2_sq = max(centred(sq2, mean2, mean2), 0);
     let sigma12 = centred(prod, mean1, mean2);
     if sigma1_sq < NOISE_VARIANCE {
-        (*values)[2] += wide(sigma2_sq);
-        (*values)[3] += 1li;
-    } else {
-        let carried = log2_q11(u64(bitcast<u32>(NOISE_VARIANCE + sigma1_sq))) - LOG2_NOISE_VARIANCE_Q11;
-        (*values)[1] += wide(carried);
-        if sigma12 > 0 && sigma2_sq > 0 {
-            var gain = f64(sigma12) / (f64(sigma1_sq) + params.gain_epsilon);
-            let noise_f = f64(sigma2_sq) - (gain * f64(sigma12)) * params.one;
-            let noise = select(0, i32(noise_f), noise_f > 0.0lf);
-            gain = min(gain, params.gain_limit);
-            let noise_floor = bitcast<u32>(noise + NOISE_VARIANCE);
-            let signal = i64(gain * gain * f64(sigma1_sq)) + i64(noise_floor);
-            (*values)[0] += wide(log2_q11(u64(signal)) - log2_q11(u64(noise_floor)));
-        }
+        return Terms(true, sigma2_sq, 0);
     }
+    let carried = log2_q11(u64(bitcast<u32>(NOISE_VARIANCE + sigma1_sq))) - LOG2_NOISE_VARIANCE_Q11;
+    var kept = 0;
+    if sigma12 > 0 && sigma2_sq > 0 {
+        var gain = f64(sigma12) / (f64(sigma1_sq) + params.gain_epsilon);
+        let noise_f = f64(sigma2_sq) - (gain * f64(sigma12)) * params.one;
+        let noise = select(0, i32(noise_f), noise_f > 0.0lf);
+        gain = min(gain, params.gain_limit);
+        let noise_floor = bitcast<u32>(noise + NOISE_VARIANCE);
+        let signal = i64(gain * gain * f64(sigma1_sq)) + i64(noise_floor);
+        kept = log2_q11(u64(signal)) - log2_q11(u64(noise_floor));
+    }
+    return Terms(false, carried, kept);
 }
 
-@compute @workgroup_size(32, 8)
-fn stats(
-    @builtin(workgroup_id) wg: vec3u,
-    @builtin(num_workgroups) groups: vec3u,
-    @builtin(local_invocation_id) local: vec3u,
-    @builtin(local_invocation_index) lid: u32,
-) {
+// The workgroup's samples, with their mirrored border.
+fn load_tile(wg: vec3u, lid: u32) {
     let w = i32(params.width);
     let h = i32(params.height);
     let x0 = i32(wg.x * TILE_W) - i32(BORDER);
@@ -148,46 +151,68 @@ fn stats(
         let at = u32(y * w + x);
         samples[i] = reference[at] | (judged[at] << 16u);
     }
+}
+
+// The vertical pass for chunk `chunk`'s rows, every column of the tile and its border.
+fn vertical_pass(chunk: u32, lid: u32) {
+    let skip = BORDER - TAPS / 2u;
+    for (var i = lid; i < IN_W * CHUNK_H; i += 256u) {
+        let column = i % IN_W;
+        let row = chunk * CHUNK_H + i / IN_W;
+        var mean1 = 0u;
+        var mean2 = 0u;
+        var sq1 = 0.0lf;
+        var sq2 = 0.0lf;
+        var prod = 0.0lf;
+        for (var k = 0u; k < TAPS; k++) {
+            let s = samples[(row + skip + k) * IN_W + column];
+            let r = s & 0xffffu;
+            let d = s >> 16u;
+            let c = FILTER[k];
+            mean1 += c * r;
+            mean2 += c * d;
+            let rf = exact_f64(r);
+            let df = exact_f64(d);
+            let weighted_r = exact_f64(c * r);
+            sq1 = fma(weighted_r, rf, sq1);
+            sq2 = fma(exact_f64(c * d), df, sq2);
+            prod = fma(weighted_r, df, prod);
+        }
+        let m1 = u32(round_shift(u64(mean1), params.mean_shift)) & 0xffffu;
+        let m2 = u32(round_shift(u64(mean2), params.mean_shift)) & 0xffffu;
+        means[i] = m1 | (m2 << 16u);
+        // libvmaf keeps these as uint32_t: below 2^32 whatever the depth.
+        square1[i] = round_square(sq1);
+        square2[i] = round_square(sq2);
+        product[i] = round_square(prod);
+    }
+}
+
+@compute @workgroup_size(32, 8)
+fn stats(
+    @builtin(workgroup_id) wg: vec3u,
+    @builtin(num_workgroups) groups: vec3u,
+    @builtin(local_invocation_id) local: vec3u,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    load_tile(wg, lid);
     workgroupBarrier();
     let skip = BORDER - TAPS / 2u;
     var values: array<i64, SUMS>;
     for (var chunk = 0u; chunk < TILE_H / CHUNK_H; chunk++) {
-        // The vertical pass for this chunk's rows, every column of the tile and its border.
-        for (var i = lid; i < IN_W * CHUNK_H; i += 256u) {
-            let column = i % IN_W;
-            let row = chunk * CHUNK_H + i / IN_W;
-            var mean1 = 0u;
-            var mean2 = 0u;
-            var sq1 = 0.0lf;
-            var sq2 = 0.0lf;
-            var prod = 0.0lf;
-            for (var k = 0u; k < TAPS; k++) {
-                let s = samples[(row + skip + k) * IN_W + column];
-                let r = s & 0xffffu;
-                let d = s >> 16u;
-                let c = FILTER[k];
-                mean1 += c * r;
-                mean2 += c * d;
-                let rf = exact_f64(r);
-                let df = exact_f64(d);
-                let weighted_r = exact_f64(c * r);
-                sq1 = fma(weighted_r, rf, sq1);
-                sq2 = fma(exact_f64(c * d), df, sq2);
-                prod = fma(weighted_r, df, prod);
-            }
-            let m1 = u32(round_shift(u64(mean1), params.mean_shift)) & 0xffffu;
-            let m2 = u32(round_shift(u64(mean2), params.mean_shift)) & 0xffffu;
-            means[i] = m1 | (m2 << 16u);
-            // libvmaf keeps these as uint32_t: below 2^32 whatever the depth.
-            square1[i] = round_square(sq1);
-            square2[i] = round_square(sq2);
-            product[i] = round_square(prod);
-        }
+        vertical_pass(chunk, lid);
         workgroupBarrier();
         let x = wg.x * TILE_W + local.x;
         let y = wg.y * TILE_H + chunk * CHUNK_H + local.y;
         if x < params.width && y < params.height {
-            add_pixel(local.x + skip, local.y, &values);
+            let t = pixel_terms(local.x + skip, local.y);
+            if t.flat {
+                values[2] += wide(t.first);
+                values[3] += 1li;
+            } else {
+                values[1] += wide(t.first);
+                values[0] += wide(t.kept);
+            }
         }
         workgroupBarrier();
     }
@@ -197,6 +222,39 @@ fn stats(
         for (var k = 0u; k < 4u; k++) {
             partials[at + k] = total[k];
         }
+    }
+}
+
+// VIF's loss map (scale 0): each pixel's information lost, in Q11 bits (`PixelTerms::loss_q11`
+// of the CPU twin): what the reference carries less what the judged keeps, or a flat pixel's
+// judged variance over 16384 x 65025 / 2048.
+@group(0) @binding(9) var<storage, read_write> heat: array<i32>;
+
+const FLAT_LOSS_DIVISOR: u32 = 520200u;
+
+@compute @workgroup_size(32, 8)
+fn heat_map(
+    @builtin(workgroup_id) wg: vec3u,
+    @builtin(local_invocation_id) local: vec3u,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    load_tile(wg, lid);
+    workgroupBarrier();
+    let skip = BORDER - TAPS / 2u;
+    for (var chunk = 0u; chunk < TILE_H / CHUNK_H; chunk++) {
+        vertical_pass(chunk, lid);
+        workgroupBarrier();
+        let x = wg.x * TILE_W + local.x;
+        let y = wg.y * TILE_H + chunk * CHUNK_H + local.y;
+        if x < params.width && y < params.height {
+            let t = pixel_terms(local.x + skip, local.y);
+            var loss = t.first - t.kept;
+            if t.flat {
+                loss = i32(bitcast<u32>(t.first) / FLAT_LOSS_DIVISOR);
+            }
+            heat[y * params.width + x] = loss;
+        }
+        workgroupBarrier();
     }
 }
 

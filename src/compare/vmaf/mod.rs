@@ -145,6 +145,7 @@ impl Vmaf {
             adm_gain_limit: self.adm.enhancement_gain_limit,
             vif_gain_limit: self.vif.enhancement_gain_limit,
             five_frame_window: self.motion.options().five_frame_window,
+            heat: false,
         }
     }
 

@@ -80,24 +80,8 @@ pub fn vif(reference: &Luma, distorted: &Luma, options: &VifOptions) -> [f64; 4]
 /// # Panics
 /// As `vif`.
 pub fn vif_sums(reference: &Luma, distorted: &Luma, options: &VifOptions) -> [InformationSums; 4] {
-    assert_eq!(
-        (reference.width, reference.height, reference.bits),
-        (distorted.width, distorted.height, distorted.bits),
-        "VIF compares pictures of the same size and depth"
-    );
-    assert!(
-        (8..=16).contains(&reference.bits),
-        "VIF reads 8- to 16-bit samples, not {}",
-        reference.bits
-    );
+    check_pair(reference, distorted);
     let samples = reference.width * reference.height;
-    assert!(
-        reference.data.len() >= samples && distorted.data.len() >= samples,
-        "a {}x{} plane needs {samples} samples",
-        reference.width,
-        reference.height
-    );
-
     let mut pair = ScalePair {
         reference: Cow::Borrowed(&reference.data[..samples]),
         distorted: Cow::Borrowed(&distorted.data[..samples]),
@@ -117,6 +101,27 @@ pub fn vif_sums(reference: &Luma, distorted: &Luma, options: &VifOptions) -> [In
     sums
 }
 
+/// Panics unless the two pictures are alike and whole (see `vif`).
+fn check_pair(reference: &Luma, distorted: &Luma) {
+    assert_eq!(
+        (reference.width, reference.height, reference.bits),
+        (distorted.width, distorted.height, distorted.bits),
+        "VIF compares pictures of the same size and depth"
+    );
+    assert!(
+        (8..=16).contains(&reference.bits),
+        "VIF reads 8- to 16-bit samples, not {}",
+        reference.bits
+    );
+    let samples = reference.width * reference.height;
+    assert!(
+        reference.data.len() >= samples && distorted.data.len() >= samples,
+        "a {}x{} plane needs {samples} samples",
+        reference.width,
+        reference.height
+    );
+}
+
 /// The four scores from the four scales' sums (0 for a skipped scale 0).
 pub fn scores(sums: &[InformationSums; 4], options: &VifOptions) -> [f64; 4] {
     std::array::from_fn(|scale| {
@@ -126,6 +131,28 @@ pub fn scores(sums: &[InformationSums; 4], options: &VifOptions) -> [f64; 4] {
             sums[scale].score()
         }
     })
+}
+
+/// VIF's loss map: at each pixel of scale 0, the information `distorted` loses of
+/// `reference`'s there (`PixelTerms::loss_q11`), in raster order — where VIF's score comes
+/// from, pixel by pixel (the compare window's heat map).
+///
+/// # Panics
+/// As `vif`.
+pub fn loss_map(reference: &Luma, distorted: &Luma, options: &VifOptions) -> Vec<i32> {
+    check_pair(reference, distorted);
+    let samples = reference.width * reference.height;
+    let pair = ScalePair {
+        reference: Cow::Borrowed(&reference.data[..samples]),
+        distorted: Cow::Borrowed(&distorted.data[..samples]),
+        width: reference.width,
+        height: reference.height,
+    };
+    let mut map = vec![0; samples];
+    pair.each_pixel(0, reference.bits, options.enhancement_gain_limit, |i, terms| {
+        map[i] = terms.loss_q11();
+    });
+    map
 }
 
 /// Scale `scale`'s filter taps (Q16), for a GPU pass.
@@ -144,6 +171,13 @@ struct ScalePair<'a> {
 impl ScalePair<'_> {
     /// This scale's numerator and denominator sums (the C's `vif_statistic_8/16`).
     fn information(&self, scale: usize, bits: u32, gain_limit: f64) -> InformationSums {
+        let mut sums = InformationSums::default();
+        self.each_pixel(scale, bits, gain_limit, |_, terms| sums.add(terms));
+        sums
+    }
+
+    /// Each pixel's terms of this scale's sums, with its index, in raster order.
+    fn each_pixel(&self, scale: usize, bits: u32, gain_limit: f64, mut each: impl FnMut(usize, PixelTerms)) {
         let taps = FILTERS[scale];
         let half = taps.len() / 2;
         let (width, height) = (self.width, self.height);
@@ -151,7 +185,6 @@ impl ScalePair<'_> {
         // squares are left as they are); later scales hold 16-bit means.
         let (mean_shift, square_shift) = if scale == 0 { (bits, 2 * (bits - 8)) } else { (16, 16) };
 
-        let mut sums = InformationSums::default();
         let mut column = MomentSums::new(width);
         let mut row = PaddedMoments::new(width, half);
         let mut local = MomentSums::new(width);
@@ -172,7 +205,7 @@ impl ScalePair<'_> {
                 local.add_filtered(u32::from(coeff), &row, tap);
             }
             for x in 0..width {
-                sums.add_pixel(
+                let terms = PixelTerms::of(
                     local.mean1[x],
                     local.mean2[x],
                     local.square1[x],
@@ -180,9 +213,9 @@ impl ScalePair<'_> {
                     local.product[x],
                     gain_limit,
                 );
+                each(y * width + x, terms);
             }
         }
-        sums
     }
 
     /// The pair at `scale`: this one (scale − 1) blurred with `FILTERS[scale]`, keeping the
@@ -361,9 +394,23 @@ pub struct InformationSums {
     pub flat_pixels: i64,
 }
 
-impl InformationSums {
-    /// One pixel's contribution, from its filtered moments (the body of the C's horizontal loop).
-    fn add_pixel(&mut self, mean1: u32, mean2: u32, square1: u64, square2: u64, product: u64, gain_limit: f64) {
+/// One pixel's terms in VIF's sums.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PixelTerms {
+    /// Too flat to carry information: the distorted picture's variance there.
+    Flat { variance: i32 },
+    /// The information the reference carries there and the part the distorted keeps, in
+    /// Q11 bits (`kept` is 0 where the distorted has no correlated detail at all).
+    Detailed { carried: i32, kept: i32 },
+}
+
+/// A flat pixel's loss in Q11 bits is its variance over 16384 × 65025 (its numerator's
+/// shortfall from 1) times 2048.
+const FLAT_LOSS_DIVISOR: u32 = 16384 * 65025 / 2048;
+
+impl PixelTerms {
+    /// One pixel's terms, from its filtered moments (the body of the C's horizontal loop).
+    fn of(mean1: u32, mean2: u32, square1: u64, square2: u64, product: u64, gain_limit: f64) -> Self {
         let mean_product = |a: u32, b: u32| round_shift(u64::from(a) * u64::from(b), 32) as u32;
         // Moments minus products of means, in wrapping 32-bit arithmetic as in C, and read as
         // signed: rounding can make a variance slightly negative.
@@ -373,14 +420,11 @@ impl InformationSums {
         let sigma12 = centred(product, mean_product(mean1, mean2));
 
         if sigma1_sq < NOISE_VARIANCE {
-            self.flat_variance += i64::from(sigma2_sq);
-            self.flat_pixels += 1;
-            return;
+            return PixelTerms::Flat { variance: sigma2_sq };
         }
         // log2(1 + σ₁²/σₙ²) as log2(σₙ² + σ₁²) − log2(σₙ²).
-        let reference_information =
-            log2_q11(u64::from(NOISE_VARIANCE.wrapping_add(sigma1_sq) as u32)) - LOG2_NOISE_VARIANCE_Q11;
-        self.denominator_log += i64::from(reference_information);
+        let carried = log2_q11(u64::from(NOISE_VARIANCE.wrapping_add(sigma1_sq) as u32)) - LOG2_NOISE_VARIANCE_Q11;
+        let mut kept = 0;
         if sigma12 > 0 && sigma2_sq > 0 {
             // The distortion as gain g and additive noise σᵥ²; g is measured before it is
             // limited, so the limit lowers the credit for gain without raising the noise.
@@ -392,7 +436,33 @@ impl InformationSums {
             // log2(1 + g²σ₁²/(σᵥ² + σₙ²)) as log2(σᵥ² + σₙ² + g²σ₁²) − log2(σᵥ² + σₙ²).
             let noise_floor = noise.wrapping_add(NOISE_VARIANCE) as u32;
             let signal = (gain * gain * f64::from(sigma1_sq)) as i64 + i64::from(noise_floor);
-            self.numerator_log += i64::from(log2_q11(signal as u64) - log2_q11(u64::from(noise_floor)));
+            kept = log2_q11(signal as u64) - log2_q11(u64::from(noise_floor));
+        }
+        PixelTerms::Detailed { carried, kept }
+    }
+
+    /// The information lost at the pixel, in Q11 bits: what the reference carries less what
+    /// the distorted keeps (negative where an enhancement adds more than is lost), or a flat
+    /// pixel's shortfall.
+    pub fn loss_q11(self) -> i32 {
+        match self {
+            PixelTerms::Flat { variance } => (variance as u32 / FLAT_LOSS_DIVISOR) as i32,
+            PixelTerms::Detailed { carried, kept } => carried - kept,
+        }
+    }
+}
+
+impl InformationSums {
+    fn add(&mut self, terms: PixelTerms) {
+        match terms {
+            PixelTerms::Flat { variance } => {
+                self.flat_variance += i64::from(variance);
+                self.flat_pixels += 1;
+            }
+            PixelTerms::Detailed { carried, kept } => {
+                self.denominator_log += i64::from(carried);
+                self.numerator_log += i64::from(kept);
+            }
         }
     }
 

@@ -49,6 +49,8 @@ pub struct GpuOptions {
     pub vif_gain_limit: f64,
     /// Motion against the frame before last (`motion_five_frame_window`).
     pub five_frame_window: bool,
+    /// Also write VIF's loss map of each pair (`vif::loss_map`).
+    pub heat: bool,
 }
 
 /// The passes for frames of one format and size, with every buffer they use, made once.
@@ -57,6 +59,8 @@ pub struct VmafPass {
     steps: Vec<Step>,
     texture_layout: wgpu::BindGroupLayout,
     totals: wgpu::Buffer,
+    /// VIF's loss at each pixel of the last pair, with `GpuOptions::heat`.
+    heat: Option<wgpu::Buffer>,
     /// Which history slot the next pair's reference goes to.
     slot: std::cell::Cell<usize>,
     history: usize,
@@ -244,6 +248,7 @@ impl VmafPass {
         let vif_modules: Vec<wgpu::ShaderModule> = (0..4)
             .map(|s| shaders::trusted_module(device, "vmaf vif", shaders::vmaf_vif_source(super::vif::filter(s))))
             .collect();
+        let heat = options.heat.then(|| storage("vif heat", 4 * samples));
         let adm_module = module("vmaf adm", shaders::VMAF_ADM);
         let collect_module = module("vmaf collect", shaders::VMAF_COLLECT);
 
@@ -338,6 +343,18 @@ impl VmafPass {
                 },
             );
         }
+        if let Some(heat) = &heat {
+            builder.add("VIF heat", &vif_modules[0], "heat_map", true, vif_groups[0], &|slot| {
+                let [r, d] = picture(0, slot);
+                vec![
+                    (0, uniform(stats_at[0], vif_size)),
+                    (1, Bind::Read(r)),
+                    (2, Bind::Read(d)),
+                    (3, Bind::Read(&table)),
+                    (9, Bind::Write(heat)),
+                ]
+            });
+        }
         for s in 0..4 {
             let (bw, bh) = bands[s];
             builder.add(
@@ -411,6 +428,7 @@ impl VmafPass {
             steps,
             texture_layout,
             totals,
+            heat,
             slot: std::cell::Cell::new(0),
             history: history_len,
             width: width as u32,
@@ -433,6 +451,12 @@ impl VmafPass {
 
     pub fn totals(&self) -> &wgpu::Buffer {
         &self.totals
+    }
+
+    /// VIF's loss at each pixel of the last pair encoded, in Q11 bits (`i32`s in raster order,
+    /// `vif::loss_map`'s), where the pass was made with `GpuOptions::heat`.
+    pub fn heat(&self) -> Option<&wgpu::Buffer> {
+        self.heat.as_ref()
     }
 
     /// Binds `a` (the reference) and `b` (the judged frame): made once per pair of slots.
