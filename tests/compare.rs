@@ -437,6 +437,15 @@ fn the_composite_of_two_frames_is_the_cpu_twins_in_every_mode() {
             f
         };
         let (fa, fb) = (frame("a", &a), frame("b", &b));
+        // A VIF loss map over the whole range: lost, beyond white, and gained.
+        let heat: Vec<i32> = (0..(w * h) as i32).map(|i| (i * 977) % 12000 - 3000).collect();
+        let heat_buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("heat"),
+            size: 4 * heat.len() as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        ctx.queue.write_buffer(&heat_buffer, 0, bytemuck::cast_slice(&heat));
         let pass = CompositePass::new(&ctx.device, bits);
         for (mode, split, gain) in [
             (CompareMode::Wipe, 30, 1),
@@ -444,14 +453,15 @@ fn the_composite_of_two_frames_is_the_cpu_twins_in_every_mode() {
             (CompareMode::Difference, 0, 16),
             (CompareMode::A, 0, 1),
             (CompareMode::B, 0, 1),
+            (CompareMode::Vif, 0, 16),
         ] {
             let c = Composite { mode, split, gain };
             let out = composite_frame(&ctx, (w, h), bits, mode).unwrap();
-            let binding = pass.bind(&ctx.device, &fa, &fb, &out, c);
+            let binding = pass.bind(&ctx.device, (&fa, &fb), Some(&heat_buffer), &out, c);
             let mut encoder = ctx.device.create_command_encoder(&Default::default());
             pass.encode(&mut encoder, &binding);
             ctx.queue.submit([encoder.finish()]);
-            let expected = composite_cpu(&a, &b, (w, h), bits, c);
+            let expected = composite_cpu(&a, &b, Some(&heat), (w, h), bits, c);
             let bytes = (out.width * out.height * 4) as u64;
             let got = histoplay::gpu::readback::read_buffer(&ctx, &out.pixels, 0, bytes).unwrap();
             let got: &[u32] = bytemuck::cast_slice(&got);
@@ -880,11 +890,27 @@ fn the_comparison_stage_composites_counts_and_measures_a_pair_as_its_cpu_twins_d
     let (ca, bits) = components(&format, &pa).unwrap();
     let (cb, _) = components(&format, &pb).unwrap();
     let measured = histoplay::compare::metrics::frame_metrics(&ca, &cb, bits);
+    // VIF's loss map of the pair (its luma), for the heat map.
+    let luma = |c: &histoplay::video::format::Component| {
+        let mut samples = Vec::new();
+        histoplay::compare::vmaf::samples_into(c, &mut samples);
+        samples
+    };
+    let (ya, yb) = (luma(&ca[0]), luma(&cb[0]));
+    let as_luma = |data| histoplay::compare::vmaf::luma::Luma {
+        data,
+        width: w as usize,
+        height: h as usize,
+        bits,
+    };
+    let heat = histoplay::compare::vmaf::vif::loss_map(&as_luma(&ya), &as_luma(&yb), &Default::default());
+    assert!(heat.iter().any(|&l| l > 0));
     for mode in [
         CompareMode::Wipe,
         CompareMode::SideBySide,
         CompareMode::Difference,
         CompareMode::B,
+        CompareMode::Vif,
     ] {
         let composite = Composite { mode, ..start };
         stage.set_composite(&ctx, &a, composite).unwrap();
@@ -903,7 +929,7 @@ fn the_comparison_stage_composites_counts_and_measures_a_pair_as_its_cpu_twins_d
         // The picture: the composite of the two converted frames.
         let (wa, wb) = (words(&a.ring.output), words(&stage.b.ring.output));
         assert_ne!(wa, wb);
-        let expected = composite_cpu(&wa, &wb, (w, h), 8, composite);
+        let expected = composite_cpu(&wa, &wb, Some(&heat), (w, h), 8, composite);
         assert_eq!(words(stage.picture()), expected, "{mode:?}");
         // B's histograms, and in difference mode the difference's.
         let counted = |target, pixels: &[u32]| {

@@ -23,6 +23,10 @@ pub enum CompareMode {
     A,
     /// The judged file alone.
     B,
+    /// VIF's information loss at each pixel (VMAF's detail feature), as a heat over the
+    /// reference in grey: dark red to yellow to white where detail is lost (white at 64 bits
+    /// over the gain), blue where an enhancement adds it.
+    Vif,
 }
 
 impl CompareMode {
@@ -33,6 +37,7 @@ impl CompareMode {
             CompareMode::Difference => 2,
             CompareMode::A => 3,
             CompareMode::B => 4,
+            CompareMode::Vif => 5,
         }
     }
 
@@ -86,8 +91,41 @@ fn pack([r, g, b]: [u32; 3], bits: u32) -> u32 {
     }
 }
 
-/// The CPU twin: the composite of packed frames `a` and `b` of `width` x `height` at `bits`.
-pub fn composite_cpu(a: &[u32], b: &[u32], (width, height): (u32, u32), bits: u32, c: Composite) -> Vec<u32> {
+/// VIF's loss (Q11 bits) at which the heat is white at gain ×1: 64 bits. The difference's gain
+/// (`k`, `K`) divides it: ×8, the default, whitens at 8 bits lost.
+pub const HEAT_FULL_AT_GAIN_1: u32 = 64 * 2048;
+
+/// A pixel of the VIF heat map: `a` (the reference's packed pixel) in grey at half its level,
+/// under the heat of `loss` (`vif::loss_map`, Q11 bits): from dark red through red and yellow
+/// to white at `HEAT_FULL_AT_GAIN_1 / gain`, opaque from a third of that; blue where the loss
+/// is negative (an enhancement), opaque at half of it. Integer arithmetic, as the shader's.
+fn heat_pixel(a: u32, loss: i32, bits: u32, gain: u32) -> u32 {
+    let top = (1u32 << bits) - 1;
+    let full = HEAT_FULL_AT_GAIN_1 / gain.clamp(1, MAX_GAIN);
+    let [r, g, b] = channels(a, bits);
+    let grey = (r + 2 * g + b) / 8;
+    let (colour, weight) = if loss >= 0 {
+        let t = loss.unsigned_abs().min(full);
+        let third = full / 3;
+        let ramp = |from: u32| (t.saturating_sub(from) * top / third).min(top);
+        ([ramp(0), ramp(third), ramp(2 * third)], (3 * t).min(full))
+    } else {
+        let t = loss.unsigned_abs().min(full / 2);
+        ([0, top / 2, top], 2 * t)
+    };
+    pack(colour.map(|c| (grey * (full - weight) + c * weight) / full), bits)
+}
+
+/// The CPU twin: the composite of packed frames `a` and `b` of `width` x `height` at `bits`
+/// (`heat`: VIF's loss map, for `CompareMode::Vif`).
+pub fn composite_cpu(
+    a: &[u32],
+    b: &[u32],
+    heat: Option<&[i32]>,
+    (width, height): (u32, u32),
+    bits: u32,
+    c: Composite,
+) -> Vec<u32> {
     let (out_width, _) = c.mode.output_size((width, height));
     let top = (1u32 << bits) - 1;
     let gain = c.gain.clamp(1, MAX_GAIN);
@@ -98,10 +136,12 @@ pub fn composite_cpu(a: &[u32], b: &[u32], (width, height): (u32, u32), bits: u3
                 CompareMode::Wipe => (ox >= c.split, ox),
                 CompareMode::SideBySide => (ox >= width, ox % width),
                 CompareMode::B => (true, ox),
-                CompareMode::A | CompareMode::Difference => (false, ox),
+                CompareMode::A | CompareMode::Difference | CompareMode::Vif => (false, ox),
             };
             let at = (y * width + x) as usize;
-            out.push(if c.mode == CompareMode::Difference {
+            out.push(if c.mode == CompareMode::Vif {
+                heat_pixel(a[at], heat.map_or(0, |h| h[at]), bits, gain)
+            } else if c.mode == CompareMode::Difference {
                 let (p, q) = (channels(a[at], bits), channels(b[at], bits));
                 pack(std::array::from_fn(|i| (p[i].abs_diff(q[i]) * gain).min(top)), bits)
             } else if from_b {
@@ -118,6 +158,8 @@ pub fn composite_cpu(a: &[u32], b: &[u32], (width, height): (u32, u32), bits: u3
 pub struct CompositePass {
     pipeline: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
+    /// Bound where no VIF heat map is (every mode but `Vif`).
+    no_heat: wgpu::Buffer,
     bits: u32,
 }
 
@@ -171,20 +213,32 @@ impl CompositePass {
                     count: None,
                 },
                 storage(4, false),
+                storage(5, true),
             ],
+        });
+        let no_heat = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("composite: no heat"),
+            size: 4,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
         });
         let module = shaders::module(device, "composite", shaders::composite_source(bits));
         let pipeline = shaders::compute_pipeline(device, "composite", &module, "composite", &layout);
-        Self { pipeline, layout, bits }
+        Self {
+            pipeline,
+            layout,
+            no_heat,
+            bits,
+        }
     }
 
-    /// Binds frames `a` and `b` (one size, this pass's depth) and `out` (the mode's output
-    /// size for them).
+    /// Binds frames `a` and `b` (one size, this pass's depth), `out` (the mode's output size
+    /// for them) and, for `CompareMode::Vif`, `heat` (VIF's loss map of the pair, `i32`s).
     pub fn bind(
         &self,
         device: &wgpu::Device,
-        a: &GpuFrame,
-        b: &GpuFrame,
+        (a, b): (&GpuFrame, &GpuFrame),
+        heat: Option<&wgpu::Buffer>,
         out: &GpuFrame,
         composite: Composite,
     ) -> CompositeBinding {
@@ -216,6 +270,10 @@ impl CompositePass {
                 wgpu::BindGroupEntry {
                     binding: 4,
                     resource: out.pixels.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: heat.unwrap_or(&self.no_heat).as_entire_binding(),
                 },
             ],
         });
@@ -276,7 +334,7 @@ mod tests {
         let a: Vec<u32> = (0..8).map(|i| pack([i, 0, 0], 8)).collect();
         let b: Vec<u32> = (0..8).map(|i| pack([i + 100, 7, 0], 8)).collect();
         let red = |v: Vec<u32>| v.iter().map(|w| w & 255).collect::<Vec<_>>();
-        let run = |mode, split, gain| red(composite_cpu(&a, &b, (4, 2), 8, Composite { mode, split, gain }));
+        let run = |mode, split, gain| red(composite_cpu(&a, &b, None, (4, 2), 8, Composite { mode, split, gain }));
         assert_eq!(run(CompareMode::Wipe, 1, 1), [0, 101, 102, 103, 4, 105, 106, 107]);
         assert_eq!(
             run(CompareMode::SideBySide, 0, 1),
@@ -288,6 +346,7 @@ mod tests {
         let diff = composite_cpu(
             &a,
             &b,
+            None,
             (4, 2),
             8,
             Composite {
@@ -300,6 +359,7 @@ mod tests {
         let diff = composite_cpu(
             &a,
             &b,
+            None,
             (4, 2),
             8,
             Composite {
@@ -315,6 +375,7 @@ mod tests {
         let diff = composite_cpu(
             &a10,
             &b10,
+            None,
             (4, 2),
             10,
             Composite {
@@ -325,5 +386,29 @@ mod tests {
         );
         assert_eq!(channels(diff[1], 10), [800, 0, 80]);
         assert_eq!(channels(diff[7], 10), [1023, 0, 80]);
+    }
+
+    #[test]
+    fn the_vif_heat_runs_from_the_grey_reference_through_red_and_yellow_to_white() {
+        let grey = pack([200, 200, 200], 8);
+        let heat = |loss| channels(heat_pixel(grey, loss, 8, 8), 8);
+        // No loss: the reference in grey at half its level.
+        assert_eq!(heat(0), [100, 100, 100]);
+        // At ×8, white is 8 bits lost (16384 in Q11): a third of it is opaque pure red, two
+        // thirds yellow, all of it (and beyond) white.
+        assert_eq!(heat(5462), [255, 0, 0]);
+        assert_eq!(heat(10922), [255, 255, 0]);
+        assert_eq!(heat(16384), [255, 255, 255]);
+        assert_eq!(heat(90000), [255, 255, 255]);
+        // A little loss tints the grey red.
+        assert_eq!(heat(1820), [94, 66, 66]);
+        // An enhancement: blue, opaque from 4 bits gained.
+        assert_eq!(heat(-8192), [0, 127, 255]);
+        // The gain scales it: at ×64, one bit lost is white.
+        assert_eq!(channels(heat_pixel(grey, 2048, 8, 64), 8), [255, 255, 255]);
+        assert_eq!(
+            channels(heat_pixel(pack([1000, 1000, 1000], 10), 16384, 10, 8), 10),
+            [1023; 3]
+        );
     }
 }

@@ -6,7 +6,8 @@ use crate::colour::lut::picture_lut;
 use crate::colour::lut::LutTables;
 use crate::colour::LogEncoding;
 use crate::colour::{ColorSpec, ColorVolume, Depth, Matrix, Range, Transfer};
-use crate::compare::composite::{composite_frame, Composite, CompositePass};
+use crate::compare::composite::{composite_frame, CompareMode, Composite, CompositePass};
+use crate::compare::vmaf::gpu::{GpuOptions, VmafPass};
 use crate::engine::{EngineConfig, HistogramEngine};
 use crate::geometry::Orientation;
 use crate::gpu::texture::GpuFrame;
@@ -38,6 +39,8 @@ pub enum RenderError {
     Gpu(#[from] GpuError),
     #[error(transparent)]
     Convert(#[from] crate::video::convert::ConvertError),
+    #[error("no VIF heat map: {0}")]
+    Heat(String),
 }
 
 /// What a render counts and shows besides the picture: the histograms' bins, a scope, and
@@ -325,12 +328,37 @@ pub fn render_comparison(
     let bits = pa.ring.output.bits;
     let out = composite_frame(ctx, (a.format.width, a.format.height), bits, composite.mode)?;
     let pass = CompositePass::new(&ctx.device, bits);
-    let binding = pass.bind(&ctx.device, &pa.ring.output, &pb.ring.output, &out, composite);
+    // VIF's heat: VMAF's pass (the default model's options) with its loss map, on the planes.
+    let heat = match composite.mode {
+        CompareMode::Vif => {
+            let model = crate::compare::vmaf::load_model(crate::compare::vmaf::DEFAULT_MODEL)
+                .expect("the built-in model loads");
+            let options = GpuOptions {
+                heat: true,
+                ..crate::compare::vmaf::Vmaf::new(model).gpu_options()
+            };
+            let vmaf = VmafPass::new(&ctx.device, &a.format, options).map_err(|e| RenderError::Heat(e.to_string()))?;
+            let binding = vmaf.bind(&ctx.device, &pa.ring.slots[0], &pb.ring.slots[0]);
+            Some((vmaf, binding))
+        }
+        _ => None,
+    };
+    let outputs = (&pa.ring.output, &pb.ring.output);
+    let binding = pass.bind(
+        &ctx.device,
+        outputs,
+        heat.as_ref().and_then(|(v, _)| v.heat()),
+        &out,
+        composite,
+    );
     let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
         label: Some("comparison"),
     });
     pa.ring.encode_convert(&mut encoder, 0);
     pb.ring.encode_convert(&mut encoder, 0);
+    if let Some((vmaf, binding)) = &heat {
+        vmaf.encode(&mut encoder, binding);
+    }
     pass.encode(&mut encoder, &binding);
     ctx.queue.submit([encoder.finish()]);
     let of = PictureOf::Comparison {

@@ -9,6 +9,7 @@ use crate::colour::{ColorSpec, ColorVolume, Range};
 use crate::compare::composite::{composite_frame, CompareMode, Composite, CompositeBinding, CompositePass, MAX_GAIN};
 use crate::compare::gpu::{MetricsBinding, MetricsPass};
 use crate::compare::metrics::FrameMetrics;
+use crate::compare::vmaf::gpu::{VmafBinding, VmafGpuError, VmafPass};
 use crate::engine::{HistogramTarget, SourceBinding};
 use crate::gpu::mapping::LatestReadback;
 use crate::gpu::texture::GpuFrame;
@@ -67,6 +68,11 @@ pub struct CompareStage {
     /// matrix gives the marks' luma.
     volume: ColorVolume,
     format: FrameFormat,
+    /// VIF's heat map: VMAF's pass with its loss map, made the first time it is shown, bound
+    /// to every pair of slots (`[a][b]`).
+    heat: Option<(VmafPass, Vec<Vec<VmafBinding>>)>,
+    /// The slots of the pair encoded last (the heat is made again for it paused).
+    last_pair: Option<(usize, usize)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -77,6 +83,8 @@ pub enum StageError {
     Gpu(#[from] crate::gpu::GpuError),
     #[error(transparent)]
     Metrics(#[from] crate::compare::gpu::MetricsError),
+    #[error("no VIF heat map: {0}")]
+    Heat(#[from] VmafGpuError),
 }
 
 impl CompareStage {
@@ -95,7 +103,7 @@ impl CompareStage {
         let size = (format.width, format.height);
         let output = |mode: CompareMode| -> Result<Output, StageError> {
             let frame = composite_frame(ctx, size, bits, mode)?;
-            let binding = pass.bind(&ctx.device, &a.ring.output, &b.ring.output, &frame, composite);
+            let binding = pass.bind(&ctx.device, (&a.ring.output, &b.ring.output), None, &frame, composite);
             Ok(Output {
                 frame,
                 binding,
@@ -139,6 +147,8 @@ impl CompareStage {
             marks: MarkSettings::default(),
             volume: a.volume,
             format,
+            heat: None,
+            last_pair: None,
         };
         stage.set_composite(ctx, a, composite)?;
         Ok(stage)
@@ -163,12 +173,19 @@ impl CompareStage {
             gain: composite.gain.clamp(1, MAX_GAIN),
             ..composite
         };
+        if composite.mode == CompareMode::Vif && self.heat.is_none() {
+            self.make_heat(ctx, a, composite)?;
+        }
         if composite.mode == CompareMode::SideBySide && self.double.is_none() {
             let size = a.frame_size();
             let frame = composite_frame(ctx, size, a.ring.output.bits, CompareMode::SideBySide)?;
-            let binding = self
-                .pass
-                .bind(&ctx.device, &a.ring.output, &self.b.ring.output, &frame, composite);
+            let binding = self.pass.bind(
+                &ctx.device,
+                (&a.ring.output, &self.b.ring.output),
+                None,
+                &frame,
+                composite,
+            );
             self.double = Some(Output {
                 frame,
                 binding,
@@ -188,6 +205,46 @@ impl CompareStage {
             self.set_scope(ctx, a, kind)?;
         }
         Ok(())
+    }
+
+    /// VMAF's pass with VIF's loss map (the default model's options), bound to every pair of
+    /// slots, and the single output bound to read the map.
+    fn make_heat(&mut self, ctx: &GpuContext, a: &FramePipeline, composite: Composite) -> Result<(), StageError> {
+        let model =
+            crate::compare::vmaf::load_model(crate::compare::vmaf::DEFAULT_MODEL).expect("the built-in model loads");
+        let options = crate::compare::vmaf::gpu::GpuOptions {
+            heat: true,
+            ..crate::compare::vmaf::Vmaf::new(model).gpu_options()
+        };
+        let pass = VmafPass::new(&ctx.device, &self.format, options)?;
+        let bindings = (a.ring.slots.iter())
+            .map(|sa| {
+                self.b
+                    .ring
+                    .slots
+                    .iter()
+                    .map(|sb| pass.bind(&ctx.device, sa, sb))
+                    .collect()
+            })
+            .collect();
+        let outputs = (&a.ring.output, &self.b.ring.output);
+        self.single.binding = self
+            .pass
+            .bind(&ctx.device, outputs, pass.heat(), &self.single.frame, composite);
+        self.heat = Some((pass, bindings));
+        Ok(())
+    }
+
+    /// Records VIF's loss map of the pair in slots `pair` (or clears it: no pair), when the
+    /// heat map is shown.
+    fn encode_heat(&self, encoder: &mut wgpu::CommandEncoder, pair: Option<(usize, usize)>) {
+        let Some((pass, bindings)) = self.heat.as_ref().filter(|_| self.composite.mode == CompareMode::Vif) else {
+            return;
+        };
+        match pair {
+            Some((slot_a, slot_b)) => pass.encode(encoder, &bindings[slot_a][slot_b]),
+            None => encoder.clear_buffer(pass.heat().expect("made with its map"), 0, None),
+        }
     }
 
     /// Shows `settings`' marks on the picture from the next frame (or recount) on: on the
@@ -295,6 +352,8 @@ impl CompareStage {
         match partner {
             Some((slot_b, tag)) => {
                 self.b.encode_frame(encoder, slot_b);
+                self.last_pair = Some((slot_a, slot_b));
+                self.encode_heat(encoder, self.last_pair);
                 let binding = &self.metrics_bindings[slot_a][slot_b];
                 self.metrics.encode(encoder, binding);
                 let sums = self.metrics.sums();
@@ -306,6 +365,8 @@ impl CompareStage {
                 let output = &self.b.ring.output;
                 encoder.clear_buffer(&output.pixels, 0, None);
                 self.b.encode_counts(encoder);
+                self.last_pair = None;
+                self.encode_heat(encoder, None);
             }
         }
         self.encode_composite(encoder, a);
@@ -317,6 +378,8 @@ impl CompareStage {
     pub fn encode_recount(&self, encoder: &mut wgpu::CommandEncoder, a: &FramePipeline) {
         encoder.push_debug_group("comparison again");
         self.b.encode_recount(encoder, None);
+        // (The heat map shown the first time, paused.)
+        self.encode_heat(encoder, self.last_pair);
         self.encode_composite(encoder, a);
         encoder.pop_debug_group();
     }

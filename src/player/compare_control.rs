@@ -97,6 +97,14 @@ fn set_composite(composite: Composite, cx: Cx) -> Effects {
     };
     if let Err(e) = cx.media.set_composite(cx.gpu, cx.scene, composite) {
         fx.error(format!("cannot compare: {e}"));
+        // (VIF's heat map needs what the GPU may lack: the cycle goes on past it.)
+        if composite.mode == CompareMode::Vif {
+            let wipe = Composite {
+                mode: CompareMode::Wipe,
+                ..composite
+            };
+            let _ = cx.media.set_composite(cx.gpu, cx.scene, wipe);
+        }
     }
     fx
 }

@@ -82,6 +82,7 @@ impl Comparison {
             CompareMode::Difference => format!("difference ×{}", composite.gain),
             CompareMode::A => "A (flicker)".to_string(),
             CompareMode::B => "B (flicker)".to_string(),
+            CompareMode::Vif => format!("VIF loss ×{}", composite.gain),
         };
         let number = |n: Option<u64>| n.map_or("–".to_string(), |n| n.to_string());
         let b = match self.shown_b {
@@ -146,7 +147,8 @@ pub fn next_composite(mut composite: Composite, before: CompareMode, command: &C
             composite.mode = match composite.mode {
                 CompareMode::Wipe => CompareMode::SideBySide,
                 CompareMode::SideBySide => CompareMode::Difference,
-                CompareMode::Difference => CompareMode::Wipe,
+                CompareMode::Difference => CompareMode::Vif,
+                CompareMode::Vif => CompareMode::Wipe,
                 CompareMode::A | CompareMode::B => before,
             };
         }
@@ -159,7 +161,10 @@ pub fn next_composite(mut composite: Composite, before: CompareMode, command: &C
         Command::CompareGainBy(factor) => {
             let gain = (f64::from(composite.gain) * factor).round();
             composite.gain = gain.clamp(1.0, f64::from(MAX_GAIN)) as u32;
-            composite.mode = CompareMode::Difference;
+            // (The gain scales the VIF heat map too.)
+            if composite.mode != CompareMode::Vif {
+                composite.mode = CompareMode::Difference;
+            }
         }
         _ => return None,
     }

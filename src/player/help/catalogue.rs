@@ -180,10 +180,10 @@ pub fn describe(command: &Command) -> String {
         ShowProgress => "Show the position and the seek bar".into(),
         ToggleHelp => "This list: every command and its keys".into(),
         Open(_) => "Open files (drop them on the window)".into(),
-        CycleCompareMode => "Comparing: wipe, side by side, difference".into(),
+        CycleCompareMode => "Comparing: wipe, side by side, difference, VIF loss".into(),
         Flicker => "Comparing: flicker between A and B".into(),
-        CompareGainBy(f) if *f > 1.0 => format!("Comparing: difference gain ×{}", round(*f)),
-        CompareGainBy(f) => format!("Comparing: difference gain ÷{}", round(1.0 / f)),
+        CompareGainBy(f) if *f > 1.0 => format!("Comparing: difference (and VIF loss) gain ×{}", round(*f)),
+        CompareGainBy(f) => format!("Comparing: difference (and VIF loss) gain ÷{}", round(1.0 / f)),
         CompareOffsetBy(n) => format!(
             "Comparing: pair B {} frame(s) {}",
             n.abs(),
