@@ -384,6 +384,9 @@ fn bad_vmaf_models_and_pictures_too_small_are_one_line_errors() {
     );
     let t = tiny.to_str().unwrap();
     assert!(run(&[t, t, "--vmaf"]).contains("at least 33x33"));
+    // No frame in common: the judged file's ten frames all before the reference's first.
+    let none = run(&[r, e, "--vmaf", "--offset", "20"]);
+    assert!(none.contains("has a partner"), "{none}");
 }
 
 /// `histoplay compare` with `args`: its status, stdout and stderr.
