@@ -3,6 +3,7 @@
 //! thread, ring and frame pipeline as in the player (or through the CPU twins), their results
 //! read back through a ring of mapped buffers, in order.
 
+pub mod compare;
 pub mod offscreen;
 pub mod progress;
 

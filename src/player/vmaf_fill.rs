@@ -5,11 +5,11 @@
 //! prints for it, motion included, whatever the window shows meanwhile; the live line shows
 //! the score of the frame on screen, the timeline's VMAF row each column's worst frame.
 
-use crate::cli::compare::{compare_gpu, CompareJob};
 use crate::compare::align::{match_pair, AlignBy};
 use crate::compare::vmaf::gpu::VmafPass;
 use crate::compare::vmaf::{load_model, Vmaf, DEFAULT_MODEL};
 use crate::gpu::GpuContext;
+use crate::headless::compare::{compare_gpu, CompareJob};
 use crate::headless::progress::Progress;
 use crate::headless::{ClipError, FrameRange};
 use crate::timeline::{FillControl, SPEED_WHILE_PLAYING};

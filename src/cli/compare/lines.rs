@@ -4,17 +4,8 @@
 use crate::cli::output::Seconds;
 use crate::compare::metrics::FrameMetrics;
 use crate::compare::vmaf::VmafFrame;
+pub use crate::headless::compare::Compared;
 use serde::Serialize;
-
-/// One pair of frames: A's number and B's, A's time, and the metrics.
-pub struct Compared {
-    pub frame: u64,
-    pub frame_b: u64,
-    pub pts: f64,
-    pub metrics: FrameMetrics,
-    /// With `--vmaf`: the pair's VMAF and its features.
-    pub vmaf: Option<VmafFrame>,
-}
 
 /// The whole run's figures, as FFmpeg's filters print them when they end: per component the
 /// PSNR of the mean MSE, the average's, and the average's over the worst and the best frame;

@@ -1,22 +1,21 @@
 //! `histoplay compare A B`: each frame of B (the one judged) against the frame of A (the
-//! reference) it lines up with, measured by the metrics stage on the GPU (or its CPU twin),
-//! printed as JSON Lines or CSV with FFmpeg's field names (`lines.rs`).
+//! reference) it lines up with, measured by the metrics stage on the GPU (or its CPU twin,
+//! `headless::compare`), printed as JSON Lines or CSV with FFmpeg's field names (`lines.rs`);
+//! over many encodes, a line each (`batch.rs`), judged by `--fail-on` (`limits.rs`).
 
 mod batch;
-mod cpu;
-mod gpu;
 mod limits;
 mod lines;
 mod vmaf_log;
 
-use cpu::compare_cpu;
-pub use gpu::compare_gpu;
+use crate::headless::compare::{compare_cpu, starts};
+pub use crate::headless::compare::{compare_gpu, CompareJob};
 use limits::CompareLimits;
 pub use lines::{Compared, Summary};
 
 use super::args::parse_size;
 use super::output::{write_csv_record, write_line};
-use crate::compare::align::{match_pair, AlignBy, Alignment, Want, SAME_INSTANT};
+use crate::compare::align::{match_pair, AlignBy};
 use crate::compare::vmaf::gpu::VmafPass;
 use crate::compare::vmaf::model::Model;
 use crate::compare::vmaf::{load_model, Vmaf, VmafFrame, DEFAULT_MODEL, MIN_SIZE};
@@ -24,7 +23,7 @@ use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
 use crate::headless::{ClipError, FrameRange};
 use crate::video::format::places;
-use crate::video::source::{Decoding, SeekTarget, VideoSource};
+use crate::video::source::{Decoding, VideoSource};
 use lines::{CompareLine, FIELDS};
 use std::io::Write;
 use std::path::PathBuf;
@@ -156,141 +155,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// What `compare` measures: A's frames in `range`, each against B's frame `offset` later, or,
-/// aligned by time, against B's latest frame at A's time `offset` of B's frames later.
-#[derive(Clone, Copy, Debug)]
-pub struct CompareJob {
-    pub range: FrameRange,
-    pub offset: i64,
-    pub by: AlignBy,
-    pub csv: bool,
-    pub cpu: bool,
-}
-
-/// What became of A's frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step {
-    /// B's `current` frame is its partner.
-    Pair,
-    /// B has no frame for it (the next of A's may have one).
-    SkipA,
-    /// B has no more frames.
-    End,
-}
-
-/// B's frames as they come, following A's: the one paired last, and one read ahead.
-struct Follower<F> {
-    current: Option<F>,
-    pending: Option<F>,
-    /// B has no more frames (its end is read once).
-    ended: bool,
-}
-
-impl<F> Follower<F> {
-    fn new() -> Self {
-        Self {
-            current: None,
-            pending: None,
-            ended: false,
-        }
-    }
-
-    /// Reads B's frames (`next`) up to the one `want` names, giving back (`release`) those
-    /// passed; `key` is a frame's number and its seconds from B's first frame. Aligned by
-    /// time, B's last frame stands for the rest of A's once B ends (as FFmpeg repeats it).
-    fn advance(
-        &mut self,
-        want: Option<Want>,
-        key: impl Fn(&F) -> (u64, f64),
-        mut next: impl FnMut() -> Result<Option<F>, ClipError>,
-        mut release: impl FnMut(F),
-    ) -> Result<Step, ClipError> {
-        let ended = &mut self.ended;
-        let mut take = |pending: &mut Option<F>| -> Result<Option<F>, ClipError> {
-            if let Some(f) = pending.take() {
-                return Ok(Some(f));
-            }
-            if *ended {
-                return Ok(None);
-            }
-            let f = next()?;
-            *ended = f.is_none();
-            Ok(f)
-        };
-        let Some(want) = want else {
-            // Before B's first frame.
-            return Ok(Step::SkipA);
-        };
-        match want {
-            Want::Frame(n) => {
-                if let Some(done) = self.current.take() {
-                    release(done);
-                }
-                loop {
-                    let Some(f) = take(&mut self.pending)? else {
-                        return Ok(Step::End);
-                    };
-                    let index = key(&f).0;
-                    if index < n {
-                        release(f);
-                    } else if index > n {
-                        self.pending = Some(f);
-                        return Ok(Step::SkipA);
-                    } else {
-                        self.current = Some(f);
-                        return Ok(Step::Pair);
-                    }
-                }
-            }
-            Want::At(seconds) => {
-                while let Some(f) = take(&mut self.pending)? {
-                    if key(&f).1 <= seconds + SAME_INSTANT {
-                        if let Some(passed) = self.current.replace(f) {
-                            release(passed);
-                        }
-                    } else {
-                        self.pending = Some(f);
-                        break;
-                    }
-                }
-                Ok(if self.current.is_some() {
-                    Step::Pair
-                } else {
-                    Step::SkipA
-                })
-            }
-        }
-    }
-
-    /// Gives back what is still held.
-    fn finish(self, mut release: impl FnMut(F)) {
-        self.current.into_iter().chain(self.pending).for_each(&mut release);
-    }
-}
-
-/// Where B starts for A's first frame `a_start` at `a_seconds`: its frame, or its time.
-fn b_start(align: &Alignment, a_start: u64, a_seconds: Option<f64>) -> Option<SeekTarget> {
-    let want = match align.by {
-        AlignBy::Frame => align.want(a_start, 0.0)?,
-        AlignBy::Time => align.want(a_start, a_seconds?)?,
-    };
-    let at_start = match want {
-        Want::Frame(n) => n == 0,
-        Want::At(t) => t <= 0.0,
-    };
-    (!at_start).then(|| want.seek_target(align.start_b))
-}
-
-/// Where A starts and, aligned by frame, B: A's first frame in the range whose partner exists
-/// (B's frame numbers start at 0 too).
-fn starts(job: &CompareJob) -> (u64, u64) {
-    if job.by == AlignBy::Time {
-        return (job.range.start, 0);
-    }
-    let a = job.range.start.max(job.offset.min(0).unsigned_abs());
-    (a, a.saturating_add_signed(job.offset))
-}
-
 /// Measures every pair (at `size`, both scaled to it, where given) and writes each as a line
 /// (or CSV row) to `out`, on `ctx`'s GPU (or one of its own) unless the job says the CPU;
 /// returns the run's summary (of one pair at least).
@@ -394,25 +258,4 @@ pub fn compare(
         )));
     }
     Ok(summary)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_offset_starts_each_side_where_its_partner_exists() {
-        let job = |start, offset| CompareJob {
-            range: FrameRange { start, end: None },
-            offset,
-            by: AlignBy::Frame,
-            csv: false,
-            cpu: false,
-        };
-        assert_eq!(starts(&job(0, 0)), (0, 0));
-        assert_eq!(starts(&job(0, 3)), (0, 3));
-        // B 2 frames behind: A's frames 0 and 1 have no partner.
-        assert_eq!(starts(&job(0, -2)), (2, 0));
-        assert_eq!(starts(&job(10, -2)), (10, 8));
-    }
 }

@@ -7,9 +7,9 @@
 //! B`: paired decoding, both pipelines, the comparison stage, the picture drawn offscreen).
 
 use super::decode_only::{decode_only, decode_rate, stream_text, throughput_rate, throughput_text};
-use crate::cli::compare::{compare_gpu, CompareJob};
 use crate::compare::vmaf::{load_model, Vmaf, DEFAULT_MODEL};
 use crate::gpu::GpuContext;
+use crate::headless::compare::{compare_gpu, CompareJob};
 use crate::headless::progress::Progress;
 use crate::headless::FrameRange;
 use crate::video::source::{Decoding, VideoSource};

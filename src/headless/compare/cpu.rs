@@ -13,7 +13,7 @@ use crate::video::source::{DecodedFrame, SeekTarget, VideoSource};
 use std::collections::VecDeque;
 
 /// The reference path: both decoded in step, measured by the CPU twin.
-pub(super) fn compare_cpu(
+pub fn compare_cpu(
     mut a: VideoSource,
     mut b: VideoSource,
     job: &CompareJob,

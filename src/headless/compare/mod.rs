@@ -1,0 +1,183 @@
+//! Measuring a pair of files frame by frame, for `histoplay compare`, its batch, the compare
+//! window's background VMAF and the benchmarks: which frame of the judged file each of the
+//! reference's pairs with (`Follower`), and the two paths that measure the pairs — on the GPU
+//! (`gpu.rs`: the player's decode threads, rings, the metrics and VMAF passes) and on the CPU
+//! (`cpu.rs`: the twins) — each handing every pair's figures, in order, to the caller.
+
+mod cpu;
+mod gpu;
+
+pub use cpu::compare_cpu;
+pub use gpu::compare_gpu;
+
+use crate::compare::align::{AlignBy, Alignment, Want, SAME_INSTANT};
+use crate::compare::metrics::FrameMetrics;
+use crate::compare::vmaf::VmafFrame;
+use crate::headless::{ClipError, FrameRange};
+use crate::video::source::SeekTarget;
+
+/// One pair of frames: A's number and B's, A's time, and the metrics.
+pub struct Compared {
+    pub frame: u64,
+    pub frame_b: u64,
+    pub pts: f64,
+    pub metrics: FrameMetrics,
+    /// With `--vmaf`: the pair's VMAF and its features.
+    pub vmaf: Option<VmafFrame>,
+}
+
+/// What `compare` measures: A's frames in `range`, each against B's frame `offset` later, or,
+/// aligned by time, against B's latest frame at A's time `offset` of B's frames later.
+#[derive(Clone, Copy, Debug)]
+pub struct CompareJob {
+    pub range: FrameRange,
+    pub offset: i64,
+    pub by: AlignBy,
+    pub csv: bool,
+    pub cpu: bool,
+}
+
+/// What became of A's frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// B's `current` frame is its partner.
+    Pair,
+    /// B has no frame for it (the next of A's may have one).
+    SkipA,
+    /// B has no more frames.
+    End,
+}
+
+/// B's frames as they come, following A's: the one paired last, and one read ahead.
+pub(crate) struct Follower<F> {
+    current: Option<F>,
+    pending: Option<F>,
+    /// B has no more frames (its end is read once).
+    ended: bool,
+}
+
+impl<F> Follower<F> {
+    pub(crate) fn new() -> Self {
+        Self {
+            current: None,
+            pending: None,
+            ended: false,
+        }
+    }
+
+    /// Reads B's frames (`next`) up to the one `want` names, giving back (`release`) those
+    /// passed; `key` is a frame's number and its seconds from B's first frame. Aligned by
+    /// time, B's last frame stands for the rest of A's once B ends (as FFmpeg repeats it).
+    pub(crate) fn advance(
+        &mut self,
+        want: Option<Want>,
+        key: impl Fn(&F) -> (u64, f64),
+        mut next: impl FnMut() -> Result<Option<F>, ClipError>,
+        mut release: impl FnMut(F),
+    ) -> Result<Step, ClipError> {
+        let ended = &mut self.ended;
+        let mut take = |pending: &mut Option<F>| -> Result<Option<F>, ClipError> {
+            if let Some(f) = pending.take() {
+                return Ok(Some(f));
+            }
+            if *ended {
+                return Ok(None);
+            }
+            let f = next()?;
+            *ended = f.is_none();
+            Ok(f)
+        };
+        let Some(want) = want else {
+            // Before B's first frame.
+            return Ok(Step::SkipA);
+        };
+        match want {
+            Want::Frame(n) => {
+                if let Some(done) = self.current.take() {
+                    release(done);
+                }
+                loop {
+                    let Some(f) = take(&mut self.pending)? else {
+                        return Ok(Step::End);
+                    };
+                    let index = key(&f).0;
+                    if index < n {
+                        release(f);
+                    } else if index > n {
+                        self.pending = Some(f);
+                        return Ok(Step::SkipA);
+                    } else {
+                        self.current = Some(f);
+                        return Ok(Step::Pair);
+                    }
+                }
+            }
+            Want::At(seconds) => {
+                while let Some(f) = take(&mut self.pending)? {
+                    if key(&f).1 <= seconds + SAME_INSTANT {
+                        if let Some(passed) = self.current.replace(f) {
+                            release(passed);
+                        }
+                    } else {
+                        self.pending = Some(f);
+                        break;
+                    }
+                }
+                Ok(if self.current.is_some() {
+                    Step::Pair
+                } else {
+                    Step::SkipA
+                })
+            }
+        }
+    }
+
+    /// Gives back what is still held.
+    pub(crate) fn finish(self, mut release: impl FnMut(F)) {
+        self.current.into_iter().chain(self.pending).for_each(&mut release);
+    }
+}
+
+/// Where B starts for A's first frame `a_start` at `a_seconds`: its frame, or its time.
+pub(crate) fn b_start(align: &Alignment, a_start: u64, a_seconds: Option<f64>) -> Option<SeekTarget> {
+    let want = match align.by {
+        AlignBy::Frame => align.want(a_start, 0.0)?,
+        AlignBy::Time => align.want(a_start, a_seconds?)?,
+    };
+    let at_start = match want {
+        Want::Frame(n) => n == 0,
+        Want::At(t) => t <= 0.0,
+    };
+    (!at_start).then(|| want.seek_target(align.start_b))
+}
+
+/// Where A starts and, aligned by frame, B: A's first frame in the range whose partner exists
+/// (B's frame numbers start at 0 too).
+pub fn starts(job: &CompareJob) -> (u64, u64) {
+    if job.by == AlignBy::Time {
+        return (job.range.start, 0);
+    }
+    let a = job.range.start.max(job.offset.min(0).unsigned_abs());
+    (a, a.saturating_add_signed(job.offset))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_offset_starts_each_side_where_its_partner_exists() {
+        let job = |start, offset| CompareJob {
+            range: FrameRange { start, end: None },
+            offset,
+            by: AlignBy::Frame,
+            csv: false,
+            cpu: false,
+        };
+        assert_eq!(starts(&job(0, 0)), (0, 0));
+        assert_eq!(starts(&job(0, 3)), (0, 3));
+        // B 2 frames behind: A's frames 0 and 1 have no partner.
+        assert_eq!(starts(&job(0, -2)), (2, 0));
+        assert_eq!(starts(&job(10, -2)), (10, 8));
+    }
+}
