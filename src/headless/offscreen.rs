@@ -328,16 +328,11 @@ pub fn render_comparison(
     let bits = pa.ring.output.bits;
     let out = composite_frame(ctx, (a.format.width, a.format.height), bits, composite.mode)?;
     let pass = CompositePass::new(&ctx.device, bits);
-    // VIF's heat: VMAF's pass (the default model's options) with its loss map, on the planes.
+    // VIF's heat: its loss map, made by VMAF's pass on the planes.
     let heat = match composite.mode {
         CompareMode::Vif => {
-            let model = crate::compare::vmaf::load_model(crate::compare::vmaf::DEFAULT_MODEL)
-                .expect("the built-in model loads");
-            let options = GpuOptions {
-                heat: true,
-                ..crate::compare::vmaf::Vmaf::new(model).gpu_options()
-            };
-            let vmaf = VmafPass::new(&ctx.device, &a.format, options).map_err(|e| RenderError::Heat(e.to_string()))?;
+            let vmaf = VmafPass::new(&ctx.device, &a.format, GpuOptions::loss_map())
+                .map_err(|e| RenderError::Heat(e.to_string()))?;
             let binding = vmaf.bind(&ctx.device, &pa.ring.slots[0], &pb.ring.slots[0]);
             Some((vmaf, binding))
         }
@@ -357,7 +352,7 @@ pub fn render_comparison(
     pa.ring.encode_convert(&mut encoder, 0);
     pb.ring.encode_convert(&mut encoder, 0);
     if let Some((vmaf, binding)) = &heat {
-        vmaf.encode(&mut encoder, binding);
+        vmaf.encode_heat(&mut encoder, binding);
     }
     pass.encode(&mut encoder, &binding);
     ctx.queue.submit([encoder.finish()]);

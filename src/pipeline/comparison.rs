@@ -9,7 +9,7 @@ use crate::colour::{ColorSpec, ColorVolume, Range};
 use crate::compare::composite::{composite_frame, CompareMode, Composite, CompositeBinding, CompositePass, MAX_GAIN};
 use crate::compare::gpu::{MetricsBinding, MetricsPass};
 use crate::compare::metrics::FrameMetrics;
-use crate::compare::vmaf::gpu::{VmafBinding, VmafGpuError, VmafPass};
+use crate::compare::vmaf::gpu::{GpuOptions, VmafBinding, VmafGpuError, VmafPass};
 use crate::engine::{HistogramTarget, SourceBinding};
 use crate::gpu::mapping::LatestReadback;
 use crate::gpu::texture::GpuFrame;
@@ -207,16 +207,10 @@ impl CompareStage {
         Ok(())
     }
 
-    /// VMAF's pass with VIF's loss map (the default model's options), bound to every pair of
-    /// slots, and the single output bound to read the map.
+    /// VMAF's pass for VIF's loss map, bound to every pair of slots, and the single output
+    /// bound to read the map.
     fn make_heat(&mut self, ctx: &GpuContext, a: &FramePipeline, composite: Composite) -> Result<(), StageError> {
-        let model =
-            crate::compare::vmaf::load_model(crate::compare::vmaf::DEFAULT_MODEL).expect("the built-in model loads");
-        let options = crate::compare::vmaf::gpu::GpuOptions {
-            heat: true,
-            ..crate::compare::vmaf::Vmaf::new(model).gpu_options()
-        };
-        let pass = VmafPass::new(&ctx.device, &self.format, options)?;
+        let pass = VmafPass::new(&ctx.device, &self.format, GpuOptions::loss_map())?;
         let bindings = (a.ring.slots.iter())
             .map(|sa| {
                 self.b
@@ -242,7 +236,7 @@ impl CompareStage {
             return;
         };
         match pair {
-            Some((slot_a, slot_b)) => pass.encode(encoder, &bindings[slot_a][slot_b]),
+            Some((slot_a, slot_b)) => pass.encode_heat(encoder, &bindings[slot_a][slot_b]),
             None => encoder.clear_buffer(pass.heat().expect("made with its map"), 0, None),
         }
     }

@@ -14,7 +14,7 @@ use crate::headless::progress::Progress;
 use crate::headless::{ClipError, FrameRange};
 use crate::timeline::{FillControl, SPEED_WHILE_PLAYING};
 use crate::video::source::{Decoding, VideoSource};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -71,21 +71,28 @@ impl Scores {
                     .min_by(|a, b| a.0.total_cmp(&b.0))
             })
             .collect();
-        let mut measured: Vec<(u64, f32)> = (self.by_frame.iter().enumerate())
-            .filter(|(_, s)| !s.is_nan())
-            .map(|(n, &s)| (n as u64, s as f32))
-            .collect();
-        measured.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-        measured.truncate(WORST_MARKED);
+        // The worst few, kept in order as the frames go by (no sort of them all).
+        let mut worst: Vec<(u64, f32)> = Vec::with_capacity(WORST_MARKED + 1);
+        for (n, &score) in self.by_frame.iter().enumerate().filter(|(_, s)| !s.is_nan()) {
+            let score = score as f32;
+            let at = worst.partition_point(|&(_, s)| s <= score);
+            if at < WORST_MARKED {
+                worst.insert(at, (n as u64, score));
+                worst.truncate(WORST_MARKED);
+            }
+        }
         VmafStrip {
             columns: cells,
-            worst: measured,
+            worst,
             frame_count,
             measured: self.measured,
             done: false,
         }
     }
 }
+
+/// What a VMAF row was made of: frames measured, the file's count, columns, the run ended.
+type StripKey = (u64, u64, usize, bool);
 
 /// The background run of one pair, stopped (and waited for) when dropped: drop it off the
 /// window's thread (`retire`).
@@ -100,6 +107,8 @@ pub struct VmafFill {
     pub offset: i64,
     /// Frames measured when the window last looked.
     shown: Cell<u64>,
+    /// The VMAF row last made, and what it was made of.
+    strip: RefCell<Option<(StripKey, VmafStrip)>>,
 }
 
 impl VmafFill {
@@ -134,6 +143,7 @@ impl VmafFill {
             thread: Some(thread),
             offset,
             shown: Cell::new(u64::MAX),
+            strip: RefCell::new(None),
         })
     }
 
@@ -144,11 +154,23 @@ impl VmafFill {
     }
 
     /// The timeline's VMAF row, for a file of `frame_count` frames.
+    /// Made again only when the run has measured more, or the file's count changed: the
+    /// OSD asks at every redraw.
     pub fn strip(&self, columns: usize, frame_count: u64) -> VmafStrip {
+        let done = self.done();
         let scores = self.scores.lock().unwrap_or_else(|e| e.into_inner());
-        VmafStrip {
-            done: self.done(),
-            ..scores.strip(columns, frame_count)
+        let key = (scores.measured, frame_count, columns, done);
+        let mut cached = self.strip.borrow_mut();
+        match cached.as_ref() {
+            Some((k, strip)) if *k == key => strip.clone(),
+            _ => {
+                let strip = VmafStrip {
+                    done,
+                    ..scores.strip(columns, frame_count)
+                };
+                *cached = Some((key, strip.clone()));
+                strip
+            }
         }
     }
 

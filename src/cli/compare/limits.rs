@@ -40,7 +40,6 @@ pub const NAMES: &str = "vmaf (the mean), vmaf-hmean, vmaf-min, vmaf-low (1% low
 /// A limit: the figure, the comparison, the value; failing when the comparison holds.
 #[derive(Clone, Debug, PartialEq)]
 struct Limit {
-    text: String,
     figure: Figure,
     op: &'static str,
     value: f64,
@@ -108,12 +107,7 @@ impl Limit {
             .find(|(n, _)| *n == name)
             .map(|&(_, f)| f)
             .ok_or_else(|| format!("'{name}' in '{text}' is not a figure compare gives: {NAMES}"))?;
-        Ok(Self {
-            text: text.to_string(),
-            figure,
-            op,
-            value,
-        })
+        Ok(Self { figure, op, value })
     }
 
     fn name(&self) -> &'static str {

@@ -233,10 +233,7 @@ fn paced_pair(ctx: &GpuContext, a: &Path, b: &Path, vmaf: bool, out: &mut impl W
     let refresh_hz = (1.0 / info.frame_duration).max(60.0);
     let interval = Duration::from_secs_f64(1.0 / refresh_hz);
     let mut playback = Playback::new(Paired::new(decoder_a, decoder_b, align), timeline, Instant::now());
-    let fill = match vmaf {
-        true => Some(crate::player::vmaf_fill::VmafFill::start(a, b, AlignBy::Frame, 0, ctx)?),
-        false => None,
-    };
+    let fill = (vmaf.then(|| crate::player::vmaf_fill::VmafFill::start(a, b, AlignBy::Frame, 0, ctx))).transpose()?;
     if let Some(fill) = &fill {
         fill.set_playing(true);
     }

@@ -42,6 +42,9 @@ pub enum VmafGpuError {
     TooLarge(u32, u32),
 }
 
+/// The part of the pass that makes VIF's loss map.
+const HEAT_STAGE: &str = "VIF heat";
+
 /// The options of a model that change what the GPU computes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GpuOptions {
@@ -51,6 +54,18 @@ pub struct GpuOptions {
     pub five_frame_window: bool,
     /// Also write VIF's loss map of each pair (`vif::loss_map`).
     pub heat: bool,
+}
+
+impl GpuOptions {
+    /// For VIF's loss map alone (the compare window's and `render`'s heat map): the default
+    /// model's limits, the map made.
+    pub fn loss_map() -> Self {
+        let model = super::load_model(super::DEFAULT_MODEL).expect("the built-in model loads");
+        Self {
+            heat: true,
+            ..super::Vmaf::new(model).gpu_options()
+        }
+    }
 }
 
 /// The passes for frames of one format and size, with every buffer they use, made once.
@@ -344,7 +359,7 @@ impl VmafPass {
             );
         }
         if let Some(heat) = &heat {
-            builder.add("VIF heat", &vif_modules[0], "heat_map", true, vif_groups[0], &|slot| {
+            builder.add(HEAT_STAGE, &vif_modules[0], "heat_map", true, vif_groups[0], &|slot| {
                 let [r, d] = picture(0, slot);
                 vec![
                     (0, uniform(stats_at[0], vif_size)),
@@ -532,17 +547,33 @@ impl VmafPass {
         stage: &str,
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites>,
     ) {
-        let first = self
-            .steps
-            .iter()
-            .position(|s| s.stage == stage)
-            .unwrap_or(self.steps.len());
-        let count = self.steps[first..].iter().take_while(|s| s.stage == stage).count();
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("vmaf stage"),
             timestamp_writes,
         });
-        self.record(&mut pass, binding, first..first + count);
+        self.record(&mut pass, binding, self.stage_steps(stage));
+    }
+
+    /// Records VIF's loss map of the bound pair and nothing else of VMAF (the luma loaded,
+    /// then the map), for a pass made with `GpuOptions::heat`: the compare window's and
+    /// `render`'s heat map, which need no score.
+    pub fn encode_heat(&self, encoder: &mut wgpu::CommandEncoder, binding: &VmafBinding) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("vif heat"),
+            timestamp_writes: None,
+        });
+        for stage in ["load", HEAT_STAGE] {
+            self.record(&mut pass, binding, self.stage_steps(stage));
+        }
+    }
+
+    /// The steps of one part of the pass (none for a part it hasn't).
+    fn stage_steps(&self, stage: &str) -> std::ops::Range<usize> {
+        let first = (self.steps.iter())
+            .position(|s| s.stage == stage)
+            .unwrap_or(self.steps.len());
+        let count = self.steps[first..].iter().take_while(|s| s.stage == stage).count();
+        first..first + count
     }
 
     /// The sums as read back from `totals` (the first `totals_size` bytes).
