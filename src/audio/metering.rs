@@ -139,6 +139,7 @@ fn measure(mut source: AudioSource, shared: &Shared) -> MeterState {
         measured: None,
         seeks: None,
         sound_here: false,
+        follows: None,
         samples: Vec::new(),
     };
     while !shared.stop.load(Ordering::Relaxed) {
@@ -172,6 +173,8 @@ struct Follow {
     seeks: Option<u64>,
     /// The last sound measured was the stream's (not silence in its place).
     sound_here: bool,
+    /// Where the last chunk begun ends by its stamp: a chunk stamped there follows on from it.
+    follows: Option<f64>,
     samples: Vec<f64>,
 }
 
@@ -200,7 +203,7 @@ impl Follow {
             // (A little before: a demuxer may land a seek on the packet after the time asked
             // for. What comes before the clock is passed over.)
             source.seek(now - SEEK_EARLY);
-            (self.pending, self.at_end, self.measured) = (None, false, Some(now));
+            (self.pending, self.at_end, self.measured, self.follows) = (None, false, Some(now), None);
             meters.moved_to(now);
         }
         let Some(mut to) = self.measured else { return Ok(()) };
@@ -220,24 +223,29 @@ impl Follow {
                 continue;
             };
             let frames = chunk.samples.len() / self.channels;
-            // A chunk is placed by its stamp when it is begun; once begun, its samples follow
-            // on one another whatever the stamps' rounding.
-            if *used == 0 {
+            // A chunk stamped where the last one ended follows on from it, whatever the stamps'
+            // rounding (its samples are the next ones). Any other is placed by its stamp: after
+            // a seek, a gap or an overlap in the stream.
+            let begun = *used == 0;
+            let follows_on = self.follows.is_some_and(|end| (chunk.start - end).abs() <= GAP);
+            if begun && !follows_on {
                 if chunk.start > to + GAP {
                     // The sound starts later, or has a gap: silence until it comes.
                     let gap = (((chunk.start - to) * self.rate).round() as usize).clamp(1, wanted);
                     self.feed_silence(gap, &mut to, meters)?;
+                    self.follows = None;
                     continue;
                 }
-                if chunk.start < to - GAP {
-                    // Before what was measured, or partly (a seek lands a packet early):
-                    // from where the measured sound ends.
-                    *used = (((to - chunk.start) * self.rate).round() as usize).min(frames);
-                    if *used == frames {
-                        self.pending = None;
-                        continue;
-                    }
+                // Before what was measured, or partly (a seek lands a packet early): from
+                // where the measured sound ends, to the sample.
+                *used = ((to - chunk.start) * self.rate).round().max(0.0) as usize;
+                if *used >= frames {
+                    self.pending = None;
+                    continue;
                 }
+            }
+            if begun {
+                self.follows = Some(chunk.start + frames as f64 / self.rate);
             }
             let take = wanted.min(frames - *used);
             let slice = &chunk.samples[*used * self.channels..(*used + take) * self.channels];
@@ -269,5 +277,73 @@ impl Follow {
         *to += frames as f64 / self.rate;
         self.sound_here = false;
         meters.add(&self.samples, *to)
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 1 kHz sine at -6 dBFS, 48 kHz mono PCM in Matroska (its stamps rounded to the
+    /// millisecond, its packets 1024 samples: 21.333 ms).
+    fn sine() -> std::path::PathBuf {
+        let path = std::env::temp_dir().join(format!("histoplay-metering-sine-{}.mkv", std::process::id()));
+        let made = std::process::Command::new("ffmpeg")
+            .args(["-v", "error", "-y", "-f", "lavfi", "-i"])
+            .arg("aevalsrc=0.5011872*sin(2*PI*1000*t):s=48000:d=6")
+            .args(["-c:a", "pcm_s16le"])
+            .arg(&path)
+            .status()
+            .expect("ffmpeg");
+        assert!(made.success());
+        path
+    }
+
+    /// Follows a clock from `start` to 5 s in 10 ms ticks (a seek to `seek` on the way), and
+    /// gives the maximum true peak measured.
+    fn max_true_peak(path: &std::path::Path, start: f64, seek: Option<f64>) -> f64 {
+        let mut source = AudioSource::open_as_is(path).expect("the sine opens");
+        let mut meters = Meters::new(48_000, vec!["FC".into()], vec![1.0]).expect("meters");
+        let mut follow = Follow {
+            rate: 48_000.0,
+            channels: 1,
+            pending: None,
+            at_end: false,
+            measured: None,
+            seeks: None,
+            sound_here: false,
+            follows: None,
+            samples: Vec::new(),
+        };
+        let mut cue = MeterCue {
+            clock: Clock::new(Instant::now(), 0.0, false),
+            seeks: 0,
+            loop_start: None,
+        };
+        let mut now = start;
+        while now < 5.0 {
+            if let Some(at) = seek.filter(|&at| now > 2.0 && cue.seeks == 0 && at > 0.0) {
+                (now, cue.seeks) = (at, 1);
+            }
+            follow.catch_up(now, cue, &mut source, &mut meters).expect("measured");
+            now += 0.01;
+        }
+        meters.reading().loudness.max_true_peak
+    }
+
+    #[test]
+    fn a_steady_sine_reads_its_true_peak_wherever_the_clock_starts_or_a_seek_lands() {
+        let path = sine();
+        // (Starting just short of the stamps' tolerance, and seeks landing between packets.)
+        for (start, seek) in [
+            (0.0, None),
+            (0.0197, None),
+            (0.0199, None),
+            (0.0, Some(2.9693)),
+            (0.0198, Some(3.0198)),
+        ] {
+            let peak = max_true_peak(&path, start, seek);
+            assert!((peak + 6.0).abs() < 0.05, "from {start} (seek {seek:?}): {peak} dBFS");
+        }
+        let _ = std::fs::remove_file(path);
     }
 }
