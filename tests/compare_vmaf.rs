@@ -362,7 +362,7 @@ fn bad_vmaf_models_and_pictures_too_small_are_one_line_errors() {
     let (r, e) = (reference.to_str().unwrap(), encode.to_str().unwrap());
     let run = |args: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-            .arg("compare")
+            .args(args.iter().all(|a| *a != "--compare").then_some("compare"))
             .args(args)
             .output()
             .unwrap();
@@ -377,6 +377,8 @@ fn bad_vmaf_models_and_pictures_too_small_are_one_line_errors() {
     std::fs::write(&not_a_model, "{\"model_dict\": {\"model_type\": \"LIBSVMNUSVR\"}}").unwrap();
     let path = format!("path={}", not_a_model.display());
     assert!(run(&[r, e, "--vmaf-model", &path]).contains("is not a VMAF model"));
+    // The window's model too, before any window opens.
+    assert!(run(&[r, "--compare", e, "--vmaf-model", &path]).contains("is not a VMAF model"));
     std::fs::remove_file(&not_a_model).ok();
     let tiny = common::fixture(
         "vmaf-tiny.mkv",

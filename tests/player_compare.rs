@@ -212,20 +212,32 @@ fn footage_pair() -> (PathBuf, PathBuf) {
 }
 
 #[test]
-fn with_the_timeline_each_pairs_vmaf_is_compares_and_its_row_goes_to_the_worst_frame() {
+fn with_the_timeline_each_pairs_vmaf_is_compares_under_the_model_asked_and_its_row_goes_to_the_worst_frame() {
     let (a, b) = footage_pair();
-    // The oracle: `compare --vmaf` (held to libvmaf in tests/compare_vmaf.rs).
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--vmaf"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let scores: Vec<f64> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| common::json(l)["vmaf"].as_f64().unwrap())
-        .collect();
+    // The oracle: `compare --vmaf` (held to libvmaf in tests/compare_vmaf.rs), under the model
+    // the window is given (which scores these frames otherwise than the default one).
+    let vmaf = |model: &str| -> Vec<f64> {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .args([
+                "compare",
+                a.to_str().unwrap(),
+                b.to_str().unwrap(),
+                "--vmaf-model",
+                model,
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| common::json(l)["vmaf"].as_f64().unwrap())
+            .collect()
+    };
+    let scores = vmaf("vmaf_4k_v0.6.1");
     assert_eq!(scores.len(), 10);
+    let default = vmaf("vmaf_v0.6.1");
+    assert!((scores[0] - default[0]).abs() > 0.5, "{scores:?} {default:?}");
     let worst = (0..10).min_by(|&i, &j| scores[i].total_cmp(&scores[j])).unwrap() as u64;
     let x = Xvfb::start();
     let args = [
@@ -233,6 +245,8 @@ fn with_the_timeline_each_pairs_vmaf_is_compares_and_its_row_goes_to_the_worst_f
         "--compare".as_ref(),
         b.as_os_str(),
         "--timeline".as_ref(),
+        "--vmaf-model".as_ref(),
+        "vmaf_4k_v0.6.1".as_ref(),
         "--no-audio".as_ref(),
         "--geometry".as_ref(),
         "640x400".as_ref(),

@@ -38,18 +38,32 @@ pub struct CompareArgs {
     /// time, for files of different frame rates, as `compare --compare-by time`).
     #[arg(long, value_enum, default_value_t = AlignBy::Frame, requires = "compare")]
     pub compare_by: AlignBy,
+    /// The model the window's VMAF (with the timeline shown) scores with: vmaf_v0.6.1 (the
+    /// default), vmaf_v0.6.1neg, vmaf_4k_v0.6.1, or path=FILE.json (as `compare --vmaf-model`).
+    #[arg(long, value_name = "MODEL", requires = "compare")]
+    pub vmaf_model: Option<String>,
 }
 
 impl CompareArgs {
-    pub fn options(&self) -> Option<crate::compare::CompareOptions> {
-        Some(crate::compare::CompareOptions {
-            path: self.compare.clone()?,
+    /// The comparison asked for, its VMAF model loaded (an error where it is no model).
+    pub fn options(&self) -> Result<Option<crate::compare::CompareOptions>> {
+        let Some(path) = self.compare.clone() else {
+            return Ok(None);
+        };
+        let model = self
+            .vmaf_model
+            .as_deref()
+            .unwrap_or(crate::compare::vmaf::DEFAULT_MODEL);
+        let vmaf_model = crate::compare::vmaf::load_model(model).map_err(anyhow::Error::msg)?;
+        Ok(Some(crate::compare::CompareOptions {
+            path,
             by: self.compare_by,
             offset: self.offset,
             mode: self.compare_mode,
             split: self.split,
             gain: self.gain,
-        })
+            vmaf_model,
+        }))
     }
 }
 

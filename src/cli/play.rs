@@ -192,7 +192,7 @@ impl Args {
             scopes_on: self.lut.scopes_on,
             input_colour: self.lut.input_colour,
             signals,
-            compare: self.compare.options(),
+            compare: self.compare.options()?,
             marks,
             graticule: (self.graticule.waveform_scale, self.graticule.graticule),
         };

@@ -68,7 +68,7 @@ pub fn run(args: Args) -> Result<()> {
         exposure: None,
     };
     let (input, output, frame, size) = (&args.input, &args.output, args.frame, args.size);
-    match args.compare.options() {
+    match args.compare.options()? {
         Some(shown) => render_comparison(input, output, frame, shown, size, counting, options),
         None => render_one(input, output, frame, size, counting, options),
     }

@@ -27,6 +27,8 @@ pub struct CompareOptions {
     /// The wipe's line, as a share of the width.
     pub split: f64,
     pub gain: u32,
+    /// The model the window's background VMAF scores with.
+    pub vmaf_model: crate::compare::vmaf::model::Model,
 }
 
 impl CompareOptions {

@@ -69,6 +69,8 @@ pub struct Comparison {
     pub before_flicker: CompareMode,
     /// Every pair's VMAF, measured in the background once the timeline is shown.
     pub vmaf: Option<VmafFill>,
+    /// The model it scores with.
+    pub vmaf_model: crate::compare::vmaf::model::Model,
 }
 
 impl Comparison {
@@ -134,7 +136,8 @@ impl Comparison {
         if let Some(old) = self.vmaf.take() {
             old.retire();
         }
-        self.vmaf = Some(VmafFill::start(a, &self.info.path, align.by, align.offset, gpu)?);
+        let model = self.vmaf_model.clone();
+        self.vmaf = Some(VmafFill::start(a, &self.info.path, align.by, align.offset, model, gpu)?);
         Ok(())
     }
 }

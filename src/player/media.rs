@@ -211,6 +211,7 @@ impl Media {
                     shown_b: None,
                     metrics: None,
                     vmaf: None,
+                    vmaf_model: compared.options.vmaf_model.clone(),
                     before_flicker: match composite.mode {
                         crate::compare::composite::CompareMode::A | crate::compare::composite::CompareMode::B => {
                             crate::compare::composite::CompareMode::Wipe

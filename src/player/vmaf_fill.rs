@@ -7,7 +7,8 @@
 
 use crate::compare::align::{match_pair, AlignBy};
 use crate::compare::vmaf::gpu::VmafPass;
-use crate::compare::vmaf::{load_model, Vmaf, DEFAULT_MODEL};
+use crate::compare::vmaf::model::Model;
+use crate::compare::vmaf::Vmaf;
 use crate::gpu::GpuContext;
 use crate::headless::compare::{compare_gpu, CompareJob};
 use crate::headless::progress::Progress;
@@ -113,7 +114,14 @@ pub struct VmafFill {
 
 impl VmafFill {
     /// Starts measuring `b` against `a`, paired `by` with `offset`, on `gpu`.
-    pub fn start(a: &Path, b: &Path, by: AlignBy, offset: i64, gpu: &GpuContext) -> std::io::Result<Self> {
+    pub fn start(
+        a: &Path,
+        b: &Path,
+        by: AlignBy,
+        offset: i64,
+        model: Model,
+        gpu: &GpuContext,
+    ) -> std::io::Result<Self> {
         let scores: Arc<Mutex<Scores>> = Arc::default();
         let control = Arc::new(FillControl::default());
         let done = Arc::new(AtomicBool::new(false));
@@ -125,7 +133,7 @@ impl VmafFill {
             .spawn(move || {
                 // The decoders' threads, made from this one, take its priority too.
                 crate::video::index::lower_priority();
-                match measure(&gpu, &paths, by, offset, &shared, &controls) {
+                match measure(&gpu, &paths, by, offset, model, &shared, &controls) {
                     Ok(()) => log::info!("VMAF of {} against {}: done", paths.1.display(), paths.0.display()),
                     Err(_) if controls.stop.load(Ordering::Relaxed) => log::debug!("VMAF stopped"),
                     Err(e) => {
@@ -222,6 +230,7 @@ fn measure(
     (a, b): &(PathBuf, PathBuf),
     by: AlignBy,
     offset: i64,
+    model: Model,
     scores: &Mutex<Scores>,
     control: &FillControl,
 ) -> Result<(), ClipError> {
@@ -241,7 +250,6 @@ fn measure(
         csv: false,
         cpu: false,
     };
-    let model = load_model(DEFAULT_MODEL).map_err(ClipError::Decode)?;
     let mut last = Instant::now();
     compare_gpu(
         gpu,

@@ -233,7 +233,21 @@ fn paced_pair(ctx: &GpuContext, a: &Path, b: &Path, vmaf: bool, out: &mut impl W
     let refresh_hz = (1.0 / info.frame_duration).max(60.0);
     let interval = Duration::from_secs_f64(1.0 / refresh_hz);
     let mut playback = Playback::new(Paired::new(decoder_a, decoder_b, align), timeline, Instant::now());
-    let fill = (vmaf.then(|| crate::player::vmaf_fill::VmafFill::start(a, b, AlignBy::Frame, 0, ctx))).transpose()?;
+    let fill = match vmaf {
+        true => {
+            let model =
+                crate::compare::vmaf::load_model(crate::compare::vmaf::DEFAULT_MODEL).map_err(anyhow::Error::msg)?;
+            Some(crate::player::vmaf_fill::VmafFill::start(
+                a,
+                b,
+                AlignBy::Frame,
+                0,
+                model,
+                ctx,
+            )?)
+        }
+        false => None,
+    };
     if let Some(fill) = &fill {
         fill.set_playing(true);
     }
