@@ -7,6 +7,7 @@ pub mod clock;
 pub mod colour;
 pub mod compare;
 pub mod engine;
+pub mod events;
 pub mod geometry;
 pub mod gpu;
 pub mod headless;

@@ -257,7 +257,8 @@ fn json_lines_have_the_sound_with_audio_and_fail_on_finds_silence_and_clipping()
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("silence>2s: audio frames 10-34 (1.000-3.400 s), worst 2.5"),
+        // (silencedetect's silence: 1 s to 3.5 s, in the audio frames from 10 to 35.)
+        stderr.contains("silence>2s: audio frames 10-35 (1.000-3.500 s), worst 2.5"),
         "{stderr}"
     );
     let out = histoplay(&[

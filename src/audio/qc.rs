@@ -35,12 +35,13 @@ pub struct AudioFrame {
 /// ebur128's tag names, in the order it writes them.
 pub const R128_KEYS: [&str; 6] = ["M", "S", "I", "LRA", "LRA.low", "LRA.high"];
 
-/// The stream reported: its index in the file, rate and channels.
+/// The stream reported: its index in the file, rate, channels and time base.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AudioStream {
     pub index: usize,
     pub rate: u32,
     pub channels: u16,
+    pub time_base: (i32, i32),
 }
 
 /// A frame whose astats tags are known, waiting for its loudness.
@@ -51,9 +52,11 @@ struct Waiting {
 
 /// Reports the sound of `path` (its best audio stream) frame by frame to `each`, with the
 /// stream, until its end or an error from `each` (which stops it); the stream, or why there is
-/// none (or what `each` said).
+/// none (or what `each` said). `seen_raw` sees each frame as the decoder gave it (the events'
+/// silence detector reads them).
 pub fn report_file(
     path: &Path,
+    mut seen_raw: impl FnMut(&AudioStream, &ffmpeg::frame::Audio),
     mut each: impl FnMut(&AudioStream, &AudioFrame) -> Result<(), String>,
 ) -> Result<AudioStream, String> {
     let mut source = AudioSource::open_as_is(path).map_err(|e| e.to_string())?;
@@ -63,6 +66,7 @@ pub fn report_file(
         index: source.stream_index(),
         rate,
         channels: source.channels(),
+        time_base: source.time_base(),
     };
     let mut each = |frame: &AudioFrame| each(&stream, frame);
     let weights = source_weights(&source);
@@ -83,6 +87,7 @@ pub fn report_file(
             if n == 0 {
                 return;
             }
+            seen_raw(&stream, raw);
             // (Every decoded frame is counted: a channel's last sample carries to the next.)
             match astats_of(&mut astats, raw) {
                 // Each 100 ms frame starting in this decoded frame takes its tags.

@@ -29,6 +29,8 @@ pub struct AudioSource {
     interrupt: crate::video::input::Interrupt,
     stream_index: usize,
     time_base: f64,
+    /// The stream's time base as its fraction.
+    time_base_fraction: (i32, i32),
     decoder: ffmpeg::decoder::Audio,
     resampler: Option<ffmpeg::software::resampling::Context>,
     rate: u32,
@@ -178,6 +180,7 @@ impl AudioSource {
             interrupt,
             stream_index,
             time_base: f64::from(time_base),
+            time_base_fraction: (time_base.numerator(), time_base.denominator()),
             decoder,
             resampler: None,
             rate,
@@ -197,6 +200,11 @@ impl AudioSource {
 
     pub fn rate(&self) -> u32 {
         self.rate
+    }
+
+    /// The stream's time base (its decoded frames' timestamps are in it).
+    pub fn time_base(&self) -> (i32, i32) {
+        self.time_base_fraction
     }
 
     /// The stream's index in its file.

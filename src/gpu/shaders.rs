@@ -20,6 +20,7 @@ pub const PACKED: &str = include_str!("../../shaders/colour/packed.wgsl");
 pub const CONVERT_LOOK: &str = include_str!("../../shaders/video/convert_look.wgsl");
 pub const SCOPE: &str = include_str!("../../shaders/scope/scope.wgsl");
 pub const SIGNALSTATS: &str = include_str!("../../shaders/signalstats/signalstats.wgsl");
+pub const FREEZE: &str = include_str!("../../shaders/events/freeze.wgsl");
 pub const SCOPE_DRAW: &str = include_str!("../../shaders/scope/draw.wgsl");
 pub const REGION: &str = include_str!("../../shaders/scope/region.wgsl");
 pub const CONVERT: &str = include_str!("../../shaders/video/convert.wgsl");
@@ -103,6 +104,13 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
                     .with("HIST", 1024)
                     .with("BAND", 16),
                 SIGNALSTATS,
+            ),
+        ),
+        (
+            "freeze.wgsl",
+            compute_source(
+                &Header::new(1024).with("WG_X", 256).with("HIST", 1024).with("BAND", 16),
+                FREEZE,
             ),
         ),
         ("region.wgsl", REGION.to_string()),

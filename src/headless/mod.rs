@@ -158,6 +158,7 @@ pub fn cpu_frames(
             depth,
             FrameMeta {
                 index: frame.index,
+                pts: frame.pts,
                 seconds: frame.seconds,
                 pict_type: frame.pict_type,
                 packet: frame.packet,
@@ -201,6 +202,8 @@ pub fn decode_frame(source: &mut VideoSource, frame: u64) -> Result<DecodedFrame
 #[derive(Clone, Copy, Debug)]
 pub struct FrameMeta {
     pub index: u64,
+    /// In the stream's time base.
+    pub pts: i64,
     pub seconds: f64,
     /// The picture's coding type (`I`, `P`, `B`, `?`).
     pub pict_type: char,
@@ -303,6 +306,7 @@ pub fn gpu_frames_on(
         decoder.release(frame.slot);
         readback.submitted(FrameMeta {
             index: frame.index,
+            pts: frame.pts,
             seconds: frame.seconds,
             pict_type: frame.pict_type,
             packet: frame.packet,

@@ -17,6 +17,9 @@ impl FramePipeline {
     pub fn encode_frame_timed(&self, encoder: &mut wgpu::CommandEncoder, slot: usize, timer: Option<&PassTimer>) {
         if let (Some(stats), true) = (&self.stats, self.stats_only) {
             stats.encode(encoder, slot);
+            if let Some(freeze) = &self.freeze {
+                freeze.encode(encoder, slot);
+            }
             return;
         }
         let writes = |pass| timer.map(|t| t.compute_writes(pass));
@@ -43,6 +46,9 @@ impl FramePipeline {
         self.encode_marks(encoder, Some(slot));
         if let Some(stats) = self.counting_stats() {
             stats.encode(encoder, slot);
+        }
+        if let Some(freeze) = &self.freeze {
+            freeze.encode(encoder, slot);
         }
         self.encode_counts_timed(encoder, timer);
         encoder.pop_debug_group();

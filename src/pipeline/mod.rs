@@ -61,6 +61,8 @@ pub struct FramePipeline {
     exposure: Option<LogEncoding>,
     /// FFmpeg's signalstats of each frame's planes, once asked for.
     stats: Option<StatsStage>,
+    /// FFmpeg's freezedetect of each frame against the last that moved, once asked for.
+    freeze: Option<crate::events::freeze::gpu::FreezeStage>,
     /// Only the statistics are wanted (`report`): frames are not converted or counted.
     stats_only: bool,
     /// Frames go uncounted by the statistics stage for now (the window's overlay is down).
@@ -117,6 +119,7 @@ impl FramePipeline {
             marks: None,
             exposure: None,
             stats: None,
+            freeze: None,
             stats_only: false,
             stats_paused: false,
         })

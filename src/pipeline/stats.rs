@@ -1,7 +1,9 @@
 //! FFmpeg's signalstats of each frame's planes in the pipeline: made on demand, paused while
-//! nothing shows them, or (`report`) the only thing counted.
+//! nothing shows them, or (`report`) the only thing counted; and beside them, freezedetect's
+//! comparison with the last picture that moved (`report`'s events).
 
 use super::FramePipeline;
+use crate::events::freeze::gpu::FreezeStage;
 use crate::gpu::GpuContext;
 use crate::signalstats::gpu::StatsStage;
 
@@ -14,6 +16,22 @@ impl FramePipeline {
             self.stats = Some(StatsStage::new(ctx, &slots, self.ring.format));
         }
         self.stats.is_some()
+    }
+
+    /// Compares each frame with the last that moved from the next one on (`FreezeStage`,
+    /// frozen at a mean difference of `noise` or less), where the stream's planes allow it:
+    /// returns whether they are compared.
+    pub fn detect_freezes(&mut self, ctx: &GpuContext, noise: f64) -> bool {
+        if self.freeze.is_none() && FreezeStage::supports(&self.ring.format) {
+            let slots: Vec<_> = self.ring.slots.iter().map(|s| s.as_ref()).collect();
+            self.freeze = Some(FreezeStage::new(ctx, &slots, self.ring.format, noise));
+        }
+        self.freeze.is_some()
+    }
+
+    /// The freeze stage, once made.
+    pub fn freeze(&self) -> Option<&FreezeStage> {
+        self.freeze.as_ref()
     }
 
     /// The statistics stage, once made.

@@ -160,6 +160,10 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
                 lines: options.audio,
                 signals: options.stop,
             },
+            events: super::events::EventSettings {
+                limits: options.limits.events(),
+                ..Default::default()
+            },
         };
         let everything = FrameRange { start: 0, end: None };
         let file = std::fs::File::create(&partial)

@@ -2,10 +2,13 @@
 //! one JSON object (or CSV row) per frame, named as FFmpeg names them, or a QCTools report. A
 //! stable interface.
 
+use super::events::{Ended, EventSettings, EventWatch, PictureStream};
 use super::limits::{LimitWatch, Limits, OnClose, Run, Runs};
 use super::qctools::QctoolsReport;
 use super::ReportFormat;
 use crate::cli::output::{write_line, Seconds};
+use crate::events::freeze::gpu::{FreezeStage, RESULT_BYTES};
+use crate::events::freeze::FreezeTwin;
 use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
 use crate::headless::{self as hist, ClipError, FrameMeta, FrameRange};
@@ -48,6 +51,8 @@ pub struct ReportOptions<'a> {
     pub beyond: Option<Arc<std::sync::Mutex<Vec<String>>>>,
     /// The sound's part of the report.
     pub audio: AudioReport<'a>,
+    /// The events listed and limited.
+    pub events: EventSettings,
 }
 
 /// The sound's part of a report: its 100 ms frames after the video's, with astats' and
@@ -136,6 +141,13 @@ struct Sink<'a, W: Write> {
     /// Each frame's output is flushed as written (a live input's report, read as it grows).
     flush_each: bool,
     beyond: Option<Arc<std::sync::Mutex<Vec<String>>>>,
+    /// The events followed (`--events`, limits on events).
+    events: Option<EventWatch>,
+    /// Whether the sound's events are followed (silence).
+    sound_events: bool,
+    /// Runs beyond the limits on events, and where they are told as they end.
+    event_runs: Vec<Run>,
+    event_teller: Option<OnClose>,
 }
 
 /// The output being written.
@@ -192,9 +204,49 @@ impl<W: Write> Sink<'_, W> {
         Ok(())
     }
 
+    /// The events' part of a picture: `luma` its Y histogram of `samples` samples, `frozen`
+    /// its freeze verdict; `in_range` false for the frame before the range (only compared).
+    fn picture_events(
+        &mut self,
+        frame: &FrameMeta,
+        luma: &[u32],
+        samples: u64,
+        frozen: bool,
+        in_range: bool,
+    ) -> std::io::Result<()> {
+        let Some(watch) = &mut self.events else { return Ok(()) };
+        let at = (frame.index, frame.pts, frame.seconds);
+        let ended = watch.picture(at, &|black| black.black_samples(luma), samples, frozen, in_range);
+        self.tell_events(ended)
+    }
+
+    /// Events that ended: the listed ones written (JSON Lines), the limits' ones that last
+    /// beyond them kept as runs and told.
+    fn tell_events(&mut self, ended: Vec<Ended>) -> std::io::Result<()> {
+        for Ended { event, limit } in ended {
+            match limit {
+                None => {
+                    if let Out::Json(out) = &mut self.out {
+                        writeln!(out, "{}", event.json())?;
+                    }
+                }
+                Some(i) => {
+                    if let Some(run) = self.events.as_ref().and_then(|w| w.run(&event, i)) {
+                        if let Some(tell) = &mut self.event_teller {
+                            tell(&run);
+                        }
+                        self.event_runs.push(run);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The sound of `audio.path` after the video: its frames written where the format takes
-    /// them (within `span`, the times of the frames reported, when not the whole file), and its
-    /// runs beyond `limits`. A file without sound is noted where its sound was asked for.
+    /// them (within `span`, the times of the frames reported, when not the whole file), its
+    /// runs beyond `limits`, and its silences (the events). A file without sound is noted where
+    /// its sound was asked for.
     fn audio(
         &mut self,
         audio: &AudioReport<'_>,
@@ -207,40 +259,91 @@ impl<W: Write> Sink<'_, W> {
             Out::Csv(_) => false,
             Out::Qctools(..) => true,
         };
-        if !writes && limits.is_empty() {
+        let mut events = self.events.take().filter(|_| self.sound_events);
+        if !writes && limits.is_empty() && events.is_none() {
             return Ok(Vec::new());
         }
         let mut watch = super::limits::AudioWatch::new(limits.clone());
         let (out, quit) = (&mut self.out, self.stop.or(audio.signals));
+        // Silences that ended, waiting for the next line to be written before them.
+        let pending: std::cell::RefCell<Vec<Ended>> = Default::default();
+        let mut silence_runs: Vec<Ended> = Vec::new();
         // Why the sound's pass ended early: a write that failed, a signal, or the range's end.
         let mut ended: Option<Result<(), std::io::Error>> = None;
-        let stream = crate::audio::qc::report_file(path, |stream, frame| {
-            if quit.is_some_and(QuitSignals::requested) {
-                // The report ends where it is, whole, as the frames' does.
-                ended = Some(Ok(()));
-                return Err("stopped".into());
-            }
-            if let Some((from, to)) = span {
-                if frame.time >= to {
+        let stream = crate::audio::qc::report_file(
+            path,
+            |stream, raw| {
+                let Some(events) = &mut events else { return };
+                let tb = stream.time_base;
+                let start = raw
+                    .timestamp()
+                    .or(raw.pts())
+                    .map(|pts| pts as f64 * f64::from(tb.0) / f64::from(tb.1.max(1)));
+                let end = start.map(|t| t + raw.samples() as f64 / f64::from(stream.rate.max(1)));
+                if let (Some((from, to)), Some(start), Some(end)) = (span, start, end) {
+                    if start >= to || end <= from {
+                        return;
+                    }
+                }
+                let ended = events.sound(raw, (usize::from(stream.channels), stream.rate, tb));
+                for e in ended {
+                    match e.limit {
+                        None => pending.borrow_mut().push(e),
+                        Some(_) => silence_runs.push(e),
+                    }
+                }
+            },
+            |stream, frame| {
+                if quit.is_some_and(QuitSignals::requested) {
+                    // The report ends where it is, whole, as the frames' does.
                     ended = Some(Ok(()));
-                    return Err("past the range".into());
+                    return Err("stopped".into());
                 }
-                if frame.time + frame.duration <= from {
-                    return Ok(());
+                if let Some((from, to)) = span {
+                    if frame.time >= to {
+                        ended = Some(Ok(()));
+                        return Err("past the range".into());
+                    }
+                    if frame.time + frame.duration <= from {
+                        return Ok(());
+                    }
+                }
+                watch.frame(frame.index, frame.time, frame.clipped);
+                let mut written = Ok(());
+                if let Out::Json(out) = out {
+                    for e in pending.borrow_mut().drain(..) {
+                        written = written.and_then(|()| writeln!(out, "{}", e.event.json()));
+                    }
+                }
+                let written = written.and_then(|()| match out {
+                    Out::Json(out) if writes => writeln!(out, "{}", audio_line(frame)),
+                    Out::Qctools(xml, _) => xml.audio_frame(stream.index, stream.rate, frame),
+                    _ => Ok(()),
+                });
+                written.map_err(|e| {
+                    let text = e.to_string();
+                    ended = Some(Err(e));
+                    text
+                })
+            },
+        );
+        // The silences still going on end with the sound (unless it was cut short).
+        let mut last = pending.into_inner();
+        if let Some(events) = &mut events {
+            if ended.is_none() || span.is_some() {
+                for e in events.sound_ended() {
+                    match e.limit {
+                        None => last.push(e),
+                        Some(_) => silence_runs.push(e),
+                    }
                 }
             }
-            watch.frame(frame.index, (frame.time, frame.duration), frame.peak, frame.clipped);
-            let written = match out {
-                Out::Json(out) if writes => writeln!(out, "{}", audio_line(frame)),
-                Out::Qctools(xml, _) => xml.audio_frame(stream.index, stream.rate, frame),
-                _ => Ok(()),
-            };
-            written.map_err(|e| {
-                let text = e.to_string();
-                ended = Some(Err(e));
-                text
-            })
-        });
+        }
+        self.events = events;
+        last.extend(silence_runs);
+        if !matches!(ended, Some(Err(_))) {
+            self.tell_events(last)?;
+        }
         match (stream, ended) {
             (_, Some(Err(e))) => Err(e.into()),
             (Ok(_), _) | (Err(_), Some(Ok(()))) => Ok(watch.finish()),
@@ -262,8 +365,11 @@ impl<W: Write> Sink<'_, W> {
             Out::Qctools(xml, _) => xml.finish()?.flush()?,
         }
         let mut runs = self.watch.finish();
-        runs.count += audio.len();
+        runs.count += audio.len() + self.event_runs.len();
         runs.listed.extend(audio);
+        runs.listed.extend(self.event_runs);
+        runs.listed
+            .sort_by(|a, b| a.audio.cmp(&b.audio).then(a.first.cmp(&b.first)));
         Ok((self.done, runs))
     }
 }
@@ -330,7 +436,23 @@ pub fn report_video<W: Write>(
         stop: options.stop,
         flush_each: source.info.live,
         beyond: options.beyond,
+        events: (options.events.watches_pictures() || options.events.watches_sound()).then(|| {
+            EventWatch::new(
+                &options.events,
+                PictureStream {
+                    bits: PlaneShape::of(layout).map_or(8, |s| s.bits),
+                    full_range: source.info.pixel_format.starts_with("yuvj"),
+                    time_base: source.info.time_base,
+                    frame_duration,
+                },
+            )
+        }),
+        sound_events: options.events.watches_sound(),
+        event_runs: Vec::new(),
+        event_teller: options.alerts.teller()?,
     };
+    let freezes = options.events.freezes();
+    let noise = options.events.freeze.noise;
     // The differences of the first frame reported are from the frame before it, as in a run
     // of the filter over the whole file: that frame is counted too, and not written.
     let primed = FrameRange {
@@ -339,9 +461,9 @@ pub fn report_video<W: Write>(
     };
     if let Some(layout) = decoded {
         source.keep_decoded_planes();
-        report_cpu(source, layout, primed, range, &mut sink)?;
+        report_cpu(source, layout, (primed, range), (freezes, noise), &mut sink)?;
     } else if options.cpu || !StatsStage::supports(&info) {
-        report_cpu(source, info.layout, primed, range, &mut sink)?;
+        report_cpu(source, info.layout, (primed, range), (freezes, noise), &mut sink)?;
     } else {
         let source = hist::prepare(source, primed, None)?;
         let started = std::time::Instant::now();
@@ -374,25 +496,42 @@ pub fn report_video<W: Write>(
                     )));
                 }
                 pipeline.count_only_stats();
+                if freezes {
+                    pipeline.detect_freezes(ctx, noise);
+                }
                 log::debug!("report: the statistics stage made at {:.1} ms", ms());
-                Ok(pipeline.stats().expect("counted").counts_size())
+                let freeze_bytes = pipeline.freeze().map_or(0, |_| RESULT_BYTES);
+                Ok(pipeline.stats().expect("counted").counts_size() + freeze_bytes)
             },
             |pipeline, encoder, buffer| {
                 let stats = pipeline.stats().expect("counted");
                 encoder.copy_buffer_to_buffer(&stats.counts, 0, buffer, 0, stats.counts_size());
+                if let Some(freeze) = pipeline.freeze() {
+                    encoder.copy_buffer_to_buffer(&freeze.result, 0, buffer, stats.counts_size(), RESULT_BYTES);
+                }
             },
             |pipeline, bytes, frame| {
                 if sink.done == 0 {
                     log::debug!("report: the first frame's statistics read back at {:.1} ms", ms());
                 }
-                if !range.contains(frame.index) {
+                let stats = pipeline.stats().expect("counted");
+                let words = crate::gpu::readback::words(bytes);
+                let counts = stats.counts_from(&words);
+                let frozen = pipeline
+                    .freeze()
+                    .is_some_and(|_| FreezeStage::verdict(&words[(stats.counts_size() / 4) as usize..]).frozen);
+                let in_range = range.contains(frame.index);
+                sink.picture_events(&frame, &counts.y, counts.width * counts.height, frozen, in_range)?;
+                if !in_range {
                     return Ok(());
                 }
-                let words = crate::gpu::readback::words(bytes);
-                let counts = pipeline.stats().expect("counted").counts_from(&words);
                 sink.frame(frame, counts.stats())
             },
         )?;
+    }
+    if let Some(watch) = &mut sink.events {
+        let ended = watch.pictures_ended();
+        sink.tell_events(ended)?;
     }
     // (A range with no frame in it has no sound either.)
     let audio = match (live, whole, sink.span) {
@@ -411,12 +550,13 @@ pub fn report_video<W: Write>(
 }
 
 /// The CPU twin's run over the frames of `primed` (`range` and the frame before it), their
-/// planes read as `layout`.
+/// planes read as `layout`; each compared with the last that moved where freezes are followed
+/// (at `noise`).
 fn report_cpu<W: Write>(
     mut source: VideoSource,
     layout: crate::video::format::PlaneLayout,
-    primed: FrameRange,
-    range: FrameRange,
+    (primed, range): (FrameRange, FrameRange),
+    (freezes, noise): (bool, f64),
     sink: &mut Sink<'_, W>,
 ) -> Result<(), ClipError> {
     let info = source.info.format;
@@ -426,6 +566,7 @@ fn report_cpu<W: Write>(
         None => Progress::new(range.end.map(|e| e.saturating_sub(range.start))),
     };
     let mut previous: Option<YuvPlanes> = None;
+    let mut twin = FreezeTwin::default();
     while let Some(frame) = source.next_frame()? {
         if range.end.is_some_and(|e| frame.index >= e) {
             break;
@@ -435,15 +576,19 @@ fn report_cpu<W: Write>(
         }
         let planes = YuvPlanes::read(layout, info.width, info.height, &frame.planes(layout))
             .map_err(|e| ClipError::Decode(e.to_string()))?;
-        if range.contains(frame.index) {
-            let stats = signalstats::count(&planes, previous.as_ref()).stats();
-            let meta = FrameMeta {
-                index: frame.index,
-                seconds: frame.seconds,
-                pict_type: frame.pict_type,
-                packet: frame.packet,
-            };
-            sink.frame(meta, stats)?;
+        let meta = FrameMeta {
+            index: frame.index,
+            pts: frame.pts,
+            seconds: frame.seconds,
+            pict_type: frame.pict_type,
+            packet: frame.packet,
+        };
+        let in_range = range.contains(frame.index);
+        let counts = signalstats::count(&planes, previous.as_ref());
+        let frozen = freezes && twin.picture(&planes, noise).0;
+        sink.picture_events(&meta, &counts.y, counts.width * counts.height, frozen, in_range)?;
+        if in_range {
+            sink.frame(meta, counts.stats())?;
             progress.tick(sink.done);
         }
         previous = Some(planes);

@@ -4,10 +4,12 @@
 
 pub mod alongside;
 pub mod batch;
+pub mod events;
 pub mod file;
 pub mod limits;
 pub mod qctools;
 
+use crate::events::{BlackOptions, FreezeOptions, SilenceOptions};
 use crate::headless::FrameRange;
 use crate::quit_signals::QuitSignals;
 use crate::video::source::{Decoding, VideoSource};
@@ -73,6 +75,25 @@ pub struct Args {
     /// line each: wall-clock start and end, frames, pts, the limit and the worst value.
     #[arg(long, value_name = "FILE", requires = "fail_on")]
     alert_log: Option<PathBuf>,
+    /// JSON Lines: list the black stretches, frozen picture and silences as FFmpeg's
+    /// blackdetect, freezedetect and silencedetect find them, a line each as it ends
+    /// ({"event":"black","start":s,"end":s,"duration":s,"frames":[a,b]}). Limits on them:
+    /// --fail-on black>2s,freeze>2s,silence>2s.
+    #[arg(long)]
+    events: bool,
+    /// blackdetect's options (implies --events): d (shortest stretch, s), pic_th (share of
+    /// the picture black), pix_th (black level, share of the range) [default:
+    /// d=2:pic_th=0.98:pix_th=0.1].
+    #[arg(long, value_name = "OPTIONS", value_parser = BlackOptions::parse)]
+    black: Option<BlackOptions>,
+    /// freezedetect's options (implies --events): n (noise, as 0.001 or -60dB), d (shortest
+    /// freeze, s) [default: n=-60dB:d=2].
+    #[arg(long, value_name = "OPTIONS", value_parser = FreezeOptions::parse)]
+    freeze: Option<FreezeOptions>,
+    /// silencedetect's options (implies --events): n (noise, as 0.001 or -60dB), d (shortest
+    /// silence, s), m (1: each channel on its own) [default: n=-60dB:d=2].
+    #[arg(long, value_name = "OPTIONS", value_parser = SilenceOptions::parse)]
+    silence: Option<SilenceOptions>,
 }
 
 /// What a report is written as.
@@ -123,6 +144,10 @@ pub fn run(args: Args) -> Result<()> {
     if args.output.is_some() && format != ReportFormat::Qctools {
         bail!("--output is where --format qctools writes; the other formats go to stdout");
     }
+    let list = args.events || args.black.is_some() || args.freeze.is_some() || args.silence.is_some();
+    if list && format != ReportFormat::Json {
+        bail!("--events (and --black, --freeze, --silence) list the events in JSON Lines");
+    }
     let range = args.frames.unwrap_or(FrameRange { start: 0, end: None });
     if format == ReportFormat::Qctools
         && args.output.is_none()
@@ -146,10 +171,20 @@ pub fn run(args: Args) -> Result<()> {
     let gpu = gpu.finish();
     // A live input's runs are told as they end (there may be no end to wait for).
     let live = source.info.live;
-    if live && args.fail_on.as_ref().is_some_and(|l| !l.audio().is_empty()) {
+    let on_sound =
+        |l: &Limits| !l.audio().is_empty() || l.events().iter().any(|e| e.kind == crate::events::EventKind::Silence);
+    if live && args.fail_on.as_ref().is_some_and(on_sound) {
         eprintln!("note: a live input's report has no sound: its limits on sound are not watched");
     }
+    let events = events::EventSettings {
+        list,
+        black: args.black.unwrap_or_default(),
+        freeze: args.freeze.unwrap_or_default(),
+        silence: args.silence.unwrap_or_default(),
+        limits: args.fail_on.as_ref().map(Limits::events).unwrap_or_default(),
+    };
     let options = ReportOptions {
+        events,
         limits: args.fail_on.unwrap_or_default(),
         cpu: args.cpu,
         gpu: gpu.as_ref(),
@@ -192,6 +227,9 @@ pub fn run(args: Args) -> Result<()> {
 
 /// Several files, or directories: a report beside each file and a summary table.
 fn run_batch(args: Args) -> Result<()> {
+    if args.events || args.black.is_some() || args.freeze.is_some() || args.silence.is_some() {
+        bail!("--events (and --black, --freeze, --silence) list one input's events; a batch takes limits on them (--fail-on black>2s)");
+    }
     if args.frames.is_some() || args.output.is_some() || args.record.is_some() || args.alert_log.is_some() {
         bail!(
             "a batch reports whole files beside them: --frames, --output, --record and --alert-log are for one input"

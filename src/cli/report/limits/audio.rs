@@ -1,22 +1,17 @@
-//! Limits on the sound (`silence>2s`, `clip>0`) and the watch that follows them over the
-//! report's 100 ms audio frames.
+//! Limits on the sound's samples (`clip>0`) and the watch that follows them over the report's
+//! 100 ms audio frames (silence is an event: `event.rs`).
 
 use super::{Op, Run};
 
-/// A limit on the sound, over the report's 100 ms audio frames: silence (every sample under
-/// -60 dBFS) lasting longer than `silence>2s`, or frames with more samples at full scale than
-/// `clip>0`.
+/// A limit on the sound, over the report's 100 ms audio frames: frames with more samples at
+/// full scale than `clip>0`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AudioLimit {
-    Silence { text: String, seconds: f64 },
     Clip { text: String, op: Op, count: f64 },
 }
 
-/// A sample under this is silent (-60 dBFS, as FFmpeg's `silencedetect` by default).
-const SILENCE_LEVEL: f64 = 0.001;
-
 impl AudioLimit {
-    /// `silence>2s` (or `silence>2`), `clip>0`, `clip>=10`; None for what names neither.
+    /// `clip>0`, `clip>=10`; None for what names no limit on the sound.
     pub(super) fn parse(text: &str) -> Option<Result<AudioLimit, String>> {
         let lower = text.to_ascii_lowercase();
         let (name, rest) = lower.split_at(lower.find(['<', '>'])?);
@@ -28,17 +23,6 @@ impl AudioLimit {
                 .ok_or_else(|| format!("'{}' in '{text}' is not a number", v.trim()))
         };
         Some(match (name.trim(), rest) {
-            ("silence", rest) => match rest.strip_prefix('>') {
-                Some(v) if !v.starts_with('=') => {
-                    number(v.trim().trim_end_matches('s')).map(|seconds| AudioLimit::Silence {
-                        text: text.to_string(),
-                        seconds,
-                    })
-                }
-                _ => Err(format!(
-                    "'{text}': silence takes a length it must not last beyond, as silence>2s"
-                )),
-            },
             ("clip", rest) => {
                 let (op, v) = match rest.strip_prefix(">=") {
                     Some(v) => (Op::AtLeast, v),
@@ -59,14 +43,13 @@ impl AudioLimit {
 
     fn text(&self) -> &str {
         match self {
-            AudioLimit::Silence { text, .. } | AudioLimit::Clip { text, .. } => text,
+            AudioLimit::Clip { text, .. } => text,
         }
     }
 }
 
 /// Follows the limits on the sound over its audio frames, in order, and collects the runs
-/// beyond them: silences longer than allowed (their worst: how long they lasted), and frames
-/// clipping (their worst: the most samples at full scale in one frame).
+/// beyond them: frames clipping (their worst: the most samples at full scale in one frame).
 pub struct AudioWatch {
     limits: Vec<AudioLimit>,
     /// Per limit, the run going on: its first and last frames and times, and its worst.
@@ -83,12 +66,10 @@ impl AudioWatch {
         }
     }
 
-    /// One audio frame: its number, time and length, its loudest sample (1 = full scale) and
-    /// its samples at full scale.
-    pub fn frame(&mut self, index: u64, (time, duration): (f64, f64), peak: f64, clipped: u64) {
+    /// One audio frame: its number, time, and its samples at full scale.
+    pub fn frame(&mut self, index: u64, time: f64, clipped: u64) {
         for (limit, open) in self.limits.iter().zip(&mut self.open) {
             let (beyond, value) = match limit {
-                AudioLimit::Silence { .. } => (peak < SILENCE_LEVEL, duration),
                 AudioLimit::Clip { op, count, .. } => {
                     let n = clipped as f64;
                     (if *op == Op::AtLeast { n >= *count } else { n > *count }, n)
@@ -96,7 +77,7 @@ impl AudioWatch {
             };
             if !beyond {
                 if let Some(run) = open.take() {
-                    close_audio_run(limit, run, &mut self.runs);
+                    self.runs.push(run);
                 }
                 continue;
             }
@@ -113,33 +94,14 @@ impl AudioWatch {
                 audio: true,
             });
             (run.last, run.last_pts, run.ended) = (index, time, now);
-            run.worst = match limit {
-                AudioLimit::Silence { .. } => run.worst + value,
-                AudioLimit::Clip { .. } => run.worst.max(value),
-            };
+            run.worst = run.worst.max(value);
         }
     }
 
     /// The runs, once the sound has ended.
     pub fn finish(mut self) -> Vec<Run> {
-        for (limit, open) in self.limits.iter().zip(&mut self.open) {
-            if let Some(run) = open.take() {
-                close_audio_run(limit, run, &mut self.runs);
-            }
-        }
+        self.runs.extend(self.open.iter_mut().filter_map(Option::take));
         self.runs.sort_by_key(|r| r.first);
         self.runs
     }
-}
-
-/// A run that ended is kept where it is beyond its limit (a silence only once it lasted
-/// longer than allowed).
-fn close_audio_run(limit: &AudioLimit, mut run: Run, runs: &mut Vec<Run>) {
-    if let AudioLimit::Silence { seconds, .. } = limit {
-        if run.worst <= *seconds {
-            return;
-        }
-        run.worst = (run.worst * 1000.0).round() / 1000.0;
-    }
-    runs.push(run);
 }

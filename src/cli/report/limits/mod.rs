@@ -4,6 +4,7 @@
 //! for `default`), their levels at the stream's depth.
 
 mod audio;
+mod event;
 mod profile;
 mod run;
 #[cfg(test)]
@@ -11,6 +12,7 @@ mod tests;
 mod watch;
 
 pub use audio::{AudioLimit, AudioWatch};
+pub use event::EventLimit;
 pub use profile::{Profile, PROFILES};
 pub use run::{utc_timestamp, Run, Runs};
 pub use watch::{LimitWatch, OnClose};
@@ -42,6 +44,7 @@ enum Term {
     Limit(Limit),
     Profile(Profile),
     Audio(AudioLimit),
+    Event(EventLimit),
 }
 
 /// The limits of one `--fail-on`.
@@ -55,6 +58,9 @@ impl Limits {
         spec.split(',')
             .map(|s| {
                 let s = s.trim();
+                if let Some(event) = EventLimit::parse(s) {
+                    return event.map(Term::Event);
+                }
                 if let Some(audio) = AudioLimit::parse(s) {
                     return audio.map(Term::Audio);
                 }
@@ -74,7 +80,18 @@ impl Limits {
             .flat_map(|term| match term {
                 Term::Limit(limit) => vec![limit.clone()],
                 Term::Profile(profile) => profile.limits(bits),
-                Term::Audio(_) => Vec::new(),
+                Term::Audio(_) | Term::Event(_) => Vec::new(),
+            })
+            .collect()
+    }
+
+    /// The limits on events.
+    pub fn events(&self) -> Vec<EventLimit> {
+        self.0
+            .iter()
+            .filter_map(|term| match term {
+                Term::Event(limit) => Some(limit.clone()),
+                _ => None,
             })
             .collect()
     }

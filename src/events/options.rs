@@ -1,0 +1,253 @@
+//! The detectors' options, written as FFmpeg's filters take them: `d=2:pic_th=0.98:pix_th=0.1`
+//! (`--black`), `n=-60dB:d=2` (`--freeze`), `n=-60dB:d=2:m=1` (`--silence`), with the filters'
+//! long names too, their defaults and their ranges.
+
+/// blackdetect's options.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BlackOptions {
+    /// `d`: the shortest black stretch reported, in seconds.
+    pub min_duration: f64,
+    /// `pic_th`: the share of a picture's pixels that must be black for it to be black.
+    pub picture_ratio: f64,
+    /// `pix_th`: a pixel is black at or under this share of the luma range above black.
+    pub pixel_threshold: f64,
+}
+
+impl Default for BlackOptions {
+    fn default() -> Self {
+        Self {
+            min_duration: 2.0,
+            picture_ratio: 0.98,
+            pixel_threshold: 0.10,
+        }
+    }
+}
+
+/// freezedetect's options.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FreezeOptions {
+    /// `n`: the mean absolute difference (a share of the sample range) under which a picture
+    /// is the one before it (0.001: -60 dB).
+    pub noise: f64,
+    /// `d`: the shortest freeze reported, in microseconds.
+    pub duration_us: i64,
+}
+
+impl Default for FreezeOptions {
+    fn default() -> Self {
+        Self {
+            noise: 0.001,
+            duration_us: 2_000_000,
+        }
+    }
+}
+
+/// silencedetect's options.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SilenceOptions {
+    /// `n`: a sample is silent strictly under this amplitude (1 = full scale; -60 dB).
+    pub noise: f64,
+    /// `d`: the shortest silence reported, in microseconds.
+    pub duration_us: i64,
+    /// `m`: each channel on its own (otherwise silence is all channels silent at once).
+    pub mono: bool,
+}
+
+impl Default for SilenceOptions {
+    fn default() -> Self {
+        Self {
+            noise: 0.001,
+            duration_us: 2_000_000,
+            mono: false,
+        }
+    }
+}
+
+/// `key=value` pairs separated by colons, each key given to `set`.
+/// (A colon in a value is escaped, as FFmpeg's filters take it: `d=00\:01\:30`.)
+fn pairs(text: &str, filter: &str, mut set: impl FnMut(&str, &str) -> Result<bool, String>) -> Result<(), String> {
+    let mut split = Vec::new();
+    let mut part = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => part.extend(chars.next()),
+            ':' => split.push(std::mem::take(&mut part)),
+            c => part.push(c),
+        }
+    }
+    split.push(part);
+    for pair in split.iter().filter(|p| !p.is_empty()) {
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("'{pair}' in '{text}' is not key=value ({filter}'s options)"))?;
+        if !set(key.trim(), value.trim())? {
+            return Err(format!("{filter} has no option '{}'", key.trim()));
+        }
+    }
+    Ok(())
+}
+
+/// A number as FFmpeg's options read one: a decimal, or decibels (`-60dB` is 0.001).
+pub fn number(text: &str) -> Result<f64, String> {
+    let (digits, decibels) = match text.strip_suffix("dB") {
+        Some(digits) => (digits, true),
+        None => (text, false),
+    };
+    let value: f64 = digits
+        .trim()
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite())
+        .ok_or_else(|| format!("'{text}' is not a number"))?;
+    Ok(if decibels { 10f64.powf(value / 20.0) } else { value })
+}
+
+/// A duration as FFmpeg's options read one, in microseconds: `2`, `2.5`, `1500ms`, `250000us`,
+/// `2s`, `00:01:30.5` or `1:30`.
+pub fn duration_us(text: &str) -> Result<i64, String> {
+    let bad = || format!("'{text}' is not a duration (seconds, as 2.5 or 1500ms or 00:01:30)");
+    let (negative, body) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    // Whole seconds and a fraction's digits, to the microsecond (more digits are dropped).
+    let seconds_us = |s: &str| -> Option<i64> {
+        let (whole, fraction) = s.split_once('.').unwrap_or((s, ""));
+        if whole.is_empty() && fraction.is_empty()
+            || !(whole.chars().chain(fraction.chars())).all(|c| c.is_ascii_digit())
+        {
+            return None;
+        }
+        let whole: i64 = if whole.is_empty() { 0 } else { whole.parse().ok()? };
+        let micros: String = fraction.chars().chain(std::iter::repeat('0')).take(6).collect();
+        whole.checked_mul(1_000_000)?.checked_add(micros.parse::<i64>().ok()?)
+    };
+    let us = if body.contains(':') {
+        let parts: Vec<&str> = body.split(':').collect();
+        let (hours, minutes, seconds) = match parts.as_slice() {
+            [m, s] => ("0", *m, *s),
+            [h, m, s] => (*h, *m, *s),
+            _ => return Err(bad()),
+        };
+        let hours: i64 = hours.parse().map_err(|_| bad())?;
+        let minutes: i64 = minutes.parse().map_err(|_| bad())?;
+        let seconds = seconds_us(seconds).ok_or_else(bad)?;
+        if minutes > 59 || seconds >= 60_000_000 {
+            return Err(bad());
+        }
+        (hours * 3600 + minutes * 60) * 1_000_000 + seconds
+    } else if let Some(ms) = body.strip_suffix("ms") {
+        seconds_us(ms).ok_or_else(bad)? / 1000
+    } else if let Some(us) = body.strip_suffix("us") {
+        seconds_us(us).ok_or_else(bad)? / 1_000_000
+    } else {
+        seconds_us(body.strip_suffix('s').unwrap_or(body)).ok_or_else(bad)?
+    };
+    Ok(if negative { -us } else { us })
+}
+
+fn within(value: f64, (low, high): (f64, f64), what: &str) -> Result<f64, String> {
+    match (low..=high).contains(&value) {
+        true => Ok(value),
+        false => Err(format!("{what} must be from {low} to {high}, not {value}")),
+    }
+}
+
+fn duration_within(us: i64, most: i64, what: &str) -> Result<i64, String> {
+    match (0..=most).contains(&us) {
+        true => Ok(us),
+        false => Err(format!("{what} must be from 0 to {} s", most / 1_000_000)),
+    }
+}
+
+impl BlackOptions {
+    /// `d=2:pic_th=0.98:pix_th=0.1` (or `black_min_duration`, `picture_black_ratio_th`,
+    /// `pixel_black_th`); what is not given keeps its default.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut o = Self::default();
+        pairs(text, "blackdetect", |key, value| {
+            match key {
+                "d" | "black_min_duration" => o.min_duration = within(number(value)?, (0.0, f64::MAX), "d")?,
+                "pic_th" | "picture_black_ratio_th" => o.picture_ratio = within(number(value)?, (0.0, 1.0), "pic_th")?,
+                "pix_th" | "pixel_black_th" => o.pixel_threshold = within(number(value)?, (0.0, 1.0), "pix_th")?,
+                _ => return Ok(false),
+            }
+            Ok(true)
+        })?;
+        Ok(o)
+    }
+}
+
+impl FreezeOptions {
+    /// `n=-60dB:d=2` (or `noise`, `duration`).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut o = Self::default();
+        pairs(text, "freezedetect", |key, value| {
+            match key {
+                "n" | "noise" => o.noise = within(number(value)?, (0.0, 1.0), "n")?,
+                "d" | "duration" => o.duration_us = duration_within(duration_us(value)?, i64::MAX, "d")?,
+                _ => return Ok(false),
+            }
+            Ok(true)
+        })?;
+        Ok(o)
+    }
+}
+
+impl SilenceOptions {
+    /// `n=-60dB:d=2:m=1` (or `noise`, `duration`, `mono`).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut o = Self::default();
+        pairs(text, "silencedetect", |key, value| {
+            match key {
+                "n" | "noise" => o.noise = within(number(value)?, (0.0, f64::MAX), "n")?,
+                "d" | "duration" => o.duration_us = duration_within(duration_us(value)?, 24 * 3_600_000_000, "d")?,
+                "m" | "mono" => {
+                    o.mono = match value {
+                        "1" | "true" | "y" | "yes" => true,
+                        "0" | "false" | "n" | "no" => false,
+                        _ => return Err(format!("'{value}' is not 0 or 1 (silencedetect's m)")),
+                    }
+                }
+                _ => return Ok(false),
+            }
+            Ok(true)
+        })?;
+        Ok(o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_read_as_ffmpegs_filters_read_them() {
+        assert_eq!(BlackOptions::parse("").unwrap(), BlackOptions::default());
+        let black = BlackOptions::parse("d=0.5:pix_th=0.2").unwrap();
+        assert_eq!(
+            (black.min_duration, black.picture_ratio, black.pixel_threshold),
+            (0.5, 0.98, 0.2)
+        );
+        let freeze = FreezeOptions::parse("n=-40dB:d=1.5").unwrap();
+        assert!((freeze.noise - 0.01).abs() < 1e-15);
+        assert_eq!(freeze.duration_us, 1_500_000);
+        let silence = SilenceOptions::parse("noise=0.02:duration=00\\:00\\:01.25:m=1").unwrap();
+        assert_eq!(
+            (silence.noise, silence.duration_us, silence.mono),
+            (0.02, 1_250_000, true)
+        );
+        assert_eq!(duration_us("1500ms"), Ok(1_500_000));
+        assert_eq!(duration_us("1:30"), Ok(90_000_000));
+        assert_eq!(duration_us("0.1234567"), Ok(123_456));
+        assert!(BlackOptions::parse("pic_th=2")
+            .unwrap_err()
+            .contains("pic_th must be from 0 to 1"));
+        assert!(FreezeOptions::parse("x=1")
+            .unwrap_err()
+            .contains("freezedetect has no option 'x'"));
+        assert!(SilenceOptions::parse("d=abc").unwrap_err().contains("not a duration"));
+        assert!(BlackOptions::parse("d").unwrap_err().contains("not key=value"));
+    }
+}

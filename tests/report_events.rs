@@ -1,0 +1,341 @@
+//! `report --events` against FFmpeg's own detectors: every black stretch, freeze and silence
+//! `ffmpeg -vf blackdetect,freezedetect -af silencedetect` reports, with the same times (as it
+//! prints them), at the filters' defaults and with options, on 8-bit 4:2:0 H.264 with 16-bit
+//! sound, 10-bit 4:2:2 FFV1 with float sound (events running to the end, silence per channel)
+//! and full-range MJPEG; on the GPU and by the CPU twin; and the limits on them.
+
+mod common;
+
+use histoplay::signalstats::format::g;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// 25 fps 320x240 x264: moving 1 s, black 2.5 s, moving 1 s, one picture held 3 s, moving
+/// 1.5 s; stereo 16-bit sound at 48 kHz, silent from 1.2 s to 3.9 s.
+fn programme() -> PathBuf {
+    common::fixture(
+        "events-programme.mkv",
+        &[
+            "-filter_complex",
+            "testsrc2=s=320x240:r=25:d=1[a];color=c=black:s=320x240:r=25:d=2.5[b];\
+             testsrc2=s=320x240:r=25:d=1[c];\
+             testsrc2=s=320x240:r=25:d=0.04,loop=loop=74:size=1:start=0,setpts=N/25/TB[d];\
+             testsrc2=s=320x240:r=25:d=1.5[e];[a][b][c][d][e]concat=n=5:v=1:a=0,format=yuv420p[v];\
+             aevalsrc=if(between(t\\,1.2\\,3.9)\\,0\\,0.3*sin(2*PI*440*t)):s=48000:c=stereo:d=9[s]",
+            "-map",
+            "[v]",
+            "-map",
+            "[s]",
+            "-c:v",
+            "libx264",
+            "-crf",
+            "23",
+            "-c:a",
+            "pcm_s16le",
+        ],
+    )
+}
+
+/// 10 fps 176x144 10-bit 4:2:2 FFV1: moving 1 s, one picture held 1.5 s, moving 1 s, black
+/// 1.2 s to the end; float stereo at 44.1 kHz: the left channel sounds until 2 s, the right one
+/// is silent from 0.5 s to 1.7 s and from 2 s, both silent to the end.
+fn ten_bit() -> PathBuf {
+    common::fixture(
+        "events-10bit.mkv",
+        &[
+            "-filter_complex",
+            "testsrc2=s=176x144:r=10:d=1[a];\
+             testsrc2=s=176x144:r=10:d=0.1,loop=loop=14:size=1:start=0,setpts=N/10/TB[b];\
+             testsrc2=s=176x144:r=10:d=1[c];color=c=black:s=176x144:r=10:d=1.2[d];\
+             [a][b][c][d]concat=n=4:v=1:a=0,format=yuv422p10le[v];\
+             aevalsrc=if(lt(t\\,2)\\,0.5*sin(2*PI*300*t)\\,0)|\
+             if(between(t\\,0.5\\,1.7)+gte(t\\,2)\\,0\\,0.2*sin(2*PI*500*t)):s=44100:d=3.7[s]",
+            "-map",
+            "[v]",
+            "-map",
+            "[s]",
+            "-c:v",
+            "ffv1",
+            "-c:a",
+            "pcm_f32le",
+        ],
+    )
+}
+
+/// Full-range MJPEG (yuvj420p): 2.5 s of dark grey (Y 30: black for limited range's
+/// threshold, not for full range's), then 1 s moving.
+fn full_range() -> PathBuf {
+    common::fixture(
+        "events-mjpeg.mkv",
+        &[
+            "-filter_complex",
+            "color=c=0x1e1e1e:s=160x120:r=25:d=2.5[a];testsrc2=s=160x120:r=25:d=1[b];[a][b]concat=n=2:v=1:a=0[v]",
+            "-map",
+            "[v]",
+            "-c:v",
+            "mjpeg",
+            "-pix_fmt",
+            "yuvj420p",
+        ],
+    )
+}
+
+/// An event as compared: kind, channel (1 = the first), start, end and duration as FFmpeg
+/// prints them.
+type Row = (String, Option<u64>, String, Option<String>, Option<String>);
+
+/// What `ffmpeg` reports with these filters (each `name=options`, or the name alone).
+fn ffmpeg_events(file: &Path, black: &str, freeze: &str, silence: &str) -> Vec<Row> {
+    let filter = |name: &str, options: &str| match options {
+        "" => name.to_string(),
+        o => format!("{name}={o}"),
+    };
+    let out = Command::new("ffmpeg")
+        .args(["-hide_banner", "-nostats", "-i"])
+        .arg(file)
+        .args([
+            "-vf",
+            &format!("{},{}", filter("blackdetect", black), filter("freezedetect", freeze)),
+        ])
+        .args(["-af", &filter("silencedetect", silence), "-f", "null", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let log = String::from_utf8_lossy(&out.stderr);
+    let mut rows = Vec::new();
+    let mut freeze_open: Option<(String, Option<String>)> = None;
+    let mut silences: std::collections::BTreeMap<Option<u64>, String> = Default::default();
+    for line in log.lines() {
+        let Some((_, text)) = line.split_once("] ") else {
+            continue;
+        };
+        let field = |key: &str| {
+            text.split_once(key)
+                .map(|(_, rest)| rest.split([' ', '|']).next().unwrap_or("").to_string())
+        };
+        let channel = field("channel: ").map(|c| c.parse::<u64>().unwrap() + 1);
+        if let Some(start) = field("black_start:") {
+            rows.push((
+                "black".into(),
+                None,
+                start,
+                field("black_end:"),
+                field("black_duration:"),
+            ));
+        } else if let Some(start) = field("lavfi.freezedetect.freeze_start: ") {
+            freeze_open = Some((start, None));
+        } else if let Some(duration) = field("lavfi.freezedetect.freeze_duration: ") {
+            freeze_open.as_mut().unwrap().1 = Some(duration);
+        } else if let Some(end) = field("lavfi.freezedetect.freeze_end: ") {
+            let (start, duration) = freeze_open.take().unwrap();
+            rows.push(("freeze".into(), None, start, Some(end), duration));
+        } else if let Some(start) = field("silence_start: ") {
+            silences.insert(channel, start);
+        } else if let Some(end) = field("silence_end: ") {
+            let start = silences.remove(&channel).unwrap();
+            rows.push(("silence".into(), channel, start, Some(end), field("silence_duration: ")));
+        }
+    }
+    if let Some((start, _)) = freeze_open {
+        rows.push(("freeze".into(), None, start, None, None));
+    }
+    rows.sort();
+    rows
+}
+
+/// histoplay's events, with these options (empty: none given) and more arguments.
+fn our_events(file: &Path, black: &str, freeze: &str, silence: &str, more: &[&str]) -> Vec<Row> {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_histoplay"));
+    command.args(["report", "--events"]).arg(file).args(more);
+    for (flag, options) in [("--black", black), ("--freeze", freeze), ("--silence", silence)] {
+        if !options.is_empty() {
+            command.args([flag, options]);
+        }
+    }
+    let out = command.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = |v: &serde_json::Value| v.as_f64().map(g);
+    let mut rows: Vec<Row> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(common::json)
+        .filter(|line| line.get("event").is_some())
+        .map(|e| {
+            (
+                e["event"].as_str().unwrap().to_string(),
+                e.get("channel").and_then(serde_json::Value::as_u64),
+                text(&e["start"]).unwrap(),
+                text(&e["end"]),
+                text(&e["duration"]),
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+fn row(kind: &str, start: &str, end: Option<&str>, duration: Option<&str>) -> Row {
+    (
+        kind.into(),
+        None,
+        start.into(),
+        end.map(Into::into),
+        duration.map(Into::into),
+    )
+}
+
+#[test]
+fn events_are_ffmpegs_at_the_detectors_defaults_on_the_gpu_and_the_cpu() {
+    let file = programme();
+    let theirs = ffmpeg_events(&file, "", "", "");
+    // What the clip holds, as FFmpeg finds it: the black stretch (frozen too), the held
+    // picture, and the silence (its times in samples, as ffmpeg makes them).
+    assert_eq!(
+        theirs,
+        vec![
+            row("black", "1", Some("3.52"), Some("2.52")),
+            row("freeze", "1", Some("3.52"), Some("2.52")),
+            row("freeze", "4.52", Some("7.56"), Some("3.04")),
+            row("silence", "1.20033", Some("3.90035"), Some("2.70002")),
+        ]
+    );
+    assert_eq!(our_events(&file, "", "", "", &[]), theirs);
+    assert_eq!(our_events(&file, "", "", "", &["--cpu"]), theirs);
+    // Shorter stretches with options.
+    let (black, freeze, silence) = ("d=0.5:pic_th=0.9:pix_th=0.05", "n=-50dB:d=0.5", "n=-40dB:d=0.5");
+    let theirs = ffmpeg_events(&file, black, freeze, silence);
+    assert_eq!(our_events(&file, black, freeze, silence, &[]), theirs);
+    // Each event's frames: the first and last black picture (25 fps).
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", "--events"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(common::json)
+        .collect();
+    let black = lines.iter().find(|l| l["event"] == "black").unwrap();
+    assert_eq!(black["frames"], serde_json::json!([25, 87]));
+    // The frames' lines are there as ever, the events among them.
+    let plain = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("report")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let frames: Vec<serde_json::Value> = lines.into_iter().filter(|l| l.get("frame").is_some()).collect();
+    let plain: Vec<serde_json::Value> = String::from_utf8(plain.stdout)
+        .unwrap()
+        .lines()
+        .map(common::json)
+        .collect();
+    assert_eq!(frames, plain);
+}
+
+#[test]
+fn events_are_ffmpegs_at_10_bits_to_the_end_and_per_channel() {
+    let file = ten_bit();
+    for (black, freeze, silence) in [
+        ("d=1", "d=1", "d=0.5:m=1"),
+        ("", "n=-50dB:d=1", "n=-40dB:d=0.5"),
+        ("d=0.5:pix_th=0.02", "d=1", "d=1:m=1"),
+    ] {
+        let theirs = ffmpeg_events(&file, black, freeze, silence);
+        assert_eq!(
+            our_events(&file, black, freeze, silence, &[]),
+            theirs,
+            "{black} {freeze} {silence}"
+        );
+        assert_eq!(our_events(&file, black, freeze, silence, &["--cpu"]), theirs);
+    }
+    // A freeze going on at the end has a start only; black at the end ends at the last
+    // picture's time; silences per channel.
+    let theirs = ffmpeg_events(&file, "d=1", "d=1", "d=0.5:m=1");
+    assert!(theirs.contains(&row("freeze", "3.5", None, None)), "{theirs:?}");
+    assert!(
+        theirs.contains(&row("black", "3.5", Some("4.6"), Some("1.1"))),
+        "{theirs:?}"
+    );
+    assert_eq!(theirs.iter().filter(|r| r.0 == "silence").count(), 3, "{theirs:?}");
+}
+
+#[test]
+fn black_in_full_range_is_measured_from_code_zero() {
+    let file = full_range();
+    // (The grey is one picture held: a freeze.)
+    let held = row("freeze", "0", Some("2.52"), Some("2.52"));
+    assert_eq!(ffmpeg_events(&file, "", "", ""), vec![held.clone()]);
+    assert_eq!(our_events(&file, "", "", "", &[]), vec![held.clone()]);
+    let theirs = ffmpeg_events(&file, "pix_th=0.2", "", "");
+    assert_eq!(theirs, vec![row("black", "0", Some("2.52"), Some("2.52")), held]);
+    assert_eq!(our_events(&file, "pix_th=0.2", "", "", &[]), theirs);
+}
+
+#[test]
+fn limits_on_events_fail_the_report_and_are_logged() {
+    let file = programme();
+    let alerts = std::env::temp_dir().join(format!("histoplay-events-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&alerts);
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", "--fail-on", "black>2s,freeze>3s,silence>2.7s", "--alert-log"])
+        .arg(&alerts)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Black for 2.52 s; the second freeze lasts 3.04 s (the first, 2.52 s, is within); the
+    // silence 2.70002 s.
+    assert!(
+        stderr.contains("black>2s: frames 25-87 (1.000-3.520 s), worst 2.52"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("freeze>3s: frames 113-188 (4.520-7.560 s), worst 3.04"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("silence>2.7s: audio frames 12-39 (1.200-3.900 s), worst 2.7"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("3 run(s) of frames beyond the limits"), "{stderr}");
+    let logged: Vec<serde_json::Value> = std::fs::read_to_string(&alerts)
+        .unwrap()
+        .lines()
+        .map(common::json)
+        .collect();
+    let limits: Vec<&str> = logged.iter().map(|l| l["limit"].as_str().unwrap()).collect();
+    assert_eq!(limits, ["black>2s", "freeze>3s", "silence>2.7s"]);
+    let _ = std::fs::remove_file(&alerts);
+    // Within every limit: exit status 0.
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", "--fail-on", "black>3s,freeze>4s,silence>3s"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn bad_event_options_are_one_line_errors() {
+    let file = full_range();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .arg("report")
+            .arg(&file)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with("error: "), "{stderr}");
+        stderr
+    };
+    assert!(run(&["--black", "pic_th=2"]).contains("pic_th must be from 0 to 1"));
+    assert!(run(&["--freeze", "x=1"]).contains("freezedetect has no option 'x'"));
+    assert!(run(&["--silence", "d=soon"]).contains("not a duration"));
+    assert!(run(&["--events", "--csv"]).contains("list the events in JSON Lines"));
+    assert!(run(&["--fail-on", "black>=2s"]).contains("black takes a length"));
+}
