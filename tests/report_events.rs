@@ -336,6 +336,60 @@ fn bad_event_options_are_one_line_errors() {
     assert!(run(&["--black", "pic_th=2"]).contains("pic_th must be from 0 to 1"));
     assert!(run(&["--freeze", "x=1"]).contains("freezedetect has no option 'x'"));
     assert!(run(&["--silence", "d=soon"]).contains("not a duration"));
-    assert!(run(&["--events", "--csv"]).contains("list the events in JSON Lines"));
+    assert!(run(&["--events", "--csv"]).contains("list the events in JSON Lines, or a QCTools report"));
     assert!(run(&["--fail-on", "black>=2s"]).contains("black takes a length"));
+}
+
+#[test]
+fn a_qctools_report_carries_the_detectors_tags_on_the_frames_ffprobe_puts_them_on() {
+    let file = ten_bit();
+    // ffprobe's frames after the filters: (time in µs, key, value) of each event tag.
+    let out = Command::new("ffprobe")
+        .args(["-v", "error", "-f", "lavfi"])
+        .arg(format!("movie={},blackdetect=d=1,freezedetect=d=1", file.display()))
+        .args(["-show_frames", "-of", "compact"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let mut theirs = Vec::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let fields: Vec<&str> = line.split('|').collect();
+        let time = fields.iter().find_map(|f| f.strip_prefix("pts_time=")).unwrap();
+        let time = (time.parse::<f64>().unwrap() * 1e6).round() as i64;
+        for tag in fields.iter().filter_map(|f| f.strip_prefix("tag:lavfi.")) {
+            let (key, value) = tag.split_once('=').unwrap();
+            if key.starts_with("black") || key.starts_with("freezedetect") {
+                theirs.push((time, format!("lavfi.{key}"), value.to_string()));
+            }
+        }
+    }
+    assert_eq!(theirs.len(), 5, "{theirs:?}");
+    let report = std::env::temp_dir().join(format!("histoplay-events-{}.qctools.xml.gz", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args([
+            "report", "--format", "qctools", "--black", "d=1", "--freeze", "d=1", "-o",
+        ])
+        .arg(&report)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let xml = Command::new("zcat").arg(&report).output().unwrap().stdout;
+    let _ = std::fs::remove_file(&report);
+    let mut ours = Vec::new();
+    let mut time = 0;
+    for line in String::from_utf8(xml).unwrap().lines() {
+        let attribute = |name: &str| {
+            line.split_once(&format!("{name}=\""))
+                .map(|(_, rest)| rest.split('"').next().unwrap().to_string())
+        };
+        if line.contains("<frame media_type=\"video\"") {
+            time = (attribute("pkt_pts_time").unwrap().parse::<f64>().unwrap() * 1e6).round() as i64;
+        } else if let Some(key) =
+            attribute("key").filter(|k| k.starts_with("lavfi.black") || k.starts_with("lavfi.freeze"))
+        {
+            ours.push((time, key, attribute("value").unwrap()));
+        }
+    }
+    assert_eq!(ours, theirs);
 }

@@ -19,6 +19,9 @@ pub struct BlackDetect {
     started: Option<(i64, u64)>,
     /// The last picture seen.
     last: Option<(i64, u64)>,
+    /// The tags FFmpeg sets on the last picture (`lavfi.black_start` on the first black one,
+    /// `lavfi.black_end` on the one after, whatever their length).
+    tags: Vec<(String, String)>,
 }
 
 impl BlackDetect {
@@ -39,6 +42,7 @@ impl BlackDetect {
             time_base: tb,
             started: None,
             last: None,
+            tags: Vec::new(),
         }
     }
 
@@ -58,13 +62,28 @@ impl BlackDetect {
     pub fn picture(&mut self, index: u64, pts: i64, black: u64, samples: u64) -> Option<Event> {
         let ratio = black as f64 / samples.max(1) as f64;
         let mut ended = None;
+        self.tags.clear();
         if ratio >= self.options.picture_ratio {
-            self.started.get_or_insert((pts, index));
+            if self.started.is_none() {
+                self.started = Some((pts, index));
+                self.tags.push(("lavfi.black_start".into(), self.text(pts)));
+            }
         } else if let Some(start) = self.started.take() {
             ended = self.event(start, (pts, index.saturating_sub(1)));
+            self.tags.push(("lavfi.black_end".into(), self.text(pts)));
         }
         self.last = Some((pts, index));
         ended
+    }
+
+    /// The tags FFmpeg sets on the last picture given.
+    pub fn tags(&self) -> &[(String, String)] {
+        &self.tags
+    }
+
+    /// A time as FFmpeg prints it.
+    fn text(&self, ts: i64) -> String {
+        crate::signalstats::format::g(self.time_base.0 as f64 / self.time_base.1 as f64 * ts as f64)
     }
 
     /// The stream ended: the stretch going on ends at the last picture's time.

@@ -39,6 +39,9 @@ pub struct SilenceDetect {
     last_pts: Option<i64>,
     last_rate: i64,
     events: Vec<Event>,
+    /// The tags FFmpeg sets on the frames the silences are found and end in, with the time of
+    /// the sample that found or ended each (a report places them on its own frames).
+    tags: Vec<(f64, String, String)>,
 }
 
 impl SilenceDetect {
@@ -58,6 +61,7 @@ impl SilenceDetect {
             last_pts: None,
             last_rate: 0,
             events: Vec::new(),
+            tags: Vec::new(),
         }
     }
 
@@ -132,20 +136,42 @@ impl SilenceDetect {
     fn update(&mut self, silent: bool, current: i64, pts: i64, notify: i64) {
         let c = (current % self.independent as i64) as usize;
         let channels = self.channels as i64;
+        let at = pts + current / channels;
         if silent {
             if self.start[c].is_none() {
                 self.null_samples[c] += 1;
                 if self.null_samples[c] >= notify {
                     let back = notify * self.independent as i64 / channels;
-                    self.start[c] = Some(pts + current / channels + 1 - back);
+                    let start = at + 1 - back;
+                    self.start[c] = Some(start);
+                    self.tag(at, c, "silence_start", start);
                 }
             }
             return;
         }
         if let Some(start) = self.start[c].take() {
-            self.push(c, start, pts + current / channels);
+            self.push(c, start, at);
+            self.tag(at, c, "silence_end", at);
+            self.tag(at, c, "silence_duration", at - start);
         }
         self.null_samples[c] = 0;
+    }
+
+    /// FFmpeg's tag `lavfi.NAME` (`lavfi.NAME.K` for channel K from 1, with `m`) of the time
+    /// `value` (in samples), set at sample `at`.
+    fn tag(&mut self, at: i64, channel: usize, name: &str, value: i64) {
+        let key = match self.options.mono {
+            true => format!("lavfi.{name}.{}", channel + 1),
+            false => format!("lavfi.{name}"),
+        };
+        let seconds = |ts: i64| 1.0 / self.rate as f64 * ts as f64;
+        self.tags
+            .push((seconds(at), key, crate::signalstats::format::g(seconds(value))));
+    }
+
+    /// The tags set since last asked: (the time of the sample that set it, key, value).
+    pub fn take_tags(&mut self) -> Vec<(f64, String, String)> {
+        std::mem::take(&mut self.tags)
     }
 
     fn push(&mut self, channel: usize, start: i64, end: i64) {

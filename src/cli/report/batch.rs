@@ -161,6 +161,8 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
                 signals: options.stop,
             },
             events: super::events::EventSettings {
+                // (A QCTools report always has them, as tags.)
+                list: options.format == super::ReportFormat::Qctools,
                 limits: options.limits.events(),
                 ..Default::default()
             },

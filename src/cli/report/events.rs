@@ -171,6 +171,26 @@ impl EventWatch {
         ended
     }
 
+    /// The tags FFmpeg's detectors set on the last picture (the listed ones'; a QCTools
+    /// report writes them as ffprobe would after `signalstats,blackdetect,freezedetect`).
+    pub fn picture_tags(&self) -> Vec<(String, String)> {
+        let Some(set) = self.sets.first().filter(|_| self.list) else {
+            return Vec::new();
+        };
+        let black = set.black.iter().flat_map(|b| b.tags().iter().cloned());
+        let freeze = set.freeze.iter().flat_map(|f| f.tags().iter().cloned());
+        black.chain(freeze).collect()
+    }
+
+    /// The tags silencedetect set since last asked (the listed detector's), each with the time
+    /// of the sample that set it.
+    pub fn take_sound_tags(&mut self) -> Vec<(f64, String, String)> {
+        match (self.list, self.sets.first_mut().and_then(|s| s.silence.as_mut())) {
+            (true, Some(detect)) => detect.take_tags(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The pictures ended: the stretches going on end (black at the last picture; a freeze with
     /// no end).
     pub fn pictures_ended(&mut self) -> Vec<Ended> {

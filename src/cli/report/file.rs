@@ -2,6 +2,7 @@
 //! one JSON object (or CSV row) per frame, named as FFmpeg names them, or a QCTools report. A
 //! stable interface.
 
+pub use super::alerts::Alerts;
 use super::events::{Ended, EventSettings, EventWatch, PictureStream};
 use super::limits::{LimitWatch, Limits, OnClose, Run, Runs};
 use super::qctools::QctoolsReport;
@@ -94,41 +95,6 @@ fn audio_line(frame: &crate::audio::qc::AudioFrame) -> String {
     format!("{{{}}}", fields.join(","))
 }
 
-/// Where the runs beyond the limits are told of as they end.
-#[derive(Clone, Debug, Default)]
-pub struct Alerts {
-    pub stderr: bool,
-    pub log: Option<std::path::PathBuf>,
-}
-
-impl Alerts {
-    /// What `LimitWatch` calls as each run ends; None when nothing is told.
-    fn teller(&self) -> std::io::Result<Option<OnClose>> {
-        let mut log = match &self.log {
-            Some(path) => Some((
-                path.clone(),
-                std::fs::OpenOptions::new().create(true).append(true).open(path)?,
-            )),
-            None => None,
-        };
-        if log.is_none() && !self.stderr {
-            return Ok(None);
-        }
-        let stderr = self.stderr;
-        Ok(Some(Box::new(move |run: &Run| {
-            if stderr {
-                eprintln!("{run}");
-            }
-            if let Some((path, file)) = &mut log {
-                // One write a line, so a reader never sees half of one.
-                if let Err(e) = file.write_all(format!("{}\n", run.alert_json()).as_bytes()) {
-                    log::warn!("{}: cannot write the alert: {e}", path.display());
-                }
-            }
-        })))
-    }
-}
-
 /// Where each frame's statistics go: the output, in its format, and the limits' watch.
 struct Sink<'a, W: Write> {
     out: Out<'a, W>,
@@ -148,6 +114,8 @@ struct Sink<'a, W: Write> {
     /// Runs beyond the limits on events, and where they are told as they end.
     event_runs: Vec<Run>,
     event_teller: Option<OnClose>,
+    /// The events' tags on the frame about to be written (a QCTools report's).
+    frame_tags: Vec<(String, String)>,
 }
 
 /// The output being written.
@@ -193,7 +161,7 @@ impl<W: Write> Sink<'_, W> {
                 let values: Vec<String> = stats.printed().into_iter().map(|(_, v)| v).collect();
                 writeln!(out, "{index},{seconds},{}", values.join(","))
             }
-            Out::Qctools(xml, frames) => xml.frame(frames.pts_of(index), &frame, &stats),
+            Out::Qctools(xml, frames) => xml.frame(frames.pts_of(index), &frame, &stats, &self.frame_tags),
         }?;
         if self.flush_each {
             match &mut self.out {
@@ -217,6 +185,7 @@ impl<W: Write> Sink<'_, W> {
         let Some(watch) = &mut self.events else { return Ok(()) };
         let at = (frame.index, frame.pts, frame.seconds);
         let ended = watch.picture(at, &|black| black.black_samples(luma), samples, frozen, in_range);
+        self.frame_tags = watch.picture_tags();
         self.tell_events(ended)
     }
 
@@ -265,8 +234,10 @@ impl<W: Write> Sink<'_, W> {
         }
         let mut watch = super::limits::AudioWatch::new(limits.clone());
         let (out, quit) = (&mut self.out, self.stop.or(audio.signals));
-        // Silences that ended, waiting for the next line to be written before them.
+        // Silences that ended, waiting for the next line to be written before them, and the
+        // tags silencedetect set, for the frame they fall in.
         let pending: std::cell::RefCell<Vec<Ended>> = Default::default();
+        let tags: std::cell::RefCell<std::collections::VecDeque<(f64, String, String)>> = Default::default();
         let mut silence_runs: Vec<Ended> = Vec::new();
         // Why the sound's pass ended early: a write that failed, a signal, or the range's end.
         let mut ended: Option<Result<(), std::io::Error>> = None;
@@ -286,6 +257,7 @@ impl<W: Write> Sink<'_, W> {
                     }
                 }
                 let ended = events.sound(raw, (usize::from(stream.channels), stream.rate, tb));
+                tags.borrow_mut().extend(events.take_sound_tags());
                 for e in ended {
                     match e.limit {
                         None => pending.borrow_mut().push(e),
@@ -315,9 +287,12 @@ impl<W: Write> Sink<'_, W> {
                         written = written.and_then(|()| writeln!(out, "{}", e.event.json()));
                     }
                 }
+                let mut waiting = tags.borrow_mut();
+                let inside = waiting.iter().take_while(|t| t.0 < frame.time + frame.duration).count();
+                let here: Vec<(String, String)> = waiting.drain(..inside).map(|(_, k, v)| (k, v)).collect();
                 let written = written.and_then(|()| match out {
                     Out::Json(out) if writes => writeln!(out, "{}", audio_line(frame)),
-                    Out::Qctools(xml, _) => xml.audio_frame(stream.index, stream.rate, frame),
+                    Out::Qctools(xml, _) => xml.audio_frame(stream.index, stream.rate, frame, &here),
                     _ => Ok(()),
                 });
                 written.map_err(|e| {
@@ -450,6 +425,7 @@ pub fn report_video<W: Write>(
         sound_events: options.events.watches_sound(),
         event_runs: Vec::new(),
         event_teller: options.alerts.teller()?,
+        frame_tags: Vec::new(),
     };
     let freezes = options.events.freezes();
     let noise = options.events.freeze.noise;

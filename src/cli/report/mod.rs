@@ -2,6 +2,7 @@
 //! report, for one file (`file`) or a batch of them (`batch`), with limits that flag runs of
 //! frames (`limits`).
 
+pub mod alerts;
 pub mod alongside;
 pub mod batch;
 pub mod events;
@@ -145,9 +146,11 @@ pub fn run(args: Args) -> Result<()> {
         bail!("--output is where --format qctools writes; the other formats go to stdout");
     }
     let list = args.events || args.black.is_some() || args.freeze.is_some() || args.silence.is_some();
-    if list && format != ReportFormat::Json {
-        bail!("--events (and --black, --freeze, --silence) list the events in JSON Lines");
+    if list && format == ReportFormat::Csv {
+        bail!("--events (and --black, --freeze, --silence) list the events in JSON Lines, or a QCTools report");
     }
+    // A QCTools report always has them, as the tags FFmpeg's detectors set.
+    let list = list || format == ReportFormat::Qctools;
     let range = args.frames.unwrap_or(FrameRange { start: 0, end: None });
     if format == ReportFormat::Qctools
         && args.output.is_none()

@@ -1,7 +1,8 @@
 //! `report --format qctools`: the statistics as a QCTools report, the gzipped XML `ffprobe
 //! -show_frames -of xml` writes (QCTools' docs/data_format.md): `<ffprobe:ffprobe>` holding
 //! `<frames>` of `<frame media_type="video" …>` with the attributes QCTools reads and a
-//! `<tag key="lavfi.signalstats.NAME" value="…"/>` per statistic, printed as ffprobe prints it.
+//! `<tag key="lavfi.signalstats.NAME" value="…"/>` per statistic, printed as ffprobe prints it,
+//! then the events' tags where FFmpeg's blackdetect, freezedetect and silencedetect set them.
 
 //!
 //! The packets' positions, sizes, durations and key flags are those the decoder handed on with
@@ -48,9 +49,15 @@ impl<W: Write> QctoolsReport<W> {
         })
     }
 
-    /// One frame: its pts (in the stream's time base, if known), what came with it, and its
-    /// statistics.
-    pub fn frame(&mut self, pts: Option<i64>, frame: &FrameMeta, stats: &SignalStats) -> io::Result<()> {
+    /// One frame: its pts (in the stream's time base, if known), what came with it, its
+    /// statistics, and the events' tags on it (blackdetect's and freezedetect's).
+    pub fn frame(
+        &mut self,
+        pts: Option<i64>,
+        frame: &FrameMeta,
+        stats: &SignalStats,
+        tags: &[(String, String)],
+    ) -> io::Result<()> {
         let FrameMeta {
             seconds,
             pict_type,
@@ -81,16 +88,26 @@ impl<W: Write> QctoolsReport<W> {
                 "            <tag key=\"lavfi.signalstats.{name}\" value=\"{value}\"/>"
             )?;
         }
+        self.tags(tags)?;
         self.out.write_all(b"        </frame>\n")
     }
 
+    fn tags(&mut self, tags: &[(String, String)]) -> io::Result<()> {
+        for (key, value) in tags {
+            writeln!(self.out, "            <tag key=\"{key}\" value=\"{value}\"/>")?;
+        }
+        Ok(())
+    }
+
     /// One of the sound's 100 ms frames (`audio::qc`) of stream `stream_index`, as ffprobe
-    /// writes it with astats' and ebur128's tags (QCTools' audio graphs).
+    /// writes it with astats' and ebur128's tags (QCTools' audio graphs), and silencedetect's
+    /// set in it.
     pub fn audio_frame(
         &mut self,
         stream_index: usize,
         rate: u32,
         frame: &crate::audio::qc::AudioFrame,
+        tags: &[(String, String)],
     ) -> io::Result<()> {
         writeln!(
             self.out,
@@ -110,6 +127,7 @@ impl<W: Write> QctoolsReport<W> {
                 "            <tag key=\"lavfi.r128.{name}\" value=\"{value:.3}\"/>"
             )?;
         }
+        self.tags(tags)?;
         self.out.write_all(b"        </frame>\n")
     }
 

@@ -26,6 +26,9 @@ pub struct FreezeDetect {
     frozen: bool,
     /// The picture before the one now.
     last: Option<u64>,
+    /// The tags FFmpeg sets on the last picture (`lavfi.freezedetect.freeze_start` once a
+    /// freeze has lasted `d`, `freeze_duration` and `freeze_end` on the picture that moves).
+    tags: Vec<(String, String)>,
 }
 
 impl FreezeDetect {
@@ -40,6 +43,7 @@ impl FreezeDetect {
             reference: None,
             frozen: false,
             last: None,
+            tags: Vec::new(),
         }
     }
 
@@ -49,6 +53,7 @@ impl FreezeDetect {
         self.n += 1;
         let mut frozen = false;
         let mut ended = None;
+        self.tags.clear();
         if let Some((reference_pts, reference_n, reference_index)) = self.reference {
             let duration = match (reference_pts, pts) {
                 (Some(r), Some(p)) if p >= r => rescale(p - r, self.time_base, (1, 1_000_000)),
@@ -59,13 +64,24 @@ impl FreezeDetect {
             frozen = frozen_against_reference;
             if duration >= self.options.duration_us {
                 // (A freeze is told once it has lasted d; it ends at the first picture that moves.)
+                let seconds = |ts: i64| self.time_base.0 as f64 / self.time_base.1 as f64 * ts as f64;
+                let text = crate::signalstats::format::g;
+                if !self.frozen {
+                    let start = text(seconds(reference_pts.unwrap_or(0)));
+                    self.tags.push(("lavfi.freezedetect.freeze_start".into(), start));
+                }
                 if !frozen {
-                    let seconds = |ts: i64| self.time_base.0 as f64 / self.time_base.1 as f64 * ts as f64;
+                    self.tags.push((
+                        "lavfi.freezedetect.freeze_duration".into(),
+                        text(1.0 / 1_000_000.0 * duration as f64),
+                    ));
+                    let end = pts.map_or("NOPTS".to_string(), |p| text(seconds(p)));
+                    self.tags.push(("lavfi.freezedetect.freeze_end".into(), end));
                     ended = Some(Event {
                         kind: EventKind::Freeze,
                         start: seconds(reference_pts.unwrap_or(0)),
                         end: pts.map(seconds),
-                        duration: Some(duration as f64 / 1_000_000.0),
+                        duration: Some(1.0 / 1_000_000.0 * duration as f64),
                         frames: Some((reference_index, self.last.unwrap_or(reference_index))),
                         channel: None,
                     });
@@ -78,6 +94,11 @@ impl FreezeDetect {
         }
         self.last = Some(index);
         ended
+    }
+
+    /// The tags FFmpeg sets on the last picture given.
+    pub fn tags(&self) -> &[(String, String)] {
+        &self.tags
     }
 
     /// Whether a freeze has been reported and goes on.
