@@ -166,6 +166,7 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
                 limits: options.limits.events(),
                 ..Default::default()
             },
+            html: None,
         };
         let everything = FrameRange { start: 0, end: None };
         let file = std::fs::File::create(&partial)

@@ -4,8 +4,11 @@
 
 pub use super::alerts::Alerts;
 use super::events::{Ended, EventSettings, EventWatch, PictureStream};
+use super::html::{HtmlReport, SoundFacts};
 use super::limits::{LimitWatch, Limits, OnClose, Run, Runs};
 use super::qctools::QctoolsReport;
+use super::sound::audio_line;
+pub use super::sound::AudioReport;
 use super::ReportFormat;
 use crate::cli::output::{write_line, Seconds};
 use crate::events::freeze::gpu::{FreezeStage, RESULT_BYTES};
@@ -54,45 +57,8 @@ pub struct ReportOptions<'a> {
     pub audio: AudioReport<'a>,
     /// The events listed and limited.
     pub events: EventSettings,
-}
-
-/// The sound's part of a report: its 100 ms frames after the video's, with astats' and
-/// ebur128's tags (a QCTools report always; JSON Lines with `--audio`), and its runs beyond the
-/// limits on sound (`silence>2s`, `clip>0`).
-#[derive(Clone, Copy, Default)]
-pub struct AudioReport<'a> {
-    /// The file whose sound is reported; None: no sound in the report.
-    pub path: Option<&'a std::path::Path>,
-    /// JSON Lines get a line per audio frame (`--audio`).
-    pub lines: bool,
-    /// Ends the sound's pass where it is, the report whole, once a signal has asked to quit.
-    pub signals: Option<&'a QuitSignals>,
-}
-
-/// `{"audio_frame":K,"pts":s,"duration":d,"astats.1.DC_offset":..,…,"r128.M":..,…}` in
-/// ffprobe's order: the values as numbers (null where FFmpeg prints inf or nan).
-fn audio_line(frame: &crate::audio::qc::AudioFrame) -> String {
-    let number = |v: f64| match v.is_finite() {
-        true => serde_json::Value::from(v),
-        false => serde_json::Value::Null,
-    };
-    let mut fields = vec![
-        ("audio_frame".to_string(), serde_json::Value::from(frame.index)),
-        ("pts".to_string(), number(frame.time)),
-        ("duration".to_string(), number(frame.duration)),
-    ];
-    for (key, value) in &frame.astats {
-        let v = value.parse::<f64>().map_or(serde_json::Value::Null, number);
-        fields.push((key.trim_start_matches("lavfi.").to_string(), v));
-    }
-    for (name, value) in crate::audio::qc::R128_KEYS.iter().zip(frame.r128.into_iter().flatten()) {
-        fields.push((format!("r128.{name}"), number((value * 1000.0).round() / 1000.0)));
-    }
-    let fields: Vec<String> = fields
-        .into_iter()
-        .map(|(key, value)| format!("{}:{value}", serde_json::Value::from(key)))
-        .collect();
-    format!("{{{}}}", fields.join(","))
+    /// Where the page a person reads is written (`--html`).
+    pub html: Option<std::path::PathBuf>,
 }
 
 /// Where each frame's statistics go: the output, in its format, and the limits' watch.
@@ -116,6 +82,8 @@ struct Sink<'a, W: Write> {
     event_teller: Option<OnClose>,
     /// The events' tags on the frame about to be written (a QCTools report's).
     frame_tags: Vec<(String, String)>,
+    /// The page being gathered (`--html`).
+    html: Option<HtmlReport>,
 }
 
 /// The output being written.
@@ -136,6 +104,9 @@ impl<W: Write> Sink<'_, W> {
         }
         let (index, seconds) = (frame.index, frame.seconds);
         self.watch.frame(index, seconds, &stats.values());
+        if let Some(html) = &mut self.html {
+            html.frame(seconds, &stats);
+        }
         if let Some(beyond) = &self.beyond {
             self.watch
                 .note_beyond(&mut beyond.lock().unwrap_or_else(|e| e.into_inner()));
@@ -182,6 +153,9 @@ impl<W: Write> Sink<'_, W> {
         frozen: bool,
         in_range: bool,
     ) -> std::io::Result<()> {
+        if let (Some(html), true) = (&mut self.html, in_range) {
+            html.luma(luma);
+        }
         let Some(watch) = &mut self.events else { return Ok(()) };
         let at = (frame.index, frame.pts, frame.seconds);
         let ended = watch.picture(at, &|black| black.black_samples(luma), samples, frozen, in_range);
@@ -195,6 +169,9 @@ impl<W: Write> Sink<'_, W> {
         for Ended { event, limit } in ended {
             match limit {
                 None => {
+                    if let Some(html) = &mut self.html {
+                        html.event(&event);
+                    }
                     if let Out::Json(out) = &mut self.out {
                         writeln!(out, "{}", event.json())?;
                     }
@@ -233,7 +210,7 @@ impl<W: Write> Sink<'_, W> {
             return Ok(Vec::new());
         }
         let mut watch = super::limits::AudioWatch::new(limits.clone());
-        let (out, quit) = (&mut self.out, self.stop.or(audio.signals));
+        let (out, quit, html) = (&mut self.out, self.stop.or(audio.signals), &mut self.html);
         // Silences that ended, waiting for the next line to be written before them, and the
         // tags silencedetect set, for the frame they fall in.
         let pending: std::cell::RefCell<Vec<Ended>> = Default::default();
@@ -281,9 +258,19 @@ impl<W: Write> Sink<'_, W> {
                     }
                 }
                 watch.frame(frame.index, frame.time, frame.clipped);
+                if let Some(html) = html.as_mut() {
+                    let sound = SoundFacts {
+                        rate: stream.rate,
+                        channels: stream.channels,
+                    };
+                    html.audio_frame(sound, frame);
+                }
                 let mut written = Ok(());
-                if let Out::Json(out) = out {
-                    for e in pending.borrow_mut().drain(..) {
+                for e in pending.borrow_mut().drain(..) {
+                    if let Some(html) = html.as_mut() {
+                        html.event(&e.event);
+                    }
+                    if let Out::Json(out) = out {
                         written = written.and_then(|()| writeln!(out, "{}", e.event.json()));
                     }
                 }
@@ -426,6 +413,10 @@ pub fn report_video<W: Write>(
         event_runs: Vec::new(),
         event_teller: options.alerts.teller()?,
         frame_tags: Vec::new(),
+        html: options
+            .html
+            .as_ref()
+            .map(|_| HtmlReport::new(&source, PlaneShape::of(layout).map_or(8, |s| s.bits))),
     };
     let freezes = options.events.freezes();
     let noise = options.events.freeze.noise;
@@ -522,7 +513,13 @@ pub fn report_video<W: Write>(
             runs
         }
     };
-    Ok(sink.finish(audio)?)
+    let html = sink.html.take();
+    let (done, runs) = sink.finish(audio)?;
+    if let (Some(page), Some(path)) = (html, &options.html) {
+        page.write(path, &runs, !options.limits.is_empty(), options.gpu)
+            .map_err(|e| ClipError::Decode(format!("'{}' can't be written: {e}", path.display())))?;
+    }
+    Ok((done, runs))
 }
 
 /// The CPU twin's run over the frames of `primed` (`range` and the frame before it), their

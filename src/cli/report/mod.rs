@@ -7,8 +7,10 @@ pub mod alongside;
 pub mod batch;
 pub mod events;
 pub mod file;
+pub mod html;
 pub mod limits;
 pub mod qctools;
+pub mod sound;
 
 use crate::events::{BlackOptions, FreezeOptions, SilenceOptions};
 use crate::headless::FrameRange;
@@ -43,8 +45,9 @@ pub struct Args {
     /// written to --output (default INPUT.qctools.xml.gz).
     #[arg(long, value_enum)]
     format: Option<ReportFormat>,
-    /// Where --format qctools writes the report.
-    #[arg(short, long, requires = "format")]
+    /// Where --format qctools writes the report; or, named PAGE.html with no --format, where
+    /// the page a person reads goes (as --html).
+    #[arg(short, long)]
     output: Option<PathBuf>,
     /// Limits, e.g. 'YMAX>235,BRNG>0.01,SATMAX>=118.2' (>, >=, <, <=), and QCTools
     /// broadcast profiles by qct-parse's names (default or broadcast, highTolerance,
@@ -82,6 +85,11 @@ pub struct Args {
     /// --fail-on black>2s,freeze>2s,silence>2s.
     #[arg(long)]
     events: bool,
+    /// Also write a QC report a person reads to this file: one self-contained HTML page with
+    /// the file's facts, the verdicts, the events with a picture of each, and graphs over time
+    /// (implies --events; alone, nothing goes to stdout). `-o PAGE.html` does the same.
+    #[arg(long, value_name = "PAGE.html")]
+    html: Option<PathBuf>,
     /// blackdetect's options (implies --events): d (shortest stretch, s), pic_th (share of
     /// the picture black), pix_th (black level, share of the range) [default:
     /// d=2:pic_th=0.98:pix_th=0.1].
@@ -134,6 +142,27 @@ pub fn run(args: Args) -> Result<()> {
     // SIGINT and SIGTERM end the report where it is, whole (a live input has no other end),
     // and the recording with it: blocked before any thread starts.
     let signals = QuitSignals::install();
+    // `-o PAGE.html` with no format is the page alone.
+    let page_named = args
+        .output
+        .as_ref()
+        .filter(|o| args.format.is_none() && is_html(o))
+        .cloned();
+    let html = args.html.clone().or(page_named.clone());
+    let output = args.output.clone().filter(|_| page_named.is_none());
+    if let Some(parent) = html
+        .as_ref()
+        .and_then(|p| p.parent())
+        .filter(|p| !p.as_os_str().is_empty() && !p.is_dir())
+    {
+        bail!(
+            "'{}' can't be written: there is no folder '{}'",
+            html.as_ref().map_or(String::new(), |p| p.display().to_string()),
+            parent.display()
+        );
+    }
+    let listed = args.events || args.black.is_some() || args.freeze.is_some() || args.silence.is_some();
+    let page_only = html.is_some() && args.format.is_none() && !args.csv && !listed && !args.audio;
     let format = match (args.format, args.csv) {
         (Some(format), _) => format,
         (None, true) => ReportFormat::Csv,
@@ -142,18 +171,18 @@ pub fn run(args: Args) -> Result<()> {
     if args.audio && format != ReportFormat::Json {
         bail!("--audio is for JSON Lines: a QCTools report has the sound already, CSV has none");
     }
-    if args.output.is_some() && format != ReportFormat::Qctools {
-        bail!("--output is where --format qctools writes; the other formats go to stdout");
+    if output.is_some() && format != ReportFormat::Qctools {
+        bail!("--output is where --format qctools (or a page, PAGE.html) is written; the other formats go to stdout");
     }
     let list = args.events || args.black.is_some() || args.freeze.is_some() || args.silence.is_some();
     if list && format == ReportFormat::Csv {
         bail!("--events (and --black, --freeze, --silence) list the events in JSON Lines, or a QCTools report");
     }
-    // A QCTools report always has them, as the tags FFmpeg's detectors set.
-    let list = list || format == ReportFormat::Qctools;
+    // A QCTools report always has them, as the tags FFmpeg's detectors set; so does a page.
+    let list = list || format == ReportFormat::Qctools || html.is_some();
     let range = args.frames.unwrap_or(FrameRange { start: 0, end: None });
     if format == ReportFormat::Qctools
-        && args.output.is_none()
+        && output.is_none()
         && crate::video::input::is_location(input)
         && !input.is_file()
     {
@@ -188,6 +217,7 @@ pub fn run(args: Args) -> Result<()> {
     };
     let options = ReportOptions {
         events,
+        html,
         limits: args.fail_on.unwrap_or_default(),
         cpu: args.cpu,
         gpu: gpu.as_ref(),
@@ -203,12 +233,14 @@ pub fn run(args: Args) -> Result<()> {
         ..Default::default()
     };
     let (_, runs) = if format == ReportFormat::Qctools {
-        let path = args.output.unwrap_or_else(|| format.path_beside(input));
+        let path = output.unwrap_or_else(|| format.path_beside(input));
         let file = std::fs::File::create(&path).with_context(|| format!("'{}' can't be written", path.display()))?;
         let mut out = std::io::BufWriter::new(file);
         report_video(source, range, format, options, &mut out).inspect_err(|_| {
             let _ = std::fs::remove_file(&path);
         })?
+    } else if page_only {
+        report_video(source, range, format, options, &mut std::io::sink())?
     } else {
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         report_video(source, range, format, options, &mut out)?
@@ -228,8 +260,18 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
+/// Whether `path` names an HTML page.
+fn is_html(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"))
+}
+
 /// Several files, or directories: a report beside each file and a summary table.
 fn run_batch(args: Args) -> Result<()> {
+    if args.html.is_some() {
+        bail!("--html writes one input's page");
+    }
     if args.events || args.black.is_some() || args.freeze.is_some() || args.silence.is_some() {
         bail!("--events (and --black, --freeze, --silence) list one input's events; a batch takes limits on them (--fail-on black>2s)");
     }

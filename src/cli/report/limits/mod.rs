@@ -85,6 +85,11 @@ impl Limits {
             .collect()
     }
 
+    /// Whether no limit is set.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// The limits on events.
     pub fn events(&self) -> Vec<EventLimit> {
         self.0

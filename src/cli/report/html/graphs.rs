@@ -1,0 +1,214 @@
+//! The page's pictures of a programme over time: graphs as inline SVG (luminance, saturation,
+//! the broadcast-range share, loudness) and the luma timeline strip as an inline PNG, each from
+//! the buckets the report gathered.
+
+use super::series::{Bucket, Series};
+
+/// Rows of the strip (luma codes gathered into these).
+pub const STRIP_ROWS: usize = 64;
+
+/// One bucket of the pictures' values: the lowest YMIN, highest YMAX and SATMAX, and the sums
+/// of YAVG, SATAVG and BRNG for their means.
+#[derive(Clone, Debug)]
+pub struct Pictures {
+    pub ymin: f32,
+    pub ymax: f32,
+    pub satmax: f32,
+    pub yavg: f64,
+    pub satavg: f64,
+    pub brng: f64,
+    pub count: u32,
+    /// The luma histograms' shares, gathered into `STRIP_ROWS` rows (the darkest first).
+    pub strip: [f32; STRIP_ROWS],
+}
+
+impl Bucket for Pictures {
+    fn merge(&mut self, later: &Self) {
+        self.ymin = self.ymin.min(later.ymin);
+        self.ymax = self.ymax.max(later.ymax);
+        self.satmax = self.satmax.max(later.satmax);
+        self.yavg += later.yavg;
+        self.satavg += later.satavg;
+        self.brng += later.brng;
+        self.count += later.count;
+        for (a, b) in self.strip.iter_mut().zip(&later.strip) {
+            *a += b;
+        }
+    }
+}
+
+/// One bucket of the sound's 100 ms frames: the loudest momentary and short-term loudness.
+#[derive(Clone, Debug)]
+pub struct Loudness {
+    pub momentary: f32,
+    pub short_term: f32,
+}
+
+impl Bucket for Loudness {
+    fn merge(&mut self, later: &Self) {
+        self.momentary = self.momentary.max(later.momentary);
+        self.short_term = self.short_term.max(later.short_term);
+    }
+}
+
+const WIDTH: f64 = 1000.0;
+const HEIGHT: f64 = 150.0;
+
+/// A line of a graph: its name, colour and a value per bucket.
+pub struct Line {
+    pub name: &'static str,
+    pub colour: &'static str,
+    pub values: Vec<f64>,
+}
+
+/// An SVG graph of `lines` over the buckets at `times` (seconds, up to `end`), values from `low`
+/// to `high`, with dashed guides at `guides` (value, label).
+pub fn graph(
+    title: &str,
+    times: &[f64],
+    end: f64,
+    lines: &[Line],
+    (low, high): (f64, f64),
+    guides: &[(f64, String)],
+) -> String {
+    let end = end.max(times.last().copied().unwrap_or(0.0)).max(1e-3);
+    let x = |t: f64| 40.0 + (WIDTH - 50.0) * (t / end);
+    let y = |v: f64| 10.0 + (HEIGHT - 30.0) * (1.0 - ((v - low) / (high - low)).clamp(0.0, 1.0));
+    let mut svg = format!(
+        "<svg class=\"graph\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=\"img\" aria-label=\"{}\">\
+         <rect x=\"40\" y=\"10\" width=\"{}\" height=\"{}\" class=\"plot\"/>",
+        escape(title),
+        WIDTH - 50.0,
+        HEIGHT - 30.0
+    );
+    for (value, label) in guides {
+        svg += &format!(
+            "<line x1=\"40\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" class=\"guide\"/><text x=\"36\" y=\"{:.1}\" class=\"axis\" text-anchor=\"end\">{}</text>",
+            WIDTH - 10.0,
+            y(*value) + 3.0,
+            escape(label),
+            y = y(*value)
+        );
+    }
+    for line in lines {
+        let points: Vec<String> = times
+            .iter()
+            .zip(&line.values)
+            .filter(|(_, v)| v.is_finite())
+            .map(|(&t, &v)| format!("{:.1},{:.1}", x(t), y(v)))
+            .collect();
+        if !points.is_empty() {
+            svg += &format!(
+                "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.2\" points=\"{}\"><title>{}</title></polyline>",
+                line.colour,
+                points.join(" "),
+                escape(line.name)
+            );
+        }
+    }
+    svg += &time_axis(end);
+    let legend: Vec<String> = lines
+        .iter()
+        .map(|l| format!("<span style=\"color:{}\">&#9632;</span> {}", l.colour, escape(l.name)))
+        .collect();
+    format!(
+        "<figure><figcaption>{} <small>{}</small></figcaption>{svg}</svg></figure>",
+        escape(title),
+        legend.join(" ")
+    )
+}
+
+/// The luma timeline strip (`strip_png`, as a data URL) over the graphs' plot area, to `end`.
+pub fn strip(url: &str, end: f64) -> String {
+    format!(
+        "<figure><figcaption>Luma timeline <small>each column the histogram of its stretch, dark at the bottom</small></figcaption>\
+         <svg class=\"graph\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=\"img\" aria-label=\"the luma histograms over time\">\
+         <image href=\"{url}\" x=\"40\" y=\"10\" width=\"{}\" height=\"{}\" preserveAspectRatio=\"none\" style=\"image-rendering: pixelated\"/>\
+         {}</svg></figure>\n",
+        WIDTH - 50.0,
+        HEIGHT - 30.0,
+        time_axis(end.max(1e-3))
+    )
+}
+
+/// The time axis under a plot to `end` seconds: a label at each round step.
+fn time_axis(end: f64) -> String {
+    let x = |t: f64| 40.0 + (WIDTH - 50.0) * (t / end);
+    let mut svg = String::new();
+    let step = [1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0]
+        .into_iter()
+        .find(|s| end / s <= 10.0)
+        .unwrap_or(7200.0);
+    let mut t = 0.0;
+    while t <= end + 1e-9 {
+        svg += &format!(
+            "<text x=\"{:.1}\" y=\"{}\" class=\"axis\" text-anchor=\"middle\">{}</text>",
+            x(t),
+            HEIGHT - 6.0,
+            clock(t)
+        );
+        t += step;
+    }
+    svg
+}
+
+/// The luma timeline strip as PNG bytes: a column per bucket, a row per `STRIP_ROWS` band of
+/// codes (dark at the bottom), each column's shares scaled to its largest.
+pub fn strip_png(series: &Series<Pictures>) -> Option<Vec<u8>> {
+    if series.is_empty() {
+        return None;
+    }
+    let (width, rows_per_band) = (series.buckets.len() as u32, 2u32);
+    let height = STRIP_ROWS as u32 * rows_per_band;
+    let mut image = image::GrayImage::new(width, height);
+    for (x, bucket) in series.buckets.iter().enumerate() {
+        let most = bucket
+            .strip
+            .iter()
+            .copied()
+            .fold(0.0f32, f32::max)
+            .max(f32::MIN_POSITIVE);
+        for (band, share) in bucket.strip.iter().enumerate() {
+            let level = ((share / most).sqrt() * 255.0).round() as u8;
+            for r in 0..rows_per_band {
+                let y = height - 1 - (band as u32 * rows_per_band + r);
+                image.put_pixel(x as u32, y, image::Luma([level]));
+            }
+        }
+    }
+    let mut png = Vec::new();
+    image::DynamicImage::ImageLuma8(image)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .ok()?;
+    Some(png)
+}
+
+/// `h:mm:ss` or `m:ss`, as the axis and the tables write times.
+pub fn clock(seconds: f64) -> String {
+    let whole = seconds.max(0.0).floor() as u64;
+    let (h, m, s) = (whole / 3600, whole / 60 % 60, whole % 60);
+    match h {
+        0 => format!("{m}:{s:02}"),
+        h => format!("{h}:{m:02}:{s:02}"),
+    }
+}
+
+/// Text made safe for HTML.
+pub fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_and_text_are_written_for_the_page() {
+        assert_eq!(clock(61.9), "1:01");
+        assert_eq!(clock(3725.0), "1:02:05");
+        assert_eq!(escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+    }
+}

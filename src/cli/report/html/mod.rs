@@ -1,0 +1,169 @@
+//! `report --html PAGE` (or `-o PAGE.html`): a QC report a person reads, one self-contained page
+//! (no network when opened; printable): the file's facts, the verdicts (the limits, the events,
+//! the loudness), the event list with a picture of each event's first frame drawn with its
+//! histograms, graphs over time of luminance, saturation, the broadcast-range share and
+//! loudness, and the luma timeline strip. Gathered as the report runs, in bounded memory
+//! (`series`), and written when it ends.
+
+pub mod graphs;
+mod page;
+pub mod series;
+mod thumbnails;
+
+use crate::audio::qc::AudioFrame;
+use crate::events::Event;
+use crate::signalstats::{SignalStats, NAMES};
+use crate::video::source::VideoSource;
+use graphs::{Loudness, Pictures, STRIP_ROWS};
+use series::Series;
+use std::path::PathBuf;
+
+/// What the page says of the file, taken when it opens.
+#[derive(Clone, Debug)]
+pub struct Facts {
+    pub path: PathBuf,
+    pub codec: String,
+    pub size: (u32, u32),
+    pub pixel_format: String,
+    pub frame_rate: f64,
+    pub duration: f64,
+    pub colour: String,
+    pub hdr: Option<String>,
+    pub bits: u32,
+    pub live: bool,
+    pub log: Option<crate::colour::log::LogEncoding>,
+}
+
+/// The sound's facts, once its pass has opened it.
+#[derive(Clone, Debug)]
+pub struct SoundFacts {
+    pub rate: u32,
+    pub channels: u16,
+}
+
+/// The page being gathered.
+pub struct HtmlReport {
+    pub(crate) facts: Facts,
+    pub(crate) sound: Option<SoundFacts>,
+    pub(crate) pictures: Series<Pictures>,
+    pub(crate) loudness: Series<Loudness>,
+    /// The last integrated loudness and range (LUFS, LU), as ebur128 stands at the end.
+    pub(crate) integrated: Option<(f64, f64)>,
+    pub(crate) events: Vec<Event>,
+    /// The last frame's time.
+    pub(crate) end: f64,
+    /// The luma histogram of the frame whose values come next.
+    strip: [f32; STRIP_ROWS],
+}
+
+/// Where each value the graphs take sits in `SignalStats::values`.
+fn at(name: &str) -> usize {
+    NAMES.iter().position(|n| *n == name).expect("a signalstats name")
+}
+
+impl HtmlReport {
+    pub fn new(source: &VideoSource, bits: u32) -> Self {
+        let info = &source.info;
+        let volume = &info.volume;
+        let color = &info.format.color;
+        Self {
+            facts: Facts {
+                path: info.path.clone(),
+                codec: info.codec.clone(),
+                size: (info.format.width, info.format.height),
+                pixel_format: info.pixel_format.clone(),
+                frame_rate: if info.frame_duration > 0.0 {
+                    1.0 / info.frame_duration
+                } else {
+                    0.0
+                },
+                duration: info.duration,
+                colour: format!(
+                    "{:?} primaries, {:?} transfer, {:?} matrix, {:?} range",
+                    volume.primaries, volume.transfer, color.matrix, color.range
+                ),
+                hdr: volume.is_hdr().then(|| match volume.peak_nits {
+                    Some(nits) => format!(
+                        "{:?}, peak {nits:.0} cd/m² (MaxCLL or the mastering display's)",
+                        volume.transfer
+                    ),
+                    None => format!("{:?}, no light level metadata", volume.transfer),
+                }),
+                bits,
+                live: info.live,
+                log: info.log,
+            },
+            sound: None,
+            pictures: Series::default(),
+            loudness: Series::default(),
+            integrated: None,
+            events: Vec::new(),
+            end: 0.0,
+            strip: [0.0; STRIP_ROWS],
+        }
+    }
+
+    /// A frame's luma histogram (one bin a code), for the strip: taken with its values next.
+    pub fn luma(&mut self, luma: &[u32]) {
+        let total: u64 = luma.iter().map(|&n| u64::from(n)).sum::<u64>().max(1);
+        self.strip = [0.0; STRIP_ROWS];
+        let per_row = luma.len().div_ceil(STRIP_ROWS).max(1);
+        for (code, &n) in luma.iter().enumerate() {
+            self.strip[(code / per_row).min(STRIP_ROWS - 1)] += n as f32 / total as f32;
+        }
+    }
+
+    /// A frame's statistics, at `seconds`.
+    pub fn frame(&mut self, seconds: f64, stats: &SignalStats) {
+        let v = stats.values();
+        let value = Pictures {
+            ymin: v[at("YMIN")] as f32,
+            ymax: v[at("YMAX")] as f32,
+            satmax: v[at("SATMAX")] as f32,
+            yavg: v[at("YAVG")],
+            satavg: v[at("SATAVG")],
+            brng: v[at("BRNG")],
+            count: 1,
+            strip: self.strip,
+        };
+        self.pictures.push(seconds, value);
+        self.end = self.end.max(seconds);
+    }
+
+    /// One of the sound's 100 ms frames.
+    pub fn audio_frame(&mut self, sound: SoundFacts, frame: &AudioFrame) {
+        self.sound.get_or_insert(sound);
+        if let Some(r) = frame.r128 {
+            self.loudness.push(
+                frame.time,
+                Loudness {
+                    momentary: r[0] as f32,
+                    short_term: r[1] as f32,
+                },
+            );
+            self.integrated = Some((r[2], r[3]));
+        }
+    }
+
+    pub fn event(&mut self, event: &Event) {
+        self.events.push(event.clone());
+    }
+
+    /// Writes the page to `path`: the runs beyond the limits (`runs`; `limited` whether any
+    /// limit was set), the events' pictures drawn on `gpu` (or opened here; without a GPU the
+    /// page says so).
+    pub fn write(
+        mut self,
+        path: &std::path::Path,
+        runs: &super::limits::Runs,
+        limited: bool,
+        gpu: Option<&crate::gpu::GpuContext>,
+    ) -> std::io::Result<()> {
+        self.events.sort_by(|a, b| a.start.total_cmp(&b.start));
+        let pictures = thumbnails::draw(&self.facts, &self.events, gpu);
+        let html = page::page(&self, &pictures, runs, limited);
+        let partial = path.with_extension("html.part");
+        std::fs::write(&partial, html)?;
+        std::fs::rename(&partial, path)
+    }
+}

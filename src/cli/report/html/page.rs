@@ -1,0 +1,299 @@
+//! The page itself: HTML with its style inline, the pictures as data URLs, no request made
+//! when it is opened, and a print layout.
+
+use super::graphs::{clock, escape, graph, strip, strip_png, Line};
+use super::HtmlReport;
+use crate::cli::report::limits::Runs;
+use crate::events::EventKind;
+
+/// EBU R128's target and tolerance (LUFS, LU).
+const TARGET: f64 = -23.0;
+const TOLERANCE: f64 = 1.0;
+
+const STYLE: &str = "
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1100px; padding: 0 1em; color: #1d1d1f; }
+h1 { font-size: 1.6em; margin-bottom: 0; word-break: break-all; }
+h2 { font-size: 1.2em; border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 1.6em; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: .3em .6em; border-bottom: 1px solid #e4e4e4; vertical-align: top; }
+th { background: #f4f4f6; }
+td.number { font-variant-numeric: tabular-nums; }
+.verdict { display: inline-block; padding: .2em .8em; border-radius: .3em; font-weight: 600; color: #fff; }
+.pass { background: #2e7d32; } .fail { background: #c62828; } .note { background: #6d6d72; }
+.thumb { width: 320px; max-width: 100%; display: block; }
+figure { margin: 1em 0; } figcaption { font-weight: 600; margin-bottom: .2em; }
+figcaption small { font-weight: 400; margin-left: 1em; }
+svg.graph { width: 100%; height: auto; display: block; }
+svg .plot { fill: #fafafa; stroke: #bbb; } svg .guide { stroke: #999; stroke-dasharray: 4 3; }
+svg .axis { font-size: 10px; fill: #555; }
+.muted { color: #6d6d72; }
+@media print { body { margin: 0; max-width: none; font-size: 11px; } section { break-inside: avoid; } tr { break-inside: avoid; } }
+";
+
+/// Marks each picture with the size it decoded to (a reader can check them; nothing else runs).
+const SCRIPT: &str = "addEventListener('load', () => { for (const i of document.images) i.dataset.decoded = i.naturalWidth + 'x' + i.naturalHeight; });";
+
+/// The page of `report`, with each event's picture (`pictures`, in order) and the runs beyond
+/// the limits (`limited`: whether any were set).
+pub fn page(report: &HtmlReport, pictures: &[Result<String, String>], runs: &Runs, limited: bool) -> String {
+    let facts = &report.facts;
+    let name = facts.path.file_name().map_or_else(
+        || facts.path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let mut html = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>QC report: {title}</title>\n<style>{STYLE}</style>\n<script>{SCRIPT}</script>\n</head>\n<body>\n\
+         <header><h1>{title}</h1><p class=\"muted\">QC report by histoplay {version}</p></header>\n",
+        title = escape(&name),
+        version = crate::version::VERSION,
+    );
+    html += &verdicts(report, runs, limited);
+    html += &facts_table(report);
+    html += &events_table(report, pictures);
+    html += &over_time(report);
+    html += "</body>\n</html>\n";
+    html
+}
+
+fn verdicts(report: &HtmlReport, runs: &Runs, limited: bool) -> String {
+    let (class, word) = match (limited, runs.is_empty()) {
+        (false, _) => ("note", "no limits set"),
+        (true, true) => ("pass", "pass"),
+        (true, false) => ("fail", "fail"),
+    };
+    let mut rows = String::new();
+    let count = |kind: EventKind| report.events.iter().filter(|e| e.kind == kind).count();
+    rows += &format!(
+        "<tr><th>Limits</th><td><span class=\"verdict {class}\" id=\"verdict\">{word}</span> {}</td></tr>\n",
+        match (limited, runs.len()) {
+            (false, _) => "(give --fail-on to judge the file)".to_string(),
+            (true, 0) => "every frame within the limits".to_string(),
+            (true, n) => format!("{n} run(s) beyond the limits"),
+        }
+    );
+    for run in runs {
+        rows += &format!(
+            "<tr><td></td><td class=\"number\">{}</td></tr>\n",
+            escape(&run.to_string())
+        );
+    }
+    rows += &format!(
+        "<tr><th>Events</th><td id=\"event-count\" data-count=\"{}\">{} black, {} frozen, {} silent</td></tr>\n",
+        report.events.len(),
+        count(EventKind::Black),
+        count(EventKind::Freeze),
+        count(EventKind::Silence)
+    );
+    rows += &match report.integrated {
+        Some((integrated, range)) => {
+            let within = (integrated - TARGET).abs() <= TOLERANCE;
+            format!(
+                "<tr><th>Loudness</th><td><span class=\"verdict {}\">{}</span> integrated {integrated:.1} LUFS, \
+                 range {range:.1} LU (EBU R128: {TARGET} ± {TOLERANCE} LU)</td></tr>\n",
+                if within { "pass" } else { "fail" },
+                if within { "on target" } else { "off target" }
+            )
+        }
+        None => "<tr><th>Loudness</th><td class=\"muted\">no sound measured</td></tr>\n".to_string(),
+    };
+    rows += "<tr><th>Photosensitivity</th><td class=\"muted\">not analysed</td></tr>\n";
+    format!("<section id=\"verdicts\"><h2>Verdicts</h2>\n<table>\n{rows}</table></section>\n")
+}
+
+fn facts_table(report: &HtmlReport) -> String {
+    let f = &report.facts;
+    let mut rows = vec![
+        ("File", f.path.display().to_string()),
+        (
+            "Video",
+            format!(
+                "{} {}x{}, {} ({} bits)",
+                f.codec, f.size.0, f.size.1, f.pixel_format, f.bits
+            ),
+        ),
+        ("Frame rate", format!("{:.3} fps", f.frame_rate)),
+        ("Duration", format!("{} ({:.3} s)", clock(f.duration), f.duration)),
+        ("Colour", f.colour.clone()),
+    ];
+    if let Some(hdr) = &f.hdr {
+        rows.push(("HDR", hdr.clone()));
+    }
+    if let Some(log) = f.log {
+        rows.push(("Camera log", format!("{log:?}")));
+    }
+    rows.push((
+        "Sound",
+        report.sound.as_ref().map_or("none reported".to_string(), |s| {
+            format!("{} Hz, {} channel(s)", s.rate, s.channels)
+        }),
+    ));
+    let rows: String = rows
+        .iter()
+        .map(|(k, v)| format!("<tr><th>{k}</th><td>{}</td></tr>\n", escape(v)))
+        .collect();
+    format!("<section id=\"facts\"><h2>The file</h2>\n<table>\n{rows}</table></section>\n")
+}
+
+fn events_table(report: &HtmlReport, pictures: &[Result<String, String>]) -> String {
+    if report.events.is_empty() {
+        return "<section id=\"events\"><h2>Events</h2><p>No black stretch, frozen picture or silence.</p></section>\n"
+            .to_string();
+    }
+    let mut rows = String::new();
+    for (i, event) in report.events.iter().enumerate() {
+        let time = |t: Option<f64>| t.map_or("the end".to_string(), |t| format!("{} ({t:.3} s)", clock(t)));
+        let frames = event.frames.map_or(String::new(), |(a, b)| format!("{a}–{b}"));
+        let kind = match (event.kind, event.channel) {
+            (EventKind::Silence, Some(c)) => format!("silence (channel {c})"),
+            (kind, _) => kind.name().to_string(),
+        };
+        let picture = match pictures.get(i) {
+            Some(Ok(url)) => format!("<img class=\"thumb\" src=\"{url}\" alt=\"the first frame of {kind}\">"),
+            Some(Err(why)) => format!("<span class=\"muted\">{}</span>", escape(why)),
+            None => String::new(),
+        };
+        rows += &format!(
+            "<tr class=\"event\"><td>{kind}</td><td class=\"number\">{}</td><td class=\"number\">{}</td>\
+             <td class=\"number\">{}</td><td class=\"number\">{frames}</td><td>{picture}</td></tr>\n",
+            time(Some(event.start)),
+            time(event.end),
+            event.duration.map_or("—".to_string(), |d| format!("{d:.3} s")),
+        );
+    }
+    format!(
+        "<section id=\"events\"><h2>Events ({})</h2>\n<table>\n<tr><th>Event</th><th>Start</th><th>End</th>\
+         <th>Length</th><th>Frames</th><th>First frame</th></tr>\n{rows}</table></section>\n",
+        report.events.len()
+    )
+}
+
+fn over_time(report: &HtmlReport) -> String {
+    let pictures = &report.pictures;
+    if pictures.is_empty() {
+        return String::new();
+    }
+    let end = report.end.max(report.facts.duration);
+    let max = f64::from((1u32 << report.facts.bits) - 1);
+    let scale = f64::from(1u32 << report.facts.bits.saturating_sub(8));
+    let mean = |sum: f64, n: u32| sum / f64::from(n.max(1));
+    let b = &pictures.buckets;
+    let mut html = String::from("<section id=\"over-time\"><h2>Over time</h2>\n");
+    if let Some(png) = strip_png(pictures) {
+        html += &strip(&format!("data:image/png;base64,{}", base64(&png)), end);
+    }
+    html += &graph(
+        "Luminance (Y')",
+        &pictures.times,
+        end,
+        &[
+            Line {
+                name: "YMAX",
+                colour: "#c62828",
+                values: b.iter().map(|p| f64::from(p.ymax)).collect(),
+            },
+            Line {
+                name: "YAVG",
+                colour: "#1d1d1f",
+                values: b.iter().map(|p| mean(p.yavg, p.count)).collect(),
+            },
+            Line {
+                name: "YMIN",
+                colour: "#1565c0",
+                values: b.iter().map(|p| f64::from(p.ymin)).collect(),
+            },
+        ],
+        (0.0, max),
+        &[
+            (16.0 * scale, format!("{}", 16.0 * scale)),
+            (235.0 * scale, format!("{}", 235.0 * scale)),
+        ],
+    );
+    html += &graph(
+        "Saturation",
+        &pictures.times,
+        end,
+        &[
+            Line {
+                name: "SATMAX",
+                colour: "#6a1b9a",
+                values: b.iter().map(|p| f64::from(p.satmax)).collect(),
+            },
+            Line {
+                name: "SATAVG",
+                colour: "#ef6c00",
+                values: b.iter().map(|p| mean(p.satavg, p.count)).collect(),
+            },
+        ],
+        (0.0, 181.02 * scale),
+        &[(118.2 * scale, format!("{:.0}", 118.2 * scale))],
+    );
+    html += &graph(
+        "Outside broadcast range (BRNG)",
+        &pictures.times,
+        end,
+        &[Line {
+            name: "BRNG",
+            colour: "#c62828",
+            values: b.iter().map(|p| mean(p.brng, p.count)).collect(),
+        }],
+        (0.0, 0.1),
+        &[(0.01, "1%".to_string())],
+    );
+    if !report.loudness.is_empty() {
+        let l = &report.loudness.buckets;
+        html += &graph(
+            "Loudness (LUFS)",
+            &report.loudness.times,
+            end,
+            &[
+                Line {
+                    name: "momentary",
+                    colour: "#90a4ae",
+                    values: l.iter().map(|x| f64::from(x.momentary)).collect(),
+                },
+                Line {
+                    name: "short-term",
+                    colour: "#1565c0",
+                    values: l.iter().map(|x| f64::from(x.short_term)).collect(),
+                },
+            ],
+            (-60.0, 0.0),
+            &[(TARGET, format!("{TARGET}"))],
+        );
+    }
+    html + "</section>\n"
+}
+
+/// Standard base64 (RFC 4648), padded.
+pub fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = (u32::from(chunk[0]) << 16)
+            | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*chunk.get(2).unwrap_or(&0));
+        for i in 0..4 {
+            match i <= chunk.len() {
+                true => out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char),
+                false => out.push('='),
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_is_rfc_4648s() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    }
+}

@@ -1,0 +1,43 @@
+//! The sound's part of a report: which file's sound, whether JSON Lines get its 100 ms frames,
+//! and each frame's line.
+
+use crate::quit_signals::QuitSignals;
+
+/// The sound's part of a report: its 100 ms frames after the video's, with astats' and
+/// ebur128's tags (a QCTools report always; JSON Lines with `--audio`), and its runs beyond the
+/// limits on sound (`silence>2s`, `clip>0`).
+#[derive(Clone, Copy, Default)]
+pub struct AudioReport<'a> {
+    /// The file whose sound is reported; None: no sound in the report.
+    pub path: Option<&'a std::path::Path>,
+    /// JSON Lines get a line per audio frame (`--audio`).
+    pub lines: bool,
+    /// Ends the sound's pass where it is, the report whole, once a signal has asked to quit.
+    pub signals: Option<&'a QuitSignals>,
+}
+
+/// `{"audio_frame":K,"pts":s,"duration":d,"astats.1.DC_offset":..,…,"r128.M":..,…}` in
+/// ffprobe's order: the values as numbers (null where FFmpeg prints inf or nan).
+pub fn audio_line(frame: &crate::audio::qc::AudioFrame) -> String {
+    let number = |v: f64| match v.is_finite() {
+        true => serde_json::Value::from(v),
+        false => serde_json::Value::Null,
+    };
+    let mut fields = vec![
+        ("audio_frame".to_string(), serde_json::Value::from(frame.index)),
+        ("pts".to_string(), number(frame.time)),
+        ("duration".to_string(), number(frame.duration)),
+    ];
+    for (key, value) in &frame.astats {
+        let v = value.parse::<f64>().map_or(serde_json::Value::Null, number);
+        fields.push((key.trim_start_matches("lavfi.").to_string(), v));
+    }
+    for (name, value) in crate::audio::qc::R128_KEYS.iter().zip(frame.r128.into_iter().flatten()) {
+        fields.push((format!("r128.{name}"), number((value * 1000.0).round() / 1000.0)));
+    }
+    let fields: Vec<String> = fields
+        .into_iter()
+        .map(|(key, value)| format!("{}:{value}", serde_json::Value::from(key)))
+        .collect();
+    format!("{{{}}}", fields.join(","))
+}

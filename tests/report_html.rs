@@ -1,0 +1,200 @@
+//! `report --html`: the QC page a person reads, opened in a real browser (Chromium, headless):
+//! what it shows (the verdict, the events, each event's picture decoded), that it is valid HTML
+//! (tidy), asks for nothing over the network, and runs without a script error.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// 25 fps x264 with sound: black from 1 s to 3.52 s (frozen too), a held picture from 4.52 s
+/// to 7.56 s, silence from 1.2 s to 3.9 s (as tests/report_events.rs holds FFmpeg to).
+fn programme() -> PathBuf {
+    common::fixture(
+        "events-programme.mkv",
+        &[
+            "-filter_complex",
+            "testsrc2=s=320x240:r=25:d=1[a];color=c=black:s=320x240:r=25:d=2.5[b];\
+             testsrc2=s=320x240:r=25:d=1[c];\
+             testsrc2=s=320x240:r=25:d=0.04,loop=loop=74:size=1:start=0,setpts=N/25/TB[d];\
+             testsrc2=s=320x240:r=25:d=1.5[e];[a][b][c][d][e]concat=n=5:v=1:a=0,format=yuv420p[v];\
+             aevalsrc=if(between(t\\,1.2\\,3.9)\\,0\\,0.3*sin(2*PI*440*t)):s=48000:c=stereo:d=9[s]",
+            "-map",
+            "[v]",
+            "-map",
+            "[s]",
+            "-c:v",
+            "libx264",
+            "-crf",
+            "23",
+            "-c:a",
+            "pcm_s16le",
+        ],
+    )
+}
+
+/// The page as Chromium has it once loaded (its scripts run), and what it logged.
+fn browse(page: &Path) -> (String, String) {
+    let profile = std::env::temp_dir().join(format!("histoplay-chromium-{}", std::process::id()));
+    // (Debian's chromium; Ubuntu names it chromium-browser.)
+    let browser = ["chromium", "chromium-browser"]
+        .into_iter()
+        .find(|b| {
+            Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .expect("chromium runs (scripts/setup installs it)");
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(["--virtual-time-budget=5000", "--dump-dom"])
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("chromium runs (scripts/setup installs it)");
+    let _ = std::fs::remove_dir_all(&profile);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The data URLs of the events' pictures, in order.
+fn pictures(html: &str) -> Vec<image::RgbImage> {
+    html.split("class=\"thumb\" src=\"data:image/jpeg;base64,")
+        .skip(1)
+        .map(|rest| {
+            let text = rest.split('"').next().unwrap();
+            let bytes = decode_base64(text);
+            image::load_from_memory(&bytes).unwrap().to_rgb8()
+        })
+        .collect()
+}
+
+fn decode_base64(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        _ => 63,
+    };
+    let clean: Vec<u8> = text.bytes().filter(|&c| c != b'=').collect();
+    let mut out = Vec::new();
+    for chunk in clean.chunks(4) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &c)| n | u32::from(value(c)) << (18 - 6 * i));
+        out.extend(n.to_be_bytes()[1..chunk.len()].iter());
+    }
+    out
+}
+
+fn mean(picture: &image::RgbImage) -> f64 {
+    picture
+        .pixels()
+        .map(|p| f64::from(p[0]) + f64::from(p[1]) + f64::from(p[2]))
+        .sum::<f64>()
+        / (3.0 * f64::from(picture.width() * picture.height()))
+}
+
+#[test]
+fn the_page_shows_the_verdict_the_events_and_their_pictures_in_a_browser() {
+    let file = programme();
+    let page = std::env::temp_dir().join(format!("histoplay-report-{}.html", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", "--fail-on", "black>2s", "-o"])
+        .arg(&page)
+        .arg(&file)
+        .output()
+        .unwrap();
+    // The black stretch breaks the limit; the page alone is written (nothing on stdout).
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty());
+    let html = std::fs::read_to_string(&page).unwrap();
+    // Valid HTML, in tidy's judgement: no error, no warning.
+    let tidy = Command::new("tidy")
+        .args(["-q", "-e"])
+        .arg(&page)
+        .output()
+        .expect("tidy (scripts/setup)");
+    assert!(tidy.status.success(), "{}", String::from_utf8_lossy(&tidy.stderr));
+    // Nothing asked of the network.
+    for attribute in ["src=\"http", "href=\"http", "url(http", "src=\"//", "href=\"//"] {
+        assert!(!html.contains(attribute), "{attribute}");
+    }
+    let (dom, log) = browse(&page);
+    let _ = std::fs::remove_file(&page);
+    assert!(!log.contains("Uncaught"), "{log}");
+    assert!(dom.contains("id=\"verdict\">fail</span>"), "{dom}");
+    assert!(dom.contains("black&gt;2s: frames 25-87 (1.000-3.520 s), worst 2.52"));
+    assert!(dom.contains("id=\"event-count\" data-count=\"4\""));
+    assert!(dom.contains("1 black, 2 frozen, 1 silent"));
+    assert_eq!(dom.matches("<tr class=\"event\">").count(), 4);
+    // Each event's first frame, decoded by the browser at its size.
+    assert_eq!(dom.matches("data-decoded=\"320x240\"").count(), 4, "{dom}");
+    // In start order: black, freeze (both at 1 s: the black first picture), silence (1.2 s, in
+    // the black), then the held test picture at 4.52 s.
+    let drawn = pictures(&html);
+    assert_eq!(drawn.len(), 4);
+    for (i, expected_dark) in [true, true, true, false].into_iter().enumerate() {
+        assert_eq!(
+            mean(&drawn[i]) < 30.0,
+            expected_dark,
+            "picture {i}: mean {}",
+            mean(&drawn[i])
+        );
+    }
+    // The facts, the loudness, the graphs and the strip.
+    assert!(dom.contains("h264 320x240, yuv420p (8 bits)"));
+    assert!(dom.contains("48000 Hz, 2 channel(s)"));
+    assert!(dom.contains("integrated "));
+    for title in [
+        "Luminance (Y')",
+        "Saturation",
+        "Outside broadcast range (BRNG)",
+        "Loudness (LUFS)",
+        "Luma timeline",
+    ] {
+        assert!(html.contains(&format!("<figcaption>{title}")), "{title}");
+    }
+    assert!(html.contains("<image href=\"data:image/png;base64,"));
+}
+
+#[test]
+fn the_page_goes_beside_json_lines_when_asked_and_a_bad_path_is_an_error() {
+    let file = programme();
+    let page = std::env::temp_dir().join(format!("histoplay-report-json-{}.html", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", "--events", "--html"])
+        .arg(&page)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(lines.lines().filter(|l| l.starts_with("{\"event\"")).count(), 4);
+    assert!(std::fs::read_to_string(&page).unwrap().contains("<tr class=\"event\">"));
+    let _ = std::fs::remove_file(&page);
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", "--html", "/nonexistent/folder/page.html"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: ") && stderr.contains("can't be written"),
+        "{stderr}"
+    );
+}
