@@ -14,6 +14,7 @@ pub mod headless;
 pub mod marks;
 pub mod pipeline;
 pub mod player;
+pub mod pse;
 pub mod quit_signals;
 pub mod render;
 pub mod scope;

@@ -11,6 +11,7 @@ pub mod logging;
 pub mod loudness;
 pub mod output;
 pub mod play;
+pub mod pse;
 pub mod reference;
 pub mod render;
 pub mod report;
@@ -67,6 +68,7 @@ pub enum Command {
     Compare(compare::Args),
     Timeline(timeline::Args),
     Loudness(loudness::Args),
+    Pse(pse::Args),
     Render(render::Args),
     Bench(bench::KernelArgs),
     BenchPipeline(bench::PipelineArgs),
@@ -87,6 +89,7 @@ pub fn run(command: Command) -> Result<()> {
         Command::Compare(args) => compare::run(args),
         Command::Timeline(args) => timeline::run(args),
         Command::Loudness(args) => loudness::run(args),
+        Command::Pse(args) => pse::run(args),
         Command::Render(args) => render::run(args),
         Command::Bench(args) => bench::run_kernels(args),
         Command::BenchPipeline(args) => bench::run_pipeline(args),

@@ -21,6 +21,7 @@ pub const CONVERT_LOOK: &str = include_str!("../../shaders/video/convert_look.wg
 pub const SCOPE: &str = include_str!("../../shaders/scope/scope.wgsl");
 pub const SIGNALSTATS: &str = include_str!("../../shaders/signalstats/signalstats.wgsl");
 pub const FREEZE: &str = include_str!("../../shaders/events/freeze.wgsl");
+pub const PSE_CELLS: &str = include_str!("../../shaders/pse/cells.wgsl");
 pub const SCOPE_DRAW: &str = include_str!("../../shaders/scope/draw.wgsl");
 pub const REGION: &str = include_str!("../../shaders/scope/region.wgsl");
 pub const CONVERT: &str = include_str!("../../shaders/video/convert.wgsl");
@@ -112,6 +113,10 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
                 &Header::new(1024).with("WG_X", 256).with("HIST", 1024).with("BAND", 16),
                 FREEZE,
             ),
+        ),
+        (
+            "cells.wgsl",
+            compute_source(&Header::new(256).with("WG_X", 256), PSE_CELLS),
         ),
         ("region.wgsl", REGION.to_string()),
         ("metrics.wgsl", METRICS.to_string()),

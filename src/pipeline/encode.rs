@@ -44,6 +44,9 @@ impl FramePipeline {
             }
         }
         self.encode_marks(encoder, Some(slot));
+        if let Some(pse) = &self.pse {
+            pse.encode(encoder);
+        }
         if let Some(stats) = self.counting_stats() {
             stats.encode(encoder, slot);
         }

@@ -63,6 +63,8 @@ pub struct FramePipeline {
     stats: Option<StatsStage>,
     /// FFmpeg's freezedetect of each frame against the last that moved, once asked for.
     freeze: Option<crate::events::freeze::gpu::FreezeStage>,
+    /// The photosensitivity analysis's light of each cell of the converted frame, once asked for.
+    pse: Option<crate::pse::gpu::PseStage>,
     /// Only the statistics are wanted (`report`): frames are not converted or counted.
     stats_only: bool,
     /// Frames go uncounted by the statistics stage for now (the window's overlay is down).
@@ -120,6 +122,7 @@ impl FramePipeline {
             exposure: None,
             stats: None,
             freeze: None,
+            pse: None,
             stats_only: false,
             stats_paused: false,
         })

@@ -1,6 +1,7 @@
 //! FFmpeg's signalstats of each frame's planes in the pipeline: made on demand, paused while
 //! nothing shows them, or (`report`) the only thing counted; and beside them, freezedetect's
-//! comparison with the last picture that moved (`report`'s events).
+//! comparison with the last picture that moved (`report`'s events), and the light of the
+//! converted frame's cells (the photosensitivity analysis).
 
 use super::FramePipeline;
 use crate::events::freeze::gpu::FreezeStage;
@@ -27,6 +28,19 @@ impl FramePipeline {
             self.freeze = Some(FreezeStage::new(ctx, &slots, self.ring.format, noise));
         }
         self.freeze.is_some()
+    }
+
+    /// Sums each converted frame's light over the cells of a grid from the next one on
+    /// (`PseStage`, through `model`), for the photosensitivity analysis.
+    pub fn analyse_flashes(&mut self, ctx: &GpuContext, model: &crate::pse::light::LightModel) {
+        if self.pse.is_none() {
+            self.pse = Some(crate::pse::gpu::PseStage::new(ctx, &self.ring.output, model));
+        }
+    }
+
+    /// The photosensitivity stage, once made.
+    pub fn pse(&self) -> Option<&crate::pse::gpu::PseStage> {
+        self.pse.as_ref()
     }
 
     /// The freeze stage, once made.

@@ -1,0 +1,145 @@
+//! `histoplay pse`: the photosensitive-epilepsy analysis of a file or a live input (flashes and
+//! red flashes, `pse::`), a JSON line per frame with `--frames-out`, then the verdict; the exit
+//! status 1 when the programme fails.
+
+use crate::headless::{self as hist, ClipError, FrameRange};
+use crate::pse::light::{cells_cpu, Grid, LightModel};
+use crate::pse::{gpu::PseStage, Analysis, FrameVerdict, PseFailure, Standard};
+use crate::quit_signals::QuitSignals;
+use crate::video::source::{Decoding, VideoSource};
+use anyhow::{bail, Result};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Analyse a programme for photosensitive-epilepsy hazards: flashes and red flashes
+///
+/// As ITU-R BT.1702 (20 cd/m² where the darker image is under 160 cd/m², more than 3 flashes
+/// in any second over more than 25% of the screen), Ofcom's guidance (with extended flashing)
+/// or WCAG 2.2 (25% of any 10° field). Prints the verdict as one JSON line: {"verdict":"pass"|
+/// "fail","standard":...,"failures":[{"kind":"general-flash"|"red-flash"|"extended","start":s,
+/// "end":s,"frames":[a,b],"worst":flashes a second}]}; the exit status is 1 on a failure.
+#[derive(clap::Args)]
+pub struct Args {
+    input: PathBuf,
+    /// The rules: bt1702, ofcom (BT.1702 and extended flashing) or wcag.
+    #[arg(long, value_enum, default_value_t = Standard::Bt1702)]
+    standard: Standard,
+    /// A JSON line per frame first: the share of the screen that flashed at it (flash,
+    /// red_flash), the flashes in the second up to it over the standard's area (flashes,
+    /// red_flashes), the share that flashed more than 3 times (area, red_area), extended, and
+    /// state (pass, warn, fail).
+    #[arg(long)]
+    frames_out: bool,
+    /// A range of frames: A..B (B excluded), A..=B, A.. (to the end) [default: every frame].
+    #[arg(long, value_parser = FrameRange::parse)]
+    frames: Option<FrameRange>,
+    /// Analyse on the CPU (the reference implementation); the output is identical.
+    #[arg(long)]
+    cpu: bool,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let signals = QuitSignals::install();
+    let range = args.frames.unwrap_or(FrameRange { start: 0, end: None });
+    let source = VideoSource::open_for(&args.input, Decoding::Throughput)?;
+    if let Some(signals) = &signals {
+        let interrupt = source.interrupter();
+        signals.on_signal(Box::new(move || interrupt.interrupt()));
+    }
+    let info = source.info.clone();
+    let format = info.format;
+    let bits = format.layout.output_bits();
+    let model = LightModel::new(args.standard, info.volume.transfer, info.volume.primaries, bits);
+    let grid = Grid::new(format.width, format.height);
+    let mut analysis = Analysis::new(args.standard, info.volume.is_hdr(), grid, info.frame_duration);
+    let mut told: Vec<PseFailure> = Vec::new();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let (frames_out, live) = (args.frames_out, info.live);
+    let ran = {
+        let mut each = |index: u64, seconds: f64, cells: &[[u32; 2]], out: &mut dyn Write| -> std::io::Result<()> {
+            if signals.as_ref().is_some_and(QuitSignals::requested) {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::Interrupted,
+                    "stopped by a signal",
+                ));
+            }
+            let verdict = analysis.frame(index, seconds, cells);
+            if frames_out {
+                writeln!(out, "{}", frame_line(index, &verdict))?;
+                if live {
+                    out.flush()?;
+                }
+            }
+            // A live input's failures are told as they end (it may have no end).
+            for failure in analysis.take_ended() {
+                if live {
+                    eprintln!(
+                        "fails {}: {:.3}-{:.3} s (frames {}-{})",
+                        failure.kind, failure.start, failure.end, failure.frames.0, failure.frames.1
+                    );
+                }
+                told.push(failure);
+            }
+            Ok(())
+        };
+        if args.cpu {
+            hist::cpu_frames(source, range, |words, _, meta| {
+                let cells = cells_cpu(words, &grid, &model);
+                each(meta.index, meta.seconds, &cells, &mut out)
+            })
+        } else {
+            hist::gpu_frames(
+                source,
+                range,
+                crate::engine::histogram::DEFAULT_BINS,
+                |ctx, pipeline| {
+                    pipeline.analyse_flashes(ctx, &model);
+                    Ok(pipeline.pse().expect("made").cells_size())
+                },
+                |pipeline, encoder, buffer| {
+                    let pse = pipeline.pse().expect("made");
+                    encoder.copy_buffer_to_buffer(&pse.cells, 0, buffer, 0, pse.cells_size());
+                },
+                |_, bytes, meta| {
+                    let cells = PseStage::cells_from(&crate::gpu::readback::words(bytes));
+                    each(meta.index, meta.seconds, &cells, &mut out)
+                },
+            )
+        }
+    };
+    match ran {
+        Ok(_) => {}
+        // Stopped by a signal: the verdict of what was analysed.
+        Err(ClipError::Io(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
+        Err(e) => return Err(e.into()),
+    }
+    let summary = analysis.finish(told);
+    if summary.frames == 0 {
+        bail!("'{}' has no frame to analyse in that range", args.input.display());
+    }
+    writeln!(out, "{}", summary.json())?;
+    out.flush()?;
+    drop(out);
+    if !summary.passed() {
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+/// `{"frame":K,"pts":s,"flash":..,"red_flash":..,"flashes":..,"red_flashes":..,"area":..,
+/// "red_area":..,"extended":false,"state":"pass"}`.
+fn frame_line(index: u64, v: &FrameVerdict) -> String {
+    let number = |x: f64| serde_json::Value::from((x * 1e6).round() / 1e6);
+    format!(
+        "{{\"frame\":{index},\"pts\":{},\"flash\":{},\"red_flash\":{},\"flashes\":{},\"red_flashes\":{},\"area\":{},\"red_area\":{},\"extended\":{},\"state\":\"{}\"}}",
+        serde_json::Value::from(v.time),
+        number(v.flash),
+        number(v.red_flash),
+        number(v.flashes),
+        number(v.red_flashes),
+        number(v.area),
+        number(v.red_area),
+        v.extended,
+        v.state.name()
+    )
+}

@@ -1,0 +1,470 @@
+//! Following each cell of the grid over time: its luminance (cd/m²) and its red from peak to
+//! valley, a transition counted once an excursion has changed by the standard's step (20 cd/m²
+//! where the darker state is under 160; for HDR above that, 1/17 Michelson contrast; red: more
+//! than 20 in (R - G - B) x 320, WCAG's Harding-Binnie measure), and the transitions of the last
+//! second kept. A frame's flash count is the most transitions in that second that more than the
+//! standard's area shares, halved: more than 3 fails, 2 to 3 warns, and under Ofcom's rule
+//! warnings on 80% of the frames of the last 5 s fail as extended flashing.
+
+use super::light::{Grid, SDR_WHITE, UNITS_PER_NIT};
+use super::Standard;
+use std::collections::VecDeque;
+
+/// A change of at least this (cd/m²) where the darker state is under `DARK_LIMIT` is a transition.
+pub const STEP: f64 = 20.0;
+pub const DARK_LIMIT: f64 = 160.0;
+/// Above `DARK_LIMIT`, HDR's step: a Michelson contrast over 1/17.
+pub const MICHELSON: f64 = 1.0 / 17.0;
+/// A red transition changes (R - G - B) x 320 (R, G, B relative to white) by more than this.
+pub const RED_STEP: f64 = 20.0;
+/// Transitions in a second over the area that fail (more than 3 flashes) and warn (2 or more).
+pub const FAIL_TRANSITIONS: usize = 7;
+pub const WARN_TRANSITIONS: usize = 4;
+/// The share of the area (of the screen, or of any 10° field for WCAG).
+pub const AREA_SHARE: f64 = 0.25;
+/// Ofcom's extended flashing: warnings on this share of the frames of the last `EXTENDED_SECONDS`.
+pub const EXTENDED_SHARE: f64 = 0.8;
+pub const EXTENDED_SECONDS: f64 = 5.0;
+
+/// One cell's value over time, from peak to valley.
+#[derive(Clone, Debug, Default)]
+struct Track {
+    last: Option<f64>,
+    /// Where the excursion going on began, which way it goes, and whether it has counted.
+    extreme: f64,
+    direction: i8,
+    counted: bool,
+    /// The times of the transitions of the last second.
+    times: VecDeque<f64>,
+}
+
+impl Track {
+    /// The value at `time`; whether a transition completed there.
+    fn take(&mut self, value: f64, time: f64, is_transition: impl Fn(f64, f64) -> bool) -> bool {
+        while self.times.front().is_some_and(|&t| t <= time - 1.0 + 1e-6) {
+            self.times.pop_front();
+        }
+        let Some(previous) = self.last.replace(value) else {
+            self.extreme = value;
+            return false;
+        };
+        let sign = match value - previous {
+            d if d > 1e-9 => 1,
+            d if d < -1e-9 => -1,
+            _ => return false,
+        };
+        if self.direction != 0 && sign != self.direction {
+            // A turn: the new excursion starts at the peak (or valley) just passed.
+            (self.extreme, self.counted) = (previous, false);
+        }
+        self.direction = sign;
+        if !self.counted && is_transition(self.extreme, value) {
+            self.counted = true;
+            self.times.push_back(time);
+            return true;
+        }
+        false
+    }
+}
+
+/// One frame's findings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrameVerdict {
+    pub time: f64,
+    /// The share of the screen that made a luminance (red) transition at this frame.
+    pub flash: f64,
+    pub red_flash: f64,
+    /// Flashes in the second up to this frame over the standard's area (transitions halved).
+    pub flashes: f64,
+    pub red_flashes: f64,
+    /// The share of the area that flashed more than 3 times in that second (WCAG: of the worst
+    /// 10° field).
+    pub area: f64,
+    pub red_area: f64,
+    /// Ofcom's extended flashing: warnings on 80% of the last 5 s.
+    pub extended: bool,
+    pub state: State,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Pass,
+    Warn,
+    Fail,
+}
+
+impl State {
+    pub fn name(self) -> &'static str {
+        match self {
+            State::Pass => "pass",
+            State::Warn => "warn",
+            State::Fail => "fail",
+        }
+    }
+}
+
+/// A run of failing frames of one kind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PseFailure {
+    pub kind: &'static str,
+    pub start: f64,
+    pub end: f64,
+    pub frames: (u64, u64),
+    /// The most flashes in a second over the area during the run.
+    pub worst: f64,
+}
+
+/// The analysis's end.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    pub standard: Standard,
+    pub frames: u64,
+    pub failures: Vec<PseFailure>,
+}
+
+impl Summary {
+    pub fn passed(&self) -> bool {
+        self.failures.is_empty()
+    }
+
+    /// `{"verdict":"pass","standard":"bt1702","frames":N,"failures":[...]}`.
+    pub fn json(&self) -> String {
+        let failures: Vec<String> = self
+            .failures
+            .iter()
+            .map(|f| {
+                format!(
+                    "{{\"kind\":\"{}\",\"start\":{},\"end\":{},\"frames\":[{},{}],\"worst\":{}}}",
+                    f.kind,
+                    serde_json::Value::from(f.start),
+                    serde_json::Value::from(f.end),
+                    f.frames.0,
+                    f.frames.1,
+                    serde_json::Value::from(f.worst)
+                )
+            })
+            .collect();
+        format!(
+            "{{\"verdict\":\"{}\",\"standard\":\"{}\",\"frames\":{},\"failures\":[{}],\"patterns\":\"not analysed\"}}",
+            if self.passed() { "pass" } else { "fail" },
+            self.standard.name(),
+            self.frames,
+            failures.join(",")
+        )
+    }
+}
+
+/// The analysis of one stream.
+pub struct Analysis {
+    standard: Standard,
+    hdr: bool,
+    grid: Grid,
+    pixels: Vec<u64>,
+    total: u64,
+    luminance: Vec<Track>,
+    red: Vec<Track>,
+    /// The frames of the last 5 s: their time and whether they warned.
+    recent: VecDeque<(f64, bool)>,
+    first_time: Option<f64>,
+    frames: u64,
+    /// The run of each kind going on, and the failures ended.
+    open: [Option<PseFailure>; 3],
+    failures: Vec<PseFailure>,
+    last: Option<(u64, f64)>,
+    frame_duration: f64,
+}
+
+const KINDS: [&str; 3] = ["general-flash", "red-flash", "extended"];
+
+impl Analysis {
+    pub fn new(standard: Standard, hdr: bool, grid: Grid, frame_duration: f64) -> Self {
+        let pixels: Vec<u64> = (0..grid.cells()).map(|i| grid.pixels(i)).collect();
+        Self {
+            standard,
+            hdr,
+            total: pixels.iter().sum::<u64>().max(1),
+            pixels,
+            luminance: vec![Track::default(); grid.cells()],
+            red: vec![Track::default(); grid.cells()],
+            grid,
+            recent: VecDeque::new(),
+            first_time: None,
+            frames: 0,
+            open: [None, None, None],
+            failures: Vec::new(),
+            last: None,
+            frame_duration: frame_duration.max(0.0),
+        }
+    }
+
+    /// Whether a change from `a` to `b` (cd/m²) is a luminance transition.
+    fn is_transition(hdr: bool, a: f64, b: f64) -> bool {
+        let (low, high) = if a < b { (a, b) } else { (b, a) };
+        if low < DARK_LIMIT {
+            return high - low >= STEP;
+        }
+        hdr && (high - low) / (high + low) > MICHELSON
+    }
+
+    /// One frame: its number, time, and its cells' summed light (`cells`, two sums a cell).
+    pub fn frame(&mut self, index: u64, time: f64, cells: &[[u32; 2]]) -> FrameVerdict {
+        self.frames += 1;
+        self.first_time.get_or_insert(time);
+        let hdr = self.hdr;
+        let mut flashing = [0u64; 2];
+        let mut counts = [Vec::with_capacity(cells.len()), Vec::with_capacity(cells.len())];
+        for (i, cell) in cells.iter().enumerate() {
+            let n = (self.pixels[i] * u64::from(UNITS_PER_NIT)) as f64;
+            let luminance = f64::from(cell[0]) / n;
+            // (R - G - B) relative to white, x 320.
+            let red = f64::from(cell[1]) / n / SDR_WHITE * 320.0;
+            if self.luminance[i].take(luminance, time, |a, b| Self::is_transition(hdr, a, b)) {
+                flashing[0] += self.pixels[i];
+            }
+            if self.red[i].take(red, time, |a, b| (a - b).abs() > RED_STEP) {
+                flashing[1] += self.pixels[i];
+            }
+            counts[0].push(self.luminance[i].times.len());
+            counts[1].push(self.red[i].times.len());
+        }
+        let (transitions, area) = self.reach(&counts[0]);
+        let (red_transitions, red_area) = self.reach(&counts[1]);
+        let worst = transitions.max(red_transitions);
+        let warned = worst >= WARN_TRANSITIONS;
+        // Ofcom's extended flashing: 80% of the frames of a whole 5 s warned, this one too.
+        self.recent.push_back((time, warned));
+        while self
+            .recent
+            .front()
+            .is_some_and(|&(t, _)| t <= time - EXTENDED_SECONDS + 1e-6)
+        {
+            self.recent.pop_front();
+        }
+        let whole = self
+            .first_time
+            .is_some_and(|first| time - first + self.frame_duration >= EXTENDED_SECONDS - 1e-6);
+        let warnings = self.recent.iter().filter(|(_, w)| *w).count();
+        let extended = self.standard == Standard::Ofcom
+            && warned
+            && whole
+            && warnings as f64 >= EXTENDED_SHARE * self.recent.len() as f64;
+        let failing = [
+            transitions >= FAIL_TRANSITIONS,
+            red_transitions >= FAIL_TRANSITIONS,
+            extended,
+        ];
+        let flashes = [
+            transitions as f64 / 2.0,
+            red_transitions as f64 / 2.0,
+            worst as f64 / 2.0,
+        ];
+        for (kind, failed) in failing.into_iter().enumerate() {
+            self.follow_run(kind, failed, index, time, flashes[kind]);
+        }
+        self.last = Some((index, time));
+        let state = match (failing.iter().any(|&f| f), warned) {
+            (true, _) => State::Fail,
+            (false, true) => State::Warn,
+            _ => State::Pass,
+        };
+        FrameVerdict {
+            time,
+            flash: flashing[0] as f64 / self.total as f64,
+            red_flash: flashing[1] as f64 / self.total as f64,
+            flashes: flashes[0],
+            red_flashes: flashes[1],
+            area,
+            red_area,
+            extended,
+            state,
+        }
+    }
+
+    /// The most transitions in the last second that more than the area share flashed (0 if
+    /// none), and the share that made more than 6.
+    fn reach(&self, counts: &[usize]) -> (usize, f64) {
+        let most = counts.iter().copied().max().unwrap_or(0);
+        let share_at = |k: usize| -> f64 {
+            match self.standard {
+                Standard::Wcag => self.worst_field(counts, k),
+                _ => {
+                    let area: u64 = counts
+                        .iter()
+                        .zip(&self.pixels)
+                        .filter(|(&n, _)| n >= k)
+                        .map(|(_, &p)| p)
+                        .sum();
+                    area as f64 / self.total as f64
+                }
+            }
+        };
+        let reached = (1..=most).rev().find(|&k| share_at(k) > AREA_SHARE).unwrap_or(0);
+        (reached, share_at(FAIL_TRANSITIONS))
+    }
+
+    /// WCAG: the largest share of any 10° field (a third of the width by a third of the
+    /// height, in cells) whose cells made `k` transitions or more.
+    fn worst_field(&self, counts: &[usize], k: usize) -> f64 {
+        let (columns, rows) = (self.grid.columns as usize, self.grid.rows as usize);
+        let (fw, fh) = ((columns / 3).max(1), (rows / 3).max(1));
+        // Summed areas: of the flashing cells' pixels, and of all pixels.
+        let mut flashing = vec![0u64; (columns + 1) * (rows + 1)];
+        let mut all = vec![0u64; (columns + 1) * (rows + 1)];
+        for r in 0..rows {
+            for c in 0..columns {
+                let i = r * columns + c;
+                let at = (r + 1) * (columns + 1) + c + 1;
+                let up = r * (columns + 1) + c + 1;
+                let left = (r + 1) * (columns + 1) + c;
+                let corner = r * (columns + 1) + c;
+                let here = if counts[i] >= k { self.pixels[i] } else { 0 };
+                flashing[at] = here + flashing[up] + flashing[left] - flashing[corner];
+                all[at] = self.pixels[i] + all[up] + all[left] - all[corner];
+            }
+        }
+        let sum = |table: &[u64], c: usize, r: usize| {
+            let at = |rr: usize, cc: usize| table[rr * (columns + 1) + cc];
+            at(r + fh, c + fw) + at(r, c) - at(r, c + fw) - at(r + fh, c)
+        };
+        let mut worst = 0.0f64;
+        for r in 0..=rows - fh {
+            for c in 0..=columns - fw {
+                let share = sum(&flashing, c, r) as f64 / sum(&all, c, r).max(1) as f64;
+                worst = worst.max(share);
+            }
+        }
+        worst
+    }
+
+    fn follow_run(&mut self, kind: usize, failed: bool, index: u64, time: f64, flashes: f64) {
+        match (&mut self.open[kind], failed) {
+            (Some(run), true) => {
+                (run.frames.1, run.end) = (index, time + self.frame_duration);
+                run.worst = run.worst.max(flashes);
+            }
+            (None, true) => {
+                self.open[kind] = Some(PseFailure {
+                    kind: KINDS[kind],
+                    start: time,
+                    end: time + self.frame_duration,
+                    frames: (index, index),
+                    worst: flashes,
+                })
+            }
+            (Some(_), false) => self.failures.extend(self.open[kind].take()),
+            (None, false) => {}
+        }
+    }
+
+    /// The failures that ended since last asked (a live input's, told as they end).
+    pub fn take_ended(&mut self) -> Vec<PseFailure> {
+        std::mem::take(&mut self.failures)
+    }
+
+    /// The stream ended: the summary, with every failure (those already taken are given back
+    /// in `taken`).
+    pub fn finish(mut self, taken: Vec<PseFailure>) -> Summary {
+        let mut failures = taken;
+        failures.append(&mut self.failures);
+        failures.extend(self.open.iter_mut().filter_map(Option::take));
+        failures.sort_by(|a, b| a.start.total_cmp(&b.start).then(a.kind.cmp(b.kind)));
+        Summary {
+            standard: self.standard,
+            frames: self.frames,
+            failures,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A grid of 4 cells of 100 pixels each; `lit` of them at `bright` cd/m², the rest at `dark`.
+    fn frame(grid: &Grid, levels: &[f64]) -> Vec<[u32; 2]> {
+        (0..grid.cells())
+            .map(|i| {
+                [
+                    (levels[i] * grid.pixels(i) as f64 * f64::from(UNITS_PER_NIT)).round() as u32,
+                    0,
+                ]
+            })
+            .collect()
+    }
+
+    fn run(standard: Standard, fps: f64, seconds: f64, level: impl Fn(f64, usize) -> f64) -> Summary {
+        let grid = Grid {
+            width: 20,
+            height: 20,
+            columns: 2,
+            rows: 2,
+        };
+        let mut analysis = Analysis::new(standard, false, grid, 1.0 / fps);
+        let frames = (seconds * fps).round() as u64;
+        for n in 0..frames {
+            let t = n as f64 / fps;
+            let levels: Vec<f64> = (0..4).map(|i| level(t, i)).collect();
+            analysis.frame(n, t, &frame(&grid, &levels));
+        }
+        analysis.finish(Vec::new())
+    }
+
+    /// A square wave of `hz` flashes a second between `low` and `high` cd/m².
+    fn square(t: f64, hz: f64, low: f64, high: f64) -> f64 {
+        if (t * hz * 2.0).floor() as i64 % 2 == 0 {
+            low
+        } else {
+            high
+        }
+    }
+
+    #[test]
+    fn more_than_three_flashes_a_second_fail_and_three_pass() {
+        let at = |hz: f64| run(Standard::Bt1702, 50.0, 3.0, move |t, _| square(t, hz, 10.0, 100.0));
+        assert!(at(3.0).passed(), "{:?}", at(3.0));
+        let four = at(4.0);
+        assert!(!four.passed());
+        assert_eq!(four.failures[0].kind, "general-flash");
+        assert_eq!(four.failures[0].worst, 4.0);
+    }
+
+    #[test]
+    fn the_step_and_the_dark_limit_decide_a_transition() {
+        assert!(!Analysis::is_transition(false, 10.0, 29.0));
+        assert!(Analysis::is_transition(false, 10.0, 30.0));
+        assert!(Analysis::is_transition(false, 155.0, 175.0));
+        assert!(!Analysis::is_transition(false, 165.0, 200.0));
+        // HDR above 160: 1/17 Michelson contrast.
+        assert!(Analysis::is_transition(true, 170.0, 192.0));
+        assert!(!Analysis::is_transition(true, 170.0, 190.0));
+    }
+
+    #[test]
+    fn a_quarter_of_the_screen_passes_and_more_fails() {
+        // One cell of four (25%) flashing passes; two (50%) in opposite phase fail.
+        let one = run(Standard::Bt1702, 25.0, 2.0, |t, i| {
+            if i == 0 {
+                square(t, 5.0, 10.0, 100.0)
+            } else {
+                10.0
+            }
+        });
+        assert!(one.passed());
+        let halves = run(Standard::Bt1702, 25.0, 2.0, |t, i| match i {
+            0 => square(t, 5.0, 10.0, 100.0),
+            1 => square(t, 5.0, 100.0, 10.0),
+            _ => 10.0,
+        });
+        assert!(!halves.passed());
+    }
+
+    #[test]
+    fn ofcom_fails_extended_flashing_that_bt1702_lets_pass() {
+        // 2.5 flashes a second (5 transitions) for 6 s: a warning every frame.
+        let steady = |t: f64, _| square(t, 2.5, 10.0, 100.0);
+        assert!(run(Standard::Bt1702, 25.0, 6.0, steady).passed());
+        let ofcom = run(Standard::Ofcom, 25.0, 6.0, steady);
+        assert_eq!(ofcom.failures.len(), 1, "{ofcom:?}");
+        assert_eq!(ofcom.failures[0].kind, "extended");
+    }
+}

@@ -1,0 +1,185 @@
+//! Each pixel's light as a viewer's display gives it, in integers both the GPU pass and this
+//! CPU twin compute alike: a table per code (of the converted R'G'B', at 8 or 10 bits) to linear
+//! light in sixteenths of a cd/m², the luminance of the three (BT.709 or BT.2020 weights), and
+//! the red that counts for red flashes (the excess of red over green and blue where red makes
+//! 80% of the light, as the Harding-Binnie definition WCAG gave has it); both summed over the
+//! cells of a grid.
+
+use super::Standard;
+use crate::colour::primaries::Primaries;
+use crate::colour::transfer::{self, Transfer};
+
+/// Light is counted in sixteenths of a cd/m².
+pub const UNITS_PER_NIT: u32 = 16;
+/// The display white the SDR standards take (cd/m²): BT.1702's 200, WCAG's relative 1.0 as 200.
+pub const SDR_WHITE: f64 = 200.0;
+/// An HLG display's peak (BT.1702's note: 1000 cd/m²).
+pub const HLG_PEAK: f32 = 1000.0;
+/// Columns of the grid; rows follow the picture's shape.
+pub const GRID_COLUMNS: u32 = 96;
+
+/// The table of a code to its light, and the luminance weights (of 10 000).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LightModel {
+    pub bits: u32,
+    /// Per code, sixteenths of a cd/m².
+    pub table: Vec<u32>,
+    pub weights: [u32; 3],
+}
+
+impl LightModel {
+    /// The display model for frames of `bits` whose signal is `transfer` in `primaries`, as
+    /// `standard` takes it.
+    pub fn new(standard: Standard, transfer: Transfer, primaries: Primaries, bits: u32) -> Self {
+        let top = (1u32 << bits) - 1;
+        let nits = |v: f64| -> f64 {
+            match (transfer, standard) {
+                (Transfer::Pq, _) => f64::from(transfer::pq_eotf(v as f32)),
+                (Transfer::Hlg, _) => {
+                    // The OOTF's system gamma on each channel (exact for greys).
+                    let scene = f64::from(transfer::hlg_inverse_oetf(v as f32));
+                    f64::from(HLG_PEAK) * scene.powf(1.2)
+                }
+                (Transfer::Sdr, Standard::Wcag) => {
+                    let linear = if v <= 0.04045 {
+                        v / 12.92
+                    } else {
+                        ((v + 0.055) / 1.055).powf(2.4)
+                    };
+                    SDR_WHITE * linear
+                }
+                (Transfer::Sdr, _) => SDR_WHITE * v.powf(2.4),
+            }
+        };
+        let table = (0..=top)
+            .map(|code| (nits(f64::from(code) / f64::from(top)) * f64::from(UNITS_PER_NIT)).round() as u32)
+            .collect();
+        let weights = match primaries {
+            Primaries::Bt2020 => [2627, 6780, 593],
+            _ => [2126, 7152, 722],
+        };
+        Self { bits, table, weights }
+    }
+}
+
+/// A packed pixel's luminance and red (sixteenths of a cd/m²): twin of `pixel_light` in
+/// shaders/pse/cells.wgsl.
+pub fn pixel_light(word: u32, model: &LightModel) -> (u32, u32) {
+    let (mask, step) = if model.bits == 10 { (0x3ff, 10) } else { (0xff, 8) };
+    let code = |i: u32| (word >> (step * i)) & mask;
+    let [r, g, b] = [0, 1, 2].map(|i| model.table[code(i) as usize]);
+    let [wr, wg, wb] = model.weights;
+    // (At most 10 000 cd/m² a channel: the sums stay under 2^32.)
+    let luminance = (wr * r + wg * g + wb * b) / 10_000;
+    let saturated = r + g + b > 0 && 5 * u64::from(r) >= 4 * (u64::from(r) + u64::from(g) + u64::from(b));
+    let red = if saturated { r.saturating_sub(g + b) } else { 0 };
+    (luminance, red)
+}
+
+/// The grid a picture of `width` x `height` is cut into: `GRID_COLUMNS` columns (fewer for a
+/// narrow picture), rows as near square as the shape allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grid {
+    pub width: u32,
+    pub height: u32,
+    pub columns: u32,
+    pub rows: u32,
+}
+
+impl Grid {
+    pub fn new(width: u32, height: u32) -> Self {
+        let columns = GRID_COLUMNS.min(width).max(1);
+        let rows =
+            ((f64::from(columns) * f64::from(height) / f64::from(width.max(1))).round() as u32).clamp(1, height.max(1));
+        Self {
+            width,
+            height,
+            columns,
+            rows,
+        }
+    }
+
+    pub fn cells(&self) -> usize {
+        (self.columns * self.rows) as usize
+    }
+
+    /// The cell pixel (x, y) is in.
+    pub fn cell_of(&self, x: u32, y: u32) -> usize {
+        let column = (u64::from(x) * u64::from(self.columns) / u64::from(self.width)) as u32;
+        let row = (u64::from(y) * u64::from(self.rows) / u64::from(self.height)) as u32;
+        (row * self.columns + column) as usize
+    }
+
+    /// The pixels of cell `i`: its first column and row, and one past its last.
+    pub fn bounds(&self, i: usize) -> [u32; 4] {
+        let (column, row) = (i as u32 % self.columns, i as u32 / self.columns);
+        // The first x whose cell is `column`: ceil(column * width / columns).
+        let start = |n: u32, size: u32, parts: u32| (u64::from(n) * u64::from(size)).div_ceil(u64::from(parts)) as u32;
+        [
+            start(column, self.width, self.columns),
+            start(row, self.height, self.rows),
+            start(column + 1, self.width, self.columns),
+            start(row + 1, self.height, self.rows),
+        ]
+    }
+
+    /// Pixels in cell `i`.
+    pub fn pixels(&self, i: usize) -> u64 {
+        let [x0, y0, x1, y1] = self.bounds(i);
+        u64::from(x1 - x0) * u64::from(y1 - y0)
+    }
+}
+
+/// The CPU twin: each cell's summed luminance and red, from a frame's packed pixels.
+pub fn cells_cpu(words: &[u32], grid: &Grid, model: &LightModel) -> Vec<[u32; 2]> {
+    let mut cells = vec![[0u32; 2]; grid.cells()];
+    for y in 0..grid.height {
+        for x in 0..grid.width {
+            let (luminance, red) = pixel_light(words[(y * grid.width + x) as usize], model);
+            let cell = &mut cells[grid.cell_of(x, y)];
+            cell[0] = cell[0].wrapping_add(luminance);
+            cell[1] = cell[1].wrapping_add(red);
+        }
+    }
+    cells
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sdr_light_is_bt1886_at_200_nits_and_wcag_is_srgb() {
+        let tv = LightModel::new(Standard::Bt1702, Transfer::Sdr, Primaries::Bt709, 8);
+        assert_eq!(tv.table[255], 200 * UNITS_PER_NIT);
+        assert_eq!(tv.table[0], 0);
+        // Mid grey: 200 * 0.5^2.4 = 37.9 cd/m².
+        assert_eq!(
+            tv.table[128],
+            (200.0 * (128.0f64 / 255.0).powf(2.4) * 16.0).round() as u32
+        );
+        let web = LightModel::new(Standard::Wcag, Transfer::Sdr, Primaries::Bt709, 8);
+        assert_eq!(web.table[10], (200.0 * (10.0 / 255.0) / 12.92 * 16.0f64).round() as u32);
+        // A grey's luminance is its channels' light; pure red is all red.
+        let grey = 128 | 128 << 8 | 128 << 16;
+        assert_eq!(pixel_light(grey, &tv), (tv.table[128], 0));
+        assert_eq!(pixel_light(255, &tv), (2126 * 3200 / 10_000, 3200));
+        let pq = LightModel::new(Standard::Bt1702, Transfer::Pq, Primaries::Bt2020, 10);
+        assert_eq!(pq.table[1023], 10_000 * UNITS_PER_NIT);
+    }
+
+    #[test]
+    fn the_grid_covers_every_pixel_once() {
+        for (w, h) in [(1920, 1080), (720, 576), (33, 17), (3840, 2160)] {
+            let grid = Grid::new(w, h);
+            let total: u64 = (0..grid.cells()).map(|i| grid.pixels(i)).sum();
+            assert_eq!(total, u64::from(w) * u64::from(h));
+            for i in [0, grid.cells() / 2, grid.cells() - 1] {
+                let [x0, y0, x1, y1] = grid.bounds(i);
+                assert_eq!(grid.cell_of(x0, y0), i);
+                assert_eq!(grid.cell_of(x1 - 1, y1 - 1), i);
+            }
+        }
+        assert_eq!((Grid::new(1920, 1080).columns, Grid::new(1920, 1080).rows), (96, 54));
+    }
+}

@@ -1,0 +1,39 @@
+//! Photosensitive-epilepsy analysis: flashes (general and red) as ITU-R BT.1702, Ofcom's
+//! guidance and WCAG 2.2 define them. Each frame's screen luminance (cd/m², through the
+//! display model of the standard: BT.1886 at 200 cd/m² for SDR television, sRGB for WCAG, the
+//! signal's own light for PQ and HLG) and red saturation are averaged over a grid of small
+//! cells on the GPU (`gpu`, with its CPU twin in `light`); the CPU follows each cell's
+//! luminance from peak to valley over time (`analysis`), and a frame is hazardous where the
+//! cells that flashed more than three times in the second before it cover more than the
+//! standard's share of the screen (25% of it for television, 25% of any 10° field for WCAG).
+
+pub mod analysis;
+pub mod gpu;
+pub mod light;
+
+pub use analysis::{Analysis, FrameVerdict, PseFailure, Summary};
+
+/// The rules applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Standard {
+    /// ITU-R BT.1702: 20 cd/m² where the darker image is under 160 cd/m² (HDR: 1/17 Michelson
+    /// contrast above), more than 3 flashes in any second over 25% of the screen.
+    Bt1702,
+    /// Ofcom's guidance (Annex 1): BT.1702's flashes, and extended flashing (4 of the last 5 s
+    /// near the limit) fails too.
+    Ofcom,
+    /// WCAG 2.2 SC 2.3.1: the general and red flash thresholds in sRGB relative luminance (10%
+    /// where the darker is under 0.8), over 25% of any 10° field (a third of the width by a
+    /// third of the height).
+    Wcag,
+}
+
+impl Standard {
+    pub fn name(self) -> &'static str {
+        match self {
+            Standard::Bt1702 => "bt1702",
+            Standard::Ofcom => "ofcom",
+            Standard::Wcag => "wcag",
+        }
+    }
+}

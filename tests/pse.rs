@@ -1,0 +1,218 @@
+//! `histoplay pse`: synthetic clips made from the rules' definitions, each at the edge of one:
+//! full-screen flashes at 3 and 4 a second at 25, 30, 50 and 60 fps; 24% and 26% of the screen;
+//! a 18.7 and a 21.1 cd/m² swing; a darker image at 154.5 and 166.1 cd/m²; two halves flashing
+//! in opposite phase (the frame's mean still); a red flash at equal luminance; a PQ clip with a
+//! 25 and a 15 cd/m² flash near black; WCAG's 10° field; Ofcom's extended flashing. Each
+//! verdict as the rule says, on the GPU and by the CPU twin alike.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// A 480x270 FFV1 clip (4:4:4, so that colour edges stay sharp) of `seconds` from the lavfi
+/// graph `graph`, at `fps`.
+fn clip(name: &str, graph: &str, extra: &[&str]) -> PathBuf {
+    let mut args = vec!["-f", "lavfi", "-i", graph, "-c:v", "ffv1"];
+    args.extend_from_slice(extra);
+    common::fixture(name, &args)
+}
+
+/// Full screen between two greys (R'G'B' codes) at `hz` flashes a second.
+fn greys(name: &str, dark: u8, bright: u8, hz: f64, fps: u32, seconds: f64) -> PathBuf {
+    let graph = format!(
+        "color=c=0x{dark:02x}{dark:02x}{dark:02x}:s=480x270:r={fps}:d={seconds},\
+         drawbox=x=0:y=0:w=iw:h=ih:color=0x{bright:02x}{bright:02x}{bright:02x}:t=fill:enable='lt(mod(t*{},2),1)',format=yuv444p",
+        2.0 * hz
+    );
+    clip(name, &graph, &[])
+}
+
+/// `pse` on `file` with `args`: the summary, and the per-frame lines.
+fn pse(file: &std::path::Path, args: &[&str]) -> (serde_json::Value, Vec<serde_json::Value>, Option<i32>) {
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("pse")
+        .arg(file)
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(!stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut lines: Vec<serde_json::Value> = stdout.lines().map(common::json).collect();
+    let summary = lines.pop().unwrap();
+    (summary, lines, out.status.code())
+}
+
+fn verdict(file: &std::path::Path, args: &[&str]) -> (String, Vec<String>) {
+    let (summary, _, code) = pse(file, args);
+    let verdict = summary["verdict"].as_str().unwrap().to_string();
+    assert_eq!(code, Some(if verdict == "pass" { 0 } else { 1 }), "{summary}");
+    let kinds = summary["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap().to_string())
+        .collect();
+    (verdict, kinds)
+}
+
+#[test]
+fn more_than_three_flashes_a_second_fail_at_every_frame_rate() {
+    for fps in [25, 30, 50, 60] {
+        let three = greys(&format!("pse-3hz-{fps}.mkv"), 0, 255, 3.0, fps, 2.0);
+        assert_eq!(verdict(&three, &[]).0, "pass", "3 Hz at {fps} fps");
+        let four = greys(&format!("pse-4hz-{fps}.mkv"), 0, 255, 4.0, fps, 2.0);
+        let (v, kinds) = verdict(&four, &[]);
+        assert_eq!(
+            (v.as_str(), kinds),
+            ("fail", vec!["general-flash".to_string()]),
+            "4 Hz at {fps} fps"
+        );
+    }
+    let two = greys("pse-2hz-25.mkv", 0, 255, 2.0, 25, 2.0);
+    assert_eq!(verdict(&two, &[]).0, "pass");
+    // The failure's frames and worst: from the frame the seventh transition of a second came in
+    // (3.5 flashes), 4 flashes a second at worst, to the end.
+    let four = greys("pse-4hz-25.mkv", 0, 255, 4.0, 25, 2.0);
+    let (summary, frames, _) = pse(&four, &["--frames-out"]);
+    assert_eq!(frames.len(), 50);
+    let failure = &summary["failures"][0];
+    assert_eq!(failure["worst"], 4.0);
+    let first = failure["frames"][0].as_u64().unwrap();
+    assert_eq!(frames[first as usize]["state"], "fail");
+    assert_eq!(frames[first as usize - 1]["state"], "warn");
+    assert_eq!(frames[first as usize]["flashes"], 3.5);
+    assert_eq!(failure["frames"][1], 49);
+}
+
+#[test]
+fn the_step_is_20_cd_m2_where_the_darker_image_is_under_160() {
+    // 200 * (95/255)^2.4 = 18.7 cd/m²; 200 * (100/255)^2.4 = 21.1.
+    let small = greys("pse-swing-19.mkv", 0, 95, 5.0, 25, 2.0);
+    assert_eq!(verdict(&small, &[]).0, "pass");
+    let large = greys("pse-swing-21.mkv", 0, 100, 5.0, 25, 2.0);
+    assert_eq!(verdict(&large, &[]).0, "fail");
+    // A darker image at 154.5 cd/m² (code 229) against white flashes; at 166.1 (236) it doesn't.
+    let under = greys("pse-dark-155.mkv", 229, 255, 5.0, 25, 2.0);
+    assert_eq!(verdict(&under, &[]).0, "fail");
+    let over = greys("pse-dark-165.mkv", 236, 255, 5.0, 25, 2.0);
+    assert_eq!(verdict(&over, &[]).0, "pass");
+}
+
+#[test]
+fn the_area_is_a_quarter_of_the_screen_and_opposite_phases_add_up() {
+    // A band of 115 of 480 columns (23.96%) flashing at 5 Hz, then one of 125 (26.04%).
+    let band = |name: &str, width: u32| {
+        let graph = format!(
+            "color=c=black:s=480x270:r=25:d=2,drawbox=x=0:y=0:w={width}:h=ih:color=white:t=fill:enable='lt(mod(t*10,2),1)',format=yuv444p"
+        );
+        clip(name, &graph, &[])
+    };
+    assert_eq!(verdict(&band("pse-band-24.mkv", 115), &[]).0, "pass");
+    assert_eq!(verdict(&band("pse-band-26.mkv", 125), &[]).0, "fail");
+    // Two halves in opposite phase: the frame's mean never moves; each half flashes.
+    let graph = "color=c=black:s=480x270:r=25:d=2,\
+                 drawbox=x=0:y=0:w=240:h=ih:color=white:t=fill:enable='lt(mod(t*10,2),1)',\
+                 drawbox=x=240:y=0:w=240:h=ih:color=white:t=fill:enable='gte(mod(t*10,2),1)',format=yuv444p";
+    let halves = clip("pse-halves.mkv", graph, &[]);
+    let (v, kinds) = verdict(&halves, &[]);
+    assert_eq!((v.as_str(), kinds), ("fail", vec!["general-flash".to_string()]));
+}
+
+#[test]
+fn a_red_flash_at_equal_luminance_fails_as_red() {
+    // Saturated red (42.5 cd/m²) against the grey of the same luminance (code 134: 42.7).
+    let graph = "color=c=0x868686:s=480x270:r=25:d=2,\
+                 drawbox=x=0:y=0:w=iw:h=ih:color=0xff0000:t=fill:enable='lt(mod(t*10,2),1)',format=yuv444p";
+    let red = clip("pse-red.mkv", graph, &[]);
+    let (v, kinds) = verdict(&red, &[]);
+    assert_eq!((v.as_str(), kinds), ("fail", vec!["red-flash".to_string()]));
+}
+
+#[test]
+fn a_pq_flash_near_black_is_measured_in_its_own_light() {
+    // PQ codes (10-bit, limited): 394 is 25 cd/m², 355 is 15 cd/m², 64 black.
+    let pq = |name: &str, bright: u32| {
+        let graph = format!(
+            "color=c=black:s=480x270:r=25:d=2,format=yuv444p10le,geq=lum='if(lt(mod(T*10,2),1),{bright},64)':cb=512:cr=512"
+        );
+        clip(
+            name,
+            &graph,
+            &[
+                "-color_trc",
+                "smpte2084",
+                "-color_primaries",
+                "bt2020",
+                "-colorspace",
+                "bt2020nc",
+            ],
+        )
+    };
+    assert_eq!(verdict(&pq("pse-pq-25.mkv", 394), &[]).0, "fail");
+    assert_eq!(verdict(&pq("pse-pq-15.mkv", 355), &[]).0, "pass");
+}
+
+#[test]
+fn wcag_judges_any_ten_degree_field_and_ofcom_extended_flashing() {
+    // A box of 84x48 flashing: 3.1% of the screen, under BT.1702's quarter, but 28% of a 10°
+    // field (a third by a third of the screen: 160x90) for WCAG.
+    let graph = "color=c=black:s=480x270:r=25:d=2,\
+                 drawbox=x=200:y=90:w=84:h=48:color=white:t=fill:enable='lt(mod(t*10,2),1)',format=yuv444p";
+    let small = clip("pse-field.mkv", graph, &[]);
+    assert_eq!(verdict(&small, &[]).0, "pass");
+    assert_eq!(verdict(&small, &["--standard", "wcag"]).0, "fail");
+    // 2.5 flashes a second for 6 s: near the limit throughout, which only Ofcom fails.
+    let steady = greys("pse-extended.mkv", 0, 255, 2.5, 25, 6.0);
+    assert_eq!(verdict(&steady, &[]).0, "pass");
+    let (v, kinds) = verdict(&steady, &["--standard", "ofcom"]);
+    assert_eq!((v.as_str(), kinds), ("fail", vec!["extended".to_string()]));
+}
+
+#[test]
+fn the_cpu_twin_gives_every_frame_the_gpus_findings() {
+    let halves = clip(
+        "pse-halves.mkv",
+        "color=c=black:s=480x270:r=25:d=2,\
+         drawbox=x=0:y=0:w=240:h=ih:color=white:t=fill:enable='lt(mod(t*10,2),1)',\
+         drawbox=x=240:y=0:w=240:h=ih:color=white:t=fill:enable='gte(mod(t*10,2),1)',format=yuv444p",
+        &[],
+    );
+    let red = clip(
+        "pse-red.mkv",
+        "color=c=0x868686:s=480x270:r=25:d=2,\
+         drawbox=x=0:y=0:w=iw:h=ih:color=0xff0000:t=fill:enable='lt(mod(t*10,2),1)',format=yuv444p",
+        &[],
+    );
+    for file in [halves, red] {
+        let (gpu_summary, gpu, _) = pse(&file, &["--frames-out"]);
+        let (cpu_summary, cpu, _) = pse(&file, &["--frames-out", "--cpu"]);
+        assert_eq!(gpu, cpu);
+        assert_eq!(gpu_summary, cpu_summary);
+    }
+}
+
+#[test]
+fn bad_input_is_a_one_line_error() {
+    let sound = common::fixture(
+        "pse-sound-only.wav",
+        &["-f", "lavfi", "-i", "sine=d=1", "-c:a", "pcm_s16le"],
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("pse")
+        .arg(&sound)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("error: ") && stderr.contains("video"), "{stderr}");
+    let any = greys("pse-2hz-25.mkv", 0, 255, 2.0, 25, 2.0);
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["pse", "--standard", "itu"])
+        .arg(&any)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid value 'itu'"));
+}
