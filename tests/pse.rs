@@ -216,3 +216,43 @@ fn bad_input_is_a_one_line_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid value 'itu'"));
 }
+
+#[test]
+fn report_pse_adds_each_frames_figures_and_fails_on_its_runs() {
+    let four = greys("pse-4hz-25.mkv", 0, 255, 4.0, 25, 2.0);
+    let (summary, frames, _) = pse(&four, &["--frames-out"]);
+    let alerts = std::env::temp_dir().join(format!("histoplay-pse-alerts-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&alerts);
+    for cpu in [false, true] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_histoplay"));
+        command.args(["report", "--pse"]).arg(&four);
+        if cpu {
+            command.arg("--cpu");
+        } else {
+            command.arg("--fail-on").arg("YMAX>255").arg("--alert-log").arg(&alerts);
+        }
+        let out = command.output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(common::json)
+            .collect();
+        assert_eq!(lines.len(), frames.len());
+        for (line, frame) in lines.iter().zip(&frames) {
+            assert_eq!(line["pse_flashes"], frame["flashes"]);
+            assert_eq!(line["pse_area"], frame["area"]);
+            assert_eq!(line["pse_state"], frame["state"]);
+        }
+        let failure = &summary["failures"][0];
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let listed = format!(
+            "pse:general-flash (bt1702): frames {}-{}",
+            failure["frames"][0], failure["frames"][1]
+        );
+        assert!(stderr.contains(&listed), "{stderr}");
+    }
+    let logged = std::fs::read_to_string(&alerts).unwrap();
+    let _ = std::fs::remove_file(&alerts);
+    assert!(logged.contains("\"limit\":\"pse:general-flash (bt1702)\""), "{logged}");
+}

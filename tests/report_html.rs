@@ -112,7 +112,7 @@ fn the_page_shows_the_verdict_the_events_and_their_pictures_in_a_browser() {
     let file = programme();
     let page = std::env::temp_dir().join(format!("histoplay-report-{}.html", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["report", "--fail-on", "black>2s", "-o"])
+        .args(["report", "--pse", "--fail-on", "black>2s", "-o"])
         .arg(&page)
         .arg(&file)
         .output()
@@ -139,6 +139,12 @@ fn the_page_shows_the_verdict_the_events_and_their_pictures_in_a_browser() {
     assert!(dom.contains("black&gt;2s: frames 25-87 (1.000-3.520 s), worst 2.52"));
     assert!(dom.contains("id=\"event-count\" data-count=\"4\""));
     assert!(dom.contains("1 black, 2 frozen, 1 silent"));
+    // No flashing in it: the photosensitivity verdict passes, its graph drawn.
+    assert!(
+        dom.contains("id=\"pse\">pass</span> flashes by bt1702 (0 failing run(s)"),
+        "{dom}"
+    );
+    assert!(html.contains("<figcaption>Flashes a second"));
     assert_eq!(dom.matches("<tr class=\"event\">").count(), 4);
     // Each event's first frame, decoded by the browser at its size.
     assert_eq!(dom.matches("data-decoded=\"320x240\"").count(), 4, "{dom}");

@@ -167,6 +167,7 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
                 ..Default::default()
             },
             html: None,
+            pse: None,
         };
         let everything = FrameRange { start: 0, end: None };
         let file = std::fs::File::create(&partial)

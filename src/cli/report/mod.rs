@@ -9,6 +9,7 @@ pub mod events;
 pub mod file;
 pub mod html;
 pub mod limits;
+pub mod pse;
 pub mod qctools;
 pub mod sound;
 
@@ -90,6 +91,14 @@ pub struct Args {
     /// (implies --events; alone, nothing goes to stdout). `-o PAGE.html` does the same.
     #[arg(long, value_name = "PAGE.html")]
     html: Option<PathBuf>,
+    /// Analyse the flashes for photosensitive epilepsy (as `histoplay pse`): each frame's line
+    /// gains pse_flashes, pse_red_flashes, pse_area, pse_red_area and pse_state, and each
+    /// failing run is a run beyond the limits (pse:KIND), listed, logged and failing the report.
+    #[arg(long)]
+    pse: bool,
+    /// The rules of --pse: bt1702, ofcom or wcag.
+    #[arg(long, value_enum, default_value_t = crate::pse::Standard::Bt1702, requires = "pse")]
+    pse_standard: crate::pse::Standard,
     /// blackdetect's options (implies --events): d (shortest stretch, s), pic_th (share of
     /// the picture black), pix_th (black level, share of the range) [default:
     /// d=2:pic_th=0.98:pix_th=0.1].
@@ -218,6 +227,7 @@ pub fn run(args: Args) -> Result<()> {
     let options = ReportOptions {
         events,
         html,
+        pse: args.pse.then_some(args.pse_standard),
         limits: args.fail_on.unwrap_or_default(),
         cpu: args.cpu,
         gpu: gpu.as_ref(),

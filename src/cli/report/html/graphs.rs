@@ -18,6 +18,8 @@ pub struct Pictures {
     pub satavg: f64,
     pub brng: f64,
     pub count: u32,
+    /// The most flashes a second (over the photosensitivity standard's area).
+    pub flashes: f32,
     /// The luma histograms' shares, gathered into `STRIP_ROWS` rows (the darkest first).
     pub strip: [f32; STRIP_ROWS],
 }
@@ -31,6 +33,7 @@ impl Bucket for Pictures {
         self.satavg += later.satavg;
         self.brng += later.brng;
         self.count += later.count;
+        self.flashes = self.flashes.max(later.flashes);
         for (a, b) in self.strip.iter_mut().zip(&later.strip) {
             *a += b;
         }

@@ -52,8 +52,11 @@ pub struct HtmlReport {
     pub(crate) events: Vec<Event>,
     /// The last frame's time.
     pub(crate) end: f64,
-    /// The luma histogram of the frame whose values come next.
+    /// The luma histogram of the frame whose values come next, and its flashes a second.
     strip: [f32; STRIP_ROWS],
+    flashes: f32,
+    /// The photosensitivity analysis's standard and failures, where it ran.
+    pub(crate) pse: Option<(crate::pse::Standard, Vec<crate::pse::PseFailure>)>,
 }
 
 /// Where each value the graphs take sits in `SignalStats::values`.
@@ -100,6 +103,8 @@ impl HtmlReport {
             events: Vec::new(),
             end: 0.0,
             strip: [0.0; STRIP_ROWS],
+            flashes: 0.0,
+            pse: None,
         }
     }
 
@@ -125,6 +130,7 @@ impl HtmlReport {
             brng: v[at("BRNG")],
             count: 1,
             strip: self.strip,
+            flashes: self.flashes,
         };
         self.pictures.push(seconds, value);
         self.end = self.end.max(seconds);
@@ -143,6 +149,17 @@ impl HtmlReport {
             );
             self.integrated = Some((r[2], r[3]));
         }
+    }
+
+    /// The flashes a second (the general or red, whichever more) of the frame whose values
+    /// come next.
+    pub fn flashes(&mut self, flashes: f64) {
+        self.flashes = flashes as f32;
+    }
+
+    /// The photosensitivity analysis's end.
+    pub fn pse(&mut self, standard: crate::pse::Standard, failures: Vec<crate::pse::PseFailure>) {
+        self.pse = Some((standard, failures));
     }
 
     pub fn event(&mut self, event: &Event) {

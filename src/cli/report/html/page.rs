@@ -98,7 +98,34 @@ fn verdicts(report: &HtmlReport, runs: &Runs, limited: bool) -> String {
         }
         None => "<tr><th>Loudness</th><td class=\"muted\">no sound measured</td></tr>\n".to_string(),
     };
-    rows += "<tr><th>Photosensitivity</th><td class=\"muted\">not analysed</td></tr>\n";
+    rows += &match &report.pse {
+        None => "<tr><th>Photosensitivity</th><td class=\"muted\">not analysed (give --pse)</td></tr>\n".to_string(),
+        Some((standard, failures)) => {
+            let (class, word) = if failures.is_empty() {
+                ("pass", "pass")
+            } else {
+                ("fail", "fail")
+            };
+            let mut row = format!(
+                "<tr><th>Photosensitivity</th><td><span class=\"verdict {class}\" id=\"pse\">{word}</span> \
+                 flashes by {} ({} failing run(s); patterns not analysed)</td></tr>\n",
+                standard.name(),
+                failures.len()
+            );
+            for f in failures {
+                row += &format!(
+                    "<tr><td></td><td class=\"number\">{}: {} to {} (frames {}–{}), {} flashes a second</td></tr>\n",
+                    f.kind,
+                    clock(f.start),
+                    clock(f.end),
+                    f.frames.0,
+                    f.frames.1,
+                    f.worst
+                );
+            }
+            row
+        }
+    };
     format!("<section id=\"verdicts\"><h2>Verdicts</h2>\n<table>\n{rows}</table></section>\n")
 }
 
@@ -241,6 +268,20 @@ fn over_time(report: &HtmlReport) -> String {
         (0.0, 0.1),
         &[(0.01, "1%".to_string())],
     );
+    if report.pse.is_some() {
+        html += &graph(
+            "Flashes a second",
+            &pictures.times,
+            end,
+            &[Line {
+                name: "flashes (general or red)",
+                colour: "#c62828",
+                values: b.iter().map(|p| f64::from(p.flashes)).collect(),
+            }],
+            (0.0, 8.0),
+            &[(3.0, "3".to_string())],
+        );
+    }
     if !report.loudness.is_empty() {
         let l = &report.loudness.buckets;
         html += &graph(

@@ -3,9 +3,13 @@
 //! stable interface.
 
 pub use super::alerts::Alerts;
-use super::events::{Ended, EventSettings, EventWatch, PictureStream};
-use super::html::{HtmlReport, SoundFacts};
+mod events;
+mod sound;
+
+use super::events::{EventSettings, EventWatch, PictureStream};
+use super::html::HtmlReport;
 use super::limits::{LimitWatch, Limits, OnClose, Run, Runs};
+use super::pse::{PseLine, ReportPse};
 use super::qctools::QctoolsReport;
 use super::sound::audio_line;
 pub use super::sound::AudioReport;
@@ -16,9 +20,11 @@ use crate::events::freeze::FreezeTwin;
 use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
 use crate::headless::{self as hist, ClipError, FrameMeta, FrameRange};
+use crate::pse::gpu::PseStage;
 use crate::quit_signals::QuitSignals;
 use crate::signalstats::gpu::StatsStage;
 use crate::signalstats::{self, PlaneShape, SignalStats, YuvPlanes};
+use crate::video::convert::convert_cpu;
 use crate::video::index::FrameIndex;
 use crate::video::source::VideoSource;
 use serde::Serialize;
@@ -33,6 +39,8 @@ struct ReportLine {
     pts: Seconds,
     #[serde(flatten)]
     stats: SignalStats,
+    #[serde(flatten)]
+    pse: Option<PseLine>,
 }
 
 /// How a report runs, beyond what it writes.
@@ -59,6 +67,8 @@ pub struct ReportOptions<'a> {
     pub events: EventSettings,
     /// Where the page a person reads is written (`--html`).
     pub html: Option<std::path::PathBuf>,
+    /// The photosensitivity analysis, by this standard (`--pse`).
+    pub pse: Option<crate::pse::Standard>,
 }
 
 /// Where each frame's statistics go: the output, in its format, and the limits' watch.
@@ -84,6 +94,9 @@ struct Sink<'a, W: Write> {
     frame_tags: Vec<(String, String)>,
     /// The page being gathered (`--html`).
     html: Option<HtmlReport>,
+    /// The photosensitivity analysis, and the figures of the frame about to be written.
+    pse: Option<ReportPse>,
+    pse_line: Option<PseLine>,
 }
 
 /// The output being written.
@@ -126,6 +139,7 @@ impl<W: Write> Sink<'_, W> {
                     frame: index,
                     pts: Seconds(seconds),
                     stats,
+                    pse: self.pse_line.take(),
                 },
             ),
             Out::Csv(out) => {
@@ -141,182 +155,6 @@ impl<W: Write> Sink<'_, W> {
             }
         }
         Ok(())
-    }
-
-    /// The events' part of a picture: `luma` its Y histogram of `samples` samples, `frozen`
-    /// its freeze verdict; `in_range` false for the frame before the range (only compared).
-    fn picture_events(
-        &mut self,
-        frame: &FrameMeta,
-        luma: &[u32],
-        samples: u64,
-        frozen: bool,
-        in_range: bool,
-    ) -> std::io::Result<()> {
-        if let (Some(html), true) = (&mut self.html, in_range) {
-            html.luma(luma);
-        }
-        let Some(watch) = &mut self.events else { return Ok(()) };
-        let at = (frame.index, frame.pts, frame.seconds);
-        let ended = watch.picture(at, &|black| black.black_samples(luma), samples, frozen, in_range);
-        self.frame_tags = watch.picture_tags();
-        self.tell_events(ended)
-    }
-
-    /// Events that ended: the listed ones written (JSON Lines), the limits' ones that last
-    /// beyond them kept as runs and told.
-    fn tell_events(&mut self, ended: Vec<Ended>) -> std::io::Result<()> {
-        for Ended { event, limit } in ended {
-            match limit {
-                None => {
-                    if let Some(html) = &mut self.html {
-                        html.event(&event);
-                    }
-                    if let Out::Json(out) = &mut self.out {
-                        writeln!(out, "{}", event.json())?;
-                    }
-                }
-                Some(i) => {
-                    if let Some(run) = self.events.as_ref().and_then(|w| w.run(&event, i)) {
-                        if let Some(tell) = &mut self.event_teller {
-                            tell(&run);
-                        }
-                        self.event_runs.push(run);
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// The sound of `audio.path` after the video: its frames written where the format takes
-    /// them (within `span`, the times of the frames reported, when not the whole file), its
-    /// runs beyond `limits`, and its silences (the events). A file without sound is noted where
-    /// its sound was asked for.
-    fn audio(
-        &mut self,
-        audio: &AudioReport<'_>,
-        limits: Vec<super::limits::AudioLimit>,
-        span: Option<(f64, f64)>,
-    ) -> Result<Vec<Run>, ClipError> {
-        let Some(path) = &audio.path else { return Ok(Vec::new()) };
-        let writes = match self.out {
-            Out::Json(_) => audio.lines,
-            Out::Csv(_) => false,
-            Out::Qctools(..) => true,
-        };
-        let mut events = self.events.take().filter(|_| self.sound_events);
-        if !writes && limits.is_empty() && events.is_none() {
-            return Ok(Vec::new());
-        }
-        let mut watch = super::limits::AudioWatch::new(limits.clone());
-        let (out, quit, html) = (&mut self.out, self.stop.or(audio.signals), &mut self.html);
-        // Silences that ended, waiting for the next line to be written before them, and the
-        // tags silencedetect set, for the frame they fall in.
-        let pending: std::cell::RefCell<Vec<Ended>> = Default::default();
-        let tags: std::cell::RefCell<std::collections::VecDeque<(f64, String, String)>> = Default::default();
-        let mut silence_runs: Vec<Ended> = Vec::new();
-        // Why the sound's pass ended early: a write that failed, a signal, or the range's end.
-        let mut ended: Option<Result<(), std::io::Error>> = None;
-        let stream = crate::audio::qc::report_file(
-            path,
-            |stream, raw| {
-                let Some(events) = &mut events else { return };
-                let tb = stream.time_base;
-                let start = raw
-                    .timestamp()
-                    .or(raw.pts())
-                    .map(|pts| pts as f64 * f64::from(tb.0) / f64::from(tb.1.max(1)));
-                let end = start.map(|t| t + raw.samples() as f64 / f64::from(stream.rate.max(1)));
-                if let (Some((from, to)), Some(start), Some(end)) = (span, start, end) {
-                    if start >= to || end <= from {
-                        return;
-                    }
-                }
-                let ended = events.sound(raw, (usize::from(stream.channels), stream.rate, tb));
-                tags.borrow_mut().extend(events.take_sound_tags());
-                for e in ended {
-                    match e.limit {
-                        None => pending.borrow_mut().push(e),
-                        Some(_) => silence_runs.push(e),
-                    }
-                }
-            },
-            |stream, frame| {
-                if quit.is_some_and(QuitSignals::requested) {
-                    // The report ends where it is, whole, as the frames' does.
-                    ended = Some(Ok(()));
-                    return Err("stopped".into());
-                }
-                if let Some((from, to)) = span {
-                    if frame.time >= to {
-                        ended = Some(Ok(()));
-                        return Err("past the range".into());
-                    }
-                    if frame.time + frame.duration <= from {
-                        return Ok(());
-                    }
-                }
-                watch.frame(frame.index, frame.time, frame.clipped);
-                if let Some(html) = html.as_mut() {
-                    let sound = SoundFacts {
-                        rate: stream.rate,
-                        channels: stream.channels,
-                    };
-                    html.audio_frame(sound, frame);
-                }
-                let mut written = Ok(());
-                for e in pending.borrow_mut().drain(..) {
-                    if let Some(html) = html.as_mut() {
-                        html.event(&e.event);
-                    }
-                    if let Out::Json(out) = out {
-                        written = written.and_then(|()| writeln!(out, "{}", e.event.json()));
-                    }
-                }
-                let mut waiting = tags.borrow_mut();
-                let inside = waiting.iter().take_while(|t| t.0 < frame.time + frame.duration).count();
-                let here: Vec<(String, String)> = waiting.drain(..inside).map(|(_, k, v)| (k, v)).collect();
-                let written = written.and_then(|()| match out {
-                    Out::Json(out) if writes => writeln!(out, "{}", audio_line(frame)),
-                    Out::Qctools(xml, _) => xml.audio_frame(stream.index, stream.rate, frame, &here),
-                    _ => Ok(()),
-                });
-                written.map_err(|e| {
-                    let text = e.to_string();
-                    ended = Some(Err(e));
-                    text
-                })
-            },
-        );
-        // The silences still going on end with the sound (unless it was cut short).
-        let mut last = pending.into_inner();
-        if let Some(events) = &mut events {
-            if ended.is_none() || span.is_some() {
-                for e in events.sound_ended() {
-                    match e.limit {
-                        None => last.push(e),
-                        Some(_) => silence_runs.push(e),
-                    }
-                }
-            }
-        }
-        self.events = events;
-        last.extend(silence_runs);
-        if !matches!(ended, Some(Err(_))) {
-            self.tell_events(last)?;
-        }
-        match (stream, ended) {
-            (_, Some(Err(e))) => Err(e.into()),
-            (Ok(_), _) | (Err(_), Some(Ok(()))) => Ok(watch.finish()),
-            // A file without sound, or whose sound can't be read: the pictures' report stands.
-            (Err(e), None) => {
-                if audio.lines || !limits.is_empty() || !e.contains("has no audio stream") {
-                    eprintln!("note: {e}: the report has no sound");
-                }
-                Ok(Vec::new())
-            }
-        }
     }
 
     /// Ends the output (the QCTools report's document closed and compressed to its end); the
@@ -417,8 +255,11 @@ pub fn report_video<W: Write>(
             .html
             .as_ref()
             .map(|_| HtmlReport::new(&source, PlaneShape::of(layout).map_or(8, |s| s.bits))),
+        pse: options.pse.map(|standard| ReportPse::new(standard, &source)),
+        pse_line: None,
     };
     let freezes = options.events.freezes();
+    let sink_pse = sink.pse.as_ref().map(|p| p.model.clone());
     let noise = options.events.freeze.noise;
     // The differences of the first frame reported are from the frame before it, as in a run
     // of the filter over the whole file: that frame is counted too, and not written.
@@ -462,19 +303,29 @@ pub fn report_video<W: Write>(
                         pipeline.ring.format.layout
                     )));
                 }
-                pipeline.count_only_stats();
+                match &sink_pse {
+                    // (The analysis reads the converted frame.)
+                    Some(model) => pipeline.analyse_flashes(ctx, model),
+                    None => pipeline.count_only_stats(),
+                }
                 if freezes {
                     pipeline.detect_freezes(ctx, noise);
                 }
                 log::debug!("report: the statistics stage made at {:.1} ms", ms());
                 let freeze_bytes = pipeline.freeze().map_or(0, |_| RESULT_BYTES);
-                Ok(pipeline.stats().expect("counted").counts_size() + freeze_bytes)
+                let pse_bytes = pipeline.pse().map_or(0, |p| p.cells_size());
+                Ok(pipeline.stats().expect("counted").counts_size() + freeze_bytes + pse_bytes)
             },
             |pipeline, encoder, buffer| {
                 let stats = pipeline.stats().expect("counted");
-                encoder.copy_buffer_to_buffer(&stats.counts, 0, buffer, 0, stats.counts_size());
+                let mut at = stats.counts_size();
+                encoder.copy_buffer_to_buffer(&stats.counts, 0, buffer, 0, at);
                 if let Some(freeze) = pipeline.freeze() {
-                    encoder.copy_buffer_to_buffer(&freeze.result, 0, buffer, stats.counts_size(), RESULT_BYTES);
+                    encoder.copy_buffer_to_buffer(&freeze.result, 0, buffer, at, RESULT_BYTES);
+                    at += RESULT_BYTES;
+                }
+                if let Some(pse) = pipeline.pse() {
+                    encoder.copy_buffer_to_buffer(&pse.cells, 0, buffer, at, pse.cells_size());
                 }
             },
             |pipeline, bytes, frame| {
@@ -484,10 +335,15 @@ pub fn report_video<W: Write>(
                 let stats = pipeline.stats().expect("counted");
                 let words = crate::gpu::readback::words(bytes);
                 let counts = stats.counts_from(&words);
+                let after_counts = (stats.counts_size() / 4) as usize;
                 let frozen = pipeline
                     .freeze()
-                    .is_some_and(|_| FreezeStage::verdict(&words[(stats.counts_size() / 4) as usize..]).frozen);
+                    .is_some_and(|_| FreezeStage::verdict(&words[after_counts..]).frozen);
                 let in_range = range.contains(frame.index);
+                if pipeline.pse().is_some() {
+                    let at = after_counts + pipeline.freeze().map_or(0, |_| (RESULT_BYTES / 4) as usize);
+                    sink.picture_pse(&frame, &PseStage::cells_from(&words[at..]), in_range)?;
+                }
                 sink.picture_events(&frame, &counts.y, counts.width * counts.height, frozen, in_range)?;
                 if !in_range {
                     return Ok(());
@@ -513,6 +369,7 @@ pub fn report_video<W: Write>(
             runs
         }
     };
+    sink.pse_ended()?;
     let html = sink.html.take();
     let (done, runs) = sink.finish(audio)?;
     if let (Some(page), Some(path)) = (html, &options.html) {
@@ -559,6 +416,10 @@ fn report_cpu<W: Write>(
         let in_range = range.contains(frame.index);
         let counts = signalstats::count(&planes, previous.as_ref());
         let frozen = freezes && twin.picture(&planes, noise).0;
+        if let Some(pse) = &sink.pse {
+            let cells = pse.cells_cpu(&convert_cpu(&info, &frame.planes(info.layout)));
+            sink.picture_pse(&meta, &cells, in_range)?;
+        }
         sink.picture_events(&meta, &counts.y, counts.width * counts.height, frozen, in_range)?;
         if in_range {
             sink.frame(meta, counts.stats())?;

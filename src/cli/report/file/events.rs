@@ -1,0 +1,94 @@
+//! The events' part of a report's frames: each picture fed to the detectors, and the events
+//! that end written (JSON Lines, the page) or kept as runs beyond their limits.
+
+use super::super::events::Ended;
+use super::super::limits::Run;
+use super::super::pse::PseLine;
+use super::{Out, Sink};
+use crate::headless::FrameMeta;
+use std::io::Write;
+
+impl<W: Write> Sink<'_, W> {
+    /// The events' part of a picture: `luma` its Y histogram of `samples` samples, `frozen`
+    /// its freeze verdict; `in_range` false for the frame before the range (only compared).
+    pub(super) fn picture_events(
+        &mut self,
+        frame: &FrameMeta,
+        luma: &[u32],
+        samples: u64,
+        frozen: bool,
+        in_range: bool,
+    ) -> std::io::Result<()> {
+        if let (Some(html), true) = (&mut self.html, in_range) {
+            html.luma(luma);
+        }
+        let Some(watch) = &mut self.events else { return Ok(()) };
+        let at = (frame.index, frame.pts, frame.seconds);
+        let ended = watch.picture(at, &|black| black.black_samples(luma), samples, frozen, in_range);
+        self.frame_tags = watch.picture_tags();
+        self.tell_events(ended)
+    }
+
+    /// Events that ended: the listed ones written (JSON Lines), the limits' ones that last
+    /// beyond them kept as runs and told.
+    pub(super) fn tell_events(&mut self, ended: Vec<Ended>) -> std::io::Result<()> {
+        for Ended { event, limit } in ended {
+            match limit {
+                None => {
+                    if let Some(html) = &mut self.html {
+                        html.event(&event);
+                    }
+                    if let Out::Json(out) = &mut self.out {
+                        writeln!(out, "{}", event.json())?;
+                    }
+                }
+                Some(i) => {
+                    if let Some(run) = self.events.as_ref().and_then(|w| w.run(&event, i)) {
+                        if let Some(tell) = &mut self.event_teller {
+                            tell(&run);
+                        }
+                        self.event_runs.push(run);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The photosensitivity analysis's part of a picture: its cells' light; its figures go in
+    /// its line and the page, the failing runs that end with it to the runs beyond the limits.
+    pub(super) fn picture_pse(&mut self, frame: &FrameMeta, cells: &[[u32; 2]], in_range: bool) -> std::io::Result<()> {
+        let Some(pse) = &mut self.pse else { return Ok(()) };
+        if !in_range {
+            return Ok(());
+        }
+        let (verdict, runs) = pse.frame(frame.index, frame.seconds, cells);
+        if let Some(html) = &mut self.html {
+            html.flashes(verdict.flashes.max(verdict.red_flashes));
+        }
+        self.pse_line = Some(PseLine::of(&verdict));
+        self.keep_runs(runs);
+        Ok(())
+    }
+
+    /// The frames ended: the analysis's failures still going on end with them.
+    pub(super) fn pse_ended(&mut self) -> std::io::Result<()> {
+        let Some(pse) = &mut self.pse else { return Ok(()) };
+        let (failures, runs) = pse.finish();
+        if let Some(html) = &mut self.html {
+            html.pse(pse.standard, failures);
+        }
+        self.keep_runs(runs);
+        Ok(())
+    }
+
+    /// Runs beyond the limits kept, and told as they end.
+    fn keep_runs(&mut self, runs: Vec<Run>) {
+        for run in runs {
+            if let Some(tell) = &mut self.event_teller {
+                tell(&run);
+            }
+            self.event_runs.push(run);
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! The sound's pass of a report, after the pictures': its 100 ms frames written where the
+//! format takes them, its limits, and its silences (the events) with their tags.
+
+use super::super::events::Ended;
+use super::super::html::SoundFacts;
+use super::super::limits::{AudioLimit, AudioWatch, Run};
+use super::{audio_line, AudioReport, Out, Sink};
+use crate::headless::ClipError;
+use crate::quit_signals::QuitSignals;
+use std::io::Write;
+
+impl<W: Write> Sink<'_, W> {
+    /// The sound of `audio.path` after the video: its frames written where the format takes
+    /// them (within `span`, the times of the frames reported, when not the whole file), its
+    /// runs beyond `limits`, and its silences (the events). A file without sound is noted where
+    /// its sound was asked for.
+    pub(super) fn audio(
+        &mut self,
+        audio: &AudioReport<'_>,
+        limits: Vec<AudioLimit>,
+        span: Option<(f64, f64)>,
+    ) -> Result<Vec<Run>, ClipError> {
+        let Some(path) = &audio.path else { return Ok(Vec::new()) };
+        let writes = match self.out {
+            Out::Json(_) => audio.lines,
+            Out::Csv(_) => false,
+            Out::Qctools(..) => true,
+        };
+        let mut events = self.events.take().filter(|_| self.sound_events);
+        if !writes && limits.is_empty() && events.is_none() {
+            return Ok(Vec::new());
+        }
+        let mut watch = AudioWatch::new(limits.clone());
+        let (out, quit, html) = (&mut self.out, self.stop.or(audio.signals), &mut self.html);
+        // Silences that ended, waiting for the next line to be written before them, and the
+        // tags silencedetect set, for the frame they fall in.
+        let pending: std::cell::RefCell<Vec<Ended>> = Default::default();
+        let tags: std::cell::RefCell<std::collections::VecDeque<(f64, String, String)>> = Default::default();
+        let mut silence_runs: Vec<Ended> = Vec::new();
+        // Why the sound's pass ended early: a write that failed, a signal, or the range's end.
+        let mut ended: Option<Result<(), std::io::Error>> = None;
+        let stream = crate::audio::qc::report_file(
+            path,
+            |stream, raw| {
+                let Some(events) = &mut events else { return };
+                let tb = stream.time_base;
+                let start = raw
+                    .timestamp()
+                    .or(raw.pts())
+                    .map(|pts| pts as f64 * f64::from(tb.0) / f64::from(tb.1.max(1)));
+                let end = start.map(|t| t + raw.samples() as f64 / f64::from(stream.rate.max(1)));
+                if let (Some((from, to)), Some(start), Some(end)) = (span, start, end) {
+                    if start >= to || end <= from {
+                        return;
+                    }
+                }
+                let ended = events.sound(raw, (usize::from(stream.channels), stream.rate, tb));
+                tags.borrow_mut().extend(events.take_sound_tags());
+                for e in ended {
+                    match e.limit {
+                        None => pending.borrow_mut().push(e),
+                        Some(_) => silence_runs.push(e),
+                    }
+                }
+            },
+            |stream, frame| {
+                if quit.is_some_and(QuitSignals::requested) {
+                    // The report ends where it is, whole, as the frames' does.
+                    ended = Some(Ok(()));
+                    return Err("stopped".into());
+                }
+                if let Some((from, to)) = span {
+                    if frame.time >= to {
+                        ended = Some(Ok(()));
+                        return Err("past the range".into());
+                    }
+                    if frame.time + frame.duration <= from {
+                        return Ok(());
+                    }
+                }
+                watch.frame(frame.index, frame.time, frame.clipped);
+                if let Some(html) = html.as_mut() {
+                    let sound = SoundFacts {
+                        rate: stream.rate,
+                        channels: stream.channels,
+                    };
+                    html.audio_frame(sound, frame);
+                }
+                let mut written = Ok(());
+                for e in pending.borrow_mut().drain(..) {
+                    if let Some(html) = html.as_mut() {
+                        html.event(&e.event);
+                    }
+                    if let Out::Json(out) = out {
+                        written = written.and_then(|()| writeln!(out, "{}", e.event.json()));
+                    }
+                }
+                let mut waiting = tags.borrow_mut();
+                let inside = waiting.iter().take_while(|t| t.0 < frame.time + frame.duration).count();
+                let here: Vec<(String, String)> = waiting.drain(..inside).map(|(_, k, v)| (k, v)).collect();
+                let written = written.and_then(|()| match out {
+                    Out::Json(out) if writes => writeln!(out, "{}", audio_line(frame)),
+                    Out::Qctools(xml, _) => xml.audio_frame(stream.index, stream.rate, frame, &here),
+                    _ => Ok(()),
+                });
+                written.map_err(|e| {
+                    let text = e.to_string();
+                    ended = Some(Err(e));
+                    text
+                })
+            },
+        );
+        // The silences still going on end with the sound (unless it was cut short).
+        let mut last = pending.into_inner();
+        if let Some(events) = &mut events {
+            if ended.is_none() || span.is_some() {
+                for e in events.sound_ended() {
+                    match e.limit {
+                        None => last.push(e),
+                        Some(_) => silence_runs.push(e),
+                    }
+                }
+            }
+        }
+        self.events = events;
+        last.extend(silence_runs);
+        if !matches!(ended, Some(Err(_))) {
+            self.tell_events(last)?;
+        }
+        match (stream, ended) {
+            (_, Some(Err(e))) => Err(e.into()),
+            (Ok(_), _) | (Err(_), Some(Ok(()))) => Ok(watch.finish()),
+            // A file without sound, or whose sound can't be read: the pictures' report stands.
+            (Err(e), None) => {
+                if audio.lines || !limits.is_empty() || !e.contains("has no audio stream") {
+                    eprintln!("note: {e}: the report has no sound");
+                }
+                Ok(Vec::new())
+            }
+        }
+    }
+}

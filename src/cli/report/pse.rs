@@ -1,0 +1,107 @@
+//! `report --pse`: the photosensitivity analysis (`crate::pse`) over the report's frames: each
+//! frame's line gains its flash figures, and each failing run is a run beyond the limits
+//! (listed, told to `--alert-log`, exit status 1), named `pse:KIND`.
+
+use super::limits::Run;
+use crate::pse::light::{cells_cpu, Grid, LightModel};
+use crate::pse::{Analysis, FrameVerdict, PseFailure, Standard};
+use crate::video::source::VideoSource;
+
+/// A frame's figures in its JSON line.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct PseLine {
+    pub pse_flashes: f64,
+    pub pse_red_flashes: f64,
+    pub pse_area: f64,
+    pub pse_red_area: f64,
+    pub pse_state: &'static str,
+}
+
+impl PseLine {
+    pub fn of(v: &FrameVerdict) -> Self {
+        let round = |x: f64| (x * 1e6).round() / 1e6;
+        Self {
+            pse_flashes: v.flashes,
+            pse_red_flashes: v.red_flashes,
+            pse_area: round(v.area),
+            pse_red_area: round(v.red_area),
+            pse_state: v.state.name(),
+        }
+    }
+}
+
+/// The analysis of one report's frames.
+pub struct ReportPse {
+    pub standard: Standard,
+    pub model: LightModel,
+    pub grid: Grid,
+    analysis: Option<Analysis>,
+    ended: Vec<PseFailure>,
+}
+
+impl ReportPse {
+    pub fn new(standard: Standard, source: &VideoSource) -> Self {
+        let info = &source.info;
+        let format = info.format;
+        let grid = Grid::new(format.width, format.height);
+        Self {
+            standard,
+            model: LightModel::new(
+                standard,
+                info.volume.transfer,
+                info.volume.primaries,
+                format.layout.output_bits(),
+            ),
+            grid,
+            analysis: Some(Analysis::new(standard, info.volume.is_hdr(), grid, info.frame_duration)),
+            ended: Vec::new(),
+        }
+    }
+
+    /// A frame's cells (summed light, as the GPU pass or `cells_cpu` gives them); its
+    /// findings, and the runs that ended with it.
+    pub fn frame(&mut self, index: u64, seconds: f64, cells: &[[u32; 2]]) -> (FrameVerdict, Vec<Run>) {
+        let analysis = self.analysis.as_mut().expect("analysing");
+        let verdict = analysis.frame(index, seconds, cells);
+        let ended = analysis.take_ended();
+        let runs = ended.iter().map(|f| self.run(f)).collect();
+        self.ended.extend(ended);
+        (verdict, runs)
+    }
+
+    /// The CPU twin's cells of a converted frame.
+    pub fn cells_cpu(&self, words: &[u32]) -> Vec<[u32; 2]> {
+        cells_cpu(words, &self.grid, &self.model)
+    }
+
+    /// The frames ended: every failure, and the runs of those that end with them.
+    pub fn finish(&mut self) -> (Vec<PseFailure>, Vec<Run>) {
+        let Some(analysis) = self.analysis.take() else {
+            return (Vec::new(), Vec::new());
+        };
+        let told = std::mem::take(&mut self.ended);
+        let summary = analysis.finish(told.clone());
+        let runs = summary
+            .failures
+            .iter()
+            .filter(|f| !told.contains(f))
+            .map(|f| self.run(f))
+            .collect();
+        (summary.failures, runs)
+    }
+
+    fn run(&self, failure: &PseFailure) -> Run {
+        let now = std::time::SystemTime::now();
+        Run {
+            limit: format!("pse:{} ({})", failure.kind, self.standard.name()),
+            first: failure.frames.0,
+            last: failure.frames.1,
+            first_pts: failure.start,
+            last_pts: failure.end,
+            worst: failure.worst,
+            started: now,
+            ended: now,
+            audio: false,
+        }
+    }
+}
