@@ -113,9 +113,14 @@ impl PseStage {
 
     /// Records summing the cells of the frame the ring converted last.
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
+        self.encode_timed(encoder, None);
+    }
+
+    /// `encode`, its pass timed by `writes`.
+    pub fn encode_timed(&self, encoder: &mut wgpu::CommandEncoder, writes: Option<wgpu::ComputePassTimestampWrites>) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("pse cells"),
-            timestamp_writes: None,
+            timestamp_writes: writes,
         });
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.binding, &[]);

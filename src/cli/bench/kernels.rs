@@ -113,6 +113,7 @@ pub fn run(
     rows.extend(super::compare::rows(ctx, image, iters)?);
     rows.extend(super::vmaf::rows(ctx, image, iters)?);
     rows.extend(super::marks::rows(ctx, image, iters)?);
+    rows.extend(super::qc::rows(ctx, image, iters)?);
 
     // The three-pass engine, and where its time goes: chunk alone, chunk + reduce, all three.
     let mut three_pass = Production::new(ctx, &frame, bins, EngineConfig::three_pass())?;

@@ -11,6 +11,7 @@ pub mod kernels;
 pub mod lut;
 pub mod marks;
 pub mod pipeline;
+pub mod qc;
 pub mod scopes;
 pub mod timing;
 pub mod variants;

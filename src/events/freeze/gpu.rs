@@ -72,7 +72,8 @@ impl FreezeStage {
     }
 
     /// A stage comparing frames of `format` from the ring `slots`, frozen at a mean absolute
-    /// difference of `noise` or less. `supports(format)` must hold.
+    /// difference of `noise` or less (a negative noise: never frozen, every frame the
+    /// reference). `supports(format)` must hold.
     pub fn new(ctx: &GpuContext, slots: &[&PlaneTextures], format: FrameFormat, noise: f64) -> Self {
         assert!(Self::supports(&format), "the freeze pass reads 8- or 10-bit Y'CbCr");
         let device = &ctx.device;
@@ -198,6 +199,16 @@ impl FreezeStage {
     /// Records comparing ring slot `slot`'s frame with the reference (the first frame after
     /// `new` or `restart` becomes it).
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, slot: usize) {
+        self.encode_timed(encoder, slot, None);
+    }
+
+    /// `encode`, its pass timed by `writes`.
+    pub fn encode_timed(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        slot: usize,
+        writes: Option<wgpu::ComputePassTimestampWrites>,
+    ) {
         let offset = if self.has_reference.replace(true) {
             WITH_REFERENCE
         } else {
@@ -205,7 +216,7 @@ impl FreezeStage {
         };
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("freeze"),
-            timestamp_writes: None,
+            timestamp_writes: writes,
         });
         pass.set_bind_group(0, &self.bindings[slot], &[offset]);
         let [lx, ly] = self.luma_groups;
