@@ -47,11 +47,17 @@ fn start(n: u32, size: u32, parts: u32) -> u32 {
     return (n * size + parts - 1u) / parts;
 }
 
-@compute @workgroup_size(WG_X, 1, 1)
-fn cell_light(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) local: u32) {
+// A workgroup of 16 x 16 invocations a cell, each taking every 16th pixel across and down
+// (neighbouring invocations read neighbouring words).
+@compute @workgroup_size(16, 16, 1)
+fn cell_light(
+    @builtin(workgroup_id) group: vec3u,
+    @builtin(local_invocation_id) local: vec3u,
+    @builtin(local_invocation_index) index: u32,
+) {
     let cell = group.y * 65535u + group.x;
     let live = cell < params.columns * params.rows;
-    if local == 0u {
+    if index == 0u {
         atomicStore(&luminance_sum, 0u);
         atomicStore(&red_sum, 0u);
     }
@@ -63,19 +69,17 @@ fn cell_light(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_ind
         let x1 = start(column + 1u, params.width, params.columns);
         let y0 = start(row, params.height, params.rows);
         let y1 = start(row + 1u, params.height, params.rows);
-        let w = x1 - x0;
-        let count = w * (y1 - y0);
         var light = vec2u(0u);
-        for (var i = local; i < count; i += WG_X) {
-            let x = x0 + i % w;
-            let y = y0 + i / w;
-            light += pixel_light(pixels[y * params.width + x]);
+        for (var y = y0 + local.y; y < y1; y += 16u) {
+            for (var x = x0 + local.x; x < x1; x += 16u) {
+                light += pixel_light(pixels[y * params.width + x]);
+            }
         }
         atomicAdd(&luminance_sum, light.x);
         atomicAdd(&red_sum, light.y);
     }
     workgroupBarrier();
-    if local == 0u && live {
+    if index == 0u && live {
         cells[2u * cell] = atomicLoad(&luminance_sum);
         cells[2u * cell + 1u] = atomicLoad(&red_sum);
     }

@@ -8,7 +8,6 @@ use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use wgpu::util::DeviceExt;
 
-const WG_SIZE: u32 = 256;
 /// Workgroups along x at most (the rest go along y).
 const ROW_OF_GROUPS: u32 = 65_535;
 
@@ -53,7 +52,7 @@ impl PseStage {
         let module = shaders::module(
             device,
             "pse cells",
-            shaders::compute_source(&Header::new(256).with("WG_X", WG_SIZE), shaders::PSE_CELLS),
+            shaders::compute_source(&Header::new(256), shaders::PSE_CELLS),
         );
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("pse cells"),
