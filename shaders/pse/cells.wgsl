@@ -47,9 +47,9 @@ fn start(n: u32, size: u32, parts: u32) -> u32 {
     return (n * size + parts - 1u) / parts;
 }
 
-// A workgroup of 16 x 16 invocations a cell, each taking every 16th pixel across and down
+// A workgroup of 8 x 8 invocations a cell, each taking every 8th pixel across and down
 // (neighbouring invocations read neighbouring words).
-@compute @workgroup_size(16, 16, 1)
+@compute @workgroup_size(8, 8, 1)
 fn cell_light(
     @builtin(workgroup_id) group: vec3u,
     @builtin(local_invocation_id) local: vec3u,
@@ -70,8 +70,8 @@ fn cell_light(
         let y0 = start(row, params.height, params.rows);
         let y1 = start(row + 1u, params.height, params.rows);
         var light = vec2u(0u);
-        for (var y = y0 + local.y; y < y1; y += 16u) {
-            for (var x = x0 + local.x; x < x1; x += 16u) {
+        for (var y = y0 + local.y; y < y1; y += 8u) {
+            for (var x = x0 + local.x; x < x1; x += 8u) {
                 light += pixel_light(pixels[y * params.width + x]);
             }
         }
