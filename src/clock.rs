@@ -93,6 +93,22 @@ impl Clock {
     }
 }
 
+/// `m:ss.mmm`, or `h:mm:ss.mmm` from an hour on (the OSD's clock, the QC page's times).
+pub fn format_time(seconds: f64) -> String {
+    let millis = (seconds.max(0.0) * 1000.0).round() as u64;
+    let (h, m, s, ms) = (
+        millis / 3_600_000,
+        millis / 60_000 % 60,
+        millis / 1000 % 60,
+        millis % 1000,
+    );
+    if h > 0 {
+        format!("{h}:{m:02}:{s:02}.{ms:03}")
+    } else {
+        format!("{m:02}:{s:02}.{ms:03}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,5 +156,14 @@ mod tests {
         assert_eq!(speed, 1.0);
         assert_eq!(clock.set_speed(t0, 1000.0), MAX_SPEED);
         assert_eq!(clock.set_speed(t0, 0.0), MIN_SPEED);
+    }
+
+    #[test]
+    fn times_read_like_mpv() {
+        assert_eq!(format_time(0.0), "00:00.000");
+        assert_eq!(format_time(12.3456), "00:12.346");
+        assert_eq!(format_time(61.0), "01:01.000");
+        assert_eq!(format_time(3723.5), "1:02:03.500");
+        assert_eq!(format_time(-1.0), "00:00.000");
     }
 }

@@ -10,32 +10,6 @@ use histoplay::signalstats::format::g;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// 25 fps 320x240 x264: moving 1 s, black 2.5 s, moving 1 s, one picture held 3 s, moving
-/// 1.5 s; stereo 16-bit sound at 48 kHz, silent from 1.2 s to 3.9 s.
-fn programme() -> PathBuf {
-    common::fixture(
-        "events-programme.mkv",
-        &[
-            "-filter_complex",
-            "testsrc2=s=320x240:r=25:d=1[a];color=c=black:s=320x240:r=25:d=2.5[b];\
-             testsrc2=s=320x240:r=25:d=1[c];\
-             testsrc2=s=320x240:r=25:d=0.04,loop=loop=74:size=1:start=0,setpts=N/25/TB[d];\
-             testsrc2=s=320x240:r=25:d=1.5[e];[a][b][c][d][e]concat=n=5:v=1:a=0,format=yuv420p[v];\
-             aevalsrc=if(between(t\\,1.2\\,3.9)\\,0\\,0.3*sin(2*PI*440*t)):s=48000:c=stereo:d=9[s]",
-            "-map",
-            "[v]",
-            "-map",
-            "[s]",
-            "-c:v",
-            "libx264",
-            "-crf",
-            "23",
-            "-c:a",
-            "pcm_s16le",
-        ],
-    )
-}
-
 /// 10 fps 176x144 10-bit 4:2:2 FFV1: moving 1 s, one picture held 1.5 s, moving 1 s, black
 /// 1.2 s to the end; float stereo at 44.1 kHz: the left channel sounds until 2 s, the right one
 /// is silent from 0.5 s to 1.7 s and from 2 s, both silent to the end.
@@ -186,7 +160,7 @@ fn row(kind: &str, start: &str, end: Option<&str>, duration: Option<&str>) -> Ro
 
 #[test]
 fn events_are_ffmpegs_at_the_detectors_defaults_on_the_gpu_and_the_cpu() {
-    let file = programme();
+    let file = common::events_programme();
     let theirs = ffmpeg_events(&file, "", "", "");
     // What the clip holds, as FFmpeg finds it: the black stretch (frozen too), the held
     // picture, and the silence (its times in samples, as ffmpeg makes them).
@@ -274,7 +248,7 @@ fn black_in_full_range_is_measured_from_code_zero() {
 
 #[test]
 fn limits_on_events_fail_the_report_and_are_logged() {
-    let file = programme();
+    let file = common::events_programme();
     let alerts = std::env::temp_dir().join(format!("histoplay-events-{}.jsonl", std::process::id()));
     let _ = std::fs::remove_file(&alerts);
     let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))

@@ -4,34 +4,8 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-/// 25 fps x264 with sound: black from 1 s to 3.52 s (frozen too), a held picture from 4.52 s
-/// to 7.56 s, silence from 1.2 s to 3.9 s (as tests/report_events.rs holds FFmpeg to).
-fn programme() -> PathBuf {
-    common::fixture(
-        "events-programme.mkv",
-        &[
-            "-filter_complex",
-            "testsrc2=s=320x240:r=25:d=1[a];color=c=black:s=320x240:r=25:d=2.5[b];\
-             testsrc2=s=320x240:r=25:d=1[c];\
-             testsrc2=s=320x240:r=25:d=0.04,loop=loop=74:size=1:start=0,setpts=N/25/TB[d];\
-             testsrc2=s=320x240:r=25:d=1.5[e];[a][b][c][d][e]concat=n=5:v=1:a=0,format=yuv420p[v];\
-             aevalsrc=if(between(t\\,1.2\\,3.9)\\,0\\,0.3*sin(2*PI*440*t)):s=48000:c=stereo:d=9[s]",
-            "-map",
-            "[v]",
-            "-map",
-            "[s]",
-            "-c:v",
-            "libx264",
-            "-crf",
-            "23",
-            "-c:a",
-            "pcm_s16le",
-        ],
-    )
-}
 
 /// The page as Chromium has it once loaded (its scripts run), and what it logged.
 fn browse(page: &Path) -> (String, String) {
@@ -109,7 +83,7 @@ fn mean(picture: &image::RgbImage) -> f64 {
 
 #[test]
 fn the_page_shows_the_verdict_the_events_and_their_pictures_in_a_browser() {
-    let file = programme();
+    let file = common::events_programme();
     let page = std::env::temp_dir().join(format!("histoplay-report-{}.html", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args(["report", "--pse", "--fail-on", "black>2s", "-o"])
@@ -178,7 +152,7 @@ fn the_page_shows_the_verdict_the_events_and_their_pictures_in_a_browser() {
 
 #[test]
 fn the_page_goes_beside_json_lines_when_asked_and_a_bad_path_is_an_error() {
-    let file = programme();
+    let file = common::events_programme();
     let page = std::env::temp_dir().join(format!("histoplay-report-json-{}.html", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args(["report", "--events", "--html"])

@@ -4,7 +4,7 @@
 //! the picture that ends it (at the stream's end, to the last picture's time, as FFmpeg has it).
 //! The samples under the threshold are read off the luma histogram the statistics count.
 
-use super::{BlackOptions, Event, EventKind};
+use super::{seconds, BlackOptions, Event, EventKind};
 
 /// Follows the pictures of one stream.
 #[derive(Clone, Debug)]
@@ -83,7 +83,7 @@ impl BlackDetect {
 
     /// A time as FFmpeg prints it.
     fn text(&self, ts: i64) -> String {
-        crate::signalstats::format::g(self.time_base.0 as f64 / self.time_base.1 as f64 * ts as f64)
+        crate::signalstats::format::g(seconds(ts, self.time_base))
     }
 
     /// The stream ended: the stretch going on ends at the last picture's time.
@@ -97,12 +97,12 @@ impl BlackDetect {
         if end - start < self.min_duration {
             return None;
         }
-        let seconds = |ts: i64| self.time_base.0 as f64 / self.time_base.1 as f64 * ts as f64;
+        let time = |ts: i64| seconds(ts, self.time_base);
         Some(Event {
             kind: EventKind::Black,
-            start: seconds(start),
-            end: Some(seconds(end)),
-            duration: Some(seconds(end - start)),
+            start: time(start),
+            end: Some(time(end)),
+            duration: Some(time(end - start)),
             frames: Some((first, last.max(first))),
             channel: None,
         })

@@ -70,6 +70,12 @@ impl Event {
     }
 }
 
+/// A timestamp `ts` in `time_base` as seconds, as FFmpeg's `av_q2d(tb) * ts` computes it (its
+/// printed times are these numbers).
+pub fn seconds(ts: i64, time_base: (i64, i64)) -> f64 {
+    time_base.0 as f64 / time_base.1 as f64 * ts as f64
+}
+
 /// FFmpeg's `av_rescale_q` (rounding to nearest, halves away from zero) of `a` from the time
 /// base `from` to `to`.
 pub fn rescale(a: i64, from: (i64, i64), to: (i64, i64)) -> i64 {

@@ -6,7 +6,7 @@
 //! is not, or at the end of the stream. Times are in samples of the stream's rate from the
 //! decoded frames' timestamps made continuous as `ffmpeg` makes them (`av_rescale_delta`).
 
-use super::{rescale, Event, EventKind, SilenceOptions};
+use super::{rescale, seconds, Event, EventKind, SilenceOptions};
 use ffmpeg::format::sample::Sample;
 use ffmpeg_next as ffmpeg;
 
@@ -164,9 +164,9 @@ impl SilenceDetect {
             true => format!("lavfi.{name}.{}", channel + 1),
             false => format!("lavfi.{name}"),
         };
-        let seconds = |ts: i64| 1.0 / self.rate as f64 * ts as f64;
+        let time = |ts: i64| seconds(ts, (1, self.rate));
         self.tags
-            .push((seconds(at), key, crate::signalstats::format::g(seconds(value))));
+            .push((time(at), key, crate::signalstats::format::g(time(value))));
     }
 
     /// The tags set since last asked: (the time of the sample that set it, key, value).
@@ -175,12 +175,12 @@ impl SilenceDetect {
     }
 
     fn push(&mut self, channel: usize, start: i64, end: i64) {
-        let seconds = |ts: i64| 1.0 / self.rate as f64 * ts as f64;
+        let time = |ts: i64| seconds(ts, (1, self.rate));
         self.events.push(Event {
             kind: EventKind::Silence,
-            start: seconds(start),
-            end: Some(seconds(end)),
-            duration: Some(seconds(end - start)),
+            start: time(start),
+            end: Some(time(end)),
+            duration: Some(time(end - start)),
             frames: None,
             channel: self.options.mono.then_some(channel as u32 + 1),
         });

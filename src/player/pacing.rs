@@ -67,21 +67,7 @@ impl RenderLead {
     }
 }
 
-/// `m:ss.mmm`, or `h:mm:ss.mmm` from an hour on (the OSD's clock).
-pub fn format_time(seconds: f64) -> String {
-    let millis = (seconds.max(0.0) * 1000.0).round() as u64;
-    let (h, m, s, ms) = (
-        millis / 3_600_000,
-        millis / 60_000 % 60,
-        millis / 1000 % 60,
-        millis % 1000,
-    );
-    if h > 0 {
-        format!("{h}:{m:02}:{s:02}.{ms:03}")
-    } else {
-        format!("{m:02}:{s:02}.{ms:03}")
-    }
-}
+pub use crate::clock::format_time;
 
 #[cfg(test)]
 mod tests {
@@ -121,14 +107,5 @@ mod tests {
         assert!(l > ms(10) && l < ms(12), "{l:?}");
         // At 8x a 30 fps frame lasts ~4 ms of wall time: lead at most half of it.
         assert!(lead.lead(1.0 / 30.0, 8.0) <= ms(4));
-    }
-
-    #[test]
-    fn times_read_like_mpv() {
-        assert_eq!(format_time(0.0), "00:00.000");
-        assert_eq!(format_time(12.3456), "00:12.346");
-        assert_eq!(format_time(61.0), "01:01.000");
-        assert_eq!(format_time(3723.5), "1:02:03.500");
-        assert_eq!(format_time(-1.0), "00:00.000");
     }
 }

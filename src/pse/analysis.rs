@@ -160,6 +160,9 @@ pub struct Analysis {
     hdr: bool,
     grid: Grid,
     pixels: Vec<u64>,
+    counts: [Vec<usize>; 2],
+    /// WCAG's fields: the summed-area table of the cells' pixels (empty for the others).
+    all_areas: Vec<u64>,
     total: u64,
     luminance: Vec<Track>,
     red: Vec<Track>,
@@ -176,10 +179,30 @@ pub struct Analysis {
 
 const KINDS: [&str; 3] = ["general-flash", "red-flash", "extended"];
 
+/// The summed-area table of `value` over the grid's cells ((columns + 1) x (rows + 1), a zero
+/// row and column first): any rectangle's sum from four of its entries.
+fn summed_areas(grid: &Grid, value: impl Fn(usize) -> u64) -> Vec<u64> {
+    let (columns, rows) = (grid.columns as usize, grid.rows as usize);
+    let mut table = vec![0u64; (columns + 1) * (rows + 1)];
+    for r in 0..rows {
+        for c in 0..columns {
+            let (at, up) = ((r + 1) * (columns + 1) + c + 1, r * (columns + 1) + c + 1);
+            table[at] = value(r * columns + c) + table[up] + table[at - 1] - table[up - 1];
+        }
+    }
+    table
+}
+
 impl Analysis {
     pub fn new(standard: Standard, hdr: bool, grid: Grid, frame_duration: f64) -> Self {
         let pixels: Vec<u64> = (0..grid.cells()).map(|i| grid.pixels(i)).collect();
+        let all_areas = match standard {
+            Standard::Wcag => summed_areas(&grid, |i| pixels[i]),
+            _ => Vec::new(),
+        };
         Self {
+            counts: Default::default(),
+            all_areas,
             standard,
             hdr,
             total: pixels.iter().sum::<u64>().max(1),
@@ -212,7 +235,9 @@ impl Analysis {
         self.first_time.get_or_insert(time);
         let hdr = self.hdr;
         let mut flashing = [0u64; 2];
-        let mut counts = [Vec::with_capacity(cells.len()), Vec::with_capacity(cells.len())];
+        // (Each cell's transitions in the last second, general then red: kept between frames.)
+        let mut counts = std::mem::take(&mut self.counts);
+        counts.iter_mut().for_each(Vec::clear);
         for (i, cell) in cells.iter().enumerate() {
             let n = (self.pixels[i] * u64::from(UNITS_PER_NIT)) as f64;
             let luminance = f64::from(cell[0]) / n;
@@ -229,6 +254,7 @@ impl Analysis {
         }
         let (transitions, area) = self.reach(&counts[0]);
         let (red_transitions, red_area) = self.reach(&counts[1]);
+        self.counts = counts;
         let worst = transitions.max(red_transitions);
         let warned = worst >= WARN_TRANSITIONS;
         // Ofcom's extended flashing: 80% of the frames of a whole 5 s warned, this one too.
@@ -307,21 +333,7 @@ impl Analysis {
     fn worst_field(&self, counts: &[usize], k: usize) -> f64 {
         let (columns, rows) = (self.grid.columns as usize, self.grid.rows as usize);
         let (fw, fh) = ((columns / 3).max(1), (rows / 3).max(1));
-        // Summed areas: of the flashing cells' pixels, and of all pixels.
-        let mut flashing = vec![0u64; (columns + 1) * (rows + 1)];
-        let mut all = vec![0u64; (columns + 1) * (rows + 1)];
-        for r in 0..rows {
-            for c in 0..columns {
-                let i = r * columns + c;
-                let at = (r + 1) * (columns + 1) + c + 1;
-                let up = r * (columns + 1) + c + 1;
-                let left = (r + 1) * (columns + 1) + c;
-                let corner = r * (columns + 1) + c;
-                let here = if counts[i] >= k { self.pixels[i] } else { 0 };
-                flashing[at] = here + flashing[up] + flashing[left] - flashing[corner];
-                all[at] = self.pixels[i] + all[up] + all[left] - all[corner];
-            }
-        }
+        let flashing = summed_areas(&self.grid, |i| if counts[i] >= k { self.pixels[i] } else { 0 });
         let sum = |table: &[u64], c: usize, r: usize| {
             let at = |rr: usize, cc: usize| table[rr * (columns + 1) + cc];
             at(r + fh, c + fw) + at(r, c) - at(r, c + fw) - at(r + fh, c)
@@ -329,7 +341,7 @@ impl Analysis {
         let mut worst = 0.0f64;
         for r in 0..=rows - fh {
             for c in 0..=columns - fw {
-                let share = sum(&flashing, c, r) as f64 / sum(&all, c, r).max(1) as f64;
+                let share = sum(&flashing, c, r) as f64 / sum(&self.all_areas, c, r).max(1) as f64;
                 worst = worst.max(share);
             }
         }

@@ -433,3 +433,29 @@ pub fn files_under(dir: &str, ext: &str) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// 25 fps 320x240 x264: moving 1 s, black 2.5 s, moving 1 s, one picture held 3 s, moving
+/// 1.5 s; stereo 16-bit sound at 48 kHz, silent from 1.2 s to 3.9 s (the QC events' programme).
+pub fn events_programme() -> PathBuf {
+    fixture(
+        "events-programme.mkv",
+        &[
+            "-filter_complex",
+            "testsrc2=s=320x240:r=25:d=1[a];color=c=black:s=320x240:r=25:d=2.5[b];\
+             testsrc2=s=320x240:r=25:d=1[c];\
+             testsrc2=s=320x240:r=25:d=0.04,loop=loop=74:size=1:start=0,setpts=N/25/TB[d];\
+             testsrc2=s=320x240:r=25:d=1.5[e];[a][b][c][d][e]concat=n=5:v=1:a=0,format=yuv420p[v];\
+             aevalsrc=if(between(t\\,1.2\\,3.9)\\,0\\,0.3*sin(2*PI*440*t)):s=48000:c=stereo:d=9[s]",
+            "-map",
+            "[v]",
+            "-map",
+            "[s]",
+            "-c:v",
+            "libx264",
+            "-crf",
+            "23",
+            "-c:a",
+            "pcm_s16le",
+        ],
+    )
+}

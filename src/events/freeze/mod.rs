@@ -8,7 +8,7 @@
 
 pub mod gpu;
 
-use super::{rescale, Event, EventKind, FreezeOptions};
+use super::{rescale, seconds, Event, EventKind, FreezeOptions};
 use crate::signalstats::YuvPlanes;
 
 /// Follows the pictures of one stream, given each picture's verdict against the reference.
@@ -64,24 +64,24 @@ impl FreezeDetect {
             frozen = frozen_against_reference;
             if duration >= self.options.duration_us {
                 // (A freeze is told once it has lasted d; it ends at the first picture that moves.)
-                let seconds = |ts: i64| self.time_base.0 as f64 / self.time_base.1 as f64 * ts as f64;
+                let time = |ts: i64| seconds(ts, self.time_base);
                 let text = crate::signalstats::format::g;
+                // (A reference without a timestamp is the stream's start.)
+                let start = time(reference_pts.unwrap_or(0));
+                let lasted = 1.0 / 1_000_000.0 * duration as f64;
                 if !self.frozen {
-                    let start = text(seconds(reference_pts.unwrap_or(0)));
-                    self.tags.push(("lavfi.freezedetect.freeze_start".into(), start));
+                    self.tags.push(("lavfi.freezedetect.freeze_start".into(), text(start)));
                 }
                 if !frozen {
-                    self.tags.push((
-                        "lavfi.freezedetect.freeze_duration".into(),
-                        text(1.0 / 1_000_000.0 * duration as f64),
-                    ));
-                    let end = pts.map_or("NOPTS".to_string(), |p| text(seconds(p)));
+                    self.tags
+                        .push(("lavfi.freezedetect.freeze_duration".into(), text(lasted)));
+                    let end = pts.map_or("NOPTS".to_string(), |p| text(time(p)));
                     self.tags.push(("lavfi.freezedetect.freeze_end".into(), end));
                     ended = Some(Event {
                         kind: EventKind::Freeze,
-                        start: seconds(reference_pts.unwrap_or(0)),
-                        end: pts.map(seconds),
-                        duration: Some(1.0 / 1_000_000.0 * duration as f64),
+                        start,
+                        end: pts.map(time),
+                        duration: Some(lasted),
                         frames: Some((reference_index, self.last.unwrap_or(reference_index))),
                         channel: None,
                     });
@@ -112,10 +112,9 @@ impl FreezeDetect {
             return None;
         }
         let (reference_pts, _, reference_index) = self.reference?;
-        let seconds = |ts: i64| self.time_base.0 as f64 / self.time_base.1 as f64 * ts as f64;
         Some(Event {
             kind: EventKind::Freeze,
-            start: seconds(reference_pts.unwrap_or(0)),
+            start: seconds(reference_pts.unwrap_or(0), self.time_base),
             end: None,
             duration: None,
             frames: Some((reference_index, self.last.unwrap_or(reference_index))),

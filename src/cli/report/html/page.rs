@@ -170,7 +170,7 @@ fn events_table(report: &HtmlReport, pictures: &[Result<String, String>]) -> Str
     }
     let mut rows = String::new();
     for (i, event) in report.events.iter().enumerate() {
-        let time = |t: Option<f64>| t.map_or("the end".to_string(), |t| format!("{} ({t:.3} s)", clock(t)));
+        let time = |t: Option<f64>| t.map_or("the end".to_string(), crate::clock::format_time);
         let frames = event.frames.map_or(String::new(), |(a, b)| format!("{a}–{b}"));
         let kind = match (event.kind, event.channel) {
             (EventKind::Silence, Some(c)) => format!("silence (channel {c})"),

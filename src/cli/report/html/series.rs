@@ -35,26 +35,21 @@ impl<B: Bucket> Default for Series<B> {
 impl<B: Bucket> Series<B> {
     /// One value more, at `time`.
     pub fn push(&mut self, time: f64, value: B) {
-        if self.in_last > 0 && self.in_last < self.span {
-            if let Some(last) = self.buckets.last_mut() {
-                last.merge(&value);
-                self.in_last += 1;
-                return;
-            }
-        }
-        if self.buckets.len() == MOST {
+        // (Full, with its last bucket full too: halved, which may leave the last room.)
+        if self.buckets.len() == MOST && self.in_last == self.span {
             self.halve();
         }
-        if self.in_last > 0 && self.in_last < self.span {
-            if let Some(last) = self.buckets.last_mut() {
+        match self.buckets.last_mut() {
+            Some(last) if self.in_last < self.span => {
                 last.merge(&value);
                 self.in_last += 1;
-                return;
+            }
+            _ => {
+                self.buckets.push(value);
+                self.times.push(time);
+                self.in_last = 1;
             }
         }
-        self.buckets.push(value);
-        self.times.push(time);
-        self.in_last = 1;
     }
 
     /// Neighbours merged: half as many buckets, each twice as long.
