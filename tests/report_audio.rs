@@ -69,8 +69,12 @@ fn ffprobe_audio(path: &Path) -> Vec<Vec<(String, String)>> {
     audio_frames(&String::from_utf8(out.stdout).unwrap())
 }
 
+/// The QCTools report of `path`, written under a name of its own: the tests run at once, and
+/// two writing one file would read each other's half-written report.
 fn qctools_report(path: &Path) -> String {
-    let report = path.with_extension("audio.qctools.xml.gz");
+    static REPORTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = REPORTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let report = path.with_extension(format!("audio-{n}.qctools.xml.gz"));
     let out = histoplay(&[
         "report".as_ref(),
         "--format".as_ref(),
