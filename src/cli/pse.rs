@@ -3,21 +3,23 @@
 //! status 1 when the programme fails.
 
 use crate::headless::{self as hist, ClipError, FrameRange};
-use crate::pse::light::{cells_cpu, Grid, LightModel};
-use crate::pse::{gpu::PseStage, Analysis, FrameVerdict, PseFailure, Standard};
+use crate::pse::light::{Grid, LightModel};
+use crate::pse::{Analysis, FrameLight, FrameVerdict, LightTwin, PseFailure, Standard};
 use crate::quit_signals::QuitSignals;
 use crate::video::source::{Decoding, VideoSource};
 use anyhow::{bail, Result};
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Analyse a programme for photosensitive-epilepsy hazards: flashes and red flashes
+/// Analyse a programme for photosensitive-epilepsy hazards: flashes, red flashes and patterns
 ///
 /// As ITU-R BT.1702 (20 cd/m² where the darker image is under 160 cd/m², more than 3 flashes
-/// in any second over more than 25% of the screen), Ofcom's guidance (with extended flashing)
-/// or WCAG 2.2 (25% of any 10° field). Prints the verdict as one JSON line: {"verdict":"pass"|
-/// "fail","standard":...,"failures":[{"kind":"general-flash"|"red-flash"|"extended","start":s,
-/// "end":s,"frames":[a,b],"worst":flashes a second}]}; the exit status is 1 on a failure.
+/// in any second over more than 25% of the screen; regular patterns of more than 5 light-dark
+/// pairs of stripes over 40% of the screen, 25% while they change, for half a second), Ofcom's
+/// guidance (with extended flashing) or WCAG 2.2 (25% of any 10° field; flashes only). Prints
+/// the verdict as one JSON line: {"verdict":"pass"|"fail","standard":...,"failures":[{"kind":
+/// "general-flash"|"red-flash"|"extended"|"pattern","start":s,"end":s,"frames":[a,b],"worst":
+/// flashes a second, or a pattern's pairs}]}; the exit status is 1 on a failure.
 #[derive(clap::Args)]
 pub struct Args {
     input: PathBuf,
@@ -26,8 +28,9 @@ pub struct Args {
     standard: Standard,
     /// A JSON line per frame first: the share of the screen that flashed at it (flash,
     /// red_flash), the flashes in the second up to it over the standard's area (flashes,
-    /// red_flashes), the share that flashed more than 3 times (area, red_area), extended, and
-    /// state (pass, warn, fail).
+    /// red_flashes), the share that flashed more than 3 times (area, red_area), extended, the
+    /// worst pattern's share of the screen, light-dark pairs and whether it changes (pattern,
+    /// pattern_pairs, pattern_changing), and state (pass, warn, fail).
     #[arg(long)]
     frames_out: bool,
     /// A range of frames: A..B (B excluded), A..=B, A.. (to the end) [default: every frame].
@@ -56,14 +59,14 @@ pub fn run(args: Args) -> Result<()> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let (frames_out, live) = (args.frames_out, info.live);
     let ran = {
-        let mut each = |index: u64, seconds: f64, cells: &[[u32; 2]], out: &mut dyn Write| -> std::io::Result<()> {
+        let mut each = |index: u64, seconds: f64, light: &FrameLight, out: &mut dyn Write| -> std::io::Result<()> {
             if signals.as_ref().is_some_and(QuitSignals::requested) {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::Interrupted,
                     "stopped by a signal",
                 ));
             }
-            let verdict = analysis.frame(index, seconds, cells);
+            let verdict = analysis.frame(index, seconds, light);
             if frames_out {
                 writeln!(out, "{}", frame_line(index, &verdict))?;
                 if live {
@@ -83,9 +86,9 @@ pub fn run(args: Args) -> Result<()> {
             Ok(())
         };
         if args.cpu {
+            let mut twin = LightTwin::new(grid, model.clone());
             hist::cpu_frames(source, range, |words, _, meta| {
-                let cells = cells_cpu(words, &grid, &model);
-                each(meta.index, meta.seconds, &cells, &mut out)
+                each(meta.index, meta.seconds, &twin.frame(words), &mut out)
             })
         } else {
             hist::gpu_frames(
@@ -94,15 +97,15 @@ pub fn run(args: Args) -> Result<()> {
                 crate::engine::histogram::DEFAULT_BINS,
                 |ctx, pipeline| {
                     pipeline.analyse_flashes(ctx, &model);
-                    Ok(pipeline.pse().expect("made").cells_size())
+                    Ok(pipeline.pse().expect("made").readback_size())
                 },
-                |pipeline, encoder, buffer| {
-                    let pse = pipeline.pse().expect("made");
-                    encoder.copy_buffer_to_buffer(&pse.cells, 0, buffer, 0, pse.cells_size());
-                },
-                |_, bytes, meta| {
-                    let cells = PseStage::cells_from(&crate::gpu::readback::words(bytes));
-                    each(meta.index, meta.seconds, &cells, &mut out)
+                |pipeline, encoder, buffer| pipeline.pse().expect("made").copy_out(encoder, buffer, 0),
+                |pipeline, bytes, meta| {
+                    let light = pipeline
+                        .pse()
+                        .expect("made")
+                        .light_from(&crate::gpu::readback::words(bytes));
+                    each(meta.index, meta.seconds, &light, &mut out)
                 },
             )
         }
@@ -127,11 +130,12 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// `{"frame":K,"pts":s,"flash":..,"red_flash":..,"flashes":..,"red_flashes":..,"area":..,
-/// "red_area":..,"extended":false,"state":"pass"}`.
+/// "red_area":..,"extended":false,"pattern":..,"pattern_pairs":..,"pattern_changing":false,
+/// "state":"pass"}`.
 fn frame_line(index: u64, v: &FrameVerdict) -> String {
     let number = |x: f64| serde_json::Value::from((x * 1e6).round() / 1e6);
     format!(
-        "{{\"frame\":{index},\"pts\":{},\"flash\":{},\"red_flash\":{},\"flashes\":{},\"red_flashes\":{},\"area\":{},\"red_area\":{},\"extended\":{},\"state\":\"{}\"}}",
+        "{{\"frame\":{index},\"pts\":{},\"flash\":{},\"red_flash\":{},\"flashes\":{},\"red_flashes\":{},\"area\":{},\"red_area\":{},\"extended\":{},\"pattern\":{},\"pattern_pairs\":{},\"pattern_changing\":{},\"state\":\"{}\"}}",
         serde_json::Value::from(v.time),
         number(v.flash),
         number(v.red_flash),
@@ -140,6 +144,9 @@ fn frame_line(index: u64, v: &FrameVerdict) -> String {
         number(v.area),
         number(v.red_area),
         v.extended,
+        number(v.pattern.share),
+        (v.pattern.pairs * 10.0).round() / 10.0,
+        v.pattern.changing,
         v.state.name()
     )
 }

@@ -6,15 +6,11 @@
 //! standard's area shares, halved: more than 3 fails, 2 to 3 warns, and under Ofcom's rule
 //! warnings on 80% of the frames of the last 5 s fail as extended flashing.
 
-use super::light::{Grid, SDR_WHITE, UNITS_PER_NIT};
-use super::Standard;
+use super::light::{is_change, Grid, SDR_WHITE, UNITS_PER_NIT};
+use super::patterns::{PatternVerdict, Patterns, PERSISTENCE};
+use super::{FrameLight, Standard};
 use std::collections::VecDeque;
 
-/// A change of at least this (cd/m²) where the darker state is under `DARK_LIMIT` is a transition.
-pub const STEP: f64 = 20.0;
-pub const DARK_LIMIT: f64 = 160.0;
-/// Above `DARK_LIMIT`, HDR's step: a Michelson contrast over 1/17.
-pub const MICHELSON: f64 = 1.0 / 17.0;
 /// A red transition changes (R - G - B) x 320 (R, G, B relative to white) by more than this.
 pub const RED_STEP: f64 = 20.0;
 /// Transitions in a second over the area that fail (more than 3 flashes) and warn (2 or more).
@@ -83,6 +79,8 @@ pub struct FrameVerdict {
     pub red_area: f64,
     /// Ofcom's extended flashing: warnings on 80% of the last 5 s.
     pub extended: bool,
+    /// The worst regular pattern (none for WCAG, which has no rule for them).
+    pub pattern: PatternVerdict,
     pub state: State,
 }
 
@@ -110,7 +108,8 @@ pub struct PseFailure {
     pub start: f64,
     pub end: f64,
     pub frames: (u64, u64),
-    /// The most flashes in a second over the area during the run.
+    /// The most flashes in a second over the area during the run (for a pattern, the most
+    /// light-dark pairs).
     pub worst: f64,
 }
 
@@ -145,7 +144,7 @@ impl Summary {
             })
             .collect();
         format!(
-            "{{\"verdict\":\"{}\",\"standard\":\"{}\",\"frames\":{},\"failures\":[{}],\"patterns\":\"not analysed\"}}",
+            "{{\"verdict\":\"{}\",\"standard\":\"{}\",\"frames\":{},\"failures\":[{}]}}",
             if self.passed() { "pass" } else { "fail" },
             self.standard.name(),
             self.frames,
@@ -171,13 +170,16 @@ pub struct Analysis {
     first_time: Option<f64>,
     frames: u64,
     /// The run of each kind going on, and the failures ended.
-    open: [Option<PseFailure>; 3],
+    open: [Option<PseFailure>; 4],
     failures: Vec<PseFailure>,
     last: Option<(u64, f64)>,
     frame_duration: f64,
+    patterns: Option<Patterns>,
+    /// The first frame of the hazardous pattern going on.
+    pattern_since: Option<(u64, f64)>,
 }
 
-const KINDS: [&str; 3] = ["general-flash", "red-flash", "extended"];
+const KINDS: [&str; 4] = ["general-flash", "red-flash", "extended", "pattern"];
 
 /// The summed-area table of `value` over the grid's cells ((columns + 1) x (rows + 1), a zero
 /// row and column first): any rectangle's sum from four of its entries.
@@ -213,24 +215,18 @@ impl Analysis {
             recent: VecDeque::new(),
             first_time: None,
             frames: 0,
-            open: [None, None, None],
+            open: [None, None, None, None],
             failures: Vec::new(),
             last: None,
             frame_duration: frame_duration.max(0.0),
+            patterns: (standard != Standard::Wcag).then(|| Patterns::new(grid, hdr)),
+            pattern_since: None,
         }
     }
 
-    /// Whether a change from `a` to `b` (cd/m²) is a luminance transition.
-    fn is_transition(hdr: bool, a: f64, b: f64) -> bool {
-        let (low, high) = if a < b { (a, b) } else { (b, a) };
-        if low < DARK_LIMIT {
-            return high - low >= STEP;
-        }
-        hdr && (high - low) / (high + low) > MICHELSON
-    }
-
-    /// One frame: its number, time, and its cells' summed light (`cells`, two sums a cell).
-    pub fn frame(&mut self, index: u64, time: f64, cells: &[[u32; 2]]) -> FrameVerdict {
+    /// One frame: its number, time, and its light (each cell's two sums, each block's stripes).
+    pub fn frame(&mut self, index: u64, time: f64, light: &FrameLight) -> FrameVerdict {
+        let cells = &light.cells[..];
         self.frames += 1;
         self.first_time.get_or_insert(time);
         let hdr = self.hdr;
@@ -243,7 +239,7 @@ impl Analysis {
             let luminance = f64::from(cell[0]) / n;
             // (R - G - B) relative to white, x 320.
             let red = f64::from(cell[1]) / n / SDR_WHITE * 320.0;
-            if self.luminance[i].take(luminance, time, |a, b| Self::is_transition(hdr, a, b)) {
+            if self.luminance[i].take(luminance, time, |a, b| is_change(hdr, a, b)) {
                 flashing[0] += self.pixels[i];
             }
             if self.red[i].take(red, time, |a, b| (a - b).abs() > RED_STEP) {
@@ -274,21 +270,37 @@ impl Analysis {
             && warned
             && whole
             && warnings as f64 >= EXTENDED_SHARE * self.recent.len() as f64;
+        let pattern = match &mut self.patterns {
+            Some(patterns) => patterns.frame(time, light),
+            None => PatternVerdict::default(),
+        };
+        // A hazardous pattern fails once it has lasted `PERSISTENCE`, from its first frame.
+        let since = match pattern.hazardous {
+            true => *self.pattern_since.get_or_insert((index, time)),
+            false => {
+                self.pattern_since = None;
+                (index, time)
+            }
+        };
+        let lasted = pattern.hazardous && time + self.frame_duration - since.1 >= PERSISTENCE - 1e-6;
         let failing = [
             transitions >= FAIL_TRANSITIONS,
             red_transitions >= FAIL_TRANSITIONS,
             extended,
+            lasted,
         ];
-        let flashes = [
+        let worsts = [
             transitions as f64 / 2.0,
             red_transitions as f64 / 2.0,
             worst as f64 / 2.0,
+            (pattern.pairs * 10.0).round() / 10.0,
         ];
         for (kind, failed) in failing.into_iter().enumerate() {
-            self.follow_run(kind, failed, index, time, flashes[kind]);
+            let from = if kind == 3 { since } else { (index, time) };
+            self.follow_run(kind, failed, from, index, time, worsts[kind]);
         }
         self.last = Some((index, time));
-        let state = match (failing.iter().any(|&f| f), warned) {
+        let state = match (failing.iter().any(|&f| f), warned || pattern.hazardous) {
             (true, _) => State::Fail,
             (false, true) => State::Warn,
             _ => State::Pass,
@@ -297,11 +309,12 @@ impl Analysis {
             time,
             flash: flashing[0] as f64 / self.total as f64,
             red_flash: flashing[1] as f64 / self.total as f64,
-            flashes: flashes[0],
-            red_flashes: flashes[1],
+            flashes: worsts[0],
+            red_flashes: worsts[1],
             area,
             red_area,
             extended,
+            pattern,
             state,
         }
     }
@@ -348,19 +361,21 @@ impl Analysis {
         worst
     }
 
-    fn follow_run(&mut self, kind: usize, failed: bool, index: u64, time: f64, flashes: f64) {
+    /// Follows the failing run of `kind`: one that starts here starts at `from` (the frame and
+    /// time its hazard began).
+    fn follow_run(&mut self, kind: usize, failed: bool, from: (u64, f64), index: u64, time: f64, worst: f64) {
         match (&mut self.open[kind], failed) {
             (Some(run), true) => {
                 (run.frames.1, run.end) = (index, time + self.frame_duration);
-                run.worst = run.worst.max(flashes);
+                run.worst = run.worst.max(worst);
             }
             (None, true) => {
                 self.open[kind] = Some(PseFailure {
                     kind: KINDS[kind],
-                    start: time,
+                    start: from.1,
                     end: time + self.frame_duration,
-                    frames: (index, index),
-                    worst: flashes,
+                    frames: (from.0, index),
+                    worst,
                 })
             }
             (Some(_), false) => self.failures.extend(self.open[kind].take()),
@@ -416,7 +431,11 @@ mod tests {
         for n in 0..frames {
             let t = n as f64 / fps;
             let levels: Vec<f64> = (0..4).map(|i| level(t, i)).collect();
-            analysis.frame(n, t, &frame(&grid, &levels));
+            let light = FrameLight {
+                cells: frame(&grid, &levels),
+                blocks: Vec::new(),
+            };
+            analysis.frame(n, t, &light);
         }
         analysis.finish(Vec::new())
     }
@@ -442,13 +461,13 @@ mod tests {
 
     #[test]
     fn the_step_and_the_dark_limit_decide_a_transition() {
-        assert!(!Analysis::is_transition(false, 10.0, 29.0));
-        assert!(Analysis::is_transition(false, 10.0, 30.0));
-        assert!(Analysis::is_transition(false, 155.0, 175.0));
-        assert!(!Analysis::is_transition(false, 165.0, 200.0));
+        assert!(!is_change(false, 10.0, 29.0));
+        assert!(is_change(false, 10.0, 30.0));
+        assert!(is_change(false, 155.0, 175.0));
+        assert!(!is_change(false, 165.0, 200.0));
         // HDR above 160: 1/17 Michelson contrast.
-        assert!(Analysis::is_transition(true, 170.0, 192.0));
-        assert!(!Analysis::is_transition(true, 170.0, 190.0));
+        assert!(is_change(true, 170.0, 192.0));
+        assert!(!is_change(true, 170.0, 190.0));
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! The photosensitivity pass on the GPU (shaders/pse/cells.wgsl): each cell's summed light of
-//! the ring's converted frame, a workgroup a cell, into `cells` (two words a cell), which the
-//! caller reads back (a few tens of KB a frame, not the picture). Made once per stream.
+//! the ring's converted frame, a workgroup a cell, into `cells` (two words a cell); then each
+//! block of cells' stripes (`stripes::Stripes`), a workgroup a block, into `blocks`. The caller
+//! reads both back (a few tens of KB a frame, not the picture). Made once per stream.
 
 use super::light::{Grid, LightModel};
+use super::stripes::{Blocks, Sides, Stripes, BLOCK_CELLS, BLOCK_WORDS};
+use super::FrameLight;
 use crate::gpu::shaders::{self, layout, Header};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
@@ -23,15 +26,25 @@ struct PseParams {
     weight_r: u32,
     weight_g: u32,
     weight_b: u32,
+    block_cells: u32,
+    block_columns: u32,
+    block_rows: u32,
+    words_per_row: u32,
+    side_rows: u32,
+    _pad: [u32; 3],
 }
 
 /// The pass over one stream's converted frames.
 pub struct PseStage {
     pipeline: wgpu::ComputePipeline,
+    stripes: wgpu::ComputePipeline,
     binding: wgpu::BindGroup,
     pub grid: Grid,
+    pub blocks: Blocks,
     /// Each cell's luminance and red sums of the last frame encoded.
     pub cells: wgpu::Buffer,
+    /// Each block's stripe counts of the last frame encoded.
+    pub block_counts: wgpu::Buffer,
 }
 
 impl PseStage {
@@ -39,6 +52,8 @@ impl PseStage {
     pub fn new(ctx: &GpuContext, frame: &GpuFrame, model: &LightModel) -> Self {
         let device = &ctx.device;
         let grid = Grid::new(frame.width, frame.height);
+        let blocks = Blocks::new(grid, BLOCK_CELLS);
+        let sides = Sides::new(&blocks);
         let params = PseParams {
             width: frame.width,
             height: frame.height,
@@ -48,6 +63,12 @@ impl PseStage {
             weight_r: model.weights[0],
             weight_g: model.weights[1],
             weight_b: model.weights[2],
+            block_cells: BLOCK_CELLS,
+            block_columns: blocks.columns,
+            block_rows: blocks.rows,
+            words_per_row: sides.words_per_row,
+            side_rows: sides.rows,
+            _pad: [0; 3],
         };
         let module = shaders::module(
             device,
@@ -61,9 +82,12 @@ impl PseStage {
                 layout::storage(1, wgpu::ShaderStages::COMPUTE, true),
                 layout::storage(2, wgpu::ShaderStages::COMPUTE, true),
                 layout::storage(3, wgpu::ShaderStages::COMPUTE, false),
+                layout::storage(4, wgpu::ShaderStages::COMPUTE, false),
+                layout::storage(5, wgpu::ShaderStages::COMPUTE, false),
             ],
         });
         let pipeline = shaders::compute_pipeline(device, "pse cells", &module, "cell_light", &bind_layout);
+        let stripes = shaders::compute_pipeline(device, "pse stripes", &module, "block_stripes", &bind_layout);
         let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("pse params"),
             contents: bytemuck::bytes_of(&params),
@@ -78,6 +102,19 @@ impl PseStage {
             label: Some("pse cells"),
             size: grid.cells() as u64 * 8,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let block_counts = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("pse blocks"),
+            size: (blocks.len() * BLOCK_WORDS * 4) as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        // (Zeroed: every pixel below the mean before the first frame, as the CPU twin starts.)
+        let side_bits = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("pse sides"),
+            size: (sides.words.len().max(1) * 4) as u64,
+            usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
         let binding = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -100,17 +137,29 @@ impl PseStage {
                     binding: 3,
                     resource: cells.as_entire_binding(),
                 },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: block_counts.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: side_bits.as_entire_binding(),
+                },
             ],
         });
         Self {
             pipeline,
+            stripes,
             binding,
             grid,
+            blocks,
             cells,
+            block_counts,
         }
     }
 
-    /// Records summing the cells of the frame the ring converted last.
+    /// Records summing the cells of the frame the ring converted last, and counting its blocks'
+    /// stripes.
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
         self.encode_timed(encoder, None);
     }
@@ -125,15 +174,29 @@ impl PseStage {
         pass.set_bind_group(0, &self.binding, &[]);
         let cells = self.grid.cells() as u32;
         pass.dispatch_workgroups(cells.min(ROW_OF_GROUPS), cells.div_ceil(ROW_OF_GROUPS), 1);
+        pass.set_pipeline(&self.stripes);
+        let blocks = self.blocks.len() as u32;
+        pass.dispatch_workgroups(blocks.min(ROW_OF_GROUPS), blocks.div_ceil(ROW_OF_GROUPS), 1);
     }
 
-    /// Bytes of `cells`, for a readback.
-    pub fn cells_size(&self) -> u64 {
-        self.cells.size()
+    /// Bytes of a frame's light (cells, then blocks), for a readback.
+    pub fn readback_size(&self) -> u64 {
+        self.cells.size() + self.block_counts.size()
     }
 
-    /// The cells a readback holds.
-    pub fn cells_from(words: &[u32]) -> Vec<[u32; 2]> {
-        words.chunks_exact(2).map(|pair| [pair[0], pair[1]]).collect()
+    /// Records copying the frame's light into `buffer` at `at` (`readback_size` bytes).
+    pub fn copy_out(&self, encoder: &mut wgpu::CommandEncoder, buffer: &wgpu::Buffer, at: u64) {
+        encoder.copy_buffer_to_buffer(&self.cells, 0, buffer, at, self.cells.size());
+        let blocks_at = at + self.cells.size();
+        encoder.copy_buffer_to_buffer(&self.block_counts, 0, buffer, blocks_at, self.block_counts.size());
+    }
+
+    /// The frame's light a readback holds.
+    pub fn light_from(&self, words: &[u32]) -> FrameLight {
+        let (cells, blocks) = words.split_at(self.grid.cells() * 2);
+        FrameLight {
+            cells: cells.chunks_exact(2).map(|pair| [pair[0], pair[1]]).collect(),
+            blocks: bytemuck::cast_slice::<u32, Stripes>(&blocks[..self.blocks.len() * BLOCK_WORDS]).to_vec(),
+        }
     }
 }

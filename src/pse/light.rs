@@ -15,6 +15,22 @@ pub const UNITS_PER_NIT: u32 = 16;
 pub const SDR_WHITE: f64 = 200.0;
 /// An HLG display's peak (BT.1702's note: 1000 cd/m²).
 pub const HLG_PEAK: f32 = 1000.0;
+/// A change of at least this (cd/m²) where the darker state is under `DARK_LIMIT` is a transition.
+pub const STEP: f64 = 20.0;
+pub const DARK_LIMIT: f64 = 160.0;
+/// Above `DARK_LIMIT`, HDR's step: a Michelson contrast over 1/17.
+pub const MICHELSON: f64 = 1.0 / 17.0;
+/// Whether light going from `a` to `b` cd/m² (either way) changes as much as a flash's
+/// transition must: by `STEP` where the darker is under `DARK_LIMIT`; above it, for HDR, by
+/// more than `MICHELSON` contrast.
+pub fn is_change(hdr: bool, a: f64, b: f64) -> bool {
+    let (low, high) = if a < b { (a, b) } else { (b, a) };
+    if low < DARK_LIMIT {
+        return high - low >= STEP;
+    }
+    hdr && (high - low) / (high + low) > MICHELSON
+}
+
 /// Columns of the grid; rows follow the picture's shape.
 pub const GRID_COLUMNS: u32 = 96;
 

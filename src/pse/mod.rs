@@ -6,12 +6,56 @@
 //! luminance from peak to valley over time (`analysis`), and a frame is hazardous where the
 //! cells that flashed more than three times in the second before it cover more than the
 //! standard's share of the screen (25% of it for television, 25% of any 10° field for WCAG).
+//! Regular patterns (BT.1702's guideline 2, Ofcom's Annex 1): the same pass counts the stripes
+//! of blocks of cells (`stripes`), and `patterns` joins the striped blocks into patterns and
+//! counts their light-dark pairs.
 
 pub mod analysis;
 pub mod gpu;
 pub mod light;
+pub mod patterns;
+pub mod stripes;
 
 pub use analysis::{Analysis, FrameVerdict, PseFailure, Summary};
+
+use light::{cells_cpu, Grid, LightModel};
+use stripes::{stripes_cpu, Blocks, Sides, Stripes, BLOCK_CELLS};
+
+/// What the analysis takes of a frame: each cell's summed luminance and red, and each block's
+/// stripe counts (from the GPU pass's readback, or `LightTwin`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FrameLight {
+    pub cells: Vec<[u32; 2]>,
+    pub blocks: Vec<Stripes>,
+}
+
+/// The CPU twin of the GPU pass, frame after frame (it keeps the pixels' sides as the pass
+/// keeps them).
+pub struct LightTwin {
+    pub grid: Grid,
+    pub blocks: Blocks,
+    model: LightModel,
+    sides: Sides,
+}
+
+impl LightTwin {
+    pub fn new(grid: Grid, model: LightModel) -> Self {
+        let blocks = Blocks::new(grid, BLOCK_CELLS);
+        Self {
+            grid,
+            sides: Sides::new(&blocks),
+            blocks,
+            model,
+        }
+    }
+
+    /// The light of a converted frame's packed pixels.
+    pub fn frame(&mut self, words: &[u32]) -> FrameLight {
+        let cells = cells_cpu(words, &self.grid, &self.model);
+        let blocks = stripes_cpu(words, &self.blocks, &self.model, &cells, &mut self.sides);
+        FrameLight { cells, blocks }
+    }
+}
 
 /// The rules applied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

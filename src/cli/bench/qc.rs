@@ -10,7 +10,8 @@ use crate::events::freeze::gpu::FreezeStage;
 use crate::events::freeze::sad;
 use crate::gpu::GpuContext;
 use crate::pipeline::FramePipeline;
-use crate::pse::light::{cells_cpu, LightModel};
+use crate::pse::light::LightModel;
+use crate::pse::LightTwin;
 use crate::pse::{gpu::PseStage, Standard};
 use crate::signalstats::YuvPlanes;
 use crate::video::format::{FrameFormat, PlaneLayout};
@@ -66,22 +67,41 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, iters: usize) -> Result<Vec<Row
         pipeline.ring.encode_convert(&mut encoder, 0);
         stage.encode(&mut encoder);
         ctx.queue.submit([encoder.finish()]);
-        let cells = crate::gpu::readback::read_buffer(ctx, &stage.cells, 0, stage.cells_size())?;
+        let cells = crate::gpu::readback::read_buffer(ctx, &stage.cells, 0, stage.cells.size())?;
+        let blocks = crate::gpu::readback::read_buffer(ctx, &stage.block_counts, 0, stage.block_counts.size())?;
         let first_run = started.elapsed();
         let bytes = u64::from(image.width) * u64::from(image.height) * 4;
         let pixels = crate::gpu::readback::read_buffer(ctx, &output.pixels, 0, bytes)?;
-        let gpu = PseStage::cells_from(&crate::gpu::readback::words(&cells));
-        let cpu = cells_cpu(bytemuck::cast_slice(&pixels), &stage.grid, &model);
-        if gpu != cpu {
-            let at = gpu.iter().zip(&cpu).position(|(g, c)| g != c).unwrap_or(0);
+        let words = crate::gpu::readback::words(&[cells, blocks].concat());
+        let gpu = stage.light_from(&words);
+        let cpu = LightTwin::new(stage.grid, model.clone()).frame(bytemuck::cast_slice(&pixels));
+        if gpu.cells != cpu.cells {
+            let at = gpu.cells.iter().zip(&cpu.cells).position(|(g, c)| g != c).unwrap_or(0);
             return Err(mismatch(format!(
                 "pse cells, {label}: cell {at}: GPU {:?}, CPU {:?}",
-                gpu.get(at),
-                cpu.get(at)
+                gpu.cells.get(at),
+                cpu.cells.get(at)
+            )));
+        }
+        if gpu.blocks != cpu.blocks {
+            let at = gpu
+                .blocks
+                .iter()
+                .zip(&cpu.blocks)
+                .position(|(g, c)| g != c)
+                .unwrap_or(0);
+            return Err(mismatch(format!(
+                "pse stripes, {label}: block {at}: GPU {:?}, CPU {:?}",
+                gpu.blocks.get(at),
+                cpu.blocks.get(at)
             )));
         }
         rows.push(Row {
-            name: format!("pse: cell light, {label} ({} cells)", stage.grid.cells()),
+            name: format!(
+                "pse: cell light and stripes, {label} ({} cells, {} blocks)",
+                stage.grid.cells(),
+                stage.blocks.len()
+            ),
             outcome: Ok(time_gpu(
                 ctx,
                 &|encoder, writes| stage.encode_timed(encoder, writes),

@@ -91,9 +91,10 @@ pub struct Args {
     /// (implies --events; alone, nothing goes to stdout). `-o PAGE.html` does the same.
     #[arg(long, value_name = "PAGE.html")]
     html: Option<PathBuf>,
-    /// Analyse the flashes for photosensitive epilepsy (as `histoplay pse`): each frame's line
-    /// gains pse_flashes, pse_red_flashes, pse_area, pse_red_area and pse_state, and each
-    /// failing run is a run beyond the limits (pse:KIND), listed, logged and failing the report.
+    /// Analyse flashes and patterns for photosensitive epilepsy (as `histoplay pse`): each
+    /// frame's line gains pse_flashes, pse_red_flashes, pse_area, pse_red_area, pse_pattern,
+    /// pse_pattern_pairs and pse_state, and each failing run is a run beyond the limits
+    /// (pse:KIND), listed, logged and failing the report.
     #[arg(long)]
     pse: bool,
     /// The rules of --pse: bt1702, ofcom or wcag.

@@ -3,8 +3,8 @@
 //! (listed, told to `--alert-log`, exit status 1), named `pse:KIND`.
 
 use super::limits::Run;
-use crate::pse::light::{cells_cpu, Grid, LightModel};
-use crate::pse::{Analysis, FrameVerdict, PseFailure, Standard};
+use crate::pse::light::{Grid, LightModel};
+use crate::pse::{Analysis, FrameLight, FrameVerdict, LightTwin, PseFailure, Standard};
 use crate::video::source::VideoSource;
 
 /// A frame's figures in its JSON line.
@@ -14,6 +14,8 @@ pub struct PseLine {
     pub pse_red_flashes: f64,
     pub pse_area: f64,
     pub pse_red_area: f64,
+    pub pse_pattern: f64,
+    pub pse_pattern_pairs: f64,
     pub pse_state: &'static str,
 }
 
@@ -25,6 +27,8 @@ impl PseLine {
             pse_red_flashes: v.red_flashes,
             pse_area: round(v.area),
             pse_red_area: round(v.red_area),
+            pse_pattern: round(v.pattern.share),
+            pse_pattern_pairs: (v.pattern.pairs * 10.0).round() / 10.0,
             pse_state: v.state.name(),
         }
     }
@@ -35,6 +39,8 @@ pub struct ReportPse {
     pub standard: Standard,
     pub model: LightModel,
     pub grid: Grid,
+    /// The CPU twin, for `--cpu` (made at its first frame).
+    twin: Option<LightTwin>,
     analysis: Option<Analysis>,
     ended: Vec<PseFailure>,
 }
@@ -53,25 +59,29 @@ impl ReportPse {
                 format.layout.output_bits(),
             ),
             grid,
+            twin: None,
             analysis: Some(Analysis::new(standard, info.volume.is_hdr(), grid, info.frame_duration)),
             ended: Vec::new(),
         }
     }
 
-    /// A frame's cells (summed light, as the GPU pass or `cells_cpu` gives them); its
-    /// findings, and the runs that ended with it.
-    pub fn frame(&mut self, index: u64, seconds: f64, cells: &[[u32; 2]]) -> (FrameVerdict, Vec<Run>) {
+    /// A frame's light (as the GPU pass or `light_cpu` gives it); its findings, and the runs
+    /// that ended with it.
+    pub fn frame(&mut self, index: u64, seconds: f64, light: &FrameLight) -> (FrameVerdict, Vec<Run>) {
         let analysis = self.analysis.as_mut().expect("analysing");
-        let verdict = analysis.frame(index, seconds, cells);
+        let verdict = analysis.frame(index, seconds, light);
         let ended = analysis.take_ended();
         let runs = ended.iter().map(|f| self.run(f)).collect();
         self.ended.extend(ended);
         (verdict, runs)
     }
 
-    /// The CPU twin's cells of a converted frame.
-    pub fn cells_cpu(&self, words: &[u32]) -> Vec<[u32; 2]> {
-        cells_cpu(words, &self.grid, &self.model)
+    /// The CPU twin's light of a converted frame.
+    pub fn light_cpu(&mut self, words: &[u32]) -> FrameLight {
+        let (grid, model) = (self.grid, &self.model);
+        self.twin
+            .get_or_insert_with(|| LightTwin::new(grid, model.clone()))
+            .frame(words)
     }
 
     /// The frames ended: every failure, and the runs of those that end with them.

@@ -6,6 +6,7 @@ use super::super::limits::Run;
 use super::super::pse::PseLine;
 use super::{Out, Sink};
 use crate::headless::FrameMeta;
+use crate::pse::FrameLight;
 use std::io::Write;
 
 impl<W: Write> Sink<'_, W> {
@@ -55,14 +56,14 @@ impl<W: Write> Sink<'_, W> {
         Ok(())
     }
 
-    /// The photosensitivity analysis's part of a picture: its cells' light; its figures go in
-    /// its line and the page, the failing runs that end with it to the runs beyond the limits.
-    pub(super) fn picture_pse(&mut self, frame: &FrameMeta, cells: &[[u32; 2]], in_range: bool) -> std::io::Result<()> {
+    /// The photosensitivity analysis's part of a picture: its light; its figures go in its
+    /// line and the page, the failing runs that end with it to the runs beyond the limits.
+    pub(super) fn picture_pse(&mut self, frame: &FrameMeta, light: &FrameLight, in_range: bool) -> std::io::Result<()> {
         let Some(pse) = &mut self.pse else { return Ok(()) };
         if !in_range {
             return Ok(());
         }
-        let (verdict, runs) = pse.frame(frame.index, frame.seconds, cells);
+        let (verdict, runs) = pse.frame(frame.index, frame.seconds, light);
         if let Some(html) = &mut self.html {
             html.flashes(verdict.flashes.max(verdict.red_flashes));
         }

@@ -20,7 +20,6 @@ use crate::events::freeze::FreezeTwin;
 use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
 use crate::headless::{self as hist, ClipError, FrameMeta, FrameRange};
-use crate::pse::gpu::PseStage;
 use crate::quit_signals::QuitSignals;
 use crate::signalstats::gpu::StatsStage;
 use crate::signalstats::{self, PlaneShape, SignalStats, YuvPlanes};
@@ -313,7 +312,7 @@ pub fn report_video<W: Write>(
                 }
                 log::debug!("report: the statistics stage made at {:.1} ms", ms());
                 let freeze_bytes = pipeline.freeze().map_or(0, |_| RESULT_BYTES);
-                let pse_bytes = pipeline.pse().map_or(0, |p| p.cells_size());
+                let pse_bytes = pipeline.pse().map_or(0, |p| p.readback_size());
                 Ok(pipeline.stats().expect("counted").counts_size() + freeze_bytes + pse_bytes)
             },
             |pipeline, encoder, buffer| {
@@ -325,7 +324,7 @@ pub fn report_video<W: Write>(
                     at += RESULT_BYTES;
                 }
                 if let Some(pse) = pipeline.pse() {
-                    encoder.copy_buffer_to_buffer(&pse.cells, 0, buffer, at, pse.cells_size());
+                    pse.copy_out(encoder, buffer, at);
                 }
             },
             |pipeline, bytes, frame| {
@@ -340,9 +339,9 @@ pub fn report_video<W: Write>(
                     .freeze()
                     .is_some_and(|_| FreezeStage::verdict(&words[after_counts..]).frozen);
                 let in_range = range.contains(frame.index);
-                if pipeline.pse().is_some() {
+                if let Some(pse) = pipeline.pse() {
                     let at = after_counts + pipeline.freeze().map_or(0, |_| (RESULT_BYTES / 4) as usize);
-                    sink.picture_pse(&frame, &PseStage::cells_from(&words[at..]), in_range)?;
+                    sink.picture_pse(&frame, &pse.light_from(&words[at..]), in_range)?;
                 }
                 sink.picture_events(&frame, &counts.y, counts.width * counts.height, frozen, in_range)?;
                 if !in_range {
@@ -416,9 +415,9 @@ fn report_cpu<W: Write>(
         let in_range = range.contains(frame.index);
         let counts = signalstats::count(&planes, previous.as_ref());
         let frozen = freezes && twin.picture(&planes, noise).0;
-        if let Some(pse) = &sink.pse {
-            let cells = pse.cells_cpu(&convert_cpu(&info, &frame.planes(info.layout)));
-            sink.picture_pse(&meta, &cells, in_range)?;
+        if let Some(pse) = &mut sink.pse {
+            let light = pse.light_cpu(&convert_cpu(&info, &frame.planes(info.layout)));
+            sink.picture_pse(&meta, &light, in_range)?;
         }
         sink.picture_events(&meta, &counts.y, counts.width * counts.height, frozen, in_range)?;
         if in_range {

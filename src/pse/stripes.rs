@@ -1,0 +1,373 @@
+//! Stripes in a block of the picture, for the regular-pattern rule: along every line of the
+//! block across and down, the light crosses from above the block's mean (by a hysteresis of
+//! a quarter of the flash step) to below it and back; a regular pattern crosses every line, at evenly
+//! spaced points, between stripes whose light differs by a flash's step. The GPU pass
+//! (shaders/pse/stripes.wgsl) counts these over blocks of 4x4 cells of the pixels; `scan` is
+//! its CPU twin, and counts them too over the cells' light for stripes wider than a block.
+
+use super::light::{is_change, pixel_light, Grid, LightModel, STEP, UNITS_PER_NIT};
+
+/// A block of the pixel pass is this many cells across and down.
+pub const BLOCK_CELLS: u32 = 4;
+/// Coarse blocks (of the cells' light, for wider stripes) are this many cells across and down,
+/// each scale finding stripes from about 3 cells apart to its own size.
+pub const COARSE_CELLS: [u32; 2] = [12, 24];
+/// Invocations a block (each taking every 64th line).
+pub const BLOCK_THREADS: u32 = 64;
+
+/// A block's counts, across (`[0]`, along rows) and down (`[1]`, along columns): twin of the
+/// words the shader writes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Stripes {
+    pub lines: [u32; 2],
+    pub crossings: [u32; 2],
+    /// Lines crossed twice or more (a whole light and dark stripe on them).
+    pub crossed: [u32; 2],
+    /// The spaces between neighbouring crossings on a line: how many, their sum and their
+    /// squares' sum.
+    pub gaps: [u32; 2],
+    pub gap_sum: [u32; 2],
+    pub gap_squares: [u32; 2],
+    /// The light (cd/m²) of the row pixels above the mean by the hysteresis, and of those
+    /// below it by as much; and how many of each.
+    pub light: [u32; 2],
+    pub sides: [u32; 2],
+    /// Row pixels on the other side of the mean than at the frame before.
+    pub flipped: u32,
+    /// The block's mean light (sixteenths of a cd/m²).
+    pub mean: u32,
+}
+
+/// Words of a block's counts.
+pub const BLOCK_WORDS: usize = std::mem::size_of::<Stripes>() / 4;
+
+/// A block's stripes, where it has them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stripe {
+    /// The distance between one light stripe and the next, across them (pixels).
+    pub period: f64,
+    /// The direction across the stripes (degrees from the horizontal, 0 to 90: a block cannot
+    /// tell 45° from 135°).
+    pub angle: f64,
+    /// The share of its pixels that changed side since the frame before.
+    pub flipped: f64,
+}
+
+/// Lines crossed twice or more on at least this share of them make a pattern.
+const CROSSED_SHARE: f64 = 0.75;
+/// Evenly spaced: the spaces' deviation at most this share of their mean.
+const GAP_SPREAD: f64 = 0.3;
+
+impl Stripes {
+    /// The stripes these counts show, where a pixel is `size` pixels of the picture across and
+    /// down (1 for the pixel pass, a cell's size for the coarse one).
+    pub fn stripe(&self, hdr: bool, size: [f64; 2]) -> Option<Stripe> {
+        if self.sides[0] == 0 || self.sides[1] == 0 {
+            return None;
+        }
+        let light = f64::from(self.light[0]) / f64::from(self.sides[0]);
+        let dark = f64::from(self.light[1]) / f64::from(self.sides[1]);
+        if !is_change(hdr, dark, light) {
+            return None;
+        }
+        let share = |d: usize| f64::from(self.crossed[d]) / f64::from(self.lines[d].max(1));
+        let along = if share(0) >= share(1) { 0 } else { 1 };
+        if share(along) < CROSSED_SHARE || self.gaps[along] == 0 {
+            return None;
+        }
+        let mean = |d: usize| f64::from(self.gap_sum[d]) / f64::from(self.gaps[d]);
+        let spread = (f64::from(self.gap_squares[along]) / f64::from(self.gaps[along]) - mean(along).powi(2))
+            .max(0.0)
+            .sqrt();
+        if spread > GAP_SPREAD * mean(along) {
+            return None;
+        }
+        // Cycles a pixel along each direction (none where most lines do not cross).
+        let frequency = |d: usize| {
+            if share(d) >= 0.5 && self.gaps[d] > 0 {
+                1.0 / (2.0 * mean(d) * size[d])
+            } else {
+                0.0
+            }
+        };
+        let (across, down) = (frequency(0), frequency(1));
+        Some(Stripe {
+            period: 1.0 / across.hypot(down),
+            angle: down.atan2(across).to_degrees(),
+            flipped: f64::from(self.flipped) / f64::from(self.lines[0] * self.lines[1]),
+        })
+    }
+}
+
+/// The hysteresis around a mean of `mean` (sixteenths of a cd/m²): a quarter of the flash
+/// step, or above 160 cd/m² of the Michelson step (stripes a step apart cross it even where
+/// the mean is off their middle; the step itself is checked on the stripes' light).
+pub fn hysteresis(mean: u32) -> u32 {
+    ((STEP / 4.0) as u32 * UNITS_PER_NIT).max(mean / 34)
+}
+
+/// The blocks of `BLOCK_CELLS` (or `COARSE_CELLS`) cells a grid is cut into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Blocks {
+    pub grid: Grid,
+    pub cells: u32,
+    pub columns: u32,
+    pub rows: u32,
+}
+
+impl Blocks {
+    pub fn new(grid: Grid, cells: u32) -> Self {
+        Self {
+            grid,
+            cells,
+            columns: grid.columns.div_ceil(cells),
+            rows: grid.rows.div_ceil(cells),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        (self.columns * self.rows) as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Block `b`'s cells: first column and row, and one past the last.
+    pub fn cell_bounds(&self, b: usize) -> [u32; 4] {
+        let (column, row) = (b as u32 % self.columns, b as u32 / self.columns);
+        let (c0, r0) = (column * self.cells, row * self.cells);
+        [
+            c0,
+            r0,
+            (c0 + self.cells).min(self.grid.columns),
+            (r0 + self.cells).min(self.grid.rows),
+        ]
+    }
+
+    /// Block `b`'s pixels: first column and row, and one past the last.
+    pub fn bounds(&self, b: usize) -> [u32; 4] {
+        let [c0, r0, c1, r1] = self.cell_bounds(b);
+        let first = self.grid.bounds((r0 * self.grid.columns + c0) as usize);
+        let last = self.grid.bounds(((r1 - 1) * self.grid.columns + c1 - 1) as usize);
+        [first[0], first[1], last[2], last[3]]
+    }
+
+    /// The widest and the tallest block (pixels).
+    pub fn largest(&self) -> [u32; 2] {
+        (0..self.len()).fold([0, 0], |[w, h], b| {
+            let [x0, y0, x1, y1] = self.bounds(b);
+            [w.max(x1 - x0), h.max(y1 - y0)]
+        })
+    }
+
+    /// The mean of the block's cells' mean light, from the cells' sums (as the shader takes it).
+    pub fn mean(&self, b: usize, cells: &[[u32; 2]]) -> u32 {
+        let [c0, r0, c1, r1] = self.cell_bounds(b);
+        let mut sum = 0u32;
+        for r in r0..r1 {
+            for c in c0..c1 {
+                let i = (r * self.grid.columns + c) as usize;
+                sum += cells[i][0] / self.grid.pixels(i) as u32;
+            }
+        }
+        sum / ((c1 - c0) * (r1 - r0))
+    }
+}
+
+/// The counts of one block `[x0, y0, x1, y1]` of light `light(x, y)` about `mean`; `flip(x, y,
+/// side)` keeps each row pixel's side and says whether it changed; `span(d, line, [first, last])`
+/// is told the stretch of each line crossed twice or more, a stripe beyond its first and last
+/// crossing each way (from the line's start, the end excluded). Twin of the stripes pass in cells.wgsl, which takes lines in another order but
+/// sums the same.
+pub fn scan(
+    bounds: [u32; 4],
+    mean: u32,
+    light: impl Fn(u32, u32) -> u32,
+    mut flip: impl FnMut(u32, u32, bool) -> bool,
+    mut span: impl FnMut(usize, u32, [u32; 2]),
+) -> Stripes {
+    let [x0, y0, x1, y1] = bounds;
+    let margin = hysteresis(mean);
+    let mut s = Stripes {
+        mean,
+        ..Stripes::default()
+    };
+    for d in 0..2 {
+        let (lines, length) = if d == 0 { (y1 - y0, x1 - x0) } else { (x1 - x0, y1 - y0) };
+        for line in 0..lines {
+            // 0: neither side yet, 1: above, 2: below.
+            let (mut side, mut crossings, mut first, mut last) = (0u32, 0u32, 0u32, None::<u32>);
+            for i in 0..length {
+                let (x, y) = if d == 0 {
+                    (x0 + i, y0 + line)
+                } else {
+                    (x0 + line, y0 + i)
+                };
+                let value = light(x, y);
+                if d == 0 {
+                    s.flipped += u32::from(flip(x, y, value >= mean));
+                    if value >= mean + margin || value + margin <= mean {
+                        let k = usize::from(value < mean);
+                        s.light[k] += value / UNITS_PER_NIT;
+                        s.sides[k] += 1;
+                    }
+                }
+                let now = if value >= mean + margin {
+                    1
+                } else if value + margin <= mean {
+                    2
+                } else {
+                    side
+                };
+                if side != 0 && now != side {
+                    crossings += 1;
+                    match last {
+                        Some(previous) => {
+                            let gap = i - previous;
+                            s.gaps[d] += 1;
+                            s.gap_sum[d] += gap;
+                            s.gap_squares[d] += gap * gap;
+                        }
+                        None => first = i,
+                    }
+                    last = Some(i);
+                }
+                side = now;
+            }
+            s.lines[d] += 1;
+            s.crossings[d] += crossings;
+            s.crossed[d] += u32::from(crossings >= 2);
+            if let (true, Some(last)) = (crossings >= 2, last) {
+                let stripe = (last - first).div_ceil(crossings - 1);
+                span(d, line, [first.saturating_sub(stripe), (last + stripe).min(length)]);
+            }
+        }
+    }
+    s
+}
+
+/// Each row pixel's side of the mean at the frame before, a bit a pixel, laid out as the
+/// shader lays them: a block's rows of `words_per_row` words each, `rows` rows a block.
+#[derive(Clone, Debug, Default)]
+pub struct Sides {
+    pub words: Vec<u32>,
+    pub words_per_row: u32,
+    pub rows: u32,
+}
+
+impl Sides {
+    pub fn new(blocks: &Blocks) -> Self {
+        let [width, height] = blocks.largest();
+        let words_per_row = width.div_ceil(32);
+        Self {
+            words: vec![0; blocks.len() * (height * words_per_row) as usize],
+            words_per_row,
+            rows: height,
+        }
+    }
+
+    /// Sets the side of the block's pixel at (`x`, `y`) from its corner; whether it changed.
+    pub fn flip(&mut self, block: usize, x: u32, y: u32, above: bool) -> bool {
+        let word = &mut self.words[((block as u32 * self.rows + y) * self.words_per_row + x / 32) as usize];
+        let bit = 1u32 << (x % 32);
+        let was = *word & bit != 0;
+        *word = (*word & !bit) | if above { bit } else { 0 };
+        was != above
+    }
+}
+
+/// The CPU twin of the pixel pass: every block's counts of a frame's packed pixels, given the
+/// frame's cells; `sides` carries the pixels' sides from frame to frame.
+pub fn stripes_cpu(
+    words: &[u32],
+    blocks: &Blocks,
+    model: &LightModel,
+    cells: &[[u32; 2]],
+    sides: &mut Sides,
+) -> Vec<Stripes> {
+    let width = blocks.grid.width;
+    (0..blocks.len())
+        .map(|b| {
+            let bounds = blocks.bounds(b);
+            let [x0, y0, ..] = bounds;
+            scan(
+                bounds,
+                blocks.mean(b, cells),
+                |x, y| pixel_light(words[(y * width + x) as usize], model).0,
+                |x, y, above| sides.flip(b, x - x0, y - y0, above),
+                |_, _, _| {},
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Stripes `period` pixels apart of light 0 and `light` cd/m².
+    fn grating(period: f64, angle: f64, light: u32) -> impl Fn(u32, u32) -> u32 {
+        let (c, s) = (angle.to_radians().cos(), angle.to_radians().sin());
+        move |x, y| {
+            let along = f64::from(x) * c + f64::from(y) * s;
+            if (along / period).rem_euclid(1.0) < 0.5 {
+                light * UNITS_PER_NIT
+            } else {
+                0
+            }
+        }
+    }
+
+    fn stripe_of(light: impl Fn(u32, u32) -> u32, size: u32) -> Option<Stripe> {
+        let bounds = [0, 0, size, size];
+        let mut sum = 0u64;
+        for y in 0..size {
+            for x in 0..size {
+                sum += u64::from(light(x, y));
+            }
+        }
+        let mean = (sum / u64::from(size * size)) as u32;
+        scan(bounds, mean, light, |_, _, _| false, |_, _, _| {}).stripe(false, [1.0, 1.0])
+    }
+
+    #[test]
+    fn a_grating_shows_its_period_and_direction() {
+        for (period, angle) in [(8.0, 0.0), (12.0, 90.0), (10.0, 45.0), (16.0, 30.0)] {
+            let stripe = stripe_of(grating(period, angle, 100), 80).expect("stripes");
+            assert!(
+                (stripe.period - period).abs() < 0.1 * period,
+                "{period} {angle}: {stripe:?}"
+            );
+            assert!((stripe.angle - angle).abs() < 6.0, "{period} {angle}: {stripe:?}");
+        }
+    }
+
+    #[test]
+    fn flat_light_faint_stripes_and_noise_are_no_pattern() {
+        assert_eq!(stripe_of(|_, _| 800, 64), None);
+        // 15 cd/m² between the stripes: under the flash step.
+        assert_eq!(stripe_of(grating(8.0, 0.0, 15), 64), None);
+        let mut state = 7u32;
+        let noise: Vec<u32> = (0..64 * 64)
+            .map(|_| {
+                state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (state >> 31) * 1600
+            })
+            .collect();
+        assert_eq!(stripe_of(|x, y| noise[(y * 64 + x) as usize], 64), None);
+    }
+
+    #[test]
+    fn blocks_cover_the_grid_and_sides_flip() {
+        let blocks = Blocks::new(Grid::new(1920, 1080), BLOCK_CELLS);
+        assert_eq!((blocks.columns, blocks.rows), (24, 14));
+        assert_eq!(blocks.bounds(0), [0, 0, 80, 80]);
+        assert_eq!(blocks.bounds(blocks.len() - 1), [1840, 1040, 1920, 1080]);
+        let mut sides = Sides::new(&blocks);
+        assert!(sides.flip(3, 40, 7, true));
+        assert!(!sides.flip(3, 40, 7, true));
+        assert!(sides.flip(3, 40, 7, false));
+    }
+}
