@@ -256,3 +256,31 @@ fn report_pse_adds_each_frames_figures_and_fails_on_its_runs() {
     let _ = std::fs::remove_file(&alerts);
     assert!(logged.contains("\"limit\":\"pse:general-flash (bt1702)\""), "{logged}");
 }
+
+#[test]
+fn a_piped_stream_is_warned_of_as_a_failure_starts_and_judged_as_the_file_is() {
+    let four = greys("pse-4hz-25.mkv", 0, 255, 4.0, 25, 2.0);
+    let (file_summary, _, _) = pse(&four, &[]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["pse", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bytes = std::fs::read(&four).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &bytes));
+    let out = common::output_of(&mut child);
+    writer.join().unwrap().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let summary = common::json(String::from_utf8(out.stdout).unwrap().lines().last().unwrap());
+    assert_eq!(summary, file_summary);
+    // Told as it starts (frame 22, the seventh transition in a second); it runs on to the
+    // stream's end, where the verdict lists it.
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("warning: general-flash fails from 0.880 s (frame 22)"),
+        "{stderr}"
+    );
+}

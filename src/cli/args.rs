@@ -252,6 +252,8 @@ impl ViewArgs {
             log_scale: self.log,
             scope: self.scope,
             timeline: false,
+            pse: false,
+            pse_standard: crate::pse::Standard::Bt1702,
             vectorscope_zoom: self.vectorscope_zoom,
         }
     }

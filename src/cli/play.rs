@@ -99,6 +99,14 @@ pub struct Args {
     /// Show the histogram timeline above the seek bar (key Tab).
     #[arg(long)]
     pub timeline: bool,
+    /// Check the files for photosensitive epilepsy as they play (key Alt+p): a lamp with the
+    /// frame shown's state, a row of flashes a second under the timeline, the flashing
+    /// regions over the picture (as `histoplay pse`).
+    #[arg(long)]
+    pub pse: bool,
+    /// The rules of --pse: bt1702, ofcom or wcag.
+    #[arg(long, value_enum, default_value_t = crate::pse::Standard::Bt1702)]
+    pub pse_standard: crate::pse::Standard,
     /// Where to start the first file: seconds, or [[HH:]MM:]SS[.fff] (as mpv's --start).
     #[arg(long, value_parser = parse_time, value_name = "TIME")]
     pub start: Option<f64>,
@@ -153,6 +161,8 @@ impl Args {
         let view = crate::render::scene::ViewOptions {
             quads: self.histograms,
             timeline: self.timeline,
+            pse: self.pse,
+            pse_standard: self.pse_standard,
             ..self.view.view()
         };
         let watch_later = super::settings::watch_later_dir(&self.settings).map(|dir| WatchLater {

@@ -56,6 +56,8 @@ pub fn run(args: Args) -> Result<()> {
     let grid = Grid::new(format.width, format.height);
     let mut analysis = Analysis::new(args.standard, info.volume.is_hdr(), grid, info.frame_duration);
     let mut told: Vec<PseFailure> = Vec::new();
+    // A live input's failing runs warned of as they start: their first frames.
+    let mut started: Vec<u64> = Vec::new();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let (frames_out, live) = (args.frames_out, info.live);
     let ran = {
@@ -73,7 +75,17 @@ pub fn run(args: Args) -> Result<()> {
                     out.flush()?;
                 }
             }
-            // A live input's failures are told as they end (it may have no end).
+            // A live input's failures are told as they start and as they end (it may have no
+            // end).
+            for failure in analysis.open_failures().iter().filter(|_| live) {
+                if !started.contains(&failure.frames.0) {
+                    started.push(failure.frames.0);
+                    eprintln!(
+                        "warning: {} fails from {:.3} s (frame {})",
+                        failure.kind, failure.start, failure.frames.0
+                    );
+                }
+            }
             for failure in analysis.take_ended() {
                 if live {
                     eprintln!(

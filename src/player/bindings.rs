@@ -95,6 +95,7 @@ H cycle scope
 y cycle log-scale
 c cycle fit
 TAB cycle timeline
+Alt+p cycle pse
 Alt+m cycle audio-meters
 Ctrl+r clear-region
 a cycle auto-levels

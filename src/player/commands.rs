@@ -51,6 +51,8 @@ pub enum Command {
     ClearRegion,
     /// Show or hide the histogram timeline.
     ToggleTimeline,
+    /// The photosensitivity view on or off.
+    TogglePse,
     /// Show or hide the audio meters and loudness panel.
     ToggleMeters,
     /// Count only this rectangle of the frame (a right-drag on the picture).
@@ -262,6 +264,7 @@ fn parse_command(words: &[&str]) -> Option<Command> {
         ["cycle", "log-scale"] => Command::ToggleLogScale,
         ["cycle", "fit"] => Command::ToggleFit,
         ["cycle", "timeline"] => Command::ToggleTimeline,
+        ["cycle", "pse"] => Command::TogglePse,
         ["cycle", "audio-meters"] => Command::ToggleMeters,
         ["clear-region"] => Command::ClearRegion,
         ["cycle", "auto-levels"] => Command::ToggleAutoLevels,

@@ -106,6 +106,7 @@ pub fn osd_view<'a>(media: &'a Media, title: &'a str, clipping: Option<Clipping>
         probe: None,
         timeline: None,
         vmaf: None,
+        pse: None,
         opacity: 1.0,
         messages: &[],
         stats: None,
@@ -218,6 +219,12 @@ pub fn present(media: &Media, at: Instant, due: Option<Instant>, new_frame: bool
             .and_then(|c| c.vmaf.as_ref().zip(c.shown_b))
             .zip(number)
             .and_then(|((fill, _), n)| fill.score(n.n)),
+        pse: media
+            .pse
+            .as_ref()
+            .zip(number)
+            .and_then(|(fill, n)| fill.finding(n.n))
+            .and_then(|f| Some((f.state?, f.flashes))),
         marks: Default::default(),
         signal: None,
         osd: Vec::new(),

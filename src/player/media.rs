@@ -115,6 +115,8 @@ pub struct Media {
     graticule: Vec<Line>,
     /// The histogram timeline, filled in the background once first shown.
     pub timeline: Option<TimelineFill>,
+    /// The photosensitivity analysis, run in the background once its view is first on.
+    pub pse: Option<super::pse_fill::PseFill>,
     /// The file compared with this one, played in step with it.
     pub compare: Option<Comparison>,
     /// A live input's arrival-to-display latency, lately.
@@ -257,6 +259,7 @@ impl Media {
             has_picture: false,
             recount: false,
             timeline: None,
+            pse: None,
             compare,
             graticule: Vec::new(),
             latency: Default::default(),
@@ -267,14 +270,14 @@ impl Media {
     }
 
     /// Comparing side by side: the picture is two frames wide.
-    fn side_by_side(&self) -> bool {
+    pub fn side_by_side(&self) -> bool {
         self.compare
             .as_ref()
             .is_some_and(|c| c.stage.composite().mode == crate::compare::composite::CompareMode::SideBySide)
     }
 
     /// The picture's display aspect: side by side, twice the frame's.
-    fn picture_aspect(&self) -> f32 {
+    pub fn picture_aspect(&self) -> f32 {
         self.info.display_aspect * if self.side_by_side() { 2.0 } else { 1.0 }
     }
 

@@ -26,6 +26,8 @@ pub mod playback;
 pub mod playlist;
 mod pointer;
 pub mod probe;
+pub mod pse_fill;
+mod pse_view;
 mod readbacks;
 mod scopes;
 pub mod screenshot;

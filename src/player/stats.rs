@@ -60,12 +60,16 @@ pub struct Present {
     pub scope: Option<crate::scope::ScopeKind>,
     /// Comparing with VMAF measured: the frame's VMAF, once measured.
     pub vmaf: Option<f64>,
+    /// The photosensitivity analysis's state of the frame, and its flashes a second, once
+    /// analysed.
+    pub pse: Option<(crate::pse::analysis::State, f32)>,
 }
 
 /// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
 /// `t_ms=1234.567 frame=37 gen=0 new=1 due_ms=1234.000 dropped=3 paused=0 size=640x480
 /// picture=1920x1080 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=0 ab=1.500,-`, and comparing two
-/// files ` compare=37,wipe` (the compared file's frame, the mode), and with marks on the picture
+/// files ` compare=37,wipe` (the compared file's frame, the mode), with the photosensitivity
+/// analysis run ` pse=fail:4` (the frame's state and flashes a second), and with marks on the picture
 /// ` marks=zebra,peaking`, with a scope shown ` scope=vectorscope`, and while the stats overlay shows them, the signal statistics
 /// ` signal=37:16,20,...` (the frame they are of, then `report --csv`'s values in its order),
 /// and where the OSD's boxes were drawn, ` osd=compare:112,8,416,22;panel:8,180,624,70` (x, y,
@@ -138,6 +142,9 @@ impl FrameLog {
             None => String::new(),
         };
         let vmaf = present.vmaf.map_or(String::new(), |v| format!(" vmaf={v:.6}"));
+        let pse = present.pse.map_or(String::new(), |(state, flashes)| {
+            format!(" pse={}:{flashes}", state.name())
+        });
         let scope = present
             .scope
             .and_then(|s| clap::ValueEnum::to_possible_value(&s))
@@ -181,7 +188,7 @@ impl FrameLog {
             }
         };
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} picture={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{vmaf}{scope}{marks}{signal}{latency}{behind}{timecode}{qc}{meters}{osd}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} picture={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{vmaf}{pse}{scope}{marks}{signal}{latency}{behind}{timecode}{qc}{meters}{osd}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -273,6 +280,7 @@ mod tests {
             ab: Default::default(),
             compare: None,
             vmaf: None,
+            pse: None,
             marks: Default::default(),
             signal: None,
             osd: Vec::new(),

@@ -383,6 +383,18 @@ impl Analysis {
         }
     }
 
+    /// Cell `cell`'s transitions in the second up to the frame just taken (general or red,
+    /// whichever more).
+    pub fn transitions(&self, cell: usize) -> usize {
+        let count = |k: usize| self.counts[k].get(cell).copied().unwrap_or(0);
+        count(0).max(count(1))
+    }
+
+    /// The failing runs going on (as they stand at the frame just taken).
+    pub fn open_failures(&self) -> Vec<PseFailure> {
+        self.open.iter().flatten().cloned().collect()
+    }
+
     /// The failures that ended since last asked (a live input's, told as they end).
     pub fn take_ended(&mut self) -> Vec<PseFailure> {
         std::mem::take(&mut self.failures)

@@ -58,10 +58,11 @@ impl LightTwin {
 }
 
 /// The rules applied.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Standard {
     /// ITU-R BT.1702: 20 cd/m² where the darker image is under 160 cd/m² (HDR: 1/17 Michelson
     /// contrast above), more than 3 flashes in any second over 25% of the screen.
+    #[default]
     Bt1702,
     /// Ofcom's guidance (Annex 1): BT.1702's flashes, and extended flashing (4 of the last 5 s
     /// near the limit) fails too.

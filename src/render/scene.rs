@@ -75,6 +75,9 @@ pub struct ViewOptions {
     pub scope: Option<ScopeKind>,
     /// The histogram timeline above the seek bar.
     pub timeline: bool,
+    /// The photosensitivity view (the PSE row and lamp, the flashing regions), and its rules.
+    pub pse: bool,
+    pub pse_standard: crate::pse::Standard,
     /// The vectorscope's magnification around its centre: 1, 2 or 4 (0 counts as 1).
     pub vectorscope_zoom: u32,
 }

@@ -155,6 +155,9 @@ pub struct Present {
     pub scope: Option<String>,
     /// Comparing, the frame's VMAF once the window has measured it.
     pub vmaf: Option<f64>,
+    /// The photosensitivity analysis's state of the frame and its flashes a second
+    /// (`fail:4`), once analysed.
+    pub pse: Option<String>,
 }
 
 pub fn parse(line: &str) -> Option<Present> {
@@ -164,6 +167,7 @@ pub fn parse(line: &str) -> Option<Present> {
     Some(Present {
         picture: (pw.parse().ok()?, ph.parse().ok()?),
         vmaf: field("vmaf").and_then(|v| v.parse().ok()),
+        pse: field("pse").map(str::to_string),
         frame: field("frame")?.parse().ok(),
         generation: field("gen")?.parse().ok()?,
         new_frame: field("new")? == "1",

@@ -147,6 +147,7 @@ fn histoplays_own_functions_sit_on_keys_mpv_leaves_free() {
         ("y", Command::ToggleLogScale),
         ("c", Command::ToggleFit),
         ("TAB", Command::ToggleTimeline),
+        ("Alt+p", Command::TogglePse),
         ("Ctrl+r", Command::ClearRegion),
         ("a", Command::ToggleAutoLevels),
         ("n", Command::ToggleEqualize),

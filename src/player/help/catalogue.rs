@@ -113,7 +113,7 @@ pub fn group(command: &Command) -> Group {
         Adjust(..) | SetAdjustment(..) | ToggleAutoLevels | ToggleEqualize | ResetAdjustments => Group::Picture,
         ToggleLut | CycleInputColour | SetInputColour(_) => Group::Colour,
         CycleCompareMode | Flicker | CompareGainBy(_) | CompareOffsetBy(_) => Group::Comparing,
-        ShowStats | ToggleStats | ShowProgress | ToggleHelp => Group::Information,
+        ShowStats | ToggleStats | ShowProgress | ToggleHelp | TogglePse => Group::Information,
     }
 }
 
@@ -153,6 +153,7 @@ pub fn describe(command: &Command) -> String {
         ClearRegion => "Count the whole frame again (after a right-drag region)".into(),
         ToggleTimeline => "The histogram timeline under the picture (comparing: each pair's VMAF too)".into(),
         ToggleMeters => "Audio meters and loudness".into(),
+        TogglePse => "Photosensitivity: the PSE lamp and row, the flashing regions".into(),
         SetRegion(_) => "Count only a region (right-drag on the picture)".into(),
         ToggleLogScale => "Histogram heights: linear or logarithmic".into(),
         ToggleFit => "Picture: cover the window or fit inside it".into(),

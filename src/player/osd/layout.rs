@@ -31,6 +31,8 @@ pub enum BoxKind {
     Timeline,
     /// The timeline's VMAF row, comparing: named in what was drawn.
     Vmaf,
+    /// The timeline's PSE row, with the photosensitivity view on: named in what was drawn.
+    Pse,
     /// The audio meters, at the right edge: the other boxes are placed beside them.
     Meters,
     /// The help list, over everything in the middle: named in what was drawn.
@@ -51,6 +53,7 @@ impl BoxKind {
             BoxKind::NoSignal => "no_signal",
             BoxKind::Timeline => "timeline",
             BoxKind::Vmaf => "vmaf",
+            BoxKind::Pse => "pse",
             BoxKind::Meters => "meters",
             BoxKind::Help => "help",
         }

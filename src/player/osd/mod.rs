@@ -21,6 +21,7 @@ mod labels;
 mod layout;
 mod meters;
 mod panel;
+pub mod pse;
 #[cfg(test)]
 mod tests;
 mod toasts;
@@ -87,6 +88,8 @@ pub struct OsdView<'a> {
     pub timeline: Option<(egui::TextureId, u32)>,
     /// The timeline's VMAF row, comparing with the timeline shown.
     pub vmaf: Option<crate::player::vmaf_fill::VmafStrip>,
+    /// The photosensitivity view, while it is on (`Alt+p`).
+    pub pse: Option<pse::PseView>,
     /// 0 (hidden) to 1.
     pub opacity: f32,
     pub messages: &'a [Message],
@@ -259,7 +262,12 @@ impl Osd {
                     .as_ref()
                     .map(|(probe, _)| probe_label(ctx, probe, at, view.opacity)),
                 BoxKind::Meters => view.meters.as_ref().map(|m| meters::show_meters(ctx, m, at)),
-                BoxKind::Panel | BoxKind::NoSignal | BoxKind::Timeline | BoxKind::Vmaf | BoxKind::Help => None,
+                BoxKind::Panel
+                | BoxKind::NoSignal
+                | BoxKind::Timeline
+                | BoxKind::Vmaf
+                | BoxKind::Pse
+                | BoxKind::Help => None,
             };
             let Some(rect) = rect else { continue };
             if kind != BoxKind::Stats && (rect.size() - at.size()).length() > 0.5 {
@@ -268,6 +276,9 @@ impl Osd {
             drawn.push((kind, rect));
         }
         // Shown whether or not the OSD is.
+        if let Some(pse) = &view.pse {
+            pse::flashing_regions(ctx, screen, pse);
+        }
         if view.live.as_ref().is_some_and(|live| live.no_signal) {
             let text = egui::RichText::new("no signal")
                 .size(28.0)
@@ -315,6 +326,10 @@ impl Osd {
                                 let row = vmaf::vmaf_strip(ui, vmaf, view, &mut commands);
                                 drawn.push((BoxKind::Vmaf, row));
                             }
+                        }
+                        if let Some(pse) = &view.pse {
+                            let row = pse::pse_strip(ui, pse, view, &mut commands);
+                            drawn.push((BoxKind::Pse, row));
                         }
                         // A live input has no length to seek in.
                         if view.live.is_none() {

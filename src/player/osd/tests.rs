@@ -20,6 +20,7 @@ fn paused_view(messages: &[Message]) -> OsdView<'_> {
         probe: None,
         timeline: None,
         vmaf: None,
+        pse: None,
         opacity: 1.0,
         messages,
         stats: None,

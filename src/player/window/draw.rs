@@ -74,11 +74,18 @@ impl PlayerWindow {
             .and_then(|c| c.vmaf.as_ref())
             .filter(|_| strip.is_some());
         let frame_count = self.media.frame_count_or_estimate();
+        let (pse, warning) = crate::player::pse_view::view(&self.media, self.view, self.surface.size())
+            .map_or((None, None), |(pse, warning)| (Some(pse), warning));
+        if let Some(warning) = warning {
+            log::warn!("{warning}");
+            self.toasts.message(warning, true);
+        }
         let view = OsdView {
             view: self.view,
             probe: self.pointer.probe().zip(self.pointer.at()),
             timeline: strip,
             vmaf: vmaf.map(|fill| fill.strip(crate::timeline::PLAYER_COLUMNS as usize, frame_count)),
+            pse,
             opacity,
             messages: self.toasts.list(),
             stats: self.stats.lines(now, &self.media, stats_notes),

@@ -278,6 +278,7 @@ impl PlayerWindow {
             }
             Command::ClearRegion => set_region(None, cx!(self)),
             Command::ToggleTimeline => TimelineStrip::toggle(cx!(self)),
+            Command::TogglePse => crate::player::pse_view::toggle(cx!(self)),
             Command::SetRegion(region) => set_region(Some(region), cx!(self)),
             Command::ToggleLogScale => change(&mut self.view, |v| v.log_scale = !v.log_scale),
             Command::ToggleFit => change(&mut self.view, |v| v.fit = v.fit.toggled()),
@@ -425,6 +426,8 @@ impl PlayerWindow {
         self.passes_made();
         let fx = self.timeline_strip.file_opened(cx!(self));
         self.take(fx);
+        let fx = crate::player::pse_view::file_opened(cx!(self));
+        self.take(fx);
         self.window.set_title(&title(path));
         self.fit_to_picture();
     }
@@ -535,6 +538,7 @@ impl PlayerWindow {
         let strip = &self.timeline_strip;
         self.needs_redraw |= strip.wake(now, &self.media, self.view.timeline, &mut wake);
         self.needs_redraw |= crate::player::strip::wake_vmaf(now, &self.media, &mut wake);
+        self.needs_redraw |= crate::player::pse_view::wake(now, &self.media, self.view.pse, &mut wake);
         self.needs_redraw |= self.stats.wake(now, &self.media, &mut wake);
         self.needs_redraw |= self.meters.wake(now, &mut wake);
         // The pointer goes with the OSD while playing, as in mpv.

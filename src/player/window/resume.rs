@@ -12,12 +12,14 @@ impl PlayerWindow {
     /// Brings the view to `wanted` with the commands its keys give (so each part sets up what
     /// it draws, as it does for a key), then seeks to `start`.
     pub(super) fn start_at(&mut self, wanted: ViewOptions, start: Option<f64>) {
+        self.view.pse_standard = wanted.pse_standard;
         let reached = |command: &Command, v: &ViewOptions| match command {
             Command::CycleQuads => v.quads == wanted.quads,
             Command::CycleScope => v.scope == wanted.scope,
             Command::CycleVectorscopeZoom => v.vectorscope_zoom.max(1) == wanted.vectorscope_zoom.max(1),
             Command::ToggleLogScale => v.log_scale == wanted.log_scale,
             Command::ToggleFit => v.fit == wanted.fit,
+            Command::TogglePse => v.pse == wanted.pse,
             _ => v.timeline == wanted.timeline,
         };
         let steps = [
@@ -27,6 +29,7 @@ impl PlayerWindow {
             Command::ToggleLogScale,
             Command::ToggleFit,
             Command::ToggleTimeline,
+            Command::TogglePse,
         ];
         for command in steps {
             // Each cycle has at most five states.

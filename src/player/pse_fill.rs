@@ -1,0 +1,397 @@
+//! The window's photosensitivity check: the whole file analysed in the background, in order,
+//! by `histoplay pse`'s own analysis (its decoder, the photosensitivity pass on the player's
+//! GPU), at low priority and held to twice the frame rate while the window plays, as the
+//! histogram timeline fills. Each frame's verdict is the one `pse --frames-out` gives it,
+//! whatever the window shows meanwhile: the lamp shows the frame on screen's, the timeline's
+//! PSE row each column's flashes a second and the failing stretches, and the overlay the blocks
+//! of the frame on screen that flashed more than three times in the second before it.
+
+use crate::gpu::GpuContext;
+use crate::headless::{self as hist, ClipError, FrameMeta, FrameRange};
+use crate::pse::analysis::{State, FAIL_TRANSITIONS, WARN_TRANSITIONS};
+use crate::pse::light::{Grid, LightModel};
+use crate::pse::stripes::{Blocks, BLOCK_CELLS};
+use crate::pse::{Analysis, PseFailure, Standard};
+use crate::timeline::{FillControl, SPEED_WHILE_PLAYING};
+use crate::video::source::{Decoding, VideoSource};
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// The flashing blocks of frames that warn or fail are kept up to this many bytes (a byte a
+/// block: 336 at 16:9, so about 200 000 frames).
+const MAPS_BUDGET: usize = 64 << 20;
+
+/// One frame's findings, as the lamp and the row show them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameFinding {
+    pub state: Option<State>,
+    /// The most flashes a second over the area (general or red).
+    pub flashes: f32,
+    /// A hazardous pattern on it.
+    pub pattern: bool,
+}
+
+/// The flashing blocks of one frame: per block of `blocks`, 0 where it did not flash more than
+/// the warning's transitions, 1 where it warns and 2 where it fails.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlashMap {
+    pub blocks: Blocks,
+    pub levels: Vec<u8>,
+}
+
+#[derive(Debug, Default)]
+struct Findings {
+    by_frame: Vec<FrameFinding>,
+    maps: HashMap<u64, FlashMap>,
+    map_bytes: usize,
+    /// The failures ended, and those going on at the frame analysed last.
+    failures: Vec<PseFailure>,
+    open: Vec<PseFailure>,
+    analysed: u64,
+}
+
+/// The PSE row of the timeline: per column its worst state, its most flashes a second and the
+/// frame a click goes to (the first failing frame, else the one flashing most); the failures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PseStrip {
+    pub standard: Standard,
+    pub columns: Vec<Option<(State, f32, u64)>>,
+    pub failures: Vec<PseFailure>,
+    pub frame_count: u64,
+    pub analysed: u64,
+    pub done: bool,
+    /// Why the analysis stopped early, if it did.
+    pub failed: Option<String>,
+}
+
+impl Findings {
+    fn strip(&self, columns: usize, frame_count: u64) -> Vec<Option<(State, f32, u64)>> {
+        let frame_count = frame_count.max(self.by_frame.len() as u64).max(1);
+        let (c, f) = (columns as u64, frame_count);
+        let rank = |s: State| match s {
+            State::Pass => 0,
+            State::Warn => 1,
+            State::Fail => 2,
+        };
+        (0..c)
+            .map(|column| {
+                let start = column * f / c;
+                let end = ((column + 1) * f / c).max(start + 1);
+                let frames: Vec<(State, f32, u64)> = (start..end)
+                    .filter_map(|n| {
+                        let finding = self.by_frame.get(n as usize)?;
+                        Some((finding.state?, finding.flashes, n))
+                    })
+                    .collect();
+                let (worst, _, _) = *frames.iter().max_by_key(|f| rank(f.0))?;
+                let most = frames.iter().map(|f| f.1).fold(0.0, f32::max);
+                // A failing column goes to its first failing frame; else to its worst frame
+                // flashing most.
+                let at = frames
+                    .iter()
+                    .filter(|f| f.0 == worst)
+                    .fold(None, |best: Option<(f32, u64)>, f| match best {
+                        Some((flashes, n)) if worst == State::Fail || flashes >= f.1 => Some((flashes, n)),
+                        _ => Some((f.1, f.2)),
+                    })
+                    .map_or(start, |(_, n)| n);
+                Some((worst, most, at))
+            })
+            .collect()
+    }
+}
+
+/// What a PSE row was made of: frames analysed, the file's count, columns, the run ended,
+/// failures ended.
+type StripKey = (u64, u64, usize, bool, usize);
+
+/// The background analysis of one file, stopped (and waited for) when dropped: the window drops
+/// it with the file, off its thread.
+pub struct PseFill {
+    pub standard: Standard,
+    findings: Arc<Mutex<Findings>>,
+    control: Arc<FillControl>,
+    done: Arc<AtomicBool>,
+    failed: Arc<Mutex<Option<String>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    /// Frames analysed, failures known and whether the run had ended when the window last
+    /// looked.
+    seen: Cell<(u64, usize, bool)>,
+    /// The row last made, and what it was made of (frames analysed, the file's count, columns,
+    /// the run ended).
+    strip: RefCell<Option<(StripKey, PseStrip)>>,
+    /// The first frame of the failing stretch warned of last.
+    warned: Cell<Option<u64>>,
+}
+
+impl PseFill {
+    /// Starts analysing the file at `path` by `standard`'s rules, on `gpu`.
+    pub fn start(path: &Path, standard: Standard, gpu: &GpuContext) -> std::io::Result<Self> {
+        let findings: Arc<Mutex<Findings>> = Arc::default();
+        let control = Arc::new(FillControl::default());
+        let done = Arc::new(AtomicBool::new(false));
+        let failed: Arc<Mutex<Option<String>>> = Arc::default();
+        let (path, gpu): (PathBuf, GpuContext) = (path.to_path_buf(), gpu.clone());
+        let (shared, controls, finished, why) = (findings.clone(), control.clone(), done.clone(), failed.clone());
+        let thread = std::thread::Builder::new()
+            .name("histoplay pse".into())
+            .spawn(move || {
+                crate::video::index::lower_priority();
+                match analyse(&gpu, &path, standard, &shared, &controls) {
+                    Ok(frames) => log::info!("photosensitivity of {}: {frames} frames", path.display()),
+                    Err(_) if controls.stop.load(Ordering::Relaxed) => log::debug!("photosensitivity stopped"),
+                    Err(e) => {
+                        log::warn!("the photosensitivity analysis of {} stopped: {e}", path.display());
+                        *why.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.to_string());
+                    }
+                }
+                finished.store(true, Ordering::Relaxed);
+            })?;
+        Ok(Self {
+            standard,
+            findings,
+            control,
+            done,
+            failed,
+            thread: Some(thread),
+            seen: Cell::new((u64::MAX, 0, false)),
+            strip: RefCell::new(None),
+            warned: Cell::new(None),
+        })
+    }
+
+    /// Whether frames were analysed or failures found since the last call (and the window
+    /// should show them).
+    pub fn news(&self) -> bool {
+        let now = self.findings.lock().map_or((0, 0, false), |f| {
+            (f.analysed, f.failures.len() + f.open.len(), self.done())
+        });
+        now != self.seen.replace(now)
+    }
+
+    /// The failures found so far: those ended, then those going on.
+    fn known(findings: &Findings) -> Vec<PseFailure> {
+        findings.failures.iter().chain(&findings.open).cloned().collect()
+    }
+
+    /// Where frame `frame` lies in a failing stretch not warned of yet: the warning.
+    pub fn warn_at(&self, frame: u64) -> Option<String> {
+        let findings = self.findings.lock().ok()?;
+        let known = Self::known(&findings);
+        let failure = known.iter().find(|f| (f.frames.0..=f.frames.1).contains(&frame))?;
+        if self.warned.replace(Some(failure.frames.0)) == Some(failure.frames.0) {
+            return None;
+        }
+        Some(format!(
+            "photosensitivity ({}): {} fails from {} (frame {})",
+            self.standard.name(),
+            failure.kind,
+            crate::clock::format_time(failure.start),
+            failure.frames.0,
+        ))
+    }
+
+    /// Frame `frame`'s findings, once analysed.
+    pub fn finding(&self, frame: u64) -> Option<FrameFinding> {
+        let findings = self.findings.lock().ok()?;
+        findings
+            .by_frame
+            .get(frame as usize)
+            .copied()
+            .filter(|f| f.state.is_some())
+    }
+
+    /// Frame `frame`'s flashing blocks, where it warned or failed.
+    pub fn flash_map(&self, frame: u64) -> Option<FlashMap> {
+        self.findings.lock().ok()?.maps.get(&frame).cloned()
+    }
+
+    /// The timeline's PSE row, over `columns` columns of a file of `frame_count` frames: made
+    /// again only when more is analysed or the count changed (the OSD asks at every redraw).
+    pub fn strip(&self, columns: usize, frame_count: u64) -> PseStrip {
+        let done = self.done();
+        let findings = self.findings.lock().unwrap_or_else(|e| e.into_inner());
+        let key = (findings.analysed, frame_count, columns, done, findings.failures.len());
+        let mut cached = self.strip.borrow_mut();
+        if let Some((_, strip)) = cached.as_ref().filter(|(k, _)| *k == key) {
+            return strip.clone();
+        }
+        let strip = PseStrip {
+            standard: self.standard,
+            columns: findings.strip(columns, frame_count),
+            failures: Self::known(&findings),
+            frame_count: frame_count.max(findings.by_frame.len() as u64),
+            analysed: findings.analysed,
+            done,
+            failed: self.failed.lock().ok().and_then(|f| f.clone()),
+        };
+        *cached = Some((key, strip.clone()));
+        strip
+    }
+
+    /// Frames analysed so far.
+    pub fn analysed(&self) -> u64 {
+        self.findings.lock().map_or(0, |f| f.analysed)
+    }
+
+    pub fn set_playing(&self, playing: bool) {
+        self.control.playing.store(playing, Ordering::Relaxed);
+    }
+
+    pub fn done(&self) -> bool {
+        self.done.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for PseFill {
+    fn drop(&mut self) {
+        self.control.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// `pse` over the whole file, each frame's findings kept by its number.
+fn analyse(
+    gpu: &GpuContext,
+    path: &Path,
+    standard: Standard,
+    findings: &Mutex<Findings>,
+    control: &FillControl,
+) -> Result<u64, ClipError> {
+    let mut source = VideoSource::open_for(path, Decoding::Throughput)?;
+    source.set_exact_numbers(true);
+    let info = source.info.clone();
+    let format = info.format;
+    let model = LightModel::new(
+        standard,
+        info.volume.transfer,
+        info.volume.primaries,
+        format.layout.output_bits(),
+    );
+    let grid = Grid::new(format.width, format.height);
+    let blocks = Blocks::new(grid, BLOCK_CELLS);
+    let mut analysis = Analysis::new(standard, info.volume.is_hdr(), grid, info.frame_duration);
+    let interval = std::time::Duration::from_secs_f64(info.frame_duration.max(1e-3) / SPEED_WHILE_PLAYING);
+    let mut last = Instant::now();
+    let all = FrameRange { start: 0, end: None };
+    hist::gpu_frames_on(
+        gpu,
+        source,
+        all,
+        crate::engine::histogram::DEFAULT_BINS,
+        None,
+        |ctx, pipeline| {
+            pipeline.analyse_flashes(ctx, &model);
+            Ok(pipeline.pse().expect("made").readback_size())
+        },
+        |pipeline, encoder, buffer| pipeline.pse().expect("made").copy_out(encoder, buffer, 0),
+        |pipeline, bytes, frame: FrameMeta| {
+            if control.stop.load(Ordering::Relaxed) {
+                return Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "stopped"));
+            }
+            if control.playing.load(Ordering::Relaxed) {
+                std::thread::sleep(interval.saturating_sub(last.elapsed()));
+            }
+            last = Instant::now();
+            let light = pipeline
+                .pse()
+                .expect("made")
+                .light_from(&crate::gpu::readback::words(bytes));
+            let verdict = analysis.frame(frame.index, frame.seconds, &light);
+            let ended = analysis.take_ended();
+            let map = (verdict.state != State::Pass).then(|| flash_map(&analysis, &blocks));
+            let mut findings = findings.lock().unwrap_or_else(|e| e.into_inner());
+            let i = frame.index as usize;
+            if findings.by_frame.len() <= i {
+                findings.by_frame.resize(i + 1, FrameFinding::default());
+            }
+            findings.by_frame[i] = FrameFinding {
+                state: Some(verdict.state),
+                flashes: verdict.flashes.max(verdict.red_flashes) as f32,
+                pattern: verdict.pattern.hazardous,
+            };
+            if let Some(map) = map.filter(|m| findings.map_bytes + m.levels.len() <= MAPS_BUDGET) {
+                findings.map_bytes += map.levels.len();
+                findings.maps.insert(frame.index, map);
+            }
+            findings.failures.extend(ended);
+            findings.open = analysis.open_failures();
+            findings.analysed += 1;
+            Ok(())
+        },
+    )?;
+    let summary = analysis.finish(Vec::new());
+    let mut findings = findings.lock().unwrap_or_else(|e| e.into_inner());
+    findings.open.clear();
+    findings.failures.extend(summary.failures);
+    findings.failures.sort_by(|a, b| a.start.total_cmp(&b.start));
+    Ok(summary.frames)
+}
+
+/// The blocks of the frame just analysed that flashed: each block's most transitions in the
+/// last second over its cells, as a level.
+fn flash_map(analysis: &Analysis, blocks: &Blocks) -> FlashMap {
+    let columns = blocks.grid.columns;
+    let levels = (0..blocks.len())
+        .map(|b| {
+            let [c0, r0, c1, r1] = blocks.cell_bounds(b);
+            let most = (r0..r1)
+                .flat_map(|r| (c0..c1).map(move |c| (r * columns + c) as usize))
+                .map(|cell| analysis.transitions(cell))
+                .max()
+                .unwrap_or(0);
+            match most {
+                n if n >= FAIL_TRANSITIONS => 2,
+                n if n >= WARN_TRANSITIONS => 1,
+                _ => 0,
+            }
+        })
+        .collect();
+    FlashMap {
+        blocks: *blocks,
+        levels,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(state: State, flashes: f32) -> FrameFinding {
+        FrameFinding {
+            state: Some(state),
+            flashes,
+            pattern: false,
+        }
+    }
+
+    #[test]
+    fn each_column_shows_its_worst_state_and_goes_to_its_first_failing_frame() {
+        let findings = Findings {
+            by_frame: vec![
+                finding(State::Pass, 0.0),
+                finding(State::Warn, 2.0),
+                finding(State::Fail, 3.5),
+                finding(State::Fail, 4.0),
+                finding(State::Pass, 0.5),
+                FrameFinding::default(),
+            ],
+            ..Findings::default()
+        };
+        let strip = findings.strip(3, 6);
+        assert_eq!(
+            strip,
+            [
+                Some((State::Warn, 2.0, 1)),
+                Some((State::Fail, 4.0, 2)),
+                Some((State::Pass, 0.5, 4))
+            ]
+        );
+    }
+}

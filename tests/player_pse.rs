@@ -1,0 +1,115 @@
+//! End to end, in the player window: `--pse` analyses the file in the background as
+//! `histoplay pse` does, the frame log gives each frame's state, the PSE row is drawn under the
+//! picture, the flashing blocks are tinted over the picture (red where they fail) and `Alt+p`
+//! takes them away, a warning is given as the frame shown enters the failing stretch, and a
+//! click on the row goes to the frame under it.
+
+mod common;
+mod window;
+
+use std::path::PathBuf;
+use std::time::Duration;
+use window::{Image, Player, Xvfb};
+
+/// 2 s at 25 fps of the whole picture flashing between black and white 4 times a second:
+/// `pse` fails it from frame 22 (the seventh transition in a second) to the end.
+fn flashing() -> PathBuf {
+    common::fixture(
+        "pse-window-4hz.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=black:s=480x270:r=25:d=2,drawbox=x=0:y=0:w=iw:h=ih:color=white:t=fill:enable='lt(mod(t*8,2),1)',format=yuv444p",
+            "-c:v",
+            "ffv1",
+        ],
+    )
+}
+
+/// The picture's pixel in the middle of a block, clear of the OSD: its red over its green.
+fn red_excess(image: &Image) -> i32 {
+    let [r, g, _] = image.at(image.width * 25 / 48, image.height * 7 / 27);
+    i32::from(r) - i32::from(g)
+}
+
+/// `histoplay pse --frames-out`'s state of frame `n` and its flashes a second, as the frame
+/// log writes them.
+fn cli_state(clip: &std::path::Path, n: usize) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["pse", "--frames-out"])
+        .arg(clip)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = common::json(text.lines().nth(n).unwrap());
+    let flashes = line["flashes"]
+        .as_f64()
+        .unwrap()
+        .max(line["red_flashes"].as_f64().unwrap()) as f32;
+    format!("{}:{flashes}", line["state"].as_str().unwrap())
+}
+
+#[test]
+fn the_pse_view_shows_the_failing_stretch_tints_the_flashing_blocks_and_goes_there_on_a_click() {
+    let clip = flashing();
+    let x = Xvfb::start();
+    let player = Player::start_with(&x, "pse", &["--pse".as_ref(), clip.as_os_str()]);
+    player.wait_present("playback", 0, |p| p.frame.is_some());
+    let before = player.key("space");
+    player.wait_present("the pause", before, |p| p.paused);
+    // Paused, the analysis goes flat out; frame 30 fails once it is analysed.
+    let at = player.key("End");
+    let last = player.wait_present("the last frame's state", at, |p| p.frame == Some(49) && p.pse.is_some());
+    assert_eq!(last.pse.as_deref(), Some("fail:4"));
+    player.wait_idle(Duration::from_millis(400));
+    let tinted = player.capture();
+    assert!(
+        red_excess(&tinted) > 40,
+        "{:?}",
+        tinted.at(tinted.width / 2, tinted.height / 4)
+    );
+    // Warned of as the frame shown entered the failing stretch (it ran on to the end).
+    player.poll("the warning", || {
+        player
+            .stderr()
+            .contains("photosensitivity (bt1702): general-flash fails from 00:00.880 (frame 22)")
+            .then_some(())
+    });
+    // A click on the row goes to the frame under it, with `pse --frames-out`'s state.
+    let row = player.poll("the PSE row", || {
+        let presents = player.presents();
+        presents
+            .last()?
+            .osd
+            .iter()
+            .find(|(name, _)| name == "pse")
+            .map(|(_, r)| *r)
+    });
+    let [rx, ry, rw, rh] = row;
+    let before = player.presents().len();
+    let column = rx + ((10.5 / 50.0) * f64::from(rw)) as i32;
+    x.xdotool(&[
+        "mousemove",
+        "--window",
+        &player.window,
+        &column.to_string(),
+        &(ry + rh / 2).to_string(),
+    ]);
+    x.xdotool(&["click", "1"]);
+    let landed = player.wait_present("frame 10", before, |p| p.frame == Some(10) && p.pse.is_some());
+    assert_eq!(landed.pse, Some(cli_state(&clip, 10)));
+    // Alt+p: the view goes, the tint with it.
+    let at = player.key("End");
+    player.wait_present("the last frame", at, |p| p.frame == Some(49));
+    let at = player.key("alt+p");
+    player.wait_present("the view off", at, |p| !p.osd.iter().any(|(name, _)| name == "pse"));
+    player.wait_idle(Duration::from_millis(400));
+    let plain = player.capture();
+    assert_eq!(
+        red_excess(&plain),
+        0,
+        "{:?}",
+        plain.at(plain.width / 2, plain.height / 4)
+    );
+}
