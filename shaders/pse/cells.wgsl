@@ -2,8 +2,8 @@
 // cell sums its pixels' luminance and saturated red (sixteenths of a cd/m², through the table
 // of the standard's display model), in integers as the CPU twin (src/pse/light.rs) sums them.
 // Then the stripes of each block of cells, for the regular-pattern rule: one workgroup a block
-// counts, along its rows and its columns, the crossings of the light about the block's mean,
-// as `scan` in src/pse/stripes.rs counts them.
+// (256 invocations, each taking every 256th line) counts, along its rows and its columns, the
+// crossings of the light about the block's mean, as `scan` in src/pse/stripes.rs counts them.
 
 struct PseParams { // twin: PseParams in src/pse/gpu.rs
     width: u32,
@@ -124,7 +124,7 @@ fn hysteresis(mean: u32) -> u32 {
     return max(80u, mean / 34u);
 }
 
-@compute @workgroup_size(64, 1, 1)
+@compute @workgroup_size(256, 1, 1)
 fn block_stripes(
     @builtin(workgroup_id) group: vec3u,
     @builtin(local_invocation_index) index: u32,
@@ -169,7 +169,7 @@ fn block_stripes(
             var light = vec2u(0u);
             var count = vec2u(0u);
             var flipped = 0u;
-            for (var line = index; line < lines; line += 64u) {
+            for (var line = index; line < lines; line += 256u) {
                 var side = 0u;
                 var crossings = 0u;
                 var last = 0u;

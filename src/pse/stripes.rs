@@ -12,8 +12,6 @@ pub const BLOCK_CELLS: u32 = 4;
 /// Coarse blocks (of the cells' light, for wider stripes) are this many cells across and down,
 /// each scale finding stripes from about 3 cells apart to its own size.
 pub const COARSE_CELLS: [u32; 2] = [12, 24];
-/// Invocations a block (each taking every 64th line).
-pub const BLOCK_THREADS: u32 = 64;
 
 /// A block's counts, across (`[0]`, along rows) and down (`[1]`, along columns): twin of the
 /// words the shader writes.

@@ -22,6 +22,7 @@ pub fn run(
     bins: u32,
     iters: usize,
     extra_engines: &[EngineConfig],
+    groups: &Groups,
     out: &mut impl Write,
 ) -> Result<Vec<Row>, BenchError> {
     let pixels = u64::from(image.width) * u64::from(image.height);
@@ -38,13 +39,67 @@ pub fn run(
     )?;
     out.flush()?;
 
+    let frame = GpuFrame::from_rgba(ctx, "bench frame", image.width, image.height, &image.pixels)?;
+    let mut rows = Vec::new();
+    if groups.wants("histograms") {
+        rows.extend(histogram_rows(ctx, image, &frame, bins, iters)?);
+    }
+    if groups.wants("scopes") {
+        rows.extend(super::scopes::rows(ctx, image, &frame, bins, iters)?);
+    }
+    if groups.wants("adjust") {
+        rows.extend(super::adjust::rows(ctx, image, &frame, iters)?);
+    }
+    if groups.wants("lut") {
+        rows.extend(super::lut::rows(ctx, image, &frame, iters)?);
+    }
+    if groups.wants("compare") {
+        rows.extend(super::compare::rows(ctx, image, iters)?);
+    }
+    if groups.wants("vmaf") {
+        rows.extend(super::vmaf::rows(ctx, image, iters)?);
+    }
+    if groups.wants("marks") {
+        rows.extend(super::marks::rows(ctx, image, iters)?);
+    }
+    if groups.wants("qc") {
+        rows.extend(super::qc::rows(ctx, image, iters)?);
+    }
+    if groups.wants("histograms") {
+        rows.extend(engine_rows(ctx, image, &frame, bins, iters, extra_engines)?);
+    }
+    rows.push(Row {
+        name: "  floor: an empty dispatch".into(),
+        outcome: Ok(time_floor(ctx, iters)?),
+    });
+    print_table(out, &rows, pixels)?;
+    Ok(rows)
+}
+
+/// The groups of rows `bench --only` names (all when none is).
+pub struct Groups(pub Vec<String>);
+
+impl Groups {
+    fn wants(&self, group: &str) -> bool {
+        self.0.is_empty() || self.0.iter().any(|g| g == group)
+    }
+}
+
+/// The histogram rows: the CPU reference, the articles' variants and histoplay's engine (on
+/// a flat frame and at 10 bits too).
+fn histogram_rows(
+    ctx: &GpuContext,
+    image: &RgbaImage,
+    frame: &GpuFrame,
+    bins: u32,
+    iters: usize,
+) -> Result<Vec<Row>, BenchError> {
+    let pixels = u64::from(image.width) * u64::from(image.height);
     let reference = histogram::histogram_rgba(&image.pixels, bins);
     let mut rows = vec![Row {
         name: "CPU single thread (reference)".into(),
         outcome: Ok(time_cpu(&image.pixels, bins, iters)),
     }];
-
-    let frame = GpuFrame::from_rgba(ctx, "bench frame", image.width, image.height, &image.pixels)?;
     for kind in VariantKind::GPU {
         if let Some(reason) = variants::skip_reason(ctx, kind, image.width, image.height, bins) {
             rows.push(Row {
@@ -53,7 +108,7 @@ pub fn run(
             });
             continue;
         }
-        let variant = variants::build(ctx, kind, &frame, bins)?;
+        let variant = variants::build(ctx, kind, frame, bins)?;
         let first_run = check(ctx, variant.as_ref(), &reference, image)?;
         let runs = runs_within_budget(iters, first_run);
         rows.push(Row {
@@ -107,16 +162,30 @@ pub fn run(
         outcome: Ok(time_gpu(ctx, &|e, t| ten_bit.encode(e, t), iters)?),
     });
 
-    rows.extend(super::scopes::rows(ctx, image, &frame, bins, iters)?);
-    rows.extend(super::adjust::rows(ctx, image, &frame, iters)?);
-    rows.extend(super::lut::rows(ctx, image, &frame, iters)?);
-    rows.extend(super::compare::rows(ctx, image, iters)?);
-    rows.extend(super::vmaf::rows(ctx, image, iters)?);
-    rows.extend(super::marks::rows(ctx, image, iters)?);
-    rows.extend(super::qc::rows(ctx, image, iters)?);
+    Ok(rows)
+}
 
+/// The engine's other shapes: the three-pass engine by its stages, and the shapes asked for.
+fn engine_rows(
+    ctx: &GpuContext,
+    image: &RgbaImage,
+    frame: &GpuFrame,
+    bins: u32,
+    iters: usize,
+    extra_engines: &[EngineConfig],
+) -> Result<Vec<Row>, BenchError> {
+    let pixels = u64::from(image.width) * u64::from(image.height);
+    let reference = histogram::histogram_rgba(&image.pixels, bins);
+    let flat = RgbaImage {
+        width: image.width,
+        height: image.height,
+        pixels: [90u8, 140, 200, 255].repeat(pixels as usize),
+    };
+    let flat_reference = histogram::histogram_rgba(&flat.pixels, bins);
+    let flat_frame = GpuFrame::from_rgba(ctx, "bench flat frame", flat.width, flat.height, &flat.pixels)?;
+    let mut rows = Vec::new();
     // The three-pass engine, and where its time goes: chunk alone, chunk + reduce, all three.
-    let mut three_pass = Production::new(ctx, &frame, bins, EngineConfig::three_pass())?;
+    let mut three_pass = Production::new(ctx, frame, bins, EngineConfig::three_pass())?;
     check(ctx, &three_pass, &reference, image)?;
     for (stage, label) in [
         (Stage::Scale, "chunk + reduce + scale"),
@@ -132,7 +201,7 @@ pub fn run(
 
     for &config in extra_engines {
         for (label, picture, frame, reference) in [
-            ("", image, &frame, &reference),
+            ("", image, frame, &reference),
             (", flat", &flat, &flat_frame, &flat_reference),
         ] {
             let variant = Production::new(ctx, frame, bins, config)?;
@@ -151,13 +220,6 @@ pub fn run(
             });
         }
     }
-
-    rows.push(Row {
-        name: "  floor: an empty dispatch".into(),
-        outcome: Ok(time_floor(ctx, iters)?),
-    });
-
-    print_table(out, &rows, pixels)?;
     Ok(rows)
 }
 

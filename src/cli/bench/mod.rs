@@ -47,6 +47,10 @@ pub struct KernelArgs {
     /// 256/8/2/1024.
     #[arg(long, value_parser = parse_engine)]
     pub engine: Vec<EngineConfig>,
+    /// Time only these groups of rows (repeatable): histograms, scopes, adjust, lut, compare,
+    /// vmaf, marks, qc [default: all].
+    #[arg(long, value_parser = ["histograms", "scopes", "adjust", "lut", "compare", "vmaf", "marks", "qc"])]
+    pub only: Vec<String>,
 }
 
 /// Time decode → upload → convert → histogram → render against decode alone.
@@ -247,6 +251,7 @@ pub fn run_kernels(args: KernelArgs) -> Result<()> {
         iters,
         bins,
         engine,
+        only,
     } = args;
     // The GPU first: a size it can't hold is refused before the picture is made.
     let ctx = GpuContext::new()?;
@@ -257,7 +262,16 @@ pub fn run_kernels(args: KernelArgs) -> Result<()> {
             crate::kitten(size.0, size.1)
         }
     };
-    kernels::run(&ctx, &image, bins, iters.max(1), &engine, &mut std::io::stdout().lock())?;
+    let groups = kernels::Groups(only);
+    kernels::run(
+        &ctx,
+        &image,
+        bins,
+        iters.max(1),
+        &engine,
+        &groups,
+        &mut std::io::stdout().lock(),
+    )?;
     Ok(())
 }
 
