@@ -2,7 +2,8 @@
 //! black and white stripes made with `geq`, at the edges of the rule: more and fewer than five
 //! light-dark pairs, across, down and at 45°; a step under and over 20 cd/m² between the
 //! stripes; 0.4 and 0.6 s long; 35% of the screen standing still (passes) and reversing
-//! (fails); WCAG, which has no rule for patterns. The GPU and the CPU twin alike.
+//! (fails); WCAG, which has no rule for patterns. The GPU and the CPU twin alike, at 1080p too
+//! (where a block is scanned along every other line).
 
 mod common;
 
@@ -148,14 +149,30 @@ fn a_still_pattern_may_cover_two_fifths_of_the_screen_and_a_changing_one_a_quart
 
 #[test]
 fn the_cpu_twin_counts_the_stripes_as_the_gpu_does() {
+    // At 1080p a block's every other row and column is scanned (about 32 lines each way).
+    let hd = common::fixture(
+        "pse-grating-1080p.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=black:s=1920x1080:r=25:d=0.6,format=yuv420p,geq=lum='if(lt(mod(X\\,96)\\,48)\\,235\\,16)':cb=128:cr=128",
+            "-c:v",
+            "libx264",
+            "-qp",
+            "0",
+        ],
+    );
     let files = [
         part(true),
         grating("pse-grating-45.mkv", &stripes("(X+Y)/1.41421356", 34, 235, 16), 1.0),
+        hd,
     ];
     for file in files {
         let (gpu_summary, gpu, _) = pse(&file, &["--frames-out"]);
         let (cpu_summary, cpu, _) = pse(&file, &["--frames-out", "--cpu"]);
         assert_eq!(gpu, cpu, "{}", file.display());
         assert_eq!(gpu_summary, cpu_summary);
+        assert_eq!(gpu_summary["failures"][0]["kind"], "pattern", "{}", file.display());
     }
 }

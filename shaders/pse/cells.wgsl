@@ -2,8 +2,9 @@
 // cell sums its pixels' luminance and saturated red (sixteenths of a cd/m², through the table
 // of the standard's display model), in integers as the CPU twin (src/pse/light.rs) sums them.
 // Then the stripes of each block of cells, for the regular-pattern rule: one workgroup a block
-// (256 invocations, each taking every 256th line) counts, along its rows and its columns, the
-// crossings of the light about the block's mean, as `scan` in src/pse/stripes.rs counts them.
+// (32 invocations along its rows, 32 down its columns, each taking every 32nd line of those
+// scanned, every `line_step`th) counts the crossings of the light about the block's mean, as
+// `scan` in src/pse/stripes.rs counts them.
 
 struct PseParams { // twin: PseParams in src/pse/gpu.rs
     width: u32,
@@ -21,7 +22,7 @@ struct PseParams { // twin: PseParams in src/pse/gpu.rs
     block_rows: u32,
     words_per_row: u32,
     side_rows: u32,
-    _pad0: u32,
+    line_step: u32,
     _pad1: u32,
     _pad2: u32,
 }
@@ -103,7 +104,7 @@ fn cell_light(
 // The words of a block's counts (twin of `Stripes` in src/pse/stripes.rs): lines, crossings,
 // lines crossed twice or more, gaps, their sum and their squares' sum (across, then down),
 // the light and count of the row pixels above the mean by the hysteresis and below it by as
-// much, flipped, the mean.
+// much, flipped, the row pixels scanned, the mean.
 const LINES = 0u;
 const CROSSINGS = 2u;
 const CROSSED = 4u;
@@ -113,10 +114,11 @@ const GAP_SQUARES = 10u;
 const LIGHT = 12u;
 const SIDES = 14u;
 const FLIPPED = 16u;
-const MEAN = 17u;
-const BLOCK_WORDS = 18u;
+const ROW_PIXELS = 17u;
+const MEAN = 18u;
+const BLOCK_WORDS = 19u;
 
-var<workgroup> counts: array<atomic<u32>, 18>;
+var<workgroup> counts: array<atomic<u32>, 19>;
 var<workgroup> block_mean: u32;
 
 // Twin of `hysteresis`: a quarter of the flash step (5 cd/m²), or a 34th of the mean above.
@@ -124,7 +126,7 @@ fn hysteresis(mean: u32) -> u32 {
     return max(80u, mean / 34u);
 }
 
-@compute @workgroup_size(256, 1, 1)
+@compute @workgroup_size(64, 1, 1)
 fn block_stripes(
     @builtin(workgroup_id) group: vec3u,
     @builtin(local_invocation_index) index: u32,
@@ -158,7 +160,11 @@ fn block_stripes(
         let x1 = start(c1, params.width, params.columns);
         let y0 = start(r0, params.height, params.rows);
         let y1 = start(r1, params.height, params.rows);
-        for (var d = 0u; d < 2u; d++) {
+        // Invocations 0-31 along the rows, 32-63 down the columns.
+        let d = index / 32u;
+        let lane = index % 32u;
+        let step = params.line_step;
+        {
             var lines = y1 - y0;
             var length = x1 - x0;
             if d == 1u {
@@ -169,7 +175,7 @@ fn block_stripes(
             var light = vec2u(0u);
             var count = vec2u(0u);
             var flipped = 0u;
-            for (var line = index; line < lines; line += 256u) {
+            for (var line = lane; line * step < lines; line += 32u) {
                 var side = 0u;
                 var crossings = 0u;
                 var last = 0u;
@@ -177,9 +183,9 @@ fn block_stripes(
                 let row_words = ((block * params.side_rows) + line) * params.words_per_row;
                 for (var i = 0u; i < length; i++) {
                     var x = x0 + i;
-                    var y = y0 + line;
+                    var y = y0 + line * step;
                     if d == 1u {
-                        x = x0 + line;
+                        x = x0 + line * step;
                         y = y0 + i;
                     }
                     let value = pixel_light(pixels[y * params.width + x]).x;
@@ -221,6 +227,7 @@ fn block_stripes(
                     side = now;
                 }
                 sums[0] += 1u;
+                sums[6] += length;
                 sums[1] += crossings;
                 if crossings >= 2u {
                     sums[2] += 1u;
@@ -238,6 +245,7 @@ fn block_stripes(
                 atomicAdd(&counts[SIDES], count.x);
                 atomicAdd(&counts[SIDES + 1u], count.y);
                 atomicAdd(&counts[FLIPPED], flipped);
+                atomicAdd(&counts[ROW_PIXELS], sums[6]);
             }
         }
     }

@@ -31,7 +31,8 @@ struct PseParams {
     block_rows: u32,
     words_per_row: u32,
     side_rows: u32,
-    _pad: [u32; 3],
+    line_step: u32,
+    _pad: [u32; 2],
 }
 
 /// The pass over one stream's converted frames.
@@ -53,7 +54,8 @@ impl PseStage {
         let device = &ctx.device;
         let grid = Grid::new(frame.width, frame.height);
         let blocks = Blocks::new(grid, BLOCK_CELLS);
-        let sides = Sides::new(&blocks);
+        let step = blocks.line_step();
+        let sides = Sides::new(&blocks, step);
         let params = PseParams {
             width: frame.width,
             height: frame.height,
@@ -68,7 +70,8 @@ impl PseStage {
             block_rows: blocks.rows,
             words_per_row: sides.words_per_row,
             side_rows: sides.rows,
-            _pad: [0; 3],
+            line_step: step,
+            _pad: [0; 2],
         };
         let module = shaders::module(
             device,

@@ -43,7 +43,7 @@ impl LightTwin {
         let blocks = Blocks::new(grid, BLOCK_CELLS);
         Self {
             grid,
-            sides: Sides::new(&blocks),
+            sides: Sides::new(&blocks, blocks.line_step()),
             blocks,
             model,
         }

@@ -58,7 +58,7 @@ impl Patterns {
             .iter()
             .map(|&cells| {
                 let blocks = Blocks::new(grid, cells);
-                (blocks, Sides::new(&blocks))
+                (blocks, Sides::new(&blocks, 1))
             })
             .collect();
         Self {
@@ -91,6 +91,7 @@ impl Patterns {
                 let mut within = Vec::new();
                 let counts = scan(
                     bounds,
+                    1,
                     blocks.mean(b, &light.cells),
                     |x, y| means[(y * grid.columns + x) as usize],
                     |x, y, above| sides.flip(b, x - c0, y - r0, above),

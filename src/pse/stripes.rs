@@ -9,6 +9,8 @@ use super::light::{is_change, pixel_light, Grid, LightModel, STEP, UNITS_PER_NIT
 
 /// A block of the pixel pass is this many cells across and down.
 pub const BLOCK_CELLS: u32 = 4;
+/// Lines a block is scanned along, about, each way.
+pub const LINES: u32 = 32;
 /// Coarse blocks (of the cells' light, for wider stripes) are this many cells across and down,
 /// each scale finding stripes from about 3 cells apart to its own size.
 pub const COARSE_CELLS: [u32; 2] = [12, 24];
@@ -31,8 +33,9 @@ pub struct Stripes {
     /// below it by as much; and how many of each.
     pub light: [u32; 2],
     pub sides: [u32; 2],
-    /// Row pixels on the other side of the mean than at the frame before.
+    /// Row pixels on the other side of the mean than at the frame before, of those scanned.
     pub flipped: u32,
+    pub row_pixels: u32,
     /// The block's mean light (sixteenths of a cd/m²).
     pub mean: u32,
 }
@@ -93,7 +96,7 @@ impl Stripes {
         Some(Stripe {
             period: 1.0 / across.hypot(down),
             angle: down.atan2(across).to_degrees(),
-            flipped: f64::from(self.flipped) / f64::from(self.lines[0] * self.lines[1]),
+            flipped: f64::from(self.flipped) / f64::from(self.row_pixels.max(1)),
         })
     }
 }
@@ -152,6 +155,13 @@ impl Blocks {
         [first[0], first[1], last[2], last[3]]
     }
 
+    /// Every how many rows (and columns) of a block a line is scanned: about 32 lines a block
+    /// each way, whatever the picture's size.
+    pub fn line_step(&self) -> u32 {
+        let [width, height] = self.largest();
+        (width.min(height) / LINES).max(1)
+    }
+
     /// The widest and the tallest block (pixels).
     pub fn largest(&self) -> [u32; 2] {
         (0..self.len()).fold([0, 0], |[w, h], b| {
@@ -174,13 +184,15 @@ impl Blocks {
     }
 }
 
-/// The counts of one block `[x0, y0, x1, y1]` of light `light(x, y)` about `mean`; `flip(x, y,
-/// side)` keeps each row pixel's side and says whether it changed; `span(d, line, [first, last])`
+/// The counts of one block `[x0, y0, x1, y1]` of light `light(x, y)` about `mean`, along every
+/// `step`th row and column; `flip(x, y, side)` keeps each row pixel's side and says whether it
+/// changed; `span(d, line, [first, last])`
 /// is told the stretch of each line crossed twice or more, a stripe beyond its first and last
 /// crossing each way (from the line's start, the end excluded). Twin of the stripes pass in cells.wgsl, which takes lines in another order but
 /// sums the same.
 pub fn scan(
     bounds: [u32; 4],
+    step: u32,
     mean: u32,
     light: impl Fn(u32, u32) -> u32,
     mut flip: impl FnMut(u32, u32, bool) -> bool,
@@ -194,14 +206,14 @@ pub fn scan(
     };
     for d in 0..2 {
         let (lines, length) = if d == 0 { (y1 - y0, x1 - x0) } else { (x1 - x0, y1 - y0) };
-        for line in 0..lines {
+        for line in 0..lines.div_ceil(step) {
             // 0: neither side yet, 1: above, 2: below.
             let (mut side, mut crossings, mut first, mut last) = (0u32, 0u32, 0u32, None::<u32>);
             for i in 0..length {
                 let (x, y) = if d == 0 {
-                    (x0 + i, y0 + line)
+                    (x0 + i, y0 + line * step)
                 } else {
-                    (x0 + line, y0 + i)
+                    (x0 + line * step, y0 + i)
                 };
                 let value = light(x, y);
                 if d == 0 {
@@ -235,6 +247,9 @@ pub fn scan(
                 side = now;
             }
             s.lines[d] += 1;
+            if d == 0 {
+                s.row_pixels += length;
+            }
             s.crossings[d] += crossings;
             s.crossed[d] += u32::from(crossings >= 2);
             if let (true, Some(last)) = (crossings >= 2, last) {
@@ -246,8 +261,9 @@ pub fn scan(
     s
 }
 
-/// Each row pixel's side of the mean at the frame before, a bit a pixel, laid out as the
-/// shader lays them: a block's rows of `words_per_row` words each, `rows` rows a block.
+/// Each scanned row pixel's side of the mean at the frame before, a bit a pixel, laid out as
+/// the shader lays them: a block's scanned rows of `words_per_row` words each, `rows` rows a
+/// block.
 #[derive(Clone, Debug, Default)]
 pub struct Sides {
     pub words: Vec<u32>,
@@ -256,17 +272,18 @@ pub struct Sides {
 }
 
 impl Sides {
-    pub fn new(blocks: &Blocks) -> Self {
+    /// The sides of `blocks`' rows scanned every `step`th.
+    pub fn new(blocks: &Blocks, step: u32) -> Self {
         let [width, height] = blocks.largest();
-        let words_per_row = width.div_ceil(32);
+        let (words_per_row, rows) = (width.div_ceil(32), height.div_ceil(step));
         Self {
-            words: vec![0; blocks.len() * (height * words_per_row) as usize],
+            words: vec![0; blocks.len() * (rows * words_per_row) as usize],
             words_per_row,
-            rows: height,
+            rows,
         }
     }
 
-    /// Sets the side of the block's pixel at (`x`, `y`) from its corner; whether it changed.
+    /// Sets the side of the block's pixel `x` along its scanned row `y`; whether it changed.
     pub fn flip(&mut self, block: usize, x: u32, y: u32, above: bool) -> bool {
         let word = &mut self.words[((block as u32 * self.rows + y) * self.words_per_row + x / 32) as usize];
         let bit = 1u32 << (x % 32);
@@ -286,15 +303,17 @@ pub fn stripes_cpu(
     sides: &mut Sides,
 ) -> Vec<Stripes> {
     let width = blocks.grid.width;
+    let step = blocks.line_step();
     (0..blocks.len())
         .map(|b| {
             let bounds = blocks.bounds(b);
             let [x0, y0, ..] = bounds;
             scan(
                 bounds,
+                step,
                 blocks.mean(b, cells),
                 |x, y| pixel_light(words[(y * width + x) as usize], model).0,
-                |x, y, above| sides.flip(b, x - x0, y - y0, above),
+                |x, y, above| sides.flip(b, x - x0, (y - y0) / step, above),
                 |_, _, _| {},
             )
         })
@@ -327,7 +346,7 @@ mod tests {
             }
         }
         let mean = (sum / u64::from(size * size)) as u32;
-        scan(bounds, mean, light, |_, _, _| false, |_, _, _| {}).stripe(false, [1.0, 1.0])
+        scan(bounds, 1, mean, light, |_, _, _| false, |_, _, _| {}).stripe(false, [1.0, 1.0])
     }
 
     #[test]
@@ -363,7 +382,7 @@ mod tests {
         assert_eq!((blocks.columns, blocks.rows), (24, 14));
         assert_eq!(blocks.bounds(0), [0, 0, 80, 80]);
         assert_eq!(blocks.bounds(blocks.len() - 1), [1840, 1040, 1920, 1080]);
-        let mut sides = Sides::new(&blocks);
+        let mut sides = Sides::new(&blocks, blocks.line_step());
         assert!(sides.flip(3, 40, 7, true));
         assert!(!sides.flip(3, 40, 7, true));
         assert!(sides.flip(3, 40, 7, false));
