@@ -2,7 +2,8 @@
 //! `histoplay pse` does, the frame log gives each frame's state, the PSE row is drawn under the
 //! picture, the flashing blocks are tinted over the picture (red where they fail) and `Alt+p`
 //! takes them away, a warning is given as the frame shown enters the failing stretch, and a
-//! click on the row goes to the frame under it.
+//! click on the row goes to the frame under it; a live input played with `--pse` is analysed from
+//! the packets the window reads, and its failing run warned of as the analysis finds it start.
 
 mod common;
 mod window;
@@ -112,4 +113,47 @@ fn the_pse_view_shows_the_failing_stretch_tints_the_flashing_blocks_and_goes_the
         "{:?}",
         plain.at(plain.width / 2, plain.height / 4)
     );
+}
+
+#[test]
+fn a_live_inputs_failing_run_is_warned_of_as_the_analysis_finds_it_start() {
+    let clip = flashing();
+    let port = 40_000 + ((std::process::id() + 7_777) % 20_000) as u16;
+    let url = format!("udp://127.0.0.1:{port}");
+    // The flashing clip sent over and over in real time.
+    let _sender = std::process::Command::new("ffmpeg")
+        .args(["-v", "error", "-re", "-stream_loop", "-1", "-i"])
+        .arg(&clip)
+        .args([
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-g",
+            "10",
+            "-bf",
+            "0",
+            "-pix_fmt",
+            "yuv420p",
+            "-f",
+            "mpegts",
+        ])
+        .arg(format!("{url}?pkt_size=1316"))
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .map(window::Reaped)
+        .unwrap();
+    let x = Xvfb::start();
+    let args = [url.as_str(), "--input-option", "timeout=3000000", "--no-audio", "--pse"];
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    let player = Player::start_with(&x, "pse-live", &args);
+    player.wait_present("live frames", 0, |p| p.new_frame && p.frame >= Some(10));
+    // The general flash fails from the seventh transition in a second: warned of once found.
+    player.poll("the warning", || {
+        let stderr = player.stderr();
+        stderr
+            .lines()
+            .find(|l| l.contains("photosensitivity (bt1702): general-flash fails from"))
+            .map(str::to_string)
+    });
 }

@@ -40,6 +40,8 @@ pub struct OpenedFile {
     pub audio_tap: Option<crate::video::source::Tapped>,
     /// The file it is compared with (`--compare`).
     pub compared: Option<ComparedFile>,
+    /// A live input's packets as read, shared for the photosensitivity analysis (`--pse`).
+    pub pse_packets: Option<std::path::PathBuf>,
 }
 
 /// Opens `path`, with its sound at `volume` on `audio_device` (or the default) unless `volume`
@@ -56,6 +58,7 @@ pub fn open_file(
         audio,
         audio_tap,
         compared: None,
+        pse_packets: None,
     })
 }
 
@@ -117,6 +120,8 @@ pub struct Media {
     pub timeline: Option<TimelineFill>,
     /// The photosensitivity analysis, run in the background once its view is first on.
     pub pse: Option<super::pse_fill::PseFill>,
+    /// A live input's packets shared for it, until it starts.
+    pub pse_packets: Option<std::path::PathBuf>,
     /// The file compared with this one, played in step with it.
     pub compare: Option<Comparison>,
     /// A live input's arrival-to-display latency, lately.
@@ -139,6 +144,7 @@ impl Media {
             audio,
             audio_tap,
             compared,
+            pse_packets,
         } = opened;
         let info = source.info.clone();
         let index = std::sync::Arc::clone(source.index());
@@ -260,6 +266,7 @@ impl Media {
             recount: false,
             timeline: None,
             pse: None,
+            pse_packets,
             compare,
             graticule: Vec::new(),
             latency: Default::default(),

@@ -254,6 +254,12 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
     if let Some(qc) = &options.qc {
         (qc.start)(&mut source).map_err(PlayerError::Qc)?;
     }
+    // A live input can't be read twice: the photosensitivity analysis reads the packets the
+    // window's decoding reads.
+    let pse_packets = match options.view.pse && source.info.live {
+        true => Some(source.share_packets()?),
+        false => None,
+    };
     let event_loop = winit::event_loop::EventLoop::<UserEvent>::with_user_event()
         .build()
         .map_err(|e| {
@@ -272,6 +278,7 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
         audio,
         audio_tap,
         compared,
+        pse_packets,
     };
     if let Some(signals) = &options.signals {
         let proxy = event_loop.create_proxy();

@@ -113,6 +113,8 @@ type StripKey = (u64, u64, usize, bool, usize);
 /// it with the file, off its thread.
 pub struct PseFill {
     pub standard: Standard,
+    /// Analysing a live input's shared packets (as they come, at full priority).
+    pub live: bool,
     findings: Arc<Mutex<Findings>>,
     control: Arc<FillControl>,
     done: Arc<AtomicBool>,
@@ -124,13 +126,15 @@ pub struct PseFill {
     /// The row last made, and what it was made of (frames analysed, the file's count, columns,
     /// the run ended).
     strip: RefCell<Option<(StripKey, PseStrip)>>,
-    /// The first frame of the failing stretch warned of last.
+    /// The first frame of the failing stretch warned of last (a live input's: of each).
     warned: Cell<Option<u64>>,
+    warned_live: RefCell<Vec<u64>>,
 }
 
 impl PseFill {
-    /// Starts analysing the file at `path` by `standard`'s rules, on `gpu`.
-    pub fn start(path: &Path, standard: Standard, gpu: &GpuContext) -> std::io::Result<Self> {
+    /// Starts analysing the file at `path` by `standard`'s rules, on `gpu`; `live`: `path` is
+    /// where a live input's packets are shared (`VideoSource::share_packets`).
+    pub fn start(path: &Path, standard: Standard, live: bool, gpu: &GpuContext) -> std::io::Result<Self> {
         let findings: Arc<Mutex<Findings>> = Arc::default();
         let control = Arc::new(FillControl::default());
         let done = Arc::new(AtomicBool::new(false));
@@ -140,7 +144,10 @@ impl PseFill {
         let thread = std::thread::Builder::new()
             .name("histoplay pse".into())
             .spawn(move || {
-                crate::video::index::lower_priority();
+                // (A live input's analysis falling behind would hold up the window's reading.)
+                if !live {
+                    crate::video::index::lower_priority();
+                }
                 match analyse(&gpu, &path, standard, &shared, &controls) {
                     Ok(frames) => log::info!("photosensitivity of {}: {frames} frames", path.display()),
                     Err(_) if controls.stop.load(Ordering::Relaxed) => log::debug!("photosensitivity stopped"),
@@ -149,10 +156,16 @@ impl PseFill {
                         *why.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.to_string());
                     }
                 }
+                if live {
+                    // Read or not, the pipe's read end goes: the window's writes to it fail
+                    // from then on instead of waiting for a reader.
+                    crate::video::input::close_internal(&path);
+                }
                 finished.store(true, Ordering::Relaxed);
             })?;
         Ok(Self {
             standard,
+            live,
             findings,
             control,
             done,
@@ -161,6 +174,7 @@ impl PseFill {
             seen: Cell::new((u64::MAX, 0, false)),
             strip: RefCell::new(None),
             warned: Cell::new(None),
+            warned_live: RefCell::new(Vec::new()),
         })
     }
 
@@ -178,6 +192,26 @@ impl PseFill {
         findings.failures.iter().chain(&findings.open).cloned().collect()
     }
 
+    /// A failing stretch found to start since the last call: the warning.
+    pub fn warn_new(&self) -> Option<String> {
+        let findings = self.findings.lock().ok()?;
+        let known = Self::known(&findings);
+        let mut warned = self.warned_live.borrow_mut();
+        let failure = known.iter().find(|f| !warned.contains(&f.frames.0))?;
+        warned.push(failure.frames.0);
+        Some(self.warning(failure))
+    }
+
+    fn warning(&self, failure: &PseFailure) -> String {
+        format!(
+            "photosensitivity ({}): {} fails from {} (frame {})",
+            self.standard.name(),
+            failure.kind,
+            crate::clock::format_time(failure.start),
+            failure.frames.0,
+        )
+    }
+
     /// Where frame `frame` lies in a failing stretch not warned of yet: the warning.
     pub fn warn_at(&self, frame: u64) -> Option<String> {
         let findings = self.findings.lock().ok()?;
@@ -186,13 +220,7 @@ impl PseFill {
         if self.warned.replace(Some(failure.frames.0)) == Some(failure.frames.0) {
             return None;
         }
-        Some(format!(
-            "photosensitivity ({}): {} fails from {} (frame {})",
-            self.standard.name(),
-            failure.kind,
-            crate::clock::format_time(failure.start),
-            failure.frames.0,
-        ))
+        Some(self.warning(failure))
     }
 
     /// Frame `frame`'s findings, once analysed.
@@ -203,6 +231,13 @@ impl PseFill {
             .get(frame as usize)
             .copied()
             .filter(|f| f.state.is_some())
+    }
+
+    /// The frame analysed last, and its findings.
+    pub fn latest(&self) -> Option<(u64, FrameFinding)> {
+        let findings = self.findings.lock().ok()?;
+        let last = findings.by_frame.len().checked_sub(1)?;
+        Some((last as u64, findings.by_frame[last]))
     }
 
     /// Frame `frame`'s flashing blocks, where it warned or failed.

@@ -33,11 +33,15 @@ fn start(cx: Cx) -> Effects {
     if !cx.view.pse || cx.media.pse.is_some() {
         return fx;
     }
-    if cx.media.info.live {
-        fx.error("no photosensitivity view of a live input: `histoplay pse` analyses one as it comes");
-        return fx;
-    }
-    match PseFill::start(&cx.media.info.path, cx.view.pse_standard, cx.gpu) {
+    let (path, live) = match (cx.media.info.live, cx.media.pse_packets.take()) {
+        (false, _) => (cx.media.info.path.clone(), false),
+        (true, Some(packets)) => (packets, true),
+        (true, None) => {
+            fx.error("a live input's photosensitivity is analysed from its start: play it with --pse");
+            return fx;
+        }
+    };
+    match PseFill::start(&path, cx.view.pse_standard, live, cx.gpu) {
         Ok(fill) => cx.media.pse = Some(fill),
         Err(e) => fx.error(format!("no photosensitivity analysis: {e}")),
     }
@@ -62,21 +66,33 @@ pub fn wake(now: Instant, media: &Media, shown: bool, wake: &mut Vec<Option<Inst
 }
 
 /// What the view shows of `media`, with the picture placed for `viewport`; and the warning
-/// to give where the frame shown starts a failing stretch not warned of yet.
+/// to give of a failing stretch not warned of yet.
 pub fn view(media: &Media, view: ViewOptions, viewport: (u32, u32)) -> Option<(PseView, Option<String>)> {
     let fill = media.pse.as_ref().filter(|_| view.pse)?;
-    let frame = media.playback.shown_number(&media.index).map(|n| n.n);
+    // A live input's lamp and regions are those of the frame analysed last (the analysis reads
+    // the stream beside the window, not in step with it).
+    let frame = match fill.live {
+        true => fill.latest().map(|(n, _)| n),
+        false => media.playback.shown_number(&media.index).map(|n| n.n),
+    };
     let upright = media.info.quarter_turns == 0 && !media.side_by_side();
     let picture = upright.then(|| crate::render::layout::fit_picture(media.picture_aspect(), viewport, view.fit));
+    // A live input's row spans what has been analysed.
+    let frame_count = match fill.live {
+        true => fill.analysed(),
+        false => media.frame_count_or_estimate(),
+    };
     let pse = PseView {
-        strip: fill.strip(
-            crate::timeline::PLAYER_COLUMNS as usize,
-            media.frame_count_or_estimate(),
-        ),
+        strip: fill.strip(crate::timeline::PLAYER_COLUMNS as usize, frame_count),
         shown: frame.and_then(|n| fill.finding(n)),
         map: frame.and_then(|n| fill.flash_map(n)),
         picture,
     };
-    let warning = frame.and_then(|n| fill.warn_at(n));
+    // A live input's failures are warned of as the analysis finds them start; a file's as the
+    // frame shown enters them.
+    let warning = match fill.live {
+        true => fill.warn_new(),
+        false => frame.and_then(|n| fill.warn_at(n)),
+    };
     Some((pse, warning))
 }
