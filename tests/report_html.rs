@@ -115,7 +115,7 @@ fn the_page_shows_the_verdict_the_events_and_their_pictures_in_a_browser() {
     assert!(dom.contains("1 black, 2 frozen, 1 silent"));
     // No flashing in it: the photosensitivity verdict passes, its graph drawn.
     assert!(
-        dom.contains("id=\"pse\">pass</span> flashes by bt1702 (0 failing run(s)"),
+        dom.contains("id=\"pse\">pass</span> flashes and patterns by bt1702 (0 failing run(s)"),
         "{dom}"
     );
     assert!(html.contains("<figcaption>Flashes a second"));

@@ -106,21 +106,28 @@ fn verdicts(report: &HtmlReport, runs: &Runs, limited: bool) -> String {
             } else {
                 ("fail", "fail")
             };
+            let patterns = match standard {
+                crate::pse::Standard::Wcag => "",
+                _ => " and patterns",
+            };
             let mut row = format!(
                 "<tr><th>Photosensitivity</th><td><span class=\"verdict {class}\" id=\"pse\">{word}</span> \
-                 flashes by {} ({} failing run(s); patterns not analysed)</td></tr>\n",
+                 flashes{patterns} by {} ({} failing run(s))</td></tr>\n",
                 standard.name(),
                 failures.len()
             );
             for f in failures {
+                let worst = match f.kind {
+                    "pattern" => format!("{} light-dark pairs", f.worst),
+                    _ => format!("{} flashes a second", f.worst),
+                };
                 row += &format!(
-                    "<tr><td></td><td class=\"number\">{}: {} to {} (frames {}–{}), {} flashes a second</td></tr>\n",
+                    "<tr><td></td><td class=\"number\">{}: {} to {} (frames {}–{}), {worst}</td></tr>\n",
                     f.kind,
                     clock(f.start),
                     clock(f.end),
                     f.frames.0,
                     f.frames.1,
-                    f.worst
                 );
             }
             row
