@@ -57,8 +57,9 @@ impl Patterns {
         let coarse = COARSE_CELLS
             .iter()
             .map(|&cells| {
+                // (Their rows are rows of cells.)
                 let blocks = Blocks::new(grid, cells);
-                (blocks, Sides::new(&blocks, 1))
+                (blocks, Sides::of(blocks.len(), cells, cells))
             })
             .collect();
         Self {

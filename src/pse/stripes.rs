@@ -272,12 +272,17 @@ pub struct Sides {
 }
 
 impl Sides {
-    /// The sides of `blocks`' rows scanned every `step`th.
+    /// The sides of `blocks`' pixel rows scanned every `step`th.
     pub fn new(blocks: &Blocks, step: u32) -> Self {
         let [width, height] = blocks.largest();
-        let (words_per_row, rows) = (width.div_ceil(32), height.div_ceil(step));
+        Self::of(blocks.len(), width, height.div_ceil(step))
+    }
+
+    /// The sides of `count` blocks of at most `rows` rows of `width`.
+    pub fn of(count: usize, width: u32, rows: u32) -> Self {
+        let words_per_row = width.div_ceil(32);
         Self {
-            words: vec![0; blocks.len() * (rows * words_per_row) as usize],
+            words: vec![0; count * (rows * words_per_row) as usize],
             words_per_row,
             rows,
         }
