@@ -1,9 +1,10 @@
 //! `histoplay pse`: synthetic clips made from the rules' definitions, each at the edge of one:
 //! full-screen flashes at 3 and 4 a second at 25, 30, 50 and 60 fps; 24% and 26% of the screen;
 //! a 18.7 and a 21.1 cd/m² swing; a darker image at 154.5 and 166.1 cd/m²; two halves flashing
-//! in opposite phase (the frame's mean still); a red flash at equal luminance; a PQ clip with a
-//! 25 and a 15 cd/m² flash near black; WCAG's 10° field; Ofcom's extended flashing. Each
-//! verdict as the rule says, on the GPU and by the CPU twin alike.
+//! in opposite phase (the frame's mean still); a red flash at equal luminance (and WCAG 2.2's
+//! measure of it, in u′v′); a PQ clip with a 25 and a 15 cd/m² flash near black; WCAG's 10°
+//! field; Ofcom's extended flashing. Each verdict as the rule says, on the GPU and by the CPU
+//! twin alike.
 
 mod common;
 
@@ -120,13 +121,24 @@ fn the_area_is_a_quarter_of_the_screen_and_opposite_phases_add_up() {
 }
 
 #[test]
-fn a_red_flash_at_equal_luminance_fails_as_red() {
+fn a_red_flash_at_equal_luminance_fails_as_red_by_either_measure() {
     // Saturated red (42.5 cd/m²) against the grey of the same luminance (code 134: 42.7).
     let graph = "color=c=0x868686:s=480x270:r=25:d=2,\
                  drawbox=x=0:y=0:w=iw:h=ih:color=0xff0000:t=fill:enable='lt(mod(t*10,2),1)',format=yuv444p";
     let red = clip("pse-red.mkv", graph, &[]);
     let (v, kinds) = verdict(&red, &[]);
     assert_eq!((v.as_str(), kinds), ("fail", vec!["red-flash".to_string()]));
+    // WCAG 2.2's measure: from saturated red to grey is more than 0.2 in u′v′ (0.451, 0.523
+    // against D65's 0.198, 0.468), so it fails as red too.
+    let (v, kinds) = verdict(&red, &["--standard", "wcag"]);
+    assert_eq!((v.as_str(), kinds), ("fail", vec!["red-flash".to_string()]));
+    // Orange (0xff8000: R/(R+G+B) 0.82 in linear light, but at u′v′ (0.320, 0.539), 0.14
+    // from the grey) against the grey: no red flash under WCAG 2.2.
+    let graph = "color=c=0x868686:s=480x270:r=25:d=2,\
+                 drawbox=x=0:y=0:w=iw:h=ih:color=0xff8000:t=fill:enable='lt(mod(t*10,2),1)',format=yuv444p";
+    let orange = clip("pse-orange.mkv", graph, &[]);
+    let (_, kinds) = verdict(&orange, &["--standard", "wcag"]);
+    assert!(!kinds.contains(&"red-flash".to_string()), "{kinds:?}");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 // The light of each cell of a frame's grid, for the photosensitivity analysis: one workgroup a
-// cell sums its pixels' luminance and saturated red (sixteenths of a cd/m², through the table
-// of the standard's display model), in integers as the CPU twin (src/pse/light.rs) sums them.
+// cell sums its pixels' luminance, saturated red and linear R, G, B (sixteenths of a cd/m²,
+// through the table of the standard's display model), in integers as the CPU twin
+// (src/pse/light.rs) sums them.
 // Then the stripes of each block of cells, for the regular-pattern rule: one workgroup a block
 // (32 invocations along its rows, 32 down its columns, each taking every 32nd line of those
 // scanned, every `line_step`th) counts the crossings of the light about the block's mean, as
@@ -36,18 +37,31 @@ struct PseParams { // twin: PseParams in src/pse/gpu.rs
 
 var<workgroup> luminance_sum: atomic<u32>;
 var<workgroup> red_sum: atomic<u32>;
+var<workgroup> channel_sums: array<atomic<u32>, 3>;
 
-// Twin of `pixel_light`: the luminance and the counted red of a packed pixel.
-fn pixel_light(word: u32) -> vec2u {
+// The words of a cell's sums (twin of `CellLight`): luminance, red, then R, G and B.
+const CELL_WORDS = 5u;
+
+// Twin of `pixel_channels`: a packed pixel's linear R, G and B.
+fn pixel_channels(word: u32) -> vec3u {
     var mask = 0xffu;
     var step = 8u;
     if params.bits == 10u {
         mask = 0x3ffu;
         step = 10u;
     }
-    let r = table[word & mask];
-    let g = table[(word >> step) & mask];
-    let b = table[(word >> (2u * step)) & mask];
+    return vec3u(table[word & mask], table[(word >> step) & mask], table[(word >> (2u * step)) & mask]);
+}
+
+// Twin of `pixel_light`: the luminance and the counted red of a packed pixel.
+fn pixel_light(word: u32) -> vec2u {
+    return light_of(pixel_channels(word));
+}
+
+fn light_of(rgb: vec3u) -> vec2u {
+    let r = rgb.x;
+    let g = rgb.y;
+    let b = rgb.z;
     let luminance = (params.weight_r * r + params.weight_g * g + params.weight_b * b) / 10000u;
     // 5r >= 4(r + g + b) <=> r >= 4(g + b): red makes 80% of the light.
     let saturated = r + g + b > 0u && r >= 4u * (g + b);
@@ -77,6 +91,9 @@ fn cell_light(
         atomicStore(&luminance_sum, 0u);
         atomicStore(&red_sum, 0u);
     }
+    if index < 3u {
+        atomicStore(&channel_sums[index], 0u);
+    }
     workgroupBarrier();
     if live {
         let column = cell % params.columns;
@@ -86,18 +103,27 @@ fn cell_light(
         let y0 = start(row, params.height, params.rows);
         let y1 = start(row + 1u, params.height, params.rows);
         var light = vec2u(0u);
+        var channels = vec3u(0u);
         for (var y = y0 + local.y; y < y1; y += 8u) {
             for (var x = x0 + local.x; x < x1; x += 8u) {
-                light += pixel_light(pixels[y * params.width + x]);
+                let rgb = pixel_channels(pixels[y * params.width + x]);
+                light += light_of(rgb);
+                channels += rgb;
             }
         }
         atomicAdd(&luminance_sum, light.x);
         atomicAdd(&red_sum, light.y);
+        atomicAdd(&channel_sums[0], channels.x);
+        atomicAdd(&channel_sums[1], channels.y);
+        atomicAdd(&channel_sums[2], channels.z);
     }
     workgroupBarrier();
     if index == 0u && live {
-        cells[2u * cell] = atomicLoad(&luminance_sum);
-        cells[2u * cell + 1u] = atomicLoad(&red_sum);
+        cells[CELL_WORDS * cell] = atomicLoad(&luminance_sum);
+        cells[CELL_WORDS * cell + 1u] = atomicLoad(&red_sum);
+        for (var k = 0u; k < 3u; k++) {
+            cells[CELL_WORDS * cell + 2u + k] = atomicLoad(&channel_sums[k]);
+        }
     }
 }
 
@@ -147,7 +173,7 @@ fn block_stripes(
             for (var c = c0; c < c1; c++) {
                 let w = start(c + 1u, params.width, params.columns) - start(c, params.width, params.columns);
                 let h = start(r + 1u, params.height, params.rows) - start(r, params.height, params.rows);
-                sum += cells[2u * (r * params.columns + c)] / (w * h);
+                sum += cells[CELL_WORDS * (r * params.columns + c)] / (w * h);
             }
         }
         block_mean = sum / ((c1 - c0) * (r1 - r0));

@@ -54,7 +54,13 @@ pub fn run(args: Args) -> Result<()> {
     let bits = format.layout.output_bits();
     let model = LightModel::new(args.standard, info.volume.transfer, info.volume.primaries, bits);
     let grid = Grid::new(format.width, format.height);
-    let mut analysis = Analysis::new(args.standard, info.volume.is_hdr(), grid, info.frame_duration);
+    let mut analysis = Analysis::new(
+        args.standard,
+        info.volume.is_hdr(),
+        info.volume.primaries,
+        grid,
+        info.frame_duration,
+    );
     let mut told: Vec<PseFailure> = Vec::new();
     // A live input's failing runs warned of as they start: their first frames.
     let mut started: Vec<u64> = Vec::new();

@@ -311,7 +311,13 @@ fn analyse(
     );
     let grid = Grid::new(format.width, format.height);
     let blocks = Blocks::new(grid, BLOCK_CELLS);
-    let mut analysis = Analysis::new(standard, info.volume.is_hdr(), grid, info.frame_duration);
+    let mut analysis = Analysis::new(
+        standard,
+        info.volume.is_hdr(),
+        info.volume.primaries,
+        grid,
+        info.frame_duration,
+    );
     let interval = std::time::Duration::from_secs_f64(info.frame_duration.max(1e-3) / SPEED_WHILE_PLAYING);
     let mut last = Instant::now();
     let all = FrameRange { start: 0, end: None };

@@ -1,14 +1,17 @@
 //! Following each cell of the grid over time: its luminance (cd/m²) and its red from peak to
 //! valley, a transition counted once an excursion has changed by the standard's step (20 cd/m²
 //! where the darker state is under 160; for HDR above that, 1/17 Michelson contrast; red: more
-//! than 20 in (R - G - B) x 320, WCAG's Harding-Binnie measure), and the transitions of the last
+//! than 20 in (R - G - B) x 320, the Harding-Binnie measure; for WCAG, 2.2's chromaticity measure
+//! in `red`), and the transitions of the last
 //! second kept. A frame's flash count is the most transitions in that second that more than the
 //! standard's area shares, halved: more than 3 fails, 2 to 3 warns, and under Ofcom's rule
 //! warnings on 80% of the frames of the last 5 s fail as extended flashing.
 
 use super::light::{is_change, Grid, SDR_WHITE, UNITS_PER_NIT};
 use super::patterns::{PatternVerdict, Patterns, PERSISTENCE};
+use super::red::{RedState, RedTrack};
 use super::{FrameLight, Standard};
+use crate::colour::primaries::{rgb_to_xyz, Primaries};
 use std::collections::VecDeque;
 
 /// A red transition changes (R - G - B) x 320 (R, G, B relative to white) by more than this.
@@ -165,6 +168,9 @@ pub struct Analysis {
     total: u64,
     luminance: Vec<Track>,
     red: Vec<Track>,
+    /// WCAG's red, by chromaticity (WCAG 2.2), and the primaries' RGB → XYZ.
+    chroma: Vec<RedTrack>,
+    rgb_to_xyz: [[f64; 3]; 3],
     /// The frames of the last 5 s: their time and whether they warned.
     recent: VecDeque<(f64, bool)>,
     first_time: Option<f64>,
@@ -196,7 +202,7 @@ fn summed_areas(grid: &Grid, value: impl Fn(usize) -> u64) -> Vec<u64> {
 }
 
 impl Analysis {
-    pub fn new(standard: Standard, hdr: bool, grid: Grid, frame_duration: f64) -> Self {
+    pub fn new(standard: Standard, hdr: bool, primaries: Primaries, grid: Grid, frame_duration: f64) -> Self {
         let pixels: Vec<u64> = (0..grid.cells()).map(|i| grid.pixels(i)).collect();
         let all_areas = match standard {
             Standard::Wcag => summed_areas(&grid, |i| pixels[i]),
@@ -211,6 +217,8 @@ impl Analysis {
             pixels,
             luminance: vec![Track::default(); grid.cells()],
             red: vec![Track::default(); grid.cells()],
+            chroma: vec![RedTrack::default(); grid.cells()],
+            rgb_to_xyz: rgb_to_xyz(primaries),
             grid,
             recent: VecDeque::new(),
             first_time: None,
@@ -242,11 +250,22 @@ impl Analysis {
             if self.luminance[i].take(luminance, time, |a, b| is_change(hdr, a, b)) {
                 flashing[0] += self.pixels[i];
             }
-            if self.red[i].take(red, time, |a, b| (a - b).abs() > RED_STEP) {
+            // WCAG 2.2's red by chromaticity; the others' by the Harding-Binnie measure.
+            let red_transition = match self.standard {
+                Standard::Wcag => {
+                    let state = RedState::of(cell, self.pixels[i], &self.rgb_to_xyz);
+                    self.chroma[i].take(state, time)
+                }
+                _ => self.red[i].take(red, time, |a, b| (a - b).abs() > RED_STEP),
+            };
+            if red_transition {
                 flashing[1] += self.pixels[i];
             }
             counts[0].push(self.luminance[i].times.len());
-            counts[1].push(self.red[i].times.len());
+            counts[1].push(match self.standard {
+                Standard::Wcag => self.chroma[i].times.len(),
+                _ => self.red[i].times.len(),
+            });
         }
         let (transitions, area) = self.reach(&counts[0]);
         let (red_transitions, red_area) = self.reach(&counts[1]);
@@ -420,13 +439,12 @@ mod tests {
     use super::*;
 
     /// A grid of 4 cells of 100 pixels each; `lit` of them at `bright` cd/m², the rest at `dark`.
-    fn frame(grid: &Grid, levels: &[f64]) -> Vec<[u32; 2]> {
+    fn frame(grid: &Grid, levels: &[f64]) -> Vec<crate::pse::light::CellLight> {
         (0..grid.cells())
             .map(|i| {
-                [
-                    (levels[i] * grid.pixels(i) as f64 * f64::from(UNITS_PER_NIT)).round() as u32,
-                    0,
-                ]
+                // Greys: R = G = B = the luminance.
+                let sum = (levels[i] * grid.pixels(i) as f64 * f64::from(UNITS_PER_NIT)).round() as u32;
+                [sum, 0, sum, sum, sum]
             })
             .collect()
     }
@@ -438,7 +456,7 @@ mod tests {
             columns: 2,
             rows: 2,
         };
-        let mut analysis = Analysis::new(standard, false, grid, 1.0 / fps);
+        let mut analysis = Analysis::new(standard, false, Primaries::Bt709, grid, 1.0 / fps);
         let frames = (seconds * fps).round() as u64;
         for n in 0..frames {
             let t = n as f64 / fps;

@@ -3,7 +3,7 @@
 //! block of cells' stripes (`stripes::Stripes`), a workgroup a block, into `blocks`. The caller
 //! reads both back (a few tens of KB a frame, not the picture). Made once per stream.
 
-use super::light::{Grid, LightModel};
+use super::light::{CellLight, Grid, LightModel, CELL_WORDS};
 use super::stripes::{Blocks, Sides, Stripes, BLOCK_CELLS, BLOCK_WORDS};
 use super::FrameLight;
 use crate::gpu::shaders::{self, layout, Header};
@@ -103,7 +103,7 @@ impl PseStage {
         });
         let cells = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("pse cells"),
-            size: grid.cells() as u64 * 8,
+            size: (grid.cells() * CELL_WORDS * 4) as u64,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
@@ -196,9 +196,9 @@ impl PseStage {
 
     /// The frame's light a readback holds.
     pub fn light_from(&self, words: &[u32]) -> FrameLight {
-        let (cells, blocks) = words.split_at(self.grid.cells() * 2);
+        let (cells, blocks) = words.split_at(self.grid.cells() * CELL_WORDS);
         FrameLight {
-            cells: cells.chunks_exact(2).map(|pair| [pair[0], pair[1]]).collect(),
+            cells: bytemuck::cast_slice::<u32, CellLight>(cells).to_vec(),
             blocks: bytemuck::cast_slice::<u32, Stripes>(&blocks[..self.blocks.len() * BLOCK_WORDS]).to_vec(),
         }
     }

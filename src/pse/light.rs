@@ -2,8 +2,8 @@
 //! CPU twin compute alike: a table per code (of the converted R'G'B', at 8 or 10 bits) to linear
 //! light in sixteenths of a cd/m², the luminance of the three (BT.709 or BT.2020 weights), and
 //! the red that counts for red flashes (the excess of red over green and blue where red makes
-//! 80% of the light, as the Harding-Binnie definition WCAG gave has it); both summed over the
-//! cells of a grid.
+//! 80% of the light, as the Harding-Binnie definition WCAG gave has it), with the linear R, G
+//! and B for WCAG 2.2's chromaticity; all summed over the cells of a grid.
 
 use super::Standard;
 use crate::colour::primaries::Primaries;
@@ -30,6 +30,11 @@ pub fn is_change(hdr: bool, a: f64, b: f64) -> bool {
     }
     hdr && (high - low) / (high + low) > MICHELSON
 }
+
+/// A cell's sums: its pixels' luminance, their counted red, and their linear R, G and B (each
+/// in sixteenths of a cd/m²).
+pub type CellLight = [u32; CELL_WORDS];
+pub const CELL_WORDS: usize = 5;
 
 /// Columns of the grid; rows follow the picture's shape.
 pub const GRID_COLUMNS: u32 = 96;
@@ -78,12 +83,18 @@ impl LightModel {
     }
 }
 
+/// A packed pixel's linear R, G and B (sixteenths of a cd/m²): twin of `pixel_channels` in
+/// shaders/pse/cells.wgsl.
+pub fn pixel_channels(word: u32, model: &LightModel) -> [u32; 3] {
+    let (mask, step) = if model.bits == 10 { (0x3ff, 10) } else { (0xff, 8) };
+    let code = |i: u32| (word >> (step * i)) & mask;
+    [0, 1, 2].map(|i| model.table[code(i) as usize])
+}
+
 /// A packed pixel's luminance and red (sixteenths of a cd/m²): twin of `pixel_light` in
 /// shaders/pse/cells.wgsl.
 pub fn pixel_light(word: u32, model: &LightModel) -> (u32, u32) {
-    let (mask, step) = if model.bits == 10 { (0x3ff, 10) } else { (0xff, 8) };
-    let code = |i: u32| (word >> (step * i)) & mask;
-    let [r, g, b] = [0, 1, 2].map(|i| model.table[code(i) as usize]);
+    let [r, g, b] = pixel_channels(word, model);
     let [wr, wg, wb] = model.weights;
     // (At most 10 000 cd/m² a channel: the sums stay under 2^32.)
     let luminance = (wr * r + wg * g + wb * b) / 10_000;
@@ -146,15 +157,18 @@ impl Grid {
     }
 }
 
-/// The CPU twin: each cell's summed luminance and red, from a frame's packed pixels.
-pub fn cells_cpu(words: &[u32], grid: &Grid, model: &LightModel) -> Vec<[u32; 2]> {
-    let mut cells = vec![[0u32; 2]; grid.cells()];
+/// The CPU twin: each cell's sums (`CellLight`), from a frame's packed pixels.
+pub fn cells_cpu(words: &[u32], grid: &Grid, model: &LightModel) -> Vec<CellLight> {
+    let mut cells = vec![[0u32; CELL_WORDS]; grid.cells()];
     for y in 0..grid.height {
         for x in 0..grid.width {
-            let (luminance, red) = pixel_light(words[(y * grid.width + x) as usize], model);
+            let word = words[(y * grid.width + x) as usize];
+            let (luminance, red) = pixel_light(word, model);
+            let [r, g, b] = pixel_channels(word, model);
             let cell = &mut cells[grid.cell_of(x, y)];
-            cell[0] = cell[0].wrapping_add(luminance);
-            cell[1] = cell[1].wrapping_add(red);
+            for (sum, value) in cell.iter_mut().zip([luminance, red, r, g, b]) {
+                *sum = sum.wrapping_add(value);
+            }
         }
     }
     cells

@@ -14,6 +14,7 @@ pub mod analysis;
 pub mod gpu;
 pub mod light;
 pub mod patterns;
+pub mod red;
 pub mod stripes;
 
 pub use analysis::{Analysis, FrameVerdict, PseFailure, Summary};
@@ -25,7 +26,7 @@ use stripes::{stripes_cpu, Blocks, Sides, Stripes, BLOCK_CELLS};
 /// stripe counts (from the GPU pass's readback, or `LightTwin`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrameLight {
-    pub cells: Vec<[u32; 2]>,
+    pub cells: Vec<light::CellLight>,
     pub blocks: Vec<Stripes>,
 }
 
@@ -67,9 +68,10 @@ pub enum Standard {
     /// Ofcom's guidance (Annex 1): BT.1702's flashes, and extended flashing (4 of the last 5 s
     /// near the limit) fails too.
     Ofcom,
-    /// WCAG 2.2 SC 2.3.1: the general and red flash thresholds in sRGB relative luminance (10%
-    /// where the darker is under 0.8), over 25% of any 10° field (a third of the width by a
-    /// third of the height).
+    /// WCAG 2.2 SC 2.3.1: the general flash threshold in sRGB relative luminance (10% where
+    /// the darker is under 0.8) and the red flash by 2.2's chromaticity (more than 0.2 in u′v′
+    /// to or from a saturated red), over 25% of any 10° field (a third of the width by a third
+    /// of the height).
     Wcag,
 }
 

@@ -171,7 +171,7 @@ impl Blocks {
     }
 
     /// The mean of the block's cells' mean light, from the cells' sums (as the shader takes it).
-    pub fn mean(&self, b: usize, cells: &[[u32; 2]]) -> u32 {
+    pub fn mean(&self, b: usize, cells: &[super::light::CellLight]) -> u32 {
         let [c0, r0, c1, r1] = self.cell_bounds(b);
         let mut sum = 0u32;
         for r in r0..r1 {
@@ -304,7 +304,7 @@ pub fn stripes_cpu(
     words: &[u32],
     blocks: &Blocks,
     model: &LightModel,
-    cells: &[[u32; 2]],
+    cells: &[super::light::CellLight],
     sides: &mut Sides,
 ) -> Vec<Stripes> {
     let width = blocks.grid.width;

@@ -60,7 +60,13 @@ impl ReportPse {
             ),
             grid,
             twin: None,
-            analysis: Some(Analysis::new(standard, info.volume.is_hdr(), grid, info.frame_duration)),
+            analysis: Some(Analysis::new(
+                standard,
+                info.volume.is_hdr(),
+                info.volume.primaries,
+                grid,
+                info.frame_duration,
+            )),
             ended: Vec::new(),
         }
     }
