@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::pse;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -27,21 +28,6 @@ fn greys(name: &str, dark: u8, bright: u8, hz: f64, fps: u32, seconds: f64) -> P
         2.0 * hz
     );
     clip(name, &graph, &[])
-}
-
-/// `pse` on `file` with `args`: the summary, and the per-frame lines.
-fn pse(file: &std::path::Path, args: &[&str]) -> (serde_json::Value, Vec<serde_json::Value>, Option<i32>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .arg("pse")
-        .arg(file)
-        .args(args)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(!stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut lines: Vec<serde_json::Value> = stdout.lines().map(common::json).collect();
-    let summary = lines.pop().unwrap();
-    (summary, lines, out.status.code())
 }
 
 fn verdict(file: &std::path::Path, args: &[&str]) -> (String, Vec<String>) {

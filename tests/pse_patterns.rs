@@ -7,8 +7,8 @@
 
 mod common;
 
+use common::pse;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// A 480x270 FFV1 4:4:4 clip at 25 fps of `seconds` whose luma is `luma` (a geq expression of
 /// X, Y and T; limited range, so 16 is black and 235 white).
@@ -23,21 +23,6 @@ fn stripes(along: &str, period: u32, light: u32, dark: u32) -> String {
         "if(lt(mod({along}\\,{period})\\,{half})\\,{light}\\,{dark})",
         half = period / 2
     )
-}
-
-/// `pse` on `file` with `args`: the summary, each frame's line and the exit status.
-fn pse(file: &Path, args: &[&str]) -> (serde_json::Value, Vec<serde_json::Value>, Option<i32>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .arg("pse")
-        .arg(file)
-        .args(args)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(!stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut lines: Vec<serde_json::Value> = stdout.lines().map(common::json).collect();
-    let summary = lines.pop().unwrap();
-    (summary, lines, out.status.code())
 }
 
 /// The kinds of the failures, and the exit status agreeing with the verdict.

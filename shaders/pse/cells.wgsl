@@ -35,12 +35,10 @@ struct PseParams { // twin: PseParams in src/pse/gpu.rs
 @group(0) @binding(4) var<storage, read_write> blocks: array<u32>;
 @group(0) @binding(5) var<storage, read_write> sides: array<u32>;
 
-var<workgroup> luminance_sum: atomic<u32>;
-var<workgroup> red_sum: atomic<u32>;
-var<workgroup> channel_sums: array<atomic<u32>, 3>;
-
 // The words of a cell's sums (twin of `CellLight`): luminance, red, then R, G and B.
 const CELL_WORDS = 5u;
+
+var<workgroup> cell_sums: array<atomic<u32>, 5>;
 
 // Twin of `pixel_channels`: a packed pixel's linear R, G and B.
 fn pixel_channels(word: u32) -> vec3u {
@@ -87,12 +85,8 @@ fn cell_light(
 ) {
     let cell = group.y * 65535u + group.x;
     let live = cell < params.columns * params.rows;
-    if index == 0u {
-        atomicStore(&luminance_sum, 0u);
-        atomicStore(&red_sum, 0u);
-    }
-    if index < 3u {
-        atomicStore(&channel_sums[index], 0u);
+    if index < CELL_WORDS {
+        atomicStore(&cell_sums[index], 0u);
     }
     workgroupBarrier();
     if live {
@@ -111,19 +105,14 @@ fn cell_light(
                 channels += rgb;
             }
         }
-        atomicAdd(&luminance_sum, light.x);
-        atomicAdd(&red_sum, light.y);
-        atomicAdd(&channel_sums[0], channels.x);
-        atomicAdd(&channel_sums[1], channels.y);
-        atomicAdd(&channel_sums[2], channels.z);
+        let sums = array<u32, 5>(light.x, light.y, channels.x, channels.y, channels.z);
+        for (var k = 0u; k < CELL_WORDS; k++) {
+            atomicAdd(&cell_sums[k], sums[k]);
+        }
     }
     workgroupBarrier();
-    if index == 0u && live {
-        cells[CELL_WORDS * cell] = atomicLoad(&luminance_sum);
-        cells[CELL_WORDS * cell + 1u] = atomicLoad(&red_sum);
-        for (var k = 0u; k < 3u; k++) {
-            cells[CELL_WORDS * cell + 2u + k] = atomicLoad(&channel_sums[k]);
-        }
+    if index < CELL_WORDS && live {
+        cells[CELL_WORDS * cell + index] = atomicLoad(&cell_sums[index]);
     }
 }
 

@@ -83,13 +83,15 @@ pub fn run(args: Args) -> Result<()> {
             }
             // A live input's failures are told as they start and as they end (it may have no
             // end).
-            for failure in analysis.open_failures().iter().filter(|_| live) {
-                if !started.contains(&failure.frames.0) {
-                    started.push(failure.frames.0);
-                    eprintln!(
-                        "warning: {} fails from {:.3} s (frame {})",
-                        failure.kind, failure.start, failure.frames.0
-                    );
+            if live {
+                for failure in analysis.open_failures() {
+                    if !started.contains(&failure.frames.0) {
+                        started.push(failure.frames.0);
+                        eprintln!(
+                            "warning: {} fails from {:.3} s (frame {})",
+                            failure.kind, failure.start, failure.frames.0
+                        );
+                    }
                 }
             }
             for failure in analysis.take_ended() {

@@ -69,6 +69,11 @@ pub struct PseStrip {
 }
 
 impl Findings {
+    /// The failures found so far: those ended, then those going on.
+    fn known(&self) -> impl Iterator<Item = &PseFailure> {
+        self.failures.iter().chain(&self.open)
+    }
+
     fn strip(&self, columns: usize, frame_count: u64) -> Vec<Option<(State, f32, u64)>> {
         let frame_count = frame_count.max(self.by_frame.len() as u64).max(1);
         let (c, f) = (columns as u64, frame_count);
@@ -126,9 +131,8 @@ pub struct PseFill {
     /// The row last made, and what it was made of (frames analysed, the file's count, columns,
     /// the run ended).
     strip: RefCell<Option<(StripKey, PseStrip)>>,
-    /// The first frame of the failing stretch warned of last (a live input's: of each).
-    warned: Cell<Option<u64>>,
-    warned_live: RefCell<Vec<u64>>,
+    /// The first frames of the failing stretches warned of.
+    warned: RefCell<Vec<u64>>,
 }
 
 impl PseFill {
@@ -173,8 +177,7 @@ impl PseFill {
             thread: Some(thread),
             seen: Cell::new((u64::MAX, 0, false)),
             strip: RefCell::new(None),
-            warned: Cell::new(None),
-            warned_live: RefCell::new(Vec::new()),
+            warned: RefCell::new(Vec::new()),
         })
     }
 
@@ -187,40 +190,22 @@ impl PseFill {
         now != self.seen.replace(now)
     }
 
-    /// The failures found so far: those ended, then those going on.
-    fn known(findings: &Findings) -> Vec<PseFailure> {
-        findings.failures.iter().chain(&findings.open).cloned().collect()
-    }
-
-    /// A failing stretch found to start since the last call: the warning.
-    pub fn warn_new(&self) -> Option<String> {
+    /// A failing stretch not warned of yet, lying over frame `at` (any, where None): the
+    /// warning.
+    pub fn warn(&self, at: Option<u64>) -> Option<String> {
         let findings = self.findings.lock().ok()?;
-        let known = Self::known(&findings);
-        let mut warned = self.warned_live.borrow_mut();
-        let failure = known.iter().find(|f| !warned.contains(&f.frames.0))?;
+        let mut warned = self.warned.borrow_mut();
+        let failure = findings
+            .known()
+            .find(|f| !warned.contains(&f.frames.0) && at.is_none_or(|n| (f.frames.0..=f.frames.1).contains(&n)))?;
         warned.push(failure.frames.0);
-        Some(self.warning(failure))
-    }
-
-    fn warning(&self, failure: &PseFailure) -> String {
-        format!(
+        Some(format!(
             "photosensitivity ({}): {} fails from {} (frame {})",
             self.standard.name(),
             failure.kind,
             crate::clock::format_time(failure.start),
             failure.frames.0,
-        )
-    }
-
-    /// Where frame `frame` lies in a failing stretch not warned of yet: the warning.
-    pub fn warn_at(&self, frame: u64) -> Option<String> {
-        let findings = self.findings.lock().ok()?;
-        let known = Self::known(&findings);
-        let failure = known.iter().find(|f| (f.frames.0..=f.frames.1).contains(&frame))?;
-        if self.warned.replace(Some(failure.frames.0)) == Some(failure.frames.0) {
-            return None;
-        }
-        Some(self.warning(failure))
+        ))
     }
 
     /// Frame `frame`'s findings, once analysed.
@@ -258,7 +243,7 @@ impl PseFill {
         let strip = PseStrip {
             standard: self.standard,
             columns: findings.strip(columns, frame_count),
-            failures: Self::known(&findings),
+            failures: findings.known().cloned().collect(),
             frame_count: frame_count.max(findings.by_frame.len() as u64),
             analysed: findings.analysed,
             done,

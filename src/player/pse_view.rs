@@ -91,8 +91,8 @@ pub fn view(media: &Media, view: ViewOptions, viewport: (u32, u32)) -> Option<(P
     // A live input's failures are warned of as the analysis finds them start; a file's as the
     // frame shown enters them.
     let warning = match fill.live {
-        true => fill.warn_new(),
-        false => frame.and_then(|n| fill.warn_at(n)),
+        true => fill.warn(None),
+        false => frame.and_then(|n| fill.warn(Some(n))),
     };
     Some((pse, warning))
 }

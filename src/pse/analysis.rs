@@ -216,8 +216,9 @@ impl Analysis {
             total: pixels.iter().sum::<u64>().max(1),
             pixels,
             luminance: vec![Track::default(); grid.cells()],
-            red: vec![Track::default(); grid.cells()],
-            chroma: vec![RedTrack::default(); grid.cells()],
+            // (Each standard follows its one measure of red.)
+            red: vec![Track::default(); if standard == Standard::Wcag { 0 } else { grid.cells() }],
+            chroma: vec![RedTrack::default(); if standard == Standard::Wcag { grid.cells() } else { 0 }],
             rgb_to_xyz: rgb_to_xyz(primaries),
             grid,
             recent: VecDeque::new(),
@@ -245,27 +246,31 @@ impl Analysis {
         for (i, cell) in cells.iter().enumerate() {
             let n = (self.pixels[i] * u64::from(UNITS_PER_NIT)) as f64;
             let luminance = f64::from(cell[0]) / n;
-            // (R - G - B) relative to white, x 320.
-            let red = f64::from(cell[1]) / n / SDR_WHITE * 320.0;
             if self.luminance[i].take(luminance, time, |a, b| is_change(hdr, a, b)) {
                 flashing[0] += self.pixels[i];
             }
-            // WCAG 2.2's red by chromaticity; the others' by the Harding-Binnie measure.
-            let red_transition = match self.standard {
+            // WCAG 2.2's red by chromaticity; the others' by the Harding-Binnie measure,
+            // (R - G - B) relative to white, x 320.
+            let (red_transition, red_count) = match self.standard {
                 Standard::Wcag => {
+                    let track = &mut self.chroma[i];
                     let state = RedState::of(cell, self.pixels[i], &self.rgb_to_xyz);
-                    self.chroma[i].take(state, time)
+                    (track.take(state, time), track.times.len())
                 }
-                _ => self.red[i].take(red, time, |a, b| (a - b).abs() > RED_STEP),
+                _ => {
+                    let track = &mut self.red[i];
+                    let red = f64::from(cell[1]) / n / SDR_WHITE * 320.0;
+                    (
+                        track.take(red, time, |a, b| (a - b).abs() > RED_STEP),
+                        track.times.len(),
+                    )
+                }
             };
             if red_transition {
                 flashing[1] += self.pixels[i];
             }
             counts[0].push(self.luminance[i].times.len());
-            counts[1].push(match self.standard {
-                Standard::Wcag => self.chroma[i].times.len(),
-                _ => self.red[i].times.len(),
-            });
+            counts[1].push(red_count);
         }
         let (transitions, area) = self.reach(&counts[0]);
         let (red_transitions, red_area) = self.reach(&counts[1]);

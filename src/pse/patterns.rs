@@ -50,6 +50,11 @@ pub struct Patterns {
     /// When each cell's pattern last changed.
     changed: Vec<f64>,
     frames: u64,
+    /// Each frame's work, kept between frames: each cell's mean light and stripes, and the
+    /// cells within a coarse block's crossings.
+    means: Vec<u32>,
+    stripes: Vec<Option<Stripe>>,
+    within: Vec<(u32, u32)>,
 }
 
 impl Patterns {
@@ -69,27 +74,33 @@ impl Patterns {
             coarse,
             changed: vec![f64::NEG_INFINITY; grid.cells()],
             frames: 0,
+            means: Vec::with_capacity(grid.cells()),
+            stripes: Vec::with_capacity(grid.cells()),
+            within: Vec::new(),
         }
     }
 
-    /// Each cell's stripes: of its block of pixels, or else of the finest coarse block of
-    /// cells that has them.
-    fn cell_stripes(&mut self, light: &FrameLight) -> Vec<Option<Stripe>> {
+    /// Each cell's stripes into `stripes`: of its block of pixels, or else of the finest coarse
+    /// block of cells that has them.
+    fn cell_stripes(&mut self, light: &FrameLight) {
         let grid = self.grid;
-        let means: Vec<u32> = (0..grid.cells())
-            .map(|i| light.cells[i][0] / grid.pixels(i) as u32)
-            .collect();
+        let means = &mut self.means;
+        means.clear();
+        means.extend((0..grid.cells()).map(|i| light.cells[i][0] / grid.pixels(i) as u32));
         let cell_size = [
             f64::from(grid.width) / f64::from(grid.columns),
             f64::from(grid.height) / f64::from(grid.rows),
         ];
-        let mut stripes = vec![None; grid.cells()];
+        let stripes = &mut self.stripes;
+        stripes.clear();
+        stripes.resize(grid.cells(), None);
+        let within = &mut self.within;
         for (blocks, sides) in self.coarse.iter_mut().rev() {
             for b in 0..blocks.len() {
                 let bounds = blocks.cell_bounds(b);
                 let [c0, r0, ..] = bounds;
                 // The cells between a line's first and last crossing (and a stripe beyond).
-                let mut within = Vec::new();
+                within.clear();
                 let counts = scan(
                     bounds,
                     1,
@@ -107,7 +118,7 @@ impl Patterns {
                     },
                 );
                 if let Some(stripe) = counts.stripe(self.hdr, cell_size) {
-                    for (column, row) in within {
+                    for &(column, row) in within.iter() {
                         stripes[(row * grid.columns + column) as usize] = Some(stripe);
                     }
                 }
@@ -119,15 +130,15 @@ impl Patterns {
                 .get(b)
                 .and_then(|counts| counts.stripe(self.hdr, [1.0, 1.0]))
             {
-                fill(&mut stripes, &grid, self.fine.cell_bounds(b), Some(stripe));
+                fill(stripes, &grid, self.fine.cell_bounds(b), Some(stripe));
             }
         }
-        stripes
     }
 
     /// A frame at `time`: its worst pattern.
     pub fn frame(&mut self, time: f64, light: &FrameLight) -> PatternVerdict {
-        let stripes = self.cell_stripes(light);
+        self.cell_stripes(light);
+        let stripes = std::mem::take(&mut self.stripes);
         self.frames += 1;
         if self.frames > 1 {
             for (i, stripe) in stripes.iter().enumerate() {
@@ -157,6 +168,7 @@ impl Patterns {
                 };
             }
         }
+        self.stripes = stripes;
         worst
     }
 

@@ -459,3 +459,19 @@ pub fn events_programme() -> PathBuf {
         ],
     )
 }
+
+/// `histoplay pse` on `file` with `args`: the summary, each frame's line (with `--frames-out`)
+/// and the exit status.
+pub fn pse(file: &std::path::Path, args: &[&str]) -> (serde_json::Value, Vec<serde_json::Value>, Option<i32>) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("pse")
+        .arg(file)
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(!stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut lines: Vec<serde_json::Value> = stdout.lines().map(json).collect();
+    let summary = lines.pop().unwrap();
+    (summary, lines, out.status.code())
+}
