@@ -1,11 +1,20 @@
-// The light of each cell of a frame's grid, for the photosensitivity analysis: one workgroup a
-// cell sums its pixels' luminance, saturated red and linear R, G, B (sixteenths of a cd/m²,
-// through the table of the standard's display model), in integers as the CPU twin
-// (src/pse/light.rs) sums them.
+// The light of each cell of a frame's grid, for the photosensitivity analysis: its pixels'
+// saturated red and linear R, G, B summed (sixteenths of a cd/m², through the table of the
+// standard's display model), and its luminance from those, in integers as the CPU twin
+// (src/pse/light.rs) takes them.
 // Then the stripes of each block of cells, for the regular-pattern rule: one workgroup a block
-// (32 invocations along its rows, 32 down its columns, each taking every 32nd line of those
-// scanned, every `line_step`th) counts the crossings of the light about the block's mean, as
-// `scan` in src/pse/stripes.rs counts them.
+// finishes its cells' light, then counts the crossings of the light about the block's mean
+// along every `line_step`th row and column, as `scan` in src/pse/stripes.rs counts them.
+//
+// Indices stay in bounds by construction (the module is built without bounds checks, see
+// trusted_module in src/gpu/shaders.rs): pixels below the picture's rows and columns (each
+// line's pixels below its block's size, its lines below `lines`); table codes masked to the
+// table's 8 or 10 bits; span_sums below 4 x 257 (a span of 256 columns meets at most 257
+// cells); cells, sums and blocks below the grid's cells and blocks (`live`); masks below
+// 2 x 2 x MAX_LINES x CHUNK_WORDS (`Blocks::line_step` keeps a block's lines to MAX_LINES, a
+// chunk's words to CHUNK_WORDS); side bits below the side rows (the lines across) and the
+// words of the widest block's row, as `Sides` sizes them. Every loop ends: the crossings'
+// follows a position that only advances through a chunk's words.
 
 struct PseParams { // twin: PseParams in src/pse/gpu.rs
     width: u32,
@@ -34,11 +43,12 @@ struct PseParams { // twin: PseParams in src/pse/gpu.rs
 @group(0) @binding(3) var<storage, read_write> cells: array<u32>;
 @group(0) @binding(4) var<storage, read_write> blocks: array<u32>;
 @group(0) @binding(5) var<storage, read_write> sides: array<u32>;
+// Each cell's red, R, G and B as the cells pass sums them (zero between frames).
+@group(0) @binding(6) var<storage, read_write> sums: array<atomic<u32>>;
+const SUM_WORDS = 4u;
 
 // The words of a cell's sums (twin of `CellLight`): luminance, red, then R, G and B.
 const CELL_WORDS = 5u;
-
-var<workgroup> cell_sums: array<atomic<u32>, 5>;
 
 // Twin of `pixel_channels`: a packed pixel's linear R, G and B.
 fn pixel_channels(word: u32) -> vec3u {
@@ -53,21 +63,18 @@ fn pixel_channels(word: u32) -> vec3u {
 
 // Twin of `pixel_light`: the luminance and the counted red of a packed pixel.
 fn pixel_light(word: u32) -> vec2u {
-    return light_of(pixel_channels(word));
+    let rgb = pixel_channels(word);
+    return vec2u((params.weight_r * rgb.x + params.weight_g * rgb.y + params.weight_b * rgb.z) / 10000u, red_of(rgb));
 }
 
-fn light_of(rgb: vec3u) -> vec2u {
-    let r = rgb.x;
-    let g = rgb.y;
-    let b = rgb.z;
-    let luminance = (params.weight_r * r + params.weight_g * g + params.weight_b * b) / 10000u;
-    // 5r >= 4(r + g + b) <=> r >= 4(g + b): red makes 80% of the light.
-    let saturated = r + g + b > 0u && r >= 4u * (g + b);
-    var red = 0u;
-    if saturated && r > g + b {
-        red = r - (g + b);
+// The red a pixel counts for red flashes: the excess of red over green and blue where red makes
+// 80% of the light (5r >= 4(r + g + b), i.e. r >= 4(g + b)).
+fn red_of(rgb: vec3u) -> u32 {
+    let others = rgb.y + rgb.z;
+    if rgb.x > 0u && rgb.x >= 4u * others {
+        return rgb.x - others;
     }
-    return vec2u(luminance, red);
+    return 0u;
 }
 
 // ceil(n * size / parts): the first pixel of part n.
@@ -75,45 +82,89 @@ fn start(n: u32, size: u32, parts: u32) -> u32 {
     return (n * size + parts - 1u) / parts;
 }
 
-// A workgroup of 8 x 8 invocations a cell, each taking every 8th pixel across and down
-// (neighbouring invocations read neighbouring words).
-@compute @workgroup_size(8, 8, 1)
+// Columns of pixels a workgroup of `cell_light` takes, an invocation a column.
+const SPAN = 256u;
+// Rows an invocation loads before it adds them up.
+const LOADS = 4u;
+// The cells a span of columns meets at most (cells one pixel wide), and their four sums.
+const SPAN_CELLS = 257u;
+var<workgroup> span_sums: array<atomic<u32>, 1028>;
+
+// Each cell's red, R, G and B summed into `sums` (zero before the frame: the stripes pass takes
+// them and zeroes them again). A workgroup takes one row of cells across `SPAN` columns of
+// pixels, an invocation a column down the row (neighbouring invocations read neighbouring
+// words), `LOADS` rows at a time; its column goes into the workgroup's sums of the cells the
+// span meets, and those into `sums`.
+@compute @workgroup_size(256, 1, 1)
 fn cell_light(
     @builtin(workgroup_id) group: vec3u,
-    @builtin(local_invocation_id) local: vec3u,
     @builtin(local_invocation_index) index: u32,
 ) {
-    let cell = group.y * 65535u + group.x;
-    let live = cell < params.columns * params.rows;
-    if index < CELL_WORDS {
-        atomicStore(&cell_sums[index], 0u);
+    let spans = (params.width + SPAN - 1u) / SPAN;
+    let task = group.y * 65535u + group.x;
+    let live = task < spans * params.rows;
+    let row = task / spans;
+    let x_first = (task % spans) * SPAN;
+    // The span's first cell column: floor(x columns / width), as `Grid::cell_of` finds it.
+    let c_first = x_first * params.columns / params.width;
+    for (var i = index; i < 4u * SPAN_CELLS; i += 256u) {
+        atomicStore(&span_sums[i], 0u);
     }
     workgroupBarrier();
-    if live {
-        let column = cell % params.columns;
-        let row = cell / params.columns;
-        let x0 = start(column, params.width, params.columns);
-        let x1 = start(column + 1u, params.width, params.columns);
+    let x = x_first + index;
+    if live && x < params.width {
         let y0 = start(row, params.height, params.rows);
         let y1 = start(row + 1u, params.height, params.rows);
-        var light = vec2u(0u);
-        var channels = vec3u(0u);
-        for (var y = y0 + local.y; y < y1; y += 8u) {
-            for (var x = x0 + local.x; x < x1; x += 8u) {
-                let rgb = pixel_channels(pixels[y * params.width + x]);
-                light += light_of(rgb);
-                channels += rgb;
+        var sum = vec4u(0u);
+        for (var y = y0; y < y1; y += LOADS) {
+            var words: array<u32, LOADS>;
+            for (var k = 0u; k < LOADS; k++) {
+                if y + k < y1 {
+                    words[k] = pixels[(y + k) * params.width + x];
+                }
+            }
+            for (var k = 0u; k < LOADS; k++) {
+                if y + k < y1 {
+                    let rgb = pixel_channels(words[k]);
+                    sum += vec4u(red_of(rgb), rgb);
+                }
             }
         }
-        let sums = array<u32, 5>(light.x, light.y, channels.x, channels.y, channels.z);
-        for (var k = 0u; k < CELL_WORDS; k++) {
-            atomicAdd(&cell_sums[k], sums[k]);
-        }
+        let at = 4u * (x * params.columns / params.width - c_first);
+        atomicAdd(&span_sums[at], sum.x);
+        atomicAdd(&span_sums[at + 1u], sum.y);
+        atomicAdd(&span_sums[at + 2u], sum.z);
+        atomicAdd(&span_sums[at + 3u], sum.w);
     }
     workgroupBarrier();
-    if index < CELL_WORDS && live {
-        cells[CELL_WORDS * cell + index] = atomicLoad(&cell_sums[index]);
+    // The cells the span meets, into the frame's sums.
+    let x_last = min(x_first + SPAN, params.width) - 1u;
+    let met = x_last * params.columns / params.width - c_first + 1u;
+    for (var i = index; live && i < 4u * met; i += 256u) {
+        let cell = row * params.columns + c_first + i / 4u;
+        atomicAdd(&sums[SUM_WORDS * cell + i % 4u], atomicLoad(&span_sums[i]));
     }
+}
+
+// A cell's light from its sums (and the sums zeroed for the next frame): twin of `cells_cpu`.
+// The luminance is (wr R + wg G + wb B) / 10000 of the summed channels, without overflowing 32
+// bits: exact, as each sum = 10000 q + r.
+fn finish_cell(cell: u32) -> u32 {
+    var total = vec4u(0u);
+    for (var k = 0u; k < SUM_WORDS; k++) {
+        total[k] = atomicExchange(&sums[SUM_WORDS * cell + k], 0u);
+    }
+    let q = total.yzw / 10000u;
+    let r = total.yzw % 10000u;
+    let luminance = params.weight_r * q.x + params.weight_g * q.y + params.weight_b * q.z
+        + (params.weight_r * r.x + params.weight_g * r.y + params.weight_b * r.z) / 10000u;
+    let at = CELL_WORDS * cell;
+    cells[at] = luminance;
+    cells[at + 1u] = total.x;
+    cells[at + 2u] = total.y;
+    cells[at + 3u] = total.z;
+    cells[at + 4u] = total.w;
+    return luminance;
 }
 
 // The words of a block's counts (twin of `Stripes` in src/pse/stripes.rs): lines, crossings,
@@ -134,14 +185,50 @@ const MEAN = 18u;
 const BLOCK_WORDS = 19u;
 
 var<workgroup> counts: array<atomic<u32>, 19>;
-var<workgroup> block_mean: u32;
+var<workgroup> block_mean: atomic<u32>;
 
 // Twin of `hysteresis`: a quarter of the flash step (5 cd/m²), or a 34th of the mean above.
 fn hysteresis(mean: u32) -> u32 {
     return max(80u, mean / 34u);
 }
 
-@compute @workgroup_size(64, 1, 1)
+// A chunk of a line is taken at a time: 256 pixels, 8 words of a bit a pixel.
+const CHUNK = 256u;
+const CHUNK_WORDS = 8u;
+// Pixels of a line an invocation loads before it classes them.
+const LINE_LOADS = 8u;
+// Lines a block has each way at most (`Blocks::line_step` keeps them to this).
+const MAX_LINES = 64u;
+// Each line's chunk as two masks, a bit a pixel: above the mean by the hysteresis (`HIGH`), and
+// below it by as much (`LOW`); lines across first, then down.
+const LOW = 2u * MAX_LINES * CHUNK_WORDS;
+var<workgroup> masks: array<u32, 2048>;
+const NONE = 0xffffffffu;
+
+// The first pixel at or after `start_at` of the `words` words of a mask at `at`, or NONE.
+fn next_set(at: u32, words: u32, start_at: u32) -> u32 {
+    var w = start_at / 32u;
+    if w >= words {
+        return NONE;
+    }
+    var m = masks[at + w] & (0xffffffffu << (start_at % 32u));
+    loop {
+        if m != 0u {
+            return w * 32u + firstTrailingBit(m);
+        }
+        w += 1u;
+        if w >= words {
+            return NONE;
+        }
+        m = masks[at + w];
+    }
+    return NONE;
+}
+
+// A workgroup of 256 invocations a block. For each chunk of its lines: first every 32 pixels of a
+// line (one word of the masks) are classed by one invocation, reading the picture; then one
+// invocation a line follows its crossings from word to word through the masks.
+@compute @workgroup_size(256, 1, 1)
 fn block_stripes(
     @builtin(workgroup_id) group: vec3u,
     @builtin(local_invocation_index) index: u32,
@@ -155,120 +242,165 @@ fn block_stripes(
     if index < BLOCK_WORDS {
         atomicStore(&counts[index], 0u);
     }
-    if index == 0u && live {
-        // The mean of the cells' mean light (twin of `Blocks::mean`).
-        var sum = 0u;
-        for (var r = r0; r < r1; r++) {
-            for (var c = c0; c < c1; c++) {
-                let w = start(c + 1u, params.width, params.columns) - start(c, params.width, params.columns);
-                let h = start(r + 1u, params.height, params.rows) - start(r, params.height, params.rows);
-                sum += cells[CELL_WORDS * (r * params.columns + c)] / (w * h);
-            }
-        }
-        block_mean = sum / ((c1 - c0) * (r1 - r0));
+    if index == 0u {
+        atomicStore(&block_mean, 0u);
     }
     workgroupBarrier();
-    if live {
-        let mean = block_mean;
-        let margin = hysteresis(mean);
-        let x0 = start(c0, params.width, params.columns);
-        let x1 = start(c1, params.width, params.columns);
-        let y0 = start(r0, params.height, params.rows);
-        let y1 = start(r1, params.height, params.rows);
-        // Invocations 0-31 along the rows, 32-63 down the columns.
-        let d = index / 32u;
-        let lane = index % 32u;
-        let step = params.line_step;
-        {
-            var lines = y1 - y0;
-            var length = x1 - x0;
-            if d == 1u {
-                lines = x1 - x0;
-                length = y1 - y0;
+    // The mean of the cells' mean light (twin of `Blocks::mean`), a cell an invocation.
+    let cell_columns = max(c1 - c0, 1u);
+    if live && index < (c1 - c0) * (r1 - r0) {
+        let c = c0 + index % cell_columns;
+        let r = r0 + index / cell_columns;
+        let w = start(c + 1u, params.width, params.columns) - start(c, params.width, params.columns);
+        let h = start(r + 1u, params.height, params.rows) - start(r, params.height, params.rows);
+        atomicAdd(&block_mean, finish_cell(r * params.columns + c) / (w * h));
+    }
+    workgroupBarrier();
+    let mean = atomicLoad(&block_mean) / max((c1 - c0) * (r1 - r0), 1u);
+    let margin = hysteresis(mean);
+    let step = params.line_step;
+    let x0 = start(c0, params.width, params.columns);
+    let y0 = start(r0, params.height, params.rows);
+    // Across: lines down the block, each `size.x` long; down: lines across it, each `size.y`.
+    let size = vec2u(start(c1, params.width, params.columns) - x0, start(r1, params.height, params.rows) - y0);
+    let lines = vec2u((size.y + step - 1u) / step, (size.x + step - 1u) / step);
+    let chunks = (max(size.x, size.y) + CHUNK - 1u) / CHUNK;
+    // What this invocation sums of its row words: the light and count of the pixels on each
+    // side, and those flipped.
+    var light = vec2u(0u);
+    var count = vec2u(0u);
+    var flipped = 0u;
+    // The line this invocation follows (the first 2 * MAX_LINES): direction, index, and where
+    // it is along it.
+    let d = index / MAX_LINES;
+    let line = index % MAX_LINES;
+    let follows = live && d < 2u && line < lines[min(d, 1u)];
+    var side = 0u; // 0: neither side yet, 1: above, 2: below
+    var crossings = 0u;
+    var last = 0u;
+    var gaps = vec3u(0u); // count, sum, squares
+    for (var chunk = 0u; chunk < chunks; chunk++) {
+        let base = chunk * CHUNK;
+        // Words of the chunk each way.
+        let length = vec2u(min(size.x, base + CHUNK), min(size.y, base + CHUNK));
+        let words = (max(length, vec2u(base)) - vec2u(base) + 31u) / 32u;
+        let tasks = lines * words;
+        for (var task = index; live && task < tasks.x + tasks.y; task += 256u) {
+            var dir = 0u;
+            var t = task;
+            if t >= tasks.x {
+                dir = 1u;
+                t -= tasks.x;
             }
-            var sums = array<u32, 7>(0u, 0u, 0u, 0u, 0u, 0u, 0u);
-            var light = vec2u(0u);
-            var count = vec2u(0u);
-            var flipped = 0u;
-            for (var line = lane; line * step < lines; line += 32u) {
-                var side = 0u;
-                var crossings = 0u;
-                var last = 0u;
-                var bits = 0u;
-                let row_words = ((block * params.side_rows) + line) * params.words_per_row;
-                for (var i = 0u; i < length; i++) {
-                    var x = x0 + i;
-                    var y = y0 + line * step;
-                    if d == 1u {
-                        x = x0 + line * step;
-                        y = y0 + i;
-                    }
-                    let value = pixel_light(pixels[y * params.width + x]).x;
-                    if d == 0u {
-                        if value >= mean {
-                            bits |= 1u << (i % 32u);
+            let l = t % lines[dir];
+            let w = t / lines[dir];
+            let first = base + w * 32u;
+            var high = 0u;
+            var low = 0u;
+            var above = 0u;
+            // The word's 32 pixels, `LINE_LOADS` loaded at a time.
+            for (var k0 = 0u; k0 < 32u; k0 += LINE_LOADS) {
+                var loaded: array<u32, LINE_LOADS>;
+                for (var k = 0u; k < LINE_LOADS; k++) {
+                    let i = first + k0 + k;
+                    if i < length[dir] {
+                        var at = (y0 + l * step) * params.width + x0 + i;
+                        if dir == 1u {
+                            at = (y0 + i) * params.width + x0 + l * step;
                         }
+                        loaded[k] = pixels[at];
+                    }
+                }
+                for (var k = 0u; k < LINE_LOADS; k++) {
+                    if first + k0 + k < length[dir] {
+                        let value = pixel_light(loaded[k]).x;
+                        let bit = 1u << (k0 + k);
                         if value >= mean + margin {
-                            light.x += value / 16u;
-                            count.x += 1u;
+                            high |= bit;
                         } else if value + margin <= mean {
-                            light.y += value / 16u;
-                            count.y += 1u;
+                            low |= bit;
                         }
-                        // The row's sides a word at a time: this invocation owns the row.
-                        if i % 32u == 31u || i + 1u == length {
-                            let at = row_words + i / 32u;
-                            flipped += countOneBits(sides[at] ^ bits);
-                            sides[at] = bits;
-                            bits = 0u;
+                        if dir == 0u {
+                            if value >= mean {
+                                above |= bit;
+                            }
+                            if value >= mean + margin {
+                                light.x += value / 16u;
+                                count.x += 1u;
+                            } else if value + margin <= mean {
+                                light.y += value / 16u;
+                                count.y += 1u;
+                            }
                         }
                     }
-                    var now = side;
-                    if value >= mean + margin {
-                        now = 1u;
-                    } else if value + margin <= mean {
-                        now = 2u;
-                    }
-                    if side != 0u && now != side {
-                        crossings += 1u;
-                        if crossings > 1u {
-                            let gap = i - last;
-                            sums[3] += 1u;
-                            sums[4] += gap;
-                            sums[5] += gap * gap;
-                        }
-                        last = i;
-                    }
-                    side = now;
-                }
-                sums[0] += 1u;
-                sums[6] += length;
-                sums[1] += crossings;
-                if crossings >= 2u {
-                    sums[2] += 1u;
                 }
             }
-            atomicAdd(&counts[LINES + d], sums[0]);
-            atomicAdd(&counts[CROSSINGS + d], sums[1]);
-            atomicAdd(&counts[CROSSED + d], sums[2]);
-            atomicAdd(&counts[GAPS + d], sums[3]);
-            atomicAdd(&counts[GAP_SUM + d], sums[4]);
-            atomicAdd(&counts[GAP_SQUARES + d], sums[5]);
-            if d == 0u {
-                atomicAdd(&counts[LIGHT], light.x);
-                atomicAdd(&counts[LIGHT + 1u], light.y);
-                atomicAdd(&counts[SIDES], count.x);
-                atomicAdd(&counts[SIDES + 1u], count.y);
-                atomicAdd(&counts[FLIPPED], flipped);
-                atomicAdd(&counts[ROW_PIXELS], sums[6]);
+            let at = (dir * MAX_LINES + l) * CHUNK_WORDS + w;
+            masks[at] = high;
+            masks[LOW + at] = low;
+            if dir == 0u {
+                let bits = ((block * params.side_rows) + l) * params.words_per_row + first / 32u;
+                flipped += countOneBits(sides[bits] ^ above);
+                sides[bits] = above;
             }
         }
+        workgroupBarrier();
+        if follows {
+            // From one side's pixel to the next of the other: a crossing.
+            let at = index * CHUNK_WORDS;
+            let n = words[d];
+            var start_at = 0u;
+            loop {
+                if side == 0u {
+                    let up = next_set(at, n, start_at);
+                    let down = next_set(LOW + at, n, start_at);
+                    if min(up, down) == NONE {
+                        break;
+                    }
+                    side = select(2u, 1u, up < down);
+                    start_at = min(up, down) + 1u;
+                    continue;
+                }
+                let p = next_set(select(at, LOW + at, side == 1u), n, start_at);
+                if p == NONE {
+                    break;
+                }
+                let i = base + p;
+                crossings += 1u;
+                if crossings > 1u {
+                    let gap = i - last;
+                    gaps += vec3u(1u, gap, gap * gap);
+                }
+                last = i;
+                side = 3u - side;
+                start_at = p + 1u;
+            }
+        }
+        workgroupBarrier();
+    }
+    if follows {
+        atomicAdd(&counts[LINES + d], 1u);
+        atomicAdd(&counts[CROSSINGS + d], crossings);
+        atomicAdd(&counts[CROSSED + d], select(0u, 1u, crossings >= 2u));
+        atomicAdd(&counts[GAPS + d], gaps.x);
+        atomicAdd(&counts[GAP_SUM + d], gaps.y);
+        atomicAdd(&counts[GAP_SQUARES + d], gaps.z);
+        if d == 0u {
+            atomicAdd(&counts[ROW_PIXELS], size.x);
+        }
+    }
+    if live {
+        atomicAdd(&counts[LIGHT], light.x);
+        atomicAdd(&counts[LIGHT + 1u], light.y);
+        atomicAdd(&counts[SIDES], count.x);
+        atomicAdd(&counts[SIDES + 1u], count.y);
+        atomicAdd(&counts[FLIPPED], flipped);
     }
     workgroupBarrier();
     if live && index < BLOCK_WORDS {
         var value = atomicLoad(&counts[index]);
         if index == MEAN {
-            value = block_mean;
+            value = mean;
         }
         blocks[block * BLOCK_WORDS + index] = value;
     }

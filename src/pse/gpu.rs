@@ -1,7 +1,8 @@
-//! The photosensitivity pass on the GPU (shaders/pse/cells.wgsl): each cell's summed light of
-//! the ring's converted frame, a workgroup a cell, into `cells` (two words a cell); then each
-//! block of cells' stripes (`stripes::Stripes`), a workgroup a block, into `blocks`. The caller
-//! reads both back (a few tens of KB a frame, not the picture). Made once per stream.
+//! The photosensitivity pass on the GPU (shaders/pse/cells.wgsl): each cell's sums of the
+//! ring's converted frame, a workgroup a row of cells across 256 columns; then, a workgroup a
+//! block of cells, the block's cells' light into `cells` (`CELL_WORDS` words a cell) and its
+//! stripes (`stripes::Stripes`) into `blocks`. The caller reads both back (a few tens of KB a
+//! frame, not the picture). Made once per stream.
 
 use super::light::{CellLight, Grid, LightModel, CELL_WORDS};
 use super::stripes::{Blocks, Sides, Stripes, BLOCK_CELLS, BLOCK_WORDS};
@@ -13,6 +14,10 @@ use wgpu::util::DeviceExt;
 
 /// Workgroups along x at most (the rest go along y).
 const ROW_OF_GROUPS: u32 = 65_535;
+/// Columns of pixels a workgroup of the cells' dispatch takes (the shader's `SPAN`), and the
+/// words of a cell's sums between the two dispatches (red, R, G, B).
+const SPAN: u32 = 256;
+const SUM_WORDS: usize = 4;
 
 /// Twin of `PseParams` in cells.wgsl.
 #[repr(C)]
@@ -73,7 +78,9 @@ impl PseStage {
             line_step: step,
             _pad: [0; 2],
         };
-        let module = shaders::module(
+        // Without naga's bounds checks (cells.wgsl says why its indices stay in bounds): with
+        // them the passes read the frame at a third of the speed.
+        let module = shaders::trusted_module(
             device,
             "pse cells",
             shaders::compute_source(&Header::new(256), shaders::PSE_CELLS),
@@ -87,10 +94,13 @@ impl PseStage {
                 layout::storage(3, wgpu::ShaderStages::COMPUTE, false),
                 layout::storage(4, wgpu::ShaderStages::COMPUTE, false),
                 layout::storage(5, wgpu::ShaderStages::COMPUTE, false),
+                layout::storage(6, wgpu::ShaderStages::COMPUTE, false),
             ],
         });
-        let pipeline = shaders::compute_pipeline(device, "pse cells", &module, "cell_light", &bind_layout);
-        let stripes = shaders::compute_pipeline(device, "pse stripes", &module, "block_stripes", &bind_layout);
+        // (Every workgroup variable is written before it is read.)
+        let pipeline = shaders::compute_pipeline_with(device, "pse cells", &module, "cell_light", &bind_layout, false);
+        let stripes =
+            shaders::compute_pipeline_with(device, "pse stripes", &module, "block_stripes", &bind_layout, false);
         let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("pse params"),
             contents: bytemuck::bytes_of(&params),
@@ -105,6 +115,13 @@ impl PseStage {
             label: Some("pse cells"),
             size: (grid.cells() * CELL_WORDS * 4) as u64,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        // (Zeroed, as the stripes pass leaves them after each frame.)
+        let sums = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("pse cell sums"),
+            size: (grid.cells() * SUM_WORDS * 4) as u64,
+            usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
         let block_counts = device.create_buffer(&wgpu::BufferDescriptor {
@@ -148,6 +165,10 @@ impl PseStage {
                     binding: 5,
                     resource: side_bits.as_entire_binding(),
                 },
+                wgpu::BindGroupEntry {
+                    binding: 6,
+                    resource: sums.as_entire_binding(),
+                },
             ],
         });
         Self {
@@ -169,17 +190,32 @@ impl PseStage {
 
     /// `encode`, its pass timed by `writes`.
     pub fn encode_timed(&self, encoder: &mut wgpu::CommandEncoder, writes: Option<wgpu::ComputePassTimestampWrites>) {
+        self.encode_parts(encoder, writes, [true, true]);
+    }
+
+    /// Records the cells' dispatch, the stripes', or both (`parts`), timed by `writes` (the
+    /// stripes alone finish the sums the cells left, zero after a frame: for timing them).
+    pub fn encode_parts(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        writes: Option<wgpu::ComputePassTimestampWrites>,
+        parts: [bool; 2],
+    ) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("pse cells"),
             timestamp_writes: writes,
         });
-        pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.binding, &[]);
-        let cells = self.grid.cells() as u32;
-        pass.dispatch_workgroups(cells.min(ROW_OF_GROUPS), cells.div_ceil(ROW_OF_GROUPS), 1);
-        pass.set_pipeline(&self.stripes);
-        let blocks = self.blocks.len() as u32;
-        pass.dispatch_workgroups(blocks.min(ROW_OF_GROUPS), blocks.div_ceil(ROW_OF_GROUPS), 1);
+        if parts[0] {
+            pass.set_pipeline(&self.pipeline);
+            let spans = self.grid.rows * self.grid.width.div_ceil(SPAN);
+            pass.dispatch_workgroups(spans.min(ROW_OF_GROUPS), spans.div_ceil(ROW_OF_GROUPS), 1);
+        }
+        if parts[1] {
+            pass.set_pipeline(&self.stripes);
+            let blocks = self.blocks.len() as u32;
+            pass.dispatch_workgroups(blocks.min(ROW_OF_GROUPS), blocks.div_ceil(ROW_OF_GROUPS), 1);
+        }
     }
 
     /// Bytes of a frame's light (cells, then blocks), for a readback.

@@ -94,13 +94,8 @@ pub fn pixel_channels(word: u32, model: &LightModel) -> [u32; 3] {
 /// A packed pixel's luminance and red (sixteenths of a cd/m²): twin of `pixel_light` in
 /// shaders/pse/cells.wgsl.
 pub fn pixel_light(word: u32, model: &LightModel) -> (u32, u32) {
-    let [r, g, b] = pixel_channels(word, model);
-    let [wr, wg, wb] = model.weights;
-    // (At most 10 000 cd/m² a channel: the sums stay under 2^32.)
-    let luminance = (wr * r + wg * g + wb * b) / 10_000;
-    let saturated = r + g + b > 0 && 5 * u64::from(r) >= 4 * (u64::from(r) + u64::from(g) + u64::from(b));
-    let red = if saturated { r.saturating_sub(g + b) } else { 0 };
-    (luminance, red)
+    let rgb = pixel_channels(word, model);
+    (luminance_of(rgb, model), red_of(rgb))
 }
 
 /// The grid a picture of `width` x `height` is cut into: `GRID_COLUMNS` columns (fewer for a
@@ -163,15 +158,39 @@ pub fn cells_cpu(words: &[u32], grid: &Grid, model: &LightModel) -> Vec<CellLigh
     for y in 0..grid.height {
         for x in 0..grid.width {
             let word = words[(y * grid.width + x) as usize];
-            let (luminance, red) = pixel_light(word, model);
             let [r, g, b] = pixel_channels(word, model);
             let cell = &mut cells[grid.cell_of(x, y)];
-            for (sum, value) in cell.iter_mut().zip([luminance, red, r, g, b]) {
+            for (sum, value) in cell[1..].iter_mut().zip([red_of([r, g, b]), r, g, b]) {
                 *sum = sum.wrapping_add(value);
             }
         }
     }
+    for cell in &mut cells {
+        cell[0] = luminance_of([cell[2], cell[3], cell[4]], model);
+    }
     cells
+}
+
+/// The luminance of linear R, G and B (or of their sums: a cell's luminance is its summed
+/// channels' luminance, not the sum of its pixels' rounded ones).
+pub fn luminance_of(rgb: [u32; 3], model: &LightModel) -> u32 {
+    let weighted: u64 = rgb
+        .iter()
+        .zip(model.weights)
+        .map(|(&c, w)| u64::from(c) * u64::from(w))
+        .sum();
+    (weighted / 10_000) as u32
+}
+
+/// The red a pixel counts for red flashes: the excess of red over green and blue where red
+/// makes 80% of the light (5r ≥ 4(r + g + b), i.e. r ≥ 4(g + b)). Twin of `red_of` in cells.wgsl.
+pub fn red_of([r, g, b]: [u32; 3]) -> u32 {
+    let others = g + b;
+    if r > 0 && u64::from(r) >= 4 * u64::from(others) {
+        r - others
+    } else {
+        0
+    }
 }
 
 #[cfg(test)]

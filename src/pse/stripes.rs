@@ -2,15 +2,16 @@
 //! block across and down, the light crosses from above the block's mean (by a hysteresis of
 //! a quarter of the flash step) to below it and back; a regular pattern crosses every line, at evenly
 //! spaced points, between stripes whose light differs by a flash's step. The GPU pass
-//! (shaders/pse/stripes.wgsl) counts these over blocks of 4x4 cells of the pixels; `scan` is
+//! (`block_stripes` in shaders/pse/cells.wgsl) counts these over blocks of 4x4 cells of the pixels; `scan` is
 //! its CPU twin, and counts them too over the cells' light for stripes wider than a block.
 
 use super::light::{is_change, pixel_light, Grid, LightModel, STEP, UNITS_PER_NIT};
 
 /// A block of the pixel pass is this many cells across and down.
 pub const BLOCK_CELLS: u32 = 4;
-/// Lines a block is scanned along, about, each way.
+/// Lines a block is scanned along, about, each way; and at most (the shader's `MAX_LINES`).
 pub const LINES: u32 = 32;
+pub const MAX_LINES: u32 = 64;
 /// Coarse blocks (of the cells' light, for wider stripes) are this many cells across and down,
 /// each scale finding stripes from about 3 cells apart to its own size.
 pub const COARSE_CELLS: [u32; 2] = [12, 24];
@@ -156,10 +157,12 @@ impl Blocks {
     }
 
     /// Every how many rows (and columns) of a block a line is scanned: about 32 lines a block
-    /// each way, whatever the picture's size.
+    /// each way, whatever the picture's size, and never more than `MAX_LINES`.
     pub fn line_step(&self) -> u32 {
         let [width, height] = self.largest();
-        (width.min(height) / LINES).max(1)
+        (width.min(height) / LINES)
+            .max(width.max(height).div_ceil(MAX_LINES))
+            .max(1)
     }
 
     /// The widest and the tallest block (pixels).
