@@ -61,54 +61,68 @@ pub fn run(args: Args) -> Result<()> {
         grid,
         info.frame_duration,
     );
-    let mut told: Vec<PseFailure> = Vec::new();
-    // A live input's failing runs warned of as they start: their first frames.
-    let mut started: Vec<u64> = Vec::new();
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    // The analysis runs beside the decoding, a few frames behind it: the frames' light goes
+    // to it as the GPU gives it back.
+    let (frames, light_in) = std::sync::mpsc::sync_channel::<(u64, f64, FrameLight)>(8);
     let (frames_out, live) = (args.frames_out, info.live);
+    let analyser = std::thread::Builder::new().name("pse analysis".into()).spawn(
+        move || -> std::io::Result<(Analysis, Vec<PseFailure>)> {
+            let mut told: Vec<PseFailure> = Vec::new();
+            // A live input's failing runs warned of as they start: their first frames.
+            let mut started: Vec<u64> = Vec::new();
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            for (index, seconds, light) in light_in {
+                let verdict = analysis.frame(index, seconds, &light);
+                if frames_out {
+                    writeln!(out, "{}", frame_line(index, &verdict))?;
+                    if live {
+                        out.flush()?;
+                    }
+                }
+                // A live input's failures are told as they start and as they end (it may have
+                // no end).
+                if live {
+                    for failure in analysis.open_failures() {
+                        if !started.contains(&failure.frames.0) {
+                            started.push(failure.frames.0);
+                            eprintln!(
+                                "warning: {} fails from {:.3} s (frame {})",
+                                failure.kind, failure.start, failure.frames.0
+                            );
+                        }
+                    }
+                }
+                for failure in analysis.take_ended() {
+                    if live {
+                        eprintln!(
+                            "fails {}: {:.3}-{:.3} s (frames {}-{})",
+                            failure.kind, failure.start, failure.end, failure.frames.0, failure.frames.1
+                        );
+                    }
+                    told.push(failure);
+                }
+            }
+            out.flush()?;
+            Ok((analysis, told))
+        },
+    )?;
     let ran = {
-        let mut each = |index: u64, seconds: f64, light: &FrameLight, out: &mut dyn Write| -> std::io::Result<()> {
+        let each = |index: u64, seconds: f64, light: FrameLight| -> std::io::Result<()> {
             if signals.as_ref().is_some_and(QuitSignals::requested) {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::Interrupted,
                     "stopped by a signal",
                 ));
             }
-            let verdict = analysis.frame(index, seconds, light);
-            if frames_out {
-                writeln!(out, "{}", frame_line(index, &verdict))?;
-                if live {
-                    out.flush()?;
-                }
-            }
-            // A live input's failures are told as they start and as they end (it may have no
-            // end).
-            if live {
-                for failure in analysis.open_failures() {
-                    if !started.contains(&failure.frames.0) {
-                        started.push(failure.frames.0);
-                        eprintln!(
-                            "warning: {} fails from {:.3} s (frame {})",
-                            failure.kind, failure.start, failure.frames.0
-                        );
-                    }
-                }
-            }
-            for failure in analysis.take_ended() {
-                if live {
-                    eprintln!(
-                        "fails {}: {:.3}-{:.3} s (frames {}-{})",
-                        failure.kind, failure.start, failure.end, failure.frames.0, failure.frames.1
-                    );
-                }
-                told.push(failure);
-            }
-            Ok(())
+            // (A send fails only where the analysis stopped: its error follows.)
+            frames
+                .send((index, seconds, light))
+                .map_err(|_| std::io::Error::other("the analysis stopped"))
         };
         if args.cpu {
             let mut twin = LightTwin::new(grid, model.clone());
             hist::cpu_frames(source, range, |words, _, meta| {
-                each(meta.index, meta.seconds, &twin.frame(words), &mut out)
+                each(meta.index, meta.seconds, twin.frame(words))
             })
         } else {
             hist::gpu_frames(
@@ -125,11 +139,16 @@ pub fn run(args: Args) -> Result<()> {
                         .pse()
                         .expect("made")
                         .light_from(&crate::gpu::readback::words(bytes));
-                    each(meta.index, meta.seconds, &light, &mut out)
+                    each(meta.index, meta.seconds, light)
                 },
             )
         }
     };
+    drop(frames);
+    let analysed = analyser
+        .join()
+        .unwrap_or_else(|_| Err(std::io::Error::other("the analysis failed")));
+    let (analysis, told) = analysed?;
     match ran {
         Ok(_) => {}
         // Stopped by a signal: the verdict of what was analysed.
@@ -140,6 +159,7 @@ pub fn run(args: Args) -> Result<()> {
     if summary.frames == 0 {
         bail!("'{}' has no frame to analyse in that range", args.input.display());
     }
+    let mut out = std::io::stdout().lock();
     writeln!(out, "{}", summary.json())?;
     out.flush()?;
     drop(out);
