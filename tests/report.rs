@@ -127,7 +127,7 @@ fn json_lines_name_the_values_as_ffmpeg_does() {
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<_> = text.lines().map(common::json).collect();
     assert_eq!(lines.len(), 2);
-    let mut keys = vec!["frame", "pts"];
+    let mut keys = vec!["frame", "pts", "interlaced_frame", "top_field_first"];
     keys.extend(histoplay::signalstats::NAMES);
     assert_eq!(lines[1].keys(), keys);
     assert_eq!((lines[1]["frame"].u64(), lines[1]["pts"].as_f64().unwrap()), (1, 0.1));
@@ -267,6 +267,82 @@ fn attribute<'a>(element: &'a str, name: &str) -> &'a str {
 }
 
 #[test]
+fn each_frames_fields_are_as_the_decoder_flags_them() {
+    // MPEG-2 coded interlaced, top field first and bottom field first, and H.264 coded
+    // progressive; each frame's flags in the JSON lines and the QCTools report as ffprobe's.
+    let source = "testsrc2=s=96x72:r=25:d=0.4,format=yuv420p";
+    let interlaced = |top: &'static str| {
+        [
+            "-f",
+            "lavfi",
+            "-i",
+            source,
+            "-c:v",
+            "mpeg2video",
+            "-flags",
+            "+ilme+ildct",
+            "-top",
+            top,
+        ]
+    };
+    let clips = [
+        (common::fixture("fields-tff.mpg", &interlaced("1")), "1", "1"),
+        (common::fixture("fields-bff.mpg", &interlaced("0")), "1", "0"),
+        (
+            common::fixture(
+                "fields-progressive.mp4",
+                &["-f", "lavfi", "-i", source, "-c:v", "libx264"],
+            ),
+            "0",
+            "0",
+        ),
+    ];
+    let dir = std::env::temp_dir().join(format!("histoplay-fields-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (clip, interlaced_frame, top_field_first) in &clips {
+        let frames = ffprobe_frames(clip);
+        assert_eq!(frames.len(), 10, "{clip:?}");
+        let out = histoplay(&["report", clip.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let lines: Vec<_> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(common::json)
+            .collect();
+        assert_eq!(lines.len(), frames.len());
+        let report = dir.join("fields.qctools.xml.gz");
+        let out = histoplay(&[
+            "report",
+            clip.to_str().unwrap(),
+            "--format",
+            "qctools",
+            "-o",
+            report.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let xml = gunzip(&report);
+        let elements: Vec<&str> = xml.split("<frame ").skip(1).collect();
+        assert_eq!(elements.len(), frames.len());
+        for (k, (line, element)) in lines.iter().zip(&elements).enumerate() {
+            let head = &format!(" {}", &element[..element.find('>').unwrap()]);
+            for (name, expected) in [
+                ("interlaced_frame", interlaced_frame),
+                ("top_field_first", top_field_first),
+            ] {
+                assert_eq!(frames[k][name], *expected, "{clip:?} frame {k}: ffprobe's {name}");
+                assert_eq!(
+                    line[name].u64().to_string(),
+                    frames[k][name],
+                    "{clip:?} frame {k}: {name}"
+                );
+                assert_eq!(attribute(head, name), frames[k][name], "{clip:?} frame {k}: {name}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn a_qctools_report_carries_every_frame_as_ffprobe_would() {
     let source = "testsrc2=s=96x72:r=25:d=0.6,noise=alls=30:allf=t,format=yuv422p10le";
     let clip = common::fixture(
@@ -305,6 +381,8 @@ fn a_qctools_report_carries_every_frame_as_ffprobe_would() {
             "key_frame",
             "pkt_pos",
             "pict_type",
+            "interlaced_frame",
+            "top_field_first",
         ] {
             assert_eq!(attribute(head, name), frames[k][name], "frame {k}: {name}");
         }

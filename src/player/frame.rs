@@ -231,6 +231,7 @@ pub fn present(media: &Media, at: Instant, due: Option<Instant>, new_frame: bool
         latency: None,
         behind: playback.behind_live().map(|(behind, _)| behind),
         timecode: playback.shown().and_then(|s| s.packet.timecode),
+        fields: playback.shown().map(|s| s.packet.fields),
         qc: String::new(),
         meters: None,
         scope: None,

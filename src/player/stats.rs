@@ -52,6 +52,8 @@ pub struct Present {
     pub behind: Option<f64>,
     /// The frame's SMPTE timecode, where the stream carries one.
     pub timecode: Option<crate::video::timecode::Timecode>,
+    /// The frame's fields as the decoder flags them.
+    pub fields: Option<crate::video::source::Fields>,
     /// The limits the QC report's last frame counted is beyond (`--fail-on`), `,`-separated.
     pub qc: String,
     /// The audio meters' readings, while shown (`MeterPanel::log_field`).
@@ -76,7 +78,8 @@ pub struct Present {
 /// width and height in pixels), and a live input's new frames ` latency_ms=41.250` (from its
 /// packet's arrival to the present), or timeshifted, how far behind its newest frame it is
 /// ` behind_s=12.400`, and where the stream carries one the frame's timecode
-/// ` tc=10:00:01:05`, and while the QC report's frames are beyond `--fail-on`'s limits, those
+/// ` tc=10:00:01:05`, the frame's fields as the decoder flags them ` fields=tff` (`bff`,
+/// `progressive`), and while the QC report's frames are beyond `--fail-on`'s limits, those
 /// limits ` qc=YMAX>235`, and while the audio meters show, their readings
 /// ` meters=t:4.000;FL:-20.0,-23.0,-20.0,-19.9,0;...` (see `MeterPanel::log_field`) (times in milliseconds since the player started; `-` where
 /// there is no value).
@@ -169,6 +172,9 @@ impl FrameLog {
             Some(tc) => format!(" tc={tc}"),
             None => String::new(),
         };
+        let fields = present
+            .fields
+            .map_or(String::new(), |f| format!(" fields={}", f.name()));
         let qc = match present.qc.as_str() {
             "" => String::new(),
             limits => format!(" qc={limits}"),
@@ -188,7 +194,7 @@ impl FrameLog {
             }
         };
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} picture={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{vmaf}{pse}{scope}{marks}{signal}{latency}{behind}{timecode}{qc}{meters}{osd}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} picture={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{vmaf}{pse}{scope}{marks}{signal}{latency}{behind}{timecode}{fields}{qc}{meters}{osd}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -287,6 +293,7 @@ mod tests {
             latency: None,
             behind: None,
             timecode: None,
+            fields: None,
             qc: String::new(),
             meters: None,
             scope: None,
@@ -309,6 +316,10 @@ mod tests {
             latency: Some(Duration::from_micros(41_250)),
             behind: Some(12.4),
             timecode: crate::video::timecode::Timecode::parse("10:00:59;28"),
+            fields: Some(crate::video::source::Fields {
+                interlaced: true,
+                top_first: true,
+            }),
             scope: Some(crate::scope::ScopeKind::Vectorscope),
             ..present.clone()
         });
@@ -322,7 +333,7 @@ mod tests {
             lines,
             [
                 "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 picture=320x240 exact=1 preview=0 probe=- region=- file=0 ab=-",
-                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 picture=320x240 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side scope=vectorscope marks=zebra,range signal=37:16,20 latency_ms=41.250 behind_s=12.400 tc=10:00:59;28 osd=compare:112,8,416,22;panel:8,180,624,70",
+                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 picture=320x240 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side scope=vectorscope marks=zebra,range signal=37:16,20 latency_ms=41.250 behind_s=12.400 tc=10:00:59;28 fields=tff osd=compare:112,8,416,22;panel:8,180,624,70",
             ]
         );
     }

@@ -69,6 +69,8 @@ pub struct StatsInput<'a> {
     pub adapter: &'a str,
     /// FFmpeg's signalstats of the frame on screen (`SignalReadout::lines`).
     pub signal: Vec<(&'static str, String)>,
+    /// The fields of the frame on screen as the decoder flags them.
+    pub fields: Option<crate::video::source::Fields>,
 }
 
 /// The overlay's lines: a label and its text.
@@ -107,6 +109,14 @@ pub fn lines(input: &StatsInput) -> Vec<(&'static str, String)> {
             format.layout.output_bits()
         ),
     ));
+    if let Some(fields) = input.fields {
+        let order = match (fields.interlaced, fields.top_first) {
+            (false, _) => "progressive",
+            (true, true) => "interlaced, top field first",
+            (true, false) => "interlaced, bottom field first",
+        };
+        lines.push(("fields", order.to_string()));
+    }
     if let Some(encoding) = input.exposure {
         let whence = if info.log == Some(encoding) {
             " (the file's tag)"
@@ -319,6 +329,7 @@ impl StatsOverlay {
             marks: notes.marks,
             adapter: &self.gpu_name,
             signal: self.signal_lines(media.serial),
+            fields: playback.shown().map(|s| s.packet.fields),
         };
         Some(lines(&input))
     }
@@ -474,6 +485,7 @@ mod tests {
             marks: None,
             adapter: "test",
             signal: Vec::new(),
+            fields: None,
         };
         let line = |input: &StatsInput, label| lines(input).into_iter().find(|(l, _)| *l == label).unwrap().1;
         assert_eq!(line(&input, "frames"), "software decoding, uploaded from memory");
@@ -493,5 +505,12 @@ mod tests {
         assert!(lines(&input).iter().all(|(l, _)| *l != "log"));
         input.exposure = Some(crate::colour::LogEncoding::VLog);
         assert_eq!(line(&input, "log"), "V-Log / V-Gamut");
+        // The frame's fields, once a frame is shown.
+        assert!(lines(&input).iter().all(|(l, _)| *l != "fields"));
+        input.fields = Some(crate::video::source::Fields {
+            interlaced: true,
+            top_first: false,
+        });
+        assert_eq!(line(&input, "fields"), "interlaced, bottom field first");
     }
 }

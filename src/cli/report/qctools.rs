@@ -74,13 +74,16 @@ impl<W: Write> QctoolsReport<W> {
             self.out,
             "        <frame media_type=\"video\" stream_index=\"{}\" key_frame=\"{}\" pkt_pts=\"{pts_text}\" \
              pkt_pts_time=\"{seconds:.7}\" pkt_duration_time=\"{:.7}\" pkt_pos=\"{pos_text}\" pkt_size=\"{size_text}\" \
-             width=\"{}\" height=\"{}\" pix_fmt=\"{}\" pict_type=\"{pict_type}\">",
+             width=\"{}\" height=\"{}\" pix_fmt=\"{}\" pict_type=\"{pict_type}\" interlaced_frame=\"{}\" \
+             top_field_first=\"{}\">",
             self.stream_index,
             u8::from(packet.key),
             packet.duration as f64 * self.time_base,
             self.width,
             self.height,
             self.pix_fmt,
+            u8::from(packet.fields.interlaced),
+            u8::from(packet.fields.top_first),
         )?;
         for (name, value) in stats.printed() {
             writeln!(

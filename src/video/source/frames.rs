@@ -40,6 +40,28 @@ pub struct PacketProps {
     pub arrived: Option<std::time::Instant>,
     /// The picture's SMPTE timecode, where the stream carries one (side data of the frame).
     pub timecode: Option<crate::video::timecode::Timecode>,
+    /// Its fields, as the decoder flags them.
+    pub fields: Fields,
+}
+
+/// A picture's fields as the decoder flags them: FFmpeg's `interlaced_frame` and
+/// `top_field_first`, as ffprobe prints them (the second is kept as flagged, progressive or
+/// not).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fields {
+    pub interlaced: bool,
+    pub top_first: bool,
+}
+
+impl Fields {
+    /// `progressive`, `tff` (top field first) or `bff`.
+    pub fn name(self) -> &'static str {
+        match (self.interlaced, self.top_first) {
+            (false, _) => "progressive",
+            (true, true) => "tff",
+            (true, false) => "bff",
+        }
+    }
 }
 
 impl PacketProps {
@@ -53,6 +75,10 @@ impl PacketProps {
             duration: packet.duration,
             arrived: None,
             timecode: None,
+            fields: Fields {
+                interlaced: frame.is_interlaced(),
+                top_first: frame.is_top_first(),
+            },
         }
     }
 }

@@ -14,7 +14,7 @@ mod stream;
 pub mod tap;
 
 use frames::Scaler;
-pub use frames::{picture_type, Decoded, DecodedFrame, PacketProps, Samples};
+pub use frames::{picture_type, Decoded, DecodedFrame, Fields, PacketProps, Samples};
 use hardware::NalFraming;
 pub use info::{Chapter, FrameShape, VideoInfo};
 pub use keyframe::KeyframeDecoder;

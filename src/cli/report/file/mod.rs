@@ -31,11 +31,14 @@ use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// `{"frame":K,"pts":s,"YMIN":..,…,"BRNG":..}`.
+/// `{"frame":K,"pts":s,"interlaced_frame":0,"top_field_first":0,"YMIN":..,…,"BRNG":..}`.
 #[derive(Serialize)]
 struct ReportLine {
     frame: u64,
     pts: Seconds,
+    /// The decoder's flags, as ffprobe prints them.
+    interlaced_frame: u8,
+    top_field_first: u8,
     #[serde(flatten)]
     stats: SignalStats,
     #[serde(flatten)]
@@ -137,6 +140,8 @@ impl<W: Write> Sink<'_, W> {
                 &ReportLine {
                     frame: index,
                     pts: Seconds(seconds),
+                    interlaced_frame: u8::from(frame.packet.fields.interlaced),
+                    top_field_first: u8::from(frame.packet.fields.top_first),
                     stats,
                     pse: self.pse_line.take(),
                 },
