@@ -310,6 +310,33 @@ fn each_frames_fields_are_as_the_decoder_flags_them() {
             .map(common::json)
             .collect();
         assert_eq!(lines.len(), frames.len());
+        // The page's facts: how the frames are flagged, and the stream's field order as
+        // ffprobe gives it.
+        let order = Command::new("ffprobe")
+            .args([
+                "-v",
+                "error",
+                "-select_streams",
+                "v:0",
+                "-show_entries",
+                "stream=field_order",
+            ])
+            .args(["-of", "default=nw=1:nk=1"])
+            .arg(clip)
+            .output()
+            .unwrap();
+        let order = String::from_utf8(order.stdout).unwrap().trim().to_string();
+        let kind = match (*interlaced_frame, *top_field_first) {
+            ("0", _) => "progressive",
+            (_, "1") => "interlaced, top field first",
+            _ => "interlaced, bottom field first",
+        };
+        let facts = format!("<th>Fields</th><td>10 frames {kind} (the stream says {order})</td>");
+        let page = dir.join("fields.html");
+        let out = histoplay(&["report", clip.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let html = std::fs::read_to_string(&page).unwrap();
+        assert!(html.contains(&facts), "{facts} in {clip:?}'s page");
         let report = dir.join("fields.qctools.xml.gz");
         let out = histoplay(&[
             "report",

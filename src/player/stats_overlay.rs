@@ -115,7 +115,7 @@ pub fn lines(input: &StatsInput) -> Vec<(&'static str, String)> {
             (true, true) => "interlaced, top field first",
             (true, false) => "interlaced, bottom field first",
         };
-        lines.push(("fields", order.to_string()));
+        lines.push(("fields", format!("{order} (the stream says {})", info.field_order)));
     }
     if let Some(encoding) = input.exposure {
         let whence = if info.log == Some(encoding) {
@@ -511,6 +511,12 @@ mod tests {
             interlaced: true,
             top_first: false,
         });
-        assert_eq!(line(&input, "fields"), "interlaced, bottom field first");
+        assert_eq!(
+            line(&input, "fields"),
+            format!(
+                "interlaced, bottom field first (the stream says {})",
+                input.info.field_order
+            )
+        );
     }
 }

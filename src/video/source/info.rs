@@ -37,6 +37,9 @@ pub struct VideoInfo {
     pub log: Option<LogEncoding>,
     /// A live input (a stream, a pipe, a device): read once as it arrives, no end known.
     pub live: bool,
+    /// The stream's field order as its codec parameters state it, in ffprobe's words:
+    /// `progressive`, `tt`, `bb`, `tb`, `bt` or `unknown`.
+    pub field_order: &'static str,
 }
 
 /// A chapter mark: where it starts (seconds on the stream's clock, as pts are) and its title.

@@ -352,7 +352,22 @@ fn describe(
                 .collect::<Vec<_>>(),
         ),
         live: false,
+        field_order: field_order(stream),
     })
+}
+
+/// The stream's field order, as ffprobe names it.
+fn field_order(stream: &ffmpeg::format::stream::Stream) -> &'static str {
+    use ffmpeg::ffi::AVFieldOrder::*;
+    // SAFETY: reads one plain field of the stream's valid codec parameters.
+    match unsafe { (*stream.parameters().as_ptr()).field_order } {
+        AV_FIELD_PROGRESSIVE => "progressive",
+        AV_FIELD_TT => "tt",
+        AV_FIELD_BB => "bb",
+        AV_FIELD_TB => "tb",
+        AV_FIELD_BT => "bt",
+        _ => "unknown",
+    }
 }
 
 /// The container's chapters, sorted by start.

@@ -120,6 +120,7 @@ impl<W: Write> Sink<'_, W> {
         let (index, seconds) = (frame.index, frame.seconds);
         self.watch.frame(index, seconds, &stats.values());
         if let Some(html) = &mut self.html {
+            html.fields(frame.packet.fields);
             html.frame(seconds, &stats);
         }
         if let Some(beyond) = &self.beyond {

@@ -32,6 +32,8 @@ pub struct Facts {
     pub bits: u32,
     pub live: bool,
     pub log: Option<crate::colour::log::LogEncoding>,
+    /// The stream's field order (ffprobe's word for it).
+    pub field_order: &'static str,
 }
 
 /// The sound's facts, once its pass has opened it.
@@ -57,6 +59,8 @@ pub struct HtmlReport {
     flashes: f32,
     /// The photosensitivity analysis's standard and failures, where it ran.
     pub(crate) pse: Option<(crate::pse::Standard, Vec<crate::pse::PseFailure>)>,
+    /// The frames the decoder flagged progressive, top field first and bottom field first.
+    pub(crate) fields: [u64; 3],
 }
 
 /// Where each value the graphs take sits in `SignalStats::values`.
@@ -95,6 +99,7 @@ impl HtmlReport {
                 bits,
                 live: info.live,
                 log: info.log,
+                field_order: info.field_order,
             },
             sound: None,
             pictures: Series::default(),
@@ -105,6 +110,7 @@ impl HtmlReport {
             strip: [0.0; STRIP_ROWS],
             flashes: 0.0,
             pse: None,
+            fields: [0; 3],
         }
     }
 
@@ -119,6 +125,16 @@ impl HtmlReport {
     }
 
     /// A frame's statistics, at `seconds`.
+    /// A frame's fields as the decoder flags them (before its `frame`).
+    pub fn fields(&mut self, fields: crate::video::source::Fields) {
+        let kind = match (fields.interlaced, fields.top_first) {
+            (false, _) => 0,
+            (true, true) => 1,
+            (true, false) => 2,
+        };
+        self.fields[kind] += 1;
+    }
+
     pub fn frame(&mut self, seconds: f64, stats: &SignalStats) {
         let v = stats.values();
         let value = Pictures {

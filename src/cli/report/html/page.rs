@@ -136,6 +136,25 @@ fn verdicts(report: &HtmlReport, runs: &Runs, limited: bool) -> String {
     format!("<section id=\"verdicts\"><h2>Verdicts</h2>\n<table>\n{rows}</table></section>\n")
 }
 
+/// The stream's field order, and how the decoder flagged the frames: `progressive (the stream
+/// says progressive)`, `250 frames interlaced, top field first (the stream says tt)`, or the
+/// count of each where they differ.
+fn fields(order: &str, [progressive, top, bottom]: [u64; 3]) -> String {
+    let kinds: Vec<String> = [
+        (progressive, "progressive"),
+        (top, "interlaced, top field first"),
+        (bottom, "interlaced, bottom field first"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, kind)| format!("{n} frame{} {kind}", if *n == 1 { "" } else { "s" }))
+    .collect();
+    match kinds.is_empty() {
+        true => format!("the stream says {order}"),
+        false => format!("{} (the stream says {order})", kinds.join(", ")),
+    }
+}
+
 fn facts_table(report: &HtmlReport) -> String {
     let f = &report.facts;
     let mut rows = vec![
@@ -150,6 +169,7 @@ fn facts_table(report: &HtmlReport) -> String {
         ("Frame rate", format!("{:.3} fps", f.frame_rate)),
         ("Duration", format!("{} ({:.3} s)", clock(f.duration), f.duration)),
         ("Colour", f.colour.clone()),
+        ("Fields", fields(f.field_order, report.fields)),
     ];
     if let Some(hdr) = &f.hdr {
         rows.push(("HDR", hdr.clone()));
@@ -343,5 +363,18 @@ mod tests {
         assert_eq!(base64(b"fo"), "Zm8=");
         assert_eq!(base64(b"foo"), "Zm9v");
         assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    }
+
+    #[test]
+    fn the_fields_row_counts_each_flagging() {
+        assert_eq!(
+            fields("progressive", [250, 0, 0]),
+            "250 frames progressive (the stream says progressive)"
+        );
+        assert_eq!(
+            fields("tt", [1, 24, 0]),
+            "1 frame progressive, 24 frames interlaced, top field first (the stream says tt)"
+        );
+        assert_eq!(fields("unknown", [0, 0, 0]), "the stream says unknown");
     }
 }
