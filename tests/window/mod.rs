@@ -145,6 +145,8 @@ pub struct Present {
     pub behind_s: Option<f64>,
     /// The frame's SMPTE timecode, where the stream carries one.
     pub tc: Option<String>,
+    /// The frame's fields as the decoder flags them (`tff`, `bff`, `progressive`).
+    pub fields: Option<String>,
     /// The limits the QC report's last frame is beyond.
     pub qc: Option<String>,
     /// The picture's size as decoded.
@@ -188,6 +190,7 @@ pub fn parse(line: &str) -> Option<Present> {
         latency_ms: field("latency_ms").and_then(|v| v.parse().ok()),
         behind_s: field("behind_s").and_then(|v| v.parse().ok()),
         tc: field("tc").map(str::to_string),
+        fields: field("fields").map(str::to_string),
         qc: field("qc").map(str::to_string),
         meters: field("meters").map(str::to_string),
         scope: field("scope").map(str::to_string),
