@@ -265,21 +265,14 @@ fn a_streams_timecode_is_shown_with_each_frame_counted_on_from_its_gop_header() 
 fn each_frames_fields_are_in_its_line_as_the_decoder_flags_them() {
     let _window = one_at_a_time();
     let x = Xvfb::start();
-    let dir = common::repo_path(&format!("target/player-tests/fields-media-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     // MPEG-2 coded interlaced, bottom field first.
-    let file = dir.join("bff.ts");
-    let made = Command::new("ffmpeg")
-        .args([
-            "-v",
-            "error",
-            "-y",
+    let file = common::fixture(
+        "fields-bff.ts",
+        &[
             "-f",
             "lavfi",
             "-i",
             "testsrc2=size=320x240:rate=25",
-        ])
-        .args([
             "-frames:v",
             "20",
             "-c:v",
@@ -288,11 +281,8 @@ fn each_frames_fields_are_in_its_line_as_the_decoder_flags_them() {
             "+ilme+ildct",
             "-top",
             "0",
-        ])
-        .arg(&file)
-        .status()
-        .unwrap();
-    assert!(made.success());
+        ],
+    );
     let args: Vec<&std::ffi::OsStr> = vec![file.as_os_str(), "--no-audio".as_ref()];
     let mut player = Player::start_with(&x, "fields", &args);
     player.wait_present("the last frame", 0, |p| p.new_frame && p.frame == Some(19));
@@ -303,7 +293,6 @@ fn each_frames_fields_are_in_its_line_as_the_decoder_flags_them() {
     }
     player.key("q");
     assert!(player.wait_exit().success());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// One second of testsrc2 at 25 fps in MPEG-TS, `size` in `pix_fmt`, its timestamps from

@@ -256,6 +256,21 @@ fn gunzip(path: &Path) -> String {
     text
 }
 
+/// `clip`'s QCTools report, written to `report` (nothing on stdout): its text.
+fn qctools_report(clip: &Path, report: &Path) -> String {
+    let out = histoplay(&[
+        "report",
+        clip.to_str().unwrap(),
+        "--format",
+        "qctools",
+        "-o",
+        report.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty());
+    gunzip(report)
+}
+
 /// An attribute's value in an XML element's opening tag.
 fn attribute<'a>(element: &'a str, name: &str) -> &'a str {
     let start = element
@@ -338,16 +353,7 @@ fn each_frames_fields_are_as_the_decoder_flags_them() {
         let html = std::fs::read_to_string(&page).unwrap();
         assert!(html.contains(&facts), "{facts} in {clip:?}'s page");
         let report = dir.join("fields.qctools.xml.gz");
-        let out = histoplay(&[
-            "report",
-            clip.to_str().unwrap(),
-            "--format",
-            "qctools",
-            "-o",
-            report.to_str().unwrap(),
-        ]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let xml = gunzip(&report);
+        let xml = qctools_report(clip, &report);
         let elements: Vec<&str> = xml.split("<frame ").skip(1).collect();
         assert_eq!(elements.len(), frames.len());
         for (k, (line, element)) in lines.iter().zip(&elements).enumerate() {
@@ -379,17 +385,7 @@ fn a_qctools_report_carries_every_frame_as_ffprobe_would() {
     let dir = std::env::temp_dir().join(format!("histoplay-qctools-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let report = dir.join("clip.qctools.xml.gz");
-    let out = histoplay(&[
-        "report",
-        clip.to_str().unwrap(),
-        "--format",
-        "qctools",
-        "-o",
-        report.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(out.stdout.is_empty());
-    let xml = gunzip(&report);
+    let xml = qctools_report(&clip, &report);
     assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ffprobe:ffprobe "));
     assert!(xml.trim_end().ends_with("</frames>\n</ffprobe:ffprobe>"));
     let tags = ffprobe_stats(&clip);
@@ -442,16 +438,7 @@ fn a_qctools_report_carries_every_frame_as_ffprobe_would() {
         "ss-qctools-bframes.mp4",
         &["-f", "lavfi", "-i", source, "-c:v", "libx264", "-bf", "2", "-g", "8"],
     );
-    let out = histoplay(&[
-        "report",
-        clip.to_str().unwrap(),
-        "--format",
-        "qctools",
-        "-o",
-        report.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let xml = gunzip(&report);
+    let xml = qctools_report(&clip, &report);
     let ours: Vec<String> = xml
         .split("<frame ")
         .skip(1)

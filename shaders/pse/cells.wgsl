@@ -61,10 +61,10 @@ fn pixel_channels(word: u32) -> vec3u {
     return vec3u(table[word & mask], table[(word >> step) & mask], table[(word >> (2u * step)) & mask]);
 }
 
-// Twin of `pixel_light`: the luminance and the counted red of a packed pixel.
-fn pixel_light(word: u32) -> vec2u {
+// Twin of `pixel_luminance`: a packed pixel's luminance (the stripes' light).
+fn pixel_luminance(word: u32) -> u32 {
     let rgb = pixel_channels(word);
-    return vec2u((params.weight_r * rgb.x + params.weight_g * rgb.y + params.weight_b * rgb.z) / 10000u, red_of(rgb));
+    return (params.weight_r * rgb.x + params.weight_g * rgb.y + params.weight_b * rgb.z) / 10000u;
 }
 
 // The red a pixel counts for red flashes: the excess of red over green and blue where red makes
@@ -313,7 +313,7 @@ fn block_stripes(
                 }
                 for (var k = 0u; k < LINE_LOADS; k++) {
                     if first + k0 + k < length[dir] {
-                        let value = pixel_light(loaded[k]).x;
+                        let value = pixel_luminance(loaded[k]);
                         let bit = 1u << (k0 + k);
                         if value >= mean + margin {
                             high |= bit;

@@ -110,12 +110,8 @@ pub fn lines(input: &StatsInput) -> Vec<(&'static str, String)> {
         ),
     ));
     if let Some(fields) = input.fields {
-        let order = match (fields.interlaced, fields.top_first) {
-            (false, _) => "progressive",
-            (true, true) => "interlaced, top field first",
-            (true, false) => "interlaced, bottom field first",
-        };
-        lines.push(("fields", format!("{order} (the stream says {})", info.field_order)));
+        let flagged = fields.description();
+        lines.push(("fields", format!("{flagged} (the stream says {})", info.field_order)));
     }
     if let Some(encoding) = input.exposure {
         let whence = if info.log == Some(encoding) {

@@ -347,20 +347,21 @@ impl Analysis {
     /// none), and the share that made more than 6.
     fn reach(&self, counts: &[usize]) -> (usize, f64) {
         let most = counts.iter().copied().max().unwrap_or(0);
-        // The pixels of the cells that made each count, then of those that made it or more.
-        let mut at_least = vec![0u64; most.max(FAIL_TRANSITIONS) + 2];
-        if self.standard != Standard::Wcag {
+        // The screen's standards: the pixels of the cells that made each count or more.
+        let at_least = (self.standard != Standard::Wcag).then(|| {
+            let mut at_least = vec![0u64; most.max(FAIL_TRANSITIONS) + 2];
             for (&n, &p) in counts.iter().zip(&self.pixels) {
                 at_least[n] += p;
             }
             for k in (0..at_least.len() - 1).rev() {
                 at_least[k] += at_least[k + 1];
             }
-        }
+            at_least
+        });
         let share_at = |k: usize| -> f64 {
-            match self.standard {
-                Standard::Wcag => self.worst_field(counts, k),
-                _ => at_least[k] as f64 / self.total as f64,
+            match &at_least {
+                Some(at_least) => at_least[k] as f64 / self.total as f64,
+                None => self.worst_field(counts, k),
             }
         };
         let reached = (1..=most).rev().find(|&k| share_at(k) > AREA_SHARE).unwrap_or(0);

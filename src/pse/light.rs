@@ -91,11 +91,10 @@ pub fn pixel_channels(word: u32, model: &LightModel) -> [u32; 3] {
     [0, 1, 2].map(|i| model.table[code(i) as usize])
 }
 
-/// A packed pixel's luminance and red (sixteenths of a cd/m²): twin of `pixel_light` in
+/// A packed pixel's luminance (sixteenths of a cd/m²): twin of `pixel_luminance` in
 /// shaders/pse/cells.wgsl.
-pub fn pixel_light(word: u32, model: &LightModel) -> (u32, u32) {
-    let rgb = pixel_channels(word, model);
-    (luminance_of(rgb, model), red_of(rgb))
+pub fn pixel_luminance(word: u32, model: &LightModel) -> u32 {
+    luminance_of(pixel_channels(word, model), model)
 }
 
 /// The grid a picture of `width` x `height` is cut into: `GRID_COLUMNS` columns (fewer for a
@@ -211,8 +210,14 @@ mod tests {
         assert_eq!(web.table[10], (200.0 * (10.0 / 255.0) / 12.92 * 16.0f64).round() as u32);
         // A grey's luminance is its channels' light; pure red is all red.
         let grey = 128 | 128 << 8 | 128 << 16;
-        assert_eq!(pixel_light(grey, &tv), (tv.table[128], 0));
-        assert_eq!(pixel_light(255, &tv), (2126 * 3200 / 10_000, 3200));
+        assert_eq!(
+            (pixel_luminance(grey, &tv), red_of(pixel_channels(grey, &tv))),
+            (tv.table[128], 0)
+        );
+        assert_eq!(
+            (pixel_luminance(255, &tv), red_of(pixel_channels(255, &tv))),
+            (2126 * 3200 / 10_000, 3200)
+        );
         let pq = LightModel::new(Standard::Bt1702, Transfer::Pq, Primaries::Bt2020, 10);
         assert_eq!(pq.table[1023], 10_000 * UNITS_PER_NIT);
     }

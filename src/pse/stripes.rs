@@ -2,10 +2,11 @@
 //! block across and down, the light crosses from above the block's mean (by a hysteresis of
 //! a quarter of the flash step) to below it and back; a regular pattern crosses every line, at evenly
 //! spaced points, between stripes whose light differs by a flash's step. The GPU pass
-//! (`block_stripes` in shaders/pse/cells.wgsl) counts these over blocks of 4x4 cells of the pixels; `scan` is
-//! its CPU twin, and counts them too over the cells' light for stripes wider than a block.
+//! (`block_stripes` in shaders/pse/cells.wgsl) counts these over blocks of 4x4 cells of the
+//! pixels; `scan` is its CPU twin, and counts them too over the cells' light for stripes wider
+//! than a block.
 
-use super::light::{is_change, pixel_light, Grid, LightModel, STEP, UNITS_PER_NIT};
+use super::light::{is_change, pixel_luminance, Grid, LightModel, STEP, UNITS_PER_NIT};
 
 /// A block of the pixel pass is this many cells across and down.
 pub const BLOCK_CELLS: u32 = 4;
@@ -320,7 +321,7 @@ pub fn stripes_cpu(
                 bounds,
                 step,
                 blocks.mean(b, cells),
-                |x, y| pixel_light(words[(y * width + x) as usize], model).0,
+                |x, y| pixel_luminance(words[(y * width + x) as usize], model),
                 |x, y, above| sides.flip(b, x - x0, (y - y0) / step, above),
                 |_, _, _| {},
             )

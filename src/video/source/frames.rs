@@ -24,9 +24,10 @@ pub struct DecodedFrame {
     pub samples: Samples,
 }
 
-/// What the decoder hands on with a picture about the packet it came in (ffprobe's `key_frame`,
-/// `pkt_pos`, `pkt_size` and `pkt_duration`), so that reports take them from the demux that
-/// fed the decoder instead of reading the file again.
+/// What the decoder hands on with a picture beside its samples: about the packet it came in
+/// (ffprobe's `key_frame`, `pkt_pos`, `pkt_size` and `pkt_duration`), so that reports take them
+/// from the demux that fed the decoder instead of reading the file again, and the picture's
+/// timecode and fields.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PacketProps {
     pub key: bool,
@@ -54,13 +55,31 @@ pub struct Fields {
 }
 
 impl Fields {
-    /// `progressive`, `tff` (top field first) or `bff`.
-    pub fn name(self) -> &'static str {
+    /// The kinds, by `kind`: short names (the frame log's) and long (the stats overlay's and the
+    /// QC page's).
+    pub const NAMES: [&'static str; 3] = ["progressive", "tff", "bff"];
+    pub const DESCRIPTIONS: [&'static str; 3] = [
+        "progressive",
+        "interlaced, top field first",
+        "interlaced, bottom field first",
+    ];
+
+    /// 0: progressive, 1: interlaced top field first, 2: bottom field first.
+    pub fn kind(self) -> usize {
         match (self.interlaced, self.top_first) {
-            (false, _) => "progressive",
-            (true, true) => "tff",
-            (true, false) => "bff",
+            (false, _) => 0,
+            (true, true) => 1,
+            (true, false) => 2,
         }
+    }
+
+    /// `progressive`, `tff` or `bff`.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self.kind()]
+    }
+
+    pub fn description(self) -> &'static str {
+        Self::DESCRIPTIONS[self.kind()]
     }
 }
 

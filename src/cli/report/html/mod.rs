@@ -59,7 +59,7 @@ pub struct HtmlReport {
     flashes: f32,
     /// The photosensitivity analysis's standard and failures, where it ran.
     pub(crate) pse: Option<(crate::pse::Standard, Vec<crate::pse::PseFailure>)>,
-    /// The frames the decoder flagged progressive, top field first and bottom field first.
+    /// The frames the decoder flagged each way, by `Fields::kind`.
     pub(crate) fields: [u64; 3],
 }
 
@@ -124,17 +124,12 @@ impl HtmlReport {
         }
     }
 
-    /// A frame's statistics, at `seconds`.
     /// A frame's fields as the decoder flags them (before its `frame`).
     pub fn fields(&mut self, fields: crate::video::source::Fields) {
-        let kind = match (fields.interlaced, fields.top_first) {
-            (false, _) => 0,
-            (true, true) => 1,
-            (true, false) => 2,
-        };
-        self.fields[kind] += 1;
+        self.fields[fields.kind()] += 1;
     }
 
+    /// A frame's statistics, at `seconds`.
     pub fn frame(&mut self, seconds: f64, stats: &SignalStats) {
         let v = stats.values();
         let value = Pictures {

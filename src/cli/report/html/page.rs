@@ -139,16 +139,13 @@ fn verdicts(report: &HtmlReport, runs: &Runs, limited: bool) -> String {
 /// The stream's field order, and how the decoder flagged the frames: `progressive (the stream
 /// says progressive)`, `250 frames interlaced, top field first (the stream says tt)`, or the
 /// count of each where they differ.
-fn fields(order: &str, [progressive, top, bottom]: [u64; 3]) -> String {
-    let kinds: Vec<String> = [
-        (progressive, "progressive"),
-        (top, "interlaced, top field first"),
-        (bottom, "interlaced, bottom field first"),
-    ]
-    .iter()
-    .filter(|(n, _)| *n > 0)
-    .map(|(n, kind)| format!("{n} frame{} {kind}", if *n == 1 { "" } else { "s" }))
-    .collect();
+fn fields(order: &str, counts: [u64; 3]) -> String {
+    let kinds: Vec<String> = counts
+        .iter()
+        .zip(crate::video::source::Fields::DESCRIPTIONS)
+        .filter(|(n, _)| **n > 0)
+        .map(|(n, kind)| format!("{n} frame{} {kind}", if *n == 1 { "" } else { "s" }))
+        .collect();
     match kinds.is_empty() {
         true => format!("the stream says {order}"),
         false => format!("{} (the stream says {order})", kinds.join(", ")),
