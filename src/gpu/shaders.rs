@@ -25,6 +25,7 @@ pub const PSE_CELLS: &str = include_str!("../../shaders/pse/cells.wgsl");
 pub const SCOPE_DRAW: &str = include_str!("../../shaders/scope/draw.wgsl");
 pub const REGION: &str = include_str!("../../shaders/scope/region.wgsl");
 pub const CONVERT: &str = include_str!("../../shaders/video/convert.wgsl");
+pub const DEINTERLACE: &str = include_str!("../../shaders/video/deinterlace.wgsl");
 pub const METRICS: &str = include_str!("../../shaders/compare/metrics.wgsl");
 pub const MARKS: &str = include_str!("../../shaders/marks/marks.wgsl");
 pub const COMPOSITE: &str = include_str!("../../shaders/compare/composite.wgsl");
@@ -107,6 +108,7 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
                 SIGNALSTATS,
             ),
         ),
+        ("deinterlace.wgsl", DEINTERLACE.to_string()),
         (
             "freeze.wgsl",
             compute_source(

@@ -319,6 +319,7 @@ mod tests {
             fields: Some(crate::video::source::Fields {
                 interlaced: true,
                 top_first: true,
+                repeated: false,
             }),
             scope: Some(crate::scope::ScopeKind::Vectorscope),
             ..present.clone()

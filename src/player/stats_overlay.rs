@@ -506,6 +506,7 @@ mod tests {
         input.fields = Some(crate::video::source::Fields {
             interlaced: true,
             top_first: false,
+            repeated: false,
         });
         assert_eq!(
             line(&input, "fields"),

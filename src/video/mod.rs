@@ -4,6 +4,7 @@
 pub mod cache;
 pub mod convert;
 pub mod decoder;
+pub mod deinterlace;
 pub mod demux;
 pub mod format;
 pub mod index;

@@ -128,7 +128,10 @@ impl PlaneTextures {
                     sample_count: 1,
                     dimension: wgpu::TextureDimension::D2,
                     format: shape.format,
-                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                    // Copied out too: deinterlacing keeps the planes it makes fields from.
+                    usage: wgpu::TextureUsages::TEXTURE_BINDING
+                        | wgpu::TextureUsages::COPY_DST
+                        | wgpu::TextureUsages::COPY_SRC,
                     view_formats: &[],
                 });
                 let view = texture.create_view(&wgpu::TextureViewDescriptor {
@@ -167,6 +170,29 @@ impl PlaneTextures {
         self.plane_view(index)
             .or_else(|| self.plane_view(0))
             .expect("a slot has a plane")
+    }
+
+    /// Records copying the slot's planes into `buffer`, laid out as `planes`.
+    pub fn encode_copy_out(&self, encoder: &mut wgpu::CommandEncoder, buffer: &wgpu::Buffer, planes: &[PlaneRows]) {
+        for (plane, rows) in self.planes.iter().zip(planes) {
+            encoder.copy_texture_to_buffer(
+                plane.texture.as_image_copy(),
+                wgpu::TexelCopyBufferInfo {
+                    buffer,
+                    layout: wgpu::TexelCopyBufferLayout {
+                        offset: rows.offset,
+                        bytes_per_row: Some(rows.pitch),
+                        rows_per_image: None,
+                    },
+                },
+                rows.extent,
+            );
+        }
+    }
+
+    /// Records copying planes laid out as `planes` in `buffer` into the slot.
+    pub fn encode_copy_in(&self, encoder: &mut wgpu::CommandEncoder, buffer: &wgpu::Buffer, planes: &[PlaneRows]) {
+        encode_plane_copies(encoder, buffer, 0, planes, self.planes.iter().map(|p| &p.texture));
     }
 
     /// Queues a copy of one frame's planes: their rows are written into the slot's staging

@@ -52,6 +52,8 @@ pub struct PacketProps {
 pub struct Fields {
     pub interlaced: bool,
     pub top_first: bool,
+    /// A field of the frame is shown twice (FFmpeg's `repeat_pict`: soft telecine).
+    pub repeated: bool,
 }
 
 impl Fields {
@@ -97,6 +99,7 @@ impl PacketProps {
             fields: Fields {
                 interlaced: frame.is_interlaced(),
                 top_first: frame.is_top_first(),
+                repeated: frame.repeat() != 0.0,
             },
         }
     }

@@ -1,0 +1,323 @@
+//! Deinterlacing, the step of video in between a frame's planes and their conversion: FFmpeg's
+//! `bwdif` (the default) and `yadif`, equal to them sample for sample, one frame out for each
+//! frame in (`send_frame`) or one for each field (`send_field`, double rate). Both work on the
+//! planes as decoded, each plane a picture of its own, and keep one field of the frame while
+//! making the other's lines from the frames before and after.
+//!
+//! `Sequence` is FFmpeg's order of work (`yadif_common.c`): which frames each output is made
+//! from, which field it keeps, and where the first and last fields of a run are made from the
+//! frame alone. `cpu` is the filters' arithmetic line for line; `gpu` is the pass, checked
+//! against it.
+
+pub mod cpu;
+pub mod gpu;
+#[cfg(test)]
+mod tests;
+
+use crate::video::source::Fields;
+
+/// Which filter makes the missing field's lines.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Method {
+    /// FFmpeg's `bwdif`: the BBC's three-field filter with yadif's limits.
+    #[default]
+    Bwdif,
+    /// FFmpeg's `yadif`: an edge-directed spatial guess kept within the temporal neighbours.
+    Yadif,
+}
+
+/// How many frames come out (FFmpeg's `mode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Rate {
+    /// One frame for each frame (`send_frame`).
+    #[default]
+    Frame,
+    /// One frame for each field (`send_field`): 50i comes out as 50p.
+    Field,
+}
+
+/// Which field comes first in time (FFmpeg's `parity`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Parity {
+    /// As each frame is flagged; top first where it is flagged progressive.
+    #[default]
+    Auto,
+    Tff,
+    Bff,
+}
+
+/// A deinterlacer as FFmpeg's options set one: `bwdif`, `yadif=mode=send_field:parity=tff`,
+/// `bwdif=1:0:1` (mode, parity, deint by position).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Deinterlacer {
+    pub method: Method,
+    pub rate: Rate,
+    pub parity: Parity,
+    /// Only frames flagged interlaced (FFmpeg's `deint=interlaced`; `--deinterlace auto`);
+    /// the others pass as they are.
+    pub only_interlaced: bool,
+    /// yadif's and bwdif's spatial interlacing check left out (yadif's `send_*_nospatial`).
+    pub no_spatial_check: bool,
+}
+
+impl std::str::FromStr for Deinterlacer {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (name, options) = s.split_once('=').unwrap_or((s, ""));
+        let method = match name.trim() {
+            "bwdif" => Method::Bwdif,
+            "yadif" => Method::Yadif,
+            other => return Err(format!("'{other}' is not a deinterlacer (bwdif or yadif)")),
+        };
+        let mut filter = Self {
+            method,
+            ..Self::default()
+        };
+        let keys = ["mode", "parity", "deint"];
+        for (position, option) in options.split(':').filter(|o| !o.is_empty()).enumerate() {
+            let (key, value) = match option.split_once('=') {
+                Some((key, value)) => (key.trim(), value.trim()),
+                None => (
+                    *keys
+                        .get(position)
+                        .ok_or_else(|| format!("'{option}': too many options"))?,
+                    option.trim(),
+                ),
+            };
+            filter.set(key, value)?;
+        }
+        if filter.no_spatial_check && method == Method::Bwdif {
+            return Err("bwdif has no mode without its spatial check (send_frame or send_field)".into());
+        }
+        Ok(filter)
+    }
+}
+
+impl Deinterlacer {
+    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let bad = || format!("'{value}' is not a value of {key}");
+        match key {
+            "mode" => {
+                let (rate, no_spatial) = match value {
+                    "send_frame" | "0" => (Rate::Frame, false),
+                    "send_field" | "1" => (Rate::Field, false),
+                    "send_frame_nospatial" | "2" => (Rate::Frame, true),
+                    "send_field_nospatial" | "3" => (Rate::Field, true),
+                    _ => return Err(bad()),
+                };
+                self.rate = rate;
+                self.no_spatial_check = no_spatial;
+            }
+            "parity" => {
+                self.parity = match value {
+                    "auto" | "-1" => Parity::Auto,
+                    "tff" | "0" => Parity::Tff,
+                    "bff" | "1" => Parity::Bff,
+                    _ => return Err(bad()),
+                }
+            }
+            "deint" => {
+                self.only_interlaced = match value {
+                    "all" | "0" => false,
+                    "interlaced" | "1" => true,
+                    _ => return Err(bad()),
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "'{key}' is not an option of the deinterlacer (mode, parity, deint)"
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// The filter as FFmpeg writes it (`bwdif=mode=send_field:parity=auto:deint=all`).
+    pub fn ffmpeg_filter(&self) -> String {
+        let name = match self.method {
+            Method::Bwdif => "bwdif",
+            Method::Yadif => "yadif",
+        };
+        let mode = match (self.rate, self.no_spatial_check) {
+            (Rate::Frame, false) => "send_frame",
+            (Rate::Field, false) => "send_field",
+            (Rate::Frame, true) => "send_frame_nospatial",
+            (Rate::Field, true) => "send_field_nospatial",
+        };
+        let parity = match self.parity {
+            Parity::Auto => "auto",
+            Parity::Tff => "tff",
+            Parity::Bff => "bff",
+        };
+        let deint = if self.only_interlaced { "interlaced" } else { "all" };
+        format!("{name}=mode={mode}:parity={parity}:deint={deint}")
+    }
+}
+
+/// One field made: which lines are kept and where the others come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldJob {
+    /// Lines `y` with `(y ^ parity) & 1 == 1` are made; the others are the frame's own.
+    pub parity: u32,
+    /// Whether the frame's top field is the earlier (the filters' `tff`).
+    pub tff: bool,
+    /// The first field of a run, or the last: bwdif makes it from the frame alone (FFmpeg's
+    /// `YADIF_FIELD_END`); yadif makes every field alike.
+    pub edge: bool,
+}
+
+impl FieldJob {
+    /// The filters' `parity ^ tff`: whether the field made lies between the previous frame and
+    /// this one (1) or between this one and the next (0).
+    pub fn order(self) -> u32 {
+        self.parity ^ u32::from(self.tff)
+    }
+}
+
+/// One picture out of the deinterlacer: frame `cur` with one field made from frames `prev`,
+/// `cur` and `next` (which are `cur` again at a run's ends), or `cur` as it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Output {
+    pub prev: u64,
+    pub cur: u64,
+    pub next: u64,
+    /// None: `cur` passes as it is (flagged progressive, `deint=interlaced`).
+    pub field: Option<FieldJob>,
+    /// The second picture of `cur` (field rate).
+    pub second: bool,
+    /// The time, in half the stream's time base (FFmpeg's output time base), if known.
+    pub pts: Option<i64>,
+}
+
+/// A frame the sequence holds: its number, time and flags.
+#[derive(Clone, Copy, Debug)]
+struct Held {
+    id: u64,
+    pts: Option<i64>,
+    fields: Fields,
+}
+
+/// FFmpeg's order of deinterlacing work (`ff_yadif_filter_frame`, `ff_yadif_request_frame`):
+/// frames go in as decoded, with their flags; each frame's pictures come out once the frame
+/// after it is in (`push`), the last one's when the stream ends (`finish`).
+#[derive(Clone, Debug)]
+pub struct Sequence {
+    filter: Deinterlacer,
+    prev: Option<Held>,
+    cur: Option<Held>,
+    next: Option<Held>,
+    /// The next field made is a run's first (or last): FFmpeg's `current_field` at
+    /// `YADIF_FIELD_END`.
+    edge: bool,
+}
+
+impl Sequence {
+    pub fn new(filter: Deinterlacer) -> Self {
+        Self {
+            filter,
+            prev: None,
+            cur: None,
+            next: None,
+            edge: false,
+        }
+    }
+
+    pub fn filter(&self) -> Deinterlacer {
+        self.filter
+    }
+
+    /// Frame `id` (time `pts` in the stream's time base, flagged `fields`) in: the pictures of
+    /// the frame before it out, none for the first frame.
+    pub fn push(&mut self, id: u64, pts: Option<i64>, fields: Fields) -> Vec<Output> {
+        self.prev = self.cur.take();
+        self.cur = self.next.take();
+        self.next = Some(Held { id, pts, fields });
+        if self.cur.is_none() {
+            self.cur = self.next;
+            self.edge = true;
+            return Vec::new();
+        }
+        self.pictures(false)
+    }
+
+    /// The stream ended: the last frame's pictures, made with itself as the frame after it.
+    pub fn finish(&mut self) -> Vec<Output> {
+        let Some(next) = self.next else {
+            return Vec::new();
+        };
+        self.prev = self.cur.take();
+        self.cur = Some(next);
+        // The frame after the last is the last again, a frame's time later.
+        let pts = match (self.prev.and_then(|p| p.pts), next.pts) {
+            (Some(before), Some(last)) => Some(2 * last - before),
+            _ => None,
+        };
+        self.next = Some(Held { pts, ..next });
+        self.prev.get_or_insert(next);
+        // FFmpeg's `YADIF_FIELD_BACK_END`: the last frame's first field is made as any other,
+        // its second from the frame alone.
+        self.edge = false;
+        let pictures = self.pictures(true);
+        self.next = None;
+        pictures
+    }
+
+    /// The pictures of `cur`, between `prev` and `next`.
+    fn pictures(&mut self, last: bool) -> Vec<Output> {
+        let (prev, cur, next) = match (self.prev, self.cur, self.next) {
+            (Some(p), Some(c), Some(n)) => (p, c, n),
+            _ => return Vec::new(),
+        };
+        let filter = self.filter;
+        let pts = cur.pts.map(|p| p * 2);
+        // Progressive frames pass under `deint=interlaced`, and beside a repeated field.
+        let only = filter.only_interlaced;
+        if only
+            && (!cur.fields.interlaced
+                || (!prev.fields.interlaced && prev.fields.repeated)
+                || (!next.fields.interlaced && next.fields.repeated))
+        {
+            return vec![Output {
+                prev: prev.id,
+                cur: cur.id,
+                next: next.id,
+                field: None,
+                second: false,
+                pts,
+            }];
+        }
+        let tff = match filter.parity {
+            Parity::Auto => !cur.fields.interlaced || cur.fields.top_first,
+            Parity::Tff => true,
+            Parity::Bff => false,
+        };
+        let first = FieldJob {
+            parity: u32::from(!tff),
+            tff,
+            edge: self.edge,
+        };
+        self.edge = false;
+        let mut out = vec![Output {
+            prev: prev.id,
+            cur: cur.id,
+            next: next.id,
+            field: Some(first),
+            second: false,
+            pts,
+        }];
+        if filter.rate == Rate::Field {
+            out.push(Output {
+                field: Some(FieldJob {
+                    parity: u32::from(tff),
+                    tff,
+                    edge: last,
+                }),
+                second: true,
+                pts: cur.pts.zip(next.pts).map(|(c, n)| c + n),
+                ..out[0]
+            });
+        }
+        out
+    }
+}

@@ -1,0 +1,307 @@
+//! Deinterlacing equal to FFmpeg's `bwdif` and `yadif`: every output frame of the CPU twin and
+//! of the GPU pass, sample for sample, against the `ffmpeg` CLI's on the same decoded frames
+//! (both modes, every parity, 8 and 10 bits, 4:2:0 and 4:2:2, PAL and NTSC sizes, first and
+//! last frames included).
+
+mod common;
+
+use common::{fixture, repo_path};
+use histoplay::gpu::readback::read_buffer;
+use histoplay::video::deinterlace::cpu::{make_field, PlaneGeometry};
+use histoplay::video::deinterlace::gpu::DeinterlacePass;
+use histoplay::video::deinterlace::{Deinterlacer, Output, Sequence};
+use histoplay::video::format::{PlaneData, PlaneLayout};
+use histoplay::video::source::VideoSource;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// A third of a second of the sample scaled to `size`, interlaced from 50p by FFmpeg's `interlace`
+/// filter (each field from its own moment, as a camera takes them), coded by `codec` args.
+fn interlaced(name: &str, size: &str, scan: &str, codec: &[&str]) -> PathBuf {
+    let sample = repo_path("media/sample-540p.mp4");
+    let rate = if size.ends_with(":480") { "60000/1001" } else { "50" };
+    let filter = format!("fps={rate},scale={size},interlace=scan={scan}:lowpass=0");
+    let mut args = vec!["-i", sample.to_str().unwrap(), "-t", "0.2", "-an", "-vf", &filter];
+    args.extend_from_slice(codec);
+    fixture(name, &args)
+}
+
+/// PAL 4:2:0 8-bit H.264, top field first, coded as fields.
+fn pal_h264() -> PathBuf {
+    interlaced(
+        "deint-pal-h264.mkv",
+        "720:576",
+        "tff",
+        &[
+            "-c:v",
+            "libx264",
+            "-crf",
+            "20",
+            "-flags",
+            "+ilme+ildct",
+            "-x264-params",
+            "tff=1",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    )
+}
+
+/// NTSC 4:2:2 8-bit MPEG-2, bottom field first.
+fn ntsc_mpeg2() -> PathBuf {
+    interlaced(
+        "deint-ntsc-mpeg2.ts",
+        "720:480",
+        "bff",
+        &[
+            "-c:v",
+            "mpeg2video",
+            "-q:v",
+            "3",
+            "-flags",
+            "+ilme+ildct",
+            "-top",
+            "0",
+            "-pix_fmt",
+            "yuv422p",
+        ],
+    )
+}
+
+/// PAL 4:2:2 10-bit ProRes, top field first.
+fn pal_prores() -> PathBuf {
+    interlaced(
+        "deint-pal-prores.mov",
+        "720:576",
+        "tff",
+        &[
+            "-c:v",
+            "prores_ks",
+            "-profile:v",
+            "2",
+            "-flags",
+            "+ilme",
+            "-top",
+            "1",
+            "-pix_fmt",
+            "yuv422p10le",
+        ],
+    )
+}
+
+/// 4:2:0 10-bit FFV1 (the archivists' codec) at an odd size (chroma covering a last half
+/// pixel), flagged progressive.
+fn odd_ffv1_10bit() -> PathBuf {
+    interlaced(
+        "deint-odd-ffv1-10.mkv",
+        "353:241",
+        "tff",
+        &["-c:v", "ffv1", "-level", "3", "-pix_fmt", "yuv420p10le"],
+    )
+}
+
+fn pix_fmt(layout: PlaneLayout) -> &'static str {
+    match layout {
+        PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 1,
+            bits: 8,
+        } => "yuv420p",
+        PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 0,
+            bits: 8,
+        } => "yuv422p",
+        PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 1,
+            bits: 10,
+        } => "yuv420p10le",
+        PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 0,
+            bits: 10,
+        } => "yuv422p10le",
+        other => panic!("no test pixel format for {other:?}"),
+    }
+}
+
+/// FFmpeg's frames after `filter`, each its planes' bytes without padding.
+fn ffmpeg_frames(path: &Path, filter: &str, layout: PlaneLayout, frame_bytes: usize) -> Vec<Vec<u8>> {
+    let out = std::process::Command::new("ffmpeg")
+        .args(["-v", "error", "-threads", "1", "-i"])
+        .arg(path)
+        .args([
+            "-vf",
+            filter,
+            "-fps_mode",
+            "passthrough",
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            pix_fmt(layout),
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.stdout.len() % frame_bytes, 0);
+    out.stdout.chunks(frame_bytes).map(<[u8]>::to_vec).collect()
+}
+
+/// Each frame of `path`'s planes as the filters read them, and the pictures `filter` makes of
+/// them in order.
+fn decoded(path: &Path, filter: Deinterlacer) -> (Vec<PlaneGeometry>, HashMap<u64, Vec<Vec<u16>>>, Vec<Output>) {
+    let mut source = VideoSource::open(path).unwrap();
+    let format = source.info.format;
+    let geometry = PlaneGeometry::of(&format);
+    let mut sequence = Sequence::new(filter);
+    let (mut frames, mut outputs) = (HashMap::new(), Vec::new());
+    while let Some(frame) = source.next_frame().unwrap() {
+        let planes = frame.planes(format.layout);
+        let samples = geometry.iter().zip(&planes).map(|(g, p)| g.read(p)).collect();
+        frames.insert(frame.index, samples);
+        outputs.extend(sequence.push(frame.index, Some(frame.pts), frame.packet.fields));
+    }
+    outputs.extend(sequence.finish());
+    (geometry, frames, outputs)
+}
+
+/// The twin's picture `output`, its planes' bytes without padding.
+fn twin_picture(
+    filter: Deinterlacer,
+    geometry: &[PlaneGeometry],
+    frames: &HashMap<u64, Vec<Vec<u16>>>,
+    output: &Output,
+) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for (i, plane) in geometry.iter().enumerate() {
+        let [prev, cur, next] = [output.prev, output.cur, output.next].map(|id| frames[&id][i].as_slice());
+        let samples = match output.field {
+            Some(job) => make_field(filter.method, plane, job, !filter.no_spatial_check, [prev, cur, next]),
+            None => cur.to_vec(),
+        };
+        let row = plane.row_samples() * if plane.wide { 2 } else { 1 };
+        bytes.extend(plane.write(&samples, row));
+    }
+    bytes
+}
+
+/// Every picture of `picture`'s making equals FFmpeg's after the same filter.
+fn assert_equal_to_ffmpeg(
+    path: &Path,
+    filter: &str,
+    picture: impl Fn(Deinterlacer, &[PlaneGeometry], &HashMap<u64, Vec<Vec<u16>>>, &Output) -> Vec<u8>,
+) {
+    let filter: Deinterlacer = filter.parse().unwrap();
+    let (geometry, frames, outputs) = decoded(path, filter);
+    let layout = VideoSource::open(path).unwrap().info.format.layout;
+    let frame_bytes = geometry.iter().map(|g| g.samples() * if g.wide { 2 } else { 1 }).sum();
+    let reference = ffmpeg_frames(path, &filter.ffmpeg_filter(), layout, frame_bytes);
+    assert_eq!(
+        outputs.len(),
+        reference.len(),
+        "{}: pictures out of {} frames",
+        filter.ffmpeg_filter(),
+        frames.len()
+    );
+    for (n, (output, expected)) in outputs.iter().zip(&reference).enumerate() {
+        let got = picture(filter, &geometry, &frames, output);
+        if got != *expected {
+            let at = got.iter().zip(expected).position(|(a, b)| a != b).unwrap();
+            panic!(
+                "{} on {}: picture {n} ({output:?}) differs first at byte {at} of {}: {} against FFmpeg's {}",
+                filter.ffmpeg_filter(),
+                path.display(),
+                got.len(),
+                got[at],
+                expected[at]
+            );
+        }
+    }
+}
+
+#[test]
+fn the_twin_equals_bwdif_in_every_mode_and_parity() {
+    let clips = [pal_h264(), ntsc_mpeg2(), pal_prores(), odd_ffv1_10bit()];
+    for clip in &clips {
+        for filter in [
+            "bwdif",
+            "bwdif=mode=send_field",
+            "bwdif=send_field:parity=tff",
+            "bwdif=send_frame:bff",
+        ] {
+            assert_equal_to_ffmpeg(clip, filter, twin_picture);
+        }
+    }
+    // Only frames flagged interlaced: the progressive clip passes untouched.
+    assert_equal_to_ffmpeg(&pal_h264(), "bwdif=send_field:deint=interlaced", twin_picture);
+    assert_equal_to_ffmpeg(&odd_ffv1_10bit(), "bwdif=send_field:deint=interlaced", twin_picture);
+}
+
+#[test]
+fn the_twin_equals_yadif_in_every_mode_and_parity() {
+    let clips = [pal_h264(), ntsc_mpeg2(), pal_prores(), odd_ffv1_10bit()];
+    for clip in &clips {
+        for filter in [
+            "yadif",
+            "yadif=mode=send_field",
+            "yadif=send_field:tff",
+            "yadif=send_frame_nospatial:bff",
+        ] {
+            assert_equal_to_ffmpeg(clip, filter, twin_picture);
+        }
+    }
+    assert_equal_to_ffmpeg(&ntsc_mpeg2(), "yadif=1:-1:1", twin_picture);
+}
+
+/// Every picture of the GPU pass equals FFmpeg's after `filter`.
+fn assert_gpu_equal_to_ffmpeg(path: &Path, filter: &str) {
+    let ctx = common::gpu();
+    let format = VideoSource::open(path).unwrap().info.format;
+    let pass = DeinterlacePass::new(&ctx.device, &format, filter.parse().unwrap()).unwrap();
+    let gpu_picture =
+        |_: Deinterlacer, geometry: &[PlaneGeometry], frames: &HashMap<u64, Vec<Vec<u16>>>, output: &Output| {
+            for id in [output.prev, output.cur, output.next] {
+                let bytes: Vec<Vec<u8>> = geometry
+                    .iter()
+                    .zip(&frames[&id])
+                    .map(|(g, samples)| g.write(samples, g.row_samples() * if g.wide { 2 } else { 1 }))
+                    .collect();
+                let planes: Vec<PlaneData> = geometry
+                    .iter()
+                    .zip(&bytes)
+                    .map(|(g, data)| PlaneData {
+                        data,
+                        stride: g.row_samples() * if g.wide { 2 } else { 1 },
+                    })
+                    .collect();
+                pass.keep_from_memory(&ctx.queue, id, &planes);
+            }
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            pass.encode_made(&mut encoder, output);
+            ctx.queue.submit([encoder.finish()]);
+            let size = pass.made().size();
+            let made = read_buffer(&ctx, pass.made(), 0, size).unwrap();
+            let mut picture = Vec::new();
+            for rows in pass.planes() {
+                for row in 0..rows.rows {
+                    let at = rows.offset as usize + row * rows.pitch as usize;
+                    picture.extend_from_slice(&made[at..at + rows.row_bytes]);
+                }
+            }
+            picture
+        };
+    assert_equal_to_ffmpeg(path, filter, gpu_picture);
+}
+
+#[test]
+fn the_gpu_pass_equals_bwdif_and_yadif() {
+    for clip in [pal_h264(), ntsc_mpeg2(), pal_prores(), odd_ffv1_10bit()] {
+        for filter in ["bwdif=send_field", "yadif=send_field", "bwdif=send_frame:bff"] {
+            assert_gpu_equal_to_ffmpeg(&clip, filter);
+        }
+    }
+    assert_gpu_equal_to_ffmpeg(&pal_h264(), "yadif=send_frame_nospatial:tff");
+    assert_gpu_equal_to_ffmpeg(&pal_h264(), "bwdif=send_field:deint=interlaced");
+}
