@@ -149,9 +149,12 @@ fn ffmpeg_frames(path: &Path, filter: &str, layout: PlaneLayout, frame_bytes: us
     out.stdout.chunks(frame_bytes).map(<[u8]>::to_vec).collect()
 }
 
+/// Each decoded frame's planes, by frame number, as the filters read them.
+type Frames = HashMap<u64, Vec<Vec<u16>>>;
+
 /// Each frame of `path`'s planes as the filters read them, and the pictures `filter` makes of
 /// them in order.
-fn decoded(path: &Path, filter: Deinterlacer) -> (Vec<PlaneGeometry>, HashMap<u64, Vec<Vec<u16>>>, Vec<Output>) {
+fn decoded(path: &Path, filter: Deinterlacer) -> (Vec<PlaneGeometry>, Frames, Vec<Output>) {
     let mut source = VideoSource::open(path).unwrap();
     let format = source.info.format;
     let geometry = PlaneGeometry::of(&format);
@@ -168,12 +171,7 @@ fn decoded(path: &Path, filter: Deinterlacer) -> (Vec<PlaneGeometry>, HashMap<u6
 }
 
 /// The twin's picture `output`, its planes' bytes without padding.
-fn twin_picture(
-    filter: Deinterlacer,
-    geometry: &[PlaneGeometry],
-    frames: &HashMap<u64, Vec<Vec<u16>>>,
-    output: &Output,
-) -> Vec<u8> {
+fn twin_picture(filter: Deinterlacer, geometry: &[PlaneGeometry], frames: &Frames, output: &Output) -> Vec<u8> {
     let mut bytes = Vec::new();
     for (i, plane) in geometry.iter().enumerate() {
         let [prev, cur, next] = [output.prev, output.cur, output.next].map(|id| frames[&id][i].as_slice());
@@ -191,7 +189,7 @@ fn twin_picture(
 fn assert_equal_to_ffmpeg(
     path: &Path,
     filter: &str,
-    picture: impl Fn(Deinterlacer, &[PlaneGeometry], &HashMap<u64, Vec<Vec<u16>>>, &Output) -> Vec<u8>,
+    picture: impl Fn(Deinterlacer, &[PlaneGeometry], &Frames, &Output) -> Vec<u8>,
 ) {
     let filter: Deinterlacer = filter.parse().unwrap();
     let (geometry, frames, outputs) = decoded(path, filter);
@@ -260,38 +258,37 @@ fn assert_gpu_equal_to_ffmpeg(path: &Path, filter: &str) {
     let ctx = common::gpu();
     let format = VideoSource::open(path).unwrap().info.format;
     let pass = DeinterlacePass::new(&ctx.device, &format, filter.parse().unwrap()).unwrap();
-    let gpu_picture =
-        |_: Deinterlacer, geometry: &[PlaneGeometry], frames: &HashMap<u64, Vec<Vec<u16>>>, output: &Output| {
-            for id in [output.prev, output.cur, output.next] {
-                let bytes: Vec<Vec<u8>> = geometry
-                    .iter()
-                    .zip(&frames[&id])
-                    .map(|(g, samples)| g.write(samples, g.row_samples() * if g.wide { 2 } else { 1 }))
-                    .collect();
-                let planes: Vec<PlaneData> = geometry
-                    .iter()
-                    .zip(&bytes)
-                    .map(|(g, data)| PlaneData {
-                        data,
-                        stride: g.row_samples() * if g.wide { 2 } else { 1 },
-                    })
-                    .collect();
-                pass.keep_from_memory(&ctx.queue, id, &planes);
+    let gpu_picture = |_: Deinterlacer, geometry: &[PlaneGeometry], frames: &Frames, output: &Output| {
+        for id in [output.prev, output.cur, output.next] {
+            let bytes: Vec<Vec<u8>> = geometry
+                .iter()
+                .zip(&frames[&id])
+                .map(|(g, samples)| g.write(samples, g.row_samples() * if g.wide { 2 } else { 1 }))
+                .collect();
+            let planes: Vec<PlaneData> = geometry
+                .iter()
+                .zip(&bytes)
+                .map(|(g, data)| PlaneData {
+                    data,
+                    stride: g.row_samples() * if g.wide { 2 } else { 1 },
+                })
+                .collect();
+            pass.keep_from_memory(&ctx.queue, id, &planes);
+        }
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        pass.encode_made(&mut encoder, output);
+        ctx.queue.submit([encoder.finish()]);
+        let size = pass.made().size();
+        let made = read_buffer(&ctx, pass.made(), 0, size).unwrap();
+        let mut picture = Vec::new();
+        for rows in pass.planes() {
+            for row in 0..rows.rows {
+                let at = rows.offset as usize + row * rows.pitch as usize;
+                picture.extend_from_slice(&made[at..at + rows.row_bytes]);
             }
-            let mut encoder = ctx.device.create_command_encoder(&Default::default());
-            pass.encode_made(&mut encoder, output);
-            ctx.queue.submit([encoder.finish()]);
-            let size = pass.made().size();
-            let made = read_buffer(&ctx, pass.made(), 0, size).unwrap();
-            let mut picture = Vec::new();
-            for rows in pass.planes() {
-                for row in 0..rows.rows {
-                    let at = rows.offset as usize + row * rows.pitch as usize;
-                    picture.extend_from_slice(&made[at..at + rows.row_bytes]);
-                }
-            }
-            picture
-        };
+        }
+        picture
+    };
     assert_equal_to_ffmpeg(path, filter, gpu_picture);
 }
 
@@ -304,4 +301,124 @@ fn the_gpu_pass_equals_bwdif_and_yadif() {
     }
     assert_gpu_equal_to_ffmpeg(&pal_h264(), "yadif=send_frame_nospatial:tff");
     assert_gpu_equal_to_ffmpeg(&pal_h264(), "bwdif=send_field:deint=interlaced");
+}
+
+/// `histoplay report --csv` of `path` with `args`: the header and each row.
+fn report_csv(path: &Path, args: &[&str]) -> (Vec<String>, Vec<Vec<String>>) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("report")
+        .arg(path)
+        .arg("--csv")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text
+        .lines()
+        .map(|l| l.split(',').map(str::to_string).collect::<Vec<_>>());
+    (lines.next().unwrap(), lines.collect())
+}
+
+/// `report --deinterlace yes` of `path` (its frames `range`, pictures `pictures` of the whole
+/// run) gives, picture for picture, the signalstats values and times ffprobe gives after the
+/// same filter.
+fn assert_report_equals_ffprobe(
+    path: &Path,
+    filter: &str,
+    range: Option<&str>,
+    pictures: Option<std::ops::Range<usize>>,
+) {
+    let mut args = vec!["--deinterlace", "yes", "--deinterlacer", filter];
+    if let Some(range) = range {
+        args.extend(["--frames", range]);
+    }
+    let (header, rows) = report_csv(path, &args);
+    // The CPU twin's run gives the same.
+    args.push("--cpu");
+    assert_eq!(
+        report_csv(path, &args),
+        (header.clone(), rows.clone()),
+        "{filter} --cpu"
+    );
+    let ffmpeg_filter = filter.parse::<Deinterlacer>().unwrap().ffmpeg_filter();
+    let expected = common::ffprobe_stats_after(path, Some(&ffmpeg_filter));
+    let pictures = pictures.unwrap_or(0..expected.len());
+    assert_eq!(rows.len(), pictures.len(), "{filter} on {}", path.display());
+    for (row, n) in rows.iter().zip(pictures) {
+        let mut tags = expected[n].clone();
+        let time: f64 = tags.remove("pts_time").unwrap().parse().unwrap();
+        assert_eq!(row[0], n.to_string(), "{filter}: the picture's number");
+        assert!(
+            (row[1].parse::<f64>().unwrap() - time).abs() < 1e-6,
+            "{filter} picture {n}: {} against {time}",
+            row[1]
+        );
+        let ours: std::collections::BTreeMap<String, String> =
+            header[2..].iter().cloned().zip(row[2..].iter().cloned()).collect();
+        assert_eq!(ours, tags, "{filter} on {}: picture {n}", path.display());
+    }
+}
+
+#[test]
+fn report_deinterlaced_gives_ffprobes_values_after_the_filter() {
+    let (pal, ntsc, prores) = (pal_h264(), ntsc_mpeg2(), pal_prores());
+    assert_report_equals_ffprobe(&pal, "bwdif", None, Some(0..5));
+    // 5 frames: 10 pictures a field at a time.
+    assert_report_equals_ffprobe(&pal, "bwdif=mode=send_field", None, Some(0..10));
+    assert_report_equals_ffprobe(&ntsc, "yadif=send_field", None, None);
+    assert_report_equals_ffprobe(&prores, "yadif=send_frame:tff", None, None);
+    assert_report_equals_ffprobe(&prores, "bwdif=send_field", None, None);
+    // A range: its first picture made with the frame before it, its last with the one after,
+    // its differences from the picture before it, as in the whole run.
+    assert_report_equals_ffprobe(&pal, "bwdif=send_field", Some("2..4"), Some(4..8));
+    assert_report_equals_ffprobe(&ntsc, "bwdif", Some("1..=1"), Some(1..2));
+}
+
+#[test]
+fn hist_and_scope_count_the_deinterlaced_pictures() {
+    let clip = ntsc_mpeg2();
+    let run = |command: &str, args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .arg(command)
+            .arg(&clip)
+            .args(["--frames", "2..4"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(common::json)
+            .collect::<Vec<_>>()
+    };
+    let field_rate = ["--deinterlace", "yes", "--deinterlacer", "yadif=send_field"];
+    for command in ["hist", "scope"] {
+        let made = run(command, &field_rate);
+        // Frames 2 and 3, a picture a field: pictures 4 to 7, at the fields' times.
+        let numbers: Vec<u64> = made.iter().map(|line| line["frame"].as_u64().unwrap()).collect();
+        assert_eq!(numbers, [4, 5, 6, 7], "{command}");
+        let times: Vec<f64> = made.iter().map(|line| line["pts"].as_f64().unwrap()).collect();
+        let field = 1001.0 / 60000.0;
+        for (time, n) in times.iter().zip(4..) {
+            assert!(
+                (time - times[0] - f64::from(n - 4) * field).abs() < 1e-4,
+                "{command}: {times:?}"
+            );
+        }
+        // Counted on the CPU twin, the same; and not the frames as they are.
+        let cpu = run(command, &[&field_rate[..], &["--cpu"]].concat());
+        assert_eq!(made, cpu, "{command} --cpu");
+        let frames = run(command, &[]);
+        assert_eq!(frames.len(), 2);
+        let counts = |line: &serde_json::Value| {
+            let mut line = line.clone();
+            let object = line.as_object_mut().unwrap();
+            object.remove("frame");
+            object.remove("pts");
+            line
+        };
+        assert_ne!(counts(&frames[0]), counts(&made[0]), "{command}");
+    }
 }

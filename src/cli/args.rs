@@ -153,6 +153,49 @@ impl AdjustArgs {
     }
 }
 
+/// Deinterlacing, as options (mpv's `--deinterlace`, FFmpeg's filters by their syntax).
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct DeinterlaceArgs {
+    /// Deinterlace: no, yes (every frame) or auto (only frames flagged interlaced, as FFmpeg's
+    /// deint=interlaced).
+    #[arg(long, value_enum, default_value_t = Deinterlace::No)]
+    pub deinterlace: Deinterlace,
+    /// The deinterlacer, in FFmpeg's syntax: bwdif or yadif, with mode (send_frame: a frame
+    /// for each frame; send_field: one for each field, at twice the rate), parity (auto, tff,
+    /// bff) and deint, e.g. 'bwdif=mode=send_field' or 'yadif=1:tff'. The output equals
+    /// FFmpeg's filter's.
+    #[arg(long, value_name = "FILTER", default_value = "bwdif", value_parser = parse_deinterlacer)]
+    pub deinterlacer: crate::video::deinterlace::Deinterlacer,
+}
+
+/// Whether frames are deinterlaced (mpv's option).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Deinterlace {
+    #[default]
+    No,
+    Yes,
+    Auto,
+}
+
+fn parse_deinterlacer(s: &str) -> Result<crate::video::deinterlace::Deinterlacer, String> {
+    s.parse()
+}
+
+impl DeinterlaceArgs {
+    /// The deinterlacer asked for, if any.
+    pub fn filter(self) -> Option<crate::video::deinterlace::Deinterlacer> {
+        let filter = self.deinterlacer;
+        match self.deinterlace {
+            Deinterlace::No => None,
+            Deinterlace::Yes => Some(filter),
+            Deinterlace::Auto => Some(crate::video::deinterlace::Deinterlacer {
+                only_interlaced: true,
+                ..filter
+            }),
+        }
+    }
+}
+
 /// Marks on the picture, as options: the player starts with them, `render` draws them as the
 /// player does.
 #[derive(clap::Args, Clone, Debug)]

@@ -9,7 +9,7 @@ use crate::engine::histogram::{self, Histogram, DEFAULT_BINS};
 use crate::engine::{EngineConfig, HistogramEngine};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
-use crate::headless::{cpu_frames, gpu_frames, prepare, ClipError, FrameRange};
+use crate::headless::{cpu_frames_with, gpu_frames, prepare, ClipError, FrameRange};
 use crate::pipeline::Look;
 use crate::render::adjust::{adjust_still, Adjustments, CpuAdjuster};
 use crate::render::lut::lut_still;
@@ -49,6 +49,8 @@ pub struct Args {
     adjust: AdjustArgs,
     #[command(flatten)]
     lut: LutArgs,
+    #[command(flatten)]
+    deinterlace: crate::cli::args::DeinterlaceArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -62,6 +64,7 @@ pub fn run(args: Args) -> Result<()> {
         region: args.region,
         adjustments: args.adjust.adjustments(),
         look: args.lut.look(given.as_ref(), tagged),
+        deinterlace: args.deinterlace.filter(),
     };
     if still::is_still_image(&args.input) {
         return hist_still_image(&args.input, range, job(None), args.cpu, args.csv);
@@ -188,7 +191,7 @@ fn hist_cpu(
     let mut written = 0;
     let mut adjuster = CpuAdjuster::new(job.adjustments, format.layout.output_bits());
     let lut = job.look.counted_tables(format.layout.output_bits());
-    cpu_frames(source, range, |words, depth, frame| {
+    cpu_frames_with(source, range, job.deinterlace, |words, depth, frame| {
         let region = job.region.unwrap_or(Region::full(format.width, format.height));
         let mut adjusted = adjuster.adjust(words);
         if let Some(tables) = &lut {
@@ -220,6 +223,8 @@ pub struct HistJob {
     pub region: Option<Region>,
     pub adjustments: Adjustments,
     pub look: Look,
+    /// Each frame deinterlaced first: the pictures are counted.
+    pub deinterlace: Option<crate::video::deinterlace::Deinterlacer>,
 }
 
 fn hist_gpu(
@@ -239,6 +244,11 @@ fn hist_gpu(
             pipeline.set_region(ctx, job.region)?;
             pipeline.set_adjustments(ctx, job.adjustments)?;
             pipeline.set_look(ctx, &job.look)?;
+            if let Some(filter) = job.deinterlace {
+                pipeline
+                    .deinterlace(ctx, filter)
+                    .map_err(|e| ClipError::Decode(e.to_string()))?;
+            }
             Ok(pipeline.engine.histogram_bytes())
         },
         |pipeline, encoder, buffer| {

@@ -59,6 +59,8 @@ pub struct Args {
     adjust: AdjustArgs,
     #[command(flatten)]
     lut: LutArgs,
+    #[command(flatten)]
+    deinterlace: crate::cli::args::DeinterlaceArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -83,6 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         region: args.region,
         adjustments: args.adjust.adjustments(),
         look: Look::default(),
+        deinterlace: args.deinterlace.filter(),
     };
     let given = args.lut.load()?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -129,6 +132,8 @@ pub struct ScopeJob {
     /// The LUT the picture is shown through (`--lut`, or a log encoding's display rendering),
     /// and whether the signal or the picture through it is counted.
     pub look: Look,
+    /// Each frame deinterlaced first: the pictures are counted.
+    pub deinterlace: Option<crate::video::deinterlace::Deinterlacer>,
 }
 
 impl ScopeJob {
@@ -284,7 +289,7 @@ pub fn scope_video<W: Write>(
     let written = if cpu {
         let mut adjuster = CpuAdjuster::new(job.adjustments, format.layout.output_bits());
         let lut = job.look.counted_tables(format.layout.output_bits());
-        hist::cpu_frames(source, range, |words, depth, frame| {
+        hist::cpu_frames_with(source, range, job.deinterlace, |words, depth, frame| {
             let mut adjusted = adjuster.adjust(words);
             if let Some(tables) = &lut {
                 adjusted = tables.apply_words(&adjusted);
@@ -303,6 +308,11 @@ pub fn scope_video<W: Write>(
                 pipeline.set_scope(ctx, Some((job.kind, job.columns)))?;
                 pipeline.set_adjustments(ctx, job.adjustments)?;
                 pipeline.set_look(ctx, &job.look)?;
+                if let Some(filter) = job.deinterlace {
+                    pipeline
+                        .deinterlace(ctx, filter)
+                        .map_err(|e| ClipError::Decode(e.to_string()))?;
+                }
                 let (_, target) = pipeline.scope().expect("the scope was just set");
                 Ok(target.counts.size())
             },

@@ -4,6 +4,7 @@
 //! read back through a ring of mapped buffers, in order.
 
 pub mod compare;
+mod fields;
 pub mod offscreen;
 pub mod progress;
 
@@ -13,9 +14,12 @@ use crate::gpu::{GpuContext, GpuError};
 use crate::pipeline::FramePipeline;
 use crate::scope::Region;
 use crate::video::convert::convert_cpu;
-use crate::video::decoder::{DecodeThread, DecoderEvent};
+use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
+use crate::video::deinterlace::Deinterlacer;
+use crate::video::deinterlace::Output;
 use crate::video::ring::RING_SLOTS;
 use crate::video::source::{CatchUp, DecodedFrame, PacketProps, SeekTarget, VideoSource};
+use fields::{CpuFieldRun, FieldRun, Picture};
 use progress::Progress;
 use std::time::Duration;
 use thiserror::Error;
@@ -136,38 +140,93 @@ pub(crate) fn seek_to_frame(source: &mut VideoSource, frame: u64) {
 /// Decodes the frames of `range` and converts each on the CPU (the reference path), handing
 /// `each` the packed pixels at their depth; returns how many frames it was handed.
 pub fn cpu_frames(
+    source: VideoSource,
+    range: FrameRange,
+    each: impl FnMut(&[u32], Depth, FrameMeta) -> std::io::Result<()>,
+) -> Result<u64, ClipError> {
+    cpu_frames_with(source, range, None, each)
+}
+
+/// `cpu_frames`, each frame deinterlaced first by `filter` (the twin) where there is one: `each`
+/// gets its pictures.
+pub fn cpu_frames_with(
     mut source: VideoSource,
     range: FrameRange,
+    filter: Option<Deinterlacer>,
     mut each: impl FnMut(&[u32], Depth, FrameMeta) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
     let mut progress = Progress::new(frames_to_do(&source, range));
-    seek_to_frame(&mut source, range.start);
     let format = source.info.format;
     let depth = Depth::from_bits(format.layout.output_bits());
     let mut done = 0;
-    while let Some(frame) = source.next_frame()? {
-        if range.end.is_some_and(|e| frame.index >= e) {
-            break;
-        }
-        if !range.contains(frame.index) {
-            continue;
-        }
-        let words = convert_cpu(&format, &frame.planes(format.layout));
-        each(
-            &words,
-            depth,
-            FrameMeta {
-                index: frame.index,
-                pts: frame.pts,
-                seconds: frame.seconds,
-                pict_type: frame.pict_type,
-                packet: frame.packet,
-            },
-        )?;
+    cpu_pictures(&mut source, range, format.layout, filter, |planes, meta| {
+        each(&convert_cpu(&format, planes), depth, meta)?;
         done += 1;
         progress.tick(done);
-    }
+        Ok(())
+    })?;
     Ok(done)
+}
+
+/// Decodes the frames of `range`, their planes read as `layout`, and hands `each` the planes
+/// of each picture: each frame's, or, with `filter`, the pictures the twin makes of them.
+pub fn cpu_pictures(
+    source: &mut VideoSource,
+    range: FrameRange,
+    layout: crate::video::format::PlaneLayout,
+    filter: Option<Deinterlacer>,
+    mut each: impl FnMut(&[crate::video::format::PlaneData], FrameMeta) -> Result<(), ClipError>,
+) -> Result<(), ClipError> {
+    let format = crate::video::format::FrameFormat {
+        layout,
+        ..source.info.format
+    };
+    let mut fields = filter.map(|f| CpuFieldRun::new(f, &format, source.info.time_base));
+    // Deinterlaced, the range's first frame is made with the one before, its last with the
+    // one after.
+    let decoded = match fields {
+        Some(_) => FieldRun::decoded(range),
+        None => range,
+    };
+    seek_to_frame(source, decoded.start);
+    while let Some(frame) = source.next_frame()? {
+        let past = range.end.is_some_and(|e| frame.index >= e);
+        let after_last = fields.is_some() && range.end == Some(frame.index);
+        if !decoded.contains(frame.index) && !after_last {
+            if past {
+                return Ok(());
+            }
+            continue;
+        }
+        let meta = FrameMeta {
+            index: frame.index,
+            frame: frame.index,
+            pts: frame.pts,
+            seconds: frame.seconds,
+            pict_type: frame.pict_type,
+            packet: frame.packet,
+        };
+        let planes = frame.planes(layout);
+        match &mut fields {
+            None => each(&planes, meta)?,
+            Some(fields) => {
+                for made in fields.push(meta, &planes) {
+                    if range.contains(made.meta.frame) {
+                        each(&made.plane_data(), made.meta)?;
+                    }
+                }
+            }
+        }
+        if past {
+            return Ok(());
+        }
+    }
+    for made in fields.as_mut().map(CpuFieldRun::finish).unwrap_or_default() {
+        if range.contains(made.meta.frame) {
+            each(&made.plane_data(), made.meta)?;
+        }
+    }
+    Ok(())
 }
 
 /// How many frames a range holds, as far as the file says (exactly, or from its estimate).
@@ -201,7 +260,11 @@ pub fn decode_frame(source: &mut VideoSource, frame: u64) -> Result<DecodedFrame
 /// Which frame a result belongs to.
 #[derive(Clone, Copy, Debug)]
 pub struct FrameMeta {
+    /// The picture's number: the frame's, or at field rate (deinterlacing) 2k and 2k + 1 for
+    /// frame k's fields.
     pub index: u64,
+    /// The decoded frame the picture is (or is made from).
+    pub frame: u64,
     /// In the stream's time base.
     pub pts: i64,
     pub seconds: f64,
@@ -260,57 +323,39 @@ pub fn gpu_frames_on(
     let mut submitted = 0u64;
     let mut emitted = 0u64;
     // Frames go by once: nothing is kept for steps.
+    let mut fields = pipeline
+        .deinterlacer()
+        .map(|pass| FieldRun::new(pass.filter(), source.info.time_base));
+    // Deinterlaced, the range's first frame is made with the frame before it.
+    let decoded = match fields {
+        Some(_) => FieldRun::decoded(range),
+        None => range,
+    };
     let mut decoder = DecodeThread::spawn(source, ctx.queue.clone(), pipeline.ring.slots.clone(), 0);
     // (A live input can't seek: its frames before the range go by.)
-    if range.start > 0 && !decoder.info.live {
-        decoder.seek(SeekTarget::Frame(range.start));
+    if decoded.start > 0 && !decoder.info.live {
+        decoder.seek(SeekTarget::Frame(decoded.start));
     }
     let mut take = |bytes: &[u8], frame: FrameMeta| {
         emitted += 1;
         emit(&pipeline, bytes, frame)
     };
-    loop {
-        let event = decoder
-            .next_current(stalled)
-            .ok_or_else(|| ClipError::Decode("the decoder stopped responding".into()))?;
-        let frame = match event {
-            DecoderEvent::Frame(frame) => frame,
-            DecoderEvent::EndOfStream { .. } => break,
-            DecoderEvent::Failed { message, .. } => return Err(ClipError::Decode(message)),
-            // Headless sources scale a changed picture to the first shape: never asked.
-            DecoderEvent::Reshaped(_) => {
-                return Err(ClipError::Decode(
-                    "the decoder asked for a ring of another shape".into(),
-                ))
-            }
-        };
-        if range.end.is_some_and(|e| frame.index >= e) {
-            decoder.release(frame.slot);
-            break;
-        }
-        // A seek's keyframe preview is not a frame of the range (the frame it stands in for
-        // follows).
-        if frame.preview || !range.contains(frame.index) {
-            decoder.release(frame.slot);
-            continue;
-        }
+    // Runs the picture in ring slot `slot` through the pipeline, made first by the
+    // deinterlacer where `made` says how.
+    let mut run = |slot: usize, meta: FrameMeta, made: Option<&Output>| -> Result<(), ClipError> {
         if readback.is_full() {
             readback.read_oldest(ctx, &mut take)?.transpose()?;
         }
         let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("headless frame"),
         });
-        pipeline.encode_frame(&mut encoder, frame.slot);
+        if let (Some(output), Some(pass)) = (made, pipeline.deinterlacer()) {
+            pass.encode(&mut encoder, output, &pipeline.ring.slots[slot]);
+        }
+        pipeline.encode_frame(&mut encoder, slot);
         copy(&pipeline, &mut encoder, readback.next_buffer());
         ctx.queue.submit([encoder.finish()]);
-        decoder.release(frame.slot);
-        readback.submitted(FrameMeta {
-            index: frame.index,
-            pts: frame.pts,
-            seconds: frame.seconds,
-            pict_type: frame.pict_type,
-            packet: frame.packet,
-        });
+        readback.submitted(meta);
         submitted += 1;
         if let Some(progress) = &mut progress {
             progress.tick(submitted);
@@ -320,11 +365,97 @@ pub fn gpu_frames_on(
         while live && !readback.is_empty() {
             readback.read_oldest(ctx, &mut take)?.transpose()?;
         }
+        Ok(())
+    };
+    loop {
+        let event = decoder
+            .next_current(stalled)
+            .ok_or_else(|| ClipError::Decode("the decoder stopped responding".into()))?;
+        let frame = match event {
+            DecoderEvent::Frame(frame) => frame,
+            DecoderEvent::EndOfStream { .. } => {
+                if let Some(fields) = &mut fields {
+                    let (pictures, done) = fields.finish();
+                    run_pictures(pictures, range, &mut run)?;
+                    done.into_iter().for_each(|slot| decoder.release(slot));
+                }
+                break;
+            }
+            DecoderEvent::Failed { message, .. } => return Err(ClipError::Decode(message)),
+            // Headless sources scale a changed picture to the first shape: never asked.
+            DecoderEvent::Reshaped(_) => {
+                return Err(ClipError::Decode(
+                    "the decoder asked for a ring of another shape".into(),
+                ))
+            }
+        };
+        // A seek's keyframe preview is not a frame of the range (the frame it stands in for
+        // follows).
+        if frame.preview || !decoded.contains(frame.index) {
+            let last = !frame.preview && range.end == Some(frame.index);
+            match fields.as_mut().filter(|_| last) {
+                // Deinterlaced, the frame after the range's last is the one its pictures are
+                // made with.
+                Some(fields) => {
+                    keep_planes(ctx, &pipeline, &frame);
+                    let (pictures, done) = fields.push(frame);
+                    run_pictures(pictures, range, &mut run)?;
+                    done.into_iter()
+                        .chain(fields.release())
+                        .for_each(|slot| decoder.release(slot));
+                }
+                None => decoder.release(frame.slot),
+            }
+            if !frame.preview && range.end.is_some_and(|e| frame.index >= e) {
+                break;
+            }
+            continue;
+        }
+        let Some(fields) = &mut fields else {
+            let meta = FrameMeta {
+                index: frame.index,
+                frame: frame.index,
+                pts: frame.pts,
+                seconds: frame.seconds,
+                pict_type: frame.pict_type,
+                packet: frame.packet,
+            };
+            run(frame.slot, meta, None)?;
+            decoder.release(frame.slot);
+            continue;
+        };
+        keep_planes(ctx, &pipeline, &frame);
+        let (pictures, done) = fields.push(frame);
+        run_pictures(pictures, range, &mut run)?;
+        done.into_iter().for_each(|slot| decoder.release(slot));
     }
     while !readback.is_empty() {
         readback.read_oldest(ctx, &mut take)?.transpose()?;
     }
     Ok(emitted)
+}
+
+/// Records keeping a frame's planes for the deinterlacer (ahead of the pictures made with it).
+fn keep_planes(ctx: &GpuContext, pipeline: &FramePipeline, frame: &ReadyFrame) {
+    if let Some(pass) = pipeline.deinterlacer() {
+        let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("keep a frame's planes"),
+        });
+        pass.encode_keep(&mut encoder, &pipeline.ring.slots[frame.slot], frame.index);
+        ctx.queue.submit([encoder.finish()]);
+    }
+}
+
+/// Runs the deinterlaced pictures of `range`'s frames (the others were only made with).
+fn run_pictures(
+    pictures: Vec<Picture>,
+    range: FrameRange,
+    run: &mut impl FnMut(usize, FrameMeta, Option<&Output>) -> Result<(), ClipError>,
+) -> Result<(), ClipError> {
+    for picture in pictures.into_iter().filter(|p| range.contains(p.meta.frame)) {
+        run(picture.slot, picture.meta, Some(&picture.output))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

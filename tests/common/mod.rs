@@ -363,7 +363,17 @@ impl JsonExt for serde_json::Value {
 
 /// ffprobe's signalstats tags of every frame of `path`, as it prints them.
 pub fn ffprobe_stats(path: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
-    let graph = format!("movie={},signalstats=stat=tout+vrep+brng", path.display());
+    ffprobe_stats_after(path, None)
+}
+
+/// `ffprobe_stats` of the frames out of `filter` (FFmpeg's syntax) where there is one; each
+/// frame's `pts_time` is there too, under `pts_time`.
+pub fn ffprobe_stats_after(
+    path: &std::path::Path,
+    filter: Option<&str>,
+) -> Vec<std::collections::BTreeMap<String, String>> {
+    let filter = filter.map_or(String::new(), |f| format!(",{f}"));
+    let graph = format!("movie={}{filter},signalstats=stat=tout+vrep+brng", path.display());
     let out = std::process::Command::new("ffprobe")
         .args(["-v", "error", "-f", "lavfi", &graph, "-show_frames"])
         .output()
@@ -376,6 +386,8 @@ pub fn ffprobe_stats(path: &std::path::Path) -> Vec<std::collections::BTreeMap<S
         } else if let Some(tag) = line.strip_prefix("TAG:lavfi.signalstats.") {
             let (key, value) = tag.split_once('=').unwrap();
             frames.last_mut().unwrap().insert(key.to_string(), value.to_string());
+        } else if let Some(time) = line.strip_prefix("pts_time=").filter(|_| !filter.is_empty()) {
+            frames.last_mut().unwrap().insert("pts_time".into(), time.to_string());
         }
     }
     frames

@@ -91,6 +91,8 @@ pub struct BatchOptions<'a> {
     pub jobs: usize,
     /// Stops the batch once a signal has asked to quit.
     pub stop: Option<&'a QuitSignals>,
+    /// Each frame deinterlaced first (`--deinterlace`).
+    pub deinterlace: Option<crate::video::deinterlace::Deinterlacer>,
 }
 
 /// Reports every file of `files`, `options.jobs` at a time; returns each one's outcome, in the
@@ -168,6 +170,7 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
             },
             html: None,
             pse: None,
+            deinterlace: options.deinterlace,
         };
         let everything = FrameRange { start: 0, end: None };
         let file = std::fs::File::create(&partial)

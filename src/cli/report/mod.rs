@@ -113,6 +113,8 @@ pub struct Args {
     /// silence, s), m (1: each channel on its own) [default: n=-60dB:d=2].
     #[arg(long, value_name = "OPTIONS", value_parser = SilenceOptions::parse)]
     silence: Option<SilenceOptions>,
+    #[command(flatten)]
+    deinterlace: crate::cli::args::DeinterlaceArgs,
 }
 
 /// What a report is written as.
@@ -229,6 +231,7 @@ pub fn run(args: Args) -> Result<()> {
         events,
         html,
         pse: args.pse.then_some(args.pse_standard),
+        deinterlace: args.deinterlace.filter(),
         limits: args.fail_on.unwrap_or_default(),
         cpu: args.cpu,
         gpu: gpu.as_ref(),
@@ -314,6 +317,7 @@ fn run_batch(args: Args) -> Result<()> {
         audio: args.audio,
         jobs: args.jobs.map_or_else(batch::default_jobs, usize::from),
         stop: signals.as_ref(),
+        deinterlace: args.deinterlace.filter(),
     };
     let outcomes = batch::report_batch(&files, &options);
     let mut out = std::io::stdout().lock();

@@ -54,6 +54,7 @@ fn variant(job: FieldJob) -> u32 {
 }
 
 pub struct DeinterlacePass {
+    filter: Deinterlacer,
     pipeline: wgpu::ComputePipeline,
     /// By the kept buffers bound as previous, current and next: `9 p + 3 c + n`.
     bind_groups: Vec<wgpu::BindGroup>,
@@ -174,6 +175,7 @@ impl DeinterlacePass {
         let tallest = planes.iter().map(|p| p.rows as u32).max().unwrap_or(0);
         let counted = usize::try_from(bytes * (KEPT as u64 + 1)).unwrap_or(usize::MAX);
         Ok(Self {
+            filter,
             pipeline,
             bind_groups,
             _params: params,
@@ -184,6 +186,11 @@ impl DeinterlacePass {
             bytes,
             _counted: crate::video::memory::FRAME_MEMORY.reserve(counted),
         })
+    }
+
+    /// The deinterlacer the pass was made for.
+    pub fn filter(&self) -> Deinterlacer {
+        self.filter
     }
 
     fn kept_of(&self, id: u64) -> &wgpu::Buffer {

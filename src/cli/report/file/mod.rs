@@ -71,6 +71,8 @@ pub struct ReportOptions<'a> {
     pub html: Option<std::path::PathBuf>,
     /// The photosensitivity analysis, by this standard (`--pse`).
     pub pse: Option<crate::pse::Standard>,
+    /// Each frame deinterlaced first (`--deinterlace`): the values are the pictures'.
+    pub deinterlace: Option<crate::video::deinterlace::Deinterlacer>,
 }
 
 /// Where each frame's statistics go: the output, in its format, and the limits' watch.
@@ -216,6 +218,11 @@ pub fn report_video<W: Write>(
     // filter does.
     let decoded = source.converted_yuv_layout();
     let layout = decoded.unwrap_or(info.layout);
+    if let (Some(layout), Some(_)) = (decoded, options.pse) {
+        return Err(ClipError::Decode(format!(
+            "--pse reads the picture, which is not made from {layout} frames here"
+        )));
+    }
     PlaneShape::of(layout).map_err(|e| ClipError::Decode(e.to_string()))?;
     let out = match format {
         ReportFormat::Json => Out::Json(out),
@@ -264,6 +271,7 @@ pub fn report_video<W: Write>(
         pse_line: None,
     };
     let freezes = options.events.freezes();
+    let deinterlace = options.deinterlace;
     let sink_pse = sink.pse.as_ref().map(|p| p.model.clone());
     let noise = options.events.freeze.noise;
     // The differences of the first frame reported are from the frame before it, as in a run
@@ -274,9 +282,21 @@ pub fn report_video<W: Write>(
     };
     if let Some(layout) = decoded {
         source.keep_decoded_planes();
-        report_cpu(source, layout, (primed, range), (freezes, noise), &mut sink)?;
+        report_cpu(
+            source,
+            layout,
+            (primed, range),
+            (freezes, noise, deinterlace),
+            &mut sink,
+        )?;
     } else if options.cpu || !StatsStage::supports(&info) {
-        report_cpu(source, info.layout, (primed, range), (freezes, noise), &mut sink)?;
+        report_cpu(
+            source,
+            info.layout,
+            (primed, range),
+            (freezes, noise, deinterlace),
+            &mut sink,
+        )?;
     } else {
         let source = hist::prepare(source, primed, None)?;
         let started = std::time::Instant::now();
@@ -302,6 +322,11 @@ pub fn report_video<W: Write>(
             progress,
             |ctx, pipeline| {
                 log::debug!("report: the frame pipeline made at {:.1} ms", ms());
+                if let Some(filter) = deinterlace {
+                    pipeline
+                        .deinterlace(ctx, filter)
+                        .map_err(|e| ClipError::Decode(e.to_string()))?;
+                }
                 if !pipeline.count_stats(ctx) {
                     return Err(ClipError::Decode(format!(
                         "the statistics pass cannot read {}",
@@ -344,7 +369,7 @@ pub fn report_video<W: Write>(
                 let frozen = pipeline
                     .freeze()
                     .is_some_and(|_| FreezeStage::verdict(&words[after_counts..]).frozen);
-                let in_range = range.contains(frame.index);
+                let in_range = range.contains(frame.frame);
                 if let Some(pse) = pipeline.pse() {
                     let at = after_counts + pipeline.freeze().map_or(0, |_| (RESULT_BYTES / 4) as usize);
                     sink.picture_pse(&frame, &pse.light_from(&words[at..]), in_range)?;
@@ -385,44 +410,30 @@ pub fn report_video<W: Write>(
 }
 
 /// The CPU twin's run over the frames of `primed` (`range` and the frame before it), their
-/// planes read as `layout`; each compared with the last that moved where freezes are followed
-/// (at `noise`).
+/// planes read as `layout` (deinterlaced first by the twin, where there is a deinterlacer);
+/// each compared with the last that moved where freezes are followed (at `noise`).
 fn report_cpu<W: Write>(
     mut source: VideoSource,
     layout: crate::video::format::PlaneLayout,
     (primed, range): (FrameRange, FrameRange),
-    (freezes, noise): (bool, f64),
+    (freezes, noise, deinterlace): (bool, f64, Option<crate::video::deinterlace::Deinterlacer>),
     sink: &mut Sink<'_, W>,
 ) -> Result<(), ClipError> {
     let info = source.info.format;
-    hist::seek_to_frame(&mut source, primed.start);
     let mut progress = match sink.counter {
         Some(_) => Progress::hidden(),
         None => Progress::new(range.end.map(|e| e.saturating_sub(range.start))),
     };
     let mut previous: Option<YuvPlanes> = None;
     let mut twin = FreezeTwin::default();
-    while let Some(frame) = source.next_frame()? {
-        if range.end.is_some_and(|e| frame.index >= e) {
-            break;
-        }
-        if frame.index < primed.start {
-            continue;
-        }
-        let planes = YuvPlanes::read(layout, info.width, info.height, &frame.planes(layout))
-            .map_err(|e| ClipError::Decode(e.to_string()))?;
-        let meta = FrameMeta {
-            index: frame.index,
-            pts: frame.pts,
-            seconds: frame.seconds,
-            pict_type: frame.pict_type,
-            packet: frame.packet,
-        };
-        let in_range = range.contains(frame.index);
-        let counts = signalstats::count(&planes, previous.as_ref());
-        let frozen = freezes && twin.picture(&planes, noise).0;
+    hist::cpu_pictures(&mut source, primed, layout, deinterlace, |planes, meta| {
+        let yuv =
+            YuvPlanes::read(layout, info.width, info.height, planes).map_err(|e| ClipError::Decode(e.to_string()))?;
+        let in_range = range.contains(meta.frame);
+        let counts = signalstats::count(&yuv, previous.as_ref());
+        let frozen = freezes && twin.picture(&yuv, noise).0;
         if let Some(pse) = &mut sink.pse {
-            let light = pse.light_cpu(&convert_cpu(&info, &frame.planes(info.layout)));
+            let light = pse.light_cpu(&convert_cpu(&info, planes));
             sink.picture_pse(&meta, &light, in_range)?;
         }
         sink.picture_events(&meta, &counts.y, counts.width * counts.height, frozen, in_range)?;
@@ -430,7 +441,7 @@ fn report_cpu<W: Write>(
             sink.frame(meta, counts.stats())?;
             progress.tick(sink.done);
         }
-        previous = Some(planes);
-    }
-    Ok(())
+        previous = Some(yuv);
+        Ok(())
+    })
 }

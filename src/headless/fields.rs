@@ -1,0 +1,206 @@
+//! Deinterlacing in a headless run: each frame's planes are kept as it comes in, and the
+//! pictures of the frame before it (one, or two at field rate) are made into that frame's ring
+//! slot, held until then, and go on through the pipeline from there, in FFmpeg's order.
+
+use super::{FrameMeta, FrameRange};
+use crate::video::decoder::ReadyFrame;
+use crate::video::deinterlace::cpu::{make_field, PlaneGeometry};
+use crate::video::deinterlace::{Deinterlacer, Output, Rate, Sequence};
+use crate::video::format::{FrameFormat, PlaneData};
+use std::collections::VecDeque;
+
+/// A picture to make and run through the pipeline: `output` into ring slot `slot`.
+pub(super) struct Picture {
+    pub output: Output,
+    pub slot: usize,
+    pub meta: FrameMeta,
+}
+
+/// What a frame in gives: the pictures now due, then ring slots no longer needed.
+pub(super) type Due = (Vec<Picture>, Vec<usize>);
+
+pub(super) struct FieldRun {
+    sequence: Sequence,
+    rate: Rate,
+    /// The frame whose pictures wait for the next one, in its slot.
+    held: Option<ReadyFrame>,
+    time_base: (i32, i32),
+}
+
+impl FieldRun {
+    pub fn new(filter: Deinterlacer, time_base: (i32, i32)) -> Self {
+        Self {
+            sequence: Sequence::new(filter),
+            rate: filter.rate,
+            held: None,
+            time_base,
+        }
+    }
+
+    /// The frames to decode for the pictures of `range`: from the frame before it, which the
+    /// first one is made with.
+    pub fn decoded(range: FrameRange) -> FrameRange {
+        FrameRange {
+            start: range.start.saturating_sub(1),
+            end: range.end,
+        }
+    }
+
+    /// Frame `frame` in (its planes kept already): the pictures of the frame before it.
+    pub fn push(&mut self, frame: ReadyFrame) -> Due {
+        let outputs = self.sequence.push(frame.index, Some(frame.pts), frame.packet.fields);
+        self.due(outputs, Some(frame))
+    }
+
+    /// The stream ended: the last frame's pictures.
+    pub fn finish(&mut self) -> Due {
+        let outputs = self.sequence.finish();
+        self.due(outputs, None)
+    }
+
+    /// Slots still held (the run stops early).
+    pub fn release(&mut self) -> Option<usize> {
+        self.held.take().map(|f| f.slot)
+    }
+
+    fn due(&mut self, outputs: Vec<Output>, next: Option<ReadyFrame>) -> Due {
+        let held = std::mem::replace(&mut self.held, next);
+        let Some(cur) = held else {
+            return (Vec::new(), Vec::new());
+        };
+        let pictures = outputs
+            .into_iter()
+            .filter(|o| o.cur == cur.index)
+            .map(|output| Picture {
+                output,
+                slot: cur.slot,
+                meta: self.meta(&cur, &output),
+            })
+            .collect();
+        (pictures, vec![cur.slot])
+    }
+
+    fn meta(&self, cur: &ReadyFrame, output: &Output) -> FrameMeta {
+        let facts = FrameMeta {
+            index: cur.index,
+            frame: cur.index,
+            pts: cur.pts,
+            seconds: cur.seconds,
+            pict_type: cur.pict_type,
+            packet: cur.packet,
+        };
+        picture_meta(&facts, output, self.rate, self.time_base)
+    }
+}
+
+/// Which picture `output` of frame `cur` is: at field rate, the frame's first field is picture
+/// 2k, its second 2k + 1; its time is the field's.
+fn picture_meta(cur: &FrameMeta, output: &Output, rate: Rate, (num, den): (i32, i32)) -> FrameMeta {
+    let index = match rate {
+        Rate::Frame => cur.frame,
+        Rate::Field => 2 * cur.frame + u64::from(output.second),
+    };
+    // Half way to the next frame (in half ticks: cur + next, against the frame's 2 cur).
+    let seconds = match output.pts {
+        Some(half) if output.second => {
+            cur.seconds + (half - 2 * cur.pts) as f64 * f64::from(num) / (2.0 * f64::from(den))
+        }
+        _ => cur.seconds,
+    };
+    FrameMeta {
+        index,
+        pts: output.pts.map_or(cur.pts, |half| half.div_euclid(2)),
+        seconds,
+        ..*cur
+    }
+}
+
+/// Deinterlacing on the CPU (the twin) for the reference paths: frames in as decoded, each
+/// picture's planes out, in FFmpeg's order.
+pub struct CpuFieldRun {
+    sequence: Sequence,
+    filter: Deinterlacer,
+    geometry: Vec<PlaneGeometry>,
+    time_base: (i32, i32),
+    /// The last three frames in: their facts and samples.
+    kept: VecDeque<(FrameMeta, Vec<Vec<u16>>)>,
+}
+
+/// A picture made on the CPU: its planes' bytes, rows packed.
+pub struct CpuPicture {
+    pub planes: Vec<Vec<u8>>,
+    strides: Vec<usize>,
+    pub meta: FrameMeta,
+}
+
+impl CpuPicture {
+    /// The planes as decoded frames give them.
+    pub fn plane_data(&self) -> Vec<PlaneData<'_>> {
+        self.planes
+            .iter()
+            .zip(&self.strides)
+            .map(|(data, &stride)| PlaneData { data, stride })
+            .collect()
+    }
+}
+
+impl CpuFieldRun {
+    pub fn new(filter: Deinterlacer, format: &FrameFormat, time_base: (i32, i32)) -> Self {
+        Self {
+            sequence: Sequence::new(filter),
+            filter,
+            geometry: PlaneGeometry::of(format),
+            time_base,
+            kept: VecDeque::new(),
+        }
+    }
+
+    /// Frame `frame` in, its planes `planes`: the pictures of the frame before it.
+    pub fn push(&mut self, frame: FrameMeta, planes: &[PlaneData]) -> Vec<CpuPicture> {
+        let samples = self.geometry.iter().zip(planes).map(|(g, p)| g.read(p)).collect();
+        if self.kept.len() == 3 {
+            self.kept.pop_front();
+        }
+        self.kept.push_back((frame, samples));
+        let fields = frame.packet.fields;
+        let outputs = self.sequence.push(frame.frame, Some(frame.pts), fields);
+        self.pictures(outputs)
+    }
+
+    /// The stream ended: the last frame's pictures.
+    pub fn finish(&mut self) -> Vec<CpuPicture> {
+        let outputs = self.sequence.finish();
+        self.pictures(outputs)
+    }
+
+    fn pictures(&self, outputs: Vec<Output>) -> Vec<CpuPicture> {
+        let frame = |id: u64| self.kept.iter().find(|(meta, _)| meta.frame == id);
+        let mut pictures = Vec::new();
+        for output in outputs {
+            let (Some(prev), Some(cur), Some(next)) = (frame(output.prev), frame(output.cur), frame(output.next))
+            else {
+                continue;
+            };
+            let mut planes = Vec::new();
+            let mut strides = Vec::new();
+            for (i, plane) in self.geometry.iter().enumerate() {
+                let samples = match output.field {
+                    Some(job) => {
+                        let frames = [&prev.1[i][..], &cur.1[i][..], &next.1[i][..]];
+                        make_field(self.filter.method, plane, job, !self.filter.no_spatial_check, frames)
+                    }
+                    None => cur.1[i].clone(),
+                };
+                let stride = plane.row_samples() * if plane.wide { 2 } else { 1 };
+                planes.push(plane.write(&samples, stride));
+                strides.push(stride);
+            }
+            pictures.push(CpuPicture {
+                planes,
+                strides,
+                meta: picture_meta(&cur.0, &output, self.filter.rate, self.time_base),
+            });
+        }
+        pictures
+    }
+}
