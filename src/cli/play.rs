@@ -32,6 +32,8 @@ pub struct Args {
     pub adjust: AdjustArgs,
     #[command(flatten)]
     pub lut: LutArgs,
+    #[command(flatten)]
+    pub deinterlace: super::args::DeinterlaceArgs,
     /// Write one line per presented frame to this file (for tests and benchmarks).
     #[arg(long, hide = true)]
     pub frame_log: Option<PathBuf>,
@@ -205,6 +207,8 @@ impl Args {
             compare: self.compare.options()?,
             marks,
             graticule: (self.graticule.waveform_scale, self.graticule.graticule),
+            deinterlace: self.deinterlace.filter(),
+            deinterlacer: self.deinterlace.deinterlacer,
         };
         play(self.files, options)
     }

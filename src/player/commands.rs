@@ -75,6 +75,8 @@ pub enum Command {
     ResetAdjustments,
     /// The picture through the LUT (`--lut`), or as decoded.
     ToggleLut,
+    /// mpv's `cycle deinterlace`: no, yes, auto.
+    CycleDeinterlace,
     /// While a LUT is on: the histograms and scopes count the signal, or the picture.
     ToggleScopesOn,
     /// The signal read as the next camera log encoding (after the last: as video).
@@ -236,6 +238,7 @@ fn parse_command(words: &[&str]) -> Option<Command> {
         },
         ["add", "volume", _] => Command::VolumeBy(number(2)?.round() as i32),
         ["cycle", "mute"] => Command::ToggleMute,
+        ["cycle", "deinterlace"] => Command::CycleDeinterlace,
         ["add", property, _] if adjustment(property).is_some() => {
             Command::Adjust(adjustment(property)?, number(2)?.round() as i32)
         }

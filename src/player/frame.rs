@@ -232,6 +232,13 @@ pub fn present(media: &Media, at: Instant, due: Option<Instant>, new_frame: bool
         behind: playback.behind_live().map(|(behind, _)| behind),
         timecode: playback.shown().and_then(|s| s.packet.timecode),
         fields: playback.shown().map(|s| s.packet.fields),
+        deinterlace: media.deinterlace().map(|filter| {
+            let field = playback
+                .shown()
+                .filter(|_| filter.rate == crate::video::deinterlace::Rate::Field)
+                .map(|s| (s.index % 2) as u8 + 1);
+            (filter, field)
+        }),
         qc: String::new(),
         meters: None,
         scope: None,

@@ -29,7 +29,12 @@ const AWAIT_FALLBACK: Duration = Duration::from_millis(20);
 pub struct MediaOptions {
     pub cache_bytes: usize,
     pub speed: f64,
+    /// Deinterlaced by this (none while comparing).
+    pub deinterlace: Option<crate::video::deinterlace::Deinterlacer>,
 }
+
+/// The ring's slots: the decoder's, and one kept for deinterlacing's last pictures.
+const SLOTS: usize = RING_SLOTS + 1;
 
 /// A file opened for playing, its sound output too: the slow part of opening (probing the
 /// file, opening the sound device), done off the window's thread.
@@ -138,7 +143,11 @@ impl Media {
         proxy: &EventLoopProxy<UserEvent>,
         options: MediaOptions,
     ) -> Result<Self, PlayerError> {
-        let MediaOptions { cache_bytes, speed } = options;
+        let MediaOptions {
+            cache_bytes,
+            speed,
+            deinterlace,
+        } = options;
         let OpenedFile {
             source,
             audio,
@@ -150,7 +159,7 @@ impl Media {
         let index = std::sync::Arc::clone(source.index());
         let (width, height) = (info.format.width, info.format.height);
         let start = crate::timeline::first_time(&source);
-        let pipeline = FramePipeline::new(gpu, bins, info.format, info.volume, RING_SLOTS)?;
+        let pipeline = FramePipeline::new(gpu, bins, info.format, info.volume, SLOTS)?;
         let timeline = Timeline {
             start,
             duration: info.duration,
@@ -175,15 +184,26 @@ impl Media {
             // it changes mid-stream (`reshape`).
             source.follow_format_changes();
         }
+        let time_base = source.info.time_base;
         let decoder = DecodeThread::spawn_notifying(
             source,
             gpu.queue.clone(),
-            pipeline.ring.slots.clone(),
+            pipeline.ring.slots[..RING_SLOTS].to_vec(),
             cache_bytes,
             notify(),
         );
         let (source, compare) = match compared {
-            None => (PlayerSource::One(Box::new(decoder)), None),
+            None => {
+                let setup = super::deinterlaced::FieldSetup {
+                    device: gpu.device.clone(),
+                    queue: gpu.queue.clone(),
+                    slots: pipeline.ring.slots.clone(),
+                    index: std::sync::Arc::clone(&index),
+                    time_base,
+                };
+                let one = super::deinterlaced::Deinterlaced::new(decoder, setup);
+                (PlayerSource::One(Box::new(one)), None)
+            }
             Some(compared) => {
                 let composite = compared.options.composite(info.format.width);
                 let stage = crate::pipeline::comparison::CompareStage::new(
@@ -252,6 +272,7 @@ impl Media {
         if let Some(audio) = &audio {
             audio.cue(playback.audio_cue());
         }
+        let deinterlaced = deinterlace.is_some() && compare.is_none();
         let mut media = Self {
             info,
             index,
@@ -273,7 +294,38 @@ impl Media {
         };
         media.set_scene_region();
         media.set_graticule(Scale::default(), &[]);
+        if deinterlaced {
+            media.set_deinterlace(deinterlace).map_err(PlayerError::Compare)?;
+        }
         Ok(media)
+    }
+
+    /// The deinterlacer in force, if any.
+    pub fn deinterlace(&self) -> Option<crate::video::deinterlace::Deinterlacer> {
+        match &self.playback.source {
+            PlayerSource::One(one) => one.filter(),
+            PlayerSource::Two(_) => None,
+        }
+    }
+
+    /// Deinterlaces with `filter` (None: frames as they are), from the frame shown: at field
+    /// rate, playback's steps and numbers are fields.
+    pub fn set_deinterlace(&mut self, filter: Option<crate::video::deinterlace::Deinterlacer>) -> Result<(), String> {
+        let PlayerSource::One(one) = &mut self.playback.source else {
+            return Err("deinterlacing is for one file, not two compared".into());
+        };
+        let was_field = one.field_rate();
+        one.set_filter(filter)?;
+        let field = one.field_rate();
+        let shown = self.playback.shown().filter(|s| !s.preview).map(|s| s.index);
+        self.playback.set_field_rate(field, self.info.frame_duration);
+        let count = self.index.frame_count();
+        self.playback
+            .set_extent(count.map(|c| if field { 2 * c } else { c }), None);
+        // The frame shown, made again (its first field, where pictures are fields).
+        let frame = shown.map_or(0, |n| if was_field { n / 2 } else { n });
+        self.playback.seek_frame(if field { 2 * frame } else { frame });
+        Ok(())
     }
 
     /// Comparing side by side: the picture is two frames wide.
@@ -402,7 +454,9 @@ impl Media {
 
     /// Takes in what the index has learnt of the file's extent since the last look.
     pub fn update_extent(&mut self) {
-        let count = self.index.frame_count();
+        let field = matches!(&self.playback.source, PlayerSource::One(one) if one.field_rate());
+        // At field rate, pictures are fields: twice the frames.
+        let count = self.index.frame_count().map(|c| if field { 2 * c } else { c });
         if count == self.media_count() {
             return;
         }

@@ -8,6 +8,7 @@ pub mod clipping;
 pub mod commands;
 mod compare_control;
 pub mod comparison;
+pub mod deinterlaced;
 mod egui_layer;
 mod files;
 mod frame;
@@ -156,6 +157,10 @@ pub struct PlayerOptions {
     pub marks: crate::marks::MarkSettings,
     /// The waveform's graticule: its scale (`--waveform-scale`), and levels added (`--graticule`).
     pub graticule: (crate::scope::graticule::Scale, Vec<crate::scope::graticule::Level>),
+    /// Deinterlacing to start with (`--deinterlace`), and the deinterlacer `d` turns on
+    /// (`--deinterlacer`).
+    pub deinterlace: Option<crate::video::deinterlace::Deinterlacer>,
+    pub deinterlacer: crate::video::deinterlace::Deinterlacer,
 }
 
 impl Default for PlayerOptions {
@@ -187,6 +192,8 @@ impl Default for PlayerOptions {
             compare: None,
             marks: Default::default(),
             graticule: Default::default(),
+            deinterlace: None,
+            deinterlacer: Default::default(),
         }
     }
 }

@@ -316,7 +316,8 @@ impl<S: FrameSource> FrameSource for Paired<S> {
 
 /// What the window plays from: one file's decoder, or two paired.
 pub enum PlayerSource {
-    One(Box<DecodeThread>),
+    /// One file, deinterlaced where asked.
+    One(Box<super::deinterlaced::Deinterlaced<DecodeThread>>),
     Two(Box<Paired<DecodeThread>>),
 }
 
@@ -329,12 +330,15 @@ impl PlayerSource {
     }
 
     /// A's frames go into `slots`, of `shape`, from now on (`DecodeThread::set_ring`).
+    /// The deinterlacing, if any, goes on with `all` (the decoder's and its own spare).
     pub fn set_ring(
-        &self,
+        &mut self,
         shape: crate::video::source::FrameShape,
         slots: Vec<std::sync::Arc<crate::video::convert::PlaneTextures>>,
+        all: Vec<std::sync::Arc<crate::video::convert::PlaneTextures>>,
     ) {
         if let PlayerSource::One(a) = self {
+            a.set_slots(all);
             a.set_ring(shape, slots);
         }
     }

@@ -408,6 +408,12 @@ impl<S: FrameSource> Playback<S> {
         }
     }
 
+    /// Pictures are fields (deinterlacing at field rate: twice the frames, half as long) or
+    /// frames, of `frame_duration` seconds.
+    pub fn set_field_rate(&mut self, field: bool, frame_duration: f64) {
+        self.timeline.frame_duration = if field { frame_duration / 2.0 } else { frame_duration };
+    }
+
     /// The file's extent as far as the index knows it (it counts frames in the background).
     pub fn set_extent(&mut self, frame_count: Option<u64>, duration: Option<f64>) {
         self.timeline.frame_count = frame_count;

@@ -147,6 +147,10 @@ pub struct Present {
     pub tc: Option<String>,
     /// The frame's fields as the decoder flags them (`tff`, `bff`, `progressive`).
     pub fields: Option<String>,
+    /// The deinterlacer in force (`bwdif,send_field,auto,all`), and at field rate which field
+    /// of the frame the picture is (1, 2).
+    pub deint: Option<String>,
+    pub field: Option<u8>,
     /// The limits the QC report's last frame is beyond.
     pub qc: Option<String>,
     /// The picture's size as decoded.
@@ -191,6 +195,8 @@ pub fn parse(line: &str) -> Option<Present> {
         behind_s: field("behind_s").and_then(|v| v.parse().ok()),
         tc: field("tc").map(str::to_string),
         fields: field("fields").map(str::to_string),
+        deint: field("deint").map(str::to_string),
+        field: field("field").and_then(|f| f.parse().ok()),
         qc: field("qc").map(str::to_string),
         meters: field("meters").map(str::to_string),
         scope: field("scope").map(str::to_string),

@@ -110,7 +110,9 @@ pub fn group(command: &Command) -> Group {
         CycleQuads | ToggleLogScale | ClearRegion | SetRegion(_) | ToggleTimeline => Group::Histograms,
         CycleScope | CycleVectorscopeZoom | CycleWaveformScale | ToggleScopesOn => Group::Scopes,
         ToggleMark(_) | ZebraBy(_) | PeakingBy(_) => Group::Marks,
-        Adjust(..) | SetAdjustment(..) | ToggleAutoLevels | ToggleEqualize | ResetAdjustments => Group::Picture,
+        Adjust(..) | SetAdjustment(..) | ToggleAutoLevels | ToggleEqualize | ResetAdjustments | CycleDeinterlace => {
+            Group::Picture
+        }
         ToggleLut | CycleInputColour | SetInputColour(_) => Group::Colour,
         CycleCompareMode | Flicker | CompareGainBy(_) | CompareOffsetBy(_) => Group::Comparing,
         ShowStats | ToggleStats | ShowProgress | ToggleHelp | TogglePse => Group::Information,
@@ -166,6 +168,7 @@ pub fn describe(command: &Command) -> String {
         ToggleEqualize => "Histogram equalisation on or off".into(),
         ResetAdjustments => "Every picture adjustment back to neutral".into(),
         ToggleLut => "The picture through the LUT, or as decoded".into(),
+        CycleDeinterlace => "Deinterlace: no, yes, or only frames flagged interlaced".into(),
         ToggleScopesOn => "Scopes and histograms count the signal or the picture (with a LUT)".into(),
         CycleInputColour => "Read the signal as the next camera log encoding".into(),
         SetInputColour(c) => format!("Read the signal as {}", input_colour(*c)),

@@ -102,7 +102,7 @@ impl Media {
         shape: FrameShape,
     ) -> Result<(), crate::video::ring::RingError> {
         let bins = self.pipeline.engine.bins;
-        self.pipeline = FramePipeline::new(gpu, bins, shape.format, self.info.volume, RING_SLOTS)?;
+        self.pipeline = FramePipeline::new(gpu, bins, shape.format, self.info.volume, RING_SLOTS + 1)?;
         log::info!(
             "{}: now {}x{} {}",
             self.info.path.display(),
@@ -114,7 +114,10 @@ impl Media {
         self.serial += 1;
         self.has_picture = false;
         self.rebuild_scene(gpu, renderer);
-        self.playback.source.set_ring(shape, self.pipeline.ring.slots.clone());
+        let slots = &self.pipeline.ring.slots;
+        self.playback
+            .source
+            .set_ring(shape, slots[..RING_SLOTS].to_vec(), slots.clone());
         Ok(())
     }
 

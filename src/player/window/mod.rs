@@ -114,6 +114,8 @@ pub struct PlayerWindow {
     /// Where the position is kept on quitting (`resume`), and whether `Q` asked for it.
     watch_later: Option<crate::settings::watch_later::WatchLater>,
     keep_position: bool,
+    /// The deinterlacer `d` turns on (`--deinterlacer`).
+    deinterlacer: crate::video::deinterlace::Deinterlacer,
 }
 
 impl PlayerWindow {
@@ -140,6 +142,7 @@ impl PlayerWindow {
             MediaOptions {
                 cache_bytes: options.cache_bytes,
                 speed: options.speed,
+                deinterlace: options.deinterlace,
             },
         )?;
         media.playback.loop_file = options.loop_file;
@@ -202,6 +205,7 @@ impl PlayerWindow {
             meters: MeterPanel::new(options.meters, options.loudness_target),
             watch_later: options.watch_later.clone(),
             keep_position: false,
+            deinterlacer: options.deinterlacer,
         };
         player.osd.touched(now);
         for warning in &options.conf_warnings {
@@ -313,6 +317,7 @@ impl PlayerWindow {
             }
             Command::VolumeBy(_) | Command::ToggleMute => self.sound.command(&command, &self.media),
             Command::ToggleMeters => self.meters.command(&command),
+            Command::CycleDeinterlace => crate::player::deinterlaced::cycle(self.deinterlacer, cx!(self)),
             _ => Effects::default(),
         };
         let go_on = self.take(fx);
@@ -393,8 +398,10 @@ impl PlayerWindow {
                 &self.proxy,
                 MediaOptions {
                     cache_bytes: self.files.cache_bytes,
-                    // The next file plays at the speed this one was at, as in mpv.
+                    // The next file plays at the speed this one was at, as in mpv, and
+                    // deinterlaced as it was.
                     speed: self.media.playback.speed(),
+                    deinterlace: self.media.deinterlace(),
                 },
             )
         });

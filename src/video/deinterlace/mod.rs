@@ -133,6 +133,15 @@ impl Deinterlacer {
         Ok(())
     }
 
+    /// FFmpeg's method, mode, parity and deint, comma-separated: `bwdif,send_field,auto,all`
+    /// (the frame log's).
+    pub fn log_name(&self) -> String {
+        let spec = self.ffmpeg_filter();
+        let (name, options) = spec.split_once('=').unwrap_or((&spec, ""));
+        let values = options.split(':').filter_map(|o| o.split_once('=').map(|(_, v)| v));
+        std::iter::once(name).chain(values).collect::<Vec<_>>().join(",")
+    }
+
     /// The filter as FFmpeg writes it (`bwdif=mode=send_field:parity=auto:deint=all`).
     pub fn ffmpeg_filter(&self) -> String {
         let name = match self.method {

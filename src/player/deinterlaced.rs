@@ -1,0 +1,429 @@
+//! Deinterlacing in the window (`d`, `--deinterlace`): a `FrameSource` between the decoder and
+//! playback. Each frame's planes are kept as it comes in; then the pictures of the frame before
+//! it (one, or two at field rate) are made into its ring slot and handed on, so everything
+//! after (conversion, counts, screenshots) sees deinterlaced planes, in FFmpeg's order and
+//! equal to its filters' output. No slot is held back, so the decoder's pace is unchanged; a
+//! field rate's second picture is made into the same slot once playback gives it back after
+//! the first, and the last frame's pictures go into a slot of the ring kept for them.
+//!
+//! Seeks and steps ask the decoder for the frame before the one wanted too, so the picture
+//! landed on is made with its neighbours, as in playing through: the same picture either way.
+
+use super::playback::FrameSource;
+use crate::video::convert::PlaneTextures;
+use crate::video::decoder::{DecoderEvent, ReadyFrame};
+use crate::video::deinterlace::gpu::DeinterlacePass;
+use crate::video::deinterlace::{Deinterlacer, Output, Rate, Sequence};
+use crate::video::index::FrameIndex;
+use crate::video::source::SeekTarget;
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+/// A picture on its way to playback.
+enum Pending {
+    Ready(ReadyFrame),
+    /// A field rate's second picture of a frame: made into `picture.slot` once playback has
+    /// given that slot back after the first.
+    Second {
+        picture: ReadyFrame,
+        output: Output,
+    },
+    Event(DecoderEvent),
+}
+
+/// What deinterlacing needs of the GPU and the stream.
+pub struct FieldSetup {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    /// The ring's slots: the decoder's, then one kept for the last frame's pictures.
+    pub slots: Vec<Arc<PlaneTextures>>,
+    pub index: Arc<FrameIndex>,
+    pub time_base: (i32, i32),
+}
+
+struct Run {
+    pass: DeinterlacePass,
+    sequence: Sequence,
+    /// The frame whose pictures wait for the next one (its planes kept; its slot given back).
+    held: Option<ReadyFrame>,
+    out: VecDeque<Pending>,
+    /// Pictures before this one are only made with (a seek's frame before its target).
+    from: u64,
+}
+
+pub struct Deinterlaced<S> {
+    inner: S,
+    setup: FieldSetup,
+    filter: Option<Deinterlacer>,
+    run: Option<Run>,
+    /// The picture each slot playback holds is (number, pts); and the last given back.
+    lent: HashMap<usize, (u64, i64)>,
+    last_back: Option<(u64, i64)>,
+    /// The slot kept for the last frame's pictures is not with playback.
+    spare_free: bool,
+}
+
+impl<S> std::ops::Deref for Deinterlaced<S> {
+    type Target = S;
+
+    fn deref(&self) -> &S {
+        &self.inner
+    }
+}
+
+impl<S> std::ops::DerefMut for Deinterlaced<S> {
+    fn deref_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+}
+
+impl<S: FrameSource> Deinterlaced<S> {
+    /// Frames of `inner` as they are, until `set_filter`.
+    pub fn new(inner: S, setup: FieldSetup) -> Self {
+        Self {
+            inner,
+            setup,
+            filter: None,
+            run: None,
+            lent: HashMap::new(),
+            last_back: None,
+            spare_free: true,
+        }
+    }
+
+    /// The deinterlacer in force.
+    pub fn filter(&self) -> Option<Deinterlacer> {
+        self.filter
+    }
+
+    /// Deinterlaces with `filter` from the next seek on (None: frames as they are); the
+    /// caller seeks to the frame shown. Fails where the pass can't be made for the format.
+    pub fn set_filter(&mut self, filter: Option<Deinterlacer>) -> Result<(), String> {
+        let format = self.setup.slots.first().map(|s| s.format);
+        if let (Some(filter), Some(format)) = (filter, format) {
+            let pass = DeinterlacePass::new(&self.setup.device, &format, filter).map_err(|e| e.to_string())?;
+            self.stop_run();
+            self.run = Some(Run {
+                pass,
+                sequence: Sequence::new(filter),
+                held: None,
+                out: VecDeque::new(),
+                from: 0,
+            });
+        } else {
+            self.stop_run();
+            self.run = None;
+        }
+        self.filter = filter;
+        Ok(())
+    }
+
+    /// The ring's slots from now on (a live input's picture changed shape): the deinterlacer
+    /// is made again for them.
+    pub fn set_slots(&mut self, slots: Vec<Arc<PlaneTextures>>) {
+        self.stop_run();
+        self.run = None;
+        self.setup.slots = slots;
+        self.spare_free = true;
+        if let Err(e) = self.set_filter(self.filter) {
+            log::warn!("deinterlacing stops: {e}");
+            self.filter = None;
+        }
+    }
+
+    /// Whether pictures come a field at a time.
+    pub fn field_rate(&self) -> bool {
+        self.filter.is_some_and(|f| f.rate == Rate::Field)
+    }
+
+    /// Gives back what the run holds and forgets its pictures (a seek, another filter).
+    fn stop_run(&mut self) {
+        let Some(run) = &mut self.run else {
+            return;
+        };
+        run.held = None;
+        let mut back = Vec::new();
+        for pending in run.out.drain(..) {
+            match pending {
+                Pending::Ready(frame) => back.push(frame.slot),
+                Pending::Event(DecoderEvent::Frame(frame)) => back.push(frame.slot),
+                // Its slot is with playback, under the first picture: it comes back from there.
+                Pending::Second { .. } | Pending::Event(_) => {}
+            }
+        }
+        if let Some(filter) = self.filter {
+            run.sequence = Sequence::new(filter);
+        }
+        for slot in back {
+            self.give_back(slot);
+        }
+    }
+
+    /// The slot kept for the last frame's pictures.
+    fn spare(&self) -> usize {
+        self.setup.slots.len() - 1
+    }
+
+    /// A slot back from playback, or one not needed: to the decoder, or the spare kept.
+    fn give_back(&mut self, slot: usize) {
+        if slot == self.spare() {
+            self.spare_free = true;
+        } else {
+            self.inner.release(slot);
+        }
+    }
+
+    /// The frame to ask the decoder for, and the first picture wanted, for a seek to `target`.
+    fn translate(&self, target: SeekTarget) -> (SeekTarget, u64) {
+        let field = self.field_rate();
+        let frames_of = |picture: u64| if field { picture / 2 } else { picture };
+        let frame_target = |picture: u64| {
+            let frame = frames_of(picture);
+            (SeekTarget::Frame(frame.saturating_sub(1)), picture)
+        };
+        match target {
+            SeekTarget::Frame(n) => frame_target(n),
+            SeekTarget::Before(pts) => {
+                // The picture before the one shown, which is the last playback gave back.
+                let shown = self.last_back.filter(|&(_, p)| p == pts).map(|(n, _)| n);
+                match shown.or_else(|| {
+                    let number = self.setup.index.number_at(pts);
+                    number.exact.then_some(number.n * if field { 2 } else { 1 })
+                }) {
+                    Some(n) if n > 0 => {
+                        let wanted = n - 1;
+                        // The decoder steps back to the frame before the wanted one's (kept
+                        // for the steps after).
+                        match self.setup.index.pts_of(frames_of(wanted)) {
+                            Some(pts) => (SeekTarget::Before(pts), wanted),
+                            None => frame_target(wanted),
+                        }
+                    }
+                    _ => (target, 0),
+                }
+            }
+            SeekTarget::Time { .. } | SeekTarget::End => (target, 0),
+        }
+    }
+
+    /// Frame `frame` of the run in: the pictures of the frame before it go out.
+    fn take_frame(&mut self, frame: ReadyFrame) {
+        let Some(run) = &mut self.run else {
+            return;
+        };
+        let slot = &self.setup.slots[frame.slot];
+        let mut encoder = self
+            .setup
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("keep a frame's planes"),
+            });
+        run.pass.encode_keep(&mut encoder, slot, frame.index);
+        self.setup.queue.submit([encoder.finish()]);
+        let outputs = run.sequence.push(frame.index, Some(frame.pts), frame.packet.fields);
+        let held = run.held.replace(frame);
+        self.pictures(outputs, held, frame.slot);
+    }
+
+    /// The pictures `outputs` of frame `cur`, made into ring slot `into` and queued for
+    /// playback (the slot given back where there are none).
+    fn pictures(&mut self, outputs: Vec<Output>, cur: Option<ReadyFrame>, into: usize) {
+        let (Some(run), Some(cur)) = (&mut self.run, cur) else {
+            self.give_back(into);
+            return;
+        };
+        let field = self.filter.is_some_and(|f| f.rate == Rate::Field);
+        let mut outputs: Vec<Output> = outputs.into_iter().filter(|o| o.cur == cur.index).collect();
+        // A frame passed as it is comes twice at field rate too: pictures keep their numbers.
+        if let ([only], true) = (&outputs[..], field) {
+            if only.field.is_none() {
+                let second = Output {
+                    second: true,
+                    pts: outputs[0].pts.map(|p| p + 1),
+                    ..*only
+                };
+                outputs.push(second);
+            }
+        }
+        let (num, den) = self.setup.time_base;
+        let picture = |output: &Output| {
+            let index = if field {
+                2 * cur.index + u64::from(output.second)
+            } else {
+                cur.index
+            };
+            let seconds = match output.pts {
+                Some(half) if output.second => {
+                    cur.seconds + (half - 2 * cur.pts) as f64 * f64::from(num) / (2.0 * f64::from(den))
+                }
+                _ => cur.seconds,
+            };
+            ReadyFrame {
+                index,
+                seconds,
+                slot: into,
+                ..cur
+            }
+        };
+        let wanted: Vec<&Output> = outputs.iter().filter(|o| picture(o).index >= run.from).collect();
+        let Some(first) = wanted.first() else {
+            self.give_back(into);
+            return;
+        };
+        let mut encoder = self
+            .setup
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("deinterlace"),
+            });
+        run.pass.encode(&mut encoder, first, &self.setup.slots[into]);
+        self.setup.queue.submit([encoder.finish()]);
+        run.out.push_back(Pending::Ready(picture(first)));
+        if let Some(second) = wanted.get(1) {
+            run.out.push_back(Pending::Second {
+                picture: picture(second),
+                output: **second,
+            });
+        }
+    }
+}
+
+impl<S: FrameSource> FrameSource for Deinterlaced<S> {
+    fn seek(&mut self, target: SeekTarget) -> u64 {
+        if self.run.is_none() {
+            return self.inner.seek(target);
+        }
+        let (target, from) = self.translate(target);
+        self.stop_run();
+        if let Some(run) = &mut self.run {
+            run.from = from;
+        }
+        self.inner.seek(target)
+    }
+
+    fn release(&mut self, slot: usize) {
+        if let Some(picture) = self.lent.remove(&slot) {
+            self.last_back = Some(picture);
+        }
+        if let Some(run) = &mut self.run {
+            if let Some(Pending::Second { picture, output }) = run.out.front() {
+                if picture.slot == slot {
+                    let (picture, output) = (*picture, *output);
+                    let mut encoder = self
+                        .setup
+                        .device
+                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                            label: Some("deinterlace, the second field"),
+                        });
+                    run.pass.encode(&mut encoder, &output, &self.setup.slots[slot]);
+                    self.setup.queue.submit([encoder.finish()]);
+                    run.out[0] = Pending::Ready(picture);
+                    return;
+                }
+            }
+        }
+        self.give_back(slot);
+    }
+
+    fn try_event(&mut self) -> Option<DecoderEvent> {
+        loop {
+            let Some(run) = &mut self.run else {
+                return self.inner.try_event();
+            };
+            match run.out.front() {
+                Some(Pending::Second { .. }) => return None,
+                Some(_) => {
+                    let event = match run.out.pop_front() {
+                        Some(Pending::Ready(frame)) => DecoderEvent::Frame(frame),
+                        Some(Pending::Event(event)) => event,
+                        _ => unreachable!("the front was looked at"),
+                    };
+                    if let DecoderEvent::Frame(frame) = &event {
+                        self.lent.insert(frame.slot, (frame.index, frame.pts));
+                    }
+                    return Some(event);
+                }
+                None => {}
+            }
+            let event = self.inner.try_event()?;
+            let current = self.inner.generation();
+            match event {
+                // A keyframe shown while a seek decodes on passes as it is.
+                DecoderEvent::Frame(frame) if frame.generation == current && !frame.preview => {
+                    self.take_frame(frame);
+                }
+                DecoderEvent::EndOfStream { generation } if generation == current => {
+                    // The last frame's pictures, into the slot kept for them (free unless
+                    // playback still shows the last picture of an earlier run to the end).
+                    if let (Some(run), true) = (&mut self.run, self.spare_free) {
+                        let outputs = run.sequence.finish();
+                        let held = run.held.take();
+                        self.spare_free = false;
+                        let spare = self.spare();
+                        self.pictures(outputs, held, spare);
+                    }
+                    if let Some(run) = &mut self.run {
+                        run.out.push_back(Pending::Event(event));
+                    }
+                }
+                other => return Some(other),
+            }
+        }
+    }
+
+    fn generation(&self) -> u64 {
+        self.inner.generation()
+    }
+
+    fn set_paused(&mut self, paused: bool) {
+        self.inner.set_paused(paused);
+    }
+
+    fn live_window(&self) -> Option<(f64, f64)> {
+        self.inner.live_window()
+    }
+
+    fn follow_live(&mut self, following: bool) {
+        self.inner.follow_live(following);
+    }
+}
+
+/// `d`: deinterlacing cycles as mpv's `cycle deinterlace` does, no, yes, auto (only frames
+/// flagged interlaced), with `configured` (`--deinterlacer`); the frame shown is made again.
+pub fn cycle(configured: Deinterlacer, cx: super::part::Cx) -> super::part::Effects {
+    let mut fx = super::part::Effects::default();
+    let next = match cx.media.deinterlace() {
+        None => Some(Deinterlacer {
+            only_interlaced: false,
+            ..configured
+        }),
+        Some(filter) if !filter.only_interlaced => Some(Deinterlacer {
+            only_interlaced: true,
+            ..configured
+        }),
+        Some(_) => None,
+    };
+    match cx.media.set_deinterlace(next) {
+        Ok(()) => fx.replace("Deinterlace: ", describe(next)),
+        Err(e) => fx.error(format!("Deinterlace: {e}")),
+    }
+    fx.redraw = true;
+    fx
+}
+
+/// `Deinterlace: yes (bwdif, a frame for each field)`, as the OSD says it.
+pub fn describe(filter: Option<Deinterlacer>) -> String {
+    let Some(filter) = filter else {
+        return "Deinterlace: no".into();
+    };
+    let mode = if filter.only_interlaced { "auto" } else { "yes" };
+    let method = match filter.method {
+        crate::video::deinterlace::Method::Bwdif => "bwdif",
+        crate::video::deinterlace::Method::Yadif => "yadif",
+    };
+    let rate = match filter.rate {
+        Rate::Frame => "a frame for each frame",
+        Rate::Field => "a frame for each field",
+    };
+    format!("Deinterlace: {mode} ({method}, {rate})")
+}

@@ -1,0 +1,159 @@
+//! End to end, deinterlacing in the window: `d` cycles mpv's no, yes, auto and the frame shown
+//! is made again each time, its signal statistics FFmpeg's after the same filter; at field rate
+//! a step is a field, the frame log says which, and steps back land on the pictures playing
+//! through gives.
+
+mod common;
+mod window;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use window::{Player, Present, Xvfb};
+
+/// Five frames of the sample at PAL size, interlaced top field first from 50p (the recipe of
+/// tests/deinterlace.rs, so the fixture is shared).
+fn pal_clip() -> PathBuf {
+    let sample = common::repo_path("media/sample-540p.mp4");
+    let filter = "fps=50,scale=720:576,interlace=scan=tff:lowpass=0";
+    common::fixture(
+        "deint-pal-h264.mkv",
+        &[
+            "-i",
+            sample.to_str().unwrap(),
+            "-t",
+            "0.2",
+            "-an",
+            "-vf",
+            filter,
+            "-c:v",
+            "libx264",
+            "-crf",
+            "20",
+            "-flags",
+            "+ilme+ildct",
+            "-x264-params",
+            "tff=1",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    )
+}
+
+/// Whether the frame log's `signal=K:...` is of frame (or field) `k` and equals `expected`'s
+/// (values the window has no previous frame for are `-`). The readout comes a present or two
+/// after its frame.
+fn signal_is(present: &Present, k: u64, expected: &BTreeMap<String, String>) -> bool {
+    let Some((frame, values)) = present.signal.as_deref().and_then(|s| s.split_once(':')) else {
+        return false;
+    };
+    let names = histoplay::signalstats::NAMES;
+    frame == k.to_string()
+        && names
+            .iter()
+            .zip(values.split(','))
+            .all(|(name, value)| value == "-" || value == expected[*name])
+}
+
+/// The statistics the frame log's `signal=K:...` gives equal `expected`'s (values the window
+/// has no previous frame for are `-`); returns K.
+fn assert_signal(present: &Present, expected: &BTreeMap<String, String>, what: &str) -> u64 {
+    let (frame, values) = present.signal.as_deref().unwrap().split_once(':').unwrap();
+    let names = histoplay::signalstats::NAMES;
+    let values: Vec<&str> = values.split(',').collect();
+    assert_eq!(values.len(), names.len(), "{what}: {present:?}");
+    let mut compared = 0;
+    for (name, value) in names.iter().zip(&values) {
+        if *value != "-" {
+            assert_eq!(*value, expected[*name], "{what}: {name} of {present:?}");
+            compared += 1;
+        }
+    }
+    assert!(compared >= 20, "{what}: only {compared} values in {present:?}");
+    frame.parse().unwrap()
+}
+
+#[test]
+fn d_cycles_deinterlacing_and_the_frame_shown_is_ffmpegs() {
+    let clip = pal_clip();
+    let bwdif = common::ffprobe_stats_after(&clip, Some("bwdif=mode=send_frame:parity=auto:deint=all"));
+    let plain = common::ffprobe_stats(&clip);
+    let x = Xvfb::start();
+    let args = [clip.as_os_str(), "--no-audio".as_ref()];
+    let player = Player::start_with(&x, "deinterlace-d", &args);
+    // Played to its end, paused on its last frame, with the statistics overlay up.
+    player.wait_present("the last frame", 0, |p| p.paused && p.frame == Some(4));
+    let before = player.key("I");
+    let shown = player.wait_present("its statistics", before, |p| p.signal.is_some());
+    assert_eq!(shown.deint, None);
+    assert_eq!(assert_signal(&shown, &plain[4], "as decoded"), 4);
+    // `d`: yes, then auto (this clip's frames are flagged interlaced: the same pictures),
+    // then no; each time the last frame made again, as FFmpeg's filter makes it.
+    let steps = [
+        (Some("bwdif,send_frame,auto,all"), &bwdif[4]),
+        (Some("bwdif,send_frame,auto,interlaced"), &bwdif[4]),
+        (None, &plain[4]),
+    ];
+    for (deint, expected) in steps {
+        let before = player.key("d");
+        let made = player.wait_present("the frame made again", before, |p| {
+            p.new_frame && p.deint.as_deref() == deint
+        });
+        assert_eq!(made.frame, Some(4), "{deint:?}");
+        assert_eq!(made.field, None);
+        let counted = player.wait_present(&format!("FFmpeg's statistics, {deint:?}"), before, |p| {
+            p.deint.as_deref() == deint && signal_is(p, 4, expected)
+        });
+        assert_eq!(assert_signal(&counted, expected, &format!("{deint:?}")), 4);
+    }
+}
+
+#[test]
+fn at_field_rate_a_step_is_a_field_forward_and_back() {
+    let clip = pal_clip();
+    let fields = common::ffprobe_stats_after(&clip, Some("bwdif=mode=send_field:parity=auto:deint=all"));
+    assert_eq!(fields.len(), 10);
+    let x = Xvfb::start();
+    let args = [
+        clip.as_os_str(),
+        "--no-audio".as_ref(),
+        "--deinterlace".as_ref(),
+        "yes".as_ref(),
+        "--deinterlacer".as_ref(),
+        "bwdif=send_field".as_ref(),
+    ];
+    let player = Player::start_with(&x, "deinterlace-fields", &args);
+    // Played to its end: the last frame's second field.
+    let end = player.wait_present("the last field", 0, |p| p.paused && p.frame == Some(4));
+    assert_eq!(
+        (end.deint.as_deref(), end.field),
+        (Some("bwdif,send_field,auto,all"), Some(2))
+    );
+    let before = player.key("I");
+    player.wait_present("the statistics", before, |p| p.signal.is_some());
+    // Home, then steps: each picture is FFmpeg's of that number (frame k's fields are 2k and
+    // 2k + 1).
+    let keys = [
+        ("Home", 0, 1, 0),
+        ("period", 0, 2, 1),
+        ("period", 1, 1, 2),
+        ("period", 1, 2, 3),
+        ("comma", 1, 1, 2),
+        ("comma", 0, 2, 1),
+        ("comma", 0, 1, 0),
+    ];
+    for (key, frame, field, picture) in keys {
+        let before = player.key(key);
+        let shown = player.wait_present(key, before, |p| {
+            p.new_frame && p.frame == Some(frame) && p.field == Some(field)
+        });
+        assert!(shown.paused, "{key}");
+        let what = format!("{key} to frame {frame} field {field}");
+        let counted = player.wait_present(&what, before, |p| signal_is(p, picture as u64, &fields[picture]));
+        assert_eq!((counted.frame, counted.field), (Some(frame), Some(field)), "{what}");
+        assert_eq!(
+            assert_signal(&counted, &fields[picture], &what),
+            picture as u64,
+            "{what}"
+        );
+    }
+}
