@@ -8,6 +8,7 @@ pub mod clipping;
 pub mod commands;
 mod compare_control;
 pub mod comparison;
+pub mod deinterlace_control;
 pub mod deinterlaced;
 mod egui_layer;
 mod files;

@@ -152,3 +152,26 @@ impl PlayerWindow {
         }
     }
 }
+
+impl PlayerWindow {
+    /// Warns of each limit the QC report's frames go beyond (`--fail-on`) as the run starts.
+    pub(super) fn warn_of_qc(&mut self) {
+        let Some(beyond) = &self.qc_beyond else { return };
+        let beyond = beyond.lock().unwrap_or_else(|e| e.into_inner());
+        // Looked at every frame; copied only when it changes.
+        if *beyond == self.qc_warned {
+            return;
+        }
+        let new: Vec<&str> = beyond
+            .iter()
+            .filter(|l| !self.qc_warned.contains(l))
+            .map(String::as_str)
+            .collect();
+        let text = (!new.is_empty()).then(|| format!("QC: frames beyond {}", new.join(", ")));
+        self.qc_warned = beyond.clone();
+        drop(beyond);
+        if let Some(text) = text {
+            self.message(text, true);
+        }
+    }
+}

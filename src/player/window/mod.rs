@@ -317,7 +317,7 @@ impl PlayerWindow {
             }
             Command::VolumeBy(_) | Command::ToggleMute => self.sound.command(&command, &self.media),
             Command::ToggleMeters => self.meters.command(&command),
-            Command::CycleDeinterlace => crate::player::deinterlaced::cycle(self.deinterlacer, cx!(self)),
+            Command::CycleDeinterlace => crate::player::deinterlace_control::cycle(self.deinterlacer, cx!(self)),
             _ => Effects::default(),
         };
         let go_on = self.take(fx);
@@ -398,8 +398,7 @@ impl PlayerWindow {
                 &self.proxy,
                 MediaOptions {
                     cache_bytes: self.files.cache_bytes,
-                    // The next file plays at the speed this one was at, as in mpv, and
-                    // deinterlaced as it was.
+                    // The next file plays at the speed this one was at (as in mpv), deinterlaced so.
                     speed: self.media.playback.speed(),
                     deinterlace: self.media.deinterlace(),
                 },
@@ -479,27 +478,6 @@ impl PlayerWindow {
         self.passes_made();
         self.message(format!("picture now {width}x{height}"), false);
         self.fit_to_picture();
-    }
-
-    /// Warns of each limit the QC report's frames go beyond (`--fail-on`) as the run starts.
-    fn warn_of_qc(&mut self) {
-        let Some(beyond) = &self.qc_beyond else { return };
-        let beyond = beyond.lock().unwrap_or_else(|e| e.into_inner());
-        // Looked at every frame; copied only when it changes.
-        if *beyond == self.qc_warned {
-            return;
-        }
-        let new: Vec<&str> = beyond
-            .iter()
-            .filter(|l| !self.qc_warned.contains(l))
-            .map(String::as_str)
-            .collect();
-        let text = (!new.is_empty()).then(|| format!("QC: frames beyond {}", new.join(", ")));
-        self.qc_warned = beyond.clone();
-        drop(beyond);
-        if let Some(text) = text {
-            self.message(text, true);
-        }
     }
 
     pub fn message(&mut self, text: String, error: bool) {
