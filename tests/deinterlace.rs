@@ -422,3 +422,57 @@ fn hist_and_scope_count_the_deinterlaced_pictures() {
         assert_ne!(counts(&frames[0]), counts(&made[0]), "{command}");
     }
 }
+
+#[test]
+fn render_draws_the_picture_ffmpeg_makes() {
+    let clip = ntsc_mpeg2();
+    let dir = repo_path("target/deinterlace-render");
+    std::fs::create_dir_all(&dir).unwrap();
+    let render = |input: &Path, png: &str, args: &[&str]| {
+        let out = dir.join(png);
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .arg("render")
+            .arg(input)
+            .arg("-o")
+            .arg(&out)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        image::open(&out).unwrap().to_rgba8()
+    };
+    for (filter, picture) in [("bwdif", "3"), ("yadif=send_field", "5")] {
+        // FFmpeg's pictures, kept losslessly: the same planes, drawn the same way.
+        let ffmpeg_filter = filter.parse::<Deinterlacer>().unwrap().ffmpeg_filter();
+        let made = dir.join(format!("{}.mkv", filter.replace(['=', ':'], "-")));
+        let status = std::process::Command::new("ffmpeg")
+            .args(["-v", "error", "-y", "-i"])
+            .arg(&clip)
+            .args([
+                "-vf",
+                &ffmpeg_filter,
+                "-fps_mode",
+                "passthrough",
+                "-c:v",
+                "ffv1",
+                "-pix_fmt",
+                "yuv422p",
+            ])
+            .arg(&made)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let ours = render(
+            &clip,
+            "ours.png",
+            &["--frame", picture, "--deinterlace", "yes", "--deinterlacer", filter],
+        );
+        let theirs = render(&made, "theirs.png", &["--frame", picture]);
+        assert!(
+            ours == theirs,
+            "{filter}: picture {picture} drawn otherwise than FFmpeg's"
+        );
+        let frame = render(&clip, "frame.png", &["--frame", picture]);
+        assert!(ours != frame, "{filter}: the picture is the frame as decoded");
+    }
+}

@@ -24,7 +24,8 @@ pub struct Args {
     input: PathBuf,
     #[arg(short, long)]
     output: PathBuf,
-    /// For a video: the frame to render, in presentation order.
+    /// For a video: the frame to render, in presentation order (deinterlaced at field rate,
+    /// the picture: frame K's fields are 2K and 2K + 1).
     #[arg(long, default_value_t = 0)]
     frame: u64,
     /// Output size, WxH (default: the picture's own size).
@@ -49,6 +50,8 @@ pub struct Args {
     /// of what is shown.
     #[command(flatten)]
     compare: CompareArgs,
+    #[command(flatten)]
+    deinterlace: super::args::DeinterlaceArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -68,9 +71,11 @@ pub fn run(args: Args) -> Result<()> {
         exposure: None,
     };
     let (input, output, frame, size) = (&args.input, &args.output, args.frame, args.size);
+    let deinterlace = args.deinterlace.filter();
     match args.compare.options()? {
+        Some(_) if deinterlace.is_some() => bail!("--deinterlace is for one file, not a comparison"),
         Some(shown) => render_comparison(input, output, frame, shown, size, counting, options),
-        None => render_one(input, output, frame, size, counting, options),
+        None => render_one(input, output, (frame, deinterlace), size, counting, options),
     }
 }
 
@@ -140,7 +145,7 @@ fn render_comparison(
 fn render_one(
     input: &Path,
     output: &Path,
-    frame: u64,
+    (frame, deinterlace): (u64, Option<crate::video::deinterlace::Deinterlacer>),
     size: Option<(u32, u32)>,
     counting: offscreen::Counting,
     options: ViewOptions,
@@ -168,10 +173,20 @@ fn render_one(
             region.check(format.width, format.height)?;
         }
         let counting = counting.for_file(source.info.log);
-        let decoded = decode_frame(&mut source, frame)?;
+        let decoded;
+        let made;
+        let planes = match deinterlace {
+            None => {
+                decoded = decode_frame(&mut source, frame)?;
+                decoded.planes(format.layout)
+            }
+            Some(filter) => {
+                made = crate::headless::decode_picture(&mut source, frame, filter)?;
+                made.plane_data()
+            }
+        };
         let ctx = GpuContext::new()?;
         let size = size.unwrap_or((format.width, format.height));
-        let planes = decoded.planes(format.layout);
         let frame = offscreen::VideoFrame {
             format,
             volume: source.info.volume,

@@ -134,6 +134,15 @@ pub struct CpuPicture {
 }
 
 impl CpuPicture {
+    /// A picture with a copy of `planes`, rows as they are.
+    pub fn copied(planes: &[PlaneData], meta: FrameMeta) -> Self {
+        Self {
+            planes: planes.iter().map(|p| p.data.to_vec()).collect(),
+            strides: planes.iter().map(|p| p.stride).collect(),
+            meta,
+        }
+    }
+
     /// The planes as decoded frames give them.
     pub fn plane_data(&self) -> Vec<PlaneData<'_>> {
         self.planes

@@ -19,6 +19,7 @@ use crate::video::deinterlace::Deinterlacer;
 use crate::video::deinterlace::Output;
 use crate::video::ring::RING_SLOTS;
 use crate::video::source::{CatchUp, DecodedFrame, PacketProps, SeekTarget, VideoSource};
+pub use fields::CpuPicture;
 use fields::{CpuFieldRun, FieldRun, Picture};
 use progress::Progress;
 use std::time::Duration;
@@ -255,6 +256,37 @@ pub fn decode_frame(source: &mut VideoSource, frame: u64) -> Result<DecodedFrame
         "frame {frame} of '{}' could not be decoded",
         source.info.path.display()
     )))
+}
+
+/// Picture `picture` of a video deinterlaced by `filter` (the twin's): frame `picture`'s, or at
+/// field rate field `picture % 2` of frame `picture / 2`.
+pub fn decode_picture(source: &mut VideoSource, picture: u64, filter: Deinterlacer) -> Result<CpuPicture, ClipError> {
+    source.set_exact_numbers(true);
+    let frame = match filter.rate {
+        crate::video::deinterlace::Rate::Frame => picture,
+        crate::video::deinterlace::Rate::Field => picture / 2,
+    };
+    check_in_range(source, frame)?;
+    let layout = source.info.format.layout;
+    let mut found = None;
+    cpu_pictures(
+        source,
+        FrameRange::single(frame),
+        layout,
+        Some(filter),
+        |planes, meta| {
+            if meta.index == picture && found.is_none() {
+                found = Some(CpuPicture::copied(planes, meta));
+            }
+            Ok(())
+        },
+    )?;
+    found.ok_or_else(|| {
+        ClipError::Decode(format!(
+            "picture {picture} of '{}' could not be made",
+            source.info.path.display()
+        ))
+    })
 }
 
 /// Which frame a result belongs to.
