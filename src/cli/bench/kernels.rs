@@ -65,6 +65,9 @@ pub fn run(
     if groups.wants("qc") {
         rows.extend(super::qc::rows(ctx, image, iters)?);
     }
+    if groups.wants("deinterlace") {
+        rows.extend(super::deinterlace::rows(ctx, image, iters)?);
+    }
     if groups.wants("histograms") {
         rows.extend(engine_rows(ctx, image, &frame, bins, iters, extra_engines)?);
     }

@@ -7,6 +7,7 @@ pub mod adjust;
 pub mod av;
 pub mod clips;
 pub mod compare;
+mod deinterlace;
 pub mod kernels;
 pub mod lut;
 pub mod marks;
@@ -48,8 +49,8 @@ pub struct KernelArgs {
     #[arg(long, value_parser = parse_engine)]
     pub engine: Vec<EngineConfig>,
     /// Time only these groups of rows (repeatable): histograms, scopes, adjust, lut, compare,
-    /// vmaf, marks, qc [default: all].
-    #[arg(long, value_parser = ["histograms", "scopes", "adjust", "lut", "compare", "vmaf", "marks", "qc"])]
+    /// vmaf, marks, qc, deinterlace [default: all].
+    #[arg(long, value_parser = ["histograms", "scopes", "adjust", "lut", "compare", "vmaf", "marks", "qc", "deinterlace"])]
     pub only: Vec<String>,
 }
 
