@@ -329,6 +329,18 @@ fn assert_report_equals_ffprobe(
     range: Option<&str>,
     pictures: Option<std::ops::Range<usize>>,
 ) {
+    assert_report_numbered(path, filter, range, pictures, None);
+}
+
+/// `assert_report_equals_ffprobe`, the pictures numbered `numbers` (FFmpeg's count them one by
+/// one; histoplay's, at field rate, 2K and 2K + 1 for frame K's fields).
+fn assert_report_numbered(
+    path: &Path,
+    filter: &str,
+    range: Option<&str>,
+    pictures: Option<std::ops::Range<usize>>,
+    numbers: Option<&[u64]>,
+) {
     let mut args = vec!["--deinterlace", "yes", "--deinterlacer", filter];
     if let Some(range) = range {
         args.extend(["--frames", range]);
@@ -345,10 +357,11 @@ fn assert_report_equals_ffprobe(
     let expected = common::ffprobe_stats_after(path, Some(&ffmpeg_filter));
     let pictures = pictures.unwrap_or(0..expected.len());
     assert_eq!(rows.len(), pictures.len(), "{filter} on {}", path.display());
-    for (row, n) in rows.iter().zip(pictures) {
+    for (i, (row, n)) in rows.iter().zip(pictures).enumerate() {
         let mut tags = expected[n].clone();
         let time: f64 = tags.remove("pts_time").unwrap().parse().unwrap();
-        assert_eq!(row[0], n.to_string(), "{filter}: the picture's number");
+        let number = numbers.map_or(n as u64, |numbers| numbers[i]);
+        assert_eq!(row[0], number.to_string(), "{filter}: the picture's number");
         assert!(
             (row[1].parse::<f64>().unwrap() - time).abs() < 1e-6,
             "{filter} picture {n}: {} against {time}",
@@ -475,4 +488,71 @@ fn render_draws_the_picture_ffmpeg_makes() {
         let frame = render(&clip, "frame.png", &["--frame", picture]);
         assert!(ours != frame, "{filter}: the picture is the frame as decoded");
     }
+}
+
+/// Three frames flagged progressive, then four flagged interlaced (top field first): two H.264
+/// streams joined, as a programme with an inserted interlaced segment.
+fn mixed_flags() -> PathBuf {
+    let sample = repo_path("media/sample-540p.mp4");
+    let segment = |name: &str, from: &str, frames: &str, interlaced: bool| {
+        let mut args = vec!["-ss", from, "-i", sample.to_str().unwrap(), "-an", "-frames:v", frames];
+        args.extend(["-vf", "fps=50,scale=352:288,interlace=scan=tff:lowpass=0"]);
+        args.extend(["-c:v", "libx264", "-crf", "20", "-pix_fmt", "yuv420p"]);
+        if interlaced {
+            args.extend(["-flags", "+ilme+ildct", "-x264-params", "tff=1"]);
+        }
+        fixture(name, &args)
+    };
+    let (a, b) = (
+        segment("deint-mixed-a.ts", "0", "3", false),
+        segment("deint-mixed-b.ts", "0.5", "4", true),
+    );
+    let list = repo_path("target/fixtures/deint-mixed.txt");
+    std::fs::write(&list, format!("file '{}'\nfile '{}'\n", a.display(), b.display())).unwrap();
+    fixture(
+        "deint-mixed.ts",
+        &["-f", "concat", "-safe", "0", "-i", list.to_str().unwrap(), "-c", "copy"],
+    )
+}
+
+#[test]
+fn flags_that_change_mid_stream_and_a_single_frame_are_as_ffmpeg_makes_them() {
+    let mixed = mixed_flags();
+    // Only the frames flagged interlaced are deinterlaced, a picture each at field rate, the
+    // others passing once; every frame, with deint=all.
+    for filter in ["bwdif=send_field:deint=interlaced", "yadif=deint=interlaced", "bwdif"] {
+        assert_equal_to_ffmpeg(&mixed, filter, twin_picture);
+    }
+    assert_gpu_equal_to_ffmpeg(&mixed, "bwdif=send_field:deint=interlaced");
+    // Frames 0 to 2 pass once (pictures 0, 2, 4); frames 3 to 6 give two each.
+    let numbers = [0, 2, 4, 6, 7, 8, 9, 10, 11, 12, 13];
+    assert_report_numbered(
+        &mixed,
+        "bwdif=send_field:deint=interlaced",
+        None,
+        Some(0..11),
+        Some(&numbers),
+    );
+    // One frame: both fields made from it alone.
+    let one = fixture(
+        "deint-one-frame.mkv",
+        &[
+            "-i",
+            repo_path("media/sample-540p.mp4").to_str().unwrap(),
+            "-an",
+            "-frames:v",
+            "1",
+            "-vf",
+            "scale=352:288",
+            "-c:v",
+            "libx264",
+            "-flags",
+            "+ilme+ildct",
+            "-x264-params",
+            "tff=1",
+        ],
+    );
+    assert_equal_to_ffmpeg(&one, "bwdif=send_field", twin_picture);
+    assert_equal_to_ffmpeg(&one, "yadif=send_field", twin_picture);
+    assert_report_equals_ffprobe(&one, "bwdif=send_field", None, Some(0..2));
 }

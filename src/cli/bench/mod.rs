@@ -107,6 +107,8 @@ pub struct PlayArgs {
     /// Seconds of playback to time, before the injected commands.
     #[arg(long, default_value_t = 10.0)]
     pub seconds: f64,
+    #[command(flatten)]
+    pub deinterlace: crate::cli::args::DeinterlaceArgs,
 }
 
 /// Time a live input through the window's frame path: drops, latency, memory
@@ -385,7 +387,11 @@ pub fn make_clip(args: MakeClipArgs) -> Result<()> {
 }
 
 pub fn run_play(args: PlayArgs) -> Result<()> {
-    let PlayArgs { input, seconds } = args;
+    let PlayArgs {
+        input,
+        seconds,
+        deinterlace,
+    } = args;
     if !(seconds > 0.0 && seconds.is_finite()) {
         bail!("--seconds must be a positive number of seconds");
     }
@@ -396,6 +402,8 @@ pub fn run_play(args: PlayArgs) -> Result<()> {
         cache_bytes: crate::video::decoder::DEFAULT_CACHE_BYTES,
         speed: 1.0,
         audio_device: None,
+        deinterlace: deinterlace.filter(),
+        deinterlacer: deinterlace.deinterlacer,
         ..PlayerOptions::default()
     };
     if let Some(report) = player::play(&[input], options)? {
