@@ -4,14 +4,22 @@
 // memory (rows `pitch` words apart); the frame made is written the same way, for a copy into
 // the ring slot's textures.
 //
-// An invocation makes one 32-bit word of one row of one plane (z): four 8-bit samples or two
-// 16-bit ones. Rows of the field kept are copied; the others are made sample by sample.
+// An invocation makes four samples of one row of one plane (z): one 32-bit word of 8-bit
+// samples, two of 16-bit ones. Rows of the field kept are copied. bwdif, whose taps are all in
+// the sample's own column, works on the four at once (each word it reads is read once); yadif
+// looks along the row too, and makes them one by one.
+//
+// Every index is in bounds by construction (the module is built without naga's checks): rows
+// are clamped to the plane's; a plane's samples lie within its rows' pitch (a multiple of 256
+// bytes at least its samples' bytes, so the second word of a 16-bit quad is still within the
+// row); yadif reads along a row only from 3 pixels in from each end; the dispatch's x, y and z
+// are checked against the plane's quads, rows and count.
 
 struct Plane {
-    // First word of the plane, words between rows, words a row writes, rows.
+    // First word of the plane, words between rows, quads of samples a row, rows.
     offset: u32,
     pitch: u32,
-    words: u32,
+    quads: u32,
     rows: u32,
     // Samples a row (all channels), channels interleaved, pixels a row, bits above the value.
     samples: u32,
@@ -64,18 +72,6 @@ fn word_of(frame: u32, i: u32) -> u32 {
     }
 }
 
-// Sample s (counted across channels) of row y of `frame`, y kept within the plane.
-fn at(frame: u32, y: i32, s: u32) -> i32 {
-    let row = u32(clamp(y, 0, i32(plane.rows) - 1));
-    let base = plane.offset + row * plane.pitch;
-    if params.wide == 1u {
-        let w = word_of(frame, base + s / 2u);
-        return i32(((w >> (16u * (s & 1u))) & 0xffffu) >> plane.shift);
-    }
-    let w = word_of(frame, base + s / 4u);
-    return i32((w >> (8u * (s & 3u))) & 0xffu);
-}
-
 // The frames the field made lies between: FFmpeg's prev2 and next2.
 fn prev2() -> u32 {
     return select(CUR, PREV, params.order == 1u);
@@ -85,115 +81,153 @@ fn next2() -> u32 {
     return select(NEXT, CUR, params.order == 1u);
 }
 
-fn temporal_at(y: i32, s: u32) -> i32 {
-    return (at(prev2(), y, s) + at(next2(), y, s)) >> 1u;
+// Four samples of row y of `frame` from sample s0 (a multiple of 4) on.
+fn four(frame: u32, y: i32, s0: u32) -> vec4<i32> {
+    let row = u32(clamp(y, 0, i32(plane.rows) - 1));
+    let base = plane.offset + row * plane.pitch;
+    if params.wide == 1u {
+        let a = word_of(frame, base + s0 / 2u);
+        let b = word_of(frame, base + s0 / 2u + 1u);
+        let wide = vec4<u32>(a & 0xffffu, a >> 16u, b & 0xffffu, b >> 16u);
+        return vec4<i32>(wide >> vec4<u32>(plane.shift));
+    }
+    let w = word_of(frame, base + s0 / 4u);
+    return vec4<i32>((vec4<u32>(w) >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(0xffu));
 }
 
-// FFmpeg's FILTER1: above (c), the temporal average (d), below (e), the largest change allowed.
-fn temporal(y: i32, m: i32, p: i32, s: u32) -> vec4<i32> {
-    let c = at(CUR, m, s);
-    let e = at(CUR, p, s);
-    let p2 = at(prev2(), y, s);
-    let n2 = at(next2(), y, s);
-    let diff0 = abs(p2 - n2);
-    let diff1 = (abs(at(PREV, m, s) - c) + abs(at(PREV, p, s) - e)) >> 1u;
-    let diff2 = (abs(at(NEXT, m, s) - c) + abs(at(NEXT, p, s) - e)) >> 1u;
-    return vec4<i32>(c, (p2 + n2) >> 1u, e, max(max(diff0 >> 1u, diff1), diff2));
-}
+const ONE = vec4<u32>(1u);
+const TWO = vec4<u32>(2u);
+const THIRTEEN = vec4<u32>(13u);
 
-fn bwdif(y: i32, s: u32) -> i32 {
+// bwdif of the four samples from s0 on (`bwdif` one at a time, on four lanes).
+fn bwdif_four(y: i32, s0: u32) -> vec4<i32> {
     let h = i32(plane.rows);
-    let top = i32(params.max_value);
-    // FFmpeg compares with the sample's size in bytes here, not with 1 and 3.
+    let top = vec4<i32>(i32(params.max_value));
     let df = i32(params.wide) + 1;
     let p = select(y - 1, y + 1, y + df < h);
     let m = select(y + 1, y - 1, y > df - 1);
     if params.edge == 1u {
-        // Where 3 lines away is out of the plane, FFmpeg reads 1 line the other way.
         let p3 = select(y - 1, y + 3, y + 3 * df < h);
         let m3 = select(y + 1, y - 3, y > 3 * df - 1);
-        let v = (5077 * (at(CUR, m, s) + at(CUR, p, s)) - 981 * (at(CUR, m3, s) + at(CUR, p3, s))) >> 13u;
-        return clamp(v, 0, top);
+        let near = four(CUR, m, s0) + four(CUR, p, s0);
+        let far = four(CUR, m3, s0) + four(CUR, p3, s0);
+        return clamp((5077 * near - 981 * far) >> THIRTEEN, vec4<i32>(0), top);
     }
+    let c = four(CUR, m, s0);
+    let e = four(CUR, p, s0);
+    let p2 = four(prev2(), y, s0);
+    let n2 = four(next2(), y, s0);
+    let d = (p2 + n2) >> ONE;
+    let diff0 = abs(p2 - n2);
+    let diff1 = (abs(four(PREV, m, s0) - c) + abs(four(PREV, p, s0) - e)) >> ONE;
+    let diff2 = (abs(four(NEXT, m, s0) - c) + abs(four(NEXT, p, s0) - e)) >> ONE;
+    var diff = max(max(diff0 >> ONE, diff1), diff2);
+    // No temporal change: the average, before the spatial check.
+    let still = diff == vec4<i32>(0);
     let near_edge = y < 4 || y + 5 > h;
-    let t = temporal(y, m, p, s);
-    let c = t.x;
-    let d = t.y;
-    let e = t.z;
-    var diff = t.w;
-    if diff == 0 {
-        return d;
-    }
+    var above2 = vec4<i32>(0);
+    var below2 = vec4<i32>(0);
     if !near_edge || !(y < 2 || y + 3 > h) {
-        let b = temporal_at(y - 2, s) - c;
-        let f = temporal_at(y + 2, s) - e;
+        above2 = four(prev2(), y - 2, s0) + four(next2(), y - 2, s0);
+        below2 = four(prev2(), y + 2, s0) + four(next2(), y + 2, s0);
+        let b = (above2 >> ONE) - c;
+        let f = (below2 >> ONE) - e;
         let hi = max(max(d - e, d - c), min(b, f));
         let lo = min(min(d - e, d - c), max(b, f));
         diff = max(max(diff, lo), -hi);
     }
-    var interpol: i32;
+    var interpol: vec4<i32>;
     if near_edge {
-        interpol = (c + e) >> 1u;
-    } else if abs(c - e) > abs(at(prev2(), y, s) - at(next2(), y, s)) {
-        let both0 = at(prev2(), y, s) + at(next2(), y, s);
-        let both2 = at(prev2(), y - 2, s) + at(next2(), y - 2, s) + at(prev2(), y + 2, s) + at(next2(), y + 2, s);
-        let both4 = at(prev2(), y - 4, s) + at(next2(), y - 4, s) + at(prev2(), y + 4, s) + at(next2(), y + 4, s);
-        let high = (5570 * both0 - 3801 * both2 + 1016 * both4) >> 2u;
-        interpol = (high + 4309 * (c + e) - 213 * (at(CUR, y - 3, s) + at(CUR, y + 3, s))) >> 13u;
+        interpol = (c + e) >> ONE;
     } else {
-        interpol = (5077 * (c + e) - 981 * (at(CUR, y - 3, s) + at(CUR, y + 3, s))) >> 13u;
+        let far = four(CUR, y - 3, s0) + four(CUR, y + 3, s0);
+        let spatial = (5077 * (c + e) - 981 * far) >> THIRTEEN;
+        let both4 = four(prev2(), y - 4, s0) + four(next2(), y - 4, s0) + four(prev2(), y + 4, s0)
+            + four(next2(), y + 4, s0);
+        let high = (5570 * (p2 + n2) - 3801 * (above2 + below2) + 1016 * both4) >> TWO;
+        let temporal = (high + 4309 * (c + e) - 213 * far) >> THIRTEEN;
+        interpol = select(spatial, temporal, abs(c - e) > diff0);
     }
-    return clamp(clamp(interpol, d - diff, d + diff), 0, top);
+    let made = clamp(clamp(interpol, d - diff, d + diff), vec4<i32>(0), top);
+    return select(made, d, still);
 }
 
-// One spatial direction j pixels along: its score and its guess, against the best so far.
-fn direction(m: i32, p: i32, s: u32, j: i32, best: ptr<function, vec2<i32>>) -> bool {
-    let step = i32(plane.channels);
-    let i = i32(s);
-    let score = abs(at(CUR, m, u32(i + (j - 1) * step)) - at(CUR, p, u32(i + (-j - 1) * step)))
-        + abs(at(CUR, m, u32(i + j * step)) - at(CUR, p, u32(i - j * step)))
-        + abs(at(CUR, m, u32(i + (j + 1) * step)) - at(CUR, p, u32(i + (1 - j) * step)));
-    if score < (*best).x {
-        *best = vec2<i32>(score, (at(CUR, m, u32(i + j * step)) + at(CUR, p, u32(i - j * step))) >> 1u);
-        return true;
+// Samples 12 before s0 to 15 after it of row y of the current frame: what yadif's search
+// along the row reads (3 pixels each way, of up to 4 channels). Quads outside the row are
+// read from its start instead: no sample the search uses is in them.
+var<private> window_m: array<i32, 28>;
+var<private> window_p: array<i32, 28>;
+
+fn load_windows(m: i32, p: i32, s0: u32) {
+    for (var q = 0u; q < 7u; q++) {
+        let at = s0 + 4u * q;
+        let start = select(0u, at - 12u, at >= 12u && at - 12u < plane.samples);
+        let above = four(CUR, m, start);
+        let below = four(CUR, p, start);
+        for (var k = 0u; k < 4u; k++) {
+            window_m[4u * q + k] = above[k];
+            window_p[4u * q + k] = below[k];
+        }
     }
-    return false;
 }
 
-fn yadif(y: i32, s: u32) -> i32 {
+// yadif's search along the row for lane k (sample s0 + k, at window index 12 + k): the
+// direction whose three differences across the missing line are smallest, and its guess.
+fn search(k: u32, c: i32, e: i32) -> i32 {
+    let ch = i32(plane.channels);
+    let i = 12 + i32(k);
+    let up = &window_m;
+    let down = &window_p;
+    var score = abs((*up)[i - ch] - (*down)[i - ch]) + abs(c - e) + abs((*up)[i + ch] - (*down)[i + ch]) - 1;
+    var guess = (c + e) >> 1u;
+    // j = -1, then -2 only where -1 was better; then 1, and 2 likewise.
+    for (var side = -1; side <= 1; side += 2) {
+        for (var n = 1; n <= 2; n++) {
+            let j = side * n;
+            let here = abs((*up)[i + (j - 1) * ch] - (*down)[i + (-j - 1) * ch])
+                + abs((*up)[i + j * ch] - (*down)[i - j * ch])
+                + abs((*up)[i + (j + 1) * ch] - (*down)[i + (1 - j) * ch]);
+            if here >= score {
+                break;
+            }
+            score = here;
+            guess = ((*up)[i + j * ch] + (*down)[i - j * ch]) >> 1u;
+        }
+    }
+    return guess;
+}
+
+// yadif of the four samples from s0 on: the temporal part on four lanes, the search along the
+// row lane by lane.
+fn yadif_four(y: i32, s0: u32) -> vec4<i32> {
     let h = i32(plane.rows);
     let p = select(y - 1, y + 1, y + 1 < h);
     let m = select(y + 1, y - 1, y > 0);
-    let t = temporal(y, m, p, s);
-    let c = t.x;
-    let d = t.y;
-    let e = t.z;
-    var diff = t.w;
-    // x: (score, guess)
-    var best = vec2<i32>(0, (c + e) >> 1u);
-    let x = i32(s / plane.channels);
-    if x >= 3 && x + 3 < i32(plane.width) {
-        let step = i32(plane.channels);
-        let i = i32(s);
-        best.x = abs(at(CUR, m, u32(i - step)) - at(CUR, p, u32(i - step))) + abs(c - e)
-            + abs(at(CUR, m, u32(i + step)) - at(CUR, p, u32(i + step))) - 1;
-        // Two pixels along is tried only where one along was better.
-        if direction(m, p, s, -1, &best) {
-            direction(m, p, s, -2, &best);
-        }
-        if direction(m, p, s, 1, &best) {
-            direction(m, p, s, 2, &best);
+    let c = four(CUR, m, s0);
+    let e = four(CUR, p, s0);
+    let p2 = four(prev2(), y, s0);
+    let n2 = four(next2(), y, s0);
+    let d = (p2 + n2) >> ONE;
+    let diff1 = (abs(four(PREV, m, s0) - c) + abs(four(PREV, p, s0) - e)) >> ONE;
+    let diff2 = (abs(four(NEXT, m, s0) - c) + abs(four(NEXT, p, s0) - e)) >> ONE;
+    var diff = max(max(abs(p2 - n2) >> ONE, diff1), diff2);
+    var guess = (c + e) >> ONE;
+    load_windows(m, p, s0);
+    for (var k = 0u; k < 4u; k++) {
+        let x = i32((s0 + k) / plane.channels);
+        if x >= 3 && x + 3 < i32(plane.width) {
+            guess[k] = search(k, c[k], e[k]);
         }
     }
     // The second line and the second to last leave the spatial interlacing check out.
     if params.spatial == 1u && y != 1 && y + 2 != h {
-        let b = temporal_at(y + 2 * (m - y), s);
-        let f = temporal_at(y + 2 * (p - y), s);
+        let b = (four(prev2(), y + 2 * (m - y), s0) + four(next2(), y + 2 * (m - y), s0)) >> ONE;
+        let f = (four(prev2(), y + 2 * (p - y), s0) + four(next2(), y + 2 * (p - y), s0)) >> ONE;
         let hi = max(max(d - e, d - c), min(b - c, f - e));
         let lo = min(min(d - e, d - c), max(b - c, f - e));
         diff = max(max(diff, lo), -hi);
     }
-    return clamp(best.y, d - diff, d + diff);
+    return clamp(guess, d - diff, d + diff);
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -202,32 +236,34 @@ fn deinterlace(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     plane = params.planes[id.z];
-    let column = id.x;
+    let quad = id.x;
     let row = id.y;
-    if column >= plane.words || row >= plane.rows {
+    if quad >= plane.quads || row >= plane.rows {
         return;
     }
-    let index = plane.offset + row * plane.pitch + column;
+    let words = 1u + params.wide;
+    let index = plane.offset + row * plane.pitch + quad * words;
     if ((row ^ params.parity) & 1u) == 0u {
-        made[index] = cur_frame[index];
+        for (var k = 0u; k < words; k++) {
+            made[index + k] = cur_frame[index + k];
+        }
         return;
     }
     let y = i32(row);
-    let per_word = select(4u, 2u, params.wide == 1u);
-    let bits = 32u / per_word;
-    var word = 0u;
-    for (var k = 0u; k < per_word; k++) {
-        let s = column * per_word + k;
-        if s >= plane.samples {
-            break;
-        }
-        var v: i32;
-        if params.method == 0u {
-            v = bwdif(y, s);
-        } else {
-            v = yadif(y, s);
-        }
-        word |= (u32(v) << plane.shift) << (bits * k);
+    let s0 = quad * 4u;
+    var v: vec4<i32>;
+    if params.method == 0u {
+        v = bwdif_four(y, s0);
+    } else {
+        v = yadif_four(y, s0);
     }
-    made[index] = word;
+    // Samples past the row's end (its last quad) are zero.
+    let inside = vec4<u32>(s0) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(plane.samples);
+    let out = select(vec4<u32>(0u), vec4<u32>(v) << vec4<u32>(plane.shift), inside);
+    if params.wide == 1u {
+        made[index] = out.x | (out.y << 16u);
+        made[index + 1u] = out.z | (out.w << 16u);
+    } else {
+        made[index] = out.x | (out.y << 8u) | (out.z << 16u) | (out.w << 24u);
+    }
 }

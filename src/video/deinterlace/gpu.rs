@@ -25,7 +25,7 @@ const VARIANT_STRIDE: u64 = 256;
 struct PlaneParams {
     offset: u32,
     pitch: u32,
-    words: u32,
+    quads: u32,
     rows: u32,
     samples: u32,
     channels: u32,
@@ -85,7 +85,7 @@ impl DeinterlacePass {
             *params = PlaneParams {
                 offset: (rows.offset / 4) as u32,
                 pitch: rows.pitch / 4,
-                words: rows.row_bytes.div_ceil(4) as u32,
+                quads: plane.row_samples().div_ceil(4) as u32,
                 rows: rows.rows as u32,
                 samples: plane.row_samples() as u32,
                 channels: plane.channels,
@@ -134,7 +134,7 @@ impl DeinterlacePass {
                 layout::storage(4, compute, false),
             ],
         });
-        let module = shaders::module(device, "deinterlace pass", shaders::DEINTERLACE.to_string());
+        let module = shaders::trusted_module(device, "deinterlace pass", shaders::DEINTERLACE.to_string());
         let pipeline = shaders::compute_pipeline(device, "deinterlace pass", &module, "deinterlace", &bind_layout);
         let bind_groups = (0..KEPT * KEPT * KEPT)
             .map(|i| {
@@ -171,7 +171,11 @@ impl DeinterlacePass {
                 })
             })
             .collect();
-        let widest = planes.iter().map(|p| p.row_bytes.div_ceil(4) as u32).max().unwrap_or(0);
+        let widest = geometry
+            .iter()
+            .map(|p| p.row_samples().div_ceil(4) as u32)
+            .max()
+            .unwrap_or(0);
         let tallest = planes.iter().map(|p| p.rows as u32).max().unwrap_or(0);
         let counted = usize::try_from(bytes * (KEPT as u64 + 1)).unwrap_or(usize::MAX);
         Ok(Self {
