@@ -1,16 +1,16 @@
 // Deinterlacing: FFmpeg's bwdif and yadif on a frame's planes, line for line as
 // src/video/deinterlace/cpu.rs (their twin, which equals FFmpeg's output). The planes of three
-// frames (previous, current, next) are read from buffers laid out as the upload's staging
-// memory (rows `pitch` words apart); the frame made is written the same way, for a copy into
-// the ring slot's textures.
+// frames (previous, current, next) are read from one buffer, each laid out as the upload's
+// staging memory (rows `pitch` words apart); the frame made is written the same way, for a
+// copy into the ring slot's textures.
 //
 // An invocation makes four samples of one row of one plane (z): one 32-bit word of 8-bit
 // samples, two of 16-bit ones. Rows of the field kept are copied. bwdif, whose taps are all in
 // the sample's own column, works on the four at once (each word it reads is read once); yadif
 // looks along the row too, and makes them one by one.
 //
-// Every index is in bounds by construction (the module is built without naga's checks): rows
-// are clamped to the plane's; a plane's samples lie within its rows' pitch (a multiple of 256
+// Every index is in bounds by construction (the module is built without naga's checks): the
+// frames' bases are whole frames apart within the buffer; rows are clamped to the plane's; a plane's samples lie within its rows' pitch (a multiple of 256
 // bytes at least its samples' bytes, so the second word of a 16-bit quad is still within the
 // row); yadif reads along a row only from 3 pixels in from each end; the dispatch's x, y and z
 // are checked against the plane's quads, rows and count.
@@ -44,13 +44,17 @@ struct Params {
     // 0: bwdif, 1: yadif.
     method: u32,
     _pad: u32,
+    // Where the previous, current and next frames' planes start in `frames`, in words.
+    prev_base: u32,
+    cur_base: u32,
+    next_base: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> prev_frame: array<u32>;
-@group(0) @binding(2) var<storage, read> cur_frame: array<u32>;
-@group(0) @binding(3) var<storage, read> next_frame: array<u32>;
-@group(0) @binding(4) var<storage, read_write> made: array<u32>;
+// The three frames kept, one after another.
+@group(0) @binding(1) var<storage, read> frames: array<u32>;
+@group(0) @binding(2) var<storage, read_write> made: array<u32>;
 
 const PREV: u32 = 0u;
 const CUR: u32 = 1u;
@@ -59,17 +63,8 @@ const NEXT: u32 = 2u;
 var<private> plane: Plane;
 
 fn word_of(frame: u32, i: u32) -> u32 {
-    switch frame {
-        case 0u: {
-            return prev_frame[i];
-        }
-        case 1u: {
-            return cur_frame[i];
-        }
-        default: {
-            return next_frame[i];
-        }
-    }
+    let base = select(select(params.next_base, params.cur_base, frame == CUR), params.prev_base, frame == PREV);
+    return frames[base + i];
 }
 
 // The frames the field made lies between: FFmpeg's prev2 and next2.
@@ -245,7 +240,7 @@ fn deinterlace(@builtin(global_invocation_id) id: vec3<u32>) {
     let index = plane.offset + row * plane.pitch + quad * words;
     if ((row ^ params.parity) & 1u) == 0u {
         for (var k = 0u; k < words; k++) {
-            made[index + k] = cur_frame[index + k];
+            made[index + k] = frames[params.cur_base + index + k];
         }
         return;
     }

@@ -46,20 +46,26 @@ struct Params {
     spatial: u32,
     method: u32,
     _pad: u32,
+    prev_base: u32,
+    cur_base: u32,
+    next_base: u32,
+    _pad2: u32,
 }
 
-/// The variant of the uniform a field is made with: its parity, order and edge.
-fn variant(job: FieldJob) -> u32 {
-    job.parity + 2 * u32::from(job.tff) + 4 * u32::from(job.edge)
+/// The variant of the uniform a field is made with: the kept frames it reads (each a section
+/// of `kept`), its parity, order and edge.
+fn variant([prev, cur, next]: [usize; 3], job: FieldJob) -> u64 {
+    let frames = (9 * prev + 3 * cur + next) as u64;
+    8 * frames + u64::from(job.parity + 2 * u32::from(job.tff) + 4 * u32::from(job.edge))
 }
 
 pub struct DeinterlacePass {
     filter: Deinterlacer,
     pipeline: wgpu::ComputePipeline,
-    /// By the kept buffers bound as previous, current and next: `9 p + 3 c + n`.
-    bind_groups: Vec<wgpu::BindGroup>,
+    bind_group: wgpu::BindGroup,
     _params: wgpu::Buffer,
-    kept: Vec<wgpu::Buffer>,
+    /// The last three frames' planes, a frame's bytes apart, frame `id` at section `id % 3`.
+    kept: wgpu::Buffer,
     made: wgpu::Buffer,
     planes: Vec<PlaneRows>,
     bytes: u64,
@@ -93,84 +99,74 @@ impl DeinterlacePass {
                 shift: plane.shift,
             };
         }
-        let mut uniform = vec![0u8; 8 * VARIANT_STRIDE as usize];
-        for v in 0..8u32 {
-            let (parity, tff, edge) = (v & 1, v & 2 != 0, v & 4 != 0);
-            let params = Params {
-                parity,
-                order: parity ^ u32::from(tff),
-                edge: u32::from(edge),
-                ..base
-            };
-            let at = (u64::from(v) * VARIANT_STRIDE) as usize;
-            uniform[at..at + size_of::<Params>()].copy_from_slice(bytemuck::bytes_of(&params));
+        let words = (bytes / 4) as u32;
+        let mut uniform = vec![0u8; 8 * 27 * VARIANT_STRIDE as usize];
+        for sections in 0..27usize {
+            let [p, c, n] = [sections / 9, sections / 3 % 3, sections % 3];
+            for v in 0..8u32 {
+                let (parity, tff, edge) = (v & 1, v & 2 != 0, v & 4 != 0);
+                let params = Params {
+                    parity,
+                    order: parity ^ u32::from(tff),
+                    edge: u32::from(edge),
+                    prev_base: p as u32 * words,
+                    cur_base: c as u32 * words,
+                    next_base: n as u32 * words,
+                    ..base
+                };
+                let job = FieldJob { parity, tff, edge };
+                let at = (variant([p, c, n], job) * VARIANT_STRIDE) as usize;
+                uniform[at..at + size_of::<Params>()].copy_from_slice(bytemuck::bytes_of(&params));
+            }
         }
         let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("deinterlace params"),
             contents: &uniform,
             usage: wgpu::BufferUsages::UNIFORM,
         });
-        let buffer = |label: &str, usage| {
+        let buffer = |label: &str, size: u64| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
-                size: bytes,
-                usage: wgpu::BufferUsages::STORAGE | usage,
+                size,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             })
         };
-        let copies = wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
-        let kept: Vec<_> = (0..KEPT)
-            .map(|i| buffer(&format!("deinterlace frame kept {i}"), copies))
-            .collect();
-        let made = buffer("deinterlaced frame", copies);
+        let kept = buffer("deinterlace frames kept", bytes * KEPT as u64);
+        let made = buffer("deinterlaced frame", bytes);
         let compute = wgpu::ShaderStages::COMPUTE;
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("deinterlace pass"),
             entries: &[
                 layout::uniform(0, compute, true),
                 layout::storage(1, compute, true),
-                layout::storage(2, compute, true),
-                layout::storage(3, compute, true),
-                layout::storage(4, compute, false),
+                layout::storage(2, compute, false),
             ],
         });
         let module = shaders::trusted_module(device, "deinterlace pass", shaders::DEINTERLACE.to_string());
         let pipeline = shaders::compute_pipeline(device, "deinterlace pass", &module, "deinterlace", &bind_layout);
-        let bind_groups = (0..KEPT * KEPT * KEPT)
-            .map(|i| {
-                let [p, c, n] = [i / 9, i / 3 % 3, i % 3];
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("deinterlace pass"),
-                    layout: &bind_layout,
-                    entries: &[
-                        wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                buffer: &params,
-                                offset: 0,
-                                size: wgpu::BufferSize::new(size_of::<Params>() as u64),
-                            }),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 1,
-                            resource: kept[p].as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 2,
-                            resource: kept[c].as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 3,
-                            resource: kept[n].as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 4,
-                            resource: made.as_entire_binding(),
-                        },
-                    ],
-                })
-            })
-            .collect();
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("deinterlace pass"),
+            layout: &bind_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &params,
+                        offset: 0,
+                        size: wgpu::BufferSize::new(size_of::<Params>() as u64),
+                    }),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: kept.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: made.as_entire_binding(),
+                },
+            ],
+        });
         let widest = geometry
             .iter()
             .map(|p| p.row_samples().div_ceil(4) as u32)
@@ -181,7 +177,7 @@ impl DeinterlacePass {
         Ok(Self {
             filter,
             pipeline,
-            bind_groups,
+            bind_group,
             _params: params,
             kept,
             made,
@@ -197,14 +193,28 @@ impl DeinterlacePass {
         self.filter
     }
 
-    fn kept_of(&self, id: u64) -> &wgpu::Buffer {
-        &self.kept[(id % KEPT as u64) as usize]
+    /// Where frame `id`'s planes are kept in `kept`, and its section.
+    fn section(id: u64) -> usize {
+        (id % KEPT as u64) as usize
+    }
+
+    fn kept_at(&self, id: u64) -> u64 {
+        Self::section(id) as u64 * self.bytes
     }
 
     /// Records keeping frame `id`'s planes, uploaded into `slot`, for the fields made from it
-    /// (the buffer of the frame three before it is reused).
+    /// (in the place of the frame three before it).
     pub fn encode_keep(&self, encoder: &mut wgpu::CommandEncoder, slot: &PlaneTextures, id: u64) {
-        slot.encode_copy_out(encoder, self.kept_of(id), &self.planes);
+        let at = self.kept_at(id);
+        let planes: Vec<PlaneRows> = self
+            .planes
+            .iter()
+            .map(|p| PlaneRows {
+                offset: at + p.offset,
+                ..*p
+            })
+            .collect();
+        slot.encode_copy_out(encoder, &self.kept, &planes);
     }
 
     /// Keeps frame `id`'s planes from memory (the tests' and benchmarks' way in).
@@ -217,7 +227,7 @@ impl DeinterlacePass {
                 bytes[to..to + rows.row_bytes].copy_from_slice(&plane.data[from..from + rows.row_bytes]);
             }
         }
-        queue.write_buffer(self.kept_of(id), 0, &bytes);
+        queue.write_buffer(&self.kept, self.kept_at(id), &bytes);
     }
 
     /// Records making `output`'s picture in the pass's buffer (`made`).
@@ -233,18 +243,17 @@ impl DeinterlacePass {
         writes: Option<wgpu::ComputePassTimestampWrites>,
     ) {
         let Some(job) = output.field else {
-            encoder.copy_buffer_to_buffer(self.kept_of(output.cur), 0, &self.made, 0, self.bytes);
+            encoder.copy_buffer_to_buffer(&self.kept, self.kept_at(output.cur), &self.made, 0, self.bytes);
             return;
         };
-        let which = |id: u64| (id % KEPT as u64) as usize;
-        let group = 9 * which(output.prev) + 3 * which(output.cur) + which(output.next);
+        let sections = [output.prev, output.cur, output.next].map(Self::section);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("deinterlace"),
             timestamp_writes: writes,
         });
         pass.set_pipeline(&self.pipeline);
-        let offset = u64::from(variant(job)) * VARIANT_STRIDE;
-        pass.set_bind_group(0, &self.bind_groups[group], &[offset as u32]);
+        let offset = variant(sections, job) * VARIANT_STRIDE;
+        pass.set_bind_group(0, &self.bind_group, &[offset as u32]);
         let [x, y, z] = self.workgroups;
         pass.dispatch_workgroups(x, y, z);
     }
