@@ -4,16 +4,17 @@
 // staging memory (rows `pitch` words apart); the frame made is written the same way, for a
 // copy into the ring slot's textures.
 //
-// An invocation makes four samples of one row of one plane (z): one 32-bit word of 8-bit
-// samples, two of 16-bit ones. Rows of the field kept are copied. bwdif, whose taps are all in
+// An invocation makes four samples of 2 PAIRS rows of one plane (z): one 32-bit word of 8-bit
+// samples, two of 16-bit ones, a row. Rows of the field kept are copied. bwdif, whose taps are all in
 // the sample's own column, works on the four at once (each word it reads is read once); yadif
 // looks along the row too, and makes them one by one.
 //
 // Every index is in bounds by construction (the module is built without naga's checks): the
-// frames' bases are whole frames apart within the buffer; rows are clamped to the plane's; a plane's samples lie within its rows' pitch (a multiple of 256
-// bytes at least its samples' bytes, so the second word of a 16-bit quad is still within the
-// row); yadif reads along a row only from 3 pixels in from each end; the dispatch's x, y and z
-// are checked against the plane's quads, rows and count.
+// frames' bases are whole frames apart within the buffer; rows are clamped to the plane's; a
+// plane's samples lie within its rows' pitch (a multiple of 256 bytes at least its samples'
+// bytes, so the second word of a 16-bit quad is still within the row); yadif reads along a
+// row only from 3 pixels in from each end; the invocation's quad, rows and plane are checked
+// against the plane's quads, rows and count.
 
 struct Plane {
     // First word of the plane, words between rows, quads of samples a row, rows.
@@ -225,17 +226,13 @@ fn yadif_four(y: i32, s0: u32) -> vec4<i32> {
     return clamp(guess, d - diff, d + diff);
 }
 
-@compute @workgroup_size(64, 1, 1)
-fn deinterlace(@builtin(global_invocation_id) id: vec3<u32>) {
-    if id.z >= 3u {
-        return;
-    }
-    plane = params.planes[id.z];
-    let quad = id.x;
-    let row = id.y;
-    if quad >= plane.quads || row >= plane.rows {
-        return;
-    }
+// Row pairs an invocation takes: fewer, fuller workgroups (a row made is cheap, a workgroup
+// scheduled is not).
+const PAIRS: u32 = 4u;
+
+// Row `row` of the plane at quad `quad`: copied from the current frame where its field is
+// kept, made where it is not.
+fn one_row(row: u32, quad: u32) {
     let words = 1u + params.wide;
     let index = plane.offset + row * plane.pitch + quad * words;
     if ((row ^ params.parity) & 1u) == 0u {
@@ -260,5 +257,20 @@ fn deinterlace(@builtin(global_invocation_id) id: vec3<u32>) {
         made[index + 1u] = out.z | (out.w << 16u);
     } else {
         made[index] = out.x | (out.y << 8u) | (out.z << 16u) | (out.w << 24u);
+    }
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn deinterlace(@builtin(global_invocation_id) id: vec3<u32>) {
+    if id.z >= 3u {
+        return;
+    }
+    plane = params.planes[id.z];
+    let quad = id.x;
+    if quad >= plane.quads {
+        return;
+    }
+    for (var row = id.y * 2u * PAIRS; row < min((id.y + 1u) * 2u * PAIRS, plane.rows); row++) {
+        one_row(row, quad);
     }
 }

@@ -14,8 +14,10 @@ use wgpu::util::DeviceExt;
 
 /// Frames kept: the previous, the current and the next.
 const KEPT: usize = 3;
-/// The `@workgroup_size` of shaders/video/deinterlace.wgsl.
+/// The `@workgroup_size` of shaders/video/deinterlace.wgsl, and the pairs of rows an
+/// invocation takes (its `PAIRS`).
 const WORKGROUP: u32 = 64;
+const PAIRS: u32 = 4;
 /// Bytes between the uniform's variants (a dynamic offset's alignment).
 const VARIANT_STRIDE: u64 = 256;
 
@@ -181,7 +183,11 @@ impl DeinterlacePass {
             _params: params,
             kept,
             made,
-            workgroups: [widest.div_ceil(WORKGROUP), tallest, planes.len() as u32],
+            workgroups: [
+                widest.div_ceil(WORKGROUP),
+                tallest.div_ceil(2 * PAIRS),
+                planes.len() as u32,
+            ],
             planes,
             bytes,
             _counted: crate::video::memory::FRAME_MEMORY.reserve(counted),
