@@ -175,35 +175,15 @@ impl<S: FrameSource> Deinterlaced<S> {
 
     /// The frame to ask the decoder for, and the first picture wanted, for a seek to `target`.
     fn translate(&self, target: SeekTarget) -> (SeekTarget, u64) {
-        let field = self.field_rate();
-        let frames_of = |picture: u64| if field { picture / 2 } else { picture };
-        let frame_target = |picture: u64| {
-            let frame = frames_of(picture);
-            (SeekTarget::Frame(frame.saturating_sub(1)), picture)
+        let index = &self.setup.index;
+        let (num, den) = self.setup.time_base;
+        let stream = Stream {
+            field: self.field_rate(),
+            number_at: &|pts| Some(index.number_at(pts)).filter(|n| n.exact).map(|n| n.n),
+            pts_of: &|n| index.pts_of(n),
+            pts_at: &|seconds| (seconds * f64::from(den) / f64::from(num) + 1e-6).floor() as i64,
         };
-        match target {
-            SeekTarget::Frame(n) => frame_target(n),
-            SeekTarget::Before(pts) => {
-                // The picture before the one shown, which is the last playback gave back.
-                let shown = self.last_back.filter(|&(_, p)| p == pts).map(|(n, _)| n);
-                match shown.or_else(|| {
-                    let number = self.setup.index.number_at(pts);
-                    number.exact.then_some(number.n * if field { 2 } else { 1 })
-                }) {
-                    Some(n) if n > 0 => {
-                        let wanted = n - 1;
-                        // The decoder steps back to the frame before the wanted one's (kept
-                        // for the steps after).
-                        match self.setup.index.pts_of(frames_of(wanted)) {
-                            Some(pts) => (SeekTarget::Before(pts), wanted),
-                            None => frame_target(wanted),
-                        }
-                    }
-                    _ => (target, 0),
-                }
-            }
-            SeekTarget::Time { .. } | SeekTarget::End => (target, 0),
-        }
+        stream.plan(target, self.last_back)
     }
 
     /// Frame `frame` of the run in: the pictures of the frame before it go out.
@@ -385,5 +365,114 @@ impl<S: FrameSource> FrameSource for Deinterlaced<S> {
 
     fn follow_live(&mut self, following: bool) {
         self.inner.follow_live(following);
+    }
+}
+
+/// What a seek's plan needs of the stream: whether pictures are fields, and its index.
+struct Stream<'a> {
+    field: bool,
+    /// The number of the frame shown at `pts`, where the index knows it exactly.
+    number_at: &'a dyn Fn(i64) -> Option<u64>,
+    pts_of: &'a dyn Fn(u64) -> Option<i64>,
+    /// The pts of the tick a time falls in.
+    pts_at: &'a dyn Fn(f64) -> i64,
+}
+
+impl Stream<'_> {
+    /// The frame to ask the decoder for, and the first picture wanted, for a seek to `target`
+    /// with picture `shown` (number, pts) the last playback gave back: the frame before the
+    /// wanted picture's is decoded too, since the picture is made with it. A seek that names no
+    /// frame the index knows (a keyframe seek, a time past what it has read) lands where the
+    /// decoder does, on a picture made from its frame alone.
+    fn plan(&self, target: SeekTarget, shown: Option<(u64, i64)>) -> (SeekTarget, u64) {
+        let pictures = if self.field { 2 } else { 1 };
+        let frame_of = |picture: u64| picture / pictures;
+        let from_frame_before = |picture: u64| (SeekTarget::Frame(frame_of(picture).saturating_sub(1)), picture);
+        match target {
+            SeekTarget::Frame(n) => from_frame_before(n),
+            SeekTarget::Time { seconds, exact: true } => match (self.number_at)((self.pts_at)(seconds)) {
+                Some(frame) => from_frame_before(frame * pictures),
+                None => (target, 0),
+            },
+            SeekTarget::Before(pts) => {
+                // The picture before the one shown, which is the last playback gave back.
+                let shown = shown.filter(|&(_, p)| p == pts).map(|(n, _)| n);
+                match shown.or_else(|| (self.number_at)(pts).map(|n| n * pictures)) {
+                    Some(n) if n > 0 => {
+                        let wanted = n - 1;
+                        // The decoder steps back to the frame before the wanted one's (kept
+                        // for the steps after).
+                        match (self.pts_of)(frame_of(wanted)) {
+                            Some(pts) => (SeekTarget::Before(pts), wanted),
+                            None => from_frame_before(wanted),
+                        }
+                    }
+                    _ => (target, 0),
+                }
+            }
+            SeekTarget::Time { .. } | SeekTarget::End => (target, 0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SeekTarget, Stream};
+
+    /// Frames 40 ticks apart (25 fps in 1/1000), the index read to frame 99.
+    fn plan(field: bool, target: SeekTarget, shown: Option<(u64, i64)>) -> (SeekTarget, u64) {
+        let stream = Stream {
+            field,
+            number_at: &|pts| (0..4000).contains(&pts).then_some(pts as u64 / 40),
+            pts_of: &|n| (n < 100).then_some(n as i64 * 40),
+            pts_at: &|seconds| (seconds * 1000.0 + 1e-6).floor() as i64,
+        };
+        stream.plan(target, shown)
+    }
+
+    #[test]
+    fn a_seek_decodes_the_frame_before_the_picture_wanted() {
+        // Frame 10: from frame 9; at field rate picture 21 is frame 10's second field.
+        assert_eq!(plan(false, SeekTarget::Frame(10), None), (SeekTarget::Frame(9), 10));
+        assert_eq!(plan(true, SeekTarget::Frame(21), None), (SeekTarget::Frame(9), 21));
+        assert_eq!(plan(false, SeekTarget::Frame(0), None), (SeekTarget::Frame(0), 0));
+        // An exact seek by time (the arrow keys): the frame its time falls in, the same way.
+        let time = |seconds| SeekTarget::Time { seconds, exact: true };
+        assert_eq!(plan(false, time(0.41), None), (SeekTarget::Frame(9), 10));
+        assert_eq!(plan(true, time(0.41), None), (SeekTarget::Frame(9), 20));
+        // A keyframe seek, or a time the index has not read: where the decoder lands.
+        let keyframe = SeekTarget::Time {
+            seconds: 0.41,
+            exact: false,
+        };
+        assert_eq!(plan(false, keyframe, None), (keyframe, 0));
+        assert_eq!(plan(false, time(9.0), None), (time(9.0), 0));
+        assert_eq!(plan(false, SeekTarget::End, None), (SeekTarget::End, 0));
+    }
+
+    #[test]
+    fn a_step_back_lands_on_the_picture_before_the_one_shown() {
+        // Frame 10 shown: frame 9 wanted, the decoder stepping back to frame 8 (before 9's pts).
+        assert_eq!(
+            plan(false, SeekTarget::Before(400), Some((10, 400))),
+            (SeekTarget::Before(360), 9)
+        );
+        // At field rate, from frame 10's second field (picture 21) to its first (20): frame 9
+        // decoded with it; from its first field to frame 9's second (19).
+        assert_eq!(
+            plan(true, SeekTarget::Before(400), Some((21, 400))),
+            (SeekTarget::Before(400), 20)
+        );
+        assert_eq!(
+            plan(true, SeekTarget::Before(400), Some((20, 400))),
+            (SeekTarget::Before(360), 19)
+        );
+        // Nothing given back at that pts: the index's number, the frame's first field.
+        assert_eq!(plan(true, SeekTarget::Before(400), None), (SeekTarget::Before(360), 19));
+        // From the first frame: nowhere to go.
+        assert_eq!(
+            plan(false, SeekTarget::Before(0), Some((0, 0))),
+            (SeekTarget::Before(0), 0)
+        );
     }
 }
