@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{fixture, repo_path};
+use common::{fixture, interlaced, interlaced_pal_h264 as pal_h264, repo_path};
 use histoplay::gpu::readback::read_buffer;
 use histoplay::video::deinterlace::cpu::{make_field, PlaneGeometry};
 use histoplay::video::deinterlace::gpu::DeinterlacePass;
@@ -14,38 +14,6 @@ use histoplay::video::format::{PlaneData, PlaneLayout};
 use histoplay::video::source::VideoSource;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-
-/// A third of a second of the sample scaled to `size`, interlaced from 50p by FFmpeg's `interlace`
-/// filter (each field from its own moment, as a camera takes them), coded by `codec` args.
-fn interlaced(name: &str, size: &str, scan: &str, codec: &[&str]) -> PathBuf {
-    let sample = repo_path("media/sample-540p.mp4");
-    let rate = if size.ends_with(":480") { "60000/1001" } else { "50" };
-    let filter = format!("fps={rate},scale={size},interlace=scan={scan}:lowpass=0");
-    let mut args = vec!["-i", sample.to_str().unwrap(), "-t", "0.2", "-an", "-vf", &filter];
-    args.extend_from_slice(codec);
-    fixture(name, &args)
-}
-
-/// PAL 4:2:0 8-bit H.264, top field first, coded as fields.
-fn pal_h264() -> PathBuf {
-    interlaced(
-        "deint-pal-h264.mkv",
-        "720:576",
-        "tff",
-        &[
-            "-c:v",
-            "libx264",
-            "-crf",
-            "20",
-            "-flags",
-            "+ilme+ildct",
-            "-x264-params",
-            "tff=1",
-            "-pix_fmt",
-            "yuv420p",
-        ],
-    )
-}
 
 /// NTSC 4:2:2 8-bit MPEG-2, bottom field first.
 fn ntsc_mpeg2() -> PathBuf {
@@ -179,7 +147,7 @@ fn twin_picture(filter: Deinterlacer, geometry: &[PlaneGeometry], frames: &Frame
             Some(job) => make_field(filter.method, plane, job, !filter.no_spatial_check, [prev, cur, next]),
             None => cur.to_vec(),
         };
-        let row = plane.row_samples() * if plane.wide { 2 } else { 1 };
+        let row = plane.row_bytes();
         bytes.extend(plane.write(&samples, row));
     }
     bytes
@@ -194,7 +162,7 @@ fn assert_equal_to_ffmpeg(
     let filter: Deinterlacer = filter.parse().unwrap();
     let (geometry, frames, outputs) = decoded(path, filter);
     let layout = VideoSource::open(path).unwrap().info.format.layout;
-    let frame_bytes = geometry.iter().map(|g| g.samples() * if g.wide { 2 } else { 1 }).sum();
+    let frame_bytes = geometry.iter().map(|g| g.row_bytes() * g.height as usize).sum();
     let reference = ffmpeg_frames(path, &filter.ffmpeg_filter(), layout, frame_bytes);
     assert_eq!(
         outputs.len(),
@@ -263,14 +231,14 @@ fn assert_gpu_equal_to_ffmpeg(path: &Path, filter: &str) {
             let bytes: Vec<Vec<u8>> = geometry
                 .iter()
                 .zip(&frames[&id])
-                .map(|(g, samples)| g.write(samples, g.row_samples() * if g.wide { 2 } else { 1 }))
+                .map(|(g, samples)| g.write(samples, g.row_bytes()))
                 .collect();
             let planes: Vec<PlaneData> = geometry
                 .iter()
                 .zip(&bytes)
                 .map(|(g, data)| PlaneData {
                     data,
-                    stride: g.row_samples() * if g.wide { 2 } else { 1 },
+                    stride: g.row_bytes(),
                 })
                 .collect();
             pass.keep_from_memory(&ctx.queue, id, &planes);

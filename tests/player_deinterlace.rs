@@ -7,37 +7,7 @@ mod common;
 mod window;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use window::{Player, Present, Xvfb};
-
-/// Five frames of the sample at PAL size, interlaced top field first from 50p (the recipe of
-/// tests/deinterlace.rs, so the fixture is shared).
-fn pal_clip() -> PathBuf {
-    let sample = common::repo_path("media/sample-540p.mp4");
-    let filter = "fps=50,scale=720:576,interlace=scan=tff:lowpass=0";
-    common::fixture(
-        "deint-pal-h264.mkv",
-        &[
-            "-i",
-            sample.to_str().unwrap(),
-            "-t",
-            "0.2",
-            "-an",
-            "-vf",
-            filter,
-            "-c:v",
-            "libx264",
-            "-crf",
-            "20",
-            "-flags",
-            "+ilme+ildct",
-            "-x264-params",
-            "tff=1",
-            "-pix_fmt",
-            "yuv420p",
-        ],
-    )
-}
 
 /// Whether the frame log's `signal=K:...` is of frame (or field) `k` and equals `expected`'s
 /// (values the window has no previous frame for are `-`). The readout comes a present or two
@@ -74,7 +44,7 @@ fn assert_signal(present: &Present, expected: &BTreeMap<String, String>, what: &
 
 #[test]
 fn d_cycles_deinterlacing_and_the_frame_shown_is_ffmpegs() {
-    let clip = pal_clip();
+    let clip = common::interlaced_pal_h264();
     let bwdif = common::ffprobe_stats_after(&clip, Some("bwdif=mode=send_frame:parity=auto:deint=all"));
     let plain = common::ffprobe_stats(&clip);
     let x = Xvfb::start();
@@ -109,7 +79,7 @@ fn d_cycles_deinterlacing_and_the_frame_shown_is_ffmpegs() {
 
 #[test]
 fn at_field_rate_a_step_is_a_field_forward_and_back() {
-    let clip = pal_clip();
+    let clip = common::interlaced_pal_h264();
     let fields = common::ffprobe_stats_after(&clip, Some("bwdif=mode=send_field:parity=auto:deint=all"));
     assert_eq!(fields.len(), 10);
     let x = Xvfb::start();

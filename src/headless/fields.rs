@@ -81,36 +81,17 @@ impl FieldRun {
     }
 
     fn meta(&self, cur: &ReadyFrame, output: &Output) -> FrameMeta {
-        let facts = FrameMeta {
-            index: cur.index,
-            frame: cur.index,
-            pts: cur.pts,
-            seconds: cur.seconds,
-            pict_type: cur.pict_type,
-            packet: cur.packet,
-        };
-        picture_meta(&facts, output, self.rate, self.time_base)
+        picture_meta(&FrameMeta::from(cur), output, self.rate, self.time_base)
     }
 }
 
 /// Which picture `output` of frame `cur` is: at field rate, the frame's first field is picture
 /// 2k, its second 2k + 1; its time is the field's.
-fn picture_meta(cur: &FrameMeta, output: &Output, rate: Rate, (num, den): (i32, i32)) -> FrameMeta {
-    let index = match rate {
-        Rate::Frame => cur.frame,
-        Rate::Field => 2 * cur.frame + u64::from(output.second),
-    };
-    // Half way to the next frame (in half ticks: cur + next, against the frame's 2 cur).
-    let seconds = match output.pts {
-        Some(half) if output.second => {
-            cur.seconds + (half - 2 * cur.pts) as f64 * f64::from(num) / (2.0 * f64::from(den))
-        }
-        _ => cur.seconds,
-    };
+fn picture_meta(cur: &FrameMeta, output: &Output, rate: Rate, time_base: (i32, i32)) -> FrameMeta {
     FrameMeta {
-        index,
+        index: output.number(cur.frame, rate),
+        seconds: output.seconds(cur.seconds, cur.pts, time_base),
         pts: output.pts.map_or(cur.pts, |half| half.div_euclid(2)),
-        seconds,
         ..*cur
     }
 }
@@ -200,7 +181,7 @@ impl CpuFieldRun {
                     }
                     None => cur.1[i].clone(),
                 };
-                let stride = plane.row_samples() * if plane.wide { 2 } else { 1 };
+                let stride = plane.row_bytes();
                 planes.push(plane.write(&samples, stride));
                 strides.push(stride);
             }

@@ -289,6 +289,20 @@ pub fn decode_picture(source: &mut VideoSource, picture: u64, filter: Deinterlac
     })
 }
 
+impl From<&ReadyFrame> for FrameMeta {
+    /// A frame the decode thread sent, as itself.
+    fn from(frame: &ReadyFrame) -> Self {
+        Self {
+            index: frame.index,
+            frame: frame.index,
+            pts: frame.pts,
+            seconds: frame.seconds,
+            pict_type: frame.pict_type,
+            packet: frame.packet,
+        }
+    }
+}
+
 /// Which frame a result belongs to.
 #[derive(Clone, Copy, Debug)]
 pub struct FrameMeta {
@@ -444,15 +458,7 @@ pub fn gpu_frames_on(
             continue;
         }
         let Some(fields) = &mut fields else {
-            let meta = FrameMeta {
-                index: frame.index,
-                frame: frame.index,
-                pts: frame.pts,
-                seconds: frame.seconds,
-                pict_type: frame.pict_type,
-                packet: frame.packet,
-            };
-            run(frame.slot, meta, None)?;
+            run(frame.slot, FrameMeta::from(&frame), None)?;
             decoder.release(frame.slot);
             continue;
         };

@@ -2,7 +2,7 @@
 //! the OSD says what is in force.
 
 use super::part::{Cx, Effects};
-use crate::video::deinterlace::{Deinterlacer, Method, Rate};
+use crate::video::deinterlace::{Deinterlacer, Rate};
 
 /// `d`: deinterlacing cycles as mpv's `cycle deinterlace` does, no, yes, auto (only frames
 /// flagged interlaced), with `configured` (`--deinterlacer`); the frame shown is made again.
@@ -33,10 +33,7 @@ pub fn describe(filter: Option<Deinterlacer>) -> String {
         return "Deinterlace: no".into();
     };
     let mode = if filter.only_interlaced { "auto" } else { "yes" };
-    let method = match filter.method {
-        Method::Bwdif => "bwdif",
-        Method::Yadif => "yadif",
-    };
+    let [method, ..] = filter.names();
     let rate = match filter.rate {
         Rate::Frame => "a frame for each frame",
         Rate::Field => "a frame for each field",

@@ -196,19 +196,26 @@ impl<S: FrameSource> Deinterlaced<S> {
             .setup
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("keep a frame's planes"),
+                label: Some("deinterlace"),
             });
         run.pass.encode_keep(&mut encoder, slot, frame.index);
-        self.setup.queue.submit([encoder.finish()]);
         let outputs = run.sequence.push(frame.index, Some(frame.pts), frame.packet.fields);
         let held = run.held.replace(frame);
-        self.pictures(outputs, held, frame.slot);
+        self.pictures(outputs, held, frame.slot, encoder);
     }
 
-    /// The pictures `outputs` of frame `cur`, made into ring slot `into` and queued for
-    /// playback (the slot given back where there are none).
-    fn pictures(&mut self, outputs: Vec<Output>, cur: Option<ReadyFrame>, into: usize) {
+    /// The pictures `outputs` of frame `cur`, made into ring slot `into` by `encoder` (which
+    /// may hold the keeping of that slot's frame) and queued for playback; the slot is given
+    /// back where there are none, once the encoder's work is submitted.
+    fn pictures(
+        &mut self,
+        outputs: Vec<Output>,
+        cur: Option<ReadyFrame>,
+        into: usize,
+        mut encoder: wgpu::CommandEncoder,
+    ) {
         let (Some(run), Some(cur)) = (&mut self.run, cur) else {
+            self.setup.queue.submit([encoder.finish()]);
             self.give_back(into);
             return;
         };
@@ -225,37 +232,20 @@ impl<S: FrameSource> Deinterlaced<S> {
                 outputs.push(second);
             }
         }
-        let (num, den) = self.setup.time_base;
-        let picture = |output: &Output| {
-            let index = if field {
-                2 * cur.index + u64::from(output.second)
-            } else {
-                cur.index
-            };
-            let seconds = match output.pts {
-                Some(half) if output.second => {
-                    cur.seconds + (half - 2 * cur.pts) as f64 * f64::from(num) / (2.0 * f64::from(den))
-                }
-                _ => cur.seconds,
-            };
-            ReadyFrame {
-                index,
-                seconds,
-                slot: into,
-                ..cur
-            }
+        let rate = if field { Rate::Field } else { Rate::Frame };
+        let time_base = self.setup.time_base;
+        let picture = |output: &Output| ReadyFrame {
+            index: output.number(cur.index, rate),
+            seconds: output.seconds(cur.seconds, cur.pts, time_base),
+            slot: into,
+            ..cur
         };
         let wanted: Vec<&Output> = outputs.iter().filter(|o| picture(o).index >= run.from).collect();
         let Some(first) = wanted.first() else {
+            self.setup.queue.submit([encoder.finish()]);
             self.give_back(into);
             return;
         };
-        let mut encoder = self
-            .setup
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("deinterlace"),
-            });
         run.pass.encode(&mut encoder, first, &self.setup.slots[into]);
         self.setup.queue.submit([encoder.finish()]);
         run.out.push_back(Pending::Ready(picture(first)));
@@ -340,7 +330,13 @@ impl<S: FrameSource> FrameSource for Deinterlaced<S> {
                         let held = run.held.take();
                         self.spare_free = false;
                         let spare = self.spare();
-                        self.pictures(outputs, held, spare);
+                        let encoder = self
+                            .setup
+                            .device
+                            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                                label: Some("deinterlace, the last frame"),
+                            });
+                        self.pictures(outputs, held, spare, encoder);
                     }
                     if let Some(run) = &mut self.run {
                         run.out.push_back(Pending::Event(event));

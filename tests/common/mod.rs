@@ -487,3 +487,35 @@ pub fn pse(file: &std::path::Path, args: &[&str]) -> (serde_json::Value, Vec<ser
     let summary = lines.pop().unwrap();
     (summary, lines, out.status.code())
 }
+
+/// A third of a second of the sample scaled to `size`, interlaced from 50p by FFmpeg's `interlace`
+/// filter (each field from its own moment, as a camera takes them), coded by `codec` args.
+pub fn interlaced(name: &str, size: &str, scan: &str, codec: &[&str]) -> PathBuf {
+    let sample = repo_path("media/sample-540p.mp4");
+    let rate = if size.ends_with(":480") { "60000/1001" } else { "50" };
+    let filter = format!("fps={rate},scale={size},interlace=scan={scan}:lowpass=0");
+    let mut args = vec!["-i", sample.to_str().unwrap(), "-t", "0.2", "-an", "-vf", &filter];
+    args.extend_from_slice(codec);
+    fixture(name, &args)
+}
+
+/// PAL 4:2:0 8-bit H.264, top field first, coded as fields: five frames.
+pub fn interlaced_pal_h264() -> PathBuf {
+    interlaced(
+        "deint-pal-h264.mkv",
+        "720:576",
+        "tff",
+        &[
+            "-c:v",
+            "libx264",
+            "-crf",
+            "20",
+            "-flags",
+            "+ilme+ildct",
+            "-x264-params",
+            "tff=1",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    )
+}

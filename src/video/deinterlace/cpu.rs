@@ -57,6 +57,11 @@ impl PlaneGeometry {
         (self.width * self.channels) as usize
     }
 
+    /// Bytes in a row, packed.
+    pub fn row_bytes(&self) -> usize {
+        self.row_samples() * if self.wide { 2 } else { 1 }
+    }
+
     pub fn samples(&self) -> usize {
         self.row_samples() * self.height as usize
     }

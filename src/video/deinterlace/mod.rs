@@ -136,14 +136,18 @@ impl Deinterlacer {
     /// FFmpeg's method, mode, parity and deint, comma-separated: `bwdif,send_field,auto,all`
     /// (the frame log's).
     pub fn log_name(&self) -> String {
-        let spec = self.ffmpeg_filter();
-        let (name, options) = spec.split_once('=').unwrap_or((&spec, ""));
-        let values = options.split(':').filter_map(|o| o.split_once('=').map(|(_, v)| v));
-        std::iter::once(name).chain(values).collect::<Vec<_>>().join(",")
+        let [name, mode, parity, deint] = self.names();
+        format!("{name},{mode},{parity},{deint}")
     }
 
     /// The filter as FFmpeg writes it (`bwdif=mode=send_field:parity=auto:deint=all`).
     pub fn ffmpeg_filter(&self) -> String {
+        let [name, mode, parity, deint] = self.names();
+        format!("{name}=mode={mode}:parity={parity}:deint={deint}")
+    }
+
+    /// FFmpeg's names of the method, mode, parity and deint.
+    pub fn names(&self) -> [&'static str; 4] {
         let name = match self.method {
             Method::Bwdif => "bwdif",
             Method::Yadif => "yadif",
@@ -160,7 +164,7 @@ impl Deinterlacer {
             Parity::Bff => "bff",
         };
         let deint = if self.only_interlaced { "interlaced" } else { "all" };
-        format!("{name}=mode={mode}:parity={parity}:deint={deint}")
+        [name, mode, parity, deint]
     }
 }
 
@@ -197,6 +201,27 @@ pub struct Output {
     pub second: bool,
     /// The time, in half the stream's time base (FFmpeg's output time base), if known.
     pub pts: Option<i64>,
+}
+
+impl Output {
+    /// The picture's number, `cur` being frame `frame`: the frame's, or at field rate 2K and
+    /// 2K + 1 for frame K's fields.
+    pub fn number(&self, frame: u64, rate: Rate) -> u64 {
+        match rate {
+            Rate::Frame => frame,
+            Rate::Field => 2 * frame + u64::from(self.second),
+        }
+    }
+
+    /// The picture's time, `cur` being at `seconds` (pts `pts` in `time_base`): the frame's,
+    /// or for its second field half way to the next (in half ticks: cur + next, against the
+    /// frame's 2 cur).
+    pub fn seconds(&self, seconds: f64, pts: i64, (num, den): (i32, i32)) -> f64 {
+        match self.pts {
+            Some(half) if self.second => seconds + (half - 2 * pts) as f64 * f64::from(num) / (2.0 * f64::from(den)),
+            _ => seconds,
+        }
+    }
 }
 
 /// A frame the sequence holds: its number, time and flags.
