@@ -11,6 +11,7 @@ pub mod events;
 pub mod geometry;
 pub mod gpu;
 pub mod headless;
+pub mod idet;
 pub mod marks;
 pub mod pipeline;
 pub mod player;

@@ -9,6 +9,7 @@ use common::{fixture, interlaced, interlaced_pal_h264 as pal_h264, repo_path};
 use histoplay::gpu::readback::read_buffer;
 use histoplay::video::deinterlace::cpu::{make_field, PlaneGeometry};
 use histoplay::video::deinterlace::gpu::DeinterlacePass;
+use histoplay::video::deinterlace::kept::KeptFrames;
 use histoplay::video::deinterlace::{Deinterlacer, Output, Sequence};
 use histoplay::video::format::{PlaneData, PlaneLayout};
 use histoplay::video::source::VideoSource;
@@ -225,7 +226,8 @@ fn the_twin_equals_yadif_in_every_mode_and_parity() {
 fn assert_gpu_equal_to_ffmpeg(path: &Path, filter: &str) {
     let ctx = common::gpu();
     let format = VideoSource::open(path).unwrap().info.format;
-    let pass = DeinterlacePass::new(&ctx.device, &format, filter.parse().unwrap()).unwrap();
+    let kept = KeptFrames::new(&ctx.device, &format);
+    let pass = DeinterlacePass::new(&ctx.device, &kept, filter.parse().unwrap());
     let gpu_picture = |_: Deinterlacer, geometry: &[PlaneGeometry], frames: &Frames, output: &Output| {
         for id in [output.prev, output.cur, output.next] {
             let bytes: Vec<Vec<u8>> = geometry
@@ -241,7 +243,7 @@ fn assert_gpu_equal_to_ffmpeg(path: &Path, filter: &str) {
                     stride: g.row_bytes(),
                 })
                 .collect();
-            pass.keep_from_memory(&ctx.queue, id, &planes);
+            kept.keep_from_memory(&ctx.queue, id, &planes);
         }
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         pass.encode_made(&mut encoder, output);

@@ -245,9 +245,7 @@ fn hist_gpu(
             pipeline.set_adjustments(ctx, job.adjustments)?;
             pipeline.set_look(ctx, &job.look)?;
             if let Some(filter) = job.deinterlace {
-                pipeline
-                    .deinterlace(ctx, filter)
-                    .map_err(|e| ClipError::Decode(e.to_string()))?;
+                pipeline.deinterlace(ctx, filter);
             }
             Ok(pipeline.engine.histogram_bytes())
         },

@@ -309,9 +309,7 @@ pub fn scope_video<W: Write>(
                 pipeline.set_adjustments(ctx, job.adjustments)?;
                 pipeline.set_look(ctx, &job.look)?;
                 if let Some(filter) = job.deinterlace {
-                    pipeline
-                        .deinterlace(ctx, filter)
-                        .map_err(|e| ClipError::Decode(e.to_string()))?;
+                    pipeline.deinterlace(ctx, filter);
                 }
                 let (_, target) = pipeline.scope().expect("the scope was just set");
                 Ok(target.counts.size())

@@ -26,6 +26,7 @@ pub const SCOPE_DRAW: &str = include_str!("../../shaders/scope/draw.wgsl");
 pub const REGION: &str = include_str!("../../shaders/scope/region.wgsl");
 pub const CONVERT: &str = include_str!("../../shaders/video/convert.wgsl");
 pub const DEINTERLACE: &str = include_str!("../../shaders/video/deinterlace.wgsl");
+pub const IDET: &str = include_str!("../../shaders/idet/idet.wgsl");
 pub const METRICS: &str = include_str!("../../shaders/compare/metrics.wgsl");
 pub const MARKS: &str = include_str!("../../shaders/marks/marks.wgsl");
 pub const COMPOSITE: &str = include_str!("../../shaders/compare/composite.wgsl");
@@ -109,6 +110,7 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
             ),
         ),
         ("deinterlace.wgsl", DEINTERLACE.to_string()),
+        ("idet.wgsl", IDET.to_string()),
         (
             "freeze.wgsl",
             compute_source(

@@ -1,8 +1,10 @@
-//! Deinterlacing in a headless run: each frame's planes are kept as it comes in, and the
-//! pictures of the frame before it (one, or two at field rate) are made into that frame's ring
-//! slot, held until then, and go on through the pipeline from there, in FFmpeg's order.
+//! Deinterlacing and interlace detection in a headless run: each frame's planes are kept as it
+//! comes in, and the pictures of the frame before it (one, or two at field rate; the frame
+//! itself where nothing is deinterlaced) are made into that frame's ring slot, held until
+//! then, and go on through the pipeline from there, in FFmpeg's order.
 
 use super::{FrameMeta, FrameRange};
+use crate::idet::{self, Sums};
 use crate::video::decoder::ReadyFrame;
 use crate::video::deinterlace::cpu::{make_field, PlaneGeometry};
 use crate::video::deinterlace::{Deinterlacer, Output, Rate, Sequence};
@@ -28,10 +30,11 @@ pub(super) struct FieldRun {
 }
 
 impl FieldRun {
-    pub fn new(filter: Deinterlacer, time_base: (i32, i32)) -> Self {
+    /// Pictures made by `filter`, or (None) each frame as it is, a frame late.
+    pub fn new(filter: Option<Deinterlacer>, time_base: (i32, i32)) -> Self {
         Self {
-            sequence: Sequence::new(filter),
-            rate: filter.rate,
+            sequence: filter.map_or_else(Sequence::passing, Sequence::new),
+            rate: filter.map_or(Rate::Frame, |f| f.rate),
             held: None,
             time_base,
         }
@@ -101,6 +104,8 @@ fn picture_meta(cur: &FrameMeta, output: &Output, rate: Rate, time_base: (i32, i
 pub struct CpuFieldRun {
     sequence: Sequence,
     filter: Deinterlacer,
+    /// Each frame's idet sums are taken.
+    idet: bool,
     geometry: Vec<PlaneGeometry>,
     time_base: (i32, i32),
     /// The last three frames in: their facts and samples.
@@ -112,6 +117,8 @@ pub struct CpuPicture {
     pub planes: Vec<Vec<u8>>,
     strides: Vec<usize>,
     pub meta: FrameMeta,
+    /// The frame's idet sums, where taken (on its first picture).
+    pub sums: Option<Sums>,
 }
 
 impl CpuPicture {
@@ -121,6 +128,7 @@ impl CpuPicture {
             planes: planes.iter().map(|p| p.data.to_vec()).collect(),
             strides: planes.iter().map(|p| p.stride).collect(),
             meta,
+            sums: None,
         }
     }
 
@@ -135,10 +143,13 @@ impl CpuPicture {
 }
 
 impl CpuFieldRun {
-    pub fn new(filter: Deinterlacer, format: &FrameFormat, time_base: (i32, i32)) -> Self {
+    /// Pictures made by `filter` or (None) each frame as it is; with `idet`, each frame's idet
+    /// sums with its first picture.
+    pub fn new(filter: Option<Deinterlacer>, idet: bool, format: &FrameFormat, time_base: (i32, i32)) -> Self {
         Self {
-            sequence: Sequence::new(filter),
-            filter,
+            sequence: filter.map_or_else(Sequence::passing, Sequence::new),
+            filter: filter.unwrap_or_default(),
+            idet,
             geometry: PlaneGeometry::of(format),
             time_base,
             kept: VecDeque::new(),
@@ -185,10 +196,12 @@ impl CpuFieldRun {
                 planes.push(plane.write(&samples, stride));
                 strides.push(stride);
             }
+            let sums = (self.idet && !output.second).then(|| idet::cpu::sums(&self.geometry, &prev.1, &cur.1, &next.1));
             pictures.push(CpuPicture {
                 planes,
                 strides,
                 meta: picture_meta(&cur.0, &output, self.filter.rate, self.time_base),
+                sums,
             });
         }
         pictures

@@ -178,11 +178,25 @@ pub fn cpu_pictures(
     filter: Option<Deinterlacer>,
     mut each: impl FnMut(&[crate::video::format::PlaneData], FrameMeta) -> Result<(), ClipError>,
 ) -> Result<(), ClipError> {
+    cpu_pictures_with(source, range, layout, (filter, false), |planes, meta, _| {
+        each(planes, meta)
+    })
+}
+
+/// `cpu_pictures`, and with `idet` each frame's idet sums (the twin's), with its first picture,
+/// the frame taken between those before and after it.
+pub fn cpu_pictures_with(
+    source: &mut VideoSource,
+    range: FrameRange,
+    layout: crate::video::format::PlaneLayout,
+    (filter, idet): (Option<Deinterlacer>, bool),
+    mut each: impl FnMut(&[crate::video::format::PlaneData], FrameMeta, Option<crate::idet::Sums>) -> Result<(), ClipError>,
+) -> Result<(), ClipError> {
     let format = crate::video::format::FrameFormat {
         layout,
         ..source.info.format
     };
-    let mut fields = filter.map(|f| CpuFieldRun::new(f, &format, source.info.time_base));
+    let mut fields = (filter.is_some() || idet).then(|| CpuFieldRun::new(filter, idet, &format, source.info.time_base));
     // Deinterlaced, the range's first frame is made with the one before, its last with the
     // one after.
     let decoded = match fields {
@@ -209,11 +223,11 @@ pub fn cpu_pictures(
         };
         let planes = frame.planes(layout);
         match &mut fields {
-            None => each(&planes, meta)?,
+            None => each(&planes, meta, None)?,
             Some(fields) => {
                 for made in fields.push(meta, &planes) {
                     if range.contains(made.meta.frame) {
-                        each(&made.plane_data(), made.meta)?;
+                        each(&made.plane_data(), made.meta, made.sums)?;
                     }
                 }
             }
@@ -224,7 +238,7 @@ pub fn cpu_pictures(
     }
     for made in fields.as_mut().map(CpuFieldRun::finish).unwrap_or_default() {
         if range.contains(made.meta.frame) {
-            each(&made.plane_data(), made.meta)?;
+            each(&made.plane_data(), made.meta, made.sums)?;
         }
     }
     Ok(())
@@ -370,8 +384,8 @@ pub fn gpu_frames_on(
     let mut emitted = 0u64;
     // Frames go by once: nothing is kept for steps.
     let mut fields = pipeline
-        .deinterlacer()
-        .map(|pass| FieldRun::new(pass.filter(), source.info.time_base));
+        .kept()
+        .map(|_| FieldRun::new(pipeline.deinterlacer().map(|p| p.filter()), source.info.time_base));
     // Deinterlaced, the range's first frame is made with the frame before it.
     let decoded = match fields {
         Some(_) => FieldRun::decoded(range),
@@ -395,8 +409,13 @@ pub fn gpu_frames_on(
         let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("headless frame"),
         });
-        if let (Some(output), Some(pass)) = (made, pipeline.deinterlacer()) {
+        // (A frame passed as it is is in its own slot already.)
+        if let (Some(output @ Output { field: Some(_), .. }), Some(pass)) = (made, pipeline.deinterlacer()) {
             pass.encode(&mut encoder, output, &pipeline.ring.slots[slot]);
+        }
+        // The frame's idet sums, once (at field rate, its second picture reads them again).
+        if let (Some(output @ Output { second: false, .. }), Some(idet)) = (made, pipeline.idet()) {
+            idet.encode(&mut encoder, output);
         }
         pipeline.encode_frame(&mut encoder, slot);
         copy(&pipeline, &mut encoder, readback.next_buffer());
@@ -473,13 +492,14 @@ pub fn gpu_frames_on(
     Ok(emitted)
 }
 
-/// Records keeping a frame's planes for the deinterlacer (ahead of the pictures made with it).
+/// Records keeping a frame's planes for the stages that read it with its neighbours (ahead of
+/// the pictures made with it).
 fn keep_planes(ctx: &GpuContext, pipeline: &FramePipeline, frame: &ReadyFrame) {
-    if let Some(pass) = pipeline.deinterlacer() {
+    if let Some(kept) = pipeline.kept() {
         let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("keep a frame's planes"),
         });
-        pass.encode_keep(&mut encoder, &pipeline.ring.slots[frame.slot], frame.index);
+        kept.encode_keep(&mut encoder, &pipeline.ring.slots[frame.slot], frame.index);
         ctx.queue.submit([encoder.finish()]);
     }
 }

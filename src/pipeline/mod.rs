@@ -8,6 +8,7 @@ mod adjust;
 pub mod comparison;
 mod counting;
 mod encode;
+mod fields;
 mod look;
 mod marks;
 mod stats;
@@ -65,8 +66,12 @@ pub struct FramePipeline {
     freeze: Option<crate::events::freeze::gpu::FreezeStage>,
     /// The photosensitivity analysis's light of each cell of the converted frame, once asked for.
     pse: Option<crate::pse::gpu::PseStage>,
+    /// The last three frames' planes, for the stages that read a frame with its neighbours.
+    kept: Option<crate::video::deinterlace::kept::KeptFrames>,
     /// The deinterlacing of each frame's planes before anything reads them, once asked for.
     deinterlace: Option<crate::video::deinterlace::gpu::DeinterlacePass>,
+    /// FFmpeg's idet of each frame's planes (as decoded), once asked for.
+    idet: Option<crate::idet::gpu::IdetPass>,
     /// Only the statistics are wanted (`report`): frames are not converted or counted.
     stats_only: bool,
     /// Frames go uncounted by the statistics stage for now (the window's overlay is down).
@@ -125,27 +130,12 @@ impl FramePipeline {
             stats: None,
             freeze: None,
             pse: None,
+            kept: None,
             deinterlace: None,
+            idet: None,
             stats_only: false,
             stats_paused: false,
         })
-    }
-
-    /// Deinterlaces each frame's planes with `filter` before anything reads them: the front
-    /// end makes each picture into a ring slot (`deinterlacer`) before encoding that slot.
-    pub fn deinterlace(
-        &mut self,
-        ctx: &GpuContext,
-        filter: crate::video::deinterlace::Deinterlacer,
-    ) -> Result<(), crate::video::convert::ConvertError> {
-        let pass = crate::video::deinterlace::gpu::DeinterlacePass::new(&ctx.device, &self.ring.format, filter)?;
-        self.deinterlace = Some(pass);
-        Ok(())
-    }
-
-    /// The deinterlacing pass, once asked for.
-    pub fn deinterlacer(&self) -> Option<&crate::video::deinterlace::gpu::DeinterlacePass> {
-        self.deinterlace.as_ref()
     }
 
     /// The frame's size.

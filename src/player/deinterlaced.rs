@@ -13,6 +13,7 @@ use super::playback::FrameSource;
 use crate::video::convert::PlaneTextures;
 use crate::video::decoder::{DecoderEvent, ReadyFrame};
 use crate::video::deinterlace::gpu::DeinterlacePass;
+use crate::video::deinterlace::kept::KeptFrames;
 use crate::video::deinterlace::{Deinterlacer, Output, Rate, Sequence};
 use crate::video::index::FrameIndex;
 use crate::video::source::SeekTarget;
@@ -42,6 +43,7 @@ pub struct FieldSetup {
 }
 
 struct Run {
+    kept: KeptFrames,
     pass: DeinterlacePass,
     sequence: Sequence,
     /// The frame whose pictures wait for the next one (its planes kept; its slot given back).
@@ -101,9 +103,11 @@ impl<S: FrameSource> Deinterlaced<S> {
     pub fn set_filter(&mut self, filter: Option<Deinterlacer>) -> Result<(), String> {
         let format = self.setup.slots.first().map(|s| s.format);
         if let (Some(filter), Some(format)) = (filter, format) {
-            let pass = DeinterlacePass::new(&self.setup.device, &format, filter).map_err(|e| e.to_string())?;
+            let kept = KeptFrames::new(&self.setup.device, &format);
+            let pass = DeinterlacePass::new(&self.setup.device, &kept, filter);
             self.stop_run();
             self.run = Some(Run {
+                kept,
                 pass,
                 sequence: Sequence::new(filter),
                 held: None,
@@ -198,7 +202,7 @@ impl<S: FrameSource> Deinterlaced<S> {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("deinterlace"),
             });
-        run.pass.encode_keep(&mut encoder, slot, frame.index);
+        run.kept.encode_keep(&mut encoder, slot, frame.index);
         let outputs = run.sequence.push(frame.index, Some(frame.pts), frame.packet.fields);
         let held = run.held.replace(frame);
         self.pictures(outputs, held, frame.slot, encoder);

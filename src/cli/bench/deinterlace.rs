@@ -8,6 +8,7 @@ use crate::colour::{ColorSpec, Matrix, Range};
 use crate::gpu::GpuContext;
 use crate::video::deinterlace::cpu::{make_field, PlaneGeometry};
 use crate::video::deinterlace::gpu::DeinterlacePass;
+use crate::video::deinterlace::kept::KeptFrames;
 use crate::video::deinterlace::{Deinterlacer, FieldJob, Method, Output};
 use crate::video::format::{FrameFormat, PlaneLayout};
 use crate::video::still::RgbaImage;
@@ -44,9 +45,10 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, iters: usize) -> Result<Vec<Row
                 method,
                 ..Deinterlacer::default()
             };
-            let pass = DeinterlacePass::new(&ctx.device, &format, filter).map_err(|e| mismatch(e.to_string()))?;
+            let kept = KeptFrames::new(&ctx.device, &format);
+            let pass = DeinterlacePass::new(&ctx.device, &kept, filter);
             for (id, data) in frames.iter().enumerate() {
-                pass.keep_from_memory(&ctx.queue, id as u64, &view(data));
+                kept.keep_from_memory(&ctx.queue, id as u64, &view(data));
             }
             // The bottom field made, between the previous frame and this one.
             let output = Output {

@@ -93,6 +93,8 @@ pub struct BatchOptions<'a> {
     pub stop: Option<&'a QuitSignals>,
     /// Each frame deinterlaced first (`--deinterlace`).
     pub deinterlace: Option<crate::video::deinterlace::Deinterlacer>,
+    /// The interlace detection each file's report runs.
+    pub idet: Option<super::idet::IdetWanted>,
 }
 
 /// Reports every file of `files`, `options.jobs` at a time; returns each one's outcome, in the
@@ -171,6 +173,7 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
             html: None,
             pse: None,
             deinterlace: options.deinterlace,
+            idet: options.idet,
         };
         let everything = FrameRange { start: 0, end: None };
         let file = std::fs::File::create(&partial)

@@ -8,6 +8,7 @@ pub mod batch;
 pub mod events;
 pub mod file;
 pub mod html;
+pub mod idet;
 pub mod limits;
 pub mod pse;
 pub mod qctools;
@@ -113,6 +114,15 @@ pub struct Args {
     /// silence, s), m (1: each channel on its own) [default: n=-60dB:d=2].
     #[arg(long, value_name = "OPTIONS", value_parser = SilenceOptions::parse)]
     silence: Option<SilenceOptions>,
+    /// Detect interlacing as FFmpeg's idet does, in the frames as decoded: each frame's line
+    /// gains "idet" (the repeated field, the single- and multi-frame decisions and their counts,
+    /// named as lavfi.idet.*), and a last line the counts, what the content is and how the frames
+    /// are flagged. OPTIONS in FFmpeg's syntax (intl_thres, prog_thres, rep_thres, half_life:
+    /// --idet=half_life=1). A QCTools report has it always (with half_life=1, as QCTools runs it).
+    /// --fail-on idet fails frames whose content contradicts their flags.
+    #[arg(long, value_name = "OPTIONS", num_args = 0..=1, require_equals = true, default_missing_value = "",
+          value_parser = crate::idet::IdetOptions::parse)]
+    idet: Option<crate::idet::IdetOptions>,
     #[command(flatten)]
     deinterlace: crate::cli::args::DeinterlaceArgs,
 }
@@ -227,11 +237,17 @@ pub fn run(args: Args) -> Result<()> {
         silence: args.silence.unwrap_or_default(),
         limits: args.fail_on.as_ref().map(Limits::events).unwrap_or_default(),
     };
+    let idet = idet_wanted(
+        args.idet,
+        args.fail_on.as_ref(),
+        format == ReportFormat::Qctools || html.is_some(),
+    );
     let options = ReportOptions {
         events,
         html,
         pse: args.pse.then_some(args.pse_standard),
         deinterlace: args.deinterlace.filter(),
+        idet,
         limits: args.fail_on.unwrap_or_default(),
         cpu: args.cpu,
         gpu: gpu.as_ref(),
@@ -274,6 +290,28 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
+/// The interlace detection a report runs: asked for (`--idet`, `--fail-on idet`: with the
+/// options given, or FFmpeg's defaults), or part of a QCTools report or a page (with QCTools'
+/// options unless others are given).
+fn idet_wanted(
+    options: Option<crate::idet::IdetOptions>,
+    limits: Option<&Limits>,
+    always: bool,
+) -> Option<idet::IdetWanted> {
+    let asked = options.is_some() || limits.is_some_and(Limits::idet);
+    match (asked, always) {
+        (false, false) => None,
+        (asked, _) => Some(idet::IdetWanted {
+            options: options.unwrap_or(if asked {
+                crate::idet::IdetOptions::default()
+            } else {
+                crate::idet::IdetOptions::QCTOOLS
+            }),
+            asked,
+        }),
+    }
+}
+
 /// Whether `path` names an HTML page.
 fn is_html(path: &Path) -> bool {
     path.extension()
@@ -309,6 +347,7 @@ fn run_batch(args: Args) -> Result<()> {
     }
     // Before the batch starts any thread, so that none of them dies of the signals.
     let signals = QuitSignals::install();
+    let idet = idet_wanted(args.idet, args.fail_on.as_ref(), format == ReportFormat::Qctools);
     let options = batch::BatchOptions {
         format,
         limits: args.fail_on.unwrap_or_default(),
@@ -318,6 +357,7 @@ fn run_batch(args: Args) -> Result<()> {
         jobs: args.jobs.map_or_else(batch::default_jobs, usize::from),
         stop: signals.as_ref(),
         deinterlace: args.deinterlace.filter(),
+        idet,
     };
     let outcomes = batch::report_batch(&files, &options);
     let mut out = std::io::stdout().lock();

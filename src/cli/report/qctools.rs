@@ -50,13 +50,13 @@ impl<W: Write> QctoolsReport<W> {
     }
 
     /// One frame: its pts (in the stream's time base, if known), what came with it, its
-    /// statistics, and the events' tags on it (blackdetect's and freezedetect's).
-    pub fn frame(
+    /// statistics, and the other filters' tags on it (idet's, blackdetect's, freezedetect's).
+    pub fn frame<'t>(
         &mut self,
         pts: Option<i64>,
         frame: &FrameMeta,
         stats: &SignalStats,
-        tags: &[(String, String)],
+        tags: impl IntoIterator<Item = &'t (String, String)>,
     ) -> io::Result<()> {
         let FrameMeta {
             seconds,
@@ -95,7 +95,7 @@ impl<W: Write> QctoolsReport<W> {
         self.out.write_all(b"        </frame>\n")
     }
 
-    fn tags(&mut self, tags: &[(String, String)]) -> io::Result<()> {
+    fn tags<'t>(&mut self, tags: impl IntoIterator<Item = &'t (String, String)>) -> io::Result<()> {
         for (key, value) in tags {
             writeln!(self.out, "            <tag key=\"{key}\" value=\"{value}\"/>")?;
         }

@@ -1,19 +1,17 @@
-//! The deinterlacing pass (shaders/video/deinterlace.wgsl): keeps the raw planes of the last
-//! three frames in buffers laid out as the upload's staging memory, makes a field of the middle
-//! one from them into a buffer of the same layout, and copies that into a ring slot's
-//! textures, where conversion, statistics and the cache find it as if decoded so. Everything is
-//! made once for a stream's format; a frame records copies and one dispatch.
+//! The deinterlacing pass (shaders/video/deinterlace.wgsl): makes a field of the middle one of
+//! the three frames kept (`KeptFrames`) into a buffer laid out as the upload's staging memory,
+//! and copies that into a ring slot's textures, where conversion, statistics and the cache find
+//! it as if decoded so. Everything is made once for a stream's format; a frame records copies
+//! and one dispatch.
 
 use super::cpu::PlaneGeometry;
+use super::kept::KeptFrames;
 use super::{Deinterlacer, FieldJob, Method, Output};
 use crate::gpu::shaders::{self, layout};
-use crate::video::convert::{ConvertError, PlaneTextures};
-use crate::video::format::{FrameFormat, PlaneData};
-use crate::video::planes::{plane_rows, PlaneRows};
+use crate::video::convert::PlaneTextures;
+use crate::video::planes::PlaneRows;
 use wgpu::util::DeviceExt;
 
-/// Frames kept: the previous, the current and the next.
-const KEPT: usize = 3;
 /// The `@workgroup_size` of shaders/video/deinterlace.wgsl, and the pairs of rows an
 /// invocation takes (its `PAIRS`).
 const WORKGROUP: u32 = 64;
@@ -66,7 +64,7 @@ pub struct DeinterlacePass {
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
     _params: wgpu::Buffer,
-    /// The last three frames' planes, a frame's bytes apart, frame `id` at section `id % 3`.
+    /// The frames kept's buffer (the sections it reads), and the picture made.
     kept: wgpu::Buffer,
     made: wgpu::Buffer,
     planes: Vec<PlaneRows>,
@@ -76,9 +74,10 @@ pub struct DeinterlacePass {
 }
 
 impl DeinterlacePass {
-    pub fn new(device: &wgpu::Device, format: &FrameFormat, filter: Deinterlacer) -> Result<Self, ConvertError> {
-        let (planes, bytes) = plane_rows(format);
-        let geometry = PlaneGeometry::of(format);
+    /// The pass making pictures from the frames `kept`.
+    pub fn new(device: &wgpu::Device, kept: &KeptFrames, filter: Deinterlacer) -> Self {
+        let (planes, bytes) = (kept.planes().to_vec(), kept.frame_bytes());
+        let geometry = PlaneGeometry::of(kept.format());
         let mut base = Params {
             wide: u32::from(geometry[0].wide),
             max_value: geometry[0].max() as u32,
@@ -126,16 +125,13 @@ impl DeinterlacePass {
             contents: &uniform,
             usage: wgpu::BufferUsages::UNIFORM,
         });
-        let buffer = |label: &str, size: u64| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            })
-        };
-        let kept = buffer("deinterlace frames kept", bytes * KEPT as u64);
-        let made = buffer("deinterlaced frame", bytes);
+        let made = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("deinterlaced frame"),
+            size: bytes,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let kept = kept.buffer().clone();
         let compute = wgpu::ShaderStages::COMPUTE;
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("deinterlace pass"),
@@ -175,8 +171,8 @@ impl DeinterlacePass {
             .max()
             .unwrap_or(0);
         let tallest = planes.iter().map(|p| p.rows as u32).max().unwrap_or(0);
-        let counted = usize::try_from(bytes * (KEPT as u64 + 1)).unwrap_or(usize::MAX);
-        Ok(Self {
+        let counted = usize::try_from(bytes).unwrap_or(usize::MAX);
+        Self {
             filter,
             pipeline,
             bind_group,
@@ -191,7 +187,7 @@ impl DeinterlacePass {
             planes,
             bytes,
             _counted: crate::video::memory::FRAME_MEMORY.reserve(counted),
-        })
+        }
     }
 
     /// The deinterlacer the pass was made for.
@@ -199,41 +195,8 @@ impl DeinterlacePass {
         self.filter
     }
 
-    /// Where frame `id`'s planes are kept in `kept`, and its section.
-    fn section(id: u64) -> usize {
-        (id % KEPT as u64) as usize
-    }
-
     fn kept_at(&self, id: u64) -> u64 {
-        Self::section(id) as u64 * self.bytes
-    }
-
-    /// Records keeping frame `id`'s planes, uploaded into `slot`, for the fields made from it
-    /// (in the place of the frame three before it).
-    pub fn encode_keep(&self, encoder: &mut wgpu::CommandEncoder, slot: &PlaneTextures, id: u64) {
-        let at = self.kept_at(id);
-        let planes: Vec<PlaneRows> = self
-            .planes
-            .iter()
-            .map(|p| PlaneRows {
-                offset: at + p.offset,
-                ..*p
-            })
-            .collect();
-        slot.encode_copy_out(encoder, &self.kept, &planes);
-    }
-
-    /// Keeps frame `id`'s planes from memory (the tests' and benchmarks' way in).
-    pub fn keep_from_memory(&self, queue: &wgpu::Queue, id: u64, planes: &[PlaneData]) {
-        let mut bytes = vec![0u8; self.bytes as usize];
-        for (plane, rows) in planes.iter().zip(&self.planes) {
-            for row in 0..rows.rows {
-                let to = rows.offset as usize + row * rows.pitch as usize;
-                let from = row * plane.stride;
-                bytes[to..to + rows.row_bytes].copy_from_slice(&plane.data[from..from + rows.row_bytes]);
-            }
-        }
-        queue.write_buffer(&self.kept, self.kept_at(id), &bytes);
+        KeptFrames::section(id) as u64 * self.bytes
     }
 
     /// Records making `output`'s picture in the pass's buffer (`made`).
@@ -252,7 +215,7 @@ impl DeinterlacePass {
             encoder.copy_buffer_to_buffer(&self.kept, self.kept_at(output.cur), &self.made, 0, self.bytes);
             return;
         };
-        let sections = [output.prev, output.cur, output.next].map(Self::section);
+        let sections = [output.prev, output.cur, output.next].map(KeptFrames::section);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("deinterlace"),
             timestamp_writes: writes,

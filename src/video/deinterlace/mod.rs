@@ -11,6 +11,7 @@
 
 pub mod cpu;
 pub mod gpu;
+pub mod kept;
 #[cfg(test)]
 mod tests;
 
@@ -244,6 +245,9 @@ pub struct Sequence {
     /// The next field made is a run's first (or last): FFmpeg's `current_field` at
     /// `YADIF_FIELD_END`.
     edge: bool,
+    /// Every frame passes as it is (no deinterlacing: the frames go by with their neighbours,
+    /// for the stages that read them).
+    pass_all: bool,
 }
 
 impl Sequence {
@@ -254,6 +258,16 @@ impl Sequence {
             cur: None,
             next: None,
             edge: false,
+            pass_all: false,
+        }
+    }
+
+    /// A sequence that makes no field: each frame comes out as it is, a frame late, with the
+    /// frames before and after it (as FFmpeg's idet takes them).
+    pub fn passing() -> Self {
+        Self {
+            pass_all: true,
+            ..Self::new(Deinterlacer::default())
         }
     }
 
@@ -307,10 +321,11 @@ impl Sequence {
         let pts = cur.pts.map(|p| p * 2);
         // Progressive frames pass under `deint=interlaced`, and beside a repeated field.
         let only = filter.only_interlaced;
-        if only
-            && (!cur.fields.interlaced
-                || (!prev.fields.interlaced && prev.fields.repeated)
-                || (!next.fields.interlaced && next.fields.repeated))
+        if self.pass_all
+            || only
+                && (!cur.fields.interlaced
+                    || (!prev.fields.interlaced && prev.fields.repeated)
+                    || (!next.fields.interlaced && next.fields.repeated))
         {
             return vec![Output {
                 prev: prev.id,

@@ -6,6 +6,7 @@ use super::super::limits::Run;
 use super::super::pse::PseLine;
 use super::{Out, Sink};
 use crate::headless::FrameMeta;
+use crate::idet::Sums;
 use crate::pse::FrameLight;
 use std::io::Write;
 
@@ -80,6 +81,34 @@ impl<W: Write> Sink<'_, W> {
             html.pse(pse.standard, failures);
         }
         self.keep_runs(runs);
+        Ok(())
+    }
+
+    /// The interlace detection's part of a picture: its frame's sums (None: the frame's second
+    /// picture, decided with its first); the decision goes in its line or QCTools tags, a run of
+    /// frames contradicting their flags that ends to the runs beyond the limits.
+    pub(super) fn picture_idet(&mut self, frame: &FrameMeta, sums: Option<&Sums>, in_range: bool) {
+        let Some(idet) = &mut self.idet else { return };
+        if !in_range {
+            return;
+        }
+        let (decision, ended) = idet.picture(frame, sums);
+        self.idet_decision = decision;
+        self.keep_runs(ended.into_iter().collect());
+    }
+
+    /// The frames ended: the detection's summary (JSON Lines' last line, the page's verdict),
+    /// and the run that ends with them.
+    pub(super) fn idet_ended(&mut self) -> std::io::Result<()> {
+        let Some(idet) = &mut self.idet else { return Ok(()) };
+        let (summary, ended) = idet.finish();
+        if let (Out::Json(out), true) = (&mut self.out, self.idet_lines) {
+            writeln!(out, "{}", summary.json())?;
+        }
+        if let Some(html) = &mut self.html {
+            html.idet(summary);
+        }
+        self.keep_runs(ended.into_iter().collect());
         Ok(())
     }
 

@@ -8,6 +8,7 @@ mod sound;
 
 use super::events::{EventSettings, EventWatch, PictureStream};
 use super::html::HtmlReport;
+use super::idet::ReportIdet;
 use super::limits::{LimitWatch, Limits, OnClose, Run, Runs};
 use super::pse::{PseLine, ReportPse};
 use super::qctools::QctoolsReport;
@@ -20,6 +21,7 @@ use crate::events::freeze::FreezeTwin;
 use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
 use crate::headless::{self as hist, ClipError, FrameMeta, FrameRange};
+use crate::idet::gpu::{IdetPass, RESULT_BYTES as IDET_BYTES};
 use crate::quit_signals::QuitSignals;
 use crate::signalstats::gpu::StatsStage;
 use crate::signalstats::{self, PlaneShape, SignalStats, YuvPlanes};
@@ -43,6 +45,9 @@ struct ReportLine {
     stats: SignalStats,
     #[serde(flatten)]
     pse: Option<PseLine>,
+    /// idet's decisions and counts (`--idet`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    idet: Option<serde_json::Value>,
 }
 
 /// How a report runs, beyond what it writes.
@@ -73,6 +78,8 @@ pub struct ReportOptions<'a> {
     pub pse: Option<crate::pse::Standard>,
     /// Each frame deinterlaced first (`--deinterlace`): the values are the pictures'.
     pub deinterlace: Option<crate::video::deinterlace::Deinterlacer>,
+    /// FFmpeg's interlace detection (`--idet`), of the frames as decoded.
+    pub idet: Option<super::idet::IdetWanted>,
 }
 
 /// Where each frame's statistics go: the output, in its format, and the limits' watch.
@@ -101,6 +108,11 @@ struct Sink<'a, W: Write> {
     /// The photosensitivity analysis, and the figures of the frame about to be written.
     pse: Option<ReportPse>,
     pse_line: Option<PseLine>,
+    /// The interlace detection, and the decision of the frame about to be written.
+    idet: Option<ReportIdet>,
+    idet_decision: Option<crate::idet::Decision>,
+    /// JSON Lines have idet's values (asked for, not only the page's).
+    idet_lines: bool,
 }
 
 /// The output being written.
@@ -147,14 +159,28 @@ impl<W: Write> Sink<'_, W> {
                     top_field_first: u8::from(frame.packet.fields.top_first),
                     stats,
                     pse: self.pse_line.take(),
+                    idet: self
+                        .idet_decision
+                        .as_ref()
+                        .filter(|_| self.idet_lines)
+                        .map(crate::idet::Decision::json),
                 },
             ),
             Out::Csv(out) => {
                 let values: Vec<String> = stats.printed().into_iter().map(|(_, v)| v).collect();
                 writeln!(out, "{index},{seconds},{}", values.join(","))
             }
-            Out::Qctools(xml, frames) => xml.frame(frames.pts_of(index), &frame, &stats, &self.frame_tags),
+            Out::Qctools(xml, frames) => {
+                let idet = self.idet_decision.as_ref().map(crate::idet::Decision::tags);
+                xml.frame(
+                    frames.pts_of(index),
+                    &frame,
+                    &stats,
+                    idet.iter().flatten().chain(&self.frame_tags),
+                )
+            }
         }?;
+        self.idet_decision = None;
         if self.flush_each {
             match &mut self.out {
                 Out::Json(out) | Out::Csv(out) => out.flush()?,
@@ -269,7 +295,22 @@ pub fn report_video<W: Write>(
             .map(|_| HtmlReport::new(&source, PlaneShape::of(layout).map_or(8, |s| s.bits))),
         pse: options.pse.map(|standard| ReportPse::new(standard, &source)),
         pse_line: None,
+        idet: None,
+        idet_decision: None,
+        idet_lines: options.idet.is_some_and(|w| w.asked),
     };
+    // idet reads Y'CbCr and grey frames as decoded; FFmpeg's converts RGB first.
+    let idet_format = crate::video::format::FrameFormat { layout, ..info };
+    if let Some(wanted) = options.idet {
+        if crate::idet::gpu::IdetPass::supports(&idet_format) {
+            sink.idet = Some(ReportIdet::new(wanted.options, options.limits.idet()));
+        } else if wanted.asked {
+            return Err(ClipError::Decode(format!(
+                "idet reads Y'CbCr or grey frames, not {layout}"
+            )));
+        }
+    }
+    let idet = sink.idet.is_some();
     let freezes = options.events.freezes();
     let deinterlace = options.deinterlace;
     let sink_pse = sink.pse.as_ref().map(|p| p.model.clone());
@@ -286,7 +327,7 @@ pub fn report_video<W: Write>(
             source,
             layout,
             (primed, range),
-            (freezes, noise, deinterlace),
+            (freezes, noise, deinterlace, idet),
             &mut sink,
         )?;
     } else if options.cpu || !StatsStage::supports(&info) {
@@ -294,7 +335,7 @@ pub fn report_video<W: Write>(
             source,
             info.layout,
             (primed, range),
-            (freezes, noise, deinterlace),
+            (freezes, noise, deinterlace, idet),
             &mut sink,
         )?;
     } else {
@@ -323,9 +364,10 @@ pub fn report_video<W: Write>(
             |ctx, pipeline| {
                 log::debug!("report: the frame pipeline made at {:.1} ms", ms());
                 if let Some(filter) = deinterlace {
-                    pipeline
-                        .deinterlace(ctx, filter)
-                        .map_err(|e| ClipError::Decode(e.to_string()))?;
+                    pipeline.deinterlace(ctx, filter);
+                }
+                if idet {
+                    pipeline.detect_interlace(ctx);
                 }
                 if !pipeline.count_stats(ctx) {
                     return Err(ClipError::Decode(format!(
@@ -343,8 +385,9 @@ pub fn report_video<W: Write>(
                 }
                 log::debug!("report: the statistics stage made at {:.1} ms", ms());
                 let freeze_bytes = pipeline.freeze().map_or(0, |_| RESULT_BYTES);
+                let idet_bytes = pipeline.idet().map_or(0, |_| IDET_BYTES);
                 let pse_bytes = pipeline.pse().map_or(0, |p| p.readback_size());
-                Ok(pipeline.stats().expect("counted").counts_size() + freeze_bytes + pse_bytes)
+                Ok(pipeline.stats().expect("counted").counts_size() + freeze_bytes + idet_bytes + pse_bytes)
             },
             |pipeline, encoder, buffer| {
                 let stats = pipeline.stats().expect("counted");
@@ -353,6 +396,10 @@ pub fn report_video<W: Write>(
                 if let Some(freeze) = pipeline.freeze() {
                     encoder.copy_buffer_to_buffer(&freeze.result, 0, buffer, at, RESULT_BYTES);
                     at += RESULT_BYTES;
+                }
+                if let Some(idet) = pipeline.idet() {
+                    encoder.copy_buffer_to_buffer(&idet.result, 0, buffer, at, IDET_BYTES);
+                    at += IDET_BYTES;
                 }
                 if let Some(pse) = pipeline.pse() {
                     pse.copy_out(encoder, buffer, at);
@@ -370,8 +417,12 @@ pub fn report_video<W: Write>(
                     .freeze()
                     .is_some_and(|_| FreezeStage::verdict(&words[after_counts..]).frozen);
                 let in_range = range.contains(frame.frame);
+                let mut at = after_counts + pipeline.freeze().map_or(0, |_| (RESULT_BYTES / 4) as usize);
+                if pipeline.idet().is_some() {
+                    sink.picture_idet(&frame, Some(&IdetPass::sums(&words[at..])), in_range);
+                    at += (IDET_BYTES / 4) as usize;
+                }
                 if let Some(pse) = pipeline.pse() {
-                    let at = after_counts + pipeline.freeze().map_or(0, |_| (RESULT_BYTES / 4) as usize);
                     sink.picture_pse(&frame, &pse.light_from(&words[at..]), in_range)?;
                 }
                 sink.picture_events(&frame, &counts.y, counts.width * counts.height, frozen, in_range)?;
@@ -400,6 +451,7 @@ pub fn report_video<W: Write>(
         }
     };
     sink.pse_ended()?;
+    sink.idet_ended()?;
     let html = sink.html.take();
     let (done, runs) = sink.finish(audio)?;
     if let (Some(page), Some(path)) = (html, &options.html) {
@@ -416,7 +468,7 @@ fn report_cpu<W: Write>(
     mut source: VideoSource,
     layout: crate::video::format::PlaneLayout,
     (primed, range): (FrameRange, FrameRange),
-    (freezes, noise, deinterlace): (bool, f64, Option<crate::video::deinterlace::Deinterlacer>),
+    (freezes, noise, deinterlace, idet): (bool, f64, Option<crate::video::deinterlace::Deinterlacer>, bool),
     sink: &mut Sink<'_, W>,
 ) -> Result<(), ClipError> {
     let info = source.info.format;
@@ -426,22 +478,31 @@ fn report_cpu<W: Write>(
     };
     let mut previous: Option<YuvPlanes> = None;
     let mut twin = FreezeTwin::default();
-    hist::cpu_pictures(&mut source, primed, layout, deinterlace, |planes, meta| {
-        let yuv =
-            YuvPlanes::read(layout, info.width, info.height, planes).map_err(|e| ClipError::Decode(e.to_string()))?;
-        let in_range = range.contains(meta.frame);
-        let counts = signalstats::count(&yuv, previous.as_ref());
-        let frozen = freezes && twin.picture(&yuv, noise).0;
-        if let Some(pse) = &mut sink.pse {
-            let light = pse.light_cpu(&convert_cpu(&info, planes));
-            sink.picture_pse(&meta, &light, in_range)?;
-        }
-        sink.picture_events(&meta, &counts.y, counts.width * counts.height, frozen, in_range)?;
-        if in_range {
-            sink.frame(meta, counts.stats())?;
-            progress.tick(sink.done);
-        }
-        previous = Some(yuv);
-        Ok(())
-    })
+    hist::cpu_pictures_with(
+        &mut source,
+        primed,
+        layout,
+        (deinterlace, idet),
+        |planes, meta, sums| {
+            let yuv = YuvPlanes::read(layout, info.width, info.height, planes)
+                .map_err(|e| ClipError::Decode(e.to_string()))?;
+            let in_range = range.contains(meta.frame);
+            let counts = signalstats::count(&yuv, previous.as_ref());
+            let frozen = freezes && twin.picture(&yuv, noise).0;
+            if idet {
+                sink.picture_idet(&meta, sums.as_ref(), in_range);
+            }
+            if let Some(pse) = &mut sink.pse {
+                let light = pse.light_cpu(&convert_cpu(&info, planes));
+                sink.picture_pse(&meta, &light, in_range)?;
+            }
+            sink.picture_events(&meta, &counts.y, counts.width * counts.height, frozen, in_range)?;
+            if in_range {
+                sink.frame(meta, counts.stats())?;
+                progress.tick(sink.done);
+            }
+            previous = Some(yuv);
+            Ok(())
+        },
+    )
 }

@@ -61,6 +61,8 @@ pub struct HtmlReport {
     pub(crate) pse: Option<(crate::pse::Standard, Vec<crate::pse::PseFailure>)>,
     /// The frames the decoder flagged each way, by `Fields::kind`.
     pub(crate) fields: [u64; 3],
+    /// What idet found the content to be, where it ran.
+    pub(crate) idet: Option<crate::cli::report::idet::IdetSummary>,
 }
 
 /// Where each value the graphs take sits in `SignalStats::values`.
@@ -111,6 +113,7 @@ impl HtmlReport {
             flashes: 0.0,
             pse: None,
             fields: [0; 3],
+            idet: None,
         }
     }
 
@@ -127,6 +130,11 @@ impl HtmlReport {
     /// A frame's fields as the decoder flags them (before its `frame`).
     pub fn fields(&mut self, fields: crate::video::source::Fields) {
         self.fields[fields.kind()] += 1;
+    }
+
+    /// What idet found over the frames.
+    pub fn idet(&mut self, summary: crate::cli::report::idet::IdetSummary) {
+        self.idet = Some(summary);
     }
 
     /// A frame's statistics, at `seconds`.

@@ -167,6 +167,10 @@ fn facts_table(report: &HtmlReport) -> String {
         ("Duration", format!("{} ({:.3} s)", clock(f.duration), f.duration)),
         ("Colour", f.colour.clone()),
         ("Fields", fields(f.field_order, report.fields)),
+        (
+            "Content",
+            report.idet.map_or("not analysed (RGB)".to_string(), |s| s.describe()),
+        ),
     ];
     if let Some(hdr) = &f.hdr {
         rows.push(("HDR", hdr.clone()));

@@ -45,6 +45,8 @@ enum Term {
     Profile(Profile),
     Audio(AudioLimit),
     Event(EventLimit),
+    /// `idet`: frames whose content (FFmpeg's idet) contradicts their flags.
+    Idet,
 }
 
 /// The limits of one `--fail-on`.
@@ -58,6 +60,9 @@ impl Limits {
         spec.split(',')
             .map(|s| {
                 let s = s.trim();
+                if s.eq_ignore_ascii_case("idet") {
+                    return Ok(Term::Idet);
+                }
                 if let Some(event) = EventLimit::parse(s) {
                     return event.map(Term::Event);
                 }
@@ -80,7 +85,7 @@ impl Limits {
             .flat_map(|term| match term {
                 Term::Limit(limit) => vec![limit.clone()],
                 Term::Profile(profile) => profile.limits(bits),
-                Term::Audio(_) | Term::Event(_) => Vec::new(),
+                Term::Audio(_) | Term::Event(_) | Term::Idet => Vec::new(),
             })
             .collect()
     }
@@ -88,6 +93,11 @@ impl Limits {
     /// Whether no limit is set.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// Whether frames whose content contradicts their flags fail (`idet`).
+    pub fn idet(&self) -> bool {
+        self.0.contains(&Term::Idet)
     }
 
     /// The limits on events.
