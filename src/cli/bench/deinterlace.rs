@@ -1,11 +1,12 @@
-//! The deinterlacing pass's rows of `histoplay bench`: bwdif and yadif making a field of a
-//! 4:2:0 frame (8 and 10 bits) from three frames' planes, each checked against the CPU twin
-//! first.
+//! The field passes' rows of `histoplay bench`: bwdif and yadif making a field of a 4:2:0 frame
+//! (8 and 10 bits) from three frames' planes, and idet's sums over them, each checked against
+//! the CPU twin first.
 
 use super::compare::{planes, view};
 use super::timing::{runs_within_budget, time_gpu, BenchError, Row};
 use crate::colour::{ColorSpec, Matrix, Range};
 use crate::gpu::GpuContext;
+use crate::idet::gpu::{IdetPass, RESULT_BYTES};
 use crate::video::deinterlace::cpu::{make_field, PlaneGeometry};
 use crate::video::deinterlace::gpu::DeinterlacePass;
 use crate::video::deinterlace::kept::KeptFrames;
@@ -40,16 +41,16 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, iters: usize) -> Result<Vec<Row
         // Three frames a little apart: the temporal checks have something to weigh.
         let frames: Vec<_> = [0, 3, 5].map(|noise| planes(image, bits, noise)).into();
         let geometry = PlaneGeometry::of(&format);
+        let kept = KeptFrames::new(&ctx.device, &format);
+        for (id, data) in frames.iter().enumerate() {
+            kept.keep_from_memory(&ctx.queue, id as u64, &view(data));
+        }
         for method in [Method::Bwdif, Method::Yadif] {
             let filter = Deinterlacer {
                 method,
                 ..Deinterlacer::default()
             };
-            let kept = KeptFrames::new(&ctx.device, &format);
             let pass = DeinterlacePass::new(&ctx.device, &kept, filter);
-            for (id, data) in frames.iter().enumerate() {
-                kept.keep_from_memory(&ctx.queue, id as u64, &view(data));
-            }
             // The bottom field made, between the previous frame and this one.
             let output = Output {
                 prev: 0,
@@ -95,6 +96,50 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, iters: usize) -> Result<Vec<Row
                 )?),
             });
         }
+        rows.push(idet_row(ctx, &kept, &geometry, &frames, bits, iters)?);
     }
     Ok(rows)
+}
+
+/// idet's sums of the middle frame of the three kept, checked against the twin, then timed.
+fn idet_row(
+    ctx: &GpuContext,
+    kept: &KeptFrames,
+    geometry: &[PlaneGeometry],
+    frames: &[Vec<(Vec<u8>, usize)>],
+    bits: u32,
+    iters: usize,
+) -> Result<Row, BenchError> {
+    let pass = IdetPass::new(&ctx.device, kept);
+    let output = Output {
+        prev: 0,
+        cur: 1,
+        next: 2,
+        field: None,
+        second: false,
+        pts: None,
+    };
+    let started = Instant::now();
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    pass.encode(&mut encoder, &output);
+    ctx.queue.submit([encoder.finish()]);
+    let bytes = crate::gpu::readback::read_buffer(ctx, &pass.result, 0, RESULT_BYTES)?;
+    let first_run = started.elapsed();
+    let samples = |data: &Vec<(Vec<u8>, usize)>| -> Vec<Vec<u16>> {
+        geometry.iter().zip(view(data)).map(|(g, p)| g.read(&p)).collect()
+    };
+    let [prev, cur, next] = [0, 1, 2].map(|f| samples(&frames[f]));
+    let twin = crate::idet::cpu::sums(geometry, &prev, &cur, &next);
+    let gpu = IdetPass::sums(&crate::gpu::readback::words(&bytes));
+    if gpu != twin {
+        return Err(mismatch(format!("idet, {bits}-bit: GPU {gpu:?}, CPU {twin:?}")));
+    }
+    Ok(Row {
+        name: format!("idet: sums, {bits}-bit 4:2:0"),
+        outcome: Ok(time_gpu(
+            ctx,
+            &|encoder, writes| pass.encode_timed(encoder, &output, writes),
+            runs_within_budget(iters, first_run),
+        )?),
+    })
 }
