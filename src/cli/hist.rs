@@ -51,6 +51,10 @@ pub struct Args {
     lut: LutArgs,
     #[command(flatten)]
     deinterlace: crate::cli::args::DeinterlaceArgs,
+    /// Count each field of a frame apart, as FFmpeg's field filter makes a picture of it
+    /// (every other line, half the height): two lines a frame, "field":"top" then "bottom".
+    #[arg(long)]
+    fields: bool,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -65,8 +69,18 @@ pub fn run(args: Args) -> Result<()> {
         adjustments: args.adjust.adjustments(),
         look: args.lut.look(given.as_ref(), tagged),
         deinterlace: args.deinterlace.filter(),
+        fields: args.fields,
     };
+    if args.fields && args.deinterlace.filter().is_some() {
+        bail!("--fields counts the fields as decoded: there is nothing to deinterlace");
+    }
     if still::is_still_image(&args.input) {
+        if args.fields {
+            bail!(
+                "--fields counts a video's fields: '{}' is a picture",
+                args.input.display()
+            );
+        }
         return hist_still_image(&args.input, range, job(None), args.cpu, args.csv);
     }
     let source = VideoSource::open_for(&args.input, Decoding::Throughput)?;
@@ -103,10 +117,11 @@ fn hist_still_image(input: &Path, range: FrameRange, job: HistJob, cpu: bool, cs
         region: job.region,
         histogram: &histogram,
         counted: job.look.counted(),
+        field: None,
     };
     let mut out = std::io::stdout().lock();
     if csv {
-        output::write_csv_header(&mut out, job.bins)?;
+        output::write_csv_header(&mut out, job.bins, false)?;
         output::write_csv_row(&mut out, &report)?;
     } else {
         output::write_json_line(&mut out, &report)?;
@@ -127,7 +142,7 @@ fn write_report(out: &mut impl Write, output: Output, report: &FrameReport, firs
         Output::JsonLines => output::write_json_line(out, report),
         Output::Csv => {
             if first {
-                output::write_csv_header(out, report.histogram.bins())?;
+                output::write_csv_header(out, report.histogram.bins(), report.field.is_some())?;
             }
             output::write_csv_row(out, report)
         }
@@ -187,11 +202,19 @@ fn hist_cpu(
     output: Output,
     out: &mut impl Write,
 ) -> Result<u64, ClipError> {
-    let format = source.info.format;
+    let mut format = source.info.format;
+    if job.fields {
+        format = crate::pipeline::field_format(&format).map_err(ClipError::Decode)?;
+    }
     let mut written = 0;
     let mut adjuster = CpuAdjuster::new(job.adjustments, format.layout.output_bits());
     let lut = job.look.counted_tables(format.layout.output_bits());
-    cpu_frames_with(source, range, job.deinterlace, |words, depth, frame| {
+    let work = crate::headless::PictureWork {
+        deinterlace: job.deinterlace,
+        split: job.fields,
+        ..Default::default()
+    };
+    cpu_frames_with(source, range, work, |words, depth, frame| {
         let region = job.region.unwrap_or(Region::full(format.width, format.height));
         let mut adjusted = adjuster.adjust(words);
         if let Some(tables) = &lut {
@@ -208,6 +231,7 @@ fn hist_cpu(
             region: job.region,
             histogram: &histogram,
             counted: job.look.counted(),
+            field: frame.field,
         };
         write_report(out, output, &report, written == 0)?;
         written += 1;
@@ -225,6 +249,8 @@ pub struct HistJob {
     pub look: Look,
     /// Each frame deinterlaced first: the pictures are counted.
     pub deinterlace: Option<crate::video::deinterlace::Deinterlacer>,
+    /// Each field counted apart (top, then bottom), as a picture of half the frame's height.
+    pub fields: bool,
 }
 
 fn hist_gpu(
@@ -234,13 +260,19 @@ fn hist_gpu(
     output: Output,
     out: &mut impl Write,
 ) -> Result<u64, ClipError> {
-    let format = source.info.format;
+    let mut format = source.info.format;
+    if job.fields {
+        format = crate::pipeline::field_format(&format).map_err(ClipError::Decode)?;
+    }
     let mut written = 0u64;
     gpu_frames(
         source,
         range,
         job.bins,
         |ctx, pipeline| {
+            if job.fields {
+                pipeline.split_fields(ctx).map_err(ClipError::Decode)?;
+            }
             pipeline.set_region(ctx, job.region)?;
             pipeline.set_adjustments(ctx, job.adjustments)?;
             pipeline.set_look(ctx, &job.look)?;
@@ -264,6 +296,7 @@ fn hist_gpu(
                 region: job.region,
                 histogram: &histogram,
                 counted: job.look.counted(),
+                field: frame.field,
             };
             write_report(out, output, &report, written == 0)?;
             written += 1;

@@ -22,6 +22,8 @@ pub struct FrameReport<'a> {
     pub histogram: &'a Histogram,
     /// With a LUT in force: whether the signal or the picture through it was counted.
     pub counted: Option<crate::pipeline::ScopesOn>,
+    /// The field counted, where each is counted apart.
+    pub field: Option<crate::video::deinterlace::Field>,
 }
 
 /// `hist`'s JSON line: `{"frame":K,"pts":s,"width":W,"height":H,"bins":N,"depth":D,"r":[...],
@@ -30,6 +32,9 @@ pub struct FrameReport<'a> {
 #[derive(Serialize)]
 struct HistLine<'a> {
     frame: u64,
+    /// `top` or `bottom`, where each field is counted apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<&'static str>,
     pts: Seconds,
     width: u32,
     height: u32,
@@ -98,6 +103,7 @@ pub fn write_json_line(out: &mut impl Write, report: &FrameReport) -> io::Result
         out,
         &HistLine {
             frame: report.frame,
+            field: report.field.map(crate::video::deinterlace::Field::name),
             pts: Seconds(report.pts),
             width: report.width,
             height: report.height,
@@ -114,13 +120,17 @@ pub fn write_json_line(out: &mut impl Write, report: &FrameReport) -> io::Result
 }
 
 /// `hist --csv`'s header: frame,pts,width,height,bins, then r0..rN-1, g0.., b0.., l0.., then
-/// depth (last, so that the columns before it keep their places).
-pub fn write_csv_header(out: &mut impl Write, bins: u32) -> io::Result<()> {
+/// depth (last, so that the columns before it keep their places), and `field` where each field
+/// is counted apart.
+pub fn write_csv_header(out: &mut impl Write, bins: u32, fields: bool) -> io::Result<()> {
     let mut names: Vec<String> = ["frame", "pts", "width", "height", "bins"].map(String::from).to_vec();
     for name in ["r", "g", "b", "l"] {
         names.extend((0..bins).map(|i| format!("{name}{i}")));
     }
     names.push("depth".into());
+    if fields {
+        names.push("field".into());
+    }
     write_csv_record(out, &names)
 }
 
@@ -138,6 +148,9 @@ pub fn write_csv_row(out: &mut impl Write, report: &FrameReport) -> io::Result<(
         fields.extend(h.counts.iter().map(|c| c[ch].to_string()));
     }
     fields.push(report.depth.to_string());
+    if let Some(field) = report.field {
+        fields.push(field.name().to_string());
+    }
     write_csv_record(out, &fields)
 }
 
@@ -176,6 +189,7 @@ mod tests {
             region: None,
             histogram: &h,
             counted: None,
+            field: None,
         };
         write_json_line(&mut out, &report).unwrap();
         let zeros = "0,".repeat(14);
@@ -215,9 +229,10 @@ mod tests {
             region: None,
             histogram: &h,
             counted: None,
+            field: None,
         };
         let mut out = Vec::new();
-        write_csv_header(&mut out, 16).unwrap();
+        write_csv_header(&mut out, 16, false).unwrap();
         write_csv_row(&mut out, &report).unwrap();
         let text = String::from_utf8(out).unwrap();
         let (header, row) = text.split_once('\n').unwrap();

@@ -61,6 +61,10 @@ pub struct Args {
     lut: LutArgs,
     #[command(flatten)]
     deinterlace: crate::cli::args::DeinterlaceArgs,
+    /// Count each field of a frame apart, as FFmpeg's field filter makes a picture of it
+    /// (every other line, half the height): two lines a frame, "field":"top" then "bottom".
+    #[arg(long)]
+    fields: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -86,10 +90,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         adjustments: args.adjust.adjustments(),
         look: Look::default(),
         deinterlace: args.deinterlace.filter(),
+        fields: args.fields,
     };
+    if args.fields && args.deinterlace.filter().is_some() {
+        bail!("--fields counts the fields as decoded: there is nothing to deinterlace");
+    }
     let given = args.lut.load()?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if still::is_still_image(&args.input) {
+        if args.fields {
+            bail!(
+                "--fields counts a video's fields: '{}' is a picture",
+                args.input.display()
+            );
+        }
         let image = still::load(&args.input)?;
         if !range.contains(0) {
             bail!("'{}' is a still image: it has only frame 0", args.input.display());
@@ -134,6 +148,8 @@ pub struct ScopeJob {
     pub look: Look,
     /// Each frame deinterlaced first: the pictures are counted.
     pub deinterlace: Option<crate::video::deinterlace::Deinterlacer>,
+    /// Each field counted apart (top, then bottom), as a picture of half the frame's height.
+    pub fields: bool,
 }
 
 impl ScopeJob {
@@ -164,6 +180,8 @@ pub struct ScopeReport<'a> {
     pub bins: u32,
     /// With a LUT in force: whether the signal or the picture through it was counted.
     pub counted: Option<ScopesOn>,
+    /// The field counted, where each is counted apart.
+    pub field: Option<crate::video::deinterlace::Field>,
 }
 
 /// Waveform: `{"kind":"waveform","frame":K,"pts":s,"width":W,"height":H,"columns":C,"bins":N,
@@ -178,6 +196,9 @@ pub struct ScopeReport<'a> {
 struct ScopeLine<'a> {
     kind: &'static str,
     frame: u64,
+    /// `top` or `bottom`, where each field is counted apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<&'static str>,
     pts: Seconds,
     width: u32,
     height: u32,
@@ -230,6 +251,7 @@ pub fn write_json(out: &mut impl Write, report: &ScopeReport) -> io::Result<()> 
         &ScopeLine {
             kind: report.kind.name(),
             frame: report.frame,
+            field: report.field.map(crate::video::deinterlace::Field::name),
             pts: Seconds(report.pts),
             width: report.width,
             height: report.height,
@@ -266,8 +288,14 @@ pub fn scope_video<W: Write>(
     cpu: bool,
     out: &mut W,
 ) -> Result<u64, ClipError> {
-    let source = hist::prepare(source, range, job.region)?;
-    let format = source.info.format;
+    let source = hist::prepare(source, range, None)?;
+    let mut format = source.info.format;
+    if job.fields {
+        format = crate::pipeline::field_format(&format).map_err(ClipError::Decode)?;
+    }
+    if let Some(region) = job.region {
+        region.check(format.width, format.height)?;
+    }
     let volume = job.counted_volume(source.info.volume);
     let region = job.region.unwrap_or(Region::full(format.width, format.height));
     let write = |out: &mut W, frame: FrameMeta, depth: Depth, counts: &[u32]| {
@@ -283,13 +311,19 @@ pub fn scope_video<W: Write>(
             columns: job.columns,
             bins: job.bins,
             counted: job.look.counted(),
+            field: frame.field,
         };
         write_json(out, &report)
     };
     let written = if cpu {
         let mut adjuster = CpuAdjuster::new(job.adjustments, format.layout.output_bits());
         let lut = job.look.counted_tables(format.layout.output_bits());
-        hist::cpu_frames_with(source, range, job.deinterlace, |words, depth, frame| {
+        let work = hist::PictureWork {
+            deinterlace: job.deinterlace,
+            split: job.fields,
+            ..Default::default()
+        };
+        hist::cpu_frames_with(source, range, work, |words, depth, frame| {
             let mut adjusted = adjuster.adjust(words);
             if let Some(tables) = &lut {
                 adjusted = tables.apply_words(&adjusted);
@@ -304,6 +338,9 @@ pub fn scope_video<W: Write>(
             range,
             job.bins,
             |ctx, pipeline| {
+                if job.fields {
+                    pipeline.split_fields(ctx).map_err(ClipError::Decode)?;
+                }
                 pipeline.set_region(ctx, job.region)?;
                 pipeline.set_scope(ctx, Some((job.kind, job.columns)))?;
                 pipeline.set_adjustments(ctx, job.adjustments)?;
@@ -376,6 +413,7 @@ pub fn still_report<'a>(image: &RgbaImage, job: &ScopeJob, counts: &'a [u32]) ->
         columns: job.columns,
         bins: job.bins,
         counted: job.look.counted(),
+        field: None,
     }
 }
 
@@ -399,6 +437,7 @@ mod tests {
             columns: 2,
             bins: 2,
             counted: None,
+            field: None,
         };
         write_json(&mut out, &report).unwrap();
         assert_eq!(

@@ -15,8 +15,7 @@ use crate::pipeline::FramePipeline;
 use crate::scope::Region;
 use crate::video::convert::convert_cpu;
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
-use crate::video::deinterlace::Deinterlacer;
-use crate::video::deinterlace::Output;
+use crate::video::deinterlace::{Deinterlacer, Field, Output};
 use crate::video::ring::RING_SLOTS;
 use crate::video::source::{CatchUp, DecodedFrame, PacketProps, SeekTarget, VideoSource};
 pub use fields::CpuPicture;
@@ -145,22 +144,25 @@ pub fn cpu_frames(
     range: FrameRange,
     each: impl FnMut(&[u32], Depth, FrameMeta) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
-    cpu_frames_with(source, range, None, each)
+    cpu_frames_with(source, range, PictureWork::default(), each)
 }
 
-/// `cpu_frames`, each frame deinterlaced first by `filter` (the twin) where there is one: `each`
-/// gets its pictures.
+/// `cpu_frames`, each frame deinterlaced first by the twin, or split into its fields, as `work`
+/// says: `each` gets its pictures (a field's as a picture of half the frame's height).
 pub fn cpu_frames_with(
     mut source: VideoSource,
     range: FrameRange,
-    filter: Option<Deinterlacer>,
+    work: PictureWork,
     mut each: impl FnMut(&[u32], Depth, FrameMeta) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
     let mut progress = Progress::new(frames_to_do(&source, range));
-    let format = source.info.format;
+    let mut format = source.info.format;
+    if work.split {
+        format = crate::pipeline::field_format(&format).map_err(ClipError::Decode)?;
+    }
     let depth = Depth::from_bits(format.layout.output_bits());
     let mut done = 0;
-    cpu_pictures(&mut source, range, format.layout, filter, |planes, meta| {
+    cpu_pictures_with(&mut source, range, format.layout, work, |planes, meta, _| {
         each(&convert_cpu(&format, planes), depth, meta)?;
         done += 1;
         progress.tick(done);
@@ -178,20 +180,60 @@ pub fn cpu_pictures(
     filter: Option<Deinterlacer>,
     mut each: impl FnMut(&[crate::video::format::PlaneData], FrameMeta) -> Result<(), ClipError>,
 ) -> Result<(), ClipError> {
-    cpu_pictures_with(source, range, layout, (filter, false), |planes, meta, _| {
-        each(planes, meta)
-    })
+    let work = PictureWork {
+        deinterlace: filter,
+        ..PictureWork::default()
+    };
+    cpu_pictures_with(source, range, layout, work, |planes, meta, _| each(planes, meta))
 }
 
-/// `cpu_pictures`, and with `idet` each frame's idet sums (the twin's), with its first picture,
-/// the frame taken between those before and after it.
+/// What the CPU paths do with each frame beyond decoding it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PictureWork {
+    /// Make its pictures with this deinterlacer (the twin).
+    pub deinterlace: Option<Deinterlacer>,
+    /// Take its idet sums.
+    pub idet: bool,
+    /// Hand on each of its fields as a picture of its own (top, then bottom), not the frame.
+    pub split: bool,
+}
+
+/// `cpu_pictures`, and with `work.idet` each frame's idet sums (the twin's), with its first
+/// picture, the frame taken between those before and after it; with `work.split`, each picture
+/// as its two fields (every other line of each plane).
 pub fn cpu_pictures_with(
     source: &mut VideoSource,
     range: FrameRange,
     layout: crate::video::format::PlaneLayout,
-    (filter, idet): (Option<Deinterlacer>, bool),
+    work: PictureWork,
     mut each: impl FnMut(&[crate::video::format::PlaneData], FrameMeta, Option<crate::idet::Sums>) -> Result<(), ClipError>,
 ) -> Result<(), ClipError> {
+    let PictureWork {
+        deinterlace: filter,
+        idet,
+        split,
+    } = work;
+    // Each field of a picture: the same rows, every other one from the first or second.
+    let mut each = |planes: &[crate::video::format::PlaneData], meta: FrameMeta, sums| {
+        if !split {
+            return each(planes, meta, sums);
+        }
+        for field in Field::BOTH {
+            let rows: Vec<_> = planes
+                .iter()
+                .map(|p| crate::video::format::PlaneData {
+                    data: &p.data[(p.stride * field as usize).min(p.data.len())..],
+                    stride: 2 * p.stride,
+                })
+                .collect();
+            let meta = FrameMeta {
+                field: Some(field),
+                ..meta
+            };
+            each(&rows, meta, sums.filter(|_| field == Field::Top))?;
+        }
+        Ok(())
+    };
     let format = crate::video::format::FrameFormat {
         layout,
         ..source.info.format
@@ -220,6 +262,7 @@ pub fn cpu_pictures_with(
             seconds: frame.seconds,
             pict_type: frame.pict_type,
             packet: frame.packet,
+            field: None,
         };
         let planes = frame.planes(layout);
         match &mut fields {
@@ -313,6 +356,7 @@ impl From<&ReadyFrame> for FrameMeta {
             seconds: frame.seconds,
             pict_type: frame.pict_type,
             packet: frame.packet,
+            field: None,
         }
     }
 }
@@ -332,6 +376,8 @@ pub struct FrameMeta {
     pub pict_type: char,
     /// Where its packet sat in the file.
     pub packet: PacketProps,
+    /// Which field of the frame the picture is, where fields are counted apart.
+    pub field: Option<Field>,
 }
 
 /// Runs the frames of `range` through the GPU frame pipeline (the player's decode thread, ring,
@@ -391,7 +437,7 @@ pub fn gpu_frames_on(
         Some(_) => FieldRun::decoded(range),
         None => range,
     };
-    let mut decoder = DecodeThread::spawn(source, ctx.queue.clone(), pipeline.ring.slots.clone(), 0);
+    let mut decoder = DecodeThread::spawn(source, ctx.queue.clone(), pipeline.decoded_ring().slots.clone(), 0);
     // (A live input can't seek: its frames before the range go by.)
     if decoded.start > 0 && !decoder.info.live {
         decoder.seek(SeekTarget::Frame(decoded.start));
@@ -402,25 +448,38 @@ pub fn gpu_frames_on(
     };
     // Runs the picture in ring slot `slot` through the pipeline, made first by the
     // deinterlacer where `made` says how.
+    // Where fields are split, each of the frame's fields (from the frame kept) in its turn.
+    let parts: &[Option<Field>] = match pipeline.splits_fields() {
+        true => &[Some(Field::Top), Some(Field::Bottom)],
+        false => &[None],
+    };
     let mut run = |slot: usize, meta: FrameMeta, made: Option<&Output>| -> Result<(), ClipError> {
-        if readback.is_full() {
-            readback.read_oldest(ctx, &mut take)?.transpose()?;
+        for &field in parts {
+            if readback.is_full() {
+                readback.read_oldest(ctx, &mut take)?.transpose()?;
+            }
+            let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("headless frame"),
+            });
+            // (A frame passed as it is is in its own slot already.)
+            if let (Some(output @ Output { field: Some(_), .. }), Some(pass)) = (made, pipeline.deinterlacer()) {
+                pass.encode(&mut encoder, output, &pipeline.ring.slots[slot]);
+            }
+            // The frame's idet sums, once (at field rate, or with fields split, its second
+            // picture reads them again).
+            let first = field != Some(Field::Bottom);
+            if let (Some(output @ Output { second: false, .. }), Some(idet), true) = (made, pipeline.idet(), first) {
+                idet.encode(&mut encoder, output);
+            }
+            let slot = match (field, made) {
+                (Some(field), Some(output)) => pipeline.encode_field(&mut encoder, output.cur, field),
+                _ => slot,
+            };
+            pipeline.encode_frame(&mut encoder, slot);
+            copy(&pipeline, &mut encoder, readback.next_buffer());
+            ctx.queue.submit([encoder.finish()]);
+            readback.submitted(FrameMeta { field, ..meta });
         }
-        let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("headless frame"),
-        });
-        // (A frame passed as it is is in its own slot already.)
-        if let (Some(output @ Output { field: Some(_), .. }), Some(pass)) = (made, pipeline.deinterlacer()) {
-            pass.encode(&mut encoder, output, &pipeline.ring.slots[slot]);
-        }
-        // The frame's idet sums, once (at field rate, its second picture reads them again).
-        if let (Some(output @ Output { second: false, .. }), Some(idet)) = (made, pipeline.idet()) {
-            idet.encode(&mut encoder, output);
-        }
-        pipeline.encode_frame(&mut encoder, slot);
-        copy(&pipeline, &mut encoder, readback.next_buffer());
-        ctx.queue.submit([encoder.finish()]);
-        readback.submitted(meta);
         submitted += 1;
         if let Some(progress) = &mut progress {
             progress.tick(submitted);
@@ -499,7 +558,7 @@ fn keep_planes(ctx: &GpuContext, pipeline: &FramePipeline, frame: &ReadyFrame) {
         let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("keep a frame's planes"),
         });
-        kept.encode_keep(&mut encoder, &pipeline.ring.slots[frame.slot], frame.index);
+        kept.encode_keep(&mut encoder, &pipeline.decoded_ring().slots[frame.slot], frame.index);
         ctx.queue.submit([encoder.finish()]);
     }
 }

@@ -1,7 +1,8 @@
-//! The stages that read a frame with its neighbours, from the last three frames' planes kept
-//! as decoded: deinterlacing (which makes each picture into a ring slot before anything reads
-//! it) and interlace detection. The front end keeps each frame's planes (`kept`) as it comes
-//! and runs these stages a frame late, once the frame after it is in.
+//! The stages that read a frame's planes as decoded, kept with its neighbours' (the last three
+//! frames'): deinterlacing (which makes each picture into a ring slot before anything reads
+//! it), interlace detection, and the split into fields (each field a picture of its own, half
+//! the frame's height, that every pass counts alone). The front end keeps each frame's planes
+//! (`kept`) as it comes and runs these stages a frame late, once the frame after it is in.
 
 use super::FramePipeline;
 use crate::gpu::GpuContext;
@@ -9,11 +10,66 @@ use crate::idet::gpu::IdetPass;
 use crate::video::deinterlace::gpu::DeinterlacePass;
 use crate::video::deinterlace::kept::KeptFrames;
 use crate::video::deinterlace::Deinterlacer;
+use crate::video::deinterlace::Field;
+use crate::video::format::FrameFormat;
+use crate::video::planes::{plane_rows, PlaneRows};
+use crate::video::ring::{FrameRing, RingError};
 
 impl FramePipeline {
     fn keep_frames(&mut self, ctx: &GpuContext) -> &KeptFrames {
-        let format = self.ring.format;
+        let format = self.decoded_format();
         self.kept.get_or_insert_with(|| KeptFrames::new(&ctx.device, &format))
+    }
+
+    /// The frames' format as decoded (where fields are split, not the pipeline's own).
+    pub fn decoded_format(&self) -> FrameFormat {
+        self.split.as_ref().map_or(self.ring.format, |ring| ring.format)
+    }
+
+    /// The ring the decoder fills: the pipeline's, or where fields are split the frames' own.
+    pub fn decoded_ring(&self) -> &FrameRing {
+        self.split.as_ref().unwrap_or(&self.ring)
+    }
+
+    /// Counts each field of the frames on its own, as FFmpeg's `field` filter makes it: the
+    /// pipeline is made again for pictures of half the frames' height (in two ring slots, the
+    /// top field's and the bottom's), and the frames are decoded into a ring of their own. Made
+    /// before any other stage. Fails where a field has no whole lines to take: a height the
+    /// fields can't share evenly (an odd one, or 4:2:0 chroma of an odd number of lines).
+    pub fn split_fields(&mut self, ctx: &GpuContext) -> Result<(), String> {
+        let decoded = self.ring.format;
+        let field = field_format(&decoded)?;
+        let pipeline =
+            FramePipeline::new(ctx, self.engine.bins, field, self.volume, 2).map_err(|e: RingError| e.to_string())?;
+        let frames = std::mem::replace(self, pipeline);
+        self.split = Some(frames.ring);
+        self.keep_frames(ctx);
+        Ok(())
+    }
+
+    /// Whether fields are split.
+    pub fn splits_fields(&self) -> bool {
+        self.split.is_some()
+    }
+
+    /// Records taking field `field` of frame `frame` (kept) into the ring slot counted next:
+    /// every other line of each plane. Returns that slot.
+    pub fn encode_field(&self, encoder: &mut wgpu::CommandEncoder, frame: u64, field: Field) -> usize {
+        let kept = self.kept.as_ref().expect("fields are split from the frames kept");
+        let slot = field as usize;
+        let (field_planes, _) = plane_rows(&self.ring.format);
+        let planes: Vec<PlaneRows> = kept
+            .planes()
+            .iter()
+            .zip(&field_planes)
+            .map(|(frame_rows, field_rows)| PlaneRows {
+                offset: kept.at(frame) + frame_rows.offset + u64::from(frame_rows.pitch) * field as u64,
+                pitch: 2 * frame_rows.pitch,
+                ..*field_rows
+            })
+            .collect();
+        self.ring.slots[slot].encode_copy_in(encoder, kept.buffer(), &planes);
+        slot
     }
 
     /// Deinterlaces each frame's planes with `filter` before anything reads them: the front
@@ -46,5 +102,28 @@ impl FramePipeline {
     /// The frames kept, where a stage reads them.
     pub fn kept(&self) -> Option<&KeptFrames> {
         self.kept.as_ref()
+    }
+}
+
+/// The format of a field of frames of `format`: half the height. Every plane's field must be
+/// whole lines of the frame's (both fields the same height).
+pub fn field_format(format: &FrameFormat) -> Result<FrameFormat, String> {
+    let field = FrameFormat {
+        height: format.height / 2,
+        ..*format
+    };
+    let (frame_planes, _) = plane_rows(format);
+    let (field_planes, _) = plane_rows(&field);
+    let whole = format.height % 2 == 0
+        && frame_planes
+            .iter()
+            .zip(&field_planes)
+            .all(|(frame, field)| 2 * field.rows == frame.rows);
+    match whole {
+        true => Ok(field),
+        false => Err(format!(
+            "the fields of {}x{} {} frames are not of one height (each would need half the frame's lines, its chroma's too)",
+            format.width, format.height, format.layout
+        )),
     }
 }

@@ -13,6 +13,7 @@ mod look;
 mod marks;
 mod stats;
 
+pub use fields::field_format;
 pub use look::{Look, ScopesOn};
 
 use crate::colour::{ColorVolume, Depth, LogEncoding};
@@ -72,6 +73,9 @@ pub struct FramePipeline {
     deinterlace: Option<crate::video::deinterlace::gpu::DeinterlacePass>,
     /// FFmpeg's idet of each frame's planes (as decoded), once asked for.
     idet: Option<crate::idet::gpu::IdetPass>,
+    /// The ring the frames are decoded into where their fields are counted apart (the
+    /// pipeline's own ring then holds the fields).
+    split: Option<FrameRing>,
     /// Only the statistics are wanted (`report`): frames are not converted or counted.
     stats_only: bool,
     /// Frames go uncounted by the statistics stage for now (the window's overlay is down).
@@ -133,6 +137,7 @@ impl FramePipeline {
             kept: None,
             deinterlace: None,
             idet: None,
+            split: None,
             stats_only: false,
             stats_paused: false,
         })

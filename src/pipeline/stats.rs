@@ -14,7 +14,8 @@ impl FramePipeline {
     pub fn count_stats(&mut self, ctx: &GpuContext) -> bool {
         if self.stats.is_none() && StatsStage::supports(&self.ring.format) {
             let slots: Vec<_> = self.ring.slots.iter().map(|s| s.as_ref()).collect();
-            self.stats = Some(StatsStage::new(ctx, &slots, self.ring.format));
+            // (Split fields are each compared with the same field of the frame before.)
+            self.stats = Some(StatsStage::new(ctx, &slots, self.ring.format, self.splits_fields()));
         }
         self.stats.is_some()
     }

@@ -49,8 +49,9 @@ pub struct StatsStage {
     pub counts: wgpu::Buffer,
     bindings: Vec<wgpu::BindGroup>,
     bits: u32,
-    /// Whether the kept samples are a previous frame's.
-    primed: Cell<bool>,
+    /// Whether each slot's kept samples are a previous frame's (one for all slots, or one a
+    /// slot: `apart`).
+    primed: Vec<Cell<bool>>,
 }
 
 impl StatsStage {
@@ -61,7 +62,10 @@ impl StatsStage {
     }
 
     /// A stage counting frames of `format` from the ring `slots`. `supports(format)` must hold.
-    pub fn new(ctx: &GpuContext, slots: &[&PlaneTextures], format: FrameFormat) -> Self {
+    /// A stage counting frames of `format` from the ring `slots`; `apart`: each slot's frames
+    /// are compared with the last of that slot's (the fields of frames split, each compared
+    /// with the same field of the frame before), not with the last frame encoded.
+    pub fn new(ctx: &GpuContext, slots: &[&PlaneTextures], format: FrameFormat, apart: bool) -> Self {
         assert!(Self::supports(&format), "the statistics pass reads 8- or 10-bit Y'CbCr");
         let device = &ctx.device;
         let shape = PlaneShape::of(format.layout).expect("supported");
@@ -130,12 +134,20 @@ impl StatsStage {
             })
         };
         let counts = storage("signalstats counts", clear_words, wgpu::BufferUsages::COPY_SRC);
-        let prev_luma = storage(
-            "signalstats previous luma",
-            w.div_ceil(2) * h,
-            wgpu::BufferUsages::empty(),
-        );
-        let prev_chroma = storage("signalstats previous chroma", cw * ch, wgpu::BufferUsages::empty());
+        let previous_sets = if apart { slots.len() } else { 1 };
+        let previous: Vec<(wgpu::Buffer, wgpu::Buffer)> = (0..previous_sets)
+            .map(|_| {
+                let luma = storage(
+                    "signalstats previous luma",
+                    w.div_ceil(2) * h,
+                    wgpu::BufferUsages::empty(),
+                );
+                (
+                    luma,
+                    storage("signalstats previous chroma", cw * ch, wgpu::BufferUsages::empty()),
+                )
+            })
+            .collect();
         let hue_table = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("signalstats hue"),
             contents: bytemuck::cast_slice(&hue_table(bits)),
@@ -143,7 +155,9 @@ impl StatsStage {
         });
         let bindings = slots
             .iter()
-            .map(|slot| {
+            .enumerate()
+            .map(|(i, slot)| {
+                let (prev_luma, prev_chroma) = &previous[i % previous_sets];
                 fn buffer(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
                     wgpu::BindGroupEntry {
                         binding,
@@ -167,8 +181,8 @@ impl StatsStage {
                             }),
                         },
                         buffer(1, &counts),
-                        buffer(2, &prev_luma),
-                        buffer(3, &prev_chroma),
+                        buffer(2, prev_luma),
+                        buffer(3, prev_chroma),
                         buffer(4, &hue_table),
                         texture(5, 0),
                         texture(6, 1),
@@ -185,7 +199,7 @@ impl StatsStage {
             counts,
             bindings,
             bits,
-            primed: Cell::new(false),
+            primed: (0..previous_sets).map(|_| Cell::new(false)).collect(),
         }
     }
 
@@ -193,8 +207,8 @@ impl StatsStage {
     /// one (the first after `new` or `restart` has no difference).
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, slot: usize) {
         let p = self.params;
-        let offset = if self.primed.get() { WITH_PREVIOUS } else { 0 };
-        self.primed.set(true);
+        let primed = &self.primed[slot % self.primed.len()];
+        let offset = if primed.replace(true) { WITH_PREVIOUS } else { 0 };
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("signalstats"),
             timestamp_writes: None,
@@ -210,7 +224,7 @@ impl StatsStage {
 
     /// The next frame encoded has no previous one (after a seek).
     pub fn restart(&self) {
-        self.primed.set(false);
+        self.primed.iter().for_each(|p| p.set(false));
     }
 
     /// Bytes of the counts, for a readback.

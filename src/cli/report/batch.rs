@@ -174,6 +174,7 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
             pse: None,
             deinterlace: options.deinterlace,
             idet: options.idet,
+            fields: false,
         };
         let everything = FrameRange { start: 0, end: None };
         let file = std::fs::File::create(&partial)

@@ -123,6 +123,11 @@ pub struct Args {
     #[arg(long, value_name = "OPTIONS", num_args = 0..=1, require_equals = true, default_missing_value = "",
           value_parser = crate::idet::IdetOptions::parse)]
     idet: Option<crate::idet::IdetOptions>,
+    /// Each field's values apart, as FFmpeg's field filter makes a picture of it (every other
+    /// line, half the height): two lines a frame, "field":"top" then "bottom", each field's
+    /// differences from the same field of the frame before (JSON Lines or CSV).
+    #[arg(long, conflicts_with_all = ["html", "pse", "events", "black", "freeze", "silence"])]
+    fields: bool,
     #[command(flatten)]
     deinterlace: crate::cli::args::DeinterlaceArgs,
 }
@@ -237,6 +242,15 @@ pub fn run(args: Args) -> Result<()> {
         silence: args.silence.unwrap_or_default(),
         limits: args.fail_on.as_ref().map(Limits::events).unwrap_or_default(),
     };
+    if args.fields && (format == ReportFormat::Qctools || html.is_some()) {
+        bail!("--fields reports each field in JSON Lines or CSV: a QCTools report and a page are of frames");
+    }
+    if args.fields && args.deinterlace.filter().is_some() {
+        bail!("--fields reports the fields as decoded: there is nothing to deinterlace");
+    }
+    if args.fields && args.fail_on.as_ref().is_some_and(|l| !l.events().is_empty()) {
+        bail!("--fields reports each field: the events (black, freeze, silence) are of frames");
+    }
     let idet = idet_wanted(
         args.idet,
         args.fail_on.as_ref(),
@@ -248,6 +262,7 @@ pub fn run(args: Args) -> Result<()> {
         pse: args.pse.then_some(args.pse_standard),
         deinterlace: args.deinterlace.filter(),
         idet,
+        fields: args.fields,
         limits: args.fail_on.unwrap_or_default(),
         cpu: args.cpu,
         gpu: gpu.as_ref(),
@@ -326,6 +341,9 @@ fn run_batch(args: Args) -> Result<()> {
     }
     if args.events || args.black.is_some() || args.freeze.is_some() || args.silence.is_some() {
         bail!("--events (and --black, --freeze, --silence) list one input's events; a batch takes limits on them (--fail-on black>2s)");
+    }
+    if args.fields {
+        bail!("--fields reports one input's fields");
     }
     if args.frames.is_some() || args.output.is_some() || args.record.is_some() || args.alert_log.is_some() {
         bail!(

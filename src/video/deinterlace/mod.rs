@@ -169,6 +169,24 @@ impl Deinterlacer {
     }
 }
 
+/// A frame's field: its even lines (top) or its odd ones (bottom), counted from 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    Top = 0,
+    Bottom = 1,
+}
+
+impl Field {
+    pub const BOTH: [Field; 2] = [Field::Top, Field::Bottom];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Field::Top => "top",
+            Field::Bottom => "bottom",
+        }
+    }
+}
+
 /// One field made: which lines are kept and where the others come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FieldJob {

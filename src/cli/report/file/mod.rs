@@ -26,6 +26,7 @@ use crate::quit_signals::QuitSignals;
 use crate::signalstats::gpu::StatsStage;
 use crate::signalstats::{self, PlaneShape, SignalStats, YuvPlanes};
 use crate::video::convert::convert_cpu;
+use crate::video::deinterlace::Field;
 use crate::video::index::FrameIndex;
 use crate::video::source::VideoSource;
 use serde::Serialize;
@@ -37,6 +38,9 @@ use std::sync::Arc;
 #[derive(Serialize)]
 struct ReportLine {
     frame: u64,
+    /// `top` or `bottom`, where fields are reported apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<&'static str>,
     pts: Seconds,
     /// The decoder's flags, as ffprobe prints them.
     interlaced_frame: u8,
@@ -80,6 +84,8 @@ pub struct ReportOptions<'a> {
     pub deinterlace: Option<crate::video::deinterlace::Deinterlacer>,
     /// FFmpeg's interlace detection (`--idet`), of the frames as decoded.
     pub idet: Option<super::idet::IdetWanted>,
+    /// Each field's values, as a picture of its own (`--fields`): top, then bottom.
+    pub fields: bool,
 }
 
 /// Where each frame's statistics go: the output, in its format, and the limits' watch.
@@ -154,6 +160,7 @@ impl<W: Write> Sink<'_, W> {
                 *out,
                 &ReportLine {
                     frame: index,
+                    field: frame.field.map(Field::name),
                     pts: Seconds(seconds),
                     interlaced_frame: u8::from(frame.packet.fields.interlaced),
                     top_field_first: u8::from(frame.packet.fields.top_first),
@@ -168,7 +175,10 @@ impl<W: Write> Sink<'_, W> {
             ),
             Out::Csv(out) => {
                 let values: Vec<String> = stats.printed().into_iter().map(|(_, v)| v).collect();
-                writeln!(out, "{index},{seconds},{}", values.join(","))
+                match frame.field {
+                    Some(field) => writeln!(out, "{index},{},{seconds},{}", field.name(), values.join(",")),
+                    None => writeln!(out, "{index},{seconds},{}", values.join(",")),
+                }
             }
             Out::Qctools(xml, frames) => {
                 let idet = self.idet_decision.as_ref().map(crate::idet::Decision::tags);
@@ -253,7 +263,8 @@ pub fn report_video<W: Write>(
     let out = match format {
         ReportFormat::Json => Out::Json(out),
         ReportFormat::Csv => {
-            writeln!(out, "frame,pts,{}", signalstats::NAMES.join(","))?;
+            let field = if options.fields { "field," } else { "" };
+            writeln!(out, "frame,{field}pts,{}", signalstats::NAMES.join(","))?;
             Out::Csv(out)
         }
         ReportFormat::Qctools => Out::Qctools(QctoolsReport::start(&source, out)?, source.index().clone()),
@@ -311,6 +322,14 @@ pub fn report_video<W: Write>(
         }
     }
     let idet = sink.idet.is_some();
+    if options.fields {
+        crate::pipeline::field_format(&idet_format).map_err(ClipError::Decode)?;
+    }
+    let work = hist::PictureWork {
+        deinterlace: options.deinterlace,
+        idet,
+        split: options.fields,
+    };
     let freezes = options.events.freezes();
     let deinterlace = options.deinterlace;
     let sink_pse = sink.pse.as_ref().map(|p| p.model.clone());
@@ -323,21 +342,9 @@ pub fn report_video<W: Write>(
     };
     if let Some(layout) = decoded {
         source.keep_decoded_planes();
-        report_cpu(
-            source,
-            layout,
-            (primed, range),
-            (freezes, noise, deinterlace, idet),
-            &mut sink,
-        )?;
+        report_cpu(source, layout, (primed, range), (freezes, noise, work), &mut sink)?;
     } else if options.cpu || !StatsStage::supports(&info) {
-        report_cpu(
-            source,
-            info.layout,
-            (primed, range),
-            (freezes, noise, deinterlace, idet),
-            &mut sink,
-        )?;
+        report_cpu(source, info.layout, (primed, range), (freezes, noise, work), &mut sink)?;
     } else {
         let source = hist::prepare(source, primed, None)?;
         let started = std::time::Instant::now();
@@ -363,6 +370,9 @@ pub fn report_video<W: Write>(
             progress,
             |ctx, pipeline| {
                 log::debug!("report: the frame pipeline made at {:.1} ms", ms());
+                if work.split {
+                    pipeline.split_fields(ctx).map_err(ClipError::Decode)?;
+                }
                 if let Some(filter) = deinterlace {
                     pipeline.deinterlace(ctx, filter);
                 }
@@ -468,41 +478,37 @@ fn report_cpu<W: Write>(
     mut source: VideoSource,
     layout: crate::video::format::PlaneLayout,
     (primed, range): (FrameRange, FrameRange),
-    (freezes, noise, deinterlace, idet): (bool, f64, Option<crate::video::deinterlace::Deinterlacer>, bool),
+    (freezes, noise, work): (bool, f64, hist::PictureWork),
     sink: &mut Sink<'_, W>,
 ) -> Result<(), ClipError> {
     let info = source.info.format;
+    // A field is half the frame's height, and compared with the same field of the frame before.
+    let height = if work.split { info.height / 2 } else { info.height };
     let mut progress = match sink.counter {
         Some(_) => Progress::hidden(),
         None => Progress::new(range.end.map(|e| e.saturating_sub(range.start))),
     };
-    let mut previous: Option<YuvPlanes> = None;
+    let mut previous: [Option<YuvPlanes>; 2] = [None, None];
     let mut twin = FreezeTwin::default();
-    hist::cpu_pictures_with(
-        &mut source,
-        primed,
-        layout,
-        (deinterlace, idet),
-        |planes, meta, sums| {
-            let yuv = YuvPlanes::read(layout, info.width, info.height, planes)
-                .map_err(|e| ClipError::Decode(e.to_string()))?;
-            let in_range = range.contains(meta.frame);
-            let counts = signalstats::count(&yuv, previous.as_ref());
-            let frozen = freezes && twin.picture(&yuv, noise).0;
-            if idet {
-                sink.picture_idet(&meta, sums.as_ref(), in_range);
-            }
-            if let Some(pse) = &mut sink.pse {
-                let light = pse.light_cpu(&convert_cpu(&info, planes));
-                sink.picture_pse(&meta, &light, in_range)?;
-            }
-            sink.picture_events(&meta, &counts.y, counts.width * counts.height, frozen, in_range)?;
-            if in_range {
-                sink.frame(meta, counts.stats())?;
-                progress.tick(sink.done);
-            }
-            previous = Some(yuv);
-            Ok(())
-        },
-    )
+    hist::cpu_pictures_with(&mut source, primed, layout, work, |planes, meta, sums| {
+        let yuv = YuvPlanes::read(layout, info.width, height, planes).map_err(|e| ClipError::Decode(e.to_string()))?;
+        let in_range = range.contains(meta.frame);
+        let previous = &mut previous[meta.field.map_or(0, |f| f as usize)];
+        let counts = signalstats::count(&yuv, previous.as_ref());
+        let frozen = freezes && twin.picture(&yuv, noise).0;
+        if work.idet {
+            sink.picture_idet(&meta, sums.as_ref(), in_range);
+        }
+        if let Some(pse) = &mut sink.pse {
+            let light = pse.light_cpu(&convert_cpu(&info, planes));
+            sink.picture_pse(&meta, &light, in_range)?;
+        }
+        sink.picture_events(&meta, &counts.y, counts.width * counts.height, frozen, in_range)?;
+        if in_range {
+            sink.frame(meta, counts.stats())?;
+            progress.tick(sink.done);
+        }
+        *previous = Some(yuv);
+        Ok(())
+    })
 }
