@@ -15,6 +15,14 @@ use crate::video::format::FrameFormat;
 use crate::video::planes::{plane_rows, PlaneRows};
 use crate::video::ring::{FrameRing, RingError};
 
+/// The window's fields-apart view: a frame's planes copied out, then back into `slot` with its
+/// top field's lines above its bottom field's (FFmpeg's `il=l=d:c=d`).
+pub struct FieldsApart {
+    slot: usize,
+    staging: wgpu::Buffer,
+    planes: Vec<PlaneRows>,
+}
+
 impl FramePipeline {
     fn keep_frames(&mut self, ctx: &GpuContext) -> &KeptFrames {
         let format = self.decoded_format();
@@ -97,6 +105,67 @@ impl FramePipeline {
     /// The interlace detection pass, once asked for.
     pub fn idet(&self) -> Option<&IdetPass> {
         self.idet.as_ref()
+    }
+
+    /// Shows each frame with its fields apart, made into ring slot `slot` (None: as it is).
+    /// Fails where the fields are not of one height.
+    pub fn show_fields_apart(&mut self, ctx: &GpuContext, slot: Option<usize>) -> Result<(), String> {
+        let Some(slot) = slot else {
+            self.fields_apart = None;
+            return Ok(());
+        };
+        field_format(&self.ring.format)?;
+        let (planes, bytes) = plane_rows(&self.ring.format);
+        let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("fields apart"),
+            size: bytes,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        self.fields_apart = Some(FieldsApart { slot, staging, planes });
+        Ok(())
+    }
+
+    /// Records making ring slot `slot`'s frame, fields apart, into the view's slot where the
+    /// fields are shown apart; returns the slot to count and show.
+    pub fn encode_fields_apart(&self, encoder: &mut wgpu::CommandEncoder, slot: usize) -> usize {
+        let Some(apart) = &self.fields_apart else {
+            return slot;
+        };
+        let (from, to) = (&self.ring.slots[slot], &self.ring.slots[apart.slot]);
+        from.encode_copy_out(encoder, &apart.staging, &apart.planes);
+        for (i, rows) in apart.planes.iter().enumerate() {
+            let Some(texture) = to.plane_texture(i) else { continue };
+            let half = (rows.rows / 2) as u32;
+            for field in Field::BOTH {
+                let at = field as u32;
+                encoder.copy_buffer_to_texture(
+                    wgpu::TexelCopyBufferInfo {
+                        buffer: &apart.staging,
+                        layout: wgpu::TexelCopyBufferLayout {
+                            offset: rows.offset + u64::from(rows.pitch * at),
+                            bytes_per_row: Some(2 * rows.pitch),
+                            rows_per_image: None,
+                        },
+                    },
+                    wgpu::TexelCopyTextureInfo {
+                        texture,
+                        mip_level: 0,
+                        origin: wgpu::Origin3d {
+                            x: 0,
+                            y: half * at,
+                            z: 0,
+                        },
+                        aspect: wgpu::TextureAspect::All,
+                    },
+                    wgpu::Extent3d {
+                        height: half,
+                        ..rows.extent
+                    },
+                );
+            }
+        }
+        apart.slot
     }
 
     /// The frames kept, where a stage reads them.

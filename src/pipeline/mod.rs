@@ -76,6 +76,8 @@ pub struct FramePipeline {
     /// The ring the frames are decoded into where their fields are counted apart (the
     /// pipeline's own ring then holds the fields).
     split: Option<FrameRing>,
+    /// The window shows each frame with its fields apart.
+    fields_apart: Option<fields::FieldsApart>,
     /// Only the statistics are wanted (`report`): frames are not converted or counted.
     stats_only: bool,
     /// Frames go uncounted by the statistics stage for now (the window's overlay is down).
@@ -138,6 +140,7 @@ impl FramePipeline {
             deinterlace: None,
             idet: None,
             split: None,
+            fields_apart: None,
             stats_only: false,
             stats_paused: false,
         })

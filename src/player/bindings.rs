@@ -97,6 +97,7 @@ y cycle log-scale
 c cycle fit
 TAB cycle timeline
 Alt+p cycle pse
+Alt+d cycle field-view
 Alt+m cycle audio-meters
 Ctrl+r clear-region
 a cycle auto-levels

@@ -77,6 +77,8 @@ pub enum Command {
     ToggleLut,
     /// mpv's `cycle deinterlace`: no, yes, auto.
     CycleDeinterlace,
+    /// The frame, its fields apart, the top field counted alone, the bottom field alone.
+    CycleFieldView,
     /// While a LUT is on: the histograms and scopes count the signal, or the picture.
     ToggleScopesOn,
     /// The signal read as the next camera log encoding (after the last: as video).
@@ -239,6 +241,7 @@ fn parse_command(words: &[&str]) -> Option<Command> {
         ["add", "volume", _] => Command::VolumeBy(number(2)?.round() as i32),
         ["cycle", "mute"] => Command::ToggleMute,
         ["cycle", "deinterlace"] => Command::CycleDeinterlace,
+        ["cycle", "field-view"] => Command::CycleFieldView,
         ["add", property, _] if adjustment(property).is_some() => {
             Command::Adjust(adjustment(property)?, number(2)?.round() as i32)
         }

@@ -36,7 +36,9 @@ pub fn encode_counts(
             media.pipeline.bound_peak(&gpu.queue, nits);
         }
         let (slot, index) = (next.frame.slot, next.frame.index);
-        stats.encode_frame(encoder, media, slot, index, timed);
+        // (Fields apart, the frame is made into a slot of its own, counted and shown.)
+        let shown = media.pipeline.encode_fields_apart(encoder, slot);
+        stats.encode_frame(encoder, media, shown, index, timed);
         record_clipping(encoder, media, clipping, index);
         let partner = media.playback.source.paired().and_then(|pair| pair.partner(slot));
         if let Some(comparison) = &mut media.compare {
@@ -232,6 +234,7 @@ pub fn present(media: &Media, at: Instant, due: Option<Instant>, new_frame: bool
         behind: playback.behind_live().map(|(behind, _)| behind),
         timecode: playback.shown().and_then(|s| s.packet.timecode),
         fields: playback.shown().map(|s| s.packet.fields),
+        field_view: media.field_view.log_name(),
         deinterlace: media.deinterlace().map(|filter| {
             let field = playback
                 .shown()

@@ -33,8 +33,9 @@ pub struct MediaOptions {
     pub deinterlace: Option<crate::video::deinterlace::Deinterlacer>,
 }
 
-/// The ring's slots: the decoder's, and one kept for deinterlacing's last pictures.
-const SLOTS: usize = RING_SLOTS + 1;
+/// The ring's slots: the decoder's, one kept for deinterlacing's last pictures, and one the
+/// frame shown is made into with its fields apart.
+pub(super) const SLOTS: usize = RING_SLOTS + 2;
 
 /// A file opened for playing, its sound output too: the slow part of opening (probing the
 /// file, opening the sound device), done off the window's thread.
@@ -119,6 +120,8 @@ pub struct Media {
     /// What is counted changed (scope, region) since the shown frame was counted: count it
     /// again with the next redraw.
     pub recount: bool,
+    /// How the frame's fields are shown (`Alt+d`).
+    pub field_view: super::field_view::FieldView,
     /// The waveform's and parade's graticule lines on this file's scopes.
     graticule: Vec<Line>,
     /// The histogram timeline, filled in the background once first shown.
@@ -197,7 +200,7 @@ impl Media {
                 let setup = super::deinterlaced::FieldSetup {
                     device: gpu.device.clone(),
                     queue: gpu.queue.clone(),
-                    slots: pipeline.ring.slots.clone(),
+                    slots: pipeline.ring.slots[..RING_SLOTS + 1].to_vec(),
                     index: std::sync::Arc::clone(&index),
                     time_base,
                 };
@@ -285,6 +288,7 @@ impl Media {
             audio_tap,
             has_picture: false,
             recount: false,
+            field_view: Default::default(),
             timeline: None,
             pse: None,
             pse_packets,

@@ -11,6 +11,8 @@ pub mod comparison;
 pub mod deinterlace_control;
 pub mod deinterlaced;
 mod egui_layer;
+pub mod field_view;
+pub mod field_view_control;
 mod files;
 mod frame;
 mod gpu_wait;

@@ -57,6 +57,8 @@ pub struct Present {
     /// The deinterlacer in force, and at field rate which field of the frame the picture is
     /// (1 or 2).
     pub deinterlace: Option<(crate::video::deinterlace::Deinterlacer, Option<u8>)>,
+    /// How the fields are shown (`apart`, `top`, `bottom`), where not as the frame.
+    pub field_view: Option<&'static str>,
     /// The limits the QC report's last frame counted is beyond (`--fail-on`), `,`-separated.
     pub qc: String,
     /// The audio meters' readings, while shown (`MeterPanel::log_field`).
@@ -84,7 +86,7 @@ pub struct Present {
 /// ` tc=10:00:01:05`, the frame's fields as the decoder flags them ` fields=tff` (`bff`,
 /// `progressive`), the deinterlacer in force ` deint=bwdif,send_field,auto,all` (FFmpeg's
 /// method, mode, parity and deint) and at field rate which field of the frame is shown
-/// ` field=2`, and while the QC report's frames are beyond `--fail-on`'s limits, those
+/// ` field=2`, the fields shown apart ` view=apart` (`top`, `bottom`: counted alone), and while the QC report's frames are beyond `--fail-on`'s limits, those
 /// limits ` qc=YMAX>235`, and while the audio meters show, their readings
 /// ` meters=t:4.000;FL:-20.0,-23.0,-20.0,-19.9,0;...` (see `MeterPanel::log_field`) (times in milliseconds since the player started; `-` where
 /// there is no value).
@@ -180,6 +182,7 @@ impl FrameLog {
         let fields = present
             .fields
             .map_or(String::new(), |f| format!(" fields={}", f.name()));
+        let view = present.field_view.map_or(String::new(), |v| format!(" view={v}"));
         let deinterlace = match present.deinterlace {
             Some((filter, field)) => {
                 let field = field.map_or(String::new(), |f| format!(" field={f}"));
@@ -206,7 +209,7 @@ impl FrameLog {
             }
         };
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} picture={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{vmaf}{pse}{scope}{marks}{signal}{latency}{behind}{timecode}{fields}{deinterlace}{qc}{meters}{osd}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} picture={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{vmaf}{pse}{scope}{marks}{signal}{latency}{behind}{timecode}{fields}{deinterlace}{view}{qc}{meters}{osd}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -307,6 +310,7 @@ mod tests {
             timecode: None,
             fields: None,
             deinterlace: None,
+            field_view: None,
             qc: String::new(),
             meters: None,
             scope: None,
@@ -335,6 +339,7 @@ mod tests {
                 repeated: false,
             }),
             deinterlace: Some(("yadif=send_field:bff".parse().unwrap(), Some(2))),
+            field_view: Some("top"),
             scope: Some(crate::scope::ScopeKind::Vectorscope),
             ..present.clone()
         });
@@ -348,7 +353,7 @@ mod tests {
             lines,
             [
                 "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 picture=320x240 exact=1 preview=0 probe=- region=- file=0 ab=-",
-                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 picture=320x240 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side scope=vectorscope marks=zebra,range signal=37:16,20 latency_ms=41.250 behind_s=12.400 tc=10:00:59;28 fields=tff deint=yadif,send_field,bff,all field=2 osd=compare:112,8,416,22;panel:8,180,624,70",
+                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 picture=320x240 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side scope=vectorscope marks=zebra,range signal=37:16,20 latency_ms=41.250 behind_s=12.400 tc=10:00:59;28 fields=tff deint=yadif,send_field,bff,all field=2 view=top osd=compare:112,8,416,22;panel:8,180,624,70",
             ]
         );
     }

@@ -151,6 +151,8 @@ pub struct Present {
     /// of the frame the picture is (1, 2).
     pub deint: Option<String>,
     pub field: Option<u8>,
+    /// The fields shown apart (`apart`; `top`, `bottom`: that field counted alone).
+    pub view: Option<String>,
     /// The limits the QC report's last frame is beyond.
     pub qc: Option<String>,
     /// The picture's size as decoded.
@@ -197,6 +199,7 @@ pub fn parse(line: &str) -> Option<Present> {
         fields: field("fields").map(str::to_string),
         deint: field("deint").map(str::to_string),
         field: field("field").and_then(|f| f.parse().ok()),
+        view: field("view").map(str::to_string),
         qc: field("qc").map(str::to_string),
         meters: field("meters").map(str::to_string),
         scope: field("scope").map(str::to_string),

@@ -148,6 +148,7 @@ fn histoplays_own_functions_sit_on_keys_mpv_leaves_free() {
         ("c", Command::ToggleFit),
         ("TAB", Command::ToggleTimeline),
         ("Alt+p", Command::TogglePse),
+        ("Alt+d", Command::CycleFieldView),
         ("Ctrl+r", Command::ClearRegion),
         ("a", Command::ToggleAutoLevels),
         ("n", Command::ToggleEqualize),

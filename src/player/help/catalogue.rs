@@ -110,9 +110,8 @@ pub fn group(command: &Command) -> Group {
         CycleQuads | ToggleLogScale | ClearRegion | SetRegion(_) | ToggleTimeline => Group::Histograms,
         CycleScope | CycleVectorscopeZoom | CycleWaveformScale | ToggleScopesOn => Group::Scopes,
         ToggleMark(_) | ZebraBy(_) | PeakingBy(_) => Group::Marks,
-        Adjust(..) | SetAdjustment(..) | ToggleAutoLevels | ToggleEqualize | ResetAdjustments | CycleDeinterlace => {
-            Group::Picture
-        }
+        Adjust(..) | SetAdjustment(..) | ToggleAutoLevels | ToggleEqualize | ResetAdjustments | CycleDeinterlace
+        | CycleFieldView => Group::Picture,
         ToggleLut | CycleInputColour | SetInputColour(_) => Group::Colour,
         CycleCompareMode | Flicker | CompareGainBy(_) | CompareOffsetBy(_) => Group::Comparing,
         ShowStats | ToggleStats | ShowProgress | ToggleHelp | TogglePse => Group::Information,
@@ -169,6 +168,9 @@ pub fn describe(command: &Command) -> String {
         ResetAdjustments => "Every picture adjustment back to neutral".into(),
         ToggleLut => "The picture through the LUT, or as decoded".into(),
         CycleDeinterlace => "Deinterlace: no, yes, or only frames flagged interlaced".into(),
+        CycleFieldView => {
+            "Fields: the frame, apart (top above bottom), the top or the bottom field counted alone".into()
+        }
         ToggleScopesOn => "Scopes and histograms count the signal or the picture (with a LUT)".into(),
         CycleInputColour => "Read the signal as the next camera log encoding".into(),
         SetInputColour(c) => format!("Read the signal as {}", input_colour(*c)),

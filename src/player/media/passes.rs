@@ -102,7 +102,7 @@ impl Media {
         shape: FrameShape,
     ) -> Result<(), crate::video::ring::RingError> {
         let bins = self.pipeline.engine.bins;
-        self.pipeline = FramePipeline::new(gpu, bins, shape.format, self.info.volume, RING_SLOTS + 1)?;
+        self.pipeline = FramePipeline::new(gpu, bins, shape.format, self.info.volume, super::SLOTS)?;
         log::info!(
             "{}: now {}x{} {}",
             self.info.path.display(),
@@ -117,7 +117,8 @@ impl Media {
         let slots = &self.pipeline.ring.slots;
         self.playback
             .source
-            .set_ring(shape, slots[..RING_SLOTS].to_vec(), slots.clone());
+            .set_ring(shape, slots[..RING_SLOTS].to_vec(), slots[..RING_SLOTS + 1].to_vec());
+        self.field_view = Default::default();
         Ok(())
     }
 

@@ -318,6 +318,7 @@ impl PlayerWindow {
             Command::VolumeBy(_) | Command::ToggleMute => self.sound.command(&command, &self.media),
             Command::ToggleMeters => self.meters.command(&command),
             Command::CycleDeinterlace => crate::player::deinterlace_control::cycle(self.deinterlacer, cx!(self)),
+            Command::CycleFieldView => crate::player::field_view_control::cycle(cx!(self)),
             _ => Effects::default(),
         };
         let go_on = self.take(fx);

@@ -159,6 +159,11 @@ impl PlaneTextures {
         &self.device
     }
 
+    /// The texture of plane `index`.
+    pub fn plane_texture(&self, index: usize) -> Option<&wgpu::Texture> {
+        self.planes.get(index).map(|p| &p.texture)
+    }
+
     /// The texture view of plane `index`.
     pub fn plane_view(&self, index: usize) -> Option<&wgpu::TextureView> {
         self.planes.get(index).map(|p| &p.view)
