@@ -6,10 +6,11 @@
 //   alpha[y & 1]       += |a - 2 prev[y]|      alpha[(y & 1) ^ 1] += |a - 2 next[y]|
 //   delta              += |a - 2 cur[y]|       gamma[(y & 1) ^ 1] += |2 cur[y] - 2 prev[y]|
 //
-// A workgroup takes ROWS lines of one plane (z), its invocations four samples at a time (one
-// 32-bit word of 8-bit samples, two of 16-bit ones) along the line, WG apart. Each invocation's
-// sums stay within 32 bits (ROWS lines of at most 2^14 samples of 16 bits); the workgroup adds
-// them in 64 bits, and adds its five sums into `sums` (low, high words) with the carry.
+// A workgroup takes ROWS lines of one plane (z), a line for each row of its invocations, which
+// take four samples at a time (one 32-bit word of 8-bit samples, two of 16-bit ones) along the
+// line, WG_X apart. Each invocation's sums stay within 32 bits (a line of at most 2^14 samples
+// of 16 bits); the workgroup adds them in 64 bits, and adds its five sums into `sums` (low,
+// high words) with the carry.
 //
 // Every index is in bounds by construction (the module is built without naga's checks): the
 // frames' bases are whole frames apart within the buffer; rows read are within 1 of a line in
@@ -47,11 +48,13 @@ struct Params {
 // alpha[0], alpha[1], delta, gamma[0], gamma[1]: low and high words each.
 @group(0) @binding(2) var<storage, read_write> sums: array<atomic<u32>, 10>;
 
-const WG: u32 = 64u;
-const ROWS: u32 = 2u;
+const WG_X: u32 = 64u;
+const ROWS: u32 = 4u;
+// Invocations in a workgroup.
+const WG: u32 = WG_X * ROWS;
 
-var<workgroup> low: array<u32, 320>;
-var<workgroup> high: array<u32, 320>;
+var<workgroup> low: array<u32, 1280>;
+var<workgroup> high: array<u32, 1280>;
 
 // Four samples of row `row` of the frame at `base`, from quad q.
 fn four(base: u32, plane: Plane, row: u32, q: u32) -> vec4<i32> {
@@ -71,33 +74,66 @@ fn total(v: vec4<i32>) -> u32 {
     return u.x + u.y + u.z + u.w;
 }
 
-@compute @workgroup_size(64, 1, 1)
-fn idet(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) group: vec3u) {
+// The five rows' quads at quad q of line y.
+struct Quads {
+    above: vec4<i32>,
+    below: vec4<i32>,
+    here: vec4<i32>,
+    prev: vec4<i32>,
+    next: vec4<i32>,
+}
+
+fn quads(plane: Plane, y: u32, q: u32) -> Quads {
+    return Quads(
+        four(params.cur_base, plane, y - 1u, q),
+        four(params.cur_base, plane, y + 1u, q),
+        four(params.cur_base, plane, y, q),
+        four(params.prev_base, plane, y, q),
+        four(params.next_base, plane, y, q),
+    );
+}
+
+// alpha (with the previous frame's line, with the next's), delta, gamma of quad q's samples
+// within the line.
+fn sums_of(plane: Plane, v: Quads, q: u32) -> vec4<u32> {
+    let lanes = vec4<u32>(4u * q) + vec4<u32>(0u, 1u, 2u, 3u);
+    let inside = vec4<i32>(lanes < vec4<u32>(plane.samples));
+    let a = v.above + v.below;
+    return vec4<u32>(
+        total(abs(a - 2 * v.prev) * inside),
+        total(abs(a - 2 * v.next) * inside),
+        total(abs(a - 2 * v.here) * inside),
+        total(abs(2 * v.here - 2 * v.prev) * inside),
+    );
+}
+
+@compute @workgroup_size(64, 4, 1)
+fn idet(
+    @builtin(local_invocation_id) at: vec3u,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(workgroup_id) group: vec3u,
+) {
     // alpha[0], alpha[1], delta, gamma[0], gamma[1] of this invocation's samples.
     var mine = array<u32, 5>(0u, 0u, 0u, 0u, 0u);
     if group.z < params.planes_used {
         let plane = params.planes[group.z];
-        let first = 2u + group.x * ROWS;
-        let end = min(first + ROWS, max(plane.rows, 2u) - 2u);
-        for (var y = first; y < end; y++) {
+        let y = 2u + group.x * ROWS + at.y;
+        if y + 2u < plane.rows {
             let parity = y & 1u;
-            for (var q = local; q < plane.quads; q += WG) {
-                let above = four(params.cur_base, plane, y - 1u, q);
-                let below = four(params.cur_base, plane, y + 1u, q);
-                let here = four(params.cur_base, plane, y, q);
-                let prev = four(params.prev_base, plane, y, q);
-                let next = four(params.next_base, plane, y, q);
-                // Lanes past the row's samples count nothing.
-                let lanes = vec4<u32>(4u * q) + vec4<u32>(0u, 1u, 2u, 3u);
-                let inside = vec4<i32>(lanes < vec4<u32>(plane.samples));
-                let a = above + below;
-                let with_prev = total(abs(a - 2 * prev) * inside);
-                let with_next = total(abs(a - 2 * next) * inside);
-                mine[parity] += with_prev;
-                mine[parity ^ 1u] += with_next;
-                mine[2u] += total(abs(a - 2 * here) * inside);
-                mine[3u + (parity ^ 1u)] += total(abs(2 * here - 2 * prev) * inside);
+            // Two quads a turn, WG_X apart, their loads issued together (lanes past the row's
+            // samples count nothing; a second quad past the row's quads is read as the first).
+            var line = vec4<u32>(0u);
+            for (var q = at.x; q < plane.quads; q += 2u * WG_X) {
+                let q2 = select(q, q + WG_X, q + WG_X < plane.quads);
+                let first = quads(plane, y, q);
+                let second = quads(plane, y, q2);
+                line += sums_of(plane, first, q);
+                line += select(vec4<u32>(0u), sums_of(plane, second, q2), q2 != q);
             }
+            mine[parity] += line.x;
+            mine[parity ^ 1u] += line.y;
+            mine[2u] += line.z;
+            mine[3u + (parity ^ 1u)] += line.w;
         }
     }
     for (var k = 0u; k < 5u; k++) {

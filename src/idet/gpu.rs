@@ -11,7 +11,7 @@ use crate::video::format::{FrameFormat, PlaneLayout};
 use wgpu::util::DeviceExt;
 
 /// `ROWS` of shaders/idet/idet.wgsl: lines a workgroup takes.
-const ROWS: u32 = 2;
+const ROWS: u32 = 4;
 /// Bytes between the uniform's variants (a dynamic offset's alignment).
 const VARIANT_STRIDE: u64 = 256;
 /// Bytes of a frame's sums: five 64-bit sums.
