@@ -968,3 +968,105 @@ fn the_comparison_stage_composites_counts_and_measures_a_pair_as_its_cpu_twins_d
         assert!((metrics.ssim_all - measured.ssim_all).abs() < 1e-6, "{metrics:?}");
     }
 }
+
+/// Each line agrees with FFmpeg's: the squared errors, and the luma's SSIM. (On these
+/// interlaced H.264 files the chroma's SSIM differs from FFmpeg's in the third decimal whether
+/// deinterlaced or not, the squared errors agreeing: not this test's matter.)
+fn check_deinterlaced(lines: &[serde_json::Value], psnr: &[Vec<(String, String)>], ssim: &[Vec<(String, String)>]) {
+    assert_eq!(lines.len(), psnr.len());
+    for (n, line) in lines.iter().enumerate() {
+        for key in [
+            "mse_y", "mse_u", "mse_v", "mse_avg", "psnr_y", "psnr_u", "psnr_v", "psnr_avg",
+        ] {
+            assert!(
+                agrees(number(line, key), value(&psnr[n], key), 2),
+                "{key}: {line} / {:?}",
+                psnr[n]
+            );
+        }
+        assert!(
+            agrees(number(line, "ssim_y"), value(&ssim[n], "Y"), 6),
+            "{line} / {:?}",
+            ssim[n]
+        );
+    }
+}
+
+/// The stats lines of FFmpeg's `filter` between `a` and `b`, each deinterlaced by `deinterlacer`.
+fn ffmpeg_deinterlaced(a: &Path, b: &Path, deinterlacer: &str, filter: &str) -> Vec<Vec<(String, String)>> {
+    let stats = std::env::temp_dir().join(format!("histoplay-deint-{filter}-{}.log", std::process::id()));
+    let graph = format!(
+        "[0:v]{deinterlacer}[a];[1:v]{deinterlacer}[b];[a][b]{filter}=stats_file={}",
+        stats.display()
+    );
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(a)
+        .arg("-i")
+        .arg(b)
+        .args(["-lavfi", &graph, "-fps_mode", "passthrough", "-f", "null", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&stats).unwrap();
+    std::fs::remove_file(&stats).ok();
+    text.lines()
+        .map(|line| {
+            line.split_whitespace()
+                .filter_map(|kv| kv.split_once(':'))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn deinterlaced_pictures_are_paired_and_agree_with_ffmpeg_after_the_same_filter() {
+    let reference = common::interlaced_pal_h264();
+    let encode = common::fixture(
+        "compare-deint-encode.mkv",
+        &[
+            "-i",
+            reference.to_str().unwrap(),
+            "-c:v",
+            "libx264",
+            "-crf",
+            "30",
+            "-flags",
+            "+ilme+ildct",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    );
+    let (a, b) = (reference.to_str().unwrap(), encode.to_str().unwrap());
+    for (ours, theirs, pictures) in [
+        ("bwdif=mode=send_frame", "bwdif=mode=send_frame", 5),
+        ("yadif=send_field", "yadif=mode=send_field", 10),
+    ] {
+        let args = [a, b, "--deinterlace", "yes", "--deinterlacer", ours];
+        let gpu = compare_lines(&args);
+        let numbers: Vec<u64> = gpu.iter().map(|l| l["frame"].u64()).collect();
+        assert_eq!(numbers, (0..pictures).collect::<Vec<_>>(), "{ours}");
+        assert!(gpu.iter().all(|l| l["frame_b"] == l["frame"]));
+        let psnr = ffmpeg_deinterlaced(&reference, &encode, theirs, "psnr");
+        let ssim = ffmpeg_deinterlaced(&reference, &encode, theirs, "ssim");
+        check_deinterlaced(&gpu, &psnr, &ssim);
+        let cpu = compare_lines(&[&args[..], &["--cpu"]].concat());
+        for (g, c) in gpu.iter().zip(&cpu) {
+            for key in ["frame", "mse_y", "mse_u", "mse_v", "mse_avg"] {
+                assert_eq!(g[key], c[key], "{ours} --cpu: {key}");
+            }
+        }
+        // A range of frames: its pictures, made with the frames around it.
+        let ranged = compare_lines(&[&args[..], &["--frames", "2..4"]].concat());
+        let per_frame = (pictures / 5) as usize;
+        let from = 2 * per_frame;
+        assert_eq!(ranged.len(), 2 * per_frame, "{ours}");
+        assert_eq!(ranged[0]["frame"].u64(), from as u64);
+        check_deinterlaced(
+            &ranged,
+            &psnr[from..from + 2 * per_frame],
+            &ssim[from..from + 2 * per_frame],
+        );
+    }
+}

@@ -249,6 +249,7 @@ fn measure(
         by,
         csv: false,
         cpu: false,
+        deinterlace: None,
     };
     let mut last = Instant::now();
     compare_gpu(

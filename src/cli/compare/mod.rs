@@ -61,6 +61,10 @@ pub struct Args {
     /// Measure on the CPU (the reference implementation) instead of the GPU.
     #[arg(long)]
     cpu: bool,
+    /// Both files deinterlaced first, as FFmpeg's filter makes their pictures: the pictures
+    /// are paired (at field rate numbered 2K and 2K + 1 for frame K's fields).
+    #[command(flatten)]
+    deinterlace: crate::cli::args::DeinterlaceArgs,
     /// Also measure VMAF, equal to libvmaf's: `vmaf` and its features (integer_adm2,
     /// integer_motion2, integer_vif_scale0..3, integer_adm_scale0..3) on each line, and the
     /// run's mean, harmonic mean, minimum and 1% low at the end.
@@ -101,6 +105,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         by: args.compare_by,
         csv: args.csv,
         cpu: args.cpu,
+        deinterlace: args.deinterlace.filter(),
     };
     let wants_vmaf = args.vmaf
         || args.vmaf_model.is_some()

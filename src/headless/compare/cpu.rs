@@ -1,6 +1,7 @@
 //! `compare`'s reference path: both files decoded in step on this thread, each pair measured by
 //! the CPU twins of the metrics stage and of VMAF.
 
+use super::pictures::{first_decoded, CpuPic, CpuSide};
 use super::{b_start, starts, CompareJob, Compared, Follower, Step};
 use crate::compare::align::Alignment;
 use crate::compare::metrics::frame_metrics;
@@ -9,7 +10,7 @@ use crate::compare::vmaf::{samples_into, Vmaf, VmafFrame};
 use crate::headless::progress::Progress;
 use crate::headless::{seek_to_frame, ClipError};
 use crate::video::format::components;
-use crate::video::source::{DecodedFrame, SeekTarget, VideoSource};
+use crate::video::source::{SeekTarget, VideoSource};
 use std::collections::VecDeque;
 
 /// The reference path: both decoded in step, measured by the CPU twin.
@@ -25,12 +26,18 @@ pub fn compare_cpu(
     let (start_a, _) = starts(job);
     a.set_exact_numbers(true);
     b.set_exact_numbers(true);
-    seek_to_frame(&mut a, start_a);
+    let deinterlaced = job.deinterlace.is_some();
+    seek_to_frame(&mut a, first_decoded(start_a, deinterlaced));
     let a_seconds = a.index().wait_pts_of(start_a).map(|pts| a.info.seconds(pts));
-    // Aligned by time, B is read from its start (the reference path's way: simple, not fast).
-    if let Some(SeekTarget::Frame(n)) = b_start(&align, start_a, a_seconds) {
-        seek_to_frame(&mut b, n);
+    // Aligned by time, B is read from its start (the reference path's way: simple, not fast);
+    // at field rate too (B's pictures are numbered by field).
+    let field_rate = job
+        .deinterlace
+        .is_some_and(|f| f.rate == crate::video::deinterlace::Rate::Field);
+    if let (Some(SeekTarget::Frame(n)), false) = (b_start(&align, start_a, a_seconds), field_rate) {
+        seek_to_frame(&mut b, first_decoded(n, deinterlaced));
     }
+    let (mut side_a, mut side_b) = (CpuSide::new(&a, job.deinterlace), CpuSide::new(&b, job.deinterlace));
     let format = a.info.format;
     let unsupported = || ClipError::Decode(format!("comparing needs Y'CbCr or grey frames, not {}", format.layout));
     let mut follower = Follower::new();
@@ -39,17 +46,17 @@ pub fn compare_cpu(
     let mut unscored: VecDeque<Compared> = VecDeque::new();
     // The two luma planes VMAF reads, refilled for each pair.
     let (mut ya, mut yb) = (Vec::new(), Vec::new());
-    while let Some(fa) = a.next_frame()? {
-        if fa.index < start_a {
+    while let Some(fa) = side_a.next_picture(&mut a)? {
+        if fa.frame() < start_a {
             continue;
         }
-        if job.range.end.is_some_and(|e| fa.index >= e) {
+        if job.range.end.is_some_and(|e| fa.frame() >= e) {
             break;
         }
         let step = follower.advance(
-            align.want(fa.index, fa.seconds),
-            |f: &DecodedFrame| align.key(f.index, f.seconds),
-            || Ok(b.next_frame()?),
+            align.want(fa.index(), fa.seconds()),
+            |f: &CpuPic| align.key(f.index(), f.seconds()),
+            || side_b.next_picture(&mut b),
             drop,
         )?;
         match step {
@@ -62,9 +69,9 @@ pub fn compare_cpu(
         let (ca, bits) = components(&format, &pa).ok_or_else(unsupported)?;
         let (cb, _) = components(&format, &pb).ok_or_else(unsupported)?;
         let compared = Compared {
-            frame: fa.index,
-            frame_b: fb.index,
-            pts: fa.seconds,
+            frame: fa.index(),
+            frame_b: fb.index(),
+            pts: fa.seconds(),
             metrics: frame_metrics(&ca, &cb, bits),
             vmaf: None,
         };

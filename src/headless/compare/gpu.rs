@@ -3,6 +3,7 @@
 //! frames later.
 
 use super::cpu::emit_scored;
+use super::pictures::{first_decoded, Pic, Side};
 use super::{b_start, starts, CompareJob, Compared, Follower, Step};
 use crate::compare::align::Alignment;
 use crate::compare::gpu::{MetricsBinding, MetricsPass};
@@ -14,34 +15,12 @@ use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
 use crate::headless::ClipError;
 use crate::video::convert::{PlaneTextures, UploadStaging, STAGING_BUFFERS};
-use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame as Frame};
+use crate::video::decoder::DecodeThread;
 use crate::video::ring::RING_SLOTS;
 use crate::video::source::{SeekTarget, VideoSource};
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::Duration;
-
-/// A decoded frame of one side, waiting for its partner.
-fn next_frame(decoder: &DecodeThread) -> Result<Option<Frame>, ClipError> {
-    loop {
-        // A decode that stalls for this long is stuck, not slow.
-        let event = decoder
-            .next_current(Duration::from_secs(60))
-            .ok_or_else(|| ClipError::Decode("the decoder stopped responding".into()))?;
-        match event {
-            // A seek's keyframe preview is not a frame to measure (the frame follows).
-            DecoderEvent::Frame(frame) if frame.preview => decoder.release(frame.slot),
-            DecoderEvent::Frame(frame) => return Ok(Some(frame)),
-            DecoderEvent::EndOfStream { .. } => return Ok(None),
-            DecoderEvent::Failed { message, .. } => return Err(ClipError::Decode(message)),
-            DecoderEvent::Reshaped(_) => {
-                return Err(ClipError::Decode(
-                    "the decoder asked for a ring of another shape".into(),
-                ))
-            }
-        }
-    }
-}
 
 /// The GPU path: both decoded by the player's decode threads into rings of plane textures,
 /// each pair measured by the metrics pass and read back a few frames later.
@@ -78,20 +57,42 @@ pub fn compare_gpu(
     let (start_a, _) = starts(job);
     let a_seconds = a.index().wait_pts_of(start_a).map(|pts| a.info.seconds(pts));
     let b_start = b_start(&align, start_a, a_seconds);
+    let deinterlaced = job.deinterlace.is_some();
+    let field_rate = job
+        .deinterlace
+        .is_some_and(|f| f.rate == crate::video::deinterlace::Rate::Field);
+    let (tb_a, tb_b) = (a.info.time_base, b.info.time_base);
     let mut da = DecodeThread::spawn(a, ctx.queue.clone(), slots_a.clone(), 0);
     let mut db = DecodeThread::spawn(b, ctx.queue.clone(), slots_b.clone(), 0);
+    // Deinterlaced, a side decodes from the frame before its first (its first picture is made
+    // with it); at field rate B's pictures are numbered by field, and B is read from its start.
     if start_a > 0 {
-        da.seek(SeekTarget::Frame(start_a));
+        da.seek(SeekTarget::Frame(first_decoded(start_a, deinterlaced)));
     }
-    if let Some(target) = b_start {
+    let b_seek = match b_start {
+        Some(SeekTarget::Frame(n)) if !field_rate => Some(SeekTarget::Frame(first_decoded(n, deinterlaced))),
+        Some(target) if !deinterlaced => Some(target),
+        _ => None,
+    };
+    if let Some(target) = b_seek {
         db.seek(target);
     }
+    let mut side_a = Side::new(ctx, (da, slots_a), (format, tb_a), job.deinterlace, "A")?;
+    let side_b = RefCell::new(Side::new(ctx, (db, slots_b), (format, tb_b), job.deinterlace, "B")?);
     // The metrics' pipelines are built while the decoders start.
     let pass = MetricsPass::new(&ctx.device, &format).map_err(|e| ClipError::Decode(e.to_string()))?;
     // Every pair of slots bound once.
-    let bindings: Vec<Vec<MetricsBinding>> = slots_a
+    let bindings: Vec<Vec<MetricsBinding>> = side_a
+        .slots()
         .iter()
-        .map(|sa| slots_b.iter().map(|sb| pass.bind(&ctx.device, sa, sb)).collect())
+        .map(|sa| {
+            side_b
+                .borrow()
+                .slots()
+                .iter()
+                .map(|sb| pass.bind(&ctx.device, sa, sb))
+                .collect()
+        })
         .collect();
     let sizes = pass.sizes();
     // VMAF's pass beside it, bound the same way; its totals read back after the sums.
@@ -102,9 +103,17 @@ pub fn compare_gpu(
         None => None,
     };
     let vmaf_bindings: Vec<Vec<VmafBinding>> = match &vmaf_pass {
-        Some(p) => slots_a
+        Some(p) => side_a
+            .slots()
             .iter()
-            .map(|sa| slots_b.iter().map(|sb| p.bind(&ctx.device, sa, sb)).collect())
+            .map(|sa| {
+                side_b
+                    .borrow()
+                    .slots()
+                    .iter()
+                    .map(|sb| p.bind(&ctx.device, sa, sb))
+                    .collect()
+            })
             .collect(),
         None => Vec::new(),
     };
@@ -137,25 +146,25 @@ pub fn compare_gpu(
     };
     let mut follower = Follower::new();
     let mut submitted = 0u64;
-    while let Some(fa) = next_frame(&da)? {
-        if fa.index < start_a {
-            da.release(fa.slot);
+    while let Some(fa) = side_a.next_picture(ctx)? {
+        if fa.frame < start_a {
+            side_a.release(fa);
             continue;
         }
-        if job.range.end.is_some_and(|e| fa.index >= e) {
-            da.release(fa.slot);
+        if job.range.end.is_some_and(|e| fa.frame >= e) {
+            side_a.release(fa);
             break;
         }
-        // B's frames passed by are given back only after the work already submitted that
+        // B's pictures passed by are given back only after the work already submitted that
         // reads them: the decoder uploads into a slot behind it in the queue.
         let step = follower.advance(
             align.want(fa.index, fa.seconds),
-            |f: &Frame| align.key(f.index, f.seconds),
-            || next_frame(&db),
-            |f: Frame| db.release(f.slot),
+            |f: &Pic| align.key(f.index, f.seconds),
+            || side_b.borrow_mut().next_picture(ctx),
+            |f: Pic| side_b.borrow_mut().release(f),
         )?;
         if step != Step::Pair {
-            da.release(fa.slot);
+            side_a.release(fa);
             if step == Step::End {
                 break;
             }
@@ -176,12 +185,14 @@ pub fn compare_gpu(
             encoder.copy_buffer_to_buffer(vmaf_pass.totals(), 0, target, sums_size, totals_size);
         }
         ctx.queue.submit([encoder.finish()]);
-        da.release(fa.slot);
+        side_a.release(fa);
         readback.submitted((fa.index, fb.index, fa.seconds));
         submitted += 1;
         progress.tick(submitted);
     }
-    follower.finish(|f| db.release(f.slot));
+    let mut side_b = side_b.into_inner();
+    follower.finish(|f| side_b.release(f));
+    let (da, db) = (side_a.into_decoder(), side_b.into_decoder());
     // The decoders close side by side while the last results come back: closing one takes up
     // to a few hundred milliseconds (a hardware decoder's session), which the command would
     // otherwise wait for twice, after its work. The last pair's VMAF is scored (its motion

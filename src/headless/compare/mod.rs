@@ -6,6 +6,7 @@
 
 mod cpu;
 mod gpu;
+mod pictures;
 
 pub use cpu::compare_cpu;
 pub use gpu::compare_gpu;
@@ -35,6 +36,9 @@ pub struct CompareJob {
     pub by: AlignBy,
     pub csv: bool,
     pub cpu: bool,
+    /// Both files deinterlaced first (`--deinterlace`): their pictures are paired, by picture
+    /// number (2K and 2K + 1 at field rate) or time.
+    pub deinterlace: Option<crate::video::deinterlace::Deinterlacer>,
 }
 
 /// What became of A's frame.
@@ -173,6 +177,7 @@ mod tests {
             by: AlignBy::Frame,
             csv: false,
             cpu: false,
+            deinterlace: None,
         };
         assert_eq!(starts(&job(0, 0)), (0, 0));
         assert_eq!(starts(&job(0, 3)), (0, 3));

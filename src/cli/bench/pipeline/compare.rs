@@ -49,6 +49,7 @@ pub fn run(a: &Path, b: &Path, vmaf: bool, out: &mut impl Write) -> Result<()> {
         by: Default::default(),
         csv: false,
         cpu: false,
+        deinterlace: None,
     };
     let (mut best, mut whole) = (0.0f64, 0.0f64);
     let mut compared = 0;
