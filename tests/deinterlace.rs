@@ -346,7 +346,9 @@ fn assert_report_numbered(
 #[test]
 fn report_deinterlaced_gives_ffprobes_values_after_the_filter() {
     let (pal, ntsc, prores) = (pal_h264(), ntsc_mpeg2(), pal_prores());
-    assert_report_equals_ffprobe(&pal, "bwdif", None, Some(0..5));
+    // (bwdif's default, as FFmpeg's: a picture for each field.)
+    assert_report_equals_ffprobe(&pal, "bwdif", None, Some(0..10));
+    assert_report_equals_ffprobe(&pal, "bwdif=send_frame", None, Some(0..5));
     // 5 frames: 10 pictures a field at a time.
     assert_report_equals_ffprobe(&pal, "bwdif=mode=send_field", None, Some(0..10));
     assert_report_equals_ffprobe(&ntsc, "yadif=send_field", None, None);
@@ -355,7 +357,7 @@ fn report_deinterlaced_gives_ffprobes_values_after_the_filter() {
     // A range: its first picture made with the frame before it, its last with the one after,
     // its differences from the picture before it, as in the whole run.
     assert_report_equals_ffprobe(&pal, "bwdif=send_field", Some("2..4"), Some(4..8));
-    assert_report_equals_ffprobe(&ntsc, "bwdif", Some("1..=1"), Some(1..2));
+    assert_report_equals_ffprobe(&ntsc, "bwdif=send_frame", Some("1..=1"), Some(1..2));
 }
 
 #[test]

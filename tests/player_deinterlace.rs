@@ -48,7 +48,13 @@ fn d_cycles_deinterlacing_and_the_frame_shown_is_ffmpegs() {
     let bwdif = common::ffprobe_stats_after(&clip, Some("bwdif=mode=send_frame:parity=auto:deint=all"));
     let plain = common::ffprobe_stats(&clip);
     let x = Xvfb::start();
-    let args = [clip.as_os_str(), "--no-audio".as_ref()];
+    // (A frame for each frame; `d`'s default, as mpv's and FFmpeg's bwdif, is one a field.)
+    let args = [
+        clip.as_os_str(),
+        "--no-audio".as_ref(),
+        "--deinterlacer".as_ref(),
+        "bwdif=send_frame".as_ref(),
+    ];
     let player = Player::start_with(&x, "deinterlace-d", &args);
     // Played to its end, paused on its last frame, with the statistics overlay up.
     player.wait_present("the last frame", 0, |p| p.paused && p.frame == Some(4));

@@ -161,9 +161,9 @@ pub struct DeinterlaceArgs {
     #[arg(long, value_enum, default_value_t = Deinterlace::No)]
     pub deinterlace: Deinterlace,
     /// The deinterlacer, in FFmpeg's syntax: bwdif or yadif, with mode (send_frame: a frame
-    /// for each frame; send_field: one for each field, at twice the rate), parity (auto, tff,
-    /// bff) and deint, e.g. 'bwdif=mode=send_field' or 'yadif=1:tff'. The output equals
-    /// FFmpeg's filter's.
+    /// for each frame, yadif's default; send_field: one for each field, at twice the rate,
+    /// bwdif's default), parity (auto, tff, bff) and deint, e.g. 'bwdif=mode=send_frame' or
+    /// 'yadif=1:tff'. The output equals FFmpeg's filter's.
     #[arg(long, value_name = "FILTER", default_value = "bwdif", value_parser = parse_deinterlacer)]
     pub deinterlacer: crate::video::deinterlace::Deinterlacer,
 }

@@ -71,8 +71,13 @@ impl std::str::FromStr for Deinterlacer {
             "yadif" => Method::Yadif,
             other => return Err(format!("'{other}' is not a deinterlacer (bwdif or yadif)")),
         };
+        // FFmpeg's defaults: bwdif a picture for each field, yadif one for each frame.
         let mut filter = Self {
             method,
+            rate: match method {
+                Method::Bwdif => Rate::Field,
+                Method::Yadif => Rate::Frame,
+            },
             ..Self::default()
         };
         let keys = ["mode", "parity", "deint"];

@@ -23,7 +23,16 @@ fn filters_parse_as_ffmpeg_writes_them() {
     );
     // Options by position: mode, parity, deint.
     assert_eq!("yadif=1:1:1".parse::<Deinterlacer>().unwrap(), filter);
-    assert_eq!("bwdif".parse::<Deinterlacer>().unwrap(), Deinterlacer::default());
+    // Each filter's own default mode, as FFmpeg's: bwdif a picture for each field, yadif for
+    // each frame.
+    assert_eq!(
+        "bwdif".parse::<Deinterlacer>().unwrap(),
+        Deinterlacer {
+            rate: Rate::Field,
+            ..Deinterlacer::default()
+        }
+    );
+    assert_eq!("yadif".parse::<Deinterlacer>().unwrap().rate, Rate::Frame);
     assert_eq!(
         "yadif=send_frame_nospatial"
             .parse::<Deinterlacer>()
