@@ -86,3 +86,24 @@ fn alt_d_shows_the_fields_apart_then_counts_each_alone() {
     assert_eq!(shown.region, None);
     probe(&rgb(&frame, width, 360, 301), (360, 301), "the frame's pixel again");
 }
+
+#[test]
+fn the_next_file_shows_its_fields_as_the_last_did() {
+    let clip = common::interlaced_pal_h264();
+    let x = Xvfb::start();
+    let args = [clip.as_os_str(), clip.as_os_str(), "--no-audio".as_ref()];
+    let player = Player::start_with(&x, "fields-playlist", &args);
+    // The playlist's last file, played to its end.
+    player.wait_present("the second file's end", 0, |p| {
+        p.file == 1 && p.paused && p.frame == Some(4)
+    });
+    for view in ["apart", "top"] {
+        let before = player.key("alt+d");
+        player.wait_present(view, before, |p| p.view.as_deref() == Some(view));
+    }
+    // The file before it, opened again: shown so from its first frame.
+    let before = player.key("less");
+    let next = player.wait_present("the file before", before, |p| p.file == 2 && p.new_frame);
+    assert_eq!(next.view.as_deref(), Some("top"));
+    assert_eq!(next.region, Some(vec![0, 0, 720, 288]));
+}

@@ -19,6 +19,18 @@ pub fn cycle(cx: Cx) -> Effects {
     fx
 }
 
+/// A new file of the playlist, or a live picture's new shape: its fields shown as the last
+/// ones were (where they can be).
+pub fn file_opened(view: FieldView, cx: Cx) -> Effects {
+    let mut fx = Effects::default();
+    if view != FieldView::Frame {
+        if let Err(e) = set(view, cx) {
+            fx.error(format!("Fields: {e}"));
+        }
+    }
+    fx
+}
+
 fn set(view: FieldView, cx: Cx) -> Result<(), String> {
     let media = cx.media;
     if media.compare.is_some() {

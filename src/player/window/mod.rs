@@ -422,6 +422,7 @@ impl PlayerWindow {
     fn replace_media(&mut self, media: Media, path: &std::path::Path) {
         // The old file's decoder stops and its GPU frames go with it, off this thread:
         // stopping waits for the frame it is decoding.
+        let view = self.media.field_view;
         let old = std::mem::replace(&mut self.media, media);
         let dropped = std::thread::Builder::new()
             .name("histoplay close".into())
@@ -431,6 +432,9 @@ impl PlayerWindow {
         }
         self.media.playback.loop_file = self.files.loop_file;
         self.passes_made();
+        // (The next file's fields are shown as this one's were, as deinterlacing carries over.)
+        let fx = crate::player::field_view_control::file_opened(view, cx!(self));
+        self.take(fx);
         let fx = self.timeline_strip.file_opened(cx!(self));
         self.take(fx);
         let fx = crate::player::pse_view::file_opened(cx!(self));
@@ -469,6 +473,7 @@ impl PlayerWindow {
     /// the new one, and what is kept from file to file applies to them.
     fn reshape(&mut self, shape: crate::video::source::FrameShape) {
         let (width, height) = (shape.format.width, shape.format.height);
+        let view = self.media.field_view;
         if let Err(e) = self.media.reshape(&self.gpu, &self.scene, shape.clone()) {
             // Its frames are passed over; the stream shows again if it comes back to a shape
             // that can be shown.
@@ -477,6 +482,8 @@ impl PlayerWindow {
             return;
         }
         self.passes_made();
+        let fx = crate::player::field_view_control::file_opened(view, cx!(self));
+        self.take(fx);
         self.message(format!("picture now {width}x{height}"), false);
         self.fit_to_picture();
     }
