@@ -973,6 +973,11 @@ fn the_comparison_stage_composites_counts_and_measures_a_pair_as_its_cpu_twins_d
 /// computed by FFmpeg's C code (`-cpuflags 0`): its x86 SSE4 `ssim_end_line` miscounts a line
 /// whose 4x4 blocks less one leave 1 over 4 (these 360-wide chroma planes: 89 windows), adding
 /// a window past the line's end in place of its last one; histoplay's SSIM is the C code's.
+/// Pictures a frame gives, of a clip of 5 frames giving `pictures`.
+fn per_frame_of(pictures: u64) -> usize {
+    (pictures / 5) as usize
+}
+
 fn ffmpeg_deinterlaced(a: &Path, b: &Path, deinterlacer: &str, filter: &str) -> Vec<Vec<(String, String)>> {
     let stats = std::env::temp_dir().join(format!("histoplay-deint-{filter}-{}.log", std::process::id()));
     let graph = format!(
@@ -1037,6 +1042,15 @@ fn deinterlaced_pictures_are_paired_and_agree_with_ffmpeg_after_the_same_filter(
                 assert_eq!(g[key], c[key], "{ours} --cpu: {key}");
             }
         }
+        // An offset counts pictures: A's picture K against B's K-3, from the range's first.
+        let offset = compare_lines(&[&args[..], &["--offset", "-3", "--frames", "2..5"]].concat());
+        let pairs: Vec<(u64, u64)> = offset.iter().map(|l| (l["frame"].u64(), l["frame_b"].u64())).collect();
+        let first = 2 * per_frame_of(pictures) as u64;
+        let expected: Vec<(u64, u64)> = (first..first + 3 * per_frame_of(pictures) as u64)
+            .filter(|&k| k >= 3)
+            .map(|k| (k, k - 3))
+            .collect();
+        assert_eq!(pairs, expected, "{ours}");
         // A range of frames: its pictures, made with the frames around it.
         let ranged = compare_lines(&[&args[..], &["--frames", "2..4"]].concat());
         let per_frame = (pictures / 5) as usize;

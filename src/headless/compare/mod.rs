@@ -158,7 +158,12 @@ pub(crate) fn b_start(align: &Alignment, a_start: u64, a_seconds: Option<f64>) -
 /// Where A starts and, aligned by frame, B: A's first frame in the range whose partner exists
 /// (B's frame numbers start at 0 too).
 pub fn starts(job: &CompareJob) -> (u64, u64) {
-    if job.by == AlignBy::Time {
+    // At field rate an offset counts pictures, not frames: A's pictures without a partner are
+    // passed over as they come.
+    let field_rate = job
+        .deinterlace
+        .is_some_and(|f| f.rate == crate::video::deinterlace::Rate::Field);
+    if job.by == AlignBy::Time || field_rate {
         return (job.range.start, 0);
     }
     let a = job.range.start.max(job.offset.min(0).unsigned_abs());
@@ -184,5 +189,11 @@ mod tests {
         // B 2 frames behind: A's frames 0 and 1 have no partner.
         assert_eq!(starts(&job(0, -2)), (2, 0));
         assert_eq!(starts(&job(10, -2)), (10, 8));
+        // At field rate the offset counts pictures: A starts where its range does.
+        let fields = CompareJob {
+            deinterlace: Some("bwdif=send_field".parse().unwrap()),
+            ..job(2, -3)
+        };
+        assert_eq!(starts(&fields).0, 2);
     }
 }
