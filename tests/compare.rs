@@ -91,8 +91,14 @@ fn ffmpeg_graph(a: &Path, b: &Path, b_chain: &str, filter: &str) -> Vec<Vec<(Str
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = std::fs::read_to_string(&stats).unwrap();
-    std::fs::remove_file(&stats).ok();
+    stats_lines(&stats)
+}
+
+/// The lines of an FFmpeg stats file (`n:1 mse_avg:9.18 ...`) as key, value pairs; the file
+/// removed.
+fn stats_lines(stats: &Path) -> Vec<Vec<(String, String)>> {
+    let text = std::fs::read_to_string(stats).unwrap();
+    std::fs::remove_file(stats).ok();
     text.lines()
         .map(|line| {
             line.split_whitespace()
@@ -993,16 +999,7 @@ fn ffmpeg_deinterlaced(a: &Path, b: &Path, deinterlacer: &str, filter: &str) -> 
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = std::fs::read_to_string(&stats).unwrap();
-    std::fs::remove_file(&stats).ok();
-    text.lines()
-        .map(|line| {
-            line.split_whitespace()
-                .filter_map(|kv| kv.split_once(':'))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
+    stats_lines(&stats)
 }
 
 #[test]

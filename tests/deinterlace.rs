@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{fixture, interlaced, interlaced_pal_h264 as pal_h264, repo_path};
+use common::{fixture, interlaced, interlaced_pal_h264 as pal_h264, repo_path, report_csv};
 use histoplay::gpu::readback::read_buffer;
 use histoplay::video::deinterlace::cpu::{make_field, PlaneGeometry};
 use histoplay::video::deinterlace::gpu::DeinterlacePass;
@@ -273,23 +273,6 @@ fn the_gpu_pass_equals_bwdif_and_yadif() {
     assert_gpu_equal_to_ffmpeg(&pal_h264(), "bwdif=send_field:deint=interlaced");
 }
 
-/// `histoplay report --csv` of `path` with `args`: the header and each row.
-fn report_csv(path: &Path, args: &[&str]) -> (Vec<String>, Vec<Vec<String>>) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .arg("report")
-        .arg(path)
-        .arg("--csv")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8(out.stdout).unwrap();
-    let mut lines = text
-        .lines()
-        .map(|l| l.split(',').map(str::to_string).collect::<Vec<_>>());
-    (lines.next().unwrap(), lines.collect())
-}
-
 /// `report --deinterlace yes` of `path` (its frames `range`, pictures `pictures` of the whole
 /// run) gives, picture for picture, the signalstats values and times ffprobe gives after the
 /// same filter.
@@ -363,21 +346,8 @@ fn report_deinterlaced_gives_ffprobes_values_after_the_filter() {
 #[test]
 fn hist_and_scope_count_the_deinterlaced_pictures() {
     let clip = ntsc_mpeg2();
-    let run = |command: &str, args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
-            .arg(command)
-            .arg(&clip)
-            .args(["--frames", "2..4"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(common::json)
-            .collect::<Vec<_>>()
-    };
+    let run =
+        |command: &str, args: &[&str]| common::json_lines(&[&[command, "--frames", "2..4"][..], args].concat(), &clip);
     let field_rate = ["--deinterlace", "yes", "--deinterlacer", "yadif=send_field"];
     for command in ["hist", "scope"] {
         let made = run(command, &field_rate);

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{fixture, repo_path};
+use common::{fixture, repo_path, report_csv};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -54,20 +54,6 @@ fn ntsc_prores() -> PathBuf {
             "yuv422p10le",
         ],
     )
-}
-
-/// `histoplay report --csv ARGS FILE`: the header and each row.
-fn report_csv(path: &Path, args: &[&str]) -> (Vec<String>, Vec<Vec<String>>) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["report", "--csv"])
-        .args(args)
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8(out.stdout).unwrap();
-    let mut lines = text.lines().map(|l| l.split(',').map(String::from).collect::<Vec<_>>());
-    (lines.next().unwrap(), lines.collect())
 }
 
 /// `report --fields` (with `args`) of `path` gives, field for field, what ffprobe gives after
@@ -151,18 +137,7 @@ fn ffmpeg_field(path: &Path, name: &str, field: &str) -> PathBuf {
 
 /// `histoplay COMMAND ARGS FILE`'s JSON lines.
 fn lines(command: &str, args: &[&str], path: &Path) -> Vec<serde_json::Value> {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .arg(command)
-        .args(args)
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(common::json)
-        .collect()
+    common::json_lines(&[&[command][..], args].concat(), path)
 }
 
 #[test]

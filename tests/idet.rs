@@ -114,22 +114,7 @@ fn wrong_order() -> PathBuf {
 
 /// ffprobe's `lavfi.idet.*` tags of each frame out of `movie=PATH,GRAPH` (without the prefix).
 fn ffprobe_idet(path: &Path, graph: &str) -> Vec<Tags> {
-    let graph = format!("movie={},{graph}", path.display());
-    let out = std::process::Command::new("ffprobe")
-        .args(["-v", "error", "-f", "lavfi", &graph, "-show_frames"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut frames = Vec::new();
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
-        if line == "[FRAME]" {
-            frames.push(Tags::new());
-        } else if let Some(tag) = line.strip_prefix("TAG:lavfi.idet.") {
-            let (key, value) = tag.split_once('=').unwrap();
-            frames.last_mut().unwrap().insert(key.into(), value.into());
-        }
-    }
-    frames
+    common::ffprobe_tags(path, graph, "lavfi.idet.", false)
 }
 
 /// The filter's totals as it logs them at its end: `[single, multiple]` as TFF, BFF,

@@ -6,7 +6,7 @@
 mod common;
 mod window;
 
-use common::{ffprobe_stats, JsonExt};
+use common::{ffprobe_stats, report_csv, JsonExt};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -16,16 +16,6 @@ fn histoplay(args: &[&str]) -> std::process::Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-/// `report --csv` of `path` (with `extra`): the header's names and each row's values.
-fn report_csv(path: &Path, extra: &[&str]) -> (Vec<String>, Vec<Vec<String>>) {
-    let out = histoplay(&[&["report", path.to_str().unwrap(), "--csv"][..], extra].concat());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8(out.stdout).unwrap();
-    let mut lines = text.lines().map(|l| l.split(',').map(String::from).collect::<Vec<_>>());
-    let header = lines.next().unwrap();
-    (header, lines.collect())
 }
 
 fn assert_matches_ffprobe(path: &Path) {

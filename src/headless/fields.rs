@@ -7,7 +7,7 @@ use super::{FrameMeta, FrameRange};
 use crate::idet::{self, Sums};
 use crate::video::decoder::ReadyFrame;
 use crate::video::deinterlace::cpu::{make_field, PlaneGeometry};
-use crate::video::deinterlace::{Deinterlacer, Output, Rate, Sequence};
+use crate::video::deinterlace::{Deinterlacer, Field, Output, Rate, Sequence};
 use crate::video::format::{FrameFormat, PlaneData};
 use std::collections::VecDeque;
 
@@ -97,6 +97,18 @@ fn picture_meta(cur: &FrameMeta, output: &Output, rate: Rate, time_base: (i32, i
         pts: output.pts.map_or(cur.pts, |half| half.div_euclid(2)),
         ..*cur
     }
+}
+
+/// Field `field` of a frame's planes: the same rows, every other one from the first (top) or
+/// the second (bottom), as FFmpeg's `field` filter takes them.
+pub(super) fn field_rows<'a>(planes: &[PlaneData<'a>], field: Field) -> Vec<PlaneData<'a>> {
+    planes
+        .iter()
+        .map(|p| PlaneData {
+            data: &p.data[(p.stride * field as usize).min(p.data.len())..],
+            stride: 2 * p.stride,
+        })
+        .collect()
 }
 
 /// Deinterlacing on the CPU (the twin) for the reference paths: frames in as decoded, each

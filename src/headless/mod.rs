@@ -213,24 +213,20 @@ pub fn cpu_pictures_with(
         idet,
         split,
     } = work;
-    // Each field of a picture: the same rows, every other one from the first or second.
     let mut each = |planes: &[crate::video::format::PlaneData], meta: FrameMeta, sums| {
         if !split {
             return each(planes, meta, sums);
         }
         for field in Field::BOTH {
-            let rows: Vec<_> = planes
-                .iter()
-                .map(|p| crate::video::format::PlaneData {
-                    data: &p.data[(p.stride * field as usize).min(p.data.len())..],
-                    stride: 2 * p.stride,
-                })
-                .collect();
             let meta = FrameMeta {
                 field: Some(field),
                 ..meta
             };
-            each(&rows, meta, sums.filter(|_| field == Field::Top))?;
+            each(
+                &fields::field_rows(planes, field),
+                meta,
+                sums.filter(|_| field == Field::Top),
+            )?;
         }
         Ok(())
     };
@@ -255,15 +251,7 @@ pub fn cpu_pictures_with(
             }
             continue;
         }
-        let meta = FrameMeta {
-            index: frame.index,
-            frame: frame.index,
-            pts: frame.pts,
-            seconds: frame.seconds,
-            pict_type: frame.pict_type,
-            packet: frame.packet,
-            field: None,
-        };
+        let meta = FrameMeta::from(&frame);
         let planes = frame.planes(layout);
         match &mut fields {
             None => each(&planes, meta, None)?,
@@ -346,20 +334,26 @@ pub fn decode_picture(source: &mut VideoSource, picture: u64, filter: Deinterlac
     })
 }
 
-impl From<&ReadyFrame> for FrameMeta {
-    /// A frame the decode thread sent, as itself.
-    fn from(frame: &ReadyFrame) -> Self {
-        Self {
-            index: frame.index,
-            frame: frame.index,
-            pts: frame.pts,
-            seconds: frame.seconds,
-            pict_type: frame.pict_type,
-            packet: frame.packet,
-            field: None,
+/// A decoded frame (the decode thread's, or one decoded on this thread), as itself.
+macro_rules! frame_meta_from {
+    ($frame:ty) => {
+        impl From<&$frame> for FrameMeta {
+            fn from(frame: &$frame) -> Self {
+                Self {
+                    index: frame.index,
+                    frame: frame.index,
+                    pts: frame.pts,
+                    seconds: frame.seconds,
+                    pict_type: frame.pict_type,
+                    packet: frame.packet,
+                    field: None,
+                }
+            }
         }
-    }
+    };
 }
+frame_meta_from!(ReadyFrame);
+frame_meta_from!(DecodedFrame);
 
 /// Which frame a result belongs to.
 #[derive(Clone, Copy, Debug)]

@@ -3,17 +3,14 @@
 //! results. Made once for a stream's format; a frame records a clear and a dispatch.
 
 use super::Sums;
-use crate::gpu::shaders::{self, layout};
+use crate::gpu::shaders;
 use crate::video::deinterlace::cpu::PlaneGeometry;
-use crate::video::deinterlace::kept::KeptFrames;
+use crate::video::deinterlace::kept::{self, KeptFrames, KeptPass, COMBINATIONS, VARIANT_STRIDE};
 use crate::video::deinterlace::Output;
 use crate::video::format::{FrameFormat, PlaneLayout};
-use wgpu::util::DeviceExt;
 
 /// `ROWS` of shaders/idet/idet.wgsl: lines a workgroup takes.
 const ROWS: u32 = 4;
-/// Bytes between the uniform's variants (a dynamic offset's alignment).
-const VARIANT_STRIDE: u64 = 256;
 /// Bytes of a frame's sums: five 64-bit sums.
 pub const RESULT_BYTES: u64 = 40;
 
@@ -45,9 +42,7 @@ struct Params {
 }
 
 pub struct IdetPass {
-    pipeline: wgpu::ComputePipeline,
-    bind_group: wgpu::BindGroup,
-    _params: wgpu::Buffer,
+    pass: KeptPass,
     /// The last frame's sums (`RESULT_BYTES`), for a readback.
     pub result: wgpu::Buffer,
     workgroups: [u32; 3],
@@ -83,67 +78,35 @@ impl IdetPass {
             };
         }
         let words = (kept.frame_bytes() / 4) as u32;
-        let mut uniform = vec![0u8; 27 * VARIANT_STRIDE as usize];
-        for sections in 0..27usize {
-            let [p, c, n] = [sections / 9, sections / 3 % 3, sections % 3];
+        // A variant for each combination of sections the three frames lie in.
+        let mut uniform = vec![0u8; COMBINATIONS * VARIANT_STRIDE as usize];
+        for combination in 0..COMBINATIONS {
+            let [p, c, n] = kept::sections(combination).map(|s| s as u32 * words);
             let params = Params {
-                prev_base: p as u32 * words,
-                cur_base: c as u32 * words,
-                next_base: n as u32 * words,
+                prev_base: p,
+                cur_base: c,
+                next_base: n,
                 ..base
             };
-            let at = sections * VARIANT_STRIDE as usize;
+            let at = combination * VARIANT_STRIDE as usize;
             uniform[at..at + size_of::<Params>()].copy_from_slice(bytemuck::bytes_of(&params));
         }
-        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("idet params"),
-            contents: &uniform,
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
         let result = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("idet sums"),
             size: RESULT_BYTES,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let compute = wgpu::ShaderStages::COMPUTE;
-        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("idet pass"),
-            entries: &[
-                layout::uniform(0, compute, true),
-                layout::storage(1, compute, true),
-                layout::storage(2, compute, false),
-            ],
-        });
-        let module = shaders::trusted_module(device, "idet pass", shaders::IDET.to_string());
-        let pipeline = shaders::compute_pipeline(device, "idet pass", &module, "idet", &bind_layout);
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("idet pass"),
-            layout: &bind_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: &params,
-                        offset: 0,
-                        size: wgpu::BufferSize::new(size_of::<Params>() as u64),
-                    }),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: kept.buffer().as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: result.as_entire_binding(),
-                },
-            ],
-        });
+        let pass = KeptPass::new(
+            device,
+            kept,
+            ("idet pass", shaders::IDET.to_string(), "idet"),
+            (&uniform, size_of::<Params>() as u64),
+            &result,
+        );
         let tallest = geometry.iter().map(|p| p.height).max().unwrap_or(0);
         Self {
-            pipeline,
-            bind_group,
-            _params: params,
+            pass,
             result,
             workgroups: [
                 tallest.saturating_sub(4).div_ceil(ROWS).max(1),
@@ -167,16 +130,8 @@ impl IdetPass {
         writes: Option<wgpu::ComputePassTimestampWrites>,
     ) {
         encoder.clear_buffer(&self.result, 0, None);
-        let [p, c, n] = [frame.prev, frame.cur, frame.next].map(KeptFrames::section);
-        let offset = (9 * p + 3 * c + n) as u64 * VARIANT_STRIDE;
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("idet"),
-            timestamp_writes: writes,
-        });
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind_group, &[offset as u32]);
-        let [x, y, z] = self.workgroups;
-        pass.dispatch_workgroups(x, y, z);
+        let variant = kept::combination([frame.prev, frame.cur, frame.next]) as u64;
+        self.pass.encode(encoder, variant, self.workgroups, writes);
     }
 
     /// The sums a readback of `result` holds.

@@ -8,11 +8,18 @@ use super::FramePipeline;
 use crate::gpu::GpuContext;
 use crate::idet::gpu::IdetPass;
 use crate::video::deinterlace::gpu::DeinterlacePass;
-use crate::video::deinterlace::kept::KeptFrames;
+use crate::video::deinterlace::kept::{KeptFrames, KEPT};
 use crate::video::deinterlace::{Deinterlacer, Field};
 use crate::video::format::FrameFormat;
 use crate::video::planes::{plane_rows, PlaneRows};
 use crate::video::ring::{FrameRing, RingError};
+
+/// The frames' own ring where their fields are counted apart, and where each field's rows are
+/// in the frames kept: `rows[section][field]`, every other row of each plane.
+pub struct SplitFields {
+    ring: FrameRing,
+    rows: Vec<[Vec<PlaneRows>; 2]>,
+}
 
 /// The window's fields-apart view: a frame's planes copied out, then back into `slot` with its
 /// top field's lines above its bottom field's (FFmpeg's `il=l=d:c=d`).
@@ -30,12 +37,12 @@ impl FramePipeline {
 
     /// The frames' format as decoded (where fields are split, not the pipeline's own).
     pub fn decoded_format(&self) -> FrameFormat {
-        self.split.as_ref().map_or(self.ring.format, |ring| ring.format)
+        self.decoded_ring().format
     }
 
     /// The ring the decoder fills: the pipeline's, or where fields are split the frames' own.
     pub fn decoded_ring(&self) -> &FrameRing {
-        self.split.as_ref().unwrap_or(&self.ring)
+        self.split.as_ref().map_or(&self.ring, |split| &split.ring)
     }
 
     /// Counts each field of the frames on its own, as FFmpeg's `field` filter makes it: the
@@ -49,8 +56,28 @@ impl FramePipeline {
         let pipeline =
             FramePipeline::new(ctx, self.engine.bins, field, self.volume, 2).map_err(|e: RingError| e.to_string())?;
         let frames = std::mem::replace(self, pipeline);
-        self.split = Some(frames.ring);
-        self.keep_frames(ctx);
+        let kept = KeptFrames::new(&ctx.device, &decoded);
+        let (field_planes, _) = plane_rows(&field);
+        let rows = (0..KEPT as u64)
+            .map(|section| {
+                Field::BOTH.map(|f| {
+                    kept.planes()
+                        .iter()
+                        .zip(&field_planes)
+                        .map(|(frame_rows, field_rows)| PlaneRows {
+                            offset: kept.at(section) + frame_rows.offset + u64::from(frame_rows.pitch) * f as u64,
+                            pitch: 2 * frame_rows.pitch,
+                            ..*field_rows
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        self.kept = Some(kept);
+        self.split = Some(SplitFields {
+            ring: frames.ring,
+            rows,
+        });
         Ok(())
     }
 
@@ -62,20 +89,12 @@ impl FramePipeline {
     /// Records taking field `field` of frame `frame` (kept) into the ring slot counted next:
     /// every other line of each plane. Returns that slot.
     pub fn encode_field(&self, encoder: &mut wgpu::CommandEncoder, frame: u64, field: Field) -> usize {
-        let kept = self.kept.as_ref().expect("fields are split from the frames kept");
+        let (Some(kept), Some(split)) = (&self.kept, &self.split) else {
+            panic!("fields are split from the frames kept");
+        };
         let slot = field as usize;
-        let (field_planes, _) = plane_rows(&self.ring.format);
-        let planes: Vec<PlaneRows> = kept
-            .planes()
-            .iter()
-            .zip(&field_planes)
-            .map(|(frame_rows, field_rows)| PlaneRows {
-                offset: kept.at(frame) + frame_rows.offset + u64::from(frame_rows.pitch) * field as u64,
-                pitch: 2 * frame_rows.pitch,
-                ..*field_rows
-            })
-            .collect();
-        self.ring.slots[slot].encode_copy_in(encoder, kept.buffer(), &planes);
+        let rows = &split.rows[KeptFrames::section(frame)][slot];
+        self.ring.slots[slot].encode_copy_in(encoder, kept.buffer(), rows);
         slot
     }
 

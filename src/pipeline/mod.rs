@@ -75,7 +75,7 @@ pub struct FramePipeline {
     idet: Option<crate::idet::gpu::IdetPass>,
     /// The ring the frames are decoded into where their fields are counted apart (the
     /// pipeline's own ring then holds the fields).
-    split: Option<FrameRing>,
+    split: Option<fields::SplitFields>,
     /// The window shows each frame with its fields apart.
     fields_apart: Option<fields::FieldsApart>,
     /// Only the statistics are wanted (`report`): frames are not converted or counted.

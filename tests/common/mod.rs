@@ -361,6 +361,35 @@ impl JsonExt for serde_json::Value {
     }
 }
 
+/// `histoplay report --csv` of `path` with `args`: the header's names and each row's values.
+pub fn report_csv(path: &std::path::Path, args: &[&str]) -> (Vec<String>, Vec<Vec<String>>) {
+    let lines = histoplay_stdout(&[&["report", "--csv"][..], args].concat(), path);
+    let mut rows = lines
+        .lines()
+        .map(|l| l.split(',').map(String::from).collect::<Vec<_>>());
+    (rows.next().unwrap(), rows.collect())
+}
+
+/// `histoplay ARGS FILE`'s JSON lines, each parsed.
+pub fn json_lines(args: &[&str], path: &std::path::Path) -> Vec<serde_json::Value> {
+    histoplay_stdout(args, path).lines().map(json).collect()
+}
+
+/// `histoplay ARGS FILE`'s stdout, the command having succeeded.
+fn histoplay_stdout(args: &[&str], path: &std::path::Path) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(args)
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// ffprobe's signalstats tags of every frame of `path`, as it prints them.
 pub fn ffprobe_stats(path: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
     ffprobe_stats_after(path, None)
@@ -372,21 +401,34 @@ pub fn ffprobe_stats_after(
     path: &std::path::Path,
     filter: Option<&str>,
 ) -> Vec<std::collections::BTreeMap<String, String>> {
-    let filter = filter.map_or(String::new(), |f| format!(",{f}"));
-    let graph = format!("movie={}{filter},signalstats=stat=tout+vrep+brng", path.display());
+    let chain = filter.map_or(String::new(), |f| format!("{f},"));
+    let graph = format!("{chain}signalstats=stat=tout+vrep+brng");
+    ffprobe_tags(path, &graph, "lavfi.signalstats.", filter.is_some())
+}
+
+/// ffprobe's tags named `PREFIX*` (without it) of each frame out of `movie=PATH,GRAPH`; with
+/// `times`, each frame's `pts_time` too, under `pts_time`.
+pub fn ffprobe_tags(
+    path: &std::path::Path,
+    graph: &str,
+    prefix: &str,
+    times: bool,
+) -> Vec<std::collections::BTreeMap<String, String>> {
+    let graph = format!("movie={},{graph}", path.display());
     let out = std::process::Command::new("ffprobe")
         .args(["-v", "error", "-f", "lavfi", &graph, "-show_frames"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let tag_prefix = format!("TAG:{prefix}");
     let mut frames = Vec::new();
     for line in String::from_utf8(out.stdout).unwrap().lines() {
         if line == "[FRAME]" {
             frames.push(std::collections::BTreeMap::new());
-        } else if let Some(tag) = line.strip_prefix("TAG:lavfi.signalstats.") {
+        } else if let Some(tag) = line.strip_prefix(&tag_prefix) {
             let (key, value) = tag.split_once('=').unwrap();
             frames.last_mut().unwrap().insert(key.to_string(), value.to_string());
-        } else if let Some(time) = line.strip_prefix("pts_time=").filter(|_| !filter.is_empty()) {
+        } else if let Some(time) = line.strip_prefix("pts_time=").filter(|_| times) {
             frames.last_mut().unwrap().insert("pts_time".into(), time.to_string());
         }
     }

@@ -87,18 +87,15 @@ impl ReportIdet {
     /// A picture of the report's frames with its frame's sums (None: the frame's second
     /// picture, whose frame was decided with the first): its decision, and a run that ended.
     pub fn picture(&mut self, frame: &FrameMeta, sums: Option<&Sums>) -> (Option<Decision>, Option<Run>) {
-        let decision = match (sums, self.last) {
-            (Some(sums), last) if last.is_none_or(|(f, _)| f != frame.frame) => {
-                let decision = self.idet.frame(sums);
-                self.last = Some((frame.frame, decision));
-                self.flagged[frame.packet.fields.kind()] += 1;
-                decision
-            }
-            (_, Some((f, decision))) if f == frame.frame => return (Some(decision), None),
-            _ => return (None, None),
-        };
-        let ended = self.follow(frame, decision, sums.copied().unwrap_or_default());
-        (Some(decision), ended)
+        // A picture of the frame decided last carries its decision.
+        if let Some((_, decision)) = self.last.filter(|(f, _)| *f == frame.frame) {
+            return (Some(decision), None);
+        }
+        let Some(sums) = sums else { return (None, None) };
+        let decision = self.idet.frame(sums);
+        self.last = Some((frame.frame, decision));
+        self.flagged[frame.packet.fields.kind()] += 1;
+        (Some(decision), self.follow(frame, decision, *sums))
     }
 
     fn follow(&mut self, frame: &FrameMeta, decision: Decision, sums: Sums) -> Option<Run> {

@@ -264,16 +264,8 @@ impl CpuSide {
             let layout = source.info.format.layout;
             match source.next_frame()? {
                 Some(frame) => {
-                    let meta = FrameMeta {
-                        index: frame.index,
-                        frame: frame.index,
-                        pts: frame.pts,
-                        seconds: frame.seconds,
-                        pict_type: frame.pict_type,
-                        packet: frame.packet,
-                        field: None,
-                    };
-                    self.queue.extend(run.push(meta, &frame.planes(layout)));
+                    let planes = frame.planes(layout);
+                    self.queue.extend(run.push(FrameMeta::from(&frame), &planes));
                 }
                 None => {
                     self.ended = true;

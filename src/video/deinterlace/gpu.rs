@@ -5,19 +5,16 @@
 //! and one dispatch.
 
 use super::cpu::PlaneGeometry;
-use super::kept::KeptFrames;
+use super::kept::{self, KeptFrames, KeptPass, COMBINATIONS, VARIANT_STRIDE};
 use super::{Deinterlacer, FieldJob, Method, Output};
-use crate::gpu::shaders::{self, layout};
+use crate::gpu::shaders;
 use crate::video::convert::PlaneTextures;
 use crate::video::planes::PlaneRows;
-use wgpu::util::DeviceExt;
 
 /// The `@workgroup_size` of shaders/video/deinterlace.wgsl, and the pairs of rows an
 /// invocation takes (its `PAIRS`).
 const WORKGROUP: u32 = 64;
 const PAIRS: u32 = 4;
-/// Bytes between the uniform's variants (a dynamic offset's alignment).
-const VARIANT_STRIDE: u64 = 256;
 
 /// Twin of `Plane` in shaders/video/deinterlace.wgsl.
 #[repr(C)]
@@ -52,18 +49,15 @@ struct Params {
     _pad2: u32,
 }
 
-/// The variant of the uniform a field is made with: the kept frames it reads (each a section
-/// of `kept`), its parity, order and edge.
-fn variant([prev, cur, next]: [usize; 3], job: FieldJob) -> u64 {
-    let frames = (9 * prev + 3 * cur + next) as u64;
-    8 * frames + u64::from(job.parity + 2 * u32::from(job.tff) + 4 * u32::from(job.edge))
+/// The variant of the uniform a field is made with: the combination of sections the frames it
+/// reads lie in (`kept::combination`), its parity, order and edge.
+fn variant(combination: usize, job: FieldJob) -> u64 {
+    8 * combination as u64 + u64::from(job.parity + 2 * u32::from(job.tff) + 4 * u32::from(job.edge))
 }
 
 pub struct DeinterlacePass {
     filter: Deinterlacer,
-    pipeline: wgpu::ComputePipeline,
-    bind_group: wgpu::BindGroup,
-    _params: wgpu::Buffer,
+    pass: KeptPass,
     /// The frames kept's buffer (the sections it reads), and the picture made.
     kept: wgpu::Buffer,
     made: wgpu::Buffer,
@@ -101,9 +95,9 @@ impl DeinterlacePass {
             };
         }
         let words = (bytes / 4) as u32;
-        let mut uniform = vec![0u8; 8 * 27 * VARIANT_STRIDE as usize];
-        for sections in 0..27usize {
-            let [p, c, n] = [sections / 9, sections / 3 % 3, sections % 3];
+        let mut uniform = vec![0u8; 8 * COMBINATIONS * VARIANT_STRIDE as usize];
+        for combination in 0..COMBINATIONS {
+            let [p, c, n] = kept::sections(combination);
             for v in 0..8u32 {
                 let (parity, tff, edge) = (v & 1, v & 2 != 0, v & 4 != 0);
                 let params = Params {
@@ -116,55 +110,24 @@ impl DeinterlacePass {
                     ..base
                 };
                 let job = FieldJob { parity, tff, edge };
-                let at = (variant([p, c, n], job) * VARIANT_STRIDE) as usize;
+                let at = (variant(combination, job) * VARIANT_STRIDE) as usize;
                 uniform[at..at + size_of::<Params>()].copy_from_slice(bytemuck::bytes_of(&params));
             }
         }
-        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("deinterlace params"),
-            contents: &uniform,
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
         let made = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("deinterlaced frame"),
             size: bytes,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
+        let pass = KeptPass::new(
+            device,
+            kept,
+            ("deinterlace pass", shaders::DEINTERLACE.to_string(), "deinterlace"),
+            (&uniform, size_of::<Params>() as u64),
+            &made,
+        );
         let kept = kept.buffer().clone();
-        let compute = wgpu::ShaderStages::COMPUTE;
-        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("deinterlace pass"),
-            entries: &[
-                layout::uniform(0, compute, true),
-                layout::storage(1, compute, true),
-                layout::storage(2, compute, false),
-            ],
-        });
-        let module = shaders::trusted_module(device, "deinterlace pass", shaders::DEINTERLACE.to_string());
-        let pipeline = shaders::compute_pipeline(device, "deinterlace pass", &module, "deinterlace", &bind_layout);
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("deinterlace pass"),
-            layout: &bind_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: &params,
-                        offset: 0,
-                        size: wgpu::BufferSize::new(size_of::<Params>() as u64),
-                    }),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: kept.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: made.as_entire_binding(),
-                },
-            ],
-        });
         let widest = geometry
             .iter()
             .map(|p| p.row_samples().div_ceil(4) as u32)
@@ -174,9 +137,7 @@ impl DeinterlacePass {
         let counted = usize::try_from(bytes).unwrap_or(usize::MAX);
         Self {
             filter,
-            pipeline,
-            bind_group,
-            _params: params,
+            pass,
             kept,
             made,
             workgroups: [
@@ -215,16 +176,9 @@ impl DeinterlacePass {
             encoder.copy_buffer_to_buffer(&self.kept, self.kept_at(output.cur), &self.made, 0, self.bytes);
             return;
         };
-        let sections = [output.prev, output.cur, output.next].map(KeptFrames::section);
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("deinterlace"),
-            timestamp_writes: writes,
-        });
-        pass.set_pipeline(&self.pipeline);
-        let offset = variant(sections, job) * VARIANT_STRIDE;
-        pass.set_bind_group(0, &self.bind_group, &[offset as u32]);
-        let [x, y, z] = self.workgroups;
-        pass.dispatch_workgroups(x, y, z);
+        let combination = kept::combination([output.prev, output.cur, output.next]);
+        self.pass
+            .encode(encoder, variant(combination, job), self.workgroups, writes);
     }
 
     /// Records making `output`'s picture into `slot`'s textures.

@@ -310,10 +310,11 @@ pub fn report_video<W: Write>(
         idet_decision: None,
         idet_lines: options.idet.is_some_and(|w| w.asked),
     };
-    // idet reads Y'CbCr and grey frames as decoded; FFmpeg's converts RGB first.
-    let idet_format = crate::video::format::FrameFormat { layout, ..info };
+    // The frames as their planes are read (idet reads Y'CbCr and grey as decoded; FFmpeg's
+    // converts RGB first).
+    let planes_format = crate::video::format::FrameFormat { layout, ..info };
     if let Some(wanted) = options.idet {
-        if crate::idet::gpu::IdetPass::supports(&idet_format) {
+        if crate::idet::gpu::IdetPass::supports(&planes_format) {
             sink.idet = Some(ReportIdet::new(wanted.options, options.limits.idet()));
         } else if wanted.asked {
             return Err(ClipError::Decode(format!(
@@ -323,7 +324,7 @@ pub fn report_video<W: Write>(
     }
     let idet = sink.idet.is_some();
     if options.fields {
-        crate::pipeline::field_format(&idet_format).map_err(ClipError::Decode)?;
+        crate::pipeline::field_format(&planes_format).map_err(ClipError::Decode)?;
     }
     let work = hist::PictureWork {
         deinterlace: options.deinterlace,
