@@ -91,35 +91,7 @@ fn ffmpeg_graph(a: &Path, b: &Path, b_chain: &str, filter: &str) -> Vec<Vec<(Str
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    stats_lines(&stats)
-}
-
-/// The lines of an FFmpeg stats file (`n:1 mse_avg:9.18 ...`) as key, value pairs; the file
-/// removed.
-fn stats_lines(stats: &Path) -> Vec<Vec<(String, String)>> {
-    let text = std::fs::read_to_string(stats).unwrap();
-    std::fs::remove_file(stats).ok();
-    text.lines()
-        .map(|line| {
-            line.split_whitespace()
-                .filter_map(|kv| kv.split_once(':'))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
-}
-
-fn value(line: &[(String, String)], key: &str) -> f64 {
-    let v = &line
-        .iter()
-        .find(|(k, _)| k == key)
-        .unwrap_or_else(|| panic!("{key} in {line:?}"))
-        .1;
-    if v == "inf" {
-        f64::INFINITY
-    } else {
-        v.parse().unwrap()
-    }
+    common::stats_lines(&stats)
 }
 
 /// Whether `ours` prints as FFmpeg's `printed` with `decimals`, allowing a last-digit step for
@@ -140,15 +112,24 @@ fn check(bits: u32) {
         let (p, s) = (&psnr[n], &ssim[n]);
         let at = format!("{bits} bits, frame {n}: ours {m:?}, FFmpeg {p:?} {s:?}");
         for (i, c) in ["y", "u", "v"].iter().enumerate() {
-            assert!(agrees(m.mse[i], value(p, &format!("mse_{c}")), 2), "mse_{c}: {at}");
+            assert!(
+                agrees(m.mse[i], common::stats_value(p, &format!("mse_{c}")), 2),
+                "mse_{c}: {at}"
+            );
             let psnr = m.psnr[i].unwrap_or(f64::INFINITY);
-            let theirs = value(p, &format!("psnr_{c}"));
+            let theirs = common::stats_value(p, &format!("psnr_{c}"));
             assert!(psnr == theirs || agrees(psnr, theirs, 2), "psnr_{c}: {at}");
-            assert!(agrees(m.ssim[i], value(s, &c.to_uppercase()), 6), "ssim {c}: {at}");
+            assert!(
+                agrees(m.ssim[i], common::stats_value(s, &c.to_uppercase()), 6),
+                "ssim {c}: {at}"
+            );
         }
-        assert!(agrees(m.mse_avg, value(p, "mse_avg"), 2), "mse_avg: {at}");
-        assert!(agrees(m.psnr_avg.unwrap(), value(p, "psnr_avg"), 2), "psnr_avg: {at}");
-        assert!(agrees(m.ssim_all, value(s, "All"), 6), "All: {at}");
+        assert!(agrees(m.mse_avg, common::stats_value(p, "mse_avg"), 2), "mse_avg: {at}");
+        assert!(
+            agrees(m.psnr_avg.unwrap(), common::stats_value(p, "psnr_avg"), 2),
+            "psnr_avg: {at}"
+        );
+        assert!(agrees(m.ssim_all, common::stats_value(s, "All"), 6), "All: {at}");
         // An encode at this quality is visibly worse than its reference, not identical.
         assert!(m.psnr[0].unwrap() < 45.0 && m.ssim[0] < 0.99, "{at}");
     }
@@ -249,15 +230,21 @@ fn check_lines(lines: &[serde_json::Value], psnr: &[Vec<(String, String)>], ssim
             if line[key].is_null() {
                 // Identical components: FFmpeg's inf.
                 assert!(
-                    key.starts_with("psnr") && value(p, key).is_infinite(),
+                    key.starts_with("psnr") && common::stats_value(p, key).is_infinite(),
                     "{key}: {line} / {p:?}"
                 );
             } else {
-                assert!(agrees(number(line, key), value(p, key), 2), "{key}: {line} / {p:?}");
+                assert!(
+                    agrees(number(line, key), common::stats_value(p, key), 2),
+                    "{key}: {line} / {p:?}"
+                );
             }
         }
         for (key, theirs) in [("ssim_y", "Y"), ("ssim_u", "U"), ("ssim_v", "V"), ("ssim_all", "All")] {
-            assert!(agrees(number(line, key), value(s, theirs), 6), "{key}: {line} / {s:?}");
+            assert!(
+                agrees(number(line, key), common::stats_value(s, theirs), 6),
+                "{key}: {line} / {s:?}"
+            );
         }
     }
 }
@@ -984,42 +971,10 @@ fn per_frame_of(pictures: u64) -> usize {
     (pictures / 5) as usize
 }
 
-fn ffmpeg_deinterlaced(a: &Path, b: &Path, deinterlacer: &str, filter: &str) -> Vec<Vec<(String, String)>> {
-    let stats = std::env::temp_dir().join(format!("histoplay-deint-{filter}-{}.log", std::process::id()));
-    let graph = format!(
-        "[0:v]{deinterlacer}[a];[1:v]{deinterlacer}[b];[a][b]{filter}=stats_file={}",
-        stats.display()
-    );
-    let out = Command::new("ffmpeg")
-        .args(["-v", "error", "-cpuflags", "0", "-i"])
-        .arg(a)
-        .arg("-i")
-        .arg(b)
-        .args(["-lavfi", &graph, "-fps_mode", "passthrough", "-f", "null", "-"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    stats_lines(&stats)
-}
-
 #[test]
 fn deinterlaced_pictures_are_paired_and_agree_with_ffmpeg_after_the_same_filter() {
     let reference = common::interlaced_pal_h264();
-    let encode = common::fixture(
-        "compare-deint-encode.mkv",
-        &[
-            "-i",
-            reference.to_str().unwrap(),
-            "-c:v",
-            "libx264",
-            "-crf",
-            "30",
-            "-flags",
-            "+ilme+ildct",
-            "-pix_fmt",
-            "yuv420p",
-        ],
-    );
+    let encode = common::interlaced_pal_encode();
     let (a, b) = (reference.to_str().unwrap(), encode.to_str().unwrap());
     for (ours, theirs, pictures) in [
         ("bwdif=mode=send_frame", "bwdif=mode=send_frame", 5),
@@ -1030,8 +985,8 @@ fn deinterlaced_pictures_are_paired_and_agree_with_ffmpeg_after_the_same_filter(
         let numbers: Vec<u64> = gpu.iter().map(|l| l["frame"].u64()).collect();
         assert_eq!(numbers, (0..pictures).collect::<Vec<_>>(), "{ours}");
         assert!(gpu.iter().all(|l| l["frame_b"] == l["frame"]));
-        let psnr = ffmpeg_deinterlaced(&reference, &encode, theirs, "psnr");
-        let ssim = ffmpeg_deinterlaced(&reference, &encode, theirs, "ssim");
+        let psnr = common::ffmpeg_deinterlaced(&reference, &encode, theirs, "psnr");
+        let ssim = common::ffmpeg_deinterlaced(&reference, &encode, theirs, "ssim");
         check_lines(&gpu, &psnr, &ssim);
         let cpu = compare_lines(&[&args[..], &["--cpu"]].concat());
         for (g, c) in gpu.iter().zip(&cpu) {

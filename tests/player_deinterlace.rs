@@ -1,7 +1,7 @@
 //! End to end, deinterlacing in the window: `d` cycles mpv's no, yes, auto and the frame shown
 //! is made again each time, its signal statistics FFmpeg's after the same filter; at field rate
 //! a step is a field, the frame log says which, and steps back land on the pictures playing
-//! through gives.
+//! through gives; two files compared are deinterlaced alike and paired picture by picture.
 
 mod common;
 mod window;
@@ -132,4 +132,97 @@ fn at_field_rate_a_step_is_a_field_forward_and_back() {
             "{what}"
         );
     }
+}
+
+#[test]
+fn two_files_compared_are_deinterlaced_alike_and_paired_field_by_field() {
+    let (a, b) = (common::interlaced_pal_h264(), common::interlaced_pal_encode());
+    // FFmpeg's measures of each pair of pictures, both files through bwdif at field rate.
+    let psnr = common::ffmpeg_deinterlaced(&a, &b, "bwdif=mode=send_field", "psnr");
+    let ssim = common::ffmpeg_deinterlaced(&a, &b, "bwdif=mode=send_field", "ssim");
+    assert_eq!((psnr.len(), ssim.len()), (10, 10));
+    // And `compare --deinterlace`'s VMAF of each (held to libvmaf in tests/compare_vmaf.rs).
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("compare")
+        .args([&a, &b])
+        .args(["--deinterlace", "yes", "--deinterlacer", "bwdif=send_field", "--vmaf"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let vmaf: Vec<f64> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| common::json(l)["vmaf"].as_f64().unwrap())
+        .collect();
+    assert_eq!(vmaf.len(), 10);
+    let x = Xvfb::start();
+    let args = [
+        a.as_os_str(),
+        "--compare".as_ref(),
+        b.as_os_str(),
+        "--no-audio".as_ref(),
+        "--deinterlace".as_ref(),
+        "yes".as_ref(),
+        "--deinterlacer".as_ref(),
+        "bwdif=send_field".as_ref(),
+        "--timeline".as_ref(),
+    ];
+    let player = Player::start_with(&x, "deinterlace-compare", &args);
+    // The pair shown and measured is picture `picture` of both (frame k's fields are 2k and
+    // 2k + 1), measured as FFmpeg measures it; the timeline's VMAF of it is compare's.
+    let paired = |what: &str, before: usize, picture: usize| {
+        let (frame, field) = (picture as u64 / 2, picture as u8 % 2 + 1);
+        let want = format!("{frame},wipe,{field}");
+        let shown = player.wait_present(what, before, |p| {
+            p.frame == Some(frame)
+                && p.field == Some(field)
+                && p.compare.as_deref() == Some(&want[..])
+                && p.pair.is_some_and(|(k, ..)| k == picture as u64)
+                && p.vmaf.is_some()
+        });
+        let score = shown.vmaf.unwrap();
+        assert!(
+            (score - vmaf[picture]).abs() < 5e-7,
+            "{what}: VMAF {score} against {}",
+            vmaf[picture]
+        );
+        let (_, mse, all) = shown.pair.unwrap();
+        let theirs_mse = common::stats_value(&psnr[picture], "mse_avg");
+        let theirs_all = common::stats_value(&ssim[picture], "All");
+        assert!(
+            (mse - theirs_mse).abs() <= 0.005 + 1e-6,
+            "{what}: MSE {mse} against FFmpeg's {theirs_mse}"
+        );
+        assert!(
+            (all - theirs_all).abs() <= 1.5e-6,
+            "{what}: SSIM {all} against FFmpeg's {theirs_all}"
+        );
+    };
+    // Played to its end: the last frame's second field, with B's.
+    player.wait_present("the end", 0, |p| p.paused && p.frame == Some(4) && p.field == Some(2));
+    paired("the last field", 0, 9);
+    // Home, then steps forward and back, each a field of both files.
+    for (key, picture) in [
+        ("Home", 0),
+        ("period", 1),
+        ("period", 2),
+        ("period", 3),
+        ("comma", 2),
+        ("comma", 1),
+    ] {
+        let before = player.key(key);
+        paired(key, before, picture);
+    }
+    // B a field later: A's picture 1 with B's 2 (frame 1's first field).
+    let before = player.key("ctrl+period");
+    player.wait_present("B a field later", before, |p| {
+        p.frame == Some(0) && p.field == Some(2) && p.compare.as_deref() == Some("1,wipe,1")
+    });
+    // `d` twice: auto (the same pictures), then frames as they are, B's offset back to frames.
+    player.key("d");
+    let before = player.key("d");
+    let plain = player.wait_present("deinterlacing off", before, |p| {
+        p.new_frame && p.deint.is_none() && p.compare.as_deref() == Some("0,wipe")
+    });
+    assert_eq!((plain.frame, plain.field), (Some(0), None));
 }

@@ -121,7 +121,13 @@ fn shift_compared(step: i64, cx: Cx) -> Effects {
     if let Some(shown) = playback.shown() {
         playback.seek_frame(shown.index);
     }
-    fx.replace("compare offset", format!("compare offset {offset:+} frames"));
+    // At field rate pictures are fields: the offset counts them.
+    let unit = if playback.source.field_rate() {
+        "fields"
+    } else {
+        "frames"
+    };
+    fx.replace("compare offset", format!("compare offset {offset:+} {unit}"));
     // The pairs are others now: their VMAF is measured again.
     if let Err(e) = cx.media.measure_vmaf(cx.gpu) {
         fx.error(format!("no VMAF: {e}"));

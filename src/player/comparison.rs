@@ -12,6 +12,7 @@ use crate::compare::metrics::FrameMetrics;
 pub use crate::compare::CompareOptions;
 use crate::pipeline::comparison::{CompareStage, PairTag};
 use crate::video::decoder::ReadyFrame;
+use crate::video::deinterlace::Deinterlacer;
 use crate::video::index::FrameIndex;
 use crate::video::source::{VideoInfo, VideoSource};
 use std::sync::Arc;
@@ -55,6 +56,41 @@ pub fn open_compared(a: &mut VideoSource, options: &CompareOptions) -> Result<Co
     })
 }
 
+/// A picture as the window names it: its frame's number and, where pictures are fields, which
+/// field of the frame it is (1, 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PictureNumber {
+    pub frame: u64,
+    pub field: Option<u8>,
+}
+
+impl PictureNumber {
+    /// Of the frame numbered `frame`, whose picture is numbered `index` by its source (at
+    /// field rate 2K and 2K + 1 for frame K's fields).
+    pub fn of(frame: u64, index: u64, field_rate: bool) -> Self {
+        Self {
+            frame,
+            field: field_rate.then_some((index % 2) as u8 + 1),
+        }
+    }
+
+    /// Its number among the pictures, as pairs and their VMAF scores are numbered.
+    pub fn picture(self) -> u64 {
+        match self.field {
+            Some(field) => 2 * self.frame + u64::from(field) - 1,
+            None => self.frame,
+        }
+    }
+
+    /// `37`, or `37, field 2`.
+    pub fn label(self) -> String {
+        match self.field {
+            Some(field) => format!("{}, field {field}", self.frame),
+            None => self.frame.to_string(),
+        }
+    }
+}
+
 /// The second file in the window.
 pub struct Comparison {
     pub info: VideoInfo,
@@ -74,9 +110,15 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// The OSD's line: both frames' numbers, B's offset, the mode and the pair's PSNR and
-    /// SSIM (once measured for the frame shown).
-    pub fn osd_line(&self, frame_a: Option<u64>, offset: i64, by: AlignBy) -> String {
+    /// The picture of B shown, where it has one.
+    pub fn shown_b(&self, field_rate: bool) -> Option<PictureNumber> {
+        self.shown_b
+            .map(|b| PictureNumber::of(self.index.number_at(b.pts).n, b.index, field_rate))
+    }
+
+    /// The OSD's line: both pictures' numbers, B's offset, the mode and the pair's PSNR and
+    /// SSIM (once measured for the picture shown).
+    pub fn osd_line(&self, shown_a: Option<PictureNumber>, offset: i64, by: AlignBy) -> String {
         let composite = self.stage.composite();
         let mode = match composite.mode {
             CompareMode::Wipe => "wipe".to_string(),
@@ -86,28 +128,31 @@ impl Comparison {
             CompareMode::B => "B (flicker)".to_string(),
             CompareMode::Vif => format!("VIF loss ×{}", composite.gain),
         };
-        let number = |n: Option<u64>| n.map_or("–".to_string(), |n| n.to_string());
-        let b = match self.shown_b {
-            Some(f) => number(Some(self.index.number_at(f.pts).n)),
-            None => "none".to_string(),
-        };
+        let field_rate = shown_a.is_some_and(|a| a.field.is_some());
+        let b = self
+            .shown_b(field_rate)
+            .map_or("none".to_string(), PictureNumber::label);
         let aligned = match by {
             AlignBy::Frame => "",
             AlignBy::Time => " by time",
         };
-        let mut line = format!("A {} · B {b} (offset {offset:+}{aligned}) · {mode}", number(frame_a));
+        let a = shown_a.map_or("–".to_string(), PictureNumber::label);
+        let mut line = format!("A {a} · B {b} (offset {offset:+}{aligned}) · {mode}");
+        // Pairs and their scores are numbered by picture.
+        let picture_a = shown_a.map(PictureNumber::picture);
         // Playing, a pair's figures land a frame or two after it is shown: the latest are
         // shown with their frame's number until the shown frame's own arrive.
         if let Some((tag, m)) = self.metrics.as_ref().filter(|_| self.shown_b.is_some()) {
             let psnr = m.psnr_avg.map_or("∞".to_string(), |p| format!("{p:.2}"));
             line += &format!(" · PSNR {psnr} dB · SSIM {:.5}", m.ssim_all);
-            if Some(tag.frame) != frame_a {
-                line += &format!(" (frame {})", tag.frame);
+            if Some(tag.frame) != picture_a {
+                let what = if field_rate { "picture" } else { "frame" };
+                line += &format!(" ({what} {})", tag.frame);
             }
         }
         // VMAF as `compare --vmaf` gives it for the frame shown, once the background run has
         // measured it.
-        if let (Some(fill), Some(frame)) = (&self.vmaf, frame_a.filter(|_| self.shown_b.is_some())) {
+        if let (Some(fill), Some(frame)) = (&self.vmaf, picture_a.filter(|_| self.shown_b.is_some())) {
             line += &match (fill.score(frame), fill.failed()) {
                 (Some(score), _) => format!(" · VMAF {score:.2}"),
                 (None, Some(_)) => " · VMAF –".to_string(),
@@ -123,21 +168,24 @@ impl Comparison {
 
 impl Comparison {
     /// Starts measuring every pair's VMAF in the background (A is the file at `a`), unless it
-    /// is under way for the pairing `align` asks for; a run for another offset is stopped.
+    /// is under way for the pairing `align` and the deinterlacing ask for; a run for another
+    /// offset or deinterlacing is stopped.
     pub fn measure_vmaf(
         &mut self,
         a: &std::path::Path,
-        align: &Alignment,
+        (align, deinterlace): (&Alignment, Option<Deinterlacer>),
         gpu: &crate::gpu::GpuContext,
     ) -> std::io::Result<()> {
-        if self.vmaf.as_ref().is_some_and(|fill| fill.offset == align.offset) {
+        let same = |fill: &VmafFill| fill.offset == align.offset && fill.deinterlace == deinterlace;
+        if self.vmaf.as_ref().is_some_and(same) {
             return Ok(());
         }
         if let Some(old) = self.vmaf.take() {
             old.retire();
         }
         let model = self.vmaf_model.clone();
-        self.vmaf = Some(VmafFill::start(a, &self.info.path, align.by, align.offset, model, gpu)?);
+        let pairing = (align.by, align.offset, deinterlace);
+        self.vmaf = Some(VmafFill::start(a, &self.info.path, pairing, model, gpu)?);
         Ok(())
     }
 }

@@ -19,9 +19,13 @@ pub fn cycle(configured: Deinterlacer, cx: Cx) -> Effects {
         }),
         Some(_) => None,
     };
-    match cx.media.set_deinterlace(next) {
+    match cx.media.set_deinterlace(next, true) {
         Ok(()) => fx.replace("Deinterlace: ", describe(next)),
         Err(e) => fx.error(format!("Deinterlace: {e}")),
+    }
+    // Comparing, the pairs are others now: their VMAF is measured again.
+    if let Err(e) = cx.media.measure_vmaf(cx.gpu) {
+        fx.error(format!("no VMAF: {e}"));
     }
     fx.redraw = true;
     fx

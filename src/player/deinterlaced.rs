@@ -179,15 +179,18 @@ impl<S: FrameSource> Deinterlaced<S> {
 
     /// The frame to ask the decoder for, and the first picture wanted, for a seek to `target`.
     fn translate(&self, target: SeekTarget) -> (SeekTarget, u64) {
+        self.with_stream(|stream| stream.plan(target, self.last_back))
+    }
+
+    fn with_stream<T>(&self, f: impl FnOnce(&Stream) -> T) -> T {
         let index = &self.setup.index;
         let (num, den) = self.setup.time_base;
-        let stream = Stream {
+        f(&Stream {
             field: self.field_rate(),
             number_at: &|pts| Some(index.number_at(pts)).filter(|n| n.exact).map(|n| n.n),
             pts_of: &|n| index.pts_of(n),
             pts_at: &|seconds| (seconds * f64::from(den) / f64::from(num) + 1e-6).floor() as i64,
-        };
-        stream.plan(target, self.last_back)
+        })
     }
 
     /// Frame `frame` of the run in: the pictures of the frame before it go out.
@@ -363,6 +366,27 @@ impl<S: FrameSource> FrameSource for Deinterlaced<S> {
         self.inner.live_window()
     }
 
+    fn landing(&self, target: SeekTarget) -> Option<u64> {
+        match (target, &self.run) {
+            (SeekTarget::Before(pts), Some(_)) => self.with_stream(|stream| stream.before(pts, self.last_back)),
+            _ => None,
+        }
+    }
+
+    fn next_picture(&self) -> Option<(u64, f64)> {
+        let run = self.run.as_ref()?;
+        match run.out.front() {
+            Some(Pending::Second { picture, .. }) => Some((picture.index, picture.seconds)),
+            Some(_) => None,
+            // The held frame's first picture: its number and time are the frame's own.
+            None => {
+                let held = run.held?;
+                let number = if self.field_rate() { 2 * held.index } else { held.index };
+                (number >= run.from).then_some((number, held.seconds))
+            }
+        }
+    }
+
     fn follow_live(&mut self, following: bool) {
         self.inner.follow_live(following);
     }
@@ -394,24 +418,26 @@ impl Stream<'_> {
                 Some(frame) => from_frame_before(frame * pictures),
                 None => (target, 0),
             },
-            SeekTarget::Before(pts) => {
-                // The picture before the one shown, which is the last playback gave back.
-                let shown = shown.filter(|&(_, p)| p == pts).map(|(n, _)| n);
-                match shown.or_else(|| (self.number_at)(pts).map(|n| n * pictures)) {
-                    Some(n) if n > 0 => {
-                        let wanted = n - 1;
-                        // The decoder steps back to the frame before the wanted one's (kept
-                        // for the steps after).
-                        match (self.pts_of)(frame_of(wanted)) {
-                            Some(pts) => (SeekTarget::Before(pts), wanted),
-                            None => from_frame_before(wanted),
-                        }
-                    }
-                    _ => (target, 0),
-                }
-            }
+            SeekTarget::Before(pts) => match self.before(pts, shown) {
+                // The decoder steps back to the frame before the wanted one's (kept for the
+                // steps after).
+                Some(wanted) => match (self.pts_of)(frame_of(wanted)) {
+                    Some(pts) => (SeekTarget::Before(pts), wanted),
+                    None => from_frame_before(wanted),
+                },
+                None => (target, 0),
+            },
             SeekTarget::Time { .. } | SeekTarget::End => (target, 0),
         }
+    }
+
+    /// The picture a step back from the picture shown at `pts` lands on: the one before it,
+    /// `shown` (number, pts) being the last playback gave back; None from the first.
+    fn before(&self, pts: i64, shown: Option<(u64, i64)>) -> Option<u64> {
+        let pictures = if self.field { 2 } else { 1 };
+        let shown = shown.filter(|&(_, p)| p == pts).map(|(n, _)| n);
+        let n = shown.or_else(|| (self.number_at)(pts).map(|n| n * pictures))?;
+        n.checked_sub(1)
     }
 }
 

@@ -6,6 +6,7 @@
 //! on the GPU. The window's `redraw` runs these steps in order.
 
 use super::clipping::{Clipping, ClippingReadback, ReadoutTag};
+use super::comparison::PictureNumber;
 use super::egui_layer::Painted;
 use super::media::Media;
 use super::osd::{BoxKind, HdrView, OsdView};
@@ -121,9 +122,12 @@ pub fn osd_view<'a>(media: &'a Media, title: &'a str, clipping: Option<Clipping>
         meters: None,
         compare: media.compare.as_ref().map(|c| {
             let align = playback.source.paired().map(|p| p.alignment());
-            let frame = playback.shown().map(|s| media.index.number_at(s.pts).n);
+            let field_rate = playback.source.field_rate();
+            let shown = playback
+                .shown()
+                .map(|s| PictureNumber::of(media.index.number_at(s.pts).n, s.index, field_rate));
             c.osd_line(
-                frame,
+                shown,
                 align.map_or(0, |a| a.offset),
                 align.map_or(Default::default(), |a| a.by),
             )
@@ -195,6 +199,10 @@ pub fn present(media: &Media, at: Instant, due: Option<Instant>, new_frame: bool
     let playback = &media.playback;
     let shown = playback.shown();
     let number = playback.shown_number(&media.index);
+    let field_rate = playback.source.field_rate();
+    let picture = shown
+        .zip(number)
+        .map(|(s, n)| PictureNumber::of(n.n, s.index, field_rate));
     Present {
         at,
         frame: number.map(|n| n.n),
@@ -211,16 +219,19 @@ pub fn present(media: &Media, at: Instant, due: Option<Instant>, new_frame: bool
         region: media.pipeline.region().map(|r| [r.x, r.y, r.width, r.height]),
         file: media.file,
         ab: playback.ab_loop(),
-        compare: media.compare.as_ref().map(|c| {
-            let frame_b = c.shown_b.map(|b| c.index.number_at(b.pts).n);
-            (frame_b, c.stage.composite().mode)
-        }),
+        compare: media
+            .compare
+            .as_ref()
+            .map(|c| (c.shown_b(field_rate), c.stage.composite().mode)),
+        pair: (media.compare.as_ref())
+            .and_then(|c| c.metrics.as_ref())
+            .map(|(tag, m)| (tag.frame, m.mse_avg, m.ssim_all)),
         vmaf: media
             .compare
             .as_ref()
             .and_then(|c| c.vmaf.as_ref().zip(c.shown_b))
-            .zip(number)
-            .and_then(|((fill, _), n)| fill.score(n.n)),
+            .zip(picture)
+            .and_then(|((fill, _), n)| fill.score(n.picture())),
         pse: media
             .pse
             .as_ref()

@@ -195,16 +195,21 @@ impl Media {
             cache_bytes,
             notify(),
         );
+        // Each file's decoder fills the first slots of its ring; deinterlacing keeps the next
+        // for the last frame's pictures.
+        let side = |decoder, slots: &[std::sync::Arc<crate::video::convert::PlaneTextures>], index, time_base| {
+            let setup = super::deinterlaced::FieldSetup {
+                device: gpu.device.clone(),
+                queue: gpu.queue.clone(),
+                slots: slots[..RING_SLOTS + 1].to_vec(),
+                index,
+                time_base,
+            };
+            super::deinterlaced::Deinterlaced::new(decoder, setup)
+        };
         let (source, compare) = match compared {
             None => {
-                let setup = super::deinterlaced::FieldSetup {
-                    device: gpu.device.clone(),
-                    queue: gpu.queue.clone(),
-                    slots: pipeline.ring.slots[..RING_SLOTS + 1].to_vec(),
-                    index: std::sync::Arc::clone(&index),
-                    time_base,
-                };
-                let one = super::deinterlaced::Deinterlaced::new(decoder, setup);
+                let one = side(decoder, &pipeline.ring.slots, std::sync::Arc::clone(&index), time_base);
                 (PlayerSource::One(Box::new(one)), None)
             }
             Some(compared) => {
@@ -226,14 +231,17 @@ impl Media {
                     b_info.codec,
                     b_info.pixel_format
                 );
+                let b_time_base = compared.source.info.time_base;
                 let b = DecodeThread::spawn_notifying(
                     compared.source,
                     gpu.queue.clone(),
-                    stage.b.ring.slots.clone(),
+                    stage.b.ring.slots[..RING_SLOTS].to_vec(),
                     cache_bytes,
                     notify(),
                 );
-                let paired = Paired::new(decoder, b, compared.align);
+                let a = side(decoder, &pipeline.ring.slots, std::sync::Arc::clone(&index), time_base);
+                let b = side(b, &stage.b.ring.slots, std::sync::Arc::clone(&b_index), b_time_base);
+                let paired = Paired::new(a, b, compared.align);
                 let comparison = Comparison {
                     info: b_info,
                     index: b_index,
@@ -275,7 +283,7 @@ impl Media {
         if let Some(audio) = &audio {
             audio.cue(playback.audio_cue());
         }
-        let deinterlaced = deinterlace.is_some() && compare.is_none();
+        let deinterlaced = deinterlace.is_some();
         let mut media = Self {
             info,
             index,
@@ -299,28 +307,30 @@ impl Media {
         media.set_scene_region();
         media.set_graticule(Scale::default(), &[]);
         if deinterlaced {
-            media.set_deinterlace(deinterlace).map_err(PlayerError::Compare)?;
+            // (An offset given with it counts pictures, as `compare --deinterlace`'s does.)
+            media
+                .set_deinterlace(deinterlace, false)
+                .map_err(PlayerError::Compare)?;
         }
         Ok(media)
     }
 
     /// The deinterlacer in force, if any.
     pub fn deinterlace(&self) -> Option<crate::video::deinterlace::Deinterlacer> {
-        match &self.playback.source {
-            PlayerSource::One(one) => one.filter(),
-            PlayerSource::Two(_) => None,
-        }
+        self.playback.source.deinterlace()
     }
 
     /// Deinterlaces with `filter` (None: frames as they are), from the frame shown: at field
-    /// rate, playback's steps and numbers are fields.
-    pub fn set_deinterlace(&mut self, filter: Option<crate::video::deinterlace::Deinterlacer>) -> Result<(), String> {
-        let PlayerSource::One(one) = &mut self.playback.source else {
-            return Err("deinterlacing is for one file, not two compared".into());
-        };
-        let was_field = one.field_rate();
-        one.set_filter(filter)?;
-        let field = one.field_rate();
+    /// rate, playback's steps and numbers are fields (and a compared file's offset, kept as
+    /// long with `keep_offset`).
+    pub fn set_deinterlace(
+        &mut self,
+        filter: Option<crate::video::deinterlace::Deinterlacer>,
+        keep_offset: bool,
+    ) -> Result<(), String> {
+        let was_field = self.playback.source.field_rate();
+        self.playback.source.set_deinterlace(filter, keep_offset)?;
+        let field = self.playback.source.field_rate();
         let shown = self.playback.shown().filter(|s| !s.preview).map(|s| s.index);
         self.playback.set_field_rate(field, self.info.frame_duration);
         let count = self.index.frame_count();
@@ -394,9 +404,10 @@ impl Media {
     /// when B's offset changed).
     pub fn measure_vmaf(&mut self, gpu: &GpuContext) -> std::io::Result<()> {
         let align = self.playback.source.paired().map(|p| p.alignment());
+        let deinterlace = self.deinterlace();
         match (&mut self.compare, align) {
             (Some(comparison), Some(align)) if self.timeline.is_some() => {
-                comparison.measure_vmaf(&self.info.path, &align, gpu)
+                comparison.measure_vmaf(&self.info.path, (&align, deinterlace), gpu)
             }
             _ => Ok(()),
         }
@@ -458,7 +469,7 @@ impl Media {
 
     /// Takes in what the index has learnt of the file's extent since the last look.
     pub fn update_extent(&mut self) {
-        let field = matches!(&self.playback.source, PlayerSource::One(one) if one.field_rate());
+        let field = self.playback.source.field_rate();
         // At field rate, pictures are fields: twice the frames.
         let count = self.index.frame_count().map(|c| if field { 2 * c } else { c });
         if count == self.media_count() {

@@ -9,6 +9,7 @@ use super::playback::FrameSource;
 use crate::compare::align::{Alignment, Want};
 use crate::video::cache::CacheFill;
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
+use crate::video::deinterlace::Deinterlacer;
 use crate::video::source::SeekTarget;
 use std::collections::{HashMap, VecDeque};
 
@@ -51,6 +52,8 @@ pub struct Paired<S> {
     /// A's frames passed on lately, pts and number: a step back names the frame by pts.
     handed: VecDeque<(i64, u64)>,
     b_failure: Option<String>,
+    /// B's frames passed by so far (each may give a slot back, and B a picture made in it).
+    b_popped: u64,
 }
 
 impl<S: FrameSource> Paired<S> {
@@ -74,6 +77,7 @@ impl<S: FrameSource> Paired<S> {
             b_holds: HashMap::new(),
             handed: VecDeque::new(),
             b_failure: None,
+            b_popped: 0,
         }
     }
 
@@ -114,6 +118,7 @@ impl<S: FrameSource> Paired<S> {
 
     fn pop_b(&mut self) {
         if let Some(f) = self.b_frames.pop_front() {
+            self.b_popped += 1;
             self.unhold(f.slot);
         }
     }
@@ -153,6 +158,16 @@ impl<S: FrameSource> Paired<S> {
                 while self.b_frames.get(1).is_some_and(|f| !want.is_before(self.key(f))) {
                     self.pop_b();
                 }
+                // B's next picture, known before it can be made (it needs the last one's slot
+                // back, or the frame after its own), is due by then too: the last is passed by,
+                // and that one awaited.
+                let next = self
+                    .b
+                    .next_picture()
+                    .map(|(index, seconds)| self.align.key(index, seconds));
+                if self.b_frames.len() == 1 && next.is_some_and(|next| !want.is_before(next)) {
+                    self.pop_b();
+                }
             }
         }
         let aimed_here = self
@@ -162,7 +177,7 @@ impl<S: FrameSource> Paired<S> {
             Some(front) if !want.is_before(self.key(&front)) => {
                 let settled = match want {
                     Want::Frame(_) => true,
-                    Want::At(_) => self.b_frames.len() > 1 || self.b_ended,
+                    Want::At(_) => self.b_frames.len() > 1 || self.b_ended || self.b.next_picture().is_some(),
                 };
                 if settled {
                     self.b_aim = Some(want);
@@ -204,6 +219,24 @@ impl<S: FrameSource> Paired<S> {
                 DecoderEvent::EndOfStream { .. } | DecoderEvent::Failed { .. } | DecoderEvent::Reshaped(_) => {}
             }
         }
+        // Passing B's frames by gives their slots back, in which B may make its next pictures
+        // at once: those are paired too.
+        loop {
+            self.take_b_events();
+            let popped = self.b_popped;
+            self.pair_waiting();
+            if self.b_popped == popped {
+                break;
+            }
+        }
+        if self.waiting.is_empty() {
+            if let Some(end) = self.a_end.take() {
+                self.ready.push_back(end);
+            }
+        }
+    }
+
+    fn take_b_events(&mut self) {
         let generation = self.b.generation();
         while let Some(event) = self.b.try_event() {
             match event {
@@ -220,6 +253,10 @@ impl<S: FrameSource> Paired<S> {
                 DecoderEvent::EndOfStream { .. } | DecoderEvent::Failed { .. } | DecoderEvent::Reshaped(_) => {}
             }
         }
+    }
+
+    /// Passes on A's frames waiting whose partners are known, in order.
+    fn pair_waiting(&mut self) {
         while let Some(&fa) = self.waiting.front() {
             let partner = match self.align.want(fa.index, fa.seconds) {
                 None => None,
@@ -243,11 +280,6 @@ impl<S: FrameSource> Paired<S> {
             }
             self.ready.push_back(DecoderEvent::Frame(fa));
         }
-        if self.waiting.is_empty() {
-            if let Some(end) = self.a_end.take() {
-                self.ready.push_back(end);
-            }
-        }
     }
 
     /// The partner of A's seek `target`, where the target names it.
@@ -257,8 +289,12 @@ impl<S: FrameSource> Paired<S> {
             (AlignBy::Frame, SeekTarget::Frame(n)) => self.align.want(n, 0.0),
             (AlignBy::Time, SeekTarget::Time { seconds, exact: true }) => self.align.want(0, seconds),
             (AlignBy::Frame, SeekTarget::Before(pts)) => {
-                let (_, index) = self.handed.iter().rev().find(|(p, _)| *p == pts)?;
-                self.align.want(index.checked_sub(1)?, 0.0)
+                // Where A numbers its pictures itself (fields share their frame's pts), A says.
+                let landing = match self.a.landing(target) {
+                    Some(picture) => picture,
+                    None => self.handed.iter().rev().find(|(p, _)| *p == pts)?.1.checked_sub(1)?,
+                };
+                self.align.want(landing, 0.0)
             }
             _ => None,
         }
@@ -314,11 +350,13 @@ impl<S: FrameSource> FrameSource for Paired<S> {
     }
 }
 
-/// What the window plays from: one file's decoder, or two paired.
+/// A file's frames in the window: its decoder's, deinterlaced where asked.
+pub type Side = super::deinterlaced::Deinterlaced<DecodeThread>;
+
+/// What the window plays from: one file, or two paired.
 pub enum PlayerSource {
-    /// One file, deinterlaced where asked.
-    One(Box<super::deinterlaced::Deinterlaced<DecodeThread>>),
-    Two(Box<Paired<DecodeThread>>),
+    One(Box<Side>),
+    Two(Box<Paired<Side>>),
 }
 
 impl PlayerSource {
@@ -359,14 +397,55 @@ impl PlayerSource {
         }
     }
 
-    pub fn paired(&self) -> Option<&Paired<DecodeThread>> {
+    /// The deinterlacer in force, if any.
+    pub fn deinterlace(&self) -> Option<Deinterlacer> {
+        match self {
+            PlayerSource::One(a) => a.filter(),
+            PlayerSource::Two(pair) => pair.a.filter(),
+        }
+    }
+
+    /// Whether pictures come a field at a time.
+    pub fn field_rate(&self) -> bool {
+        match self {
+            PlayerSource::One(a) => a.field_rate(),
+            PlayerSource::Two(pair) => pair.a.field_rate(),
+        }
+    }
+
+    /// Deinterlaces with `filter` from the next seek on (None: frames as they are); two files
+    /// compared both. B's offset counts pictures, as A's numbers do: with `keep_offset`, it
+    /// is made as many pictures as it was (fields for frames, or frames for fields).
+    pub fn set_deinterlace(&mut self, filter: Option<Deinterlacer>, keep_offset: bool) -> Result<(), String> {
+        match self {
+            PlayerSource::One(a) => a.set_filter(filter),
+            PlayerSource::Two(pair) => {
+                let was_field = pair.a.field_rate();
+                pair.a.set_filter(filter)?;
+                if let Err(e) = pair.b.set_filter(filter) {
+                    let _ = pair.a.set_filter(None);
+                    return Err(e);
+                }
+                let offset = pair.alignment().offset;
+                let offset = match (was_field, pair.a.field_rate()) {
+                    (false, true) if keep_offset => offset * 2,
+                    (true, false) if keep_offset => offset.div_euclid(2),
+                    _ => offset,
+                };
+                pair.set_offset(offset);
+                Ok(())
+            }
+        }
+    }
+
+    pub fn paired(&self) -> Option<&Paired<Side>> {
         match self {
             PlayerSource::One(_) => None,
             PlayerSource::Two(pair) => Some(pair),
         }
     }
 
-    pub fn paired_mut(&mut self) -> Option<&mut Paired<DecodeThread>> {
+    pub fn paired_mut(&mut self) -> Option<&mut Paired<Side>> {
         match self {
             PlayerSource::One(_) => None,
             PlayerSource::Two(pair) => Some(pair),

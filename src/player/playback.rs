@@ -27,6 +27,17 @@ pub trait FrameSource {
     /// Whether the viewer follows a live input's newest frames (the decoder passes a backlog
     /// over) or plays its past (every frame in turn).
     fn follow_live(&mut self, _following: bool) {}
+    /// The number of the picture a seek to `target` lands on, where the source numbers its
+    /// pictures itself (deinterlaced at field rate, a step back from a field).
+    fn landing(&self, _target: SeekTarget) -> Option<u64> {
+        None
+    }
+    /// The picture (number, seconds) handed out next, where it is known before it can be made
+    /// (deinterlaced: a frame's second field, made once its first's slot comes back; the first
+    /// picture of a frame that waits for the frame after it).
+    fn next_picture(&self) -> Option<(u64, f64)> {
+        None
+    }
 }
 
 impl FrameSource for DecodeThread {

@@ -36,9 +36,15 @@ pub struct Present {
     pub file: u64,
     /// The A-B loop's points set, in seconds from the start.
     pub ab: crate::player::playback::AbLoop,
-    /// Comparing: the compared file's frame paired with this one (None: it has none), and
+    /// Comparing: the compared file's picture paired with this one (None: it has none), and
     /// the mode shown.
-    pub compare: Option<(Option<u64>, crate::compare::composite::CompareMode)>,
+    pub compare: Option<(
+        Option<crate::player::comparison::PictureNumber>,
+        crate::compare::composite::CompareMode,
+    )>,
+    /// Comparing: the latest pair measured, its picture (A's) and its MSE and SSIM (all
+    /// components).
+    pub pair: Option<(u64, f64, f64)>,
     /// The marks drawn on the picture.
     pub marks: crate::marks::MarkSet,
     /// While the stats overlay shows them: the signal statistics, as `SignalReadout::log_field`
@@ -75,7 +81,9 @@ pub struct Present {
 /// `--frame-log PATH`: one line per present, flushed as written so a watcher sees it live:
 /// `t_ms=1234.567 frame=37 gen=0 new=1 due_ms=1234.000 dropped=3 paused=0 size=640x480
 /// picture=1920x1080 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=0 ab=1.500,-`, and comparing two
-/// files ` compare=37,wipe` (the compared file's frame, the mode), with the photosensitivity
+/// files ` compare=37,wipe` (the compared file's frame, the mode; at field rate
+/// ` compare=37,wipe,2`, which field of it) and the latest pair measured ` pair=37:12.345678,0.987654`
+/// (A's picture, the MSE and SSIM of all components), with the photosensitivity
 /// analysis run ` pse=fail:4` (the frame's state and flashes a second), and with marks on the picture
 /// ` marks=zebra,peaking`, with a scope shown ` scope=vectorscope`, and while the stats overlay shows them, the signal statistics
 /// ` signal=37:16,20,...` (the frame they are of, then `report --csv`'s values in its order),
@@ -143,14 +151,18 @@ impl FrameLog {
         };
         let region = list(present.region.as_ref().map(|r| &r[..]));
         let compare = match present.compare {
-            Some((frame_b, mode)) => {
-                let frame_b = frame_b.map_or("-".to_string(), |f| f.to_string());
+            Some((b, mode)) => {
+                let frame_b = b.map_or("-".to_string(), |b| b.frame.to_string());
                 let mode =
                     clap::ValueEnum::to_possible_value(&mode).map_or(String::new(), |v| v.get_name().to_string());
-                format!(" compare={frame_b},{mode}")
+                let field = b.and_then(|b| b.field).map_or(String::new(), |f| format!(",{f}"));
+                format!(" compare={frame_b},{mode}{field}")
             }
             None => String::new(),
         };
+        let pair = present
+            .pair
+            .map_or(String::new(), |(k, mse, ssim)| format!(" pair={k}:{mse:.6},{ssim:.6}"));
         let vmaf = present.vmaf.map_or(String::new(), |v| format!(" vmaf={v:.6}"));
         let pse = present.pse.map_or(String::new(), |(state, flashes)| {
             format!(" pse={}:{flashes}", state.name())
@@ -209,7 +221,7 @@ impl FrameLog {
             }
         };
         self.write(format_args!(
-            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} picture={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{vmaf}{pse}{scope}{marks}{signal}{latency}{behind}{timecode}{fields}{deinterlace}{view}{qc}{meters}{osd}",
+            "t_ms={:.3} frame={frame} gen={} new={} due_ms={due} dropped={} paused={} size={}x{} picture={}x{} exact={} preview={} probe={probe} region={region} file={} ab={ab}{compare}{pair}{vmaf}{pse}{scope}{marks}{signal}{latency}{behind}{timecode}{fields}{deinterlace}{view}{qc}{meters}{osd}",
             ms(present.at),
             present.generation,
             u8::from(present.new_frame),
@@ -300,6 +312,7 @@ mod tests {
             file: 0,
             ab: Default::default(),
             compare: None,
+            pair: None,
             vmaf: None,
             pse: None,
             marks: Default::default(),
@@ -325,6 +338,7 @@ mod tests {
             file: 1,
             ab: crate::player::playback::AbLoop { a: Some(1.5), b: None },
             compare: Some((None, crate::compare::composite::CompareMode::SideBySide)),
+            pair: Some((36, 12.5, 0.9875)),
             marks: crate::marks::MarkSet(0)
                 .with(crate::marks::Mark::Zebra, true)
                 .with(crate::marks::Mark::Range, true),
@@ -353,7 +367,7 @@ mod tests {
             lines,
             [
                 "t_ms=1500.000 frame=37 gen=2 new=1 due_ms=1490.000 dropped=3 paused=0 size=640x480 picture=320x240 exact=1 preview=0 probe=- region=- file=0 ab=-",
-                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 picture=320x240 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side scope=vectorscope marks=zebra,range signal=37:16,20 latency_ms=41.250 behind_s=12.400 tc=10:00:59;28 fields=tff deint=yadif,send_field,bff,all field=2 view=top osd=compare:112,8,416,22;panel:8,180,624,70",
+                "t_ms=1500.000 frame=- gen=2 new=0 due_ms=- dropped=3 paused=0 size=640x480 picture=320x240 exact=1 preview=0 probe=10,20,255,128,0 region=0,0,320,240 file=1 ab=1.500,- compare=-,side-by-side pair=36:12.500000,0.987500 scope=vectorscope marks=zebra,range signal=37:16,20 latency_ms=41.250 behind_s=12.400 tc=10:00:59;28 fields=tff deint=yadif,send_field,bff,all field=2 view=top osd=compare:112,8,416,22;panel:8,180,624,70",
             ]
         );
     }

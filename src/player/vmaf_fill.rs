@@ -14,6 +14,7 @@ use crate::headless::compare::{compare_gpu, CompareJob};
 use crate::headless::progress::Progress;
 use crate::headless::{ClipError, FrameRange};
 use crate::timeline::{FillControl, SPEED_WHILE_PLAYING};
+use crate::video::deinterlace::Deinterlacer;
 use crate::video::source::{Decoding, VideoSource};
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
@@ -104,8 +105,10 @@ pub struct VmafFill {
     /// Why the run ended early, if it did.
     failed: Arc<Mutex<Option<String>>>,
     thread: Option<std::thread::JoinHandle<()>>,
-    /// The offset the run pairs with (a new offset needs a new run).
+    /// The offset the run pairs with, and the deinterlacing of both files (another needs a
+    /// new run).
     pub offset: i64,
+    pub deinterlace: Option<Deinterlacer>,
     /// Frames measured when the window last looked.
     shown: Cell<u64>,
     /// The VMAF row last made, and what it was made of.
@@ -113,12 +116,12 @@ pub struct VmafFill {
 }
 
 impl VmafFill {
-    /// Starts measuring `b` against `a`, paired `by` with `offset`, on `gpu`.
+    /// Starts measuring `b` against `a`, paired `by` with `offset` (both deinterlaced where
+    /// asked: scores by picture), on `gpu`.
     pub fn start(
         a: &Path,
         b: &Path,
-        by: AlignBy,
-        offset: i64,
+        (by, offset, deinterlace): (AlignBy, i64, Option<Deinterlacer>),
         model: Model,
         gpu: &GpuContext,
     ) -> std::io::Result<Self> {
@@ -133,7 +136,7 @@ impl VmafFill {
             .spawn(move || {
                 // The decoders' threads, made from this one, take its priority too.
                 crate::video::index::lower_priority();
-                match measure(&gpu, &paths, by, offset, model, &shared, &controls) {
+                match measure(&gpu, &paths, (by, offset, deinterlace), model, &shared, &controls) {
                     Ok(()) => log::info!("VMAF of {} against {}: done", paths.1.display(), paths.0.display()),
                     Err(_) if controls.stop.load(Ordering::Relaxed) => log::debug!("VMAF stopped"),
                     Err(e) => {
@@ -150,6 +153,7 @@ impl VmafFill {
             failed,
             thread: Some(thread),
             offset,
+            deinterlace,
             shown: Cell::new(u64::MAX),
             strip: RefCell::new(None),
         })
@@ -224,12 +228,11 @@ impl Drop for VmafFill {
     }
 }
 
-/// `compare --vmaf` over the whole pair, each score kept by A's frame number.
+/// `compare --vmaf` over the whole pair, each score kept by A's frame (or picture) number.
 fn measure(
     gpu: &GpuContext,
     (a, b): &(PathBuf, PathBuf),
-    by: AlignBy,
-    offset: i64,
+    (by, offset, deinterlace): (AlignBy, i64, Option<Deinterlacer>),
     model: Model,
     scores: &Mutex<Scores>,
     control: &FillControl,
@@ -249,7 +252,7 @@ fn measure(
         by,
         csv: false,
         cpu: false,
-        deinterlace: None,
+        deinterlace,
     };
     let mut last = Instant::now();
     compare_gpu(

@@ -561,3 +561,77 @@ pub fn interlaced_pal_h264() -> PathBuf {
         ],
     )
 }
+
+/// The PAL clip encoded again at a lower quality (x264 at CRF 30, still coded as fields).
+pub fn interlaced_pal_encode() -> PathBuf {
+    let reference = interlaced_pal_h264();
+    fixture(
+        "compare-deint-encode.mkv",
+        &[
+            "-i",
+            reference.to_str().unwrap(),
+            "-c:v",
+            "libx264",
+            "-crf",
+            "30",
+            "-flags",
+            "+ilme+ildct",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    )
+}
+
+/// The lines of an FFmpeg stats file (`n:1 mse_avg:9.18 ...`) as key, value pairs; the file
+/// removed.
+pub fn stats_lines(stats: &std::path::Path) -> Vec<Vec<(String, String)>> {
+    let text = std::fs::read_to_string(stats).unwrap();
+    std::fs::remove_file(stats).ok();
+    text.lines()
+        .map(|line| {
+            line.split_whitespace()
+                .filter_map(|kv| kv.split_once(':'))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// A stats file line's `key` (`inf` as infinity).
+pub fn stats_value(line: &[(String, String)], key: &str) -> f64 {
+    let v = &line
+        .iter()
+        .find(|(k, _)| k == key)
+        .unwrap_or_else(|| panic!("{key} in {line:?}"))
+        .1;
+    if v == "inf" {
+        f64::INFINITY
+    } else {
+        v.parse().unwrap()
+    }
+}
+
+/// FFmpeg's `filter` (`psnr`, `ssim`) stats of `b`'s pictures against `a`'s, both through
+/// `deinterlacer` first (its C code: `-cpuflags 0`, see docs/comparing.md).
+pub fn ffmpeg_deinterlaced(
+    a: &std::path::Path,
+    b: &std::path::Path,
+    deinterlacer: &str,
+    filter: &str,
+) -> Vec<Vec<(String, String)>> {
+    let stats = std::env::temp_dir().join(format!("histoplay-deint-{filter}-{}.log", std::process::id()));
+    let graph = format!(
+        "[0:v]{deinterlacer}[a];[1:v]{deinterlacer}[b];[a][b]{filter}=stats_file={}",
+        stats.display()
+    );
+    let out = std::process::Command::new("ffmpeg")
+        .args(["-v", "error", "-cpuflags", "0", "-i"])
+        .arg(a)
+        .arg("-i")
+        .arg(b)
+        .args(["-lavfi", &graph, "-fps_mode", "passthrough", "-f", "null", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    stats_lines(&stats)
+}

@@ -163,6 +163,11 @@ pub struct Present {
     pub scope: Option<String>,
     /// Comparing, the frame's VMAF once the window has measured it.
     pub vmaf: Option<f64>,
+    /// Comparing: the compared file's frame, the mode, and at field rate the field
+    /// (`37,wipe,2`).
+    pub compare: Option<String>,
+    /// Comparing: the latest pair measured, A's picture, its MSE and SSIM (all components).
+    pub pair: Option<(u64, f64, f64)>,
     /// The photosensitivity analysis's state of the frame and its flashes a second
     /// (`fail:4`), once analysed.
     pub pse: Option<String>,
@@ -175,6 +180,12 @@ pub fn parse(line: &str) -> Option<Present> {
     Some(Present {
         picture: (pw.parse().ok()?, ph.parse().ok()?),
         vmaf: field("vmaf").and_then(|v| v.parse().ok()),
+        compare: field("compare").map(str::to_string),
+        pair: field("pair").and_then(|p| {
+            let (k, values) = p.split_once(':')?;
+            let (mse, ssim) = values.split_once(',')?;
+            Some((k.parse().ok()?, mse.parse().ok()?, ssim.parse().ok()?))
+        }),
         pse: field("pse").map(str::to_string),
         frame: field("frame")?.parse().ok(),
         generation: field("gen")?.parse().ok()?,

@@ -9,6 +9,10 @@ struct Script {
     released: Vec<usize>,
     seeks: Vec<SeekTarget>,
     generation: u64,
+    /// As deinterlacing at field rate: a picture made once a slot comes back (the second
+    /// field of the frame in it), and where a step back lands.
+    second: Option<(usize, DecoderEvent)>,
+    landing: Option<u64>,
 }
 
 impl FrameSource for Script {
@@ -20,6 +24,21 @@ impl FrameSource for Script {
 
     fn release(&mut self, slot: usize) {
         self.released.push(slot);
+        if self.second.as_ref().is_some_and(|(s, _)| *s == slot) {
+            let (_, event) = self.second.take().unwrap();
+            self.events.push_back(event);
+        }
+    }
+
+    fn landing(&self, _: SeekTarget) -> Option<u64> {
+        self.landing
+    }
+
+    fn next_picture(&self) -> Option<(u64, f64)> {
+        match self.second.as_ref()? {
+            (_, DecoderEvent::Frame(f)) => Some((f.index, f.seconds)),
+            _ => None,
+        }
     }
 
     fn try_event(&mut self) -> Option<DecoderEvent> {
@@ -220,4 +239,48 @@ fn every_slot_goes_back() {
     let mut released = p.b.released.clone();
     released.sort();
     assert_eq!(released, [100, 101, 102, 103]);
+}
+
+/// Fields of a 10 fps file: picture n at n/20 s in the slot of its frame's first field.
+fn field(n: u64, generation: u64) -> DecoderEvent {
+    match frame(n, 20.0, generation) {
+        DecoderEvent::Frame(f) => DecoderEvent::Frame(ReadyFrame {
+            slot: 100 + (n / 2 * 2) as usize,
+            pts: (n / 2) as i64,
+            ..f
+        }),
+        other => other,
+    }
+}
+
+#[test]
+fn fields_made_in_their_first_fields_slot_are_paired_as_they_come() {
+    // By time: B's second field is made once its first's slot is back, which its pairing
+    // with A's first field holds; A's second field waits for it, then is paired with it.
+    let mut p = pair(AlignBy::Time, 0, 20.0);
+    p.a.events.push_back(field(0, 0));
+    p.b.events.push_back(field(0, 0));
+    p.b.second = Some((100, field(1, 0)));
+    assert_eq!(drain(&mut p), [(0, Some(0))], "B's first field is A's first's partner");
+    p.a.events.push_back(field(1, 0));
+    assert_eq!(drain(&mut p), [], "B's second field isn't made yet");
+    p.release(100);
+    assert_eq!(p.b.released, [100]);
+    // (Aligned by time, B's picture after it settles that it is the latest by then.)
+    p.b.events.push_back(field(2, 0));
+    assert_eq!(drain(&mut p), [(1, Some(1))]);
+    assert!(p.b.seeks.is_empty());
+
+    // By number, a step back from a second field lands on the first of the same frame, which
+    // A knows (both share their frame's pts): B goes to its partner.
+    let mut p = pair(AlignBy::Frame, 0, 20.0);
+    p.a.events.extend([field(20, 0), field(21, 0)]);
+    p.b.events.push_back(field(20, 0));
+    p.b.second = Some((120, field(21, 0)));
+    assert_eq!(drain(&mut p), [(20, Some(20))]);
+    p.release(120);
+    assert_eq!(drain(&mut p), [(21, Some(21))]);
+    p.a.landing = Some(20);
+    p.seek(SeekTarget::Before(10));
+    assert_eq!(p.b.seeks, [SeekTarget::Frame(20)]);
 }

@@ -241,8 +241,7 @@ fn paced_pair(ctx: &GpuContext, a: &Path, b: &Path, vmaf: bool, out: &mut impl W
             Some(crate::player::vmaf_fill::VmafFill::start(
                 a,
                 b,
-                AlignBy::Frame,
-                0,
+                (AlignBy::Frame, 0, None),
                 model,
                 ctx,
             )?)
