@@ -96,6 +96,10 @@ pub struct PipelineArgs {
     /// Count this scope with every frame (as the player's H).
     #[arg(long, value_enum, conflicts_with = "compare")]
     pub scope: Option<crate::scope::ScopeKind>,
+    /// Also play the file paced through a deinterlacer (as the player's --deinterlace): its
+    /// pictures shown, dropped and late.
+    #[command(flatten)]
+    pub deinterlace: crate::cli::args::DeinterlaceArgs,
 }
 
 /// Play a video in a window at its own rate and report frame pacing and input latency.
@@ -292,6 +296,7 @@ pub fn run_pipeline(args: PipelineArgs) -> Result<()> {
         overlay,
         lut,
         scope,
+        deinterlace,
     } = args;
     if let Some(judged) = compare {
         return pipeline::compare::run(&input, &judged, vmaf, &mut std::io::stdout().lock());
@@ -316,6 +321,7 @@ pub fn run_pipeline(args: PipelineArgs) -> Result<()> {
             input_colour: lut.input_colour,
             scope,
         },
+        deinterlace: deinterlace.filter(),
     };
     pipeline::run(&input, &options, &mut std::io::stdout().lock())
 }

@@ -123,6 +123,9 @@ impl PlayerWindow {
         // it now (its uploads queue behind that work).
         if let Some(slot) = slot {
             self.media.playback.source.release(slot);
+            // A picture made in it at once (a field rate's second field, deinterlacing) is
+            // taken in now: its wake is its own due time, not the poll's.
+            self.media.playback.pump(Instant::now());
         }
         self.pointer.submitted();
         self.stats.submitted(timed);

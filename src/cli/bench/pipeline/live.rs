@@ -35,7 +35,7 @@ struct Minute {
 pub fn run(input: &Path, seconds: f64, cache_bytes: usize, out: &mut impl Write) -> Result<()> {
     let ctx = GpuContext::new()?;
     let adapter = ctx.describe();
-    let pipeline = Pipeline::open(ctx, input, (1920, 1080), cache_bytes, &Shown::default())?;
+    let mut pipeline = Pipeline::open(ctx, input, (1920, 1080), cache_bytes, &Shown::default())?;
     let info = pipeline.decoder.info.clone();
     if !info.live {
         bail!("'{}' is a file: bench-live takes a live input", input.display());

@@ -46,6 +46,8 @@ pub struct BenchOptions {
     pub samples: bool,
     /// What the picture shows throughout: marks, a LUT or log encoding, a scope.
     pub shown: Shown,
+    /// Also pace the file's pictures through this deinterlacer (`--deinterlace`).
+    pub deinterlace: Option<crate::video::deinterlace::Deinterlacer>,
 }
 
 /// What the pipeline shows and counts besides the histograms, as the player would.
@@ -108,6 +110,15 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     writeln!(out, "              (the timeline counted {filled} frames meanwhile)")?;
     drop(fill);
     paced_with_meters(&mut pipeline, path, info.duration.min(10.0), refresh_hz, out)?;
+    if let Some(filter) = options.deinterlace {
+        // Its pictures, paced as the window plays them (50i at 50 pictures a second).
+        sampler.phase("paced, deinterlaced");
+        pipeline.decoder.set_filter(Some(filter)).map_err(anyhow::Error::msg)?;
+        let rate = if pipeline.decoder.field_rate() { 2.0 } else { 1.0 } / info.frame_duration;
+        let label = format!("  + {}:", filter.names()[0]);
+        paced(&mut pipeline, info.duration.min(10.0), rate.max(60.0), &label, out)?;
+        pipeline.decoder.set_filter(None).map_err(anyhow::Error::msg)?;
+    }
 
     // Navigation starts from a freshly opened file, so that the frames the passes above left in
     // the cache don't answer the seeks.

@@ -6,6 +6,8 @@ use crate::geometry::Orientation;
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use crate::pipeline::FramePipeline;
+use crate::player::deinterlaced::{Deinterlaced, FieldSetup};
+use crate::player::playback::FrameSource;
 use crate::render::scene::{Scene, SceneRenderer, ViewOptions};
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
 use crate::video::ring::RING_SLOTS;
@@ -21,7 +23,9 @@ pub(super) struct Pipeline {
     pub(super) renderer: SceneRenderer,
     pub(super) scene: Scene,
     pub(super) output: GpuFrame,
-    pub(super) decoder: DecodeThread,
+    /// The decode thread, deinterlaced where asked (`Deinterlaced::set_filter`: its
+    /// `FrameSource` calls then carry the pictures).
+    pub(super) decoder: Deinterlaced<DecodeThread>,
 }
 
 impl Pipeline {
@@ -34,7 +38,8 @@ impl Pipeline {
     ) -> Result<Self> {
         let source = VideoSource::open(path)?;
         let info = source.info.clone();
-        let mut frames = FramePipeline::new(&ctx, 256, info.format, info.volume, RING_SLOTS)?;
+        // The decoder's slots, and one kept for a deinterlaced last frame's pictures.
+        let mut frames = FramePipeline::new(&ctx, 256, info.format, info.volume, RING_SLOTS + 1)?;
         let exposure = shown.input_colour.resolve(info.log);
         frames.set_exposure(&ctx, exposure);
         frames.set_marks(&ctx, &shown.marks);
@@ -58,7 +63,20 @@ impl Pipeline {
             size,
             ViewOptions::default(),
         );
-        let decoder = DecodeThread::spawn(source, ctx.queue.clone(), frames.ring.slots.clone(), cache_bytes);
+        let setup = FieldSetup {
+            device: ctx.device.clone(),
+            queue: ctx.queue.clone(),
+            slots: frames.ring.slots.clone(),
+            index: std::sync::Arc::clone(source.index()),
+            time_base: info.time_base,
+        };
+        let thread = DecodeThread::spawn(
+            source,
+            ctx.queue.clone(),
+            frames.ring.slots[..RING_SLOTS].to_vec(),
+            cache_bytes,
+        );
+        let decoder = Deinterlaced::new(thread, setup);
         Ok(Self {
             ctx,
             frames,
@@ -70,7 +88,7 @@ impl Pipeline {
     }
 
     /// Records and submits one frame's GPU work; gives the slot back.
-    pub(super) fn process(&self, frame: &ReadyFrame) {
+    pub(super) fn process(&mut self, frame: &ReadyFrame) {
         let mut encoder = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("bench frame"),
         });
@@ -82,7 +100,7 @@ impl Pipeline {
             ViewOptions::default().quads,
         );
         self.ctx.queue.submit([encoder.finish()]);
-        self.decoder.release(frame.slot);
+        FrameSource::release(&mut self.decoder, frame.slot);
     }
 
     pub(super) fn next(&self) -> Result<Option<ReadyFrame>> {
@@ -97,7 +115,7 @@ impl Pipeline {
 
     /// Processes frames until one that is not a preview: when the first frame (preview or not)
     /// and that one were counted on the GPU, and the frame.
-    pub(super) fn settle(&self, start: Instant) -> Result<Landed> {
+    pub(super) fn settle(&mut self, start: Instant) -> Result<Landed> {
         let mut first = None;
         loop {
             let Some(frame) = self.next()? else {

@@ -24,7 +24,7 @@ fn measure(ctx: &GpuContext, path: &Path) -> Result<OpenTimes> {
     let mut hist_process = Duration::MAX;
     for _ in 0..TRIES {
         let start = Instant::now();
-        let pipeline = Pipeline::open(ctx.clone(), path, (1280, 720), 0, &Default::default())?;
+        let mut pipeline = Pipeline::open(ctx.clone(), path, (1280, 720), 0, &Default::default())?;
         in_process = in_process.min(pipeline.settle(start)?.first);
         drop(pipeline);
 

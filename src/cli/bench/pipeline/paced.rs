@@ -2,8 +2,10 @@
 //! audio meters beside it: frames shown, late and dropped.
 
 use super::offscreen::Pipeline;
+use crate::player::deinterlaced::Deinterlaced;
+use crate::player::playback::FrameSource;
 use crate::player::stats::percentile;
-use crate::video::decoder::{DecoderEvent, ReadyFrame};
+use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
 use crate::video::source::SeekTarget;
 use anyhow::{bail, Result};
 use std::io::Write;
@@ -22,7 +24,8 @@ pub(super) fn paced(
     out: &mut impl Write,
 ) -> Result<()> {
     let interval = Duration::from_secs_f64(1.0 / refresh_hz);
-    pipeline.decoder.seek(SeekTarget::Frame(0));
+    // (Through the deinterlacing, where it is on: its pictures are what is paced.)
+    source(pipeline).seek(SeekTarget::Frame(0));
     let mut queue: std::collections::VecDeque<ReadyFrame> = Default::default();
     let mut ended = false;
     let mut shown: Vec<u64> = Vec::new();
@@ -38,10 +41,10 @@ pub(super) fn paced(
     while Instant::now() < deadline {
         tick += interval;
         std::thread::sleep(tick.saturating_duration_since(Instant::now()));
-        while let Some(event) = pipeline.decoder.try_event() {
+        while let Some(event) = source(pipeline).try_event() {
             match event {
-                DecoderEvent::Frame(f) if f.generation == pipeline.decoder.generation() => queue.push_back(f),
-                DecoderEvent::Frame(f) => pipeline.decoder.release(f.slot),
+                DecoderEvent::Frame(f) if f.generation == source(pipeline).generation() => queue.push_back(f),
+                DecoderEvent::Frame(f) => source(pipeline).release(f.slot),
                 DecoderEvent::EndOfStream { .. } => ended = true,
                 DecoderEvent::Failed { message, .. } => bail!(message),
                 DecoderEvent::Reshaped(_) => bail!("the decoder asked for a ring of another shape"),
@@ -62,7 +65,7 @@ pub(super) fn paced(
         // The newest due frame is shown; older due ones are passed over.
         let mut pick = queue.pop_front().expect("front exists");
         while queue.front().is_some_and(|f| due(f) <= tick) {
-            pipeline.decoder.release(pick.slot);
+            source(pipeline).release(pick.slot);
             pick = queue.pop_front().expect("front exists");
         }
         pipeline.process(&pick);
@@ -83,21 +86,29 @@ pub(super) fn paced(
             break;
         }
     }
-    // Every frame due by the last present should have been shown.
+    // Every frame due by the last present should have been shown; at field rate each of its
+    // fields, the second half a frame after the first.
+    let field_rate = pipeline.decoder.field_rate();
     let info = &pipeline.decoder.info;
     let index = pipeline.decoder.index();
     let due_frames = match (origin, end_time) {
         (Some((_, start_pts)), Some(end)) => {
             let first = index.number_at(info.pts_at(start_pts)).n;
             let last = index.number_at(info.pts_at(end)).n;
-            last - first + 1
+            let frames = last - first + 1;
+            let last_time = index.pts_of(last).map_or(end, |pts| info.seconds(pts));
+            match field_rate {
+                true => 2 * frames - u64::from(last_time + info.frame_duration / 2.0 > end + 1e-9),
+                false => frames,
+            }
         }
         _ => 0,
     };
     let dropped = due_frames.saturating_sub(shown.len() as u64);
+    let unit = if field_rate { "fields" } else { "frames" };
     writeln!(
         out,
-        "{label:<13} {} frames shown of {due_frames} due, {dropped} dropped, at the clip's rate on a \
+        "{label:<13} {} {unit} shown of {due_frames} due, {dropped} dropped, at the clip's rate on a \
          {refresh_hz:.0} Hz tick; frame time p50 {:.2} ms, p99 {:.2} ms; lateness vs due p50 {:.2} ms, max {:.2} ms{}",
         shown.len(),
         percentile(&frame_times, 0.5).unwrap_or(f64::NAN),
@@ -107,6 +118,11 @@ pub(super) fn paced(
         worst.map_or(String::new(), |(frame, at)| format!(" (frame {frame}, {at:.2} s in)")),
     )?;
     Ok(())
+}
+
+/// The pipeline's frames as the player takes them: deinterlaced, where that is on.
+fn source(pipeline: &mut Pipeline) -> &mut Deinterlaced<DecodeThread> {
+    &mut pipeline.decoder
 }
 
 /// `paced`, with the window's audio meters measuring the file's sound beside it (their own
