@@ -46,6 +46,8 @@ pub struct GpuFrameStore {
     chunks: Vec<OnceLock<Chunk>>,
     /// Slots whose chunk is allocated.
     ready: AtomicUsize,
+    /// Growing stopped short of `capacity` (an allocation failed).
+    stunted: std::sync::atomic::AtomicBool,
     /// Oldest freed first: the GPU has long finished reading those.
     free: Mutex<VecDeque<Free>>,
     cuda: CudaStream,
@@ -101,6 +103,7 @@ impl GpuFrameStore {
             places,
             chunks: sizes.iter().map(|_| OnceLock::new()).collect(),
             ready: AtomicUsize::new(0),
+            stunted: Default::default(),
             free: Mutex::new(VecDeque::new()),
             cuda,
             device: device.clone(),
@@ -157,6 +160,15 @@ impl GpuFrameStore {
     /// Frames the store holds now (it grows to `capacity`).
     pub fn ready(&self) -> usize {
         self.ready.load(Ordering::Acquire)
+    }
+
+    /// Frames the store will hold once grown: its capacity, or what it holds where growing
+    /// failed.
+    pub fn grown(&self) -> usize {
+        match self.stunted.load(Ordering::Acquire) {
+            true => self.ready(),
+            false => self.capacity,
+        }
     }
 
     /// Copies an NVDEC frame (a CUDA frame of this store's format and size) into a free slot
@@ -248,6 +260,7 @@ fn grow(store: std::sync::Weak<GpuFrameStore>, vulkan: VulkanDevice, sizes: &[us
     for (index, &slots) in sizes.iter().enumerate().skip(1) {
         let Some(store) = store.upgrade() else { return };
         if let Err(e) = store.add_chunk(&vulkan, index, slots) {
+            store.stunted.store(true, Ordering::Release);
             log::warn!("the GPU frame cache stays at {} frames: {e}", store.ready());
             return;
         }

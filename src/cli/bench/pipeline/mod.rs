@@ -62,10 +62,16 @@ pub struct Shown {
     pub scope: Option<crate::scope::ScopeKind>,
 }
 
-/// p50 / p95 / max of `values` in milliseconds, as the report prints them.
+/// p50 / p95 / p99 / max of `values` in milliseconds, as the report prints them.
 fn spread(values: &[f64]) -> String {
     let at = |p| percentile(values, p).unwrap_or(f64::NAN);
-    format!("p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms", at(0.5), at(0.95), at(1.0))
+    format!(
+        "p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        at(0.5),
+        at(0.95),
+        at(0.99),
+        at(1.0)
+    )
 }
 
 pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<()> {

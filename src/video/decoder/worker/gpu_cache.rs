@@ -88,9 +88,14 @@ impl Worker {
                 let slot_bytes = usize::try_from(store.slot_bytes).unwrap_or(usize::MAX);
                 let room = store.ready().saturating_sub(self.in_flight_on_gpu);
                 self.cache.set_gpu_budget(room.saturating_mul(slot_bytes));
+                let grown = store.grown().saturating_sub(self.in_flight_on_gpu);
+                self.gpu_budget_grown = grown.saturating_mul(slot_bytes);
             }
             // Turned off after a failed copy: the frames still there go, and the store with them.
-            None => self.cache.set_gpu_budget(0),
+            None => {
+                self.cache.set_gpu_budget(0);
+                self.gpu_budget_grown = 0;
+            }
         }
     }
 }

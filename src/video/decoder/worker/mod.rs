@@ -80,6 +80,8 @@ pub(super) struct Worker {
     gpu: Option<GpuCacheSetup>,
     /// Frames of the GPU frame cache in flight besides the cache's.
     in_flight_on_gpu: usize,
+    /// Bytes the cache may hold there once the GPU frame cache has grown.
+    gpu_budget_grown: usize,
 }
 
 impl Worker {
@@ -127,6 +129,7 @@ impl Worker {
             trim_asked,
             gpu: None,
             in_flight_on_gpu: 0,
+            gpu_budget_grown: 0,
         }
     }
 
@@ -225,7 +228,9 @@ impl Worker {
     fn budget_frames(&self) -> u64 {
         let per_frame = self.frame_bytes.max(1) as u64;
         let budget = if self.on_gpu {
-            self.cache.gpu_budget()
+            // What the GPU frame cache will hold, not what it has grown to in its first
+            // milliseconds: a paused seek made then keeps what its steps back will want.
+            self.cache.gpu_budget().max(self.gpu_budget_grown)
         } else {
             self.cache.budget()
         };
