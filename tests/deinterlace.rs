@@ -432,6 +432,67 @@ fn render_draws_the_picture_ffmpeg_makes() {
     }
 }
 
+#[test]
+fn render_compare_deinterlaces_both_files_and_pairs_their_pictures() {
+    let (a, b) = (pal_h264(), common::interlaced_pal_encode());
+    let dir = repo_path("target/deinterlace-render");
+    std::fs::create_dir_all(&dir).unwrap();
+    let render = |input: &Path, png: &str, args: &[&str]| {
+        let out = dir.join(png);
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .arg("render")
+            .arg(input)
+            .arg("-o")
+            .arg(&out)
+            .args(["--deinterlace", "yes", "--deinterlacer", "bwdif=send_field"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        image::open(&out).unwrap().to_rgba8()
+    };
+    let b_path = b.to_str().unwrap();
+    // Side by side: A's picture 3 (frame 1's second field) beside B's partner: by number,
+    // picture 5 with an offset of 2 pictures; by time, B's picture 3, shown at the same time.
+    for (by, offset, partner) in [("frame", "2", "5"), ("time", "0", "3")] {
+        let side = render(
+            &a,
+            "side.png",
+            &[
+                "--frame",
+                "3",
+                "--compare",
+                b_path,
+                "--compare-mode",
+                "side-by-side",
+                "--compare-by",
+                by,
+                "--offset",
+                offset,
+            ],
+        );
+        let (left, right) = (
+            render(&a, "left.png", &["--frame", "3"]),
+            render(&b, "right.png", &["--frame", partner]),
+        );
+        let (w, h) = left.dimensions();
+        assert_eq!(side.dimensions(), (2 * w, h));
+        // Above the histogram quads (the bottom third), pixel for pixel.
+        let mut differing = 0;
+        for y in 0..h / 2 {
+            for x in 0..w {
+                assert_eq!(side.get_pixel(x, y), left.get_pixel(x, y), "by {by}: A at {x},{y}");
+                assert_eq!(side.get_pixel(x + w, y), right.get_pixel(x, y), "by {by}: B at {x},{y}");
+                differing += usize::from(left.get_pixel(x, y) != right.get_pixel(x, y));
+            }
+        }
+        assert!(
+            differing > 1000,
+            "by {by}: the two pictures differ ({differing} pixels)"
+        );
+    }
+}
+
 /// Three frames flagged progressive, then four flagged interlaced (top field first): two H.264
 /// streams joined, as a programme with an inserted interlaced segment.
 fn mixed_flags() -> PathBuf {

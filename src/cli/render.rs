@@ -4,7 +4,7 @@
 use super::args::{
     parse_bins, parse_region, parse_size, AdjustArgs, CompareArgs, GraticuleArgs, LutArgs, MarkArgs, ViewArgs,
 };
-use crate::compare::align::{match_pair, Alignment};
+use crate::compare::align::{match_pair, Alignment, Want};
 use crate::compare::CompareOptions;
 use crate::engine::histogram::DEFAULT_BINS;
 use crate::gpu::texture::GpuFrame;
@@ -13,6 +13,7 @@ use crate::headless::decode_frame;
 use crate::headless::offscreen;
 use crate::render::scene::ViewOptions;
 use crate::scope::Region;
+use crate::video::deinterlace::Deinterlacer;
 use crate::video::source::VideoSource;
 use crate::video::still;
 use anyhow::{bail, Context, Result};
@@ -73,18 +74,18 @@ pub fn run(args: Args) -> Result<()> {
     let (input, output, frame, size) = (&args.input, &args.output, args.frame, args.size);
     let deinterlace = args.deinterlace.filter();
     match args.compare.options()? {
-        Some(_) if deinterlace.is_some() => bail!("--deinterlace is for one file, not a comparison"),
-        Some(shown) => render_comparison(input, output, frame, shown, size, counting, options),
+        Some(shown) => render_comparison(input, output, (frame, deinterlace), shown, size, counting, options),
         None => render_one(input, output, (frame, deinterlace), size, counting, options),
     }
 }
 
 /// `render INPUT --compare JUDGED`: frame K of the reference and its partner in the judged
-/// file, as `shown` asks.
+/// file, as `shown` asks; deinterlaced, picture K of both (as `compare --deinterlace` pairs
+/// them).
 fn render_comparison(
     reference: &Path,
     output: &Path,
-    frame: u64,
+    (frame, deinterlace): (u64, Option<Deinterlacer>),
     shown: CompareOptions,
     size: Option<(u32, u32)>,
     counting: offscreen::Counting,
@@ -102,25 +103,39 @@ fn render_comparison(
         }
     }
     let format = a.info.format;
-    let decoded_a = decode_frame(&mut a, frame)?;
+    let (decoded_a, made_a) = match deinterlace {
+        None => (Some(decode_frame(&mut a, frame)?), None),
+        Some(filter) => (None, Some(crate::headless::decode_picture(&mut a, frame, filter)?)),
+    };
+    let seconds_a = decoded_a
+        .as_ref()
+        .map_or_else(|| made_a.as_ref().map_or(0.0, |m| m.meta.seconds), |d| d.seconds);
     // B's partner of frame K, as `compare` and the window pair them.
     let alignment = Alignment::of(&a, &b, shown.by, shown.offset);
-    let Some(want) = alignment.want(frame, decoded_a.seconds) else {
+    let Some(want) = alignment.want(frame, seconds_a) else {
         bail!(
             "--offset {} puts frame {frame} before the other file's first",
             shown.offset
         );
     };
-    let frame_b = alignment.partner_number(&b, want);
     let composite = shown.composite(format.width);
     let (out_w, out_h) = shown.mode.output_size((format.width, format.height));
     if let Some(region) = counting.region {
         region.check(out_w, out_h)?;
     }
-    let decoded_b = decode_frame(&mut b, frame_b)?;
+    let (decoded_b, made_b) = match deinterlace {
+        None => {
+            let partner = alignment.partner_number(&b, want);
+            (Some(decode_frame(&mut b, partner)?), None)
+        }
+        Some(filter) => (None, Some(partner_picture(&mut b, &alignment, want, filter)?)),
+    };
     let ctx = GpuContext::new()?;
     let size = size.unwrap_or((out_w, out_h));
-    let (planes_a, planes_b) = (decoded_a.planes(format.layout), decoded_b.planes(format.layout));
+    let (planes_a, planes_b) = (
+        planes_of(&decoded_a, &made_a, format.layout),
+        planes_of(&decoded_b, &made_b, format.layout),
+    );
     // Each with its own colour (matrix, range); B's layout and size are A's after match_pair.
     let video = |source: &VideoSource, planes| offscreen::VideoFrame {
         format: source.info.format,
@@ -140,6 +155,46 @@ fn render_comparison(
     )?;
     still::save_png(output, size.0, size.1, &rgba).with_context(|| format!("cannot write '{}'", output.display()))?;
     Ok(())
+}
+
+/// The planes of a frame decoded, or of a picture made.
+fn planes_of<'a>(
+    decoded: &'a Option<crate::video::source::DecodedFrame>,
+    made: &'a Option<crate::headless::CpuPicture>,
+    layout: crate::video::format::PlaneLayout,
+) -> Vec<crate::video::format::PlaneData<'a>> {
+    match (decoded, made) {
+        (Some(decoded), _) => decoded.planes(layout),
+        (None, Some(made)) => made.plane_data(),
+        (None, None) => Vec::new(),
+    }
+}
+
+/// B's picture that goes with A's `want`: by number, that picture; by time, the latest of B's
+/// at that time (at field rate the second field of the frame then shown, once its time has
+/// come).
+fn partner_picture(
+    b: &mut VideoSource,
+    alignment: &Alignment,
+    want: Want,
+    filter: Deinterlacer,
+) -> Result<crate::headless::CpuPicture> {
+    let Want::At(_) = want else {
+        return Ok(crate::headless::decode_picture(
+            b,
+            alignment.partner_number(b, want),
+            filter,
+        )?);
+    };
+    let frame = alignment.partner_number(b, want);
+    if filter.rate == crate::video::deinterlace::Rate::Frame {
+        return Ok(crate::headless::decode_picture(b, frame, filter)?);
+    }
+    let second = crate::headless::decode_picture(b, 2 * frame + 1, filter)?;
+    if !want.is_before(alignment.key(second.meta.index, second.meta.seconds)) {
+        return Ok(second);
+    }
+    Ok(crate::headless::decode_picture(b, 2 * frame, filter)?)
 }
 
 fn render_one(
