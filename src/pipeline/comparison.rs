@@ -71,8 +71,12 @@ pub struct CompareStage {
     /// VIF's heat map: VMAF's pass with its loss map, made the first time it is shown, bound
     /// to every pair of slots (`[a][b]`).
     heat: Option<(VmafPass, Vec<Vec<VmafBinding>>)>,
-    /// The slots of the pair encoded last (the heat is made again for it paused).
+    /// The slots of the pair encoded last.
     last_pair: Option<(usize, usize)>,
+    /// The heat map holds that pair's, made as it was drawn in VIF mode. Paused, its slots
+    /// may hold other pictures since (a slot given back is filled again), so the map is never
+    /// made from them later: switched to VIF paused, the window draws the pair again.
+    heat_made: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -149,6 +153,7 @@ impl CompareStage {
             format,
             heat: None,
             last_pair: None,
+            heat_made: false,
         };
         stage.set_composite(ctx, a, composite)?;
         Ok(stage)
@@ -327,6 +332,12 @@ impl CompareStage {
         &self.output_for(self.composite.mode).frame
     }
 
+    /// In VIF mode without the heat map of the pair shown (switched to it since the pair was
+    /// drawn): the pair must be drawn again.
+    pub fn heat_missing(&self) -> bool {
+        self.composite.mode == CompareMode::Vif && !self.heat_made
+    }
+
     /// The histograms the quads fill: the difference's in difference mode, else None (A's).
     pub fn filled(&self) -> Option<&HistogramTarget> {
         (self.composite.mode == CompareMode::Difference).then_some(&self.difference)
@@ -348,6 +359,7 @@ impl CompareStage {
                 self.b.encode_frame(encoder, slot_b);
                 self.last_pair = Some((slot_a, slot_b));
                 self.encode_heat(encoder, self.last_pair);
+                self.heat_made = self.composite.mode == CompareMode::Vif;
                 let binding = &self.metrics_bindings[slot_a][slot_b];
                 self.metrics.encode(encoder, binding);
                 let sums = self.metrics.sums();
@@ -361,6 +373,7 @@ impl CompareStage {
                 self.b.encode_counts(encoder);
                 self.last_pair = None;
                 self.encode_heat(encoder, None);
+                self.heat_made = self.composite.mode == CompareMode::Vif;
             }
         }
         self.encode_composite(encoder, a);
@@ -372,8 +385,10 @@ impl CompareStage {
     pub fn encode_recount(&self, encoder: &mut wgpu::CommandEncoder, a: &FramePipeline) {
         encoder.push_debug_group("comparison again");
         self.b.encode_recount(encoder, None);
-        // (The heat map shown the first time, paused.)
-        self.encode_heat(encoder, self.last_pair);
+        // (Switched to VIF paused: no heat until the pair is drawn again.)
+        if !self.heat_made {
+            self.encode_heat(encoder, None);
+        }
         self.encode_composite(encoder, a);
         encoder.pop_debug_group();
     }

@@ -95,7 +95,14 @@ fn set_composite(composite: Composite, cx: Cx) -> Effects {
         relayout: true,
         ..Default::default()
     };
-    if let Err(e) = cx.media.set_composite(cx.gpu, cx.scene, composite) {
+    let set = cx.media.set_composite(cx.gpu, cx.scene, composite);
+    // VIF's heat map is made as a pair is drawn, from its planes: the pair shown is drawn again.
+    if cx.media.compare.as_ref().is_some_and(|c| c.stage.heat_missing()) {
+        if let Some(shown) = cx.media.playback.shown() {
+            cx.media.playback.seek_frame(shown.index);
+        }
+    }
+    if let Err(e) = set {
         fx.error(format!("cannot compare: {e}"));
         // (VIF's heat map needs what the GPU may lack: the cycle goes on past it.)
         if composite.mode == CompareMode::Vif {
@@ -118,11 +125,13 @@ fn shift_compared(step: i64, cx: Cx) -> Effects {
     };
     let offset = pair.alignment().offset + step;
     pair.set_offset(offset);
+    // At field rate, paired by number, pictures are fields: the offset counts them (by time it
+    // counts the compared file's frames, as `compare` does).
+    let by_number = pair.alignment().by == crate::compare::align::AlignBy::Frame;
     if let Some(shown) = playback.shown() {
         playback.seek_frame(shown.index);
     }
-    // At field rate pictures are fields: the offset counts them.
-    let unit = if playback.source.field_rate() {
+    let unit = if playback.source.field_rate() && by_number {
         "fields"
     } else {
         "frames"

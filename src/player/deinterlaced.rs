@@ -346,6 +346,8 @@ impl<S: FrameSource> FrameSource for Deinterlaced<S> {
                         self.pictures(outputs, held, spare, encoder);
                     }
                     if let Some(run) = &mut self.run {
+                        // (Its pictures made, or not to be: none comes after.)
+                        run.held = None;
                         run.out.push_back(Pending::Event(event));
                     }
                 }

@@ -489,9 +489,11 @@ impl Media {
     /// The file's frames: counted, or estimated (from the index, or the duration).
     pub fn frame_count_or_estimate(&self) -> u64 {
         let timeline = self.playback.timeline();
+        // (At field rate, pictures: twice the frames.)
+        let pictures = if self.playback.source.field_rate() { 2 } else { 1 };
         timeline
             .frame_count
-            .or(self.index.estimated_count)
+            .or(self.index.estimated_count.map(|c| c * pictures))
             .unwrap_or_else(|| (timeline.duration / timeline.frame_duration.max(1e-6)).round() as u64)
     }
 

@@ -54,6 +54,9 @@ pub struct Paired<S> {
     b_failure: Option<String>,
     /// B's frames passed by so far (each may give a slot back, and B a picture made in it).
     b_popped: u64,
+    /// B's frames are no longer what pairs want (another deinterlacing): they go back as they
+    /// come, until B is sought for the next partner.
+    b_stale: bool,
 }
 
 impl<S: FrameSource> Paired<S> {
@@ -78,6 +81,7 @@ impl<S: FrameSource> Paired<S> {
             handed: VecDeque::new(),
             b_failure: None,
             b_popped: 0,
+            b_stale: false,
         }
     }
 
@@ -123,7 +127,17 @@ impl<S: FrameSource> Paired<S> {
         }
     }
 
+    /// Seeks B for the next partner, whatever its frames are now (their deinterlacing changed).
+    pub fn reseek_b(&mut self) {
+        while !self.b_frames.is_empty() {
+            self.pop_b();
+        }
+        self.b_stale = true;
+        self.b_aim = None;
+    }
+
     fn seek_b(&mut self, want: Want) {
+        self.b_stale = false;
         self.b.seek(want.seek_target(self.align.start_b));
         while !self.b_frames.is_empty() {
             self.pop_b();
@@ -147,6 +161,10 @@ impl<S: FrameSource> Paired<S> {
     /// B's partner for `want`, passing by the frames before it; seeks B where its frames won't
     /// lead there.
     fn find(&mut self, want: Want) -> Partner {
+        if self.b_stale {
+            self.seek_b(want);
+            return Partner::Wait;
+        }
         match want {
             Want::Frame(n) => {
                 while self.b_frames.front().is_some_and(|f| f.index < n) {
@@ -240,7 +258,7 @@ impl<S: FrameSource> Paired<S> {
         let generation = self.b.generation();
         while let Some(event) = self.b.try_event() {
             match event {
-                DecoderEvent::Frame(f) if f.generation == generation && !f.preview => {
+                DecoderEvent::Frame(f) if f.generation == generation && !f.preview && !self.b_stale => {
                     self.hold(f.slot);
                     self.b_frames.push_back(f);
                 }
@@ -313,12 +331,14 @@ impl<S: FrameSource> Paired<S> {
 
 impl<S: FrameSource> FrameSource for Paired<S> {
     fn seek(&mut self, target: SeekTarget) -> u64 {
+        // (Before A's pictures waiting go back: a step back lands by the last one shown.)
+        let partner = self.partner_of_seek(target);
         let generation = self.a.seek(target);
         while let Some(f) = self.waiting.pop_front() {
             self.a.release(f.slot);
         }
         self.a_end = None;
-        match self.partner_of_seek(target) {
+        match partner {
             Some(want) => self.seek_b(want),
             // Found once A's frame arrives.
             None => self.b_aim = None,
@@ -420,19 +440,23 @@ impl PlayerSource {
         match self {
             PlayerSource::One(a) => a.set_filter(filter),
             PlayerSource::Two(pair) => {
-                let was_field = pair.a.field_rate();
+                let (was, was_field) = (pair.a.filter(), pair.a.field_rate());
                 pair.a.set_filter(filter)?;
                 if let Err(e) = pair.b.set_filter(filter) {
-                    let _ = pair.a.set_filter(None);
+                    let _ = pair.a.set_filter(was);
                     return Err(e);
                 }
+                // Paired by time, the offset counts B's frames whatever the pictures are.
+                let by_number = pair.alignment().by == crate::compare::align::AlignBy::Frame;
                 let offset = pair.alignment().offset;
                 let offset = match (was_field, pair.a.field_rate()) {
-                    (false, true) if keep_offset => offset * 2,
-                    (true, false) if keep_offset => offset.div_euclid(2),
+                    (false, true) if keep_offset && by_number => offset * 2,
+                    (true, false) if keep_offset && by_number => offset.div_euclid(2),
                     _ => offset,
                 };
                 pair.set_offset(offset);
+                // B's pictures so far were made otherwise: B is sought for the next partner.
+                pair.reseek_b();
                 Ok(())
             }
         }

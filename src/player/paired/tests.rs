@@ -284,3 +284,30 @@ fn fields_made_in_their_first_fields_slot_are_paired_as_they_come() {
     p.seek(SeekTarget::Before(10));
     assert_eq!(p.b.seeks, [SeekTarget::Frame(20)]);
 }
+
+#[test]
+fn after_the_deinterlacing_changes_b_is_sought_and_its_old_pictures_go_back() {
+    // By time, B's frames of its current generation came as the old filter made them.
+    let mut p = pair(AlignBy::Time, 0, 10.0);
+    p.a.events.push_back(frame(3, 10.0, 0));
+    p.b.events.extend([frame(3, 10.0, 0), frame(4, 10.0, 0)]);
+    assert_eq!(drain(&mut p), [(3, Some(3))]);
+    p.release(103);
+    p.reseek_b();
+    assert!(p.b.released.contains(&104), "B's frames held go back");
+    // One more of the old run comes: it goes back too, and A's next frame seeks B.
+    p.b.events.push_back(frame(5, 10.0, 0));
+    p.a.events.push_back(frame(5, 10.0, 0));
+    assert_eq!(drain(&mut p), []);
+    assert!(p.b.released.contains(&105));
+    assert_eq!(
+        p.b.seeks,
+        [SeekTarget::Time {
+            seconds: 0.5,
+            exact: true
+        }]
+    );
+    // B's pictures of the new run pair.
+    p.b.events.extend([frame(5, 10.0, 1), frame(6, 10.0, 1)]);
+    assert_eq!(drain(&mut p), [(5, Some(5))]);
+}

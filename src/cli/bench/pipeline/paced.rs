@@ -86,6 +86,10 @@ pub(super) fn paced(
             break;
         }
     }
+    // What is left goes back (the next run plays on the same decoder).
+    for frame in queue.drain(..) {
+        source(pipeline).release(frame.slot);
+    }
     // Every frame due by the last present should have been shown; at field rate each of its
     // fields, the second half a frame after the first.
     let field_rate = pipeline.decoder.field_rate();
