@@ -256,6 +256,14 @@ fn bench_pipeline_reports_open_times_seeks_and_back_steps() {
         "the long copies are deleted"
     );
     assert!(line("exact seek:   5 random frames").contains("exact frame p50"));
+    // Where the CPU time went, by thread: decoding alone, and the pipeline's cold pass.
+    for stretch in ["decode only", "the cold pass"] {
+        let threads = line(&format!("threads:      {stretch}, "));
+        assert!(
+            threads.contains(" CPU s over ") && threads.contains(" cores): "),
+            "{threads}"
+        );
+    }
     // Decoded in software: each 64x48 frame goes up from memory, its rows padded to 256 bytes
     // (48 + 2 x 24 rows).
     assert_eq!(

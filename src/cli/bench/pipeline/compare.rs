@@ -24,7 +24,7 @@ pub fn run(a: &Path, b: &Path, vmaf: bool, out: &mut impl Write) -> Result<()> {
     let (mut playing, mut decode) = (Vec::new(), Vec::new());
     for path in [a, b] {
         let info = VideoSource::open(path)?.info.clone();
-        let (frames, best) = decode_rate(path, Decoding::Playing)?;
+        let (frames, best, _) = decode_rate(path, Decoding::Playing)?;
         let throughput = throughput_rate(path, best)?;
         writeln!(
             out,

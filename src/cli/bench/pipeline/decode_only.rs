@@ -2,6 +2,7 @@
 //! (`Decoding::Playing`) and as `report`, `hist`, `compare` and the timeline do (`Throughput`);
 //! and how the benchmarks name a stream.
 
+use super::threads::{NamedTime, ThreadTimes};
 use crate::video::source::{Decoding, VideoSource};
 use anyhow::Result;
 use std::path::Path;
@@ -10,25 +11,39 @@ use std::time::{Duration, Instant};
 /// Decodes every frame on this thread, doing nothing else: the ceiling for the pipeline
 /// (`Decoding::Playing`) or for `report`, `hist`, `compare` and the timeline (`Throughput`).
 pub(super) fn decode_only(path: &Path, decoding: Decoding) -> Result<(u64, Duration)> {
+    decode_counted(path, decoding).map(|(frames, time, _)| (frames, time))
+}
+
+/// `decode_only`, with the CPU time of each of the process's threads meanwhile (the decoder's
+/// are counted before they end with it).
+fn decode_counted(path: &Path, decoding: Decoding) -> Result<(u64, Duration, Vec<NamedTime>)> {
+    let before = ThreadTimes::now();
     let mut source = VideoSource::open_for(path, decoding)?;
     let start = Instant::now();
     let mut frames = 0;
     while source.next_frame()?.is_some() {
         frames += 1;
     }
-    Ok((frames, start.elapsed()))
+    let elapsed = start.elapsed();
+    Ok((frames, elapsed, ThreadTimes::now().since(&before)))
 }
 
-/// Frames in the file and the best of two rates decoding it alone, in frames per second.
-pub(super) fn decode_rate(path: &Path, decoding: Decoding) -> Result<(u64, f64)> {
+/// Frames in the file and the best of two rates decoding it alone, in frames per second, with
+/// that run's CPU time by thread and its wall time.
+pub(super) fn decode_rate(path: &Path, decoding: Decoding) -> Result<(u64, f64, (Vec<NamedTime>, f64))> {
     let mut best = 0.0f64;
     let mut frames = 0;
+    let mut threads = (Vec::new(), 0.0);
     for _ in 0..2 {
-        let (n, time) = decode_only(path, decoding)?;
+        let (n, time, times) = decode_counted(path, decoding)?;
         frames = n;
-        best = best.max(n as f64 / time.as_secs_f64());
+        let rate = n as f64 / time.as_secs_f64();
+        if rate > best {
+            best = rate;
+            threads = (times, time.as_secs_f64());
+        }
     }
-    Ok((frames, best))
+    Ok((frames, best, threads))
 }
 
 /// The best of two rates decoding `path` for throughput, as `report`, `hist`, `compare` and

@@ -14,6 +14,7 @@ mod open;
 mod paced;
 mod passes;
 mod report;
+mod threads;
 
 pub use memory::memory_mb;
 
@@ -81,7 +82,7 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     let sampler = memory::MemorySampler::start("decode only");
     // Decode alone first, its decoder gone before the pipeline's opens, so that the memory
     // figures below are the pipeline's own. The best of two, as for the pipeline's warm passes.
-    let (decoded, decode_fps) = decode_rate(path, Decoding::Playing)?;
+    let (decoded, decode_fps, decode_threads) = decode_rate(path, Decoding::Playing)?;
     let throughput_fps = throughput_rate(path, decode_fps)?;
     crate::video::memory::trim_allocator();
     sampler.phase("pipeline");
@@ -98,6 +99,11 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
         out,
         "decode only:  {decoded} frames at {decode_fps:.1} fps as the player decodes (best of 2){}",
         throughput_text(decode_fps, throughput_fps)
+    )?;
+    writeln!(
+        out,
+        "threads:      decode only, {}",
+        threads::describe(&decode_threads.0, decode_threads.1)
     )?;
     report::write_rates(out, path, throughput_fps)?;
     passes.write(out, decode_fps, options.cache_bytes)?;

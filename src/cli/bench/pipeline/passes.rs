@@ -26,6 +26,8 @@ pub(super) struct Passes {
     pub(super) path: crate::video::interop::FramePath,
     pub(super) transfers: crate::video::interop::TransferCount,
     pub(super) carried: u64,
+    /// The cold pass's CPU time by thread, and its wall time.
+    pub(super) cold_threads: (Vec<super::threads::NamedTime>, f64),
 }
 
 impl Passes {
@@ -37,10 +39,12 @@ impl Passes {
         let mut rss_mid = Vec::new();
         let mut frames = 0u64;
         let mut carried = 0u64;
+        let mut cold_threads = (Vec::new(), 0.0);
         for pass in 0..3 {
             if pass > 0 {
                 pipeline.decoder.seek(SeekTarget::Frame(0));
             }
+            let threads = super::threads::ThreadTimes::now();
             let start = Instant::now();
             frames = 0;
             while let Some(frame) = pipeline.next()? {
@@ -51,6 +55,12 @@ impl Passes {
                 }
             }
             pipeline.ctx.wait_idle()?;
+            if pass == 0 {
+                cold_threads = (
+                    super::threads::ThreadTimes::now().since(&threads),
+                    start.elapsed().as_secs_f64(),
+                );
+            }
             runs.push(frames as f64 / start.elapsed().as_secs_f64());
             carried += frames;
         }
@@ -68,6 +78,7 @@ impl Passes {
             rss_end,
             rss_mid,
             peak,
+            cold_threads,
         })
     }
 
@@ -82,6 +93,7 @@ impl Passes {
             path,
             transfers,
             carried,
+            cold_threads,
         } = self;
         let steady = runs[1].max(runs[2]);
         writeln!(
@@ -91,6 +103,11 @@ impl Passes {
             100.0 * steady / decode_fps,
             runs[0],
             100.0 * runs[0] / decode_fps
+        )?;
+        writeln!(
+            out,
+            "threads:      the cold pass, {}",
+            super::threads::describe(&cold_threads.0, cold_threads.1)
         )?;
         let per_frame = |bytes: u64| match bytes as f64 / (*carried).max(1) as f64 {
             0.0 => "0 bytes".to_string(),
