@@ -7,9 +7,9 @@
 mod common;
 mod window;
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
-use window::{Player, Present, Reaped, Xvfb};
+use window::{Player, Present, Xvfb};
 
 fn named(present: &Present) -> Vec<&str> {
     present.osd.iter().map(|(name, _)| name.as_str()).collect()
@@ -42,11 +42,9 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
     let port = 40_000 + (std::process::id() % 20_000) as u16;
     let url = format!("udp://127.0.0.1:{port}");
     // An endless stream in real time, a keyframe every 10 frames.
-    let sender = Command::new("ffmpeg")
-        .args([
-            "-v",
-            "error",
-            "-re",
+    let sender = window::udp_sender(
+        &url,
+        &[
             "-f",
             "lavfi",
             "-i",
@@ -61,14 +59,9 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
             "0",
             "-pix_fmt",
             "yuv420p",
-            "-f",
-            "mpegts",
-        ])
-        .arg(format!("{url}?pkt_size=1316"))
-        .stdin(Stdio::null())
-        .spawn()
-        .map(Reaped)
-        .unwrap();
+        ]
+        .map(std::ffi::OsStr::new),
+    );
     let x = Xvfb::start();
     let dir = common::repo_path(&format!("target/player-tests/live-record-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -324,15 +317,17 @@ fn a_stream_whose_picture_changes_size_and_sampling_is_shown_and_counted_in_each
     let mut bytes = std::fs::read(&wide).unwrap();
     bytes.extend(std::fs::read(&small).unwrap());
     std::fs::write(&joined, bytes).unwrap();
-    let sender = Command::new("ffmpeg")
-        .args(["-v", "error", "-re", "-stream_loop", "-1", "-i"])
-        .arg(&joined)
-        .args(["-c", "copy", "-f", "mpegts"])
-        .arg(format!("{url}?pkt_size=1316"))
-        .stdin(Stdio::null())
-        .spawn()
-        .map(Reaped)
-        .unwrap();
+    let sender = window::udp_sender(
+        &url,
+        &[
+            "-stream_loop".as_ref(),
+            "-1".as_ref(),
+            "-i".as_ref(),
+            joined.as_os_str(),
+            "-c".as_ref(),
+            "copy".as_ref(),
+        ],
+    );
     let x = Xvfb::start();
     let args = [url.as_str(), "--input-option", "timeout=3000000", "--no-audio"];
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();

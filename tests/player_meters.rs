@@ -7,7 +7,7 @@ mod common;
 mod window;
 
 use std::path::PathBuf;
-use window::{Image, Player, Present, Reaped, Xvfb};
+use window::{Image, Player, Present, Xvfb};
 
 /// 8 s, 320x240 at 10 fps; stereo 16-bit sound at 48 kHz: the left channel a 1 kHz sine at
 /// -20 dBFS throughout, the right one at -6 dBFS for 5 s, then a 500 Hz square wave at full
@@ -199,11 +199,9 @@ fn alt_m_shows_the_meters_and_a_file_without_sound_says_so() {
 fn a_live_streams_sound_is_metered_from_the_packets_the_picture_reads() {
     let port = 20_000 + (std::process::id() % 10_000) as u16;
     let url = format!("udp://127.0.0.1:{port}");
-    let sender = std::process::Command::new("ffmpeg")
-        .args([
-            "-v",
-            "error",
-            "-re",
+    let _sender = window::udp_sender(
+        &url,
+        &[
             "-f",
             "lavfi",
             "-i",
@@ -226,14 +224,9 @@ fn a_live_streams_sound_is_metered_from_the_packets_the_picture_reads() {
             "mp2",
             "-b:a",
             "384k",
-            "-f",
-            "mpegts",
-        ])
-        .arg(format!("{url}?pkt_size=1316"))
-        .stdin(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let _sender = Reaped(sender);
+        ]
+        .map(std::ffi::OsStr::new),
+    );
     let x = Xvfb::start();
     let args = [url.as_str(), "--input-option", "timeout=3000000", "--meters"];
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();

@@ -107,6 +107,20 @@ impl Drop for Xvfb {
 /// included: it would outlive the test).
 pub struct Reaped(pub Child);
 
+/// FFmpeg sending a stream to `url` over UDP as MPEG-TS, in real time (`-re`), made from `args`
+/// (its inputs and their encoding), until dropped.
+pub fn udp_sender(url: &str, args: &[&std::ffi::OsStr]) -> Reaped {
+    let child = Command::new("ffmpeg")
+        .args(["-v", "error", "-re"])
+        .args(args)
+        .args(["-f", "mpegts"])
+        .arg(format!("{url}?pkt_size=1316"))
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("ffmpeg starts");
+    Reaped(child)
+}
+
 impl Drop for Reaped {
     fn drop(&mut self) {
         let _ = self.0.kill();
