@@ -378,24 +378,27 @@ fn hist_and_scope_count_the_deinterlaced_pictures() {
     }
 }
 
+/// `histoplay render INPUT ARGS` to target/deinterlace-render/PNG, read back.
+fn render(input: &Path, png: &str, args: &[&str]) -> image::RgbaImage {
+    let out = repo_path("target/deinterlace-render").join(png);
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("render")
+        .arg(input)
+        .arg("-o")
+        .arg(&out)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    image::open(&out).unwrap().to_rgba8()
+}
+
 #[test]
 fn render_draws_the_picture_ffmpeg_makes() {
     let clip = ntsc_mpeg2();
     let dir = repo_path("target/deinterlace-render");
     std::fs::create_dir_all(&dir).unwrap();
-    let render = |input: &Path, png: &str, args: &[&str]| {
-        let out = dir.join(png);
-        let run = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
-            .arg("render")
-            .arg(input)
-            .arg("-o")
-            .arg(&out)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-        image::open(&out).unwrap().to_rgba8()
-    };
     for (filter, picture) in [("bwdif", "3"), ("yadif=send_field", "5")] {
         // FFmpeg's pictures, kept losslessly: the same planes, drawn the same way.
         let ffmpeg_filter = filter.parse::<Deinterlacer>().unwrap().ffmpeg_filter();
@@ -435,21 +438,9 @@ fn render_draws_the_picture_ffmpeg_makes() {
 #[test]
 fn render_compare_deinterlaces_both_files_and_pairs_their_pictures() {
     let (a, b) = (pal_h264(), common::interlaced_pal_encode());
-    let dir = repo_path("target/deinterlace-render");
-    std::fs::create_dir_all(&dir).unwrap();
     let render = |input: &Path, png: &str, args: &[&str]| {
-        let out = dir.join(png);
-        let run = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
-            .arg("render")
-            .arg(input)
-            .arg("-o")
-            .arg(&out)
-            .args(["--deinterlace", "yes", "--deinterlacer", "bwdif=send_field"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-        image::open(&out).unwrap().to_rgba8()
+        let fields = ["--deinterlace", "yes", "--deinterlacer", "bwdif=send_field"];
+        render(input, png, &[&fields[..], args].concat())
     };
     let b_path = b.to_str().unwrap();
     // Side by side: A's picture 3 (frame 1's second field) beside B's partner: by number,

@@ -42,26 +42,9 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
     let port = 40_000 + (std::process::id() % 20_000) as u16;
     let url = format!("udp://127.0.0.1:{port}");
     // An endless stream in real time, a keyframe every 10 frames.
-    let sender = window::udp_sender(
-        &url,
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=320x240:rate=25",
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-g",
-            "10",
-            "-bf",
-            "0",
-            "-pix_fmt",
-            "yuv420p",
-        ]
-        .map(std::ffi::OsStr::new),
-    );
+    let input = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25"];
+    let args: Vec<&std::ffi::OsStr> = input.iter().chain(&window::LIVE_H264).map(|a| a.as_ref()).collect();
+    let sender = window::udp_sender(&url, &args);
     let x = Xvfb::start();
     let dir = common::repo_path(&format!("target/player-tests/live-record-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -199,34 +199,21 @@ fn alt_m_shows_the_meters_and_a_file_without_sound_says_so() {
 fn a_live_streams_sound_is_metered_from_the_packets_the_picture_reads() {
     let port = 20_000 + (std::process::id() % 10_000) as u16;
     let url = format!("udp://127.0.0.1:{port}");
-    let _sender = window::udp_sender(
-        &url,
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=320x240:rate=25",
-            "-f",
-            "lavfi",
-            "-i",
-            "aevalsrc=0.1*sin(2*PI*1000*t)|0.5011872*sin(2*PI*1000*t):s=48000",
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-g",
-            "10",
-            "-bf",
-            "0",
-            "-pix_fmt",
-            "yuv420p",
-            "-c:a",
-            "mp2",
-            "-b:a",
-            "384k",
-        ]
-        .map(std::ffi::OsStr::new),
-    );
+    let inputs = [
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc2=size=320x240:rate=25",
+        "-f",
+        "lavfi",
+        "-i",
+        "aevalsrc=0.1*sin(2*PI*1000*t)|0.5011872*sin(2*PI*1000*t):s=48000",
+    ];
+    let sound = ["-c:a", "mp2", "-b:a", "384k"];
+    let args: Vec<&std::ffi::OsStr> = (inputs.iter().chain(&window::LIVE_H264).chain(&sound))
+        .map(|a| a.as_ref())
+        .collect();
+    let _sender = window::udp_sender(&url, &args);
     let x = Xvfb::start();
     let args = [url.as_str(), "--input-option", "timeout=3000000", "--meters"];
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();

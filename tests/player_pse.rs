@@ -121,20 +121,8 @@ fn a_live_inputs_failing_run_is_warned_of_as_the_analysis_finds_it_start() {
     let port = 40_000 + ((std::process::id() + 7_777) % 20_000) as u16;
     let url = format!("udp://127.0.0.1:{port}");
     // The flashing clip sent over and over in real time.
-    let codec = [
-        "-c:v",
-        "libx264",
-        "-preset",
-        "ultrafast",
-        "-g",
-        "10",
-        "-bf",
-        "0",
-        "-pix_fmt",
-        "yuv420p",
-    ]
-    .map(std::ffi::OsStr::new);
     let input = ["-stream_loop".as_ref(), "-1".as_ref(), "-i".as_ref(), clip.as_os_str()];
+    let codec = window::LIVE_H264.map(std::ffi::OsStr::new);
     let _sender = window::udp_sender(&url, &[&input[..], &codec[..]].concat());
     let x = Xvfb::start();
     let args = [url.as_str(), "--input-option", "timeout=3000000", "--no-audio", "--pse"];

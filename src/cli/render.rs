@@ -103,16 +103,10 @@ fn render_comparison(
         }
     }
     let format = a.info.format;
-    let (decoded_a, made_a) = match deinterlace {
-        None => (Some(decode_frame(&mut a, frame)?), None),
-        Some(filter) => (None, Some(crate::headless::decode_picture(&mut a, frame, filter)?)),
-    };
-    let seconds_a = decoded_a
-        .as_ref()
-        .map_or_else(|| made_a.as_ref().map_or(0.0, |m| m.meta.seconds), |d| d.seconds);
+    let picture_a = Picture::of(&mut a, frame, deinterlace)?;
     // B's partner of frame K, as `compare` and the window pair them.
     let alignment = Alignment::of(&a, &b, shown.by, shown.offset);
-    let Some(want) = alignment.want(frame, seconds_a) else {
+    let Some(want) = alignment.want(frame, picture_a.seconds()) else {
         bail!(
             "--offset {} puts frame {frame} before the other file's first",
             shown.offset
@@ -123,19 +117,16 @@ fn render_comparison(
     if let Some(region) = counting.region {
         region.check(out_w, out_h)?;
     }
-    let (decoded_b, made_b) = match deinterlace {
+    let picture_b = match deinterlace {
         None => {
             let partner = alignment.partner_number(&b, want);
-            (Some(decode_frame(&mut b, partner)?), None)
+            Picture::of(&mut b, partner, None)?
         }
-        Some(filter) => (None, Some(partner_picture(&mut b, &alignment, want, filter)?)),
+        Some(filter) => Picture::Made(partner_picture(&mut b, &alignment, want, filter)?),
     };
     let ctx = GpuContext::new()?;
     let size = size.unwrap_or((out_w, out_h));
-    let (planes_a, planes_b) = (
-        planes_of(&decoded_a, &made_a, format.layout),
-        planes_of(&decoded_b, &made_b, format.layout),
-    );
+    let (planes_a, planes_b) = (picture_a.planes(format.layout), picture_b.planes(format.layout));
     // Each with its own colour (matrix, range); B's layout and size are A's after match_pair.
     let video = |source: &VideoSource, planes| offscreen::VideoFrame {
         format: source.info.format,
@@ -157,16 +148,33 @@ fn render_comparison(
     Ok(())
 }
 
-/// The planes of a frame decoded, or of a picture made.
-fn planes_of<'a>(
-    decoded: &'a Option<crate::video::source::DecodedFrame>,
-    made: &'a Option<crate::headless::CpuPicture>,
-    layout: crate::video::format::PlaneLayout,
-) -> Vec<crate::video::format::PlaneData<'a>> {
-    match (decoded, made) {
-        (Some(decoded), _) => decoded.planes(layout),
-        (None, Some(made)) => made.plane_data(),
-        (None, None) => Vec::new(),
+/// What is drawn of a video: a frame as decoded, or a picture the deinterlacer made.
+enum Picture {
+    Decoded(crate::video::source::DecodedFrame),
+    Made(crate::headless::CpuPicture),
+}
+
+impl Picture {
+    /// Frame `frame` of `source`, or with `deinterlace` its picture `frame`.
+    fn of(source: &mut VideoSource, frame: u64, deinterlace: Option<Deinterlacer>) -> Result<Self> {
+        Ok(match deinterlace {
+            None => Self::Decoded(decode_frame(source, frame)?),
+            Some(filter) => Self::Made(crate::headless::decode_picture(source, frame, filter)?),
+        })
+    }
+
+    fn seconds(&self) -> f64 {
+        match self {
+            Self::Decoded(frame) => frame.seconds,
+            Self::Made(picture) => picture.meta.seconds,
+        }
+    }
+
+    fn planes(&self, layout: crate::video::format::PlaneLayout) -> Vec<crate::video::format::PlaneData<'_>> {
+        match self {
+            Self::Decoded(frame) => frame.planes(layout),
+            Self::Made(picture) => picture.plane_data(),
+        }
     }
 }
 
@@ -179,15 +187,8 @@ fn partner_picture(
     want: Want,
     filter: Deinterlacer,
 ) -> Result<crate::headless::CpuPicture> {
-    let Want::At(_) = want else {
-        return Ok(crate::headless::decode_picture(
-            b,
-            alignment.partner_number(b, want),
-            filter,
-        )?);
-    };
     let frame = alignment.partner_number(b, want);
-    if filter.rate == crate::video::deinterlace::Rate::Frame {
+    if matches!(want, Want::Frame(_)) || filter.rate == crate::video::deinterlace::Rate::Frame {
         return Ok(crate::headless::decode_picture(b, frame, filter)?);
     }
     let second = crate::headless::decode_picture(b, 2 * frame + 1, filter)?;
@@ -228,18 +229,8 @@ fn render_one(
             region.check(format.width, format.height)?;
         }
         let counting = counting.for_file(source.info.log);
-        let decoded;
-        let made;
-        let planes = match deinterlace {
-            None => {
-                decoded = decode_frame(&mut source, frame)?;
-                decoded.planes(format.layout)
-            }
-            Some(filter) => {
-                made = crate::headless::decode_picture(&mut source, frame, filter)?;
-                made.plane_data()
-            }
-        };
+        let picture = Picture::of(&mut source, frame, deinterlace)?;
+        let planes = picture.planes(format.layout);
         let ctx = GpuContext::new()?;
         let size = size.unwrap_or((format.width, format.height));
         let frame = offscreen::VideoFrame {

@@ -246,13 +246,10 @@ pub fn present(media: &Media, at: Instant, due: Option<Instant>, new_frame: bool
         timecode: playback.shown().and_then(|s| s.packet.timecode),
         fields: playback.shown().map(|s| s.packet.fields),
         field_view: media.field_view.log_name(),
-        deinterlace: media.deinterlace().map(|filter| {
-            let field = playback
-                .shown()
-                .filter(|_| filter.rate == crate::video::deinterlace::Rate::Field)
-                .map(|s| (s.index % 2) as u8 + 1);
-            (filter, field)
-        }),
+        // At field rate, which field of its frame the picture is.
+        deinterlace: media
+            .deinterlace()
+            .map(|filter| (filter, picture.and_then(|p| p.field))),
         qc: String::new(),
         meters: None,
         scope: None,

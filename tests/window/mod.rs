@@ -107,6 +107,21 @@ impl Drop for Xvfb {
 /// included: it would outlive the test).
 pub struct Reaped(pub Child);
 
+/// How a live test stream's picture is encoded: x264 as fast as it goes, a keyframe every 10
+/// frames, no B-frames (each frame leaves as it is made), 4:2:0.
+pub const LIVE_H264: [&str; 10] = [
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-g",
+    "10",
+    "-bf",
+    "0",
+    "-pix_fmt",
+    "yuv420p",
+];
+
 /// FFmpeg sending a stream to `url` over UDP as MPEG-TS, in real time (`-re`), made from `args`
 /// (its inputs and their encoding), until dropped.
 pub fn udp_sender(url: &str, args: &[&std::ffi::OsStr]) -> Reaped {
