@@ -42,7 +42,7 @@ struct Params {
     edge: u32,
     // 1: yadif's spatial interlacing check (modes send_frame and send_field).
     spatial: u32,
-    // 0: bwdif, 1: yadif.
+    // 0: bwdif, 1: yadif (read by the yadif entry point only).
     method: u32,
     _pad: u32,
     // Where the previous, current and next frames' planes start in `frames`, in words.
@@ -231,8 +231,10 @@ fn yadif_four(y: i32, s0: u32) -> vec4<i32> {
 const PAIRS: u32 = 4u;
 
 // Row `row` of the plane at quad `quad`: copied from the current frame where its field is
-// kept, made where it is not.
-fn one_row(row: u32, quad: u32) {
+// kept, made where it is not, by `method` (0: bwdif, 1: yadif). bwdif's entry point gives it
+// as a constant, so that its code is compiled alone, with only the registers it needs: a
+// third faster than with yadif's beside it.
+fn one_row(row: u32, quad: u32, method: u32) {
     let words = 1u + params.wide;
     let index = plane.offset + row * plane.pitch + quad * words;
     if ((row ^ params.parity) & 1u) == 0u {
@@ -244,7 +246,7 @@ fn one_row(row: u32, quad: u32) {
     let y = i32(row);
     let s0 = quad * 4u;
     var v: vec4<i32>;
-    if params.method == 0u {
+    if method == 0u {
         v = bwdif_four(y, s0);
     } else {
         v = yadif_four(y, s0);
@@ -260,8 +262,8 @@ fn one_row(row: u32, quad: u32) {
     }
 }
 
-@compute @workgroup_size(64, 1, 1)
-fn deinterlace(@builtin(global_invocation_id) id: vec3<u32>) {
+// The rows of quad `id.x` of plane `id.z` from pair `id.y * PAIRS` on.
+fn deinterlace(id: vec3<u32>, method: u32) {
     if id.z >= 3u {
         return;
     }
@@ -271,6 +273,19 @@ fn deinterlace(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     for (var row = id.y * 2u * PAIRS; row < min((id.y + 1u) * 2u * PAIRS, plane.rows); row++) {
-        one_row(row, quad);
+        one_row(row, quad, method);
     }
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn bwdif(@builtin(global_invocation_id) id: vec3<u32>) {
+    deinterlace(id, 0u);
+}
+
+// yadif takes its filter from the uniform (1): compiled with bwdif's path beside its own it
+// ran 10% faster than compiled alone (fewer of its invocations at once, each with its rows'
+// windows in private memory: they stay in the cache).
+@compute @workgroup_size(64, 1, 1)
+fn yadif(@builtin(global_invocation_id) id: vec3<u32>) {
+    deinterlace(id, params.method);
 }

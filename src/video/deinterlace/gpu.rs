@@ -123,7 +123,14 @@ impl DeinterlacePass {
         let pass = KeptPass::new(
             device,
             kept,
-            ("deinterlace pass", shaders::DEINTERLACE.to_string(), "deinterlace"),
+            (
+                "deinterlace pass",
+                shaders::DEINTERLACE.to_string(),
+                match filter.method {
+                    Method::Bwdif => "bwdif",
+                    Method::Yadif => "yadif",
+                },
+            ),
             (&uniform, size_of::<Params>() as u64),
             &made,
         );
