@@ -50,6 +50,19 @@ const SUM_WORDS = 4u;
 // The words of a cell's sums (twin of `CellLight`): luminance, red, then R, G and B.
 const CELL_WORDS = 5u;
 
+// The table, copied into workgroup memory as each workgroup starts (`load_table`): every pixel
+// looks up three codes, and the lanes of a subgroup look up 32 different ones, which the
+// cache serves a line at a time but workgroup memory a bank at a time.
+var<workgroup> light: array<u32, 1024>;
+
+// Copies the table (256 or 1024 codes) into `light`; a barrier must follow before it is read.
+fn load_table(index: u32) {
+    let codes = 1u << params.bits;
+    for (var i = index; i < codes; i += 256u) {
+        light[i] = table[i];
+    }
+}
+
 // Twin of `pixel_channels`: a packed pixel's linear R, G and B.
 fn pixel_channels(word: u32) -> vec3u {
     var mask = 0xffu;
@@ -58,7 +71,7 @@ fn pixel_channels(word: u32) -> vec3u {
         mask = 0x3ffu;
         step = 10u;
     }
-    return vec3u(table[word & mask], table[(word >> step) & mask], table[(word >> (2u * step)) & mask]);
+    return vec3u(light[word & mask], light[(word >> step) & mask], light[(word >> (2u * step)) & mask]);
 }
 
 // Twin of `pixel_luminance`: a packed pixel's luminance (the stripes' light).
@@ -110,6 +123,7 @@ fn cell_light(
     for (var i = index; i < 4u * SPAN_CELLS; i += 256u) {
         atomicStore(&span_sums[i], 0u);
     }
+    load_table(index);
     workgroupBarrier();
     let x = x_first + index;
     if live && x < params.width {
@@ -245,6 +259,7 @@ fn block_stripes(
     if index == 0u {
         atomicStore(&block_mean, 0u);
     }
+    load_table(index);
     workgroupBarrier();
     // The mean of the cells' mean light (twin of `Blocks::mean`), a cell an invocation.
     let cell_columns = max(c1 - c0, 1u);
