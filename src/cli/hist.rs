@@ -83,6 +83,8 @@ pub fn run(args: Args) -> Result<()> {
         }
         return hist_still_image(&args.input, range, job(None), args.cpu, args.csv);
     }
+    // The GPU opens while the file does.
+    let gpu = crate::gpu::GpuOpening::start(!args.cpu);
     let source = VideoSource::open_for(&args.input, Decoding::Throughput)?;
     if let Some(signals) = &signals {
         signals.end_input(&source);
@@ -91,7 +93,7 @@ pub fn run(args: Args) -> Result<()> {
     let output = if args.csv { Output::Csv } else { Output::JsonLines };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let path = source.info.path.clone();
-    let written = hist_video(source, range, job, args.cpu, output, &mut out)?;
+    let written = hist_video(gpu, source, range, job, args.cpu, output, &mut out)?;
     drop(out);
     if let Some(status) = signals.as_ref().and_then(crate::quit_signals::QuitSignals::exit_status) {
         std::process::exit(status);
@@ -149,8 +151,10 @@ fn write_report(out: &mut impl Write, output: Output, report: &FrameReport, firs
     }
 }
 
-/// Writes the histogram of every frame of `range`; returns how many frames were written.
+/// Writes the histogram of every frame of `range` (on the GPU `gpu` opens, unless `cpu`);
+/// returns how many frames were written.
 pub fn hist_video(
+    gpu: crate::gpu::GpuOpening,
     source: VideoSource,
     range: FrameRange,
     job: HistJob,
@@ -162,7 +166,7 @@ pub fn hist_video(
     let written = if cpu {
         hist_cpu(source, range, &job, output, out)?
     } else {
-        hist_gpu(source, range, &job, output, out)?
+        hist_gpu(gpu, source, range, &job, output, out)?
     };
     out.flush()?;
     Ok(written)
@@ -254,6 +258,7 @@ pub struct HistJob {
 }
 
 fn hist_gpu(
+    gpu: crate::gpu::GpuOpening,
     source: VideoSource,
     range: FrameRange,
     job: &HistJob,
@@ -266,6 +271,7 @@ fn hist_gpu(
     }
     let mut written = 0u64;
     gpu_frames(
+        gpu,
         source,
         range,
         job.bins,

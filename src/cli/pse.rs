@@ -44,6 +44,8 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let signals = QuitSignals::install();
     let range = args.frames.unwrap_or(FrameRange { start: 0, end: None });
+    // The GPU opens while the file does.
+    let gpu = crate::gpu::GpuOpening::start(!args.cpu);
     let source = VideoSource::open_for(&args.input, Decoding::Throughput)?;
     if let Some(signals) = &signals {
         let interrupt = source.interrupter();
@@ -126,6 +128,7 @@ pub fn run(args: Args) -> Result<()> {
             })
         } else {
             hist::gpu_frames(
+                gpu,
                 source,
                 range,
                 crate::engine::histogram::DEFAULT_BINS,

@@ -116,6 +116,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         write_json(&mut out, &still_report(&image, &job, &counts))?;
         out.flush()?;
     } else {
+        // The GPU opens while the file does.
+        let gpu = crate::gpu::GpuOpening::start(!args.cpu);
         let source = VideoSource::open_for(&args.input, Decoding::Throughput)?;
         if let Some(signals) = &signals {
             signals.end_input(&source);
@@ -124,7 +126,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             look: args.lut.look(given.as_ref(), source.info.log),
             ..job
         };
-        scope_video(source, range, job, args.cpu, &mut out)?;
+        scope_video(gpu, source, range, job, args.cpu, &mut out)?;
     }
     drop(out);
     if let Some(status) = signals.as_ref().and_then(crate::quit_signals::QuitSignals::exit_status) {
@@ -280,8 +282,10 @@ pub fn scope_cpu(job: &ScopeJob, words: &[u32], width: u32, depth: Depth, volume
     }
 }
 
-/// The scope of every frame of `range` of a video, as JSON Lines; returns how many frames.
+/// The scope of every frame of `range` of a video, as JSON Lines (on the GPU `gpu` opens,
+/// unless `cpu`); returns how many frames.
 pub fn scope_video<W: Write>(
+    gpu: crate::gpu::GpuOpening,
     source: VideoSource,
     range: FrameRange,
     job: ScopeJob,
@@ -334,6 +338,7 @@ pub fn scope_video<W: Write>(
         })?
     } else {
         hist::gpu_frames(
+            gpu,
             source,
             range,
             job.bins,

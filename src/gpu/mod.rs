@@ -188,3 +188,31 @@ pub async fn best_adapter(instance: &wgpu::Instance, surface: Option<&wgpu::Surf
     });
     adapters.into_iter().next()
 }
+
+/// The GPU being opened on a thread of its own while the file is opened: on an H100 opening the
+/// device takes about 150 ms, as long as the demuxer and the hardware decoder take to start.
+pub struct GpuOpening(Option<std::thread::JoinHandle<Result<GpuContext, GpuError>>>);
+
+impl GpuOpening {
+    /// Starts opening the GPU if the run will count on it.
+    pub fn start(wanted: bool) -> Self {
+        Self(wanted.then(|| std::thread::spawn(GpuContext::new)))
+    }
+
+    /// The GPU opened; None if it wasn't wanted or failed to open (the run then opens it itself
+    /// where it needs it, and says why it can't).
+    pub fn finish(mut self) -> Option<GpuContext> {
+        self.0.take()?.join().ok()?.ok()
+    }
+}
+
+impl Drop for GpuOpening {
+    /// Waits for an opening not taken (the run failed before it needed the GPU): a process
+    /// that exits while the driver is still making the device can crash in the driver's
+    /// teardown (NVIDIA's does).
+    fn drop(&mut self) {
+        if let Some(opening) = self.0.take() {
+            let _ = opening.join();
+        }
+    }
+}

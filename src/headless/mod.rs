@@ -10,7 +10,7 @@ pub mod progress;
 
 use crate::colour::Depth;
 use crate::gpu::readback::ReadbackRing;
-use crate::gpu::{GpuContext, GpuError};
+use crate::gpu::{GpuContext, GpuError, GpuOpening};
 use crate::pipeline::FramePipeline;
 use crate::scope::Region;
 use crate::video::convert::convert_cpu;
@@ -377,8 +377,10 @@ pub struct FrameMeta {
 /// Runs the frames of `range` through the GPU frame pipeline (the player's decode thread, ring,
 /// converter and passes): `setup` configures the pipeline (region, scope) and says how many
 /// bytes each frame's result holds, `copy` records copying a frame's result into a readback
-/// buffer, and `emit` gets each result back, in order. Returns how many frames were emitted.
+/// buffer, and `emit` gets each result back, in order. `gpu`: the GPU opened beside the file
+/// (or opened here). Returns how many frames were emitted.
 pub fn gpu_frames(
+    gpu: GpuOpening,
     source: VideoSource,
     range: FrameRange,
     bins: u32,
@@ -386,7 +388,10 @@ pub fn gpu_frames(
     copy: impl Fn(&FramePipeline, &mut wgpu::CommandEncoder, &wgpu::Buffer),
     emit: impl FnMut(&FramePipeline, &[u8], FrameMeta) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
-    let ctx = GpuContext::new()?;
+    let ctx = match gpu.finish() {
+        Some(ctx) => ctx,
+        None => GpuContext::new()?,
+    };
     let progress = Progress::new(frames_to_do(&source, range));
     gpu_frames_on(&ctx, source, range, bins, Some(progress), setup, copy, emit)
 }

@@ -15,11 +15,12 @@ pub mod qctools;
 pub mod sound;
 
 use crate::events::{BlackOptions, FreezeOptions, SilenceOptions};
+use crate::gpu::GpuOpening;
 use crate::headless::FrameRange;
 use crate::quit_signals::QuitSignals;
 use crate::video::source::{Decoding, VideoSource};
 use anyhow::{bail, Context, Result};
-use file::{report_video, Alerts, GpuOpening, ReportOptions};
+use file::{report_video, Alerts, ReportOptions};
 use limits::Limits;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -217,23 +217,6 @@ impl<W: Write> Sink<'_, W> {
     }
 }
 
-/// The GPU being opened on a thread of its own while the file is opened: on an H100 opening the
-/// device takes about 150 ms, as long as the demuxer and the hardware decoder take to start.
-pub struct GpuOpening(Option<std::thread::JoinHandle<Result<GpuContext, crate::gpu::GpuError>>>);
-
-impl GpuOpening {
-    /// Starts opening the GPU if the run will count on it.
-    pub fn start(wanted: bool) -> Self {
-        Self(wanted.then(|| std::thread::spawn(GpuContext::new)))
-    }
-
-    /// The GPU opened; None if it wasn't wanted or failed to open (the run then opens it itself
-    /// where it needs it, and says why it can't).
-    pub fn finish(self) -> Option<GpuContext> {
-        self.0?.join().ok()?.ok()
-    }
-}
-
 /// Writes the statistics of every frame of `range` of `source`, counted on the GPU (or by the
 /// CPU twin with `cpu`, or where the GPU pass does not read the stream's depth); returns how
 /// many frames, and the runs of frames beyond `limits`.
