@@ -18,13 +18,19 @@ pub(super) fn write_rates(out: &mut impl Write, path: &Path, decode_fps: f64) ->
             100.0 * steady / decode_fps
         )?;
     }
-    if let Some((reported, loops, report, decode)) = report_whole(path, REPORT_SECONDS)? {
+    if let Some(whole) = report_whole(path, REPORT_SECONDS)? {
+        let (report, decode) = (whole.report.0.as_secs_f64(), whole.decode.0.as_secs_f64());
         writeln!(
             out,
-            "report whole: {reported} frames ({loops} loops of the file): the command {:.2} s, opening and decoding alone {:.2} s: {:.1}% of decode-only, from the file's opening, best of 2",
-            report.as_secs_f64(),
-            decode.as_secs_f64(),
-            100.0 * decode.as_secs_f64() / report.as_secs_f64()
+            "report whole: {} frames ({} loops of the file): the command {report:.2} s, opening and decoding alone {decode:.2} s: {:.1}% of decode-only, from the file's opening, best of 2",
+            whole.frames,
+            whole.loops,
+            100.0 * decode / report
+        )?;
+        writeln!(
+            out,
+            "report whole, the process's CPU (those runs): decoding alone {}; the command {}",
+            whole.decode.1, whole.report.1
         )?;
     }
     Ok(())
@@ -77,11 +83,66 @@ fn report_rate(path: &Path) -> Result<Option<(u64, f64, f64)>> {
     Ok(best)
 }
 
+/// The process's CPU time over a stretch (user and kernel, seconds) and the page faults that
+/// made pages (minor faults).
+#[derive(Clone, Copy, Debug, Default)]
+struct Usage {
+    user: f64,
+    system: f64,
+    faults: i64,
+}
+
+impl Usage {
+    fn now() -> Self {
+        // SAFETY: rusage is plain integers, for which zero is a value.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: getrusage fills the struct it is given.
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+            return Self::default();
+        }
+        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        Self {
+            user: seconds(usage.ru_utime),
+            system: seconds(usage.ru_stime),
+            faults: usage.ru_minflt,
+        }
+    }
+
+    fn since(self, before: Self) -> Self {
+        Self {
+            user: self.user - before.user,
+            system: self.system - before.system,
+            faults: self.faults - before.faults,
+        }
+    }
+}
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:.2} s ({:.2} s in the kernel, {} page faults)",
+            self.user + self.system,
+            self.system,
+            self.faults
+        )
+    }
+}
+
+/// `report_whole`'s measure: frames, loops, and the best of two runs each, with the process's
+/// CPU over that run.
+struct Whole {
+    frames: u64,
+    loops: u32,
+    report: (Duration, Usage),
+    decode: (Duration, Usage),
+}
+
 /// `report`'s whole run against decoding alone, both timed from the file's opening, on a stream
 /// copy of `path` looped to about `seconds` (QC runs over whole files, minutes to hours long):
-/// the GPU opens beside the file, as `histoplay report` opens it. Frames, loops, and the best of
-/// two times each (report, decode-only); None for a file that is not Y'CbCr.
-fn report_whole(path: &Path, seconds: f64) -> Result<Option<(u64, u32, Duration, Duration)>> {
+/// the GPU opens beside the file, as `histoplay report` opens it. None for a file that is not
+/// Y'CbCr.
+fn report_whole(path: &Path, seconds: f64) -> Result<Option<Whole>> {
     let source = VideoSource::open(path)?;
     if crate::signalstats::PlaneShape::of(source.info.format.layout).is_err() || source.info.duration <= 0.0 {
         return Ok(None);
@@ -91,16 +152,23 @@ fn report_whole(path: &Path, seconds: f64) -> Result<Option<(u64, u32, Duration,
     let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("mkv");
     let copy = std::env::temp_dir().join(format!("histoplay-report-{}.{extension}", std::process::id()));
     crate::cli::bench::clips::loop_copy(path, &copy, loops)?;
-    let measured = (|| -> Result<(u64, Duration, Duration)> {
-        let (mut report, mut decode, mut frames) = (Duration::MAX, Duration::MAX, 0);
+    let measured = (|| -> Result<Whole> {
+        let least = (Duration::MAX, Usage::default());
+        let (mut report, mut decode, mut frames) = (least, least, 0);
+        let better = |best: &mut (Duration, Usage), start: Instant, usage: Usage| {
+            let took = start.elapsed();
+            if took < best.0 {
+                *best = (took, Usage::now().since(usage));
+            }
+        };
         for _ in 0..2 {
-            let start = Instant::now();
+            let (start, usage) = (Instant::now(), Usage::now());
             let mut source = VideoSource::open_for(&copy, Decoding::Throughput)?;
             while source.next_frame()?.is_some() {}
             drop(source);
-            decode = decode.min(start.elapsed());
-            let start = Instant::now();
-            let gpu = crate::cli::report::file::GpuOpening::start(true);
+            better(&mut decode, start, usage);
+            let (start, usage) = (Instant::now(), Usage::now());
+            let gpu = crate::gpu::GpuOpening::start(true);
             let source = VideoSource::open_for(&copy, Decoding::Throughput)?;
             let gpu = gpu.finish();
             let options = crate::cli::report::file::ReportOptions {
@@ -112,11 +180,15 @@ fn report_whole(path: &Path, seconds: f64) -> Result<Option<(u64, u32, Duration,
             (frames, _) =
                 crate::cli::report::file::report_video(source, everything, json, options, &mut std::io::sink())?;
             drop(gpu);
-            report = report.min(start.elapsed());
+            better(&mut report, start, usage);
         }
-        Ok((frames, report, decode))
+        Ok(Whole {
+            frames,
+            loops,
+            report,
+            decode,
+        })
     })();
     let _ = std::fs::remove_file(&copy);
-    let (frames, report, decode) = measured?;
-    Ok(Some((frames, loops, report, decode)))
+    measured.map(Some)
 }
