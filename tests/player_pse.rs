@@ -3,7 +3,8 @@
 //! picture, the flashing blocks are tinted over the picture (red where they fail) and `Alt+p`
 //! takes them away, a warning is given as the frame shown enters the failing stretch, and a
 //! click on the row goes to the frame under it; a live input played with `--pse` is analysed from
-//! the packets the window reads, and its failing run warned of as the analysis finds it start.
+//! the packets the window reads, and its failing run warned of as the analysis finds it start;
+//! `Alt+p` midway on a live input analyses it from then on, its frames numbered as the window's.
 
 mod common;
 mod window;
@@ -137,4 +138,47 @@ fn a_live_inputs_failing_run_is_warned_of_as_the_analysis_finds_it_start() {
             .find(|l| l.contains("photosensitivity (bt1702): general-flash fails from"))
             .map(str::to_string)
     });
+}
+
+#[test]
+fn alt_p_midway_on_a_live_input_analyses_it_from_then_on_numbered_as_the_window_numbers_frames() {
+    let clip = flashing();
+    let port = 40_000 + ((std::process::id() + 9_191) % 20_000) as u16;
+    let url = format!("udp://127.0.0.1:{port}");
+    let input = ["-stream_loop".as_ref(), "-1".as_ref(), "-i".as_ref(), clip.as_os_str()];
+    let codec = window::LIVE_H264.map(std::ffi::OsStr::new);
+    let _sender = window::udp_sender(&url, &[&input[..], &codec[..]].concat());
+    let x = Xvfb::start();
+    let args = [url.as_str(), "--input-option", "timeout=3000000", "--no-audio"];
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    let player = Player::start_with(&x, "pse-live-midway", &args);
+    // Well into the stream (25 frames a second), then the view on.
+    let before = player.wait_present("live frames", 0, |p| p.new_frame && p.frame >= Some(50));
+    let shown = before.frame.unwrap();
+    let pressed = std::time::Instant::now();
+    player.key("alt+p");
+    let warning = player.poll("the warning", || {
+        let stderr = player.stderr();
+        stderr
+            .lines()
+            .find(|l| l.contains("photosensitivity (bt1702): general-flash fails from"))
+            .map(str::to_string)
+    });
+    let frame: u64 = warning
+        .rsplit_once("(frame ")
+        .and_then(|(_, n)| n.trim_end_matches(')').parse().ok())
+        .unwrap_or_else(|| panic!("no frame in '{warning}'"));
+    // The analysis starts at the keyframe after the press (one every 10 frames) and fails from
+    // the seventh transition in a second (a few frames on): numbered as the window numbers its
+    // frames, past the frame shown before the press, within what the window played since.
+    let played = (pressed.elapsed().as_secs_f64() * 25.0).ceil() as u64;
+    assert!(
+        frame > shown && frame <= shown + played + 25,
+        "the failure from frame {frame}, the window at {shown} before the press, {played} frames played since"
+    );
+    assert!(
+        !player.stderr().contains("no photosensitivity analysis"),
+        "{}",
+        player.stderr()
+    );
 }

@@ -130,6 +130,8 @@ pub struct Media {
     pub pse: Option<super::pse_fill::PseFill>,
     /// A live input's packets shared for it, until it starts.
     pub pse_packets: Option<std::path::PathBuf>,
+    /// A live input's packets asked for by `Alt+p` midway, until they come.
+    pub pse_joining: Option<super::pse_view::Joining>,
     /// The file compared with this one, played in step with it.
     pub compare: Option<Comparison>,
     /// A live input's arrival-to-display latency, lately.
@@ -300,6 +302,7 @@ impl Media {
             timeline: None,
             pse: None,
             pse_packets,
+            pse_joining: None,
             compare,
             graticule: Vec::new(),
             latency: Default::default(),

@@ -409,6 +409,15 @@ impl PlayerSource {
         }
     }
 
+    /// A live input's packets shared from its next keyframe on (`DecodeThread::share_packets`);
+    /// None for two files compared.
+    pub fn share_packets(&self) -> Option<std::sync::mpsc::Receiver<crate::video::decoder::SharedPackets>> {
+        match self {
+            PlayerSource::One(a) => Some(a.share_packets()),
+            PlayerSource::Two(_) => None,
+        }
+    }
+
     /// Which path carries A's frames to the GPU.
     pub fn frame_path(&self) -> crate::video::interop::FramePath {
         match self {

@@ -110,6 +110,15 @@ impl Findings {
     }
 }
 
+/// Where a live input's packets shared midway sit on the window's count: the frame the window
+/// showed as they were asked for (its number and time), and the time their timestamps count
+/// from (the input's start; the window's count from the stream's own times).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Joined {
+    pub shown: (u64, f64),
+    pub start: f64,
+}
+
 /// What a PSE row was made of: frames analysed, the file's count, columns, the run ended,
 /// failures ended.
 type StripKey = (u64, u64, usize, bool, usize);
@@ -137,8 +146,16 @@ pub struct PseFill {
 
 impl PseFill {
     /// Starts analysing the file at `path` by `standard`'s rules, on `gpu`; `live`: `path` is
-    /// where a live input's packets are shared (`VideoSource::share_packets`).
-    pub fn start(path: &Path, standard: Standard, live: bool, gpu: &GpuContext) -> std::io::Result<Self> {
+    /// where a live input's packets are shared (`VideoSource::share_packets`). `joined`: they
+    /// were shared midway, when the window showed this frame (its number and time): the frames
+    /// analysed are numbered as the window numbers them, from their time.
+    pub fn start(
+        path: &Path,
+        standard: Standard,
+        live: bool,
+        joined: Option<Joined>,
+        gpu: &GpuContext,
+    ) -> std::io::Result<Self> {
         let findings: Arc<Mutex<Findings>> = Arc::default();
         let control = Arc::new(FillControl::default());
         let done = Arc::new(AtomicBool::new(false));
@@ -152,7 +169,7 @@ impl PseFill {
                 if !live {
                     crate::video::index::lower_priority();
                 }
-                match analyse(&gpu, &path, standard, &shared, &controls) {
+                match analyse(&gpu, &path, standard, joined, &shared, &controls) {
                     Ok(frames) => log::info!("photosensitivity of {}: {frames} frames", path.display()),
                     Err(_) if controls.stop.load(Ordering::Relaxed) => log::debug!("photosensitivity stopped"),
                     Err(e) => {
@@ -276,11 +293,13 @@ impl Drop for PseFill {
     }
 }
 
-/// `pse` over the whole file, each frame's findings kept by its number.
+/// `pse` over the whole file, each frame's findings kept by its number (counted on from the
+/// window's frame `joined` for a live input's packets shared midway).
 fn analyse(
     gpu: &GpuContext,
     path: &Path,
     standard: Standard,
+    joined: Option<Joined>,
     findings: &Mutex<Findings>,
     control: &FillControl,
 ) -> Result<u64, ClipError> {
@@ -306,6 +325,10 @@ fn analyse(
     let interval = std::time::Duration::from_secs_f64(info.frame_duration.max(1e-3) / SPEED_WHILE_PLAYING);
     let mut last = Instant::now();
     let all = FrameRange { start: 0, end: None };
+    // The window's number of the analysis's first frame, from its time against the frame the
+    // window showed when the packets were shared (they start at the keyframe after it).
+    let mut first: Option<u64> = None;
+    let frame_duration = info.frame_duration.max(1e-6);
     hist::gpu_frames_on(
         gpu,
         source,
@@ -329,11 +352,22 @@ fn analyse(
                 .pse()
                 .expect("made")
                 .light_from(&crate::gpu::readback::words(bytes));
-            let verdict = analysis.frame(frame.index, frame.seconds, &light);
+            let first = *first.get_or_insert_with(|| match joined {
+                Some(Joined {
+                    shown: (shown, at),
+                    start,
+                }) => {
+                    let ahead = ((frame.seconds + start - at) / frame_duration).round().max(0.0) as u64;
+                    (shown + ahead).saturating_sub(frame.index)
+                }
+                None => 0,
+            });
+            let index = frame.index + first;
+            let verdict = analysis.frame(index, frame.seconds, &light);
             let ended = analysis.take_ended();
             let map = (verdict.state != State::Pass).then(|| flash_map(&analysis, &blocks));
             let mut findings = findings.lock().unwrap_or_else(|e| e.into_inner());
-            let i = frame.index as usize;
+            let i = index as usize;
             if findings.by_frame.len() <= i {
                 findings.by_frame.resize(i + 1, FrameFinding::default());
             }
@@ -344,7 +378,7 @@ fn analyse(
             };
             if let Some(map) = map.filter(|m| findings.map_bytes + m.levels.len() <= MAPS_BUDGET) {
                 findings.map_bytes += map.levels.len();
-                findings.maps.insert(frame.index, map);
+                findings.maps.insert(index, map);
             }
             findings.failures.extend(ended);
             findings.open = analysis.open_failures();

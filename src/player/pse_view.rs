@@ -5,12 +5,15 @@
 use super::media::Media;
 use super::osd::pse::PseView;
 use super::part::{Cx, Effects};
-use super::pse_fill::PseFill;
+use super::pse_fill::{Joined, PseFill};
 use crate::render::scene::ViewOptions;
+use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
 /// How often the window looks at the analysis while it runs.
 const PSE_UPDATE: Duration = Duration::from_millis(250);
+/// How often the window looks whether a live input's packets asked for have come.
+const JOINING_POLL: Duration = Duration::from_millis(50);
 
 /// `Alt+p`: the view on or off; its analysis starts the first time it is on for a file.
 pub fn toggle(cx: Cx) -> Effects {
@@ -30,19 +33,59 @@ pub fn file_opened(cx: Cx) -> Effects {
 
 fn start(cx: Cx) -> Effects {
     let mut fx = Effects::default();
-    if !cx.view.pse || cx.media.pse.is_some() {
+    if !cx.view.pse || cx.media.pse.is_some() || cx.media.pse_joining.is_some() {
         return fx;
     }
     let (path, live) = match (cx.media.info.live, cx.media.pse_packets.take()) {
         (false, _) => (cx.media.info.path.clone(), false),
         (true, Some(packets)) => (packets, true),
         (true, None) => {
-            fx.error("a live input's photosensitivity is analysed from its start: play it with --pse");
+            // Turned on midway: the input's packets are shared from its next keyframe, and
+            // the analysis starts once they are (`joined`).
+            let shown = cx.media.playback.shown().map_or((0, 0.0), |f| (f.index, f.seconds));
+            match cx.media.playback.source.share_packets() {
+                Some(answer) => cx.media.pse_joining = Some(Joining { answer, shown }),
+                None => fx.error("no photosensitivity analysis of a live input compared"),
+            }
             return fx;
         }
     };
-    match PseFill::start(&path, cx.view.pse_standard, live, cx.gpu) {
+    match PseFill::start(&path, cx.view.pse_standard, live, None, cx.gpu) {
         Ok(fill) => cx.media.pse = Some(fill),
+        Err(e) => fx.error(format!("no photosensitivity analysis: {e}")),
+    }
+    fx
+}
+
+/// A live input's packets asked for midway (`Alt+p` without `--pse`), and the frame shown as
+/// they were (its number and time: the analysis numbers its frames from it).
+pub struct Joining {
+    answer: Receiver<crate::video::decoder::SharedPackets>,
+    shown: (u64, f64),
+}
+
+/// Starts the analysis of a live input whose packets, asked for midway, have come.
+pub fn joined(cx: Cx) -> Effects {
+    let mut fx = Effects::default();
+    let Some(joining) = &cx.media.pse_joining else {
+        return fx;
+    };
+    let answer = match joining.answer.try_recv() {
+        Ok(answer) => answer,
+        Err(TryRecvError::Empty) => return fx,
+        Err(TryRecvError::Disconnected) => Err("the live input has ended".into()),
+    };
+    let shown = joining.shown;
+    cx.media.pse_joining = None;
+    let started = answer.and_then(|(packets, start)| {
+        let joined = Joined { shown, start };
+        PseFill::start(&packets, cx.view.pse_standard, true, Some(joined), cx.gpu).map_err(|e| e.to_string())
+    });
+    match started {
+        Ok(fill) => {
+            cx.media.pse = Some(fill);
+            fx.redraw = true;
+        }
         Err(e) => fx.error(format!("no photosensitivity analysis: {e}")),
     }
     fx
@@ -52,6 +95,10 @@ fn start(cx: Cx) -> Effects {
 /// runs and the view is on (when is pushed on `wake`). True when it has frames the window
 /// doesn't show yet.
 pub fn wake(now: Instant, media: &Media, shown: bool, wake: &mut Vec<Option<Instant>>) -> bool {
+    if media.pse_joining.is_some() {
+        // The live input's packets asked for: looked for again shortly.
+        wake.push(Some(now + JOINING_POLL));
+    }
     let Some(fill) = &media.pse else {
         return false;
     };

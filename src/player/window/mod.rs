@@ -531,6 +531,8 @@ impl PlayerWindow {
         let strip = &self.timeline_strip;
         self.needs_redraw |= strip.wake(now, &self.media, self.view.timeline, &mut wake);
         self.needs_redraw |= crate::player::strip::wake_vmaf(now, &self.media, &mut wake);
+        let fx = crate::player::pse_view::joined(cx!(self));
+        self.take(fx);
         self.needs_redraw |= crate::player::pse_view::wake(now, &self.media, self.view.pse, &mut wake);
         self.needs_redraw |= self.stats.wake(now, &self.media, &mut wake);
         self.needs_redraw |= self.meters.wake(now, &mut wake);

@@ -9,7 +9,7 @@
 //! frames older than the window, and a stalled stream holds up no seek into the past.
 
 use super::upload::Outgoing;
-use super::{give_back, Command, DecoderEvent, ReadyFrame, PAUSED_AHEAD};
+use super::{give_back, Command, DecoderEvent, ReadyFrame, SharedPackets, PAUSED_AHEAD};
 use crate::video::cache::FrameCache;
 use crate::video::convert::PlaneTextures;
 use crate::video::source::{Decoded, DecodedFrame, FrameShape, SeekTarget, VideoSource};
@@ -83,6 +83,8 @@ pub(super) enum Fed {
 pub(super) struct LiveWorker {
     /// Handed to the reader thread when the worker starts.
     source: Option<VideoSource>,
+    /// Asks the reader thread to share the input's packets (`Command::SharePackets`).
+    share: Option<Sender<Sender<SharedPackets>>>,
     /// The worker's own command queue, for the reader thread.
     feed: Option<Sender<Command>>,
     interrupt: crate::video::input::Interrupt,
@@ -143,6 +145,7 @@ impl LiveWorker {
             tap: None,
             interrupt: source.interrupter(),
             source: Some(source),
+            share: None,
             feed: Some(commands.0),
             slot_count,
             free: (0..slot_count).collect(),
@@ -169,9 +172,11 @@ impl LiveWorker {
         // Its hardware frames are copied to memory as they are decoded (the cache keeps them
         // for as long as the window lasts, not the decoder's few surfaces).
         source.copy_through_memory("a live input's frames are kept in memory for timeshift".into());
+        let (share, shares) = std::sync::mpsc::channel();
+        self.share = Some(share);
         let reader = std::thread::Builder::new()
             .name("histoplay live read".into())
-            .spawn(move || read(source, &feed));
+            .spawn(move || read(source, &feed, &shares));
         match reader {
             Ok(reader) => {
                 self.work();
@@ -229,6 +234,15 @@ impl LiveWorker {
                 self.feed_tap();
             }
             Command::TapRoom => self.feed_tap(),
+            Command::SharePackets(reply) => match &self.share {
+                Some(share) => {
+                    // (Gone, the reader has ended: the reply's sender goes with the request.)
+                    let _ = share.send(reply);
+                }
+                None => {
+                    let _ = reply.send(Err("the live input is not being read".into()));
+                }
+            },
             Command::Live(Fed::Shape(shape)) => self.incoming = Some(shape),
             Command::Ring(shape, slots) => self.take_ring(shape, slots),
             Command::RingRefused(shape) => {
@@ -459,10 +473,14 @@ impl LiveWorker {
 }
 
 /// The reader thread: decodes the input as it comes, for as long as it lasts or the worker
-/// listens.
-fn read(mut source: VideoSource, feed: &Sender<Command>) {
+/// listens; between frames, shares its packets where asked (`shares`).
+fn read(mut source: VideoSource, feed: &Sender<Command>, shares: &Receiver<Sender<SharedPackets>>) {
     let (mut format, mut aspect) = (source.info.format, source.info.display_aspect);
     loop {
+        while let Ok(reply) = shares.try_recv() {
+            let shared = source.share_packets().map(|path| (path, source.packets_start()));
+            let _ = reply.send(shared.map_err(|e| e.to_string()));
+        }
         let fed = match source.next_decoded() {
             Ok(Some(Decoded::Frame(frame))) => {
                 // Decoded in another shape than the frames before it (`follow_format_changes`).

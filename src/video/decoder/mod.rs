@@ -115,8 +115,15 @@ enum Command {
     Tap(live::Tap),
     /// The tap took frames: it has room for more.
     TapRoom,
+    /// Share a live input's packets from the next keyframe read on
+    /// (`VideoSource::share_packets`): where they are read from, or why not.
+    SharePackets(Sender<SharedPackets>),
     Stop,
 }
+
+/// Where a live input's packets shared midway are read from, and the time their timestamps
+/// count from (`DecodeThread::share_packets`); or why they are not shared.
+pub type SharedPackets = Result<(std::path::PathBuf, f64), String>;
 
 /// The consumer's handle on the decode thread.
 pub struct DecodeThread {
@@ -362,6 +369,16 @@ impl DecodeThread {
             let _ = commands.send(Command::TapRoom);
         });
         Some((taken, took))
+    }
+
+    /// A live input's packets, from the next keyframe read on, shared with a reader in this
+    /// process (the photosensitivity analysis started midway): the location to read them from,
+    /// and the time their timestamps count from (`VideoSource::packets_start`), come on the
+    /// channel returned once the input's reader has made it (or why it could not).
+    pub fn share_packets(&self) -> Receiver<SharedPackets> {
+        let (reply, answer) = mpsc::channel();
+        let _ = self.commands.send(Command::SharePackets(reply));
+        answer
     }
 
     /// A live input's timeshift window as the decode thread keeps it (shared, read as it

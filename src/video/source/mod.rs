@@ -209,6 +209,17 @@ impl VideoSource {
         Ok(location)
     }
 
+    /// The time (seconds, on the stream's clock) that the timestamps of packets shared or
+    /// recorded count from: the input's start.
+    pub fn packets_start(&self) -> f64 {
+        // SAFETY: the open input's own context.
+        let start = unsafe { (*self.input.as_ptr()).start_time };
+        match start {
+            ffmpeg::ffi::AV_NOPTS_VALUE => 0.0,
+            start => start as f64 / f64::from(ffmpeg::ffi::AV_TIME_BASE),
+        }
+    }
+
     /// The index of the video stream played among the file's streams.
     pub fn stream_index(&self) -> usize {
         self.stream_index

@@ -219,6 +219,9 @@ impl Worker {
             | Command::RingRefused(_)
             | Command::Tap(_)
             | Command::TapRoom => {}
+            Command::SharePackets(reply) => {
+                let _ = reply.send(Err("a file's packets are not shared: it is read again".into()));
+            }
             Command::Stop => return false,
         }
         true
