@@ -152,6 +152,40 @@ fn a_pq_flash_near_black_is_measured_in_its_own_light() {
 }
 
 #[test]
+fn an_hlg_flash_is_measured_through_the_ootf_of_each_pixels_own_luminance() {
+    // BT.2020 blue alone, HLG, flashing with black (10-bit limited Y'CbCr codes). BT.2100's
+    // OOTF takes the gain from the pixel's scene luminance: Y'CbCr 110/908/480 is B' 0.884,
+    // scene light 0.533, 1000·(0.0593·0.533)^1.2 = 15.9 cd/m², under the 20 cd/m² step (the
+    // OOTF on each channel alone would make it 0.0593·1000·0.533^1.2 = 27.9, a flash);
+    // 115/947/477 is B' 0.972, 28 cd/m²: a flash.
+    let hlg = |name: &str, [y, cb, cr]: [u32; 3]| {
+        let graph = format!(
+            "color=c=black:s=480x270:r=25:d=2,format=yuv444p10le,\
+             geq=lum='if(lt(mod(T*10,2),1),{y},64)':cb='if(lt(mod(T*10,2),1),{cb},512)':cr='if(lt(mod(T*10,2),1),{cr},512)'"
+        );
+        clip(
+            name,
+            &graph,
+            &[
+                "-color_trc",
+                "arib-std-b67",
+                "-color_primaries",
+                "bt2020",
+                "-colorspace",
+                "bt2020nc",
+            ],
+        )
+    };
+    assert_eq!(verdict(&hlg("pse-hlg-blue-16.mkv", [110, 908, 480]), &[]).0, "pass");
+    assert_eq!(verdict(&hlg("pse-hlg-blue-28.mkv", [115, 947, 477]), &[]).0, "fail");
+    // And the GPU's light is the CPU twin's, frame for frame.
+    let file = hlg("pse-hlg-blue-28.mkv", [115, 947, 477]);
+    let (gpu_summary, gpu, _) = pse(&file, &["--frames-out"]);
+    let (cpu_summary, cpu, _) = pse(&file, &["--frames-out", "--cpu"]);
+    assert_eq!((gpu, gpu_summary), (cpu, cpu_summary));
+}
+
+#[test]
 fn wcag_judges_any_ten_degree_field_and_ofcom_extended_flashing() {
     // A box of 84x48 flashing: 3.1% of the screen, under BT.1702's quarter, but 28% of a 10°
     // field (a third by a third of the screen: 160x90) for WCAG.

@@ -9,7 +9,7 @@
 // Indices stay in bounds by construction (the module is built without bounds checks, see
 // trusted_module in src/gpu/shaders.rs): pixels below the picture's rows and columns (each
 // line's pixels below its block's size, its lines below `lines`); table codes masked to the
-// table's 8 or 10 bits; span_sums below 4 x 257 (a span of 256 columns meets at most 257
+// table's 8 or 10 bits, HLG's gains below the 4097 after them; span_sums below 4 x 257 (a span of 256 columns meets at most 257
 // cells); cells, sums and blocks below the grid's cells and blocks (`live`); masks below
 // 2 x 2 x MAX_LINES x CHUNK_WORDS (`Blocks::line_step` keeps a block's lines to MAX_LINES, a
 // chunk's words to CHUNK_WORDS); side bits below the side rows (the lines across) and the
@@ -33,8 +33,9 @@ struct PseParams { // twin: PseParams in src/pse/gpu.rs
     words_per_row: u32,
     side_rows: u32,
     line_step: u32,
-    _pad1: u32,
-    _pad2: u32,
+    // 1: HLG, `table`'s codes are the scene's light (of 2^16) and the OOTF's gains follow them.
+    hlg: u32,
+    _pad: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: PseParams;
@@ -71,7 +72,15 @@ fn pixel_channels(word: u32) -> vec3u {
         mask = 0x3ffu;
         step = 10u;
     }
-    return vec3u(light[word & mask], light[(word >> step) & mask], light[(word >> (2u * step)) & mask]);
+    let rgb = vec3u(light[word & mask], light[(word >> step) & mask], light[(word >> (2u * step)) & mask]);
+    if params.hlg == 0u {
+        return rgb;
+    }
+    // HLG's OOTF: each channel times the gain of the pixel's scene luminance, by its 16ths
+    // (scene light <= 2^16 and gains <= 16 000: the products stay within 32 bits).
+    let scene = (params.weight_r * rgb.x + params.weight_g * rgb.y + params.weight_b * rgb.z) / 10000u;
+    let gain = table[(1u << params.bits) + min(scene >> 4u, 4096u)];
+    return (rgb * gain) >> vec3u(16u);
 }
 
 // Twin of `pixel_luminance`: a packed pixel's luminance (the stripes' light).

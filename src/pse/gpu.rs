@@ -37,7 +37,9 @@ struct PseParams {
     words_per_row: u32,
     side_rows: u32,
     line_step: u32,
-    _pad: [u32; 2],
+    /// 1: HLG, the table's codes are the scene's light and its OOTF gains follow them.
+    hlg: u32,
+    _pad: u32,
 }
 
 /// The pass over one stream's converted frames.
@@ -76,7 +78,8 @@ impl PseStage {
             words_per_row: sides.words_per_row,
             side_rows: sides.rows,
             line_step: step,
-            _pad: [0; 2],
+            hlg: u32::from(!model.gain.is_empty()),
+            _pad: 0,
         };
         // Without naga's bounds checks (cells.wgsl says why its indices stay in bounds): with
         // them the passes read the frame at a third of the speed.
@@ -106,9 +109,11 @@ impl PseStage {
             contents: bytemuck::bytes_of(&params),
             usage: wgpu::BufferUsages::UNIFORM,
         });
+        // The codes' light, then (HLG) the OOTF's gains.
+        let table: Vec<u32> = model.table.iter().chain(&model.gain).copied().collect();
         let table = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("pse light table"),
-            contents: bytemuck::cast_slice(&model.table),
+            contents: bytemuck::cast_slice(&table),
             usage: wgpu::BufferUsages::STORAGE,
         });
         let cells = device.create_buffer(&wgpu::BufferDescriptor {

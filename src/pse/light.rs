@@ -1,6 +1,7 @@
 //! Each pixel's light as a viewer's display gives it, in integers both the GPU pass and this
 //! CPU twin compute alike: a table per code (of the converted R'G'B', at 8 or 10 bits) to linear
-//! light in sixteenths of a cd/m², the luminance of the three (BT.709 or BT.2020 weights), and
+//! light in sixteenths of a cd/m² (for HLG, scene light and then the OOTF on the pixel's own
+//! luminance, as BT.2100 has it), the luminance of the three (BT.709 or BT.2020 weights), and
 //! the red that counts for red flashes (the excess of red over green and blue where red makes
 //! 80% of the light, as the Harding-Binnie definition WCAG gave has it), with the linear R, G
 //! and B for WCAG 2.2's chromaticity; all summed over the cells of a grid.
@@ -15,6 +16,14 @@ pub const UNITS_PER_NIT: u32 = 16;
 pub const SDR_WHITE: f64 = 200.0;
 /// An HLG display's peak (BT.1702's note: 1000 cd/m²).
 pub const HLG_PEAK: f32 = 1000.0;
+/// HLG's system gamma at that peak (BT.2100: 1.2 + 0.42 log10(peak / 1000)).
+pub const HLG_GAMMA: f64 = 1.2;
+/// HLG's scene light in the table: 1.0 is this many units.
+const SCENE_UNITS: f64 = 65_536.0;
+/// HLG's OOTF gain is looked up by the scene luminance in steps of this many units (4096 steps
+/// from black to 1.0).
+pub const GAIN_STEP_SHIFT: u32 = 4;
+pub const GAIN_STEPS: u32 = 4096;
 /// A change of at least this (cd/m²) where the darker state is under `DARK_LIMIT` is a transition.
 pub const STEP: f64 = 20.0;
 pub const DARK_LIMIT: f64 = 160.0;
@@ -43,9 +52,13 @@ pub const GRID_COLUMNS: u32 = 96;
 #[derive(Clone, Debug, PartialEq)]
 pub struct LightModel {
     pub bits: u32,
-    /// Per code, sixteenths of a cd/m².
+    /// Per code, sixteenths of a cd/m²; for HLG, the scene's light (of `SCENE_UNITS`).
     pub table: Vec<u32>,
     pub weights: [u32; 3],
+    /// HLG only (empty otherwise): the OOTF's gain α·Ys^(γ−1) by the scene luminance Ys in
+    /// steps (`GAIN_STEPS` + 1 of them), in sixteenths of a cd/m² of 2^16: a channel's display
+    /// light is its scene light times the gain of its pixel's luminance, over 2^16.
+    pub gain: Vec<u32>,
 }
 
 impl LightModel {
@@ -53,33 +66,46 @@ impl LightModel {
     /// `standard` takes it.
     pub fn new(standard: Standard, transfer: Transfer, primaries: Primaries, bits: u32) -> Self {
         let top = (1u32 << bits) - 1;
-        let nits = |v: f64| -> f64 {
+        // Each code's units: the display's light in sixteenths of a cd/m², or for HLG the
+        // scene's light (the OOTF takes the pixel's luminance: `pixel_channels`).
+        let per_nit = f64::from(UNITS_PER_NIT);
+        let units = |v: f64| -> f64 {
             match (transfer, standard) {
-                (Transfer::Pq, _) => f64::from(transfer::pq_eotf(v as f32)),
-                (Transfer::Hlg, _) => {
-                    // The OOTF's system gamma on each channel (exact for greys).
-                    let scene = f64::from(transfer::hlg_inverse_oetf(v as f32));
-                    f64::from(HLG_PEAK) * scene.powf(1.2)
-                }
+                (Transfer::Pq, _) => f64::from(transfer::pq_eotf(v as f32)) * per_nit,
+                (Transfer::Hlg, _) => f64::from(transfer::hlg_inverse_oetf(v as f32)) * SCENE_UNITS,
                 (Transfer::Sdr, Standard::Wcag) => {
                     let linear = if v <= 0.04045 {
                         v / 12.92
                     } else {
                         ((v + 0.055) / 1.055).powf(2.4)
                     };
-                    SDR_WHITE * linear
+                    SDR_WHITE * linear * per_nit
                 }
-                (Transfer::Sdr, _) => SDR_WHITE * v.powf(2.4),
+                (Transfer::Sdr, _) => SDR_WHITE * v.powf(2.4) * per_nit,
             }
         };
         let table = (0..=top)
-            .map(|code| (nits(f64::from(code) / f64::from(top)) * f64::from(UNITS_PER_NIT)).round() as u32)
+            .map(|code| units(f64::from(code) / f64::from(top)).round() as u32)
             .collect();
         let weights = match primaries {
             Primaries::Bt2020 => [2627, 6780, 593],
             _ => [2126, 7152, 722],
         };
-        Self { bits, table, weights }
+        let gain = match transfer {
+            Transfer::Hlg => (0..=GAIN_STEPS)
+                .map(|step| {
+                    let luminance = f64::from(step) / f64::from(GAIN_STEPS);
+                    (f64::from(HLG_PEAK) * luminance.powf(HLG_GAMMA - 1.0) * f64::from(UNITS_PER_NIT)).round() as u32
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        Self {
+            bits,
+            table,
+            weights,
+            gain,
+        }
     }
 }
 
@@ -88,7 +114,15 @@ impl LightModel {
 pub fn pixel_channels(word: u32, model: &LightModel) -> [u32; 3] {
     let (mask, step) = if model.bits == 10 { (0x3ff, 10) } else { (0xff, 8) };
     let code = |i: u32| (word >> (step * i)) & mask;
-    [0, 1, 2].map(|i| model.table[code(i) as usize])
+    let rgb = [0, 1, 2].map(|i| model.table[code(i) as usize]);
+    if model.gain.is_empty() {
+        return rgb;
+    }
+    // HLG: the scene's luminance, and each channel through the OOTF's gain for it (in 32 bits:
+    // scene light ≤ 2^16, gain ≤ 16 000).
+    let step = (luminance_of(rgb, model) >> GAIN_STEP_SHIFT).min(GAIN_STEPS);
+    let gain = model.gain[step as usize];
+    rgb.map(|c| (c * gain) >> 16)
 }
 
 /// A packed pixel's luminance (sixteenths of a cd/m²): twin of `pixel_luminance` in
@@ -220,6 +254,32 @@ mod tests {
         );
         let pq = LightModel::new(Standard::Bt1702, Transfer::Pq, Primaries::Bt2020, 10);
         assert_eq!(pq.table[1023], 10_000 * UNITS_PER_NIT);
+    }
+
+    #[test]
+    fn hlg_light_is_the_ootf_of_each_pixels_own_scene_luminance() {
+        let hlg = LightModel::new(Standard::Bt1702, Transfer::Hlg, Primaries::Bt2020, 10);
+        let scene = |code: u32| f64::from(transfer::hlg_inverse_oetf(code as f32 / 1023.0));
+        let nits = |word: u32| f64::from(pixel_luminance(word, &hlg)) / 16.0;
+        // A grey: 1000·Ys^1.2, white 1000 cd/m².
+        let grey = |c: u32| c | c << 10 | c << 20;
+        assert_eq!(pixel_luminance(grey(1023), &hlg), 1000 * UNITS_PER_NIT);
+        let expected = 1000.0 * scene(600).powf(1.2);
+        assert!(
+            (nits(grey(600)) - expected).abs() < 0.1,
+            "{} {expected}",
+            nits(grey(600))
+        );
+        // Blue alone: Ys is 0.0593 of its light, and the OOTF's gain that of Ys, not of the
+        // channel (1000·(0.0593·Es)^1.2, 0.568 of 0.0593·1000·Es^1.2).
+        let blue = 904 << 20;
+        let expected = 1000.0 * (0.0593 * scene(904)).powf(1.2);
+        assert!(
+            (nits(blue) - expected).abs() < 0.02 * expected,
+            "{} {expected}",
+            nits(blue)
+        );
+        assert!((nits(blue) - 15.85).abs() < 0.1, "{}", nits(blue));
     }
 
     #[test]
