@@ -33,9 +33,8 @@ struct PseParams { // twin: PseParams in src/pse/gpu.rs
     words_per_row: u32,
     side_rows: u32,
     line_step: u32,
-    // 1: HLG, `table`'s codes are the scene's light (of 2^16) and the OOTF's gains follow them.
-    hlg: u32,
-    _pad: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: PseParams;
@@ -73,7 +72,9 @@ fn pixel_channels(word: u32) -> vec3u {
         step = 10u;
     }
     let rgb = vec3u(light[word & mask], light[(word >> step) & mask], light[(word >> (2u * step)) & mask]);
-    if params.hlg == 0u {
+    // (HLG, a constant the module is made with: 1 where `table`'s codes are the scene's light
+    // and the OOTF's gains follow them.)
+    if HLG == 0u {
         return rgb;
     }
     // HLG's OOTF: each channel times the gain of the pixel's scene luminance, by its 16ths

@@ -37,9 +37,7 @@ struct PseParams {
     words_per_row: u32,
     side_rows: u32,
     line_step: u32,
-    /// 1: HLG, the table's codes are the scene's light and its OOTF gains follow them.
-    hlg: u32,
-    _pad: u32,
+    _pad: [u32; 2],
 }
 
 /// The pass over one stream's converted frames.
@@ -78,15 +76,19 @@ impl PseStage {
             words_per_row: sides.words_per_row,
             side_rows: sides.rows,
             line_step: step,
-            hlg: u32::from(!model.gain.is_empty()),
-            _pad: 0,
+            _pad: [0; 2],
         };
         // Without naga's bounds checks (cells.wgsl says why its indices stay in bounds): with
         // them the passes read the frame at a third of the speed.
         let module = shaders::trusted_module(
             device,
             "pse cells",
-            shaders::compute_source(&Header::new(256), shaders::PSE_CELLS),
+            // HLG a constant of the module (1: the table's codes are the scene's light and the
+            // OOTF's gains follow them), so that the pass for other signals has none of its code.
+            shaders::compute_source(
+                &Header::new(256).with("HLG", u32::from(!model.gain.is_empty())),
+                shaders::PSE_CELLS,
+            ),
         );
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("pse cells"),

@@ -1,5 +1,5 @@
 //! The QC passes' rows of `histoplay bench`: the photosensitivity analysis's cell light (8-bit
-//! SDR and 10-bit PQ) over the converted frame, and freezedetect's comparison with its
+//! SDR, 10-bit PQ and HLG) over the converted frame, and freezedetect's comparison with its
 //! reference over the Y'CbCr planes (every frame made the reference, the dearer path), each
 //! checked against its CPU twin first.
 
@@ -48,9 +48,14 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, iters: usize) -> Result<Vec<Row
         primaries: Primaries::Bt2020,
         peak_nits: Some(1000.0),
     };
+    let hlg = ColorVolume {
+        transfer: Transfer::Hlg,
+        ..pq
+    };
     for (label, bits, volume, matrix) in [
         ("8-bit BT.709", 8, ColorVolume::default(), Matrix::Bt709),
         ("10-bit BT.2020 PQ", 10, pq, Matrix::Bt2020),
+        ("10-bit BT.2020 HLG", 10, hlg, Matrix::Bt2020),
     ] {
         let format = format(image, bits, matrix);
         let data = planes(image, bits, 3);
