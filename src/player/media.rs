@@ -131,7 +131,7 @@ pub struct Media {
     /// A live input's packets shared for it, until it starts.
     pub pse_packets: Option<std::path::PathBuf>,
     /// A live input's packets asked for by `Alt+p` midway, until they come.
-    pub pse_joining: Option<super::pse_view::Joining>,
+    pub pse_joining: Option<super::pse_fill::Joining>,
     /// The file compared with this one, played in step with it.
     pub compare: Option<Comparison>,
     /// A live input's arrival-to-display latency, lately.

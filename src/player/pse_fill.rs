@@ -119,6 +119,13 @@ pub struct Joined {
     pub start: f64,
 }
 
+/// A live input's packets asked for midway (`Alt+p` without `--pse`), and the frame shown as
+/// they were (its number and time: the analysis numbers its frames from it).
+pub struct Joining {
+    pub answer: std::sync::mpsc::Receiver<crate::video::decoder::SharedPackets>,
+    pub shown: (u64, f64),
+}
+
 /// What a PSE row was made of: frames analysed, the file's count, columns, the run ended,
 /// failures ended.
 type StripKey = (u64, u64, usize, bool, usize);

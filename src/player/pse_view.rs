@@ -5,9 +5,9 @@
 use super::media::Media;
 use super::osd::pse::PseView;
 use super::part::{Cx, Effects};
-use super::pse_fill::{Joined, PseFill};
+use super::pse_fill::{Joined, Joining, PseFill};
 use crate::render::scene::ViewOptions;
-use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::mpsc::TryRecvError;
 use std::time::{Duration, Instant};
 
 /// How often the window looks at the analysis while it runs.
@@ -55,13 +55,6 @@ fn start(cx: Cx) -> Effects {
         Err(e) => fx.error(format!("no photosensitivity analysis: {e}")),
     }
     fx
-}
-
-/// A live input's packets asked for midway (`Alt+p` without `--pse`), and the frame shown as
-/// they were (its number and time: the analysis numbers its frames from it).
-pub struct Joining {
-    answer: Receiver<crate::video::decoder::SharedPackets>,
-    shown: (u64, f64),
 }
 
 /// Starts the analysis of a live input whose packets, asked for midway, have come.
