@@ -41,17 +41,35 @@ impl Rect {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Orientation {
     pub quarter_turns: u32,
+    /// Only the top (0) or bottom (1) half of the texture's rows, over the whole picture, each
+    /// row twice as tall (one field of a picture whose fields are apart, line-doubled); and the
+    /// texture's rows, so that each screen row shows one of them, not a blend of two.
+    pub half: Option<(u32, u32)>,
 }
 
 impl Orientation {
     /// (uv_x, uv_y) rows of the affine map from screen texcoord to texture texcoord.
+    /// With `half`, v is halved onto its half, and uv_y's fourth number is the texture's rows
+    /// (to snap to: 0 otherwise).
     pub fn uv_rows(self) -> ([f32; 4], [f32; 4]) {
-        match self.quarter_turns % 4 {
+        let (uv_x, uv_y) = match self.quarter_turns % 4 {
             0 => ([1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]),
             // turned 90° clockwise: screen (x, y) shows texture (y, 1 - x)
             1 => ([0.0, 1.0, 0.0, 0.0], [-1.0, 0.0, 1.0, 0.0]),
             2 => ([-1.0, 0.0, 1.0, 0.0], [0.0, -1.0, 1.0, 0.0]),
             _ => ([0.0, -1.0, 1.0, 0.0], [1.0, 0.0, 0.0, 0.0]),
+        };
+        match self.half {
+            Some((half, rows)) => (
+                uv_x,
+                [
+                    0.5 * uv_y[0],
+                    0.5 * uv_y[1],
+                    0.5 * uv_y[2] + 0.5 * half as f32,
+                    rows as f32,
+                ],
+            ),
+            None => (uv_x, uv_y),
         }
     }
 

@@ -1,7 +1,8 @@
 //! End to end, the fields on their own in the window: `Alt+d` shows the frame with its fields
 //! apart (each pixel the probe reads is that of FFmpeg's `il=l=d:c=d` picture, converted), then
 //! counts the top field alone and the bottom field alone (the region counted is its half), then
-//! the frame as it is again.
+//! each field alone at full height, line-doubled (on the screen and under the probe), then the
+//! frame as it is again.
 
 mod common;
 mod window;
@@ -51,16 +52,17 @@ fn alt_d_shows_the_fields_apart_then_counts_each_alone() {
     };
     // The window shows the 720x576 picture at its size: window pixels are picture pixels.
     let points = [(200, 100), (360, 301), (500, 450)];
-    let probe = |expected: &[u32], (px, py): (u32, u32), what: &str| {
+    // The probe under window point (px, py) reads frame pixel `at` (the same point, but for a
+    // field line-doubled).
+    let probe_at = |expected: &[u32], (px, py): (u32, u32), at: [u32; 2], what: &str| {
         // (Moved away first, so that each reading is a new one.)
         mouse(px + 3, py + 3);
         let before = mouse(px, py);
         player.wait_present(what, before, |p| {
-            p.probe
-                .as_ref()
-                .is_some_and(|v| v[..2] == [px, py] && v[2..] == *expected)
+            p.probe.as_ref().is_some_and(|v| v[..2] == at && v[2..] == *expected)
         })
     };
+    let probe = |expected: &[u32], (px, py): (u32, u32), what: &str| probe_at(expected, (px, py), [px, py], what);
     for point @ (px, py) in points {
         probe(&rgb(&frame, width, px, py), point, "the frame's pixel");
     }
@@ -80,6 +82,29 @@ fn alt_d_shows_the_fields_apart_then_counts_each_alone() {
         let shown = player.wait_present(view, before, |p| p.view.as_deref() == Some(view) && p.new_frame);
         assert_eq!(shown.region, Some(region.to_vec()), "{view}");
         assert_eq!(shown.frame, Some(4));
+    }
+    // Each field alone over the whole picture, line-doubled, still counted alone: window row y
+    // shows row y / 2 of the field, on the screen as under the probe.
+    for (view, first_row) in [("top-doubled", 0), ("bottom-doubled", 288)] {
+        let before = player.key("alt+d");
+        let shown = player.wait_present(view, before, |p| p.view.as_deref() == Some(view) && p.new_frame);
+        assert_eq!(shown.region, Some(vec![0, first_row, 720, 288]), "{view}");
+        for point @ (px, py) in points {
+            let at = [px, first_row + py / 2];
+            probe_at(
+                &rgb(&fields, width, at[0], at[1]),
+                point,
+                at,
+                "the field's pixel, line-doubled",
+            );
+        }
+        player.wait_idle(std::time::Duration::from_millis(500));
+        let screen = player.capture();
+        for (px, py) in [(360, 301), (360, 302), (200, 101)] {
+            let on_screen: Vec<u32> = screen.at(px, py).map(u32::from).to_vec();
+            let expected = rgb(&fields, width, px, first_row + py / 2);
+            assert_eq!(on_screen, expected, "{view}: the screen at ({px}, {py})");
+        }
     }
     let before = player.key("alt+d");
     let shown = player.wait_present("the frame again", before, |p| p.new_frame && p.view.is_none());

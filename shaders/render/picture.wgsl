@@ -137,7 +137,13 @@ fn draw_marks(rgb: vec3f, t: vec2f, position: vec2f) -> vec3f {
 
 @fragment
 fn picture_fs(in: VertexOutput) -> @location(0) vec4f {
-    var rgb = textureSample(frame, frame_sampler, in.texcoord).rgb;
+    // One field line-doubled (uv_y.w: the texture's rows): each screen row shows one row of
+    // the texture, the one it lies in, not a blend of two.
+    var at = in.texcoord;
+    if uni.uv_y.w > 0.0 {
+        at.y = (floor(at.y * uni.uv_y.w) + 0.5) / uni.uv_y.w;
+    }
+    var rgb = textureSample(frame, frame_sampler, at).rgb;
     if uni.transfer != TRANSFER_SDR {
         let wide = uni.wide != 0u;
         rgb = tone_map_pixel(rgb, uni.transfer, peak.peak_nits, wide, uni.to_bt709[0].xyz, uni.to_bt709[1].xyz, uni.to_bt709[2].xyz);

@@ -1,7 +1,8 @@
 //! The ways the window shows a frame's fields (QCTools' field split), which `Alt+d` cycles
 //! (`field_view_control`): the frame as it is; its fields apart, the top field's lines above
 //! the bottom field's (FFmpeg's `il=l=d:c=d`); the same with the histograms and scopes counting
-//! the top field alone; then the bottom field alone.
+//! the top field alone; then the bottom field alone; then the top field alone at the picture's
+//! full height, line-doubled (each of its lines twice as tall), and the bottom field so.
 
 use crate::scope::Region;
 
@@ -17,6 +18,10 @@ pub enum FieldView {
     Top,
     /// Apart, the bottom field counted alone.
     Bottom,
+    /// The top field alone, line-doubled, counted alone.
+    TopDoubled,
+    /// The bottom field alone, line-doubled, counted alone.
+    BottomDoubled,
 }
 
 impl FieldView {
@@ -25,7 +30,19 @@ impl FieldView {
             Self::Frame => Self::Apart,
             Self::Apart => Self::Top,
             Self::Top => Self::Bottom,
-            Self::Bottom => Self::Frame,
+            Self::Bottom => Self::TopDoubled,
+            Self::TopDoubled => Self::BottomDoubled,
+            Self::BottomDoubled => Self::Frame,
+        }
+    }
+
+    /// The half of the picture (fields apart) shown line-doubled over the whole picture: 0 the
+    /// top field's, 1 the bottom's.
+    pub fn doubled(self) -> Option<u32> {
+        match self {
+            Self::TopDoubled => Some(0),
+            Self::BottomDoubled => Some(1),
+            _ => None,
         }
     }
 
@@ -36,6 +53,8 @@ impl FieldView {
             Self::Apart => Some("apart"),
             Self::Top => Some("top"),
             Self::Bottom => Some("bottom"),
+            Self::TopDoubled => Some("top-doubled"),
+            Self::BottomDoubled => Some("bottom-doubled"),
         }
     }
 
@@ -43,8 +62,8 @@ impl FieldView {
     pub fn counted(self, (width, height): (u32, u32)) -> Option<Region> {
         let half = height / 2;
         let at = match self {
-            Self::Top => 0,
-            Self::Bottom => half,
+            Self::Top | Self::TopDoubled => 0,
+            Self::Bottom | Self::BottomDoubled => half,
             Self::Frame | Self::Apart => return None,
         };
         Some(Region {
@@ -62,6 +81,8 @@ impl FieldView {
             Self::Apart => "Fields: apart, top above bottom",
             Self::Top => "Fields: apart, the top field counted alone",
             Self::Bottom => "Fields: apart, the bottom field counted alone",
+            Self::TopDoubled => "Fields: the top field alone, line-doubled",
+            Self::BottomDoubled => "Fields: the bottom field alone, line-doubled",
         }
     }
 }
@@ -74,11 +95,29 @@ mod tests {
     fn the_views_cycle_and_count_their_field() {
         let mut view = FieldView::Frame;
         let mut names = Vec::new();
-        for _ in 0..4 {
+        for _ in 0..6 {
             view = view.next();
             names.push(view.log_name());
         }
-        assert_eq!(names, [Some("apart"), Some("top"), Some("bottom"), None]);
+        assert_eq!(
+            names,
+            [
+                Some("apart"),
+                Some("top"),
+                Some("bottom"),
+                Some("top-doubled"),
+                Some("bottom-doubled"),
+                None
+            ]
+        );
+        assert_eq!(
+            FieldView::BottomDoubled.counted((720, 576)),
+            FieldView::Bottom.counted((720, 576))
+        );
+        assert_eq!(
+            (FieldView::TopDoubled.doubled(), FieldView::Top.doubled()),
+            (Some(0), None)
+        );
         assert_eq!(
             FieldView::Bottom.counted((720, 576)),
             Some(Region {

@@ -420,9 +420,7 @@ impl Media {
     /// Side by side, a point on B's half is the same point of A's frame.
     pub fn frame_point(&self, point: (f64, f64), viewport: (u32, u32), fit: crate::render::layout::Fit) -> (f64, f64) {
         let picture = crate::render::layout::fit_picture(self.picture_aspect(), viewport, fit);
-        let orientation = Orientation {
-            quarter_turns: self.info.quarter_turns,
-        };
+        let orientation = self.orientation();
         let (width, height) = self.pipeline.frame_size();
         let wide = self.side_by_side();
         let shown = if wide { (2 * width, height) } else { (width, height) };
@@ -437,11 +435,17 @@ impl Media {
 
     /// Places picture and quads for the window's size and the viewer's options (uniform writes).
     pub fn layout(&self, queue: &wgpu::Queue, viewport: (u32, u32), options: ViewOptions) {
-        let orientation = Orientation {
-            quarter_turns: self.info.quarter_turns,
-        };
         self.scene
-            .layout(queue, self.picture_aspect(), orientation, viewport, options);
+            .layout(queue, self.picture_aspect(), self.orientation(), viewport, options);
+    }
+
+    /// How the picture is turned, and the field shown line-doubled, if one is.
+    fn orientation(&self) -> Orientation {
+        let rows = self.pipeline.frame_size().1;
+        Orientation {
+            quarter_turns: self.info.quarter_turns,
+            half: self.field_view.doubled().map(|half| (half, rows)),
+        }
     }
 
     /// Brings playback up to `now`: what the index learnt of the file's extent, and the frames

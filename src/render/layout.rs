@@ -256,7 +256,10 @@ mod tests {
             (100.0, 50.0),
         );
         // Turned a quarter clockwise: the window's top left shows the frame's bottom left.
-        let turned = Orientation { quarter_turns: 1 };
+        let turned = Orientation {
+            quarter_turns: 1,
+            half: None,
+        };
         let rect = fit_picture(0.5, (100, 200), Fit::Cover);
         let p = frame_point((0.0, 0.0), (100, 200), rect, turned, (200, 100));
         close(p, (0.0, 100.0));

@@ -169,7 +169,7 @@ pub fn describe(command: &Command) -> String {
         ToggleLut => "The picture through the LUT, or as decoded".into(),
         CycleDeinterlace => "Deinterlace: no, yes, or only frames flagged interlaced".into(),
         CycleFieldView => {
-            "Fields: the frame, apart (top above bottom), the top or the bottom field counted alone".into()
+            "Fields: the frame, apart (top above bottom), the top or the bottom field counted alone, each alone line-doubled".into()
         }
         ToggleScopesOn => "Scopes and histograms count the signal or the picture (with a LUT)".into(),
         CycleInputColour => "Read the signal as the next camera log encoding".into(),

@@ -55,6 +55,7 @@ impl Pipeline {
         let output = GpuFrame::new(&ctx, "bench output", size.0, size.1)?;
         let orientation = Orientation {
             quarter_turns: info.quarter_turns,
+            half: None,
         };
         scene.layout(
             &ctx.queue,
