@@ -116,19 +116,26 @@ fn the_pse_view_shows_the_failing_stretch_tints_the_flashing_blocks_and_goes_the
     );
 }
 
-#[test]
-fn a_live_inputs_failing_run_is_warned_of_as_the_analysis_finds_it_start() {
+/// The flashing clip sent over and over in real time to a UDP port of its own (`seed` keeps
+/// two tests apart), played live with `extra` arguments: the sender (sending until dropped)
+/// and the player.
+fn play_flashing_live<'x>(x: &'x Xvfb, name: &str, seed: u32, extra: &[&str]) -> (window::Reaped, Player<'x>) {
     let clip = flashing();
-    let port = 40_000 + ((std::process::id() + 7_777) % 20_000) as u16;
+    let port = 40_000 + ((std::process::id() + seed) % 20_000) as u16;
     let url = format!("udp://127.0.0.1:{port}");
-    // The flashing clip sent over and over in real time.
     let input = ["-stream_loop".as_ref(), "-1".as_ref(), "-i".as_ref(), clip.as_os_str()];
     let codec = window::LIVE_H264.map(std::ffi::OsStr::new);
-    let _sender = window::udp_sender(&url, &[&input[..], &codec[..]].concat());
-    let x = Xvfb::start();
-    let args = [url.as_str(), "--input-option", "timeout=3000000", "--no-audio", "--pse"];
+    let sender = window::udp_sender(&url, &[&input[..], &codec[..]].concat());
+    let mut args = vec![url.as_str(), "--input-option", "timeout=3000000", "--no-audio"];
+    args.extend_from_slice(extra);
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
-    let player = Player::start_with(&x, "pse-live", &args);
+    (sender, Player::start_with(x, name, &args))
+}
+
+#[test]
+fn a_live_inputs_failing_run_is_warned_of_as_the_analysis_finds_it_start() {
+    let x = Xvfb::start();
+    let (_sender, player) = play_flashing_live(&x, "pse-live", 7_777, &["--pse"]);
     player.wait_present("live frames", 0, |p| p.new_frame && p.frame >= Some(10));
     // The general flash fails from the seventh transition in a second: warned of once found.
     player.poll("the warning", || {
@@ -142,16 +149,8 @@ fn a_live_inputs_failing_run_is_warned_of_as_the_analysis_finds_it_start() {
 
 #[test]
 fn alt_p_midway_on_a_live_input_analyses_it_from_then_on_numbered_as_the_window_numbers_frames() {
-    let clip = flashing();
-    let port = 40_000 + ((std::process::id() + 9_191) % 20_000) as u16;
-    let url = format!("udp://127.0.0.1:{port}");
-    let input = ["-stream_loop".as_ref(), "-1".as_ref(), "-i".as_ref(), clip.as_os_str()];
-    let codec = window::LIVE_H264.map(std::ffi::OsStr::new);
-    let _sender = window::udp_sender(&url, &[&input[..], &codec[..]].concat());
     let x = Xvfb::start();
-    let args = [url.as_str(), "--input-option", "timeout=3000000", "--no-audio"];
-    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
-    let player = Player::start_with(&x, "pse-live-midway", &args);
+    let (_sender, player) = play_flashing_live(&x, "pse-live-midway", 9_191, &[]);
     // Well into the stream (25 frames a second), then the view on.
     let before = player.wait_present("live frames", 0, |p| p.new_frame && p.frame >= Some(50));
     let shown = before.frame.unwrap();

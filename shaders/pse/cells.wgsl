@@ -77,10 +77,11 @@ fn pixel_channels(word: u32) -> vec3u {
     if HLG == 0u {
         return rgb;
     }
-    // HLG's OOTF: each channel times the gain of the pixel's scene luminance, by its 16ths
-    // (scene light <= 2^16 and gains <= 16 000: the products stay within 32 bits).
+    // HLG's OOTF: each channel times the gain of the pixel's scene luminance, by its steps
+    // (GAIN_STEP_SHIFT, GAIN_STEPS: the module's constants, as src/pse/light.rs has them; scene
+    // light <= 2^16 and gains <= 16 000: the products stay within 32 bits).
     let scene = (params.weight_r * rgb.x + params.weight_g * rgb.y + params.weight_b * rgb.z) / 10000u;
-    let gain = table[(1u << params.bits) + min(scene >> 4u, 4096u)];
+    let gain = table[(1u << params.bits) + min(scene >> GAIN_STEP_SHIFT, GAIN_STEPS)];
     return (rgb * gain) >> vec3u(16u);
 }
 

@@ -99,8 +99,13 @@ pub fn hlg_inverse_oetf(e: f32) -> f32 {
 /// BT.2408's levels comes back with its colours. BT.2100's luminance-weighted form
 /// (Lw · Ys^(γ−1) · E) would show such masters about 18% less colourful.
 pub fn hlg_ootf(rgb: [f32; 3], peak_nits: f32) -> [f32; 3] {
-    let gamma = 1.2 + 0.42 * (peak_nits / 1000.0).log2() / std::f32::consts::LOG2_10;
+    let gamma = hlg_system_gamma(peak_nits);
     rgb.map(|c| peak_nits * c.max(0.0).powf(gamma))
+}
+
+/// HLG's system gamma for a display of peak `peak_nits` (BT.2100): 1.2 + 0.42·log10(Lw / 1000).
+pub fn hlg_system_gamma(peak_nits: f32) -> f32 {
+    1.2 + 0.42 * (peak_nits / 1000.0).log2() / std::f32::consts::LOG2_10
 }
 
 /// ITU-R BT.1886 EOTF with black at 0: SDR signal (0..1) → linear light relative to white,

@@ -120,11 +120,11 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ),
         (
             "cells.wgsl",
-            compute_source(&Header::new(256).with("WG_X", 256).with("HLG", 0), PSE_CELLS),
+            compute_source(&crate::pse::light::shader_header(false), PSE_CELLS),
         ),
         (
             "cells.wgsl, HLG",
-            compute_source(&Header::new(256).with("WG_X", 256).with("HLG", 1), PSE_CELLS),
+            compute_source(&crate::pse::light::shader_header(true), PSE_CELLS),
         ),
         ("region.wgsl", REGION.to_string()),
         ("metrics.wgsl", METRICS.to_string()),

@@ -7,7 +7,7 @@
 use super::light::{CellLight, Grid, LightModel, CELL_WORDS};
 use super::stripes::{Blocks, Sides, Stripes, BLOCK_CELLS, BLOCK_WORDS};
 use super::FrameLight;
-use crate::gpu::shaders::{self, layout, Header};
+use crate::gpu::shaders::{self, layout};
 use crate::gpu::texture::GpuFrame;
 use crate::gpu::GpuContext;
 use wgpu::util::DeviceExt;
@@ -85,10 +85,7 @@ impl PseStage {
             "pse cells",
             // HLG a constant of the module (1: the table's codes are the scene's light and the
             // OOTF's gains follow them), so that the pass for other signals has none of its code.
-            shaders::compute_source(
-                &Header::new(256).with("HLG", u32::from(!model.gain.is_empty())),
-                shaders::PSE_CELLS,
-            ),
+            shaders::compute_source(&super::light::shader_header(!model.gain.is_empty()), shaders::PSE_CELLS),
         );
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("pse cells"),

@@ -16,12 +16,10 @@ pub const UNITS_PER_NIT: u32 = 16;
 pub const SDR_WHITE: f64 = 200.0;
 /// An HLG display's peak (BT.1702's note: 1000 cd/m²).
 pub const HLG_PEAK: f32 = 1000.0;
-/// HLG's system gamma at that peak (BT.2100: 1.2 + 0.42 log10(peak / 1000)).
-pub const HLG_GAMMA: f64 = 1.2;
 /// HLG's scene light in the table: 1.0 is this many units.
 const SCENE_UNITS: f64 = 65_536.0;
-/// HLG's OOTF gain is looked up by the scene luminance in steps of this many units (4096 steps
-/// from black to 1.0).
+/// HLG's OOTF gain is looked up by the scene luminance in steps of 2^GAIN_STEP_SHIFT units
+/// (`GAIN_STEPS` steps from black to 1.0); the shader is made with both.
 pub const GAIN_STEP_SHIFT: u32 = 4;
 pub const GAIN_STEPS: u32 = 4096;
 /// A change of at least this (cd/m²) where the darker state is under `DARK_LIMIT` is a transition.
@@ -92,12 +90,15 @@ impl LightModel {
             _ => [2126, 7152, 722],
         };
         let gain = match transfer {
-            Transfer::Hlg => (0..=GAIN_STEPS)
-                .map(|step| {
-                    let luminance = f64::from(step) / f64::from(GAIN_STEPS);
-                    (f64::from(HLG_PEAK) * luminance.powf(HLG_GAMMA - 1.0) * f64::from(UNITS_PER_NIT)).round() as u32
-                })
-                .collect(),
+            Transfer::Hlg => {
+                let gamma = f64::from(transfer::hlg_system_gamma(HLG_PEAK));
+                (0..=GAIN_STEPS)
+                    .map(|step| {
+                        let luminance = f64::from(step) / f64::from(GAIN_STEPS);
+                        (f64::from(HLG_PEAK) * luminance.powf(gamma - 1.0) * per_nit).round() as u32
+                    })
+                    .collect()
+            }
             _ => Vec::new(),
         };
         Self {
@@ -107,6 +108,16 @@ impl LightModel {
             gain,
         }
     }
+}
+
+/// The constants the photosensitivity shader (shaders/pse/cells.wgsl) is made with: whether
+/// the signal is HLG (the table's codes are the scene's light, the OOTF's gains after them),
+/// and the gains' steps.
+pub fn shader_header(hlg: bool) -> crate::gpu::shaders::Header {
+    crate::gpu::shaders::Header::new(256)
+        .with("HLG", u32::from(hlg))
+        .with("GAIN_STEP_SHIFT", GAIN_STEP_SHIFT)
+        .with("GAIN_STEPS", GAIN_STEPS)
 }
 
 /// A packed pixel's linear R, G and B (sixteenths of a cd/m²): twin of `pixel_channels` in
