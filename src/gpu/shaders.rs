@@ -118,14 +118,9 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
                 FREEZE,
             ),
         ),
-        (
-            "cells.wgsl",
-            compute_source(&crate::pse::light::shader_header(false), PSE_CELLS),
-        ),
-        (
-            "cells.wgsl, HLG",
-            compute_source(&crate::pse::light::shader_header(true), PSE_CELLS),
-        ),
+        // (As pse::light::shader_header makes it, for SDR and PQ, then for HLG.)
+        ("cells.wgsl", compute_source(&pse_header(0), PSE_CELLS)),
+        ("cells.wgsl, HLG", compute_source(&pse_header(1), PSE_CELLS)),
         ("region.wgsl", REGION.to_string()),
         ("metrics.wgsl", METRICS.to_string()),
         ("marks.wgsl", marks_source(false, 10)),
@@ -201,6 +196,15 @@ impl Header {
         self.0.push((name, value));
         self
     }
+}
+
+/// The photosensitivity shader's constants for validation (its gains' steps as
+/// pse::light::shader_header gives them).
+fn pse_header(hlg: u32) -> Header {
+    Header::new(256)
+        .with("HLG", hlg)
+        .with("GAIN_STEP_SHIFT", 4)
+        .with("GAIN_STEPS", 4096)
 }
 
 /// The tone-mapping functions after the transfer functions they call.
