@@ -207,6 +207,10 @@ fn bench_times_every_variant_after_checking_it() {
         "histoplay: chunk + merge + scale, 1 dispatch",
         "histoplay: chunk + merge + scale, 1 dispatch (flat frame)",
         "histoplay: chunk + merge + scale, 1 dispatch (10-bit frame)",
+        "histoplay from the planes: 4:2:0 8-bit",
+        "  the same frame converted, 8-bit",
+        "histoplay from the planes: 4:2:0 10-bit",
+        "  the same frame converted, 10-bit",
         "scope: waveform, 1024 columns",
         "scope: parade, 1024 columns",
         "scope: vectorscope",
@@ -279,6 +283,7 @@ fn bench_times_every_variant_after_checking_it() {
         "  engine 64/4/2/atomic, flat",
         "  engine 128/8/1/3",
         "  engine 128/8/1/3, flat",
+        "  from the planes 64/4/2",
         "  floor: an empty dispatch",
     ];
     assert_eq!(table.len(), names.len(), "{text}");

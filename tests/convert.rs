@@ -5,7 +5,12 @@ mod common;
 
 use common::Noise;
 use ffmpeg_next::ffi;
+use histoplay::cli::bench::kernels::scales_agree;
+use histoplay::colour::Depth;
 use histoplay::colour::{ColorSpec, Matrix, Range};
+use histoplay::engine::histogram::{display_scale, histogram_packed, Histogram};
+use histoplay::engine::planes::PlanesCount;
+use histoplay::engine::{EngineConfig, HistogramEngine};
 use histoplay::gpu::readback::{read_buffer, read_texture, words};
 use histoplay::gpu::texture::GpuFrame;
 use histoplay::gpu::GpuContext;
@@ -742,4 +747,140 @@ fn cpu_agrees_with_ffmpeg() {
             }
         }
     }
+}
+
+/// The histograms counted from the frame's planes (`PlanesCount`), and their display scale: the
+/// frame counted twice, so that the second count goes into the result's other slot after the
+/// first has zeroed the totals.
+fn planes_histogram(ctx: &GpuContext, frame: &TestFrame, bins: u32) -> (Histogram, [f32; 4]) {
+    let format = frame.format;
+    let depth = Depth::from_bits(format.layout.output_bits());
+    let engine = HistogramEngine::new(
+        ctx,
+        bins,
+        EngineConfig {
+            depth,
+            ..EngineConfig::default()
+        },
+    );
+    let target = engine.target(ctx, format.width, format.height).unwrap();
+    let count = PlanesCount::new(ctx, &engine, &target, &format).expect("4:2:0 is counted from its planes");
+    let slot = PlaneTextures::new(&ctx.device, "test slot", format).unwrap();
+    slot.upload(&ctx.queue, &frame.planes()).unwrap();
+    let binding = count.bind(ctx, &target, &slot);
+    for _ in 0..2 {
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        count.encode(&mut encoder, &binding, None);
+        ctx.queue.submit([encoder.finish()]);
+    }
+    let histogram = engine.read_histogram(ctx, &target).unwrap();
+    (histogram, engine.read_scale(ctx, &target).unwrap().scale)
+}
+
+#[test]
+fn histograms_from_the_planes_equal_the_converted_frames() {
+    let ctx = gpu();
+    let layouts = [
+        YUV420,
+        PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 1,
+            bits: 10,
+        },
+        PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 1,
+            bits: 12,
+        },
+        PlaneLayout::Nv12,
+        PlaneLayout::P010,
+    ];
+    let mut seed = 100;
+    for layout in layouts {
+        for color in colors_for(layout) {
+            // Odd and even sizes (the last chroma row and column repeat), the smallest frame,
+            // and frames of several tiles, the last ones cut by the frame's edges.
+            for (width, height, padding) in [(37, 23, 13), (36, 22, 6), (1, 1, 3), (1100, 41, 5), (2050, 38, 0)] {
+                seed += 1;
+                let format = FrameFormat {
+                    layout,
+                    width,
+                    height,
+                    color,
+                };
+                let frame = TestFrame::noise(format, padding, seed);
+                let depth = Depth::from_bits(layout.output_bits());
+                let expected = histogram_packed(&convert_cpu(&format, &frame.planes()), 256, depth);
+                let (got, scale) = planes_histogram(&ctx, &frame, 256);
+                let what = format!("{layout:?} {color:?} {width}x{height}");
+                assert!(got == expected, "{what}: the counts differ from the converted frame's");
+                assert!(
+                    scales_agree(scale, display_scale(&expected, width * height)),
+                    "{what}: scale"
+                );
+            }
+        }
+    }
+    // A smooth 1080p picture: with 256 bins each word finishes when its last chunk adds to
+    // it, with 1024 by ticket.
+    for layout in [YUV420, PlaneLayout::P010] {
+        let format = FrameFormat {
+            layout,
+            width: 1920,
+            height: 1080,
+            color: ColorSpec {
+                matrix: Matrix::Bt709,
+                range: Range::Limited,
+            },
+        };
+        let frame = smooth(format);
+        let words = convert_cpu(&format, &frame.planes());
+        for bins in [256, 1024] {
+            let expected = histogram_packed(&words, bins, Depth::from_bits(layout.output_bits()));
+            let (got, scale) = planes_histogram(&ctx, &frame, bins);
+            assert!(got == expected, "{layout:?} 1080p, {bins} bins: the counts differ");
+            assert!(
+                scales_agree(scale, display_scale(&expected, 1920 * 1080)),
+                "{layout:?} 1080p, {bins} bins: scale"
+            );
+        }
+    }
+}
+
+#[test]
+fn other_layouts_are_not_counted_from_their_planes() {
+    let ctx = gpu();
+    let engine = HistogramEngine::new(&ctx, 256, EngineConfig::default());
+    let target = engine.target(&ctx, 36, 22).unwrap();
+    let color = ColorSpec {
+        matrix: Matrix::Bt709,
+        range: Range::Limited,
+    };
+    for layout in [YUV444, PlaneLayout::Rgba, PlaneLayout::Gray { bits: 8 }] {
+        let format = FrameFormat {
+            layout,
+            width: 36,
+            height: 22,
+            color,
+        };
+        assert!(!PlanesCount::supports(&format), "{layout:?}");
+        assert!(
+            PlanesCount::new(&ctx, &engine, &target, &format).is_none(),
+            "{layout:?}"
+        );
+    }
+    // A 10-bit frame into an 8-bit engine, and a frame of another size.
+    let p010 = FrameFormat {
+        layout: PlaneLayout::P010,
+        width: 36,
+        height: 22,
+        color,
+    };
+    assert!(PlanesCount::new(&ctx, &engine, &target, &p010).is_none());
+    let larger = FrameFormat {
+        layout: YUV420,
+        width: 38,
+        ..p010
+    };
+    assert!(PlanesCount::new(&ctx, &engine, &target, &larger).is_none());
 }

@@ -1,8 +1,9 @@
-// Production chunk pass: each workgroup counts one chunk of CHUNK_PIXELS consecutive pixels of
-// the frame (packed RGBA8 or RGB10A2 by DEPTH, one u32 per pixel, four per vec4u load) into REPLICAS
-// workgroup-private copies of the four histograms. Loads are coalesced across the workgroup and
-// issued four at a time, so each invocation keeps 16 pixels in flight; replicas spread a flat
-// picture's atomics over banks. Two endings:
+// Production chunk pass: each workgroup counts one chunk of CHUNK_PIXELS pixels of the frame
+// into REPLICAS workgroup-private copies of the four histograms (replicas spread a flat
+// picture's atomics over banks). Where the pixels come from is the source's, which follows this
+// file in the module and gives `count_pixels`: chunk_packed.wgsl (the converted frame, packed
+// RGBA8 or RGB10A2 by DEPTH, consecutive pixels a chunk) or chunk_planes.wgsl (the decoded
+// 4:2:0 planes, converted as they are counted, a tile a chunk). Two endings:
 //
 // - count_merge (histoplay's engine, one dispatch): each workgroup adds its counts into the
 //   frame's totals with storage atomics, and the frame's histogram and display scale come out
@@ -43,7 +44,8 @@ struct ChunkParams { // twin: ChunkParams in src/engine/chunk.rs
     num_chunks: u32,
     // Bits of a bin's count in the per-word finish (count_merge_words); 0: by ticket (count_merge).
     count_bits: u32,
-    _pad: u32,
+    // Chunks across the frame, where a chunk is a tile (chunk_planes.wgsl); 0 otherwise.
+    tiles_across: u32,
 }
 
 var<workgroup> bins: array<atomic<u32>, SLOTS>;
@@ -52,7 +54,7 @@ var<workgroup> epoch: u32;
 // The workgroup's per-channel maximum of the running totals, or of the totals (last workgroup).
 var<workgroup> maxima: array<atomic<u32>, 4>;
 
-@group(0) @binding(0) var<storage, read> pixels: array<vec4u>;
+// (Binding 0 and up from 6: the pixels' source, chunk_packed.wgsl or chunk_planes.wgsl.)
 @group(0) @binding(1) var<uniform> params: ChunkParams;
 // count_chunk
 @group(0) @binding(2) var<storage, read_write> chunks: array<vec4u>;
@@ -70,34 +72,17 @@ fn slot(channel: u32, bin: u32, replica: u32) -> u32 {
     return (channel * NUM_BINS + bin) * REPLICAS + replica;
 }
 
-fn count_pixel(word: u32, replica: u32) {
-    let b = packed_bins(word);
+// Adds one pixel's bins [r, g, b, l] to the workgroup's bins.
+fn count_bins(b: vec4u, replica: u32) {
     atomicAdd(&bins[slot(0u, b.x, replica)], 1u);
     atomicAdd(&bins[slot(1u, b.y, replica)], 1u);
     atomicAdd(&bins[slot(2u, b.z, replica)], 1u);
     atomicAdd(&bins[slot(3u, b.w, replica)], 1u);
 }
 
-fn count_four(p: vec4u, replica: u32) {
-    count_pixel(p.x, replica);
-    count_pixel(p.y, replica);
-    count_pixel(p.z, replica);
-    count_pixel(p.w, replica);
-}
-
-// The last chunk may end mid-load: count only pixels before pixel_count.
-fn count_four_checked(p: vec4u, first_pixel: u32, replica: u32) {
-    for (var i = 0u; i < 4u; i++) {
-        if first_pixel + i < params.pixel_count {
-            count_pixel(p[i], replica);
-        }
-    }
-}
-
-// Counts chunk `chunk` into the workgroup's bins; every invocation of the workgroup calls it.
-fn count_pixels(chunk: u32, local_index: u32) {
-    let replica = local_index % REPLICAS;
-    let first_load = chunk * CHUNK_LOADS + local_index;
+// Zeroes the workgroup's bins and maxima, and waits for the whole workgroup: the start of
+// `count_pixels`, which every invocation calls.
+fn clear_bins(local_index: u32) {
     for (var s = local_index; s < SLOTS; s += WG_SIZE) {
         atomicStore(&bins[s], 0u);
     }
@@ -105,29 +90,6 @@ fn count_pixels(chunk: u32, local_index: u32) {
         atomicStore(&maxima[ch], 0u);
     }
     workgroupBarrier();
-
-    if (chunk + 1u) * CHUNK_PIXELS <= params.pixel_count {
-        // Whole chunk inside the frame: four independent loads, then count them.
-        for (var k = 0u; k < LOADS_PER_INVOCATION; k += 4u) {
-            let at = first_load + k * WG_SIZE;
-            let p0 = pixels[at];
-            let p1 = pixels[at + WG_SIZE];
-            let p2 = pixels[at + 2u * WG_SIZE];
-            let p3 = pixels[at + 3u * WG_SIZE];
-            count_four(p0, replica);
-            count_four(p1, replica);
-            count_four(p2, replica);
-            count_four(p3, replica);
-        }
-    } else {
-        let loads = (params.pixel_count + 3u) / 4u;
-        for (var k = 0u; k < LOADS_PER_INVOCATION; k++) {
-            let at = first_load + k * WG_SIZE;
-            if at < loads {
-                count_four_checked(pixels[at], at * 4u, replica);
-            }
-        }
-    }
 }
 
 // A bin's count in one channel, summed over the replicas.

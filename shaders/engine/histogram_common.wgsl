@@ -13,6 +13,9 @@ fn texel_bytes(texel: vec4f) -> vec3u {
 // just t / 256 for N <= 256. Twin of channel_bin_by_shifts in src/histogram.rs, which checks
 // that it equals the definition for every byte and bin count.
 fn channel_bins(rgb: vec3u) -> vec3u {
+    if NUM_BINS == 256u {
+        return rgb; // t / 256 = c
+    }
     let t = rgb * NUM_BINS;
     if NUM_BINS <= 256u {
         return t >> vec3u(8u);
@@ -42,14 +45,21 @@ fn luma_bin10(y: u32) -> u32 {
     return min(NUM_BINS - 1u, (q * NUM_BINS + r * NUM_BINS / 10000u) / 1023u);
 }
 
-// Bins [r, g, b, l] of a pixel's packed word: RGBA8 when DEPTH is 8, RGB10A2 when it is 10.
-fn packed_bins(word: u32) -> vec4u {
+// Bins [r, g, b, l] of a pixel's R', G', B' codes: 8-bit when DEPTH is 8, 10-bit when it is 10.
+fn rgb_bins(rgb: vec3u) -> vec4u {
     if DEPTH == 10u {
-        let rgb = vec3u(word & 0x3ffu, (word >> 10u) & 0x3ffu, (word >> 20u) & 0x3ffu);
         let w = rgb * LUMA_WEIGHTS;
         return vec4u(channel_bins10(rgb), luma_bin10(w.x + w.y + w.z));
     }
-    return pixel_bins(vec3u(word & 0xffu, (word >> 8u) & 0xffu, (word >> 16u) & 0xffu));
+    return pixel_bins(rgb);
+}
+
+// Bins [r, g, b, l] of a pixel's packed word: RGBA8 when DEPTH is 8, RGB10A2 when it is 10.
+fn packed_bins(word: u32) -> vec4u {
+    if DEPTH == 10u {
+        return rgb_bins(vec3u(word & 0x3ffu, (word >> 10u) & 0x3ffu, (word >> 20u) & 0x3ffu));
+    }
+    return rgb_bins(vec3u(word & 0xffu, (word >> 8u) & 0xffu, (word >> 16u) & 0xffu));
 }
 
 struct HistogramScale { // twin: HistogramScale in src/engine/scale.rs

@@ -73,7 +73,8 @@ pub struct ChunkParams {
     pub num_chunks: u32,
     /// `count_bits`: how the one-dispatch engine finishes the frame (0: by ticket).
     pub count_bits: u32,
-    pub _pad: u32,
+    /// Chunks across the frame where a chunk is a tile (`planes::PlanesCount`); 0 otherwise.
+    pub tiles_across: u32,
 }
 
 impl ChunkParams {
@@ -82,7 +83,7 @@ impl ChunkParams {
             pixel_count,
             num_chunks,
             count_bits: count_bits(pixel_count, num_chunks, bins),
-            _pad: 0,
+            tiles_across: 0,
         }
     }
 }
@@ -153,7 +154,7 @@ impl ChunkPass {
             .with("WG_X", shape.workgroup_size)
             .with("LOADS_PER_INVOCATION", shape.loads_per_invocation)
             .with("REPLICAS", shape.replicas);
-        let source = shaders::compute_source(&header, shaders::CHUNK);
+        let source = shaders::compute_source(&header, &format!("{}{}", shaders::CHUNK, shaders::CHUNK_PACKED));
         let module = shaders::trusted_module(device, "chunk pass", source);
         let pipeline = shaders::compute_pipeline(device, "chunk pass", &module, entry_point, &layout);
         let per_word = (ending == ChunkEnding::Merge)

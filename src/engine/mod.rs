@@ -6,6 +6,7 @@
 
 pub mod chunk;
 pub mod histogram;
+pub mod planes;
 pub mod reduce;
 pub mod scale;
 

@@ -7,6 +7,8 @@ use std::borrow::Cow;
 pub const TRANSFER: &str = include_str!("../../shaders/colour/transfer.wgsl");
 pub const HISTOGRAM_COMMON: &str = include_str!("../../shaders/engine/histogram_common.wgsl");
 pub const CHUNK: &str = include_str!("../../shaders/engine/chunk.wgsl");
+pub const CHUNK_PACKED: &str = include_str!("../../shaders/engine/chunk_packed.wgsl");
+pub const CHUNK_PLANES: &str = include_str!("../../shaders/engine/chunk_planes.wgsl");
 pub const REDUCE: &str = include_str!("../../shaders/engine/reduce.wgsl");
 pub const SCALE: &str = include_str!("../../shaders/engine/scale.wgsl");
 pub const OVERLAY: &str = include_str!("../../shaders/render/overlay.wgsl");
@@ -54,7 +56,23 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         .with("REPLICAS", 2);
     let reduce = bins.clone().with("FAN_IN", 16).with("REDUCE_WG", 256);
     vec![
-        ("chunk.wgsl", compute_source(&chunk, CHUNK)),
+        ("chunk.wgsl", compute_source(&chunk, &format!("{CHUNK}{CHUNK_PACKED}"))),
+        (
+            "chunk_packed.wgsl, in chunk.wgsl",
+            compute_source(&chunk, &format!("{CHUNK}{CHUNK_PACKED}")),
+        ),
+        // (As engine::planes makes it: planar chroma, then interleaved.)
+        (
+            "chunk_planes.wgsl, in chunk.wgsl",
+            compute_source(&chunk.clone().with("INTERLEAVED", 0), &format!("{CHUNK}{CHUNK_PLANES}")),
+        ),
+        (
+            "chunk_planes.wgsl, interleaved chroma, 10-bit",
+            compute_source(
+                &chunk.clone().depth(crate::colour::Depth::Ten).with("INTERLEAVED", 1),
+                &format!("{CHUNK}{CHUNK_PLANES}"),
+            ),
+        ),
         ("reduce.wgsl", compute_source(&reduce, REDUCE)),
         ("scale.wgsl", compute_source(&bins, SCALE)),
         ("article_single.wgsl", compute_source(&bins, ARTICLE_SINGLE)),

@@ -43,6 +43,7 @@ pub fn run(
     let mut rows = Vec::new();
     if groups.wants("histograms") {
         rows.extend(histogram_rows(ctx, image, &frame, bins, iters)?);
+        rows.extend(super::planes::rows(ctx, image, bins, iters)?);
     }
     if groups.wants("scopes") {
         rows.extend(super::scopes::rows(ctx, image, &frame, bins, iters)?);
@@ -70,6 +71,7 @@ pub fn run(
     }
     if groups.wants("histograms") {
         rows.extend(engine_rows(ctx, image, &frame, bins, iters, extra_engines)?);
+        rows.extend(super::planes::shape_rows(ctx, image, bins, iters, extra_engines)?);
     }
     rows.push(Row {
         name: "  floor: an empty dispatch".into(),

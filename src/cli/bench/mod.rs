@@ -12,6 +12,7 @@ pub mod kernels;
 pub mod lut;
 pub mod marks;
 pub mod pipeline;
+mod planes;
 pub mod qc;
 pub mod scopes;
 pub mod timing;
