@@ -15,6 +15,7 @@ pub mod idet;
 pub mod marks;
 pub mod pipeline;
 pub mod player;
+pub mod process;
 pub mod pse;
 pub mod quit_signals;
 pub mod render;

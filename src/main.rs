@@ -6,6 +6,7 @@ use histoplay::cli::{self, logging, Cli};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    histoplay::process::begin();
     // Before any thread starts.
     histoplay::video::memory::tune_allocator();
     // Mesa's device-select Vulkan layer prints "error: XDG_RUNTIME_DIR ..." on headless machines;
@@ -40,6 +41,11 @@ fn main() -> ExitCode {
         no_reconnect: cli.no_reconnect,
     });
     histoplay::video::interop::set_gpu_cache_size(cli.play.gpu_cache_size);
+    // A headless command's process ends as soon as its output is out (`process::end`).
+    let headless = cli.command.is_some();
+    if cli.command.as_ref().is_some_and(cli::Command::closes_behind) {
+        histoplay::process::end_at_once();
+    }
     let result = match cli.command {
         Some(command) => cli::run(command),
         None => cli.play.run(),
@@ -48,18 +54,22 @@ fn main() -> ExitCode {
     histoplay::video::record::finish_all();
     // ... and the reports they feed write their last frames.
     histoplay::cli::report::alongside::finish_all();
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
+    let code = match result {
+        Ok(()) => 0,
         // Output piped into `head` and the like: the reader has all it wanted.
-        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => 0,
         // A signal ended an input's open or read: quit as asked, without an error.
         Err(_) if histoplay::video::input::quitting() => {
-            ExitCode::from(128 + histoplay::video::input::quit_signal().unwrap_or(0) as u8)
+            128 + histoplay::video::input::quit_signal().unwrap_or(0) as u8
         }
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::FAILURE
+            1
         }
+    };
+    match headless {
+        true => histoplay::process::end(code),
+        false => ExitCode::from(code),
     }
 }
 

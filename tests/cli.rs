@@ -602,3 +602,57 @@ fn help_lists_each_command_on_one_short_line_with_the_detail_in_help_command() {
         assert!(!text.contains("src/") && !text.contains(".rs"), "{command}: {text}");
     }
 }
+
+/// The log's `start:` lines: every step of a command's start and end, in order, with the time
+/// since the process began; and the command's output whole though it ends without its drivers'
+/// teardown (`process::end`), its exit status its verdict's.
+#[test]
+fn a_command_logs_where_its_start_goes_and_ends_with_its_output_whole() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/media/sample-540p.mp4");
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["pse", sample, "--frames", "0..3", "--frames-out"])
+        .env("RUST_LOG", "histoplay::process=debug")
+        .output()
+        .expect("histoplay runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "three frames and the verdict: {text}");
+    for (k, line) in lines[..3].iter().enumerate() {
+        assert_eq!(field(line, "frame"), k.to_string(), "{line}");
+    }
+    assert_eq!(field(lines[3], "verdict"), "\"pass\"", "{text}");
+    assert_eq!(field(lines[3], "frames"), "3", "{text}");
+    let steps = [
+        "the file's container open",
+        "the decoder open",
+        "the GPU's device made",
+        "the GPU and the file open",
+        "the pipeline made",
+        "the command's passes made",
+        "the first frame decoded and uploaded",
+        "the first frame's results read back",
+        "the last frame's results read back",
+        "the command ended",
+    ];
+    let log = stderr(&out);
+    let mut times = Vec::new();
+    for step in steps {
+        let line = log
+            .lines()
+            .find(|l| l.contains(&format!("start: {step}: ")))
+            .unwrap_or_else(|| panic!("no line for {step:?}: {log}"));
+        let ms: f64 = line
+            .rsplit(": ")
+            .next()
+            .and_then(|t| t.strip_suffix(" ms"))
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        times.push((step, ms));
+    }
+    // The file and the GPU open side by side; from the pipeline on, one step after another.
+    for pair in times[3..].windows(2) {
+        assert!(pair[0].1 <= pair[1].1, "{pair:?}");
+    }
+    assert!(times[2].1 <= times[3].1 && times[1].1 <= times[3].1, "{times:?}");
+}

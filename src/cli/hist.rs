@@ -96,7 +96,7 @@ pub fn run(args: Args) -> Result<()> {
     let written = hist_video(gpu, source, range, job, args.cpu, output, &mut out)?;
     drop(out);
     if let Some(status) = signals.as_ref().and_then(crate::quit_signals::QuitSignals::exit_status) {
-        std::process::exit(status);
+        crate::process::end(status as u8);
     }
     if written == 0 {
         bail!("'{}': no frame of {range} could be decoded", path.display());

@@ -162,7 +162,7 @@ pub fn run(args: Args) -> Result<()> {
             eprintln!("{line}");
         }
         eprintln!("{} loudness limit(s) breached", breached.len());
-        std::process::exit(1);
+        crate::process::end(1);
     }
     Ok(())
 }

@@ -79,6 +79,22 @@ pub enum Command {
     MakeClip(bench::MakeClipArgs),
 }
 
+impl Command {
+    /// Whether what the command is done with may close behind it (`process::close_behind`):
+    /// all but the benchmarks, which time one run after another, each on a machine left as it
+    /// was found.
+    pub fn closes_behind(&self) -> bool {
+        !matches!(
+            self,
+            Command::Bench(_)
+                | Command::BenchPipeline(_)
+                | Command::BenchPlay(_)
+                | Command::BenchAv(_)
+                | Command::BenchLive(_)
+        )
+    }
+}
+
 /// Runs a command to its end.
 pub fn run(command: Command) -> Result<()> {
     match command {

@@ -167,7 +167,7 @@ pub fn run(args: Args) -> Result<()> {
     out.flush()?;
     drop(out);
     if !summary.passed() {
-        std::process::exit(1);
+        crate::process::end(1);
     }
     Ok(())
 }

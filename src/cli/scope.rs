@@ -130,7 +130,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     drop(out);
     if let Some(status) = signals.as_ref().and_then(crate::quit_signals::QuitSignals::exit_status) {
-        std::process::exit(status);
+        crate::process::end(status as u8);
     }
     Ok(())
 }

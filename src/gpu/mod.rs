@@ -49,6 +49,7 @@ impl GpuContext {
         for backends in [wgpu::Backends::PRIMARY, wgpu::Backends::GL] {
             let instance = wgpu::Instance::new(instance_descriptor(backends));
             if let Some(adapter) = pollster::block_on(best_adapter(&instance, None)) {
+                crate::process::mark("the GPU's adapter found");
                 return Self::with_adapter(instance, adapter);
             }
         }
@@ -73,6 +74,7 @@ impl GpuContext {
         }))?;
         let info = adapter.get_info();
         log::info!("GPU: {} ({:?}, {:?})", info.name, info.backend, info.device_type);
+        crate::process::mark("the GPU's device made");
         // wgpu's default for an error nobody scoped is a panic: instead the first is kept, and
         // the work waiting on the GPU ends with it.
         let uncaptured = std::sync::Arc::new(std::sync::Mutex::new(None));

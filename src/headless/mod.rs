@@ -393,7 +393,10 @@ pub fn gpu_frames(
         None => GpuContext::new()?,
     };
     let progress = Progress::new(frames_to_do(&source, range));
-    gpu_frames_on(&ctx, source, range, bins, Some(progress), setup, copy, emit)
+    let frames = gpu_frames_on(&ctx, source, range, bins, Some(progress), setup, copy, emit);
+    crate::process::mark("the pipeline let go");
+    crate::process::close_behind("the GPU", move || drop(ctx));
+    frames
 }
 
 /// Frames whose results are in flight at once on the way back from the GPU: enough that the
@@ -422,8 +425,11 @@ pub fn gpu_frames_on(
         false => Duration::from_secs(60),
     };
     // The colour volume matters to the CIE diagram (linear light) and the marks.
+    crate::process::mark("the GPU and the file open");
     let mut pipeline = FramePipeline::new(ctx, bins, format, source.info.volume, RING_SLOTS)?;
+    crate::process::mark("the pipeline made");
     let result_bytes = setup(ctx, &mut pipeline)?;
+    crate::process::mark("the command's passes made");
     let mut readback = ReadbackRing::new(&ctx.device, result_bytes, READBACKS);
     let mut submitted = 0u64;
     let mut emitted = 0u64;
@@ -442,6 +448,9 @@ pub fn gpu_frames_on(
         decoder.seek(SeekTarget::Frame(decoded.start));
     }
     let mut take = |bytes: &[u8], frame: FrameMeta| {
+        if emitted == 0 {
+            crate::process::mark("the first frame's results read back");
+        }
         emitted += 1;
         emit(&pipeline, bytes, frame)
     };
@@ -490,12 +499,19 @@ pub fn gpu_frames_on(
         }
         Ok(())
     };
+    let mut first_frame = true;
     loop {
         let event = decoder
             .next_current(stalled)
             .ok_or_else(|| ClipError::Decode("the decoder stopped responding".into()))?;
         let frame = match event {
-            DecoderEvent::Frame(frame) => frame,
+            DecoderEvent::Frame(frame) => {
+                if first_frame {
+                    crate::process::mark("the first frame decoded and uploaded");
+                    first_frame = false;
+                }
+                frame
+            }
             DecoderEvent::EndOfStream { .. } => {
                 if let Some(fields) = &mut fields {
                     let (pictures, done) = fields.finish();
@@ -547,6 +563,9 @@ pub fn gpu_frames_on(
     while !readback.is_empty() {
         readback.read_oldest(ctx, &mut take)?.transpose()?;
     }
+    crate::process::mark("the last frame's results read back");
+    drop(decoder);
+    crate::process::mark("the decoder let go");
     Ok(emitted)
 }
 

@@ -134,7 +134,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let all_good = batch::run(&batch, &files, &mut out)?;
         drop(out);
         if !all_good {
-            std::process::exit(1);
+            crate::process::end(1);
         }
         return Ok(());
     }
@@ -154,7 +154,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let failed = limits.failed(&summary.figures());
         if !failed.is_empty() {
             eprintln!("fails {}", failed.join(", "));
-            std::process::exit(1);
+            crate::process::end(1);
         }
     }
     Ok(())

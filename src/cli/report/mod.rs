@@ -298,10 +298,10 @@ pub fn run(args: Args) -> Result<()> {
             }
         }
         eprintln!("{} run(s) of frames beyond the limits", runs.len());
-        std::process::exit(1);
+        crate::process::end(1);
     }
     if let Some(status) = signals.as_ref().and_then(QuitSignals::exit_status) {
-        std::process::exit(status);
+        crate::process::end(status as u8);
     }
     Ok(())
 }
@@ -384,7 +384,7 @@ fn run_batch(args: Args) -> Result<()> {
     out.flush()?;
     drop(out);
     if let Some(status) = signals.as_ref().and_then(QuitSignals::exit_status) {
-        std::process::exit(status);
+        crate::process::end(status as u8);
     }
     let bad = outcomes.iter().any(|o| match o {
         batch::Outcome::Failed(_) | batch::Outcome::Stopped => true,
@@ -392,7 +392,7 @@ fn run_batch(args: Args) -> Result<()> {
         batch::Outcome::Skipped => false,
     });
     if bad {
-        std::process::exit(1);
+        crate::process::end(1);
     }
     Ok(())
 }

@@ -427,25 +427,32 @@ impl Drop for DecodeThread {
     /// Stops the threads and waits for them: the decode thread finishes the frame in hand (a
     /// few milliseconds) and lets go of the file, the upload thread the uploads it was sent, then
     /// of the GPU. The player drops files off its UI thread.
+    /// (Where the process ends at once, the waiting is done on a thread of its own:
+    /// `process::close_behind`.)
     fn drop(&mut self) {
         let started = std::time::Instant::now();
         let _ = self.commands.send(Command::Stop);
         self.interrupt.interrupt();
         // The preview thread stops once the decode thread has let go of its jobs.
-        for handle in [self.handle.take(), self.preview.take(), self.uploader.take()]
+        let handles: Vec<_> = [self.handle.take(), self.preview.take(), self.uploader.take()]
             .into_iter()
             .flatten()
-        {
-            let _ = handle.join();
-        }
-        let joined = started.elapsed();
-        // The decoder's contexts and tables went with it: memory the allocator may now return.
-        crate::video::memory::trim_allocator();
-        log::debug!(
-            "decode thread of {} stopped in {:.1} ms, memory trimmed in {:.1} ms",
-            self.info.path.display(),
-            joined.as_secs_f64() * 1e3,
-            (started.elapsed() - joined).as_secs_f64() * 1e3
-        );
+            .collect();
+        let path = self.info.path.clone();
+        crate::process::close_behind("a decoder", move || {
+            for handle in handles {
+                let _ = handle.join();
+            }
+            let joined = started.elapsed();
+            // The decoder's contexts and tables went with it: memory the allocator may now
+            // return.
+            crate::video::memory::trim_allocator();
+            log::debug!(
+                "decode thread of {} stopped in {:.1} ms, memory trimmed in {:.1} ms",
+                path.display(),
+                joined.as_secs_f64() * 1e3,
+                (started.elapsed() - joined).as_secs_f64() * 1e3
+            );
+        });
     }
 }

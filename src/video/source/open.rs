@@ -58,7 +58,9 @@ impl VideoSource {
         };
         // SAFETY: reading a plain field of the context, set from the stream's parameters.
         let stream_format = Pixel::from(unsafe { (*context.as_ptr()).pix_fmt });
+        crate::process::mark("the file's container open");
         let hardware = hardware::attach(&mut context, &found, stream_format, parameters_size);
+        crate::process::mark("the hardware decoder's device made, if any");
         // FFmpeg's H.264 decoder starts over on a flush, which for a hardware decoder means
         // making it again (NVDEC: 100 to 300 ms a seek); an IDR picture needs no flush.
         let keep_decoder = (hardware.is_some() && codec_id == ffmpeg::codec::Id::H264).then(|| {
@@ -90,6 +92,7 @@ impl VideoSource {
             path: path.to_owned(),
             reason: format!("cannot open the {codec} decoder: {e}"),
         })?;
+        crate::process::mark("the decoder open");
         let mut info = describe(path, &input, &stream, &decoder, codec, hardware.map(|h| h.name))?;
         info.live = live;
         let decoded_size = (info.format.width, info.format.height);

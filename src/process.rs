@@ -1,0 +1,65 @@
+//! The process's start and end. The log's `start:` lines (at debug level, `RUST_LOG=
+//! histoplay::process=debug`) say where a command's time goes before its first frame and after
+//! its last: each step of opening the file, the GPU and the passes, and of closing them, with
+//! the milliseconds since the process began.
+//!
+//! A headless command ends without the drivers' teardown (`end`): closing a hardware decoder
+//! takes NVIDIA's driver about 200 ms at 4K, and its exit handlers as long again, all after the
+//! command's last output. Once a command has said it ends so (`ending_at_once`), a decoder it
+//! is done with closes on a thread of its own (`close_behind`) while the command finishes, and
+//! the process ends as soon as its output is out, whatever those threads are still doing: the
+//! kernel frees what they held.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+static BEGAN: OnceLock<Instant> = OnceLock::new();
+static AT_ONCE: AtomicBool = AtomicBool::new(false);
+
+/// The process began now (called first thing in `main`).
+pub fn begin() {
+    BEGAN.get_or_init(Instant::now);
+}
+
+/// Logs that `step` is done, with the time since the process began.
+pub fn mark(step: &str) {
+    if log::log_enabled!(log::Level::Debug) {
+        let ms = BEGAN.get_or_init(Instant::now).elapsed().as_secs_f64() * 1e3;
+        log::debug!("start: {step}: {ms:.1} ms");
+    }
+}
+
+/// This process ends with `end`: what a command is done with may close behind it.
+pub fn end_at_once() {
+    AT_ONCE.store(true, Ordering::Release);
+}
+
+/// Whether the process ends with `end` (a headless command), not by returning from `main`.
+pub fn ending_at_once() -> bool {
+    AT_ONCE.load(Ordering::Acquire)
+}
+
+/// Runs `close` (letting go of a decoder, a GPU) on a thread of its own where the process ends
+/// at once, else here.
+pub fn close_behind(what: &str, close: impl FnOnce() + Send + 'static) {
+    if !ending_at_once() {
+        return close();
+    }
+    let spawned = std::thread::Builder::new().name(format!("close {what}")).spawn(close);
+    if let Err(e) = spawned {
+        log::debug!("closing {what} on a thread of its own: {e}");
+    }
+}
+
+/// Ends the process with `code` once its output is out, without running exit handlers (the
+/// drivers' teardown) or waiting for what closes behind.
+pub fn end(code: u8) -> ! {
+    mark("the command ended");
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: _exit ends the process; nothing after it runs. Every file histoplay writes is
+    // flushed and closed by the command before it returns (buffers dropped), stdout just above.
+    unsafe { libc::_exit(i32::from(code)) }
+}
