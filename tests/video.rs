@@ -451,3 +451,45 @@ fn a_catch_up_run_passes_the_frames_before_those_it_keeps_and_gives_the_rest_who
     );
     assert!(passed.len() < 6, "frames nothing references were decoded: {passed:?}");
 }
+
+/// A source whose first frame was decoded ahead (`prime`, as the commands do while the GPU
+/// opens) gives the frames it gives unprimed, numbers, timestamps and samples alike; a seek
+/// made after priming drops the frame decoded ahead and lands where it was asked to.
+#[test]
+fn a_primed_source_gives_the_same_frames_and_a_seek_drops_the_one_decoded_ahead() {
+    use histoplay::video::source::{Decoding, VideoSource};
+    let clip = common::grey_ramp_bframes();
+    let frames = |source: &mut VideoSource, count: usize| -> Vec<(u64, i64, Option<i64>, Vec<u8>)> {
+        (0..count)
+            .map(|_| {
+                let frame = source.next_frame().unwrap().expect("a frame");
+                let samples = frame.video().unwrap().data(0).to_vec();
+                (frame.index, frame.pts, frame.previous, samples)
+            })
+            .collect()
+    };
+    let mut plain = VideoSource::open_for(&clip, Decoding::Throughput).unwrap();
+    let expected = frames(&mut plain, 12);
+    let mut primed = VideoSource::open_for(&clip, Decoding::Throughput).unwrap();
+    primed.prime();
+    primed.prime(); // (a second call keeps the frame decoded ahead)
+    assert!(frames(&mut primed, 12) == expected, "the primed source's frames differ");
+    assert_eq!(expected[0].0, 0);
+
+    let mut seeking = VideoSource::open_for(&clip, Decoding::Throughput).unwrap();
+    seeking.prime();
+    let all: Vec<i64> = expected.iter().map(|f| f.1).collect();
+    seeking.seek_before(all[0]);
+    assert!(frames(&mut seeking, 12) == expected, "after a seek to the start");
+    let mut later = VideoSource::open_for(&clip, Decoding::Throughput).unwrap();
+    later.prime();
+    // The run starts at the keyframe at or before frame 9, and the frame decoded ahead (frame
+    // 0) does not come first: the frames from there are the unprimed source's, none twice.
+    later.seek_before(all[9]);
+    let landed = frames(&mut later, 3);
+    let start = expected
+        .iter()
+        .position(|f| f.0 == landed[0].0)
+        .expect("a frame of the stream");
+    assert!(landed[..] == expected[start..start + 3], "after a seek to frame 9");
+}

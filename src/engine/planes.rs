@@ -3,8 +3,10 @@
 //! those of the converted frame bit for bit, from a third of its bytes. The one-dispatch engine's
 //! endings (the per-word and by-ticket finishes) are the same; a chunk is a tile of the frame.
 //!
-//! For the frame as decoded: where the picture counted is adjusted or shown through a look,
-//! the engine counts the frame those make (`HistogramEngine::bind_source`).
+//! The frame pipeline does not use it: on the GPUs measured (docs/performance.md, "Histograms
+//! from the decoded planes") the conversion's arithmetic costs more than the reads it saves, and
+//! counting the converted frame (`HistogramEngine::bind_source`) is faster. `bench` times both
+//! on the card at hand.
 
 use super::chunk::ChunkParams;
 use super::{HistogramEngine, HistogramTarget};

@@ -228,7 +228,7 @@ pub fn run(args: Args) -> Result<()> {
         let interrupt = source.interrupter();
         signals.on_signal(Box::new(move || interrupt.interrupt()));
     }
-    let gpu = gpu.finish();
+    let (gpu, source) = crate::headless::open_beside(gpu, source, range);
     // A live input's runs are told as they end (there may be no end to wait for).
     let live = source.info.live;
     let on_sound =

@@ -138,6 +138,7 @@ impl VideoSource {
             ),
             continuity: live.then(Default::default),
             lost: None,
+            primed: None,
             reconnects: match live {
                 true => crate::video::input::reconnects(path),
                 false => crate::video::input::Reconnect::Never,

@@ -28,23 +28,39 @@ impl VideoSource {
     /// The next frame in presentation order, whole or (on a catch-up run that passes frames)
     /// passed; None at the end of the stream.
     pub fn next_decoded(&mut self) -> Result<Option<Decoded>, VideoError> {
+        loop {
+            let Some(frame) = self.primed.take().or_else(|| self.next_raw()) else {
+                return Ok(None);
+            };
+            if let Some(decoded) = self.finish(frame)? {
+                return Ok(Some(decoded));
+            }
+        }
+    }
+
+    /// Decodes the stream's first frame now, for `next_decoded` to give out: the wait for it
+    /// (a hardware decoder's session made, frame threads filled with their first frames) then
+    /// overlaps whatever its consumer still has to make ready. A live input's frames are taken
+    /// as they come, not ahead.
+    pub fn prime(&mut self) {
+        if self.primed.is_none() && !self.info.live {
+            self.primed = self.next_raw();
+        }
+    }
+
+    /// The decoder's next frame as it gives it out; None at the end of the stream.
+    fn next_raw(&mut self) -> Option<ffmpeg::frame::Video> {
         let mut frame = ffmpeg::frame::Video::empty();
         loop {
             match self.decoder.receive_frame(&mut frame) {
-                Ok(()) => match self.finish(frame)? {
-                    Some(decoded) => return Ok(Some(decoded)),
-                    None => {
-                        frame = ffmpeg::frame::Video::empty();
-                        continue;
-                    }
-                },
+                Ok(()) => return Some(frame),
                 Err(ffmpeg::Error::Eof) => match self.lost.take() {
                     // Drained: the connection is opened again, and the decoder takes packets.
                     Some(lost) if self.reconnect(&lost) => {
                         self.eof_sent = false;
                         continue;
                     }
-                    _ => return Ok(None),
+                    _ => return None,
                 },
                 Err(ffmpeg::Error::Other { errno }) if errno == ffmpeg::error::EAGAIN => {}
                 Err(e) => {
@@ -53,7 +69,7 @@ impl VideoSource {
                 }
             }
             if self.eof_sent {
-                return Ok(None);
+                return None;
             }
             let mut packet = ffmpeg::Packet::empty();
             match packet.read(&mut self.input) {

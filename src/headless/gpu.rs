@@ -1,0 +1,256 @@
+//! The GPU's run over a range of frames: the player's decode thread, ring and frame pipeline,
+//! the results read back through a ring of mapped buffers, in order.
+
+use super::fields::{FieldRun, Picture};
+use super::progress::Progress;
+use super::{frames_to_do, ClipError, FrameMeta, FrameRange};
+use crate::gpu::readback::ReadbackRing;
+use crate::gpu::{GpuContext, GpuOpening};
+use crate::pipeline::FramePipeline;
+use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
+use crate::video::deinterlace::{Field, Output};
+use crate::video::ring::RING_SLOTS;
+use crate::video::source::{SeekTarget, VideoSource};
+use std::time::Duration;
+
+/// Runs the frames of `range` through the GPU frame pipeline (the player's decode thread, ring,
+/// converter and passes): `setup` configures the pipeline (region, scope) and says how many
+/// bytes each frame's result holds, `copy` records copying a frame's result into a readback
+/// buffer, and `emit` gets each result back, in order. `gpu`: the GPU opened beside the file
+/// (or opened here). Returns how many frames were emitted.
+pub fn gpu_frames(
+    gpu: GpuOpening,
+    source: VideoSource,
+    range: FrameRange,
+    bins: u32,
+    setup: impl FnOnce(&GpuContext, &mut FramePipeline) -> Result<u64, ClipError>,
+    copy: impl Fn(&FramePipeline, &mut wgpu::CommandEncoder, &wgpu::Buffer),
+    emit: impl FnMut(&FramePipeline, &[u8], FrameMeta) -> std::io::Result<()>,
+) -> Result<u64, ClipError> {
+    let (ctx, source) = open_beside(gpu, source, range);
+    let ctx = match ctx {
+        Some(ctx) => ctx,
+        None => GpuContext::new()?,
+    };
+    let progress = Progress::new(frames_to_do(&source, range));
+    let frames = gpu_frames_on(&ctx, source, range, bins, Some(progress), setup, copy, emit);
+    crate::process::mark("the pipeline let go");
+    crate::process::close_behind("the GPU", move || drop(ctx));
+    frames
+}
+
+/// The GPU, once its opening is done, and `source`, its first frame decoded meanwhile where the
+/// run starts there (`VideoSource::prime`): a decoder takes a while to give its first frame (a
+/// hardware decoder's session made, software frame threads filled), which then overlaps the
+/// GPU's start. (A run from a later frame seeks first.)
+pub fn open_beside(gpu: GpuOpening, source: VideoSource, range: FrameRange) -> (Option<GpuContext>, VideoSource) {
+    if range.start > 0 {
+        return (gpu.finish(), source);
+    }
+    std::thread::scope(|scope| {
+        let priming = scope.spawn(move || {
+            let mut source = source;
+            source.prime();
+            crate::process::mark("the first frame decoded ahead");
+            source
+        });
+        let ctx = gpu.finish();
+        crate::process::mark("the GPU open");
+        let source = priming.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (ctx, source)
+    })
+}
+
+/// Frames whose results are in flight at once on the way back from the GPU: enough that the
+/// decoder never waits on a readback of a frame just submitted.
+const READBACKS: usize = 12;
+
+/// `gpu_frames` on a GPU the caller already has (the player's), with a progress line or none.
+/// `emit` failing stops the run (with its error).
+#[allow(clippy::too_many_arguments)]
+pub fn gpu_frames_on(
+    ctx: &GpuContext,
+    source: VideoSource,
+    range: FrameRange,
+    bins: u32,
+    mut progress: Option<Progress>,
+    setup: impl FnOnce(&GpuContext, &mut FramePipeline) -> Result<u64, ClipError>,
+    copy: impl Fn(&FramePipeline, &mut wgpu::CommandEncoder, &wgpu::Buffer),
+    mut emit: impl FnMut(&FramePipeline, &[u8], FrameMeta) -> std::io::Result<()>,
+) -> Result<u64, ClipError> {
+    let format = source.info.format;
+    // A decode that stalls for this long is stuck, not slow; a live input may pause for as
+    // long as its sender does (a signal ends it).
+    let live = source.info.live;
+    let stalled = match live {
+        true => Duration::from_secs(365 * 86_400),
+        false => Duration::from_secs(60),
+    };
+    // The colour volume matters to the CIE diagram (linear light) and the marks.
+    crate::process::mark("the GPU and the file open");
+    let mut pipeline = FramePipeline::new(ctx, bins, format, source.info.volume, RING_SLOTS)?;
+    crate::process::mark("the pipeline made");
+    let result_bytes = setup(ctx, &mut pipeline)?;
+    crate::process::mark("the command's passes made");
+    let mut readback = ReadbackRing::new(&ctx.device, result_bytes, READBACKS);
+    let mut submitted = 0u64;
+    let mut emitted = 0u64;
+    // Frames go by once: nothing is kept for steps.
+    let mut fields = pipeline
+        .kept()
+        .map(|_| FieldRun::new(pipeline.deinterlacer().map(|p| p.filter()), source.info.time_base));
+    // Deinterlaced, the range's first frame is made with the frame before it.
+    let decoded = match fields {
+        Some(_) => FieldRun::decoded(range),
+        None => range,
+    };
+    let mut decoder = DecodeThread::spawn(source, ctx.queue.clone(), pipeline.decoded_ring().slots.clone(), 0);
+    // (A live input can't seek: its frames before the range go by.)
+    if decoded.start > 0 && !decoder.info.live {
+        decoder.seek(SeekTarget::Frame(decoded.start));
+    }
+    let mut take = |bytes: &[u8], frame: FrameMeta| {
+        if emitted == 0 {
+            crate::process::mark("the first frame's results read back");
+        }
+        emitted += 1;
+        emit(&pipeline, bytes, frame)
+    };
+    // Runs the picture in ring slot `slot` through the pipeline, made first by the
+    // deinterlacer where `made` says how.
+    // Where fields are split, each of the frame's fields (from the frame kept) in its turn.
+    let parts: &[Option<Field>] = match pipeline.splits_fields() {
+        true => &[Some(Field::Top), Some(Field::Bottom)],
+        false => &[None],
+    };
+    let mut run = |slot: usize, meta: FrameMeta, made: Option<&Output>| -> Result<(), ClipError> {
+        for &field in parts {
+            if readback.is_full() {
+                readback.read_oldest(ctx, &mut take)?.transpose()?;
+            }
+            let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("headless frame"),
+            });
+            // (A frame passed as it is is in its own slot already.)
+            if let (Some(output @ Output { field: Some(_), .. }), Some(pass)) = (made, pipeline.deinterlacer()) {
+                pass.encode(&mut encoder, output, &pipeline.ring.slots[slot]);
+            }
+            // The frame's idet sums, once (at field rate, or with fields split, its second
+            // picture reads them again).
+            let first = field != Some(Field::Bottom);
+            if let (Some(output @ Output { second: false, .. }), Some(idet), true) = (made, pipeline.idet(), first) {
+                idet.encode(&mut encoder, output);
+            }
+            let slot = match (field, made) {
+                (Some(field), Some(output)) => pipeline.encode_field(&mut encoder, output.cur, field),
+                _ => slot,
+            };
+            pipeline.encode_frame(&mut encoder, slot);
+            copy(&pipeline, &mut encoder, readback.next_buffer());
+            ctx.queue.submit([encoder.finish()]);
+            readback.submitted(FrameMeta { field, ..meta });
+        }
+        submitted += 1;
+        if let Some(progress) = &mut progress {
+            progress.tick(submitted);
+        }
+        // A live input's results go out as its frames come, not a ring's worth later (its
+        // next frame may be a while: the report and its alerts are as late as the stream).
+        while live && !readback.is_empty() {
+            readback.read_oldest(ctx, &mut take)?.transpose()?;
+        }
+        Ok(())
+    };
+    let mut first_frame = true;
+    loop {
+        let event = decoder
+            .next_current(stalled)
+            .ok_or_else(|| ClipError::Decode("the decoder stopped responding".into()))?;
+        let frame = match event {
+            DecoderEvent::Frame(frame) => {
+                if first_frame {
+                    crate::process::mark("the first frame decoded and uploaded");
+                    first_frame = false;
+                }
+                frame
+            }
+            DecoderEvent::EndOfStream { .. } => {
+                if let Some(fields) = &mut fields {
+                    let (pictures, done) = fields.finish();
+                    run_pictures(pictures, range, &mut run)?;
+                    done.into_iter().for_each(|slot| decoder.release(slot));
+                }
+                break;
+            }
+            DecoderEvent::Failed { message, .. } => return Err(ClipError::Decode(message)),
+            // Headless sources scale a changed picture to the first shape: never asked.
+            DecoderEvent::Reshaped(_) => {
+                return Err(ClipError::Decode(
+                    "the decoder asked for a ring of another shape".into(),
+                ))
+            }
+        };
+        // A seek's keyframe preview is not a frame of the range (the frame it stands in for
+        // follows).
+        if frame.preview || !decoded.contains(frame.index) {
+            let last = !frame.preview && range.end == Some(frame.index);
+            match fields.as_mut().filter(|_| last) {
+                // Deinterlaced, the frame after the range's last is the one its pictures are
+                // made with.
+                Some(fields) => {
+                    keep_planes(ctx, &pipeline, &frame);
+                    let (pictures, done) = fields.push(frame);
+                    run_pictures(pictures, range, &mut run)?;
+                    done.into_iter()
+                        .chain(fields.release())
+                        .for_each(|slot| decoder.release(slot));
+                }
+                None => decoder.release(frame.slot),
+            }
+            if !frame.preview && range.end.is_some_and(|e| frame.index >= e) {
+                break;
+            }
+            continue;
+        }
+        let Some(fields) = &mut fields else {
+            run(frame.slot, FrameMeta::from(&frame), None)?;
+            decoder.release(frame.slot);
+            continue;
+        };
+        keep_planes(ctx, &pipeline, &frame);
+        let (pictures, done) = fields.push(frame);
+        run_pictures(pictures, range, &mut run)?;
+        done.into_iter().for_each(|slot| decoder.release(slot));
+    }
+    while !readback.is_empty() {
+        readback.read_oldest(ctx, &mut take)?.transpose()?;
+    }
+    crate::process::mark("the last frame's results read back");
+    drop(decoder);
+    crate::process::mark("the decoder let go");
+    Ok(emitted)
+}
+
+/// Records keeping a frame's planes for the stages that read it with its neighbours (ahead of
+/// the pictures made with it).
+fn keep_planes(ctx: &GpuContext, pipeline: &FramePipeline, frame: &ReadyFrame) {
+    if let Some(kept) = pipeline.kept() {
+        let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("keep a frame's planes"),
+        });
+        kept.encode_keep(&mut encoder, &pipeline.decoded_ring().slots[frame.slot], frame.index);
+        ctx.queue.submit([encoder.finish()]);
+    }
+}
+
+/// Runs the deinterlaced pictures of `range`'s frames (the others were only made with).
+fn run_pictures(
+    pictures: Vec<Picture>,
+    range: FrameRange,
+    run: &mut impl FnMut(usize, FrameMeta, Option<&Output>) -> Result<(), ClipError>,
+) -> Result<(), ClipError> {
+    for picture in pictures.into_iter().filter(|p| range.contains(p.meta.frame)) {
+        run(picture.slot, picture.meta, Some(&picture.output))?;
+    }
+    Ok(())
+}
