@@ -15,37 +15,10 @@
 
 const TILE_COLUMNS: u32 = 2u * WG_SIZE;
 const TILE_ROWS: u32 = 2u * LOADS_PER_INVOCATION; // a chunk: CHUNK_PIXELS pixels
-const OUT_FRAC: u32 = 28u - DEPTH; // convert.wgsl's frac_bits() for DEPTH-bit codes
+const OUT_FRAC: u32 = FRAC_BITS + 8u - DEPTH; // convert.wgsl's frac_bits() for DEPTH-bit codes
 const WHITE: i32 = (1i << DEPTH) - 1i;
 
-struct Row { // twin: Row in src/video/convert/mod.rs; one output channel
-    y: i32,
-    cb: i32,
-    cr: i32,
-    bias: i32,
-}
-
-struct GreyMap { // twin: GreyMap in src/video/convert/mod.rs (unused here)
-    pre_shift: u32,
-    offset: i32,
-    scale: i32,
-    shift: u32,
-}
-
-struct ConvertParams { // twin: ConvertParams in src/video/convert/mod.rs
-    r: Row,
-    g: Row,
-    b: Row,
-    grey: GreyMap,
-    width: u32,
-    height: u32,
-    chroma_width: u32,
-    chroma_height: u32,
-    chroma_shift_x: u32,
-    chroma_shift_y: u32,
-    sample_mask: u32,
-    out_bits: u32,
-}
+// (Row, GreyMap and ConvertParams: shaders/video/convert_params.wgsl, before this.)
 
 @group(0) @binding(6) var<uniform> convert: ConvertParams;
 @group(0) @binding(7) var luma: texture_2d<u32>;

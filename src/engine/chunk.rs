@@ -154,7 +154,7 @@ impl ChunkPass {
             .with("WG_X", shape.workgroup_size)
             .with("LOADS_PER_INVOCATION", shape.loads_per_invocation)
             .with("REPLICAS", shape.replicas);
-        let source = shaders::compute_source(&header, &format!("{}{}", shaders::CHUNK, shaders::CHUNK_PACKED));
+        let source = shaders::chunk_packed_source(&header);
         let module = shaders::trusted_module(device, "chunk pass", source);
         let pipeline = shaders::compute_pipeline(device, "chunk pass", &module, entry_point, &layout);
         let per_word = (ending == ChunkEnding::Merge)

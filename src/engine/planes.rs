@@ -106,7 +106,7 @@ impl PlanesCount {
             .with("LOADS_PER_INVOCATION", shape.loads_per_invocation)
             .with("REPLICAS", shape.replicas)
             .with("INTERLEAVED", u32::from(interleaved));
-        let source = shaders::compute_source(&header, &format!("{}{}", shaders::CHUNK, shaders::CHUNK_PLANES));
+        let source = shaders::chunk_planes_source(&header);
         let label = "histograms from the planes";
         let module = shaders::trusted_module(device, label, source);
         let pipelines = ["count_merge", "count_merge_words"]

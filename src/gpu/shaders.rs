@@ -27,6 +27,7 @@ pub const PSE_CELLS: &str = include_str!("../../shaders/pse/cells.wgsl");
 pub const SCOPE_DRAW: &str = include_str!("../../shaders/scope/draw.wgsl");
 pub const REGION: &str = include_str!("../../shaders/scope/region.wgsl");
 pub const CONVERT: &str = include_str!("../../shaders/video/convert.wgsl");
+pub const CONVERT_PARAMS: &str = include_str!("../../shaders/video/convert_params.wgsl");
 pub const DEINTERLACE: &str = include_str!("../../shaders/video/deinterlace.wgsl");
 pub const IDET: &str = include_str!("../../shaders/idet/idet.wgsl");
 pub const METRICS: &str = include_str!("../../shaders/compare/metrics.wgsl");
@@ -56,22 +57,16 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         .with("REPLICAS", 2);
     let reduce = bins.clone().with("FAN_IN", 16).with("REDUCE_WG", 256);
     vec![
-        ("chunk.wgsl", compute_source(&chunk, &format!("{CHUNK}{CHUNK_PACKED}"))),
-        (
-            "chunk_packed.wgsl, in chunk.wgsl",
-            compute_source(&chunk, &format!("{CHUNK}{CHUNK_PACKED}")),
-        ),
+        ("chunk.wgsl", chunk_packed_source(&chunk)),
+        ("chunk_packed.wgsl, in chunk.wgsl", chunk_packed_source(&chunk)),
         // (As engine::planes makes it: planar chroma, then interleaved.)
         (
             "chunk_planes.wgsl, in chunk.wgsl",
-            compute_source(&chunk.clone().with("INTERLEAVED", 0), &format!("{CHUNK}{CHUNK_PLANES}")),
+            chunk_planes_source(&chunk.clone().with("INTERLEAVED", 0)),
         ),
         (
             "chunk_planes.wgsl, interleaved chroma, 10-bit",
-            compute_source(
-                &chunk.clone().depth(crate::colour::Depth::Ten).with("INTERLEAVED", 1),
-                &format!("{CHUNK}{CHUNK_PLANES}"),
-            ),
+            chunk_planes_source(&chunk.clone().depth(crate::colour::Depth::Ten).with("INTERLEAVED", 1)),
         ),
         ("reduce.wgsl", compute_source(&reduce, REDUCE)),
         ("scale.wgsl", compute_source(&bins, SCALE)),
@@ -93,6 +88,7 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
         ("transfer.wgsl", TRANSFER.to_string()),
         ("tonemap.wgsl", tonemap_source()),
         ("convert.wgsl", convert_source(8)),
+        ("convert_params.wgsl, in convert.wgsl", convert_source(8)),
         ("adjust.wgsl", adjust_source(8)),
         ("adjust.wgsl, 10-bit", adjust_source(10)),
         ("packed.wgsl, in adjust.wgsl", adjust_source(8)),
@@ -241,10 +237,21 @@ pub fn peak_source() -> String {
     format!("{}\n{PEAK}", tonemap_source())
 }
 
+/// The histogram engine's chunk pass counting packed pixels (as `ChunkPass` makes it).
+pub fn chunk_packed_source(header: &Header) -> String {
+    compute_source(header, &format!("{CHUNK}{CHUNK_PACKED}"))
+}
+
+/// The chunk pass counting a frame's decoded planes, converting them as the conversion does
+/// (as `engine::planes::PlanesCount` makes it).
+pub fn chunk_planes_source(header: &Header) -> String {
+    compute_source(header, &format!("{CHUNK}{CONVERT_PARAMS}\n{CHUNK_PLANES}"))
+}
+
 /// The conversion shader writing `out_bits`-bit frames, after the packed-pixel functions: their
 /// texture's storage format is the only difference (WGSL cannot take it as a parameter).
 pub fn convert_source(out_bits: u32) -> String {
-    with_storage_format(format!("{PACKED}\n{CONVERT}"), out_bits)
+    with_storage_format(format!("{PACKED}\n{CONVERT_PARAMS}\n{CONVERT}"), out_bits)
 }
 
 /// The marks shader: for the pipeline that marks peaking with nothing but the range beside it
@@ -281,7 +288,7 @@ pub fn convert_look_source(out_bits: u32) -> String {
         .expect("convert.wgsl's store is where the look goes");
     let end = start + CONVERT[start..].find('}').expect("store's body ends") + 1;
     let looking = format!("{}{CONVERT_LOOK}{}", &CONVERT[..start], &CONVERT[end..]);
-    with_storage_format(format!("{PACKED}\n{looking}\n{LOOK}"), out_bits)
+    with_storage_format(format!("{PACKED}\n{CONVERT_PARAMS}\n{looking}\n{LOOK}"), out_bits)
 }
 
 /// `source` with its write-only storage textures in the format of `bits`-bit frames.
