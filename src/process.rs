@@ -12,11 +12,13 @@
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 static BEGAN: OnceLock<Instant> = OnceLock::new();
 static AT_ONCE: AtomicBool = AtomicBool::new(false);
+/// What must be whole before the process ends (`before_end`).
+static BEFORE_END: Mutex<Vec<fn()>> = Mutex::new(Vec::new());
 
 /// The process began now (called first thing in `main`).
 pub fn begin() {
@@ -53,13 +55,28 @@ pub fn close_behind(what: &str, close: impl FnOnce() + Send + 'static) {
     }
 }
 
+/// Has `finish` run before the process ends with `end`: what a thread closing behind would
+/// otherwise leave unfinished (a recording's last packets and its container's trailer).
+pub fn before_end(finish: fn()) {
+    let mut list = BEFORE_END.lock().unwrap_or_else(|e| e.into_inner());
+    if !list.contains(&finish) {
+        list.push(finish);
+    }
+}
+
 /// Ends the process with `code` once its output is out, without running exit handlers (the
-/// drivers' teardown) or waiting for what closes behind.
+/// drivers' teardown) or waiting for what closes behind; what `before_end` named is finished
+/// first.
 pub fn end(code: u8) -> ! {
+    let finishing = std::mem::take(&mut *BEFORE_END.lock().unwrap_or_else(|e| e.into_inner()));
+    for finish in finishing {
+        finish();
+    }
     mark("the command ended");
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
     // SAFETY: _exit ends the process; nothing after it runs. Every file histoplay writes is
-    // flushed and closed by the command before it returns (buffers dropped), stdout just above.
+    // flushed and closed by the command before it returns (buffers dropped), a recording's by
+    // `before_end` (its reading thread may still hold it), stdout just above.
     unsafe { libc::_exit(i32::from(code)) }
 }

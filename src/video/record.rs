@@ -49,6 +49,8 @@ impl Recording {
     }
 
     fn register(recorder: Recorder) -> Result<Self, String> {
+        // A headless command may end while the thread reading its input still holds this.
+        crate::process::before_end(finish_all);
         let recorder = Arc::new(Mutex::new(recorder));
         let mut active = ACTIVE.lock().unwrap_or_else(|e| e.into_inner());
         active.retain(|r| r.strong_count() > 0);
