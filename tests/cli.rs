@@ -276,6 +276,8 @@ fn bench_times_every_variant_after_checking_it() {
         "deinterlace: bwdif field, 10-bit 4:2:0",
         "deinterlace: yadif field, 10-bit 4:2:0",
         "idet: sums, 10-bit 4:2:0",
+        "upload: a 4:2:0 frame's rows into wgpu's mapped memory, the copy queued",
+        "  the same into the machine's memory, mapped for good",
         "  three passes: chunk + reduce + scale",
         "  three passes: chunk + reduce only",
         "  three passes: chunk only",

@@ -1,5 +1,6 @@
 //! The GPU device histoplay runs on, and helpers for the few places that read results back.
 
+pub mod host_buffer;
 pub mod mapping;
 pub mod readback;
 pub mod shaders;

@@ -69,6 +69,9 @@ pub fn run(
     if groups.wants("deinterlace") {
         rows.extend(super::deinterlace::rows(ctx, image, iters)?);
     }
+    if groups.wants("upload") {
+        rows.extend(super::upload::rows(ctx, image, iters)?);
+    }
     if groups.wants("histograms") {
         rows.extend(engine_rows(ctx, image, &frame, bins, iters, extra_engines)?);
         rows.extend(super::planes::shape_rows(ctx, image, bins, iters, extra_engines)?);

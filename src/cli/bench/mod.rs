@@ -16,6 +16,7 @@ mod planes;
 pub mod qc;
 pub mod scopes;
 pub mod timing;
+mod upload;
 pub mod variants;
 mod vmaf;
 
@@ -50,8 +51,8 @@ pub struct KernelArgs {
     #[arg(long, value_parser = parse_engine)]
     pub engine: Vec<EngineConfig>,
     /// Time only these groups of rows (repeatable): histograms, scopes, adjust, lut, compare,
-    /// vmaf, marks, qc, deinterlace [default: all].
-    #[arg(long, value_parser = ["histograms", "scopes", "adjust", "lut", "compare", "vmaf", "marks", "qc", "deinterlace"])]
+    /// vmaf, marks, qc, deinterlace, upload [default: all].
+    #[arg(long, value_parser = ["histograms", "scopes", "adjust", "lut", "compare", "vmaf", "marks", "qc", "deinterlace", "upload"])]
     pub only: Vec<String>,
 }
 

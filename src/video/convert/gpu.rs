@@ -1,12 +1,12 @@
 //! The GPU side of the conversion: plane textures (the upload ring's slots) and the compute pass
 //! that writes the frame's texture and packed pixels.
 
+use super::staging::UploadStaging;
 use super::*;
-use crate::gpu::mapping::{MapState, Mapping, MAP_SETTLE};
 use crate::gpu::shaders::{self, layout};
 use crate::gpu::texture::GpuFrame;
 use crate::video::interop::GpuPlanes;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use wgpu::util::DeviceExt;
 
 struct PlaneTexture {
@@ -22,75 +22,6 @@ pub struct PlaneTextures {
     planes: Vec<PlaneTexture>,
     device: wgpu::Device,
     staging: Arc<UploadStaging>,
-}
-
-/// Memory the CPU writes a frame's rows into and the GPU copies the plane textures from, made
-/// once and mapped again after each copy, so uploads allocate nothing (a `write_texture` makes
-/// a staging buffer per plane per call). A ring's slots share them, used in turn (one per slot
-/// up to 4K, `STAGING_BUFFERS` or one for larger frames: see `FrameRing::new`), so that the
-/// mapped memory stays bounded for the largest frames. Counted as frame memory.
-pub struct UploadStaging {
-    buffers: Vec<Mutex<Staging>>,
-    next: std::sync::atomic::AtomicUsize,
-    /// Where each plane's rows go in a buffer.
-    planes: Vec<PlaneRows>,
-    /// A buffer's bytes: what the GPU copies from memory for each frame.
-    bytes: u64,
-    _counted: crate::video::memory::Reservation,
-}
-
-/// Staging buffers a ring's slots share.
-pub const STAGING_BUFFERS: usize = 2;
-
-struct Staging {
-    buffer: wgpu::Buffer,
-    /// The buffer's mapping for the next frame's rows.
-    mapping: Mapping,
-    /// The submission that copied from the buffer last: mapping completes after it.
-    copied_in: Option<wgpu::SubmissionIndex>,
-}
-
-impl UploadStaging {
-    /// The bytes of one staging buffer for `format`'s frames.
-    pub fn frame_bytes(format: &FrameFormat) -> u64 {
-        plane_rows(format).1
-    }
-
-    /// `count` staging buffers for frames of `format`.
-    pub fn new(
-        device: &wgpu::Device,
-        label: &str,
-        format: &FrameFormat,
-        count: usize,
-    ) -> Result<Arc<Self>, ConvertError> {
-        check_format(format)?;
-        let (planes, size) = plane_rows(format);
-        let buffers = (0..count.max(1))
-            .map(|i| {
-                let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(&format!("{label} staging {i}")),
-                    size,
-                    usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
-                    mapped_at_creation: true,
-                });
-                Mutex::new(Staging {
-                    buffer,
-                    mapping: Mapping::mapped(),
-                    copied_in: None,
-                })
-            })
-            .collect::<Vec<_>>();
-        let bytes = usize::try_from(size)
-            .unwrap_or(usize::MAX)
-            .saturating_mul(buffers.len());
-        Ok(Arc::new(Self {
-            buffers,
-            next: Default::default(),
-            planes,
-            bytes: size,
-            _counted: crate::video::memory::FRAME_MEMORY.reserve(bytes),
-        }))
-    }
 }
 
 impl PlaneTextures {
@@ -151,7 +82,7 @@ impl PlaneTextures {
 
     /// Bytes the GPU copies from memory for each frame uploaded (`upload`).
     pub fn staged_bytes(&self) -> u64 {
-        self.staging.bytes
+        self.staging.bytes()
     }
 
     /// The device the slot's textures are on.
@@ -206,44 +137,8 @@ impl PlaneTextures {
     /// thread; waits only if the slot's previous copy has not finished.
     pub fn upload(&self, queue: &wgpu::Queue, planes: &[PlaneData]) -> Result<(), ConvertError> {
         check_planes(&self.format, planes)?;
-        let shared = &self.staging;
-        let turn = shared.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % shared.buffers.len();
-        let mut staging = shared.buffers[turn].lock().unwrap_or_else(|e| e.into_inner());
-        staging.wait_mapped(&self.device)?;
-        {
-            let mut memory = staging
-                .buffer
-                .slice(..)
-                .get_mapped_range_mut()
-                .map_err(|e| ConvertError::Staging(e.to_string()))?;
-            for (plane, rows) in planes.iter().zip(&shared.planes) {
-                let row_bytes = rows.row_bytes;
-                let (offset, pitch, rows) = (rows.offset as usize, rows.pitch as usize, rows.rows);
-                if plane.stride == pitch {
-                    // Decoders often pad rows to the same pitch: the plane in one copy.
-                    let bytes = pitch * (rows - 1) + row_bytes;
-                    memory
-                        .slice(offset..offset + bytes)
-                        .copy_from_slice(&plane.data[..bytes]);
-                } else {
-                    for row in 0..rows {
-                        let (to, from) = (offset + row * pitch, row * plane.stride);
-                        memory
-                            .slice(to..to + row_bytes)
-                            .copy_from_slice(&plane.data[from..from + row_bytes]);
-                    }
-                }
-            }
-        }
-        staging.buffer.unmap();
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("upload") });
         let textures = self.planes.iter().map(|p| &p.texture);
-        encode_plane_copies(&mut encoder, &staging.buffer, 0, &shared.planes, textures);
-        staging.copied_in = Some(queue.submit([encoder.finish()]));
-        staging.mapping = Mapping::write(&staging.buffer);
-        Ok(())
+        self.staging.upload(&self.device, queue, planes, textures)
     }
 
     /// Queues a copy of one frame's planes from the GPU frame cache (a copy on the GPU, in a
@@ -261,25 +156,6 @@ impl PlaneTextures {
         planes.encode_copy(&mut encoder, self.planes.iter().map(|p| &p.texture));
         planes.copied_in(queue.submit([encoder.finish()]));
         Ok(())
-    }
-}
-
-impl Staging {
-    /// Waits until the buffer is mapped again after its last copy.
-    fn wait_mapped(&self, device: &wgpu::Device) -> Result<(), ConvertError> {
-        if self.mapping.state() == MapState::Mapping {
-            let _ = device.poll(wgpu::PollType::Wait {
-                submission_index: self.copied_in.clone(),
-                timeout: Some(MAP_SETTLE),
-            });
-        }
-        match self.mapping.settled(MAP_SETTLE) {
-            MapState::Mapped => Ok(()),
-            MapState::Failed => Err(ConvertError::Staging("mapping the upload buffer failed".into())),
-            MapState::Mapping => Err(ConvertError::Staging(
-                "the GPU did not finish the previous upload".into(),
-            )),
-        }
     }
 }
 

@@ -8,11 +8,13 @@
 
 mod cpu;
 mod gpu;
+mod staging;
 #[cfg(test)]
 mod tests;
 
 pub use cpu::convert_cpu;
-pub use gpu::{ConvertBinding, ConvertPass, PlaneTextures, UploadStaging, STAGING_BUFFERS};
+pub use gpu::{ConvertBinding, ConvertPass, PlaneTextures};
+pub use staging::{UploadStaging, STAGING_BUFFERS};
 
 use super::format::{FrameFormat, PlaneData, PlaneLayout};
 use super::planes::PlaneShape;
