@@ -239,6 +239,20 @@ fn report_equals_idet_on_telecined_10_bit_and_progressive_footage() {
 }
 
 #[test]
+fn rgb_and_grey_footage_is_read_as_ffmpeg_converts_it() {
+    // FFmpeg's idet takes R'G'B' as 4:4:4 Y'CbCr (swscale's), grey as it is.
+    for (name, format) in [("idet-rgb.mkv", "rgb24"), ("idet-grey.mkv", "gray")] {
+        let path = clip(
+            name,
+            &format!("setpts=N/50/TB,scale=720:576,interlace=scan=tff:lowpass=0,format={format}"),
+            &["-c:v", "ffv1"],
+        );
+        let summary = assert_equal_to_ffmpeg(&path, &[]);
+        assert_eq!(summary["idet"]["content"], "tff", "{name}: {summary}");
+    }
+}
+
+#[test]
 fn the_options_are_the_filters() {
     let path = pal_tff();
     let (lines, _, status, stderr) = report(&path, &["--idet=half_life=1:intl_thres=1.2"]);

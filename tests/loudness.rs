@@ -254,6 +254,32 @@ fn a_file_without_sound_is_a_one_line_error() {
 }
 
 #[test]
+fn a_file_that_is_not_media_is_a_one_line_error_without_ffmpegs_log() {
+    let dir = std::env::temp_dir().join(format!("histoplay-loudness-not-media-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Text named as an MP4 (FFmpeg's demuxer logs a misdetection), and an MP4 cut before its index.
+    let text = dir.join("text.mp4");
+    std::fs::write(&text, "hello\n").unwrap();
+    let whole = fixture(
+        "loudness-cut.mp4",
+        &["-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "aac"],
+    );
+    let cut = dir.join("cut.mp4");
+    std::fs::write(&cut, &std::fs::read(&whole).unwrap()[..4000]).unwrap();
+    for path in [&text, &cut] {
+        let out = histoplay(&["loudness", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.starts_with("error: ") && stderr.contains("Invalid data"),
+            "{stderr}"
+        );
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn the_timelines_loudness_strip_shows_each_columns_short_term_loudness_and_marks_silence_and_clipping() {
     // 6 s at 10 fps: 2 s of silence, 2 s of a 1 kHz sine at -20 dBFS, 2 s of a full-scale
     // square wave (clipping), in 16-bit PCM.

@@ -96,6 +96,25 @@ fn every_value_of_every_frame_is_ffmpegs() {
 }
 
 #[test]
+fn rgb_palette_and_grey_frames_are_measured_as_ffmpeg_converts_them() {
+    // FFmpeg's filters take Y'CbCr: R'G'B' and palette frames become 4:4:4 (16 bits beyond
+    // 8), grey full-range 4:4:4 at 8 bits (16 beyond), by swscale.
+    for (name, format, codec) in [
+        ("ss-rgb24.mkv", "rgb24", "ffv1"),
+        ("ss-gbrp10.mkv", "gbrp10le", "ffv1"),
+        ("ss-rgba.mov", "rgba", "png"),
+        ("ss-pal8.nut", "pal8", "rawvideo"),
+        ("ss-rgb48.nut", "rgb48le", "rawvideo"),
+        ("ss-grey.mkv", "gray", "ffv1"),
+        ("ss-grey10.mkv", "gray10le", "ffv1"),
+    ] {
+        let source = format!("testsrc2=s=96x72:r=10:d=0.6,noise=alls=40:allf=t,format={format}");
+        let clip = common::fixture(name, &["-f", "lavfi", "-i", &source, "-c:v", codec]);
+        assert_matches_ffprobe(&clip);
+    }
+}
+
+#[test]
 fn a_range_reports_its_frames_with_differences_from_the_frame_before() {
     let source = "testsrc2=s=64x48:r=10:d=1,noise=alls=40:allf=t,format=yuv420p";
     let clip = common::fixture("ss-range.mkv", &["-f", "lavfi", "-i", source, "-c:v", "ffv1"]);
@@ -142,9 +161,13 @@ fn what_it_cannot_read_is_a_one_line_error() {
             "ffv1",
         ],
     );
+    let text = std::env::temp_dir().join(format!("histoplay-report-text-{}.mkv", std::process::id()));
+    std::fs::write(&text, "not a video\n").unwrap();
     for (args, says) in [
-        (vec!["report", rgb.to_str().unwrap()], "Y'CbCr"),
         (vec!["report", "/nonexistent.mkv"], "/nonexistent.mkv"),
+        (vec!["report", text.to_str().unwrap()], "not a picture or video"),
+        // R'G'B' is measured as FFmpeg converts it; its picture is not kept for the analysis.
+        (vec!["report", rgb.to_str().unwrap(), "--pse"], "--pse"),
     ] {
         let out = histoplay(&args);
         let err = String::from_utf8_lossy(&out.stderr);

@@ -226,6 +226,9 @@ impl Interrupt {
 pub fn open(location: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::context::Input, String> {
     static DEVICES: std::sync::Once = std::sync::Once::new();
     DEVICES.call_once(ffmpeg::device::register_all);
+    // FFmpeg's own log would repeat what histoplay reports (the sound's opening comes here
+    // first); keep only its errors.
+    ffmpeg::util::log::set_level(ffmpeg::util::log::Level::Fatal);
     let url = location.to_str().ok_or("its name is not valid UTF-8")?;
     let nut = InputOptions {
         format: Some("nut".into()),

@@ -399,7 +399,7 @@ impl VideoSource {
         let Some((pixel, w, h)) = hardware::memory_layout(&frame) else {
             return Err(frame);
         };
-        let upload_ready = self.decoded_planes
+        let upload_ready = (self.decoded_planes && stream::statistics_format(pixel).is_none())
             || (native_layout(pixel).map(|(layout, _)| layout) == Some(format.layout)
                 && (w, h) == (format.width, format.height));
         let bytes = hardware::memory_bytes((pixel, w, h));
@@ -414,9 +414,48 @@ impl VideoSource {
     /// A frame in memory as it goes out: as decoded, or in the upload layout.
     fn for_upload(&mut self, frame: ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, VideoError> {
         match self.decoded_planes {
-            true => Ok(frame),
+            true => self.convert_for_measuring(frame),
             false => self.convert_for_upload(frame),
         }
+    }
+
+    /// A frame as decoded, or, where FFmpeg's filters convert such frames into Y'CbCr before
+    /// they measure it (R'G'B', palette, grey: `stream::statistics_format`), so converted, by
+    /// swscale as FFmpeg's automatic conversion calls it (its default flags, the frame's size
+    /// kept).
+    fn convert_for_measuring(&mut self, frame: ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, VideoError> {
+        let Some(target) = stream::statistics_format(frame.format()) else {
+            return Ok(frame);
+        };
+        let failed = |reason: String| VideoError::Decode {
+            path: self.info.path.clone(),
+            reason,
+        };
+        let (width, height) = (frame.width(), frame.height());
+        let stale = self.measured.as_ref().is_none_or(|Scaler(s)| {
+            s.input().format != frame.format() || s.input().width != width || s.input().height != height
+        });
+        if stale {
+            let context = scaling::Context::get(
+                frame.format(),
+                width,
+                height,
+                target,
+                width,
+                height,
+                scaling::Flags::BICUBIC,
+            )
+            .map_err(|e| failed(format!("cannot convert {:?} frames into Y'CbCr: {e}", frame.format())))?;
+            self.measured = Some(Scaler(context));
+        }
+        let mut out = crate::video::memory::frame(target, width, height)
+            .map_err(|e| failed(format!("no memory for a converted frame: {e}")))?;
+        let Scaler(context) = self.measured.as_mut().expect("made above");
+        context
+            .run(&frame, &mut out)
+            .map_err(|e| failed(format!("converting a frame failed: {e}")))?;
+        out.set_pts(frame.pts());
+        Ok(out)
     }
 
     /// Frames already in the stream's upload layout pass through; others (or frames whose size

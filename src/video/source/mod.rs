@@ -73,6 +73,9 @@ pub struct VideoSource {
     exact_numbers: bool,
     /// Frames are given out as decoded (`keep_decoded_planes`), not in the upload layout.
     decoded_planes: bool,
+    /// The swscale context that converts frames as decoded into the Y'CbCr FFmpeg's filters
+    /// measure (`converted_yuv_layout`), made with the first.
+    measured: Option<Scaler>,
     /// Pts and number of the last frame this run gave out.
     last_pts: Option<i64>,
     last_number: Option<FrameNumber>,
@@ -247,14 +250,26 @@ impl VideoSource {
     /// converter does not take as they are (4:1:1, 4:1:0, 4:4:0; 9, 14 or 16 bits): what
     /// `keep_decoded_planes` gives out. None for frames uploaded with their samples as decoded
     /// (an alpha plane dropped), or not Y'CbCr.
+    ///
+    /// R'G'B', palette and grey frames, which FFmpeg's filters convert into Y'CbCr before they
+    /// measure it, are given out so converted (`statistics_format`): 4:4:4 at 8 or 16 bits.
     pub fn converted_yuv_layout(&self) -> Option<PlaneLayout> {
         let format = self.decoder.format();
+        if let Some(converted) = stream::statistics_format(format) {
+            return stream::planar_yuv_layout(converted);
+        }
         if native_layout(format).is_some() {
             return None;
         }
         // (With alpha, or big-endian, of a sampling and depth the converter takes, the frames
         // are uploaded with those very samples.)
         stream::planar_yuv_layout(format).filter(|&layout| layout != self.info.format.layout)
+    }
+
+    /// Whether `converted_yuv_layout` is Y'CbCr made of R'G'B', palette or grey frames (as
+    /// FFmpeg's filters make it), not the decoder's own planes.
+    pub fn converts_into_yuv(&self) -> bool {
+        stream::statistics_format(self.decoder.format()).is_some()
     }
 
     /// Frames that come in another size or sampling mid-stream are given out as they are, and

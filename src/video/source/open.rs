@@ -122,6 +122,7 @@ impl VideoSource {
             index,
             exact_numbers: false,
             decoded_planes: false,
+            measured: None,
             last_pts: None,
             last_number: None,
             counted: Some(0),

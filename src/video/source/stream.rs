@@ -97,6 +97,26 @@ pub(super) fn fallback_format(format: Pixel) -> Pixel {
     }
 }
 
+/// The planar Y'CbCr format FFmpeg's format negotiation brings frames of `format` to for a
+/// filter that reads planar Y'CbCr of every depth (signalstats): 4:4:4, at 8 bits where the
+/// frames are (full range for grey, which FFmpeg takes as full range, so that its samples pass
+/// as they are), else at 16. None where `format` is Y'CbCr already.
+pub(super) fn statistics_format(format: Pixel) -> Option<Pixel> {
+    let desc = format.descriptor()?;
+    // SAFETY: a descriptor from FFmpeg's static table.
+    let d = unsafe { &*desc.as_ptr() };
+    let rgb = d.flags & ffmpeg::ffi::AV_PIX_FMT_FLAG_RGB as u64 != 0;
+    let palette = d.flags & ffmpeg::ffi::AV_PIX_FMT_FLAG_PAL as u64 != 0;
+    let grey = !rgb && !palette && (1..=2).contains(&d.nb_components);
+    let bits = d.comp[0].depth;
+    match (rgb || palette, grey, bits <= 8) {
+        (false, false, _) => None,
+        (_, _, false) => Some(Pixel::YUV444P16LE),
+        (_, true, true) => Some(Pixel::YUVJ444P),
+        (_, false, true) => Some(Pixel::YUV444P),
+    }
+}
+
 /// The layout of planar little-endian Y'CbCr frames of `format` as decoded, of any chroma
 /// subsampling and of 8 to 16 bits, an alpha plane aside; None for other formats (RGB, grey,
 /// semi-planar, big-endian).

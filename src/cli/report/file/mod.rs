@@ -238,9 +238,13 @@ pub fn report_video<W: Write>(
     let decoded = source.converted_yuv_layout();
     let layout = decoded.unwrap_or(info.layout);
     if let (Some(layout), Some(_)) = (decoded, options.pse) {
-        return Err(ClipError::Decode(format!(
-            "--pse reads the picture, which is not made from {layout} frames here"
-        )));
+        return Err(ClipError::Decode(match source.converts_into_yuv() {
+            true => format!(
+                "--pse: {} frames are measured as FFmpeg converts them ({layout}), without their picture; `histoplay pse` analyses it",
+                info.layout
+            ),
+            false => format!("--pse reads the picture, which is not made from {layout} frames here"),
+        }));
     }
     PlaneShape::of(layout).map_err(|e| ClipError::Decode(e.to_string()))?;
     let out = match format {
