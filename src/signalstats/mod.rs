@@ -200,11 +200,50 @@ fn outlier(a: u16, b: u16, c: u16) -> bool {
 }
 
 /// CPU twin of the statistics pass: the counts of `cur`, with `prev` the frame before (None for
-/// the first: no difference).
+/// the first: no difference). A large frame is counted in bands of rows on threads of their
+/// own, which add up to the same counts.
 pub fn count(cur: &YuvPlanes, prev: Option<&YuvPlanes>) -> Counts {
+    let prev = prev.unwrap_or(cur);
+    let bands = (cur.width * cur.height / BAND_PIXELS).clamp(1, max_bands());
+    if bands == 1 {
+        return count_band(cur, prev, 0..cur.height, 0..cur.chroma_height);
+    }
+    let cut = |n: usize, rows: usize| n * rows / bands;
+    std::thread::scope(|scope| {
+        let counting: Vec<_> = (0..bands)
+            .map(|b| {
+                let rows = cut(b, cur.height)..cut(b + 1, cur.height);
+                let chroma = cut(b, cur.chroma_height)..cut(b + 1, cur.chroma_height);
+                scope.spawn(move || count_band(cur, prev, rows, chroma))
+            })
+            .collect();
+        let mut bands = counting
+            .into_iter()
+            .map(|band| band.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+        let first = bands.next().expect("a band at least");
+        bands.fold(first, Counts::add)
+    })
+}
+
+/// Pixels a band of rows counts on a thread of its own, about.
+const BAND_PIXELS: usize = 1 << 18;
+
+/// Bands counted at once at most: the machine's threads, up to 16.
+fn max_bands() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(16)
+}
+
+/// The counts of `rows` of `cur`'s luma and `chroma_rows` of its chroma (each row's
+/// neighbours read wherever they are).
+fn count_band(
+    cur: &YuvPlanes,
+    prev: &YuvPlanes,
+    rows: std::ops::Range<usize>,
+    chroma_rows: std::ops::Range<usize>,
+) -> Counts {
     let size = 1usize << cur.bits;
     let mid = 1i32 << (cur.bits - 1);
-    let (w, h) = (cur.width, cur.height);
+    let (w, h, cw) = (cur.width, cur.height, cur.chroma_width);
     let mut c = Counts {
         bits: cur.bits,
         width: w as u64,
@@ -221,10 +260,15 @@ pub fn count(cur: &YuvPlanes, prev: Option<&YuvPlanes>) -> Counts {
         vrep_lines: 0,
         brng: 0,
     };
-    let prev = prev.unwrap_or(cur);
-    for (plane, (samples, before)) in [(&cur.y, &prev.y), (&cur.u, &prev.u), (&cur.v, &prev.v)]
-        .into_iter()
-        .enumerate()
+    let luma_band = rows.start * w..rows.end * w;
+    let chroma_band = chroma_rows.start * cw..chroma_rows.end * cw;
+    for (plane, (samples, before)) in [
+        (&cur.y[luma_band.clone()], &prev.y[luma_band]),
+        (&cur.u[chroma_band.clone()], &prev.u[chroma_band.clone()]),
+        (&cur.v[chroma_band.clone()], &prev.v[chroma_band.clone()]),
+    ]
+    .into_iter()
+    .enumerate()
     {
         let hist = match plane {
             0 => &mut c.y,
@@ -237,7 +281,7 @@ pub fn count(cur: &YuvPlanes, prev: Option<&YuvPlanes>) -> Counts {
             c.dif[plane] += u64::from(s.abs_diff(p));
         }
     }
-    for (&u, &v) in cur.u.iter().zip(&cur.v) {
+    for (&u, &v) in cur.u[chroma_band.clone()].iter().zip(&cur.v[chroma_band]) {
         let (du, dv) = (i32::from(u) - mid, i32::from(v) - mid);
         c.sat[saturation(du, dv) as usize] += 1;
         c.hue[hue(du, dv) as usize] += 1;
@@ -245,7 +289,7 @@ pub fn count(cur: &YuvPlanes, prev: Option<&YuvPlanes>) -> Counts {
     let luma = |x: usize, y: usize| cur.y[y * w + x];
     // Temporal outliers: the pixels of rows 1..h−1 and columns 1..w−1 that stand out from the
     // rows above and below (one and two away where both exist, to leave interlacing be).
-    for y in 1..h.saturating_sub(1) {
+    for y in rows.start.max(1)..rows.end.min(h.saturating_sub(1)) {
         let both = y >= 2 && y + 2 < h;
         for x in 1..w.saturating_sub(1) {
             // Columns x−1, x and x+1 all stand out from the rows j above and below.
@@ -257,7 +301,7 @@ pub fn count(cur: &YuvPlanes, prev: Option<&YuvPlanes>) -> Counts {
         }
     }
     // Repeated lines: a line within a sample a pixel on average of the one VREP_DISTANCE above.
-    for y in VREP_DISTANCE..h {
+    for y in rows.start.max(VREP_DISTANCE)..rows.end {
         let total: u64 = (0..w)
             .map(|x| u64::from(luma(x, y - VREP_DISTANCE).abs_diff(luma(x, y))))
             .sum();
@@ -268,7 +312,7 @@ pub fn count(cur: &YuvPlanes, prev: Option<&YuvPlanes>) -> Counts {
     // Broadcast range: Y' outside 16–235 or Cb, Cr outside 16–240, scaled to the depth.
     let scale = 1u16 << (cur.bits - 8);
     let (lo, y_hi, c_hi) = (16 * scale, 235 * scale, 240 * scale);
-    for y in 0..h {
+    for y in rows {
         let crow = (y >> cur.shift_y) * cur.chroma_width;
         for x in 0..w {
             let at = crow + (x >> cur.shift_x);
@@ -279,6 +323,29 @@ pub fn count(cur: &YuvPlanes, prev: Option<&YuvPlanes>) -> Counts {
         }
     }
     c
+}
+
+impl Counts {
+    /// Two bands' counts of one frame, together.
+    fn add(mut self, other: Counts) -> Counts {
+        for (mine, theirs) in [
+            (&mut self.y, &other.y),
+            (&mut self.u, &other.u),
+            (&mut self.v, &other.v),
+            (&mut self.sat, &other.sat),
+            (&mut self.hue, &other.hue),
+        ] {
+            mine.iter_mut().zip(theirs).for_each(|(a, b)| *a += b);
+        }
+        for plane in 0..3 {
+            self.dif[plane] += other.dif[plane];
+            self.mask[plane] |= other.mask[plane];
+        }
+        self.tout += other.tout;
+        self.vrep_lines += other.vrep_lines;
+        self.brng += other.brng;
+        self
+    }
 }
 
 /// The statistics' names, in FFmpeg's order (`SignalStats`'s fields).

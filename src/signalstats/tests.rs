@@ -146,3 +146,47 @@ fn nv12_and_p010_read_as_planar() {
     );
     assert!(YuvPlanes::read(PlaneLayout::Rgba, 2, 2, &planes).is_err());
 }
+
+#[test]
+fn bands_counted_apart_add_up_to_the_whole_frame() {
+    // Noise at 10 bits, odd sizes: the bands' edges fall inside the outliers' and repeated
+    // lines' neighbourhoods and between chroma rows.
+    let mut seed = 7u32;
+    let mut next = move || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 16) as u16 & 1023
+    };
+    let samples: Vec<u16> = (0..1001 * 523).map(|_| next()).collect();
+    let chroma: Vec<(u16, u16)> = (0..501 * 262).map(|_| (next(), next())).collect();
+    // Rows 200..204 repeat the rows four above.
+    let row = |y: usize| if (200..204).contains(&y) { y - 4 } else { y };
+    let cur = frame(
+        1001,
+        523,
+        10,
+        |x, y| samples[row(y) * 1001 + x],
+        |x, y| chroma[y * 501 + x],
+    );
+    let prev = frame(
+        1001,
+        523,
+        10,
+        |x, y| samples[(y * 1001 + x + 17) % samples.len()],
+        |x, y| chroma[(y * 501 + x + 5) % chroma.len()],
+    );
+    let whole = count_band(&cur, &prev, 0..cur.height, 0..cur.chroma_height);
+    let parts = (0..5)
+        .map(|b| {
+            count_band(
+                &cur,
+                &prev,
+                b * 523 / 5..(b + 1) * 523 / 5,
+                b * 262 / 5..(b + 1) * 262 / 5,
+            )
+        })
+        .reduce(Counts::add)
+        .unwrap();
+    assert_eq!(parts, whole);
+    assert!(whole.tout > 0 && whole.brng > 0 && whole.vrep_lines == 4, "{whole:?}");
+    assert_eq!(count(&cur, Some(&prev)), whole);
+}
