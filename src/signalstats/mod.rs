@@ -225,6 +225,21 @@ pub fn count(cur: &YuvPlanes, prev: Option<&YuvPlanes>) -> Counts {
     })
 }
 
+/// A chroma sample's saturation and hue (`saturation`, `hue`).
+fn sat_hue(du: i32, dv: i32) -> [u16; 2] {
+    [saturation(du, dv) as u16, hue(du, dv) as u16]
+}
+
+/// `sat_hue` of every pair of 8-bit Cb and Cr (index Cb·256 + Cr), made once.
+fn sat_hue_8() -> &'static [[u16; 2]] {
+    static TABLE: std::sync::OnceLock<Vec<[u16; 2]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..1 << 16)
+            .map(|i: i32| sat_hue((i >> 8) - 128, (i & 255) - 128))
+            .collect()
+    })
+}
+
 /// Pixels a band of rows counts on a thread of its own, about.
 const BAND_PIXELS: usize = 1 << 18;
 
@@ -281,10 +296,14 @@ fn count_band(
             c.dif[plane] += u64::from(s.abs_diff(p));
         }
     }
+    let eight_bit = (cur.bits == 8).then(sat_hue_8);
     for (&u, &v) in cur.u[chroma_band.clone()].iter().zip(&cur.v[chroma_band]) {
-        let (du, dv) = (i32::from(u) - mid, i32::from(v) - mid);
-        c.sat[saturation(du, dv) as usize] += 1;
-        c.hue[hue(du, dv) as usize] += 1;
+        let [sat, hue] = match eight_bit {
+            Some(table) => table[usize::from(u) << 8 | usize::from(v)],
+            None => sat_hue(i32::from(u) - mid, i32::from(v) - mid),
+        };
+        c.sat[sat as usize] += 1;
+        c.hue[hue as usize] += 1;
     }
     let luma = |x: usize, y: usize| cur.y[y * w + x];
     // Temporal outliers: the pixels of rows 1..h−1 and columns 1..w−1 that stand out from the
