@@ -114,6 +114,47 @@ fn other_pixel_formats_are_converted_once_per_stream() {
     }
 }
 
+#[test]
+fn palette_video_counts_its_colours() {
+    // Palette frames (QuickTime Animation at 8 bits, FLIC, PNG): each index is its palette's
+    // colour, as FFmpeg's conversion to packed R'G'B' gives it (a lookup; its planar R'G'B'
+    // goes through Y'CbCr).
+    let clip = common::fixture(
+        "palette.mov",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=64x48:r=10:d=0.1",
+            "-pix_fmt",
+            "pal8",
+            "-c:v",
+            "png",
+        ],
+    );
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-i", clip.to_str().unwrap(), "-frames:v", "1"])
+        .args(["-pix_fmt", "rgb24", "-f", "rawvideo", "-"])
+        .output()
+        .expect("ffmpeg runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let counts = |channel: usize| {
+        let mut counts = vec![0u32; 256];
+        out.stdout[channel..]
+            .iter()
+            .step_by(3)
+            .for_each(|&c| counts[usize::from(c)] += 1);
+        counts
+    };
+    let ours = hist(&clip, &["--frames", "0..1"]);
+    assert!(ours.status.success(), "{}", String::from_utf8_lossy(&ours.stderr));
+    let line = String::from_utf8(ours.stdout).unwrap();
+    assert_eq!(json_counts(&line, "r"), counts(0));
+    assert_eq!(json_counts(&line, "g"), counts(1));
+    assert_eq!(json_counts(&line, "b"), counts(2));
+    assert_ne!(counts(0), counts(2), "a picture in colour");
+}
+
 /// `"key":value` of a JSON line, as a number.
 fn json_number(line: &str, key: &str) -> u64 {
     use common::JsonExt;

@@ -46,7 +46,8 @@ pub(super) fn native_layout(format: Pixel) -> Option<(PlaneLayout, bool)> {
     })
 }
 
-/// The supported format an unsupported one is converted to by swscale: RGB stays RGB; Y'CbCr
+/// The supported format an unsupported one is converted to by swscale: RGB (and a palette's
+/// colours) stays RGB; Y'CbCr
 /// of a subsampling and depth a native layout has (with alpha, semi-planar, big-endian) becomes
 /// that layout, its samples copied as they are (an alpha plane dropped); other Y'CbCr becomes
 /// 4:4:4, so no chroma is thrown away, at 8, 10 or 12 bits (the nearest depth at or above the
@@ -59,7 +60,8 @@ pub(super) fn fallback_format(format: Pixel) -> Pixel {
     };
     // SAFETY: a descriptor from FFmpeg's static table.
     let (flags, depth) = unsafe { ((*desc.as_ptr()).flags, (*desc.as_ptr()).comp[0].depth) };
-    let rgb = flags & ffmpeg::ffi::AV_PIX_FMT_FLAG_RGB as u64 != 0;
+    // (A palette's indices stand for R'G'B' colours.)
+    let rgb = flags & (ffmpeg::ffi::AV_PIX_FMT_FLAG_RGB | ffmpeg::ffi::AV_PIX_FMT_FLAG_PAL) as u64 != 0;
     let pick = |eight, ten, twelve| match depth {
         0..=8 => eight,
         9..=10 => ten,
