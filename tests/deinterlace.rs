@@ -341,6 +341,21 @@ fn report_deinterlaced_gives_ffprobes_values_after_the_filter() {
     // its differences from the picture before it, as in the whole run.
     assert_report_equals_ffprobe(&pal, "bwdif=send_field", Some("2..4"), Some(4..8));
     assert_report_equals_ffprobe(&ntsc, "bwdif=send_frame", Some("1..=1"), Some(1..2));
+    // R'G'B' and grey, made Y'CbCr as FFmpeg makes them before its filters.
+    let rgb = interlaced(
+        "deint-pal-rgb.mkv",
+        "720:576",
+        "tff",
+        &["-c:v", "ffv1", "-pix_fmt", "rgb24"],
+    );
+    assert_report_equals_ffprobe(&rgb, "bwdif", None, None);
+    let grey = interlaced(
+        "deint-pal-grey.mkv",
+        "720:576",
+        "tff",
+        &["-c:v", "ffv1", "-pix_fmt", "gray"],
+    );
+    assert_report_equals_ffprobe(&grey, "yadif=send_frame", None, None);
 }
 
 #[test]
