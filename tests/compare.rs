@@ -354,6 +354,96 @@ fn files_that_cannot_be_compared_are_one_line_errors_naming_them() {
     }
 }
 
+/// `check_lines` for R'G'B' pairs: FFmpeg's r, g, b (and R, G, B).
+fn check_rgb_lines(lines: &[serde_json::Value], psnr: &[Vec<(String, String)>], ssim: &[Vec<(String, String)>]) {
+    assert_eq!(lines.len(), psnr.len());
+    for (n, line) in lines.iter().enumerate() {
+        let (p, s) = (&psnr[n], &ssim[n]);
+        for key in [
+            "mse_r", "mse_g", "mse_b", "mse_avg", "psnr_r", "psnr_g", "psnr_b", "psnr_avg",
+        ] {
+            assert!(
+                agrees(number(line, key), common::stats_value(p, key), 2),
+                "{key}: {line} / {p:?}"
+            );
+        }
+        for (key, theirs) in [("ssim_r", "R"), ("ssim_g", "G"), ("ssim_b", "B"), ("ssim_all", "All")] {
+            assert!(
+                agrees(number(line, key), common::stats_value(s, theirs), 6),
+                "{key}: {line} / {s:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn rgb_pairs_are_measured_as_ffmpeg_measures_them() {
+    // Packed R'G'B' (FFV1's, PNG's) and planar at 10 bits: FFmpeg's filters take them planar.
+    for (name, format, codec) in [
+        ("rgb24", "rgb24", "ffv1"),
+        ("png", "rgb24", "png"),
+        ("gbrp10", "gbrp10le", "ffv1"),
+    ] {
+        let clip = |noise: u32| {
+            common::fixture(
+                &format!("compare-{name}-{noise}.mkv"),
+                &[
+                    "-f",
+                    "lavfi",
+                    "-i",
+                    &format!("testsrc2=s=100x76:r=25:d=0.24,noise=alls={noise}:allf=t"),
+                    "-pix_fmt",
+                    format,
+                    "-c:v",
+                    codec,
+                ],
+            )
+        };
+        let (reference, encode) = (clip(10), clip(30));
+        let (a, b) = (reference.to_str().unwrap(), encode.to_str().unwrap());
+        let gpu = compare_lines(&[a, b]);
+        assert_eq!(
+            gpu[0].keys(),
+            [
+                "frame", "frame_b", "pts", "mse_r", "mse_g", "mse_b", "mse_avg", "psnr_r", "psnr_g", "psnr_b",
+                "psnr_avg", "ssim_r", "ssim_g", "ssim_b", "ssim_all"
+            ]
+        );
+        let (psnr, ssim) = (ffmpeg(&reference, &encode, "psnr"), ffmpeg(&reference, &encode, "ssim"));
+        check_rgb_lines(&gpu, &psnr, &ssim);
+        check_rgb_lines(&compare_lines(&[a, b, "--cpu"]), &psnr, &ssim);
+        // The summary on stderr: FFmpeg's own line.
+        let out = histoplay(&["compare", a, b, "--csv"]);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.starts_with("PSNR r:") && err.contains(" g:") && err.contains("\nSSIM R:"),
+            "{err}"
+        );
+        let header = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .to_string();
+        assert!(
+            header.starts_with("frame,frame_b,pts,mse_r,mse_g,mse_b,mse_avg,psnr_r"),
+            "{header}"
+        );
+        // VMAF and limits on luma are Y'CbCr's.
+        let vmaf = histoplay(&["compare", a, b, "--vmaf"]);
+        let err = String::from_utf8(vmaf.stderr).unwrap();
+        assert!(
+            !vmaf.status.success() && err.starts_with("error: VMAF measures Y'CbCr"),
+            "{err}"
+        );
+        let limit = histoplay(&["compare", a, b, "--fail-on", "psnr-y<10"]);
+        assert_eq!(limit.status.code(), Some(1));
+        assert!(String::from_utf8(limit.stderr)
+            .unwrap()
+            .contains("psnr-y: R'G'B' has no luma"));
+    }
+}
+
 #[test]
 fn a_judged_file_of_another_size_or_depth_is_converted_as_ffmpegs_bicubic_scale_converts_it() {
     let (reference, encode10) = (pair(8).0, pair(10).1);

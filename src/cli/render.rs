@@ -93,6 +93,8 @@ fn render_comparison(
 ) -> Result<()> {
     let mut a = VideoSource::open(reference)?;
     let mut b = VideoSource::open(&shown.path)?;
+    crate::compare::align::planar_rgb(&mut a);
+    crate::compare::align::planar_rgb(&mut b);
     match_pair(&a, &mut b)?;
     for s in [&a, &b] {
         if s.info.volume.is_hdr() {

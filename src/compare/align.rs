@@ -127,6 +127,18 @@ impl Alignment {
     }
 }
 
+/// Has packed R'G'B' frames made planar (a copy) for the metrics, as FFmpeg's filters take
+/// R'G'B'; before `match_pair`, on a source not yet read.
+pub fn planar_rgb(source: &mut VideoSource) {
+    let format = source.info.format;
+    if matches!(
+        format.layout,
+        PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra
+    ) {
+        source.convert_to(PlaneLayout::Gbr { bits: 8 }, format.width, format.height);
+    }
+}
+
 /// Makes B's frames comparable with A's: where B has another size or layout (depth, NV12 from
 /// a hardware decoder), its frames are converted to A's by swscale (bicubic), with a warning
 /// saying so. Fails where either is a layout the metrics don't take (RGB).
@@ -134,7 +146,10 @@ pub fn match_pair(a: &VideoSource, b: &mut VideoSource) -> Result<(), PairError>
     let (fa, fb) = (a.info.format, b.info.format);
     for (source, format) in [(a, fa), (&*b, fb)] {
         let why = match places(&format) {
-            None => "compare measures Y'CbCr or grey video".to_string(),
+            None => {
+                "the window compares Y'CbCr, grey or planar R'G'B' video (`histoplay compare` takes packed R'G'B' too)"
+                    .to_string()
+            }
             Some((_, bits)) if bits > MAX_BITS => format!("compare measures 8 to {MAX_BITS} bits"),
             Some(_) => continue,
         };

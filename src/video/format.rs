@@ -199,9 +199,9 @@ pub struct Place {
     pub height: usize,
 }
 
-/// The Y'CbCr components of frames of `format` (Y, U, V; grey's one), those the comparison's
-/// metrics are taken of and the range mark reads, with their depth; None for layouts FFmpeg's
-/// filters measure in other terms (RGB).
+/// The components of frames of `format` the comparison's metrics are taken of, in the order
+/// FFmpeg's filters print them (Y, U, V; grey's one; planar R'G'B''s R, G, B), with their
+/// depth; None for packed R'G'B' (FFmpeg's filters take it planar).
 pub fn places(format: &FrameFormat) -> Option<(Vec<Place>, u32)> {
     let (w, h) = (format.width as usize, format.height as usize);
     let place = |plane, step, offset, width, height| Place {
@@ -234,7 +234,12 @@ pub fn places(format: &FrameFormat) -> Option<(Vec<Place>, u32)> {
             ))
         }
         PlaneLayout::Gray { bits } => Some((vec![place(0, 1, 0, w, h)], bits)),
-        PlaneLayout::Gbr { .. } | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => None,
+        // (Planes G, B, R.)
+        PlaneLayout::Gbr { bits } => Some((
+            vec![place(2, 1, 0, w, h), place(0, 1, 0, w, h), place(1, 1, 0, w, h)],
+            bits,
+        )),
+        PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => None,
     }
 }
 

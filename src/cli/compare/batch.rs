@@ -104,9 +104,10 @@ impl EncodeLine {
         self.vmaf_min = f.vmaf.map(|v| v.min);
         self.vmaf_1pct_low = f.vmaf.map(|v| v.low);
         self.psnr_avg = finite(f.psnr_avg);
-        self.psnr_y = finite(f.psnr_y);
+        // (R'G'B' has no luma.)
+        self.psnr_y = finite(f.psnr_y).filter(|_| f.luma);
         self.ssim_all = Some(f.ssim_all);
-        self.ssim_y = Some(f.ssim_y);
+        self.ssim_y = Some(f.ssim_y).filter(|_| f.luma);
     }
 }
 

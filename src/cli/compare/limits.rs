@@ -75,6 +75,10 @@ impl CompareLimits {
         self.0
             .iter()
             .filter_map(|limit| {
+                // (A limit on luma fails where there is none to hold it to.)
+                if matches!(limit.figure, Figure::PsnrY | Figure::SsimY) && !figures.luma {
+                    return Some(format!("{}: R'G'B' has no luma (limit psnr or ssim)", limit.name()));
+                }
                 let value = limit.of(figures)?;
                 let fails = match limit.op {
                     "<" => value < limit.value,
@@ -137,6 +141,7 @@ mod tests {
 
     fn figures() -> RunFigures {
         RunFigures {
+            luma: true,
             frames: 10,
             psnr_avg: 41.5,
             psnr_y: 40.25,
@@ -170,6 +175,15 @@ mod tests {
         };
         assert!(CompareLimits::parse("psnr<40").unwrap().failed(&infinite).is_empty());
         assert!(!CompareLimits::parse("psnr<40,ssim<0.9").unwrap().need_vmaf());
+        // R'G'B' has no luma: a limit on it fails, saying so.
+        let rgb = RunFigures {
+            luma: false,
+            ..figures()
+        };
+        assert_eq!(
+            CompareLimits::parse("psnr-y<30,psnr<30").unwrap().failed(&rgb),
+            ["psnr-y: R'G'B' has no luma (limit psnr or ssim)"]
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@ use crate::cli::output::Seconds;
 use crate::compare::metrics::FrameMetrics;
 use crate::compare::vmaf::VmafFrame;
 pub use crate::headless::compare::Compared;
+use crate::video::format::PlaneLayout;
 use serde::Serialize;
 
 /// The whole run's figures, as FFmpeg's filters print them when they end: per component the
@@ -12,6 +13,8 @@ use serde::Serialize;
 /// the mean SSIM per component and of `All`, each with its dB, 10·log10(1 / (1 − SSIM)).
 #[derive(Debug, Default)]
 pub struct Summary {
+    /// The components' names (`component_names`).
+    names: Names,
     frames: u64,
     mse: Vec<f64>,
     mse_avg: f64,
@@ -24,7 +27,42 @@ pub struct Summary {
     vmaf: Vec<f64>,
 }
 
+/// The names FFmpeg's filters give the components they measure: y, u, v, or r, g, b.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Names(pub [&'static str; 3]);
+
+impl Default for Names {
+    fn default() -> Self {
+        Names(["y", "u", "v"])
+    }
+}
+
+impl Names {
+    /// The names of `layout`'s components, in the order `video::format::places` gives them.
+    pub fn of(layout: PlaneLayout) -> Self {
+        match layout {
+            PlaneLayout::Gbr { .. } | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => {
+                Names(["r", "g", "b"])
+            }
+            _ => Names::default(),
+        }
+    }
+
+    /// Whether the first component is luma (Y'CbCr and grey).
+    pub fn luma(&self) -> bool {
+        self.0[0] == "y"
+    }
+}
+
 impl Summary {
+    /// An empty summary of components named `names`.
+    pub fn named(names: Names) -> Self {
+        Self {
+            names,
+            ..Default::default()
+        }
+    }
+
     pub fn add(&mut self, m: &FrameMetrics, bits: u32) {
         if self.frames == 0 {
             self.mse = vec![0.0; m.mse.len()];
@@ -80,6 +118,7 @@ impl Summary {
         let max = f64::from((1u32 << self.bits.max(1)) - 1);
         let psnr = |mse: f64| 10.0 * (max * max / mse).log10();
         RunFigures {
+            luma: self.names.luma(),
             frames: self.frames,
             psnr_avg: psnr(self.mse_avg / n),
             psnr_y: psnr(self.mse.first().copied().unwrap_or(0.0) / n),
@@ -90,13 +129,13 @@ impl Summary {
     }
 
     /// FFmpeg's two lines: `PSNR y:… u:… v:… average:… min:… max:…` and
-    /// `SSIM Y:… (dB) U:… V:… All:… (dB)`.
+    /// `SSIM Y:… (dB) U:… V:… All:… (dB)` (r, g, b and R, G, B for R'G'B').
     pub fn lines(&self) -> [String; 2] {
         let n = self.frames.max(1) as f64;
         let max = f64::from((1u32 << self.bits.max(1)) - 1);
         let psnr = |mse: f64| 10.0 * (max * max / mse).log10();
         let db = |ssim: f64| 10.0 * (1.0 / (1.0 - ssim)).log10();
-        let names = ["y", "u", "v"];
+        let names = self.names.0;
         let mut psnr_line = String::from("PSNR");
         for (name, sum) in names.iter().zip(&self.mse) {
             psnr_line += &format!(" {name}:{:.6}", psnr(sum / n));
@@ -130,6 +169,8 @@ pub struct VmafFigures {
 /// `All` and luma's, and VMAF's (with `--vmaf`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RunFigures {
+    /// Whether `psnr_y` and `ssim_y` are of luma (else of R'G'B''s R).
+    pub luma: bool,
     pub frames: u64,
     pub psnr_avg: f64,
     pub psnr_y: f64,
@@ -140,66 +181,79 @@ pub struct RunFigures {
 
 /// `compare`'s JSON line (and CSV row): FFmpeg's stats-file names, `null` for a PSNR of
 /// identical components (FFmpeg: `inf`) and for the chroma of grey frames.
-#[derive(Serialize)]
 pub(super) struct CompareLine {
+    names: Names,
     frame: u64,
     frame_b: u64,
     pts: Seconds,
-    mse_y: f64,
-    mse_u: Option<f64>,
-    mse_v: Option<f64>,
+    mse: [Option<f64>; 3],
     mse_avg: f64,
-    psnr_y: Option<f64>,
-    psnr_u: Option<f64>,
-    psnr_v: Option<f64>,
+    psnr: [Option<f64>; 3],
     psnr_avg: Option<f64>,
-    ssim_y: f64,
-    ssim_u: Option<f64>,
-    ssim_v: Option<f64>,
+    ssim: [Option<f64>; 3],
     ssim_all: f64,
-    #[serde(flatten)]
     vmaf: Option<VmafFields>,
 }
 
-/// A pair's VMAF and its features, as fields named as libvmaf names them.
-pub(super) struct VmafFields(VmafFrame);
-
-impl Serialize for VmafFields {
+impl Serialize for CompareLine {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(VmafFrame::NAMES.len()))?;
-        for (name, value) in VmafFrame::NAMES.iter().zip(self.0.values()) {
-            map.serialize_entry(name, &value)?;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("frame", &self.frame)?;
+        map.serialize_entry("frame_b", &self.frame_b)?;
+        map.serialize_entry("pts", &self.pts)?;
+        for (figure, values, whole) in [
+            ("mse", &self.mse, Some(self.mse_avg)),
+            ("psnr", &self.psnr, self.psnr_avg),
+            ("ssim", &self.ssim, Some(self.ssim_all)),
+        ] {
+            for (name, value) in self.names.0.iter().zip(values) {
+                map.serialize_entry(&format!("{figure}_{name}"), value)?;
+            }
+            let whole_name = if figure == "ssim" {
+                "ssim_all"
+            } else {
+                &format!("{figure}_avg")
+            };
+            map.serialize_entry(whole_name, &whole)?;
+        }
+        if let Some(vmaf) = &self.vmaf {
+            for (name, value) in VmafFrame::NAMES.iter().zip(vmaf.0.values()) {
+                map.serialize_entry(name, &value)?;
+            }
         }
         map.end()
     }
 }
 
-pub(super) const FIELDS: [&str; 15] = [
-    "frame", "frame_b", "pts", "mse_y", "mse_u", "mse_v", "mse_avg", "psnr_y", "psnr_u", "psnr_v", "psnr_avg",
-    "ssim_y", "ssim_u", "ssim_v", "ssim_all",
-];
+/// A pair's VMAF and its features, as libvmaf names them.
+pub(super) struct VmafFields(VmafFrame);
+
+/// The CSV header's fields for components named `names` (the JSON lines' keys).
+pub(super) fn fields(names: Names) -> Vec<String> {
+    let mut fields = vec!["frame".to_string(), "frame_b".into(), "pts".into()];
+    for (figure, whole) in [("mse", "mse_avg"), ("psnr", "psnr_avg"), ("ssim", "ssim_all")] {
+        fields.extend(names.0.iter().map(|n| format!("{figure}_{n}")));
+        fields.push(whole.into());
+    }
+    fields
+}
 
 impl CompareLine {
-    pub(super) fn of(c: &Compared) -> Self {
+    pub(super) fn of(c: &Compared, names: Names) -> Self {
         let m = &c.metrics;
         let at = |v: &[f64], i: usize| v.get(i).copied();
         let psnr = |i: usize| m.psnr.get(i).copied().flatten();
         Self {
+            names,
             frame: c.frame,
             frame_b: c.frame_b,
             pts: Seconds(c.pts),
-            mse_y: m.mse[0],
-            mse_u: at(&m.mse, 1),
-            mse_v: at(&m.mse, 2),
+            mse: [0, 1, 2].map(|i| at(&m.mse, i)),
             mse_avg: m.mse_avg,
-            psnr_y: psnr(0),
-            psnr_u: psnr(1),
-            psnr_v: psnr(2),
+            psnr: [0, 1, 2].map(psnr),
             psnr_avg: m.psnr_avg,
-            ssim_y: m.ssim[0],
-            ssim_u: at(&m.ssim, 1),
-            ssim_v: at(&m.ssim, 2),
+            ssim: [0, 1, 2].map(|i| at(&m.ssim, i)),
             ssim_all: m.ssim_all,
             vmaf: c.vmaf.map(VmafFields),
         }
@@ -217,20 +271,14 @@ impl CompareLine {
             } else {
                 String::new()
             },
-            n(self.mse_y),
-            o(self.mse_u),
-            o(self.mse_v),
-            n(self.mse_avg),
-            o(self.psnr_y),
-            o(self.psnr_u),
-            o(self.psnr_v),
-            o(self.psnr_avg),
-            n(self.ssim_y),
-            o(self.ssim_u),
-            o(self.ssim_v),
-            n(self.ssim_all),
         ]
         .into_iter()
+        .chain(self.mse.map(o))
+        .chain([n(self.mse_avg)])
+        .chain(self.psnr.map(o))
+        .chain([o(self.psnr_avg)])
+        .chain(self.ssim.map(o))
+        .chain([n(self.ssim_all)])
         .chain(self.vmaf.iter().flat_map(|v| v.0.values().map(n)))
         .collect()
     }

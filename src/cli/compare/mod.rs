@@ -15,7 +15,7 @@ pub use lines::{Compared, Summary};
 
 use super::args::parse_size;
 use super::output::{write_csv_record, write_line};
-use crate::compare::align::{match_pair, AlignBy};
+use crate::compare::align::{match_pair, planar_rgb, AlignBy};
 use crate::compare::vmaf::gpu::VmafPass;
 use crate::compare::vmaf::model::Model;
 use crate::compare::vmaf::{load_model, Vmaf, VmafFrame, DEFAULT_MODEL, MIN_SIZE};
@@ -24,7 +24,7 @@ use crate::headless::progress::Progress;
 use crate::headless::{ClipError, FrameRange};
 use crate::video::format::places;
 use crate::video::source::{Decoding, VideoSource};
-use lines::{CompareLine, FIELDS};
+use lines::{fields, CompareLine, Names};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -172,7 +172,32 @@ pub fn compare(
     ctx: Option<&GpuContext>,
     out: &mut impl Write,
 ) -> Result<Summary, ClipError> {
+    for side in [&mut a, &mut b] {
+        planar_rgb(side);
+        if side.alpha_plane() {
+            log::warn!(
+                "'{}' has an alpha plane ({}): FFmpeg's psnr measures it too (its a:, and its average with it), compare does not",
+                side.info.path.display(),
+                side.info.pixel_format
+            );
+        }
+    }
+    let names = Names::of(a.info.format.layout);
+    if names != Names::of(b.info.format.layout) {
+        return Err(ClipError::Decode(format!(
+            "'{}' is {} and '{}' {}: compare measures two R'G'B' files, or two Y'CbCr or grey ones",
+            a.info.path.display(),
+            a.info.format.layout,
+            b.info.path.display(),
+            b.info.format.layout
+        )));
+    }
     match_pair(&a, &mut b)?;
+    if vmaf.is_some() && !names.luma() {
+        return Err(ClipError::Decode(
+            "VMAF measures Y'CbCr video: FFmpeg's libvmaf converts R'G'B' into it first, histoplay does not".into(),
+        ));
+    }
     if let Some((width, height)) = size {
         let layout = a.info.format.layout;
         for side in [&mut a, &mut b] {
@@ -186,7 +211,7 @@ pub fn compare(
         )));
     }
     if job.csv {
-        let mut fields: Vec<String> = FIELDS.map(String::from).to_vec();
+        let mut fields = fields(names);
         if vmaf.is_some() {
             fields.extend(VmafFrame::NAMES.map(String::from));
         }
@@ -198,7 +223,7 @@ pub fn compare(
         .or(a.index().estimated_count)
         .map(|count| job.range.end.unwrap_or(count).min(count).saturating_sub(starts(&job).0));
     let mut progress = Progress::new(total);
-    let mut summary = Summary::default();
+    let mut summary = Summary::named(names);
     let bits = places(&a.info.format).map_or(8, |(_, bits)| bits);
     let (model, log_path) = match vmaf {
         Some(VmafJob { model, log }) => (Some(model), log),
@@ -222,7 +247,7 @@ pub fn compare(
                 log.add(c.frame, scores);
             }
         }
-        let line = CompareLine::of(&c);
+        let line = CompareLine::of(&c, names);
         if job.csv {
             write_csv_record(out, &line.csv_fields())
         } else {

@@ -266,6 +266,21 @@ impl VideoSource {
         stream::planar_yuv_layout(format).filter(|&layout| layout != self.info.format.layout)
     }
 
+    /// Whether the decoder's frames carry an alpha plane (a palette's alpha aside), which the
+    /// upload leaves out.
+    pub fn alpha_plane(&self) -> bool {
+        let Some(desc) = self.decoder.format().descriptor() else {
+            return false;
+        };
+        // SAFETY: a descriptor from FFmpeg's static table.
+        let flags = unsafe { (*desc.as_ptr()).flags };
+        let (alpha, palette) = (
+            ffmpeg::ffi::AV_PIX_FMT_FLAG_ALPHA as u64,
+            ffmpeg::ffi::AV_PIX_FMT_FLAG_PAL as u64,
+        );
+        flags & alpha != 0 && flags & palette == 0
+    }
+
     /// Whether `converted_yuv_layout` is Y'CbCr made of R'G'B', palette or grey frames (as
     /// FFmpeg's filters make it), not the decoder's own planes.
     pub fn converts_into_yuv(&self) -> bool {
