@@ -169,9 +169,17 @@ pub struct Counts {
     pub brng: u64,
 }
 
-/// A chroma sample's saturation: ⌊hypot(u − mid, v − mid)⌋, exactly (FFmpeg's hypotf, stored
-/// in an integer).
+/// A chroma sample's saturation as FFmpeg computes it: hypotf(u − mid, v − mid), in single
+/// precision, truncated. Up to 12 bits that is ⌊hypot⌋ exactly (`whole_hypot`, the GPU
+/// pass's way, which reads 8 and 10 bits); at 16, hypotf rounds some up to the next whole
+/// number, and FFmpeg counts them there.
 pub fn saturation(du: i32, dv: i32) -> u32 {
+    (du as f32).hypot(dv as f32) as u32
+}
+
+/// ⌊hypot(du, dv)⌋ exactly, in integers: the GPU pass's saturation (`isqrt` in
+/// shaders/signalstats/signalstats.wgsl).
+pub fn whole_hypot(du: i32, dv: i32) -> u32 {
     let n = (du * du + dv * dv) as u32;
     let mut s = (n as f64).sqrt() as u32;
     while s * s > n {
