@@ -290,6 +290,51 @@ fn report_pse_adds_each_frames_figures_and_fails_on_its_runs() {
 }
 
 #[test]
+fn report_pse_of_rgb_video_reads_its_picture_as_pse_does() {
+    // R'G'B' is measured as FFmpeg converts it into Y'CbCr; the analysis reads the picture.
+    let graph = "color=c=0x101010:s=320x180:r=25:d=2,\
+                 drawbox=x=0:y=0:w=iw:h=ih/2:color=0xf0f0f0:t=fill:enable='lt(mod(t*8,2),1)',format=rgb24";
+    let rgb = clip("pse-4hz-rgb.mkv", graph, &[]);
+    let (summary, frames, code) = pse(&rgb, &["--frames-out"]);
+    assert_eq!(code, Some(1), "{summary}");
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", "--pse"])
+        .arg(&rgb)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(common::json)
+        .collect();
+    assert_eq!(lines.len(), frames.len());
+    for (line, frame) in lines.iter().zip(&frames) {
+        assert_eq!(line["pse_flashes"], frame["flashes"]);
+        assert_eq!(line["pse_area"], frame["area"]);
+        assert_eq!(line["pse_state"], frame["state"]);
+    }
+    assert!(frames.iter().any(|f| f["state"] == "fail"));
+    let failure = &summary["failures"][0];
+    let listed = format!(
+        "pse:general-flash (bt1702): frames {}-{}",
+        failure["frames"][0], failure["frames"][1]
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&listed));
+    // Deinterlaced or split, the picture as decoded is not what is measured.
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", "--pse", "--deinterlace", "yes"])
+        .arg(&rgb)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.starts_with("error: --pse of"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_piped_stream_is_warned_of_as_a_failure_starts_and_judged_as_the_file_is() {
     let four = greys("pse-4hz-25.mkv", 0, 255, 4.0, 25, 2.0);
     let (file_summary, _, _) = pse(&four, &[]);

@@ -166,8 +166,8 @@ fn what_it_cannot_read_is_a_one_line_error() {
     for (args, says) in [
         (vec!["report", "/nonexistent.mkv"], "/nonexistent.mkv"),
         (vec!["report", text.to_str().unwrap()], "not a picture or video"),
-        // R'G'B' is measured as FFmpeg converts it; its picture is not kept for the analysis.
-        (vec!["report", rgb.to_str().unwrap(), "--pse"], "--pse"),
+        // R'G'B' is measured as FFmpeg converts it; the analysis reads its picture as decoded.
+        (vec!["report", rgb.to_str().unwrap(), "--pse", "--fields"], "--pse"),
     ] {
         let out = histoplay(&args);
         let err = String::from_utf8_lossy(&out.stderr);

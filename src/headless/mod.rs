@@ -160,7 +160,7 @@ pub fn cpu_frames_with(
     }
     let depth = Depth::from_bits(format.layout.output_bits());
     let mut done = 0;
-    cpu_pictures_with(&mut source, range, format.layout, work, |planes, meta, _| {
+    cpu_pictures_with(&mut source, range, format.layout, work, |planes, _, meta, _| {
         each(&convert_cpu(&format, planes), depth, meta)?;
         done += 1;
         progress.tick(done);
@@ -182,7 +182,7 @@ pub fn cpu_pictures(
         deinterlace: filter,
         ..PictureWork::default()
     };
-    cpu_pictures_with(source, range, layout, work, |planes, meta, _| each(planes, meta))
+    cpu_pictures_with(source, range, layout, work, |planes, _, meta, _| each(planes, meta))
 }
 
 /// What the CPU paths do with each frame beyond decoding it.
@@ -198,36 +198,45 @@ pub struct PictureWork {
 
 /// `cpu_pictures`, and with `work.idet` each frame's idet sums (the twin's), with its first
 /// picture, the frame taken between those before and after it; with `work.split`, each picture
-/// as its two fields (every other line of each plane).
+/// as its two fields (every other line of each plane). `each` gets the planes as read, then the
+/// picture's in the upload layout (`DecodedFrame::picture_planes`: where frames are converted
+/// for measuring and keep their picture; else, and for made pictures, the same planes).
 pub fn cpu_pictures_with(
     source: &mut VideoSource,
     range: FrameRange,
     layout: crate::video::format::PlaneLayout,
     work: PictureWork,
-    mut each: impl FnMut(&[crate::video::format::PlaneData], FrameMeta, Option<crate::idet::Sums>) -> Result<(), ClipError>,
+    mut each: impl FnMut(
+        &[crate::video::format::PlaneData],
+        &[crate::video::format::PlaneData],
+        FrameMeta,
+        Option<crate::idet::Sums>,
+    ) -> Result<(), ClipError>,
 ) -> Result<(), ClipError> {
     let PictureWork {
         deinterlace: filter,
         idet,
         split,
     } = work;
-    let mut each = |planes: &[crate::video::format::PlaneData], meta: FrameMeta, sums| {
+    let mut each = |planes: &[crate::video::format::PlaneData],
+                    picture: &[crate::video::format::PlaneData],
+                    meta: FrameMeta,
+                    sums| {
         if !split {
-            return each(planes, meta, sums);
+            return each(planes, picture, meta, sums);
         }
         for field in Field::BOTH {
             let meta = FrameMeta {
                 field: Some(field),
                 ..meta
             };
-            each(
-                &fields::field_rows(planes, field),
-                meta,
-                sums.filter(|_| field == Field::Top),
-            )?;
+            let rows = fields::field_rows(planes, field);
+            each(&rows, &rows, meta, sums.filter(|_| field == Field::Top))?;
         }
         Ok(())
     };
+    // (The picture's planes are in the upload layout.)
+    let shown = source.info.format.layout;
     let format = crate::video::format::FrameFormat {
         layout,
         ..source.info.format
@@ -252,11 +261,12 @@ pub fn cpu_pictures_with(
         let meta = FrameMeta::from(&frame);
         let planes = frame.planes(layout);
         match &mut fields {
-            None => each(&planes, meta, None)?,
+            None => each(&planes, &frame.picture_planes(shown), meta, None)?,
             Some(fields) => {
                 for made in fields.push(meta, &planes) {
                     if range.contains(made.meta.frame) {
-                        each(&made.plane_data(), made.meta, made.sums)?;
+                        let data = made.plane_data();
+                        each(&data, &data, made.meta, made.sums)?;
                     }
                 }
             }
@@ -267,7 +277,8 @@ pub fn cpu_pictures_with(
     }
     for made in fields.as_mut().map(CpuFieldRun::finish).unwrap_or_default() {
         if range.contains(made.meta.frame) {
-            each(&made.plane_data(), made.meta, made.sums)?;
+            let data = made.plane_data();
+            each(&data, &data, made.meta, made.sums)?;
         }
     }
     Ok(())

@@ -103,6 +103,7 @@ impl PreviewThread {
             pict_type: crate::video::source::picture_type(&frame),
             packet: crate::video::source::PacketProps::of(&frame),
             samples: frame.into(),
+            picture: None,
         };
         let layout = info.format.layout;
         let mut claim = job.claim.lock();

@@ -22,6 +22,10 @@ pub struct DecodedFrame {
     /// Where the picture's packet sat in the file.
     pub packet: PacketProps,
     pub samples: Samples,
+    /// Where `samples` are the frame converted as FFmpeg's filters measure it (R'G'B', palette
+    /// or grey made Y'CbCr: `VideoSource::keep_decoded_planes`), the frame in the upload
+    /// layout too, for what reads the picture, where asked for (`keep_pictures`).
+    pub picture: Option<Box<ffmpeg::frame::Video>>,
 }
 
 /// What the decoder hands on with a picture beside its samples: about the packet it came in
@@ -190,6 +194,20 @@ impl DecodedFrame {
             .collect()
     }
 
+    /// The planes of the picture in the upload layout `layout`: `picture`'s where the samples
+    /// are converted for measuring, else the samples'.
+    pub fn picture_planes(&self, layout: PlaneLayout) -> Vec<PlaneData<'_>> {
+        let Some(frame) = &self.picture else {
+            return self.planes(layout);
+        };
+        (0..layout.plane_count())
+            .map(|i| PlaneData {
+                data: frame.data(i),
+                stride: frame.stride(i),
+            })
+            .collect()
+    }
+
     /// Bytes the frame's planes hold, or will once copied back (for cache budgets).
     pub fn byte_size(&self) -> usize {
         match &self.samples {
@@ -311,6 +329,7 @@ impl VideoSource {
         if self.info.live {
             packet.arrived = self.arrivals.iter().find(|&&(p, _)| p == pts).map(|&(_, at)| at);
         }
+        let mut picture = None;
         let samples = match self.hardware {
             Some(hw) if hw.holds(&frame) => match self.copy_to_gpu(&frame) {
                 Some(planes) => Samples::Gpu(planes),
@@ -323,7 +342,9 @@ impl VideoSource {
                         })?;
                         let bytes = (0..frame.planes()).map(|i| frame.data(i).len()).sum::<usize>();
                         self.transfers.to_host(bytes as u64);
-                        Samples::Memory(self.for_upload(frame)?)
+                        let (memory, shown) = self.for_upload(frame)?;
+                        picture = shown;
+                        Samples::Memory(memory)
                     }
                 },
             },
@@ -332,7 +353,9 @@ impl VideoSource {
                     // The hardware decoder turned the stream down: software decodes it.
                     self.set_frame_path(FramePath::Software);
                 }
-                Samples::Memory(self.for_upload(frame)?)
+                let (memory, shown) = self.for_upload(frame)?;
+                picture = shown;
+                Samples::Memory(memory)
             }
         };
         Ok(Some(Decoded::Frame(DecodedFrame {
@@ -344,6 +367,7 @@ impl VideoSource {
             pict_type,
             packet,
             samples,
+            picture,
         })))
     }
 
@@ -411,12 +435,20 @@ impl VideoSource {
             .map(|device| Deferred::of(device, bytes, Arc::clone(&self.transfers)))
     }
 
-    /// A frame in memory as it goes out: as decoded, or in the upload layout.
-    fn for_upload(&mut self, frame: ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, VideoError> {
-        match self.decoded_planes {
-            true => self.convert_for_measuring(frame),
-            false => self.convert_for_upload(frame),
+    /// A frame in memory as it goes out: as decoded, or in the upload layout; and, where it
+    /// goes out converted for measuring and pictures are kept, in the upload layout too.
+    fn for_upload(
+        &mut self,
+        frame: ffmpeg::frame::Video,
+    ) -> Result<(ffmpeg::frame::Video, Option<Box<ffmpeg::frame::Video>>), VideoError> {
+        if !self.decoded_planes {
+            return Ok((self.convert_for_upload(frame)?, None));
         }
+        let picture = match self.keep_pictures && stream::statistics_format(frame.format()).is_some() {
+            true => Some(Box::new(self.convert_for_upload(frame.clone())?)),
+            false => None,
+        };
+        Ok((self.convert_for_measuring(frame)?, picture))
     }
 
     /// A frame as decoded, or, where FFmpeg's filters convert such frames into Y'CbCr before
@@ -596,6 +628,7 @@ mod tests {
             pict_type: 'I',
             packet: PacketProps::default(),
             samples: Samples::Device(Deferred::of(device, 64 * 32 * 3 / 2, Arc::default())),
+            picture: None,
         };
         let bytes = frame.byte_size();
         assert!(frame.in_device());
@@ -625,6 +658,7 @@ mod tests {
             pict_type: 'P',
             packet: PacketProps::default(),
             samples: video.into(),
+            picture: None,
         };
         let planes = frame.planes(PlaneLayout::Nv12);
         assert_eq!(planes.len(), 2);

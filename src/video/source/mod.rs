@@ -73,6 +73,8 @@ pub struct VideoSource {
     exact_numbers: bool,
     /// Frames are given out as decoded (`keep_decoded_planes`), not in the upload layout.
     decoded_planes: bool,
+    /// Frames converted for measuring keep their picture too (`keep_pictures`).
+    keep_pictures: bool,
     /// The swscale context that converts frames as decoded into the Y'CbCr FFmpeg's filters
     /// measure (`converted_yuv_layout`), made with the first.
     measured: Option<Scaler>,
@@ -264,6 +266,13 @@ impl VideoSource {
         // (With alpha, or big-endian, of a sampling and depth the converter takes, the frames
         // are uploaded with those very samples.)
         stream::planar_yuv_layout(format).filter(|&layout| layout != self.info.format.layout)
+    }
+
+    /// Frames converted for measuring (`keep_decoded_planes` of R'G'B', palette or grey) keep
+    /// their picture in the upload layout too (`DecodedFrame::picture`), for what reads the
+    /// picture beside the measures.
+    pub fn keep_pictures(&mut self) {
+        self.keep_pictures = true;
     }
 
     /// Whether the decoder's frames carry an alpha plane (a palette's alpha aside), which the

@@ -123,6 +123,7 @@ impl VideoSource {
             exact_numbers: false,
             decoded_planes: false,
             measured: None,
+            keep_pictures: false,
             last_pts: None,
             last_number: None,
             counted: Some(0),

@@ -238,13 +238,23 @@ pub fn report_video<W: Write>(
     let decoded = source.converted_yuv_layout();
     let layout = decoded.unwrap_or(info.layout);
     if let (Some(layout), Some(_)) = (decoded, options.pse) {
-        return Err(ClipError::Decode(match source.converts_into_yuv() {
-            true => format!(
-                "--pse: {} frames are measured as FFmpeg converts them ({layout}), without their picture; `histoplay pse` analyses it",
-                info.layout
-            ),
-            false => format!("--pse reads the picture, which is not made from {layout} frames here"),
-        }));
+        // R'G'B', palette and grey frames measured as FFmpeg converts them keep their picture
+        // for the analysis, as decoded (not deinterlaced or split into fields).
+        let plain = options.deinterlace.is_none() && !options.fields;
+        match (source.converts_into_yuv(), plain) {
+            (true, true) => source.keep_pictures(),
+            (true, false) => {
+                return Err(ClipError::Decode(format!(
+                    "--pse of {} frames reads their picture as decoded: not with --deinterlace or --fields",
+                    info.layout
+                )))
+            }
+            (false, _) => {
+                return Err(ClipError::Decode(format!(
+                    "--pse reads the picture, which is not made from {layout} frames here"
+                )))
+            }
+        }
     }
     PlaneShape::of(layout).map_err(|e| ClipError::Decode(e.to_string()))?;
     let out = match format {
@@ -478,7 +488,7 @@ fn report_cpu<W: Write>(
     };
     let mut previous: [Option<YuvPlanes>; 2] = [None, None];
     let mut twin = FreezeTwin::default();
-    hist::cpu_pictures_with(&mut source, primed, layout, work, |planes, meta, sums| {
+    hist::cpu_pictures_with(&mut source, primed, layout, work, |planes, picture, meta, sums| {
         let yuv = YuvPlanes::read(layout, info.width, height, planes).map_err(|e| ClipError::Decode(e.to_string()))?;
         let in_range = range.contains(meta.frame);
         let previous = &mut previous[meta.field.map_or(0, |f| f as usize)];
@@ -488,7 +498,7 @@ fn report_cpu<W: Write>(
             sink.picture_idet(&meta, sums.as_ref(), in_range);
         }
         if let Some(pse) = &mut sink.pse {
-            let light = pse.light_cpu(&convert_cpu(&info, planes));
+            let light = pse.light_cpu(&convert_cpu(&info, picture));
             sink.picture_pse(&meta, &light, in_range)?;
         }
         sink.picture_events(&meta, &counts.y, counts.width * counts.height, frozen, in_range)?;
