@@ -242,7 +242,7 @@ pub enum Decoded {
 }
 
 /// An swscale context that may move to the decode thread.
-pub(super) struct Scaler(scaling::Context);
+pub(super) struct Scaler(pub(super) scaling::Context);
 
 // SAFETY: an SwsContext has no thread affinity; it is used by one thread at a time, the one
 // that owns the VideoSource (the decode thread once spawned).
@@ -435,64 +435,12 @@ impl VideoSource {
             .map(|device| Deferred::of(device, bytes, Arc::clone(&self.transfers)))
     }
 
-    /// A frame in memory as it goes out: as decoded, or in the upload layout; and, where it
-    /// goes out converted for measuring and pictures are kept, in the upload layout too.
-    fn for_upload(
-        &mut self,
-        frame: ffmpeg::frame::Video,
-    ) -> Result<(ffmpeg::frame::Video, Option<Box<ffmpeg::frame::Video>>), VideoError> {
-        if !self.decoded_planes {
-            return Ok((self.convert_for_upload(frame)?, None));
-        }
-        let picture = match self.keep_pictures && stream::statistics_format(frame.format()).is_some() {
-            true => Some(Box::new(self.convert_for_upload(frame.clone())?)),
-            false => None,
-        };
-        Ok((self.convert_for_measuring(frame)?, picture))
-    }
-
-    /// A frame as decoded, or, where FFmpeg's filters convert such frames into Y'CbCr before
-    /// they measure it (R'G'B', palette, grey: `stream::statistics_format`), so converted, by
-    /// swscale as FFmpeg's automatic conversion calls it (its default flags, the frame's size
-    /// kept).
-    fn convert_for_measuring(&mut self, frame: ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, VideoError> {
-        let Some(target) = stream::statistics_format(frame.format()) else {
-            return Ok(frame);
-        };
-        let failed = |reason: String| VideoError::Decode {
-            path: self.info.path.clone(),
-            reason,
-        };
-        let (width, height) = (frame.width(), frame.height());
-        let stale = self.measured.as_ref().is_none_or(|Scaler(s)| {
-            s.input().format != frame.format() || s.input().width != width || s.input().height != height
-        });
-        if stale {
-            let context = scaling::Context::get(
-                frame.format(),
-                width,
-                height,
-                target,
-                width,
-                height,
-                scaling::Flags::BICUBIC,
-            )
-            .map_err(|e| failed(format!("cannot convert {:?} frames into Y'CbCr: {e}", frame.format())))?;
-            self.measured = Some(Scaler(context));
-        }
-        let mut out = crate::video::memory::frame(target, width, height)
-            .map_err(|e| failed(format!("no memory for a converted frame: {e}")))?;
-        let Scaler(context) = self.measured.as_mut().expect("made above");
-        context
-            .run(&frame, &mut out)
-            .map_err(|e| failed(format!("converting a frame failed: {e}")))?;
-        out.set_pts(frame.pts());
-        Ok(out)
-    }
-
     /// Frames already in the stream's upload layout pass through; others (or frames whose size
     /// changed mid-stream) go through one swscale context, made when first needed.
-    fn convert_for_upload(&mut self, frame: ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, VideoError> {
+    pub(super) fn convert_for_upload(
+        &mut self,
+        frame: ffmpeg::frame::Video,
+    ) -> Result<ffmpeg::frame::Video, VideoError> {
         let size = (frame.width(), frame.height());
         if self.follow_formats {
             self.follow_format(&frame);

@@ -6,6 +6,7 @@ mod frames;
 pub mod hardware;
 mod info;
 mod keyframe;
+mod measure;
 mod open;
 mod read;
 mod reconnect;

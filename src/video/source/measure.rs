@@ -1,0 +1,64 @@
+//! Frames as the statistics read them (`VideoSource::keep_decoded_planes`): as decoded, or, where
+//! FFmpeg's filters convert such frames into Y'CbCr before they measure it (R'G'B', palette,
+//! grey: `stream::statistics_format`), so converted, with their picture kept beside where asked
+//! (`keep_pictures`).
+
+use super::frames::Scaler;
+use super::*;
+
+impl VideoSource {
+    /// A frame in memory as it goes out: as decoded, or in the upload layout; and, where it
+    /// goes out converted for measuring and pictures are kept, in the upload layout too.
+    pub(super) fn for_upload(
+        &mut self,
+        frame: ffmpeg::frame::Video,
+    ) -> Result<(ffmpeg::frame::Video, Option<Box<ffmpeg::frame::Video>>), VideoError> {
+        if !self.decoded_planes {
+            return Ok((self.convert_for_upload(frame)?, None));
+        }
+        let picture = match self.keep_pictures && stream::statistics_format(frame.format()).is_some() {
+            true => Some(Box::new(self.convert_for_upload(frame.clone())?)),
+            false => None,
+        };
+        Ok((self.convert_for_measuring(frame)?, picture))
+    }
+
+    /// A frame as decoded, or, where FFmpeg's filters convert such frames into Y'CbCr before
+    /// they measure it (R'G'B', palette, grey: `stream::statistics_format`), so converted, by
+    /// swscale as FFmpeg's automatic conversion calls it (its default flags, the frame's size
+    /// kept).
+    fn convert_for_measuring(&mut self, frame: ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, VideoError> {
+        let Some(target) = stream::statistics_format(frame.format()) else {
+            return Ok(frame);
+        };
+        let failed = |reason: String| VideoError::Decode {
+            path: self.info.path.clone(),
+            reason,
+        };
+        let (width, height) = (frame.width(), frame.height());
+        let stale = self.measured.as_ref().is_none_or(|Scaler(s)| {
+            s.input().format != frame.format() || s.input().width != width || s.input().height != height
+        });
+        if stale {
+            let context = scaling::Context::get(
+                frame.format(),
+                width,
+                height,
+                target,
+                width,
+                height,
+                scaling::Flags::BICUBIC,
+            )
+            .map_err(|e| failed(format!("cannot convert {:?} frames into Y'CbCr: {e}", frame.format())))?;
+            self.measured = Some(Scaler(context));
+        }
+        let mut out = crate::video::memory::frame(target, width, height)
+            .map_err(|e| failed(format!("no memory for a converted frame: {e}")))?;
+        let Scaler(context) = self.measured.as_mut().expect("made above");
+        context
+            .run(&frame, &mut out)
+            .map_err(|e| failed(format!("converting a frame failed: {e}")))?;
+        out.set_pts(frame.pts());
+        Ok(out)
+    }
+}
