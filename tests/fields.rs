@@ -86,6 +86,14 @@ fn report_fields_gives_ffprobes_values_after_the_field_filter() {
     let ntsc = ntsc_prores();
     assert_fields_equal_ffprobe(&ntsc, &[], 0);
     assert_fields_equal_ffprobe(&ntsc, &["--cpu"], 0);
+    // 16-bit R'G'B' (a scan's), measured as FFmpeg converts it: 4:4:4 at 16 bits.
+    let rgb48 = interlaced(
+        "fields-pal-rgb48.mkv",
+        "720:576",
+        "tff",
+        &["-c:v", "ffv1", "-pix_fmt", "rgb48le"],
+    );
+    assert_fields_equal_ffprobe(&rgb48, &[], 0);
 }
 
 #[test]
