@@ -115,6 +115,43 @@ fn rgb_palette_and_grey_frames_are_measured_as_ffmpeg_converts_them() {
 }
 
 #[test]
+fn a_picture_that_changes_size_mid_stream_is_measured_scaled_with_a_warning() {
+    // PNG in NUT, 96x72 then 64x48 (R'G'B', measured as FFmpeg converts it).
+    let part = |size: &str| {
+        common::fixture(
+            &format!("ss-size-{size}.nut"),
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                &format!("testsrc2=s={size}:r=10:d=0.5"),
+                "-pix_fmt",
+                "rgb24",
+                "-c:v",
+                "png",
+            ],
+        )
+    };
+    let (first, second) = (part("96x72"), part("64x48"));
+    let list = std::env::temp_dir().join(format!("histoplay-size-change-{}.txt", std::process::id()));
+    std::fs::write(
+        &list,
+        format!("file '{}'\nfile '{}'\n", first.display(), second.display()),
+    )
+    .unwrap();
+    let clip = common::fixture(
+        "ss-size-change.nut",
+        &["-f", "concat", "-safe", "0", "-i", list.to_str().unwrap(), "-c", "copy"],
+    );
+    let _ = std::fs::remove_file(&list);
+    let out = histoplay(&["report", clip.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("changed size mid-stream, 96x72 to 64x48"), "{stderr}");
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 10);
+}
+
+#[test]
 fn a_range_reports_its_frames_with_differences_from_the_frame_before() {
     let source = "testsrc2=s=64x48:r=10:d=1,noise=alls=40:allf=t,format=yuv420p";
     let clip = common::fixture("ss-range.mkv", &["-f", "lavfi", "-i", source, "-c:v", "ffv1"]);

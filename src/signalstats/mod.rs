@@ -22,6 +22,8 @@ const VREP_DISTANCE: usize = 4;
 pub enum StatsError {
     #[error("QC statistics read Y'CbCr video; this stream is {0}")]
     NotYuv(PlaneLayout),
+    #[error("a frame's planes hold fewer samples than its {0}x{1} pixels")]
+    Short(u32, u32),
 }
 
 /// One frame's Y'CbCr samples, one value per sample, at the source's depth.
@@ -118,6 +120,20 @@ impl YuvPlanes {
             }
             out
         };
+        // Planes that don't hold the frame (a damaged or resized one) are an error, not a read
+        // past their end.
+        let bytes = if wide { 2 } else { 1 };
+        let holds = |plane: Option<&PlaneData>, w: usize, h: usize, step: usize| {
+            plane.is_some_and(|p| h == 0 || w == 0 || p.data.len() >= (h - 1) * p.stride + w * step * bytes)
+        };
+        let (chroma_step, chroma_planes) = if shape.semi { (2, [1, 1]) } else { (1, [1, 2]) };
+        if !holds(planes.first(), w, h, 1)
+            || chroma_planes
+                .iter()
+                .any(|&i| !holds(planes.get(i), cw, ch, chroma_step))
+        {
+            return Err(StatsError::Short(width, height));
+        }
         let shift = shape.sample_shift;
         let y = read(&planes[0], w, h, 1, 0, shift);
         let (u, v) = if shape.semi {

@@ -195,3 +195,30 @@ fn bands_counted_apart_add_up_to_the_whole_frame() {
     assert!(whole.tout > 0 && whole.brng > 0 && whole.vrep_lines == 4, "{whole:?}");
     assert_eq!(count(&cur, Some(&prev)), whole);
 }
+
+#[test]
+fn planes_that_do_not_hold_the_frame_are_an_error() {
+    let (y, c) = (vec![0u8; 8 * 6], vec![128u8; 4 * 3]);
+    let planes = |y: &'static [u8], c: &'static [u8]| {
+        vec![
+            PlaneData { data: y, stride: 8 },
+            PlaneData { data: c, stride: 4 },
+            PlaneData { data: c, stride: 4 },
+        ]
+    };
+    let (y, c): (&'static [u8], &'static [u8]) = (y.leak(), c.leak());
+    let yuv420 = PlaneLayout::Yuv {
+        chroma_shift_x: 1,
+        chroma_shift_y: 1,
+        bits: 8,
+    };
+    assert!(YuvPlanes::read(yuv420, 8, 6, &planes(y, c)).is_ok());
+    for (w, h) in [(8, 7), (9, 6), (16, 12)] {
+        assert!(matches!(
+            YuvPlanes::read(yuv420, w, h, &planes(y, c)),
+            Err(StatsError::Short(..))
+        ));
+    }
+    assert!(YuvPlanes::read(yuv420, 8, 6, &planes(y, &c[..11])).is_err());
+    assert!(YuvPlanes::read(yuv420, 8, 6, &planes(y, c)[..2]).is_err());
+}

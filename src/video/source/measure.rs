@@ -26,16 +26,30 @@ impl VideoSource {
     /// A frame as decoded, or, where FFmpeg's filters convert such frames into Y'CbCr before
     /// they measure it (R'G'B', palette, grey: `stream::statistics_format`), so converted, by
     /// swscale as FFmpeg's automatic conversion calls it (its default flags, the frame's size
-    /// kept).
+    /// kept). A frame of another size than the stream's is scaled to the stream's (bicubic),
+    /// with a warning, as the upload does.
     fn convert_for_measuring(&mut self, frame: ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, VideoError> {
-        let Some(target) = stream::statistics_format(frame.format()) else {
-            return Ok(frame);
+        let (width, height) = (frame.width(), frame.height());
+        let (to_width, to_height) = (self.info.format.width, self.info.format.height);
+        let resized = (width, height) != (to_width, to_height);
+        let target = match (stream::statistics_format(frame.format()), resized) {
+            (None, false) => return Ok(frame),
+            (None, true) => frame.format(),
+            (Some(target), _) => target,
         };
+        if resized && self.decoded_size.1 != Some((width, height)) {
+            self.decoded_size.1 = Some((width, height));
+            log::warn!(
+                "{}: the picture changed size mid-stream, {}x{} to {width}x{height}: measured scaled to {to_width}x{to_height}",
+                self.info.path.display(),
+                self.decoded_size.0 .0,
+                self.decoded_size.0 .1,
+            );
+        }
         let failed = |reason: String| VideoError::Decode {
             path: self.info.path.clone(),
             reason,
         };
-        let (width, height) = (frame.width(), frame.height());
         let stale = self.measured.as_ref().is_none_or(|Scaler(s)| {
             s.input().format != frame.format() || s.input().width != width || s.input().height != height
         });
@@ -45,14 +59,14 @@ impl VideoSource {
                 width,
                 height,
                 target,
-                width,
-                height,
+                to_width,
+                to_height,
                 scaling::Flags::BICUBIC,
             )
             .map_err(|e| failed(format!("cannot convert {:?} frames into Y'CbCr: {e}", frame.format())))?;
             self.measured = Some(Scaler(context));
         }
-        let mut out = crate::video::memory::frame(target, width, height)
+        let mut out = crate::video::memory::frame(target, to_width, to_height)
             .map_err(|e| failed(format!("no memory for a converted frame: {e}")))?;
         let Scaler(context) = self.measured.as_mut().expect("made above");
         context
