@@ -97,8 +97,8 @@ fn every_value_of_every_frame_is_ffmpegs() {
 
 #[test]
 fn rgb_palette_and_grey_frames_are_measured_as_ffmpeg_converts_them() {
-    // FFmpeg's filters take Y'CbCr: R'G'B' and palette frames become 4:4:4 (16 bits beyond
-    // 8), grey full-range 4:4:4 at 8 bits (16 beyond), by swscale.
+    // FFmpeg's filters take planar Y'CbCr: R'G'B' and palette frames become 4:4:4 (16 bits
+    // beyond 8), grey full-range 4:4:4 at 8 bits (16 beyond), by swscale.
     for (name, format, codec) in [
         ("ss-rgb24.mkv", "rgb24", "ffv1"),
         ("ss-gbrp10.mkv", "gbrp10le", "ffv1"),
@@ -107,6 +107,9 @@ fn rgb_palette_and_grey_frames_are_measured_as_ffmpeg_converts_them() {
         ("ss-rgb48.nut", "rgb48le", "rawvideo"),
         ("ss-grey.mkv", "gray", "ffv1"),
         ("ss-grey10.mkv", "gray10le", "ffv1"),
+        // FFmpeg measures 10-bit Y'CbCr with alpha at 16 bits, and XYZ (a DCP's) as 4:4:4.
+        ("ss-yuva420-10.mkv", "yuva420p10le", "ffv1"),
+        ("ss-xyz.nut", "xyz12le", "rawvideo"),
     ] {
         let source = format!("testsrc2=s=96x72:r=10:d=0.6,noise=alls=40:allf=t,format={format}");
         let clip = common::fixture(name, &["-f", "lavfi", "-i", &source, "-c:v", codec]);

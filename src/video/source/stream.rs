@@ -99,24 +99,65 @@ pub(super) fn fallback_format(format: Pixel) -> Pixel {
     }
 }
 
-/// The planar Y'CbCr format FFmpeg's format negotiation brings frames of `format` to for a
-/// filter that reads planar Y'CbCr of every depth (signalstats): 4:4:4, at 8 bits where the
-/// frames are (full range for grey, which FFmpeg takes as full range, so that its samples pass
-/// as they are), else at 16. None where `format` is Y'CbCr already.
+/// The Y'CbCr format FFmpeg's filters measure frames of `format` in (signalstats, idet),
+/// where that changes their samples one by one: R'G'B', palette, grey and XYZ made Y'CbCr,
+/// Y'CbCr with alpha at 9 to 15 bits made 16-bit. None where the samples are measured as
+/// decoded: a format the filter takes, one it takes repacked with the same sampling and depth
+/// (NV12 as 4:2:0, a plane of alpha left out), and one whose chroma it would resample (4:1:0
+/// to 4:2:0), whose planes are counted as the file holds them.
 pub(super) fn statistics_format(format: Pixel) -> Option<Pixel> {
-    let desc = format.descriptor()?;
-    // SAFETY: a descriptor from FFmpeg's static table.
-    let d = unsafe { &*desc.as_ptr() };
-    let rgb = d.flags & ffmpeg::ffi::AV_PIX_FMT_FLAG_RGB as u64 != 0;
-    let palette = d.flags & ffmpeg::ffi::AV_PIX_FMT_FLAG_PAL as u64 != 0;
-    let grey = !rgb && !palette && (1..=2).contains(&d.nb_components);
-    let bits = d.comp[0].depth;
-    match (rgb || palette, grey, bits <= 8) {
-        (false, false, _) => None,
-        (_, _, false) => Some(Pixel::YUV444P16LE),
-        (_, true, true) => Some(Pixel::YUVJ444P),
-        (_, false, true) => Some(Pixel::YUV444P),
+    let picked = negotiated_for_signalstats(format)?;
+    if picked == format {
+        return None;
     }
+    let shape = |layout: PlaneLayout| crate::signalstats::PlaneShape::of(layout).ok();
+    let read = planar_yuv_layout(format)
+        .or_else(|| native_layout(format).map(|(layout, _)| layout))
+        .and_then(shape);
+    let to = planar_yuv_layout(picked).and_then(shape);
+    match (read, to) {
+        (Some(read), Some(to)) if (read.shift_x, read.shift_y) != (to.shift_x, to.shift_y) => None,
+        (Some(read), Some(to)) if read.bits == to.bits => None,
+        _ => Some(picked),
+    }
+}
+
+/// The format libavfilter's format negotiation picks for signalstats' input when it is fed
+/// frames of `format` (what its automatic conversion converts them to), asked of libavfilter
+/// itself, once per format. None where no graph can be made of it.
+fn negotiated_for_signalstats(format: Pixel) -> Option<Pixel> {
+    static PICKED: std::sync::Mutex<Vec<(Pixel, Option<Pixel>)>> = std::sync::Mutex::new(Vec::new());
+    let mut picked = PICKED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&(_, known)) = picked.iter().find(|(f, _)| *f == format) {
+        return known;
+    }
+    let negotiated = negotiate(format);
+    picked.push((format, negotiated));
+    negotiated
+}
+
+fn negotiate(format: Pixel) -> Option<Pixel> {
+    let mut graph = ffmpeg::filter::Graph::new();
+    let raw = ffmpeg::ffi::AVPixelFormat::from(format) as i32;
+    let args = format!("video_size=16x16:pix_fmt={raw}:time_base=1/25:pixel_aspect=1/1");
+    graph.add(&ffmpeg::filter::find("buffer")?, "in", &args).ok()?;
+    graph.add(&ffmpeg::filter::find("buffersink")?, "out", "").ok()?;
+    graph
+        .output("in", 0)
+        .ok()?
+        .input("out", 0)
+        .ok()?
+        .parse("signalstats")
+        .ok()?;
+    graph.validate().ok()?;
+    let sink = graph.get("out")?;
+    // SAFETY: a configured graph's sink has its one input link, of a format libavfilter
+    // picked from its own list (a valid AVPixelFormat).
+    let negotiated = unsafe {
+        let link = *(*sink.as_ptr()).inputs;
+        std::mem::transmute::<i32, ffmpeg::ffi::AVPixelFormat>((*link).format)
+    };
+    Some(Pixel::from(negotiated))
 }
 
 /// The layout of planar little-endian Y'CbCr frames of `format` as decoded, of any chroma
