@@ -110,14 +110,24 @@ pub(super) fn statistics_format(format: Pixel) -> Option<Pixel> {
     if picked == format {
         return None;
     }
-    let shape = |layout: PlaneLayout| crate::signalstats::PlaneShape::of(layout).ok();
-    let read = planar_yuv_layout(format)
-        .or_else(|| native_layout(format).map(|(layout, _)| layout))
-        .and_then(shape);
-    let to = planar_yuv_layout(picked).and_then(shape);
-    match (read, to) {
-        (Some(read), Some(to)) if (read.shift_x, read.shift_y) != (to.shift_x, to.shift_y) => None,
-        (Some(read), Some(to)) if read.bits == to.bits => None,
+    // Chroma subsampling and depth, of Y'CbCr read as it is.
+    let shape = |format: Pixel| {
+        let desc = format.descriptor()?;
+        // SAFETY: a descriptor from FFmpeg's static table.
+        let d = unsafe { &*desc.as_ptr() };
+        Some((d.log2_chroma_w, d.log2_chroma_h, d.comp[0].depth))
+    };
+    let yuv = |format: Pixel| {
+        planar_yuv_layout(format).is_some()
+            || matches!(
+                native_layout(format),
+                Some((PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 | PlaneLayout::P010, _))
+            )
+    };
+    let read = shape(format).filter(|_| yuv(format));
+    match (read, shape(picked)) {
+        (Some((w, h, _)), Some((to_w, to_h, _))) if (w, h) != (to_w, to_h) => None,
+        (Some((_, _, bits)), Some((_, _, to_bits))) if bits == to_bits => None,
         _ => Some(picked),
     }
 }
