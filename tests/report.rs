@@ -479,6 +479,20 @@ fn a_qctools_report_carries_every_frame_as_ffprobe_would() {
             .collect();
         assert_eq!(ours, tags[k], "frame {k}");
     }
+    // The pixel format as FFmpeg names it, where Rust's names differ (gray8, bgrz).
+    for (name, format) in [("ss-qctools-grey.mkv", "gray"), ("ss-qctools-rgb.mkv", "rgb24")] {
+        let source = format!("testsrc2=s=64x48:r=25:d=0.12,format={format}");
+        let clip = common::fixture(name, &["-f", "lavfi", "-i", &source, "-c:v", "ffv1"]);
+        let xml = qctools_report(&clip, &report);
+        let ours: Vec<String> = xml
+            .split("<frame ")
+            .skip(1)
+            .map(|e| attribute(&format!(" {e}"), "pix_fmt").to_string())
+            .collect();
+        let theirs: Vec<String> = ffprobe_frames(&clip).iter().map(|f| f["pix_fmt"].clone()).collect();
+        assert_eq!(ours, theirs, "{name}");
+        assert!(theirs[0] == "gray" || theirs[0] == "bgr0", "{theirs:?}");
+    }
     // The default name sits beside the file.
     assert_eq!(
         histoplay::cli::report::ReportFormat::Qctools.path_beside(Path::new("/a/tape.mkv")),

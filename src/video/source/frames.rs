@@ -513,7 +513,7 @@ impl VideoSource {
                 color,
             },
             display_aspect: aspect as f32,
-            pixel_format: format!("{pixel:?}").to_lowercase(),
+            pixel_format: stream::pixel_name(pixel),
         });
     }
 }

@@ -333,7 +333,7 @@ fn describe(
     Ok(VideoInfo {
         path: path.to_owned(),
         codec,
-        pixel_format: format!("{decoder_format:?}").to_lowercase(),
+        pixel_format: stream::pixel_name(decoder_format),
         hwdec,
         format: FrameFormat {
             layout,

@@ -99,6 +99,14 @@ pub(super) fn fallback_format(format: Pixel) -> Pixel {
     }
 }
 
+/// `format` as FFmpeg names it (`gray`, `bgr0`: ffprobe's `pix_fmt`).
+pub(super) fn pixel_name(format: Pixel) -> String {
+    match format.descriptor() {
+        Some(desc) => desc.name().to_string(),
+        None => format!("{format:?}").to_lowercase(),
+    }
+}
+
 /// The Y'CbCr format FFmpeg's filters measure frames of `format` in (signalstats, idet),
 /// where that changes their samples one by one: R'G'B', palette, grey and XYZ made Y'CbCr,
 /// Y'CbCr with alpha at 9 to 15 bits made 16-bit. None where the samples are measured as
