@@ -249,6 +249,31 @@ fn bad_input_is_a_one_line_error() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid value 'itu'"));
 }
 
+/// `command` (a `report --pse`) fails, each frame's line carrying `pse --frames-out`'s
+/// figures (`frames`) and stderr listing the failure `summary` gives first.
+fn assert_report_is_pses(mut command: Command, summary: &serde_json::Value, frames: &[serde_json::Value]) {
+    let out = command.output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(common::json)
+        .collect();
+    assert_eq!(lines.len(), frames.len());
+    for (line, frame) in lines.iter().zip(frames) {
+        assert_eq!(line["pse_flashes"], frame["flashes"]);
+        assert_eq!(line["pse_area"], frame["area"]);
+        assert_eq!(line["pse_state"], frame["state"]);
+    }
+    let failure = &summary["failures"][0];
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let listed = format!(
+        "pse:general-flash (bt1702): frames {}-{}",
+        failure["frames"][0], failure["frames"][1]
+    );
+    assert!(stderr.contains(&listed), "{stderr}");
+}
+
 #[test]
 fn report_pse_adds_each_frames_figures_and_fails_on_its_runs() {
     let four = greys("pse-4hz-25.mkv", 0, 255, 4.0, 25, 2.0);
@@ -263,26 +288,7 @@ fn report_pse_adds_each_frames_figures_and_fails_on_its_runs() {
         } else {
             command.arg("--fail-on").arg("YMAX>255").arg("--alert-log").arg(&alerts);
         }
-        let out = command.output().unwrap();
-        assert_eq!(out.status.code(), Some(1));
-        let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(common::json)
-            .collect();
-        assert_eq!(lines.len(), frames.len());
-        for (line, frame) in lines.iter().zip(&frames) {
-            assert_eq!(line["pse_flashes"], frame["flashes"]);
-            assert_eq!(line["pse_area"], frame["area"]);
-            assert_eq!(line["pse_state"], frame["state"]);
-        }
-        let failure = &summary["failures"][0];
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let listed = format!(
-            "pse:general-flash (bt1702): frames {}-{}",
-            failure["frames"][0], failure["frames"][1]
-        );
-        assert!(stderr.contains(&listed), "{stderr}");
+        assert_report_is_pses(command, &summary, &frames);
     }
     let logged = std::fs::read_to_string(&alerts).unwrap();
     let _ = std::fs::remove_file(&alerts);
@@ -297,30 +303,10 @@ fn report_pse_of_rgb_video_reads_its_picture_as_pse_does() {
     let rgb = clip("pse-4hz-rgb.mkv", graph, &[]);
     let (summary, frames, code) = pse(&rgb, &["--frames-out"]);
     assert_eq!(code, Some(1), "{summary}");
-    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["report", "--pse"])
-        .arg(&rgb)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(common::json)
-        .collect();
-    assert_eq!(lines.len(), frames.len());
-    for (line, frame) in lines.iter().zip(&frames) {
-        assert_eq!(line["pse_flashes"], frame["flashes"]);
-        assert_eq!(line["pse_area"], frame["area"]);
-        assert_eq!(line["pse_state"], frame["state"]);
-    }
+    let mut command = Command::new(env!("CARGO_BIN_EXE_histoplay"));
+    command.args(["report", "--pse"]).arg(&rgb);
+    assert_report_is_pses(command, &summary, &frames);
     assert!(frames.iter().any(|f| f["state"] == "fail"));
-    let failure = &summary["failures"][0];
-    let listed = format!(
-        "pse:general-flash (bt1702): frames {}-{}",
-        failure["frames"][0], failure["frames"][1]
-    );
-    assert!(String::from_utf8_lossy(&out.stderr).contains(&listed));
     // Deinterlaced or split, the picture as decoded is not what is measured.
     let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args(["report", "--pse", "--deinterlace", "yes"])

@@ -141,7 +141,8 @@ pub fn planar_rgb(source: &mut VideoSource) {
 
 /// Makes B's frames comparable with A's: where B has another size or layout (depth, NV12 from
 /// a hardware decoder), its frames are converted to A's by swscale (bicubic), with a warning
-/// saying so. Fails where either is a layout the metrics don't take (RGB).
+/// saying so. Fails where either is a layout the metrics don't take (packed R'G'B'), or where
+/// one is R'G'B' and the other not.
 pub fn match_pair(a: &VideoSource, b: &mut VideoSource) -> Result<(), PairError> {
     let (fa, fb) = (a.info.format, b.info.format);
     for (source, format) in [(a, fa), (&*b, fb)] {
@@ -157,6 +158,16 @@ pub fn match_pair(a: &VideoSource, b: &mut VideoSource) -> Result<(), PairError>
             "'{}' is {}: {why}",
             source.info.path.display(),
             format.layout
+        )));
+    }
+    let rgb = |layout: PlaneLayout| matches!(layout, PlaneLayout::Gbr { .. });
+    if rgb(fa.layout) != rgb(fb.layout) {
+        return Err(PairError(format!(
+            "'{}' is {} and '{}' {}: compare measures two R'G'B' files, or two Y'CbCr or grey ones",
+            a.info.path.display(),
+            fa.layout,
+            b.info.path.display(),
+            fb.layout
         )));
     }
     if (fa.width, fa.height, fa.layout) != (fb.width, fb.height, fb.layout) {

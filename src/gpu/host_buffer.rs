@@ -16,9 +16,6 @@ pub struct HostBuffer {
     pub buffer: wgpu::Buffer,
     memory: NonNull<u8>,
     len: usize,
-    /// Whether the memory is the GPU's own (where the driver has no other it can map: an
-    /// integrated GPU's, or a software one's, which are the machine's anyway).
-    pub device_local: bool,
 }
 
 // SAFETY: the mapping is plain memory that lives as long as `buffer`; it is written only
@@ -48,7 +45,7 @@ impl HostBuffer {
         let needs = unsafe { raw.get_buffer_memory_requirements(buffer) };
         // SAFETY: a physical device of this instance.
         let types = unsafe { instance.get_physical_device_memory_properties(physical) };
-        let Some((memory_type, device_local)) = host_memory_type(&types, needs.memory_type_bits) else {
+        let Some((memory_type, _)) = host_memory_type(&types, needs.memory_type_bits) else {
             // SAFETY: made above, used by nothing.
             unsafe { raw.destroy_buffer(buffer, None) };
             return Err("the GPU has no memory the CPU can map".into());
@@ -83,34 +80,21 @@ impl HostBuffer {
                 return Err(e);
             }
         };
-        let release = Box::new(move || {
-            // SAFETY: wgpu has let go of the buffer (this runs when its hal buffer drops), and
-            // so has the GPU; freeing the memory unmaps it.
-            unsafe {
-                raw.destroy_buffer(buffer, None);
-                raw.free_memory(memory, None);
-            }
-        });
-        // SAFETY: a buffer of this device with memory bound; wgpu never destroys it (`release`
-        // does) and treats its contents as initialised: every copy from it reads rows written
-        // first.
+        // SAFETY: a buffer of this device with its memory bound, used by nothing else; every
+        // copy from it reads rows written first.
         let buffer = unsafe {
-            let hal = wgpu::hal::vulkan::Buffer::from_raw_externally_owned(buffer, release);
-            device.create_buffer_from_hal::<wgpu::hal::api::Vulkan>(
-                hal,
-                &wgpu::BufferDescriptor {
-                    label: Some(label),
-                    size,
-                    usage: wgpu::BufferUsages::COPY_SRC,
-                    mapped_at_creation: false,
-                },
+            super::raw_buffer::adopt(
+                device,
+                raw,
+                (buffer, memory),
+                (label, size, wgpu::BufferUsages::COPY_SRC),
+                || {},
             )
         };
         Ok(Self {
             buffer,
             memory: pointer,
             len: size as usize,
-            device_local,
         })
     }
 
@@ -123,7 +107,8 @@ impl HostBuffer {
 }
 
 /// The memory type a host buffer takes among `allowed` (a bit a type), and whether it is the
-/// GPU's own: one the CPU maps coherently; of those, not the GPU's own memory before the GPU's
+/// GPU's own (where the driver has no other the CPU can map: an integrated or a software GPU's,
+/// which is the machine's anyway): one the CPU maps coherently; of those, not the GPU's own memory before the GPU's
 /// own, then one the CPU caches before one it does not.
 fn host_memory_type(types: &vk::PhysicalDeviceMemoryProperties, allowed: u32) -> Option<(u32, bool)> {
     let needed = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;

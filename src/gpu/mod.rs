@@ -2,6 +2,7 @@
 
 pub mod host_buffer;
 pub mod mapping;
+pub mod raw_buffer;
 pub mod readback;
 pub mod shaders;
 pub mod texture;

@@ -267,9 +267,10 @@ fn sat_hue_8() -> &'static [[u16; 2]] {
 /// Pixels a band of rows counts on a thread of its own, about.
 const BAND_PIXELS: usize = 1 << 18;
 
-/// Bands counted at once at most: the machine's threads, up to 16.
+/// Bands counted at once at most: the machine's threads, up to 16 (asked once).
 fn max_bands() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()).min(16)
+    static BANDS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BANDS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(16))
 }
 
 /// The counts of `rows` of `cur`'s luma and `chroma_rows` of its chroma (each row's

@@ -182,17 +182,8 @@ pub fn compare(
             );
         }
     }
-    let names = Names::of(a.info.format.layout);
-    if names != Names::of(b.info.format.layout) {
-        return Err(ClipError::Decode(format!(
-            "'{}' is {} and '{}' {}: compare measures two R'G'B' files, or two Y'CbCr or grey ones",
-            a.info.path.display(),
-            a.info.format.layout,
-            b.info.path.display(),
-            b.info.format.layout
-        )));
-    }
     match_pair(&a, &mut b)?;
+    let names = Names::of(a.info.format.layout);
     if vmaf.is_some() && !names.luma() {
         return Err(ClipError::Decode(
             "VMAF measures Y'CbCr video: FFmpeg's libvmaf converts R'G'B' into it first, histoplay does not".into(),

@@ -182,31 +182,19 @@ impl VulkanDevice {
         exported: ExportedBuffer,
         importer: Box<dyn Send + Sync>,
     ) -> wgpu::Buffer {
-        let raw = self.raw.clone();
         let (buffer, memory, size) = (exported.buffer, exported.memory, exported.size);
         drop(exported.fd);
-        let release = Box::new(move || {
-            drop(importer);
-            // SAFETY: wgpu has let go of the buffer (this runs when its hal buffer drops), and
-            // the importer has unmapped the memory.
-            unsafe {
-                raw.destroy_buffer(buffer, None);
-                raw.free_memory(memory, None);
-            }
-        });
-        // SAFETY: a buffer of this device, with memory bound; wgpu never destroys it (`release`
-        // does) and treats its contents as initialised, which they are for every reader here
-        // (each reads only what was copied in first).
+        let usage = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::STORAGE;
+        // SAFETY: a buffer of this device with its memory bound, wgpu's alone from here; the
+        // importer is dropped (its mapping undone) before the memory is freed, and every reader
+        // here reads only what was copied in first.
         unsafe {
-            let hal = wgpu::hal::vulkan::Buffer::from_raw_externally_owned(buffer, release);
-            device.create_buffer_from_hal::<wgpu::hal::api::Vulkan>(
-                hal,
-                &wgpu::BufferDescriptor {
-                    label: Some(label),
-                    size,
-                    usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::STORAGE,
-                    mapped_at_creation: false,
-                },
+            crate::gpu::raw_buffer::adopt(
+                device,
+                self.raw.clone(),
+                (buffer, memory),
+                (label, size, usage),
+                move || drop(importer),
             )
         }
     }

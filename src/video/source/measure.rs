@@ -16,24 +16,32 @@ impl VideoSource {
         if !self.decoded_planes {
             return Ok((self.convert_for_upload(frame)?, None));
         }
-        let picture = match self.keep_pictures && stream::statistics_format(frame.format()).is_some() {
-            true => Some(Box::new(self.convert_for_upload(frame.clone())?)),
+        let converted = stream::statistics_format(frame.format());
+        let Some(measured) = self.convert_for_measuring(&frame, converted)? else {
+            return Ok((frame, None));
+        };
+        let picture = match self.keep_pictures && converted.is_some() {
+            true => Some(Box::new(self.convert_for_upload(frame)?)),
             false => None,
         };
-        Ok((self.convert_for_measuring(frame)?, picture))
+        Ok((measured, picture))
     }
 
-    /// A frame as decoded, or, where FFmpeg's filters convert such frames into Y'CbCr before
-    /// they measure it (R'G'B', palette, grey: `stream::statistics_format`), so converted, by
-    /// swscale as FFmpeg's automatic conversion calls it (its default flags, the frame's size
-    /// kept). A frame of another size than the stream's is scaled to the stream's (bicubic),
-    /// with a warning, as the upload does.
-    fn convert_for_measuring(&mut self, frame: ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, VideoError> {
+    /// `frame` converted into `converted` (`stream::statistics_format`: the Y'CbCr FFmpeg's
+    /// filters measure such frames in), by swscale as FFmpeg's automatic conversion calls it
+    /// (its default flags, the frame's size kept); None where it is measured as decoded. A
+    /// frame of another size than the stream's is scaled to the stream's (bicubic), with a
+    /// warning, as the upload does.
+    fn convert_for_measuring(
+        &mut self,
+        frame: &ffmpeg::frame::Video,
+        converted: Option<Pixel>,
+    ) -> Result<Option<ffmpeg::frame::Video>, VideoError> {
         let (width, height) = (frame.width(), frame.height());
         let (to_width, to_height) = (self.info.format.width, self.info.format.height);
         let resized = (width, height) != (to_width, to_height);
-        let target = match (stream::statistics_format(frame.format()), resized) {
-            (None, false) => return Ok(frame),
+        let target = match (converted, resized) {
+            (None, false) => return Ok(None),
             (None, true) => frame.format(),
             (Some(target), _) => target,
         };
@@ -70,9 +78,9 @@ impl VideoSource {
             .map_err(|e| failed(format!("no memory for a converted frame: {e}")))?;
         let Scaler(context) = self.measured.as_mut().expect("made above");
         context
-            .run(&frame, &mut out)
+            .run(frame, &mut out)
             .map_err(|e| failed(format!("converting a frame failed: {e}")))?;
         out.set_pts(frame.pts());
-        Ok(out)
+        Ok(Some(out))
     }
 }
