@@ -218,6 +218,39 @@ fn a_storm_of_seeks_and_steps_back_never_shows_a_stale_frame() {
 }
 
 #[test]
+fn bench_pipeline_rates_only_stops_after_the_passes() {
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("bench-pipeline")
+        .arg(common::grey_ramp_bframes())
+        .arg("--rates-only")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let starts: Vec<&str> = text.lines().map(|l| l.split(':').next().unwrap_or("")).collect();
+    assert_eq!(
+        starts,
+        [
+            "adapter",
+            "file",
+            "open",
+            "decode only",
+            "threads",
+            "stages",
+            "report",
+            "report whole",
+            "report whole, the process's CPU (those runs)",
+            "pipeline",
+            "threads",
+            "stages",
+            "frames path",
+            "memory"
+        ],
+        "{text}"
+    );
+}
+
+#[test]
 fn bench_pipeline_reports_open_times_seeks_and_back_steps() {
     let clip = common::grey_ramp_bframes();
     let dir = std::env::temp_dir().join(format!("histoplay-bench-{}", std::process::id()));
@@ -263,6 +296,19 @@ fn bench_pipeline_reports_open_times_seeks_and_back_steps() {
             threads.contains(" CPU s over ") && threads.contains(" cores): "),
             "{threads}"
         );
+    }
+    // Where each frame's time went, stage by stage: the decoder fed packets alone, and beside
+    // the upload and the GPU work in the cold pass (stages under 5 µs a frame left out).
+    let stages = line("stages:       decode only, ms a frame: ");
+    assert!(stages.contains("sending them "), "{stages}");
+    let stages = line("stages:       the cold pass, ms a frame: decode thread: ");
+    for part in [
+        "; upload thread: ",
+        "rows written ",
+        "; consumer: waiting for a frame ",
+        ", recording and submitting it ",
+    ] {
+        assert!(stages.contains(part), "{part} in {stages}");
     }
     // Decoded in software: each 64x48 frame goes up from memory, its rows padded to 256 bytes
     // (48 + 2 x 24 rows).

@@ -15,5 +15,6 @@ pub mod planes;
 pub mod record;
 pub mod ring;
 pub mod source;
+pub mod stages;
 pub mod still;
 pub mod timecode;

@@ -82,6 +82,10 @@ pub struct PipelineArgs {
     /// Also print every seek and back-step timed, one per line on stderr.
     #[arg(long)]
     pub samples: bool,
+    /// Only the rates: decoding alone, `report`, and the pipeline's passes with where their
+    /// time goes; no timeline, paced playback, seeks or back-steps.
+    #[arg(long)]
+    pub rates_only: bool,
     /// Time `histoplay compare INPUT FILE` instead: each file decoded alone, the comparison,
     /// and FFmpeg's psnr and ssim filters on the same pair where `ffmpeg` is on the PATH.
     #[arg(long)]
@@ -293,6 +297,7 @@ pub fn run_pipeline(args: PipelineArgs) -> Result<()> {
         long,
         long_dir,
         samples,
+        rates_only,
         compare,
         vmaf,
         overlay,
@@ -313,6 +318,7 @@ pub fn run_pipeline(args: PipelineArgs) -> Result<()> {
         long_seconds: long,
         long_dir,
         samples,
+        rates_only,
         shown: pipeline::Shown {
             marks: MarkSettings {
                 shown: overlay.iter().fold(MarkSet::default(), |set, &m| set.with(m, true)),

@@ -5,6 +5,7 @@ use super::{encode_plane_copies, plane_rows, PlaneRows};
 use super::{ConvertError, FrameFormat, PlaneData};
 use crate::gpu::host_buffer::HostBuffer;
 use crate::gpu::mapping::{MapState, Mapping, MAP_SETTLE};
+use crate::video::stages;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -16,8 +17,9 @@ use std::sync::{Arc, Mutex};
 ///
 /// The buffers are wgpu's own, mapped again after each copy: on a discrete GPU with resizable
 /// BAR, its memory, which the CPU's writes cross the bus into. `in_host_memory` makes them the
-/// machine's memory instead, mapped for good (`HostBuffer`): the rows written at memory speed,
-/// the GPU's copy taking them across the bus. `bench --only upload` times both.
+/// machine's memory instead, mapped for good (`HostBuffer`), the GPU's copy taking them across
+/// the bus. `bench --only upload` times both: on the H200 the machine's memory was no faster
+/// at 1080p and half as fast at 4K (docs/performance.md), so the ring keeps wgpu's.
 pub struct UploadStaging {
     buffers: Vec<Mutex<Staging>>,
     next: AtomicUsize,
@@ -151,7 +153,8 @@ impl UploadStaging {
     ) -> Result<(), ConvertError> {
         let turn = self.next.fetch_add(1, Ordering::Relaxed) % self.buffers.len();
         let mut staging = self.buffers[turn].lock().unwrap_or_else(|e| e.into_inner());
-        staging.wait_writable(device)?;
+        stages::STAGING_WAIT.time(|| staging.wait_writable(device))?;
+        let rows_start = std::time::Instant::now();
         match &mut staging.memory {
             Memory::Host { buffer, .. } => {
                 let memory = buffer.bytes_mut();
@@ -175,6 +178,8 @@ impl UploadStaging {
                 buffer.unmap();
             }
         }
+        stages::ROWS.add(rows_start.elapsed());
+        let copy_start = std::time::Instant::now();
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("upload") });
         let source = match &staging.memory {
             Memory::Host { buffer, .. } => &buffer.buffer,
@@ -190,6 +195,7 @@ impl UploadStaging {
             }
             Memory::Mapped { buffer, mapping } => *mapping = Mapping::write(buffer),
         }
+        stages::COPY_QUEUED.add(copy_start.elapsed());
         Ok(())
     }
 }

@@ -13,6 +13,7 @@ use crate::video::convert::PlaneTextures;
 use crate::video::format::PlaneLayout;
 use crate::video::interop::Transfers;
 use crate::video::source::{DecodedFrame, Samples};
+use crate::video::stages;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
@@ -49,7 +50,7 @@ pub(super) struct Uploader {
 impl Uploader {
     /// Runs until the decode thread stops sending or the consumer stops listening.
     pub(super) fn run(mut self) {
-        while let Ok(outgoing) = self.outgoing.recv() {
+        while let Ok(outgoing) = stages::UPLOAD_IDLE.time(|| self.outgoing.recv()) {
             let event = match outgoing {
                 Outgoing::Frame { frame, ready, .. } if ready.generation < self.latest.load(Ordering::Acquire) => {
                     // One still in the hardware decoder's memory is copied back all the same

@@ -3,6 +3,7 @@
 
 use super::seek::Landed;
 use super::{hardware, tap, Decoded, DecodedFrame, VideoError, VideoSource, ARRIVALS_KEPT};
+use crate::video::stages;
 use ffmpeg_next as ffmpeg;
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -32,7 +33,7 @@ impl VideoSource {
             let Some(frame) = self.primed.take().or_else(|| self.next_raw()) else {
                 return Ok(None);
             };
-            if let Some(decoded) = self.finish(frame)? {
+            if let Some(decoded) = stages::FINISH.time(|| self.finish(frame))? {
                 return Ok(Some(decoded));
             }
         }
@@ -52,7 +53,7 @@ impl VideoSource {
     fn next_raw(&mut self) -> Option<ffmpeg::frame::Video> {
         let mut frame = ffmpeg::frame::Video::empty();
         loop {
-            match self.decoder.receive_frame(&mut frame) {
+            match stages::RECEIVE.time(|| self.decoder.receive_frame(&mut frame)) {
                 Ok(()) => return Some(frame),
                 Err(ffmpeg::Error::Eof) => match self.lost.take() {
                     // Drained: the connection is opened again, and the decoder takes packets.
@@ -72,7 +73,7 @@ impl VideoSource {
                 return None;
             }
             let mut packet = ffmpeg::Packet::empty();
-            match packet.read(&mut self.input) {
+            match stages::READ.time(|| packet.read(&mut self.input)) {
                 Ok(()) => {
                     if let Some(continuity) = &mut self.continuity {
                         if let Some(stream) = self.input.stream(packet.stream()) {
@@ -183,7 +184,7 @@ impl VideoSource {
             }
         }
         self.apply_skipping(skip);
-        if let Err(e) = self.decoder.send_packet(packet) {
+        if let Err(e) = stages::SEND.time(|| self.decoder.send_packet(packet)) {
             self.note_damage(&e);
         }
     }

@@ -4,6 +4,7 @@
 
 use super::threads::{NamedTime, ThreadTimes};
 use crate::video::source::{Decoding, VideoSource};
+use crate::video::stages;
 use anyhow::Result;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -14,36 +15,53 @@ pub(super) fn decode_only(path: &Path, decoding: Decoding) -> Result<(u64, Durat
     decode_counted(path, decoding).map(|(frames, time, _)| (frames, time))
 }
 
-/// `decode_only`, with the CPU time of each of the process's threads meanwhile (the decoder's
-/// are counted before they end with it).
-fn decode_counted(path: &Path, decoding: Decoding) -> Result<(u64, Duration, Vec<NamedTime>)> {
+/// What a run of decoding alone used: the CPU time of each of the process's threads, its wall
+/// time, and where the decoding thread's time went (`stages::DECODE`, ms a frame).
+pub(super) struct DecodeUse {
+    pub(super) threads: Vec<NamedTime>,
+    pub(super) wall: f64,
+    pub(super) stages: String,
+}
+
+/// `decode_only`, with what it used (the decoder's threads counted before they end with it).
+fn decode_counted(path: &Path, decoding: Decoding) -> Result<(u64, Duration, DecodeUse)> {
     let before = ThreadTimes::now();
     let mut source = VideoSource::open_for(path, decoding)?;
+    let stages_before = stages::read(&stages::DECODE);
     let start = Instant::now();
     let mut frames = 0;
     while source.next_frame()?.is_some() {
         frames += 1;
     }
     let elapsed = start.elapsed();
-    Ok((frames, elapsed, ThreadTimes::now().since(&before)))
+    let used = DecodeUse {
+        threads: ThreadTimes::now().since(&before),
+        wall: elapsed.as_secs_f64(),
+        stages: stages::describe(&stages::DECODE, &stages_before, frames),
+    };
+    Ok((frames, elapsed, used))
 }
 
 /// Frames in the file and the best of two rates decoding it alone, in frames per second, with
-/// that run's CPU time by thread and its wall time.
-pub(super) fn decode_rate(path: &Path, decoding: Decoding) -> Result<(u64, f64, (Vec<NamedTime>, f64))> {
+/// what that run used.
+pub(super) fn decode_rate(path: &Path, decoding: Decoding) -> Result<(u64, f64, DecodeUse)> {
     let mut best = 0.0f64;
     let mut frames = 0;
-    let mut threads = (Vec::new(), 0.0);
+    let mut used = None;
     for _ in 0..2 {
-        let (n, time, times) = decode_counted(path, decoding)?;
+        let (n, time, this) = decode_counted(path, decoding)?;
         frames = n;
         let rate = n as f64 / time.as_secs_f64();
-        if rate > best {
-            best = rate;
-            threads = (times, time.as_secs_f64());
+        if used.is_none() || rate > best {
+            (best, used) = (rate, Some(this));
         }
     }
-    Ok((frames, best, threads))
+    let used = used.unwrap_or(DecodeUse {
+        threads: Vec::new(),
+        wall: 0.0,
+        stages: String::new(),
+    });
+    Ok((frames, best, used))
 }
 
 /// The best of two rates decoding `path` for throughput, as `report`, `hist`, `compare` and

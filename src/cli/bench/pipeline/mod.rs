@@ -45,6 +45,8 @@ pub struct BenchOptions {
     pub long_dir: Option<PathBuf>,
     /// Print every seek and back-step timed on stderr.
     pub samples: bool,
+    /// Stop after the rates (decoding alone, `report`, the passes).
+    pub rates_only: bool,
     /// What the picture shows throughout: marks, a LUT or log encoding, a scope.
     pub shown: Shown,
     /// Also pace the file's pictures through this deinterlacer (`--deinterlace`).
@@ -103,10 +105,14 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     writeln!(
         out,
         "threads:      decode only, {}",
-        threads::describe(&decode_threads.0, decode_threads.1)
+        threads::describe(&decode_threads.threads, decode_threads.wall)
     )?;
+    writeln!(out, "stages:       decode only, ms a frame: {}", decode_threads.stages)?;
     report::write_rates(out, path, throughput_fps)?;
     passes.write(out, decode_fps, options.cache_bytes)?;
+    if options.rates_only {
+        return Ok(());
+    }
 
     sampler.phase("timeline");
     timeline_alone(out, path, &pipeline.ctx, throughput_fps)?;

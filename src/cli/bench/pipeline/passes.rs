@@ -6,6 +6,7 @@ use super::offscreen::Pipeline;
 use crate::gpu::GpuContext;
 use crate::timeline::TimelineFill;
 use crate::video::source::SeekTarget;
+use crate::video::stages;
 use anyhow::Result;
 use std::io::Write;
 use std::path::Path;
@@ -28,6 +29,8 @@ pub(super) struct Passes {
     pub(super) carried: u64,
     /// The cold pass's CPU time by thread, and its wall time.
     pub(super) cold_threads: (Vec<super::threads::NamedTime>, f64),
+    /// Where the cold pass's wall time went, stage by stage, a frame.
+    pub(super) cold_stages: String,
 }
 
 impl Passes {
@@ -40,15 +43,22 @@ impl Passes {
         let mut frames = 0u64;
         let mut carried = 0u64;
         let mut cold_threads = (Vec::new(), 0.0);
+        let mut cold_stages = String::new();
         for pass in 0..3 {
             if pass > 0 {
                 pipeline.decoder.seek(SeekTarget::Frame(0));
             }
             let threads = super::threads::ThreadTimes::now();
+            let (decode_before, upload_before) = (stages::read(&stages::DECODE), stages::read(&stages::UPLOAD));
+            let (mut waiting, mut recording) = (Duration::ZERO, Duration::ZERO);
             let start = Instant::now();
             frames = 0;
-            while let Some(frame) = pipeline.next()? {
+            loop {
+                let asked = Instant::now();
+                let Some(frame) = pipeline.next()? else { break };
+                let taken = Instant::now();
                 pipeline.process(&frame);
+                (waiting, recording) = (waiting + (taken - asked), recording + taken.elapsed());
                 frames += 1;
                 if frames % 32 == 0 {
                     rss_mid.push(memory_mb().0);
@@ -59,6 +69,14 @@ impl Passes {
                 cold_threads = (
                     super::threads::ThreadTimes::now().since(&threads),
                     start.elapsed().as_secs_f64(),
+                );
+                let per_frame = |d: Duration| d.as_secs_f64() * 1e3 / frames.max(1) as f64;
+                cold_stages = format!(
+                    "decode thread: {}; upload thread: {}; consumer: waiting for a frame {:.2}, recording and submitting it {:.2}",
+                    stages::describe(&stages::DECODE, &decode_before, frames),
+                    stages::describe(&stages::UPLOAD, &upload_before, frames),
+                    per_frame(waiting),
+                    per_frame(recording),
                 );
             }
             runs.push(frames as f64 / start.elapsed().as_secs_f64());
@@ -79,6 +97,7 @@ impl Passes {
             rss_mid,
             peak,
             cold_threads,
+            cold_stages,
         })
     }
 
@@ -94,6 +113,7 @@ impl Passes {
             transfers,
             carried,
             cold_threads,
+            cold_stages,
         } = self;
         let steady = runs[1].max(runs[2]);
         writeln!(
@@ -109,6 +129,7 @@ impl Passes {
             "threads:      the cold pass, {}",
             super::threads::describe(&cold_threads.0, cold_threads.1)
         )?;
+        writeln!(out, "stages:       the cold pass, ms a frame: {cold_stages}")?;
         let per_frame = |bytes: u64| match bytes as f64 / (*carried).max(1) as f64 {
             0.0 => "0 bytes".to_string(),
             b if b < f64::from(1 << 20) => format!("{:.1} KiB", b / 1024.0),

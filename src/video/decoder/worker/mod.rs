@@ -17,6 +17,7 @@ use super::{give_back, Command, DecoderEvent, LANDING_ATTEMPTS, PAUSED_AHEAD, SE
 use crate::video::cache::FrameCache;
 use crate::video::index::FrameIndex;
 use crate::video::source::{CatchUp, DecodedFrame, SeekTarget, VideoSource};
+use crate::video::stages;
 use landing::Landing;
 use std::collections::VecDeque;
 use std::sync::mpsc::{Receiver, Sender};
@@ -178,7 +179,9 @@ impl Worker {
                 }
             };
             if let Progress::Idle = progress {
-                let Ok(command) = self.commands.recv() else { return };
+                let Ok(command) = stages::DECODE_IDLE.time(|| self.commands.recv()) else {
+                    return;
+                };
                 if !self.handle(command) {
                     return;
                 }
