@@ -291,6 +291,10 @@ pub fn run(args: Args) -> Result<()> {
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         report_video(source, range, format, options, &mut out)?
     };
+    // Done with the GPU: its driver's teardown need not hold up the exit.
+    if let Some(gpu) = gpu {
+        crate::process::close_behind("the GPU", move || drop(gpu));
+    }
     if !runs.is_empty() {
         if !live {
             for run in &runs {

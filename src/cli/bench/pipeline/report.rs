@@ -168,19 +168,21 @@ fn report_whole(path: &Path, seconds: f64) -> Result<Option<Whole>> {
             drop(source);
             better(&mut decode, start, usage);
             let (start, usage) = (Instant::now(), Usage::now());
+            // As the command runs: the GPU opened while the file opens and its first frame
+            // decodes, and let go after the last line (the command exits without waiting).
             let gpu = crate::gpu::GpuOpening::start(true);
             let source = VideoSource::open_for(&copy, Decoding::Throughput)?;
-            let gpu = gpu.finish();
+            let everything = crate::headless::FrameRange { start: 0, end: None };
+            let (gpu, source) = crate::headless::open_beside(gpu, source, everything);
             let options = crate::cli::report::file::ReportOptions {
                 gpu: gpu.as_ref(),
                 ..Default::default()
             };
-            let everything = crate::headless::FrameRange { start: 0, end: None };
             let json = crate::cli::report::ReportFormat::Json;
             (frames, _) =
                 crate::cli::report::file::report_video(source, everything, json, options, &mut std::io::sink())?;
-            drop(gpu);
             better(&mut report, start, usage);
+            drop(gpu);
         }
         Ok(Whole {
             frames,
