@@ -10,7 +10,7 @@ use crate::pipeline::FramePipeline;
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
 use crate::video::deinterlace::{Field, Output};
 use crate::video::ring::RING_SLOTS;
-use crate::video::source::{SeekTarget, VideoSource};
+use crate::video::source::{SeekTarget, VideoInfo, VideoSource};
 use std::time::Duration;
 
 /// Runs the frames of `range` through the GPU frame pipeline (the player's decode thread, ring,
@@ -18,6 +18,9 @@ use std::time::Duration;
 /// bytes each frame's result holds, `copy` records copying a frame's result into a readback
 /// buffer, and `emit` gets each result back, in order. `gpu`: the GPU opened beside the file
 /// (or opened here). Returns how many frames were emitted.
+///
+/// A run from the first frame has its decoder give that frame while the GPU finishes opening
+/// and the pipeline and the command's passes are made (`open_beside`, then `prepare`).
 pub fn gpu_frames(
     gpu: GpuOpening,
     source: VideoSource,
@@ -27,13 +30,30 @@ pub fn gpu_frames(
     copy: impl Fn(&FramePipeline, &mut wgpu::CommandEncoder, &wgpu::Buffer),
     emit: impl FnMut(&FramePipeline, &[u8], FrameMeta) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
-    let (ctx, source) = open_beside(gpu, source, range);
-    let ctx = match ctx {
-        Some(ctx) => ctx,
-        None => GpuContext::new()?,
-    };
-    let progress = Progress::new(frames_to_do(&source, range));
-    let frames = gpu_frames_on(&ctx, source, range, bins, Some(progress), setup, copy, emit);
+    let progress = Some(Progress::new(frames_to_do(&source, range)));
+    let info = source.info.clone();
+    let (ctx, prepared, source) = std::thread::scope(|scope| {
+        let priming = scope.spawn(move || {
+            let mut source = source;
+            if range.start == 0 {
+                source.prime();
+                crate::process::mark("the first frame decoded ahead");
+            }
+            source
+        });
+        let made = (|| {
+            let ctx = match gpu.finish() {
+                Some(ctx) => ctx,
+                None => GpuContext::new()?,
+            };
+            crate::process::mark("the GPU open");
+            let prepared = prepare(&ctx, &info, bins, setup)?;
+            Ok::<_, ClipError>((ctx, prepared))
+        })();
+        let source = priming.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        made.map(|(ctx, prepared)| (ctx, prepared, source))
+    })?;
+    let frames = run_prepared(&ctx, source, range, progress, prepared, copy, emit);
     crate::process::mark("the pipeline let go");
     crate::process::close_behind("the GPU", move || drop(ctx));
     frames
@@ -73,12 +93,47 @@ pub fn gpu_frames_on(
     source: VideoSource,
     range: FrameRange,
     bins: u32,
-    mut progress: Option<Progress>,
+    progress: Option<Progress>,
     setup: impl FnOnce(&GpuContext, &mut FramePipeline) -> Result<u64, ClipError>,
+    copy: impl Fn(&FramePipeline, &mut wgpu::CommandEncoder, &wgpu::Buffer),
+    emit: impl FnMut(&FramePipeline, &[u8], FrameMeta) -> std::io::Result<()>,
+) -> Result<u64, ClipError> {
+    crate::process::mark("the GPU and the file open");
+    let prepared = prepare(ctx, &source.info, bins, setup)?;
+    run_prepared(ctx, source, range, progress, prepared, copy, emit)
+}
+
+/// The frame pipeline for a stream's frames with the command's passes (`setup`), and the
+/// bytes of each frame's result.
+struct Prepared {
+    pipeline: FramePipeline,
+    result_bytes: u64,
+}
+
+fn prepare(
+    ctx: &GpuContext,
+    info: &VideoInfo,
+    bins: u32,
+    setup: impl FnOnce(&GpuContext, &mut FramePipeline) -> Result<u64, ClipError>,
+) -> Result<Prepared, ClipError> {
+    // The colour volume matters to the CIE diagram (linear light) and the marks.
+    let mut pipeline = FramePipeline::new(ctx, bins, info.format, info.volume, RING_SLOTS)?;
+    crate::process::mark("the pipeline made");
+    let result_bytes = setup(ctx, &mut pipeline)?;
+    crate::process::mark("the command's passes made");
+    Ok(Prepared { pipeline, result_bytes })
+}
+
+/// `gpu_frames_on` with its pipeline made.
+fn run_prepared(
+    ctx: &GpuContext,
+    source: VideoSource,
+    range: FrameRange,
+    mut progress: Option<Progress>,
+    prepared: Prepared,
     copy: impl Fn(&FramePipeline, &mut wgpu::CommandEncoder, &wgpu::Buffer),
     mut emit: impl FnMut(&FramePipeline, &[u8], FrameMeta) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
-    let format = source.info.format;
     // A decode that stalls for this long is stuck, not slow; a live input may pause for as
     // long as its sender does (a signal ends it).
     let live = source.info.live;
@@ -86,12 +141,7 @@ pub fn gpu_frames_on(
         true => Duration::from_secs(365 * 86_400),
         false => Duration::from_secs(60),
     };
-    // The colour volume matters to the CIE diagram (linear light) and the marks.
-    crate::process::mark("the GPU and the file open");
-    let mut pipeline = FramePipeline::new(ctx, bins, format, source.info.volume, RING_SLOTS)?;
-    crate::process::mark("the pipeline made");
-    let result_bytes = setup(ctx, &mut pipeline)?;
-    crate::process::mark("the command's passes made");
+    let Prepared { pipeline, result_bytes } = prepared;
     let mut readback = ReadbackRing::new(&ctx.device, result_bytes, READBACKS);
     let mut submitted = 0u64;
     let mut emitted = 0u64;
