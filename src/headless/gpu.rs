@@ -19,8 +19,8 @@ use std::time::Duration;
 /// buffer, and `emit` gets each result back, in order. `gpu`: the GPU opened beside the file
 /// (or opened here). Returns how many frames were emitted.
 ///
-/// A run from the first frame has its decoder give that frame while the GPU finishes opening
-/// and the pipeline and the command's passes are made (`open_beside`, then `prepare`).
+/// A run from the first frame has its decoder give that frame (`priming`) while the GPU
+/// finishes opening and the pipeline and the command's passes are made (`prepare`).
 pub fn gpu_frames(
     gpu: GpuOpening,
     source: VideoSource,
@@ -33,14 +33,7 @@ pub fn gpu_frames(
     let progress = Some(Progress::new(frames_to_do(&source, range)));
     let info = source.info.clone();
     let (ctx, prepared, source) = std::thread::scope(|scope| {
-        let priming = scope.spawn(move || {
-            let mut source = source;
-            if range.start == 0 {
-                source.prime();
-                crate::process::mark("the first frame decoded ahead");
-            }
-            source
-        });
+        let priming = priming(scope, source, range);
         let made = (|| {
             let ctx = match gpu.finish() {
                 Some(ctx) => ctx,
@@ -50,7 +43,7 @@ pub fn gpu_frames(
             let prepared = prepare(&ctx, &info, bins, setup)?;
             Ok::<_, ClipError>((ctx, prepared))
         })();
-        let source = priming.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let source = joined(priming);
         made.map(|(ctx, prepared)| (ctx, prepared, source))
     })?;
     let frames = run_prepared(&ctx, source, range, progress, prepared, copy, emit);
@@ -64,21 +57,33 @@ pub fn gpu_frames(
 /// hardware decoder's session made, software frame threads filled), which then overlaps the
 /// GPU's start. (A run from a later frame seeks first.)
 pub fn open_beside(gpu: GpuOpening, source: VideoSource, range: FrameRange) -> (Option<GpuContext>, VideoSource) {
-    if range.start > 0 {
-        return (gpu.finish(), source);
-    }
     std::thread::scope(|scope| {
-        let priming = scope.spawn(move || {
-            let mut source = source;
-            source.prime();
-            crate::process::mark("the first frame decoded ahead");
-            source
-        });
+        let priming = priming(scope, source, range);
         let ctx = gpu.finish();
         crate::process::mark("the GPU open");
-        let source = priming.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (ctx, source)
+        (ctx, joined(priming))
     })
+}
+
+/// `source` on a thread of `scope`'s, its first frame decoded there where the run starts at it.
+fn priming<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    source: VideoSource,
+    range: FrameRange,
+) -> std::thread::ScopedJoinHandle<'scope, VideoSource> {
+    scope.spawn(move || {
+        let mut source = source;
+        if range.start == 0 {
+            source.prime();
+            crate::process::mark("the first frame decoded ahead");
+        }
+        source
+    })
+}
+
+/// The source back from `priming` (its panic carried on).
+fn joined(priming: std::thread::ScopedJoinHandle<'_, VideoSource>) -> VideoSource {
+    priming.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// Frames whose results are in flight at once on the way back from the GPU: enough that the
