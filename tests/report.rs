@@ -324,6 +324,17 @@ fn qctools_report(clip: &Path, report: &Path) -> String {
     gunzip(report)
 }
 
+/// Each frame's `name` in a QCTools report's XML, and in ffprobe's frames of `clip`.
+fn each_frames(xml: &str, clip: &Path, name: &str) -> (Vec<String>, Vec<String>) {
+    let ours = xml
+        .split("<frame ")
+        .skip(1)
+        .map(|e| attribute(&format!(" {e}"), name).to_string())
+        .collect();
+    let theirs = ffprobe_frames(clip).iter().map(|f| f[name].clone()).collect();
+    (ours, theirs)
+}
+
 /// An attribute's value in an XML element's opening tag.
 fn attribute<'a>(element: &'a str, name: &str) -> &'a str {
     let start = element
@@ -483,13 +494,7 @@ fn a_qctools_report_carries_every_frame_as_ffprobe_would() {
     for (name, format) in [("ss-qctools-grey.mkv", "gray"), ("ss-qctools-rgb.mkv", "rgb24")] {
         let source = format!("testsrc2=s=64x48:r=25:d=0.12,format={format}");
         let clip = common::fixture(name, &["-f", "lavfi", "-i", &source, "-c:v", "ffv1"]);
-        let xml = qctools_report(&clip, &report);
-        let ours: Vec<String> = xml
-            .split("<frame ")
-            .skip(1)
-            .map(|e| attribute(&format!(" {e}"), "pix_fmt").to_string())
-            .collect();
-        let theirs: Vec<String> = ffprobe_frames(&clip).iter().map(|f| f["pix_fmt"].clone()).collect();
+        let (ours, theirs) = each_frames(&qctools_report(&clip, &report), &clip, "pix_fmt");
         assert_eq!(ours, theirs, "{name}");
         assert!(theirs[0] == "gray" || theirs[0] == "bgr0", "{theirs:?}");
     }
@@ -505,13 +510,7 @@ fn a_qctools_report_carries_every_frame_as_ffprobe_would() {
         "ss-qctools-bframes.mp4",
         &["-f", "lavfi", "-i", source, "-c:v", "libx264", "-bf", "2", "-g", "8"],
     );
-    let xml = qctools_report(&clip, &report);
-    let ours: Vec<String> = xml
-        .split("<frame ")
-        .skip(1)
-        .map(|e| attribute(&format!(" {e}"), "pict_type").to_string())
-        .collect();
-    let theirs: Vec<String> = ffprobe_frames(&clip).iter().map(|f| f["pict_type"].clone()).collect();
+    let (ours, theirs) = each_frames(&qctools_report(&clip, &report), &clip, "pict_type");
     assert_eq!(ours, theirs);
     assert!(
         theirs.iter().any(|t| t == "B") && theirs.iter().any(|t| t == "P"),

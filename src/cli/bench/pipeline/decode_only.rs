@@ -17,6 +17,7 @@ pub(super) fn decode_only(path: &Path, decoding: Decoding) -> Result<(u64, Durat
 
 /// What a run of decoding alone used: the CPU time of each of the process's threads, its wall
 /// time, and where the decoding thread's time went (`stages::DECODE`, ms a frame).
+#[derive(Default)]
 pub(super) struct DecodeUse {
     pub(super) threads: Vec<NamedTime>,
     pub(super) wall: f64,
@@ -56,12 +57,7 @@ pub(super) fn decode_rate(path: &Path, decoding: Decoding) -> Result<(u64, f64, 
             (best, used) = (rate, Some(this));
         }
     }
-    let used = used.unwrap_or(DecodeUse {
-        threads: Vec::new(),
-        wall: 0.0,
-        stages: String::new(),
-    });
-    Ok((frames, best, used))
+    Ok((frames, best, used.unwrap_or_default()))
 }
 
 /// The best of two rates decoding `path` for throughput, as `report`, `hist`, `compare` and
