@@ -611,12 +611,16 @@ fn help_lists_each_command_on_one_short_line_with_the_detail_in_help_command() {
 #[test]
 fn a_command_logs_where_its_start_goes_and_ends_with_its_output_whole() {
     let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/media/sample-540p.mp4");
-    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["pse", sample, "--frames", "0..3", "--frames-out"])
-        .env("RUST_LOG", "histoplay::process=debug")
-        .output()
-        .expect("histoplay runs");
-    assert!(out.status.success(), "{}", stderr(&out));
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .args(args)
+            .env("RUST_LOG", "histoplay::process=debug")
+            .output()
+            .expect("histoplay runs");
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        out
+    };
+    let out = run(&["pse", sample, "--frames", "0..3", "--frames-out"]);
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 4, "three frames and the verdict: {text}");
@@ -625,6 +629,18 @@ fn a_command_logs_where_its_start_goes_and_ends_with_its_output_whole() {
     }
     assert_eq!(field(lines[3], "verdict"), "\"pass\"", "{text}");
     assert_eq!(field(lines[3], "frames"), "3", "{text}");
+    start_steps_in_order(&stderr(&out));
+    let out = run(&["report", sample, "--frames", "0..3"]);
+    let text = stdout(&out);
+    let frames: Vec<String> = text.lines().map(|l| field(l, "frame")).collect();
+    assert_eq!(frames, ["0", "1", "2"], "{text}");
+    start_steps_in_order(&stderr(&out));
+}
+
+/// The file and the GPU open side by side; the first frame is decoded while the GPU opens and
+/// the pipeline and the passes are made, which are ready before the decoder's thread is back;
+/// from the first frame uploaded on, one step after another.
+fn start_steps_in_order(log: &str) {
     let steps = [
         "the file's container open",
         "the decoder open",
@@ -632,12 +648,12 @@ fn a_command_logs_where_its_start_goes_and_ends_with_its_output_whole() {
         "the first frame decoded ahead",
         "the pipeline made",
         "the command's passes made",
+        "the source back from its first frame",
         "the first frame decoded and uploaded",
         "the first frame's results read back",
         "the last frame's results read back",
         "the command ended",
     ];
-    let log = stderr(&out);
     let mut times = Vec::new();
     for step in steps {
         let line = log
@@ -652,15 +668,12 @@ fn a_command_logs_where_its_start_goes_and_ends_with_its_output_whole() {
             .unwrap_or_else(|| panic!("{line}"));
         times.push((step, ms));
     }
-    // The file and the GPU open side by side; the first frame is decoded while the GPU opens
-    // and the pipeline and the passes are made; from the first frame uploaded on, one step
-    // after another.
     let at = |k: usize| times[k].1;
     assert!(at(1) <= at(3), "the decoder opens before its first frame: {times:?}");
     assert!(at(2) <= at(4) && at(4) <= at(5), "the GPU, then its passes: {times:?}");
     assert!(
         at(3) <= at(6) && at(5) <= at(6),
-        "both before the first upload: {times:?}"
+        "the passes made before the source is back: {times:?}"
     );
     for pair in times[6..].windows(2) {
         assert!(pair[0].1 <= pair[1].1, "{pair:?}");

@@ -55,13 +55,31 @@ pub fn gpu_frames(
 /// The GPU, once its opening is done, and `source`, its first frame decoded meanwhile where the
 /// run starts there (`VideoSource::prime`): a decoder takes a while to give its first frame (a
 /// hardware decoder's session made, software frame threads filled), which then overlaps the
-/// GPU's start. (A run from a later frame seeks first.)
-pub fn open_beside(gpu: GpuOpening, source: VideoSource, range: FrameRange) -> (Option<GpuContext>, VideoSource) {
+/// GPU's start. (A run from a later frame seeks first.) Where `setup` is given, the pipeline
+/// and the command's passes are made too, once the GPU is open, while the first frame still
+/// decodes (None if they can't be: the run makes them again, and says why).
+pub fn open_beside<S>(
+    gpu: GpuOpening,
+    source: VideoSource,
+    range: FrameRange,
+    bins: u32,
+    setup: Option<S>,
+) -> (Option<GpuContext>, Option<Prepared>, VideoSource)
+where
+    S: FnOnce(&GpuContext, &mut FramePipeline) -> Result<u64, ClipError>,
+{
+    let info = source.info.clone();
     std::thread::scope(|scope| {
         let priming = priming(scope, source, range);
         let ctx = gpu.finish();
         crate::process::mark("the GPU open");
-        (ctx, joined(priming))
+        let prepared = match (&ctx, setup) {
+            (Some(ctx), Some(setup)) => prepare(ctx, &info, bins, setup)
+                .inspect_err(|e| log::debug!("the passes not made ahead: {e}"))
+                .ok(),
+            _ => None,
+        };
+        (ctx, prepared, joined(priming))
     })
 }
 
@@ -83,7 +101,9 @@ fn priming<'scope>(
 
 /// The source back from `priming` (its panic carried on).
 fn joined(priming: std::thread::ScopedJoinHandle<'_, VideoSource>) -> VideoSource {
-    priming.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    let source = priming.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    crate::process::mark("the source back from its first frame");
+    source
 }
 
 /// Frames whose results are in flight at once on the way back from the GPU: enough that the
@@ -110,7 +130,7 @@ pub fn gpu_frames_on(
 
 /// The frame pipeline for a stream's frames with the command's passes (`setup`), and the
 /// bytes of each frame's result.
-struct Prepared {
+pub struct Prepared {
     pipeline: FramePipeline,
     result_bytes: u64,
 }
@@ -129,8 +149,8 @@ fn prepare(
     Ok(Prepared { pipeline, result_bytes })
 }
 
-/// `gpu_frames_on` with its pipeline made.
-fn run_prepared(
+/// `gpu_frames_on` with its pipeline made (`open_beside`).
+pub fn run_prepared(
     ctx: &GpuContext,
     source: VideoSource,
     range: FrameRange,

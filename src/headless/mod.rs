@@ -18,7 +18,7 @@ use crate::video::deinterlace::{Deinterlacer, Field};
 use crate::video::source::{CatchUp, DecodedFrame, PacketProps, VideoSource};
 pub use fields::CpuPicture;
 use fields::{CpuFieldRun, FieldRun};
-pub use gpu::{gpu_frames, gpu_frames_on, open_beside};
+pub use gpu::{gpu_frames, gpu_frames_on, open_beside, run_prepared, Prepared};
 use progress::Progress;
 use thiserror::Error;
 
@@ -186,7 +186,7 @@ pub fn cpu_pictures(
 }
 
 /// What the CPU paths do with each frame beyond decoding it.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PictureWork {
     /// Make its pictures with this deinterlacer (the twin).
     pub deinterlace: Option<Deinterlacer>,

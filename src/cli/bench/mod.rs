@@ -106,6 +106,10 @@ pub struct PipelineArgs {
     /// pictures shown, dropped and late.
     #[command(flatten)]
     pub deinterlace: crate::cli::args::DeinterlaceArgs,
+    /// Only decode the file, as `report` decodes it, and print the frames: the process whole
+    /// commands are timed against.
+    #[arg(long, hide = true)]
+    pub decode_alone: bool,
 }
 
 /// Play a video in a window at its own rate and report frame pacing and input latency.
@@ -304,7 +308,11 @@ pub fn run_pipeline(args: PipelineArgs) -> Result<()> {
         lut,
         scope,
         deinterlace,
+        decode_alone,
     } = args;
+    if decode_alone {
+        return pipeline::decode_alone(&input);
+    }
     if let Some(judged) = compare {
         return pipeline::compare::run(&input, &judged, vmaf, &mut std::io::stdout().lock());
     }

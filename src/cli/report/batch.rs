@@ -155,6 +155,7 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
             limits: options.limits.clone(),
             cpu: options.cpu,
             gpu,
+            ready: None,
             counter: Some(frames),
             stop: options.stop,
             alerts: Default::default(),

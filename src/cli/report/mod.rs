@@ -228,7 +228,6 @@ pub fn run(args: Args) -> Result<()> {
         let interrupt = source.interrupter();
         signals.on_signal(Box::new(move || interrupt.interrupt()));
     }
-    let (gpu, source) = crate::headless::open_beside(gpu, source, range);
     // A live input's runs are told as they end (there may be no end to wait for).
     let live = source.info.live;
     let on_sound =
@@ -266,7 +265,6 @@ pub fn run(args: Args) -> Result<()> {
         fields: args.fields,
         limits: args.fail_on.unwrap_or_default(),
         cpu: args.cpu,
-        gpu: gpu.as_ref(),
         alerts: Alerts {
             stderr: live,
             log: args.alert_log.clone(),
@@ -277,6 +275,12 @@ pub fn run(args: Args) -> Result<()> {
             signals: signals.as_ref(),
         },
         ..Default::default()
+    };
+    let (gpu, ready, source) = file::ready_beside(gpu, source, range, &options);
+    let options = ReportOptions {
+        gpu: gpu.as_ref(),
+        ready,
+        ..options
     };
     let (_, runs) = if format == ReportFormat::Qctools {
         let path = output.unwrap_or_else(|| format.path_beside(input));

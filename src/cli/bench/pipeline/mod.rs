@@ -17,6 +17,7 @@ mod report;
 mod threads;
 
 pub use memory::memory_mb;
+pub use report::decode_alone;
 
 use crate::gpu::GpuContext;
 use crate::player::stats::percentile;
@@ -108,7 +109,8 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
         threads::describe(&decode_threads.threads, decode_threads.wall)
     )?;
     writeln!(out, "stages:       decode only, ms a frame: {}", decode_threads.stages)?;
-    report::write_rates(out, path, throughput_fps)?;
+    let cpu_adapter = pipeline.ctx.adapter.get_info().device_type == wgpu::DeviceType::Cpu;
+    report::write_rates(out, path, throughput_fps, cpu_adapter)?;
     passes.write(out, decode_fps, options.cache_bytes)?;
     if options.rates_only {
         return Ok(());

@@ -1,5 +1,5 @@
-//! `report` timed against decoding alone: streaming its statistics, and the whole command on
-//! a file looped to a minute.
+//! `report` timed against decoding alone: streaming its statistics, and whole commands
+//! (`report`, `pse`) on a file looped to a minute, each a process of its own.
 
 use crate::video::source::{Decoding, VideoSource};
 use anyhow::Result;
@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 
 /// `report`'s rates against decoding alone (as `report` decodes: `Decoding::Throughput`):
 /// streaming, and the whole command on a looped file.
-pub(super) fn write_rates(out: &mut impl Write, path: &Path, decode_fps: f64) -> Result<()> {
+/// On a CPU adapter (lavapipe) the whole commands run over `CPU_ADAPTER_SECONDS` of the file:
+/// its figures are no GPU's, and the photosensitivity pass takes it milliseconds a frame.
+pub(super) fn write_rates(out: &mut impl Write, path: &Path, decode_fps: f64, cpu_adapter: bool) -> Result<()> {
     if let Some((reported, fps, steady)) = report_rate(path)? {
         writeln!(
             out,
@@ -18,19 +20,27 @@ pub(super) fn write_rates(out: &mut impl Write, path: &Path, decode_fps: f64) ->
             100.0 * steady / decode_fps
         )?;
     }
-    if let Some(whole) = report_whole(path, REPORT_SECONDS)? {
-        let (report, decode) = (whole.report.0.as_secs_f64(), whole.decode.0.as_secs_f64());
+    let seconds = if cpu_adapter {
+        CPU_ADAPTER_SECONDS
+    } else {
+        REPORT_SECONDS
+    };
+    if let Some(whole) = report_whole(path, seconds)? {
+        let decode = whole.decode.0.as_secs_f64();
+        for (name, run) in [("report", whole.report), ("pse", whole.pse)] {
+            let took = run.0.as_secs_f64();
+            writeln!(
+                out,
+                "{name} whole: {} frames ({} loops of the file), each a process from its start to its end: `histoplay {name}` {took:.2} s, decoding alone {decode:.2} s: {:.1}% of decode-only, best of 2",
+                whole.frames,
+                whole.loops,
+                100.0 * decode / took
+            )?;
+        }
         writeln!(
             out,
-            "report whole: {} frames ({} loops of the file): the command {report:.2} s, opening and decoding alone {decode:.2} s: {:.1}% of decode-only, from the file's opening, best of 2",
-            whole.frames,
-            whole.loops,
-            100.0 * decode / report
-        )?;
-        writeln!(
-            out,
-            "report whole, the process's CPU (those runs): decoding alone {}; the command {}",
-            whole.decode.1, whole.report.1
+            "whole, the processes' CPU (those runs): decoding alone {}; report {}; pse {}",
+            whole.decode.1, whole.report.1, whole.pse.1
         )?;
     }
     Ok(())
@@ -38,6 +48,7 @@ pub(super) fn write_rates(out: &mut impl Write, path: &Path, decode_fps: f64) ->
 
 /// How long a file `report`'s whole run is timed on, looped from the clip: QC files are long.
 const REPORT_SECONDS: f64 = 60.0;
+const CPU_ADAPTER_SECONDS: f64 = 10.0;
 
 /// Output that notes when it is first written to, and writes nowhere.
 struct FirstWrite(Option<Instant>);
@@ -83,8 +94,8 @@ fn report_rate(path: &Path) -> Result<Option<(u64, f64, f64)>> {
     Ok(best)
 }
 
-/// The process's CPU time over a stretch (user and kernel, seconds) and the page faults that
-/// made pages (minor faults).
+/// The CPU time (user and kernel, seconds) and the page faults that made pages (minor faults)
+/// of the children waited for so far.
 #[derive(Clone, Copy, Debug, Default)]
 struct Usage {
     user: f64,
@@ -93,11 +104,11 @@ struct Usage {
 }
 
 impl Usage {
-    fn now() -> Self {
+    fn children() -> Self {
         // SAFETY: rusage is plain integers, for which zero is a value.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
         // SAFETY: getrusage fills the struct it is given.
-        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        if unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) } != 0 {
             return Self::default();
         }
         let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
@@ -129,19 +140,67 @@ impl std::fmt::Display for Usage {
     }
 }
 
-/// `report_whole`'s measure: frames, loops, and the best of two runs each, with the process's
-/// CPU over that run.
+/// A process's wall time, from its start to its end, and what it used; the best of its runs.
+type Timed = (Duration, Usage);
+
+/// `report_whole`'s measure: frames, loops, and the best of two runs of each process.
 struct Whole {
     frames: u64,
     loops: u32,
-    report: (Duration, Usage),
-    decode: (Duration, Usage),
+    report: Timed,
+    pse: Timed,
+    decode: Timed,
 }
 
-/// `report`'s whole run against decoding alone, both timed from the file's opening, on a stream
-/// copy of `path` looped to about `seconds` (QC runs over whole files, minutes to hours long):
-/// the GPU opens beside the file, as `histoplay report` opens it. None for a file that is not
-/// Y'CbCr.
+/// Runs this program with `args` (the decoder chosen as this process's), its output thrown
+/// away: how long the process took from its start to its end, and what it used. Fails with its
+/// error where it fails.
+fn run_timed(args: &[&std::ffi::OsStr]) -> Result<Timed> {
+    let exe = std::env::current_exe()?;
+    let hwdec = clap::ValueEnum::to_possible_value(&crate::video::source::hardware::preference())
+        .map(|v| v.get_name().to_string())
+        .unwrap_or_else(|| "auto".into());
+    let before = Usage::children();
+    let start = Instant::now();
+    let out = std::process::Command::new(exe)
+        .args(args)
+        .arg("--hwdec")
+        .arg(hwdec)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()?;
+    let took = start.elapsed();
+    if !out.status.success() {
+        let error = String::from_utf8_lossy(&out.stderr);
+        anyhow::bail!("{args:?}: {}", error.lines().last().unwrap_or("failed"));
+    }
+    Ok((took, Usage::children().since(before)))
+}
+
+/// The frames of a file decoded alone, as `report`, `hist`, `compare` and the timeline decode
+/// them (`Decoding::Throughput`), in a process of its own (`bench-pipeline --decode-alone`):
+/// what a command's run is measured against, its start (a hardware decoder's device made)
+/// and its end (the command's way, `process::end`) included. Prints the frames decoded.
+pub fn decode_alone(path: &Path) -> Result<()> {
+    crate::process::end_at_once();
+    let mut source = VideoSource::open_for(path, Decoding::Throughput)?;
+    let mut frames = 0u64;
+    while source.next_frame()?.is_some() {
+        frames += 1;
+    }
+    println!("{frames}");
+    crate::process::close_behind("the decoder", move || drop(source));
+    Ok(())
+}
+
+/// Whole commands against decoding alone, each a process of its own timed from its start to
+/// its end, as a person running them waits for them: `histoplay report` and `histoplay pse`
+/// of a stream copy of `path` looped to about `seconds` (QC runs over whole files, minutes to
+/// hours long), against `bench-pipeline --decode-alone` of the same copy. A command opens its
+/// GPU while its hardware decoder's device is made and its first frame decodes, as a process
+/// does from its start: timed in this process, where that device is made already, the GPU's
+/// start would stand alone. None for a file that is not Y'CbCr.
 fn report_whole(path: &Path, seconds: f64) -> Result<Option<Whole>> {
     let source = VideoSource::open(path)?;
     if crate::signalstats::PlaneShape::of(source.info.format.layout).is_err() || source.info.duration <= 0.0 {
@@ -154,40 +213,27 @@ fn report_whole(path: &Path, seconds: f64) -> Result<Option<Whole>> {
     crate::cli::bench::clips::loop_copy(path, &copy, loops)?;
     let measured = (|| -> Result<Whole> {
         let least = (Duration::MAX, Usage::default());
-        let (mut report, mut decode, mut frames) = (least, least, 0);
-        let better = |best: &mut (Duration, Usage), start: Instant, usage: Usage| {
-            let took = start.elapsed();
-            if took < best.0 {
-                *best = (took, Usage::now().since(usage));
+        let (mut report, mut pse, mut decode) = (least, least, least);
+        let better = |best: &mut Timed, run: Timed| {
+            if run.0 < best.0 {
+                *best = run;
             }
         };
+        let file = copy.as_os_str();
         for _ in 0..2 {
-            let (start, usage) = (Instant::now(), Usage::now());
-            let mut source = VideoSource::open_for(&copy, Decoding::Throughput)?;
-            while source.next_frame()?.is_some() {}
-            drop(source);
-            better(&mut decode, start, usage);
-            let (start, usage) = (Instant::now(), Usage::now());
-            // As the command runs: the GPU opened while the file opens and its first frame
-            // decodes, and let go after the last line (the command exits without waiting).
-            let gpu = crate::gpu::GpuOpening::start(true);
-            let source = VideoSource::open_for(&copy, Decoding::Throughput)?;
-            let everything = crate::headless::FrameRange { start: 0, end: None };
-            let (gpu, source) = crate::headless::open_beside(gpu, source, everything);
-            let options = crate::cli::report::file::ReportOptions {
-                gpu: gpu.as_ref(),
-                ..Default::default()
-            };
-            let json = crate::cli::report::ReportFormat::Json;
-            (frames, _) =
-                crate::cli::report::file::report_video(source, everything, json, options, &mut std::io::sink())?;
-            better(&mut report, start, usage);
-            drop(gpu);
+            better(
+                &mut decode,
+                run_timed(&["bench-pipeline".as_ref(), file, "--decode-alone".as_ref()])?,
+            );
+            better(&mut report, run_timed(&["report".as_ref(), file])?);
+            better(&mut pse, run_timed(&["pse".as_ref(), file])?);
         }
+        let frames = VideoSource::open(&copy)?.index().wait_complete().unwrap_or(0);
         Ok(Whole {
             frames,
             loops,
             report,
+            pse,
             decode,
         })
     })();

@@ -22,6 +22,7 @@ use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
 use crate::headless::{self as hist, ClipError, FrameMeta, FrameRange};
 use crate::idet::gpu::{IdetPass, RESULT_BYTES as IDET_BYTES};
+use crate::pipeline::FramePipeline;
 use crate::quit_signals::QuitSignals;
 use crate::signalstats::gpu::StatsStage;
 use crate::signalstats::{self, PlaneShape, SignalStats, YuvPlanes};
@@ -86,6 +87,96 @@ pub struct ReportOptions<'a> {
     pub idet: Option<super::idet::IdetWanted>,
     /// Each field's values, as a picture of its own (`--fields`): top, then bottom.
     pub fields: bool,
+    /// The pipeline and the passes made while the file's first frame decoded (`ready_beside`),
+    /// taken where they are the run's.
+    pub ready: Option<ReadyStages>,
+}
+
+/// The GPU stages a report's frames go through beyond the statistics, from what the report
+/// asks and what the stream is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuStages {
+    work: hist::PictureWork,
+    /// The photosensitivity analysis's light model (it reads the converted frame).
+    pse: Option<crate::pse::light::LightModel>,
+    /// freezedetect, at this noise.
+    freezes: Option<f64>,
+}
+
+impl GpuStages {
+    /// The stages of `options`' report of `source`, where its frames are counted on the GPU;
+    /// None where the CPU twin counts them.
+    pub fn of(source: &VideoSource, options: &ReportOptions) -> Option<Self> {
+        let info = &source.info.format;
+        if source.converted_yuv_layout().is_some() || options.cpu || !StatsStage::supports(info) {
+            return None;
+        }
+        Some(Self {
+            work: hist::PictureWork {
+                deinterlace: options.deinterlace,
+                idet: options.idet.is_some() && IdetPass::supports(info),
+                split: options.fields,
+            },
+            pse: options.pse.map(|standard| ReportPse::new(standard, source).model),
+            freezes: options.events.freezes().then_some(options.events.freeze.noise),
+        })
+    }
+
+    /// Sets `pipeline` up with the stages; the bytes of a frame's results.
+    fn setup(&self, ctx: &GpuContext, pipeline: &mut FramePipeline) -> Result<u64, ClipError> {
+        if self.work.split {
+            pipeline.split_fields(ctx).map_err(ClipError::Decode)?;
+        }
+        if let Some(filter) = self.work.deinterlace {
+            pipeline.deinterlace(ctx, filter);
+        }
+        if self.work.idet {
+            pipeline.detect_interlace(ctx);
+        }
+        if !pipeline.count_stats(ctx) {
+            return Err(ClipError::Decode(format!(
+                "the statistics pass cannot read {}",
+                pipeline.ring.format.layout
+            )));
+        }
+        match &self.pse {
+            // (The analysis reads the converted frame.)
+            Some(model) => pipeline.analyse_flashes(ctx, model),
+            None => pipeline.count_only_stats(),
+        }
+        if let Some(noise) = self.freezes {
+            pipeline.detect_freezes(ctx, noise);
+        }
+        let freeze_bytes = pipeline.freeze().map_or(0, |_| RESULT_BYTES);
+        let idet_bytes = pipeline.idet().map_or(0, |_| IDET_BYTES);
+        let pse_bytes = pipeline.pse().map_or(0, |p| p.readback_size());
+        Ok(pipeline.stats().expect("counted").counts_size() + freeze_bytes + idet_bytes + pse_bytes)
+    }
+}
+
+/// A report's pipeline and passes, made ahead for its stages.
+pub struct ReadyStages {
+    stages: GpuStages,
+    prepared: hist::Prepared,
+}
+
+/// The GPU opened beside `source` (`headless::open_beside`) and, where `options`' report of it
+/// counts on the GPU, its pipeline and passes made while the first frame of `range` decodes.
+pub fn ready_beside(
+    gpu: crate::gpu::GpuOpening,
+    source: VideoSource,
+    range: FrameRange,
+    options: &ReportOptions,
+) -> (Option<GpuContext>, Option<ReadyStages>, VideoSource) {
+    let stages = GpuStages::of(&source, options);
+    let setup = stages
+        .clone()
+        .map(|s| move |ctx: &GpuContext, p: &mut FramePipeline| s.setup(ctx, p));
+    let (ctx, prepared, source) = hist::open_beside(gpu, source, range, crate::engine::histogram::DEFAULT_BINS, setup);
+    let ready = stages
+        .zip(prepared)
+        .map(|(stages, prepared)| ReadyStages { stages, prepared });
+    (ctx, ready, source)
 }
 
 /// Where each frame's statistics go: the output, in its format, and the limits' watch.
@@ -224,7 +315,7 @@ pub fn report_video<W: Write>(
     mut source: VideoSource,
     range: FrameRange,
     format: ReportFormat,
-    options: ReportOptions,
+    mut options: ReportOptions,
     out: &mut W,
 ) -> Result<(u64, Runs), ClipError> {
     source.set_exact_numbers(true);
@@ -257,6 +348,7 @@ pub fn report_video<W: Write>(
         }
     }
     PlaneShape::of(layout).map_err(|e| ClipError::Decode(e.to_string()))?;
+    let stages = GpuStages::of(&source, &options);
     let out = match format {
         ReportFormat::Json => Out::Json(out),
         ReportFormat::Csv => {
@@ -329,8 +421,6 @@ pub fn report_video<W: Write>(
         split: options.fields,
     };
     let freezes = options.events.freezes();
-    let deinterlace = options.deinterlace;
-    let sink_pse = sink.pse.as_ref().map(|p| p.model.clone());
     let noise = options.events.freeze.noise;
     // The differences of the first frame reported are from the frame before it, as in a run
     // of the filter over the whole file: that frame is counted too, and not written.
@@ -341,9 +431,7 @@ pub fn report_video<W: Write>(
     if let Some(layout) = decoded {
         source.keep_decoded_planes();
         report_cpu(source, layout, (primed, range), (freezes, noise, work), &mut sink)?;
-    } else if options.cpu || !StatsStage::supports(&info) {
-        report_cpu(source, info.layout, (primed, range), (freezes, noise, work), &mut sink)?;
-    } else {
+    } else if let Some(stages) = stages {
         let source = hist::prepare(source, primed, None)?;
         let started = std::time::Instant::now();
         let ms = move || started.elapsed().as_secs_f64() * 1000.0;
@@ -360,86 +448,58 @@ pub fn report_video<W: Write>(
             Some(_) => None,
             None => Some(Progress::new(hist::frames_to_do(&source, primed))),
         };
-        hist::gpu_frames_on(
-            ctx,
-            source,
-            primed,
-            crate::engine::histogram::DEFAULT_BINS,
-            progress,
-            |ctx, pipeline| {
-                log::debug!("report: the frame pipeline made at {:.1} ms", ms());
-                if work.split {
-                    pipeline.split_fields(ctx).map_err(ClipError::Decode)?;
-                }
-                if let Some(filter) = deinterlace {
-                    pipeline.deinterlace(ctx, filter);
-                }
-                if idet {
-                    pipeline.detect_interlace(ctx);
-                }
-                if !pipeline.count_stats(ctx) {
-                    return Err(ClipError::Decode(format!(
-                        "the statistics pass cannot read {}",
-                        pipeline.ring.format.layout
-                    )));
-                }
-                match &sink_pse {
-                    // (The analysis reads the converted frame.)
-                    Some(model) => pipeline.analyse_flashes(ctx, model),
-                    None => pipeline.count_only_stats(),
-                }
-                if freezes {
-                    pipeline.detect_freezes(ctx, noise);
-                }
-                log::debug!("report: the statistics stage made at {:.1} ms", ms());
-                let freeze_bytes = pipeline.freeze().map_or(0, |_| RESULT_BYTES);
-                let idet_bytes = pipeline.idet().map_or(0, |_| IDET_BYTES);
-                let pse_bytes = pipeline.pse().map_or(0, |p| p.readback_size());
-                Ok(pipeline.stats().expect("counted").counts_size() + freeze_bytes + idet_bytes + pse_bytes)
-            },
-            |pipeline, encoder, buffer| {
-                let stats = pipeline.stats().expect("counted");
-                let mut at = stats.counts_size();
-                encoder.copy_buffer_to_buffer(&stats.counts, 0, buffer, 0, at);
-                if let Some(freeze) = pipeline.freeze() {
-                    encoder.copy_buffer_to_buffer(&freeze.result, 0, buffer, at, RESULT_BYTES);
-                    at += RESULT_BYTES;
-                }
-                if let Some(idet) = pipeline.idet() {
-                    encoder.copy_buffer_to_buffer(&idet.result, 0, buffer, at, IDET_BYTES);
-                    at += IDET_BYTES;
-                }
-                if let Some(pse) = pipeline.pse() {
-                    pse.copy_out(encoder, buffer, at);
-                }
-            },
-            |pipeline, bytes, frame| {
-                if sink.done == 0 {
-                    log::debug!("report: the first frame's statistics read back at {:.1} ms", ms());
-                }
-                let stats = pipeline.stats().expect("counted");
-                let words = crate::gpu::readback::words(bytes);
-                let counts = stats.counts_from(&words);
-                let after_counts = (stats.counts_size() / 4) as usize;
-                let frozen = pipeline
-                    .freeze()
-                    .is_some_and(|_| FreezeStage::verdict(&words[after_counts..]).frozen);
-                let in_range = range.contains(frame.frame);
-                let mut at = after_counts + pipeline.freeze().map_or(0, |_| (RESULT_BYTES / 4) as usize);
-                if pipeline.idet().is_some() {
-                    sink.picture_idet(&frame, Some(&IdetPass::sums(&words[at..])), in_range);
-                    at += (IDET_BYTES / 4) as usize;
-                }
-                if let Some(pse) = pipeline.pse() {
-                    sink.picture_pse(&frame, &pse.light_from(&words[at..]), in_range)?;
-                }
-                sink.picture_events(&frame, &counts.y, counts.width * counts.height, frozen, in_range)?;
-                if !in_range {
-                    return Ok(());
-                }
-                sink.frame(frame, counts.stats())
-            },
-        )?;
+        let copy = |pipeline: &FramePipeline, encoder: &mut wgpu::CommandEncoder, buffer: &wgpu::Buffer| {
+            let stats = pipeline.stats().expect("counted");
+            let mut at = stats.counts_size();
+            encoder.copy_buffer_to_buffer(&stats.counts, 0, buffer, 0, at);
+            if let Some(freeze) = pipeline.freeze() {
+                encoder.copy_buffer_to_buffer(&freeze.result, 0, buffer, at, RESULT_BYTES);
+                at += RESULT_BYTES;
+            }
+            if let Some(idet) = pipeline.idet() {
+                encoder.copy_buffer_to_buffer(&idet.result, 0, buffer, at, IDET_BYTES);
+                at += IDET_BYTES;
+            }
+            if let Some(pse) = pipeline.pse() {
+                pse.copy_out(encoder, buffer, at);
+            }
+        };
+        let emit = |pipeline: &FramePipeline, bytes: &[u8], frame: FrameMeta| {
+            if sink.done == 0 {
+                log::debug!("report: the first frame's statistics read back at {:.1} ms", ms());
+            }
+            let stats = pipeline.stats().expect("counted");
+            let words = crate::gpu::readback::words(bytes);
+            let counts = stats.counts_from(&words);
+            let after_counts = (stats.counts_size() / 4) as usize;
+            let frozen = pipeline
+                .freeze()
+                .is_some_and(|_| FreezeStage::verdict(&words[after_counts..]).frozen);
+            let in_range = range.contains(frame.frame);
+            let mut at = after_counts + pipeline.freeze().map_or(0, |_| (RESULT_BYTES / 4) as usize);
+            if pipeline.idet().is_some() {
+                sink.picture_idet(&frame, Some(&IdetPass::sums(&words[at..])), in_range);
+                at += (IDET_BYTES / 4) as usize;
+            }
+            if let Some(pse) = pipeline.pse() {
+                sink.picture_pse(&frame, &pse.light_from(&words[at..]), in_range)?;
+            }
+            sink.picture_events(&frame, &counts.y, counts.width * counts.height, frozen, in_range)?;
+            if !in_range {
+                return Ok(());
+            }
+            sink.frame(frame, counts.stats())
+        };
+        let bins = crate::engine::histogram::DEFAULT_BINS;
+        match options.ready.take().filter(|ready| ready.stages == stages) {
+            Some(ready) => hist::run_prepared(ctx, source, primed, progress, ready.prepared, copy, emit)?,
+            None => {
+                let setup = |ctx: &GpuContext, pipeline: &mut FramePipeline| stages.setup(ctx, pipeline);
+                hist::gpu_frames_on(ctx, source, primed, bins, progress, setup, copy, emit)?
+            }
+        };
+    } else {
+        report_cpu(source, info.layout, (primed, range), (freezes, noise, work), &mut sink)?;
     }
     if let Some(watch) = &mut sink.events {
         let ended = watch.pictures_ended();
