@@ -260,6 +260,8 @@ fn bench_times_every_variant_after_checking_it() {
         "marks: broadcast range",
         "marks: gamut, 10-bit BT.2020 PQ",
         "marks: all five, 10-bit BT.2020 PQ",
+        "signalstats (tout, vrep, brng) of a frame against the one before, 8-bit 4:2:0",
+        "signalstats (tout, vrep, brng) of a frame against the one before, 10-bit 4:2:0",
         "pse: cell light and stripes, 8-bit BT.709 (5184 cells, 336 blocks)",
         "  cell light alone",
         "  stripes alone",

@@ -122,6 +122,8 @@ fn check(layout: PlaneLayout, w: usize, h: usize) {
         let cpu_planes = YuvPlanes::read(layout, w as u32, h as u32, &planes).unwrap();
         let cpu = count(&cpu_planes, previous.as_ref());
         assert_eq!(gpu, cpu, "{layout} {w}x{h}, frame seeded {seed}");
+        // The noise makes temporal outliers, at the edges of bands and workgroups too.
+        assert!(gpu.tout > 0, "{layout} {w}x{h}: no outlier to count");
         assert_eq!(gpu.stats(), cpu.stats());
         previous = Some(cpu_planes);
     }

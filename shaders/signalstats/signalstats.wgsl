@@ -80,6 +80,16 @@ fn luma(x: u32, y: u32) -> u32 {
     return (textureLoad(plane0, vec2u(x, y), 0).r >> params.sample_shift) & (HIST - 1u);
 }
 
+// Columns x0-1 .. x0+2 of row y, each taken inside the picture (clamped to its edge: what lies
+// past an edge is never counted, see `is_outlier` and VREP's rows).
+fn luma_row(x0: u32, y: i32) -> vec4u {
+    let last = vec2i(i32(params.width) - 1, i32(params.height) - 1);
+    let x = i32(x0);
+    let at = clamp(vec4i(x - 1, x, x + 1, x + 2), vec4i(0), vec4i(last.x));
+    let row = u32(clamp(y, 0, last.y));
+    return vec4u(luma(u32(at.x), row), luma(u32(at.y), row), luma(u32(at.z), row), luma(u32(at.w), row));
+}
+
 fn chroma(x: u32, y: u32) -> vec2u {
     var c: vec2u;
     if params.semi == 1u {
@@ -90,32 +100,32 @@ fn chroma(x: u32, y: u32) -> vec2u {
     return (c >> vec2u(params.sample_shift)) & vec2u(HIST - 1u);
 }
 
-// FFmpeg's outlier test, on the samples' low 8 bits as its 8-bit arguments take them.
-fn outlier(a: u32, b: u32, c: u32) -> bool {
-    let x = i32(a & 0xffu);
-    let y = i32(b & 0xffu);
-    let z = i32(c & 0xffu);
-    return (abs(x - y) + abs(z - y)) / 2 - abs(z - x) > 4;
+// FFmpeg's outlier test, on the samples' low 8 bits as its 8-bit arguments take them: of three
+// columns at once, whether each stands out of the rows above (a) and below (c).
+fn outliers(a: vec3u, b: vec3u, c: vec3u) -> bool {
+    let x = vec3i(a & vec3u(0xffu));
+    let y = vec3i(b & vec3u(0xffu));
+    let z = vec3i(c & vec3u(0xffu));
+    return all((abs(x - y) + abs(z - y)) / vec3i(2) - abs(z - x) > vec3i(4));
 }
 
-// Columns x-1, x, x+1 of row y all stand out from the rows j above and below.
-fn stands_out(x: u32, y: u32, j: u32) -> bool {
-    for (var xx = x - 1u; xx <= x + 1u; xx++) {
-        if !outlier(luma(xx, y - j), luma(xx, y), luma(xx, y + j)) {
-            return false;
-        }
-    }
-    return true;
+// Columns x-1, x, x+1 of a row of the window (`luma_row`'s), for pixel x = x0 + k.
+fn around(row: vec4u, k: u32) -> vec3u {
+    return select(row.yzw, row.xyz, k == 0u);
 }
 
-fn is_outlier(x: u32, y: u32) -> bool {
+// Whether pixel x (= x0 + k) of row y is a temporal outlier, from the window's rows y-2 .. y+2:
+// columns x-1, x and x+1 all stand out from the rows two above and below (where there are
+// such rows) and from the rows just above and below.
+fn is_outlier(x: u32, y: u32, k: u32, up2: vec4u, up1: vec4u, row: vec4u, down1: vec4u, down2: vec4u) -> bool {
     if y < 1u || y + 1u >= params.height || x < 1u || x + 1u >= params.width {
         return false;
     }
-    if y >= 2u && y + 2u < params.height && !stands_out(x, y, 2u) {
+    let mid = around(row, k);
+    if y >= 2u && y + 2u < params.height && !outliers(around(up2, k), mid, around(down2, k)) {
         return false;
     }
-    return stands_out(x, y, 1u);
+    return outliers(around(up1, k), mid, around(down1, k));
 }
 
 // Adds a workgroup's sum to a 64-bit pair of `out`, carrying into the high word.
@@ -162,6 +172,8 @@ fn flush_histogram(local: u32, at: u32, which: u32) {
     }
 }
 
+// Each invocation walks down its band with a window of luma rows y-4 .. y+2 over columns
+// x0-1 .. x0+2 (one row loaded a step): the outliers' neighbours and VREP's line four above.
 @compute @workgroup_size(WG_X, 1, 1)
 fn luma_stats(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) local: u32) {
     zero_workgroup(local);
@@ -178,30 +190,43 @@ fn luma_stats(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_ind
     var brng = 0u;
     if x0 < params.width {
         let count = min(2u, params.width - x0);
+        let top = i32(y0);
+        var up4 = luma_row(x0, top - 4);
+        var up3 = luma_row(x0, top - 3);
+        var up2 = luma_row(x0, top - 2);
+        var up1 = luma_row(x0, top - 1);
+        var row = luma_row(x0, top);
+        var down1 = luma_row(x0, top + 1);
         for (var y = y0; y < y1; y++) {
+            let down2 = luma_row(x0, i32(y) + 2);
             let prev_at = y * pairs_per_row + pair;
             let before = prev_luma[prev_at];
             var now = 0u;
             var row_dif = 0u;
             let cy = y >> params.shift_y;
+            // Both pixels of the pair share a chroma sample where chroma is halved across.
+            let c0 = chroma(x0 >> params.shift_x, cy);
             for (var k = 0u; k < count; k++) {
                 let x = x0 + k;
-                let v = luma(x, y);
+                let v = row[k + 1u];
                 now |= v << (16u * k);
                 atomicAdd(&hist_a[v], 1u);
                 mask |= v;
                 let p = (before >> (16u * k)) & 0xffffu;
                 dif += max(v, p) - min(v, p);
                 if y >= 4u {
-                    let above = luma(x, y - 4u);
+                    let above = up4[k + 1u];
                     row_dif += max(v, above) - min(v, above);
                 }
-                let c = chroma(x >> params.shift_x, cy);
+                var c = c0;
+                if k == 1u && params.shift_x == 0u {
+                    c = chroma(x, cy);
+                }
                 let r = params.range;
                 if v < r.x || v > r.y || c.x < r.x || c.x > r.z || c.y < r.x || c.y > r.z {
                     brng += 1u;
                 }
-                if is_outlier(x, y) {
+                if is_outlier(x, y, k, up2, up1, row, down1, down2) {
                     tout += 1u;
                 }
             }
@@ -209,6 +234,12 @@ fn luma_stats(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_ind
             if row_dif != 0u {
                 atomicAdd(&band_rows[y - y0], row_dif);
             }
+            up4 = up3;
+            up3 = up2;
+            up2 = up1;
+            up1 = row;
+            row = down1;
+            down1 = down2;
         }
     }
     if params.has_previous == 0u {

@@ -206,12 +206,22 @@ impl StatsStage {
     /// Records counting ring slot `slot`'s frame, the frame encoded before it being the previous
     /// one (the first after `new` or `restart` has no difference).
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, slot: usize) {
+        self.encode_timed(encoder, slot, None);
+    }
+
+    /// `encode`, its pass bracketed by `writes` (`bench`).
+    pub fn encode_timed(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        slot: usize,
+        writes: Option<wgpu::ComputePassTimestampWrites>,
+    ) {
         let p = self.params;
         let primed = &self.primed[slot % self.primed.len()];
         let offset = if primed.replace(true) { WITH_PREVIOUS } else { 0 };
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("signalstats"),
-            timestamp_writes: None,
+            timestamp_writes: writes,
         });
         pass.set_bind_group(0, &self.bindings[slot], &[offset]);
         pass.set_pipeline(&self.clear);

@@ -63,6 +63,9 @@ pub fn run(
     if groups.wants("marks") {
         rows.extend(super::marks::rows(ctx, image, iters)?);
     }
+    if groups.wants("stats") {
+        rows.extend(super::stats::rows(ctx, image, iters)?);
+    }
     if groups.wants("qc") {
         rows.extend(super::qc::rows(ctx, image, iters)?);
     }

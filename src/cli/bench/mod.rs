@@ -15,6 +15,7 @@ pub mod pipeline;
 mod planes;
 pub mod qc;
 pub mod scopes;
+mod stats;
 pub mod timing;
 mod upload;
 pub mod variants;
@@ -51,8 +52,8 @@ pub struct KernelArgs {
     #[arg(long, value_parser = parse_engine)]
     pub engine: Vec<EngineConfig>,
     /// Time only these groups of rows (repeatable): histograms, scopes, adjust, lut, compare,
-    /// vmaf, marks, qc, deinterlace, upload [default: all].
-    #[arg(long, value_parser = ["histograms", "scopes", "adjust", "lut", "compare", "vmaf", "marks", "qc", "deinterlace", "upload"])]
+    /// vmaf, marks, qc, stats (`report`'s statistics pass), deinterlace, upload [default: all].
+    #[arg(long, value_parser = ["histograms", "scopes", "adjust", "lut", "compare", "vmaf", "marks", "qc", "stats", "deinterlace", "upload"])]
     pub only: Vec<String>,
 }
 
