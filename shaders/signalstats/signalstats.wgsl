@@ -139,44 +139,30 @@ fn add64(at: u32, value: u32) {
     }
 }
 
-fn zero_workgroup(local: u32) {
-    for (var s = local; s < HIST; s += WG_SIZE) {
-        atomicStore(&hist_a[s], 0u);
-        atomicStore(&hist_b[s], 0u);
-        atomicStore(&hist_c[s], 0u);
-    }
-    for (var s = local; s < HUE_BINS; s += WG_SIZE) {
-        atomicStore(&hist_hue[s], 0u);
-    }
-    for (var s = local; s < BAND; s += WG_SIZE) {
-        atomicStore(&band_rows[s], 0u);
-    }
+// Each entry point clears and flushes only the workgroup memory it uses, so that the luma's
+// workgroups hold one histogram, not four.
+fn zero_sums(local: u32) {
     if local < 8u {
         atomicStore(&sums[local], 0u);
     }
 }
 
-fn flush_histogram(local: u32, at: u32, which: u32) {
-    for (var s = local; s < HIST; s += WG_SIZE) {
-        var n = 0u;
-        if which == 0u {
-            n = atomicLoad(&hist_a[s]);
-        } else if which == 1u {
-            n = atomicLoad(&hist_b[s]);
-        } else {
-            n = atomicLoad(&hist_c[s]);
-        }
-        if n != 0u {
-            atomicAdd(&out[at + s], n);
-        }
+// Adds a workgroup's count of a bin into `out`'s.
+fn flush_bin(at: u32, n: u32) {
+    if n != 0u {
+        atomicAdd(&out[at], n);
     }
 }
 
-// Each invocation walks down its band with a window of luma rows y-4 .. y+2 over columns
-// x0-1 .. x0+2 (one row loaded a step): the outliers' neighbours and VREP's line four above.
 @compute @workgroup_size(WG_X, 1, 1)
 fn luma_stats(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) local: u32) {
-    zero_workgroup(local);
+    for (var s = local; s < HIST; s += WG_SIZE) {
+        atomicStore(&hist_a[s], 0u);
+    }
+    for (var s = local; s < BAND; s += WG_SIZE) {
+        atomicStore(&band_rows[s], 0u);
+    }
+    zero_sums(local);
     workgroupBarrier();
 
     let pair = group.x * WG_SIZE + local;
@@ -251,7 +237,9 @@ fn luma_stats(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_ind
     atomicAdd(&sums[5], brng);
     workgroupBarrier();
 
-    flush_histogram(local, 0u, 0u);
+    for (var s = local; s < HIST; s += WG_SIZE) {
+        flush_bin(s, atomicLoad(&hist_a[s]));
+    }
     for (var s = local; s < y1 - min(y0, y1); s += WG_SIZE) {
         let n = atomicLoad(&band_rows[s]);
         if n != 0u {
@@ -279,7 +267,15 @@ fn isqrt(n: u32) -> u32 {
 
 @compute @workgroup_size(WG_X, 1, 1)
 fn chroma_stats(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) local: u32) {
-    zero_workgroup(local);
+    for (var s = local; s < HIST; s += WG_SIZE) {
+        atomicStore(&hist_a[s], 0u);
+        atomicStore(&hist_b[s], 0u);
+        atomicStore(&hist_c[s], 0u);
+    }
+    for (var s = local; s < HUE_BINS; s += WG_SIZE) {
+        atomicStore(&hist_hue[s], 0u);
+    }
+    zero_sums(local);
     workgroupBarrier();
 
     let x = group.x * WG_SIZE + local;
@@ -318,9 +314,11 @@ fn chroma_stats(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_i
     atomicOr(&sums[2], mask);
     workgroupBarrier();
 
-    flush_histogram(local, U_AT, 0u);
-    flush_histogram(local, V_AT, 1u);
-    flush_histogram(local, SAT_AT, 2u);
+    for (var s = local; s < HIST; s += WG_SIZE) {
+        flush_bin(U_AT + s, atomicLoad(&hist_a[s]));
+        flush_bin(V_AT + s, atomicLoad(&hist_b[s]));
+        flush_bin(SAT_AT + s, atomicLoad(&hist_c[s]));
+    }
     for (var s = local; s < HUE_BINS; s += WG_SIZE) {
         let n = atomicLoad(&hist_hue[s]);
         if n != 0u {
