@@ -19,7 +19,7 @@ use std::time::Duration;
 /// buffer, and `emit` gets each result back, in order. `gpu`: the GPU opened beside the file
 /// (or opened here). Returns how many frames were emitted.
 ///
-/// A run from the first frame has its decoder give that frame (`priming`) while the GPU
+/// A run from the first frame has its decoder give that frame (`beside`) while the GPU
 /// finishes opening and the pipeline and the command's passes are made (`prepare`).
 pub fn gpu_frames(
     gpu: GpuOpening,
@@ -32,20 +32,15 @@ pub fn gpu_frames(
 ) -> Result<u64, ClipError> {
     let progress = Some(Progress::new(frames_to_do(&source, range)));
     let info = source.info.clone();
-    let (ctx, prepared, source) = std::thread::scope(|scope| {
-        let priming = priming(scope, source, range);
-        let made = (|| {
-            let ctx = match gpu.finish() {
-                Some(ctx) => ctx,
-                None => GpuContext::new()?,
-            };
-            crate::process::mark("the GPU open");
-            let prepared = prepare(&ctx, &info, bins, setup)?;
-            Ok::<_, ClipError>((ctx, prepared))
-        })();
-        let source = joined(priming);
-        made.map(|(ctx, prepared)| (ctx, prepared, source))
-    })?;
+    let (made, source) = beside(gpu, source, range, |ctx| {
+        let ctx = match ctx {
+            Some(ctx) => ctx,
+            None => GpuContext::new()?,
+        };
+        let prepared = prepare(&ctx, &info, bins, setup)?;
+        Ok::<_, ClipError>((ctx, prepared))
+    });
+    let (ctx, prepared) = made?;
     let frames = run_prepared(&ctx, source, range, progress, prepared, copy, emit);
     crate::process::mark("the pipeline let go");
     crate::process::close_behind("the GPU", move || drop(ctx));
@@ -69,41 +64,42 @@ where
     S: FnOnce(&GpuContext, &mut FramePipeline) -> Result<u64, ClipError>,
 {
     let info = source.info.clone();
-    std::thread::scope(|scope| {
-        let priming = priming(scope, source, range);
-        let ctx = gpu.finish();
-        crate::process::mark("the GPU open");
+    let ((ctx, prepared), source) = beside(gpu, source, range, |ctx| {
         let prepared = match (&ctx, setup) {
             (Some(ctx), Some(setup)) => prepare(ctx, &info, bins, setup)
                 .inspect_err(|e| log::debug!("the passes not made ahead: {e}"))
                 .ok(),
             _ => None,
         };
-        (ctx, prepared, joined(priming))
-    })
+        (ctx, prepared)
+    });
+    (ctx, prepared, source)
 }
 
-/// `source` on a thread of `scope`'s, its first frame decoded there where the run starts at it.
-fn priming<'scope>(
-    scope: &'scope std::thread::Scope<'scope, '_>,
+/// `make` given the GPU once its opening is done, while `source` gives its first frame on a
+/// thread of its own where the run starts there; what it made, and the source.
+fn beside<T>(
+    gpu: GpuOpening,
     source: VideoSource,
     range: FrameRange,
-) -> std::thread::ScopedJoinHandle<'scope, VideoSource> {
-    scope.spawn(move || {
-        let mut source = source;
-        if range.start == 0 {
-            source.prime();
-            crate::process::mark("the first frame decoded ahead");
-        }
-        source
+    make: impl FnOnce(Option<GpuContext>) -> T,
+) -> (T, VideoSource) {
+    std::thread::scope(|scope| {
+        let priming = scope.spawn(move || {
+            let mut source = source;
+            if range.start == 0 {
+                source.prime();
+                crate::process::mark("the first frame decoded ahead");
+            }
+            source
+        });
+        let ctx = gpu.finish();
+        crate::process::mark("the GPU open");
+        let made = make(ctx);
+        let source = priming.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        crate::process::mark("the source back from its first frame");
+        (made, source)
     })
-}
-
-/// The source back from `priming` (its panic carried on).
-fn joined(priming: std::thread::ScopedJoinHandle<'_, VideoSource>) -> VideoSource {
-    let source = priming.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-    crate::process::mark("the source back from its first frame");
-    source
 }
 
 /// Frames whose results are in flight at once on the way back from the GPU: enough that the

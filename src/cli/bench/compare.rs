@@ -8,6 +8,7 @@ use crate::colour::ColorSpec;
 use crate::compare::gpu::MetricsPass;
 use crate::compare::metrics::{component_sums, ssim_windows, ComponentSums, SSIM_ONE};
 use crate::gpu::GpuContext;
+use crate::signalstats::YuvPlanes;
 use crate::video::convert::PlaneTextures;
 use crate::video::format::{components, FrameFormat, PlaneData, PlaneLayout};
 use crate::video::still::RgbaImage;
@@ -67,6 +68,18 @@ pub(super) fn view(planes: &[(Vec<u8>, usize)]) -> Vec<PlaneData<'_>> {
         .iter()
         .map(|(data, stride)| PlaneData { data, stride: *stride })
         .collect()
+}
+
+/// `planes` (a frame of `format`) as the CPU twins read them; a failure is `variant`'s.
+pub(super) fn yuv_planes(
+    variant: &'static str,
+    format: FrameFormat,
+    planes: &[(Vec<u8>, usize)],
+) -> Result<YuvPlanes, BenchError> {
+    YuvPlanes::read(format.layout, format.width, format.height, &view(planes)).map_err(|e| BenchError::Mismatch {
+        variant,
+        detail: e.to_string(),
+    })
 }
 
 /// The frame as Y'CbCr 4:2:0 at `bits`, in the pair's format.

@@ -3,7 +3,7 @@
 //! reference over the Y'CbCr planes (every frame made the reference, the dearer path), each
 //! checked against its CPU twin first.
 
-use super::compare::{planes, view};
+use super::compare::{planes, uploaded, view, yuv_planes};
 use super::timing::{runs_within_budget, time_gpu, BenchError, Row};
 use crate::colour::{ColorSpec, ColorVolume, Matrix, Primaries, Range, Transfer};
 use crate::events::freeze::gpu::FreezeStage;
@@ -13,7 +13,6 @@ use crate::pipeline::FramePipeline;
 use crate::pse::light::LightModel;
 use crate::pse::LightTwin;
 use crate::pse::{gpu::PseStage, Standard};
-use crate::signalstats::YuvPlanes;
 use crate::video::format::{FrameFormat, PlaneLayout};
 use crate::video::still::RgbaImage;
 use std::time::Instant;
@@ -127,14 +126,9 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, iters: usize) -> Result<Vec<Row
     // freezedetect: the picture against itself shifted by a code, every frame the reference.
     let format = format(image, 8, Matrix::Bt709);
     let (first, second) = (planes(image, 8, 3), planes(image, 8, 5));
-    let pipeline =
-        FramePipeline::new(ctx, 256, format, ColorVolume::default(), 2).map_err(|e| mismatch(e.to_string()))?;
-    for (slot, data) in [&first, &second].into_iter().enumerate() {
-        pipeline.ring.slots[slot]
-            .upload(&ctx.queue, &view(data))
-            .map_err(|e| mismatch(e.to_string()))?;
-    }
-    let slots: Vec<_> = pipeline.ring.slots.iter().map(|s| s.as_ref()).collect();
+    let slot_a = uploaded(ctx, "qc passes", "bench freeze a", format, &view(&first))?;
+    let slot_b = uploaded(ctx, "qc passes", "bench freeze b", format, &view(&second))?;
+    let slots = [&slot_a, &slot_b];
     let stage = FreezeStage::new(ctx, &slots, format, -1.0);
     let started = Instant::now();
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
@@ -144,9 +138,7 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, iters: usize) -> Result<Vec<Row
     let result = crate::gpu::readback::read_buffer(ctx, &stage.result, 0, 16)?;
     let first_run = started.elapsed();
     let verdict = FreezeStage::verdict(&crate::gpu::readback::words(&result));
-    let read = |data: &Vec<(Vec<u8>, usize)>| {
-        YuvPlanes::read(format.layout, format.width, format.height, &view(data)).map_err(|e| mismatch(e.to_string()))
-    };
+    let read = |data| yuv_planes("qc passes", format, data);
     let expected = sad(&read(&second)?, &read(&first)?);
     if verdict.sad != expected || verdict.frozen {
         return Err(mismatch(format!("freeze: GPU {verdict:?}, CPU sum {expected}")));
