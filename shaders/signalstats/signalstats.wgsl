@@ -6,14 +6,25 @@
 //
 // - clear: zeroes `out` (the first dispatch of the pass).
 // - luma: each workgroup takes a band of BAND rows and 2*WG_X columns; each invocation a pair
-//   of neighbouring pixels down the band. Y's histogram is kept in workgroup memory.
+//   of neighbouring pixels down the band. Y's histogram is kept in workgroup memory, counted
+//   by runs of equal pairs down a column.
 // - chroma: the same over the chroma samples, with the U, V, saturation and hue histograms.
 // The previous frame's samples are kept in `prev_luma` (two a word) and `prev_chroma` (U | V
 // << 16), read and then replaced by each invocation for its own samples.
 //
 // `out`: Y, U, V and saturation histograms of HIST words each, the hue's 360, then the scalars
 // (SCALARS: Y, U, V differences as 64-bit pairs, Y, U, V masks, TOUT, BRNG), then from ROWS each
-// line's sum of |Y - Y four lines above|. Indices stay inside what StatsStage sizes for them.
+// line's sum of |Y - Y four lines above|.
+//
+// Indices stay in bounds by construction (the module is built without bounds checks, see
+// trusted_module in src/gpu/shaders.rs): samples are masked to HIST - 1 as they are loaded, so
+// the histograms' bins, the saturation's (below sqrt(2) HIST / 2) and the hue table's index
+// (below HIST^2, two entries a word) stay inside, and a run's NO_SAMPLE is never counted; the
+// hue table's degrees are below 360 (`hue` in src/signalstats/mod.rs); texels are loaded only
+// inside the planes (the window's columns and rows clamped, chroma from a pixel's own
+// position); `prev_luma` and `prev_chroma` are indexed by a pair or a sample inside the
+// picture, `band_rows` by a row inside the band, the rows loaded ahead by k < ROWS_AHEAD, and
+// `out` below `clear_words` (ROWS + the picture's rows), all as StatsStage sizes them.
 
 const WG_SIZE: u32 = WG_X;
 const HUE_BINS: u32 = 360u;
@@ -58,11 +69,21 @@ struct StatsParams { // twin: StatsParams in src/signalstats/gpu.rs
 @group(0) @binding(6) var plane1: texture_2d<u32>;
 @group(0) @binding(7) var plane2: texture_2d<u32>;
 
+// Y's histogram (luma_stats), and U's, V's, saturation's and hue's (chroma_stats).
+var<workgroup> hist_y: array<atomic<u32>, HIST>;
 var<workgroup> hist_a: array<atomic<u32>, HIST>;
 var<workgroup> hist_b: array<atomic<u32>, HIST>;
 var<workgroup> hist_c: array<atomic<u32>, HIST>;
 var<workgroup> hist_hue: array<atomic<u32>, HUE_BINS>;
-var<workgroup> band_rows: array<atomic<u32>, BAND>;
+// Each row's VREP sum in ROW_COPIES copies, a lane adding into copy `local % ROW_COPIES`: every
+// invocation adds into its row's sum at the same step, and lanes meeting in one word would
+// wait on each other.
+const ROW_COPIES: u32 = 32u;
+var<workgroup> band_rows: array<atomic<u32>, BAND * ROW_COPIES>;
+// Rows whose loads an invocation issues before it counts them, in a loop of their own: on an
+// H200 this runs the pass twice as fast at 4K and 8K as loads made where each value is used;
+// more rows at a time (4, 8) were slower.
+const ROWS_AHEAD: u32 = 1u;
 // Sums of the workgroup: differences (one or two planes), masks, TOUT, BRNG.
 var<workgroup> sums: array<atomic<u32>, 8>;
 
@@ -100,32 +121,43 @@ fn chroma(x: u32, y: u32) -> vec2u {
     return (c >> vec2u(params.sample_shift)) & vec2u(HIST - 1u);
 }
 
-// FFmpeg's outlier test, on the samples' low 8 bits as its 8-bit arguments take them: of three
-// columns at once, whether each stands out of the rows above (a) and below (c).
-fn outliers(a: vec3u, b: vec3u, c: vec3u) -> bool {
-    let x = vec3i(a & vec3u(0xffu));
-    let y = vec3i(b & vec3u(0xffu));
-    let z = vec3i(c & vec3u(0xffu));
-    return all((abs(x - y) + abs(z - y)) / vec3i(2) - abs(z - x) > vec3i(4));
+// FFmpeg's outlier test, on the samples' low 8 bits as its 8-bit arguments take them, of the
+// window's four columns at once: whether each column's sample of row b stands out of rows a
+// (above) and c (below): (|a - b| + |c - b|) / 2 - |c - a| > 4.
+fn outliers(a: vec4u, b: vec4u, c: vec4u) -> vec4<bool> {
+    let x = a & vec4u(0xffu);
+    let y = b & vec4u(0xffu);
+    let z = c & vec4u(0xffu);
+    let away = (max(x, y) - min(x, y) + max(z, y) - min(z, y)) >> vec4u(1u);
+    return away > max(z, x) - min(z, x) + vec4u(4u);
 }
 
-// Columns x-1, x, x+1 of a row of the window (`luma_row`'s), for pixel x = x0 + k.
-fn around(row: vec4u, k: u32) -> vec3u {
-    return select(row.yzw, row.xyz, k == 0u);
-}
-
-// Whether pixel x (= x0 + k) of row y is a temporal outlier, from the window's rows y-2 .. y+2:
-// columns x-1, x and x+1 all stand out from the rows two above and below (where there are
-// such rows) and from the rows just above and below.
-fn is_outlier(x: u32, y: u32, k: u32, up2: vec4u, up1: vec4u, row: vec4u, down1: vec4u, down2: vec4u) -> bool {
-    if y < 1u || y + 1u >= params.height || x < 1u || x + 1u >= params.width {
-        return false;
+// The temporal outliers of the pair at x0 in row y, from the window's rows y-2 .. y+2: a pixel
+// is one where its column and the columns beside it all stand out from the rows just above
+// and below, and from the rows two above and below where there are such rows; FFmpeg leaves
+// out the picture's first and last rows and columns. (The window's column j is x0 - 1 + j.)
+fn pair_outliers(
+    x0: u32,
+    y: u32,
+    two: bool,
+    up2: vec4u,
+    up1: vec4u,
+    row: vec4u,
+    down1: vec4u,
+    down2: vec4u,
+) -> u32 {
+    if y < 1u || y + 1u >= params.height {
+        return 0u;
     }
-    let mid = around(row, k);
-    if y >= 2u && y + 2u < params.height && !outliers(around(up2, k), mid, around(down2, k)) {
-        return false;
+    let near = outliers(up1, row, down1);
+    var first = near.x && near.y && near.z && x0 >= 1u && x0 + 1u < params.width;
+    var second = two && near.y && near.z && near.w && x0 + 2u < params.width;
+    if (first || second) && y >= 2u && y + 2u < params.height {
+        let far = outliers(up2, row, down2);
+        first = first && far.x && far.y && far.z;
+        second = second && far.y && far.z && far.w;
     }
-    return outliers(around(up1, k), mid, around(down1, k));
+    return u32(first) + u32(second);
 }
 
 // Adds a workgroup's sum to a 64-bit pair of `out`, carrying into the high word.
@@ -154,12 +186,33 @@ fn flush_bin(at: u32, n: u32) {
     }
 }
 
+// A run's key past the picture's last column (a pair of one sample).
+const NO_SAMPLE: u32 = 0xffffu;
+
+// Adds `n` of each of a run's pair of samples (`run`: first | second << 16, a second of
+// NO_SAMPLE past the picture's last column) into the workgroup's Y histogram.
+fn count_luma_run(run: u32, n: u32) {
+    let a = run & 0xffffu;
+    let b = run >> 16u;
+    if a == b {
+        atomicAdd(&hist_y[a], 2u * n);
+        return;
+    }
+    atomicAdd(&hist_y[a], n);
+    if b != NO_SAMPLE {
+        atomicAdd(&hist_y[b], n);
+    }
+}
+
+// Each invocation takes a pair of columns down the band. Its pairs go into the Y histogram by
+// runs: a pair equal to the one above adds to the run (smooth pictures make long ones), and a
+// run is counted when it ends, so that neighbouring lanes seldom add into the same bin at once.
 @compute @workgroup_size(WG_X, 1, 1)
 fn luma_stats(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) local: u32) {
     for (var s = local; s < HIST; s += WG_SIZE) {
-        atomicStore(&hist_a[s], 0u);
+        atomicStore(&hist_y[s], 0u);
     }
-    for (var s = local; s < BAND; s += WG_SIZE) {
+    for (var s = local; s < BAND * ROW_COPIES; s += WG_SIZE) {
         atomicStore(&band_rows[s], 0u);
     }
     zero_sums(local);
@@ -175,7 +228,7 @@ fn luma_stats(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_ind
     var tout = 0u;
     var brng = 0u;
     if x0 < params.width {
-        let count = min(2u, params.width - x0);
+        let two = x0 + 1u < params.width;
         let top = i32(y0);
         var up4 = luma_row(x0, top - 4);
         var up3 = luma_row(x0, top - 3);
@@ -183,49 +236,82 @@ fn luma_stats(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_ind
         var up1 = luma_row(x0, top - 1);
         var row = luma_row(x0, top);
         var down1 = luma_row(x0, top + 1);
-        for (var y = y0; y < y1; y++) {
-            let down2 = luma_row(x0, i32(y) + 2);
-            let prev_at = y * pairs_per_row + pair;
-            let before = prev_luma[prev_at];
-            var now = 0u;
-            var row_dif = 0u;
-            let cy = y >> params.shift_y;
-            // Both pixels of the pair share a chroma sample where chroma is halved across.
-            let c0 = chroma(x0 >> params.shift_x, cy);
-            for (var k = 0u; k < count; k++) {
-                let x = x0 + k;
-                let v = row[k + 1u];
-                now |= v << (16u * k);
-                atomicAdd(&hist_a[v], 1u);
-                mask |= v;
-                let p = (before >> (16u * k)) & 0xffffu;
-                dif += max(v, p) - min(v, p);
+        var run = 0u;
+        var run_n = 0u;
+        for (var y_step = y0; y_step < y1; y_step += ROWS_AHEAD) {
+            // The rows' loads (the window's next rows, the kept pairs, the chroma), then the
+            // rows counted.
+            var downs: array<vec4u, ROWS_AHEAD>;
+            var befores: array<u32, ROWS_AHEAD>;
+            var c0s: array<vec2u, ROWS_AHEAD>;
+            var c1s: array<vec2u, ROWS_AHEAD>;
+            for (var k = 0u; k < ROWS_AHEAD; k++) {
+                let y = y_step + k;
+                if y < y1 {
+                    downs[k] = luma_row(x0, i32(y) + 2);
+                    befores[k] = prev_luma[y * pairs_per_row + pair];
+                    let cy = y >> params.shift_y;
+                    c0s[k] = chroma(x0 >> params.shift_x, cy);
+                    c1s[k] = c0s[k];
+                    if two && params.shift_x == 0u {
+                        c1s[k] = chroma(x0 + 1u, cy);
+                    }
+                }
+            }
+            for (var k = 0u; k < ROWS_AHEAD; k++) {
+                let y = y_step + k;
+                if y >= y1 {
+                    break;
+                }
+                let down2 = downs[k];
+                let prev_at = y * pairs_per_row + pair;
+                let before = befores[k];
+                // The pair's pixels (the second past the picture's last column where `two` is not).
+                let v = row.yz;
+                let now = v.x | select(0u, v.y << 16u, two);
+                mask |= v.x | select(0u, v.y, two);
+                let p = vec2u(before & 0xffffu, before >> 16u);
+                let d = max(v, p) - min(v, p);
+                dif += d.x + select(0u, d.y, two);
+                var row_dif = 0u;
                 if y >= 4u {
-                    let above = up4[k + 1u];
-                    row_dif += max(v, above) - min(v, above);
+                    let e = max(v, up4.yz) - min(v, up4.yz);
+                    row_dif = e.x + select(0u, e.y, two);
                 }
-                var c = c0;
-                if k == 1u && params.shift_x == 0u {
-                    c = chroma(x, cy);
-                }
+                // Both pixels of the pair share a chroma sample where chroma is halved across.
+                let c0 = c0s[k];
+                let c1 = c1s[k];
                 let r = params.range;
-                if v < r.x || v > r.y || c.x < r.x || c.x > r.z || c.y < r.x || c.y > r.z {
-                    brng += 1u;
+                let low = vec4u(r.x);
+                let high = vec4u(r.y, r.y, r.z, r.z);
+                let first = vec4u(v.x, v.x, c0);
+                let second = vec4u(v.y, v.y, c1);
+                brng += u32(any(first < low) || any(first > high));
+                brng += u32(two && (any(second < low) || any(second > high)));
+                tout += pair_outliers(x0, y, two, up2, up1, row, down1, down2);
+                prev_luma[prev_at] = now;
+                let key = select(now | (NO_SAMPLE << 16u), now, two);
+                if key != run {
+                    if run_n != 0u {
+                        count_luma_run(run, run_n);
+                    }
+                    run = key;
+                    run_n = 0u;
                 }
-                if is_outlier(x, y, k, up2, up1, row, down1, down2) {
-                    tout += 1u;
+                run_n += 1u;
+                if row_dif != 0u {
+                    atomicAdd(&band_rows[(y - y0) * ROW_COPIES + local % ROW_COPIES], row_dif);
                 }
+                up4 = up3;
+                up3 = up2;
+                up2 = up1;
+                up1 = row;
+                row = down1;
+                down1 = down2;
             }
-            prev_luma[prev_at] = now;
-            if row_dif != 0u {
-                atomicAdd(&band_rows[y - y0], row_dif);
-            }
-            up4 = up3;
-            up3 = up2;
-            up2 = up1;
-            up1 = row;
-            row = down1;
-            down1 = down2;
+        }
+        if run_n != 0u {
+            count_luma_run(run, run_n);
         }
     }
     if params.has_previous == 0u {
@@ -238,10 +324,13 @@ fn luma_stats(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_ind
     workgroupBarrier();
 
     for (var s = local; s < HIST; s += WG_SIZE) {
-        flush_bin(s, atomicLoad(&hist_a[s]));
+        flush_bin(s, atomicLoad(&hist_y[s]));
     }
     for (var s = local; s < y1 - min(y0, y1); s += WG_SIZE) {
-        let n = atomicLoad(&band_rows[s]);
+        var n = 0u;
+        for (var r = 0u; r < ROW_COPIES; r++) {
+            n += atomicLoad(&band_rows[s * ROW_COPIES + r]);
+        }
         if n != 0u {
             atomicAdd(&out[ROWS + y0 + s], n);
         }
@@ -265,6 +354,23 @@ fn isqrt(n: u32) -> u32 {
     return s;
 }
 
+// Adds `n` of a run's chroma sample (`run`: U | V << 16) into the workgroup's U, V,
+// saturation and hue histograms.
+fn count_chroma_run(run: u32, n: u32) {
+    let c = vec2u(run & 0xffffu, run >> 16u);
+    atomicAdd(&hist_a[c.x], n);
+    atomicAdd(&hist_b[c.y], n);
+    let mid = i32(HIST / 2u);
+    let du = i32(c.x) - mid;
+    let dv = i32(c.y) - mid;
+    atomicAdd(&hist_c[isqrt(u32(du * du + dv * dv))], n);
+    let index = (c.x << DEPTH) | c.y;
+    let hue = (hue_table[index >> 1u] >> (16u * (index & 1u))) & 0xffffu;
+    atomicAdd(&hist_hue[hue], n);
+}
+
+// Each invocation takes a column of chroma samples down the band, counted by runs as the
+// luma's pairs are (a run's saturation and hue found once).
 @compute @workgroup_size(WG_X, 1, 1)
 fn chroma_stats(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) local: u32) {
     for (var s = local; s < HIST; s += WG_SIZE) {
@@ -281,28 +387,48 @@ fn chroma_stats(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_i
     let x = group.x * WG_SIZE + local;
     let y0 = group.y * BAND;
     let y1 = min(y0 + BAND, params.chroma_height);
-    let mid = i32(HIST / 2u);
     var dif_u = 0u;
     var dif_v = 0u;
     var mask = 0u;
     if x < params.chroma_width {
-        for (var y = y0; y < y1; y++) {
-            let c = chroma(x, y);
-            let at = y * params.chroma_width + x;
-            let before = prev_chroma[at];
-            prev_chroma[at] = c.x | (c.y << 16u);
-            let p = vec2u(before & 0xffffu, before >> 16u);
-            dif_u += max(c.x, p.x) - min(c.x, p.x);
-            dif_v += max(c.y, p.y) - min(c.y, p.y);
-            mask |= c.x | (c.y << 16u);
-            atomicAdd(&hist_a[c.x], 1u);
-            atomicAdd(&hist_b[c.y], 1u);
-            let du = i32(c.x) - mid;
-            let dv = i32(c.y) - mid;
-            atomicAdd(&hist_c[isqrt(u32(du * du + dv * dv))], 1u);
-            let index = (c.x << DEPTH) | c.y;
-            let hue = (hue_table[index >> 1u] >> (16u * (index & 1u))) & 0xffffu;
-            atomicAdd(&hist_hue[hue], 1u);
+        var run = 0u;
+        var run_n = 0u;
+        for (var y_step = y0; y_step < y1; y_step += ROWS_AHEAD) {
+            // ROWS_AHEAD rows' samples loaded at once, then counted.
+            var cs: array<vec2u, ROWS_AHEAD>;
+            var befores: array<u32, ROWS_AHEAD>;
+            for (var k = 0u; k < ROWS_AHEAD; k++) {
+                if y_step + k < y1 {
+                    cs[k] = chroma(x, y_step + k);
+                    befores[k] = prev_chroma[(y_step + k) * params.chroma_width + x];
+                }
+            }
+            for (var k = 0u; k < ROWS_AHEAD; k++) {
+                let y = y_step + k;
+                if y >= y1 {
+                    break;
+                }
+                let c = cs[k];
+                let at = y * params.chroma_width + x;
+                let before = befores[k];
+                let key = c.x | (c.y << 16u);
+                prev_chroma[at] = key;
+                let p = vec2u(before & 0xffffu, before >> 16u);
+                dif_u += max(c.x, p.x) - min(c.x, p.x);
+                dif_v += max(c.y, p.y) - min(c.y, p.y);
+                mask |= key;
+                if key != run {
+                    if run_n != 0u {
+                        count_chroma_run(run, run_n);
+                    }
+                    run = key;
+                    run_n = 0u;
+                }
+                run_n += 1u;
+            }
+        }
+        if run_n != 0u {
+            count_chroma_run(run, run_n);
         }
     }
     if params.has_previous == 0u {
@@ -320,10 +446,7 @@ fn chroma_stats(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_i
         flush_bin(SAT_AT + s, atomicLoad(&hist_c[s]));
     }
     for (var s = local; s < HUE_BINS; s += WG_SIZE) {
-        let n = atomicLoad(&hist_hue[s]);
-        if n != 0u {
-            atomicAdd(&out[HUE_AT + s], n);
-        }
+        flush_bin(HUE_AT + s, atomicLoad(&hist_hue[s]));
     }
     if local == 0u {
         add64(DIF_AT + 2u, atomicLoad(&sums[0]));

@@ -329,7 +329,7 @@ pub fn trusted_module(device: &wgpu::Device, label: &str, source: String) -> wgp
     // SAFETY: the shaders given here index only within what their passes size for them, as
     // each says (chunk.wgsl and reduce.wgsl: pixels < pixel_count, chunk < num_chunks, bin <
     // NUM_BINS, totals word <= 4·NUM_BINS; chunk_planes.wgsl reads its planes by gathers, which
-    // the sampler clamps; marks.wgsl, pse/cells.wgsl and
+    // the sampler clamps; marks.wgsl, pse/cells.wgsl, signalstats.wgsl and
     // video/deinterlace.wgsl: see their headers);
     // their loops are bounded by constants or uniforms.
     unsafe { device.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
