@@ -307,6 +307,27 @@ fn report_pse_of_rgb_video_reads_its_picture_as_pse_does() {
     command.args(["report", "--pse"]).arg(&rgb);
     assert_report_is_pses(command, &summary, &frames);
     assert!(frames.iter().any(|f| f["state"] == "fail"));
+    // With idet (as a page and a QCTools report have it), which holds each frame back for the
+    // one after it, the picture read is still each frame's own.
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", "--pse", "--idet"])
+        .arg(&rgb)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(common::json)
+        .filter(|l| l.get("pse_state").is_some())
+        .collect();
+    assert_eq!(lines.len(), frames.len());
+    for (line, frame) in lines.iter().zip(&frames) {
+        assert_eq!(
+            (&line["pse_flashes"], &line["pse_area"], &line["pse_state"]),
+            (&frame["flashes"], &frame["area"], &frame["state"])
+        );
+    }
     // Deinterlaced or split, the picture as decoded is not what is measured.
     let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args(["report", "--pse", "--deinterlace", "yes"])

@@ -248,8 +248,12 @@ pub fn cpu_pictures_with(
         Some(_) => FieldRun::decoded(range),
         None => range,
     };
+    // Frames measured converted keep their picture (`DecodedFrame::picture`); where idet holds
+    // each frame back for the one after it and nothing is deinterlaced, the picture handed on
+    // with a frame made again is its own, kept here meanwhile.
+    let mut pictures = KeptPictures::new();
     seek_to_frame(source, decoded.start);
-    while let Some(frame) = source.next_frame()? {
+    while let Some(mut frame) = source.next_frame()? {
         let past = range.end.is_some_and(|e| frame.index >= e);
         let after_last = fields.is_some() && range.end == Some(frame.index);
         if !decoded.contains(frame.index) && !after_last {
@@ -259,14 +263,21 @@ pub fn cpu_pictures_with(
             continue;
         }
         let meta = FrameMeta::from(&frame);
-        let planes = frame.planes(layout);
         match &mut fields {
-            None => each(&planes, &frame.picture_planes(shown), meta, None)?,
+            None => each(&frame.planes(layout), &frame.picture_planes(shown), meta, None)?,
             Some(fields) => {
-                for made in fields.push(meta, &planes) {
+                let made = fields.push(meta, &frame.planes(layout));
+                if let (None, Some(picture)) = (filter, frame.picture.take()) {
+                    if pictures.len() == 3 {
+                        pictures.pop_front();
+                    }
+                    pictures.push_back((frame.index, picture));
+                }
+                for made in made {
                     if range.contains(made.meta.frame) {
                         let data = made.plane_data();
-                        each(&data, &data, made.meta, made.sums)?;
+                        let picture = picture_of(&pictures, made.meta.frame, shown);
+                        each(&data, picture.as_deref().unwrap_or(&data), made.meta, made.sums)?;
                     }
                 }
             }
@@ -278,10 +289,26 @@ pub fn cpu_pictures_with(
     for made in fields.as_mut().map(CpuFieldRun::finish).unwrap_or_default() {
         if range.contains(made.meta.frame) {
             let data = made.plane_data();
-            each(&data, &data, made.meta, made.sums)?;
+            let picture = picture_of(&pictures, made.meta.frame, shown);
+            each(&data, picture.as_deref().unwrap_or(&data), made.meta, made.sums)?;
         }
     }
     Ok(())
+}
+
+/// The last few frames' pictures, by frame number.
+type KeptPictures = std::collections::VecDeque<(u64, Box<ffmpeg_next::frame::Video>)>;
+
+/// Frame `index`'s picture's planes, where kept.
+fn picture_of(
+    pictures: &KeptPictures,
+    index: u64,
+    layout: crate::video::format::PlaneLayout,
+) -> Option<Vec<crate::video::format::PlaneData<'_>>> {
+    pictures
+        .iter()
+        .find(|(i, _)| *i == index)
+        .map(|(_, picture)| crate::video::source::planes_of(picture, layout))
 }
 
 /// How many frames a range holds, as far as the file says (exactly, or from its estimate).

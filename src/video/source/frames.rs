@@ -157,6 +157,16 @@ pub fn picture_type(frame: &ffmpeg::frame::Video) -> char {
     char::from(c as u8)
 }
 
+/// A frame's planes in memory, as many as `layout` has.
+pub fn planes_of(frame: &ffmpeg::frame::Video, layout: PlaneLayout) -> Vec<PlaneData<'_>> {
+    (0..layout.plane_count())
+        .map(|i| PlaneData {
+            data: frame.data(i),
+            stride: frame.stride(i),
+        })
+        .collect()
+}
+
 impl DecodedFrame {
     /// The frame in memory: a frame still in the device's is copied back first (once: later
     /// calls, from any thread, get the same copy, or the same error).
@@ -197,15 +207,10 @@ impl DecodedFrame {
     /// The planes of the picture in the upload layout `layout`: `picture`'s where the samples
     /// are converted for measuring, else the samples'.
     pub fn picture_planes(&self, layout: PlaneLayout) -> Vec<PlaneData<'_>> {
-        let Some(frame) = &self.picture else {
-            return self.planes(layout);
-        };
-        (0..layout.plane_count())
-            .map(|i| PlaneData {
-                data: frame.data(i),
-                stride: frame.stride(i),
-            })
-            .collect()
+        match &self.picture {
+            Some(picture) => planes_of(picture, layout),
+            None => self.planes(layout),
+        }
     }
 
     /// Bytes the frame's planes hold, or will once copied back (for cache budgets).

@@ -15,7 +15,7 @@ mod stream;
 pub mod tap;
 
 use frames::Scaler;
-pub use frames::{picture_type, Decoded, DecodedFrame, Fields, PacketProps, Samples};
+pub use frames::{picture_type, planes_of, Decoded, DecodedFrame, Fields, PacketProps, Samples};
 use hardware::NalFraming;
 pub use info::{Chapter, FrameShape, VideoInfo};
 pub use keyframe::KeyframeDecoder;
