@@ -328,6 +328,14 @@ fn report_pse_of_rgb_video_reads_its_picture_as_pse_does() {
             (&frame["flashes"], &frame["area"], &frame["state"])
         );
     }
+    // Y'CbCr 4:1:1 (DV's) is measured as decoded; the analysis reads the picture the upload
+    // makes of it, as `pse` does.
+    let dv = clip("pse-4hz-411.mkv", &graph.replace("format=rgb24", "format=yuv411p"), &[]);
+    let (summary, frames, code) = pse(&dv, &["--frames-out"]);
+    assert_eq!(code, Some(1), "{summary}");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_histoplay"));
+    command.args(["report", "--pse"]).arg(&dv);
+    assert_report_is_pses(command, &summary, &frames);
     // Deinterlaced or split, the picture as decoded is not what is measured.
     let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args(["report", "--pse", "--deinterlace", "yes"])

@@ -97,6 +97,17 @@ pub fn frame(format: ffmpeg::format::Pixel, width: u32, height: u32) -> Result<f
     Ok(frame)
 }
 
+/// A second reference to `frame`'s planes (no copy), with its properties.
+pub fn reference(frame: &ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, ffmpeg::Error> {
+    let mut copy = ffmpeg::frame::Video::empty();
+    // SAFETY: a fresh frame made to refer to the buffers of a valid one.
+    let done = unsafe { ffi::av_frame_ref(copy.as_mut_ptr(), frame.as_ptr()) };
+    match done {
+        0 => Ok(copy),
+        e => Err(ffmpeg::Error::from(e)),
+    }
+}
+
 /// `AVCodecContext.get_buffer2` for software decoders: frames from `FRAME_MEMORY`, laid out as
 /// FFmpeg's default does (its alignment of the picture's size and of the rows, per codec).
 /// Hardware frames, palette formats and decoders that can't take frames from elsewhere get

@@ -15,7 +15,7 @@ mod process;
 mod tests;
 mod watch;
 
-pub use frames::{frame, get_buffer2};
+pub use frames::{frame, get_buffer2, reference};
 pub use process::{resident_recent, trim_allocator, tune_allocator};
 pub use watch::Watch;
 

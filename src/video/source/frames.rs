@@ -22,9 +22,9 @@ pub struct DecodedFrame {
     /// Where the picture's packet sat in the file.
     pub packet: PacketProps,
     pub samples: Samples,
-    /// Where `samples` are the frame converted as FFmpeg's filters measure it (R'G'B', palette
-    /// or grey made Y'CbCr: `VideoSource::keep_decoded_planes`), the frame in the upload
-    /// layout too, for what reads the picture, where asked for (`keep_pictures`).
+    /// Where `samples` are the frame as FFmpeg's filters measure it (R'G'B', palette or grey
+    /// made Y'CbCr, or Y'CbCr as decoded: `VideoSource::keep_decoded_planes`), the frame in the
+    /// upload layout too, for what reads the picture, where asked for (`keep_pictures`).
     pub picture: Option<Box<ffmpeg::frame::Video>>,
 }
 

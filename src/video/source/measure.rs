@@ -1,6 +1,6 @@
 //! Frames as the statistics read them (`VideoSource::keep_decoded_planes`): as decoded, or, where
 //! FFmpeg's filters convert such frames into Y'CbCr before they measure it (R'G'B', palette,
-//! grey: `stream::statistics_format`), so converted, with their picture kept beside where asked
+//! grey: `stream::statistics_format`), so converted; either way with their picture kept beside where asked
 //! (`keep_pictures`).
 
 use super::frames::Scaler;
@@ -18,9 +18,21 @@ impl VideoSource {
         }
         let converted = stream::statistics_format(frame.format());
         let Some(measured) = self.convert_for_measuring(&frame, converted)? else {
-            return Ok((frame, None));
+            // (Y'CbCr measured as decoded, of a sampling the upload converts: 4:1:1 DV and
+            // the like; its picture made from a reference to the same samples.)
+            let picture = match self.keep_pictures {
+                true => {
+                    let same = crate::video::memory::reference(&frame).map_err(|e| VideoError::Decode {
+                        path: self.info.path.clone(),
+                        reason: format!("no memory for the picture: {e}"),
+                    })?;
+                    Some(Box::new(self.convert_for_upload(same)?))
+                }
+                false => None,
+            };
+            return Ok((frame, picture));
         };
-        let picture = match self.keep_pictures && converted.is_some() {
+        let picture = match self.keep_pictures {
             true => Some(Box::new(self.convert_for_upload(frame)?)),
             false => None,
         };

@@ -269,9 +269,9 @@ impl VideoSource {
         stream::planar_yuv_layout(format).filter(|&layout| layout != self.info.format.layout)
     }
 
-    /// Frames converted for measuring (`keep_decoded_planes` of R'G'B', palette or grey) keep
-    /// their picture in the upload layout too (`DecodedFrame::picture`), for what reads the
-    /// picture beside the measures.
+    /// Frames given out for measuring (`keep_decoded_planes`: R'G'B', palette or grey
+    /// converted into Y'CbCr, or Y'CbCr as decoded) keep their picture in the upload layout too
+    /// (`DecodedFrame::picture`), for what reads the picture beside the measures.
     pub fn keep_pictures(&mut self) {
         self.keep_pictures = true;
     }
@@ -289,12 +289,6 @@ impl VideoSource {
             ffmpeg::ffi::AV_PIX_FMT_FLAG_PAL as u64,
         );
         flags & alpha != 0 && flags & palette == 0
-    }
-
-    /// Whether `converted_yuv_layout` is Y'CbCr made of R'G'B', palette or grey frames (as
-    /// FFmpeg's filters make it), not the decoder's own planes.
-    pub fn converts_into_yuv(&self) -> bool {
-        stream::statistics_format(self.decoder.format()).is_some()
     }
 
     /// Frames that come in another size or sampling mid-stream are given out as they are, and

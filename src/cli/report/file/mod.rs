@@ -328,24 +328,17 @@ pub fn report_video<W: Write>(
     // filter does.
     let decoded = source.converted_yuv_layout();
     let layout = decoded.unwrap_or(info.layout);
-    if let (Some(layout), Some(_)) = (decoded, options.pse) {
-        // R'G'B', palette and grey frames measured as FFmpeg converts them keep their picture
-        // for the analysis, as decoded (not deinterlaced or split into fields).
-        let plain = options.deinterlace.is_none() && !options.fields;
-        match (source.converts_into_yuv(), plain) {
-            (true, true) => source.keep_pictures(),
-            (true, false) => {
-                return Err(ClipError::Decode(format!(
-                    "--pse of {} frames reads their picture as decoded: not with --deinterlace or --fields",
-                    info.layout
-                )))
-            }
-            (false, _) => {
-                return Err(ClipError::Decode(format!(
-                    "--pse reads the picture, which is not made from {layout} frames here"
-                )))
-            }
+    if let (Some(_), Some(_)) = (decoded, options.pse) {
+        // Frames measured as FFmpeg measures them (R'G'B', palette and grey converted into
+        // Y'CbCr; 4:1:1 and the like as decoded) keep their picture for the analysis, as
+        // decoded (not deinterlaced or split into fields).
+        if options.deinterlace.is_some() || options.fields {
+            return Err(ClipError::Decode(format!(
+                "--pse of {} frames reads their picture as decoded: not with --deinterlace or --fields",
+                info.layout
+            )));
         }
+        source.keep_pictures();
     }
     PlaneShape::of(layout).map_err(|e| ClipError::Decode(e.to_string()))?;
     let stages = GpuStages::of(&source, &options);
