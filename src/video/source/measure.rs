@@ -1,7 +1,7 @@
 //! Frames as the statistics read them (`VideoSource::keep_decoded_planes`): as decoded, or, where
 //! FFmpeg's filters convert such frames into Y'CbCr before they measure it (R'G'B', palette,
-//! grey: `stream::statistics_format`), so converted; either way with their picture kept beside where asked
-//! (`keep_pictures`).
+//! grey: `stream::statistics_format`), so converted; either way with their picture kept beside
+//! where asked (`keep_pictures`).
 
 use super::frames::Scaler;
 use super::*;
