@@ -193,15 +193,10 @@ impl DecodedFrame {
     /// The frame's planes in `layout`; none where its copy from the device failed (`video`
     /// says why).
     pub fn planes(&self, layout: PlaneLayout) -> Vec<PlaneData<'_>> {
-        let Ok(frame) = self.video() else {
-            return Vec::new();
-        };
-        (0..layout.plane_count())
-            .map(|i| PlaneData {
-                data: frame.data(i),
-                stride: frame.stride(i),
-            })
-            .collect()
+        match self.video() {
+            Ok(frame) => planes_of(frame, layout),
+            Err(_) => Vec::new(),
+        }
     }
 
     /// The planes of the picture in the upload layout `layout`: `picture`'s where the samples

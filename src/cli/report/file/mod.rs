@@ -328,7 +328,7 @@ pub fn report_video<W: Write>(
     // filter does.
     let decoded = source.converted_yuv_layout();
     let layout = decoded.unwrap_or(info.layout);
-    if let (Some(_), Some(_)) = (decoded, options.pse) {
+    if decoded.is_some() && options.pse.is_some() {
         // Frames measured as FFmpeg measures them (R'G'B', palette and grey converted into
         // Y'CbCr; 4:1:1 and the like as decoded) keep their picture for the analysis, as
         // decoded (not deinterlaced or split into fields).
