@@ -50,6 +50,8 @@ pub struct Patterns {
     /// When each cell's pattern last changed.
     changed: Vec<f64>,
     frames: u64,
+    /// Each cell's pixels.
+    cell_pixels: Vec<u32>,
     /// Each frame's work, kept between frames: each cell's mean light and stripes, and the
     /// cells within a coarse block's crossings.
     means: Vec<u32>,
@@ -74,6 +76,7 @@ impl Patterns {
             coarse,
             changed: vec![f64::NEG_INFINITY; grid.cells()],
             frames: 0,
+            cell_pixels: (0..grid.cells()).map(|i| grid.pixels(i) as u32).collect(),
             means: Vec::with_capacity(grid.cells()),
             stripes: Vec::with_capacity(grid.cells()),
             within: Vec::new(),
@@ -86,7 +89,7 @@ impl Patterns {
         let grid = self.grid;
         let means = &mut self.means;
         means.clear();
-        means.extend((0..grid.cells()).map(|i| light.cells[i][0] / grid.pixels(i) as u32));
+        means.extend(light.cells.iter().zip(&self.cell_pixels).map(|(cell, &n)| cell[0] / n));
         let cell_size = [
             f64::from(grid.width) / f64::from(grid.columns),
             f64::from(grid.height) / f64::from(grid.rows),
@@ -104,7 +107,7 @@ impl Patterns {
                 let counts = scan(
                     bounds,
                     1,
-                    blocks.mean(b, &light.cells),
+                    blocks.mean_of(b, |i| means[i]),
                     |x, y| means[(y * grid.columns + x) as usize],
                     |x, y, above| sides.flip(b, x - c0, y - r0, above),
                     |d, line, [from, to]| {
@@ -192,7 +195,7 @@ impl Patterns {
             let mut bounds = [u32::MAX, u32::MAX, 0, 0];
             while let Some(i) = queue.pop() {
                 let stripe = stripes[i].expect("striped");
-                let p = grid.pixels(i);
+                let p = u64::from(self.cell_pixels[i]);
                 pixels += p;
                 if self.frames > 1 && self.changed[i] > f64::NEG_INFINITY {
                     changing += p;

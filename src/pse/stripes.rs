@@ -176,12 +176,17 @@ impl Blocks {
 
     /// The mean of the block's cells' mean light, from the cells' sums (as the shader takes it).
     pub fn mean(&self, b: usize, cells: &[super::light::CellLight]) -> u32 {
+        self.mean_of(b, |i| cells[i][0] / self.grid.pixels(i) as u32)
+    }
+
+    /// `mean`, from each cell's mean light `means` (the cell's luminance over its pixels).
+    pub fn mean_of(&self, b: usize, means: impl Fn(usize) -> u32) -> u32 {
         let [c0, r0, c1, r1] = self.cell_bounds(b);
         let mut sum = 0u32;
         for r in r0..r1 {
+            let row = (r * self.grid.columns) as usize;
             for c in c0..c1 {
-                let i = (r * self.grid.columns + c) as usize;
-                sum += cells[i][0] / self.grid.pixels(i) as u32;
+                sum += means(row + c as usize);
             }
         }
         sum / ((c1 - c0) * (r1 - r0))
