@@ -22,6 +22,7 @@ pub mod render;
 pub mod scope;
 pub mod settings;
 pub mod signalstats;
+pub mod threads;
 pub mod timeline;
 pub mod version;
 pub mod video;

@@ -33,6 +33,16 @@ pub fn mark(step: &str) {
     }
 }
 
+/// Logs the CPU time each family of the process's live threads has taken so far (at debug
+/// level, as `mark`): where a command's time went, beside its decoder's threads.
+pub fn log_threads(step: &str) {
+    if log::log_enabled!(log::Level::Debug) {
+        let wall = BEGAN.get_or_init(Instant::now).elapsed().as_secs_f64();
+        let times = crate::threads::ThreadTimes::now().since(&crate::threads::ThreadTimes::none());
+        log::debug!("threads: {step}: {}", crate::threads::describe(&times, wall));
+    }
+}
+
 /// This process ends with `end`: what a command is done with may close behind it.
 pub fn end_at_once() {
     AT_ONCE.store(true, Ordering::Release);

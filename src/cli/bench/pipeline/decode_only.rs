@@ -2,7 +2,7 @@
 //! (`Decoding::Playing`) and as `report`, `hist`, `compare` and the timeline do (`Throughput`);
 //! and how the benchmarks name a stream.
 
-use super::threads::{NamedTime, ThreadTimes};
+use crate::threads::{NamedTime, ThreadTimes};
 use crate::video::source::{Decoding, VideoSource};
 use crate::video::stages;
 use anyhow::Result;

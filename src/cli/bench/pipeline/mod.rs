@@ -14,7 +14,6 @@ mod open;
 mod paced;
 mod passes;
 mod report;
-mod threads;
 
 pub use memory::memory_mb;
 pub use report::decode_alone;
@@ -106,7 +105,7 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     writeln!(
         out,
         "threads:      decode only, {}",
-        threads::describe(&decode_threads.threads, decode_threads.wall)
+        crate::threads::describe(&decode_threads.threads, decode_threads.wall)
     )?;
     writeln!(out, "stages:       decode only, ms a frame: {}", decode_threads.stages)?;
     let cpu_adapter = pipeline.ctx.adapter.get_info().device_type == wgpu::DeviceType::Cpu;

@@ -28,7 +28,7 @@ pub(super) struct Passes {
     pub(super) transfers: crate::video::interop::TransferCount,
     pub(super) carried: u64,
     /// The cold pass's CPU time by thread, and its wall time.
-    pub(super) cold_threads: (Vec<super::threads::NamedTime>, f64),
+    pub(super) cold_threads: (Vec<crate::threads::NamedTime>, f64),
     /// Where the cold pass's wall time went, stage by stage, a frame.
     pub(super) cold_stages: String,
 }
@@ -48,7 +48,7 @@ impl Passes {
             if pass > 0 {
                 pipeline.decoder.seek(SeekTarget::Frame(0));
             }
-            let threads = super::threads::ThreadTimes::now();
+            let threads = crate::threads::ThreadTimes::now();
             let (decode_before, upload_before) = (stages::read(&stages::DECODE), stages::read(&stages::UPLOAD));
             let (mut waiting, mut recording) = (Duration::ZERO, Duration::ZERO);
             let start = Instant::now();
@@ -67,7 +67,7 @@ impl Passes {
             pipeline.ctx.wait_idle()?;
             if pass == 0 {
                 cold_threads = (
-                    super::threads::ThreadTimes::now().since(&threads),
+                    crate::threads::ThreadTimes::now().since(&threads),
                     start.elapsed().as_secs_f64(),
                 );
                 let per_frame = |d: Duration| d.as_secs_f64() * 1e3 / frames.max(1) as f64;
@@ -127,7 +127,7 @@ impl Passes {
         writeln!(
             out,
             "threads:      the cold pass, {}",
-            super::threads::describe(&cold_threads.0, cold_threads.1)
+            crate::threads::describe(&cold_threads.0, cold_threads.1)
         )?;
         writeln!(out, "stages:       the cold pass, ms a frame: {cold_stages}")?;
         let per_frame = |bytes: u64| match bytes as f64 / (*carried).max(1) as f64 {

@@ -185,10 +185,15 @@ fn run_timed(args: &[&std::ffi::OsStr]) -> Result<Timed> {
 pub fn decode_alone(path: &Path) -> Result<()> {
     crate::process::end_at_once();
     let mut source = VideoSource::open_for(path, Decoding::Throughput)?;
+    crate::process::mark("the file open");
     let mut frames = 0u64;
     while source.next_frame()?.is_some() {
+        if frames == 0 {
+            crate::process::mark("the first frame decoded");
+        }
         frames += 1;
     }
+    crate::process::mark("the last frame decoded");
     println!("{frames}");
     crate::process::close_behind("the decoder", move || drop(source));
     Ok(())

@@ -6,12 +6,19 @@
 use std::collections::BTreeMap;
 
 /// Each thread's name and CPU time (user, system: clock ticks) at one moment.
-pub(super) struct ThreadTimes(BTreeMap<u32, (String, [u64; 2])>);
+pub struct ThreadTimes(BTreeMap<u32, (String, [u64; 2])>);
+
+impl ThreadTimes {
+    /// No thread: what `since` counts every live thread's whole time from.
+    pub fn none() -> Self {
+        Self(BTreeMap::new())
+    }
+}
 
 /// One name's threads over a stretch: how many ran, and their CPU seconds together, of which
 /// in the kernel (page faults, system calls).
 #[derive(Debug, PartialEq)]
-pub(super) struct NamedTime {
+pub struct NamedTime {
     pub name: String,
     pub threads: usize,
     pub seconds: f64,
@@ -19,7 +26,7 @@ pub(super) struct NamedTime {
 }
 
 impl ThreadTimes {
-    pub(super) fn now() -> Self {
+    pub fn now() -> Self {
         let mut times = BTreeMap::new();
         let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
             return Self(times);
@@ -40,7 +47,7 @@ impl ThreadTimes {
 
     /// The CPU time each name's threads took since `before`, most first; a thread started
     /// meanwhile counts from zero.
-    pub(super) fn since(&self, before: &Self) -> Vec<NamedTime> {
+    pub fn since(&self, before: &Self) -> Vec<NamedTime> {
         let per_second = clock_ticks_per_second();
         let mut named: BTreeMap<String, (usize, [u64; 2])> = BTreeMap::new();
         for (tid, (name, [user, system])) in &self.0 {
@@ -99,7 +106,7 @@ fn clock_ticks_per_second() -> f64 {
 
 /// `name ×N S s (K in the kernel)` for each, most first, after the whole and the cores it kept
 /// busy over `wall` seconds.
-pub(super) fn describe(times: &[NamedTime], wall: f64) -> String {
+pub fn describe(times: &[NamedTime], wall: f64) -> String {
     let total: f64 = times.iter().map(|t| t.seconds).sum();
     let each: Vec<String> = times
         .iter()
