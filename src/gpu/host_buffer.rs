@@ -98,6 +98,16 @@ impl HostBuffer {
         })
     }
 
+    /// The first byte of the buffer's memory.
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.memory.as_ptr()
+    }
+
+    /// The buffer's size in bytes.
+    pub fn byte_len(&self) -> usize {
+        self.len
+    }
+
     /// The buffer's bytes, for the CPU to write. The GPU must be done with its last copy from
     /// them: the caller waits for it.
     pub fn bytes_mut(&mut self) -> &mut [u8] {

@@ -175,7 +175,21 @@ pub fn run_prepared(
         Some(_) => FieldRun::decoded(range),
         None => range,
     };
+    // A software decoder's frames go straight into memory the GPU copies from once it is made,
+    // after the first frame (making it holds the process's mappings, which the decoder's first
+    // frames wait on).
+    let direct = source.direct_frames();
+    let mut make_pool = Some(move |device: wgpu::Device| {
+        let _ = std::thread::Builder::new()
+            .name("histoplay frames pool".into())
+            .spawn(move || {
+                if let Err(e) = direct.make_pool(&device) {
+                    log::debug!("frames decoded into frame memory: {e}");
+                }
+            });
+    });
     let mut decoder = DecodeThread::spawn(source, ctx.queue.clone(), pipeline.decoded_ring().slots.clone(), 0);
+    crate::process::mark("the decode thread started");
     // (A live input can't seek: its frames before the range go by.)
     if decoded.start > 0 && !decoder.info.live {
         decoder.seek(SeekTarget::Frame(decoded.start));
@@ -242,6 +256,9 @@ pub fn run_prepared(
                 if first_frame {
                     crate::process::mark("the first frame decoded and uploaded");
                     first_frame = false;
+                    if let Some(make_pool) = make_pool.take() {
+                        make_pool(ctx.device.clone());
+                    }
                 }
                 frame
             }
@@ -297,6 +314,7 @@ pub fn run_prepared(
         readback.read_oldest(ctx, &mut take)?.transpose()?;
     }
     crate::process::mark("the last frame's results read back");
+    crate::process::log_threads("the last frame's results read back");
     drop(decoder);
     crate::process::mark("the decoder let go");
     Ok(emitted)

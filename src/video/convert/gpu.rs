@@ -6,6 +6,7 @@ use super::*;
 use crate::gpu::shaders::{self, layout};
 use crate::gpu::texture::GpuFrame;
 use crate::video::interop::GpuPlanes;
+use crate::video::memory::direct::PoolPlane;
 use std::sync::{Arc, OnceLock};
 use wgpu::util::DeviceExt;
 
@@ -139,6 +140,35 @@ impl PlaneTextures {
         check_planes(&self.format, planes)?;
         let textures = self.planes.iter().map(|p| &p.texture);
         self.staging.upload(&self.device, queue, planes, textures)
+    }
+
+    /// Queues copying one frame's planes, decoded into memory the GPU copies from (`Pool`),
+    /// into the slot's textures, in a submission of its own: no rows written by the CPU.
+    pub fn upload_from_pool(&self, queue: &wgpu::Queue, planes: &[PoolPlane<'_>]) -> Result<(), ConvertError> {
+        if planes.len() != self.planes.len() {
+            return Err(ConvertError::Staging(
+                "a decoded frame has another count of planes than the ring's".into(),
+            ));
+        }
+        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("upload from decoded frames"),
+        });
+        for (plane, texture) in planes.iter().zip(&self.planes) {
+            encoder.copy_buffer_to_texture(
+                wgpu::TexelCopyBufferInfo {
+                    buffer: plane.buffer,
+                    layout: wgpu::TexelCopyBufferLayout {
+                        offset: plane.offset,
+                        bytes_per_row: Some(plane.pitch),
+                        rows_per_image: None,
+                    },
+                },
+                texture.texture.as_image_copy(),
+                texture.texture.size(),
+            );
+        }
+        queue.submit([encoder.finish()]);
+        Ok(())
     }
 
     /// Queues a copy of one frame's planes from the GPU frame cache (a copy on the GPU, in a

@@ -170,6 +170,7 @@ impl DecodeThread {
         let index = Arc::clone(source.index());
         let frame_path = source.frame_path();
         let transfers = source.transfers();
+        let direct = source.direct_frames();
         let interrupt = source.interrupter();
         // NVDEC frames stay on the GPU where its memory can be shared with CUDA: set up on the
         // decode thread, which allocates the GPU frame cache before its first frame.
@@ -255,6 +256,7 @@ impl DecodeThread {
             notify,
             latest: Arc::clone(&latest),
             transfers: Arc::clone(&transfers),
+            direct,
         };
         let uploader = std::thread::Builder::new()
             .name("histoplay upload".into())

@@ -9,9 +9,11 @@
 //! wait behind them.
 
 use super::{Command, DecoderEvent, ReadyFrame};
-use crate::video::convert::PlaneTextures;
+use crate::video::convert::{check_planes, PlaneTextures};
+use crate::video::format::PlaneData;
 use crate::video::format::PlaneLayout;
 use crate::video::interop::Transfers;
+use crate::video::memory::DirectFrames;
 use crate::video::source::{DecodedFrame, Samples};
 use crate::video::stages;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -45,9 +47,37 @@ pub(super) struct Uploader {
     pub latest: Arc<AtomicU64>,
     /// The stream's count of bytes uploaded from memory.
     pub transfers: Arc<Transfers>,
+    /// Where its frames are decoded straight into memory the GPU copies from, if anywhere.
+    pub direct: Arc<DirectFrames>,
 }
 
 impl Uploader {
+    /// Queues the GPU's copy of a frame decoded into memory it copies from (`DirectFrames`):
+    /// false where the frame is elsewhere. The frame is held until the copy is done, so its
+    /// memory is not decoded into again before.
+    fn upload_from_pool(
+        &self,
+        slot: &PlaneTextures,
+        frame: &Arc<DecodedFrame>,
+        planes: &[PlaneData<'_>],
+    ) -> Result<bool, String> {
+        let Some(pool) = self.direct.pool() else {
+            return Ok(false);
+        };
+        let starts: Vec<_> = planes.iter().map(|p| (p.data.as_ptr(), p.stride)).collect();
+        let Some(located) = pool.locate(&starts) else {
+            return Ok(false);
+        };
+        check_planes(&slot.format, planes).map_err(|e| e.to_string())?;
+        slot.upload_from_pool(&self.queue, &located)
+            .map_err(|e| e.to_string())?;
+        let held = Arc::clone(frame);
+        self.queue.on_submitted_work_done(move || drop(held));
+        // (Work done since is told now: the frames it held go back.)
+        let _ = slot.device().poll(wgpu::PollType::Poll);
+        Ok(true)
+    }
+
     /// Runs until the decode thread stops sending or the consumer stops listening.
     pub(super) fn run(mut self) {
         while let Ok(outgoing) = stages::UPLOAD_IDLE.time(|| self.outgoing.recv()) {
@@ -69,6 +99,10 @@ impl Uploader {
                         // A frame still in the hardware decoder's memory is copied back first.
                         _ => frame.video().and_then(|_| {
                             let planes = frame.planes(layout);
+                            if self.upload_from_pool(slot, &frame, &planes)? {
+                                self.transfers.in_place(slot.staged_bytes());
+                                return Ok(());
+                            }
                             slot.upload(&self.queue, &planes).map_err(|e| e.to_string())?;
                             // What the GPU copies from the staging buffer in memory.
                             self.transfers.to_device(slot.staged_bytes());

@@ -63,6 +63,7 @@ impl std::fmt::Display for FramePath {
 pub struct Transfers {
     to_device: AtomicU64,
     to_host: AtomicU64,
+    in_place: AtomicU64,
 }
 
 /// A reading of `Transfers`.
@@ -72,6 +73,9 @@ pub struct TransferCount {
     pub to_device: u64,
     /// Frame bytes copied back from a hardware decoder.
     pub to_host: u64,
+    /// Frames the GPU copied from where they were decoded (`DirectFrames`), without the CPU
+    /// writing their rows into staging memory first (counted in `to_device` too).
+    pub in_place: u64,
 }
 
 impl Transfers {
@@ -83,10 +87,17 @@ impl Transfers {
         self.to_host.fetch_add(bytes, Ordering::Relaxed);
     }
 
+    /// A frame of `bytes` the GPU copied from where it was decoded.
+    pub fn in_place(&self, bytes: u64) {
+        self.to_device(bytes);
+        self.in_place.fetch_add(1, Ordering::Relaxed);
+    }
+
     pub fn read(&self) -> TransferCount {
         TransferCount {
             to_device: self.to_device.load(Ordering::Relaxed),
             to_host: self.to_host.load(Ordering::Relaxed),
+            in_place: self.in_place.load(Ordering::Relaxed),
         }
     }
 }

@@ -108,6 +108,36 @@ pub fn reference(frame: &ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, f
     }
 }
 
+/// `AVCodecContext.get_buffer2` for a software decoder whose `opaque` is its stream's
+/// `DirectFrames`: a frame in a slot of its pool where it has one free, else as `get_buffer2`.
+///
+/// # Safety
+/// Called by FFmpeg with a valid context and a frame to fill; `opaque` is null or a
+/// `DirectFrames` that outlives the context.
+pub unsafe extern "C" fn get_buffer2_direct(
+    ctx: *mut ffi::AVCodecContext,
+    frame: *mut ffi::AVFrame,
+    flags: i32,
+) -> i32 {
+    let direct = (*ctx).opaque as *const super::DirectFrames;
+    let capable = !(*ctx).codec.is_null() && (*(*ctx).codec).capabilities & ffi::AV_CODEC_CAP_DR1 as i32 != 0;
+    if direct.is_null() || !capable || !(*ctx).hw_frames_ctx.is_null() {
+        return get_buffer2(ctx, frame, flags);
+    }
+    let format: ffi::AVPixelFormat = std::mem::transmute((*frame).format);
+    let Some(layout) = super::direct::layout(ctx, format, (*frame).width, (*frame).height) else {
+        return get_buffer2(ctx, frame, flags);
+    };
+    if super::direct::fill_slot(&*direct, &layout, frame) {
+        return 0;
+    }
+    // Laid out as in a slot, in frame memory.
+    match fill_planes(frame, layout.linesize, layout.rows) {
+        Ok(()) => 0,
+        Err(code) => code,
+    }
+}
+
 /// `AVCodecContext.get_buffer2` for software decoders: frames from `FRAME_MEMORY`, laid out as
 /// FFmpeg's default does (its alignment of the picture's size and of the rows, per codec).
 /// Hardware frames, palette formats and decoders that can't take frames from elsewhere get

@@ -9,13 +9,15 @@
 //! they ever handed out, and the allocator keeps freed memory in its arenas. A few blocks are
 //! kept aside for the next frame, as long as they are a small part of the whole.
 
+pub mod direct;
 mod frames;
 mod process;
 #[cfg(test)]
 mod tests;
 mod watch;
 
-pub use frames::{frame, get_buffer2, reference};
+pub use direct::DirectFrames;
+pub use frames::{frame, get_buffer2, get_buffer2_direct, reference};
 pub use process::{resident_recent, trim_allocator, tune_allocator};
 pub use watch::Watch;
 

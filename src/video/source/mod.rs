@@ -30,6 +30,7 @@ use super::demux::{discard_other_streams, read_streams};
 use super::format::{FrameFormat, FrameLight, PlaneData, PlaneLayout};
 use super::index::{FrameIndex, FrameNumber};
 use super::interop::{CudaStream, FramePath, GpuFrameStore, GpuPlanes, Transfers};
+use super::memory::DirectFrames;
 use crate::colour::ColorSpec;
 use ffmpeg::format::Pixel;
 use ffmpeg::software::scaling;
@@ -59,6 +60,9 @@ pub struct VideoSource {
     input: ffmpeg::format::context::Input,
     stream_index: usize,
     decoder: ffmpeg::decoder::Video,
+    /// Where a software decoder's frames go once a run makes the pool (`direct_frames`): its
+    /// `opaque` points here, so it goes after the decoder.
+    direct: Arc<DirectFrames>,
     hardware: Option<hardware::Attached>,
     /// Hardware frames left in the device's memory for the thread that uses them to copy back
     /// (`defer_copies`); None: copied as decoded.
@@ -310,6 +314,12 @@ impl VideoSource {
     }
 
     /// The stream's count of frame bytes that crossed between memory and the GPU.
+    /// The stream's frames decoded straight into memory the GPU copies from, once its pool is
+    /// made (software decoding only).
+    pub fn direct_frames(&self) -> Arc<DirectFrames> {
+        Arc::clone(&self.direct)
+    }
+
     pub fn transfers(&self) -> Arc<Transfers> {
         Arc::clone(&self.transfers)
     }

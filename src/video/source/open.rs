@@ -85,13 +85,30 @@ impl VideoSource {
             },
             ..Default::default()
         });
-        // Frames decode into counted frame memory (hardware frames stay the device's).
-        // SAFETY: the context is not open yet; the callback is FFmpeg's to call.
-        unsafe { (*context.as_mut_ptr()).get_buffer2 = Some(crate::video::memory::get_buffer2) };
-        let decoder = open_decoder(context, threads > 1 && hardware.is_none()).map_err(|e| VideoError::Decode {
+        // Frames decode into counted frame memory (hardware frames stay the device's); in
+        // software, into memory the GPU copies from once a run makes it (`DirectFrames`).
+        let direct = Arc::new(DirectFrames::default());
+        // SAFETY: the context is not open yet; the callback is FFmpeg's to call. `opaque`
+        // (software decoders only: a hardware decoder's holds its format) points at `direct`,
+        // which the source keeps as long as its decoder.
+        unsafe {
+            let ctx = context.as_mut_ptr();
+            match hardware {
+                Some(_) => (*ctx).get_buffer2 = Some(crate::video::memory::get_buffer2),
+                None => {
+                    (*ctx).get_buffer2 = Some(crate::video::memory::get_buffer2_direct);
+                    (*ctx).opaque = Arc::as_ptr(&direct) as *mut libc::c_void;
+                }
+            }
+        }
+        let mut decoder = open_decoder(context, threads > 1 && hardware.is_none()).map_err(|e| VideoError::Decode {
             path: path.to_owned(),
             reason: format!("cannot open the {codec} decoder: {e}"),
         })?;
+        if hardware.is_none() {
+            // SAFETY: the decoder just opened.
+            unsafe { direct.set_decoder(decoder.as_mut_ptr(), threads) };
+        }
         crate::process::mark("the decoder open");
         let mut info = describe(path, &input, &stream, &decoder, codec, hardware.map(|h| h.name))?;
         info.live = live;
@@ -115,6 +132,7 @@ impl VideoSource {
             input,
             stream_index,
             decoder,
+            direct,
             hardware,
             deferrals: None,
             keep_decoder,

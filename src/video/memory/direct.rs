@@ -1,0 +1,294 @@
+//! Frames decoded straight into memory the GPU copies from: a software decoder's frames laid
+//! out in slots of host buffers (`HostBuffer`: the machine's memory, mapped for good and made
+//! known to the GPU), so that a frame reaches its ring slot's textures by the GPU's copy alone,
+//! without the upload thread writing its rows into staging memory first (at 1080p60 that write
+//! took a core a fifth of the time, beside a decoder that wants every core).
+//!
+//! A stream decoded in software gets a `DirectFrames` as it opens, empty: its frames come from
+//! the frame memory. A run that takes every frame (`report`, `pse`, `hist`, `scope`) fills it
+//! with a pool (`make_pool`, once its first frame is through), after which the decoder lays each
+//! frame out in a free slot; with no slot free, or a frame of another size, it takes frame
+//! memory again, laid out alike (rows 256 bytes apart, as copies into textures need: a decoder
+//! keeps its first frame's pitch for all its frames). A slot goes back to the pool when the
+//! frame's last reference does, and the upload keeps one until the GPU's copy is done.
+
+use crate::gpu::host_buffer::HostBuffer;
+use ffmpeg::ffi;
+use ffmpeg_next as ffmpeg;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Rows of a frame in a slot start this many bytes apart at least (copies into textures need
+/// it), and so do its planes.
+const ALIGN: usize = 256;
+
+/// What FFmpeg's pool adds after each plane: room for decoders that read a little past its end.
+const PLANE_PADDING: usize = 64;
+
+/// The most memory a stream's pool takes: beyond it frames come from the frame memory.
+const MOST_BYTES: usize = 256 << 20;
+
+/// Frames a pool holds beyond one per frame thread: the references the decoder keeps, and those
+/// on their way to the GPU.
+const SLOTS_BEYOND_THREADS: usize = 24;
+
+/// One stream's slots, empty until a run fills them (`make_pool`). Shared by the stream's
+/// decoder (its `get_buffer2`) and the thread that uploads its frames.
+#[derive(Default)]
+pub struct DirectFrames {
+    /// A slot's bytes, for the stream's size (0: its frames can't be laid out so; set once the
+    /// decoder is open).
+    slot_bytes: AtomicUsize,
+    /// Frame threads of the stream's decoder.
+    threads: AtomicUsize,
+    pool: OnceLock<Arc<Pool>>,
+    /// No pool for this stream (`refuse`).
+    refused: AtomicBool,
+}
+
+/// Host buffers cut into slots of one frame each.
+pub struct Pool {
+    /// Made one after the other (`make_pool`); a slot is free once its chunk is made.
+    chunks: Vec<OnceLock<HostBuffer>>,
+    slots_per_chunk: usize,
+    slot_bytes: usize,
+    free: Mutex<Vec<usize>>,
+    _counted: super::Reservation,
+}
+
+/// Where one plane of a frame in a pool lies: the buffer, and the plane's offset and pitch in it.
+pub struct PoolPlane<'a> {
+    pub buffer: &'a wgpu::Buffer,
+    pub offset: u64,
+    pub pitch: u32,
+}
+
+impl DirectFrames {
+    /// The decoder `ctx` (open, in software, with `threads` frame threads) says the size of its
+    /// frames.
+    ///
+    /// # Safety
+    /// `ctx` is a valid, open decoder context.
+    pub unsafe fn set_decoder(&self, ctx: *mut ffi::AVCodecContext, threads: usize) {
+        // The size the decoder's frames are asked with (as FFmpeg's `ff_get_buffer` asks).
+        let (w, h) = (
+            (*ctx).width.max((*ctx).coded_width),
+            (*ctx).height.max((*ctx).coded_height),
+        );
+        let slot_bytes = layout(ctx, (*ctx).pix_fmt, w, h).map_or(0, |l| l.total);
+        self.slot_bytes.store(slot_bytes, Ordering::Relaxed);
+        self.threads.store(threads, Ordering::Relaxed);
+    }
+
+    /// The stream's frames stay in frame memory: `make_pool` makes none (for measuring and
+    /// testing both ways; `HISTOPLAY_NO_DIRECT_FRAMES` refuses every stream's).
+    pub fn refuse(&self) {
+        self.refused.store(true, Ordering::Relaxed);
+    }
+
+    /// Makes the stream's pool on `device` (once; a second call does nothing). Fails where the
+    /// memory can't be had; the frames then come from the frame memory, as before.
+    pub fn make_pool(&self, device: &wgpu::Device) -> Result<(), String> {
+        let slot_bytes = self.slot_bytes.load(Ordering::Relaxed);
+        let refused = self.refused.load(Ordering::Relaxed) || std::env::var_os("HISTOPLAY_NO_DIRECT_FRAMES").is_some();
+        if slot_bytes == 0 || self.pool.get().is_some() || refused {
+            return Ok(());
+        }
+        let threads = self.threads.load(Ordering::Relaxed);
+        let slots = (threads + SLOTS_BEYOND_THREADS).min(MOST_BYTES / slot_bytes);
+        if slots < 2 {
+            return Err("a frame is too large for the pool".into());
+        }
+        // Chunks of about 8 MB, made one after the other: the driver takes its lock for each
+        // (for as long as it takes to pin the memory), so the GPU's other work goes on between
+        // them, and the first chunk's slots are taken while the next are made.
+        let slots_per_chunk = ((8 << 20) / slot_bytes).clamp(1, slots);
+        let count = slots.div_ceil(slots_per_chunk);
+        let bytes = count * slots_per_chunk * slot_bytes;
+        let pool = Arc::new(Pool {
+            chunks: (0..count).map(|_| OnceLock::new()).collect(),
+            slots_per_chunk,
+            slot_bytes,
+            free: Mutex::new(Vec::new()),
+            _counted: super::FRAME_MEMORY.reserve(bytes),
+        });
+        if self.pool.set(Arc::clone(&pool)).is_err() {
+            return Ok(());
+        }
+        for (i, chunk) in pool.chunks.iter().enumerate() {
+            let buffer = HostBuffer::new(
+                device,
+                &format!("decoded frames {i}"),
+                (slots_per_chunk * slot_bytes) as u64,
+            )?;
+            let _ = chunk.set(buffer);
+            let first = i * slots_per_chunk;
+            pool.free
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend((first..first + slots_per_chunk).rev());
+        }
+        log::debug!(
+            "{slots} frames of {} kB decoded into memory the GPU copies from",
+            slot_bytes >> 10
+        );
+        Ok(())
+    }
+
+    /// The pool, once made.
+    pub fn pool(&self) -> Option<&Arc<Pool>> {
+        self.pool.get()
+    }
+}
+
+impl Pool {
+    /// Where `planes` (a frame's, by their first byte and pitch) lie in the pool: None where any
+    /// is outside it, or not aligned as a copy into a texture needs.
+    pub fn locate(&self, planes: &[(*const u8, usize)]) -> Option<Vec<PoolPlane<'_>>> {
+        planes
+            .iter()
+            .map(|&(at, pitch)| {
+                let chunk = self.chunks.iter().filter_map(OnceLock::get).find(|c| {
+                    let base = c.as_ptr() as usize;
+                    (base..base + c.byte_len()).contains(&(at as usize))
+                })?;
+                let offset = at as usize - chunk.as_ptr() as usize;
+                (pitch % ALIGN == 0 && offset % 4 == 0).then_some(PoolPlane {
+                    buffer: &chunk.buffer,
+                    offset: offset as u64,
+                    pitch: u32::try_from(pitch).ok()?,
+                })
+            })
+            .collect()
+    }
+
+    /// A free slot's first byte and its number, if one is free.
+    fn take(&self) -> Option<(usize, *mut u8)> {
+        let slot = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop()?;
+        let chunk = self.chunks[slot / self.slots_per_chunk].get()?;
+        // SAFETY: within the chunk: slots_per_chunk slots of slot_bytes each.
+        let at = unsafe { chunk.as_ptr().add((slot % self.slots_per_chunk) * self.slot_bytes) };
+        Some((slot, at))
+    }
+
+    fn give_back(&self, slot: usize) {
+        self.free.lock().unwrap_or_else(|e| e.into_inner()).push(slot);
+    }
+}
+
+/// A slot lent to a frame: its pool and number, given back when the frame's buffer goes.
+struct Lent {
+    pool: Arc<Pool>,
+    slot: usize,
+}
+
+unsafe extern "C" fn give_back(opaque: *mut libc::c_void, _data: *mut u8) {
+    // SAFETY: made by `Box::into_raw` in `fill_slot`, freed here once.
+    let lent = unsafe { Box::from_raw(opaque.cast::<Lent>()) };
+    lent.pool.give_back(lent.slot);
+}
+
+/// A frame's layout in a slot: each plane's pitch and offset, the slot's bytes, and the rows
+/// the decoder asks room for.
+pub(super) struct Layout {
+    pub linesize: [i32; 4],
+    offsets: [usize; 4],
+    total: usize,
+    pub rows: i32,
+}
+
+/// The frame layout of `format` at `w` x `h` as the decoder `ctx` needs it (its alignment of the
+/// size and of the rows), rows a multiple of `ALIGN` apart.
+///
+/// # Safety
+/// `ctx` is a valid decoder context.
+pub(super) unsafe fn layout(
+    ctx: *mut ffi::AVCodecContext,
+    format: ffi::AVPixelFormat,
+    w: i32,
+    h: i32,
+) -> Option<Layout> {
+    let desc = ffi::av_pix_fmt_desc_get(format);
+    let own_kind = ffi::AV_PIX_FMT_FLAG_PAL as u64 | ffi::AV_PIX_FMT_FLAG_HWACCEL as u64;
+    if desc.is_null() || (*desc).flags & own_kind != 0 || w <= 0 || h <= 0 {
+        return None;
+    }
+    let (mut w, mut h) = (w, h);
+    let mut align = [0i32; ffi::AV_NUM_DATA_POINTERS as usize];
+    ffi::avcodec_align_dimensions2(ctx, &mut w, &mut h, align.as_mut_ptr());
+    let mut linesize = [0i32; 4];
+    loop {
+        if ffi::av_image_fill_linesizes(linesize.as_mut_ptr(), format, w) < 0 {
+            return None;
+        }
+        let unaligned = (0..4).any(|i| {
+            linesize[i] > 0 && (linesize[i] % ALIGN as i32 != 0 || (align[i] > 0 && linesize[i] % align[i] != 0))
+        });
+        if !unaligned {
+            break;
+        }
+        w = w.checked_add(w & !(w - 1))?;
+    }
+    let pitches = linesize.map(|l| l as isize);
+    let mut sizes = [0usize; 4];
+    if ffi::av_image_fill_plane_sizes(sizes.as_mut_ptr(), format, h, pitches.as_ptr()) < 0 {
+        return None;
+    }
+    let mut offsets = [0usize; 4];
+    let mut total = 0usize;
+    for (i, &size) in sizes.iter().enumerate() {
+        if size == 0 {
+            break;
+        }
+        offsets[i] = total;
+        total = total.checked_add(size + PLANE_PADDING)?.next_multiple_of(ALIGN);
+    }
+    Some(Layout {
+        linesize,
+        offsets,
+        total,
+        rows: h,
+    })
+}
+
+/// `get_buffer2`'s way into the pool: lays `frame` out as `layout` says in a free slot of
+/// `direct`'s pool, if it has one and the frame fits it; false where it doesn't (the frame
+/// takes frame memory, laid out alike: a decoder keeps its first frame's pitch for all).
+///
+/// # Safety
+/// As `get_buffer2`: `frame` is FFmpeg's, without buffers.
+pub(super) unsafe fn fill_slot(direct: &DirectFrames, layout: &Layout, frame: *mut ffi::AVFrame) -> bool {
+    let Some(pool) = direct.pool.get() else {
+        return false;
+    };
+    let Layout {
+        linesize,
+        offsets,
+        total,
+        ..
+    } = *layout;
+    if total > pool.slot_bytes {
+        return false;
+    }
+    let Some((slot, at)) = pool.take() else {
+        return false;
+    };
+    let lent = Box::into_raw(Box::new(Lent {
+        pool: Arc::clone(pool),
+        slot,
+    }));
+    let buffer = ffi::av_buffer_create(at, total, Some(give_back), lent.cast(), 0);
+    if buffer.is_null() {
+        give_back(lent.cast(), at);
+        return false;
+    }
+    (*frame).buf[0] = buffer;
+    for i in 0..4 {
+        if linesize[i] > 0 {
+            (*frame).data[i] = at.add(offsets[i]);
+            (*frame).linesize[i] = linesize[i];
+        }
+    }
+    (*frame).extended_data = (*frame).data.as_mut_ptr();
+    true
+}
