@@ -26,23 +26,18 @@ pub const EXTENDED_SHARE: f64 = 0.8;
 pub const EXTENDED_SECONDS: f64 = 5.0;
 
 /// One cell's value over time, from peak to valley.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Track {
     last: Option<f64>,
     /// Where the excursion going on began, which way it goes, and whether it has counted.
     extreme: f64,
     direction: i8,
     counted: bool,
-    /// The times of the transitions of the last second.
-    times: VecDeque<f64>,
 }
 
 impl Track {
-    /// The value at `time`; whether a transition completed there.
-    fn take(&mut self, value: f64, time: f64, is_transition: impl Fn(f64, f64) -> bool) -> bool {
-        while self.times.front().is_some_and(|&t| t <= time - 1.0 + 1e-6) {
-            self.times.pop_front();
-        }
+    /// The value next; whether a transition completed there.
+    fn take(&mut self, value: f64, is_transition: impl Fn(f64, f64) -> bool) -> bool {
         let Some(previous) = self.last.replace(value) else {
             self.extreme = value;
             return false;
@@ -59,10 +54,47 @@ impl Track {
         self.direction = sign;
         if !self.counted && is_transition(self.extreme, value) {
             self.counted = true;
-            self.times.push_back(time);
             return true;
         }
         false
+    }
+}
+
+/// The transitions of the last second of every cell of one kind: the cells that made one at
+/// each frame of it, and each cell's count (kept together, not a queue a cell: the frame's work
+/// reads them in order).
+#[derive(Clone, Debug, Default)]
+struct Recent {
+    frames: VecDeque<(f64, Vec<u32>)>,
+    counts: Vec<u32>,
+}
+
+impl Recent {
+    fn new(cells: usize) -> Self {
+        Self {
+            frames: VecDeque::new(),
+            counts: vec![0; cells],
+        }
+    }
+
+    /// A frame at `time` begins: the transitions a second or more before it go.
+    fn advance(&mut self, time: f64) {
+        while self.frames.front().is_some_and(|&(t, _)| t <= time - 1.0 + 1e-6) {
+            let (_, cells) = self.frames.pop_front().expect("a frame");
+            for &cell in &cells {
+                self.counts[cell as usize] -= 1;
+            }
+        }
+        // (The frame's own list, made when its first transition comes.)
+    }
+
+    /// Cell `cell` made a transition at `time`, the frame begun last.
+    fn add(&mut self, cell: usize, time: f64) {
+        self.counts[cell] += 1;
+        match self.frames.back_mut() {
+            Some((t, cells)) if *t == time => cells.push(cell as u32),
+            _ => self.frames.push_back((time, vec![cell as u32])),
+        }
     }
 }
 
@@ -168,6 +200,8 @@ pub struct Analysis {
     total: u64,
     luminance: Vec<Track>,
     red: Vec<Track>,
+    /// Their transitions of the last second.
+    transitions: [Recent; 2],
     /// WCAG's red, by chromaticity (WCAG 2.2), and the primaries' RGB → XYZ.
     chroma: Vec<RedTrack>,
     rgb_to_xyz: [[f64; 3]; 3],
@@ -216,6 +250,7 @@ impl Analysis {
             total: pixels.iter().sum::<u64>().max(1),
             pixels,
             luminance: vec![Track::default(); grid.cells()],
+            transitions: [Recent::new(grid.cells()), Recent::new(grid.cells())],
             // (Each standard follows its one measure of red.)
             red: vec![Track::default(); if standard == Standard::Wcag { 0 } else { grid.cells() }],
             chroma: vec![RedTrack::default(); if standard == Standard::Wcag { grid.cells() } else { 0 }],
@@ -243,11 +278,13 @@ impl Analysis {
         // (Each cell's transitions in the last second, general then red: kept between frames.)
         let mut counts = std::mem::take(&mut self.counts);
         counts.iter_mut().for_each(Vec::clear);
+        self.transitions.iter_mut().for_each(|r| r.advance(time));
         for (i, cell) in cells.iter().enumerate() {
             let n = (self.pixels[i] * u64::from(UNITS_PER_NIT)) as f64;
             let luminance = f64::from(cell[0]) / n;
-            if self.luminance[i].take(luminance, time, |a, b| is_change(hdr, a, b)) {
+            if self.luminance[i].take(luminance, |a, b| is_change(hdr, a, b)) {
                 flashing[0] += self.pixels[i];
+                self.transitions[0].add(i, time);
             }
             // WCAG 2.2's red by chromaticity; the others' by the Harding-Binnie measure,
             // (R - G - B) relative to white, x 320.
@@ -258,18 +295,18 @@ impl Analysis {
                     (track.take(state, time), track.times.len())
                 }
                 _ => {
-                    let track = &mut self.red[i];
                     let red = f64::from(cell[1]) / n / SDR_WHITE * 320.0;
-                    (
-                        track.take(red, time, |a, b| (a - b).abs() > RED_STEP),
-                        track.times.len(),
-                    )
+                    let transition = self.red[i].take(red, |a, b| (a - b).abs() > RED_STEP);
+                    if transition {
+                        self.transitions[1].add(i, time);
+                    }
+                    (transition, self.transitions[1].counts[i] as usize)
                 }
             };
             if red_transition {
                 flashing[1] += self.pixels[i];
             }
-            counts[0].push(self.luminance[i].times.len());
+            counts[0].push(self.transitions[0].counts[i] as usize);
             counts[1].push(red_count);
         }
         let (transitions, area) = self.reach(&counts[0]);
