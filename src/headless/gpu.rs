@@ -179,12 +179,18 @@ pub fn run_prepared(
     // after the first frame (making it holds the process's mappings, which the decoder's first
     // frames wait on).
     let direct = source.direct_frames();
+    let pool_of = std::sync::Arc::clone(&direct);
     let mut make_pool = Some(move |device: wgpu::Device| {
         let _ = std::thread::Builder::new()
             .name("histoplay frames pool".into())
             .spawn(move || {
                 if let Err(e) = direct.make_pool(&device) {
                     log::debug!("frames decoded into frame memory: {e}");
+                }
+                // (Only the pool is held from here: it goes with the stream.)
+                if let Some(pool) = direct.pool().map(std::sync::Arc::downgrade) {
+                    drop(direct);
+                    crate::video::memory::direct::Pool::grow(pool, &device);
                 }
             });
     });
@@ -315,6 +321,9 @@ pub fn run_prepared(
     }
     crate::process::mark("the last frame's results read back");
     crate::process::log_threads("the last frame's results read back");
+    if let Some(pool) = pool_of.pool() {
+        log::debug!("frames decoded in place: {}", pool.usage());
+    }
     drop(decoder);
     crate::process::mark("the decoder let go");
     Ok(emitted)

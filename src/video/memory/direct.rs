@@ -4,19 +4,20 @@
 //! without the upload thread writing its rows into staging memory first (at 1080p60 that write
 //! took a core a fifth of the time, beside a decoder that wants every core).
 //!
-//! A stream decoded in software gets a `DirectFrames` as it opens, empty: its frames come from
-//! the frame memory. A run that takes every frame (`report`, `pse`, `hist`, `scope`) fills it
-//! with a pool (`make_pool`, once its first frame is through), after which the decoder lays each
-//! frame out in a free slot; with no slot free, or a frame of another size, it takes frame
-//! memory again, laid out alike (rows 256 bytes apart, as copies into textures need: a decoder
-//! keeps its first frame's pitch for all its frames). A slot goes back to the pool when the
-//! frame's last reference does, and the upload keeps one until the GPU's copy is done.
+//! A stream decoded in software for a run that takes every frame (`Decoding::Throughput`) gets
+//! a `DirectFrames` as it opens, empty: its frames come from the frame memory. A run (`report`,
+//! `pse`, `hist`, `scope`) fills it with a pool (`make_pool`, once its first frame is through),
+//! after which the decoder lays each frame out in a free slot; with no slot free, or a frame of
+//! another size, it takes frame memory again, laid out alike (rows 256 bytes apart, as copies
+//! into textures need: a decoder keeps its first frame's pitch for all its frames). A slot goes
+//! back to the pool when the frame's last reference does, and the upload keeps one until the
+//! GPU's copy is done. The player's frames stay as FFmpeg lays them out.
 
 use crate::gpu::host_buffer::HostBuffer;
 use ffmpeg::ffi;
 use ffmpeg_next as ffmpeg;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 
 /// Rows of a frame in a slot start this many bytes apart at least (copies into textures need
 /// it), and so do its planes.
@@ -26,7 +27,12 @@ const ALIGN: usize = 256;
 const PLANE_PADDING: usize = 64;
 
 /// The most memory a stream's pool takes: beyond it frames come from the frame memory.
-const MOST_BYTES: usize = 256 << 20;
+const MOST_BYTES: usize = 384 << 20;
+
+/// How long `grow` sleeps between looks at whether its pool is gone, and the chunks it adds
+/// when frames found no slot free.
+const GROW_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
+const GROW_CHUNKS: usize = 2;
 
 /// Frames a pool holds beyond one per frame thread: the references the decoder keeps, and those
 /// on their way to the GPU.
@@ -52,8 +58,17 @@ pub struct Pool {
     chunks: Vec<OnceLock<HostBuffer>>,
     slots_per_chunk: usize,
     slot_bytes: usize,
+    /// Chunks made so far.
+    made: AtomicUsize,
     free: Mutex<Vec<usize>>,
-    _counted: super::Reservation,
+    /// Slots lent now, the most lent at once, and the frames that found none free.
+    lent: AtomicUsize,
+    most: AtomicUsize,
+    missed: AtomicUsize,
+    /// More slots wanted (a frame found none free), for `grow`.
+    wanted: (Mutex<bool>, Condvar),
+    /// The chunks' memory, counted as frame memory.
+    counted: Mutex<Vec<super::Reservation>>,
 }
 
 /// Where one plane of a frame in a pool lies: the buffer, and the plane's offset and pitch in it.
@@ -86,50 +101,44 @@ impl DirectFrames {
         self.refused.store(true, Ordering::Relaxed);
     }
 
-    /// Makes the stream's pool on `device` (once; a second call does nothing). Fails where the
-    /// memory can't be had; the frames then come from the frame memory, as before.
+    /// Makes the stream's pool on `device` (once; a second call does nothing): slots for a
+    /// frame a frame thread and `SLOTS_BEYOND_THREADS`, more as frames find none free (`grow`).
+    /// Fails where the memory can't be had; the frames then come from the frame memory.
     pub fn make_pool(&self, device: &wgpu::Device) -> Result<(), String> {
         let slot_bytes = self.slot_bytes.load(Ordering::Relaxed);
         let refused = self.refused.load(Ordering::Relaxed) || std::env::var_os("HISTOPLAY_NO_DIRECT_FRAMES").is_some();
         if slot_bytes == 0 || self.pool.get().is_some() || refused {
             return Ok(());
         }
-        let threads = self.threads.load(Ordering::Relaxed);
-        let slots = (threads + SLOTS_BEYOND_THREADS).min(MOST_BYTES / slot_bytes);
-        if slots < 2 {
+        // Chunks of about 8 MB, made one after the other: the driver pins each as it makes it,
+        // so the GPU's other work goes on between them, and the first chunk's slots are taken
+        // while the next are made.
+        let slots_per_chunk = ((8 << 20) / slot_bytes).max(1);
+        let most = MOST_BYTES / (slots_per_chunk * slot_bytes);
+        if most * slots_per_chunk < 2 {
             return Err("a frame is too large for the pool".into());
         }
-        // Chunks of about 8 MB, made one after the other: the driver takes its lock for each
-        // (for as long as it takes to pin the memory), so the GPU's other work goes on between
-        // them, and the first chunk's slots are taken while the next are made.
-        let slots_per_chunk = ((8 << 20) / slot_bytes).clamp(1, slots);
-        let count = slots.div_ceil(slots_per_chunk);
-        let bytes = count * slots_per_chunk * slot_bytes;
+        let threads = self.threads.load(Ordering::Relaxed);
+        let first = (threads + SLOTS_BEYOND_THREADS).div_ceil(slots_per_chunk).min(most);
         let pool = Arc::new(Pool {
-            chunks: (0..count).map(|_| OnceLock::new()).collect(),
+            chunks: (0..most).map(|_| OnceLock::new()).collect(),
+            made: AtomicUsize::new(0),
             slots_per_chunk,
             slot_bytes,
             free: Mutex::new(Vec::new()),
-            _counted: super::FRAME_MEMORY.reserve(bytes),
+            lent: AtomicUsize::new(0),
+            most: AtomicUsize::new(0),
+            missed: AtomicUsize::new(0),
+            wanted: (Mutex::new(false), Condvar::new()),
+            counted: Mutex::new(Vec::new()),
         });
         if self.pool.set(Arc::clone(&pool)).is_err() {
             return Ok(());
         }
-        for (i, chunk) in pool.chunks.iter().enumerate() {
-            let buffer = HostBuffer::new(
-                device,
-                &format!("decoded frames {i}"),
-                (slots_per_chunk * slot_bytes) as u64,
-            )?;
-            let _ = chunk.set(buffer);
-            let first = i * slots_per_chunk;
-            pool.free
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .extend((first..first + slots_per_chunk).rev());
-        }
+        pool.add_chunks(device, first)?;
         log::debug!(
-            "{slots} frames of {} kB decoded into memory the GPU copies from",
+            "{} frames of {} kB decoded into memory the GPU copies from",
+            first * slots_per_chunk,
             slot_bytes >> 10
         );
         Ok(())
@@ -162,9 +171,67 @@ impl Pool {
             .collect()
     }
 
+    /// Makes `count` more chunks (as many as the pool has room for), their slots free as each
+    /// is made.
+    fn add_chunks(&self, device: &wgpu::Device, count: usize) -> Result<(), String> {
+        let chunk_bytes = self.slots_per_chunk * self.slot_bytes;
+        for _ in 0..count {
+            let i = self.made.load(Ordering::Relaxed);
+            let Some(chunk) = self.chunks.get(i) else {
+                break;
+            };
+            let buffer = HostBuffer::new(device, &format!("decoded frames {i}"), chunk_bytes as u64)?;
+            let _ = chunk.set(buffer);
+            self.counted
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(super::FRAME_MEMORY.reserve(chunk_bytes));
+            self.made.store(i + 1, Ordering::Relaxed);
+            let first = i * self.slots_per_chunk;
+            self.free
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend((first..first + self.slots_per_chunk).rev());
+        }
+        Ok(())
+    }
+
+    /// Adds chunks to `pool` whenever its frames find no slot free, until it is full or gone
+    /// (its stream's decoder and frames let go): run on a thread of its own once it is made.
+    pub fn grow(pool: Weak<Pool>, device: &wgpu::Device) {
+        loop {
+            let Some(pool) = pool.upgrade() else {
+                return;
+            };
+            if pool.made.load(Ordering::Relaxed) >= pool.chunks.len() {
+                return;
+            }
+            let (wanted, wake) = &pool.wanted;
+            let asked = {
+                let guard = wanted.lock().unwrap_or_else(|e| e.into_inner());
+                let (mut guard, _) = wake
+                    .wait_timeout_while(guard, GROW_WAIT, |asked| !*asked)
+                    .unwrap_or_else(|e| e.into_inner());
+                std::mem::take(&mut *guard)
+            };
+            // A few frames' room at a time: each frame that found none took frame memory.
+            if asked && pool.add_chunks(device, GROW_CHUNKS).is_err() {
+                return;
+            }
+        }
+    }
+
     /// A free slot's first byte and its number, if one is free.
     fn take(&self) -> Option<(usize, *mut u8)> {
-        let slot = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop()?;
+        let Some(slot) = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop() else {
+            self.missed.fetch_add(1, Ordering::Relaxed);
+            let (wanted, wake) = &self.wanted;
+            *wanted.lock().unwrap_or_else(|e| e.into_inner()) = true;
+            wake.notify_one();
+            return None;
+        };
+        let lent = self.lent.fetch_add(1, Ordering::Relaxed) + 1;
+        self.most.fetch_max(lent, Ordering::Relaxed);
         let chunk = self.chunks[slot / self.slots_per_chunk].get()?;
         // SAFETY: within the chunk: slots_per_chunk slots of slot_bytes each.
         let at = unsafe { chunk.as_ptr().add((slot % self.slots_per_chunk) * self.slot_bytes) };
@@ -172,7 +239,19 @@ impl Pool {
     }
 
     fn give_back(&self, slot: usize) {
+        self.lent.fetch_sub(1, Ordering::Relaxed);
         self.free.lock().unwrap_or_else(|e| e.into_inner()).push(slot);
+    }
+
+    /// How the slots were used: the most lent at once of how many, and the frames that found
+    /// none free (and took frame memory).
+    pub fn usage(&self) -> String {
+        format!(
+            "at most {} of {} slots lent at once; {} frames found none free",
+            self.most.load(Ordering::Relaxed),
+            self.made.load(Ordering::Relaxed) * self.slots_per_chunk,
+            self.missed.load(Ordering::Relaxed)
+        )
     }
 }
 

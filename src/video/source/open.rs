@@ -86,26 +86,27 @@ impl VideoSource {
             ..Default::default()
         });
         // Frames decode into counted frame memory (hardware frames stay the device's); in
-        // software, into memory the GPU copies from once a run makes it (`DirectFrames`).
+        // software for a run that takes every frame, into memory the GPU copies from once the
+        // run makes it (`DirectFrames`). (The player's frames, which its cache keeps, stay as
+        // FFmpeg lays them out.)
         let direct = Arc::new(DirectFrames::default());
+        let in_place = hardware.is_none() && decoding == Decoding::Throughput;
         // SAFETY: the context is not open yet; the callback is FFmpeg's to call. `opaque`
         // (software decoders only: a hardware decoder's holds its format) points at `direct`,
         // which the source keeps as long as its decoder.
         unsafe {
             let ctx = context.as_mut_ptr();
-            match hardware {
-                Some(_) => (*ctx).get_buffer2 = Some(crate::video::memory::get_buffer2),
-                None => {
-                    (*ctx).get_buffer2 = Some(crate::video::memory::get_buffer2_direct);
-                    (*ctx).opaque = Arc::as_ptr(&direct) as *mut libc::c_void;
-                }
+            (*ctx).get_buffer2 = Some(crate::video::memory::get_buffer2);
+            if in_place {
+                (*ctx).get_buffer2 = Some(crate::video::memory::get_buffer2_direct);
+                (*ctx).opaque = Arc::as_ptr(&direct) as *mut libc::c_void;
             }
         }
         let mut decoder = open_decoder(context, threads > 1 && hardware.is_none()).map_err(|e| VideoError::Decode {
             path: path.to_owned(),
             reason: format!("cannot open the {codec} decoder: {e}"),
         })?;
-        if hardware.is_none() {
+        if in_place {
             // SAFETY: the decoder just opened.
             unsafe { direct.set_decoder(decoder.as_mut_ptr(), threads) };
         }
