@@ -90,7 +90,11 @@ impl DirectFrames {
             (*ctx).width.max((*ctx).coded_width),
             (*ctx).height.max((*ctx).coded_height),
         );
-        let slot_bytes = layout(ctx, (*ctx).pix_fmt, w, h).map_or(0, |l| l.total);
+        let format = (*ctx).pix_fmt;
+        let slot_bytes = match super::frames::takes_frame_memory(ctx, format) {
+            true => layout(ctx, format, w, h).map_or(0, |l| l.total),
+            false => 0,
+        };
         self.slot_bytes.store(slot_bytes, Ordering::Relaxed);
         self.threads.store(threads, Ordering::Relaxed);
     }
@@ -269,7 +273,7 @@ unsafe extern "C" fn give_back(opaque: *mut libc::c_void, _data: *mut u8) {
 
 /// A frame's layout in a slot: each plane's pitch and offset, the slot's bytes, and the rows
 /// the decoder asks room for.
-pub(super) struct Layout {
+struct Layout {
     pub linesize: [i32; 4],
     offsets: [usize; 4],
     total: usize,
@@ -281,33 +285,9 @@ pub(super) struct Layout {
 ///
 /// # Safety
 /// `ctx` is a valid decoder context.
-pub(super) unsafe fn layout(
-    ctx: *mut ffi::AVCodecContext,
-    format: ffi::AVPixelFormat,
-    w: i32,
-    h: i32,
-) -> Option<Layout> {
-    let desc = ffi::av_pix_fmt_desc_get(format);
-    let own_kind = ffi::AV_PIX_FMT_FLAG_PAL as u64 | ffi::AV_PIX_FMT_FLAG_HWACCEL as u64;
-    if desc.is_null() || (*desc).flags & own_kind != 0 || w <= 0 || h <= 0 {
-        return None;
-    }
-    let (mut w, mut h) = (w, h);
-    let mut align = [0i32; ffi::AV_NUM_DATA_POINTERS as usize];
-    ffi::avcodec_align_dimensions2(ctx, &mut w, &mut h, align.as_mut_ptr());
-    let mut linesize = [0i32; 4];
-    loop {
-        if ffi::av_image_fill_linesizes(linesize.as_mut_ptr(), format, w) < 0 {
-            return None;
-        }
-        let unaligned = (0..4).any(|i| {
-            linesize[i] > 0 && (linesize[i] % ALIGN as i32 != 0 || (align[i] > 0 && linesize[i] % align[i] != 0))
-        });
-        if !unaligned {
-            break;
-        }
-        w = w.checked_add(w & !(w - 1))?;
-    }
+unsafe fn layout(ctx: *mut ffi::AVCodecContext, format: ffi::AVPixelFormat, w: i32, h: i32) -> Option<Layout> {
+    // (Only for formats whose frames come from the frame memory: the caller checks.)
+    let (linesize, h) = super::frames::decoder_linesizes(ctx, format, (w, h), ALIGN as i32)?;
     let pitches = linesize.map(|l| l as isize);
     let mut sizes = [0usize; 4];
     if ffi::av_image_fill_plane_sizes(sizes.as_mut_ptr(), format, h, pitches.as_ptr()) < 0 {
@@ -330,13 +310,43 @@ pub(super) unsafe fn layout(
     })
 }
 
+/// `AVCodecContext.get_buffer2` for a software decoder whose `opaque` is its stream's
+/// `DirectFrames`: a frame in a slot of its pool where it has one free, else laid out alike in
+/// frame memory.
+///
+/// # Safety
+/// Called by FFmpeg with a valid context and a frame to fill; `opaque` is null or a
+/// `DirectFrames` that outlives the context.
+pub unsafe extern "C" fn get_buffer2_direct(
+    ctx: *mut ffi::AVCodecContext,
+    frame: *mut ffi::AVFrame,
+    flags: i32,
+) -> i32 {
+    let direct = (*ctx).opaque as *const DirectFrames;
+    let format: ffi::AVPixelFormat = std::mem::transmute((*frame).format);
+    let layout = match direct.is_null() || !super::frames::takes_frame_memory(ctx, format) {
+        true => None,
+        false => layout(ctx, format, (*frame).width, (*frame).height),
+    };
+    let Some(layout) = layout else {
+        return super::frames::get_buffer2(ctx, frame, flags);
+    };
+    if fill_slot(&*direct, &layout, frame) {
+        return 0;
+    }
+    match super::frames::fill_planes(frame, layout.linesize, layout.rows) {
+        Ok(()) => 0,
+        Err(code) => code,
+    }
+}
+
 /// `get_buffer2`'s way into the pool: lays `frame` out as `layout` says in a free slot of
 /// `direct`'s pool, if it has one and the frame fits it; false where it doesn't (the frame
 /// takes frame memory, laid out alike: a decoder keeps its first frame's pitch for all).
 ///
 /// # Safety
 /// As `get_buffer2`: `frame` is FFmpeg's, without buffers.
-pub(super) unsafe fn fill_slot(direct: &DirectFrames, layout: &Layout, frame: *mut ffi::AVFrame) -> bool {
+unsafe fn fill_slot(direct: &DirectFrames, layout: &Layout, frame: *mut ffi::AVFrame) -> bool {
     let Some(pool) = direct.pool.get() else {
         return false;
     };

@@ -45,7 +45,7 @@ unsafe extern "C" fn free_buffer(opaque: *mut libc::c_void, data: *mut u8) {
 ///
 /// # Safety
 /// `frame` is a valid frame without buffers; `linesize` holds the pitch of each of its planes.
-unsafe fn fill_planes(frame: *mut ffi::AVFrame, linesize: [i32; 4], height: i32) -> Result<(), i32> {
+pub(super) unsafe fn fill_planes(frame: *mut ffi::AVFrame, linesize: [i32; 4], height: i32) -> Result<(), i32> {
     let format: ffi::AVPixelFormat = std::mem::transmute((*frame).format);
     let pitches = linesize.map(|l| l as isize);
     let mut sizes = [0usize; 4];
@@ -108,52 +108,32 @@ pub fn reference(frame: &ffmpeg::frame::Video) -> Result<ffmpeg::frame::Video, f
     }
 }
 
-/// `AVCodecContext.get_buffer2` for a software decoder whose `opaque` is its stream's
-/// `DirectFrames`: a frame in a slot of its pool where it has one free, else as `get_buffer2`.
-///
-/// # Safety
-/// Called by FFmpeg with a valid context and a frame to fill; `opaque` is null or a
-/// `DirectFrames` that outlives the context.
-pub unsafe extern "C" fn get_buffer2_direct(
-    ctx: *mut ffi::AVCodecContext,
-    frame: *mut ffi::AVFrame,
-    flags: i32,
-) -> i32 {
-    let direct = (*ctx).opaque as *const super::DirectFrames;
-    let capable = !(*ctx).codec.is_null() && (*(*ctx).codec).capabilities & ffi::AV_CODEC_CAP_DR1 as i32 != 0;
-    if direct.is_null() || !capable || !(*ctx).hw_frames_ctx.is_null() {
-        return get_buffer2(ctx, frame, flags);
-    }
-    let format: ffi::AVPixelFormat = std::mem::transmute((*frame).format);
-    let Some(layout) = super::direct::layout(ctx, format, (*frame).width, (*frame).height) else {
-        return get_buffer2(ctx, frame, flags);
-    };
-    if super::direct::fill_slot(&*direct, &layout, frame) {
-        return 0;
-    }
-    // Laid out as in a slot, in frame memory.
-    match fill_planes(frame, layout.linesize, layout.rows) {
-        Ok(()) => 0,
-        Err(code) => code,
-    }
-}
-
-/// `AVCodecContext.get_buffer2` for software decoders: frames from `FRAME_MEMORY`, laid out as
-/// FFmpeg's default does (its alignment of the picture's size and of the rows, per codec).
-/// Hardware frames, palette formats and decoders that can't take frames from elsewhere get
-/// FFmpeg's own.
-///
-/// # Safety
-/// Called by FFmpeg with a valid context and a frame to fill.
-pub unsafe extern "C" fn get_buffer2(ctx: *mut ffi::AVCodecContext, frame: *mut ffi::AVFrame, flags: i32) -> i32 {
-    let format: ffi::AVPixelFormat = std::mem::transmute((*frame).format);
+/// Whether `ctx`'s frames of `format` can come from the frame memory: a software decoder that
+/// takes frames from elsewhere (DR1), a format without a palette.
+pub(super) unsafe fn takes_frame_memory(ctx: *const ffi::AVCodecContext, format: ffi::AVPixelFormat) -> bool {
     let desc = ffi::av_pix_fmt_desc_get(format);
     let own_kind = ffi::AV_PIX_FMT_FLAG_PAL as u64 | ffi::AV_PIX_FMT_FLAG_HWACCEL as u64;
-    let direct = !(*ctx).codec.is_null() && (*(*ctx).codec).capabilities & ffi::AV_CODEC_CAP_DR1 as i32 != 0;
-    if desc.is_null() || (*desc).flags & own_kind != 0 || !direct || !(*ctx).hw_frames_ctx.is_null() {
-        return ffi::avcodec_default_get_buffer2(ctx, frame, flags);
+    let dr1 = !(*ctx).codec.is_null() && (*(*ctx).codec).capabilities & ffi::AV_CODEC_CAP_DR1 as i32 != 0;
+    !desc.is_null() && (*desc).flags & own_kind == 0 && dr1 && (*ctx).hw_frames_ctx.is_null()
+}
+
+/// The pitch of each plane of `ctx`'s frames of `format` at `w` x `h`, and the rows to make
+/// room for, as FFmpeg's pool lays them out (its alignment of the picture's size and of the
+/// rows, per codec), every pitch a multiple of `row_align` too; None where FFmpeg can't size
+/// them.
+///
+/// # Safety
+/// `ctx` is a valid decoder context.
+pub(super) unsafe fn decoder_linesizes(
+    ctx: *mut ffi::AVCodecContext,
+    format: ffi::AVPixelFormat,
+    (w, h): (i32, i32),
+    row_align: i32,
+) -> Option<([i32; 4], i32)> {
+    if w <= 0 || h <= 0 {
+        return None;
     }
-    let (mut w, mut h) = ((*frame).width, (*frame).height);
+    let (mut w, mut h) = (w, h);
     let mut align = [0i32; ffi::AV_NUM_DATA_POINTERS as usize];
     ffi::avcodec_align_dimensions2(ctx, &mut w, &mut h, align.as_mut_ptr());
     // As FFmpeg's pool does: widen until every plane's rows meet their alignment (not each
@@ -161,15 +141,34 @@ pub unsafe extern "C" fn get_buffer2(ctx: *mut ffi::AVCodecContext, frame: *mut 
     let mut linesize = [0i32; 4];
     loop {
         if ffi::av_image_fill_linesizes(linesize.as_mut_ptr(), format, w) < 0 {
-            return ffi::avcodec_default_get_buffer2(ctx, frame, flags);
+            return None;
         }
-        let unaligned = (0..4).any(|i| align[i] > 0 && linesize[i] % align[i] != 0);
+        let unaligned = (0..4).any(|i| {
+            linesize[i] > 0 && (linesize[i] % row_align != 0 || (align[i] > 0 && linesize[i] % align[i] != 0))
+        });
         if !unaligned {
-            break;
+            return Some((linesize, h));
         }
-        w += w & !(w - 1);
+        w = w.checked_add(w & !(w - 1))?;
     }
-    match fill_planes(frame, linesize, h) {
+}
+
+/// `AVCodecContext.get_buffer2` for software decoders: frames from `FRAME_MEMORY`, laid out as
+/// FFmpeg's default does (`decoder_linesizes`). Hardware frames, palette formats and decoders
+/// that can't take frames from elsewhere get FFmpeg's own.
+///
+/// # Safety
+/// Called by FFmpeg with a valid context and a frame to fill.
+pub unsafe extern "C" fn get_buffer2(ctx: *mut ffi::AVCodecContext, frame: *mut ffi::AVFrame, flags: i32) -> i32 {
+    let format: ffi::AVPixelFormat = std::mem::transmute((*frame).format);
+    let sized = match takes_frame_memory(ctx, format) {
+        true => decoder_linesizes(ctx, format, ((*frame).width, (*frame).height), 1),
+        false => None,
+    };
+    let Some((linesize, rows)) = sized else {
+        return ffi::avcodec_default_get_buffer2(ctx, frame, flags);
+    };
+    match fill_planes(frame, linesize, rows) {
         Ok(()) => 0,
         Err(code) => code,
     }

@@ -16,8 +16,8 @@ mod process;
 mod tests;
 mod watch;
 
-pub use direct::DirectFrames;
-pub use frames::{frame, get_buffer2, get_buffer2_direct, reference};
+pub use direct::{get_buffer2_direct, DirectFrames};
+pub use frames::{frame, get_buffer2, reference};
 pub use process::{resident_recent, trim_allocator, tune_allocator};
 pub use watch::Watch;
 

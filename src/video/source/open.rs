@@ -96,9 +96,11 @@ impl VideoSource {
         // which the source keeps as long as its decoder.
         unsafe {
             let ctx = context.as_mut_ptr();
-            (*ctx).get_buffer2 = Some(crate::video::memory::get_buffer2);
+            (*ctx).get_buffer2 = Some(match in_place {
+                true => crate::video::memory::get_buffer2_direct,
+                false => crate::video::memory::get_buffer2,
+            });
             if in_place {
-                (*ctx).get_buffer2 = Some(crate::video::memory::get_buffer2_direct);
                 (*ctx).opaque = Arc::as_ptr(&direct) as *mut libc::c_void;
             }
         }
