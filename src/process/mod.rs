@@ -8,7 +8,9 @@
 //! command's last output. Once a command has said it ends so (`ending_at_once`), a decoder it
 //! is done with closes on a thread of its own (`close_behind`) while the command finishes, and
 //! the process ends as soon as its output is out, whatever those threads are still doing: the
-//! kernel frees what they held.
+//! kernel frees what they held, in a process of its own that nobody waits for (`behind`).
+
+mod behind;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -85,8 +87,14 @@ pub fn end(code: u8) -> ! {
     mark("the command ended");
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
-    // SAFETY: _exit ends the process; nothing after it runs. Every file histoplay writes is
-    // flushed and closed by the command before it returns (buffers dropped), a recording's by
-    // `before_end` (its reading thread may still hold it), stdout just above.
-    unsafe { libc::_exit(i32::from(code)) }
+    // SAFETY: _exit ends the process; nothing after it runs (as `hold` needs). Every file
+    // histoplay writes is flushed and closed by the command before it returns (buffers
+    // dropped), a recording's by `before_end` (its reading thread may still hold it), stdout
+    // just above.
+    unsafe {
+        if !behind::hold() {
+            log::debug!("the process lets go of its devices itself");
+        }
+        libc::_exit(i32::from(code))
+    }
 }
