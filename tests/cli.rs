@@ -616,7 +616,10 @@ fn a_command_logs_where_its_start_goes_and_ends_with_its_output_whole() {
     let run = |args: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
             .args(args)
-            .env("RUST_LOG", "histoplay::process=debug")
+            .env(
+                "RUST_LOG",
+                "histoplay::process=debug,histoplay::video::source::read=debug",
+            )
             .output()
             .expect("histoplay runs");
         assert!(out.status.success(), "{args:?}: {}", stderr(&out));
@@ -647,15 +650,24 @@ fn start_steps_in_order(log: &str) {
         "the file's container open",
         "the decoder open",
         "the GPU's device made",
-        "the first frame decoded ahead",
+        "the first frames decoded ahead",
         "the pipeline made",
         "the command's passes made",
-        "the source back from its first frame",
+        "the source back from its first frames",
         "the first frame decoded and uploaded",
         "the first frame's results read back",
         "the last frame's results read back",
         "the command ended",
     ];
+    // The frames decoded ahead while the GPU opened are the range's (0..3) and the one after
+    // at most.
+    let ahead: u32 = log
+        .lines()
+        .find_map(|l| l.split("DEBUG histoplay::video::source::read] ").nth(1))
+        .and_then(|l| l.split(" frames decoded ahead").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no frames decoded ahead: {log}"));
+    assert!((1..=5).contains(&ahead), "{ahead} frames decoded ahead: {log}");
     // Made once, ahead: a run that could not take them would make them again.
     let made = log.lines().filter(|l| l.contains("start: the pipeline made: ")).count();
     assert_eq!(made, 1, "{log}");

@@ -76,30 +76,60 @@ where
     (ctx, prepared, source)
 }
 
-/// `make` given the GPU once its opening is done, while `source` gives its first frame on a
-/// thread of its own where the run starts there; what it made, and the source.
+/// `make` given the GPU once its opening is done, while `source` gives its first frames on a
+/// thread of its own where the run starts there (`VideoSource::prime_ahead`), into the pool of
+/// memory the GPU copies from once the GPU is open; what it made, and the source.
 fn beside<T>(
     gpu: GpuOpening,
     source: VideoSource,
     range: FrameRange,
     make: impl FnOnce(Option<GpuContext>) -> T,
 ) -> (T, VideoSource) {
+    let direct = source.direct_frames();
+    let ready = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
-        let priming = scope.spawn(move || {
+        let priming = scope.spawn(|| {
             let mut source = source;
             if range.start == 0 {
-                source.prime();
-                crate::process::mark("the first frame decoded ahead");
+                // The range's frames, and the one after (a deinterlaced run's last picture is
+                // made with it).
+                source.prime_ahead(&ready, range.end.map(|last| last + 2));
+                crate::process::mark("the first frames decoded ahead");
             }
             source
         });
         let ctx = gpu.finish();
         crate::process::mark("the GPU open");
+        if let Some(ctx) = &ctx {
+            make_pool(direct, ctx.device.clone());
+        }
         let made = make(ctx);
+        ready.store(true, std::sync::atomic::Ordering::Release);
         let source = priming.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        crate::process::mark("the source back from its first frame");
+        crate::process::mark("the source back from its first frames");
         (made, source)
     })
+}
+
+/// Makes the pool of memory a software decoder's frames go into (`DirectFrames`) on a thread
+/// of its own, then keeps it growing as its frames need; once for a stream (nothing for a
+/// hardware decoder's).
+fn make_pool(direct: std::sync::Arc<crate::video::memory::direct::DirectFrames>, device: wgpu::Device) {
+    if !direct.claim_pool() {
+        return;
+    }
+    let _ = std::thread::Builder::new()
+        .name("histoplay frames pool".into())
+        .spawn(move || {
+            if let Err(e) = direct.make_pool(&device) {
+                log::debug!("frames decoded into frame memory: {e}");
+            }
+            // (Only the pool is held from here: it goes with the stream.)
+            if let Some(pool) = direct.pool().map(std::sync::Arc::downgrade) {
+                drop(direct);
+                crate::video::memory::direct::Pool::grow(pool, &device);
+            }
+        });
 }
 
 /// Frames whose results are in flight at once on the way back from the GPU: enough that the
@@ -175,25 +205,12 @@ pub fn run_prepared(
         Some(_) => FieldRun::decoded(range),
         None => range,
     };
-    // A software decoder's frames go straight into memory the GPU copies from once it is made,
-    // after the first frame (making it holds the process's mappings, which the decoder's first
-    // frames wait on).
+    // A software decoder's frames go straight into memory the GPU copies from once it is made:
+    // beside the GPU's opening (`beside`), or else after the first frame (making it holds the
+    // process's mappings, which the decoder's first frames wait on).
     let direct = source.direct_frames();
     let pool_of = std::sync::Arc::clone(&direct);
-    let mut make_pool = Some(move |device: wgpu::Device| {
-        let _ = std::thread::Builder::new()
-            .name("histoplay frames pool".into())
-            .spawn(move || {
-                if let Err(e) = direct.make_pool(&device) {
-                    log::debug!("frames decoded into frame memory: {e}");
-                }
-                // (Only the pool is held from here: it goes with the stream.)
-                if let Some(pool) = direct.pool().map(std::sync::Arc::downgrade) {
-                    drop(direct);
-                    crate::video::memory::direct::Pool::grow(pool, &device);
-                }
-            });
-    });
+    let mut pool_after_first = Some(move |device: wgpu::Device| make_pool(direct, device));
     let mut decoder = DecodeThread::spawn(source, ctx.queue.clone(), pipeline.decoded_ring().slots.clone(), 0);
     crate::process::mark("the decode thread started");
     // (A live input can't seek: its frames before the range go by.)
@@ -262,7 +279,7 @@ pub fn run_prepared(
                 if first_frame {
                     crate::process::mark("the first frame decoded and uploaded");
                     first_frame = false;
-                    if let Some(make_pool) = make_pool.take() {
+                    if let Some(make_pool) = pool_after_first.take() {
                         make_pool(ctx.device.clone());
                     }
                 }

@@ -50,6 +50,8 @@ pub struct DirectFrames {
     pool: OnceLock<Arc<Pool>>,
     /// No pool for this stream (`refuse`).
     refused: AtomicBool,
+    /// A run has begun making the pool (`claim_pool`).
+    claimed: AtomicBool,
 }
 
 /// Host buffers cut into slots of one frame each.
@@ -103,6 +105,11 @@ impl DirectFrames {
     /// testing both ways; `HISTOPLAY_NO_DIRECT_FRAMES` refuses every stream's).
     pub fn refuse(&self) {
         self.refused.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the caller is the first to make the stream's pool (it then calls `make_pool`).
+    pub fn claim_pool(&self) -> bool {
+        !self.claimed.swap(true, Ordering::AcqRel)
     }
 
     /// Makes the stream's pool on `device` (once; a second call does nothing): slots for a

@@ -101,9 +101,9 @@ pub struct VideoSource {
     follow_formats: bool,
     /// The connection was lost with this error: opened again once the decoder is drained.
     lost: Option<ffmpeg::Error>,
-    /// The first frame, decoded before anything was ready to take it (`prime`), finished as the
-    /// next one decoded.
-    primed: Option<ffmpeg::frame::Video>,
+    /// The first frames, decoded before anything was ready to take them (`prime`,
+    /// `prime_ahead`), finished as the next ones decoded.
+    primed: std::collections::VecDeque<ffmpeg::frame::Video>,
     /// When a lost connection is opened again (`input::reconnects`).
     reconnects: crate::video::input::Reconnect,
     /// A live input's timestamps kept running on where it starts over; None for a file.

@@ -161,7 +161,7 @@ impl VideoSource {
             ),
             continuity: live.then(Default::default),
             lost: None,
-            primed: None,
+            primed: Default::default(),
             reconnects: match live {
                 true => crate::video::input::reconnects(path),
                 false => crate::video::input::Reconnect::Never,

@@ -6,7 +6,26 @@ use super::{hardware, tap, Decoded, DecodedFrame, VideoError, VideoSource, ARRIV
 use crate::video::stages;
 use ffmpeg_next as ffmpeg;
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+/// The most memory the frames a run's decoder gives ahead of its consumer take (`prime_ahead`).
+const AHEAD_BYTES: usize = 256 << 20;
+
+/// Whether `frame` lies in a hardware decoder's surface.
+fn hardware_frame(frame: &ffmpeg::frame::Video) -> bool {
+    // SAFETY: a frame the decoder gave, read only.
+    unsafe { !(*frame.as_ptr()).hw_frames_ctx.is_null() }
+}
+
+/// The memory `frame`'s buffers hold.
+fn frame_bytes(frame: &ffmpeg::frame::Video) -> usize {
+    // SAFETY: a frame the decoder gave; its buffer references are null or valid.
+    unsafe {
+        let f = &*frame.as_ptr();
+        f.buf.iter().filter(|b| !b.is_null()).map(|&b| (*b).size).sum()
+    }
+}
 
 impl VideoSource {
     pub fn damaged_packets(&self) -> u64 {
@@ -30,7 +49,7 @@ impl VideoSource {
     /// passed; None at the end of the stream.
     pub fn next_decoded(&mut self) -> Result<Option<Decoded>, VideoError> {
         loop {
-            let Some(frame) = self.primed.take().or_else(|| self.next_raw()) else {
+            let Some(frame) = self.primed.pop_front().or_else(|| self.next_raw()) else {
                 return Ok(None);
             };
             if let Some(decoded) = stages::FINISH.time(|| self.finish(frame))? {
@@ -44,9 +63,32 @@ impl VideoSource {
     /// overlaps whatever its consumer still has to make ready. A live input's frames are taken
     /// as they come, not ahead.
     pub fn prime(&mut self) {
-        if self.primed.is_none() && !self.info.live {
-            self.primed = self.next_raw();
+        if self.primed.is_empty() && !self.info.live {
+            let first = self.next_raw();
+            self.primed.extend(first);
         }
+    }
+
+    /// `prime`, then the frames after the first until `ready` is set (the consumer can take
+    /// them), `AHEAD_BYTES` of them wait or `most` are decoded (a run of a few frames wants no
+    /// more): a software decoder then goes on with its frames instead of idling while the GPU
+    /// opens and the passes are made (at 1080p that is a hundred milliseconds, two hundred
+    /// frames). A hardware decoder's frames stay one: they hold surfaces of a pool its decoding
+    /// needs.
+    pub fn prime_ahead(&mut self, ready: &AtomicBool, most: Option<u64>) {
+        self.prime();
+        let Some(first) = self.primed.front() else { return };
+        if hardware_frame(first) {
+            return;
+        }
+        let mut bytes = frame_bytes(first);
+        let most = most.map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
+        while bytes < AHEAD_BYTES && self.primed.len() < most && !ready.load(Ordering::Acquire) {
+            let Some(frame) = self.next_raw() else { break };
+            bytes += frame_bytes(&frame);
+            self.primed.push_back(frame);
+        }
+        log::debug!("{} frames decoded ahead, {} MB", self.primed.len(), bytes >> 20);
     }
 
     /// The decoder's next frame as it gives it out; None at the end of the stream.

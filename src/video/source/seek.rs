@@ -118,7 +118,7 @@ impl VideoSource {
                 let _ = self.input.seek(0, ..);
             }
         }
-        self.primed = None;
+        self.primed.clear();
         // A drained decoder (end of stream sent) takes packets again only after a flush.
         let flush_pending = self.keep_decoder.is_some() && !self.eof_sent;
         if !flush_pending {
