@@ -9,7 +9,8 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// The most memory the frames a run's decoder gives ahead of its consumer take (`prime_ahead`).
+/// The most memory the frames a run's decoder gives ahead of its consumer take outside the pool
+/// (`prime_ahead`).
 const AHEAD_BYTES: usize = 256 << 20;
 
 /// Whether `frame` lies in a hardware decoder's surface.
@@ -70,11 +71,11 @@ impl VideoSource {
     }
 
     /// `prime`, then the frames after the first until `ready` is set (the consumer can take
-    /// them), `AHEAD_BYTES` of them wait or `most` are decoded (a run of a few frames wants no
-    /// more): a software decoder then goes on with its frames instead of idling while the GPU
-    /// opens and the passes are made (at 1080p that is a hundred milliseconds, two hundred
-    /// frames). A hardware decoder's frames stay one: they hold surfaces of a pool its decoding
-    /// needs.
+    /// them), `AHEAD_BYTES` of them wait outside the pool of memory the GPU copies from (made
+    /// as the GPU opens: its slots are the run's already) or `most` are decoded (a run of a few
+    /// frames wants no more): a software decoder then goes on with its frames instead of idling
+    /// while the GPU opens and the passes are made (at 1080p60 that is 150 ms, 300 frames; 256 MB of them cover half). A
+    /// hardware decoder's frames stay one: they hold surfaces of a pool its decoding needs.
     pub fn prime_ahead(&mut self, ready: &AtomicBool, most: Option<u64>) {
         self.prime();
         let Some(first) = self.primed.front() else { return };
@@ -82,13 +83,30 @@ impl VideoSource {
             return;
         }
         let mut bytes = frame_bytes(first);
+        let mut pooled = 0;
         let most = most.map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
         while bytes < AHEAD_BYTES && self.primed.len() < most && !ready.load(Ordering::Acquire) {
             let Some(frame) = self.next_raw() else { break };
-            bytes += frame_bytes(&frame);
+            match self.in_pool(&frame) {
+                true => pooled += 1,
+                false => bytes += frame_bytes(&frame),
+            }
             self.primed.push_back(frame);
         }
-        log::debug!("{} frames decoded ahead, {} MB", self.primed.len(), bytes >> 20);
+        log::debug!(
+            "{} frames decoded ahead, {pooled} of them in the pool, the others {} MB",
+            self.primed.len(),
+            bytes >> 20
+        );
+    }
+
+    /// Whether `frame` was decoded into the pool of memory the GPU copies from.
+    fn in_pool(&self, frame: &ffmpeg::frame::Video) -> bool {
+        let Some(pool) = self.direct.pool() else { return false };
+        // SAFETY: a frame the decoder gave, read only.
+        let (at, pitch) = unsafe { ((*frame.as_ptr()).data[0], (*frame.as_ptr()).linesize[0]) };
+        pool.locate(&[(at.cast_const(), pitch.unsigned_abs() as usize)])
+            .is_some()
     }
 
     /// The decoder's next frame as it gives it out; None at the end of the stream.
