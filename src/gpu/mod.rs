@@ -72,6 +72,7 @@ impl GpuContext {
             label: Some("histoplay device"),
             required_features,
             required_limits,
+            memory_hints: memory_hints(),
             ..Default::default()
         }))?;
         let info = adapter.get_info();
@@ -148,6 +149,16 @@ impl GpuContext {
             Some(message) => Err(GpuError::Failed(message)),
             None => Ok(()),
         }
+    }
+}
+
+/// The blocks wgpu takes the GPU's memory in: the first of each kind small (16 MB of the GPU's,
+/// 8 MB of the machine's), later ones larger. wgpu's default makes a first block of 64 MB of
+/// the machine's memory for the first buffer read back, however small: NVIDIA's driver takes
+/// 18 ms to make and pin it, while a command's first frame waits (H200).
+fn memory_hints() -> wgpu::MemoryHints {
+    wgpu::MemoryHints::Manual {
+        suballocated_device_memory_block_size: (16 << 20)..(256 << 20),
     }
 }
 

@@ -194,6 +194,7 @@ pub fn run_prepared(
     };
     let Prepared { pipeline, result_bytes } = prepared;
     let mut readback = ReadbackRing::new(&ctx.device, result_bytes, READBACKS);
+    crate::process::mark("the readback ring made");
     let mut submitted = 0u64;
     let mut emitted = 0u64;
     // Frames go by once: nothing is kept for steps.
