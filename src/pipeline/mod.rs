@@ -103,13 +103,25 @@ impl FramePipeline {
         volume: ColorVolume,
         slots: usize,
     ) -> Result<Self, RingError> {
-        let ring = FrameRing::new(ctx, format, slots)?;
+        // The histogram engine's passes are made on a thread of their own while the ring's
+        // conversion and memory are: the shaders' translation and the driver's compiling of
+        // each take tens of milliseconds, which a command's first frame waits on.
         let config = EngineConfig {
-            depth: Depth::from_bits(ring.output.bits),
+            depth: Depth::from_bits(format.layout.output_bits()),
             ..EngineConfig::default()
         };
-        let engine = HistogramEngine::new(ctx, bins, config);
-        let target = engine.target(ctx, format.width, format.height)?;
+        let (ring, made) = std::thread::scope(|scope| {
+            let engine = scope.spawn(|| {
+                let engine = HistogramEngine::new(ctx, bins, config);
+                let target = engine.target(ctx, format.width, format.height);
+                (engine, target)
+            });
+            let ring = FrameRing::new(ctx, format, slots);
+            (ring, engine.join())
+        });
+        let ring = ring?;
+        let (engine, target) = made.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let target = target?;
         let binding = engine.bind_source(ctx, &target, &ring.output.pixels);
         let peak = volume.is_hdr().then(|| {
             let pass = PeakPass::new(&ctx.device);
