@@ -2,7 +2,6 @@
 //! it is out, while a holder of its own lets go of the devices' memory and exits by itself.
 //! A test binary of its own: the test takes up the processes orphaned under it.
 
-use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -31,20 +30,21 @@ fn a_command_ends_with_its_output_while_a_holder_lets_go_of_its_devices() {
     // SAFETY: prctl with its documented arguments.
     assert_eq!(unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }, 0);
     let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/media/sample-540p.mp4");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+    let child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args(["hist", sample, "--frames", "0..3"])
+        .env_remove("RUST_LOG")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("histoplay runs");
     let own = child.id() as i32;
     // Read to the end: neither the command nor its holder keeps the output open.
-    let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-    let mut err = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
-    let status = child.wait().unwrap();
-    assert!(status.success(), "{err}");
+    let output = child.wait_with_output().unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert!(output.status.success(), "{err}");
     let frames: Vec<&str> = out.lines().collect();
     assert_eq!(frames.len(), 3, "{out}");
     for (k, line) in frames.iter().enumerate() {

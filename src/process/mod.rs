@@ -92,7 +92,9 @@ pub fn end(code: u8) -> ! {
     // dropped), a recording's by `before_end` (its reading thread may still hold it), stdout
     // just above.
     unsafe {
-        if !behind::hold() {
+        // (`HISTOPLAY_NO_HOLDER`: the process lets go itself, for a GPU in exclusive-process
+        // compute mode, which takes the next command only once the last one has let go.)
+        if std::env::var_os("HISTOPLAY_NO_HOLDER").is_some() || !behind::hold() {
             log::debug!("the process lets go of its devices itself");
         }
         libc::_exit(i32::from(code))
