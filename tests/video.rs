@@ -514,7 +514,7 @@ fn histograms_decoded(path: &std::path::Path, in_place: bool) -> (Vec<Vec<u32>>,
     assert!(source.info.hwdec.is_none());
     let (transfers, direct) = (source.transfers(), source.direct_frames());
     match in_place {
-        true => direct.make_pool(&ctx.device).unwrap(),
+        true => assert!(direct.make_pool(&ctx.device).unwrap().is_some()),
         false => direct.refuse(),
     }
     let mut histograms = Vec::new();

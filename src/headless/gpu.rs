@@ -115,20 +115,16 @@ fn beside<T>(
 /// of its own, then keeps it growing as its frames need; once for a stream (nothing for a
 /// hardware decoder's).
 fn make_pool(direct: std::sync::Arc<crate::video::memory::direct::DirectFrames>, device: wgpu::Device) {
-    if !direct.claim_pool() {
-        return;
-    }
     let _ = std::thread::Builder::new()
         .name("histoplay frames pool".into())
-        .spawn(move || {
-            if let Err(e) = direct.make_pool(&device) {
-                log::debug!("frames decoded into frame memory: {e}");
-            }
+        .spawn(move || match direct.make_pool(&device) {
             // (Only the pool is held from here: it goes with the stream.)
-            if let Some(pool) = direct.pool().map(std::sync::Arc::downgrade) {
+            Ok(Some(pool)) => {
                 drop(direct);
                 crate::video::memory::direct::Pool::grow(pool, &device);
             }
+            Ok(None) => {}
+            Err(e) => log::debug!("frames decoded into frame memory: {e}"),
         });
 }
 

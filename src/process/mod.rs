@@ -87,14 +87,15 @@ pub fn end(code: u8) -> ! {
     mark("the command ended");
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
+    // (`HISTOPLAY_NO_HOLDER`: the process lets go itself, for a GPU in exclusive-process
+    // compute mode, which takes the next command only once the last one has let go.)
+    let holder = std::env::var_os("HISTOPLAY_NO_HOLDER").is_none();
     // SAFETY: _exit ends the process; nothing after it runs (as `hold` needs). Every file
     // histoplay writes is flushed and closed by the command before it returns (buffers
     // dropped), a recording's by `before_end` (its reading thread may still hold it), stdout
     // just above.
     unsafe {
-        // (`HISTOPLAY_NO_HOLDER`: the process lets go itself, for a GPU in exclusive-process
-        // compute mode, which takes the next command only once the last one has let go.)
-        if std::env::var_os("HISTOPLAY_NO_HOLDER").is_some() || !behind::hold() {
+        if !holder || !behind::hold() {
             log::debug!("the process lets go of its devices itself");
         }
         libc::_exit(i32::from(code))

@@ -50,8 +50,6 @@ pub struct DirectFrames {
     pool: OnceLock<Arc<Pool>>,
     /// No pool for this stream (`refuse`).
     refused: AtomicBool,
-    /// A run has begun making the pool (`claim_pool`).
-    claimed: AtomicBool,
 }
 
 /// Host buffers cut into slots of one frame each.
@@ -107,19 +105,15 @@ impl DirectFrames {
         self.refused.store(true, Ordering::Relaxed);
     }
 
-    /// Whether the caller is the first to make the stream's pool (it then calls `make_pool`).
-    pub fn claim_pool(&self) -> bool {
-        !self.claimed.swap(true, Ordering::AcqRel)
-    }
-
-    /// Makes the stream's pool on `device` (once; a second call does nothing): slots for a
-    /// frame a frame thread and `SLOTS_BEYOND_THREADS`, more as frames find none free (`grow`).
+    /// Makes the stream's pool on `device`: slots for a frame a frame thread and
+    /// `SLOTS_BEYOND_THREADS`, more as frames find none free (`grow`, for the caller to run with
+    /// the pool given back). Once: None for every other call, and where the stream has no pool.
     /// Fails where the memory can't be had; the frames then come from the frame memory.
-    pub fn make_pool(&self, device: &wgpu::Device) -> Result<(), String> {
+    pub fn make_pool(&self, device: &wgpu::Device) -> Result<Option<Weak<Pool>>, String> {
         let slot_bytes = self.slot_bytes.load(Ordering::Relaxed);
         let refused = self.refused.load(Ordering::Relaxed) || std::env::var_os("HISTOPLAY_NO_DIRECT_FRAMES").is_some();
         if slot_bytes == 0 || self.pool.get().is_some() || refused {
-            return Ok(());
+            return Ok(None);
         }
         // Chunks of about 8 MB, made one after the other: the driver pins each as it makes it,
         // so the GPU's other work goes on between them, and the first chunk's slots are taken
@@ -144,7 +138,7 @@ impl DirectFrames {
             counted: Mutex::new(Vec::new()),
         });
         if self.pool.set(Arc::clone(&pool)).is_err() {
-            return Ok(());
+            return Ok(None);
         }
         pool.add_chunks(device, first)?;
         log::debug!(
@@ -152,7 +146,7 @@ impl DirectFrames {
             first * slots_per_chunk,
             slot_bytes >> 10
         );
-        Ok(())
+        Ok(Some(Arc::downgrade(&pool)))
     }
 
     /// The pool, once made.

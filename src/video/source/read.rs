@@ -74,8 +74,9 @@ impl VideoSource {
     /// them), `AHEAD_BYTES` of them wait outside the pool of memory the GPU copies from (made
     /// as the GPU opens: its slots are the run's already) or `most` are decoded (a run of a few
     /// frames wants no more): a software decoder then goes on with its frames instead of idling
-    /// while the GPU opens and the passes are made (at 1080p60 that is 150 ms, 300 frames; 256 MB of them cover half). A
-    /// hardware decoder's frames stay one: they hold surfaces of a pool its decoding needs.
+    /// while the GPU opens and the passes are made (at 1080p60 that is 150 ms, 300 frames;
+    /// 256 MB of them cover half). A hardware decoder's frames stay one: they hold surfaces of
+    /// a pool its decoding needs.
     pub fn prime_ahead(&mut self, ready: &AtomicBool, most: Option<u64>) {
         self.prime();
         let Some(first) = self.primed.front() else { return };
