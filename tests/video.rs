@@ -462,10 +462,11 @@ fn a_catch_up_run_passes_the_frames_before_those_it_keeps_and_gives_the_rest_who
 }
 
 /// A source whose first frame was decoded ahead (`prime`, as the commands do while the GPU
-/// opens) gives the frames it gives unprimed, numbers, timestamps and samples alike; a seek
-/// made after priming drops the frame decoded ahead and lands where it was asked to.
+/// opens), or frames between those taken (`decode_ahead`), gives the frames it gives unprimed,
+/// numbers, timestamps and samples alike; a seek made after priming drops the frames decoded
+/// ahead and lands where it was asked to.
 #[test]
-fn a_primed_source_gives_the_same_frames_and_a_seek_drops_the_one_decoded_ahead() {
+fn a_source_decoding_ahead_gives_the_same_frames_and_a_seek_drops_those_decoded_ahead() {
     use histoplay::video::source::{Decoding, VideoSource};
     let clip = common::grey_ramp_bframes();
     let frames = |source: &mut VideoSource, count: usize| -> Vec<(u64, i64, Option<i64>, Vec<u8>)> {
@@ -501,6 +502,37 @@ fn a_primed_source_gives_the_same_frames_and_a_seek_drops_the_one_decoded_ahead(
         .position(|f| f.0 == landed[0].0)
         .expect("a frame of the stream");
     assert!(landed[..] == expected[start..start + 3], "after a seek to frame 9");
+
+    // Frames decoded ahead between the ones taken (`decode_ahead`: a run's decoder going on
+    // while its ring is full) come out as the unprimed source's, in order, none twice.
+    let mut ahead = VideoSource::open_for(&clip, Decoding::Throughput).unwrap();
+    let (mut given, mut decoded_ahead) = (Vec::new(), 0);
+    for round in 0..12 {
+        decoded_ahead += (0..round % 4).filter(|_| ahead.decode_ahead()).count();
+        given.extend(frames(&mut ahead, 1));
+    }
+    assert!(given == expected, "the frames decoded ahead differ");
+    assert_eq!(decoded_ahead, (0..12).map(|r| r % 4).sum::<usize>());
+    // To the end of the stream (90 small frames, within what it keeps ahead): the frames
+    // still to come (7 of the 18 decoded ahead are not taken yet), then no more.
+    let ahead_to_end = std::iter::from_fn(|| ahead.decode_ahead().then_some(())).count();
+    assert_eq!(ahead_to_end, 90 - 12 - 7);
+    assert!(!ahead.decode_ahead());
+    let rest = std::iter::from_fn(|| ahead.next_frame().unwrap())
+        .map(|f| f.index)
+        .collect::<Vec<_>>();
+    assert_eq!(rest, (12..90).collect::<Vec<u64>>());
+    // A seek drops the frames decoded ahead.
+    let mut sought = VideoSource::open_for(&clip, Decoding::Throughput).unwrap();
+    (0..20).for_each(|_| assert!(sought.decode_ahead()));
+    sought.seek_before(all[0]);
+    assert!(
+        frames(&mut sought, 12) == expected,
+        "after a seek, frames decoded ahead given"
+    );
+    // A player's source decodes what its seeks and steps ask, never ahead.
+    let mut playing = VideoSource::open(&clip).unwrap();
+    assert!(!playing.decode_ahead());
 }
 
 /// The histograms of each frame of a software-decoded clip, run through the headless pipeline,

@@ -206,18 +206,32 @@ pub async fn best_adapter(instance: &wgpu::Instance, surface: Option<&wgpu::Surf
 
 /// The GPU being opened on a thread of its own while the file is opened: on an H100 opening the
 /// device takes about 150 ms, as long as the demuxer and the hardware decoder take to start.
-pub struct GpuOpening(Option<std::thread::JoinHandle<Result<GpuContext, GpuError>>>);
+pub struct GpuOpening(Option<Opening>);
+
+/// The thread opening the GPU, and where it sends the GPU once open: the thread's own end is
+/// not waited for (NVIDIA's driver takes about 12 ms over a thread's end once it has made a
+/// device, H200).
+struct Opening {
+    thread: std::thread::JoinHandle<()>,
+    opened: std::sync::mpsc::Receiver<Result<GpuContext, GpuError>>,
+}
 
 impl GpuOpening {
     /// Starts opening the GPU if the run will count on it.
     pub fn start(wanted: bool) -> Self {
-        Self(wanted.then(|| std::thread::spawn(GpuContext::new)))
+        Self(wanted.then(|| {
+            let (send, opened) = std::sync::mpsc::sync_channel(1);
+            let thread = std::thread::spawn(move || {
+                let _ = send.send(GpuContext::new());
+            });
+            Opening { thread, opened }
+        }))
     }
 
     /// The GPU opened; None if it wasn't wanted or failed to open (the run then opens it itself
     /// where it needs it, and says why it can't).
     pub fn finish(mut self) -> Option<GpuContext> {
-        self.0.take()?.join().ok()?.ok()
+        self.0.take()?.opened.recv().ok()?.ok()
     }
 }
 
@@ -227,7 +241,7 @@ impl Drop for GpuOpening {
     /// teardown (NVIDIA's does).
     fn drop(&mut self) {
         if let Some(opening) = self.0.take() {
-            let _ = opening.join();
+            let _ = opening.thread.join();
         }
     }
 }

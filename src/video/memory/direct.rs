@@ -155,6 +155,17 @@ impl DirectFrames {
     }
 }
 
+/// Whether a pool has room for the next frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Room {
+    /// A slot is free.
+    Free,
+    /// None is free, and more are being made (asked for here).
+    Coming,
+    /// None is free, and the pool is as large as it goes.
+    Full,
+}
+
 impl Pool {
     /// Where `planes` (a frame's, by their first byte and pitch) lie in the pool: None where any
     /// is outside it, or not aligned as a copy into a texture needs.
@@ -224,6 +235,21 @@ impl Pool {
                 return;
             }
         }
+    }
+
+    /// Whether the next frame would find a slot (`Room`); where none is free but the pool may
+    /// grow, more are asked for, as a frame that found none would.
+    pub fn room(&self) -> Room {
+        if !self.free.lock().unwrap_or_else(|e| e.into_inner()).is_empty() {
+            return Room::Free;
+        }
+        if self.made.load(Ordering::Relaxed) >= self.chunks.len() {
+            return Room::Full;
+        }
+        let (wanted, wake) = &self.wanted;
+        *wanted.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        wake.notify_one();
+        Room::Coming
     }
 
     /// A free slot's first byte and its number, if one is free.

@@ -101,9 +101,13 @@ pub struct VideoSource {
     follow_formats: bool,
     /// The connection was lost with this error: opened again once the decoder is drained.
     lost: Option<ffmpeg::Error>,
-    /// The first frames, decoded before anything was ready to take them (`prime`,
-    /// `prime_ahead`), finished as the next ones decoded.
-    primed: std::collections::VecDeque<ffmpeg::frame::Video>,
+    /// Frames decoded before anything was ready to take them (`prime`, `prime_ahead`,
+    /// `decode_ahead`), finished as the next ones decoded; with each, the bytes it holds
+    /// outside the pool of memory the GPU copies from.
+    primed: std::collections::VecDeque<(ffmpeg::frame::Video, usize)>,
+    /// A software decoder of a file for a run that takes every frame: it decodes ahead while
+    /// its consumer is busy (`decode_ahead`).
+    ahead_allowed: bool,
     /// When a lost connection is opened again (`input::reconnects`).
     reconnects: crate::video::input::Reconnect,
     /// A live input's timestamps kept running on where it starts over; None for a file.

@@ -162,6 +162,7 @@ impl VideoSource {
             continuity: live.then(Default::default),
             lost: None,
             primed: Default::default(),
+            ahead_allowed: in_place && !live,
             reconnects: match live {
                 true => crate::video::input::reconnects(path),
                 false => crate::video::input::Reconnect::Never,

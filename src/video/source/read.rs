@@ -10,8 +10,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// The most memory the frames a run's decoder gives ahead of its consumer take outside the pool
-/// (`prime_ahead`).
+/// (`prime_ahead`, `decode_ahead`), and, once the consumer takes them, where the stream has no
+/// pool (`decode_ahead`).
 const AHEAD_BYTES: usize = 256 << 20;
+const AHEAD_UNPOOLED: usize = 64 << 20;
 
 /// Whether `frame` lies in a hardware decoder's surface.
 fn hardware_frame(frame: &ffmpeg::frame::Video) -> bool {
@@ -50,7 +52,7 @@ impl VideoSource {
     /// passed; None at the end of the stream.
     pub fn next_decoded(&mut self) -> Result<Option<Decoded>, VideoError> {
         loop {
-            let Some(frame) = self.primed.pop_front().or_else(|| self.next_raw()) else {
+            let Some(frame) = self.primed.pop_front().map(|(f, _)| f).or_else(|| self.next_raw()) else {
                 return Ok(None);
             };
             if let Some(decoded) = stages::FINISH.time(|| self.finish(frame))? {
@@ -65,8 +67,10 @@ impl VideoSource {
     /// as they come, not ahead.
     pub fn prime(&mut self) {
         if self.primed.is_empty() && !self.info.live {
-            let first = self.next_raw();
-            self.primed.extend(first);
+            if let Some(first) = self.next_raw() {
+                let outside = self.outside_pool(&first);
+                self.primed.push_back((first, outside));
+            }
         }
     }
 
@@ -74,31 +78,68 @@ impl VideoSource {
     /// them), `AHEAD_BYTES` of them wait outside the pool of memory the GPU copies from (made
     /// as the GPU opens: its slots are the run's already) or `most` are decoded (a run of a few
     /// frames wants no more): a software decoder then goes on with its frames instead of idling
-    /// while the GPU opens and the passes are made (at 1080p60 that is 150 ms, 300 frames;
-    /// 256 MB of them cover half). A hardware decoder's frames stay one: they hold surfaces of
-    /// a pool its decoding needs.
+    /// while the GPU opens and the passes are made (at 1080p60 that is 150 ms, 250 frames;
+    /// 256 MB of them cover a third). Going on into the pool as the GPU makes it was slower:
+    /// the decoder's threads then take the cores the pipeline is made on (H200, 2026-12-01). A
+    /// hardware decoder's frames stay one: they hold surfaces of a pool its decoding needs.
     pub fn prime_ahead(&mut self, ready: &AtomicBool, most: Option<u64>) {
         self.prime();
-        let Some(first) = self.primed.front() else { return };
+        let Some((first, _)) = self.primed.front() else { return };
         if hardware_frame(first) {
             return;
         }
-        let mut bytes = frame_bytes(first);
-        let mut pooled = 0;
         let most = most.map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
-        while bytes < AHEAD_BYTES && self.primed.len() < most && !ready.load(Ordering::Acquire) {
+        while self.outside_bytes() < AHEAD_BYTES && self.primed.len() < most && !ready.load(Ordering::Acquire) {
             let Some(frame) = self.next_raw() else { break };
-            match self.in_pool(&frame) {
-                true => pooled += 1,
-                false => bytes += frame_bytes(&frame),
-            }
-            self.primed.push_back(frame);
+            let outside = self.outside_pool(&frame);
+            self.primed.push_back((frame, outside));
         }
         log::debug!(
-            "{} frames decoded ahead, {pooled} of them in the pool, the others {} MB",
+            "{} frames decoded ahead, {} of them in the pool, the others {} MB",
             self.primed.len(),
-            bytes >> 20
+            self.primed.iter().filter(|(_, outside)| *outside == 0).count(),
+            self.outside_bytes() >> 20
         );
+    }
+
+    /// One more frame decoded ahead of the consumer, for it to take later: the decoder goes on
+    /// while its consumer is busy (the GPU's ring full), instead of idling until it takes the
+    /// next frame. Only a software decoder of a file, for a run that takes every frame (a
+    /// hardware decoder's frames hold surfaces its decoding needs, and a player's decoder
+    /// decodes what its seeks ask); into the pool of memory the GPU copies from while it has a
+    /// slot free (it grows meanwhile), or without a pool within `AHEAD_UNPOOLED` bytes; never
+    /// past `AHEAD_BYTES` outside it. Whether it decoded one (not at the end of the stream).
+    pub fn decode_ahead(&mut self) -> bool {
+        use crate::video::memory::direct::Room;
+        if !self.ahead_allowed {
+            return false;
+        }
+        let outside = self.outside_bytes();
+        let room = match self.direct.pool() {
+            Some(pool) => outside < AHEAD_BYTES && pool.room() == Room::Free,
+            None => outside < AHEAD_UNPOOLED,
+        };
+        if !room {
+            return false;
+        }
+        let Some(frame) = self.next_raw() else { return false };
+        let outside = self.outside_pool(&frame);
+        self.primed.push_back((frame, outside));
+        true
+    }
+
+    /// The bytes the frames decoded ahead hold outside the pool.
+    fn outside_bytes(&self) -> usize {
+        self.primed.iter().map(|(_, outside)| outside).sum()
+    }
+
+    /// The bytes `frame` holds outside the pool of memory the GPU copies from: none where it
+    /// was decoded into the pool.
+    fn outside_pool(&self, frame: &ffmpeg::frame::Video) -> usize {
+        match self.in_pool(frame) {
+            true => 0,
+            false => frame_bytes(frame),
+        }
     }
 
     /// Whether `frame` was decoded into the pool of memory the GPU copies from.

@@ -273,6 +273,10 @@ impl Worker {
             return self.fill_behind();
         }
         if matches!(self.task, Task::Follow) {
+            // The ring full: a run's decoder goes on ahead (`decode_ahead`), where it may.
+            if self.source.decode_ahead() {
+                return Ok(Progress::Worked);
+            }
             return self.read_ahead();
         }
         Ok(Progress::Idle)
