@@ -153,17 +153,15 @@ impl DirectFrames {
     pub fn pool(&self) -> Option<&Arc<Pool>> {
         self.pool.get()
     }
-}
 
-/// Whether a pool has room for the next frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Room {
-    /// A slot is free.
-    Free,
-    /// None is free, and more are being made (asked for here).
-    Coming,
-    /// None is free, and the pool is as large as it goes.
-    Full,
+    /// Whether a frame decoded ahead of its consumer may take a slot of the pool (made): more are
+    /// free than the decoder's frame threads may ask for at once, so that the frames they are
+    /// decoding find one, and the pool grows no larger for it.
+    pub fn room_ahead(&self) -> bool {
+        let Some(pool) = self.pool.get() else { return false };
+        let free = pool.free.lock().unwrap_or_else(|e| e.into_inner()).len();
+        free > self.threads.load(Ordering::Relaxed)
+    }
 }
 
 impl Pool {
@@ -235,21 +233,6 @@ impl Pool {
                 return;
             }
         }
-    }
-
-    /// Whether the next frame would find a slot (`Room`); where none is free but the pool may
-    /// grow, more are asked for, as a frame that found none would.
-    pub fn room(&self) -> Room {
-        if !self.free.lock().unwrap_or_else(|e| e.into_inner()).is_empty() {
-            return Room::Free;
-        }
-        if self.made.load(Ordering::Relaxed) >= self.chunks.len() {
-            return Room::Full;
-        }
-        let (wanted, wake) = &self.wanted;
-        *wanted.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        wake.notify_one();
-        Room::Coming
     }
 
     /// A free slot's first byte and its number, if one is free.

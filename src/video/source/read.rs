@@ -13,7 +13,7 @@ use std::sync::Arc;
 /// (`prime_ahead`, `decode_ahead`), and, once the consumer takes them, where the stream has no
 /// pool (`decode_ahead`).
 const AHEAD_BYTES: usize = 256 << 20;
-const AHEAD_UNPOOLED: usize = 64 << 20;
+const AHEAD_UNPOOLED: usize = 32 << 20;
 
 /// Whether `frame` lies in a hardware decoder's surface.
 fn hardware_frame(frame: &ffmpeg::frame::Video) -> bool {
@@ -106,17 +106,17 @@ impl VideoSource {
     /// while its consumer is busy (the GPU's ring full), instead of idling until it takes the
     /// next frame. Only a software decoder of a file, for a run that takes every frame (a
     /// hardware decoder's frames hold surfaces its decoding needs, and a player's decoder
-    /// decodes what its seeks ask); into the pool of memory the GPU copies from while it has a
-    /// slot free (it grows meanwhile), or without a pool within `AHEAD_UNPOOLED` bytes; never
-    /// past `AHEAD_BYTES` outside it. Whether it decoded one (not at the end of the stream).
+    /// decodes what its seeks ask); into the pool of memory the GPU copies from while it has
+    /// slots free beyond those the frame threads need (`DirectFrames::room_ahead`: the pool
+    /// grows no larger for it), or without a pool within `AHEAD_UNPOOLED` bytes; never past
+    /// `AHEAD_BYTES` outside it. Whether it decoded one (not at the end of the stream).
     pub fn decode_ahead(&mut self) -> bool {
-        use crate::video::memory::direct::Room;
         if !self.ahead_allowed {
             return false;
         }
         let outside = self.outside_bytes();
         let room = match self.direct.pool() {
-            Some(pool) => outside < AHEAD_BYTES && pool.room() == Room::Free,
+            Some(_) => outside < AHEAD_BYTES && self.direct.room_ahead(),
             None => outside < AHEAD_UNPOOLED,
         };
         if !room {
