@@ -96,6 +96,7 @@ fn spec(width: u32, height: u32, fps: u32, gop: u32, frames: u64) -> ClipSpec {
         preset: "veryfast".into(),
         crf: 23,
         codec: ClipCodec::H264,
+        interlace: None,
     }
 }
 
@@ -351,4 +352,65 @@ fn an_hevc_main10_clip_is_tagged_hdr10_and_counted_at_10_bits() {
     );
     drop(source);
     std::fs::remove_file(&out).ok();
+}
+
+/// An interlaced clip weaves two fields a frame, taken at twice its rate, the first in time in
+/// the field its order names, and is coded and flagged as fields of that order: at 15 fps from
+/// the 30 fps grey ramp (frame n at luma 16 + 2n), frame i's first field is ramp frame 2i and its
+/// second ramp frame 2i + 1 (losslessly, at crf 0).
+#[test]
+fn an_interlaced_clip_weaves_fields_taken_at_twice_its_rate() {
+    use histoplay::cli::bench::clips::FieldFirst;
+    for (order, field_order, first_rows) in [(FieldFirst::Top, "tt", 0), (FieldFirst::Bottom, "bb", 1)] {
+        let out = Scratch::new(&format!("interlaced-{field_order}.mp4"));
+        let spec = ClipSpec {
+            crf: 0,
+            interlace: Some(order),
+            ..spec(64, 48, 15, 15, 12)
+        };
+        assert_eq!(encode_clip(&common::grey_ramp(), &out.0, &spec).unwrap(), 12);
+        let probe = Command::new("ffprobe")
+            .args([
+                "-v",
+                "error",
+                "-select_streams",
+                "v",
+                "-show_entries",
+                "stream=field_order,r_frame_rate",
+            ])
+            .args(["-of", "csv=p=0"])
+            .arg(&out.0)
+            .output()
+            .unwrap();
+        let probed = String::from_utf8_lossy(&probe.stdout).trim().to_string();
+        assert_eq!(probed, format!("{field_order},15/1"), "{order:?}");
+        let raw = Command::new("ffmpeg")
+            .args(["-v", "error", "-i"])
+            .arg(&out.0)
+            .args(["-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
+            .output()
+            .unwrap()
+            .stdout;
+        assert_eq!(raw.len(), 12 * 64 * 48 * 3 / 2, "{order:?}");
+        for (i, frame) in raw.chunks(64 * 48 * 3 / 2).enumerate() {
+            // (Each frame's luma plane, as coded.)
+            for (row, line) in frame[..64 * 48].chunks(64).enumerate() {
+                // The first field's rows (by its parity) hold ramp frame 2i, the others 2i + 1.
+                let ramp_frame = 2 * i as u64 + u64::from(row % 2 != first_rows);
+                let want = common::ramp_luma(ramp_frame);
+                assert!(
+                    line.iter().all(|&v| v.abs_diff(want) <= 1),
+                    "{order:?}: frame {i} row {row}: {:?}, not {want}",
+                    &line[..4]
+                );
+            }
+        }
+    }
+    let odd = ClipSpec {
+        interlace: Some(FieldFirst::Top),
+        ..spec(64, 46, 15, 15, 4)
+    };
+    let out = Scratch::new("interlaced-odd.mp4");
+    let error = encode_clip(&common::grey_ramp(), &out.0, &odd).unwrap_err();
+    assert!(error.to_string().contains("multiple of 4"), "{error}");
 }

@@ -215,6 +215,18 @@ pub struct MakeClipArgs {
     /// h264 (8-bit), or hevc10-pq: HEVC Main10 tagged HDR10 (the same picture in 10 bits).
     #[arg(long, value_enum, default_value_t = ClipCodecArg::H264, requires = "size")]
     pub codec: ClipCodecArg,
+    /// Interlaced H.264, the top (tff) or bottom (bff) field first: each frame woven from two
+    /// fields taken at twice --fps (as FFmpeg's fps=2R,interlace=scan=tff:lowpass=0), coded as
+    /// fields (-flags +ilme+ildct).
+    #[arg(long, value_enum, requires = "size")]
+    pub interlace: Option<FieldOrderArg>,
+}
+
+/// make-clip's field orders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FieldOrderArg {
+    Tff,
+    Bff,
 }
 
 /// make-clip's codecs.
@@ -373,6 +385,7 @@ pub fn make_clip(args: MakeClipArgs) -> Result<()> {
         preset,
         crf,
         codec,
+        interlace,
     } = args;
     let started = std::time::Instant::now();
     let written = match (size, fps, gop, frames) {
@@ -394,6 +407,10 @@ pub fn make_clip(args: MakeClipArgs) -> Result<()> {
                     ClipCodecArg::H264 => ClipCodec::H264,
                     ClipCodecArg::Hevc10Pq => ClipCodec::HevcMain10Pq,
                 },
+                interlace: interlace.map(|order| match order {
+                    FieldOrderArg::Tff => clips::FieldFirst::Top,
+                    FieldOrderArg::Bff => clips::FieldFirst::Bottom,
+                }),
             };
             let frames = clips::encode_clip(&input, &output, &spec)?;
             format!("{frames} frames of {width}x{height} at {fps} fps")

@@ -1,6 +1,7 @@
 //! A clip re-encoded by libx264 (or libx265, 10-bit, tagged HDR10) at a chosen size, frame rate
 //! and GOP: the input's frames scaled, repeated or dropped by their timestamps, and looped when
-//! the input is shorter.
+//! the input is shorter; or interlaced, each frame woven from two fields taken at twice the rate
+//! (as FFmpeg's `fps=2R,interlace=scan=tff:lowpass=0` makes them) and coded as fields.
 
 use super::{create_output, open_input, read_error, write_error, ClipMakeError, Unfinished};
 use crate::video::demux::seek_backward;
@@ -23,6 +24,15 @@ pub struct ClipSpec {
     pub preset: String,
     pub crf: u32,
     pub codec: ClipCodec,
+    /// Interlaced, with this field first (H.264 only).
+    pub interlace: Option<FieldFirst>,
+}
+
+/// Which field of an interlaced clip's frames comes first in time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldFirst {
+    Top,
+    Bottom,
 }
 
 /// The clip's codec.
@@ -81,6 +91,21 @@ impl ClipSpec {
         }
         if self.crf > 51 {
             return bad(format!("x264's crf goes from 0 to 51, not {}", self.crf));
+        }
+        if self.interlace.is_some() && self.codec != ClipCodec::H264 {
+            return bad("only an H.264 clip is made interlaced".into());
+        }
+        if self.interlace.is_some() && self.height % 4 != 0 {
+            return bad(format!(
+                "an interlaced yuv420p clip needs a height a multiple of 4 (two fields of even height), not {}",
+                self.height
+            ));
+        }
+        if self.interlace.is_some() && self.fps > 500 {
+            return bad(format!(
+                "an interlaced clip takes its fields at twice its rate: at most 500 frames a second, not {}",
+                self.fps
+            ));
         }
         Ok(())
     }
@@ -321,12 +346,23 @@ impl ClipWriter {
                 encoder.set_color_range(Range::MPEG);
             }
         }
+        let mut flags = ffmpeg::codec::Flags::empty();
         if global_header {
-            encoder.set_flags(ffmpeg::codec::Flags::GLOBAL_HEADER);
+            flags |= ffmpeg::codec::Flags::GLOBAL_HEADER;
         }
+        if spec.interlace.is_some() {
+            // (FFmpeg's `-flags +ilme+ildct`: x264 codes the frames as fields.)
+            flags |= ffmpeg::codec::Flags::INTERLACED_DCT | ffmpeg::codec::Flags::INTERLACED_ME;
+        }
+        encoder.set_flags(flags);
         let mut options = ffmpeg::Dictionary::new();
         options.set("preset", &spec.preset);
         options.set("crf", &spec.crf.to_string());
+        match spec.interlace {
+            Some(FieldFirst::Top) => options.set("x264-params", "tff=1"),
+            Some(FieldFirst::Bottom) => options.set("x264-params", "bff=1"),
+            None => {}
+        }
         if spec.codec == ClipCodec::HevcMain10Pq {
             options.set("x265-params", "log-level=error:keyint-min=1:scenecut=0");
         }
@@ -387,6 +423,36 @@ impl ClipWriter {
     }
 }
 
+/// A frame of two fields: `earlier`'s lines in the field that comes first (`order`), `later`'s
+/// in the other, every plane's lines taken by their parity (as FFmpeg's `interlace` filter
+/// weaves them with its low-pass filter off); flagged interlaced, in that order.
+fn weave(earlier: &ffmpeg::frame::Video, later: &ffmpeg::frame::Video, order: FieldFirst) -> ffmpeg::frame::Video {
+    let mut woven = earlier.clone();
+    // The parity of the lines the later field gives.
+    let later_parity = match order {
+        FieldFirst::Top => 1,
+        FieldFirst::Bottom => 0,
+    };
+    for plane in 0..woven.planes() {
+        let (stride, rows) = (woven.stride(plane), woven.plane_height(plane) as usize);
+        let from_stride = later.stride(plane);
+        let width = stride.min(from_stride);
+        let source = later.data(plane);
+        let target = woven.data_mut(plane);
+        for row in (later_parity..rows).step_by(2) {
+            target[row * stride..row * stride + width]
+                .copy_from_slice(&source[row * from_stride..row * from_stride + width]);
+        }
+    }
+    // SAFETY: a frame this function owns; plain fields.
+    unsafe {
+        let f = woven.as_mut_ptr();
+        (*f).interlaced_frame = 1;
+        (*f).top_field_first = i32::from(order == FieldFirst::Top);
+    }
+    woven
+}
+
 /// Colours as swscale leaves them in yuv420p: Y'CbCr keeps its matrix and primaries, full-range
 /// "J" formats become limited, and RGB or grey inputs become limited BT.601 (swscale's default).
 fn set_colours(encoder: &mut ffmpeg::encoder::video::Video, first: &ffmpeg::frame::Video) {
@@ -438,19 +504,36 @@ pub fn encode_clip(input: &Path, output: &Path, spec: &ClipSpec) -> Result<u64, 
     let scale_error = |e: ffmpeg::Error| read_error(input, format!("cannot scale its frames: {e}"));
     let mut shown = scaler.scale(&first.frame).map_err(scale_error)?;
     let mut due = source.next_frame()?;
-    for index in 0..spec.frames {
-        // Only the last of the frames that came on screen since the output frame before is
-        // scaled: the others are dropped.
+    // Interlaced, a picture a field, at twice the rate.
+    let (pictures, rate) = match spec.interlace {
+        Some(_) => (2 * spec.frames, 2 * spec.fps),
+        None => (spec.frames, spec.fps),
+    };
+    let mut first_field = None;
+    for picture in 0..pictures {
+        // Only the last of the frames that came on screen since the picture before is scaled:
+        // the others are dropped.
         let mut newest = None;
-        while source.starts_by(due.start, index, spec.fps) {
+        while source.starts_by(due.start, picture, rate) {
             let next = source.next_frame()?;
             newest = Some(std::mem::replace(&mut due, next).frame);
         }
         if let Some(frame) = newest {
             shown = scaler.scale(&frame).map_err(scale_error)?;
         }
-        shown.set_pts(Some(index as i64));
-        writer.write(&shown)?;
+        let Some(order) = spec.interlace else {
+            shown.set_pts(Some(picture as i64));
+            writer.write(&shown)?;
+            continue;
+        };
+        match first_field.take() {
+            None => first_field = Some(shown.clone()),
+            Some(earlier) => {
+                let mut frame = weave(&earlier, &shown, order);
+                frame.set_pts(Some((picture / 2) as i64));
+                writer.write(&frame)?;
+            }
+        }
     }
     let frames = writer.finish()?;
     unfinished.done();

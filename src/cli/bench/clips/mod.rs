@@ -5,7 +5,7 @@ mod copy;
 mod encode;
 
 pub use copy::loop_copy;
-pub use encode::{encode_clip, ClipCodec, ClipSpec};
+pub use encode::{encode_clip, ClipCodec, ClipSpec, FieldFirst};
 
 use ffmpeg::format::context::{Input, Output};
 use ffmpeg_next as ffmpeg;
