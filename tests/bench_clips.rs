@@ -369,21 +369,8 @@ fn an_interlaced_clip_weaves_fields_taken_at_twice_its_rate() {
             ..spec(64, 48, 15, 15, 12)
         };
         assert_eq!(encode_clip(&common::grey_ramp(), &out.0, &spec).unwrap(), 12);
-        let probe = Command::new("ffprobe")
-            .args([
-                "-v",
-                "error",
-                "-select_streams",
-                "v",
-                "-show_entries",
-                "stream=field_order,r_frame_rate",
-            ])
-            .args(["-of", "csv=p=0"])
-            .arg(&out.0)
-            .output()
-            .unwrap();
-        let probed = String::from_utf8_lossy(&probe.stdout).trim().to_string();
-        assert_eq!(probed, format!("{field_order},15/1"), "{order:?}");
+        let probed = common::ffprobe_entries(&out.0, "stream=field_order,r_frame_rate");
+        assert_eq!(probed, [format!("{field_order},15/1")], "{order:?}");
         let raw = Command::new("ffmpeg")
             .args(["-v", "error", "-i"])
             .arg(&out.0)

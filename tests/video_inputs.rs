@@ -578,23 +578,9 @@ fn variable_frame_rate() {
             "ffv1",
         ],
     );
-    let probe = Command::new("ffprobe")
-        .args([
-            "-v",
-            "error",
-            "-select_streams",
-            "v",
-            "-show_entries",
-            "frame=pts_time",
-            "-of",
-            "csv=p=0",
-        ])
-        .arg(&clip)
-        .output()
-        .unwrap();
-    let expected: Vec<f64> = String::from_utf8_lossy(&probe.stdout)
-        .lines()
-        .map(|l| l.trim().parse().unwrap())
+    let expected: Vec<f64> = common::ffprobe_entries(&clip, "frame=pts_time")
+        .iter()
+        .map(|l| l.parse().unwrap())
         .collect();
     let gaps: Vec<f64> = expected.windows(2).map(|w| w[1] - w[0]).collect();
     assert!(

@@ -390,6 +390,23 @@ fn histoplay_stdout(args: &[&str], path: &std::path::Path) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// ffprobe's `-show_entries ENTRIES` (e.g. `stream=field_order` or `frame=pts_time`) of
+/// `path`'s video, a line of comma-separated values for each stream or frame.
+pub fn ffprobe_entries(path: &std::path::Path, entries: &str) -> Vec<String> {
+    let out = std::process::Command::new("ffprobe")
+        .args(["-v", "error", "-select_streams", "v", "-show_entries", entries])
+        .args(["-of", "csv=p=0"])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
 /// ffprobe's signalstats tags of every frame of `path`, as it prints them.
 pub fn ffprobe_stats(path: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
     ffprobe_stats_after(path, None)

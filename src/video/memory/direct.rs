@@ -165,6 +165,14 @@ impl DirectFrames {
 }
 
 impl Pool {
+    /// Whether `at` lies in one of the pool's chunks.
+    pub fn holds(&self, at: *const u8) -> bool {
+        self.chunks.iter().filter_map(OnceLock::get).any(|c| {
+            let base = c.as_ptr() as usize;
+            (base..base + c.byte_len()).contains(&(at as usize))
+        })
+    }
+
     /// Where `planes` (a frame's, by their first byte and pitch) lie in the pool: None where any
     /// is outside it, or not aligned as a copy into a texture needs.
     pub fn locate(&self, planes: &[(*const u8, usize)]) -> Option<Vec<PoolPlane<'_>>> {

@@ -146,9 +146,7 @@ impl VideoSource {
     fn in_pool(&self, frame: &ffmpeg::frame::Video) -> bool {
         let Some(pool) = self.direct.pool() else { return false };
         // SAFETY: a frame the decoder gave, read only.
-        let (at, pitch) = unsafe { ((*frame.as_ptr()).data[0], (*frame.as_ptr()).linesize[0]) };
-        pool.locate(&[(at.cast_const(), pitch.unsigned_abs() as usize)])
-            .is_some()
+        pool.holds(unsafe { (*frame.as_ptr()).data[0] })
     }
 
     /// The decoder's next frame as it gives it out; None at the end of the stream.

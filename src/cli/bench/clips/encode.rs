@@ -423,11 +423,11 @@ impl ClipWriter {
     }
 }
 
-/// A frame of two fields: `earlier`'s lines in the field that comes first (`order`), `later`'s
-/// in the other, every plane's lines taken by their parity (as FFmpeg's `interlace` filter
+/// A frame of two fields: `earlier` (a copy of its own) keeps its lines in the field that comes
+/// first (`order`) and takes `later`'s in the other, every plane's lines taken by their parity (as FFmpeg's `interlace` filter
 /// weaves them with its low-pass filter off); flagged interlaced, in that order.
-fn weave(earlier: &ffmpeg::frame::Video, later: &ffmpeg::frame::Video, order: FieldFirst) -> ffmpeg::frame::Video {
-    let mut woven = earlier.clone();
+fn weave(earlier: ffmpeg::frame::Video, later: &ffmpeg::frame::Video, order: FieldFirst) -> ffmpeg::frame::Video {
+    let mut woven = earlier;
     // The parity of the lines the later field gives.
     let later_parity = match order {
         FieldFirst::Top => 1,
@@ -529,7 +529,7 @@ pub fn encode_clip(input: &Path, output: &Path, spec: &ClipSpec) -> Result<u64, 
         match first_field.take() {
             None => first_field = Some(shown.clone()),
             Some(earlier) => {
-                let mut frame = weave(&earlier, &shown, order);
+                let mut frame = weave(earlier, &shown, order);
                 frame.set_pts(Some((picture / 2) as i64));
                 writer.write(&frame)?;
             }
