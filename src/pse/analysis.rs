@@ -295,7 +295,11 @@ impl Analysis {
                     (track.take(state, time), track.times.len())
                 }
                 _ => {
-                    let red = f64::from(cell[1]) / n / SDR_WHITE * 320.0;
+                    // (Most cells have no saturated red: their 0 without the divisions.)
+                    let red = match cell[1] {
+                        0 => 0.0,
+                        sum => f64::from(sum) / n / SDR_WHITE * 320.0,
+                    };
                     let transition = self.red[i].take(red, |a, b| (a - b).abs() > RED_STEP);
                     if transition {
                         self.transitions[1].add(i, time);

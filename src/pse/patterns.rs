@@ -109,7 +109,7 @@ impl Patterns {
                     1,
                     blocks.mean_of(b, |i| means[i]),
                     |x, y| means[(y * grid.columns + x) as usize],
-                    |x, y, above| sides.flip(b, x - c0, y - r0, above),
+                    |line, word, above| sides.flip(b, word, line, above),
                     |d, line, [from, to]| {
                         within.extend((from..to).map(|i| {
                             if d == 0 {

@@ -194,17 +194,18 @@ impl Blocks {
 }
 
 /// The counts of one block `[x0, y0, x1, y1]` of light `light(x, y)` about `mean`, along every
-/// `step`th row and column; `flip(x, y, side)` keeps each row pixel's side and says whether it
-/// changed; `span(d, line, [first, last])`
-/// is told the stretch of each line crossed twice or more, a stripe beyond its first and last
-/// crossing each way (from the line's start, the end excluded). Twin of the stripes pass in cells.wgsl, which takes lines in another order but
-/// sums the same.
+/// `step`th row and column; `flip(line, word, above)` keeps the sides of a scanned row's pixels
+/// `32 word` to `32 word + 31` from the row's start (a bit each, set where at or above the
+/// mean) and says how many changed; `span(d, line, [first, last])` is told the stretch of each
+/// line crossed twice or more, a stripe beyond its first and last crossing each way (from the
+/// line's start, the end excluded). Twin of the stripes pass in cells.wgsl, which takes lines
+/// in another order but sums the same.
 pub fn scan(
     bounds: [u32; 4],
     step: u32,
     mean: u32,
     light: impl Fn(u32, u32) -> u32,
-    mut flip: impl FnMut(u32, u32, bool) -> bool,
+    mut flip: impl FnMut(u32, u32, u32) -> u32,
     mut span: impl FnMut(usize, u32, [u32; 2]),
 ) -> Stripes {
     let [x0, y0, x1, y1] = bounds;
@@ -218,6 +219,7 @@ pub fn scan(
         for line in 0..lines.div_ceil(step) {
             // 0: neither side yet, 1: above, 2: below.
             let (mut side, mut crossings, mut first, mut last) = (0u32, 0u32, 0u32, None::<u32>);
+            let mut above = 0u32;
             for i in 0..length {
                 let (x, y) = if d == 0 {
                     (x0 + i, y0 + line * step)
@@ -225,17 +227,22 @@ pub fn scan(
                     (x0 + line * step, y0 + i)
                 };
                 let value = light(x, y);
+                let (high, low) = (value >= mean + margin, value + margin <= mean);
                 if d == 0 {
-                    s.flipped += u32::from(flip(x, y, value >= mean));
-                    if value >= mean + margin || value + margin <= mean {
-                        let k = usize::from(value < mean);
-                        s.light[k] += value / UNITS_PER_NIT;
-                        s.sides[k] += 1;
+                    above |= u32::from(value >= mean) << (i % 32);
+                    if i % 32 == 31 || i + 1 == length {
+                        s.flipped += flip(line, i / 32, above);
+                        above = 0;
                     }
+                    // (Without a branch: which side a row pixel falls is the picture's.)
+                    let k = usize::from(value < mean);
+                    let counted = u32::from(high | low);
+                    s.light[k] += counted * (value / UNITS_PER_NIT);
+                    s.sides[k] += counted;
                 }
-                let now = if value >= mean + margin {
+                let now = if high {
                     1
-                } else if value + margin <= mean {
+                } else if low {
                     2
                 } else {
                     side
@@ -297,13 +304,13 @@ impl Sides {
         }
     }
 
-    /// Sets the side of the block's pixel `x` along its scanned row `y`; whether it changed.
-    pub fn flip(&mut self, block: usize, x: u32, y: u32, above: bool) -> bool {
-        let word = &mut self.words[((block as u32 * self.rows + y) * self.words_per_row + x / 32) as usize];
-        let bit = 1u32 << (x % 32);
-        let was = *word & bit != 0;
-        *word = (*word & !bit) | if above { bit } else { 0 };
-        was != above
+    /// Sets the sides of the block's pixels `32 word` to `32 word + 31` along its scanned row
+    /// `y` to `above` (a bit a pixel, set where above); how many changed.
+    pub fn flip(&mut self, block: usize, word: u32, y: u32, above: u32) -> u32 {
+        let at = &mut self.words[((block as u32 * self.rows + y) * self.words_per_row + word) as usize];
+        let changed = (*at ^ above).count_ones();
+        *at = above;
+        changed
     }
 }
 
@@ -320,14 +327,12 @@ pub fn stripes_cpu(
     let step = blocks.line_step();
     (0..blocks.len())
         .map(|b| {
-            let bounds = blocks.bounds(b);
-            let [x0, y0, ..] = bounds;
             scan(
-                bounds,
+                blocks.bounds(b),
                 step,
                 blocks.mean(b, cells),
                 |x, y| pixel_luminance(words[(y * width + x) as usize], model),
-                |x, y, above| sides.flip(b, x - x0, (y - y0) / step, above),
+                |line, word, above| sides.flip(b, word, line, above),
                 |_, _, _| {},
             )
         })
@@ -360,7 +365,7 @@ mod tests {
             }
         }
         let mean = (sum / u64::from(size * size)) as u32;
-        scan(bounds, 1, mean, light, |_, _, _| false, |_, _, _| {}).stripe(false, [1.0, 1.0])
+        scan(bounds, 1, mean, light, |_, _, _| 0, |_, _, _| {}).stripe(false, [1.0, 1.0])
     }
 
     #[test]
@@ -397,8 +402,9 @@ mod tests {
         assert_eq!(blocks.bounds(0), [0, 0, 80, 80]);
         assert_eq!(blocks.bounds(blocks.len() - 1), [1840, 1040, 1920, 1080]);
         let mut sides = Sides::new(&blocks, blocks.line_step());
-        assert!(sides.flip(3, 40, 7, true));
-        assert!(!sides.flip(3, 40, 7, true));
-        assert!(sides.flip(3, 40, 7, false));
+        assert_eq!(sides.flip(3, 1, 7, 0b1011), 3);
+        assert_eq!(sides.flip(3, 1, 7, 0b1011), 0);
+        assert_eq!(sides.flip(3, 1, 7, 0b0110), 3);
+        assert_eq!(sides.flip(3, 0, 7, 0b0110), 2);
     }
 }
