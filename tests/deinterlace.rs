@@ -356,6 +356,17 @@ fn report_deinterlaced_gives_ffprobes_values_after_the_filter() {
         &["-c:v", "ffv1", "-pix_fmt", "gray"],
     );
     assert_report_equals_ffprobe(&grey, "yadif=send_frame", None, None);
+    // Tape's archival formats: NTSC DV (4:1:1, bottom field first) and PAL v210 (10-bit 4:2:2,
+    // packed).
+    let dv = interlaced(
+        "deint-ntsc-dv.mov",
+        "720:480",
+        "bff",
+        &["-c:v", "dvvideo", "-pix_fmt", "yuv411p"],
+    );
+    assert_report_equals_ffprobe(&dv, "bwdif", None, None);
+    let v210 = interlaced("deint-pal-v210.mov", "720:576", "tff", &["-c:v", "v210"]);
+    assert_report_equals_ffprobe(&v210, "yadif=send_frame", None, None);
 }
 
 #[test]
