@@ -341,32 +341,40 @@ fn report_deinterlaced_gives_ffprobes_values_after_the_filter() {
     // its differences from the picture before it, as in the whole run.
     assert_report_equals_ffprobe(&pal, "bwdif=send_field", Some("2..4"), Some(4..8));
     assert_report_equals_ffprobe(&ntsc, "bwdif=send_frame", Some("1..=1"), Some(1..2));
-    // R'G'B' and grey, made Y'CbCr as FFmpeg makes them before its filters.
-    let rgb = interlaced(
-        "deint-pal-rgb.mkv",
-        "720:576",
-        "tff",
-        &["-c:v", "ffv1", "-pix_fmt", "rgb24"],
-    );
-    assert_report_equals_ffprobe(&rgb, "bwdif", None, None);
-    let grey = interlaced(
-        "deint-pal-grey.mkv",
-        "720:576",
-        "tff",
-        &["-c:v", "ffv1", "-pix_fmt", "gray"],
-    );
-    assert_report_equals_ffprobe(&grey, "yadif=send_frame", None, None);
-    // Tape's archival formats: NTSC DV (4:1:1, bottom field first) and PAL v210 (10-bit 4:2:2,
-    // packed).
-    let dv = interlaced(
-        "deint-ntsc-dv.mov",
-        "720:480",
-        "bff",
-        &["-c:v", "dvvideo", "-pix_fmt", "yuv411p"],
-    );
-    assert_report_equals_ffprobe(&dv, "bwdif", None, None);
-    let v210 = interlaced("deint-pal-v210.mov", "720:576", "tff", &["-c:v", "v210"]);
-    assert_report_equals_ffprobe(&v210, "yadif=send_frame", None, None);
+    // R'G'B' and grey, made Y'CbCr as FFmpeg makes them before its filters; and tape's archival
+    // formats: NTSC DV (4:1:1, bottom field first) and PAL v210 (10-bit 4:2:2, packed).
+    for (name, size, scan, codec, filter) in [
+        (
+            "deint-pal-rgb.mkv",
+            "720:576",
+            "tff",
+            &["-c:v", "ffv1", "-pix_fmt", "rgb24"][..],
+            "bwdif",
+        ),
+        (
+            "deint-pal-grey.mkv",
+            "720:576",
+            "tff",
+            &["-c:v", "ffv1", "-pix_fmt", "gray"],
+            "yadif=send_frame",
+        ),
+        (
+            "deint-ntsc-dv.mov",
+            "720:480",
+            "bff",
+            &["-c:v", "dvvideo", "-pix_fmt", "yuv411p"],
+            "bwdif",
+        ),
+        (
+            "deint-pal-v210.mov",
+            "720:576",
+            "tff",
+            &["-c:v", "v210"],
+            "yadif=send_frame",
+        ),
+    ] {
+        assert_report_equals_ffprobe(&interlaced(name, size, scan, codec), filter, None, None);
+    }
 }
 
 #[test]
