@@ -1,8 +1,9 @@
 //! End to end, a live stream in the player window: frames shown as they arrive with their
 //! latency; timeshift (pause, steps, a seek back into the window, its past played to the clock,
 //! End back to live); "no signal" over the last frame while the sender stalls and gone when it
-//! resumes; the end of the stream kept on screen; and `--record` holding every frame the player
-//! decoded.
+//! resumes; the end of the stream kept on screen; `--record` holding every frame the player
+//! decoded; and the report written as it plays equal to `report` of the recording, a frame broken
+//! by the sender's end included.
 
 mod common;
 mod window;
@@ -162,13 +163,25 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
     // Every frame the player decoded is in the recording, from its first keyframe on.
     let recorded = report(&recording);
     assert_eq!(recorded.len() as u64, last + 1);
-    // The report written as the frames came is `report`'s of the recording, value for value
-    // (its times from the recording's start, which the container may move as a whole).
-    let live_report = parse_lines(&std::fs::read_to_string(&qc_report).unwrap());
+    // The report written as the frames came is `report`'s of the recording, value for value.
+    assert_same_report(&qc_report, &recorded);
+    // The run beyond the limit, in the alert log as it ended: every frame.
+    let alerted = parse_lines(&std::fs::read_to_string(&alerts).unwrap());
+    assert_eq!(alerted.len(), 1, "{alerted:?}");
+    assert_eq!(alerted[0]["limit"], "YMIN>=0");
+    assert_eq!(alerted[0]["frames"], serde_json::json!([0, last]));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The report the window wrote as a live input's frames came (`--record-report`) is `report`'s
+/// of its recording, value for value (its times from the recording's start, which the container
+/// may move as a whole).
+fn assert_same_report(live_report: &std::path::Path, recorded: &[serde_json::Value]) {
+    let live_report = parse_lines(&std::fs::read_to_string(live_report).unwrap());
     assert_eq!(live_report.len(), recorded.len());
     let pts = |line: &serde_json::Value| line["pts"].as_f64().unwrap();
     let (live_start, recorded_start) = (pts(&live_report[0]), pts(&recorded[0]));
-    for (live, recorded) in live_report.iter().zip(&recorded) {
+    for (live, recorded) in live_report.iter().zip(recorded) {
         let (mut live, mut recorded) = (live.clone(), recorded.clone());
         let (a, b) = (pts(&live) - live_start, pts(&recorded) - recorded_start);
         assert!((a - b).abs() < 1e-6, "{live} {recorded}");
@@ -176,11 +189,97 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
         recorded["pts"] = serde_json::Value::Null;
         assert_eq!(live, recorded);
     }
-    // The run beyond the limit, in the alert log as it ended: every frame.
-    let alerted = parse_lines(&std::fs::read_to_string(&alerts).unwrap());
-    assert_eq!(alerted.len(), 1, "{alerted:?}");
-    assert_eq!(alerted[0]["limit"], "YMIN>=0");
-    assert_eq!(alerted[0]["frames"], serde_json::json!([0, last]));
+}
+
+/// Whether a UDP socket of this machine is bound to `port` (/proc/net/udp).
+fn udp_port_bound(port: u16) -> bool {
+    let table = std::fs::read_to_string("/proc/net/udp").unwrap_or_default();
+    let local = format!(":{port:04X} ");
+    table.lines().skip(1).any(|line| {
+        line.split_whitespace()
+            .nth(1)
+            .is_some_and(|address| format!("{address} ").ends_with(&local))
+    })
+}
+
+#[test]
+fn a_live_stream_cut_off_mid_frame_is_reported_as_report_reads_its_recording() {
+    let _window = one_at_a_time();
+    let port = 44_000 + (std::process::id() % 20_000) as u16;
+    let dir = common::repo_path(&format!("target/player-tests/live-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Two seconds of MPEG-TS, sent as FFmpeg sends it (7 TS packets a datagram), cut off in the
+    // middle of the last frame's packet: the sender gone mid-frame.
+    let stream = dir.join("stream.ts");
+    let made = Command::new("ffmpeg")
+        .args([
+            "-v",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=320x240:rate=25",
+        ])
+        .args(["-frames:v", "50"])
+        .args(window::LIVE_H264)
+        .args(["-f", "mpegts"])
+        .arg(&stream)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // (ffprobe prints a packet's size before its position.)
+    let packets = common::ffprobe_entries(&stream, "packet=size,pos");
+    let (size, pos) = packets.last().unwrap().split_once(',').unwrap();
+    let (size, pos): (usize, usize) = (size.parse().unwrap(), pos.parse().unwrap());
+    const DATAGRAM: usize = 7 * 188;
+    let cut = (pos + size / 2) / DATAGRAM * DATAGRAM;
+    assert!(cut > pos + 188, "{pos} {size}");
+    let bytes = std::fs::read(&stream).unwrap()[..cut].to_vec();
+    // Sent once the player listens (its window opens with the first frame), a little faster
+    // than real time.
+    let sender = std::thread::spawn(move || {
+        common::poll("the player listening", || udp_port_bound(port).then_some(()));
+        let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        for (k, datagram) in bytes.chunks(DATAGRAM).enumerate() {
+            socket.send_to(datagram, ("127.0.0.1", port)).unwrap();
+            if k % 4 == 3 {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+    });
+    let x = Xvfb::start();
+    let (recording, qc_report) = (dir.join("capture.ts"), dir.join("live.jsonl"));
+    let url = format!("udp://127.0.0.1:{port}");
+    let args = [
+        url.as_str(),
+        "--input-option",
+        "timeout=2000000",
+        "--record",
+        recording.to_str().unwrap(),
+        "--record-report",
+        qc_report.to_str().unwrap(),
+        "--no-audio",
+    ];
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    let mut player = Player::start_with(&x, "live-cut", &args);
+    sender.join().unwrap();
+    player.poll("the input's end", || {
+        player.stderr().contains("the input ended").then_some(())
+    });
+    // The last frame was broken, and played on past.
+    let stderr = player.stderr();
+    assert!(
+        stderr.contains("frame 49 was decoded with errors and concealed"),
+        "{stderr}"
+    );
+    player.key("q");
+    assert!(player.wait_exit().success());
+    // Every frame is in the recording, and the report written as they came is `report`'s of
+    // it, the broken frame's concealment included.
+    let recorded = report(&recording);
+    assert_eq!(recorded.len(), 50);
+    assert_same_report(&qc_report, &recorded);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -11,7 +11,7 @@ use super::file::{report_video, Alerts, ReportOptions};
 use super::limits::Limits;
 use super::ReportFormat;
 use crate::headless::FrameRange;
-use crate::video::source::VideoSource;
+use crate::video::source::{Decoding, VideoSource};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -80,7 +80,10 @@ fn run(
     out: Option<std::fs::File>,
     beyond: Arc<Mutex<Vec<String>>>,
 ) -> Result<(), String> {
-    let source = VideoSource::open(location).map_err(|e| e.to_string())?;
+    // Decoded as `report` decodes (frame threads, every frame in order), so that a damaged
+    // frame is concealed as `report` of the recording conceals it: slice threads, which the
+    // window's own live decoding takes for latency, fill a broken frame's gaps otherwise.
+    let source = VideoSource::open_for(location, Decoding::Throughput).map_err(|e| e.to_string())?;
     let counted = std::sync::atomic::AtomicU64::new(0);
     let report = ReportOptions {
         limits: options.limits.clone(),
