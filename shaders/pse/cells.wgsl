@@ -1,20 +1,19 @@
-// The light of each cell of a frame's grid, for the photosensitivity analysis: its pixels'
-// saturated red and linear R, G, B summed (sixteenths of a cd/m², through the table of the
-// standard's display model), and its luminance from those, in integers as the CPU twin
-// (src/pse/light.rs) takes them.
-// Then the stripes of each block of cells, for the regular-pattern rule: one workgroup a block
-// finishes its cells' light, then counts the crossings of the light about the block's mean
-// along every `line_step`th row and column, as `scan` in src/pse/stripes.rs counts them.
+// The photosensitivity pass, one workgroup a block of cells (4 x 4 cells of the frame's grid):
+// the light of each of its cells, for the flash rules (its pixels' saturated red and linear R, G,
+// B summed, in sixteenths of a cd/m² through the table of the standard's display model, and its
+// luminance from those, in integers as the CPU twin, src/pse/light.rs, takes them); then the
+// block's stripes, for the regular-pattern rule: the crossings of the light about the block's
+// mean along every `line_step`th row and column, as `scan` in src/pse/stripes.rs counts them.
 //
 // Indices stay in bounds by construction (the module is built without bounds checks, see
-// trusted_module in src/gpu/shaders.rs): pixels below the picture's rows and columns (each
-// line's pixels below its block's size, its lines below `lines`); table codes masked to the
-// table's 8 or 10 bits, HLG's gains below the 4097 after them; span_sums below 4 x 257 (a span of 256 columns meets at most 257
-// cells); cells, sums and blocks below the grid's cells and blocks (`live`); masks below
-// 2 x 2 x MAX_LINES x CHUNK_WORDS (`Blocks::line_step` keeps a block's lines to MAX_LINES, a
-// chunk's words to CHUNK_WORDS); side bits below the side rows (the lines across) and the
-// words of the widest block's row, as `Sides` sizes them. Every loop ends: the crossings'
-// follows a position that only advances through a chunk's words.
+// trusted_module in src/gpu/shaders.rs): pixels below the picture's rows and columns (a block's
+// within the picture, each line's pixels below its block's size, its lines below `lines`);
+// table codes masked to the table's 8 or 10 bits, HLG's gains below the 4097 after them;
+// block_sums below 4 x MAX_BLOCK_CELLS²; cells and blocks below the grid's cells and blocks
+// (`live`); masks below 2 x 2 x MAX_LINES x CHUNK_WORDS (`Blocks::line_step` keeps a block's
+// lines to MAX_LINES, a chunk's words to CHUNK_WORDS); side bits below the side rows (the lines
+// across) and the words of the widest block's row, as `Sides` sizes them. Every loop ends: the
+// crossings' follows a position that only advances through a chunk's words.
 
 struct PseParams { // twin: PseParams in src/pse/gpu.rs
     width: u32,
@@ -43,9 +42,6 @@ struct PseParams { // twin: PseParams in src/pse/gpu.rs
 @group(0) @binding(3) var<storage, read_write> cells: array<u32>;
 @group(0) @binding(4) var<storage, read_write> blocks: array<u32>;
 @group(0) @binding(5) var<storage, read_write> sides: array<u32>;
-// Each cell's red, R, G and B as the cells pass sums them (zero between frames).
-@group(0) @binding(6) var<storage, read_write> sums: array<atomic<u32>>;
-const SUM_WORDS = 4u;
 
 // The words of a cell's sums (twin of `CellLight`): luminance, red, then R, G and B.
 const CELL_WORDS = 5u;
@@ -106,79 +102,13 @@ fn start(n: u32, size: u32, parts: u32) -> u32 {
     return (n * size + parts - 1u) / parts;
 }
 
-// Columns of pixels a workgroup of `cell_light` takes, an invocation a column.
-const SPAN = 256u;
 // Rows an invocation loads before it adds them up.
 const LOADS = 4u;
-// The cells a span of columns meets at most (cells one pixel wide), and their four sums.
-const SPAN_CELLS = 257u;
-var<workgroup> span_sums: array<atomic<u32>, 1028>;
 
-// Each cell's red, R, G and B summed into `sums` (zero before the frame: the stripes pass takes
-// them and zeroes them again). A workgroup takes one row of cells across `SPAN` columns of
-// pixels, an invocation a column down the row (neighbouring invocations read neighbouring
-// words), `LOADS` rows at a time; its column goes into the workgroup's sums of the cells the
-// span meets, and those into `sums`.
-@compute @workgroup_size(256, 1, 1)
-fn cell_light(
-    @builtin(workgroup_id) group: vec3u,
-    @builtin(local_invocation_index) index: u32,
-) {
-    let spans = (params.width + SPAN - 1u) / SPAN;
-    let task = group.y * 65535u + group.x;
-    let live = task < spans * params.rows;
-    let row = task / spans;
-    let x_first = (task % spans) * SPAN;
-    // The span's first cell column: floor(x columns / width), as `Grid::cell_of` finds it.
-    let c_first = x_first * params.columns / params.width;
-    for (var i = index; i < 4u * SPAN_CELLS; i += 256u) {
-        atomicStore(&span_sums[i], 0u);
-    }
-    load_table(index);
-    workgroupBarrier();
-    let x = x_first + index;
-    if live && x < params.width {
-        let y0 = start(row, params.height, params.rows);
-        let y1 = start(row + 1u, params.height, params.rows);
-        var sum = vec4u(0u);
-        for (var y = y0; y < y1; y += LOADS) {
-            var words: array<u32, LOADS>;
-            for (var k = 0u; k < LOADS; k++) {
-                if y + k < y1 {
-                    words[k] = pixels[(y + k) * params.width + x];
-                }
-            }
-            for (var k = 0u; k < LOADS; k++) {
-                if y + k < y1 {
-                    let rgb = pixel_channels(words[k]);
-                    sum += vec4u(red_of(rgb), rgb);
-                }
-            }
-        }
-        let at = 4u * (x * params.columns / params.width - c_first);
-        atomicAdd(&span_sums[at], sum.x);
-        atomicAdd(&span_sums[at + 1u], sum.y);
-        atomicAdd(&span_sums[at + 2u], sum.z);
-        atomicAdd(&span_sums[at + 3u], sum.w);
-    }
-    workgroupBarrier();
-    // The cells the span meets, into the frame's sums.
-    let x_last = min(x_first + SPAN, params.width) - 1u;
-    let met = x_last * params.columns / params.width - c_first + 1u;
-    for (var i = index; live && i < 4u * met; i += 256u) {
-        let cell = row * params.columns + c_first + i / 4u;
-        atomicAdd(&sums[SUM_WORDS * cell + i % 4u], atomicLoad(&span_sums[i]));
-    }
-}
-
-// A cell's light from its sums (and the sums zeroed for the next frame): twin of `cells_cpu`.
-// The luminance is (wr R + wg G + wb B) / 10000 of the summed channels, without overflowing 32
-// bits: exact, as each sum = 10000 q + r.
-fn finish_cell(cell: u32) -> u32 {
-    var total = vec4u(0u);
-    for (var k = 0u; k < SUM_WORDS; k++) {
-        total[k] = atomicExchange(&sums[SUM_WORDS * cell + k], 0u);
-    }
+// A cell's light from its red, R, G and B sums, into `cells`; its luminance: twin of
+// `cells_cpu`. The luminance is (wr R + wg G + wb B) / 10000 of the summed channels, without
+// overflowing 32 bits: exact, as each sum = 10000 q + r.
+fn store_cell(cell: u32, total: vec4u) -> u32 {
     let q = total.yzw / 10000u;
     let r = total.yzw % 10000u;
     let luminance = params.weight_r * q.x + params.weight_g * q.y + params.weight_b * q.z
@@ -250,11 +180,18 @@ fn next_set(at: u32, words: u32, start_at: u32) -> u32 {
     return NONE;
 }
 
-// A workgroup of 256 invocations a block. For each chunk of its lines: first every 32 pixels of a
-// line (one word of the masks) are classed by one invocation, reading the picture; then one
-// invocation a line follows its crossings from word to word through the masks.
+// The cells of a block, most: BLOCK_CELLS (src/pse/stripes.rs) across and down.
+const MAX_BLOCK_CELLS = 4u;
+// Each cell of the block's red, R, G and B, as `block_light` sums them.
+var<workgroup> block_sums: array<atomic<u32>, 64>;
+
+// The whole pass in one dispatch, a workgroup of 256 invocations a block: the block's cells'
+// sums from its pixels (an invocation a column of a row of cells, neighbouring invocations
+// reading neighbouring words), their light into `cells` and the block's mean from it, then the
+// block's stripes about that mean (`count_stripes`), reading the block's pixels again (from the
+// cache: a block is 80 x 80 pixels at 1080p, 160 x 160 at 4K).
 @compute @workgroup_size(256, 1, 1)
-fn block_stripes(
+fn block_light(
     @builtin(workgroup_id) group: vec3u,
     @builtin(local_invocation_index) index: u32,
 ) {
@@ -270,19 +207,75 @@ fn block_stripes(
     if index == 0u {
         atomicStore(&block_mean, 0u);
     }
+    if index < 4u * MAX_BLOCK_CELLS * MAX_BLOCK_CELLS {
+        atomicStore(&block_sums[index], 0u);
+    }
     load_table(index);
     workgroupBarrier();
-    // The mean of the cells' mean light (twin of `Blocks::mean`), a cell an invocation.
+    let x0 = start(c0, params.width, params.columns);
+    let width = start(c1, params.width, params.columns) - x0;
+    let tasks = width * (r1 - r0);
+    for (var task = index; live && task < tasks; task += 256u) {
+        let x = x0 + task % width;
+        let r = task / width;
+        let y0 = start(r0 + r, params.height, params.rows);
+        let y1 = start(r0 + r + 1u, params.height, params.rows);
+        var sum = vec4u(0u);
+        for (var y = y0; y < y1; y += LOADS) {
+            var words: array<u32, LOADS>;
+            for (var k = 0u; k < LOADS; k++) {
+                if y + k < y1 {
+                    words[k] = pixels[(y + k) * params.width + x];
+                }
+            }
+            for (var k = 0u; k < LOADS; k++) {
+                if y + k < y1 {
+                    let rgb = pixel_channels(words[k]);
+                    sum += vec4u(red_of(rgb), rgb);
+                }
+            }
+        }
+        let at = 4u * (r * MAX_BLOCK_CELLS + x * params.columns / params.width - c0);
+        atomicAdd(&block_sums[at], sum.x);
+        atomicAdd(&block_sums[at + 1u], sum.y);
+        atomicAdd(&block_sums[at + 2u], sum.z);
+        atomicAdd(&block_sums[at + 3u], sum.w);
+    }
+    workgroupBarrier();
+    // Each cell's light, and the mean of the cells' mean light (twin of `Blocks::mean`), a cell
+    // an invocation.
     let cell_columns = max(c1 - c0, 1u);
     if live && index < (c1 - c0) * (r1 - r0) {
-        let c = c0 + index % cell_columns;
-        let r = r0 + index / cell_columns;
-        let w = start(c + 1u, params.width, params.columns) - start(c, params.width, params.columns);
-        let h = start(r + 1u, params.height, params.rows) - start(r, params.height, params.rows);
-        atomicAdd(&block_mean, finish_cell(r * params.columns + c) / (w * h));
+        let c = index % cell_columns;
+        let r = index / cell_columns;
+        let at = 4u * (r * MAX_BLOCK_CELLS + c);
+        let total = vec4u(
+            atomicLoad(&block_sums[at]),
+            atomicLoad(&block_sums[at + 1u]),
+            atomicLoad(&block_sums[at + 2u]),
+            atomicLoad(&block_sums[at + 3u]),
+        );
+        let cc = c0 + c;
+        let rr = r0 + r;
+        let w = start(cc + 1u, params.width, params.columns) - start(cc, params.width, params.columns);
+        let h = start(rr + 1u, params.height, params.rows) - start(rr, params.height, params.rows);
+        atomicAdd(&block_mean, store_cell(rr * params.columns + cc, total) / (w * h));
     }
     workgroupBarrier();
     let mean = atomicLoad(&block_mean) / max((c1 - c0) * (r1 - r0), 1u);
+    count_stripes(block, live, vec4u(c0, r0, c1, r1), mean, index);
+}
+
+// The stripes of a block of cells (`bounds`: its first column and row of cells, and one past
+// its last) about its mean light, into `blocks` (`counts` zeroed, the table loaded, before).
+// For each chunk of its lines: first every 32 pixels of a line (one word of the masks) are
+// classed by one invocation, reading the picture; then one invocation a line follows its
+// crossings from word to word through the masks.
+fn count_stripes(block: u32, live: bool, bounds: vec4u, mean: u32, index: u32) {
+    let c0 = bounds.x;
+    let r0 = bounds.y;
+    let c1 = bounds.z;
+    let r1 = bounds.w;
     let margin = hysteresis(mean);
     let step = params.line_step;
     let x0 = start(c0, params.width, params.columns);

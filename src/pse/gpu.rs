@@ -1,8 +1,8 @@
-//! The photosensitivity pass on the GPU (shaders/pse/cells.wgsl): each cell's sums of the
-//! ring's converted frame, a workgroup a row of cells across 256 columns; then, a workgroup a
-//! block of cells, the block's cells' light into `cells` (`CELL_WORDS` words a cell) and its
-//! stripes (`stripes::Stripes`) into `blocks`. The caller reads both back (a few tens of KB a
-//! frame, not the picture). Made once per stream.
+//! The photosensitivity pass on the GPU (shaders/pse/cells.wgsl), one dispatch a frame: a
+//! workgroup a block of cells sums its cells from the ring's converted frame, writes their light
+//! into `cells` (`CELL_WORDS` words a cell), and counts the block's stripes (`stripes::Stripes`)
+//! about its mean into `blocks`. The caller reads both back (a few tens of KB a frame, not the
+//! picture). Made once per stream.
 
 use super::light::{CellLight, Grid, LightModel, CELL_WORDS};
 use super::stripes::{Blocks, Sides, Stripes, BLOCK_CELLS, BLOCK_WORDS};
@@ -14,10 +14,8 @@ use wgpu::util::DeviceExt;
 
 /// Workgroups along x at most (the rest go along y).
 const ROW_OF_GROUPS: u32 = 65_535;
-/// Columns of pixels a workgroup of the cells' dispatch takes (the shader's `SPAN`), and the
-/// words of a cell's sums between the two dispatches (red, R, G, B).
-const SPAN: u32 = 256;
-const SUM_WORDS: usize = 4;
+// A block's cells' sums are the shader's workgroup memory of MAX_BLOCK_CELLS² cells.
+const _: () = assert!(BLOCK_CELLS <= 4);
 
 /// Twin of `PseParams` in cells.wgsl.
 #[repr(C)]
@@ -43,7 +41,6 @@ struct PseParams {
 /// The pass over one stream's converted frames.
 pub struct PseStage {
     pipeline: wgpu::ComputePipeline,
-    stripes: wgpu::ComputePipeline,
     binding: wgpu::BindGroup,
     pub grid: Grid,
     pub blocks: Blocks,
@@ -82,13 +79,13 @@ impl PseStage {
         // them the passes read the frame at a third of the speed.
         let module = shaders::trusted_module(
             device,
-            "pse cells",
+            "pse",
             // HLG a constant of the module (1: the table's codes are the scene's light and the
             // OOTF's gains follow them), so that the pass for other signals has none of its code.
             shaders::compute_source(&super::light::shader_header(!model.gain.is_empty()), shaders::PSE_CELLS),
         );
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("pse cells"),
+            label: Some("pse"),
             entries: &[
                 layout::uniform(0, wgpu::ShaderStages::COMPUTE, false),
                 layout::storage(1, wgpu::ShaderStages::COMPUTE, true),
@@ -96,13 +93,10 @@ impl PseStage {
                 layout::storage(3, wgpu::ShaderStages::COMPUTE, false),
                 layout::storage(4, wgpu::ShaderStages::COMPUTE, false),
                 layout::storage(5, wgpu::ShaderStages::COMPUTE, false),
-                layout::storage(6, wgpu::ShaderStages::COMPUTE, false),
             ],
         });
         // (Every workgroup variable is written before it is read.)
-        let pipeline = shaders::compute_pipeline_with(device, "pse cells", &module, "cell_light", &bind_layout, false);
-        let stripes =
-            shaders::compute_pipeline_with(device, "pse stripes", &module, "block_stripes", &bind_layout, false);
+        let pipeline = shaders::compute_pipeline_with(device, "pse", &module, "block_light", &bind_layout, false);
         let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("pse params"),
             contents: bytemuck::bytes_of(&params),
@@ -121,13 +115,6 @@ impl PseStage {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        // (Zeroed, as the stripes pass leaves them after each frame.)
-        let sums = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("pse cell sums"),
-            size: (grid.cells() * SUM_WORDS * 4) as u64,
-            usage: wgpu::BufferUsages::STORAGE,
-            mapped_at_creation: false,
-        });
         let block_counts = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("pse blocks"),
             size: (blocks.len() * BLOCK_WORDS * 4) as u64,
@@ -142,7 +129,7 @@ impl PseStage {
             mapped_at_creation: false,
         });
         let binding = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("pse cells"),
+            label: Some("pse"),
             layout: &bind_layout,
             entries: &[
                 wgpu::BindGroupEntry {
@@ -169,15 +156,10 @@ impl PseStage {
                     binding: 5,
                     resource: side_bits.as_entire_binding(),
                 },
-                wgpu::BindGroupEntry {
-                    binding: 6,
-                    resource: sums.as_entire_binding(),
-                },
             ],
         });
         Self {
             pipeline,
-            stripes,
             binding,
             grid,
             blocks,
@@ -186,40 +168,22 @@ impl PseStage {
         }
     }
 
-    /// Records summing the cells of the frame the ring converted last, and counting its blocks'
-    /// stripes.
+    /// Records the pass over the frame the ring converted last: its cells' light and its
+    /// blocks' stripes.
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
         self.encode_timed(encoder, None);
     }
 
     /// `encode`, its pass timed by `writes`.
     pub fn encode_timed(&self, encoder: &mut wgpu::CommandEncoder, writes: Option<wgpu::ComputePassTimestampWrites>) {
-        self.encode_parts(encoder, writes, [true, true]);
-    }
-
-    /// Records the cells' dispatch, the stripes', or both (`parts`), timed by `writes` (the
-    /// stripes alone finish the sums the cells left, zero after a frame: for timing them).
-    pub fn encode_parts(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        writes: Option<wgpu::ComputePassTimestampWrites>,
-        parts: [bool; 2],
-    ) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("pse cells"),
+            label: Some("pse"),
             timestamp_writes: writes,
         });
         pass.set_bind_group(0, &self.binding, &[]);
-        if parts[0] {
-            pass.set_pipeline(&self.pipeline);
-            let spans = self.grid.rows * self.grid.width.div_ceil(SPAN);
-            pass.dispatch_workgroups(spans.min(ROW_OF_GROUPS), spans.div_ceil(ROW_OF_GROUPS), 1);
-        }
-        if parts[1] {
-            pass.set_pipeline(&self.stripes);
-            let blocks = self.blocks.len() as u32;
-            pass.dispatch_workgroups(blocks.min(ROW_OF_GROUPS), blocks.div_ceil(ROW_OF_GROUPS), 1);
-        }
+        pass.set_pipeline(&self.pipeline);
+        let blocks = self.blocks.len() as u32;
+        pass.dispatch_workgroups(blocks.min(ROW_OF_GROUPS), blocks.div_ceil(ROW_OF_GROUPS), 1);
     }
 
     /// Bytes of a frame's light (cells, then blocks), for a readback.

@@ -2,7 +2,7 @@
 //! block across and down, the light crosses from above the block's mean (by a hysteresis of
 //! a quarter of the flash step) to below it and back; a regular pattern crosses every line, at evenly
 //! spaced points, between stripes whose light differs by a flash's step. The GPU pass
-//! (`block_stripes` in shaders/pse/cells.wgsl) counts these over blocks of 4x4 cells of the
+//! (`count_stripes` in shaders/pse/cells.wgsl) counts these over blocks of 4x4 cells of the
 //! pixels; `scan` is its CPU twin, and counts them too over the cells' light for stripes wider
 //! than a block.
 

@@ -112,16 +112,6 @@ pub fn rows(ctx: &GpuContext, image: &RgbaImage, iters: usize) -> Result<Vec<Row
                 runs_within_budget(iters, first_run),
             )?),
         });
-        for (part, parts) in [("cell light", [true, false]), ("stripes", [false, true])] {
-            rows.push(Row {
-                name: format!("  {part} alone"),
-                outcome: Ok(time_gpu(
-                    ctx,
-                    &|encoder, writes| stage.encode_parts(encoder, writes, parts),
-                    runs_within_budget(iters, first_run),
-                )?),
-            });
-        }
     }
     // freezedetect: the picture against itself shifted by a code, every frame the reference.
     let format = format(image, 8, Matrix::Bt709);
