@@ -450,6 +450,16 @@ fn missing_directory_empty_and_not_media() {
 fn audio_only() {
     let audio = common::fixture("tone.wav", &["-f", "lavfi", "-i", "sine=d=0.5"]);
     assert_one_line_error(&hist(&audio, &[]), "has no video stream");
+    // `report` says where a file of sound alone is measured.
+    let path = audio.to_str().unwrap();
+    let report = histoplay(&["report", path, "--events", "--format", "json"]);
+    assert_one_line_error(&report, "has no video stream: `histoplay loudness` measures its sound");
+    let loudness = histoplay(&["loudness", path]);
+    assert!(
+        loudness.status.success(),
+        "{}",
+        String::from_utf8_lossy(&loudness.stderr)
+    );
 }
 
 #[test]

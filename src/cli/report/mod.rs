@@ -18,7 +18,7 @@ use crate::events::{BlackOptions, FreezeOptions, SilenceOptions};
 use crate::gpu::GpuOpening;
 use crate::headless::FrameRange;
 use crate::quit_signals::QuitSignals;
-use crate::video::source::{Decoding, VideoSource};
+use crate::video::source::{Decoding, VideoError, VideoSource};
 use anyhow::{bail, Context, Result};
 use file::{report_video, Alerts, ReportOptions};
 use limits::Limits;
@@ -220,7 +220,14 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     let gpu = GpuOpening::start(!args.cpu);
-    let mut source = VideoSource::open_for(input, Decoding::Throughput)?;
+    let mut source = VideoSource::open_for(input, Decoding::Throughput).map_err(|e| match e {
+        // A file of sound alone (a stem, a mix): its QC is `loudness`'s.
+        VideoError::NoVideo(path) => anyhow::anyhow!(
+            "'{}' has no video stream: `histoplay loudness` measures its sound",
+            path.display()
+        ),
+        e => e.into(),
+    })?;
     if let Some(record) = &args.record {
         source.record_to(record)?;
     }
