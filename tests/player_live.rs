@@ -210,24 +210,14 @@ fn a_live_stream_cut_off_mid_frame_is_reported_as_report_reads_its_recording() {
     std::fs::create_dir_all(&dir).unwrap();
     // Two seconds of MPEG-TS, sent as FFmpeg sends it (7 TS packets a datagram), cut off in the
     // middle of the last frame's packet: the sender gone mid-frame.
-    let stream = dir.join("stream.ts");
-    let made = Command::new("ffmpeg")
-        .args([
-            "-v",
-            "error",
-            "-y",
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=320x240:rate=25",
-        ])
-        .args(["-frames:v", "50"])
-        .args(window::LIVE_H264)
-        .args(["-f", "mpegts"])
-        .arg(&stream)
-        .status()
-        .unwrap();
-    assert!(made.success());
+    let input = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", "50"];
+    let args: Vec<&str> = input
+        .iter()
+        .chain(&window::LIVE_H264)
+        .chain(&["-f", "mpegts"])
+        .copied()
+        .collect();
+    let stream = common::fixture("live-cut.ts", &args);
     // (ffprobe prints a packet's size before its position.)
     let packets = common::ffprobe_entries(&stream, "packet=size,pos");
     let (size, pos) = packets.last().unwrap().split_once(',').unwrap();
