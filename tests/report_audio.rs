@@ -300,3 +300,190 @@ fn json_lines_have_the_sound_with_audio_and_fail_on_finds_silence_and_clipping()
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("'2x' in 'silence>2x' is not a number"));
 }
+
+#[test]
+fn a_file_of_sound_alone_is_reported_as_a_videos_sound_is() {
+    // The PCM clip's sound alone: a sine on the left; on the right silence for 1.5 s, then a
+    // sine, then clipping from 3 s. And a mono mix silent from 1 s to 3.5 s.
+    let stem = common::fixture(
+        "report-sound-alone.wav",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=0.02+0.3*sin(2*PI*440*t)|if(lt(t\\,1.5)\\,0\\,if(lt(t\\,3)\\,0.5*sin(2*PI*1000*t)\\,if(lt(mod(t*250\\,1)\\,0.5)\\,1.2\\,-1.2))):s=48000:d=4",
+            "-c:a",
+            "pcm_s16le",
+        ],
+    );
+    let mix = common::fixture(
+        "report-sound-alone-gap.m4a",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=if(between(t\\,1\\,3.5)\\,0\\,0.3*sin(2*PI*440*t)):s=48000:d=4",
+            "-c:a",
+            "aac",
+        ],
+    );
+    // A QCTools report of its 40 audio frames, tag for tag ffprobe's, and no video frame.
+    let report = qctools_report(&stem);
+    assert_eq!(report.matches("media_type=\"video\"").count(), 0);
+    let (ours, theirs) = (audio_frames(&report), ffprobe_audio(&stem));
+    assert_eq!((ours.len(), theirs.len()), (40, 40));
+    assert_eq!(ours, theirs);
+    // JSON Lines: the same frames' values, without --audio.
+    let out = histoplay(&["report".as_ref(), stem.as_os_str()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(common::json)
+        .collect();
+    assert_eq!(lines.len(), 40);
+    for (n, (line, tags)) in lines.iter().zip(&ours).enumerate() {
+        assert_eq!(line["audio_frame"], n as u64);
+        let (key, value) = &tags[0];
+        assert_eq!(key, "lavfi.astats.1.DC_offset");
+        assert_eq!(
+            line["astats.1.DC_offset"].as_f64(),
+            value.parse::<f64>().ok(),
+            "audio frame {n}"
+        );
+    }
+    // The events: silencedetect's silence of the mix, in its own line.
+    let out = histoplay(&["report".as_ref(), "--events".as_ref(), mix.as_os_str()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let events: Vec<serde_json::Value> = text
+        .lines()
+        .map(common::json)
+        .filter(|l| l.get("event").is_some())
+        .collect();
+    let detected = silencedetect(&mix);
+    assert_eq!(events.len(), 1, "{text}");
+    assert_eq!(events[0]["event"], "silence");
+    let start = events[0]["start"].as_f64().unwrap();
+    let end = events[0]["end"].as_f64().unwrap();
+    assert!(
+        (start - detected.0).abs() < 1e-5 && (end - detected.1).abs() < 1e-5,
+        "{events:?} against {detected:?}"
+    );
+    // The limits on sound, listed and logged; the right channel's silence is not silence.
+    let alerts = stem.with_extension("alerts.jsonl");
+    let _ = std::fs::remove_file(&alerts);
+    let out = histoplay(&[
+        "report".as_ref(),
+        "--fail-on".as_ref(),
+        "silence>1s,clip>0".as_ref(),
+        "--alert-log".as_ref(),
+        alerts.as_os_str(),
+        stem.as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("clip>0: audio frames 30-39 (3.000-3.900 s), worst 4800"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("silence"), "{stderr}");
+    let logged: Vec<serde_json::Value> = std::fs::read_to_string(&alerts)
+        .unwrap()
+        .lines()
+        .map(common::json)
+        .collect();
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert_eq!(logged[0]["frames"], serde_json::json!([30, 39]));
+    let out = histoplay(&[
+        "report".as_ref(),
+        "--fail-on".as_ref(),
+        "silence>2s".as_ref(),
+        mix.as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    // (The run's frames are those its silence starts and ends in.)
+    let run = format!(
+        "silence>2s: audio frames {}-{} ({:.3}-{:.3} s)",
+        (detected.0 * 10.0).floor(),
+        (detected.1 * 10.0).floor(),
+        detected.0,
+        detected.1
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&run),
+        "{run}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // What is of pictures: a one-line error each, naming it.
+    for (args, says) in [
+        (vec!["--pse"], "--pse is for video"),
+        (vec!["--frames", "0..5"], "--frames (a range of pictures) is for video"),
+        (vec!["--html", "page.html"], "a page (--html) is for video"),
+        (
+            vec!["--fail-on", "YMAX>235"],
+            "--fail-on takes limits on its sound only",
+        ),
+        (
+            vec!["--fail-on", "black>2s"],
+            "--fail-on takes limits on its sound only",
+        ),
+        (vec!["--csv"], "CSV has no sound"),
+    ] {
+        let mut all: Vec<&std::ffi::OsStr> = vec!["report".as_ref(), stem.as_os_str()];
+        all.extend(args.iter().map(std::ffi::OsStr::new));
+        let out = histoplay(&all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: ") && stderr.contains(says),
+            "{args:?}: {stderr}"
+        );
+    }
+    // In a batch, given by name: its QCTools report beside it, its 40 frames in the summary.
+    let beside = std::path::PathBuf::from(format!("{}.qctools.xml.gz", stem.display()));
+    let _ = std::fs::remove_file(&beside);
+    let out = histoplay(&["report".as_ref(), stem.as_os_str(), mix.as_os_str()]);
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{summary} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let row = summary
+        .lines()
+        .find(|l| l.starts_with(&*stem.to_string_lossy()))
+        .unwrap();
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!((cells[1], cells[4]), ("40", "ok"), "{summary}");
+    let mut text = String::new();
+    let file = std::fs::File::open(&beside).unwrap();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text).unwrap();
+    assert_eq!(audio_frames(&text), ours);
+    // Neither pictures nor sound: subtitles alone.
+    let subtitles = stem.with_extension("srt");
+    std::fs::write(&subtitles, "1\n00:00:00,000 --> 00:00:01,000\nA line\n").unwrap();
+    let out = histoplay(&["report".as_ref(), subtitles.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("has neither a video nor an audio stream"), "{stderr}");
+}
+
+/// silencedetect's first silence in `path`: its start and end (s).
+fn silencedetect(path: &Path) -> (f64, f64) {
+    let out = Command::new("ffmpeg")
+        .args(["-v", "info", "-nostats", "-i"])
+        .arg(path)
+        .args(["-af", "silencedetect", "-f", "null", "-"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    let after = |key: &str| -> f64 {
+        let at = text.find(key).unwrap_or_else(|| panic!("{key} in {text}")) + key.len();
+        let value = text[at..].split_whitespace().next().unwrap();
+        value.parse().unwrap()
+    };
+    (after("silence_start: "), after("silence_end: "))
+}

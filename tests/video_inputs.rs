@@ -450,10 +450,13 @@ fn missing_directory_empty_and_not_media() {
 fn audio_only() {
     let audio = common::fixture("tone.wav", &["-f", "lavfi", "-i", "sine=d=0.5"]);
     assert_one_line_error(&hist(&audio, &[]), "has no video stream");
-    // `report` says where a file of sound alone is measured.
+    // `report` reports a file of sound alone's sound, and says what is of pictures.
     let path = audio.to_str().unwrap();
     let report = histoplay(&["report", path, "--events", "--format", "json"]);
-    assert_one_line_error(&report, "has no video stream: `histoplay loudness` measures its sound");
+    assert!(report.status.success(), "{}", String::from_utf8_lossy(&report.stderr));
+    assert_eq!(String::from_utf8_lossy(&report.stdout).lines().count(), 5);
+    let report = histoplay(&["report", path, "--pse"]);
+    assert_one_line_error(&report, "has no video stream: --pse is for video");
     let loudness = histoplay(&["loudness", path]);
     assert!(
         loudness.status.success(),

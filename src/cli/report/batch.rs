@@ -4,14 +4,14 @@
 //! is written under a temporary name and renamed only once whole. SIGINT or SIGTERM stops the
 //! batch: the reports under way are removed, and the summary says what was finished.
 
-use super::file::{report_video, ReportOptions};
+use super::file::{report_sound, report_video, ReportOptions};
 use super::limits::{Limits, Runs};
 use super::ReportFormat;
 use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
 use crate::headless::{ClipError, FrameRange};
 use crate::quit_signals::QuitSignals;
-use crate::video::source::{Decoding, VideoSource};
+use crate::video::source::{Decoding, VideoError, VideoSource};
 use std::collections::VecDeque;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -150,7 +150,11 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
     let partial = PathBuf::from(partial);
     let started = Instant::now();
     let run = || -> Result<(u64, Runs), ClipError> {
-        let source = VideoSource::open_for(input, Decoding::Throughput)?;
+        // A file of sound alone: its sound's report (its frames the sound's 100 ms ones).
+        let source = match VideoSource::open_for(input, Decoding::Throughput) {
+            Err(VideoError::NoVideo(_)) => None,
+            source => Some(source?),
+        };
         let report = ReportOptions {
             limits: options.limits.clone(),
             cpu: options.cpu,
@@ -181,7 +185,10 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
         let file = std::fs::File::create(&partial)
             .map_err(|e| ClipError::Decode(format!("'{}' can't be written: {e}", partial.display())))?;
         let mut out = std::io::BufWriter::new(file);
-        report_video(source, everything, options.format, report, &mut out)
+        match source {
+            Some(source) => report_video(source, everything, options.format, report, &mut out),
+            None => report_sound(options.format, report, &mut out),
+        }
     };
     match run().and_then(|result| {
         std::fs::rename(&partial, &target)

@@ -34,8 +34,9 @@ use std::path::{Path, PathBuf};
 /// or a QCTools report.
 #[derive(clap::Args)]
 pub struct Args {
-    /// A video; or several, or directories (searched for videos): a batch, with a report
-    /// written beside each file (as --format, QCTools by default) and a summary table.
+    /// A video (or a file of sound alone: its sound's report); or several, or directories
+    /// (searched for videos): a batch, with a report written beside each file (as --format,
+    /// QCTools by default) and a summary table.
     #[arg(required = true, value_name = "INPUT")]
     inputs: Vec<PathBuf>,
     /// A range of frames: A..B (B excluded), A..=B, A.. (to the end) [default: every frame].
@@ -75,7 +76,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
     /// JSON Lines: a line for each 100 ms of the sound after the frames' lines, with FFmpeg's
-    /// astats and ebur128 values (a QCTools report always has them).
+    /// astats and ebur128 values (a QCTools report always has them, and so does the report of
+    /// a file of sound alone).
     #[arg(long)]
     audio: bool,
     /// Append each run of frames beyond --fail-on's limits to this file as it ends, one JSON
@@ -220,14 +222,28 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     let gpu = GpuOpening::start(!args.cpu);
-    let mut source = VideoSource::open_for(input, Decoding::Throughput).map_err(|e| match e {
-        // A file of sound alone (a stem, a mix): its QC is `loudness`'s.
-        VideoError::NoVideo(path) => anyhow::anyhow!(
-            "'{}' has no video stream: `histoplay loudness` measures its sound",
-            path.display()
-        ),
-        e => e.into(),
-    })?;
+    let mut source = match VideoSource::open_for(input, Decoding::Throughput) {
+        Ok(source) => source,
+        // A file of sound alone (a stem, a mix): its sound's report. (The GPU, opened beside
+        // the file before it was known to have no pictures, is let go of first: a process
+        // that exits while the driver makes the device can crash in its teardown.)
+        Err(VideoError::NoVideo(_)) => {
+            drop(gpu);
+            let sound = SoundOnly {
+                format,
+                output,
+                events: events::EventSettings {
+                    list,
+                    silence: args.silence.unwrap_or_default(),
+                    limits: args.fail_on.as_ref().map(Limits::events).unwrap_or_default(),
+                    ..Default::default()
+                },
+                signals: signals.as_ref(),
+            };
+            return report_sound_only(&args, html.as_deref(), sound);
+        }
+        Err(e) => return Err(e.into()),
+    };
     if let Some(record) = &args.record {
         source.record_to(record)?;
     }
@@ -316,6 +332,92 @@ pub fn run(args: Args) -> Result<()> {
         crate::process::end(1);
     }
     if let Some(status) = signals.as_ref().and_then(QuitSignals::exit_status) {
+        crate::process::end(status as u8);
+    }
+    Ok(())
+}
+
+/// What `report_sound_only` takes from `run`.
+struct SoundOnly<'a> {
+    format: ReportFormat,
+    /// Where a QCTools report goes (else beside the input).
+    output: Option<PathBuf>,
+    events: events::EventSettings,
+    signals: Option<&'a QuitSignals>,
+}
+
+/// The report of a file of sound alone (`file::report_sound`), where what `args` ask for is of
+/// sound: refused, with what it would need, where it is of pictures.
+fn report_sound_only(args: &Args, html: Option<&Path>, sound: SoundOnly) -> Result<()> {
+    let input = &args.inputs[0];
+    let pictures = [
+        (args.frames.is_some(), "--frames (a range of pictures)"),
+        (args.pse, "--pse"),
+        (args.idet.is_some(), "--idet"),
+        (args.fields, "--fields"),
+        (args.deinterlace.filter().is_some(), "--deinterlace"),
+        (args.black.is_some(), "--black"),
+        (args.freeze.is_some(), "--freeze"),
+        (html.is_some(), "a page (--html)"),
+        (args.record.is_some(), "--record"),
+    ];
+    if let Some((_, what)) = pictures.iter().find(|(asked, _)| *asked) {
+        bail!(
+            "'{}' has no video stream: {what} is for video; its sound is reported without it",
+            input.display()
+        );
+    }
+    if let Some(limits) = &args.fail_on {
+        let on_pictures = !limits.at_depth(8).is_empty()
+            || limits.idet()
+            || limits
+                .events()
+                .iter()
+                .any(|e| e.kind != crate::events::EventKind::Silence);
+        if on_pictures {
+            bail!(
+                "'{}' has no video stream: --fail-on takes limits on its sound only (silence>2s, clip>0)",
+                input.display()
+            );
+        }
+    }
+    let options = ReportOptions {
+        events: sound.events,
+        limits: args.fail_on.clone().unwrap_or_default(),
+        alerts: Alerts {
+            stderr: false,
+            log: args.alert_log.clone(),
+        },
+        audio: file::AudioReport {
+            path: Some(input),
+            lines: true,
+            signals: sound.signals,
+        },
+        ..Default::default()
+    };
+    let (_, runs) = match sound.format {
+        ReportFormat::Qctools => {
+            let path = sound.output.unwrap_or_else(|| sound.format.path_beside(input));
+            let file =
+                std::fs::File::create(&path).with_context(|| format!("'{}' can't be written", path.display()))?;
+            let mut out = std::io::BufWriter::new(file);
+            file::report_sound(sound.format, options, &mut out).inspect_err(|_| {
+                let _ = std::fs::remove_file(&path);
+            })?
+        }
+        format => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            file::report_sound(format, options, &mut out)?
+        }
+    };
+    if !runs.is_empty() {
+        for run in &runs {
+            eprintln!("{run}");
+        }
+        eprintln!("{} run(s) of frames beyond the limits", runs.len());
+        crate::process::end(1);
+    }
+    if let Some(status) = sound.signals.and_then(QuitSignals::exit_status) {
         crate::process::end(status as u8);
     }
     Ok(())

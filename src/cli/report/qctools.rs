@@ -31,15 +31,8 @@ impl<W: Write> QctoolsReport<W> {
     pub fn start(source: &VideoSource, out: W) -> io::Result<Self> {
         let info = &source.info;
         let (num, den) = info.time_base;
-        let mut out = GzEncoder::new(out, flate2::Compression::default());
-        out.write_all(
-            b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
-              <ffprobe:ffprobe xmlns:ffprobe=\"http://www.ffmpeg.org/schema/ffprobe\" \
-              xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" \
-              xsi:schemaLocation=\"http://www.ffmpeg.org/schema/ffprobe ffprobe.xsd\">\n    <frames>\n",
-        )?;
         Ok(Self {
-            out,
+            out: Self::begin(out)?,
             stream_index: source.stream_index(),
             time_base: f64::from(num) / f64::from(den),
             width: info.format.width,
@@ -47,6 +40,31 @@ impl<W: Write> QctoolsReport<W> {
             pix_fmt: info.pixel_format.clone(),
             live: info.live,
         })
+    }
+
+    /// Starts the report of a file of sound alone (`audio_frame`s only) into `out`.
+    pub fn start_sound(out: W) -> io::Result<Self> {
+        Ok(Self {
+            out: Self::begin(out)?,
+            stream_index: 0,
+            time_base: 1.0,
+            width: 0,
+            height: 0,
+            pix_fmt: String::new(),
+            live: false,
+        })
+    }
+
+    /// The document's start, into a gzip stream on `out`.
+    fn begin(out: W) -> io::Result<GzEncoder<W>> {
+        let mut out = GzEncoder::new(out, flate2::Compression::default());
+        out.write_all(
+            b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+              <ffprobe:ffprobe xmlns:ffprobe=\"http://www.ffmpeg.org/schema/ffprobe\" \
+              xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" \
+              xsi:schemaLocation=\"http://www.ffmpeg.org/schema/ffprobe ffprobe.xsd\">\n    <frames>\n",
+        )?;
+        Ok(out)
     }
 
     /// One frame: its pts (in the stream's time base, if known), what came with it, its

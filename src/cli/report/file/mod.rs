@@ -5,6 +5,7 @@
 pub use super::alerts::Alerts;
 mod events;
 mod sound;
+pub use sound::report_sound;
 
 use super::events::{EventSettings, EventWatch, PictureStream};
 use super::html::HtmlReport;
@@ -195,6 +196,8 @@ struct Sink<'a, W: Write> {
     events: Option<EventWatch>,
     /// Whether the sound's events are followed (silence).
     sound_events: bool,
+    /// The sound's frames reported.
+    sound_frames: u64,
     /// Runs beyond the limits on events, and where they are told as they end.
     event_runs: Vec<Run>,
     event_teller: Option<OnClose>,
@@ -379,6 +382,7 @@ pub fn report_video<W: Write>(
             )
         }),
         sound_events: options.events.watches_sound(),
+        sound_frames: 0,
         event_runs: Vec::new(),
         event_teller: options.alerts.teller()?,
         frame_tags: Vec::new(),

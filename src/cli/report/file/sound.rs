@@ -1,13 +1,90 @@
 //! The sound's pass of a report, after the pictures': its 100 ms frames written where the
 //! format takes them, its limits, and its silences (the events) with their tags.
 
-use super::super::events::Ended;
+use super::super::events::{Ended, EventWatch, PictureStream};
 use super::super::html::SoundFacts;
-use super::super::limits::{AudioLimit, AudioWatch, Run};
-use super::{audio_line, AudioReport, Out, Sink};
+use super::super::limits::{AudioLimit, AudioWatch, LimitWatch, Run, Runs};
+use super::super::qctools::QctoolsReport;
+use super::super::ReportFormat;
+use super::{audio_line, AudioReport, Out, ReportOptions, Sink};
 use crate::headless::ClipError;
 use crate::quit_signals::QuitSignals;
+use crate::video::index::FrameIndex;
 use std::io::Write;
+
+/// The report of a file of sound alone (a stem, a mix): its 100 ms frames with astats' and
+/// ebur128's values (JSON Lines, `--audio` or not, or a QCTools report of audio frames), its
+/// silences (`--events`), and its runs beyond the limits on sound, as a video's report has
+/// them after its pictures; how many of its frames, and the runs. (The limits on pictures,
+/// which a batch's limits may have, have nothing to follow here.)
+pub fn report_sound<W: Write>(
+    format: ReportFormat,
+    options: ReportOptions,
+    out: &mut W,
+) -> Result<(u64, Runs), ClipError> {
+    // (The sound's pass takes a file without sound as a report without it: here there would
+    // be nothing to report.)
+    if let Some(path) = options.audio.path {
+        use crate::audio::source::{AudioError, AudioSource};
+        AudioSource::open_as_is(path).map_err(|e| {
+            ClipError::Decode(match e {
+                AudioError::NoAudio(_) => format!("'{}' has neither a video nor an audio stream", path.display()),
+                e => e.to_string(),
+            })
+        })?;
+    }
+    let out = match format {
+        ReportFormat::Json => Out::Json(out),
+        ReportFormat::Qctools => Out::Qctools(QctoolsReport::start_sound(out)?, FrameIndex::from_packets([], 1.0)),
+        ReportFormat::Csv => {
+            return Err(ClipError::Decode(
+                "CSV has no sound: a file of sound alone is reported in JSON Lines or a QCTools report".into(),
+            ))
+        }
+    };
+    // (The pictures' detectors are made, as the list has them, and see no picture.)
+    let stream = PictureStream {
+        bits: 8,
+        full_range: false,
+        time_base: (1, 1),
+        frame_duration: 0.0,
+    };
+    let mut sink = Sink {
+        out,
+        watch: LimitWatch::new(Vec::new()),
+        done: 0,
+        span: None,
+        counter: options.counter,
+        stop: options.stop,
+        flush_each: false,
+        beyond: None,
+        events: options
+            .events
+            .watches_sound()
+            .then(|| EventWatch::new(&options.events, stream)),
+        sound_events: options.events.watches_sound(),
+        sound_frames: 0,
+        event_runs: Vec::new(),
+        event_teller: options.alerts.teller()?,
+        frame_tags: Vec::new(),
+        html: None,
+        pse: None,
+        pse_line: None,
+        idet: None,
+        idet_decision: None,
+        idet_lines: false,
+    };
+    let audio = AudioReport {
+        lines: true,
+        ..options.audio
+    };
+    let runs = sink.audio(&audio, options.limits.audio(), None)?;
+    if let Some(mut tell) = options.alerts.teller()? {
+        runs.iter().for_each(&mut tell);
+    }
+    let frames = sink.sound_frames;
+    Ok((frames, sink.finish(runs)?.1))
+}
 
 impl<W: Write> Sink<'_, W> {
     /// The sound of `audio.path` after the video: its frames written where the format takes
@@ -32,6 +109,7 @@ impl<W: Write> Sink<'_, W> {
         }
         let mut watch = AudioWatch::new(limits.clone());
         let (out, quit, html) = (&mut self.out, self.stop.or(audio.signals), &mut self.html);
+        let reported = &mut self.sound_frames;
         // Silences that ended, waiting for the next line to be written before them, and the
         // tags silencedetect set, for the frame they fall in.
         let pending: std::cell::RefCell<Vec<Ended>> = Default::default();
@@ -79,6 +157,7 @@ impl<W: Write> Sink<'_, W> {
                     }
                 }
                 watch.frame(frame.index, frame.time, frame.clipped);
+                *reported += 1;
                 if let Some(html) = html.as_mut() {
                     let sound = SoundFacts {
                         rate: stream.rate,
