@@ -143,9 +143,15 @@ impl<W: Write> QctoolsReport<W> {
             writeln!(self.out, "            <tag key=\"{key}\" value=\"{value}\"/>")?;
         }
         for (name, value) in crate::audio::qc::R128_KEYS.iter().zip(frame.r128.into_iter().flatten()) {
+            // (As FFmpeg prints what isn't a number: the loudness of digital silence is nan.)
+            let value = match value {
+                v if v.is_nan() => "nan".to_string(),
+                v if v.is_infinite() => if v > 0.0 { "inf" } else { "-inf" }.to_string(),
+                v => format!("{v:.3}"),
+            };
             writeln!(
                 self.out,
-                "            <tag key=\"lavfi.r128.{name}\" value=\"{value:.3}\"/>"
+                "            <tag key=\"lavfi.r128.{name}\" value=\"{value}\"/>"
             )?;
         }
         self.tags(tags)?;
