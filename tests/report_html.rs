@@ -178,3 +178,61 @@ fn the_page_goes_beside_json_lines_when_asked_and_a_bad_path_is_an_error() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_file_of_sound_alone_has_a_page_of_its_sound() {
+    // A mono mix silent from 1 s to 3.5 s.
+    let mix = common::fixture(
+        "report-html-sound-alone.wav",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=if(between(t\\,1\\,3.5)\\,0\\,0.3*sin(2*PI*440*t)):s=48000:d=4",
+            "-c:a",
+            "pcm_s16le",
+        ],
+    );
+    let page = std::env::temp_dir().join(format!("histoplay-report-sound-{}.html", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", "--fail-on", "silence>2s", "-o"])
+        .arg(&page)
+        .arg(&mix)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty());
+    let html = std::fs::read_to_string(&page).unwrap();
+    let tidy = Command::new("tidy")
+        .args(["-q", "-e"])
+        .arg(&page)
+        .output()
+        .expect("tidy (scripts/setup)");
+    assert!(tidy.status.success(), "{}", String::from_utf8_lossy(&tidy.stderr));
+    let (dom, log) = browse(&page);
+    let _ = std::fs::remove_file(&page);
+    assert!(!log.contains("Uncaught"), "{log}");
+    assert!(dom.contains("id=\"verdict\">fail</span>"), "{dom}");
+    assert!(
+        dom.contains("silence&gt;2s: audio frames 10-35 (1.000-3.500 s), worst 2.5"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("id=\"event-count\" data-count=\"1\">1 silent</td>"),
+        "{dom}"
+    );
+    assert_eq!(dom.matches("<tr class=\"event\">").count(), 1);
+    assert!(
+        dom.contains("<td>silence</td><td class=\"number\">00:01.000</td><td class=\"number\">00:03.500</td>"),
+        "{dom}"
+    );
+    // Its facts are its sound's; no pictures, no picture's verdict or graph; its loudness.
+    assert!(dom.contains("<th>Duration</th><td>0:04 (4.000 s)</td>"), "{dom}");
+    assert!(dom.contains("48000 Hz, 1 channel(s)"));
+    assert!(dom.contains("none: a file of sound alone"));
+    assert!(!dom.contains("Photosensitivity"));
+    assert!(pictures(&html).is_empty());
+    assert!(dom.contains("integrated "));
+    assert!(html.contains("<figcaption>Loudness (LUFS)"));
+    assert!(!html.contains("<figcaption>Luminance"));
+}

@@ -231,6 +231,7 @@ pub fn run(args: Args) -> Result<()> {
             drop(gpu);
             let sound = SoundOnly {
                 format,
+                page_only,
                 output,
                 events: events::EventSettings {
                     list,
@@ -340,6 +341,8 @@ pub fn run(args: Args) -> Result<()> {
 /// What `report_sound_only` takes from `run`.
 struct SoundOnly<'a> {
     format: ReportFormat,
+    /// The page alone is written (nothing on stdout).
+    page_only: bool,
     /// Where a QCTools report goes (else beside the input).
     output: Option<PathBuf>,
     events: events::EventSettings,
@@ -358,7 +361,6 @@ fn report_sound_only(args: &Args, html: Option<&Path>, sound: SoundOnly) -> Resu
         (args.deinterlace.filter().is_some(), "--deinterlace"),
         (args.black.is_some(), "--black"),
         (args.freeze.is_some(), "--freeze"),
-        (html.is_some(), "a page (--html)"),
         (args.record.is_some(), "--record"),
     ];
     if let Some((_, what)) = pictures.iter().find(|(asked, _)| *asked) {
@@ -383,6 +385,7 @@ fn report_sound_only(args: &Args, html: Option<&Path>, sound: SoundOnly) -> Resu
     }
     let options = ReportOptions {
         events: sound.events,
+        html: html.map(Path::to_owned),
         limits: args.fail_on.clone().unwrap_or_default(),
         alerts: Alerts {
             stderr: false,
@@ -405,6 +408,7 @@ fn report_sound_only(args: &Args, html: Option<&Path>, sound: SoundOnly) -> Resu
                 let _ = std::fs::remove_file(&path);
             })?
         }
+        format if sound.page_only => file::report_sound(format, options, &mut std::io::sink())?,
         format => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             file::report_sound(format, options, &mut out)?

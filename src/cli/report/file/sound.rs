@@ -2,7 +2,7 @@
 //! format takes them, its limits, and its silences (the events) with their tags.
 
 use super::super::events::{Ended, EventWatch, PictureStream};
-use super::super::html::SoundFacts;
+use super::super::html::{HtmlReport, SoundFacts};
 use super::super::limits::{AudioLimit, AudioWatch, LimitWatch, Run, Runs};
 use super::super::qctools::QctoolsReport;
 use super::super::ReportFormat;
@@ -14,8 +14,9 @@ use std::io::Write;
 
 /// The report of a file of sound alone (a stem, a mix): its 100 ms frames with astats' and
 /// ebur128's values (JSON Lines, `--audio` or not, or a QCTools report of audio frames), its
-/// silences (`--events`), and its runs beyond the limits on sound, as a video's report has
-/// them after its pictures; how many of its frames, and the runs. (The limits on pictures,
+/// silences (`--events`), its runs beyond the limits on sound, and its page (`--html`: its
+/// facts, verdicts, silences and loudness), as a video's report has them after its pictures;
+/// how many of its frames, and the runs. (The limits on pictures,
 /// which a batch's limits may have, have nothing to follow here.)
 pub fn report_sound<W: Write>(
     format: ReportFormat,
@@ -67,7 +68,11 @@ pub fn report_sound<W: Write>(
         event_runs: Vec::new(),
         event_teller: options.alerts.teller()?,
         frame_tags: Vec::new(),
-        html: None,
+        html: options
+            .html
+            .as_ref()
+            .zip(options.audio.path)
+            .map(|(_, path)| HtmlReport::sound_only(path)),
         pse: None,
         pse_line: None,
         idet: None,
@@ -83,7 +88,13 @@ pub fn report_sound<W: Write>(
         runs.iter().for_each(&mut tell);
     }
     let frames = sink.sound_frames;
-    Ok((frames, sink.finish(runs)?.1))
+    let html = sink.html.take();
+    let (_, runs) = sink.finish(runs)?;
+    if let (Some(page), Some(path)) = (html, &options.html) {
+        page.write(path, &runs, !options.limits.is_empty(), None)
+            .map_err(|e| ClipError::Decode(format!("'{}' can't be written: {e}", path.display())))?;
+    }
+    Ok((frames, runs))
 }
 
 impl<W: Write> Sink<'_, W> {

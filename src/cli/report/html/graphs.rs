@@ -94,17 +94,20 @@ pub fn graph(
         );
     }
     for line in lines {
-        let points: Vec<String> = times
+        // A line through each stretch of values; an infinite one at the edge it goes past (a
+        // silence's loudness, -inf, at the floor); none where a value is unknown (NaN), the
+        // line broken there rather than drawn across.
+        let points: Vec<Option<String>> = times
             .iter()
             .zip(&line.values)
-            .filter(|(_, v)| v.is_finite())
-            .map(|(&t, &v)| format!("{:.1},{:.1}", x(t), y(v)))
+            .map(|(&t, &v)| (!v.is_nan()).then(|| format!("{:.1},{:.1}", x(t), y(v))))
             .collect();
-        if !points.is_empty() {
+        for stretch in points.split(Option::is_none).filter(|s| !s.is_empty()) {
+            let stretch: Vec<&str> = stretch.iter().flatten().map(String::as_str).collect();
             svg += &format!(
                 "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.2\" points=\"{}\"><title>{}</title></polyline>",
                 line.colour,
-                points.join(" "),
+                stretch.join(" "),
                 escape(line.name)
             );
         }
@@ -213,5 +216,29 @@ mod tests {
         assert_eq!(clock(61.9), "1:01");
         assert_eq!(clock(3725.0), "1:02:05");
         assert_eq!(escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+    }
+
+    #[test]
+    fn a_silences_loudness_is_drawn_at_the_floor_and_an_unknown_value_breaks_the_line() {
+        let line = Line {
+            name: "momentary",
+            colour: "#000",
+            values: vec![-20.0, f64::NEG_INFINITY, -20.0, f64::NAN, -40.0, -40.0],
+        };
+        let svg = graph(
+            "Loudness",
+            &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0],
+            5.0,
+            &[line],
+            (-60.0, 0.0),
+            &[],
+        );
+        // x from 40 to 990 over 5 s; y from 130 (-60, and -inf) to 10 (0).
+        let lines: Vec<&str> = svg
+            .split("points=\"")
+            .skip(1)
+            .map(|rest| rest.split('"').next().unwrap())
+            .collect();
+        assert_eq!(lines, ["40.0,50.0 230.0,130.0 420.0,50.0", "800.0,90.0 990.0,90.0"]);
     }
 }

@@ -34,6 +34,8 @@ pub struct Facts {
     pub log: Option<crate::colour::log::LogEncoding>,
     /// The stream's field order (ffprobe's word for it).
     pub field_order: &'static str,
+    /// The file has pictures (a file of sound alone has none: the page is of its sound).
+    pub video: bool,
 }
 
 /// The sound's facts, once its pass has opened it.
@@ -75,34 +77,39 @@ impl HtmlReport {
         let info = &source.info;
         let volume = &info.volume;
         let color = &info.format.color;
-        Self {
-            facts: Facts {
-                path: info.path.clone(),
-                codec: info.codec.clone(),
-                size: (info.format.width, info.format.height),
-                pixel_format: info.pixel_format.clone(),
-                frame_rate: if info.frame_duration > 0.0 {
-                    1.0 / info.frame_duration
-                } else {
-                    0.0
-                },
-                duration: info.duration,
-                colour: format!(
-                    "{:?} primaries, {:?} transfer, {:?} matrix, {:?} range",
-                    volume.primaries, volume.transfer, color.matrix, color.range
-                ),
-                hdr: volume.is_hdr().then(|| match volume.peak_nits {
-                    Some(nits) => format!(
-                        "{:?}, peak {nits:.0} cd/m² (MaxCLL or the mastering display's)",
-                        volume.transfer
-                    ),
-                    None => format!("{:?}, no light level metadata", volume.transfer),
-                }),
-                bits,
-                live: info.live,
-                log: info.log,
-                field_order: info.field_order,
+        Self::new_of(Facts {
+            path: info.path.clone(),
+            codec: info.codec.clone(),
+            size: (info.format.width, info.format.height),
+            pixel_format: info.pixel_format.clone(),
+            frame_rate: if info.frame_duration > 0.0 {
+                1.0 / info.frame_duration
+            } else {
+                0.0
             },
+            duration: info.duration,
+            colour: format!(
+                "{:?} primaries, {:?} transfer, {:?} matrix, {:?} range",
+                volume.primaries, volume.transfer, color.matrix, color.range
+            ),
+            hdr: volume.is_hdr().then(|| match volume.peak_nits {
+                Some(nits) => format!(
+                    "{:?}, peak {nits:.0} cd/m² (MaxCLL or the mastering display's)",
+                    volume.transfer
+                ),
+                None => format!("{:?}, no light level metadata", volume.transfer),
+            }),
+            bits,
+            live: info.live,
+            log: info.log,
+            field_order: info.field_order,
+            video: true,
+        })
+    }
+
+    fn new_of(facts: Facts) -> Self {
+        Self {
+            facts,
             sound: None,
             pictures: Series::default(),
             loudness: Series::default(),
@@ -115,6 +122,25 @@ impl HtmlReport {
             fields: [0; 3],
             idet: None,
         }
+    }
+
+    /// The page of `path`, a file of sound alone: its facts are its sound's.
+    pub fn sound_only(path: &std::path::Path) -> Self {
+        Self::new_of(Facts {
+            path: path.to_owned(),
+            codec: String::new(),
+            size: (0, 0),
+            pixel_format: String::new(),
+            frame_rate: 0.0,
+            duration: 0.0,
+            colour: String::new(),
+            hdr: None,
+            bits: 8,
+            live: false,
+            log: None,
+            field_order: "",
+            video: false,
+        })
     }
 
     /// A frame's luma histogram (one bin a code), for the strip: taken with its values next.
@@ -158,6 +184,9 @@ impl HtmlReport {
     /// One of the sound's 100 ms frames.
     pub fn audio_frame(&mut self, sound: SoundFacts, frame: &AudioFrame) {
         self.sound.get_or_insert(sound);
+        if !self.facts.video {
+            self.facts.duration = self.facts.duration.max(frame.time + frame.duration);
+        }
         if let Some(r) = frame.r128 {
             self.loudness.push(
                 frame.time,

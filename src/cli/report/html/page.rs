@@ -79,12 +79,18 @@ fn verdicts(report: &HtmlReport, runs: &Runs, limited: bool) -> String {
             escape(&run.to_string())
         );
     }
+    let counted = match report.facts.video {
+        true => format!(
+            "{} black, {} frozen, {} silent",
+            count(EventKind::Black),
+            count(EventKind::Freeze),
+            count(EventKind::Silence)
+        ),
+        false => format!("{} silent", count(EventKind::Silence)),
+    };
     rows += &format!(
-        "<tr><th>Events</th><td id=\"event-count\" data-count=\"{}\">{} black, {} frozen, {} silent</td></tr>\n",
+        "<tr><th>Events</th><td id=\"event-count\" data-count=\"{}\">{counted}</td></tr>\n",
         report.events.len(),
-        count(EventKind::Black),
-        count(EventKind::Freeze),
-        count(EventKind::Silence)
     );
     rows += &match report.integrated {
         Some((integrated, range)) => {
@@ -99,6 +105,7 @@ fn verdicts(report: &HtmlReport, runs: &Runs, limited: bool) -> String {
         None => "<tr><th>Loudness</th><td class=\"muted\">no sound measured</td></tr>\n".to_string(),
     };
     rows += &match &report.pse {
+        None if !report.facts.video => String::new(),
         None => "<tr><th>Photosensitivity</th><td class=\"muted\">not analysed (give --pse)</td></tr>\n".to_string(),
         Some((standard, failures)) => {
             let (class, word) = if failures.is_empty() {
@@ -154,6 +161,22 @@ fn fields(order: &str, counts: [u64; 3]) -> String {
 
 fn facts_table(report: &HtmlReport) -> String {
     let f = &report.facts;
+    let sound = report.sound.as_ref().map_or("none reported".to_string(), |s| {
+        format!("{} Hz, {} channel(s)", s.rate, s.channels)
+    });
+    if !f.video {
+        let rows = [
+            ("File", f.path.display().to_string()),
+            ("Duration", format!("{} ({:.3} s)", clock(f.duration), f.duration)),
+            ("Sound", sound),
+            ("Video", "none: a file of sound alone".to_string()),
+        ];
+        let rows: String = rows
+            .iter()
+            .map(|(k, v)| format!("<tr><th>{k}</th><td>{}</td></tr>\n", escape(v)))
+            .collect();
+        return format!("<section id=\"facts\"><h2>The file</h2>\n<table>\n{rows}</table></section>\n");
+    }
     let mut rows = vec![
         ("File", f.path.display().to_string()),
         (
@@ -178,12 +201,7 @@ fn facts_table(report: &HtmlReport) -> String {
     if let Some(log) = f.log {
         rows.push(("Camera log", format!("{log:?}")));
     }
-    rows.push((
-        "Sound",
-        report.sound.as_ref().map_or("none reported".to_string(), |s| {
-            format!("{} Hz, {} channel(s)", s.rate, s.channels)
-        }),
-    ));
+    rows.push(("Sound", sound));
     let rows: String = rows
         .iter()
         .map(|(k, v)| format!("<tr><th>{k}</th><td>{}</td></tr>\n", escape(v)))
@@ -193,8 +211,11 @@ fn facts_table(report: &HtmlReport) -> String {
 
 fn events_table(report: &HtmlReport, pictures: &[Result<String, String>]) -> String {
     if report.events.is_empty() {
-        return "<section id=\"events\"><h2>Events</h2><p>No black stretch, frozen picture or silence.</p></section>\n"
-            .to_string();
+        let none = match report.facts.video {
+            true => "No black stretch, frozen picture or silence.",
+            false => "No silence.",
+        };
+        return format!("<section id=\"events\"><h2>Events</h2><p>{none}</p></section>\n");
     }
     let mut rows = String::new();
     for (i, event) in report.events.iter().enumerate() {
@@ -217,24 +238,57 @@ fn events_table(report: &HtmlReport, pictures: &[Result<String, String>]) -> Str
             event.duration.map_or("—".to_string(), |d| format!("{d:.3} s")),
         );
     }
+    let last = if report.facts.video { "First frame" } else { "" };
     format!(
         "<section id=\"events\"><h2>Events ({})</h2>\n<table>\n<tr><th>Event</th><th>Start</th><th>End</th>\
-         <th>Length</th><th>Frames</th><th>First frame</th></tr>\n{rows}</table></section>\n",
+         <th>Length</th><th>Frames</th><th>{last}</th></tr>\n{rows}</table></section>\n",
         report.events.len()
     )
 }
 
 fn over_time(report: &HtmlReport) -> String {
-    let pictures = &report.pictures;
-    if pictures.is_empty() {
+    if report.pictures.is_empty() && report.loudness.is_empty() {
         return String::new();
     }
     let end = report.end.max(report.facts.duration);
+    let mut html = String::from("<section id=\"over-time\"><h2>Over time</h2>\n");
+    if !report.pictures.is_empty() {
+        html += &pictures_over_time(report, end);
+    }
+    if !report.loudness.is_empty() {
+        let l = &report.loudness.buckets;
+        html += &graph(
+            "Loudness (LUFS)",
+            &report.loudness.times,
+            end,
+            &[
+                Line {
+                    name: "momentary",
+                    colour: "#90a4ae",
+                    values: l.iter().map(|x| f64::from(x.momentary)).collect(),
+                },
+                Line {
+                    name: "short-term",
+                    colour: "#1565c0",
+                    values: l.iter().map(|x| f64::from(x.short_term)).collect(),
+                },
+            ],
+            (-60.0, 0.0),
+            &[(TARGET, format!("{TARGET}"))],
+        );
+    }
+    html + "</section>\n"
+}
+
+/// The pictures' graphs, to `end` (s): the strip, luminance, saturation, the broadcast range,
+/// and the flashes where they were analysed.
+fn pictures_over_time(report: &HtmlReport, end: f64) -> String {
+    let pictures = &report.pictures;
     let max = f64::from((1u32 << report.facts.bits) - 1);
     let scale = f64::from(1u32 << report.facts.bits.saturating_sub(8));
     let mean = |sum: f64, n: u32| sum / f64::from(n.max(1));
     let b = &pictures.buckets;
-    let mut html = String::from("<section id=\"over-time\"><h2>Over time</h2>\n");
+    let mut html = String::new();
     if let Some(png) = strip_png(pictures) {
         html += &strip(&format!("data:image/png;base64,{}", base64(&png)), end);
     }
@@ -310,29 +364,7 @@ fn over_time(report: &HtmlReport) -> String {
             &[(3.0, "3".to_string())],
         );
     }
-    if !report.loudness.is_empty() {
-        let l = &report.loudness.buckets;
-        html += &graph(
-            "Loudness (LUFS)",
-            &report.loudness.times,
-            end,
-            &[
-                Line {
-                    name: "momentary",
-                    colour: "#90a4ae",
-                    values: l.iter().map(|x| f64::from(x.momentary)).collect(),
-                },
-                Line {
-                    name: "short-term",
-                    colour: "#1565c0",
-                    values: l.iter().map(|x| f64::from(x.short_term)).collect(),
-                },
-            ],
-            (-60.0, 0.0),
-            &[(TARGET, format!("{TARGET}"))],
-        );
-    }
-    html + "</section>\n"
+    html
 }
 
 /// Standard base64 (RFC 4648), padded.

@@ -16,7 +16,8 @@ const WIDTH: u32 = 320;
 
 /// Per event (in order), its picture as a data URL, or why there is none.
 pub fn draw(facts: &Facts, events: &[Event], gpu: Option<&GpuContext>) -> Vec<Result<String, String>> {
-    if events.is_empty() {
+    // (A file of sound alone's events are its silences: nothing to picture.)
+    if events.is_empty() || !facts.video {
         return Vec::new();
     }
     if facts.live {
