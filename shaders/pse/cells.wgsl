@@ -97,13 +97,17 @@ fn red_of(rgb: vec3u) -> u32 {
     return 0u;
 }
 
+// A pixel's red and linear R, G and B, times `valid` (0 or 1).
+fn sum_of(word: u32, valid: u32) -> vec4u {
+    let rgb = pixel_channels(word);
+    return vec4u(red_of(rgb), rgb) * valid;
+}
+
 // ceil(n * size / parts): the first pixel of part n.
 fn start(n: u32, size: u32, parts: u32) -> u32 {
     return (n * size + parts - 1u) / parts;
 }
 
-// Rows an invocation loads before it adds them up.
-const LOADS = 4u;
 
 // A cell's light from its red, R, G and B sums, into `cells`; its luminance: twin of
 // `cells_cpu`. The luminance is (wr R + wg G + wb B) / 10000 of the summed channels, without
@@ -150,8 +154,6 @@ fn hysteresis(mean: u32) -> u32 {
 // A chunk of a line is taken at a time: 256 pixels, 8 words of a bit a pixel.
 const CHUNK = 256u;
 const CHUNK_WORDS = 8u;
-// Pixels of a line an invocation loads before it classes them.
-const LINE_LOADS = 8u;
 // Lines a block has each way at most (`Blocks::line_step` keeps them to this).
 const MAX_LINES = 64u;
 // Each line's chunk as two masks, a bit a pixel: above the mean by the hysteresis (`HIGH`), and
@@ -220,20 +222,19 @@ fn block_light(
         let r = task / width;
         let y0 = start(r0 + r, params.height, params.rows);
         let y1 = start(r0 + r + 1u, params.height, params.rows);
+        // Four rows loaded at a time, those past the cell's last row read again and counted
+        // as none (straight code, no array: an array indexed in a loop may go to memory).
         var sum = vec4u(0u);
-        for (var y = y0; y < y1; y += LOADS) {
-            var words: array<u32, LOADS>;
-            for (var k = 0u; k < LOADS; k++) {
-                if y + k < y1 {
-                    words[k] = pixels[(y + k) * params.width + x];
-                }
-            }
-            for (var k = 0u; k < LOADS; k++) {
-                if y + k < y1 {
-                    let rgb = pixel_channels(words[k]);
-                    sum += vec4u(red_of(rgb), rgb);
-                }
-            }
+        let last = y1 - 1u;
+        for (var y = y0; y < y1; y += 4u) {
+            let p0 = pixels[y * params.width + x];
+            let p1 = pixels[min(y + 1u, last) * params.width + x];
+            let p2 = pixels[min(y + 2u, last) * params.width + x];
+            let p3 = pixels[min(y + 3u, last) * params.width + x];
+            sum += sum_of(p0, 1u);
+            sum += sum_of(p1, select(0u, 1u, y + 1u < y1));
+            sum += sum_of(p2, select(0u, 1u, y + 2u < y1));
+            sum += sum_of(p3, select(0u, 1u, y + 3u < y1));
         }
         let at = 4u * (r * MAX_BLOCK_CELLS + x * params.columns / params.width - c0);
         atomicAdd(&block_sums[at], sum.x);
@@ -264,6 +265,30 @@ fn block_light(
     workgroupBarrier();
     let mean = atomicLoad(&block_mean) / max((c1 - c0) * (r1 - r0), 1u);
     count_stripes(block, live, vec4u(c0, r0, c1, r1), mean, index);
+}
+
+// A word of 32 pixels of a line, classed: above the mean by the hysteresis, below it by as
+// much, at or above it (a bit a pixel), and the light and count of those on each side.
+struct Word {
+    high: u32,
+    low: u32,
+    above: u32,
+    light: vec2u,
+    count: vec2u,
+}
+
+// Classes pixel `i` of a word of `n` (none where i >= n), of light `value`, into `word`,
+// without a branch.
+fn class_into(word: ptr<function, Word>, value: u32, i: u32, n: u32, mean: u32, margin: u32) {
+    let valid = select(0u, 1u, i < n);
+    let high = select(0u, valid, value >= mean + margin);
+    let low = select(0u, valid, value + margin <= mean);
+    (*word).high |= high << i;
+    (*word).low |= low << i;
+    (*word).above |= select(0u, valid, value >= mean) << i;
+    let light = value / 16u;
+    (*word).light += vec2u(high * light, low * light);
+    (*word).count += vec2u(high, low);
 }
 
 // The stripes of a block of cells (`bounds`: its first column and row of cells, and one past
@@ -314,45 +339,41 @@ fn count_stripes(block: u32, live: bool, bounds: vec4u, mean: u32, index: u32) {
             let l = t % lines[dir];
             let w = t / lines[dir];
             let first = base + w * 32u;
-            var high = 0u;
-            var low = 0u;
-            var above = 0u;
-            // The word's 32 pixels, `LINE_LOADS` loaded at a time.
-            for (var k0 = 0u; k0 < 32u; k0 += LINE_LOADS) {
-                var loaded: array<u32, LINE_LOADS>;
-                for (var k = 0u; k < LINE_LOADS; k++) {
-                    let i = first + k0 + k;
-                    if i < length[dir] {
-                        var at = (y0 + l * step) * params.width + x0 + i;
-                        if dir == 1u {
-                            at = (y0 + i) * params.width + x0 + l * step;
-                        }
-                        loaded[k] = pixels[at];
-                    }
-                }
-                for (var k = 0u; k < LINE_LOADS; k++) {
-                    if first + k0 + k < length[dir] {
-                        let value = pixel_luminance(loaded[k]);
-                        let bit = 1u << (k0 + k);
-                        if value >= mean + margin {
-                            high |= bit;
-                        } else if value + margin <= mean {
-                            low |= bit;
-                        }
-                        if dir == 0u {
-                            if value >= mean {
-                                above |= bit;
-                            }
-                            if value >= mean + margin {
-                                light.x += value / 16u;
-                                count.x += 1u;
-                            } else if value + margin <= mean {
-                                light.y += value / 16u;
-                                count.y += 1u;
-                            }
-                        }
-                    }
-                }
+            // The word's pixels (`n` of them), eight loaded at a time; those past its last
+            // read again and classed as none.
+            var word = Word();
+            let n = min(32u, length[dir] - first);
+            var pixel = (y0 + l * step) * params.width + x0 + first;
+            var stride = 1u;
+            if dir == 1u {
+                pixel = (y0 + first) * params.width + x0 + l * step;
+                stride = params.width;
+            }
+            let top = n - 1u;
+            for (var k = 0u; k < 32u; k += 8u) {
+                let p0 = pixels[pixel + min(k, top) * stride];
+                let p1 = pixels[pixel + min(k + 1u, top) * stride];
+                let p2 = pixels[pixel + min(k + 2u, top) * stride];
+                let p3 = pixels[pixel + min(k + 3u, top) * stride];
+                let p4 = pixels[pixel + min(k + 4u, top) * stride];
+                let p5 = pixels[pixel + min(k + 5u, top) * stride];
+                let p6 = pixels[pixel + min(k + 6u, top) * stride];
+                let p7 = pixels[pixel + min(k + 7u, top) * stride];
+                class_into(&word, pixel_luminance(p0), k, n, mean, margin);
+                class_into(&word, pixel_luminance(p1), k + 1u, n, mean, margin);
+                class_into(&word, pixel_luminance(p2), k + 2u, n, mean, margin);
+                class_into(&word, pixel_luminance(p3), k + 3u, n, mean, margin);
+                class_into(&word, pixel_luminance(p4), k + 4u, n, mean, margin);
+                class_into(&word, pixel_luminance(p5), k + 5u, n, mean, margin);
+                class_into(&word, pixel_luminance(p6), k + 6u, n, mean, margin);
+                class_into(&word, pixel_luminance(p7), k + 7u, n, mean, margin);
+            }
+            let high = word.high;
+            let low = word.low;
+            let above = word.above;
+            if dir == 0u {
+                light += word.light;
+                count += word.count;
             }
             let at = (dir * MAX_LINES + l) * CHUNK_WORDS + w;
             masks[at] = high;
