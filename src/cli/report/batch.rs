@@ -40,34 +40,59 @@ pub enum Outcome {
 }
 
 /// The files `inputs` name: files as given, directories searched (in name order, depth first)
-/// for files with a video ending.
+/// for files with a video ending. Each file is taken once, however many times it is named or
+/// found (two reports of one file would write one report beside it at once), and each directory
+/// searched once (a link back up the tree is not followed round).
 pub fn expand(inputs: &[PathBuf]) -> Vec<PathBuf> {
-    let mut files = Vec::new();
+    let mut walk = Walk::default();
     for input in inputs {
         if input.is_dir() {
-            collect(input, &mut files);
+            walk.collect(input);
         } else {
-            files.push(input.clone());
+            walk.take(input.clone());
         }
     }
-    files
+    walk.files
 }
 
-fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    paths.sort();
-    for path in paths {
-        if path.is_dir() {
-            collect(&path, files);
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| VIDEO_EXTENSIONS.iter().any(|v| v.eq_ignore_ascii_case(e)))
-        {
-            files.push(path);
+/// The files found so far, and what has been seen of the disk (by canonical path).
+#[derive(Default)]
+struct Walk {
+    files: Vec<PathBuf>,
+    seen_files: std::collections::HashSet<PathBuf>,
+    seen_dirs: std::collections::HashSet<PathBuf>,
+}
+
+impl Walk {
+    /// Takes `path` unless the file it names is taken already (a path that does not resolve is
+    /// taken as given: opening it says what is wrong).
+    fn take(&mut self, path: PathBuf) {
+        let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if self.seen_files.insert(key) {
+            self.files.push(path);
+        }
+    }
+
+    fn collect(&mut self, dir: &Path) {
+        let key = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
+        if !self.seen_dirs.insert(key) {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for path in paths {
+            if path.is_dir() {
+                self.collect(&path);
+            } else if path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| VIDEO_EXTENSIONS.iter().any(|v| v.eq_ignore_ascii_case(e)))
+            {
+                self.take(path);
+            }
         }
     }
 }
@@ -295,6 +320,15 @@ mod tests {
             .map(|f| f.strip_prefix(&dir).unwrap_or(f).display().to_string())
             .collect();
         assert_eq!(names, ["a.mp4", "b.MKV", "day2/c.mov", "/given/as/is.bin"]);
+        // A link back up the tree is searched once; a file named twice, or found again, once.
+        let _ = std::fs::remove_file(dir.join("day2/up"));
+        std::os::unix::fs::symlink("..", dir.join("day2/up")).unwrap();
+        let files = expand(&[dir.clone(), dir.join("a.mp4"), dir.join("day2/../a.mp4")]);
+        let names: Vec<String> = files
+            .iter()
+            .map(|f| f.strip_prefix(&dir).unwrap_or(f).display().to_string())
+            .collect();
+        assert_eq!(names, ["a.mp4", "b.MKV", "day2/c.mov"]);
         assert_eq!(
             ReportFormat::Csv.path_beside(Path::new("/x/a.mp4")),
             Path::new("/x/a.mp4.signalstats.csv")
