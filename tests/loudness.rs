@@ -225,9 +225,29 @@ fn limits_and_profiles_gate_on_the_figures() {
     // a85: -24 ±2, so -23 is within, and its true peak limit (-2) too; TP>-23.5 is breached.
     assert!(stderr.starts_with("TP>-23.5: -23\n"), "{stderr}");
     assert!(stderr.contains("1 loudness limit(s) breached"), "{stderr}");
-    let out = histoplay(&["loudness", path, "--fail-on", "LUFS>3"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("'LUFS>3' is not a loudness limit"));
+    for bad in ["LUFS>3", "I>NaN", "TP<inf", "I>-22,,TP>-1", " "] {
+        let out = histoplay(&["loudness", path, "--fail-on", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("is not a loudness limit")
+                || stderr.contains("an empty limit")
+                || stderr.contains("no loudness limit given"),
+            "{bad}: {stderr}"
+        );
+    }
+    // Digital silence: its peaks -inf, below any limit on them, above none.
+    let silence = flac("loudness-digital-silence.flac", "anullsrc=r=48000:cl=stereo:d=5");
+    let out = histoplay(&[
+        "loudness",
+        silence.to_str().unwrap(),
+        "--fail-on",
+        "TP<-60,SP<-200,TP>-1",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with("TP<-60: -inf\nSP<-200: -inf\n"), "{stderr}");
+    assert!(stderr.contains("2 loudness limit(s) breached"), "{stderr}");
 }
 
 #[test]

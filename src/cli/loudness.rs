@@ -77,8 +77,12 @@ impl LoudnessLimit {
     /// A comma-separated list of limits and profiles.
     pub fn parse_list(text: &str) -> Result<Vec<Self>, String> {
         let mut limits = Vec::new();
-        for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if text.trim().is_empty() {
+            return Err("no loudness limit given".into());
+        }
+        for item in text.split(',').map(str::trim) {
             match item.to_ascii_lowercase().as_str() {
+                "" => return Err(format!("'{text}' has an empty limit between its commas")),
                 "r128" => limits.extend(Self::parse_list("I>-22.5,I<-23.5,TP>-1")?),
                 "a85" => limits.extend(Self::parse_list("I>-22,I<-26,TP>-2")?),
                 _ => limits.push(Self::parse(item)?),
@@ -105,18 +109,35 @@ impl LoudnessLimit {
             "SP" => Measure::SamplePeak,
             _ => return Err(not_a_limit()),
         };
-        let value = text[at + 1..].trim().parse().map_err(|_| not_a_limit())?;
+        let value = text[at + 1..]
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(not_a_limit)?;
         Ok(Self { measure, above, value })
     }
 
-    /// The measure's value where it is beyond the limit (as printed: to 0.1).
-    fn breached(&self, summary: &Summary) -> Option<f64> {
-        let value = printed(self.measure.of(summary))?;
-        let beyond = match self.above {
-            true => value > self.value,
-            false => value < self.value,
+    /// The measure's value where it is beyond the limit, as printed (to 0.1; the peak of
+    /// digital silence, -inf, is below any limit).
+    fn breached(&self, summary: &Summary) -> Option<String> {
+        let measured = self.measure.of(summary);
+        let (beyond, text) = match printed(measured) {
+            Some(value) => (
+                if self.above {
+                    value > self.value
+                } else {
+                    value < self.value
+                },
+                format!("{value}"),
+            ),
+            None if measured.is_infinite() => (
+                (measured > 0.0) == self.above,
+                if measured > 0.0 { "inf" } else { "-inf" }.to_string(),
+            ),
+            None => (false, String::new()),
         };
-        beyond.then_some(value)
+        beyond.then_some(text)
     }
 }
 
