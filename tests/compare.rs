@@ -317,6 +317,13 @@ fn an_offset_and_a_range_pick_the_pairs_and_ffmpeg_agrees_with_b_trimmed() {
         Some((2, 0))
     );
     assert_eq!(behind.len(), 8);
+    // The frames left without a partner are told of, beside the figures of those that have one.
+    let out = histoplay(&["compare", a, b, "--offset", "2"]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("note: 8 of the 10 frames of "), "{stderr}");
+    let out = histoplay(&["compare", a, b]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("note:"));
 }
 
 #[test]

@@ -70,7 +70,7 @@ impl CompareLimits {
     }
 
     /// The limits `figures` fail, each as `vmaf 91.204816 < 93`. A PSNR of identical pictures
-    /// (infinite) passes every lower limit.
+    /// (infinite) passes every lower limit; a figure that is not a number fails every limit.
     pub fn failed(&self, figures: &RunFigures) -> Vec<String> {
         self.0
             .iter()
@@ -80,6 +80,17 @@ impl CompareLimits {
                     return Some(format!("{}: R'G'B' has no luma (limit psnr or ssim)", limit.name()));
                 }
                 let value = limit.of(figures)?;
+                // (A figure that is not a number, as SSIM of pictures too small for its windows,
+                // can't be held to the limit: it fails it.)
+                if value.is_nan() {
+                    return Some(format!(
+                        "{} is not a number (limit {}{}{})",
+                        limit.name(),
+                        limit.name(),
+                        limit.op,
+                        limit.value
+                    ));
+                }
                 let fails = match limit.op {
                     "<" => value < limit.value,
                     "<=" => value <= limit.value,
@@ -183,6 +194,20 @@ mod tests {
         assert_eq!(
             CompareLimits::parse("psnr-y<30,psnr<30").unwrap().failed(&rgb),
             ["psnr-y: R'G'B' has no luma (limit psnr or ssim)"]
+        );
+        // SSIM of pictures too small for its windows: not a number, failing either way.
+        let unknown = RunFigures {
+            ssim_all: f64::NAN,
+            ..figures()
+        };
+        assert_eq!(
+            CompareLimits::parse("ssim<0.99,ssim>0.5,psnr<30")
+                .unwrap()
+                .failed(&unknown),
+            [
+                "ssim is not a number (limit ssim<0.99)",
+                "ssim is not a number (limit ssim>0.5)"
+            ]
         );
     }
 

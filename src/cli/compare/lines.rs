@@ -136,21 +136,27 @@ impl Summary {
         let psnr = |mse: f64| 10.0 * (max * max / mse).log10();
         let db = |ssim: f64| 10.0 * (1.0 / (1.0 - ssim)).log10();
         let names = self.names.0;
+        // As C's printf("%f") writes them: what is not a number as `nan` (SSIM of pictures too
+        // small for its windows), an infinity as `inf`.
+        let f = |v: f64| match v {
+            v if v.is_nan() => "nan".to_string(),
+            v => format!("{v:.6}"),
+        };
         let mut psnr_line = String::from("PSNR");
         for (name, sum) in names.iter().zip(&self.mse) {
-            psnr_line += &format!(" {name}:{:.6}", psnr(sum / n));
+            psnr_line += &format!(" {name}:{}", f(psnr(sum / n)));
         }
         psnr_line += &format!(
-            " average:{:.6} min:{:.6} max:{:.6}",
-            psnr(self.mse_avg / n),
-            psnr(self.mse_max),
-            psnr(self.mse_min)
+            " average:{} min:{} max:{}",
+            f(psnr(self.mse_avg / n)),
+            f(psnr(self.mse_max)),
+            f(psnr(self.mse_min))
         );
         let mut ssim_line = String::from("SSIM");
         for (name, sum) in names.iter().zip(&self.ssim) {
-            ssim_line += &format!(" {}:{:.6} ({:.6})", name.to_uppercase(), sum / n, db(sum / n));
+            ssim_line += &format!(" {}:{} ({})", name.to_uppercase(), f(sum / n), f(db(sum / n)));
         }
-        ssim_line += &format!(" All:{:.6} ({:.6})", self.ssim_all / n, db(self.ssim_all / n));
+        ssim_line += &format!(" All:{} ({})", f(self.ssim_all / n), f(db(self.ssim_all / n)));
         [psnr_line, ssim_line]
     }
 }

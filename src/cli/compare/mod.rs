@@ -246,6 +246,7 @@ pub fn compare(
         }
     };
     let names = (a.info.path.display().to_string(), b.info.path.display().to_string());
+    let index_a = a.index().clone();
     let vmaf = model.map(Vmaf::new);
     let done = if job.cpu {
         compare_cpu(a, b, &job, vmaf, &mut progress, &mut emit)?
@@ -277,6 +278,17 @@ pub fn compare(
             "no frame of '{}' asked for has a partner in '{}' (see --frames and --offset)",
             names.0, names.1
         )));
+    }
+    // A judged file that ends first (or an offset) leaves the rest of the reference unmeasured:
+    // said, as the figures are of the frames paired.
+    let asked = index_a
+        .frame_count()
+        .map(|count| job.range.end.unwrap_or(count).min(count).saturating_sub(first));
+    if let Some(asked) = asked.filter(|&asked| done < asked) {
+        eprintln!(
+            "note: {done} of the {asked} frames of '{}' asked for have a partner in '{}' (its length, or the offset, leaves the rest without one): the figures are of those",
+            names.0, names.1
+        );
     }
     Ok(summary)
 }
