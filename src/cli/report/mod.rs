@@ -258,6 +258,9 @@ pub fn run(args: Args) -> Result<()> {
         |l: &Limits| !l.audio().is_empty() || l.events().iter().any(|e| e.kind == crate::events::EventKind::Silence);
     if live && args.fail_on.as_ref().is_some_and(on_sound) {
         eprintln!("note: a live input's report has no sound: its limits on sound are not watched");
+    } else if live && (args.audio || format == ReportFormat::Qctools || html.is_some() || list) {
+        // (Its packets go to the picture's decoder alone: a pipe or a stream is read once.)
+        eprintln!("note: a live or piped input's report has no sound: its audio frames and silences are not reported");
     }
     let events = events::EventSettings {
         list,
