@@ -54,6 +54,8 @@ pub fn parse(text: &str) -> Result<Lut, CubeError> {
     let (mut range_1d, mut range_3d) = (None, None);
     let mut rows: Vec<[f32; 3]> = Vec::new();
     let mut last_line = 0;
+    // (A byte order mark some editors write is not part of the first keyword.)
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (number, line) in text.lines().enumerate() {
         let number = number + 1;
         let line = line.split('#').next().unwrap_or("").trim();
@@ -63,7 +65,13 @@ pub fn parse(text: &str) -> Result<Lut, CubeError> {
         last_line = number;
         let mut words = line.split_whitespace();
         let first = words.next().expect("not empty");
-        if first.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        // A keyword is upper case (TITLE, LUT_3D_SIZE, Resolve's LUT_IN_VIDEO_RANGE); a line
+        // starting with anything else (`nan 0 0`, `x 0 0`) is a row, and says what is wrong.
+        let keyword = first.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
+            && first
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+        if keyword {
             if !rows.is_empty() {
                 return Err(error(number, format!("{first} after the table's rows")));
             }

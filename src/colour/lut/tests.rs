@@ -143,6 +143,10 @@ fn malformed_files_name_the_line() {
             "has 3 rows where it should have 2",
         ),
         ("LUT_1D_SIZE 2\n0 0 0\n1 nan 1\n", 3, "'nan' is not a number"),
+        // A row that starts with a word is a row all the same, first or not.
+        ("LUT_1D_SIZE 2\nnan 0 0\n1 1 1\n", 2, "'nan' is not a number"),
+        ("LUT_1D_SIZE 2\n0 0 0\nx 1 1\n", 3, "'x' is not a number"),
+        ("LUT_1D_SIZE 2\n0 0 0\nNaN 1 1\n", 3, "'NaN' is not a number"),
     ];
     for (text, line, words) in cases {
         let error = parse(text).unwrap_err();
@@ -163,6 +167,8 @@ fn unknown_keywords_and_comments_are_skipped() {
     assert_eq!(lut.title.as_deref(), Some("Look"));
     assert_eq!(lut.describe(), "Look (1D 2)");
     assert_eq!(LutTables::new(&lut, 8).apply([7, 100, 255]), [7, 100, 255]);
+    // Saved with a byte order mark: the same table.
+    assert_eq!(parse(&format!("\u{feff}{text}")).unwrap().describe(), "Look (1D 2)");
 }
 
 #[test]
