@@ -242,6 +242,14 @@ fn fail_on_lists_exactly_the_planted_frames_and_fails() {
     // Within the limits: success, nothing on stderr.
     let out = histoplay(&["report", path, "--fail-on", "ymax>=251", "--csv"]);
     assert!(out.status.success() && out.stderr.is_empty());
+    // A range past the end names its own first frame (not the one before, which primes it).
+    let out = histoplay(&["report", path, "--frames", "12.."]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with("error: frame 12 is past the end"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // QCTools' broadcast profile by name (qct-parse's `default`): the 90% point of Y' above
     // 235, and the flat frames' repeated lines (all but the first four of 48).
     let out = histoplay(&["report", path, "--fail-on", "broadcast"]);

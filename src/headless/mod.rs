@@ -54,7 +54,8 @@ impl FrameRange {
         let number = |v: &str| v.trim().parse::<u64>().map_err(|_| bad());
         let start = if a.trim().is_empty() { 0 } else { number(a)? };
         let end = match b.strip_prefix('=') {
-            Some(inclusive) => Some(number(inclusive)? + 1),
+            // (Up to the largest frame number there is: to the end.)
+            Some(inclusive) => number(inclusive)?.checked_add(1),
             None if b.trim().is_empty() => None,
             None => Some(number(b)?),
         };
@@ -105,7 +106,7 @@ pub fn prepare(mut source: VideoSource, range: FrameRange, region: Option<Region
 }
 
 /// Fails if the stream has no frame `frame` (once the index has read far enough to say).
-fn check_in_range(source: &VideoSource, frame: u64) -> Result<(), ClipError> {
+pub(crate) fn check_in_range(source: &VideoSource, frame: u64) -> Result<(), ClipError> {
     let index = source.index();
     if index.wait_pts_of(frame).is_none() {
         if let Some(count) = index.frame_count() {
@@ -432,6 +433,10 @@ mod tests {
         );
         assert_eq!(FrameRange::parse("100.."), Ok(FrameRange { start: 100, end: None }));
         assert_eq!(FrameRange::parse("..5"), Ok(FrameRange { start: 0, end: Some(5) }));
+        assert_eq!(
+            FrameRange::parse("0..=18446744073709551615"),
+            Ok(FrameRange { start: 0, end: None })
+        );
         assert!(FrameRange::parse("5..5").is_err());
         assert!(FrameRange::parse("5").is_err());
         assert!(FrameRange::parse("a..b").is_err());

@@ -154,7 +154,7 @@ struct Whole {
 
 /// Runs this program with `args` (the decoder chosen as this process's), its output thrown
 /// away: how long the process took from its start to its end, and what it used. Fails with its
-/// error where it fails.
+/// error where it fails (a verdict, as `pse`'s fail, is not a failure).
 fn run_timed(args: &[&std::ffi::OsStr]) -> Result<Timed> {
     let exe = std::env::current_exe()?;
     let hwdec = clap::ValueEnum::to_possible_value(&crate::video::source::hardware::preference())
@@ -171,9 +171,16 @@ fn run_timed(args: &[&std::ffi::OsStr]) -> Result<Timed> {
         .stderr(std::process::Stdio::piped())
         .output()?;
     let took = start.elapsed();
-    if !out.status.success() {
-        let error = String::from_utf8_lossy(&out.stderr);
-        anyhow::bail!("{args:?}: {}", error.lines().last().unwrap_or("failed"));
+    // (Exit status 1 with no error is a verdict: a failing `pse`, runs beyond limits.)
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let error = stderr.lines().find_map(|l| l.strip_prefix("error: "));
+    if !out.status.success() && (error.is_some() || out.status.code() != Some(1)) {
+        let command: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        anyhow::bail!(
+            "histoplay {} failed: {}",
+            command.join(" "),
+            error.unwrap_or("it ended without saying why")
+        );
     }
     Ok((took, Usage::children().since(before)))
 }

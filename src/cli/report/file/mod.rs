@@ -425,6 +425,10 @@ pub fn report_video<W: Write>(
         start: range.start.saturating_sub(1),
         end: range.end,
     };
+    // (The range's own first frame is the one asked for: the one before it only primes.)
+    if range.start > 0 {
+        hist::check_in_range(&source, range.start)?;
+    }
     if let Some(layout) = decoded {
         source.keep_decoded_planes();
         report_cpu(source, layout, (primed, range), (freezes, noise, work), &mut sink)?;
