@@ -104,6 +104,35 @@ fn assert_same_audio(path: &Path, frames: usize) {
     assert!(report.find("media_type=\"video\"") < report.find("media_type=\"audio\""));
 }
 
+/// `report --fail-on silence>1s,clip>0 --alert-log` of `pcm()`'s sound (in `file`): the
+/// clipping from 3 s is a run, listed and logged; the right channel's silence is not silence,
+/// the left one playing on.
+fn assert_clipping_is_found_and_one_channels_silence_is_not(file: &Path) {
+    let alerts = file.with_extension("alerts.jsonl");
+    let _ = std::fs::remove_file(&alerts);
+    let out = histoplay(&[
+        "report".as_ref(),
+        "--fail-on".as_ref(),
+        "silence>1s,clip>0".as_ref(),
+        "--alert-log".as_ref(),
+        alerts.as_os_str(),
+        file.as_os_str(),
+    ]);
+    let logged = std::fs::read_to_string(&alerts).unwrap();
+    let logged: Vec<serde_json::Value> = logged.lines().map(common::json).collect();
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert_eq!(logged[0]["limit"], "clip>0");
+    assert_eq!(logged[0]["frames"], serde_json::json!([30, 39]));
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("silence"), "{stderr}");
+    assert!(
+        stderr.contains("clip>0: audio frames 30-39 (3.000-3.900 s), worst 4800"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("1 run(s) of frames beyond the limits"), "{stderr}");
+}
+
 /// Stereo 16-bit PCM at 48 kHz: a sine with a DC offset on the left, on the right silence for
 /// 1.5 s, then a sine, then a square wave beyond full scale (clipping) from 3 s.
 fn pcm() -> PathBuf {
@@ -223,30 +252,7 @@ fn json_lines_have_the_sound_with_audio_and_fail_on_finds_silence_and_clipping()
         .collect();
     assert_eq!(numbers, (10..20).collect::<Vec<u64>>());
     // The right channel is silent for 1.5 s, then clips from 3 s on.
-    let alerts = file.with_extension("alerts.jsonl");
-    let _ = std::fs::remove_file(&alerts);
-    let out = histoplay(&[
-        "report".as_ref(),
-        "--fail-on".as_ref(),
-        "silence>1s,clip>0".as_ref(),
-        "--alert-log".as_ref(),
-        alerts.as_os_str(),
-        file.as_os_str(),
-    ]);
-    let logged = std::fs::read_to_string(&alerts).unwrap();
-    let logged: Vec<serde_json::Value> = logged.lines().map(common::json).collect();
-    assert_eq!(logged.len(), 1, "{logged:?}");
-    assert_eq!(logged[0]["limit"], "clip>0");
-    assert_eq!(logged[0]["frames"], serde_json::json!([30, 39]));
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    // Silence on one channel is not silence: the left one plays on.
-    assert!(!stderr.contains("silence"), "{stderr}");
-    assert!(
-        stderr.contains("clip>0: audio frames 30-39 (3.000-3.900 s), worst 4800"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("1 run(s) of frames beyond the limits"), "{stderr}");
+    assert_clipping_is_found_and_one_channels_silence_is_not(&file);
     let quiet = clip(
         "report-audio-silence.mkv",
         "aevalsrc=if(between(t\\,1\\,3.5)\\,0\\,0.3*sin(2*PI*440*t)):s=48000:d=4",
@@ -334,17 +340,7 @@ fn a_file_of_sound_alone_is_reported_as_a_videos_sound_is() {
     assert_eq!((ours.len(), theirs.len()), (40, 40));
     assert_eq!(ours, theirs);
     // Digital silence in every channel: its loudness unknown (nan) as ffprobe prints it.
-    let quiet = common::fixture(
-        "report-sound-alone-quiet.wav",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "aevalsrc=if(between(t\\,1\\,3.5)\\,0\\,0.3*sin(2*PI*440*t)):s=48000:d=4",
-            "-c:a",
-            "pcm_s16le",
-        ],
-    );
+    let quiet = common::silent_stretch_mix();
     let report = qctools_report(&quiet);
     assert!(report.contains("<tag key=\"lavfi.r128.M\" value=\"nan\"/>"));
     // (With silencedetect's tags, which ffprobe here runs without.)
@@ -395,30 +391,7 @@ fn a_file_of_sound_alone_is_reported_as_a_videos_sound_is() {
         "{events:?} against {detected:?}"
     );
     // The limits on sound, listed and logged; the right channel's silence is not silence.
-    let alerts = stem.with_extension("alerts.jsonl");
-    let _ = std::fs::remove_file(&alerts);
-    let out = histoplay(&[
-        "report".as_ref(),
-        "--fail-on".as_ref(),
-        "silence>1s,clip>0".as_ref(),
-        "--alert-log".as_ref(),
-        alerts.as_os_str(),
-        stem.as_os_str(),
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("clip>0: audio frames 30-39 (3.000-3.900 s), worst 4800"),
-        "{stderr}"
-    );
-    assert!(!stderr.contains("silence"), "{stderr}");
-    let logged: Vec<serde_json::Value> = std::fs::read_to_string(&alerts)
-        .unwrap()
-        .lines()
-        .map(common::json)
-        .collect();
-    assert_eq!(logged.len(), 1, "{logged:?}");
-    assert_eq!(logged[0]["frames"], serde_json::json!([30, 39]));
+    assert_clipping_is_found_and_one_channels_silence_is_not(&stem);
     let out = histoplay(&[
         "report".as_ref(),
         "--fail-on".as_ref(),

@@ -81,34 +81,46 @@ fn mean(picture: &image::RgbImage) -> f64 {
         / (3.0 * f64::from(picture.width() * picture.height()))
 }
 
-#[test]
-fn the_page_shows_the_verdict_the_events_and_their_pictures_in_a_browser() {
-    let file = common::events_programme();
-    let page = std::env::temp_dir().join(format!("histoplay-report-{}.html", std::process::id()));
+/// `report FILE ARGS -o PAGE` where the run fails the file (exit status 1) and writes the page
+/// alone (nothing on stdout); the page, checked valid HTML in tidy's judgement (no error, no
+/// warning), asking nothing of the network, and run in Chromium without a script error: its
+/// text and its DOM once loaded.
+fn failing_page(name: &str, file: &Path, args: &[&str]) -> (String, String) {
+    let page = std::env::temp_dir().join(format!("histoplay-{name}-{}.html", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["report", "--pse", "--fail-on", "black>2s", "-o"])
+        .arg("report")
+        .args(args)
+        .arg("-o")
         .arg(&page)
-        .arg(&file)
+        .arg(file)
         .output()
         .unwrap();
-    // The black stretch breaks the limit; the page alone is written (nothing on stdout).
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stdout.is_empty());
     let html = std::fs::read_to_string(&page).unwrap();
-    // Valid HTML, in tidy's judgement: no error, no warning.
     let tidy = Command::new("tidy")
         .args(["-q", "-e"])
         .arg(&page)
         .output()
         .expect("tidy (scripts/setup)");
     assert!(tidy.status.success(), "{}", String::from_utf8_lossy(&tidy.stderr));
-    // Nothing asked of the network.
     for attribute in ["src=\"http", "href=\"http", "url(http", "src=\"//", "href=\"//"] {
         assert!(!html.contains(attribute), "{attribute}");
     }
     let (dom, log) = browse(&page);
     let _ = std::fs::remove_file(&page);
     assert!(!log.contains("Uncaught"), "{log}");
+    (html, dom)
+}
+
+#[test]
+fn the_page_shows_the_verdict_the_events_and_their_pictures_in_a_browser() {
+    // The black stretch breaks the limit.
+    let (html, dom) = failing_page(
+        "report",
+        &common::events_programme(),
+        &["--pse", "--fail-on", "black>2s"],
+    );
     assert!(dom.contains("id=\"verdict\">fail</span>"), "{dom}");
     assert!(dom.contains("black&gt;2s: frames 25-87 (1.000-3.520 s), worst 2.52"));
     assert!(dom.contains("id=\"event-count\" data-count=\"4\""));
@@ -182,36 +194,11 @@ fn the_page_goes_beside_json_lines_when_asked_and_a_bad_path_is_an_error() {
 #[test]
 fn a_file_of_sound_alone_has_a_page_of_its_sound() {
     // A mono mix silent from 1 s to 3.5 s.
-    let mix = common::fixture(
-        "report-html-sound-alone.wav",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "aevalsrc=if(between(t\\,1\\,3.5)\\,0\\,0.3*sin(2*PI*440*t)):s=48000:d=4",
-            "-c:a",
-            "pcm_s16le",
-        ],
+    let (html, dom) = failing_page(
+        "report-sound",
+        &common::silent_stretch_mix(),
+        &["--fail-on", "silence>2s"],
     );
-    let page = std::env::temp_dir().join(format!("histoplay-report-sound-{}.html", std::process::id()));
-    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["report", "--fail-on", "silence>2s", "-o"])
-        .arg(&page)
-        .arg(&mix)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(out.stdout.is_empty());
-    let html = std::fs::read_to_string(&page).unwrap();
-    let tidy = Command::new("tidy")
-        .args(["-q", "-e"])
-        .arg(&page)
-        .output()
-        .expect("tidy (scripts/setup)");
-    assert!(tidy.status.success(), "{}", String::from_utf8_lossy(&tidy.stderr));
-    let (dom, log) = browse(&page);
-    let _ = std::fs::remove_file(&page);
-    assert!(!log.contains("Uncaught"), "{log}");
     assert!(dom.contains("id=\"verdict\">fail</span>"), "{dom}");
     assert!(
         dom.contains("silence&gt;2s: audio frames 10-35 (1.000-3.500 s), worst 2.5"),

@@ -122,22 +122,13 @@ impl LoudnessLimit {
     /// digital silence, -inf, is below any limit).
     fn breached(&self, summary: &Summary) -> Option<String> {
         let measured = self.measure.of(summary);
-        let (beyond, text) = match printed(measured) {
-            Some(value) => (
-                if self.above {
-                    value > self.value
-                } else {
-                    value < self.value
-                },
-                format!("{value}"),
-            ),
-            None if measured.is_infinite() => (
-                (measured > 0.0) == self.above,
-                if measured > 0.0 { "inf" } else { "-inf" }.to_string(),
-            ),
-            None => (false, String::new()),
+        let value = printed(measured).unwrap_or(measured);
+        let beyond = if self.above {
+            value > self.value
+        } else {
+            value < self.value
         };
-        beyond.then_some(text)
+        beyond.then(|| format!("{value}"))
     }
 }
 

@@ -505,6 +505,22 @@ pub fn files_under(dir: &str, ext: &str) -> Vec<PathBuf> {
     files
 }
 
+/// A mono mix of sound alone, 16-bit at 48 kHz: a 440 Hz sine, digital silence from 1 s to
+/// 3.5 s, 4 s in all.
+pub fn silent_stretch_mix() -> PathBuf {
+    fixture(
+        "sound-alone-silent-stretch.wav",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=if(between(t\\,1\\,3.5)\\,0\\,0.3*sin(2*PI*440*t)):s=48000:d=4",
+            "-c:a",
+            "pcm_s16le",
+        ],
+    )
+}
+
 /// 25 fps 320x240 x264: moving 1 s, black 2.5 s, moving 1 s, one picture held 3 s, moving
 /// 1.5 s; stereo 16-bit sound at 48 kHz, silent from 1.2 s to 3.9 s (the QC events' programme).
 pub fn events_programme() -> PathBuf {

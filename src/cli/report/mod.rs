@@ -221,6 +221,18 @@ pub fn run(args: Args) -> Result<()> {
             input.display()
         );
     }
+    let events = events::EventSettings {
+        list,
+        black: args.black.unwrap_or_default(),
+        freeze: args.freeze.unwrap_or_default(),
+        silence: args.silence.unwrap_or_default(),
+        limits: args.fail_on.as_ref().map(Limits::events).unwrap_or_default(),
+    };
+    let destination = Destination {
+        format,
+        output,
+        page_only,
+    };
     let gpu = GpuOpening::start(!args.cpu);
     let mut source = match VideoSource::open_for(input, Decoding::Throughput) {
         Ok(source) => source,
@@ -229,19 +241,7 @@ pub fn run(args: Args) -> Result<()> {
         // that exits while the driver makes the device can crash in its teardown.)
         Err(VideoError::NoVideo(_)) => {
             drop(gpu);
-            let sound = SoundOnly {
-                format,
-                page_only,
-                output,
-                events: events::EventSettings {
-                    list,
-                    silence: args.silence.unwrap_or_default(),
-                    limits: args.fail_on.as_ref().map(Limits::events).unwrap_or_default(),
-                    ..Default::default()
-                },
-                signals: signals.as_ref(),
-            };
-            return report_sound_only(&args, html.as_deref(), sound);
+            return report_sound_only(&args, html.as_deref(), destination, events, signals.as_ref());
         }
         Err(e) => return Err(e.into()),
     };
@@ -262,13 +262,6 @@ pub fn run(args: Args) -> Result<()> {
         // (Its packets go to the picture's decoder alone: a pipe or a stream is read once.)
         eprintln!("note: a live or piped input's report has no sound: its audio frames and silences are not reported");
     }
-    let events = events::EventSettings {
-        list,
-        black: args.black.unwrap_or_default(),
-        freeze: args.freeze.unwrap_or_default(),
-        silence: args.silence.unwrap_or_default(),
-        limits: args.fail_on.as_ref().map(Limits::events).unwrap_or_default(),
-    };
     if args.fields && (format == ReportFormat::Qctools || html.is_some()) {
         bail!("--fields reports each field in JSON Lines or CSV: a QCTools report and a page are of frames");
     }
@@ -309,52 +302,76 @@ pub fn run(args: Args) -> Result<()> {
         ready,
         ..options
     };
-    let (_, runs) = if format == ReportFormat::Qctools {
-        let path = output.unwrap_or_else(|| format.path_beside(input));
-        let file = std::fs::File::create(&path).with_context(|| format!("'{}' can't be written", path.display()))?;
-        let mut out = std::io::BufWriter::new(file);
-        report_video(source, range, format, options, &mut out).inspect_err(|_| {
-            let _ = std::fs::remove_file(&path);
-        })?
-    } else if page_only {
-        report_video(source, range, format, options, &mut std::io::sink())?
-    } else {
-        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        report_video(source, range, format, options, &mut out)?
-    };
+    let (_, runs) = destination.write(input, |mut out| report_video(source, range, format, options, &mut out))?;
     // Done with the GPU: its driver's teardown need not hold up the exit.
     if let Some(gpu) = gpu {
         crate::process::close_behind("the GPU", move || drop(gpu));
     }
+    // (A live input's runs were told as they ended.)
+    end(&runs, !live, signals.as_ref());
+    Ok(())
+}
+
+/// Where one input's report goes: a QCTools report into a file, the page alone (nothing
+/// written), or JSON Lines and CSV on stdout.
+struct Destination {
+    format: ReportFormat,
+    /// Where a QCTools report goes (else beside the input).
+    output: Option<PathBuf>,
+    /// The page alone is written (nothing on stdout).
+    page_only: bool,
+}
+
+impl Destination {
+    /// Runs `report` into where the report of `input` goes (a QCTools report that fails is
+    /// removed).
+    fn write<T>(
+        self,
+        input: &Path,
+        report: impl FnOnce(&mut dyn Write) -> Result<T, crate::headless::ClipError>,
+    ) -> Result<T> {
+        if self.format == ReportFormat::Qctools {
+            let path = self.output.unwrap_or_else(|| self.format.path_beside(input));
+            let file =
+                std::fs::File::create(&path).with_context(|| format!("'{}' can't be written", path.display()))?;
+            let mut out = std::io::BufWriter::new(file);
+            return Ok(report(&mut out).inspect_err(|_| {
+                let _ = std::fs::remove_file(&path);
+            })?);
+        }
+        if self.page_only {
+            return Ok(report(&mut std::io::sink())?);
+        }
+        Ok(report(&mut std::io::BufWriter::new(std::io::stdout().lock()))?)
+    }
+}
+
+/// Ends a report: its runs beyond the limits (each listed where `list`, then their count) make
+/// the exit status 1; a signal that stopped it, its own status.
+fn end(runs: &limits::Runs, list: bool, signals: Option<&QuitSignals>) {
     if !runs.is_empty() {
-        if !live {
-            for run in &runs {
+        if list {
+            for run in runs {
                 eprintln!("{run}");
             }
         }
         eprintln!("{} run(s) of frames beyond the limits", runs.len());
         crate::process::end(1);
     }
-    if let Some(status) = signals.as_ref().and_then(QuitSignals::exit_status) {
+    if let Some(status) = signals.and_then(QuitSignals::exit_status) {
         crate::process::end(status as u8);
     }
-    Ok(())
-}
-
-/// What `report_sound_only` takes from `run`.
-struct SoundOnly<'a> {
-    format: ReportFormat,
-    /// The page alone is written (nothing on stdout).
-    page_only: bool,
-    /// Where a QCTools report goes (else beside the input).
-    output: Option<PathBuf>,
-    events: events::EventSettings,
-    signals: Option<&'a QuitSignals>,
 }
 
 /// The report of a file of sound alone (`file::report_sound`), where what `args` ask for is of
 /// sound: refused, with what it would need, where it is of pictures.
-fn report_sound_only(args: &Args, html: Option<&Path>, sound: SoundOnly) -> Result<()> {
+fn report_sound_only(
+    args: &Args,
+    html: Option<&Path>,
+    destination: Destination,
+    events: events::EventSettings,
+    signals: Option<&QuitSignals>,
+) -> Result<()> {
     let input = &args.inputs[0];
     let pictures = [
         (args.frames.is_some(), "--frames (a range of pictures)"),
@@ -387,7 +404,7 @@ fn report_sound_only(args: &Args, html: Option<&Path>, sound: SoundOnly) -> Resu
         }
     }
     let options = ReportOptions {
-        events: sound.events,
+        events,
         html: html.map(Path::to_owned),
         limits: args.fail_on.clone().unwrap_or_default(),
         alerts: Alerts {
@@ -397,36 +414,13 @@ fn report_sound_only(args: &Args, html: Option<&Path>, sound: SoundOnly) -> Resu
         audio: file::AudioReport {
             path: Some(input),
             lines: true,
-            signals: sound.signals,
+            signals,
         },
         ..Default::default()
     };
-    let (_, runs) = match sound.format {
-        ReportFormat::Qctools => {
-            let path = sound.output.unwrap_or_else(|| sound.format.path_beside(input));
-            let file =
-                std::fs::File::create(&path).with_context(|| format!("'{}' can't be written", path.display()))?;
-            let mut out = std::io::BufWriter::new(file);
-            file::report_sound(sound.format, options, &mut out).inspect_err(|_| {
-                let _ = std::fs::remove_file(&path);
-            })?
-        }
-        format if sound.page_only => file::report_sound(format, options, &mut std::io::sink())?,
-        format => {
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            file::report_sound(format, options, &mut out)?
-        }
-    };
-    if !runs.is_empty() {
-        for run in &runs {
-            eprintln!("{run}");
-        }
-        eprintln!("{} run(s) of frames beyond the limits", runs.len());
-        crate::process::end(1);
-    }
-    if let Some(status) = sound.signals.and_then(QuitSignals::exit_status) {
-        crate::process::end(status as u8);
-    }
+    let format = destination.format;
+    let (_, runs) = destination.write(input, |mut out| file::report_sound(format, options, &mut out))?;
+    end(&runs, true, signals);
     Ok(())
 }
 

@@ -223,6 +223,36 @@ enum Out<'a, W: Write> {
     Qctools(QctoolsReport<&'a mut W>, Arc<FrameIndex>),
 }
 
+impl<'a, W: Write> Sink<'a, W> {
+    /// A sink writing to `out` as `options` say, following nothing of the pictures or the sound
+    /// yet: the pictures' report (`report_video`) and the sound's alone (`report_sound`) set
+    /// what each follows.
+    fn new(out: Out<'a, W>, options: &ReportOptions<'a>) -> std::io::Result<Self> {
+        Ok(Self {
+            out,
+            watch: LimitWatch::new(Vec::new()),
+            done: 0,
+            span: None,
+            counter: options.counter,
+            stop: options.stop,
+            flush_each: false,
+            beyond: None,
+            events: None,
+            sound_events: options.events.watches_sound(),
+            sound_frames: 0,
+            event_runs: Vec::new(),
+            event_teller: options.alerts.teller()?,
+            frame_tags: Vec::new(),
+            html: None,
+            pse: None,
+            pse_line: None,
+            idet: None,
+            idet_decision: None,
+            idet_lines: false,
+        })
+    }
+}
+
 impl<W: Write> Sink<'_, W> {
     fn frame(&mut self, frame: FrameMeta, stats: SignalStats) -> std::io::Result<()> {
         if self.stop.is_some_and(QuitSignals::requested) {
@@ -354,47 +384,34 @@ pub fn report_video<W: Write>(
         }
         ReportFormat::Qctools => Out::Qctools(QctoolsReport::start(&source, out)?, source.index().clone()),
     };
+    let bits = PlaneShape::of(layout).map_or(8, |s| s.bits);
+    let base = Sink::new(out, &options)?;
     let mut sink = Sink {
-        out,
         watch: {
-            let watch = LimitWatch::new(options.limits.at_depth(PlaneShape::of(layout).map_or(8, |s| s.bits)));
+            let watch = LimitWatch::new(options.limits.at_depth(bits));
             match (options.alerts.teller()?, source.info.live) {
                 (Some(teller), true) => watch.on_close(teller).only_count_told(),
                 (Some(teller), false) => watch.on_close(teller),
                 (None, _) => watch,
             }
         },
-        done: 0,
-        span: None,
-        counter: options.counter,
-        stop: options.stop,
         flush_each: source.info.live,
-        beyond: options.beyond,
+        beyond: options.beyond.take(),
         events: (options.events.watches_pictures() || options.events.watches_sound()).then(|| {
             EventWatch::new(
                 &options.events,
                 PictureStream {
-                    bits: PlaneShape::of(layout).map_or(8, |s| s.bits),
+                    bits,
                     full_range: source.info.pixel_format.starts_with("yuvj"),
                     time_base: source.info.time_base,
                     frame_duration,
                 },
             )
         }),
-        sound_events: options.events.watches_sound(),
-        sound_frames: 0,
-        event_runs: Vec::new(),
-        event_teller: options.alerts.teller()?,
-        frame_tags: Vec::new(),
-        html: options
-            .html
-            .as_ref()
-            .map(|_| HtmlReport::new(&source, PlaneShape::of(layout).map_or(8, |s| s.bits))),
+        html: options.html.as_ref().map(|_| HtmlReport::new(&source, bits)),
         pse: options.pse.map(|standard| ReportPse::new(standard, &source)),
-        pse_line: None,
-        idet: None,
-        idet_decision: None,
         idet_lines: options.idet.is_some_and(|w| w.asked),
+        ..base
     };
     // The frames as their planes are read (idet reads Y'CbCr and grey as decoded; FFmpeg's
     // converts RGB first).

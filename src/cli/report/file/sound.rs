@@ -3,7 +3,7 @@
 
 use super::super::events::{Ended, EventWatch, PictureStream};
 use super::super::html::{HtmlReport, SoundFacts};
-use super::super::limits::{AudioLimit, AudioWatch, LimitWatch, Run, Runs};
+use super::super::limits::{AudioLimit, AudioWatch, Run, Runs};
 use super::super::qctools::QctoolsReport;
 use super::super::ReportFormat;
 use super::{audio_line, AudioReport, Out, ReportOptions, Sink};
@@ -50,34 +50,18 @@ pub fn report_sound<W: Write>(
         time_base: (1, 1),
         frame_duration: 0.0,
     };
+    let base = Sink::new(out, &options)?;
     let mut sink = Sink {
-        out,
-        watch: LimitWatch::new(Vec::new()),
-        done: 0,
-        span: None,
-        counter: options.counter,
-        stop: options.stop,
-        flush_each: false,
-        beyond: None,
         events: options
             .events
             .watches_sound()
             .then(|| EventWatch::new(&options.events, stream)),
-        sound_events: options.events.watches_sound(),
-        sound_frames: 0,
-        event_runs: Vec::new(),
-        event_teller: options.alerts.teller()?,
-        frame_tags: Vec::new(),
         html: options
             .html
             .as_ref()
             .zip(options.audio.path)
             .map(|(_, path)| HtmlReport::sound_only(path)),
-        pse: None,
-        pse_line: None,
-        idet: None,
-        idet_decision: None,
-        idet_lines: false,
+        ..base
     };
     let audio = AudioReport {
         lines: true,
