@@ -315,7 +315,12 @@ impl<'x> Player<'x> {
     /// are the test's own, so no settings of the machine's user apply, and it has been started
     /// before (the first start's hint doesn't show).
     pub fn start_with(x: &'x Xvfb, name: &str, args: &[&std::ffi::OsStr]) -> Self {
-        Self::launch(x, name, args, |dir| {
+        Self::start_with_env(x, name, args, &[])
+    }
+
+    /// As `start_with`, with these variables set in the player's environment.
+    pub fn start_with_env(x: &'x Xvfb, name: &str, args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> Self {
+        Self::launch(x, name, args, env, |dir| {
             std::fs::create_dir_all(dir.join("histoplay")).unwrap();
             std::fs::write(dir.join("histoplay/help-shown"), b"").unwrap();
         })
@@ -324,10 +329,16 @@ impl<'x> Player<'x> {
     /// The player as on a machine where it never ran, `prepare` having written its settings
     /// (`DIR/histoplay/histoplay.conf`, input.conf) into the test's directory DIR first.
     pub fn start_fresh(x: &'x Xvfb, name: &str, args: &[&std::ffi::OsStr], prepare: impl FnOnce(&Path)) -> Self {
-        Self::launch(x, name, args, prepare)
+        Self::launch(x, name, args, &[], prepare)
     }
 
-    fn launch(x: &'x Xvfb, name: &str, args: &[&std::ffi::OsStr], prepare: impl FnOnce(&Path)) -> Self {
+    fn launch(
+        x: &'x Xvfb,
+        name: &str,
+        args: &[&std::ffi::OsStr],
+        env: &[(&str, &str)],
+        prepare: impl FnOnce(&Path),
+    ) -> Self {
         let dir = common::repo_path(&format!("target/player-tests/{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
@@ -341,6 +352,7 @@ impl<'x> Player<'x> {
             .env("XDG_STATE_HOME", &dir)
             .env("DISPLAY", &x.display)
             .env_remove("WAYLAND_DISPLAY")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(dir.join("stderr.txt")).unwrap())
             .spawn()
