@@ -559,6 +559,45 @@ fn a_timeline_of_something_unplayable_is_a_one_line_error() {
 }
 
 #[test]
+fn a_timeline_of_a_pipe_is_a_one_line_error_and_writes_nothing() {
+    let dir = scratch("timeline-pipe");
+    let stream = common::fixture(
+        "timeline-pipe.ts",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=160x120:rate=25",
+            "-frames:v",
+            "25",
+            "-f",
+            "mpegts",
+        ],
+    );
+    let out = dir.join("out.png");
+    let mut child = histoplay()
+        .args(["timeline", "-", "-o", out.to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The stream written in as it is read (the reader may stop before its end).
+    let mut stdin = child.stdin.take().unwrap();
+    let bytes = std::fs::read(&stream).unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = std::io::Write::write_all(&mut stdin, &bytes);
+    });
+    let done = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(!done.status.success());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: '-' is read once"), "{err}");
+    assert!(!out.exists());
+}
+
+#[test]
 fn the_vectorscope_magnified_changes_only_the_scope() {
     let dir = scratch("zoom");
     let (w, h) = (600u32, 400u32);

@@ -256,6 +256,14 @@ pub fn fill(
 /// `timeline` command), with a progress line on stderr.
 pub fn render_file(path: &std::path::Path, (width, height): (u32, u32)) -> Result<(Vec<u8>, u32), ClipError> {
     let source = VideoSource::open_for(path, Decoding::Throughput)?;
+    // Its columns map the frames of the whole file, counted by a read of their own, and its
+    // loudness is read apart: a pipe or a stream is read once.
+    if source.info.live {
+        return Err(ClipError::Decode(format!(
+            "'{}' is read once, as it comes (a pipe or a live stream): a timeline maps a whole file's frames; save it to a file first",
+            path.display()
+        )));
+    }
     let count = frame_count(&source);
     let mut strip = LoudnessStrip::new(width, first_time(&source), source.info.frame_duration, count);
     let data = Mutex::new(TimelineData::new(width, DEFAULT_BINS, count));
