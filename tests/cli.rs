@@ -75,7 +75,7 @@ fn hist_counts_a_known_picture_exactly() {
         [255, 255, 255, 255],
     ]
     .concat();
-    histoplay::video::still::save_png(&path, 2, 2, &rgba).unwrap();
+    histoplay::video::still::save_image(&path, 2, 2, &rgba).unwrap();
     let out = histoplay(&["hist", path.to_str().unwrap(), "--bins", "16"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let line = stdout(&out);
@@ -112,6 +112,56 @@ fn render_writes_a_png_of_the_asked_size() {
     assert!(out.status.success(), "{}", stderr(&out));
     let png = histoplay::video::still::load(&out_path).unwrap();
     assert_eq!((png.width, png.height), (320, 200));
+}
+
+#[test]
+fn render_writes_jpeg_and_webp_by_the_name_and_a_failed_write_leaves_the_file_as_it_was() {
+    let dir = std::env::temp_dir().join(format!("histoplay-render-formats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let kitten = common::repo_path("media/kitten.jpg");
+    let render = |name: &str| {
+        let path = dir.join(name);
+        let out = histoplay(&[
+            "render",
+            kitten.to_str().unwrap(),
+            "-o",
+            path.to_str().unwrap(),
+            "--size",
+            "320x200",
+        ]);
+        (out, path)
+    };
+    let (out, png) = render("frame.png");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let png = histoplay::video::still::load(&png).unwrap();
+    // WebP is written lossless: the PNG's pixels. JPEG (no alpha) gets the colour, near them.
+    let (out, webp) = render("frame.webp");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(histoplay::video::still::load(&webp).unwrap().pixels, png.pixels);
+    let (out, jpeg) = render("frame.jpg");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let jpeg = histoplay::video::still::load(&jpeg).unwrap();
+    assert_eq!((jpeg.width, jpeg.height), (320, 200));
+    let mean_error = jpeg
+        .pixels
+        .iter()
+        .zip(&png.pixels)
+        .map(|(a, b)| a.abs_diff(*b) as f64)
+        .sum::<f64>()
+        / png.pixels.len() as f64;
+    assert!(mean_error < 4.0, "{mean_error}");
+    // A name of no image format: a one-line error, and the file there before untouched.
+    let kept = dir.join("kept.xyz");
+    std::fs::write(&kept, b"before").unwrap();
+    let (out, _) = render("kept.xyz");
+    assert_one_line_error(&out, "kept.xyz");
+    assert_eq!(std::fs::read(&kept).unwrap(), b"before");
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 4, "{names:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

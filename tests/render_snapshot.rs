@@ -33,7 +33,7 @@ fn render(size: (u32, u32), options: ViewOptions) -> Vec<u8> {
 fn check_snapshot(name: &str, size: (u32, u32), rgba: &[u8]) {
     let reference = common::repo_path(&format!("tests/snapshots/{name}.png"));
     if std::env::var_os("HISTOPLAY_UPDATE_SNAPSHOTS").is_some() {
-        still::save_png(&reference, size.0, size.1, rgba).unwrap();
+        still::save_image(&reference, size.0, size.1, rgba).unwrap();
         return;
     }
     let expected = still::load(&reference).expect("reference snapshot (HISTOPLAY_UPDATE_SNAPSHOTS=1 makes it)");
@@ -52,8 +52,8 @@ fn check_snapshot(name: &str, size: (u32, u32), rgba: &[u8]) {
     if share > MAX_OFF_SHARE {
         let dir = common::repo_path("target/snapshots");
         std::fs::create_dir_all(&dir).unwrap();
-        still::save_png(&dir.join(format!("{name}-diff.png")), size.0, size.1, &diff).unwrap();
-        still::save_png(&dir.join(format!("{name}-actual.png")), size.0, size.1, rgba).unwrap();
+        still::save_image(&dir.join(format!("{name}-diff.png")), size.0, size.1, &diff).unwrap();
+        still::save_image(&dir.join(format!("{name}-actual.png")), size.0, size.1, rgba).unwrap();
         panic!(
             "{name}: {:.3}% of pixels differ by more than {TOLERANCE}; see target/snapshots/{name}-diff.png",
             share * 100.0

@@ -23,6 +23,8 @@ use std::path::{Path, PathBuf};
 #[derive(clap::Args)]
 pub struct Args {
     input: PathBuf,
+    /// The picture written, in the format its name ends with: .png, .jpg (quality 90), .webp
+    /// (lossless), .tiff, .bmp or .gif.
     #[arg(short, long)]
     output: PathBuf,
     /// For a video: the frame to render, in presentation order (deinterlaced at field rate,
@@ -146,7 +148,7 @@ fn render_comparison(
         counting,
         options,
     )?;
-    still::save_png(output, size.0, size.1, &rgba).with_context(|| format!("cannot write '{}'", output.display()))?;
+    still::save_image(output, size.0, size.1, &rgba).with_context(|| format!("cannot write '{}'", output.display()))?;
     Ok(())
 }
 
@@ -247,6 +249,6 @@ fn render_one(
             offscreen::render_video_frame(&ctx, frame, size, counting, options)?,
         )
     };
-    still::save_png(output, size.0, size.1, &rgba).with_context(|| format!("cannot write '{}'", output.display()))?;
+    still::save_image(output, size.0, size.1, &rgba).with_context(|| format!("cannot write '{}'", output.display()))?;
     Ok(())
 }

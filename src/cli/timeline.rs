@@ -15,6 +15,8 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct Args {
     input: PathBuf,
+    /// The picture written, in the format its name ends with: .png, .jpg (quality 90), .webp
+    /// (lossless), .tiff, .bmp or .gif.
     #[arg(short, long)]
     output: PathBuf,
     /// The strip's size, WxH.
@@ -25,7 +27,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let width = args.size.0;
     let (rgba, height) = crate::timeline::render_file(&args.input, args.size)?;
-    still::save_png(&args.output, width, height, &rgba)
+    still::save_image(&args.output, width, height, &rgba)
         .with_context(|| format!("cannot write '{}'", args.output.display()))?;
     Ok(())
 }

@@ -144,7 +144,7 @@ impl Screenshots {
                 .name("histoplay screenshot".into())
                 .spawn(move || {
                     let rgba = unpad(&padded, width, height, padded_row, bgra);
-                    let result = crate::video::still::save_png(&path, width, height, &rgba)
+                    let result = crate::video::still::save_image(&path, width, height, &rgba)
                         .map(|()| path.clone())
                         .map_err(|e| format!("cannot write '{}': {e}", path.display()));
                     notify(result);

@@ -72,7 +72,37 @@ pub fn load(path: &Path) -> Result<RgbaImage, StillError> {
     })
 }
 
-/// Writes RGBA8 pixels as a PNG.
-pub fn save_png(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<(), image::ImageError> {
-    image::save_buffer(path, rgba, width, height, image::ExtendedColorType::Rgba8)
+/// JPEG's quality for pictures written (mpv's `screenshot-jpeg-quality`): the histograms' and
+/// scopes' thin lines stay sharp.
+const JPEG_QUALITY: u8 = 90;
+
+/// Writes RGBA8 pixels as an image in the format the file's extension names (PNG, JPEG, WebP,
+/// TIFF, BMP, GIF); JPEG, which has no alpha, gets the colour alone. The image is encoded first
+/// and then put in place by a rename: a write that fails leaves no file behind, and a file of
+/// that name as it was.
+pub fn save_image(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<(), image::ImageError> {
+    use image::{ExtendedColorType, ImageEncoder, ImageError, ImageFormat};
+    let format = ImageFormat::from_path(path)?;
+    let mut encoded = Vec::new();
+    if format == ImageFormat::Jpeg {
+        let rgb: Vec<u8> = rgba.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
+        let encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut encoded, JPEG_QUALITY);
+        encoder.write_image(&rgb, width, height, ExtendedColorType::Rgb8)?;
+    } else {
+        let mut cursor = std::io::Cursor::new(&mut encoded);
+        image::write_buffer_with_format(&mut cursor, rgba, width, height, ExtendedColorType::Rgba8, format)?;
+    }
+    write_replacing(path, &encoded).map_err(ImageError::IoError)
+}
+
+/// Writes `bytes` to `path` through a file beside it, renamed over it once whole.
+pub fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(format!(".part-{}", std::process::id()));
+    let partial = std::path::PathBuf::from(partial);
+    let written = std::fs::write(&partial, bytes).and_then(|()| std::fs::rename(&partial, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    written
 }
