@@ -63,7 +63,7 @@ fn main() -> ExitCode {
             128 + histoplay::video::input::quit_signal().unwrap_or(0) as u8
         }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", one_line(&e));
             1
         }
     };
@@ -97,6 +97,20 @@ fn command_line_error(e: clap::Error) -> ExitCode {
     }
     eprintln!("{line}");
     ExitCode::from(2)
+}
+
+/// An error and its causes on one line, as anyhow's `{:#}` writes them, less each cause the line
+/// says already (an error whose message quotes its source).
+fn one_line(e: &anyhow::Error) -> String {
+    let mut line = e.to_string();
+    for cause in e.chain().skip(1) {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+    }
+    line
 }
 
 /// Whether `e` comes from writing to a pipe whose reader has gone.

@@ -165,6 +165,33 @@ fn render_writes_jpeg_and_webp_by_the_name_and_a_failed_write_leaves_the_file_as
 }
 
 #[test]
+fn a_log_that_cannot_be_written_is_a_one_line_error_naming_it_before_any_frame_is_measured() {
+    let sample = common::repo_path("media/sample-540p.mp4");
+    let sample = sample.to_str().unwrap();
+    let out = histoplay(&["compare", sample, sample, "--vmaf-log", "/no/such/folder/vmaf.json"]);
+    assert_one_line_error(
+        &out,
+        "cannot write VMAF's log '/no/such/folder/vmaf.json': No such file",
+    );
+    assert!(out.stdout.is_empty(), "{}", stdout(&out));
+    let out = histoplay(&[
+        "report",
+        sample,
+        "--alert-log",
+        "/no/such/folder/alerts.log",
+        "--fail-on",
+        "YMAX>300",
+    ]);
+    assert_one_line_error(
+        &out,
+        "cannot open the alert log '/no/such/folder/alerts.log': No such file or directory (os error 2)",
+    );
+    // The reason is said once.
+    assert_eq!(stderr(&out).matches("No such file").count(), 1, "{}", stderr(&out));
+    assert!(out.stdout.is_empty(), "{}", stdout(&out));
+}
+
+#[test]
 fn missing_file() {
     assert_one_line_error(&histoplay(&["hist", "/no/such/file.png"]), "No such file");
 }

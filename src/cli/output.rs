@@ -91,6 +91,23 @@ impl Serialize for Channel<'_> {
     }
 }
 
+/// Whether a file can be written at `path`, asked before a run that writes it at its end (so that
+/// a name in a folder that isn't there fails at once, not after the run): a file there already is
+/// opened for writing, untouched; else one is made and taken away again.
+pub fn check_writable(path: &std::path::Path) -> io::Result<()> {
+    if path.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::IsADirectory, "it is a folder"));
+    }
+    match std::fs::OpenOptions::new().write(true).open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+            std::fs::remove_file(path)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// A value as one JSON line.
 pub fn write_line(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
     serde_json::to_writer(&mut *out, value)?;

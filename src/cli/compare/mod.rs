@@ -115,6 +115,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .then(|| load_model(args.vmaf_model.as_deref().unwrap_or(DEFAULT_MODEL)).map_err(anyhow::Error::msg))
         .transpose()?;
     let batch = args.judged.len() > 1 || args.judged[0].is_dir();
+    if let Some(log) = args.vmaf_log.as_deref().filter(|_| !batch) {
+        crate::cli::output::check_writable(log)
+            .map_err(|e| anyhow::anyhow!("cannot write VMAF's log '{}': {e}", log.display()))?;
+    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if batch {
         let files = batch::judged_files(&args.reference, &args.judged);

@@ -15,10 +15,13 @@ impl Alerts {
     /// What `LimitWatch` calls as each run ends; None when nothing is told.
     pub fn teller(&self) -> std::io::Result<Option<OnClose>> {
         let mut log = match &self.log {
-            Some(path) => Some((
-                path.clone(),
-                std::fs::OpenOptions::new().create(true).append(true).open(path)?,
-            )),
+            Some(path) => {
+                let file = std::fs::OpenOptions::new().create(true).append(true).open(path);
+                let file = file.map_err(|e| {
+                    std::io::Error::new(e.kind(), format!("cannot open the alert log '{}': {e}", path.display()))
+                })?;
+                Some((path.clone(), file))
+            }
             None => None,
         };
         if log.is_none() && !self.stderr {
