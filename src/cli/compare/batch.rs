@@ -206,21 +206,41 @@ fn log_path(dir: &Path, file: &Path) -> PathBuf {
 }
 
 /// The judged files `inputs` name, directories searched for video as `report DIR` does, the
-/// reference itself left out.
+/// reference left out where it was found in a folder (named, it is judged too).
 pub fn judged_files(reference: &Path, inputs: &[PathBuf]) -> Vec<PathBuf> {
-    let same = |p: &Path| match (p.canonicalize(), reference.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    };
+    let reference = reference.canonicalize().ok();
+    // Named on its own, the reference is judged too (against itself: the figures of a perfect
+    // copy); found in a folder beside its encodes, it is left out.
+    let named = inputs.iter().any(|p| !p.is_dir() && p.canonicalize().ok() == reference);
     crate::cli::report::batch::expand(inputs)
         .into_iter()
-        .filter(|p| !same(p))
+        .filter(|p| named || reference.is_none() || p.canonicalize().ok() != reference)
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_reference_is_left_out_of_a_folder_it_is_in_but_judged_where_named() {
+        let dir = std::env::temp_dir().join(format!("histoplay-judged-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (reference, encode) = (dir.join("master.mkv"), dir.join("x264.mkv"));
+        for file in [&reference, &encode] {
+            std::fs::write(file, b"").unwrap();
+        }
+        let names = |inputs: &[PathBuf]| -> Vec<String> {
+            judged_files(&reference, inputs)
+                .iter()
+                .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(names(std::slice::from_ref(&dir)), ["x264.mkv"]);
+        assert_eq!(names(&[encode.clone(), reference.clone()]), ["x264.mkv", "master.mkv"]);
+        assert_eq!(names(&[dir.clone(), reference.clone()]).len(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn each_encode_keeps_its_own_log_by_its_whole_name() {
