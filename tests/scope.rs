@@ -165,12 +165,18 @@ fn json_lines(stdout: &str) -> Vec<serde_json::Value> {
     stdout.lines().map(common::json).collect()
 }
 
-/// `scope` and `scope --cpu` agree, line for line, on `path`'s frames, for every kind.
+/// `scope` and `scope --cpu` agree, line for line, on `path`'s frames, for every kind (the
+/// vectorscope and the CIE diagram without `--columns` and `--bins`, which they refuse).
 fn assert_gpu_equals_cpu(path: &Path, extra: &[&str]) {
     let path = path.to_str().unwrap();
     for kind in ["waveform", "parade", "vectorscope", "cie"] {
         let mut args = vec!["scope", path, "--kind", kind];
-        args.extend_from_slice(extra);
+        let columned = matches!(kind, "waveform" | "parade");
+        for pair in extra.chunks(2) {
+            if columned || !matches!(pair[0], "--columns" | "--bins") {
+                args.extend_from_slice(pair);
+            }
+        }
         let (ok, gpu, err) = run(&args);
         assert!(ok, "{args:?}: {err}");
         args.push("--cpu");
@@ -544,6 +550,28 @@ fn the_timeline_of_the_grey_ramp_is_a_rising_diagonal() {
             .filter(|&y| strip.get_pixel(x, 255 - y).0[..3] == [0, 0, 0])
             .count();
         assert_eq!(dark, 255, "column {x}: every other row is black");
+    }
+}
+
+#[test]
+fn columns_and_bins_given_to_a_scope_without_them_are_a_one_line_error() {
+    let kitten = common::repo_path("media/kitten.jpg");
+    let kitten = kitten.to_str().unwrap();
+    for (kind, option, says) in [
+        (
+            "cie",
+            "--columns",
+            "the CIE diagram has none (its cells a side are --size)",
+        ),
+        ("vectorscope", "--bins", "the vectorscope has none"),
+    ] {
+        let (ok, out, err) = run(&["scope", kitten, "--kind", kind, option, "64"]);
+        assert!(!ok && out.is_empty(), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with(&format!("error: {option} is the waveform's and the parade's; {says}")),
+            "{err}"
+        );
     }
 }
 

@@ -39,12 +39,14 @@ pub struct Args {
     /// A range of frames: A..B (B excluded), A..=B, A.. (to the end).
     #[arg(long, value_parser = FrameRange::parse)]
     frames: Option<FrameRange>,
-    /// Columns of the waveform and parade (column c holds the pixels with x·C/W = c).
-    #[arg(long, default_value_t = scope::DEFAULT_COLUMNS, value_parser = parse_columns)]
-    columns: u32,
-    /// Bins per column: a power of two from 16 to 1024.
-    #[arg(long, default_value_t = DEFAULT_BINS, value_parser = parse_bins)]
-    bins: u32,
+    /// Columns of the waveform and parade (column c holds the pixels with x·C/W = c)
+    /// [default: 1024].
+    #[arg(long, value_parser = parse_columns)]
+    columns: Option<u32>,
+    /// Bins per column of the waveform and parade: a power of two from 16 to 1024
+    /// [default: 256].
+    #[arg(long, value_parser = parse_bins)]
+    bins: Option<u32>,
     /// Cells a side of the CIE diagram (`--kind cie`), 1 to 1024: cell (i, j) holds the
     /// pixels with i = ⌊x·N⌋, j = ⌊y·N⌋ [default: 256].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -78,14 +80,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.kind.name()
         );
     }
+    let columned = matches!(args.kind, ScopeKind::Waveform | ScopeKind::Parade);
+    if !columned && (args.columns.is_some() || args.bins.is_some()) {
+        let option = if args.columns.is_some() { "--columns" } else { "--bins" };
+        let other = match args.kind {
+            ScopeKind::Cie => "the CIE diagram has none (its cells a side are --size)",
+            _ => "the vectorscope has none (it counts 256 x 256 chroma cells)",
+        };
+        bail!("{option} is the waveform's and the parade's; {other}");
+    }
     let job = ScopeJob {
         kind: args.kind,
         columns: if args.kind == ScopeKind::Cie {
             args.size.unwrap_or(scope::cie::DEFAULT_SIZE)
         } else {
-            args.columns
+            args.columns.unwrap_or(scope::DEFAULT_COLUMNS)
         },
-        bins: args.bins,
+        bins: args.bins.unwrap_or(DEFAULT_BINS),
         region: args.region,
         adjustments: args.adjust.adjustments(),
         look: Look::default(),
