@@ -107,7 +107,8 @@ fn clock_ticks_per_second() -> f64 {
 /// `name ×N S s (K in the kernel)` for each, most first, after the whole and the cores it kept
 /// busy over `wall` seconds.
 pub fn describe(times: &[NamedTime], wall: f64) -> String {
-    let total: f64 = times.iter().map(|t| t.seconds).sum();
+    // (A sum of no floats is -0.)
+    let total = times.iter().map(|t| t.seconds).fold(0.0, |sum, t| sum + t);
     let each: Vec<String> = times
         .iter()
         .filter(|t| t.seconds >= 0.01)
@@ -119,10 +120,13 @@ pub fn describe(times: &[NamedTime], wall: f64) -> String {
             format!("{}{count} {:.2} s ({:.2} in the kernel)", t.name, t.seconds, t.system)
         })
         .collect();
+    let each = match each.is_empty() {
+        true => "no thread took 10 ms".to_string(),
+        false => each.join(", "),
+    };
     format!(
-        "{total:.2} CPU s over {wall:.2} s ({:.1} cores): {}",
-        total / wall.max(1e-9),
-        each.join(", ")
+        "{total:.2} CPU s over {wall:.2} s ({:.1} cores): {each}",
+        total / wall.max(1e-9)
     )
 }
 

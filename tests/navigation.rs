@@ -252,6 +252,64 @@ fn bench_pipeline_rates_only_stops_after_the_passes() {
 }
 
 #[test]
+fn bench_pipeline_of_one_frame_says_which_figures_it_has_none_of() {
+    let clip = common::fixture(
+        "one-frame.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=160x120:rate=25",
+            "-frames:v",
+            "1",
+            "-c:v",
+            "libx264",
+        ],
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("bench-pipeline")
+        .arg(&clip)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    // No rate over the frames after the first, no frame time between two frames shown: said so,
+    // where a division by nothing would print NaN, inf or -0.
+    for impossible in ["NaN", "nan", "inf", "-0.0"] {
+        assert!(!text.contains(impossible), "{impossible} in:\n{text}");
+    }
+    let line = |start: &str| {
+        text.lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("{start}: {text}"))
+    };
+    assert!(line("report: ").contains("1 frames at "), "{text}");
+    assert!(
+        line("report: ").contains("no rate from the first frame written (one frame)"),
+        "{text}"
+    );
+    assert!(
+        line("timeline: ").contains("1 frames, no rate from the first one counted"),
+        "{text}"
+    );
+    assert!(line("paced: ").contains("1 frames shown of 1 due, 0 dropped"), "{text}");
+    assert!(line("paced: ").contains("frame time p50 none, p99 none"), "{text}");
+    // A still picture is no video to time.
+    let kitten = common::repo_path("media/kitten.jpg");
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("bench-pipeline")
+        .arg(&kitten)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.lines().count() == 1, "{err}");
+    assert!(
+        err.starts_with("error: '") && err.contains("is a still picture"),
+        "{err}"
+    );
+}
+
+#[test]
 fn bench_pipeline_reports_open_times_seeks_and_back_steps() {
     let clip = common::grey_ramp_bframes();
     let dir = std::env::temp_dir().join(format!("histoplay-bench-{}", std::process::id()));

@@ -323,6 +323,12 @@ pub fn run_pipeline(args: PipelineArgs) -> Result<()> {
         deinterlace,
         decode_alone,
     } = args;
+    if crate::video::still::is_still_image(&input) {
+        bail!(
+            "'{}' is a still picture: bench-pipeline times a video's decoding and playing (`bench` times the passes)",
+            input.display()
+        );
+    }
     if decode_alone {
         return pipeline::decode_alone(&input);
     }

@@ -113,12 +113,12 @@ pub(super) fn paced(
     writeln!(
         out,
         "{label:<13} {} {unit} shown of {due_frames} due, {dropped} dropped, at the clip's rate on a \
-         {refresh_hz:.0} Hz tick; frame time p50 {:.2} ms, p99 {:.2} ms; lateness vs due p50 {:.2} ms, max {:.2} ms{}",
+         {refresh_hz:.0} Hz tick; frame time p50 {}, p99 {}; lateness vs due p50 {}, max {}{}",
         shown.len(),
-        percentile(&frame_times, 0.5).unwrap_or(f64::NAN),
-        percentile(&frame_times, 0.99).unwrap_or(f64::NAN),
-        percentile(&lateness, 0.5).unwrap_or(f64::NAN),
-        percentile(&lateness, 1.0).unwrap_or(f64::NAN),
+        milliseconds(percentile(&frame_times, 0.5)),
+        milliseconds(percentile(&frame_times, 0.99)),
+        milliseconds(percentile(&lateness, 0.5)),
+        milliseconds(percentile(&lateness, 1.0)),
         worst.map_or(String::new(), |(frame, at)| format!(" (frame {frame}, {at:.2} s in)")),
     )?;
     Ok(())
@@ -161,4 +161,10 @@ pub(super) fn paced_with_meters(
         MeterState::Opening => writeln!(out, "              (the meters were still opening the sound)")?,
     }
     Ok(())
+}
+
+/// A figure in milliseconds, or `none` where there is nothing to take it from (one frame shown
+/// has no frame time).
+fn milliseconds(figure: Option<f64>) -> String {
+    figure.map_or_else(|| "none".to_string(), |ms| format!("{ms:.2} ms"))
 }

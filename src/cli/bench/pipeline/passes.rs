@@ -143,10 +143,14 @@ impl Passes {
         )?;
         let mid_max = rss_mid.iter().copied().fold(*rss_start, f64::max);
         let mid_min = rss_mid.iter().copied().fold(f64::INFINITY, f64::min);
+        let streaming = match rss_mid.is_empty() {
+            true => "none measured while streaming (too short)".to_string(),
+            false => format!("{mid_min:.0}..{mid_max:.0} MB while streaming"),
+        };
         writeln!(
             out,
             "memory:       resident {rss_start:.0} MB before streaming, {rss_end:.0} MB after three passes; \
-             {mid_min:.0}..{mid_max:.0} MB while streaming, peak {peak:.0} MB (frame cache budget {} MB)",
+             {streaming}, peak {peak:.0} MB (frame cache budget {} MB)",
             cache_bytes >> 20
         )?;
         Ok(())
@@ -170,11 +174,17 @@ pub(super) fn timeline_alone(out: &mut impl Write, path: &Path, ctx: &GpuContext
     let filled = fill.filled();
     let first_frame = first_frame.unwrap_or(started);
     let steady_fps = filled.saturating_sub(1) as f64 / first_frame.elapsed().as_secs_f64().max(1e-9);
+    let steady = match filled {
+        0 | 1 => ", no rate from the first one counted (one frame)".to_string(),
+        _ => format!(
+            " at {steady_fps:.1} fps from the first one counted ({:.1}% of decode-only)",
+            100.0 * steady_fps / decode_fps
+        ),
+    };
     writeln!(
         out,
-        "timeline:     {filled} frames at {steady_fps:.1} fps from the first one counted ({:.1}% of decode-only), \
+        "timeline:     {filled} frames{steady}, \
          its own decode at low priority; {:.0} ms to the first, {:.1} fps overall",
-        100.0 * steady_fps / decode_fps,
         (first_frame - started).as_secs_f64() * 1e3,
         filled as f64 / whole
     )?;

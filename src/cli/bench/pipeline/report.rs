@@ -13,11 +13,17 @@ use std::time::{Duration, Instant};
 /// its figures are no GPU's, and the photosensitivity pass takes it milliseconds a frame.
 pub(super) fn write_rates(out: &mut impl Write, path: &Path, decode_fps: f64, cpu_adapter: bool) -> Result<()> {
     if let Some((reported, fps, steady)) = report_rate(path)? {
+        let from_first = match reported {
+            0 | 1 => "no rate from the first frame written (one frame)".to_string(),
+            _ => format!(
+                "{steady:.1} fps ({:.1}%) from the first frame written",
+                100.0 * steady / decode_fps
+            ),
+        };
         writeln!(
             out,
-            "report:       {reported} frames at {fps:.1} fps ({:.1}% of decode-only, best of 2), {steady:.1} fps ({:.1}%) from the first frame written: signalstats of every frame, as `histoplay report`",
+            "report:       {reported} frames at {fps:.1} fps ({:.1}% of decode-only, best of 2), {from_first}: signalstats of every frame, as `histoplay report`",
             100.0 * fps / decode_fps,
-            100.0 * steady / decode_fps
         )?;
     }
     let seconds = if cpu_adapter {
