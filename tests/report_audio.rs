@@ -223,10 +223,16 @@ fn json_lines_have_the_sound_with_audio_and_fail_on_finds_silence_and_clipping()
     let (video, audio): (Vec<_>, Vec<_>) = lines.iter().partition(|l| l.get("frame").is_some());
     assert_eq!((video.len(), audio.len()), (40, 40));
     // Each line's values are the QCTools report's, as numbers.
-    let xml = audio_frames(&qctools_report(&file));
+    let report = qctools_report(&file);
+    let xml = audio_frames(&report);
+    // Times in samples as the QCTools report has them: those of the decoded frame each 100 ms
+    // starts in (the file's times are milliseconds: 0.099667 s, not 0.1, for the second).
+    let starts = audio_attributes(&report, &["pkt_pts"]);
+    assert_eq!(starts[1][0], "4784");
     for (n, (line, tags)) in audio.iter().zip(&xml).enumerate() {
         assert_eq!(line["audio_frame"], n as u64);
-        assert_eq!(line["pts"].as_f64(), Some(n as f64 / 10.0));
+        let pts: f64 = starts[n][0].parse().unwrap();
+        assert_eq!(line["pts"].as_f64(), Some(pts / 48_000.0));
         for (key, value) in tags {
             let key = key.trim_start_matches("lavfi.");
             match value.parse::<f64>() {
@@ -482,4 +488,71 @@ fn silencedetect(path: &Path) -> (f64, f64) {
         value.parse().unwrap()
     };
     (after("silence_start: "), after("silence_end: "))
+}
+
+/// Each audio frame's first attribute values named `attributes` (its times), in order.
+fn audio_attributes(xml: &str, attributes: &[&str]) -> Vec<Vec<String>> {
+    xml.split("<frame ")
+        .skip(1)
+        .filter(|frame| frame.contains("media_type=\"audio\""))
+        .map(|frame| {
+            let head = &frame[..frame.find('>').unwrap()];
+            attributes
+                .iter()
+                .map(|name| {
+                    let at = head
+                        .find(&format!(" {name}=\""))
+                        .unwrap_or_else(|| panic!("{name} in {head}"));
+                    let value = &head[at + name.len() + 3..];
+                    value[..value.find('"').unwrap()].to_string()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn sound_lost_to_damage_leaves_its_gap_in_the_frames_times_as_ffmpeg_and_is_warned_of() {
+    // AAC in MPEG-TS, with about a second of the stream's packets blanked out in the middle:
+    // the sound after the gap comes later than its samples counted from the start say.
+    let whole = clip(
+        "report-audio-damaged-whole.ts",
+        "sine=frequency=440:sample_rate=48000",
+        &["-c:a", "aac", "-f", "mpegts"],
+    );
+    let mut bytes = std::fs::read(&whole).unwrap();
+    let packets = bytes.len() / 188;
+    for k in packets * 40 / 100..packets * 55 / 100 {
+        bytes[k * 188 + 4..(k + 1) * 188].fill(0);
+    }
+    let damaged = whole.with_file_name("report-audio-damaged.ts");
+    std::fs::write(&damaged, &bytes).unwrap();
+    let report = qctools_report(&damaged);
+    // Times as ffprobe gives the frames ebur128 cuts (its `pts` is the report's `pkt_pts`).
+    let graph = format!(
+        "amovie={},astats=metadata=1:reset=1,ebur128=metadata=1",
+        damaged.display()
+    );
+    let out = Command::new("ffprobe")
+        .args(["-v", "error", "-f", "lavfi", &graph, "-show_frames", "-of", "xml"])
+        .output()
+        .unwrap();
+    let theirs = String::from_utf8(out.stdout).unwrap();
+    let ours_times = audio_attributes(&report, &["pkt_pts", "nb_samples"]);
+    let their_times = audio_attributes(&theirs, &["pts", "nb_samples"]);
+    assert!(ours_times.len() > 20, "{}", ours_times.len());
+    assert_eq!(ours_times, their_times);
+    // A step of more than 100 ms between two frames' times: the gap.
+    let starts: Vec<i64> = ours_times.iter().map(|t| t[0].parse().unwrap()).collect();
+    let gaps = starts.windows(2).filter(|w| w[1] - w[0] > 4800).count();
+    assert_eq!(gaps, 1, "{starts:?}");
+    // The values too, tag for tag.
+    let (ours, theirs) = (audio_frames(&report), audio_frames(&theirs));
+    for (n, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+        assert_eq!(a, b, "audio frame {n}");
+    }
+    let out = histoplay(&["report".as_ref(), "--audio".as_ref(), damaged.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("damaged sound, reporting on: "), "{stderr}");
+    assert!(stderr.contains(" s of it missing at "), "{stderr}");
 }

@@ -2,7 +2,8 @@
 //! "amovie=F,astats=metadata=1:reset=1,ebur128=metadata=1" -show_frames` gives it: FFmpeg's
 //! `ebur128` hands the sound on in frames of 100 ms (the last one shorter), each carrying the
 //! `astats` tags of the decoded frame its first sample came in (astats reads the decoder's own
-//! sample format) and the loudness as it stands after its 100 ms (`lavfi.r128.*`). Each frame
+//! sample format), that frame's time counted on by the samples before it (a gap in the stream
+//! stays one), and the loudness as it stands after its 100 ms (`lavfi.r128.*`). Each frame
 //! also says how loud its loudest sample is and how many samples reach full scale, for the
 //! report's silence and clipping limits.
 
@@ -48,7 +49,13 @@ pub struct AudioStream {
 struct Waiting {
     index: u64,
     astats: Vec<(String, String)>,
+    /// Its first sample's time in samples (1/rate): the decoded frame's, counted on within it,
+    /// as FFmpeg's filters time the frames they cut from it (a gap in the stream stays one).
+    pts: Option<i64>,
 }
+
+/// Gaps in the sound shorter than this (in seconds) are timestamps' rounding, not damage.
+const GAP: f64 = 0.02;
 
 /// Reports the sound of `path` (its best audio stream) frame by frame to `each`, with the
 /// stream, until its end or an error from `each` (which stops it); the stream, or why there is
@@ -81,6 +88,7 @@ pub fn report_file(
     let (mut first, mut samples) = (None, Vec::new());
     let mut frame = Frame::new(step, rate);
     let mut failed = None;
+    let mut gaps = Gaps::default();
     loop {
         let mut seen = |raw: &ffmpeg::frame::Audio| {
             let n = raw.samples() as u64;
@@ -88,14 +96,17 @@ pub fn report_file(
                 return;
             }
             seen_raw(&stream, raw);
+            let pts = pts_in_samples(raw, stream.time_base, rate);
+            gaps.note(path, pts, n, rate);
             // (Every decoded frame is counted: a channel's last sample carries to the next.)
             match astats_of(&mut astats, raw) {
-                // Each 100 ms frame starting in this decoded frame takes its tags.
+                // Each 100 ms frame starting in this decoded frame takes its tags and its time.
                 Ok(tags) => {
                     waiting.extend(
                         (decoded.div_ceil(step)..(decoded + n).div_ceil(step)).map(|index| Waiting {
                             index,
                             astats: tags.clone(),
+                            pts: pts.map(|pts| pts + (index * step - decoded) as i64),
                         }),
                     )
                 }
@@ -184,14 +195,14 @@ impl Frame {
         while waiting.front().is_some_and(|w| w.index < self.index) {
             waiting.pop_front();
         }
-        let astats = match waiting.front() {
-            Some(w) if w.index == self.index => waiting.pop_front().map(|w| w.astats).unwrap_or_default(),
-            _ => Vec::new(),
+        let (astats, pts) = match waiting.front() {
+            Some(w) if w.index == self.index => waiting.pop_front().map(|w| (w.astats, w.pts)).unwrap_or_default(),
+            _ => (Vec::new(), None),
         };
         let start = self.index * self.step;
         each(&AudioFrame {
             index: self.index,
-            time: first + start as f64 / self.rate,
+            time: pts.map_or(first + start as f64 / self.rate, |pts| pts as f64 / self.rate),
             duration: self.count as f64 / self.rate,
             samples: self.count as usize,
             astats,
@@ -201,6 +212,63 @@ impl Frame {
         })?;
         (self.index, self.count, self.peak, self.clipped) = (self.index + 1, 0, 0.0, 0);
         Ok(())
+    }
+}
+
+/// A decoded frame's time in samples (1/rate), from its best-effort timestamp in the stream's
+/// time base, rounded as FFmpeg's `amovie` rescales it.
+fn pts_in_samples(raw: &ffmpeg::frame::Audio, (num, den): (i32, i32), rate: u32) -> Option<i64> {
+    // SAFETY: reading plain fields of a decoded frame.
+    let (best, pts) = unsafe { ((*raw.as_ptr()).best_effort_timestamp, (*raw.as_ptr()).pts) };
+    let pts = [best, pts].into_iter().find(|&t| t != ffmpeg::ffi::AV_NOPTS_VALUE)?;
+    let (from, to) = (
+        ffmpeg::ffi::AVRational { num, den },
+        ffmpeg::ffi::AVRational {
+            num: 1,
+            den: i32::try_from(rate).ok()?,
+        },
+    );
+    // SAFETY: a pure arithmetic function.
+    (num > 0 && den > 0).then(|| unsafe { ffmpeg::ffi::av_rescale_q(pts, from, to) })
+}
+
+/// Gaps in the decoded sound (packets lost to damage), warned of as a video's damage is: the
+/// first few, then a word that more were found.
+#[derive(Default)]
+struct Gaps {
+    /// Where the sound decoded so far ends, in samples.
+    end: Option<i64>,
+    warned: u32,
+}
+
+impl Gaps {
+    const WARNINGS: u32 = 3;
+
+    fn note(&mut self, path: &Path, pts: Option<i64>, samples: u64, rate: u32) {
+        let Some(pts) = pts else {
+            return;
+        };
+        if let Some(end) = self.end {
+            let missing = (pts - end) as f64 / f64::from(rate);
+            if missing > GAP {
+                self.warned += 1;
+                match self.warned {
+                    1..=Self::WARNINGS => log::warn!(
+                        "{}: damaged sound, reporting on: {missing:.3} s of it missing at {:.3} s",
+                        path.display(),
+                        end as f64 / f64::from(rate)
+                    ),
+                    n if n == Self::WARNINGS + 1 => {
+                        log::warn!(
+                            "{}: more damage to the sound; further warnings suppressed",
+                            path.display()
+                        )
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.end = Some(pts + samples as i64);
     }
 }
 
