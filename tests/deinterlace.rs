@@ -467,6 +467,55 @@ fn render_draws_the_picture_ffmpeg_makes() {
         let frame = render(&clip, "frame.png", &["--frame", picture]);
         assert!(ours != frame, "{filter}: the picture is the frame as decoded");
     }
+    // A picture past the end at field rate is named as asked: a field, two a frame.
+    let count: u64 = std::process::Command::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-count_frames",
+            "-select_streams",
+            "v",
+            "-show_entries",
+            "stream=nb_read_frames",
+            "-of",
+            "csv=p=0",
+        ])
+        .arg(&clip)
+        .output()
+        .map(|o| {
+            // (The first of the lines, per program, of a transport stream.)
+            String::from_utf8_lossy(&o.stdout)
+                .split(',')
+                .next()
+                .unwrap()
+                .trim()
+                .parse()
+                .unwrap()
+        })
+        .unwrap();
+    let past = (2 * count).to_string();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("render")
+        .arg(&clip)
+        .args([
+            "-o",
+            dir.join("past.png").to_str().unwrap(),
+            "--frame",
+            &past,
+            "--deinterlace",
+            "yes",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.starts_with(&format!("error: picture {past} is past the end: '"))
+            && err
+                .trim_end()
+                .ends_with(&format!("' has {past} pictures at field rate ({count} frames)")),
+        "{err}"
+    );
 }
 
 #[test]

@@ -348,7 +348,14 @@ pub fn decode_picture(source: &mut VideoSource, picture: u64, filter: Deinterlac
         crate::video::deinterlace::Rate::Frame => picture,
         crate::video::deinterlace::Rate::Field => picture / 2,
     };
-    check_in_range(source, frame)?;
+    // At field rate the pictures asked for are fields: one past the end is named as asked.
+    check_in_range(source, frame).map_err(|e| match (e, filter.rate) {
+        (ClipError::PastEnd { count, path, .. }, crate::video::deinterlace::Rate::Field) => ClipError::Decode(format!(
+            "picture {picture} is past the end: '{path}' has {} pictures at field rate ({count} frames)",
+            2 * count
+        )),
+        (e, _) => e,
+    })?;
     let layout = source.info.format.layout;
     let mut found = None;
     cpu_pictures(
