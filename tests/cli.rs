@@ -192,6 +192,35 @@ fn a_log_that_cannot_be_written_is_a_one_line_error_naming_it_before_any_frame_i
 }
 
 #[test]
+fn the_largest_frame_numbers_are_ranges_to_the_end_and_past_it() {
+    let clip = common::fixture(
+        "five-frames.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=64x48:rate=10",
+            "-frames:v",
+            "5",
+            "-c:v",
+            "ffv1",
+        ],
+    );
+    let clip = clip.to_str().unwrap();
+    for range in [
+        "0..18446744073709551615",
+        "0..18446744073709551614",
+        "0..=18446744073709551614",
+    ] {
+        let out = histoplay(&["hist", clip, "--frames", range]);
+        assert!(out.status.success(), "{range}: {}", stderr(&out));
+        assert_eq!(stdout(&out).lines().count(), 5, "{range}");
+    }
+    let out = histoplay(&["hist", clip, "--frame", "18446744073709551615"]);
+    assert_one_line_error(&out, "is past the end");
+}
+
+#[test]
 fn missing_file() {
     assert_one_line_error(&histoplay(&["hist", "/no/such/file.png"]), "No such file");
 }

@@ -55,7 +55,7 @@ impl Volume {
     /// The volume `step` percent up or down; muted stays muted, as in mpv.
     pub fn changed_by(self, step: i32) -> Self {
         Self {
-            percent: (self.percent as i32 + step).clamp(0, 100) as u32,
+            percent: (self.percent as i32).saturating_add(step).clamp(0, 100) as u32,
             muted: self.muted,
         }
     }
@@ -305,6 +305,9 @@ mod tests {
         assert_eq!(v.changed_by(10).percent, 100);
         assert_eq!(v.changed_by(-30).percent, 70);
         assert_eq!(v.changed_by(-300).percent, 0);
+        // Steps as large as a binding may ask for.
+        assert_eq!(v.changed_by(-30).changed_by(i32::MAX).percent, 100);
+        assert_eq!(v.changed_by(i32::MIN).percent, 0);
         let muted = Volume { muted: true, ..v };
         assert_eq!(muted.gain(), 0.0);
         assert!(muted.changed_by(-10).muted);

@@ -93,7 +93,7 @@ fn beside<T>(
             if range.start == 0 {
                 // The range's frames, and the one after (a deinterlaced run's last picture is
                 // made with it).
-                source.prime_ahead(&ready, range.end.map(|last| last + 2));
+                source.prime_ahead(&ready, range.end.map(|last| last.saturating_add(2)));
                 crate::process::mark("the first frames decoded ahead");
             }
             source

@@ -32,7 +32,7 @@ pub struct FrameRange {
 impl std::fmt::Display for FrameRange {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.end {
-            Some(end) if end == self.start + 1 => write!(f, "frame {}", self.start),
+            Some(end) if self.start.checked_add(1) == Some(end) => write!(f, "frame {}", self.start),
             Some(end) => write!(f, "frames {}..{end}", self.start),
             None => write!(f, "frames {}..", self.start),
         }
@@ -40,10 +40,11 @@ impl std::fmt::Display for FrameRange {
 }
 
 impl FrameRange {
+    /// Frame `frame` alone (the largest number has none after it: to the end, past it).
     pub fn single(frame: u64) -> Self {
         Self {
             start: frame,
-            end: Some(frame + 1),
+            end: frame.checked_add(1),
         }
     }
 
@@ -421,6 +422,14 @@ pub struct FrameMeta {
 #[cfg(test)]
 mod tests {
     use super::FrameRange;
+
+    #[test]
+    fn the_largest_frame_number_alone_is_a_range_to_the_end() {
+        let last = FrameRange::single(u64::MAX);
+        assert_eq!((last.start, last.end), (u64::MAX, None));
+        assert_eq!(last.to_string(), format!("frames {}..", u64::MAX));
+        assert_eq!(FrameRange::single(7).to_string(), "frame 7");
+    }
 
     #[test]
     fn ranges_parse_like_rust() {

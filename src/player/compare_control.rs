@@ -123,7 +123,7 @@ fn shift_compared(step: i64, cx: Cx) -> Effects {
     let Some(pair) = playback.source.paired_mut() else {
         return fx;
     };
-    let offset = pair.alignment().offset + step;
+    let offset = pair.alignment().offset.saturating_add(step);
     pair.set_offset(offset);
     // At field rate, paired by number, pictures are fields: the offset counts them (by time it
     // counts the compared file's frames, as `compare` does).

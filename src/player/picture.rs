@@ -72,7 +72,7 @@ impl Picture {
         match *command {
             Command::Adjust(adjustment, step) => {
                 let mut next = current;
-                next.set(adjustment, next.get(adjustment) + step);
+                next.set(adjustment, next.get(adjustment).saturating_add(step));
                 self.set(next, Some(adjustment), cx)
             }
             Command::SetAdjustment(adjustment, value) => {
