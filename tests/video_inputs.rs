@@ -522,6 +522,15 @@ fn truncated_file_gives_the_frames_it_has() {
         (20..90).contains(&frames),
         "{frames} frames from the first 60% of a 90-frame clip"
     );
+    // Its index lists 90 frames: the shortfall is said, with the frames that are there.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the file ends early: ") && stderr.contains(" of the 90 frames its container lists are in it"),
+        "{stderr}"
+    );
+    // The whole file says nothing of the kind.
+    let whole = hist(&clip, &["--frames", "0.."]);
+    assert!(!String::from_utf8_lossy(&whole.stderr).contains("ends early"));
 }
 
 #[test]

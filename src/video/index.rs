@@ -362,6 +362,15 @@ impl FrameIndex {
                 self.grown.notify_all();
             }
             if end {
+                // A container that lists its frames (MP4, QuickTime, AVI) and ends before them
+                // was cut short: what is there plays, and the shortfall is said.
+                let listed = input.stream(stream_index).map_or(0, |s| s.frames().max(0) as u64);
+                if listed > packets && !self.stop.load(Ordering::Relaxed) {
+                    log::warn!(
+                        "{}: the file ends early: {packets} of the {listed} frames its container lists are in it",
+                        path.display()
+                    );
+                }
                 return Ok(());
             }
         }
