@@ -281,6 +281,7 @@ fn input_bindings(explicit: Option<&Path>) -> Result<(Bindings, Vec<String>)> {
         }
     };
     let (bindings, warnings) = Bindings::default().with_conf(&text, &path.display().to_string());
+    let warnings: Vec<String> = warnings.into_iter().map(crate::settings::shortened).collect();
     for warning in &warnings {
         eprintln!("warning: {warning}");
     }

@@ -98,6 +98,7 @@ pub fn apply(cli: Cli, argv: Vec<OsString>) -> Cli {
             Err(e) => skipped(cli, &mut warnings, &e),
         }
     };
+    let warnings: Vec<String> = warnings.into_iter().map(crate::settings::shortened).collect();
     for warning in &warnings {
         eprintln!("warning: {warning}");
     }

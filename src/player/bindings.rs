@@ -431,6 +431,7 @@ impl Bindings {
     /// line that was not understood (naming `source` and the line), which is skipped.
     pub fn with_conf(mut self, text: &str, source: &str) -> (Self, Vec<String>) {
         let mut warnings = Vec::new();
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         for (number, line) in text.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {

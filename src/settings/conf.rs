@@ -58,6 +58,8 @@ impl Settings {
         self.read.push(path.to_path_buf());
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let mut section: Option<String> = None;
+        // (A byte order mark, as some editors write one, is no part of the first line.)
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         for (number, raw) in text.lines().enumerate() {
             let at = format!("{}, line {}", path.display(), number + 1);
             let line = strip_comment(raw).trim();
@@ -191,6 +193,9 @@ enum Setting {
 }
 
 /// `name=value` as an option of `command`, checked as its command line would check it.
+/// Options whose value is a file read as the player starts.
+const FILES: [&str; 3] = ["lut", "input-conf", "false-colour-scale"];
+
 fn option(command: &clap::Command, name: &str, value: Option<&str>) -> Result<Setting, String> {
     let find = |name: &str| {
         command
@@ -215,6 +220,11 @@ fn option(command: &clap::Command, name: &str, value: Option<&str>) -> Result<Se
         };
         let arg = OsString::from(format!("--{name}={value}"));
         check(command, &arg)?;
+        // A file named by a setting that has gone since (a LUT a kept position still names) is
+        // a line left out, not a player that won't start.
+        if FILES.contains(&name) && !Path::new(value).exists() {
+            return Err(format!("'{name}': there is no file '{value}'"));
+        }
         return Ok(Setting::Set(arg));
     }
     // mpv's two spellings of a flag that turns something off: `no-audio` and `audio=no`.

@@ -19,6 +19,18 @@ pub fn state_dir() -> Option<PathBuf> {
     xdg_dir("XDG_STATE_HOME", ".local/state")
 }
 
+/// The most characters of a settings line a warning quotes.
+const QUOTED: usize = 200;
+
+/// A warning about a settings line, the line cut short where it is long (a file of garbage
+/// makes a warning a line, each readable).
+pub fn shortened(warning: String) -> String {
+    match warning.char_indices().nth(QUOTED) {
+        Some((at, _)) => format!("{}…", &warning[..at]),
+        None => warning,
+    }
+}
+
 fn xdg_dir(variable: &str, under_home: &str) -> Option<PathBuf> {
     std::env::var_os(variable)
         .filter(|dir| !dir.is_empty())

@@ -30,6 +30,11 @@ impl Toasts {
         if error {
             log::warn!("{text}");
         }
+        self.show(text, error);
+    }
+
+    /// Shows a message already told on stderr (the settings files' warnings).
+    pub fn show(&mut self, text: String, error: bool) {
         let until = Instant::now() + if error { ERROR_TIME } else { MESSAGE_TIME };
         self.list.push(Message { text, error, until });
     }

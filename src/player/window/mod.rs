@@ -209,7 +209,7 @@ impl PlayerWindow {
         };
         player.osd.touched(now);
         for warning in &options.conf_warnings {
-            player.message(warning.clone(), true);
+            player.toasts.show(warning.clone(), true);
         }
         if crate::settings::state::first_time("help") {
             player.message("F1 or ☰ on the bar: every command and its keys".to_string(), false);

@@ -141,3 +141,35 @@ fn the_command_lines_own_options_leave_the_files_out() {
     );
     assert_eq!(args, os(&["--speed=2", "--meters"]));
 }
+
+#[test]
+fn a_file_a_setting_names_that_is_gone_is_a_line_left_out() {
+    let lut = std::env::temp_dir().join(format!("histoplay-conf-{}.cube", std::process::id()));
+    std::fs::write(&lut, "LUT_3D_SIZE 2\n").unwrap();
+    let text = format!("lut={}\ninput-conf=/no/such/input.conf\nspeed=2\n", lut.display());
+    let (mut settings, warnings) = read(&text);
+    assert!(warnings.is_empty());
+    let applied = settings.apply(&[], &command());
+    assert_eq!(
+        args(&applied),
+        [format!("--lut={}", lut.display()).as_str(), "--speed=2"]
+    );
+    assert_eq!(
+        applied.warnings,
+        ["/conf/histoplay.conf, line 2: 'input-conf': there is no file '/no/such/input.conf'"]
+    );
+    std::fs::remove_file(&lut).unwrap();
+}
+
+#[test]
+fn a_byte_order_mark_is_no_part_of_the_first_line_and_long_lines_are_quoted_short() {
+    let (mut settings, warnings) = read("\u{feff}contrast=10\n");
+    assert!(warnings.is_empty());
+    assert_eq!(args(&settings.apply(&[], &command())), ["--contrast=10"]);
+    let garbage = "x".repeat(100_000);
+    let (mut settings, _) = read(&format!("{garbage}=1\n"));
+    let applied = settings.apply(&[], &command());
+    let warning = crate::settings::shortened(applied.warnings[0].clone());
+    assert_eq!(warning.chars().count(), 201, "{warning}");
+    assert!(warning.starts_with("/conf/histoplay.conf, line 1: unknown option 'xxx") && warning.ends_with('…'));
+}
