@@ -55,7 +55,7 @@ fn main() -> ExitCode {
     // ... and the reports they feed write their last frames.
     histoplay::cli::report::alongside::finish_all();
     let code = match result {
-        Ok(()) => 0,
+        Ok(()) => histoplay::process::exit_status(),
         // Output piped into `head` and the like: the reader has all it wanted.
         Err(e) if is_broken_pipe(&e) => 0,
         // A signal ended an input's open or read: quit as asked, without an error.

@@ -149,3 +149,35 @@ fn quit_watch_later_keeps_the_position_and_view_and_the_next_start_resumes_there
     );
     std::fs::remove_file(&lut).unwrap();
 }
+
+#[test]
+fn a_missing_lut_in_the_settings_is_left_out_and_quit_exits_with_its_number() {
+    let x = Xvfb::start();
+    let sample = common::repo_path("media/sample-540p.mp4");
+    let args = [sample.as_os_str(), OsStr::new("--no-audio")];
+    let mut player = Player::start_fresh(&x, "settings-missing", &args, |dir| {
+        std::fs::create_dir_all(dir.join("histoplay")).unwrap();
+        std::fs::write(
+            dir.join("histoplay/histoplay.conf"),
+            "\u{feff}lut=/no/such/look.cube\noverlay=zebra\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("histoplay/input.conf"), "x quit 7\n").unwrap();
+    });
+    // The player starts, with the other lines applied; the gone file is a warning, told once.
+    player.wait_present("the zebras", 0, |p| p.new_frame && p.marks == "zebra");
+    let conf = player.dir.join("histoplay/histoplay.conf");
+    let warning = format!(
+        "warning: {}, line 1: 'lut': there is no file '/no/such/look.cube'\n",
+        conf.display()
+    );
+    let stderr = player.poll("the warning", || Some(player.stderr()).filter(|s| s.contains(&warning)));
+    assert_eq!(
+        stderr.matches("no such file").count() + stderr.matches("look.cube").count(),
+        1,
+        "{stderr}"
+    );
+    // mpv's `quit 7`: the player's exit status is 7.
+    player.key("x");
+    assert_eq!(player.wait_exit().code(), Some(7));
+}

@@ -52,7 +52,7 @@ q quit
 Q quit-watch-later
 STOP quit
 Ctrl+w quit
-Ctrl+c quit
+Ctrl+c quit 4
 ESC set fullscreen no
 f cycle fullscreen
 MBTN_LEFT_DBL cycle fullscreen

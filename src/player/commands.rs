@@ -123,6 +123,8 @@ pub enum Command {
     /// Peaking's step, in percent (lower marks more edges; and peaking on).
     PeakingBy(f64),
     Quit,
+    /// Quit with this exit status (mpv's `quit CODE`).
+    QuitWithStatus(u8),
     /// Quit, keeping the file's position (and --watch-later-options) to resume from.
     QuitWatchLater,
 }
@@ -251,6 +253,8 @@ fn parse_command(words: &[&str]) -> Option<Command> {
         ["cycle", "fullscreen"] => Command::ToggleFullscreen,
         ["set", "fullscreen", "no"] => Command::LeaveFullscreen,
         ["quit-watch-later", ..] => Command::QuitWatchLater,
+        // (mpv's status is the number as the system takes it: its low 8 bits.)
+        ["quit", code, ..] if code.parse::<i64>().is_ok() => Command::QuitWithStatus(code.parse::<i64>().ok()? as u8),
         ["quit", ..] | ["stop", ..] => Command::Quit,
         ["screenshot", ..] => Command::Screenshot,
         ["playlist-next", ..] => Command::PlaylistNext,

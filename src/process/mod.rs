@@ -27,6 +27,19 @@ pub fn begin() {
     BEGAN.get_or_init(Instant::now);
 }
 
+/// The status the player asked to exit with (`quit CODE`); 0 unless set.
+static EXIT_STATUS: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Sets the status the process exits with once the player's window has closed.
+pub fn set_exit_status(status: u8) {
+    EXIT_STATUS.store(status, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The status `set_exit_status` set.
+pub fn exit_status() -> u8 {
+    EXIT_STATUS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Logs that `step` is done, with the time since the process began.
 pub fn mark(step: &str) {
     if log::log_enabled!(log::Level::Debug) {

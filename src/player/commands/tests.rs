@@ -383,3 +383,12 @@ fn a_wheel_button_counts_once_though_winit_reports_its_release() {
     assert_eq!(wheel.notches(down), [Mouse::WheelDown]);
     assert_eq!(wheel.notches(down), [Mouse::WheelDown]);
 }
+
+#[test]
+fn quit_with_a_number_exits_with_it_as_mpv_does() {
+    assert_eq!(parse_commands("quit").unwrap(), [Command::Quit]);
+    assert_eq!(parse_commands("quit 7").unwrap(), [Command::QuitWithStatus(7)]);
+    // The system keeps a status's low 8 bits.
+    assert_eq!(parse_commands("quit 263").unwrap(), [Command::QuitWithStatus(7)]);
+    assert_eq!(bound("Ctrl+c"), [Command::QuitWithStatus(4)]);
+}

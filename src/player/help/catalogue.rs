@@ -94,7 +94,7 @@ pub fn group(command: &Command) -> Group {
     use Command::*;
     match command {
         TogglePause | Pause | Resume | SpeedBy(_) | SpeedSet(_) | SpeedReset | AbLoop | ToggleLoopFile | Quit
-        | QuitWatchLater => Group::Playback,
+        | QuitWithStatus(_) | QuitWatchLater => Group::Playback,
         SeekBy { .. }
         | SeekTo { .. }
         | SeekPercent { .. }
@@ -201,6 +201,7 @@ pub fn describe(command: &Command) -> String {
         ZebraBy(n) => format!("Zebra level {}%", signed(*n)),
         PeakingBy(n) => format!("Peaking sensitivity {}%", signed(*n)),
         Quit => "Quit".into(),
+        QuitWithStatus(status) => format!("Quit with exit status {status}"),
         QuitWatchLater => "Quit, keeping the position to resume from".into(),
     }
 }

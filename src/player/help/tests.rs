@@ -24,7 +24,14 @@ fn every_default_binding_is_in_one_entry_with_all_its_keys() {
     // Grouped in the groups' order, the bindings' order within each.
     assert!(entries.windows(2).all(|w| w[0].group <= w[1].group));
     let quit = entries.iter().find(|e| e.commands == [Command::Quit]).unwrap();
-    assert_eq!(quit.keys, ["q", "STOP", "Ctrl+w", "Ctrl+c"]);
+    assert_eq!(quit.keys, ["q", "STOP", "Ctrl+w"]);
+    // mpv's Ctrl+c quits with status 4.
+    let four = entries
+        .iter()
+        .find(|e| e.commands == [Command::QuitWithStatus(4)])
+        .unwrap();
+    assert_eq!(four.keys, ["Ctrl+c"]);
+    assert_eq!(four.text, "quit 4");
     let later = entries
         .iter()
         .find(|e| e.commands == [Command::QuitWatchLater])

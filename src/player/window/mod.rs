@@ -262,6 +262,10 @@ impl PlayerWindow {
         }
         let fx = match command {
             Command::Quit => return false,
+            Command::QuitWithStatus(status) => {
+                crate::process::set_exit_status(status);
+                return false;
+            }
             Command::QuitWatchLater => {
                 self.keep_position = true;
                 return false;
