@@ -30,8 +30,8 @@ pub struct SettingsArgs {
     /// Where positions are kept (default: ~/.local/state/histoplay/watch_later).
     #[arg(long, value_name = "DIR")]
     pub watch_later_dir: Option<PathBuf>,
-    /// The options kept with a position, comma-separated.
-    #[arg(long, value_name = "LIST", default_value = crate::settings::watch_later::DEFAULT_OPTIONS)]
+    /// The options kept with a position, comma-separated (those of the default, or fewer).
+    #[arg(long, value_name = "LIST", default_value = crate::settings::watch_later::DEFAULT_OPTIONS, value_parser = parse_kept_options)]
     pub watch_later_options: String,
     /// Warnings about the settings files' lines, for the OSD.
     #[arg(skip)]
@@ -127,5 +127,23 @@ fn list_profiles(settings: &Settings) {
             Some(desc) => println!("{name}\t{desc}"),
             None => println!("{name}"),
         }
+    }
+}
+
+/// `--watch-later-options`: names of options the player keeps, each one of the default list's.
+fn parse_kept_options(list: &str) -> Result<String, String> {
+    let known: Vec<&str> = crate::settings::watch_later::DEFAULT_OPTIONS.split(',').collect();
+    let unknown: Vec<&str> = list
+        .split(',')
+        .map(str::trim)
+        .filter(|name| !name.is_empty() && !known.contains(name))
+        .collect();
+    match unknown.as_slice() {
+        [] => Ok(list.to_string()),
+        names => Err(format!(
+            "the player keeps none of '{}' with a position; it keeps {}",
+            names.join("', '"),
+            known.join(", ")
+        )),
     }
 }

@@ -173,3 +173,17 @@ fn a_byte_order_mark_is_no_part_of_the_first_line_and_long_lines_are_quoted_shor
     assert_eq!(warning.chars().count(), 201, "{warning}");
     assert!(warning.starts_with("/conf/histoplay.conf, line 1: unknown option 'xxx") && warning.ends_with('…'));
 }
+
+#[test]
+fn options_kept_with_a_position_are_those_the_player_keeps() {
+    let (mut settings, _) = read("watch-later-options=speed,overlay\nwatch-later-options=speed,bogus\n");
+    let applied = settings.apply(&[], &command());
+    assert_eq!(args(&applied), ["--watch-later-options=speed,overlay"]);
+    assert_eq!(applied.warnings.len(), 1, "{:?}", applied.warnings);
+    assert!(
+        applied.warnings[0].starts_with("/conf/histoplay.conf, line 2: ")
+            && applied.warnings[0].contains("the player keeps none of 'bogus' with a position"),
+        "{:?}",
+        applied.warnings
+    );
+}
