@@ -86,16 +86,36 @@ pub fn apply(cli: Cli, argv: Vec<OsString>) -> Cli {
     let mut merged = if applied.args.is_empty() {
         cli
     } else {
-        let mut args = argv;
-        let rest = args.split_off(1.min(args.len()));
-        args.extend(applied.args);
-        args.extend(rest);
-        match Cli::command().args_override_self(true).try_get_matches_from(args) {
-            Ok(matches) => match Cli::from_arg_matches(&matches) {
-                Ok(merged) => merged,
-                Err(e) => skipped(cli, &mut warnings, &e),
-            },
-            Err(e) => skipped(cli, &mut warnings, &e),
+        let merge = |settings: &[OsString]| {
+            let mut args = argv.clone();
+            let rest = args.split_off(1.min(args.len()));
+            args.extend(settings.iter().cloned());
+            args.extend(rest);
+            let matches = Cli::command().args_override_self(true).try_get_matches_from(args)?;
+            Cli::from_arg_matches(&matches)
+        };
+        match merge(&applied.args) {
+            Ok(merged) => merged,
+            // Options that can't go together: the last of the settings' that makes the clash is
+            // left out, the others kept.
+            Err(e) => {
+                let without = |k: usize| [&applied.args[..k], &applied.args[k + 1..]].concat();
+                let found = (0..applied.args.len())
+                    .rev()
+                    .find_map(|k| Some((k, merge(&without(k)).ok()?)));
+                match found {
+                    Some((k, merged)) => {
+                        let text = e.to_string();
+                        let why = text.lines().next().unwrap_or_default().trim_start_matches("error: ");
+                        warnings.push(format!(
+                            "the settings' {} was left out: {why}",
+                            applied.args[k].to_string_lossy()
+                        ));
+                        merged
+                    }
+                    None => skipped(cli, &mut warnings, &e),
+                }
+            }
         }
     };
     let warnings: Vec<String> = warnings.into_iter().map(crate::settings::shortened).collect();
@@ -145,5 +165,37 @@ fn parse_kept_options(list: &str) -> Result<String, String> {
             names.join("', '"),
             known.join(", ")
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_setting_that_clashes_is_left_out_and_the_others_kept() {
+        let conf = std::env::temp_dir().join(format!("histoplay-clash-{}.conf", std::process::id()));
+        std::fs::write(&conf, "speed=2\nequalize\ncontrast=10\n").unwrap();
+        let argv: Vec<OsString> = [
+            "histoplay",
+            "--no-config",
+            "--include",
+            conf.to_str().unwrap(),
+            "--auto-levels",
+        ]
+        .map(OsString::from)
+        .to_vec();
+        let cli = <Cli as clap::Parser>::parse_from(argv.clone());
+        let merged = apply(cli, argv);
+        let play = &merged.play;
+        assert!(play.adjust.auto_levels && !play.adjust.equalize);
+        assert_eq!((play.speed, play.adjust.contrast), (2.0, 10));
+        assert_eq!(play.settings.warnings.len(), 1, "{:?}", play.settings.warnings);
+        assert!(
+            play.settings.warnings[0].starts_with("the settings' --equalize was left out: "),
+            "{:?}",
+            play.settings.warnings
+        );
+        std::fs::remove_file(&conf).unwrap();
     }
 }
