@@ -444,6 +444,11 @@ impl Bindings {
                 warnings.push(format!("{at}: unknown key '{key}'"));
                 continue;
             };
+            // (As mpv: a key alone binds nothing, and leaves the key as it was.)
+            if command.trim().is_empty() {
+                warnings.push(format!("{at}: '{key}' has no command (`{key} ignore` unbinds it)"));
+                continue;
+            }
             match parse_commands(command) {
                 Ok(commands) => {
                     match self.written.iter_mut().find(|(bound, _)| *bound == chord) {

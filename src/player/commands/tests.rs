@@ -320,7 +320,8 @@ fn a_conf_rebinds_unbinds_and_warns_by_line() {
                 Hyper+q quit\n\
                 \n\
                 Ctrl+SHARP show-text \"a # inside\"; cycle pause\n\
-                F2 cycle pause # ; not a second command\n";
+                F2 cycle pause # ; not a second command\n\
+                p   # a key alone\n";
     let (b, warnings) = bindings().with_conf(conf, "input.conf");
     assert_eq!(b.commands(&Chord::parse("x").unwrap()), [Command::StepForward]);
     assert_eq!(b.commands(&Chord::parse("SPACE").unwrap()), []);
@@ -333,6 +334,7 @@ fn a_conf_rebinds_unbinds_and_warns_by_line() {
             "input.conf, line 4: unknown command 'add sub-delay 0.1'",
             "input.conf, line 5: unknown key 'Hyper+q'",
             "input.conf, line 7: unknown command 'show-text \"a # inside\"'",
+            "input.conf, line 9: 'p' has no command (`p ignore` unbinds it)",
         ]
     );
     assert_eq!(b.commands(&Chord::parse("z").unwrap()), []);
