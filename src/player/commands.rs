@@ -254,7 +254,9 @@ fn parse_command(words: &[&str]) -> Option<Command> {
         ["set", "fullscreen", "no"] => Command::LeaveFullscreen,
         ["quit-watch-later", ..] => Command::QuitWatchLater,
         // (mpv's status is the number as the system takes it: its low 8 bits.)
-        ["quit", code, ..] if code.parse::<i64>().is_ok() => Command::QuitWithStatus(code.parse::<i64>().ok()? as u8),
+        ["quit", code, ..] => code
+            .parse::<i64>()
+            .map_or(Command::Quit, |code| Command::QuitWithStatus(code as u8)),
         ["quit", ..] | ["stop", ..] => Command::Quit,
         ["screenshot", ..] => Command::Screenshot,
         ["playlist-next", ..] => Command::PlaylistNext,

@@ -192,10 +192,10 @@ enum Setting {
     Unset(OsString),
 }
 
-/// `name=value` as an option of `command`, checked as its command line would check it.
 /// Options whose value is a file read as the player starts.
 const FILES: [&str; 3] = ["lut", "input-conf", "false-colour-scale"];
 
+/// `name=value` as an option of `command`, checked as its command line would check it.
 fn option(command: &clap::Command, name: &str, value: Option<&str>) -> Result<Setting, String> {
     let find = |name: &str| {
         command

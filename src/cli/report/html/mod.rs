@@ -227,8 +227,6 @@ impl HtmlReport {
         self.events.sort_by(|a, b| a.start.total_cmp(&b.start));
         let pictures = thumbnails::draw(&self.facts, &self.events, gpu);
         let html = page::page(&self, &pictures, runs, limited);
-        let partial = path.with_extension("html.part");
-        std::fs::write(&partial, html)?;
-        std::fs::rename(&partial, path)
+        crate::video::still::write_replacing(path, html.as_bytes())
     }
 }
