@@ -440,10 +440,20 @@ fn missing_directory_empty_and_not_media() {
     std::fs::create_dir_all(&dir).unwrap();
     let empty = dir.join("empty.mp4");
     std::fs::write(&empty, b"").unwrap();
-    assert_one_line_error(&hist(&empty, &[]), "histoplay can read");
+    assert_one_line_error(&hist(&empty, &[]), "histoplay can read (it is empty)");
+    // FFmpeg's own reason follows its error code's.
     let text = dir.join("not-media.mp4");
     std::fs::write(&text, "just some text, not a video\n".repeat(100)).unwrap();
-    assert_one_line_error(&hist(&text, &[]), "histoplay can read");
+    assert_one_line_error(
+        &hist(&text, &[]),
+        "histoplay can read (Invalid data found when processing input: moov atom not found)",
+    );
+    let raw = dir.join("raw-without-size.bin");
+    std::fs::write(&raw, [0u8; 4096]).unwrap();
+    assert_one_line_error(
+        &histoplay(&["hist", raw.to_str().unwrap(), "--input-format", "rawvideo"]),
+        "Invalid argument: Picture size 0x0 is invalid",
+    );
 }
 
 #[test]

@@ -226,9 +226,8 @@ impl Interrupt {
 pub fn open(location: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::context::Input, String> {
     static DEVICES: std::sync::Once = std::sync::Once::new();
     DEVICES.call_once(ffmpeg::device::register_all);
-    // FFmpeg's own log would repeat what histoplay reports (the sound's opening comes here
-    // first); keep only its errors.
-    ffmpeg::util::log::set_level(ffmpeg::util::log::Level::Fatal);
+    // (The sound's opening comes here first.)
+    super::ffmpeg_log::quiet();
     let url = location.to_str().ok_or("its name is not valid UTF-8")?;
     let nut = InputOptions {
         format: Some("nut".into()),
@@ -271,18 +270,20 @@ pub fn open(location: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::co
         }
         (*context).interrupt_callback = callback.interrupt;
         let mut dictionary = dictionary.disown();
+        super::ffmpeg_log::clear();
         let opened = ffmpeg::ffi::avformat_open_input(&mut context, url.as_ptr(), format, &mut dictionary);
         let unused = ffmpeg::Dictionary::own(dictionary);
         if opened < 0 {
-            return Err(ffmpeg::Error::from(opened).to_string());
+            return Err(super::ffmpeg_log::reason(ffmpeg::Error::from(opened)));
         }
         let input = ffmpeg::format::context::Input::wrap_with_interrupt(context, callback.guard);
         if let Some((key, _)) = unused.iter().next() {
             return Err(format!("the input has no option '{key}'"));
         }
+        super::ffmpeg_log::clear();
         let found = ffmpeg::ffi::avformat_find_stream_info(context, std::ptr::null_mut());
         if found < 0 {
-            return Err(ffmpeg::Error::from(found).to_string());
+            return Err(super::ffmpeg_log::reason(ffmpeg::Error::from(found)));
         }
         Ok(input)
     }

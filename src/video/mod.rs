@@ -6,6 +6,7 @@ pub mod convert;
 pub mod decoder;
 pub mod deinterlace;
 pub mod demux;
+pub mod ffmpeg_log;
 pub mod format;
 pub mod index;
 pub mod input;

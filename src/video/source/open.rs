@@ -191,8 +191,7 @@ fn open_input(path: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::cont
         path: path.to_owned(),
         reason: e.to_string(),
     })?;
-    // FFmpeg's own log would repeat what histoplay reports; keep only its errors.
-    ffmpeg::util::log::set_level(ffmpeg::util::log::Level::Fatal);
+    crate::video::ffmpeg_log::quiet();
     if crate::video::input::is_location(path) {
         return crate::video::input::open(path, interrupt).map_err(|reason| VideoError::Open {
             path: path.to_owned(),
@@ -209,11 +208,20 @@ fn open_input(path: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::cont
             reason: "its name is not valid UTF-8".into(),
         });
     }
-    if let Err(e) = std::fs::File::open(path) {
-        return Err(VideoError::Open {
-            path: path.to_owned(),
-            reason: e.to_string(),
-        });
+    match std::fs::File::open(path).and_then(|file| file.metadata()) {
+        Err(e) => {
+            return Err(VideoError::Open {
+                path: path.to_owned(),
+                reason: e.to_string(),
+            })
+        }
+        Ok(meta) if meta.is_file() && meta.len() == 0 => {
+            return Err(VideoError::NotMedia {
+                path: path.to_owned(),
+                reason: "it is empty".into(),
+            })
+        }
+        Ok(_) => {}
     }
     crate::video::input::open(path, interrupt).map_err(|reason| VideoError::NotMedia {
         path: path.to_owned(),
@@ -260,15 +268,19 @@ fn decode_threads(format: Pixel, (width, height): (u32, u32)) -> usize {
 /// that draw, upload and decode a seek's keyframe preview get a core at once however busy
 /// decoding keeps the rest (a nice value only ever goes up, so a thread of its own opens it).
 fn open_decoder(context: ffmpeg::codec::context::Context, lowered: bool) -> Result<ffmpeg::decoder::Video, String> {
+    let open = |context: ffmpeg::codec::context::Context| {
+        crate::video::ffmpeg_log::clear();
+        context.decoder().video().map_err(crate::video::ffmpeg_log::reason)
+    };
     if !lowered {
-        return context.decoder().video().map_err(|e| e.to_string());
+        return open(context);
     }
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("histoplay open".into())
             .spawn_scoped(scope, || {
                 crate::video::index::set_nice(FRAME_THREADS_NICE);
-                context.decoder().video().map_err(|e| e.to_string())
+                open(context)
             })
             .map_err(|e| e.to_string())
             .and_then(|opening| opening.join().unwrap_or_else(|_| Err("opening it failed".into())))

@@ -38,8 +38,8 @@ fn open_input(path: &Path) -> Result<Input, ClipMakeError> {
         reason,
     };
     ffmpeg::init().map_err(|e| open_error(e.to_string()))?;
-    // FFmpeg's own log would repeat what is reported here (and x264 would print its statistics).
-    ffmpeg::util::log::set_level(ffmpeg::util::log::Level::Fatal);
+    // (x264 would print its statistics on the terminal.)
+    crate::video::ffmpeg_log::quiet();
     if path.is_dir() {
         return Err(open_error("it is a directory".into()));
     }

@@ -1,0 +1,81 @@
+//! FFmpeg's own log, kept off the terminal: histoplay says what went wrong itself, once. What
+//! FFmpeg logs as an error is kept per thread, so that a failed open can give FFmpeg's reason
+//! ("Picture size 0x0 is invalid", "moov atom not found") after its error code's text
+//! ("Invalid argument", "Invalid data found when processing input"); `RUST_LOG=debug` shows
+//! every such line.
+
+use ffmpeg_next as ffmpeg;
+use std::cell::RefCell;
+
+thread_local! {
+    /// The first error FFmpeg logged on this thread since `clear`.
+    static FIRST_ERROR: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Keeps FFmpeg's log off the terminal, its errors kept for `reason`. Idempotent.
+pub fn quiet() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+        // SAFETY: sets FFmpeg's global log level and callback, a function that lives as long
+        // as the program and matches the callback's C signature (the bindings' own types).
+        unsafe {
+            ffmpeg::ffi::av_log_set_level(ffmpeg::ffi::AV_LOG_ERROR);
+            ffmpeg::ffi::av_log_set_callback(Some(keep));
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+        ffmpeg::util::log::set_level(ffmpeg::util::log::Level::Quiet);
+    });
+}
+
+/// Forgets the errors this thread's FFmpeg calls logged so far.
+pub fn clear() {
+    let _ = FIRST_ERROR.try_with(|first| first.try_borrow_mut().map(|mut f| f.take()));
+}
+
+/// `error`'s text, with the first error FFmpeg logged on this thread since `clear` where it
+/// says more: "Invalid argument: Picture size 0x0 is invalid"; FFmpeg's line alone where it
+/// already holds the error's text ("Connection to tcp://…:9 failed: Connection refused").
+pub fn reason(error: ffmpeg::Error) -> String {
+    let code = error.to_string();
+    let logged = FIRST_ERROR
+        .try_with(|first| first.try_borrow_mut().ok().and_then(|mut f| f.take()))
+        .ok()
+        .flatten();
+    match logged {
+        Some(line) if line.contains(&code) => line,
+        Some(line) => format!("{code}: {line}"),
+        None => code,
+    }
+}
+
+/// FFmpeg's log callback: an error's line kept (the first since `clear`), nothing printed.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+unsafe extern "C" fn keep(
+    context: *mut std::ffi::c_void,
+    level: std::ffi::c_int,
+    format: *const std::ffi::c_char,
+    arguments: *mut ffmpeg::ffi::__va_list_tag,
+) {
+    if level > ffmpeg::ffi::AV_LOG_ERROR {
+        return;
+    }
+    let mut line = [0 as std::ffi::c_char; 512];
+    let mut prefix = 0;
+    // SAFETY: FFmpeg formats its own message into `line` (NUL-terminated, cut to its size);
+    // `prefix` 0 leaves out the "[codec @ 0x…]" prefix.
+    let text = unsafe {
+        ffmpeg::ffi::av_log_format_line2(context, level, format, arguments, line.as_mut_ptr(), 512, &mut prefix);
+        std::ffi::CStr::from_ptr(line.as_ptr()).to_string_lossy()
+    };
+    let text = text.trim().replace(['\n', '\r'], " ");
+    if text.is_empty() {
+        return;
+    }
+    log::debug!("FFmpeg: {text}");
+    let _ = FIRST_ERROR.try_with(|first| {
+        if let Ok(mut first) = first.try_borrow_mut() {
+            first.get_or_insert_with(|| crate::settings::shortened(text));
+        }
+    });
+}
