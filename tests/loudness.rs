@@ -296,6 +296,12 @@ fn a_file_that_is_not_media_is_a_one_line_error_without_ffmpegs_log() {
         );
         assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     }
+    let empty = dir.join("empty.wav");
+    std::fs::write(&empty, b"").unwrap();
+    let out = histoplay(&["loudness", empty.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr, format!("error: '{}': it is empty\n", empty.display()));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -229,6 +229,9 @@ pub fn open(location: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::co
     // (The sound's opening comes here first.)
     super::ffmpeg_log::quiet();
     let url = location.to_str().ok_or("its name is not valid UTF-8")?;
+    if std::fs::metadata(location).is_ok_and(|meta| meta.is_file() && meta.len() == 0) {
+        return Err("it is empty".into());
+    }
     let nut = InputOptions {
         format: Some("nut".into()),
         ..Default::default()

@@ -208,20 +208,11 @@ fn open_input(path: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::cont
             reason: "its name is not valid UTF-8".into(),
         });
     }
-    match std::fs::File::open(path).and_then(|file| file.metadata()) {
-        Err(e) => {
-            return Err(VideoError::Open {
-                path: path.to_owned(),
-                reason: e.to_string(),
-            })
-        }
-        Ok(meta) if meta.is_file() && meta.len() == 0 => {
-            return Err(VideoError::NotMedia {
-                path: path.to_owned(),
-                reason: "it is empty".into(),
-            })
-        }
-        Ok(_) => {}
+    if let Err(e) = std::fs::File::open(path) {
+        return Err(VideoError::Open {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        });
     }
     crate::video::input::open(path, interrupt).map_err(|reason| VideoError::NotMedia {
         path: path.to_owned(),
