@@ -471,7 +471,7 @@ fn a_judged_file_of_another_size_or_depth_is_converted_as_ffmpegs_bicubic_scale_
         // One warning says so.
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(
-            err.contains("WARN") && err.contains("converted to 324x188, Y'CbCr 4:2:0, 8 bits (bicubic)"),
+            err.contains("warning: ") && err.contains("converted to 324x188, Y'CbCr 4:2:0, 8 bits (bicubic)"),
             "{err}"
         );
         let lines: Vec<_> = String::from_utf8(out.stdout)

@@ -48,13 +48,27 @@ impl log::Log for DemotedLogger {
     }
 }
 
-/// Installs the log: `RUST_LOG` if set, else warnings (info with `verbose`).
+/// Installs the log: `RUST_LOG` if set, else warnings as `warning: ...` lines (info with
+/// `verbose`, in env_logger's form with the time and the module).
 pub fn init(verbose: bool) {
     let default_filter = match verbose {
         true => "info,wgpu_hal::vulkan::instance=off,wgpu_hal::gles=off",
         false => "warn,wgpu_hal::vulkan::instance=off,wgpu_hal::gles=off",
     };
-    let logger = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(default_filter)).build();
+    let mut builder = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(default_filter));
+    if !verbose && std::env::var_os("RUST_LOG").is_none() {
+        // A warning reads as the command line's own do: one line, "warning: ...".
+        builder.format(|out, record| {
+            use std::io::Write;
+            let word = match record.level() {
+                log::Level::Error => "error",
+                log::Level::Warn => "warning",
+                _ => "note",
+            };
+            writeln!(out, "{word}: {}", record.args())
+        });
+    }
+    let logger = builder.build();
     let max_level = logger.filter();
     if log::set_boxed_logger(Box::new(DemotedLogger(logger))).is_ok() {
         log::set_max_level(max_level);
