@@ -238,6 +238,8 @@ fn pts_in_samples(raw: &ffmpeg::frame::Audio, (num, den): (i32, i32), rate: u32)
 struct Gaps {
     /// Where the sound decoded so far ends, in samples.
     end: Option<i64>,
+    /// Decoded frames seen.
+    frames: u64,
     warned: u32,
 }
 
@@ -248,7 +250,10 @@ impl Gaps {
         let Some(pts) = pts else {
             return;
         };
-        if let Some(end) = self.end {
+        self.frames += 1;
+        // (After the first frame, the decoder's skipping of the encoder's delay: an MP3's first
+        // frame keeps its packet's time with its first 1105 samples left out.)
+        if let Some(end) = self.end.filter(|_| self.frames > 2) {
             let missing = (pts - end) as f64 / f64::from(rate);
             if missing > GAP {
                 self.warned += 1;
