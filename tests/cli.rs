@@ -154,8 +154,24 @@ fn render_writes_jpeg_and_webp_by_the_name_and_a_failed_write_leaves_the_file_as
     let kept = dir.join("kept.xyz");
     std::fs::write(&kept, b"before").unwrap();
     let (out, _) = render("kept.xyz");
-    assert_one_line_error(&out, "kept.xyz");
+    assert_one_line_error(
+        &out,
+        "kept.xyz' can't be written: a picture's name ends with .png, .jpg, .webp, .tiff, .bmp or .gif",
+    );
     assert_eq!(std::fs::read(&kept).unwrap(), b"before");
+    // The input as the output: refused before the run, by render and timeline alike.
+    let input = dir.join("in.jpg");
+    std::fs::copy(&kitten, &input).unwrap();
+    let original = std::fs::read(&input).unwrap();
+    let path = input.to_str().unwrap();
+    for command in ["render", "timeline"] {
+        assert_one_line_error(&histoplay(&[command, path, "-o", path]), "is the input");
+        assert!(
+            std::fs::read(&input).unwrap() == original,
+            "{command} changed its input"
+        );
+    }
+    std::fs::remove_file(&input).unwrap();
     let names: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name())

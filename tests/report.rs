@@ -689,3 +689,175 @@ fn a_signal_stops_a_batch_cleanly_and_says_what_was_finished() {
     assert_eq!(left, ["a.mkv", "a.mkv.qctools.xml.gz", "b.mp4", "c.mp4"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The bytes of a file, for checking that a run left it as it was.
+fn bytes(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap()
+}
+
+#[test]
+fn a_report_never_overwrites_its_input_nor_a_good_report_with_a_failed_one() {
+    let dir = std::env::temp_dir().join(format!("histoplay-report-keeps-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let clip = common::fixture(
+        "keeps.mkv",
+        &["-f", "lavfi", "-i", "testsrc2=s=64x48:r=10:d=0.5", "-c:v", "ffv1"],
+    );
+    let input = dir.join("in.mkv");
+    std::fs::copy(&clip, &input).unwrap();
+    let link = dir.join("link.mkv");
+    std::os::unix::fs::symlink(&input, &link).unwrap();
+    let original = bytes(&input);
+    let path = input.to_str().unwrap();
+    // Every file a report writes, named as the input (or a link to it): refused before the run.
+    for args in [
+        vec!["report", path, "--format", "qctools", "-o", path],
+        vec!["report", path, "--html", path],
+        vec!["report", path, "--record", link.to_str().unwrap()],
+        vec!["report", path, "--fail-on", "YMAX>1", "--alert-log", path],
+    ] {
+        let out = histoplay(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains("is the input"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(bytes(&input) == original, "{args:?} changed the input");
+    }
+    // A good report, then a run over a file none of whose frames decodes (raw frames cut
+    // short): an error that says so, and the good report as it was, with nothing beside it.
+    let report = dir.join("q.xml.gz");
+    let good = histoplay(&["report", path, "--format", "qctools", "-o", report.to_str().unwrap()]);
+    assert!(good.status.success(), "{}", String::from_utf8_lossy(&good.stderr));
+    let kept = bytes(&report);
+    let short = dir.join("short.yuv");
+    std::fs::write(&short, [16u8; 1000]).unwrap();
+    let raw = [
+        "--input-format",
+        "rawvideo",
+        "--input-option",
+        "video_size=64x48",
+        "--input-option",
+        "pixel_format=yuv420p",
+    ];
+    let mut args = vec!["report", short.to_str().unwrap(), "--format", "qctools", "-o"];
+    args.push(report.to_str().unwrap());
+    args.extend(raw);
+    let failed = histoplay(&args);
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(1), "{err}");
+    assert!(
+        err.lines().last().unwrap().starts_with("error: ") && err.contains("none of frames 0.. could be decoded"),
+        "{err}"
+    );
+    assert!(bytes(&report) == kept, "the good report was replaced");
+    // JSON Lines of it: the same error, not an empty report that passes.
+    let mut args = vec!["report", short.to_str().unwrap(), "--fail-on", "YMAX>235"];
+    args.extend(raw);
+    let json = histoplay(&args);
+    assert_eq!(json.status.code(), Some(1));
+    assert!(json.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&json.stderr).contains("none of frames 0.. could be decoded"));
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["in.mkv", "link.mkv", "q.xml.gz", "short.yuv"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_file_whose_video_never_decodes_is_an_error_that_says_so() {
+    // An H.264 MP4 whose frames' bytes are all overwritten: FFmpeg's probe decodes none.
+    let clip = common::fixture(
+        "undecodable-source.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=64x48:r=10:d=1",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    );
+    let mut data = bytes(&clip);
+    let at = data.windows(4).position(|w| w == b"mdat").unwrap();
+    let size = u32::from_be_bytes(data[at - 4..at].try_into().unwrap()) as usize;
+    data[at + 4..at - 4 + size].fill(0xab);
+    let broken = std::env::temp_dir().join(format!("histoplay-undecodable-{}.mp4", std::process::id()));
+    std::fs::write(&broken, data).unwrap();
+    let path = broken.to_str().unwrap();
+    for args in [vec!["report", path], vec!["compare", path, path], vec!["pse", path]] {
+        let out = histoplay(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(
+            err.lines().last().unwrap(),
+            format!("error: '{path}': no frame of its video could be decoded (its pixel format is unknown)"),
+            "{args:?}"
+        );
+    }
+    std::fs::remove_file(&broken).unwrap();
+}
+
+#[test]
+fn a_signal_before_the_end_of_a_file_leaves_the_report_there_as_it_was() {
+    let dir = std::env::temp_dir().join(format!("histoplay-report-signal-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let long = common::fixture(
+        "batch-signal-long.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=320x240:r=25:d=240",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+        ],
+    );
+    let report = dir.join("long.xml.gz");
+    std::fs::write(&report, b"an older report").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", long.to_str().unwrap(), "--cpu", "--format", "qctools", "-o"])
+        .arg(&report)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map(window::Reaped)
+        .unwrap();
+    // Under way: the report is being written beside its name.
+    let underway = dir.join(format!("long.xml.gz.part-{}", child.0.id()));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while std::fs::metadata(&underway).map_or(true, |m| m.len() == 0) {
+        assert!(std::time::Instant::now() < deadline, "the report never got under way");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = common::output_of(&mut child.0);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{err}");
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [format!(
+            "note: stopped before the end: '{}' was not written",
+            report.display()
+        )]
+    );
+    assert_eq!(bytes(&report), b"an older report");
+    assert!(!underway.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -108,6 +108,43 @@ pub fn check_writable(path: &std::path::Path) -> io::Result<()> {
     }
 }
 
+/// Whether a picture can be written at `output` by a run reading `inputs`: a name of a format
+/// `still::save_image` writes, a place it can be written, not an input.
+pub fn check_picture(output: &std::path::Path, inputs: &[&std::path::Path]) -> anyhow::Result<()> {
+    crate::video::still::check_image_name(output).map_err(anyhow::Error::msg)?;
+    check_writable(output).map_err(|e| anyhow::anyhow!("'{}' can't be written: {e}", output.display()))?;
+    refuse_input(output, inputs)
+}
+
+/// Refuses to write `output` where it is one of `inputs` (the same file, through any name or
+/// link): the run would overwrite what it reads.
+pub fn refuse_input(output: &std::path::Path, inputs: &[&std::path::Path]) -> anyhow::Result<()> {
+    let Ok(written) = std::fs::metadata(output) else {
+        return Ok(());
+    };
+    for input in inputs {
+        if std::fs::metadata(input).is_ok_and(|read| same_file(&written, &read)) {
+            anyhow::bail!(
+                "'{}' is the input '{}': writing it would overwrite what is read",
+                output.display(),
+                input.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    false
+}
+
 /// A value as one JSON line.
 pub fn write_line(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
     serde_json::to_writer(&mut *out, value)?;

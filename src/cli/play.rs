@@ -141,6 +141,11 @@ impl Args {
     /// Plays the files in a window until it closes.
     pub fn run(self) -> Result<()> {
         let marks = self.marks.settings()?;
+        let read: Vec<&std::path::Path> = self.files.iter().map(PathBuf::as_path).collect();
+        let written = [&self.record, &self.record_report, &self.frame_log, &self.alert_log];
+        for output in written.into_iter().flatten() {
+            crate::cli::output::refuse_input(output, &read)?;
+        }
         let (bindings, mut conf_warnings) = input_bindings(self.input_conf.as_deref())?;
         conf_warnings.extend(self.settings.warnings.iter().cloned());
         // Before the player starts any thread, so that none of them dies of the signals.

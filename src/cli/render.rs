@@ -74,6 +74,7 @@ pub fn run(args: Args) -> Result<()> {
         exposure: None,
     };
     let (input, output, frame, size) = (&args.input, &args.output, args.frame, args.size);
+    crate::cli::output::check_picture(output, &[input])?;
     let deinterlace = args.deinterlace.filter();
     match args.compare.options()? {
         Some(shown) => render_comparison(input, output, (frame, deinterlace), shown, size, counting, options),

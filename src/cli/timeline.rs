@@ -25,6 +25,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    crate::cli::output::check_picture(&args.output, &[&args.input])?;
     let width = args.size.0;
     let (rgba, height) = crate::timeline::render_file(&args.input, args.size)?;
     still::save_image(&args.output, width, height, &rgba)

@@ -72,6 +72,19 @@ pub fn load(path: &Path) -> Result<RgbaImage, StillError> {
     })
 }
 
+/// Whether `save_image` writes a picture named `path` (its name ends with one of the formats it
+/// writes), asked before a run that writes it at its end.
+pub fn check_image_name(path: &Path) -> Result<(), String> {
+    use image::ImageFormat::{Bmp, Gif, Jpeg, Png, Tiff, WebP};
+    match image::ImageFormat::from_path(path) {
+        Ok(Png | Jpeg | WebP | Tiff | Bmp | Gif) => Ok(()),
+        _ => Err(format!(
+            "'{}' can't be written: a picture's name ends with .png, .jpg, .webp, .tiff, .bmp or .gif",
+            path.display()
+        )),
+    }
+}
+
 /// JPEG's quality for pictures written (mpv's `screenshot-jpeg-quality`): the histograms' and
 /// scopes' thin lines stay sharp.
 const JPEG_QUALITY: u8 = 90;

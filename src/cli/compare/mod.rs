@@ -118,6 +118,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(log) = args.vmaf_log.as_deref().filter(|_| !batch) {
         crate::cli::output::check_writable(log)
             .map_err(|e| anyhow::anyhow!("cannot write VMAF's log '{}': {e}", log.display()))?;
+        crate::cli::output::refuse_input(log, &[&args.reference, &args.judged[0]])?;
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if batch {

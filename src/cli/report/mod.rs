@@ -166,6 +166,10 @@ pub fn run(args: Args) -> Result<()> {
         return run_batch(args);
     }
     let input = &args.inputs[0];
+    let written = [&args.output, &args.html, &args.record, &args.alert_log];
+    for output in written.into_iter().flatten() {
+        crate::cli::output::refuse_input(output, &[input])?;
+    }
     if args.skip_existing || args.jobs.is_some() {
         bail!("--skip-existing and --jobs are for a batch (several files, or a directory)");
     }
@@ -302,7 +306,10 @@ pub fn run(args: Args) -> Result<()> {
         ready,
         ..options
     };
-    let (_, runs) = destination.write(input, |mut out| report_video(source, range, format, options, &mut out))?;
+    let stopped = || !live && signals.as_ref().is_some_and(QuitSignals::requested);
+    let (_, runs) = destination.write(input, stopped, |mut out| {
+        report_video(source, range, format, options, &mut out)
+    })?;
     // Done with the GPU: its driver's teardown need not hold up the exit.
     if let Some(gpu) = gpu {
         crate::process::close_behind("the GPU", move || drop(gpu));
@@ -323,21 +330,46 @@ struct Destination {
 }
 
 impl Destination {
-    /// Runs `report` into where the report of `input` goes (a QCTools report that fails is
-    /// removed).
+    /// Runs `report` into where the report of `input` goes. A QCTools report is written beside
+    /// its name and renamed into place once whole: one that fails, or that a signal stopped
+    /// short of a file's end (`stopped`, asked after the run), leaves the file of that name as
+    /// it was, as a batch does.
     fn write<T>(
         self,
         input: &Path,
+        stopped: impl FnOnce() -> bool,
         report: impl FnOnce(&mut dyn Write) -> Result<T, crate::headless::ClipError>,
     ) -> Result<T> {
         if self.format == ReportFormat::Qctools {
             let path = self.output.unwrap_or_else(|| self.format.path_beside(input));
+            let mut partial = path.as_os_str().to_owned();
+            partial.push(format!(".part-{}", std::process::id()));
+            let partial = PathBuf::from(partial);
             let file =
-                std::fs::File::create(&path).with_context(|| format!("'{}' can't be written", path.display()))?;
+                std::fs::File::create(&partial).with_context(|| format!("'{}' can't be written", path.display()))?;
             let mut out = std::io::BufWriter::new(file);
-            return Ok(report(&mut out).inspect_err(|_| {
-                let _ = std::fs::remove_file(&path);
-            })?);
+            let written = report(&mut out)
+                .map_err(anyhow::Error::from)
+                .and_then(|value| {
+                    out.into_inner()
+                        .map_err(|e| e.into_error().into())
+                        .map(|file| (value, file))
+                })
+                .and_then(|(value, file)| file.sync_all().map(|()| value).map_err(Into::into));
+            let value = match written {
+                Ok(value) => value,
+                Err(e) => {
+                    let _ = std::fs::remove_file(&partial);
+                    return Err(e.context(format!("'{}' was not written", path.display())));
+                }
+            };
+            if stopped() {
+                let _ = std::fs::remove_file(&partial);
+                eprintln!("note: stopped before the end: '{}' was not written", path.display());
+                return Ok(value);
+            }
+            std::fs::rename(&partial, &path).with_context(|| format!("'{}' can't be written", path.display()))?;
+            return Ok(value);
         }
         if self.page_only {
             return Ok(report(&mut std::io::sink())?);
@@ -419,7 +451,8 @@ fn report_sound_only(
         ..Default::default()
     };
     let format = destination.format;
-    let (_, runs) = destination.write(input, |mut out| file::report_sound(format, options, &mut out))?;
+    let stopped = || signals.is_some_and(QuitSignals::requested);
+    let (_, runs) = destination.write(input, stopped, |mut out| file::report_sound(format, options, &mut out))?;
     end(&runs, true, signals);
     Ok(())
 }

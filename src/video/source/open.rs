@@ -296,6 +296,13 @@ fn describe(
         });
     }
     let decoder_format = decoder.format();
+    if decoder_format == Pixel::None {
+        // (FFmpeg's probe decodes frames to learn it: none of those it read decoded.)
+        return Err(VideoError::Decode {
+            path: path.to_owned(),
+            reason: "no frame of its video could be decoded (its pixel format is unknown)".into(),
+        });
+    }
     let (layout, jpeg) = native_layout(decoder_format).unwrap_or_else(|| {
         let target = fallback_format(decoder_format);
         native_layout(target).expect("fallback formats are native")

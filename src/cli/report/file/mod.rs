@@ -353,6 +353,7 @@ pub fn report_video<W: Write>(
 ) -> Result<(u64, Runs), ClipError> {
     source.set_exact_numbers(true);
     let info = source.info.format;
+    let source_path = source.info.path.clone();
     // A live input's sound is not reported (its packets go to the picture's decoder only).
     let (live, frame_duration) = (source.info.live, source.info.frame_duration);
     let whole = range.start == 0 && range.end.is_none();
@@ -540,6 +541,14 @@ pub fn report_video<W: Write>(
     sink.idet_ended()?;
     let html = sink.html.take();
     let (done, runs) = sink.finish(audio)?;
+    // A file none of whose frames decodes has no report to pass (a live input stopped before
+    // its first frame has nothing to say either).
+    if done == 0 && !live && !crate::video::input::quitting() {
+        return Err(ClipError::Decode(format!(
+            "'{}': none of {range} could be decoded",
+            source_path.display()
+        )));
+    }
     if let (Some(page), Some(path)) = (html, &options.html) {
         page.write(path, &runs, !options.limits.is_empty(), options.gpu)
             .map_err(|e| ClipError::Decode(format!("'{}' can't be written: {e}", path.display())))?;

@@ -205,8 +205,10 @@ impl<W: Write> Sink<'_, W> {
             (_, Some(Err(e))) => Err(e.into()),
             (Ok(_), _) | (Err(_), Some(Ok(()))) => Ok(watch.finish()),
             // A file without sound, or whose sound can't be read: the pictures' report stands.
+            // (A signal that stopped the report stopped the sound's opening too: not told.)
             (Err(e), None) => {
-                if audio.lines || !limits.is_empty() || !e.contains("has no audio stream") {
+                let told = audio.lines || !limits.is_empty() || !e.contains("has no audio stream");
+                if told && !crate::video::input::quitting() {
                     eprintln!("note: {e}: the report has no sound");
                 }
                 Ok(Vec::new())
