@@ -155,6 +155,45 @@ fn a_picture_that_changes_size_mid_stream_is_measured_scaled_with_a_warning() {
 }
 
 #[test]
+fn a_picture_that_changes_depth_mid_stream_is_measured_converted_with_a_warning() {
+    // Two H.264 transport streams end to end: 8-bit, then 10-bit 4:2:0.
+    let part = |format: &str| {
+        common::fixture(
+            &format!("ss-depth-{format}.ts"),
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                "testsrc2=s=64x48:r=10:d=0.5",
+                "-pix_fmt",
+                format,
+                "-c:v",
+                "libx264",
+                "-f",
+                "mpegts",
+            ],
+        )
+    };
+    let bytes = [part("yuv420p"), part("yuv420p10le")]
+        .map(|p| std::fs::read(p).unwrap())
+        .concat();
+    let clip = std::env::temp_dir().join(format!("histoplay-depth-change-{}.ts", std::process::id()));
+    std::fs::write(&clip, bytes).unwrap();
+    let out = histoplay(&["report", clip.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "warning: {}: the picture changed mid-stream, 8-bit 4:2:0 to 10-bit 4:2:0: shown and counted as 8-bit 4:2:0\n",
+            clip.display()
+        )
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 10);
+    std::fs::remove_file(&clip).unwrap();
+}
+
+#[test]
 fn a_range_reports_its_frames_with_differences_from_the_frame_before() {
     let source = "testsrc2=s=64x48:r=10:d=1,noise=alls=40:allf=t,format=yuv420p";
     let clip = common::fixture("ss-range.mkv", &["-f", "lavfi", "-i", source, "-c:v", "ffv1"]);
@@ -208,6 +247,10 @@ fn what_it_cannot_read_is_a_one_line_error() {
         (vec!["report", text.to_str().unwrap()], "not a picture or video"),
         // R'G'B' is measured as FFmpeg converts it; the analysis reads its picture as decoded.
         (vec!["report", rgb.to_str().unwrap(), "--pse", "--fields"], "--pse"),
+        (
+            vec!["report", rgb.to_str().unwrap(), "--html", "a.html", "-o", "b.html"],
+            "--html 'a.html' and -o 'b.html' name two pages: give one",
+        ),
     ] {
         let out = histoplay(&args);
         let err = String::from_utf8_lossy(&out.stderr);

@@ -51,6 +51,7 @@ impl VideoSource {
     ) -> Result<Option<ffmpeg::frame::Video>, VideoError> {
         let (width, height) = (frame.width(), frame.height());
         let (to_width, to_height) = (self.info.format.width, self.info.format.height);
+        self.note_sampling(frame);
         let resized = (width, height) != (to_width, to_height);
         let target = match (converted, resized) {
             (None, false) => return Ok(None),

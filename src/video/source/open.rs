@@ -116,6 +116,7 @@ impl VideoSource {
         let mut info = describe(path, &input, &stream, &decoder, codec, hardware.map(|h| h.name))?;
         info.live = live;
         let decoded_size = (info.format.width, info.format.height);
+        let sampling = frames::Sampling::of(decoder.format());
         let (time_base, frame_duration) = (stream.time_base(), info.frame_duration);
         let ticks_per_frame = frame_duration * f64::from(time_base.denominator()) / f64::from(time_base.numerator());
         let estimated_count = match stream.frames() {
@@ -168,6 +169,7 @@ impl VideoSource {
                 false => crate::video::input::Reconnect::Never,
             },
             decoded_size: (decoded_size, None),
+            decoded_sampling: (sampling, None),
             follow_formats: false,
             parameters,
             gpu_store: None,
