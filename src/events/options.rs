@@ -150,6 +150,7 @@ pub fn duration_us(text: &str) -> Result<i64, String> {
 fn within(value: f64, (low, high): (f64, f64), what: &str) -> Result<f64, String> {
     match (low..=high).contains(&value) {
         true => Ok(value),
+        false if high == f64::MAX => Err(format!("{what} must be {low} or more, not {value}")),
         false => Err(format!("{what} must be from {low} to {high}, not {value}")),
     }
 }
@@ -157,6 +158,7 @@ fn within(value: f64, (low, high): (f64, f64), what: &str) -> Result<f64, String
 fn duration_within(us: i64, most: i64, what: &str) -> Result<i64, String> {
     match (0..=most).contains(&us) {
         true => Ok(us),
+        false if most == i64::MAX => Err(format!("{what} must be 0 s or more")),
         false => Err(format!("{what} must be from 0 to {} s", most / 1_000_000)),
     }
 }
@@ -244,6 +246,8 @@ mod tests {
         assert!(BlackOptions::parse("pic_th=2")
             .unwrap_err()
             .contains("pic_th must be from 0 to 1"));
+        assert_eq!(BlackOptions::parse("d=-1").unwrap_err(), "d must be 0 or more, not -1");
+        assert_eq!(FreezeOptions::parse("d=-1").unwrap_err(), "d must be 0 s or more");
         assert!(FreezeOptions::parse("x=1")
             .unwrap_err()
             .contains("freezedetect has no option 'x'"));

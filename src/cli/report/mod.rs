@@ -182,6 +182,13 @@ pub fn run(args: Args) -> Result<()> {
         .as_ref()
         .filter(|o| args.format.is_none() && is_html(o))
         .cloned();
+    if let (Some(html), Some(page)) = (&args.html, &page_named) {
+        bail!(
+            "--html '{}' and -o '{}' name two pages: give one",
+            html.display(),
+            page.display()
+        );
+    }
     let html = args.html.clone().or(page_named.clone());
     let output = args.output.clone().filter(|_| page_named.is_none());
     if let Some(parent) = html
@@ -417,7 +424,7 @@ fn report_sound_only(
     ];
     if let Some((_, what)) = pictures.iter().find(|(asked, _)| *asked) {
         bail!(
-            "'{}' has no video stream: {what} is for video; its sound is reported without it",
+            "'{}' has no video stream: {what} is for video (without it, its sound is reported)",
             input.display()
         );
     }
