@@ -659,3 +659,41 @@ fn frames_larger_than_the_gpu_allows() {
     );
     assert_one_line_error(&hist(&wide, &[]), "larger than this GPU's largest texture");
 }
+
+#[test]
+fn a_signal_ends_a_command_waiting_for_a_fifos_writer() {
+    let fifo = std::env::temp_dir().join(format!("histoplay-fifo-{}.ts", std::process::id()));
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let path = fifo.to_str().unwrap();
+    for args in [vec!["hist", path], vec!["report", path], vec!["loudness", path]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Waiting, in the kernel, for a writer that never comes.
+        let tasks = format!("/proc/{}/task", child.id());
+        common::poll("the command waiting for the FIFO's writer", || {
+            std::fs::read_dir(&tasks)
+                .ok()?
+                .flatten()
+                .find(|task| std::fs::read_to_string(task.path().join("wchan")).is_ok_and(|w| w == "wait_for_partner"))
+        });
+        let killed = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        common::poll("the command ending on SIGTERM", || child.try_wait().unwrap());
+        let out = common::output_of(&mut child);
+        // Ended by the signal itself, or as it asks (128 + 15).
+        use std::os::unix::process::ExitStatusExt;
+        let ended = out.status.code() == Some(143) || out.status.signal() == Some(15);
+        assert!(ended, "{args:?}: {:?}", out.status);
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+    }
+    std::fs::remove_file(&fifo).unwrap();
+}

@@ -73,6 +73,56 @@ static QUITTING: AtomicI32 = AtomicI32::new(0);
 /// Makes every input's blocking opens and reads give up (quit signal `signal` came).
 pub fn quit(signal: i32) {
     QUITTING.store(signal, Ordering::Relaxed);
+    // A FIFO being opened waits in the kernel for a writer, where no interrupt reaches it: one
+    // that comes and goes at once lets the open end (at the FIFO's end, no data).
+    let opening = OPENING_FIFOS.lock().unwrap_or_else(|e| e.into_inner());
+    for fifo in opening.iter() {
+        use std::os::unix::fs::OpenOptionsExt;
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(fifo);
+    }
+}
+
+/// The FIFOs whose opening is waiting for a writer (`open`), for `quit` to end.
+static OPENING_FIFOS: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Names a FIFO as being opened for as long as it lives.
+struct OpeningFifo(Option<std::path::PathBuf>);
+
+impl OpeningFifo {
+    fn new(location: &Path) -> Self {
+        use std::os::unix::fs::FileTypeExt;
+        let fifo = std::fs::metadata(location).is_ok_and(|m| m.file_type().is_fifo());
+        if !fifo {
+            return Self(None);
+        }
+        OPENING_FIFOS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(location.to_owned());
+        // (A signal that came just before: the open would wait all the same.)
+        Self(Some(location.to_owned())).ended_if_quitting()
+    }
+
+    fn ended_if_quitting(self) -> Self {
+        if let Some(signal) = quit_signal() {
+            quit(signal);
+        }
+        self
+    }
+}
+
+impl Drop for OpeningFifo {
+    fn drop(&mut self) {
+        if let Some(fifo) = self.0.take() {
+            let mut opening = OPENING_FIFOS.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(at) = opening.iter().position(|f| *f == fifo) {
+                opening.remove(at);
+            }
+        }
+    }
 }
 
 /// Whether `quit` was called.
@@ -274,7 +324,9 @@ pub fn open(location: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::co
         (*context).interrupt_callback = callback.interrupt;
         let mut dictionary = dictionary.disown();
         super::ffmpeg_log::clear();
+        let fifo = OpeningFifo::new(location);
         let opened = ffmpeg::ffi::avformat_open_input(&mut context, url.as_ptr(), format, &mut dictionary);
+        drop(fifo);
         let unused = ffmpeg::Dictionary::own(dictionary);
         if opened < 0 {
             return Err(super::ffmpeg_log::reason(ffmpeg::Error::from(opened)));

@@ -38,6 +38,10 @@ impl RgbaImage {
 /// and converted as FFmpeg converts grey (see `video::convert::GreyMap`).
 pub fn is_still_image(path: &Path) -> bool {
     use image::ImageDecoder;
+    // (A FIFO or a device is read as a stream; opening one here could wait for its writer.)
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let Ok(reader) = image::ImageReader::open(path).and_then(|r| r.with_guessed_format()) else {
         return false;
     };

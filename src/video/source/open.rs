@@ -210,7 +210,15 @@ fn open_input(path: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::cont
             reason: "its name is not valid UTF-8".into(),
         });
     }
-    if let Err(e) = std::fs::File::open(path) {
+    // (A FIFO is not opened here: that waits for its writer, where a signal can't end it.)
+    let fifo = std::fs::metadata(path).is_ok_and(|m| {
+        use std::os::unix::fs::FileTypeExt;
+        m.file_type().is_fifo()
+    });
+    if let Err(e) = std::fs::metadata(path).and_then(|_| match fifo {
+        true => Ok(()),
+        false => std::fs::File::open(path).map(drop),
+    }) {
         return Err(VideoError::Open {
             path: path.to_owned(),
             reason: e.to_string(),
