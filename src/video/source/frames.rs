@@ -469,7 +469,7 @@ impl VideoSource {
     /// Warns of a frame whose depth or chroma sampling is not the stream's first (a file made
     /// of two streams end to end): it is converted to the stream's format, as its size would be.
     pub(super) fn note_sampling(&mut self, frame: &ffmpeg::frame::Video) {
-        let (Some(first), Some(now)) = (self.decoded_sampling.0, Sampling::of(frame.format())) else {
+        let (Some(first), Some(now)) = (self.decoded_sampling.0, stream::Sampling::of(frame.format())) else {
             return;
         };
         if now == first || self.decoded_sampling.1 == Some(now) {
@@ -574,45 +574,6 @@ pub(super) fn to_upload_layout(
         .map_err(|e| format!("converting a frame failed: {e}"))?;
     out.set_pts(frame.pts());
     Ok(out)
-}
-
-/// A pixel format's depth and chroma sampling, which the stream's hardware transfers keep (NV12
-/// is 4:2:0 at 8 bits as yuv420p is).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Sampling {
-    bits: u8,
-    chroma_shift: (u8, u8),
-    colour: bool,
-}
-
-impl Sampling {
-    pub fn of(format: Pixel) -> Option<Self> {
-        let desc = format.descriptor()?;
-        // SAFETY: a descriptor from FFmpeg's static table.
-        let d = unsafe { &*desc.as_ptr() };
-        let hardware = d.flags & ffmpeg::ffi::AV_PIX_FMT_FLAG_HWACCEL as u64 != 0;
-        (!hardware && d.nb_components > 0).then(|| Sampling {
-            bits: d.comp[0].depth as u8,
-            chroma_shift: (d.log2_chroma_w, d.log2_chroma_h),
-            colour: d.nb_components >= 3,
-        })
-    }
-}
-
-impl std::fmt::Display for Sampling {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let sampling = match (self.colour, self.chroma_shift) {
-            (false, _) => "grey",
-            (true, (0, 0)) => "4:4:4",
-            (true, (1, 0)) => "4:2:2",
-            (true, (1, 1)) => "4:2:0",
-            (true, (2, 0)) => "4:1:1",
-            (true, (2, 2)) => "4:1:0",
-            (true, (0, 1)) => "4:4:0",
-            (true, _) => "subsampled",
-        };
-        write!(f, "{}-bit {sampling}", self.bits)
-    }
 }
 
 #[cfg(test)]

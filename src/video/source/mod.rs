@@ -98,7 +98,7 @@ pub struct VideoSource {
     decoded_size: ((u32, u32), Option<(u32, u32)>),
     /// The frames' depth and chroma sampling when the stream opened (`Sampling`), and the other
     /// last warned of.
-    decoded_sampling: (Option<frames::Sampling>, Option<frames::Sampling>),
+    decoded_sampling: (Option<stream::Sampling>, Option<stream::Sampling>),
     /// Frames of another size or sampling become the stream's format (`follow_format_changes`)
     /// instead of being scaled to the first.
     follow_formats: bool,

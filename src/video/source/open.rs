@@ -116,7 +116,7 @@ impl VideoSource {
         let mut info = describe(path, &input, &stream, &decoder, codec, hardware.map(|h| h.name))?;
         info.live = live;
         let decoded_size = (info.format.width, info.format.height);
-        let sampling = frames::Sampling::of(decoder.format());
+        let sampling = stream::Sampling::of(decoder.format());
         let (time_base, frame_duration) = (stream.time_base(), info.frame_duration);
         let ticks_per_frame = frame_duration * f64::from(time_base.denominator()) / f64::from(time_base.numerator());
         let estimated_count = match stream.frames() {
