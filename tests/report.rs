@@ -659,17 +659,20 @@ fn a_directory_is_a_batch_with_a_report_beside_each_file_and_a_summary() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn a_signal_stops_a_batch_cleanly_and_says_what_was_finished() {
-    let dir = std::env::temp_dir().join(format!("histoplay-batch-signal-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let short = common::fixture(
-        "batch-signal-short.mkv",
-        &["-f", "lavfi", "-i", "testsrc2=s=64x48:r=10:d=0.5", "-c:v", "ffv1"],
-    );
-    // Long enough that the signal comes while it is being reported.
-    let long = common::fixture(
+/// The names of the files in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A clip long enough that a signal comes while it is being reported.
+fn long_clip() -> std::path::PathBuf {
+    common::fixture(
         "batch-signal-long.mp4",
         &[
             "-f",
@@ -681,7 +684,19 @@ fn a_signal_stops_a_batch_cleanly_and_says_what_was_finished() {
             "-preset",
             "ultrafast",
         ],
+    )
+}
+
+#[test]
+fn a_signal_stops_a_batch_cleanly_and_says_what_was_finished() {
+    let dir = std::env::temp_dir().join(format!("histoplay-batch-signal-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let short = common::fixture(
+        "batch-signal-short.mkv",
+        &["-f", "lavfi", "-i", "testsrc2=s=64x48:r=10:d=0.5", "-c:v", "ffv1"],
     );
+    let long = long_clip();
     std::fs::copy(&short, dir.join("a.mkv")).unwrap();
     std::fs::copy(&long, dir.join("b.mp4")).unwrap();
     std::fs::copy(&long, dir.join("c.mp4")).unwrap();
@@ -723,13 +738,7 @@ fn a_signal_stops_a_batch_cleanly_and_says_what_was_finished() {
     );
     // The finished report stays whole; nothing half-written is left.
     assert_eq!(gunzip(&dir.join("a.mkv.qctools.xml.gz")).matches("<frame ").count(), 5);
-    let mut left: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    left.sort();
-    assert_eq!(left, ["a.mkv", "a.mkv.qctools.xml.gz", "b.mp4", "c.mp4"]);
+    assert_eq!(names_in(&dir), ["a.mkv", "a.mkv.qctools.xml.gz", "b.mp4", "c.mp4"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -804,13 +813,7 @@ fn a_report_never_overwrites_its_input_nor_a_good_report_with_a_failed_one() {
     assert_eq!(json.status.code(), Some(1));
     assert!(json.stdout.is_empty());
     assert!(String::from_utf8_lossy(&json.stderr).contains("none of frames 0.. could be decoded"));
-    let mut left: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    left.sort();
-    assert_eq!(left, ["in.mkv", "link.mkv", "q.xml.gz", "short.yuv"]);
+    assert_eq!(names_in(&dir), ["in.mkv", "link.mkv", "q.xml.gz", "short.yuv"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -855,19 +858,7 @@ fn a_signal_before_the_end_of_a_file_leaves_the_report_there_as_it_was() {
     let dir = std::env::temp_dir().join(format!("histoplay-report-signal-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let long = common::fixture(
-        "batch-signal-long.mp4",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=s=320x240:r=25:d=240",
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-        ],
-    );
+    let long = long_clip();
     let report = dir.join("long.xml.gz");
     std::fs::write(&report, b"an older report").unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))

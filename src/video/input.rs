@@ -88,39 +88,33 @@ pub fn quit(signal: i32) {
 /// The FIFOs whose opening is waiting for a writer (`open`), for `quit` to end.
 static OPENING_FIFOS: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
 
-/// Names a FIFO as being opened for as long as it lives.
-struct OpeningFifo(Option<std::path::PathBuf>);
+/// Names a FIFO in `OPENING_FIFOS` for as long as it lives.
+struct OpeningFifo(std::path::PathBuf);
 
 impl OpeningFifo {
-    fn new(location: &Path) -> Self {
+    /// Where `location` is a FIFO.
+    fn new(location: &Path) -> Option<Self> {
         use std::os::unix::fs::FileTypeExt;
-        let fifo = std::fs::metadata(location).is_ok_and(|m| m.file_type().is_fifo());
-        if !fifo {
-            return Self(None);
+        if !std::fs::metadata(location).is_ok_and(|m| m.file_type().is_fifo()) {
+            return None;
         }
         OPENING_FIFOS
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(location.to_owned());
         // (A signal that came just before: the open would wait all the same.)
-        Self(Some(location.to_owned())).ended_if_quitting()
-    }
-
-    fn ended_if_quitting(self) -> Self {
         if let Some(signal) = quit_signal() {
             quit(signal);
         }
-        self
+        Some(Self(location.to_owned()))
     }
 }
 
 impl Drop for OpeningFifo {
     fn drop(&mut self) {
-        if let Some(fifo) = self.0.take() {
-            let mut opening = OPENING_FIFOS.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(at) = opening.iter().position(|f| *f == fifo) {
-                opening.remove(at);
-            }
+        let mut opening = OPENING_FIFOS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = opening.iter().position(|f| *f == self.0) {
+            opening.remove(at);
         }
     }
 }

@@ -112,11 +112,16 @@ pub fn save_image(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<(
     write_replacing(path, &encoded).map_err(ImageError::IoError)
 }
 
-/// Writes `bytes` to `path` through a file beside it, renamed over it once whole.
-pub fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// The file `path` is written into before it is renamed over `path` once whole.
+pub fn partial_path(path: &Path) -> std::path::PathBuf {
     let mut partial = path.as_os_str().to_owned();
     partial.push(format!(".part-{}", std::process::id()));
-    let partial = std::path::PathBuf::from(partial);
+    partial.into()
+}
+
+/// Writes `bytes` to `path` through a file beside it, renamed over it once whole.
+pub fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let partial = partial_path(path);
     let written = std::fs::write(&partial, bytes).and_then(|()| std::fs::rename(&partial, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&partial);

@@ -349,20 +349,15 @@ impl Destination {
     ) -> Result<T> {
         if self.format == ReportFormat::Qctools {
             let path = self.output.unwrap_or_else(|| self.format.path_beside(input));
-            let mut partial = path.as_os_str().to_owned();
-            partial.push(format!(".part-{}", std::process::id()));
-            let partial = PathBuf::from(partial);
+            let partial = crate::video::still::partial_path(&path);
             let file =
                 std::fs::File::create(&partial).with_context(|| format!("'{}' can't be written", path.display()))?;
-            let mut out = std::io::BufWriter::new(file);
-            let written = report(&mut out)
-                .map_err(anyhow::Error::from)
-                .and_then(|value| {
-                    out.into_inner()
-                        .map_err(|e| e.into_error().into())
-                        .map(|file| (value, file))
-                })
-                .and_then(|(value, file)| file.sync_all().map(|()| value).map_err(Into::into));
+            let written = (|| -> Result<T> {
+                let mut out = std::io::BufWriter::new(file);
+                let value = report(&mut out)?;
+                out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+                Ok(value)
+            })();
             let value = match written {
                 Ok(value) => value,
                 Err(e) => {

@@ -457,9 +457,7 @@ impl VideoSource {
                 self.info.format.height
             );
         }
-        if !self.follow_formats {
-            self.note_sampling(&frame);
-        }
+        self.note_sampling(&frame);
         to_upload_layout(&self.info.format, &mut self.scaler, frame).map_err(|reason| VideoError::Decode {
             path: self.info.path.clone(),
             reason,
@@ -467,8 +465,12 @@ impl VideoSource {
     }
 
     /// Warns of a frame whose depth or chroma sampling is not the stream's first (a file made
-    /// of two streams end to end): it is converted to the stream's format, as its size would be.
+    /// of two streams end to end): it is converted to the stream's format, as its size would be
+    /// (where the stream doesn't follow its frames' formats instead).
     pub(super) fn note_sampling(&mut self, frame: &ffmpeg::frame::Video) {
+        if self.follow_formats {
+            return;
+        }
         let (Some(first), Some(now)) = (self.decoded_sampling.0, stream::Sampling::of(frame.format())) else {
             return;
         };

@@ -211,14 +211,14 @@ fn open_input(path: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::cont
         });
     }
     // (A FIFO is not opened here: that waits for its writer, where a signal can't end it.)
-    let fifo = std::fs::metadata(path).is_ok_and(|m| {
+    let readable = std::fs::metadata(path).and_then(|meta| {
         use std::os::unix::fs::FileTypeExt;
-        m.file_type().is_fifo()
+        match meta.file_type().is_fifo() {
+            true => Ok(()),
+            false => std::fs::File::open(path).map(drop),
+        }
     });
-    if let Err(e) = std::fs::metadata(path).and_then(|_| match fifo {
-        true => Ok(()),
-        false => std::fs::File::open(path).map(drop),
-    }) {
+    if let Err(e) = readable {
         return Err(VideoError::Open {
             path: path.to_owned(),
             reason: e.to_string(),
