@@ -2,7 +2,8 @@
 //! `ffmpeg -vf blackdetect,freezedetect -af silencedetect` reports, with the same times (as it
 //! prints them), at the filters' defaults and with options, on 8-bit 4:2:0 H.264 with 16-bit
 //! sound, 10-bit 4:2:2 FFV1 with float sound (events running to the end, silence per channel)
-//! and full-range MJPEG; on the GPU and by the CPU twin; and the limits on them.
+//! full-range MJPEG, and grey, alpha and RGBA (which the detectors read apart from the
+//! statistics); on the GPU and by the CPU twin; and the limits on them.
 
 mod common;
 
@@ -54,12 +55,39 @@ fn full_range() -> PathBuf {
     )
 }
 
+/// 10 fps 160x120 in `format` (FFV1): 1 s of dark grey (code 32 of 8-bit grey: black for
+/// blackdetect reading grey as it is, at any depth, not once signalstats has made it Y'CbCr),
+/// then 2 s of a `size`-pixel grey square moving 2 pixels a frame over grey
+/// (frozen or not by the mean difference over the planes the detectors read: alpha included).
+fn apart(format: &str, size: u32) -> PathBuf {
+    common::fixture(
+        &format!("events-{format}-{size}.mkv"),
+        &[
+            "-filter_complex",
+            &format!(
+                "color=c=0x202020:s=160x120:r=10:d=1[d];color=c=0x606060:s=160x120:r=10:d=2[a];\
+                 color=c=0x808080:s={size}x{size}:r=10:d=2[b];[a][b]overlay=x=mod(n*2\\,150):y=50[m];\
+                 [d][m]concat=n=2:v=1:a=0,format={format}[v]"
+            ),
+            "-map",
+            "[v]",
+            "-c:v",
+            "ffv1",
+        ],
+    )
+}
+
 /// An event as compared: kind, channel (1 = the first), start, end and duration as FFmpeg
 /// prints them.
 type Row = (String, Option<u64>, String, Option<String>, Option<String>);
 
 /// What `ffmpeg` reports with these filters (each `name=options`, or the name alone).
 fn ffmpeg_events(file: &Path, black: &str, freeze: &str, silence: &str) -> Vec<Row> {
+    ffmpeg_events_after(file, "", black, freeze, silence)
+}
+
+/// `ffmpeg_events` with the video filters after `before` (a chain ending in a comma).
+fn ffmpeg_events_after(file: &Path, before: &str, black: &str, freeze: &str, silence: &str) -> Vec<Row> {
     let filter = |name: &str, options: &str| match options {
         "" => name.to_string(),
         o => format!("{name}={o}"),
@@ -69,7 +97,11 @@ fn ffmpeg_events(file: &Path, black: &str, freeze: &str, silence: &str) -> Vec<R
         .arg(file)
         .args([
             "-vf",
-            &format!("{},{}", filter("blackdetect", black), filter("freezedetect", freeze)),
+            &format!(
+                "{before}{},{}",
+                filter("blackdetect", black),
+                filter("freezedetect", freeze)
+            ),
         ])
         .args(["-af", &filter("silencedetect", silence), "-f", "null", "-"])
         .output()
@@ -247,6 +279,36 @@ fn black_in_full_range_is_measured_from_code_zero() {
 }
 
 #[test]
+fn events_of_grey_alpha_and_rgba_are_ffmpegs_on_the_samples_the_detectors_read() {
+    // The two filters read grey as it is (not made Y'CbCr, as the statistics are), compare an
+    // alpha plane too, and take RGBA as Y'CbCr with alpha; each clip's events differ from the
+    // ones read off the statistics' planes (signalstats first).
+    for (format, size) in [
+        ("gray", 12),
+        ("gray10le", 12),
+        ("yuva420p", 16),
+        ("ya8", 16),
+        ("bgra", 24),
+    ] {
+        let file = apart(format, size);
+        let theirs = ffmpeg_events(&file, "d=0.5", "d=0.5", "");
+        let black = theirs.contains(&row("black", "0", Some("1"), Some("1")));
+        assert_eq!(black, format.starts_with("gray"), "{format}: {theirs:?}");
+        assert_ne!(
+            theirs,
+            ffmpeg_events_after(&file, "signalstats,", "d=0.5", "d=0.5", ""),
+            "{format}"
+        );
+        assert_eq!(our_events(&file, "d=0.5", "d=0.5", "", &[]), theirs, "{format}");
+        assert_eq!(
+            our_events(&file, "d=0.5", "d=0.5", "", &["--cpu"]),
+            theirs,
+            "{format} --cpu"
+        );
+    }
+}
+
+#[test]
 fn limits_on_events_fail_the_report_and_are_logged() {
     let file = common::events_programme();
     let alerts = std::env::temp_dir().join(format!("histoplay-events-{}.jsonl", std::process::id()));
@@ -316,11 +378,31 @@ fn bad_event_options_are_one_line_errors() {
 
 #[test]
 fn a_qctools_report_carries_the_detectors_tags_on_the_frames_ffprobe_puts_them_on() {
-    let file = ten_bit();
-    // ffprobe's frames after the filters: (time in µs, key, value) of each event tag.
+    let theirs = qctools_tags(&ten_bit(), "d=1");
+    assert_eq!(theirs.len(), 5, "{theirs:?}");
+    // Grey after signalstats is full-range Y'CbCr to blackdetect (black up to code 25, not 37):
+    // the dark grey (32) is no black stretch there; the freezes are the Y'CbCr planes'.
+    let theirs = qctools_tags(&apart("gray", 12), "d=0.5");
+    assert!(
+        theirs.iter().all(|(_, key, _)| !key.starts_with("lavfi.black")),
+        "{theirs:?}"
+    );
+    assert!(
+        theirs.iter().any(|(_, key, _)| key.starts_with("lavfi.freeze")),
+        "{theirs:?}"
+    );
+}
+
+/// The black and freeze tags (time in µs, key, value) of `file`'s frames in histoplay's QCTools
+/// report with `--black D --freeze D`, checked equal to ffprobe's frames after
+/// `signalstats,blackdetect=D,freezedetect=D`.
+fn qctools_tags(file: &Path, d: &str) -> Vec<(i64, String, String)> {
     let out = Command::new("ffprobe")
         .args(["-v", "error", "-f", "lavfi"])
-        .arg(format!("movie={},blackdetect=d=1,freezedetect=d=1", file.display()))
+        .arg(format!(
+            "movie={},signalstats,blackdetect={d},freezedetect={d}",
+            file.display()
+        ))
         .args(["-show_frames", "-of", "compact"])
         .output()
         .unwrap();
@@ -337,14 +419,11 @@ fn a_qctools_report_carries_the_detectors_tags_on_the_frames_ffprobe_puts_them_o
             }
         }
     }
-    assert_eq!(theirs.len(), 5, "{theirs:?}");
-    let report = std::env::temp_dir().join(format!("histoplay-events-{}.qctools.xml.gz", std::process::id()));
+    let report = std::env::temp_dir().join(format!("histoplay-events-{}-{d}.qctools.xml.gz", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args([
-            "report", "--format", "qctools", "--black", "d=1", "--freeze", "d=1", "-o",
-        ])
+        .args(["report", "--format", "qctools", "--black", d, "--freeze", d, "-o"])
         .arg(&report)
-        .arg(&file)
+        .arg(file)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -365,5 +444,6 @@ fn a_qctools_report_carries_the_detectors_tags_on_the_frames_ffprobe_puts_them_o
             ours.push((time, key, attribute("value").unwrap()));
         }
     }
-    assert_eq!(ours, theirs);
+    assert_eq!(ours, theirs, "{}", file.display());
+    theirs
 }

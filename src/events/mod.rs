@@ -6,6 +6,7 @@
 //! the events as they end; `report --events` lists them, `--fail-on black>2s` gates on them.
 
 pub mod black;
+pub mod decoded;
 pub mod freeze;
 pub mod options;
 pub mod silence;

@@ -496,7 +496,7 @@ fn read(mut source: VideoSource, feed: &Sender<Command>, shares: &Receiver<Sende
                     false => Ok(()),
                 };
                 match copied {
-                    Ok(()) => Fed::Frame(Box::new(frame)),
+                    Ok(()) => Fed::Frame(frame),
                     Err(e) => Fed::Ended(Some(e)),
                 }
             }

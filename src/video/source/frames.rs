@@ -47,6 +47,9 @@ pub struct PacketProps {
     pub timecode: Option<crate::video::timecode::Timecode>,
     /// Its fields, as the decoder flags them.
     pub fields: Fields,
+    /// What the reader of the decoded frames took of it, where there is one and it read it
+    /// (`VideoSource::read_decoded`).
+    pub taken: Option<[u32; 2]>,
 }
 
 /// A picture's fields as the decoder flags them: FFmpeg's `interlaced_frame` and
@@ -100,6 +103,7 @@ impl PacketProps {
             duration: packet.duration,
             arrived: None,
             timecode: None,
+            taken: None,
             fields: Fields {
                 interlaced: frame.is_interlaced(),
                 top_first: frame.is_top_first(),
@@ -233,12 +237,11 @@ impl DecodedFrame {
 
 /// What the decoder gave out.
 pub enum Decoded {
-    Frame(DecodedFrame),
+    /// (Boxed: a frame is the size of many of the other.)
+    Frame(Box<DecodedFrame>),
     /// A frame a catch-up run decoded on its way (other frames reference it) but does not keep:
     /// its pts only.
-    Passed {
-        pts: i64,
-    },
+    Passed { pts: i64 },
 }
 
 /// An swscale context that may move to the decode thread.
@@ -326,6 +329,7 @@ impl VideoSource {
         let pict_type = picture_type(&frame);
         let mut packet = PacketProps::of(&frame);
         packet.timecode = timecode;
+        packet.taken = self.read_decoded_frame(&frame)?;
         if self.info.live {
             packet.arrived = self.arrivals.iter().find(|&&(p, _)| p == pts).map(|&(_, at)| at);
         }
@@ -358,7 +362,7 @@ impl VideoSource {
                 Samples::Memory(memory)
             }
         };
-        Ok(Some(Decoded::Frame(DecodedFrame {
+        Ok(Some(Decoded::Frame(Box::new(DecodedFrame {
             index: number.n,
             exact: number.exact,
             pts,
@@ -368,7 +372,7 @@ impl VideoSource {
             packet,
             samples,
             picture,
-        })))
+        }))))
     }
 
     /// A device frame copied into the GPU frame cache, where the source has one (`keep_on_gpu`,

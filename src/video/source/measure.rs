@@ -6,7 +6,36 @@
 use super::frames::Scaler;
 use super::*;
 
+/// Something that reads each frame as the decoder gives it out, beside the form the frame goes
+/// out in (the events' detectors, which read some formats apart from the statistics). What it
+/// takes of a frame goes out with it as two numbers of its own; None: nothing of this one.
+pub trait DecodedReader: Send {
+    fn read(&mut self, frame: &ffmpeg::frame::Video) -> Result<Option<[u32; 2]>, String>;
+}
+
 impl VideoSource {
+    /// Has `reader` read each frame given out from now on, as decoded (beside the form it goes
+    /// out in): what it takes goes out with the frame (`PacketProps::taken`).
+    pub fn read_decoded(&mut self, reader: Box<dyn DecodedReader>) {
+        self.decoded_reader = Some(reader);
+    }
+
+    /// The format the decoder gives its frames in (a hardware decoder's: its own).
+    pub fn decoded_format(&self) -> Pixel {
+        self.decoder.format()
+    }
+
+    /// What the reader of the decoded frames takes of one, where there is one.
+    pub(super) fn read_decoded_frame(&mut self, frame: &ffmpeg::frame::Video) -> Result<Option<[u32; 2]>, VideoError> {
+        let Some(reader) = &mut self.decoded_reader else {
+            return Ok(None);
+        };
+        reader.read(frame).map_err(|reason| VideoError::Decode {
+            path: self.info.path.clone(),
+            reason,
+        })
+    }
+
     /// A frame in memory as it goes out: as decoded, or in the upload layout; and, where it
     /// goes out converted for measuring and pictures are kept, in the upload layout too.
     pub(super) fn for_upload(

@@ -19,9 +19,11 @@ pub use frames::{picture_type, planes_of, Decoded, DecodedFrame, Fields, PacketP
 use hardware::NalFraming;
 pub use info::{Chapter, FrameShape, VideoInfo};
 pub use keyframe::KeyframeDecoder;
+pub use measure::DecodedReader;
 pub use open::Decoding;
 use seek::Run;
 pub use seek::{CatchUp, SeekTarget};
+pub use stream::negotiated;
 use stream::{
     color_volume, dolby_vision, fallback_format, matrix_of, native_layout, quarter_turns, range_of, upload_format,
 };
@@ -80,6 +82,8 @@ pub struct VideoSource {
     decoded_planes: bool,
     /// Frames converted for measuring keep their picture too (`keep_pictures`).
     keep_pictures: bool,
+    /// Reads each frame given out as decoded (`read_decoded`).
+    decoded_reader: Option<Box<dyn DecodedReader>>,
     /// The swscale context that converts frames as decoded into the Y'CbCr FFmpeg's filters
     /// measure (`converted_yuv_layout`), made with the first.
     measured: Option<Scaler>,

@@ -144,6 +144,7 @@ impl VideoSource {
             index,
             exact_numbers: false,
             decoded_planes: false,
+            decoded_reader: None,
             measured: None,
             keep_pictures: false,
             last_pts: None,

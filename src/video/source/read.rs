@@ -41,7 +41,7 @@ impl VideoSource {
     pub fn next_frame(&mut self) -> Result<Option<DecodedFrame>, VideoError> {
         loop {
             match self.next_decoded()? {
-                Some(Decoded::Frame(frame)) => return Ok(Some(frame)),
+                Some(Decoded::Frame(frame)) => return Ok(Some(*frame)),
                 Some(Decoded::Passed { .. }) => {}
                 None => return Ok(None),
             }

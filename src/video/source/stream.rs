@@ -141,32 +141,34 @@ pub(super) fn statistics_format(format: Pixel) -> Option<Pixel> {
 }
 
 /// The format libavfilter's format negotiation picks for signalstats' input when it is fed
-/// frames of `format` (what its automatic conversion converts them to), asked of libavfilter
-/// itself, once per format. None where no graph can be made of it.
+/// frames of `format` (what its automatic conversion converts them to).
 fn negotiated_for_signalstats(format: Pixel) -> Option<Pixel> {
-    static PICKED: std::sync::Mutex<Vec<(Pixel, Option<Pixel>)>> = std::sync::Mutex::new(Vec::new());
+    negotiated("signalstats", format)
+}
+
+/// The format libavfilter's format negotiation picks for `filter`'s input (a filter of one
+/// input, at its defaults) when it is fed frames of `format`: `format` itself where the filter
+/// takes it, else what its automatic conversion converts them to. Asked of libavfilter
+/// itself, once per filter and format; None where no graph can be made of it.
+pub fn negotiated(filter: &'static str, format: Pixel) -> Option<Pixel> {
+    type Picked = Vec<(&'static str, Pixel, Option<Pixel>)>;
+    static PICKED: std::sync::Mutex<Picked> = std::sync::Mutex::new(Vec::new());
     let mut picked = PICKED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(&(_, known)) = picked.iter().find(|(f, _)| *f == format) {
+    if let Some(&(_, _, known)) = picked.iter().find(|(n, f, _)| *n == filter && *f == format) {
         return known;
     }
-    let negotiated = negotiate(format);
-    picked.push((format, negotiated));
+    let negotiated = negotiate(filter, format);
+    picked.push((filter, format, negotiated));
     negotiated
 }
 
-fn negotiate(format: Pixel) -> Option<Pixel> {
+fn negotiate(filter: &str, format: Pixel) -> Option<Pixel> {
     let mut graph = ffmpeg::filter::Graph::new();
     let raw = ffmpeg::ffi::AVPixelFormat::from(format) as i32;
     let args = format!("video_size=16x16:pix_fmt={raw}:time_base=1/25:pixel_aspect=1/1");
     graph.add(&ffmpeg::filter::find("buffer")?, "in", &args).ok()?;
     graph.add(&ffmpeg::filter::find("buffersink")?, "out", "").ok()?;
-    graph
-        .output("in", 0)
-        .ok()?
-        .input("out", 0)
-        .ok()?
-        .parse("signalstats")
-        .ok()?;
+    graph.output("in", 0).ok()?.input("out", 0).ok()?.parse(filter).ok()?;
     graph.validate().ok()?;
     let sink = graph.get("out")?;
     // SAFETY: a configured graph's sink has its one input link, of a format libavfilter

@@ -4,15 +4,40 @@
 use super::super::events::Ended;
 use super::super::limits::Run;
 use super::super::pse::PseLine;
+use super::super::ReportFormat;
 use super::{Out, Sink};
+use crate::events::decoded::DecodedDetectors;
 use crate::headless::FrameMeta;
 use crate::idet::Sums;
 use crate::pse::FrameLight;
 use std::io::Write;
 
+/// Where the detectors read the stream's frames apart from the statistics (R'G'B', grey,
+/// alpha: `events::decoded`), has the source take their sums of each frame it gives out. Not
+/// for pictures made of the frames (deinterlaced, or fields), which the statistics' planes are,
+/// nor for a QCTools report, whose tags are the detectors' after signalstats (which reads
+/// frames as the statistics do).
+pub(super) fn detect_decoded(
+    source: &mut crate::video::source::VideoSource,
+    options: &super::ReportOptions,
+    format: ReportFormat,
+) {
+    let settings = &options.events;
+    let made = options.deinterlace.is_some() || options.fields;
+    if !settings.watches_pictures() || made || format == ReportFormat::Qctools {
+        return;
+    }
+    let format = source.decoded_format();
+    if let Some(detectors) = DecodedDetectors::for_format(format, settings.black, settings.freeze.noise) {
+        source.read_decoded(Box::new(detectors));
+    }
+}
+
 impl<W: Write> Sink<'_, W> {
     /// The events' part of a picture: `luma` its Y histogram of `samples` samples, `frozen`
-    /// its freeze verdict; `in_range` false for the frame before the range (only compared).
+    /// its freeze verdict (or what the detectors took of the frame as decoded, where they read
+    /// it apart: `PacketProps::taken`); `in_range` false for the frame before the range
+    /// (only compared).
     pub(super) fn picture_events(
         &mut self,
         frame: &FrameMeta,
@@ -26,7 +51,13 @@ impl<W: Write> Sink<'_, W> {
         }
         let Some(watch) = &mut self.events else { return Ok(()) };
         let at = (frame.index, frame.pts, frame.seconds);
-        let ended = watch.picture(at, &|black| black.black_samples(luma), samples, frozen, in_range);
+        let ended = match frame.packet.taken {
+            Some(taken) => {
+                let d = crate::events::decoded::Detected::from(taken);
+                watch.picture(at, &|_| u64::from(d.black), samples, d.frozen, in_range)
+            }
+            None => watch.picture(at, &|black| black.black_samples(luma), samples, frozen, in_range),
+        };
         self.frame_tags = watch.picture_tags();
         self.tell_events(ended)
     }

@@ -403,7 +403,7 @@ pub fn report_video<W: Write>(
                 &options.events,
                 PictureStream {
                     bits,
-                    full_range: source.info.pixel_format.starts_with("yuvj"),
+                    full_range: crate::events::decoded::measured_full_range(source.decoded_format()),
                     time_base: source.info.time_base,
                     frame_duration,
                 },
@@ -435,8 +435,8 @@ pub fn report_video<W: Write>(
         idet,
         split: options.fields,
     };
-    let freezes = options.events.freezes();
-    let noise = options.events.freeze.noise;
+    let (freezes, noise) = (options.events.freezes(), options.events.freeze.noise);
+    events::detect_decoded(&mut source, &options, format);
     // The differences of the first frame reported are from the frame before it, as in a run
     // of the filter over the whole file: that frame is counted too, and not written.
     let primed = FrameRange {

@@ -67,7 +67,7 @@ impl Worker {
     /// None at the end.
     fn decode_behind(&mut self, cursor: i64, keep_from: i64) -> Result<Option<i64>, String> {
         let frame = match self.source.next_decoded().map_err(|e| e.to_string())? {
-            Some(Decoded::Frame(frame)) if frame.pts >= keep_from => frame,
+            Some(Decoded::Frame(frame)) if frame.pts >= keep_from => *frame,
             Some(Decoded::Frame(frame)) => return Ok(Some(frame.pts)),
             Some(Decoded::Passed { pts }) => return Ok(Some(pts)),
             None => {

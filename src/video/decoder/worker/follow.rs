@@ -32,7 +32,7 @@ impl Worker {
         let pts = frame.pts;
         self.note_frame_size(&frame);
         let previous = frame.previous;
-        self.cache.insert(pts, Arc::new(frame), previous);
+        self.cache.insert(pts, Arc::new(*frame), previous);
         let keep: Vec<i64> = [Some(pts), keep, self.cursor].into_iter().flatten().collect();
         self.cache.evict(anchor, &keep);
         Ok(Some(pts))
@@ -97,7 +97,7 @@ impl Worker {
                 if self.cache.contains(pts) {
                     // Only the link to the frame before it is new: the frame itself goes.
                     let previous = frame.previous;
-                    self.cache.insert(pts, Arc::new(frame), previous);
+                    self.cache.insert(pts, Arc::new(*frame), previous);
                 }
                 pts
             }

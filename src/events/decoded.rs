@@ -1,0 +1,334 @@
+//! blackdetect and freezedetect on frames the statistics measure in another form: R'G'B',
+//! grey, palette, and frames with alpha. Run as `-vf blackdetect,freezedetect`, the two filters
+//! read the frames in one format both take (`video::source::negotiated`): as decoded where they
+//! do (grey at any depth, Y'CbCr with alpha), else converted by swscale as FFmpeg's automatic
+//! conversion converts them (R'G'B' into Y'CbCr with alpha). freezedetect compares every
+//! sample of every plane, alpha included. Those samples are not the statistics' planes (Y'CbCr,
+//! grey made 16-bit, an alpha plane left out), so for these streams the two sums are taken
+//! here, from each decoded frame in memory as the decoder gives it out: the luma samples at or
+//! under the black threshold, and the verdict against the reference freezedetect keeps.
+//! Y'CbCr without alpha, the formats hardware decoders give, is read by both filters as the
+//! statistics read it, and never comes here.
+
+use super::black::BlackDetect;
+use super::freeze::frozen_limit;
+use super::BlackOptions;
+use ffmpeg::format::Pixel;
+use ffmpeg::software::scaling;
+use ffmpeg_next as ffmpeg;
+
+/// What the two detectors took of one picture.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Detected {
+    /// Luma samples at or under blackdetect's threshold (of the picture's width by height).
+    pub black: u32,
+    /// Frozen against freezedetect's reference (false for the first picture).
+    pub frozen: bool,
+}
+
+/// The two detectors' sums over decoded frames.
+pub struct DecodedDetectors {
+    black_options: BlackOptions,
+    noise: f64,
+    view: View,
+    /// The last picture that moved, as freezedetect read it: each plane's rows, packed.
+    reference: Option<Vec<Vec<u8>>>,
+}
+
+impl From<[u32; 2]> for Detected {
+    fn from([black, frozen]: [u32; 2]) -> Self {
+        Self {
+            black,
+            frozen: frozen != 0,
+        }
+    }
+}
+
+impl crate::video::source::DecodedReader for DecodedDetectors {
+    /// Frames in a hardware decoder's memory and Y'CbCr without alpha are read as the
+    /// statistics read them: nothing is taken of them here.
+    fn read(&mut self, frame: &ffmpeg::frame::Video) -> Result<Option<[u32; 2]>, String> {
+        if !read_apart(frame.format()) {
+            return Ok(None);
+        }
+        let Detected { black, frozen } = self.picture(frame)?;
+        Ok(Some([black, u32::from(frozen)]))
+    }
+}
+
+impl DecodedDetectors {
+    /// For a stream decoded as `format`, where the detectors read it otherwise than the
+    /// statistics do (see the module's note); None where they read the same samples.
+    pub fn for_format(format: Pixel, black_options: BlackOptions, noise: f64) -> Option<Self> {
+        read_apart(format).then(|| Self {
+            black_options,
+            noise,
+            view: View::new("blackdetect,freezedetect"),
+            reference: None,
+        })
+    }
+
+    /// One decoded picture, as the detectors see it.
+    pub fn picture(&mut self, frame: &ffmpeg::frame::Video) -> Result<Detected, String> {
+        let (width, height) = (frame.width() as usize, frame.height() as usize);
+        let changed = self.view.changed(frame);
+        let converted = self.view.read(frame)?;
+        let read = converted.as_ref().unwrap_or(frame);
+        let bits = depth(read.format()).ok_or("the detectors' format has no depth")?;
+        let threshold = BlackDetect::new(self.black_options, bits, is_yuvj(read.format()), (1, 1)).threshold();
+        let black = count_at_most(read.data(0), read.stride(0), width, height, bits > 8, threshold);
+        let planes = compared_planes(read.format(), frame.width(), frame.height());
+        // (A change of format or size starts the filter over, as FFmpeg reconfigures it.)
+        let frozen = match (&self.reference, changed) {
+            (Some(reference), false) => {
+                let (mut sad, mut count) = (0u64, 0u64);
+                for (plane, &(row_bytes, rows)) in planes.iter().enumerate() {
+                    sad += plane_sad(
+                        read.data(plane),
+                        read.stride(plane),
+                        &reference[plane],
+                        row_bytes,
+                        rows,
+                        bits > 8,
+                    );
+                    count += (row_bytes >> usize::from(bits > 8)) as u64 * rows as u64;
+                }
+                frozen_limit(self.noise, count, bits).is_some_and(|limit| sad <= limit)
+            }
+            _ => false,
+        };
+        if !frozen {
+            let rows_of = |plane: usize, (row_bytes, rows): (usize, usize)| {
+                let (data, stride) = (read.data(plane), read.stride(plane));
+                (0..rows)
+                    .flat_map(|r| &data[r * stride..r * stride + row_bytes])
+                    .copied()
+                    .collect()
+            };
+            self.reference = Some(planes.iter().enumerate().map(|(i, &p)| rows_of(i, p)).collect());
+        }
+        Ok(Detected { black, frozen })
+    }
+}
+
+/// Whether frames decoded as `format` are read apart from the statistics: R'G'B', grey,
+/// palette, XYZ, alpha, big-endian (not frames in a hardware decoder's memory).
+pub fn read_apart(format: Pixel) -> bool {
+    let Some(desc) = format.descriptor() else { return false };
+    // SAFETY: a descriptor from FFmpeg's static table.
+    let d = unsafe { &*desc.as_ptr() };
+    let flag = |f: i32| d.flags & f as u64 != 0;
+    if flag(ffmpeg::ffi::AV_PIX_FMT_FLAG_HWACCEL) {
+        return false;
+    }
+    let own = [
+        ffmpeg::ffi::AV_PIX_FMT_FLAG_RGB,
+        ffmpeg::ffi::AV_PIX_FMT_FLAG_ALPHA,
+        ffmpeg::ffi::AV_PIX_FMT_FLAG_PAL,
+        ffmpeg::ffi::AV_PIX_FMT_FLAG_BE,
+    ];
+    own.into_iter().any(flag) || d.nb_components < 3 || desc.name().starts_with("xyz")
+}
+
+/// Whether blackdetect after signalstats (a QCTools report's tags; and for frames not read
+/// apart, blackdetect alone) reads frames decoded as `format` as full range: in a `yuvj`
+/// format, as signalstats takes grey and full-range Y'CbCr.
+pub fn measured_full_range(format: Pixel) -> bool {
+    is_yuvj(crate::video::source::negotiated("signalstats", format).unwrap_or(format))
+}
+
+/// The filters' view of the frames: the format they read them in, and the conversion into it.
+struct View {
+    filter: &'static str,
+    /// The frames' format and size the view was made for, and the format the filters read.
+    made_for: Option<(Pixel, u32, u32)>,
+    reads: Pixel,
+    scaler: Option<Scaler>,
+}
+
+/// An swscale context that moves with the source to its decode thread.
+struct Scaler(scaling::Context);
+
+// SAFETY: an SwsContext has no thread affinity; it is used by one thread at a time, the one
+// that owns the source the detectors are in.
+unsafe impl Send for Scaler {}
+
+impl View {
+    fn new(filter: &'static str) -> Self {
+        Self {
+            filter,
+            made_for: None,
+            reads: Pixel::None,
+            scaler: None,
+        }
+    }
+
+    /// Whether `frame` is of another format or size than the last one read.
+    fn changed(&self, frame: &ffmpeg::frame::Video) -> bool {
+        self.made_for != Some((frame.format(), frame.width(), frame.height()))
+    }
+
+    /// `frame` converted into the format the filters read; None where they read it as it is.
+    fn read(&mut self, frame: &ffmpeg::frame::Video) -> Result<Option<ffmpeg::frame::Video>, String> {
+        let (format, width, height) = (frame.format(), frame.width(), frame.height());
+        if self.changed(frame) {
+            self.reads = crate::video::source::negotiated(self.filter, format)
+                .ok_or_else(|| format!("{} takes no frames of {format:?}", self.filter))?;
+            self.scaler = match self.reads == format {
+                true => None,
+                false => Some(Scaler(
+                    scaling::Context::get(
+                        format,
+                        width,
+                        height,
+                        self.reads,
+                        width,
+                        height,
+                        scaling::Flags::BICUBIC,
+                    )
+                    .map_err(|e| format!("cannot convert {format:?} frames for {}: {e}", self.filter))?,
+                )),
+            };
+            self.made_for = Some((format, width, height));
+        }
+        let Some(Scaler(scaler)) = &mut self.scaler else {
+            return Ok(None);
+        };
+        let mut out = crate::video::memory::frame(self.reads, width, height)
+            .map_err(|e| format!("no memory for a frame for {}: {e}", self.filter))?;
+        scaler
+            .run(frame, &mut out)
+            .map_err(|e| format!("converting a frame for {} failed: {e}", self.filter))?;
+        Ok(Some(out))
+    }
+}
+
+/// The depth of `format`'s first component.
+fn depth(format: Pixel) -> Option<u32> {
+    let desc = format.descriptor()?;
+    // SAFETY: a descriptor from FFmpeg's static table.
+    Some(u32::from(unsafe { (*desc.as_ptr()).comp[0].depth } as u8))
+}
+
+/// The formats blackdetect reads as full range.
+fn is_yuvj(format: Pixel) -> bool {
+    matches!(
+        format,
+        Pixel::YUVJ411P | Pixel::YUVJ420P | Pixel::YUVJ422P | Pixel::YUVJ444P | Pixel::YUVJ440P
+    )
+}
+
+/// The planes freezedetect compares of a `width`x`height` frame of `format`, as it sizes them:
+/// each plane's bytes a row (`av_image_get_linesize`, so every component of a packed pixel)
+/// and its rows (the frame's height, shifted down for Cb and Cr).
+fn compared_planes(format: Pixel, width: u32, height: u32) -> Vec<(usize, usize)> {
+    let Some(desc) = format.descriptor() else {
+        return Vec::new();
+    };
+    // SAFETY: a descriptor from FFmpeg's static table.
+    let shift = unsafe { (*desc.as_ptr()).log2_chroma_h };
+    let raw = ffmpeg::ffi::AVPixelFormat::from(format);
+    (0..4)
+        .map_while(|plane| {
+            // SAFETY: a plain function of a valid format, width and plane number.
+            let bytes = unsafe { ffmpeg::ffi::av_image_get_linesize(raw, width as i32, plane) };
+            let rows = height >> if plane == 1 || plane == 2 { shift } else { 0 };
+            (bytes > 0).then_some((bytes as usize, rows as usize))
+        })
+        .collect()
+}
+
+/// The sum of absolute differences between `rows` rows of `row_bytes` of a plane (`data`,
+/// `stride`) and the same rows packed (`reference`), of bytes or of 16-bit samples.
+fn plane_sad(data: &[u8], stride: usize, reference: &[u8], row_bytes: usize, rows: usize, wide: bool) -> u64 {
+    let mut sum = 0u64;
+    for (r, packed) in reference.chunks_exact(row_bytes).take(rows).enumerate() {
+        let row = &data[r * stride..r * stride + row_bytes];
+        sum += match wide {
+            false => row
+                .iter()
+                .zip(packed)
+                .map(|(&a, &b)| u64::from(a.abs_diff(b)))
+                .sum::<u64>(),
+            true => row
+                .chunks_exact(2)
+                .zip(packed.chunks_exact(2))
+                .map(|(a, b)| u64::from(u16::from_ne_bytes([a[0], a[1]]).abs_diff(u16::from_ne_bytes([b[0], b[1]]))))
+                .sum::<u64>(),
+        };
+    }
+    sum
+}
+
+/// The samples of the first `width` of `rows` rows of a plane at or under `threshold`.
+fn count_at_most(data: &[u8], stride: usize, width: usize, rows: usize, wide: bool, threshold: u32) -> u32 {
+    let mut count = 0u32;
+    for r in 0..rows {
+        let row = &data[r * stride..];
+        count += match wide {
+            false => row[..width].iter().filter(|&&v| u32::from(v) <= threshold).count(),
+            true => row[..width * 2]
+                .chunks_exact(2)
+                .filter(|s| u32::from(u16::from_ne_bytes([s[0], s[1]])) <= threshold)
+                .count(),
+        } as u32;
+    }
+    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_read_apart_are_those_whose_samples_the_statistics_change() {
+        for format in [
+            Pixel::GRAY8,
+            Pixel::GRAY10LE,
+            Pixel::RGB24,
+            Pixel::GBRP10LE,
+            Pixel::YUVA420P,
+            Pixel::YA8,
+            Pixel::PAL8,
+            Pixel::BGRZ,
+        ] {
+            assert!(read_apart(format), "{format:?}");
+        }
+        for format in [
+            Pixel::YUV420P,
+            Pixel::YUV422P10LE,
+            Pixel::NV12,
+            Pixel::YUYV422,
+            Pixel::YUVJ420P,
+            Pixel::YUV444P16LE,
+        ] {
+            assert!(!read_apart(format), "{format:?}");
+        }
+    }
+
+    #[test]
+    fn freezedetect_compares_every_byte_of_a_packed_pixel_and_the_alpha_plane() {
+        // rgb24: one plane of 3 bytes a pixel; bgr0 its padding byte too; yuva420p four
+        // planes, Cb and Cr of half the rows (rounded down) and half the width (rounded up).
+        assert_eq!(compared_planes(Pixel::RGB24, 5, 3), vec![(15, 3)]);
+        assert_eq!(compared_planes(Pixel::BGRZ, 5, 3), vec![(20, 3)]);
+        assert_eq!(
+            compared_planes(Pixel::YUVA420P, 5, 3),
+            vec![(5, 3), (3, 1), (3, 1), (5, 3)]
+        );
+        assert_eq!(compared_planes(Pixel::GRAY10LE, 5, 3), vec![(10, 3)]);
+    }
+
+    #[test]
+    fn sums_read_bytes_or_16_bit_samples() {
+        let data = [1u8, 0, 9, 9, 5, 0, 9, 9];
+        let reference = [0u8, 1, 3, 0];
+        // Two rows of 2 bytes, stride 4: |1-0| + |0-1| + |5-3| + |0-0|.
+        assert_eq!(plane_sad(&data, 4, &reference, 2, 2, false), 4);
+        let wide: Vec<u8> = [300u16, 9, 2, 9].iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let reference: Vec<u8> = [100u16, 7].iter().flat_map(|v| v.to_ne_bytes()).collect();
+        assert_eq!(plane_sad(&wide, 4, &reference, 2, 2, true), 200 + 5);
+        assert_eq!(count_at_most(&wide, 4, 1, 2, true, 150), 1);
+        assert_eq!(count_at_most(&data, 4, 2, 2, false, 1), 3);
+    }
+}
