@@ -455,20 +455,34 @@ fn bench_refuses_a_size_the_gpu_cant_hold_before_making_it() {
 fn output_into_a_closed_pipe_ends_quietly() {
     use std::io::Read;
     let clip = common::grey_ramp();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["hist", clip.to_str().unwrap(), "--frames", "0.."])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .map(window::Reaped)
-        .unwrap();
-    // Read a little, as `head -c 100` does, and close the pipe.
-    let mut first = [0u8; 100];
-    child.0.stdout.take().unwrap().read_exact(&mut first).unwrap();
-    let out = common::output_of(&mut child.0);
-    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
-    assert_eq!(stderr(&out), "");
-    assert!(first.starts_with(b"{\"frame\":0,"));
+    // (Long enough that its lines outgrow a pipe's buffer.)
+    let tone = common::fixture(
+        "tone-8k-300s.wav",
+        &["-f", "lavfi", "-i", "sine=r=8000:d=300", "-c:a", "pcm_s16le"],
+    );
+    for (args, starts) in [
+        (vec!["hist", clip.to_str().unwrap(), "--frames", "0.."], "{\"frame\":0,"),
+        (vec!["loudness", tone.to_str().unwrap(), "--series"], "{\"t\":0.099875,"),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .map(window::Reaped)
+            .unwrap();
+        // Read a little, as `head -c 30` does, and close the pipe.
+        let mut first = [0u8; 30];
+        child.0.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        let out = common::output_of(&mut child.0);
+        assert!(out.status.success(), "{args:?}: {:?}: {}", out.status, stderr(&out));
+        assert_eq!(stderr(&out), "", "{args:?}");
+        assert!(
+            first.starts_with(starts.as_bytes()),
+            "{}",
+            String::from_utf8_lossy(&first)
+        );
+    }
 }
 
 /// The kitten at 320x196 as a PNG.

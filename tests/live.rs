@@ -905,7 +905,7 @@ fn bad_input_formats_and_options_are_one_line_errors() {
         ),
         (
             vec!["report", ts, "--input-option", "bogus=1"],
-            "the input has no option 'bogus'",
+            "--input-option bogus: neither its format nor its protocol has this option",
             1,
         ),
         (vec!["report", ts, "--input-option", "novalue"], "is not KEY=VALUE", 2),

@@ -779,6 +779,23 @@ fn a_report_never_overwrites_its_input_nor_a_good_report_with_a_failed_one() {
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(bytes(&input) == original, "{args:?} changed the input");
     }
+    // A recording named as a picture (not a container of H.264) and a page to stdout: refused
+    // before anything is made.
+    let png = dir.join("recording.png");
+    for (args, says) in [
+        (
+            vec!["report", path, "--record", png.to_str().unwrap()],
+            "that is a picture's name",
+        ),
+        (vec!["report", path, "--html", "-"], "--html writes the page to a file"),
+    ] {
+        let out = histoplay(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.starts_with("error: ") && err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(out.stdout.is_empty());
+    }
     // A good report, then a run over a file none of whose frames decodes (raw frames cut
     // short): an error that says so, and the good report as it was, with nothing beside it.
     let report = dir.join("q.xml.gz");

@@ -386,9 +386,10 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s
         .split_once(['x', 'X'])
         .ok_or_else(|| format!("'{s}' is not a size like 1280x720"))?;
-    let parse = |v: &str| v.trim().parse::<u32>().ok().filter(|&n| (1..=65536).contains(&n));
+    let parse = |v: &str| v.trim().parse::<u64>().ok();
     match (parse(w), parse(h)) {
-        (Some(w), Some(h)) => Ok((w, h)),
+        (Some(w @ 1..=65536), Some(h @ 1..=65536)) => Ok((w as u32, h as u32)),
+        (Some(_), Some(_)) => Err(format!("'{s}': a side is from 1 to 65536 pixels")),
         _ => Err(format!("'{s}' is not a size like 1280x720")),
     }
 }
@@ -398,5 +399,25 @@ pub fn parse_share(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
         _ => Err(format!("'{text}' is not a number from 0 to 1")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_two_sides_of_1_to_65536() {
+        assert_eq!(parse_size("1280x720"), Ok((1280, 720)));
+        assert_eq!(parse_size("65536X1"), Ok((65536, 1)));
+        assert_eq!(
+            parse_size("100000x100000"),
+            Err("'100000x100000': a side is from 1 to 65536 pixels".into())
+        );
+        assert_eq!(
+            parse_size("0x720"),
+            Err("'0x720': a side is from 1 to 65536 pixels".into())
+        );
+        assert_eq!(parse_size("big"), Err("'big' is not a size like 1280x720".into()));
     }
 }

@@ -182,6 +182,7 @@ pub fn run(args: Args) -> Result<()> {
 /// Decodes the input's sound and measures it; with `--series`, writes each step's line.
 fn measure(args: &Args) -> Result<Summary> {
     let mut out = std::io::stdout().lock();
+    let mut write_failed = None;
     let series = |_, block: &crate::audio::loudness::Block| {
         if !args.series {
             return Ok(());
@@ -193,10 +194,19 @@ fn measure(args: &Args) -> Result<Summary> {
             "I": json_figure(block.integrated),
             "LRA": json_figure(block.range),
         });
-        writeln!(out, "{line}").map_err(|e| e.to_string())
+        writeln!(out, "{line}").map_err(|e| {
+            let text = e.to_string();
+            write_failed = Some(e);
+            text
+        })
     };
     let never = std::sync::atomic::AtomicBool::new(false);
-    let summary = measure_file(&args.input, true, args.series, &never, series).map_err(anyhow::Error::msg)?;
+    let measured = measure_file(&args.input, true, args.series, &never, series);
+    // (A write's own error, so that a reader gone from a pipe ends the command quietly.)
+    if let Some(e) = write_failed {
+        return Err(e.into());
+    }
+    let summary = measured.map_err(anyhow::Error::msg)?;
     if summary.seconds == 0.0 {
         bail!("'{}': its audio stream has no sound to measure", args.input.display());
     }

@@ -13,6 +13,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, OnceLock};
 
+/// How an error about an `--input-option` the input has no use for starts.
+pub const UNKNOWN_OPTION: &str = "--input-option ";
+
 /// How the command line's inputs are opened.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct InputOptions {
@@ -327,7 +330,9 @@ pub fn open(location: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::co
         }
         let input = ffmpeg::format::context::Input::wrap_with_interrupt(context, callback.guard);
         if let Some((key, _)) = unused.iter().next() {
-            return Err(format!("the input has no option '{key}'"));
+            return Err(format!(
+                "{UNKNOWN_OPTION}{key}: neither its format nor its protocol has this option"
+            ));
         }
         super::ffmpeg_log::clear();
         let found = ffmpeg::ffi::avformat_find_stream_info(context, std::ptr::null_mut());

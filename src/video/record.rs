@@ -108,6 +108,39 @@ pub struct Recorder {
     pipe: Option<std::os::fd::OwnedFd>,
 }
 
+/// Refuses, before the file is made, a name whose container can't hold the input's video
+/// stream as it is: a picture's (`.png`: a sequence of pictures), or one whose muxer says it
+/// can't take the codec. (Where its muxer can't say, the first packet written tells.)
+fn check_container(path: &Path, input: &ffmpeg::format::context::Input, video: usize) -> Result<(), String> {
+    let Ok(name) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else {
+        return Ok(());
+    };
+    // SAFETY: FFmpeg's static muxer table, searched by a NUL-terminated name.
+    let muxer = unsafe { ffmpeg::ffi::av_guess_format(std::ptr::null(), name.as_ptr(), std::ptr::null()) };
+    if muxer.is_null() {
+        return Ok(());
+    }
+    // SAFETY: a muxer from the table, with its static name.
+    let muxer_name = unsafe { std::ffi::CStr::from_ptr((*muxer).name) }.to_string_lossy();
+    if matches!(&*muxer_name, "image2" | "image2pipe") {
+        return Err(
+            "that is a picture's name: a recording is written in a video container (.mkv, .mp4, .mov, .ts)".into(),
+        );
+    }
+    let Some(codec) = input.stream(video).map(|s| s.parameters().id()) else {
+        return Ok(());
+    };
+    let normal = ffmpeg::ffi::FF_COMPLIANCE_NORMAL;
+    // SAFETY: a muxer from the table and a codec id.
+    if unsafe { ffmpeg::ffi::avformat_query_codec(muxer, codec.into(), normal) } == 0 {
+        return Err(format!(
+            "its container ({muxer_name}) can't hold {} video: record into .mkv, which holds any",
+            ffmpeg::codec::Id::name(&codec)
+        ));
+    }
+    Ok(())
+}
+
 struct Recorded {
     input: usize,
     input_base: ffmpeg::Rational,
@@ -122,6 +155,7 @@ impl Recorder {
     /// Creates `path` and writes its header, for `input`'s best video stream (`video`) and its
     /// best audio stream. Returns the input streams recorded.
     pub fn create(path: &Path, input: &ffmpeg::format::context::Input, video: usize) -> Result<Self, String> {
+        check_container(path, input, video)?;
         let output = ffmpeg::format::output(path).map_err(|e| match e {
             ffmpeg::Error::Other { .. } | ffmpeg::Error::InvalidData => {
                 format!("no container for its extension, or it can't be written ({e})")
@@ -130,14 +164,19 @@ impl Recorder {
         })?;
         let audio = input.streams().best(ffmpeg::media::Type::Audio).map(|s| s.index());
         // FFmpeg's mux delay, as its CLI sets it (-muxdelay).
-        Self::start(
+        let started = Self::start(
             path,
             output,
             input,
             std::iter::once(video).chain(audio),
             700_000,
             ffmpeg::Dictionary::new(),
-        )
+        );
+        // (A header its muxer refused leaves an empty file: not left behind.)
+        if started.is_err() {
+            let _ = std::fs::remove_file(path);
+        }
+        started
     }
 
     /// Writes the header of `output` (at `path`) for `input`'s streams `indices`, whose packets
@@ -169,7 +208,10 @@ impl Recorder {
         }
         // SAFETY: a plain field of the output context, before its header is written.
         unsafe { (*output.as_mut_ptr()).max_delay = max_delay };
-        output.write_header_with(options).map_err(|e| e.to_string())?;
+        crate::video::ffmpeg_log::clear();
+        output
+            .write_header_with(options)
+            .map_err(crate::video::ffmpeg_log::reason)?;
         for (recorded, stream) in streams.iter_mut().zip(output.streams()) {
             recorded.output_base = stream.time_base();
         }

@@ -190,6 +190,9 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     let html = args.html.clone().or(page_named.clone());
+    if html.as_deref() == Some(Path::new("-")) {
+        bail!("--html writes the page to a file: name one (PAGE.html); the JSON Lines go to stdout");
+    }
     let output = args.output.clone().filter(|_| page_named.is_none());
     if let Some(parent) = html
         .as_ref()

@@ -161,6 +161,14 @@ pub fn picture_type(frame: &ffmpeg::frame::Video) -> char {
     char::from(c as u8)
 }
 
+/// The frames from `first` up to `end` (not included) lost, in words.
+fn missing(first: u64, end: u64) -> String {
+    match end - first {
+        1 => format!("frame {first} is missing"),
+        _ => format!("frames {first} to {} are missing", end - 1),
+    }
+}
+
 /// A frame's planes in memory, as many as `layout` has.
 pub fn planes_of(frame: &ffmpeg::frame::Video, layout: PlaneLayout) -> Vec<PlaneData<'_>> {
     (0..layout.plane_count())
@@ -301,7 +309,7 @@ impl VideoSource {
                     previous = Some(last_pts);
                 } else if number.n > last.n + 1 {
                     if previous.is_some() && !self.run.skipped_any {
-                        self.note_damage(&format!("frames {}..{} are missing", last.n + 1, number.n));
+                        self.note_damage(&missing(last.n + 1, number.n));
                     }
                     previous = None;
                 }
@@ -585,6 +593,12 @@ pub(super) fn to_upload_layout(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frames_lost_are_named_one_by_one_or_first_to_last() {
+        assert_eq!(missing(58, 59), "frame 58 is missing");
+        assert_eq!(missing(40, 62), "frames 40 to 61 are missing");
+    }
 
     #[test]
     fn a_frame_whose_copy_back_fails_says_so_each_time_and_gives_no_planes() {

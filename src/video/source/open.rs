@@ -225,9 +225,18 @@ fn open_input(path: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::cont
             reason: e.to_string(),
         });
     }
-    crate::video::input::open(path, interrupt).map_err(|reason| VideoError::NotMedia {
-        path: path.to_owned(),
-        reason,
+    crate::video::input::open(path, interrupt).map_err(|reason| {
+        match reason.starts_with(crate::video::input::UNKNOWN_OPTION) {
+            // (An option it has no use for is the command's fault, not the file's.)
+            true => VideoError::Open {
+                path: path.to_owned(),
+                reason,
+            },
+            false => VideoError::NotMedia {
+                path: path.to_owned(),
+                reason,
+            },
+        }
     })
 }
 
@@ -258,11 +267,17 @@ fn decode_threads(format: Pixel, (width, height): (u32, u32)) -> usize {
         p if p >= 1280 * 720 => (2 * cores).min(32),
         _ => cores.min(16),
     };
-    std::env::var("HISTOPLAY_DECODE_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|&n| (1..=64).contains(&n))
-        .unwrap_or(per_size)
+    let Ok(asked) = std::env::var("HISTOPLAY_DECODE_THREADS") else {
+        return per_size;
+    };
+    match asked.parse::<usize>() {
+        Ok(n @ 1..=64) => n,
+        _ => {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| log::warn!("HISTOPLAY_DECODE_THREADS={asked} is not from 1 to 64: left out"));
+            per_size
+        }
+    }
 }
 
 /// Opens the decoder. Its frame threads, started as it opens, take the priority of the thread
@@ -303,7 +318,7 @@ fn describe(
     if width == 0 || height == 0 {
         return Err(VideoError::Decode {
             path: path.to_owned(),
-            reason: "the video stream has no frame size".into(),
+            reason: "no picture of its video could be read to learn its size (damaged, or cut short)".into(),
         });
     }
     let decoder_format = decoder.format();
