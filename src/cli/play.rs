@@ -59,8 +59,8 @@ pub struct Args {
     /// line each (as `report --alert-log`).
     #[arg(long, value_name = "FILE", requires = "fail_on")]
     pub alert_log: Option<PathBuf>,
-    /// Memory for decoded frames kept for instant steps back and forth: 1GiB by default;
-    /// takes KiB, MiB, GiB (or K, M, G), KB, MB, GB, or bytes.
+    /// Memory for decoded frames kept for instant steps back and forth: 1GiB by default, at
+    /// most half the machine's memory; takes KiB, MiB, GiB (or K, M, G), KB, MB, GB, or bytes.
     #[arg(long, value_parser = parse_byte_size, default_value = "1GiB")]
     pub cache_size: usize,
     /// Playback speed to start at, 0.015625 to 64 (as mpv's --speed).
@@ -137,6 +137,24 @@ pub fn parse_time(text: &str) -> Result<f64, String> {
     }
 }
 
+/// The frame cache's memory, as asked (`--cache-size`), but no more than half the machine's
+/// memory, with a warning: frames kept beyond that would push the rest of the machine out.
+fn frame_cache_bytes(asked: usize) -> usize {
+    let Some(memory) = crate::video::memory::machine_memory() else {
+        return asked;
+    };
+    let most = usize::try_from(memory / 2).unwrap_or(usize::MAX);
+    if asked > most {
+        log::warn!(
+            "--cache-size {} MiB is more than half this machine's memory ({} MiB): {} MiB kept",
+            asked >> 20,
+            memory >> 20,
+            most >> 20
+        );
+    }
+    asked.min(most)
+}
+
 impl Args {
     /// Plays the files in a window until it closes.
     pub fn run(self) -> Result<()> {
@@ -195,7 +213,7 @@ impl Args {
             bench_seconds: None,
             sound: !self.no_audio,
             record: self.record,
-            cache_bytes: self.cache_size,
+            cache_bytes: frame_cache_bytes(self.cache_size),
             speed: self.speed,
             audio_device: self.audio_device,
             meters: self.meters,
@@ -318,4 +336,20 @@ fn default_video() -> PathBuf {
         .flatten()
         .find(|p| p.is_file())
         .unwrap_or_else(|| relative.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_frame_cache_is_at_most_half_the_machines_memory() {
+        let memory = crate::video::memory::machine_memory().expect("/proc/meminfo");
+        assert!(memory > 1 << 30, "{memory}");
+        let half = usize::try_from(memory / 2).unwrap();
+        assert_eq!(frame_cache_bytes(usize::MAX), half);
+        assert_eq!(frame_cache_bytes(half + 1), half);
+        assert_eq!(frame_cache_bytes(256 << 20), 256 << 20);
+        assert_eq!(frame_cache_bytes(0), 0);
+    }
 }

@@ -286,3 +286,11 @@ impl Drop for Reservation {
         self.memory.lent.fetch_sub(self.bytes, Ordering::Relaxed);
     }
 }
+
+/// The machine's memory in bytes (`MemTotal` in /proc/meminfo); None where it can't be read.
+pub fn machine_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
