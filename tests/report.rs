@@ -910,5 +910,35 @@ fn a_signal_before_the_end_of_a_file_leaves_the_report_there_as_it_was() {
     );
     assert_eq!(bytes(&report), b"an older report");
     assert!(!underway.exists());
+    // A page is of what was measured, and says it was stopped short.
+    let page = dir.join("long.html");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", long.to_str().unwrap(), "--cpu", "--events", "--html"])
+        .arg(&page)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map(window::Reaped)
+        .unwrap();
+    let mut first = String::new();
+    let mut lines = std::io::BufReader::new(child.0.stdout.take().unwrap());
+    std::io::BufRead::read_line(&mut lines, &mut first).unwrap();
+    assert!(first.starts_with("{\"frame\":0,"), "{first}");
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let rest = std::io::read_to_string(lines).unwrap();
+    let out = common::output_of(&mut child.0);
+    assert_eq!(out.status.code(), Some(143), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let measured = 1 + rest.lines().filter(|l| l.starts_with("{\"frame\"")).count();
+    assert!(measured < 6000, "{measured}");
+    assert!(
+        html.contains("<p class=\"verdict note\" id=\"stopped\">Stopped before the end, at "),
+        "{html}"
+    );
+    assert!(html.contains(" s of 240.000 s: the page is of what was measured up to there."));
     std::fs::remove_dir_all(&dir).unwrap();
 }

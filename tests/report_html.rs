@@ -175,7 +175,10 @@ fn the_page_goes_beside_json_lines_when_asked_and_a_bad_path_is_an_error() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let lines = String::from_utf8(out.stdout).unwrap();
     assert_eq!(lines.lines().filter(|l| l.starts_with("{\"event\"")).count(), 4);
-    assert!(std::fs::read_to_string(&page).unwrap().contains("<tr class=\"event\">"));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<tr class=\"event\">"));
+    // (Run to its end: not stopped short.)
+    assert!(!html.contains("id=\"stopped\""));
     let _ = std::fs::remove_file(&page);
     let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args(["report", "--html", "/nonexistent/folder/page.html"])

@@ -65,6 +65,8 @@ pub struct HtmlReport {
     pub(crate) fields: [u64; 3],
     /// What idet found the content to be, where it ran.
     pub(crate) idet: Option<crate::cli::report::idet::IdetSummary>,
+    /// A signal stopped the report short of a file's end (a live input's end is its signal).
+    pub(crate) stopped: bool,
 }
 
 /// Where each value the graphs take sits in `SignalStats::values`.
@@ -121,6 +123,7 @@ impl HtmlReport {
             pse: None,
             fields: [0; 3],
             idet: None,
+            stopped: false,
         }
     }
 
@@ -225,6 +228,7 @@ impl HtmlReport {
         gpu: Option<&crate::gpu::GpuContext>,
     ) -> std::io::Result<()> {
         self.events.sort_by(|a, b| a.start.total_cmp(&b.start));
+        self.stopped = !self.facts.live && crate::video::input::quitting();
         let pictures = thumbnails::draw(&self.facts, &self.events, gpu);
         let html = page::page(&self, &pictures, runs, limited);
         crate::video::still::write_replacing(path, html.as_bytes())

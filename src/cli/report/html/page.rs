@@ -49,6 +49,13 @@ pub fn page(report: &HtmlReport, pictures: &[Result<String, String>], runs: &Run
         title = escape(&name),
         version = crate::version::VERSION,
     );
+    if report.stopped {
+        html += &format!(
+            "<p class=\"verdict note\" id=\"stopped\">Stopped before the end, at {:.3} s of {:.3} s: \
+             the page is of what was measured up to there.</p>\n",
+            report.end, report.facts.duration
+        );
+    }
     html += &verdicts(report, runs, limited);
     html += &facts_table(report);
     html += &events_table(report, pictures);
