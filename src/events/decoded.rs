@@ -71,41 +71,44 @@ impl DecodedDetectors {
     /// One decoded picture, as the detectors see it.
     pub fn picture(&mut self, frame: &ffmpeg::frame::Video) -> Result<Detected, String> {
         let (width, height) = (frame.width() as usize, frame.height() as usize);
-        let changed = self.view.changed(frame);
-        let converted = self.view.read(frame)?;
-        let read = converted.as_ref().unwrap_or(frame);
+        // (A change of format or size starts the filter over, as FFmpeg reconfigures it.)
+        if self.view.changed(frame) {
+            self.reference = None;
+        }
+        let Self {
+            black_options,
+            noise,
+            view,
+            reference,
+        } = self;
+        let read = view.read(frame)?;
         let bits = depth(read.format()).ok_or("the detectors' format has no depth")?;
-        let threshold = BlackDetect::new(self.black_options, bits, is_yuvj(read.format()), (1, 1)).threshold();
+        let threshold = BlackDetect::new(*black_options, bits, is_yuvj(read.format()), (1, 1)).threshold();
         let black = count_at_most(read.data(0), read.stride(0), width, height, bits > 8, threshold);
         let planes = compared_planes(read.format(), frame.width(), frame.height());
-        // (A change of format or size starts the filter over, as FFmpeg reconfigures it.)
-        let frozen = match (&self.reference, changed) {
-            (Some(reference), false) => {
+        let frozen = match reference {
+            Some(reference) => {
                 let (mut sad, mut count) = (0u64, 0u64);
                 for (plane, &(row_bytes, rows)) in planes.iter().enumerate() {
-                    sad += plane_sad(
-                        read.data(plane),
-                        read.stride(plane),
-                        &reference[plane],
-                        row_bytes,
-                        rows,
-                        bits > 8,
-                    );
+                    let (data, stride) = (read.data(plane), read.stride(plane));
+                    sad += plane_sad(data, stride, &reference[plane], row_bytes, rows, bits > 8);
                     count += (row_bytes >> usize::from(bits > 8)) as u64 * rows as u64;
                 }
-                frozen_limit(self.noise, count, bits).is_some_and(|limit| sad <= limit)
+                frozen_limit(*noise, count, bits).is_some_and(|limit| sad <= limit)
             }
-            _ => false,
+            None => false,
         };
         if !frozen {
-            let rows_of = |plane: usize, (row_bytes, rows): (usize, usize)| {
+            // (Copied into the last reference's memory.)
+            let kept = reference.get_or_insert_with(Vec::new);
+            kept.resize_with(planes.len(), Vec::new);
+            for (plane, (&(row_bytes, rows), into)) in planes.iter().zip(kept.iter_mut()).enumerate() {
                 let (data, stride) = (read.data(plane), read.stride(plane));
-                (0..rows)
-                    .flat_map(|r| &data[r * stride..r * stride + row_bytes])
-                    .copied()
-                    .collect()
-            };
-            self.reference = Some(planes.iter().enumerate().map(|(i, &p)| rows_of(i, p)).collect());
+                into.clear();
+                for r in 0..rows {
+                    into.extend_from_slice(&data[r * stride..r * stride + row_bytes]);
+                }
+            }
         }
         Ok(Detected { black, frozen })
     }
@@ -146,8 +149,9 @@ struct View {
     scaler: Option<Scaler>,
 }
 
-/// An swscale context that moves with the source to its decode thread.
-struct Scaler(scaling::Context);
+/// An swscale context, and the frame it converts into, that move with the source to its
+/// decode thread.
+struct Scaler(scaling::Context, ffmpeg::frame::Video);
 
 // SAFETY: an SwsContext has no thread affinity; it is used by one thread at a time, the one
 // that owns the source the detectors are in.
@@ -168,38 +172,38 @@ impl View {
         self.made_for != Some((frame.format(), frame.width(), frame.height()))
     }
 
-    /// `frame` converted into the format the filters read; None where they read it as it is.
-    fn read(&mut self, frame: &ffmpeg::frame::Video) -> Result<Option<ffmpeg::frame::Video>, String> {
+    /// `frame` as the filters read it: itself, or converted into their format (into the
+    /// same frame's memory each time).
+    fn read<'a>(&'a mut self, frame: &'a ffmpeg::frame::Video) -> Result<&'a ffmpeg::frame::Video, String> {
         let (format, width, height) = (frame.format(), frame.width(), frame.height());
         if self.changed(frame) {
             self.reads = crate::video::source::negotiated(self.filter, format)
                 .ok_or_else(|| format!("{} takes no frames of {format:?}", self.filter))?;
-            self.scaler = match self.reads == format {
-                true => None,
-                false => Some(Scaler(
-                    scaling::Context::get(
-                        format,
-                        width,
-                        height,
-                        self.reads,
-                        width,
-                        height,
-                        scaling::Flags::BICUBIC,
-                    )
-                    .map_err(|e| format!("cannot convert {format:?} frames for {}: {e}", self.filter))?,
-                )),
-            };
+            self.scaler = None;
+            if self.reads != format {
+                let scaler = scaling::Context::get(
+                    format,
+                    width,
+                    height,
+                    self.reads,
+                    width,
+                    height,
+                    scaling::Flags::BICUBIC,
+                )
+                .map_err(|e| format!("cannot convert {format:?} frames for {}: {e}", self.filter))?;
+                let out = crate::video::memory::frame(self.reads, width, height)
+                    .map_err(|e| format!("no memory for a frame for {}: {e}", self.filter))?;
+                self.scaler = Some(Scaler(scaler, out));
+            }
             self.made_for = Some((format, width, height));
         }
-        let Some(Scaler(scaler)) = &mut self.scaler else {
-            return Ok(None);
+        let Some(Scaler(scaler, out)) = &mut self.scaler else {
+            return Ok(frame);
         };
-        let mut out = crate::video::memory::frame(self.reads, width, height)
-            .map_err(|e| format!("no memory for a frame for {}: {e}", self.filter))?;
         scaler
-            .run(frame, &mut out)
+            .run(frame, out)
             .map_err(|e| format!("converting a frame for {} failed: {e}", self.filter))?;
-        Ok(Some(out))
+        Ok(out)
     }
 }
 
