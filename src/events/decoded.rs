@@ -30,7 +30,8 @@ pub struct Detected {
 pub struct DecodedDetectors {
     black_options: BlackOptions,
     noise: f64,
-    view: View,
+    /// The view of the frames' format and size, made again when they change.
+    view: Option<View>,
     /// The last picture that moved, as freezedetect read it: each plane's rows, packed.
     reference: Option<Vec<Vec<u8>>>,
 }
@@ -44,6 +45,12 @@ impl From<[u32; 2]> for Detected {
     }
 }
 
+impl From<Detected> for [u32; 2] {
+    fn from(Detected { black, frozen }: Detected) -> Self {
+        [black, u32::from(frozen)]
+    }
+}
+
 impl crate::video::source::DecodedReader for DecodedDetectors {
     /// Frames in a hardware decoder's memory and Y'CbCr without alpha are read as the
     /// statistics read them: nothing is taken of them here.
@@ -51,8 +58,7 @@ impl crate::video::source::DecodedReader for DecodedDetectors {
         if !read_apart(frame.format()) {
             return Ok(None);
         }
-        let Detected { black, frozen } = self.picture(frame)?;
-        Ok(Some([black, u32::from(frozen)]))
+        self.picture(frame).map(|detected| Some(detected.into()))
     }
 }
 
@@ -63,7 +69,7 @@ impl DecodedDetectors {
         read_apart(format).then(|| Self {
             black_options,
             noise,
-            view: View::new("blackdetect,freezedetect"),
+            view: None,
             reference: None,
         })
     }
@@ -71,38 +77,37 @@ impl DecodedDetectors {
     /// One decoded picture, as the detectors see it.
     pub fn picture(&mut self, frame: &ffmpeg::frame::Video) -> Result<Detected, String> {
         let (width, height) = (frame.width() as usize, frame.height() as usize);
-        // (A change of format or size starts the filter over, as FFmpeg reconfigures it.)
-        if self.view.changed(frame) {
-            self.reference = None;
-        }
-        let Self {
-            black_options,
-            noise,
-            view,
-            reference,
-        } = self;
-        let read = view.read(frame)?;
-        let bits = depth(read.format()).ok_or("the detectors' format has no depth")?;
-        let threshold = BlackDetect::new(*black_options, bits, is_yuvj(read.format()), (1, 1)).threshold();
-        let black = count_at_most(read.data(0), read.stride(0), width, height, bits > 8, threshold);
-        let planes = compared_planes(read.format(), frame.width(), frame.height());
-        let frozen = match reference {
-            Some(reference) => {
-                let (mut sad, mut count) = (0u64, 0u64);
-                for (plane, &(row_bytes, rows)) in planes.iter().enumerate() {
-                    let (data, stride) = (read.data(plane), read.stride(plane));
-                    sad += plane_sad(data, stride, &reference[plane], row_bytes, rows, bits > 8);
-                    count += (row_bytes >> usize::from(bits > 8)) as u64 * rows as u64;
-                }
-                frozen_limit(*noise, count, bits).is_some_and(|limit| sad <= limit)
+        let view = match &mut self.view {
+            Some(view) if view.made_for == (frame.format(), frame.width(), frame.height()) => view,
+            // (A change of format or size starts the filters over, as FFmpeg reconfigures them.)
+            slot => {
+                self.reference = None;
+                slot.insert(View::new(frame, self.black_options)?)
             }
-            None => false,
         };
+        view.convert(frame)?;
+        let (read, bits, wide) = (view.read(frame), view.bits, view.bits > 8);
+        let black = count_at_most(read.data(0), read.stride(0), width, height, wide, view.threshold);
+        let frozen = self.reference.as_ref().is_some_and(|reference| {
+            let sad: u64 = (view.planes.iter().enumerate())
+                .map(|(plane, &(row_bytes, rows))| {
+                    plane_sad(
+                        read.data(plane),
+                        read.stride(plane),
+                        &reference[plane],
+                        row_bytes,
+                        rows,
+                        wide,
+                    )
+                })
+                .sum();
+            frozen_limit(self.noise, view.compared, bits).is_some_and(|limit| sad <= limit)
+        });
         if !frozen {
             // (Copied into the last reference's memory.)
-            let kept = reference.get_or_insert_with(Vec::new);
-            kept.resize_with(planes.len(), Vec::new);
-            for (plane, (&(row_bytes, rows), into)) in planes.iter().zip(kept.iter_mut()).enumerate() {
+            let kept = self.reference.get_or_insert_with(Vec::new);
+            kept.resize_with(view.planes.len(), Vec::new);
+            for (plane, (&(row_bytes, rows), into)) in view.planes.iter().zip(kept.iter_mut()).enumerate() {
                 let (data, stride) = (read.data(plane), read.stride(plane));
                 into.clear();
                 for r in 0..rows {
@@ -140,13 +145,21 @@ pub fn measured_full_range(format: Pixel) -> bool {
     is_yuvj(crate::video::source::negotiated("signalstats", format).unwrap_or(format))
 }
 
-/// The filters' view of the frames: the format they read them in, and the conversion into it.
+/// The chain run as `-vf`, whose format both filters read the frames in.
+const CHAIN: &str = "blackdetect,freezedetect";
+
+/// The filters' view of frames of one format and size: the conversion into the format they
+/// read (where it isn't theirs), that format's depth, the black threshold at it, and the
+/// planes freezedetect compares.
 struct View {
-    filter: &'static str,
-    /// The frames' format and size the view was made for, and the format the filters read.
-    made_for: Option<(Pixel, u32, u32)>,
-    reads: Pixel,
+    made_for: (Pixel, u32, u32),
     scaler: Option<Scaler>,
+    bits: u32,
+    threshold: u32,
+    /// Each compared plane's bytes a row and rows (`compared_planes`).
+    planes: Vec<(usize, usize)>,
+    /// The samples compared, of every plane.
+    compared: u64,
 }
 
 /// An swscale context, and the frame it converts into, that move with the source to its
@@ -158,52 +171,52 @@ struct Scaler(scaling::Context, ffmpeg::frame::Video);
 unsafe impl Send for Scaler {}
 
 impl View {
-    fn new(filter: &'static str) -> Self {
-        Self {
-            filter,
-            made_for: None,
-            reads: Pixel::None,
-            scaler: None,
-        }
-    }
-
-    /// Whether `frame` is of another format or size than the last one read.
-    fn changed(&self, frame: &ffmpeg::frame::Video) -> bool {
-        self.made_for != Some((frame.format(), frame.width(), frame.height()))
-    }
-
-    /// `frame` as the filters read it: itself, or converted into their format (into the
-    /// same frame's memory each time).
-    fn read<'a>(&'a mut self, frame: &'a ffmpeg::frame::Video) -> Result<&'a ffmpeg::frame::Video, String> {
+    /// The view of frames of `frame`'s format and size.
+    fn new(frame: &ffmpeg::frame::Video, black_options: BlackOptions) -> Result<Self, String> {
         let (format, width, height) = (frame.format(), frame.width(), frame.height());
-        if self.changed(frame) {
-            self.reads = crate::video::source::negotiated(self.filter, format)
-                .ok_or_else(|| format!("{} takes no frames of {format:?}", self.filter))?;
-            self.scaler = None;
-            if self.reads != format {
-                let scaler = scaling::Context::get(
-                    format,
-                    width,
-                    height,
-                    self.reads,
-                    width,
-                    height,
-                    scaling::Flags::BICUBIC,
-                )
-                .map_err(|e| format!("cannot convert {format:?} frames for {}: {e}", self.filter))?;
-                let out = crate::video::memory::frame(self.reads, width, height)
-                    .map_err(|e| format!("no memory for a frame for {}: {e}", self.filter))?;
-                self.scaler = Some(Scaler(scaler, out));
+        let reads = crate::video::source::negotiated(CHAIN, format)
+            .ok_or_else(|| format!("{CHAIN} takes no frames of {format:?}"))?;
+        let scaler = match reads == format {
+            true => None,
+            false => {
+                let scaler =
+                    scaling::Context::get(format, width, height, reads, width, height, scaling::Flags::BICUBIC)
+                        .map_err(|e| format!("cannot convert {format:?} frames for {CHAIN}: {e}"))?;
+                let out = crate::video::memory::frame(reads, width, height)
+                    .map_err(|e| format!("no memory for a frame for {CHAIN}: {e}"))?;
+                Some(Scaler(scaler, out))
             }
-            self.made_for = Some((format, width, height));
-        }
+        };
+        let bits = depth(reads).ok_or("the detectors' format has no depth")?;
+        let planes = compared_planes(reads, width, height);
+        let wide = usize::from(bits > 8);
+        Ok(Self {
+            made_for: (format, width, height),
+            scaler,
+            bits,
+            threshold: BlackDetect::new(black_options, bits, is_yuvj(reads), (1, 1)).threshold(),
+            compared: planes
+                .iter()
+                .map(|&(bytes, rows)| ((bytes >> wide) * rows) as u64)
+                .sum(),
+            planes,
+        })
+    }
+
+    /// Converts `frame` into the filters' format, where it isn't theirs (into the same frame's
+    /// memory each time).
+    fn convert(&mut self, frame: &ffmpeg::frame::Video) -> Result<(), String> {
         let Some(Scaler(scaler, out)) = &mut self.scaler else {
-            return Ok(frame);
+            return Ok(());
         };
         scaler
             .run(frame, out)
-            .map_err(|e| format!("converting a frame for {} failed: {e}", self.filter))?;
-        Ok(out)
+            .map_err(|e| format!("converting a frame for {CHAIN} failed: {e}"))
+    }
+
+    /// `frame` as the filters read it: itself, or as `convert` last converted it.
+    fn read<'a>(&'a self, frame: &'a ffmpeg::frame::Video) -> &'a ffmpeg::frame::Video {
+        self.scaler.as_ref().map_or(frame, |Scaler(_, out)| out)
     }
 }
 
