@@ -465,3 +465,108 @@ fn a_seek_into_the_gop_of_frames_held_previews_the_nearest_of_them_at_once() {
     assert_eq!(exact.index, 34);
     assert_eq!(level(&h), common::limited_grey(common::ramp_luma(34)));
 }
+
+/// The grey ramp (frame n has luma 16 + 2n) cut in two MPEG-TS pieces of 45 frames, each with
+/// its sound, whose clocks both start at the muxer's 1.4 s, joined end to end as `cat` joins
+/// recordings: the second piece's raw timestamps are the first one's again.
+fn joined_ramp() -> PathBuf {
+    let piece = |k: u64| {
+        let picture = format!(
+            "color=c=black:s=64x48:r=30:d=1.5,format=yuv420p,geq=lum='16+2*(N+{})':cb=128:cr=128",
+            45 * k
+        );
+        let sound = format!("sine=f={}:d=1.5", 440 * (k + 1));
+        common::fixture(
+            &format!("ramp-piece-{k}.ts"),
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                &picture,
+                "-f",
+                "lavfi",
+                "-i",
+                &sound,
+                "-c:v",
+                "libx264",
+                "-qp",
+                "4",
+                "-g",
+                "12",
+                "-bf",
+                "3",
+                "-x264-params",
+                "scenecut=0:b-adapt=0:b-pyramid=normal",
+                "-pix_fmt",
+                "yuv420p",
+                "-c:a",
+                "aac",
+            ],
+        )
+    };
+    let joined = common::repo_path("target/fixtures/ramp-joined.ts");
+    let bytes = [std::fs::read(piece(0)).unwrap(), std::fs::read(piece(1)).unwrap()].concat();
+    let partial = joined.with_extension(format!("{}.partial", std::process::id()));
+    std::fs::write(&partial, bytes).unwrap();
+    std::fs::rename(&partial, &joined).unwrap();
+    joined
+}
+
+#[test]
+fn a_ts_joined_from_pieces_whose_clocks_start_over_numbers_seeks_and_steps_on_through_the_joint() {
+    let joined = joined_ramp();
+    let mut p = Pipeline::open(&joined);
+    p.decoder.set_paused(true);
+    // Every frame in order, numbered on through the joint, times running on.
+    let forward = step_forward(&p, 90);
+    assert!(forward.windows(2).all(|w| w[0].0 < w[1].0), "times run on");
+    // Steps back across the joint, then exact seeks into each piece.
+    for here in (40..=55).rev() {
+        let (frame, h) = p.seek(SeekTarget::Before(forward[here].0));
+        assert_eq!(frame.index, here as u64 - 1, "step back from {here}");
+        assert_eq!(h, forward[here - 1].1, "frame {}", here - 1);
+    }
+    for n in [70, 10, 45, 89, 44, 0] {
+        let (frame, h) = p.seek(SeekTarget::Frame(n));
+        assert_eq!((frame.index, &h), (n, &forward[n as usize].1), "seek to frame {n}");
+    }
+    // The index counts both pieces; `hist` seeks into the second.
+    let source = VideoSource::open(&joined).unwrap();
+    assert_eq!(source.index().wait_complete(), Some(90));
+    let line = hist(&joined, 80);
+    assert_eq!(field(&line, "frame"), "80");
+    let l = common::json(&line)["l"].as_array().unwrap().clone();
+    let level = usize::from(common::limited_grey(common::ramp_luma(80)));
+    assert_eq!(l[level].as_u64(), Some(64 * 48), "frame 80's luma");
+
+    // The sound runs on with the picture: its second piece starts where the picture's does
+    // (within a frame), whether read from the start or after a seek into that piece.
+    let joint = (forward[45].0 - forward[0].0) as f64 / 90_000.0 + source.info.start_pts.unwrap() as f64 / 90_000.0;
+    let mut sound = histoplay::audio::source::AudioSource::open_as_is(&joined).unwrap();
+    let mut starts = Vec::new();
+    while let Some(chunk) = sound.next_chunk() {
+        starts.push((chunk.start, chunk.samples.len() / usize::from(sound.channels())));
+    }
+    assert!(
+        starts.windows(2).all(|w| w[0].0 < w[1].0),
+        "sound times run on: {starts:?}"
+    );
+    let rate = f64::from(sound.rate());
+    let second = starts.iter().find(|(start, _)| *start >= joint - 0.05).unwrap().0;
+    assert!(
+        (second - joint).abs() < 1.0 / 30.0,
+        "the second piece's sound at {second} s, its picture at {joint} s"
+    );
+    let last = starts.last().unwrap();
+    assert!(
+        (last.0 + last.1 as f64 / rate - (joint + 1.5)).abs() < 0.1,
+        "ends at {last:?}"
+    );
+    sound.seek(joint + 0.5);
+    let after = sound.next_chunk().unwrap().start;
+    assert!(
+        after <= joint + 0.5 && after > joint - 1.5,
+        "sought to {} s, the sound from {after} s",
+        joint + 0.5
+    );
+}

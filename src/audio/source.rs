@@ -44,6 +44,9 @@ pub struct AudioSource {
     next_start: Option<f64>,
     eof_sent: bool,
     damaged_packets: u64,
+    /// A file's timestamps kept running on where they start over (MPEG-TS pieces joined), as
+    /// its picture's are.
+    continuity: Option<crate::video::continuity::FileContinuity>,
 }
 
 /// Where the audio packets come from.
@@ -79,13 +82,18 @@ impl AudioSource {
             .best(ffmpeg::media::Type::Audio)
             .ok_or_else(|| AudioError::NoAudio(path.to_owned()))?;
         let (stream_index, time_base, parameters) = (stream.index(), stream.time_base(), stream.parameters());
-        Self::with_packets(
+        let continuity = crate::video::continuity::may_start_over(&input).then(|| {
+            crate::video::continuity::FileContinuity::new(&input, crate::video::continuity::FileClock::of(path))
+        });
+        let mut source = Self::with_packets(
             path,
             Packets::Input(input),
             interrupt,
             (stream_index, time_base, parameters),
             (rate, channels),
-        )
+        )?;
+        source.continuity = continuity;
+        Ok(source)
     }
 
     /// The best audio stream of `path` as it is: its own rate, channels and layout (samples
@@ -190,6 +198,7 @@ impl AudioSource {
             next_start: None,
             eof_sent: false,
             damaged_packets: 0,
+            continuity: None,
         })
     }
 
@@ -222,7 +231,20 @@ impl AudioSource {
         let pts = (seconds.max(0.0) / self.time_base) as i64;
         match &mut self.packets {
             Packets::Input(input) => {
-                if !seek_backward(input, self.stream_index, pts) {
+                // Where the timestamps start over, at the byte of a keyframe of the picture a
+                // second before (the sound lies near it), as the index found it.
+                let clock = self.continuity.as_mut().and_then(|c| {
+                    c.sought();
+                    c.clock().cloned()
+                });
+                let sought = match clock.filter(|c| c.jumped()) {
+                    Some(clock) => {
+                        let pos = clock.keyframe_before_seconds(seconds - 1.0).unwrap_or(0);
+                        crate::video::continuity::seek_to_byte(input, pos)
+                    }
+                    None => seek_backward(input, self.stream_index, pts),
+                };
+                if !sought {
                     log::warn!("{}: audio can't seek there", self.path.display());
                 }
             }
@@ -268,7 +290,16 @@ impl AudioSource {
             let packet = match &mut self.packets {
                 Packets::Input(input) => {
                     let mut packet = ffmpeg::Packet::empty();
-                    packet.read(input).map(|()| packet).ok()
+                    let read = packet.read(input).map(|()| packet).ok();
+                    match (read, &mut self.continuity) {
+                        (Some(mut packet), Some(continuity)) => {
+                            if let Some(stream) = input.stream(packet.stream()) {
+                                continuity.apply(&mut packet, stream.time_base());
+                            }
+                            Some(packet)
+                        }
+                        (read, _) => read,
+                    }
                 }
                 // Waiting for the next packet gives up once interrupted (to stop). (The window
                 // holds this stream's packets only, whatever its index after a reconnection.)

@@ -195,6 +195,8 @@ pub struct FrameIndex {
     start_pts: Option<i64>,
     /// Frames in the stream as the container states or its duration implies; None if unknown.
     pub estimated_count: Option<u64>,
+    /// Where the file's timestamps start over, as the reading finds it (`continuity`).
+    clock: Arc<crate::video::continuity::FileClock>,
 }
 
 /// Packets read between two publications to the shared index (and checks of the stop flag).
@@ -231,6 +233,7 @@ impl FrameIndex {
             ticks_per_frame,
             start_pts,
             estimated_count,
+            clock: Arc::default(),
         }
     }
 
@@ -250,7 +253,9 @@ impl FrameIndex {
         start_pts: Option<i64>,
         estimated_count: Option<u64>,
     ) -> Arc<Self> {
-        let index = Arc::new(Self::empty(ticks_per_frame, start_pts, estimated_count));
+        let mut index = Self::empty(ticks_per_frame, start_pts, estimated_count);
+        index.clock = crate::video::continuity::FileClock::register(path);
+        let index = Arc::new(index);
         let reader = Arc::clone(&index);
         let path = path.to_owned();
         let spawned = std::thread::Builder::new()
@@ -319,8 +324,11 @@ impl FrameIndex {
 
     fn read_packets(&self, path: &Path, stream_index: usize) -> Result<(), String> {
         let mut input = crate::video::input::open(path, &self.interrupt)?;
-        // Only the video stream's packets matter: demuxers skip the others' data.
+        // Only the video stream's packets matter: demuxers skip the others' data. Where the
+        // timestamps may start over, the sound's are read too, as every reader of the file
+        // reads them (`continuity`).
         super::demux::discard_other_streams(&mut input, stream_index);
+        let mut continuity = super::continuity::IndexReading::of(&mut input, stream_index, Arc::clone(&self.clock));
         let mut batch: Vec<(Option<i64>, bool)> = Vec::with_capacity(BATCH);
         let mut packets = 0u64;
         loop {
@@ -330,6 +338,9 @@ impl FrameIndex {
                 Err(ffmpeg::Error::Eof) => true,
                 Err(e) => return Err(format!("read error: {e}")),
             };
+            if let (false, Some(continuity)) = (end, &mut continuity) {
+                continuity.take(&mut packet, &input, path);
+            }
             if !end && packet.stream() == stream_index {
                 // Packets the decoder is told to discard (before an edit list's start) never
                 // become frames.
@@ -465,6 +476,11 @@ impl FrameIndex {
     /// The last keyframe at or before `pts`, if the index has read that far.
     pub fn keyframe_at_or_before(&self, pts: i64) -> Option<i64> {
         self.lock().builder.keyframe_at_or_before(pts)
+    }
+
+    /// Where the file's timestamps start over, for readers that seek.
+    pub fn clock(&self) -> Arc<crate::video::continuity::FileClock> {
+        Arc::clone(&self.clock)
     }
 
     pub fn progress(&self) -> IndexProgress {

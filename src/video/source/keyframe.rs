@@ -62,7 +62,16 @@ impl KeyframeDecoder {
     pub fn decode_at(&mut self, pts: i64) -> Option<(i64, ffmpeg::frame::Video)> {
         self.prepare();
         let input = self.input.as_mut()?;
-        if !seek_backward(input, self.stream_index, pts) {
+        // Where the file's timestamps start over, the keyframe's byte, as the index found it.
+        let clock = crate::video::continuity::FileClock::of(&self.info.path).filter(|c| c.jumped());
+        let sought = match &clock {
+            Some(clock) => {
+                let (_, pos) = clock.keyframe_at_or_before(pts)?;
+                crate::video::continuity::seek_to_byte(input, pos)
+            }
+            None => seek_backward(input, self.stream_index, pts),
+        };
+        if !sought {
             return None;
         }
         let mut packet = ffmpeg::Packet::empty();
@@ -71,6 +80,11 @@ impl KeyframeDecoder {
             if packet.stream() == self.stream_index {
                 break;
             }
+        }
+        if let Some(clock) = clock {
+            let offset = clock.offset_at(self.stream_index, packet.position() as i64);
+            packet.set_pts(packet.pts().map(|t| t + offset));
+            packet.set_dts(packet.dts().map(|t| t + offset));
         }
         let at = packet.pts().or(packet.dts())?;
         if !packet.is_key() || at > pts {

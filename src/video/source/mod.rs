@@ -118,7 +118,9 @@ pub struct VideoSource {
     /// When a lost connection is opened again (`input::reconnects`).
     reconnects: crate::video::input::Reconnect,
     /// A live input's timestamps kept running on where it starts over; None for a file.
-    continuity: Option<crate::video::input::Continuity>,
+    continuity: Option<crate::video::continuity::Continuity>,
+    /// A file's, where its format's timestamps may start over (MPEG-TS, program streams).
+    file_continuity: Option<crate::video::continuity::FileContinuity>,
     /// When the last packets of a live input were read, by pts.
     arrivals: std::collections::VecDeque<(i64, std::time::Instant)>,
     /// The frames' timecodes, where the stream carries them.

@@ -131,6 +131,12 @@ impl VideoSource {
         };
         let mut input = input;
         discard_other_streams(&mut input, stream_index);
+        // Where the timestamps may start over, every reader reads the sound too: each finds
+        // the same offsets from the same packets (`continuity`).
+        let file_continuity = (!live && crate::video::continuity::may_start_over(&input)).then(|| {
+            crate::video::continuity::read_every_part(&mut input);
+            crate::video::continuity::FileContinuity::new(&input, Some(index.clock()))
+        });
         Ok(Self {
             info,
             input,
@@ -162,6 +168,7 @@ impl VideoSource {
                 (time_base.numerator(), time_base.denominator()),
             ),
             continuity: live.then(Default::default),
+            file_continuity,
             lost: None,
             primed: Default::default(),
             ahead_allowed: in_place && !live,

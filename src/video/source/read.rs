@@ -175,9 +175,13 @@ impl VideoSource {
             let mut packet = ffmpeg::Packet::empty();
             match stages::READ.time(|| packet.read(&mut self.input)) {
                 Ok(()) => {
-                    if let Some(continuity) = &mut self.continuity {
-                        if let Some(stream) = self.input.stream(packet.stream()) {
-                            continuity.apply(&mut packet, stream.time_base());
+                    if let Some(stream) = self.input.stream(packet.stream()) {
+                        let time_base = stream.time_base();
+                        if let Some(continuity) = &mut self.continuity {
+                            continuity.apply(&mut packet, time_base);
+                        }
+                        if let Some(continuity) = &mut self.file_continuity {
+                            continuity.apply(&mut packet, time_base);
                         }
                     }
                     for recorder in &self.recorders {

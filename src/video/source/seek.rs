@@ -91,6 +91,25 @@ pub(super) enum Landed {
 }
 
 impl VideoSource {
+    /// Positions the demuxer at or before `pts`: by its timestamp, or where the file's
+    /// timestamps start over somewhere, at the byte of the index's keyframe at or before it
+    /// (its raw timestamp names a place in each piece). False where it can't.
+    fn seek_input(&mut self, pts: i64) -> bool {
+        let Some(continuity) = &mut self.file_continuity else {
+            return seek_backward(&mut self.input, self.stream_index, pts);
+        };
+        continuity.sought();
+        let clock = continuity.clock().cloned();
+        match clock.filter(|clock| clock.jumped()) {
+            None => seek_backward(&mut self.input, self.stream_index, pts),
+            Some(clock) => match clock.keyframe_at_or_before(pts) {
+                Some((_, pos)) => crate::video::continuity::seek_to_byte(&mut self.input, pos),
+                // Before the first keyframe the index has: the file's start.
+                None => crate::video::continuity::seek_to_byte(&mut self.input, 0),
+            },
+        }
+    }
+
     /// Positions the demuxer at the keyframe at or before `pts`; the next frames decoded start
     /// there. Returns false if the stream can't seek (then it restarts from the beginning).
     pub fn seek_before(&mut self, pts: i64) -> bool {
@@ -103,7 +122,7 @@ impl VideoSource {
         // or not, and a GOP decoded from its middle gives out nothing.
         let keyframe = self.index.keyframe_at_or_before(pts);
         self.timecodes.restart();
-        let sought = seek_backward(&mut self.input, self.stream_index, keyframe.unwrap_or(pts));
+        let sought = self.seek_input(keyframe.unwrap_or(pts));
         if !sought {
             // SAFETY: a valid input context; seeking to the stream's start, backwards.
             let result = unsafe {
@@ -222,7 +241,7 @@ impl VideoSource {
         let back = (f64::from(frames) * self.info.frame_duration * f64::from(self.info.time_base.1)
             / f64::from(self.info.time_base.0).max(1.0)) as i64;
         let target = wanted.pts.saturating_sub(back.max(1));
-        if wanted.tries > 4 || !seek_backward(&mut self.input, self.stream_index, target) {
+        if wanted.tries > 4 || !self.seek_input(target) {
             self.run.to_keyframe = None;
             let _ = self.input.seek(0, ..);
         }

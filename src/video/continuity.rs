@@ -1,0 +1,497 @@
+//! Timestamps that run on where they start over. A live sender restarts; MPEG-TS recordings are
+//! joined end to end (`cat a.ts b.ts`), each piece's clock starting again: played by its raw
+//! timestamps, such a file's second piece would take the first one's frame numbers and times.
+//! [`Continuity`] moves each piece on to follow the last, as FFmpeg's tool does for the formats
+//! whose timestamps may start over (MPEG-TS, MPEG program streams).
+//!
+//! A file is read by several readers, each from where it seeks: its frame index (the whole file
+//! in order, in the background), its decoder and its sound. Every reader that reads on from the
+//! file's start finds the same offsets (the same rule over the same packets: each stream's
+//! packets, video and audio alike, none left out); the index writes down where each stream's
+//! offset changes, by the byte where its packet lies ([`FileClock`]), and a reader that has
+//! sought takes its offsets from there. Seeks in such a file go to a keyframe's byte, since its
+//! raw timestamps name more than one place.
+
+use ffmpeg_next as ffmpeg;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
+/// A jump forward in the timestamps beyond this many seconds is a discontinuity (FFmpeg's
+/// `dts_delta_threshold`).
+const JUMP_SECONDS: f64 = 10.0;
+
+/// In a file, a step back in a stream's decode time is a discontinuity beyond this many seconds
+/// (FFmpeg's tool's rule for formats whose timestamps may start over).
+const FILE_BACK_SECONDS: f64 = 0.1;
+
+/// Keeps timestamps running on where they start over (a live sender restarted, a switched
+/// source, MPEG-TS pieces joined into one file): a packet whose decode time goes back from its
+/// stream's last, or forward by more than 10 s, continues one packet after the newest packet of
+/// any stream, and one offset moves every stream from then on, so sound and picture keep the
+/// spacing the new stream gives them. What follows the decoder — the frame index and cache
+/// keyed by time, the recording, the report's times — sees one stream.
+#[derive(Debug, Default)]
+pub struct Continuity {
+    /// A file's (`for_file`), not a live input's.
+    file: bool,
+    /// Added to the timestamps, in the time base of the stream that last jumped.
+    offset: Option<(i64, ffmpeg::Rational)>,
+    /// Per stream: its last decode time (offset) and the gap before it, in its time base.
+    streams: Vec<Option<StreamClock>>,
+    /// The newest decode time of any stream (offset), in seconds.
+    newest: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct StreamClock {
+    last: i64,
+    step: i64,
+}
+
+/// A stream whose clock starts over (after another's jump) may begin this far before the newest
+/// packet of the others (muxers interleave within a second), in a file as far as a jump.
+const INTERLEAVE_SECONDS: f64 = 1.0;
+const FILE_INTERLEAVE_SECONDS: f64 = JUMP_SECONDS;
+
+impl Continuity {
+    /// A file's, as FFmpeg's tool keeps one: a step back of up to a tenth of a second passes,
+    /// a stream's first packet before any jump is taken as it is (sound and picture may start
+    /// seconds apart), and the streams of a piece after a jump may start up to 10 s apart.
+    /// Its jumps are not logged (the file's index says them).
+    pub fn for_file() -> Self {
+        Self {
+            file: true,
+            ..Self::default()
+        }
+    }
+
+    fn offset_in(&self, time_base: ffmpeg::Rational) -> i64 {
+        match self.offset {
+            None => 0,
+            Some((ticks, base)) if base == time_base => ticks,
+            Some((ticks, base)) => ffmpeg::Rescale::rescale(&ticks, base, time_base),
+        }
+    }
+
+    /// The offset to add to the timestamps of a packet of stream `stream` (time base
+    /// `time_base`) whose decode time is `dts`.
+    pub fn offset(&mut self, stream: usize, dts: i64, duration: i64, time_base: ffmpeg::Rational) -> i64 {
+        if self.streams.len() <= stream {
+            self.streams.resize(stream + 1, None);
+        }
+        let tick = f64::from(time_base.numerator()) / f64::from(time_base.denominator()).max(1.0);
+        let seconds = |ticks: i64| ticks as f64 * tick;
+        let jump = (JUMP_SECONDS / tick) as i64;
+        let (back, interleave) = match self.file {
+            true => ((FILE_BACK_SECONDS / tick) as i64, FILE_INTERLEAVE_SECONDS),
+            false => (0, INTERLEAVE_SECONDS),
+        };
+        let clock = self.streams[stream];
+        let at = dts + self.offset_in(time_base);
+        let discontinuous = match (clock, self.newest) {
+            (Some(clock), _) => at < clock.last - back || at > clock.last + jump.max(1),
+            (None, _) if self.file && self.offset.is_none() => false,
+            (None, Some(newest)) => seconds(at) < newest - interleave || seconds(at) > newest + JUMP_SECONDS,
+            (None, None) => false,
+        };
+        if discontinuous {
+            let step = match (duration, clock) {
+                (d, _) if d > 0 => d,
+                (_, Some(clock)) => clock.step.max(1),
+                _ => 1,
+            };
+            // After the newest packet of any stream (this one's own last, exactly, where that is it).
+            let newest = self.newest.unwrap_or(f64::MIN);
+            let from = match clock {
+                Some(clock) if seconds(clock.last) + 1e-6 >= newest => clock.last,
+                _ => (newest / tick).ceil() as i64,
+            };
+            self.offset = Some((from + step - dts, time_base));
+            if !self.file {
+                log::warn!(
+                    "a live input's timestamps jumped by {:.3} s: continuing from its last",
+                    seconds(at) - newest
+                );
+            }
+            // The other streams' clocks start again, from the new stream's spacing.
+            for (index, other) in self.streams.iter_mut().enumerate() {
+                if index != stream {
+                    *other = None;
+                }
+            }
+        }
+        let offset = self.offset_in(time_base);
+        let at = dts + offset;
+        let step = match clock {
+            Some(clock) if !discontinuous && at > clock.last => at - clock.last,
+            Some(clock) if !discontinuous && at < clock.last => {
+                // A small step back (a file's): the clock stays at its newest.
+                self.newest = Some(self.newest.map_or(seconds(at), |n| n.max(seconds(at))));
+                return offset;
+            }
+            Some(clock) => clock.step,
+            None => duration.max(1),
+        };
+        self.streams[stream] = Some(StreamClock { last: at, step });
+        self.newest = Some(self.newest.map_or(seconds(at), |n| n.max(seconds(at))));
+        offset
+    }
+
+    /// The input was opened again with its streams in another order: each stream's clock
+    /// starts over (from the newest time seen).
+    pub fn renumbered(&mut self) {
+        self.streams.clear();
+    }
+
+    /// Moves `packet`'s timestamps on by the offset (its decode time checked, where it has one:
+    /// a packet without reorders with its neighbours).
+    pub fn apply(&mut self, packet: &mut ffmpeg::Packet, time_base: ffmpeg::Rational) {
+        let offset = match packet.dts() {
+            Some(dts) => self.offset(packet.stream(), dts, packet.duration(), time_base),
+            None => self.offset_in(time_base),
+        };
+        if offset != 0 {
+            packet.set_dts(packet.dts().map(|t| t + offset));
+            packet.set_pts(packet.pts().map(|t| t + offset));
+        }
+    }
+}
+
+/// Whether a file's timestamps may start over and its packets' bytes place them: its format says
+/// so (MPEG-TS, program streams, TiVo) and seeks by byte. Not an HLS playlist (its packets' bytes
+/// are each segment's own), nor Ogg, which FFmpeg's own player does not seek by byte either.
+pub fn may_start_over(input: &ffmpeg::format::context::Input) -> bool {
+    use ffmpeg::ffi::{AVFMT_NO_BYTE_SEEK, AVFMT_TS_DISCONT};
+    // SAFETY: a valid input context, whose iformat is set once it is open.
+    let flags = unsafe {
+        let format = (*input.as_ptr()).iformat;
+        if format.is_null() {
+            return false;
+        }
+        (*format).flags
+    };
+    flags & AVFMT_TS_DISCONT != 0 && flags & AVFMT_NO_BYTE_SEEK == 0 && input.format().name() != "ogg"
+}
+
+/// Whether stream `stream`'s packets take part in a file's continuity: its pictures and sound
+/// (not a cover picture, subtitles or data, whose times follow no clock). Every reader reads
+/// them, so that every reader sees the same packets.
+pub fn takes_part(stream: &ffmpeg::Stream) -> bool {
+    use ffmpeg::media::Type;
+    let attached = stream
+        .disposition()
+        .contains(ffmpeg::format::stream::Disposition::ATTACHED_PIC);
+    matches!(stream.parameters().medium(), Type::Video | Type::Audio) && !attached
+}
+
+/// Where each stream's offset changes in a file, as its index finds them reading it in order,
+/// and its keyframes' bytes: for readers that seek.
+#[derive(Default)]
+pub struct FileClock {
+    table: Mutex<Table>,
+}
+
+#[derive(Default)]
+struct Table {
+    /// Per stream: the byte of each packet where its offset changes, and the offset from there.
+    changes: Vec<Vec<(i64, i64)>>,
+    /// The picture stream's keyframes: their (continuous) pts and byte.
+    keyframes: Vec<(i64, i64)>,
+    /// The picture stream's time base.
+    time_base: Option<ffmpeg::Rational>,
+}
+
+/// The files whose clocks are being read, for their sound's reader to find.
+static CLOCKS: Mutex<Vec<(PathBuf, Weak<FileClock>)>> = Mutex::new(Vec::new());
+
+impl FileClock {
+    /// A clock for `path`'s index to fill, found by `of` while it lives.
+    pub fn register(path: &Path) -> Arc<Self> {
+        let clock = Arc::new(Self::default());
+        let mut clocks = CLOCKS.lock().unwrap_or_else(|p| p.into_inner());
+        clocks.retain(|(_, c)| c.strong_count() > 0);
+        clocks.push((path.to_owned(), Arc::downgrade(&clock)));
+        clock
+    }
+
+    /// The clock of `path` that an open index fills, if any.
+    pub fn of(path: &Path) -> Option<Arc<Self>> {
+        let clocks = CLOCKS.lock().unwrap_or_else(|p| p.into_inner());
+        clocks
+            .iter()
+            .rev()
+            .filter(|(p, _)| p == path)
+            .find_map(|(_, c)| c.upgrade())
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Table> {
+        self.table.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The index read a packet of `stream` at byte `pos` and gave it `offset`.
+    pub fn read(&self, stream: usize, pos: i64, offset: i64) {
+        let mut table = self.lock();
+        if table.changes.len() <= stream {
+            table.changes.resize(stream + 1, Vec::new());
+        }
+        let changes = &mut table.changes[stream];
+        if changes.last().map_or(0, |&(_, o)| o) != offset {
+            changes.push((pos, offset));
+        }
+    }
+
+    /// The picture stream's keyframe at continuous `pts` lies at byte `pos`.
+    pub fn keyframe(&self, pts: i64, pos: i64, time_base: ffmpeg::Rational) {
+        let mut table = self.lock();
+        table.time_base = Some(time_base);
+        if pos >= 0 && table.keyframes.last().is_none_or(|&(p, _)| p < pts) {
+            table.keyframes.push((pts, pos));
+        }
+    }
+
+    /// Whether the timestamps start over anywhere read so far.
+    pub fn jumped(&self) -> bool {
+        self.lock().changes.iter().any(|c| !c.is_empty())
+    }
+
+    /// The offset of `stream`'s packet at byte `pos`: exact where the index has read that far;
+    /// past it, the last offset the index found (a seek is not held up for the index to read
+    /// the file to there: in a file whose timestamps never start over, it is 0 all the same).
+    pub fn offset_at(&self, stream: usize, pos: i64) -> i64 {
+        let table = self.lock();
+        let changes = table.changes.get(stream).map_or(&[][..], Vec::as_slice);
+        let at = changes.partition_point(|&(p, _)| p <= pos);
+        at.checked_sub(1).map_or(0, |i| changes[i].1)
+    }
+
+    /// The last keyframe of the picture stream at or before continuous `pts`: its pts and byte,
+    /// where the index has read one.
+    pub fn keyframe_at_or_before(&self, pts: i64) -> Option<(i64, i64)> {
+        let table = self.lock();
+        let at = table.keyframes.partition_point(|&(p, _)| p <= pts);
+        at.checked_sub(1).map(|i| table.keyframes[i])
+    }
+
+    /// The byte of the last keyframe at or before continuous `seconds`.
+    pub fn keyframe_before_seconds(&self, seconds: f64) -> Option<i64> {
+        let base = self.lock().time_base?;
+        let pts = seconds * f64::from(base.denominator()) / f64::from(base.numerator()).max(1.0);
+        self.keyframe_at_or_before(pts.floor() as i64).map(|(_, pos)| pos)
+    }
+}
+
+/// Positions `input` at byte `pos` (a packet's, found by the index).
+pub fn seek_to_byte(input: &mut ffmpeg::format::context::Input, pos: i64) -> bool {
+    // SAFETY: a valid input context; a byte seek names no stream.
+    let result = unsafe { ffmpeg::ffi::av_seek_frame(input.as_mut_ptr(), -1, pos, ffmpeg::ffi::AVSEEK_FLAG_BYTE) };
+    result >= 0
+}
+
+/// Makes the demuxer read every stream that takes part in the continuity (the sound, beside the
+/// picture that every reader reads), so that each reader sees the same packets.
+pub fn read_every_part(input: &mut ffmpeg::format::context::Input) {
+    let parts: Vec<usize> = input.streams().filter(takes_part).map(|s| s.index()).collect();
+    super::demux::read_streams(input, parts);
+}
+
+/// The index's reading of a file whose timestamps may start over: the offsets it finds written
+/// down in the file's clock, by each packet's byte, and the picture's keyframes' bytes.
+pub struct IndexReading {
+    continuity: FileContinuity,
+    clock: Arc<FileClock>,
+    /// The picture stream, and its time base.
+    picture: (usize, ffmpeg::Rational),
+    /// The first jump has been said.
+    said: bool,
+}
+
+impl IndexReading {
+    /// For an index of stream `picture` of `input`, where the file's timestamps may start over
+    /// (None elsewhere): the sound is read too.
+    pub fn of(input: &mut ffmpeg::format::context::Input, picture: usize, clock: Arc<FileClock>) -> Option<Self> {
+        if !may_start_over(input) {
+            return None;
+        }
+        let time_base = input.stream(picture)?.time_base();
+        read_every_part(input);
+        Some(Self {
+            continuity: FileContinuity::new(input, None),
+            clock,
+            picture: (picture, time_base),
+            said: false,
+        })
+    }
+
+    /// Moves `packet` (read from `input`, the file at `path`) on by its offset, and writes it
+    /// down.
+    pub fn take(&mut self, packet: &mut ffmpeg::Packet, input: &ffmpeg::format::context::Input, path: &Path) {
+        let Some(stream) = input.stream(packet.stream()) else {
+            return;
+        };
+        let raw = packet.dts().or(packet.pts());
+        self.continuity.apply(packet, stream.time_base());
+        let offset = raw
+            .zip(packet.dts().or(packet.pts()))
+            .map_or(0, |(raw, moved)| moved - raw);
+        let pos = packet.position() as i64;
+        if pos >= 0 {
+            self.clock.read(packet.stream(), pos, offset);
+        }
+        let (picture, time_base) = self.picture;
+        let Some(pts) = packet.pts().or(packet.dts()).filter(|_| packet.stream() == picture) else {
+            return;
+        };
+        if packet.is_key() {
+            self.clock.keyframe(pts, pos, time_base);
+        }
+        if offset != 0 && !self.said {
+            self.said = true;
+            log::warn!(
+                "{}: the timestamps start over at {:.3} s (pieces joined, or a recording across a restart): the frames are numbered on from there",
+                path.display(),
+                f64::from(time_base) * pts as f64
+            );
+        }
+    }
+}
+
+/// A reader's continuity in a file whose timestamps may start over: its own [`Continuity`]
+/// while it reads on from the file's start, the index's [`FileClock`] once it has sought.
+pub struct FileContinuity {
+    local: Option<Continuity>,
+    clock: Option<Arc<FileClock>>,
+    /// Per stream of the file: whether it takes part.
+    parts: Vec<bool>,
+    /// Per stream: the offset its last packet took (for packets that don't say their byte).
+    last: Vec<i64>,
+}
+
+impl FileContinuity {
+    /// For a reader of `input` (read from its start); `clock` the index's, where there is one.
+    pub fn new(input: &ffmpeg::format::context::Input, clock: Option<Arc<FileClock>>) -> Self {
+        let parts: Vec<bool> = input.streams().map(|s| takes_part(&s)).collect();
+        Self {
+            local: Some(Continuity::for_file()),
+            clock,
+            last: vec![0; parts.len()],
+            parts,
+        }
+    }
+
+    /// The reader sought: its offsets come from the index's clock from now on.
+    pub fn sought(&mut self) {
+        self.local = None;
+    }
+
+    /// The index's clock, for seeks by byte.
+    pub fn clock(&self) -> Option<&Arc<FileClock>> {
+        self.clock.as_ref()
+    }
+
+    /// Moves `packet`'s timestamps on by its offset.
+    pub fn apply(&mut self, packet: &mut ffmpeg::Packet, time_base: ffmpeg::Rational) {
+        let stream = packet.stream();
+        if !self.parts.get(stream).copied().unwrap_or(false) {
+            return;
+        }
+        let offset = match (&mut self.local, &self.clock) {
+            (Some(local), _) => match packet.dts() {
+                Some(dts) => local.offset(stream, dts, packet.duration(), time_base),
+                None => local.offset_in(time_base),
+            },
+            (None, Some(clock)) if packet.position() >= 0 => clock.offset_at(stream, packet.position() as i64),
+            (None, _) => self.last[stream],
+        };
+        self.last[stream] = offset;
+        if offset != 0 {
+            packet.set_dts(packet.dts().map(|t| t + offset));
+            packet.set_pts(packet.pts().map(|t| t + offset));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stream_that_starts_over_runs_on_from_its_last_packet() {
+        let mut continuity = Continuity::default();
+        let ts = ffmpeg::Rational::new(1, 90_000);
+        // 25 fps: 3600 ticks a frame.
+        let offsets: Vec<i64> = [126_000, 129_600, 133_200, 136_800]
+            .into_iter()
+            .map(|dts| continuity.offset(0, dts, 3600, ts))
+            .collect();
+        assert_eq!(offsets, [0, 0, 0, 0]);
+        // The sender restarts at 1.4 s: it goes on at 140 400.
+        assert_eq!(continuity.offset(0, 126_000, 3600, ts), 140_400 - 126_000);
+        assert_eq!(continuity.offset(0, 129_600, 3600, ts), 140_400 - 126_000);
+        // A jump forward of an hour, without a duration: one step (the last gap) after.
+        assert_eq!(
+            continuity.offset(0, 129_600 + 324_000_000, 0, ts),
+            144_000 + 3600 - (129_600 + 324_000_000)
+        );
+    }
+
+    #[test]
+    fn one_offset_moves_every_stream_keeping_their_spacing() {
+        let mut continuity = Continuity::default();
+        let ts = ffmpeg::Rational::new(1, 90_000);
+        // Video to 2.0 s, sound (1920-tick AAC frames) to 2.3 s.
+        assert_eq!(continuity.offset(0, 180_000, 3600, ts), 0);
+        assert_eq!(continuity.offset(1, 207_000, 1920, ts), 0);
+        // Restarted: the new video at 1.4 s continues after the newest packet, the sound's.
+        let offset = continuity.offset(0, 126_000, 3600, ts);
+        assert_eq!(offset, 207_000 + 3600 - 126_000);
+        // The new sound, 0.3 s after the new video as muxed, keeps that spacing: no jump of its own.
+        assert_eq!(continuity.offset(1, 153_000, 1920, ts), offset);
+        // Another time base gets the same offset in its own ticks.
+        let ms = ffmpeg::Rational::new(1, 1000);
+        assert_eq!(continuity.offset(2, 1_900, 40, ms), offset / 90);
+    }
+
+    #[test]
+    fn a_files_pieces_run_on_and_its_streams_may_start_apart_or_step_back_a_little() {
+        let mut continuity = Continuity::for_file();
+        let ts = ffmpeg::Rational::new(1, 90_000);
+        // The sound starts 3 s before the picture: as it is, no jump.
+        assert_eq!(continuity.offset(1, 126_000, 1920, ts), 0);
+        assert_eq!(continuity.offset(0, 396_000, 3600, ts), 0);
+        // A step back of 50 ms in the sound passes; one of 0.2 s is a piece's start.
+        assert_eq!(continuity.offset(1, 121_500, 1920, ts), 0);
+        assert_eq!(continuity.offset(0, 399_600, 3600, ts), 0);
+        let offset = continuity.offset(0, 378_000, 3600, ts);
+        assert_eq!(offset, 399_600 + 3600 - 378_000);
+        // The new piece's sound, 3 s before its picture as before: the same offset.
+        assert_eq!(continuity.offset(1, 108_000, 1920, ts), offset);
+    }
+
+    #[test]
+    fn a_file_clock_gives_each_streams_offset_by_its_bytes() {
+        let clock = FileClock::default();
+        for (stream, pos, offset) in [
+            (0, 0, 0),
+            (1, 188, 0),
+            (0, 376, 0),
+            (1, 564, 900),
+            (0, 752, 1000),
+            (0, 940, 1000),
+        ] {
+            clock.read(stream, pos, offset);
+        }
+        assert!(clock.jumped());
+        let ms = ffmpeg::Rational::new(1, 1000);
+        clock.keyframe(0, 0, ms);
+        clock.keyframe(2000, 752, ms);
+        assert_eq!(
+            [0, 376, 751, 752, 5000].map(|pos| clock.offset_at(0, pos)),
+            [0, 0, 0, 1000, 1000]
+        );
+        assert_eq!([188, 563, 564].map(|pos| clock.offset_at(1, pos)), [0, 0, 900]);
+        assert_eq!(clock.keyframe_at_or_before(1999), Some((0, 0)));
+        assert_eq!(clock.keyframe_at_or_before(2500), Some((2000, 752)));
+        assert_eq!(clock.keyframe_before_seconds(2.0), Some(752));
+        assert_eq!(clock.keyframe_at_or_before(-1), None);
+    }
+}
