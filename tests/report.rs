@@ -796,6 +796,50 @@ fn a_report_never_overwrites_its_input_nor_a_good_report_with_a_failed_one() {
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(out.stdout.is_empty());
     }
+    // A recording kept, then a run whose container refuses its header (PCM sound in MP4):
+    // FFmpeg's reason, and the recording there before as it was, with nothing beside it.
+    let with_pcm = common::fixture(
+        "keeps-pcm.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=64x48:r=10:d=0.5",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=d=0.5",
+            "-c:v",
+            "libx264",
+            "-c:a",
+            "pcm_s16le",
+        ],
+    );
+    let h264 = common::fixture(
+        "keeps-h264.mkv",
+        &["-f", "lavfi", "-i", "testsrc2=s=64x48:r=10:d=0.5", "-c:v", "libx264"],
+    );
+    let recording = dir.join("kept.mp4");
+    let made = histoplay(&[
+        "report",
+        h264.to_str().unwrap(),
+        "--record",
+        recording.to_str().unwrap(),
+    ]);
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let recorded = bytes(&recording);
+    assert!(!recorded.is_empty());
+    let refused = histoplay(&[
+        "report",
+        with_pcm.to_str().unwrap(),
+        "--record",
+        recording.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("error: ") && err.contains("pcm_s16le"), "{err}");
+    assert!(bytes(&recording) == recorded, "the recording there was replaced");
+    assert_eq!(names_in(&dir), ["in.mkv", "kept.mp4", "link.mkv"]);
     // A good report, then a run over a file none of whose frames decodes (raw frames cut
     // short): an error that says so, and the good report as it was, with nothing beside it.
     let report = dir.join("q.xml.gz");
@@ -830,7 +874,7 @@ fn a_report_never_overwrites_its_input_nor_a_good_report_with_a_failed_one() {
     assert_eq!(json.status.code(), Some(1));
     assert!(json.stdout.is_empty());
     assert!(String::from_utf8_lossy(&json.stderr).contains("none of frames 0.. could be decoded"));
-    assert_eq!(names_in(&dir), ["in.mkv", "link.mkv", "q.xml.gz", "short.yuv"]);
+    assert_eq!(names_in(&dir), ["in.mkv", "kept.mp4", "link.mkv", "q.xml.gz", "short.yuv"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

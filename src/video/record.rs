@@ -110,15 +110,20 @@ pub struct Recorder {
 
 /// Refuses, before the file is made, a name whose container can't hold the input's video
 /// stream as it is: a picture's (`.png`: a sequence of pictures), or one whose muxer says it
-/// can't take the codec. (Where its muxer can't say, the first packet written tells.)
-fn check_container(path: &Path, input: &ffmpeg::format::context::Input, video: usize) -> Result<(), String> {
+/// can't take the codec. (Where its muxer can't say, the first packet written tells.) The
+/// muxer's name, where the name has one.
+fn check_container(
+    path: &Path,
+    input: &ffmpeg::format::context::Input,
+    video: usize,
+) -> Result<Option<String>, String> {
     let Ok(name) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else {
-        return Ok(());
+        return Ok(None);
     };
     // SAFETY: FFmpeg's static muxer table, searched by a NUL-terminated name.
     let muxer = unsafe { ffmpeg::ffi::av_guess_format(std::ptr::null(), name.as_ptr(), std::ptr::null()) };
     if muxer.is_null() {
-        return Ok(());
+        return Ok(None);
     }
     // SAFETY: a muxer from the table, with its static name.
     let muxer_name = unsafe { std::ffi::CStr::from_ptr((*muxer).name) }.to_string_lossy();
@@ -128,7 +133,7 @@ fn check_container(path: &Path, input: &ffmpeg::format::context::Input, video: u
         );
     }
     let Some(codec) = input.stream(video).map(|s| s.parameters().id()) else {
-        return Ok(());
+        return Ok(Some(muxer_name.into_owned()));
     };
     let normal = ffmpeg::ffi::FF_COMPLIANCE_NORMAL;
     // SAFETY: a muxer from the table and a codec id.
@@ -138,7 +143,7 @@ fn check_container(path: &Path, input: &ffmpeg::format::context::Input, video: u
             ffmpeg::codec::Id::name(&codec)
         ));
     }
-    Ok(())
+    Ok(Some(muxer_name.into_owned()))
 }
 
 struct Recorded {
@@ -153,10 +158,21 @@ unsafe impl Send for Recorder {}
 
 impl Recorder {
     /// Creates `path` and writes its header, for `input`'s best video stream (`video`) and its
-    /// best audio stream. Returns the input streams recorded.
+    /// best audio stream. Returns the input streams recorded. A file already at `path` (an
+    /// earlier recording) is replaced only once the new one's header is written: its header is
+    /// written beside it first, then renamed over it, and the recording goes on there.
     pub fn create(path: &Path, input: &ffmpeg::format::context::Input, video: usize) -> Result<Self, String> {
-        check_container(path, input, video)?;
-        let output = ffmpeg::format::output(path).map_err(|e| match e {
+        let muxer = check_container(path, input, video)?;
+        let replacing = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+        let (target, output) = match (replacing, &muxer) {
+            (true, Some(muxer)) => {
+                let partial = crate::video::still::partial_path(path);
+                let output = ffmpeg::format::output_as(&partial, muxer);
+                (partial, output)
+            }
+            _ => (path.to_owned(), ffmpeg::format::output(path)),
+        };
+        let output = output.map_err(|e| match e {
             ffmpeg::Error::Other { .. } | ffmpeg::Error::InvalidData => {
                 format!("no container for its extension, or it can't be written ({e})")
             }
@@ -165,7 +181,7 @@ impl Recorder {
         let audio = input.streams().best(ffmpeg::media::Type::Audio).map(|s| s.index());
         // FFmpeg's mux delay, as its CLI sets it (-muxdelay).
         let started = Self::start(
-            path,
+            &target,
             output,
             input,
             std::iter::once(video).chain(audio),
@@ -173,10 +189,21 @@ impl Recorder {
             ffmpeg::Dictionary::new(),
         );
         // (A header its muxer refused leaves an empty file: not left behind.)
-        if started.is_err() {
-            let _ = std::fs::remove_file(path);
+        let mut recorder = match started {
+            Ok(recorder) => recorder,
+            Err(e) => {
+                let _ = std::fs::remove_file(&target);
+                return Err(e);
+            }
+        };
+        if target != path {
+            if let Err(e) = std::fs::rename(&target, path) {
+                let _ = std::fs::remove_file(&target);
+                return Err(format!("cannot replace the file there: {e}"));
+            }
+            recorder.path = path.to_owned();
         }
-        started
+        Ok(recorder)
     }
 
     /// Writes the header of `output` (at `path`) for `input`'s streams `indices`, whose packets
