@@ -874,7 +874,10 @@ fn a_report_never_overwrites_its_input_nor_a_good_report_with_a_failed_one() {
     assert_eq!(json.status.code(), Some(1));
     assert!(json.stdout.is_empty());
     assert!(String::from_utf8_lossy(&json.stderr).contains("none of frames 0.. could be decoded"));
-    assert_eq!(names_in(&dir), ["in.mkv", "kept.mp4", "link.mkv", "q.xml.gz", "short.yuv"]);
+    assert_eq!(
+        names_in(&dir),
+        ["in.mkv", "kept.mp4", "link.mkv", "q.xml.gz", "short.yuv"]
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -24,6 +24,10 @@ const JUMP_SECONDS: f64 = 10.0;
 /// (FFmpeg's tool's rule for formats whose timestamps may start over).
 const FILE_BACK_SECONDS: f64 = 0.1;
 
+/// A picture presented this long after it is decoded says that one of its times is damaged
+/// (reordering holds pictures back a fraction of a second).
+const REORDER_SECONDS: f64 = 2.0;
+
 /// Keeps timestamps running on where they start over (a live sender restarted, a switched
 /// source, MPEG-TS pieces joined into one file): a packet whose decode time goes back from its
 /// stream's last, or forward by more than 10 s, continues one packet after the newest packet of
@@ -40,6 +44,8 @@ pub struct Continuity {
     streams: Vec<Option<StreamClock>>,
     /// The newest decode time of any stream (offset), in seconds.
     newest: Option<f64>,
+    /// A file's: the latest presentation time of any stream (offset), in seconds.
+    shown: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -100,10 +106,14 @@ impl Continuity {
                 (_, Some(clock)) => clock.step.max(1),
                 _ => 1,
             };
-            // After the newest packet of any stream (this one's own last, exactly, where that is it).
+            // After the newest packet of any stream (this one's own last, exactly, where that is
+            // it). In a file, the piece's first decode time after the last time shown of any
+            // stream: every picture of the piece is shown after every picture before it (frames
+            // are numbered by their times), whatever either piece's reordering.
             let newest = self.newest.unwrap_or(f64::MIN);
-            let from = match clock {
-                Some(clock) if seconds(clock.last) + 1e-6 >= newest => clock.last,
+            let from = match (clock, self.shown) {
+                (_, Some(shown)) if self.file => (shown / tick).ceil() as i64,
+                (Some(clock), _) if self.file || seconds(clock.last) + 1e-6 >= newest => clock.last,
                 _ => (newest / tick).ceil() as i64,
             };
             self.offset = Some((from + step - dts, time_base));
@@ -143,13 +153,28 @@ impl Continuity {
         self.streams.clear();
     }
 
-    /// Moves `packet`'s timestamps on by the offset (its decode time checked, where it has one:
-    /// a packet without reorders with its neighbours).
-    pub fn apply(&mut self, packet: &mut ffmpeg::Packet, time_base: ffmpeg::Rational) {
-        let offset = match packet.dts() {
-            Some(dts) => self.offset(packet.stream(), dts, packet.duration(), time_base),
-            None => self.offset_in(time_base),
+    /// The offset for `packet`: its decode time checked where it has one (a packet without
+    /// reorders with its neighbours). In a file, a packet whose times contradict each other (a
+    /// decode time after its presentation, or more than 2 s before it: one of them damaged)
+    /// takes the offset as it is and moves no clock: damage starts no piece.
+    fn packet_offset(&mut self, packet: &ffmpeg::Packet, time_base: ffmpeg::Rational) -> i64 {
+        let tick = f64::from(time_base.numerator()) / f64::from(time_base.denominator()).max(1.0);
+        let doubtful = |pts: i64, dts: i64| pts < dts || (pts - dts) as f64 * tick > REORDER_SECONDS;
+        let offset = match (packet.dts(), packet.pts()) {
+            (Some(dts), Some(pts)) if self.file && doubtful(pts, dts) => return self.offset_in(time_base),
+            (Some(dts), _) => self.offset(packet.stream(), dts, packet.duration(), time_base),
+            (None, _) => self.offset_in(time_base),
         };
+        if let (true, Some(pts)) = (self.file, packet.pts().or(packet.dts())) {
+            let shown = (pts + offset) as f64 * tick;
+            self.shown = Some(self.shown.map_or(shown, |s| s.max(shown)));
+        }
+        offset
+    }
+
+    /// Moves `packet`'s timestamps on by the offset.
+    pub fn apply(&mut self, packet: &mut ffmpeg::Packet, time_base: ffmpeg::Rational) {
+        let offset = self.packet_offset(packet, time_base);
         if offset != 0 {
             packet.set_dts(packet.dts().map(|t| t + offset));
             packet.set_pts(packet.pts().map(|t| t + offset));
@@ -395,10 +420,7 @@ impl FileContinuity {
             return;
         }
         let offset = match (&mut self.local, &self.clock) {
-            (Some(local), _) => match packet.dts() {
-                Some(dts) => local.offset(stream, dts, packet.duration(), time_base),
-                None => local.offset_in(time_base),
-            },
+            (Some(local), _) => local.packet_offset(packet, time_base),
             (None, Some(clock)) if packet.position() >= 0 => clock.offset_at(stream, packet.position() as i64),
             (None, _) => self.last[stream],
         };
@@ -451,20 +473,55 @@ mod tests {
         assert_eq!(continuity.offset(2, 1_900, 40, ms), offset / 90);
     }
 
+    /// A packet of `stream` with these times and duration.
+    fn packet(stream: usize, pts: i64, dts: i64, duration: i64) -> ffmpeg::Packet {
+        let mut packet = ffmpeg::Packet::empty();
+        packet.set_stream(stream);
+        packet.set_pts(Some(pts));
+        packet.set_dts(Some(dts));
+        packet.set_duration(duration);
+        packet
+    }
+
     #[test]
     fn a_files_pieces_run_on_and_its_streams_may_start_apart_or_step_back_a_little() {
         let mut continuity = Continuity::for_file();
         let ts = ffmpeg::Rational::new(1, 90_000);
+        let mut offset = |stream, pts, dts, duration| continuity.packet_offset(&packet(stream, pts, dts, duration), ts);
         // The sound starts 3 s before the picture: as it is, no jump.
-        assert_eq!(continuity.offset(1, 126_000, 1920, ts), 0);
-        assert_eq!(continuity.offset(0, 396_000, 3600, ts), 0);
-        // A step back of 50 ms in the sound passes; one of 0.2 s is a piece's start.
-        assert_eq!(continuity.offset(1, 121_500, 1920, ts), 0);
-        assert_eq!(continuity.offset(0, 399_600, 3600, ts), 0);
-        let offset = continuity.offset(0, 378_000, 3600, ts);
-        assert_eq!(offset, 399_600 + 3600 - 378_000);
+        assert_eq!(offset(1, 126_000, 126_000, 1920), 0);
+        assert_eq!(offset(0, 396_000, 396_000, 3600), 0);
+        // A step back of 50 ms in the sound passes; one of 0.24 s in the picture is a piece's
+        // start, which follows the last time shown.
+        assert_eq!(offset(1, 121_500, 121_500, 1920), 0);
+        assert_eq!(offset(0, 399_600, 399_600, 3600), 0);
+        let moved = offset(0, 378_000, 378_000, 3600);
+        assert_eq!(moved, 399_600 + 3600 - 378_000);
         // The new piece's sound, 3 s before its picture as before: the same offset.
-        assert_eq!(continuity.offset(1, 108_000, 1920, ts), offset);
+        assert_eq!(offset(1, 108_000, 108_000, 1920), moved);
+    }
+
+    #[test]
+    fn a_piece_after_reordered_pictures_is_shown_after_all_of_them_and_damaged_times_start_none() {
+        let mut continuity = Continuity::for_file();
+        let ts = ffmpeg::Rational::new(1, 90_000);
+        let mut offset = |pts, dts| continuity.packet_offset(&packet(0, pts, dts, 3600), ts);
+        // Pictures shown three frames after they are decoded: the last shown at 11 frames.
+        for k in 0..10 {
+            assert_eq!(offset((k + 2) * 3600, k * 3600), 0);
+        }
+        // One picture's decode time damaged (22.6 s on, its presentation as it was), then one
+        // decoded after its presentation: neither starts a piece, nor moves the clock.
+        assert_eq!(offset(12 * 3600, 10 * 3600 + 2_034_000), 0);
+        assert_eq!(offset(12 * 3600, 12 * 3600 + 900), 0);
+        assert_eq!(offset(12 * 3600, 10 * 3600), 0);
+        // A piece whose first picture (decoded at 0) is not its keyframe: after the last shown
+        // (12 frames), so that its earlier pictures (shown from its first decode time on) come
+        // after it too.
+        let moved = offset(2 * 3600, 0);
+        assert_eq!(moved, 13 * 3600);
+        assert_eq!(offset(3600, 3600), moved);
+        assert!(3600 + moved > 12 * 3600);
     }
 
     #[test]
