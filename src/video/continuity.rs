@@ -46,7 +46,23 @@ pub struct Continuity {
     newest: Option<f64>,
     /// A file's: the latest presentation time of any stream (offset), in seconds.
     shown: Option<f64>,
+    /// A file's last jump, for a few packets after it: undone where the stream's clock goes on
+    /// from before it (one packet's time damaged, not a piece).
+    undo: Option<Undo>,
 }
+
+/// What a file's jump replaced, while its stream's next packets may show it was damage.
+#[derive(Clone, Copy, Debug)]
+struct Undo {
+    stream: usize,
+    offset: Option<(i64, ffmpeg::Rational)>,
+    clock: StreamClock,
+    /// Packets of the stream after the jump that may still undo it.
+    packets: u32,
+}
+
+/// The packets after a file's jump whose going on from before it undoes it.
+const UNDO_PACKETS: u32 = 4;
 
 #[derive(Clone, Copy, Debug)]
 struct StreamClock {
@@ -72,11 +88,7 @@ impl Continuity {
     }
 
     fn offset_in(&self, time_base: ffmpeg::Rational) -> i64 {
-        match self.offset {
-            None => 0,
-            Some((ticks, base)) if base == time_base => ticks,
-            Some((ticks, base)) => ffmpeg::Rescale::rescale(&ticks, base, time_base),
-        }
+        in_base(self.offset, time_base)
     }
 
     /// The offset to add to the timestamps of a packet of stream `stream` (time base
@@ -92,14 +104,31 @@ impl Continuity {
             true => ((FILE_BACK_SECONDS / tick) as i64, FILE_INTERLEAVE_SECONDS),
             false => (0, INTERLEAVE_SECONDS),
         };
-        let clock = self.streams[stream];
+        let mut clock = self.streams[stream];
         let at = dts + self.offset_in(time_base);
-        let discontinuous = match (clock, self.newest) {
-            (Some(clock), _) => at < clock.last - back || at > clock.last + jump.max(1),
+        let outside = |at: i64, clock: StreamClock| at < clock.last - back || at > clock.last + jump.max(1);
+        let mut discontinuous = match (clock, self.newest) {
+            (Some(clock), _) => outside(at, clock),
             (None, _) if self.file && self.offset.is_none() => false,
             (None, Some(newest)) => seconds(at) < newest - interleave || seconds(at) > newest + JUMP_SECONDS,
             (None, None) => false,
         };
+        if let Some(undo) = self.undo.filter(|u| u.stream == stream) {
+            // A file's stream going on from before its last jump: that jump was one packet's
+            // damaged time, undone (that packet keeps its place).
+            if discontinuous && !outside(dts + in_base(undo.offset, time_base), undo.clock) {
+                self.offset = undo.offset;
+                clock = Some(undo.clock);
+                discontinuous = false;
+                self.undo = None;
+            } else {
+                self.undo = (undo.packets > 1).then_some(Undo {
+                    packets: undo.packets - 1,
+                    ..undo
+                });
+            }
+        }
+        let at = dts + self.offset_in(time_base);
         if discontinuous {
             let step = match (duration, clock) {
                 (d, _) if d > 0 => d,
@@ -116,6 +145,14 @@ impl Continuity {
                 (Some(clock), _) if self.file || seconds(clock.last) + 1e-6 >= newest => clock.last,
                 _ => (newest / tick).ceil() as i64,
             };
+            if let (true, Some(clock)) = (self.file, clock) {
+                self.undo = Some(Undo {
+                    stream,
+                    offset: self.offset,
+                    clock,
+                    packets: UNDO_PACKETS,
+                });
+            }
             self.offset = Some((from + step - dts, time_base));
             if !self.file {
                 log::warn!(
@@ -179,6 +216,15 @@ impl Continuity {
             packet.set_dts(packet.dts().map(|t| t + offset));
             packet.set_pts(packet.pts().map(|t| t + offset));
         }
+    }
+}
+
+/// `offset` in `time_base`'s ticks.
+fn in_base(offset: Option<(i64, ffmpeg::Rational)>, time_base: ffmpeg::Rational) -> i64 {
+    match offset {
+        None => 0,
+        Some((ticks, base)) if base == time_base => ticks,
+        Some((ticks, base)) => ffmpeg::Rescale::rescale(&ticks, base, time_base),
     }
 }
 
@@ -328,6 +374,9 @@ pub struct IndexReading {
     picture: (usize, ffmpeg::Rational),
     /// The first jump has been said.
     said: bool,
+    /// The picture's packets in a row since its offset last changed, the offset and the first
+    /// one's time: a jump is said once it has held past the packets that could undo it.
+    held: (u32, i64, i64),
 }
 
 impl IndexReading {
@@ -344,6 +393,7 @@ impl IndexReading {
             clock,
             picture: (picture, time_base),
             said: false,
+            held: (0, 0, 0),
         })
     }
 
@@ -369,12 +419,16 @@ impl IndexReading {
         if packet.is_key() {
             self.clock.keyframe(pts, pos, time_base);
         }
-        if offset != 0 && !self.said {
+        self.held = match self.held {
+            (n, held, from) if held == offset => (n + 1, held, from),
+            _ => (1, offset, pts),
+        };
+        if offset != 0 && self.held.0 > UNDO_PACKETS && !self.said {
             self.said = true;
             log::warn!(
                 "{}: the timestamps start over at {:.3} s (pieces joined, or a recording across a restart): the frames are numbered on from there",
                 path.display(),
-                f64::from(time_base) * pts as f64
+                f64::from(time_base) * self.held.2 as f64
             );
         }
     }
@@ -522,6 +576,22 @@ mod tests {
         assert_eq!(moved, 13 * 3600);
         assert_eq!(offset(3600, 3600), moved);
         assert!(3600 + moved > 12 * 3600);
+    }
+
+    #[test]
+    fn one_packets_damaged_time_is_undone_by_the_next_going_on_from_before_it() {
+        let mut continuity = Continuity::for_file();
+        let ts = ffmpeg::Rational::new(1, 90_000);
+        let mut offset = |at: i64| continuity.packet_offset(&packet(0, at, at, 3600), ts);
+        for k in 10..20 {
+            assert_eq!(offset(k * 3600), 0);
+        }
+        // Frame 20's time 30 s back (both its times): it is put after frame 19...
+        let moved = offset(20 * 3600 - 2_700_000);
+        assert_eq!(20 * 3600 - 2_700_000 + moved, 20 * 3600);
+        // ...and frame 21, going on from frame 19, undoes the jump: no piece started there.
+        assert_eq!(offset(21 * 3600), 0);
+        assert_eq!(offset(22 * 3600), 0);
     }
 
     #[test]
