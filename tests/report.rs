@@ -182,14 +182,26 @@ fn a_picture_that_changes_depth_mid_stream_is_measured_converted_with_a_warning(
     let out = histoplay(&["report", clip.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
+    // The second stream's clock starts where the first one's did: its frames are numbered on.
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(
+        lines[0].starts_with(&format!("warning: {}: the timestamps start over at ", clip.display())),
+        "{stderr}"
+    );
     assert_eq!(
-        stderr,
+        lines[1],
         format!(
-            "warning: {}: the picture changed mid-stream, 8-bit 4:2:0 to 10-bit 4:2:0: shown and counted as 8-bit 4:2:0\n",
+            "warning: {}: the picture changed mid-stream, 8-bit 4:2:0 to 10-bit 4:2:0: shown and counted as 8-bit 4:2:0",
             clip.display()
         )
     );
-    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 10);
+    let frames: Vec<u64> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| common::json(line)["frame"].as_u64().unwrap())
+        .collect();
+    assert_eq!(frames, (0..10).collect::<Vec<u64>>());
     std::fs::remove_file(&clip).unwrap();
 }
 

@@ -244,15 +244,42 @@ pub fn may_start_over(input: &ffmpeg::format::context::Input) -> bool {
     flags & AVFMT_TS_DISCONT != 0 && flags & AVFMT_NO_BYTE_SEEK == 0 && input.format().name() != "ogg"
 }
 
-/// Whether stream `stream`'s packets take part in a file's continuity: its pictures and sound
-/// (not a cover picture, subtitles or data, whose times follow no clock). Every reader reads
-/// them, so that every reader sees the same packets.
-pub fn takes_part(stream: &ffmpeg::Stream) -> bool {
+/// Which of `input`'s streams take part in its continuity, a flag a stream: its pictures and
+/// sound (not a cover picture, subtitles or data, whose times follow no clock), of the program
+/// that holds its best picture stream where it has programs (a broadcast capture's other programs
+/// run on clocks of their own). Every reader works it out alike, so that every reader sees the
+/// same packets.
+pub fn parts(input: &ffmpeg::format::context::Input) -> Vec<bool> {
     use ffmpeg::media::Type;
-    let attached = stream
-        .disposition()
-        .contains(ffmpeg::format::stream::Disposition::ATTACHED_PIC);
-    matches!(stream.parameters().medium(), Type::Video | Type::Audio) && !attached
+    let best = input.streams().best(Type::Video).map(|s| s.index());
+    // SAFETY: a valid input context; its programs array holds nb_programs entries, each with
+    // nb_stream_indexes indices.
+    let programs: Vec<Vec<usize>> = unsafe {
+        let ctx = input.as_ptr();
+        (0..(*ctx).nb_programs as usize)
+            .map(|p| {
+                let program = *(*ctx).programs.add(p);
+                (0..(*program).nb_stream_indexes as usize)
+                    .map(|i| *(*program).stream_index.add(i) as usize)
+                    .collect()
+            })
+            .collect()
+    };
+    let held: Vec<&Vec<usize>> = programs
+        .iter()
+        .filter(|p| best.is_some_and(|b| p.contains(&b)))
+        .collect();
+    input
+        .streams()
+        .map(|stream| {
+            let attached = stream
+                .disposition()
+                .contains(ffmpeg::format::stream::Disposition::ATTACHED_PIC);
+            let medium = matches!(stream.parameters().medium(), Type::Video | Type::Audio);
+            let in_program = held.is_empty() || held.iter().any(|p| p.contains(&stream.index()));
+            medium && !attached && in_program
+        })
+        .collect()
 }
 
 /// Where each stream's offset changes in a file, as its index finds them reading it in order,
@@ -361,8 +388,8 @@ pub fn seek_to_byte(input: &mut ffmpeg::format::context::Input, pos: i64) -> boo
 /// Makes the demuxer read every stream that takes part in the continuity (the sound, beside the
 /// picture that every reader reads), so that each reader sees the same packets.
 pub fn read_every_part(input: &mut ffmpeg::format::context::Input) {
-    let parts: Vec<usize> = input.streams().filter(takes_part).map(|s| s.index()).collect();
-    super::demux::read_streams(input, parts);
+    let parts = parts(input);
+    super::demux::read_streams(input, (0..parts.len()).filter(|&i| parts[i]));
 }
 
 /// The index's reading of a file whose timestamps may start over: the offsets it finds written
@@ -448,7 +475,7 @@ pub struct FileContinuity {
 impl FileContinuity {
     /// For a reader of `input` (read from its start); `clock` the index's, where there is one.
     pub fn new(input: &ffmpeg::format::context::Input, clock: Option<Arc<FileClock>>) -> Self {
-        let parts: Vec<bool> = input.streams().map(|s| takes_part(&s)).collect();
+        let parts = parts(input);
         Self {
             local: Some(Continuity::for_file()),
             clock,

@@ -347,8 +347,13 @@ impl Worker {
                 return;
             }
         }
-        // Past the end (the last frame): from the last keyframe the container knows of.
-        self.source.seek_before(landing.limit.min(self.end_pts));
+        // Past the end (the last frame): from the last keyframe the container knows of, or the
+        // index (a file whose timestamps start over runs on past what its container says).
+        let end = self
+            .index
+            .span()
+            .map_or(self.end_pts, |(_, last)| self.end_pts.max(last));
+        self.source.seek_before(landing.limit.min(end));
         self.source.catch_up(Some(catch_up));
         self.decoder_ended = false;
     }
