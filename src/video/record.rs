@@ -111,7 +111,8 @@ pub struct Recorder {
 /// Refuses, before the file is made, a name whose container can't hold the input's video
 /// stream as it is: a picture's (`.png`: a sequence of pictures), or one whose muxer says it
 /// can't take the codec. (Where its muxer can't say, the first packet written tells.) The
-/// muxer's name, where the name has one.
+/// muxer's name, where the name has one and the muxer writes the one file it is given (not a
+/// playlist and its segments, which it names from it).
 fn check_container(
     path: &Path,
     input: &ffmpeg::format::context::Input,
@@ -125,15 +126,21 @@ fn check_container(
     if muxer.is_null() {
         return Ok(None);
     }
-    // SAFETY: a muxer from the table, with its static name.
-    let muxer_name = unsafe { std::ffi::CStr::from_ptr((*muxer).name) }.to_string_lossy();
+    // SAFETY: a muxer from the table, with its static name and flags.
+    let (muxer_name, own_files) = unsafe {
+        (
+            std::ffi::CStr::from_ptr((*muxer).name).to_string_lossy(),
+            (*muxer).flags & ffmpeg::ffi::AVFMT_NOFILE != 0,
+        )
+    };
     if matches!(&*muxer_name, "image2" | "image2pipe") {
         return Err(
             "that is a picture's name: a recording is written in a video container (.mkv, .mp4, .mov, .ts)".into(),
         );
     }
+    let name = (!own_files).then(|| muxer_name.to_string());
     let Some(codec) = input.stream(video).map(|s| s.parameters().id()) else {
-        return Ok(Some(muxer_name.into_owned()));
+        return Ok(name);
     };
     let normal = ffmpeg::ffi::FF_COMPLIANCE_NORMAL;
     // SAFETY: a muxer from the table and a codec id.
@@ -143,7 +150,7 @@ fn check_container(
             ffmpeg::codec::Id::name(&codec)
         ));
     }
-    Ok(Some(muxer_name.into_owned()))
+    Ok(name)
 }
 
 struct Recorded {
@@ -160,10 +167,11 @@ impl Recorder {
     /// Creates `path` and writes its header, for `input`'s best video stream (`video`) and its
     /// best audio stream. Returns the input streams recorded. A file already at `path` (an
     /// earlier recording) is replaced only once the new one's header is written: its header is
-    /// written beside it first, then renamed over it, and the recording goes on there.
+    /// written beside it first, then renamed over it, and the recording goes on there. (A link,
+    /// a device or a pipe is written through as it is.)
     pub fn create(path: &Path, input: &ffmpeg::format::context::Input, video: usize) -> Result<Self, String> {
         let muxer = check_container(path, input, video)?;
-        let replacing = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+        let replacing = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
         let (target, output) = match (replacing, &muxer) {
             (true, Some(muxer)) => {
                 let partial = crate::video::still::partial_path(path);
