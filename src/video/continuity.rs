@@ -212,10 +212,7 @@ impl Continuity {
     /// Moves `packet`'s timestamps on by the offset.
     pub fn apply(&mut self, packet: &mut ffmpeg::Packet, time_base: ffmpeg::Rational) {
         let offset = self.packet_offset(packet, time_base);
-        if offset != 0 {
-            packet.set_dts(packet.dts().map(|t| t + offset));
-            packet.set_pts(packet.pts().map(|t| t + offset));
-        }
+        shift(packet, offset);
     }
 }
 
@@ -378,6 +375,14 @@ impl FileClock {
     }
 }
 
+/// Moves `packet`'s timestamps on by `offset`.
+pub fn shift(packet: &mut ffmpeg::Packet, offset: i64) {
+    if offset != 0 {
+        packet.set_dts(packet.dts().map(|t| t + offset));
+        packet.set_pts(packet.pts().map(|t| t + offset));
+    }
+}
+
 /// Positions `input` at byte `pos` (a packet's, found by the index).
 pub fn seek_to_byte(input: &mut ffmpeg::format::context::Input, pos: i64) -> bool {
     // SAFETY: a valid input context; a byte seek names no stream.
@@ -430,11 +435,7 @@ impl IndexReading {
         let Some(stream) = input.stream(packet.stream()) else {
             return;
         };
-        let raw = packet.dts().or(packet.pts());
-        self.continuity.apply(packet, stream.time_base());
-        let offset = raw
-            .zip(packet.dts().or(packet.pts()))
-            .map_or(0, |(raw, moved)| moved - raw);
+        let offset = self.continuity.apply(packet, stream.time_base());
         let pos = packet.position() as i64;
         if pos >= 0 {
             self.clock.read(packet.stream(), pos, offset);
@@ -494,11 +495,12 @@ impl FileContinuity {
         self.clock.as_ref()
     }
 
-    /// Moves `packet`'s timestamps on by its offset.
-    pub fn apply(&mut self, packet: &mut ffmpeg::Packet, time_base: ffmpeg::Rational) {
+    /// Moves `packet`'s timestamps on by its offset; the offset (0 for a stream that takes no
+    /// part).
+    pub fn apply(&mut self, packet: &mut ffmpeg::Packet, time_base: ffmpeg::Rational) -> i64 {
         let stream = packet.stream();
         if !self.parts.get(stream).copied().unwrap_or(false) {
-            return;
+            return 0;
         }
         let offset = match (&mut self.local, &self.clock) {
             (Some(local), _) => local.packet_offset(packet, time_base),
@@ -506,10 +508,8 @@ impl FileContinuity {
             (None, _) => self.last[stream],
         };
         self.last[stream] = offset;
-        if offset != 0 {
-            packet.set_dts(packet.dts().map(|t| t + offset));
-            packet.set_pts(packet.pts().map(|t| t + offset));
-        }
+        shift(packet, offset);
+        offset
     }
 }
 

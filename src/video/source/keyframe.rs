@@ -83,8 +83,7 @@ impl KeyframeDecoder {
         }
         if let Some(clock) = clock {
             let offset = clock.offset_at(self.stream_index, packet.position() as i64);
-            packet.set_pts(packet.pts().map(|t| t + offset));
-            packet.set_dts(packet.dts().map(|t| t + offset));
+            crate::video::continuity::shift(&mut packet, offset);
         }
         let at = packet.pts().or(packet.dts())?;
         if !packet.is_key() || at > pts {
