@@ -579,6 +579,38 @@ fn a_qctools_report_carries_every_frame_as_ffprobe_would() {
         theirs.iter().any(|t| t == "B") && theirs.iter().any(|t| t == "P"),
         "{theirs:?}"
     );
+
+    // Into a pipe (`-o /dev/stdout`, `-o >(zcat)`): written through, the pipe left a pipe, where a
+    // plain file's report is written beside it and renamed over it.
+    let whole = gunzip(&report);
+    let pipe = dir.join("pipe");
+    assert!(Command::new("mkfifo").arg(&pipe).status().unwrap().success());
+    let reader = {
+        let pipe = pipe.clone();
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let file = std::fs::File::open(pipe).unwrap();
+            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text).unwrap();
+            text
+        })
+    };
+    let out = histoplay(&[
+        "report",
+        clip.to_str().unwrap(),
+        "--format",
+        "qctools",
+        "-o",
+        pipe.to_str().unwrap(),
+    ]);
+    if !out.status.success() {
+        // (The reader, still waiting for a writer, is let go before the test fails.)
+        drop(std::fs::OpenOptions::new().write(true).open(&pipe));
+        panic!("{}", String::from_utf8_lossy(&out.stderr));
+    }
+    assert_eq!(reader.join().unwrap(), whole);
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(&pipe).unwrap().file_type().is_fifo());
+    assert_eq!(names_in(&dir).len(), 2, "{:?}", names_in(&dir));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -636,7 +668,7 @@ fn a_directory_is_a_batch_with_a_report_beside_each_file_and_a_summary() {
     let parts = std::fs::read_dir(&dir)
         .unwrap()
         .flatten()
-        .filter(|e| e.path().to_string_lossy().ends_with(".part"));
+        .filter(|e| e.path().to_string_lossy().contains(".part"));
     assert_eq!(parts.count(), 0);
 
     // Resumed: the reported files are left out, the broken one is tried again.
@@ -720,7 +752,7 @@ fn a_signal_stops_a_batch_cleanly_and_says_what_was_finished() {
         .map(window::Reaped)
         .unwrap();
     // a.mkv is reported whole, b.mp4 is under way.
-    let underway = dir.join("b.mp4.qctools.xml.gz.part");
+    let underway = dir.join(format!("b.mp4.qctools.xml.gz.part-{}", child.0.id()));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     while !(dir.join("a.mkv.qctools.xml.gz").exists() && underway.exists()) {
         assert!(std::time::Instant::now() < deadline, "the batch never reached b.mp4");

@@ -171,14 +171,15 @@ impl Recorder {
     /// a device or a pipe is written through as it is.)
     pub fn create(path: &Path, input: &ffmpeg::format::context::Input, video: usize) -> Result<Self, String> {
         let muxer = check_container(path, input, video)?;
-        let replacing = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
-        let (target, output) = match (replacing, &muxer) {
-            (true, Some(muxer)) => {
-                let partial = crate::video::still::partial_path(path);
-                let output = ffmpeg::format::output_as(&partial, muxer);
-                (partial, output)
-            }
-            _ => (path.to_owned(), ffmpeg::format::output(path)),
+        // (A muxer that names its own files, HLS's, is given the name as it is.)
+        let file = match &muxer {
+            Some(_) => crate::output_file::OutputFile::new(path),
+            None => crate::output_file::OutputFile::through(path),
+        };
+        let target = file.written().to_owned();
+        let output = match (file.beside(), &muxer) {
+            (true, Some(muxer)) => ffmpeg::format::output_as(&target, muxer),
+            _ => ffmpeg::format::output(&target),
         };
         let output = output.map_err(|e| match e {
             ffmpeg::Error::Other { .. } | ffmpeg::Error::InvalidData => {
@@ -200,15 +201,13 @@ impl Recorder {
         let mut recorder = match started {
             Ok(recorder) => recorder,
             Err(e) => {
-                let _ = std::fs::remove_file(&target);
+                file.abandon();
                 return Err(e);
             }
         };
-        if target != path {
-            if let Err(e) = std::fs::rename(&target, path) {
-                let _ = std::fs::remove_file(&target);
-                return Err(format!("cannot replace the file there: {e}"));
-            }
+        if file.beside() {
+            file.finish()
+                .map_err(|e| format!("cannot replace the file there: {e}"))?;
             recorder.path = path.to_owned();
         }
         Ok(recorder)

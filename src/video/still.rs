@@ -95,8 +95,8 @@ const JPEG_QUALITY: u8 = 90;
 
 /// Writes RGBA8 pixels as an image in the format the file's extension names (PNG, JPEG, WebP,
 /// TIFF, BMP, GIF); JPEG, which has no alpha, gets the colour alone. The image is encoded first
-/// and then put in place by a rename: a write that fails leaves no file behind, and a file of
-/// that name as it was.
+/// and then put in place by a rename (`OutputFile`): a write that fails leaves no file behind,
+/// and a file of that name as it was.
 pub fn save_image(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<(), image::ImageError> {
     use image::{ExtendedColorType, ImageEncoder, ImageError, ImageFormat};
     let format = ImageFormat::from_path(path)?;
@@ -109,22 +109,5 @@ pub fn save_image(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<(
         let mut cursor = std::io::Cursor::new(&mut encoded);
         image::write_buffer_with_format(&mut cursor, rgba, width, height, ExtendedColorType::Rgba8, format)?;
     }
-    write_replacing(path, &encoded).map_err(ImageError::IoError)
-}
-
-/// The file `path` is written into before it is renamed over `path` once whole.
-pub fn partial_path(path: &Path) -> std::path::PathBuf {
-    let mut partial = path.as_os_str().to_owned();
-    partial.push(format!(".part-{}", std::process::id()));
-    partial.into()
-}
-
-/// Writes `bytes` to `path` through a file beside it, renamed over it once whole.
-pub fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let partial = partial_path(path);
-    let written = std::fs::write(&partial, bytes).and_then(|()| std::fs::rename(&partial, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&partial);
-    }
-    written
+    crate::output_file::OutputFile::write(path, &encoded).map_err(ImageError::IoError)
 }

@@ -10,6 +10,7 @@ use super::ReportFormat;
 use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
 use crate::headless::{ClipError, FrameRange};
+use crate::output_file::OutputFile;
 use crate::quit_signals::QuitSignals;
 use crate::video::source::{Decoding, VideoError, VideoSource};
 use std::collections::VecDeque;
@@ -170,9 +171,7 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
     if options.skip_existing && std::fs::metadata(&target).is_ok_and(|m| m.len() > 0) {
         return Outcome::Skipped;
     }
-    let mut partial = target.as_os_str().to_owned();
-    partial.push(".part");
-    let partial = PathBuf::from(partial);
+    let written = OutputFile::new(&target);
     let started = Instant::now();
     let run = || -> Result<(u64, Runs), ClipError> {
         // A file of sound alone: its sound's report (its frames the sound's 100 ms ones).
@@ -207,31 +206,32 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
             fields: false,
         };
         let everything = FrameRange { start: 0, end: None };
-        let file = std::fs::File::create(&partial)
-            .map_err(|e| ClipError::Decode(format!("'{}' can't be written: {e}", partial.display())))?;
+        let file = std::fs::File::create(written.written())
+            .map_err(|e| ClipError::Decode(format!("'{}' can't be written: {e}", written.written().display())))?;
         let mut out = std::io::BufWriter::new(file);
         match source {
             Some(source) => report_video(source, everything, options.format, report, &mut out),
             None => report_sound(options.format, report, &mut out),
         }
     };
-    match run().and_then(|result| {
-        std::fs::rename(&partial, &target)
-            .map(|_| result)
-            .map_err(ClipError::from)
-    }) {
+    let result = run();
+    let result = match result {
+        Ok(result) => written.finish().map(|()| result).map_err(ClipError::from),
+        Err(e) => {
+            written.abandon();
+            Err(e)
+        }
+    };
+    match result {
         Ok((frames, runs)) => Outcome::Done {
             frames,
             runs,
             seconds: started.elapsed().as_secs_f64(),
         },
-        Err(e) => {
-            let _ = std::fs::remove_file(&partial);
-            match options.stop.is_some_and(QuitSignals::requested) {
-                true => Outcome::Stopped,
-                false => Outcome::Failed(e.to_string()),
-            }
-        }
+        Err(e) => match options.stop.is_some_and(QuitSignals::requested) {
+            true => Outcome::Stopped,
+            false => Outcome::Failed(e.to_string()),
+        },
     }
 }
 

@@ -341,7 +341,7 @@ struct Destination {
 
 impl Destination {
     /// Runs `report` into where the report of `input` goes. A QCTools report is written beside
-    /// its name and renamed into place once whole: one that fails, or that a signal stopped
+    /// its name and renamed into place once whole (`OutputFile`; a device or a link through): one that fails, or that a signal stopped
     /// short of a file's end (`stopped`, asked after the run), leaves the file of that name as
     /// it was, as a batch does.
     fn write<T>(
@@ -352,28 +352,32 @@ impl Destination {
     ) -> Result<T> {
         if self.format == ReportFormat::Qctools {
             let path = self.output.unwrap_or_else(|| self.format.path_beside(input));
-            let partial = crate::video::still::partial_path(&path);
-            let file =
-                std::fs::File::create(&partial).with_context(|| format!("'{}' can't be written", path.display()))?;
+            let file = crate::output_file::OutputFile::new(&path);
+            let created = std::fs::File::create(file.written())
+                .with_context(|| format!("'{}' can't be written", path.display()))?;
             let written = (|| -> Result<T> {
-                let mut out = std::io::BufWriter::new(file);
+                let mut out = std::io::BufWriter::new(created);
                 let value = report(&mut out)?;
-                out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+                let created = out.into_inner().map_err(|e| e.into_error())?;
+                if file.beside() {
+                    created.sync_all()?;
+                }
                 Ok(value)
             })();
             let value = match written {
                 Ok(value) => value,
                 Err(e) => {
-                    let _ = std::fs::remove_file(&partial);
+                    file.abandon();
                     return Err(e.context(format!("'{}' was not written", path.display())));
                 }
             };
             if stopped() {
-                let _ = std::fs::remove_file(&partial);
+                file.abandon();
                 eprintln!("note: stopped before the end: '{}' was not written", path.display());
                 return Ok(value);
             }
-            std::fs::rename(&partial, &path).with_context(|| format!("'{}' can't be written", path.display()))?;
+            file.finish()
+                .with_context(|| format!("'{}' can't be written", path.display()))?;
             return Ok(value);
         }
         if self.page_only {

@@ -231,6 +231,6 @@ impl HtmlReport {
         self.stopped = !self.facts.live && crate::video::input::quitting();
         let pictures = thumbnails::draw(&self.facts, &self.events, gpu);
         let html = page::page(&self, &pictures, runs, limited);
-        crate::video::still::write_replacing(path, html.as_bytes())
+        crate::output_file::OutputFile::write(path, html.as_bytes())
     }
 }
