@@ -1,8 +1,9 @@
 //! A file a command writes whole or not at all. It is written beside its name and renamed over
 //! it once whole, so a run that fails or is stopped leaves the file of that name as it was.
-//! Only a plain file, or no file, is replaced so. A device (`-o /dev/null`), a pipe, a socket or
-//! a link is written through as it is: a rename would put a plain file in its place, and the
-//! system's `/dev/null` with it when the command runs as root.
+//! Only a plain file, or no file, is replaced so; a link to a plain file has the file it names
+//! replaced so, and stays a link. A device (`-o /dev/null`), a pipe, a socket or a link to one
+//! is written through as it is: a rename would put a plain file in its place, and the system's
+//! `/dev/null` with it when the command runs as root.
 
 use std::path::{Path, PathBuf};
 
@@ -13,13 +14,21 @@ pub struct OutputFile {
 }
 
 impl OutputFile {
-    /// The file `path`, written beside it where it is a plain file or not there, else through.
+    /// The file `path`, written beside it where it is a plain file or not there (beside the
+    /// file it names, where it is a link to one), else through.
     pub fn new(path: &Path) -> Self {
-        let through = std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file());
-        let written = if through { path.to_owned() } else { partial_path(path) };
+        let plain = |p: &Path| std::fs::symlink_metadata(p).map(|m| m.file_type().is_file());
+        let path = match plain(path) {
+            // A link: the file it names, where that is a plain file.
+            Ok(false) => match std::fs::canonicalize(path) {
+                Ok(named) if plain(&named).unwrap_or(false) => named,
+                _ => return Self::through(path),
+            },
+            _ => path.to_owned(),
+        };
         Self {
-            path: path.to_owned(),
-            written,
+            written: partial_path(&path),
+            path,
         }
     }
 
@@ -108,20 +117,28 @@ mod tests {
     }
 
     #[test]
-    fn a_link_a_pipe_and_a_device_are_written_through_and_stay_what_they_are() {
+    fn a_link_stays_a_link_and_a_pipe_and_a_device_are_written_through() {
         let dir = folder("through");
         let target = dir.join("target.xml");
         std::fs::write(&target, b"old").unwrap();
         let link = dir.join("link.xml");
         std::os::unix::fs::symlink(&target, &link).unwrap();
+        // The file the link names is replaced whole, or kept as it was.
+        let file = OutputFile::new(&link);
+        assert!(file.beside());
+        std::fs::write(file.written(), b"half").unwrap();
+        file.abandon();
+        assert_eq!(std::fs::read(&target).unwrap(), b"old");
         OutputFile::write(&link, b"new").unwrap();
         assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
         assert_eq!(std::fs::read(&target).unwrap(), b"new");
-        // An abandoned write through leaves the file it reached.
-        let file = OutputFile::new(&link);
-        assert!(!file.beside());
-        file.abandon();
-        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+        // A link that names nothing yet is written through.
+        let dangling = dir.join("dangling.xml");
+        std::os::unix::fs::symlink(dir.join("made.xml"), &dangling).unwrap();
+        OutputFile::write(&dangling, b"made").unwrap();
+        assert!(std::fs::symlink_metadata(&dangling).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(dir.join("made.xml")).unwrap(), b"made");
 
         // (Nothing is written to them here: a pipe waits for its reader.)
         let pipe = dir.join("pipe");

@@ -90,6 +90,22 @@ fn settle(player: &Player) -> (Present, usize, Image) {
     (presents[count - 1].clone(), count - 1, player.capture())
 }
 
+/// `settle`, once a present after the first `before` shows the pair as `mode` (a key's effect
+/// may come later than the quiet `settle` waits for, on a busy machine).
+fn settle_on(player: &Player, before: usize, mode: &str) -> (Present, usize, Image) {
+    player.poll(&format!("the pair shown as {mode}"), || {
+        let count = player.presents().len();
+        (before..count).any(|i| compared(player, i).1 == mode).then_some(())
+    });
+    settle(player)
+}
+
+/// `settle`, once a present has come after the first `before`.
+fn settle_after(player: &Player, before: usize) -> (Present, usize, Image) {
+    player.wait_present("a present after the input", before, |_| true);
+    settle(player)
+}
+
 #[test]
 fn a_wipe_steps_flickers_and_shifts_both_files_together() {
     let (a, b) = (common::grey_ramp(), descending_ramp());
@@ -134,31 +150,32 @@ fn a_wipe_steps_flickers_and_shifts_both_files_together() {
     assert_eq!(compared(&player, at).0, Some(k));
 
     // Flicker: B alone, then A alone, in place.
-    player.key("B");
-    let (_, at, image) = settle(&player);
+    let before = player.key("B");
+    let (_, at, image) = settle_on(&player, before, "b");
     assert_eq!(compared(&player, at).1, "b");
     let (grey_a, grey_b) = greys(k, k);
     let (left, right) = left_right(&image);
     assert_grey(left, grey_b, "flicker on B, left");
     assert_grey(right, grey_b, "flicker on B, right");
-    player.key("B");
-    let (_, at, image) = settle(&player);
+    let before = player.key("B");
+    let (_, at, image) = settle_on(&player, before, "a");
     assert_eq!(compared(&player, at).1, "a");
     let (left, right) = left_right(&image);
     assert_grey(left, grey_a, "flicker on A, left");
     assert_grey(right, grey_a, "flicker on A, right");
 
     // Back to the wipe; the line dragged to a tenth of the width: B from there on.
-    player.key("C");
-    let (_, at, _) = settle(&player);
+    let before = player.key("C");
+    let (_, at, _) = settle_on(&player, before, "wipe");
     assert_eq!(compared(&player, at).1, "wipe");
     let y = (image.height * 35 / 100).to_string();
     let to = |x: u32| x.to_string();
     x.xdotool(&["mousemove", "--window", &player.window, &to(image.width * 3 / 10), &y]);
     x.xdotool(&["mousedown", "1"]);
+    let before = player.presents().len();
     x.xdotool(&["mousemove", "--window", &player.window, &to(image.width / 10), &y]);
     x.xdotool(&["mouseup", "1"]);
-    let (_, _, image) = settle(&player);
+    let (_, _, image) = settle_after(&player, before);
     let (left, right) = left_right(&image);
     assert_grey(left, grey_b, "right of the dragged line: B");
     assert_grey(right, grey_b, "right of the dragged line: B");
@@ -172,8 +189,8 @@ fn a_wipe_steps_flickers_and_shifts_both_files_together() {
 
     // The scope counts the picture shown (its counts are checked against the CPU twin in
     // tests/compare.rs); the picture stays as it was.
-    player.key("H");
-    let (_, _, image) = settle(&player);
+    let before = player.key("H");
+    let (_, _, image) = settle_after(&player, before);
     assert_grey(left_right(&image).1, grey_b, "B beside the waveform");
 
     // B one frame later: A's frame K with B's K+1.

@@ -884,7 +884,8 @@ fn a_report_never_overwrites_its_input_nor_a_good_report_with_a_failed_one() {
     assert!(err.starts_with("error: ") && err.contains("pcm_s16le"), "{err}");
     assert!(bytes(&recording) == recorded, "the recording there was replaced");
     assert_eq!(names_in(&dir), ["in.mkv", "kept.mp4", "link.mkv"]);
-    // A recording named through a link is written through it: the link stays a link.
+    // A recording named through a link replaces the file the link names: the link stays a
+    // link, and a header refused there leaves that file as it was too.
     let through = dir.join("through.mp4");
     std::os::unix::fs::symlink(&recording, &through).unwrap();
     let made = histoplay(&["report", h264.to_str().unwrap(), "--record", through.to_str().unwrap()]);
@@ -893,6 +894,18 @@ fn a_report_never_overwrites_its_input_nor_a_good_report_with_a_failed_one() {
     assert!(
         bytes(&recording) == recorded,
         "the same recording, written again through the link"
+    );
+    let refused = histoplay(&[
+        "report",
+        with_pcm.to_str().unwrap(),
+        "--record",
+        through.to_str().unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(std::fs::symlink_metadata(&through).unwrap().file_type().is_symlink());
+    assert!(
+        bytes(&recording) == recorded,
+        "the recording the link names was replaced"
     );
     std::fs::remove_file(&through).unwrap();
     // A good report, then a run over a file none of whose frames decodes (raw frames cut

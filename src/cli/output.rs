@@ -93,10 +93,15 @@ impl Serialize for Channel<'_> {
 
 /// Whether a file can be written at `path`, asked before a run that writes it at its end (so that
 /// a name in a folder that isn't there fails at once, not after the run): a file there already is
-/// opened for writing, untouched; else one is made and taken away again.
+/// opened for writing, untouched; else one is made and taken away again. A pipe is not opened:
+/// that would wait for its reader, and closing it would end the reader's input.
 pub fn check_writable(path: &std::path::Path) -> io::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
     if path.is_dir() {
         return Err(io::Error::new(io::ErrorKind::IsADirectory, "it is a folder"));
+    }
+    if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo() || m.file_type().is_socket()) {
+        return Ok(());
     }
     match std::fs::OpenOptions::new().write(true).open(path) {
         Ok(_) => Ok(()),

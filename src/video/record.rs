@@ -167,8 +167,8 @@ impl Recorder {
     /// Creates `path` and writes its header, for `input`'s best video stream (`video`) and its
     /// best audio stream. Returns the input streams recorded. A file already at `path` (an
     /// earlier recording) is replaced only once the new one's header is written: its header is
-    /// written beside it first, then renamed over it, and the recording goes on there. (A link,
-    /// a device or a pipe is written through as it is.)
+    /// written beside it first, then renamed over it, and the recording goes on there
+    /// (`OutputFile`: a link stays a link, a device or a pipe is written through).
     pub fn create(path: &Path, input: &ffmpeg::format::context::Input, video: usize) -> Result<Self, String> {
         let muxer = check_container(path, input, video)?;
         // (A muxer that names its own files, HLS's, is given the name as it is.)
