@@ -571,6 +571,26 @@ fn a_stream_that_sends_nothing_is_left_on_a_signal_without_an_error() {
 }
 
 #[test]
+fn a_filter_graph_that_makes_frames_for_ever_ends_its_report_whole_on_a_signal() {
+    // (A graph's frames are made by the demuxer itself, which never asks whether to stop.)
+    let graph = "testsrc2=size=64x48:rate=25,realtime";
+    let (mut child, received) = report_lines(graph, &["--cpu", "--input-format", "lavfi"]);
+    let first = take_lines(&received, 3);
+    assert_eq!(first[2]["frame"], 2);
+    signal(&child.0, "-TERM");
+    // Its end, as a live input's, within the wait: every line whole.
+    common::poll("the report's end", || child.0.try_wait().unwrap());
+    let (status, stderr) = exit_and_stderr(&mut child);
+    assert_eq!(status, Some(143), "{stderr}");
+    assert!(!stderr.contains("error"), "{stderr}");
+    let rest: Vec<String> = received.try_iter().collect();
+    for (k, line) in rest.iter().enumerate() {
+        let value: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_eq!(value["frame"], 3 + k as u64, "{line}");
+    }
+}
+
+#[test]
 fn an_srt_stream_is_read_as_the_file_is() {
     let ts = stream_ts();
     let from_file = lines(&histoplay(&["report", ts.to_str().unwrap()]));

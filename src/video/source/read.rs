@@ -172,6 +172,14 @@ impl VideoSource {
             if self.eof_sent {
                 return None;
             }
+            // A quit signal ends the stream where its interrupt says so: FFmpeg's demuxers ask it
+            // as they wait, but a filter graph's (`--input-format lavfi`) makes frames for ever
+            // without asking.
+            if crate::video::input::quitting() && self.interrupted() {
+                self.eof_sent = true;
+                let _ = self.decoder.send_eof();
+                continue;
+            }
             let mut packet = ffmpeg::Packet::empty();
             match stages::READ.time(|| packet.read(&mut self.input)) {
                 Ok(()) => {
@@ -234,6 +242,16 @@ impl VideoSource {
                     let _ = self.decoder.send_eof();
                 }
             }
+        }
+    }
+
+    /// Whether the input's interrupt callback says to stop reading.
+    fn interrupted(&self) -> bool {
+        // SAFETY: the context is open; its callback and opaque are the ones `input::open` set,
+        // which live as long as it.
+        unsafe {
+            let callback = (*self.input.as_ptr()).interrupt_callback;
+            callback.callback.is_some_and(|f| f(callback.opaque) != 0)
         }
     }
 
