@@ -697,3 +697,47 @@ fn a_signal_ends_a_command_waiting_for_a_fifos_writer() {
     }
     std::fs::remove_file(&fifo).unwrap();
 }
+
+#[test]
+fn a_raw_stream_without_timestamps_gives_the_frames_asked_for_counted_from_its_start() {
+    let ramp = common::grey_ramp();
+    let raw = common::fixture(
+        "ramp-raw.h264",
+        &[
+            "-i",
+            ramp.to_str().unwrap(),
+            "-c",
+            "copy",
+            "-bsf:v",
+            "h264_mp4toannexb",
+            "-f",
+            "h264",
+        ],
+    );
+    let json_lines = |out: Output| -> Vec<serde_json::Value> {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).lines().map(common::json).collect()
+    };
+    let (r, m) = (raw.to_str().unwrap(), ramp.to_str().unwrap());
+    for command in [&["hist", "--frames", "3..5"][..], &["scope", "--frames", "3..5"]] {
+        for cpu in [false, true] {
+            let run = |path: &str| {
+                let mut args = vec![command[0], path];
+                args.extend(&command[1..]);
+                if cpu {
+                    args.push("--cpu");
+                }
+                json_lines(histoplay(&args))
+            };
+            let (ours, timed) = (run(r), run(m));
+            let frames: Vec<u64> = ours.iter().map(|l| l["frame"].as_u64().unwrap()).collect();
+            assert_eq!(frames, [3, 4], "{command:?} cpu {cpu}");
+            // The same pictures as the file with timestamps gives (its times aside).
+            for (a, b) in ours.iter().zip(&timed) {
+                for key in ["r", "g", "b", "l", "counts"] {
+                    assert_eq!(a.get(key), b.get(key), "{command:?} cpu {cpu}: {key}");
+                }
+            }
+        }
+    }
+}

@@ -137,7 +137,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             look: args.lut.look(given.as_ref(), source.info.log),
             ..job
         };
-        scope_video(gpu, source, range, job, args.cpu, &mut out)?;
+        let path = source.info.path.clone();
+        let written = scope_video(gpu, source, range, job, args.cpu, &mut out)?;
+        drop(out);
+        if let Some(status) = signals.as_ref().and_then(crate::quit_signals::QuitSignals::exit_status) {
+            crate::process::end(status as u8);
+        }
+        if written == 0 {
+            bail!("'{}': no frame of {range} could be decoded", path.display());
+        }
+        return Ok(());
     }
     drop(out);
     if let Some(status) = signals.as_ref().and_then(crate::quit_signals::QuitSignals::exit_status) {
