@@ -105,6 +105,15 @@ pub fn check_writable(path: &std::path::Path) -> io::Result<()> {
     }
     match std::fs::OpenOptions::new().write(true).open(path) {
         Ok(_) => Ok(()),
+        // A link that names no file yet: the file it names.
+        Err(e) if e.kind() == io::ErrorKind::NotFound && path.is_symlink() => {
+            let named = std::fs::read_link(path)?;
+            match path.parent() {
+                Some(folder) if named.is_relative() && named != path => check_writable(&folder.join(named)),
+                _ if named != path => check_writable(&named),
+                _ => Err(e),
+            }
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
             std::fs::remove_file(path)
@@ -134,6 +143,34 @@ pub fn refuse_input(output: &std::path::Path, inputs: &[&std::path::Path]) -> an
                 output.display(),
                 input.display()
             );
+        }
+    }
+    Ok(())
+}
+
+/// Refuses two outputs (each with the option that names it) that are one file, through any
+/// name or link: the one written last would take the other's place. (A device or a pipe named
+/// twice, `/dev/stdout` and `/dev/stderr` on one terminal, is written to twice, as asked.)
+pub fn refuse_twice(outputs: &[(&str, &std::path::Path)]) -> anyhow::Result<()> {
+    // Where a file not there yet would be: its folder's own name, and its name.
+    let place = |path: &std::path::Path| {
+        let folder = path.parent().filter(|f| !f.as_os_str().is_empty());
+        let folder = folder.unwrap_or(std::path::Path::new(".")).canonicalize().ok()?;
+        Some(folder.join(path.file_name()?))
+    };
+    for (i, (first, a)) in outputs.iter().enumerate() {
+        for (second, b) in &outputs[i + 1..] {
+            let same = match (std::fs::metadata(a), std::fs::metadata(b)) {
+                (Ok(x), Ok(y)) => x.is_file() && same_file(&x, &y),
+                (Err(_), Err(_)) => place(a).is_some_and(|p| Some(p) == place(b)),
+                _ => false,
+            };
+            if same {
+                anyhow::bail!(
+                    "{first} and {second} both name '{}': one would overwrite the other",
+                    a.display()
+                );
+            }
         }
     }
     Ok(())
@@ -232,6 +269,36 @@ fn seconds_text(seconds: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_link_to_no_file_yet_and_a_pipe_can_be_written_and_two_outputs_of_one_file_are_refused() {
+        let dir = std::env::temp_dir().join(format!("histoplay-writable-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let link = dir.join("shot.png");
+        std::os::unix::fs::symlink("made.png", &link).unwrap();
+        check_writable(&link).unwrap();
+        assert!(!dir.join("made.png").exists());
+        // (Opening a pipe would wait here for a reader.)
+        let pipe = dir.join("pipe.png");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&pipe)
+            .status()
+            .unwrap()
+            .success());
+        check_writable(&pipe).unwrap();
+        let a = dir.join("a.xml");
+        assert!(refuse_twice(&[("-o", &a), ("--html", &dir.join("b.html"))]).is_ok());
+        let again = dir.join(".").join("a.xml");
+        let err = refuse_twice(&[("-o", &a), ("--html", &again)]).unwrap_err();
+        assert!(err.to_string().starts_with("-o and --html both name"), "{err}");
+        std::fs::write(&a, b"").unwrap();
+        std::fs::hard_link(&a, dir.join("hard.xml")).unwrap();
+        assert!(refuse_twice(&[("-o", &a), ("--record", &dir.join("hard.xml"))]).is_err());
+        // A pipe named twice is written to twice.
+        assert!(refuse_twice(&[("-o", &pipe), ("--alert-log", &pipe)]).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn json_line_has_the_documented_shape() {

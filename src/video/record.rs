@@ -15,6 +15,28 @@ use std::sync::{Arc, Mutex, Weak};
 /// player quits without waiting for its decode threads).
 static ACTIVE: Mutex<Vec<Weak<Mutex<Recorder>>>> = Mutex::new(Vec::new());
 
+/// The first recording into a file that failed (a write, or its trailer), for a command to end
+/// with: a recording left short is an error of the run, not a warning alone.
+static FAILED: Mutex<Option<String>> = Mutex::new(None);
+
+/// The first recording that failed, if any: what it was and why.
+pub fn failure() -> Option<String> {
+    FAILED.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+fn note_failure(recorder: &Recorder, what: &str, e: &ffmpeg::Error) {
+    let path = &recorder.path;
+    log::warn!("{}: recording {what}: {e}", path.display());
+    // (A pipe to a reader in the process fails where its reader has gone: that reader says why.)
+    if recorder.pipe.is_some() {
+        return;
+    }
+    FAILED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert_with(|| format!("the recording '{}' {what}: {e}", path.display()));
+}
+
 /// A recording being written, shared with the list `finish_all` ends.
 pub struct Recording(Arc<Mutex<Recorder>>);
 
@@ -314,7 +336,7 @@ impl Recorder {
                 }
             }
             Err(e) => {
-                log::warn!("{}: recording stopped: {e}", self.path.display());
+                note_failure(self, "stopped", &e);
                 self.failed = true;
             }
         }
@@ -329,7 +351,7 @@ impl Recorder {
             return;
         }
         if let Err(e) = self.output.write_trailer() {
-            log::warn!("{}: the recording could not be finished: {e}", self.path.display());
+            note_failure(self, "could not be finished", &e);
         }
         // Its reader's input ends.
         self.pipe = None;

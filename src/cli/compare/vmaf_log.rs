@@ -70,15 +70,26 @@ impl VmafLog {
         self.frames.push((frame, scores));
     }
 
-    /// Writes the log; `fps` is how many pairs a second the run measured.
+    /// Writes the log; `fps` is how many pairs a second the run measured. A log that can't be
+    /// written whole leaves the file of its name as it was (`OutputFile`).
     pub fn write(&self, path: &Path, fps: f64) -> std::io::Result<()> {
-        let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
-        match LogFormat::of(path) {
-            LogFormat::Json => self.json(&mut out, fps)?,
-            LogFormat::Xml => self.xml(&mut out, fps)?,
-            LogFormat::Csv => self.csv(&mut out)?,
+        let file = crate::output_file::OutputFile::new(path);
+        let written = (|| {
+            let mut out = std::io::BufWriter::new(std::fs::File::create(file.written())?);
+            match LogFormat::of(path) {
+                LogFormat::Json => self.json(&mut out, fps)?,
+                LogFormat::Xml => self.xml(&mut out, fps)?,
+                LogFormat::Csv => self.csv(&mut out)?,
+            }
+            out.flush()
+        })();
+        match written {
+            Ok(()) => file.finish(),
+            Err(e) => {
+                file.abandon();
+                Err(e)
+            }
         }
-        out.flush()
     }
 
     /// Each metric's min, max, mean and harmonic mean over the run, in libvmaf's names.

@@ -166,10 +166,20 @@ pub fn run(args: Args) -> Result<()> {
         return run_batch(args);
     }
     let input = &args.inputs[0];
-    let written = [&args.output, &args.html, &args.record, &args.alert_log];
-    for output in written.into_iter().flatten() {
+    let written = [
+        ("-o", &args.output),
+        ("--html", &args.html),
+        ("--record", &args.record),
+        ("--alert-log", &args.alert_log),
+    ];
+    let written: Vec<(&str, &Path)> = written
+        .into_iter()
+        .filter_map(|(option, path)| Some((option, path.as_deref()?)))
+        .collect();
+    for (_, output) in &written {
         crate::cli::output::refuse_input(output, &[input])?;
     }
+    crate::cli::output::refuse_twice(&written)?;
     if args.skip_existing || args.jobs.is_some() {
         bail!("--skip-existing and --jobs are for a batch (several files, or a directory)");
     }
@@ -323,6 +333,9 @@ pub fn run(args: Args) -> Result<()> {
     // Done with the GPU: its driver's teardown need not hold up the exit.
     if let Some(gpu) = gpu {
         crate::process::close_behind("the GPU", move || drop(gpu));
+    }
+    if let Some(failure) = crate::video::record::failure() {
+        bail!("{failure}");
     }
     // (A live input's runs were told as they ended.)
     end(&runs, !live, signals.as_ref());
@@ -545,6 +558,22 @@ fn run_batch(args: Args) -> Result<()> {
     drop(out);
     if let Some(status) = signals.as_ref().and_then(QuitSignals::exit_status) {
         crate::process::end(status as u8);
+    }
+    // A file that failed is said on stderr too, for a script that keeps stdout.
+    let failed: Vec<String> = files
+        .iter()
+        .zip(&outcomes)
+        .filter_map(|(file, outcome)| match outcome {
+            batch::Outcome::Failed(reason) => Some(format!("{}: {reason}", file.display())),
+            _ => None,
+        })
+        .collect();
+    if let [first, ..] = failed.as_slice() {
+        let more = match failed.len() {
+            1 => String::new(),
+            n => format!(" (and {} more, in the summary)", n - 1),
+        };
+        eprintln!("error: {first}{more}");
     }
     let bad = outcomes.iter().any(|o| match o {
         batch::Outcome::Failed(_) | batch::Outcome::Stopped => true,
