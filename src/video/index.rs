@@ -311,7 +311,7 @@ impl FrameIndex {
             shared.builder.finish();
             shared.progress.complete = true;
             shared.progress.failed = shared.builder.unusable;
-            if shared.builder.unusable {
+            if shared.builder.unusable && !self.stop.load(Ordering::Relaxed) {
                 log::warn!(
                     "{}: frames have no timestamps; frame numbers count from the start",
                     path.display()

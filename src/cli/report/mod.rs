@@ -259,11 +259,12 @@ pub fn run(args: Args) -> Result<()> {
     };
     let gpu = GpuOpening::start(!args.cpu);
     let mut source = match VideoSource::open_for(input, Decoding::Throughput) {
-        Ok(source) => source,
-        // A file of sound alone (a stem, a mix): its sound's report. (The GPU, opened beside
-        // the file before it was known to have no pictures, is let go of first: a process
-        // that exits while the driver makes the device can crash in its teardown.)
-        Err(VideoError::NoVideo(_)) => {
+        Ok(source) if !source.info.cover_art => source,
+        // A file of sound alone (a stem, a mix, a song with its cover): its sound's report.
+        // (The GPU, opened beside the file before it was known to have no pictures, is let go
+        // of first: a process that exits while the driver makes the device can crash in its
+        // teardown.)
+        Ok(_) | Err(VideoError::NoVideo(_)) => {
             drop(gpu);
             return report_sound_only(&args, html.as_deref(), destination, events, signals.as_ref());
         }

@@ -40,6 +40,8 @@ pub struct VideoInfo {
     /// The stream's field order as its codec parameters state it, in ffprobe's words:
     /// `progressive`, `tt`, `bb`, `tb`, `bt` or `unknown`.
     pub field_order: &'static str,
+    /// The picture is a song's cover (an attached picture), beside sound: a file of sound.
+    pub cover_art: bool,
 }
 
 /// A chapter mark: where it starts (seconds on the stream's clock, as pts are) and its title.

@@ -424,6 +424,10 @@ fn describe(
         ),
         live: false,
         field_order: field_order(stream),
+        cover_art: stream
+            .disposition()
+            .contains(ffmpeg::format::stream::Disposition::ATTACHED_PIC)
+            && input.streams().best(ffmpeg::media::Type::Audio).is_some(),
     })
 }
 
