@@ -67,16 +67,23 @@ impl OutputFile {
         }
     }
 
-    /// Writes `bytes` as the whole file `path`.
-    pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-        let file = Self::new(path);
-        match std::fs::write(file.written(), bytes) {
-            Ok(()) => file.finish(),
+    /// Puts the file in place where the writing of it (`written`) succeeded, else takes it
+    /// away (`finish`, `abandon`); the writing's result, or the rename's error.
+    pub fn settle<T, E: From<std::io::Error>>(self, written: Result<T, E>) -> Result<T, E> {
+        match written {
+            Ok(value) => self.finish().map(|()| value).map_err(E::from),
             Err(e) => {
-                file.abandon();
+                self.abandon();
                 Err(e)
             }
         }
+    }
+
+    /// Writes `bytes` as the whole file `path`.
+    pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        let file = Self::new(path);
+        let written = std::fs::write(file.written(), bytes);
+        file.settle(written)
     }
 }
 

@@ -587,12 +587,7 @@ fn a_qctools_report_carries_every_frame_as_ffprobe_would() {
     assert!(Command::new("mkfifo").arg(&pipe).status().unwrap().success());
     let reader = {
         let pipe = pipe.clone();
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            let file = std::fs::File::open(pipe).unwrap();
-            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text).unwrap();
-            text
-        })
+        std::thread::spawn(move || gunzip(&pipe))
     };
     let out = histoplay(&[
         "report",

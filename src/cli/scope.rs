@@ -108,7 +108,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let given = args.lut.load()?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    if still::is_still_image(&args.input) {
+    // A video's frames written (none decoded is an error), or a picture's scope.
+    let written = if still::is_still_image(&args.input) {
         if args.fields {
             bail!(
                 "--fields counts a video's fields: '{}' is a picture",
@@ -126,6 +127,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let counts = scope_still(&image, &job, args.cpu)?;
         write_json(&mut out, &still_report(&image, &job, &counts))?;
         out.flush()?;
+        None
     } else {
         // The GPU opens while the file does.
         let gpu = crate::gpu::GpuOpening::start(!args.cpu);
@@ -138,19 +140,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ..job
         };
         let path = source.info.path.clone();
-        let written = scope_video(gpu, source, range, job, args.cpu, &mut out)?;
-        drop(out);
-        if let Some(status) = signals.as_ref().and_then(crate::quit_signals::QuitSignals::exit_status) {
-            crate::process::end(status as u8);
-        }
-        if written == 0 {
-            bail!("'{}': no frame of {range} could be decoded", path.display());
-        }
-        return Ok(());
-    }
+        Some((path, scope_video(gpu, source, range, job, args.cpu, &mut out)?))
+    };
     drop(out);
     if let Some(status) = signals.as_ref().and_then(crate::quit_signals::QuitSignals::exit_status) {
         crate::process::end(status as u8);
+    }
+    if let Some((path, 0)) = written {
+        bail!("'{}': no frame of {range} could be decoded", path.display());
     }
     Ok(())
 }

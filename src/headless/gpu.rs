@@ -202,12 +202,12 @@ pub fn run_prepared(
         Some(_) => FieldRun::decoded(range),
         None => range,
     };
+    // A live input, or a stream whose frames have no timestamps, can't be sought: its frames
+    // before the range are decoded and go by (the index says so once it has read that far).
+    let seekable = decoded.start > 0 && !source.info.live && source.index().wait_pts_of(decoded.start).is_some();
     // A software decoder's frames go straight into memory the GPU copies from once it is made:
     // beside the GPU's opening (`beside`), or else after the first frame (making it holds the
     // process's mappings, which the decoder's first frames wait on).
-    // A stream whose frames have no timestamps can't be sought: its frames before the range
-    // are decoded and go by (the index says so once it has read that far).
-    let seekable = decoded.start > 0 && !source.info.live && source.index().wait_pts_of(decoded.start).is_some();
     let direct = source.direct_frames();
     let pool_of = std::sync::Arc::clone(&direct);
     let mut pool_after_first = Some(move |device: wgpu::Device| make_pool(direct, device));

@@ -83,13 +83,7 @@ impl VmafLog {
             }
             out.flush()
         })();
-        match written {
-            Ok(()) => file.finish(),
-            Err(e) => {
-                file.abandon();
-                Err(e)
-            }
-        }
+        file.settle(written)
     }
 
     /// Each metric's min, max, mean and harmonic mean over the run, in libvmaf's names.

@@ -215,14 +215,7 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
         }
     };
     let result = run();
-    let result = match result {
-        Ok(result) => written.finish().map(|()| result).map_err(ClipError::from),
-        Err(e) => {
-            written.abandon();
-            Err(e)
-        }
-    };
-    match result {
+    match written.settle(result) {
         Ok((frames, runs)) => Outcome::Done {
             frames,
             runs,

@@ -355,9 +355,9 @@ struct Destination {
 
 impl Destination {
     /// Runs `report` into where the report of `input` goes. A QCTools report is written beside
-    /// its name and renamed into place once whole (`OutputFile`; a device or a link through): one that fails, or that a signal stopped
-    /// short of a file's end (`stopped`, asked after the run), leaves the file of that name as
-    /// it was, as a batch does.
+    /// its name and renamed into place once whole (`OutputFile`: a pipe or a device is written
+    /// through): one that fails, or that a signal stopped short of a file's end (`stopped`,
+    /// asked after the run), leaves the file of that name as it was, as a batch does.
     fn write<T>(
         self,
         input: &Path,
