@@ -308,7 +308,10 @@ impl VideoSource {
                 if number.n == last.n + 1 {
                     previous = Some(last_pts);
                 } else if number.n > last.n + 1 {
-                    if previous.is_some() && !self.run.skipped_any {
+                    // A stream ended on request gives out what it holds: frames after a gap
+                    // whose pictures were not read yet (B-frames behind the last P) are no damage.
+                    let stopped = self.eof_sent && (self.interrupt.is_set() || crate::video::input::quitting());
+                    if previous.is_some() && !self.run.skipped_any && !stopped {
                         self.note_damage(&missing(last.n + 1, number.n));
                     }
                     previous = None;
