@@ -741,3 +741,48 @@ fn a_raw_stream_without_timestamps_gives_the_frames_asked_for_counted_from_its_s
         }
     }
 }
+
+#[test]
+fn frames_that_share_one_timestamp_are_told_apart_and_counted_from_the_start() {
+    let ramp = common::grey_ramp();
+    // Every packet at pts 0, as a broken muxer writes them.
+    let flat = common::fixture(
+        "ramp-one-time.mkv",
+        &[
+            "-i",
+            ramp.to_str().unwrap(),
+            "-c",
+            "copy",
+            "-bsf:v",
+            "setts=pts=0:dts=0",
+        ],
+    );
+    let (f, m) = (flat.to_str().unwrap(), ramp.to_str().unwrap());
+    for cpu in [false, true] {
+        let run = |path: &str| {
+            let mut args = vec!["hist", path, "--frames", "3..6"];
+            if cpu {
+                args.push("--cpu");
+            }
+            histoplay(&args)
+        };
+        let (ours, timed) = (run(f), run(m));
+        assert!(ours.status.success(), "{}", String::from_utf8_lossy(&ours.stderr));
+        assert!(
+            String::from_utf8_lossy(&ours.stderr).contains("frames share timestamps"),
+            "{}",
+            String::from_utf8_lossy(&ours.stderr)
+        );
+        let lines = |out: &Output| -> Vec<serde_json::Value> {
+            String::from_utf8_lossy(&out.stdout).lines().map(common::json).collect()
+        };
+        let (ours, timed) = (lines(&ours), lines(&timed));
+        let frames: Vec<u64> = ours.iter().map(|l| l["frame"].as_u64().unwrap()).collect();
+        assert_eq!(frames, [3, 4, 5], "cpu {cpu}");
+        // Each its own picture: the ramp's frames 3, 4 and 5, not frame 0 three times.
+        for (a, b) in ours.iter().zip(&timed) {
+            assert_eq!(a["l"], b["l"], "cpu {cpu}");
+        }
+        assert_ne!(ours[0]["l"], ours[1]["l"]);
+    }
+}

@@ -36,8 +36,11 @@ pub struct IndexBuilder {
     /// Every frame with a pts at or before this is in `pts`.
     covered: Option<i64>,
     complete: bool,
-    /// A packet without any timestamp: frames can't be numbered by the index.
+    /// A packet without any timestamp, or two frames with one: frames can't be numbered by
+    /// the index.
     unusable: bool,
+    /// A timestamp two frames share (the reason the index is unusable, where that is it).
+    shared_pts: Option<i64>,
 }
 
 impl IndexBuilder {
@@ -48,9 +51,13 @@ impl IndexBuilder {
             return;
         };
         let at = self.pts.partition_point(|&p| p < pts);
-        if self.pts.get(at) != Some(&pts) {
-            self.pts.insert(at, pts);
+        if self.pts.get(at) == Some(&pts) {
+            // Two frames at one time: which is which can't be told by time.
+            self.unusable = true;
+            self.shared_pts.get_or_insert(pts);
+            return;
         }
+        self.pts.insert(at, pts);
         if key {
             let at = self.keyframes.partition_point(|&p| p < pts);
             if self.keyframes.get(at) != Some(&pts) {
@@ -312,10 +319,11 @@ impl FrameIndex {
             shared.progress.complete = true;
             shared.progress.failed = shared.builder.unusable;
             if shared.builder.unusable && !self.stop.load(Ordering::Relaxed) {
-                log::warn!(
-                    "{}: frames have no timestamps; frame numbers count from the start",
-                    path.display()
-                );
+                let why = match shared.builder.shared_pts {
+                    Some(pts) => format!("frames share timestamps (two at pts {pts})"),
+                    None => "frames have no timestamps".into(),
+                };
+                log::warn!("{}: {why}; frame numbers count from the start", path.display());
             }
         }
         drop(shared);
@@ -590,7 +598,13 @@ mod tests {
             b.push(Some(pts), false);
         }
         b.finish();
-        assert_eq!(b.frame_count(), Some(3), "a repeated pts is one frame, as before");
+        assert_eq!(
+            b.frame_count(),
+            None,
+            "two frames at one time can't be told apart by time"
+        );
+        assert!(!b.number_at(1, 1.0, None).exact);
+        assert_eq!(b.shared_pts, Some(1));
         let mut b = IndexBuilder::default();
         b.push(Some(0), true);
         b.push(None, false);

@@ -273,6 +273,14 @@ impl VideoSource {
                     .map(|p| p + self.info.pts_at(self.info.frame_duration).max(1))
             })
             .unwrap_or(0);
+        // A frame at its predecessor's time (a muxer that repeats a timestamp) would be that
+        // frame to everything that keys frames by time: it is moved a tick after it. The index
+        // numbers such a stream from its start.
+        let stream_pts = pts;
+        let pts = match (self.last_stream_pts, self.last_pts) {
+            (Some(last_stream), Some(last)) if pts == last_stream => last + 1,
+            _ => pts,
+        };
         // Frames of the run before the seek come out of an unflushed decoder first, all of them
         // before the IDR picture this run started at.
         if let Some(sent) = &self.run.stale_filter {
@@ -324,6 +332,7 @@ impl VideoSource {
             self.note_damage(&format!("frame {} was decoded with errors and concealed", number.n));
         }
         self.last_pts = Some(pts);
+        self.last_stream_pts = Some(stream_pts);
         self.last_number = Some(number);
         if self.info.volume.is_hdr() && self.info.volume.peak_nits.is_none() && self.info.frame_light.get().is_none() {
             if let Some(nits) = stream::frame_peak(&frame) {

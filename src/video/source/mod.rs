@@ -89,6 +89,8 @@ pub struct VideoSource {
     measured: Option<Scaler>,
     /// Pts and number of the last frame this run gave out.
     last_pts: Option<i64>,
+    /// The last frame's pts as the stream gave it (`last_pts` is a tick on where repeated).
+    last_stream_pts: Option<i64>,
     last_number: Option<FrameNumber>,
     /// Frames given out since the stream's start, while no seek has intervened: the numbers
     /// of a stream whose packets carry no timestamps (the index can't number it).

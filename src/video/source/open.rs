@@ -154,6 +154,7 @@ impl VideoSource {
             measured: None,
             keep_pictures: false,
             last_pts: None,
+            last_stream_pts: None,
             last_number: None,
             counted: Some(0),
             run: Run::default(),

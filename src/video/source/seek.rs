@@ -145,6 +145,7 @@ impl VideoSource {
         }
         self.eof_sent = false;
         self.last_pts = None;
+        self.last_stream_pts = None;
         self.last_number = None;
         self.counted = if sought { None } else { Some(0) };
         // The decoder may still be skipping for the run before: it decodes every frame again.
