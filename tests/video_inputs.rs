@@ -786,3 +786,65 @@ fn frames_that_share_one_timestamp_are_told_apart_and_counted_from_the_start() {
         assert_ne!(ours[0]["l"], ours[1]["l"]);
     }
 }
+
+/// Frame `n` of `path` as FFmpeg decodes it, RGBA, and its red and green counts.
+fn ffmpeg_rgba_counts(path: &Path, n: u64) -> (Vec<u64>, Vec<u64>) {
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(path)
+        .args(["-vf", &format!("select=eq(n\\,{n})"), "-frames:v", "1"])
+        .args(["-f", "rawvideo", "-pix_fmt", "rgba", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success() && !out.stdout.is_empty());
+    let (mut r, mut g) = (vec![0u64; 256], vec![0u64; 256]);
+    for pixel in out.stdout.chunks_exact(4) {
+        r[pixel[0] as usize] += 1;
+        g[pixel[1] as usize] += 1;
+    }
+    (r, g)
+}
+
+#[test]
+fn animated_gif_and_png_are_counted_frame_by_frame_and_an_animated_webp_says_what_is_read() {
+    let source = ["-f", "lavfi", "-i", "testsrc2=s=96x64:r=10:d=1.2"];
+    let gif = common::fixture("moving.gif", &source);
+    let png = common::fixture("moving.apng", &[&source[..], &["-plays", "0"]].concat());
+    for path in [&gif, &png] {
+        let out = histoplay(&["hist", path.to_str().unwrap(), "--frames", "0..20"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout).lines().map(common::json).collect();
+        let frames: Vec<u64> = lines.iter().map(|l| l["frame"].as_u64().unwrap()).collect();
+        assert_eq!(frames, (0..12).collect::<Vec<_>>(), "{}", path.display());
+        let (r, g) = ffmpeg_rgba_counts(path, 7);
+        let counts = |key: &str| -> Vec<u64> {
+            lines[7][key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect()
+        };
+        assert_eq!((counts("r"), counts("g")), (r, g), "{}", path.display());
+    }
+    let webp = common::fixture(
+        "moving.webp",
+        &[&source[..], &["-c:v", "libwebp", "-loop", "0"]].concat(),
+    );
+    let w = webp.to_str().unwrap();
+    let out = histoplay(&["hist", w]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+    let warned = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        warned.contains("an animated WebP: only its first picture is read"),
+        "{warned}"
+    );
+    let out = histoplay(&["report", w]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        said.starts_with("error: ") && said.contains("an animated WebP"),
+        "{said}"
+    );
+}

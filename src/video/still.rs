@@ -1,6 +1,7 @@
 //! Still images as RGBA8 frames: a picture is a one-frame video. PNG, JPEG, WebP, TIFF, BMP and
-//! GIF (its first frame) are read here; other pictures FFmpeg reads (AVIF, EXR ...) go through
-//! the video path. Samples deeper than 8 bits (16-bit PNG and TIFF) are rounded to 8 bits:
+//! GIF are read here; other pictures FFmpeg reads (AVIF, EXR ...) and animated GIF and PNG go
+//! through the video path (FFmpeg's `gif` and `apng` demuxers play them). An animated WebP, whose
+//! animation FFmpeg 5.1 does not decode, is read here as its first picture, with a warning. Samples deeper than 8 bits (16-bit PNG and TIFF) are rounded to 8 bits:
 //! round(c · 255 / 65535), but for deep grey, which goes the video path too.
 
 use std::path::{Path, PathBuf};
@@ -45,13 +46,45 @@ pub fn is_still_image(path: &Path) -> bool {
     let Ok(reader) = image::ImageReader::open(path).and_then(|r| r.with_guessed_format()) else {
         return false;
     };
-    if !reader.format().is_some_and(|f| f.reading_enabled()) {
+    let Some(format) = reader.format().filter(|f| f.reading_enabled()) else {
+        return false;
+    };
+    if matches!(format, image::ImageFormat::Gif | image::ImageFormat::Png) && animated(path, format) {
         return false;
     }
     let deep_grey = reader
         .into_decoder()
         .is_ok_and(|decoder| matches!(decoder.color_type(), image::ColorType::L16 | image::ColorType::La16));
     !deep_grey
+}
+
+/// Whether the GIF, PNG or WebP at `path` holds more than one picture (false for other formats,
+/// and where it can't be read: the decoder that reads it says why).
+pub fn animated(path: &Path, format: image::ImageFormat) -> bool {
+    use image::AnimationDecoder;
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let file = std::io::BufReader::new(file);
+    match format {
+        image::ImageFormat::Gif => {
+            image::codecs::gif::GifDecoder::new(file).is_ok_and(|gif| gif.into_frames().take(2).count() == 2)
+        }
+        image::ImageFormat::Png => {
+            image::codecs::png::PngDecoder::new(file).is_ok_and(|png| png.is_apng().unwrap_or(false))
+        }
+        image::ImageFormat::WebP => image::codecs::webp::WebPDecoder::new(file).is_ok_and(|webp| webp.has_animation()),
+        _ => false,
+    }
+}
+
+/// Whether `path` is an animated WebP (which FFmpeg 5.1 can't decode).
+pub fn is_animated_webp(path: &Path) -> bool {
+    let format = image::ImageReader::open(path)
+        .and_then(|r| r.with_guessed_format())
+        .ok()
+        .and_then(|r| r.format());
+    format == Some(image::ImageFormat::WebP) && animated(path, image::ImageFormat::WebP)
 }
 
 pub fn load(path: &Path) -> Result<RgbaImage, StillError> {
@@ -68,6 +101,9 @@ pub fn load(path: &Path) -> Result<RgbaImage, StillError> {
         path: path.to_owned(),
         reason: e.to_string(),
     })?;
+    if is_animated_webp(path) {
+        log::warn!("{}: an animated WebP: only its first picture is read", path.display());
+    }
     let rgba = decoded.to_rgba8();
     Ok(RgbaImage {
         width: rgba.width(),

@@ -324,9 +324,13 @@ fn describe(
 ) -> Result<VideoInfo, VideoError> {
     let (width, height) = (decoder.width(), decoder.height());
     if width == 0 || height == 0 {
+        let reason = match codec == "webp" && crate::video::still::is_animated_webp(path) {
+            true => "an animated WebP, whose animation FFmpeg 5.1 does not decode (hist, scope and render read its first picture)",
+            false => "no picture of its video could be read to learn its size (damaged, or cut short)",
+        };
         return Err(VideoError::Decode {
             path: path.to_owned(),
-            reason: "no picture of its video could be read to learn its size (damaged, or cut short)".into(),
+            reason: reason.into(),
         });
     }
     let decoder_format = decoder.format();
