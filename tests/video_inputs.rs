@@ -544,6 +544,65 @@ fn truncated_file_gives_the_frames_it_has() {
 }
 
 #[test]
+fn a_truncated_matroska_or_webm_file_says_where_its_video_stops() {
+    // 90 frames at 30 fps, the sound a second longer (the segment's duration is the longer).
+    let source = [
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc2=s=64x48:r=30:d=3",
+        "-f",
+        "lavfi",
+        "-i",
+        "sine=d=4",
+    ];
+    let mkv = common::fixture(
+        "ramp-sound.mkv",
+        &[&source[..], &["-c:v", "libx264", "-g", "15"]].concat(),
+    );
+    let webm = common::fixture(
+        "ramp-sound.webm",
+        &[&source[..], &["-c:v", "libvpx", "-g", "15"]].concat(),
+    );
+    for clip in [mkv, webm] {
+        let whole = hist(&clip, &["--frames", "0.."]);
+        assert!(whole.status.success(), "{}", String::from_utf8_lossy(&whole.stderr));
+        assert_eq!(String::from_utf8_lossy(&whole.stdout).lines().count(), 90);
+        assert!(
+            !String::from_utf8_lossy(&whole.stderr).contains("ends early"),
+            "{}",
+            clip.display()
+        );
+        let bytes = std::fs::read(&clip).unwrap();
+        let name = format!("truncated-{}", clip.file_name().unwrap().to_str().unwrap());
+        let cut = common::repo_path(&format!("target/fixtures/{name}"));
+        std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+        let out = hist(&cut, &["--frames", "0.."]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let frames = String::from_utf8_lossy(&out.stdout).lines().count();
+        assert!(
+            (10..80).contains(&frames),
+            "{frames} frames from half of {}",
+            clip.display()
+        );
+        // The video's stated 3 s (3.007 in WebM) against the packets there, at 30 fps (the
+        // last of them, cut through, may not decode).
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stop: f64 = stderr
+            .split("the file ends early: its video stops at ")
+            .nth(1)
+            .and_then(|rest| rest.split(" s of the 3.0").next())
+            .unwrap_or_else(|| panic!("{stderr}"))
+            .parse()
+            .unwrap();
+        assert!(
+            (0.0..0.2).contains(&(stop - frames as f64 / 30.0)),
+            "{stop} s, {frames} frames"
+        );
+    }
+}
+
+#[test]
 fn corruption_in_the_middle_is_skipped_with_a_warning() {
     let clip = common::fixture(
         "ramp.ts",

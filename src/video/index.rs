@@ -162,6 +162,11 @@ impl IndexBuilder {
         })
     }
 
+    /// The pts of the first and last frames read so far.
+    fn pts_span(&self) -> Option<(i64, i64)> {
+        Some((*self.pts.first()?, *self.pts.last()?))
+    }
+
     /// The pts of the first and last frames, once complete.
     pub fn span(&self) -> Option<(i64, i64)> {
         if !self.is_complete() {
@@ -204,6 +209,16 @@ pub struct FrameIndex {
     pub estimated_count: Option<u64>,
     /// Where the file's timestamps start over, as the reading finds it (`continuity`).
     clock: Arc<crate::video::continuity::FileClock>,
+}
+
+/// Seconds of a clock time as Matroska's `DURATION` tag writes it, `HH:MM:SS.nnnnnnnnn`.
+fn clock_seconds(text: &str) -> Option<f64> {
+    let mut parts = text.trim().rsplitn(3, ':');
+    let seconds: f64 = parts.next()?.parse().ok()?;
+    let minutes: f64 = parts.next()?.parse().ok()?;
+    let hours: f64 = parts.next().unwrap_or("0").parse().ok()?;
+    let total = hours * 3600.0 + minutes * 60.0 + seconds;
+    (total.is_finite() && total >= 0.0).then_some(total)
 }
 
 /// Packets read between two publications to the shared index (and checks of the stop flag).
@@ -381,17 +396,45 @@ impl FrameIndex {
                 self.grown.notify_all();
             }
             if end {
-                // A container that lists its frames (MP4, QuickTime, AVI) and ends before them
-                // was cut short: what is there plays, and the shortfall is said.
-                let listed = input.stream(stream_index).map_or(0, |s| s.frames().max(0) as u64);
-                if listed > packets && !self.stop.load(Ordering::Relaxed) {
-                    log::warn!(
-                        "{}: the file ends early: {packets} of the {listed} frames its container lists are in it",
-                        path.display()
-                    );
+                if !self.stop.load(Ordering::Relaxed) {
+                    self.say_if_cut_short(path, &input, stream_index, packets);
                 }
                 return Ok(());
             }
+        }
+    }
+
+    /// Says where a file read to its end holds less of the stream than its container states: a
+    /// container that lists its frames (MP4, QuickTime, AVI) or states the stream's duration
+    /// (Matroska and WebM's `DURATION` tag) and ends before them was cut short. What is there
+    /// plays.
+    fn say_if_cut_short(&self, path: &Path, input: &ffmpeg::format::context::Input, stream_index: usize, packets: u64) {
+        let Some(stream) = input.stream(stream_index) else {
+            return;
+        };
+        let listed = stream.frames().max(0) as u64;
+        if listed > packets {
+            log::warn!(
+                "{}: the file ends early: {packets} of the {listed} frames its container lists are in it",
+                path.display()
+            );
+            return;
+        }
+        let Some(stated) = stream.metadata().get("DURATION").and_then(clock_seconds) else {
+            return;
+        };
+        let Some((first, last)) = self.lock().builder.pts_span() else {
+            return;
+        };
+        let tick = f64::from(stream.time_base());
+        let frame = self.ticks_per_frame * tick;
+        let read = (last - first) as f64 * tick + frame;
+        // Two frames' slack: muxers round the duration, and some count the last frame's time.
+        if stated - read > 2.0 * frame + 0.05 {
+            log::warn!(
+                "{}: the file ends early: its video stops at {read:.2} s of the {stated:.2} s its container states",
+                path.display()
+            );
         }
     }
 
@@ -611,6 +654,14 @@ mod tests {
         b.finish();
         assert_eq!(b.frame_count(), None);
         assert!(!b.number_at(0, 1.0, None).exact);
+    }
+
+    #[test]
+    fn matroska_durations_read_as_seconds() {
+        assert_eq!(clock_seconds("00:00:08.007000000"), Some(8.007));
+        assert_eq!(clock_seconds("01:02:03.5"), Some(3723.5));
+        assert_eq!(clock_seconds("nonsense"), None);
+        assert_eq!(clock_seconds("00:-1:00"), None);
     }
 
     #[test]
