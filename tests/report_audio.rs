@@ -605,3 +605,25 @@ fn sound_lost_to_damage_leaves_its_gap_in_the_frames_times_as_ffmpeg_and_is_warn
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 10);
 }
+
+#[test]
+fn a_file_of_sound_with_no_samples_is_an_error_and_leaves_no_report() {
+    let empty = common::fixture("report-no-samples.wav", &["-f", "lavfi", "-i", "sine", "-t", "0"]);
+    let report = common::repo_path("target/report-no-samples.xml.gz");
+    let _ = std::fs::remove_file(&report);
+    for extra in [&[][..], &["--format", "qctools", "-o", report.to_str().unwrap()]] {
+        let mut args = vec!["report", empty.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+        let out = histoplay(&args);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}");
+        assert!(out.stdout.is_empty());
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            said.starts_with("error: ") && said.ends_with("its audio stream has no sound to report\n"),
+            "{said}"
+        );
+        assert_eq!(said.lines().count(), 1, "{said}");
+    }
+    assert!(!report.exists());
+}

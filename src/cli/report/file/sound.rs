@@ -72,6 +72,13 @@ pub fn report_sound<W: Write>(
         runs.iter().for_each(&mut tell);
     }
     let frames = sink.sound_frames;
+    let stopped = sink.stop.or(options.audio.signals).is_some_and(QuitSignals::requested);
+    if let (0, Some(path), false) = (frames, options.audio.path, stopped) {
+        return Err(ClipError::Decode(format!(
+            "'{}': its audio stream has no sound to report",
+            path.display()
+        )));
+    }
     let html = sink.html.take();
     let (_, runs) = sink.finish(runs)?;
     if let (Some(page), Some(path)) = (html, &options.html) {
