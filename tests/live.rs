@@ -930,6 +930,11 @@ fn bad_input_formats_and_options_are_one_line_errors() {
         ),
         (vec!["report", ts, "--input-option", "novalue"], "is not KEY=VALUE", 2),
         (
+            vec!["hist", ts, "--input-format", "rawvideo"],
+            "(raw video's size is given with --input-option video_size=WxH)",
+            1,
+        ),
+        (
             vec!["report", "udp://127.0.0.1:9", "--format", "qctools"],
             "give --output",
             1,

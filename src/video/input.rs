@@ -326,7 +326,15 @@ pub fn open(location: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::co
         drop(fifo);
         let unused = ffmpeg::Dictionary::own(dictionary);
         if opened < 0 {
-            return Err(super::ffmpeg_log::reason(ffmpeg::Error::from(opened)));
+            let reason = super::ffmpeg_log::reason(ffmpeg::Error::from(opened));
+            // Raw video has no header: its size is the reader's to say.
+            let sized = options.options.iter().any(|(key, _)| key == "video_size");
+            return Err(match options.format.as_deref() {
+                Some("rawvideo") if !sized => {
+                    format!("{reason} (raw video's size is given with --input-option video_size=WxH)")
+                }
+                _ => reason,
+            });
         }
         let input = ffmpeg::format::context::Input::wrap_with_interrupt(context, callback.guard);
         if let Some((key, _)) = unused.iter().next() {
