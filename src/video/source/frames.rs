@@ -273,14 +273,7 @@ impl VideoSource {
                     .map(|p| p + self.info.pts_at(self.info.frame_duration).max(1))
             })
             .unwrap_or(0);
-        // A frame at its predecessor's time (a muxer that repeats a timestamp) would be that
-        // frame to everything that keys frames by time: it is moved a tick after it. The index
-        // numbers such a stream from its start.
-        let stream_pts = pts;
-        let pts = match (self.last_stream_pts, self.last_pts) {
-            (Some(last_stream), Some(last)) if pts == last_stream => last + 1,
-            _ => pts,
-        };
+        let (stream_pts, pts) = (pts, self.untied(pts));
         // Frames of the run before the seek come out of an unflushed decoder first, all of them
         // before the IDR picture this run started at.
         if let Some(sent) = &self.run.stale_filter {
@@ -316,10 +309,7 @@ impl VideoSource {
                 if number.n == last.n + 1 {
                     previous = Some(last_pts);
                 } else if number.n > last.n + 1 {
-                    // A stream ended on request gives out what it holds: frames after a gap
-                    // whose pictures were not read yet (B-frames behind the last P) are no damage.
-                    let stopped = self.eof_sent && (self.interrupt.is_set() || crate::video::input::quitting());
-                    if previous.is_some() && !self.run.skipped_any && !stopped {
+                    if previous.is_some() && !self.run.skipped_any && !self.ending_on_request() {
                         self.note_damage(&missing(last.n + 1, number.n));
                     }
                     previous = None;

@@ -245,6 +245,23 @@ impl VideoSource {
         }
     }
 
+    /// Whether the stream is ending on request (a quit signal, the source stopped): its decoder
+    /// gives out what it holds, and frames after a gap whose pictures were never read (B-frames
+    /// behind the last P) are no damage.
+    pub(super) fn ending_on_request(&self) -> bool {
+        self.eof_sent && (self.interrupt.is_set() || crate::video::input::quitting())
+    }
+
+    /// The pts a frame at `pts` is given out at: a frame at its predecessor's time (a muxer
+    /// that repeats a timestamp) would be that frame to everything that keys frames by time,
+    /// so it is moved a tick after it (the index numbers such a stream from its start).
+    pub(super) fn untied(&self, pts: i64) -> i64 {
+        match (self.last_stream_pts, self.last_pts) {
+            (Some(last_stream), Some(last)) if pts == last_stream => last + 1,
+            _ => pts,
+        }
+    }
+
     /// Whether the input's interrupt callback says to stop reading.
     fn interrupted(&self) -> bool {
         // SAFETY: the context is open; its callback and opaque are the ones `input::open` set,
