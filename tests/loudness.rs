@@ -165,6 +165,45 @@ fn five_one_weighs_its_surrounds_and_leaves_its_lfe_out() {
 }
 
 #[test]
+fn twenty_two_point_two_weighs_all_its_24_channels_as_ffmpeg_does() {
+    // Noise in every channel of 22.2, its LFEs (channels 3 and 18) louder (they add nothing),
+    // in Matroska, which names the layout, and as 24 channels in WAV, which can't: the usual
+    // layout of 24 is 22.2.
+    let pan: Vec<String> = (0..24)
+        .map(|c| match c {
+            3 | 18 => format!("c{c}=4*c0"),
+            _ => format!("c{c}=c0"),
+        })
+        .collect();
+    let graph = format!(
+        "anoisesrc=seed=5:amplitude=0.1:duration=4:sample_rate=48000,pan=22.2|{}",
+        pan.join("|")
+    );
+    let mkv = fixture("loudness-22-2.mkv", &["-f", "lavfi", "-i", &graph, "-c:a", "pcm_s16le"]);
+    let wav = fixture("loudness-24.wav", &["-i", mkv.to_str().unwrap(), "-c", "copy"]);
+    let named = same_as_ffmpeg(&mkv);
+    assert_eq!(loudness(&wav), named);
+    // Each of the 24 reported apart, as astats does.
+    let out = histoplay(&["report", mkv.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let first: Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    assert!(first.get("astats.24.RMS_level").is_some(), "{first}");
+    assert!(first.get("astats.25.RMS_level").is_none(), "{first}");
+    // Nine channels that no layout places (none of their count is usual) are measured alike,
+    // not taken for damage.
+    let nine = fixture(
+        "loudness-9.mkv",
+        &["-f", "lavfi", "-i", "anoisesrc=seed=5:amplitude=0.1:duration=2,asplit=9[a][b][c][d][e][f][g][h][i];[a][b][c][d][e][f][g][h][i]amerge=inputs=9", "-c:a", "pcm_s16le"],
+    );
+    let out = histoplay(&["loudness", nine.to_str().unwrap()]);
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn other_rates_and_codecs_read_as_ffmpeg_reads_them() {
     // Pink noise rising and falling, at 44.1 kHz in AAC, and mono at 32 kHz in MP3.
     let graph = "anoisesrc=color=pink:seed=7:amplitude=0.5:duration=30:sample_rate=44100,volume='0.05+0.6*abs(sin(t/4))':eval=frame,aformat=channel_layouts=stereo";

@@ -7,6 +7,7 @@
 pub mod astats;
 pub mod device;
 mod feed;
+pub mod layout;
 pub mod loudness;
 pub mod metering;
 pub mod meters;

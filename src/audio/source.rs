@@ -1,6 +1,7 @@
 //! A file's audio stream, decoded and resampled with FFmpeg to interleaved f32 at the output's
 //! rate and channel count, in chunks stamped with their media time.
 
+use super::layout;
 use crate::video::demux::seek_backward;
 use ffmpeg_next as ffmpeg;
 use std::path::{Path, PathBuf};
@@ -116,20 +117,11 @@ impl AudioSource {
                 reason: "the audio stream says no sample rate or channels".into(),
             });
         }
-        let n = i32::from(channels);
-        let layout = match self.decoder.channel_layout() {
-            layout if layout.is_empty() || layout.channels() != n => ffmpeg::ChannelLayout::default(n),
-            layout => layout,
-        };
-        // Beyond the counts with a usual layout: channels with no place (the first n bits of
-        // a mask stand for them, for the resampler).
-        let layout = match layout.is_empty() {
-            true => {
-                self.placed = false;
-                ffmpeg::ChannelLayout::from_bits_truncate(u64::MAX >> (64 - u32::from(channels).min(63)))
-            }
-            false => layout,
-        };
+        // Beyond the counts with a usual layout: channels with no place.
+        let layout = layout::placing(layout::of_decoder(&self.decoder), channels).unwrap_or_else(|| {
+            self.placed = false;
+            layout::unplaced(channels)
+        });
         (self.rate, self.channels, self.layout) = (rate, channels, Some(layout));
         Ok(self)
     }
@@ -142,8 +134,7 @@ impl AudioSource {
 
     /// The channels' layout given out.
     pub fn layout(&self) -> ffmpeg::ChannelLayout {
-        self.layout
-            .unwrap_or_else(|| ffmpeg::ChannelLayout::default(i32::from(self.channels)))
+        self.layout.unwrap_or_else(|| layout::usual(self.channels))
     }
 
     /// The sound of a live input's stream, whose packets come from `tapped` as the video's
@@ -337,11 +328,13 @@ impl AudioSource {
             .map(|pts| pts as f64 * self.time_base)
             .or(self.next_start)
             .unwrap_or(0.0);
-        // Streams that don't say get the usual layout for their channel count.
-        if frame.channel_layout().is_empty() {
-            frame.set_channel_layout(ffmpeg::ChannelLayout::default(i32::from(frame.channels())));
-        }
-        let layout = frame.channel_layout();
+        // Frames that don't say get the usual layout for their channel count, or, where it has
+        // none, the channels' own as the source reads them (their places unknown).
+        let channels = frame.channels();
+        let layout = layout::placing(layout::of_frame(frame), channels)
+            .or_else(|| self.layout.filter(|l| l.bits().count_ones() == u32::from(channels)))
+            .unwrap_or_else(|| layout::unplaced(channels));
+        frame.set_channel_layout(layout);
         let matches = |r: &ffmpeg::software::resampling::Context| {
             let input = r.input();
             input.format == frame.format() && input.channel_layout == layout && input.rate == frame.rate()

@@ -21,10 +21,9 @@ unsafe impl Send for TruePeak {}
 
 impl TruePeak {
     pub(super) fn new(rate: u32, channels: usize, layout: ffmpeg::ChannelLayout) -> Result<Self, String> {
-        let layout = match layout.is_empty() {
-            true => ffmpeg::ChannelLayout::default(channels as i32),
-            false => layout,
-        };
+        let count = channels as u16;
+        let layout =
+            crate::audio::layout::placing(layout, count).unwrap_or_else(|| crate::audio::layout::unplaced(count));
         let packed = ffmpeg::format::Sample::F64(ffmpeg::format::sample::Type::Packed);
         let resampler =
             ffmpeg::software::resampling::Context::get(packed, layout, rate, packed, layout, TRUE_PEAK_RATE)

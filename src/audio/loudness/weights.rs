@@ -30,7 +30,7 @@ pub fn channel_weight(channel: ffmpeg::ChannelLayout) -> f64 {
 /// one).
 pub fn layout_weights(layout: ffmpeg::ChannelLayout, channels: usize) -> Vec<f64> {
     let layout = match layout.is_empty() {
-        true => ffmpeg::ChannelLayout::default(channels as i32),
+        true => crate::audio::layout::usual(channels as u16),
         false => layout,
     };
     let mut bits = (0..64).map(|b| 1u64 << b).filter(|b| layout.bits() & b != 0);
