@@ -907,3 +907,41 @@ fn animated_gif_and_png_are_counted_frame_by_frame_and_an_animated_webp_says_wha
         "{said}"
     );
 }
+
+#[test]
+fn an_mp4_whose_edit_list_starts_after_its_keyframe_numbers_its_frames_from_the_first_shown() {
+    // Cut by stream copy at 0.5 s (frame 15): the GOP from frame 12 is kept, its frames before
+    // 15 marked for the decoder to discard, as FFmpeg writes the edit list.
+    let ramp = common::grey_ramp();
+    let cut = common::fixture(
+        "ramp-edit-list.mp4",
+        &["-ss", "0.5", "-i", ramp.to_str().unwrap(), "-c", "copy"],
+    );
+    let probe = Command::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-count_frames",
+            "-show_entries",
+            "stream=nb_read_frames",
+            "-of",
+            "csv=p=0",
+        ])
+        .arg(&cut)
+        .output()
+        .unwrap();
+    let count: u64 = String::from_utf8_lossy(&probe.stdout).trim().parse().unwrap();
+    let lines = |path: &Path, range: &str| -> Vec<serde_json::Value> {
+        let out = histoplay(&["hist", path.to_str().unwrap(), "--frames", range]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).lines().map(common::json).collect()
+    };
+    let ours = lines(&cut, "0..");
+    let frames: Vec<u64> = ours.iter().map(|l| l["frame"].as_u64().unwrap()).collect();
+    assert_eq!(frames, (0..count).collect::<Vec<_>>());
+    // Frame 0 is the ramp's frame 15, and a range sought into gives the same pictures.
+    let source = lines(&ramp, "15..18");
+    assert_eq!(ours[0]["l"], source[0]["l"]);
+    let sought = lines(&cut, "1..3");
+    assert_eq!((&sought[0]["l"], &sought[1]["l"]), (&source[1]["l"], &source[2]["l"]));
+}

@@ -366,8 +366,11 @@ impl FrameIndex {
             }
             if !end && packet.stream() == stream_index {
                 // Packets the decoder is told to discard (before an edit list's start) never
-                // become frames.
-                let discard = packet.flags().bits() & ffmpeg::ffi::AV_PKT_FLAG_DISCARD != 0;
+                // become frames. (Read from the packet itself: ffmpeg-next's flags know only
+                // KEY and CORRUPT, and drop the rest.)
+                // SAFETY: reads one plain field of a valid packet.
+                let flags = unsafe { (*ffmpeg::packet::Ref::as_ptr(&packet)).flags };
+                let discard = flags & ffmpeg::ffi::AV_PKT_FLAG_DISCARD != 0;
                 if !discard {
                     batch.push((packet.pts().or(packet.dts()), packet.is_key()));
                 }
