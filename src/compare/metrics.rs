@@ -146,10 +146,13 @@ impl FrameMetrics {
             .iter()
             .zip(sizes)
             .map(|(s, &(w, h))| {
-                // A component under 8 samples either way has no window: no SSIM (FFmpeg
-                // divides by zero windows), `null` in JSON, and none for `All` either.
+                // FFmpeg divides the windows' sum by (w/4 - 1)(h/4 - 1) as it comes out: a
+                // component under 8 samples either way has no window, and its SSIM is 0/0 (no
+                // SSIM: `null` in JSON, and none for `All` either) where a side has 4 to 7
+                // samples, and 0 where both have fewer than 4 (the product of two -1s).
                 let windows = ssim_windows(w, h) as f64;
-                (s.ssim as f64 / f64::from(SSIM_ONE) - windows) / windows
+                let divisor = ((w >> 2) as f64 - 1.0) * ((h >> 2) as f64 - 1.0);
+                (s.ssim as f64 / f64::from(SSIM_ONE) - windows) / divisor
             })
             .collect();
         // FFmpeg keeps these weights in single precision, which puts a frame against itself at
@@ -305,6 +308,14 @@ mod tests {
             "the squared errors still count: {:?}",
             m.mse
         );
+        // Under 4 samples both ways FFmpeg's divisor is (-1)(-1): its SSIM is 0, as is `All`'s
+        // (2x2: chroma 1x1); 4x2's luma is 0/0 again, its 2x1 chroma 0.
+        let (a, b) = (Frame::new(2, 2, 8, pattern(200)), Frame::new(2, 2, 8, pattern(100)));
+        let m = a.metrics(&b);
+        assert_eq!((m.ssim.clone(), m.ssim_all), (vec![0.0; 3], 0.0));
+        let (a, b) = (Frame::new(4, 2, 8, pattern(200)), Frame::new(4, 2, 8, pattern(100)));
+        let m = a.metrics(&b);
+        assert!(m.ssim[0].is_nan() && m.ssim[1] == 0.0 && m.ssim[2] == 0.0 && m.ssim_all.is_nan());
     }
 
     #[test]
