@@ -169,10 +169,7 @@ impl IndexBuilder {
 
     /// The pts of the first and last frames, once complete.
     pub fn span(&self) -> Option<(i64, i64)> {
-        if !self.is_complete() {
-            return None;
-        }
-        Some((*self.pts.first()?, *self.pts.last()?))
+        self.is_complete().then(|| self.pts_span()).flatten()
     }
 }
 
