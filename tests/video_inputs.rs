@@ -651,6 +651,114 @@ fn corruption_in_the_middle_is_skipped_with_a_warning() {
     );
 }
 
+/// The frame numbers of `hist`'s JSON lines, in the order written.
+fn frame_numbers(out: &Output) -> Vec<u64> {
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines().map(|line| json_number(line, "frame")).collect()
+}
+
+/// The frames a "damaged video" warning says are missing.
+fn said_missing(stderr: &str) -> Vec<u64> {
+    let mut missing = Vec::new();
+    for line in stderr.lines() {
+        let Some(said) = line.split("playing on: ").nth(1) else {
+            continue;
+        };
+        let words: Vec<&str> = said.split(' ').collect();
+        match words.as_slice() {
+            ["frame", n, "is", "missing"] => missing.push(n.parse().unwrap()),
+            ["frames", a, "to", b, "are", "missing"] => {
+                missing.extend(a.parse::<u64>().unwrap()..=b.parse().unwrap());
+            }
+            _ => {}
+        }
+    }
+    missing
+}
+
+#[test]
+fn frames_a_damaged_stream_gives_out_late_are_found_and_never_called_missing() {
+    // Damage in the middle of an H.264 stream with B-frames costs FFmpeg's decoder its
+    // reordering: it gives some frames out after later ones (as ffprobe shows them).
+    let clip = common::fixture(
+        "late.ts",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x120:r=30:d=4",
+            "-c:v",
+            "libx264",
+            "-g",
+            "30",
+            "-bf",
+            "3",
+            "-pix_fmt",
+            "yuv420p",
+            "-f",
+            "mpegts",
+        ],
+    );
+    let mut bytes = std::fs::read(&clip).unwrap();
+    let start = bytes.len() * 6 / 10 / 188 * 188;
+    bytes[start..start + 150 * 188].fill(0);
+    let damaged = common::repo_path("target/fixtures/late_damaged.ts");
+    std::fs::write(&damaged, &bytes).unwrap();
+
+    let all = hist(&damaged, &["--frames", "0..", "--cpu"]);
+    assert!(all.status.success(), "{}", String::from_utf8_lossy(&all.stderr));
+    let given = frame_numbers(&all);
+    let late: Vec<u64> = (1..given.len())
+        .filter(|&i| given[..i].iter().any(|&before| before > given[i]))
+        .map(|i| given[i])
+        .collect();
+    assert!(!late.is_empty(), "the decoder gave every frame in order: {given:?}");
+    // Every warning of missing frames names frames never given out, and names them once the
+    // decoder has had its chance to give them late.
+    let err = String::from_utf8_lossy(&all.stderr);
+    let missing = said_missing(&err);
+    assert!(!missing.is_empty(), "no frame said missing: {err}");
+    for n in &missing {
+        assert!(!given.contains(n), "frame {n} was given out, yet said missing: {err}");
+    }
+    let highest = *given.iter().max().unwrap();
+    let lost: Vec<u64> = (0..highest).filter(|n| !given.contains(n)).collect();
+    assert_eq!(missing, lost[..missing.len()], "{err}");
+
+    // Each frame given out late is found alone, on both paths (its picture may differ from the
+    // whole pass's: what the decoder conceals the damage with depends on where it started) ...
+    for &n in &late {
+        for path in [&["--cpu"][..], &[]] {
+            let n_text = n.to_string();
+            let args = [&["--frame", &n_text][..], path].concat();
+            let one = hist(&damaged, &args);
+            assert!(
+                one.status.success(),
+                "frame {n}: {}",
+                String::from_utf8_lossy(&one.stderr)
+            );
+            assert_eq!(frame_numbers(&one), [n], "{args:?}");
+        }
+    }
+    // ... and in a range, in order.
+    let (first, last) = (*late.iter().min().unwrap(), *late.iter().max().unwrap());
+    let range = hist(&damaged, &["--frames", &format!("{first}..={last}"), "--cpu"]);
+    let in_range: Vec<u64> = (first..=last).filter(|n| given.contains(n)).collect();
+    assert_eq!(frame_numbers(&range), in_range);
+    // A frame lost is said so in one line.
+    let out = hist(&damaged, &["--frame", &lost[lost.len() - 1].to_string(), "--cpu"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_eq!(
+        err.lines().last().unwrap(),
+        format!(
+            "error: '{}': frame {} could not be decoded (its picture is damaged or lost)",
+            damaged.display(),
+            lost[lost.len() - 1]
+        )
+    );
+}
+
 #[test]
 fn variable_frame_rate() {
     // Growing gaps between frames. Numbers are presentation ranks; pts are what FFmpeg reads.

@@ -99,7 +99,7 @@ pub fn run(args: Args) -> Result<()> {
         crate::process::end(status as u8);
     }
     if written == 0 {
-        bail!("'{}': no frame of {range} could be decoded", path.display());
+        bail!("'{}': {}", path.display(), range.none_decoded());
     }
     Ok(())
 }

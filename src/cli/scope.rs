@@ -147,7 +147,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         crate::process::end(status as u8);
     }
     if let Some((path, 0)) = written {
-        bail!("'{}': no frame of {range} could be decoded", path.display());
+        bail!("'{}': {}", path.display(), range.none_decoded());
     }
     Ok(())
 }

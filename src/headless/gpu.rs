@@ -317,7 +317,7 @@ pub fn run_prepared(
                 }
                 None => decoder.release(frame.slot),
             }
-            if !frame.preview && range.end.is_some_and(|e| frame.index >= e) {
+            if !frame.preview && range.ended_by(frame.index, frame.awaited) {
                 break;
             }
             continue;

@@ -66,8 +66,29 @@ impl FrameRange {
         Ok(Self { start, end })
     }
 
+    /// That none of the range's frames could be decoded, in words (the index knew of them:
+    /// their packets are damaged, or their pictures lost).
+    pub fn none_decoded(&self) -> String {
+        match self.end {
+            Some(end) if self.start.checked_add(1) == Some(end) => {
+                format!(
+                    "frame {} could not be decoded (its picture is damaged or lost)",
+                    self.start
+                )
+            }
+            _ => format!("none of {self} could be decoded (their pictures are damaged or lost)"),
+        }
+    }
+
     pub fn contains(&self, frame: u64) -> bool {
         frame >= self.start && self.end.is_none_or(|e| frame < e)
+    }
+
+    /// Whether frame `index`, given out while the decoder may still give out frame `awaited`
+    /// late (a damaged stream's: `DecodedFrame::awaited`), ends a pass over the range: it is
+    /// past the range's end and no frame of the range is still to come.
+    pub fn ended_by(&self, index: u64, awaited: Option<u64>) -> bool {
+        self.end.is_some_and(|e| index >= e && awaited.is_none_or(|a| a >= e))
     }
 }
 
@@ -256,7 +277,7 @@ pub fn cpu_pictures_with(
     let mut pictures = KeptPictures::new();
     seek_to_frame(source, decoded.start);
     while let Some(mut frame) = source.next_frame()? {
-        let past = range.end.is_some_and(|e| frame.index >= e);
+        let past = range.ended_by(frame.index, frame.awaited);
         let after_last = fields.is_some() && range.end == Some(frame.index);
         if !decoded.contains(frame.index) && !after_last {
             if past {
@@ -331,7 +352,7 @@ pub fn decode_frame(source: &mut VideoSource, frame: u64) -> Result<DecodedFrame
         if decoded.index == frame {
             return Ok(decoded);
         }
-        if decoded.index > frame {
+        if decoded.index > frame && decoded.awaited.is_none_or(|a| a > frame) {
             break;
         }
     }

@@ -62,6 +62,7 @@ fn frame(index: u64, fps: f64, generation: u64) -> DecoderEvent {
         seconds: index as f64 / fps,
         generation,
         exact: true,
+        awaited: None,
         preview: false,
         pict_type: 'P',
         packet: Default::default(),

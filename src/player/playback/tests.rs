@@ -59,6 +59,7 @@ fn frame(index: u64, generation: u64) -> DecoderEvent {
         seconds: index as f64 / FPS,
         generation,
         exact: true,
+        awaited: None,
         preview: false,
         pict_type: 'P',
         packet: Default::default(),

@@ -455,6 +455,7 @@ impl LiveWorker {
             // Numbered as they came: the index does not read a live input.
             index: frame.index,
             exact: frame.exact,
+            awaited: frame.awaited,
             pts,
             seconds: frame.seconds,
             generation: self.generation,

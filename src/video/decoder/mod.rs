@@ -60,6 +60,9 @@ pub struct ReadyFrame {
     pub index: u64,
     /// Whether `index` is exact or estimated (the index hasn't read that far yet).
     pub exact: bool,
+    /// The lowest frame number below `index` the decoder may still give out late (a damaged
+    /// stream's: `DecodedFrame::awaited`).
+    pub awaited: Option<u64>,
     pub pts: i64,
     pub seconds: f64,
     pub generation: u64,

@@ -97,6 +97,7 @@ impl PreviewThread {
         let decoded = DecodedFrame {
             index: number.n,
             exact: number.exact,
+            awaited: None,
             pts,
             seconds: info.seconds(pts),
             previous: None,
@@ -112,6 +113,7 @@ impl PreviewThread {
                 slot,
                 index: number.n,
                 exact: number.exact,
+                awaited: None,
                 pts,
                 seconds: decoded.seconds,
                 generation,

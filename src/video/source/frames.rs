@@ -11,6 +11,9 @@ pub struct DecodedFrame {
     pub index: u64,
     /// Whether `index` is exact (the index had read that far) or an estimate.
     pub exact: bool,
+    /// The lowest frame number below this one's that the run has not given out yet and may
+    /// still: a damaged stream's decoder gives some frames out late (`Gaps`).
+    pub awaited: Option<u64>,
     /// Presentation timestamp in the stream's time base.
     pub pts: i64,
     pub seconds: f64,
@@ -162,7 +165,7 @@ pub fn picture_type(frame: &ffmpeg::frame::Video) -> char {
 }
 
 /// The frames from `first` up to `end` (not included) lost, in words.
-fn missing(first: u64, end: u64) -> String {
+pub(super) fn missing(first: u64, end: u64) -> String {
     match end - first {
         1 => format!("frame {first} is missing"),
         _ => format!("frames {first} to {} are missing", end - 1),
@@ -303,18 +306,19 @@ impl VideoSource {
         }
         // Exact numbers settle whether the last frame given out is this one's neighbour. Frames
         // the index knows of between the two were skipped on purpose (a catch-up run leaves out
-        // frames nothing references) or, in a run that skipped nothing, lost to damage.
+        // frames nothing references) or, in a run that skipped nothing, lost to damage, unless
+        // the decoder gives them out late (`Gaps`).
         if let (Some(last), Some(last_pts)) = (self.last_number, self.last_pts) {
             if number.exact && last.exact && last_pts < pts {
                 if number.n == last.n + 1 {
                     previous = Some(last_pts);
                 } else if number.n > last.n + 1 {
-                    if previous.is_some() && !self.run.skipped_any && !self.ending_on_request() {
-                        self.note_damage(&missing(last.n + 1, number.n));
-                    }
                     previous = None;
                 }
             }
+        }
+        if number.exact {
+            self.note_given(number.n, pts);
         }
         // SAFETY: reading two plain fields of a valid frame.
         let (error_flags, flags) = unsafe { ((*frame.as_ptr()).decode_error_flags, (*frame.as_ptr()).flags) };
@@ -375,6 +379,7 @@ impl VideoSource {
         Ok(Some(Decoded::Frame(Box::new(DecodedFrame {
             index: number.n,
             exact: number.exact,
+            awaited: self.gaps.lowest(),
             pts,
             seconds: self.info.seconds(pts),
             previous,
@@ -611,6 +616,7 @@ mod tests {
         let frame = DecodedFrame {
             index: 0,
             exact: true,
+            awaited: None,
             pts: 0,
             seconds: 0.0,
             previous: None,
@@ -641,6 +647,7 @@ mod tests {
         let frame = DecodedFrame {
             index: 3,
             exact: true,
+            awaited: None,
             pts: 3,
             seconds: 0.1,
             previous: Some(2),

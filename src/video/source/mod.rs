@@ -3,6 +3,7 @@
 //! knows nothing of GPUs.
 
 mod frames;
+mod gaps;
 pub mod hardware;
 mod info;
 mod keyframe;
@@ -92,6 +93,8 @@ pub struct VideoSource {
     /// The last frame's pts as the stream gave it (`last_pts` is a tick on where repeated).
     last_stream_pts: Option<i64>,
     last_number: Option<FrameNumber>,
+    /// The frames this run has not given out between those it has.
+    gaps: gaps::Gaps,
     /// Frames given out since the stream's start, while no seek has intervened: the numbers
     /// of a stream whose packets carry no timestamps (the index can't number it).
     counted: Option<u64>,

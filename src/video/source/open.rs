@@ -156,6 +156,7 @@ impl VideoSource {
             last_pts: None,
             last_stream_pts: None,
             last_number: None,
+            gaps: Default::default(),
             counted: Some(0),
             run: Run::default(),
             eof_sent: false,

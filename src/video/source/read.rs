@@ -53,6 +53,10 @@ impl VideoSource {
     pub fn next_decoded(&mut self) -> Result<Option<Decoded>, VideoError> {
         loop {
             let Some(frame) = self.primed.pop_front().map(|(f, _)| f).or_else(|| self.next_raw()) else {
+                // The frames still missing at the end are lost.
+                for gap in self.gaps.close() {
+                    self.note_lost(gap);
+                }
                 return Ok(None);
             };
             if let Some(decoded) = stages::FINISH.time(|| self.finish(frame))? {

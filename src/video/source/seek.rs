@@ -147,6 +147,8 @@ impl VideoSource {
         self.last_pts = None;
         self.last_stream_pts = None;
         self.last_number = None;
+        // Frames the run before may have given late are no longer looked for.
+        self.gaps.close();
         self.counted = if sought { None } else { Some(0) };
         // The decoder may still be skipping for the run before: it decodes every frame again.
         let skipping = self.run.skipping;

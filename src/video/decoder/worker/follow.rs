@@ -150,6 +150,7 @@ impl Worker {
             slot,
             index,
             exact,
+            awaited: frame.awaited,
             pts,
             seconds: frame.seconds,
             generation: self.generation,
