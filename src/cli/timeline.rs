@@ -19,9 +19,23 @@ pub struct Args {
     /// (lossless), .tiff, .bmp or .gif.
     #[arg(short, long)]
     output: PathBuf,
-    /// The strip's size, WxH.
-    #[arg(long, value_parser = parse_size, default_value = "1024x128")]
+    /// The strip's size, WxH (at most 2^28 pixels, 16384x16384).
+    #[arg(long, value_parser = strip_size, default_value = "1024x128")]
     size: (u32, u32),
+}
+
+/// The most pixels a strip has: its picture is drawn in memory, 1 GiB of RGBA at most.
+const MOST_PIXELS: u64 = 1 << 28;
+
+/// A strip's size: `parse_size`'s, of no more than `MOST_PIXELS`.
+fn strip_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = parse_size(s)?;
+    match u64::from(w) * u64::from(h) {
+        pixels if pixels > MOST_PIXELS => Err(format!(
+            "'{s}' is {pixels} pixels: a timeline has at most {MOST_PIXELS} (16384x16384)"
+        )),
+        _ => Ok((w, h)),
+    }
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -31,4 +45,20 @@ pub fn run(args: Args) -> Result<()> {
     still::save_image(&args.output, width, height, &rgba)
         .with_context(|| format!("cannot write '{}'", args.output.display()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_strip_is_at_most_two_to_the_28_pixels() {
+        assert_eq!(strip_size("16384x16384"), Ok((16384, 16384)));
+        assert_eq!(strip_size("65536x4096"), Ok((65536, 4096)));
+        assert_eq!(
+            strip_size("32768x32768"),
+            Err("'32768x32768' is 1073741824 pixels: a timeline has at most 268435456 (16384x16384)".into())
+        );
+        assert!(strip_size("0x10").is_err());
+    }
 }

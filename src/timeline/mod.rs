@@ -103,7 +103,7 @@ impl TimelineData {
     /// Columns with no frame counted yet are a translucent grey.
     pub fn render(&self, width: u32, height: u32) -> Vec<u8> {
         let (width, height) = (width.max(1), height.max(1));
-        let mut rgba = vec![0u8; (width * height * 4) as usize];
+        let mut rgba = vec![0u8; width as usize * height as usize * 4];
         let bins = u64::from(self.bins);
         for x in 0..width {
             let column = (u64::from(x) * u64::from(self.columns) / u64::from(width)) as u32;
@@ -133,7 +133,7 @@ impl TimelineData {
                     let level = (brightness(per_bin * bins as f64, height) * 255.0).round() as u8;
                     [level, level, level, 255]
                 };
-                let at = (((height - 1 - y) * width + x) * 4) as usize;
+                let at = ((height - 1 - y) as usize * width as usize + x as usize) * 4;
                 rgba[at..at + 4].copy_from_slice(&pixel);
             }
         }
