@@ -6,9 +6,10 @@ use super::HtmlReport;
 use crate::cli::report::limits::Runs;
 use crate::events::EventKind;
 
-/// EBU R128's target and tolerance (LUFS, LU).
+/// EBU R128's target and tolerance (LUFS, LU): the recommendation's ±0.5 LU, as `loudness
+/// --fail-on r128` takes it (±1 LU is for live programmes only).
 const TARGET: f64 = -23.0;
-const TOLERANCE: f64 = 1.0;
+const TOLERANCE: f64 = 0.5;
 
 const STYLE: &str = "
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1100px; padding: 0 1em; color: #1d1d1f; }
