@@ -239,6 +239,45 @@ fn bad_input_is_a_one_line_error() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.starts_with("error: ") && stderr.contains("video"), "{stderr}");
+    // A song's cover (an attached picture) is no programme.
+    let song = common::fixture(
+        "pse-sound-cover.m4a",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=d=1",
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=red:s=64x64:d=0.1",
+            "-frames:v",
+            "1",
+            "-map",
+            "0",
+            "-map",
+            "1",
+            "-c:a",
+            "aac",
+            "-c:v",
+            "png",
+            "-disposition:v",
+            "attached_pic",
+        ],
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("pse")
+        .arg(&song)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: '{}' has no video stream: its one picture is its cover (an attached picture)\n",
+            song.display()
+        )
+    );
     let any = greys("pse-2hz-25.mkv", 0, 255, 2.0, 25, 2.0);
     let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args(["pse", "--standard", "itu"])

@@ -491,6 +491,10 @@ fn a_file_of_sound_alone_is_reported_as_a_videos_sound_is() {
     );
     let report = qctools_report(&song);
     assert_eq!(report.matches("media_type=\"video\"").count(), 0);
+    // Its one picture, without a timestamp, is no stream of frames to warn of.
+    let out = histoplay(&["report".as_ref(), song.as_os_str()]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     let (ours, theirs) = (audio_frames(&report), ffprobe_audio(&song));
     // (The encoder's priming and padding make 41 frames of 100 ms.)
     assert_eq!((ours.len(), theirs.len()), (41, 41));

@@ -47,6 +47,14 @@ pub fn run(args: Args) -> Result<()> {
     // The GPU opens while the file does.
     let gpu = crate::gpu::GpuOpening::start(!args.cpu);
     let source = VideoSource::open_for(&args.input, Decoding::Throughput)?;
+    if source.info.cover_art {
+        // (The GPU let go of first, as `report` does for a file of sound.)
+        drop(gpu);
+        bail!(
+            "'{}' has no video stream: its one picture is its cover (an attached picture)",
+            args.input.display()
+        );
+    }
     if let Some(signals) = &signals {
         let interrupt = source.interrupter();
         signals.on_signal(Box::new(move || interrupt.interrupt()));

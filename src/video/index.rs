@@ -41,11 +41,13 @@ pub struct IndexBuilder {
     unusable: bool,
     /// A timestamp two frames share (the reason the index is unusable, where that is it).
     shared_pts: Option<i64>,
+    packets: u64,
 }
 
 impl IndexBuilder {
     /// Takes in the next packet of the stream, in decode order.
     pub fn push(&mut self, pts: Option<i64>, key: bool) {
+        self.packets += 1;
         let Some(pts) = pts else {
             self.unusable = true;
             return;
@@ -330,7 +332,8 @@ impl FrameIndex {
             shared.builder.finish();
             shared.progress.complete = true;
             shared.progress.failed = shared.builder.unusable;
-            if shared.builder.unusable && !self.stop.load(Ordering::Relaxed) {
+            // (One picture, a song's cover, is frame 0 with a timestamp or without.)
+            if shared.builder.unusable && shared.builder.packets > 1 && !self.stop.load(Ordering::Relaxed) {
                 let why = match shared.builder.shared_pts {
                     Some(pts) => format!("frames share timestamps (two at pts {pts})"),
                     None => "frames have no timestamps".into(),
