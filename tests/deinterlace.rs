@@ -610,6 +610,30 @@ fn flags_that_change_mid_stream_and_a_single_frame_are_as_ffmpeg_makes_them() {
         Some(0..11),
         Some(&numbers),
     );
+    // Picture 1 would be frame 0's second field; `auto` passes progressive frame 0 on whole.
+    let dir = repo_path("target/deinterlace-render");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("render")
+        .arg(&mixed)
+        .args([
+            "-o",
+            dir.join("second.png").to_str().unwrap(),
+            "--frame",
+            "1",
+            "--deinterlace",
+            "auto",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: picture 1 of '{}' would be frame 0's second field, but the frame is progressive: it is picture 0 alone\n",
+            mixed.display()
+        )
+    );
     // One frame: both fields made from it alone.
     let one = fixture(
         "deint-one-frame.mkv",

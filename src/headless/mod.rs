@@ -379,7 +379,7 @@ pub fn decode_picture(source: &mut VideoSource, picture: u64, filter: Deinterlac
         (e, _) => e,
     })?;
     let layout = source.info.format.layout;
-    let mut found = None;
+    let (mut found, mut made) = (None, Vec::new());
     cpu_pictures(
         source,
         FrameRange::single(frame),
@@ -389,14 +389,21 @@ pub fn decode_picture(source: &mut VideoSource, picture: u64, filter: Deinterlac
             if meta.index == picture && found.is_none() {
                 found = Some(CpuPicture::copied(planes, meta));
             }
+            if meta.frame == frame {
+                made.push(meta.index);
+            }
             Ok(())
         },
     )?;
-    found.ok_or_else(|| {
-        ClipError::Decode(format!(
-            "picture {picture} of '{}' could not be made",
-            source.info.path.display()
-        ))
+    let path = source.info.path.display();
+    found.ok_or_else(|| match made.as_slice() {
+        // `auto` passes a progressive frame on whole, as one picture: its first field's number.
+        [first] if filter.rate == crate::video::deinterlace::Rate::Field && *first + 1 == picture => {
+            ClipError::Decode(format!(
+                "picture {picture} of '{path}' would be frame {frame}'s second field, but the frame is progressive: it is picture {first} alone"
+            ))
+        }
+        _ => ClipError::Decode(format!("picture {picture} of '{path}' could not be made")),
     })
 }
 
