@@ -141,7 +141,9 @@ impl FalseColourScale {
     }
 
     pub fn parse(text: &str) -> Result<Self, ScaleError> {
-        let mut unit = Unit::Percent;
+        // (A file saved with a byte order mark begins with one.)
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let (mut unit, mut unit_line) = (Unit::Percent, None);
         let mut bands = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let line = strip_comment(raw);
@@ -149,7 +151,14 @@ impl FalseColourScale {
             let words: Vec<&str> = line.split_whitespace().collect();
             match words.as_slice() {
                 [] => {}
+                ["unit", _] if !bands.is_empty() || unit_line.is_some() => {
+                    return Err(err(match unit_line {
+                        Some(first) => format!("a scale has one unit line (it is line {first})"),
+                        None => "the unit line comes before the bands".into(),
+                    }))
+                }
                 ["unit", u] => {
+                    unit_line = Some(i + 1);
                     unit = match *u {
                         "percent" | "%" | "ire" => Unit::Percent,
                         "nits" => Unit::Nits,
@@ -218,11 +227,14 @@ impl FalseColourScale {
     }
 }
 
-/// `raw` without its comment: a '#' starts one unless it begins a colour (#rrggbb).
+/// `raw` without its comment: a word beginning with '#' starts one, unless it is a band's
+/// colour (the third word of a line that is no `unit` line, right or wrong: a colour mistyped
+/// is an error, not a comment) or a colour written out after it.
 fn strip_comment(raw: &str) -> String {
     let mut kept = Vec::new();
-    for word in raw.split_whitespace() {
-        if word.starts_with('#') && parse_colour(word).is_none() {
+    for (i, word) in raw.split_whitespace().enumerate() {
+        let colour = (i == 2 && kept.first() != Some(&"unit")) || parse_colour(word).is_some();
+        if word.starts_with('#') && !colour {
             break;
         }
         kept.push(word);
@@ -284,6 +296,18 @@ mod tests {
         assert_eq!(bad("unit lumens").line, 1);
         assert_eq!(bad("unit percent\n-1 5 #ff0000").line, 2);
         assert_eq!(bad("0 5 red").line, 1);
+        assert_eq!(bad("0 5 #ff000 red").message, "`#ff000` is not a colour (#rrggbb)");
+        assert_eq!(
+            bad("0 5 #ff0000\nunit nits").message,
+            "the unit line comes before the bands"
+        );
+        assert_eq!(
+            bad("unit nits\nunit %").message,
+            "a scale has one unit line (it is line 1)"
+        );
+        // A byte order mark, a comment after a unit and a colour after a label's '#'.
+        let scale = FalseColourScale::parse("\u{feff}unit nits # mine\n0 5 #ff0000 zone #1 #00ff00").unwrap();
+        assert_eq!((scale.unit, scale.bands[0].label.as_str()), (Unit::Nits, "zone"));
         assert_eq!(bad("# nothing").message, "no bands");
         let many: String = (0..15).map(|i| format!("{i} {} #000000\n", i + 1)).collect();
         assert!(bad(&many).message.contains("at most 14"));
