@@ -327,16 +327,6 @@ impl VideoSource {
             }
         }
         self.apply_skipping(skip);
-        // The demuxer found it damaged (an MPEG-TS packet lost or garbled on its way): the
-        // decoder may drop what it held, frames the index never knew of, so no gap tells.
-        if packet.is_corrupt() {
-            let at = pts
-                .map(|p| format!(" at {:.3} s", self.info.seconds(p)))
-                .unwrap_or_default();
-            self.note_damage(&format!(
-                "a packet of its video is corrupt{at}: frames in it may be lost"
-            ));
-        }
         if let Err(e) = stages::SEND.time(|| self.decoder.send_packet(packet)) {
             self.note_damage(&e);
         }
