@@ -240,31 +240,7 @@ fn bad_input_is_a_one_line_error() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.starts_with("error: ") && stderr.contains("video"), "{stderr}");
     // A song's cover (an attached picture) is no programme.
-    let song = common::fixture(
-        "pse-sound-cover.m4a",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "sine=d=1",
-            "-f",
-            "lavfi",
-            "-i",
-            "color=c=red:s=64x64:d=0.1",
-            "-frames:v",
-            "1",
-            "-map",
-            "0",
-            "-map",
-            "1",
-            "-c:a",
-            "aac",
-            "-c:v",
-            "png",
-            "-disposition:v",
-            "attached_pic",
-        ],
-    );
+    let song = common::song_with_cover();
     let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .arg("pse")
         .arg(&song)

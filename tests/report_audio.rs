@@ -464,31 +464,7 @@ fn a_file_of_sound_alone_is_reported_as_a_videos_sound_is() {
     std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text).unwrap();
     assert_eq!(audio_frames(&text), ours);
     // A song with its cover (an attached picture): its sound's report, not the picture's.
-    let song = common::fixture(
-        "report-sound-cover.m4a",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "aevalsrc=0.3*sin(2*PI*440*t):s=48000:d=4",
-            "-f",
-            "lavfi",
-            "-i",
-            "color=c=red:s=64x64:d=0.1",
-            "-frames:v",
-            "1",
-            "-map",
-            "0",
-            "-map",
-            "1",
-            "-c:a",
-            "aac",
-            "-c:v",
-            "png",
-            "-disposition:v",
-            "attached_pic",
-        ],
-    );
+    let song = common::song_with_cover();
     let report = qctools_report(&song);
     assert_eq!(report.matches("media_type=\"video\"").count(), 0);
     // Its one picture, without a timestamp, is no stream of frames to warn of.

@@ -31,10 +31,10 @@ pub struct FrameRange {
 
 impl std::fmt::Display for FrameRange {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.end {
-            Some(end) if self.start.checked_add(1) == Some(end) => write!(f, "frame {}", self.start),
-            Some(end) => write!(f, "frames {}..{end}", self.start),
-            None => write!(f, "frames {}..", self.start),
+        match (self.only_frame(), self.end) {
+            (Some(frame), _) => write!(f, "frame {frame}"),
+            (None, Some(end)) => write!(f, "frames {}..{end}", self.start),
+            (None, None) => write!(f, "frames {}..", self.start),
         }
     }
 }
@@ -69,15 +69,15 @@ impl FrameRange {
     /// That none of the range's frames could be decoded, in words (the index knew of them:
     /// their packets are damaged, or their pictures lost).
     pub fn none_decoded(&self) -> String {
-        match self.end {
-            Some(end) if self.start.checked_add(1) == Some(end) => {
-                format!(
-                    "frame {} could not be decoded (its picture is damaged or lost)",
-                    self.start
-                )
-            }
-            _ => format!("none of {self} could be decoded (their pictures are damaged or lost)"),
+        match self.only_frame() {
+            Some(frame) => format!("frame {frame} could not be decoded (its picture is damaged or lost)"),
+            None => format!("none of {self} could be decoded (their pictures are damaged or lost)"),
         }
+    }
+
+    /// The range's one frame, where it holds one.
+    fn only_frame(&self) -> Option<u64> {
+        (self.end.is_some() && self.start.checked_add(1) == self.end).then_some(self.start)
     }
 
     pub fn contains(&self, frame: u64) -> bool {
@@ -352,7 +352,7 @@ pub fn decode_frame(source: &mut VideoSource, frame: u64) -> Result<DecodedFrame
         if decoded.index == frame {
             return Ok(decoded);
         }
-        if decoded.index > frame && decoded.awaited.is_none_or(|a| a > frame) {
+        if FrameRange::single(frame).ended_by(decoded.index, decoded.awaited) {
             break;
         }
     }

@@ -261,6 +261,36 @@ pub fn grey_cycle() -> PathBuf {
     )
 }
 
+/// A song with its cover: 4 s of a 440 Hz tone in AAC and one red 64x64 PNG as an attached
+/// picture.
+pub fn song_with_cover() -> PathBuf {
+    fixture(
+        "report-sound-cover.m4a",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=0.3*sin(2*PI*440*t):s=48000:d=4",
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=red:s=64x64:d=0.1",
+            "-frames:v",
+            "1",
+            "-map",
+            "0",
+            "-map",
+            "1",
+            "-c:a",
+            "aac",
+            "-c:v",
+            "png",
+            "-disposition:v",
+            "attached_pic",
+        ],
+    )
+}
+
 /// Luma of grey-cycle frame n.
 pub fn cycle_luma(n: u64) -> u8 {
     (16 + 2 * (n % 100)) as u8

@@ -56,12 +56,15 @@ impl Gaps {
         if self.highest.is_none_or(|(h, _)| n > h) {
             self.highest = Some((n, pts));
         }
-        let now = self.given;
-        let (due, open): (Vec<Gap>, _) = std::mem::take(&mut self.open)
-            .into_iter()
-            .partition(|gap| now - gap.at >= Self::WAIT);
-        self.open = open;
-        due.into_iter().filter(|gap| gap.damage).map(|gap| gap.frames).collect()
+        let (now, mut lost) = (self.given, Vec::new());
+        self.open.retain(|gap| {
+            let due = now - gap.at >= Self::WAIT;
+            if due && gap.damage {
+                lost.push(gap.frames.clone());
+            }
+            !due
+        });
+        lost
     }
 
     /// The largest frame number given out so far, and its pts.
