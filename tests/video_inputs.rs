@@ -760,6 +760,83 @@ fn frames_a_damaged_stream_gives_out_late_are_found_and_never_called_missing() {
 }
 
 #[test]
+fn frames_lost_from_a_transport_stream_are_warned_of_where_its_timestamps_skip_them() {
+    // Frames 40 and 41 of 75 gone from a 25 fps transport stream with B-frames and sound, as
+    // a damaged recording loses them: the frames left decode whole, only their times show it.
+    let clip = common::fixture(
+        "lost_frames.ts",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x120:r=25:d=3",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=f=440:r=48000:d=3",
+            "-vf",
+            "select='not(between(n\\,40\\,41))'",
+            "-fps_mode",
+            "passthrough",
+            "-c:v",
+            "libx264",
+            "-g",
+            "25",
+            "-bf",
+            "2",
+            "-c:a",
+            "aac",
+            "-f",
+            "mpegts",
+        ],
+    );
+    let out = hist(&clip, &["--frames", "0..", "--cpu", "--bins", "16"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(frame_numbers(&out), (0..73).collect::<Vec<u64>>());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let warned: Vec<&str> = err.lines().filter(|l| l.contains("lost from the stream")).collect();
+    assert_eq!(
+        warned,
+        [format!(
+            "warning: {}: 2 frames lost from the stream at 1.62 s (its times skip from 1.56 to 1.68 s); the frames after are numbered on without them",
+            clip.display()
+        )],
+        "{err}"
+    );
+    // The same stream whole, and two copies of it joined end to end (its clock starting over
+    // between them), lose nothing.
+    let whole = common::fixture(
+        "lost_none.ts",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x120:r=25:d=3",
+            "-c:v",
+            "libx264",
+            "-g",
+            "25",
+            "-bf",
+            "2",
+            "-f",
+            "mpegts",
+        ],
+    );
+    let joined = common::repo_path("target/fixtures/lost_none_joined.ts");
+    std::fs::write(
+        &joined,
+        [std::fs::read(&whole).unwrap(), std::fs::read(&whole).unwrap()].concat(),
+    )
+    .unwrap();
+    for path in [&whole, &joined] {
+        let out = hist(path, &["--frames", "0..", "--cpu", "--bins", "16"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("lost from the stream"), "{}: {err}", path.display());
+    }
+}
+
+#[test]
 fn variable_frame_rate() {
     // Growing gaps between frames. Numbers are presentation ranks; pts are what FFmpeg reads.
     let clip = common::fixture(

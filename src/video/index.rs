@@ -400,6 +400,9 @@ impl FrameIndex {
             }
             if end {
                 if !self.stop.load(Ordering::Relaxed) {
+                    if let Some(continuity) = &continuity {
+                        continuity.finish(path);
+                    }
                     self.say_if_cut_short(path, &input, stream_index, packets);
                 }
                 return Ok(());

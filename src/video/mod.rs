@@ -2,6 +2,7 @@
 //! plane textures, converted to RGB on the GPU. Knows nothing of windows.
 
 pub mod cache;
+pub mod cadence;
 pub mod continuity;
 pub mod convert;
 pub mod decoder;

@@ -1,0 +1,225 @@
+//! Frames lost in transport. A transport stream damaged on the way (a broadcast recording, a
+//! dropped network packet) loses whole frames: the demuxer drops what it cannot read, so the
+//! frames that are left are numbered without a gap and nothing is damaged to decode. What shows
+//! the loss is the picture's clock: in a stream that keeps a steady cadence (each decode time
+//! one frame after the last, or a steady mix of fields and frames, or 3:2 pulldown's long and
+//! short frames), a step that leaves room for whole frames says they were lost.
+//!
+//! A step is judged once the next packet goes on from it in cadence, so one packet's damaged
+//! time is not taken for a loss; where the timestamps start over (pieces joined), the reader's
+//! offset changes and the cadence is learnt again.
+
+/// Steps in a row in cadence before a longer one is taken as a loss.
+const LEARN: u32 = 16;
+
+/// Frames found missing at one place of the stream: `frames` of them between the decode times
+/// `from` and `to` (the stream's time base, as read).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lost {
+    pub frames: u64,
+    pub from: i64,
+    pub to: i64,
+}
+
+/// The cadence of one stream's decode times, packet by packet.
+#[derive(Debug, Default)]
+pub struct Cadence {
+    /// The last packet's decode time and duration.
+    last: Option<(i64, i64)>,
+    /// The offset the reader gave the last packet (a change starts the cadence again).
+    offset: i64,
+    /// Steps in a row in cadence, and the shortest and longest of them.
+    run: u32,
+    shortest: i64,
+    longest: i64,
+    /// A long step waiting for the next packet to go on from it in cadence.
+    pending: Option<Lost>,
+}
+
+impl Cadence {
+    /// Takes the next packet of the stream: its decode time, its duration (0 where unknown)
+    /// and the offset its reader moved it by. Says the frames missing before the last packet,
+    /// once this one confirms them.
+    pub fn packet(&mut self, dts: Option<i64>, duration: i64, offset: i64) -> Option<Lost> {
+        let Some(dts) = dts else {
+            self.restart(None, offset);
+            return None;
+        };
+        let Some((last, last_duration)) = self.last.filter(|_| offset == self.offset) else {
+            self.restart(Some((dts, duration)), offset);
+            return None;
+        };
+        let step = dts - last;
+        self.last = Some((dts, duration.max(0)));
+        let pending = self.pending.take();
+        if step <= 0 {
+            self.run = 0;
+            return None;
+        }
+        let learnt = self.run >= LEARN;
+        let expected = self.longest.max(last_duration);
+        if learnt && step >= self.shortest && step <= expected {
+            return pending;
+        }
+        if learnt && pending.is_none() && step >= expected + self.shortest - self.shortest / 4 {
+            // Room for whole frames: a loss, once the next step is in cadence. Counted in
+            // the last frame's duration where it is said (a frame or a field), else in the
+            // cadence's shortest step.
+            let unit = if last_duration > 0 {
+                last_duration
+            } else {
+                self.shortest
+            };
+            let frames = ((step - expected + unit / 2) / unit).max(1);
+            self.pending = Some(Lost {
+                frames: frames as u64,
+                from: last,
+                to: dts,
+            });
+            return None;
+        }
+        if pending.is_some() {
+            // Two steps out of cadence in a row: the cadence changed.
+            self.run = 0;
+        }
+        // Learning: the cadence holds while its longest step is at most two of its shortest
+        // (fields and frames, 3:2 pulldown).
+        if self.run == 0 {
+            (self.shortest, self.longest) = (step, step);
+        } else {
+            self.shortest = self.shortest.min(step);
+            self.longest = self.longest.max(step);
+        }
+        if self.longest > 2 * self.shortest {
+            (self.shortest, self.longest, self.run) = (step, step, 0);
+        }
+        self.run += 1;
+        None
+    }
+
+    fn restart(&mut self, last: Option<(i64, i64)>, offset: i64) {
+        *self = Self {
+            last,
+            offset,
+            ..Self::default()
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The losses found in a stream of decode times (duration 0, no offset).
+    fn losses(times: &[i64]) -> Vec<Lost> {
+        let mut cadence = Cadence::default();
+        times.iter().filter_map(|&t| cadence.packet(Some(t), 0, 0)).collect()
+    }
+
+    fn steady(from: i64, step: i64, count: i64) -> Vec<i64> {
+        (0..count).map(|i| from + i * step).collect()
+    }
+
+    #[test]
+    fn a_steady_stream_missing_frames_says_how_many_and_where() {
+        let mut times = steady(0, 3600, 30);
+        times.extend(steady(30 * 3600 + 2 * 3600, 3600, 10));
+        assert_eq!(
+            losses(&times),
+            [Lost {
+                frames: 2,
+                from: 29 * 3600,
+                to: 32 * 3600
+            }]
+        );
+        let mut times = steady(0, 3600, 30);
+        times.extend(steady(31 * 3600, 3600, 10));
+        assert_eq!(
+            losses(&times),
+            [Lost {
+                frames: 1,
+                from: 29 * 3600,
+                to: 31 * 3600
+            }]
+        );
+    }
+
+    #[test]
+    fn nothing_is_lost_in_a_stream_without_gaps_or_before_its_cadence_is_learnt() {
+        assert!(losses(&steady(1000, 3600, 200)).is_empty());
+        // A gap among the first steps: the cadence is not known yet.
+        let mut times = steady(0, 3600, 5);
+        times.extend(steady(7 * 3600, 3600, 40));
+        assert!(losses(&times).is_empty());
+    }
+
+    #[test]
+    fn a_cadence_of_fields_and_frames_or_of_pulldown_is_no_loss() {
+        // 23.976 fps in 90 kHz: steps of 3753 and 3754.
+        let times: Vec<i64> = (0..100).map(|i| i * 90000 * 1001 / 24000).collect();
+        assert!(losses(&times).is_empty());
+        // 3:2 pulldown: 1.5 and 1 frames.
+        let times: Vec<i64> = (0..100).map(|i| (i / 2) * 7507 + (i % 2) * 4504).collect();
+        assert!(losses(&times).is_empty());
+        // Fields (1800) for a while, then frames (3600), each packet's duration said.
+        let mut cadence = Cadence::default();
+        let mut t = 0;
+        for i in 0..100 {
+            let duration = if i < 50 { 1800 } else { 3600 };
+            assert_eq!(cadence.packet(Some(t), duration, 0), None, "packet {i}");
+            t += duration;
+        }
+        // The same where a frame is lost among the frames.
+        let mut cadence = Cadence::default();
+        let (mut found, mut gap) = (Vec::new(), None);
+        let mut t = 0;
+        for i in 0..100 {
+            let duration = if i < 50 { 1800 } else { 3600 };
+            found.extend(cadence.packet(Some(t), duration, 0));
+            let step = if i == 70 { 2 * duration } else { duration };
+            if i == 70 {
+                gap = Some((t, t + step));
+            }
+            t += step;
+        }
+        let (from, to) = gap.unwrap();
+        assert_eq!(found, [Lost { frames: 1, from, to }]);
+        // Fields, then frames, where the packets say no duration: the cadence is learnt again.
+        let mut cadence = Cadence::default();
+        let mut t = 0;
+        for i in 0..100 {
+            assert_eq!(cadence.packet(Some(t), 0, 0), None, "packet {i}");
+            t += if i < 50 { 1800 } else { 3600 };
+        }
+    }
+
+    #[test]
+    fn one_damaged_time_or_a_piece_joined_is_no_loss() {
+        // One packet's time far ahead, the next going on from before it.
+        let mut times = steady(0, 3600, 40);
+        times[30] += 90000 * 5;
+        assert!(losses(&times).is_empty());
+        // The reader moved the second piece on (its offset changed) with a step between them.
+        let mut cadence = Cadence::default();
+        let found: Vec<Lost> = (0..80)
+            .filter_map(|i| {
+                let (t, offset) = if i < 40 { (i * 3600, 0) } else { (i * 3600 + 20000, 5) };
+                cadence.packet(Some(t), 3600, offset)
+            })
+            .collect();
+        assert!(found.is_empty());
+    }
+
+    #[test]
+    fn a_stream_without_a_cadence_is_never_judged() {
+        // Variable rate: steps from one to five frames.
+        let mut t = 0;
+        let times: Vec<i64> = (0..200)
+            .map(|i| {
+                t += 3600 * (1 + (i * 7 % 5));
+                t
+            })
+            .collect();
+        assert!(losses(&times).is_empty());
+    }
+}
