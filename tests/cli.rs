@@ -264,6 +264,42 @@ fn empty_and_non_image_files() {
 }
 
 #[test]
+fn a_picture_too_large_is_refused_from_its_header_before_it_is_decoded() {
+    // A PNG whose header says 20000 x 20000 (its pixels never follow): refused by its size.
+    let chunk = |kind: &[u8], data: &[u8]| {
+        let mut crc = flate2::Crc::new();
+        crc.update(kind);
+        crc.update(data);
+        [
+            &(data.len() as u32).to_be_bytes()[..],
+            kind,
+            data,
+            &crc.sum().to_be_bytes(),
+        ]
+        .concat()
+    };
+    let header = [&20000u32.to_be_bytes()[..], &20000u32.to_be_bytes(), &[8, 2, 0, 0, 0]].concat();
+    // (Its one IDAT chunk an empty zlib stream: a header is read up to its first.)
+    let idat = chunk(b"IDAT", &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]);
+    let png = [
+        &b"\x89PNG\r\n\x1a\n"[..],
+        &chunk(b"IHDR", &header),
+        &idat,
+        &chunk(b"IEND", b""),
+    ]
+    .concat();
+    let path = std::env::temp_dir().join(format!("histoplay-huge-{}.png", std::process::id()));
+    std::fs::write(&path, png).unwrap();
+    for command in ["hist", "scope"] {
+        let out = histoplay(&[command, path.to_str().unwrap()]);
+        assert_one_line_error(
+            &out,
+            "is not an image histoplay can read: it is 20000x20000, more than the 268435456 pixels (16384x16384) a picture may have",
+        );
+    }
+}
+
+#[test]
 fn bad_bins_are_refused() {
     let out = histoplay(&["hist", "media/kitten.jpg", "--bins", "100"]);
     assert_one_line_error(&out, "power of two");

@@ -87,20 +87,41 @@ pub fn is_animated_webp(path: &Path) -> bool {
     format == Some(image::ImageFormat::WebP) && animated(path, image::ImageFormat::WebP)
 }
 
+/// The most pixels a picture read here may have (its decoding may take 8 bytes a pixel, at 16
+/// bits a sample, before its 4 a pixel as RGBA8).
+const MAX_PIXELS: u64 = 1 << 28;
+
 pub fn load(path: &Path) -> Result<RgbaImage, StillError> {
     if path.is_dir() {
         return Err(StillError::Directory(path.to_owned()));
     }
-    let reader = image::ImageReader::open(path)
-        .and_then(|r| r.with_guessed_format())
-        .map_err(|source| StillError::Open {
-            path: path.to_owned(),
-            source,
-        })?;
-    let decoded = reader.decode().map_err(|e| StillError::Decode {
+    let open = || {
+        image::ImageReader::open(path)
+            .and_then(|r| r.with_guessed_format())
+            .map_err(|source| StillError::Open {
+                path: path.to_owned(),
+                source,
+            })
+    };
+    let undecodable = |e: image::ImageError| StillError::Decode {
         path: path.to_owned(),
         reason: e.to_string(),
-    })?;
+    };
+    // The size from the header, before a pixel is decoded.
+    let (width, height) = open()?.into_dimensions().map_err(undecodable)?;
+    if u64::from(width) * u64::from(height) > MAX_PIXELS {
+        return Err(StillError::Decode {
+            path: path.to_owned(),
+            reason: format!(
+                "it is {width}x{height}, more than the {MAX_PIXELS} pixels (16384x16384) a picture may have"
+            ),
+        });
+    }
+    let mut reader = open()?;
+    let mut limits = image::Limits::default();
+    limits.max_alloc = Some(MAX_PIXELS * 8);
+    reader.limits(limits);
+    let decoded = reader.decode().map_err(undecodable)?;
     if is_animated_webp(path) {
         log::warn!("{}: an animated WebP: only its first picture is read", path.display());
     }
