@@ -724,6 +724,29 @@ fn aligned_by_time_each_frame_goes_with_the_judged_files_latest_as_ffmpeg_pairs_
             from_5.iter().map(|l| l["frame_b"].u64()).collect::<Vec<_>>(),
             [2, 2, 2, 3, 3]
         );
+        // B two of its frames later: A's frames from 0.2 s come after B's end (0.4 s), each
+        // measured against B's last, and said so; without the offset none is.
+        let mut later = [&["compare"][..], &args[..], &["--offset", "2"]].concat();
+        if cpu {
+            later.push("--cpu");
+        }
+        let out = histoplay(&later);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let pairs: Vec<u64> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| common::json(l)["frame_b"].u64())
+            .collect();
+        assert_eq!(pairs, [2, 2, 2, 3, 3, 3, 3, 3, 3, 3], "cpu: {cpu}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let note = format!(
+            "note: 5 of the frames of '{a}' measured come after '{b}' ends (0.400 s from its first frame, aligned by time): each is measured against its last frame, as FFmpeg's filters repeat it"
+        );
+        assert!(err.lines().any(|l| l == note), "cpu: {cpu}: {err}");
+        let out = histoplay(&[&["compare"][..], &args[..], if cpu { &["--cpu"][..] } else { &[] }].concat());
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("come after"),
+            "cpu: {cpu}"
+        );
     }
 }
 

@@ -127,6 +127,46 @@ impl Alignment {
     }
 }
 
+/// A's frames aligned by time that come after B's end, each paired with B's last frame (as
+/// FFmpeg's filters repeat it): counted, to be said beside the figures.
+#[derive(Debug, Default)]
+pub struct PastEnd {
+    /// The latest of B's frames paired, and the times (from B's first frame) of A's frames
+    /// paired with it.
+    last_b: u64,
+    at: Vec<f64>,
+}
+
+impl PastEnd {
+    /// A's frame at `seconds` was paired with B's frame `frame_b`.
+    pub fn paired(&mut self, align: &Alignment, seconds: f64, frame_b: u64) {
+        let Some(Want::At(at)) = align.want(0, seconds).filter(|_| align.by == AlignBy::Time) else {
+            return;
+        };
+        if frame_b != self.last_b {
+            (self.last_b, self.at) = (frame_b, Vec::new());
+        }
+        self.at.push(at);
+    }
+
+    /// How many of A's frames came after B's end (its last frame's time and duration; B's
+    /// frames numbered by `index`, their pts in seconds by `seconds`), and that end's time from
+    /// B's first frame.
+    pub fn count(
+        &self,
+        align: &Alignment,
+        index: &crate::video::index::FrameIndex,
+        seconds: impl Fn(i64) -> f64,
+    ) -> Option<(usize, f64)> {
+        if self.at.is_empty() || index.wait_complete()? != self.last_b + 1 {
+            return None;
+        }
+        let end = seconds(index.wait_pts_of(self.last_b)?) - align.start_b + align.frame_b;
+        let past = self.at.iter().filter(|&&at| at >= end - SAME_INSTANT).count();
+        (past > 0).then_some((past, end))
+    }
+}
+
 /// Has packed R'G'B' frames made planar (a copy) for the metrics, as FFmpeg's filters take
 /// R'G'B'; before `match_pair`, on a source not yet read.
 pub fn planar_rgb(source: &mut VideoSource) {

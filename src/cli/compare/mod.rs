@@ -15,7 +15,7 @@ pub use lines::{Compared, Summary};
 
 use super::args::parse_size;
 use super::output::{write_csv_record, write_line};
-use crate::compare::align::{match_pair, planar_rgb, AlignBy};
+use crate::compare::align::{match_pair, planar_rgb, AlignBy, Alignment, PastEnd};
 use crate::compare::vmaf::gpu::VmafPass;
 use crate::compare::vmaf::model::Model;
 use crate::compare::vmaf::{load_model, Vmaf, VmafFrame, DEFAULT_MODEL, MIN_SIZE};
@@ -235,7 +235,10 @@ pub fn compare(
         _ => None,
     };
     let started = Instant::now();
+    let align = Alignment::of(&a, &b, job.by, job.offset);
+    let mut past_end = PastEnd::default();
     let mut emit = |c: Compared| -> std::io::Result<()> {
+        past_end.paired(&align, c.pts, c.frame_b);
         summary.add(&c.metrics, bits);
         if let Some(scores) = c.vmaf {
             summary.add_vmaf(scores.vmaf);
@@ -252,6 +255,7 @@ pub fn compare(
     };
     let names = (a.info.path.display().to_string(), b.info.path.display().to_string());
     let index_a = a.index().clone();
+    let (index_b, info_b) = (b.index().clone(), b.info.clone());
     let vmaf = model.map(Vmaf::new);
     let done = if job.cpu {
         compare_cpu(a, b, &job, vmaf, &mut progress, &mut emit)?
@@ -289,6 +293,12 @@ pub fn compare(
     let asked = index_a
         .frame_count()
         .map(|count| job.range.end.unwrap_or(count).min(count).saturating_sub(first));
+    if let Some((past, end)) = past_end.count(&align, &index_b, |pts| info_b.seconds(pts)) {
+        eprintln!(
+            "note: {past} of the frames of '{}' measured come after '{}' ends ({end:.3} s from its first frame, aligned by time): each is measured against its last frame, as FFmpeg's filters repeat it",
+            names.0, names.1
+        );
+    }
     if let Some(asked) = asked.filter(|&asked| done < asked) {
         eprintln!(
             "note: {done} of the {asked} frames of '{}' asked for have a partner in '{}' (its length, or the offset, leaves the rest without one): the figures are of those",
