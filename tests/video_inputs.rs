@@ -793,14 +793,34 @@ fn frames_lost_from_a_transport_stream_are_warned_of_where_its_timestamps_skip_t
     let out = hist(&clip, &["--frames", "0..", "--cpu", "--bins", "16"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(frame_numbers(&out), (0..73).collect::<Vec<u64>>());
+    // The times said are the stream's, as hist prints them: frames 39 and 40 (the source's 39
+    // and 42) 0.12 s apart (FFmpeg's muxer starts the stream at 1.48 s).
+    let pts: Vec<f64> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| common::json(l)["pts"].as_f64().unwrap())
+        .collect();
+    assert_eq!((pts[39] * 100.0).round(), 304.0);
+    assert_eq!((pts[40] * 100.0).round(), 316.0);
     let err = String::from_utf8_lossy(&out.stderr);
     let warned: Vec<&str> = err.lines().filter(|l| l.contains("lost from the stream")).collect();
     assert_eq!(
         warned,
         [format!(
-            "warning: {}: 2 frames lost from the stream at 1.62 s (its times skip from 1.56 to 1.68 s); the frames after are numbered on without them",
+            "warning: {}: 2 frames lost from the stream where its decode times skip from 3.040 to 3.160 s; frame numbers count the frames that are there",
             clip.display()
         )],
+        "{err}"
+    );
+    // Read live from a pipe (once, by its decoder, without an index): the same warning.
+    let piped = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["hist", "-", "--frames", "0..", "--bins", "16"])
+        .stdin(std::fs::File::open(&clip).unwrap())
+        .output()
+        .unwrap();
+    assert!(piped.status.success(), "{}", String::from_utf8_lossy(&piped.stderr));
+    let err = String::from_utf8_lossy(&piped.stderr);
+    assert!(
+        err.lines().any(|l| l == "warning: -: 2 frames lost from the stream where its decode times skip from 3.040 to 3.160 s; frame numbers count the frames that are there"),
         "{err}"
     );
     // The same stream whole, and two copies of it joined end to end (its clock starting over

@@ -21,6 +21,10 @@ pub struct Lost {
     pub to: i64,
 }
 
+/// Long steps in a row that may each be a loss (frames lost on both sides of one that came);
+/// one more says the cadence changed.
+const CHAINED: usize = 3;
+
 /// The cadence of one stream's decode times, packet by packet.
 #[derive(Debug, Default)]
 pub struct Cadence {
@@ -28,42 +32,43 @@ pub struct Cadence {
     last: Option<(i64, i64)>,
     /// The offset the reader gave the last packet (a change starts the cadence again).
     offset: i64,
-    /// Steps in a row in cadence, and the shortest and longest of them.
+    /// Steps in a row in cadence, the shortest and longest of them, and the longest duration
+    /// their packets said.
     run: u32,
     shortest: i64,
     longest: i64,
-    /// A long step waiting for the next packet to go on from it in cadence.
-    pending: Option<Lost>,
+    longest_duration: i64,
+    /// Long steps waiting for the next packet to go on from them in cadence.
+    pending: Vec<Lost>,
 }
 
 impl Cadence {
     /// Takes the next packet of the stream: its decode time, its duration (0 where unknown)
-    /// and the offset its reader moved it by. Says the frames missing before the last packet,
-    /// once this one confirms them.
-    pub fn packet(&mut self, dts: Option<i64>, duration: i64, offset: i64) -> Option<Lost> {
+    /// and the offset its reader moved it by. Says the frames missing before the packets
+    /// before it, once this one confirms them (none but where frames were lost: no allocation).
+    pub fn packet(&mut self, dts: Option<i64>, duration: i64, offset: i64) -> Vec<Lost> {
         let Some(dts) = dts else {
             self.restart(None, offset);
-            return None;
+            return Vec::new();
         };
         let Some((last, last_duration)) = self.last.filter(|_| offset == self.offset) else {
-            self.restart(Some((dts, duration)), offset);
-            return None;
+            self.restart(Some((dts, duration.max(0))), offset);
+            return Vec::new();
         };
         let step = dts - last;
         self.last = Some((dts, duration.max(0)));
-        let pending = self.pending.take();
         if step <= 0 {
-            self.run = 0;
-            return None;
+            (self.run, self.pending) = (0, Vec::new());
+            return Vec::new();
         }
         let learnt = self.run >= LEARN;
         let expected = self.longest.max(last_duration);
         if learnt && step >= self.shortest && step <= expected {
-            return pending;
+            return std::mem::take(&mut self.pending);
         }
-        if learnt && pending.is_none() && step >= expected + self.shortest - self.shortest / 4 {
-            // Room for whole frames: a loss, once the next step is in cadence. Counted in
-            // the last frame's duration where it is said (a frame or a field), else in the
+        if learnt && self.pending.len() < CHAINED && step >= expected + self.shortest - self.shortest / 4 {
+            // Room for whole frames: a loss, once a step goes on in cadence. Counted in the
+            // last frame's duration where it is said (a frame or a field), else in the
             // cadence's shortest step.
             let unit = if last_duration > 0 {
                 last_duration
@@ -71,19 +76,30 @@ impl Cadence {
                 self.shortest
             };
             let frames = ((step - expected + unit / 2) / unit).max(1);
-            self.pending = Some(Lost {
+            self.pending.push(Lost {
                 frames: frames as u64,
                 from: last,
                 to: dts,
             });
-            return None;
+            return Vec::new();
         }
-        if pending.is_some() {
-            // Two steps out of cadence in a row: the cadence changed.
-            self.run = 0;
+        if !self.pending.is_empty() {
+            // Long steps in a row past what a loss explains: the cadence changed.
+            (self.run, self.pending) = (0, Vec::new());
         }
         // Learning: the cadence holds while its longest step is at most two of its shortest
-        // (fields and frames, 3:2 pulldown).
+        // (fields and frames, 3:2 pulldown) and, where the packets say their durations, no
+        // step is longer than the longest of them (a variable rate whose frames fall on a
+        // grid steps over several).
+        self.longest_duration = match self.run {
+            0 => last_duration,
+            _ => self.longest_duration.max(last_duration),
+        };
+        let limit = self.longest_duration;
+        if limit > 0 && step > limit + limit / 8 {
+            self.run = 0;
+            return Vec::new();
+        }
         if self.run == 0 {
             (self.shortest, self.longest) = (step, step);
         } else {
@@ -91,10 +107,10 @@ impl Cadence {
             self.longest = self.longest.max(step);
         }
         if self.longest > 2 * self.shortest {
-            (self.shortest, self.longest, self.run) = (step, step, 0);
+            (self.shortest, self.longest, self.longest_duration, self.run) = (step, step, last_duration, 0);
         }
         self.run += 1;
-        None
+        Vec::new()
     }
 
     fn restart(&mut self, last: Option<(i64, i64)>, offset: i64) {
@@ -106,6 +122,57 @@ impl Cadence {
     }
 }
 
+/// Places of lost frames each warned of; beyond, the total at the end.
+const SAID: u32 = 5;
+
+/// One reader's watch on its picture stream's cadence, warning of the frames lost.
+#[derive(Debug)]
+pub struct LostFrames {
+    cadence: Cadence,
+    /// The stream's time base, seconds a tick.
+    tick: f64,
+    /// The frames found lost, and in how many places.
+    lost: (u64, u32),
+}
+
+impl LostFrames {
+    pub fn new(time_base: ffmpeg_next::Rational) -> Self {
+        Self {
+            cadence: Cadence::default(),
+            tick: f64::from(time_base),
+            lost: (0, 0),
+        }
+    }
+
+    /// Takes the stream's next packet (its times moved on by `offset`, its reader's; a packet
+    /// without times too), and warns of the frames lost before it, `name` the input. The
+    /// times said are the stream's, as `hist` and ffprobe print them.
+    pub fn packet(&mut self, packet: &ffmpeg_next::Packet, offset: i64, name: impl std::fmt::Display) {
+        for lost in self.cadence.packet(packet.dts(), packet.duration(), offset) {
+            self.lost = (self.lost.0 + lost.frames, self.lost.1 + 1);
+            if self.lost.1 > SAID {
+                continue;
+            }
+            let s = if lost.frames == 1 { "" } else { "s" };
+            log::warn!(
+                "{name}: {} frame{s} lost from the stream where its decode times skip from {:.3} to {:.3} s; frame numbers count the frames that are there",
+                lost.frames,
+                self.tick * lost.from as f64,
+                self.tick * lost.to as f64,
+            );
+        }
+    }
+
+    /// The stream ended: the frames lost in all, where more places lost them than were each
+    /// said.
+    pub fn finish(&self, name: impl std::fmt::Display) {
+        let (frames, places) = self.lost;
+        if places > SAID {
+            log::warn!("{name}: {frames} frames lost from the stream in {places} places in all");
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,7 +180,7 @@ mod tests {
     /// The losses found in a stream of decode times (duration 0, no offset).
     fn losses(times: &[i64]) -> Vec<Lost> {
         let mut cadence = Cadence::default();
-        times.iter().filter_map(|&t| cadence.packet(Some(t), 0, 0)).collect()
+        times.iter().flat_map(|&t| cadence.packet(Some(t), 0, 0)).collect()
     }
 
     fn steady(from: i64, step: i64, count: i64) -> Vec<i64> {
@@ -166,7 +233,7 @@ mod tests {
         let mut t = 0;
         for i in 0..100 {
             let duration = if i < 50 { 1800 } else { 3600 };
-            assert_eq!(cadence.packet(Some(t), duration, 0), None, "packet {i}");
+            assert_eq!(cadence.packet(Some(t), duration, 0), [], "packet {i}");
             t += duration;
         }
         // The same where a frame is lost among the frames.
@@ -188,7 +255,7 @@ mod tests {
         let mut cadence = Cadence::default();
         let mut t = 0;
         for i in 0..100 {
-            assert_eq!(cadence.packet(Some(t), 0, 0), None, "packet {i}");
+            assert_eq!(cadence.packet(Some(t), 0, 0), [], "packet {i}");
             t += if i < 50 { 1800 } else { 3600 };
         }
     }
@@ -202,12 +269,50 @@ mod tests {
         // The reader moved the second piece on (its offset changed) with a step between them.
         let mut cadence = Cadence::default();
         let found: Vec<Lost> = (0..80)
-            .filter_map(|i| {
+            .flat_map(|i| {
                 let (t, offset) = if i < 40 { (i * 3600, 0) } else { (i * 3600 + 20000, 5) };
                 cadence.packet(Some(t), 3600, offset)
             })
             .collect();
         assert!(found.is_empty());
+    }
+
+    #[test]
+    fn frames_lost_on_both_sides_of_one_that_came_are_each_found() {
+        // Frames 31 and 33 lost; then frames 51, 53 and 55.
+        let times: Vec<i64> = (0..80)
+            .filter(|i| ![31, 33, 51, 53, 55].contains(i))
+            .map(|i| i * 3600)
+            .collect();
+        let lost = |n: i64| Lost {
+            frames: 1,
+            from: (n - 1) * 3600,
+            to: (n + 1) * 3600,
+        };
+        assert_eq!(losses(&times), [lost(31), lost(33), lost(51), lost(53), lost(55)]);
+        // Halved from then on (each packet's duration unknown): a new cadence, no loss.
+        let mut times = steady(0, 3600, 40);
+        times.extend(steady(40 * 3600, 7200, 40));
+        assert!(losses(&times).is_empty());
+    }
+
+    #[test]
+    fn a_packet_without_times_or_a_variable_rate_on_a_grid_is_no_loss() {
+        let mut cadence = Cadence::default();
+        let mut found = Vec::new();
+        for i in 0..80 {
+            let dts = (i != 50).then_some(i * 3003);
+            found.extend(cadence.packet(dts, 3003, 0));
+        }
+        assert!(found.is_empty(), "{found:?}");
+        // Frames on a 1/25 s grid, one or two steps apart, each packet saying one step: not a
+        // cadence, whatever their steps.
+        let mut cadence = Cadence::default();
+        let mut t = 0;
+        for i in 0..200 {
+            t += 3600 * (1 + (i / 20) % 2 + i64::from(i % 7 == 0 && i > 100));
+            assert_eq!(cadence.packet(Some(t), 3600, 0), [], "packet {i}");
+        }
     }
 
     #[test]

@@ -209,10 +209,11 @@ impl Continuity {
         offset
     }
 
-    /// Moves `packet`'s timestamps on by the offset.
-    pub fn apply(&mut self, packet: &mut ffmpeg::Packet, time_base: ffmpeg::Rational) {
+    /// Moves `packet`'s timestamps on by the offset; the offset (in `time_base`).
+    pub fn apply(&mut self, packet: &mut ffmpeg::Packet, time_base: ffmpeg::Rational) -> i64 {
         let offset = self.packet_offset(packet, time_base);
         shift(packet, offset);
+        offset
     }
 }
 
@@ -409,15 +410,9 @@ pub struct IndexReading {
     /// The picture's packets in a row since its offset last changed, the offset and the first
     /// one's time: a jump is said once it has held past the packets that could undo it.
     held: (u32, i64, i64),
-    /// The picture's cadence, and the frames found lost and in how many places.
-    cadence: super::cadence::Cadence,
-    lost: (u64, u32),
-    /// The picture stream's first time (the start of the times said).
-    start: i64,
+    /// The picture's cadence: the frames lost from it.
+    lost: super::cadence::LostFrames,
 }
-
-/// Places of lost frames each warned of; beyond, the total at the end.
-const LOST_SAID: u32 = 5;
 
 impl IndexReading {
     /// For an index of stream `picture` of `input`, where the file's timestamps may start over
@@ -426,8 +421,7 @@ impl IndexReading {
         if !may_start_over(input) {
             return None;
         }
-        let stream = input.stream(picture)?;
-        let (time_base, start) = (stream.time_base(), stream.start_time());
+        let time_base = input.stream(picture)?.time_base();
         read_every_part(input);
         Some(Self {
             continuity: FileContinuity::new(input, None),
@@ -435,9 +429,7 @@ impl IndexReading {
             picture: (picture, time_base),
             said: false,
             held: (0, 0, 0),
-            cadence: Default::default(),
-            lost: (0, 0),
-            start: if start == ffmpeg::ffi::AV_NOPTS_VALUE { 0 } else { start },
+            lost: super::cadence::LostFrames::new(time_base),
         })
     }
 
@@ -453,26 +445,15 @@ impl IndexReading {
             self.clock.read(packet.stream(), pos, offset);
         }
         let (picture, time_base) = self.picture;
+        if packet.stream() == picture {
+            // (Every packet of the picture, one without times too: it breaks the cadence.)
+            self.lost.packet(packet, offset, path.display());
+        }
         let Some(pts) = packet.pts().or(packet.dts()).filter(|_| packet.stream() == picture) else {
             return;
         };
         if packet.is_key() {
             self.clock.keyframe(pts, pos, time_base);
-        }
-        if let Some(lost) = self.cadence.packet(packet.dts(), packet.duration(), offset) {
-            self.lost = (self.lost.0 + lost.frames, self.lost.1 + 1);
-            if self.lost.1 <= LOST_SAID {
-                let seconds = |t: i64| f64::from(time_base) * (t - self.start) as f64;
-                let s = if lost.frames == 1 { "" } else { "s" };
-                log::warn!(
-                    "{}: {} frame{s} lost from the stream at {:.2} s (its times skip from {:.2} to {:.2} s); the frames after are numbered on without them",
-                    path.display(),
-                    lost.frames,
-                    seconds(lost.from + (lost.to - lost.from) / 2),
-                    seconds(lost.from),
-                    seconds(lost.to),
-                );
-            }
         }
         self.held = match self.held {
             (n, held, from) if held == offset => (n + 1, held, from),
@@ -488,16 +469,9 @@ impl IndexReading {
         }
     }
 
-    /// The file was read to its end: the frames lost where more places lost them than were
-    /// each said.
+    /// The file was read to its end.
     pub fn finish(&self, path: &Path) {
-        let (frames, places) = self.lost;
-        if places > LOST_SAID {
-            log::warn!(
-                "{}: {frames} frames lost from the stream in {places} places in all",
-                path.display()
-            );
-        }
+        self.lost.finish(path.display());
     }
 }
 

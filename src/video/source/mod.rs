@@ -126,6 +126,9 @@ pub struct VideoSource {
     continuity: Option<crate::video::continuity::Continuity>,
     /// A file's, where its format's timestamps may start over (MPEG-TS, program streams).
     file_continuity: Option<crate::video::continuity::FileContinuity>,
+    /// A live transport or program stream's frames lost on the way (a file's index finds a
+    /// file's).
+    live_lost: Option<crate::video::cadence::LostFrames>,
     /// When the last packets of a live input were read, by pts.
     arrivals: std::collections::VecDeque<(i64, std::time::Instant)>,
     /// The frames' timecodes, where the stream carries them.

@@ -137,6 +137,8 @@ impl VideoSource {
             crate::video::continuity::read_every_part(&mut input);
             crate::video::continuity::FileContinuity::new(&input, Some(index.clock()))
         });
+        let live_lost = (live && crate::video::continuity::may_start_over(&input))
+            .then(|| crate::video::cadence::LostFrames::new(time_base));
         Ok(Self {
             info,
             input,
@@ -171,6 +173,7 @@ impl VideoSource {
             ),
             continuity: live.then(Default::default),
             file_continuity,
+            live_lost,
             lost: None,
             primed: Default::default(),
             ahead_allowed: in_place && !live,

@@ -165,7 +165,12 @@ impl VideoSource {
                         self.eof_sent = false;
                         continue;
                     }
-                    _ => return None,
+                    _ => {
+                        if let Some(lost) = &self.live_lost {
+                            lost.finish(self.info.path.display());
+                        }
+                        return None;
+                    }
                 },
                 Err(ffmpeg::Error::Other { errno }) if errno == ffmpeg::error::EAGAIN => {}
                 Err(e) => {
@@ -190,7 +195,10 @@ impl VideoSource {
                     if let Some(stream) = self.input.stream(packet.stream()) {
                         let time_base = stream.time_base();
                         if let Some(continuity) = &mut self.continuity {
-                            continuity.apply(&mut packet, time_base);
+                            let offset = continuity.apply(&mut packet, time_base);
+                            if let (Some(lost), true) = (&mut self.live_lost, packet.stream() == self.stream_index) {
+                                lost.packet(&packet, offset, self.info.path.display());
+                            }
                         }
                         if let Some(continuity) = &mut self.file_continuity {
                             continuity.apply(&mut packet, time_base);
