@@ -1051,6 +1051,74 @@ fn frames_that_share_one_timestamp_are_told_apart_and_counted_from_the_start() {
     }
 }
 
+/// MPEG-2 with B-frames in a program stream whose small pictures share PES packets: an I or P
+/// picture that starts inside one has no pts of its own. Its frame is timed as FFmpeg times it
+/// (the next anchor's dts), so the frames keep their numbers and a range is sought to.
+#[test]
+fn program_stream_anchors_without_a_pts_are_timed_as_ffmpeg_times_them() {
+    let clip = common::fixture(
+        "anchors-without-pts.mpg",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x120:r=25:d=4",
+            "-c:v",
+            "mpeg2video",
+            "-bf",
+            "2",
+            "-g",
+            "12",
+        ],
+    );
+    let probe = Command::new("ffprobe")
+        .args(["-v", "error", "-select_streams", "v", "-show_entries"])
+        .args(["packet=pts", "-of", "csv=p=0"])
+        .arg(&clip)
+        .output()
+        .unwrap();
+    let untimed = String::from_utf8_lossy(&probe.stdout)
+        .lines()
+        .filter(|l| l.starts_with("N/A"))
+        .count();
+    assert!(untimed > 5, "the fixture's anchors have no pts: {untimed}");
+    let probe = Command::new("ffprobe")
+        .args(["-v", "error", "-select_streams", "v", "-show_entries"])
+        .args(["frame=best_effort_timestamp", "-of", "csv=p=0"])
+        .arg(&clip)
+        .output()
+        .unwrap();
+    let times: Vec<f64> = String::from_utf8_lossy(&probe.stdout)
+        .lines()
+        .filter_map(|l| l.split(',').next()?.trim().parse::<i64>().ok())
+        .map(|t| t as f64 / 90000.0)
+        .collect();
+    assert_eq!(times.len(), 100);
+    let out = hist(&clip, &["--frames", "0..", "--cpu", "--bins", "16"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("timestamp"), "{err}");
+    assert_eq!(frame_numbers(&out), (0..100).collect::<Vec<u64>>());
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout).lines().map(common::json).collect();
+    for (n, (line, time)) in lines.iter().zip(&times).enumerate() {
+        assert!(
+            (line["pts"].as_f64().unwrap() - time).abs() < 1e-6,
+            "frame {n}: {line} against {time}"
+        );
+    }
+    // A range sought to: the same pictures as the whole pass's.
+    let range = hist(&clip, &["--frames", "61..64", "--cpu", "--bins", "16"]);
+    assert!(range.status.success(), "{}", String::from_utf8_lossy(&range.stderr));
+    let ranged: Vec<serde_json::Value> = String::from_utf8_lossy(&range.stdout)
+        .lines()
+        .map(common::json)
+        .collect();
+    assert_eq!(ranged.len(), 3);
+    for (a, b) in ranged.iter().zip(&lines[61..64]) {
+        assert_eq!(a, b);
+    }
+}
+
 /// Frame `n` of `path` as FFmpeg decodes it, RGBA, and its red and green counts.
 fn ffmpeg_rgba_counts(path: &Path, n: u64) -> (Vec<u64>, Vec<u64>) {
     let out = Command::new("ffmpeg")

@@ -41,7 +41,63 @@ pub struct IndexBuilder {
     unusable: bool,
     /// A timestamp two frames share (the reason the index is unusable, where that is it).
     shared_pts: Option<i64>,
+    /// Packets without any timestamp, and the number (in decode order, from 0) of the first.
+    untimed: u64,
+    first_untimed: Option<u64>,
     packets: u64,
+}
+
+/// The times a decoder that holds each anchor picture back gives the frames of packets without
+/// a pts. MPEG-1/2 video, MPEG-4 part 2 and VC-1 decoders keep an I or P picture until the next
+/// one arrives, and a B picture comes out at once (its pts is its dts). A program stream's PES
+/// packet carries a pts for the first picture that starts in it only, so where several small
+/// pictures share one, an anchor comes without a pts: FFmpeg's best-effort time for its frame is
+/// then the dts of the packet that brought it out, the next anchor's, and after the last packet
+/// it has none (the frame then comes a frame after the one before it, `VideoSource::finish`).
+#[derive(Debug)]
+pub struct AnchorTimes {
+    /// Whether the stream's decoder holds anchors back (otherwise a packet's time is its pts,
+    /// or its dts without one).
+    delayed: bool,
+    /// An anchor without a pts, waiting for the next: its dts and whether it is a keyframe.
+    held: Option<(i64, bool)>,
+}
+
+impl AnchorTimes {
+    pub fn new(codec: ffmpeg::codec::Id) -> Self {
+        use ffmpeg::codec::Id;
+        let delayed = matches!(codec, Id::MPEG1VIDEO | Id::MPEG2VIDEO | Id::MPEG4 | Id::VC1 | Id::WMV3);
+        Self { delayed, held: None }
+    }
+
+    /// Takes in the next packet in decode order; gives the packets whose times are now known,
+    /// as (time, keyframe), to `out`.
+    pub fn take(&mut self, pts: Option<i64>, dts: Option<i64>, key: bool, mut out: impl FnMut(Option<i64>, bool)) {
+        if !self.delayed {
+            out(pts.or(dts), key);
+            return;
+        }
+        // An anchor is held back (its pts after its dts, or unknown); a B picture is not.
+        let anchor = pts.is_none() || pts != dts;
+        if anchor {
+            if let Some((held, held_key)) = self.held.take() {
+                out(Some(dts.filter(|&d| d > held).unwrap_or(held)), held_key);
+            }
+        }
+        match (pts, dts) {
+            (None, Some(dts)) => self.held = Some((dts, key)),
+            _ => out(pts.or(dts), key),
+        }
+    }
+
+    /// The stream has ended: an anchor still held comes `ticks_per_frame` after the latest
+    /// time given out (`latest`).
+    pub fn finish(&mut self, latest: Option<i64>, ticks_per_frame: f64, mut out: impl FnMut(Option<i64>, bool)) {
+        if let Some((held, key)) = self.held.take() {
+            let step = ((ticks_per_frame + 1e-6).floor() as i64).max(1);
+            out(Some(latest.map_or(held, |l| l.max(held) + step)), key);
+        }
+    }
 }
 
 impl IndexBuilder {
@@ -50,6 +106,8 @@ impl IndexBuilder {
         self.packets += 1;
         let Some(pts) = pts else {
             self.unusable = true;
+            self.untimed += 1;
+            self.first_untimed.get_or_insert(self.packets - 1);
             return;
         };
         let at = self.pts.partition_point(|&p| p < pts);
@@ -80,6 +138,21 @@ impl IndexBuilder {
     pub fn finish(&mut self) {
         self.complete = true;
         self.covered = Some(i64::MAX);
+    }
+
+    /// Why frames can't be numbered by the index, in a few words (where they can't).
+    fn why_unusable(&self) -> String {
+        match (self.shared_pts, self.first_untimed) {
+            (Some(pts), _) => format!("frames share timestamps (two at pts {pts})"),
+            (None, _) if self.untimed == self.packets => "frames have no timestamps".into(),
+            (None, first) => format!(
+                "{} of its {} frames {} no timestamp (the first is frame {} in decode order)",
+                self.untimed,
+                self.packets,
+                if self.untimed == 1 { "has" } else { "have" },
+                first.unwrap_or(0)
+            ),
+        }
     }
 
     pub fn is_complete(&self) -> bool {
@@ -334,10 +407,7 @@ impl FrameIndex {
             shared.progress.failed = shared.builder.unusable;
             // (One picture, a song's cover, is frame 0 with a timestamp or without.)
             if shared.builder.unusable && shared.builder.packets > 1 && !self.stop.load(Ordering::Relaxed) {
-                let why = match shared.builder.shared_pts {
-                    Some(pts) => format!("frames share timestamps (two at pts {pts})"),
-                    None => "frames have no timestamps".into(),
-                };
+                let why = shared.builder.why_unusable();
                 log::warn!("{}: {why}; frame numbers count from the start", path.display());
             }
         }
@@ -353,6 +423,8 @@ impl FrameIndex {
         super::demux::discard_other_streams(&mut input, stream_index);
         let mut continuity = super::continuity::IndexReading::of(&mut input, stream_index, Arc::clone(&self.clock));
         let mut batch: Vec<(Option<i64>, bool)> = Vec::with_capacity(BATCH);
+        let codec = input.stream(stream_index).map(|s| s.parameters().id());
+        let mut anchors = AnchorTimes::new(codec.unwrap_or(ffmpeg::codec::Id::None));
         let mut packets = 0u64;
         loop {
             let mut packet = ffmpeg::Packet::empty();
@@ -372,7 +444,9 @@ impl FrameIndex {
                 let flags = unsafe { (*ffmpeg::packet::Ref::as_ptr(&packet)).flags };
                 let discard = flags & ffmpeg::ffi::AV_PKT_FLAG_DISCARD != 0;
                 if !discard {
-                    batch.push((packet.pts().or(packet.dts()), packet.is_key()));
+                    anchors.take(packet.pts(), packet.dts(), packet.is_key(), |t, key| {
+                        batch.push((t, key))
+                    });
                 }
                 packets += 1;
             }
@@ -392,6 +466,10 @@ impl FrameIndex {
                 let mut shared = self.lock();
                 for (pts, key) in batch.drain(..) {
                     shared.builder.push(pts, key);
+                }
+                if end {
+                    let latest = shared.builder.pts.last().copied();
+                    anchors.finish(latest, self.ticks_per_frame, |pts, key| shared.builder.push(pts, key));
                 }
                 shared.progress.packets = packets;
                 shared.progress.bytes = bytes;
@@ -657,9 +735,57 @@ mod tests {
         let mut b = IndexBuilder::default();
         b.push(Some(0), true);
         b.push(None, false);
+        b.push(Some(2), false);
         b.finish();
         assert_eq!(b.frame_count(), None);
         assert!(!b.number_at(0, 1.0, None).exact);
+        assert_eq!(
+            b.why_unusable(),
+            "1 of its 3 frames has no timestamp (the first is frame 1 in decode order)"
+        );
+        let mut b = IndexBuilder::default();
+        b.push(None, true);
+        b.push(None, false);
+        assert_eq!(b.why_unusable(), "frames have no timestamps");
+    }
+
+    /// MPEG-2 in a program stream, IBBP: the anchors without a pts take the next anchor's dts,
+    /// as FFmpeg's best-effort time gives their frames; the last one a frame after the latest.
+    #[test]
+    fn anchors_without_a_pts_take_the_next_anchors_dts() {
+        let packets = [
+            (Some(48600), Some(45000), true),
+            (Some(41400), Some(41400), false),
+            (None, Some(52200), false),
+            (Some(55800), Some(55800), false),
+            (None, Some(59400), true),
+            (Some(63000), Some(63000), false),
+            (Some(66600), Some(66600), false),
+        ];
+        let mut times = Vec::new();
+        let mut anchors = AnchorTimes::new(ffmpeg::codec::Id::MPEG2VIDEO);
+        for (pts, dts, key) in packets {
+            anchors.take(pts, dts, key, |t, k| times.push((t, k)));
+        }
+        anchors.finish(Some(66600), 3600.0, |t, k| times.push((t, k)));
+        assert_eq!(
+            times,
+            [
+                (Some(48600), true),
+                (Some(41400), false),
+                (Some(55800), false),
+                (Some(59400), false),
+                (Some(63000), false),
+                (Some(66600), false),
+                (Some(70200), true),
+            ]
+        );
+        // Other decoders give such a packet its dts.
+        let mut times = Vec::new();
+        let mut plain = AnchorTimes::new(ffmpeg::codec::Id::H264);
+        plain.take(None, Some(52200), false, |t, k| times.push((t, k)));
+        plain.finish(Some(66600), 3600.0, |t, k| times.push((t, k)));
+        assert_eq!(times, [(Some(52200), false)]);
     }
 
     #[test]
