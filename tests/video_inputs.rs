@@ -1119,6 +1119,35 @@ fn program_stream_anchors_without_a_pts_are_timed_as_ffmpeg_times_them() {
     }
 }
 
+/// MPEG-4 part 2 with B-frames in AVI (DivX, Xvid): AVI gives its packets decode times only, so
+/// every anchor comes without a pts. Each frame is numbered from 0 in presentation order, once.
+#[test]
+fn avi_mpeg4_with_b_frames_numbers_every_frame_once_from_zero() {
+    let clip = common::fixture(
+        "mpeg4-b-frames.avi",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x120:r=25:d=2",
+            "-c:v",
+            "mpeg4",
+            "-bf",
+            "2",
+        ],
+    );
+    let out = hist(&clip, &["--frames", "0..", "--cpu", "--bins", "16"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(frame_numbers(&out), (0..50).collect::<Vec<u64>>());
+    let range = hist(&clip, &["--frames", "20..23", "--cpu", "--bins", "16"]);
+    assert_eq!(frame_numbers(&range), [20, 21, 22]);
+    let whole: Vec<&str> = std::str::from_utf8(&out.stdout).unwrap().lines().collect();
+    assert_eq!(
+        std::str::from_utf8(&range.stdout).unwrap().lines().collect::<Vec<_>>(),
+        whole[20..23]
+    );
+}
+
 /// Frame `n` of `path` as FFmpeg decodes it, RGBA, and its red and green counts.
 fn ffmpeg_rgba_counts(path: &Path, n: u64) -> (Vec<u64>, Vec<u64>) {
     let out = Command::new("ffmpeg")
