@@ -193,6 +193,12 @@ impl VideoSource {
         self.last_pts
     }
 
+    /// Whether this run left out a frame after `after`, up to `until` (packets not decoded
+    /// while catching up to a later frame): those never come out of the decoder.
+    pub fn skipped_between(&self, after: i64, until: i64) -> bool {
+        after < until && self.run.skippable.range(after + 1..=until).next().is_some()
+    }
+
     /// Pts of the first packet since the last seek (the keyframe the run started at).
     pub fn run_start(&self) -> Option<i64> {
         self.run.start

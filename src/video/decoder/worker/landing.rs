@@ -342,7 +342,10 @@ impl Worker {
         if let Some(at) = self.source.position().filter(|_| !self.decoder_ended) {
             let near = landing.limit.saturating_sub(at) as f64 <= 2.0 * self.ticks_per_frame;
             let same_gop = self.index.keyframe_between(at, landing.limit) == Some(false);
-            if at < landing.limit && (near || same_gop) {
+            // Frames the run before left out (catching up to a later frame) don't come: the
+            // run starts again from the keyframe where one of them may be the one wanted.
+            let all_there = !self.source.skipped_between(at, landing.limit);
+            if at < landing.limit && (near || same_gop) && all_there {
                 self.source.catch_up(Some(catch_up));
                 return;
             }
