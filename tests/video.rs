@@ -386,6 +386,46 @@ fn luma_rows(frame: &ffmpeg_next::frame::Video) -> Vec<u8> {
         .collect()
 }
 
+/// A keyframe without a pts (MPEG-4 part 2 with B-frames in AVI: its packets carry decode
+/// times only) is previewed at its frame's own time, as the stream's decoder gives it: the
+/// preview is numbered as the frame it shows.
+#[test]
+fn a_keyframe_without_a_pts_is_previewed_at_its_frames_time() {
+    use histoplay::video::source::VideoSource;
+    let clip = common::fixture(
+        "mpeg4-b-frames-gop10.avi",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x120:r=25:d=2",
+            "-c:v",
+            "mpeg4",
+            "-bf",
+            "2",
+            "-g",
+            "10",
+        ],
+    );
+    let mut source = VideoSource::open(&clip).unwrap();
+    let mut keyframes = source.keyframe_decoder().expect("a software stream has one");
+    let mut times = Vec::new();
+    while let Some(frame) = source.next_frame().unwrap() {
+        times.push(frame.pts);
+    }
+    assert_eq!(times.len(), 50);
+    let index = source.index();
+    index.wait_complete();
+    let numbers = index.keyframe_numbers().expect("the index is complete");
+    assert!(numbers.len() >= 4, "{numbers:?}");
+    for &k in &numbers {
+        // Asked for the frame before the next keyframe: this keyframe, at its time.
+        let next = numbers.iter().find(|&&n| n > k).map_or(49, |&n| n - 1);
+        let (pts, _) = keyframes.decode_at(times[next as usize]).expect("the keyframe decodes");
+        assert_eq!(pts, times[k as usize], "keyframe {k}");
+    }
+}
+
 #[test]
 fn a_keyframe_decoded_by_itself_is_the_frame_the_stream_decodes_there() {
     use ffmpeg_next as ffmpeg;

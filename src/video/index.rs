@@ -70,6 +70,17 @@ impl AnchorTimes {
         Self { delayed, held: None }
     }
 
+    /// Whether the stream's decoder holds anchors back.
+    pub fn delays(&self) -> bool {
+        self.delayed
+    }
+
+    /// Whether a packet of such a stream is an anchor: held back, its pts after its dts or
+    /// unknown (a B picture's pts is its dts).
+    pub fn is_anchor(pts: Option<i64>, dts: Option<i64>) -> bool {
+        pts.is_none() || pts != dts
+    }
+
     /// Takes in the next packet in decode order; gives the packets whose times are now known,
     /// as (time, keyframe), to `out`.
     pub fn take(&mut self, pts: Option<i64>, dts: Option<i64>, key: bool, mut out: impl FnMut(Option<i64>, bool)) {
@@ -78,8 +89,7 @@ impl AnchorTimes {
             return;
         }
         // An anchor is held back (its pts after its dts, or unknown); a B picture is not.
-        let anchor = pts.is_none() || pts != dts;
-        if anchor {
+        if Self::is_anchor(pts, dts) {
             if let Some((held, held_key)) = self.held.take() {
                 out(Some(dts.filter(|&d| d > held).unwrap_or(held)), held_key);
             }

@@ -7,6 +7,7 @@
 use super::frames::{to_upload_layout, Scaler};
 use super::VideoInfo;
 use crate::video::demux::{discard_other_streams, seek_backward};
+use crate::video::index::AnchorTimes;
 use ffmpeg_next as ffmpeg;
 
 pub struct KeyframeDecoder {
@@ -60,36 +61,71 @@ impl KeyframeDecoder {
     /// The picture of the keyframe at or before `pts` (its pts, and the frame in the stream's
     /// upload layout); None where the demuxer doesn't land on a keyframe at or before it.
     pub fn decode_at(&mut self, pts: i64) -> Option<(i64, ffmpeg::frame::Video)> {
+        let packet = self.keyframe_at(pts)?;
+        self.decode(&packet)
+    }
+
+    /// The packet of the keyframe at or before `pts`, its pts set where the stream's decoder
+    /// would time its frame otherwise than by its dts.
+    fn keyframe_at(&mut self, pts: i64) -> Option<ffmpeg::Packet> {
         self.prepare();
+        let anchors = AnchorTimes::new(self.decoder.id());
+        let stream_index = self.stream_index;
         let input = self.input.as_mut()?;
         // Where the file's timestamps start over, the keyframe's byte, as the index found it.
         let clock = crate::video::continuity::FileClock::of(&self.info.path).filter(|c| c.jumped());
-        let sought = match &clock {
-            Some(clock) => {
-                let (_, pos) = clock.keyframe_at_or_before(pts)?;
-                crate::video::continuity::seek_to_byte(input, pos)
+        let read = |input: &mut ffmpeg::format::context::Input| -> Option<ffmpeg::Packet> {
+            let mut packet = ffmpeg::Packet::empty();
+            loop {
+                packet.read(input).ok()?;
+                if packet.stream() == stream_index {
+                    break;
+                }
             }
-            None => seek_backward(input, self.stream_index, pts),
+            if let Some(clock) = &clock {
+                let offset = clock.offset_at(stream_index, packet.position() as i64);
+                crate::video::continuity::shift(&mut packet, offset);
+            }
+            Some(packet)
         };
-        if !sought {
-            return None;
-        }
-        let mut packet = ffmpeg::Packet::empty();
-        loop {
-            packet.read(input).ok()?;
-            if packet.stream() == self.stream_index {
-                break;
+        // A demuxer that seeks by dts may land on a keyframe shown after `pts`: once more,
+        // from before it.
+        let mut seek_to = pts;
+        for _ in 0..2 {
+            let sought = match &clock {
+                Some(clock) => {
+                    let (_, pos) = clock.keyframe_at_or_before(seek_to)?;
+                    crate::video::continuity::seek_to_byte(input, pos)
+                }
+                None => seek_backward(input, stream_index, seek_to),
+            };
+            if !sought {
+                return None;
+            }
+            let mut packet = read(input)?;
+            if !packet.is_key() {
+                return None;
+            }
+            // An anchor picture without a pts (a program stream's, an AVI's) is timed as the
+            // stream's decoder times its frame: by the next anchor's dts (`AnchorTimes`).
+            if let (None, Some(dts), true) = (packet.pts(), packet.dts(), anchors.delays()) {
+                while let Some(next) = read(input) {
+                    if AnchorTimes::is_anchor(next.pts(), next.dts()) {
+                        packet.set_pts(Some(next.dts().filter(|&d| d > dts).unwrap_or(dts)));
+                        break;
+                    }
+                }
+            }
+            let at = packet.pts().or(packet.dts())?;
+            if at <= pts {
+                return Some(packet);
+            }
+            seek_to = packet.dts().unwrap_or(at).min(seek_to).saturating_sub(1);
+            if clock.is_some() {
+                return None;
             }
         }
-        if let Some(clock) = clock {
-            let offset = clock.offset_at(self.stream_index, packet.position() as i64);
-            crate::video::continuity::shift(&mut packet, offset);
-        }
-        let at = packet.pts().or(packet.dts())?;
-        if !packet.is_key() || at > pts {
-            return None;
-        }
-        self.decode(&packet)
+        None
     }
 
     /// The picture of a keyframe packet, in the stream's upload layout, with its pts; None if
