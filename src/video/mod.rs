@@ -1,6 +1,7 @@
 //! Video in: FFmpeg demuxing and decoding on its own thread, frames uploaded into a ring of GPU
 //! plane textures, converted to RGB on the GPU. Knows nothing of windows.
 
+pub mod anchors;
 pub mod cache;
 pub mod cadence;
 pub mod continuity;

@@ -6,8 +6,8 @@
 
 use super::frames::{to_upload_layout, Scaler};
 use super::VideoInfo;
+use crate::video::anchors::AnchorTimes;
 use crate::video::demux::{discard_other_streams, seek_backward};
-use crate::video::index::AnchorTimes;
 use ffmpeg_next as ffmpeg;
 
 pub struct KeyframeDecoder {
