@@ -547,6 +547,39 @@ fn kitten_as(name: &str, args: &[&str]) -> std::path::PathBuf {
     common::fixture(name, &all)
 }
 
+/// A still the image crate doesn't decode (a TIFF of Y'CbCr 4:2:0 samples, FFmpeg's default for
+/// TIFF from video) is read through FFmpeg, as a video of one frame is: the same counts as the
+/// same samples in a raw video, and render and scope take it too.
+#[test]
+fn a_ycbcr_tiff_is_read_through_ffmpeg() {
+    let tiff = kitten_as("kitten-small-yuv420p.tiff", &["-pix_fmt", "yuv420p"]);
+    let raw = kitten_as("kitten-small-yuv420p.nut", &["-pix_fmt", "yuv420p", "-c:v", "rawvideo"]);
+    let out = histoplay(&["hist", tiff.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let reference = stdout(&histoplay(&["hist", raw.to_str().unwrap()]));
+    assert_eq!(counts(&reference, "l").iter().sum::<u64>(), 320 * 196);
+    for channel in ["r", "g", "b", "l"] {
+        assert_eq!(counts(&stdout(&out), channel), counts(&reference, channel), "{channel}");
+    }
+    let png = std::env::temp_dir().join(format!("histoplay-{}-yuv-tiff.png", std::process::id()));
+    let render = histoplay(&[
+        "render",
+        tiff.to_str().unwrap(),
+        "-o",
+        png.to_str().unwrap(),
+        "--size",
+        "64x40",
+    ]);
+    assert!(render.status.success(), "{}", stderr(&render));
+    assert_eq!(
+        histoplay::video::still::load(&png).map(|i| (i.width, i.height)).ok(),
+        Some((64, 40))
+    );
+    let _ = std::fs::remove_file(png);
+    let scope = histoplay(&["scope", tiff.to_str().unwrap()]);
+    assert!(scope.status.success(), "{}", stderr(&scope));
+}
+
 #[test]
 fn every_still_format_counts_like_png() {
     let png = small_kitten();

@@ -52,10 +52,14 @@ pub fn is_still_image(path: &Path) -> bool {
     if matches!(format, image::ImageFormat::Gif | image::ImageFormat::Png) && animated(path, format) {
         return false;
     }
-    let deep_grey = reader
-        .into_decoder()
-        .is_ok_and(|decoder| matches!(decoder.color_type(), image::ColorType::L16 | image::ColorType::La16));
-    !deep_grey
+    match reader.into_decoder() {
+        Ok(decoder) => !matches!(decoder.color_type(), image::ColorType::L16 | image::ColorType::La16),
+        // A kind of picture the image crate doesn't decode (a TIFF of Y'CbCr samples, FFmpeg's
+        // own default) is FFmpeg's to read, or to say why not. A damaged one, or one past the
+        // memory limits, stays here: `load` says what is wrong with it.
+        Err(image::ImageError::Unsupported(_)) => false,
+        Err(_) => true,
+    }
 }
 
 /// Whether the GIF, PNG or WebP at `path` holds more than one picture (false for other formats,
