@@ -392,21 +392,7 @@ fn luma_rows(frame: &ffmpeg_next::frame::Video) -> Vec<u8> {
 #[test]
 fn a_keyframe_without_a_pts_is_previewed_at_its_frames_time() {
     use histoplay::video::source::VideoSource;
-    let clip = common::fixture(
-        "mpeg4-b-frames-gop10.avi",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=s=160x120:r=25:d=2",
-            "-c:v",
-            "mpeg4",
-            "-bf",
-            "2",
-            "-g",
-            "10",
-        ],
-    );
+    let clip = common::mpeg4_b_frames_avi();
     let mut source = VideoSource::open(&clip).unwrap();
     let mut keyframes = source.keyframe_decoder().expect("a software stream has one");
     let mut times = Vec::new();

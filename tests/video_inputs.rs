@@ -1123,19 +1123,7 @@ fn program_stream_anchors_without_a_pts_are_timed_as_ffmpeg_times_them() {
 /// every anchor comes without a pts. Each frame is numbered from 0 in presentation order, once.
 #[test]
 fn avi_mpeg4_with_b_frames_numbers_every_frame_once_from_zero() {
-    let clip = common::fixture(
-        "mpeg4-b-frames.avi",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=s=160x120:r=25:d=2",
-            "-c:v",
-            "mpeg4",
-            "-bf",
-            "2",
-        ],
-    );
+    let clip = common::mpeg4_b_frames_avi();
     let out = hist(&clip, &["--frames", "0..", "--cpu", "--bins", "16"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(frame_numbers(&out), (0..50).collect::<Vec<u64>>());

@@ -185,6 +185,26 @@ pub fn grey_ramp_bframes() -> PathBuf {
     )
 }
 
+/// MPEG-4 part 2 with two B-frames in AVI, GOP 10, 50 frames of 160x120 at 25 fps: AVI gives
+/// its packets decode times only, so every I and P picture comes without a pts.
+pub fn mpeg4_b_frames_avi() -> PathBuf {
+    fixture(
+        "mpeg4-b-frames-gop10.avi",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x120:r=25:d=2",
+            "-c:v",
+            "mpeg4",
+            "-bf",
+            "2",
+            "-g",
+            "10",
+        ],
+    )
+}
+
 /// The grey ramp in open GOPs: its keyframes after the first are I pictures that are not IDR,
 /// with B-frames before them (in display order) that reference the GOP before.
 pub fn grey_ramp_open_gop() -> PathBuf {

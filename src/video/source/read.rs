@@ -166,7 +166,7 @@ impl VideoSource {
                         continue;
                     }
                     _ => {
-                        if let Some(lost) = &self.live_lost {
+                        if let Some(lost) = self.live_lost.take() {
                             lost.finish(self.info.path.display());
                         }
                         return None;
