@@ -486,6 +486,87 @@ fn a_judged_file_of_another_size_or_depth_is_converted_as_ffmpegs_bicubic_scale_
     }
 }
 
+#[test]
+fn a_judged_file_of_the_other_range_is_converted_into_the_references_as_ffmpeg_converts_it() {
+    let (reference, _) = pair(8);
+    // The reference as a camera's or a still's JPEG frames would have it: full range (yuvj420p).
+    let jpeg = common::fixture(
+        "compare-full-range.avi",
+        &[
+            "-i",
+            reference.to_str().unwrap(),
+            "-c:v",
+            "mjpeg",
+            "-q:v",
+            "3",
+            "-pix_fmt",
+            "yuvj420p",
+        ],
+    );
+    // Full range in a yuv420p10 stream, told by its tag alone.
+    let tagged = common::fixture(
+        "compare-full-range-10.mkv",
+        &[
+            "-i",
+            reference.to_str().unwrap(),
+            "-vf",
+            "scale=out_range=full,format=yuv420p10le",
+            "-color_range",
+            "pc",
+            "-c:v",
+            "ffv1",
+        ],
+    );
+    let scale = "flags=bicubic+accurate_rnd+full_chroma_int";
+    for (a, b, chain, from, to) in [
+        // Limited against full, full against limited, across depths too.
+        (
+            &reference,
+            &jpeg,
+            format!("[1:v]scale=324:188:{scale},format=yuv420p"),
+            "8 bits, full",
+            "8 bits, limited",
+        ),
+        (
+            &jpeg,
+            &reference,
+            format!("[1:v]scale=324:188:{scale},format=yuvj420p"),
+            "8 bits, limited",
+            "8 bits, full",
+        ),
+        (
+            &reference,
+            &tagged,
+            format!("[1:v]scale=324:188:{scale}:in_range=full:out_range=limited,format=yuv420p"),
+            "10 bits, full",
+            "8 bits, limited",
+        ),
+    ] {
+        let out = histoplay(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(out.status.success(), "{err}");
+        assert!(
+            err.contains(&format!(
+                "4:2:0, {from} range: converted to 324x188, Y'CbCr 4:2:0, {to} range (bicubic)"
+            )),
+            "{err}"
+        );
+        let lines: Vec<_> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(common::json)
+            .collect();
+        assert_eq!(lines.len(), 10, "{err}");
+        check_lines(
+            &lines,
+            &ffmpeg_graph(a, b, &chain, "psnr"),
+            &ffmpeg_graph(a, b, &chain, "ssim"),
+        );
+        // The same pictures: near, where raw codes of the two ranges would be ~20 dB apart.
+        assert!(lines.iter().all(|l| number(l, "psnr_y") > 40.0), "{lines:?}");
+    }
+}
+
 /// The composite on the GPU equals its CPU twin in every mode, at 8 and 10 bits, in both the
 /// packed pixels (what the histograms count) and the texture (what the picture shows).
 #[test]

@@ -3,9 +3,10 @@
 //! FFmpeg's filters pair two streams), and B's frames made comparable with A's. Shared by
 //! `compare`, `render --compare` and the window.
 
+use crate::colour::Range;
 use crate::compare::gpu::MAX_BITS;
 use crate::video::format::places;
-use crate::video::format::PlaneLayout;
+use crate::video::format::{FrameFormat, PlaneLayout};
 use crate::video::source::{SeekTarget, VideoSource};
 
 /// Why two files can't be compared.
@@ -210,53 +211,66 @@ pub fn match_pair(a: &VideoSource, b: &mut VideoSource) -> Result<(), PairError>
             fb.layout
         )));
     }
-    if (fa.width, fa.height, fa.layout) != (fb.width, fb.height, fb.layout) {
-        let same_values = matches!(
-            (fa.layout, fb.layout),
-            (
-                PlaneLayout::Nv12,
-                PlaneLayout::Yuv {
-                    chroma_shift_x: 1,
-                    chroma_shift_y: 1,
-                    bits: 8
-                }
-            ) | (
-                PlaneLayout::Yuv {
-                    chroma_shift_x: 1,
-                    chroma_shift_y: 1,
-                    bits: 8
-                },
-                PlaneLayout::Nv12
-            ) | (
-                PlaneLayout::P010,
-                PlaneLayout::Yuv {
-                    chroma_shift_x: 1,
-                    chroma_shift_y: 1,
-                    bits: 10
-                }
-            ) | (
-                PlaneLayout::Yuv {
-                    chroma_shift_x: 1,
-                    chroma_shift_y: 1,
-                    bits: 10
-                },
-                PlaneLayout::P010
-            )
-        );
+    // Y'CbCr of the other range is converted into A's, as FFmpeg converts a `yuvj` format into
+    // another (grey and R'G'B' keep their codes).
+    let ycbcr = |layout| matches!(layout, PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 | PlaneLayout::P010);
+    let other_range = ycbcr(fa.layout) && ycbcr(fb.layout) && fa.color.range != fb.color.range;
+    if (fa.width, fa.height, fa.layout) != (fb.width, fb.height, fb.layout) || other_range {
+        let same_values = !other_range
+            && matches!(
+                (fa.layout, fb.layout),
+                (
+                    PlaneLayout::Nv12,
+                    PlaneLayout::Yuv {
+                        chroma_shift_x: 1,
+                        chroma_shift_y: 1,
+                        bits: 8
+                    }
+                ) | (
+                    PlaneLayout::Yuv {
+                        chroma_shift_x: 1,
+                        chroma_shift_y: 1,
+                        bits: 8
+                    },
+                    PlaneLayout::Nv12
+                ) | (
+                    PlaneLayout::P010,
+                    PlaneLayout::Yuv {
+                        chroma_shift_x: 1,
+                        chroma_shift_y: 1,
+                        bits: 10
+                    }
+                ) | (
+                    PlaneLayout::Yuv {
+                        chroma_shift_x: 1,
+                        chroma_shift_y: 1,
+                        bits: 10
+                    },
+                    PlaneLayout::P010
+                )
+            );
         if !same_values || (fa.width, fa.height) != (fb.width, fb.height) {
+            let range = |format: &FrameFormat| match (other_range, format.color.range) {
+                (false, _) => "",
+                (true, Range::Full) => ", full range",
+                (true, Range::Limited) => ", limited range",
+            };
             log::warn!(
-                "'{}' is {}x{}, {}: converted to {}x{}, {} (bicubic) to compare with '{}'",
+                "'{}' is {}x{}, {}{}: converted to {}x{}, {}{} (bicubic) to compare with '{}'",
                 b.info.path.display(),
                 fb.width,
                 fb.height,
                 fb.layout,
+                range(&fb),
                 fa.width,
                 fa.height,
                 fa.layout,
+                range(&fa),
                 a.info.path.display()
             );
         }
         b.convert_to(fa.layout, fa.width, fa.height);
+        b.convert_range_to(fa.color.range);
     }
     Ok(())
 }

@@ -477,10 +477,12 @@ impl VideoSource {
             );
         }
         self.note_sampling(&frame);
-        to_upload_layout(&self.info.format, &mut self.scaler, frame).map_err(|reason| VideoError::Decode {
-            path: self.info.path.clone(),
-            reason,
-        })
+        convert::to_upload_layout(&self.info.format, self.info.decoded_range, &mut self.converter, frame).map_err(
+            |reason| VideoError::Decode {
+                path: self.info.path.clone(),
+                reason,
+            },
+        )
     }
 
     /// Warns of a frame whose depth or chroma sampling is not the stream's first (a file made
@@ -545,6 +547,7 @@ impl VideoSource {
             height,
             format!("{pixel:?}").to_lowercase()
         );
+        self.info.decoded_range = color.range;
         self.info.reshape(&FrameShape {
             format: FrameFormat {
                 layout,
@@ -556,45 +559,6 @@ impl VideoSource {
             pixel_format: stream::pixel_name(pixel),
         });
     }
-}
-
-/// `frame` in `format`'s upload layout and size: as it is when it already is, else converted by
-/// `scaler` (made, or made again, when the frame's format or size is new to it).
-pub(super) fn to_upload_layout(
-    format: &FrameFormat,
-    scaler: &mut Option<Scaler>,
-    frame: ffmpeg::frame::Video,
-) -> Result<ffmpeg::frame::Video, String> {
-    let native = native_layout(frame.format()).map(|(layout, _)| layout);
-    if native == Some(format.layout) && frame.width() == format.width && frame.height() == format.height {
-        return Ok(frame);
-    }
-    let target = upload_format(format.layout);
-    let stale = scaler.as_ref().is_none_or(|Scaler(s)| {
-        s.input().format != frame.format() || s.input().width != frame.width() || s.input().height != frame.height()
-    });
-    if stale {
-        let context = scaling::Context::get(
-            frame.format(),
-            frame.width(),
-            frame.height(),
-            target,
-            format.width,
-            format.height,
-            scaling::Flags::BICUBIC | scaling::Flags::ACCURATE_RND | scaling::Flags::FULL_CHR_H_INT,
-        )
-        .map_err(|e| format!("cannot convert {:?} frames: {e}", frame.format()))?;
-        *scaler = Some(Scaler(context));
-    }
-    // Into counted frame memory, where the cache's frames are.
-    let mut out = crate::video::memory::frame(target, format.width, format.height)
-        .map_err(|e| format!("no memory for a converted frame: {e}"))?;
-    let Scaler(context) = scaler.as_mut().expect("made above");
-    context
-        .run(&frame, &mut out)
-        .map_err(|e| format!("converting a frame failed: {e}"))?;
-    out.set_pts(frame.pts());
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -18,6 +18,10 @@ pub struct VideoInfo {
     pub format: FrameFormat,
     /// Transfer, primaries and peak light: how the picture is shown.
     pub volume: ColorVolume,
+    /// The range of the frames as decoded, before any conversion (`format`'s, unless `compare`
+    /// converts them into another file's): frames without a range of their own are taken as
+    /// this.
+    pub decoded_range: crate::colour::Range,
     /// The peak light the frames' own side data gives, for streams whose container says none.
     pub frame_light: FrameLight,
     pub time_base: (i32, i32),

@@ -4,7 +4,7 @@
 //! hand, and which may be mid-GOP already, decoding on), this one turns the keyframe at or
 //! before the target into a preview in the time one thread takes to decode one picture.
 
-use super::frames::{to_upload_layout, Scaler};
+use super::convert::{to_upload_layout, Converter};
 use super::VideoInfo;
 use crate::video::anchors::AnchorTimes;
 use crate::video::demux::{discard_other_streams, seek_backward};
@@ -12,7 +12,7 @@ use ffmpeg_next as ffmpeg;
 
 pub struct KeyframeDecoder {
     decoder: ffmpeg::decoder::Video,
-    scaler: Option<Scaler>,
+    converter: Option<Converter>,
     info: VideoInfo,
     stream_index: usize,
     /// The file, opened again on first use (None until then, or if that failed).
@@ -35,7 +35,7 @@ impl KeyframeDecoder {
         let decoder = context.decoder().video().ok()?;
         Some(Self {
             decoder,
-            scaler: None,
+            converter: None,
             info: info.clone(),
             stream_index,
             input: None,
@@ -146,7 +146,7 @@ impl KeyframeDecoder {
             return None;
         }
         let pts = frame.pts().unwrap_or(pts);
-        let frame = to_upload_layout(&self.info.format, &mut self.scaler, frame)
+        let frame = to_upload_layout(&self.info.format, self.info.decoded_range, &mut self.converter, frame)
             .map_err(|e| log::debug!("keyframe preview: {e}"))
             .ok()?;
         Some((pts, frame))

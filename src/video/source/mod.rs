@@ -2,6 +2,7 @@
 //! their pts and frame number (from the background frame index). Used by the decode thread;
 //! knows nothing of GPUs.
 
+mod convert;
 mod frames;
 mod gaps;
 pub mod hardware;
@@ -25,9 +26,7 @@ pub use open::Decoding;
 use seek::Run;
 pub use seek::{CatchUp, SeekTarget};
 pub use stream::negotiated;
-use stream::{
-    color_volume, dolby_vision, fallback_format, matrix_of, native_layout, quarter_turns, range_of, upload_format,
-};
+use stream::{color_volume, dolby_vision, fallback_format, matrix_of, native_layout, quarter_turns, range_of};
 
 use super::demux::{discard_other_streams, read_streams};
 use super::format::{FrameFormat, FrameLight, PlaneData, PlaneLayout};
@@ -74,7 +73,7 @@ pub struct VideoSource {
     /// keeps the decoder as it is (see `set_keep_decoder_on_seek`).
     keep_decoder: Option<NalFraming>,
     /// Made once per stream when its format needs converting (and again only if it changes).
-    scaler: Option<Scaler>,
+    converter: Option<convert::Converter>,
     /// Frame numbers, read in the background.
     index: Arc<FrameIndex>,
     /// Wait for the index to number each frame exactly (`hist`), rather than estimate.
@@ -176,6 +175,12 @@ impl VideoSource {
         self.info.format.layout = layout;
         self.info.format.width = width;
         self.info.format.height = height;
+    }
+
+    /// Delivers Y'CbCr frames in `range` from now on, converted by swscale where they are not
+    /// (a file compared with a reference of the other range).
+    pub fn convert_range_to(&mut self, range: crate::colour::Range) {
+        self.info.format.color.range = range;
     }
 
     /// A decoder for this stream's keyframes by themselves, for seek previews; None where the

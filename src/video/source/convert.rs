@@ -1,0 +1,182 @@
+//! Frames converted into the stream's upload layout, size and range by swscale, where the
+//! decoder gives them in another (a sampling or depth without a native layout, a picture that
+//! changed mid-stream, `compare`'s judged file made like its reference).
+//!
+//! Y'CbCr's range is part of the conversion: each frame's own (its tag, a `yuvj` format's full
+//! range, else the stream's) into the range the stream's format states, both set before
+//! swscale initialises, as FFmpeg's `scale` filter sets them (`in_range`, `out_range`, or a
+//! `yuvj` format on either side). A frame already in the layout, size and range passes as it is.
+
+use super::stream::{native_layout, upload_format};
+use crate::colour::Range;
+use crate::video::format::{FrameFormat, PlaneLayout};
+use ffmpeg::ffi;
+use ffmpeg::format::Pixel;
+use ffmpeg_next as ffmpeg;
+use std::ffi::CString;
+use std::os::raw::c_int;
+
+/// What a converter converts: the frames' format and size, and each side's range (whether it
+/// is full), None where the frames are not Y'CbCr into Y'CbCr.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shape {
+    from: (Pixel, u32, u32),
+    to: (Pixel, u32, u32),
+    full: Option<(bool, bool)>,
+}
+
+/// An swscale context made for one `Shape`.
+pub(super) struct Converter {
+    context: *mut ffi::SwsContext,
+    shape: Shape,
+}
+
+// SAFETY: an SwsContext has no thread affinity; it is used by one thread at a time, the one
+// that owns the VideoSource (the decode thread once spawned).
+unsafe impl Send for Converter {}
+
+impl Drop for Converter {
+    fn drop(&mut self) {
+        // SAFETY: made by sws_alloc_context, freed once.
+        unsafe { ffi::sws_freeContext(self.context) };
+    }
+}
+
+impl Converter {
+    fn new(shape: Shape) -> Result<Self, String> {
+        let failed = || format!("cannot convert {:?} frames", shape.from.0);
+        // SAFETY: a context allocated, its options set by name (each exists on an SwsContext),
+        // then initialised; freed on every way out once allocated.
+        unsafe {
+            let context = ffi::sws_alloc_context();
+            if context.is_null() {
+                return Err(failed());
+            }
+            let converter = Converter { context, shape };
+            let flags = ffi::SWS_BICUBIC | ffi::SWS_ACCURATE_RND | ffi::SWS_FULL_CHR_H_INT;
+            let (from_full, to_full) = shape.full.unwrap_or((false, false));
+            let options: [(&str, i64); 9] = [
+                ("srcw", i64::from(shape.from.1)),
+                ("srch", i64::from(shape.from.2)),
+                ("src_format", pixel_code(shape.from.0)),
+                ("dstw", i64::from(shape.to.1)),
+                ("dsth", i64::from(shape.to.2)),
+                ("dst_format", pixel_code(shape.to.0)),
+                ("sws_flags", i64::from(flags)),
+                ("src_range", i64::from(from_full)),
+                ("dst_range", i64::from(to_full)),
+            ];
+            for (name, value) in options {
+                let name = CString::new(name).expect("no NUL");
+                if ffi::av_opt_set_int(context.cast(), name.as_ptr(), value, 0) < 0 {
+                    return Err(failed());
+                }
+            }
+            if ffi::sws_init_context(context, std::ptr::null_mut(), std::ptr::null_mut()) < 0 {
+                return Err(failed());
+            }
+            Ok(converter)
+        }
+    }
+
+    fn run(&mut self, input: &ffmpeg::frame::Video, output: &mut ffmpeg::frame::Video) -> Result<(), String> {
+        // SAFETY: both frames are of the formats and sizes the context was made for (checked
+        // by the caller through `Shape`), their planes allocated.
+        let lines = unsafe {
+            ffi::sws_scale(
+                self.context,
+                (*input.as_ptr()).data.as_ptr() as *const *const u8,
+                (*input.as_ptr()).linesize.as_ptr(),
+                0,
+                input.height() as c_int,
+                (*output.as_mut_ptr()).data.as_ptr(),
+                (*output.as_mut_ptr()).linesize.as_ptr(),
+            )
+        };
+        match lines > 0 {
+            true => Ok(()),
+            false => Err(format!("swscale gave {lines}")),
+        }
+    }
+}
+
+fn pixel_code(format: Pixel) -> i64 {
+    let code: ffi::AVPixelFormat = format.into();
+    code as i64
+}
+
+/// The `yuvj` formats, which swscale takes as full range whatever they are told.
+fn jpeg_format(format: Pixel) -> bool {
+    matches!(
+        format,
+        Pixel::YUVJ420P | Pixel::YUVJ422P | Pixel::YUVJ444P | Pixel::YUVJ440P | Pixel::YUVJ411P
+    )
+}
+
+/// Whether frames of `format` are Y'CbCr (not R'G'B', a palette or grey), whose range swscale
+/// converts.
+fn ycbcr(format: Pixel) -> bool {
+    let Some(desc) = format.descriptor() else {
+        return false;
+    };
+    // SAFETY: a descriptor from FFmpeg's static table.
+    let flags = unsafe { (*desc.as_ptr()).flags };
+    let rgb = flags & (ffi::AV_PIX_FMT_FLAG_RGB | ffi::AV_PIX_FMT_FLAG_PAL) as u64 != 0;
+    !rgb && desc.nb_components() >= 3
+}
+
+/// Whether `frame` is full range: a `yuvj` format, else its tag, else the stream's range.
+fn frame_full(frame: &ffmpeg::frame::Video, stream: Range) -> bool {
+    jpeg_format(frame.format())
+        || match frame.color_range() {
+            ffmpeg::color::Range::JPEG => true,
+            ffmpeg::color::Range::MPEG => false,
+            _ => stream == Range::Full,
+        }
+}
+
+/// `frame` in `format`'s upload layout, size and range: as it is when it already is, else
+/// converted by `converter` (made, or made again, when the frame's format, size or range is new
+/// to it). `stream_range`: the range of the stream's frames as decoded (for frames without a
+/// tag).
+pub(super) fn to_upload_layout(
+    format: &FrameFormat,
+    stream_range: Range,
+    converter: &mut Option<Converter>,
+    frame: ffmpeg::frame::Video,
+) -> Result<ffmpeg::frame::Video, String> {
+    let target = upload_format(format.layout);
+    let into_ycbcr = matches!(
+        format.layout,
+        PlaneLayout::Yuv { .. } | PlaneLayout::Nv12 | PlaneLayout::P010
+    );
+    let full = (into_ycbcr && ycbcr(frame.format()))
+        .then(|| (frame_full(&frame, stream_range), format.color.range == Range::Full));
+    let native = native_layout(frame.format()).map(|(layout, _)| layout);
+    if native == Some(format.layout)
+        && frame.width() == format.width
+        && frame.height() == format.height
+        && full.is_none_or(|(from, to)| from == to)
+    {
+        return Ok(frame);
+    }
+    let shape = Shape {
+        from: (frame.format(), frame.width(), frame.height()),
+        to: (target, format.width, format.height),
+        full,
+    };
+    if converter.as_ref().is_none_or(|c| c.shape != shape) {
+        *converter = None;
+        *converter = Some(Converter::new(shape)?);
+    }
+    // Into counted frame memory, where the cache's frames are.
+    let mut out = crate::video::memory::frame(target, format.width, format.height)
+        .map_err(|e| format!("no memory for a converted frame: {e}"))?;
+    converter
+        .as_mut()
+        .expect("made above")
+        .run(&frame, &mut out)
+        .map_err(|e| format!("converting a frame failed: {e}"))?;
+    out.set_pts(frame.pts());
+    Ok(out)
+}
