@@ -1051,6 +1051,65 @@ fn frames_that_share_one_timestamp_are_told_apart_and_counted_from_the_start() {
     }
 }
 
+/// An MP4 of variable rate whose muxer rounded five frames' times to three (pts 5120 three
+/// times, then 5121, 5122 and 5124, in an order B-frames shuffle): every frame is numbered once,
+/// in the order the decoder gives them, each its own picture, whether the whole file is read or
+/// one frame is asked for.
+#[test]
+fn frames_whose_times_a_muxer_rounded_together_are_each_numbered_once() {
+    let clip = common::fixture(
+        "rounded-times.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x120:r=10:d=2",
+            "-vf",
+            "setpts='if(lt(N,5),N*0.1,if(lt(N,10),0.5+(N-5)*0.02,0.6+(N-10)*0.3))/TB'",
+            "-fps_mode",
+            "passthrough",
+            "-c:v",
+            "libx264",
+        ],
+    );
+    // The same pictures in the order FFmpeg decodes them, losslessly, at times of their own.
+    let reference = common::fixture(
+        "rounded-times-reference.mkv",
+        &[
+            "-i",
+            clip.to_str().unwrap(),
+            "-vf",
+            "setpts=N/10/TB",
+            "-r",
+            "10",
+            "-c:v",
+            "ffv1",
+        ],
+    );
+    let lines = |path: &Path, frames: &str| -> Vec<serde_json::Value> {
+        let out = histoplay(&["hist", path.to_str().unwrap(), "--frames", frames]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).lines().map(common::json).collect()
+    };
+    let (ours, theirs) = (lines(&clip, "0.."), lines(&reference, "0.."));
+    let frames: Vec<u64> = ours.iter().map(|l| l["frame"].as_u64().unwrap()).collect();
+    assert_eq!(frames, (0..20).collect::<Vec<_>>());
+    let times: Vec<f64> = ours.iter().map(|l| l["pts"].as_f64().unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[0] < w[1]), "{times:?}");
+    for (n, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+        for key in ["r", "g", "b", "l"] {
+            assert_eq!(a[key], b[key], "frame {n}: {key}");
+        }
+    }
+    // Frames among the rounded ones, asked for one at a time.
+    for n in 5..=10 {
+        let one = lines(&clip, &format!("{n}..{}", n + 1));
+        assert_eq!(one.len(), 1, "frame {n}");
+        assert_eq!(one[0]["frame"], n, "frame {n}");
+        assert_eq!(one[0]["l"], ours[n as usize]["l"], "frame {n}");
+    }
+}
+
 /// MPEG-2 with B-frames in a program stream whose small pictures share PES packets: an I or P
 /// picture that starts inside one has no pts of its own. Its frame is timed as FFmpeg times it
 /// (the next anchor's dts), so the frames keep their numbers and a range is sought to.

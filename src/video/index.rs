@@ -39,8 +39,11 @@ pub struct IndexBuilder {
     /// A packet without any timestamp, or two frames with one: frames can't be numbered by
     /// the index.
     unusable: bool,
-    /// A timestamp two frames share (the reason the index is unusable, where that is it).
+    /// The first timestamp frames share (the reason the index is unusable, where that is it),
+    /// the frames at it, and the frames in all at a time an earlier one has.
     shared_pts: Option<i64>,
+    sharing_first: u64,
+    repeats: u64,
     /// Packets without any timestamp, and the number (in decode order, from 0) of the first.
     untimed: u64,
     first_untimed: Option<u64>,
@@ -61,7 +64,10 @@ impl IndexBuilder {
         if self.pts.get(at) == Some(&pts) {
             // Two frames at one time: which is which can't be told by time.
             self.unusable = true;
-            self.shared_pts.get_or_insert(pts);
+            self.repeats += 1;
+            if *self.shared_pts.get_or_insert(pts) == pts {
+                self.sharing_first = self.sharing_first.max(1) + 1;
+            }
             return;
         }
         self.pts.insert(at, pts);
@@ -90,7 +96,15 @@ impl IndexBuilder {
     /// Why frames can't be numbered by the index, in a few words (where they can't).
     fn why_unusable(&self) -> String {
         match (self.shared_pts, self.first_untimed) {
-            (Some(pts), _) => format!("frames share timestamps (two at pts {pts})"),
+            (Some(pts), _) => {
+                let others = self.repeats + 1 - self.sharing_first;
+                let more = match others {
+                    0 => String::new(),
+                    1 => ", 1 more frame at another's time".into(),
+                    n => format!(", {n} more frames at others' times"),
+                };
+                format!("frames share timestamps ({} at pts {pts}{more})", self.sharing_first)
+            }
             (None, _) if self.untimed == self.packets => "frames have no timestamps".into(),
             (None, first) => format!(
                 "{} of its {} frames {} no timestamp (the first is frame {} in decode order)",
@@ -679,6 +693,14 @@ mod tests {
         );
         assert!(!b.number_at(1, 1.0, None).exact);
         assert_eq!(b.shared_pts, Some(1));
+        assert_eq!(b.why_unusable(), "frames share timestamps (2 at pts 1)");
+        for pts in [1, 2] {
+            b.push(Some(pts), false);
+        }
+        assert_eq!(
+            b.why_unusable(),
+            "frames share timestamps (3 at pts 1, 1 more frame at another's time)"
+        );
         let mut b = IndexBuilder::default();
         b.push(Some(0), true);
         b.push(None, false);

@@ -276,7 +276,7 @@ impl VideoSource {
                     .map(|p| p + self.info.pts_at(self.info.frame_duration).max(1))
             })
             .unwrap_or(0);
-        let (stream_pts, pts) = (pts, self.untied(pts));
+        let pts = self.untied(pts);
         // Frames of the run before the seek come out of an unflushed decoder first, all of them
         // before the IDR picture this run started at.
         if let Some(sent) = &self.run.stale_filter {
@@ -326,7 +326,7 @@ impl VideoSource {
             self.note_damage(&format!("frame {} was decoded with errors and concealed", number.n));
         }
         self.last_pts = Some(pts);
-        self.last_stream_pts = Some(stream_pts);
+        self.given.note(pts);
         self.last_number = Some(number);
         if self.info.volume.is_hdr() && self.info.volume.peak_nits.is_none() && self.info.frame_light.get().is_none() {
             if let Some(nits) = stream::frame_peak(&frame) {

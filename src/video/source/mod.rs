@@ -89,8 +89,8 @@ pub struct VideoSource {
     measured: Option<Scaler>,
     /// Pts and number of the last frame this run gave out.
     last_pts: Option<i64>,
-    /// The last frame's pts as the stream gave it (`last_pts` is a tick on where repeated).
-    last_stream_pts: Option<i64>,
+    /// The pts this run gave its frames out at (a repeated timestamp is moved on: `untied`).
+    given: read::GivenPts,
     last_number: Option<FrameNumber>,
     /// The frames this run has not given out between those it has.
     gaps: gaps::Gaps,

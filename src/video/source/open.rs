@@ -156,7 +156,7 @@ impl VideoSource {
             measured: None,
             keep_pictures: false,
             last_pts: None,
-            last_stream_pts: None,
+            given: Default::default(),
             last_number: None,
             gaps: Default::default(),
             counted: Some(0),

@@ -264,14 +264,12 @@ impl VideoSource {
         self.eof_sent && (self.interrupt.is_set() || crate::video::input::quitting())
     }
 
-    /// The pts a frame at `pts` is given out at: a frame at its predecessor's time (a muxer
-    /// that repeats a timestamp) would be that frame to everything that keys frames by time,
-    /// so it is moved a tick after it (the index numbers such a stream from its start).
+    /// The pts a frame at `pts` is given out at: a frame at the time of one the run gave out
+    /// already (a muxer that repeats a timestamp, or rounds several to one) would be that frame
+    /// to everything that keys frames by time, so it is moved a tick after the latest given
+    /// (the index numbers such a stream from its start).
     pub(super) fn untied(&self, pts: i64) -> i64 {
-        match (self.last_stream_pts, self.last_pts) {
-            (Some(last_stream), Some(last)) if pts == last_stream => last + 1,
-            _ => pts,
-        }
+        self.given.untie(pts)
     }
 
     /// Whether the input's interrupt callback says to stop reading.
@@ -347,5 +345,39 @@ impl VideoSource {
         } else if self.damaged_packets == 4 {
             log::warn!("{}: more damage; further warnings suppressed", self.info.path.display());
         }
+    }
+}
+
+/// The pts a decode run has given its frames out at (the latest `GIVEN_KEPT` of them), to tell
+/// a timestamp given twice.
+#[derive(Debug, Default)]
+pub(super) struct GivenPts {
+    pts: BTreeSet<i64>,
+    latest: Option<i64>,
+}
+
+/// Pts kept: far more than a stream's frames out of order.
+const GIVEN_KEPT: usize = 256;
+
+impl GivenPts {
+    /// `pts`, or where the run gave a frame out at it already, a tick after the latest given.
+    fn untie(&self, pts: i64) -> i64 {
+        match self.latest {
+            Some(latest) if self.pts.contains(&pts) => latest.max(pts) + 1,
+            _ => pts,
+        }
+    }
+
+    /// A frame was given out at `pts` (as untied).
+    pub(super) fn note(&mut self, pts: i64) {
+        self.pts.insert(pts);
+        self.latest = Some(self.latest.map_or(pts, |l| l.max(pts)));
+        if self.pts.len() > GIVEN_KEPT {
+            self.pts.pop_first();
+        }
+    }
+
+    pub(super) fn clear(&mut self) {
+        *self = Self::default();
     }
 }

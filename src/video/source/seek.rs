@@ -145,7 +145,7 @@ impl VideoSource {
         }
         self.eof_sent = false;
         self.last_pts = None;
-        self.last_stream_pts = None;
+        self.given.clear();
         self.last_number = None;
         // Frames the run before may have given late are no longer looked for.
         self.gaps.close();
