@@ -223,6 +223,84 @@ fn render_draws_the_asked_frame_of_a_video() {
     assert!(String::from_utf8_lossy(&past.stderr).starts_with("error: frame 90 is past the end"));
 }
 
+/// A video whose display matrix turns it (a phone's portrait clip), or whose samples are not
+/// square, is drawn as the window shows it and as FFmpeg's autorotation gives it: turned, its
+/// size by default the picture's as shown.
+#[test]
+fn render_turns_a_picture_its_display_matrix_turns_and_widens_wide_samples() {
+    // White on the left, black on the right.
+    let plain = common::fixture(
+        "render-halves.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=white:s=128x64:d=0.2,drawbox=x=64:y=0:w=64:h=64:color=black:t=fill",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    );
+    let turned = common::fixture(
+        "render-turned.mp4",
+        &[
+            "-i",
+            plain.to_str().unwrap(),
+            "-c",
+            "copy",
+            "-metadata:s:v:0",
+            "rotate=90",
+        ],
+    );
+    let wide = common::fixture(
+        "render-wide-samples.mp4",
+        &[
+            "-i",
+            plain.to_str().unwrap(),
+            "-vf",
+            "setsar=2",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    );
+    let render = |clip: &std::path::Path, name: &str| {
+        let out = std::env::temp_dir().join(format!("histoplay-render-{name}-{}.png", std::process::id()));
+        let result = histoplay(&["render", clip.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+        histoplay::video::still::load(&out).unwrap()
+    };
+    let luma =
+        |png: &histoplay::video::still::RgbaImage, x: u32, y: u32| png.pixels[((y * png.width + x) * 4) as usize];
+    // Turned a quarter (the tag's 90°, counterclockwise as the display matrix says), as FFmpeg
+    // turns it: the black half on top, the white below.
+    let png = render(&turned, "turned");
+    assert_eq!((png.width, png.height), (64, 128));
+    let reference = std::env::temp_dir().join(format!("histoplay-render-turned-ffmpeg-{}.png", std::process::id()));
+    let made = Command::new("ffmpeg")
+        .args(["-v", "error", "-y", "-i"])
+        .arg(&turned)
+        .args(["-frames:v", "1"])
+        .arg(&reference)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let theirs = histoplay::video::still::load(&reference).unwrap();
+    assert_eq!((theirs.width, theirs.height), (64, 128));
+    for (x, y) in [(32, 8), (8, 40), (56, 56)] {
+        assert_eq!(luma(&png, x, y), 0, "({x}, {y})");
+        assert_eq!(luma(&theirs, x, y), 0, "FFmpeg's ({x}, {y})");
+    }
+    assert_eq!(luma(&png, 32, 72), 255);
+    assert_eq!(luma(&theirs, 32, 72), 255);
+    // Samples twice as wide as tall: twice the width, the halves each 128 wide.
+    let png = render(&wide, "wide");
+    assert_eq!((png.width, png.height), (256, 64));
+    assert_eq!((luma(&png, 120, 4), luma(&png, 136, 4)), (255, 0));
+}
+
 /// Seeks that keep the decoder's state (as with a hardware decoder, where a flush costs a new
 /// decoder) land on the same frames as sequential decoding, and no frame of the run before a
 /// seek leaks into the next: B-frames keep frames in the decoder when each seek is asked for.

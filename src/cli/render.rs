@@ -31,7 +31,7 @@ pub struct Args {
     /// the picture: frame K's fields are 2K and 2K + 1).
     #[arg(long, default_value_t = 0)]
     frame: u64,
-    /// Output size, WxH (default: the picture's own size).
+    /// Output size, WxH (default: the picture's size as shown: turned by its display matrix, its sample aspect applied).
     #[arg(long, value_parser = parse_size)]
     size: Option<(u32, u32)>,
     #[arg(long, default_value_t = DEFAULT_BINS, value_parser = parse_bins)]
@@ -139,6 +139,7 @@ fn render_comparison(
         frame_peak_nits: None,
         planes,
         aspect: out_w as f32 / out_h as f32,
+        quarter_turns: 0,
     };
     let rgba = offscreen::render_comparison(
         &ctx,
@@ -237,13 +238,15 @@ fn render_one(
         let picture = Picture::of(&mut source, frame, deinterlace)?;
         let planes = picture.planes(format.layout);
         let ctx = GpuContext::new()?;
-        let size = size.unwrap_or((format.width, format.height));
+        // As the window shows it: turned by its display matrix, its sample aspect applied.
+        let size = size.unwrap_or(source.info.display_size());
         let frame = offscreen::VideoFrame {
             format,
             volume: source.info.volume,
             frame_peak_nits: source.info.frame_light.get(),
             planes: &planes,
-            aspect: format.width as f32 / format.height as f32,
+            aspect: source.info.display_aspect,
+            quarter_turns: source.info.quarter_turns,
         };
         (
             size,

@@ -201,7 +201,7 @@ pub fn render_picture(
     Ok(draw(
         ctx,
         scene,
-        aspect,
+        (aspect, Orientation::default()),
         size,
         options,
         (counting.region, frame_size),
@@ -225,8 +225,10 @@ pub struct VideoFrame<'a> {
     /// The peak light the stream's frames' side data gives (`FrameLight`).
     pub frame_peak_nits: Option<f32>,
     pub planes: &'a [PlaneData<'a>],
-    /// Display aspect ratio.
+    /// Display aspect ratio (the picture's as shown: its sample aspect, turned).
     pub aspect: f32,
+    /// Clockwise quarter turns the picture is shown with (its display matrix).
+    pub quarter_turns: u32,
 }
 
 /// Renders one decoded video frame as the player shows it: converted, counted and drawn by the
@@ -260,10 +262,14 @@ pub fn render_video_frame(
     };
     let frame_size = (frame.format.width, frame.format.height);
     let note = MarksNote::new(&counting.marks, &frame.volume, &frame.format);
+    let orientation = Orientation {
+        quarter_turns: frame.quarter_turns,
+        half: None,
+    };
     let rgba = draw(
         ctx,
         scene,
-        frame.aspect,
+        (frame.aspect, orientation),
         size,
         options,
         (counting.region, frame_size),
@@ -273,14 +279,15 @@ pub fn render_video_frame(
     Ok(rgba)
 }
 
-/// Counts (with `count`) and draws a frame (its scene made by `scene`, with the region of a
+/// Counts (with `count`) and draws a frame (its scene made by `scene`, shown at `aspect` turned
+/// by `orientation`, with the region of a
 /// frame of `frame_size` counted, if any, and the marks' note as the window shows it) into a
 /// new `size` target, and reads it back.
 #[allow(clippy::too_many_arguments)]
 fn draw(
     ctx: &GpuContext,
     scene: impl FnOnce(&SceneRenderer) -> Scene,
-    aspect: f32,
+    (aspect, orientation): (f32, Orientation),
     size: (u32, u32),
     options: ViewOptions,
     (region, frame_size): (Option<Region>, (u32, u32)),
@@ -291,7 +298,7 @@ fn draw(
     let renderer = SceneRenderer::new(&ctx.device, GpuFrame::FORMAT);
     let mut scene = scene(&renderer);
     scene.set_region(region, frame_size);
-    scene.layout(&ctx.queue, aspect, Orientation::default(), size, options);
+    scene.layout(&ctx.queue, aspect, orientation, size, options);
 
     let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
         label: Some("offscreen frame"),

@@ -82,6 +82,19 @@ impl VideoInfo {
         self.pixel_format.clone_from(&shape.pixel_format);
     }
 
+    /// The picture's size as it is shown: widened (or narrowed) by its sample aspect ratio and
+    /// turned by its display matrix, its rows kept as they are (the screen's columns, where it
+    /// is turned).
+    pub fn display_size(&self) -> (u32, u32) {
+        let h = self.format.height.max(1);
+        let aspect = f64::from(self.display_aspect.max(1e-3));
+        let across = |by: f64| ((f64::from(h) * by).round() as u32).max(1);
+        match self.quarter_turns % 2 {
+            0 => (across(aspect), h),
+            _ => (h, across(1.0 / aspect)),
+        }
+    }
+
     pub fn seconds(&self, pts: i64) -> f64 {
         pts as f64 * f64::from(self.time_base.0) / f64::from(self.time_base.1)
     }

@@ -41,7 +41,8 @@ pub fn draw(facts: &Facts, events: &[Event], gpu: Option<&GpuContext>) -> Vec<Re
         Ok(source) => source,
         Err(e) => return events.iter().map(|_| Err(e.to_string())).collect(),
     };
-    let (w, h) = facts.size;
+    // (As shown: turned, its sample aspect applied.)
+    let (w, h) = source.info.display_size();
     let height = ((f64::from(WIDTH) * f64::from(h) / f64::from(w.max(1))).round() as u32).clamp(2, 4 * WIDTH) & !1;
     events
         .iter()
@@ -74,7 +75,8 @@ fn picture(
         volume: source.info.volume,
         frame_peak_nits: source.info.frame_light.get(),
         planes: &planes,
-        aspect: format.width as f32 / format.height.max(1) as f32,
+        aspect: source.info.display_aspect,
+        quarter_turns: source.info.quarter_turns,
     };
     let counting = Counting::histograms(crate::engine::histogram::DEFAULT_BINS).for_file(facts.log);
     let rgba =
