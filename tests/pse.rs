@@ -224,6 +224,31 @@ fn the_cpu_twin_gives_every_frame_the_gpus_findings() {
     }
 }
 
+/// The pass's cells and stripes equal its CPU twin's, word for word (`bench` checks them before
+/// it times the pass, and fails on a difference), where it reads four pixels a load (a width
+/// and cells of multiples of four) and where it reads one (the rest), at 8 and 10 bits, PQ and
+/// HLG.
+#[test]
+fn the_pass_reads_pixels_four_at_a_time_or_one_at_a_time_as_the_twin_counts_them() {
+    for size in ["384x216", "768x431", "400x226"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .args(["bench", "--only", "qc", "--iters", "1", "--size", size])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{size}: {}{text}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rows = text
+            .lines()
+            .filter(|l| l.starts_with("pse: cell light and stripes"))
+            .count();
+        assert_eq!(rows, 3, "{size}: {text}");
+    }
+}
+
 #[test]
 fn bad_input_is_a_one_line_error() {
     let sound = common::fixture(

@@ -7,7 +7,9 @@
 //
 // Indices stay in bounds by construction (the module is built without bounds checks, see
 // trusted_module in src/gpu/shaders.rs): pixels below the picture's rows and columns (a block's
-// within the picture, each line's pixels below its block's size, its lines below `lines`);
+// within the picture, each line's pixels below its block's size, its lines below `lines`; quads
+// of four of those, where a row and every cell start on a multiple of four, each load's last
+// quad its run's own, rows past a block's last read as its last);
 // table codes masked to the table's 8 or 10 bits, HLG's gains below the 4097 after them;
 // block_sums below 4 x MAX_BLOCK_CELLS²; cells and blocks below the grid's cells and blocks
 // (`live`); masks below 2 x 2 x MAX_LINES x CHUNK_WORDS (`Blocks::line_step` keeps a block's
@@ -38,6 +40,10 @@ struct PseParams { // twin: PseParams in src/pse/gpu.rs
 
 @group(0) @binding(0) var<uniform> params: PseParams;
 @group(0) @binding(1) var<storage, read> pixels: array<u32>;
+// The same pixels four at a time (the buffer holds whole vec4u), read where rows and cells
+// start on a multiple of four pixels (`QUADS`, a constant of the module: 1 where the picture's
+// width and every cell's are multiples of four).
+@group(0) @binding(6) var<storage, read> quads: array<vec4u>;
 @group(0) @binding(2) var<storage, read> table: array<u32>;
 @group(0) @binding(3) var<storage, read_write> cells: array<u32>;
 @group(0) @binding(4) var<storage, read_write> blocks: array<u32>;
@@ -101,6 +107,11 @@ fn red_of(rgb: vec3u) -> u32 {
 fn sum_of(word: u32, valid: u32) -> vec4u {
     let rgb = pixel_channels(word);
     return vec4u(red_of(rgb), rgb) * valid;
+}
+
+// The red and linear R, G and B of four pixels.
+fn sum_of_quad(quad: vec4u) -> vec4u {
+    return sum_of(quad.x, 1u) + sum_of(quad.y, 1u) + sum_of(quad.z, 1u) + sum_of(quad.w, 1u);
 }
 
 // ceil(n * size / parts): the first pixel of part n.
@@ -187,6 +198,100 @@ const MAX_BLOCK_CELLS = 4u;
 // Each cell of the block's red, R, G and B, as `block_light` sums them.
 var<workgroup> block_sums: array<atomic<u32>, 64>;
 
+// The block's cells' sums, a column of a row of cells an invocation (neighbouring invocations
+// reading neighbouring words), into `block_sums`.
+fn sum_columns(x0: u32, width: u32, rows: vec2u, c0: u32, live: bool, index: u32) {
+    let tasks = width * (rows.y - rows.x);
+    for (var task = index; live && task < tasks; task += 256u) {
+        let x = x0 + task % width;
+        let r = task / width;
+        let y0 = start(rows.x + r, params.height, params.rows);
+        let y1 = start(rows.x + r + 1u, params.height, params.rows);
+        // Four rows loaded at a time, those past the cell's last row read again and counted
+        // as none (straight code, no array: an array indexed in a loop may go to memory).
+        var sum = vec4u(0u);
+        let last = y1 - 1u;
+        for (var y = y0; y < y1; y += 4u) {
+            let p0 = pixels[y * params.width + x];
+            let p1 = pixels[min(y + 1u, last) * params.width + x];
+            let p2 = pixels[min(y + 2u, last) * params.width + x];
+            let p3 = pixels[min(y + 3u, last) * params.width + x];
+            sum += sum_of(p0, 1u);
+            sum += sum_of(p1, select(0u, 1u, y + 1u < y1));
+            sum += sum_of(p2, select(0u, 1u, y + 2u < y1));
+            sum += sum_of(p3, select(0u, 1u, y + 3u < y1));
+        }
+        add_to_cell(r, x * params.columns / params.width - c0, sum);
+    }
+}
+
+// Adds `sum` to the block's cell at row `r`, column `c` (of the block's cells).
+fn add_to_cell(r: u32, c: u32, sum: vec4u) {
+    let at = 4u * (r * MAX_BLOCK_CELLS + c);
+    atomicAdd(&block_sums[at], sum.x);
+    atomicAdd(&block_sums[at + 1u], sum.y);
+    atomicAdd(&block_sums[at + 2u], sum.z);
+    atomicAdd(&block_sums[at + 3u], sum.w);
+}
+
+// `sum_columns` four pixels a load (QUADS): the block's rows shared out among lanes of
+// invocations, each lane a run of four pixels across (within one cell: the cells' widths are
+// multiples of four), each invocation its lane's every `lanes`th row, four rows loaded at a
+// time, its sum added to its cell as the rows pass from one row of cells to the next.
+fn sum_quads(x0: u32, width: u32, rows: vec2u, c0: u32, live: bool, index: u32) {
+    let groups = width / 4u;
+    let lanes = 256u / max(groups, 1u);
+    let lane = index / max(groups, 1u);
+    if !live || lane >= lanes {
+        return;
+    }
+    let x = x0 + 4u * (index % groups);
+    let c = x * params.columns / params.width - c0;
+    let y_end = start(rows.y, params.height, params.rows);
+    let last = y_end - 1u;
+    let q_row = params.width / 4u;
+    let q_x = x / 4u;
+    var run = QuadRun(0u, start(rows.x + 1u, params.height, params.rows), vec4u(0u));
+    let step = 4u * lanes;
+    for (var y = start(rows.x, params.height, params.rows) + lane; y < y_end; y += step) {
+        let y1 = y + lanes;
+        let y2 = y1 + lanes;
+        let y3 = y2 + lanes;
+        let a0 = quads[y * q_row + q_x];
+        let a1 = quads[min(y1, last) * q_row + q_x];
+        let a2 = quads[min(y2, last) * q_row + q_x];
+        let a3 = quads[min(y3, last) * q_row + q_x];
+        take_row(&run, y, sum_of_quad(a0), vec2u(rows.x, y_end), c);
+        take_row(&run, y1, sum_of_quad(a1), vec2u(rows.x, y_end), c);
+        take_row(&run, y2, sum_of_quad(a2), vec2u(rows.x, y_end), c);
+        take_row(&run, y3, sum_of_quad(a3), vec2u(rows.x, y_end), c);
+    }
+    add_to_cell(run.row, c, run.sum);
+}
+
+// An invocation's run down its lane: the block's row of cells it is in, where the next starts,
+// and its sum so far.
+struct QuadRun {
+    row: u32,
+    next: u32,
+    sum: vec4u,
+}
+
+// Adds row `y`'s `sum` to `run` (none past `rows.y`, the block's end), the run's sum first
+// added to its cell where `y` is in the next row of cells (`rows.x`: the block's first).
+fn take_row(run: ptr<function, QuadRun>, y: u32, sum: vec4u, rows: vec2u, c: u32) {
+    if y >= rows.y {
+        return;
+    }
+    if y >= (*run).next {
+        add_to_cell((*run).row, c, (*run).sum);
+        (*run).sum = vec4u(0u);
+        (*run).row = y * params.rows / params.height - rows.x;
+        (*run).next = start(rows.x + (*run).row + 1u, params.height, params.rows);
+    }
+    (*run).sum += sum;
+}
+
 // The whole pass in one dispatch, a workgroup of 256 invocations a block: the block's cells'
 // sums from its pixels (an invocation a column of a row of cells, neighbouring invocations
 // reading neighbouring words), their light into `cells` and the block's mean from it, then the
@@ -216,31 +321,10 @@ fn block_light(
     workgroupBarrier();
     let x0 = start(c0, params.width, params.columns);
     let width = start(c1, params.width, params.columns) - x0;
-    let tasks = width * (r1 - r0);
-    for (var task = index; live && task < tasks; task += 256u) {
-        let x = x0 + task % width;
-        let r = task / width;
-        let y0 = start(r0 + r, params.height, params.rows);
-        let y1 = start(r0 + r + 1u, params.height, params.rows);
-        // Four rows loaded at a time, those past the cell's last row read again and counted
-        // as none (straight code, no array: an array indexed in a loop may go to memory).
-        var sum = vec4u(0u);
-        let last = y1 - 1u;
-        for (var y = y0; y < y1; y += 4u) {
-            let p0 = pixels[y * params.width + x];
-            let p1 = pixels[min(y + 1u, last) * params.width + x];
-            let p2 = pixels[min(y + 2u, last) * params.width + x];
-            let p3 = pixels[min(y + 3u, last) * params.width + x];
-            sum += sum_of(p0, 1u);
-            sum += sum_of(p1, select(0u, 1u, y + 1u < y1));
-            sum += sum_of(p2, select(0u, 1u, y + 2u < y1));
-            sum += sum_of(p3, select(0u, 1u, y + 3u < y1));
-        }
-        let at = 4u * (r * MAX_BLOCK_CELLS + x * params.columns / params.width - c0);
-        atomicAdd(&block_sums[at], sum.x);
-        atomicAdd(&block_sums[at + 1u], sum.y);
-        atomicAdd(&block_sums[at + 2u], sum.z);
-        atomicAdd(&block_sums[at + 3u], sum.w);
+    if QUADS == 1u {
+        sum_quads(x0, width, vec2u(r0, r1), c0, live, index);
+    } else {
+        sum_columns(x0, width, vec2u(r0, r1), c0, live, index);
     }
     workgroupBarrier();
     // Each cell's light, and the mean of the cells' mean light (twin of `Blocks::mean`), a cell
@@ -289,6 +373,14 @@ fn class_into(word: ptr<function, Word>, value: u32, i: u32, n: u32, mean: u32, 
     let light = value / 16u;
     (*word).light += vec2u(high * light, low * light);
     (*word).count += vec2u(high, low);
+}
+
+// `class_into` of four pixels from pixel `k` of the word on.
+fn class_quad(word: ptr<function, Word>, quad: vec4u, k: u32, n: u32, mean: u32, margin: u32) {
+    class_into(word, pixel_luminance(quad.x), k, n, mean, margin);
+    class_into(word, pixel_luminance(quad.y), k + 1u, n, mean, margin);
+    class_into(word, pixel_luminance(quad.z), k + 2u, n, mean, margin);
+    class_into(word, pixel_luminance(quad.w), k + 3u, n, mean, margin);
 }
 
 // The stripes of a block of cells (`bounds`: its first column and row of cells, and one past
@@ -350,7 +442,28 @@ fn count_stripes(block: u32, live: bool, bounds: vec4u, mean: u32, index: u32) {
                 stride = params.width;
             }
             let top = n - 1u;
-            for (var k = 0u; k < 32u; k += 8u) {
+            if QUADS == 1u && dir == 0u {
+                // Along a row, four pixels a load (the word starts on a multiple of four).
+                let q = pixel / 4u;
+                let q_last = q + top / 4u;
+                let a0 = quads[q];
+                let a1 = quads[min(q + 1u, q_last)];
+                let a2 = quads[min(q + 2u, q_last)];
+                let a3 = quads[min(q + 3u, q_last)];
+                let a4 = quads[min(q + 4u, q_last)];
+                let a5 = quads[min(q + 5u, q_last)];
+                let a6 = quads[min(q + 6u, q_last)];
+                let a7 = quads[min(q + 7u, q_last)];
+                class_quad(&word, a0, 0u, n, mean, margin);
+                class_quad(&word, a1, 4u, n, mean, margin);
+                class_quad(&word, a2, 8u, n, mean, margin);
+                class_quad(&word, a3, 12u, n, mean, margin);
+                class_quad(&word, a4, 16u, n, mean, margin);
+                class_quad(&word, a5, 20u, n, mean, margin);
+                class_quad(&word, a6, 24u, n, mean, margin);
+                class_quad(&word, a7, 28u, n, mean, margin);
+            }
+            for (var k = 0u; (QUADS == 0u || dir == 1u) && k < 32u; k += 8u) {
                 let p0 = pixels[pixel + min(k, top) * stride];
                 let p1 = pixels[pixel + min(k + 1u, top) * stride];
                 let p2 = pixels[pixel + min(k + 2u, top) * stride];

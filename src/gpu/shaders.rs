@@ -133,8 +133,10 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
             ),
         ),
         // (As pse::light::shader_header makes it, for SDR and PQ, then for HLG.)
-        ("cells.wgsl", compute_source(&pse_header(0), PSE_CELLS)),
-        ("cells.wgsl, HLG", compute_source(&pse_header(1), PSE_CELLS)),
+        ("cells.wgsl", compute_source(&pse_header(0, 0), PSE_CELLS)),
+        ("cells.wgsl, HLG", compute_source(&pse_header(1, 0), PSE_CELLS)),
+        ("cells.wgsl, in quads", compute_source(&pse_header(0, 1), PSE_CELLS)),
+        ("cells.wgsl, HLG in quads", compute_source(&pse_header(1, 1), PSE_CELLS)),
         ("region.wgsl", REGION.to_string()),
         ("metrics.wgsl", METRICS.to_string()),
         ("marks.wgsl", marks_source(false, 10)),
@@ -214,9 +216,10 @@ impl Header {
 
 /// The photosensitivity shader's constants for validation (its gains' steps as
 /// pse::light::shader_header gives them).
-fn pse_header(hlg: u32) -> Header {
+fn pse_header(hlg: u32, quads: u32) -> Header {
     Header::new(256)
         .with("HLG", hlg)
+        .with("QUADS", quads)
         .with("GAIN_STEP_SHIFT", 4)
         .with("GAIN_STEPS", 4096)
 }

@@ -82,7 +82,10 @@ impl PseStage {
             "pse",
             // HLG a constant of the module (1: the table's codes are the scene's light and the
             // OOTF's gains follow them), so that the pass for other signals has none of its code.
-            shaders::compute_source(&super::light::shader_header(!model.gain.is_empty()), shaders::PSE_CELLS),
+            shaders::compute_source(
+                &super::light::shader_header(!model.gain.is_empty(), grid.in_quads()),
+                shaders::PSE_CELLS,
+            ),
         );
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("pse"),
@@ -93,6 +96,7 @@ impl PseStage {
                 layout::storage(3, wgpu::ShaderStages::COMPUTE, false),
                 layout::storage(4, wgpu::ShaderStages::COMPUTE, false),
                 layout::storage(5, wgpu::ShaderStages::COMPUTE, false),
+                layout::storage(6, wgpu::ShaderStages::COMPUTE, true),
             ],
         });
         // (Every workgroup variable is written before it is read.)
@@ -155,6 +159,11 @@ impl PseStage {
                 wgpu::BindGroupEntry {
                     binding: 5,
                     resource: side_bits.as_entire_binding(),
+                },
+                // (The pixels again, four at a time.)
+                wgpu::BindGroupEntry {
+                    binding: 6,
+                    resource: frame.pixels.as_entire_binding(),
                 },
             ],
         });

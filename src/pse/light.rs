@@ -113,9 +113,10 @@ impl LightModel {
 /// The constants the photosensitivity shader (shaders/pse/cells.wgsl) is made with: whether
 /// the signal is HLG (the table's codes are the scene's light, the OOTF's gains after them),
 /// and the gains' steps.
-pub fn shader_header(hlg: bool) -> crate::gpu::shaders::Header {
+pub fn shader_header(hlg: bool, quads: bool) -> crate::gpu::shaders::Header {
     crate::gpu::shaders::Header::new(256)
         .with("HLG", u32::from(hlg))
+        .with("QUADS", u32::from(quads))
         .with("GAIN_STEP_SHIFT", GAIN_STEP_SHIFT)
         .with("GAIN_STEPS", GAIN_STEPS)
 }
@@ -153,6 +154,12 @@ pub struct Grid {
 }
 
 impl Grid {
+    /// Whether the picture's rows and every cell start on a multiple of four pixels (its width
+    /// and its cells' a multiple of four): the pass then reads four pixels a load.
+    pub fn in_quads(&self) -> bool {
+        self.width % 4 == 0 && self.width % self.columns == 0 && (self.width / self.columns) % 4 == 0
+    }
+
     pub fn new(width: u32, height: u32) -> Self {
         let columns = GRID_COLUMNS.min(width).max(1);
         let rows =
