@@ -1,5 +1,6 @@
 //! The demuxer's stream controls that the source, the frame index and the sound share: which
-//! of an input's streams it reads, and seeking one of them back to a keyframe.
+//! of an input's streams it reads, and seeking one of them back to a keyframe; and what a
+//! stream's tags state of it.
 
 use ffmpeg_next as ffmpeg;
 
@@ -41,4 +42,32 @@ pub(crate) fn seek_backward(input: &mut ffmpeg::format::context::Input, stream_i
         )
     };
     result >= 0
+}
+
+/// The stream's duration in seconds as Matroska and WebM's `DURATION` tag states it.
+pub(crate) fn tagged_duration(stream: &ffmpeg::format::stream::Stream) -> Option<f64> {
+    clock_seconds(stream.metadata().get("DURATION")?)
+}
+
+/// Seconds of a clock time as Matroska's `DURATION` tag writes it, `HH:MM:SS.nnnnnnnnn`.
+fn clock_seconds(text: &str) -> Option<f64> {
+    let mut parts = text.trim().rsplitn(3, ':');
+    let seconds: f64 = parts.next()?.parse().ok()?;
+    let minutes: f64 = parts.next()?.parse().ok()?;
+    let hours: f64 = parts.next().unwrap_or("0").parse().ok()?;
+    let total = hours * 3600.0 + minutes * 60.0 + seconds;
+    (total.is_finite() && total >= 0.0).then_some(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matroska_durations_read_as_seconds() {
+        assert_eq!(clock_seconds("00:00:08.007000000"), Some(8.007));
+        assert_eq!(clock_seconds("01:02:03.5"), Some(3723.5));
+        assert_eq!(clock_seconds("nonsense"), None);
+        assert_eq!(clock_seconds("00:-1:00"), None);
+    }
 }

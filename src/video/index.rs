@@ -244,16 +244,6 @@ pub struct FrameIndex {
     clock: Arc<crate::video::continuity::FileClock>,
 }
 
-/// Seconds of a clock time as Matroska's `DURATION` tag writes it, `HH:MM:SS.nnnnnnnnn`.
-fn clock_seconds(text: &str) -> Option<f64> {
-    let mut parts = text.trim().rsplitn(3, ':');
-    let seconds: f64 = parts.next()?.parse().ok()?;
-    let minutes: f64 = parts.next()?.parse().ok()?;
-    let hours: f64 = parts.next().unwrap_or("0").parse().ok()?;
-    let total = hours * 3600.0 + minutes * 60.0 + seconds;
-    (total.is_finite() && total >= 0.0).then_some(total)
-}
-
 /// Packets read between two publications to the shared index (and checks of the stop flag).
 const BATCH: usize = 64;
 
@@ -465,7 +455,7 @@ impl FrameIndex {
             );
             return;
         }
-        let Some(stated) = stream.metadata().get("DURATION").and_then(clock_seconds) else {
+        let Some(stated) = super::demux::tagged_duration(&stream) else {
             return;
         };
         let Some((first, last)) = self.lock().builder.pts_span() else {
@@ -716,14 +706,6 @@ mod tests {
         b.push(None, true);
         b.push(None, false);
         assert_eq!(b.why_unusable(), "frames have no timestamps");
-    }
-
-    #[test]
-    fn matroska_durations_read_as_seconds() {
-        assert_eq!(clock_seconds("00:00:08.007000000"), Some(8.007));
-        assert_eq!(clock_seconds("01:02:03.5"), Some(3723.5));
-        assert_eq!(clock_seconds("nonsense"), None);
-        assert_eq!(clock_seconds("00:-1:00"), None);
     }
 
     #[test]
