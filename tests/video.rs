@@ -301,6 +301,66 @@ fn render_turns_a_picture_its_display_matrix_turns_and_widens_wide_samples() {
     assert_eq!((luma(&png, 120, 4), luma(&png, 136, 4)), (255, 0));
 }
 
+/// A photo whose EXIF orientation turns it (a phone held upright) is drawn upright by `render`
+/// (read by the image crate) and opened turned by the player's source (FFmpeg, which shows it
+/// as stored); its histogram is its pixels' whichever way it is turned.
+#[test]
+fn a_photos_exif_orientation_turns_it_upright() {
+    // White on the left, black on the right, stored 64x32.
+    let plain = common::fixture(
+        "exif-halves.jpg",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=white:s=64x32,drawbox=x=32:y=0:w=32:h=32:color=black:t=fill",
+            "-frames:v",
+            "1",
+            "-q:v",
+            "1",
+        ],
+    );
+    // EXIF orientation 6: turned a quarter clockwise to be seen (an APP1 segment after SOI).
+    let jpeg = std::fs::read(&plain).unwrap();
+    let mut exif = vec![0xff, 0xe1, 0x00, 0x22];
+    exif.extend(b"Exif\0\0II\x2a\x00\x08\x00\x00\x00");
+    exif.extend([
+        0x01, 0x00, 0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00,
+    ]);
+    exif.extend([0x00; 4]);
+    let turned = std::env::temp_dir().join(format!("histoplay-exif-turned-{}.jpg", std::process::id()));
+    std::fs::write(&turned, [&jpeg[..2], &exif, &jpeg[2..]].concat()).unwrap();
+    let out = std::env::temp_dir().join(format!("histoplay-exif-render-{}.png", std::process::id()));
+    let result = histoplay(&["render", turned.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+    let png = histoplay::video::still::load(&out).unwrap();
+    assert_eq!((png.width, png.height), (32, 64));
+    let luma = |x: u32, y: u32| png.pixels[((y * png.width + x) * 4) as usize];
+    // The left half on top, the right half below it.
+    assert!(
+        luma(16, 4) > 240 && luma(4, 24) > 240,
+        "{} {}",
+        luma(16, 4),
+        luma(4, 24)
+    );
+    assert!(luma(16, 36) < 16, "{}", luma(16, 36));
+    let source = histoplay::video::source::VideoSource::open(&turned).unwrap();
+    assert_eq!(source.info.quarter_turns, 1);
+    assert_eq!(source.info.display_size(), (32, 64));
+    let plain_source = histoplay::video::source::VideoSource::open(&plain).unwrap();
+    assert_eq!(plain_source.info.quarter_turns, 0);
+    // The same counts either way.
+    let counts = |path: &std::path::Path| {
+        let out = histoplay(&["hist", path.to_str().unwrap(), "--cpu"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let line = common::json(String::from_utf8_lossy(&out.stdout).lines().next().unwrap());
+        (line["l"].clone(), line["width"].clone(), line["height"].clone())
+    };
+    let (a, b) = (counts(&plain), counts(&turned));
+    assert_eq!(a.0, b.0);
+    assert_eq!((b.1.as_u64(), b.2.as_u64()), (Some(32), Some(64)));
+}
+
 /// Seeks that keep the decoder's state (as with a hardware decoder, where a flush costs a new
 /// decoder) land on the same frames as sequential decoding, and no frame of the run before a
 /// seek leaks into the next: B-frames keep frames in the decoder when each seek is asked for.

@@ -125,7 +125,12 @@ pub fn load(path: &Path) -> Result<RgbaImage, StillError> {
     let mut limits = image::Limits::default();
     limits.max_alloc = Some(MAX_PIXELS * 8);
     reader.limits(limits);
-    let decoded = reader.decode().map_err(undecodable)?;
+    // Turned (and flipped) as its EXIF orientation says: a phone's portrait photo upright.
+    let mut decoder = reader.into_decoder().map_err(undecodable)?;
+    let orientation =
+        image::ImageDecoder::orientation(&mut decoder).unwrap_or(image::metadata::Orientation::NoTransforms);
+    let mut decoded = image::DynamicImage::from_decoder(decoder).map_err(undecodable)?;
+    decoded.apply_orientation(orientation);
     if is_animated_webp(path) {
         log::warn!("{}: an animated WebP: only its first picture is read", path.display());
     }
@@ -135,6 +140,31 @@ pub fn load(path: &Path) -> Result<RgbaImage, StillError> {
         height: rgba.height(),
         pixels: rgba.into_raw(),
     })
+}
+
+/// The clockwise quarter turns a still picture's EXIF orientation asks for (its flips left
+/// out), for pictures FFmpeg reads (which shows them as stored): 0 where it has none, or
+/// where `path` is no picture the image crate reads.
+pub fn orientation_turns(path: &Path) -> u32 {
+    use image::metadata::Orientation;
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return 0;
+    }
+    let Ok(reader) = image::ImageReader::open(path).and_then(|r| r.with_guessed_format()) else {
+        return 0;
+    };
+    if !reader.format().is_some_and(|f| f.reading_enabled()) {
+        return 0;
+    }
+    let Ok(mut decoder) = reader.into_decoder() else {
+        return 0;
+    };
+    match image::ImageDecoder::orientation(&mut decoder) {
+        Ok(Orientation::Rotate90 | Orientation::Rotate90FlipH) => 1,
+        Ok(Orientation::Rotate180 | Orientation::FlipVertical) => 2,
+        Ok(Orientation::Rotate270 | Orientation::Rotate270FlipH) => 3,
+        _ => 0,
+    }
 }
 
 /// Whether `save_image` writes a picture named `path` (its name ends with one of the formats it

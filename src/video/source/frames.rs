@@ -397,13 +397,16 @@ impl VideoSource {
     /// of the stream, with the reason in the frame path.
     fn copy_to_gpu(&mut self, frame: &ffmpeg::frame::Video) -> Option<GpuPlanes> {
         let format = self.info.format;
-        let fits = hardware::memory_layout(frame).is_some_and(|(pixel, w, h)| {
-            native_layout(pixel).map(|(layout, _)| layout) == Some(format.layout)
-                && (w, h) == (format.width, format.height)
-        });
+        // (Frames of another range than the stream's (`compare` makes them another file's) are
+        // converted in memory.)
+        let fits = self.info.decoded_range == format.color.range
+            && hardware::memory_layout(frame).is_some_and(|(pixel, w, h)| {
+                native_layout(pixel).map(|(layout, _)| layout) == Some(format.layout)
+                    && (w, h) == (format.width, format.height)
+            });
         if !fits {
             if self.gpu_store_maker.take().is_some() {
-                self.copy_through_memory("its frames are converted in memory, to another size or layout".into());
+                self.copy_through_memory("its frames are converted in memory, to another size, layout or range".into());
             }
             return None;
         }
@@ -444,7 +447,8 @@ impl VideoSource {
         };
         let upload_ready = (self.decoded_planes && stream::statistics_format(pixel).is_none())
             || (native_layout(pixel).map(|(layout, _)| layout) == Some(format.layout)
-                && (w, h) == (format.width, format.height));
+                && (w, h) == (format.width, format.height)
+                && self.info.decoded_range == format.color.range);
         let bytes = hardware::memory_bytes((pixel, w, h));
         if !upload_ready || bytes > hardware::DEFERRED_MAX_BYTES {
             return Err(frame);

@@ -376,7 +376,11 @@ fn describe(
     } else {
         1.0 / 25.0
     };
-    let turns = quarter_turns(stream);
+    // A still picture is turned as its EXIF orientation says (FFmpeg 5.1 shows it as stored).
+    let turns = match quarter_turns(stream) {
+        0 if still_picture(input) => crate::video::still::orientation_turns(path),
+        turns => turns,
+    };
     let sar = decoder.aspect_ratio();
     let sar = if sar.numerator() > 0 && sar.denominator() > 0 {
         f64::from(sar.numerator()) / f64::from(sar.denominator())
@@ -456,6 +460,13 @@ fn field_order(stream: &ffmpeg::format::stream::Stream) -> &'static str {
 }
 
 /// The container's chapters, sorted by start.
+/// Whether `input` is one picture read by an image demuxer (`image2`, `jpeg_pipe` ...).
+fn still_picture(input: &ffmpeg::format::context::Input) -> bool {
+    let format = input.format();
+    let name = format.name();
+    name == "image2" || name.ends_with("_pipe")
+}
+
 fn chapters(input: &ffmpeg::format::context::Input) -> Vec<Chapter> {
     let mut chapters: Vec<Chapter> = input
         .chapters()
