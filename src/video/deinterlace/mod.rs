@@ -242,7 +242,11 @@ impl Output {
     /// frame's 2 cur).
     pub fn seconds(&self, seconds: f64, pts: i64, (num, den): (i32, i32)) -> f64 {
         match self.pts {
-            Some(half) if self.second => seconds + (half - 2 * pts) as f64 * f64::from(num) / (2.0 * f64::from(den)),
+            // (To the nanosecond: the sum's last bit would print 0.14 as 0.13999999999999999.)
+            Some(half) if self.second => {
+                let at = seconds + (half - 2 * pts) as f64 * f64::from(num) / (2.0 * f64::from(den));
+                (at * 1e9).round() / 1e9
+            }
             _ => seconds,
         }
     }

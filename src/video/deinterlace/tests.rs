@@ -146,3 +146,26 @@ fn a_single_frame_is_made_from_itself() {
         [false, true]
     );
 }
+
+#[test]
+fn a_second_fields_time_is_half_way_to_the_next_frame_to_the_nanosecond() {
+    let second = |pts: i64, next: i64| Output {
+        prev: 0,
+        cur: 1,
+        next: 2,
+        field: None,
+        second: true,
+        pts: Some(pts + next),
+    };
+    // Frames at 0.12 s and 0.16 s (a time base of 1/1000): the field between at 0.14 s, as it
+    // prints, not 0.13999999999999999.
+    let at = second(120, 160).seconds(0.12, 120, (1, 1000));
+    assert_eq!(at, 0.14);
+    assert_eq!(format!("{at}"), "0.14");
+    // A first field is the frame's own time.
+    let first = Output {
+        second: false,
+        ..second(120, 160)
+    };
+    assert_eq!(first.seconds(0.12, 120, (1, 1000)), 0.12);
+}
