@@ -2,8 +2,8 @@
 //! decoder gives them in another (a sampling or depth without a native layout, a picture that
 //! changed mid-stream, `compare`'s judged file made like its reference).
 //!
-//! Y'CbCr's range is part of the conversion: each frame's own (its tag, a `yuvj` format's full
-//! range, else the stream's) into the range the stream's format states, both set before
+//! Y'CbCr's range is part of the conversion: each frame's (a `yuvj` format's full range, else
+//! the stream's as decoded) into the range the stream's format states, both set before
 //! swscale initialises, as FFmpeg's `scale` filter sets them (`in_range`, `out_range`, or a
 //! `yuvj` format on either side). A frame already in the layout, size and range passes as it is.
 
@@ -125,20 +125,16 @@ fn ycbcr(format: Pixel) -> bool {
     !rgb && desc.nb_components() >= 3
 }
 
-/// Whether `frame` is full range: a `yuvj` format, else its tag, else the stream's range.
+/// Whether `frame` is full range: a `yuvj` format, else as the stream is taken (its frames are
+/// shown and measured in the stream's range: a frame's own tag that says otherwise is not
+/// followed frame by frame).
 fn frame_full(frame: &ffmpeg::frame::Video, stream: Range) -> bool {
-    jpeg_format(frame.format())
-        || match frame.color_range() {
-            ffmpeg::color::Range::JPEG => true,
-            ffmpeg::color::Range::MPEG => false,
-            _ => stream == Range::Full,
-        }
+    jpeg_format(frame.format()) || stream == Range::Full
 }
 
 /// `frame` in `format`'s upload layout, size and range: as it is when it already is, else
 /// converted by `converter` (made, or made again, when the frame's format, size or range is new
-/// to it). `stream_range`: the range of the stream's frames as decoded (for frames without a
-/// tag).
+/// to it). `stream_range`: the range of the stream's frames as decoded.
 pub(super) fn to_upload_layout(
     format: &FrameFormat,
     stream_range: Range,
