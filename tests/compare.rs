@@ -204,13 +204,20 @@ fn histoplay(args: &[&str]) -> std::process::Output {
 
 /// `histoplay compare`'s lines, parsed.
 fn compare_lines(args: &[&str]) -> Vec<serde_json::Value> {
+    compare_run(args).0
+}
+
+/// `histoplay compare`'s lines, parsed, and what it wrote to stderr (it succeeded).
+fn compare_run(args: &[&str]) -> (Vec<serde_json::Value>, String) {
     let out = histoplay(&[&["compare"], args].concat());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout)
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{err}");
+    let lines = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
         .map(common::json)
-        .collect()
+        .collect();
+    (lines, err)
 }
 
 fn number(line: &serde_json::Value, key: &str) -> f64 {
@@ -466,19 +473,12 @@ fn a_judged_file_of_another_size_or_depth_is_converted_as_ffmpegs_bicubic_scale_
     let a = reference.to_str().unwrap();
     let scale = "[1:v]scale=324:188:flags=bicubic+accurate_rnd+full_chroma_int,format=yuv420p";
     for judged in [&small, &encode10] {
-        let out = histoplay(&["compare", a, judged.to_str().unwrap()]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let (lines, err) = compare_run(&[a, judged.to_str().unwrap()]);
         // One warning says so.
-        let err = String::from_utf8(out.stderr).unwrap();
         assert!(
             err.contains("warning: ") && err.contains("converted to 324x188, Y'CbCr 4:2:0, 8 bits (bicubic)"),
             "{err}"
         );
-        let lines: Vec<_> = String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(common::json)
-            .collect();
         let psnr = ffmpeg_graph(&reference, judged, scale, "psnr");
         let ssim = ffmpeg_graph(&reference, judged, scale, "ssim");
         check_lines(&lines, &psnr[..lines.len()], &ssim[..lines.len()]);
@@ -542,20 +542,13 @@ fn a_judged_file_of_the_other_range_is_converted_into_the_references_as_ffmpeg_c
             "8 bits, limited",
         ),
     ] {
-        let out = histoplay(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert!(out.status.success(), "{err}");
+        let (lines, err) = compare_run(&[a.to_str().unwrap(), b.to_str().unwrap()]);
         assert!(
             err.contains(&format!(
                 "4:2:0, {from} range: converted to 324x188, Y'CbCr 4:2:0, {to} range (bicubic)"
             )),
             "{err}"
         );
-        let lines: Vec<_> = String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(common::json)
-            .collect();
         assert_eq!(lines.len(), 10, "{err}");
         check_lines(
             &lines,

@@ -39,10 +39,10 @@ pub struct IndexBuilder {
     /// A packet without any timestamp, or two frames with one: frames can't be numbered by
     /// the index.
     unusable: bool,
-    /// The first timestamp frames share (the reason the index is unusable, where that is it),
-    /// the frames at it, and the frames in all at a time an earlier one has.
+    /// The first timestamp frames share (the reason the index is unusable, where that is it);
+    /// the frames at a time an earlier one has, at that first one and in all.
     shared_pts: Option<i64>,
-    sharing_first: u64,
+    first_repeats: u64,
     repeats: u64,
     /// Packets without any timestamp, and the number (in decode order, from 0) of the first.
     untimed: u64,
@@ -66,7 +66,7 @@ impl IndexBuilder {
             self.unusable = true;
             self.repeats += 1;
             if *self.shared_pts.get_or_insert(pts) == pts {
-                self.sharing_first = self.sharing_first.max(1) + 1;
+                self.first_repeats += 1;
             }
             return;
         }
@@ -97,13 +97,15 @@ impl IndexBuilder {
     fn why_unusable(&self) -> String {
         match (self.shared_pts, self.first_untimed) {
             (Some(pts), _) => {
-                let others = self.repeats + 1 - self.sharing_first;
-                let more = match others {
+                let more = match self.repeats - self.first_repeats {
                     0 => String::new(),
                     1 => ", 1 more frame at another's time".into(),
                     n => format!(", {n} more frames at others' times"),
                 };
-                format!("frames share timestamps ({} at pts {pts}{more})", self.sharing_first)
+                format!(
+                    "frames share timestamps ({} at pts {pts}{more})",
+                    self.first_repeats + 1
+                )
             }
             (None, _) if self.untimed == self.packets => "frames have no timestamps".into(),
             (None, first) => format!(

@@ -39,14 +39,7 @@ impl RgbaImage {
 /// and converted as FFmpeg converts grey (see `video::convert::GreyMap`).
 pub fn is_still_image(path: &Path) -> bool {
     use image::ImageDecoder;
-    // (A FIFO or a device is read as a stream; opening one here could wait for its writer.)
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return false;
-    }
-    let Ok(reader) = image::ImageReader::open(path).and_then(|r| r.with_guessed_format()) else {
-        return false;
-    };
-    let Some(format) = reader.format().filter(|f| f.reading_enabled()) else {
+    let Some((reader, format)) = picture_reader(path) else {
         return false;
     };
     if matches!(format, image::ImageFormat::Gif | image::ImageFormat::Png) && animated(path, format) {
@@ -142,21 +135,31 @@ pub fn load(path: &Path) -> Result<RgbaImage, StillError> {
     })
 }
 
+/// A reader of the picture at `path` and its format, where it is a file in a format the image
+/// crate reads.
+fn picture_reader(
+    path: &Path,
+) -> Option<(
+    image::ImageReader<std::io::BufReader<std::fs::File>>,
+    image::ImageFormat,
+)> {
+    // (A FIFO or a device is read as a stream; opening one here could wait for its writer.)
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let reader = image::ImageReader::open(path)
+        .and_then(|r| r.with_guessed_format())
+        .ok()?;
+    let format = reader.format().filter(|f| f.reading_enabled())?;
+    Some((reader, format))
+}
+
 /// The clockwise quarter turns a still picture's EXIF orientation asks for (its flips left
 /// out), for pictures FFmpeg reads (which shows them as stored): 0 where it has none, or
 /// where `path` is no picture the image crate reads.
 pub fn orientation_turns(path: &Path) -> u32 {
     use image::metadata::Orientation;
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return 0;
-    }
-    let Ok(reader) = image::ImageReader::open(path).and_then(|r| r.with_guessed_format()) else {
-        return 0;
-    };
-    if !reader.format().is_some_and(|f| f.reading_enabled()) {
-        return 0;
-    }
-    let Ok(mut decoder) = reader.into_decoder() else {
+    let Some(Ok(mut decoder)) = picture_reader(path).map(|(reader, _)| reader.into_decoder()) else {
         return 0;
     };
     match image::ImageDecoder::orientation(&mut decoder) {

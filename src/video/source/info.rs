@@ -18,9 +18,8 @@ pub struct VideoInfo {
     pub format: FrameFormat,
     /// Transfer, primaries and peak light: how the picture is shown.
     pub volume: ColorVolume,
-    /// The range of the frames as decoded, before any conversion (`format`'s, unless `compare`
-    /// converts them into another file's): frames without a range of their own are taken as
-    /// this.
+    /// The range the frames are taken as decoded, before any conversion (`format`'s, unless
+    /// `compare` converts them into another file's; a `yuvj` format is full whatever this says).
     pub decoded_range: crate::colour::Range,
     /// The peak light the frames' own side data gives, for streams whose container says none.
     pub frame_light: FrameLight,

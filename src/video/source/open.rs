@@ -459,7 +459,6 @@ fn field_order(stream: &ffmpeg::format::stream::Stream) -> &'static str {
     }
 }
 
-/// The container's chapters, sorted by start.
 /// Whether `input` is one picture read by an image demuxer (`image2`, `jpeg_pipe` ...).
 fn still_picture(input: &ffmpeg::format::context::Input) -> bool {
     let format = input.format();
@@ -467,6 +466,7 @@ fn still_picture(input: &ffmpeg::format::context::Input) -> bool {
     name == "image2" || name.ends_with("_pipe")
 }
 
+/// The container's chapters, sorted by start.
 fn chapters(input: &ffmpeg::format::context::Input) -> Vec<Chapter> {
     let mut chapters: Vec<Chapter> = input
         .chapters()

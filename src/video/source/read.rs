@@ -353,7 +353,6 @@ impl VideoSource {
 #[derive(Debug, Default)]
 pub(super) struct GivenPts {
     pts: BTreeSet<i64>,
-    latest: Option<i64>,
 }
 
 /// Pts kept: far more than a stream's frames out of order.
@@ -362,8 +361,9 @@ const GIVEN_KEPT: usize = 256;
 impl GivenPts {
     /// `pts`, or where the run gave a frame out at it already, a tick after the latest given.
     fn untie(&self, pts: i64) -> i64 {
-        match self.latest {
-            Some(latest) if self.pts.contains(&pts) => latest.max(pts) + 1,
+        // (The latest given is the set's last: only the earliest are let go.)
+        match self.pts.last() {
+            Some(&latest) if self.pts.contains(&pts) => latest + 1,
             _ => pts,
         }
     }
@@ -371,7 +371,6 @@ impl GivenPts {
     /// A frame was given out at `pts` (as untied).
     pub(super) fn note(&mut self, pts: i64) {
         self.pts.insert(pts);
-        self.latest = Some(self.latest.map_or(pts, |l| l.max(pts)));
         if self.pts.len() > GIVEN_KEPT {
             self.pts.pop_first();
         }
