@@ -227,25 +227,50 @@ fn the_cpu_twin_gives_every_frame_the_gpus_findings() {
 /// The pass's cells and stripes equal its CPU twin's, word for word (`bench` checks them before
 /// it times the pass, and fails on a difference), where it reads four pixels a load (a width
 /// and cells of multiples of four) and where it reads one (the rest), at 8 and 10 bits, PQ and
-/// HLG.
+/// HLG: on bench's picture at three sizes, and on pictures of busy stripes (periods of 2 to 9
+/// pixels over grain and a step in brightness: lines of two words of the masks and more,
+/// crossed within words and across their ends, with pixels on neither side of the mean
+/// between).
 #[test]
 fn the_pass_reads_pixels_four_at_a_time_or_one_at_a_time_as_the_twin_counts_them() {
-    for size in ["384x216", "768x431", "400x226"] {
+    let busy = |size: &str| {
+        common::fixture(
+            &format!("pse-busy-{size}.png"),
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                &format!(
+                    "nullsrc=s={size},format=gray,geq=lum='clip(40+150*gt(sin(X*6.283/(2+mod(floor(Y/23),8))),0.2)\
+                     +90*gt(sin(Y*6.283/(3+mod(floor(X/37),7))),0.5)*lt(X,W/2)+30*gt(Y,H/2)+random(1)*25,0,255)',\
+                     format=rgb24"
+                ),
+                "-frames:v",
+                "1",
+            ],
+        )
+    };
+    let runs = ["384x216", "768x431", "400x226"]
+        .map(|size| (size.to_string(), vec!["--size".to_string(), size.to_string()]))
+        .into_iter()
+        .chain(["1536x864", "1000x563"].map(|size| (format!("busy {size}"), vec![busy(size).display().to_string()])));
+    for (what, args) in runs {
         let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-            .args(["bench", "--only", "qc", "--iters", "1", "--size", size])
+            .args(["bench", "--only", "qc", "--iters", "1"])
+            .args(&args)
             .output()
             .unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success(),
-            "{size}: {}{text}",
+            "{what}: {}{text}",
             String::from_utf8_lossy(&out.stderr)
         );
         let rows = text
             .lines()
             .filter(|l| l.starts_with("pse: cell light and stripes"))
             .count();
-        assert_eq!(rows, 3, "{size}: {text}");
+        assert_eq!(rows, 3, "{what}: {text}");
     }
 }
 

@@ -14,8 +14,8 @@
 // block_sums below 4 x MAX_BLOCK_CELLS²; cells and blocks below the grid's cells and blocks
 // (`live`); masks below 2 x 2 x MAX_LINES x CHUNK_WORDS (`Blocks::line_step` keeps a block's
 // lines to MAX_LINES, a chunk's words to CHUNK_WORDS); side bits below the side rows (the lines
-// across) and the words of the widest block's row, as `Sides` sizes them. Every loop ends: the
-// crossings' follows a position that only advances through a chunk's words.
+// across) and the words of the widest block's row, as `Sides` sizes them. Every loop ends: each
+// turn of the crossings' clears a bit of a word.
 
 struct PseParams { // twin: PseParams in src/pse/gpu.rs
     width: u32,
@@ -97,7 +97,8 @@ fn pixel_luminance(word: u32) -> u32 {
 // 80% of the light (5r >= 4(r + g + b), i.e. r >= 4(g + b)).
 fn red_of(rgb: vec3u) -> u32 {
     let others = rgb.y + rgb.z;
-    if rgb.x > 0u && rgb.x >= 4u * others {
+    // (r = 0 passes only where g = b = 0: its red is 0.)
+    if rgb.x >= 4u * others {
         return rgb.x - others;
     }
     return 0u;
@@ -171,28 +172,6 @@ const MAX_LINES = 64u;
 // below it by as much (`LOW`); lines across first, then down.
 const LOW = 2u * MAX_LINES * CHUNK_WORDS;
 var<workgroup> masks: array<u32, 2048>;
-const NONE = 0xffffffffu;
-
-// The first pixel at or after `start_at` of the `words` words of a mask at `at`, or NONE.
-fn next_set(at: u32, words: u32, start_at: u32) -> u32 {
-    var w = start_at / 32u;
-    if w >= words {
-        return NONE;
-    }
-    var m = masks[at + w] & (0xffffffffu << (start_at % 32u));
-    loop {
-        if m != 0u {
-            return w * 32u + firstTrailingBit(m);
-        }
-        w += 1u;
-        if w >= words {
-            return NONE;
-        }
-        m = masks[at + w];
-    }
-    return NONE;
-}
-
 // The cells of a block, most: BLOCK_CELLS (src/pse/stripes.rs) across and down.
 const MAX_BLOCK_CELLS = 4u;
 // Each cell of the block's red, R, G and B, as `block_light` sums them.
@@ -383,11 +362,33 @@ fn class_quad(word: ptr<function, Word>, quad: vec4u, k: u32, n: u32, mean: u32,
     class_into(word, pixel_luminance(quad.w), k + 3u, n, mean, margin);
 }
 
+// The crossings of a word of a line (a bit a pixel: a pixel of one side whose last classed
+// pixel before it is of the other), from its pixels above the mean (`high`) and below it
+// (`low`), and the line's side before the word (0: neither yet, 1: above, 2: below); then the
+// side after it. The pixels whose last classed pixel, at or before them, is above: those above,
+// and the unclassed after each, which adding each one's next bit to the unclassed run carries
+// through (the same below).
+fn crossings_in(high: u32, low: u32, side: u32) -> vec2u {
+    let none = ~(high | low);
+    let from_high = select(0u, 1u, side == 1u);
+    let from_low = select(0u, 1u, side == 2u);
+    let after_high = high | (none & ~(none + ((high << 1u) | from_high)));
+    let after_low = low | (none & ~(none + ((low << 1u) | from_low)));
+    let crossed = (high & ((after_low << 1u) | from_low)) | (low & ((after_high << 1u) | from_high));
+    var next = side;
+    if (after_high >> 31u) != 0u {
+        next = 1u;
+    } else if (after_low >> 31u) != 0u {
+        next = 2u;
+    }
+    return vec2u(crossed, next);
+}
+
 // The stripes of a block of cells (`bounds`: its first column and row of cells, and one past
 // its last) about its mean light, into `blocks` (`counts` zeroed, the table loaded, before).
 // For each chunk of its lines: first every 32 pixels of a line (one word of the masks) are
-// classed by one invocation, reading the picture; then one invocation a line follows its
-// crossings from word to word through the masks.
+// classed by one invocation, reading the picture; then one invocation a line counts its
+// crossings through the masks, a word at a time.
 fn count_stripes(block: u32, live: bool, bounds: vec4u, mean: u32, index: u32) {
     let c0 = bounds.x;
     let r0 = bounds.y;
@@ -499,34 +500,23 @@ fn count_stripes(block: u32, live: bool, bounds: vec4u, mean: u32, index: u32) {
         }
         workgroupBarrier();
         if follows {
-            // From one side's pixel to the next of the other: a crossing.
+            // From one side's pixel to the next of the other: a crossing; a word of the line's
+            // masks at a time (`crossings_in`).
             let at = index * CHUNK_WORDS;
-            let n = words[d];
-            var start_at = 0u;
-            loop {
-                if side == 0u {
-                    let up = next_set(at, n, start_at);
-                    let down = next_set(LOW + at, n, start_at);
-                    if min(up, down) == NONE {
-                        break;
+            for (var w = 0u; w < words[d]; w++) {
+                let word = crossings_in(masks[at + w], masks[LOW + at + w], side);
+                side = word.y;
+                var crossed = word.x;
+                while crossed != 0u {
+                    let i = base + w * 32u + firstTrailingBit(crossed);
+                    crossed &= crossed - 1u;
+                    crossings += 1u;
+                    if crossings > 1u {
+                        let gap = i - last;
+                        gaps += vec3u(1u, gap, gap * gap);
                     }
-                    side = select(2u, 1u, up < down);
-                    start_at = min(up, down) + 1u;
-                    continue;
+                    last = i;
                 }
-                let p = next_set(select(at, LOW + at, side == 1u), n, start_at);
-                if p == NONE {
-                    break;
-                }
-                let i = base + p;
-                crossings += 1u;
-                if crossings > 1u {
-                    let gap = i - last;
-                    gaps += vec3u(1u, gap, gap * gap);
-                }
-                last = i;
-                side = 3u - side;
-                start_at = p + 1u;
             }
         }
         workgroupBarrier();
