@@ -772,3 +772,43 @@ fn frames_copied_from_where_they_were_decoded_count_alike() {
         assert_ne!(copied[0], copied[39], "{name}");
     }
 }
+
+/// A picture the image crate refuses (a lossless JPEG, as cameras' raw files and medical
+/// imaging keep them) is read by FFmpeg: its histogram is its pixels', code for code.
+#[test]
+fn a_picture_the_image_crate_refuses_is_read_by_ffmpeg() {
+    let jpeg = common::fixture(
+        "lossless.jpg",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc=s=64x48",
+            "-frames:v",
+            "1",
+            "-c:v",
+            "ljpeg",
+            "-pix_fmt",
+            "bgr24",
+        ],
+    );
+    assert!(histoplay::video::still::load(&jpeg).is_err(), "the image crate reads lossless JPEG now");
+    let out = histoplay(&["hist", jpeg.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rgb = Command::new("ffmpeg")
+        .args(["-v", "error", "-i", jpeg.to_str().unwrap(), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        .output()
+        .unwrap()
+        .stdout;
+    assert_eq!(rgb.len(), 64 * 48 * 3);
+    for (c, name) in ["r", "g", "b"].iter().enumerate() {
+        let mut expected = vec![0u64; 256];
+        for pixel in rgb.chunks(3) {
+            expected[pixel[c] as usize] += 1;
+        }
+        let counts: Vec<u64> = line[name].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+        assert_eq!(counts, expected, "{name}");
+    }
+    assert_eq!((line["width"].as_u64(), line["height"].as_u64()), (Some(64), Some(48)));
+}

@@ -47,12 +47,23 @@ pub fn is_still_image(path: &Path) -> bool {
     }
     match reader.into_decoder() {
         Ok(decoder) => !matches!(decoder.color_type(), image::ColorType::L16 | image::ColorType::La16),
+        // One past the memory limits stays here: `load` says so.
+        Err(image::ImageError::Limits(_)) => true,
         // A kind of picture the image crate doesn't decode (a TIFF of Y'CbCr samples, FFmpeg's
-        // own default) is FFmpeg's to read, or to say why not. A damaged one, or one past the
-        // memory limits, stays here: `load` says what is wrong with it.
+        // own default), or a header it refuses in a file that starts as a picture does (a
+        // lossless or 12-bit JPEG), is FFmpeg's to read (as players do, damage and all), or to
+        // say why not. A file only named as a picture stays here: `load` says it is none.
         Err(image::ImageError::Unsupported(_)) => false,
-        Err(_) => true,
+        Err(_) => !starts_as_picture(path),
     }
+}
+
+/// Whether the file at `path` starts with a picture format's signature.
+fn starts_as_picture(path: &Path) -> bool {
+    use std::io::Read;
+    let mut start = Vec::with_capacity(64);
+    std::fs::File::open(path).is_ok_and(|f| f.take(64).read_to_end(&mut start).is_ok())
+        && image::guess_format(&start).is_ok()
 }
 
 /// Whether the GIF, PNG or WebP at `path` holds more than one picture (false for other formats,
