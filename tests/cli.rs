@@ -263,6 +263,28 @@ fn empty_and_non_image_files() {
     assert_one_line_error(&histoplay(&["hist", cargo_toml.to_str().unwrap()]), "Cargo.toml");
 }
 
+/// An animated GIF cut short inside its first picture: no frame to number or decode, said as
+/// such by `hist` (not "frame 0 is past the end" of a file of 0 frames) and by `report`.
+#[test]
+fn a_file_cut_short_inside_its_first_picture_says_so() {
+    let gif = common::fixture(
+        "cut-short.gif",
+        &["-f", "lavfi", "-i", "testsrc2=s=96x64:r=10:d=1"],
+    );
+    let cut = std::env::temp_dir().join(format!("histoplay-cut-{}.gif", std::process::id()));
+    std::fs::write(&cut, &std::fs::read(&gif).unwrap()[..800]).unwrap();
+    let path = cut.to_str().unwrap();
+    assert_one_line_error(
+        &histoplay(&["hist", path, "--frames", "0.."]),
+        "no frame of its video could be read (damaged, or cut short)",
+    );
+    assert_one_line_error(
+        &histoplay(&["report", path]),
+        "no frame of its video could be decoded (damaged, or cut short)",
+    );
+    std::fs::remove_file(&cut).unwrap();
+}
+
 #[test]
 fn a_picture_too_large_is_refused_from_its_header_before_it_is_decoded() {
     // A PNG whose header says 20000 x 20000 (its pixels never follow): refused by its size.

@@ -71,8 +71,14 @@ impl FrameRange {
     pub fn none_decoded(&self) -> String {
         match self.only_frame() {
             Some(frame) => format!("frame {frame} could not be decoded (its picture is damaged or lost)"),
+            None if self.is_whole() => "no frame of its video could be decoded (damaged, or cut short)".into(),
             None => format!("none of {self} could be decoded (their pictures are damaged or lost)"),
         }
+    }
+
+    /// Whether the range is every frame (`0..`).
+    pub fn is_whole(&self) -> bool {
+        self.start == 0 && self.end.is_none()
     }
 
     /// The range's one frame, where it holds one.
@@ -132,6 +138,13 @@ pub(crate) fn check_in_range(source: &VideoSource, frame: u64) -> Result<(), Cli
     let index = source.index();
     if index.wait_pts_of(frame).is_none() {
         if let Some(count) = index.frame_count() {
+            // (A file whose every packet of the picture is unreadable: no frame to be past.)
+            if count == 0 {
+                return Err(ClipError::Decode(format!(
+                    "'{}': no frame of its video could be read (damaged, or cut short)",
+                    source.info.path.display()
+                )));
+            }
             return Err(ClipError::PastEnd {
                 asked: frame,
                 count,

@@ -356,7 +356,7 @@ pub fn report_video<W: Write>(
     let source_path = source.info.path.clone();
     // A live input's sound is not reported (its packets go to the picture's decoder only).
     let (live, frame_duration) = (source.info.live, source.info.frame_duration);
-    let whole = range.start == 0 && range.end.is_none();
+    let whole = range.is_whole();
     // Y'CbCr the player converts on its way to the GPU (4:1:1 DV, 4:1:0, 4:4:0; 9, 14 or
     // 16 bits; with alpha): the CPU twin reads the decoded planes themselves, as FFmpeg's
     // filter does.
@@ -544,10 +544,7 @@ pub fn report_video<W: Write>(
     // A file none of whose frames decodes has no report to pass (a live input stopped before
     // its first frame has nothing to say either).
     if done == 0 && !live && !crate::video::input::quitting() {
-        return Err(ClipError::Decode(format!(
-            "'{}': none of {range} could be decoded",
-            source_path.display()
-        )));
+        return Err(ClipError::Decode(format!("'{}': {}", source_path.display(), range.none_decoded())));
     }
     if let (Some(page), Some(path)) = (html, &options.html) {
         page.write(path, &runs, !options.limits.is_empty(), options.gpu)
