@@ -264,7 +264,7 @@ fn empty_and_non_image_files() {
 }
 
 /// An animated GIF cut short inside its first picture: no frame to number or decode, said as
-/// such by `hist` (not "frame 0 is past the end" of a file of 0 frames) and by `report`.
+/// such by `hist` (not "frame 0 is past the end" of a file of 0 frames), `report` and `pse`.
 #[test]
 fn a_file_cut_short_inside_its_first_picture_says_so() {
     let gif = common::fixture(
@@ -280,6 +280,10 @@ fn a_file_cut_short_inside_its_first_picture_says_so() {
     );
     assert_one_line_error(
         &histoplay(&["report", path]),
+        "no frame of its video could be decoded (damaged, or cut short)",
+    );
+    assert_one_line_error(
+        &histoplay(&["pse", path]),
         "no frame of its video could be decoded (damaged, or cut short)",
     );
     std::fs::remove_file(&cut).unwrap();

@@ -168,7 +168,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     let summary = analysis.finish(told);
     if summary.frames == 0 {
-        bail!("'{}' has no frame to analyse in that range", args.input.display());
+        bail!("'{}': {}", args.input.display(), range.none_decoded());
     }
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", summary.json())?;
