@@ -267,10 +267,7 @@ fn empty_and_non_image_files() {
 /// such by `hist` (not "frame 0 is past the end" of a file of 0 frames), `report` and `pse`.
 #[test]
 fn a_file_cut_short_inside_its_first_picture_says_so() {
-    let gif = common::fixture(
-        "cut-short.gif",
-        &["-f", "lavfi", "-i", "testsrc2=s=96x64:r=10:d=1"],
-    );
+    let gif = common::fixture("cut-short.gif", &["-f", "lavfi", "-i", "testsrc2=s=96x64:r=10:d=1"]);
     let cut = std::env::temp_dir().join(format!("histoplay-cut-{}.gif", std::process::id()));
     std::fs::write(&cut, &std::fs::read(&gif).unwrap()[..800]).unwrap();
     let path = cut.to_str().unwrap();

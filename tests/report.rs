@@ -937,7 +937,8 @@ fn a_report_never_overwrites_its_input_nor_a_good_report_with_a_failed_one() {
     let json = histoplay(&args);
     assert_eq!(json.status.code(), Some(1));
     assert!(json.stdout.is_empty());
-    assert!(String::from_utf8_lossy(&json.stderr).contains("no frame of its video could be decoded (damaged, or cut short)"));
+    assert!(String::from_utf8_lossy(&json.stderr)
+        .contains("no frame of its video could be decoded (damaged, or cut short)"));
     assert_eq!(
         names_in(&dir),
         ["in.mkv", "kept.mp4", "link.mkv", "q.xml.gz", "short.yuv"]

@@ -792,12 +792,25 @@ fn a_picture_the_image_crate_refuses_is_read_by_ffmpeg() {
             "bgr24",
         ],
     );
-    assert!(histoplay::video::still::load(&jpeg).is_err(), "the image crate reads lossless JPEG now");
+    assert!(
+        histoplay::video::still::load(&jpeg).is_err(),
+        "the image crate reads lossless JPEG now"
+    );
     let out = histoplay(&["hist", jpeg.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let rgb = Command::new("ffmpeg")
-        .args(["-v", "error", "-i", jpeg.to_str().unwrap(), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        .args([
+            "-v",
+            "error",
+            "-i",
+            jpeg.to_str().unwrap(),
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            "rgb24",
+            "-",
+        ])
         .output()
         .unwrap()
         .stdout;
@@ -807,7 +820,12 @@ fn a_picture_the_image_crate_refuses_is_read_by_ffmpeg() {
         for pixel in rgb.chunks(3) {
             expected[pixel[c] as usize] += 1;
         }
-        let counts: Vec<u64> = line[name].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+        let counts: Vec<u64> = line[name]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
         assert_eq!(counts, expected, "{name}");
     }
     assert_eq!((line["width"].as_u64(), line["height"].as_u64()), (Some(64), Some(48)));

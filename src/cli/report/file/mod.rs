@@ -544,7 +544,11 @@ pub fn report_video<W: Write>(
     // A file none of whose frames decodes has no report to pass (a live input stopped before
     // its first frame has nothing to say either).
     if done == 0 && !live && !crate::video::input::quitting() {
-        return Err(ClipError::Decode(format!("'{}': {}", source_path.display(), range.none_decoded())));
+        return Err(ClipError::Decode(format!(
+            "'{}': {}",
+            source_path.display(),
+            range.none_decoded()
+        )));
     }
     if let (Some(page), Some(path)) = (html, &options.html) {
         page.write(path, &runs, !options.limits.is_empty(), options.gpu)
