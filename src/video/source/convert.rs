@@ -43,7 +43,50 @@ impl Drop for Converter {
 }
 
 impl Converter {
+    /// A converter into the upload layout (`to_upload_layout`): accurate rounding, chroma at
+    /// full resolution across, each side's range as `shape` says.
     fn new(shape: Shape) -> Result<Self, String> {
+        let flags = ffi::SWS_BICUBIC | ffi::SWS_ACCURATE_RND | ffi::SWS_FULL_CHR_H_INT;
+        let (from_full, to_full) = shape.full.unwrap_or((false, false));
+        Self::made(
+            shape,
+            &[
+                ("sws_flags", i64::from(flags)),
+                ("src_range", i64::from(from_full)),
+                ("dst_range", i64::from(to_full)),
+            ],
+        )
+    }
+
+    /// A converter from frames of `from` (format, width, height) into `to` as FFmpeg's
+    /// filters' automatic conversion makes one: the `scale` filter at its defaults, swscale's
+    /// bicubic and nothing more, a `yuv420p` side's chroma sited as MPEG-2 sites it (the
+    /// filter's own setting for that format, a quarter of a line down from the frame's top).
+    pub(super) fn like_filters(from: (Pixel, u32, u32), to: (Pixel, u32, u32)) -> Result<Self, String> {
+        let sited = |format: Pixel| -> i64 {
+            match format {
+                Pixel::YUV420P => 128,
+                _ => -513,
+            }
+        };
+        Self::made(
+            Shape { from, to, full: None },
+            &[
+                ("sws_flags", i64::from(ffi::SWS_BICUBIC)),
+                ("src_v_chr_pos", sited(from.0)),
+                ("dst_v_chr_pos", sited(to.0)),
+            ],
+        )
+    }
+
+    /// Whether the converter takes frames of `format`, `width` x `height`.
+    pub(super) fn takes(&self, format: Pixel, width: u32, height: u32) -> bool {
+        self.shape.from == (format, width, height)
+    }
+
+    /// A context for `shape` with swscale's `options` (by name) set besides the sizes and
+    /// formats.
+    fn made(shape: Shape, options: &[(&str, i64)]) -> Result<Self, String> {
         let failed = || format!("cannot convert {:?} frames", shape.from.0);
         // SAFETY: a context allocated, its options set by name (each exists on an SwsContext),
         // then initialised; freed on every way out once allocated.
@@ -53,20 +96,15 @@ impl Converter {
                 return Err(failed());
             }
             let converter = Converter { context, shape };
-            let flags = ffi::SWS_BICUBIC | ffi::SWS_ACCURATE_RND | ffi::SWS_FULL_CHR_H_INT;
-            let (from_full, to_full) = shape.full.unwrap_or((false, false));
-            let options: [(&str, i64); 9] = [
+            let sizes = [
                 ("srcw", i64::from(shape.from.1)),
                 ("srch", i64::from(shape.from.2)),
                 ("src_format", pixel_code(shape.from.0)),
                 ("dstw", i64::from(shape.to.1)),
                 ("dsth", i64::from(shape.to.2)),
                 ("dst_format", pixel_code(shape.to.0)),
-                ("sws_flags", i64::from(flags)),
-                ("src_range", i64::from(from_full)),
-                ("dst_range", i64::from(to_full)),
             ];
-            for (name, value) in options {
+            for &(name, value) in sizes.iter().chain(options) {
                 let name = CString::new(name).expect("no NUL");
                 if ffi::av_opt_set_int(context.cast(), name.as_ptr(), value, 0) < 0 {
                     return Err(failed());
@@ -79,7 +117,11 @@ impl Converter {
         }
     }
 
-    fn run(&mut self, input: &ffmpeg::frame::Video, output: &mut ffmpeg::frame::Video) -> Result<(), String> {
+    pub(super) fn run(
+        &mut self,
+        input: &ffmpeg::frame::Video,
+        output: &mut ffmpeg::frame::Video,
+    ) -> Result<(), String> {
         // SAFETY: both frames are of the formats and sizes the context was made for (checked
         // by the caller through `Shape`), their planes allocated.
         let lines = unsafe {

@@ -255,13 +255,6 @@ pub enum Decoded {
     Passed { pts: i64 },
 }
 
-/// An swscale context that may move to the decode thread.
-pub(super) struct Scaler(pub(super) scaling::Context);
-
-// SAFETY: an SwsContext has no thread affinity; it is used by one thread at a time, the one
-// that owns the VideoSource (the decode thread once spawned).
-unsafe impl Send for Scaler {}
-
 impl VideoSource {
     /// Numbers and links a frame the decoder gave out; None for a leading picture after a seek.
     pub(super) fn finish(&mut self, frame: ffmpeg::frame::Video) -> Result<Option<Decoded>, VideoError> {

@@ -3,7 +3,7 @@
 //! grey: `stream::statistics_format`), so converted; either way with their picture kept beside
 //! where asked (`keep_pictures`).
 
-use super::frames::Scaler;
+use super::convert::Converter;
 use super::*;
 
 /// Something that reads each frame as the decoder gives it out, beside the form the frame goes
@@ -70,7 +70,7 @@ impl VideoSource {
 
     /// `frame` converted into `converted` (`stream::statistics_format`: the Y'CbCr FFmpeg's
     /// filters measure such frames in), by swscale as FFmpeg's automatic conversion calls it
-    /// (its default flags, the frame's size kept); None where it is measured as decoded. A
+    /// (`Converter::like_filters`, the frame's size kept); None where it is measured as decoded. A
     /// frame of another size than the stream's is scaled to the stream's (bicubic), with a
     /// warning, as the upload does.
     fn convert_for_measuring(
@@ -100,26 +100,21 @@ impl VideoSource {
             path: self.info.path.clone(),
             reason,
         };
-        let stale = self.measured.as_ref().is_none_or(|Scaler(s)| {
-            s.input().format != frame.format() || s.input().width != width || s.input().height != height
-        });
-        if stale {
-            let context = scaling::Context::get(
-                frame.format(),
-                width,
-                height,
-                target,
-                to_width,
-                to_height,
-                scaling::Flags::BICUBIC,
-            )
-            .map_err(|e| failed(format!("cannot convert {:?} frames into Y'CbCr: {e}", frame.format())))?;
-            self.measured = Some(Scaler(context));
+        if self
+            .measured
+            .as_ref()
+            .is_none_or(|c| !c.takes(frame.format(), width, height))
+        {
+            self.measured = None;
+            let converter = Converter::like_filters((frame.format(), width, height), (target, to_width, to_height))
+                .map_err(|e| failed(format!("{e} into Y'CbCr")))?;
+            self.measured = Some(converter);
         }
         let mut out = crate::video::memory::frame(target, to_width, to_height)
             .map_err(|e| failed(format!("no memory for a converted frame: {e}")))?;
-        let Scaler(context) = self.measured.as_mut().expect("made above");
-        context
+        self.measured
+            .as_mut()
+            .expect("made above")
             .run(frame, &mut out)
             .map_err(|e| failed(format!("converting a frame failed: {e}")))?;
         out.set_pts(frame.pts());

@@ -16,7 +16,6 @@ mod seek;
 mod stream;
 pub mod tap;
 
-use frames::Scaler;
 pub use frames::{picture_type, planes_of, Decoded, DecodedFrame, Fields, PacketProps, Samples};
 use hardware::NalFraming;
 pub use info::{Chapter, FrameShape, VideoInfo};
@@ -35,7 +34,6 @@ use super::interop::{CudaStream, FramePath, GpuFrameStore, GpuPlanes, Transfers}
 use super::memory::DirectFrames;
 use crate::colour::ColorSpec;
 use ffmpeg::format::Pixel;
-use ffmpeg::software::scaling;
 use ffmpeg_next as ffmpeg;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -86,7 +84,7 @@ pub struct VideoSource {
     decoded_reader: Option<Box<dyn DecodedReader>>,
     /// The swscale context that converts frames as decoded into the Y'CbCr FFmpeg's filters
     /// measure (`converted_yuv_layout`), made with the first.
-    measured: Option<Scaler>,
+    measured: Option<convert::Converter>,
     /// Pts and number of the last frame this run gave out.
     last_pts: Option<i64>,
     /// The pts this run gave its frames out at (a repeated timestamp is moved on: `untied`).
@@ -285,7 +283,8 @@ impl VideoSource {
     /// (an alpha plane dropped), or not Y'CbCr.
     ///
     /// R'G'B', palette and grey frames, which FFmpeg's filters convert into Y'CbCr before they
-    /// measure it, are given out so converted (`statistics_format`): 4:4:4 at 8 or 16 bits.
+    /// measure it, are given out so converted (`statistics_format`): 4:4:4 at 8 or 16 bits;
+    /// 4:1:0 as 4:2:0, its chroma resampled as the filters' conversion resamples it.
     pub fn converted_yuv_layout(&self) -> Option<PlaneLayout> {
         let format = self.decoder.format();
         if let Some(converted) = stream::statistics_format(format) {

@@ -108,11 +108,11 @@ pub(super) fn pixel_name(format: Pixel) -> String {
 }
 
 /// The Y'CbCr format FFmpeg's filters measure frames of `format` in (signalstats, idet),
-/// where that changes their samples one by one: R'G'B', palette, grey and XYZ made Y'CbCr,
-/// Y'CbCr with alpha at 9 to 15 bits made 16-bit. None where the samples are measured as
-/// decoded: a format the filter takes, one it takes repacked with the same sampling and depth
-/// (NV12 as 4:2:0, a plane of alpha left out), and one whose chroma it would resample (4:1:0
-/// to 4:2:0), whose planes are counted as the file holds them.
+/// where that changes their samples: R'G'B', palette, grey and XYZ made Y'CbCr, Y'CbCr with
+/// alpha at 9 to 15 bits made 16-bit, chroma the filter does not take resampled (4:1:0 made
+/// 4:2:0). None where the samples are measured as decoded: a format the filter takes, and one
+/// it takes repacked with the same sampling and depth (NV12 as 4:2:0, a plane of alpha left
+/// out).
 pub(super) fn statistics_format(format: Pixel) -> Option<Pixel> {
     let picked = negotiated_for_signalstats(format)?;
     if picked == format {
@@ -134,7 +134,7 @@ pub(super) fn statistics_format(format: Pixel) -> Option<Pixel> {
     };
     let read = shape(format).filter(|_| yuv(format));
     match (read, shape(picked)) {
-        (Some((w, h, _)), Some((to_w, to_h, _))) if (w, h) != (to_w, to_h) => None,
+        (Some((w, h, _)), Some((to_w, to_h, _))) if (w, h) != (to_w, to_h) => Some(picked),
         (Some((_, _, bits)), Some((_, _, to_bits))) if bits == to_bits => None,
         _ => Some(picked),
     }

@@ -357,9 +357,9 @@ pub fn report_video<W: Write>(
     // A live input's sound is not reported (its packets go to the picture's decoder only).
     let (live, frame_duration) = (source.info.live, source.info.frame_duration);
     let whole = range.is_whole();
-    // Y'CbCr the player converts on its way to the GPU (4:1:1 DV, 4:1:0, 4:4:0; 9, 14 or
-    // 16 bits; with alpha): the CPU twin reads the decoded planes themselves, as FFmpeg's
-    // filter does.
+    // Y'CbCr the player converts on its way to the GPU (4:1:1 DV, 4:4:0; 9, 14 or 16 bits;
+    // with alpha): the CPU twin reads the decoded planes themselves, as FFmpeg's filter does
+    // (4:1:0 as the filter resamples it, to 4:2:0).
     let decoded = source.converted_yuv_layout();
     let layout = decoded.unwrap_or(info.layout);
     if decoded.is_some() && options.pse.is_some() {
