@@ -389,14 +389,7 @@ impl VideoSource {
     /// through memory). A copy that fails turns the GPU frame cache off for the rest
     /// of the stream, with the reason in the frame path.
     fn copy_to_gpu(&mut self, frame: &ffmpeg::frame::Video) -> Option<GpuPlanes> {
-        let format = self.info.format;
-        // (Frames of another range than the stream's (`compare` makes them another file's) are
-        // converted in memory.)
-        let fits = self.info.decoded_range == format.color.range
-            && hardware::memory_layout(frame).is_some_and(|(pixel, w, h)| {
-                native_layout(pixel).map(|(layout, _)| layout) == Some(format.layout)
-                    && (w, h) == (format.width, format.height)
-            });
+        let fits = hardware::memory_layout(frame).is_some_and(|shape| self.uploads_as_decoded(shape));
         if !fits {
             if self.gpu_store_maker.take().is_some() {
                 self.copy_through_memory("its frames are converted in memory, to another size, layout or range".into());
@@ -428,20 +421,27 @@ impl VideoSource {
         }
     }
 
+    /// Whether frames of this memory layout (format, width, height) go to the GPU as they are:
+    /// the stream's upload layout and size, in its range (frames of another range, which
+    /// `compare` makes another file's, are converted in memory).
+    fn uploads_as_decoded(&self, (pixel, w, h): (Pixel, u32, u32)) -> bool {
+        let format = &self.info.format;
+        native_layout(pixel).map(|(layout, _)| layout) == Some(format.layout)
+            && (w, h) == (format.width, format.height)
+            && self.info.decoded_range == format.color.range
+    }
+
     /// A device frame left there for its copy (`defer_copies`), when its copy will need no
     /// conversion, it is no larger than 4K and not too many wait already; else given back.
     fn defer(&self, frame: ffmpeg::frame::Video) -> Result<Deferred, ffmpeg::frame::Video> {
         let Some(deferrals) = &self.deferrals else {
             return Err(frame);
         };
-        let format = &self.info.format;
         let Some((pixel, w, h)) = hardware::memory_layout(&frame) else {
             return Err(frame);
         };
         let upload_ready = (self.decoded_planes && stream::statistics_format(pixel).is_none())
-            || (native_layout(pixel).map(|(layout, _)| layout) == Some(format.layout)
-                && (w, h) == (format.width, format.height)
-                && self.info.decoded_range == format.color.range);
+            || self.uploads_as_decoded((pixel, w, h));
         let bytes = hardware::memory_bytes((pixel, w, h));
         if !upload_ready || bytes > hardware::DEFERRED_MAX_BYTES {
             return Err(frame);

@@ -133,10 +133,10 @@ pub(super) fn statistics_format(format: Pixel) -> Option<Pixel> {
             )
     };
     let read = shape(format).filter(|_| yuv(format));
-    match (read, shape(picked)) {
-        (Some((w, h, _)), Some((to_w, to_h, _))) if (w, h) != (to_w, to_h) => Some(picked),
-        (Some((_, _, bits)), Some((_, _, to_bits))) if bits == to_bits => None,
-        _ => Some(picked),
+    // (Y'CbCr repacked with its sampling and depth kept is measured as decoded.)
+    match read.is_some() && read == shape(picked) {
+        true => None,
+        false => Some(picked),
     }
 }
 
