@@ -773,6 +773,81 @@ fn frames_copied_from_where_they_were_decoded_count_alike() {
     }
 }
 
+/// A picture whose pixels the image crate refuses after its header (a PNG whose data's checksum
+/// is wrong) is read by FFmpeg, which does not check it, with a warning: `hist`, `scope` and
+/// `render` give the picture's own pixels, not an error.
+#[test]
+fn a_png_with_a_wrong_checksum_is_read_with_a_warning() {
+    let good = common::fixture(
+        "checksum-good.png",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc=s=64x48",
+            "-frames:v",
+            "1",
+            "-pix_fmt",
+            "rgb24",
+        ],
+    );
+    let mut png = std::fs::read(&good).unwrap();
+    let idat = png.windows(4).position(|w| w == b"IDAT").expect("an IDAT chunk");
+    let length = u32::from_be_bytes(png[idat - 4..idat].try_into().unwrap()) as usize;
+    png[idat + 4 + length] ^= 0x5a;
+    let bad = std::env::temp_dir().join(format!("histoplay-checksum-{}.png", std::process::id()));
+    std::fs::write(&bad, &png).unwrap();
+    assert!(
+        histoplay::video::still::load(&bad).is_err(),
+        "the image crate reads a PNG with a wrong checksum now"
+    );
+    let out = histoplay(&["hist", bad.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.starts_with("warning: ") && stderr.contains("damaged picture"),
+        "{stderr}"
+    );
+    let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rgb = Command::new("ffmpeg")
+        .args([
+            "-v",
+            "error",
+            "-i",
+            good.to_str().unwrap(),
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            "rgb24",
+            "-",
+        ])
+        .output()
+        .unwrap()
+        .stdout;
+    assert_eq!(rgb.len(), 64 * 48 * 3);
+    for (c, name) in ["r", "g", "b"].iter().enumerate() {
+        let mut expected = vec![0u64; 256];
+        for pixel in rgb.chunks(3) {
+            expected[pixel[c] as usize] += 1;
+        }
+        let counts: Vec<u64> = line[name]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert_eq!(counts, expected, "{name}");
+    }
+    let scope = histoplay(&["scope", bad.to_str().unwrap(), "--cpu"]);
+    assert!(scope.status.success(), "{}", String::from_utf8_lossy(&scope.stderr));
+    let shot = bad.with_extension("render.png");
+    let render = histoplay(&["render", bad.to_str().unwrap(), "-o", shot.to_str().unwrap()]);
+    assert!(render.status.success(), "{}", String::from_utf8_lossy(&render.stderr));
+    assert_eq!(image::image_dimensions(&shot).unwrap(), (64, 48));
+    let _ = std::fs::remove_file(&bad);
+    let _ = std::fs::remove_file(&shot);
+}
+
 /// A picture the image crate refuses (a lossless JPEG, as cameras' raw files and medical
 /// imaging keep them) is read by FFmpeg: its histogram is its pixels', code for code.
 #[test]

@@ -74,14 +74,14 @@ pub fn run(args: Args) -> Result<()> {
     if args.fields && args.deinterlace.filter().is_some() {
         bail!("--fields counts the fields as decoded: there is nothing to deinterlace");
     }
-    if still::is_still_image(&args.input) {
+    if let Some(image) = still::read(&args.input)? {
         if args.fields {
             bail!(
                 "--fields counts a video's fields: '{}' is a picture",
                 args.input.display()
             );
         }
-        return hist_still_image(&args.input, range, job(None), args.cpu, args.csv);
+        return hist_still_image(&args.input, &image, range, job(None), args.cpu, args.csv);
     }
     // The GPU opens while the file does.
     let gpu = crate::gpu::GpuOpening::start(!args.cpu);
@@ -104,12 +104,18 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-fn hist_still_image(input: &Path, range: FrameRange, job: HistJob, cpu: bool, csv: bool) -> Result<()> {
-    let image = still::load(input)?;
+fn hist_still_image(
+    input: &Path,
+    image: &still::RgbaImage,
+    range: FrameRange,
+    job: HistJob,
+    cpu: bool,
+    csv: bool,
+) -> Result<()> {
     if !range.contains(0) {
         bail!("'{}' is a still image: it has only frame 0", input.display());
     }
-    let histogram = hist_still(&image, job.clone(), cpu)?;
+    let histogram = hist_still(image, job.clone(), cpu)?;
     let report = FrameReport {
         frame: 0,
         pts: 0.0,

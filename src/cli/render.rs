@@ -212,11 +212,10 @@ fn render_one(
     counting: offscreen::Counting,
     options: ViewOptions,
 ) -> Result<()> {
-    let (size, rgba) = if still::is_still_image(input) {
+    let (size, rgba) = if let Some(image) = still::read(input)? {
         if frame != 0 {
             bail!("'{}' is a still image: it has only frame 0", input.display());
         }
-        let image = still::load(input)?;
         if let Some(region) = counting.region {
             region.check(image.width, image.height)?;
         }

@@ -109,14 +109,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let given = args.lut.load()?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     // A video's frames written (none decoded is an error), or a picture's scope.
-    let written = if still::is_still_image(&args.input) {
+    let written = if let Some(image) = still::read(&args.input)? {
         if args.fields {
             bail!(
                 "--fields counts a video's fields: '{}' is a picture",
                 args.input.display()
             );
         }
-        let image = still::load(&args.input)?;
         if !range.contains(0) {
             bail!("'{}' is a still image: it has only frame 0", args.input.display());
         }

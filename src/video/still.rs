@@ -15,6 +15,9 @@ pub enum StillError {
     Directory(PathBuf),
     #[error("'{path}' is not an image histoplay can read: {reason}")]
     Decode { path: PathBuf, reason: String },
+    /// Past the pixels or the memory a picture may take here (FFmpeg is not asked either).
+    #[error("'{path}' is not an image histoplay can read: {reason}")]
+    TooLarge { path: PathBuf, reason: String },
 }
 
 /// A decoded picture, tightly packed RGBA8, top row first.
@@ -55,6 +58,27 @@ pub fn is_still_image(path: &Path) -> bool {
         // say why not. A file only named as a picture stays here: `load` says it is none.
         Err(image::ImageError::Unsupported(_)) => false,
         Err(_) => !starts_as_picture(path),
+    }
+}
+
+/// The picture at `path` read here, or `None` where it is FFmpeg's to read: where
+/// `is_still_image` says so, and where the image crate refuses its pixels after its header (a
+/// PNG whose checksum is wrong, a JPEG whose data is damaged), which FFmpeg reads as players
+/// do, damage and all, or says why not. A file only named as a picture, or one too large, is
+/// an error here.
+pub fn read(path: &Path) -> Result<Option<RgbaImage>, StillError> {
+    if !is_still_image(path) {
+        return Ok(None);
+    }
+    match load(path) {
+        Err(StillError::Decode { reason, .. }) if starts_as_picture(path) => {
+            log::warn!(
+                "{}: a damaged picture, read as FFmpeg reads it ({reason})",
+                path.display()
+            );
+            Ok(None)
+        }
+        read => read.map(Some),
     }
 }
 
@@ -111,14 +135,20 @@ pub fn load(path: &Path) -> Result<RgbaImage, StillError> {
                 source,
             })
     };
-    let undecodable = |e: image::ImageError| StillError::Decode {
-        path: path.to_owned(),
-        reason: e.to_string(),
+    let undecodable = |e: image::ImageError| match e {
+        image::ImageError::Limits(_) => StillError::TooLarge {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        },
+        _ => StillError::Decode {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        },
     };
     // The size from the header, before a pixel is decoded.
     let (width, height) = open()?.into_dimensions().map_err(undecodable)?;
     if u64::from(width) * u64::from(height) > MAX_PIXELS {
-        return Err(StillError::Decode {
+        return Err(StillError::TooLarge {
             path: path.to_owned(),
             reason: format!(
                 "it is {width}x{height}, more than the {MAX_PIXELS} pixels (16384x16384) a picture may have"
