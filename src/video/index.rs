@@ -249,6 +249,12 @@ pub struct FrameIndex {
 /// Packets read between two publications to the shared index (and checks of the stop flag).
 const BATCH: usize = 64;
 
+/// Whether `input`'s container lists every frame of its streams (MP4 and QuickTime's sample
+/// tables).
+fn lists_every_frame(input: &ffmpeg::format::context::Input) -> bool {
+    input.format().name().split(',').any(|name| name == "mov")
+}
+
 impl FrameIndex {
     /// An index that has everything already (tests, and formats read whole anyway).
     pub fn from_packets(packets: impl IntoIterator<Item = (Option<i64>, bool)>, ticks_per_frame: f64) -> Arc<Self> {
@@ -375,6 +381,17 @@ impl FrameIndex {
         // reads them (`continuity`).
         super::demux::discard_other_streams(&mut input, stream_index);
         let mut continuity = super::continuity::IndexReading::of(&mut input, stream_index, Arc::clone(&self.clock));
+        // Frames a demuxer dropped as damage (a Matroska cluster it could not read) show in the
+        // picture's cadence; `continuity` watches it where the timestamps may start over. Not
+        // in MP4 and QuickTime, whose sample tables keep every frame's place (a frame lost
+        // there is one the decoder does not give out).
+        let mut lost = (continuity.is_none() && !lists_every_frame(&input))
+            .then(|| {
+                input
+                    .stream(stream_index)
+                    .map(|s| super::cadence::LostFrames::new(s.time_base()))
+            })
+            .flatten();
         let mut batch: Vec<(Option<i64>, bool)> = Vec::with_capacity(BATCH);
         let codec = input.stream(stream_index).map(|s| s.parameters().id());
         let mut anchors = super::anchors::AnchorTimes::new(codec.unwrap_or(ffmpeg::codec::Id::None));
@@ -390,6 +407,9 @@ impl FrameIndex {
                 continuity.take(&mut packet, &input, path);
             }
             if !end && packet.stream() == stream_index {
+                if let Some(lost) = &mut lost {
+                    lost.packet(&packet, 0, path.display());
+                }
                 // Packets the decoder is told to discard (before an edit list's start) never
                 // become frames. (Read from the packet itself: ffmpeg-next's flags know only
                 // KEY and CORRUPT, and drop the rest.)
@@ -433,6 +453,9 @@ impl FrameIndex {
                 if !self.stop.load(Ordering::Relaxed) {
                     if let Some(continuity) = &continuity {
                         continuity.finish(path);
+                    }
+                    if let Some(lost) = &lost {
+                        lost.finish(path.display());
                     }
                     self.say_if_cut_short(path, &input, stream_index, packets);
                 }
