@@ -125,6 +125,10 @@ fn the_page_shows_the_verdict_the_events_and_their_pictures_in_a_browser() {
     assert!(dom.contains("black&gt;2s: frames 25-87 (1.000-3.520 s), worst 2.52"));
     assert!(dom.contains("id=\"event-count\" data-count=\"4\""));
     assert!(dom.contains("1 black, 2 frozen, 1 silent"));
+    assert!(
+        dom.contains("id=\"warnings\" data-count=\"0\">no damage, loss or other warning"),
+        "{dom}"
+    );
     // No flashing in it: the photosensitivity verdict passes, its graph drawn.
     assert!(
         dom.contains("id=\"pse\">pass</span> flashes and patterns by bt1702 (0 failing run(s)"),
@@ -225,4 +229,47 @@ fn a_file_of_sound_alone_has_a_page_of_its_sound() {
     assert!(dom.contains("integrated "));
     assert!(html.contains("<figcaption>Loudness (LUFS)"));
     assert!(!html.contains("<figcaption>Luminance"));
+}
+
+#[test]
+fn the_page_lists_the_damage_and_loss_found_as_the_file_was_read() {
+    let (_, damaged) = common::matroska_missing_a_cluster();
+    let page = std::env::temp_dir().join(format!("histoplay-report-damaged-{}.html", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", "-o"])
+        .arg(&page)
+        .arg(&damaged)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let tidy = Command::new("tidy").args(["-q", "-e"]).arg(&page).output().unwrap();
+    assert!(tidy.status.success(), "{}", String::from_utf8_lossy(&tidy.stderr));
+    let _ = std::fs::remove_file(&page);
+    // Every warning stderr had, on the page as it was said.
+    let warned: Vec<&str> = std::str::from_utf8(&out.stderr)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("warning: "))
+        .collect();
+    assert!(
+        warned
+            .iter()
+            .any(|w| w.contains("frames lost from the stream where its decode times skip")),
+        "{warned:?}"
+    );
+    assert!(
+        html.contains(&format!("id=\"warnings\" data-count=\"{}\"", warned.len())),
+        "{html}"
+    );
+    let listed: Vec<&str> = html
+        .split("<td class=\"warning\">")
+        .skip(1)
+        .map(|rest| rest.split("</td>").next().unwrap())
+        .collect();
+    let escaped: Vec<String> = warned
+        .iter()
+        .map(|w| w.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;"))
+        .collect();
+    assert_eq!(listed, escaped);
 }

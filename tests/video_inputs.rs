@@ -861,36 +861,7 @@ fn frames_a_matroska_file_lost_to_damage_are_warned_of() {
     // A cluster of 100 frames of 25 fps Matroska (B-frames, a cluster a second) damaged: the
     // demuxer skips to the next cluster it can read, and the frames left decode whole. They
     // are the frames ffprobe finds, and the warnings count the rest.
-    let clip = common::fixture(
-        "lost_frames.mkv",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=s=160x120:r=25:d=4",
-            "-c:v",
-            "libx264",
-            "-g",
-            "25",
-            "-bf",
-            "2",
-            "-cluster_time_limit",
-            "1000",
-        ],
-    );
-    let mut bytes = std::fs::read(&clip).unwrap();
-    let clusters: Vec<usize> = bytes
-        .windows(4)
-        .enumerate()
-        .filter(|(_, w)| *w == [0x1f, 0x43, 0xb6, 0x75])
-        .map(|(i, _)| i)
-        .collect();
-    assert!(clusters.len() >= 4, "{} clusters", clusters.len());
-    // The second cluster's blocks from a little way in, to just before the third.
-    let (from, to) = (clusters[1] + 64, clusters[2] - 16);
-    bytes[from..to].fill(0);
-    let damaged = common::repo_path("target/fixtures/lost_frames_damaged.mkv");
-    std::fs::write(&damaged, &bytes).unwrap();
+    let (clip, damaged) = common::matroska_missing_a_cluster();
     let found = common::ffprobe_entries(&damaged, "frame=pts_time").len() as u64;
     assert!((40..95).contains(&found), "ffprobe finds {found} frames");
     let out = hist(&damaged, &["--frames", "0..", "--cpu", "--bins", "16"]);

@@ -29,6 +29,9 @@ impl log::Log for DemotedLogger {
 
     fn log(&self, record: &log::Record) {
         if !Self::demoted(record.metadata()) {
+            if record.level() <= log::Level::Warn && self.0.matches(record) {
+                keep_said(record);
+            }
             return self.0.log(record);
         }
         self.0.log(
@@ -46,6 +49,25 @@ impl log::Log for DemotedLogger {
     fn flush(&self) {
         self.0.flush();
     }
+}
+
+/// Warnings and errors kept as they were said, for a QC report's page; past `KEPT`, only
+/// counted.
+static SAID: std::sync::Mutex<(Vec<String>, usize)> = std::sync::Mutex::new((Vec::new(), 0));
+const KEPT: usize = 100;
+
+fn keep_said(record: &log::Record) {
+    let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
+    if said.0.len() < KEPT {
+        said.0.push(record.args().to_string());
+    } else {
+        said.1 += 1;
+    }
+}
+
+/// The warnings and errors said so far (the first `KEPT`), and how many more there were.
+pub fn said() -> (Vec<String>, usize) {
+    SAID.lock().unwrap_or_else(|p| p.into_inner()).clone()
 }
 
 /// Installs the log: `RUST_LOG` if set, else warnings as `warning: ...` lines (info with

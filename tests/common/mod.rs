@@ -573,6 +573,41 @@ pub fn silent_stretch_mix() -> PathBuf {
 
 /// 25 fps 320x240 x264: moving 1 s, black 2.5 s, moving 1 s, one picture held 3 s, moving
 /// 1.5 s; stereo 16-bit sound at 48 kHz, silent from 1.2 s to 3.9 s (the QC events' programme).
+/// 100 frames of 25 fps Matroska (H.264 with B-frames, a cluster a second), and a copy whose
+/// second cluster is damaged from a little way in to its end, as a damaged copy loses it.
+pub fn matroska_missing_a_cluster() -> (PathBuf, PathBuf) {
+    let clip = fixture(
+        "lost_frames.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x120:r=25:d=4",
+            "-c:v",
+            "libx264",
+            "-g",
+            "25",
+            "-bf",
+            "2",
+            "-cluster_time_limit",
+            "1000",
+        ],
+    );
+    let mut bytes = std::fs::read(&clip).unwrap();
+    let clusters: Vec<usize> = bytes
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == [0x1f, 0x43, 0xb6, 0x75])
+        .map(|(i, _)| i)
+        .collect();
+    assert!(clusters.len() >= 4, "{} clusters", clusters.len());
+    let (from, to) = (clusters[1] + 64, clusters[2] - 16);
+    bytes[from..to].fill(0);
+    let damaged = repo_path("target/fixtures/lost_frames_damaged.mkv");
+    std::fs::write(&damaged, &bytes).unwrap();
+    (clip, damaged)
+}
+
 pub fn events_programme() -> PathBuf {
     fixture(
         "events-programme.mkv",

@@ -67,6 +67,9 @@ pub struct HtmlReport {
     pub(crate) idet: Option<crate::cli::report::idet::IdetSummary>,
     /// A signal stopped the report short of a file's end (a live input's end is its signal).
     pub(crate) stopped: bool,
+    /// The warnings said while the file was read (damage, frames lost, a file cut short), and
+    /// how many more than those kept.
+    pub(crate) warnings: (Vec<String>, usize),
 }
 
 /// Where each value the graphs take sits in `SignalStats::values`.
@@ -124,6 +127,7 @@ impl HtmlReport {
             fields: [0; 3],
             idet: None,
             stopped: false,
+            warnings: (Vec::new(), 0),
         }
     }
 
@@ -229,6 +233,7 @@ impl HtmlReport {
     ) -> std::io::Result<()> {
         self.events.sort_by(|a, b| a.start.total_cmp(&b.start));
         self.stopped = !self.facts.live && crate::video::input::quitting();
+        self.warnings = crate::cli::logging::said();
         let pictures = thumbnails::draw(&self.facts, &self.events, gpu);
         let html = page::page(&self, &pictures, runs, limited);
         crate::output_file::OutputFile::write(path, html.as_bytes())

@@ -100,6 +100,7 @@ fn verdicts(report: &HtmlReport, runs: &Runs, limited: bool) -> String {
         "<tr><th>Events</th><td id=\"event-count\" data-count=\"{}\">{counted}</td></tr>\n",
         report.events.len(),
     );
+    rows += &reading(report);
     rows += &match report.integrated {
         Some((integrated, range)) => {
             let within = (integrated - TARGET).abs() <= TOLERANCE;
@@ -149,6 +150,28 @@ fn verdicts(report: &HtmlReport, runs: &Runs, limited: bool) -> String {
         }
     };
     format!("<section id=\"verdicts\"><h2>Verdicts</h2>\n<table>\n{rows}</table></section>\n")
+}
+
+/// The warnings said as the file was read (damage decoded past, frames lost, a file cut
+/// short), each as stderr had it.
+fn reading(report: &HtmlReport) -> String {
+    let (said, more) = &report.warnings;
+    let count = said.len() + more;
+    if count == 0 {
+        return "<tr><th>Reading</th><td id=\"warnings\" data-count=\"0\">no damage, loss or other warning</td></tr>\n"
+            .to_string();
+    }
+    let mut rows = format!(
+        "<tr><th>Reading</th><td id=\"warnings\" data-count=\"{count}\"><span class=\"verdict note\">{count} warning(s)</span> \
+         as the file was read</td></tr>\n"
+    );
+    for line in said {
+        rows += &format!("<tr><td></td><td class=\"warning\">{}</td></tr>\n", escape(line));
+    }
+    if *more > 0 {
+        rows += &format!("<tr><td></td><td class=\"muted\">and {more} more</td></tr>\n");
+    }
+    rows
 }
 
 /// The stream's field order, and how the decoder flagged the frames: `progressive (the stream
