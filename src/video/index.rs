@@ -249,12 +249,6 @@ pub struct FrameIndex {
 /// Packets read between two publications to the shared index (and checks of the stop flag).
 const BATCH: usize = 64;
 
-/// Whether `input`'s container lists every frame of its streams (MP4 and QuickTime's sample
-/// tables).
-fn lists_every_frame(input: &ffmpeg::format::context::Input) -> bool {
-    input.format().name().split(',').any(|name| name == "mov")
-}
-
 impl FrameIndex {
     /// An index that has everything already (tests, and formats read whole anyway).
     pub fn from_packets(packets: impl IntoIterator<Item = (Option<i64>, bool)>, ticks_per_frame: f64) -> Arc<Self> {
@@ -381,17 +375,8 @@ impl FrameIndex {
         // reads them (`continuity`).
         super::demux::discard_other_streams(&mut input, stream_index);
         let mut continuity = super::continuity::IndexReading::of(&mut input, stream_index, Arc::clone(&self.clock));
-        // Frames a demuxer dropped as damage (a Matroska cluster it could not read) show in the
-        // picture's cadence; `continuity` watches it where the timestamps may start over. Not
-        // in MP4 and QuickTime, whose sample tables keep every frame's place (a frame lost
-        // there is one the decoder does not give out).
-        let mut lost = (continuity.is_none() && !lists_every_frame(&input))
-            .then(|| {
-                input
-                    .stream(stream_index)
-                    .map(|s| super::cadence::LostFrames::new(s.time_base()))
-            })
-            .flatten();
+        // Frames a demuxer dropped as damage (a Matroska cluster it could not read).
+        let mut lost = super::missing::LostFromFile::new(&input, stream_index, continuity.is_some());
         let mut batch: Vec<(Option<i64>, bool)> = Vec::with_capacity(BATCH);
         let codec = input.stream(stream_index).map(|s| s.parameters().id());
         let mut anchors = super::anchors::AnchorTimes::new(codec.unwrap_or(ffmpeg::codec::Id::None));
@@ -407,9 +392,7 @@ impl FrameIndex {
                 continuity.take(&mut packet, &input, path);
             }
             if !end && packet.stream() == stream_index {
-                if let Some(lost) = &mut lost {
-                    lost.packet(&packet, 0, path.display());
-                }
+                lost.packet(&packet, self.stop.load(Ordering::Relaxed), path);
                 // Packets the decoder is told to discard (before an edit list's start) never
                 // become frames. (Read from the packet itself: ffmpeg-next's flags know only
                 // KEY and CORRUPT, and drop the rest.)
@@ -454,47 +437,12 @@ impl FrameIndex {
                     if let Some(continuity) = &continuity {
                         continuity.finish(path);
                     }
-                    if let Some(lost) = &lost {
-                        lost.finish(path.display());
-                    }
-                    self.say_if_cut_short(path, &input, stream_index, packets);
+                    lost.finish(path);
+                    let span = self.lock().builder.pts_span();
+                    super::missing::say_if_cut_short(path, &input, stream_index, (packets, span, self.ticks_per_frame));
                 }
                 return Ok(());
             }
-        }
-    }
-
-    /// Says where a file read to its end holds less of the stream than its container states: a
-    /// container that lists its frames (MP4, QuickTime, AVI) or states the stream's duration
-    /// (Matroska and WebM's `DURATION` tag) and ends before them was cut short. What is there
-    /// plays.
-    fn say_if_cut_short(&self, path: &Path, input: &ffmpeg::format::context::Input, stream_index: usize, packets: u64) {
-        let Some(stream) = input.stream(stream_index) else {
-            return;
-        };
-        let listed = stream.frames().max(0) as u64;
-        if listed > packets {
-            log::warn!(
-                "{}: the file ends early: {packets} of the {listed} frames its container lists are in it",
-                path.display()
-            );
-            return;
-        }
-        let Some(stated) = super::demux::tagged_duration(&stream) else {
-            return;
-        };
-        let Some((first, last)) = self.lock().builder.pts_span() else {
-            return;
-        };
-        let tick = f64::from(stream.time_base());
-        let frame = self.ticks_per_frame * tick;
-        let read = (last - first) as f64 * tick + frame;
-        // Two frames' slack: muxers round the duration, and some count the last frame's time.
-        if stated - read > 2.0 * frame + 0.05 {
-            log::warn!(
-                "{}: the file ends early: its video stops at {read:.2} s of the {stated:.2} s its container states",
-                path.display()
-            );
         }
     }
 

@@ -15,6 +15,7 @@ pub mod index;
 pub mod input;
 pub mod interop;
 pub mod memory;
+pub mod missing;
 pub mod planes;
 pub mod record;
 pub mod ring;
