@@ -234,23 +234,30 @@ fn a_file_of_sound_alone_has_a_page_of_its_sound() {
 #[test]
 fn the_page_lists_the_damage_and_loss_found_as_the_file_was_read() {
     let (_, damaged) = common::matroska_missing_a_cluster();
-    let page = std::env::temp_dir().join(format!("histoplay-report-damaged-{}.html", std::process::id()));
-    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["report", "-o"])
-        .arg(&page)
-        .arg(&damaged)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let html = std::fs::read_to_string(&page).unwrap();
-    let tidy = Command::new("tidy").args(["-q", "-e"]).arg(&page).output().unwrap();
-    assert!(tidy.status.success(), "{}", String::from_utf8_lossy(&tidy.stderr));
-    let _ = std::fs::remove_file(&page);
-    // Every warning stderr had, on the page as it was said.
-    let warned: Vec<&str> = std::str::from_utf8(&out.stderr)
-        .unwrap()
+    // The page of a run (`quiet`: RUST_LOG=error, stderr showing no warning), valid HTML, and
+    // stderr.
+    let page_of = |quiet: bool| {
+        let page = std::env::temp_dir().join(format!("histoplay-report-damaged-{quiet}-{}.html", std::process::id()));
+        let mut command = Command::new(env!("CARGO_BIN_EXE_histoplay"));
+        command.args(["report", "-o"]).arg(&page).arg(&damaged);
+        if quiet {
+            command.env("RUST_LOG", "error");
+        }
+        let out = command.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let html = std::fs::read_to_string(&page).unwrap();
+        let tidy = Command::new("tidy").args(["-q", "-e"]).arg(&page).output().unwrap();
+        assert!(tidy.status.success(), "{}", String::from_utf8_lossy(&tidy.stderr));
+        let _ = std::fs::remove_file(&page);
+        (html, String::from_utf8(out.stderr).unwrap())
+    };
+    let (html, stderr) = page_of(false);
+    // Every warning stderr had of the file, once each, on the page as it was said.
+    let of_file = format!("warning: {}: ", damaged.display());
+    let warned: Vec<&str> = stderr
         .lines()
-        .filter_map(|l| l.strip_prefix("warning: "))
+        .filter(|l| l.starts_with(&of_file))
+        .map(|l| &l["warning: ".len()..])
         .collect();
     assert!(
         warned
@@ -258,10 +265,8 @@ fn the_page_lists_the_damage_and_loss_found_as_the_file_was_read() {
             .any(|w| w.contains("frames lost from the stream where its decode times skip")),
         "{warned:?}"
     );
-    assert!(
-        html.contains(&format!("id=\"warnings\" data-count=\"{}\"", warned.len())),
-        "{html}"
-    );
+    let once: std::collections::BTreeSet<&str> = warned.iter().copied().collect();
+    assert_eq!(once.len(), warned.len(), "{warned:?}");
     let listed: Vec<&str> = html
         .split("<td class=\"warning\">")
         .skip(1)
@@ -269,7 +274,30 @@ fn the_page_lists_the_damage_and_loss_found_as_the_file_was_read() {
         .collect();
     let escaped: Vec<String> = warned
         .iter()
-        .map(|w| w.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;"))
+        .map(|w| {
+            w.replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+                .replace('"', "&quot;")
+        })
         .collect();
-    assert_eq!(listed, escaped);
+    // (A warning said after the page was written, were there one, would be on stderr alone.)
+    assert_eq!(listed[..], escaped[..listed.len()]);
+    assert!(
+        html.contains(&format!("id=\"warnings\" data-count=\"{}\"", listed.len())),
+        "{html}"
+    );
+    // With stderr quiet, the page says the same of the frames lost (the index's finding; which
+    // frames H.264's frame threads conceal may change from run to run).
+    let (quiet_html, quiet_stderr) = page_of(true);
+    assert!(!quiet_stderr.contains("warning: "), "{quiet_stderr}");
+    let lost = |html: &str| -> Vec<String> {
+        html.split("<td class=\"warning\">")
+            .skip(1)
+            .map(|rest| rest.split("</td>").next().unwrap().to_string())
+            .filter(|w| w.contains("lost from the stream"))
+            .collect()
+    };
+    assert!(!lost(&html).is_empty());
+    assert_eq!(lost(&quiet_html), lost(&html));
 }

@@ -29,8 +29,11 @@ impl log::Log for DemotedLogger {
 
     fn log(&self, record: &log::Record) {
         if !Self::demoted(record.metadata()) {
-            if record.level() <= log::Level::Warn && self.0.matches(record) {
-                keep_said(record);
+            // histoplay's own warnings are kept for a QC page whatever stderr shows, and each
+            // said once (a file's index read again, by the player's timeline or a page's
+            // pictures, finds the same losses).
+            if record.level() <= log::Level::Warn && record.target().starts_with("histoplay") && !keep_said(record) {
+                return;
             }
             return self.0.log(record);
         }
@@ -51,22 +54,29 @@ impl log::Log for DemotedLogger {
     }
 }
 
-/// Warnings and errors kept as they were said, for a QC report's page; past `KEPT`, only
-/// counted.
-static SAID: std::sync::Mutex<(Vec<String>, usize)> = std::sync::Mutex::new((Vec::new(), 0));
-const KEPT: usize = 100;
+/// histoplay's warnings and errors as they were said, for a QC report's page (the first
+/// `KEPT`), and whether more were said.
+static SAID: std::sync::Mutex<(Vec<String>, bool)> = std::sync::Mutex::new((Vec::new(), false));
+const KEPT: usize = 200;
 
-fn keep_said(record: &log::Record) {
+/// Keeps `record`'s line; false where the same line was said before.
+fn keep_said(record: &log::Record) -> bool {
+    let line = record.args().to_string();
     let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
-    if said.0.len() < KEPT {
-        said.0.push(record.args().to_string());
-    } else {
-        said.1 += 1;
+    if said.0.contains(&line) {
+        return false;
     }
+    if said.0.len() < KEPT {
+        said.0.push(line);
+    } else {
+        said.1 = true;
+    }
+    true
 }
 
-/// The warnings and errors said so far (the first `KEPT`), and how many more there were.
-pub fn said() -> (Vec<String>, usize) {
+/// histoplay's warnings and errors said so far (the first `KEPT`), and whether there were
+/// more.
+pub fn said() -> (Vec<String>, bool) {
     SAID.lock().unwrap_or_else(|p| p.into_inner()).clone()
 }
 
@@ -91,7 +101,8 @@ pub fn init(verbose: bool) {
         });
     }
     let logger = builder.build();
-    let max_level = logger.filter();
+    // Warnings reach the logger even where stderr is to show fewer: a QC page keeps them.
+    let max_level = logger.filter().max(log::LevelFilter::Warn);
     if log::set_boxed_logger(Box::new(DemotedLogger(logger))).is_ok() {
         log::set_max_level(max_level);
     }

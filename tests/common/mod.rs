@@ -571,8 +571,6 @@ pub fn silent_stretch_mix() -> PathBuf {
     )
 }
 
-/// 25 fps 320x240 x264: moving 1 s, black 2.5 s, moving 1 s, one picture held 3 s, moving
-/// 1.5 s; stereo 16-bit sound at 48 kHz, silent from 1.2 s to 3.9 s (the QC events' programme).
 /// 100 frames of 25 fps Matroska (H.264 with B-frames, a cluster a second), and a copy whose
 /// second cluster is damaged from a little way in to its end, as a damaged copy loses it.
 pub fn matroska_missing_a_cluster() -> (PathBuf, PathBuf) {
@@ -603,11 +601,17 @@ pub fn matroska_missing_a_cluster() -> (PathBuf, PathBuf) {
     assert!(clusters.len() >= 4, "{} clusters", clusters.len());
     let (from, to) = (clusters[1] + 64, clusters[2] - 16);
     bytes[from..to].fill(0);
+    // (Written whole and then named, as `fixture` makes its files: test programs may run
+    // side by side.)
     let damaged = repo_path("target/fixtures/lost_frames_damaged.mkv");
-    std::fs::write(&damaged, &bytes).unwrap();
+    let partial = damaged.with_extension(format!("partial-{}", std::process::id()));
+    std::fs::write(&partial, &bytes).unwrap();
+    std::fs::rename(&partial, &damaged).unwrap();
     (clip, damaged)
 }
 
+/// 25 fps 320x240 x264: moving 1 s, black 2.5 s, moving 1 s, one picture held 3 s, moving
+/// 1.5 s; stereo 16-bit sound at 48 kHz, silent from 1.2 s to 3.9 s (the QC events' programme).
 pub fn events_programme() -> PathBuf {
     fixture(
         "events-programme.mkv",

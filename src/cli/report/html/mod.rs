@@ -67,9 +67,9 @@ pub struct HtmlReport {
     pub(crate) idet: Option<crate::cli::report::idet::IdetSummary>,
     /// A signal stopped the report short of a file's end (a live input's end is its signal).
     pub(crate) stopped: bool,
-    /// The warnings said while the file was read (damage, frames lost, a file cut short), and
-    /// how many more than those kept.
-    pub(crate) warnings: (Vec<String>, usize),
+    /// The warnings said of the file as it was read (damage, frames lost, a file cut short),
+    /// and whether more were said than kept.
+    pub(crate) warnings: (Vec<String>, bool),
 }
 
 /// Where each value the graphs take sits in `SignalStats::values`.
@@ -127,7 +127,7 @@ impl HtmlReport {
             fields: [0; 3],
             idet: None,
             stopped: false,
-            warnings: (Vec::new(), 0),
+            warnings: (Vec::new(), false),
         }
     }
 
@@ -233,7 +233,10 @@ impl HtmlReport {
     ) -> std::io::Result<()> {
         self.events.sort_by(|a, b| a.start.total_cmp(&b.start));
         self.stopped = !self.facts.live && crate::video::input::quitting();
-        self.warnings = crate::cli::logging::said();
+        // (Those of the file: said of it by its path, as stderr has them.)
+        let (said, more) = crate::cli::logging::said();
+        let of_file = format!("{}: ", self.facts.path.display());
+        self.warnings = (said.into_iter().filter(|w| w.starts_with(&of_file)).collect(), more);
         let pictures = thumbnails::draw(&self.facts, &self.events, gpu);
         let html = page::page(&self, &pictures, runs, limited);
         crate::output_file::OutputFile::write(path, html.as_bytes())

@@ -28,6 +28,7 @@ svg.graph { width: 100%; height: auto; display: block; }
 svg .plot { fill: #fafafa; stroke: #bbb; } svg .guide { stroke: #999; stroke-dasharray: 4 3; }
 svg .axis { font-size: 10px; fill: #555; }
 .muted { color: #6d6d72; }
+.warning { color: #8a4b00; }
 @media print { body { margin: 0; max-width: none; font-size: 11px; } section { break-inside: avoid; } tr { break-inside: avoid; } }
 ";
 
@@ -152,15 +153,15 @@ fn verdicts(report: &HtmlReport, runs: &Runs, limited: bool) -> String {
     format!("<section id=\"verdicts\"><h2>Verdicts</h2>\n<table>\n{rows}</table></section>\n")
 }
 
-/// The warnings said as the file was read (damage decoded past, frames lost, a file cut
+/// The warnings said of the file as it was read (damage decoded past, frames lost, a file cut
 /// short), each as stderr had it.
 fn reading(report: &HtmlReport) -> String {
     let (said, more) = &report.warnings;
-    let count = said.len() + more;
-    if count == 0 {
+    if said.is_empty() {
         return "<tr><th>Reading</th><td id=\"warnings\" data-count=\"0\">no damage, loss or other warning</td></tr>\n"
             .to_string();
     }
+    let count = said.len();
     let mut rows = format!(
         "<tr><th>Reading</th><td id=\"warnings\" data-count=\"{count}\"><span class=\"verdict note\">{count} warning(s)</span> \
          as the file was read</td></tr>\n"
@@ -168,8 +169,8 @@ fn reading(report: &HtmlReport) -> String {
     for line in said {
         rows += &format!("<tr><td></td><td class=\"warning\">{}</td></tr>\n", escape(line));
     }
-    if *more > 0 {
-        rows += &format!("<tr><td></td><td class=\"muted\">and {more} more</td></tr>\n");
+    if *more {
+        rows += "<tr><td></td><td class=\"muted\">(more warnings were said than are kept here)</td></tr>\n";
     }
     rows
 }
