@@ -72,10 +72,7 @@ pub fn read(path: &Path) -> Result<Option<RgbaImage>, StillError> {
     }
     match load(path) {
         Err(StillError::Decode { reason, .. }) if starts_as_picture(path) => {
-            log::warn!(
-                "{}: a damaged picture, read as FFmpeg reads it ({reason})",
-                path.display()
-            );
+            log::warn!("{}: its picture is read as FFmpeg reads it ({reason})", path.display());
             Ok(None)
         }
         read => read.map(Some),
