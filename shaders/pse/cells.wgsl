@@ -9,7 +9,8 @@
 // trusted_module in src/gpu/shaders.rs): pixels below the picture's rows and columns (a block's
 // within the picture, each line's pixels below its block's size, its lines below `lines`; quads
 // of four of those, where a row and every cell start on a multiple of four, each load's last
-// quad its run's own, rows past a block's last read as its last);
+// quad its run's own, rows past a block's last read as its last; a workgroup past the grid's
+// blocks reads the first quad alone, and nothing else);
 // table codes masked to the table's 8 or 10 bits, HLG's gains below the 4097 after them;
 // block_sums below 4 x MAX_BLOCK_CELLS²; cells and blocks below the grid's cells and blocks
 // (`live`); masks below 2 x 2 x MAX_LINES x CHUNK_WORDS (`Blocks::line_step` keeps a block's
