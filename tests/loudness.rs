@@ -420,3 +420,58 @@ fn the_timelines_loudness_strip_shows_each_columns_short_term_loudness_and_marks
         assert_ne!(px(x, 0)[..3], [70, 130, 255], "column {x}");
     }
 }
+
+#[test]
+fn a_change_of_channels_midway_is_said_once_where_it_happens() {
+    // Two seconds of stereo, then two of 5.1 (MPEG-TS pieces joined end to end, as a broadcast
+    // recording goes from an advertisement to the programme).
+    let piece = |name: &str, pan: &str| {
+        fixture(
+            name,
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                "sine=f=440:r=48000:d=2",
+                "-af",
+                pan,
+                "-c:a",
+                "aac",
+                "-f",
+                "mpegts",
+            ],
+        )
+    };
+    let stereo = piece("layout-stereo.ts", "pan=stereo|c0=0.5*c0|c1=0.5*c0");
+    let surround = piece(
+        "layout-5.1.ts",
+        "pan=5.1|c0=0.3*c0|c1=0.3*c0|c2=0.9*c0|c4=0.3*c0|c5=0.3*c0",
+    );
+    let joined = common::repo_path("target/fixtures/layout-joined.ts");
+    let bytes = [std::fs::read(&stereo).unwrap(), std::fs::read(&surround).unwrap()].concat();
+    let partial = joined.with_extension(format!("partial-{}", std::process::id()));
+    std::fs::write(&partial, bytes).unwrap();
+    std::fs::rename(&partial, &joined).unwrap();
+    // Where the first piece's sound ends, as ffprobe times it.
+    let end: f64 = common::ffprobe_entries(&stereo, "format=start_time")[0]
+        .parse::<f64>()
+        .unwrap()
+        + 2.0;
+    let out = histoplay(&["loudness", joined.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let said: Vec<&str> = stderr.lines().filter(|l| l.contains("the sound changes")).collect();
+    assert_eq!(said.len(), 1, "{stderr}");
+    let prefix = format!(
+        "warning: {}: the sound changes from stereo to 5.1 at ",
+        joined.display()
+    );
+    let rest = said[0].strip_prefix(&prefix).expect(said[0]);
+    let (at, tail) = rest.split_once(" s; ").unwrap();
+    let at: f64 = at.parse().unwrap();
+    assert!((at - end).abs() < 0.05, "said at {at} s, the stereo ends at {end} s");
+    assert_eq!(tail, "from there it is mixed to stereo");
+    // A file whose sound keeps its channels says nothing of it.
+    let out = histoplay(&["loudness", stereo.to_str().unwrap()]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("the sound changes"));
+}

@@ -39,6 +39,21 @@ pub fn unplaced(channels: u16) -> ChannelLayout {
     ChannelLayout::from_bits_retain(u64::MAX >> (64 - u32::from(channels).clamp(1, 64)))
 }
 
+/// A layout as FFmpeg names it: `stereo`, `5.1(side)`, `3 channels (FL+FR+LFE)`.
+pub fn name(layout: ChannelLayout) -> String {
+    let mut text = [0 as std::ffi::c_char; 128];
+    // SAFETY: FFmpeg writes at most the buffer's size, its end marked.
+    unsafe {
+        ffmpeg::ffi::av_get_channel_layout_string(
+            text.as_mut_ptr(),
+            text.len() as i32,
+            layout.bits().count_ones() as i32,
+            layout.bits(),
+        );
+        std::ffi::CStr::from_ptr(text.as_ptr()).to_string_lossy().into_owned()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,5 +71,7 @@ mod tests {
         assert_eq!(placing(ChannelLayout::STEREO, 1), Some(ChannelLayout::MONO));
         assert_eq!(unplaced(9).bits(), 0x1ff);
         assert_eq!(unplaced(64).bits().count_ones(), 64);
+        assert_eq!(name(ChannelLayout::STEREO), "stereo");
+        assert_eq!(name(ChannelLayout::_5POINT1), "5.1(side)");
     }
 }

@@ -45,6 +45,10 @@ pub struct AudioSource {
     next_start: Option<f64>,
     eof_sent: bool,
     damaged_packets: u64,
+    /// The last frame's layout and rate, and the changes said (a broadcast's programme in 5.1
+    /// between advertisements in stereo).
+    last_shape: Option<(ffmpeg::ChannelLayout, u32)>,
+    changes: u32,
     /// A file's timestamps kept running on where they start over (MPEG-TS pieces joined), as
     /// its picture's are.
     continuity: Option<crate::video::continuity::FileContinuity>,
@@ -189,6 +193,8 @@ impl AudioSource {
             next_start: None,
             eof_sent: false,
             damaged_packets: 0,
+            last_shape: None,
+            changes: 0,
             continuity: None,
         })
     }
@@ -335,6 +341,10 @@ impl AudioSource {
             .or_else(|| self.layout.filter(|l| l.bits().count_ones() == u32::from(channels)))
             .unwrap_or_else(|| layout::unplaced(channels));
         frame.set_channel_layout(layout);
+        let shape = (layout, frame.rate());
+        if let Some(last) = self.last_shape.replace(shape).filter(|&last| last != shape) {
+            self.note_change(last, shape, start);
+        }
         let matches = |r: &ffmpeg::software::resampling::Context| {
             let input = r.input();
             input.format == frame.format() && input.channel_layout == layout && input.rate == frame.rate()
@@ -375,6 +385,32 @@ impl AudioSource {
         let samples = bytemuck::pod_collect_to_vec::<u8, f32>(&out.data(0)[..bytes]);
         self.next_start = Some(start + out.samples() as f64 / f64::from(self.rate));
         Some(Chunk { start, samples })
+    }
+
+    /// The sound changed its channels or rate (from `last` to `now`) at `start` s: said, for
+    /// the first few changes; it is mixed to the layout and rate given out.
+    fn note_change(&mut self, last: (ffmpeg::ChannelLayout, u32), now: (ffmpeg::ChannelLayout, u32), start: f64) {
+        self.changes += 1;
+        let path = self.path.display();
+        if self.changes > 3 {
+            if self.changes == 4 {
+                log::warn!("{path}: the sound changes again; further changes not said");
+            }
+            return;
+        }
+        let shape = |(layout, rate): (ffmpeg::ChannelLayout, u32)| match now.1 == last.1 {
+            true => layout::name(layout),
+            false => format!("{} at {rate} Hz", layout::name(layout)),
+        };
+        let out = match now.1 == last.1 && self.rate == now.1 {
+            true => layout::name(self.layout()),
+            false => format!("{} at {} Hz", layout::name(self.layout()), self.rate),
+        };
+        log::warn!(
+            "{path}: the sound changes from {} to {} at {start:.3} s; from there it is mixed to {out}",
+            shape(last),
+            shape(now)
+        );
     }
 
     fn note_damage(&mut self, error: &dyn std::fmt::Display) {
