@@ -45,9 +45,9 @@ pub struct AudioSource {
     next_start: Option<f64>,
     eof_sent: bool,
     damaged_packets: u64,
-    /// The last frame's layout and rate, and the changes said (a broadcast's programme in 5.1
-    /// between advertisements in stereo).
-    last_shape: Option<(ffmpeg::ChannelLayout, u32)>,
+    /// The last frame's layout and rate and the frames in a row that had them, and the changes
+    /// said (a broadcast's programme in 5.1 between advertisements in stereo).
+    last_shape: Option<((ffmpeg::ChannelLayout, u32), u32)>,
     changes: u32,
     /// A file's timestamps kept running on where they start over (MPEG-TS pieces joined), as
     /// its picture's are.
@@ -342,8 +342,17 @@ impl AudioSource {
             .unwrap_or_else(|| layout::unplaced(channels));
         frame.set_channel_layout(layout);
         let shape = (layout, frame.rate());
-        if let Some(last) = self.last_shape.replace(shape).filter(|&last| last != shape) {
-            self.note_change(last, shape, start);
+        match self.last_shape {
+            Some((last, frames)) if last == shape => self.last_shape = Some((shape, frames + 1)),
+            Some((last, frames)) => {
+                // (A lone frame of another shape, a decoder settling on its first or a damaged
+                // one, is no change of the sound's: the change back from it is not said.)
+                if frames > 1 {
+                    self.note_change(last, shape, start);
+                }
+                self.last_shape = Some((shape, 1));
+            }
+            None => self.last_shape = Some((shape, 1)),
         }
         let matches = |r: &ffmpeg::software::resampling::Context| {
             let input = r.input();
