@@ -9,8 +9,7 @@
 // trusted_module in src/gpu/shaders.rs): pixels below the picture's rows and columns (a block's
 // within the picture, each line's pixels below its block's size, its lines below `lines`; quads
 // of four of those, where a row and every cell start on a multiple of four, each load's last
-// quad its run's own, rows past a block's last read as its last; a workgroup past the grid's
-// blocks reads the first quad alone, and nothing else);
+// quad its run's own, rows past a block's last read as its last);
 // table codes masked to the table's 8 or 10 bits, HLG's gains below the 4097 after them;
 // block_sums below 4 x MAX_BLOCK_CELLS²; cells and blocks below the grid's cells and blocks
 // (`live`); masks below 2 x 2 x MAX_LINES x CHUNK_WORDS (`Blocks::line_step` keeps a block's
@@ -216,78 +215,37 @@ fn add_to_cell(r: u32, c: u32, sum: vec4u) {
 
 // `sum_columns` four pixels a load (QUADS): the block's rows shared out among lanes of
 // invocations, each lane a run of four pixels across (within one cell: the cells' widths are
-// multiples of four), each invocation its lane's every `lanes`th row, eight rows loaded at a
-// time, its sum added to its cell as the rows pass from one row of cells to the next. The
-// table is loaded here (`load_table` and the barrier after it), once the first eight rows'
-// loads are on their way.
+// multiples of four), each invocation its lane's every `lanes`th row, four rows loaded at a
+// time, its sum added to its cell as the rows pass from one row of cells to the next.
 fn sum_quads(x0: u32, width: u32, rows: vec2u, c0: u32, live: bool, index: u32) {
-    let groups = max(width / 4u, 1u);
-    let lanes = 256u / groups;
-    let lane = index / groups;
-    let x = x0 + 4u * (index % groups);
-    let c = x * params.columns / params.width - c0;
-    let y_end = start(rows.y, params.height, params.rows);
-    // (A block past the grid's, `live` false, reads the first quad.)
-    let at = QuadRows(select(0u, y_end - 1u, live), select(0u, params.width / 4u, live), select(0u, x / 4u, live), lanes);
-    var run = QuadRun(0u, start(rows.x + 1u, params.height, params.rows), vec4u(0u));
-    let span = vec2u(rows.x, y_end);
-    var y = start(rows.x, params.height, params.rows) + lane;
-    let a0 = quads[quad_at(at, y, 0u)];
-    let a1 = quads[quad_at(at, y, 1u)];
-    let a2 = quads[quad_at(at, y, 2u)];
-    let a3 = quads[quad_at(at, y, 3u)];
-    let a4 = quads[quad_at(at, y, 4u)];
-    let a5 = quads[quad_at(at, y, 5u)];
-    let a6 = quads[quad_at(at, y, 6u)];
-    let a7 = quads[quad_at(at, y, 7u)];
-    load_table(index);
-    workgroupBarrier();
+    let groups = width / 4u;
+    let lanes = 256u / max(groups, 1u);
+    let lane = index / max(groups, 1u);
     if !live || lane >= lanes {
         return;
     }
-    take_rows(&run, y, lanes, span, c, a0, a1, a2, a3, a4, a5, a6, a7);
-    for (y += 8u * lanes; y < y_end; y += 8u * lanes) {
-        let b0 = quads[quad_at(at, y, 0u)];
-        let b1 = quads[quad_at(at, y, 1u)];
-        let b2 = quads[quad_at(at, y, 2u)];
-        let b3 = quads[quad_at(at, y, 3u)];
-        let b4 = quads[quad_at(at, y, 4u)];
-        let b5 = quads[quad_at(at, y, 5u)];
-        let b6 = quads[quad_at(at, y, 6u)];
-        let b7 = quads[quad_at(at, y, 7u)];
-        take_rows(&run, y, lanes, span, c, b0, b1, b2, b3, b4, b5, b6, b7);
+    let x = x0 + 4u * (index % groups);
+    let c = x * params.columns / params.width - c0;
+    let y_end = start(rows.y, params.height, params.rows);
+    let last = y_end - 1u;
+    let q_row = params.width / 4u;
+    let q_x = x / 4u;
+    var run = QuadRun(0u, start(rows.x + 1u, params.height, params.rows), vec4u(0u));
+    let step = 4u * lanes;
+    for (var y = start(rows.x, params.height, params.rows) + lane; y < y_end; y += step) {
+        let y1 = y + lanes;
+        let y2 = y1 + lanes;
+        let y3 = y2 + lanes;
+        let a0 = quads[y * q_row + q_x];
+        let a1 = quads[min(y1, last) * q_row + q_x];
+        let a2 = quads[min(y2, last) * q_row + q_x];
+        let a3 = quads[min(y3, last) * q_row + q_x];
+        take_row(&run, y, sum_of_quad(a0), vec2u(rows.x, y_end), c);
+        take_row(&run, y1, sum_of_quad(a1), vec2u(rows.x, y_end), c);
+        take_row(&run, y2, sum_of_quad(a2), vec2u(rows.x, y_end), c);
+        take_row(&run, y3, sum_of_quad(a3), vec2u(rows.x, y_end), c);
     }
     add_to_cell(run.row, c, run.sum);
-}
-
-// Where a lane's quads are: the block's last row, quads a row, the lane's quad along it, and
-// the lanes (a lane takes every `lanes`th row).
-struct QuadRows {
-    last: u32,
-    row: u32,
-    x: u32,
-    lanes: u32,
-}
-
-// The quad of the `k`th row of a lane's eight from row `y` on (rows past the block's last
-// read as its last).
-fn quad_at(at: QuadRows, y: u32, k: u32) -> u32 {
-    return min(y + k * at.lanes, at.last) * at.row + at.x;
-}
-
-// `take_row` of eight rows of a lane from row `y` on.
-fn take_rows(
-    run: ptr<function, QuadRun>, y: u32, lanes: u32, span: vec2u, c: u32,
-    a0: vec4u, a1: vec4u, a2: vec4u, a3: vec4u, a4: vec4u, a5: vec4u, a6: vec4u, a7: vec4u,
-) {
-    take_row(run, y, sum_of_quad(a0), span, c);
-    take_row(run, y + lanes, sum_of_quad(a1), span, c);
-    take_row(run, y + 2u * lanes, sum_of_quad(a2), span, c);
-    take_row(run, y + 3u * lanes, sum_of_quad(a3), span, c);
-    take_row(run, y + 4u * lanes, sum_of_quad(a4), span, c);
-    take_row(run, y + 5u * lanes, sum_of_quad(a5), span, c);
-    take_row(run, y + 6u * lanes, sum_of_quad(a6), span, c);
-    take_row(run, y + 7u * lanes, sum_of_quad(a7), span, c);
 }
 
 // An invocation's run down its lane: the block's row of cells it is in, where the next starts,
@@ -338,13 +296,13 @@ fn block_light(
     if index < 4u * MAX_BLOCK_CELLS * MAX_BLOCK_CELLS {
         atomicStore(&block_sums[index], 0u);
     }
+    load_table(index);
+    workgroupBarrier();
     let x0 = start(c0, params.width, params.columns);
     let width = start(c1, params.width, params.columns) - x0;
     if QUADS == 1u {
         sum_quads(x0, width, vec2u(r0, r1), c0, live, index);
     } else {
-        load_table(index);
-        workgroupBarrier();
         sum_columns(x0, width, vec2u(r0, r1), c0, live, index);
     }
     workgroupBarrier();
