@@ -773,6 +773,31 @@ fn frames_copied_from_where_they_were_decoded_count_alike() {
     }
 }
 
+/// `hist`'s line counts the R, G and B codes of `picture`'s `pixels` as FFmpeg decodes them.
+fn assert_counts_ffmpegs_pixels(line: &serde_json::Value, picture: &std::path::Path, pixels: usize) {
+    let rgb = Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(picture)
+        .args(["-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        .output()
+        .unwrap()
+        .stdout;
+    assert_eq!(rgb.len(), pixels * 3);
+    for (c, name) in ["r", "g", "b"].iter().enumerate() {
+        let mut expected = vec![0u64; 256];
+        for pixel in rgb.chunks(3) {
+            expected[pixel[c] as usize] += 1;
+        }
+        let counts: Vec<u64> = line[name]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert_eq!(counts, expected, "{name}");
+    }
+}
+
 /// A picture whose pixels the image crate refuses after its header (a PNG whose data's checksum
 /// is wrong) is read by FFmpeg, which does not check it, with a warning: `hist`, `scope` and
 /// `render` give the picture's own pixels, not an error.
@@ -811,35 +836,7 @@ fn a_png_with_a_wrong_checksum_is_read_with_a_warning() {
         "{stderr}"
     );
     let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rgb = Command::new("ffmpeg")
-        .args([
-            "-v",
-            "error",
-            "-i",
-            good.to_str().unwrap(),
-            "-f",
-            "rawvideo",
-            "-pix_fmt",
-            "rgb24",
-            "-",
-        ])
-        .output()
-        .unwrap()
-        .stdout;
-    assert_eq!(rgb.len(), 64 * 48 * 3);
-    for (c, name) in ["r", "g", "b"].iter().enumerate() {
-        let mut expected = vec![0u64; 256];
-        for pixel in rgb.chunks(3) {
-            expected[pixel[c] as usize] += 1;
-        }
-        let counts: Vec<u64> = line[name]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap())
-            .collect();
-        assert_eq!(counts, expected, "{name}");
-    }
+    assert_counts_ffmpegs_pixels(&line, &good, 64 * 48);
     let scope = histoplay(&["scope", bad.to_str().unwrap(), "--cpu"]);
     assert!(scope.status.success(), "{}", String::from_utf8_lossy(&scope.stderr));
     let shot = bad.with_extension("render.png");
@@ -876,34 +873,6 @@ fn a_picture_the_image_crate_refuses_is_read_by_ffmpeg() {
     let out = histoplay(&["hist", jpeg.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rgb = Command::new("ffmpeg")
-        .args([
-            "-v",
-            "error",
-            "-i",
-            jpeg.to_str().unwrap(),
-            "-f",
-            "rawvideo",
-            "-pix_fmt",
-            "rgb24",
-            "-",
-        ])
-        .output()
-        .unwrap()
-        .stdout;
-    assert_eq!(rgb.len(), 64 * 48 * 3);
-    for (c, name) in ["r", "g", "b"].iter().enumerate() {
-        let mut expected = vec![0u64; 256];
-        for pixel in rgb.chunks(3) {
-            expected[pixel[c] as usize] += 1;
-        }
-        let counts: Vec<u64> = line[name]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap())
-            .collect();
-        assert_eq!(counts, expected, "{name}");
-    }
+    assert_counts_ffmpegs_pixels(&line, &jpeg, 64 * 48);
     assert_eq!((line["width"].as_u64(), line["height"].as_u64()), (Some(64), Some(48)));
 }
