@@ -603,6 +603,53 @@ fn a_truncated_matroska_or_webm_file_says_where_its_video_stops() {
 }
 
 #[test]
+fn a_matroska_video_that_starts_late_is_not_taken_for_one_cut_short() {
+    // FFmpeg's muxer states where the stream ends (4.5 s), not how long it is (3 s).
+    let clip = common::fixture(
+        "late-start.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=64x48:r=30:d=3",
+            "-c:v",
+            "libx264",
+            "-g",
+            "15",
+            "-output_ts_offset",
+            "1.5",
+        ],
+    );
+    let out = hist(&clip, &["--frames", "0.."]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 90);
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("ends early"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Cut short, it says so, where it stops on the stream's own clock.
+    let bytes = std::fs::read(&clip).unwrap();
+    let cut = common::repo_path("target/fixtures/truncated-late-start.mkv");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let out = hist(&cut, &["--frames", "0.."]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let frames = String::from_utf8_lossy(&out.stdout).lines().count();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stop: f64 = stderr
+        .split("the file ends early: its video stops at ")
+        .nth(1)
+        .and_then(|rest| rest.split(" s of the 4.5").next())
+        .unwrap_or_else(|| panic!("{stderr}"))
+        .parse()
+        .unwrap();
+    assert!(
+        (0.0..0.2).contains(&(stop - 1.5 - frames as f64 / 30.0)),
+        "{stop} s, {frames} frames"
+    );
+}
+
+#[test]
 fn corruption_in_the_middle_is_skipped_with_a_warning() {
     let clip = common::fixture(
         "ramp.ts",

@@ -75,11 +75,15 @@ pub fn say_if_cut_short(
     };
     let tick = f64::from(stream.time_base());
     let frame = ticks_per_frame * tick;
+    // FFmpeg's Matroska muxer states where the stream ends (a stream that starts late ends
+    // later), others how long it is: the file is short only where it falls short of both.
     let read = (last - first) as f64 * tick + frame;
+    let end = last as f64 * tick + frame;
     // Two frames' slack: muxers round the duration, and some count the last frame's time.
-    if stated - read > 2.0 * frame + 0.05 {
+    let stops = read.max(end);
+    if stated - stops > 2.0 * frame + 0.05 {
         log::warn!(
-            "{}: the file ends early: its video stops at {read:.2} s of the {stated:.2} s its container states",
+            "{}: the file ends early: its video stops at {stops:.2} s of the {stated:.2} s its container states",
             path.display()
         );
     }
