@@ -88,12 +88,19 @@ fn ffmpeg_events(file: &Path, black: &str, freeze: &str, silence: &str) -> Vec<R
 
 /// `ffmpeg_events` with the video filters after `before` (a chain ending in a comma).
 fn ffmpeg_events_after(file: &Path, before: &str, black: &str, freeze: &str, silence: &str) -> Vec<Row> {
+    ffmpeg_events_with(&[], file, before, black, freeze, silence)
+}
+
+/// `ffmpeg_events_after`, `ffmpeg`'s options for the input (`input`) given before it.
+fn ffmpeg_events_with(input: &[&str], file: &Path, before: &str, black: &str, freeze: &str, silence: &str) -> Vec<Row> {
     let filter = |name: &str, options: &str| match options {
         "" => name.to_string(),
         o => format!("{name}={o}"),
     };
     let out = Command::new("ffmpeg")
-        .args(["-hide_banner", "-nostats", "-i"])
+        .args(["-hide_banner", "-nostats"])
+        .args(input)
+        .arg("-i")
         .arg(file)
         .args([
             "-vf",
@@ -264,6 +271,41 @@ fn events_are_ffmpegs_at_10_bits_to_the_end_and_per_channel() {
         "{theirs:?}"
     );
     assert_eq!(theirs.iter().filter(|r| r.0 == "silence").count(), 3, "{theirs:?}");
+}
+
+#[test]
+fn silences_in_flac_remuxed_with_rounded_timestamps_are_timed_as_ffmpeg_times_them() {
+    // FLAC frames of 4608 samples at 44.1 kHz in Matroska's milliseconds: each packet 104 ms
+    // long, some 105 ms after the one before, where `ffmpeg` starts the times afresh from the
+    // timestamp (its times on frames decoded by several threads move with their count: one
+    // thread's are the frames' own).
+    let pcm = common::fixture(
+        "silence-pcm.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=0.3*sin(2*PI*440*t)*not(between(t\\,1\\,4)):s=44100:d=6",
+            "-c:a",
+            "pcm_s16le",
+        ],
+    );
+    let flac = common::fixture(
+        "silence-flac-remuxed.mkv",
+        &["-i", pcm.to_str().unwrap(), "-c:a", "flac"],
+    );
+    let theirs = ffmpeg_events_with(&["-threads", "1"], &flac, "", "", "", "d=2");
+    assert_eq!(
+        theirs,
+        vec![(
+            "silence".to_string(),
+            None,
+            "1.00077".to_string(),
+            Some("4.00091".to_string()),
+            Some("3.00014".to_string())
+        )]
+    );
+    assert_eq!(our_events(&flac, "", "", "d=2", &[]), theirs);
 }
 
 #[test]
