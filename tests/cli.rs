@@ -287,6 +287,45 @@ fn a_file_cut_short_inside_its_first_picture_says_so() {
 }
 
 #[test]
+fn a_video_whose_codec_name_is_damaged_is_refused_in_words() {
+    // Matroska's codec name for H.264 with a byte changed: FFmpeg knows no such codec.
+    let mkv = common::fixture(
+        "codec-name.mkv",
+        &["-f", "lavfi", "-i", "testsrc2=s=64x48:r=10:d=0.4", "-c:v", "libx264"],
+    );
+    let bytes = std::fs::read(&mkv).unwrap();
+    let at = bytes.windows(15).position(|w| w == b"V_MPEG4/ISO/AVC").unwrap();
+    let mut damaged = bytes.clone();
+    damaged[at + 2] = b'X';
+    let path = std::env::temp_dir().join(format!("histoplay-codec-name-{}.mkv", std::process::id()));
+    std::fs::write(&path, damaged).unwrap();
+    let name = path.to_str().unwrap();
+    for args in [&["hist", name][..], &["report", name], &["pse", name]] {
+        assert_one_line_error(
+            &histoplay(args),
+            "its video's codec is not one FFmpeg knows (an unknown or damaged codec name)",
+        );
+    }
+    std::fs::remove_file(&path).unwrap();
+    // The same of the sound's (FLAC's name damaged): `loudness` refuses it in words.
+    let flac = common::fixture(
+        "codec-name-sound.mkv",
+        &["-f", "lavfi", "-i", "sine=d=0.4", "-c:a", "flac"],
+    );
+    let bytes = std::fs::read(&flac).unwrap();
+    let at = bytes.windows(6).position(|w| w == b"A_FLAC").unwrap();
+    let mut damaged = bytes.clone();
+    damaged[at + 2] = b'X';
+    let path = std::env::temp_dir().join(format!("histoplay-codec-name-sound-{}.mkv", std::process::id()));
+    std::fs::write(&path, damaged).unwrap();
+    assert_one_line_error(
+        &histoplay(&["loudness", path.to_str().unwrap()]),
+        "its sound's codec is not one FFmpeg knows (an unknown or damaged codec name)",
+    );
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
 fn a_picture_too_large_is_refused_from_its_header_before_it_is_decoded() {
     // A PNG whose header says 20000 x 20000 (its pixels never follow): refused by its size.
     let chunk = |kind: &[u8], data: &[u8]| {

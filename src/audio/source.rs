@@ -171,11 +171,20 @@ impl AudioSource {
         (stream_index, time_base, parameters): (usize, ffmpeg::Rational, ffmpeg::codec::Parameters),
         (rate, channels): (u32, u16),
     ) -> Result<Self, AudioError> {
+        let codec = parameters.id();
         let decoder = ffmpeg::codec::context::Context::from_parameters(parameters)
             .and_then(|context| context.decoder().audio())
             .map_err(|e| AudioError::Open {
                 path: path.to_owned(),
-                reason: e.to_string(),
+                reason: match (codec, e) {
+                    (ffmpeg::codec::Id::None, _) => {
+                        "its sound's codec is not one FFmpeg knows (an unknown or damaged codec name)".into()
+                    }
+                    (_, ffmpeg::Error::DecoderNotFound) => {
+                        format!("no decoder for its {} sound", format!("{codec:?}").to_lowercase())
+                    }
+                    (_, e) => e.to_string(),
+                },
             })?;
         Ok(Self {
             path: path.to_owned(),

@@ -50,6 +50,12 @@ impl VideoSource {
                 reason: e.to_string(),
             })?;
         let codec = format!("{codec_id:?}").to_lowercase();
+        if codec_id == ffmpeg::codec::Id::None {
+            return Err(VideoError::Decode {
+                path: path.to_owned(),
+                reason: "its video's codec is not one FFmpeg knows (an unknown or damaged codec name)".into(),
+            });
+        }
         let Some(found) = ffmpeg::decoder::find(codec_id) else {
             return Err(VideoError::UnsupportedCodec {
                 path: path.to_owned(),
