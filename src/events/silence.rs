@@ -37,7 +37,8 @@ pub struct SilenceDetect {
     next: Option<i64>,
     /// The last frame's timestamp, in the stream's time base.
     last_pts: Option<i64>,
-    last_rate: i64,
+    /// The last frame's channels, rate and sample format: a change starts the filter again.
+    shape: Option<(usize, i64, Sample)>,
     events: Vec<Event>,
     /// The tags FFmpeg sets on the frames the silences are found and end in, with the time of
     /// the sample that found or ended each (a report places them on its own frames).
@@ -59,7 +60,7 @@ impl SilenceDetect {
             frame_end: 0,
             next: None,
             last_pts: None,
-            last_rate: 0,
+            shape: None,
             events: Vec::new(),
             tags: Vec::new(),
         }
@@ -68,17 +69,23 @@ impl SilenceDetect {
     /// One decoded frame of the stream whose time base is `time_base`.
     pub fn frame(&mut self, frame: &ffmpeg::frame::Audio, time_base: (i32, i32)) {
         let samples = frame.samples();
-        if samples == 0 || usize::from(frame.channels()) != self.channels {
+        if samples == 0 {
             return;
         }
-        let rate = i64::from(frame.rate().max(1));
-        if self.last_rate != 0 && rate != self.last_rate {
-            for n in &mut self.null_samples {
-                *n = rate * *n / self.last_rate;
-            }
-            self.next = None;
+        let shape = (
+            usize::from(frame.channels()).max(1),
+            i64::from(frame.rate().max(1)),
+            frame.format(),
+        );
+        // (The first frame against what the stream said of itself.)
+        let changed = match self.shape {
+            Some(last) => last != shape,
+            None => (self.channels, self.rate) != (shape.0, shape.1),
+        };
+        if changed {
+            self.start_again(shape.0, shape.1);
         }
-        (self.last_rate, self.rate) = (rate, rate);
+        self.shape = Some(shape);
         let stamp = frame.pts().or(frame.timestamp());
         // A packet later than the one before by more than its length starts the times afresh
         // from its timestamp (as `ffmpeg` does before making them continuous).
@@ -189,6 +196,25 @@ impl SilenceDetect {
     /// The silences that ended since last asked.
     pub fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
+    }
+
+    /// The sound changed its channels, rate or sample format: `ffmpeg` makes its filters again
+    /// for the new frames, and the filter it lets go of ends the silence going on at the end
+    /// of the last frame it had (no tags: there is no frame to put them on). The new one counts
+    /// from nothing; the times go on as they were made continuous (`ffmpeg` keeps that apart
+    /// from the filters).
+    fn start_again(&mut self, channels: usize, rate: i64) {
+        for c in 0..self.independent {
+            if let Some(start) = self.start[c].take() {
+                self.push(c, start, self.frame_end);
+            }
+        }
+        self.channels = channels;
+        self.independent = if self.options.mono { channels } else { 1 };
+        self.null_samples = vec![0; self.independent];
+        self.start = vec![None; self.independent];
+        self.rate = rate;
+        self.duration = rescale(self.options.duration_us, (1, 1_000_000), (1, rate));
     }
 
     /// A silence going on at the end of the stream ends there (the end of its last frame).
