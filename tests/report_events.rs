@@ -309,6 +309,71 @@ fn silences_in_flac_remuxed_with_rounded_timestamps_are_timed_as_ffmpeg_times_th
 }
 
 #[test]
+fn silences_across_a_change_of_channels_or_rate_are_ffmpegs() {
+    // ADTS streams joined end to end, as a broadcast recording changes between programmes:
+    // `ffmpeg` makes its filters again at the change, ending a silence going on there, and
+    // the new filter counts from nothing at the new rate and channels.
+    let part = |name: &str, source: &str, more: &[&str]| {
+        common::fixture(
+            name,
+            &[&["-f", "lavfi", "-i", source][..], more, &["-c:a", "aac"]].concat(),
+        )
+    };
+    let joined = |name: &str, parts: [PathBuf; 2]| {
+        let path = common::repo_path(&format!("target/fixtures/{name}"));
+        let bytes = [std::fs::read(&parts[0]).unwrap(), std::fs::read(&parts[1]).unwrap()].concat();
+        std::fs::write(&path, bytes).unwrap();
+        path
+    };
+    let mono_then_stereo = joined(
+        "silence-mono-then-stereo.aac",
+        [
+            part("silence-mono.aac", "sine=r=48000:d=5", &["-ac", "1"]),
+            part(
+                "silence-stereo.aac",
+                "sine=r=48000:d=6,volume=0:enable='between(t,2,5)'",
+                &["-ac", "2"],
+            ),
+        ],
+    );
+    let rate_change = joined(
+        "silence-48k-then-44k.aac",
+        [
+            part("silence-48k.aac", "sine=r=48000:d=6,volume=0:enable='gte(t,2)'", &[]),
+            part("silence-44k.aac", "sine=r=44100:d=6,volume=0:enable='lt(t,3)'", &[]),
+        ],
+    );
+    for (file, silences) in [(&mono_then_stereo, 1), (&rate_change, 2)] {
+        let theirs = ffmpeg_events(file, "", "", "");
+        assert_eq!(theirs.len(), silences, "{}: {theirs:?}", file.display());
+        assert_eq!(our_events(file, "", "", "", &[]), theirs, "{}", file.display());
+        assert_eq!(our_events(file, "", "", "m=1", &[]), ffmpeg_events(file, "", "", "m=1"));
+    }
+}
+
+#[test]
+fn a_noise_level_in_decibels_is_the_very_level_ffmpeg_makes_of_it() {
+    // A square wave of ±5 in 16 bits for 3 s: silent under a level of 6, not of 5. FFmpeg's
+    // -74.7457086151611 dB is 6 (its decibels by powers of two), where 10^(x/20) would be 5.
+    let wav = common::fixture(
+        "silence-level-5.wav",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=if(between(t\\,1\\,4)\\,5/32768*(2*mod(n\\,2)-1)\\,0.5*sin(2*PI*440*t)):s=48000:d=5",
+            "-c:a",
+            "pcm_s16le",
+        ],
+    );
+    for noise in ["n=-74.7457086151611dB", "n=-74.9dB", "n=-74.6dB"] {
+        let theirs = ffmpeg_events(&wav, "", "", noise);
+        assert_eq!(our_events(&wav, "", "", noise, &[]), theirs, "{noise}");
+    }
+    assert_eq!(ffmpeg_events(&wav, "", "", "n=-74.7457086151611dB").len(), 1);
+}
+
+#[test]
 fn black_in_full_range_is_measured_from_code_zero() {
     let file = full_range();
     // (The grey is one picture held: a freeze.)

@@ -100,7 +100,13 @@ pub fn number(text: &str) -> Result<f64, String> {
         .ok()
         .filter(|v: &f64| v.is_finite())
         .ok_or_else(|| format!("'{text}' is not a number"))?;
-    Ok(if decibels { 10f64.powf(value / 20.0) } else { value })
+    // As FFmpeg's av_strtod works decibels out (ff_exp10: 2 to the power of x log2 10), which
+    // is not always the same double as 10 to the power of x: at a sample's edge it decides.
+    Ok(if decibels {
+        (std::f64::consts::LOG2_10 * (value / 20.0)).exp2()
+    } else {
+        value
+    })
 }
 
 /// A duration as FFmpeg's options read one, in microseconds: `2`, `2.5`, `1500ms`, `250000us`,
@@ -240,6 +246,11 @@ mod tests {
             (silence.noise, silence.duration_us, silence.mono),
             (0.02, 1_250_000, true)
         );
+        // Decibels as FFmpeg works them out: here one ulp above 10^(x/20), which makes an
+        // s16 level of 6 where 10^(x/20) makes 5.
+        let level = number("-74.7457086151611dB").unwrap();
+        assert_eq!(level, 0.000_183_111_056_855_983_26);
+        assert_eq!((level * 32767.0) as i16, 6);
         assert_eq!(duration_us("1500ms"), Ok(1_500_000));
         assert_eq!(duration_us("1:30"), Ok(90_000_000));
         assert_eq!(duration_us("0.1234567"), Ok(123_456));
