@@ -310,7 +310,9 @@ fn json_lines_have_the_sound_with_audio_and_fail_on_finds_silence_and_clipping()
         silent.as_os_str(),
     ]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("'2x' in 'silence>2x' is not a number"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("'2x' in 'silence>2x' is not a length (as 2s, 1500ms or 1:30)")
+    );
 }
 
 #[test]

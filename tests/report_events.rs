@@ -349,6 +349,25 @@ fn silences_across_a_change_of_channels_or_rate_are_ffmpegs() {
         assert_eq!(our_events(file, "", "", "", &[]), theirs, "{}", file.display());
         assert_eq!(our_events(file, "", "", "m=1", &[]), ffmpeg_events(file, "", "", "m=1"));
     }
+    // Limits on them take lengths as the detectors' `d` does: the longer silence is 4.008 s.
+    for (limit, status) in [
+        ("silence>4s", 1),
+        ("silence>4000ms", 1),
+        ("silence>4100ms", 0),
+        ("silence>0:05", 0),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .args(["report", "--events", "--fail-on", limit])
+            .arg(&rate_change)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(status),
+            "{limit}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 #[test]

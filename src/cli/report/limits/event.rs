@@ -23,7 +23,7 @@ impl EventLimit {
             _ => return None,
         };
         let value = match rest.strip_prefix('>') {
-            Some(v) if !v.starts_with('=') => v.trim().trim_end_matches('s'),
+            Some(v) if !v.starts_with('=') => v.trim(),
             _ => {
                 return Some(Err(format!(
                     "'{text}': {} takes a length it must not last beyond, as {}>2s",
@@ -32,17 +32,16 @@ impl EventLimit {
                 )))
             }
         };
+        // A length as the detectors' `d` takes one: `2s`, `2`, `1500ms`, `1:30`.
         Some(
-            value
-                .trim()
-                .parse::<f64>()
+            crate::events::options::duration_us(value)
                 .ok()
-                .filter(|v| v.is_finite() && *v >= 0.0)
-                .ok_or_else(|| format!("'{}' in '{text}' is not a number", value.trim()))
-                .map(|seconds| EventLimit {
+                .filter(|us| *us >= 0)
+                .ok_or_else(|| format!("'{value}' in '{text}' is not a length (as 2s, 1500ms or 1:30)"))
+                .map(|us| EventLimit {
                     text: text.to_string(),
                     kind,
-                    seconds,
+                    seconds: us as f64 / 1e6,
                 }),
         )
     }
