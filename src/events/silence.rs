@@ -37,8 +37,9 @@ pub struct SilenceDetect {
     next: Option<i64>,
     /// The last frame's timestamp, in the stream's time base.
     last_pts: Option<i64>,
-    /// The last frame's channels, rate and sample format: a change starts the filter again.
-    shape: Option<(usize, i64, Sample)>,
+    /// The last frame's channels, rate, sample format and channel layout: a change starts the
+    /// filter again.
+    shape: Option<(usize, i64, Sample, u64)>,
     events: Vec<Event>,
     /// The tags FFmpeg sets on the frames the silences are found and end in, with the time of
     /// the sample that found or ended each (a report places them on its own frames).
@@ -76,6 +77,7 @@ impl SilenceDetect {
             usize::from(frame.channels()).max(1),
             i64::from(frame.rate().max(1)),
             frame.format(),
+            crate::audio::layout::of_frame(frame).bits(),
         );
         // (The first frame against what the stream said of itself.)
         let changed = match self.shape {
@@ -198,11 +200,11 @@ impl SilenceDetect {
         std::mem::take(&mut self.events)
     }
 
-    /// The sound changed its channels, rate or sample format: `ffmpeg` makes its filters again
-    /// for the new frames, and the filter it lets go of ends the silence going on at the end
-    /// of the last frame it had (no tags: there is no frame to put them on). The new one counts
-    /// from nothing; the times go on as they were made continuous (`ffmpeg` keeps that apart
-    /// from the filters).
+    /// The sound changed its channels, rate, sample format or layout: `ffmpeg` makes its
+    /// filters again for the new frames, and the filter it lets go of ends the silence going on
+    /// at the end of the last frame it had (no tags: there is no frame to put them on). The new
+    /// one counts from nothing; the times go on as they were made continuous (`ffmpeg` keeps
+    /// that apart from the filters).
     fn start_again(&mut self, channels: usize, rate: i64) {
         for c in 0..self.independent {
             if let Some(start) = self.start[c].take() {
