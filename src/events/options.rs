@@ -136,13 +136,22 @@ pub fn duration_us(text: &str) -> Result<i64, String> {
             [h, m, s] => (*h, *m, *s),
             _ => return Err(bad()),
         };
-        let hours: i64 = hours.parse().map_err(|_| bad())?;
-        let minutes: i64 = minutes.parse().map_err(|_| bad())?;
+        // (Digits only, as FFmpeg's av_parse_time takes them; no sign inside.)
+        let whole = |s: &str| -> Option<i64> {
+            (!s.is_empty() && s.chars().all(|c| c.is_ascii_digit())).then(|| s.parse().ok())?
+        };
+        let hours = whole(hours).ok_or_else(bad)?;
+        let minutes = whole(minutes).ok_or_else(bad)?;
         let seconds = seconds_us(seconds).ok_or_else(bad)?;
         if minutes > 59 || seconds >= 60_000_000 {
             return Err(bad());
         }
-        (hours * 3600 + minutes * 60) * 1_000_000 + seconds
+        hours
+            .checked_mul(3600)
+            .and_then(|h| h.checked_add(minutes * 60))
+            .and_then(|m| m.checked_mul(1_000_000))
+            .and_then(|us| us.checked_add(seconds))
+            .ok_or_else(bad)?
     } else if let Some(ms) = body.strip_suffix("ms") {
         seconds_us(ms).ok_or_else(bad)? / 1000
     } else if let Some(us) = body.strip_suffix("us") {
@@ -253,6 +262,11 @@ mod tests {
         assert_eq!((level * 32767.0) as i16, 6);
         assert_eq!(duration_us("1500ms"), Ok(1_500_000));
         assert_eq!(duration_us("1:30"), Ok(90_000_000));
+        // Past what 64 bits of microseconds hold, or a sign inside: not a duration.
+        assert!(duration_us("9999999999:00:00").is_err());
+        assert!(duration_us("1:-30:00").is_err());
+        assert!(duration_us("+1:00:00").is_err());
+        assert_eq!(duration_us("2562047787:00:00"), Ok(2_562_047_787 * 3_600_000_000));
         assert_eq!(duration_us("0.1234567"), Ok(123_456));
         assert!(BlackOptions::parse("pic_th=2")
             .unwrap_err()
