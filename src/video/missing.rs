@@ -75,12 +75,14 @@ pub fn say_if_cut_short(
     };
     let tick = f64::from(stream.time_base());
     let frame = ticks_per_frame * tick;
-    // FFmpeg's Matroska muxer states where the stream ends (a stream that starts late ends
-    // later), others how long it is: the file is short only where it falls short of both.
-    let read = (last - first) as f64 * tick + frame;
-    let end = last as f64 * tick + frame;
+    // FFmpeg's Matroska muxer (its files say `Lavf` in their ENCODER tag) states where the
+    // stream ends, so that a stream starting late ends later; others state how long it is.
+    let ffmpegs = input.metadata().get("encoder").is_some_and(|e| e.starts_with("Lavf"));
+    let stops = match ffmpegs {
+        true => last as f64 * tick + frame,
+        false => (last - first) as f64 * tick + frame,
+    };
     // Two frames' slack: muxers round the duration, and some count the last frame's time.
-    let stops = read.max(end);
     if stated - stops > 2.0 * frame + 0.05 {
         log::warn!(
             "{}: the file ends early: its video stops at {stops:.2} s of the {stated:.2} s its container states",
