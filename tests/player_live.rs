@@ -164,7 +164,8 @@ fn a_udp_stream_plays_live_shows_no_signal_while_stalled_and_records_every_frame
     assert!(player.stderr().contains("the input ended"), "{}", player.stderr());
 
     player.key("q");
-    assert!(player.wait_exit().success());
+    let status = player.wait_exit();
+    assert!(status.success(), "{status}: {}", player.stderr());
     // Every frame the player decoded is in the recording, from its first keyframe on.
     let recorded = report(&recording);
     assert_eq!(recorded.len() as u64, last + 1);
