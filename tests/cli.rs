@@ -286,19 +286,26 @@ fn a_file_cut_short_inside_its_first_picture_says_so() {
     std::fs::remove_file(&cut).unwrap();
 }
 
+/// A copy of `file` in the temporary directory with the third byte of Matroska's codec name
+/// `codec` changed, so that FFmpeg knows no such codec.
+fn with_codec_name_damaged(file: &std::path::Path, codec: &[u8]) -> std::path::PathBuf {
+    let mut bytes = std::fs::read(file).unwrap();
+    let at = bytes.windows(codec.len()).position(|w| w == codec).unwrap();
+    bytes[at + 2] = b'X';
+    let name = file.file_name().unwrap().to_str().unwrap();
+    let path = std::env::temp_dir().join(format!("histoplay-{}-{name}", std::process::id()));
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
 #[test]
 fn a_video_whose_codec_name_is_damaged_is_refused_in_words() {
-    // Matroska's codec name for H.264 with a byte changed: FFmpeg knows no such codec.
+    // Matroska's codec name for H.264 with a byte changed.
     let mkv = common::fixture(
         "codec-name.mkv",
         &["-f", "lavfi", "-i", "testsrc2=s=64x48:r=10:d=0.4", "-c:v", "libx264"],
     );
-    let bytes = std::fs::read(&mkv).unwrap();
-    let at = bytes.windows(15).position(|w| w == b"V_MPEG4/ISO/AVC").unwrap();
-    let mut damaged = bytes.clone();
-    damaged[at + 2] = b'X';
-    let path = std::env::temp_dir().join(format!("histoplay-codec-name-{}.mkv", std::process::id()));
-    std::fs::write(&path, damaged).unwrap();
+    let path = with_codec_name_damaged(&mkv, b"V_MPEG4/ISO/AVC");
     let name = path.to_str().unwrap();
     for args in [&["hist", name][..], &["report", name], &["pse", name]] {
         assert_one_line_error(
@@ -312,12 +319,7 @@ fn a_video_whose_codec_name_is_damaged_is_refused_in_words() {
         "codec-name-sound.mkv",
         &["-f", "lavfi", "-i", "sine=d=0.4", "-c:a", "flac"],
     );
-    let bytes = std::fs::read(&flac).unwrap();
-    let at = bytes.windows(6).position(|w| w == b"A_FLAC").unwrap();
-    let mut damaged = bytes.clone();
-    damaged[at + 2] = b'X';
-    let path = std::env::temp_dir().join(format!("histoplay-codec-name-sound-{}.mkv", std::process::id()));
-    std::fs::write(&path, damaged).unwrap();
+    let path = with_codec_name_damaged(&flac, b"A_FLAC");
     assert_one_line_error(
         &histoplay(&["loudness", path.to_str().unwrap()]),
         "its sound's codec is not one FFmpeg knows (an unknown or damaged codec name)",

@@ -573,33 +573,41 @@ fn a_truncated_matroska_or_webm_file_says_where_its_video_stops() {
             "{}",
             clip.display()
         );
-        let bytes = std::fs::read(&clip).unwrap();
-        let name = format!("truncated-{}", clip.file_name().unwrap().to_str().unwrap());
-        let cut = common::repo_path(&format!("target/fixtures/{name}"));
-        std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
-        let out = hist(&cut, &["--frames", "0.."]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let frames = String::from_utf8_lossy(&out.stdout).lines().count();
+        // The video's stated 3 s (3.007 in WebM) against the packets there, at 30 fps (the
+        // last of them, cut through, may not decode).
+        let (frames, stop) = read_cut_in_half(&clip, "3.0");
         assert!(
             (10..80).contains(&frames),
             "{frames} frames from half of {}",
             clip.display()
         );
-        // The video's stated 3 s (3.007 in WebM) against the packets there, at 30 fps (the
-        // last of them, cut through, may not decode).
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let stop: f64 = stderr
-            .split("the file ends early: its video stops at ")
-            .nth(1)
-            .and_then(|rest| rest.split(" s of the 3.0").next())
-            .unwrap_or_else(|| panic!("{stderr}"))
-            .parse()
-            .unwrap();
         assert!(
             (0.0..0.2).contains(&(stop - frames as f64 / 30.0)),
             "{stop} s, {frames} frames"
         );
     }
+}
+
+/// `clip`'s first half (beside it in the fixtures) read to its end by `hist`: the frames read,
+/// and where the warning says its video stops, of the `stated` seconds (as printed) its
+/// container states.
+fn read_cut_in_half(clip: &Path, stated: &str) -> (usize, f64) {
+    let bytes = std::fs::read(clip).unwrap();
+    let name = format!("truncated-{}", clip.file_name().unwrap().to_str().unwrap());
+    let cut = common::repo_path(&format!("target/fixtures/{name}"));
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let out = hist(&cut, &["--frames", "0.."]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let frames = String::from_utf8_lossy(&out.stdout).lines().count();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stop: f64 = stderr
+        .split("the file ends early: its video stops at ")
+        .nth(1)
+        .and_then(|rest| rest.split(&format!(" s of the {stated}")).next())
+        .unwrap_or_else(|| panic!("{stderr}"))
+        .parse()
+        .unwrap();
+    (frames, stop)
 }
 
 #[test]
@@ -629,20 +637,7 @@ fn a_matroska_video_that_starts_late_is_not_taken_for_one_cut_short() {
         String::from_utf8_lossy(&out.stderr)
     );
     // Cut short, it says so, where it stops on the stream's own clock.
-    let bytes = std::fs::read(&clip).unwrap();
-    let cut = common::repo_path("target/fixtures/truncated-late-start.mkv");
-    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
-    let out = hist(&cut, &["--frames", "0.."]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let frames = String::from_utf8_lossy(&out.stdout).lines().count();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let stop: f64 = stderr
-        .split("the file ends early: its video stops at ")
-        .nth(1)
-        .and_then(|rest| rest.split(" s of the 4.5").next())
-        .unwrap_or_else(|| panic!("{stderr}"))
-        .parse()
-        .unwrap();
+    let (frames, stop) = read_cut_in_half(&clip, "4.5");
     assert!(
         (0.0..0.2).contains(&(stop - 1.5 - frames as f64 / 30.0)),
         "{stop} s, {frames} frames"
