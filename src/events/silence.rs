@@ -37,9 +37,9 @@ pub struct SilenceDetect {
     next: Option<i64>,
     /// The last frame's timestamp, in the stream's time base.
     last_pts: Option<i64>,
-    /// The last frame's channels, rate, sample format and channel layout: a change starts the
-    /// filter again.
-    shape: Option<(usize, i64, Sample, u64)>,
+    /// The last frame's sample format and channel layout (its channels and rate are `channels`
+    /// and `rate`): a change of any of the four starts the filter again.
+    kind: Option<(Sample, u64)>,
     events: Vec<Event>,
     /// The tags FFmpeg sets on the frames the silences are found and end in, with the time of
     /// the sample that found or ended each (a report places them on its own frames).
@@ -61,7 +61,7 @@ impl SilenceDetect {
             frame_end: 0,
             next: None,
             last_pts: None,
-            shape: None,
+            kind: None,
             events: Vec::new(),
             tags: Vec::new(),
         }
@@ -73,21 +73,13 @@ impl SilenceDetect {
         if samples == 0 {
             return;
         }
-        let shape = (
-            usize::from(frame.channels()).max(1),
-            i64::from(frame.rate().max(1)),
-            frame.format(),
-            crate::audio::layout::of_frame(frame).bits(),
-        );
-        // (The first frame against what the stream said of itself.)
-        let changed = match self.shape {
-            Some(last) => last != shape,
-            None => (self.channels, self.rate) != (shape.0, shape.1),
-        };
-        if changed {
-            self.start_again(shape.0, shape.1);
+        let (channels, rate) = (usize::from(frame.channels()).max(1), i64::from(frame.rate().max(1)));
+        let kind = (frame.format(), crate::audio::layout::of_frame(frame).bits());
+        // (The first frame's channels and rate against what the stream said of itself.)
+        if (channels, rate) != (self.channels, self.rate) || self.kind.is_some_and(|last| last != kind) {
+            self.start_again(channels, rate);
         }
-        self.shape = Some(shape);
+        self.kind = Some(kind);
         let stamp = frame.pts().or(frame.timestamp());
         // A packet later than the one before by more than its length starts the times afresh
         // from its timestamp (as `ffmpeg` does before making them continuous).
