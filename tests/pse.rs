@@ -230,7 +230,9 @@ fn the_cpu_twin_gives_every_frame_the_gpus_findings() {
 /// HLG: on bench's picture at three sizes, and on pictures of busy stripes (periods of 2 to 9
 /// pixels over grain and a step in brightness: lines of two words of the masks and more,
 /// crossed within words and across their ends, with pixels on neither side of the mean
-/// between).
+/// between); and where a block has more words of lines than the pass has invocations, the
+/// words past the last whole round cut into pieces of 16, 8 and 4 pixels (3000x1700,
+/// 2560x1440, 3840x2160).
 #[test]
 fn the_pass_reads_pixels_four_at_a_time_or_one_at_a_time_as_the_twin_counts_them() {
     let busy = |size: &str| {
@@ -250,10 +252,13 @@ fn the_pass_reads_pixels_four_at_a_time_or_one_at_a_time_as_the_twin_counts_them
             ],
         )
     };
-    let runs = ["384x216", "768x431", "400x226"]
+    let runs = ["384x216", "768x431", "400x226", "3000x1700"]
         .map(|size| (size.to_string(), vec!["--size".to_string(), size.to_string()]))
         .into_iter()
-        .chain(["1536x864", "1000x563"].map(|size| (format!("busy {size}"), vec![busy(size).display().to_string()])));
+        .chain(
+            ["1536x864", "1000x563", "2560x1440", "3840x2160"]
+                .map(|size| (format!("busy {size}"), vec![busy(size).display().to_string()])),
+        );
     for (what, args) in runs {
         let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
             .args(["bench", "--only", "qc", "--iters", "1"])

@@ -10,11 +10,12 @@
 // within the picture, each line's pixels below its block's size, its lines below `lines`; quads
 // of four of those, where a row and every cell start on a multiple of four, each load's last
 // quad its run's own, rows past a block's last read as its last);
-// table codes masked to the table's 8 or 10 bits, HLG's gains below the 4097 after them;
+// table codes masked to the table's BITS, HLG's gains below the 4097 after them;
 // block_sums below 4 x MAX_BLOCK_CELLS²; cells and blocks below the grid's cells and blocks
 // (`live`); masks below 2 x 2 x MAX_LINES x CHUNK_WORDS (`Blocks::line_step` keeps a block's
 // lines to MAX_LINES, a chunk's words to CHUNK_WORDS); side bits below the side rows (the lines
-// across) and the words of the widest block's row, as `Sides` sizes them. Every loop ends: each
+// across) and the words of the widest block's row, as `Sides` sizes them; piece_bits below
+// 3 x 256 (the pieces of a chunk's cut words, at most one an invocation). Every loop ends: each
 // turn of the crossings' clears a bit of a word.
 
 struct PseParams { // twin: PseParams in src/pse/gpu.rs
@@ -55,11 +56,12 @@ const CELL_WORDS = 5u;
 // The table, copied into workgroup memory as each workgroup starts (`load_table`): every pixel
 // looks up three codes, and the lanes of a subgroup look up 32 different ones, which the
 // cache serves a line at a time but workgroup memory a bank at a time.
-var<workgroup> light: array<u32, 1024>;
+var<workgroup> light: array<u32, 1u << BITS>;
 
-// Copies the table (256 or 1024 codes) into `light`; a barrier must follow before it is read.
+// Copies the table (256 or 1024 codes: BITS, a constant of the module) into `light`; a barrier
+// must follow before it is read.
 fn load_table(index: u32) {
-    let codes = 1u << params.bits;
+    let codes = 1u << BITS;
     for (var i = index; i < codes; i += 256u) {
         light[i] = table[i];
     }
@@ -67,12 +69,8 @@ fn load_table(index: u32) {
 
 // Twin of `pixel_channels`: a packed pixel's linear R, G and B.
 fn pixel_channels(word: u32) -> vec3u {
-    var mask = 0xffu;
-    var step = 8u;
-    if params.bits == 10u {
-        mask = 0x3ffu;
-        step = 10u;
-    }
+    let mask = (1u << BITS) - 1u;
+    let step = BITS;
     let rgb = vec3u(light[word & mask], light[(word >> step) & mask], light[(word >> (2u * step)) & mask]);
     // (HLG, a constant the module is made with: 1 where `table`'s codes are the scene's light
     // and the OOTF's gains follow them.)
@@ -83,14 +81,16 @@ fn pixel_channels(word: u32) -> vec3u {
     // (GAIN_STEP_SHIFT, GAIN_STEPS: the module's constants, as src/pse/light.rs has them; scene
     // light <= 2^16 and gains <= 16 000: the products stay within 32 bits).
     let scene = (params.weight_r * rgb.x + params.weight_g * rgb.y + params.weight_b * rgb.z) / 10000u;
-    let gain = table[(1u << params.bits) + min(scene >> GAIN_STEP_SHIFT, GAIN_STEPS)];
+    let gain = table[(1u << BITS) + min(scene >> GAIN_STEP_SHIFT, GAIN_STEPS)];
     return (rgb * gain) >> vec3u(16u);
 }
 
-// Twin of `pixel_luminance`: a packed pixel's luminance (the stripes' light).
-fn pixel_luminance(word: u32) -> u32 {
+// A packed pixel's luminance times 10000: `pixel_luminance` (src/pse/light.rs) before its
+// division, which the stripes' bounds take instead (`count_stripes`). At most 10000 times
+// 160 000 sixteenths of a cd/m²: within 31 bits.
+fn pixel_scaled(word: u32) -> u32 {
     let rgb = pixel_channels(word);
-    return (params.weight_r * rgb.x + params.weight_g * rgb.y + params.weight_b * rgb.z) / 10000u;
+    return params.weight_r * rgb.x + params.weight_g * rgb.y + params.weight_b * rgb.z;
 }
 
 // The red a pixel counts for red flashes: the excess of red over green and blue where red makes
@@ -172,6 +172,9 @@ const MAX_LINES = 64u;
 // below it by as much (`LOW`); lines across first, then down.
 const LOW = 2u * MAX_LINES * CHUNK_WORDS;
 var<workgroup> masks: array<u32, 2048>;
+// The high, low and above bits of the pieces words are cut into (`count_stripes`), a piece an
+// invocation.
+var<workgroup> piece_bits: array<u32, 768>;
 // The cells of a block, most: BLOCK_CELLS (src/pse/stripes.rs) across and down.
 const MAX_BLOCK_CELLS = 4u;
 // Each cell of the block's red, R, G and B, as `block_light` sums them.
@@ -337,29 +340,36 @@ struct Word {
     low: u32,
     above: u32,
     light: vec2u,
-    count: vec2u,
 }
 
-// Classes pixel `i` of a word of `n` (none where i >= n), of light `value`, into `word`,
-// without a branch.
-fn class_into(word: ptr<function, Word>, value: u32, i: u32, n: u32, mean: u32, margin: u32) {
-    let valid = select(0u, 1u, i < n);
-    let high = select(0u, valid, value >= mean + margin);
-    let low = select(0u, valid, value + margin <= mean);
-    (*word).high |= high << i;
-    (*word).low |= low << i;
-    (*word).above |= select(0u, valid, value >= mean) << i;
-    let light = value / 16u;
-    (*word).light += vec2u(high * light, low * light);
-    (*word).count += vec2u(high, low);
+// Classes pixel `i` of a word of `n` (none where i >= n), of luminance `pixel` times 10000
+// (`pixel_scaled`), into `word` by the sides' bounds `th` (`count_stripes`), without a branch;
+// the light of each side summed, in cd/m² (the luminance's sixteenths over 16, as the twin).
+fn class_into(word: ptr<function, Word>, pixel: u32, i: u32, n: u32, th: vec3u) {
+    class_light(word, pixel, i, n, th, true);
+}
+
+// `class_into`, the light of each side summed only where `with_light`. A pixel past the word's
+// last is taken as the mean: on neither side (its `above` bit is cleared with the word's).
+fn class_light(word: ptr<function, Word>, pixel: u32, i: u32, n: u32, th: vec3u, with_light: bool) {
+    let value = select(th.y, pixel, i < n);
+    let high = value >= th.x;
+    let low = value < th.z;
+    (*word).high |= select(0u, 1u << i, high);
+    (*word).low |= select(0u, 1u << i, low);
+    (*word).above |= select(0u, 1u << i, value >= th.y);
+    if with_light {
+        let light = value / 160000u;
+        (*word).light += vec2u(select(0u, light, high), select(0u, light, low));
+    }
 }
 
 // `class_into` of four pixels from pixel `k` of the word on.
-fn class_quad(word: ptr<function, Word>, quad: vec4u, k: u32, n: u32, mean: u32, margin: u32) {
-    class_into(word, pixel_luminance(quad.x), k, n, mean, margin);
-    class_into(word, pixel_luminance(quad.y), k + 1u, n, mean, margin);
-    class_into(word, pixel_luminance(quad.z), k + 2u, n, mean, margin);
-    class_into(word, pixel_luminance(quad.w), k + 3u, n, mean, margin);
+fn class_quad(word: ptr<function, Word>, quad: vec4u, k: u32, n: u32, th: vec3u) {
+    class_into(word, pixel_scaled(quad.x), k, n, th);
+    class_into(word, pixel_scaled(quad.y), k + 1u, n, th);
+    class_into(word, pixel_scaled(quad.z), k + 2u, n, th);
+    class_into(word, pixel_scaled(quad.w), k + 3u, n, th);
 }
 
 // The crossings of a word of a line (a bit a pixel: a pixel of one side whose last classed
@@ -384,22 +394,147 @@ fn crossings_in(high: u32, low: u32, side: u32) -> vec2u {
     return vec2u(crossed, next);
 }
 
+// A word of a chunk's lines: its direction (0: across), line and word along it.
+struct Task {
+    dir: u32,
+    line: u32,
+    word: u32,
+}
+
+// The word `task` of a chunk with `tasks` words each way (across first, each a word of every
+// line, then the next), of `lines` lines each way.
+fn task_at(task: u32, tasks: vec2u, lines: vec2u) -> Task {
+    var dir = 0u;
+    var t = task;
+    if t >= tasks.x {
+        dir = 1u;
+        t -= tasks.x;
+    }
+    return Task(dir, t % lines[dir], t / lines[dir]);
+}
+
+// A word's pixels in the picture: the first (an index of `pixels`), the step from one to the
+// next, how many (`n`, 1 to 32), and the first's place along its line.
+struct Span {
+    pixel: u32,
+    stride: u32,
+    n: u32,
+    first: u32,
+}
+
+// The pixels of word `at` of the chunk from `base` (`length`: the pixels of the block's lines
+// each way up to the chunk's end; `origin`: the block's first pixel).
+fn span_of(at: Task, base: u32, length: vec2u, origin: vec2u) -> Span {
+    let first = base + at.word * 32u;
+    let n = min(32u, length[at.dir] - first);
+    let step = params.line_step;
+    if at.dir == 1u {
+        return Span((origin.y + first) * params.width + origin.x + at.line * step, params.width, n, first);
+    }
+    return Span((origin.y + at.line * step) * params.width + origin.x + first, 1u, n, first);
+}
+
+// The bits of a word's first `n` pixels.
+fn valid_bits(n: u32) -> u32 {
+    return 0xffffffffu >> (32u - n);
+}
+
+// A word of a line classed (`class_light`), the light of each side summed across (`dir` 0):
+// along a row four pixels a load where rows and cells start on multiples of four, else eight
+// pixels loaded at a time; those past its last read again and classed as none.
+fn class_word(span: Span, dir: u32, th: vec3u) -> Word {
+    var word = Word();
+    let top = span.n - 1u;
+    if QUADS == 1u && dir == 0u {
+        let q = span.pixel / 4u;
+        let q_last = q + top / 4u;
+        let a0 = quads[q];
+        let a1 = quads[min(q + 1u, q_last)];
+        let a2 = quads[min(q + 2u, q_last)];
+        let a3 = quads[min(q + 3u, q_last)];
+        let a4 = quads[min(q + 4u, q_last)];
+        let a5 = quads[min(q + 5u, q_last)];
+        let a6 = quads[min(q + 6u, q_last)];
+        let a7 = quads[min(q + 7u, q_last)];
+        class_quad(&word, a0, 0u, span.n, th);
+        class_quad(&word, a1, 4u, span.n, th);
+        class_quad(&word, a2, 8u, span.n, th);
+        class_quad(&word, a3, 12u, span.n, th);
+        class_quad(&word, a4, 16u, span.n, th);
+        class_quad(&word, a5, 20u, span.n, th);
+        class_quad(&word, a6, 24u, span.n, th);
+        class_quad(&word, a7, 28u, span.n, th);
+        return word;
+    }
+    let with_light = dir == 0u;
+    for (var k = 0u; k < 32u; k += 8u) {
+        let p0 = pixels[span.pixel + min(k, top) * span.stride];
+        let p1 = pixels[span.pixel + min(k + 1u, top) * span.stride];
+        let p2 = pixels[span.pixel + min(k + 2u, top) * span.stride];
+        let p3 = pixels[span.pixel + min(k + 3u, top) * span.stride];
+        let p4 = pixels[span.pixel + min(k + 4u, top) * span.stride];
+        let p5 = pixels[span.pixel + min(k + 5u, top) * span.stride];
+        let p6 = pixels[span.pixel + min(k + 6u, top) * span.stride];
+        let p7 = pixels[span.pixel + min(k + 7u, top) * span.stride];
+        class_light(&word, pixel_scaled(p0), k, span.n, th, with_light);
+        class_light(&word, pixel_scaled(p1), k + 1u, span.n, th, with_light);
+        class_light(&word, pixel_scaled(p2), k + 2u, span.n, th, with_light);
+        class_light(&word, pixel_scaled(p3), k + 3u, span.n, th, with_light);
+        class_light(&word, pixel_scaled(p4), k + 4u, span.n, th, with_light);
+        class_light(&word, pixel_scaled(p5), k + 5u, span.n, th, with_light);
+        class_light(&word, pixel_scaled(p6), k + 6u, span.n, th, with_light);
+        class_light(&word, pixel_scaled(p7), k + 7u, span.n, th, with_light);
+    }
+    return word;
+}
+
+// `class_word` of the word's pixels `k0` to `k0 + size` (`size` a multiple of four), four
+// loaded at a time, into their bits of the word.
+fn class_piece(span: Span, k0: u32, size: u32, dir: u32, th: vec3u) -> Word {
+    var word = Word();
+    let top = span.n - 1u;
+    let with_light = dir == 0u;
+    for (var k = k0; k < k0 + size; k += 4u) {
+        let p0 = pixels[span.pixel + min(k, top) * span.stride];
+        let p1 = pixels[span.pixel + min(k + 1u, top) * span.stride];
+        let p2 = pixels[span.pixel + min(k + 2u, top) * span.stride];
+        let p3 = pixels[span.pixel + min(k + 3u, top) * span.stride];
+        class_light(&word, pixel_scaled(p0), k, span.n, th, with_light);
+        class_light(&word, pixel_scaled(p1), k + 1u, span.n, th, with_light);
+        class_light(&word, pixel_scaled(p2), k + 2u, span.n, th, with_light);
+        class_light(&word, pixel_scaled(p3), k + 3u, span.n, th, with_light);
+    }
+    return word;
+}
+
+// The row pixels of word `at` (its first at `first` along the row) now on the other side of
+// the mean than at the frame before (`above`: those at or above it now), the side bits kept.
+fn flip_sides(block: u32, at: Task, first: u32, above: u32) -> u32 {
+    let bits = ((block * params.side_rows) + at.line) * params.words_per_row + first / 32u;
+    let flipped = countOneBits(sides[bits] ^ above);
+    sides[bits] = above;
+    return flipped;
+}
+
 // The stripes of a block of cells (`bounds`: its first column and row of cells, and one past
 // its last) about its mean light, into `blocks` (`counts` zeroed, the table loaded, before).
 // For each chunk of its lines: first every 32 pixels of a line (one word of the masks) are
-// classed by one invocation, reading the picture; then one invocation a line counts its
-// crossings through the masks, a word at a time.
+// classed by one invocation, reading the picture (the words past the last whole round of
+// invocations in pieces, then put together); then one invocation a line counts its crossings
+// through the masks, a word at a time.
 fn count_stripes(block: u32, live: bool, bounds: vec4u, mean: u32, index: u32) {
     let c0 = bounds.x;
     let r0 = bounds.y;
     let c1 = bounds.z;
     let r1 = bounds.w;
     let margin = hysteresis(mean);
+    // The sides' bounds on a pixel's luminance times 10000 (`pixel_scaled`): above the mean by
+    // the margin, at or above it, and below it by the margin (under the third).
+    let th = vec3u(10000u * (mean + margin), 10000u * mean, select(0u, 10000u * (mean - margin + 1u), mean >= margin));
     let step = params.line_step;
-    let x0 = start(c0, params.width, params.columns);
-    let y0 = start(r0, params.height, params.rows);
+    let origin = vec2u(start(c0, params.width, params.columns), start(r0, params.height, params.rows));
     // Across: lines down the block, each `size.x` long; down: lines across it, each `size.y`.
-    let size = vec2u(start(c1, params.width, params.columns) - x0, start(r1, params.height, params.rows) - y0);
+    let size = vec2u(start(c1, params.width, params.columns), start(r1, params.height, params.rows)) - origin;
     let lines = vec2u((size.y + step - 1u) / step, (size.x + step - 1u) / step);
     let chunks = (max(size.x, size.y) + CHUNK - 1u) / CHUNK;
     // What this invocation sums of its row words: the light and count of the pixels on each
@@ -414,113 +549,103 @@ fn count_stripes(block: u32, live: bool, bounds: vec4u, mean: u32, index: u32) {
     let follows = live && d < 2u && line < lines[min(d, 1u)];
     var side = 0u; // 0: neither side yet, 1: above, 2: below
     var crossings = 0u;
+    var first = 0u;
     var last = 0u;
-    var gaps = vec3u(0u); // count, sum, squares
+    var squares = 0u;
     for (var chunk = 0u; chunk < chunks; chunk++) {
         let base = chunk * CHUNK;
-        // Words of the chunk each way.
-        let length = vec2u(min(size.x, base + CHUNK), min(size.y, base + CHUNK));
+        // Pixels of the chunk each way, and its words.
+        let length = min(size, vec2u(base + CHUNK));
         let words = (max(length, vec2u(base)) - vec2u(base) + 31u) / 32u;
         let tasks = lines * words;
-        for (var task = index; live && task < tasks.x + tasks.y; task += 256u) {
-            var dir = 0u;
-            var t = task;
-            if t >= tasks.x {
-                dir = 1u;
-                t -= tasks.x;
-            }
-            let l = t % lines[dir];
-            let w = t / lines[dir];
-            let first = base + w * 32u;
-            // The word's pixels (`n` of them), eight loaded at a time; those past its last
-            // read again and classed as none.
-            var word = Word();
-            let n = min(32u, length[dir] - first);
-            var pixel = (y0 + l * step) * params.width + x0 + first;
-            var stride = 1u;
-            if dir == 1u {
-                pixel = (y0 + first) * params.width + x0 + l * step;
-                stride = params.width;
-            }
-            let top = n - 1u;
-            if QUADS == 1u && dir == 0u {
-                // Along a row, four pixels a load (the word starts on a multiple of four).
-                let q = pixel / 4u;
-                let q_last = q + top / 4u;
-                let a0 = quads[q];
-                let a1 = quads[min(q + 1u, q_last)];
-                let a2 = quads[min(q + 2u, q_last)];
-                let a3 = quads[min(q + 3u, q_last)];
-                let a4 = quads[min(q + 4u, q_last)];
-                let a5 = quads[min(q + 5u, q_last)];
-                let a6 = quads[min(q + 6u, q_last)];
-                let a7 = quads[min(q + 7u, q_last)];
-                class_quad(&word, a0, 0u, n, mean, margin);
-                class_quad(&word, a1, 4u, n, mean, margin);
-                class_quad(&word, a2, 8u, n, mean, margin);
-                class_quad(&word, a3, 12u, n, mean, margin);
-                class_quad(&word, a4, 16u, n, mean, margin);
-                class_quad(&word, a5, 20u, n, mean, margin);
-                class_quad(&word, a6, 24u, n, mean, margin);
-                class_quad(&word, a7, 28u, n, mean, margin);
-            }
-            for (var k = 0u; (QUADS == 0u || dir == 1u) && k < 32u; k += 8u) {
-                let p0 = pixels[pixel + min(k, top) * stride];
-                let p1 = pixels[pixel + min(k + 1u, top) * stride];
-                let p2 = pixels[pixel + min(k + 2u, top) * stride];
-                let p3 = pixels[pixel + min(k + 3u, top) * stride];
-                let p4 = pixels[pixel + min(k + 4u, top) * stride];
-                let p5 = pixels[pixel + min(k + 5u, top) * stride];
-                let p6 = pixels[pixel + min(k + 6u, top) * stride];
-                let p7 = pixels[pixel + min(k + 7u, top) * stride];
-                class_into(&word, pixel_luminance(p0), k, n, mean, margin);
-                class_into(&word, pixel_luminance(p1), k + 1u, n, mean, margin);
-                class_into(&word, pixel_luminance(p2), k + 2u, n, mean, margin);
-                class_into(&word, pixel_luminance(p3), k + 3u, n, mean, margin);
-                class_into(&word, pixel_luminance(p4), k + 4u, n, mean, margin);
-                class_into(&word, pixel_luminance(p5), k + 5u, n, mean, margin);
-                class_into(&word, pixel_luminance(p6), k + 6u, n, mean, margin);
-                class_into(&word, pixel_luminance(p7), k + 7u, n, mean, margin);
-            }
-            let high = word.high;
-            let low = word.low;
-            let above = word.above;
-            if dir == 0u {
+        // The words (tasks) past the last whole round of invocations, where there are at most
+        // half as many as invocations, are cut into `pieces` of 4 to 16 pixels, so that the
+        // chunk takes a round and a piece rather than two rounds.
+        let total = tasks.x + tasks.y;
+        var left = total % 256u;
+        if total <= 256u || left > 128u {
+            left = 0u;
+        }
+        let pieces = min(8u, 1u << firstLeadingBit(256u / max(left, 1u)));
+        let whole = total - left;
+        for (var task = index; live && task < whole; task += 256u) {
+            let at = task_at(task, tasks, lines);
+            let span = span_of(at, base, length, origin);
+            let word = class_word(span, at.dir, th);
+            if at.dir == 0u {
                 light += word.light;
-                count += word.count;
+                count += vec2u(countOneBits(word.high), countOneBits(word.low));
             }
-            let at = (dir * MAX_LINES + l) * CHUNK_WORDS + w;
-            masks[at] = high;
-            masks[LOW + at] = low;
-            if dir == 0u {
-                let bits = ((block * params.side_rows) + l) * params.words_per_row + first / 32u;
-                flipped += countOneBits(sides[bits] ^ above);
-                sides[bits] = above;
+            let m = (at.dir * MAX_LINES + at.line) * CHUNK_WORDS + at.word;
+            masks[m] = word.high;
+            masks[LOW + m] = word.low;
+            if at.dir == 0u {
+                flipped += flip_sides(block, at, span.first, word.above & valid_bits(span.n));
             }
         }
+        if live && index < left * pieces {
+            let at = task_at(whole + index / pieces, tasks, lines);
+            let span = span_of(at, base, length, origin);
+            let part = 32u / pieces;
+            let word = class_piece(span, (index % pieces) * part, part, at.dir, th);
+            if at.dir == 0u {
+                light += word.light;
+                count += vec2u(countOneBits(word.high), countOneBits(word.low));
+            }
+            piece_bits[index] = word.high;
+            piece_bits[256u + index] = word.low;
+            piece_bits[512u + index] = word.above;
+        }
         workgroupBarrier();
+        if left != 0u {
+            // The cut words whole again, from their pieces.
+            if live && index < left {
+                let at = task_at(whole + index, tasks, lines);
+                var word = Word();
+                for (var p = index * pieces; p < (index + 1u) * pieces; p++) {
+                    word.high |= piece_bits[p];
+                    word.low |= piece_bits[256u + p];
+                    word.above |= piece_bits[512u + p];
+                }
+                let m = (at.dir * MAX_LINES + at.line) * CHUNK_WORDS + at.word;
+                masks[m] = word.high;
+                masks[LOW + m] = word.low;
+                if at.dir == 0u {
+                    let span = span_of(at, base, length, origin);
+                    flipped += flip_sides(block, at, span.first, word.above & valid_bits(span.n));
+                }
+            }
+            workgroupBarrier();
+        }
         if follows {
             // From one side's pixel to the next of the other: a crossing; a word of the line's
-            // masks at a time (`crossings_in`).
+            // masks at a time (`crossings_in`). The spaces between neighbouring crossings:
+            // their sum is the last's place less the first's, their squares summed one by one.
             let at = index * CHUNK_WORDS;
             for (var w = 0u; w < words[d]; w++) {
                 let word = crossings_in(masks[at + w], masks[LOW + at + w], side);
                 side = word.y;
                 var crossed = word.x;
-                while crossed != 0u {
-                    let i = base + w * 32u + firstTrailingBit(crossed);
-                    crossed &= crossed - 1u;
-                    crossings += 1u;
-                    if crossings > 1u {
-                        let gap = i - last;
-                        gaps += vec3u(1u, gap, gap * gap);
+                if crossed != 0u {
+                    let offset = base + w * 32u;
+                    if crossings == 0u {
+                        first = offset + firstTrailingBit(crossed);
+                        last = first;
                     }
-                    last = i;
+                    crossings += countOneBits(crossed);
+                    while crossed != 0u {
+                        let i = offset + firstTrailingBit(crossed);
+                        crossed &= crossed - 1u;
+                        let gap = i - last;
+                        squares += gap * gap;
+                        last = i;
+                    }
                 }
             }
         }
         workgroupBarrier();
     }
+    let gaps = vec3u(max(crossings, 1u) - 1u, last - first, squares);
     if follows {
         atomicAdd(&counts[LINES + d], 1u);
         atomicAdd(&counts[CROSSINGS + d], crossings);

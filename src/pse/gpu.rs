@@ -80,10 +80,11 @@ impl PseStage {
         let module = shaders::trusted_module(
             device,
             "pse",
-            // HLG a constant of the module (1: the table's codes are the scene's light and the
-            // OOTF's gains follow them), so that the pass for other signals has none of its code.
+            // The codes' bits and HLG constants of the module (HLG 1: the table's codes are the
+            // scene's light and the OOTF's gains follow them), so that the pass for other signals
+            // has none of its code.
             shaders::compute_source(
-                &super::light::shader_header(!model.gain.is_empty(), grid.in_quads()),
+                &super::light::shader_header(frame.bits, !model.gain.is_empty(), grid.in_quads()),
                 shaders::PSE_CELLS,
             ),
         );

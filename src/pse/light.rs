@@ -110,11 +110,13 @@ impl LightModel {
     }
 }
 
-/// The constants the photosensitivity shader (shaders/pse/cells.wgsl) is made with: whether
-/// the signal is HLG (the table's codes are the scene's light, the OOTF's gains after them),
-/// and the gains' steps.
-pub fn shader_header(hlg: bool, quads: bool) -> crate::gpu::shaders::Header {
+/// The constants the photosensitivity shader (shaders/pse/cells.wgsl) is made with: the bits
+/// of a code (8 or 10), whether the signal is HLG (the table's codes are the scene's light, the
+/// OOTF's gains after them), whether rows and cells start on multiples of four pixels, and
+/// the gains' steps.
+pub fn shader_header(bits: u32, hlg: bool, quads: bool) -> crate::gpu::shaders::Header {
     crate::gpu::shaders::Header::new(256)
+        .with("BITS", bits)
         .with("HLG", u32::from(hlg))
         .with("QUADS", u32::from(quads))
         .with("GAIN_STEP_SHIFT", GAIN_STEP_SHIFT)
