@@ -434,6 +434,54 @@ fn events_of_grey_alpha_and_rgba_are_ffmpegs_on_the_samples_the_detectors_read()
     }
 }
 
+/// With `--frames A..B` the detectors start at A, as `trim=start_frame=A:end_frame=B` before
+/// them does (the frame before A, read for the differences, is compared with nothing): a
+/// freeze held into the range starts at A; where the picture drifts by less than `n` a frame,
+/// the reference the comparing keeps is A's (a frame frozen against A − 1 and moved against A
+/// is told apart), on the GPU, the CPU twin and the detectors that read grey as decoded.
+#[test]
+fn a_range_is_compared_from_its_first_frame_as_trim_then_the_filters_compare_it() {
+    // A strip of 19 of 64 columns brightening a code a frame from frame 10: a mean difference
+    // of 0.00077 of the range a frame, frozen at n=0.001 against the frame before and moved
+    // against the one before that.
+    let drift = common::fixture(
+        "events-drift.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "nullsrc=s=64x64:r=25:d=1.6,format=yuv420p,geq=lum='if(lt(X,19),100+max(N-10,0),100)':cb=128:cr=128",
+            "-c:v",
+            "ffv1",
+        ],
+    );
+    let pictures = |rows: Vec<Row>| -> Vec<Row> { rows.into_iter().filter(|r| r.0 != "silence").collect() };
+    // (Each file, its frame rate, the range, the detectors' options.)
+    for (file, rate, from, to, black, freeze) in [
+        (drift, 25.0, 10, None, "", "n=0.001:d=0.04"),
+        (common::events_programme(), 25.0, 150, Some(250), "", "d=1"),
+        (apart("gray", 12), 10.0, 5, Some(25), "d=0.3", "d=0.3"),
+    ] {
+        let trim = match to {
+            Some(to) => format!("trim=start_frame={from}:end_frame={to},"),
+            None => format!("trim=start_frame={from},"),
+        };
+        let range = format!("{from}..{}", to.map_or(String::new(), |t| t.to_string()));
+        let theirs = pictures(ffmpeg_events_after(&file, &trim, black, freeze, ""));
+        // (A freeze starts at the range's first frame in each.)
+        let first = g(f64::from(from) / rate);
+        assert!(
+            theirs.iter().any(|r| r.0 == "freeze" && r.2 == first),
+            "{}: {theirs:?}",
+            file.display()
+        );
+        for more in [vec!["--frames", &range], vec!["--frames", &range, "--cpu"]] {
+            let ours = pictures(our_events(&file, black, freeze, "", &more));
+            assert_eq!(ours, theirs, "{} {more:?}", file.display());
+        }
+    }
+}
+
 #[test]
 fn limits_on_events_fail_the_report_and_are_logged() {
     let file = common::events_programme();

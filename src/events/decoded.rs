@@ -34,6 +34,9 @@ pub struct DecodedDetectors {
     view: Option<View>,
     /// The last picture that moved, as freezedetect read it: each plane's rows, packed.
     reference: Option<Vec<Vec<u8>>>,
+    /// The frame freezedetect starts at (the first of a range; the one before it is read too),
+    /// until it has.
+    from: Option<u64>,
 }
 
 impl From<[u32; 2]> for Detected {
@@ -54,9 +57,15 @@ impl From<Detected> for [u32; 2] {
 impl crate::video::source::DecodedReader for DecodedDetectors {
     /// Frames in a hardware decoder's memory and Y'CbCr without alpha are read as the
     /// statistics read them: nothing is taken of them here.
-    fn read(&mut self, frame: &ffmpeg::frame::Video) -> Result<Option<[u32; 2]>, String> {
+    fn read(&mut self, frame: &ffmpeg::frame::Video, number: u64) -> Result<Option<[u32; 2]>, String> {
         if !read_apart(frame.format()) {
             return Ok(None);
+        }
+        // (The comparing starts at the range's first frame, as `trim,freezedetect` does, or
+        // at the first after it where that one is lost.)
+        if self.from.is_some_and(|from| number >= from) {
+            self.from = None;
+            self.reference = None;
         }
         self.picture(frame).map(|detected| Some(detected.into()))
     }
@@ -71,7 +80,16 @@ impl DecodedDetectors {
             noise,
             view: None,
             reference: None,
+            from: None,
         })
+    }
+
+    /// The detectors with freezedetect's comparing started afresh at frame `from`.
+    pub fn comparing_from(self, from: u64) -> Self {
+        Self {
+            from: Some(from),
+            ..self
+        }
     }
 
     /// One decoded picture, as the detectors see it.

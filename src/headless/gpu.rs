@@ -252,6 +252,10 @@ pub fn run_prepared(
                 (Some(field), Some(output)) => pipeline.encode_field(&mut encoder, output.cur, field),
                 _ => slot,
             };
+            // (The freeze pass starts again where the caller asked: `FreezeStage::restart_at`.)
+            if let (Some(freeze), true) = (pipeline.freeze(), first) {
+                freeze.frame_coming(meta.frame);
+            }
             pipeline.encode_frame(&mut encoder, slot);
             copy(&pipeline, &mut encoder, readback.next_buffer());
             ctx.queue.submit([encoder.finish()]);

@@ -137,8 +137,8 @@ impl EventWatch {
     }
 
     /// One picture: its number and pts; its black samples by each black detector's threshold
-    /// (`black_of`), its luma samples, and whether it is frozen against the freeze reference
-    /// (None: not compared, a frame before the range).
+    /// (`black_of`), its luma samples, and whether it is frozen against the freeze reference;
+    /// `in_range` false for the frame before the range, which no detector is shown.
     pub fn picture(
         &mut self,
         (index, pts, seconds): (u64, i64, f64),
@@ -160,7 +160,7 @@ impl EventWatch {
                         .map(|event| Ended { event, limit }),
                 );
             }
-            if let Some(freeze) = &mut set.freeze {
+            if let (Some(freeze), true) = (&mut set.freeze, in_range) {
                 ended.extend(
                     freeze
                         .picture(index, Some(pts), frozen)

@@ -62,6 +62,8 @@ pub struct FreezeStage {
     pub result: wgpu::Buffer,
     bindings: Vec<wgpu::BindGroup>,
     has_reference: Cell<bool>,
+    /// The frame (its number) the comparing starts again at (`restart_at`).
+    restart_at: Cell<Option<u64>>,
 }
 
 impl FreezeStage {
@@ -193,6 +195,7 @@ impl FreezeStage {
             result,
             bindings,
             has_reference: Cell::new(false),
+            restart_at: Cell::new(None),
         }
     }
 
@@ -236,6 +239,22 @@ impl FreezeStage {
     /// The next frame encoded has no reference (after a seek).
     pub fn restart(&self) {
         self.has_reference.set(false);
+    }
+
+    /// Frame `frame` is to have no reference when it comes (`frame_coming`): the first of a
+    /// range, compared as though the stream started there (`trim,freezedetect`), where the frame
+    /// before it goes through the passes too (the statistics' differences are from it).
+    pub fn restart_at(&self, frame: u64) {
+        self.restart_at.set(Some(frame));
+    }
+
+    /// Frame `frame` is encoded next: the comparing starts again at it where it is the one
+    /// `restart_at` named, or the first after it (that one lost to damage).
+    pub fn frame_coming(&self, frame: u64) {
+        if self.restart_at.get().is_some_and(|at| frame >= at) {
+            self.restart_at.set(None);
+            self.restart();
+        }
     }
 
     /// The verdict a readback of `result` holds.

@@ -336,7 +336,7 @@ impl VideoSource {
         let pict_type = picture_type(&frame);
         let mut packet = PacketProps::of(&frame);
         packet.timecode = timecode;
-        packet.taken = self.read_decoded_frame(&frame)?;
+        packet.taken = self.read_decoded_frame(&frame, number.n)?;
         if self.info.live {
             packet.arrived = self.arrivals.iter().find(|&&(p, _)| p == pts).map(|&(_, at)| at);
         }

@@ -7,10 +7,11 @@ use super::convert::Converter;
 use super::*;
 
 /// Something that reads each frame as the decoder gives it out, beside the form the frame goes
-/// out in (the events' detectors, which read some formats apart from the statistics). What it
-/// takes of a frame goes out with it as two numbers of its own; None: nothing of this one.
+/// out in (the events' detectors, which read some formats apart from the statistics), with its
+/// number. What it takes of a frame goes out with it as two numbers of its own; None: nothing
+/// of this one.
 pub trait DecodedReader: Send {
-    fn read(&mut self, frame: &ffmpeg::frame::Video) -> Result<Option<[u32; 2]>, String>;
+    fn read(&mut self, frame: &ffmpeg::frame::Video, number: u64) -> Result<Option<[u32; 2]>, String>;
 }
 
 impl VideoSource {
@@ -26,11 +27,15 @@ impl VideoSource {
     }
 
     /// What the reader of the decoded frames takes of one, where there is one.
-    pub(super) fn read_decoded_frame(&mut self, frame: &ffmpeg::frame::Video) -> Result<Option<[u32; 2]>, VideoError> {
+    pub(super) fn read_decoded_frame(
+        &mut self,
+        frame: &ffmpeg::frame::Video,
+        number: u64,
+    ) -> Result<Option<[u32; 2]>, VideoError> {
         let Some(reader) = &mut self.decoded_reader else {
             return Ok(None);
         };
-        reader.read(frame).map_err(|reason| VideoError::Decode {
+        reader.read(frame, number).map_err(|reason| VideoError::Decode {
             path: self.info.path.clone(),
             reason,
         })

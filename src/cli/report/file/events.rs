@@ -21,6 +21,7 @@ pub(super) fn detect_decoded(
     source: &mut crate::video::source::VideoSource,
     options: &super::ReportOptions,
     format: ReportFormat,
+    from: u64,
 ) {
     let settings = &options.events;
     let made = options.deinterlace.is_some() || options.fields;
@@ -29,7 +30,7 @@ pub(super) fn detect_decoded(
     }
     let format = source.decoded_format();
     if let Some(detectors) = DecodedDetectors::for_format(format, settings.black, settings.freeze.noise) {
-        source.read_decoded(Box::new(detectors));
+        source.read_decoded(Box::new(detectors.comparing_from(from)));
     }
 }
 

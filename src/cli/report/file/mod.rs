@@ -102,12 +102,15 @@ pub struct GpuStages {
     pse: Option<crate::pse::light::LightModel>,
     /// freezedetect, at this noise.
     freezes: Option<f64>,
+    /// The range's first frame: freezedetect starts there (not at the frame before it, which
+    /// the statistics' differences read).
+    freeze_from: u64,
 }
 
 impl GpuStages {
     /// The stages of `options`' report of `source`, where its frames are counted on the GPU;
     /// None where the CPU twin counts them.
-    pub fn of(source: &VideoSource, options: &ReportOptions) -> Option<Self> {
+    pub fn of(source: &VideoSource, options: &ReportOptions, range: FrameRange) -> Option<Self> {
         let info = &source.info.format;
         if source.converted_yuv_layout().is_some() || options.cpu || !StatsStage::supports(info) {
             return None;
@@ -120,6 +123,7 @@ impl GpuStages {
             },
             pse: options.pse.map(|standard| ReportPse::new(standard, source).model),
             freezes: options.events.freezes().then_some(options.events.freeze.noise),
+            freeze_from: range.start,
         })
     }
 
@@ -148,6 +152,9 @@ impl GpuStages {
         if let Some(noise) = self.freezes {
             pipeline.detect_freezes(ctx, noise);
         }
+        if let (Some(freeze), true) = (pipeline.freeze(), self.freeze_from > 0) {
+            freeze.restart_at(self.freeze_from);
+        }
         let freeze_bytes = pipeline.freeze().map_or(0, |_| RESULT_BYTES);
         let idet_bytes = pipeline.idet().map_or(0, |_| IDET_BYTES);
         let pse_bytes = pipeline.pse().map_or(0, |p| p.readback_size());
@@ -169,7 +176,7 @@ pub fn ready_beside(
     range: FrameRange,
     options: &ReportOptions,
 ) -> (Option<GpuContext>, Option<ReadyStages>, VideoSource) {
-    let stages = GpuStages::of(&source, options);
+    let stages = GpuStages::of(&source, options, range);
     let setup = stages
         .clone()
         .map(|s| move |ctx: &GpuContext, p: &mut FramePipeline| s.setup(ctx, p));
@@ -375,7 +382,7 @@ pub fn report_video<W: Write>(
         source.keep_pictures();
     }
     PlaneShape::of(layout).map_err(|e| ClipError::Decode(e.to_string()))?;
-    let stages = GpuStages::of(&source, &options);
+    let stages = GpuStages::of(&source, &options, range);
     let out = match format {
         ReportFormat::Json => Out::Json(out),
         ReportFormat::Csv => {
@@ -436,7 +443,7 @@ pub fn report_video<W: Write>(
         split: options.fields,
     };
     let (freezes, noise) = (options.events.freezes(), options.events.freeze.noise);
-    events::detect_decoded(&mut source, &options, format);
+    events::detect_decoded(&mut source, &options, format, range.start);
     // The differences of the first frame reported are from the frame before it, as in a run
     // of the filter over the whole file: that frame is counted too, and not written.
     let primed = FrameRange {
@@ -581,7 +588,8 @@ fn report_cpu<W: Write>(
         let in_range = range.contains(meta.frame);
         let previous = &mut previous[meta.field.map_or(0, |f| f as usize)];
         let counts = signalstats::count(&yuv, previous.as_ref());
-        let frozen = freezes && twin.picture(&yuv, noise).0;
+        // (The frame before the range is not compared: freezedetect starts at the range.)
+        let frozen = freezes && in_range && twin.picture(&yuv, noise).0;
         if work.idet {
             sink.picture_idet(&meta, sums.as_ref(), in_range);
         }
