@@ -232,7 +232,9 @@ fn the_cpu_twin_gives_every_frame_the_gpus_findings() {
 /// crossed within words and across their ends, with pixels on neither side of the mean
 /// between); and where a block has more words of lines than the pass has invocations, the
 /// words past the last whole round cut into pieces of 16, 8 and 4 pixels (3000x1700,
-/// 2560x1440, 3840x2160).
+/// 2560x1440, 3840x2160), and at 7680x4320 lines longer than a chunk of the masks (crossings
+/// followed from one chunk to the next), two whole rounds, and pieces in the blocks of the
+/// last row.
 #[test]
 fn the_pass_reads_pixels_four_at_a_time_or_one_at_a_time_as_the_twin_counts_them() {
     let busy = |size: &str| {
@@ -252,7 +254,7 @@ fn the_pass_reads_pixels_four_at_a_time_or_one_at_a_time_as_the_twin_counts_them
             ],
         )
     };
-    let runs = ["384x216", "768x431", "400x226", "3000x1700"]
+    let runs = ["384x216", "768x431", "400x226", "3000x1700", "7680x4320"]
         .map(|size| (size.to_string(), vec!["--size".to_string(), size.to_string()]))
         .into_iter()
         .chain(

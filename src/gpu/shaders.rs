@@ -132,11 +132,24 @@ pub fn all_for_validation() -> Vec<(&'static str, String)> {
                 FREEZE,
             ),
         ),
-        // (As pse::light::shader_header makes it, for SDR and PQ, then for HLG.)
-        ("cells.wgsl", compute_source(&pse_header(0, 0), PSE_CELLS)),
-        ("cells.wgsl, HLG", compute_source(&pse_header(1, 0), PSE_CELLS)),
-        ("cells.wgsl, in quads", compute_source(&pse_header(0, 1), PSE_CELLS)),
-        ("cells.wgsl, HLG in quads", compute_source(&pse_header(1, 1), PSE_CELLS)),
+        // (With pse::light::shader_header's constants: 8-bit SDR, 10-bit PQ, 10-bit HLG.)
+        ("cells.wgsl", compute_source(&pse_header(8, false, false), PSE_CELLS)),
+        (
+            "cells.wgsl, 10-bit",
+            compute_source(&pse_header(10, false, false), PSE_CELLS),
+        ),
+        (
+            "cells.wgsl, HLG",
+            compute_source(&pse_header(10, true, false), PSE_CELLS),
+        ),
+        (
+            "cells.wgsl, in quads",
+            compute_source(&pse_header(8, false, true), PSE_CELLS),
+        ),
+        (
+            "cells.wgsl, HLG in quads",
+            compute_source(&pse_header(10, true, true), PSE_CELLS),
+        ),
         ("region.wgsl", REGION.to_string()),
         ("metrics.wgsl", METRICS.to_string()),
         ("marks.wgsl", marks_source(false, 10)),
@@ -214,14 +227,9 @@ impl Header {
     }
 }
 
-/// The photosensitivity shader's constants for validation (its gains' steps as
-/// pse::light::shader_header gives them).
-fn pse_header(hlg: u32, quads: u32) -> Header {
-    Header::new(256)
-        .with("HLG", hlg)
-        .with("QUADS", quads)
-        .with("GAIN_STEP_SHIFT", 4)
-        .with("GAIN_STEPS", 4096)
+/// The photosensitivity shader's constants for validation, as the pass makes them.
+fn pse_header(bits: u32, hlg: bool, quads: bool) -> Header {
+    crate::pse::light::shader_header(bits, hlg, quads)
 }
 
 /// The tone-mapping functions after the transfer functions they call.
