@@ -227,9 +227,15 @@ impl Header {
     }
 }
 
-/// The photosensitivity shader's constants for validation, as the pass makes them.
-fn pse_header(bits: u32, hlg: bool, quads: bool) -> Header {
-    crate::pse::light::shader_header(bits, hlg, quads)
+/// The photosensitivity shader's constants for validation, as pse::light::shader_header gives
+/// them (its gains' steps included; a test in src/pse/light.rs checks the two agree).
+pub fn pse_header(bits: u32, hlg: bool, quads: bool) -> Header {
+    Header::new(256)
+        .with("BITS", bits)
+        .with("HLG", u32::from(hlg))
+        .with("QUADS", u32::from(quads))
+        .with("GAIN_STEP_SHIFT", 4)
+        .with("GAIN_STEPS", 4096)
 }
 
 /// The tone-mapping functions after the transfer functions they call.

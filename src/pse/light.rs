@@ -251,6 +251,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_shaders_validation_makes_the_pass_with_its_own_constants() {
+        for (bits, hlg, quads) in [
+            (8, false, false),
+            (10, false, true),
+            (10, true, false),
+            (10, true, true),
+        ] {
+            assert_eq!(
+                format!("{:?}", shader_header(bits, hlg, quads)),
+                format!("{:?}", crate::gpu::shaders::pse_header(bits, hlg, quads))
+            );
+        }
+    }
+
+    #[test]
     fn sdr_light_is_bt1886_at_200_nits_and_wcag_is_srgb() {
         let tv = LightModel::new(Standard::Bt1702, Transfer::Sdr, Primaries::Bt709, 8);
         assert_eq!(tv.table[255], 200 * UNITS_PER_NIT);
