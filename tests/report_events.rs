@@ -483,6 +483,86 @@ fn a_range_is_compared_from_its_first_frame_as_trim_then_the_filters_compare_it(
 }
 
 #[test]
+fn frames_whose_pts_goes_back_are_timed_as_ffmpegs_best_effort_timestamps() {
+    // Moving 2 s, black 2 s, moving 2 s, 25 fps H.264 with B-frames; then one packet's pts set
+    // 6 frames back: the first black picture's (packet 50), or the first moving one's after
+    // the black (packet 100). FFmpeg's decoder then turns to the packets' dts for every frame
+    // from it on (its best-effort timestamp), and its filters take that: the stretch starts
+    // or ends at 1.96 or 3.96 s where the frame's own pts says 1.881 or 3.881.
+    let base = common::fixture(
+        "events-pts-base.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x90:r=25:d=2[a];color=black:s=160x90:r=25:d=2[b];testsrc2=s=160x90:r=25:d=2[c];[a][b][c]concat=n=3,format=yuv420p",
+            "-c:v",
+            "libx264",
+            "-g",
+            "25",
+            "-bf",
+            "2",
+            "-preset",
+            "veryfast",
+        ],
+    );
+    let pictures = |rows: Vec<Row>| -> Vec<Row> { rows.into_iter().filter(|r| r.0 != "silence").collect() };
+    for (packet, black) in [
+        (50, row("black", "1.96", Some("4"), Some("2.04"))),
+        (100, row("black", "2", Some("3.96"), Some("1.96"))),
+    ] {
+        let setts = format!("setts=pts=if(eq(N\\,{packet})\\,PTS-6*DURATION\\,PTS)");
+        let file = common::fixture(
+            &format!("events-pts-back-{packet}.mkv"),
+            &["-i", base.to_str().unwrap(), "-c", "copy", "-bsf:v", &setts],
+        );
+        let theirs = pictures(ffmpeg_events(&file, "d=0.5", "d=0.5", ""));
+        assert!(theirs.contains(&black), "{theirs:?}");
+        for more in [vec![], vec!["--cpu"]] {
+            assert_eq!(
+                pictures(our_events(&file, "d=0.5", "d=0.5", "", &more)),
+                theirs,
+                "{packet} {more:?}"
+            );
+        }
+        // Each frame's time in the report is its best-effort timestamp, frame after frame as
+        // the decoder gives them out.
+        let probe = Command::new("ffprobe")
+            .args([
+                "-v",
+                "error",
+                "-show_entries",
+                "frame=best_effort_timestamp_time",
+                "-of",
+                "csv=p=0",
+            ])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let theirs: Vec<String> = String::from_utf8(probe.stdout)
+            .unwrap()
+            .lines()
+            // (A frame with side data prints a comma and a line of its own.)
+            .map(|t| t.trim_end_matches(','))
+            .filter(|t| !t.is_empty())
+            .map(|t| g(t.parse().unwrap()))
+            .collect();
+        let report = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .arg("report")
+            .arg(&file)
+            .output()
+            .unwrap();
+        let ours: Vec<String> = String::from_utf8(report.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| g(common::json(l)["pts"].as_f64().unwrap()))
+            .collect();
+        assert_eq!(ours.len(), 150);
+        assert_eq!(ours, theirs, "{packet}");
+    }
+}
+
+#[test]
 fn limits_on_events_fail_the_report_and_are_logged() {
     let file = common::events_programme();
     let alerts = std::env::temp_dir().join(format!("histoplay-events-{}.jsonl", std::process::id()));

@@ -425,11 +425,13 @@ macro_rules! frame_meta_from {
     ($frame:ty) => {
         impl From<&$frame> for FrameMeta {
             fn from(frame: &$frame) -> Self {
+                // Timed as FFmpeg's filters time it.
+                let (pts, seconds) = frame.packet.best_effort.unwrap_or((frame.pts, frame.seconds));
                 Self {
                     index: frame.index,
                     frame: frame.index,
-                    pts: frame.pts,
-                    seconds: frame.seconds,
+                    pts,
+                    seconds,
                     pict_type: frame.pict_type,
                     packet: frame.packet,
                     field: None,
@@ -449,7 +451,8 @@ pub struct FrameMeta {
     pub index: u64,
     /// The decoded frame the picture is (or is made from).
     pub frame: u64,
-    /// In the stream's time base.
+    /// In the stream's time base, as FFmpeg's filters take it (the frame's best-effort
+    /// timestamp: `PacketProps::best_effort`).
     pub pts: i64,
     pub seconds: f64,
     /// The picture's coding type (`I`, `P`, `B`, `?`).

@@ -35,7 +35,7 @@ pub struct DecodedFrame {
 /// (ffprobe's `key_frame`, `pkt_pos`, `pkt_size` and `pkt_duration`), so that reports take them
 /// from the demux that fed the decoder instead of reading the file again, and the picture's
 /// timecode and fields.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PacketProps {
     pub key: bool,
     /// Byte offset in the file, where the decoder knows it.
@@ -53,6 +53,11 @@ pub struct PacketProps {
     /// What the reader of the decoded frames took of it, where there is one and it read it
     /// (`VideoSource::read_decoded`).
     pub taken: Option<[u32; 2]>,
+    /// FFmpeg's best-effort timestamp of the frame (in the stream's time base) and its seconds,
+    /// where it differs from the pts the frame is numbered and shown by: a pts that goes back
+    /// or repeats, where the decoder turns to the packets' dts. FFmpeg's filters time the
+    /// frame by it (`ffmpeg`'s and ffprobe's `movie` source alike), so reports do.
+    pub best_effort: Option<(i64, f64)>,
 }
 
 /// A picture's fields as the decoder flags them: FFmpeg's `interlaced_frame` and
@@ -107,6 +112,7 @@ impl PacketProps {
             arrived: None,
             timecode: None,
             taken: None,
+            best_effort: None,
             fields: Fields {
                 interlaced: frame.is_interlaced(),
                 top_first: frame.is_top_first(),
@@ -336,6 +342,10 @@ impl VideoSource {
         let pict_type = picture_type(&frame);
         let mut packet = PacketProps::of(&frame);
         packet.timecode = timecode;
+        packet.best_effort = frame
+            .timestamp()
+            .filter(|&best| best != pts && frame.pts().is_some())
+            .map(|best| (best, self.info.seconds(best)));
         packet.taken = self.read_decoded_frame(&frame, number.n)?;
         if self.info.live {
             packet.arrived = self.arrivals.iter().find(|&&(p, _)| p == pts).map(|&(_, at)| at);

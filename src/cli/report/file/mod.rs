@@ -221,8 +221,13 @@ impl<W: Write> Sink<'_, W> {
             }
             Out::Qctools(xml, frames) => {
                 let idet = self.idet_decision.as_ref().map(crate::idet::Decision::tags);
+                // (FFmpeg's best-effort timestamp where it differs from the frame's own pts.)
+                let pts = match (frame.field, frame.packet.best_effort) {
+                    (None, Some((best, _))) => Some(best),
+                    _ => frames.pts_of(index),
+                };
                 xml.frame(
-                    frames.pts_of(index),
+                    pts,
                     &frame,
                     &stats,
                     idet.iter().flatten().chain(&self.frame_tags),
