@@ -94,6 +94,12 @@ impl Continuity {
     /// The offset to add to the timestamps of a packet of stream `stream` (time base
     /// `time_base`) whose decode time is `dts`.
     pub fn offset(&mut self, stream: usize, dts: i64, duration: i64, time_base: ffmpeg::Rational) -> i64 {
+        self.offset_led(stream, dts, duration, 0, time_base)
+    }
+
+    /// `offset`, for a keyframe shown `lead` ticks after its decode time (0 for any other
+    /// packet).
+    fn offset_led(&mut self, stream: usize, dts: i64, duration: i64, lead: i64, time_base: ffmpeg::Rational) -> i64 {
         if self.streams.len() <= stream {
             self.streams.resize(stream + 1, None);
         }
@@ -136,11 +142,15 @@ impl Continuity {
                 _ => 1,
             };
             // After the newest packet of any stream (this one's own last, exactly, where that is
-            // it). In a file, the piece's first decode time after the last time shown of any
-            // stream: every picture of the piece is shown after every picture before it (frames
-            // are numbered by their times), whatever either piece's reordering.
+            // it). In a file, the stream's next decode time, as `ffmpeg` joins pieces, where the
+            // piece's keyframe is then shown after the last time shown of any stream (frames are
+            // numbered by their times); else the piece's first decode time after that time, so
+            // that every picture of the piece is, whatever either piece's reordering.
             let newest = self.newest.unwrap_or(f64::MIN);
             let from = match (clock, self.shown) {
+                (Some(clock), Some(shown)) if self.file && lead > 0 => {
+                    clock.last.max((shown / tick).ceil() as i64 - lead)
+                }
                 (_, Some(shown)) if self.file => (shown / tick).ceil() as i64,
                 (Some(clock), _) if self.file || seconds(clock.last) + 1e-6 >= newest => clock.last,
                 _ => (newest / tick).ceil() as i64,
@@ -199,7 +209,10 @@ impl Continuity {
         let doubtful = |pts: i64, dts: i64| pts < dts || (pts - dts) as f64 * tick > REORDER_SECONDS;
         let offset = match (packet.dts(), packet.pts()) {
             (Some(dts), Some(pts)) if self.file && doubtful(pts, dts) => return self.offset_in(time_base),
-            (Some(dts), _) => self.offset(packet.stream(), dts, packet.duration(), time_base),
+            (Some(dts), pts) => {
+                let lead = pts.filter(|_| packet.is_key()).map_or(0, |pts| pts - dts);
+                self.offset_led(packet.stream(), dts, packet.duration(), lead, time_base)
+            }
             (None, _) => self.offset_in(time_base),
         };
         if let (true, Some(pts)) = (self.file, packet.pts().or(packet.dts())) {
@@ -616,6 +629,28 @@ mod tests {
         assert_eq!(moved, 13 * 3600);
         assert_eq!(offset(3600, 3600), moved);
         assert!(3600 + moved > 12 * 3600);
+    }
+
+    #[test]
+    fn a_piece_starting_at_a_keyframe_runs_on_from_the_streams_next_decode_time_as_ffmpeg_joins_it() {
+        let ts = ffmpeg::Rational::new(1, 90_000);
+        // Pictures shown two frames after they are decoded (B-frames): decoded to 9 frames,
+        // shown to 11; then a piece starting over at 0, its keyframe shown `lead` frames on.
+        for (lead, moved) in [(2, 10), (3, 10), (0, 12)] {
+            let mut continuity = Continuity::for_file();
+            for k in 0..10 {
+                assert_eq!(
+                    continuity.packet_offset(&packet(0, (k + 2) * 3600, k * 3600, 3600), ts),
+                    0
+                );
+            }
+            let mut key = packet(0, lead * 3600, 0, 3600);
+            key.set_flags(ffmpeg::packet::Flags::KEY);
+            // Decoded from frame 10 on, the stream's next decode time, where its keyframe is
+            // then shown after frame 11; else from after frame 11.
+            assert_eq!(continuity.packet_offset(&key, ts), moved * 3600, "lead {lead}");
+            assert!((lead + moved) * 3600 > 11 * 3600);
+        }
     }
 
     #[test]
