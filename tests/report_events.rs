@@ -136,7 +136,10 @@ fn ffmpeg_events_with(input: &[&str], file: &Path, before: &str, black: &str, fr
                 field("black_duration:"),
             ));
         } else if let Some(start) = field("lavfi.freezedetect.freeze_start: ") {
-            freeze_open = Some((start, None));
+            // (One still open never ended: its filter was made again.)
+            if let Some((open, _)) = freeze_open.replace((start, None)) {
+                rows.push(("freeze".into(), None, open, None, None));
+            }
         } else if let Some(duration) = field("lavfi.freezedetect.freeze_duration: ") {
             freeze_open.as_mut().unwrap().1 = Some(duration);
         } else if let Some(end) = field("lavfi.freezedetect.freeze_end: ") {
@@ -368,6 +371,75 @@ fn silences_across_a_change_of_channels_or_rate_are_ffmpegs() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+#[test]
+fn pictures_across_a_change_of_size_in_joined_pieces_are_ffmpegs() {
+    // Two MPEG-TS pieces joined end to end (H.264 with B-frames, its timestamps starting over
+    // at the join), the second at another size, as an advertisement of another format within a
+    // broadcast recording: `ffmpeg` runs the second piece on from the first's next decode time,
+    // and makes its filters again at the change, ending the black stretch going on there at
+    // the first piece's last picture, leaving its freeze without an end, and starting both
+    // detectors afresh.
+    let part = |name: &str, source: &str| {
+        common::fixture(
+            name,
+            &[
+                "-f", "lavfi", "-i", source, "-c:v", "libx264", "-bf", "2", "-g", "25", "-preset", "veryfast", "-f",
+                "mpegts",
+            ],
+        )
+    };
+    let first = part(
+        "events-size-a.ts",
+        "testsrc2=s=160x90:r=25:d=1[a];color=black:s=160x90:r=25:d=1.5[b];[a][b]concat=n=2,format=yuv420p",
+    );
+    let second = part(
+        "events-size-b.ts",
+        "color=black:s=128x72:r=25:d=1.5[b];testsrc2=s=128x72:r=25:d=1[a];[b][a]concat=n=2,format=yuv420p",
+    );
+    let path = common::repo_path(&format!("target/fixtures/events-size-joined-{}.ts", std::process::id()));
+    std::fs::write(
+        &path,
+        [std::fs::read(first).unwrap(), std::fs::read(second).unwrap()].concat(),
+    )
+    .unwrap();
+    // `ffmpeg` times from the file's start; the report, as the stream times it.
+    let probe = Command::new("ffprobe")
+        .args(["-v", "error", "-show_entries", "format=start_time", "-of", "csv=p=0"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let start: f64 = String::from_utf8(probe.stdout).unwrap().trim().parse().unwrap();
+    let from_start = |t: &String| g(t.parse::<f64>().unwrap() - start);
+    let pictures = |rows: Vec<Row>| -> Vec<Row> { rows.into_iter().filter(|r| r.0 != "silence").collect() };
+    let theirs = pictures(ffmpeg_events(&path, "d=0.5", "d=0.5", ""));
+    assert_eq!(
+        theirs,
+        vec![
+            row("black", "1", Some("2.48"), Some("1.48")),
+            row("black", "2.52", Some("4.04"), Some("1.52")),
+            row("freeze", "1", None, None),
+            row("freeze", "2.52", Some("4.04"), Some("1.52")),
+        ]
+    );
+    for more in [vec![], vec!["--cpu"]] {
+        let mut ours: Vec<Row> = pictures(our_events(&path, "d=0.5", "d=0.5", "", &more))
+            .into_iter()
+            .map(|(kind, channel, start, end, duration)| {
+                (
+                    kind,
+                    channel,
+                    from_start(&start),
+                    end.as_ref().map(from_start),
+                    duration,
+                )
+            })
+            .collect();
+        ours.sort();
+        assert_eq!(ours, theirs, "{more:?}");
+    }
+    let _ = std::fs::remove_file(&path);
 }
 
 #[test]

@@ -255,6 +255,11 @@ pub fn run_prepared(
             // (The freeze pass starts again where the caller asked: `FreezeStage::restart_at`.)
             if let (Some(freeze), true) = (pipeline.freeze(), first) {
                 freeze.frame_coming(meta.frame);
+                // (A change of the frames' size or format: freezedetect compares afresh, from
+                // the frame's first picture.)
+                if meta.packet.restarts && !made.is_some_and(|o| o.second) {
+                    freeze.restart();
+                }
             }
             pipeline.encode_frame(&mut encoder, slot);
             copy(&pipeline, &mut encoder, readback.next_buffer());

@@ -71,6 +71,8 @@ pub struct EventWatch {
     list: bool,
     /// The last picture's time, for a freeze going on at the end.
     last_seconds: f64,
+    /// The frame the picture detectors last started again at (its pictures start them once).
+    started_again: Option<u64>,
 }
 
 impl EventWatch {
@@ -125,6 +127,7 @@ impl EventWatch {
             limits: settings.limits.clone(),
             list: settings.list,
             last_seconds: 0.0,
+            started_again: None,
         }
     }
 
@@ -194,6 +197,20 @@ impl EventWatch {
     /// The pictures ended: the stretches going on end (black at the last picture; a freeze with
     /// no end).
     pub fn pictures_ended(&mut self) -> Vec<Ended> {
+        self.end_pictures(FreezeDetect::finish)
+    }
+
+    /// The picture detectors start again at frame `frame` (a change of the pictures' size or
+    /// format, where FFmpeg's tool configures its filters again), once: the stretches going on
+    /// end as at the pictures' end, and the frame's picture is compared with nothing.
+    pub fn pictures_start_again(&mut self, frame: u64) -> Vec<Ended> {
+        if self.started_again.replace(frame) == Some(frame) {
+            return Vec::new();
+        }
+        self.end_pictures(FreezeDetect::start_again)
+    }
+
+    fn end_pictures(&mut self, end_freeze: fn(&mut FreezeDetect) -> Option<Event>) -> Vec<Ended> {
         let mut ended = Vec::new();
         for i in 0..self.sets.len() {
             let limit = self.purpose(i);
@@ -202,7 +219,7 @@ impl EventWatch {
                 ended.extend(black.finish().map(|event| Ended { event, limit }));
             }
             if let Some(freeze) = &mut set.freeze {
-                ended.extend(freeze.finish().map(|event| Ended { event, limit }));
+                ended.extend(end_freeze(freeze).map(|event| Ended { event, limit }));
             }
         }
         ended

@@ -106,6 +106,15 @@ impl FreezeDetect {
         self.frozen
     }
 
+    /// The filter starts again (FFmpeg's tool configuring its filters again, at a change of
+    /// the pictures' size or format): a freeze reported and going on, with no end, as at the
+    /// stream's end; the next picture is compared with nothing.
+    pub fn start_again(&mut self) -> Option<Event> {
+        let ended = self.finish();
+        (self.n, self.reference, self.last) = (0, None, None);
+        ended
+    }
+
     /// The stream ended: a freeze reported and going on, with no end (as FFmpeg leaves it).
     pub fn finish(&mut self) -> Option<Event> {
         if !std::mem::take(&mut self.frozen) {

@@ -58,6 +58,10 @@ pub struct PacketProps {
     /// or repeats, where the decoder turns to the packets' dts. FFmpeg's filters time the
     /// frame by it (`ffmpeg`'s and ffprobe's `movie` source alike), so reports do.
     pub best_effort: Option<(i64, f64)>,
+    /// The frame's format or size differs from the frame given out before it: where FFmpeg's
+    /// tool configures its filters again (`blackdetect` ends a stretch going on at the frame
+    /// before, `freezedetect` compares from this frame on afresh).
+    pub restarts: bool,
 }
 
 /// A picture's fields as the decoder flags them: FFmpeg's `interlaced_frame` and
@@ -113,6 +117,7 @@ impl PacketProps {
             timecode: None,
             taken: None,
             best_effort: None,
+            restarts: false,
             fields: Fields {
                 interlaced: frame.is_interlaced(),
                 top_first: frame.is_top_first(),
@@ -346,6 +351,12 @@ impl VideoSource {
             .timestamp()
             .filter(|&best| best != pts && frame.pts().is_some())
             .map(|best| (best, self.info.seconds(best)));
+        // (A device frame's format is its memory's, and formats are told apart by their depth and
+        // sampling: the hardware decoder handing the stream to software is no change of it.)
+        let (format, width, height) =
+            hardware::memory_layout(&frame).unwrap_or((frame.format(), frame.width(), frame.height()));
+        let shape = (stream::Sampling::of(format), width, height);
+        packet.restarts = self.last_shape.replace(shape).is_some_and(|last| last != shape);
         packet.taken = self.read_decoded_frame(&frame, number.n)?;
         if self.info.live {
             packet.arrived = self.arrivals.iter().find(|&&(p, _)| p == pts).map(|&(_, at)| at);

@@ -102,6 +102,8 @@ pub struct VideoSource {
     interrupt: crate::video::input::Interrupt,
     /// The frames' size when the stream opened, and the other size last warned of.
     decoded_size: ((u32, u32), Option<(u32, u32)>),
+    /// The last frame given out's format and size (`PacketProps::restarts`).
+    last_shape: Option<(Option<stream::Sampling>, u32, u32)>,
     /// The frames' depth and chroma sampling when the stream opened (`Sampling`), and the other
     /// last warned of.
     decoded_sampling: (Option<stream::Sampling>, Option<stream::Sampling>),

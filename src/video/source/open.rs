@@ -188,6 +188,7 @@ impl VideoSource {
                 false => crate::video::input::Reconnect::Never,
             },
             decoded_size: (decoded_size, None),
+            last_shape: None,
             decoded_sampling: (sampling, None),
             follow_formats: false,
             parameters,

@@ -52,13 +52,17 @@ impl<W: Write> Sink<'_, W> {
         }
         let Some(watch) = &mut self.events else { return Ok(()) };
         let at = (frame.index, frame.pts, frame.seconds);
-        let ended = match frame.packet.taken {
+        let mut ended = match (frame.packet.restarts, in_range) {
+            (true, true) => watch.pictures_start_again(frame.frame),
+            _ => Vec::new(),
+        };
+        ended.extend(match frame.packet.taken {
             Some(taken) => {
                 let d = crate::events::decoded::Detected::from(taken);
                 watch.picture(at, &|_| u64::from(d.black), samples, d.frozen, in_range)
             }
             None => watch.picture(at, &|black| black.black_samples(luma), samples, frozen, in_range),
-        };
+        });
         self.frame_tags = watch.picture_tags();
         self.tell_events(ended)
     }

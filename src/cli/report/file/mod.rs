@@ -226,12 +226,7 @@ impl<W: Write> Sink<'_, W> {
                     (None, Some((best, _))) => Some(best),
                     _ => frames.pts_of(index),
                 };
-                xml.frame(
-                    pts,
-                    &frame,
-                    &stats,
-                    idet.iter().flatten().chain(&self.frame_tags),
-                )
+                xml.frame(pts, &frame, &stats, idet.iter().flatten().chain(&self.frame_tags))
             }
         }?;
         self.idet_decision = None;
@@ -496,12 +491,19 @@ fn report_cpu<W: Write>(
     };
     let mut previous: [Option<YuvPlanes>; 2] = [None, None];
     let mut twin = FreezeTwin::default();
+    // (The frame the twin last started again at: a frame of another size or format than the
+    // one before.)
+    let mut restarted = None;
     hist::cpu_pictures_with(&mut source, primed, layout, work, |planes, picture, meta, sums| {
         let yuv = YuvPlanes::read(layout, info.width, height, planes).map_err(|e| ClipError::Decode(e.to_string()))?;
         let in_range = range.contains(meta.frame);
         let previous = &mut previous[meta.field.map_or(0, |f| f as usize)];
         let counts = signalstats::count(&yuv, previous.as_ref());
-        // (The frame before the range is not compared: freezedetect starts at the range.)
+        // (The frame before the range is not compared: freezedetect starts at the range, and
+        // again where the frames change size or format.)
+        if meta.packet.restarts && restarted.replace(meta.frame) != Some(meta.frame) {
+            twin = FreezeTwin::default();
+        }
         let frozen = freezes && in_range && twin.picture(&yuv, noise).0;
         if work.idet {
             sink.picture_idet(&meta, sums.as_ref(), in_range);
