@@ -23,6 +23,7 @@ pub mod render;
 pub mod scope;
 pub mod settings;
 pub mod signalstats;
+pub mod terminal;
 pub mod threads;
 pub mod timeline;
 pub mod version;

@@ -110,7 +110,7 @@ fn one_line(e: &anyhow::Error) -> String {
             line.push_str(&text);
         }
     }
-    line
+    histoplay::terminal::one_line(&line)
 }
 
 /// Whether `e` comes from writing to a pipe whose reader has gone.

@@ -234,6 +234,12 @@ fn the_largest_frame_numbers_are_ranges_to_the_end_and_past_it() {
     }
     let out = histoplay(&["hist", clip, "--frame", "18446744073709551615"]);
     assert_one_line_error(&out, "is past the end");
+    // The same in words from every command over a range.
+    for command in ["report", "pse"] {
+        let out = histoplay(&[command, clip, "--frames", "7..9"]);
+        assert_one_line_error(&out, "frame 7 is past the end");
+        assert!(stderr(&out).contains("has 5 frames"), "{command}: {}", stderr(&out));
+    }
 }
 
 #[test]

@@ -554,6 +554,21 @@ fn the_peak_light_comes_from_the_frames_where_the_container_has_none() {
     assert_eq!(source.info.frame_light.get(), None, "nothing decoded yet");
     source.next_frame().unwrap().unwrap();
     assert_eq!(source.info.frame_light.get(), Some(4000.0), "MaxCLL from the SEI");
+    // The QC page says it too, where the stream's header had none.
+    let page = std::env::temp_dir().join(format!("histoplay-hdr10-sei-{}.html", std::process::id()));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", "--html"])
+        .arg(&page)
+        .arg(&hevc)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let _ = std::fs::remove_file(&page);
+    assert!(
+        html.contains("Pq, peak 4000 cd/m² (MaxCLL or the mastering display's, in its frames)"),
+        "{html}"
+    );
 }
 
 /// SDR video of Display P3 primaries (as phones and cameras record it) is shown on the BT.709

@@ -233,6 +233,32 @@ fn a_file_that_is_not_a_cube_is_refused_naming_it() {
         .unwrap_err()
         .to_string()
         .starts_with(&missing.display().to_string()));
+    // A file's control characters quoted in the command's error are escaped, on one line: the
+    // terminal is not retitled nor cleared.
+    let hostile = write(
+        dir.path(),
+        "hostile.cube",
+        "LUT_3D_SIZE 2\n\u{1b}]0;title\u{7}\u{1b}[2J 0 0\n",
+    );
+    let out = histoplay()
+        .args(["hist", "--lut"])
+        .arg(&hostile)
+        .arg(histoplay_sample())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!(
+            "error: {}: line 2: '\\u{{1b}}]0;title\\u{{7}}\\u{{1b}}[2J' is not a number\n",
+            hostile.display()
+        )
+    );
+}
+
+/// The bundled sample clip.
+fn histoplay_sample() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("media/sample-540p.mp4")
 }
 
 fn histoplay() -> Command {

@@ -97,7 +97,7 @@ pub fn init(verbose: bool) {
                 log::Level::Warn => "warning",
                 _ => "note",
             };
-            writeln!(out, "{word}: {}", record.args())
+            writeln!(out, "{word}: {}", crate::terminal::one_line(&record.args().to_string()))
         });
     }
     let logger = builder.build();

@@ -297,7 +297,7 @@ fn input_bindings(explicit: Option<&Path>) -> Result<(Bindings, Vec<String>)> {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Bindings::default(), Vec::new())),
                 Err(e) => {
                     let warning = format!("cannot read '{}': {e}", path.display());
-                    eprintln!("warning: {warning}");
+                    eprintln!("warning: {}", crate::terminal::one_line(&warning.to_string()));
                     return Ok((Bindings::default(), vec![warning]));
                 }
             }
@@ -306,7 +306,7 @@ fn input_bindings(explicit: Option<&Path>) -> Result<(Bindings, Vec<String>)> {
     let (bindings, warnings) = Bindings::default().with_conf(&text, &path.display().to_string());
     let warnings: Vec<String> = warnings.into_iter().map(crate::settings::shortened).collect();
     for warning in &warnings {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", crate::terminal::one_line(&warning.to_string()));
     }
     Ok((bindings, warnings))
 }

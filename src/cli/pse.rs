@@ -55,6 +55,10 @@ pub fn run(args: Args) -> Result<()> {
             args.input.display()
         );
     }
+    // (A range past the end is said so before anything is decoded, as `hist` and `report` do.)
+    if range.start > 0 {
+        crate::headless::check_in_range(&source, range.start)?;
+    }
     if let Some(signals) = &signals {
         let interrupt = source.interrupter();
         signals.on_signal(Box::new(move || interrupt.interrupt()));

@@ -75,6 +75,9 @@ pub fn run(args: Args) -> Result<()> {
     };
     let (input, output, frame, size) = (&args.input, &args.output, args.frame, args.size);
     crate::cli::output::check_picture(output, &[input])?;
+    if let Some(size) = size {
+        crate::video::still::check_image_size(output, size).map_err(anyhow::Error::msg)?;
+    }
     let deinterlace = args.deinterlace.filter();
     match args.compare.options()? {
         Some(shown) => render_comparison(input, output, (frame, deinterlace), shown, size, counting, options),

@@ -120,7 +120,7 @@ pub fn apply(cli: Cli, argv: Vec<OsString>) -> Cli {
     };
     let warnings: Vec<String> = warnings.into_iter().map(crate::settings::shortened).collect();
     for warning in &warnings {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", crate::terminal::one_line(&warning.to_string()));
     }
     merged.play.settings.warnings = warnings;
     merged

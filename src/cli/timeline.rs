@@ -40,6 +40,7 @@ fn strip_size(s: &str) -> Result<(u32, u32), String> {
 
 pub fn run(args: Args) -> Result<()> {
     crate::cli::output::check_picture(&args.output, &[&args.input])?;
+    still::check_image_size(&args.output, args.size).map_err(anyhow::Error::msg)?;
     let width = args.size.0;
     let (rgba, height) = crate::timeline::render_file(&args.input, args.size)?;
     still::save_image(&args.output, width, height, &rgba)

@@ -230,7 +230,7 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
         return Err(PlayerError::NothingToPlay(why));
     }
     for warning in &expanded.warnings {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", crate::terminal::one_line(&warning.to_string()));
     }
     let mut playlist = playlist::Playlist::new(expanded.files, options.loop_playlist);
     let source = loop {
@@ -241,7 +241,7 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
             Ok(source) => break source,
             Err(e) if playlist.len() > 1 => {
                 log::warn!("skipping: {e}");
-                eprintln!("warning: skipping: {e}");
+                eprintln!("warning: skipping: {}", crate::terminal::one_line(&e.to_string()));
                 playlist.remove(playlist.index());
             }
             Err(e) => return Err(e.into()),

@@ -221,6 +221,25 @@ pub fn check_image_name(path: &Path) -> Result<(), String> {
     }
 }
 
+/// Whether a picture named `path` of `width` x `height` fits its format (JPEG and GIF hold at
+/// most 65535 pixels a side, WebP 16383), asked before a run that writes it at its end.
+pub fn check_image_size(path: &Path, (width, height): (u32, u32)) -> Result<(), String> {
+    use image::ImageFormat::{Gif, Jpeg, WebP};
+    let (most, name) = match image::ImageFormat::from_path(path) {
+        Ok(Jpeg) => (65535, "JPEG"),
+        Ok(Gif) => (65535, "GIF"),
+        Ok(WebP) => (16383, "WebP"),
+        _ => return Ok(()),
+    };
+    match width.max(height) {
+        side if side > most => Err(format!(
+            "'{}' can't be written: a {name} picture is at most {most} pixels a side, not {width}x{height}",
+            path.display()
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// JPEG's quality for pictures written (mpv's `screenshot-jpeg-quality`): the histograms' and
 /// scopes' thin lines stay sharp.
 const JPEG_QUALITY: u8 = 90;
@@ -242,4 +261,23 @@ pub fn save_image(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<(
         image::write_buffer_with_format(&mut cursor, rgba, width, height, ExtendedColorType::Rgba8, format)?;
     }
     crate::output_file::OutputFile::write(path, &encoded).map_err(ImageError::IoError)
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::check_image_size;
+    use std::path::Path;
+
+    #[test]
+    fn pictures_too_large_for_their_format_are_refused_before_a_run() {
+        assert!(check_image_size(Path::new("t.jpg"), (65535, 16)).is_ok());
+        assert_eq!(
+            check_image_size(Path::new("t.jpg"), (65536, 16)),
+            Err("'t.jpg' can't be written: a JPEG picture is at most 65535 pixels a side, not 65536x16".into())
+        );
+        assert!(check_image_size(Path::new("t.gif"), (16, 65536)).is_err());
+        assert!(check_image_size(Path::new("t.webp"), (16384, 16)).is_err());
+        assert!(check_image_size(Path::new("t.webp"), (16383, 16383)).is_ok());
+        assert!(check_image_size(Path::new("t.png"), (65536, 4096)).is_ok());
+    }
 }

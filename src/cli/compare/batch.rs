@@ -153,7 +153,7 @@ pub fn run(batch: &Batch, files: &[PathBuf], out: &mut impl Write) -> anyhow::Re
                 }
             }
             Err(e) => {
-                eprintln!("error: {e}");
+                eprintln!("error: {}", crate::terminal::one_line(&e.to_string()));
                 line.error = Some(e.to_string());
                 all_good = false;
             }

@@ -63,7 +63,10 @@ pub fn start(source: &mut VideoSource, options: &QcOptions, beyond: Arc<Mutex<Ve
         .name("histoplay qc".into())
         .spawn(move || {
             if let Err(e) = run(&location, &options, out, beyond) {
-                eprintln!("error: the report of '{name}' stopped: {e}");
+                eprintln!(
+                    "error: {}",
+                    crate::terminal::one_line(&format!("the report of '{name}' stopped: {e}"))
+                );
             }
             // Read or not, the pipe's read end goes: the window's writes to it fail from then
             // on (its recording stops with a warning) instead of waiting for a reader.

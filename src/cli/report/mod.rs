@@ -574,7 +574,7 @@ fn run_batch(args: Args) -> Result<()> {
             1 => String::new(),
             n => format!(" (and {} more, in the summary)", n - 1),
         };
-        eprintln!("error: {first}{more}");
+        eprintln!("error: {}", crate::terminal::one_line(&format!("{first}{more}")));
     }
     let bad = outcomes.iter().any(|o| match o {
         batch::Outcome::Failed(_) | batch::Outcome::Stopped => true,

@@ -28,7 +28,10 @@ pub struct Facts {
     pub frame_rate: f64,
     pub duration: f64,
     pub colour: String,
-    pub hdr: Option<String>,
+    pub hdr: Option<Hdr>,
+    /// The peak the frames' own side data gives, once the decoder has seen it (the page says
+    /// it where the stream's header had none).
+    pub frame_light: crate::video::format::FrameLight,
     pub bits: u32,
     pub live: bool,
     pub log: Option<crate::colour::log::LogEncoding>,
@@ -36,6 +39,27 @@ pub struct Facts {
     pub field_order: &'static str,
     /// The file has pictures (a file of sound alone has none: the page is of its sound).
     pub video: bool,
+}
+
+/// An HDR stream's transfer, and the peak light its metadata gives (MaxCLL, or the mastering
+/// display's) and where the metadata was found.
+#[derive(Clone, Debug)]
+pub struct Hdr {
+    pub transfer: String,
+    pub peak: Option<(f32, &'static str)>,
+}
+
+impl std::fmt::Display for Hdr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.peak {
+            Some((nits, place)) => write!(
+                f,
+                "{}, peak {nits:.0} cd/m² (MaxCLL or the mastering display's, {place})",
+                self.transfer
+            ),
+            None => write!(f, "{}, no light level metadata", self.transfer),
+        }
+    }
 }
 
 /// The sound's facts, once its pass has opened it.
@@ -97,13 +121,11 @@ impl HtmlReport {
                 "{:?} primaries, {:?} transfer, {:?} matrix, {:?} range",
                 volume.primaries, volume.transfer, color.matrix, color.range
             ),
-            hdr: volume.is_hdr().then(|| match volume.peak_nits {
-                Some(nits) => format!(
-                    "{:?}, peak {nits:.0} cd/m² (MaxCLL or the mastering display's)",
-                    volume.transfer
-                ),
-                None => format!("{:?}, no light level metadata", volume.transfer),
+            hdr: volume.is_hdr().then(|| Hdr {
+                transfer: format!("{:?}", volume.transfer),
+                peak: volume.peak_nits.map(|nits| (nits, "in the stream's header")),
             }),
+            frame_light: info.frame_light.clone(),
             bits,
             live: info.live,
             log: info.log,
@@ -142,6 +164,7 @@ impl HtmlReport {
             duration: 0.0,
             colour: String::new(),
             hdr: None,
+            frame_light: Default::default(),
             bits: 8,
             live: false,
             log: None,
@@ -232,6 +255,12 @@ impl HtmlReport {
         gpu: Option<&crate::gpu::GpuContext>,
     ) -> std::io::Result<()> {
         self.events.sort_by(|a, b| a.start.total_cmp(&b.start));
+        // (The stream's header without the light levels its frames carry: theirs.)
+        if let (Some(hdr), Some(nits)) = (&mut self.facts.hdr, self.facts.frame_light.get()) {
+            if hdr.peak.is_none() {
+                hdr.peak = Some((nits, "in its frames"));
+            }
+        }
         self.stopped = !self.facts.live && crate::video::input::quitting();
         // (Those of the file: said of it by its path, as stderr has them.)
         let (said, more) = crate::cli::logging::said();

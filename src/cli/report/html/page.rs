@@ -228,7 +228,7 @@ fn facts_table(report: &HtmlReport) -> String {
         ),
     ];
     if let Some(hdr) = &f.hdr {
-        rows.push(("HDR", hdr.clone()));
+        rows.push(("HDR", hdr.to_string()));
     }
     if let Some(log) = f.log {
         rows.push(("Camera log", format!("{log:?}")));

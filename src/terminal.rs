@@ -1,0 +1,32 @@
+//! Text for the terminal: messages that quote what a file holds, made safe to print.
+
+/// `text` as one line a terminal shows as it is: line breaks and tabs made spaces, other
+/// control characters escaped (a file's bytes quoted in a message can't move the cursor, clear
+/// the screen or retitle the terminal).
+pub fn one_line(text: &str) -> String {
+    let mut line = String::with_capacity(text.len());
+    for c in text.trim_end().chars() {
+        match c {
+            '\n' | '\r' | '\t' => {
+                if !line.ends_with(' ') {
+                    line.push(' ');
+                }
+            }
+            c if c.is_control() => line.extend(c.escape_default()),
+            c => line.push(c),
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn breaks_become_spaces_and_other_control_characters_are_escaped() {
+        assert_eq!(one_line("a:\nb\r\n\tc \n"), "a: b c");
+        assert_eq!(one_line("x\u{1b}[2J\u{7}y"), "x\\u{1b}[2J\\u{7}y");
+        assert_eq!(one_line("é ü"), "é ü");
+    }
+}
