@@ -190,6 +190,11 @@ fn our_events(file: &Path, black: &str, freeze: &str, silence: &str, more: &[&st
     rows
 }
 
+/// The pictures' events of `rows` (the silences left out).
+fn pictures(rows: Vec<Row>) -> Vec<Row> {
+    rows.into_iter().filter(|r| r.0 != "silence").collect()
+}
+
 fn row(kind: &str, start: &str, end: Option<&str>, duration: Option<&str>) -> Row {
     (
         kind.into(),
@@ -412,7 +417,6 @@ fn pictures_across_a_change_of_size_in_joined_pieces_are_ffmpegs() {
         .unwrap();
     let start: f64 = String::from_utf8(probe.stdout).unwrap().trim().parse().unwrap();
     let from_start = |t: &String| g(t.parse::<f64>().unwrap() - start);
-    let pictures = |rows: Vec<Row>| -> Vec<Row> { rows.into_iter().filter(|r| r.0 != "silence").collect() };
     let theirs = pictures(ffmpeg_events(&path, "d=0.5", "d=0.5", ""));
     assert_eq!(
         theirs,
@@ -527,7 +531,6 @@ fn a_range_is_compared_from_its_first_frame_as_trim_then_the_filters_compare_it(
             "ffv1",
         ],
     );
-    let pictures = |rows: Vec<Row>| -> Vec<Row> { rows.into_iter().filter(|r| r.0 != "silence").collect() };
     // (Each file, its frame rate, the range, the detectors' options.)
     for (file, rate, from, to, black, freeze) in [
         (drift, 25.0, 10, None, "", "n=0.001:d=0.04"),
@@ -578,7 +581,6 @@ fn frames_whose_pts_goes_back_are_timed_as_ffmpegs_best_effort_timestamps() {
             "veryfast",
         ],
     );
-    let pictures = |rows: Vec<Row>| -> Vec<Row> { rows.into_iter().filter(|r| r.0 != "silence").collect() };
     for (packet, black) in [
         (50, row("black", "1.96", Some("4"), Some("2.04"))),
         (100, row("black", "2", Some("3.96"), Some("1.96"))),

@@ -264,7 +264,7 @@ pub fn save_image(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<(
 }
 
 #[cfg(test)]
-mod size_tests {
+mod tests {
     use super::check_image_size;
     use std::path::Path;
 
