@@ -292,6 +292,66 @@ fn a_file_cut_short_inside_its_first_picture_says_so() {
     std::fs::remove_file(&cut).unwrap();
 }
 
+/// A JPEG cut short in its scan: said in one warning, and read as FFmpeg reads it (its missing
+/// blocks made up as the window and `report` show them), so `hist` counts what the same
+/// bitstream counts as a video's frame, not the image crate's own filling.
+#[test]
+fn a_jpeg_cut_short_is_read_as_ffmpeg_reads_it_with_a_warning() {
+    let jpeg = common::fixture(
+        "whole.jpg",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=96x64:r=1:d=1",
+            "-frames:v",
+            "1",
+            "-q:v",
+            "2",
+        ],
+    );
+    let bytes = std::fs::read(&jpeg).unwrap();
+    assert_eq!(
+        bytes[bytes.len() - 2..],
+        [0xff, 0xd9],
+        "a whole JPEG ends with its end marker"
+    );
+    let dir = std::env::temp_dir();
+    let cut = dir.join(format!("histoplay-cut-{}.jpg", std::process::id()));
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    // The same bytes as one frame of a video (stream copied into AVI).
+    let video = dir.join(format!("histoplay-cut-{}.avi", std::process::id()));
+    let copied = Command::new("ffmpeg")
+        .args(["-v", "error", "-y", "-i"])
+        .arg(&cut)
+        .args(["-c", "copy"])
+        .arg(&video)
+        .status()
+        .expect("ffmpeg runs");
+    assert!(copied.success());
+    let out = histoplay(&["hist", cut.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "stderr: {err}");
+    assert!(
+        err.starts_with("warning: ") && err.contains("the picture's data ends early"),
+        "stderr: {err}"
+    );
+    let as_video = histoplay(&["hist", video.to_str().unwrap()]);
+    assert!(as_video.status.success(), "{}", stderr(&as_video));
+    let (still, frame) = (stdout(&out), stdout(&as_video));
+    for channel in ["r", "g", "b", "l"] {
+        let counted = counts(&still, channel);
+        assert_eq!(counted.iter().sum::<u64>(), 96 * 64, "{channel}: every pixel counted");
+        assert_eq!(counted, counts(&frame, channel), "{channel}: as FFmpeg decodes it");
+    }
+    // The whole picture reads here as before, without a word.
+    let whole = histoplay(&["hist", jpeg.to_str().unwrap()]);
+    assert!(whole.status.success() && whole.stderr.is_empty(), "{}", stderr(&whole));
+    std::fs::remove_file(&cut).unwrap();
+    std::fs::remove_file(&video).unwrap();
+}
+
 /// A copy of `file` in the temporary directory with the third byte of Matroska's codec name
 /// `codec` changed, so that FFmpeg knows no such codec.
 fn with_codec_name_damaged(file: &std::path::Path, codec: &[u8]) -> std::path::PathBuf {

@@ -70,6 +70,15 @@ pub fn read(path: &Path) -> Result<Option<RgbaImage>, StillError> {
     if !is_still_image(path) {
         return Ok(None);
     }
+    // A JPEG cut short decodes here without a word, its missing blocks made up; FFmpeg makes
+    // them up too (as the window and `report` show it), and says so.
+    if jpeg_ends_early(path) {
+        log::warn!(
+            "{}: the picture's data ends early (no end after its last scan): read as FFmpeg reads it",
+            path.display()
+        );
+        return Ok(None);
+    }
     match load(path) {
         Err(StillError::Decode { reason, .. }) if starts_as_picture(path) => {
             log::warn!("{}: its picture is read as FFmpeg reads it ({reason})", path.display());
@@ -77,6 +86,25 @@ pub fn read(path: &Path) -> Result<Option<RgbaImage>, StillError> {
         }
         read => read.map(Some),
     }
+}
+
+/// Whether `path` is a JPEG whose last scan has no end of image after it (a file cut short).
+/// Markers can't occur inside a scan's coded data (an 0xFF there is followed by 0 or a restart
+/// marker), so the last start of scan is the last scan's.
+fn jpeg_ends_early(path: &Path) -> bool {
+    const START_OF_SCAN: [u8; 2] = [0xff, 0xda];
+    const END_OF_IMAGE: [u8; 2] = [0xff, 0xd9];
+    let Ok(bytes) = std::fs::read(path) else {
+        return false;
+    };
+    if image::guess_format(&bytes).ok() != Some(image::ImageFormat::Jpeg) {
+        return false;
+    }
+    let Some(scan) = bytes.windows(2).rposition(|w| w == START_OF_SCAN) else {
+        // (No scan at all: the decoder says what is wrong.)
+        return false;
+    };
+    !bytes[scan..].windows(2).any(|w| w == END_OF_IMAGE)
 }
 
 /// Whether the file at `path` starts with a picture format's signature.
