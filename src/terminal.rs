@@ -1,4 +1,13 @@
-//! Text for the terminal: messages that quote what a file holds, made safe to print.
+//! Text for people: messages that quote what a file holds, made safe to print, and counts
+//! said in words.
+
+/// `n` and `noun`, plural but for one: `1 run`, `3 runs`, `0 runs` (`noun` a regular one).
+pub fn counted(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}
 
 /// `text` as one line a terminal shows as it is: line breaks and tabs made spaces, other
 /// control characters escaped (a file's bytes quoted in a message can't move the cursor, clear
@@ -21,7 +30,14 @@ pub fn one_line(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::one_line;
+    use super::{counted, one_line};
+
+    #[test]
+    fn counts_are_plural_but_for_one() {
+        assert_eq!(counted(1, "run"), "1 run");
+        assert_eq!(counted(0, "failing run"), "0 failing runs");
+        assert_eq!(counted(2, "channel"), "2 channels");
+    }
 
     #[test]
     fn breaks_become_spaces_and_other_control_characters_are_escaped() {

@@ -566,9 +566,17 @@ fn the_peak_light_comes_from_the_frames_where_the_container_has_none() {
     let html = std::fs::read_to_string(&page).unwrap();
     let _ = std::fs::remove_file(&page);
     assert!(
-        html.contains("Pq, peak 4000 cd/m² (MaxCLL or the mastering display's, in its frames)"),
+        html.contains("HDR PQ, peak 4000 cd/m² (MaxCLL or the mastering display's, in its frames)"),
         "{html}"
     );
+    // Its colour as read, and as tagged (every tag given: no mark).
+    assert!(
+        html.contains("<td>BT.2020 primaries, HDR PQ transfer, BT.2020 matrix, limited range</td>"),
+        "{html}"
+    );
+    let tags = common::colour_tags(&hevc);
+    assert_eq!(tags, "primaries bt2020, transfer smpte2084, matrix bt2020nc, range tv");
+    assert!(html.contains(&format!("id=\"colour-tags\">{tags}</td>")), "{html}");
 }
 
 /// SDR video of Display P3 primaries (as phones and cameras record it) is shown on the BT.709

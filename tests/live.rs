@@ -319,7 +319,7 @@ fn a_live_report_tells_each_run_beyond_the_limits_as_it_ends_and_its_qctools_rep
         ),
         "{stderr}"
     );
-    assert!(stderr.ends_with("1 run(s) of frames beyond the limits\n"), "{stderr}");
+    assert!(stderr.ends_with("1 run of frames beyond the limits\n"), "{stderr}");
     let mut text = String::new();
     std::io::Read::read_to_string(
         &mut flate2::read::GzDecoder::new(std::fs::File::open(&qctools).unwrap()),

@@ -311,7 +311,7 @@ fn fail_on_lists_exactly_the_planted_frames_and_fails() {
         [
             "YMAX>235: frames 3-5 (0.300-0.500 s), worst 250",
             "YMAX>235: frames 8-8 (0.800-0.800 s), worst 240",
-            "2 run(s) of frames beyond the limits",
+            "2 runs of frames beyond the limits",
         ]
     );
     // Within the limits: success, nothing on stderr.
@@ -335,7 +335,7 @@ fn fail_on_lists_exactly_the_planted_frames_and_fails() {
             "VREP>0.03 (default): frames 0-9 (0.000-0.900 s), worst 0.916667",
             "YHIGH>235 (default): frames 3-5 (0.300-0.500 s), worst 250",
             "YHIGH>235 (default): frames 8-8 (0.800-0.800 s), worst 240",
-            "3 run(s) of frames beyond the limits",
+            "3 runs of frames beyond the limits",
         ]
     );
     // At 10 bits a profile's levels are qct-parse's 10-bit ones: Y' 1000 and 960 above 940.
@@ -351,7 +351,7 @@ fn fail_on_lists_exactly_the_planted_frames_and_fails() {
             "BRNG>0: frames 3-5 (0.300-0.500 s), worst 1",
             "YMAX>940 (lowTolerance): frames 8-8 (0.800-0.800 s), worst 960",
             "BRNG>0: frames 8-8 (0.800-0.800 s), worst 1",
-            "5 run(s) of frames beyond the limits",
+            "5 runs of frames beyond the limits",
         ]
     );
     // A limit on no statistic is a one-line error.
@@ -664,7 +664,7 @@ fn a_directory_is_a_batch_with_a_report_beside_each_file_and_a_summary() {
     assert!(lines[3].contains("day2/b.mkv") && lines[3].ends_with("ok"), "{summary}");
     assert_eq!(
         lines[4],
-        "3 file(s): 2 reported (0 beyond the limits), 0 skipped, 1 failed"
+        "3 files: 2 reported (0 beyond the limits), 0 skipped, 1 failed"
     );
     // Each report is whole, beside its file, and nothing half-written is left.
     for (report, clip) in [
@@ -690,7 +690,7 @@ fn a_directory_is_a_batch_with_a_report_beside_each_file_and_a_summary() {
     let out = histoplay(&["report", d, "--skip-existing"]);
     let summary = String::from_utf8(out.stdout).unwrap();
     assert!(
-        summary.ends_with("3 file(s): 0 reported (0 beyond the limits), 2 skipped, 1 failed\n"),
+        summary.ends_with("3 files: 0 reported (0 beyond the limits), 2 skipped, 1 failed\n"),
         "{summary}"
     );
 
@@ -793,7 +793,7 @@ fn a_signal_stops_a_batch_cleanly_and_says_what_was_finished() {
     );
     assert_eq!(
         lines[4],
-        "3 file(s): 1 reported (0 beyond the limits), 0 skipped, 0 failed, 2 stopped"
+        "3 files: 1 reported (0 beyond the limits), 0 skipped, 0 failed, 2 stopped"
     );
     // The finished report stays whole; nothing half-written is left.
     assert_eq!(gunzip(&dir.join("a.mkv.qctools.xml.gz")).matches("<frame ").count(), 5);

@@ -130,7 +130,7 @@ fn assert_clipping_is_found_and_one_channels_silence_is_not(file: &Path) {
         stderr.contains("clip>0: audio frames 30-39 (3.000-3.900 s), worst 4800"),
         "{stderr}"
     );
-    assert!(stderr.contains("1 run(s) of frames beyond the limits"), "{stderr}");
+    assert!(stderr.contains("1 run of frames beyond the limits"), "{stderr}");
 }
 
 /// Stereo 16-bit PCM at 48 kHz: a sine with a DC offset on the left, on the right silence for

@@ -663,7 +663,7 @@ fn limits_on_events_fail_the_report_and_are_logged() {
         stderr.contains("silence>2.7s: audio frames 12-39 (1.200-3.900 s), worst 2.7"),
         "{stderr}"
     );
-    assert!(stderr.contains("3 run(s) of frames beyond the limits"), "{stderr}");
+    assert!(stderr.contains("3 runs of frames beyond the limits"), "{stderr}");
     let logged: Vec<serde_json::Value> = std::fs::read_to_string(&alerts)
         .unwrap()
         .lines()

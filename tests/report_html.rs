@@ -131,7 +131,7 @@ fn the_page_shows_the_verdict_the_events_and_their_pictures_in_a_browser() {
     );
     // No flashing in it: the photosensitivity verdict passes, its graph drawn.
     assert!(
-        dom.contains("id=\"pse\">pass</span> flashes and patterns by bt1702 (0 failing run(s)"),
+        dom.contains("id=\"pse\">pass</span> flashes and patterns by bt1702 (0 failing runs"),
         "{dom}"
     );
     assert!(html.contains("<figcaption>Flashes a second"));
@@ -152,7 +152,21 @@ fn the_page_shows_the_verdict_the_events_and_their_pictures_in_a_browser() {
     }
     // The facts, the loudness, the graphs and the strip.
     assert!(dom.contains("h264 320x240, yuv420p (8 bits)"));
-    assert!(dom.contains("48000 Hz, 2 channel(s)"));
+    // Its colour as read (untagged SD: BT.601, as mpv takes it), and as tagged, marked where
+    // the stream leaves a tag untold.
+    assert!(
+        dom.contains("<td>BT.709 primaries, SDR transfer, BT.601 matrix, limited range</td>"),
+        "{dom}"
+    );
+    let tags = common::colour_tags(&common::events_programme());
+    assert!(tags.contains("unknown"), "{tags}");
+    assert!(
+        dom.contains(&format!(
+            "id=\"colour-tags\"><span class=\"verdict note\">not all tagged</span> {tags}</td>"
+        )),
+        "{dom}"
+    );
+    assert!(dom.contains("48000 Hz, 2 channels"));
     assert!(dom.contains("integrated "));
     for title in [
         "Luminance (Y')",
@@ -222,7 +236,7 @@ fn a_file_of_sound_alone_has_a_page_of_its_sound() {
     );
     // Its facts are its sound's; no pictures, no picture's verdict or graph; its loudness.
     assert!(dom.contains("<th>Duration</th><td>0:04 (4.000 s)</td>"), "{dom}");
-    assert!(dom.contains("48000 Hz, 1 channel(s)"));
+    assert!(dom.contains("48000 Hz, 1 channel"));
     assert!(dom.contains("none: a file of sound alone"));
     assert!(!dom.contains("Photosensitivity"));
     assert!(pictures(&html).is_empty());

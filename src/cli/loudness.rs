@@ -173,7 +173,10 @@ pub fn run(args: Args) -> Result<()> {
         for line in &breached {
             eprintln!("{line}");
         }
-        eprintln!("{} loudness limit(s) breached", breached.len());
+        eprintln!(
+            "{} breached",
+            crate::terminal::counted(breached.len(), "loudness limit")
+        );
         crate::process::end(1);
     }
     Ok(())

@@ -25,6 +25,17 @@ pub struct ColorVolume {
     pub peak_nits: Option<f32>,
 }
 
+impl Primaries {
+    /// Its name for people: `BT.709`, `Display P3`, `BT.2020`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Primaries::Bt709 => "BT.709",
+            Primaries::P3 => "Display P3",
+            Primaries::Bt2020 => "BT.2020",
+        }
+    }
+}
+
 impl ColorVolume {
     pub fn is_hdr(&self) -> bool {
         self.transfer != Transfer::Sdr

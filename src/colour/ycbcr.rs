@@ -10,6 +10,15 @@ pub enum Matrix {
 }
 
 impl Matrix {
+    /// Its name for people: `BT.601`, `BT.709`, `BT.2020`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Matrix::Bt601 => "BT.601",
+            Matrix::Bt709 => "BT.709",
+            Matrix::Bt2020 => "BT.2020",
+        }
+    }
+
     /// Kr and Kb of the matrix (Kg = 1 - Kr - Kb).
     pub fn kr_kb(self) -> (f64, f64) {
         match self {
@@ -25,6 +34,16 @@ impl Matrix {
 pub enum Range {
     Limited,
     Full,
+}
+
+impl Range {
+    /// `limited` or `full`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Range::Limited => "limited",
+            Range::Full => "full",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -6,7 +6,6 @@
 use super::commands::Command;
 use super::media::Media;
 use super::signal_readout::{SignalOverlay, SignalReadout};
-use crate::colour::{Matrix, Range};
 use crate::gpu::timing::{PassTimer, Timings};
 use crate::gpu::GpuContext;
 use crate::video::cache::CacheFill;
@@ -88,15 +87,7 @@ pub fn lines(input: &StatsInput) -> Vec<(&'static str, String)> {
             None => name,
         },
     )];
-    let matrix = match format.color.matrix {
-        Matrix::Bt601 => "BT.601",
-        Matrix::Bt709 => "BT.709",
-        Matrix::Bt2020 => "BT.2020",
-    };
-    let range = match format.color.range {
-        Range::Limited => "limited",
-        Range::Full => "full",
-    };
+    let (matrix, range) = (format.color.matrix.label(), format.color.range.label());
     lines.push((
         "video",
         format!(

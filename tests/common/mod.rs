@@ -457,6 +457,36 @@ pub fn ffprobe_entries(path: &std::path::Path, entries: &str) -> Vec<String> {
         .collect()
 }
 
+/// The colour `path`'s video is tagged with, as ffprobe names it and the QC page says it:
+/// `primaries P, transfer T, matrix M, range R` (`unknown` where the stream says nothing).
+pub fn colour_tags(path: &std::path::Path) -> String {
+    let out = std::process::Command::new("ffprobe")
+        .args(["-v", "error", "-select_streams", "v:0", "-of", "default=nw=1"])
+        .args([
+            "-show_entries",
+            "stream=color_primaries,color_transfer,color_space,color_range",
+        ])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let tag = |key: &str| {
+        let prefix = format!("{key}=");
+        text.lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .unwrap_or_else(|| panic!("ffprobe says no {key}: {text}"))
+            .to_string()
+    };
+    format!(
+        "primaries {}, transfer {}, matrix {}, range {}",
+        tag("color_primaries"),
+        tag("color_transfer"),
+        tag("color_space"),
+        tag("color_range")
+    )
+}
+
 /// ffprobe's signalstats tags of every frame of `path`, as it prints them.
 pub fn ffprobe_stats(path: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
     ffprobe_stats_after(path, None)

@@ -251,7 +251,7 @@ pub fn write_summary(out: &mut impl Write, files: &[PathBuf], outcomes: &[Outcom
                     "ok".to_string()
                 } else {
                     flagged += 1;
-                    format!("{} run(s) beyond the limits", runs.len())
+                    format!("{} beyond the limits", crate::terminal::counted(runs.len(), "run"))
                 };
                 let fps = *frames as f64 / seconds.max(1e-9);
                 writeln!(out, "{name:<width$}  {frames:>8}  {seconds:>8.1}  {fps:>8.1}  {result}")?;
@@ -291,8 +291,8 @@ pub fn write_summary(out: &mut impl Write, files: &[PathBuf], outcomes: &[Outcom
     };
     writeln!(
         out,
-        "{} file(s): {done} reported ({flagged} beyond the limits), {skipped} skipped, {failed} failed{stopped}",
-        files.len()
+        "{}: {done} reported ({flagged} beyond the limits), {skipped} skipped, {failed} failed{stopped}",
+        crate::terminal::counted(files.len(), "file")
     )
 }
 

@@ -410,7 +410,10 @@ fn end(runs: &limits::Runs, list: bool, signals: Option<&QuitSignals>) {
                 eprintln!("{run}");
             }
         }
-        eprintln!("{} run(s) of frames beyond the limits", runs.len());
+        eprintln!(
+            "{} of frames beyond the limits",
+            crate::terminal::counted(runs.len(), "run")
+        );
         crate::process::end(1);
     }
     if let Some(status) = signals.and_then(QuitSignals::exit_status) {

@@ -191,8 +191,8 @@ pub fn describe(command: &Command) -> String {
         CompareGainBy(f) if *f > 1.0 => format!("Comparing: difference (and VIF loss) gain ×{}", round(*f)),
         CompareGainBy(f) => format!("Comparing: difference (and VIF loss) gain ÷{}", round(1.0 / f)),
         CompareOffsetBy(n) => format!(
-            "Comparing: pair B {} frame(s) {}",
-            n.abs(),
+            "Comparing: pair B {} {}",
+            crate::terminal::counted(n.unsigned_abs() as usize, "frame"),
             if *n < 0 { "earlier" } else { "later" }
         ),
         CycleVectorscopeZoom => "Vectorscope zoom: ×1, ×2, ×4".into(),

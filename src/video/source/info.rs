@@ -45,6 +45,63 @@ pub struct VideoInfo {
     pub field_order: &'static str,
     /// The picture is a song's cover (an attached picture), beside sound: a file of sound.
     pub cover_art: bool,
+    /// The colour the stream is tagged with (`format` and `volume` say how it is read).
+    pub colour_tags: ColourTags,
+}
+
+/// The colour a stream is tagged with, in FFmpeg's words as ffprobe prints them
+/// (`color_primaries`, `color_transfer`, `color_space`, `color_range`): `unknown` where the
+/// stream says nothing, and histoplay reads it by the picture's size, as mpv does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ColourTags {
+    pub primaries: &'static str,
+    pub transfer: &'static str,
+    pub matrix: &'static str,
+    pub range: &'static str,
+}
+
+impl Default for ColourTags {
+    fn default() -> Self {
+        Self {
+            primaries: UNKNOWN,
+            transfer: UNKNOWN,
+            matrix: UNKNOWN,
+            range: UNKNOWN,
+        }
+    }
+}
+
+const UNKNOWN: &str = "unknown";
+
+impl ColourTags {
+    pub fn of(
+        primaries: ffmpeg_next::color::Primaries,
+        transfer: ffmpeg_next::color::TransferCharacteristic,
+        matrix: ffmpeg_next::color::Space,
+        range: ffmpeg_next::color::Range,
+    ) -> Self {
+        Self {
+            primaries: primaries.name().unwrap_or(UNKNOWN),
+            transfer: transfer.name().unwrap_or(UNKNOWN),
+            matrix: matrix.name().unwrap_or(UNKNOWN),
+            range: range.name().unwrap_or(UNKNOWN),
+        }
+    }
+
+    /// Each tag with its name, in ffprobe's order.
+    pub fn named(&self) -> [(&'static str, &'static str); 4] {
+        [
+            ("primaries", self.primaries),
+            ("transfer", self.transfer),
+            ("matrix", self.matrix),
+            ("range", self.range),
+        ]
+    }
+
+    /// Whether the stream leaves any of them untold.
+    pub fn any_unknown(&self) -> bool {
+        self.named().iter().any(|(_, tag)| *tag == UNKNOWN)
+    }
 }
 
 /// A chapter mark: where it starts (seconds on the stream's clock, as pts are) and its title.

@@ -18,7 +18,7 @@ pub mod tap;
 
 pub use frames::{picture_type, planes_of, Decoded, DecodedFrame, Fields, PacketProps, Samples};
 use hardware::NalFraming;
-pub use info::{Chapter, FrameShape, VideoInfo};
+pub use info::{Chapter, ColourTags, FrameShape, VideoInfo};
 pub use keyframe::KeyframeDecoder;
 pub use measure::DecodedReader;
 pub use open::Decoding;

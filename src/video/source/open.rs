@@ -407,6 +407,12 @@ fn describe(
         decoder.color_transfer_characteristic(),
         decoder.color_primaries(),
     );
+    let colour_tags = super::info::ColourTags::of(
+        decoder.color_primaries(),
+        decoder.color_transfer_characteristic(),
+        decoder.color_space(),
+        decoder.color_range(),
+    );
     // Profiles 8.1 and 8.4 carry an HDR10 or HLG base layer, which plays as such; profile 5's
     // base layer is in Dolby's own IPT colour space and needs its metadata to be shown.
     if let Some((profile, 0)) = dolby_vision(stream) {
@@ -449,6 +455,7 @@ fn describe(
             .disposition()
             .contains(ffmpeg::format::stream::Disposition::ATTACHED_PIC)
             && input.streams().best(ffmpeg::media::Type::Audio).is_some(),
+        colour_tags,
     })
 }
 

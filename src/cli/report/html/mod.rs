@@ -28,6 +28,8 @@ pub struct Facts {
     pub frame_rate: f64,
     pub duration: f64,
     pub colour: String,
+    /// The colour the stream is tagged with, as ffprobe names it.
+    pub colour_tags: crate::video::source::ColourTags,
     pub hdr: Option<Hdr>,
     /// The peak the frames' own side data gives, once the decoder has seen it (the page says
     /// it where the stream's header had none).
@@ -118,11 +120,15 @@ impl HtmlReport {
             },
             duration: info.duration,
             colour: format!(
-                "{:?} primaries, {:?} transfer, {:?} matrix, {:?} range",
-                volume.primaries, volume.transfer, color.matrix, color.range
+                "{} primaries, {} transfer, {} matrix, {} range",
+                volume.primaries.label(),
+                volume.transfer.label(),
+                color.matrix.label(),
+                color.range.label()
             ),
+            colour_tags: info.colour_tags,
             hdr: volume.is_hdr().then(|| Hdr {
-                transfer: format!("{:?}", volume.transfer),
+                transfer: volume.transfer.label().to_string(),
                 peak: volume.peak_nits.map(|nits| (nits, "in the stream's header")),
             }),
             frame_light: info.frame_light.clone(),
@@ -163,6 +169,7 @@ impl HtmlReport {
             frame_rate: 0.0,
             duration: 0.0,
             colour: String::new(),
+            colour_tags: Default::default(),
             hdr: None,
             frame_light: Default::default(),
             bits: 8,

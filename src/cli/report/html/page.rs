@@ -5,6 +5,7 @@ use super::graphs::{clock, escape, graph, strip, strip_png, Line};
 use super::HtmlReport;
 use crate::cli::report::limits::Runs;
 use crate::events::EventKind;
+use crate::terminal::counted;
 
 /// EBU R128's target and tolerance (LUFS, LU): the recommendation's ±0.5 LU, as `loudness
 /// --fail-on r128` takes it (±1 LU is for live programmes only).
@@ -79,7 +80,7 @@ fn verdicts(report: &HtmlReport, runs: &Runs, limited: bool) -> String {
         match (limited, runs.len()) {
             (false, _) => "(give --fail-on to judge the file)".to_string(),
             (true, 0) => "every frame within the limits".to_string(),
-            (true, n) => format!("{n} run(s) beyond the limits"),
+            (true, n) => format!("{} beyond the limits", counted(n, "run")),
         }
     );
     for run in runs {
@@ -88,7 +89,7 @@ fn verdicts(report: &HtmlReport, runs: &Runs, limited: bool) -> String {
             escape(&run.to_string())
         );
     }
-    let counted = match report.facts.video {
+    let tally = match report.facts.video {
         true => format!(
             "{} black, {} frozen, {} silent",
             count(EventKind::Black),
@@ -98,7 +99,7 @@ fn verdicts(report: &HtmlReport, runs: &Runs, limited: bool) -> String {
         false => format!("{} silent", count(EventKind::Silence)),
     };
     rows += &format!(
-        "<tr><th>Events</th><td id=\"event-count\" data-count=\"{}\">{counted}</td></tr>\n",
+        "<tr><th>Events</th><td id=\"event-count\" data-count=\"{}\">{tally}</td></tr>\n",
         report.events.len(),
     );
     rows += &reading(report);
@@ -129,9 +130,9 @@ fn verdicts(report: &HtmlReport, runs: &Runs, limited: bool) -> String {
             };
             let mut row = format!(
                 "<tr><th>Photosensitivity</th><td><span class=\"verdict {class}\" id=\"pse\">{word}</span> \
-                 flashes{patterns} by {} ({} failing run(s))</td></tr>\n",
+                 flashes{patterns} by {} ({})</td></tr>\n",
                 standard.name(),
-                failures.len()
+                counted(failures.len(), "failing run")
             );
             for f in failures {
                 let worst = match f.kind {
@@ -163,8 +164,9 @@ fn reading(report: &HtmlReport) -> String {
     }
     let count = said.len();
     let mut rows = format!(
-        "<tr><th>Reading</th><td id=\"warnings\" data-count=\"{count}\"><span class=\"verdict note\">{count} warning(s)</span> \
-         as the file was read</td></tr>\n"
+        "<tr><th>Reading</th><td id=\"warnings\" data-count=\"{count}\"><span class=\"verdict note\">{}</span> \
+         as the file was read</td></tr>\n",
+        counted(count, "warning")
     );
     for line in said {
         rows += &format!("<tr><td></td><td class=\"warning\">{}</td></tr>\n", escape(line));
@@ -194,7 +196,7 @@ fn fields(order: &str, counts: [u64; 3]) -> String {
 fn facts_table(report: &HtmlReport) -> String {
     let f = &report.facts;
     let sound = report.sound.as_ref().map_or("none reported".to_string(), |s| {
-        format!("{} Hz, {} channel(s)", s.rate, s.channels)
+        format!("{} Hz, {}", s.rate, counted(usize::from(s.channels), "channel"))
     });
     if !f.video {
         let rows = [
@@ -231,14 +233,34 @@ fn facts_table(report: &HtmlReport) -> String {
         rows.push(("HDR", hdr.to_string()));
     }
     if let Some(log) = f.log {
-        rows.push(("Camera log", format!("{log:?}")));
+        rows.push(("Camera log", log.label().to_string()));
     }
     rows.push(("Sound", sound));
     let rows: String = rows
         .iter()
-        .map(|(k, v)| format!("<tr><th>{k}</th><td>{}</td></tr>\n", escape(v)))
+        .map(|(k, v)| {
+            let row = format!("<tr><th>{k}</th><td>{}</td></tr>\n", escape(v));
+            match *k {
+                "Colour" => row + &colour_tags(&f.colour_tags),
+                _ => row,
+            }
+        })
         .collect();
     format!("<section id=\"facts\"><h2>The file</h2>\n<table>\n{rows}</table></section>\n")
+}
+
+/// The colour the stream is tagged with, in ffprobe's words; marked where it leaves some
+/// untold (the player and the measures then go by the picture's size: a delivery should say).
+fn colour_tags(tags: &crate::video::source::ColourTags) -> String {
+    let said: Vec<String> = tags.named().iter().map(|(name, tag)| format!("{name} {tag}")).collect();
+    let mark = match tags.any_unknown() {
+        true => "<span class=\"verdict note\">not all tagged</span> ",
+        false => "",
+    };
+    format!(
+        "<tr><th>Colour tags</th><td id=\"colour-tags\">{mark}{}</td></tr>\n",
+        escape(&said.join(", "))
+    )
 }
 
 fn events_table(report: &HtmlReport, pictures: &[Result<String, String>]) -> String {
