@@ -103,6 +103,15 @@ fn at(name: &str) -> usize {
     NAMES.iter().position(|n| *n == name).expect("a signalstats name")
 }
 
+/// Where the stream's primaries are a set histoplay takes as a close one (BT.601's as
+/// BT.709's), the words that say so after the set's name.
+fn taken_as(tag: &str) -> String {
+    match tag {
+        "bt709" | "bt2020" | "smpte432" | "unknown" => String::new(),
+        tag => format!(" (the stream's {tag} taken as them)"),
+    }
+}
+
 impl HtmlReport {
     pub fn new(source: &VideoSource, bits: u32) -> Self {
         let info = &source.info;
@@ -120,8 +129,9 @@ impl HtmlReport {
             },
             duration: info.duration,
             colour: format!(
-                "{} primaries, {} transfer, {} matrix, {} range",
+                "{} primaries{}, {} transfer, {} matrix, {} range",
                 volume.primaries.label(),
+                taken_as(info.colour_tags.primaries),
                 volume.transfer.label(),
                 color.matrix.label(),
                 color.range.label()
@@ -276,5 +286,19 @@ impl HtmlReport {
         let pictures = thumbnails::draw(&self.facts, &self.events, gpu);
         let html = page::page(&self, &pictures, runs, limited);
         crate::output_file::OutputFile::write(path, html.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::taken_as;
+
+    #[test]
+    fn primaries_read_as_a_close_set_say_so() {
+        assert_eq!(taken_as("smpte170m"), " (the stream's smpte170m taken as them)");
+        assert_eq!(taken_as("bt470bg"), " (the stream's bt470bg taken as them)");
+        for exact in ["bt709", "bt2020", "smpte432", "unknown"] {
+            assert_eq!(taken_as(exact), "", "{exact}");
+        }
     }
 }
