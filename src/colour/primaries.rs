@@ -34,6 +34,15 @@ impl Primaries {
             Primaries::Bt2020 => "BT.2020",
         }
     }
+
+    /// Its name as FFmpeg tags a stream with it (`color_primaries`).
+    pub fn tag(self) -> &'static str {
+        match self {
+            Primaries::Bt709 => "bt709",
+            Primaries::P3 => "smpte432",
+            Primaries::Bt2020 => "bt2020",
+        }
+    }
 }
 
 impl ColorVolume {

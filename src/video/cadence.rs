@@ -153,10 +153,9 @@ impl LostFrames {
             if self.lost.1 > SAID {
                 continue;
             }
-            let s = if lost.frames == 1 { "" } else { "s" };
             log::warn!(
-                "{name}: {} frame{s} lost from the stream where its decode times skip from {:.3} to {:.3} s; frame numbers count the frames that are there",
-                lost.frames,
+                "{name}: {} lost from the stream where its decode times skip from {:.3} to {:.3} s; frame numbers count the frames that are there",
+                crate::terminal::counted(lost.frames as usize, "frame"),
                 self.tick * lost.from as f64,
                 self.tick * lost.to as f64,
             );

@@ -103,11 +103,12 @@ fn at(name: &str) -> usize {
     NAMES.iter().position(|n| *n == name).expect("a signalstats name")
 }
 
-/// Where the stream's primaries are a set histoplay takes as a close one (BT.601's as
-/// BT.709's), the words that say so after the set's name.
-fn taken_as(tag: &str) -> String {
+/// Where the stream is tagged with primaries histoplay takes as a close set (`read`: BT.601's
+/// as BT.709's), the words that say so after the set's name.
+fn taken_as(tag: &str, read: crate::colour::Primaries) -> String {
     match tag {
-        "bt709" | "bt2020" | "smpte432" | "unknown" => String::new(),
+        "unknown" => String::new(),
+        tag if tag == read.tag() => String::new(),
         tag => format!(" (the stream's {tag} taken as them)"),
     }
 }
@@ -131,7 +132,7 @@ impl HtmlReport {
             colour: format!(
                 "{} primaries{}, {} transfer, {} matrix, {} range",
                 volume.primaries.label(),
-                taken_as(info.colour_tags.primaries),
+                taken_as(info.colour_tags.primaries, volume.primaries),
                 volume.transfer.label(),
                 color.matrix.label(),
                 color.range.label()
@@ -292,13 +293,21 @@ impl HtmlReport {
 #[cfg(test)]
 mod tests {
     use super::taken_as;
+    use crate::colour::Primaries;
 
     #[test]
     fn primaries_read_as_a_close_set_say_so() {
-        assert_eq!(taken_as("smpte170m"), " (the stream's smpte170m taken as them)");
-        assert_eq!(taken_as("bt470bg"), " (the stream's bt470bg taken as them)");
-        for exact in ["bt709", "bt2020", "smpte432", "unknown"] {
-            assert_eq!(taken_as(exact), "", "{exact}");
+        assert_eq!(
+            taken_as("smpte170m", Primaries::Bt709),
+            " (the stream's smpte170m taken as them)"
+        );
+        assert_eq!(
+            taken_as("bt470bg", Primaries::Bt709),
+            " (the stream's bt470bg taken as them)"
+        );
+        for read in [Primaries::Bt709, Primaries::Bt2020, Primaries::P3] {
+            assert_eq!(taken_as(read.tag(), read), "", "{read:?}");
+            assert_eq!(taken_as("unknown", read), "", "{read:?}");
         }
     }
 }

@@ -185,7 +185,7 @@ fn fields(order: &str, counts: [u64; 3]) -> String {
         .iter()
         .zip(crate::video::source::Fields::DESCRIPTIONS)
         .filter(|(n, _)| **n > 0)
-        .map(|(n, kind)| format!("{n} frame{} {kind}", if *n == 1 { "" } else { "s" }))
+        .map(|(n, kind)| format!("{} {kind}", counted(*n as usize, "frame")))
         .collect();
     match kinds.is_empty() {
         true => format!("the stream says {order}"),
