@@ -475,3 +475,56 @@ fn a_change_of_channels_midway_is_said_once_where_it_happens() {
     let out = histoplay(&["loudness", stereo.to_str().unwrap()]);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("the sound changes"));
 }
+
+#[test]
+fn damaged_sound_is_measured_as_ffmpeg_measures_it_and_warned_of_in_ffmpegs_words() {
+    // An AAC file with 400 bytes in its middle overwritten: packets fail to decode, one with a
+    // code FFmpeg has no name for (where the bindings would say "Unknown error 50531338").
+    let clean = fixture(
+        "aac-clean.m4a",
+        &["-f", "lavfi", "-i", "sine=f=440:d=4", "-c:a", "aac", "-b:a", "128k"],
+    );
+    let mut bytes = std::fs::read(&clean).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle..middle + 400].fill(0xff);
+    let damaged = common::repo_path(&format!("target/fixtures/aac-damaged-{}.m4a", std::process::id()));
+    std::fs::write(&damaged, &bytes).unwrap();
+    let out = histoplay(&["loudness", damaged.to_str().unwrap()]);
+    let theirs: Vec<Option<f64>> = ffmpeg(&damaged).summary.into_iter().map(|(_, v)| v).collect();
+    // What FFmpeg's command line says of each packet: its decoder's line, then the code's text.
+    let log = Command::new("ffmpeg")
+        .args(["-v", "warning", "-i"])
+        .arg(&damaged)
+        .args(["-f", "null", "-"])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&damaged);
+    let log = String::from_utf8_lossy(&log.stderr).into_owned();
+    let mut said = Vec::new();
+    let mut reason = None;
+    for line in log.lines() {
+        if let Some(code) = line.strip_prefix("Error while decoding stream #0:0: ") {
+            said.push(format!("{code}: {}", reason.take().expect(line)));
+        } else if line.starts_with("[aac @ ") {
+            reason = Some(line.split_once("] ").unwrap().1.to_string());
+        }
+    }
+    assert!(said.len() >= 2, "{log}");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    let ours: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.split_once("damaged audio, playing on: "))
+        .map(|(_, w)| w)
+        .collect();
+    assert_eq!(
+        ours,
+        said.iter().take(3).map(String::as_str).collect::<Vec<_>>(),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Unknown error"), "{stderr}");
+    // The packets lost are left out as FFmpeg leaves them out.
+    let text = String::from_utf8(out.stdout).unwrap();
+    let ours: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(figures(&ours), theirs);
+}

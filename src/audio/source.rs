@@ -275,6 +275,8 @@ impl AudioSource {
     pub fn next_chunk_seen(&mut self, decoded: &mut dyn FnMut(&ffmpeg::frame::Audio)) -> Option<Chunk> {
         let mut frame = ffmpeg::frame::Audio::empty();
         loop {
+            // What FFmpeg logs as it decodes is its reason for an error that follows.
+            crate::video::ffmpeg_log::clear();
             match self.decoder.receive_frame(&mut frame) {
                 Ok(()) => {
                     decoded(&frame);
@@ -286,7 +288,7 @@ impl AudioSource {
                 Err(ffmpeg::Error::Eof) => return None,
                 Err(ffmpeg::Error::Other { errno }) if errno == ffmpeg::error::EAGAIN => {}
                 Err(e) => {
-                    self.note_damage(&e);
+                    self.note_damage(&crate::video::ffmpeg_log::reason(e));
                     continue;
                 }
             }
@@ -324,8 +326,9 @@ impl AudioSource {
             match packet {
                 Some(packet) if packet.stream() != self.stream_index => {}
                 Some(packet) => {
+                    crate::video::ffmpeg_log::clear();
                     if let Err(e) = self.decoder.send_packet(&packet) {
-                        self.note_damage(&e);
+                        self.note_damage(&crate::video::ffmpeg_log::reason(e));
                     }
                 }
                 None => {
@@ -379,7 +382,7 @@ impl AudioSource {
             match context {
                 Ok(context) => self.resampler = Some(context),
                 Err(e) => {
-                    self.note_damage(&e);
+                    self.note_damage(&crate::video::ffmpeg_log::text(e));
                     return None;
                 }
             }
@@ -395,7 +398,7 @@ impl AudioSource {
             out_layout,
         );
         if let Err(e) = resampler.run(frame, &mut out) {
-            self.note_damage(&e);
+            self.note_damage(&crate::video::ffmpeg_log::text(e));
             return None;
         }
         // Packed f32: one plane of samples() frames of `channels` floats (its line may be padded).

@@ -37,7 +37,7 @@ pub fn clear() {
 /// says more: "Invalid argument: Picture size 0x0 is invalid"; FFmpeg's line alone where it
 /// already holds the error's text ("Connection to tcp://…:9 failed: Connection refused").
 pub fn reason(error: ffmpeg::Error) -> String {
-    let code = error.to_string();
+    let code = text(error);
     let logged = FIRST_ERROR
         .try_with(|first| first.try_borrow_mut().ok().and_then(|mut f| f.take()))
         .ok()
@@ -46,6 +46,18 @@ pub fn reason(error: ffmpeg::Error) -> String {
         Some(line) if line.contains(&code) => line,
         Some(line) => format!("{code}: {line}"),
         None => code,
+    }
+}
+
+/// `error`'s text as FFmpeg gives it (`av_strerror`): its own words for its codes, the
+/// system's for an errno, and "Error number -50531338 occurred" for a code it has no words for
+/// (where the bindings would say "Unknown error 50531338").
+pub fn text(error: ffmpeg::Error) -> String {
+    let mut line = [0 as std::ffi::c_char; 128];
+    // SAFETY: FFmpeg writes a NUL-terminated text of at most the buffer's size into `line`.
+    unsafe {
+        ffmpeg::ffi::av_strerror(error.into(), line.as_mut_ptr(), line.len());
+        std::ffi::CStr::from_ptr(line.as_ptr()).to_string_lossy().into_owned()
     }
 }
 

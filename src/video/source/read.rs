@@ -157,6 +157,9 @@ impl VideoSource {
     fn next_raw(&mut self) -> Option<ffmpeg::frame::Video> {
         let mut frame = ffmpeg::frame::Video::empty();
         loop {
+            // What FFmpeg logs on this thread as it decodes is its reason for an error that
+            // follows ("Invalid buffer size, packet size ... < expected frame_size ...").
+            crate::video::ffmpeg_log::clear();
             match stages::RECEIVE.time(|| self.decoder.receive_frame(&mut frame)) {
                 Ok(()) => return Some(frame),
                 Err(ffmpeg::Error::Eof) => match self.lost.take() {
@@ -174,7 +177,7 @@ impl VideoSource {
                 },
                 Err(ffmpeg::Error::Other { errno }) if errno == ffmpeg::error::EAGAIN => {}
                 Err(e) => {
-                    self.note_damage(&e);
+                    self.note_damage(&crate::video::ffmpeg_log::reason(e));
                     continue;
                 }
             }
@@ -333,8 +336,9 @@ impl VideoSource {
             }
         }
         self.apply_skipping(skip);
+        crate::video::ffmpeg_log::clear();
         if let Err(e) = stages::SEND.time(|| self.decoder.send_packet(packet)) {
-            self.note_damage(&e);
+            self.note_damage(&crate::video::ffmpeg_log::reason(e));
         }
     }
 
