@@ -82,6 +82,8 @@ fn from_sdr(primaries: Primaries) -> String {
         Primaries::Bt709 => "bt709",
         Primaries::P3 => "smpte432",
         Primaries::Bt2020 => "bt2020",
+        Primaries::DciP3 => "smpte431",
+        Primaries::Film => "film",
     };
     FROM_SDR.replace(":p=bt2020:", &format!(":p={name}:"))
 }
@@ -647,6 +649,83 @@ fn display_p3_sdr_video_renders_as_its_bt709_original() {
     assert_eq!(against_alone.max_abs_diff, 0, "{against_alone:?}");
     let yuv_shown = compare_render(&alone, width, height, &original);
     assert!((0.99..=1.01).contains(&yuv_shown.saturation_ratio), "{yuv_shown:?}");
+}
+
+/// SDR video of DCI-P3 primaries (the cinema's, white at x 0.314, y 0.351; FFmpeg's `smpte431`)
+/// is shown with its white adapted to the screen's D65, as mpv shows it: the kitten mastered
+/// into DCI-P3 codes through the rows the unit tests check against colour-science's Bradford
+/// adaptation renders back as its BT.709 original, its grey grey. Taken as Display P3 (the same
+/// primaries, D65 white), its white would turn pink; taken as BT.709 codes, it would lose its
+/// saturation. The QC page names the primaries as read.
+#[test]
+fn dci_p3_video_renders_as_its_bt709_original_its_white_adapted() {
+    use histoplay::colour::primaries::{gamut_rows, invert_rows};
+    let (width, height, original) = kitten_quarter();
+    let to_709 = gamut_rows(Primaries::DciP3);
+    let to_dci = invert_rows([to_709[0], to_709[1], to_709[2]]);
+    let code = |light: f32| (255.0 * light.max(0.0).powf(1.0 / 2.4)).round().min(255.0) as u8;
+    let dci: Vec<[u8; 3]> = original
+        .iter()
+        .map(|rgb| {
+            let lin = rgb.map(|c| (f32::from(c) / 255.0).powf(2.4));
+            to_dci.map(|row| code(row[0] * lin[0] + row[1] * lin[1] + row[2] * lin[2]))
+        })
+        .collect();
+    // The screen's white is DCI-P3's own, adapted: R = G = B.
+    let white = to_dci.map(|row| code(row[0] + row[1] + row[2]));
+    assert_eq!(white, [255, 255, 255]);
+    let input = raw_input(&dci);
+    let size = format!("{width}x{height}");
+    #[rustfmt::skip]
+    let video = common::fixture("kitten-dci-p3-sdr.mkv", &[
+        "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", &size, "-i", input.to_str().unwrap(),
+        "-pix_fmt", "gbrp", "-c:v", "ffv1",
+        "-color_primaries", "smpte431", "-color_trc", "bt709", "-color_range", "pc",
+    ]);
+    let rendered = render(&video);
+    let result = compare_render(&rendered, width, height, &original);
+    assert!(result.mean_abs_diff <= 0.4, "{result:?}");
+    assert!(result.max_abs_diff <= 8, "{result:?}");
+    // (0.25 levels on average, 7 at most, 99.8% of the saturation: the rounding of 8-bit codes.)
+    assert!((0.995..=1.005).contains(&result.saturation_ratio), "{result:?}");
+    // Its light taken as it is (no adaptation: DCI-P3's white shown as the green-yellow it is
+    // beside D65), the same codes come out another colour; taken as BT.709 codes, paler.
+    let to_xyz = histoplay::colour::primaries::rgb_to_xyz(Primaries::DciP3);
+    let bt709 = histoplay::colour::primaries::rgb_to_xyz(Primaries::Bt709)
+        .map(|r| [r[0] as f32, r[1] as f32, r[2] as f32, 0.0]);
+    let from_xyz = invert_rows(bt709);
+    let absolute: [[f32; 4]; 3] = std::array::from_fn(|r| {
+        let c = |c: usize| (0..3).map(|k| f64::from(from_xyz[r][k]) * to_xyz[k][c]).sum::<f64>() as f32;
+        [c(0), c(1), c(2), 0.0]
+    });
+    let unadapted: Vec<[u8; 3]> = dci
+        .iter()
+        .map(|p| sdr_to_bt709(p.map(|c| f32::from(c) / 255.0), absolute).map(|c| (255.0 * c).round() as u8))
+        .collect();
+    let against_unadapted = compare_render(&rendered, width, height, &unadapted);
+    assert!(against_unadapted.mean_abs_diff > 4.0, "{against_unadapted:?}");
+    let as_codes = compare_render(
+        &dci.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect::<Vec<_>>(),
+        width,
+        height,
+        &original,
+    );
+    assert!(
+        as_codes.saturation_ratio < 0.9,
+        "the DCI-P3 codes as they are: {as_codes:?}"
+    );
+    let page = std::env::temp_dir().join(format!("histoplay-dci-p3-{}.html", std::process::id()));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", "--html"])
+        .arg(&page)
+        .arg(&video)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let _ = std::fs::remove_file(&page);
+    assert!(html.contains("<td>DCI-P3 primaries, SDR transfer, "), "{html}");
+    assert!(html.contains("primaries smpte431, transfer bt709"), "{html}");
 }
 
 /// RGBA rows as RGB pixels.

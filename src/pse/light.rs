@@ -59,6 +59,15 @@ pub struct LightModel {
     pub gain: Vec<u32>,
 }
 
+/// A gamut's luminance weights, of 10 000 (its white adapted to D65, as it is shown): BT.709's
+/// 2126, 7152, 722; BT.2020's 2627, 6780, 593; Display P3's 2290, 6917, 793. Rounded, the
+/// green taking what makes them 10 000.
+fn luminance_weights(primaries: Primaries) -> [u32; 3] {
+    let row = crate::colour::primaries::gamut_rows(primaries)[3];
+    let [r, b] = [row[0], row[2]].map(|w| (f64::from(w) * 10_000.0).round() as u32);
+    [r, 10_000 - r - b, b]
+}
+
 impl LightModel {
     /// The display model for frames of `bits` whose signal is `transfer` in `primaries`, as
     /// `standard` takes it.
@@ -85,10 +94,7 @@ impl LightModel {
         let table = (0..=top)
             .map(|code| units(f64::from(code) / f64::from(top)).round() as u32)
             .collect();
-        let weights = match primaries {
-            Primaries::Bt2020 => [2627, 6780, 593],
-            _ => [2126, 7152, 722],
-        };
+        let weights = luminance_weights(primaries);
         let gain = match transfer {
             Transfer::Hlg => {
                 let gamma = f64::from(transfer::hlg_system_gamma(HLG_PEAK));
@@ -249,6 +255,16 @@ pub fn red_of([r, g, b]: [u32; 3]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn luminance_weights_are_each_gamuts_own() {
+        assert_eq!(luminance_weights(Primaries::Bt709), [2126, 7152, 722]);
+        assert_eq!(luminance_weights(Primaries::Bt2020), [2627, 6780, 593]);
+        assert_eq!(luminance_weights(Primaries::P3), [2290, 6917, 793]);
+        for p in [Primaries::DciP3, Primaries::Film] {
+            assert_eq!(luminance_weights(p).iter().sum::<u32>(), 10_000, "{p:?}");
+        }
+    }
 
     #[test]
     fn the_shaders_validation_makes_the_pass_with_its_own_constants() {

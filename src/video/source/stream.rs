@@ -259,6 +259,10 @@ pub(super) fn primaries_of(primaries: ffmpeg::color::Primaries) -> Primaries {
     match primaries {
         ffmpeg::color::Primaries::BT2020 => Primaries::Bt2020,
         ffmpeg::color::Primaries::SMPTE432 => Primaries::P3,
+        ffmpeg::color::Primaries::SMPTE431 => Primaries::DciP3,
+        ffmpeg::color::Primaries::Film => Primaries::Film,
+        // BT.601's, SMPTE 240M's, BT.470 M's and EBU 3213's, the close sets: as BT.709's, as
+        // FFmpeg's scaler and mpv show them.
         _ => Primaries::Bt709,
     }
 }
@@ -438,5 +442,8 @@ mod tests {
         assert_eq!(primaries_of(P::BT2020), Primaries::Bt2020);
         assert_eq!(primaries_of(P::BT709), Primaries::Bt709);
         assert_eq!(primaries_of(P::SMPTE432), Primaries::P3);
+        assert_eq!(primaries_of(P::SMPTE431), Primaries::DciP3);
+        assert_eq!(primaries_of(P::Film), Primaries::Film);
+        assert_eq!(primaries_of(P::BT470M), Primaries::Bt709);
     }
 }

@@ -305,7 +305,13 @@ mod tests {
             taken_as("bt470bg", Primaries::Bt709),
             " (the stream's bt470bg taken as them)"
         );
-        for read in [Primaries::Bt709, Primaries::Bt2020, Primaries::P3] {
+        for read in [
+            Primaries::Bt709,
+            Primaries::Bt2020,
+            Primaries::P3,
+            Primaries::DciP3,
+            Primaries::Film,
+        ] {
             assert_eq!(taken_as(read.tag(), read), "", "{read:?}");
             assert_eq!(taken_as("unknown", read), "", "{read:?}");
         }
