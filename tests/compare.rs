@@ -821,7 +821,17 @@ fn aligned_by_time_each_frame_goes_with_the_judged_files_latest_as_ffmpeg_pairs_
             !String::from_utf8_lossy(&out.stderr).contains("come after"),
             "cpu: {cpu}"
         );
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("fps"),
+            "paired by time: no word of the rates"
+        );
     }
+    // Paired by number (the default), the two rates are said, and how to pair them by time.
+    let (_, err) = compare_run(&[a, b, "--frames", "0..2"]);
+    let note = format!(
+        "note: '{a}' is 25 fps and '{b}' 10 fps: their frames pair by number, frame K with frame K (--compare-by time pairs each with the other's frame shown at its time, as FFmpeg's filters do)"
+    );
+    assert!(err.lines().any(|l| l == note), "{err}");
 }
 
 #[test]

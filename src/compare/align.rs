@@ -275,9 +275,48 @@ pub fn match_pair(a: &VideoSource, b: &mut VideoSource) -> Result<(), PairError>
     Ok(())
 }
 
+/// What to say where two files of different frame rates pair by number (frame K with frame
+/// K, whatever their times): their rates, and how to pair them by time instead. None where
+/// they pair by time, or either rate is unknown, or they are the same (to a part in 10 000:
+/// 29.97 against 30 differs, an hour of it 3.6 s apart by its end).
+pub fn rates_note(by: AlignBy, (a, b): (&str, &str), (frame_a, frame_b): (f64, f64)) -> Option<String> {
+    let known = |d: f64| d.is_finite() && d > 0.0;
+    if by != AlignBy::Frame || !known(frame_a) || !known(frame_b) || (frame_a / frame_b - 1.0).abs() <= 1e-4 {
+        return None;
+    }
+    let rate = |d: f64| {
+        let fps = format!("{:.3}", 1.0 / d);
+        fps.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
+    Some(format!(
+        "note: '{a}' is {} fps and '{b}' {} fps: their frames pair by number, frame K with frame K \
+         (--compare-by time pairs each with the other's frame shown at its time, as FFmpeg's filters do)",
+        rate(frame_a),
+        rate(frame_b)
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_of_other_rates_paired_by_number_are_told_so() {
+        let names = ("a.mp4", "b.mp4");
+        let note = rates_note(AlignBy::Frame, names, (1.0 / 25.0, 1.0 / 30.0)).unwrap();
+        assert!(
+            note.starts_with("note: 'a.mp4' is 25 fps and 'b.mp4' 30 fps: "),
+            "{note}"
+        );
+        let ntsc = rates_note(AlignBy::Frame, names, (1001.0 / 30_000.0, 1.0 / 30.0)).unwrap();
+        assert!(
+            ntsc.starts_with("note: 'a.mp4' is 29.97 fps and 'b.mp4' 30 fps: "),
+            "{ntsc}"
+        );
+        assert_eq!(rates_note(AlignBy::Time, names, (1.0 / 25.0, 1.0 / 30.0)), None);
+        assert_eq!(rates_note(AlignBy::Frame, names, (0.04, 0.04)), None);
+        assert_eq!(rates_note(AlignBy::Frame, names, (0.04, 0.0)), None);
+    }
 
     fn align(by: AlignBy, offset: i64) -> Alignment {
         Alignment {

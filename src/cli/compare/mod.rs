@@ -15,7 +15,7 @@ pub use lines::{Compared, Summary};
 
 use super::args::parse_size;
 use super::output::{write_csv_record, write_line};
-use crate::compare::align::{match_pair, planar_rgb, AlignBy, Alignment, PastEnd};
+use crate::compare::align::{match_pair, planar_rgb, rates_note, AlignBy, Alignment, PastEnd};
 use crate::compare::vmaf::gpu::VmafPass;
 use crate::compare::vmaf::model::Model;
 use crate::compare::vmaf::{load_model, Vmaf, VmafFrame, DEFAULT_MODEL, MIN_SIZE};
@@ -186,6 +186,13 @@ pub fn compare(
                 side.info.pixel_format
             );
         }
+    }
+    if let Some(note) = rates_note(
+        job.by,
+        (&a.info.path.display().to_string(), &b.info.path.display().to_string()),
+        (a.info.frame_duration, b.info.frame_duration),
+    ) {
+        eprintln!("{note}");
     }
     match_pair(&a, &mut b)?;
     let names = Names::of(a.info.format.layout);
