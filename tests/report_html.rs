@@ -238,6 +238,14 @@ fn a_file_of_sound_alone_has_a_page_of_its_sound() {
     assert!(dom.contains("<th>Duration</th><td>0:04 (4.000 s)</td>"), "{dom}");
     assert!(dom.contains("48000 Hz, 1 channel"));
     assert!(dom.contains("none: a file of sound alone"));
+    // Its one stream, measured.
+    assert!(dom.contains("<h2>Streams (1)</h2>"), "{dom}");
+    assert!(
+        dom.contains(
+            "<td>audio</td><td>pcm_s16le</td><td>48000 Hz, 1 channel, s16</td><td></td><td></td><td>measured</td>"
+        ),
+        "{dom}"
+    );
     assert!(!dom.contains("Photosensitivity"));
     assert!(pictures(&html).is_empty());
     assert!(dom.contains("integrated "));
@@ -314,4 +322,112 @@ fn the_page_lists_the_damage_and_loss_found_as_the_file_was_read() {
     };
     assert!(!lost(&html).is_empty());
     assert_eq!(lost(&quiet_html), lost(&html));
+}
+
+/// A stream's row as ffprobe describes it: index, kind, codec (and profile), size or rate and
+/// layout, language, title.
+fn ffprobe_rows(file: &Path) -> Vec<[String; 6]> {
+    let out = Command::new("ffprobe")
+        .args(["-v", "error", "-show_streams", "-of", "json"])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = |s: &serde_json::Value, key: &str| s[key].as_str().unwrap_or("").to_string();
+    json["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let kind = text(s, "codec_type");
+            let codec = match text(s, "profile") {
+                p if p.is_empty() || p == "unknown" => text(s, "codec_name"),
+                p => format!("{} ({p})", text(s, "codec_name")),
+            };
+            let details = match kind.as_str() {
+                "video" => {
+                    let (n, d) = text(s, "avg_frame_rate")
+                        .split_once('/')
+                        .map(|(n, d)| (n.parse::<f64>().unwrap(), d.parse::<f64>().unwrap()))
+                        .unwrap();
+                    format!("{}x{}, {}, {} fps", s["width"], s["height"], text(s, "pix_fmt"), n / d)
+                }
+                "audio" => format!(
+                    "{} Hz, {}, {}",
+                    text(s, "sample_rate"),
+                    text(s, "channel_layout"),
+                    text(s, "sample_fmt")
+                ),
+                _ => String::new(),
+            };
+            let tag = |key: &str| s["tags"][key].as_str().unwrap_or("").to_string();
+            [
+                s["index"].to_string(),
+                kind,
+                codec,
+                details,
+                tag("language"),
+                tag("title"),
+            ]
+        })
+        .collect()
+}
+
+#[test]
+fn the_page_lists_every_stream_as_ffprobe_describes_it() {
+    // A delivery's Matroska file: the picture, an English stereo mix (default), a French 5.1
+    // AC-3 track, and English subtitles for the hard of hearing, each tagged.
+    let subtitles = common::repo_path("target/fixtures/streams-subtitles.srt");
+    std::fs::create_dir_all(subtitles.parent().unwrap()).unwrap();
+    std::fs::write(&subtitles, "1\n00:00:00,000 --> 00:00:01,000\nHello.\n").unwrap();
+    #[rustfmt::skip]
+    let file = common::fixture("streams-delivery.mkv", &[
+        "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=1",
+        "-f", "lavfi", "-i", "sine=f=440:r=48000:d=1",
+        "-f", "lavfi", "-i", "sine=f=1000:r=48000:d=1",
+        "-i", subtitles.to_str().unwrap(),
+        "-map", "0", "-map", "1", "-map", "2", "-map", "3",
+        "-c:v", "libx264", "-pix_fmt", "yuv420p",
+        "-c:a:0", "aac", "-ac:a:0", "2", "-c:a:1", "ac3", "-ac:a:1", "6", "-c:s", "srt",
+        "-metadata:s:a:0", "language=eng", "-metadata:s:a:0", "title=Stereo mix",
+        "-metadata:s:a:1", "language=fra",
+        "-metadata:s:s:0", "language=eng", "-metadata:s:s:0", "title=English SDH",
+        "-disposition:a:0", "default", "-disposition:a:1", "0", "-disposition:s:0", "hearing_impaired",
+    ]);
+    let page = std::env::temp_dir().join(format!("histoplay-streams-{}.html", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", "--frames", "0..5", "-o"])
+        .arg(&page)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let tidy = Command::new("tidy")
+        .args(["-q", "-e"])
+        .arg(&page)
+        .output()
+        .expect("tidy (scripts/setup)");
+    assert!(tidy.status.success(), "{}", String::from_utf8_lossy(&tidy.stderr));
+    let (dom, log) = browse(&page);
+    let _ = std::fs::remove_file(&page);
+    assert!(!log.contains("Uncaught"), "{log}");
+    assert!(dom.contains("<h2>Streams (4)</h2>"), "{dom}");
+    let expected = ffprobe_rows(&file);
+    assert_eq!(expected.len(), 4);
+    let notes = ["measured", "measured, default", "", "hearing impaired"];
+    for (row, note) in expected.iter().zip(notes) {
+        let [index, kind, codec, details, language, title] = row;
+        let cells = format!(
+            "<tr><td class=\"number\">{index}</td><td>{kind}</td><td>{codec}</td><td>{details}</td>\
+             <td>{language}</td><td>{title}</td><td>{note}</td></tr>"
+        );
+        assert!(dom.contains(&cells), "{cells}\n{dom}");
+    }
+    // What ffprobe says of the French track, for the record: FFmpeg's AC-3 5.1 layout.
+    assert_eq!(expected[2][3], "48000 Hz, 5.1(side), fltp");
+    assert!(
+        dom.contains("<th>Container</th><td>matroska,webm (Matroska / WebM), "),
+        "{dom}"
+    );
 }

@@ -14,6 +14,7 @@ mod read;
 mod reconnect;
 mod seek;
 mod stream;
+pub mod streams;
 pub mod tap;
 
 pub use frames::{picture_type, planes_of, Decoded, DecodedFrame, Fields, PacketProps, Samples};
@@ -305,6 +306,19 @@ impl VideoSource {
     /// (`DecodedFrame::picture`), for what reads the picture beside the measures.
     pub fn keep_pictures(&mut self) {
         self.keep_pictures = true;
+    }
+
+    /// What the container holds, stream by stream (the picture's measured being this source's).
+    pub fn container(&self) -> streams::ContainerFacts {
+        let mut facts = streams::container_facts(&self.input, &self.info.path);
+        if let Some(video) = facts
+            .measured
+            .iter_mut()
+            .find(|i| facts.streams.get(**i).is_some_and(|s| s.kind == "video"))
+        {
+            *video = self.stream_index;
+        }
+        facts
     }
 
     /// Whether the decoder's frames carry an alpha plane (a palette's alpha aside), which the

@@ -41,6 +41,8 @@ pub struct Facts {
     pub field_order: &'static str,
     /// The file has pictures (a file of sound alone has none: the page is of its sound).
     pub video: bool,
+    /// The container and every stream it holds.
+    pub container: Option<crate::video::source::streams::ContainerFacts>,
 }
 
 /// An HDR stream's transfer, and the peak light its metadata gives (MaxCLL, or the mastering
@@ -148,6 +150,7 @@ impl HtmlReport {
             log: info.log,
             field_order: info.field_order,
             video: true,
+            container: Some(source.container()),
         })
     }
 
@@ -188,6 +191,7 @@ impl HtmlReport {
             log: None,
             field_order: "",
             video: false,
+            container: crate::video::source::streams::container_facts_of(path),
         })
     }
 

@@ -61,6 +61,7 @@ pub fn page(report: &HtmlReport, pictures: &[Result<String, String>], runs: &Run
     }
     html += &verdicts(report, runs, limited);
     html += &facts_table(report);
+    html += &streams_table(report);
     html += &events_table(report, pictures);
     html += &over_time(report);
     html += "</body>\n</html>\n";
@@ -201,6 +202,7 @@ fn facts_table(report: &HtmlReport) -> String {
     if !f.video {
         let rows = [
             ("File", f.path.display().to_string()),
+            ("Container", container(f.container.as_ref())),
             ("Duration", format!("{} ({:.3} s)", clock(f.duration), f.duration)),
             ("Sound", sound),
             ("Video", "none: a file of sound alone".to_string()),
@@ -213,6 +215,7 @@ fn facts_table(report: &HtmlReport) -> String {
     }
     let mut rows = vec![
         ("File", f.path.display().to_string()),
+        ("Container", container(f.container.as_ref())),
         (
             "Video",
             format!(
@@ -247,6 +250,60 @@ fn facts_table(report: &HtmlReport) -> String {
         })
         .collect();
     format!("<section id=\"facts\"><h2>The file</h2>\n<table>\n{rows}</table></section>\n")
+}
+
+/// The container's format, size and bit rate, as ffprobe gives them.
+fn container(facts: Option<&crate::video::source::streams::ContainerFacts>) -> String {
+    let Some(facts) = facts else {
+        return "not read".to_string();
+    };
+    let mut said = vec![facts.format.clone()];
+    if let Some(bytes) = facts.size {
+        said.push(match bytes {
+            b if b >= 1 << 30 => format!("{:.2} GiB", b as f64 / f64::from(1u32 << 30)),
+            b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / f64::from(1u32 << 20)),
+            b => format!("{:.1} KiB", b as f64 / 1024.0),
+        });
+    }
+    if let Some(rate) = facts.bit_rate {
+        said.push(format!("{} kb/s", rate / 1000));
+    }
+    said.join(", ")
+}
+
+/// Every stream the container holds, in ffprobe's words (codec and profile, size or rate and
+/// layout, language, title), the ones measured marked so: a second sound track, its language,
+/// the subtitles and the timecode track are what a delivery's checker looks for first.
+fn streams_table(report: &HtmlReport) -> String {
+    let Some(facts) = &report.facts.container else {
+        return String::new();
+    };
+    let rows: String = facts
+        .streams
+        .iter()
+        .map(|s| {
+            let mut notes: Vec<&str> = s.marks.clone();
+            if facts.measured.contains(&s.index) {
+                notes.insert(0, "measured");
+            }
+            let cell = |text: &str| format!("<td>{}</td>", escape(text));
+            format!(
+                "<tr><td class=\"number\">{}</td>{}{}{}{}{}{}</tr>\n",
+                s.index,
+                cell(s.kind),
+                cell(&s.codec),
+                cell(&s.details),
+                cell(s.language.as_deref().unwrap_or("")),
+                cell(s.title.as_deref().unwrap_or("")),
+                cell(&notes.join(", ")),
+            )
+        })
+        .collect();
+    format!(
+        "<section id=\"streams\"><h2>Streams ({})</h2>\n<table>\n<tr><th>#</th><th>Kind</th><th>Codec</th>\
+         <th>Details</th><th>Language</th><th>Title</th><th>Notes</th></tr>\n{rows}</table></section>\n",
+        facts.streams.len()
+    )
 }
 
 /// The colour the stream is tagged with, in ffprobe's words; marked where it leaves some

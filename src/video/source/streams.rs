@@ -1,0 +1,198 @@
+//! What a container holds, stream by stream, as ffprobe describes it (`-show_streams`,
+//! `-show_format`): for the QC page's list of streams, where a delivery's checker looks for
+//! the sound tracks and their languages, the subtitles and the timecode track.
+
+use ffmpeg_next as ffmpeg;
+use std::path::Path;
+
+/// The container and its streams.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContainerFacts {
+    /// The format's names: `matroska,webm (Matroska / WebM)`.
+    pub format: String,
+    /// Bytes, where it is a file.
+    pub size: Option<u64>,
+    /// Bits a second over the whole file, as the container says or FFmpeg estimates.
+    pub bit_rate: Option<i64>,
+    pub streams: Vec<StreamFacts>,
+    /// The streams histoplay reads: its picture's and its sound's (FFmpeg's best of each).
+    pub measured: Vec<usize>,
+}
+
+/// One stream, in ffprobe's words.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamFacts {
+    pub index: usize,
+    /// `video`, `audio`, `subtitle`, `data`, `attachment`.
+    pub kind: &'static str,
+    /// The codec's name and profile: `h264 (High)`, `aac (LC)`, `ac3`.
+    pub codec: String,
+    /// Video: `1920x1080, yuv420p, 25 fps`; sound: `48000 Hz, 5.1(side), fltp`.
+    pub details: String,
+    /// Its `language` tag (`eng`), where it has one.
+    pub language: Option<String>,
+    /// Its `title` tag, where it has one.
+    pub title: Option<String>,
+    /// Its dispositions that a checker looks at: `default`, `forced`, `cover picture`.
+    pub marks: Vec<&'static str>,
+}
+
+/// The facts of `input`'s container, opened from `path`.
+pub fn container_facts(input: &ffmpeg::format::context::Input, path: &Path) -> ContainerFacts {
+    let format = input.format();
+    let name = format.name();
+    let format = match format.description() {
+        description if description.is_empty() || description == name => name.to_string(),
+        description => format!("{name} ({description})"),
+    };
+    let size = std::fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| m.len());
+    let bit_rate = Some(input.bit_rate()).filter(|&rate| rate > 0);
+    let streams: Vec<StreamFacts> = input.streams().map(|stream| stream_facts(&stream)).collect();
+    // (A cover picture is not the file's video: a file of sound with one is measured as sound.)
+    let measured = [ffmpeg::media::Type::Video, ffmpeg::media::Type::Audio]
+        .into_iter()
+        .filter_map(|kind| input.streams().best(kind).map(|s| s.index()))
+        .filter(|&i| !streams[i].marks.contains(&"cover picture"))
+        .collect();
+    ContainerFacts {
+        format,
+        size,
+        bit_rate,
+        streams,
+        measured,
+    }
+}
+
+/// The facts of the container of the file at `path` (a file of sound alone, whose page has no
+/// video source to take them from); None where it can't be opened.
+pub fn container_facts_of(path: &Path) -> Option<ContainerFacts> {
+    let interrupt = crate::video::input::Interrupt::default();
+    let input = crate::video::input::open(path, &interrupt).ok()?;
+    Some(container_facts(&input, path))
+}
+
+fn stream_facts(stream: &ffmpeg::format::stream::Stream) -> StreamFacts {
+    use ffmpeg::media::Type;
+    let parameters = stream.parameters();
+    let id = parameters.id();
+    // SAFETY: the stream's own parameters, read only, as long as the stream.
+    let raw = unsafe { &*parameters.as_ptr() };
+    let kind = match parameters.medium() {
+        Type::Video => "video",
+        Type::Audio => "audio",
+        Type::Subtitle => "subtitle",
+        Type::Data => "data",
+        Type::Attachment => "attachment",
+        Type::Unknown => "unknown",
+    };
+    // SAFETY: a lookup in FFmpeg's tables; null where the codec has no such profile.
+    let profile = unsafe { ffmpeg::ffi::avcodec_profile_name(id.into(), raw.profile) };
+    let codec = match profile.is_null() {
+        true => id.name().to_string(),
+        // SAFETY: a static, NUL-terminated name.
+        false => format!(
+            "{} ({})",
+            id.name(),
+            unsafe { std::ffi::CStr::from_ptr(profile) }.to_string_lossy()
+        ),
+    };
+    let details = match parameters.medium() {
+        Type::Video => video_details(raw, stream.avg_frame_rate()),
+        Type::Audio => audio_details(raw),
+        _ => String::new(),
+    };
+    let metadata = stream.metadata();
+    let tag = |key: &str| metadata.get(key).map(str::to_string).filter(|v| !v.is_empty());
+    let disposition = stream.disposition();
+    let mut marks = Vec::new();
+    use ffmpeg::format::stream::Disposition;
+    for (flag, mark) in [
+        (Disposition::DEFAULT, "default"),
+        (Disposition::FORCED, "forced"),
+        (Disposition::ATTACHED_PIC, "cover picture"),
+        (Disposition::HEARING_IMPAIRED, "hearing impaired"),
+        (Disposition::VISUAL_IMPAIRED, "visual impaired"),
+        (Disposition::COMMENT, "commentary"),
+    ] {
+        if disposition.contains(flag) {
+            marks.push(mark);
+        }
+    }
+    StreamFacts {
+        index: stream.index(),
+        kind,
+        codec,
+        details,
+        language: tag("language").filter(|l| l != "und"),
+        title: tag("title").or_else(|| tag("filename")),
+        marks,
+    }
+}
+
+fn video_details(raw: &ffmpeg::ffi::AVCodecParameters, rate: ffmpeg::Rational) -> String {
+    let mut parts = Vec::new();
+    if raw.width > 0 && raw.height > 0 {
+        parts.push(format!("{}x{}", raw.width, raw.height));
+    }
+    let known = (0..ffmpeg::ffi::AVPixelFormat::AV_PIX_FMT_NB as i32).contains(&raw.format);
+    // SAFETY: a value of the enum (checked just now), looked up in FFmpeg's table.
+    let pixel = match known {
+        true => unsafe {
+            ffmpeg::ffi::av_get_pix_fmt_name(std::mem::transmute::<i32, ffmpeg::ffi::AVPixelFormat>(raw.format))
+        },
+        false => std::ptr::null(),
+    };
+    if !pixel.is_null() {
+        // SAFETY: a static, NUL-terminated name.
+        parts.push(
+            unsafe { std::ffi::CStr::from_ptr(pixel) }
+                .to_string_lossy()
+                .into_owned(),
+        );
+    }
+    if rate.numerator() > 0 && rate.denominator() > 0 {
+        let fps = format!("{:.3}", f64::from(rate));
+        parts.push(format!("{} fps", fps.trim_end_matches('0').trim_end_matches('.')));
+    }
+    parts.join(", ")
+}
+
+fn audio_details(raw: &ffmpeg::ffi::AVCodecParameters) -> String {
+    let mut parts = Vec::new();
+    if raw.sample_rate > 0 {
+        parts.push(format!("{} Hz", raw.sample_rate));
+    }
+    // (Where the layout is unspecified, ffprobe's `unknown`, the count alone: a WAV's mono.)
+    #[allow(deprecated)]
+    let (mask, channels) = (raw.channel_layout, raw.channels);
+    match (mask, channels) {
+        (0, 0) => {}
+        (0, channels) => parts.push(crate::terminal::counted(channels.max(0) as usize, "channel")),
+        _ => {
+            let mut text = [0 as std::ffi::c_char; 128];
+            // SAFETY: FFmpeg writes at most the buffer's size, its end marked.
+            let name = unsafe {
+                ffmpeg::ffi::av_get_channel_layout_string(text.as_mut_ptr(), text.len() as i32, channels, mask);
+                std::ffi::CStr::from_ptr(text.as_ptr()).to_string_lossy().into_owned()
+            };
+            parts.push(name);
+        }
+    }
+    let known = (0..ffmpeg::ffi::AVSampleFormat::AV_SAMPLE_FMT_NB as i32).contains(&raw.format);
+    // SAFETY: a value of the enum (checked just now), looked up in FFmpeg's table.
+    let sample = match known {
+        true => unsafe {
+            ffmpeg::ffi::av_get_sample_fmt_name(std::mem::transmute::<i32, ffmpeg::ffi::AVSampleFormat>(raw.format))
+        },
+        false => std::ptr::null(),
+    };
+    if !sample.is_null() {
+        // SAFETY: a static, NUL-terminated name.
+        parts.push(
+            unsafe { std::ffi::CStr::from_ptr(sample) }
+                .to_string_lossy()
+                .into_owned(),
+        );
+    }
+    parts.join(", ")
+}
