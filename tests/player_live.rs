@@ -340,6 +340,36 @@ fn a_streams_timecode_is_shown_with_each_frame_counted_on_from_its_gop_header() 
 }
 
 #[test]
+fn a_quicktime_timecode_track_is_counted_on_frame_by_frame() {
+    let _window = one_at_a_time();
+    let x = Xvfb::start();
+    // ProRes in QuickTime: its frames carry no timecode; its timecode track starts at
+    // 10:00:59:20 (ffprobe's tag), and each frame counts on from it by its number.
+    #[rustfmt::skip]
+    let file = common::fixture("timecode-track-25.mov", &[
+        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", "20",
+        "-c:v", "prores_ks", "-timecode", "10:00:59:20",
+    ]);
+    assert_eq!(common::ffprobe_entries(&file, "stream_tags=timecode"), ["10:00:59:20"]);
+    let args: Vec<&std::ffi::OsStr> = vec![file.as_os_str(), "--no-audio".as_ref()];
+    let mut player = Player::start_with(&x, "timecode-track", &args);
+    let last = player.wait_present("the last frame", 0, |p| p.new_frame && p.frame == Some(19));
+    let shown: Vec<Present> = player.presents().into_iter().filter(|p| p.new_frame).collect();
+    assert!(shown.len() >= 5, "{shown:?}");
+    for present in &shown {
+        let k = present.frame.unwrap();
+        let tc = match k {
+            0..=4 => format!("10:00:59:{}", 20 + k),
+            k => format!("10:01:00:{:02}", k - 5),
+        };
+        assert_eq!(present.tc.as_deref(), Some(tc.as_str()), "frame {k}");
+    }
+    assert_eq!(last.tc.as_deref(), Some("10:01:00:14"));
+    player.key("q");
+    assert!(player.wait_exit().success());
+}
+
+#[test]
 fn each_frames_fields_are_in_its_line_as_the_decoder_flags_them() {
     let _window = one_at_a_time();
     let x = Xvfb::start();

@@ -431,3 +431,48 @@ fn the_page_lists_every_stream_as_ffprobe_describes_it() {
         "{dom}"
     );
 }
+
+#[test]
+fn the_page_gives_the_first_and_last_timecode_as_the_container_counts_them() {
+    // ProRes in QuickTime, its timecode track starting at 10:00:00:00 (as a delivery's
+    // programme does), 25 frames at 25 fps: its frames carry none of their own.
+    #[rustfmt::skip]
+    let file = common::fixture("timecode-track.mov", &[
+        "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=1",
+        "-c:v", "prores_ks", "-timecode", "10:00:00:00",
+    ]);
+    // ffprobe's word for the first frame's, on the video stream.
+    let tags = common::ffprobe_entries(&file, "stream_tags=timecode");
+    assert_eq!(tags, ["10:00:00:00"]);
+    let page = std::env::temp_dir().join(format!("histoplay-timecode-{}.html", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", "-o"])
+        .arg(&page)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (dom, _) = browse(&page);
+    assert!(
+        dom.contains(
+            "<th>Timecode</th><td>10:00:00:00 to 10:00:00:24 (the container's for its first frame: 10:00:00:00)</td>"
+        ),
+        "{dom}"
+    );
+    // The timecode track among the streams, by its fourcc (ffprobe's codec_tag_string).
+    assert!(
+        dom.contains("<td>data</td><td>tmcd</td><td>timecode 10:00:00:00</td>"),
+        "{dom}"
+    );
+    // From frame 10 on, the first measured is 10:00:00:10.
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", "--frames", "10..", "-o"])
+        .arg(&page)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let _ = std::fs::remove_file(&page);
+    assert!(html.contains("<td>10:00:00:10 to 10:00:00:24 "), "{html}");
+}

@@ -93,6 +93,7 @@ pub fn osd_view<'a>(media: &'a Media, title: &'a str, clipping: Option<Clipping>
         position: playback.position(),
         duration: timeline.duration,
         frame: playback.shown_number(&media.index),
+        timecode: playback.shown().and_then(|s| s.packet.timecode),
         frame_count: timeline.frame_count,
         estimated_count: media.index.estimated_count,
         preview: playback.shown().is_some_and(|s| s.preview),

@@ -1,7 +1,9 @@
 //! A frame's SMPTE timecode, where the stream carries one: per picture in H.264's and HEVC's
 //! picture timing SEI (FFmpeg's S12M side data), or per GOP in MPEG-2's GOP header (the frames
-//! after it count on from there, drop-frame as the rate says). Read and counted with FFmpeg's
-//! own timecode functions, so it reads as ffprobe and FFmpeg's `drawtext` print it.
+//! after it count on from there, drop-frame as the rate says), or else the container's for its
+//! first frame (a QuickTime timecode track, MXF's) counted on frame by frame. Read and counted
+//! with FFmpeg's own timecode functions, so it reads as ffprobe and FFmpeg's `drawtext` print
+//! it.
 
 use ffmpeg::ffi;
 use ffmpeg_next as ffmpeg;
@@ -61,6 +63,9 @@ pub struct TimecodeReader {
     ticks_per_frame: f64,
     /// The timecode counted from, and the pts of its frame.
     anchor: Option<(ffi::AVTimecode, i64)>,
+    /// The container's timecode of the first frame (`VideoInfo::timecode_tag`), for frames
+    /// without their own: counted on by their number.
+    container: Option<ffi::AVTimecode>,
 }
 
 // SAFETY: AVTimecode is plain data.
@@ -76,7 +81,25 @@ impl TimecodeReader {
             rate,
             ticks_per_frame: (frame_duration / tick).max(1e-9),
             anchor: None,
+            container: None,
         }
+    }
+
+    /// Frames without a timecode of their own count on from `first`, the container's for the
+    /// stream's first frame (ignored where FFmpeg can't read it at the stream's rate).
+    pub fn with_container(mut self, first: Option<&str>) -> Self {
+        self.container = first.and_then(|text| {
+            let text = std::ffi::CString::new(text).ok()?;
+            // SAFETY: FFmpeg fills `start` from a NUL-terminated string; it logs nothing with
+            // no log context.
+            unsafe {
+                let mut start: ffi::AVTimecode = std::mem::zeroed();
+                let read =
+                    ffi::av_timecode_init_from_string(&mut start, self.rate, text.as_ptr(), std::ptr::null_mut());
+                (read == 0).then_some(start)
+            }
+        });
+        self
     }
 
     /// After a seek the count starts from the next GOP's timecode, not the last one's.
@@ -84,10 +107,11 @@ impl TimecodeReader {
         self.anchor = None;
     }
 
-    /// The timecode of the frame at `pts` (the decoder's `frame`), where the stream has one:
-    /// its own (H.264, HEVC), or its GOP's counted on by its distance in time from the frame
-    /// the GOP's was read with (MPEG-2).
-    pub fn read(&mut self, frame: &ffmpeg::frame::Video, pts: i64) -> Option<Timecode> {
+    /// The timecode of the frame at `pts` (the decoder's `frame`, the stream's frame `number`),
+    /// where the stream has one: its own (H.264, HEVC), or its GOP's counted on by its distance
+    /// in time from the frame the GOP's was read with (MPEG-2), or the container's counted on by
+    /// its number.
+    pub fn read(&mut self, frame: &ffmpeg::frame::Video, pts: i64, number: u64) -> Option<Timecode> {
         let mut text = [0 as std::ffi::c_char; ffi::AV_TIMECODE_STR_SIZE as usize];
         // SAFETY: side data is read within its size, from a valid frame; FFmpeg writes at most
         // AV_TIMECODE_STR_SIZE bytes, terminated, into `text`.
@@ -117,8 +141,11 @@ impl TimecodeReader {
                     self.anchor = Some((read, pts));
                 }
             }
-            let (anchor, _) = self.anchor?;
-            let since = i32::try_from(self.frames_since(pts)).ok()?;
+            let (anchor, since) = match (self.anchor, self.container) {
+                (Some((anchor, _)), _) => (anchor, i32::try_from(self.frames_since(pts)).ok()?),
+                (None, Some(first)) => (first, i32::try_from(number).ok()?),
+                (None, None) => return None,
+            };
             ffi::av_timecode_make_string(&anchor, text.as_mut_ptr(), since);
             Timecode::parse(CStr::from_ptr(text.as_ptr()).to_str().ok()?)
         }
@@ -133,7 +160,27 @@ impl TimecodeReader {
 
 #[cfg(test)]
 mod tests {
-    use super::Timecode;
+    use super::{Timecode, TimecodeReader};
+
+    #[test]
+    fn frames_without_their_own_count_on_from_the_containers_first() {
+        // A frame with no side data, as a QuickTime file's frames are.
+        let frame = ffmpeg_next::frame::Video::new(ffmpeg_next::format::Pixel::YUV420P, 16, 16);
+        let mut pal = TimecodeReader::new(0.04, (1, 25)).with_container(Some("10:00:00:00"));
+        let read = |reader: &mut TimecodeReader, n: u64| reader.read(&frame, n as i64, n).unwrap().to_string();
+        assert_eq!(read(&mut pal, 0), "10:00:00:00");
+        assert_eq!(read(&mut pal, 24), "10:00:00:24");
+        assert_eq!(read(&mut pal, 25), "10:00:01:00");
+        assert_eq!(read(&mut pal, 90_000), "11:00:00:00");
+        // Drop-frame at 29.97: 10:01:00;00 and ;01 are not counted.
+        let mut ntsc = TimecodeReader::new(1001.0 / 30_000.0, (1001, 30_000)).with_container(Some("10:00:59;28"));
+        assert_eq!(read(&mut ntsc, 1), "10:00:59;29");
+        assert_eq!(read(&mut ntsc, 2), "10:01:00;02");
+        // Without the container's, none; a tag FFmpeg can't read is none either.
+        assert_eq!(TimecodeReader::new(0.04, (1, 25)).read(&frame, 0, 0), None);
+        let mut bad = TimecodeReader::new(0.04, (1, 25)).with_container(Some("ten o'clock"));
+        assert_eq!(bad.read(&frame, 0, 0), None);
+    }
 
     #[test]
     fn timecodes_read_and_print_as_ffmpeg_writes_them() {

@@ -68,6 +68,9 @@ pub struct OsdView<'a> {
     pub duration: f64,
     /// The frame shown, its number exact or (while the index hasn't read that far) estimated.
     pub frame: Option<FrameNumber>,
+    /// The shown frame's SMPTE timecode, where the stream carries one (its own, its GOP's or
+    /// the container's counted on).
+    pub timecode: Option<crate::video::timecode::Timecode>,
     /// Frames in the file once counted, else the container's estimate.
     pub frame_count: Option<u64>,
     pub estimated_count: Option<u64>,

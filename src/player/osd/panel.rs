@@ -100,6 +100,10 @@ pub(super) fn status_line(ui: &mut egui::Ui, view: &OsdView) -> bool {
             }
         }
         ui.label(RichText::new(frame_text(view)).monospace().color(TEXT));
+        // (A live input's is in its own text.)
+        if let (Some(tc), None) = (view.timecode, &view.live) {
+            ui.label(RichText::new(format!("TC {tc}")).monospace().color(TEXT));
+        }
         if view.preview {
             ui.label(RichText::new("keyframe preview").color(DIM));
         }

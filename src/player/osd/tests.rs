@@ -7,6 +7,7 @@ fn paused_view(messages: &[Message]) -> OsdView<'_> {
         position: 0.0,
         duration: 10.0,
         frame: None,
+        timecode: None,
         frame_count: None,
         estimated_count: None,
         preview: false,

@@ -47,6 +47,9 @@ pub struct VideoInfo {
     pub cover_art: bool,
     /// The colour the stream is tagged with (`format` and `volume` say how it is read).
     pub colour_tags: ColourTags,
+    /// The container's timecode of the first frame, as ffprobe prints its `timecode` tag (a
+    /// QuickTime timecode track's, MXF's, an MPEG-2 stream's first GOP's): `10:00:00:00`.
+    pub timecode_tag: Option<String>,
 }
 
 /// The colour a stream is tagged with, in FFmpeg's words as ffprobe prints them

@@ -145,6 +145,11 @@ impl VideoSource {
         });
         let live_lost = (live && crate::video::continuity::may_start_over(&input))
             .then(|| crate::video::cadence::LostFrames::new(time_base));
+        let timecodes = crate::video::timecode::TimecodeReader::new(
+            frame_duration,
+            (time_base.numerator(), time_base.denominator()),
+        )
+        .with_container(info.timecode_tag.as_deref());
         Ok(Self {
             info,
             input,
@@ -173,10 +178,7 @@ impl VideoSource {
             recorders: Vec::new(),
             audio_tap: None,
             arrivals: Default::default(),
-            timecodes: crate::video::timecode::TimecodeReader::new(
-                frame_duration,
-                (time_base.numerator(), time_base.denominator()),
-            ),
+            timecodes,
             continuity: live.then(Default::default),
             file_continuity,
             live_lost,
@@ -456,7 +458,18 @@ fn describe(
             .contains(ffmpeg::format::stream::Disposition::ATTACHED_PIC)
             && input.streams().best(ffmpeg::media::Type::Audio).is_some(),
         colour_tags,
+        timecode_tag: timecode_tag(input, stream),
     })
+}
+
+/// The container's timecode of the first frame: the video stream's `timecode` tag, else
+/// another stream's (a QuickTime timecode track), else the format's (MXF).
+fn timecode_tag(input: &ffmpeg::format::context::Input, video: &ffmpeg::format::stream::Stream) -> Option<String> {
+    let tag = |metadata: ffmpeg::DictionaryRef| metadata.get("timecode").map(str::to_string);
+    tag(video.metadata())
+        .or_else(|| input.streams().find_map(|s| tag(s.metadata())))
+        .or_else(|| tag(input.metadata()))
+        .filter(|t| crate::video::timecode::Timecode::parse(t).is_some())
 }
 
 /// The stream's field order, as ffprobe names it.

@@ -87,8 +87,13 @@ fn stream_facts(stream: &ffmpeg::format::stream::Stream) -> StreamFacts {
     };
     // SAFETY: a lookup in FFmpeg's tables; null where the codec has no such profile.
     let profile = unsafe { ffmpeg::ffi::avcodec_profile_name(id.into(), raw.profile) };
+    // (A stream of no codec FFmpeg names, a QuickTime timecode track's: its fourcc, `tmcd`.)
+    let name = match id {
+        ffmpeg::codec::Id::None => fourcc(raw.codec_tag).unwrap_or_else(|| "none".to_string()),
+        id => id.name().to_string(),
+    };
     let codec = match profile.is_null() {
-        true => id.name().to_string(),
+        true => name,
         // SAFETY: a static, NUL-terminated name.
         false => format!(
             "{} ({})",
@@ -96,13 +101,13 @@ fn stream_facts(stream: &ffmpeg::format::stream::Stream) -> StreamFacts {
             unsafe { std::ffi::CStr::from_ptr(profile) }.to_string_lossy()
         ),
     };
+    let metadata = stream.metadata();
+    let tag = |key: &str| metadata.get(key).map(str::to_string).filter(|v| !v.is_empty());
     let details = match parameters.medium() {
         Type::Video => video_details(raw, stream.avg_frame_rate()),
         Type::Audio => audio_details(raw),
-        _ => String::new(),
+        _ => tag("timecode").map_or_else(String::new, |tc| format!("timecode {tc}")),
     };
-    let metadata = stream.metadata();
-    let tag = |key: &str| metadata.get(key).map(str::to_string).filter(|v| !v.is_empty());
     let disposition = stream.disposition();
     let mut marks = Vec::new();
     use ffmpeg::format::stream::Disposition;
@@ -127,6 +132,15 @@ fn stream_facts(stream: &ffmpeg::format::stream::Stream) -> StreamFacts {
         title: tag("title").or_else(|| tag("filename")),
         marks,
     }
+}
+
+/// A codec tag's four characters (`tmcd`), where they are printable.
+fn fourcc(tag: u32) -> Option<String> {
+    let bytes = tag.to_le_bytes();
+    bytes
+        .iter()
+        .all(|b| b.is_ascii_graphic())
+        .then(|| String::from_utf8_lossy(&bytes).into_owned())
 }
 
 fn video_details(raw: &ffmpeg::ffi::AVCodecParameters, rate: ffmpeg::Rational) -> String {

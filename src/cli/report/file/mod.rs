@@ -180,6 +180,7 @@ impl<W: Write> Sink<'_, W> {
         self.watch.frame(index, seconds, &stats.values());
         if let Some(html) = &mut self.html {
             html.fields(frame.packet.fields);
+            html.timecode(frame.packet.timecode);
             html.frame(seconds, &stats);
         }
         if let Some(beyond) = &self.beyond {

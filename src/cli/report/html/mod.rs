@@ -43,6 +43,8 @@ pub struct Facts {
     pub video: bool,
     /// The container and every stream it holds.
     pub container: Option<crate::video::source::streams::ContainerFacts>,
+    /// The container's timecode of the first frame, where it has one.
+    pub timecode_tag: Option<String>,
 }
 
 /// An HDR stream's transfer, and the peak light its metadata gives (MaxCLL, or the mastering
@@ -91,6 +93,11 @@ pub struct HtmlReport {
     pub(crate) pse: Option<(crate::pse::Standard, Vec<crate::pse::PseFailure>)>,
     /// The frames the decoder flagged each way, by `Fields::kind`.
     pub(crate) fields: [u64; 3],
+    /// The first and the last timecode of the frames measured.
+    pub(crate) timecodes: (
+        Option<crate::video::timecode::Timecode>,
+        Option<crate::video::timecode::Timecode>,
+    ),
     /// What idet found the content to be, where it ran.
     pub(crate) idet: Option<crate::cli::report::idet::IdetSummary>,
     /// A signal stopped the report short of a file's end (a live input's end is its signal).
@@ -151,6 +158,7 @@ impl HtmlReport {
             field_order: info.field_order,
             video: true,
             container: Some(source.container()),
+            timecode_tag: info.timecode_tag.clone(),
         })
     }
 
@@ -167,6 +175,7 @@ impl HtmlReport {
             flashes: 0.0,
             pse: None,
             fields: [0; 3],
+            timecodes: (None, None),
             idet: None,
             stopped: false,
             warnings: (Vec::new(), false),
@@ -192,6 +201,7 @@ impl HtmlReport {
             field_order: "",
             video: false,
             container: crate::video::source::streams::container_facts_of(path),
+            timecode_tag: None,
         })
     }
 
@@ -202,6 +212,15 @@ impl HtmlReport {
         let per_row = luma.len().div_ceil(STRIP_ROWS).max(1);
         for (code, &n) in luma.iter().enumerate() {
             self.strip[(code / per_row).min(STRIP_ROWS - 1)] += n as f32 / total as f32;
+        }
+    }
+
+    /// A frame's timecode, where the stream carries one (before its `frame`): the page gives
+    /// the first and the last measured.
+    pub fn timecode(&mut self, timecode: Option<crate::video::timecode::Timecode>) {
+        if let Some(timecode) = timecode {
+            self.timecodes.0.get_or_insert(timecode);
+            self.timecodes.1 = Some(timecode);
         }
     }
 

@@ -225,6 +225,7 @@ fn facts_table(report: &HtmlReport) -> String {
         ),
         ("Frame rate", format!("{:.3} fps", f.frame_rate)),
         ("Duration", format!("{} ({:.3} s)", clock(f.duration), f.duration)),
+        ("Timecode", timecodes(report.timecodes, f.timecode_tag.as_deref())),
         ("Colour", f.colour.clone()),
         ("Fields", fields(f.field_order, report.fields)),
         (
@@ -250,6 +251,25 @@ fn facts_table(report: &HtmlReport) -> String {
         })
         .collect();
     format!("<section id=\"facts\"><h2>The file</h2>\n<table>\n{rows}</table></section>\n")
+}
+
+/// The timecodes of the first and the last frame measured, and the container's for the first
+/// frame where it has one (a delivery's programme starts at 10:00:00:00).
+fn timecodes(
+    (first, last): (
+        Option<crate::video::timecode::Timecode>,
+        Option<crate::video::timecode::Timecode>,
+    ),
+    tag: Option<&str>,
+) -> String {
+    let frames = match (first, last) {
+        (Some(first), Some(last)) => format!("{first} to {last}"),
+        _ => "none in the frames measured".to_string(),
+    };
+    match tag {
+        Some(tag) => format!("{frames} (the container's for its first frame: {tag})"),
+        None => frames,
+    }
 }
 
 /// The container's format, size and bit rate, as ffprobe gives them.
