@@ -351,7 +351,18 @@ fn ffprobe_rows(file: &Path) -> Vec<[String; 6]> {
                         .split_once('/')
                         .map(|(n, d)| (n.parse::<f64>().unwrap(), d.parse::<f64>().unwrap()))
                         .unwrap();
-                    format!("{}x{}, {}, {} fps", s["width"], s["height"], text(s, "pix_fmt"), n / d)
+                    // (Pixels not square: ffprobe's ratios.)
+                    let aspect = match text(s, "sample_aspect_ratio") {
+                        sar if sar.is_empty() || sar == "1:1" || sar.starts_with("0:") => String::new(),
+                        sar => format!(", SAR {sar} DAR {}", text(s, "display_aspect_ratio")),
+                    };
+                    format!(
+                        "{}x{}{aspect}, {}, {} fps",
+                        s["width"],
+                        s["height"],
+                        text(s, "pix_fmt"),
+                        n / d
+                    )
                 }
                 "audio" => format!(
                     "{} Hz, {}, {}",
@@ -388,7 +399,7 @@ fn the_page_lists_every_stream_as_ffprobe_describes_it() {
         "-f", "lavfi", "-i", "sine=f=1000:r=48000:d=1",
         "-i", subtitles.to_str().unwrap(),
         "-map", "0", "-map", "1", "-map", "2", "-map", "3",
-        "-c:v", "libx264", "-pix_fmt", "yuv420p",
+        "-c:v", "libx264", "-pix_fmt", "yuv420p", "-vf", "setsar=64/45",
         "-c:a:0", "aac", "-ac:a:0", "2", "-c:a:1", "ac3", "-ac:a:1", "6", "-c:s", "srt",
         "-metadata:s:a:0", "language=eng", "-metadata:s:a:0", "title=Stereo mix",
         "-metadata:s:a:1", "language=fra",
@@ -424,7 +435,9 @@ fn the_page_lists_every_stream_as_ffprobe_describes_it() {
         );
         assert!(dom.contains(&cells), "{cells}\n{dom}");
     }
-    // What ffprobe says of the French track, for the record: FFmpeg's AC-3 5.1 layout.
+    // What ffprobe says, for the record: the anamorphic picture's ratios, FFmpeg's AC-3 5.1
+    // layout.
+    assert_eq!(expected[0][3], "320x240, SAR 64:45 DAR 256:135, yuv420p, 25 fps");
     assert_eq!(expected[2][3], "48000 Hz, 5.1(side), fltp");
     assert!(
         dom.contains("<th>Container</th><td>matroska,webm (Matroska / WebM), "),

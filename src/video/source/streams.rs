@@ -104,7 +104,7 @@ fn stream_facts(stream: &ffmpeg::format::stream::Stream) -> StreamFacts {
     let metadata = stream.metadata();
     let tag = |key: &str| metadata.get(key).map(str::to_string).filter(|v| !v.is_empty());
     let details = match parameters.medium() {
-        Type::Video => video_details(raw, stream.avg_frame_rate()),
+        Type::Video => video_details(raw, stream.avg_frame_rate(), stream_sar(stream)),
         Type::Audio => audio_details(raw),
         _ => tag("timecode").map_or_else(String::new, |tc| format!("timecode {tc}")),
     };
@@ -143,10 +143,37 @@ fn fourcc(tag: u32) -> Option<String> {
         .then(|| String::from_utf8_lossy(&bytes).into_owned())
 }
 
-fn video_details(raw: &ffmpeg::ffi::AVCodecParameters, rate: ffmpeg::Rational) -> String {
+/// The stream's sample aspect ratio where the container says one (else its codec's).
+fn stream_sar(stream: &ffmpeg::format::stream::Stream) -> (i32, i32) {
+    // SAFETY: plain fields of a valid stream and its parameters.
+    let (own, coded) = unsafe {
+        let s = stream.as_ptr();
+        ((*s).sample_aspect_ratio, (*(*s).codecpar).sample_aspect_ratio)
+    };
+    match own.num > 0 && own.den > 0 {
+        true => (own.num, own.den),
+        false => (coded.num, coded.den),
+    }
+}
+
+fn video_details(raw: &ffmpeg::ffi::AVCodecParameters, rate: ffmpeg::Rational, (sar_n, sar_d): (i32, i32)) -> String {
     let mut parts = Vec::new();
     if raw.width > 0 && raw.height > 0 {
         parts.push(format!("{}x{}", raw.width, raw.height));
+        // Pixels that are not square: the sample and display aspect ratios, as ffprobe gives
+        // them (an anamorphic 16:9 PAL frame: SAR 64:45 DAR 16:9).
+        if sar_n > 0 && sar_d > 0 && sar_n != sar_d {
+            let reduce = |n: i64, d: i64| {
+                let (mut a, mut b) = (n, d);
+                while b != 0 {
+                    (a, b) = (b, a % b);
+                }
+                (n / a, d / a)
+            };
+            let sar = reduce(i64::from(sar_n), i64::from(sar_d));
+            let dar = reduce(i64::from(raw.width) * sar.0, i64::from(raw.height) * sar.1);
+            parts.push(format!("SAR {}:{} DAR {}:{}", sar.0, sar.1, dar.0, dar.1));
+        }
     }
     let known = (0..ffmpeg::ffi::AVPixelFormat::AV_PIX_FMT_NB as i32).contains(&raw.format);
     // SAFETY: a value of the enum (checked just now), looked up in FFmpeg's table.
