@@ -9,7 +9,10 @@ use std::process::Command;
 
 /// The page as Chromium has it once loaded (its scripts run), and what it logged.
 fn browse(page: &Path) -> (String, String) {
-    let profile = std::env::temp_dir().join(format!("histoplay-chromium-{}", std::process::id()));
+    // A profile of its own for each page (the tests browse at once; Chromium locks its profile).
+    static BROWSED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = BROWSED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let profile = std::env::temp_dir().join(format!("histoplay-chromium-{}-{n}", std::process::id()));
     // (Debian's chromium; Ubuntu names it chromium-browser.)
     let browser = ["chromium", "chromium-browser"]
         .into_iter()

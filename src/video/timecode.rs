@@ -90,12 +90,14 @@ impl TimecodeReader {
     pub fn with_container(mut self, first: Option<&str>) -> Self {
         self.container = first.and_then(|text| {
             let text = std::ffi::CString::new(text).ok()?;
-            // SAFETY: FFmpeg fills `start` from a NUL-terminated string; it logs nothing with
-            // no log context.
+            // SAFETY: FFmpeg fills `start` from a NUL-terminated string (what it logs of a tag it
+            // can't read goes to the log callback, kept off the terminal).
             unsafe {
                 let mut start: ffi::AVTimecode = std::mem::zeroed();
                 let read =
                     ffi::av_timecode_init_from_string(&mut start, self.rate, text.as_ptr(), std::ptr::null_mut());
+                // Time of day: past 23:59:59 it starts again at 00:00:00, as a clock does.
+                start.flags |= ffi::AVTimecodeFlag::AV_TIMECODE_FLAG_24HOURSMAX as u32;
                 (read == 0).then_some(start)
             }
         });
@@ -172,6 +174,8 @@ mod tests {
         assert_eq!(read(&mut pal, 24), "10:00:00:24");
         assert_eq!(read(&mut pal, 25), "10:00:01:00");
         assert_eq!(read(&mut pal, 90_000), "11:00:00:00");
+        // Past midnight, the clock starts again.
+        assert_eq!(read(&mut pal, 14 * 3600 * 25 + 25), "00:00:01:00");
         // Drop-frame at 29.97: 10:01:00;00 and ;01 are not counted.
         let mut ntsc = TimecodeReader::new(1001.0 / 30_000.0, (1001, 30_000)).with_container(Some("10:00:59;28"));
         assert_eq!(read(&mut ntsc, 1), "10:00:59;29");

@@ -465,11 +465,16 @@ fn describe(
 /// The container's timecode of the first frame: the video stream's `timecode` tag, else
 /// another stream's (a QuickTime timecode track), else the format's (MXF).
 fn timecode_tag(input: &ffmpeg::format::context::Input, video: &ffmpeg::format::stream::Stream) -> Option<String> {
-    let tag = |metadata: ffmpeg::DictionaryRef| metadata.get("timecode").map(str::to_string);
+    // (A tag that is no timecode is passed over for the next.)
+    let tag = |metadata: ffmpeg::DictionaryRef| {
+        metadata
+            .get("timecode")
+            .filter(|t| crate::video::timecode::Timecode::parse(t).is_some())
+            .map(str::to_string)
+    };
     tag(video.metadata())
         .or_else(|| input.streams().find_map(|s| tag(s.metadata())))
         .or_else(|| tag(input.metadata()))
-        .filter(|t| crate::video::timecode::Timecode::parse(t).is_some())
 }
 
 /// The stream's field order, as ffprobe names it.

@@ -261,8 +261,8 @@ pub(super) fn primaries_of(primaries: ffmpeg::color::Primaries) -> Primaries {
         ffmpeg::color::Primaries::SMPTE432 => Primaries::P3,
         ffmpeg::color::Primaries::SMPTE431 => Primaries::DciP3,
         ffmpeg::color::Primaries::Film => Primaries::Film,
-        // BT.601's, SMPTE 240M's, BT.470 M's and EBU 3213's, the close sets: as BT.709's, as
-        // FFmpeg's scaler and mpv show them.
+        // BT.601's and SMPTE 240M's, the close sets, as BT.709's, as FFmpeg's scaler and mpv
+        // show them; BT.470 M's and EBU 3213's (rare, which mpv converts) so too.
         _ => Primaries::Bt709,
     }
 }

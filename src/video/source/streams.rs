@@ -116,7 +116,7 @@ fn stream_facts(stream: &ffmpeg::format::stream::Stream) -> StreamFacts {
         (Disposition::FORCED, "forced"),
         (Disposition::ATTACHED_PIC, "cover picture"),
         (Disposition::HEARING_IMPAIRED, "hearing impaired"),
-        (Disposition::VISUAL_IMPAIRED, "visual impaired"),
+        (Disposition::VISUAL_IMPAIRED, "visually impaired"),
         (Disposition::COMMENT, "commentary"),
     ] {
         if disposition.contains(flag) {

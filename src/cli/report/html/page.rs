@@ -303,7 +303,8 @@ fn streams_table(report: &HtmlReport) -> String {
         .iter()
         .map(|s| {
             let mut notes: Vec<&str> = s.marks.clone();
-            if facts.measured.contains(&s.index) {
+            // (A sound stream is measured where the report read sound: not a live input's.)
+            if facts.measured.contains(&s.index) && (s.kind != "audio" || report.sound.is_some()) {
                 notes.insert(0, "measured");
             }
             let cell = |text: &str| format!("<td>{}</td>", escape(text));
