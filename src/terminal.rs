@@ -9,6 +9,12 @@ pub fn counted(n: usize, noun: &str) -> String {
     }
 }
 
+/// A frame rate to three places, its trailing zeros left out: `25 fps`, `29.97 fps`.
+pub fn fps(rate: f64) -> String {
+    let text = format!("{rate:.3}");
+    format!("{} fps", text.trim_end_matches('0').trim_end_matches('.'))
+}
+
 /// `text` as one line a terminal shows as it is: line breaks and tabs made spaces, other
 /// control characters escaped (a file's bytes quoted in a message can't move the cursor, clear
 /// the screen or retitle the terminal).

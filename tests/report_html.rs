@@ -327,6 +327,19 @@ fn the_page_lists_the_damage_and_loss_found_as_the_file_was_read() {
     assert_eq!(lost(&quiet_html), lost(&html));
 }
 
+/// `report ARGS -o PAGE FILE`, which succeeds.
+fn write_page(file: &Path, args: &[&str], page: &Path) {
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("report")
+        .args(args)
+        .arg("-o")
+        .arg(page)
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// A stream's row as ffprobe describes it: index, kind, codec (and profile), size or rate and
 /// layout, language, title.
 fn ffprobe_rows(file: &Path) -> Vec<[String; 6]> {
@@ -410,13 +423,7 @@ fn the_page_lists_every_stream_as_ffprobe_describes_it() {
         "-disposition:a:0", "default", "-disposition:a:1", "0", "-disposition:s:0", "hearing_impaired",
     ]);
     let page = std::env::temp_dir().join(format!("histoplay-streams-{}.html", std::process::id()));
-    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["report", "--frames", "0..5", "-o"])
-        .arg(&page)
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    write_page(&file, &["--frames", "0..5"], &page);
     let tidy = Command::new("tidy")
         .args(["-q", "-e"])
         .arg(&page)
@@ -461,13 +468,7 @@ fn the_page_gives_the_first_and_last_timecode_as_the_container_counts_them() {
     let tags = common::ffprobe_entries(&file, "stream_tags=timecode");
     assert_eq!(tags, ["10:00:00:00"]);
     let page = std::env::temp_dir().join(format!("histoplay-timecode-{}.html", std::process::id()));
-    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["report", "-o"])
-        .arg(&page)
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    write_page(&file, &[], &page);
     let (dom, _) = browse(&page);
     assert!(
         dom.contains(
@@ -481,13 +482,7 @@ fn the_page_gives_the_first_and_last_timecode_as_the_container_counts_them() {
         "{dom}"
     );
     // From frame 10 on, the first measured is 10:00:00:10.
-    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["report", "--frames", "10..", "-o"])
-        .arg(&page)
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    write_page(&file, &["--frames", "10.."], &page);
     let html = std::fs::read_to_string(&page).unwrap();
     let _ = std::fs::remove_file(&page);
     assert!(html.contains("<td>10:00:00:10 to 10:00:00:24 "), "{html}");

@@ -284,12 +284,9 @@ pub fn rates_note(by: AlignBy, (a, b): (&str, &str), (frame_a, frame_b): (f64, f
     if by != AlignBy::Frame || !known(frame_a) || !known(frame_b) || (frame_a / frame_b - 1.0).abs() <= 1e-4 {
         return None;
     }
-    let rate = |d: f64| {
-        let fps = format!("{:.3}", 1.0 / d);
-        fps.trim_end_matches('0').trim_end_matches('.').to_string()
-    };
+    let rate = |d: f64| crate::terminal::fps(1.0 / d);
     Some(format!(
-        "note: '{a}' is {} fps and '{b}' {} fps: their frames pair by number, frame K with frame K \
+        "note: '{a}' is {} and '{b}' {}: their frames pair by number, frame K with frame K \
          (--compare-by time pairs each with the other's frame shown at its time, as FFmpeg's filters do)",
         rate(frame_a),
         rate(frame_b)

@@ -85,21 +85,15 @@ fn stream_facts(stream: &ffmpeg::format::stream::Stream) -> StreamFacts {
         Type::Attachment => "attachment",
         Type::Unknown => "unknown",
     };
-    // SAFETY: a lookup in FFmpeg's tables; null where the codec has no such profile.
-    let profile = unsafe { ffmpeg::ffi::avcodec_profile_name(id.into(), raw.profile) };
     // (A stream of no codec FFmpeg names, a QuickTime timecode track's: its fourcc, `tmcd`.)
     let name = match id {
         ffmpeg::codec::Id::None => fourcc(raw.codec_tag).unwrap_or_else(|| "none".to_string()),
         id => id.name().to_string(),
     };
-    let codec = match profile.is_null() {
-        true => name,
-        // SAFETY: a static, NUL-terminated name.
-        false => format!(
-            "{} ({})",
-            id.name(),
-            unsafe { std::ffi::CStr::from_ptr(profile) }.to_string_lossy()
-        ),
+    // SAFETY: a lookup in FFmpeg's tables; null where the codec has no such profile.
+    let codec = match table_name(unsafe { ffmpeg::ffi::avcodec_profile_name(id.into(), raw.profile) }) {
+        Some(profile) => format!("{name} ({profile})"),
+        None => name,
     };
     let metadata = stream.metadata();
     let tag = |key: &str| metadata.get(key).map(str::to_string).filter(|v| !v.is_empty());
@@ -132,6 +126,12 @@ fn stream_facts(stream: &ffmpeg::format::stream::Stream) -> StreamFacts {
         title: tag("title").or_else(|| tag("filename")),
         marks,
     }
+}
+
+/// A name from one of FFmpeg's static tables (a format's, a profile's); None for null.
+fn table_name(name: *const std::ffi::c_char) -> Option<String> {
+    // SAFETY: null, or a static NUL-terminated name FFmpeg gave.
+    (!name.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().into_owned())
 }
 
 /// A codec tag's four characters (`tmcd`), where they are printable.
@@ -177,23 +177,18 @@ fn video_details(raw: &ffmpeg::ffi::AVCodecParameters, rate: ffmpeg::Rational, (
     }
     let known = (0..ffmpeg::ffi::AVPixelFormat::AV_PIX_FMT_NB as i32).contains(&raw.format);
     // SAFETY: a value of the enum (checked just now), looked up in FFmpeg's table.
-    let pixel = match known {
-        true => unsafe {
-            ffmpeg::ffi::av_get_pix_fmt_name(std::mem::transmute::<i32, ffmpeg::ffi::AVPixelFormat>(raw.format))
-        },
-        false => std::ptr::null(),
-    };
-    if !pixel.is_null() {
-        // SAFETY: a static, NUL-terminated name.
-        parts.push(
-            unsafe { std::ffi::CStr::from_ptr(pixel) }
-                .to_string_lossy()
-                .into_owned(),
-        );
+    if let Some(pixel) = known
+        .then(|| {
+            table_name(unsafe {
+                ffmpeg::ffi::av_get_pix_fmt_name(std::mem::transmute::<i32, ffmpeg::ffi::AVPixelFormat>(raw.format))
+            })
+        })
+        .flatten()
+    {
+        parts.push(pixel);
     }
     if rate.numerator() > 0 && rate.denominator() > 0 {
-        let fps = format!("{:.3}", f64::from(rate));
-        parts.push(format!("{} fps", fps.trim_end_matches('0').trim_end_matches('.')));
+        parts.push(crate::terminal::fps(f64::from(rate)));
     }
     parts.join(", ")
 }
@@ -221,19 +216,15 @@ fn audio_details(raw: &ffmpeg::ffi::AVCodecParameters) -> String {
     }
     let known = (0..ffmpeg::ffi::AVSampleFormat::AV_SAMPLE_FMT_NB as i32).contains(&raw.format);
     // SAFETY: a value of the enum (checked just now), looked up in FFmpeg's table.
-    let sample = match known {
-        true => unsafe {
-            ffmpeg::ffi::av_get_sample_fmt_name(std::mem::transmute::<i32, ffmpeg::ffi::AVSampleFormat>(raw.format))
-        },
-        false => std::ptr::null(),
-    };
-    if !sample.is_null() {
-        // SAFETY: a static, NUL-terminated name.
-        parts.push(
-            unsafe { std::ffi::CStr::from_ptr(sample) }
-                .to_string_lossy()
-                .into_owned(),
-        );
+    if let Some(sample) = known
+        .then(|| {
+            table_name(unsafe {
+                ffmpeg::ffi::av_get_sample_fmt_name(std::mem::transmute::<i32, ffmpeg::ffi::AVSampleFormat>(raw.format))
+            })
+        })
+        .flatten()
+    {
+        parts.push(sample);
     }
     parts.join(", ")
 }
