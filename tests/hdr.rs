@@ -84,6 +84,8 @@ fn from_sdr(primaries: Primaries) -> String {
         Primaries::Bt2020 => "bt2020",
         Primaries::DciP3 => "smpte431",
         Primaries::Film => "film",
+        Primaries::Bt470m => "bt470m",
+        Primaries::Ebu3213 => "ebu3213",
     };
     FROM_SDR.replace(":p=bt2020:", &format!(":p={name}:"))
 }
@@ -731,4 +733,55 @@ fn dci_p3_video_renders_as_its_bt709_original_its_white_adapted() {
 /// RGBA rows as RGB pixels.
 fn pixels_of(rgba: &[u8]) -> Vec<[u8; 3]> {
     rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect()
+}
+
+/// The kitten mastered into the codes of `primaries` (their white adapted, as a display shows
+/// it), tagged `tag` in an FFV1 file, and rendered: against the original, and those codes taken
+/// as BT.709's against the original.
+fn rendered_back_from(primaries: Primaries, tag: &str) -> (Comparison, Comparison) {
+    use histoplay::colour::primaries::{gamut_rows, invert_rows};
+    let (width, height, original) = kitten_quarter();
+    let to_709 = gamut_rows(primaries);
+    let to_source = invert_rows([to_709[0], to_709[1], to_709[2]]);
+    let code = |light: f32| (255.0 * light.max(0.0).powf(1.0 / 2.4)).round().min(255.0) as u8;
+    let coded: Vec<[u8; 3]> = original
+        .iter()
+        .map(|rgb| {
+            let lin = rgb.map(|c| (f32::from(c) / 255.0).powf(2.4));
+            to_source.map(|row| code(row[0] * lin[0] + row[1] * lin[1] + row[2] * lin[2]))
+        })
+        .collect();
+    assert_eq!(to_source.map(|row| code(row[0] + row[1] + row[2])), [255, 255, 255]);
+    let input = raw_input(&coded);
+    let size = format!("{width}x{height}");
+    #[rustfmt::skip]
+    let video = common::fixture(&format!("kitten-{tag}-sdr.mkv"), &[
+        "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", &size, "-i", input.to_str().unwrap(),
+        "-pix_fmt", "gbrp", "-c:v", "ffv1",
+        "-color_primaries", tag, "-color_trc", "bt709", "-color_range", "pc",
+    ]);
+    let rendered = render(&video);
+    let as_codes = coded.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect::<Vec<_>>();
+    (
+        compare_render(&rendered, width, height, &original),
+        compare_render(&as_codes, width, height, &original),
+    )
+}
+
+#[test]
+fn bt470m_and_ebu3213_videos_render_as_their_bt709_originals() {
+    // BT.470 System M: primaries well beyond BT.709's and Illuminant C's white, adapted.
+    let (back, as_codes) = rendered_back_from(Primaries::Bt470m, "bt470m");
+    assert!(back.mean_abs_diff <= 0.4 && back.max_abs_diff <= 8, "{back:?}");
+    assert!((0.995..=1.005).contains(&back.saturation_ratio), "{back:?}");
+    assert!(
+        as_codes.saturation_ratio < 0.85,
+        "BT.470 M's codes as they are: {as_codes:?}"
+    );
+    // EBU 3213: the EBU's phosphors, close to BT.709's, with D65: back within 3 levels (0.17 on
+    // average, the rounding of 8-bit codes); taken as BT.709's, its codes' most saturated
+    // pixels 9 levels off.
+    let (back, as_codes) = rendered_back_from(Primaries::Ebu3213, "ebu3213");
+    assert!(back.mean_abs_diff <= 0.4 && back.max_abs_diff <= 3, "{back:?}");
+    assert!(as_codes.max_abs_diff >= 8, "{as_codes:?} against {back:?}");
 }

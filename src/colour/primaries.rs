@@ -18,6 +18,10 @@ pub enum Primaries {
     DciP3,
     /// Generic film (FFmpeg's `film`, H.273's 8): colour filters under Illuminant C.
     Film,
+    /// BT.470 System M (FFmpeg's `bt470m`, H.273's 4): NTSC's 1953 primaries, Illuminant C.
+    Bt470m,
+    /// EBU Tech. 3213-E (FFmpeg's `ebu3213`, JEDEC P22, H.273's 22): the EBU's phosphors, D65.
+    Ebu3213,
 }
 
 /// What a stream says about its light: transfer, primaries, and the brightest light it holds
@@ -39,6 +43,8 @@ impl Primaries {
             Primaries::Bt2020 => "BT.2020",
             Primaries::DciP3 => "DCI-P3",
             Primaries::Film => "film (Illuminant C)",
+            Primaries::Bt470m => "BT.470 System M",
+            Primaries::Ebu3213 => "EBU 3213",
         }
     }
 
@@ -50,6 +56,8 @@ impl Primaries {
             Primaries::Bt2020 => "bt2020",
             Primaries::DciP3 => "smpte431",
             Primaries::Film => "film",
+            Primaries::Bt470m => "bt470m",
+            Primaries::Ebu3213 => "ebu3213",
         }
     }
 }
@@ -68,8 +76,8 @@ pub fn white(primaries: Primaries) -> [f64; 2] {
     match primaries {
         Primaries::DciP3 => [0.314, 0.351],
         // CIE Illuminant C.
-        Primaries::Film => [0.310, 0.316],
-        Primaries::Bt709 | Primaries::P3 | Primaries::Bt2020 => D65,
+        Primaries::Film | Primaries::Bt470m => [0.310, 0.316],
+        Primaries::Bt709 | Primaries::P3 | Primaries::Bt2020 | Primaries::Ebu3213 => D65,
     }
 }
 
@@ -81,6 +89,8 @@ pub fn primaries_xy(primaries: Primaries) -> [[f64; 2]; 3] {
         Primaries::Bt2020 => [[0.708, 0.292], [0.170, 0.797], [0.131, 0.046]],
         Primaries::DciP3 => [[0.680, 0.320], [0.265, 0.690], [0.150, 0.060]],
         Primaries::Film => [[0.681, 0.319], [0.243, 0.692], [0.145, 0.049]],
+        Primaries::Bt470m => [[0.670, 0.330], [0.210, 0.710], [0.140, 0.080]],
+        Primaries::Ebu3213 => [[0.630, 0.340], [0.295, 0.605], [0.155, 0.077]],
     }
 }
 
@@ -251,10 +261,11 @@ mod tests {
     }
 
     #[test]
-    fn dci_p3_and_film_come_to_bt709_with_their_white_adapted_as_colour_science_adapts_it() {
+    fn dci_p3_film_bt470m_and_ebu3213_come_to_bt709_with_their_white_adapted_as_colour_science_adapts_it() {
         // colour-science 0.4's `matrix_RGB_to_RGB(..., chromatic_adaptation_transform=
-        // "Bradford")` into ITU-R BT.709: DCI-P3 from its own colourspace, film from its
-        // primaries and Illuminant C. Their white comes out BT.709's white.
+        // "Bradford")` into ITU-R BT.709: DCI-P3 from its own colourspace, film and BT.470 M
+        // from their primaries and Illuminant C, EBU 3213 from its primaries and D65. Their
+        // white comes out BT.709's white.
         let expected = [
             (
                 Primaries::DciP3,
@@ -270,6 +281,22 @@ mod tests {
                     [1.3461759193, -0.3391950748, -0.0069808445],
                     [-0.0473510205, 1.0660515314, -0.0187005109],
                     [-0.0216649822, -0.0613131021, 1.0829780844],
+                ],
+            ),
+            (
+                Primaries::Bt470m,
+                [
+                    [1.4861568462, -0.4035549059, -0.0826019403],
+                    [-0.0251011087, 0.9540246857, 0.071076423],
+                    [-0.0272240019, -0.0440952333, 1.0713192352],
+                ],
+            ),
+            (
+                Primaries::Ebu3213,
+                [
+                    [1.0252524586, -0.0265475337, 0.0012950751],
+                    [0.0193935069, 0.9480280089, 0.0325784842],
+                    [-0.0017695316, -0.0014423226, 1.0032118541],
                 ],
             ),
         ];

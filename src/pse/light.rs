@@ -261,7 +261,7 @@ mod tests {
         assert_eq!(luminance_weights(Primaries::Bt709), [2126, 7152, 722]);
         assert_eq!(luminance_weights(Primaries::Bt2020), [2627, 6780, 593]);
         assert_eq!(luminance_weights(Primaries::P3), [2290, 6917, 793]);
-        for p in [Primaries::DciP3, Primaries::Film] {
+        for p in [Primaries::DciP3, Primaries::Film, Primaries::Bt470m, Primaries::Ebu3213] {
             assert_eq!(luminance_weights(p).iter().sum::<u32>(), 10_000, "{p:?}");
         }
     }

@@ -261,8 +261,10 @@ pub(super) fn primaries_of(primaries: ffmpeg::color::Primaries) -> Primaries {
         ffmpeg::color::Primaries::SMPTE432 => Primaries::P3,
         ffmpeg::color::Primaries::SMPTE431 => Primaries::DciP3,
         ffmpeg::color::Primaries::Film => Primaries::Film,
+        ffmpeg::color::Primaries::BT470M => Primaries::Bt470m,
+        ffmpeg::color::Primaries::EBU3213 => Primaries::Ebu3213,
         // BT.601's and SMPTE 240M's, the close sets, as BT.709's, as FFmpeg's scaler and mpv
-        // show them; BT.470 M's and EBU 3213's (rare, which mpv converts) so too.
+        // show them.
         _ => Primaries::Bt709,
     }
 }
@@ -444,6 +446,9 @@ mod tests {
         assert_eq!(primaries_of(P::SMPTE432), Primaries::P3);
         assert_eq!(primaries_of(P::SMPTE431), Primaries::DciP3);
         assert_eq!(primaries_of(P::Film), Primaries::Film);
-        assert_eq!(primaries_of(P::BT470M), Primaries::Bt709);
+        assert_eq!(primaries_of(P::BT470M), Primaries::Bt470m);
+        assert_eq!(primaries_of(P::JEDEC_P22), Primaries::Ebu3213);
+        assert_eq!(primaries_of(P::BT470BG), Primaries::Bt709);
+        assert_eq!(primaries_of(P::SMPTE170M), Primaries::Bt709);
     }
 }

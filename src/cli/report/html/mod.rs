@@ -334,6 +334,8 @@ mod tests {
             Primaries::P3,
             Primaries::DciP3,
             Primaries::Film,
+            Primaries::Bt470m,
+            Primaries::Ebu3213,
         ] {
             assert_eq!(taken_as(read.tag(), read), "", "{read:?}");
             assert_eq!(taken_as("unknown", read), "", "{read:?}");
