@@ -125,7 +125,7 @@ fn rgb_to_xyz_white(xy: [[f64; 2]; 3], white: [f64; 2]) -> [[f64; 3]; 3] {
 
 /// The RGB → XYZ matrix of a gamut as a display shows it: its white adapted to D65
 /// (`to_d65` after `rgb_to_xyz`), so that its white is the display's.
-fn rgb_to_display_xyz(primaries: Primaries) -> [[f64; 3]; 3] {
+pub fn rgb_to_display_xyz(primaries: Primaries) -> [[f64; 3]; 3] {
     product(to_d65(white(primaries)), rgb_to_xyz(primaries))
 }
 

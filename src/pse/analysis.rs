@@ -11,7 +11,7 @@ use super::light::{is_change, Grid, SDR_WHITE, UNITS_PER_NIT};
 use super::patterns::{PatternVerdict, Patterns, PERSISTENCE};
 use super::red::{RedState, RedTrack};
 use super::{FrameLight, Standard};
-use crate::colour::primaries::{rgb_to_xyz, Primaries};
+use crate::colour::primaries::{rgb_to_display_xyz, Primaries};
 use std::collections::VecDeque;
 
 /// A red transition changes (R - G - B) x 320 (R, G, B relative to white) by more than this.
@@ -254,7 +254,8 @@ impl Analysis {
             // (Each standard follows its one measure of red.)
             red: vec![Track::default(); if standard == Standard::Wcag { 0 } else { grid.cells() }],
             chroma: vec![RedTrack::default(); if standard == Standard::Wcag { grid.cells() } else { 0 }],
-            rgb_to_xyz: rgb_to_xyz(primaries),
+            // (The light as the screen shows it, its white adapted to D65, as its luminance.)
+            rgb_to_xyz: rgb_to_display_xyz(primaries),
             grid,
             recent: VecDeque::new(),
             first_time: None,

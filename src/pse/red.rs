@@ -2,7 +2,9 @@
 //! from a state with a value R/(R + G + B) that is greater than or equal to 0.8, and the
 //! difference between states is more than 0.2 (unitless) in the CIE 1976 UCS chromaticity
 //! diagram" (ISO 9241-391). Each cell's state is its mean linear R, G and B; its chromaticity
-//! u′v′ through the primaries' RGB → XYZ matrix, a black cell's D65's (it has none of its own).
+//! u′v′ through the primaries' RGB → XYZ matrix as a display shows them (their white adapted to
+//! D65, as the luminance the flashes are judged by), a black cell's D65's (it has none of its
+//! own).
 //! A state counts as saturated red once its red is also at least a 16th of white (the least red
 //! the Harding-Binnie measure counts, (R − G − B) × 320 > 20), so that the noise of near-black
 //! pixels, whose ratios swing wildly, makes no red flashes.
@@ -82,6 +84,24 @@ mod tests {
     fn cell(rgb: [f64; 3]) -> CellLight {
         let sum = |c: f64| (c * 100.0 * f64::from(UNITS_PER_NIT)) as u32;
         [0, 0, sum(rgb[0]), sum(rgb[1]), sum(rgb[2])]
+    }
+
+    #[test]
+    fn a_grey_of_any_gamut_is_at_d65_as_the_screen_shows_it() {
+        for primaries in [Primaries::DciP3, Primaries::Film, Primaries::Bt470m, Primaries::Bt709] {
+            let m = crate::colour::primaries::rgb_to_display_xyz(primaries);
+            let grey = RedState::of(&cell([40.0, 40.0, 40.0]), 100, &m);
+            let black = RedState::of(&cell([0.0, 0.0, 0.0]), 100, &m);
+            assert!(grey.distance(&black) < 1e-4, "{primaries:?}: {grey:?}");
+        }
+        // Unadapted, DCI-P3's grey lies at its own white, 0.0135 from D65 in u′v′.
+        let own = RedState::of(&cell([40.0, 40.0, 40.0]), 100, &rgb_to_xyz(Primaries::DciP3));
+        let d65 = RedState {
+            u: D65_UV.0,
+            v: D65_UV.1,
+            saturated: false,
+        };
+        assert!((own.distance(&d65) - 0.0135).abs() < 0.0005, "{own:?}");
     }
 
     #[test]
