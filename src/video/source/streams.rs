@@ -198,17 +198,20 @@ fn audio_details(raw: &ffmpeg::ffi::AVCodecParameters) -> String {
     if raw.sample_rate > 0 {
         parts.push(format!("{} Hz", raw.sample_rate));
     }
-    // (Where the layout is unspecified, ffprobe's `unknown`, the count alone: a WAV's mono.)
-    #[allow(deprecated)]
-    let (mask, channels) = (raw.channel_layout, raw.channels);
-    match (mask, channels) {
-        (0, 0) => {}
-        (0, channels) => parts.push(crate::terminal::counted(channels.max(0) as usize, "channel")),
+    // (Where the layout's order is unspecified, ffprobe's `unknown`, the count alone: a WAV's
+    // mono.)
+    let layout = &raw.ch_layout;
+    match (layout.order, layout.nb_channels) {
+        (_, 0) => {}
+        (ffmpeg::ffi::AVChannelOrder::AV_CHANNEL_ORDER_UNSPEC, channels) => {
+            parts.push(crate::terminal::counted(channels.max(0) as usize, "channel"));
+        }
         _ => {
             let mut text = [0 as std::ffi::c_char; 128];
-            // SAFETY: FFmpeg writes at most the buffer's size, its end marked.
+            // SAFETY: FFmpeg writes at most the buffer's size, its end marked, from a layout
+            // the demuxer filled in.
             let name = unsafe {
-                ffmpeg::ffi::av_get_channel_layout_string(text.as_mut_ptr(), text.len() as i32, channels, mask);
+                ffmpeg::ffi::av_channel_layout_describe(layout, text.as_mut_ptr(), text.len());
                 std::ffi::CStr::from_ptr(text.as_ptr()).to_string_lossy().into_owned()
             };
             parts.push(name);
