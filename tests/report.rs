@@ -172,6 +172,50 @@ fn a_picture_that_changes_size_mid_stream_is_measured_scaled_with_a_warning() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("changed size mid-stream, 96x72 to 64x48"), "{stderr}");
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 10);
+    // The first frame of the new size has no difference from the one before, as FFmpeg's
+    // filters configured again give it; the frames before it are FFmpeg's to the digit, those
+    // after it measured scaled to the first size, close to FFmpeg's at their own. The GPU's and
+    // the CPU's alike.
+    let oracle = std::process::Command::new("ffmpeg")
+        .args([
+            "-v",
+            "error",
+            "-i",
+            clip.to_str().unwrap(),
+            "-vf",
+            "signalstats,metadata=print:file=-",
+        ])
+        .args(["-f", "null", "-"])
+        .output()
+        .unwrap();
+    let ffmpeg: Vec<f64> = String::from_utf8_lossy(&oracle.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("lavfi.signalstats.YDIF="))
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert_eq!(ffmpeg.len(), 10, "{}", String::from_utf8_lossy(&oracle.stderr));
+    assert_eq!(ffmpeg[5], 0.0, "{ffmpeg:?}");
+    for extra in [None, Some("--cpu")] {
+        let mut args = vec!["report", clip.to_str().unwrap()];
+        args.extend(extra);
+        let out = histoplay(&args);
+        let difs: Vec<f64> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["YDIF"]
+                    .as_f64()
+                    .unwrap()
+            })
+            .collect();
+        for (i, (ours, theirs)) in difs.iter().zip(&ffmpeg).enumerate() {
+            let within = if i <= 5 { 1e-5 } else { 0.015 };
+            assert!(
+                (ours - theirs).abs() <= within,
+                "{extra:?}: frame {i}: {difs:?} against {ffmpeg:?}"
+            );
+        }
+    }
 }
 
 #[test]

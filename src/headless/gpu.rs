@@ -252,12 +252,18 @@ pub fn run_prepared(
                 (Some(field), Some(output)) => pipeline.encode_field(&mut encoder, output.cur, field),
                 _ => slot,
             };
+            // (A change of the frames' size or format: signalstats has no previous frame to
+            // differ from, as FFmpeg's filters configured again.)
+            let restarts = meta.packet.restarts && first && !made.is_some_and(|o| o.second);
+            if let (Some(stats), true) = (pipeline.stats(), restarts) {
+                stats.restart();
+            }
             // (The freeze pass starts again where the caller asked: `FreezeStage::restart_at`.)
             if let (Some(freeze), true) = (pipeline.freeze(), first) {
                 freeze.frame_coming(meta.frame);
                 // (A change of the frames' size or format: freezedetect compares afresh, from
                 // the frame's first picture.)
-                if meta.packet.restarts && !made.is_some_and(|o| o.second) {
+                if restarts {
                     freeze.restart();
                 }
             }

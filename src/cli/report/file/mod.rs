@@ -495,10 +495,17 @@ fn report_cpu<W: Write>(
     // (The frame the twin last started again at: a frame of another size or format than the
     // one before.)
     let mut restarted = None;
+    let mut stats_restarted = [None, None];
     hist::cpu_pictures_with(&mut source, primed, layout, work, |planes, picture, meta, sums| {
         let yuv = YuvPlanes::read(layout, info.width, height, planes).map_err(|e| ClipError::Decode(e.to_string()))?;
         let in_range = range.contains(meta.frame);
-        let previous = &mut previous[meta.field.map_or(0, |f| f as usize)];
+        let part = meta.field.map_or(0, |f| f as usize);
+        let previous = &mut previous[part];
+        // (A frame of another size or format than the one before: no difference, as FFmpeg's
+        // filters configured again; at field rate, from its first picture.)
+        if meta.packet.restarts && stats_restarted[part].replace(meta.frame) != Some(meta.frame) {
+            *previous = None;
+        }
         let counts = signalstats::count(&yuv, previous.as_ref());
         // (The frame before the range is not compared: freezedetect starts at the range, and
         // again where the frames change size or format.)
