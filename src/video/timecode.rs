@@ -18,6 +18,9 @@ pub struct Timecode {
     pub seconds: u8,
     pub frames: u8,
     pub drop: bool,
+    /// Counted from the container's by a frame number the index has not confirmed yet
+    /// (`FrameNumber::exact`): as estimated as that number.
+    pub estimated: bool,
 }
 
 impl Timecode {
@@ -35,6 +38,7 @@ impl Timecode {
             seconds: field(6).filter(|&s| s < 60)?,
             frames: field(9)?,
             drop: bytes[8] != b':',
+            estimated: false,
         })
     }
 }
@@ -109,11 +113,11 @@ impl TimecodeReader {
         self.anchor = None;
     }
 
-    /// The timecode of the frame at `pts` (the decoder's `frame`, the stream's frame `number`),
-    /// where the stream has one: its own (H.264, HEVC), or its GOP's counted on by its distance
-    /// in time from the frame the GOP's was read with (MPEG-2), or the container's counted on by
-    /// its number.
-    pub fn read(&mut self, frame: &ffmpeg::frame::Video, pts: i64, number: u64) -> Option<Timecode> {
+    /// The timecode of the frame at `pts` (the decoder's `frame`, the stream's frame `number`,
+    /// `exact` or estimated), where the stream has one: its own (H.264, HEVC), or its GOP's
+    /// counted on by its distance in time from the frame the GOP's was read with (MPEG-2), or the
+    /// container's counted on by its number (estimated where the number is).
+    pub fn read(&mut self, frame: &ffmpeg::frame::Video, pts: i64, number: u64, exact: bool) -> Option<Timecode> {
         let mut text = [0 as std::ffi::c_char; ffi::AV_TIMECODE_STR_SIZE as usize];
         // SAFETY: side data is read within its size, from a valid frame; FFmpeg writes at most
         // AV_TIMECODE_STR_SIZE bytes, terminated, into `text`.
@@ -143,13 +147,17 @@ impl TimecodeReader {
                     self.anchor = Some((read, pts));
                 }
             }
-            let (anchor, since) = match (self.anchor, self.container) {
-                (Some((anchor, _)), _) => (anchor, i32::try_from(self.frames_since(pts)).ok()?),
-                (None, Some(first)) => (first, i32::try_from(number).ok()?),
+            let (anchor, since, by_number) = match (self.anchor, self.container) {
+                (Some((anchor, _)), _) => (anchor, i32::try_from(self.frames_since(pts)).ok()?, false),
+                (None, Some(first)) => (first, i32::try_from(number).ok()?, true),
                 (None, None) => return None,
             };
             ffi::av_timecode_make_string(&anchor, text.as_mut_ptr(), since);
-            Timecode::parse(CStr::from_ptr(text.as_ptr()).to_str().ok()?)
+            let counted = Timecode::parse(CStr::from_ptr(text.as_ptr()).to_str().ok()?)?;
+            Some(Timecode {
+                estimated: by_number && !exact,
+                ..counted
+            })
         }
     }
 
@@ -169,7 +177,7 @@ mod tests {
         // A frame with no side data, as a QuickTime file's frames are.
         let frame = ffmpeg_next::frame::Video::new(ffmpeg_next::format::Pixel::YUV420P, 16, 16);
         let mut pal = TimecodeReader::new(0.04, (1, 25)).with_container(Some("10:00:00:00"));
-        let read = |reader: &mut TimecodeReader, n: u64| reader.read(&frame, n as i64, n).unwrap().to_string();
+        let read = |reader: &mut TimecodeReader, n: u64| reader.read(&frame, n as i64, n, true).unwrap().to_string();
         assert_eq!(read(&mut pal, 0), "10:00:00:00");
         assert_eq!(read(&mut pal, 24), "10:00:00:24");
         assert_eq!(read(&mut pal, 25), "10:00:01:00");
@@ -181,9 +189,16 @@ mod tests {
         assert_eq!(read(&mut ntsc, 1), "10:00:59;29");
         assert_eq!(read(&mut ntsc, 2), "10:01:00;02");
         // Without the container's, none; a tag FFmpeg can't read is none either.
-        assert_eq!(TimecodeReader::new(0.04, (1, 25)).read(&frame, 0, 0), None);
+        assert_eq!(TimecodeReader::new(0.04, (1, 25)).read(&frame, 0, 0, true), None);
         let mut bad = TimecodeReader::new(0.04, (1, 25)).with_container(Some("ten o'clock"));
-        assert_eq!(bad.read(&frame, 0, 0), None);
+        assert_eq!(bad.read(&frame, 0, 0, true), None);
+        // Counted from a number the index has not confirmed: as estimated as the number.
+        let estimated = pal.read(&frame, 25, 25, false).unwrap();
+        assert!(
+            estimated.estimated && estimated.to_string() == "10:00:01:00",
+            "{estimated:?}"
+        );
+        assert!(!pal.read(&frame, 25, 25, true).unwrap().estimated);
     }
 
     #[test]
@@ -196,7 +211,8 @@ mod tests {
                 minutes: 0,
                 seconds: 59,
                 frames: 28,
-                drop: true
+                drop: true,
+                estimated: false
             }
         );
         assert_eq!(tc.to_string(), "10:00:59;28");

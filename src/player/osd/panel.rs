@@ -102,7 +102,7 @@ pub(super) fn status_line(ui: &mut egui::Ui, view: &OsdView) -> bool {
         ui.label(RichText::new(frame_text(view)).monospace().color(TEXT));
         // (A live input's is in its own text.)
         if let (Some(tc), None) = (view.timecode, &view.live) {
-            ui.label(RichText::new(format!("TC {tc}")).monospace().color(TEXT));
+            ui.label(RichText::new(timecode_text(tc)).monospace().color(TEXT));
         }
         if view.preview {
             ui.label(RichText::new("keyframe preview").color(DIM));
@@ -184,6 +184,15 @@ pub(super) fn loop_text(ab: crate::player::playback::AbLoop, loop_file: bool) ->
         parts.push("loop file".to_string());
     }
     (!parts.is_empty()).then(|| parts.join(" · "))
+}
+
+/// `TC 10:00:01:00`; `~` marks a timecode counted by a frame number the index hasn't confirmed
+/// yet.
+pub(super) fn timecode_text(tc: crate::video::timecode::Timecode) -> String {
+    match tc.estimated {
+        true => format!("TC ~{tc}"),
+        false => format!("TC {tc}"),
+    }
 }
 
 /// `frame 1234 / 5000`; `~` marks numbers the index hasn't confirmed yet.

@@ -81,6 +81,11 @@ fn estimated_frame_numbers_are_marked() {
     );
     assert_eq!(frame_text(&view(exact, None, None)), "frame 12");
     assert_eq!(frame_text(&view(None, None, None)), "frame -");
+    // A timecode counted by an estimated number is as estimated.
+    let tc = crate::video::timecode::Timecode::parse("10:00:01:00").unwrap();
+    assert_eq!(panel::timecode_text(tc), "TC 10:00:01:00");
+    let estimated = crate::video::timecode::Timecode { estimated: true, ..tc };
+    assert_eq!(panel::timecode_text(estimated), "TC ~10:00:01:00");
 }
 
 #[test]

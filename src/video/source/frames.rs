@@ -338,7 +338,7 @@ impl VideoSource {
             }
         }
         // Counted on every frame, passed or not (a GOP's timecode counts its frames on).
-        let timecode = self.timecodes.read(&frame, pts, number.n);
+        let timecode = self.timecodes.read(&frame, pts, number.n, number.exact);
         let passed = self.run.given > 0 && self.run.catch_up.is_some_and(|c| c.pass && pts < c.keep_from);
         self.run.given += 1;
         if passed {
