@@ -491,6 +491,40 @@ fn kitten_quarter() -> (u32, u32, Vec<[u8; 3]>) {
     (width, height, pixels)
 }
 
+/// `kitten_quarter` mastered into the 8-bit codes of `primaries` (2.4 gamma; linear light taken
+/// there by the inverse of the rows that take it to BT.709, the gamut's white adapted): its size,
+/// the original, and the codes. The gamut's white is white (R = G = B).
+fn kitten_coded_in(primaries: Primaries) -> (u32, u32, Vec<[u8; 3]>, Vec<[u8; 3]>) {
+    use histoplay::colour::primaries::{gamut_rows, invert_rows};
+    let (width, height, original) = kitten_quarter();
+    let to_709 = gamut_rows(primaries);
+    let to_source = invert_rows([to_709[0], to_709[1], to_709[2]]);
+    let code = |light: f32| (255.0 * light.max(0.0).powf(1.0 / 2.4)).round().min(255.0) as u8;
+    let coded = original
+        .iter()
+        .map(|rgb| {
+            let lin = rgb.map(|c| (f32::from(c) / 255.0).powf(2.4));
+            to_source.map(|row| code(row[0] * lin[0] + row[1] * lin[1] + row[2] * lin[2]))
+        })
+        .collect();
+    assert_eq!(to_source.map(|row| code(row[0] + row[1] + row[2])), [255, 255, 255]);
+    (width, height, original, coded)
+}
+
+/// R'G'B' `pixels` as a lossless FFV1 video `name` (planar, full range, BT.709's transfer)
+/// tagged with primaries `tag`.
+fn tagged_rgb_video(name: &str, pixels: &[[u8; 3]], width: u32, height: u32, tag: &str) -> PathBuf {
+    let input = raw_input(pixels);
+    let size = format!("{width}x{height}");
+    #[rustfmt::skip]
+    let video = common::fixture(name, &[
+        "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", &size, "-i", input.to_str().unwrap(),
+        "-pix_fmt", "gbrp", "-c:v", "ffv1",
+        "-color_primaries", tag, "-color_trc", "bt709", "-color_range", "pc",
+    ]);
+    video
+}
+
 /// HSV saturation: (max − min) / max.
 fn saturation(rgb: [u8; 3]) -> f64 {
     let max = f64::from(*rgb.iter().max().unwrap());
@@ -589,26 +623,9 @@ fn the_peak_light_comes_from_the_frames_where_the_container_has_none() {
 /// its codes were BT.709, it would lose 14% of its saturation.
 #[test]
 fn display_p3_sdr_video_renders_as_its_bt709_original() {
-    use histoplay::colour::primaries::{gamut_rows, invert_rows};
-    let (width, height, original) = kitten_quarter();
-    let to_709 = gamut_rows(Primaries::P3);
-    let to_p3 = invert_rows([to_709[0], to_709[1], to_709[2]]);
-    let code = |light: f32| (255.0 * light.max(0.0).powf(1.0 / 2.4)).round().min(255.0) as u8;
-    let p3: Vec<[u8; 3]> = original
-        .iter()
-        .map(|rgb| {
-            let lin = rgb.map(|c| (f32::from(c) / 255.0).powf(2.4));
-            to_p3.map(|row| code(row[0] * lin[0] + row[1] * lin[1] + row[2] * lin[2]))
-        })
-        .collect();
-    let input = raw_input(&p3);
-    let size = format!("{width}x{height}");
-    #[rustfmt::skip]
-    let video = common::fixture("kitten-p3-sdr.mkv", &[
-        "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", &size, "-i", input.to_str().unwrap(),
-        "-pix_fmt", "gbrp", "-c:v", "ffv1",
-        "-color_primaries", "smpte432", "-color_trc", "bt709", "-color_range", "pc",
-    ]);
+    let (width, height, original, p3) = kitten_coded_in(Primaries::P3);
+    let to_709 = histoplay::colour::primaries::gamut_rows(Primaries::P3);
+    let video = tagged_rgb_video("kitten-p3-sdr.mkv", &p3, width, height, "smpte432");
     let as_codes = compare_render(
         &p3.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect::<Vec<_>>(),
         width,
@@ -638,6 +655,7 @@ fn display_p3_sdr_video_renders_as_its_bt709_original() {
     assert!((0.999..=1.001).contains(&result.saturation_ratio), "{result:?}");
     // A comparison's picture is shown in A's colours too: the file (as Y'CbCr, which
     // comparisons take) wiped against itself, the line at the right edge, is its own picture.
+    let (input, size) = (raw_input(&p3), format!("{width}x{height}"));
     #[rustfmt::skip]
     let yuv = common::fixture("kitten-p3-sdr-yuv.mkv", &[
         "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", &size, "-i", input.to_str().unwrap(),
@@ -661,29 +679,9 @@ fn display_p3_sdr_video_renders_as_its_bt709_original() {
 /// saturation. The QC page names the primaries as read.
 #[test]
 fn dci_p3_video_renders_as_its_bt709_original_its_white_adapted() {
-    use histoplay::colour::primaries::{gamut_rows, invert_rows};
-    let (width, height, original) = kitten_quarter();
-    let to_709 = gamut_rows(Primaries::DciP3);
-    let to_dci = invert_rows([to_709[0], to_709[1], to_709[2]]);
-    let code = |light: f32| (255.0 * light.max(0.0).powf(1.0 / 2.4)).round().min(255.0) as u8;
-    let dci: Vec<[u8; 3]> = original
-        .iter()
-        .map(|rgb| {
-            let lin = rgb.map(|c| (f32::from(c) / 255.0).powf(2.4));
-            to_dci.map(|row| code(row[0] * lin[0] + row[1] * lin[1] + row[2] * lin[2]))
-        })
-        .collect();
-    // The screen's white is DCI-P3's own, adapted: R = G = B.
-    let white = to_dci.map(|row| code(row[0] + row[1] + row[2]));
-    assert_eq!(white, [255, 255, 255]);
-    let input = raw_input(&dci);
-    let size = format!("{width}x{height}");
-    #[rustfmt::skip]
-    let video = common::fixture("kitten-dci-p3-sdr.mkv", &[
-        "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", &size, "-i", input.to_str().unwrap(),
-        "-pix_fmt", "gbrp", "-c:v", "ffv1",
-        "-color_primaries", "smpte431", "-color_trc", "bt709", "-color_range", "pc",
-    ]);
+    // (The screen's white is DCI-P3's own, adapted: R = G = B.)
+    let (width, height, original, dci) = kitten_coded_in(Primaries::DciP3);
+    let video = tagged_rgb_video("kitten-dci-p3-sdr.mkv", &dci, width, height, "smpte431");
     let rendered = render(&video);
     let result = compare_render(&rendered, width, height, &original);
     assert!(result.mean_abs_diff <= 0.4, "{result:?}");
@@ -695,7 +693,7 @@ fn dci_p3_video_renders_as_its_bt709_original_its_white_adapted() {
     let to_xyz = histoplay::colour::primaries::rgb_to_xyz(Primaries::DciP3);
     let bt709 = histoplay::colour::primaries::rgb_to_xyz(Primaries::Bt709)
         .map(|r| [r[0] as f32, r[1] as f32, r[2] as f32, 0.0]);
-    let from_xyz = invert_rows(bt709);
+    let from_xyz = histoplay::colour::primaries::invert_rows(bt709);
     let absolute: [[f32; 4]; 3] = std::array::from_fn(|r| {
         let c = |c: usize| (0..3).map(|k| f64::from(from_xyz[r][k]) * to_xyz[k][c]).sum::<f64>() as f32;
         [c(0), c(1), c(2), 0.0]
@@ -739,27 +737,8 @@ fn pixels_of(rgba: &[u8]) -> Vec<[u8; 3]> {
 /// it), tagged `tag` in an FFV1 file, and rendered: against the original, and those codes taken
 /// as BT.709's against the original.
 fn rendered_back_from(primaries: Primaries, tag: &str) -> (Comparison, Comparison) {
-    use histoplay::colour::primaries::{gamut_rows, invert_rows};
-    let (width, height, original) = kitten_quarter();
-    let to_709 = gamut_rows(primaries);
-    let to_source = invert_rows([to_709[0], to_709[1], to_709[2]]);
-    let code = |light: f32| (255.0 * light.max(0.0).powf(1.0 / 2.4)).round().min(255.0) as u8;
-    let coded: Vec<[u8; 3]> = original
-        .iter()
-        .map(|rgb| {
-            let lin = rgb.map(|c| (f32::from(c) / 255.0).powf(2.4));
-            to_source.map(|row| code(row[0] * lin[0] + row[1] * lin[1] + row[2] * lin[2]))
-        })
-        .collect();
-    assert_eq!(to_source.map(|row| code(row[0] + row[1] + row[2])), [255, 255, 255]);
-    let input = raw_input(&coded);
-    let size = format!("{width}x{height}");
-    #[rustfmt::skip]
-    let video = common::fixture(&format!("kitten-{tag}-sdr.mkv"), &[
-        "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", &size, "-i", input.to_str().unwrap(),
-        "-pix_fmt", "gbrp", "-c:v", "ffv1",
-        "-color_primaries", tag, "-color_trc", "bt709", "-color_range", "pc",
-    ]);
+    let (width, height, original, coded) = kitten_coded_in(primaries);
+    let video = tagged_rgb_video(&format!("kitten-{tag}-sdr.mkv"), &coded, width, height, tag);
     let rendered = render(&video);
     let as_codes = coded.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect::<Vec<_>>();
     (

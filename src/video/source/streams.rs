@@ -134,6 +134,12 @@ fn table_name(name: *const std::ffi::c_char) -> Option<String> {
     (!name.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().into_owned())
 }
 
+/// FFmpeg's name for `value` of one of its enums of `count` values, `name` looking it up (called
+/// only for a value within them).
+fn enum_name(value: i32, count: i32, name: impl FnOnce(i32) -> *const std::ffi::c_char) -> Option<String> {
+    (0..count).contains(&value).then(|| table_name(name(value))).flatten()
+}
+
 /// A codec tag's four characters (`tmcd`), where they are printable.
 fn fourcc(tag: u32) -> Option<String> {
     let bytes = tag.to_le_bytes();
@@ -175,18 +181,13 @@ fn video_details(raw: &ffmpeg::ffi::AVCodecParameters, rate: ffmpeg::Rational, (
             parts.push(format!("SAR {}:{} DAR {}:{}", sar.0, sar.1, dar.0, dar.1));
         }
     }
-    let known = (0..ffmpeg::ffi::AVPixelFormat::AV_PIX_FMT_NB as i32).contains(&raw.format);
-    // SAFETY: a value of the enum (checked just now), looked up in FFmpeg's table.
-    if let Some(pixel) = known
-        .then(|| {
-            table_name(unsafe {
-                ffmpeg::ffi::av_get_pix_fmt_name(std::mem::transmute::<i32, ffmpeg::ffi::AVPixelFormat>(raw.format))
-            })
-        })
-        .flatten()
-    {
-        parts.push(pixel);
-    }
+    // SAFETY: a value of the enum (`enum_name` checks), looked up in FFmpeg's table.
+    let pixel = enum_name(
+        raw.format,
+        ffmpeg::ffi::AVPixelFormat::AV_PIX_FMT_NB as i32,
+        |v| unsafe { ffmpeg::ffi::av_get_pix_fmt_name(std::mem::transmute::<i32, ffmpeg::ffi::AVPixelFormat>(v)) },
+    );
+    parts.extend(pixel);
     if rate.numerator() > 0 && rate.denominator() > 0 {
         parts.push(crate::terminal::fps(f64::from(rate)));
     }
@@ -217,17 +218,12 @@ fn audio_details(raw: &ffmpeg::ffi::AVCodecParameters) -> String {
             parts.push(name);
         }
     }
-    let known = (0..ffmpeg::ffi::AVSampleFormat::AV_SAMPLE_FMT_NB as i32).contains(&raw.format);
-    // SAFETY: a value of the enum (checked just now), looked up in FFmpeg's table.
-    if let Some(sample) = known
-        .then(|| {
-            table_name(unsafe {
-                ffmpeg::ffi::av_get_sample_fmt_name(std::mem::transmute::<i32, ffmpeg::ffi::AVSampleFormat>(raw.format))
-            })
-        })
-        .flatten()
-    {
-        parts.push(sample);
-    }
+    // SAFETY: a value of the enum (`enum_name` checks), looked up in FFmpeg's table.
+    let sample = enum_name(
+        raw.format,
+        ffmpeg::ffi::AVSampleFormat::AV_SAMPLE_FMT_NB as i32,
+        |v| unsafe { ffmpeg::ffi::av_get_sample_fmt_name(std::mem::transmute::<i32, ffmpeg::ffi::AVSampleFormat>(v)) },
+    );
+    parts.extend(sample);
     parts.join(", ")
 }
