@@ -10,7 +10,8 @@ use crate::pipeline::FramePipeline;
 use crate::video::decoder::{DecodeThread, DecoderEvent, ReadyFrame};
 use crate::video::deinterlace::{Field, Output};
 use crate::video::ring::RING_SLOTS;
-use crate::video::source::{SeekTarget, VideoInfo, VideoSource};
+use crate::video::source::{FrameShape, SeekTarget, VideoInfo, VideoSource};
+use std::cell::RefCell;
 use std::time::Duration;
 
 /// Runs the frames of `range` through the GPU frame pipeline (the player's decode thread, ring,
@@ -37,11 +38,11 @@ pub fn gpu_frames(
             Some(ctx) => ctx,
             None => GpuContext::new()?,
         };
-        let prepared = prepare(&ctx, &info, bins, setup)?;
+        let prepared = prepare_pipeline(&ctx, &info, bins, setup)?;
         Ok::<_, ClipError>((ctx, prepared))
     });
     let (ctx, prepared) = made?;
-    let frames = run_prepared(&ctx, source, range, progress, prepared, copy, emit);
+    let frames = run_prepared(&ctx, source, range, progress, prepared, None, copy, emit);
     crate::process::mark("the pipeline let go");
     crate::process::close_behind("the GPU", move || drop(ctx));
     frames
@@ -66,7 +67,7 @@ where
     let info = source.info.clone();
     let ((ctx, prepared), source) = beside(gpu, source, range, |ctx| {
         let prepared = match (&ctx, setup) {
-            (Some(ctx), Some(setup)) => prepare(ctx, &info, bins, setup)
+            (Some(ctx), Some(setup)) => prepare_pipeline(ctx, &info, bins, setup)
                 .inspect_err(|e| log::debug!("the passes not made ahead: {e}"))
                 .ok(),
             _ => None,
@@ -146,8 +147,8 @@ pub fn gpu_frames_on(
     emit: impl FnMut(&FramePipeline, &[u8], FrameMeta) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
     crate::process::mark("the GPU and the file open");
-    let prepared = prepare(ctx, &source.info, bins, setup)?;
-    run_prepared(ctx, source, range, progress, prepared, copy, emit)
+    let prepared = prepare_pipeline(ctx, &source.info, bins, setup)?;
+    run_prepared(ctx, source, range, progress, prepared, None, copy, emit)
 }
 
 /// The frame pipeline for a stream's frames with the command's passes (`setup`), and the
@@ -157,7 +158,8 @@ pub struct Prepared {
     result_bytes: u64,
 }
 
-fn prepare(
+/// The frame pipeline and the command's passes (`setup`) made for `info`'s frames.
+pub fn prepare_pipeline(
     ctx: &GpuContext,
     info: &VideoInfo,
     bins: u32,
@@ -171,13 +173,21 @@ fn prepare(
     Ok(Prepared { pipeline, result_bytes })
 }
 
-/// `gpu_frames_on` with its pipeline made (`open_beside`).
+/// The pipeline and passes for frames of another shape, made where a picture changes size
+/// mid-stream and the source gives such frames out as they are
+/// (`VideoSource::follow_size_changes`).
+pub type Remake<'a> = &'a dyn Fn(&GpuContext, &FrameShape) -> Result<Prepared, ClipError>;
+
+/// `gpu_frames_on` with its pipeline made (`open_beside`); with `remake`, made again for
+/// frames of another shape (the results before the change all read back first).
+#[allow(clippy::too_many_arguments)]
 pub fn run_prepared(
     ctx: &GpuContext,
     source: VideoSource,
     range: FrameRange,
     mut progress: Option<Progress>,
     prepared: Prepared,
+    remake: Option<Remake>,
     copy: impl Fn(&FramePipeline, &mut wgpu::CommandEncoder, &wgpu::Buffer),
     mut emit: impl FnMut(&FramePipeline, &[u8], FrameMeta) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
@@ -189,14 +199,19 @@ pub fn run_prepared(
         false => Duration::from_secs(60),
     };
     let Prepared { pipeline, result_bytes } = prepared;
-    let mut readback = ReadbackRing::new(&ctx.device, result_bytes, READBACKS);
+    // (Made again where the frames change shape: `remake`.)
+    let pipeline = RefCell::new(pipeline);
+    let readback = RefCell::new(ReadbackRing::new(&ctx.device, result_bytes, READBACKS));
     crate::process::mark("the readback ring made");
     let mut submitted = 0u64;
     let mut emitted = 0u64;
     // Frames go by once: nothing is kept for steps.
-    let mut fields = pipeline
-        .kept()
-        .map(|_| FieldRun::new(pipeline.deinterlacer().map(|p| p.filter()), source.info.time_base));
+    let mut fields = (pipeline.borrow()).kept().map(|_| {
+        FieldRun::new(
+            pipeline.borrow().deinterlacer().map(|p| p.filter()),
+            source.info.time_base,
+        )
+    });
     // Deinterlaced, the range's first frame is made with the frame before it.
     let decoded = match fields {
         Some(_) => FieldRun::decoded(range),
@@ -211,29 +226,34 @@ pub fn run_prepared(
     let direct = source.direct_frames();
     let pool_of = std::sync::Arc::clone(&direct);
     let mut pool_after_first = Some(move |device: wgpu::Device| make_pool(direct, device));
-    let mut decoder = DecodeThread::spawn(source, ctx.queue.clone(), pipeline.decoded_ring().slots.clone(), 0);
+    let slots = pipeline.borrow().decoded_ring().slots.clone();
+    let mut decoder = DecodeThread::spawn(source, ctx.queue.clone(), slots, 0);
     crate::process::mark("the decode thread started");
     if seekable {
         decoder.seek(SeekTarget::Frame(decoded.start));
     }
-    let mut take = |bytes: &[u8], frame: FrameMeta| {
+    // (Shared by the run of each frame and the reads of every result left.)
+    let take = RefCell::new(|bytes: &[u8], frame: FrameMeta| {
         if emitted == 0 {
             crate::process::mark("the first frame's results read back");
         }
         emitted += 1;
-        emit(&pipeline, bytes, frame)
-    };
+        emit(&pipeline.borrow(), bytes, frame)
+    });
+    let take = |bytes: &[u8], frame: FrameMeta| (take.borrow_mut())(bytes, frame);
     // Runs the picture in ring slot `slot` through the pipeline, made first by the
     // deinterlacer where `made` says how.
     // Where fields are split, each of the frame's fields (from the frame kept) in its turn.
-    let parts: &[Option<Field>] = match pipeline.splits_fields() {
+    let parts: &[Option<Field>] = match pipeline.borrow().splits_fields() {
         true => &[Some(Field::Top), Some(Field::Bottom)],
         false => &[None],
     };
     let mut run = |slot: usize, meta: FrameMeta, made: Option<&Output>| -> Result<(), ClipError> {
+        let pipeline = pipeline.borrow();
+        let mut readback = readback.borrow_mut();
         for &field in parts {
             if readback.is_full() {
-                readback.read_oldest(ctx, &mut take)?.transpose()?;
+                readback.read_oldest(ctx, take)?.transpose()?;
             }
             let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("headless frame"),
@@ -279,7 +299,15 @@ pub fn run_prepared(
         // A live input's results go out as its frames come, not a ring's worth later (its
         // next frame may be a while: the report and its alerts are as late as the stream).
         while live && !readback.is_empty() {
-            readback.read_oldest(ctx, &mut take)?.transpose()?;
+            readback.read_oldest(ctx, take)?.transpose()?;
+        }
+        Ok(())
+    };
+    // Every result in flight read back, in order.
+    let drain = || -> Result<(), ClipError> {
+        let mut readback = readback.borrow_mut();
+        while !readback.is_empty() {
+            readback.read_oldest(ctx, take)?.transpose()?;
         }
         Ok(())
     };
@@ -308,11 +336,23 @@ pub fn run_prepared(
                 break;
             }
             DecoderEvent::Failed { message, .. } => return Err(ClipError::Decode(message)),
-            // Headless sources scale a changed picture to the first shape: never asked.
-            DecoderEvent::Reshaped(_) => {
-                return Err(ClipError::Decode(
-                    "the decoder asked for a ring of another shape".into(),
-                ))
+            // Frames of another size from here on (every frame before was run and its ring
+            // slot given back): their results read back, the pipeline made again for them.
+            DecoderEvent::Reshaped(shape) => {
+                let Some(remake) = remake else {
+                    return Err(ClipError::Decode(
+                        "the decoder asked for a ring of another shape".into(),
+                    ));
+                };
+                drain()?;
+                let Prepared {
+                    pipeline: made,
+                    result_bytes,
+                } = remake(ctx, &shape)?;
+                decoder.set_ring(shape, made.decoded_ring().slots.clone());
+                *pipeline.borrow_mut() = made;
+                *readback.borrow_mut() = ReadbackRing::new(&ctx.device, result_bytes, READBACKS);
+                continue;
             }
         };
         // A seek's keyframe preview is not a frame of the range (the frame it stands in for
@@ -323,7 +363,7 @@ pub fn run_prepared(
                 // Deinterlaced, the frame after the range's last is the one its pictures are
                 // made with.
                 Some(fields) => {
-                    keep_planes(ctx, &pipeline, &frame);
+                    keep_planes(ctx, &pipeline.borrow(), &frame);
                     let (pictures, done) = fields.push(frame);
                     run_pictures(pictures, range, &mut run)?;
                     done.into_iter()
@@ -342,14 +382,12 @@ pub fn run_prepared(
             decoder.release(frame.slot);
             continue;
         };
-        keep_planes(ctx, &pipeline, &frame);
+        keep_planes(ctx, &pipeline.borrow(), &frame);
         let (pictures, done) = fields.push(frame);
         run_pictures(pictures, range, &mut run)?;
         done.into_iter().for_each(|slot| decoder.release(slot));
     }
-    while !readback.is_empty() {
-        readback.read_oldest(ctx, &mut take)?.transpose()?;
-    }
+    drain()?;
     crate::process::mark("the last frame's results read back");
     crate::process::log_threads("the last frame's results read back");
     if let Some(pool) = pool_of.pool() {

@@ -18,7 +18,7 @@ use crate::video::deinterlace::{Deinterlacer, Field};
 use crate::video::source::{CatchUp, DecodedFrame, PacketProps, VideoSource};
 pub use fields::CpuPicture;
 use fields::{CpuFieldRun, FieldRun};
-pub use gpu::{gpu_frames, gpu_frames_on, open_beside, run_prepared, Prepared};
+pub use gpu::{gpu_frames, gpu_frames_on, open_beside, prepare_pipeline, run_prepared, Prepared, Remake};
 use progress::Progress;
 use thiserror::Error;
 
@@ -196,7 +196,7 @@ pub fn cpu_frames_with(
     }
     let depth = Depth::from_bits(format.layout.output_bits());
     let mut done = 0;
-    cpu_pictures_with(&mut source, range, format.layout, work, |planes, _, meta, _| {
+    cpu_pictures_with(&mut source, range, format.layout, work, |planes, _, meta, _, _| {
         each(&convert_cpu(&format, planes), depth, meta)?;
         done += 1;
         progress.tick(done);
@@ -218,7 +218,7 @@ pub fn cpu_pictures(
         deinterlace: filter,
         ..PictureWork::default()
     };
-    cpu_pictures_with(source, range, layout, work, |planes, _, meta, _| each(planes, meta))
+    cpu_pictures_with(source, range, layout, work, |planes, _, meta, _, _| each(planes, meta))
 }
 
 /// What the CPU paths do with each frame beyond decoding it.
@@ -236,7 +236,10 @@ pub struct PictureWork {
 /// picture, the frame taken between those before and after it; with `work.split`, each picture
 /// as its two fields (every other line of each plane). `each` gets the planes as read, then the
 /// picture's in the upload layout (`DecodedFrame::picture_planes`: where frames are converted
-/// for measuring and keep their picture; else, and for made pictures, the same planes).
+/// for measuring and keep their picture; else, and for made pictures, the same planes), and
+/// the size of the planes as read: the frame's own (a source that follows size changes gives
+/// frames of another size out as they are: `VideoSource::follow_size_changes`), half its
+/// height for a field.
 pub fn cpu_pictures_with(
     source: &mut VideoSource,
     range: FrameRange,
@@ -247,6 +250,7 @@ pub fn cpu_pictures_with(
         &[crate::video::format::PlaneData],
         FrameMeta,
         Option<crate::idet::Sums>,
+        (u32, u32),
     ) -> Result<(), ClipError>,
 ) -> Result<(), ClipError> {
     let PictureWork {
@@ -257,9 +261,10 @@ pub fn cpu_pictures_with(
     let mut each = |planes: &[crate::video::format::PlaneData],
                     picture: &[crate::video::format::PlaneData],
                     meta: FrameMeta,
-                    sums| {
+                    sums,
+                    (width, height): (u32, u32)| {
         if !split {
-            return each(planes, picture, meta, sums);
+            return each(planes, picture, meta, sums, (width, height));
         }
         for field in Field::BOTH {
             let meta = FrameMeta {
@@ -267,7 +272,13 @@ pub fn cpu_pictures_with(
                 ..meta
             };
             let rows = fields::field_rows(planes, field);
-            each(&rows, &rows, meta, sums.filter(|_| field == Field::Top))?;
+            each(
+                &rows,
+                &rows,
+                meta,
+                sums.filter(|_| field == Field::Top),
+                (width, height / 2),
+            )?;
         }
         Ok(())
     };
@@ -300,7 +311,12 @@ pub fn cpu_pictures_with(
         }
         let meta = FrameMeta::from(&frame);
         match &mut fields {
-            None => each(&frame.planes(layout), &frame.picture_planes(shown), meta, None)?,
+            None => {
+                let size = frame
+                    .video()
+                    .map_or((format.width, format.height), |v| (v.width(), v.height()));
+                each(&frame.planes(layout), &frame.picture_planes(shown), meta, None, size)?
+            }
             Some(fields) => {
                 let made = fields.push(meta, &frame.planes(layout));
                 if let (None, Some(picture)) = (filter, frame.picture.take()) {
@@ -313,7 +329,8 @@ pub fn cpu_pictures_with(
                     if range.contains(made.meta.frame) {
                         let data = made.plane_data();
                         let picture = picture_of(&pictures, made.meta.frame, shown);
-                        each(&data, picture.as_deref().unwrap_or(&data), made.meta, made.sums)?;
+                        let size = (format.width, format.height);
+                        each(&data, picture.as_deref().unwrap_or(&data), made.meta, made.sums, size)?;
                     }
                 }
             }
@@ -326,7 +343,8 @@ pub fn cpu_pictures_with(
         if range.contains(made.meta.frame) {
             let data = made.plane_data();
             let picture = picture_of(&pictures, made.meta.frame, shown);
-            each(&data, picture.as_deref().unwrap_or(&data), made.meta, made.sums)?;
+            let size = (format.width, format.height);
+            each(&data, picture.as_deref().unwrap_or(&data), made.meta, made.sums, size)?;
         }
     }
     Ok(())

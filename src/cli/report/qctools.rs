@@ -68,14 +68,16 @@ impl<W: Write> QctoolsReport<W> {
     }
 
     /// One frame: its pts (in the stream's time base, if known), what came with it, its
-    /// statistics, and the other filters' tags on it (idet's, blackdetect's, freezedetect's).
+    /// statistics (of a picture of `size`, where it is not the stream's), and the other filters' tags on it (idet's, blackdetect's, freezedetect's).
     pub fn frame<'t>(
         &mut self,
         pts: Option<i64>,
         frame: &FrameMeta,
         stats: &SignalStats,
+        size: Option<(u32, u32)>,
         tags: impl IntoIterator<Item = &'t (String, String)>,
     ) -> io::Result<()> {
+        let (width, height) = size.unwrap_or((self.width, self.height));
         let FrameMeta {
             seconds,
             pict_type,
@@ -97,8 +99,8 @@ impl<W: Write> QctoolsReport<W> {
             self.stream_index,
             u8::from(packet.key),
             packet.duration as f64 * self.time_base,
-            self.width,
-            self.height,
+            width,
+            height,
             self.pix_fmt,
             u8::from(packet.fields.interlaced),
             u8::from(packet.fields.top_first),

@@ -479,19 +479,19 @@ impl VideoSource {
         frame: ffmpeg::frame::Video,
     ) -> Result<ffmpeg::frame::Video, VideoError> {
         let size = (frame.width(), frame.height());
-        if self.follow_formats {
-            self.follow_format(&frame);
-        } else if size != self.decoded_size.0 && self.decoded_size.1 != Some(size) {
-            self.decoded_size.1 = Some(size);
+        let followed = self.following != Following::Nothing && self.follow_format(&frame);
+        let now = (self.info.format.width, self.info.format.height);
+        if !followed && size != now && self.warned_size != Some(size) {
+            self.warned_size = Some(size);
             log::warn!(
                 "{}: the picture changed size mid-stream, {}x{} to {}x{}: shown and counted scaled to {}x{}",
                 self.info.path.display(),
-                self.decoded_size.0 .0,
-                self.decoded_size.0 .1,
+                now.0,
+                now.1,
                 size.0,
                 size.1,
-                self.info.format.width,
-                self.info.format.height
+                now.0,
+                now.1
             );
         }
         self.note_sampling(&frame);
@@ -507,7 +507,7 @@ impl VideoSource {
     /// of two streams end to end): it is converted to the stream's format, as its size would be
     /// (where the stream doesn't follow its frames' formats instead).
     pub(super) fn note_sampling(&mut self, frame: &ffmpeg::frame::Video) {
-        if self.follow_formats {
+        if self.following == Following::Formats {
             return;
         }
         let (Some(first), Some(now)) = (self.decoded_sampling.0, stream::Sampling::of(frame.format())) else {
@@ -526,16 +526,21 @@ impl VideoSource {
     /// A frame of another size or sampling than the stream's: its format is the stream's from
     /// now on (`follow_format_changes`), its colour as the frame is tagged (else as the
     /// decoder says, else as its size implies), as a stream's first frames are described.
-    fn follow_format(&mut self, frame: &ffmpeg::frame::Video) {
+    /// Following sizes only, a frame of another sampling is not followed. Whether the frame is
+    /// of the stream's format now.
+    fn follow_format(&mut self, frame: &ffmpeg::frame::Video) -> bool {
         let (width, height) = (frame.width(), frame.height());
         let pixel = frame.format();
         let Some((layout, jpeg)) = native_layout(pixel).or_else(|| native_layout(stream::fallback_format(pixel)))
         else {
-            return;
+            return false;
         };
         let now = self.info.format;
-        if (layout, width, height) == (now.layout, now.width, now.height) || width == 0 || height == 0 {
-            return;
+        if (layout, width, height) == (now.layout, now.width, now.height) {
+            return true;
+        }
+        if width == 0 || height == 0 || (self.following == Following::Sizes && layout != now.layout) {
+            return false;
         }
         let color = ColorSpec::resolve(
             stream::matrix_of(frame.color_space()).or_else(|| stream::matrix_of(self.decoder.color_space())),
@@ -576,6 +581,7 @@ impl VideoSource {
             display_aspect: aspect as f32,
             pixel_format: stream::pixel_name(pixel),
         });
+        true
     }
 }
 

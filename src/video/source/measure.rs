@@ -77,28 +77,43 @@ impl VideoSource {
     /// filters measure such frames in), by swscale as FFmpeg's automatic conversion calls it
     /// (`Converter::like_filters`, the frame's size kept); None where it is measured as decoded. A
     /// frame of another size than the stream's is scaled to the stream's (bicubic), with a
-    /// warning, as the upload does.
+    /// warning, as the upload does; where the source follows size changes
+    /// (`follow_size_changes`), a frame of the stream's depth and sampling is measured at its
+    /// own size, as FFmpeg's filters configured again for it measure it.
     fn convert_for_measuring(
         &mut self,
         frame: &ffmpeg::frame::Video,
         converted: Option<Pixel>,
     ) -> Result<Option<ffmpeg::frame::Video>, VideoError> {
         let (width, height) = (frame.width(), frame.height());
-        let (to_width, to_height) = (self.info.format.width, self.info.format.height);
+        let own_size = self.following != Following::Nothing
+            && stream::Sampling::of(frame.format()).is_some_and(|s| Some(s) == self.decoded_sampling.0);
+        let (to_width, to_height) = match own_size {
+            true => (width, height),
+            false => (self.info.format.width, self.info.format.height),
+        };
         self.note_sampling(frame);
+        let stream = (self.info.format.width, self.info.format.height);
+        if own_size && (width, height) != stream && self.warned_size != Some((width, height)) {
+            self.warned_size = Some((width, height));
+            log::warn!(
+                "{}: the picture changed size mid-stream, {}x{} to {width}x{height}: measured at its own size",
+                self.info.path.display(),
+                stream.0,
+                stream.1,
+            );
+        }
         let resized = (width, height) != (to_width, to_height);
         let target = match (converted, resized) {
             (None, false) => return Ok(None),
             (None, true) => frame.format(),
             (Some(target), _) => target,
         };
-        if resized && self.decoded_size.1 != Some((width, height)) {
-            self.decoded_size.1 = Some((width, height));
+        if resized && self.warned_size != Some((width, height)) {
+            self.warned_size = Some((width, height));
             log::warn!(
-                "{}: the picture changed size mid-stream, {}x{} to {width}x{height}: measured scaled to {to_width}x{to_height}",
+                "{}: the picture changed size mid-stream, {to_width}x{to_height} to {width}x{height}: measured scaled to {to_width}x{to_height}",
                 self.info.path.display(),
-                self.decoded_size.0 .0,
-                self.decoded_size.0 .1,
             );
         }
         let failed = |reason: String| VideoError::Decode {

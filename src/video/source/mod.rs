@@ -56,6 +56,17 @@ pub enum VideoError {
     Decode { path: PathBuf, reason: String },
 }
 
+/// Which changes of the frames' shape mid-stream a source gives its frames out in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Following {
+    /// None: every frame is scaled and converted to the first's size and format.
+    Nothing,
+    /// Another size (a frame of another depth or sampling is converted to the stream's).
+    Sizes,
+    /// Another size, depth or sampling.
+    Formats,
+}
+
 pub struct VideoSource {
     pub info: VideoInfo,
     input: ffmpeg::format::context::Input,
@@ -101,16 +112,16 @@ pub struct VideoSource {
     damaged_packets: u64,
     /// Set to make a blocking read give up (the source is being closed).
     interrupt: crate::video::input::Interrupt,
-    /// The frames' size when the stream opened, and the other size last warned of.
-    decoded_size: ((u32, u32), Option<(u32, u32)>),
+    /// The other size last warned of (frames scaled to the stream's size).
+    warned_size: Option<(u32, u32)>,
     /// The last frame given out's format and size (`PacketProps::restarts`).
     last_shape: Option<(Option<stream::Sampling>, u32, u32)>,
     /// The frames' depth and chroma sampling when the stream opened (`Sampling`), and the other
     /// last warned of.
     decoded_sampling: (Option<stream::Sampling>, Option<stream::Sampling>),
-    /// Frames of another size or sampling become the stream's format (`follow_format_changes`)
-    /// instead of being scaled to the first.
-    follow_formats: bool,
+    /// Which frames of another shape become the stream's format (`follow_format_changes`,
+    /// `follow_size_changes`) instead of being scaled and converted to the first.
+    following: Following,
     /// The connection was lost with this error: opened again once the decoder is drained.
     lost: Option<ffmpeg::Error>,
     /// Frames decoded before anything was ready to take them (`prime`, `prime_ahead`,
@@ -340,7 +351,19 @@ impl VideoSource {
     /// `info` describes them from then on (its `shape` changes), for a consumer that makes its
     /// ring again; without, they are scaled to the stream's first size and layout.
     pub fn follow_format_changes(&mut self) {
-        self.follow_formats = true;
+        self.following = Following::Formats;
+    }
+
+    /// As `follow_format_changes`, for frames of another size only: a frame of another depth
+    /// or sampling is converted to the stream's (and scaled to its size), with a warning, as
+    /// without. For a consumer that reads every frame in one format at any size (`report`).
+    pub fn follow_size_changes(&mut self) {
+        self.following = Following::Sizes;
+    }
+
+    /// Whether frames of another size are given out as they are (`follow_size_changes`).
+    pub fn follows_sizes(&self) -> bool {
+        self.following != Following::Nothing
     }
 
     /// Gives frames out with the decoder's own planes (`converted_yuv_layout`), not converted

@@ -121,7 +121,6 @@ impl VideoSource {
         crate::process::mark("the decoder open");
         let mut info = describe(path, &input, &stream, &decoder, codec, hardware.map(|h| h.name))?;
         info.live = live;
-        let decoded_size = (info.format.width, info.format.height);
         let sampling = stream::Sampling::of(decoder.format());
         let (time_base, frame_duration) = (stream.time_base(), info.frame_duration);
         let ticks_per_frame = frame_duration * f64::from(time_base.denominator()) / f64::from(time_base.numerator());
@@ -189,10 +188,10 @@ impl VideoSource {
                 true => crate::video::input::reconnects(path),
                 false => crate::video::input::Reconnect::Never,
             },
-            decoded_size: (decoded_size, None),
+            warned_size: None,
             last_shape: None,
             decoded_sampling: (sampling, None),
-            follow_formats: false,
+            following: Following::Nothing,
             parameters,
             gpu_store: None,
             gpu_store_maker: None,

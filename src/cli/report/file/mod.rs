@@ -95,6 +95,17 @@ pub struct ReportOptions<'a> {
     pub ready: Option<ReadyStages>,
 }
 
+impl ReportOptions<'_> {
+    /// Whether a picture that changes size mid-stream is measured at each size, as FFmpeg's
+    /// filters configured again at the change measure it (`VideoSource::follow_size_changes`):
+    /// where nothing reads frames with their neighbours or in a grid of the first size
+    /// (deinterlacing, fields, idet, the photosensitivity analysis), which scale such frames
+    /// to the first size.
+    pub fn measures_each_size(&self) -> bool {
+        self.deinterlace.is_none() && !self.fields && self.idet.is_none() && self.pse.is_none()
+    }
+}
+
 /// Where each frame's statistics go: the output, in its format, and the limits' watch.
 struct Sink<'a, W: Write> {
     out: Out<'a, W>,
@@ -169,7 +180,8 @@ impl<'a, W: Write> Sink<'a, W> {
 }
 
 impl<W: Write> Sink<'_, W> {
-    fn frame(&mut self, frame: FrameMeta, stats: SignalStats) -> std::io::Result<()> {
+    /// A picture's statistics; `size` the picture's (a field's, where fields are apart).
+    fn frame(&mut self, frame: FrameMeta, stats: SignalStats, size: (u64, u64)) -> std::io::Result<()> {
         if self.stop.is_some_and(QuitSignals::requested) {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::Interrupted,
@@ -227,7 +239,9 @@ impl<W: Write> Sink<'_, W> {
                     (None, Some((best, _))) => Some(best),
                     _ => frames.pts_of(index),
                 };
-                xml.frame(pts, &frame, &stats, idet.iter().flatten().chain(&self.frame_tags))
+                // (A field's picture is told with its frame's size.)
+                let size = frame.field.is_none().then_some((size.0 as u32, size.1 as u32));
+                xml.frame(pts, &frame, &stats, size, idet.iter().flatten().chain(&self.frame_tags))
             }
         }?;
         self.idet_decision = None;
@@ -268,6 +282,9 @@ pub fn report_video<W: Write>(
     out: &mut W,
 ) -> Result<(u64, Runs), ClipError> {
     source.set_exact_numbers(true);
+    if options.measures_each_size() {
+        source.follow_size_changes();
+    }
     let info = source.info.format;
     let source_path = source.info.path.clone();
     // A live input's sound is not reported (its packets go to the picture's decoder only).
@@ -423,16 +440,30 @@ pub fn report_video<W: Write>(
             if !in_range {
                 return Ok(());
             }
-            sink.frame(frame, counts.stats())
+            sink.frame(frame, counts.stats(), (counts.width, counts.height))
         };
         let bins = crate::engine::histogram::DEFAULT_BINS;
-        match options.ready.take().filter(|ready| ready.stages == stages) {
-            Some(ready) => hist::run_prepared(ctx, source, primed, progress, ready.prepared, copy, emit)?,
+        let setup = |ctx: &GpuContext, pipeline: &mut FramePipeline| stages.setup(ctx, pipeline);
+        // A picture of another size from a frame on: the pipeline and the passes made again
+        // for it (the statistics, the events' passes start again there).
+        let stream = source.info.clone();
+        let remake = |ctx: &GpuContext, shape: &crate::video::source::FrameShape| {
+            let mut info = stream.clone();
+            info.reshape(shape);
+            hist::prepare_pipeline(ctx, &info, bins, setup)
+        };
+        let remake: Option<hist::Remake> = match source.follows_sizes() {
+            true => Some(&remake),
+            false => None,
+        };
+        let prepared = match options.ready.take().filter(|ready| ready.stages == stages) {
+            Some(ready) => ready.prepared,
             None => {
-                let setup = |ctx: &GpuContext, pipeline: &mut FramePipeline| stages.setup(ctx, pipeline);
-                hist::gpu_frames_on(ctx, source, primed, bins, progress, setup, copy, emit)?
+                crate::process::mark("the GPU and the file open");
+                hist::prepare_pipeline(ctx, &source.info, bins, setup)?
             }
         };
+        hist::run_prepared(ctx, source, primed, progress, prepared, remake, copy, emit)?;
     } else {
         report_cpu(source, info.layout, (primed, range), (freezes, noise, work), &mut sink)?;
     }
@@ -484,8 +515,6 @@ fn report_cpu<W: Write>(
     sink: &mut Sink<'_, W>,
 ) -> Result<(), ClipError> {
     let info = source.info.format;
-    // A field is half the frame's height, and compared with the same field of the frame before.
-    let height = if work.split { info.height / 2 } else { info.height };
     let mut progress = match sink.counter {
         Some(_) => Progress::hidden(),
         None => Progress::new(range.end.map(|e| e.saturating_sub(range.start))),
@@ -496,36 +525,45 @@ fn report_cpu<W: Write>(
     // one before.)
     let mut restarted = None;
     let mut stats_restarted = [None, None];
-    hist::cpu_pictures_with(&mut source, primed, layout, work, |planes, picture, meta, sums| {
-        let yuv = YuvPlanes::read(layout, info.width, height, planes).map_err(|e| ClipError::Decode(e.to_string()))?;
-        let in_range = range.contains(meta.frame);
-        let part = meta.field.map_or(0, |f| f as usize);
-        let previous = &mut previous[part];
-        // (A frame of another size or format than the one before: no difference, as FFmpeg's
-        // filters configured again; at field rate, from its first picture.)
-        if meta.packet.restarts && stats_restarted[part].replace(meta.frame) != Some(meta.frame) {
-            *previous = None;
-        }
-        let counts = signalstats::count(&yuv, previous.as_ref());
-        // (The frame before the range is not compared: freezedetect starts at the range, and
-        // again where the frames change size or format.)
-        if meta.packet.restarts && restarted.replace(meta.frame) != Some(meta.frame) {
-            twin = FreezeTwin::default();
-        }
-        let frozen = freezes && in_range && twin.picture(&yuv, noise).0;
-        if work.idet {
-            sink.picture_idet(&meta, sums.as_ref(), in_range);
-        }
-        if let Some(pse) = &mut sink.pse {
-            let light = pse.light_cpu(&convert_cpu(&info, picture));
-            sink.picture_pse(&meta, &light, in_range)?;
-        }
-        sink.picture_events(&meta, &counts.y, counts.width * counts.height, frozen, in_range)?;
-        if in_range {
-            sink.frame(meta, counts.stats())?;
-            progress.tick(sink.done);
-        }
-        *previous = Some(yuv);
-        Ok(())
-    })
+    hist::cpu_pictures_with(
+        &mut source,
+        primed,
+        layout,
+        work,
+        |planes, picture, meta, sums, size| {
+            // (A field is half the frame's height, and compared with the same field of the frame
+            // before.)
+            let (width, height) = size;
+            let yuv = YuvPlanes::read(layout, width, height, planes).map_err(|e| ClipError::Decode(e.to_string()))?;
+            let in_range = range.contains(meta.frame);
+            let part = meta.field.map_or(0, |f| f as usize);
+            let previous = &mut previous[part];
+            // (A frame of another size or format than the one before: no difference, as FFmpeg's
+            // filters configured again; at field rate, from its first picture.)
+            if meta.packet.restarts && stats_restarted[part].replace(meta.frame) != Some(meta.frame) {
+                *previous = None;
+            }
+            let counts = signalstats::count(&yuv, previous.as_ref());
+            // (The frame before the range is not compared: freezedetect starts at the range, and
+            // again where the frames change size or format.)
+            if meta.packet.restarts && restarted.replace(meta.frame) != Some(meta.frame) {
+                twin = FreezeTwin::default();
+            }
+            let frozen = freezes && in_range && twin.picture(&yuv, noise).0;
+            if work.idet {
+                sink.picture_idet(&meta, sums.as_ref(), in_range);
+            }
+            if let Some(pse) = &mut sink.pse {
+                let light = pse.light_cpu(&convert_cpu(&info, picture));
+                sink.picture_pse(&meta, &light, in_range)?;
+            }
+            sink.picture_events(&meta, &counts.y, counts.width * counts.height, frozen, in_range)?;
+            if in_range {
+                sink.frame(meta, counts.stats(), (counts.width, counts.height))?;
+                progress.tick(sink.done);
+            }
+            *previous = Some(yuv);
+            Ok(())
+        },
+    )
 }

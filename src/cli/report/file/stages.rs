@@ -91,10 +91,14 @@ pub struct ReadyStages {
 /// counts on the GPU, its pipeline and passes made while the first frame of `range` decodes.
 pub fn ready_beside(
     gpu: crate::gpu::GpuOpening,
-    source: VideoSource,
+    mut source: VideoSource,
     range: FrameRange,
     options: &ReportOptions,
 ) -> (Option<GpuContext>, Option<ReadyStages>, VideoSource) {
+    // (Before the first frames decode.)
+    if options.measures_each_size() {
+        source.follow_size_changes();
+    }
     let stages = GpuStages::of(&source, options, range);
     let setup = stages
         .clone()

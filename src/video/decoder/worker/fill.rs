@@ -81,6 +81,7 @@ impl Worker {
         }
         let pts = frame.pts;
         self.note_frame_size(&frame);
+        self.note_shape(pts);
         let previous = frame.previous;
         self.cache.insert_behind(pts, Arc::new(frame), previous, cursor);
         Ok(Some(pts))

@@ -31,6 +31,7 @@ impl Worker {
         };
         let pts = frame.pts;
         self.note_frame_size(&frame);
+        self.note_shape(pts);
         let previous = frame.previous;
         self.cache.insert(pts, Arc::new(*frame), previous);
         let keep: Vec<i64> = [Some(pts), keep, self.cursor].into_iter().flatten().collect();
@@ -94,6 +95,7 @@ impl Worker {
         let pts = match self.source.next_decoded().map_err(|e| e.to_string())? {
             Some(Decoded::Frame(frame)) => {
                 let pts = frame.pts;
+                self.note_shape(pts);
                 if self.cache.contains(pts) {
                     // Only the link to the frame before it is new: the frame itself goes.
                     let previous = frame.previous;
@@ -139,6 +141,9 @@ impl Worker {
 
     /// As `send`, into ring slot `slot` (already taken from the free ones).
     pub(super) fn send_in(&mut self, slot: usize, pts: i64, preview: bool) -> Result<(), String> {
+        let Some(layout) = self.fits_ring(slot, pts, preview) else {
+            return Ok(());
+        };
         let frame = Arc::clone(self.cache.get(pts).ok_or("a frame left the cache before it was sent")?);
         // The index may have read further since the frame was decoded (a stream the index
         // does not read, a live one, is numbered as its frames come: that number stands).
@@ -159,7 +164,6 @@ impl Worker {
             packet: frame.packet,
             live_edge: false,
         };
-        let layout = self.source.info.format.layout;
         self.outgoing
             .send(Outgoing::Frame { frame, layout, ready })
             .map_err(|_| "the player stopped listening".to_string())

@@ -8,6 +8,7 @@ mod fill;
 mod follow;
 mod gpu_cache;
 mod landing;
+mod shapes;
 
 pub(super) use gpu_cache::GpuCacheSetup;
 
@@ -83,6 +84,8 @@ pub(super) struct Worker {
     in_flight_on_gpu: usize,
     /// Bytes the cache may hold there once the GPU frame cache has grown.
     gpu_budget_grown: usize,
+    /// The frames' shapes, where the source gives frames of another size out as they are.
+    shapes: Option<shapes::Shapes>,
 }
 
 impl Worker {
@@ -104,6 +107,7 @@ impl Worker {
             d if d > 0.0 => info.start_pts.unwrap_or(0).saturating_add(info.pts_at(d + 1.0)),
             _ => i64::MAX / 4,
         };
+        let shapes = source.follows_sizes().then(|| shapes::Shapes::new(info.shape()));
         Self {
             index: Arc::clone(source.index()),
             source,
@@ -131,6 +135,7 @@ impl Worker {
             gpu: None,
             in_flight_on_gpu: 0,
             gpu_budget_grown: 0,
+            shapes,
         }
     }
 
@@ -195,6 +200,7 @@ impl Worker {
             Command::Release(slot) => give_back(&mut self.free, self.slot_count, slot),
             Command::Seek { target, generation } => {
                 self.close_claim();
+                self.forget_held();
                 self.generation = generation;
                 self.cursor = None;
                 // A fill under way goes on unless the seek needs the decoder.
@@ -216,9 +222,17 @@ impl Worker {
                 }
             }
             // Only a live input's worker has a reader, and a live edge.
+            Command::Ring(shape, slots) => {
+                if let Err(message) = self.take_ring(shape, slots) {
+                    self.emit(DecoderEvent::Failed {
+                        generation: self.generation,
+                        message,
+                    });
+                    self.task = Task::Ended;
+                }
+            }
             Command::Live(_)
             | Command::FollowLive(_)
-            | Command::Ring(..)
             | Command::RingRefused(_)
             | Command::Tap(_)
             | Command::TapRoom => {}
@@ -254,6 +268,10 @@ impl Worker {
     }
 
     fn step(&mut self) -> Result<Progress, String> {
+        // Nothing goes on until the consumer's ring for frames of another shape comes.
+        if self.awaiting_ring() {
+            return Ok(Progress::Idle);
+        }
         // A landing decodes while the ring is full (the consumer is still giving back the
         // slots of the frames before the seek); only its frame waits for a slot.
         match self.task {
