@@ -474,11 +474,12 @@ fn a_judged_file_of_another_size_or_depth_is_converted_as_ffmpegs_bicubic_scale_
     let scale = "[1:v]scale=324:188:flags=bicubic+accurate_rnd+full_chroma_int,format=yuv420p";
     for judged in [&small, &encode10] {
         let (lines, err) = compare_run(&[a, judged.to_str().unwrap()]);
-        // One warning says so.
+        // One warning says so, and no other.
         assert!(
             err.contains("warning: ") && err.contains("converted to 324x188, Y'CbCr 4:2:0, 8 bits (bicubic)"),
             "{err}"
         );
+        assert_eq!(err.matches("warning: ").count(), 1, "{err}");
         let psnr = ffmpeg_graph(&reference, judged, scale, "psnr");
         let ssim = ffmpeg_graph(&reference, judged, scale, "ssim");
         check_lines(&lines, &psnr[..lines.len()], &ssim[..lines.len()]);

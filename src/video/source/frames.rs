@@ -429,6 +429,13 @@ impl VideoSource {
             }
         }
         let store = self.gpu_store.as_ref()?;
+        let (now, kept) = (&self.info.format, &store.format);
+        if (now.layout, now.width, now.height) != (kept.layout, kept.width, kept.height) {
+            // The stream follows its frames' size, and the cache holds the first size's.
+            self.gpu_store = None;
+            self.copy_through_memory("the picture changed size mid-stream".into());
+            return None;
+        }
         match store.copy_in(frame) {
             Ok(Some(planes)) => Some(planes),
             // Every slot taken: this one goes through memory.
@@ -480,14 +487,14 @@ impl VideoSource {
     ) -> Result<ffmpeg::frame::Video, VideoError> {
         let size = (frame.width(), frame.height());
         let followed = self.following != Following::Nothing && self.follow_format(&frame);
-        let now = (self.info.format.width, self.info.format.height);
-        if !followed && size != now && self.warned_size != Some(size) {
+        let (decoded, now) = (self.decoded_size, (self.info.format.width, self.info.format.height));
+        if !followed && size != decoded && self.warned_size != Some(size) {
             self.warned_size = Some(size);
             log::warn!(
                 "{}: the picture changed size mid-stream, {}x{} to {}x{}: shown and counted scaled to {}x{}",
                 self.info.path.display(),
-                now.0,
-                now.1,
+                decoded.0,
+                decoded.1,
                 size.0,
                 size.1,
                 now.0,
@@ -571,6 +578,7 @@ impl VideoSource {
             format!("{pixel:?}").to_lowercase()
         );
         self.info.decoded_range = color.range;
+        self.decoded_size = (width, height);
         self.info.reshape(&FrameShape {
             format: FrameFormat {
                 layout,

@@ -93,14 +93,18 @@ impl VideoSource {
             false => (self.info.format.width, self.info.format.height),
         };
         self.note_sampling(frame);
-        let stream = (self.info.format.width, self.info.format.height);
-        if own_size && (width, height) != stream && self.warned_size != Some((width, height)) {
+        let decoded = self.decoded_size;
+        if (width, height) != decoded && self.warned_size != Some((width, height)) {
             self.warned_size = Some((width, height));
+            let measured = match own_size {
+                true => "measured at its own size".to_string(),
+                false => format!("measured scaled to {to_width}x{to_height}"),
+            };
             log::warn!(
-                "{}: the picture changed size mid-stream, {}x{} to {width}x{height}: measured at its own size",
+                "{}: the picture changed size mid-stream, {}x{} to {width}x{height}: {measured}",
                 self.info.path.display(),
-                stream.0,
-                stream.1,
+                decoded.0,
+                decoded.1,
             );
         }
         let resized = (width, height) != (to_width, to_height);
@@ -109,13 +113,6 @@ impl VideoSource {
             (None, true) => frame.format(),
             (Some(target), _) => target,
         };
-        if resized && self.warned_size != Some((width, height)) {
-            self.warned_size = Some((width, height));
-            log::warn!(
-                "{}: the picture changed size mid-stream, {to_width}x{to_height} to {width}x{height}: measured scaled to {to_width}x{to_height}",
-                self.info.path.display(),
-            );
-        }
         let failed = |reason: String| VideoError::Decode {
             path: self.info.path.clone(),
             reason,

@@ -112,7 +112,10 @@ pub struct VideoSource {
     damaged_packets: u64,
     /// Set to make a blocking read give up (the source is being closed).
     interrupt: crate::video::input::Interrupt,
-    /// The other size last warned of (frames scaled to the stream's size).
+    /// The size frames are decoded at: the first frames' (or, following size changes, the
+    /// last change's), whatever size `convert_to` delivers them at.
+    decoded_size: (u32, u32),
+    /// The other size last warned of.
     warned_size: Option<(u32, u32)>,
     /// The last frame given out's format and size (`PacketProps::restarts`).
     last_shape: Option<(Option<stream::Sampling>, u32, u32)>,
@@ -197,10 +200,11 @@ impl VideoSource {
 
     /// A decoder for this stream's keyframes by themselves, for seek previews; None where the
     /// stream decodes on a hardware decoder, which gives out its first frame soon enough (and
-    /// where a keyframe in software would take longer), or if it can't be opened.
+    /// where a keyframe in software would take longer), where the stream follows its frames'
+    /// changes of shape (previews are of the first), or if it can't be opened.
     pub fn keyframe_decoder(&self) -> Option<KeyframeDecoder> {
         // (A live input can't be opened a second time.)
-        if self.hardware.is_some() || self.info.live {
+        if self.hardware.is_some() || self.info.live || self.following != Following::Nothing {
             return None;
         }
         KeyframeDecoder::open(self.parameters.clone(), &self.info, self.stream_index)

@@ -149,6 +149,7 @@ impl VideoSource {
             (time_base.numerator(), time_base.denominator()),
         )
         .with_container(info.timecode_tag.as_deref());
+        let decoded_size = (info.format.width, info.format.height);
         Ok(Self {
             info,
             input,
@@ -188,6 +189,7 @@ impl VideoSource {
                 true => crate::video::input::reconnects(path),
                 false => crate::video::input::Reconnect::Never,
             },
+            decoded_size,
             warned_size: None,
             last_shape: None,
             decoded_sampling: (sampling, None),
