@@ -1363,3 +1363,84 @@ fn an_mp4_whose_edit_list_starts_after_its_keyframe_numbers_its_frames_from_the_
     let sought = lines(&cut, "1..3");
     assert_eq!((&sought[0]["l"], &sought[1]["l"]), (&source[1]["l"], &source[2]["l"]));
 }
+
+#[test]
+fn a_picture_that_changes_size_mid_stream_is_counted_and_drawn_at_each_size() {
+    // MPEG-TS pieces joined end to end, QCIF, then 720p, then QCIF again (whose untagged colour
+    // its size implies: BT.601, then BT.709): each frame's histograms and waveform are those
+    // of its piece by itself, on the GPU (its passes made again at each change) and the CPU.
+    let piece = |size: &str| {
+        common::fixture(
+            &format!("size-piece-{size}.ts"),
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                &format!("testsrc2=s={size}:r=10:d=0.5"),
+                "-pix_fmt",
+                "yuv420p",
+                "-c:v",
+                "libx264",
+                "-f",
+                "mpegts",
+            ],
+        )
+    };
+    let pieces = [piece("176x144"), piece("1280x720"), piece("176x144")];
+    let joined = std::env::temp_dir().join(format!("histoplay-size-pieces-{}.ts", std::process::id()));
+    std::fs::write(
+        &joined,
+        pieces
+            .iter()
+            .map(|p| std::fs::read(p).unwrap())
+            .collect::<Vec<_>>()
+            .concat(),
+    )
+    .unwrap();
+    let same = |a: &serde_json::Value, b: &serde_json::Value| {
+        let keys = a
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| !["frame", "pts"].contains(&k.as_str()));
+        keys.into_iter().all(|k| a[k] == b[k])
+    };
+    for command in [&["hist"][..], &["scope", "--kind", "waveform"]] {
+        let mut alone = Vec::new();
+        for piece in &pieces {
+            alone.extend(common::json_lines(&[command, &["--frames", "0.."]].concat(), piece));
+        }
+        assert_eq!(alone.len(), 15);
+        for cpu in [&[][..], &["--cpu"]] {
+            let args = [command, &["--frames", "0.."], cpu].concat();
+            let lines = common::json_lines(&args, &joined);
+            assert_eq!(lines.len(), alone.len(), "{args:?}");
+            for (n, (line, theirs)) in lines.iter().zip(&alone).enumerate() {
+                assert_eq!(line["frame"], n as u64, "{args:?}");
+                assert!(same(line, theirs), "{args:?} frame {n}: {line} against {theirs}");
+            }
+            let sizes: Vec<_> = lines
+                .iter()
+                .map(|l| (l["width"].as_u64().unwrap(), l["height"].as_u64().unwrap()))
+                .collect();
+            assert_eq!(sizes[4..6], [(176, 144), (1280, 720)], "{args:?}");
+            assert_eq!(sizes[9..11], [(1280, 720), (176, 144)], "{args:?}");
+            if command[0] == "hist" {
+                let luma: u64 = lines[7]["l"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| c.as_u64().unwrap())
+                    .sum();
+                assert_eq!(luma, 1280 * 720);
+            }
+        }
+    }
+    let out = hist(&joined, &["--frames", "0.."]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the picture changed mid-stream, 176x144 yuv420p to 1280x720 yuv420p"),
+        "{err}"
+    );
+    let _ = std::fs::remove_file(&joined);
+}

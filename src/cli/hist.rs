@@ -168,7 +168,10 @@ pub fn hist_video(
     output: Output,
     out: &mut impl Write,
 ) -> Result<u64, ClipError> {
-    let source = prepare(source, range, job.region)?;
+    let mut source = prepare(source, range, job.region)?;
+    if job.follows_sizes() {
+        source.follow_size_changes();
+    }
     let written = if cpu {
         hist_cpu(source, range, &job, output, out)?
     } else {
@@ -224,19 +227,19 @@ fn hist_cpu(
         split: job.fields,
         ..Default::default()
     };
-    cpu_frames_with(source, range, work, |words, depth, frame| {
-        let region = job.region.unwrap_or(Region::full(format.width, format.height));
+    cpu_frames_with(source, range, work, |words, depth, frame, (width, height)| {
+        let region = job.region.unwrap_or(Region::full(width, height));
         let mut adjusted = adjuster.adjust(words);
         if let Some(tables) = &lut {
             adjusted = tables.apply_words(&adjusted);
         }
-        let words = region.crop(&adjusted, format.width);
+        let words = region.crop(&adjusted, width);
         let histogram = histogram::histogram_packed(&words, job.bins, depth);
         let report = FrameReport {
             frame: frame.index,
             pts: frame.seconds,
-            width: format.width,
-            height: format.height,
+            width,
+            height,
             depth: depth.bits(),
             region: job.region,
             histogram: &histogram,
@@ -247,6 +250,15 @@ fn hist_cpu(
         written += 1;
         Ok(())
     })
+}
+
+impl HistJob {
+    /// Whether a picture that changes size mid-stream is counted at each size (else scaled to
+    /// the first): where no region of the first size is asked for, nor its fields apart or
+    /// deinterlaced (their passes read frames beside their neighbours).
+    pub fn follows_sizes(&self) -> bool {
+        self.region.is_none() && !self.fields && self.deinterlace.is_none()
+    }
 }
 
 /// What `hist` counts: bins, a region of each frame if given, and the picture as adjusted
@@ -275,6 +287,7 @@ fn hist_gpu(
     if job.fields {
         format = crate::pipeline::field_format(&format).map_err(ClipError::Decode)?;
     }
+    let following = source.follows_sizes();
     let mut written = 0u64;
     gpu_frames(
         gpu,
@@ -299,11 +312,15 @@ fn hist_gpu(
         },
         |pipeline, bytes, frame| {
             let histogram = Histogram::from_interleaved(&crate::gpu::readback::words(bytes));
+            let (width, height) = match following {
+                true => pipeline.frame_size(),
+                false => (format.width, format.height),
+            };
             let report = FrameReport {
                 frame: frame.index,
                 pts: frame.seconds,
-                width: format.width,
-                height: format.height,
+                width,
+                height,
                 depth: pipeline.engine.depth.bits(),
                 region: job.region,
                 histogram: &histogram,

@@ -308,7 +308,13 @@ pub fn scope_video<W: Write>(
     cpu: bool,
     out: &mut W,
 ) -> Result<u64, ClipError> {
-    let source = hist::prepare(source, range, None)?;
+    let mut source = hist::prepare(source, range, None)?;
+    // A picture that changes size mid-stream is drawn at each size, where no region of the
+    // first size is asked for, nor its fields apart or deinterlaced (as `hist` counts it).
+    let following = job.region.is_none() && !job.fields && job.deinterlace.is_none();
+    if following {
+        source.follow_size_changes();
+    }
     let mut format = source.info.format;
     if job.fields {
         format = crate::pipeline::field_format(&format).map_err(ClipError::Decode)?;
@@ -317,13 +323,12 @@ pub fn scope_video<W: Write>(
         region.check(format.width, format.height)?;
     }
     let volume = job.counted_volume(source.info.volume);
-    let region = job.region.unwrap_or(Region::full(format.width, format.height));
-    let write = |out: &mut W, frame: FrameMeta, depth: Depth, counts: &[u32]| {
+    let write = |out: &mut W, frame: FrameMeta, (width, height): (u32, u32), depth: Depth, counts: &[u32]| {
         let report = ScopeReport {
             frame: frame.index,
             pts: frame.seconds,
-            width: format.width,
-            height: format.height,
+            width,
+            height,
             depth: depth.bits(),
             region: job.region,
             kind: job.kind,
@@ -343,14 +348,15 @@ pub fn scope_video<W: Write>(
             split: job.fields,
             ..Default::default()
         };
-        hist::cpu_frames_with(source, range, work, |words, depth, frame| {
+        hist::cpu_frames_with(source, range, work, |words, depth, frame, (width, height)| {
             let mut adjusted = adjuster.adjust(words);
             if let Some(tables) = &lut {
                 adjusted = tables.apply_words(&adjusted);
             }
-            let words = region.crop(&adjusted, format.width);
+            let region = job.region.unwrap_or(Region::full(width, height));
+            let words = region.crop(&adjusted, width);
             let counts = scope_cpu(&job, &words, region.width, depth, &volume);
-            write(out, frame, depth, &counts)
+            write(out, frame, (width, height), depth, &counts)
         })?
     } else {
         hist::gpu_frames(
@@ -378,7 +384,17 @@ pub fn scope_video<W: Write>(
             },
             |pipeline, bytes, frame| {
                 let words = crate::gpu::readback::words(bytes);
-                write(out, frame, pipeline.engine.depth, crate::scope::gpu::shown(&words))
+                let size = match following {
+                    true => pipeline.frame_size(),
+                    false => (format.width, format.height),
+                };
+                write(
+                    out,
+                    frame,
+                    size,
+                    pipeline.engine.depth,
+                    crate::scope::gpu::shown(&words),
+                )
             },
         )?
     };

@@ -18,7 +18,9 @@ use std::time::Duration;
 /// converter and passes): `setup` configures the pipeline (region, scope) and says how many
 /// bytes each frame's result holds, `copy` records copying a frame's result into a readback
 /// buffer, and `emit` gets each result back, in order. `gpu`: the GPU opened beside the file
-/// (or opened here). Returns how many frames were emitted.
+/// (or opened here). Returns how many frames were emitted. A source that follows size changes
+/// (`VideoSource::follow_size_changes`) has its frames of another size counted at that size
+/// (`FramePipeline::frame_size`), the pipeline and passes made again (`setup`) at the change.
 ///
 /// A run from the first frame has its decoder give that frame (`beside`) while the GPU
 /// finishes opening and the pipeline and the command's passes are made (`prepare`).
@@ -27,7 +29,7 @@ pub fn gpu_frames(
     source: VideoSource,
     range: FrameRange,
     bins: u32,
-    setup: impl FnOnce(&GpuContext, &mut FramePipeline) -> Result<u64, ClipError>,
+    setup: impl Fn(&GpuContext, &mut FramePipeline) -> Result<u64, ClipError>,
     copy: impl Fn(&FramePipeline, &mut wgpu::CommandEncoder, &wgpu::Buffer),
     emit: impl FnMut(&FramePipeline, &[u8], FrameMeta) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
@@ -38,11 +40,22 @@ pub fn gpu_frames(
             Some(ctx) => ctx,
             None => GpuContext::new()?,
         };
-        let prepared = prepare_pipeline(&ctx, &info, bins, setup)?;
+        let prepared = prepare_pipeline(&ctx, &info, bins, &setup)?;
         Ok::<_, ClipError>((ctx, prepared))
     });
     let (ctx, prepared) = made?;
-    let frames = run_prepared(&ctx, source, range, progress, prepared, None, copy, emit);
+    // Where the source follows a picture's changes of size, the pipeline and the command's
+    // passes are made again for the new size.
+    let remake = |ctx: &GpuContext, shape: &FrameShape| {
+        let mut info = info.clone();
+        info.reshape(shape);
+        prepare_pipeline(ctx, &info, bins, &setup)
+    };
+    let remake: Option<Remake> = match source.follows_sizes() {
+        true => Some(&remake),
+        false => None,
+    };
+    let frames = run_prepared(&ctx, source, range, progress, prepared, remake, copy, emit);
     crate::process::mark("the pipeline let go");
     crate::process::close_behind("the GPU", move || drop(ctx));
     frames

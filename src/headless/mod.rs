@@ -178,16 +178,21 @@ pub fn cpu_frames(
     range: FrameRange,
     each: impl FnMut(&[u32], Depth, FrameMeta) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
-    cpu_frames_with(source, range, PictureWork::default(), each)
+    let mut each = each;
+    cpu_frames_with(source, range, PictureWork::default(), |words, depth, meta, _| {
+        each(words, depth, meta)
+    })
 }
 
 /// `cpu_frames`, each frame deinterlaced first by the twin, or split into its fields, as `work`
-/// says: `each` gets its pictures (a field's as a picture of half the frame's height).
+/// says: `each` gets its pictures (a field's as a picture of half the frame's height), and
+/// their size: the stream's (a field's), or, where the source follows size changes
+/// (`VideoSource::follow_size_changes`), the frame's own.
 pub fn cpu_frames_with(
     mut source: VideoSource,
     range: FrameRange,
     work: PictureWork,
-    mut each: impl FnMut(&[u32], Depth, FrameMeta) -> std::io::Result<()>,
+    mut each: impl FnMut(&[u32], Depth, FrameMeta, (u32, u32)) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
     let mut progress = Progress::new(frames_to_do(&source, range));
     let mut format = source.info.format;
@@ -196,8 +201,18 @@ pub fn cpu_frames_with(
     }
     let depth = Depth::from_bits(format.layout.output_bits());
     let mut done = 0;
-    cpu_pictures_with(&mut source, range, format.layout, work, |planes, _, meta, _, _| {
-        each(&convert_cpu(&format, planes), depth, meta)?;
+    let following = source.follows_sizes();
+    cpu_pictures_with(&mut source, range, format.layout, work, |planes, _, meta, _, read| {
+        let format = match following {
+            true => read,
+            false => format,
+        };
+        each(
+            &convert_cpu(&format, planes),
+            depth,
+            meta,
+            (format.width, format.height),
+        )?;
         done += 1;
         progress.tick(done);
         Ok(())
@@ -237,9 +252,9 @@ pub struct PictureWork {
 /// as its two fields (every other line of each plane). `each` gets the planes as read, then the
 /// picture's in the upload layout (`DecodedFrame::picture_planes`: where frames are converted
 /// for measuring and keep their picture; else, and for made pictures, the same planes), and
-/// the size of the planes as read: the frame's own (a source that follows size changes gives
-/// frames of another size out as they are: `VideoSource::follow_size_changes`), half its
-/// height for a field.
+/// the format of the planes as read: the frame's own size (a source that follows size changes
+/// gives frames of another size out as they are, its colour as at their size:
+/// `VideoSource::follow_size_changes`), half its height for a field.
 pub fn cpu_pictures_with(
     source: &mut VideoSource,
     range: FrameRange,
@@ -250,7 +265,7 @@ pub fn cpu_pictures_with(
         &[crate::video::format::PlaneData],
         FrameMeta,
         Option<crate::idet::Sums>,
-        (u32, u32),
+        crate::video::format::FrameFormat,
     ) -> Result<(), ClipError>,
 ) -> Result<(), ClipError> {
     let PictureWork {
@@ -262,9 +277,9 @@ pub fn cpu_pictures_with(
                     picture: &[crate::video::format::PlaneData],
                     meta: FrameMeta,
                     sums,
-                    (width, height): (u32, u32)| {
+                    read: crate::video::format::FrameFormat| {
         if !split {
-            return each(planes, picture, meta, sums, (width, height));
+            return each(planes, picture, meta, sums, read);
         }
         for field in Field::BOTH {
             let meta = FrameMeta {
@@ -277,7 +292,10 @@ pub fn cpu_pictures_with(
                 &rows,
                 meta,
                 sums.filter(|_| field == Field::Top),
-                (width, height / 2),
+                crate::video::format::FrameFormat {
+                    height: read.height / 2,
+                    ..read
+                },
             )?;
         }
         Ok(())
@@ -312,10 +330,16 @@ pub fn cpu_pictures_with(
         let meta = FrameMeta::from(&frame);
         match &mut fields {
             None => {
-                let size = frame
+                let (width, height) = frame
                     .video()
                     .map_or((format.width, format.height), |v| (v.width(), v.height()));
-                each(&frame.planes(layout), &frame.picture_planes(shown), meta, None, size)?
+                let read = crate::video::format::FrameFormat {
+                    width,
+                    height,
+                    color: source.info.format.color,
+                    ..format
+                };
+                each(&frame.planes(layout), &frame.picture_planes(shown), meta, None, read)?
             }
             Some(fields) => {
                 let made = fields.push(meta, &frame.planes(layout));
@@ -329,8 +353,7 @@ pub fn cpu_pictures_with(
                     if range.contains(made.meta.frame) {
                         let data = made.plane_data();
                         let picture = picture_of(&pictures, made.meta.frame, shown);
-                        let size = (format.width, format.height);
-                        each(&data, picture.as_deref().unwrap_or(&data), made.meta, made.sums, size)?;
+                        each(&data, picture.as_deref().unwrap_or(&data), made.meta, made.sums, format)?;
                     }
                 }
             }
@@ -343,8 +366,7 @@ pub fn cpu_pictures_with(
         if range.contains(made.meta.frame) {
             let data = made.plane_data();
             let picture = picture_of(&pictures, made.meta.frame, shown);
-            let size = (format.width, format.height);
-            each(&data, picture.as_deref().unwrap_or(&data), made.meta, made.sums, size)?;
+            each(&data, picture.as_deref().unwrap_or(&data), made.meta, made.sums, format)?;
         }
     }
     Ok(())

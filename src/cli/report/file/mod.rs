@@ -530,10 +530,10 @@ fn report_cpu<W: Write>(
         primed,
         layout,
         work,
-        |planes, picture, meta, sums, size| {
+        |planes, picture, meta, sums, read| {
             // (A field is half the frame's height, and compared with the same field of the frame
             // before.)
-            let (width, height) = size;
+            let (width, height) = (read.width, read.height);
             let yuv = YuvPlanes::read(layout, width, height, planes).map_err(|e| ClipError::Decode(e.to_string()))?;
             let in_range = range.contains(meta.frame);
             let part = meta.field.map_or(0, |f| f as usize);
