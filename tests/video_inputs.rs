@@ -1405,7 +1405,13 @@ fn a_picture_that_changes_size_mid_stream_is_counted_and_drawn_at_each_size() {
             .filter(|k| !["frame", "pts"].contains(&k.as_str()));
         keys.into_iter().all(|k| a[k] == b[k])
     };
-    for command in [&["hist"][..], &["scope", "--kind", "waveform"]] {
+    // (Auto-levels smooth over frames, and start over at a change of size as at a piece's
+    // start.)
+    for command in [
+        &["hist"][..],
+        &["scope", "--kind", "waveform"],
+        &["hist", "--auto-levels"],
+    ] {
         let mut alone = Vec::new();
         for piece in &pieces {
             alone.extend(common::json_lines(&[command, &["--frames", "0.."]].concat(), piece));
@@ -1425,7 +1431,7 @@ fn a_picture_that_changes_size_mid_stream_is_counted_and_drawn_at_each_size() {
                 .collect();
             assert_eq!(sizes[4..6], [(176, 144), (1280, 720)], "{args:?}");
             assert_eq!(sizes[9..11], [(1280, 720), (176, 144)], "{args:?}");
-            if command[0] == "hist" {
+            if command == ["hist"] {
                 let luma: u64 = lines[7]["l"]
                     .as_array()
                     .unwrap()

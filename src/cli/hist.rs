@@ -227,7 +227,12 @@ fn hist_cpu(
         split: job.fields,
         ..Default::default()
     };
+    let mut size = (format.width, format.height);
     cpu_frames_with(source, range, work, |words, depth, frame, (width, height)| {
+        // (At a change of size the GPU's passes are made again: auto-levels start over.)
+        if std::mem::replace(&mut size, (width, height)) != (width, height) {
+            adjuster.restart();
+        }
         let region = job.region.unwrap_or(Region::full(width, height));
         let mut adjusted = adjuster.adjust(words);
         if let Some(tables) = &lut {

@@ -348,7 +348,12 @@ pub fn scope_video<W: Write>(
             split: job.fields,
             ..Default::default()
         };
+        let mut size = (format.width, format.height);
         hist::cpu_frames_with(source, range, work, |words, depth, frame, (width, height)| {
+            // (At a change of size the GPU's passes are made again: auto-levels start over.)
+            if std::mem::replace(&mut size, (width, height)) != (width, height) {
+                adjuster.restart();
+            }
             let mut adjusted = adjuster.adjust(words);
             if let Some(tables) = &lut {
                 adjusted = tables.apply_words(&adjusted);

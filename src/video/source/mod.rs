@@ -113,7 +113,8 @@ pub struct VideoSource {
     /// Set to make a blocking read give up (the source is being closed).
     interrupt: crate::video::input::Interrupt,
     /// The size frames are decoded at: the first frames' (or, following size changes, the
-    /// last change's), whatever size `convert_to` delivers them at.
+    /// last change `follow_format` followed: frames measured at their own size leave it),
+    /// whatever size `convert_to` delivers them at.
     decoded_size: (u32, u32),
     /// The other size last warned of.
     warned_size: Option<(u32, u32)>,
