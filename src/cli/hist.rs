@@ -169,7 +169,7 @@ pub fn hist_video(
     out: &mut impl Write,
 ) -> Result<u64, ClipError> {
     let mut source = prepare(source, range, job.region)?;
-    if job.follows_sizes() {
+    if counts_each_size(job.region, job.fields, job.deinterlace) {
         source.follow_size_changes();
     }
     let written = if cpu {
@@ -257,13 +257,15 @@ fn hist_cpu(
     })
 }
 
-impl HistJob {
-    /// Whether a picture that changes size mid-stream is counted at each size (else scaled to
-    /// the first): where no region of the first size is asked for, nor its fields apart or
-    /// deinterlaced (their passes read frames beside their neighbours).
-    pub fn follows_sizes(&self) -> bool {
-        self.region.is_none() && !self.fields && self.deinterlace.is_none()
-    }
+/// Whether a picture that changes size mid-stream is counted at each size (else scaled to the
+/// first), by `hist` and `scope`: where no region of the first size is asked for, nor its
+/// fields apart or deinterlaced (their passes read frames beside their neighbours).
+pub fn counts_each_size(
+    region: Option<Region>,
+    fields: bool,
+    deinterlace: Option<crate::video::deinterlace::Deinterlacer>,
+) -> bool {
+    region.is_none() && !fields && deinterlace.is_none()
 }
 
 /// What `hist` counts: bins, a region of each frame if given, and the picture as adjusted

@@ -309,9 +309,7 @@ pub fn scope_video<W: Write>(
     out: &mut W,
 ) -> Result<u64, ClipError> {
     let mut source = hist::prepare(source, range, None)?;
-    // A picture that changes size mid-stream is drawn at each size, where no region of the
-    // first size is asked for, nor its fields apart or deinterlaced (as `hist` counts it).
-    let following = job.region.is_none() && !job.fields && job.deinterlace.is_none();
+    let following = super::hist::counts_each_size(job.region, job.fields, job.deinterlace);
     if following {
         source.follow_size_changes();
     }

@@ -176,9 +176,8 @@ pub(crate) fn seek_to_frame(source: &mut VideoSource, frame: u64) {
 pub fn cpu_frames(
     source: VideoSource,
     range: FrameRange,
-    each: impl FnMut(&[u32], Depth, FrameMeta) -> std::io::Result<()>,
+    mut each: impl FnMut(&[u32], Depth, FrameMeta) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
-    let mut each = each;
     cpu_frames_with(source, range, PictureWork::default(), |words, depth, meta, _| {
         each(words, depth, meta)
     })

@@ -304,13 +304,13 @@ impl CpuAdjuster {
         }
     }
 
-    /// The next frame's packed pixels (RGBA8, or RGB10A2 at 10 bits), adjusted.
     /// The next frame's auto-levels or equalisation start over, unsmoothed (a picture of
     /// another size, as the GPU's passes made again for it start).
     pub fn restart(&mut self) {
         self.state.restart();
     }
 
+    /// The next frame's packed pixels (RGBA8, or RGB10A2 at 10 bits), adjusted.
     pub fn adjust(&mut self, words: &[u32]) -> Vec<u32> {
         let bits = self.bits;
         let size = 1usize << bits;

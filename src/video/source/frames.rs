@@ -460,9 +460,7 @@ impl VideoSource {
     }
 
     /// A device frame left there for its copy (`defer_copies`), when its copy will need no
-    /// conversion, it is no larger than 4K and not too many wait already; else given back. A
-    /// frame of another size than the frames before it is given back (copied as decoded, it is
-    /// scaled, or the stream follows it, as the frames after it then are).
+    /// conversion, it is no larger than 4K and not too many wait already; else given back.
     fn defer(&self, frame: ffmpeg::frame::Video) -> Result<Deferred, ffmpeg::frame::Video> {
         let Some(deferrals) = &self.deferrals else {
             return Err(frame);
@@ -473,7 +471,7 @@ impl VideoSource {
         let upload_ready = (self.decoded_planes && stream::statistics_format(pixel).is_none())
             || self.uploads_as_decoded((pixel, w, h));
         let bytes = hardware::memory_bytes((pixel, w, h));
-        if !upload_ready || (w, h) != self.decoded_size || bytes > hardware::DEFERRED_MAX_BYTES {
+        if !upload_ready || bytes > hardware::DEFERRED_MAX_BYTES {
             return Err(frame);
         }
         deferrals
