@@ -280,3 +280,73 @@ fn an_input_conf_rebinds_keys_and_warns_about_bad_lines() {
     assert_eq!(back.frame, Some(frame));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// As mpv does, a file whose picture changes size and sampling mid-stream (320x240 4:2:0 for
+/// frames 0–49, 256x144 4:2:2 for 50–99) is shown and counted in each shape, the window
+/// taking each: played through, sought and stepped back and forth across the change, with a
+/// cache of a few frames (so that seeks decode from a keyframe, a preview of it beside).
+/// Every frame the statistics overlay counts is FFmpeg's for that frame, value for value; a
+/// seek's keyframe preview is never of another shape than its frame.
+#[test]
+fn a_file_that_changes_size_mid_stream_is_shown_and_counted_in_each_shape() {
+    let [wide, small, joined] = common::reshaped_ts();
+    let stats: Vec<_> = [common::ffprobe_stats(&wide), common::ffprobe_stats(&small)].concat();
+    assert_eq!(stats.len(), 100);
+    let shape_of = |frame: u64| if frame < 50 { (320, 240) } else { (256, 144) };
+    let window_of = |frame: u64| if frame < 50 { (640, 480) } else { (640, 360) };
+
+    let x = Xvfb::start();
+    let args: Vec<&OsStr> = vec![joined.as_os_str(), "--no-audio".as_ref(), "--cache-size=1MiB".as_ref()];
+    let player = Player::start_with(&x, "reshape-file", &args);
+    player.wait_present("a frame", 0, |p| p.new_frame);
+    player.key("I");
+    // Played through to the end, where it stays.
+    let end = player.wait_present("the end", 0, |p| p.new_frame && p.paused && p.frame == Some(99));
+    assert_eq!(end.picture, (256, 144));
+    // Exact seeks and steps across the change, each landing in its frame's shape, the window
+    // taking it, the frame counted.
+    let land = |key: &str, frame: u64| {
+        let before = player.key(key);
+        let landed = player.wait_present(key, before, |p| p.new_frame && !p.preview);
+        assert_eq!(landed.frame, Some(frame), "{key}");
+        assert_eq!(landed.picture, shape_of(frame), "{key}");
+        player.wait_present("the window's size", before, |p| p.size == window_of(frame));
+        player.wait_present("the frame counted", before, |p| {
+            p.signal.as_deref().is_some_and(|s| s.starts_with(&format!("{frame}:")))
+        });
+    };
+    land("shift+Left", 74);
+    land("shift+Left", 49);
+    land("period", 50);
+    land("comma", 49);
+    land("shift+Right", 74);
+    land("Home", 0);
+    land("End", 99);
+
+    let presents = player.presents();
+    for present in presents.iter().filter(|p| p.new_frame) {
+        let frame = present.frame.unwrap();
+        assert_eq!(present.picture, shape_of(frame), "{present:?}");
+    }
+    // Every frame counted, as FFmpeg counts it in its own shape.
+    let names = histoplay::signalstats::NAMES;
+    let mut counted = std::collections::BTreeSet::new();
+    for present in presents.iter().filter(|p| p.signal.is_some()) {
+        let (frame, values) = present.signal.as_deref().unwrap().split_once(':').unwrap();
+        let frame: u64 = frame.parse().unwrap();
+        let values: Vec<&str> = values.split(',').collect();
+        assert_eq!(values.len(), names.len(), "{present:?}");
+        for (name, value) in names.iter().zip(&values) {
+            if *value != "-" {
+                assert_eq!(stats[frame as usize][*name], *value, "frame {frame}, {name}");
+            }
+        }
+        counted.insert(shape_of(frame));
+    }
+    assert_eq!(counted.len(), 2, "{counted:?}");
+    assert!(
+        player.stderr().contains("the picture changed mid-stream"),
+        "{}",
+        player.stderr()
+    );
+}

@@ -545,9 +545,52 @@ fn a_keyframe_without_a_pts_is_previewed_at_its_frames_time() {
     for &k in &numbers {
         // Asked for the frame before the next keyframe: this keyframe, at its time.
         let next = numbers.iter().find(|&&n| n > k).map_or(49, |&n| n - 1);
-        let (pts, _) = keyframes.decode_at(times[next as usize]).expect("the keyframe decodes");
+        let (pts, _) = keyframes
+            .decode_at(times[next as usize], &source.info.format)
+            .expect("the keyframe decodes");
         assert_eq!(pts, times[k as usize], "keyframe {k}");
     }
+}
+
+/// Where the stream follows its frames' shapes (the window), a keyframe is previewed only in
+/// the shape of the ring it would go into, never scaled to it.
+#[test]
+fn a_keyframe_of_another_shape_than_the_rings_is_no_preview() {
+    use histoplay::video::source::VideoSource;
+    let [_, _, joined] = common::reshaped_ts();
+    let mut source = VideoSource::open(&joined).unwrap();
+    source.follow_format_changes();
+    let mut keyframes = source.keyframe_decoder().expect("a software stream has one");
+    let first = source.info.format;
+    let mut times = Vec::new();
+    while let Some(frame) = source.next_frame().unwrap() {
+        times.push(frame.pts);
+    }
+    assert_eq!(times.len(), 100);
+    let second = source.info.format;
+    assert_eq!(
+        (first.width, first.height, second.width, second.height),
+        (320, 240, 256, 144)
+    );
+    // Each keyframe, decoded by itself: in the ring's shape where it is of it, else none.
+    let mut input = ffmpeg_next::format::input(&joined).unwrap();
+    let video = input.streams().best(ffmpeg_next::media::Type::Video).unwrap().index();
+    let mut previewed = Vec::new();
+    for (s, packet) in input.packets() {
+        if s.index() != video || !packet.is_key() {
+            continue;
+        }
+        let n = times.iter().position(|&t| Some(t) == packet.pts()).unwrap();
+        let (ring, other, size) = match n < 50 {
+            true => (&first, &second, (320, 240)),
+            false => (&second, &first, (256, 144)),
+        };
+        let (pts, frame) = keyframes.decode(&packet, ring).expect("in the ring's shape");
+        assert_eq!((pts, frame.width(), frame.height()), (times[n], size.0, size.1));
+        assert!(keyframes.decode(&packet, other).is_none(), "keyframe {n}");
+        previewed.push(n);
+    }
+    assert_eq!(previewed, [0, 25, 50, 75]);
 }
 
 #[test]
@@ -570,7 +613,9 @@ fn a_keyframe_decoded_by_itself_is_the_frame_the_stream_decodes_there() {
             if s.index() != video || !packet.is_key() {
                 continue;
             }
-            let (pts, frame) = keyframes.decode(&packet).expect("a keyframe decodes by itself");
+            let (pts, frame) = keyframes
+                .decode(&packet, &source.info.format)
+                .expect("a keyframe decodes by itself");
             let (index, plane) = &stream[&pts];
             // (Row by row: the two decoders may pad their rows differently.)
             assert_eq!(luma_rows(&frame), *plane, "{}: keyframe {index}", clip.display());

@@ -184,9 +184,11 @@ impl Media {
             cache_bytes
         };
         let mut source = source;
-        if info.live && cache_bytes > 0 && compared.is_none() {
-            // Its timeshift's decode thread asks for a ring of the picture's new shape when
-            // it changes mid-stream (`reshape`).
+        if cache_bytes > 0 && compared.is_none() {
+            // The decode thread asks for a ring of the picture's new shape when it changes
+            // mid-stream (`reshape`), as it comes to frames of that shape, in playing, seeking
+            // or stepping back across the change. (Without a cache the frames can't wait for
+            // it; two files compared are shown in the first's size.)
             source.follow_format_changes();
         }
         let time_base = source.info.time_base;

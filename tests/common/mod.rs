@@ -787,3 +787,52 @@ pub fn ffmpeg_deinterlaced(
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     stats_lines(&stats)
 }
+
+/// Two seconds of testsrc2 at 25 fps in MPEG-TS (GOPs of 25 frames), `size` in `pix_fmt`, its
+/// timestamps from `offset` seconds on, so that pieces joined one after another keep counting.
+pub fn ts_piece(name: &str, size: &str, pix_fmt: &str, offset: &str) -> PathBuf {
+    let source = format!("testsrc2=size={size}:rate=25:duration=2");
+    fixture(
+        name,
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            &source,
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-g",
+            "25",
+            "-bf",
+            "0",
+            "-pix_fmt",
+            pix_fmt,
+            "-output_ts_offset",
+            offset,
+            "-f",
+            "mpegts",
+        ],
+    )
+}
+
+/// Two pieces of `ts_piece` end to end, as one file whose picture changes size and sampling
+/// midway: 320x240 4:2:0 for frames 0–49, 256x144 4:2:2 for 50–99. The two pieces, then the
+/// file.
+pub fn reshaped_ts() -> [PathBuf; 3] {
+    let wide = ts_piece("reshape-wide.ts", "320x240", "yuv420p", "0");
+    let small = ts_piece("reshape-small.ts", "256x144", "yuv422p", "2");
+    let joined = repo_path("target/fixtures/reshape-joined.ts");
+    let mut bytes = std::fs::read(&wide).unwrap();
+    bytes.extend(std::fs::read(&small).unwrap());
+    // (Written whole under another name first: tests side by side read it.)
+    let partial = repo_path(&format!(
+        "target/fixtures/{}.{}.reshape-joined.ts",
+        std::process::id(),
+        unique()
+    ));
+    std::fs::write(&partial, bytes).unwrap();
+    std::fs::rename(&partial, &joined).unwrap();
+    [wide, small, joined]
+}

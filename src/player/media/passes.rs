@@ -92,7 +92,7 @@ impl Media {
         Ok(shown)
     }
 
-    /// A live input's picture changed shape mid-stream (size or sampling): the passes are made
+    /// The picture changed shape mid-stream (size or sampling): the passes are made
     /// for frames of `shape`, and the decoder goes on into their ring. What is set on the
     /// passes is set again by the caller, as for a new file.
     pub fn reshape(

@@ -447,7 +447,7 @@ impl PlayerWindow {
         self.fit_to_picture();
     }
 
-    /// The file's passes were made (a new file, or a live picture's new shape): what is kept
+    /// The file's passes were made (a new file, or the picture's new shape): what is kept
     /// from file to file is set on them.
     fn passes_made(&mut self) {
         let fx = self.picture.file_opened(cx!(self));
@@ -473,8 +473,9 @@ impl PlayerWindow {
         self.relayout();
     }
 
-    /// A live input's picture changed shape (size or sampling): its passes are made again for
-    /// the new one, and what is kept from file to file applies to them.
+    /// The picture changed shape (size or sampling) mid-stream: its passes are made again for
+    /// the new one, what is kept from file to file applies to them, and the window takes the
+    /// new size (as mpv's does).
     fn reshape(&mut self, shape: crate::video::source::FrameShape) {
         let (width, height) = (shape.format.width, shape.format.height);
         let view = self.media.field_view;

@@ -11,6 +11,7 @@
 
 use super::upload::Outgoing;
 use super::ReadyFrame;
+use crate::video::format::FrameFormat;
 use crate::video::index::FrameIndex;
 use crate::video::source::{DecodedFrame, KeyframeDecoder};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
@@ -46,11 +47,13 @@ impl Claim {
 }
 
 /// The keyframe at or before `limit` to preview, for the landing that holds `claim`, headed
-/// for the frame at `target` when the index knows it (no preview if that is the keyframe).
+/// for the frame at `target` when the index knows it (no preview if that is the keyframe),
+/// into a slot of the ring for frames of `format`.
 pub(super) struct Job {
     pub limit: i64,
     pub target: Option<i64>,
     pub claim: Arc<Claim>,
+    pub format: FrameFormat,
 }
 
 pub(super) struct PreviewThread {
@@ -86,7 +89,7 @@ impl PreviewThread {
             return;
         }
         let started = std::time::Instant::now();
-        let Some((pts, frame)) = self.decoder.decode_at(job.limit) else {
+        let Some((pts, frame)) = self.decoder.decode_at(job.limit, &job.format) else {
             return;
         };
         if job.target == Some(pts) {
@@ -106,7 +109,7 @@ impl PreviewThread {
             samples: frame.into(),
             picture: None,
         };
-        let layout = info.format.layout;
+        let layout = job.format.layout;
         let mut claim = job.claim.lock();
         if let ClaimState::Open { slot, generation } = *claim {
             let ready = ReadyFrame {

@@ -5,9 +5,11 @@
 //! before the target into a preview in the time one thread takes to decode one picture.
 
 use super::convert::{to_upload_layout, Converter};
+use super::stream::{fallback_format, native_layout};
 use super::VideoInfo;
 use crate::video::anchors::AnchorTimes;
 use crate::video::demux::{discard_other_streams, seek_backward};
+use crate::video::format::FrameFormat;
 use ffmpeg_next as ffmpeg;
 
 pub struct KeyframeDecoder {
@@ -15,6 +17,9 @@ pub struct KeyframeDecoder {
     converter: Option<Converter>,
     info: VideoInfo,
     stream_index: usize,
+    /// The stream's frames come in their own size and sampling (`follow_format_changes`): a
+    /// keyframe of another shape than the ring's is no preview (it is not scaled to it).
+    follows: bool,
     /// The file, opened again on first use (None until then, or if that failed).
     input: Option<ffmpeg::format::context::Input>,
     tried_input: bool,
@@ -22,8 +27,14 @@ pub struct KeyframeDecoder {
 
 impl KeyframeDecoder {
     /// A one-thread software decoder for the stream `parameters` describe, giving frames in
-    /// `info`'s upload layout; None if it can't be opened.
-    pub(super) fn open(parameters: ffmpeg::codec::Parameters, info: &VideoInfo, stream_index: usize) -> Option<Self> {
+    /// the upload layout asked for, scaled to it unless the stream `follows` its frames'
+    /// shapes; None if it can't be opened.
+    pub(super) fn open(
+        parameters: ffmpeg::codec::Parameters,
+        info: &VideoInfo,
+        stream_index: usize,
+        follows: bool,
+    ) -> Option<Self> {
         let mut context = ffmpeg::codec::context::Context::from_parameters(parameters).ok()?;
         context.set_threading(ffmpeg::threading::Config {
             kind: ffmpeg::threading::Type::Frame,
@@ -38,6 +49,7 @@ impl KeyframeDecoder {
             converter: None,
             info: info.clone(),
             stream_index,
+            follows,
             input: None,
             tried_input: false,
         })
@@ -58,11 +70,12 @@ impl KeyframeDecoder {
         }
     }
 
-    /// The picture of the keyframe at or before `pts` (its pts, and the frame in the stream's
-    /// upload layout); None where the demuxer doesn't land on a keyframe at or before it.
-    pub fn decode_at(&mut self, pts: i64) -> Option<(i64, ffmpeg::frame::Video)> {
+    /// The picture of the keyframe at or before `pts` (its pts, and the frame in `format`'s
+    /// upload layout, the ring's); None where the demuxer doesn't land on a keyframe at or
+    /// before it, or where the stream follows its frames' shapes and this one has another.
+    pub fn decode_at(&mut self, pts: i64, format: &FrameFormat) -> Option<(i64, ffmpeg::frame::Video)> {
         let packet = self.keyframe_at(pts)?;
-        self.decode(&packet)
+        self.decode(&packet, format)
     }
 
     /// The packet of the keyframe at or before `pts`, its pts set where the stream's decoder
@@ -128,9 +141,10 @@ impl KeyframeDecoder {
         None
     }
 
-    /// The picture of a keyframe packet, in the stream's upload layout, with its pts; None if
-    /// it doesn't decode by itself.
-    pub fn decode(&mut self, packet: &ffmpeg::Packet) -> Option<(i64, ffmpeg::frame::Video)> {
+    /// The picture of a keyframe packet, in `format`'s upload layout, with its pts; None if it
+    /// doesn't decode by itself, or is of another shape than `format` where the stream follows
+    /// its frames' shapes.
+    pub fn decode(&mut self, packet: &ffmpeg::Packet, format: &FrameFormat) -> Option<(i64, ffmpeg::frame::Video)> {
         let pts = packet.pts().or(packet.dts())?;
         let sent = self.decoder.send_packet(packet).is_ok() && self.decoder.send_eof().is_ok();
         let mut frame = ffmpeg::frame::Video::empty();
@@ -146,14 +160,33 @@ impl KeyframeDecoder {
             return None;
         }
         let pts = frame.pts().unwrap_or(pts);
-        let frame = to_upload_layout(&self.info.format, self.info.decoded_range, &mut self.converter, frame)
+        if self.follows && !of_shape(&frame, format) {
+            log::debug!(
+                "keyframe preview of pts {pts}: {}x{}, not the ring's {}x{}",
+                frame.width(),
+                frame.height(),
+                format.width,
+                format.height
+            );
+            return None;
+        }
+        let frame = to_upload_layout(format, self.info.decoded_range, &mut self.converter, frame)
             .map_err(|e| log::debug!("keyframe preview: {e}"))
             .ok()?;
         Some((pts, frame))
     }
 
-    /// The stream's description (for frame times).
+    /// The stream's description (for frame times; its format is the stream's first).
     pub fn info(&self) -> &VideoInfo {
         &self.info
     }
+}
+
+/// Whether a decoded frame is of `format`'s size and sampling, as a frame the stream follows
+/// is described (`VideoSource::follow_format`).
+fn of_shape(frame: &ffmpeg::frame::Video, format: &FrameFormat) -> bool {
+    let pixel = frame.format();
+    let layout = native_layout(pixel).or_else(|| native_layout(fallback_format(pixel)));
+    layout.is_some_and(|(layout, _)| layout == format.layout)
+        && (frame.width(), frame.height()) == (format.width, format.height)
 }

@@ -201,14 +201,17 @@ impl VideoSource {
 
     /// A decoder for this stream's keyframes by themselves, for seek previews; None where the
     /// stream decodes on a hardware decoder, which gives out its first frame soon enough (and
-    /// where a keyframe in software would take longer), where the stream follows its frames'
-    /// changes of shape (previews are of the first), or if it can't be opened.
+    /// where a keyframe in software would take longer), where it follows its frames' sizes
+    /// alone (for the measuring commands, which show no previews), or if it can't be opened.
+    /// Where it follows their shapes, a keyframe of another shape than the ring's is no
+    /// preview.
     pub fn keyframe_decoder(&self) -> Option<KeyframeDecoder> {
         // (A live input can't be opened a second time.)
-        if self.hardware.is_some() || self.info.live || self.following != Following::Nothing {
+        if self.hardware.is_some() || self.info.live || self.following == Following::Sizes {
             return None;
         }
-        KeyframeDecoder::open(self.parameters.clone(), &self.info, self.stream_index)
+        let follows = self.following == Following::Formats;
+        KeyframeDecoder::open(self.parameters.clone(), &self.info, self.stream_index, follows)
     }
 
     /// What makes this source's blocking reads give up, from another thread (before it is

@@ -277,6 +277,7 @@ impl Worker {
                 limit: landing.limit,
                 target: landing.target,
                 claim,
+                format: self.ring_format(),
             });
         }
         Ok(())
@@ -295,16 +296,22 @@ impl Worker {
     /// Sends the cached frame at `pts` as the landing's preview, unless the preview thread
     /// got there first; whether it was sent.
     pub(super) fn send_preview(&mut self, pts: i64) -> Result<bool, String> {
-        let Some(claim) = self.claim.clone() else {
+        // (Taken out while it is sent: a frame held for a ring of its own shape closes any
+        // claim but the one it is sent under, whose lock is held here.)
+        let Some(claim) = self.claim.take() else {
             return Ok(false);
         };
         let mut state = claim.lock();
-        let ClaimState::Open { slot, .. } = *state else {
-            return Ok(false);
+        let sent = match *state {
+            ClaimState::Open { slot, .. } => self.send_in(slot, pts, true).map(|()| true),
+            _ => Ok(false),
         };
-        self.send_in(slot, pts, true)?;
-        *state = ClaimState::Sent;
-        Ok(true)
+        if sent == Ok(true) {
+            *state = ClaimState::Sent;
+        }
+        drop(state);
+        self.claim = Some(claim);
+        sent
     }
 
     /// The landing's frame turned out to be one the run passed (its pixels were not kept: a gap

@@ -73,16 +73,28 @@ impl Worker {
         }
         self.free.push_front(slot);
         shapes.held = Some((pts, preview));
-        if !shapes.awaiting {
-            shapes.awaiting = true;
-            log::debug!(
-                "frames of {}x{} from pts {pts}: a ring of their shape asked for",
-                shape.format.width,
-                shape.format.height
-            );
-            let _ = self.outgoing.send(Outgoing::Event(DecoderEvent::Reshaped(shape)));
+        if shapes.awaiting {
+            return None;
         }
+        shapes.awaiting = true;
+        // A preview not sent yet would go into a slot of this ring once the consumer has made
+        // the next: none now.
+        self.close_claim();
+        log::debug!(
+            "frames of {}x{} from pts {pts}: a ring of their shape asked for",
+            shape.format.width,
+            shape.format.height
+        );
+        let _ = self.outgoing.send(Outgoing::Event(DecoderEvent::Reshaped(shape)));
         None
+    }
+
+    /// The format of the frames the ring's slots are for.
+    pub(super) fn ring_format(&self) -> crate::video::format::FrameFormat {
+        match &self.shapes {
+            Some(shapes) => shapes.ring.format,
+            None => self.source.info.format,
+        }
     }
 
     /// Whether the work waits for the consumer's ring of another shape.
