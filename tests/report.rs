@@ -160,33 +160,41 @@ fn ffmpeg_cli_stats(path: &Path) -> Vec<BTreeMap<String, String>> {
 
 /// Two pieces of `format` at two sizes end to end (`codec` in `container`, joined by the concat
 /// demuxer, or byte for byte where the container allows).
-fn joined(name: &str, sizes: [&str; 2], format: &str, codec: &str, container: &str) -> std::path::PathBuf {
-    let parts = sizes.map(|size| {
-        common::fixture(
-            &format!("ss-size-{name}-{size}.{container}"),
-            &[
-                "-f",
-                "lavfi",
-                "-i",
-                &format!("testsrc2=s={size}:r=10:d=0.5,noise=alls=30:allf=t"),
-                "-pix_fmt",
-                format,
-                "-c:v",
-                codec,
-            ],
-        )
-    });
+fn joined(name: &str, sizes: &[&str], format: &str, codec: &str, container: &str) -> std::path::PathBuf {
+    let parts: Vec<_> = sizes
+        .iter()
+        .map(|size| {
+            common::fixture(
+                &format!("ss-size-{name}-{size}.{container}"),
+                &[
+                    "-f",
+                    "lavfi",
+                    "-i",
+                    &format!("testsrc2=s={size}:r=10:d=0.5,noise=alls=30:allf=t"),
+                    "-pix_fmt",
+                    format,
+                    "-c:v",
+                    codec,
+                ],
+            )
+        })
+        .collect();
     if container == "ts" {
         let clip = std::env::temp_dir().join(format!("histoplay-size-{name}-{}.ts", std::process::id()));
-        std::fs::write(&clip, parts.map(|p| std::fs::read(p).unwrap()).concat()).unwrap();
+        std::fs::write(
+            &clip,
+            parts
+                .iter()
+                .map(|p| std::fs::read(p).unwrap())
+                .collect::<Vec<_>>()
+                .concat(),
+        )
+        .unwrap();
         return clip;
     }
     let list = std::env::temp_dir().join(format!("histoplay-size-{name}-{}.txt", std::process::id()));
-    std::fs::write(
-        &list,
-        format!("file '{}'\nfile '{}'\n", parts[0].display(), parts[1].display()),
-    )
-    .unwrap();
+    let files: String = parts.iter().map(|p| format!("file '{}'\n", p.display())).collect();
+    std::fs::write(&list, files).unwrap();
     let clip = common::fixture(
         &format!("ss-size-{name}.{container}"),
         &["-f", "concat", "-safe", "0", "-i", list.to_str().unwrap(), "-c", "copy"],
@@ -198,26 +206,32 @@ fn joined(name: &str, sizes: [&str; 2], format: &str, codec: &str, container: &s
 #[test]
 fn a_picture_that_changes_size_mid_stream_is_measured_at_each_size_as_ffmpeg_does() {
     // H.264 4:2:0, 160x120 then 192x108 (counted on the GPU, its passes made again at the
-    // change), and PNG R'G'B', 96x72 then 64x48 (converted into Y'CbCr as FFmpeg converts it,
-    // at each size, and counted by the CPU twin). Both ways: the GPU's and the CPU's alike.
-    let h264 = joined("h264", ["160x120", "192x108"], "yuv420p", "libx264", "ts");
-    let rgb = joined("png", ["96x72", "64x48"], "rgb24", "png", "nut");
-    for (clip, change) in [
+    // change), and PNG R'G'B', 96x72, 64x48 then 80x60 (converted into Y'CbCr as FFmpeg
+    // converts it, at each size, and counted by the CPU twin). Both ways: the GPU's and the
+    // CPU's alike; each change said from the size before it.
+    let h264 = joined("h264", &["160x120", "192x108"], "yuv420p", "libx264", "ts");
+    let rgb = joined("png", &["96x72", "64x48", "80x60"], "rgb24", "png", "nut");
+    for (clip, changes) in [
         (
             &h264,
-            "the picture changed mid-stream, 160x120 yuv420p to 192x108 yuv420p",
+            &["the picture changed mid-stream, 160x120 yuv420p to 192x108 yuv420p"][..],
         ),
         (
             &rgb,
-            "the picture changed size mid-stream, 96x72 to 64x48: measured at its own size",
+            &[
+                "the picture changed size mid-stream, 96x72 to 64x48: measured at its own size",
+                "the picture changed size mid-stream, 64x48 to 80x60: measured at its own size",
+            ],
         ),
     ] {
         let out = histoplay(&["report", clip.to_str().unwrap()]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{stderr}");
-        assert!(stderr.contains(change), "{stderr}");
+        for change in changes {
+            assert!(stderr.contains(change), "{stderr}");
+        }
         let expected = ffmpeg_cli_stats(clip);
-        assert_eq!(expected.len(), 10);
+        assert_eq!(expected.len(), 5 * (changes.len() + 1));
         // The first frame of the new size has no difference from the one before, as FFmpeg's
         // filters configured again give it.
         assert_eq!(expected[5]["YDIF"], "0");
@@ -233,7 +247,7 @@ fn a_picture_that_changes_size_is_measured_scaled_where_frames_are_read_in_the_f
     // With the photosensitivity analysis (its grid is the first picture's), the frames of
     // the second size are scaled to the first, with a warning; the differences start again
     // at the change all the same.
-    let clip = joined("h264-pse", ["160x120", "192x108"], "yuv420p", "libx264", "ts");
+    let clip = joined("h264-pse", &["160x120", "192x108"], "yuv420p", "libx264", "ts");
     let out = histoplay(&["report", clip.to_str().unwrap(), "--pse"]);
     let _ = std::fs::remove_file(&clip);
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -107,6 +107,10 @@ impl VideoSource {
                 decoded.1,
             );
         }
+        if own_size {
+            // Decoded at this size from now on: a change after it is said from it.
+            self.decoded_size = (width, height);
+        }
         let resized = (width, height) != (to_width, to_height);
         let target = match (converted, resized) {
             (None, false) => return Ok(None),
