@@ -921,3 +921,27 @@ fn a_picture_the_image_crate_refuses_is_read_by_ffmpeg() {
     assert_counts_ffmpegs_pixels(&line, &jpeg, 64 * 48);
     assert_eq!((line["width"].as_u64(), line["height"].as_u64()), (Some(64), Some(48)));
 }
+
+/// MPEG-TS seeks by timestamp alone and lands near the time asked, keyframe or not: the
+/// preview decoder heads for the keyframe the index knows and passes over what comes before.
+#[test]
+fn a_keyframe_in_mpeg_ts_is_previewed_once_the_index_knows_it() {
+    use histoplay::video::source::VideoSource;
+    let [wide, _, _] = common::reshaped_ts();
+    let mut source = VideoSource::open(&wide).unwrap();
+    let mut keyframes = source.keyframe_decoder().expect("a software stream has one");
+    let mut times = Vec::new();
+    while let Some(frame) = source.next_frame().unwrap() {
+        times.push(frame.pts);
+    }
+    source.index().wait_complete();
+    let format = source.info.format;
+    let previewed: Vec<Option<usize>> = [10, 24, 30, 40, 49]
+        .into_iter()
+        .map(|n| {
+            let (pts, _) = keyframes.decode_at(times[n], &format)?;
+            times.iter().position(|&t| t == pts)
+        })
+        .collect();
+    assert_eq!(previewed, [Some(0), Some(0), Some(25), Some(25), Some(25)]);
+}

@@ -10,7 +10,13 @@ use super::VideoInfo;
 use crate::video::anchors::AnchorTimes;
 use crate::video::demux::{discard_other_streams, seek_backward};
 use crate::video::format::FrameFormat;
+use crate::video::index::FrameIndex;
 use ffmpeg_next as ffmpeg;
+use std::sync::Arc;
+
+/// How many packets a seek may land before the keyframe the index knows (MPEG-TS lands near
+/// the time asked, by a binary search of the file's timestamps).
+const PASS_LIMIT: usize = 256;
 
 pub struct KeyframeDecoder {
     decoder: ffmpeg::decoder::Video,
@@ -20,6 +26,8 @@ pub struct KeyframeDecoder {
     /// The stream's frames come in their own size and sampling (`follow_format_changes`): a
     /// keyframe of another shape than the ring's is no preview (it is not scaled to it).
     follows: bool,
+    /// The stream's frame index: where it knows the keyframe, the one to land on.
+    index: Arc<FrameIndex>,
     /// The file, opened again on first use (None until then, or if that failed).
     input: Option<ffmpeg::format::context::Input>,
     tried_input: bool,
@@ -34,6 +42,7 @@ impl KeyframeDecoder {
         info: &VideoInfo,
         stream_index: usize,
         follows: bool,
+        index: Arc<FrameIndex>,
     ) -> Option<Self> {
         let mut context = ffmpeg::codec::context::Context::from_parameters(parameters).ok()?;
         context.set_threading(ffmpeg::threading::Config {
@@ -50,6 +59,7 @@ impl KeyframeDecoder {
             info: info.clone(),
             stream_index,
             follows,
+            index,
             input: None,
             tried_input: false,
         })
@@ -101,9 +111,13 @@ impl KeyframeDecoder {
             }
             Some(packet)
         };
+        // Where the index knows the keyframe, the seek heads for it, and packets before it are
+        // passed over: demuxers that seek by timestamp alone (MPEG-TS) land on a packet near
+        // the time asked, keyframe or not.
+        let keyframe = self.index.keyframe_at_or_before(pts);
         // A demuxer that seeks by dts may land on a keyframe shown after `pts`: once more,
         // from before it.
-        let mut seek_to = pts;
+        let mut seek_to = keyframe.unwrap_or(pts);
         for _ in 0..2 {
             let sought = match &clock {
                 Some(clock) => {
@@ -116,8 +130,13 @@ impl KeyframeDecoder {
                 return None;
             }
             let mut packet = read(input)?;
-            if !packet.is_key() {
-                return None;
+            let mut passed = 0;
+            while !packet.is_key() {
+                if keyframe.is_none() || passed == PASS_LIMIT {
+                    return None;
+                }
+                passed += 1;
+                packet = read(input)?;
             }
             // An anchor picture without a pts (a program stream's, an AVI's) is timed as the
             // stream's decoder times its frame: by the next anchor's dts (`AnchorTimes`).

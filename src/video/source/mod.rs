@@ -211,7 +211,8 @@ impl VideoSource {
             return None;
         }
         let follows = self.following == Following::Formats;
-        KeyframeDecoder::open(self.parameters.clone(), &self.info, self.stream_index, follows)
+        let index = Arc::clone(self.index());
+        KeyframeDecoder::open(self.parameters.clone(), &self.info, self.stream_index, follows, index)
     }
 
     /// What makes this source's blocking reads give up, from another thread (before it is
