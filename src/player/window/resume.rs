@@ -47,9 +47,11 @@ impl PlayerWindow {
 
     /// The player is quitting: its window's size is kept, and the position where asked for.
     pub fn quitting(&mut self) {
-        if self.window.fullscreen().is_none() {
-            let size = self.window.inner_size();
-            crate::settings::state::remember_window_size((size.width, size.height));
+        // (The size the window last said it has, not asked of the window system again: the
+        // player may be quitting because its display went away.)
+        let (width, height) = self.surface.size();
+        if self.window.fullscreen().is_none() && width > 0 && height > 0 {
+            crate::settings::state::remember_window_size((width, height));
         }
         let Some(later) = &self.watch_later else { return };
         let path = self.media.info.path.clone();
