@@ -239,6 +239,21 @@ fn a_picture_that_changes_size_mid_stream_is_measured_at_each_size_as_ffmpeg_doe
         // Every value of every frame, on both sides of the change.
         assert_matches(clip, expected);
     }
+    // A range that ends at the change makes no pipeline for the frames after it (its start
+    // marks one, in the log), and its frames are the whole run's.
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", h264.to_str().unwrap(), "--frames", "0..5", "--csv"])
+        .env("RUST_LOG", "histoplay::process=debug")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stderr.matches("the pipeline made").count(), 1, "{stderr}");
+    let (_, whole) = report_csv(&h264, &[]);
+    let rows: Vec<Vec<String>> = (String::from_utf8(out.stdout).unwrap().lines().skip(1))
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect();
+    assert_eq!(rows, whole[..5], "{stderr}");
     let _ = std::fs::remove_file(&h264);
 }
 

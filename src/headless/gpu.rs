@@ -325,6 +325,8 @@ pub fn run_prepared(
         Ok(())
     };
     let mut first_frame = true;
+    // The last frame run (without fields), and the frame the decoder may still give late.
+    let mut ran_through: Option<(u64, Option<u64>)> = None;
     loop {
         let event = decoder
             .next_current(stalled)
@@ -352,6 +354,11 @@ pub fn run_prepared(
             // Frames of another size from here on (every frame before was run and its ring
             // slot given back): their results read back, the pipeline made again for them.
             DecoderEvent::Reshaped(shape) => {
+                // The range's last frame run already (the change comes after it): nothing
+                // more to make the pipeline for.
+                if fields.is_none() && ran_through.is_some_and(|(n, awaited)| range.ended_by(n + 1, awaited)) {
+                    break;
+                }
                 let Some(remake) = remake else {
                     return Err(ClipError::Decode(
                         "the decoder asked for a ring of another shape".into(),
@@ -393,6 +400,7 @@ pub fn run_prepared(
         let Some(fields) = &mut fields else {
             run(frame.slot, FrameMeta::from(&frame), None)?;
             decoder.release(frame.slot);
+            ran_through = Some((frame.index, frame.awaited));
             continue;
         };
         keep_planes(ctx, &pipeline.borrow(), &frame);
