@@ -570,3 +570,46 @@ fn a_ts_joined_from_pieces_whose_clocks_start_over_numbers_seeks_and_steps_on_th
         joint + 0.5
     );
 }
+
+/// A shape the consumer can make no ring for (`refuse_ring`: a picture too large for the GPU)
+/// is passed over: the frames of the shapes it shows still come, to the end and after a seek.
+#[test]
+fn frames_of_a_shape_the_consumer_refuses_are_passed_over_and_the_rest_still_come() {
+    let [_, _, joined] = common::reshaped_ts();
+    let ctx = common::gpu();
+    let mut source = VideoSource::open(&joined).unwrap();
+    source.follow_format_changes();
+    let frames = histoplay::pipeline::FramePipeline::new(&ctx, 256, source.info.format, Default::default(), 4).unwrap();
+    let mut decoder = histoplay::video::decoder::DecodeThread::spawn(
+        source,
+        ctx.queue.clone(),
+        frames.ring.slots.clone(),
+        DEFAULT_CACHE_BYTES,
+    );
+    // Every frame the decoder gives, until the end (frames 50–99 are 256x144, refused).
+    let take_all = |decoder: &histoplay::video::decoder::DecodeThread| {
+        let (mut shown, mut refused) = (Vec::new(), 0);
+        loop {
+            match decoder.next_current(Duration::from_secs(30)) {
+                Some(DecoderEvent::Frame(frame)) => {
+                    shown.push(frame.index);
+                    decoder.release(frame.slot);
+                }
+                Some(DecoderEvent::Reshaped(shape)) => {
+                    assert_eq!((shape.format.width, shape.format.height), (256, 144));
+                    decoder.refuse_ring(shape);
+                    refused += 1;
+                }
+                Some(DecoderEvent::EndOfStream { .. }) => return (shown, refused),
+                other => panic!("expected frames to the end, got {other:?}"),
+            }
+        }
+    };
+    let (shown, refused) = take_all(&decoder);
+    assert_eq!(shown, (0..50).collect::<Vec<_>>());
+    assert_eq!(refused, 1);
+    decoder.seek(SeekTarget::Frame(10));
+    let (shown, refused) = take_all(&decoder);
+    assert_eq!(shown, (10..50).collect::<Vec<_>>());
+    assert_eq!(refused, 0, "asked once");
+}

@@ -88,8 +88,8 @@ pub enum DecoderEvent {
         generation: u64,
         message: String,
     },
-    /// The next frames are of another shape than the ring's (a live input's picture changed
-    /// size or sampling; `VideoSource::follow_format_changes`): none comes until the consumer,
+    /// The next frames are of another shape than the ring's (the picture changed size or
+    /// sampling; `VideoSource::follow_format_changes`): none comes until the consumer,
     /// done with the frames it was sent, makes a ring of that shape and hands it over
     /// (`DecodeThread::set_ring`).
     Reshaped(FrameShape),

@@ -546,6 +546,11 @@ impl VideoSource {
         if (layout, width, height) == (now.layout, now.width, now.height) {
             return true;
         }
+        // A hardware decoder's memory layout and its planar twin (a stream described for the
+        // GPU's decoder, which handed it to software) are one picture: converted as before.
+        if (width, height) == (now.width, now.height) && memory_twins(layout, now.layout) {
+            return false;
+        }
         if width == 0 || height == 0 || (self.following == Following::Sizes && layout != now.layout) {
             return false;
         }
@@ -593,9 +598,40 @@ impl VideoSource {
     }
 }
 
+/// Whether two layouts are the same samples, one in a hardware decoder's memory layout (NV12,
+/// P010) and the other planar.
+fn memory_twins(a: PlaneLayout, b: PlaneLayout) -> bool {
+    let planar = |bits| PlaneLayout::Yuv {
+        chroma_shift_x: 1,
+        chroma_shift_y: 1,
+        bits,
+    };
+    let twin = |memory: PlaneLayout, other: PlaneLayout| match memory {
+        PlaneLayout::Nv12 => other == planar(8),
+        PlaneLayout::P010 => other == planar(10),
+        _ => false,
+    };
+    twin(a, b) || twin(b, a)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hardware_memory_layout_and_its_planar_twin_are_one_picture() {
+        let planar = |x, y, bits| PlaneLayout::Yuv {
+            chroma_shift_x: x,
+            chroma_shift_y: y,
+            bits,
+        };
+        assert!(memory_twins(PlaneLayout::Nv12, planar(1, 1, 8)));
+        assert!(memory_twins(planar(1, 1, 10), PlaneLayout::P010));
+        assert!(!memory_twins(PlaneLayout::Nv12, planar(1, 1, 10)));
+        assert!(!memory_twins(PlaneLayout::P010, planar(1, 0, 10)));
+        assert!(!memory_twins(PlaneLayout::Nv12, PlaneLayout::P010));
+        assert!(!memory_twins(planar(1, 1, 8), planar(1, 1, 8)));
+    }
 
     #[test]
     fn frames_lost_are_named_one_by_one_or_first_to_last() {

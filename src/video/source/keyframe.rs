@@ -131,7 +131,9 @@ impl KeyframeDecoder {
             }
             let mut packet = read(input)?;
             let mut passed = 0;
-            while !packet.is_key() {
+            // (A landing a GOP early passes over its keyframe too.)
+            let early = |p: &ffmpeg::Packet| keyframe.is_some_and(|k| p.pts().is_some_and(|t| t < k));
+            while !packet.is_key() || early(&packet) {
                 if keyframe.is_none() || passed == PASS_LIMIT {
                     return None;
                 }
@@ -189,7 +191,12 @@ impl KeyframeDecoder {
             );
             return None;
         }
-        let frame = to_upload_layout(format, self.info.decoded_range, &mut self.converter, frame)
+        // (Following, the ring's shape was described from its own frames: their range too.)
+        let decoded_range = match self.follows {
+            true => format.color.range,
+            false => self.info.decoded_range,
+        };
+        let frame = to_upload_layout(format, decoded_range, &mut self.converter, frame)
             .map_err(|e| log::debug!("keyframe preview: {e}"))
             .ok()?;
         Some((pts, frame))

@@ -231,11 +231,8 @@ impl Worker {
                     self.task = Task::Ended;
                 }
             }
-            Command::Live(_)
-            | Command::FollowLive(_)
-            | Command::RingRefused(_)
-            | Command::Tap(_)
-            | Command::TapRoom => {}
+            Command::RingRefused(shape) => self.refuse_ring(shape),
+            Command::Live(_) | Command::FollowLive(_) | Command::Tap(_) | Command::TapRoom => {}
             Command::SharePackets(reply) => {
                 let _ = reply.send(Err("a file's packets are not shared: it is read again".into()));
             }

@@ -22,6 +22,8 @@ pub(super) struct Shapes {
     held: Option<(i64, bool)>,
     /// The consumer was asked for a ring and has not handed it over yet.
     awaiting: bool,
+    /// Shapes the consumer can make no ring for: their frames are passed over.
+    refused: Vec<FrameShape>,
 }
 
 impl Shapes {
@@ -31,6 +33,7 @@ impl Shapes {
             ring: first,
             held: None,
             awaiting: false,
+            refused: Vec::new(),
         }
     }
 
@@ -72,6 +75,9 @@ impl Worker {
             return Some(shape.format.layout);
         }
         self.free.push_front(slot);
+        if shapes.refused.contains(&shape) {
+            return None;
+        }
         shapes.held = Some((pts, preview));
         if shapes.awaiting {
             return None;
@@ -100,6 +106,22 @@ impl Worker {
     /// Whether the work waits for the consumer's ring of another shape.
     pub(super) fn awaiting_ring(&self) -> bool {
         self.shapes.as_ref().is_some_and(|s| s.awaiting) && !matches!(self.task, Task::Ended)
+    }
+
+    /// The consumer can make no ring of `shape`: frames of that shape are passed over (as a
+    /// live input's are) until the stream comes back to one it can show.
+    pub(super) fn refuse_ring(&mut self, shape: FrameShape) {
+        let Some(shapes) = &mut self.shapes else { return };
+        log::debug!(
+            "frames of {}x{} passed over: no ring of their shape",
+            shape.format.width,
+            shape.format.height
+        );
+        shapes.awaiting = false;
+        shapes.held = None;
+        if !shapes.refused.contains(&shape) {
+            shapes.refused.push(shape);
+        }
     }
 
     /// A seek: a frame held for a ring is not sent (the ring asked for still comes).
