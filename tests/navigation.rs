@@ -613,3 +613,49 @@ fn frames_of_a_shape_the_consumer_refuses_are_passed_over_and_the_rest_still_com
     assert_eq!(shown, (10..50).collect::<Vec<_>>());
     assert_eq!(refused, 0, "asked once");
 }
+
+/// Each frame goes into a ring of its own shape, whatever order the seeks decode the stream's
+/// parts in: into the third part (the first's shape), then the second, then the third again
+/// from the cache.
+#[test]
+fn seeks_across_parts_of_each_shape_put_each_frame_in_a_ring_of_its_own_shape() {
+    use histoplay::pipeline::FramePipeline;
+    use histoplay::video::decoder::DecodeThread;
+    let path = common::reshaped_there_and_back_ts();
+    let ctx = common::gpu();
+    let mut source = VideoSource::open(&path).unwrap();
+    source.follow_format_changes();
+    let ring = |format| FramePipeline::new(&ctx, 256, format, Default::default(), 4).unwrap();
+    let mut frames = ring(source.info.format);
+    let mut decoder = DecodeThread::spawn(
+        source,
+        ctx.queue.clone(),
+        frames.ring.slots.clone(),
+        DEFAULT_CACHE_BYTES,
+    );
+    let size_of = |n: u64| if (50..100).contains(&n) { (256, 144) } else { (320, 240) };
+    let land = |decoder: &mut DecodeThread, frames: &mut FramePipeline, n: u64| {
+        decoder.seek(SeekTarget::Frame(n));
+        loop {
+            match decoder.next_current(Duration::from_secs(30)) {
+                Some(DecoderEvent::Frame(frame)) => {
+                    decoder.release(frame.slot);
+                    let ring = (frames.ring.format.width, frames.ring.format.height);
+                    assert_eq!(ring, size_of(frame.index), "frame {}", frame.index);
+                    if !frame.preview {
+                        assert_eq!(frame.index, n);
+                        return;
+                    }
+                }
+                Some(DecoderEvent::Reshaped(shape)) => {
+                    *frames = ring(shape.format);
+                    decoder.set_ring(shape, frames.ring.slots.clone());
+                }
+                other => panic!("landing on {n}: {other:?}"),
+            }
+        }
+    };
+    for n in [120, 70, 120, 30, 75, 140] {
+        land(&mut decoder, &mut frames, n);
+    }
+}

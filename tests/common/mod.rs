@@ -823,16 +823,27 @@ pub fn ts_piece(name: &str, size: &str, pix_fmt: &str, offset: &str) -> PathBuf 
 pub fn reshaped_ts() -> [PathBuf; 3] {
     let wide = ts_piece("reshape-wide.ts", "320x240", "yuv420p", "0");
     let small = ts_piece("reshape-small.ts", "256x144", "yuv422p", "2");
-    let joined = repo_path("target/fixtures/reshape-joined.ts");
-    let mut bytes = std::fs::read(&wide).unwrap();
-    bytes.extend(std::fs::read(&small).unwrap());
-    // (Written whole under another name first: tests side by side read it.)
-    let partial = repo_path(&format!(
-        "target/fixtures/{}.{}.reshape-joined.ts",
-        std::process::id(),
-        unique()
-    ));
+    let joined = joined_file("reshape-joined.ts", &[&wide, &small]);
+    [wide, small, joined]
+}
+
+/// 320x240 for frames 0–49, 256x144 for 50–99, 320x240 again for 100–149 (4:2:0), in one TS.
+pub fn reshaped_there_and_back_ts() -> PathBuf {
+    let pieces = [
+        ts_piece("reshape-wide.ts", "320x240", "yuv420p", "0"),
+        ts_piece("reshape-small-420.ts", "256x144", "yuv420p", "2"),
+        ts_piece("reshape-wide-again.ts", "320x240", "yuv420p", "4"),
+    ];
+    joined_file("reshape-there-and-back.ts", &pieces.iter().collect::<Vec<_>>())
+}
+
+/// `pieces` end to end in `target/fixtures/NAME` (written whole under another name first:
+/// tests side by side read it).
+fn joined_file(name: &str, pieces: &[&PathBuf]) -> PathBuf {
+    let joined = repo_path(&format!("target/fixtures/{name}"));
+    let bytes: Vec<u8> = pieces.iter().flat_map(|p| std::fs::read(p).unwrap()).collect();
+    let partial = repo_path(&format!("target/fixtures/{}.{}.{name}", std::process::id(), unique()));
     std::fs::write(&partial, bytes).unwrap();
     std::fs::rename(&partial, &joined).unwrap();
-    [wide, small, joined]
+    joined
 }

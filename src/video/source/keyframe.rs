@@ -131,11 +131,17 @@ impl KeyframeDecoder {
             }
             let mut packet = read(input)?;
             let mut passed = 0;
-            // (A landing a GOP early passes over its keyframe too.)
+            // (A landing a GOP early passes over its keyframe too, unless the one asked for is
+            // beyond reach: then that earlier one is the preview.)
             let early = |p: &ffmpeg::Packet| keyframe.is_some_and(|k| p.pts().is_some_and(|t| t < k));
+            let mut earlier = None;
             while !packet.is_key() || early(&packet) {
+                if packet.is_key() {
+                    earlier = Some(packet.clone());
+                }
                 if keyframe.is_none() || passed == PASS_LIMIT {
-                    return None;
+                    packet = earlier.take()?;
+                    break;
                 }
                 passed += 1;
                 packet = read(input)?;

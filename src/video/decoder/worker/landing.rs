@@ -192,7 +192,7 @@ impl Worker {
             };
             landing.attempt += 1;
             landing.decoded = 0;
-            self.source.seek_before(earlier);
+            self.seek_source(earlier);
             self.source.catch_up(Some(CatchUp {
                 limit: landing.limit,
                 keep_from: landing.keep_from,
@@ -325,7 +325,7 @@ impl Worker {
         landing.preview = false;
         landing.decoded = 0;
         landing.candidate = None;
-        self.source.seek_before(pts);
+        self.seek_source(pts);
         self.source.catch_up(Some(CatchUp {
             limit: landing.limit,
             keep_from: landing.keep_from,
@@ -363,7 +363,7 @@ impl Worker {
             .index
             .span()
             .map_or(self.end_pts, |(_, last)| self.end_pts.max(last));
-        self.source.seek_before(landing.limit.min(end));
+        self.seek_source(landing.limit.min(end));
         self.source.catch_up(Some(catch_up));
         self.decoder_ended = false;
     }

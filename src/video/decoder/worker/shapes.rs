@@ -13,8 +13,13 @@ use std::sync::Arc;
 
 /// The shapes of a stream's frames, where its source follows their changes.
 pub(super) struct Shapes {
-    /// The shape of the frames from each pts on (the stream's first, from the start).
+    /// The shape of the frames from each pts on (the stream's first, from the start): an entry
+    /// at the first frame of each run of the decoder (a seek's) and where a run's frames change
+    /// shape, so that each frame a run decoded is of its nearest entry's shape, whatever other
+    /// runs noted between (a run into a third part of the stream, then one into the second).
     from: BTreeMap<i64, FrameShape>,
+    /// The next frame noted is the first of a run.
+    run_start: bool,
     /// The shape of the ring's slots.
     ring: FrameShape,
     /// A frame of another shape than the ring's, waiting for the ring of its shape (its pts,
@@ -30,6 +35,7 @@ impl Shapes {
     pub(super) fn new(first: FrameShape) -> Self {
         Self {
             from: BTreeMap::from([(i64::MIN, first.clone())]),
+            run_start: true,
             ring: first,
             held: None,
             awaiting: false,
@@ -53,8 +59,17 @@ impl Worker {
     pub(super) fn note_shape(&mut self, pts: i64) {
         let Some(shapes) = &mut self.shapes else { return };
         let now = &self.source.info;
-        if shapes.of(pts).format != now.format {
+        let run_start = std::mem::take(&mut shapes.run_start);
+        if run_start || shapes.of(pts).format != now.format {
             shapes.from.insert(pts, now.shape());
+        }
+    }
+
+    /// Puts the decoder before `pts` (`VideoSource::seek_before`): its next frame starts a run.
+    pub(super) fn seek_source(&mut self, pts: i64) {
+        self.source.seek_before(pts);
+        if let Some(shapes) = &mut self.shapes {
+            shapes.run_start = true;
         }
     }
 
