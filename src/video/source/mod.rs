@@ -3,6 +3,7 @@
 //! knows nothing of GPUs.
 
 mod convert;
+mod follow;
 mod frames;
 mod gaps;
 pub mod hardware;
