@@ -180,17 +180,7 @@ fn joined(name: &str, sizes: &[&str], format: &str, codec: &str, container: &str
         })
         .collect();
     if container == "ts" {
-        let clip = std::env::temp_dir().join(format!("histoplay-size-{name}-{}.ts", std::process::id()));
-        std::fs::write(
-            &clip,
-            parts
-                .iter()
-                .map(|p| std::fs::read(p).unwrap())
-                .collect::<Vec<_>>()
-                .concat(),
-        )
-        .unwrap();
-        return clip;
+        return common::joined_file(&format!("ss-size-{name}.ts"), &parts.iter().collect::<Vec<_>>());
     }
     let list = std::env::temp_dir().join(format!("histoplay-size-{name}-{}.txt", std::process::id()));
     let files: String = parts.iter().map(|p| format!("file '{}'\n", p.display())).collect();

@@ -552,6 +552,16 @@ fn a_keyframe_without_a_pts_is_previewed_at_its_frames_time() {
     }
 }
 
+/// The keyframes' packets of `path`'s video stream, in the file's order.
+fn key_packets(path: &std::path::Path) -> Vec<ffmpeg_next::Packet> {
+    let mut input = ffmpeg_next::format::input(path).unwrap();
+    let video = input.streams().best(ffmpeg_next::media::Type::Video).unwrap().index();
+    (input.packets())
+        .filter(|(s, packet)| s.index() == video && packet.is_key())
+        .map(|(_, packet)| packet)
+        .collect()
+}
+
 /// Where the stream follows its frames' shapes (the window), a keyframe is previewed only in
 /// the shape of the ring it would go into, never scaled to it.
 #[test]
@@ -573,13 +583,8 @@ fn a_keyframe_of_another_shape_than_the_rings_is_no_preview() {
         (320, 240, 256, 144)
     );
     // Each keyframe, decoded by itself: in the ring's shape where it is of it, else none.
-    let mut input = ffmpeg_next::format::input(&joined).unwrap();
-    let video = input.streams().best(ffmpeg_next::media::Type::Video).unwrap().index();
     let mut previewed = Vec::new();
-    for (s, packet) in input.packets() {
-        if s.index() != video || !packet.is_key() {
-            continue;
-        }
+    for packet in key_packets(&joined) {
         let n = times.iter().position(|&t| Some(t) == packet.pts()).unwrap();
         let (ring, other, size) = match n < 50 {
             true => (&first, &second, (320, 240)),
@@ -595,7 +600,6 @@ fn a_keyframe_of_another_shape_than_the_rings_is_no_preview() {
 
 #[test]
 fn a_keyframe_decoded_by_itself_is_the_frame_the_stream_decodes_there() {
-    use ffmpeg_next as ffmpeg;
     use histoplay::video::source::VideoSource;
     for clip in [common::grey_ramp_bframes(), common::grey_ramp_open_gop()] {
         // Every frame as the stream's own decoder gives it, by pts.
@@ -606,13 +610,8 @@ fn a_keyframe_decoded_by_itself_is_the_frame_the_stream_decodes_there() {
             stream.insert(frame.pts, (frame.index, luma_rows(frame.video().unwrap())));
         }
         assert_eq!(stream.len() as u64, common::RAMP_FRAMES);
-        let mut input = ffmpeg::format::input(&clip).unwrap();
-        let video = input.streams().best(ffmpeg::media::Type::Video).unwrap().index();
         let mut checked = Vec::new();
-        for (s, packet) in input.packets() {
-            if s.index() != video || !packet.is_key() {
-                continue;
-            }
+        for packet in key_packets(&clip) {
             let (pts, frame) = keyframes
                 .decode(&packet, &source.info.format)
                 .expect("a keyframe decodes by itself");

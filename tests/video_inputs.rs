@@ -884,12 +884,7 @@ fn frames_lost_from_a_transport_stream_are_warned_of_where_its_timestamps_skip_t
             "mpegts",
         ],
     );
-    let joined = common::repo_path("target/fixtures/lost_none_joined.ts");
-    std::fs::write(
-        &joined,
-        [std::fs::read(&whole).unwrap(), std::fs::read(&whole).unwrap()].concat(),
-    )
-    .unwrap();
+    let joined = common::joined_file("lost_none_joined.ts", &[&whole, &whole]);
     for path in [&whole, &joined] {
         let out = hist(path, &["--frames", "0..", "--cpu", "--bins", "16"]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -1387,16 +1382,7 @@ fn a_picture_that_changes_size_mid_stream_is_counted_and_drawn_at_each_size() {
         )
     };
     let pieces = [piece("176x144"), piece("1280x720"), piece("176x144")];
-    let joined = std::env::temp_dir().join(format!("histoplay-size-pieces-{}.ts", std::process::id()));
-    std::fs::write(
-        &joined,
-        pieces
-            .iter()
-            .map(|p| std::fs::read(p).unwrap())
-            .collect::<Vec<_>>()
-            .concat(),
-    )
-    .unwrap();
+    let joined = common::joined_file("size-pieces.ts", &pieces.iter().collect::<Vec<_>>());
     let same = |a: &serde_json::Value, b: &serde_json::Value| {
         let keys = a
             .as_object()

@@ -837,9 +837,9 @@ pub fn reshaped_there_and_back_ts() -> PathBuf {
     joined_file("reshape-there-and-back.ts", &pieces.iter().collect::<Vec<_>>())
 }
 
-/// `pieces` end to end in `target/fixtures/NAME` (written whole under another name first:
-/// tests side by side read it).
-fn joined_file(name: &str, pieces: &[&PathBuf]) -> PathBuf {
+/// `pieces` end to end, byte for byte, in `target/fixtures/NAME` (written whole under another
+/// name first: tests side by side read it).
+pub fn joined_file(name: &str, pieces: &[&PathBuf]) -> PathBuf {
     let joined = repo_path(&format!("target/fixtures/{name}"));
     let bytes: Vec<u8> = pieces.iter().flat_map(|p| std::fs::read(p).unwrap()).collect();
     let partial = repo_path(&format!("target/fixtures/{}.{}.{name}", std::process::id(), unique()));

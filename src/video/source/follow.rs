@@ -1,7 +1,7 @@
 //! Frames of another shape than the stream's, where the source follows them
 //! (`follow_format_changes`, `follow_size_changes`): the stream's format becomes theirs.
 
-use super::stream::{self, native_layout};
+use super::stream;
 use super::*;
 
 impl VideoSource {
@@ -13,8 +13,7 @@ impl VideoSource {
     pub(super) fn follow_format(&mut self, frame: &ffmpeg::frame::Video) -> bool {
         let (width, height) = (frame.width(), frame.height());
         let pixel = frame.format();
-        let Some((layout, jpeg)) = native_layout(pixel).or_else(|| native_layout(stream::fallback_format(pixel)))
-        else {
+        let Some((layout, jpeg)) = stream::upload_layout(pixel) else {
             return false;
         };
         let now = self.info.format;

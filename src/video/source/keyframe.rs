@@ -5,7 +5,7 @@
 //! before the target into a preview in the time one thread takes to decode one picture.
 
 use super::convert::{to_upload_layout, Converter};
-use super::stream::{fallback_format, native_layout};
+use super::stream::upload_layout;
 use super::VideoInfo;
 use crate::video::anchors::AnchorTimes;
 use crate::video::demux::{discard_other_streams, seek_backward};
@@ -217,8 +217,7 @@ impl KeyframeDecoder {
 /// Whether a decoded frame is of `format`'s size and sampling, as a frame the stream follows
 /// is described (`VideoSource::follow_format`).
 fn of_shape(frame: &ffmpeg::frame::Video, format: &FrameFormat) -> bool {
-    let pixel = frame.format();
-    let layout = native_layout(pixel).or_else(|| native_layout(fallback_format(pixel)));
+    let layout = upload_layout(frame.format());
     layout.is_some_and(|(layout, _)| layout == format.layout)
         && (frame.width(), frame.height()) == (format.width, format.height)
 }

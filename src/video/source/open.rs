@@ -355,10 +355,7 @@ fn describe(
             reason: "no frame of its video could be decoded (its pixel format is unknown)".into(),
         });
     }
-    let (layout, jpeg) = native_layout(decoder_format).unwrap_or_else(|| {
-        let target = fallback_format(decoder_format);
-        native_layout(target).expect("fallback formats are native")
-    });
+    let (layout, jpeg) = upload_layout(decoder_format).expect("fallback formats are native");
     // Frames come back from the device as NV12 (P010 at 10 bits): the same samples, chroma
     // interleaved.
     let layout = match hwdec {

@@ -46,6 +46,13 @@ pub(super) fn native_layout(format: Pixel) -> Option<(PlaneLayout, bool)> {
     })
 }
 
+/// The layout frames of `format` are uploaded in: their own where histoplay uploads it as it
+/// is, else `fallback_format`'s (with `native_layout`'s full-range flag); None only for a
+/// format FFmpeg has no description of.
+pub(super) fn upload_layout(format: Pixel) -> Option<(PlaneLayout, bool)> {
+    native_layout(format).or_else(|| native_layout(fallback_format(format)))
+}
+
 /// The supported format an unsupported one is converted to by swscale: RGB (and a palette's
 /// colours) stays RGB; Y'CbCr
 /// of a subsampling and depth a native layout has (with alpha, semi-planar, big-endian) becomes
