@@ -85,14 +85,16 @@ impl Worker {
         let Some(shapes) = &mut self.shapes else {
             return Some(self.source.info.format.layout);
         };
-        let shape = shapes.of(pts).clone();
+        let shape = shapes.of(pts);
         if shape.format == shapes.ring.format && !shapes.awaiting {
             return Some(shape.format.layout);
         }
         self.free.push_front(slot);
-        if shapes.refused.contains(&shape) {
+        if shapes.refused.contains(shape) {
             return None;
         }
+        // (Cloned only here, where a ring of it is asked for: each frame passes above.)
+        let shape = shape.clone();
         shapes.held = Some((pts, preview));
         if shapes.awaiting {
             return None;
