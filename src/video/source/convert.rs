@@ -29,6 +29,9 @@ struct Shape {
 pub(super) struct Converter {
     context: *mut ffi::SwsContext,
     shape: Shape,
+    /// Converts whole frames at once, in slices on swscale's own threads (as a filter graph's
+    /// `scale` does), not through the one-call `sws_scale`.
+    sliced: bool,
 }
 
 // SAFETY: an SwsContext has no thread affinity; it is used by one thread at a time, the one
@@ -61,7 +64,11 @@ impl Converter {
     /// A converter from frames of `from` (format, width, height) into `to` as FFmpeg's
     /// filters' automatic conversion makes one: the `scale` filter at its defaults, swscale's
     /// bicubic and nothing more, a `yuv420p` side's chroma sited as MPEG-2 sites it (the
-    /// filter's own setting for that format, a quarter of a line down from the frame's top).
+    /// filter's own setting for that format, a quarter of a line down from the frame's top),
+    /// and the frame cut in as many slices as the filter graph has threads (`graph_threads`).
+    /// The slices matter: swscale's shortcut from 4:1:0 to 4:2:0 interpolates the chroma of
+    /// each slice apart, so FFmpeg's figures for such a file follow the machine's cores, and
+    /// these do the same.
     pub(super) fn like_filters(from: (Pixel, u32, u32), to: (Pixel, u32, u32)) -> Result<Self, String> {
         let sited = |format: Pixel| -> i64 {
             match format {
@@ -69,14 +76,18 @@ impl Converter {
                 _ => -513,
             }
         };
-        Self::made(
+        let threads = graph_threads();
+        let mut converter = Self::made(
             Shape { from, to, full: None },
             &[
                 ("sws_flags", i64::from(ffi::SWS_BICUBIC)),
                 ("src_v_chr_pos", sited(from.0)),
                 ("dst_v_chr_pos", sited(to.0)),
+                ("threads", i64::from(threads)),
             ],
-        )
+        )?;
+        converter.sliced = true;
+        Ok(converter)
     }
 
     /// Whether the converter takes frames of `format`, `width` x `height`.
@@ -95,7 +106,11 @@ impl Converter {
             if context.is_null() {
                 return Err(failed());
             }
-            let converter = Converter { context, shape };
+            let converter = Converter {
+                context,
+                shape,
+                sliced: false,
+            };
             let sizes = [
                 ("srcw", i64::from(shape.from.1)),
                 ("srch", i64::from(shape.from.2)),
@@ -122,6 +137,14 @@ impl Converter {
         input: &ffmpeg::frame::Video,
         output: &mut ffmpeg::frame::Video,
     ) -> Result<(), String> {
+        if self.sliced {
+            // SAFETY: as below; the output's planes allocated, so swscale writes into them.
+            let result = unsafe { ffi::sws_scale_frame(self.context, output.as_mut_ptr(), input.as_ptr()) };
+            return match result >= 0 {
+                true => Ok(()),
+                false => Err(format!("swscale gave {result}")),
+            };
+        }
         // SAFETY: both frames are of the formats and sizes the context was made for (checked
         // by the caller through `Shape`), their planes allocated.
         let lines = unsafe {
@@ -139,6 +162,17 @@ impl Converter {
             true => Ok(()),
             false => Err(format!("swscale gave {lines}")),
         }
+    }
+}
+
+/// The threads of a filter graph at its defaults, as libavfilter counts them: the machine's
+/// cores and one, where it has more than one.
+fn graph_threads() -> u32 {
+    // SAFETY: a plain query.
+    let cores = unsafe { ffi::av_cpu_count() }.max(1) as u32;
+    match cores {
+        1 => 1,
+        n => n + 1,
     }
 }
 
