@@ -181,3 +181,44 @@ fn a_missing_lut_in_the_settings_is_left_out_and_quit_exits_with_its_number() {
     player.key("x");
     assert_eq!(player.wait_exit().code(), Some(7));
 }
+
+#[test]
+fn the_volume_and_mute_asked_for_are_kept_with_the_position_and_resumed() {
+    let x = Xvfb::start();
+    let sample = common::repo_path("media/sample-540p.mp4");
+    let kept = |dir: &std::path::Path| -> String {
+        let files: Vec<_> = std::fs::read_dir(dir.join("histoplay/watch_later"))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(files.len(), 1);
+        std::fs::read_to_string(files[0].path()).unwrap()
+    };
+    let args = [
+        sample.as_os_str(),
+        OsStr::new("--no-audio"),
+        OsStr::new("--volume=40"),
+        OsStr::new("--mute"),
+    ];
+    let mut first = Player::start_fresh(&x, "volume-first", &args, |_| {});
+    first.wait_present("a frame", 0, |p| p.new_frame && p.frame.is_some());
+    // 9 takes 2% off the volume asked for; muted stays muted.
+    first.key("9");
+    first.key("Q");
+    assert!(first.wait_exit().success());
+    let text = kept(&first.dir);
+    assert!(
+        text.contains("\nvolume=38\n") && text.contains("\nmute=yes\n"),
+        "{text}"
+    );
+    // The next start takes both from the kept position: 2% off again gives 36, still muted.
+    let plain = [sample.as_os_str(), OsStr::new("--no-audio")];
+    let mut second = Player::start_fresh(&x, "volume-second", &plain, |dir| copy_state(&first.dir, dir));
+    second.wait_present("a frame", 0, |p| p.new_frame && p.frame.is_some());
+    second.key("9");
+    second.key("m");
+    second.key("Q");
+    assert!(second.wait_exit().success());
+    let text = kept(&second.dir);
+    assert!(text.contains("\nvolume=36\n") && !text.contains("mute"), "{text}");
+}

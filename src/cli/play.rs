@@ -40,6 +40,12 @@ pub struct Args {
     /// Play without sound.
     #[arg(long)]
     pub no_audio: bool,
+    /// The volume to start at, 0 to 100 percent (as mpv's --volume; `9` and `0` change it).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub volume: u32,
+    /// Start with the sound muted (as mpv's --mute; `m` turns it on and off).
+    #[arg(long)]
+    pub mute: bool,
     /// Write the first input's packets to this file as they are read, without re-encoding
     /// (the container from its extension, as `ffmpeg -i INPUT -c copy FILE`): capture a live
     /// input while watching it. The file is finished when the player quits (q, or a signal).
@@ -212,6 +218,10 @@ impl Args {
             qc,
             bench_seconds: None,
             sound: !self.no_audio,
+            volume: crate::audio::Volume {
+                percent: self.volume,
+                muted: self.mute,
+            },
             record: self.record,
             cache_bytes: frame_cache_bytes(self.cache_size),
             speed: self.speed,

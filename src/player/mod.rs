@@ -127,6 +127,8 @@ pub struct PlayerOptions {
     pub bench_seconds: Option<f64>,
     /// Play the files' sound (where there is a device for it).
     pub sound: bool,
+    /// The volume to start at (`--volume`, `--mute`).
+    pub volume: crate::audio::Volume,
     /// Memory for decoded frames kept for steps (`--cache-size`).
     pub cache_bytes: usize,
     /// Playback speed to start at (`--speed`).
@@ -178,6 +180,7 @@ impl Default for PlayerOptions {
             qc: None,
             bench_seconds: None,
             sound: true,
+            volume: Default::default(),
             cache_bytes: crate::video::decoder::DEFAULT_CACHE_BYTES,
             speed: 1.0,
             audio_device: None,

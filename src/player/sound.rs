@@ -14,12 +14,13 @@ pub struct Sound {
 }
 
 impl Sound {
-    pub fn new(on: bool, device: Option<String>) -> Self {
-        Self {
-            on,
-            volume: Volume::default(),
-            device,
-        }
+    pub fn new(on: bool, volume: Volume, device: Option<String>) -> Self {
+        Self { on, volume, device }
+    }
+
+    /// The volume now.
+    pub fn volume(&self) -> Volume {
+        self.volume
     }
 
     /// The volume's commands.

@@ -201,7 +201,7 @@ impl PlayerWindow {
             marks: Marks::new(options.marks.clone()),
             scopes: Scopes::new(options.graticule.clone()),
             stats,
-            sound: Sound::new(options.sound, options.audio_device.clone()),
+            sound: Sound::new(options.sound, options.volume, options.audio_device.clone()),
             meters: MeterPanel::new(options.meters, options.loudness_target),
             watch_later: options.watch_later.clone(),
             keep_position: false,

@@ -103,6 +103,11 @@ impl PlayerWindow {
             "histograms" => (view.quads != Quads::Both).then(|| view.quads.name().to_string()),
             "timeline" => yes(view.timeline),
             "loop-file" => yes(self.media.playback.loop_file),
+            "volume" => {
+                let percent = self.sound.volume().percent;
+                (percent != 100).then(|| percent.to_string())
+            }
+            "mute" => yes(self.sound.volume().muted),
             _ => None,
         }
     }
