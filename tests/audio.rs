@@ -58,7 +58,7 @@ fn frequency(samples: &[f32], channels: usize, rate: u32) -> f64 {
 
 #[test]
 fn a_tone_resamples_to_the_outputs_rate_and_channels() {
-    let mut source = AudioSource::open(&tone(), 48000, 2).unwrap();
+    let mut source = AudioSource::open(&tone(), Default::default(), 48000, 2).unwrap();
     let (start, samples) = decode_all(&mut source);
     assert!(start.abs() < 0.001, "starts at {start}");
     let frames = samples.len() / 2;
@@ -75,7 +75,7 @@ fn a_tone_resamples_to_the_outputs_rate_and_channels() {
 
 #[test]
 fn a_seek_lands_at_or_just_before_the_time() {
-    let mut source = AudioSource::open(&tone(), 44100, 1).unwrap();
+    let mut source = AudioSource::open(&tone(), Default::default(), 44100, 1).unwrap();
     for target in [2.5, 0.7, 3.9, 0.0] {
         source.seek(target);
         let chunk = source.next_chunk().expect("audio after the seek");
@@ -98,7 +98,7 @@ fn a_seek_lands_at_or_just_before_the_time() {
 #[test]
 fn a_video_without_sound_says_so() {
     let silent = common::grey_ramp();
-    match AudioSource::open(&silent, 48000, 2) {
+    match AudioSource::open(&silent, Default::default(), 48000, 2) {
         Err(AudioError::NoAudio(path)) => assert_eq!(path, silent),
         Err(e) => panic!("{e}"),
         Ok(_) => panic!("grey-ramp has no audio"),
@@ -142,7 +142,7 @@ fn the_feed_plays_what_the_clock_has_due_and_follows_its_jumps() {
         audible,
     };
     let feed = Feed::start(
-        AudioSource::open(&tone(), 44100, 1).unwrap(),
+        AudioSource::open(&tone(), Default::default(), 44100, 1).unwrap(),
         at(1.0, true),
         Volume::default(),
     )
@@ -226,7 +226,7 @@ fn play_at(clip: &std::path::Path, speed: f64, seconds: f64) -> Vec<f32> {
     let mut clock = Clock::new(t0, 0.5, true);
     clock.set_speed(t0, speed);
     let feed = Feed::start(
-        AudioSource::open(clip, 44100, 1).unwrap(),
+        AudioSource::open(clip, Default::default(), 44100, 1).unwrap(),
         Cue { clock, audible: true },
         Volume::default(),
     )

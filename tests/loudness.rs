@@ -530,3 +530,56 @@ fn damaged_sound_is_measured_as_ffmpeg_measures_it_and_warned_of_in_ffmpegs_word
     let ours: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
     assert_eq!(figures(&ours), theirs);
 }
+
+#[test]
+fn the_audio_stream_asked_for_is_measured_and_one_the_file_lacks_is_an_error() {
+    // Two stereo streams: a quiet sine, then a louder one that swells (its range is not 0).
+    let tracks = fixture(
+        "loudness-two-tracks.mka",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            &format!("aevalsrc={}:s=48000:d=6", stereo_sine(-30.0)),
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=(0.1+0.3*t/6)*sin(2*PI*440*t)|(0.1+0.3*t/6)*sin(2*PI*440*t):s=48000:d=6",
+            "-map",
+            "0",
+            "-map",
+            "1",
+            "-c:a",
+            "flac",
+        ],
+    );
+    // Each stream alone, as `ffmpeg -map 0:a:N` takes it.
+    let alone = |n: u32| {
+        let name = format!("loudness-two-tracks-{n}.mka");
+        let map = format!("0:a:{}", n - 1);
+        fixture(&name, &["-i", tracks.to_str().unwrap(), "-map", &map, "-c", "copy"])
+    };
+    let measured = |aid: &str| {
+        let out = histoplay(&["loudness", tracks.to_str().unwrap(), "--aid", aid]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        figures(&serde_json::from_str(text.lines().last().unwrap()).unwrap())
+    };
+    for n in [1, 2] {
+        let theirs: Vec<Option<f64>> = ffmpeg(&alone(n)).summary.into_iter().map(|(_, v)| v).collect();
+        assert_eq!(measured(&n.to_string()), theirs, "stream {n}");
+    }
+    assert_ne!(measured("1"), measured("2"));
+    // `auto` is the stream FFmpeg itself picks.
+    let picked: Vec<Option<f64>> = ffmpeg(&tracks).summary.into_iter().map(|(_, v)| v).collect();
+    assert_eq!(measured("auto"), picked);
+    let out = histoplay(&["loudness", tracks.to_str().unwrap(), "--aid", "3"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.trim_end(),
+        format!("error: '{}' has 2 audio streams: no audio track 3", tracks.display())
+    );
+    let out = histoplay(&["loudness", tracks.to_str().unwrap(), "--aid", "0"]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -35,7 +35,7 @@ fn start(path: &Path, cue: MeterCue) -> Metering {
         clock: Clock::new(Instant::now(), 0.0, true),
         ..cue
     };
-    let metering = Metering::start(move || AudioSource::open_as_is(&path), paused).unwrap();
+    let metering = Metering::start(move || AudioSource::open_as_is(&path, Default::default()), paused).unwrap();
     wait_for(&metering, "the sound opened", |_| true);
     // The clock from now on, at the speed it was given.
     let mut clock = Clock::new(Instant::now(), 0.0, false);
@@ -76,7 +76,11 @@ fn over_an_a_b_loop_the_integrated_loudness_is_the_loops() {
         loop_start,
     };
     let path = file.clone();
-    let metering = Metering::start(move || AudioSource::open_as_is(&path), paused_at(0.0, 0, None)).unwrap();
+    let metering = Metering::start(
+        move || AudioSource::open_as_is(&path, Default::default()),
+        paused_at(0.0, 0, None),
+    )
+    .unwrap();
     // (From where the clock is once the sound is open.)
     wait_for(&metering, "the sound opened", |_| true);
     metering.cue(paused_at(1.0, 0, None));

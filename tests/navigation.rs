@@ -542,7 +542,7 @@ fn a_ts_joined_from_pieces_whose_clocks_start_over_numbers_seeks_and_steps_on_th
     // The sound runs on with the picture: its second piece starts where the picture's does
     // (within a frame), whether read from the start or after a seek into that piece.
     let joint = (forward[45].0 - forward[0].0) as f64 / 90_000.0 + source.info.start_pts.unwrap() as f64 / 90_000.0;
-    let mut sound = histoplay::audio::source::AudioSource::open_as_is(&joined).unwrap();
+    let mut sound = histoplay::audio::source::AudioSource::open_as_is(&joined, Default::default()).unwrap();
     let mut starts = Vec::new();
     while let Some(chunk) = sound.next_chunk() {
         starts.push((chunk.start, chunk.samples.len() / usize::from(sound.channels())));

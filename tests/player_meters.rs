@@ -273,3 +273,50 @@ fn sound_that_starts_late_reads_silence_and_says_so_until_it_comes() {
     assert_eq!(r["FC"][0], Some(-20.0));
     assert_eq!(r["FC"][1], Some(-23.0));
 }
+
+#[test]
+fn the_audio_stream_aid_names_is_the_one_metered() {
+    // Two sounds: a stereo sine at -20 dBFS, then a mono one at -6 dBFS.
+    let file = common::fixture(
+        "meters-two-tracks.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=320x240:r=10:d=8",
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=0.1*sin(2*PI*1000*t)|0.1*sin(2*PI*1000*t):s=48000:d=8",
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=0.5011872*sin(2*PI*1000*t):s=48000:d=8",
+            "-map",
+            "0",
+            "-map",
+            "1",
+            "-map",
+            "2",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "pcm_s16le",
+        ],
+    );
+    let x = Xvfb::start();
+    for (aid, channels, peak) in [("1", vec!["FL", "FR"], -20.0), ("2", vec!["FC"], -6.0)] {
+        let args = [file.as_os_str(), "--meters".as_ref(), "--aid".as_ref(), aid.as_ref()];
+        let player = Player::start_with(&x, &format!("meters-aid-{aid}"), &args);
+        let steady = player.wait_present("the meters", 0, |p| time(p) > 1.0);
+        let r = readings(&steady);
+        let mut named: Vec<&str> = r.keys().map(String::as_str).filter(|k| k.starts_with('F')).collect();
+        named.sort();
+        assert_eq!(named, channels, "--aid {aid}");
+        for channel in channels {
+            assert_eq!(r[channel][0], Some(peak), "--aid {aid} {channel}");
+        }
+    }
+}

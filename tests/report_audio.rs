@@ -60,7 +60,16 @@ fn audio_frames(xml: &str) -> Vec<Vec<(String, String)>> {
 }
 
 fn ffprobe_audio(path: &Path) -> Vec<Vec<(String, String)>> {
-    let graph = format!("amovie={},astats=metadata=1:reset=1,ebur128=metadata=1", path.display());
+    ffprobe_audio_stream(path, "streams=da")
+}
+
+/// `ffprobe_audio` of the stream `pick` names (amovie's option: `streams=da` the default,
+/// `si=N` the file's stream N).
+fn ffprobe_audio_stream(path: &Path, pick: &str) -> Vec<Vec<(String, String)>> {
+    let graph = format!(
+        "amovie={}:{pick},astats=metadata=1:reset=1,ebur128=metadata=1",
+        path.display()
+    );
     let out = Command::new("ffprobe")
         .args(["-v", "error", "-f", "lavfi", &graph, "-show_frames", "-of", "xml"])
         .output()
@@ -72,17 +81,24 @@ fn ffprobe_audio(path: &Path) -> Vec<Vec<(String, String)>> {
 /// The QCTools report of `path`, written under a name of its own: the tests run at once, and
 /// two writing one file would read each other's half-written report.
 fn qctools_report(path: &Path) -> String {
+    qctools_report_with(path, &[])
+}
+
+/// `qctools_report` with `args` besides.
+fn qctools_report_with(path: &Path, args: &[&str]) -> String {
     static REPORTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = REPORTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let report = path.with_extension(format!("audio-{n}.qctools.xml.gz"));
-    let out = histoplay(&[
+    let mut all: Vec<&std::ffi::OsStr> = vec![
         "report".as_ref(),
         "--format".as_ref(),
         "qctools".as_ref(),
         "-o".as_ref(),
         report.as_os_str(),
         path.as_os_str(),
-    ]);
+    ];
+    all.extend(args.iter().map(std::ffi::OsStr::new));
+    let out = histoplay(&all);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let mut text = String::new();
     let file = std::fs::File::open(&report).unwrap();
@@ -608,4 +624,47 @@ fn a_file_of_sound_with_no_samples_is_an_error_and_leaves_no_report() {
         assert_eq!(said.lines().count(), 1, "{said}");
     }
     assert!(!report.exists());
+}
+
+#[test]
+fn the_audio_stream_asked_for_is_reported() {
+    // A picture with two sounds: a quiet stereo sine, then a louder mono one.
+    let file = common::fixture(
+        "report-two-tracks.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x120:r=10:d=4",
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=0.05*sin(2*PI*1000*t)|0.05*sin(2*PI*1000*t):s=48000:d=4",
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=0.5*sin(2*PI*300*t)*t/4:s=44100:d=4",
+            "-map",
+            "0",
+            "-map",
+            "1",
+            "-map",
+            "2",
+            "-c:v",
+            "libx264",
+            "-c:a",
+            "flac",
+        ],
+    );
+    // (The file's streams: the picture, then the two sounds.)
+    for (aid, streams) in [("1", "si=1"), ("2", "si=2")] {
+        let ours = audio_frames(&qctools_report_with(&file, &["--aid", aid]));
+        let theirs = ffprobe_audio_stream(&file, streams);
+        assert_eq!(ours.len(), 40, "--aid {aid}");
+        assert_eq!(ours, theirs, "--aid {aid}");
+    }
+    let out = histoplay(&["report".as_ref(), file.as_os_str(), "--aid".as_ref(), "3".as_ref()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("has 2 audio streams: no audio track 3"), "{stderr}");
 }

@@ -301,7 +301,7 @@ mod tests {
     /// Follows a clock from `start` to 5 s in 10 ms ticks (a seek to `seek` on the way), and
     /// gives the maximum true peak measured.
     fn max_true_peak(path: &std::path::Path, start: f64, seek: Option<f64>) -> f64 {
-        let mut source = AudioSource::open_as_is(path).expect("the sine opens");
+        let mut source = AudioSource::open_as_is(path, Default::default()).expect("the sine opens");
         let mut meters = Meters::new(48_000, vec!["FC".into()], vec![1.0]).expect("meters");
         let mut follow = Follow {
             rate: 48_000.0,

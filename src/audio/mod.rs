@@ -80,9 +80,15 @@ impl Audio {
     /// Starts the sound of `path` following `cue`, on the default output or the one named
     /// `device` (`--audio-device`). None, with the reason logged, where there is no audio
     /// stream or no output.
-    pub fn start(path: &Path, cue: Cue, volume: Volume, device: Option<&str>) -> Option<Self> {
+    pub fn start(
+        path: &Path,
+        track: source::AudioTrack,
+        cue: Cue,
+        volume: Volume,
+        device: Option<&str>,
+    ) -> Option<Self> {
         Self::start_from(
-            |rate, channels| source::AudioSource::open(path, rate, channels),
+            |rate, channels| source::AudioSource::open(path, track, rate, channels),
             cue,
             volume,
             device,
@@ -132,6 +138,11 @@ impl Audio {
         };
         let source = match open(config.sample_rate, config.channels) {
             Ok(source) => source,
+            // (An audio stream asked for by number that the file lacks is worth a warning.)
+            Err(e @ source::AudioError::NoTrack { .. }) => {
+                log::warn!("no sound: {e}");
+                return None;
+            }
             Err(e) => {
                 log::info!("no sound: {e}");
                 return None;

@@ -57,16 +57,17 @@ struct Waiting {
 /// Gaps in the sound shorter than this (in seconds) are timestamps' rounding, not damage.
 const GAP: f64 = 0.02;
 
-/// Reports the sound of `path` (its best audio stream) frame by frame to `each`, with the
+/// Reports the sound of `path` (its audio stream `track`) frame by frame to `each`, with the
 /// stream, until its end or an error from `each` (which stops it); the stream, or why there is
 /// none (or what `each` said). `seen_raw` sees each frame as the decoder gave it (the events'
 /// silence detector reads them).
 pub fn report_file(
     path: &Path,
+    track: crate::audio::source::AudioTrack,
     mut seen_raw: impl FnMut(&AudioStream, &ffmpeg::frame::Audio),
     mut each: impl FnMut(&AudioStream, &AudioFrame) -> Result<(), String>,
 ) -> Result<AudioStream, String> {
-    let mut source = AudioSource::open_as_is(path).map_err(|e| e.to_string())?;
+    let mut source = AudioSource::open_as_is(path, track).map_err(|e| e.to_string())?;
     let channels = usize::from(source.channels());
     let rate = source.rate();
     let stream = AudioStream {

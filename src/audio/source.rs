@@ -14,11 +14,35 @@ pub struct Chunk {
     pub samples: Vec<f32>,
 }
 
+/// Which of a file's audio streams is its sound: the one FFmpeg picks as best (the default),
+/// or the Nth audio stream, counted from 1 as mpv's `--aid` counts them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AudioTrack {
+    #[default]
+    Best,
+    Nth(u32),
+}
+
+impl AudioTrack {
+    /// `auto`, or an audio stream's number from 1 (`--aid`).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text.trim() {
+            "auto" => Ok(Self::Best),
+            n => match n.parse::<u32>() {
+                Ok(n) if n >= 1 => Ok(Self::Nth(n)),
+                _ => Err(format!("'{text}' is no audio track: auto, or its number from 1")),
+            },
+        }
+    }
+}
+
 /// Why a file's audio can't be played; the video plays on without it.
 #[derive(Debug, thiserror::Error)]
 pub enum AudioError {
     #[error("'{0}' has no audio stream")]
     NoAudio(PathBuf),
+    #[error("'{path}' has {count} audio stream{}: no audio track {asked}", if *count == 1 { "" } else { "s" })]
+    NoTrack { path: PathBuf, asked: u32, count: usize },
     #[error("'{path}': {reason}")]
     Open { path: PathBuf, reason: String },
 }
@@ -70,8 +94,8 @@ enum Packets {
 unsafe impl Send for AudioSource {}
 
 impl AudioSource {
-    /// Opens the best audio stream of `path`, to be resampled to `rate` Hz and `channels`.
-    pub fn open(path: &Path, rate: u32, channels: u16) -> Result<Self, AudioError> {
+    /// Opens the audio stream `track` of `path`, to be resampled to `rate` Hz and `channels`.
+    pub fn open(path: &Path, track: AudioTrack, rate: u32, channels: u16) -> Result<Self, AudioError> {
         let open_error = |e: ffmpeg::Error| AudioError::Open {
             path: path.to_owned(),
             reason: e.to_string(),
@@ -82,10 +106,26 @@ impl AudioSource {
             path: path.to_owned(),
             reason,
         })?;
-        let stream = input
-            .streams()
-            .best(ffmpeg::media::Type::Audio)
-            .ok_or_else(|| AudioError::NoAudio(path.to_owned()))?;
+        let audio = || {
+            input
+                .streams()
+                .filter(|s| s.parameters().medium() == ffmpeg::media::Type::Audio)
+        };
+        let stream = match track {
+            AudioTrack::Best => input.streams().best(ffmpeg::media::Type::Audio),
+            AudioTrack::Nth(n) => audio().nth(n as usize - 1),
+        };
+        let stream = match (stream, track) {
+            (Some(stream), _) => stream,
+            (None, AudioTrack::Nth(asked)) if audio().count() > 0 => {
+                return Err(AudioError::NoTrack {
+                    path: path.to_owned(),
+                    asked,
+                    count: audio().count(),
+                })
+            }
+            (None, _) => return Err(AudioError::NoAudio(path.to_owned())),
+        };
         let (stream_index, time_base, parameters) = (stream.index(), stream.time_base(), stream.parameters());
         let continuity = crate::video::continuity::may_start_over(&input).then(|| {
             crate::video::continuity::FileContinuity::new(&input, crate::video::continuity::FileClock::of(path))
@@ -101,10 +141,10 @@ impl AudioSource {
         Ok(source)
     }
 
-    /// The best audio stream of `path` as it is: its own rate, channels and layout (samples
+    /// The audio stream `track` of `path` as it is: its own rate, channels and layout (samples
     /// converted to f32 only).
-    pub fn open_as_is(path: &Path) -> Result<Self, AudioError> {
-        Self::open(path, 48_000, 2)?.in_its_own_format()
+    pub fn open_as_is(path: &Path, track: AudioTrack) -> Result<Self, AudioError> {
+        Self::open(path, track, 48_000, 2)?.in_its_own_format()
     }
 
     /// A live input's sound (as `fed`) as it is: its own rate, channels and layout.

@@ -2,6 +2,7 @@
 //! measures it (`audio::loudness`), with limits for a QC gate.
 
 use crate::audio::loudness::{measure_file, Summary};
+use crate::audio::source::AudioTrack;
 use anyhow::{bail, Result};
 use std::io::Write;
 use std::path::PathBuf;
@@ -24,6 +25,10 @@ pub struct Args {
     /// I within -23±0.5 LUFS, TP ≤ -1 dBTP) and a85 (ATSC A/85: I within -24±2, TP ≤ -2)
     #[arg(long, value_parser = LoudnessLimits::parse)]
     fail_on: Option<LoudnessLimits>,
+    /// Which audio stream to measure: its number from 1, in the file's order (as mpv's --aid;
+    /// `ffmpeg -map 0:a:N-1`), or `auto` for the one FFmpeg picks
+    #[arg(long, value_name = "N|auto", default_value = "auto", value_parser = AudioTrack::parse)]
+    aid: AudioTrack,
 }
 
 /// `--fail-on`'s limits.
@@ -204,7 +209,7 @@ fn measure(args: &Args) -> Result<Summary> {
         })
     };
     let never = std::sync::atomic::AtomicBool::new(false);
-    let measured = measure_file(&args.input, true, args.series, &never, series);
+    let measured = measure_file(&args.input, args.aid, true, args.series, &never, series);
     // (A write's own error, so that a reader gone from a pipe ends the command quietly.)
     if let Some(e) = write_failed {
         return Err(e.into());

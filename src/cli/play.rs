@@ -46,6 +46,10 @@ pub struct Args {
     /// Start with the sound muted (as mpv's --mute; `m` turns it on and off).
     #[arg(long)]
     pub mute: bool,
+    /// Which audio stream of each file plays and is metered: its number from 1 (as mpv's
+    /// --aid), `auto` for the one FFmpeg picks, `no` for none (as --no-audio).
+    #[arg(long, value_name = "N|auto|no", default_value = "auto", value_parser = parse_aid)]
+    pub aid: Aid,
     /// Write the first input's packets to this file as they are read, without re-encoding
     /// (the container from its extension, as `ffmpeg -i INPUT -c copy FILE`): capture a live
     /// input while watching it. The file is finished when the player quits (q, or a signal).
@@ -217,7 +221,8 @@ impl Args {
             frame_log: self.frame_log,
             qc,
             bench_seconds: None,
-            sound: !self.no_audio,
+            sound: !self.no_audio && self.aid.0.is_some(),
+            audio_track: self.aid.0.unwrap_or_default(),
             volume: crate::audio::Volume {
                 percent: self.volume,
                 muted: self.mute,
@@ -361,5 +366,17 @@ mod tests {
         assert_eq!(frame_cache_bytes(half + 1), half);
         assert_eq!(frame_cache_bytes(256 << 20), 256 << 20);
         assert_eq!(frame_cache_bytes(0), 0);
+    }
+}
+
+/// The player's `--aid`: the audio stream each file plays, or None for none (`no`).
+#[derive(Clone, Copy, Debug)]
+pub struct Aid(Option<crate::audio::source::AudioTrack>);
+
+/// `--aid`: an audio stream's number, `auto`, or `no`.
+fn parse_aid(text: &str) -> Result<Aid, String> {
+    match text.trim() {
+        "no" => Ok(Aid(None)),
+        text => crate::audio::source::AudioTrack::parse(text).map(|t| Aid(Some(t))),
     }
 }

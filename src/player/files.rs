@@ -181,11 +181,11 @@ impl Files {
             error: false,
         });
         let proxy = self.proxy.clone();
-        let (volume, device) = sound.opening();
+        let (volume, track, device) = sound.opening();
         let opener = std::thread::Builder::new()
             .name("histoplay open".into())
             .spawn(move || {
-                let result = open_file(&path, volume, device.as_deref());
+                let result = open_file(&path, volume, track, device.as_deref());
                 let _ = proxy.send_event(UserEvent::Opened(path, Box::new(result)));
             });
         if let Err(e) = opener {

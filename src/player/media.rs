@@ -5,6 +5,7 @@ use super::comparison::{ComparedFile, Comparison};
 use super::paired::{Paired, PlayerSource};
 use super::playback::{Playback, Timeline, Wake};
 use super::{PlayerError, UserEvent};
+use crate::audio::source::AudioTrack;
 use crate::audio::{Audio, Volume};
 use crate::geometry::Orientation;
 use crate::gpu::GpuContext;
@@ -55,10 +56,11 @@ pub struct OpenedFile {
 pub fn open_file(
     path: &std::path::Path,
     volume: Option<Volume>,
+    track: AudioTrack,
     audio_device: Option<&str>,
 ) -> Result<OpenedFile, crate::video::source::VideoError> {
     let mut source = VideoSource::open(path)?;
-    let (audio, audio_tap) = open_sound(&mut source, volume, audio_device);
+    let (audio, audio_tap) = open_sound(&mut source, volume, track, audio_device);
     Ok(OpenedFile {
         source,
         audio,
@@ -68,13 +70,14 @@ pub fn open_file(
     })
 }
 
-/// The sound of `source`'s file on `audio_device` (or the default) at `volume`, starting
-/// silent; None without a volume, an audio stream or an output. A live input's sound comes from
-/// the packets its video's decoder reads (it can't be read twice), and those packets are
-/// given for the meters too.
+/// The sound of `source`'s file (its audio stream `track`) on `audio_device` (or the default)
+/// at `volume`, starting silent; None without a volume, an audio stream or an output. A live
+/// input's sound (its best audio stream) comes from the packets its video's decoder reads (it
+/// can't be read twice), and those packets are given for the meters too.
 pub fn open_sound(
     source: &mut VideoSource,
     volume: Option<Volume>,
+    track: AudioTrack,
     audio_device: Option<&str>,
 ) -> (Option<Audio>, Option<crate::video::source::Tapped>) {
     let Some(volume) = volume else { return (None, None) };
@@ -92,7 +95,10 @@ pub fn open_sound(
         let open = |rate, channels| crate::audio::source::AudioSource::fed(&path, tapped, rate, channels);
         return (Audio::start_from(open, silent, volume, audio_device), Some(for_meters));
     }
-    (Audio::start(&source.info.path, silent, volume, audio_device), None)
+    (
+        Audio::start(&source.info.path, track, silent, volume, audio_device),
+        None,
+    )
 }
 
 /// Frames of a live input waiting for its histogram timeline's count (held, beyond the

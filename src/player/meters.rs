@@ -6,7 +6,7 @@ use super::commands::Command;
 use super::media::Media;
 use super::part::Effects;
 use crate::audio::metering::{MeterCue, MeterState, Metering};
-use crate::audio::source::AudioSource;
+use crate::audio::source::{AudioSource, AudioTrack};
 use std::time::{Duration, Instant};
 
 /// How often a shown panel looks for new readings while nothing else redraws (paused).
@@ -29,13 +29,16 @@ pub struct MeterPanel {
     metering: Option<(u64, Metering)>,
     /// The state last drawn.
     drawn: Option<MeterState>,
+    /// Which audio stream of a file is metered (`--aid`: the one that plays).
+    track: AudioTrack,
 }
 
 impl MeterPanel {
-    pub fn new(on: bool, target: f64) -> Self {
+    pub fn new(on: bool, target: f64, track: AudioTrack) -> Self {
         Self {
             on,
             target,
+            track,
             metering: None,
             drawn: None,
         }
@@ -60,9 +63,9 @@ impl MeterPanel {
         }
         let cue = cue(media);
         if self.metering.as_ref().is_none_or(|(file, _)| *file != media.file) {
-            let path = media.info.path.clone();
+            let (path, track) = (media.info.path.clone(), self.track);
             let open = match (media.info.live, media.audio_tap.clone()) {
-                (false, _) => Box::new(move || AudioSource::open_as_is(&path)) as Box<dyn FnOnce() -> _ + Send>,
+                (false, _) => Box::new(move || AudioSource::open_as_is(&path, track)) as Box<dyn FnOnce() -> _ + Send>,
                 (true, Some(tapped)) => Box::new(move || AudioSource::fed_as_is(&path, tapped)),
                 (true, None) => Box::new(move || {
                     Err(crate::audio::source::AudioError::Open {

@@ -4,18 +4,27 @@
 use super::commands::Command;
 use super::media::{Media, OpenedFile};
 use super::part::{Effects, Toast};
+use crate::audio::source::AudioTrack;
 use crate::audio::Volume;
 use std::time::Instant;
 
 pub struct Sound {
     on: bool,
     volume: Volume,
+    /// Which audio stream of each file plays (`--aid`).
+    track: AudioTrack,
     device: Option<String>,
 }
 
 impl Sound {
-    pub fn new(on: bool, volume: Volume, device: Option<String>) -> Self {
-        Self { on, volume, device }
+    /// The sound as the player's options start it.
+    pub fn new(options: &super::PlayerOptions) -> Self {
+        Self {
+            on: options.sound,
+            volume: options.volume,
+            track: options.audio_track,
+            device: options.audio_device.clone(),
+        }
     }
 
     /// The volume now.
@@ -52,10 +61,10 @@ impl Sound {
         }
     }
 
-    /// What a file is opened with: the volume to play its sound at (None: no sound), and the
-    /// device.
-    pub fn opening(&self) -> (Option<Volume>, Option<String>) {
-        (self.on.then_some(self.volume), self.device.clone())
+    /// What a file is opened with: the volume to play its sound at (None: no sound), which of
+    /// its audio streams, and the device.
+    pub fn opening(&self) -> (Option<Volume>, AudioTrack, Option<String>) {
+        (self.on.then_some(self.volume), self.track, self.device.clone())
     }
 
     /// A file opened: the volume may have changed while it was opening.

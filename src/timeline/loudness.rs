@@ -132,7 +132,7 @@ impl LoudnessStrip {
 /// there is nothing to measure.
 pub fn fill(path: &std::path::Path, stop: &AtomicBool, mut add: impl FnMut(f64, &Block)) -> Result<u64, String> {
     let mut steps = 0;
-    measure_file(path, false, false, stop, |time, block| {
+    measure_file(path, Default::default(), false, false, stop, |time, block| {
         add(time, block);
         steps += 1;
         Ok(())

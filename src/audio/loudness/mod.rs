@@ -35,18 +35,19 @@ pub fn dbfs(peak: f64) -> f64 {
     20.0 * peak.log10()
 }
 
-/// Measures the sound of `path` (its best audio stream, at its own rate and channels), handing
+/// Measures the sound of `path` (its audio stream `track`, at its own rate and channels), handing
 /// each 100 ms step to `step` with the media time of its last sample (the integrated loudness
 /// and range so far in it with `summaries`), until its end or `stop`; the whole measurement, or
 /// why there is nothing to measure (or what `step` said went wrong).
 pub fn measure_file(
     path: &std::path::Path,
+    track: crate::audio::source::AudioTrack,
     true_peak: bool,
     summaries: bool,
     stop: &std::sync::atomic::AtomicBool,
     mut step: impl FnMut(f64, &Block) -> Result<(), String>,
 ) -> Result<Summary, String> {
-    let mut source = crate::audio::source::AudioSource::open_as_is(path).map_err(|e| e.to_string())?;
+    let mut source = crate::audio::source::AudioSource::open_as_is(path, track).map_err(|e| e.to_string())?;
     let layout = source.layout();
     let weights = source_weights(&source);
     let in_file = |e: String| format!("'{}': {e}", path.display());

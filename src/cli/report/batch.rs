@@ -113,6 +113,8 @@ pub struct BatchOptions<'a> {
     pub skip_existing: bool,
     /// JSON Lines get the sound's lines (`--audio`).
     pub audio: bool,
+    /// Which audio stream of each file is reported (`--aid`).
+    pub track: crate::audio::source::AudioTrack,
     /// Files reported at once.
     pub jobs: usize,
     /// Stops the batch once a signal has asked to quit.
@@ -192,6 +194,7 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
                 path: Some(input),
                 lines: options.audio,
                 signals: options.stop,
+                track: options.track,
             },
             events: super::events::EventSettings {
                 // (A QCTools report always has them, as tags.)

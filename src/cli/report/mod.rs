@@ -80,6 +80,9 @@ pub struct Args {
     /// a file of sound alone).
     #[arg(long)]
     audio: bool,
+    /// Which audio stream is reported: its number from 1 (as mpv's --aid), or `auto` (FFmpeg's).
+    #[arg(long, value_name = "N|auto", default_value = "auto", value_parser = crate::audio::source::AudioTrack::parse)]
+    aid: crate::audio::source::AudioTrack,
     /// Append each run of frames beyond --fail-on's limits to this file as it ends, one JSON
     /// line each: wall-clock start and end, frames, pts, the limit and the worst value.
     #[arg(long, value_name = "FILE", requires = "fail_on")]
@@ -273,6 +276,9 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(record) = &args.record {
         source.record_to(record)?;
     }
+    if !source.info.live {
+        sound::track_is_there(input, args.aid)?;
+    }
     if let Some(signals) = &signals {
         let interrupt = source.interrupter();
         signals.on_signal(Box::new(move || interrupt.interrupt()));
@@ -318,6 +324,7 @@ pub fn run(args: Args) -> Result<()> {
             path: Some(input),
             lines: args.audio,
             signals: signals.as_ref(),
+            track: args.aid,
         },
         ..Default::default()
     };
@@ -473,6 +480,7 @@ fn report_sound_only(
             path: Some(input),
             lines: true,
             signals,
+            track: args.aid,
         },
         ..Default::default()
     };
@@ -550,6 +558,7 @@ fn run_batch(args: Args) -> Result<()> {
         cpu: args.cpu,
         skip_existing: args.skip_existing,
         audio: args.audio,
+        track: args.aid,
         jobs: args.jobs.map_or_else(batch::default_jobs, usize::from),
         stop: signals.as_ref(),
         deinterlace: args.deinterlace.filter(),

@@ -14,6 +14,8 @@ pub struct AudioReport<'a> {
     pub lines: bool,
     /// Ends the sound's pass where it is, the report whole, once a signal has asked to quit.
     pub signals: Option<&'a QuitSignals>,
+    /// Which of the file's audio streams is reported (`--aid`).
+    pub track: crate::audio::source::AudioTrack,
 }
 
 /// `{"audio_frame":K,"pts":s,"duration":d,"astats.1.DC_offset":..,…,"r128.M":..,…}` in
@@ -40,4 +42,16 @@ pub fn audio_line(frame: &crate::audio::qc::AudioFrame) -> String {
         .map(|(key, value)| format!("{}:{value}", serde_json::Value::from(key)))
         .collect();
     format!("{{{}}}", fields.join(","))
+}
+
+/// The audio stream `track` asked for by number (`--aid N`) is one `path` has: the report is not
+/// made without it.
+pub fn track_is_there(path: &std::path::Path, track: crate::audio::source::AudioTrack) -> anyhow::Result<()> {
+    use crate::audio::source::{AudioError, AudioSource, AudioTrack};
+    if let AudioTrack::Nth(_) = track {
+        if let Err(e @ AudioError::NoTrack { .. }) = AudioSource::open_as_is(path, track) {
+            anyhow::bail!("{e}");
+        }
+    }
+    Ok(())
 }

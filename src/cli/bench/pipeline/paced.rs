@@ -148,7 +148,10 @@ pub(super) fn paced_with_meters(
         loop_start: None,
     };
     let owned = path.to_owned();
-    let metering = Metering::start(move || crate::audio::source::AudioSource::open_as_is(&owned), cue)?;
+    let metering = Metering::start(
+        move || crate::audio::source::AudioSource::open_as_is(&owned, Default::default()),
+        cue,
+    )?;
     paced(pipeline, seconds, refresh_hz, "  + meters:", out)?;
     match metering.state() {
         MeterState::Measuring { reading, .. } => writeln!(

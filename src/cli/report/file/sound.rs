@@ -27,7 +27,7 @@ pub fn report_sound<W: Write>(
     // be nothing to report.)
     if let Some(path) = options.audio.path {
         use crate::audio::source::{AudioError, AudioSource};
-        AudioSource::open_as_is(path).map_err(|e| {
+        AudioSource::open_as_is(path, options.audio.track).map_err(|e| {
             ClipError::Decode(match e {
                 AudioError::NoAudio(_) => format!("'{}' has neither a video nor an audio stream", path.display()),
                 e => e.to_string(),
@@ -121,6 +121,7 @@ impl<W: Write> Sink<'_, W> {
         let mut ended: Option<Result<(), std::io::Error>> = None;
         let stream = crate::audio::qc::report_file(
             path,
+            audio.track,
             |stream, raw| {
                 let Some(events) = &mut events else { return };
                 let tb = stream.time_base;
