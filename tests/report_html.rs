@@ -445,6 +445,19 @@ fn the_page_lists_every_stream_as_ffprobe_describes_it() {
         );
         assert!(dom.contains(&cells), "{cells}\n{dom}");
     }
+    // `--aid 2`: the French track is the sound measured.
+    write_page(&file, &["--frames", "0..5", "--aid", "2"], &page);
+    let (dom, _) = browse(&page);
+    let _ = std::fs::remove_file(&page);
+    let notes = ["measured", "default", "measured", "hearing impaired"];
+    for (row, note) in expected.iter().zip(notes) {
+        let [index, kind, codec, details, language, title] = row;
+        let cells = format!(
+            "<tr><td class=\"number\">{index}</td><td>{kind}</td><td>{codec}</td><td>{details}</td>\
+             <td>{language}</td><td>{title}</td><td>{note}</td></tr>"
+        );
+        assert!(dom.contains(&cells), "--aid 2: {cells}\n{dom}");
+    }
     // What ffprobe says, for the record: the anamorphic picture's ratios, FFmpeg's AC-3 5.1
     // layout.
     assert_eq!(expected[0][3], "320x240, SAR 64:45 DAR 256:135, yuv420p, 25 fps");

@@ -165,6 +165,7 @@ impl<W: Write> Sink<'_, W> {
                     let sound = SoundFacts {
                         rate: stream.rate,
                         channels: stream.channels,
+                        index: stream.index,
                     };
                     html.audio_frame(sound, frame);
                 }

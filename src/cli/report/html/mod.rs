@@ -73,6 +73,8 @@ impl std::fmt::Display for Hdr {
 pub struct SoundFacts {
     pub rate: u32,
     pub channels: u16,
+    /// The file's stream it is (FFmpeg's best, or the one `--aid` named).
+    pub index: usize,
 }
 
 /// The page being gathered.
@@ -254,6 +256,14 @@ impl HtmlReport {
 
     /// One of the sound's 100 ms frames.
     pub fn audio_frame(&mut self, sound: SoundFacts, frame: &AudioFrame) {
+        if self.sound.is_none() {
+            // The streams' list marks the sound measured.
+            if let Some(container) = &mut self.facts.container {
+                let streams = &container.streams;
+                (container.measured).retain(|&i| streams.get(i).is_none_or(|s| s.kind != "audio"));
+                container.measured.push(sound.index);
+            }
+        }
         self.sound.get_or_insert(sound);
         if !self.facts.video {
             self.facts.duration = self.facts.duration.max(frame.time + frame.duration);
