@@ -319,4 +319,27 @@ fn the_audio_stream_aid_names_is_the_one_metered() {
             assert_eq!(r[channel][0], Some(peak), "--aid {aid} {channel}");
         }
     }
+    // `#` goes on to the next stream, then to none, then back to the first, the meters with it.
+    let args = [file.as_os_str(), "--meters".as_ref()];
+    let player = Player::start_with(&x, "meters-cycle", &args);
+    let channels = |p: &Present| -> Vec<String> {
+        let mut named: Vec<String> = readings(p).into_keys().filter(|k| k.starts_with('F')).collect();
+        named.sort();
+        named
+    };
+    player.wait_present("the first stream's meters", 0, |p| {
+        time(p) > 0.5 && channels(p) == ["FL", "FR"]
+    });
+    let before = player.key("numbersign");
+    let second = player.wait_present("the second stream's meters", before, |p| {
+        channels(p) == ["FC"] && readings(p)["FC"][0].is_some()
+    });
+    assert_eq!(readings(&second)["FC"][0], Some(-6.0));
+    let before = player.key("numbersign");
+    player.wait_present("no stream", before, |p| p.meters.as_deref() == Some("none"));
+    let before = player.key("numbersign");
+    let first = player.wait_present("the first stream again", before, |p| {
+        channels(p) == ["FL", "FR"] && readings(p)["FL"][0].is_some()
+    });
+    assert_eq!(readings(&first)["FL"][0], Some(-20.0));
 }

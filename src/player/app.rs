@@ -220,6 +220,7 @@ impl ApplicationHandler<UserEvent> for App {
             UserEvent::ScreenshotSaved(Err(e)) => player.message(e, true),
             UserEvent::Fatal(e) => self.finish(event_loop, Err(e)),
             UserEvent::Quit => {}
+            UserEvent::SoundSwitched(switch) => player.sound_switched(*switch),
         }
     }
 

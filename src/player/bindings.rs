@@ -78,6 +78,7 @@ KP_MULTIPLY add volume 2
 VOLUME_UP add volume 2
 VOLUME_DOWN add volume -2
 m cycle mute
+SHARP cycle audio
 d cycle deinterlace
 MUTE cycle mute
 1 add contrast -1

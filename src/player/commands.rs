@@ -63,6 +63,8 @@ pub enum Command {
     /// Change the volume by this many percent (and unmute).
     VolumeBy(i32),
     ToggleMute,
+    /// The next audio stream of the file, then none, then the first again (mpv's `cycle audio`).
+    CycleAudio,
     /// Change a picture adjustment by this much (each runs −100..100).
     Adjust(Adjustment, i32),
     /// Set a picture adjustment.
@@ -242,6 +244,7 @@ fn parse_command(words: &[&str]) -> Option<Command> {
         },
         ["add", "volume", _] => Command::VolumeBy(number(2)?.round() as i32),
         ["cycle", "mute"] => Command::ToggleMute,
+        ["cycle", "audio"] | ["cycle", "aid"] => Command::CycleAudio,
         ["cycle", "deinterlace"] => Command::CycleDeinterlace,
         ["cycle", "field-view"] => Command::CycleFieldView,
         ["add", property, _] if adjustment(property).is_some() => {

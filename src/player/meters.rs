@@ -29,8 +29,8 @@ pub struct MeterPanel {
     metering: Option<(u64, Metering)>,
     /// The state last drawn.
     drawn: Option<MeterState>,
-    /// Which audio stream of a file is metered (`--aid`: the one that plays).
-    track: AudioTrack,
+    /// Which audio stream of a file is metered (`--aid`, `#`: the one that plays; None: none).
+    track: Option<AudioTrack>,
 }
 
 impl MeterPanel {
@@ -38,10 +38,17 @@ impl MeterPanel {
         Self {
             on,
             target,
-            track,
+            track: Some(track),
             metering: None,
             drawn: None,
         }
+    }
+
+    /// The sound playing is another of the file's audio streams (None: none): the meters read
+    /// it from where playback is.
+    pub fn follow_track(&mut self, track: Option<AudioTrack>) {
+        self.track = track;
+        self.metering = None;
     }
 
     pub fn command(&mut self, command: &Command) -> Effects {
@@ -65,7 +72,10 @@ impl MeterPanel {
         if self.metering.as_ref().is_none_or(|(file, _)| *file != media.file) {
             let (path, track) = (media.info.path.clone(), self.track);
             let open = match (media.info.live, media.audio_tap.clone()) {
-                (false, _) => Box::new(move || AudioSource::open_as_is(&path, track)) as Box<dyn FnOnce() -> _ + Send>,
+                (false, _) => Box::new(move || match track {
+                    Some(track) => AudioSource::open_as_is(&path, track),
+                    None => Err(crate::audio::source::AudioError::NoAudio(path)),
+                }) as Box<dyn FnOnce() -> _ + Send>,
                 (true, Some(tapped)) => Box::new(move || AudioSource::fed_as_is(&path, tapped)),
                 (true, None) => Box::new(move || {
                     Err(crate::audio::source::AudioError::Open {

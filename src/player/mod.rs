@@ -220,6 +220,8 @@ pub enum UserEvent {
     Fatal(PlayerError),
     /// SIGINT or SIGTERM: quit as `q` does.
     Quit,
+    /// Another of a file's audio streams started, off the event loop (`#`).
+    SoundSwitched(Box<sound::SoundSwitch>),
 }
 
 /// Plays `files` (directories expand to the media files in them) in a window until the viewer

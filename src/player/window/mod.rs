@@ -35,6 +35,7 @@ use crate::render::scene::{SceneRenderer, ViewOptions};
 
 mod draw;
 mod resume;
+mod sound;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -319,7 +320,7 @@ impl PlayerWindow {
             Command::ToggleMark(_) | Command::ZebraBy(_) | Command::PeakingBy(_) => {
                 self.marks.command(&command, cx!(self))
             }
-            Command::VolumeBy(_) | Command::ToggleMute => self.sound.command(&command, &self.media),
+            Command::VolumeBy(_) | Command::ToggleMute | Command::CycleAudio => self.sound_command(&command),
             Command::ToggleMeters => self.meters.command(&command),
             Command::CycleDeinterlace => crate::player::deinterlace_control::cycle(self.deinterlacer, cx!(self)),
             Command::CycleFieldView => crate::player::field_view_control::cycle(cx!(self)),
