@@ -583,3 +583,65 @@ fn the_audio_stream_asked_for_is_measured_and_one_the_file_lacks_is_an_error() {
     let out = histoplay(&["loudness", tracks.to_str().unwrap(), "--aid", "0"]);
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn the_timelines_loudness_strip_is_of_the_audio_stream_asked_for() {
+    // A picture with two sounds: silence then a sine, and a sine then silence.
+    let wave = |expr: &str| format!("aevalsrc='{expr}|{expr}':s=48000:d=4:c=stereo");
+    let two = fixture(
+        "loudness-timeline-two.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=64x48:rate=10:duration=4",
+            "-f",
+            "lavfi",
+            "-i",
+            &wave("if(lt(t,2),0,0.1*sin(2*PI*1000*t))"),
+            "-f",
+            "lavfi",
+            "-i",
+            &wave("if(lt(t,2),0.3*sin(2*PI*500*t),0)"),
+            "-map",
+            "0",
+            "-map",
+            "1",
+            "-map",
+            "2",
+            "-c:v",
+            "ffv1",
+            "-c:a",
+            "pcm_s16le",
+        ],
+    );
+    let dir = std::env::temp_dir().join(format!("histoplay-timeline-aid-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let strip = |file: &Path, aid: &str| {
+        let png = dir.join(format!("{aid}.png"));
+        let out = histoplay(&[
+            "timeline",
+            file.to_str().unwrap(),
+            "-o",
+            png.to_str().unwrap(),
+            "--size",
+            "40x32",
+            "--aid",
+            aid,
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        image::open(&png).unwrap().to_rgba8()
+    };
+    for n in [1, 2] {
+        // The file with the picture and that sound alone.
+        let map = format!("0:a:{}", n - 1);
+        let name = format!("loudness-timeline-two-{n}.mkv");
+        let alone = fixture(
+            &name,
+            &["-i", two.to_str().unwrap(), "-map", "0:v", "-map", &map, "-c", "copy"],
+        );
+        assert_eq!(strip(&two, &n.to_string()), strip(&alone, "auto"), "stream {n}");
+    }
+    assert_ne!(strip(&two, "1"), strip(&two, "2"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -22,6 +22,10 @@ pub struct Args {
     /// The strip's size, WxH (at most 2^28 pixels, 16384x16384).
     #[arg(long, value_parser = strip_size, default_value = "1024x128")]
     size: (u32, u32),
+    /// Which audio stream's loudness goes under it: its number from 1 (as mpv's --aid), or
+    /// `auto` (FFmpeg's pick).
+    #[arg(long, value_name = "N|auto", default_value = "auto", value_parser = crate::audio::source::AudioTrack::parse)]
+    aid: crate::audio::source::AudioTrack,
 }
 
 /// The most pixels a strip has: its picture is drawn in memory, 1 GiB of RGBA at most.
@@ -42,7 +46,7 @@ pub fn run(args: Args) -> Result<()> {
     crate::cli::output::check_picture(&args.output, &[&args.input])?;
     still::check_image_size(&args.output, args.size).map_err(anyhow::Error::msg)?;
     let width = args.size.0;
-    let (rgba, height) = crate::timeline::render_file(&args.input, args.size)?;
+    let (rgba, height) = crate::timeline::render_file(&args.input, args.aid, args.size)?;
     still::save_image(&args.output, width, height, &rgba)
         .with_context(|| format!("cannot write '{}'", args.output.display()))?;
     Ok(())

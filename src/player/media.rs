@@ -49,6 +49,8 @@ pub struct OpenedFile {
     pub compared: Option<ComparedFile>,
     /// A live input's packets as read, shared for the photosensitivity analysis (`--pse`).
     pub pse_packets: Option<std::path::PathBuf>,
+    /// Which of its audio streams is its sound (`--aid`, `#`; None: none).
+    pub audio_track: Option<AudioTrack>,
 }
 
 /// Opens `path`, with its sound at `volume` on `audio_device` (or the default) unless `volume`
@@ -56,17 +58,19 @@ pub struct OpenedFile {
 pub fn open_file(
     path: &std::path::Path,
     volume: Option<Volume>,
-    track: AudioTrack,
+    track: Option<AudioTrack>,
     audio_device: Option<&str>,
 ) -> Result<OpenedFile, crate::video::source::VideoError> {
     let mut source = VideoSource::open(path)?;
-    let (audio, audio_tap) = open_sound(&mut source, volume, track, audio_device);
+    let volume = volume.filter(|_| track.is_some());
+    let (audio, audio_tap) = open_sound(&mut source, volume, track.unwrap_or_default(), audio_device);
     Ok(OpenedFile {
         source,
         audio,
         audio_tap,
         compared: None,
         pse_packets: None,
+        audio_track: track,
     })
 }
 
@@ -121,6 +125,8 @@ pub struct Media {
     pub audio: Option<Audio>,
     /// A live input's sound packets as read (for the meters).
     pub audio_tap: Option<crate::video::source::Tapped>,
+    /// Which of its audio streams is its sound (`--aid`, `#`; None: none).
+    pub audio_track: Option<AudioTrack>,
     /// The ring's output holds a converted frame (before the first one there is nothing to draw).
     pub has_picture: bool,
     /// What is counted changed (scope, region) since the shown frame was counted: count it
@@ -165,6 +171,7 @@ impl Media {
             audio_tap,
             compared,
             pse_packets,
+            audio_track,
         } = opened;
         let info = source.info.clone();
         let index = std::sync::Arc::clone(source.index());
@@ -304,6 +311,7 @@ impl Media {
             playback,
             audio,
             audio_tap,
+            audio_track,
             has_picture: false,
             recount: false,
             field_view: Default::default(),
@@ -406,7 +414,7 @@ impl Media {
             };
             self.timeline = Some(TimelineFill::live(gpu, self.info.volume, tap, window)?);
         } else {
-            self.timeline = Some(TimelineFill::start(&self.info.path, gpu)?);
+            self.timeline = Some(TimelineFill::start(&self.info.path, self.audio_track, gpu)?);
         }
         self.measure_vmaf(gpu)
     }

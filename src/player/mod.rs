@@ -302,6 +302,7 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
         audio_tap,
         compared,
         pse_packets,
+        audio_track: Some(options.audio_track),
     };
     if let Some(signals) = &options.signals {
         let proxy = event_loop.create_proxy();

@@ -131,9 +131,8 @@ impl Sound {
 
     /// What a file is opened with: the volume to play its sound at (None: no sound), which of
     /// its audio streams, and the device.
-    pub fn opening(&self) -> (Option<Volume>, AudioTrack, Option<String>) {
-        let volume = (self.on && self.track.is_some()).then_some(self.volume);
-        (volume, self.track.unwrap_or_default(), self.device.clone())
+    pub fn opening(&self) -> (Option<Volume>, Option<AudioTrack>, Option<String>) {
+        (self.on.then_some(self.volume), self.track, self.device.clone())
     }
 
     /// A file opened: the volume may have changed while it was opening.

@@ -127,12 +127,17 @@ impl LoudnessStrip {
     }
 }
 
-/// Measures the sound of `path` (its best audio stream), handing each 100 ms step to `add`
+/// Measures the sound of `path` (its audio stream `track`), handing each 100 ms step to `add`
 /// with the media time of its last sample, until its end or `stop`; returns the steps, or why
 /// there is nothing to measure.
-pub fn fill(path: &std::path::Path, stop: &AtomicBool, mut add: impl FnMut(f64, &Block)) -> Result<u64, String> {
+pub fn fill(
+    path: &std::path::Path,
+    track: crate::audio::source::AudioTrack,
+    stop: &AtomicBool,
+    mut add: impl FnMut(f64, &Block),
+) -> Result<u64, String> {
     let mut steps = 0;
-    measure_file(path, Default::default(), false, false, stop, |time, block| {
+    measure_file(path, track, false, false, stop, |time, block| {
         add(time, block);
         steps += 1;
         Ok(())

@@ -254,7 +254,11 @@ pub fn fill(
 
 /// The timeline of the video at `path` as RGBA8, `width` columns by `height` rows (the
 /// `timeline` command), with a progress line on stderr.
-pub fn render_file(path: &std::path::Path, (width, height): (u32, u32)) -> Result<(Vec<u8>, u32), ClipError> {
+pub fn render_file(
+    path: &std::path::Path,
+    track: crate::audio::source::AudioTrack,
+    (width, height): (u32, u32),
+) -> Result<(Vec<u8>, u32), ClipError> {
     let source = VideoSource::open_for(path, Decoding::Throughput)?;
     // Its columns map the frames of the whole file, counted by a read of their own, and its
     // loudness is read apart: a pipe or a stream is read once.
@@ -286,7 +290,7 @@ pub fn render_file(path: &std::path::Path, (width, height): (u32, u32)) -> Resul
         .unwrap_or_else(|e| e.into_inner())
         .render(width, height);
     // With sound, its loudness under the histograms.
-    match loudness::fill(path, &AtomicBool::new(false), |time, step| strip.add(time, step)) {
+    match loudness::fill(path, track, &AtomicBool::new(false), |time, step| strip.add(time, step)) {
         Ok(_) => {
             rgba.extend(strip.render(width, LOUDNESS_ROWS));
             Ok((rgba, height + LOUDNESS_ROWS))
@@ -410,7 +414,13 @@ pub struct TimelineFill {
 }
 
 impl TimelineFill {
-    pub fn start(path: &std::path::Path, gpu: &GpuContext) -> std::io::Result<Self> {
+    /// The timeline of the file at `path`, with the loudness of its audio stream `track` (None:
+    /// none) under it.
+    pub fn start(
+        path: &std::path::Path,
+        track: Option<crate::audio::source::AudioTrack>,
+        gpu: &GpuContext,
+    ) -> std::io::Result<Self> {
         let data = Arc::new(Mutex::new(TimelineData::new(PLAYER_COLUMNS, DEFAULT_BINS, 1)));
         let loudness: Arc<Mutex<Option<LoudnessStrip>>> = Arc::default();
         let control = Arc::new(FillControl::default());
@@ -434,7 +444,7 @@ impl TimelineFill {
                             TimelineData::new(PLAYER_COLUMNS, DEFAULT_BINS, count);
                         let strip =
                             LoudnessStrip::new(PLAYER_COLUMNS, first_time(&source), source.info.frame_duration, count);
-                        *sound.lock().unwrap_or_else(|e| e.into_inner()) = Some(strip);
+                        *sound.lock().unwrap_or_else(|e| e.into_inner()) = track.map(|_| strip);
                         // The sound's loudness beside the pictures' histograms.
                         std::thread::scope(|scope| {
                             let (path, sound, controls) = (&path, &sound, &controls);
@@ -446,7 +456,8 @@ impl TimelineFill {
                                             strip.add(time, step);
                                         }
                                     };
-                                    if let Err(reason) = loudness::fill(path, &controls.stop, add) {
+                                    let Some(track) = track else { return };
+                                    if let Err(reason) = loudness::fill(path, track, &controls.stop, add) {
                                         log::info!("no loudness on the timeline of '{}': {reason}", path.display());
                                         *sound.lock().unwrap_or_else(|e| e.into_inner()) = None;
                                     }

@@ -23,6 +23,7 @@ impl PlayerWindow {
                     audio.cue(self.media.playback.audio_cue());
                 }
                 self.meters.follow_track(self.sound.track());
+                self.media.audio_track = self.sound.track();
                 std::mem::replace(&mut self.media.audio, switch.audio.take())
             }
             // (A file opened meanwhile: the stream was of the one before.)

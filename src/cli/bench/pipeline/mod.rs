@@ -121,7 +121,7 @@ pub fn run(path: &Path, options: &BenchOptions, out: &mut impl Write) -> Result<
     sampler.phase("paced");
     paced(&mut pipeline, info.duration.min(10.0), refresh_hz, "paced:", out)?;
     sampler.phase("paced + timeline");
-    let fill = TimelineFill::start(path, &pipeline.ctx)?;
+    let fill = TimelineFill::start(path, Some(Default::default()), &pipeline.ctx)?;
     // As in the player, which tells the fill when it plays.
     fill.set_playing(true);
     paced(&mut pipeline, info.duration.min(10.0), refresh_hz, "  + timeline:", out)?;

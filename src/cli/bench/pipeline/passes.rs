@@ -162,7 +162,7 @@ impl Passes {
 /// first frame counted on is what a long file fills at.
 pub(super) fn timeline_alone(out: &mut impl Write, path: &Path, ctx: &GpuContext, decode_fps: f64) -> Result<()> {
     let started = Instant::now();
-    let fill = TimelineFill::start(path, ctx)?;
+    let fill = TimelineFill::start(path, Some(Default::default()), ctx)?;
     let mut first_frame = None;
     while !fill.done() {
         if first_frame.is_none() && fill.filled() > 0 {
