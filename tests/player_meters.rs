@@ -342,4 +342,11 @@ fn the_audio_stream_aid_names_is_the_one_metered() {
         channels(p) == ["FL", "FR"] && readings(p)["FL"][0].is_some()
     });
     assert_eq!(readings(&first)["FL"][0], Some(-20.0));
+    // Two presses at once go two streams on: to none.
+    let before = player.key("numbersign");
+    player.key("numbersign");
+    let none = player.wait_present("two streams on", before, |p| p.meters.as_deref() == Some("none"));
+    // ... and stay there.
+    let later = player.wait_present("a while after", 0, |p| p.frame > none.frame.map(|f| f + 3));
+    assert_eq!(later.meters.as_deref(), Some("none"));
 }

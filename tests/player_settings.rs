@@ -220,5 +220,24 @@ fn the_volume_and_mute_asked_for_are_kept_with_the_position_and_resumed() {
     second.key("Q");
     assert!(second.wait_exit().success());
     let text = kept(&second.dir);
-    assert!(text.contains("\nvolume=36\n") && !text.contains("mute"), "{text}");
+    assert!(text.contains("\nvolume=36\n") && text.contains("\nmute=no\n"), "{text}");
+    // A settings file's volume and mute give way to those kept: back at 100% and unmuted, the
+    // next start is too.
+    let mut third = Player::start_fresh(&x, "volume-third", &plain, |dir| {
+        copy_state(&second.dir, dir);
+        let conf = dir.join("histoplay");
+        std::fs::create_dir_all(&conf).unwrap();
+        std::fs::write(conf.join("histoplay.conf"), "volume=50\nmute=yes\n").unwrap();
+    });
+    third.wait_present("a frame", 0, |p| p.new_frame && p.frame.is_some());
+    for _ in 0..32 {
+        third.key("0");
+    }
+    third.key("Q");
+    assert!(third.wait_exit().success());
+    let text = kept(&third.dir);
+    assert!(
+        text.contains("\nvolume=100\n") && text.contains("\nmute=no\n"),
+        "{text}"
+    );
 }

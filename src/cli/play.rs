@@ -43,8 +43,9 @@ pub struct Args {
     /// The volume to start at, 0 to 100 percent (as mpv's --volume; `9` and `0` change it).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub volume: u32,
-    /// Start with the sound muted (as mpv's --mute; `m` turns it on and off).
-    #[arg(long)]
+    /// Start with the sound muted, `--mute` or `--mute=yes` (as mpv's --mute; `m` turns it on
+    /// and off).
+    #[arg(long, value_name = "yes|no", num_args = 0..=1, require_equals = true, action = clap::ArgAction::Set, default_value = "no", default_missing_value = "yes", value_parser = parse_yes_no)]
     pub mute: bool,
     /// Which audio stream of each file plays and is metered: its number from 1 (as mpv's
     /// --aid), `auto` for the one FFmpeg picks, `no` for none (as --no-audio).
@@ -221,8 +222,8 @@ impl Args {
             frame_log: self.frame_log,
             qc,
             bench_seconds: None,
-            sound: !self.no_audio && self.aid.0.is_some(),
-            audio_track: self.aid.0.unwrap_or_default(),
+            sound: !self.no_audio,
+            audio_track: self.aid.0,
             volume: crate::audio::Volume {
                 percent: self.volume,
                 muted: self.mute,
@@ -377,6 +378,18 @@ pub struct Aid(Option<crate::audio::source::AudioTrack>);
 fn parse_aid(text: &str) -> Result<Aid, String> {
     match text.trim() {
         "no" => Ok(Aid(None)),
-        text => crate::audio::source::AudioTrack::parse(text).map(|t| Aid(Some(t))),
+        text => match crate::audio::source::AudioTrack::parse(text) {
+            Ok(track) => Ok(Aid(Some(track))),
+            Err(_) => Err(format!("'{text}' is no audio track: auto, no, or its number from 1")),
+        },
+    }
+}
+
+/// `yes` or `no` (mpv's flags' values).
+fn parse_yes_no(text: &str) -> Result<bool, String> {
+    match text.trim() {
+        "yes" => Ok(true),
+        "no" => Ok(false),
+        other => Err(format!("'{other}' is neither yes nor no")),
     }
 }

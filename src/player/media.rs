@@ -51,6 +51,8 @@ pub struct OpenedFile {
     pub pse_packets: Option<std::path::PathBuf>,
     /// Which of its audio streams is its sound (`--aid`, `#`; None: none).
     pub audio_track: Option<AudioTrack>,
+    /// How many audio streams it has, and the number of FFmpeg's pick (`audio_tracks`).
+    pub audio_tracks: (u32, Option<u32>),
 }
 
 /// Opens `path`, with its sound at `volume` on `audio_device` (or the default) unless `volume`
@@ -64,6 +66,7 @@ pub fn open_file(
     let mut source = VideoSource::open(path)?;
     let volume = volume.filter(|_| track.is_some());
     let (audio, audio_tap) = open_sound(&mut source, volume, track.unwrap_or_default(), audio_device);
+    let audio_tracks = source.container().audio_tracks();
     Ok(OpenedFile {
         source,
         audio,
@@ -71,6 +74,7 @@ pub fn open_file(
         compared: None,
         pse_packets: None,
         audio_track: track,
+        audio_tracks,
     })
 }
 
@@ -127,6 +131,8 @@ pub struct Media {
     pub audio_tap: Option<crate::video::source::Tapped>,
     /// Which of its audio streams is its sound (`--aid`, `#`; None: none).
     pub audio_track: Option<AudioTrack>,
+    /// How many audio streams it has, and the number of FFmpeg's pick.
+    pub audio_tracks: (u32, Option<u32>),
     /// The ring's output holds a converted frame (before the first one there is nothing to draw).
     pub has_picture: bool,
     /// What is counted changed (scope, region) since the shown frame was counted: count it
@@ -172,6 +178,7 @@ impl Media {
             compared,
             pse_packets,
             audio_track,
+            audio_tracks,
         } = opened;
         let info = source.info.clone();
         let index = std::sync::Arc::clone(source.index());
@@ -312,6 +319,7 @@ impl Media {
             audio,
             audio_tap,
             audio_track,
+            audio_tracks,
             has_picture: false,
             recount: false,
             field_view: Default::default(),

@@ -6,7 +6,7 @@ use super::commands::Command;
 use super::media::Media;
 use super::part::Effects;
 use crate::audio::metering::{MeterCue, MeterState, Metering};
-use crate::audio::source::{AudioSource, AudioTrack};
+use crate::audio::source::AudioSource;
 use std::time::{Duration, Instant};
 
 /// How often a shown panel looks for new readings while nothing else redraws (paused).
@@ -29,25 +29,21 @@ pub struct MeterPanel {
     metering: Option<(u64, Metering)>,
     /// The state last drawn.
     drawn: Option<MeterState>,
-    /// Which audio stream of a file is metered (`--aid`, `#`: the one that plays; None: none).
-    track: Option<AudioTrack>,
 }
 
 impl MeterPanel {
-    pub fn new(on: bool, target: f64, track: AudioTrack) -> Self {
+    pub fn new(on: bool, target: f64) -> Self {
         Self {
             on,
             target,
-            track: Some(track),
             metering: None,
             drawn: None,
         }
     }
 
-    /// The sound playing is another of the file's audio streams (None: none): the meters read
-    /// it from where playback is.
-    pub fn follow_track(&mut self, track: Option<AudioTrack>) {
-        self.track = track;
+    /// The sound playing is another of the file's audio streams (`Media::audio_track`): the
+    /// meters read it from where playback is.
+    pub fn follow_track(&mut self) {
         self.metering = None;
     }
 
@@ -70,11 +66,14 @@ impl MeterPanel {
         }
         let cue = cue(media);
         if self.metering.as_ref().is_none_or(|(file, _)| *file != media.file) {
-            let (path, track) = (media.info.path.clone(), self.track);
+            let (path, track) = (media.info.path.clone(), media.audio_track);
             let open = match (media.info.live, media.audio_tap.clone()) {
                 (false, _) => Box::new(move || match track {
                     Some(track) => AudioSource::open_as_is(&path, track),
-                    None => Err(crate::audio::source::AudioError::NoAudio(path)),
+                    None => Err(crate::audio::source::AudioError::Open {
+                        path,
+                        reason: "none of its audio streams plays (# picks one)".into(),
+                    }),
                 }) as Box<dyn FnOnce() -> _ + Send>,
                 (true, Some(tapped)) => Box::new(move || AudioSource::fed_as_is(&path, tapped)),
                 (true, None) => Box::new(move || {

@@ -129,8 +129,8 @@ pub struct PlayerOptions {
     pub sound: bool,
     /// The volume to start at (`--volume`, `--mute`).
     pub volume: crate::audio::Volume,
-    /// Which audio stream of each file plays (`--aid`).
-    pub audio_track: crate::audio::source::AudioTrack,
+    /// Which audio stream of each file plays (`--aid`; None: none, `--aid no`).
+    pub audio_track: Option<crate::audio::source::AudioTrack>,
     /// Memory for decoded frames kept for steps (`--cache-size`).
     pub cache_bytes: usize,
     /// Playback speed to start at (`--speed`).
@@ -183,7 +183,7 @@ impl Default for PlayerOptions {
             bench_seconds: None,
             sound: true,
             volume: Default::default(),
-            audio_track: Default::default(),
+            audio_track: Some(Default::default()),
             cache_bytes: crate::video::decoder::DEFAULT_CACHE_BYTES,
             speed: 1.0,
             audio_device: None,
@@ -285,13 +285,10 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
             PlayerError::NoDisplay
         })?;
     // The sound device once there is a window to play in.
-    let volume = options.sound.then_some(options.volume);
-    let (audio, audio_tap) = media::open_sound(
-        &mut source,
-        volume,
-        options.audio_track,
-        options.audio_device.as_deref(),
-    );
+    let volume = (options.sound && options.audio_track.is_some()).then_some(options.volume);
+    let track = options.audio_track.unwrap_or_default();
+    let (audio, audio_tap) = media::open_sound(&mut source, volume, track, options.audio_device.as_deref());
+    let audio_tracks = source.container().audio_tracks();
     let compared = match &options.compare {
         Some(compare) => Some(comparison::open_compared(&mut source, compare)?),
         None => None,
@@ -302,7 +299,8 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
         audio_tap,
         compared,
         pse_packets,
-        audio_track: Some(options.audio_track),
+        audio_track: options.audio_track,
+        audio_tracks,
     };
     if let Some(signals) = &options.signals {
         let proxy = event_loop.create_proxy();

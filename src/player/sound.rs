@@ -3,7 +3,7 @@
 //! picture follows the sound's clock.
 
 use super::commands::Command;
-use super::media::{Media, OpenedFile};
+use super::media::Media;
 use super::part::{Effects, Toast};
 use super::UserEvent;
 use crate::audio::source::AudioTrack;
@@ -14,15 +14,21 @@ use winit::event_loop::EventLoopProxy;
 pub struct Sound {
     on: bool,
     volume: Volume,
-    /// Which audio stream of each file plays (`--aid`, `#`); None: none (`#` past the last).
+    /// Which audio stream of each file plays (`--aid`, `#`); None: none (`--aid no`, or `#`
+    /// past the last). Set as `#` is pressed: the stream starts after.
     track: Option<AudioTrack>,
     device: Option<String>,
+    /// Numbers the streams `#` started: a switch that comes back after another was asked for
+    /// is dropped.
+    switches: u64,
 }
 
-/// Another audio stream of file `file` started off the event loop (`#`): the stream's number
-/// (None: none), of how many, and its sound (None where it has none or there is no output).
+/// Another audio stream of file `file` started off the event loop (`#`): the switch's number,
+/// the stream's (None: none) of how many, and its sound (None where it has none or it could
+/// not start).
 pub struct SoundSwitch {
     pub file: u64,
+    pub switch: u64,
     pub track: Option<u32>,
     pub count: u32,
     pub audio: Option<Audio>,
@@ -34,8 +40,9 @@ impl Sound {
         Self {
             on: options.sound,
             volume: options.volume,
-            track: Some(options.audio_track),
+            track: options.audio_track,
             device: options.audio_device.clone(),
+            switches: 0,
         }
     }
 
@@ -45,7 +52,7 @@ impl Sound {
     }
 
     /// The volume's commands, and the next audio stream's.
-    pub fn command(&mut self, command: &Command, media: &Media, proxy: &EventLoopProxy<UserEvent>) -> Effects {
+    pub fn command(&mut self, command: &Command, media: &mut Media, proxy: &EventLoopProxy<UserEvent>) -> Effects {
         let volume = match *command {
             Command::VolumeBy(step) => self.volume.changed_by(step),
             Command::ToggleMute => Volume {
@@ -64,40 +71,48 @@ impl Sound {
             (true, true) => format!("volume {}% (muted)", volume.percent),
             (true, false) => format!("volume {}%", volume.percent),
         };
-        toast(text)
+        toast(text, false)
     }
 
-    /// Starts the file's next audio stream (after the last, none; then the first again) on a
-    /// thread of its own: opening it reads the file. `SoundSwitch` comes back.
-    fn cycle(&mut self, media: &Media, proxy: &EventLoopProxy<UserEvent>) -> Effects {
+    /// The file's next audio stream (after the last, none; then the first again) from now on:
+    /// the one playing stops, and the next starts on a thread of its own (opening it reads the
+    /// file; an output a device holds for one stream at a time is free by then).
+    /// `SoundSwitch` comes back.
+    fn cycle(&mut self, media: &mut Media, proxy: &EventLoopProxy<UserEvent>) -> Effects {
         if !self.on {
-            return toast("no sound (--no-audio)".into());
+            return toast("no sound (--no-audio)".into(), false);
         }
-        if media.info.live {
-            return toast("a live input plays its first audio stream".into());
+        let (count, best) = media.audio_tracks;
+        if count == 0 {
+            return toast(
+                format!("no audio stream{}", if media.info.live { " to choose" } else { "" }),
+                false,
+            );
         }
-        let (path, file, track) = (media.info.path.clone(), media.file, self.track);
+        let now = match self.track {
+            None => 0,
+            Some(AudioTrack::Best) => best.unwrap_or(0),
+            Some(AudioTrack::Nth(n)) => n.min(count + 1) % (count + 1),
+        };
+        let next = (now < count).then_some(now + 1);
+        self.track = next.map(AudioTrack::Nth);
+        self.switches += 1;
+        let playing = media.audio.take();
+        let (path, file, switch) = (media.info.path.clone(), media.file, self.switches);
         let (volume, device, proxy) = (self.volume, self.device.clone(), proxy.clone());
+        // (Silent until the window cues it, from where the picture is.)
+        let cue = crate::audio::Cue {
+            audible: false,
+            ..media.playback.audio_cue()
+        };
         let switching = std::thread::Builder::new()
             .name("histoplay sound".into())
             .spawn(move || {
-                let Some((count, best)) = crate::audio::source::audio_tracks(&path) else {
-                    return;
-                };
-                let now = match track {
-                    None => 0,
-                    Some(AudioTrack::Best) => best.unwrap_or(0),
-                    Some(AudioTrack::Nth(n)) => n,
-                };
-                let next = (count > 0 && now < count).then_some(now + 1);
-                let silent = crate::audio::Cue {
-                    clock: crate::clock::Clock::new(Instant::now(), 0.0, true),
-                    audible: false,
-                };
-                let audio =
-                    next.and_then(|n| Audio::start(&path, AudioTrack::Nth(n), silent, volume, device.as_deref()));
+                drop(playing);
+                let audio = next.and_then(|n| Audio::start(&path, AudioTrack::Nth(n), cue, volume, device.as_deref()));
                 let switch = SoundSwitch {
                     file,
+                    switch,
                     track: next,
                     count,
                     audio,
@@ -106,40 +121,54 @@ impl Sound {
             });
         match switching {
             Ok(_) => Effects::default(),
-            Err(e) => toast(format!("cannot switch the sound now: {e}")),
+            Err(e) => toast(format!("cannot switch the sound now: {e}"), true),
         }
     }
 
-    /// The stream `switch` started is the one playing from now on (and for the files after):
-    /// what the OSD says of it.
+    /// Whether `switch` is the last one asked for, of the file playing (`file`).
+    pub fn current(&self, switch: &SoundSwitch, file: u64) -> bool {
+        switch.switch == self.switches && switch.file == file
+    }
+
+    /// The stream `switch` started plays from now on: what the OSD says of it.
     pub fn switched(&mut self, switch: &SoundSwitch) -> Effects {
-        self.track = switch.track.map(AudioTrack::Nth);
         if let Some(audio) = &switch.audio {
             audio.set_volume(self.volume);
         }
-        toast(match (switch.track, switch.count) {
-            (_, 0) => "no audio stream".into(),
-            (None, _) => "audio: none".into(),
-            (Some(n), count) => format!("audio: {n} of {count}"),
-        })
-    }
-
-    /// Which audio stream plays (None: none).
-    pub fn track(&self) -> Option<AudioTrack> {
-        self.track
+        match (switch.track, &switch.audio) {
+            (None, _) => toast("audio: none".into(), false),
+            (Some(n), Some(_)) => toast(format!("audio: {n} of {}", switch.count), false),
+            (Some(n), None) => toast(
+                format!("audio: {n} of {} does not play (the log says why)", switch.count),
+                true,
+            ),
+        }
     }
 
     /// What a file is opened with: the volume to play its sound at (None: no sound), which of
-    /// its audio streams, and the device.
+    /// its audio streams (None: none), and the device.
     pub fn opening(&self) -> (Option<Volume>, Option<AudioTrack>, Option<String>) {
         (self.on.then_some(self.volume), self.track, self.device.clone())
     }
 
-    /// A file opened: the volume may have changed while it was opening.
-    pub fn opened(&self, opened: &OpenedFile) {
-        if let Some(audio) = &opened.audio {
+    /// A file opened: the volume may have changed while it was opening; and where `#` was
+    /// pressed meanwhile, the stream it asked for starts in place of the one it opened with.
+    pub fn opened(&mut self, media: &mut Media, proxy: &EventLoopProxy<UserEvent>) -> Effects {
+        if let Some(audio) = &media.audio {
             audio.set_volume(self.volume);
         }
+        if !self.on || media.audio_track == self.track || media.audio_tracks.0 == 0 {
+            return Effects::default();
+        }
+        // (`cycle` steps on from the stream before the one asked for.)
+        let (count, best) = media.audio_tracks;
+        self.track = match self.track {
+            None => Some(AudioTrack::Nth(count)),
+            Some(AudioTrack::Nth(n)) if n > 1 => Some(AudioTrack::Nth(n - 1)),
+            Some(AudioTrack::Nth(_)) => None,
+            Some(AudioTrack::Best) => best.filter(|&b| b > 1).map(|b| AudioTrack::Nth(b - 1)),
+        };
+        self.cycle(media, proxy)
     }
 
     /// The picture follows the sound heard, and the sound is told where the picture is.
@@ -154,12 +183,12 @@ impl Sound {
 }
 
 /// An OSD message of the sound's (each replacing the last).
-fn toast(text: String) -> Effects {
+fn toast(text: String, error: bool) -> Effects {
     Effects {
         toasts: vec![Toast {
             replaces: vec!["volume ".into(), "no sound".into(), "audio".into(), "no audio".into()],
             text,
-            error: false,
+            error,
         }],
         ..Default::default()
     }

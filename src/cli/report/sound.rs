@@ -49,7 +49,7 @@ pub fn audio_line(frame: &crate::audio::qc::AudioFrame) -> String {
 pub fn track_is_there(path: &std::path::Path, track: crate::audio::source::AudioTrack) -> anyhow::Result<()> {
     use crate::audio::source::{AudioError, AudioSource, AudioTrack};
     if let AudioTrack::Nth(_) = track {
-        if let Err(e @ AudioError::NoTrack { .. }) = AudioSource::open_as_is(path, track) {
+        if let Err(e @ (AudioError::NoTrack { .. } | AudioError::NoAudio(_))) = AudioSource::open_as_is(path, track) {
             anyhow::bail!("{e}");
         }
     }

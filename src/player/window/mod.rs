@@ -203,7 +203,7 @@ impl PlayerWindow {
             scopes: Scopes::new(options.graticule.clone()),
             stats,
             sound: Sound::new(options),
-            meters: MeterPanel::new(options.meters, options.loudness_target, options.audio_track),
+            meters: MeterPanel::new(options.meters, options.loudness_target),
             watch_later: options.watch_later.clone(),
             keep_position: false,
             deinterlacer: options.deinterlacer,
@@ -394,7 +394,6 @@ impl PlayerWindow {
         self.toasts.remove("opening ");
         self.touched();
         let media = result.map_err(PlayerError::from).and_then(|opened| {
-            self.sound.opened(&opened);
             Media::new(
                 &self.gpu,
                 self.media.pipeline.engine.bins,
@@ -413,7 +412,8 @@ impl PlayerWindow {
         match media {
             Ok(mut media) => {
                 media.file = self.media.file + 1;
-                self.replace_media(media, &path)
+                self.replace_media(media, &path);
+                self.sound_opened();
             }
             Err(e) => {
                 self.message(e.to_string(), true);

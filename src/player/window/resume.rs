@@ -103,11 +103,9 @@ impl PlayerWindow {
             "histograms" => (view.quads != Quads::Both).then(|| view.quads.name().to_string()),
             "timeline" => yes(view.timeline),
             "loop-file" => yes(self.media.playback.loop_file),
-            "volume" => {
-                let percent = self.sound.volume().percent;
-                (percent != 100).then(|| percent.to_string())
-            }
-            "mute" => yes(self.sound.volume().muted),
+            // (Written at their defaults too: they are over a settings file's.)
+            "volume" => Some(self.sound.volume().percent.to_string()),
+            "mute" => Some(if self.sound.volume().muted { "yes" } else { "no" }.to_string()),
             _ => None,
         }
     }

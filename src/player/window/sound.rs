@@ -2,6 +2,7 @@
 //! the one playing.
 
 use super::PlayerWindow;
+use crate::audio::source::AudioTrack;
 use crate::player::commands::Command;
 use crate::player::part::Effects;
 use crate::player::sound::SoundSwitch;
@@ -9,24 +10,30 @@ use crate::player::sound::SoundSwitch;
 impl PlayerWindow {
     /// The volume's commands, and the next audio stream's.
     pub(super) fn sound_command(&mut self, command: &Command) -> Effects {
-        self.sound.command(command, &self.media, &self.proxy)
+        self.sound.command(command, &mut self.media, &self.proxy)
     }
 
-    /// `switch` came back: its sound plays from where the picture is (and the meters read the
-    /// same stream); the one before stops off this thread (stopping joins its decoder).
+    /// A file opened: its sound at the volume now, of the stream asked for now.
+    pub(super) fn sound_opened(&mut self) {
+        let fx = self.sound.opened(&mut self.media, &self.proxy);
+        self.take(fx);
+    }
+
+    /// `switch` came back: its sound plays from where the picture is (and the meters and the
+    /// timeline read the same stream). One of a file opened since, or asked for before another,
+    /// stops off this thread (stopping joins its decoder).
     pub fn sound_switched(&mut self, mut switch: SoundSwitch) {
-        let old = match switch.file == self.media.file {
+        let old = match self.sound.current(&switch, self.media.file) {
             true => {
                 let fx = self.sound.switched(&switch);
                 self.take(fx);
                 if let Some(audio) = &switch.audio {
                     audio.cue(self.media.playback.audio_cue());
                 }
-                self.meters.follow_track(self.sound.track());
-                self.media.audio_track = self.sound.track();
+                self.media.audio_track = switch.track.map(AudioTrack::Nth);
+                self.meters.follow_track();
                 std::mem::replace(&mut self.media.audio, switch.audio.take())
             }
-            // (A file opened meanwhile: the stream was of the one before.)
             false => switch.audio.take(),
         };
         if let Some(old) = old {

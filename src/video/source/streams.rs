@@ -37,6 +37,19 @@ pub struct StreamFacts {
     pub marks: Vec<&'static str>,
 }
 
+impl ContainerFacts {
+    /// How many audio streams there are, and the number (from 1, in the file's order) of the
+    /// one measured (FFmpeg's pick): what the window's `#` steps through.
+    pub fn audio_tracks(&self) -> (u32, Option<u32>) {
+        let audio: Vec<usize> = (self.streams.iter())
+            .filter(|s| s.kind == "audio")
+            .map(|s| s.index)
+            .collect();
+        let best = (self.measured.iter()).find_map(|&i| audio.iter().position(|&a| a == i));
+        (audio.len() as u32, best.map(|n| n as u32 + 1))
+    }
+}
+
 /// The facts of `input`'s container, opened from `path`.
 pub fn container_facts(input: &ffmpeg::format::context::Input, path: &Path) -> ContainerFacts {
     let format = input.format();
