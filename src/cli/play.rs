@@ -43,8 +43,8 @@ pub struct Args {
     /// The volume to start at, 0 to 100 percent (as mpv's --volume; `9` and `0` change it).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub volume: u32,
-    /// Start with the sound muted, `--mute` or `--mute=yes` (as mpv's --mute; `m` turns it on
-    /// and off).
+    /// Start with the sound muted: `--mute`, or `--mute=yes` / `--mute=no` with the `=` (as
+    /// mpv's --mute; `m` turns it on and off).
     #[arg(long, value_name = "yes|no", num_args = 0..=1, require_equals = true, action = clap::ArgAction::Set, default_value = "no", default_missing_value = "yes", value_parser = parse_yes_no)]
     pub mute: bool,
     /// Which audio stream of each file plays and is metered: its number from 1 (as mpv's
@@ -387,9 +387,9 @@ fn parse_aid(text: &str) -> Result<Aid, String> {
 
 /// `yes` or `no` (mpv's flags' values).
 fn parse_yes_no(text: &str) -> Result<bool, String> {
-    match text.trim() {
-        "yes" => Ok(true),
-        "no" => Ok(false),
-        other => Err(format!("'{other}' is neither yes nor no")),
+    match text.trim().to_ascii_lowercase().as_str() {
+        "yes" | "true" | "1" | "on" => Ok(true),
+        "no" | "false" | "0" | "off" => Ok(false),
+        _ => Err(format!("'{text}' is neither yes nor no")),
     }
 }

@@ -82,12 +82,14 @@ impl Sound {
         if !self.on {
             return toast("no sound (--no-audio)".into(), false);
         }
+        if media.info.live {
+            // (Its sound comes from the packets its picture's decoder reads: it can't be opened
+            // again for another stream.)
+            return toast("a live input plays its first audio stream".into(), false);
+        }
         let (count, best) = media.audio_tracks;
         if count == 0 {
-            return toast(
-                format!("no audio stream{}", if media.info.live { " to choose" } else { "" }),
-                false,
-            );
+            return toast("no audio stream".into(), false);
         }
         let now = match self.track {
             None => 0,
@@ -157,11 +159,26 @@ impl Sound {
         if let Some(audio) = &media.audio {
             audio.set_volume(self.volume);
         }
-        if !self.on || media.audio_track == self.track || media.audio_tracks.0 == 0 {
+        let (count, best) = media.audio_tracks;
+        if !self.on || media.info.live || media.audio_track == self.track || count == 0 {
+            return Effects::default();
+        }
+        if let Some(AudioTrack::Nth(n)) = self.track.filter(|t| matches!(t, AudioTrack::Nth(n) if *n > count)) {
+            // A stream this file lacks (as if it had opened with it): no sound, the choice
+            // kept for the files after.
+            log::warn!(
+                "no sound: '{}' has {count} audio streams: no audio track {n}",
+                media.info.path.display()
+            );
+            media.audio_track = self.track;
+            if let Some(playing) = media.audio.take() {
+                let _ = std::thread::Builder::new()
+                    .name("histoplay close".into())
+                    .spawn(move || drop(playing));
+            }
             return Effects::default();
         }
         // (`cycle` steps on from the stream before the one asked for.)
-        let (count, best) = media.audio_tracks;
         self.track = match self.track {
             None => Some(AudioTrack::Nth(count)),
             Some(AudioTrack::Nth(n)) if n > 1 => Some(AudioTrack::Nth(n - 1)),

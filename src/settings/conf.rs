@@ -208,7 +208,12 @@ fn option(command: &clap::Command, name: &str, value: Option<&str>) -> Result<Se
         Some(other) => Err(format!("'{name}' is on or off (yes or no), not '{other}'")),
     };
     let flag = |name: &str| OsString::from(format!("--{name}"));
+    // (An option whose value may be left out, `--mute` for `--mute=yes`, is also a flag.)
+    let optional = |arg: &clap::Arg| arg.get_num_args().is_some_and(|n| n.min_values() == 0);
     if let Some(arg) = find(name) {
+        if optional(arg) && value.is_none() {
+            return Ok(Setting::Set(flag(name)));
+        }
         if !arg.get_action().takes_values() {
             return Ok(match yes(value)? {
                 true => Setting::Set(flag(name)),
@@ -238,6 +243,9 @@ fn option(command: &clap::Command, name: &str, value: Option<&str>) -> Result<Se
             true => Setting::Unset(OsString::from(format!("--{}", &name[3..]))),
             false => Setting::Set(OsString::from(format!("--{}", &name[3..]))),
         }),
+        (_, Some(arg)) if optional(arg) && value.is_none() => {
+            Ok(Setting::Set(OsString::from(format!("--{}=no", &name[3..]))))
+        }
         _ => Err(format!("unknown option '{name}'")),
     }
 }

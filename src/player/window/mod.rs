@@ -412,8 +412,7 @@ impl PlayerWindow {
         match media {
             Ok(mut media) => {
                 media.file = self.media.file + 1;
-                self.replace_media(media, &path);
-                self.sound_opened();
+                self.replace_media(media, &path)
             }
             Err(e) => {
                 self.message(e.to_string(), true);
@@ -440,6 +439,7 @@ impl PlayerWindow {
         // (The next file's fields are shown as this one's were, as deinterlacing carries over.)
         let fx = crate::player::field_view_control::file_opened(view, cx!(self));
         self.take(fx);
+        self.sound_opened();
         let fx = self.timeline_strip.file_opened(cx!(self));
         self.take(fx);
         let fx = crate::player::pse_view::file_opened(cx!(self));

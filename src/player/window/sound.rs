@@ -13,7 +13,8 @@ impl PlayerWindow {
         self.sound.command(command, &mut self.media, &self.proxy)
     }
 
-    /// A file opened: its sound at the volume now, of the stream asked for now.
+    /// A file opened: its sound at the volume now, of the stream asked for now (before the
+    /// timeline starts, which reads the stream it plays).
     pub(super) fn sound_opened(&mut self) {
         let fx = self.sound.opened(&mut self.media, &self.proxy);
         self.take(fx);

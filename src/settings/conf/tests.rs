@@ -187,3 +187,31 @@ fn options_kept_with_a_position_are_those_the_player_keeps() {
         applied.warnings
     );
 }
+
+#[test]
+fn an_option_whose_value_may_be_left_out_takes_mpvs_three_spellings() {
+    for (line, expected) in [
+        ("mute", "--mute"),
+        ("mute=yes", "--mute=yes"),
+        ("mute=no", "--mute=no"),
+        ("no-mute", "--mute=no"),
+        ("volume=60", "--volume=60"),
+    ] {
+        let (mut settings, warnings) = read(&format!("{line}\n"));
+        assert!(warnings.is_empty());
+        let applied = settings.apply(&[], &command());
+        assert_eq!(args(&applied), [expected], "{line}");
+        assert!(applied.warnings.is_empty(), "{line}: {:?}", applied.warnings);
+    }
+    // A kept position's mute=no over a settings file's mute: the last wins.
+    let matches = command()
+        .args_override_self(true)
+        .try_get_matches_from(["histoplay", "--mute", "--mute=no", "clip.mp4"])
+        .unwrap();
+    assert_eq!(matches.get_one::<bool>("mute"), Some(&false));
+    assert_eq!(
+        matches.get_many::<std::path::PathBuf>("files").unwrap().count(),
+        1,
+        "--mute takes no file for its value"
+    );
+}
