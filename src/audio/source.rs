@@ -23,22 +23,6 @@ pub enum AudioTrack {
     Nth(u32),
 }
 
-/// How many audio streams `path` has, and the number (from 1) of the one FFmpeg picks as best;
-/// None where it can't be opened.
-pub fn audio_tracks(path: &Path) -> Option<(u32, Option<u32>)> {
-    let interrupt = crate::video::input::Interrupt::default();
-    let input = crate::video::input::open(path, &interrupt).ok()?;
-    let audio: Vec<usize> = (input.streams())
-        .filter(|s| s.parameters().medium() == ffmpeg::media::Type::Audio)
-        .map(|s| s.index())
-        .collect();
-    let best = input.streams().best(ffmpeg::media::Type::Audio).map(|s| s.index());
-    let number = best
-        .and_then(|b| audio.iter().position(|&i| i == b))
-        .map(|n| n as u32 + 1);
-    Some((audio.len() as u32, number))
-}
-
 impl AudioTrack {
     /// `auto`, or an audio stream's number from 1 (`--aid`).
     pub fn parse(text: &str) -> Result<Self, String> {

@@ -24,12 +24,13 @@ pub struct Sound {
 }
 
 /// Another audio stream of file `file` started off the event loop (`#`): the switch's number,
-/// the stream's (None: none) of how many, and its sound (None where it has none or it could
-/// not start).
+/// the stream (None: none), its number of how many, and its sound (None where it has none or
+/// it could not start).
 pub struct SoundSwitch {
     pub file: u64,
     pub switch: u64,
-    pub track: Option<u32>,
+    pub track: Option<AudioTrack>,
+    pub number: Option<u32>,
     pub count: u32,
     pub audio: Option<Audio>,
 }
@@ -74,10 +75,8 @@ impl Sound {
         toast(text, false)
     }
 
-    /// The file's next audio stream (after the last, none; then the first again) from now on:
-    /// the one playing stops, and the next starts on a thread of its own (opening it reads the
-    /// file; an output a device holds for one stream at a time is free by then).
-    /// `SoundSwitch` comes back.
+    /// The file's next audio stream (after the last, none; then the first again) from now on
+    /// (`switch_to`).
     fn cycle(&mut self, media: &mut Media, proxy: &EventLoopProxy<UserEvent>) -> Effects {
         if !self.on {
             return toast("no sound (--no-audio)".into(), false);
@@ -96,9 +95,26 @@ impl Sound {
             Some(AudioTrack::Best) => best.unwrap_or(0),
             Some(AudioTrack::Nth(n)) => n.min(count + 1) % (count + 1),
         };
-        let next = (now < count).then_some(now + 1);
-        self.track = next.map(AudioTrack::Nth);
+        let next = (now < count).then_some(AudioTrack::Nth(now + 1));
+        self.switch_to(next, media, proxy)
+    }
+
+    /// `track` from now on (None: none): the stream playing stops, and `track` starts on a
+    /// thread of its own (opening it reads the file; an output a device holds for one stream at
+    /// a time is free by then). `SoundSwitch` comes back.
+    fn switch_to(
+        &mut self,
+        track: Option<AudioTrack>,
+        media: &mut Media,
+        proxy: &EventLoopProxy<UserEvent>,
+    ) -> Effects {
+        self.track = track;
         self.switches += 1;
+        let (count, best) = media.audio_tracks;
+        let number = track.and_then(|t| match t {
+            AudioTrack::Best => best,
+            AudioTrack::Nth(n) => Some(n),
+        });
         let playing = media.audio.take();
         let (path, file, switch) = (media.info.path.clone(), media.file, self.switches);
         let (volume, device, proxy) = (self.volume, self.device.clone(), proxy.clone());
@@ -111,11 +127,12 @@ impl Sound {
             .name("histoplay sound".into())
             .spawn(move || {
                 drop(playing);
-                let audio = next.and_then(|n| Audio::start(&path, AudioTrack::Nth(n), cue, volume, device.as_deref()));
+                let audio = track.and_then(|t| Audio::start(&path, t, cue, volume, device.as_deref()));
                 let switch = SoundSwitch {
                     file,
                     switch,
-                    track: next,
+                    track,
+                    number,
                     count,
                     audio,
                 };
@@ -137,8 +154,9 @@ impl Sound {
         if let Some(audio) = &switch.audio {
             audio.set_volume(self.volume);
         }
-        match (switch.track, &switch.audio) {
-            (None, _) => toast("audio: none".into(), false),
+        match (switch.number, &switch.audio) {
+            (None, _) if switch.track.is_none() => toast("audio: none".into(), false),
+            (None, _) => toast("no sound".into(), false),
             (Some(n), Some(_)) => toast(format!("audio: {n} of {}", switch.count), false),
             (Some(n), None) => toast(
                 format!("audio: {n} of {} does not play (the log says why)", switch.count),
@@ -159,33 +177,10 @@ impl Sound {
         if let Some(audio) = &media.audio {
             audio.set_volume(self.volume);
         }
-        let (count, best) = media.audio_tracks;
-        if !self.on || media.info.live || media.audio_track == self.track || count == 0 {
+        if !self.on || media.info.live || media.audio_track == self.track || media.audio_tracks.0 == 0 {
             return Effects::default();
         }
-        if let Some(AudioTrack::Nth(n)) = self.track.filter(|t| matches!(t, AudioTrack::Nth(n) if *n > count)) {
-            // A stream this file lacks (as if it had opened with it): no sound, the choice
-            // kept for the files after.
-            log::warn!(
-                "no sound: '{}' has {count} audio streams: no audio track {n}",
-                media.info.path.display()
-            );
-            media.audio_track = self.track;
-            if let Some(playing) = media.audio.take() {
-                let _ = std::thread::Builder::new()
-                    .name("histoplay close".into())
-                    .spawn(move || drop(playing));
-            }
-            return Effects::default();
-        }
-        // (`cycle` steps on from the stream before the one asked for.)
-        self.track = match self.track {
-            None => Some(AudioTrack::Nth(count)),
-            Some(AudioTrack::Nth(n)) if n > 1 => Some(AudioTrack::Nth(n - 1)),
-            Some(AudioTrack::Nth(_)) => None,
-            Some(AudioTrack::Best) => best.filter(|&b| b > 1).map(|b| AudioTrack::Nth(b - 1)),
-        };
-        self.cycle(media, proxy)
+        self.switch_to(self.track, media, proxy)
     }
 
     /// The picture follows the sound heard, and the sound is told where the picture is.

@@ -2,7 +2,6 @@
 //! the one playing.
 
 use super::PlayerWindow;
-use crate::audio::source::AudioTrack;
 use crate::player::commands::Command;
 use crate::player::part::Effects;
 use crate::player::sound::SoundSwitch;
@@ -31,7 +30,7 @@ impl PlayerWindow {
                 if let Some(audio) = &switch.audio {
                     audio.cue(self.media.playback.audio_cue());
                 }
-                self.media.audio_track = switch.track.map(AudioTrack::Nth);
+                self.media.audio_track = switch.track;
                 self.meters.follow_track();
                 std::mem::replace(&mut self.media.audio, switch.audio.take())
             }
