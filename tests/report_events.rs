@@ -481,16 +481,19 @@ fn black_in_full_range_is_measured_from_code_zero() {
 }
 
 #[test]
-fn events_of_grey_alpha_and_rgba_are_ffmpegs_on_the_samples_the_detectors_read() {
+fn events_of_grey_alpha_rgba_and_4_1_0_are_ffmpegs_on_the_samples_the_detectors_read() {
     // The two filters read grey as it is (not made Y'CbCr, as the statistics are), compare an
-    // alpha plane too, and take RGBA as Y'CbCr with alpha; each clip's events differ from the
-    // ones read off the statistics' planes (signalstats first).
+    // alpha plane too, take RGBA as Y'CbCr with alpha, and 4:1:0 as it is (where signalstats
+    // takes it as 4:2:0, whose larger chroma planes make a moving square's mean difference
+    // smaller); each clip's events differ from the ones read off the statistics' planes
+    // (signalstats first).
     for (format, size) in [
         ("gray", 12),
         ("gray10le", 12),
         ("yuva420p", 16),
         ("ya8", 16),
         ("bgra", 24),
+        ("yuv410p", 16),
     ] {
         let file = apart(format, size);
         let theirs = ffmpeg_events(&file, "d=0.5", "d=0.5", "");

@@ -138,7 +138,9 @@ impl DecodedDetectors {
 }
 
 /// Whether frames decoded as `format` are read apart from the statistics: R'G'B', grey,
-/// palette, XYZ, alpha, big-endian (not frames in a hardware decoder's memory).
+/// palette, XYZ, alpha, big-endian, and Y'CbCr whose planes the statistics take at another
+/// subsampling or depth (4:1:0, which signalstats takes as 4:2:0 and the two filters as it
+/// is); not frames in a hardware decoder's memory.
 pub fn read_apart(format: Pixel) -> bool {
     let Some(desc) = format.descriptor() else { return false };
     // SAFETY: a descriptor from FFmpeg's static table.
@@ -153,7 +155,25 @@ pub fn read_apart(format: Pixel) -> bool {
         ffmpeg::ffi::AV_PIX_FMT_FLAG_PAL,
         ffmpeg::ffi::AV_PIX_FMT_FLAG_BE,
     ];
-    own.into_iter().any(flag) || d.nb_components < 3 || desc.name().starts_with("xyz")
+    own.into_iter().any(flag) || d.nb_components < 3 || desc.name().starts_with("xyz") || planes_differ(format)
+}
+
+/// Whether signalstats and the two filters read frames of `format` in formats whose planes
+/// differ in subsampling or depth (so freezedetect's sums differ): the statistics' planes are
+/// signalstats'.
+fn planes_differ(format: Pixel) -> bool {
+    use crate::video::source::negotiated;
+    let shape = |format: Pixel| {
+        format.descriptor().map(|desc| {
+            // SAFETY: a descriptor from FFmpeg's static table.
+            let d = unsafe { &*desc.as_ptr() };
+            (d.log2_chroma_w, d.log2_chroma_h, d.comp[0].depth)
+        })
+    };
+    match (negotiated("signalstats", format), negotiated(CHAIN, format)) {
+        (Some(statistics), Some(detectors)) => shape(statistics) != shape(detectors),
+        _ => false,
+    }
 }
 
 /// Whether blackdetect after signalstats (a QCTools report's tags; and for frames not read
@@ -326,6 +346,7 @@ mod tests {
             Pixel::YA8,
             Pixel::PAL8,
             Pixel::BGRZ,
+            Pixel::YUV410P,
         ] {
             assert!(read_apart(format), "{format:?}");
         }
@@ -334,6 +355,8 @@ mod tests {
             Pixel::YUV422P10LE,
             Pixel::NV12,
             Pixel::YUYV422,
+            Pixel::YUV411P,
+            Pixel::YUV440P,
             Pixel::YUVJ420P,
             Pixel::YUV444P16LE,
         ] {
