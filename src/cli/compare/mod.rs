@@ -16,13 +16,14 @@ pub use lines::{Compared, Summary};
 use super::args::parse_size;
 use super::output::{write_csv_record, write_line};
 use crate::compare::align::{match_pair, planar_rgb, rates_note, AlignBy, Alignment, PastEnd};
+use crate::compare::gpu::MAX_BITS;
 use crate::compare::vmaf::gpu::VmafPass;
 use crate::compare::vmaf::model::Model;
 use crate::compare::vmaf::{load_model, Vmaf, VmafFrame, DEFAULT_MODEL, MIN_SIZE};
 use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
 use crate::headless::{ClipError, FrameRange};
-use crate::video::format::places;
+use crate::video::format::{places, FrameFormat};
 use crate::video::source::{Decoding, VideoSource};
 use lines::{fields, CompareLine, Names};
 use std::io::Write;
@@ -194,8 +195,15 @@ pub fn compare(
     ) {
         eprintln!("{note}");
     }
-    match_pair(&a, &mut b)?;
-    let names = Names::of(a.info.format.layout);
+    // Frames whose samples the upload's layout changes (4:1:1 DV, 4:1:0, 4:4:0; 9, 14 or 16
+    // bits), or deeper than the GPU pass takes, are measured on the CPU as FFmpeg's filters
+    // read them.
+    let on_cpu = measured_on_cpu(&mut a, &mut b, &job, vmaf.is_some(), size);
+    if on_cpu.is_none() {
+        match_pair(&a, &mut b)?;
+    }
+    let format = on_cpu.unwrap_or(a.info.format);
+    let names = Names::of(format.layout);
     if vmaf.is_some() && !names.luma() {
         return Err(ClipError::Decode(
             "VMAF measures Y'CbCr video: FFmpeg's libvmaf converts R'G'B' into it first, histoplay does not".into(),
@@ -227,7 +235,7 @@ pub fn compare(
         .map(|count| job.range.end.unwrap_or(count).min(count).saturating_sub(starts(&job).0));
     let mut progress = Progress::new(total);
     let mut summary = Summary::named(names);
-    let bits = places(&a.info.format).map_or(8, |(_, bits)| bits);
+    let bits = places(&format).map_or(8, |(_, bits)| bits);
     let (model, log_path) = match vmaf {
         Some(VmafJob { model, log }) => (Some(model), log),
         None => (None, None),
@@ -264,8 +272,8 @@ pub fn compare(
     let index_a = a.index().clone();
     let (index_b, info_b) = (b.index().clone(), b.info.clone());
     let vmaf = model.map(Vmaf::new);
-    let done = if job.cpu {
-        compare_cpu(a, b, &job, vmaf, &mut progress, &mut emit)?
+    let done = if job.cpu || on_cpu.is_some() {
+        compare_cpu(a, b, &job, format, vmaf, &mut progress, &mut emit)?
     } else {
         let own;
         let ctx = match ctx {
@@ -277,7 +285,7 @@ pub fn compare(
         };
         if vmaf.is_some() && !VmafPass::supported(&ctx.device) {
             eprintln!("VMAF: this GPU has no 64-bit integers or doubles in shaders: measuring on the CPU");
-            compare_cpu(a, b, &job, vmaf, &mut progress, &mut emit)?
+            compare_cpu(a, b, &job, format, vmaf, &mut progress, &mut emit)?
         } else {
             compare_gpu(ctx, a, b, &job, vmaf, &mut progress, &mut emit)?
         }
@@ -313,4 +321,34 @@ pub fn compare(
         );
     }
     Ok(summary)
+}
+
+/// The filters whose reading of the frames compare's metrics are (chains from one input, as
+/// `VideoSource::measured_layout` takes them): FFmpeg's psnr and ssim.
+const METRICS: [&str; 2] = ["split[a][b];[a][b]psnr", "split[a][b];[a][b]ssim"];
+
+/// The format both files' frames are measured in on the CPU, where the GPU pass would not
+/// measure what FFmpeg's psnr and ssim do: frames whose samples the upload's layout changes
+/// (given out as decoded, or as the filters' conversion converts them: `keep_decoded_planes_for`),
+/// and frames deeper than the pass takes (grey at 14 or 16 bits). Both files of one decoded
+/// format and size; not with VMAF, `--size` or deinterlacing, which take the upload's layout.
+fn measured_on_cpu(
+    a: &mut VideoSource,
+    b: &mut VideoSource,
+    job: &CompareJob,
+    vmaf: bool,
+    size: Option<(u32, u32)>,
+) -> Option<FrameFormat> {
+    let (fa, fb) = (a.info.format, b.info.format);
+    let alike = a.decoded_format() == b.decoded_format() && (fa.width, fa.height) == (fb.width, fb.height);
+    if vmaf || size.is_some() || job.deinterlace.is_some() || !alike {
+        return None;
+    }
+    if let Some(layout) = a.measured_layout(&METRICS) {
+        for side in [a, b] {
+            side.keep_decoded_planes_for(METRICS[0]);
+        }
+        return Some(FrameFormat { layout, ..fa });
+    }
+    places(&fa).is_some_and(|(_, bits)| bits > MAX_BITS).then_some(fa)
 }

@@ -9,15 +9,17 @@ use crate::compare::vmaf::luma::Luma;
 use crate::compare::vmaf::{samples_into, Vmaf, VmafFrame};
 use crate::headless::progress::Progress;
 use crate::headless::{seek_to_frame, ClipError};
-use crate::video::format::components;
+use crate::video::format::{components, FrameFormat};
 use crate::video::source::{SeekTarget, VideoSource};
 use std::collections::VecDeque;
 
-/// The reference path: both decoded in step, measured by the CPU twin.
+/// The reference path: both decoded in step, measured by the CPU twin; their frames come out as
+/// `format` (the upload's, or as the metrics' filters read them: `measured_layout`).
 pub fn compare_cpu(
     mut a: VideoSource,
     mut b: VideoSource,
     job: &CompareJob,
+    format: FrameFormat,
     mut vmaf: Option<Vmaf>,
     progress: &mut Progress,
     emit: &mut impl FnMut(Compared) -> std::io::Result<()>,
@@ -38,7 +40,6 @@ pub fn compare_cpu(
         seek_to_frame(&mut b, first_decoded(n, deinterlaced));
     }
     let (mut side_a, mut side_b) = (CpuSide::new(&a, job.deinterlace), CpuSide::new(&b, job.deinterlace));
-    let format = a.info.format;
     let unsupported = || ClipError::Decode(format!("comparing needs Y'CbCr or grey frames, not {}", format.layout));
     let mut follower = Follower::new();
     let mut done = 0;

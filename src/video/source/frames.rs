@@ -468,7 +468,9 @@ impl VideoSource {
         let Some((pixel, w, h)) = hardware::memory_layout(&frame) else {
             return Err(frame);
         };
-        let upload_ready = (self.decoded_planes && stream::statistics_format(pixel).is_none())
+        let upload_ready = self
+            .decoded_planes
+            .is_some_and(|filter| stream::measured_format(filter, pixel).is_none())
             || self.uploads_as_decoded((pixel, w, h));
         let bytes = hardware::memory_bytes((pixel, w, h));
         if !upload_ready || bytes > hardware::DEFERRED_MAX_BYTES {

@@ -15,6 +15,40 @@ pub trait DecodedReader: Send {
 }
 
 impl VideoSource {
+    /// The layout FFmpeg's `filters` (chains `stream::negotiated` takes) all measure this
+    /// stream's frames in, where the upload's layout does not hold those samples (4:1:1, 4:1:0,
+    /// 4:4:0; 9, 14 or 16 bits; big-endian): what `keep_decoded_planes_for(filters[0])` gives
+    /// out. None where the upload's layout holds them, or where the filters measure different
+    /// samples (R'G'B' for one and grey for another).
+    pub fn measured_layout(&self, filters: &[&'static str]) -> Option<PlaneLayout> {
+        let format = self.decoder.format();
+        let mut layouts = filters.iter().map(|&filter| {
+            let measured = stream::measured_format(filter, format).unwrap_or(format);
+            stream::planar_layout(measured)
+        });
+        let first = layouts.next().flatten()?;
+        if layouts.any(|layout| layout != Some(first)) {
+            return None;
+        }
+        let upload = self.info.format.layout;
+        let yuv420 = |bits| PlaneLayout::Yuv {
+            chroma_shift_x: 1,
+            chroma_shift_y: 1,
+            bits,
+        };
+        let held = first == upload
+            || (first, upload) == (yuv420(8), PlaneLayout::Nv12)
+            || (first, upload) == (yuv420(10), PlaneLayout::P010);
+        (!held).then_some(first)
+    }
+
+    /// Gives frames out as `filter` (a chain `stream::negotiated` takes) reads them: as decoded,
+    /// or converted as FFmpeg's automatic conversion converts them for it; for readers of the
+    /// samples themselves (`compare` on the CPU), never the GPU.
+    pub fn keep_decoded_planes_for(&mut self, filter: &'static str) {
+        self.decoded_planes = Some(filter);
+    }
+
     /// Has `reader` read each frame given out from now on, as decoded (beside the form it goes
     /// out in): what it takes goes out with the frame (`PacketProps::taken`).
     pub fn read_decoded(&mut self, reader: Box<dyn DecodedReader>) {
@@ -47,10 +81,10 @@ impl VideoSource {
         &mut self,
         frame: ffmpeg::frame::Video,
     ) -> Result<(ffmpeg::frame::Video, Option<Box<ffmpeg::frame::Video>>), VideoError> {
-        if !self.decoded_planes {
+        let Some(filter) = self.decoded_planes else {
             return Ok((self.convert_for_upload(frame)?, None));
-        }
-        let converted = stream::statistics_format(frame.format());
+        };
+        let converted = stream::measured_format(filter, frame.format());
         let Some(measured) = self.convert_for_measuring(&frame, converted)? else {
             // (Y'CbCr measured as decoded, of a sampling the upload converts: 4:1:1 DV and
             // the like; its picture made from a reference to the same samples.)

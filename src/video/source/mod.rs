@@ -89,8 +89,9 @@ pub struct VideoSource {
     index: Arc<FrameIndex>,
     /// Wait for the index to number each frame exactly (`hist`), rather than estimate.
     exact_numbers: bool,
-    /// Frames are given out as decoded (`keep_decoded_planes`), not in the upload layout.
-    decoded_planes: bool,
+    /// Frames are given out as decoded, or as this filter reads them (`keep_decoded_planes`,
+    /// `keep_decoded_planes_for`), not in the upload layout.
+    decoded_planes: Option<&'static str>,
     /// Frames converted for measuring keep their picture too (`keep_pictures`).
     keep_pictures: bool,
     /// Reads each frame given out as decoded (`read_decoded`).
@@ -379,7 +380,7 @@ impl VideoSource {
     /// Gives frames out with the decoder's own planes (`converted_yuv_layout`), not converted
     /// to the upload layout: for readers of the samples themselves (`report`), never the GPU.
     pub fn keep_decoded_planes(&mut self) {
-        self.decoded_planes = true;
+        self.decoded_planes = Some(stream::STATISTICS);
     }
 
     /// Which path the stream's frames take to the GPU, shared with other threads.

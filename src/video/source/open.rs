@@ -162,7 +162,7 @@ impl VideoSource {
             converter: None,
             index,
             exact_numbers: false,
-            decoded_planes: false,
+            decoded_planes: None,
             decoded_reader: None,
             measured: None,
             keep_pictures: false,

@@ -121,7 +121,16 @@ pub(super) fn pixel_name(format: Pixel) -> String {
 /// it takes repacked with the same sampling and depth (NV12 as 4:2:0, a plane of alpha left
 /// out).
 pub(super) fn statistics_format(format: Pixel) -> Option<Pixel> {
-    let picked = negotiated_for_signalstats(format)?;
+    measured_format(STATISTICS, format)
+}
+
+/// The filter the statistics are FFmpeg's of (its format negotiation's).
+pub(super) const STATISTICS: &str = "signalstats";
+
+/// The format `filter` (`negotiated`'s) measures frames of `format` in, where that changes
+/// their samples, as `statistics_format` is signalstats'.
+pub(super) fn measured_format(filter: &'static str, format: Pixel) -> Option<Pixel> {
+    let picked = negotiated(filter, format)?;
     if picked == format {
         return None;
     }
@@ -147,14 +156,9 @@ pub(super) fn statistics_format(format: Pixel) -> Option<Pixel> {
     }
 }
 
-/// The format libavfilter's format negotiation picks for signalstats' input when it is fed
-/// frames of `format` (what its automatic conversion converts them to).
-fn negotiated_for_signalstats(format: Pixel) -> Option<Pixel> {
-    negotiated("signalstats", format)
-}
-
 /// The format libavfilter's format negotiation picks for `filter`'s input (a filter of one
-/// input, at its defaults) when it is fed frames of `format`: `format` itself where the filter
+/// input, at its defaults, or a chain from one input to one output: `split[a][b];[a][b]psnr`
+/// for a filter of two) when it is fed frames of `format`: `format` itself where the filter
 /// takes it, else what its automatic conversion converts them to. Asked of libavfilter
 /// itself, once per filter and format; None where no graph can be made of it.
 pub fn negotiated(filter: &'static str, format: Pixel) -> Option<Pixel> {
@@ -205,6 +209,37 @@ pub(super) fn planar_yuv_layout(format: Pixel) -> Option<PlaneLayout> {
         chroma_shift_y: u32::from(d.log2_chroma_h),
         bits,
     })
+}
+
+/// The layout of planar little-endian frames of `format` as decoded, of 8 to 16 bits, an alpha
+/// plane aside: Y'CbCr (`planar_yuv_layout`), R'G'B' (G, B and R planes) or grey; None for
+/// others (packed, semi-planar, big-endian, floats, palette, grey with its alpha interleaved).
+pub(super) fn planar_layout(format: Pixel) -> Option<PlaneLayout> {
+    if let Some(layout) = planar_yuv_layout(format) {
+        return Some(layout);
+    }
+    let desc = format.descriptor()?;
+    // SAFETY: a descriptor from FFmpeg's static table.
+    let d = unsafe { &*desc.as_ptr() };
+    let flag = |f: i32| d.flags & f as u64 != 0;
+    let bits = d.comp[0].depth as u32;
+    let bytes = bits.div_ceil(8) as i32;
+    let plain = (8..=16).contains(&bits)
+        && !flag(ffmpeg::ffi::AV_PIX_FMT_FLAG_BE)
+        && !flag(ffmpeg::ffi::AV_PIX_FMT_FLAG_FLOAT)
+        && !flag(ffmpeg::ffi::AV_PIX_FMT_FLAG_PAL)
+        && !flag(ffmpeg::ffi::AV_PIX_FMT_FLAG_BAYER);
+    let rgb = flag(ffmpeg::ffi::AV_PIX_FMT_FLAG_RGB);
+    let gbr = rgb
+        && flag(ffmpeg::ffi::AV_PIX_FMT_FLAG_PLANAR)
+        && d.nb_components >= 3
+        && (d.comp[0].plane, d.comp[1].plane, d.comp[2].plane) == (2, 0, 1);
+    let grey = !rgb && d.nb_components <= 2 && d.comp[0].plane == 0 && d.comp[0].step == bytes;
+    match (plain, gbr, grey) {
+        (true, true, _) => Some(PlaneLayout::Gbr { bits }),
+        (true, _, true) if d.nb_components == 1 => Some(PlaneLayout::Gray { bits }),
+        _ => None,
+    }
 }
 
 /// The FFmpeg format of frames uploaded as `layout`: what swscale brings frames to that do not
