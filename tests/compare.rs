@@ -526,6 +526,80 @@ fn every_sampling_and_depth_ffmpegs_filters_take_is_measured_as_they_take_it() {
 }
 
 #[test]
+fn a_sampling_changed_mid_stream_is_measured_converted_into_the_first() {
+    // NTSC DV (4:1:1) joined to DVCPRO50 (4:2:2) of the same size: measured as decoded at
+    // first, then converted into 4:1:1 with a warning (not read as 4:1:1 planes), every
+    // frame, on both paths.
+    let part = |source: &str, format: &str| {
+        common::fixture(
+            &format!("compare-{source}-{format}.dv"),
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                &format!("{source}=s=720x480:r=30000/1001:d=0.2"),
+                "-pix_fmt",
+                format,
+                "-c:v",
+                "dvvideo",
+            ],
+        )
+    };
+    let joined = |source: &str| {
+        let path = common::repo_path(&format!("target/fixtures/compare-{source}-joined.dv"));
+        let bytes = [part(source, "yuv411p"), part(source, "yuv422p")]
+            .map(|p| std::fs::read(p).unwrap())
+            .concat();
+        std::fs::write(&path, bytes).unwrap();
+        path
+    };
+    let (reference, judged) = (joined("smptebars"), joined("testsrc2"));
+    let (a, b) = (reference.to_str().unwrap(), judged.to_str().unwrap());
+    // (FFmpeg makes its filters again at the change, and its stats file starts again: its
+    // figures of the first part are of the two parts alone.)
+    let (first_a, first_b) = (part("smptebars", "yuv411p"), part("testsrc2", "yuv411p"));
+    let (psnr, ssim) = (
+        ffmpeg(&first_a, &first_b, "psnr"),
+        ffmpeg_c_code(&first_a, &first_b, "ssim"),
+    );
+    assert_eq!(psnr.len(), 6);
+    // FFmpeg's filters, made again at the change, measure the joined files' frames after it (its
+    // stats file begins again there, the frame of the change dropped): converted into 4:1:1
+    // by its automatic conversion, they are histoplay's.
+    let stats = std::env::temp_dir().join(format!("histoplay-joined-{}.log", std::process::id()));
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(&reference)
+        .arg("-i")
+        .arg(&judged)
+        .arg("-lavfi")
+        .arg(format!(
+            "[0:v]format=yuv411p[a];[1:v]format=yuv411p[b];[a][b]psnr=stats_file={}",
+            stats.display()
+        ))
+        .args(["-f", "null", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let second = common::stats_lines(&stats);
+    assert_eq!(second.len(), 5);
+    for more in [&[][..], &["--cpu"]] {
+        let (lines, err) = compare_run(&[&[a, b][..], more].concat());
+        assert_eq!(lines.len(), 12, "{err}");
+        assert!(err.contains("shown and counted as 8-bit 4:1:1"), "{err}");
+        check_named(&lines[..6], &psnr, &ssim, &["y", "u", "v"]);
+        for (line, theirs) in lines[7..].iter().zip(&second) {
+            for key in ["mse_y", "mse_u", "mse_v", "mse_avg"] {
+                assert!(
+                    agrees(number(line, key), common::stats_value(theirs, key), 2),
+                    "{key}: {line} / {theirs:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn a_judged_file_of_another_size_or_depth_is_converted_as_ffmpegs_bicubic_scale_converts_it() {
     let (reference, encode10) = (pair(8).0, pair(10).1);
     let small = common::fixture(

@@ -15,6 +15,7 @@ use histoplay::video::format::{PlaneData, PlaneLayout};
 use histoplay::video::source::VideoSource;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// NTSC 4:2:2 8-bit MPEG-2, bottom field first.
 fn ntsc_mpeg2() -> PathBuf {
@@ -374,6 +375,40 @@ fn report_deinterlaced_gives_ffprobes_values_after_the_filter() {
         ),
     ] {
         assert_report_equals_ffprobe(&interlaced(name, size, scan, codec), filter, None, None);
+    }
+}
+
+#[test]
+fn a_format_ffmpeg_deinterlaces_before_converting_it_is_warned_of() {
+    // FFmpeg's bwdif takes 16-bit grey as decoded, and converts its pictures for signalstats
+    // after (its overshoots clipped at 0, not at 16-bit black): histoplay converts first and
+    // says so. 8-bit grey, whose conversion keeps its samples, and R'G'B', which FFmpeg too
+    // converts before the filter, measure alike and are not warned of.
+    let report = |path: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .arg("report")
+            .arg(path)
+            .args(["--deinterlace", "yes", "--frames", "0..2"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let deep = interlaced(
+        "deint-grey16.mkv",
+        "160:90",
+        "tff",
+        &["-c:v", "ffv1", "-pix_fmt", "gray16le"],
+    );
+    let err = report(&deep);
+    assert!(
+        err.contains("is gray16le: FFmpeg's bwdif deinterlaces it as decoded, then converts it to yuv444p16le"),
+        "{err}"
+    );
+    for (name, format) in [("deint-grey8.mkv", "gray"), ("deint-rgb.mkv", "rgb24")] {
+        let file = interlaced(name, "160:90", "tff", &["-c:v", "ffv1", "-pix_fmt", format]);
+        let err = report(&file);
+        assert!(!err.contains("warning"), "{format}: {err}");
     }
 }
 

@@ -126,10 +126,7 @@ impl DeinterlacePass {
             (
                 "deinterlace pass",
                 shaders::DEINTERLACE.to_string(),
-                match filter.method {
-                    Method::Bwdif => "bwdif",
-                    Method::Yadif => "yadif",
-                },
+                filter.method.name(),
             ),
             (&uniform, size_of::<Params>() as u64),
             &made,

@@ -27,6 +27,16 @@ pub enum Method {
     Yadif,
 }
 
+impl Method {
+    /// FFmpeg's name of the filter.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Bwdif => "bwdif",
+            Method::Yadif => "yadif",
+        }
+    }
+}
+
 /// How many frames come out (FFmpeg's `mode`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Rate {

@@ -470,7 +470,7 @@ impl VideoSource {
         };
         let upload_ready = self
             .decoded_planes
-            .is_some_and(|filter| stream::measured_format(filter, pixel).is_none())
+            .is_some_and(|measuring| measuring.converts(pixel).is_none())
             || self.uploads_as_decoded((pixel, w, h));
         let bytes = hardware::memory_bytes((pixel, w, h));
         if !upload_ready || bytes > hardware::DEFERRED_MAX_BYTES {

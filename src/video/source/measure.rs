@@ -14,6 +14,28 @@ pub trait DecodedReader: Send {
     fn read(&mut self, frame: &ffmpeg::frame::Video, number: u64) -> Result<Option<[u32; 2]>, String>;
 }
 
+/// How frames given out for measuring are made (`keep_decoded_planes`,
+/// `keep_decoded_planes_for`).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Measuring {
+    /// Each frame as this filter (signalstats) reads frames of its format: as decoded, or
+    /// converted.
+    Each(&'static str),
+    /// Every frame in this one format: as decoded where it is in it, else converted into it (a
+    /// format changed mid-stream too).
+    All(Pixel),
+}
+
+impl Measuring {
+    /// The format a frame of `format` is converted into; None: given out as decoded.
+    pub(super) fn converts(self, format: Pixel) -> Option<Pixel> {
+        match self {
+            Measuring::Each(filter) => stream::measured_format(filter, format),
+            Measuring::All(target) => (format != target).then_some(target),
+        }
+    }
+}
+
 impl VideoSource {
     /// The layout FFmpeg's `filters` (chains `stream::negotiated` takes) all measure this
     /// stream's frames in, where the upload's layout does not hold those samples (4:1:1, 4:1:0,
@@ -23,6 +45,8 @@ impl VideoSource {
     pub fn measured_layout(&self, filters: &[&'static str]) -> Option<PlaneLayout> {
         let format = self.decoder.format();
         let mut layouts = filters.iter().map(|&filter| {
+            // (None where libavfilter can't say: not measured apart.)
+            stream::negotiated(filter, format)?;
             let measured = stream::measured_format(filter, format).unwrap_or(format);
             stream::planar_layout(measured)
         });
@@ -42,11 +66,26 @@ impl VideoSource {
         (!held).then_some(first)
     }
 
+    /// The format the statistics measure this stream's frames in where FFmpeg's `filter` (a
+    /// deinterlacer, `bwdif` or `yadif`) takes them as decoded, and a chain of the two
+    /// deinterlaces them before it converts them (grey at 9 to 16 bits, planar R'G'B', 4:1:0);
+    /// None where both read them alike (8-bit grey, whose conversion keeps its samples).
+    pub fn deinterlaced_before_converting(&self, filter: &'static str) -> Option<String> {
+        let format = self.decoder.format();
+        let converted = stream::statistics_format(format)?;
+        let native = stream::negotiated(filter, format) == Some(format);
+        (native && format != Pixel::GRAY8).then(|| stream::pixel_name(converted))
+    }
+
     /// Gives frames out as `filter` (a chain `stream::negotiated` takes) reads them: as decoded,
     /// or converted as FFmpeg's automatic conversion converts them for it; for readers of the
     /// samples themselves (`compare` on the CPU), never the GPU.
+    /// Every frame goes out in the format the stream's first is read in: one of another format
+    /// (a change mid-stream) is converted into it, as FFmpeg's filter graph converts it.
     pub fn keep_decoded_planes_for(&mut self, filter: &'static str) {
-        self.decoded_planes = Some(filter);
+        let format = self.decoder.format();
+        let target = stream::measured_format(filter, format).unwrap_or(format);
+        self.decoded_planes = Some(Measuring::All(target));
     }
 
     /// Has `reader` read each frame given out from now on, as decoded (beside the form it goes
@@ -81,10 +120,10 @@ impl VideoSource {
         &mut self,
         frame: ffmpeg::frame::Video,
     ) -> Result<(ffmpeg::frame::Video, Option<Box<ffmpeg::frame::Video>>), VideoError> {
-        let Some(filter) = self.decoded_planes else {
+        let Some(measuring) = self.decoded_planes else {
             return Ok((self.convert_for_upload(frame)?, None));
         };
-        let converted = stream::measured_format(filter, frame.format());
+        let converted = measuring.converts(frame.format());
         let Some(measured) = self.convert_for_measuring(&frame, converted)? else {
             // (Y'CbCr measured as decoded, of a sampling the upload converts: 4:1:1 DV and
             // the like; its picture made from a reference to the same samples.)

@@ -91,7 +91,7 @@ pub struct VideoSource {
     exact_numbers: bool,
     /// Frames are given out as decoded, or as this filter reads them (`keep_decoded_planes`,
     /// `keep_decoded_planes_for`), not in the upload layout.
-    decoded_planes: Option<&'static str>,
+    decoded_planes: Option<measure::Measuring>,
     /// Frames converted for measuring keep their picture too (`keep_pictures`).
     keep_pictures: bool,
     /// Reads each frame given out as decoded (`read_decoded`).
@@ -380,7 +380,7 @@ impl VideoSource {
     /// Gives frames out with the decoder's own planes (`converted_yuv_layout`), not converted
     /// to the upload layout: for readers of the samples themselves (`report`), never the GPU.
     pub fn keep_decoded_planes(&mut self) {
-        self.decoded_planes = Some(stream::STATISTICS);
+        self.decoded_planes = Some(measure::Measuring::Each(stream::STATISTICS));
     }
 
     /// Which path the stream's frames take to the GPU, shared with other threads.

@@ -295,6 +295,18 @@ pub fn report_video<W: Write>(
     // (4:1:0 as the filter resamples it, to 4:2:0).
     let decoded = source.converted_yuv_layout();
     let layout = decoded.unwrap_or(info.layout);
+    if let Some(into) = options
+        .deinterlace
+        .and_then(|d| source.deinterlaced_before_converting(d.method.name()))
+    {
+        log::warn!(
+            "'{}' is {}: FFmpeg's {} deinterlaces it as decoded, then converts it to {into} for \
+             signalstats; histoplay deinterlaces it converted, so the figures may differ from FFmpeg's",
+            source_path.display(),
+            source.info.pixel_format,
+            options.deinterlace.map_or("", |d| d.method.name())
+        );
+    }
     if decoded.is_some() && options.pse.is_some() {
         // Frames measured as FFmpeg measures them (R'G'B', palette and grey converted into
         // Y'CbCr; 4:1:1 and the like as decoded) keep their picture for the analysis, as
