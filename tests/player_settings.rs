@@ -183,7 +183,7 @@ fn a_missing_lut_in_the_settings_is_left_out_and_quit_exits_with_its_number() {
 }
 
 #[test]
-fn the_volume_and_mute_asked_for_are_kept_with_the_position_and_resumed() {
+fn the_volume_mute_and_audio_stream_asked_for_are_kept_with_the_position_and_resumed() {
     let x = Xvfb::start();
     let sample = common::repo_path("media/sample-540p.mp4");
     let kept = |dir: &std::path::Path| -> String {
@@ -199,6 +199,7 @@ fn the_volume_and_mute_asked_for_are_kept_with_the_position_and_resumed() {
         OsStr::new("--no-audio"),
         OsStr::new("--volume=40"),
         OsStr::new("--mute"),
+        OsStr::new("--aid=2"),
     ];
     let mut first = Player::start_fresh(&x, "volume-first", &args, |_| {});
     first.wait_present("a frame", 0, |p| p.new_frame && p.frame.is_some());
@@ -208,7 +209,7 @@ fn the_volume_and_mute_asked_for_are_kept_with_the_position_and_resumed() {
     assert!(first.wait_exit().success());
     let text = kept(&first.dir);
     assert!(
-        text.contains("\nvolume=38\n") && text.contains("\nmute=yes\n"),
+        text.contains("\nvolume=38\n") && text.contains("\nmute=yes\n") && text.contains("\naid=2\n"),
         "{text}"
     );
     // The next start takes both from the kept position: 2% off again gives 36, still muted.
@@ -220,14 +221,17 @@ fn the_volume_and_mute_asked_for_are_kept_with_the_position_and_resumed() {
     second.key("Q");
     assert!(second.wait_exit().success());
     let text = kept(&second.dir);
-    assert!(text.contains("\nvolume=36\n") && text.contains("\nmute=no\n"), "{text}");
+    assert!(
+        text.contains("\nvolume=36\n") && text.contains("\nmute=no\n") && text.contains("\naid=2\n"),
+        "{text}"
+    );
     // A settings file's volume and mute give way to those kept: back at 100% and unmuted, the
     // next start is too.
     let mut third = Player::start_fresh(&x, "volume-third", &plain, |dir| {
         copy_state(&second.dir, dir);
         let conf = dir.join("histoplay");
         std::fs::create_dir_all(&conf).unwrap();
-        std::fs::write(conf.join("histoplay.conf"), "volume=50\nmute=yes\n").unwrap();
+        std::fs::write(conf.join("histoplay.conf"), "volume=50\nmute=yes\naid=no\n").unwrap();
     });
     third.wait_present("a frame", 0, |p| p.new_frame && p.frame.is_some());
     for _ in 0..32 {
@@ -237,7 +241,7 @@ fn the_volume_and_mute_asked_for_are_kept_with_the_position_and_resumed() {
     assert!(third.wait_exit().success());
     let text = kept(&third.dir);
     assert!(
-        text.contains("\nvolume=100\n") && text.contains("\nmute=no\n"),
+        text.contains("\nvolume=100\n") && text.contains("\nmute=no\n") && text.contains("\naid=2\n"),
         "{text}"
     );
 }

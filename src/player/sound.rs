@@ -52,6 +52,11 @@ impl Sound {
         self.volume
     }
 
+    /// The audio stream asked for (`--aid`, `#`); None: none.
+    pub fn track(&self) -> Option<AudioTrack> {
+        self.track
+    }
+
     /// The volume's commands, and the next audio stream's.
     pub fn command(&mut self, command: &Command, media: &mut Media, proxy: &EventLoopProxy<UserEvent>) -> Effects {
         let volume = match *command {

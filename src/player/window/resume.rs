@@ -3,6 +3,7 @@
 //! and what it takes from the last one: the view and the position to start at.
 
 use super::PlayerWindow;
+use crate::audio::source::AudioTrack;
 use crate::player::commands::Command;
 use crate::render::adjust::Adjustment;
 use crate::render::layout::Fit;
@@ -106,6 +107,11 @@ impl PlayerWindow {
             // (Written at their defaults too: they are over a settings file's.)
             "volume" => Some(self.sound.volume().percent.to_string()),
             "mute" => Some(if self.sound.volume().muted { "yes" } else { "no" }.to_string()),
+            "aid" => Some(match self.sound.track() {
+                None => "no".to_string(),
+                Some(AudioTrack::Best) => "auto".to_string(),
+                Some(AudioTrack::Nth(n)) => n.to_string(),
+            }),
             _ => None,
         }
     }
