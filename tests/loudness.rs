@@ -584,11 +584,10 @@ fn the_audio_stream_asked_for_is_measured_and_one_the_file_lacks_is_an_error() {
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
-#[test]
-fn the_timelines_loudness_strip_is_of_the_audio_stream_asked_for() {
-    // A picture with two sounds: silence then a sine, and a sine then silence.
+/// A picture with two sounds: silence then a sine, and a sine then silence.
+fn two_sounds() -> std::path::PathBuf {
     let wave = |expr: &str| format!("aevalsrc='{expr}|{expr}':s=48000:d=4:c=stereo");
-    let two = fixture(
+    fixture(
         "loudness-timeline-two.mkv",
         &[
             "-f",
@@ -614,7 +613,12 @@ fn the_timelines_loudness_strip_is_of_the_audio_stream_asked_for() {
             "-c:a",
             "pcm_s16le",
         ],
-    );
+    )
+}
+
+#[test]
+fn the_timelines_loudness_strip_is_of_the_audio_stream_asked_for() {
+    let two = two_sounds();
     let dir = std::env::temp_dir().join(format!("histoplay-timeline-aid-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let strip = |file: &Path, aid: &str| {
@@ -644,4 +648,29 @@ fn the_timelines_loudness_strip_is_of_the_audio_stream_asked_for() {
     }
     assert_ne!(strip(&two, "1"), strip(&two, "2"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_players_loudness_strip_follows_the_audio_stream_asked_for() {
+    // The window's timeline of stream 1, then `#` to stream 2: its strip is measured again,
+    // and ends as a timeline of stream 2 from the start does; then none: no strip.
+    use histoplay::audio::source::AudioTrack;
+    use histoplay::timeline::TimelineFill;
+    let two = two_sounds();
+    let gpu = common::gpu();
+    let done = |fill: &TimelineFill| common::poll("the timeline filled", || fill.done().then_some(()));
+    let strip = |fill: &TimelineFill| fill.render(64, 16).unwrap();
+    let fill = TimelineFill::start(&two, Some(AudioTrack::Nth(1)), &gpu).unwrap();
+    done(&fill);
+    let first = strip(&fill);
+    assert_eq!(first.1, 16 + histoplay::timeline::loudness::LOUDNESS_ROWS);
+    fill.measure_sound(Some(AudioTrack::Nth(2)));
+    done(&fill);
+    let fresh = TimelineFill::start(&two, Some(AudioTrack::Nth(2)), &gpu).unwrap();
+    done(&fresh);
+    assert_eq!(strip(&fill), strip(&fresh));
+    assert_ne!(strip(&fill).0, first.0);
+    fill.measure_sound(None);
+    done(&fill);
+    assert_eq!(strip(&fill).1, 16);
 }

@@ -15,6 +15,7 @@
 //! the window slides; frame n of the F in the window goes to column ⌊n·C/F⌋.
 
 pub mod loudness;
+mod sound;
 
 use crate::engine::histogram::{Histogram, DEFAULT_BINS};
 use crate::gpu::GpuContext;
@@ -394,7 +395,7 @@ pub fn fill_live(
 enum Counts {
     File {
         data: Arc<Mutex<TimelineData>>,
-        loudness: Arc<Mutex<Option<LoudnessStrip>>>,
+        loudness: Arc<sound::SoundFill>,
     },
     Live {
         timeline: Arc<Mutex<LiveTimeline>>,
@@ -422,7 +423,7 @@ impl TimelineFill {
         gpu: &GpuContext,
     ) -> std::io::Result<Self> {
         let data = Arc::new(Mutex::new(TimelineData::new(PLAYER_COLUMNS, DEFAULT_BINS, 1)));
-        let loudness: Arc<Mutex<Option<LoudnessStrip>>> = Arc::default();
+        let loudness = sound::SoundFill::new(path, track);
         let control = Arc::new(FillControl::default());
         let done = Arc::new(AtomicBool::new(false));
         let (path, gpu) = (path.to_path_buf(), gpu.clone());
@@ -442,28 +443,9 @@ impl TimelineFill {
                         }
                         *shared.lock().unwrap_or_else(|e| e.into_inner()) =
                             TimelineData::new(PLAYER_COLUMNS, DEFAULT_BINS, count);
-                        let strip =
-                            LoudnessStrip::new(PLAYER_COLUMNS, first_time(&source), source.info.frame_duration, count);
-                        *sound.lock().unwrap_or_else(|e| e.into_inner()) = track.map(|_| strip);
                         // The sound's loudness beside the pictures' histograms.
-                        std::thread::scope(|scope| {
-                            let (path, sound, controls) = (&path, &sound, &controls);
-                            let _ = std::thread::Builder::new()
-                                .name("histoplay timeline sound".into())
-                                .spawn_scoped(scope, move || {
-                                    let add = |time, step: &_| {
-                                        if let Some(strip) = sound.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-                                            strip.add(time, step);
-                                        }
-                                    };
-                                    let Some(track) = track else { return };
-                                    if let Err(reason) = loudness::fill(path, track, &controls.stop, add) {
-                                        log::info!("no loudness on the timeline of '{}': {reason}", path.display());
-                                        *sound.lock().unwrap_or_else(|e| e.into_inner()) = None;
-                                    }
-                                });
-                            fill(&gpu, source, &shared, None, controls)
-                        })
+                        sound.shaped(first_time(&source), source.info.frame_duration, count);
+                        fill(&gpu, source, &shared, None, &controls)
                     });
                 match result {
                     Ok(frames) => log::info!("timeline of {}: {frames} frames", path.display()),
@@ -515,10 +497,7 @@ impl TimelineFill {
     /// Frames counted so far.
     pub fn filled(&self) -> u64 {
         match &self.counts {
-            Counts::File { data, loudness } => {
-                let sound = loudness.lock().ok().and_then(|s| s.as_ref().map(|s| s.filled));
-                data.lock().map_or(0, |d| d.filled) + sound.unwrap_or(0)
-            }
+            Counts::File { data, loudness } => data.lock().map_or(0, |d| d.filled) + loudness.filled().unwrap_or(0),
             Counts::Live { timeline, .. } => timeline.lock().map_or(0, |t| t.filled),
         }
     }
@@ -530,10 +509,9 @@ impl TimelineFill {
         let data = match &self.counts {
             Counts::File { data, loudness } => {
                 let mut rgba = data.lock().ok()?.render(width, height);
-                let sound = loudness.lock().ok()?;
-                return Some(match sound.as_ref() {
+                return Some(match loudness.render(width) {
                     Some(strip) => {
-                        rgba.extend(strip.render(width, LOUDNESS_ROWS));
+                        rgba.extend(strip);
                         (rgba, height + LOUDNESS_ROWS, filled)
                     }
                     None => (rgba, height, filled),
@@ -552,9 +530,22 @@ impl TimelineFill {
         self.control.playing.store(playing, Ordering::Relaxed);
     }
 
-    /// Whether the fill has ended (every frame counted, or it failed).
+    /// Another audio stream (`#`; None: none) under a file's timeline: its loudness measured
+    /// from the start in place of the stream's before.
+    pub fn measure_sound(&self, track: Option<crate::audio::source::AudioTrack>) {
+        if let Counts::File { loudness, .. } = &self.counts {
+            loudness.measure(track);
+        }
+    }
+
+    /// Whether the fill has ended (every frame counted, or it failed; and the sound's loudness
+    /// measured).
     pub fn done(&self) -> bool {
-        self.done.load(Ordering::Relaxed)
+        let measuring = match &self.counts {
+            Counts::File { loudness, .. } => loudness.measuring(),
+            Counts::Live { .. } => false,
+        };
+        self.done.load(Ordering::Relaxed) && !measuring
     }
 }
 
@@ -563,6 +554,10 @@ impl Drop for TimelineFill {
         self.control.stop.store(true, Ordering::Relaxed);
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
+        }
+        // (After the video's thread, which may start the sound's measurement.)
+        if let Counts::File { loudness, .. } = &self.counts {
+            loudness.stop();
         }
     }
 }

@@ -32,6 +32,9 @@ impl PlayerWindow {
                 }
                 self.media.audio_track = switch.track;
                 self.meters.follow_track();
+                if let Some(timeline) = &self.media.timeline {
+                    timeline.measure_sound(switch.track);
+                }
                 std::mem::replace(&mut self.media.audio, switch.audio.take())
             }
             false => switch.audio.take(),
