@@ -655,6 +655,7 @@ fn the_players_loudness_strip_follows_the_audio_stream_asked_for() {
     // The window's timeline of stream 1, then `#` to stream 2: its strip is measured again,
     // and ends as a timeline of stream 2 from the start does; then none: no strip.
     use histoplay::audio::source::AudioTrack;
+    use histoplay::player::strip::TimelineStrip;
     use histoplay::timeline::TimelineFill;
     let two = two_sounds();
     let gpu = common::gpu();
@@ -664,8 +665,15 @@ fn the_players_loudness_strip_follows_the_audio_stream_asked_for() {
     done(&fill);
     let first = strip(&fill);
     assert_eq!(first.1, 16 + histoplay::timeline::loudness::LOUDNESS_ROWS);
+    // The window's texture of it, drawn once it is all there.
+    let (ctx, mut texture) = (egui::Context::default(), TimelineStrip::default());
+    texture.texture(&ctx, &fill, std::time::Instant::now()).unwrap();
+    assert!(!texture.stale(&fill));
     fill.measure_sound(Some(AudioTrack::Nth(2)));
     done(&fill);
+    // As many steps as the first stream's, yet to be drawn again.
+    assert_eq!(strip(&fill).2, first.2);
+    assert!(texture.stale(&fill));
     let fresh = TimelineFill::start(&two, Some(AudioTrack::Nth(2)), &gpu).unwrap();
     done(&fresh);
     assert_eq!(strip(&fill), strip(&fresh));

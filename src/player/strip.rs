@@ -15,8 +15,10 @@ pub struct TimelineStrip {
     texture: Option<egui::TextureHandle>,
     /// Its rows (more with the loudness strip).
     rows: u32,
-    /// Frames the texture shows, and when it was drawn.
+    /// Frames the texture shows (and the loudness measurement's generation), and when it was
+    /// drawn.
     drawn: u64,
+    drawn_generation: u64,
     at: Option<Instant>,
 }
 
@@ -24,13 +26,14 @@ impl TimelineStrip {
     /// A new file: its strip starts afresh.
     pub fn forget(&mut self) {
         self.drawn = 0;
+        self.drawn_generation = 0;
         self.at = None;
         self.texture = None;
     }
 
     /// Whether the fill has frames the texture doesn't show.
     pub fn stale(&self, fill: &TimelineFill) -> bool {
-        fill.filled() != self.drawn
+        fill.filled() != self.drawn || fill.generation() != self.drawn_generation
     }
 
     pub fn next_update(&self) -> Instant {
@@ -45,6 +48,8 @@ impl TimelineStrip {
         now: Instant,
     ) -> Option<(egui::TextureId, u32)> {
         if self.texture.is_none() || (self.next_update() <= now && self.stale(fill)) {
+            // (Taken before the strip: a measurement begun while it renders is drawn after.)
+            let generation = fill.generation();
             let (rgba, rows, filled) = fill.render(PLAYER_COLUMNS, PLAYER_ROWS)?;
             let size = [PLAYER_COLUMNS as usize, rows as usize];
             let image = egui::ColorImage::from_rgba_unmultiplied(size, &rgba);
@@ -57,6 +62,7 @@ impl TimelineStrip {
             }
             self.rows = rows;
             self.drawn = filled;
+            self.drawn_generation = generation;
             self.at = Some(now);
         }
         self.texture.as_ref().map(|t| (t.id(), self.rows))

@@ -452,7 +452,7 @@ impl TimelineFill {
                     Err(e) if controls.stop.load(Ordering::Relaxed) => log::debug!("timeline stopped: {e}"),
                     Err(e) => log::warn!("the timeline of {} stopped: {e}", path.display()),
                 }
-                finished.store(true, Ordering::Relaxed);
+                finished.store(true, Ordering::Release);
             })?;
         Ok(Self {
             counts: Counts::File { data, loudness },
@@ -530,6 +530,15 @@ impl TimelineFill {
         self.control.playing.store(playing, Ordering::Relaxed);
     }
 
+    /// Counts the loudness strip's measurements begun (`measure_sound`): a strip drawn of an
+    /// earlier one needs drawing again, though it may have as many steps.
+    pub fn generation(&self) -> u64 {
+        match &self.counts {
+            Counts::File { loudness, .. } => loudness.generation(),
+            Counts::Live { .. } => 0,
+        }
+    }
+
     /// Another audio stream (`#`; None: none) under a file's timeline: its loudness measured
     /// from the start in place of the stream's before.
     pub fn measure_sound(&self, track: Option<crate::audio::source::AudioTrack>) {
@@ -541,11 +550,13 @@ impl TimelineFill {
     /// Whether the fill has ended (every frame counted, or it failed; and the sound's loudness
     /// measured).
     pub fn done(&self) -> bool {
+        // (The video's end first: a measurement it began before it is then seen.)
+        let video = self.done.load(Ordering::Acquire);
         let measuring = match &self.counts {
             Counts::File { loudness, .. } => loudness.measuring(),
             Counts::Live { .. } => false,
         };
-        self.done.load(Ordering::Relaxed) && !measuring
+        video && !measuring
     }
 }
 

@@ -84,7 +84,7 @@ impl SoundFill {
         let (fill, run, stop) = (Arc::clone(self), state.run, Arc::clone(&state.stop));
         let started = std::thread::Builder::new()
             .name("histoplay timeline sound".into())
-            .spawn(move || fill.run(track, run, &stop));
+            .spawn(move || fill.measuring_run(track, run, &stop));
         match started {
             Ok(thread) => {
                 let mut threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
@@ -99,7 +99,7 @@ impl SoundFill {
     }
 
     /// Measurement `run` of `track`, into the strip while no other has begun.
-    fn run(&self, track: AudioTrack, run: u64, stop: &AtomicBool) {
+    fn measuring_run(&self, track: AudioTrack, run: u64, stop: &AtomicBool) {
         crate::video::index::lower_priority();
         let add = |time, step: &_| {
             let mut state = self.state();
@@ -116,6 +116,12 @@ impl SoundFill {
                 state.strip = None;
             }
         }
+    }
+
+    /// Counts the measurements begun: a strip drawn of an earlier one is not this one's, though
+    /// it may have as many steps.
+    pub fn generation(&self) -> u64 {
+        self.state().run
     }
 
     /// Whether a measurement is running.
