@@ -74,19 +74,29 @@ fn ffmpeg(a: &Path, b: &Path, filter: &str) -> Vec<Vec<(String, String)>> {
 /// As `ffmpeg`, B's frames taken through `b_chain` (a filter graph label, or a chain ending in
 /// one) first.
 fn ffmpeg_graph(a: &Path, b: &Path, b_chain: &str, filter: &str) -> Vec<Vec<(String, String)>> {
-    let name = b.file_stem().unwrap().to_string_lossy();
-    let stats = std::env::temp_dir().join(format!("histoplay-{filter}-{name}-{}.log", std::process::id()));
-    let out = std::process::Command::new("ffmpeg")
-        .args(["-v", "error", "-i"])
+    let graph = if b_chain == "[1:v]" {
+        format!("[0:v][1:v]{filter}")
+    } else {
+        format!("{b_chain}[b];[0:v][b]{filter}")
+    };
+    ffmpeg_stats(&[], a, b, &graph)
+}
+
+/// FFmpeg's stats file lines of the graph `graph` over `a` and `b` (ending in the filter, its
+/// stats file added), with `options` before the inputs.
+fn ffmpeg_stats(options: &[&str], a: &Path, b: &Path, graph: &str) -> Vec<Vec<(String, String)>> {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let stats = std::env::temp_dir().join(format!("histoplay-stats-{}-{n}.log", std::process::id()));
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error"])
+        .args(options)
+        .arg("-i")
         .arg(a)
         .arg("-i")
         .arg(b)
         .arg("-lavfi")
-        .arg(if b_chain == "[1:v]" {
-            format!("[0:v][1:v]{filter}=stats_file={}", stats.display())
-        } else {
-            format!("{b_chain}[b];[0:v][b]{filter}=stats_file={}", stats.display())
-        })
+        .arg(format!("{graph}=stats_file={}", stats.display()))
         .args(["-f", "null", "-"])
         .output()
         .unwrap();
@@ -460,20 +470,7 @@ fn rgb_pairs_are_measured_as_ffmpeg_measures_them() {
 /// chroma, 41), adding in windows past the row's end; its C code, and histoplay, sum the row's
 /// own.
 fn ffmpeg_c_code(a: &Path, b: &Path, filter: &str) -> Vec<Vec<(String, String)>> {
-    let name = b.file_stem().unwrap().to_string_lossy();
-    let stats = std::env::temp_dir().join(format!("histoplay-c-{filter}-{name}-{}.log", std::process::id()));
-    let out = Command::new("ffmpeg")
-        .args(["-v", "error", "-cpuflags", "0", "-i"])
-        .arg(a)
-        .arg("-i")
-        .arg(b)
-        .arg("-lavfi")
-        .arg(format!("[0:v][1:v]{filter}=stats_file={}", stats.display()))
-        .args(["-f", "null", "-"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    common::stats_lines(&stats)
+    ffmpeg_stats(&["-cpuflags", "0"], a, b, &format!("[0:v][1:v]{filter}"))
 }
 
 #[test]
@@ -566,22 +563,12 @@ fn a_sampling_changed_mid_stream_is_measured_converted_into_the_first() {
     // FFmpeg's filters, made again at the change, measure the joined files' frames after it (its
     // stats file begins again there, the frame of the change dropped): converted into 4:1:1
     // by its automatic conversion, they are histoplay's.
-    let stats = std::env::temp_dir().join(format!("histoplay-joined-{}.log", std::process::id()));
-    let out = Command::new("ffmpeg")
-        .args(["-v", "error", "-i"])
-        .arg(&reference)
-        .arg("-i")
-        .arg(&judged)
-        .arg("-lavfi")
-        .arg(format!(
-            "[0:v]format=yuv411p[a];[1:v]format=yuv411p[b];[a][b]psnr=stats_file={}",
-            stats.display()
-        ))
-        .args(["-f", "null", "-"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let second = common::stats_lines(&stats);
+    let second = ffmpeg_stats(
+        &[],
+        &reference,
+        &judged,
+        "[0:v]format=yuv411p[a];[1:v]format=yuv411p[b];[a][b]psnr",
+    );
     assert_eq!(second.len(), 5);
     for more in [&[][..], &["--cpu"]] {
         let (lines, err) = compare_run(&[&[a, b][..], more].concat());

@@ -162,16 +162,9 @@ pub fn read_apart(format: Pixel) -> bool {
 /// differ in subsampling or depth (so freezedetect's sums differ): the statistics' planes are
 /// signalstats'.
 fn planes_differ(format: Pixel) -> bool {
-    use crate::video::source::negotiated;
-    let shape = |format: Pixel| {
-        format.descriptor().map(|desc| {
-            // SAFETY: a descriptor from FFmpeg's static table.
-            let d = unsafe { &*desc.as_ptr() };
-            (d.log2_chroma_w, d.log2_chroma_h, d.comp[0].depth)
-        })
-    };
+    use crate::video::source::{negotiated, Sampling};
     match (negotiated("signalstats", format), negotiated(CHAIN, format)) {
-        (Some(statistics), Some(detectors)) => shape(statistics) != shape(detectors),
+        (Some(statistics), Some(detectors)) => Sampling::of(statistics) != Sampling::of(detectors),
         _ => false,
     }
 }

@@ -26,8 +26,8 @@ pub use measure::DecodedReader;
 pub use open::Decoding;
 use seek::Run;
 pub use seek::{CatchUp, SeekTarget};
-pub use stream::negotiated;
 use stream::{color_volume, dolby_vision, matrix_of, native_layout, quarter_turns, range_of, upload_layout};
+pub use stream::{negotiated, Sampling};
 
 use super::demux::{discard_other_streams, read_streams};
 use super::format::{FrameFormat, FrameLight, PlaneData, PlaneLayout};

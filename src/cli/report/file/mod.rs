@@ -295,16 +295,14 @@ pub fn report_video<W: Write>(
     // (4:1:0 as the filter resamples it, to 4:2:0).
     let decoded = source.converted_yuv_layout();
     let layout = decoded.unwrap_or(info.layout);
-    if let Some(into) = options
-        .deinterlace
-        .and_then(|d| source.deinterlaced_before_converting(d.method.name()))
+    let deinterlacer = options.deinterlace.map(|d| d.method.name());
+    if let Some((name, into)) = deinterlacer.and_then(|name| Some((name, source.deinterlaced_before_converting(name)?)))
     {
         log::warn!(
-            "'{}' is {}: FFmpeg's {} deinterlaces it as decoded, then converts it to {into} for \
+            "'{}' is {}: FFmpeg's {name} deinterlaces it as decoded, then converts it to {into} for \
              signalstats; histoplay deinterlaces it converted, so the figures may differ from FFmpeg's",
             source_path.display(),
             source.info.pixel_format,
-            options.deinterlace.map_or("", |d| d.method.name())
         );
     }
     if decoded.is_some() && options.pse.is_some() {
