@@ -60,7 +60,7 @@ fn ours(a: &Path, b: &Path) -> Vec<FrameMetrics> {
         let (px, py) = (x.planes(fa.layout), y.planes(fb.layout));
         let (ca, bits) = components(&fa, &px).unwrap();
         let (cb, _) = components(&fb, &py).unwrap();
-        out.push(frame_metrics(&ca, &cb, bits));
+        out.push(frame_metrics(&ca, &cb, None, bits));
     }
     out
 }
@@ -518,6 +518,120 @@ fn every_sampling_and_depth_ffmpegs_filters_take_is_measured_as_they_take_it() {
         for more in [&[][..], &["--cpu"]] {
             let lines = compare_lines(&[&[a, b][..], more].concat());
             check_named(&lines, &psnr, &ssim, names);
+        }
+    }
+}
+
+/// FFmpeg's own summary of psnr of `a` against `b`: its `PSNR ...` line's `name:value` pairs.
+fn ffmpeg_psnr_summary(a: &Path, b: &Path) -> Vec<(String, String)> {
+    let out = Command::new("ffmpeg")
+        .args(["-v", "info", "-nostats", "-i"])
+        .arg(a)
+        .arg("-i")
+        .arg(b)
+        .args(["-lavfi", "[0:v][1:v]psnr", "-f", "null", "-"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let line = err
+        .lines()
+        .find_map(|l| l.split_once("] PSNR ").map(|(_, rest)| rest.to_string()))
+        .unwrap_or_else(|| panic!("no PSNR line in {err}"));
+    line.split(' ')
+        .filter_map(|pair| pair.split_once(':'))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[test]
+fn alpha_planes_are_measured_as_ffmpegs_psnr_measures_them() {
+    // FFmpeg's psnr measures an alpha plane (mse_a, psnr_a, and its share of the averages);
+    // its ssim does not, and reads the colour as its own conversion gives it (10-bit Y'CbCr
+    // made 16-bit; 10-bit R'G'B' through swscale's R'G'B' path, which changes R and B). Y'CbCr
+    // with alpha at 8 and 10 bits, planar and packed R'G'B' with alpha (RGBA measured as
+    // gbrap; FFV1 decodes gbrap as BGRA), at an odd size; then a reference with alpha against a
+    // judged file without (FFmpeg converts the second into the first's format: alpha against
+    // opaque), and the other way round (alpha left out, as FFmpeg leaves it).
+    let made = |format: &str, codec: &str, noise: u32, range: &str| {
+        let extension = if codec == "rawvideo" { "nut" } else { "mkv" };
+        let source = format!("testsrc2=s=161x121:r=10:d=0.3,format={format},noise=alls={noise}:allf=t,format={format}");
+        common::fixture(
+            &format!("compare-alpha-{format}-{noise}-{range}.{extension}"),
+            &["-f", "lavfi", "-i", &source, "-c:v", codec, "-color_range", range],
+        )
+    };
+    let clip = |format: &str, codec: &str, noise: u32| made(format, codec, noise, "tv");
+    // Tagged full range: ssim's conversion narrows it (the scale filter takes the frame's
+    // range), psnr reads it as it is.
+    let full = |noise: u32| made("yuva444p16le", "ffv1", noise, "pc");
+    let yuv: &[&str] = &["y", "u", "v"];
+    let rgb: &[&str] = &["r", "g", "b"];
+    let pairs = [
+        (clip("yuva420p", "ffv1", 8), clip("yuva420p", "ffv1", 24), yuv, true),
+        (
+            clip("yuva444p10le", "ffv1", 8),
+            clip("yuva444p10le", "ffv1", 24),
+            yuv,
+            true,
+        ),
+        (clip("gbrap", "rawvideo", 8), clip("gbrap", "rawvideo", 24), rgb, true),
+        (clip("gbrap", "ffv1", 8), clip("gbrap", "ffv1", 24), rgb, true),
+        (
+            clip("gbrap10le", "rawvideo", 8),
+            clip("gbrap10le", "rawvideo", 24),
+            rgb,
+            true,
+        ),
+        (full(8), full(24), yuv, true),
+        (clip("rgba", "rawvideo", 8), clip("rgba", "rawvideo", 24), rgb, true),
+        (clip("yuva420p", "ffv1", 8), clip("yuv420p", "ffv1", 24), yuv, true),
+        (clip("yuv420p", "ffv1", 8), clip("yuva420p", "ffv1", 24), yuv, false),
+    ];
+    for (reference, judged, names, alpha) in pairs {
+        let (a, b) = (reference.to_str().unwrap(), judged.to_str().unwrap());
+        let (psnr, ssim) = (
+            ffmpeg(&reference, &judged, "psnr"),
+            ffmpeg_c_code(&reference, &judged, "ssim"),
+        );
+        assert_eq!(psnr.len(), 3, "{a}");
+        let summary = ffmpeg_psnr_summary(&reference, &judged);
+        assert_eq!(summary.iter().any(|(k, _)| k == "a"), alpha, "{a} {b}: {summary:?}");
+        for more in [&[][..], &["--cpu"]] {
+            let (lines, err) = compare_run(&[&[a, b][..], more].concat());
+            // The colour components, and the averages with alpha's share.
+            check_named(&lines, &psnr, &ssim, names);
+            for (n, line) in lines.iter().enumerate() {
+                assert_eq!(line.get("mse_a").is_some(), alpha, "{a} {b}: {line}");
+                assert!(line.get("ssim_a").is_none(), "{line}");
+                if !alpha {
+                    continue;
+                }
+                let theirs = common::stats_value(&psnr[n], "mse_a");
+                assert!(
+                    theirs > 0.0 && agrees(number(line, "mse_a"), theirs, 2),
+                    "{a} {b}: {line} / {:?}",
+                    psnr[n]
+                );
+                let theirs = common::stats_value(&psnr[n], "psnr_a");
+                assert!(
+                    agrees(number(line, "psnr_a"), theirs, 2),
+                    "{a} {b}: {line} / {:?}",
+                    psnr[n]
+                );
+            }
+            // The run's summary line names alpha as FFmpeg's does, with its figures.
+            let ours = err
+                .lines()
+                .find_map(|l| l.strip_prefix("PSNR "))
+                .unwrap_or_else(|| panic!("no PSNR line in {err}"));
+            let ours: Vec<(&str, &str)> = ours.split(' ').filter_map(|p| p.split_once(':')).collect();
+            assert_eq!(ours.len(), summary.len(), "{ours:?} / {summary:?}");
+            for ((name, value), (their_name, theirs)) in ours.iter().zip(&summary) {
+                assert_eq!(name, their_name);
+                let (value, theirs): (f64, f64) = (value.parse().unwrap(), theirs.parse().unwrap());
+                assert!((value - theirs).abs() < 2e-6, "{name}: {value} / {theirs} ({a} {b})");
+            }
+            assert!(!err.contains("alpha"), "{a} {b}: {err}");
         }
     }
 }
@@ -1215,7 +1329,7 @@ fn the_comparison_stage_composites_counts_and_measures_a_pair_as_its_cpu_twins_d
     };
     let (ca, bits) = components(&format, &pa).unwrap();
     let (cb, _) = components(&format, &pb).unwrap();
-    let measured = histoplay::compare::metrics::frame_metrics(&ca, &cb, bits);
+    let measured = histoplay::compare::metrics::frame_metrics(&ca, &cb, None, bits);
     // VIF's loss map of the pair (its luma), for the heat map.
     let luma = |c: &histoplay::video::format::Component| {
         let mut samples = Vec::new();

@@ -6,7 +6,8 @@
 //!
 //! - MSE: the sum of squared differences over the component, divided by its samples; PSNR is
 //!   `10 log10(max² / MSE)` with `max = 2^depth - 1`, undefined (FFmpeg prints `inf`) for
-//!   identical components. The average MSE weights each component by its share of all samples.
+//!   identical components. The average MSE weights each component by its share of all samples;
+//!   an alpha plane, where measured, is one more component of it (`AlphaSums`), as in psnr.
 //! - SSIM: sums over 4x4 blocks, and over 8x8 windows of four blocks stepping 4 samples both
 //!   ways (the standard approximation of the Gaussian window, from x264); each window's SSIM in
 //!   single precision, the component's SSIM their mean. `All` weights the components as the
@@ -118,12 +119,13 @@ pub fn component_sums(a: &Component, b: &Component, bits: u32) -> ComponentSums 
 /// A frame's metrics against its reference, as FFmpeg's stats files give them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FrameMetrics {
-    /// Per component (Y, U, V; grey has Y only).
+    /// Per component (Y, U, V; grey has Y only; an alpha plane's last, where measured).
     pub mse: Vec<f64>,
     /// None where the components are identical (FFmpeg: `inf`).
     pub psnr: Vec<Option<f64>>,
     pub mse_avg: f64,
     pub psnr_avg: Option<f64>,
+    /// Per colour component (never alpha's, as FFmpeg's ssim).
     pub ssim: Vec<f64>,
     pub ssim_all: f64,
 }
@@ -132,14 +134,34 @@ fn psnr(mse: f64, max: f64) -> Option<f64> {
     (mse > 0.0).then(|| 10.0 * (max * max / mse).log10())
 }
 
+/// An alpha plane's share of a frame's metrics: its squared differences and its size. FFmpeg's
+/// psnr measures it (its `a`, and its average with it); its ssim does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AlphaSums {
+    pub sse: u64,
+    pub size: (usize, usize),
+}
+
 impl FrameMetrics {
     /// The metrics from each component's sums; `sizes` are the components' (width, height).
     pub fn from_sums(sums: &[ComponentSums], sizes: &[(usize, usize)], bits: u32) -> Self {
-        let samples: Vec<f64> = sizes.iter().map(|&(w, h)| (w * h) as f64).collect();
-        let all: f64 = samples.iter().sum();
+        Self::with_alpha(sums, sizes, None, bits)
+    }
+
+    /// The metrics from each colour component's sums and an alpha plane's (`alpha`), which
+    /// counts for MSE and PSNR only: the last of `mse` and `psnr`, and a share of their
+    /// averages as large as its samples'.
+    pub fn with_alpha(sums: &[ComponentSums], sizes: &[(usize, usize)], alpha: Option<AlphaSums>, bits: u32) -> Self {
+        let count = |&(w, h): &(usize, usize)| (w * h) as f64;
+        let samples: Vec<f64> = sizes.iter().map(count).collect();
+        let colour: f64 = samples.iter().sum();
+        let all = colour + alpha.map_or(0.0, |a| count(&a.size));
         let max = f64::from((1u32 << bits) - 1);
-        let mse: Vec<f64> = sums.iter().zip(&samples).map(|(s, n)| s.sse as f64 / n).collect();
-        let mse_avg = mse.iter().zip(&samples).map(|(m, n)| m * (n / all)).sum();
+        let sse = sums.iter().map(|s| s.sse).chain(alpha.map(|a| a.sse));
+        let plane_samples = samples.iter().copied().chain(alpha.map(|a| count(&a.size)));
+        let mse: Vec<f64> = sse.zip(plane_samples.clone()).map(|(s, n)| s as f64 / n).collect();
+        // FFmpeg's psnr weights each plane by its share of all samples, alpha's too.
+        let mse_avg = mse.iter().zip(plane_samples).map(|(m, n)| m * (n / all)).sum();
         // The average's peak is the weighted mean of the components' peaks, rounded: the
         // components share a depth here, so it is theirs.
         let ssim: Vec<f64> = sums
@@ -157,7 +179,7 @@ impl FrameMetrics {
             .collect();
         // FFmpeg keeps these weights in single precision, which puts a frame against itself at
         // 1.00000003; weighted in double a frame against itself is 1, within 3e-8 of FFmpeg.
-        let ssim_all = ssim.iter().zip(&samples).map(|(s, n)| n * s).sum::<f64>() / all;
+        let ssim_all = ssim.iter().zip(&samples).map(|(s, n)| n * s).sum::<f64>() / colour;
         Self {
             psnr: mse.iter().map(|&m| psnr(m, max)).collect(),
             psnr_avg: psnr(mse_avg, max),
@@ -169,11 +191,48 @@ impl FrameMetrics {
     }
 }
 
-/// The metrics of `a` against `b`, on the CPU (components of the same sizes and depth).
-pub fn frame_metrics(a: &[Component], b: &[Component], bits: u32) -> FrameMetrics {
+/// The metrics of `a` against `b`, on the CPU (components of the same sizes and depth), with
+/// their alpha planes' squared differences where given (`with_alpha`).
+pub fn frame_metrics(
+    a: &[Component],
+    b: &[Component],
+    alpha: Option<(&Component, &Component)>,
+    bits: u32,
+) -> FrameMetrics {
     let sums: Vec<ComponentSums> = a.iter().zip(b).map(|(a, b)| component_sums(a, b, bits)).collect();
     let sizes: Vec<(usize, usize)> = a.iter().map(|c| (c.width, c.height)).collect();
-    FrameMetrics::from_sums(&sums, &sizes, bits)
+    let alpha = alpha.map(|(a, b)| AlphaSums {
+        sse: sse(a, b),
+        size: (a.width, a.height),
+    });
+    FrameMetrics::with_alpha(&sums, &sizes, alpha, bits)
+}
+
+/// As `frame_metrics`, SSIM read from other samples of the same components (`ssim`: both
+/// sides' and their depth): FFmpeg's ssim where its format negotiation converts frames its psnr
+/// takes as they are (10-bit Y'CbCr with alpha made 16-bit without it).
+pub fn frame_metrics_with_ssim_of(
+    a: &[Component],
+    b: &[Component],
+    alpha: Option<(&Component, &Component)>,
+    bits: u32,
+    (ssim_a, ssim_b, ssim_bits): (&[Component], &[Component], u32),
+) -> FrameMetrics {
+    let sums: Vec<ComponentSums> = a
+        .iter()
+        .zip(b)
+        .zip(ssim_a.iter().zip(ssim_b))
+        .map(|((a, b), (sa, sb))| ComponentSums {
+            sse: sse(a, b),
+            ssim: ssim_sum(sa, sb, ssim_bits),
+        })
+        .collect();
+    let sizes: Vec<(usize, usize)> = a.iter().map(|c| (c.width, c.height)).collect();
+    let alpha = alpha.map(|(a, b)| AlphaSums {
+        sse: sse(a, b),
+        size: (a.width, a.height),
+    });
+    FrameMetrics::with_alpha(&sums, &sizes, alpha, bits)
 }
 
 #[cfg(test)]
@@ -239,7 +298,7 @@ mod tests {
             let (pa, pb) = (planes(self), planes(reference));
             let (a, bits) = components(&self.format, &pa).unwrap();
             let (b, _) = components(&reference.format, &pb).unwrap();
-            frame_metrics(&a, &b, bits)
+            frame_metrics(&a, &b, None, bits)
         }
     }
 

@@ -175,7 +175,22 @@ pub struct Component<'a> {
     shift: u32,
 }
 
-impl Component<'_> {
+impl<'a> Component<'a> {
+    /// A plane of its own of `like`'s size and depth: a frame's alpha plane beside its first
+    /// colour component (yuva420p's beside Y, gbrap's beside R).
+    pub fn plane_like(plane: PlaneData<'a>, like: &Component) -> Self {
+        Self {
+            data: plane.data,
+            stride: plane.stride,
+            width: like.width,
+            height: like.height,
+            bytes: like.bytes,
+            step: 1,
+            offset: 0,
+            shift: 0,
+        }
+    }
+
     pub(crate) fn sample(&self, x: usize, y: usize) -> u32 {
         let at = y * self.stride + (x * self.step + self.offset) * self.bytes;
         let raw = if self.bytes == 1 {

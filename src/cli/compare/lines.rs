@@ -27,30 +27,42 @@ pub struct Summary {
     vmaf: Vec<f64>,
 }
 
-/// The names FFmpeg's filters give the components they measure: y, u, v, or r, g, b.
+/// The names FFmpeg's filters give the components they measure: y, u, v, or r, g, b; and a for
+/// an alpha plane, which psnr measures and ssim does not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Names(pub [&'static str; 3]);
+pub struct Names {
+    colour: [&'static str; 3],
+    alpha: bool,
+}
 
 impl Default for Names {
     fn default() -> Self {
-        Names(["y", "u", "v"])
+        Names {
+            colour: ["y", "u", "v"],
+            alpha: false,
+        }
     }
 }
 
 impl Names {
-    /// The names of `layout`'s components, in the order `video::format::places` gives them.
-    pub fn of(layout: PlaneLayout) -> Self {
-        match layout {
-            PlaneLayout::Gbr { .. } | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => {
-                Names(["r", "g", "b"])
-            }
-            _ => Names::default(),
-        }
+    /// The names of `layout`'s components, in the order `video::format::places` gives them,
+    /// and alpha's after them where it is measured.
+    pub fn of(layout: PlaneLayout, alpha: bool) -> Self {
+        let colour = match layout {
+            PlaneLayout::Gbr { .. } | PlaneLayout::Rgb24 | PlaneLayout::Rgba | PlaneLayout::Bgra => ["r", "g", "b"],
+            _ => ["y", "u", "v"],
+        };
+        Names { colour, alpha }
     }
 
     /// Whether the first component is luma (Y'CbCr and grey).
     pub fn luma(&self) -> bool {
-        self.0[0] == "y"
+        self.colour[0] == "y"
+    }
+
+    /// The names MSE and PSNR are given for: the colour components', then alpha's.
+    fn measured(&self) -> impl Iterator<Item = &'static str> {
+        self.colour.into_iter().chain(self.alpha.then_some("a"))
     }
 }
 
@@ -135,7 +147,6 @@ impl Summary {
         let max = f64::from((1u32 << self.bits.max(1)) - 1);
         let psnr = |mse: f64| 10.0 * (max * max / mse).log10();
         let db = |ssim: f64| 10.0 * (1.0 / (1.0 - ssim)).log10();
-        let names = self.names.0;
         // As C's printf("%f") writes them: what is not a number as `nan` (SSIM of pictures too
         // small for its windows), an infinity as `inf`.
         let f = |v: f64| match v {
@@ -143,7 +154,7 @@ impl Summary {
             v => format!("{v:.6}"),
         };
         let mut psnr_line = String::from("PSNR");
-        for (name, sum) in names.iter().zip(&self.mse) {
+        for (name, sum) in self.names.measured().zip(&self.mse) {
             psnr_line += &format!(" {name}:{}", f(psnr(sum / n)));
         }
         psnr_line += &format!(
@@ -153,7 +164,7 @@ impl Summary {
             f(psnr(self.mse_min))
         );
         let mut ssim_line = String::from("SSIM");
-        for (name, sum) in names.iter().zip(&self.ssim) {
+        for (name, sum) in self.names.colour.iter().zip(&self.ssim) {
             ssim_line += &format!(" {}:{} ({})", name.to_uppercase(), f(sum / n), f(db(sum / n)));
         }
         ssim_line += &format!(" All:{} ({})", f(self.ssim_all / n), f(db(self.ssim_all / n)));
@@ -192,9 +203,10 @@ pub(super) struct CompareLine {
     frame: u64,
     frame_b: u64,
     pts: Seconds,
-    mse: [Option<f64>; 3],
+    /// Per component, alpha's after the colour's where measured.
+    mse: Vec<Option<f64>>,
     mse_avg: f64,
-    psnr: [Option<f64>; 3],
+    psnr: Vec<Option<f64>>,
     psnr_avg: Option<f64>,
     ssim: [Option<f64>; 3],
     ssim_all: f64,
@@ -209,11 +221,15 @@ impl Serialize for CompareLine {
         map.serialize_entry("frame_b", &self.frame_b)?;
         map.serialize_entry("pts", &self.pts)?;
         for (figure, values, whole) in [
-            ("mse", &self.mse, Some(self.mse_avg)),
-            ("psnr", &self.psnr, self.psnr_avg),
-            ("ssim", &self.ssim, Some(self.ssim_all)),
+            ("mse", &self.mse[..], Some(self.mse_avg)),
+            ("psnr", &self.psnr[..], self.psnr_avg),
+            ("ssim", &self.ssim[..], Some(self.ssim_all)),
         ] {
-            for (name, value) in self.names.0.iter().zip(values) {
+            let names: Vec<&str> = match figure {
+                "ssim" => self.names.colour.to_vec(),
+                _ => self.names.measured().collect(),
+            };
+            for (name, value) in names.iter().zip(values) {
                 map.serialize_entry(&format!("{figure}_{name}"), value)?;
             }
             let whole_name = if figure == "ssim" {
@@ -238,10 +254,12 @@ pub(super) struct VmafFields(VmafFrame);
 /// The CSV header's fields for components named `names` (the JSON lines' keys).
 pub(super) fn fields(names: Names) -> Vec<String> {
     let mut fields = vec!["frame".to_string(), "frame_b".into(), "pts".into()];
-    for (figure, whole) in [("mse", "mse_avg"), ("psnr", "psnr_avg"), ("ssim", "ssim_all")] {
-        fields.extend(names.0.iter().map(|n| format!("{figure}_{n}")));
+    for (figure, whole) in [("mse", "mse_avg"), ("psnr", "psnr_avg")] {
+        fields.extend(names.measured().map(|n| format!("{figure}_{n}")));
         fields.push(whole.into());
     }
+    fields.extend(names.colour.iter().map(|n| format!("ssim_{n}")));
+    fields.push("ssim_all".into());
     fields
 }
 
@@ -250,14 +268,19 @@ impl CompareLine {
         let m = &c.metrics;
         let at = |v: &[f64], i: usize| v.get(i).copied();
         let psnr = |i: usize| m.psnr.get(i).copied().flatten();
+        // Grey's one component leaves u and v null; alpha's comes after the colour's.
+        let measured: Vec<usize> = [0, 1, 2]
+            .into_iter()
+            .chain(names.alpha.then_some(m.ssim.len()))
+            .collect();
         Self {
             names,
             frame: c.frame,
             frame_b: c.frame_b,
             pts: Seconds(c.pts),
-            mse: [0, 1, 2].map(|i| at(&m.mse, i)),
+            mse: measured.iter().map(|&i| at(&m.mse, i)).collect(),
             mse_avg: m.mse_avg,
-            psnr: [0, 1, 2].map(psnr),
+            psnr: measured.iter().map(|&i| psnr(i)).collect(),
             psnr_avg: m.psnr_avg,
             ssim: [0, 1, 2].map(|i| at(&m.ssim, i)),
             ssim_all: m.ssim_all,
@@ -279,9 +302,9 @@ impl CompareLine {
             },
         ]
         .into_iter()
-        .chain(self.mse.map(o))
+        .chain(self.mse.iter().copied().map(o))
         .chain([n(self.mse_avg)])
-        .chain(self.psnr.map(o))
+        .chain(self.psnr.iter().copied().map(o))
         .chain([o(self.psnr_avg)])
         .chain(self.ssim.map(o))
         .chain([n(self.ssim_all)])

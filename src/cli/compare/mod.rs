@@ -8,7 +8,7 @@ mod limits;
 mod lines;
 mod vmaf_log;
 
-use crate::headless::compare::{compare_cpu, starts};
+use crate::headless::compare::{compare_cpu, starts, Measured};
 pub use crate::headless::compare::{compare_gpu, CompareJob};
 use limits::CompareLimits;
 pub use lines::{Compared, Summary};
@@ -23,8 +23,9 @@ use crate::compare::vmaf::{load_model, Vmaf, VmafFrame, DEFAULT_MODEL, MIN_SIZE}
 use crate::gpu::GpuContext;
 use crate::headless::progress::Progress;
 use crate::headless::{ClipError, FrameRange};
-use crate::video::format::{places, FrameFormat};
-use crate::video::source::{Decoding, VideoSource};
+use crate::video::format::{places, FrameFormat, PlaneLayout};
+use crate::video::source::{negotiated_pair, pixel_name, planar_layout, separate_alpha, Decoding, VideoSource};
+use ffmpeg_next::format::Pixel;
 use lines::{fields, CompareLine, Names};
 use std::io::Write;
 use std::path::PathBuf;
@@ -180,13 +181,6 @@ pub fn compare(
 ) -> Result<Summary, ClipError> {
     for side in [&mut a, &mut b] {
         planar_rgb(side);
-        if side.alpha_plane() {
-            log::warn!(
-                "'{}' has an alpha plane ({}): FFmpeg's psnr measures it too (its a:, and its average with it), compare does not",
-                side.info.path.display(),
-                side.info.pixel_format
-            );
-        }
     }
     if let Some(note) = rates_note(
         job.by,
@@ -197,13 +191,23 @@ pub fn compare(
     }
     // Frames whose samples the upload's layout changes (4:1:1 DV, 4:1:0, 4:4:0; 9, 14 or 16
     // bits), or deeper than the GPU pass takes, are measured on the CPU as FFmpeg's filters
-    // read them.
-    let on_cpu = measured_on_cpu(&mut a, &mut b, &job, vmaf.is_some(), size);
+    // read them; so are pairs whose alpha planes FFmpeg's psnr measures.
+    let alpha_format = alpha_measured(&a, &b);
+    let on_cpu = measured_on_cpu(&mut a, &mut b, &job, vmaf.is_some(), size, alpha_format);
+    let unmeasured = on_cpu.is_none_or(|m| !m.alpha).then(|| psnr_alpha(&a, &b)).flatten();
+    if let Some(format) = unmeasured {
+        log::warn!(
+            "FFmpeg's psnr measures '{}' and '{}' in {} with their alpha planes (its a:, and its average with it); compare does not with --vmaf, --vmaf-size, deinterlacing, pictures of other sizes, or grey with alpha (which psnr reads as R'G'B' and ssim as grey)",
+            a.info.path.display(),
+            b.info.path.display(),
+            pixel_name(format),
+        );
+    }
     if on_cpu.is_none() {
         match_pair(&a, &mut b)?;
     }
-    let format = on_cpu.unwrap_or(a.info.format);
-    let names = Names::of(format.layout);
+    let format = on_cpu.map_or(a.info.format, |m| m.format);
+    let names = Names::of(format.layout, on_cpu.is_some_and(|m| m.alpha));
     if vmaf.is_some() && !names.luma() {
         return Err(ClipError::Decode(
             "VMAF measures Y'CbCr video: FFmpeg's libvmaf converts R'G'B' into it first, histoplay does not".into(),
@@ -272,8 +276,13 @@ pub fn compare(
     let index_a = a.index().clone();
     let (index_b, info_b) = (b.index().clone(), b.info.clone());
     let vmaf = model.map(Vmaf::new);
+    let measured = on_cpu.unwrap_or(Measured {
+        format,
+        alpha: false,
+        ssim: None,
+    });
     let done = if job.cpu || on_cpu.is_some() {
-        compare_cpu(a, b, &job, format, vmaf, &mut progress, &mut emit)?
+        compare_cpu(a, b, &job, measured, vmaf, &mut progress, &mut emit)?
     } else {
         let own;
         let ctx = match ctx {
@@ -285,7 +294,7 @@ pub fn compare(
         };
         if vmaf.is_some() && !VmafPass::supported(&ctx.device) {
             eprintln!("VMAF: this GPU has no 64-bit integers or doubles in shaders: measuring on the CPU");
-            compare_cpu(a, b, &job, format, vmaf, &mut progress, &mut emit)?
+            compare_cpu(a, b, &job, measured, vmaf, &mut progress, &mut emit)?
         } else {
             compare_gpu(ctx, a, b, &job, vmaf, &mut progress, &mut emit)?
         }
@@ -327,28 +336,89 @@ pub fn compare(
 /// `VideoSource::measured_layout` takes them): FFmpeg's psnr and ssim.
 const METRICS: [&str; 2] = ["split[a][b];[a][b]psnr", "split[a][b];[a][b]ssim"];
 
-/// The format both files' frames are measured in on the CPU, where the GPU pass would not
-/// measure what FFmpeg's psnr and ssim do: frames whose samples the upload's layout changes
-/// (given out as decoded, or as the filters' conversion converts them: `keep_decoded_planes_for`),
-/// and frames deeper than the pass takes (grey at 14 or 16 bits). Both files of one decoded
-/// format and size; not with VMAF, `--size` or deinterlacing, which take the upload's layout.
+/// The same filters fed a pair, the reference on the first input (`negotiated_pair`).
+const PAIR_METRICS: [&str; 2] = ["[a][b]psnr", "[a][b]ssim"];
+
+/// The format FFmpeg's psnr measures the pair in where that format has an alpha plane, which
+/// psnr measures (its `a`): yuva formats and gbrap as decoded, packed RGBA as gbrap, a
+/// reference's alpha against a judged file's opaque one (FFmpeg converts the second input into
+/// the first's format). With it, the format ssim reads the same components in without alpha,
+/// converted by its own automatic conversion (10-bit Y'CbCr with alpha made 16-bit; 10-bit
+/// R'G'B' with alpha through swscale's R'G'B' scaler, which changes R and B). None where ssim
+/// reads other components (grey with alpha, which psnr reads as R'G'B').
+fn alpha_measured(a: &VideoSource, b: &VideoSource) -> Option<(Pixel, Pixel)> {
+    let psnr = psnr_alpha(a, b)?;
+    let ssim = negotiated_pair(PAIR_METRICS[1], a.decoded_format(), b.decoded_format())?;
+    let (colour, read) = (planar_layout(psnr)?, planar_layout(ssim)?);
+    let same_components = match (colour, read) {
+        (
+            PlaneLayout::Yuv {
+                chroma_shift_x: x,
+                chroma_shift_y: y,
+                ..
+            },
+            PlaneLayout::Yuv {
+                chroma_shift_x,
+                chroma_shift_y,
+                ..
+            },
+        ) => (x, y) == (chroma_shift_x, chroma_shift_y),
+        (PlaneLayout::Gbr { .. }, PlaneLayout::Gbr { .. }) => true,
+        _ => false,
+    };
+    same_components.then_some((psnr, ssim))
+}
+
+/// The format FFmpeg's psnr measures the pair in, where it has an alpha plane psnr measures.
+fn psnr_alpha(a: &VideoSource, b: &VideoSource) -> Option<Pixel> {
+    negotiated_pair(PAIR_METRICS[0], a.decoded_format(), b.decoded_format()).filter(|&f| separate_alpha(f))
+}
+
+/// How both files' frames are measured on the CPU, where the GPU pass would not measure what
+/// FFmpeg's psnr and ssim do: a pair with alpha planes psnr measures (`alpha`: both given out
+/// in that format); frames whose samples the upload's layout changes (given out as decoded, or
+/// as the filters' conversion converts them: `keep_decoded_planes_for`); frames deeper than the
+/// pass takes (grey at 14 or 16 bits). Pictures of one size, and but for alpha's pairs of one
+/// decoded format; not with VMAF, `--size` or deinterlacing, which take the upload's layout.
 fn measured_on_cpu(
     a: &mut VideoSource,
     b: &mut VideoSource,
     job: &CompareJob,
     vmaf: bool,
     size: Option<(u32, u32)>,
-) -> Option<FrameFormat> {
+    alpha: Option<(Pixel, Pixel)>,
+) -> Option<Measured> {
     let (fa, fb) = (a.info.format, b.info.format);
-    let alike = a.decoded_format() == b.decoded_format() && (fa.width, fa.height) == (fb.width, fb.height);
-    if vmaf || size.is_some() || job.deinterlace.is_some() || !alike {
+    let same_size = (fa.width, fa.height) == (fb.width, fb.height);
+    if vmaf || size.is_some() || job.deinterlace.is_some() || !same_size {
         return None;
     }
+    if let Some((format, ssim)) = alpha {
+        let layout = planar_layout(format)?;
+        for side in [a, b] {
+            side.keep_decoded_planes_in(format);
+        }
+        return Some(Measured {
+            format: FrameFormat { layout, ..fa },
+            alpha: true,
+            ssim: Some(ssim),
+        });
+    }
+    if a.decoded_format() != b.decoded_format() {
+        return None;
+    }
+    let measured = |format| Measured {
+        format,
+        alpha: false,
+        ssim: None,
+    };
     if let Some(layout) = a.measured_layout(&METRICS) {
         for side in [a, b] {
             side.keep_decoded_planes_for(METRICS[0]);
         }
-        return Some(FrameFormat { layout, ..fa });
+        return Some(measured(FrameFormat { layout, ..fa }));
     }
-    places(&fa).is_some_and(|(_, bits)| bits > MAX_BITS).then_some(fa)
+    places(&fa)
+        .is_some_and(|(_, bits)| bits > MAX_BITS)
+        .then_some(measured(fa))
 }

@@ -4,22 +4,36 @@
 use super::pictures::{first_decoded, CpuPic, CpuSide};
 use super::{b_start, starts, CompareJob, Compared, Follower, Step};
 use crate::compare::align::Alignment;
-use crate::compare::metrics::frame_metrics;
+use crate::compare::metrics::{frame_metrics, frame_metrics_with_ssim_of, FrameMetrics};
 use crate::compare::vmaf::luma::Luma;
 use crate::compare::vmaf::{samples_into, Vmaf, VmafFrame};
 use crate::headless::progress::Progress;
 use crate::headless::{seek_to_frame, ClipError};
-use crate::video::format::{components, FrameFormat};
-use crate::video::source::{SeekTarget, VideoSource};
+use crate::video::format::{components, Component, FrameFormat};
+use crate::video::source::{planar_layout, planes_of, FilterConversion, SeekTarget, VideoSource};
+use ffmpeg_next::format::Pixel;
 use std::collections::VecDeque;
 
+/// The form both sides' frames are measured in on the CPU: their format (the upload's, or as
+/// the metrics' filters read them: `measured_layout`), and whether their alpha planes are
+/// measured too (frames given out in a format with one, as FFmpeg's psnr measures it); and
+/// where FFmpeg's ssim reads them converted further, the format it reads them in.
+#[derive(Clone, Copy, Debug)]
+pub struct Measured {
+    pub format: FrameFormat,
+    pub alpha: bool,
+    /// SSIM's format: the same components at another depth (10-bit Y'CbCr with alpha, which
+    /// ssim reads made 16-bit).
+    pub ssim: Option<Pixel>,
+}
+
 /// The reference path: both decoded in step, measured by the CPU twin; their frames come out as
-/// `format` (the upload's, or as the metrics' filters read them: `measured_layout`).
+/// `measured` says.
 pub fn compare_cpu(
     mut a: VideoSource,
     mut b: VideoSource,
     job: &CompareJob,
-    format: FrameFormat,
+    measured: Measured,
     mut vmaf: Option<Vmaf>,
     progress: &mut Progress,
     emit: &mut impl FnMut(Compared) -> std::io::Result<()>,
@@ -40,6 +54,10 @@ pub fn compare_cpu(
         seek_to_frame(&mut b, first_decoded(n, deinterlaced));
     }
     let (mut side_a, mut side_b) = (CpuSide::new(&a, job.deinterlace), CpuSide::new(&b, job.deinterlace));
+    let format = measured.format;
+    let mut ssim_conversions = measured
+        .ssim
+        .map(|to| [FilterConversion::into(to), FilterConversion::into(to)]);
     let unsupported = || ClipError::Decode(format!("comparing needs Y'CbCr or grey frames, not {}", format.layout));
     let mut follower = Follower::new();
     let mut done = 0;
@@ -73,7 +91,7 @@ pub fn compare_cpu(
             frame: fa.index(),
             frame_b: fb.index(),
             pts: fa.seconds(),
-            metrics: frame_metrics(&ca, &cb, bits),
+            metrics: metrics_of(&measured, (&fa, &ca), (fb, &cb), bits, &mut ssim_conversions)?,
             vmaf: None,
         };
         done += 1;
@@ -100,6 +118,46 @@ pub fn compare_cpu(
     let last = vmaf.as_mut().and_then(Vmaf::finish);
     emit_scored(&mut unscored, last, emit)?;
     Ok(done)
+}
+
+/// A pair's metrics, its alpha planes' share where they are measured, and SSIM from its frames
+/// converted as FFmpeg's ssim reads them where `Measured::ssim` says so (`conversions`: a side
+/// each).
+fn metrics_of(
+    measured: &Measured,
+    (fa, ca): (&CpuPic, &[Component]),
+    (fb, cb): (&CpuPic, &[Component]),
+    bits: u32,
+    conversions: &mut Option<[FilterConversion; 2]>,
+) -> Result<FrameMetrics, ClipError> {
+    let alphas = match measured.alpha {
+        true => fa.alpha_plane().zip(fb.alpha_plane()),
+        false => None,
+    };
+    let alpha = alphas.map(|(pa, pb)| (Component::plane_like(pa, &ca[0]), Component::plane_like(pb, &cb[0])));
+    let alpha = alpha.as_ref().map(|(a, b)| (a, b));
+    let (Some([convert_a, convert_b]), Some(to)) = (conversions, measured.ssim) else {
+        return Ok(frame_metrics(ca, cb, alpha, bits));
+    };
+    let failed = |e: String| ClipError::Decode(format!("SSIM's samples: {e}"));
+    let (va, vb) = fa
+        .video()
+        .zip(fb.video())
+        .ok_or_else(|| failed("no frame in memory".into()))?;
+    let (va, vb) = (
+        convert_a.convert(va).map_err(failed)?,
+        convert_b.convert(vb).map_err(failed)?,
+    );
+    let layout = planar_layout(to).ok_or_else(|| failed(format!("{to:?} is not planar")))?;
+    let format = FrameFormat {
+        layout,
+        ..measured.format
+    };
+    let (pa, pb) = (planes_of(va, layout), planes_of(vb, layout));
+    let unsupported = || failed(format!("{layout} has no components"));
+    let (sa, ssim_bits) = components(&format, &pa).ok_or_else(unsupported)?;
+    let (sb, _) = components(&format, &pb).ok_or_else(unsupported)?;
+    Ok(frame_metrics_with_ssim_of(ca, cb, alpha, bits, (&sa, &sb, ssim_bits)))
 }
 
 /// The oldest pair waiting for its VMAF, with its `scores` once they come.

@@ -8,7 +8,7 @@ mod cpu;
 mod gpu;
 mod pictures;
 
-pub use cpu::compare_cpu;
+pub use cpu::{compare_cpu, Measured};
 pub use gpu::compare_gpu;
 
 use crate::compare::align::{AlignBy, Alignment, Want, SAME_INSTANT};

@@ -230,6 +230,24 @@ impl CpuPic {
             Self::Made(p) => p.plane_data(),
         }
     }
+
+    /// The frame as decoded (None for a picture the twin made).
+    pub fn video(&self) -> Option<&ffmpeg_next::frame::Video> {
+        match self {
+            Self::Decoded(f) => f.video().ok(),
+            Self::Made(_) => None,
+        }
+    }
+
+    /// The frame's fourth plane, its alpha where it is given out in a format with one
+    /// (yuva420p, gbrap: `Measured::alpha`); None for a picture the twin made.
+    pub fn alpha_plane(&self) -> Option<PlaneData<'_>> {
+        let frame = self.video()?;
+        (frame.planes() > 3).then(|| PlaneData {
+            data: frame.data(3),
+            stride: frame.stride(3),
+        })
+    }
 }
 
 /// One side on the CPU: its frames, or the pictures the twin makes of them.

@@ -70,6 +70,13 @@ impl Converter {
     /// each slice apart, so FFmpeg's figures for such a file follow the machine's cores, and
     /// these do the same.
     pub(super) fn like_filters(from: (Pixel, u32, u32), to: (Pixel, u32, u32)) -> Result<Self, String> {
+        Self::like_filters_from(from, to, false)
+    }
+
+    /// As `like_filters`, of frames of full range (`from_full`) into Y'CbCr's narrow range, as
+    /// the `scale` filter converts a frame tagged full range (its `in_range` taken from the
+    /// frame, its `out_range` swscale's default).
+    fn like_filters_from(from: (Pixel, u32, u32), to: (Pixel, u32, u32), from_full: bool) -> Result<Self, String> {
         let sited = |format: Pixel| -> i64 {
             match format {
                 Pixel::YUV420P => 128,
@@ -78,12 +85,17 @@ impl Converter {
         };
         let threads = graph_threads();
         let mut converter = Self::made(
-            Shape { from, to, full: None },
+            Shape {
+                from,
+                to,
+                full: from_full.then_some((true, false)),
+            },
             &[
                 ("sws_flags", i64::from(ffi::SWS_BICUBIC)),
                 ("src_v_chr_pos", sited(from.0)),
                 ("dst_v_chr_pos", sited(to.0)),
                 ("threads", i64::from(threads)),
+                ("src_range", i64::from(from_full)),
             ],
         )?;
         converter.sliced = true;
@@ -251,4 +263,52 @@ pub(super) fn to_upload_layout(
         .map_err(|e| format!("converting a frame failed: {e}"))?;
     out.set_pts(frame.pts());
     Ok(out)
+}
+
+/// Frames converted into one format as FFmpeg's automatic conversion converts them for a
+/// filter (`Converter::like_filters`), their size kept: for readers of the samples themselves,
+/// where one filter takes a frame as another filter's negotiation gave it out and its own
+/// converts it further (`compare`'s SSIM of 10-bit Y'CbCr with alpha, which FFmpeg's ssim reads
+/// made 16-bit where its psnr reads it as it is).
+pub struct FilterConversion {
+    to: Pixel,
+    converter: Option<Converter>,
+    out: Option<ffmpeg::frame::Video>,
+}
+
+impl FilterConversion {
+    pub fn into(to: Pixel) -> Self {
+        Self {
+            to,
+            converter: None,
+            out: None,
+        }
+    }
+
+    /// `frame` converted (the same frame where it is in the format already).
+    pub fn convert<'a>(&'a mut self, frame: &'a ffmpeg::frame::Video) -> Result<&'a ffmpeg::frame::Video, String> {
+        if frame.format() == self.to {
+            return Ok(frame);
+        }
+        let (width, height) = (frame.width(), frame.height());
+        let full =
+            ycbcr(frame.format()) && (jpeg_format(frame.format()) || frame.color_range() == ffmpeg::color::Range::JPEG);
+        let made_for = |c: &Converter| c.takes(frame.format(), width, height) && c.shape.full.is_some() == full;
+        if self.converter.as_ref().is_none_or(|c| !made_for(c)) {
+            self.converter = Some(Converter::like_filters_from(
+                (frame.format(), width, height),
+                (self.to, width, height),
+                full,
+            )?);
+            self.out = Some(ffmpeg::frame::Video::new(self.to, width, height));
+        }
+        let (converter, out) = (
+            self.converter.as_mut().expect("made above"),
+            self.out.as_mut().expect("made above"),
+        );
+        converter
+            .run(frame, out)
+            .map_err(|e| format!("converting a frame failed: {e}"))?;
+        Ok(out)
+    }
 }

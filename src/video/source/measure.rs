@@ -88,6 +88,14 @@ impl VideoSource {
         self.decoded_planes = Some(Measuring::All(target));
     }
 
+    /// Gives every frame out in `format` (a planar format `stream::planar_layout` reads), as
+    /// decoded where it is in it, else converted into it as FFmpeg's automatic conversion
+    /// converts it (the format a filter of two inputs measures a pair in: `negotiated_pair`);
+    /// for readers of the samples themselves, never the GPU.
+    pub fn keep_decoded_planes_in(&mut self, format: Pixel) {
+        self.decoded_planes = Some(Measuring::All(format));
+    }
+
     /// Has `reader` read each frame given out from now on, as decoded (beside the form it goes
     /// out in): what it takes goes out with the frame (`PacketProps::taken`).
     pub fn read_decoded(&mut self, reader: Box<dyn DecodedReader>) {

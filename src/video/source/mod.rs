@@ -18,6 +18,7 @@ mod stream;
 pub mod streams;
 pub mod tap;
 
+pub use convert::FilterConversion;
 pub use frames::{picture_type, planes_of, Decoded, DecodedFrame, Fields, PacketProps, Samples};
 use hardware::NalFraming;
 pub use info::{Chapter, ColourTags, FrameShape, VideoInfo};
@@ -27,7 +28,7 @@ pub use open::Decoding;
 use seek::Run;
 pub use seek::{CatchUp, SeekTarget};
 use stream::{color_volume, dolby_vision, matrix_of, native_layout, quarter_turns, range_of, upload_layout};
-pub use stream::{negotiated, Sampling};
+pub use stream::{negotiated, negotiated_pair, pixel_name, planar_layout, separate_alpha, Sampling};
 
 use super::demux::{discard_other_streams, read_streams};
 use super::format::{FrameFormat, FrameLight, PlaneData, PlaneLayout};
@@ -341,21 +342,6 @@ impl VideoSource {
             *video = self.stream_index;
         }
         facts
-    }
-
-    /// Whether the decoder's frames carry an alpha plane (a palette's alpha aside), which the
-    /// upload leaves out.
-    pub fn alpha_plane(&self) -> bool {
-        let Some(desc) = self.decoder.format().descriptor() else {
-            return false;
-        };
-        // SAFETY: a descriptor from FFmpeg's static table.
-        let flags = unsafe { (*desc.as_ptr()).flags };
-        let (alpha, palette) = (
-            ffmpeg::ffi::AV_PIX_FMT_FLAG_ALPHA as u64,
-            ffmpeg::ffi::AV_PIX_FMT_FLAG_PAL as u64,
-        );
-        flags & alpha != 0 && flags & palette == 0
     }
 
     /// Frames that come in another size or sampling mid-stream are given out as they are, and

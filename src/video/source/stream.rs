@@ -107,7 +107,7 @@ pub(super) fn fallback_format(format: Pixel) -> Pixel {
 }
 
 /// `format` as FFmpeg names it (`gray`, `bgr0`: ffprobe's `pix_fmt`).
-pub(super) fn pixel_name(format: Pixel) -> String {
+pub fn pixel_name(format: Pixel) -> String {
     match format.descriptor() {
         Some(desc) => desc.name().to_string(),
         None => format!("{format:?}").to_lowercase(),
@@ -162,24 +162,45 @@ pub(super) fn measured_format(filter: &'static str, format: Pixel) -> Option<Pix
 /// takes it, else what its automatic conversion converts them to. Asked of libavfilter
 /// itself, once per filter and format; None where no graph can be made of it.
 pub fn negotiated(filter: &'static str, format: Pixel) -> Option<Pixel> {
-    type Picked = Vec<(&'static str, Pixel, Option<Pixel>)>;
+    negotiated_for(filter, &[format])
+}
+
+/// The format libavfilter's negotiation picks for a filter of two inputs (`psnr`, `ssim`) fed
+/// `a`'s frames on its first and `b`'s on its second: the one both are measured in (the first's
+/// where the filter takes it, as FFmpeg's graph converts the second into it).
+pub fn negotiated_pair(filter: &'static str, a: Pixel, b: Pixel) -> Option<Pixel> {
+    negotiated_for(filter, &[a, b])
+}
+
+/// `negotiated` of one format, `negotiated_pair` of two (labelled [a] and [b] in `filter`'s
+/// graph: `[a][b]psnr`).
+fn negotiated_for(filter: &'static str, formats: &[Pixel]) -> Option<Pixel> {
+    type Picked = Vec<(&'static str, Vec<Pixel>, Option<Pixel>)>;
     static PICKED: std::sync::Mutex<Picked> = std::sync::Mutex::new(Vec::new());
     let mut picked = PICKED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(&(_, _, known)) = picked.iter().find(|(n, f, _)| *n == filter && *f == format) {
-        return known;
+    if let Some((_, _, known)) = picked.iter().find(|(n, f, _)| *n == filter && f == formats) {
+        return *known;
     }
-    let negotiated = negotiate(filter, format);
-    picked.push((filter, format, negotiated));
+    let negotiated = negotiate(filter, formats);
+    picked.push((filter, formats.to_vec(), negotiated));
     negotiated
 }
 
-fn negotiate(filter: &str, format: Pixel) -> Option<Pixel> {
+fn negotiate(filter: &str, formats: &[Pixel]) -> Option<Pixel> {
     let mut graph = ffmpeg::filter::Graph::new();
-    let raw = ffmpeg::ffi::AVPixelFormat::from(format) as i32;
-    let args = format!("video_size=16x16:pix_fmt={raw}:time_base=1/25:pixel_aspect=1/1");
-    graph.add(&ffmpeg::filter::find("buffer")?, "in", &args).ok()?;
+    // (One input's buffer is "in", as a chain's labels inside may be [a] and [b].)
+    let names: &[&str] = if formats.len() == 1 { &["in"] } else { &["a", "b"] };
+    for (&format, &name) in formats.iter().zip(names) {
+        let raw = ffmpeg::ffi::AVPixelFormat::from(format) as i32;
+        let args = format!("video_size=16x16:pix_fmt={raw}:time_base=1/25:pixel_aspect=1/1");
+        graph.add(&ffmpeg::filter::find("buffer")?, name, &args).ok()?;
+    }
     graph.add(&ffmpeg::filter::find("buffersink")?, "out", "").ok()?;
-    graph.output("in", 0).ok()?.input("out", 0).ok()?.parse(filter).ok()?;
+    let mut parser = graph.input("out", 0).ok()?;
+    for name in names {
+        parser = parser.output(name, 0).ok()?;
+    }
+    parser.parse(filter).ok()?;
     graph.validate().ok()?;
     let sink = graph.get("out")?;
     // SAFETY: a configured graph's sink has its one input link, of a format libavfilter
@@ -214,7 +235,7 @@ pub(super) fn planar_yuv_layout(format: Pixel) -> Option<PlaneLayout> {
 /// The layout of planar little-endian frames of `format` as decoded, of 8 to 16 bits, an alpha
 /// plane aside: Y'CbCr (`planar_yuv_layout`), R'G'B' (G, B and R planes) or grey; None for
 /// others (packed, semi-planar, big-endian, floats, palette, grey with its alpha interleaved).
-pub(super) fn planar_layout(format: Pixel) -> Option<PlaneLayout> {
+pub fn planar_layout(format: Pixel) -> Option<PlaneLayout> {
     if let Some(layout) = planar_yuv_layout(format) {
         return Some(layout);
     }
@@ -240,6 +261,17 @@ pub(super) fn planar_layout(format: Pixel) -> Option<PlaneLayout> {
         (true, _, true) if d.nb_components == 1 => Some(PlaneLayout::Gray { bits }),
         _ => None,
     }
+}
+
+/// Whether frames of `format` hold their alpha in a plane of their own after the colour planes
+/// `planar_layout` reads (yuva420p, yuva444p10le, gbrap): their fourth.
+pub fn separate_alpha(format: Pixel) -> bool {
+    let Some(desc) = format.descriptor() else {
+        return false;
+    };
+    // SAFETY: a descriptor from FFmpeg's static table.
+    let d = unsafe { &*desc.as_ptr() };
+    d.nb_components == 4 && d.comp[3].plane == 3 && planar_layout(format).is_some()
 }
 
 /// The FFmpeg format of frames uploaded as `layout`: what swscale brings frames to that do not
