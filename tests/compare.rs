@@ -637,6 +637,38 @@ fn alpha_planes_are_measured_as_ffmpegs_psnr_measures_them() {
 }
 
 #[test]
+fn frames_tagged_full_range_are_measured_as_ffmpegs_conversion_narrows_them() {
+    // 4:4:0 at 10 bits, which psnr and ssim take made 16-bit: the scale filter FFmpeg puts
+    // before them takes the frames' full range from their tag and narrows it as it converts.
+    let clip = |noise: u32| {
+        common::fixture(
+            &format!("compare-full-range-440-{noise}.mkv"),
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                &format!("testsrc2=s=161x121:r=10:d=0.3,format=yuv440p10le,noise=alls={noise}:allf=t"),
+                "-c:v",
+                "ffv1",
+                "-color_range",
+                "pc",
+            ],
+        )
+    };
+    let (reference, encode) = (clip(8), clip(24));
+    let (a, b) = (reference.to_str().unwrap(), encode.to_str().unwrap());
+    let (psnr, ssim) = (
+        ffmpeg(&reference, &encode, "psnr"),
+        ffmpeg_c_code(&reference, &encode, "ssim"),
+    );
+    assert_eq!(psnr.len(), 3);
+    for more in [&[][..], &["--cpu"]] {
+        let lines = compare_lines(&[&[a, b][..], more].concat());
+        check_named(&lines, &psnr, &ssim, &["y", "u", "v"]);
+    }
+}
+
+#[test]
 fn a_sampling_changed_mid_stream_is_measured_converted_into_the_first() {
     // NTSC DV (4:1:1) joined to DVCPRO50 (4:2:2) of the same size: measured as decoded at
     // first, then converted into 4:1:1 with a warning (not read as 4:1:1 planes), every

@@ -61,22 +61,18 @@ impl Converter {
         )
     }
 
-    /// A converter from frames of `from` (format, width, height) into `to` as FFmpeg's
-    /// filters' automatic conversion makes one: the `scale` filter at its defaults, swscale's
-    /// bicubic and nothing more, a `yuv420p` side's chroma sited as MPEG-2 sites it (the
-    /// filter's own setting for that format, a quarter of a line down from the frame's top),
-    /// and the frame cut in as many slices as the filter graph has threads (`graph_threads`).
-    /// The slices matter: swscale's shortcut from 4:1:0 to 4:2:0 interpolates the chroma of
-    /// each slice apart, so FFmpeg's figures for such a file follow the machine's cores, and
-    /// these do the same.
-    pub(super) fn like_filters(from: (Pixel, u32, u32), to: (Pixel, u32, u32)) -> Result<Self, String> {
-        Self::like_filters_from(from, to, false)
-    }
-
-    /// As `like_filters`, of frames of full range (`from_full`) into Y'CbCr's narrow range, as
-    /// the `scale` filter converts a frame tagged full range (its `in_range` taken from the
-    /// frame, its `out_range` swscale's default).
-    fn like_filters_from(from: (Pixel, u32, u32), to: (Pixel, u32, u32), from_full: bool) -> Result<Self, String> {
+    /// A converter from frames like `frame` (its format, size and range) into `to` (format,
+    /// width, height) as FFmpeg's filters' automatic conversion makes one: the `scale` filter
+    /// at its defaults, swscale's bicubic and nothing more, a `yuv420p` side's chroma sited as
+    /// MPEG-2 sites it (the filter's own setting for that format, a quarter of a line down
+    /// from the frame's top), and the frame cut in as many slices as the filter graph has
+    /// threads (`graph_threads`). The slices matter: swscale's shortcut from 4:1:0 to 4:2:0
+    /// interpolates the chroma of each slice apart, so FFmpeg's figures for such a file follow
+    /// the machine's cores, and these do the same. Y'CbCr tagged full range is narrowed, as
+    /// the filter takes its `in_range` from the frame and leaves its `out_range` swscale's.
+    pub(super) fn like_filters(frame: &ffmpeg::frame::Video, to: (Pixel, u32, u32)) -> Result<Self, String> {
+        let from = (frame.format(), frame.width(), frame.height());
+        let from_full = filters_full(frame);
         let sited = |format: Pixel| -> i64 {
             match format {
                 Pixel::YUV420P => 128,
@@ -102,9 +98,11 @@ impl Converter {
         Ok(converter)
     }
 
-    /// Whether the converter takes frames of `format`, `width` x `height`.
-    pub(super) fn takes(&self, format: Pixel, width: u32, height: u32) -> bool {
-        self.shape.from == (format, width, height)
+    /// Whether the converter takes frames like `frame` as `like_filters` makes one for it
+    /// (into the format and size it was made for).
+    pub(super) fn takes(&self, frame: &ffmpeg::frame::Video) -> bool {
+        self.shape.from == (frame.format(), frame.width(), frame.height())
+            && self.shape.full.is_some() == filters_full(frame)
     }
 
     /// A context for `shape` with swscale's `options` (by name) set besides the sizes and
@@ -201,6 +199,12 @@ fn jpeg_format(format: Pixel) -> bool {
     )
 }
 
+/// Whether the `scale` filter takes `frame` as full-range Y'CbCr: a `yuvj` format, or a frame
+/// tagged full range.
+fn filters_full(frame: &ffmpeg::frame::Video) -> bool {
+    ycbcr(frame.format()) && (jpeg_format(frame.format()) || frame.color_range() == ffmpeg::color::Range::JPEG)
+}
+
 /// Whether frames of `format` are Y'CbCr (not R'G'B', a palette or grey), whose range swscale
 /// converts.
 fn ycbcr(format: Pixel) -> bool {
@@ -291,15 +295,8 @@ impl FilterConversion {
             return Ok(frame);
         }
         let (width, height) = (frame.width(), frame.height());
-        let full =
-            ycbcr(frame.format()) && (jpeg_format(frame.format()) || frame.color_range() == ffmpeg::color::Range::JPEG);
-        let made_for = |c: &Converter| c.takes(frame.format(), width, height) && c.shape.full.is_some() == full;
-        if self.converter.as_ref().is_none_or(|c| !made_for(c)) {
-            self.converter = Some(Converter::like_filters_from(
-                (frame.format(), width, height),
-                (self.to, width, height),
-                full,
-            )?);
+        if self.converter.as_ref().is_none_or(|c| !c.takes(frame)) {
+            self.converter = Some(Converter::like_filters(frame, (self.to, width, height))?);
             self.out = Some(ffmpeg::frame::Video::new(self.to, width, height));
         }
         let (converter, out) = (

@@ -202,13 +202,9 @@ impl VideoSource {
             path: self.info.path.clone(),
             reason,
         };
-        if self
-            .measured
-            .as_ref()
-            .is_none_or(|c| !c.takes(frame.format(), width, height))
-        {
+        if self.measured.as_ref().is_none_or(|c| !c.takes(frame)) {
             self.measured = None;
-            let converter = Converter::like_filters((frame.format(), width, height), (target, to_width, to_height))
+            let converter = Converter::like_filters(frame, (target, to_width, to_height))
                 .map_err(|e| failed(format!("{e} into Y'CbCr")))?;
             self.measured = Some(converter);
         }
