@@ -669,6 +669,47 @@ fn frames_tagged_full_range_are_measured_as_ffmpegs_conversion_narrows_them() {
 }
 
 #[test]
+fn a_pair_of_two_formats_is_measured_as_ffmpegs_graph_converts_the_judged_file() {
+    // FFmpeg's psnr and ssim measure two formats in the reference's where they take it, the
+    // judged file converted into it by the scale filter at its defaults (a 4:2:0 encode made
+    // 4:2:2 10-bit like its master, its chroma sited as MPEG-2 sites it); where the
+    // reference's own format is one the upload changes (4:1:1, 4:1:0), both are measured in it
+    // on the CPU. 192 wide: no plane's rows have 4k + 1 SSIM windows, where FFmpeg's SSE4 SSIM
+    // errs, so its default build is the oracle (its C code's swscale converts otherwise).
+    let clip = |format: &str, noise: u32| {
+        common::fixture(
+            &format!("compare-pair-{format}-{noise}.mkv"),
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                &format!("testsrc2=s=192x120:r=10:d=0.3,format={format},noise=alls={noise}:allf=t"),
+                "-c:v",
+                "ffv1",
+            ],
+        )
+    };
+    for (reference, judged) in [
+        ("yuv422p10le", "yuv420p"),
+        ("yuv444p", "yuv420p"),
+        ("yuv420p", "yuv444p"),
+        ("yuv411p", "yuv420p"),
+        ("yuv420p", "yuv411p"),
+        ("yuv410p", "yuv420p"),
+        ("gray", "yuv420p"),
+    ] {
+        let (reference, judged) = (clip(reference, 5), clip(judged, 20));
+        let (a, b) = (reference.to_str().unwrap(), judged.to_str().unwrap());
+        let (psnr, ssim) = (ffmpeg(&reference, &judged, "psnr"), ffmpeg(&reference, &judged, "ssim"));
+        assert_eq!(psnr.len(), 3, "{a} {b}");
+        for more in [&[][..], &["--cpu"]] {
+            let lines = compare_lines(&[&[a, b][..], more].concat());
+            check_named(&lines, &psnr, &ssim, &["y", "u", "v"]);
+        }
+    }
+}
+
+#[test]
 fn a_sampling_changed_mid_stream_is_measured_converted_into_the_first() {
     // NTSC DV (4:1:1) joined to DVCPRO50 (4:2:2) of the same size: measured as decoded at
     // first, then converted into 4:1:1 with a warning (not read as 4:1:1 planes), every
@@ -796,30 +837,13 @@ fn a_judged_file_of_the_other_range_is_converted_into_the_references_as_ffmpeg_c
             "ffv1",
         ],
     );
-    let scale = "flags=bicubic+accurate_rnd+full_chroma_int";
-    for (a, b, chain, from, to) in [
+    // FFmpeg's psnr and ssim themselves: the judged file converted into the reference's
+    // format by the scale filter before them, which takes a frame's range from its tag.
+    for (a, b, from, to) in [
         // Limited against full, full against limited, across depths too.
-        (
-            &reference,
-            &jpeg,
-            format!("[1:v]scale=324:188:{scale},format=yuv420p"),
-            "8 bits, full",
-            "8 bits, limited",
-        ),
-        (
-            &jpeg,
-            &reference,
-            format!("[1:v]scale=324:188:{scale},format=yuvj420p"),
-            "8 bits, limited",
-            "8 bits, full",
-        ),
-        (
-            &reference,
-            &tagged,
-            format!("[1:v]scale=324:188:{scale}:in_range=full:out_range=limited,format=yuv420p"),
-            "10 bits, full",
-            "8 bits, limited",
-        ),
+        (&reference, &jpeg, "8 bits, full", "8 bits, limited"),
+        (&jpeg, &reference, "8 bits, limited", "8 bits, full"),
+        (&reference, &tagged, "10 bits, full", "8 bits, limited"),
     ] {
         let (lines, err) = compare_run(&[a.to_str().unwrap(), b.to_str().unwrap()]);
         assert!(
@@ -829,14 +853,36 @@ fn a_judged_file_of_the_other_range_is_converted_into_the_references_as_ffmpeg_c
             "{err}"
         );
         assert_eq!(lines.len(), 10, "{err}");
-        check_lines(
-            &lines,
-            &ffmpeg_graph(a, b, &chain, "psnr"),
-            &ffmpeg_graph(a, b, &chain, "ssim"),
-        );
+        check_lines(&lines, &ffmpeg(a, b, "psnr"), &ffmpeg(a, b, "ssim"));
         // The same pictures: near, where raw codes of the two ranges would be ~20 dB apart.
         assert!(lines.iter().all(|l| number(l, "psnr_y") > 40.0), "{lines:?}");
     }
+    // Two files of one format, one tagged full range: FFmpeg's filters take them code for
+    // code, unconverted, and so does compare, with a warning.
+    let tagged_8 = common::fixture(
+        "compare-full-range-8.mkv",
+        &[
+            "-i",
+            reference.to_str().unwrap(),
+            "-vf",
+            "scale=out_range=full,format=yuv420p",
+            "-color_range",
+            "pc",
+            "-c:v",
+            "ffv1",
+        ],
+    );
+    let (lines, err) = compare_run(&[reference.to_str().unwrap(), tagged_8.to_str().unwrap()]);
+    assert!(
+        err.contains("tagged limited range and") && err.contains("measured code for code"),
+        "{err}"
+    );
+    check_lines(
+        &lines,
+        &ffmpeg(&reference, &tagged_8, "psnr"),
+        &ffmpeg(&reference, &tagged_8, "ssim"),
+    );
+    assert!(lines.iter().all(|l| number(l, "psnr_y") < 35.0), "{lines:?}");
 }
 
 /// The composite on the GPU equals its CPU twin in every mode, at 8 and 10 bits, in both the

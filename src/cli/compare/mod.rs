@@ -191,9 +191,14 @@ pub fn compare(
     }
     // Frames whose samples the upload's layout changes (4:1:1 DV, 4:1:0, 4:4:0; 9, 14 or 16
     // bits), or deeper than the GPU pass takes, are measured on the CPU as FFmpeg's filters
-    // read them; so are pairs whose alpha planes FFmpeg's psnr measures.
-    let alpha_format = alpha_measured(&a, &b);
-    let on_cpu = measured_on_cpu(&mut a, &mut b, &job, vmaf.is_some(), size, alpha_format);
+    // read them; so are pairs whose alpha planes FFmpeg's psnr measures, and pairs of two
+    // formats whose pair format the reference's upload does not hold.
+    let as_filters = paired_as_filters(&a, &b, &job, vmaf.is_some(), size);
+    let pair = as_filters.then(|| pair_formats(&a, &b)).flatten();
+    let on_cpu = match as_filters {
+        true => measured_on_cpu(&mut a, &mut b, pair),
+        false => None,
+    };
     let unmeasured = on_cpu.is_none_or(|m| !m.alpha).then(|| psnr_alpha(&a, &b)).flatten();
     if let Some(format) = unmeasured {
         log::warn!(
@@ -204,7 +209,18 @@ pub fn compare(
         );
     }
     if on_cpu.is_none() {
-        match_pair(&a, &mut b)?;
+        // A judged file of another format is converted into the reference's as FFmpeg's graph
+        // converts the second input of psnr and ssim, where both measure in the reference's.
+        match pair.filter(|&(psnr, ssim)| psnr == ssim && psnr == a.decoded_format()) {
+            // (Two files of one format are measured code for code, as FFmpeg's filters measure
+            // them, whatever ranges they are tagged with.)
+            Some((psnr, _)) if psnr == b.decoded_format() => same_format_ranges(&a, &b),
+            Some((psnr, _)) => {
+                b.convert_as_filters(psnr);
+                match_pair(&a, &mut b)?;
+            }
+            None => match_pair(&a, &mut b)?,
+        }
     }
     let format = on_cpu.map_or(a.info.format, |m| m.format);
     let names = Names::of(format.layout, on_cpu.is_some_and(|m| m.alpha));
@@ -332,6 +348,21 @@ pub fn compare(
     Ok(summary)
 }
 
+/// Warns where two files of one format are tagged with different ranges: FFmpeg's filters,
+/// and so `compare`, measure them code for code.
+fn same_format_ranges(a: &VideoSource, b: &VideoSource) {
+    let (ra, rb) = (a.info.format.color.range, b.info.format.color.range);
+    if ra != rb {
+        log::warn!(
+            "'{}' is tagged {} range and '{}' {}: measured code for code, as FFmpeg's psnr and ssim measure two files of one format",
+            a.info.path.display(),
+            ra.label(),
+            b.info.path.display(),
+            rb.label()
+        );
+    }
+}
+
 /// The filters whose reading of the frames compare's metrics are (chains from one input, as
 /// `VideoSource::measured_layout` takes them): FFmpeg's psnr and ssim.
 const METRICS: [&str; 2] = ["split[a][b];[a][b]psnr", "split[a][b];[a][b]ssim"];
@@ -339,16 +370,19 @@ const METRICS: [&str; 2] = ["split[a][b];[a][b]psnr", "split[a][b];[a][b]ssim"];
 /// The same filters fed a pair, the reference on the first input (`negotiated_pair`).
 const PAIR_METRICS: [&str; 2] = ["[a][b]psnr", "[a][b]ssim"];
 
-/// The format FFmpeg's psnr measures the pair in where that format has an alpha plane, which
-/// psnr measures (its `a`): yuva formats and gbrap as decoded, packed RGBA as gbrap, a
-/// reference's alpha against a judged file's opaque one (FFmpeg converts the second input into
-/// the first's format). With it, the format ssim reads the same components in without alpha,
-/// converted by its own automatic conversion (10-bit Y'CbCr with alpha made 16-bit; 10-bit
-/// R'G'B' with alpha through swscale's R'G'B' scaler, which changes R and B). None where ssim
-/// reads other components (grey with alpha, which psnr reads as R'G'B').
-fn alpha_measured(a: &VideoSource, b: &VideoSource) -> Option<(Pixel, Pixel)> {
-    let psnr = psnr_alpha(a, b)?;
-    let ssim = negotiated_pair(PAIR_METRICS[1], a.decoded_format(), b.decoded_format())?;
+/// The formats FFmpeg's psnr and ssim measure the pair in (libavfilter's negotiation of the
+/// two inputs: the reference's format where the filter takes it, the judged file's converted
+/// into it), where both read the same components: psnr's may hold an alpha plane it measures
+/// (yuva formats and gbrap as decoded, packed RGBA as gbrap, a reference's alpha against a
+/// judged file's opaque one), which ssim reads without, and ssim's own conversion may change
+/// the samples (10-bit Y'CbCr with alpha made 16-bit; 10-bit R'G'B' with alpha through
+/// swscale's R'G'B' scaler, which changes R and B). None where they read other components
+/// (grey with alpha, which psnr reads as R'G'B'), or where libavfilter takes neither format
+/// (a hardware decoder's frames).
+fn pair_formats(a: &VideoSource, b: &VideoSource) -> Option<(Pixel, Pixel)> {
+    let (da, db) = (a.decoded_format(), b.decoded_format());
+    let psnr = negotiated_pair(PAIR_METRICS[0], da, db)?;
+    let ssim = negotiated_pair(PAIR_METRICS[1], da, db)?;
     let (colour, read) = (planar_layout(psnr)?, planar_layout(ssim)?);
     let same_components = match (colour, read) {
         (
@@ -363,7 +397,9 @@ fn alpha_measured(a: &VideoSource, b: &VideoSource) -> Option<(Pixel, Pixel)> {
                 ..
             },
         ) => (x, y) == (chroma_shift_x, chroma_shift_y),
-        (PlaneLayout::Gbr { .. }, PlaneLayout::Gbr { .. }) => true,
+        (PlaneLayout::Gbr { .. }, PlaneLayout::Gbr { .. }) | (PlaneLayout::Gray { .. }, PlaneLayout::Gray { .. }) => {
+            true
+        }
         _ => false,
     };
     same_components.then_some((psnr, ssim))
@@ -374,37 +410,40 @@ fn psnr_alpha(a: &VideoSource, b: &VideoSource) -> Option<Pixel> {
     negotiated_pair(PAIR_METRICS[0], a.decoded_format(), b.decoded_format()).filter(|&f| separate_alpha(f))
 }
 
-/// How both files' frames are measured on the CPU, where the GPU pass would not measure what
-/// FFmpeg's psnr and ssim do: a pair with alpha planes psnr measures (`alpha`: both given out
-/// in that format); frames whose samples the upload's layout changes (given out as decoded, or
-/// as the filters' conversion converts them: `keep_decoded_planes_for`); frames deeper than the
-/// pass takes (grey at 14 or 16 bits). Pictures of one size, and but for alpha's pairs of one
-/// decoded format; not with VMAF, `--size` or deinterlacing, which take the upload's layout.
-fn measured_on_cpu(
-    a: &mut VideoSource,
-    b: &mut VideoSource,
-    job: &CompareJob,
-    vmaf: bool,
-    size: Option<(u32, u32)>,
-    alpha: Option<(Pixel, Pixel)>,
-) -> Option<Measured> {
+/// Whether the pair is measured in its own formats (`pair_formats`, `Measured::pairing`): pictures
+/// of one size, measured without VMAF, `--vmaf-size` or deinterlacing, which take the upload's
+/// layout.
+fn paired_as_filters(a: &VideoSource, b: &VideoSource, job: &CompareJob, vmaf: bool, size: Option<(u32, u32)>) -> bool {
     let (fa, fb) = (a.info.format, b.info.format);
     let same_size = (fa.width, fa.height) == (fb.width, fb.height);
-    if vmaf || size.is_some() || job.deinterlace.is_some() || !same_size {
-        return None;
-    }
-    if let Some((format, ssim)) = alpha {
-        let layout = planar_layout(format)?;
-        for side in [a, b] {
-            side.keep_decoded_planes_in(format);
+    same_size && !vmaf && size.is_none() && job.deinterlace.is_none()
+}
+
+/// How both files' frames are measured on the CPU, where the GPU pass would not measure what
+/// FFmpeg's psnr and ssim do (`pair`: `pair_formats`, where `paired_as_filters`): a pair with
+/// alpha planes psnr measures, or of two formats whose pair format the reference's upload
+/// does not hold (a 4:1:1 master against a 4:2:0 encode), both given out in psnr's format;
+/// frames of one format whose samples the upload's layout changes (given out as decoded, or as
+/// the filters' conversion converts them: `keep_decoded_planes_for`); frames deeper than the
+/// pass takes (grey at 14 or 16 bits).
+fn measured_on_cpu(a: &mut VideoSource, b: &mut VideoSource, pair: Option<(Pixel, Pixel)>) -> Option<Measured> {
+    let fa = a.info.format;
+    let (da, db) = (a.decoded_format(), b.decoded_format());
+    if let Some((format, ssim)) = pair {
+        let (alpha, layout) = (separate_alpha(format), planar_layout(format)?);
+        let held = format == ssim && layout == fa.layout;
+        if alpha || (da != db && !held) {
+            for side in [a, b] {
+                side.keep_decoded_planes_in(format);
+            }
+            return Some(Measured {
+                format: FrameFormat { layout, ..fa },
+                alpha,
+                ssim: Some(ssim),
+            });
         }
-        return Some(Measured {
-            format: FrameFormat { layout, ..fa },
-            alpha: true,
-            ssim: Some(ssim),
-        });
     }
-    if a.decoded_format() != b.decoded_format() {
+    if da != db {
         return None;
     }
     let measured = |format| Measured {

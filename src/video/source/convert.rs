@@ -230,7 +230,7 @@ fn frame_full(frame: &ffmpeg::frame::Video, stream: Range) -> bool {
 pub(super) fn to_upload_layout(
     format: &FrameFormat,
     stream_range: Range,
-    converter: &mut Option<Converter>,
+    (converter, as_filters): (&mut Option<Converter>, Option<Pixel>),
     frame: ffmpeg::frame::Video,
 ) -> Result<ffmpeg::frame::Video, String> {
     let target = upload_format(format.layout);
@@ -241,11 +241,29 @@ pub(super) fn to_upload_layout(
     let full = (into_ycbcr && ycbcr(frame.format()))
         .then(|| (frame_full(&frame, stream_range), format.color.range == Range::Full));
     let native = native_layout(frame.format()).map(|(layout, _)| layout);
-    if native == Some(format.layout)
-        && frame.width() == format.width
-        && frame.height() == format.height
-        && full.is_none_or(|(from, to)| from == to)
-    {
+    let size = frame.width() == format.width && frame.height() == format.height;
+    if let Some(into) = as_filters {
+        // The filters convert a frame of another format only (its range tag alone changes
+        // nothing), into the format itself (yuvj420p, whose layout is yuv420p's).
+        if frame.format() == into && size {
+            return Ok(frame);
+        }
+        let to = (into, format.width, format.height);
+        if converter.as_ref().is_none_or(|c| !c.takes(&frame) || c.shape.to != to) {
+            *converter = None;
+            *converter = Some(Converter::like_filters(&frame, to)?);
+        }
+        let mut out = crate::video::memory::frame(into, format.width, format.height)
+            .map_err(|e| format!("no memory for a converted frame: {e}"))?;
+        converter
+            .as_mut()
+            .expect("made above")
+            .run(&frame, &mut out)
+            .map_err(|e| format!("converting a frame failed: {e}"))?;
+        out.set_pts(frame.pts());
+        return Ok(out);
+    }
+    if native == Some(format.layout) && size && full.is_none_or(|(from, to)| from == to) {
         return Ok(frame);
     }
     let shape = Shape {

@@ -504,12 +504,13 @@ impl VideoSource {
             );
         }
         self.note_sampling(&frame);
-        convert::to_upload_layout(&self.info.format, self.info.decoded_range, &mut self.converter, frame).map_err(
-            |reason| VideoError::Decode {
+        let converting = (&mut self.converter, self.as_filters);
+        convert::to_upload_layout(&self.info.format, self.info.decoded_range, converting, frame).map_err(|reason| {
+            VideoError::Decode {
                 path: self.info.path.clone(),
                 reason,
-            },
-        )
+            }
+        })
     }
 
     /// Warns of a frame whose depth or chroma sampling is not the stream's first (a file made

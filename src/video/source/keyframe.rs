@@ -202,7 +202,7 @@ impl KeyframeDecoder {
             true => format.color.range,
             false => self.info.decoded_range,
         };
-        let frame = to_upload_layout(format, decoded_range, &mut self.converter, frame)
+        let frame = to_upload_layout(format, decoded_range, (&mut self.converter, None), frame)
             .map_err(|e| log::debug!("keyframe preview: {e}"))
             .ok()?;
         Some((pts, frame))

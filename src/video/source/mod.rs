@@ -86,6 +86,9 @@ pub struct VideoSource {
     keep_decoder: Option<NalFraming>,
     /// Made once per stream when its format needs converting (and again only if it changes).
     converter: Option<convert::Converter>,
+    /// Frames converted into this format for the upload, as FFmpeg's filters' automatic
+    /// conversion converts them (`convert_as_filters`).
+    as_filters: Option<ffmpeg::format::Pixel>,
     /// Frame numbers, read in the background.
     index: Arc<FrameIndex>,
     /// Wait for the index to number each frame exactly (`hist`), rather than estimate.
@@ -194,6 +197,15 @@ impl VideoSource {
         self.info.format.layout = layout;
         self.info.format.width = width;
         self.info.format.height = height;
+    }
+
+    /// Converts frames of another format than `format` into it for the upload, as FFmpeg's
+    /// filters' automatic conversion converts them for a filter (swscale's bicubic and no more,
+    /// a frame's range from its tag, `yuv420p`'s chroma sited as the `scale` filter sites it)
+    /// instead of the upload's own conversion: a judged file made like its reference as psnr's
+    /// graph makes it. `format` is one the upload layout (`convert_to`) holds as it is.
+    pub fn convert_as_filters(&mut self, format: ffmpeg::format::Pixel) {
+        self.as_filters = Some(format);
     }
 
     /// Delivers Y'CbCr frames in `range` from now on, converted by swscale where they are not

@@ -160,6 +160,7 @@ impl VideoSource {
             deferrals: None,
             keep_decoder,
             converter: None,
+            as_filters: None,
             index,
             exact_numbers: false,
             decoded_planes: None,
