@@ -202,7 +202,7 @@ pub fn compare(
     let unmeasured = on_cpu.is_none_or(|m| !m.alpha).then(|| psnr_alpha(&a, &b)).flatten();
     if let Some(format) = unmeasured {
         log::warn!(
-            "FFmpeg's psnr measures '{}' and '{}' in {} with their alpha planes (its a:, and its average with it); compare does not with --vmaf, --vmaf-size, deinterlacing, pictures of other sizes, or grey with alpha (which psnr reads as R'G'B' and ssim as grey)",
+            "FFmpeg's psnr measures '{}' and '{}' in {} with their alpha planes (its a:, and its average with it); compare does not with --vmaf, --vmaf-size, deinterlacing, pictures of other sizes, a hardware decoder, grey with alpha (which psnr reads as R'G'B' and ssim as grey), or two formats ssim reads in another format than psnr",
             a.info.path.display(),
             b.info.path.display(),
             pixel_name(format),
@@ -214,7 +214,9 @@ pub fn compare(
         match pair.filter(|&(psnr, ssim)| psnr == ssim && psnr == a.decoded_format()) {
             // (Two files of one format are measured code for code, as FFmpeg's filters measure
             // them, whatever ranges they are tagged with.)
-            Some((psnr, _)) if psnr == b.decoded_format() => same_format_ranges(&a, &b),
+            Some((psnr, _)) if psnr == b.decoded_format() && a.info.format.layout == b.info.format.layout => {
+                same_format_ranges(&a, &b)
+            }
             Some((psnr, _)) => {
                 b.convert_as_filters(psnr);
                 match_pair(&a, &mut b)?;
@@ -377,9 +379,14 @@ const PAIR_METRICS: [&str; 2] = ["[a][b]psnr", "[a][b]ssim"];
 /// judged file's opaque one), which ssim reads without, and ssim's own conversion may change
 /// the samples (10-bit Y'CbCr with alpha made 16-bit; 10-bit R'G'B' with alpha through
 /// swscale's R'G'B' scaler, which changes R and B). None where they read other components
-/// (grey with alpha, which psnr reads as R'G'B'), or where libavfilter takes neither format
-/// (a hardware decoder's frames).
+/// (grey with alpha, which psnr reads as R'G'B'); where either decodes on a hardware decoder
+/// (its frames downloaded as NV12 or P010, not as the software decoder gives them); and where
+/// a file's frames converted into psnr's format and then ssim's would not be what FFmpeg's
+/// conversion straight into ssim's gives.
 fn pair_formats(a: &VideoSource, b: &VideoSource) -> Option<(Pixel, Pixel)> {
+    if a.decodes_in_hardware() || b.decodes_in_hardware() {
+        return None;
+    }
     let (da, db) = (a.decoded_format(), b.decoded_format());
     let psnr = negotiated_pair(PAIR_METRICS[0], da, db)?;
     let ssim = negotiated_pair(PAIR_METRICS[1], da, db)?;
@@ -402,7 +409,12 @@ fn pair_formats(a: &VideoSource, b: &VideoSource) -> Option<(Pixel, Pixel)> {
         }
         _ => false,
     };
-    same_components.then_some((psnr, ssim))
+    // ssim's frames are psnr's converted further: as FFmpeg converts each file straight into
+    // ssim's where that file is in psnr's format, or where the step from psnr's to ssim's keeps
+    // the colour samples (alpha dropped: Y'CbCr, or 8-bit R'G'B'; 10-bit R'G'B' goes through
+    // swscale's R'G'B' scaler, which changes R and B).
+    let keeps = psnr == ssim || (colour == read && (matches!(colour, PlaneLayout::Yuv { .. }) || colour.bits() == 8));
+    (same_components && (keeps || (da == psnr && db == psnr))).then_some((psnr, ssim))
 }
 
 /// The format FFmpeg's psnr measures the pair in, where it has an alpha plane psnr measures.
@@ -410,7 +422,7 @@ fn psnr_alpha(a: &VideoSource, b: &VideoSource) -> Option<Pixel> {
     negotiated_pair(PAIR_METRICS[0], a.decoded_format(), b.decoded_format()).filter(|&f| separate_alpha(f))
 }
 
-/// Whether the pair is measured in its own formats (`pair_formats`, `Measured::pairing`): pictures
+/// Whether the pair is measured in its own formats (`pair_formats`): pictures
 /// of one size, measured without VMAF, `--vmaf-size` or deinterlacing, which take the upload's
 /// layout.
 fn paired_as_filters(a: &VideoSource, b: &VideoSource, job: &CompareJob, vmaf: bool, size: Option<(u32, u32)>) -> bool {
@@ -433,6 +445,16 @@ fn measured_on_cpu(a: &mut VideoSource, b: &mut VideoSource, pair: Option<(Pixel
         let (alpha, layout) = (separate_alpha(format), planar_layout(format)?);
         let held = format == ssim && layout == fa.layout;
         if alpha || (da != db && !held) {
+            for (side, decoded) in [(&*a, da), (&*b, db)] {
+                if da != db && decoded != format {
+                    log::warn!(
+                        "'{}' is {}: converted into {} to compare, as FFmpeg's psnr converts it",
+                        side.info.path.display(),
+                        pixel_name(decoded),
+                        pixel_name(format)
+                    );
+                }
+            }
             for side in [a, b] {
                 side.keep_decoded_planes_in(format);
             }

@@ -22,8 +22,9 @@ use std::collections::VecDeque;
 pub struct Measured {
     pub format: FrameFormat,
     pub alpha: bool,
-    /// SSIM's format: the same components at another depth (10-bit Y'CbCr with alpha, which
-    /// ssim reads made 16-bit).
+    /// SSIM's format where the frames are measured in the pair's formats (`compare`'s
+    /// `pair_formats`): the same components without alpha, converted from psnr's as ssim's own
+    /// conversion converts them (10-bit Y'CbCr with alpha made 16-bit).
     pub ssim: Option<Pixel>,
 }
 

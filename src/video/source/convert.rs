@@ -68,11 +68,13 @@ impl Converter {
     /// from the frame's top), and the frame cut in as many slices as the filter graph has
     /// threads (`graph_threads`). The slices matter: swscale's shortcut from 4:1:0 to 4:2:0
     /// interpolates the chroma of each slice apart, so FFmpeg's figures for such a file follow
-    /// the machine's cores, and these do the same. Y'CbCr tagged full range is narrowed, as
-    /// the filter takes its `in_range` from the frame and leaves its `out_range` swscale's.
+    /// the machine's cores, and these do the same. A frame tagged with a range is taken in it,
+    /// as the filter sets swscale's input range from the tag once the context is made (Y'CbCr
+    /// tagged full is narrowed; grey tagged limited is taken so, where swscale's default takes
+    /// grey as full), its output range left swscale's.
     pub(super) fn like_filters(frame: &ffmpeg::frame::Video, to: (Pixel, u32, u32)) -> Result<Self, String> {
         let from = (frame.format(), frame.width(), frame.height());
-        let from_full = filters_full(frame);
+        let tagged = range_tag(frame);
         let sited = |format: Pixel| -> i64 {
             match format {
                 Pixel::YUV420P => 128,
@@ -84,16 +86,46 @@ impl Converter {
             Shape {
                 from,
                 to,
-                full: from_full.then_some((true, false)),
+                full: tagged.map(|full| (full, false)),
             },
             &[
                 ("sws_flags", i64::from(ffi::SWS_BICUBIC)),
                 ("src_v_chr_pos", sited(from.0)),
                 ("dst_v_chr_pos", sited(to.0)),
                 ("threads", i64::from(threads)),
-                ("src_range", i64::from(from_full)),
+                ("src_range", i64::from(tagged == Some(true) || jpeg_format(from.0))),
             ],
         )?;
+        if let Some(full) = tagged {
+            // SAFETY: an initialised context; the tables swscale gives back are its own, set
+            // again as they are with the input range changed (the scale filter's own calls).
+            unsafe {
+                let (mut inv_table, mut table) = (std::ptr::null_mut(), std::ptr::null_mut());
+                let (mut in_full, mut out_full, mut brightness, mut contrast, mut saturation) = (0, 0, 0, 0, 0);
+                let details = ffi::sws_getColorspaceDetails(
+                    converter.context,
+                    &mut inv_table,
+                    &mut in_full,
+                    &mut table,
+                    &mut out_full,
+                    &mut brightness,
+                    &mut contrast,
+                    &mut saturation,
+                );
+                if details >= 0 {
+                    ffi::sws_setColorspaceDetails(
+                        converter.context,
+                        inv_table,
+                        c_int::from(full),
+                        table,
+                        out_full,
+                        brightness,
+                        contrast,
+                        saturation,
+                    );
+                }
+            }
+        }
         converter.sliced = true;
         Ok(converter)
     }
@@ -102,7 +134,7 @@ impl Converter {
     /// (into the format and size it was made for).
     pub(super) fn takes(&self, frame: &ffmpeg::frame::Video) -> bool {
         self.shape.from == (frame.format(), frame.width(), frame.height())
-            && self.shape.full.is_some() == filters_full(frame)
+            && self.shape.full.map(|(full, _)| full) == range_tag(frame)
     }
 
     /// A context for `shape` with swscale's `options` (by name) set besides the sizes and
@@ -199,10 +231,14 @@ fn jpeg_format(format: Pixel) -> bool {
     )
 }
 
-/// Whether the `scale` filter takes `frame` as full-range Y'CbCr: a `yuvj` format, or a frame
-/// tagged full range.
-fn filters_full(frame: &ffmpeg::frame::Video) -> bool {
-    ycbcr(frame.format()) && (jpeg_format(frame.format()) || frame.color_range() == ffmpeg::color::Range::JPEG)
+/// The range `frame` is tagged with (whether full), as the `scale` filter reads it; None where
+/// it is not tagged.
+fn range_tag(frame: &ffmpeg::frame::Video) -> Option<bool> {
+    match frame.color_range() {
+        ffmpeg::color::Range::JPEG => Some(true),
+        ffmpeg::color::Range::MPEG => Some(false),
+        _ => None,
+    }
 }
 
 /// Whether frames of `format` are Y'CbCr (not R'G'B', a palette or grey), whose range swscale

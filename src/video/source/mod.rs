@@ -199,6 +199,12 @@ impl VideoSource {
         self.info.format.height = height;
     }
 
+    /// Whether the stream decodes on a hardware decoder (its frames come as NV12 or P010,
+    /// whatever `decoded_format` says before the first).
+    pub fn decodes_in_hardware(&self) -> bool {
+        self.hardware.is_some()
+    }
+
     /// Converts frames of another format than `format` into it for the upload, as FFmpeg's
     /// filters' automatic conversion converts them for a filter (swscale's bicubic and no more,
     /// a frame's range from its tag, `yuv420p`'s chroma sited as the `scale` filter sites it)
