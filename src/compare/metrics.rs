@@ -199,13 +199,7 @@ pub fn frame_metrics(
     alpha: Option<(&Component, &Component)>,
     bits: u32,
 ) -> FrameMetrics {
-    let sums: Vec<ComponentSums> = a.iter().zip(b).map(|(a, b)| component_sums(a, b, bits)).collect();
-    let sizes: Vec<(usize, usize)> = a.iter().map(|c| (c.width, c.height)).collect();
-    let alpha = alpha.map(|(a, b)| AlphaSums {
-        sse: sse(a, b),
-        size: (a.width, a.height),
-    });
-    FrameMetrics::with_alpha(&sums, &sizes, alpha, bits)
+    frame_metrics_with_ssim_of(a, b, alpha, bits, (a, b, bits))
 }
 
 /// As `frame_metrics`, SSIM read from other samples of the same components (`ssim`: both

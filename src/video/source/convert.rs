@@ -278,41 +278,38 @@ pub(super) fn to_upload_layout(
         .then(|| (frame_full(&frame, stream_range), format.color.range == Range::Full));
     let native = native_layout(frame.format()).map(|(layout, _)| layout);
     let size = frame.width() == format.width && frame.height() == format.height;
-    if let Some(into) = as_filters {
-        // The filters convert a frame of another format only (its range tag alone changes
-        // nothing), into the format itself (yuvj420p, whose layout is yuv420p's).
-        if frame.format() == into && size {
-            return Ok(frame);
+    let into = match as_filters {
+        Some(into) => {
+            // The filters convert a frame of another format only (its range tag alone changes
+            // nothing), into the format itself (yuvj420p, whose layout is yuv420p's).
+            if frame.format() == into && size {
+                return Ok(frame);
+            }
+            let to = (into, format.width, format.height);
+            if converter.as_ref().is_none_or(|c| !c.takes(&frame) || c.shape.to != to) {
+                *converter = None;
+                *converter = Some(Converter::like_filters(&frame, to)?);
+            }
+            into
         }
-        let to = (into, format.width, format.height);
-        if converter.as_ref().is_none_or(|c| !c.takes(&frame) || c.shape.to != to) {
-            *converter = None;
-            *converter = Some(Converter::like_filters(&frame, to)?);
+        None => {
+            if native == Some(format.layout) && size && full.is_none_or(|(from, to)| from == to) {
+                return Ok(frame);
+            }
+            let shape = Shape {
+                from: (frame.format(), frame.width(), frame.height()),
+                to: (target, format.width, format.height),
+                full,
+            };
+            if converter.as_ref().is_none_or(|c| c.shape != shape) {
+                *converter = None;
+                *converter = Some(Converter::new(shape)?);
+            }
+            target
         }
-        let mut out = crate::video::memory::frame(into, format.width, format.height)
-            .map_err(|e| format!("no memory for a converted frame: {e}"))?;
-        converter
-            .as_mut()
-            .expect("made above")
-            .run(&frame, &mut out)
-            .map_err(|e| format!("converting a frame failed: {e}"))?;
-        out.set_pts(frame.pts());
-        return Ok(out);
-    }
-    if native == Some(format.layout) && size && full.is_none_or(|(from, to)| from == to) {
-        return Ok(frame);
-    }
-    let shape = Shape {
-        from: (frame.format(), frame.width(), frame.height()),
-        to: (target, format.width, format.height),
-        full,
     };
-    if converter.as_ref().is_none_or(|c| c.shape != shape) {
-        *converter = None;
-        *converter = Some(Converter::new(shape)?);
-    }
     // Into counted frame memory, where the cache's frames are.
-    let mut out = crate::video::memory::frame(target, format.width, format.height)
+    let mut out = crate::video::memory::frame(into, format.width, format.height)
         .map_err(|e| format!("no memory for a converted frame: {e}"))?;
     converter
         .as_mut()
