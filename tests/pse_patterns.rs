@@ -2,7 +2,7 @@
 //! black and white stripes made with `geq`, at the edges of the rule: more and fewer than five
 //! light-dark pairs, across, down and at 45°; a step under and over 20 cd/m² between the
 //! stripes; 0.4 and 0.6 s long; 35% of the screen standing still (passes) and reversing
-//! (fails); WCAG, which has no rule for patterns. The GPU and the CPU twin alike, at 1080p too
+//! (fails); stripes down a 16:9 picture to its last rows; WCAG, which has no rule for patterns. The GPU and the CPU twin alike, at 1080p too
 //! (where a block is scanned along every other line).
 
 mod common;
@@ -97,6 +97,27 @@ fn few_pairs_faint_stripes_and_short_patterns_pass() {
     // WCAG 2.3.1 has no rule for patterns.
     let across = grating("pse-grating-across.mkv", &stripes("X", 48, 235, 16), 2.0);
     assert_eq!(kinds(&across, &["--standard", "wcag"]), Vec::<String>::new());
+}
+
+#[test]
+fn stripes_down_a_wide_picture_are_counted_to_its_last_rows() {
+    // A 16:9 picture's 54 rows of cells are two of the coarse scan's blocks of 24 and 6 rows
+    // more: those are scanned as a whole block too, so 270 rows of stripes 45 apart make 6
+    // pairs over the whole screen (not 5 over 89% of it), and 54 apart make 5.
+    for (period, expected) in [(45, vec!["pattern"]), (54, vec![])] {
+        let file = grating(
+            &format!("pse-grating-down-{period}.mkv"),
+            &stripes("Y", period, 235, 16),
+            0.8,
+        );
+        let (summary, frames, code) = pse(&file, &["--frames-out"]);
+        assert_eq!(code, Some(expected.len() as i32), "{summary}");
+        assert_eq!(kinds(&file, &["--cpu"]), expected, "{period}");
+        let pairs = frames[0]["pattern_pairs"].as_f64().unwrap();
+        let drawn = 270.0 / f64::from(period);
+        assert!((pairs - drawn).abs() <= 0.6, "{pairs} pairs, {drawn} drawn");
+        assert!(frames[0]["pattern"].as_f64().unwrap() > 0.95, "{}", frames[0]);
+    }
 }
 
 /// Stripes 16 apart over the left 168 pixels of 480 (35%), grey beside; reversing every half

@@ -65,7 +65,7 @@ impl Patterns {
             .iter()
             .map(|&cells| {
                 // (Their rows are rows of cells.)
-                let blocks = Blocks::new(grid, cells);
+                let blocks = Blocks::whole(grid, cells);
                 (blocks, Sides::of(blocks.len(), cells, cells))
             })
             .collect();

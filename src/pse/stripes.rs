@@ -117,6 +117,9 @@ pub struct Blocks {
     pub cells: u32,
     pub columns: u32,
     pub rows: u32,
+    /// The last block across and down ends at the grid's edge, overlapping the one before,
+    /// rather than being cut short by it (`whole`).
+    pub flush: bool,
 }
 
 impl Blocks {
@@ -126,6 +129,18 @@ impl Blocks {
             cells,
             columns: grid.columns.div_ceil(cells),
             rows: grid.rows.div_ceil(cells),
+            flush: false,
+        }
+    }
+
+    /// Blocks as `new`'s, but each as many cells across and down as the grid has room for:
+    /// the last across and down moved back to end at the grid's edge. (The coarse scans: a
+    /// picture 54 cells tall has 6 rows of cells below its last whole block of 24, too few
+    /// for stripes wider than a cell or two to cross them twice.)
+    pub fn whole(grid: Grid, cells: u32) -> Self {
+        Self {
+            flush: true,
+            ..Self::new(grid, cells)
         }
     }
 
@@ -140,7 +155,11 @@ impl Blocks {
     /// Block `b`'s cells: first column and row, and one past the last.
     pub fn cell_bounds(&self, b: usize) -> [u32; 4] {
         let (column, row) = (b as u32 % self.columns, b as u32 / self.columns);
-        let (c0, r0) = (column * self.cells, row * self.cells);
+        let (mut c0, mut r0) = (column * self.cells, row * self.cells);
+        if self.flush {
+            c0 = c0.min(self.grid.columns.saturating_sub(self.cells));
+            r0 = r0.min(self.grid.rows.saturating_sub(self.cells));
+        }
         [
             c0,
             r0,
