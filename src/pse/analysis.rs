@@ -33,13 +33,23 @@ struct Track {
     extreme: f64,
     direction: i8,
     counted: bool,
+    /// A second value carried beside the one followed: the last, and at the extreme.
+    last_beside: f64,
+    extreme_beside: f64,
 }
 
 impl Track {
     /// The value next; whether a transition completed there.
     fn take(&mut self, value: f64, is_transition: impl Fn(f64, f64) -> bool) -> bool {
+        self.take_beside(value, 0.0, |from, to| is_transition(from[0], to[0]))
+    }
+
+    /// `take`, with a value `beside` it (peaks and valleys are the first's) that
+    /// `is_transition` is given too: `[value, beside]` at the extreme, then now.
+    fn take_beside(&mut self, value: f64, beside: f64, is_transition: impl Fn([f64; 2], [f64; 2]) -> bool) -> bool {
+        let before = std::mem::replace(&mut self.last_beside, beside);
         let Some(previous) = self.last.replace(value) else {
-            self.extreme = value;
+            (self.extreme, self.extreme_beside) = (value, beside);
             return false;
         };
         let sign = match value - previous {
@@ -49,10 +59,10 @@ impl Track {
         };
         if self.direction != 0 && sign != self.direction {
             // A turn: the new excursion starts at the peak (or valley) just passed.
-            (self.extreme, self.counted) = (previous, false);
+            (self.extreme, self.extreme_beside, self.counted) = (previous, before, false);
         }
         self.direction = sign;
-        if !self.counted && is_transition(self.extreme, value) {
+        if !self.counted && is_transition([self.extreme, self.extreme_beside], [value, beside]) {
             self.counted = true;
             return true;
         }
@@ -297,11 +307,18 @@ impl Analysis {
                 }
                 _ => {
                     // (Most cells have no saturated red: their 0 without the divisions.)
+                    let scale = |sum: f64| sum / n / SDR_WHITE * 320.0;
                     let red = match cell[1] {
                         0 => 0.0,
-                        sum => f64::from(sum) / n / SDR_WHITE * 320.0,
+                        sum => scale(f64::from(sum)),
                     };
-                    let transition = self.red[i].take(red, |a, b| (a - b).abs() > RED_STEP);
+                    // The change must be one of R - G - B itself, not only of the share of
+                    // the light that is saturated red: a red going from 81% of the light to
+                    // 79% leaves the saturated red, but R - G - B hardly changes.
+                    let excess = scale(f64::from(cell[2]) - f64::from(cell[3]) - f64::from(cell[4]));
+                    let transition = self.red[i].take_beside(red, excess, |from, to| {
+                        (from[0] - to[0]).abs() > RED_STEP && (from[1] - to[1]).abs() > RED_STEP
+                    });
                     if transition {
                         self.transitions[1].add(i, time);
                     }
