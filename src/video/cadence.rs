@@ -5,9 +5,11 @@
 //! one frame after the last, or a steady mix of fields and frames, or 3:2 pulldown's long and
 //! short frames), a step that leaves room for whole frames says they were lost.
 //!
-//! A step is judged once the next packet goes on from it in cadence, so one packet's damaged
-//! time is not taken for a loss; where the timestamps start over (pieces joined), the reader's
-//! offset changes and the cadence is learnt again.
+//! A step is judged once the packets after it go on from it in cadence for `CONFIRM` steps, so
+//! one packet's damaged time is not taken for a loss, nor a change of rate whose frames fall
+//! on the old rate's grid (long and short steps mixed: a variable rate's pieces joined); where
+//! the timestamps start over (pieces joined), the reader's offset changes and the cadence is
+//! learnt again.
 
 /// Steps in a row in cadence before a longer one is taken as a loss.
 const LEARN: u32 = 16;
@@ -22,8 +24,10 @@ pub struct Lost {
 }
 
 /// Long steps in a row that may each be a loss (frames lost on both sides of one that came);
-/// one more says the cadence changed.
+/// one more before they are confirmed says the cadence changed.
 const CHAINED: usize = 3;
+/// Steps in cadence after the last long step that confirm the long ones as losses.
+const CONFIRM: u32 = 8;
 
 /// The cadence of one stream's decode times, packet by packet.
 #[derive(Debug, Default)]
@@ -38,8 +42,10 @@ pub struct Cadence {
     shortest: i64,
     longest: i64,
     longest_duration: i64,
-    /// Long steps waiting for the next packet to go on from them in cadence.
+    /// Long steps waiting for the packets after them to go on in cadence, and the steps in
+    /// cadence since the last of them.
     pending: Vec<Lost>,
+    confirming: u32,
 }
 
 impl Cadence {
@@ -64,6 +70,13 @@ impl Cadence {
         let learnt = self.run >= LEARN;
         let expected = self.longest.max(last_duration);
         if learnt && step >= self.shortest && step <= expected {
+            if self.pending.is_empty() {
+                return Vec::new();
+            }
+            self.confirming += 1;
+            if self.confirming < CONFIRM {
+                return Vec::new();
+            }
             return std::mem::take(&mut self.pending);
         }
         if learnt && self.pending.len() < CHAINED && step >= expected + self.shortest - self.shortest / 4 {
@@ -81,6 +94,7 @@ impl Cadence {
                 from: last,
                 to: dts,
             });
+            self.confirming = 0;
             return Vec::new();
         }
         if !self.pending.is_empty() {
@@ -312,6 +326,22 @@ mod tests {
             t += 3600 * (1 + (i / 20) % 2 + i64::from(i % 7 == 0 && i > 100));
             assert_eq!(cadence.packet(Some(t), 3600, 0), [], "packet {i}");
         }
+    }
+
+    #[test]
+    fn a_rate_changed_on_the_old_rates_grid_is_no_loss() {
+        // 50 fps on a 1/50 s grid, then frames one or two steps of it apart (a 30 fps piece
+        // on the same grid): long steps among short ones, each a few steps from the last.
+        let mut times = steady(0, 20, 100);
+        let mut t = 99 * 20;
+        for i in 0..60 {
+            t += if i % 5 == 1 || i % 5 == 3 { 20 } else { 40 };
+            times.push(t);
+        }
+        assert!(losses(&times).is_empty(), "{:?}", losses(&times));
+        // One long step a while after another in a steady stream is a loss each time.
+        let times: Vec<i64> = (0..100).filter(|i| ![40, 60].contains(i)).map(|i| i * 20).collect();
+        assert_eq!(losses(&times).len(), 2);
     }
 
     #[test]
