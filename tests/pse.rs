@@ -1,5 +1,6 @@
 //! `histoplay pse`: synthetic clips made from the rules' definitions, each at the edge of one:
-//! full-screen flashes at 3 and 4 a second at 25, 30, 50 and 60 fps; 24% and 26% of the screen;
+//! full-screen flashes at 3 and 4 a second at 25, 30, 50 and 60 fps; 24% and 26% of the screen
+//! (edges on the cells' and across them, by a large and a small swing);
 //! a 18.7 and a 21.1 cd/m² swing; a darker image at 154.5 and 166.1 cd/m²; two halves flashing
 //! in opposite phase (the frame's mean still); a red flash at equal luminance (and WCAG 2.2's
 //! measure of it, in u′v′); a PQ clip with a 25 and a 15 cd/m² flash near black; WCAG's 10°
@@ -97,6 +98,30 @@ fn the_area_is_a_quarter_of_the_screen_and_opposite_phases_add_up() {
     };
     assert_eq!(verdict(&band("pse-band-24.mkv", 115), &[]).0, "pass");
     assert_eq!(verdict(&band("pse-band-26.mkv", 125), &[]).0, "fail");
+    // Boxes whose edges cut across cells (of 5 pixels here): 243x128 (24.00%) and 234x144
+    // (26.00%), flashing at 5 Hz by 200 cd/m² (where a cell a tenth covered moves by the step)
+    // and by 25.6 (where a cell three quarters covered moves by less): the area is measured
+    // to the share of each edge cell the flash covers.
+    let boxed = |name: &str, [x, y, w, h]: [u32; 4], bright: u32| {
+        let graph = format!(
+            "color=c=black:s=480x270:r=25:d=2,format=yuv444p,\
+             geq=lum='if(lt(mod(N\\,5)\\,3)*between(X\\,{x}\\,{})*between(Y\\,{y}\\,{})\\,{bright}\\,16)':cb=128:cr=128",
+            x + w - 1,
+            y + h - 1
+        );
+        clip(name, &graph, &[])
+    };
+    for bright in [235, 109] {
+        let small = boxed(&format!("pse-box-24-{bright}.mkv"), [37, 61, 243, 128], bright);
+        let large = boxed(&format!("pse-box-26-{bright}.mkv"), [43, 67, 234, 144], bright);
+        for args in [&[][..], &["--cpu"]] {
+            assert_eq!(verdict(&small, args).0, "pass", "24% by {bright} {args:?}");
+            assert_eq!(verdict(&large, args).0, "fail", "26% by {bright} {args:?}");
+        }
+        let (_, frames, _) = pse(&small, &["--frames-out"]);
+        let flash = frames[5]["flash"].as_f64().unwrap();
+        assert!((flash - 0.24).abs() < 0.002, "{}", frames[5]);
+    }
     // Two halves in opposite phase: the frame's mean never moves; each half flashes.
     let graph = "color=c=black:s=480x270:r=25:d=2,\
                  drawbox=x=0:y=0:w=240:h=ih:color=white:t=fill:enable='lt(mod(t*10,2),1)',\

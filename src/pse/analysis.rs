@@ -7,6 +7,7 @@
 //! standard's area shares, halved: more than 3 fails, 2 to 3 warns, and under Ofcom's rule
 //! warnings on 80% of the frames of the last 5 s fail as extended flashing.
 
+use super::coverage::{Coverage, Moved, WHOLE};
 use super::light::{is_change, Grid, SDR_WHITE, UNITS_PER_NIT};
 use super::patterns::{PatternVerdict, Patterns, PERSISTENCE};
 use super::red::{RedState, RedTrack};
@@ -68,15 +69,23 @@ impl Track {
         }
         false
     }
+
+    /// The excursion going on, where it has not counted: its change so far, signed.
+    fn excursion(&self) -> Option<f64> {
+        let last = self.last?;
+        (!self.counted && self.direction != 0).then_some(last - self.extreme)
+    }
 }
 
 /// The transitions of the last second of every cell of one kind: the cells that made one at
-/// each frame of it, and each cell's count (kept together, not a queue a cell: the frame's work
-/// reads them in order).
+/// each frame of it and how much of the cell each covered (`coverage`), and each cell's count
+/// and summed weights (kept together, not a queue a cell: the frame's work reads them in
+/// order).
 #[derive(Clone, Debug, Default)]
 struct Recent {
-    frames: VecDeque<(f64, Vec<u32>)>,
+    frames: VecDeque<(f64, Vec<(u32, u32)>)>,
     counts: Vec<u32>,
+    weights: Vec<u64>,
 }
 
 impl Recent {
@@ -84,6 +93,7 @@ impl Recent {
         Self {
             frames: VecDeque::new(),
             counts: vec![0; cells],
+            weights: vec![0; cells],
         }
     }
 
@@ -91,19 +101,31 @@ impl Recent {
     fn advance(&mut self, time: f64) {
         while self.frames.front().is_some_and(|&(t, _)| t <= time - 1.0 + 1e-6) {
             let (_, cells) = self.frames.pop_front().expect("a frame");
-            for &cell in &cells {
+            for &(cell, weight) in &cells {
                 self.counts[cell as usize] -= 1;
+                self.weights[cell as usize] -= u64::from(weight);
             }
         }
         // (The frame's own list, made when its first transition comes.)
     }
 
-    /// Cell `cell` made a transition at `time`, the frame begun last.
-    fn add(&mut self, cell: usize, time: f64) {
+    /// Cell `cell` made a transition at `time`, the frame begun last, covering `weight` of it
+    /// (in `WHOLE`s).
+    fn add(&mut self, cell: usize, time: f64, weight: u32) {
         self.counts[cell] += 1;
+        self.weights[cell] += u64::from(weight);
         match self.frames.back_mut() {
-            Some((t, cells)) if *t == time => cells.push(cell as u32),
-            _ => self.frames.push_back((time, vec![cell as u32])),
+            Some((t, cells)) if *t == time => cells.push((cell as u32, weight)),
+            _ => self.frames.push_back((time, vec![(cell as u32, weight)])),
+        }
+    }
+
+    /// Cell `cell`'s pixels that flashed, of its `pixels`: as many as its transitions in the
+    /// second covered on average.
+    fn flashed(&self, cell: usize, pixels: u64) -> u64 {
+        match self.counts[cell] {
+            0 => pixels,
+            n => pixels * self.weights[cell] / (u64::from(n) * u64::from(WHOLE)),
         }
     }
 }
@@ -205,6 +227,12 @@ pub struct Analysis {
     grid: Grid,
     pixels: Vec<u64>,
     counts: [Vec<usize>; 2],
+    /// Each cell's pixels that flashed, by the counts' kinds (`Recent::flashed`).
+    flashed: [Vec<u64>; 2],
+    /// The frame's luminance moves, and their transitions weighed by what they covered.
+    coverage: Coverage,
+    moved: Vec<Moved>,
+    weighed: Vec<(u32, u32)>,
     /// WCAG's fields: the summed-area table of the cells' pixels (empty for the others).
     all_areas: Vec<u64>,
     total: u64,
@@ -254,6 +282,10 @@ impl Analysis {
         };
         Self {
             counts: Default::default(),
+            flashed: Default::default(),
+            coverage: Coverage::default(),
+            moved: Vec::with_capacity(grid.cells()),
+            weighed: Vec::new(),
             all_areas,
             standard,
             hdr,
@@ -290,13 +322,16 @@ impl Analysis {
         let mut counts = std::mem::take(&mut self.counts);
         counts.iter_mut().for_each(Vec::clear);
         self.transitions.iter_mut().for_each(|r| r.advance(time));
+        let mut moved = std::mem::take(&mut self.moved);
+        moved.clear();
         for (i, cell) in cells.iter().enumerate() {
             let n = (self.pixels[i] * u64::from(UNITS_PER_NIT)) as f64;
             let luminance = f64::from(cell[0]) / n;
-            if self.luminance[i].take(luminance, |a, b| is_change(hdr, a, b)) {
-                flashing[0] += self.pixels[i];
-                self.transitions[0].add(i, time);
-            }
+            let track = &mut self.luminance[i];
+            moved.push(match track.take(luminance, |a, b| is_change(hdr, a, b)) {
+                true => Moved::Transition(luminance - track.extreme),
+                false => track.excursion().map_or(Moved::Still, Moved::Excursion),
+            });
             // WCAG 2.2's red by chromaticity; the others' by the Harding-Binnie measure,
             // (R - G - B) relative to white, x 320.
             let (red_transition, red_count) = match self.standard {
@@ -320,7 +355,7 @@ impl Analysis {
                         (from[0] - to[0]).abs() > RED_STEP && (from[1] - to[1]).abs() > RED_STEP
                     });
                     if transition {
-                        self.transitions[1].add(i, time);
+                        self.transitions[1].add(i, time, WHOLE);
                     }
                     (transition, self.transitions[1].counts[i] as usize)
                 }
@@ -328,12 +363,38 @@ impl Analysis {
             if red_transition {
                 flashing[1] += self.pixels[i];
             }
-            counts[0].push(self.transitions[0].counts[i] as usize);
             counts[1].push(red_count);
         }
-        let (transitions, area) = self.reach(&counts[0]);
-        let (red_transitions, red_area) = self.reach(&counts[1]);
-        self.counts = counts;
+        // The luminance transitions weighed by the share of their cells they covered; the
+        // cells beside them whose light moved with them short of the step count theirs too.
+        let mut weighed = std::mem::take(&mut self.weighed);
+        self.coverage.weigh(&self.grid, |i| moved[i], &mut weighed);
+        for &(cell, weight) in &weighed {
+            let cell = cell as usize;
+            if let Moved::Excursion(_) = moved[cell] {
+                self.luminance[cell].counted = true;
+            }
+            self.transitions[0].add(cell, time, weight);
+            flashing[0] += self.pixels[cell] * u64::from(weight) / u64::from(WHOLE);
+        }
+        (self.weighed, self.moved) = (weighed, moved);
+        counts[0].extend(self.transitions[0].counts.iter().map(|&c| c as usize));
+        let mut flashed = std::mem::take(&mut self.flashed);
+        for (kind, flashed) in flashed.iter_mut().enumerate() {
+            flashed.clear();
+            flashed.extend(
+                self.pixels
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &p)| match (kind, self.standard) {
+                        (1, Standard::Wcag) => p,
+                        _ => self.transitions[kind].flashed(i, p),
+                    }),
+            );
+        }
+        let (transitions, area) = self.reach(&counts[0], &flashed[0]);
+        let (red_transitions, red_area) = self.reach(&counts[1], &flashed[1]);
+        (self.counts, self.flashed) = (counts, flashed);
         let worst = transitions.max(red_transitions);
         let warned = worst >= WARN_TRANSITIONS;
         // Ofcom's extended flashing: 80% of the frames of a whole 5 s warned, this one too.
@@ -403,13 +464,13 @@ impl Analysis {
     }
 
     /// The most transitions in the last second that more than the area share flashed (0 if
-    /// none), and the share that made more than 6.
-    fn reach(&self, counts: &[usize]) -> (usize, f64) {
+    /// none), and the share that made more than 6; `flashed` each cell's pixels that flashed.
+    fn reach(&self, counts: &[usize], flashed: &[u64]) -> (usize, f64) {
         let most = counts.iter().copied().max().unwrap_or(0);
         // The screen's standards: the pixels of the cells that made each count or more.
         let at_least = (self.standard != Standard::Wcag).then(|| {
             let mut at_least = vec![0u64; most.max(FAIL_TRANSITIONS) + 2];
-            for (&n, &p) in counts.iter().zip(&self.pixels) {
+            for (&n, &p) in counts.iter().zip(flashed) {
                 at_least[n] += p;
             }
             for k in (0..at_least.len() - 1).rev() {
@@ -420,7 +481,7 @@ impl Analysis {
         let share_at = |k: usize| -> f64 {
             match &at_least {
                 Some(at_least) => at_least[k] as f64 / self.total as f64,
-                None => self.worst_field(counts, k),
+                None => self.worst_field(counts, flashed, k),
             }
         };
         let reached = (1..=most).rev().find(|&k| share_at(k) > AREA_SHARE).unwrap_or(0);
@@ -429,10 +490,10 @@ impl Analysis {
 
     /// WCAG: the largest share of any 10° field (a third of the width by a third of the
     /// height, in cells) whose cells made `k` transitions or more.
-    fn worst_field(&self, counts: &[usize], k: usize) -> f64 {
+    fn worst_field(&self, counts: &[usize], flashed: &[u64], k: usize) -> f64 {
         let (columns, rows) = (self.grid.columns as usize, self.grid.rows as usize);
         let (fw, fh) = ((columns / 3).max(1), (rows / 3).max(1));
-        let flashing = summed_areas(&self.grid, |i| if counts[i] >= k { self.pixels[i] } else { 0 });
+        let flashing = summed_areas(&self.grid, |i| if counts[i] >= k { flashed[i] } else { 0 });
         let sum = |table: &[u64], c: usize, r: usize| {
             let at = |rr: usize, cc: usize| table[rr * (columns + 1) + cc];
             at(r + fh, c + fw) + at(r, c) - at(r, c + fw) - at(r + fh, c)

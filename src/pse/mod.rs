@@ -4,13 +4,15 @@
 //! signal's own light for PQ and HLG) and red saturation are averaged over a grid of small
 //! cells on the GPU (`gpu`, with its CPU twin in `light`); the CPU follows each cell's
 //! luminance from peak to valley over time (`analysis`), and a frame is hazardous where the
-//! cells that flashed more than three times in the second before it cover more than the
-//! standard's share of the screen (25% of it for television, 25% of any 10° field for WCAG).
+//! cells that flashed more than three times in the second before it (each at a flash's edge by
+//! the share of it the flash covered: `coverage`) cover more than the standard's share of the
+//! screen (25% of it for television, 25% of any 10° field for WCAG).
 //! Regular patterns (BT.1702's guideline 2, Ofcom's Annex 1): the same pass counts the stripes
 //! of blocks of cells (`stripes`), and `patterns` joins the striped blocks into patterns and
 //! counts their light-dark pairs.
 
 pub mod analysis;
+pub mod coverage;
 pub mod gpu;
 pub mod light;
 pub mod patterns;
