@@ -23,9 +23,10 @@ pub struct Lost {
     pub to: i64,
 }
 
-/// Long steps in a row that may each be a loss (frames lost on both sides of one that came);
-/// one more before they are confirmed says the cadence changed.
-const CHAINED: usize = 3;
+/// Long steps that may each be a loss before they are confirmed (a burst of damage, frames
+/// lost on both sides of ones that came); one more says the cadence changed (a change of rate
+/// on the old rate's grid steps long every few frames, never in cadence for long).
+const CHAINED: usize = 8;
 /// Steps in cadence after the last long step that confirm the long ones as losses.
 const CONFIRM: u32 = 8;
 
@@ -64,7 +65,13 @@ impl Cadence {
         let step = dts - last;
         self.last = Some((dts, duration.max(0)));
         if step <= 0 {
-            (self.run, self.pending) = (0, Vec::new());
+            // Back from a time far ahead: the long step into it was that packet's damaged
+            // time, not a loss (the losses before it stand).
+            if self.pending.last().is_some_and(|lost| lost.to == last) {
+                self.pending.pop();
+            } else {
+                (self.run, self.pending) = (0, Vec::new());
+            }
             return Vec::new();
         }
         let learnt = self.run >= LEARN;
@@ -127,6 +134,15 @@ impl Cadence {
         Vec::new()
     }
 
+    /// The stream ended: the long steps the packets after them went on from in cadence (if
+    /// fewer than `CONFIRM` came before the end).
+    pub fn finish(&mut self) -> Vec<Lost> {
+        match self.confirming {
+            0 => Vec::new(),
+            _ => std::mem::take(&mut self.pending),
+        }
+    }
+
     fn restart(&mut self, last: Option<(i64, i64)>, offset: i64) {
         *self = Self {
             last,
@@ -162,7 +178,12 @@ impl LostFrames {
     /// without times too), and warns of the frames lost before it, `name` the input. The
     /// times said are the stream's, as `hist` and ffprobe print them.
     pub fn packet(&mut self, packet: &ffmpeg_next::Packet, offset: i64, name: impl std::fmt::Display) {
-        for lost in self.cadence.packet(packet.dts(), packet.duration(), offset) {
+        let found = self.cadence.packet(packet.dts(), packet.duration(), offset);
+        self.said(found, name);
+    }
+
+    fn said(&mut self, found: Vec<Lost>, name: impl std::fmt::Display) {
+        for lost in found {
             self.lost = (self.lost.0 + lost.frames, self.lost.1 + 1);
             if self.lost.1 > SAID {
                 continue;
@@ -178,7 +199,9 @@ impl LostFrames {
 
     /// The stream ended: the frames lost in all, where more places lost them than were each
     /// said.
-    pub fn finish(&self, name: impl std::fmt::Display) {
+    pub fn finish(&mut self, name: impl std::fmt::Display) {
+        let found = self.cadence.finish();
+        self.said(found, &name);
         let (frames, places) = self.lost;
         if places > SAID {
             log::warn!("{name}: {frames} frames lost from the stream in {places} places in all");
@@ -342,6 +365,28 @@ mod tests {
         // One long step a while after another in a steady stream is a loss each time.
         let times: Vec<i64> = (0..100).filter(|i| ![40, 60].contains(i)).map(|i| i * 20).collect();
         assert_eq!(losses(&times).len(), 2);
+    }
+
+    #[test]
+    fn a_burst_of_losses_a_loss_near_the_end_or_before_a_damaged_time_is_found() {
+        // Four frames lost within eight, then two more apart.
+        let times: Vec<i64> = (0..200)
+            .filter(|i| ![31, 34, 37, 40, 100, 150].contains(i))
+            .map(|i| i * 3600)
+            .collect();
+        assert_eq!(losses(&times).len(), 6);
+        // Frame 195 of 200: said as the stream ends, once a packet went on in cadence.
+        let mut cadence = Cadence::default();
+        let mut found = Vec::new();
+        for i in (0..200).filter(|&i| i != 195) {
+            found.extend(cadence.packet(Some(i * 3600), 0, 0));
+        }
+        found.extend(cadence.finish());
+        assert_eq!(found.len(), 1);
+        // Frame 50 lost, then frame 55's time far ahead.
+        let mut times: Vec<i64> = (0..100).filter(|&i| i != 50).map(|i| i * 3600).collect();
+        times[54] += 90000 * 5;
+        assert_eq!(losses(&times).len(), 1, "{:?}", losses(&times));
     }
 
     #[test]

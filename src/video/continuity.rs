@@ -483,7 +483,7 @@ impl IndexReading {
     }
 
     /// The file was read to its end.
-    pub fn finish(&self, path: &Path) {
+    pub fn finish(&mut self, path: &Path) {
         self.lost.finish(path.display());
     }
 }

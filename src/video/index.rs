@@ -434,7 +434,7 @@ impl FrameIndex {
             }
             if end {
                 if !self.stop.load(Ordering::Relaxed) {
-                    if let Some(continuity) = &continuity {
+                    if let Some(continuity) = &mut continuity {
                         continuity.finish(path);
                     }
                     lost.finish(path);

@@ -35,8 +35,8 @@ impl LostFromFile {
     }
 
     /// The file was read to its end.
-    pub fn finish(&self, path: &Path) {
-        if let Some(lost) = &self.0 {
+    pub fn finish(&mut self, path: &Path) {
+        if let Some(lost) = &mut self.0 {
             lost.finish(path.display());
         }
     }

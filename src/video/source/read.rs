@@ -169,7 +169,7 @@ impl VideoSource {
                         continue;
                     }
                     _ => {
-                        if let Some(lost) = self.live_lost.take() {
+                        if let Some(mut lost) = self.live_lost.take() {
                             lost.finish(self.info.path.display());
                         }
                         return None;
