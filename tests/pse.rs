@@ -122,6 +122,18 @@ fn the_area_is_a_quarter_of_the_screen_and_opposite_phases_add_up() {
         let flash = frames[5]["flash"].as_f64().unwrap();
         assert!((flash - 0.24).abs() < 0.002, "{}", frames[5]);
     }
+    // A box of 40% of the screen in a checkerboard of one cell's squares, all flashing at 5 Hz:
+    // the dark squares between 140 and 165 cd/m² (luma 205 and 218: transitions), the light
+    // ones between 165 and 189 (218 and 230: the darker over 160, no transition). The light
+    // squares, beside the dark ones and moving with them, are not their edges: 20% flashes.
+    let graph = "color=c=black:s=480x270:r=25:d=2,format=yuv444p,\
+                 geq=lum='if(between(X\\,120\\,359)*between(Y\\,28\\,242)\\,\
+                 if(eq(mod(floor(X/5)+floor(Y/5)\\,2)\\,0)\\,if(lt(mod(N\\,5)\\,3)\\,205\\,218)\\,\
+                 if(lt(mod(N\\,5)\\,3)\\,218\\,230))\\,16)':cb=128:cr=128";
+    let checks = clip("pse-checks-half-exempt.mkv", graph, &[]);
+    for args in [&[][..], &["--cpu"]] {
+        assert_eq!(verdict(&checks, args).0, "pass", "{args:?}");
+    }
     // Two halves in opposite phase: the frame's mean never moves; each half flashes.
     let graph = "color=c=black:s=480x270:r=25:d=2,\
                  drawbox=x=0:y=0:w=240:h=ih:color=white:t=fill:enable='lt(mod(t*10,2),1)',\
@@ -158,6 +170,20 @@ fn a_red_flash_at_equal_luminance_fails_as_red_by_either_measure() {
     let edge = clip("pse-red-at-80.mkv", graph, &[]);
     assert_eq!(verdict(&edge, &[]), ("pass".to_string(), vec![]));
     assert_eq!(verdict(&edge, &["--cpu"]), ("pass".to_string(), vec![]));
+    // The same red at 81%, then 79%, then the grey of equal luminance for three frames: the
+    // excursion from saturated red goes on through the frame under 80% and ends at the grey,
+    // R - G - B moving by over 300: a red flash every 5 frames.
+    let graph = "color=c=black:s=480x270:r=25:d=2,format=gbrp,\
+                 geq=r='if(lt(mod(N\\,5)\\,2)\\,255\\,155)':\
+                 g='if(eq(mod(N\\,5)\\,0)\\,104\\,if(eq(mod(N\\,5)\\,1)\\,110\\,155))':\
+                 b='if(eq(mod(N\\,5)\\,0)\\,104\\,if(eq(mod(N\\,5)\\,1)\\,110\\,155))'";
+    let through = clip("pse-red-through-79.mkv", graph, &[]);
+    for args in [&[][..], &["--cpu"]] {
+        assert_eq!(
+            verdict(&through, args),
+            ("fail".to_string(), vec!["red-flash".to_string()])
+        );
+    }
 }
 
 #[test]

@@ -37,6 +37,8 @@ struct Track {
     /// A second value carried beside the one followed: the last, and at the extreme.
     last_beside: f64,
     extreme_beside: f64,
+    /// The value moved at the frame taken last.
+    moved: bool,
 }
 
 impl Track {
@@ -56,24 +58,29 @@ impl Track {
         let sign = match value - previous {
             d if d > 1e-9 => 1,
             d if d < -1e-9 => -1,
-            _ => return false,
+            _ => 0,
         };
-        if self.direction != 0 && sign != self.direction {
+        self.moved = sign != 0;
+        if sign != 0 && self.direction != 0 && sign != self.direction {
             // A turn: the new excursion starts at the peak (or valley) just passed.
             (self.extreme, self.extreme_beside, self.counted) = (previous, before, false);
         }
-        self.direction = sign;
-        if !self.counted && is_transition([self.extreme, self.extreme_beside], [value, beside]) {
+        if sign != 0 {
+            self.direction = sign;
+        }
+        // (A flat step goes on with the excursion: the value beside it may have moved.)
+        if self.direction != 0 && !self.counted && is_transition([self.extreme, self.extreme_beside], [value, beside]) {
             self.counted = true;
             return true;
         }
         false
     }
 
-    /// The excursion going on, where it has not counted: its change so far, signed.
+    /// The excursion going on, where it moved on at the frame taken last and has not
+    /// counted: its change so far, signed.
     fn excursion(&self) -> Option<f64> {
         let last = self.last?;
-        (!self.counted && self.direction != 0).then_some(last - self.extreme)
+        (self.moved && !self.counted && self.direction != 0).then_some(last - self.extreme)
     }
 }
 
@@ -368,7 +375,15 @@ impl Analysis {
         // The luminance transitions weighed by the share of their cells they covered; the
         // cells beside them whose light moved with them short of the step count theirs too.
         let mut weighed = std::mem::take(&mut self.weighed);
-        self.coverage.weigh(&self.grid, |i| moved[i], &mut weighed);
+        // (A cell beside a transition counts as its edge only where its own light would have
+        // made a transition by the neighbour's swing: not a change the standard exempts.)
+        let luminance = &self.luminance;
+        let qualifies = |k: usize, swing: f64| {
+            let track = &luminance[k];
+            let from = track.extreme;
+            is_change(hdr, from, from + swing * track.direction as f64)
+        };
+        self.coverage.weigh(&self.grid, |i| moved[i], qualifies, &mut weighed);
         for &(cell, weight) in &weighed {
             let cell = cell as usize;
             if let Moved::Excursion(_) = moved[cell] {
