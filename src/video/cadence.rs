@@ -67,7 +67,11 @@ impl Cadence {
         if step <= 0 {
             // Back from a time far ahead: the long step into it was that packet's damaged
             // time, not a loss (the losses before it stand).
-            if self.pending.last().is_some_and(|lost| lost.to == last) {
+            if self
+                .pending
+                .last()
+                .is_some_and(|lost| lost.to == last && dts > lost.from)
+            {
                 self.pending.pop();
             } else {
                 (self.run, self.pending) = (0, Vec::new());
@@ -134,12 +138,12 @@ impl Cadence {
         Vec::new()
     }
 
-    /// The stream ended: the long steps the packets after them went on from in cadence (if
-    /// fewer than `CONFIRM` came before the end).
+    /// The stream ended: a long step the packets after it went on from in cadence, if fewer
+    /// than `CONFIRM` came before the end (one alone: more are a change of rate as likely).
     pub fn finish(&mut self) -> Vec<Lost> {
-        match self.confirming {
-            0 => Vec::new(),
-            _ => std::mem::take(&mut self.pending),
+        match (self.confirming, self.pending.len()) {
+            (1.., 1) => std::mem::take(&mut self.pending),
+            _ => Vec::new(),
         }
     }
 
@@ -387,6 +391,24 @@ mod tests {
         let mut times: Vec<i64> = (0..100).filter(|&i| i != 50).map(|i| i * 3600).collect();
         times[54] += 90000 * 5;
         assert_eq!(losses(&times).len(), 1, "{:?}", losses(&times));
+        // Frame 50 lost, then frame 52's time far behind: not a loss of the frames back to it.
+        let mut times: Vec<i64> = (0..100).filter(|&i| i != 50).map(|i| i * 3600).collect();
+        times[51] -= 450_000;
+        assert!(
+            losses(&times).iter().all(|lost| lost.frames == 1),
+            "{:?}",
+            losses(&times)
+        );
+        // A change of rate on the old rate's grid in the last packets: no loss at the end.
+        let mut cadence = Cadence::default();
+        let mut found = Vec::new();
+        let mut t = 0;
+        for i in 0..114 {
+            t += if i < 100 || i % 5 == 1 || i % 5 == 3 { 20 } else { 40 };
+            found.extend(cadence.packet(Some(t), 0, 0));
+        }
+        found.extend(cadence.finish());
+        assert!(found.is_empty(), "{found:?}");
     }
 
     #[test]
