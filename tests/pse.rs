@@ -122,6 +122,21 @@ fn the_area_is_a_quarter_of_the_screen_and_opposite_phases_add_up() {
         let flash = frames[5]["flash"].as_f64().unwrap();
         assert!((flash - 0.24).abs() < 0.002, "{}", frames[5]);
     }
+    // The same boxes black and white on a white screen (6.25 Hz): an edge cell's light moves
+    // between the white and a little under it, its darker state over 160 cd/m², yet a share of
+    // it flashes.
+    for (name, [x, y, w, h], expected) in [
+        ("pse-box-24-on-white.mkv", [37, 61, 243, 128], "pass"),
+        ("pse-box-26-on-white.mkv", [43, 67, 234, 144], "fail"),
+    ] {
+        let graph = format!(
+            "color=c=black:s=480x270:r=25:d=2,format=yuv444p,\
+             geq=lum='if(between(X\\,{x}\\,{})*between(Y\\,{y}\\,{})\\,if(lt(mod(N\\,4)\\,2)\\,16\\,235)\\,235)':cb=128:cr=128",
+            x + w - 1,
+            y + h - 1
+        );
+        assert_eq!(verdict(&clip(name, &graph, &[]), &["--cpu"]).0, expected, "{name}");
+    }
     // A box of 40% of the screen in a checkerboard of one cell's squares, all flashing at 5 Hz:
     // the dark squares between 140 and 165 cd/m² (luma 205 and 218: transitions), the light
     // ones between 165 and 189 (218 and 230: the darker over 160, no transition). The light

@@ -375,13 +375,19 @@ impl Analysis {
         // The luminance transitions weighed by the share of their cells they covered; the
         // cells beside them whose light moved with them short of the step count theirs too.
         let mut weighed = std::mem::take(&mut self.weighed);
-        // (A cell beside a transition counts as its edge only where its own light would have
-        // made a transition by the neighbour's swing: not a change the standard exempts.)
-        let luminance = &self.luminance;
-        let qualifies = |k: usize, swing: f64| {
-            let track = &luminance[k];
-            let from = track.extreme;
-            is_change(hdr, from, from + swing * track.direction as f64)
+        // (A cell beside a transition counts as its edge only where its light is what a share
+        // f of the neighbour's flash, from L to L', over a still picture B would make of it:
+        // from f L + (1 - f) B, B within the display's light. Not a cell whose own change the
+        // standard exempts beside one it does not: a checkerboard's squares over 160 cd/m².)
+        let (luminance, peak) = (&self.luminance, if hdr { 10000.0 } else { SDR_WHITE });
+        let qualifies = |k: usize, from: usize| {
+            let (cell, edge) = (&luminance[k], &luminance[from]);
+            let (Some(now), Some(edge_now)) = (cell.last, edge.last) else {
+                return false;
+            };
+            let f = (now - cell.extreme) / (edge_now - edge.extreme);
+            let still = (cell.extreme - f * edge.extreme) / (1.0 - f);
+            f < 0.95 && (-0.05 * peak..=1.05 * peak).contains(&still)
         };
         self.coverage.weigh(&self.grid, |i| moved[i], qualifies, &mut weighed);
         for &(cell, weight) in &weighed {

@@ -40,13 +40,13 @@ impl Coverage {
     /// The weights of the frame's transitions, `moved(i)` each cell's move: `(cell, weight)`
     /// into `out` for each cell that made one, and for each cell beside an edge that counts
     /// as having made one (`Moved::Excursion` with a share of at least a tenth, where
-    /// `qualifies(cell, swing)`: its light, moved by the neighbour's `swing`, would have made
-    /// a transition).
+    /// `qualifies(cell, neighbour)`: its light is what a share of the neighbour's flash over a
+    /// still picture would make of it).
     pub fn weigh(
         &mut self,
         grid: &Grid,
         moved: impl Fn(usize) -> Moved,
-        qualifies: impl Fn(usize, f64) -> bool,
+        qualifies: impl Fn(usize, usize) -> bool,
         out: &mut Vec<(u32, u32)>,
     ) {
         out.clear();
@@ -73,12 +73,14 @@ impl Coverage {
         };
         // The largest swing the same way among the cell's neighbours (and its own), and
         // whether every neighbour made one that way.
-        let around = |i: usize, sign: f64| -> (f64, bool) {
-            near(i).fold((0.0f64, true), |(largest, all), n| {
+        // (And which cell that is.)
+        let around = |i: usize, sign: f64| -> (f64, bool, usize) {
+            near(i).fold((0.0f64, true, i), |(largest, all, at), n| {
                 let s = swing[n] * sign;
                 match s > 0.0 {
-                    true => (largest.max(s), all),
-                    false => (largest, all && n == i),
+                    true if s > largest => (s, all, n),
+                    true => (largest, all, at),
+                    false => (largest, all && n == i, at),
                 }
             })
         };
@@ -86,7 +88,7 @@ impl Coverage {
         for &i in &self.moving {
             let i = i as usize;
             let s = swing[i];
-            let (largest, inside) = around(i, s.signum());
+            let (largest, inside, _) = around(i, s.signum());
             let weight = if inside { WHOLE } else { share(s.abs(), largest) };
             out.push((i as u32, weight.max(1)));
         }
@@ -98,8 +100,8 @@ impl Coverage {
                     continue;
                 }
                 if let Moved::Excursion(e) = moved(k) {
-                    let (largest, _) = around(k, e.signum());
-                    if e != 0.0 && largest > 0.0 && e.abs() >= LEAST_SHARE * largest && qualifies(k, largest) {
+                    let (largest, _, from) = around(k, e.signum());
+                    if e != 0.0 && largest > 0.0 && e.abs() >= LEAST_SHARE * largest && qualifies(k, from) {
                         out.push((k as u32, share(e.abs(), largest)));
                     }
                 }
