@@ -234,8 +234,8 @@ pub struct Analysis {
     grid: Grid,
     pixels: Vec<u64>,
     counts: [Vec<usize>; 2],
-    /// Each cell's pixels that flashed, by the counts' kinds (`Recent::flashed`).
-    flashed: [Vec<u64>; 2],
+    /// Each cell's pixels that flashed in luminance transitions (`Recent::flashed`).
+    flashed: Vec<u64>,
     /// The frame's luminance moves, and their transitions weighed by what they covered.
     coverage: Coverage,
     moved: Vec<Moved>,
@@ -400,21 +400,13 @@ impl Analysis {
         }
         (self.weighed, self.moved) = (weighed, moved);
         counts[0].extend(self.transitions[0].counts.iter().map(|&c| c as usize));
+        // (Red transitions count their cells whole.)
         let mut flashed = std::mem::take(&mut self.flashed);
-        for (kind, flashed) in flashed.iter_mut().enumerate() {
-            flashed.clear();
-            flashed.extend(
-                self.pixels
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &p)| match (kind, self.standard) {
-                        (1, Standard::Wcag) => p,
-                        _ => self.transitions[kind].flashed(i, p),
-                    }),
-            );
-        }
-        let (transitions, area) = self.reach(&counts[0], &flashed[0]);
-        let (red_transitions, red_area) = self.reach(&counts[1], &flashed[1]);
+        flashed.clear();
+        let luminance = &self.transitions[0];
+        flashed.extend(self.pixels.iter().enumerate().map(|(i, &p)| luminance.flashed(i, p)));
+        let (transitions, area) = self.reach(&counts[0], &flashed);
+        let (red_transitions, red_area) = self.reach(&counts[1], &self.pixels);
         (self.counts, self.flashed) = (counts, flashed);
         let worst = transitions.max(red_transitions);
         let warned = worst >= WARN_TRANSITIONS;
