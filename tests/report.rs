@@ -630,6 +630,27 @@ fn each_frames_fields_are_as_the_decoder_flags_them() {
             }
         }
     }
+    // Pictures made from the fields are progressive, in their frame's field order, as FFmpeg's
+    // bwdif (in either mode) and separatefields flag theirs.
+    let tff = clips[0].0.to_str().unwrap();
+    for (options, pictures) in [
+        (&["--deinterlace", "yes"][..], 20),
+        (&["--deinterlace", "yes", "--deinterlacer", "bwdif=mode=send_frame"], 10),
+        (&["--fields"], 20),
+    ] {
+        let out = histoplay(&[&["report", tff][..], options].concat());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let lines: Vec<_> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(common::json)
+            .collect();
+        assert_eq!(lines.len(), pictures, "{options:?}");
+        for line in &lines {
+            assert_eq!(line["interlaced_frame"].u64(), 0, "{options:?}");
+            assert_eq!(line["top_field_first"].u64(), 1, "{options:?}");
+        }
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -139,6 +139,9 @@ struct Sink<'a, W: Write> {
     idet_decision: Option<crate::idet::Decision>,
     /// JSON Lines have idet's values (asked for, not only the page's).
     idet_lines: bool,
+    /// The pictures are made from the frames' fields (deinterlaced or apart): progressive,
+    /// as FFmpeg's deinterlacers and `separatefields` flag theirs (the field order kept).
+    progressive_pictures: bool,
 }
 
 /// The output being written.
@@ -175,13 +178,14 @@ impl<'a, W: Write> Sink<'a, W> {
             idet: None,
             idet_decision: None,
             idet_lines: false,
+            progressive_pictures: options.deinterlace.is_some() || options.fields,
         })
     }
 }
 
 impl<W: Write> Sink<'_, W> {
     /// A picture's statistics; `size` the picture's (a field's, where fields are apart).
-    fn frame(&mut self, frame: FrameMeta, stats: SignalStats, size: (u64, u64)) -> std::io::Result<()> {
+    fn frame(&mut self, mut frame: FrameMeta, stats: SignalStats, size: (u64, u64)) -> std::io::Result<()> {
         if self.stop.is_some_and(QuitSignals::requested) {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::Interrupted,
@@ -195,6 +199,7 @@ impl<W: Write> Sink<'_, W> {
             html.timecode(frame.packet.timecode);
             html.frame(seconds, &stats);
         }
+        frame.packet.fields.interlaced &= !self.progressive_pictures;
         if let Some(beyond) = &self.beyond {
             self.watch
                 .note_beyond(&mut beyond.lock().unwrap_or_else(|e| e.into_inner()));
