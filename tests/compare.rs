@@ -1157,6 +1157,41 @@ fn aligned_by_time_each_frame_goes_with_the_judged_files_latest_as_ffmpeg_pairs_
             "paired by time: no word of the rates"
         );
     }
+    // The other way round, the 25 fps file's frames after the 10 fps file's last (0.3 s) are
+    // each measured against it, as FFmpeg's filters go on to the end of the longer input.
+    let psnr = ffmpeg(&slower, &reference, "psnr");
+    let ssim = ffmpeg(&slower, &reference, "ssim");
+    for cpu in [false, true] {
+        let mut args = vec!["compare", b, a, "--compare-by", "time"];
+        if cpu {
+            args.push("--cpu");
+        }
+        let out = histoplay(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let lines: Vec<_> = String::from_utf8_lossy(&out.stdout).lines().map(common::json).collect();
+        let pairs: Vec<(u64, u64, f64)> = lines
+            .iter()
+            .map(|l| (l["frame"].u64(), l["frame_b"].u64(), number(l, "pts")))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                (0, 0, 0.0),
+                (1, 2, 0.1),
+                (2, 5, 0.2),
+                (3, 7, 0.3),
+                (3, 8, 0.32),
+                (3, 9, 0.36)
+            ],
+            "cpu: {cpu}"
+        );
+        check_lines(&lines, &psnr, &ssim);
+        let note = format!(
+            "note: 2 of the frames of '{a}' measured come after '{b}' ends (aligned by time): each is measured against its last frame, as FFmpeg's filters repeat it"
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.lines().any(|l| l == note), "cpu: {cpu}: {err}");
+    }
     // Paired by number (the default), the two rates are said, and how to pair them by time.
     let (_, err) = compare_run(&[a, b, "--frames", "0..2"]);
     let note = format!(
@@ -1341,6 +1376,46 @@ fn compare_ends_with_ffmpegs_summary_of_the_run_on_stderr() {
             );
         }
     }
+    // Pictures of 7x7 have no SSIM window: its figures are 0/0, printed as FFmpeg's C code
+    // prints them (U and V of 4:2:0, 4x4, have no row of windows either, and read 0).
+    let small = |name: &str, chain: &str| {
+        common::fixture(
+            name,
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                &format!("testsrc2=s=7x7:r=25:d=0.2,format=yuv420p{chain}"),
+                "-c:v",
+                "ffv1",
+            ],
+        )
+    };
+    let (a, b) = (
+        small("compare-7x7.mkv", ""),
+        small("compare-7x7-noisy.mkv", ",noise=alls=20:allf=t"),
+    );
+    let out = histoplay(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert!(out.status.success());
+    let theirs = Command::new("ffmpeg")
+        .args(["-hide_banner", "-cpuflags", "0", "-i"])
+        .arg(&a)
+        .arg("-i")
+        .arg(&b)
+        .args(["-lavfi", "[0:v][1:v]ssim", "-f", "null", "-"])
+        .output()
+        .unwrap();
+    let theirs = String::from_utf8(theirs.stderr).unwrap();
+    let ssim = |text: &str| {
+        text.lines()
+            .find_map(|l| l.find("SSIM Y:").map(|at| l[at..].to_string()))
+    };
+    let ours = ssim(&String::from_utf8(out.stderr).unwrap());
+    assert_eq!(
+        ours.as_deref(),
+        Some("SSIM Y:-nan (inf) U:0.000000 (0.000000) V:0.000000 (0.000000) All:-nan (inf)")
+    );
+    assert_eq!(ours, ssim(&theirs));
 }
 
 #[test]

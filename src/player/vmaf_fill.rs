@@ -270,7 +270,9 @@ fn measure(
                 std::thread::sleep(interval.saturating_sub(last.elapsed()));
             }
             last = Instant::now();
-            if let Some(v) = c.vmaf {
+            // (Aligned by time, the judged file's frames after the reference's last are
+            // measured against it, as FFmpeg's filters do: they are not the reference's.)
+            if let Some(v) = c.vmaf.filter(|_| !c.past_a) {
                 scores.lock().unwrap_or_else(|e| e.into_inner()).set(c.frame, v.vmaf);
             }
             Ok(())

@@ -146,11 +146,17 @@ impl Summary {
         let n = self.frames.max(1) as f64;
         let max = f64::from((1u32 << self.bits.max(1)) - 1);
         let psnr = |mse: f64| 10.0 * (max * max / mse).log10();
-        let db = |ssim: f64| 10.0 * (1.0 / (1.0 - ssim)).log10();
-        // As C's printf("%f") writes them: what is not a number as `nan` (SSIM of pictures too
-        // small for its windows), an infinity as `inf`.
+        // FFmpeg's `ssim_db` of the frames' summed SSIM: infinite within 1e-9 of every frame's
+        // being 1, and where the SSIM is not a number.
+        let db = |total: f64| match (n - total).abs() > 1e-9 {
+            true => 10.0 * (n / (n - total)).log10(),
+            false => f64::INFINITY,
+        };
+        // As C's printf("%f") writes them: what is not a number as `-nan` (SSIM of pictures
+        // too small for its windows, 0/0, whose NaN has its sign set on x86), an infinity as
+        // `inf`.
         let f = |v: f64| match v {
-            v if v.is_nan() => "nan".to_string(),
+            v if v.is_nan() => "-nan".to_string(),
             v => format!("{v:.6}"),
         };
         let mut psnr_line = String::from("PSNR");
@@ -165,9 +171,9 @@ impl Summary {
         );
         let mut ssim_line = String::from("SSIM");
         for (name, sum) in self.names.colour.iter().zip(&self.ssim) {
-            ssim_line += &format!(" {}:{} ({})", name.to_uppercase(), f(sum / n), f(db(sum / n)));
+            ssim_line += &format!(" {}:{} ({})", name.to_uppercase(), f(sum / n), f(db(*sum)));
         }
-        ssim_line += &format!(" All:{} ({})", f(self.ssim_all / n), f(db(self.ssim_all / n)));
+        ssim_line += &format!(" All:{} ({})", f(self.ssim_all / n), f(db(self.ssim_all)));
         [psnr_line, ssim_line]
     }
 }

@@ -274,8 +274,13 @@ pub fn compare(
     let started = Instant::now();
     let align = Alignment::of(&a, &b, job.by, job.offset);
     let mut past_end = PastEnd::default();
+    // B's frames after A's last, each measured against it (aligned by time).
+    let mut past_a = 0u64;
     let mut emit = |c: Compared| -> std::io::Result<()> {
-        past_end.paired(&align, c.pts, c.frame_b);
+        match c.past_a {
+            true => past_a += 1,
+            false => past_end.paired(&align, c.pts, c.frame_b),
+        }
         summary.add(&c.metrics, bits);
         if let Some(scores) = c.vmaf {
             summary.add_vmaf(scores.vmaf);
@@ -341,6 +346,13 @@ pub fn compare(
             names.0, names.1
         );
     }
+    if past_a > 0 {
+        eprintln!(
+            "note: {past_a} of the frames of '{}' measured come after '{}' ends (aligned by time): each is measured against its last frame, as FFmpeg's filters repeat it",
+            names.1, names.0
+        );
+    }
+    let done = done - past_a;
     if let Some(asked) = asked.filter(|&asked| done < asked) {
         eprintln!(
             "note: {done} of the {asked} frames of '{}' asked for have a partner in '{}' (its length, or the offset, leaves the rest without one): the figures are of those",

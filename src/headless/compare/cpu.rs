@@ -2,8 +2,8 @@
 //! the CPU twins of the metrics stage and of VMAF.
 
 use super::pictures::{first_decoded, CpuPic, CpuSide};
-use super::{b_start, starts, CompareJob, Compared, Follower, Step};
-use crate::compare::align::Alignment;
+use super::{b_start, starts, time_on_a, CompareJob, Compared, Follower, Step};
+use crate::compare::align::{AlignBy, Alignment};
 use crate::compare::metrics::{frame_metrics, frame_metrics_with_ssim_of, FrameMetrics};
 use crate::compare::vmaf::luma::Luma;
 use crate::compare::vmaf::{samples_into, Vmaf, VmafFrame};
@@ -66,38 +66,72 @@ pub fn compare_cpu(
     let mut unscored: VecDeque<Compared> = VecDeque::new();
     // The two luma planes VMAF reads, refilled for each pair.
     let (mut ya, mut yb) = (Vec::new(), Vec::new());
-    while let Some(fa) = side_a.next_picture(&mut a)? {
-        if fa.frame() < start_a {
-            continue;
-        }
-        if job.range.end.is_some_and(|e| fa.frame() >= e) {
-            break;
-        }
-        let step = follower.advance(
-            align.want(fa.index(), fa.seconds()),
-            |f: &CpuPic| align.key(f.index(), f.seconds()),
-            || side_b.next_picture(&mut b),
-            drop,
-        )?;
-        match step {
-            Step::End => break,
-            Step::SkipA => continue,
-            Step::Pair => {}
-        }
+    // A's frame paired last, and whether A has no more.
+    let (mut last_a, mut a_ended): (Option<CpuPic>, bool) = (None, false);
+    loop {
+        let next_a = match a_ended {
+            false => side_a.next_picture(&mut a)?,
+            true => None,
+        };
+        let (fa, past_a) = match next_a {
+            Some(fa) => {
+                if fa.frame() < start_a {
+                    continue;
+                }
+                if job.range.end.is_some_and(|e| fa.frame() >= e) {
+                    break;
+                }
+                let step = follower.advance(
+                    align.want(fa.index(), fa.seconds()),
+                    |f: &CpuPic| align.key(f.index(), f.seconds()),
+                    || side_b.next_picture(&mut b),
+                    drop,
+                )?;
+                match step {
+                    Step::End => break,
+                    Step::SkipA => continue,
+                    Step::Pair => (fa, false),
+                }
+            }
+            // Aligned by time, B's frames after A's last are each measured against it.
+            None => {
+                a_ended = true;
+                match last_a.take() {
+                    Some(fa)
+                        if align.by == AlignBy::Time
+                            && follower.advance_past_a(|| side_b.next_picture(&mut b), drop)? =>
+                    {
+                        (fa, true)
+                    }
+                    _ => break,
+                }
+            }
+        };
         let fb = follower.current.as_ref().expect("paired");
         let (pa, pb) = (fa.planes(format.layout), fb.planes(format.layout));
         let (ca, bits) = components(&format, &pa).ok_or_else(unsupported)?;
         let (cb, _) = components(&format, &pb).ok_or_else(unsupported)?;
+        let pts = match past_a {
+            true => time_on_a(
+                fa.seconds(),
+                align.want(fa.index(), fa.seconds()),
+                align.key(fb.index(), fb.seconds()),
+            ),
+            false => fa.seconds(),
+        };
         let compared = Compared {
             frame: fa.index(),
             frame_b: fb.index(),
-            pts: fa.seconds(),
+            pts,
+            past_a,
             metrics: metrics_of(&measured, (&fa, &ca), (fb, &cb), bits, &mut ssim_conversions)?,
             vmaf: None,
         };
         done += 1;
         progress.tick(done);
         let Some(vmaf) = &mut vmaf else {
+            drop((pa, ca));
+            last_a = Some(fa);
             emit(compared)?;
             continue;
         };
@@ -114,6 +148,8 @@ pub fn compare_cpu(
             &luma(&ya, ca[0].width, ca[0].height),
             &luma(&yb, cb[0].width, cb[0].height),
         );
+        drop((pa, ca));
+        last_a = Some(fa);
         emit_scored(&mut unscored, scored, emit)?;
     }
     let last = vmaf.as_mut().and_then(Vmaf::finish);

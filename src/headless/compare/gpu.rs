@@ -4,8 +4,8 @@
 
 use super::cpu::emit_scored;
 use super::pictures::{first_decoded, Pic, Side};
-use super::{b_start, starts, CompareJob, Compared, Follower, Step};
-use crate::compare::align::Alignment;
+use super::{b_start, starts, time_on_a, CompareJob, Compared, Follower, Step};
+use crate::compare::align::{AlignBy, Alignment};
 use crate::compare::gpu::{MetricsBinding, MetricsPass};
 use crate::compare::metrics::FrameMetrics;
 use crate::compare::vmaf::gpu::{VmafBinding, VmafPass};
@@ -124,13 +124,14 @@ pub fn compare_gpu(
     // Pairs measured whose VMAF comes with the next pair (their motion needs it).
     let mut unscored: VecDeque<Compared> = VecDeque::new();
     let vmaf_size = vmaf_pass.as_ref().map(|p| (p.width as usize, p.height as usize));
-    let mut take = |bytes: &[u8], (frame, frame_b, pts): (u64, u64, f64)| {
+    let mut take = |bytes: &[u8], (frame, frame_b, pts, past_a): (u64, u64, f64, bool)| {
         done += 1;
         let sums = pass.read(bytes);
         let compared = Compared {
             frame,
             frame_b,
             pts,
+            past_a,
             metrics: FrameMetrics::from_sums(&sums, &sizes, pass.bits),
             vmaf: None,
         };
@@ -146,30 +147,59 @@ pub fn compare_gpu(
     };
     let mut follower = Follower::new();
     let mut submitted = 0u64;
-    while let Some(fa) = side_a.next_picture(ctx)? {
-        if fa.frame < start_a {
-            side_a.release(fa);
-            continue;
-        }
-        if job.range.end.is_some_and(|e| fa.frame >= e) {
-            side_a.release(fa);
-            break;
-        }
-        // B's pictures passed by are given back only after the work already submitted that
-        // reads them: the decoder uploads into a slot behind it in the queue.
-        let step = follower.advance(
-            align.want(fa.index, fa.seconds),
-            |f: &Pic| align.key(f.index, f.seconds),
-            || side_b.borrow_mut().next_picture(ctx),
-            |f: Pic| side_b.borrow_mut().release(f),
-        )?;
-        if step != Step::Pair {
-            side_a.release(fa);
-            if step == Step::End {
-                break;
+    // A's picture paired last (kept: aligned by time, it stands for A past its end), and
+    // whether A has no more.
+    let (mut last_a, mut a_ended): (Option<Pic>, bool) = (None, false);
+    loop {
+        let next_a = match a_ended {
+            false => side_a.next_picture(ctx)?,
+            true => None,
+        };
+        let (fa, past_a) = match next_a {
+            Some(fa) => {
+                if fa.frame < start_a {
+                    side_a.release(fa);
+                    continue;
+                }
+                if job.range.end.is_some_and(|e| fa.frame >= e) {
+                    side_a.release(fa);
+                    break;
+                }
+                // B's pictures passed by are given back only after the work already submitted
+                // that reads them: the decoder uploads into a slot behind it in the queue.
+                let step = follower.advance(
+                    align.want(fa.index, fa.seconds),
+                    |f: &Pic| align.key(f.index, f.seconds),
+                    || side_b.borrow_mut().next_picture(ctx),
+                    |f: Pic| side_b.borrow_mut().release(f),
+                )?;
+                if step != Step::Pair {
+                    side_a.release(fa);
+                    if step == Step::End {
+                        break;
+                    }
+                    continue;
+                }
+                if let Some(before) = last_a.replace(fa) {
+                    side_a.release(before);
+                }
+                (fa, false)
             }
-            continue;
-        }
+            // Aligned by time, B's pictures after A's last are each measured against it.
+            None => {
+                a_ended = true;
+                let more = align.by == AlignBy::Time
+                    && last_a.is_some()
+                    && follower.advance_past_a(
+                        || side_b.borrow_mut().next_picture(ctx),
+                        |f: Pic| side_b.borrow_mut().release(f),
+                    )?;
+                match last_a {
+                    Some(fa) if more => (fa, true),
+                    _ => break,
+                }
+            }
+        };
         let fb = follower.current.expect("paired");
         if readback.is_full() {
             readback.read_oldest(ctx, &mut take)?.transpose()?;
@@ -185,10 +215,20 @@ pub fn compare_gpu(
             encoder.copy_buffer_to_buffer(vmaf_pass.totals(), 0, target, sums_size, totals_size);
         }
         ctx.queue.submit([encoder.finish()]);
-        side_a.release(fa);
-        readback.submitted((fa.index, fb.index, fa.seconds));
+        let pts = match past_a {
+            true => time_on_a(
+                fa.seconds,
+                align.want(fa.index, fa.seconds),
+                align.key(fb.index, fb.seconds),
+            ),
+            false => fa.seconds,
+        };
+        readback.submitted((fa.index, fb.index, pts, past_a));
         submitted += 1;
         progress.tick(submitted);
+    }
+    if let Some(fa) = last_a {
+        side_a.release(fa);
     }
     let mut side_b = side_b.into_inner();
     follower.finish(|f| side_b.release(f));

@@ -21,7 +21,11 @@ use crate::video::source::SeekTarget;
 pub struct Compared {
     pub frame: u64,
     pub frame_b: u64,
+    /// A's time; past A's last frame (`past_a`), the time B's frame stands at on A's clock.
     pub pts: f64,
+    /// Aligned by time, B's frame comes after A's last, which stands for A (as FFmpeg's
+    /// filters repeat it).
+    pub past_a: bool,
     pub metrics: FrameMetrics,
     /// With `--vmaf`: the pair's VMAF and its features.
     pub vmaf: Option<VmafFrame>,
@@ -136,9 +140,40 @@ impl<F> Follower<F> {
         }
     }
 
+    /// Aligned by time, once A has no more frames: B's next frame, the one paired last given
+    /// back; none at B's end. FFmpeg's filters measure each of B's frames after A's last
+    /// against A's last frame.
+    pub(crate) fn advance_past_a(
+        &mut self,
+        mut next: impl FnMut() -> Result<Option<F>, ClipError>,
+        mut release: impl FnMut(F),
+    ) -> Result<bool, ClipError> {
+        let f = match self.pending.take() {
+            Some(f) => Some(f),
+            None if self.ended => None,
+            None => next()?,
+        };
+        self.ended = f.is_none();
+        let Some(f) = f else { return Ok(false) };
+        if let Some(passed) = self.current.replace(f) {
+            release(passed);
+        }
+        Ok(true)
+    }
+
     /// Gives back what is still held.
     pub(crate) fn finish(self, mut release: impl FnMut(F)) {
         self.current.into_iter().chain(self.pending).for_each(&mut release);
+    }
+}
+
+/// Aligned by time, where B's frame with `key` (`Alignment::key`) stands on A's clock, A's
+/// frame at `seconds` wanting `want`.
+pub(crate) fn time_on_a(seconds: f64, want: Option<Want>, key: (u64, f64)) -> f64 {
+    match want {
+        // (To the nanosecond: the sum's rounding would print 0.35999999999999993.)
+        Some(Want::At(at)) => ((seconds + key.1 - at) * 1e9).round() / 1e9,
+        _ => seconds,
     }
 }
 
