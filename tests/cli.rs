@@ -427,6 +427,25 @@ fn a_picture_too_large_is_refused_from_its_header_before_it_is_decoded() {
             "is not an image histoplay can read: it is 20000x20000, more than the 268435456 pixels (16384x16384) a picture may have",
         );
     }
+    // A GIF whose screen is 65535 x 65535 (a picture of 64 x 48 on it): its frames would be
+    // made on a canvas of 17 GB.
+    let gif = common::fixture(
+        "small.gif",
+        &["-f", "lavfi", "-i", "testsrc2=s=64x48", "-frames:v", "1"],
+    );
+    let mut bytes = std::fs::read(gif).unwrap();
+    bytes[6..10].copy_from_slice(&[0xff; 4]);
+    let huge = std::env::temp_dir().join(format!("histoplay-huge-{}.gif", std::process::id()));
+    std::fs::write(&huge, bytes).unwrap();
+    for command in ["hist", "scope"] {
+        let out = histoplay(&[command, huge.to_str().unwrap(), "--cpu"]);
+        assert_one_line_error(
+            &out,
+            "is not an image histoplay can read: it is 65535x65535, more than the 268435456 pixels (16384x16384) a picture may have",
+        );
+    }
+    std::fs::remove_file(huge).ok();
+    std::fs::remove_file(path).ok();
 }
 
 #[test]

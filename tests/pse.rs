@@ -10,6 +10,7 @@
 mod common;
 
 use common::pse;
+use common::JsonExt;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -393,6 +394,54 @@ fn bad_input_is_a_one_line_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid value 'itu'"));
+}
+
+#[test]
+fn a_signal_stops_the_analysis_with_the_verdict_of_the_frames_read_and_says_so() {
+    use std::io::BufRead;
+    let long = common::fixture(
+        "batch-signal-long.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=320x240:r=25:d=240",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+        ],
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["pse", "--cpu", "--frames-out"])
+        .arg(&long)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    // Ten frames analysed (of 6000), then SIGINT.
+    for _ in 0..10 {
+        lines.next().unwrap().unwrap();
+    }
+    assert!(Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let rest: Vec<String> = lines.map(Result::unwrap).collect();
+    let out = common::output_of(&mut child);
+    assert_eq!(out.status.code(), Some(130));
+    let summary = common::json(rest.last().unwrap());
+    assert_eq!(summary["verdict"], "pass");
+    let frames = summary["frames"].u64();
+    assert!((10..6000).contains(&frames), "{frames}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let (last, seconds) = (frames - 1, (frames - 1) as f64 / 25.0);
+    assert_eq!(
+        stderr,
+        format!("warning: stopped by a signal after frame {last} ({seconds:.3} s): the verdict is of the {frames} frames analysed\n")
+    );
 }
 
 /// `command` (a `report --pse`) fails, each frame's line carrying `pse --frames-out`'s

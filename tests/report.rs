@@ -774,6 +774,12 @@ fn a_directory_is_a_batch_with_a_report_beside_each_file_and_a_summary() {
     std::fs::copy(make("batch-b.mkv", "yuv422p10le"), dir.join("day2/b.mkv")).unwrap();
     std::fs::write(dir.join("broken.mp4"), b"not a video").unwrap();
     std::fs::write(dir.join("notes.txt"), b"not looked at").unwrap();
+    // A FIFO named as a video is no file to report: opened, it would wait for a writer.
+    assert!(Command::new("mkfifo")
+        .arg(dir.join("waiting.mkv"))
+        .status()
+        .unwrap()
+        .success());
     let d = dir.to_str().unwrap();
 
     let out = histoplay(&["report", d, "--jobs", "2"]);

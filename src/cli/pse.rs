@@ -170,16 +170,29 @@ pub fn run(args: Args) -> Result<()> {
         Err(ClipError::Io(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
         Err(e) => return Err(e.into()),
     }
+    let last = analysis.last_frame();
     let summary = analysis.finish(told);
     if summary.frames == 0 {
         bail!("'{}': {}", args.input.display(), range.none_decoded());
+    }
+    let stopped = signals.as_ref().and_then(QuitSignals::exit_status);
+    if let (Some(_), false, Some((index, seconds))) = (stopped, live, last) {
+        // (A live input ends so; a file stopped short passes only as far as it was read.)
+        eprintln!(
+            "warning: stopped by a signal after frame {index} ({seconds:.3} s): the verdict is of the {} frames analysed",
+            summary.frames
+        );
     }
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", summary.json())?;
     out.flush()?;
     drop(out);
+    // A failure is one however far the analysis went; else a signal's status.
     if !summary.passed() {
         crate::process::end(1);
+    }
+    if let Some(status) = stopped {
+        crate::process::end(status as u8);
     }
     Ok(())
 }

@@ -543,6 +543,11 @@ impl Analysis {
         }
     }
 
+    /// The number and time of the frame taken last.
+    pub fn last_frame(&self) -> Option<(u64, f64)> {
+        self.last
+    }
+
     /// Cell `cell`'s transitions in the second up to the frame just taken (general or red,
     /// whichever more).
     pub fn transitions(&self, cell: usize) -> usize {

@@ -124,9 +124,12 @@ pub fn animated(path: &Path, format: image::ImageFormat) -> bool {
     };
     let file = std::io::BufReader::new(file);
     match format {
-        image::ImageFormat::Gif => {
-            image::codecs::gif::GifDecoder::new(file).is_ok_and(|gif| gif.into_frames().take(2).count() == 2)
-        }
+        // (Its frames are made on a canvas of the picture's size: none past the pixels a
+        // picture may have, which `load` refuses, saying so.)
+        image::ImageFormat::Gif => image::codecs::gif::GifDecoder::new(file).is_ok_and(|gif| {
+            let (width, height) = image::ImageDecoder::dimensions(&gif);
+            u64::from(width) * u64::from(height) <= MAX_PIXELS && gif.into_frames().take(2).count() == 2
+        }),
         image::ImageFormat::Png => {
             image::codecs::png::PngDecoder::new(file).is_ok_and(|png| png.is_apng().unwrap_or(false))
         }
