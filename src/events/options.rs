@@ -162,11 +162,18 @@ pub fn duration_us(text: &str) -> Result<i64, String> {
     Ok(if negative { -us } else { us })
 }
 
-fn within(value: f64, (low, high): (f64, f64), what: &str) -> Result<f64, String> {
+/// `text` read as a `number` within `low..=high`; one that is not said as it was given (`99dB`).
+fn within(text: &str, (low, high): (f64, f64), what: &str) -> Result<f64, String> {
+    let value = number(text)?;
+    // (Decibels are of full scale, 1: up to 0dB.)
+    let decibels = match text.ends_with("dB") && high == 1.0 {
+        true => " (0dB at most)",
+        false => "",
+    };
     match (low..=high).contains(&value) {
         true => Ok(value),
-        false if high == f64::MAX => Err(format!("{what} must be {low} or more, not {value}")),
-        false => Err(format!("{what} must be from {low} to {high}, not {value}")),
+        false if high == f64::MAX => Err(format!("{what} must be {low} or more, not {text}")),
+        false => Err(format!("{what} must be from {low} to {high}{decibels}, not {text}")),
     }
 }
 
@@ -185,9 +192,9 @@ impl BlackOptions {
         let mut o = Self::default();
         pairs(text, "blackdetect", |key, value| {
             match key {
-                "d" | "black_min_duration" => o.min_duration = within(number(value)?, (0.0, f64::MAX), "d")?,
-                "pic_th" | "picture_black_ratio_th" => o.picture_ratio = within(number(value)?, (0.0, 1.0), "pic_th")?,
-                "pix_th" | "pixel_black_th" => o.pixel_threshold = within(number(value)?, (0.0, 1.0), "pix_th")?,
+                "d" | "black_min_duration" => o.min_duration = within(value, (0.0, f64::MAX), "d")?,
+                "pic_th" | "picture_black_ratio_th" => o.picture_ratio = within(value, (0.0, 1.0), "pic_th")?,
+                "pix_th" | "pixel_black_th" => o.pixel_threshold = within(value, (0.0, 1.0), "pix_th")?,
                 _ => return Ok(false),
             }
             Ok(true)
@@ -202,7 +209,7 @@ impl FreezeOptions {
         let mut o = Self::default();
         pairs(text, "freezedetect", |key, value| {
             match key {
-                "n" | "noise" => o.noise = within(number(value)?, (0.0, 1.0), "n")?,
+                "n" | "noise" => o.noise = within(value, (0.0, 1.0), "n")?,
                 "d" | "duration" => o.duration_us = duration_within(duration_us(value)?, i64::MAX, "d")?,
                 _ => return Ok(false),
             }
@@ -218,7 +225,7 @@ impl SilenceOptions {
         let mut o = Self::default();
         pairs(text, "silencedetect", |key, value| {
             match key {
-                "n" | "noise" => o.noise = within(number(value)?, (0.0, f64::MAX), "n")?,
+                "n" | "noise" => o.noise = within(value, (0.0, f64::MAX), "n")?,
                 "d" | "duration" => o.duration_us = duration_within(duration_us(value)?, 24 * 3_600_000_000, "d")?,
                 "m" | "mono" => {
                     o.mono = match value {
@@ -273,6 +280,11 @@ mod tests {
             .contains("pic_th must be from 0 to 1"));
         assert_eq!(BlackOptions::parse("d=-1").unwrap_err(), "d must be 0 or more, not -1");
         assert_eq!(FreezeOptions::parse("d=-1").unwrap_err(), "d must be 0 s or more");
+        // A level past full scale is said as it was given.
+        assert_eq!(
+            FreezeOptions::parse("n=99dB").unwrap_err(),
+            "n must be from 0 to 1 (0dB at most), not 99dB"
+        );
         assert!(FreezeOptions::parse("x=1")
             .unwrap_err()
             .contains("freezedetect has no option 'x'"));
