@@ -1191,6 +1191,11 @@ fn aligned_by_time_each_frame_goes_with_the_judged_files_latest_as_ffmpeg_pairs_
         );
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.lines().any(|l| l == note), "cpu: {cpu}: {err}");
+        // A range that ends picks the reference's frames: none past it.
+        let ranged = histoplay(&[&args[..], &["--frames", "0..4"]].concat());
+        let lines = String::from_utf8_lossy(&ranged.stdout).lines().count();
+        assert_eq!(lines, 4, "cpu: {cpu}");
+        assert!(!String::from_utf8_lossy(&ranged.stderr).contains("come after"));
     }
     // Paired by number (the default), the two rates are said, and how to pair them by time.
     let (_, err) = compare_run(&[a, b, "--frames", "0..2"]);

@@ -164,20 +164,24 @@ pub fn run(args: Args) -> Result<()> {
         .join()
         .unwrap_or_else(|_| Err(std::io::Error::other("the analysis failed")));
     let (analysis, told) = analysed?;
-    match ran {
-        Ok(_) => {}
+    let interrupted = match ran {
+        Ok(_) => false,
         // Stopped by a signal: the verdict of what was analysed.
-        Err(ClipError::Io(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
+        Err(ClipError::Io(e)) if e.kind() == std::io::ErrorKind::Interrupted => true,
         Err(e) => return Err(e.into()),
-    }
+    };
     let last = analysis.last_frame();
     let summary = analysis.finish(told);
     if summary.frames == 0 {
         bail!("'{}': {}", args.input.display(), range.none_decoded());
     }
-    let stopped = signals.as_ref().and_then(QuitSignals::exit_status);
-    if let (Some(_), false, Some((index, seconds))) = (stopped, live, last) {
-        // (A live input ends so; a file stopped short passes only as far as it was read.)
+    // (A live input ends so: its verdict is whole. A file stopped short passes only as far as
+    // it was read.)
+    let stopped = signals
+        .as_ref()
+        .and_then(QuitSignals::exit_status)
+        .filter(|_| interrupted && !live);
+    if let (Some(_), Some((index, seconds))) = (stopped, last) {
         eprintln!(
             "warning: stopped by a signal after frame {index} ({seconds:.3} s): the verdict is of the {} frames analysed",
             summary.frames

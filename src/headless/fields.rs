@@ -90,11 +90,16 @@ impl FieldRun {
 
 /// Which picture `output` of frame `cur` is: at field rate, the frame's first field is picture
 /// 2k, its second 2k + 1; its time is the field's.
+/// A picture the filter made is progressive, in its frame's field order (as FFmpeg's bwdif and
+/// yadif flag theirs); a frame passed through keeps its flags.
 fn picture_meta(cur: &FrameMeta, output: &Output, rate: Rate, time_base: (i32, i32)) -> FrameMeta {
+    let mut packet = cur.packet;
+    packet.fields.interlaced &= output.field.is_none();
     FrameMeta {
         index: output.number(cur.frame, rate),
         seconds: output.seconds(cur.seconds, cur.pts, time_base),
         pts: output.pts.map_or(cur.pts, |half| half.div_euclid(2)),
+        packet,
         ..*cur
     }
 }

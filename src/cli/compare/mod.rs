@@ -281,11 +281,13 @@ pub fn compare(
             true => past_a += 1,
             false => past_end.paired(&align, c.pts, c.frame_b),
         }
+        // (libvmaf numbers every pair it reads: those past A's last go on from its number.)
+        let number = c.frame + if c.past_a { past_a } else { 0 };
         summary.add(&c.metrics, bits);
         if let Some(scores) = c.vmaf {
             summary.add_vmaf(scores.vmaf);
             if let Some(log) = &mut log {
-                log.add(c.frame, scores);
+                log.add(number, scores);
             }
         }
         let line = CompareLine::of(&c, names);

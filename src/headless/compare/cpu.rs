@@ -2,8 +2,8 @@
 //! the CPU twins of the metrics stage and of VMAF.
 
 use super::pictures::{first_decoded, CpuPic, CpuSide};
-use super::{b_start, starts, time_on_a, CompareJob, Compared, Follower, Step};
-use crate::compare::align::{AlignBy, Alignment};
+use super::{b_start, measures_past_a, starts, time_on_a, CompareJob, Compared, Follower, Step};
+use crate::compare::align::Alignment;
 use crate::compare::metrics::{frame_metrics, frame_metrics_with_ssim_of, FrameMetrics};
 use crate::compare::vmaf::luma::Luma;
 use crate::compare::vmaf::{samples_into, Vmaf, VmafFrame};
@@ -68,6 +68,7 @@ pub fn compare_cpu(
     let (mut ya, mut yb) = (Vec::new(), Vec::new());
     // A's frame paired last, and whether A has no more.
     let (mut last_a, mut a_ended): (Option<CpuPic>, bool) = (None, false);
+    let tail = measures_past_a(job, &align, b.info.live);
     loop {
         let next_a = match a_ended {
             false => side_a.next_picture(&mut a)?,
@@ -97,12 +98,7 @@ pub fn compare_cpu(
             None => {
                 a_ended = true;
                 match last_a.take() {
-                    Some(fa)
-                        if align.by == AlignBy::Time
-                            && follower.advance_past_a(|| side_b.next_picture(&mut b), drop)? =>
-                    {
-                        (fa, true)
-                    }
+                    Some(fa) if tail && follower.advance_past_a(|| side_b.next_picture(&mut b), drop)? => (fa, true),
                     _ => break,
                 }
             }

@@ -4,8 +4,8 @@
 
 use super::cpu::emit_scored;
 use super::pictures::{first_decoded, Pic, Side};
-use super::{b_start, starts, time_on_a, CompareJob, Compared, Follower, Step};
-use crate::compare::align::{AlignBy, Alignment};
+use super::{b_start, measures_past_a, starts, time_on_a, CompareJob, Compared, Follower, Step};
+use crate::compare::align::Alignment;
 use crate::compare::gpu::{MetricsBinding, MetricsPass};
 use crate::compare::metrics::FrameMetrics;
 use crate::compare::vmaf::gpu::{VmafBinding, VmafPass};
@@ -62,6 +62,7 @@ pub fn compare_gpu(
         .deinterlace
         .is_some_and(|f| f.rate == crate::video::deinterlace::Rate::Field);
     let (tb_a, tb_b) = (a.info.time_base, b.info.time_base);
+    let tail = measures_past_a(job, &align, b.info.live);
     let mut da = DecodeThread::spawn(a, ctx.queue.clone(), slots_a.clone(), 0);
     let mut db = DecodeThread::spawn(b, ctx.queue.clone(), slots_b.clone(), 0);
     // Deinterlaced, a side decodes from the frame before its first (its first picture is made
@@ -188,7 +189,7 @@ pub fn compare_gpu(
             // Aligned by time, B's pictures after A's last are each measured against it.
             None => {
                 a_ended = true;
-                let more = align.by == AlignBy::Time
+                let more = tail
                     && last_a.is_some()
                     && follower.advance_past_a(
                         || side_b.borrow_mut().next_picture(ctx),

@@ -167,6 +167,12 @@ impl<F> Follower<F> {
     }
 }
 
+/// Whether B's frames after A's last are measured against it: aligned by time, where A runs to
+/// its end (no range ends it) and B has an end of its own (a live input may have none).
+pub(crate) fn measures_past_a(job: &CompareJob, align: &Alignment, b_live: bool) -> bool {
+    align.by == AlignBy::Time && job.range.end.is_none() && !b_live
+}
+
 /// Aligned by time, where B's frame with `key` (`Alignment::key`) stands on A's clock, A's
 /// frame at `seconds` wanting `want`.
 pub(crate) fn time_on_a(seconds: f64, want: Option<Want>, key: (u64, f64)) -> f64 {

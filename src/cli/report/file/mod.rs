@@ -139,8 +139,8 @@ struct Sink<'a, W: Write> {
     idet_decision: Option<crate::idet::Decision>,
     /// JSON Lines have idet's values (asked for, not only the page's).
     idet_lines: bool,
-    /// The pictures are made from the frames' fields (deinterlaced or apart): progressive,
-    /// as FFmpeg's deinterlacers and `separatefields` flag theirs (the field order kept).
+    /// The pictures are the frames' fields apart: progressive, as FFmpeg's `separatefields`
+    /// flags them (the field order kept; a deinterlacer's pictures come so flagged).
     progressive_pictures: bool,
 }
 
@@ -178,7 +178,7 @@ impl<'a, W: Write> Sink<'a, W> {
             idet: None,
             idet_decision: None,
             idet_lines: false,
-            progressive_pictures: options.deinterlace.is_some() || options.fields,
+            progressive_pictures: options.fields,
         })
     }
 }
@@ -194,12 +194,12 @@ impl<W: Write> Sink<'_, W> {
         }
         let (index, seconds) = (frame.index, frame.seconds);
         self.watch.frame(index, seconds, &stats.values());
+        frame.packet.fields.interlaced &= !self.progressive_pictures;
         if let Some(html) = &mut self.html {
             html.fields(frame.packet.fields);
             html.timecode(frame.packet.timecode);
             html.frame(seconds, &stats);
         }
-        frame.packet.fields.interlaced &= !self.progressive_pictures;
         if let Some(beyond) = &self.beyond {
             self.watch
                 .note_beyond(&mut beyond.lock().unwrap_or_else(|e| e.into_inner()));
