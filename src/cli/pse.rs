@@ -10,6 +10,7 @@ use crate::video::source::{Decoding, VideoSource};
 use anyhow::{bail, Result};
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Analyse a programme for photosensitive-epilepsy hazards: flashes, red flashes and patterns
 ///
@@ -77,16 +78,46 @@ pub fn run(args: Args) -> Result<()> {
     );
     // The analysis runs beside the decoding, a few frames behind it: the frames' light goes
     // to it as the GPU gives it back.
-    let (frames, light_in) = std::sync::mpsc::sync_channel::<(u64, f64, FrameLight)>(8);
+    let (frames, light_in) = std::sync::mpsc::sync_channel::<(u64, f64, Arc<FrameLight>)>(8);
     let (frames_out, live) = (args.frames_out, info.live);
+    // The patterns are judged beside the flashes, on a thread of their own: at 1080p60 the two
+    // together kept a core busy nearly all the time the decoder took.
+    let patterns = analysis.take_patterns().map(|mut patterns| {
+        let (to_patterns, lights) = std::sync::mpsc::sync_channel::<(f64, Arc<FrameLight>)>(8);
+        let (verdict, verdicts) = std::sync::mpsc::sync_channel(8);
+        let thread = std::thread::Builder::new().name("pse patterns".into()).spawn(move || {
+            for (seconds, light) in lights {
+                // (No one takes the verdict where the analysis has stopped.)
+                if verdict.send(patterns.frame(seconds, &light)).is_err() {
+                    return;
+                }
+            }
+        });
+        thread.map(|_| (to_patterns, verdicts))
+    });
+    let patterns = patterns.transpose()?;
     let analyser = std::thread::Builder::new().name("pse analysis".into()).spawn(
         move || -> std::io::Result<(Analysis, Vec<PseFailure>)> {
             let mut told: Vec<PseFailure> = Vec::new();
             // A live input's failing runs warned of as they start: their first frames.
             let mut started: Vec<u64> = Vec::new();
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let stopped = || std::io::Error::other("the pattern analysis stopped");
             for (index, seconds, light) in light_in {
-                let verdict = analysis.frame(index, seconds, &light);
+                let verdict = match &patterns {
+                    Some((to_patterns, verdicts)) => {
+                        to_patterns.send((seconds, Arc::clone(&light))).map_err(|_| stopped())?;
+                        // (The flashes are followed while the patterns are judged.)
+                        let mut pattern = None;
+                        let verdict = analysis.frame_with_pattern(index, seconds, &light, || {
+                            pattern = Some(verdicts.recv());
+                            pattern.and_then(Result::ok)
+                        });
+                        pattern.transpose().map_err(|_| stopped())?;
+                        verdict
+                    }
+                    None => analysis.frame(index, seconds, &light),
+                };
                 if frames_out {
                     writeln!(out, "{}", frame_line(index, &verdict))?;
                     if live {
@@ -130,7 +161,7 @@ pub fn run(args: Args) -> Result<()> {
             }
             // (A send fails only where the analysis stopped: its error follows.)
             frames
-                .send((index, seconds, light))
+                .send((index, seconds, Arc::new(light)))
                 .map_err(|_| std::io::Error::other("the analysis stopped"))
         };
         if args.cpu {

@@ -318,8 +318,27 @@ impl Analysis {
         }
     }
 
+    /// The pattern analysis, taken out to run beside the flashes' on a thread of its own: its
+    /// verdicts then go to `frame_with_pattern`, frame by frame.
+    pub fn take_patterns(&mut self) -> Option<Patterns> {
+        self.patterns.take()
+    }
+
     /// One frame: its number, time, and its light (each cell's two sums, each block's stripes).
     pub fn frame(&mut self, index: u64, time: f64, light: &FrameLight) -> FrameVerdict {
+        let pattern = self.patterns.as_mut().map(|patterns| patterns.frame(time, light));
+        self.frame_with_pattern(index, time, light, || pattern)
+    }
+
+    /// `frame`, with the frame's pattern verdict made elsewhere (`take_patterns`; none for
+    /// WCAG, which has no rule for patterns): `pattern` gives it once the flashes are followed.
+    pub fn frame_with_pattern(
+        &mut self,
+        index: u64,
+        time: f64,
+        light: &FrameLight,
+        pattern: impl FnOnce() -> Option<PatternVerdict>,
+    ) -> FrameVerdict {
         let cells = &light.cells[..];
         self.frames += 1;
         self.first_time.get_or_insert(time);
@@ -427,10 +446,7 @@ impl Analysis {
             && warned
             && whole
             && warnings as f64 >= EXTENDED_SHARE * self.recent.len() as f64;
-        let pattern = match &mut self.patterns {
-            Some(patterns) => patterns.frame(time, light),
-            None => PatternVerdict::default(),
-        };
+        let pattern = pattern().unwrap_or_default();
         // A hazardous pattern fails once it has lasted `PERSISTENCE`, from its first frame.
         let since = match pattern.hazardous {
             true => *self.pattern_since.get_or_insert((index, time)),
