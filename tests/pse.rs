@@ -399,19 +399,7 @@ fn bad_input_is_a_one_line_error() {
 #[test]
 fn a_signal_stops_the_analysis_with_the_verdict_of_the_frames_read_and_says_so() {
     use std::io::BufRead;
-    let long = common::fixture(
-        "batch-signal-long.mp4",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=s=320x240:r=25:d=240",
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-        ],
-    );
+    let long = common::long_clip();
     let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args(["pse", "--cpu", "--frames-out"])
         .arg(&long)

@@ -18,6 +18,17 @@ fn histoplay(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// The JSON lines of a `report` run that succeeds.
+fn report_lines(args: &[&str]) -> Vec<serde_json::Value> {
+    let out = histoplay(args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(common::json)
+        .collect()
+}
+
 fn assert_matches_ffprobe(path: &Path) {
     assert_matches(path, ffprobe_stats(path));
 }
@@ -575,13 +586,7 @@ fn each_frames_fields_are_as_the_decoder_flags_them() {
     for (clip, interlaced_frame, top_field_first) in &clips {
         let frames = ffprobe_frames(clip);
         assert_eq!(frames.len(), 10, "{clip:?}");
-        let out = histoplay(&["report", clip.to_str().unwrap()]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let lines: Vec<_> = String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(common::json)
-            .collect();
+        let lines = report_lines(&["report", clip.to_str().unwrap()]);
         assert_eq!(lines.len(), frames.len());
         // The page's facts: how the frames are flagged, and the stream's field order as
         // ffprobe gives it.
@@ -638,13 +643,7 @@ fn each_frames_fields_are_as_the_decoder_flags_them() {
         (&["--deinterlace", "yes", "--deinterlacer", "bwdif=mode=send_frame"], 10),
         (&["--fields"], 20),
     ] {
-        let out = histoplay(&[&["report", tff][..], options].concat());
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let lines: Vec<_> = String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(common::json)
-            .collect();
+        let lines = report_lines(&[&["report", tff][..], options].concat());
         assert_eq!(lines.len(), pictures, "{options:?}");
         for line in &lines {
             assert_eq!(line["interlaced_frame"].u64(), 0, "{options:?}");
@@ -867,23 +866,6 @@ fn names_in(dir: &Path) -> Vec<String> {
     names
 }
 
-/// A clip long enough that a signal comes while it is being reported.
-fn long_clip() -> std::path::PathBuf {
-    common::fixture(
-        "batch-signal-long.mp4",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=s=320x240:r=25:d=240",
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-        ],
-    )
-}
-
 #[test]
 fn a_signal_stops_a_batch_cleanly_and_says_what_was_finished() {
     let dir = std::env::temp_dir().join(format!("histoplay-batch-signal-{}", std::process::id()));
@@ -893,7 +875,7 @@ fn a_signal_stops_a_batch_cleanly_and_says_what_was_finished() {
         "batch-signal-short.mkv",
         &["-f", "lavfi", "-i", "testsrc2=s=64x48:r=10:d=0.5", "-c:v", "ffv1"],
     );
-    let long = long_clip();
+    let long = common::long_clip();
     std::fs::copy(&short, dir.join("a.mkv")).unwrap();
     std::fs::copy(&long, dir.join("b.mp4")).unwrap();
     std::fs::copy(&long, dir.join("c.mp4")).unwrap();
@@ -1145,7 +1127,7 @@ fn a_signal_before_the_end_of_a_file_leaves_the_report_there_as_it_was() {
     let dir = std::env::temp_dir().join(format!("histoplay-report-signal-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let long = long_clip();
+    let long = common::long_clip();
     let report = dir.join("long.xml.gz");
     std::fs::write(&report, b"an older report").unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))

@@ -108,12 +108,12 @@ pub fn run(args: Args) -> Result<()> {
                     Some((to_patterns, verdicts)) => {
                         to_patterns.send((seconds, Arc::clone(&light))).map_err(|_| stopped())?;
                         // (The flashes are followed while the patterns are judged.)
-                        let mut pattern = None;
+                        let mut pattern = Ok(Default::default());
                         let verdict = analysis.frame_with_pattern(index, seconds, &light, || {
-                            pattern = Some(verdicts.recv());
-                            pattern.and_then(Result::ok)
+                            pattern = verdicts.recv();
+                            pattern.ok()
                         });
-                        pattern.transpose().map_err(|_| stopped())?;
+                        pattern.map_err(|_| stopped())?;
                         verdict
                     }
                     None => analysis.frame(index, seconds, &light),

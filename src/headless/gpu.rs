@@ -303,7 +303,7 @@ pub fn run_prepared(
             pipeline.encode_frame(&mut encoder, slot);
             copy(&pipeline, &mut encoder, readback.next_buffer());
             ctx.queue.submit([encoder.finish()]);
-            readback.submitted(FrameMeta { field, ..meta });
+            readback.submitted(meta.as_field(field));
         }
         submitted += 1;
         if let Some(progress) = &mut progress {

@@ -281,10 +281,7 @@ pub fn cpu_pictures_with(
             return each(planes, picture, meta, sums, read);
         }
         for field in Field::BOTH {
-            let meta = FrameMeta {
-                field: Some(field),
-                ..meta
-            };
+            let meta = meta.as_field(Some(field));
             let rows = fields::field_rows(planes, field);
             each(
                 &rows,
@@ -500,6 +497,16 @@ pub struct FrameMeta {
     pub packet: PacketProps,
     /// Which field of the frame the picture is, where fields are counted apart.
     pub field: Option<Field>,
+}
+
+impl FrameMeta {
+    /// The picture of `field` of the frame (or the frame, with none): a field apart is
+    /// progressive, in its frame's field order, as FFmpeg's `separatefields` flags it.
+    pub fn as_field(self, field: Option<Field>) -> Self {
+        let mut packet = self.packet;
+        packet.fields.interlaced &= field.is_none();
+        Self { field, packet, ..self }
+    }
 }
 
 #[cfg(test)]

@@ -281,6 +281,24 @@ pub fn grey_cycle() -> PathBuf {
     )
 }
 
+/// A clip long enough that a signal comes while a command reads it: 4 minutes of 320x240 at
+/// 25 fps.
+pub fn long_clip() -> PathBuf {
+    fixture(
+        "batch-signal-long.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=320x240:r=25:d=240",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+        ],
+    )
+}
+
 /// A song with its cover: 4 s of a 440 Hz tone in AAC and one red 64x64 PNG as an attached
 /// picture.
 pub fn song_with_cover() -> PathBuf {

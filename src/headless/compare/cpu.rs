@@ -125,28 +125,27 @@ pub fn compare_cpu(
         };
         done += 1;
         progress.tick(done);
-        let Some(vmaf) = &mut vmaf else {
-            drop((pa, ca));
-            last_a = Some(fa);
-            emit(compared)?;
-            continue;
-        };
-        samples_into(&ca[0], &mut ya);
-        samples_into(&cb[0], &mut yb);
-        let luma = |data, width, height| Luma {
-            data,
-            width,
-            height,
-            bits,
-        };
-        unscored.push_back(compared);
-        let scored = vmaf.push(
-            &luma(&ya, ca[0].width, ca[0].height),
-            &luma(&yb, cb[0].width, cb[0].height),
-        );
+        match &mut vmaf {
+            None => emit(compared)?,
+            Some(vmaf) => {
+                samples_into(&ca[0], &mut ya);
+                samples_into(&cb[0], &mut yb);
+                let luma = |data, width, height| Luma {
+                    data,
+                    width,
+                    height,
+                    bits,
+                };
+                unscored.push_back(compared);
+                let scored = vmaf.push(
+                    &luma(&ya, ca[0].width, ca[0].height),
+                    &luma(&yb, cb[0].width, cb[0].height),
+                );
+                emit_scored(&mut unscored, scored, emit)?;
+            }
+        }
         drop((pa, ca));
         last_a = Some(fa);
-        emit_scored(&mut unscored, scored, emit)?;
     }
     let last = vmaf.as_mut().and_then(Vmaf::finish);
     emit_scored(&mut unscored, last, emit)?;

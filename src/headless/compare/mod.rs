@@ -83,18 +83,6 @@ impl<F> Follower<F> {
         mut next: impl FnMut() -> Result<Option<F>, ClipError>,
         mut release: impl FnMut(F),
     ) -> Result<Step, ClipError> {
-        let ended = &mut self.ended;
-        let mut take = |pending: &mut Option<F>| -> Result<Option<F>, ClipError> {
-            if let Some(f) = pending.take() {
-                return Ok(Some(f));
-            }
-            if *ended {
-                return Ok(None);
-            }
-            let f = next()?;
-            *ended = f.is_none();
-            Ok(f)
-        };
         let Some(want) = want else {
             // Before B's first frame.
             return Ok(Step::SkipA);
@@ -105,7 +93,7 @@ impl<F> Follower<F> {
                     release(done);
                 }
                 loop {
-                    let Some(f) = take(&mut self.pending)? else {
+                    let Some(f) = self.take(&mut next)? else {
                         return Ok(Step::End);
                     };
                     let index = key(&f).0;
@@ -121,7 +109,7 @@ impl<F> Follower<F> {
                 }
             }
             Want::At(seconds) => {
-                while let Some(f) = take(&mut self.pending)? {
+                while let Some(f) = self.take(&mut next)? {
                     if key(&f).1 <= seconds + SAME_INSTANT {
                         if let Some(passed) = self.current.replace(f) {
                             release(passed);
@@ -148,17 +136,26 @@ impl<F> Follower<F> {
         mut next: impl FnMut() -> Result<Option<F>, ClipError>,
         mut release: impl FnMut(F),
     ) -> Result<bool, ClipError> {
-        let f = match self.pending.take() {
-            Some(f) => Some(f),
-            None if self.ended => None,
-            None => next()?,
+        let Some(f) = self.take(&mut next)? else {
+            return Ok(false);
         };
-        self.ended = f.is_none();
-        let Some(f) = f else { return Ok(false) };
         if let Some(passed) = self.current.replace(f) {
             release(passed);
         }
         Ok(true)
+    }
+
+    /// B's next frame: the one read ahead, else the next from `next` (B's end is read once).
+    fn take(&mut self, next: &mut impl FnMut() -> Result<Option<F>, ClipError>) -> Result<Option<F>, ClipError> {
+        if let Some(f) = self.pending.take() {
+            return Ok(Some(f));
+        }
+        if self.ended {
+            return Ok(None);
+        }
+        let f = next()?;
+        self.ended = f.is_none();
+        Ok(f)
     }
 
     /// Gives back what is still held.

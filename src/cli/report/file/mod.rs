@@ -139,9 +139,6 @@ struct Sink<'a, W: Write> {
     idet_decision: Option<crate::idet::Decision>,
     /// JSON Lines have idet's values (asked for, not only the page's).
     idet_lines: bool,
-    /// The pictures are the frames' fields apart: progressive, as FFmpeg's `separatefields`
-    /// flags them (the field order kept; a deinterlacer's pictures come so flagged).
-    progressive_pictures: bool,
 }
 
 /// The output being written.
@@ -178,14 +175,13 @@ impl<'a, W: Write> Sink<'a, W> {
             idet: None,
             idet_decision: None,
             idet_lines: false,
-            progressive_pictures: options.fields,
         })
     }
 }
 
 impl<W: Write> Sink<'_, W> {
     /// A picture's statistics; `size` the picture's (a field's, where fields are apart).
-    fn frame(&mut self, mut frame: FrameMeta, stats: SignalStats, size: (u64, u64)) -> std::io::Result<()> {
+    fn frame(&mut self, frame: FrameMeta, stats: SignalStats, size: (u64, u64)) -> std::io::Result<()> {
         if self.stop.is_some_and(QuitSignals::requested) {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::Interrupted,
@@ -194,7 +190,6 @@ impl<W: Write> Sink<'_, W> {
         }
         let (index, seconds) = (frame.index, frame.seconds);
         self.watch.frame(index, seconds, &stats.values());
-        frame.packet.fields.interlaced &= !self.progressive_pictures;
         if let Some(html) = &mut self.html {
             html.fields(frame.packet.fields);
             html.timecode(frame.packet.timecode);
