@@ -1197,6 +1197,34 @@ fn aligned_by_time_each_frame_goes_with_the_judged_files_latest_as_ffmpeg_pairs_
         assert_eq!(lines, 4, "cpu: {cpu}");
         assert!(!String::from_utf8_lossy(&ranged.stderr).contains("come after"));
     }
+    // The 25 fps file 10 of its frames (0.4 s) later starts after the other's last frame
+    // (0.3 s): each of its frames is measured against that one, at its own time, as FFmpeg
+    // measures the judged file delayed as much.
+    let psnr = ffmpeg_graph(&slower, &reference, "[1:v]setpts=PTS+0.4/TB", "psnr");
+    let ssim = ffmpeg_graph(&slower, &reference, "[1:v]setpts=PTS+0.4/TB", "ssim");
+    for cpu in [false, true] {
+        let mut args = vec!["compare", b, a, "--compare-by", "time", "--offset", "-10"];
+        if cpu {
+            args.push("--cpu");
+        }
+        let out = histoplay(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let lines: Vec<_> = String::from_utf8_lossy(&out.stdout).lines().map(common::json).collect();
+        let pairs: Vec<(u64, u64, f64)> = lines
+            .iter()
+            .map(|l| (l["frame"].u64(), l["frame_b"].u64(), number(l, "pts")))
+            .collect();
+        let expected: Vec<(u64, u64, f64)> = (0..10).map(|k| (3, k, (400 + 40 * k) as f64 / 1000.0)).collect();
+        assert_eq!(pairs, expected, "cpu: {cpu}");
+        check_lines(&lines, &psnr, &ssim);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "note: 10 of the frames of '{a}' measured come after '{b}' ends"
+            )),
+            "cpu: {cpu}: {err}"
+        );
+    }
     // Paired by number (the default), the two rates are said, and how to pair them by time.
     let (_, err) = compare_run(&[a, b, "--frames", "0..2"]);
     let note = format!(

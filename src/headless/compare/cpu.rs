@@ -66,7 +66,7 @@ pub fn compare_cpu(
     let mut unscored: VecDeque<Compared> = VecDeque::new();
     // The two luma planes VMAF reads, refilled for each pair.
     let (mut ya, mut yb) = (Vec::new(), Vec::new());
-    // A's frame paired last, and whether A has no more.
+    // A's frame paired (or, aligned by time, passed over) last, and whether A has no more.
     let (mut last_a, mut a_ended): (Option<CpuPic>, bool) = (None, false);
     let tail = measures_past_a(job, &align, b.info.live);
     loop {
@@ -90,7 +90,14 @@ pub fn compare_cpu(
                 )?;
                 match step {
                     Step::End => break,
-                    Step::SkipA => continue,
+                    // (Kept where B's frames after A's last are measured against it: B may
+                    // start after A's end.)
+                    Step::SkipA => {
+                        if tail {
+                            last_a = Some(fa);
+                        }
+                        continue;
+                    }
                     Step::Pair => (fa, false),
                 }
             }
@@ -108,11 +115,7 @@ pub fn compare_cpu(
         let (ca, bits) = components(&format, &pa).ok_or_else(unsupported)?;
         let (cb, _) = components(&format, &pb).ok_or_else(unsupported)?;
         let pts = match past_a {
-            true => time_on_a(
-                fa.seconds(),
-                align.want(fa.index(), fa.seconds()),
-                align.key(fb.index(), fb.seconds()),
-            ),
+            true => time_on_a(&align, align.key(fb.index(), fb.seconds())),
             false => fa.seconds(),
         };
         let compared = Compared {

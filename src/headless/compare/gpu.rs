@@ -148,8 +148,8 @@ pub fn compare_gpu(
     };
     let mut follower = Follower::new();
     let mut submitted = 0u64;
-    // A's picture paired last (kept: aligned by time, it stands for A past its end), and
-    // whether A has no more.
+    // A's picture paired (or, aligned by time, passed over) last: it stands for A past its
+    // end; and whether A has no more.
     let (mut last_a, mut a_ended): (Option<Pic>, bool) = (None, false);
     loop {
         let next_a = match a_ended {
@@ -174,6 +174,14 @@ pub fn compare_gpu(
                     || side_b.borrow_mut().next_picture(ctx),
                     |f: Pic| side_b.borrow_mut().release(f),
                 )?;
+                if step == Step::SkipA && tail {
+                    // A's last picture stands for A past its end whether or not it was paired:
+                    // B may start after it.
+                    if let Some(before) = last_a.replace(fa) {
+                        side_a.release(before);
+                    }
+                    continue;
+                }
                 if step != Step::Pair {
                     side_a.release(fa);
                     if step == Step::End {
@@ -217,11 +225,7 @@ pub fn compare_gpu(
         }
         ctx.queue.submit([encoder.finish()]);
         let pts = match past_a {
-            true => time_on_a(
-                fa.seconds,
-                align.want(fa.index, fa.seconds),
-                align.key(fb.index, fb.seconds),
-            ),
+            true => time_on_a(&align, align.key(fb.index, fb.seconds)),
             false => fa.seconds,
         };
         readback.submitted((fa.index, fb.index, pts, past_a));

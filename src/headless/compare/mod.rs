@@ -170,14 +170,12 @@ pub(crate) fn measures_past_a(job: &CompareJob, align: &Alignment, b_live: bool)
     align.by == AlignBy::Time && job.range.end.is_none() && !b_live
 }
 
-/// Aligned by time, where B's frame with `key` (`Alignment::key`) stands on A's clock, A's
-/// frame at `seconds` wanting `want`.
-pub(crate) fn time_on_a(seconds: f64, want: Option<Want>, key: (u64, f64)) -> f64 {
-    match want {
-        // (To the nanosecond: the sum's rounding would print 0.35999999999999993.)
-        Some(Want::At(at)) => ((seconds + key.1 - at) * 1e9).round() / 1e9,
-        _ => seconds,
-    }
+/// Aligned by time, where B's frame with `key` (`Alignment::key`) stands on A's clock: the
+/// inverse of `Alignment::want` (B's first frame at A's first plus the offset).
+pub(crate) fn time_on_a(align: &Alignment, key: (u64, f64)) -> f64 {
+    let seconds = align.start_a + key.1 - align.offset as f64 * align.frame_b;
+    // (To the nanosecond: the sum's rounding would print 0.35999999999999993.)
+    (seconds * 1e9).round() / 1e9
 }
 
 /// Where B starts for A's first frame `a_start` at `a_seconds`: its frame, or its time.
