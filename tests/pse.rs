@@ -4,8 +4,8 @@
 //! a 18.7 and a 21.1 cd/m² swing; a darker image at 154.5 and 166.1 cd/m²; two halves flashing
 //! in opposite phase (the frame's mean still); a red flash at equal luminance (and WCAG 2.2's
 //! measure of it, in u′v′); a PQ clip with a 25 and a 15 cd/m² flash near black; WCAG's 10°
-//! field; Ofcom's extended flashing. Each verdict as the rule says, on the GPU and by the CPU
-//! twin alike.
+//! field; Ofcom's extended flashing; fields flashing in turn (25 a second in 50i), seen
+//! analysed field by field. Each verdict as the rule says, on the GPU and by the CPU twin alike.
 
 mod common;
 
@@ -274,6 +274,97 @@ fn wcag_judges_any_ten_degree_field_and_ofcom_extended_flashing() {
     assert_eq!(verdict(&steady, &[]).0, "pass");
     let (v, kinds) = verdict(&steady, &["--standard", "ofcom"]);
     assert_eq!((v.as_str(), kinds), ("fail", vec!["extended".to_string()]));
+}
+
+/// An interlaced clip (MPEG-2, fields flagged `scan` first) whose fields alternate between
+/// black and white: each frame the same combed picture, 25 flashes a second field to field.
+fn field_flashes(scan: &str, top: &str) -> PathBuf {
+    let graph = "color=c=black:s=320x240:r=50:d=2,\
+                 drawbox=x=0:y=0:w=iw:h=ih:color=white:t=fill:enable='eq(mod(n,2),0)',format=yuv420p";
+    let name = format!("pse-field-flashes-{scan}.mkv");
+    let filter = format!("interlace=scan={scan}:lowpass=0");
+    let args = [
+        "-f",
+        "lavfi",
+        "-i",
+        graph,
+        "-vf",
+        &filter,
+        "-c:v",
+        "mpeg2video",
+        "-q:v",
+        "2",
+        "-flags",
+        "+ilme+ildct",
+        "-top",
+        top,
+    ];
+    common::fixture(&name, &args)
+}
+
+#[test]
+fn fields_are_analysed_in_turn_as_an_interlaced_display_shows_them() {
+    for (scan, top, first) in [("tff", "1", "top"), ("bff", "0", "bottom")] {
+        let file = field_flashes(scan, top);
+        // As frames: one combed picture throughout, no flash (its lines are stripes), and a
+        // note says how to analyse its fields.
+        let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .arg("pse")
+            .arg(&file)
+            .output()
+            .unwrap();
+        let summary = common::json(String::from_utf8_lossy(&out.stdout).trim());
+        assert_eq!(summary["frames"], 50);
+        let kinds: Vec<&str> = summary["failures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["kind"].as_str().unwrap())
+            .collect();
+        assert!(!kinds.contains(&"general-flash"), "{summary}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("is interlaced: each frame is analysed as one picture (--fields"),
+            "{err}"
+        );
+        // Field by field: 25 flashes a second over the whole screen, and no stripes.
+        let (summary, pictures, code) = pse(&file, &["--fields", "--frames-out"]);
+        assert_eq!(code, Some(1));
+        assert_eq!(summary["frames"], 100);
+        let failures = summary["failures"].as_array().unwrap();
+        assert_eq!(failures.len(), 1, "{summary}");
+        assert_eq!(failures[0]["kind"], "general-flash");
+        assert_eq!(failures[0]["worst"], 25.0);
+        assert_eq!(failures[0]["frames"][1], 99);
+        // Each frame's fields the earlier first, half a frame apart, numbered 2K and 2K + 1.
+        let start = pictures[0]["pts"].as_f64().unwrap();
+        let order: Vec<(u64, String, f64)> = pictures[..4]
+            .iter()
+            .map(|p| {
+                let at = p["pts"].as_f64().unwrap() - start;
+                (
+                    p["frame"].u64(),
+                    p["field"].as_str().unwrap().to_string(),
+                    (at * 1e6).round() / 1e6,
+                )
+            })
+            .collect();
+        let second = if first == "top" { "bottom" } else { "top" };
+        assert_eq!(
+            order,
+            [
+                (0, first.to_string(), 0.0),
+                (1, second.to_string(), 0.02),
+                (2, first.to_string(), 0.04),
+                (3, second.to_string(), 0.06)
+            ],
+            "{scan}"
+        );
+        assert!(pictures.iter().all(|p| p["pattern"] == 0.0), "{scan}");
+        // The CPU twin's fields alike.
+        let (cpu_summary, cpu, _) = pse(&file, &["--fields", "--frames-out", "--cpu"]);
+        assert_eq!((cpu_summary, cpu), (summary, pictures), "{scan}");
+    }
 }
 
 #[test]

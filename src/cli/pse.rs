@@ -2,10 +2,11 @@
 //! red flashes, `pse::`), a JSON line per frame with `--frames-out`, then the verdict; the exit
 //! status 1 when the programme fails.
 
-use crate::headless::{self as hist, ClipError, FrameRange};
+use crate::headless::{self as hist, ClipError, FrameMeta, FrameRange};
 use crate::pse::light::{Grid, LightModel};
 use crate::pse::{Analysis, FrameLight, FrameVerdict, LightTwin, PseFailure, Standard};
 use crate::quit_signals::QuitSignals;
+use crate::video::deinterlace::Field;
 use crate::video::source::{Decoding, VideoSource};
 use anyhow::{bail, Result};
 use std::io::Write;
@@ -40,6 +41,63 @@ pub struct Args {
     /// Analyse on the CPU (the reference implementation); the output is identical.
     #[arg(long)]
     cpu: bool,
+    /// Analyse each field as a picture of its own, at twice the frame rate, the earlier in time
+    /// first (the top where the frame is progressive or flagged top field first), as an
+    /// interlaced display shows them: a flash from one field to the next (25 a second in 50i)
+    /// is seen only so, and a frame's combing is not taken for stripes. Pictures are numbered
+    /// 2K and 2K + 1 for frame K's fields, and --frames-out's lines say which field.
+    #[arg(long)]
+    fields: bool,
+}
+
+/// Frame K's two fields, handed on as pictures in the order they are shown: 2K the earlier,
+/// 2K + 1 the later, half a frame after it. The paths give a frame's top field first.
+struct FieldOrder {
+    /// The stream is interlaced by its container: each frame's flag says which field is first
+    /// (else the top is, as FFmpeg's deinterlacers take a progressive frame).
+    flagged: bool,
+    half_frame: f64,
+    /// The top field, held while the bottom (the earlier) comes.
+    held: Option<(FrameMeta, FrameLight)>,
+}
+
+impl FieldOrder {
+    fn new(info: &crate::video::source::VideoInfo) -> Self {
+        Self {
+            flagged: matches!(info.field_order, "tt" | "bb" | "tb" | "bt"),
+            half_frame: info.frame_duration / 2.0,
+            held: None,
+        }
+    }
+
+    /// The pictures ready once `meta`'s field has come: (number, seconds, field, light).
+    fn take(&mut self, meta: FrameMeta, light: FrameLight) -> Vec<(u64, f64, Field, FrameLight)> {
+        let field = meta.field.unwrap_or(Field::Top);
+        let top_first = !self.flagged || meta.packet.fields.top_first;
+        let picture = |meta: &FrameMeta, field: Field, light| {
+            let later = u64::from((field == Field::Top) != top_first);
+            (
+                2 * meta.index + later,
+                meta.seconds + later as f64 * self.half_frame,
+                field,
+                light,
+            )
+        };
+        match (field, top_first) {
+            (Field::Top, false) => {
+                self.held = Some((meta, light));
+                Vec::new()
+            }
+            (Field::Bottom, false) => {
+                let mut pictures = vec![picture(&meta, field, light)];
+                if let Some((top, held)) = self.held.take().filter(|(top, _)| top.index == meta.index) {
+                    pictures.push(picture(&top, Field::Top, held));
+                }
+                pictures
+            }
+            _ => vec![picture(&meta, field, light)],
+        }
+    }
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -65,7 +123,17 @@ pub fn run(args: Args) -> Result<()> {
         signals.on_signal(Box::new(move || interrupt.interrupt()));
     }
     let info = source.info.clone();
-    let format = info.format;
+    let mut format = info.format;
+    let mut picture_duration = info.frame_duration;
+    if args.fields {
+        format = crate::pipeline::field_format(&format).map_err(ClipError::Decode)?;
+        picture_duration /= 2.0;
+    } else if matches!(info.field_order, "tt" | "bb" | "tb" | "bt") {
+        eprintln!(
+            "note: '{}' is interlaced: each frame is analysed as one picture (--fields analyses its fields in turn, as an interlaced display shows them)",
+            args.input.display()
+        );
+    }
     let bits = format.layout.output_bits();
     let model = LightModel::new(args.standard, info.volume.transfer, info.volume.primaries, bits);
     let grid = Grid::new(format.width, format.height);
@@ -74,11 +142,11 @@ pub fn run(args: Args) -> Result<()> {
         info.volume.is_hdr(),
         info.volume.primaries,
         grid,
-        info.frame_duration,
+        picture_duration,
     );
     // The analysis runs beside the decoding, a few frames behind it: the frames' light goes
     // to it as the GPU gives it back.
-    let (frames, light_in) = std::sync::mpsc::sync_channel::<(u64, f64, Arc<FrameLight>)>(8);
+    let (frames, light_in) = std::sync::mpsc::sync_channel::<(u64, f64, Option<Field>, Arc<FrameLight>)>(8);
     let (frames_out, live) = (args.frames_out, info.live);
     // The patterns are judged beside the flashes, on a thread of their own: at 1080p60 the two
     // together kept a core busy nearly all the time the decoder took.
@@ -103,7 +171,7 @@ pub fn run(args: Args) -> Result<()> {
             let mut started: Vec<u64> = Vec::new();
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             let stopped = || std::io::Error::other("the pattern analysis stopped");
-            for (index, seconds, light) in light_in {
+            for (index, seconds, field, light) in light_in {
                 let verdict = match &patterns {
                     Some((to_patterns, verdicts)) => {
                         to_patterns.send((seconds, Arc::clone(&light))).map_err(|_| stopped())?;
@@ -119,7 +187,7 @@ pub fn run(args: Args) -> Result<()> {
                     None => analysis.frame(index, seconds, &light),
                 };
                 if frames_out {
-                    writeln!(out, "{}", frame_line(index, &verdict))?;
+                    writeln!(out, "{}", frame_line(index, field, &verdict))?;
                     if live {
                         out.flush()?;
                     }
@@ -152,23 +220,33 @@ pub fn run(args: Args) -> Result<()> {
         },
     )?;
     let ran = {
-        let each = |index: u64, seconds: f64, light: FrameLight| -> std::io::Result<()> {
+        let mut order = FieldOrder::new(&info);
+        let mut each = |meta: FrameMeta, light: FrameLight| -> std::io::Result<()> {
             if signals.as_ref().is_some_and(QuitSignals::requested) {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::Interrupted,
                     "stopped by a signal",
                 ));
             }
-            // (A send fails only where the analysis stopped: its error follows.)
-            frames
-                .send((index, seconds, Arc::new(light)))
-                .map_err(|_| std::io::Error::other("the analysis stopped"))
+            let pictures = match meta.field {
+                Some(_) => order.take(meta, light),
+                None => vec![(meta.index, meta.seconds, Field::Top, light)],
+            };
+            for (index, seconds, field, light) in pictures {
+                // (A send fails only where the analysis stopped: its error follows.)
+                frames
+                    .send((index, seconds, meta.field.map(|_| field), Arc::new(light)))
+                    .map_err(|_| std::io::Error::other("the analysis stopped"))?;
+            }
+            Ok(())
         };
         if args.cpu {
             let mut twin = LightTwin::new(grid, model.clone());
-            hist::cpu_frames(source, range, |words, _, meta| {
-                each(meta.index, meta.seconds, twin.frame(words))
-            })
+            let work = hist::PictureWork {
+                split: args.fields,
+                ..Default::default()
+            };
+            hist::cpu_frames_with(source, range, work, |words, _, meta, _| each(meta, twin.frame(words)))
         } else {
             hist::gpu_frames(
                 gpu,
@@ -176,6 +254,9 @@ pub fn run(args: Args) -> Result<()> {
                 range,
                 crate::engine::histogram::DEFAULT_BINS,
                 |ctx, pipeline| {
+                    if args.fields {
+                        pipeline.split_fields(ctx).map_err(ClipError::Decode)?;
+                    }
                     pipeline.analyse_flashes(ctx, &model);
                     Ok(pipeline.pse().expect("made").readback_size())
                 },
@@ -185,7 +266,7 @@ pub fn run(args: Args) -> Result<()> {
                         .pse()
                         .expect("made")
                         .light_from(&crate::gpu::readback::words(bytes));
-                    each(meta.index, meta.seconds, light)
+                    each(meta, light)
                 },
             )
         }
@@ -234,11 +315,12 @@ pub fn run(args: Args) -> Result<()> {
 
 /// `{"frame":K,"pts":s,"flash":..,"red_flash":..,"flashes":..,"red_flashes":..,"area":..,
 /// "red_area":..,"extended":false,"pattern":..,"pattern_pairs":..,"pattern_changing":false,
-/// "state":"pass"}`.
-fn frame_line(index: u64, v: &FrameVerdict) -> String {
+/// "state":"pass"}`; a field's, `"field":"top"` after its number.
+fn frame_line(index: u64, field: Option<Field>, v: &FrameVerdict) -> String {
     let number = |x: f64| serde_json::Value::from((x * 1e6).round() / 1e6);
+    let field = field.map_or(String::new(), |f| format!(",\"field\":\"{}\"", f.name()));
     format!(
-        "{{\"frame\":{index},\"pts\":{},\"flash\":{},\"red_flash\":{},\"flashes\":{},\"red_flashes\":{},\"area\":{},\"red_area\":{},\"extended\":{},\"pattern\":{},\"pattern_pairs\":{},\"pattern_changing\":{},\"state\":\"{}\"}}",
+        "{{\"frame\":{index}{field},\"pts\":{},\"flash\":{},\"red_flash\":{},\"flashes\":{},\"red_flashes\":{},\"area\":{},\"red_area\":{},\"extended\":{},\"pattern\":{},\"pattern_pairs\":{},\"pattern_changing\":{},\"state\":\"{}\"}}",
         serde_json::Value::from(v.time),
         number(v.flash),
         number(v.red_flash),
