@@ -602,6 +602,23 @@ fn sound_lost_to_damage_leaves_its_gap_in_the_frames_times_as_ffmpeg_and_is_warn
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 10);
+    // Nor is IMA ADPCM in WAV, whose packets decode into several frames, only the first with
+    // the packet's time (3 s padded to the last packet's 48 984 samples: 31 lines of 100 ms).
+    let adpcm = common::fixture(
+        "report-audio-adpcm.wav",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=440:duration=3:sample_rate=16000",
+            "-c:a",
+            "adpcm_ima_wav",
+        ],
+    );
+    let out = histoplay(&["report".as_ref(), "--audio".as_ref(), adpcm.as_os_str()]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 31);
 }
 
 #[test]

@@ -249,6 +249,11 @@ impl Gaps {
 
     fn note(&mut self, path: &Path, pts: Option<i64>, samples: u64, rate: u32) {
         let Some(pts) = pts else {
+            // (A frame without a time follows the one before: a packet of ADPCM in WAV decodes
+            // into several frames, the first with the packet's time.)
+            if let Some(end) = &mut self.end {
+                *end += samples as i64;
+            }
             return;
         };
         self.frames += 1;
