@@ -573,6 +573,21 @@ fn columns_and_bins_given_to_a_scope_without_them_are_a_one_line_error() {
             "{err}"
         );
     }
+    // --size is the CIE diagram's alone.
+    for (kind, says) in [
+        (
+            "vectorscope",
+            "the vectorscope has no size of its own (it counts 256 x 256 chroma cells)",
+        ),
+        ("waveform", "the waveform has --columns"),
+    ] {
+        let (ok, out, err) = run(&["scope", kitten, "--kind", kind, "--size", "64"]);
+        assert!(!ok && out.is_empty(), "{err}");
+        assert_eq!(
+            err,
+            format!("error: --size is the CIE diagram's (--kind cie); {says}\n")
+        );
+    }
 }
 
 #[test]

@@ -75,8 +75,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let signals = crate::quit_signals::QuitSignals::install();
     let range = args.frames.unwrap_or(FrameRange::single(args.frame));
     if args.size.is_some() && args.kind != ScopeKind::Cie {
+        let own = match args.kind {
+            ScopeKind::Vectorscope => "no size of its own (it counts 256 x 256 chroma cells)",
+            _ => "--columns",
+        };
         bail!(
-            "--size is the CIE diagram's (--kind cie); the {} has --columns",
+            "--size is the CIE diagram's (--kind cie); the {} has {own}",
             args.kind.name()
         );
     }
