@@ -73,7 +73,7 @@ impl IdetOptions {
                 "rep_thres" => (&mut options.repeat_threshold, f64::from(f32::MAX)),
                 "half_life" => (&mut options.half_life, f64::from(i32::MAX)),
                 "analyze_interlaced_flag" => {
-                    return Err("idet's analyze_interlaced_flag changes the frames' flags, not what is reported: it is not taken here".into())
+                    return Err("idet's analyze_interlaced_flag is not taken here: it judges only the frames flagged interlaced, the first N of them, to correct their flags, where the report judges every frame".into())
                 }
                 _ => return Err(format!("'{key}' is not an option of idet ({})", keys.join(", "))),
             };
