@@ -365,6 +365,30 @@ fn fields_are_analysed_in_turn_as_an_interlaced_display_shows_them() {
         let (cpu_summary, cpu, _) = pse(&file, &["--fields", "--frames-out", "--cpu"]);
         assert_eq!((cpu_summary, cpu), (summary, pictures), "{scan}");
     }
+    // `report --pse` says so too; deinterlaced a picture a field, a run ends a field's time
+    // after its last picture.
+    let file = field_flashes("tff", "1");
+    let report = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .args(["report", "--pse"])
+            .arg(&file)
+            .args(args)
+            .output()
+            .unwrap();
+        let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout).lines().map(common::json).collect();
+        (lines, String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    let (_, err) = report(&[]);
+    assert!(
+        err.contains("is interlaced: --pse analyses each frame as one picture"),
+        "{err}"
+    );
+    let (lines, err) = report(&["--deinterlace", "yes", "--deinterlacer", "bwdif=mode=send_field"]);
+    assert_eq!(lines.len(), 100);
+    assert!(!err.contains("is interlaced"), "{err}");
+    let last = lines.iter().rev().find(|l| l["pse_state"] == "fail").unwrap();
+    let end = last["pts"].as_f64().unwrap() + 0.02;
+    assert!(err.contains(&format!("-{end:.3} s)")), "{end}: {err}");
 }
 
 #[test]

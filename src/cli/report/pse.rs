@@ -46,8 +46,11 @@ pub struct ReportPse {
 }
 
 impl ReportPse {
-    pub fn new(standard: Standard, source: &VideoSource) -> Self {
+    /// The analysis of `source`'s pictures: its frames, or at `field_rate` (deinterlaced a
+    /// picture a field) twice as many.
+    pub fn new(standard: Standard, source: &VideoSource, field_rate: bool) -> Self {
         let info = &source.info;
+        let picture = info.frame_duration / if field_rate { 2.0 } else { 1.0 };
         let format = info.format;
         let grid = Grid::new(format.width, format.height);
         Self {
@@ -65,7 +68,7 @@ impl ReportPse {
                 info.volume.is_hdr(),
                 info.volume.primaries,
                 grid,
-                info.frame_duration,
+                picture,
             )),
             ended: Vec::new(),
         }

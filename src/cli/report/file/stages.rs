@@ -40,7 +40,9 @@ impl GpuStages {
                 idet: options.idet.is_some() && IdetPass::supports(info),
                 split: options.fields,
             },
-            pse: options.pse.map(|standard| ReportPse::new(standard, source).model),
+            pse: options
+                .pse
+                .map(|standard| ReportPse::new(standard, source, false).model),
             freezes: options.events.freezes().then_some(options.events.freeze.noise),
             freeze_from: range.start,
         })
