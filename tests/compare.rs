@@ -1225,6 +1225,30 @@ fn aligned_by_time_each_frame_goes_with_the_judged_files_latest_as_ffmpeg_pairs_
             "cpu: {cpu}: {err}"
         );
     }
+    // The VMAF log numbers those pairs from the reference's last frame on, none left out.
+    let log = std::env::temp_dir().join(format!("histoplay-vmaf-after-{}.json", std::process::id()));
+    let out = histoplay(&[
+        "compare",
+        b,
+        a,
+        "--compare-by",
+        "time",
+        "--offset",
+        "-10",
+        "--cpu",
+        "--vmaf-log",
+        log.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let logged: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
+    let numbers: Vec<u64> = logged["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["frameNum"].u64())
+        .collect();
+    assert_eq!(numbers, (3..13).collect::<Vec<u64>>());
+    let _ = std::fs::remove_file(&log);
     // Paired by number (the default), the two rates are said, and how to pair them by time.
     let (_, err) = compare_run(&[a, b, "--frames", "0..2"]);
     let note = format!(
