@@ -324,7 +324,7 @@ fn fields_are_analysed_in_turn_as_an_interlaced_display_shows_them() {
         assert!(!kinds.contains(&"general-flash"), "{summary}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("is interlaced: each frame is analysed as one picture (--fields"),
+            err.contains("is interlaced (from frame 0): each frame is analysed as one picture (--fields"),
             "{err}"
         );
         // Field by field: 25 flashes a second over the whole screen, and no stripes.
@@ -365,6 +365,21 @@ fn fields_are_analysed_in_turn_as_an_interlaced_display_shows_them() {
         let (cpu_summary, cpu, _) = pse(&file, &["--fields", "--frames-out", "--cpu"]);
         assert_eq!((cpu_summary, cpu), (summary, pictures), "{scan}");
     }
+    // The order is each frame's own, whatever the container says (here progressive).
+    let relabelled = common::fixture(
+        "pse-field-flashes-bff-as-progressive.mkv",
+        &[
+            "-i",
+            field_flashes("bff", "0").to_str().unwrap(),
+            "-c",
+            "copy",
+            "-field_order",
+            "progressive",
+        ],
+    );
+    let (_, pictures, _) = pse(&relabelled, &["--fields", "--frames-out", "--frames", "0..1"]);
+    let fields: Vec<&str> = pictures.iter().map(|p| p["field"].as_str().unwrap()).collect();
+    assert_eq!(fields, ["bottom", "top"]);
     // `report --pse` says so too; deinterlaced a picture a field, a run ends a field's time
     // after its last picture.
     let file = field_flashes("tff", "1");
@@ -380,7 +395,7 @@ fn fields_are_analysed_in_turn_as_an_interlaced_display_shows_them() {
     };
     let (_, err) = report(&[]);
     assert!(
-        err.contains("is interlaced: --pse analyses each frame as one picture"),
+        err.contains("is interlaced (from frame 0): --pse analyses each frame as one picture"),
         "{err}"
     );
     let (lines, err) = report(&["--deinterlace", "yes", "--deinterlacer", "bwdif=mode=send_field"]);

@@ -50,22 +50,19 @@ pub struct Args {
     fields: bool,
 }
 
-/// Frame K's two fields, handed on as pictures in the order they are shown: 2K the earlier,
-/// 2K + 1 the later, half a frame after it. The paths give a frame's top field first.
+/// Frame K's two fields, handed on as pictures in the order they are shown (`FrameMeta::
+/// first_field`, by each frame's flags): 2K the earlier, 2K + 1 the later, half a frame after
+/// it. The paths give a frame's top field first.
 struct FieldOrder {
-    /// The stream is interlaced by its container: each frame's flag says which field is first
-    /// (else the top is, as FFmpeg's deinterlacers take a progressive frame).
-    flagged: bool,
     half_frame: f64,
     /// The top field, held while the bottom (the earlier) comes.
     held: Option<(FrameMeta, FrameLight)>,
 }
 
 impl FieldOrder {
-    fn new(info: &crate::video::source::VideoInfo) -> Self {
+    fn new(frame_duration: f64) -> Self {
         Self {
-            flagged: matches!(info.field_order, "tt" | "bb" | "tb" | "bt"),
-            half_frame: info.frame_duration / 2.0,
+            half_frame: frame_duration / 2.0,
             held: None,
         }
     }
@@ -73,15 +70,12 @@ impl FieldOrder {
     /// The pictures ready once `meta`'s field has come: (number, seconds, field, light).
     fn take(&mut self, meta: FrameMeta, light: FrameLight) -> Vec<(u64, f64, Field, FrameLight)> {
         let field = meta.field.unwrap_or(Field::Top);
-        let top_first = !self.flagged || meta.packet.fields.top_first;
+        let top_first = meta.first_field == Field::Top;
         let picture = |meta: &FrameMeta, field: Field, light| {
-            let later = u64::from((field == Field::Top) != top_first);
-            (
-                2 * meta.index + later,
-                meta.seconds + later as f64 * self.half_frame,
-                field,
-                light,
-            )
+            let later = u64::from(field != meta.first_field);
+            // (To the nanosecond: the sum's rounding would print 0.13999999999999999.)
+            let seconds = ((meta.seconds + later as f64 * self.half_frame) * 1e9).round() / 1e9;
+            (2 * meta.index + later, seconds, field, light)
         };
         match (field, top_first) {
             (Field::Top, false) => {
@@ -128,11 +122,6 @@ pub fn run(args: Args) -> Result<()> {
     if args.fields {
         format = crate::pipeline::field_format(&format).map_err(ClipError::Decode)?;
         picture_duration /= 2.0;
-    } else if matches!(info.field_order, "tt" | "bb" | "tb" | "bt") {
-        eprintln!(
-            "note: '{}' is interlaced: each frame is analysed as one picture (--fields analyses its fields in turn, as an interlaced display shows them)",
-            args.input.display()
-        );
     }
     let bits = format.layout.output_bits();
     let model = LightModel::new(args.standard, info.volume.transfer, info.volume.primaries, bits);
@@ -220,13 +209,22 @@ pub fn run(args: Args) -> Result<()> {
         },
     )?;
     let ran = {
-        let mut order = FieldOrder::new(&info);
+        let mut order = FieldOrder::new(info.frame_duration);
+        // (Said at the first frame flagged interlaced, where frames are analysed whole.)
+        let mut interlaced_note = (!args.fields).then(|| args.input.clone());
         let mut each = |meta: FrameMeta, light: FrameLight| -> std::io::Result<()> {
             if signals.as_ref().is_some_and(QuitSignals::requested) {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::Interrupted,
                     "stopped by a signal",
                 ));
+            }
+            if let Some(path) = interlaced_note.take_if(|_| meta.packet.fields.interlaced) {
+                eprintln!(
+                    "note: '{}' is interlaced (from frame {}): each frame is analysed as one picture (--fields analyses its fields in turn, as an interlaced display shows them)",
+                    path.display(),
+                    meta.index
+                );
             }
             let pictures = match meta.field {
                 Some(_) => order.take(meta, light),

@@ -471,6 +471,10 @@ macro_rules! frame_meta_from {
                     pict_type: frame.pict_type,
                     packet: frame.packet,
                     field: None,
+                    first_field: match !frame.packet.fields.interlaced || frame.packet.fields.top_first {
+                        true => Field::Top,
+                        false => Field::Bottom,
+                    },
                 }
             }
         }
@@ -497,6 +501,10 @@ pub struct FrameMeta {
     pub packet: PacketProps,
     /// Which field of the frame the picture is, where fields are counted apart.
     pub field: Option<Field>,
+    /// Which of the decoded frame's fields is shown first, by its own flags: the top where it
+    /// is progressive or flagged top field first (as FFmpeg's deinterlacers take it). Kept
+    /// where the picture's flags are not the frame's (a field apart, a picture made).
+    pub first_field: Field,
 }
 
 impl FrameMeta {

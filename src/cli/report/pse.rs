@@ -3,8 +3,10 @@
 //! (listed, told to `--alert-log`, exit status 1), named `pse:KIND`.
 
 use super::limits::Run;
+use crate::headless::FrameMeta;
 use crate::pse::light::{Grid, LightModel};
 use crate::pse::{Analysis, FrameLight, FrameVerdict, LightTwin, PseFailure, Standard};
+use crate::video::deinterlace::{Deinterlacer, Rate};
 use crate::video::source::VideoSource;
 
 /// A frame's figures in its JSON line.
@@ -43,13 +45,17 @@ pub struct ReportPse {
     twin: Option<LightTwin>,
     analysis: Option<Analysis>,
     ended: Vec<PseFailure>,
+    /// Where frames are analysed as decoded: the file, for the note said at its first frame
+    /// flagged interlaced.
+    interlaced_note: Option<std::path::PathBuf>,
 }
 
 impl ReportPse {
-    /// The analysis of `source`'s pictures: its frames, or at `field_rate` (deinterlaced a
-    /// picture a field) twice as many.
-    pub fn new(standard: Standard, source: &VideoSource, field_rate: bool) -> Self {
+    /// The analysis of `source`'s pictures: its frames, or those `deinterlace` makes (at field
+    /// rate, twice as many).
+    pub fn new(standard: Standard, source: &VideoSource, deinterlace: Option<Deinterlacer>) -> Self {
         let info = &source.info;
+        let field_rate = deinterlace.is_some_and(|f| f.rate == Rate::Field);
         let picture = info.frame_duration / if field_rate { 2.0 } else { 1.0 };
         let format = info.format;
         let grid = Grid::new(format.width, format.height);
@@ -71,14 +77,24 @@ impl ReportPse {
                 picture,
             )),
             ended: Vec::new(),
+            interlaced_note: deinterlace.is_none().then(|| info.path.clone()),
         }
     }
 
     /// A frame's light (as the GPU pass or `light_cpu` gives it); its findings, and the runs
     /// that ended with it.
-    pub fn frame(&mut self, index: u64, seconds: f64, light: &FrameLight) -> (FrameVerdict, Vec<Run>) {
+    pub fn frame(&mut self, frame: &FrameMeta, light: &FrameLight) -> (FrameVerdict, Vec<Run>) {
+        if frame.packet.fields.interlaced {
+            if let Some(path) = self.interlaced_note.take() {
+                eprintln!(
+                    "note: '{}' is interlaced (from frame {}): --pse analyses each frame as one picture (histoplay pse --fields analyses its fields in turn, as an interlaced display shows them)",
+                    path.display(),
+                    frame.index
+                );
+            }
+        }
         let analysis = self.analysis.as_mut().expect("analysing");
-        let verdict = analysis.frame(index, seconds, light);
+        let verdict = analysis.frame(frame.index, frame.seconds, light);
         let ended = analysis.take_ended();
         let runs = ended.iter().map(|f| self.run(f)).collect();
         self.ended.extend(ended);

@@ -100,7 +100,7 @@ impl<W: Write> Sink<'_, W> {
         if !in_range {
             return Ok(());
         }
-        let (verdict, runs) = pse.frame(frame.index, frame.seconds, light);
+        let (verdict, runs) = pse.frame(frame, light);
         if let Some(html) = &mut self.html {
             html.flashes(verdict.flashes.max(verdict.red_flashes));
         }

@@ -353,18 +353,9 @@ pub fn report_video<W: Write>(
             )
         }),
         html: options.html.as_ref().map(|_| HtmlReport::new(&source, bits)),
-        pse: options.pse.map(|standard| {
-            if options.deinterlace.is_none() && matches!(source.info.field_order, "tt" | "bb" | "tb" | "bt") {
-                eprintln!(
-                    "note: '{}' is interlaced: --pse analyses each frame as one picture (histoplay pse --fields analyses its fields in turn, as an interlaced display shows them)",
-                    source.info.path.display()
-                );
-            }
-            let field_rate = options
-                .deinterlace
-                .is_some_and(|f| f.rate == crate::video::deinterlace::Rate::Field);
-            ReportPse::new(standard, &source, field_rate)
-        }),
+        pse: options
+            .pse
+            .map(|standard| ReportPse::new(standard, &source, options.deinterlace)),
         idet_lines: options.idet.is_some_and(|w| w.asked),
         ..base
     };

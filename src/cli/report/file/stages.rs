@@ -40,9 +40,7 @@ impl GpuStages {
                 idet: options.idet.is_some() && IdetPass::supports(info),
                 split: options.fields,
             },
-            pse: options
-                .pse
-                .map(|standard| ReportPse::new(standard, source, false).model),
+            pse: options.pse.map(|standard| ReportPse::new(standard, source, None).model),
             freezes: options.events.freezes().then_some(options.events.freeze.noise),
             freeze_from: range.start,
         })
