@@ -64,17 +64,24 @@ impl Default for SilenceOptions {
 }
 
 /// `key=value` pairs separated by colons, each key given to `set`.
-/// (A colon in a value is escaped, as FFmpeg's filters take it: `d=00\:01\:30`.)
+/// (A colon in a value is escaped or quoted, as FFmpeg's filters take it: `d=00\:01\:30`,
+/// `d='00:01:30'`; within quotes every character stands for itself.)
 fn pairs(text: &str, filter: &str, mut set: impl FnMut(&str, &str) -> Result<bool, String>) -> Result<(), String> {
     let mut split = Vec::new();
     let mut part = String::new();
     let mut chars = text.chars();
+    let mut quoted = false;
     while let Some(c) = chars.next() {
         match c {
+            '\'' => quoted = !quoted,
+            c if quoted => part.push(c),
             '\\' => part.extend(chars.next()),
             ':' => split.push(std::mem::take(&mut part)),
             c => part.push(c),
         }
+    }
+    if quoted {
+        return Err(format!("'{text}' has a quote not closed ({filter}'s options)"));
     }
     split.push(part);
     for pair in split.iter().filter(|p| !p.is_empty()) {
@@ -261,6 +268,14 @@ mod tests {
         assert_eq!(
             (silence.noise, silence.duration_us, silence.mono),
             (0.02, 1_250_000, true)
+        );
+        // Quoted, as FFmpeg's filters take it: every character as it is.
+        let quoted = SilenceOptions::parse("d='00:00:02.5':n='-50dB'").unwrap();
+        assert_eq!(quoted.duration_us, 2_500_000);
+        assert!((quoted.noise - 10f64.powf(-2.5)).abs() < 1e-15);
+        assert_eq!(
+            SilenceOptions::parse("d='2").unwrap_err(),
+            "'d='2' has a quote not closed (silencedetect's options)"
         );
         // Decibels as FFmpeg works them out: here one ulp above 10^(x/20), which makes an
         // s16 level of 6 where 10^(x/20) makes 5.
