@@ -404,6 +404,43 @@ fn fields_are_analysed_in_turn_as_an_interlaced_display_shows_them() {
     let last = lines.iter().rev().find(|l| l["pse_state"] == "fail").unwrap();
     let end = last["pts"].as_f64().unwrap() + 0.02;
     assert!(err.contains(&format!("-{end:.3} s)")), "{end}: {err}");
+    // Deinterlacing only the frames flagged interlaced, progressive frames pass whole, each a
+    // frame long: stripes for just half a second fail as they do undeinterlaced.
+    let stripes = common::fixture(
+        "pse-stripes-half-second-30.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "nullsrc=s=160x120:r=30:d=1.5,geq=lum='if(lt(N,15),if(lt(mod(X,16),8),235,16),16)':cb=128:cr=128,format=yuv420p",
+            "-c:v",
+            "ffv1",
+        ],
+    );
+    let runs = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .args(["report", "--pse", "--cpu"])
+            .arg(&stripes)
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        err.lines()
+            .filter(|l| l.starts_with("pse:"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let whole = runs(&[]);
+    assert_eq!(whole.len(), 1, "{whole:?}");
+    assert!(whole[0].starts_with("pse:pattern (bt1702): frames 0-"), "{whole:?}");
+    assert!(whole[0].contains("(0.000-0.500 s)"), "{whole:?}");
+    // (At field rate a frame passed whole is picture 2K: the run's times are the same.)
+    let auto = runs(&["--deinterlace", "auto"]);
+    assert_eq!(auto.len(), 1, "{auto:?}");
+    assert!(
+        auto[0].starts_with("pse:pattern (bt1702): frames 0-28 (0.000-0.500 s)"),
+        "{auto:?}"
+    );
 }
 
 #[test]

@@ -52,10 +52,11 @@ pub struct ReportPse {
 
 impl ReportPse {
     /// The analysis of `source`'s pictures: its frames, or those `deinterlace` makes (at field
-    /// rate, twice as many).
+    /// rate from every frame, twice as many, each half a frame long; where only the frames
+    /// flagged interlaced are, those passed whole last a frame, and every picture is taken so).
     pub fn new(standard: Standard, source: &VideoSource, deinterlace: Option<Deinterlacer>) -> Self {
         let info = &source.info;
-        let field_rate = deinterlace.is_some_and(|f| f.rate == Rate::Field);
+        let field_rate = deinterlace.is_some_and(|f| f.rate == Rate::Field && !f.only_interlaced);
         let picture = info.frame_duration / if field_rate { 2.0 } else { 1.0 };
         let format = info.format;
         let grid = Grid::new(format.width, format.height);
