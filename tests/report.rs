@@ -401,6 +401,11 @@ fn what_it_cannot_read_is_a_one_line_error() {
         (vec!["report", text.to_str().unwrap()], "not a picture or video"),
         // R'G'B' is measured as FFmpeg converts it; the analysis reads its picture as decoded.
         (vec!["report", rgb.to_str().unwrap(), "--pse", "--fields"], "--pse"),
+        // A batch has no analysis: said, not left out.
+        (
+            vec!["report", rgb.to_str().unwrap(), rgb.to_str().unwrap(), "--pse"],
+            "--pse analyses one input",
+        ),
         (
             vec!["report", rgb.to_str().unwrap(), "--html", "a.html", "-o", "b.html"],
             "--html 'a.html' and -o 'b.html' name two pages: give one",

@@ -522,19 +522,19 @@ fn is_html(path: &Path) -> bool {
 
 /// Several files, or directories: a report beside each file and a summary table.
 fn run_batch(args: Args) -> Result<()> {
-    if args.html.is_some() {
-        bail!("--html writes one input's page");
-    }
-    if args.events || args.black.is_some() || args.freeze.is_some() || args.silence.is_some() {
-        bail!("--events (and --black, --freeze, --silence) list one input's events; a batch takes limits on them (--fail-on black>2s)");
-    }
-    if args.fields {
-        bail!("--fields reports one input's fields");
-    }
-    if args.frames.is_some() || args.output.is_some() || args.record.is_some() || args.alert_log.is_some() {
-        bail!(
-            "a batch reports whole files beside them: --frames, --output, --record and --alert-log are for one input"
-        );
+    let events = args.events || args.black.is_some() || args.freeze.is_some() || args.silence.is_some();
+    let one_input = [
+        (args.html.is_some(), "--html writes one input's page"),
+        (events, "--events (and --black, --freeze, --silence) list one input's events; a batch takes limits on them (--fail-on black>2s)"),
+        (args.fields, "--fields reports one input's fields"),
+        (args.pse, "--pse analyses one input (histoplay pse FILE for each of them)"),
+        (
+            args.frames.is_some() || args.output.is_some() || args.record.is_some() || args.alert_log.is_some(),
+            "a batch reports whole files beside them: --frames, --output, --record and --alert-log are for one input",
+        ),
+    ];
+    if let Some((_, why)) = one_input.iter().find(|(asked, _)| *asked) {
+        bail!("{why}");
     }
     let format = match (args.format, args.csv) {
         (Some(format), _) => format,
