@@ -1224,6 +1224,7 @@ fn aligned_by_time_each_frame_goes_with_the_judged_files_latest_as_ffmpeg_pairs_
             )),
             "cpu: {cpu}: {err}"
         );
+        assert!(!err.contains("asked for have a partner"), "cpu: {cpu}: {err}");
     }
     // The VMAF log numbers those pairs from the reference's last frame on, none left out.
     let log = std::env::temp_dir().join(format!("histoplay-vmaf-after-{}.json", std::process::id()));

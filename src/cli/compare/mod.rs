@@ -361,7 +361,9 @@ pub fn compare(
         );
     }
     let done = done - past_a;
-    if let Some(asked) = asked.filter(|&asked| done < asked) {
+    // (Where none had one at its own time, the note above says what was measured: the judged
+    // file starts after the reference's end.)
+    if let Some(asked) = asked.filter(|&asked| done < asked && done > 0) {
         eprintln!(
             "note: {done} of the {asked} frames of '{}' asked for have a partner in '{}' (its length, or the offset, leaves the rest without one): the figures are of those",
             names.0, names.1
