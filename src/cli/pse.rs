@@ -68,14 +68,14 @@ impl FieldOrder {
     }
 
     /// The pictures ready once `meta`'s field has come: (number, seconds, field, light).
-    fn take(&mut self, meta: FrameMeta, light: FrameLight) -> Vec<(u64, f64, Field, FrameLight)> {
+    fn take(&mut self, meta: FrameMeta, light: FrameLight) -> Vec<(u64, f64, Option<Field>, FrameLight)> {
         let field = meta.field.unwrap_or(Field::Top);
         let top_first = meta.first_field == Field::Top;
         let picture = |meta: &FrameMeta, field: Field, light| {
             let later = u64::from(field != meta.first_field);
             // (To the nanosecond: the sum's rounding would print 0.13999999999999999.)
             let seconds = ((meta.seconds + later as f64 * self.half_frame) * 1e9).round() / 1e9;
-            (2 * meta.index + later, seconds, field, light)
+            (2 * meta.index + later, seconds, Some(field), light)
         };
         match (field, top_first) {
             (Field::Top, false) => {
@@ -220,20 +220,16 @@ pub fn run(args: Args) -> Result<()> {
                 ));
             }
             if let Some(path) = interlaced_note.take_if(|_| meta.packet.fields.interlaced) {
-                eprintln!(
-                    "note: '{}' is interlaced (from frame {}): each frame is analysed as one picture (--fields analyses its fields in turn, as an interlaced display shows them)",
-                    path.display(),
-                    meta.index
-                );
+                note_interlaced(&path, meta.index, "each frame is analysed as one picture (--fields");
             }
             let pictures = match meta.field {
                 Some(_) => order.take(meta, light),
-                None => vec![(meta.index, meta.seconds, Field::Top, light)],
+                None => vec![(meta.index, meta.seconds, None, light)],
             };
             for (index, seconds, field, light) in pictures {
                 // (A send fails only where the analysis stopped: its error follows.)
                 frames
-                    .send((index, seconds, meta.field.map(|_| field), Arc::new(light)))
+                    .send((index, seconds, field, Arc::new(light)))
                     .map_err(|_| std::io::Error::other("the analysis stopped"))?;
             }
             Ok(())
@@ -309,6 +305,15 @@ pub fn run(args: Args) -> Result<()> {
         crate::process::end(status as u8);
     }
     Ok(())
+}
+
+/// Says that `path`, analysed frame by frame (`how`, to the option that analyses its fields),
+/// is interlaced from frame `frame` on.
+pub(crate) fn note_interlaced(path: &std::path::Path, frame: u64, how: &str) {
+    eprintln!(
+        "note: '{}' is interlaced (from frame {frame}): {how} analyses its fields in turn, as an interlaced display shows them)",
+        path.display()
+    );
 }
 
 /// `{"frame":K,"pts":s,"flash":..,"red_flash":..,"flashes":..,"red_flashes":..,"area":..,

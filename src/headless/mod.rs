@@ -471,10 +471,7 @@ macro_rules! frame_meta_from {
                     pict_type: frame.pict_type,
                     packet: frame.packet,
                     field: None,
-                    first_field: match !frame.packet.fields.interlaced || frame.packet.fields.top_first {
-                        true => Field::Top,
-                        false => Field::Bottom,
-                    },
+                    first_field: Field::first_of(frame.packet.fields),
                 }
             }
         }

@@ -277,18 +277,18 @@ pub fn compare(
     // B's frames after A's last, each measured against it (aligned by time).
     let mut past_a = 0u64;
     // Whether any of A's frames was paired in its turn (else B starts after A's last).
-    let mut last_paired = false;
+    let mut any_paired = false;
     let mut emit = |c: Compared| -> std::io::Result<()> {
         match c.past_a {
             true => past_a += 1,
             false => {
                 past_end.paired(&align, c.pts, c.frame_b);
-                last_paired = true;
+                any_paired = true;
             }
         }
         // (libvmaf numbers every pair it reads: those past A's last go on from its number,
         // the first taking it where it had no pair of its own.)
-        let number = c.frame + if c.past_a { past_a - u64::from(!last_paired) } else { 0 };
+        let number = c.frame + if c.past_a { past_a - u64::from(!any_paired) } else { 0 };
         summary.add(&c.metrics, bits);
         if let Some(scores) = c.vmaf {
             summary.add_vmaf(scores.vmaf);

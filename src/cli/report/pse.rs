@@ -87,11 +87,8 @@ impl ReportPse {
     pub fn frame(&mut self, frame: &FrameMeta, light: &FrameLight) -> (FrameVerdict, Vec<Run>) {
         if frame.packet.fields.interlaced {
             if let Some(path) = self.interlaced_note.take() {
-                eprintln!(
-                    "note: '{}' is interlaced (from frame {}): --pse analyses each frame as one picture (histoplay pse --fields analyses its fields in turn, as an interlaced display shows them)",
-                    path.display(),
-                    frame.index
-                );
+                let how = "--pse analyses each frame as one picture (histoplay pse --fields";
+                crate::cli::pse::note_interlaced(&path, frame.index, how);
             }
         }
         let analysis = self.analysis.as_mut().expect("analysing");

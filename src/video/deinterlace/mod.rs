@@ -200,6 +200,15 @@ impl Field {
             Field::Bottom => "bottom",
         }
     }
+
+    /// The field a frame flagged `fields` shows first, as FFmpeg's deinterlacers take it
+    /// (`parity=auto`): the top where it is progressive or flagged top field first.
+    pub fn first_of(fields: Fields) -> Field {
+        match !fields.interlaced || fields.top_first {
+            true => Field::Top,
+            false => Field::Bottom,
+        }
+    }
 }
 
 /// One field made: which lines are kept and where the others come from.
@@ -374,7 +383,7 @@ impl Sequence {
             }];
         }
         let tff = match filter.parity {
-            Parity::Auto => !cur.fields.interlaced || cur.fields.top_first,
+            Parity::Auto => Field::first_of(cur.fields) == Field::Top,
             Parity::Tff => true,
             Parity::Bff => false,
         };
