@@ -7,16 +7,16 @@
 //
 // Indices stay in bounds by construction (the module is built without bounds checks, see
 // trusted_module in src/gpu/shaders.rs): pixels below the picture's rows and columns (a block's
-// within the picture, each line's pixels below its block's size, its lines below `lines`; quads
-// of four of those, where a row and every cell start on a multiple of four, each load's last
-// quad its run's own, rows past a block's last read as its last);
-// table codes masked to the table's BITS, HLG's gains below the 4097 after them;
-// block_sums below 4 x MAX_BLOCK_CELLS²; cells and blocks below the grid's cells and blocks
-// (`live`); masks below 2 x 2 x MAX_LINES x CHUNK_WORDS (`Blocks::line_step` keeps a block's
-// lines to MAX_LINES, a chunk's words to CHUNK_WORDS); side bits below the side rows (the lines
-// across) and the words of the widest block's row, as `Sides` sizes them; piece_bits below
-// 3 x 256 (the pieces of a chunk's cut words, at most one an invocation). Every loop ends: each
-// turn of the crossings' clears a bit of a word.
+// within the picture, each line's pixels below its block's size, its lines below `lines`, a
+// cell's pixels within its rows, those past its last read as its first; quads of four pixels
+// where a row and every cell start on a multiple of four); table codes masked to the table's
+// BITS, HLG's gains below the 4097 after them; cells and blocks below the grid's cells and
+// blocks (`live`); masks below 2 x 2 x MAX_LINES x CHUNK_WORDS (`Blocks::line_step` keeps a
+// block's lines to MAX_LINES, a chunk's words to CHUNK_WORDS), the invocations' sums in them
+// below 4 x 256; side bits below the side rows (the lines across) and the words of the widest
+// block's row, as `Sides` sizes them; piece_bits below 3 x 256 (the pieces of a chunk's cut
+// words, at most one an invocation). Every loop ends: each turn of the crossings' clears a bit
+// of a word.
 
 struct PseParams { // twin: PseParams in src/pse/gpu.rs
     width: u32,
@@ -177,106 +177,98 @@ var<workgroup> masks: array<u32, 2048>;
 var<workgroup> piece_bits: array<u32, 768>;
 // The cells of a block, most: BLOCK_CELLS (src/pse/stripes.rs) across and down.
 const MAX_BLOCK_CELLS = 4u;
-// Each cell of the block's red, R, G and B, as `block_light` sums them.
-var<workgroup> block_sums: array<atomic<u32>, 64>;
+// Invocations a cell of the block has: its MAX_BLOCK_CELLS² cells share the 256.
+const CELL_LANES = 16u;
 
-// The block's cells' sums, a column of a row of cells an invocation (neighbouring invocations
-// reading neighbouring words), into `block_sums`.
-fn sum_columns(x0: u32, width: u32, rows: vec2u, c0: u32, live: bool, index: u32) {
-    let tasks = width * (rows.y - rows.x);
-    for (var task = index; live && task < tasks; task += 256u) {
-        let x = x0 + task % width;
-        let r = task / width;
-        let y0 = start(rows.x + r, params.height, params.rows);
-        let y1 = start(rows.x + r + 1u, params.height, params.rows);
-        // Four rows loaded at a time, those past the cell's last row read again and counted
-        // as none (straight code, no array: an array indexed in a loop may go to memory).
-        var sum = vec4u(0u);
-        let last = y1 - 1u;
-        for (var y = y0; y < y1; y += 4u) {
-            let p0 = pixels[y * params.width + x];
-            let p1 = pixels[min(y + 1u, last) * params.width + x];
-            let p2 = pixels[min(y + 2u, last) * params.width + x];
-            let p3 = pixels[min(y + 3u, last) * params.width + x];
-            sum += sum_of(p0, 1u);
-            sum += sum_of(p1, select(0u, 1u, y + 1u < y1));
-            sum += sum_of(p2, select(0u, 1u, y + 2u < y1));
-            sum += sum_of(p3, select(0u, 1u, y + 3u < y1));
+// A pixel's or a quad's red, R, G and B at index `at` of `pixels`, or of `quads` where the pass
+// reads four pixels a load (QUADS), counted where `valid`.
+fn sum_at(at: u32, valid: bool) -> vec4u {
+    var sum: vec4u;
+    if QUADS == 1u {
+        sum = sum_of_quad(quads[at]);
+    } else {
+        sum = sum_of(pixels[at], 1u);
+    }
+    return select(vec4u(0u), sum, valid);
+}
+
+// The block's cells' sums: each cell summed by CELL_LANES invocations, each its every
+// CELL_LANES-th unit of the cell (a pixel, or a quad of four pixels where the pass reads four a
+// load: the cells' widths are then multiples of four), the cell's units numbered along its
+// rows, one row after the next; four loaded at a time. Each invocation's sum goes into `masks`
+// (not used until the stripes) for the cells' light to add up (`cell_total`), so that no two
+// invocations add into one word.
+fn sum_cells(rows: vec2u, c0: u32, c1: u32, live: bool, index: u32) {
+    let cell_columns = max(c1 - c0, 1u);
+    let k = index / CELL_LANES;
+    let j = index % CELL_LANES;
+    var sum = vec4u(0u);
+    if live && k < (c1 - c0) * (rows.y - rows.x) {
+        let rr = rows.x + k / cell_columns;
+        let cc = c0 + k % cell_columns;
+        let unit = select(1u, 4u, QUADS == 1u);
+        let row_units = params.width / unit;
+        let x0 = start(cc, params.width, params.columns);
+        let cw = (start(cc + 1u, params.width, params.columns) - x0) / unit;
+        let y0 = start(rr, params.height, params.rows);
+        let n = (start(rr + 1u, params.height, params.rows) - y0) * cw;
+        let base = y0 * row_units + x0 / unit;
+        // Unit i of the cell is at `at`, the `col`th of its row; a step of CELL_LANES units goes
+        // `down` rows of the cell and `across` units, one row more where that passes the row's
+        // end.
+        let step = vec3u(CELL_LANES / cw, CELL_LANES % cw, cw);
+        var col = j % cw;
+        var at = base + (j / cw) * row_units + col;
+        var i = j;
+        // Four units a turn while all four are the cell's, then the last up to three, those past
+        // the cell's last read as its first and counted as none.
+        for (; i + 3u * CELL_LANES < n; i += 4u * CELL_LANES) {
+            let a0 = at;
+            let a1 = step_unit(&at, &col, step, row_units);
+            let a2 = step_unit(&at, &col, step, row_units);
+            let a3 = step_unit(&at, &col, step, row_units);
+            step_unit(&at, &col, step, row_units);
+            sum += sum_at(a0, true) + sum_at(a1, true) + sum_at(a2, true) + sum_at(a3, true);
         }
-        add_to_cell(r, x * params.columns / params.width - c0, sum);
+        if i < n {
+            let a0 = at;
+            let a1 = step_unit(&at, &col, step, row_units);
+            let a2 = step_unit(&at, &col, step, row_units);
+            let v1 = i + CELL_LANES < n;
+            let v2 = i + 2u * CELL_LANES < n;
+            sum += sum_at(a0, true) + sum_at(select(base, a1, v1), v1) + sum_at(select(base, a2, v2), v2);
+        }
     }
+    masks[4u * index] = sum.x;
+    masks[4u * index + 1u] = sum.y;
+    masks[4u * index + 2u] = sum.z;
+    masks[4u * index + 3u] = sum.w;
 }
 
-// Adds `sum` to the block's cell at row `r`, column `c` (of the block's cells).
-fn add_to_cell(r: u32, c: u32, sum: vec4u) {
-    let at = 4u * (r * MAX_BLOCK_CELLS + c);
-    atomicAdd(&block_sums[at], sum.x);
-    atomicAdd(&block_sums[at + 1u], sum.y);
-    atomicAdd(&block_sums[at + 2u], sum.z);
-    atomicAdd(&block_sums[at + 3u], sum.w);
+// Steps a cell's unit (`at`, the `col`th of its row) on by CELL_LANES units (`sum_cells`;
+// `step`: the rows down, the units across, the cell's units a row); the unit stepped to.
+fn step_unit(at: ptr<function, u32>, col: ptr<function, u32>, step: vec3u, row_units: u32) -> u32 {
+    *col += step.y;
+    *at += step.x * row_units + step.y;
+    if *col >= step.z {
+        *col -= step.z;
+        *at += row_units - step.z;
+    }
+    return *at;
 }
 
-// `sum_columns` four pixels a load (QUADS): the block's rows shared out among lanes of
-// invocations, each lane a run of four pixels across (within one cell: the cells' widths are
-// multiples of four), each invocation its lane's every `lanes`th row, four rows loaded at a
-// time, its sum added to its cell as the rows pass from one row of cells to the next.
-fn sum_quads(x0: u32, width: u32, rows: vec2u, c0: u32, live: bool, index: u32) {
-    let groups = width / 4u;
-    let lanes = 256u / max(groups, 1u);
-    let lane = index / max(groups, 1u);
-    if !live || lane >= lanes {
-        return;
+// The red, R, G and B sums of the block's cell `k` (of its cells, a row after the next), from
+// its invocations' sums in `masks`.
+fn cell_total(k: u32) -> vec4u {
+    var total = vec4u(0u);
+    for (var l = k * CELL_LANES; l < (k + 1u) * CELL_LANES; l++) {
+        total += vec4u(masks[4u * l], masks[4u * l + 1u], masks[4u * l + 2u], masks[4u * l + 3u]);
     }
-    let x = x0 + 4u * (index % groups);
-    let c = x * params.columns / params.width - c0;
-    let y_end = start(rows.y, params.height, params.rows);
-    let last = y_end - 1u;
-    let q_row = params.width / 4u;
-    let q_x = x / 4u;
-    var run = QuadRun(0u, start(rows.x + 1u, params.height, params.rows), vec4u(0u));
-    let step = 4u * lanes;
-    for (var y = start(rows.x, params.height, params.rows) + lane; y < y_end; y += step) {
-        let y1 = y + lanes;
-        let y2 = y1 + lanes;
-        let y3 = y2 + lanes;
-        let a0 = quads[y * q_row + q_x];
-        let a1 = quads[min(y1, last) * q_row + q_x];
-        let a2 = quads[min(y2, last) * q_row + q_x];
-        let a3 = quads[min(y3, last) * q_row + q_x];
-        take_row(&run, y, sum_of_quad(a0), vec2u(rows.x, y_end), c);
-        take_row(&run, y1, sum_of_quad(a1), vec2u(rows.x, y_end), c);
-        take_row(&run, y2, sum_of_quad(a2), vec2u(rows.x, y_end), c);
-        take_row(&run, y3, sum_of_quad(a3), vec2u(rows.x, y_end), c);
-    }
-    add_to_cell(run.row, c, run.sum);
-}
-
-// An invocation's run down its lane: the block's row of cells it is in, where the next starts,
-// and its sum so far.
-struct QuadRun {
-    row: u32,
-    next: u32,
-    sum: vec4u,
-}
-
-// Adds row `y`'s `sum` to `run` (none past `rows.y`, the block's end), the run's sum first
-// added to its cell where `y` is in the next row of cells (`rows.x`: the block's first).
-fn take_row(run: ptr<function, QuadRun>, y: u32, sum: vec4u, rows: vec2u, c: u32) {
-    if y >= rows.y {
-        return;
-    }
-    if y >= (*run).next {
-        add_to_cell((*run).row, c, (*run).sum);
-        (*run).sum = vec4u(0u);
-        (*run).row = y * params.rows / params.height - rows.x;
-        (*run).next = start(rows.x + (*run).row + 1u, params.height, params.rows);
-    }
-    (*run).sum += sum;
+    return total;
 }
 
 // The whole pass in one dispatch, a workgroup of 256 invocations a block: the block's cells'
-// sums from its pixels (an invocation a column of a row of cells, neighbouring invocations
-// reading neighbouring words), their light into `cells` and the block's mean from it, then the
+// sums from its pixels (`sum_cells`, sixteen invocations a cell), their light into `cells` and the block's mean from it, then the
 // block's stripes about that mean (`count_stripes`), reading the block's pixels again (from the
 // cache: a block is 80 x 80 pixels at 1080p, 160 x 160 at 4K).
 @compute @workgroup_size(256, 1, 1)
@@ -296,18 +288,9 @@ fn block_light(
     if index == 0u {
         atomicStore(&block_mean, 0u);
     }
-    if index < 4u * MAX_BLOCK_CELLS * MAX_BLOCK_CELLS {
-        atomicStore(&block_sums[index], 0u);
-    }
     load_table(index);
     workgroupBarrier();
-    let x0 = start(c0, params.width, params.columns);
-    let width = start(c1, params.width, params.columns) - x0;
-    if QUADS == 1u {
-        sum_quads(x0, width, vec2u(r0, r1), c0, live, index);
-    } else {
-        sum_columns(x0, width, vec2u(r0, r1), c0, live, index);
-    }
+    sum_cells(vec2u(r0, r1), c0, c1, live, index);
     workgroupBarrier();
     // Each cell's light, and the mean of the cells' mean light (twin of `Blocks::mean`), a cell
     // an invocation.
@@ -315,13 +298,7 @@ fn block_light(
     if live && index < (c1 - c0) * (r1 - r0) {
         let c = index % cell_columns;
         let r = index / cell_columns;
-        let at = 4u * (r * MAX_BLOCK_CELLS + c);
-        let total = vec4u(
-            atomicLoad(&block_sums[at]),
-            atomicLoad(&block_sums[at + 1u]),
-            atomicLoad(&block_sums[at + 2u]),
-            atomicLoad(&block_sums[at + 3u]),
-        );
+        let total = cell_total(index);
         let cc = c0 + c;
         let rr = r0 + r;
         let w = start(cc + 1u, params.width, params.columns) - start(cc, params.width, params.columns);
