@@ -214,8 +214,8 @@ fn sum_cells(rows: vec2u, c0: u32, c1: u32, live: bool, index: u32) {
         let n = (start(rr + 1u, params.height, params.rows) - y0) * cw;
         let base = y0 * row_units + x0 / unit;
         // Unit i of the cell is at `at`, the `col`th of its row; a step of CELL_LANES units goes
-        // `down` rows of the cell and `across` units, one row more where that passes the row's
-        // end.
+        // `step.x` rows down the cell and `step.y` units across, one row more where that passes
+        // the row's end (`step.z`: the cell's units a row).
         let step = vec3u(CELL_LANES / cw, CELL_LANES % cw, cw);
         var col = j % cw;
         var at = base + (j / cw) * row_units + col;
@@ -268,9 +268,10 @@ fn cell_total(k: u32) -> vec4u {
 }
 
 // The whole pass in one dispatch, a workgroup of 256 invocations a block: the block's cells'
-// sums from its pixels (`sum_cells`, sixteen invocations a cell), their light into `cells` and the block's mean from it, then the
-// block's stripes about that mean (`count_stripes`), reading the block's pixels again (from the
-// cache: a block is 80 x 80 pixels at 1080p, 160 x 160 at 4K).
+// sums from its pixels (`sum_cells`, sixteen invocations a cell), their light into `cells` and
+// the block's mean from it, then the block's stripes about that mean (`count_stripes`),
+// reading the block's pixels again (from the cache: a block is 80 x 80 pixels at 1080p, 160 x
+// 160 at 4K).
 @compute @workgroup_size(256, 1, 1)
 fn block_light(
     @builtin(workgroup_id) group: vec3u,

@@ -14,7 +14,8 @@ use wgpu::util::DeviceExt;
 
 /// Workgroups along x at most (the rest go along y).
 const ROW_OF_GROUPS: u32 = 65_535;
-// A block's cells' sums are the shader's workgroup memory of MAX_BLOCK_CELLS² cells.
+// A block's cells are summed by 16 invocations each (CELL_LANES in cells.wgsl): 16 cells at most
+// in the workgroup's 256, their sums in the first 1024 words of its masks.
 const _: () = assert!(BLOCK_CELLS <= 4);
 
 /// Twin of `PseParams` in cells.wgsl.
