@@ -178,7 +178,7 @@ var<workgroup> piece_bits: array<u32, 768>;
 // The cells of a block, most: BLOCK_CELLS (src/pse/stripes.rs) across and down.
 const MAX_BLOCK_CELLS = 4u;
 // Invocations a cell of the block has: its MAX_BLOCK_CELLS² cells share the 256.
-const CELL_LANES = 16u;
+const CELL_LANES = 256u / (MAX_BLOCK_CELLS * MAX_BLOCK_CELLS);
 
 // A pixel's or a quad's red, R, G and B at index `at` of `pixels`, or of `quads` where the pass
 // reads four pixels a load (QUADS), counted where `valid`.

@@ -220,7 +220,7 @@ pub fn run(args: Args) -> Result<()> {
                 ));
             }
             if let Some(path) = interlaced_note.take_if(|_| meta.packet.fields.interlaced) {
-                note_interlaced(&path, meta.index, "each frame is analysed as one picture (--fields");
+                note_interlaced(&path, meta.index, "each frame is analysed as one picture", "--fields");
             }
             let pictures = match meta.field {
                 Some(_) => order.take(meta, light),
@@ -307,11 +307,11 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-/// Says that `path`, analysed frame by frame (`how`, to the option that analyses its fields),
-/// is interlaced from frame `frame` on.
-pub(crate) fn note_interlaced(path: &std::path::Path, frame: u64, how: &str) {
+/// Says that `path`, analysed frame by frame (`how`), is interlaced from frame `frame` on, and
+/// which option (`fields`) analyses its fields.
+pub(crate) fn note_interlaced(path: &std::path::Path, frame: u64, how: &str, fields: &str) {
     eprintln!(
-        "note: '{}' is interlaced (from frame {frame}): {how} analyses its fields in turn, as an interlaced display shows them)",
+        "note: '{}' is interlaced (from frame {frame}): {how} ({fields} analyses its fields in turn, as an interlaced display shows them)",
         path.display()
     );
 }

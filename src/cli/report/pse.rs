@@ -87,8 +87,8 @@ impl ReportPse {
     pub fn frame(&mut self, frame: &FrameMeta, light: &FrameLight) -> (FrameVerdict, Vec<Run>) {
         if frame.packet.fields.interlaced {
             if let Some(path) = self.interlaced_note.take() {
-                let how = "--pse analyses each frame as one picture (histoplay pse --fields";
-                crate::cli::pse::note_interlaced(&path, frame.index, how);
+                let how = "--pse analyses each frame as one picture";
+                crate::cli::pse::note_interlaced(&path, frame.index, how, "histoplay pse --fields");
             }
         }
         let analysis = self.analysis.as_mut().expect("analysing");
