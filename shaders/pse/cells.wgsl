@@ -418,8 +418,10 @@ fn valid_bits(n: u32) -> u32 {
 }
 
 // A word of a line classed (`class_light`), the light of each side summed across (`dir` 0):
-// along a row four pixels a load where rows and cells start on multiples of four, else eight
-// pixels loaded at a time; those past its last read again and classed as none.
+// along a row four pixels a load where rows and cells start on multiples of four (its second
+// sixteen only where it has more than sixteen pixels), else eight pixels loaded at a time while
+// any of them is the word's; those past its last within what is loaded read again and classed
+// as none.
 fn class_word(span: Span, dir: u32, th: vec3u) -> Word {
     var word = Word();
     let top = span.n - 1u;
@@ -430,22 +432,24 @@ fn class_word(span: Span, dir: u32, th: vec3u) -> Word {
         let a1 = quads[min(q + 1u, q_last)];
         let a2 = quads[min(q + 2u, q_last)];
         let a3 = quads[min(q + 3u, q_last)];
-        let a4 = quads[min(q + 4u, q_last)];
-        let a5 = quads[min(q + 5u, q_last)];
-        let a6 = quads[min(q + 6u, q_last)];
-        let a7 = quads[min(q + 7u, q_last)];
         class_quad(&word, a0, 0u, span.n, th);
         class_quad(&word, a1, 4u, span.n, th);
         class_quad(&word, a2, 8u, span.n, th);
         class_quad(&word, a3, 12u, span.n, th);
-        class_quad(&word, a4, 16u, span.n, th);
-        class_quad(&word, a5, 20u, span.n, th);
-        class_quad(&word, a6, 24u, span.n, th);
-        class_quad(&word, a7, 28u, span.n, th);
+        if span.n > 16u {
+            let a4 = quads[min(q + 4u, q_last)];
+            let a5 = quads[min(q + 5u, q_last)];
+            let a6 = quads[min(q + 6u, q_last)];
+            let a7 = quads[min(q + 7u, q_last)];
+            class_quad(&word, a4, 16u, span.n, th);
+            class_quad(&word, a5, 20u, span.n, th);
+            class_quad(&word, a6, 24u, span.n, th);
+            class_quad(&word, a7, 28u, span.n, th);
+        }
         return word;
     }
     let with_light = dir == 0u;
-    for (var k = 0u; k < 32u; k += 8u) {
+    for (var k = 0u; k < span.n; k += 8u) {
         let p0 = pixels[span.pixel + min(k, top) * span.stride];
         let p1 = pixels[span.pixel + min(k + 1u, top) * span.stride];
         let p2 = pixels[span.pixel + min(k + 2u, top) * span.stride];
