@@ -420,8 +420,8 @@ fn valid_bits(n: u32) -> u32 {
 // A word of a line classed (`class_light`), the light of each side summed across (`dir` 0):
 // along a row four pixels a load where rows and cells start on multiples of four (its second
 // sixteen only where it has more than sixteen pixels), else eight pixels loaded at a time while
-// any of them is the word's; those past its last within what is loaded read again and classed
-// as none.
+// any of them is the word's; the pixels loaded past its last (its last quad or pixel read again
+// where a load would go past it) are classed as the mean, on neither side.
 fn class_word(span: Span, dir: u32, th: vec3u) -> Word {
     var word = Word();
     let top = span.n - 1u;
