@@ -221,6 +221,51 @@ fn the_twin_equals_yadif_in_every_mode_and_parity() {
         }
     }
     assert_equal_to_ffmpeg(&ntsc_mpeg2(), "yadif=1:-1:1", twin_picture);
+    // Numbers spelt as FFmpeg also reads them: mode 1, parity auto, deint 1 (0.6 rounded).
+    assert_equal_to_ffmpeg(&ntsc_mpeg2(), "yadif=0x1:-1e0:0.6", twin_picture);
+}
+
+#[test]
+fn option_values_are_taken_or_refused_as_ffmpeg_takes_them() {
+    for filter in [
+        "bwdif=mode=0x1",
+        "bwdif=1e0",
+        "bwdif=0.6",
+        "bwdif=1.4",
+        "bwdif=2",
+        "bwdif=send_frame_nospatial",
+        "bwdif=parity=-1.0",
+        "bwdif=deint=0x0",
+        "bwdif=-0",
+        "bwdif=+1",
+        "yadif=3",
+        "yadif=4",
+        "yadif=2.5",
+        "yadif=.5",
+        "yadif=0X2",
+        "yadif=parity=-1.5",
+        "yadif=mode=twice",
+        "yadif=mode=nan",
+        "yadif=mode=inf",
+        "yadif=mode=e1",
+        "yadif=0:0:0:0",
+    ] {
+        let ffmpeg = Command::new("ffmpeg")
+            .args([
+                "-v",
+                "quiet",
+                "-f",
+                "lavfi",
+                "-i",
+                "testsrc=s=64x48:d=0.2",
+                "-vf",
+                filter,
+            ])
+            .args(["-f", "null", "-"])
+            .status()
+            .unwrap();
+        assert_eq!(filter.parse::<Deinterlacer>().is_ok(), ffmpeg.success(), "{filter}");
+    }
 }
 
 /// Every picture of the GPU pass equals FFmpeg's after `filter`.

@@ -103,43 +103,74 @@ impl std::str::FromStr for Deinterlacer {
             };
             filter.set(key, value)?;
         }
-        if filter.no_spatial_check && method == Method::Bwdif {
-            return Err("bwdif has no mode without its spatial check (send_frame or send_field)".into());
-        }
         Ok(filter)
     }
 }
 
+/// An integer option's value as FFmpeg's options read one: a constant's name (`names`, whose
+/// values run from the first's to the last's, the option's range), or a number in that range
+/// (decimal, with an exponent, or hexadecimal after `0x`), rounded to the nearest integer, ties
+/// to even (`llrint`).
+fn option_value(key: &str, value: &str, names: &[(&str, i64)]) -> Result<i64, String> {
+    if let Some(&(_, n)) = names.iter().find(|(name, _)| *name == value) {
+        return Ok(n);
+    }
+    let not_a_value = || {
+        let names: Vec<&str> = names.iter().map(|(name, _)| *name).collect();
+        format!("'{value}' is not a value of {key} ({})", names.join(", "))
+    };
+    let number = plain_number(value).ok_or_else(not_a_value)?;
+    let (min, max) = (names[0].1, names[names.len() - 1].1);
+    if !(min as f64..=max as f64).contains(&number) {
+        return Err(format!("{key}={value} is out of its range [{min} - {max}]"));
+    }
+    Ok(number.round_ties_even() as i64)
+}
+
+/// A number as FFmpeg reads an option's: a sign, then decimal digits (with a point and an
+/// exponent) or hexadecimal ones after `0x`; not infinite, not NaN.
+fn plain_number(value: &str) -> Option<f64> {
+    let (sign, digits) = match value.strip_prefix('-') {
+        Some(rest) => (-1.0, rest),
+        None => (1.0, value.strip_prefix('+').unwrap_or(value)),
+    };
+    if let Some(hex) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        return u32::from_str_radix(hex, 16).ok().map(|n| sign * f64::from(n));
+    }
+    let starts_right = digits.starts_with(|c: char| c.is_ascii_digit() || c == '.');
+    digits
+        .parse::<f64>()
+        .ok()
+        .filter(|n| starts_right && n.is_finite())
+        .map(|n| sign * n)
+}
+
 impl Deinterlacer {
     fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let bad = || format!("'{value}' is not a value of {key}");
         match key {
             "mode" => {
-                let (rate, no_spatial) = match value {
-                    "send_frame" | "0" => (Rate::Frame, false),
-                    "send_field" | "1" => (Rate::Field, false),
-                    "send_frame_nospatial" | "2" => (Rate::Frame, true),
-                    "send_field_nospatial" | "3" => (Rate::Field, true),
-                    _ => return Err(bad()),
+                // bwdif has only the first two of yadif's modes.
+                let modes: &[(&str, i64)] = match self.method {
+                    Method::Bwdif => &[("send_frame", 0), ("send_field", 1)],
+                    Method::Yadif => &[
+                        ("send_frame", 0),
+                        ("send_field", 1),
+                        ("send_frame_nospatial", 2),
+                        ("send_field_nospatial", 3),
+                    ],
                 };
-                self.rate = rate;
-                self.no_spatial_check = no_spatial;
+                let mode = option_value(key, value, modes)?;
+                self.rate = if mode % 2 == 1 { Rate::Field } else { Rate::Frame };
+                self.no_spatial_check = mode >= 2;
             }
             "parity" => {
-                self.parity = match value {
-                    "auto" | "-1" => Parity::Auto,
-                    "tff" | "0" => Parity::Tff,
-                    "bff" | "1" => Parity::Bff,
-                    _ => return Err(bad()),
+                self.parity = match option_value(key, value, &[("auto", -1), ("tff", 0), ("bff", 1)])? {
+                    -1 => Parity::Auto,
+                    0 => Parity::Tff,
+                    _ => Parity::Bff,
                 }
             }
-            "deint" => {
-                self.only_interlaced = match value {
-                    "all" | "0" => false,
-                    "interlaced" | "1" => true,
-                    _ => return Err(bad()),
-                }
-            }
+            "deint" => self.only_interlaced = option_value(key, value, &[("all", 0), ("interlaced", 1)])? == 1,
             _ => {
                 return Err(format!(
                     "'{key}' is not an option of the deinterlacer (mode, parity, deint)"

@@ -40,10 +40,29 @@ fn filters_parse_as_ffmpeg_writes_them() {
             .ffmpeg_filter(),
         "yadif=mode=send_frame_nospatial:parity=auto:deint=all"
     );
+    // Numbers as FFmpeg reads them: hexadecimal, with an exponent, rounded to the nearest.
+    assert_eq!(
+        "yadif=mode=0x1:parity=1e0:deint=0.6".parse::<Deinterlacer>().unwrap(),
+        filter
+    );
+    assert_eq!(
+        "yadif=+1:-0:interlaced".parse::<Deinterlacer>().unwrap().parity,
+        Parity::Tff
+    );
+    assert_eq!("yadif=0.5".parse::<Deinterlacer>().unwrap().rate, Rate::Frame);
+    assert_eq!("yadif=1.5".parse::<Deinterlacer>().unwrap(), "yadif=2".parse().unwrap());
     for bad in [
         "nnedi",
         "bwdif=mode=twice",
         "bwdif=send_frame_nospatial",
+        "bwdif=2",
+        "bwdif=mode=1.4",
+        "yadif=mode=4",
+        "yadif=parity=-1.5",
+        "yadif=mode=nan",
+        "yadif=mode=inf",
+        "yadif=mode=0x",
+        "yadif=mode=e1",
         "yadif=0:0:0:0",
         "yadif=speed=1",
     ] {
