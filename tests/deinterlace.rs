@@ -248,6 +248,8 @@ fn option_values_are_taken_or_refused_as_ffmpeg_takes_them() {
         "yadif=mode=nan",
         "yadif=mode=inf",
         "yadif=mode=e1",
+        "yadif=mode=0x+1",
+        "yadif=mode=0x100000000",
         "yadif=0:0:0:0",
     ] {
         let ffmpeg = Command::new("ffmpeg")

@@ -107,10 +107,9 @@ impl std::str::FromStr for Deinterlacer {
     }
 }
 
-/// An integer option's value as FFmpeg's options read one: a constant's name (`names`, whose
-/// values run from the first's to the last's, the option's range), or a number in that range
-/// (decimal, with an exponent, or hexadecimal after `0x`), rounded to the nearest integer, ties
-/// to even (`llrint`).
+/// An integer option's value: a constant's name (`names`, in order of value, the first's and
+/// the last's the option's range), or a number in that range (`plain_number`), rounded to the
+/// nearest integer, ties to even, as FFmpeg's options round one (`llrint`).
 fn option_value(key: &str, value: &str, names: &[(&str, i64)]) -> Result<i64, String> {
     if let Some(&(_, n)) = names.iter().find(|(name, _)| *name == value) {
         return Ok(n);
@@ -120,22 +119,30 @@ fn option_value(key: &str, value: &str, names: &[(&str, i64)]) -> Result<i64, St
         format!("'{value}' is not a value of {key} ({})", names.join(", "))
     };
     let number = plain_number(value).ok_or_else(not_a_value)?;
-    let (min, max) = (names[0].1, names[names.len() - 1].1);
+    let (min, max) = match (names.first(), names.last()) {
+        (Some(first), Some(last)) => (first.1, last.1),
+        _ => return Err(not_a_value()),
+    };
     if !(min as f64..=max as f64).contains(&number) {
         return Err(format!("{key}={value} is out of its range [{min} - {max}]"));
     }
     Ok(number.round_ties_even() as i64)
 }
 
-/// A number as FFmpeg reads an option's: a sign, then decimal digits (with a point and an
-/// exponent) or hexadecimal ones after `0x`; not infinite, not NaN.
+/// The numbers of FFmpeg's option values histoplay takes: an optional sign, then decimal digits
+/// (a point and an exponent optional) or hexadecimal ones after `0x`; not infinite, not NaN.
+/// (Not FFmpeg's expressions, constants such as `max` or `E`, or suffixes such as `1k`:
+/// refused.)
 fn plain_number(value: &str) -> Option<f64> {
     let (sign, digits) = match value.strip_prefix('-') {
         Some(rest) => (-1.0, rest),
         None => (1.0, value.strip_prefix('+').unwrap_or(value)),
     };
     if let Some(hex) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
-        return u32::from_str_radix(hex, 16).ok().map(|n| sign * f64::from(n));
+        if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        return u64::from_str_radix(hex, 16).ok().map(|n| sign * n as f64);
     }
     let starts_right = digits.starts_with(|c: char| c.is_ascii_digit() || c == '.');
     digits
@@ -167,7 +174,7 @@ impl Deinterlacer {
                 self.parity = match option_value(key, value, &[("auto", -1), ("tff", 0), ("bff", 1)])? {
                     -1 => Parity::Auto,
                     0 => Parity::Tff,
-                    _ => Parity::Bff,
+                    _ => Parity::Bff, // 1, the range's last
                 }
             }
             "deint" => self.only_interlaced = option_value(key, value, &[("all", 0), ("interlaced", 1)])? == 1,

@@ -62,6 +62,7 @@ fn filters_parse_as_ffmpeg_writes_them() {
         "yadif=mode=nan",
         "yadif=mode=inf",
         "yadif=mode=0x",
+        "yadif=mode=0x+1",
         "yadif=mode=e1",
         "yadif=0:0:0:0",
         "yadif=speed=1",
