@@ -13,6 +13,7 @@ pub mod gpu;
 pub mod headless;
 pub mod idet;
 pub mod marks;
+pub mod option_number;
 pub mod output_file;
 pub mod pipeline;
 pub mod player;

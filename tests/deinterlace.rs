@@ -238,6 +238,8 @@ fn option_values_are_taken_or_refused_as_ffmpeg_takes_them() {
         "bwdif=deint=0x0",
         "bwdif=-0",
         "bwdif=+1",
+        "bwdif=0dB",
+        "bwdif=6dB",
         "yadif=3",
         "yadif=4",
         "yadif=2.5",

@@ -2,6 +2,8 @@
 //! (`--black`), `n=-60dB:d=2` (`--freeze`), `n=-60dB:d=2:m=1` (`--silence`), with the filters'
 //! long names too, their defaults and their ranges.
 
+use crate::option_number::number;
+
 /// blackdetect's options.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BlackOptions {
@@ -91,27 +93,6 @@ fn pairs(text: &str, filter: &str, mut set: impl FnMut(&str, &str) -> Result<boo
         }
     }
     Ok(())
-}
-
-/// A number as FFmpeg's options read one: a decimal, or decibels (`-60dB` is 0.001).
-pub fn number(text: &str) -> Result<f64, String> {
-    let (digits, decibels) = match text.strip_suffix("dB") {
-        Some(digits) => (digits, true),
-        None => (text, false),
-    };
-    let value: f64 = digits
-        .trim()
-        .parse()
-        .ok()
-        .filter(|v: &f64| v.is_finite())
-        .ok_or_else(|| format!("'{text}' is not a number"))?;
-    // As FFmpeg's av_strtod works decibels out (ff_exp10: 2 to the power of x log2 10), which
-    // is not always the same double as 10 to the power of x: at a sample's edge it decides.
-    Ok(if decibels {
-        (std::f64::consts::LOG2_10 * (value / 20.0)).exp2()
-    } else {
-        value
-    })
 }
 
 /// A duration as FFmpeg's options read one, in microseconds: `2`, `2.5`, `1500ms`, `250000us`,

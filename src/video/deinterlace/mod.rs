@@ -108,8 +108,9 @@ impl std::str::FromStr for Deinterlacer {
 }
 
 /// An integer option's value: a constant's name (`names`, in order of value, the first's and
-/// the last's the option's range), or a number in that range (`plain_number`), rounded to the
-/// nearest integer, ties to even, as FFmpeg's options round one (`llrint`).
+/// the last's the option's range), or a number in that range as FFmpeg's options read one
+/// (`option_number::number`: decimal, hexadecimal or decibels, not expressions), rounded to
+/// the nearest integer, ties to even, as FFmpeg rounds one (`llrint`).
 fn option_value(key: &str, value: &str, names: &[(&str, i64)]) -> Result<i64, String> {
     if let Some(&(_, n)) = names.iter().find(|(name, _)| *name == value) {
         return Ok(n);
@@ -118,38 +119,13 @@ fn option_value(key: &str, value: &str, names: &[(&str, i64)]) -> Result<i64, St
         let names: Vec<&str> = names.iter().map(|(name, _)| *name).collect();
         format!("'{value}' is not a value of {key} ({})", names.join(", "))
     };
-    let number = plain_number(value).ok_or_else(not_a_value)?;
-    let (min, max) = match (names.first(), names.last()) {
-        (Some(first), Some(last)) => (first.1, last.1),
-        _ => return Err(not_a_value()),
-    };
+    let number = crate::option_number::number(value).map_err(|_| not_a_value())?;
+    let min = names.first().map_or(0, |&(_, n)| n);
+    let max = names.last().map_or(0, |&(_, n)| n);
     if !(min as f64..=max as f64).contains(&number) {
         return Err(format!("{key}={value} is out of its range [{min} - {max}]"));
     }
     Ok(number.round_ties_even() as i64)
-}
-
-/// The numbers of FFmpeg's option values histoplay takes: an optional sign, then decimal digits
-/// (a point and an exponent optional) or hexadecimal ones after `0x`; not infinite, not NaN.
-/// (Not FFmpeg's expressions, constants such as `max` or `E`, or suffixes such as `1k`:
-/// refused.)
-fn plain_number(value: &str) -> Option<f64> {
-    let (sign, digits) = match value.strip_prefix('-') {
-        Some(rest) => (-1.0, rest),
-        None => (1.0, value.strip_prefix('+').unwrap_or(value)),
-    };
-    if let Some(hex) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
-        if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return None;
-        }
-        return u64::from_str_radix(hex, 16).ok().map(|n| sign * n as f64);
-    }
-    let starts_right = digits.starts_with(|c: char| c.is_ascii_digit() || c == '.');
-    digits
-        .parse::<f64>()
-        .ok()
-        .filter(|n| starts_right && n.is_finite())
-        .map(|n| sign * n)
 }
 
 impl Deinterlacer {
