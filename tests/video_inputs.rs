@@ -921,6 +921,119 @@ fn frames_a_matroska_file_lost_to_damage_are_warned_of() {
 }
 
 #[test]
+fn frames_lost_to_damage_early_in_a_matroska_file_are_warned_of_with_the_damage() {
+    // 50 frames of 25 fps FFV1, a cluster each 200 ms; the third cluster's header zeroed, 0.4 s
+    // in, before the picture's cadence could be learnt from its steps: the demuxer's own
+    // error tells of the damage, and the step past it is judged by the frames' duration.
+    let clip = common::fixture(
+        "clusters-200ms.mkv",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x120:r=25:d=2",
+            "-c:v",
+            "ffv1",
+            "-cluster_time_limit",
+            "200",
+        ],
+    );
+    let mut bytes = std::fs::read(&clip).unwrap();
+    let clusters: Vec<usize> = bytes
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == [0x1f, 0x43, 0xb6, 0x75])
+        .map(|(i, _)| i)
+        .collect();
+    assert!(clusters.len() >= 5, "{} clusters", clusters.len());
+    bytes[clusters[2] + 2..clusters[2] + 66].fill(0);
+    let damaged = common::repo_path(&format!("target/fixtures/clusters-damaged-{}.mkv", std::process::id()));
+    std::fs::write(&damaged, &bytes).unwrap();
+    // FFmpeg's packets of the damaged file, in ms: where they skip, and how far.
+    let pts: Vec<u64> = common::ffprobe_entries(&damaged, "packet=pts")
+        .iter()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let skips: Vec<(u64, u64)> = pts
+        .windows(2)
+        .filter(|w| w[1] - w[0] > 40)
+        .map(|w| (w[0], w[1]))
+        .collect();
+    assert_eq!(skips.len(), 1, "{pts:?}");
+    let (from, to) = skips[0];
+    assert!(from < 16 * 40, "the damage is {from} ms in");
+    let out = hist(&damaged, &["--frames", "0..", "--cpu", "--bins", "16"]);
+    let _ = std::fs::remove_file(&damaged);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(frame_numbers(&out).len(), pts.len());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let prefix = format!("warning: {}: ", damaged.display());
+    let said: Vec<&str> = err.lines().filter_map(|l| l.strip_prefix(&prefix)).collect();
+    let lost = format!(
+        "{} frames lost from the stream where its decode times skip from {:.3} to {:.3} s",
+        (to - from) / 40 - 1,
+        from as f64 / 1000.0,
+        to as f64 / 1000.0
+    );
+    assert!(said.iter().any(|l| l.starts_with(&lost)), "{err}");
+    assert!(
+        said.iter().any(|l| l.starts_with("damaged file, reading on: ")),
+        "{err}"
+    );
+    assert_eq!(50 - pts.len() as u64, (to - from) / 40 - 1);
+    // The file whole says nothing.
+    let out = hist(&clip, &["--frames", "0..", "--cpu", "--bins", "16"]);
+    assert_eq!(frame_numbers(&out).len(), 50);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+#[test]
+fn frames_at_the_end_that_never_decode_are_warned_of() {
+    // An MP4 whose index lists 90 frames, cut inside its last packet: the frames that do not
+    // decode at the end are said missing, and every other frame comes out.
+    // Without B-frames the last packet is the last frame's, which nothing after it shows
+    // missing.
+    let clip = common::fixture(
+        "ramp-faststart-no-b.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=64x48:r=30:d=3",
+            "-c:v",
+            "libx264",
+            "-bf",
+            "0",
+            "-g",
+            "15",
+            "-pix_fmt",
+            "yuv420p",
+            "-movflags",
+            "+faststart",
+        ],
+    );
+    let bytes = std::fs::read(&clip).unwrap();
+    let last = common::ffprobe_entries(&clip, "packet=size");
+    let last: usize = last.last().unwrap().parse().unwrap();
+    let cut = common::repo_path(&format!("target/fixtures/cut-in-last-frame-{}.mp4", std::process::id()));
+    std::fs::write(&cut, &bytes[..bytes.len() - last / 2]).unwrap();
+    let out = hist(&cut, &["--frames", "0..", "--cpu", "--bins", "16"]);
+    let _ = std::fs::remove_file(&cut);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let given = frame_numbers(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        given.len() < 90,
+        "{} frames from a file cut inside its last",
+        given.len()
+    );
+    assert!(!given.contains(&89));
+    let mut all: Vec<u64> = given.iter().copied().chain(said_missing(&err)).collect();
+    all.sort();
+    assert_eq!(all, (0..90).collect::<Vec<u64>>(), "{err}");
+}
+
+#[test]
 fn variable_frame_rate() {
     // Growing gaps between frames. Numbers are presentation ranks; pts are what FFmpeg reads.
     let clip = common::fixture(

@@ -47,6 +47,8 @@ pub struct Cadence {
     /// cadence since the last of them.
     pending: Vec<Lost>,
     confirming: u32,
+    /// The demuxer read past damage before the next packet (`damaged`).
+    after_damage: bool,
 }
 
 impl Cadence {
@@ -64,6 +66,18 @@ impl Cadence {
         };
         let step = dts - last;
         self.last = Some((dts, duration.max(0)));
+        if std::mem::take(&mut self.after_damage) && last_duration > 0 && step >= last_duration + last_duration * 3 / 4
+        {
+            // Past damage the demuxer skipped (a Matroska cluster it could not read), the
+            // frames the step leaves room for by the last frame's own duration are lost: no
+            // cadence needs learning to tell, early in a file or between two damaged places.
+            let frames = (step - last_duration + last_duration / 2) / last_duration;
+            return vec![Lost {
+                frames: frames as u64,
+                from: last,
+                to: dts,
+            }];
+        }
         if step <= 0 {
             // Back from a time far ahead: the long step into it was that packet's damaged
             // time, not a loss (the losses before it stand).
@@ -138,6 +152,12 @@ impl Cadence {
         Vec::new()
     }
 
+    /// The demuxer read past damage: the step to the next packet is judged by the last
+    /// packet's duration, where it says one.
+    pub fn damaged(&mut self) {
+        self.after_damage = true;
+    }
+
     /// The stream ended: a long step the packets after it went on from in cadence, if fewer
     /// than `CONFIRM` came before the end (one alone: more are a change of rate as likely).
     pub fn finish(&mut self) -> Vec<Lost> {
@@ -184,6 +204,11 @@ impl LostFrames {
     pub fn packet(&mut self, packet: &ffmpeg_next::Packet, offset: i64, name: impl std::fmt::Display) {
         let found = self.cadence.packet(packet.dts(), packet.duration(), offset);
         self.said(found, name);
+    }
+
+    /// The demuxer read past damage before the next packet.
+    pub fn damaged(&mut self) {
+        self.cadence.damaged();
     }
 
     fn said(&mut self, found: Vec<Lost>, name: impl std::fmt::Display) {
@@ -257,6 +282,38 @@ mod tests {
         // A gap among the first steps: the cadence is not known yet.
         let mut times = steady(0, 3600, 5);
         times.extend(steady(7 * 3600, 3600, 40));
+        assert!(losses(&times).is_empty());
+    }
+
+    #[test]
+    fn past_damage_the_demuxer_read_past_a_step_is_judged_by_the_frames_duration() {
+        // 40 ms frames (time base 1 ms), each saying its duration: damage after the 8th
+        // packet, the next 200 ms on; then damage with nothing lost, and a step as long as a
+        // frame and a half after it (no whole frame's room).
+        let mut cadence = Cadence::default();
+        let mut found = Vec::new();
+        let mut packet = |cadence: &mut Cadence, t: i64| found.extend(cadence.packet(Some(t), 40, 0));
+        for t in (0..8).map(|i| i * 40) {
+            packet(&mut cadence, t);
+        }
+        cadence.damaged();
+        packet(&mut cadence, 480);
+        packet(&mut cadence, 520);
+        cadence.damaged();
+        packet(&mut cadence, 560);
+        cadence.damaged();
+        packet(&mut cadence, 620);
+        assert_eq!(
+            found,
+            [Lost {
+                frames: 4,
+                from: 280,
+                to: 480
+            }]
+        );
+        // Without the damage said, so early a step is not judged.
+        let mut times = steady(0, 40, 8);
+        times.extend([480, 520]);
         assert!(losses(&times).is_empty());
     }
 

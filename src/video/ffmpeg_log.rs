@@ -33,16 +33,20 @@ pub fn clear() {
     let _ = FIRST_ERROR.try_with(|first| first.try_borrow_mut().map(|mut f| f.take()));
 }
 
+/// The first error FFmpeg logged on this thread since `clear`, if any (forgotten as taken).
+pub fn take() -> Option<String> {
+    FIRST_ERROR
+        .try_with(|first| first.try_borrow_mut().ok().and_then(|mut f| f.take()))
+        .ok()
+        .flatten()
+}
+
 /// `error`'s text, with the first error FFmpeg logged on this thread since `clear` where it
 /// says more: "Invalid argument: Picture size 0x0 is invalid"; FFmpeg's line alone where it
 /// already holds the error's text ("Connection to tcp://…:9 failed: Connection refused").
 pub fn reason(error: ffmpeg::Error) -> String {
     let code = text(error);
-    let logged = FIRST_ERROR
-        .try_with(|first| first.try_borrow_mut().ok().and_then(|mut f| f.take()))
-        .ok()
-        .flatten();
-    match logged {
+    match take() {
         Some(line) if line.contains(&code) => line,
         Some(line) => format!("{code}: {line}"),
         None => code,

@@ -380,14 +380,21 @@ impl FrameIndex {
         let mut batch: Vec<(Option<i64>, bool)> = Vec::with_capacity(BATCH);
         let codec = input.stream(stream_index).map(|s| s.parameters().id());
         let mut anchors = super::anchors::AnchorTimes::new(codec.unwrap_or(ffmpeg::codec::Id::None));
+        let mut damage = super::missing::ContainerDamage::default();
         let mut packets = 0u64;
         loop {
             let mut packet = ffmpeg::Packet::empty();
+            // What FFmpeg logs as it reads is damage the demuxer read past.
+            crate::video::ffmpeg_log::clear();
             let end = match packet.read(&mut input) {
                 Ok(()) => false,
                 Err(ffmpeg::Error::Eof) => true,
                 Err(e) => return Err(format!("read error: {e}")),
             };
+            if let Some(line) = crate::video::ffmpeg_log::take() {
+                damage.note(&line, path);
+                lost.damaged();
+            }
             if let (false, Some(continuity)) = (end, &mut continuity) {
                 continuity.take(&mut packet, &input, path);
             }

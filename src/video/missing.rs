@@ -34,10 +34,40 @@ impl LostFromFile {
         }
     }
 
+    /// The demuxer read past damage before the next packet.
+    pub fn damaged(&mut self) {
+        if let Some(lost) = &mut self.0 {
+            lost.damaged();
+        }
+    }
+
     /// The file was read to its end.
     pub fn finish(&mut self, path: &Path) {
         if let Some(lost) = &mut self.0 {
             lost.finish(path.display());
+        }
+    }
+}
+
+/// Damage a demuxer read past as it read a file's packets (FFmpeg logged an error: a Matroska
+/// element it could not read, an MP4 sample cut short), warned of in its first places.
+#[derive(Debug, Default)]
+pub struct ContainerDamage(u32);
+
+/// Places of damage each warned of.
+const DAMAGE_SAID: u32 = 3;
+
+impl ContainerDamage {
+    /// FFmpeg's line on the damage at one place.
+    pub fn note(&mut self, line: &str, path: &Path) {
+        self.0 += 1;
+        if self.0 <= DAMAGE_SAID {
+            log::warn!("{}: damaged file, reading on: {line}", path.display());
+        } else if self.0 == DAMAGE_SAID + 1 {
+            log::warn!(
+                "{}: more damage in the file; further warnings suppressed",
+                path.display()
+            );
         }
     }
 }

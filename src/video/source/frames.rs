@@ -329,6 +329,21 @@ impl VideoSource {
         if error_flags != 0 || flags & ffmpeg::ffi::AV_FRAME_FLAG_CORRUPT != 0 {
             self.note_damage(&format!("frame {} was decoded with errors and concealed", number.n));
         }
+        if let (Some(last), Some(last_pts)) = (self.last_number, self.last_pts) {
+            if pts < last_pts && !self.said_out_of_order {
+                // A decoder gives frames out in time order: one earlier than the last is damage
+                // (the timing table's, or the decoder's order lost), shown as it came.
+                self.said_out_of_order = true;
+                log::warn!(
+                    "{}: frames out of order, playing on: frame {} at {:.3} s came after frame {} at {:.3} s; they are shown as decoded",
+                    self.info.path.display(),
+                    number.n,
+                    self.info.seconds(pts),
+                    last.n,
+                    self.info.seconds(last_pts),
+                );
+            }
+        }
         self.last_pts = Some(pts);
         self.given.note(pts);
         self.last_number = Some(number);

@@ -120,6 +120,15 @@ impl super::VideoSource {
         }
     }
 
+    /// The frames the index knows of after the largest this run gave out, at the stream's end:
+    /// never decoded (the last packets cut short or damaged), unless the run let the decoder
+    /// skip frames or gave out none.
+    pub(super) fn missing_at_end(&self) -> Option<Range<u64>> {
+        let count = self.index.frame_count()?;
+        let (highest, _) = self.gaps.highest()?;
+        (!self.run.skipped_any && highest + 1 < count).then(|| highest + 1..count)
+    }
+
     /// Frames of this run that never came: damage, unless the stream is ending on request (its
     /// decoder gives out only what it holds).
     pub(super) fn note_lost(&mut self, gap: Range<u64>) {

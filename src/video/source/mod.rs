@@ -116,6 +116,8 @@ pub struct VideoSource {
     run: Run,
     eof_sent: bool,
     damaged_packets: u64,
+    /// A frame given out before one it follows in time was warned of (once a source).
+    said_out_of_order: bool,
     /// Set to make a blocking read give up (the source is being closed).
     interrupt: crate::video::input::Interrupt,
     /// The size frames are decoded at: the first frames' (or, following size changes, the

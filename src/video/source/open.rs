@@ -175,6 +175,7 @@ impl VideoSource {
             run: Run::default(),
             eof_sent: false,
             damaged_packets: 0,
+            said_out_of_order: false,
             interrupt,
             recorders: Vec::new(),
             audio_tap: None,

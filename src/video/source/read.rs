@@ -53,8 +53,10 @@ impl VideoSource {
     pub fn next_decoded(&mut self) -> Result<Option<Decoded>, VideoError> {
         loop {
             let Some(frame) = self.primed.pop_front().map(|(f, _)| f).or_else(|| self.next_raw()) else {
-                // The frames still missing at the end are lost.
-                for gap in self.gaps.close() {
+                // The frames still missing at the end are lost, and those the index knows of
+                // after the last given (a file cut inside its last frames).
+                let tail = self.missing_at_end();
+                for gap in self.gaps.close().into_iter().chain(tail) {
                     self.note_lost(gap);
                 }
                 return Ok(None);
