@@ -21,6 +21,16 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return command_line_error(e),
     };
+    // An option before a command (`histoplay -v report FILE`) makes the command's name a file
+    // to play: said as the mistake it is, where no such file is there.
+    if let (None, Some(first)) = (&cli.command, cli.play.files.first()) {
+        let name = first.to_string_lossy();
+        let commands = <Cli as clap::CommandFactory>::command();
+        if !first.exists() && commands.find_subcommand(name.as_ref()).is_some() {
+            eprintln!("error: '{name}' is a command: give its options after it (histoplay {name} [OPTIONS] ...)");
+            return ExitCode::from(2);
+        }
+    }
     // The player's settings files, under its command line.
     let cli = match cli.command.is_none() && !cli.version {
         true => cli::settings::apply(cli, argv),

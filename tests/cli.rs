@@ -41,6 +41,16 @@ fn counts(json: &str, name: &str) -> Vec<u64> {
 }
 
 #[test]
+fn an_option_before_a_command_is_said_to_belong_after_it() {
+    let out = histoplay(&["-v", "report", "no-such-clip.mp4"]);
+    assert_one_line_error(&out, "'report' is a command: give its options after it");
+    assert_eq!(out.status.code(), Some(2));
+    // Options after it are the command's.
+    let out = histoplay(&["report", "--format", "csv", "no-such-clip.mp4"]);
+    assert_one_line_error(&out, "cannot open 'no-such-clip.mp4'");
+}
+
+#[test]
 fn hist_of_the_kitten_on_gpu_equals_cpu() {
     let kitten = common::repo_path("media/kitten.jpg");
     let kitten = kitten.to_str().unwrap();
