@@ -440,6 +440,9 @@ fn vmaf_size_measures_both_files_scaled_to_it_as_libvmaf_after_ffmpegs_scaler() 
     // Without --vmaf-size the same pair is measured at the reference's size: another score.
     let (full, _) = ours(&args[..2], "unsized.json");
     assert!((full[0]["vmaf"].as_f64().unwrap() - lines[0]["vmaf"].as_f64().unwrap()).abs() > 0.01);
+    // Both scaled to the size asked: the judged file's other size is no conversion to warn of.
+    let (ok, _, stderr) = run(&args);
+    assert!(ok && !stderr.contains("converted to"), "{stderr}");
     let (ok, _, stderr) = run(&[args[0], args[1], "--vmaf-size", "192"]);
     assert!(
         !ok && stderr.starts_with("error: ") && stderr.lines().count() == 1,

@@ -185,6 +185,12 @@ pub fn planar_rgb(source: &mut VideoSource) {
 /// saying so. Fails where either is a layout the metrics don't take (packed R'G'B'), or where
 /// one is R'G'B' and the other not.
 pub fn match_pair(a: &VideoSource, b: &mut VideoSource) -> Result<(), PairError> {
+    match_pair_at(a, b, None)
+}
+
+/// `match_pair`, where both files are then measured at `size` (each scaled to it: their sizes
+/// are no conversion to warn of, only B's layout or range).
+pub fn match_pair_at(a: &VideoSource, b: &mut VideoSource, size: Option<(u32, u32)>) -> Result<(), PairError> {
     let (fa, fb) = (a.info.format, b.info.format);
     for (source, format) in [(a, fa), (&*b, fb)] {
         let why = match places(&format) {
@@ -249,12 +255,24 @@ pub fn match_pair(a: &VideoSource, b: &mut VideoSource) -> Result<(), PairError>
                     PlaneLayout::P010
                 )
             );
-        if !same_values || (fa.width, fa.height) != (fb.width, fb.height) {
-            let range = |format: &FrameFormat| match (other_range, format.color.range) {
-                (false, _) => "",
-                (true, Range::Full) => ", full range",
-                (true, Range::Limited) => ", limited range",
-            };
+        let resized = (fa.width, fa.height) != (fb.width, fb.height);
+        let range = |format: &FrameFormat| match (other_range, format.color.range) {
+            (false, _) => "",
+            (true, Range::Full) => ", full range",
+            (true, Range::Limited) => ", limited range",
+        };
+        let converted = (fa.layout != fb.layout || other_range) && !same_values;
+        if let (Some((width, height)), true) = (size, converted) {
+            log::warn!(
+                "'{}' is {}{}: converted to {}{} (bicubic) to compare with '{}', both at {width}x{height}",
+                b.info.path.display(),
+                fb.layout,
+                range(&fb),
+                fa.layout,
+                range(&fa),
+                a.info.path.display()
+            );
+        } else if size.is_none() && (!same_values || resized) {
             log::warn!(
                 "'{}' is {}x{}, {}{}: converted to {}x{}, {}{} (bicubic) to compare with '{}'",
                 b.info.path.display(),

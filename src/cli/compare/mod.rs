@@ -15,7 +15,7 @@ pub use lines::{Compared, Summary};
 
 use super::args::parse_size;
 use super::output::{write_csv_record, write_line};
-use crate::compare::align::{match_pair, planar_rgb, rates_note, AlignBy, Alignment, PastEnd};
+use crate::compare::align::{match_pair_at, planar_rgb, rates_note, AlignBy, Alignment, PastEnd};
 use crate::compare::gpu::MAX_BITS;
 use crate::compare::vmaf::gpu::VmafPass;
 use crate::compare::vmaf::model::Model;
@@ -219,9 +219,9 @@ pub fn compare(
             }
             Some((psnr, _)) => {
                 b.convert_as_filters(psnr);
-                match_pair(&a, &mut b)?;
+                match_pair_at(&a, &mut b, size)?;
             }
-            None => match_pair(&a, &mut b)?,
+            None => match_pair_at(&a, &mut b, size)?,
         }
     }
     let format = on_cpu.map_or(a.info.format, |m| m.format);
