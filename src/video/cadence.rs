@@ -66,12 +66,12 @@ impl Cadence {
         };
         let step = dts - last;
         self.last = Some((dts, duration.max(0)));
-        if std::mem::take(&mut self.after_damage) && last_duration > 0 && step >= last_duration + last_duration * 3 / 4
-        {
+        if std::mem::take(&mut self.after_damage) && last_duration > 0 && 4 * step >= 7 * last_duration {
             // Past damage the demuxer skipped (a Matroska cluster it could not read), the
-            // frames the step leaves room for by the last frame's own duration are lost: no
-            // cadence needs learning to tell, early in a file or between two damaged places.
-            let frames = (step - last_duration + last_duration / 2) / last_duration;
+            // frames the step leaves room for by the last frame's own duration (a step of 1.75
+            // of them or more) are lost: no cadence needs learning to tell, early in a file or
+            // between two damaged places.
+            let frames = (2 * (step - last_duration) + last_duration) / (2 * last_duration);
             return vec![Lost {
                 frames: frames as u64,
                 from: last,
@@ -309,6 +309,48 @@ mod tests {
                 frames: 4,
                 from: 280,
                 to: 480
+            }]
+        );
+        // Frames of a tick each (AVI's time base): damage with a step of one frame, of one and a
+        // half, then of two.
+        let mut cadence = Cadence::default();
+        let steps: Vec<Vec<Lost>> = [0, 1, 2, 3, 4, 5, 7, 9]
+            .into_iter()
+            .map(|t| {
+                cadence.damaged();
+                cadence.packet(Some(t), 1, 0)
+            })
+            .collect();
+        assert!(steps[..6].iter().all(Vec::is_empty), "{steps:?}");
+        assert_eq!(
+            steps[6],
+            [Lost {
+                frames: 1,
+                from: 5,
+                to: 7
+            }]
+        );
+        assert_eq!(
+            steps[7],
+            [Lost {
+                frames: 1,
+                from: 7,
+                to: 9
+            }]
+        );
+        // Two ticks a frame: a step of three is no loss, of four one.
+        let mut cadence = Cadence::default();
+        let mut lost = Vec::new();
+        for t in [0, 2, 5, 9] {
+            cadence.damaged();
+            lost.extend(cadence.packet(Some(t), 2, 0));
+        }
+        assert_eq!(
+            lost,
+            [Lost {
+                frames: 1,
+                from: 5,
+                to: 9
             }]
         );
         // Without the damage said, so early a step is not judged.

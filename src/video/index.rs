@@ -392,7 +392,7 @@ impl FrameIndex {
                 Err(e) => return Err(format!("read error: {e}")),
             };
             if let Some(line) = crate::video::ffmpeg_log::take() {
-                damage.note(&line, path);
+                damage.note(&line, end, path);
                 lost.damaged();
             }
             if let (false, Some(continuity)) = (end, &mut continuity) {

@@ -50,7 +50,9 @@ impl LostFromFile {
 }
 
 /// Damage a demuxer read past as it read a file's packets (FFmpeg logged an error: a Matroska
-/// element it could not read, an MP4 sample cut short), warned of in its first places.
+/// element it could not read, an MP4 sample cut short), warned of in its first places. Where
+/// the read found no packet after it, the file's end is what could not be read (cut short, or
+/// padded after its last packet).
 #[derive(Debug, Default)]
 pub struct ContainerDamage(u32);
 
@@ -58,11 +60,14 @@ pub struct ContainerDamage(u32);
 const DAMAGE_SAID: u32 = 3;
 
 impl ContainerDamage {
-    /// FFmpeg's line on the damage at one place.
-    pub fn note(&mut self, line: &str, path: &Path) {
+    /// FFmpeg's line on damage it read past to the packet read, or to the end (`at_end`).
+    pub fn note(&mut self, line: &str, at_end: bool, path: &Path) {
         self.0 += 1;
         if self.0 <= DAMAGE_SAID {
-            log::warn!("{}: damaged file, reading on: {line}", path.display());
+            match at_end {
+                true => log::warn!("{}: unreadable data at the end of the file: {line}", path.display()),
+                false => log::warn!("{}: damaged file, reading on: {line}", path.display()),
+            }
         } else if self.0 == DAMAGE_SAID + 1 {
             log::warn!(
                 "{}: more damage in the file; further warnings suppressed",

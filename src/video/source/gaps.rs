@@ -122,11 +122,13 @@ impl super::VideoSource {
 
     /// The frames the index knows of after the largest this run gave out, at the stream's end:
     /// never decoded (the last packets cut short or damaged), unless the run let the decoder
-    /// skip frames or gave out none.
+    /// skip frames, or its last frame was not the largest numbered exactly (numbered by
+    /// estimate before the index had read that far).
     pub(super) fn missing_at_end(&self) -> Option<Range<u64>> {
         let count = self.index.frame_count()?;
+        let last = self.last_number.filter(|number| number.exact)?;
         let (highest, _) = self.gaps.highest()?;
-        (!self.run.skipped_any && highest + 1 < count).then(|| highest + 1..count)
+        (!self.run.skipped_any && last.n == highest && highest + 1 < count).then(|| highest + 1..count)
     }
 
     /// Frames of this run that never came: damage, unless the stream is ending on request (its
