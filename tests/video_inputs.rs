@@ -503,25 +503,16 @@ fn unsupported_codec() {
     assert!(err.starts_with("error: "), "{err}");
 }
 
+/// 90 frames of 30 fps H.264 in an MP4 whose index comes first, with x264's `extra` options.
+fn ramp_faststart(name: &str, extra: &[&str]) -> PathBuf {
+    let source = ["-f", "lavfi", "-i", "testsrc2=s=64x48:r=30:d=3", "-c:v", "libx264"];
+    let rest = ["-g", "15", "-pix_fmt", "yuv420p", "-movflags", "+faststart"];
+    common::fixture(name, &[&source[..], extra, &rest[..]].concat())
+}
+
 #[test]
 fn truncated_file_gives_the_frames_it_has() {
-    let clip = common::fixture(
-        "ramp-faststart.mp4",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=s=64x48:r=30:d=3",
-            "-c:v",
-            "libx264",
-            "-g",
-            "15",
-            "-pix_fmt",
-            "yuv420p",
-            "-movflags",
-            "+faststart",
-        ],
-    );
+    let clip = ramp_faststart("ramp-faststart.mp4", &[]);
     let bytes = std::fs::read(&clip).unwrap();
     let cut = common::repo_path("target/fixtures/truncated.mp4");
     std::fs::write(&cut, &bytes[..bytes.len() * 6 / 10]).unwrap();
@@ -939,12 +930,7 @@ fn frames_lost_to_damage_early_in_a_matroska_file_are_warned_of_with_the_damage(
         ],
     );
     let mut bytes = std::fs::read(&clip).unwrap();
-    let clusters: Vec<usize> = bytes
-        .windows(4)
-        .enumerate()
-        .filter(|(_, w)| *w == [0x1f, 0x43, 0xb6, 0x75])
-        .map(|(i, _)| i)
-        .collect();
+    let clusters = common::matroska_clusters(&bytes);
     assert!(clusters.len() >= 5, "{} clusters", clusters.len());
     bytes[clusters[2] + 2..clusters[2] + 66].fill(0);
     let damaged = common::repo_path(&format!("target/fixtures/clusters-damaged-{}.mkv", std::process::id()));
@@ -993,25 +979,7 @@ fn frames_at_the_end_that_never_decode_are_warned_of() {
     // decode at the end are said missing, and every other frame comes out.
     // Without B-frames the last packet is the last frame's, which nothing after it shows
     // missing.
-    let clip = common::fixture(
-        "ramp-faststart-no-b.mp4",
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=s=64x48:r=30:d=3",
-            "-c:v",
-            "libx264",
-            "-bf",
-            "0",
-            "-g",
-            "15",
-            "-pix_fmt",
-            "yuv420p",
-            "-movflags",
-            "+faststart",
-        ],
-    );
+    let clip = ramp_faststart("ramp-faststart-no-b.mp4", &["-bf", "0"]);
     let bytes = std::fs::read(&clip).unwrap();
     let last = common::ffprobe_entries(&clip, "packet=size");
     let last: usize = last.last().unwrap().parse().unwrap();

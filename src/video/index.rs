@@ -391,11 +391,11 @@ impl FrameIndex {
                 Err(ffmpeg::Error::Eof) => true,
                 Err(e) => return Err(format!("read error: {e}")),
             };
-            // (A read the interrupt cut short, the file being closed, is no damage: what FFmpeg
-            // makes of the packet it was reading is not the file's.)
-            let closing =
-                self.stop.load(Ordering::Relaxed) || self.interrupt.is_set() || crate::video::input::quitting();
-            if let Some(line) = crate::video::ffmpeg_log::take().filter(|_| !closing) {
+            // (A read the interrupt cut short, the file being closed (`stop` sets it) or the
+            // process quitting, is no damage: what FFmpeg makes of the packet it was reading is
+            // not the file's.)
+            let closing = || self.interrupt.is_set() || crate::video::input::quitting();
+            if let Some(line) = crate::video::ffmpeg_log::take().filter(|_| !closing()) {
                 damage.note(&line, end, path);
                 lost.damaged();
             }

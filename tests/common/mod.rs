@@ -640,12 +640,7 @@ pub fn matroska_missing_a_cluster() -> (PathBuf, PathBuf) {
         ],
     );
     let mut bytes = std::fs::read(&clip).unwrap();
-    let clusters: Vec<usize> = bytes
-        .windows(4)
-        .enumerate()
-        .filter(|(_, w)| *w == [0x1f, 0x43, 0xb6, 0x75])
-        .map(|(i, _)| i)
-        .collect();
+    let clusters = matroska_clusters(&bytes);
     assert!(clusters.len() >= 4, "{} clusters", clusters.len());
     let (from, to) = (clusters[1] + 64, clusters[2] - 16);
     bytes[from..to].fill(0);
@@ -656,6 +651,16 @@ pub fn matroska_missing_a_cluster() -> (PathBuf, PathBuf) {
     std::fs::write(&partial, &bytes).unwrap();
     std::fs::rename(&partial, &damaged).unwrap();
     (clip, damaged)
+}
+
+/// Where each Matroska cluster of a file's `bytes` starts (its element ID).
+pub fn matroska_clusters(bytes: &[u8]) -> Vec<usize> {
+    bytes
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == [0x1f, 0x43, 0xb6, 0x75])
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// 25 fps 320x240 x264: moving 1 s, black 2.5 s, moving 1 s, one picture held 3 s, moving
