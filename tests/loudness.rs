@@ -682,3 +682,67 @@ fn the_players_loudness_strip_follows_the_audio_stream_asked_for() {
     done(&fill);
     assert_eq!(strip(&fill).1, 16);
 }
+
+/// A stereo 32-bit float WAV of three seconds at 48 kHz: a sine at -6 dBFS, with ten samples
+/// from sample 48000 on (1.000 s) set to `bad` in both channels.
+fn float_wav_with(name: &str, bad: f32) -> std::path::PathBuf {
+    let rate = 48_000u32;
+    let mut data = Vec::new();
+    for i in 0..rate * 3 {
+        let s = match i {
+            48_000..48_010 => bad,
+            _ => 0.5 * (i as f32 * 0.06).sin(),
+        };
+        data.extend_from_slice(&s.to_le_bytes());
+        data.extend_from_slice(&s.to_le_bytes());
+    }
+    let mut wav = b"RIFF".to_vec();
+    wav.extend_from_slice(&(36 + data.len() as u32).to_le_bytes());
+    wav.extend_from_slice(b"WAVEfmt ");
+    // 16 bytes of format: IEEE float (3), two channels, the rate, bytes a second, 8 a frame, 32 bits.
+    wav.extend_from_slice(&16u32.to_le_bytes());
+    wav.extend_from_slice(&3u16.to_le_bytes());
+    wav.extend_from_slice(&2u16.to_le_bytes());
+    wav.extend_from_slice(&rate.to_le_bytes());
+    wav.extend_from_slice(&(rate * 8).to_le_bytes());
+    wav.extend_from_slice(&8u16.to_le_bytes());
+    wav.extend_from_slice(&32u16.to_le_bytes());
+    wav.extend_from_slice(b"data");
+    wav.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    wav.extend_from_slice(&data);
+    let path = common::repo_path(&format!("target/fixtures/{name}-{}.wav", std::process::id()));
+    std::fs::write(&path, wav).unwrap();
+    path
+}
+
+#[test]
+fn float_samples_that_are_not_numbers_are_warned_of_where_they_start_and_measured_as_ffmpeg_measures_them() {
+    for (name, bad) in [("nan", f32::NAN), ("infinite", f32::INFINITY)] {
+        let path = float_wav_with(name, bad);
+        let out = histoplay(&["loudness", path.to_str().unwrap()]);
+        let theirs: Vec<Option<f64>> = ffmpeg(&path).summary.into_iter().map(|(_, v)| v).collect();
+        let _ = std::fs::remove_file(&path);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        let warnings: Vec<&str> = stderr.lines().filter(|l| l.starts_with("warning: ")).collect();
+        assert_eq!(warnings.len(), 1, "{stderr}");
+        assert!(
+            warnings[0].ends_with("samples that are not numbers (NaN or infinite) from 1.000 s: played as silence or full scale, measured as FFmpeg measures them"),
+            "{stderr}"
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        let ours = figures(&serde_json::from_str(text.lines().last().unwrap()).unwrap());
+        // The loudness figures as FFmpeg's; the peaks FFmpeg prints as "nan" or "inf" are
+        // null in JSON, which has no such numbers.
+        for (ours, theirs) in ours.iter().zip(&theirs) {
+            match theirs {
+                Some(v) if !v.is_finite() => assert_eq!(*ours, None, "{name}: {theirs:?}"),
+                _ => assert_eq!(ours, theirs, "{name}"),
+            }
+        }
+        assert_eq!(ours[0], Some(-6.7), "{name}");
+        if name == "infinite" {
+            assert_eq!(&ours[6..], [None, None]);
+        }
+    }
+}

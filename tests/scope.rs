@@ -733,3 +733,51 @@ fn render_draws_the_graticule_levels_asked_for_in_amber() {
         "{err}"
     );
 }
+
+#[test]
+fn a_panorama_wider_than_the_gpus_textures_is_counted_on_the_cpu() {
+    // 20 000 x 2: a grey ramp's columns left to right (value x * 256 / 20 000), wider than a
+    // texture side of this GPU (lavapipe's and most: 16 384).
+    let width = 20_000u32;
+    let image = image::RgbaImage::from_fn(width, 2, |x, _| {
+        let v = (x * 256 / width) as u8;
+        image::Rgba([v, v, v, 255])
+    });
+    let dir = common::repo_path("target/fixtures");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("panorama-{}.png", std::process::id()));
+    image.save(&path).unwrap();
+    let path = path.to_str().unwrap();
+    let (ok, gpu, err) = run(&["hist", path]);
+    let (cpu_ok, cpu, _) = run(&["hist", path, "--cpu"]);
+    let (scope_ok, scope, scope_err) = run(&["scope", path, "--columns", "100", "--bins", "256"]);
+    let (_, scope_cpu, _) = run(&["scope", path, "--columns", "100", "--bins", "256", "--cpu"]);
+    let _ = std::fs::remove_file(path);
+    assert!(ok && cpu_ok && scope_ok, "{err}{scope_err}");
+    assert_eq!(gpu, cpu);
+    let line = &json_lines(&gpu)[0];
+    // Each of the 256 values takes 78 or 79 columns of two pixels.
+    let counts = line["l"].counts();
+    assert_eq!(counts.len(), 256);
+    for (v, &n) in counts.iter().enumerate() {
+        let columns = ((v as u64 + 1) * 20_000).div_ceil(256) - (v as u64 * 20_000).div_ceil(256);
+        assert_eq!(n, 2 * columns, "value {v}");
+    }
+    assert_eq!(line["r"].counts(), counts);
+    for err in [err, scope_err] {
+        assert_eq!(
+            err.trim(),
+            "warning: 20000x2 is larger than this GPU's largest texture (16384x16384): counted on the CPU"
+        );
+    }
+    // The waveform: 100 columns of 200 pixels' columns each.
+    assert_eq!(scope, scope_cpu);
+    let scope = &json_lines(&scope)[0];
+    let total: u64 = scope["l"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.counts().iter().sum::<u64>())
+        .sum();
+    assert_eq!(total, 40_000);
+}

@@ -73,6 +73,8 @@ pub struct AudioSource {
     /// said (a broadcast's programme in 5.1 between advertisements in stereo).
     last_shape: Option<((ffmpeg::ChannelLayout, u32), u32)>,
     changes: u32,
+    /// Samples that are no number (NaN) or infinite, in a float stream: said once.
+    said_not_finite: bool,
     /// A file's timestamps kept running on where they start over (MPEG-TS pieces joined), as
     /// its picture's are.
     continuity: Option<crate::video::continuity::FileContinuity>,
@@ -244,6 +246,7 @@ impl AudioSource {
             damaged_packets: 0,
             last_shape: None,
             changes: 0,
+            said_not_finite: false,
             continuity: None,
         })
     }
@@ -444,6 +447,21 @@ impl AudioSource {
         // Packed f32: one plane of samples() frames of `channels` floats (its line may be padded).
         let bytes = out.samples() * usize::from(self.channels) * 4;
         let samples = bytemuck::pod_collect_to_vec::<u8, f32>(&out.data(0)[..bytes]);
+        let float = matches!(
+            frame.format(),
+            ffmpeg::format::Sample::F32(_) | ffmpeg::format::Sample::F64(_)
+        );
+        if float && !self.said_not_finite {
+            if let Some(at) = samples.iter().position(|s| !s.is_finite()) {
+                self.said_not_finite = true;
+                let at = start + (at / usize::from(self.channels.max(1))) as f64 / f64::from(self.rate);
+                log::warn!(
+                    "{}: samples that are not numbers (NaN or infinite) from {at:.3} s: played as \
+                     silence or full scale, measured as FFmpeg measures them",
+                    self.path.display()
+                );
+            }
+        }
         self.next_start = Some(start + out.samples() as f64 / f64::from(self.rate));
         Some(Chunk { start, samples })
     }

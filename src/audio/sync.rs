@@ -203,7 +203,14 @@ impl Output {
             .iter_mut()
             .zip(queue.samples.drain(..played * channels))
         {
-            *o = s * gain;
+            // A float stream's NaN is played as silence and its infinities as full scale, not
+            // left to the sound server's conversion.
+            let v = s * gain;
+            *o = match v.is_finite() {
+                true => v,
+                false if v.is_nan() => 0.0,
+                false => v.signum(),
+            };
         }
         queue.start += played as f64 * queue.frame_time();
         if silence + played < wanted {
@@ -356,6 +363,22 @@ mod tests {
         );
         assert!(stereo.iter().all(|&s| s == 0.0));
         assert!(!fresh.aligned());
+    }
+
+    #[test]
+    fn samples_that_are_not_numbers_play_as_silence_or_full_scale() {
+        let t0 = Instant::now();
+        let mut queue = Queue::new(10.0, 1.0, RATE, 1);
+        let odd = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.25, -3.0];
+        queue.samples.extend(odd.iter().cycle().take(BUFFER));
+        let mut buffer = vec![1.0f32; BUFFER];
+        let cue = Cue {
+            clock: Clock::new(t0, 10.0, true),
+            audible: true,
+        };
+        Output::default().fill(&mut buffer, &mut queue, cue, t0, 0.5);
+        // Finite samples keep their value (times the gain), as before.
+        assert_eq!(buffer[..5], [0.0, 1.0, -1.0, 0.125, -1.5]);
     }
 
     #[test]

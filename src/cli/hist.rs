@@ -185,18 +185,22 @@ pub fn hist_video(
 pub fn hist_still(image: &RgbaImage, job: HistJob, cpu: bool) -> Result<Histogram, ClipError> {
     let region = job.region.unwrap_or(Region::full(image.width, image.height));
     region.check(image.width, image.height)?;
-    if cpu {
+    let on_cpu = || {
         let mut words = CpuAdjuster::new(job.adjustments, 8).adjust(&image.words());
         if let Some(tables) = job.look.counted_tables(8) {
             words = tables.apply_words(&words);
         }
-        return Ok(histogram::histogram_packed(
-            &region.crop(&words, image.width),
-            job.bins,
-            Depth::Eight,
-        ));
+        histogram::histogram_packed(&region.crop(&words, image.width), job.bins, Depth::Eight)
+    };
+    if cpu {
+        return Ok(on_cpu());
     }
     let ctx = GpuContext::new()?;
+    // A panorama wider than the GPU's textures is counted by the CPU twin, the same counts.
+    if let Err(too_large) = ctx.check_frame_size(image.width, image.height) {
+        log::warn!("{too_large}: counted on the CPU");
+        return Ok(on_cpu());
+    }
     let texture = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
     let mut texture = adjust_still(&ctx, &texture, job.adjustments)?;
     if let Some(tables) = job.look.counted_tables(8) {

@@ -413,21 +413,23 @@ pub fn scope_video<W: Write>(
 pub fn scope_still(image: &RgbaImage, job: &ScopeJob, cpu: bool) -> Result<Vec<u32>, ClipError> {
     let region = job.region.unwrap_or(Region::full(image.width, image.height));
     region.check(image.width, image.height)?;
-    if cpu {
+    let on_cpu = || {
         let mut words = CpuAdjuster::new(job.adjustments, 8).adjust(&image.words());
         if let Some(tables) = job.look.counted_tables(8) {
             words = tables.apply_words(&words);
         }
         let words = region.crop(&words, image.width);
-        return Ok(scope_cpu(
-            job,
-            &words,
-            region.width,
-            Depth::Eight,
-            &ColorVolume::default(),
-        ));
+        scope_cpu(job, &words, region.width, Depth::Eight, &ColorVolume::default())
+    };
+    if cpu {
+        return Ok(on_cpu());
     }
     let ctx = GpuContext::new()?;
+    // A panorama wider than the GPU's textures is counted by the CPU twin, the same counts.
+    if let Err(too_large) = ctx.check_frame_size(image.width, image.height) {
+        log::warn!("{too_large}: counted on the CPU");
+        return Ok(on_cpu());
+    }
     let frame = GpuFrame::from_rgba(&ctx, "picture", image.width, image.height, &image.pixels)?;
     let mut frame = adjust_still(&ctx, &frame, job.adjustments)?;
     if let Some(tables) = job.look.counted_tables(8) {
