@@ -741,3 +741,33 @@ fn flags_that_change_mid_stream_and_a_single_frame_are_as_ffmpeg_makes_them() {
     assert_equal_to_ffmpeg(&one, "yadif=send_field", twin_picture);
     assert_report_equals_ffprobe(&one, "bwdif=send_field", None, Some(0..2));
 }
+
+#[test]
+fn frames_the_decoder_loses_leave_the_filters_reading_the_frames_either_side_as_ffmpegs_do() {
+    // Frames 4 and 14 are lost at the joins: the pictures of frames 3 and 5 are made with each
+    // other as neighbours, as FFmpeg's filters take the frames decoded (on the GPU, frames were
+    // kept by their numbers, and frame 5 or 6 took the place of a neighbour still needed).
+    let joins = common::mpeg2_losing_frames_at_joins();
+    let frames: Vec<u64> = (0..20).filter(|n| ![4, 14].contains(n)).collect();
+    let fields: Vec<u64> = frames.iter().flat_map(|&n| [2 * n, 2 * n + 1]).collect();
+    for (filter, numbers) in [("bwdif=send_frame", &frames), ("yadif=send_field", &fields)] {
+        let args = ["--deinterlace", "yes", "--deinterlacer", filter];
+        let (header, rows) = report_csv(&joins, &args);
+        assert_eq!(
+            report_csv(&joins, &[&args[..], &["--cpu"]].concat()),
+            (header.clone(), rows.clone())
+        );
+        let ffmpeg_filter = filter.parse::<Deinterlacer>().unwrap().ffmpeg_filter();
+        let expected = common::ffprobe_stats_after(&joins, Some(&ffmpeg_filter));
+        assert_eq!(rows.len(), numbers.len(), "{filter}");
+        assert_eq!(expected.len(), numbers.len(), "{filter}");
+        for ((row, mut tags), &number) in rows.iter().zip(expected).zip(numbers.iter()) {
+            assert_eq!(row[0], number.to_string(), "{filter}");
+            // (The times run on across the joins, where FFmpeg's start over: not compared.)
+            tags.remove("pts_time");
+            let ours: std::collections::BTreeMap<String, String> =
+                header[2..].iter().cloned().zip(row[2..].iter().cloned()).collect();
+            assert_eq!(ours, tags, "{filter}: picture {number}");
+        }
+    }
+}

@@ -221,6 +221,15 @@ fn report_equals_idet_on_interlaced_footage_of_either_order() {
 }
 
 #[test]
+fn frames_the_decoder_loses_leave_idet_reading_the_frames_either_side_as_ffmpegs_does() {
+    let joins = common::mpeg2_losing_frames_at_joins();
+    for extra in [&[][..], &["--cpu"]] {
+        let summary = assert_equal_to_ffmpeg(&joins, extra);
+        assert_eq!(summary["idet"]["frames"], 18, "{summary}");
+    }
+}
+
+#[test]
 fn the_cpu_twin_gives_the_same() {
     assert_equal_to_ffmpeg(&pal_tff(), &["--cpu"]);
     assert_equal_to_ffmpeg(&telecined_10bit(), &["--cpu"]);

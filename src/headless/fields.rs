@@ -24,9 +24,13 @@ pub(super) type Due = (Vec<Picture>, Vec<usize>);
 pub(super) struct FieldRun {
     sequence: Sequence,
     rate: Rate,
-    /// The frame whose pictures wait for the next one, in its slot.
-    held: Option<ReadyFrame>,
+    /// The frame whose pictures wait for the next one, in its slot, and the number it is
+    /// kept by.
+    held: Option<(ReadyFrame, u64)>,
     time_base: (i32, i32),
+    /// Frames in so far: each is kept by its count (`keep_id`), not by its number, which
+    /// skips where the decoder lost a frame.
+    kept: u64,
 }
 
 impl FieldRun {
@@ -37,7 +41,16 @@ impl FieldRun {
             rate: filter.map_or(Rate::Frame, |f| f.rate),
             held: None,
             time_base,
+            kept: 0,
         }
+    }
+
+    /// The number the next frame in is kept by (`KeptFrames::encode_keep`'s id): frames
+    /// counted as they come, so that the three kept lie in three sections even where a lost
+    /// frame leaves a gap in their numbers (FFmpeg's filters read the frames decoded either
+    /// side of it).
+    pub fn keep_id(&self) -> u64 {
+        self.kept
     }
 
     /// The frames to decode for the pictures of `range`: from the frame before it, which the
@@ -51,8 +64,10 @@ impl FieldRun {
 
     /// Frame `frame` in (its planes kept already): the pictures of the frame before it.
     pub fn push(&mut self, frame: ReadyFrame) -> Due {
-        let outputs = self.sequence.push(frame.index, Some(frame.pts), frame.packet.fields);
-        self.due(outputs, Some(frame))
+        let id = self.kept;
+        self.kept += 1;
+        let outputs = self.sequence.push(id, Some(frame.pts), frame.packet.fields);
+        self.due(outputs, Some((frame, id)))
     }
 
     /// The stream ended: the last frame's pictures.
@@ -63,17 +78,17 @@ impl FieldRun {
 
     /// Slots still held (the run stops early).
     pub fn release(&mut self) -> Option<usize> {
-        self.held.take().map(|f| f.slot)
+        self.held.take().map(|(f, _)| f.slot)
     }
 
-    fn due(&mut self, outputs: Vec<Output>, next: Option<ReadyFrame>) -> Due {
+    fn due(&mut self, outputs: Vec<Output>, next: Option<(ReadyFrame, u64)>) -> Due {
         let held = std::mem::replace(&mut self.held, next);
-        let Some(cur) = held else {
+        let Some((cur, id)) = held else {
             return (Vec::new(), Vec::new());
         };
         let pictures = outputs
             .into_iter()
-            .filter(|o| o.cur == cur.index)
+            .filter(|o| o.cur == id)
             .map(|output| Picture {
                 output,
                 slot: cur.slot,
@@ -125,8 +140,11 @@ pub struct CpuFieldRun {
     idet: bool,
     geometry: Vec<PlaneGeometry>,
     time_base: (i32, i32),
-    /// The last three frames in: their facts and samples.
-    kept: VecDeque<(FrameMeta, Vec<Vec<u16>>)>,
+    /// The last three frames in: the count each is kept by (as `FieldRun::keep_id`), its
+    /// facts and samples.
+    kept: VecDeque<(u64, FrameMeta, Vec<Vec<u16>>)>,
+    /// Frames in so far.
+    count: u64,
 }
 
 /// A picture made on the CPU: its planes' bytes, rows packed.
@@ -170,6 +188,7 @@ impl CpuFieldRun {
             geometry: PlaneGeometry::of(format),
             time_base,
             kept: VecDeque::new(),
+            count: 0,
         }
     }
 
@@ -179,9 +198,11 @@ impl CpuFieldRun {
         if self.kept.len() == 3 {
             self.kept.pop_front();
         }
-        self.kept.push_back((frame, samples));
+        let id = self.count;
+        self.count += 1;
+        self.kept.push_back((id, frame, samples));
         let fields = frame.packet.fields;
-        let outputs = self.sequence.push(frame.frame, Some(frame.pts), fields);
+        let outputs = self.sequence.push(id, Some(frame.pts), fields);
         self.pictures(outputs)
     }
 
@@ -192,7 +213,12 @@ impl CpuFieldRun {
     }
 
     fn pictures(&self, outputs: Vec<Output>) -> Vec<CpuPicture> {
-        let frame = |id: u64| self.kept.iter().find(|(meta, _)| meta.frame == id);
+        let frame = |id: u64| {
+            self.kept
+                .iter()
+                .find(|(kept, ..)| *kept == id)
+                .map(|(_, meta, samples)| (meta, samples))
+        };
         let mut pictures = Vec::new();
         for output in outputs {
             let (Some(prev), Some(cur), Some(next)) = (frame(output.prev), frame(output.cur), frame(output.next))
@@ -213,11 +239,11 @@ impl CpuFieldRun {
                 planes.push(plane.write(&samples, stride));
                 strides.push(stride);
             }
-            let sums = (self.idet && !output.second).then(|| idet::cpu::sums(&self.geometry, &prev.1, &cur.1, &next.1));
+            let sums = (self.idet && !output.second).then(|| idet::cpu::sums(&self.geometry, prev.1, cur.1, next.1));
             pictures.push(CpuPicture {
                 planes,
                 strides,
-                meta: picture_meta(&cur.0, &output, self.filter.rate, self.time_base),
+                meta: picture_meta(cur.0, &output, self.filter.rate, self.time_base),
                 sums,
             });
         }

@@ -383,7 +383,7 @@ pub fn run_prepared(
                 // Deinterlaced, the frame after the range's last is the one its pictures are
                 // made with.
                 Some(fields) => {
-                    keep_planes(ctx, &pipeline.borrow(), &frame);
+                    keep_planes(ctx, &pipeline.borrow(), &frame, fields.keep_id());
                     let (pictures, done) = fields.push(frame);
                     run_pictures(pictures, range, &mut run)?;
                     done.into_iter()
@@ -403,7 +403,7 @@ pub fn run_prepared(
             ran_through = Some((frame.index, frame.awaited));
             continue;
         };
-        keep_planes(ctx, &pipeline.borrow(), &frame);
+        keep_planes(ctx, &pipeline.borrow(), &frame, fields.keep_id());
         let (pictures, done) = fields.push(frame);
         run_pictures(pictures, range, &mut run)?;
         done.into_iter().for_each(|slot| decoder.release(slot));
@@ -419,14 +419,14 @@ pub fn run_prepared(
     Ok(emitted)
 }
 
-/// Records keeping a frame's planes for the stages that read it with its neighbours (ahead of
-/// the pictures made with it).
-fn keep_planes(ctx: &GpuContext, pipeline: &FramePipeline, frame: &ReadyFrame) {
+/// Records keeping a frame's planes, by `id` (`FieldRun::keep_id`), for the stages that read
+/// it with its neighbours (ahead of the pictures made with it).
+fn keep_planes(ctx: &GpuContext, pipeline: &FramePipeline, frame: &ReadyFrame, id: u64) {
     if let Some(kept) = pipeline.kept() {
         let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("keep a frame's planes"),
         });
-        kept.encode_keep(&mut encoder, &pipeline.decoded_ring().slots[frame.slot], frame.index);
+        kept.encode_keep(&mut encoder, &pipeline.decoded_ring().slots[frame.slot], id);
         ctx.queue.submit([encoder.finish()]);
     }
 }

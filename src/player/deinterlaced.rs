@@ -48,6 +48,9 @@ struct Run {
     sequence: Sequence,
     /// The frame whose pictures wait for the next one (its planes kept; its slot given back).
     held: Option<ReadyFrame>,
+    /// Frames in since the run began: each is kept by its count, not its number, which skips
+    /// where the decoder lost a frame (the filters read the frames either side of the gap).
+    count: u64,
     out: VecDeque<Pending>,
     /// Pictures before this one are only made with (a seek's frame before its target).
     from: u64,
@@ -111,6 +114,7 @@ impl<S: FrameSource> Deinterlaced<S> {
                 pass,
                 sequence: Sequence::new(filter),
                 held: None,
+                count: 0,
                 out: VecDeque::new(),
                 from: 0,
             });
@@ -157,6 +161,7 @@ impl<S: FrameSource> Deinterlaced<S> {
         }
         if let Some(filter) = self.filter {
             run.sequence = Sequence::new(filter);
+            run.count = 0;
         }
         for slot in back {
             self.give_back(slot);
@@ -205,29 +210,32 @@ impl<S: FrameSource> Deinterlaced<S> {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("deinterlace"),
             });
-        run.kept.encode_keep(&mut encoder, slot, frame.index);
-        let outputs = run.sequence.push(frame.index, Some(frame.pts), frame.packet.fields);
-        let held = run.held.replace(frame);
+        let id = run.count;
+        run.count += 1;
+        run.kept.encode_keep(&mut encoder, slot, id);
+        let outputs = run.sequence.push(id, Some(frame.pts), frame.packet.fields);
+        let held = run.held.replace(frame).map(|held| (held, id - 1));
         self.pictures(outputs, held, frame.slot, encoder);
     }
 
-    /// The pictures `outputs` of frame `cur`, made into ring slot `into` by `encoder` (which
-    /// may hold the keeping of that slot's frame) and queued for playback; the slot is given
-    /// back where there are none, once the encoder's work is submitted.
+    /// The pictures `outputs` of frame `cur` (and the count it is kept by), made into ring
+    /// slot `into` by `encoder` (which may hold the keeping of that slot's frame) and queued
+    /// for playback; the slot is given back where there are none, once the encoder's work is
+    /// submitted.
     fn pictures(
         &mut self,
         outputs: Vec<Output>,
-        cur: Option<ReadyFrame>,
+        cur: Option<(ReadyFrame, u64)>,
         into: usize,
         mut encoder: wgpu::CommandEncoder,
     ) {
-        let (Some(run), Some(cur)) = (&mut self.run, cur) else {
+        let (Some(run), Some((cur, id))) = (&mut self.run, cur) else {
             self.setup.queue.submit([encoder.finish()]);
             self.give_back(into);
             return;
         };
         let field = self.filter.is_some_and(|f| f.rate == Rate::Field);
-        let mut outputs: Vec<Output> = outputs.into_iter().filter(|o| o.cur == cur.index).collect();
+        let mut outputs: Vec<Output> = outputs.into_iter().filter(|o| o.cur == id).collect();
         // A frame passed as it is comes twice at field rate too: pictures keep their numbers.
         if let ([only], true) = (&outputs[..], field) {
             if only.field.is_none() {
@@ -334,7 +342,7 @@ impl<S: FrameSource> FrameSource for Deinterlaced<S> {
                     // playback still shows the last picture of an earlier run to the end).
                     if let (Some(run), true) = (&mut self.run, self.spare_free) {
                         let outputs = run.sequence.finish();
-                        let held = run.held.take();
+                        let held = run.held.take().map(|held| (held, run.count - 1));
                         self.spare_free = false;
                         let spare = self.spare();
                         let encoder = self

@@ -737,6 +737,43 @@ pub fn interlaced_pal_h264() -> PathBuf {
     )
 }
 
+/// A programme of MPEG-2 in MPEG-TS: five progressive frames, ten interlaced (top field first),
+/// the five progressive again, each piece a transport stream of its own joined byte for byte.
+/// At each join the decoder loses the frame before it (FFmpeg's as histoplay's: 18 frames of
+/// 20, frames 4 and 14 said missing).
+pub fn mpeg2_losing_frames_at_joins() -> PathBuf {
+    let piece = |name: &str, graph: &str, extra: &[&str]| {
+        let mut args = vec!["-f", "lavfi", "-i", graph, "-vf"];
+        args.extend_from_slice(extra);
+        args.extend(["-c:v", "mpeg2video", "-q:v", "3", "-f", "mpegts"]);
+        std::fs::read(fixture(name, &args)).unwrap()
+    };
+    let progressive = piece(
+        "joins-progressive.ts",
+        "testsrc2=s=320x240:r=25:d=0.2",
+        &["format=yuv420p"],
+    );
+    let interlaced = piece(
+        "joins-interlaced.ts",
+        "testsrc2=s=320x240:r=50:d=0.4",
+        &[
+            "interlace=scan=tff,format=yuv420p",
+            "-flags",
+            "+ilme+ildct",
+            "-top",
+            "1",
+        ],
+    );
+    let path = repo_path("target/fixtures/joins.ts");
+    let joined = [&progressive[..], &interlaced, &progressive].concat();
+    if std::fs::read(&path).ok().as_ref() != Some(&joined) {
+        let partial = path.with_extension(format!("{}.part", std::process::id()));
+        std::fs::write(&partial, &joined).unwrap();
+        std::fs::rename(&partial, &path).unwrap();
+    }
+    path
+}
+
 /// The PAL clip encoded again at a lower quality (x264 at CRF 30, still coded as fields).
 pub fn interlaced_pal_encode() -> PathBuf {
     let reference = interlaced_pal_h264();

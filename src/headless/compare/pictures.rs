@@ -146,7 +146,8 @@ impl Side {
             let (pictures, done) = match next_frame(&self.decoder)? {
                 Some(frame) => {
                     let mut encoder = ctx.device.create_command_encoder(&Default::default());
-                    made.kept.encode_keep(&mut encoder, &self.ring[frame.slot], frame.index);
+                    made.kept
+                        .encode_keep(&mut encoder, &self.ring[frame.slot], made.run.keep_id());
                     ctx.queue.submit([encoder.finish()]);
                     made.run.push(frame)
                 }
