@@ -771,3 +771,41 @@ fn frames_the_decoder_loses_leave_the_filters_reading_the_frames_either_side_as_
         }
     }
 }
+
+#[test]
+fn frames_too_small_for_a_filter_are_refused_as_ffmpeg_refuses_them() {
+    // 8x6 4:2:0: chroma planes of 4x3, under bwdif's 4 lines; yadif takes it (3 columns and
+    // lines are its least).
+    let tiny = interlaced("deint-tiny.mkv", "8:6", "tff", &["-c:v", "ffv1", "-pix_fmt", "yuv420p"]);
+    let ffmpeg = Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(&tiny)
+        .args(["-vf", "bwdif", "-f", "null", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&ffmpeg.stderr)
+            .contains("Video with planes less than 3 columns or 4 lines is not supported"),
+        "{}",
+        String::from_utf8_lossy(&ffmpeg.stderr)
+    );
+    for args in [
+        &["report", "--deinterlace", "yes"][..],
+        &["report", "--deinterlace", "yes", "--cpu"],
+        &["hist", "--deinterlace", "yes", "--frames", "0.."],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .arg(args[0])
+            .arg(&tiny)
+            .args(&args[1..])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "error: 8x6 frames are too small for bwdif: FFmpeg's refuses video with planes less than 3 columns or 4 lines\n",
+            "{args:?}"
+        );
+    }
+    assert_report_equals_ffprobe(&tiny, "yadif=send_field", None, None);
+}

@@ -218,6 +218,9 @@ pub fn run_prepared(
     crate::process::mark("the readback ring made");
     let mut submitted = 0u64;
     let mut emitted = 0u64;
+    if let (Some(pass), Some(kept)) = (pipeline.borrow().deinterlacer(), pipeline.borrow().kept()) {
+        pass.filter().check_size(kept.format()).map_err(ClipError::Decode)?;
+    }
     // Frames go by once: nothing is kept for steps.
     let mut fields = (pipeline.borrow()).kept().map(|_| {
         FieldRun::new(

@@ -302,6 +302,9 @@ pub fn cpu_pictures_with(
         layout,
         ..source.info.format
     };
+    if let Some(filter) = filter {
+        filter.check_size(&format).map_err(ClipError::Decode)?;
+    }
     let mut fields = (filter.is_some() || idet).then(|| CpuFieldRun::new(filter, idet, &format, source.info.time_base));
     // Deinterlaced, the range's first frame is made with the one before, its last with the
     // one after.

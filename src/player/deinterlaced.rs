@@ -106,6 +106,7 @@ impl<S: FrameSource> Deinterlaced<S> {
     pub fn set_filter(&mut self, filter: Option<Deinterlacer>) -> Result<(), String> {
         let format = self.setup.slots.first().map(|s| s.format);
         if let (Some(filter), Some(format)) = (filter, format) {
+            filter.check_size(&format)?;
             let kept = KeptFrames::new(&self.setup.device, &format);
             let pass = DeinterlacePass::new(&self.setup.device, &kept, filter);
             self.stop_run();

@@ -54,7 +54,7 @@ pub fn compare_cpu(
     if let (Some(SeekTarget::Frame(n)), false) = (b_start(&align, start_a, a_seconds), field_rate) {
         seek_to_frame(&mut b, first_decoded(n, deinterlaced));
     }
-    let (mut side_a, mut side_b) = (CpuSide::new(&a, job.deinterlace), CpuSide::new(&b, job.deinterlace));
+    let (mut side_a, mut side_b) = (CpuSide::new(&a, job.deinterlace)?, CpuSide::new(&b, job.deinterlace)?);
     let format = measured.format;
     let mut ssim_conversions = measured
         .ssim

@@ -90,6 +90,7 @@ impl Side {
                 ended: false,
             });
         };
+        filter.check_size(&format).map_err(ClipError::Decode)?;
         let decode = |e: crate::video::convert::ConvertError| ClipError::Decode(e.to_string());
         let staging = UploadStaging::new(&ctx.device, name, &format, 1).map_err(decode)?;
         let pool = (0..POOL)
@@ -259,13 +260,16 @@ pub(super) struct CpuSide {
 }
 
 impl CpuSide {
-    pub fn new(source: &VideoSource, filter: Option<Deinterlacer>) -> Self {
+    pub fn new(source: &VideoSource, filter: Option<Deinterlacer>) -> Result<Self, ClipError> {
         let info = &source.info;
-        Self {
+        if let Some(filter) = filter {
+            filter.check_size(&info.format).map_err(ClipError::Decode)?;
+        }
+        Ok(Self {
             run: filter.map(|f| CpuFieldRun::new(Some(f), false, &info.format, info.time_base)),
             queue: VecDeque::new(),
             ended: false,
-        }
+        })
     }
 
     /// The next picture of `source` (None: it ended).
