@@ -500,3 +500,46 @@ fn the_page_gives_the_first_and_last_timecode_as_the_container_counts_them() {
     let _ = std::fs::remove_file(&page);
     assert!(html.contains("<td>10:00:00:10 to 10:00:00:24 "), "{html}");
 }
+
+#[test]
+fn each_events_picture_is_its_own_frame_on_a_timeline_that_does_not_start_at_zero() {
+    // MPEG-TS (its timeline starts at 1.4 s and more): 2 s of black, 1 s of green, 3 s of
+    // blue; the sound silent from 2 s to 4.5 s into the programme.
+    let file = common::fixture(
+        "html-colours.ts",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=black:s=320x240:r=25:d=2[a];color=green:s=320x240:r=25:d=1[b];\
+             color=blue:s=320x240:r=25:d=3[c];[a][b][c]concat=n=3",
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc='if(between(t,2,4.5),0,0.5*sin(2*PI*440*t))':s=48000:d=6",
+            "-c:v",
+            "libx264",
+            "-c:a",
+            "mp2",
+        ],
+    );
+    let page = std::env::temp_dir().join(format!("histoplay-colours-{}.html", std::process::id()));
+    write_page(&file, &[], &page);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let _ = std::fs::remove_file(&page);
+    // Black and frozen from frame 0 (two events at the same first frame, each pictured), the
+    // silence from the first green frame (frame 50, 2 s in), the blue frozen from frame 75.
+    let drawn = pictures(&html);
+    assert_eq!(drawn.len(), 4, "{html}");
+    let dominant = |picture: &image::RgbImage| {
+        let sums = picture
+            .pixels()
+            .fold([0u64; 3], |s, p| [0, 1, 2].map(|c| s[c] + u64::from(p[c])));
+        let most = (0..3).max_by_key(|&c| sums[c]).unwrap();
+        (mean(picture) < 30.0, most)
+    };
+    assert!(dominant(&drawn[0]).0, "black");
+    assert!(dominant(&drawn[1]).0, "frozen black");
+    assert_eq!(dominant(&drawn[2]), (false, 1), "the silence's: green");
+    assert_eq!(dominant(&drawn[3]), (false, 2), "frozen blue");
+}

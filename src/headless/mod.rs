@@ -158,7 +158,8 @@ pub(crate) fn check_in_range(source: &VideoSource, frame: u64) -> Result<(), Cli
 /// Positions `source` to decode from the keyframe before frame `frame`, skipping what it can
 /// on the way (a source that can't number frames starts from the beginning).
 pub(crate) fn seek_to_frame(source: &mut VideoSource, frame: u64) {
-    if frame == 0 {
+    // (A source opened afresh gives its first frame without one.)
+    if frame == 0 && source.at_its_start() {
         return;
     }
     if let Some(pts) = source.index().wait_pts_of(frame) {

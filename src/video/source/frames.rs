@@ -345,6 +345,7 @@ impl VideoSource {
             }
         }
         self.last_pts = Some(pts);
+        self.moved = true;
         self.given.note(pts);
         self.last_number = Some(number);
         if self.info.volume.is_hdr() && self.info.volume.peak_nits.is_none() && self.info.frame_light.get().is_none() {

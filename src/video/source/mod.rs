@@ -105,6 +105,9 @@ pub struct VideoSource {
     measured: Option<convert::Converter>,
     /// Pts and number of the last frame this run gave out.
     last_pts: Option<i64>,
+    /// A frame was given out or the input sought since it was opened: the first frame is no
+    /// longer the next without a seek.
+    moved: bool,
     /// The pts this run gave its frames out at (a repeated timestamp is moved on: `untied`).
     given: read::GivenPts,
     last_number: Option<FrameNumber>,
@@ -321,6 +324,12 @@ impl VideoSource {
 
     pub fn exact_numbers(&self) -> bool {
         self.exact_numbers
+    }
+
+    /// Nothing has been decoded or sought since the input was opened: its first frame comes
+    /// next.
+    pub fn at_its_start(&self) -> bool {
+        !self.moved
     }
 
     /// The layout of the decoder's frames where they are planar Y'CbCr whose samples the GPU

@@ -168,6 +168,7 @@ impl VideoSource {
             measured: None,
             keep_pictures: false,
             last_pts: None,
+            moved: false,
             given: Default::default(),
             last_number: None,
             gaps: Default::default(),

@@ -122,6 +122,7 @@ impl VideoSource {
         // or not, and a GOP decoded from its middle gives out nothing.
         let keyframe = self.index.keyframe_at_or_before(pts);
         self.timecodes.restart();
+        self.moved = true;
         let sought = self.seek_input(keyframe.unwrap_or(pts));
         if !sought {
             // SAFETY: a valid input context; seeking to the stream's start, backwards.

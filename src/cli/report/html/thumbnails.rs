@@ -53,7 +53,13 @@ pub fn draw(facts: &Facts, events: &[Event], gpu: Option<&GpuContext>) -> Vec<Re
             }
             let frame = match (event.kind, event.frames) {
                 (EventKind::Black | EventKind::Freeze, Some((first, _))) => first,
-                _ => (event.start * facts.frame_rate).round().max(0.0) as u64,
+                // A silence's picture is the frame shown as it starts: the last at or before
+                // its time, on the stream's timeline (a transport stream's starts at 1.4 s).
+                _ => {
+                    let (num, den) = source.info.time_base;
+                    let pts = (event.start * f64::from(den) / f64::from(num.max(1)) + 1e-6).floor() as i64;
+                    source.index().wait_number_at(pts).n
+                }
             };
             picture(ctx, &mut source, facts, frame, (WIDTH, height))
         })
