@@ -543,3 +543,32 @@ fn each_events_picture_is_its_own_frame_on_a_timeline_that_does_not_start_at_zer
     assert_eq!(dominant(&drawn[2]), (false, 1), "the silence's: green");
     assert_eq!(dominant(&drawn[3]), (false, 2), "frozen blue");
 }
+
+#[test]
+fn a_file_without_sound_says_so_where_silence_is_asked_for_and_detector_options_keep_stdout_quiet() {
+    let file = common::grey_ramp();
+    let page = std::env::temp_dir().join(format!("histoplay-silent-{}.html", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .arg("report")
+        .arg(&file)
+        .args(["--black", "d=1", "--fail-on", "silence>2s", "-o"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    let html = std::fs::read_to_string(&page).unwrap();
+    let _ = std::fs::remove_file(&page);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The page alone: --black sets what it lists, --events would ask for the lines too.
+    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "note: '{}' has no sound: its silences are not looked for\n",
+            file.display()
+        )
+    );
+    assert!(
+        html.contains("data-count=\"0\">0 black, 0 frozen; no sound to find silence in</td>"),
+        "{html}"
+    );
+}

@@ -93,9 +93,9 @@ pub struct Args {
     /// --fail-on black>2s,freeze>2s,silence>2s.
     #[arg(long)]
     events: bool,
-    /// Also write a QC report a person reads to this file: one self-contained HTML page with
-    /// the file's facts, the verdicts, the events with a picture of each, and graphs over time
-    /// (implies --events; alone, nothing goes to stdout). `-o PAGE.html` does the same.
+    /// Also write a QC report a person reads to this file: one self-contained HTML page with the
+    /// file's facts, the verdicts, the events with a picture of each, graphs over time (stdout
+    /// only as --events, --csv, --format or --audio ask). `-o PAGE.html` does the same.
     #[arg(long, value_name = "PAGE.html")]
     html: Option<PathBuf>,
     /// Analyse flashes and patterns for photosensitive epilepsy (as `histoplay pse`): each
@@ -218,8 +218,7 @@ pub fn run(args: Args) -> Result<()> {
             parent.display()
         );
     }
-    let listed = args.events || args.black.is_some() || args.freeze.is_some() || args.silence.is_some();
-    let page_only = html.is_some() && args.format.is_none() && !args.csv && !listed && !args.audio;
+    let page_only = html.is_some() && args.format.is_none() && !args.csv && !args.events && !args.audio;
     let format = match (args.format, args.csv) {
         (Some(format), _) => format,
         (None, true) => ReportFormat::Csv,
@@ -278,6 +277,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     if !source.info.live {
         sound::track_is_there(input, args.aid)?;
+        sound::note_no_sound(&source, args.silence.is_some(), args.fail_on.as_ref());
     }
     if let Some(signals) = &signals {
         let interrupt = source.interrupter();

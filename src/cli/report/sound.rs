@@ -44,6 +44,18 @@ pub fn audio_line(frame: &crate::audio::qc::AudioFrame) -> String {
     format!("{{{}}}", fields.join(","))
 }
 
+/// Says so where silence is asked for (`--silence`, a silence limit) of a file without sound:
+/// no silence found there is no pass.
+pub fn note_no_sound(source: &crate::video::source::VideoSource, silence: bool, limits: Option<&super::Limits>) {
+    let limited = limits.is_some_and(|l| l.events().iter().any(|e| e.kind == crate::events::EventKind::Silence));
+    if (silence || limited) && !source.container().streams.iter().any(|s| s.kind == "audio") {
+        eprintln!(
+            "note: '{}' has no sound: its silences are not looked for",
+            source.info.path.display()
+        );
+    }
+}
+
 /// The audio stream `track` asked for by number (`--aid N`) is one `path` has: the report is not
 /// made without it.
 pub fn track_is_there(path: &std::path::Path, track: crate::audio::source::AudioTrack) -> anyhow::Result<()> {

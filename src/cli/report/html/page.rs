@@ -90,14 +90,20 @@ fn verdicts(report: &HtmlReport, runs: &Runs, limited: bool) -> String {
             escape(&run.to_string())
         );
     }
-    let tally = match report.facts.video {
-        true => format!(
+    let tally = match (report.facts.video, report.sound.is_some()) {
+        (true, true) => format!(
             "{} black, {} frozen, {} silent",
             count(EventKind::Black),
             count(EventKind::Freeze),
             count(EventKind::Silence)
         ),
-        false => format!("{} silent", count(EventKind::Silence)),
+        // (No sound read: no silence found is no pass of silence.)
+        (true, false) => format!(
+            "{} black, {} frozen; no sound to find silence in",
+            count(EventKind::Black),
+            count(EventKind::Freeze)
+        ),
+        (false, _) => format!("{} silent", count(EventKind::Silence)),
     };
     rows += &format!(
         "<tr><th>Events</th><td id=\"event-count\" data-count=\"{}\">{tally}</td></tr>\n",
