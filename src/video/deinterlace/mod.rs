@@ -166,16 +166,12 @@ impl Deinterlacer {
     /// Frames too small for the filter, refused in FFmpeg's words: bwdif's under 3 columns or
     /// 4 lines in any plane, yadif's under 3 of either.
     pub fn check_size(&self, format: &crate::video::format::FrameFormat) -> Result<(), String> {
-        let planes = match format.layout {
-            crate::video::format::PlaneLayout::Yuv { .. } | crate::video::format::PlaneLayout::Gbr { .. } => 3,
-            crate::video::format::PlaneLayout::Nv12 | crate::video::format::PlaneLayout::P010 => 2,
-            _ => 1,
-        };
-        let sizes = (0..planes).map(|i| format.layout.plane_size(i, format.width, format.height));
         let (name, refused, limit) = match self.method {
             Method::Bwdif => (
                 "bwdif",
-                sizes.clone().any(|(w, h)| w < 3 || h < 4),
+                cpu::PlaneGeometry::of(format)
+                    .iter()
+                    .any(|p| p.width < 3 || p.height < 4),
                 "with planes less than 3 columns or 4 lines",
             ),
             Method::Yadif => (
