@@ -1680,3 +1680,99 @@ fn deinterlaced_pictures_are_paired_and_agree_with_ffmpeg_after_the_same_filter(
         );
     }
 }
+
+/// `stored` with a display matrix of `degrees` clockwise (its samples copied as they are).
+fn turned(stored: &Path, degrees: &str, extension: &str) -> PathBuf {
+    let name = stored.file_stem().unwrap().to_str().unwrap();
+    common::fixture(
+        &format!("{name}-turned-{degrees}.{extension}"),
+        &[
+            "-i",
+            stored.to_str().unwrap(),
+            "-c",
+            "copy",
+            "-metadata:s:v",
+            &format!("rotate={degrees}"),
+        ],
+    )
+}
+
+#[test]
+fn a_reference_shown_turned_is_measured_upright_as_ffmpegs_command_line_turns_it() {
+    // A phone's portrait clip: stored 324x188 with a display matrix of a quarter turn
+    // clockwise (or a half turn, or three quarters), and its encode, which `ffmpeg -i` made
+    // upright.
+    for (turn, size) in [("90", (188, 324)), ("180", (324, 188)), ("270", (188, 324))] {
+        let stored = common::fixture(
+            "compare-upright.mp4",
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                "testsrc2=s=324x188:r=25:d=0.4",
+                "-pix_fmt",
+                "yuv420p",
+                "-c:v",
+                "libx264",
+                "-qp",
+                "0",
+            ],
+        );
+        let reference = turned(&stored, turn, "mp4");
+        let encode = common::fixture(
+            &format!("compare-turned-{turn}-encode.mkv"),
+            &["-i", reference.to_str().unwrap(), "-c:v", "libx264", "-crf", "38"],
+        );
+        let (lines, err) = compare_run(&[reference.to_str().unwrap(), encode.to_str().unwrap()]);
+        // Nothing was scaled to fit the other: both are upright.
+        assert!(!err.contains("warning"), "{turn}: {err}");
+        assert_eq!(lines.len(), 10);
+        let psnr = ffmpeg(&reference, &encode, "psnr");
+        let ssim = ffmpeg_c_code(&reference, &encode, "ssim");
+        check_lines(&lines, &psnr, &ssim);
+        // Upright, each frame's difference is an encode's (about 30 dB), where the stored
+        // reference against the turned encode would differ as two pictures do.
+        assert!(lines.iter().all(|l| number(l, "psnr_y") > 25.0), "{turn}: {lines:?}");
+        let stored = VideoSource::open(&encode).unwrap();
+        assert_eq!((stored.info.format.width, stored.info.format.height), size);
+    }
+}
+
+#[test]
+fn a_reference_whose_chroma_cant_be_turned_is_refused_in_one_line() {
+    let stored = common::fixture(
+        "compare-upright-422.mov",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x90:r=25:d=0.2",
+            "-pix_fmt",
+            "yuv422p",
+            "-c:v",
+            "libx264",
+        ],
+    );
+    let reference = turned(&stored, "90", "mov");
+    let upright = pair(8).0;
+    let out = histoplay(&["compare", reference.to_str().unwrap(), upright.to_str().unwrap()]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: '")
+            && err.contains("is shown turned a quarter turn")
+            && err.contains("its yuv422p frames can't be turned as they are"),
+        "{err}"
+    );
+    // Against itself (both turned alike) it is measured as stored.
+    let (lines, err) = compare_run(&[reference.to_str().unwrap(), reference.to_str().unwrap()]);
+    assert!(
+        err.contains("both shown turned") && err.contains("measured as stored"),
+        "{err}"
+    );
+    assert_eq!(lines.len(), 5);
+    assert!(lines
+        .iter()
+        .all(|l| l["psnr_y"].is_null() && number(l, "ssim_all") == 1.0));
+}

@@ -180,6 +180,40 @@ pub fn planar_rgb(source: &mut VideoSource) {
     }
 }
 
+/// Turns both files' frames upright where either is shown turned (its display matrix), as
+/// FFmpeg's command line turns each before its filters: a phone's portrait clip is measured
+/// against its upright encode as `psnr` and `ssim` measure them. Where a file's frames can't be
+/// turned as they are (4:2:2 a quarter turn) and both are shown turned alike, both are
+/// measured as stored, with a warning; otherwise that fails. Before `match_pair`, on sources
+/// not yet read.
+pub fn turn_upright(a: &mut VideoSource, b: &mut VideoSource) -> Result<(), PairError> {
+    let turns = (a.info.quarter_turns % 4, b.info.quarter_turns % 4);
+    if turns == (0, 0) {
+        return Ok(());
+    }
+    let refused = [&mut *a, &mut *b].into_iter().find_map(|side| {
+        side.can_turn_upright()
+            .err()
+            .map(|why| (side.info.path.display().to_string(), why))
+    });
+    match refused {
+        None => {
+            a.turn_upright().map_err(PairError)?;
+            b.turn_upright().map_err(PairError)?;
+            Ok(())
+        }
+        Some(_) if turns.0 == turns.1 => {
+            log::warn!(
+                "'{}' and '{}' are both shown turned, and their frames can't be turned as FFmpeg turns them: measured as stored (PSNR as FFmpeg's; SSIM's windows lie otherwise at the edges)",
+                a.info.path.display(),
+                b.info.path.display()
+            );
+            Ok(())
+        }
+        Some((path, why)) => Err(PairError(format!("'{path}': {why}"))),
+    }
+}
+
 /// Makes B's frames comparable with A's: where B has another size or layout (depth, NV12 from
 /// a hardware decoder), its frames are converted to A's by swscale (bicubic), with a warning
 /// saying so. Fails where either is a layout the metrics don't take (packed R'G'B'), or where

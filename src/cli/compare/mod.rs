@@ -15,7 +15,7 @@ pub use lines::{Compared, Summary};
 
 use super::args::parse_size;
 use super::output::{write_csv_record, write_line};
-use crate::compare::align::{match_pair_at, planar_rgb, rates_note, AlignBy, Alignment, PastEnd};
+use crate::compare::align::{match_pair_at, planar_rgb, rates_note, turn_upright, AlignBy, Alignment, PastEnd};
 use crate::compare::gpu::MAX_BITS;
 use crate::compare::vmaf::gpu::VmafPass;
 use crate::compare::vmaf::model::Model;
@@ -179,6 +179,7 @@ pub fn compare(
     ctx: Option<&GpuContext>,
     out: &mut impl Write,
 ) -> Result<Summary, ClipError> {
+    turn_upright(&mut a, &mut b)?;
     for side in [&mut a, &mut b] {
         planar_rgb(side);
     }

@@ -360,6 +360,7 @@ impl VideoSource {
         if passed {
             return Ok(Some(Decoded::Passed { pts }));
         }
+        let frame = self.turned(frame)?;
         let pict_type = picture_type(&frame);
         let mut packet = PacketProps::of(&frame);
         packet.timecode = timecode;

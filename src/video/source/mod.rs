@@ -17,6 +17,7 @@ mod seek;
 mod stream;
 pub mod streams;
 pub mod tap;
+mod turn;
 
 pub use convert::FilterConversion;
 pub use frames::{picture_type, planes_of, Decoded, DecodedFrame, Fields, PacketProps, Samples};
@@ -127,6 +128,9 @@ pub struct VideoSource {
     /// last change `follow_format` followed: frames measured at their own size leave it),
     /// whatever size `convert_to` delivers them at.
     decoded_size: (u32, u32),
+    /// Clockwise quarter turns each frame is turned by before anything reads it
+    /// (`turn_upright`).
+    turns: u32,
     /// The other size last warned of.
     warned_size: Option<(u32, u32)>,
     /// The last frame given out's format and size (`PacketProps::restarts`).

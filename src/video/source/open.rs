@@ -193,6 +193,7 @@ impl VideoSource {
                 false => crate::video::input::Reconnect::Never,
             },
             decoded_size,
+            turns: 0,
             warned_size: None,
             last_shape: None,
             decoded_sampling: (sampling, None),
