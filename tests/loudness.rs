@@ -647,6 +647,23 @@ fn the_timelines_loudness_strip_is_of_the_audio_stream_asked_for() {
         assert_eq!(strip(&two, &n.to_string()), strip(&alone, "auto"), "stream {n}");
     }
     assert_ne!(strip(&two, "1"), strip(&two, "2"));
+    // A track that isn't there is an error, as loudness's, not a strip left off.
+    let png = dir.join("3.png");
+    let out = histoplay(&[
+        "timeline",
+        two.to_str().unwrap(),
+        "-o",
+        png.to_str().unwrap(),
+        "--aid",
+        "3",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.trim(),
+        format!("error: '{}' has 2 audio streams: no audio track 3", two.display())
+    );
+    assert!(!png.exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

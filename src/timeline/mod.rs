@@ -87,6 +87,22 @@ impl TimelineData {
         self.filled += 1;
     }
 
+    /// The column whose sums column `column` shows: its own where a frame maps to it (the
+    /// first that could, frame ⌈c·F/C⌉, does), else, with more columns than frames, the column
+    /// of the frame on screen at its time (frame ⌊c·F/C⌋).
+    fn shown_in(&self, column: u32) -> u32 {
+        let (c, frames, columns) = (
+            u128::from(column),
+            u128::from(self.frame_count),
+            u128::from(self.columns),
+        );
+        let first = (c * frames).div_ceil(columns);
+        if first < frames && self.column_of(first as u64) == column {
+            return column;
+        }
+        self.column_of((c * frames / columns) as u64)
+    }
+
     /// A column's sums.
     pub fn column(&self, column: u32) -> &[u64] {
         let bins = self.bins as usize;
@@ -108,10 +124,7 @@ impl TimelineData {
         let bins = u64::from(self.bins);
         for x in 0..width {
             let column = (u64::from(x) * u64::from(self.columns) / u64::from(width)) as u32;
-            // With more columns than frames, a column no frame maps to shows the frame on
-            // screen at its time.
-            let shown = u128::from(column) * u128::from(self.frame_count) / u128::from(self.columns);
-            let counts = self.column(self.column_of(shown as u64));
+            let counts = self.column(self.shown_in(column));
             let total: u64 = counts.iter().sum();
             let clip = |bin: usize| total > 0 && counts[bin] as f64 / total as f64 > CLIP_SHARE;
             let (shadows, highlights) = (clip(0), clip(self.bins as usize - 1));
@@ -268,6 +281,11 @@ pub fn render_file(
             "'{}' is read once, as it comes (a pipe or a live stream): a timeline maps a whole file's frames; save it to a file first",
             path.display()
         )));
+    }
+    // A track asked for by number must be there (`auto` goes without sound where there is none).
+    if let crate::audio::source::AudioTrack::Nth(_) = track {
+        crate::audio::source::AudioSource::open(path, track, 48_000, 2)
+            .map_err(|e| ClipError::Decode(e.to_string()))?;
     }
     let count = frame_count(&source);
     let mut strip = LoudnessStrip::new(width, first_time(&source), source.info.frame_duration, count);
@@ -586,6 +604,27 @@ mod tests {
         // More columns than frames: some stay empty.
         let wide = TimelineData::new(8, 16, 3);
         assert_eq!((0..3).map(|n| wide.column_of(n)).collect::<Vec<_>>(), [0, 2, 5]);
+    }
+
+    #[test]
+    fn each_pixel_column_shows_its_own_columns_frames_where_columns_are_fewer_than_frames() {
+        // 100 frames over 7 columns, each frame's luminance in the bin of its column: pixel
+        // column x shows column x's frames (14 or 15 of them), the last the frames 86 to 99.
+        let mut data = TimelineData::new(7, 8, 100);
+        for n in 0..100 {
+            let mut bins = [0u32; 8];
+            bins[data.column_of(n) as usize] = 10;
+            data.add(n, bins);
+        }
+        assert_eq!(data.column_of(86), 6);
+        let strip = data.render(7, 8);
+        for x in 0..7u32 {
+            let lit: Vec<u32> = (0..8u32)
+                .filter(|&y| strip[(((7 - y) * 7 + x) * 4) as usize] > 0)
+                .collect();
+            // (The shadow and highlight marks take the bottom and top rows of columns 0 and 6.)
+            assert_eq!(lit, vec![x], "pixel column {x}");
+        }
     }
 
     #[test]
