@@ -335,10 +335,16 @@ fn an_offset_and_a_range_pick_the_pairs_and_ffmpeg_agrees_with_b_trimmed() {
     );
     assert_eq!(behind.len(), 8);
     // The frames left without a partner are told of, beside the figures of those that have one.
-    let out = histoplay(&["compare", a, b, "--offset", "2"]);
-    assert!(out.status.success());
+    for offset in ["2", "-2"] {
+        let out = histoplay(&["compare", a, b, "--offset", offset]);
+        assert!(out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("note: 8 of the 10 frames of "), "{offset}: {stderr}");
+    }
+    // Of a range, the frames asked for: 1 to 5, of which 1 has no partner 2 frames before it.
+    let out = histoplay(&["compare", a, b, "--offset", "-2", "--frames", "1..6"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("note: 8 of the 10 frames of "), "{stderr}");
+    assert!(stderr.contains("note: 4 of the 5 frames of "), "{stderr}");
     let out = histoplay(&["compare", a, b]);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("note:"));
 }
@@ -1144,7 +1150,7 @@ fn aligned_by_time_each_frame_goes_with_the_judged_files_latest_as_ffmpeg_pairs_
         assert_eq!(pairs, [2, 2, 2, 3, 3, 3, 3, 3, 3, 3], "cpu: {cpu}");
         let err = String::from_utf8_lossy(&out.stderr);
         let note = format!(
-            "note: 5 of the frames of '{a}' measured come after '{b}' ends (0.400 s from its first frame, aligned by time): each is measured against its last frame, as FFmpeg's filters repeat it"
+            "note: 5 of the frames of '{a}' measured come after '{b}' ends (0.400 s from its start, aligned by time): each is measured against its last frame, as FFmpeg's filters repeat it"
         );
         assert!(err.lines().any(|l| l == note), "cpu: {cpu}: {err}");
         let out = histoplay(&[&["compare"][..], &args[..], if cpu { &["--cpu"][..] } else { &[] }].concat());
@@ -1775,4 +1781,47 @@ fn a_reference_whose_chroma_cant_be_turned_is_refused_in_one_line() {
     assert!(lines
         .iter()
         .all(|l| l["psnr_y"].is_null() && number(l, "ssim_all") == 1.0));
+}
+
+#[test]
+fn aligned_by_time_a_video_that_starts_after_its_sound_starts_as_late_as_ffmpeg_counts_it() {
+    // The encode's picture 0.2 s after its sound (which starts at 0): FFmpeg counts each
+    // file's times from its start, so the reference's first five frames have no partner.
+    let (reference, encode) = pair(8);
+    let late = common::fixture(
+        "compare-encode-8-picture-late.mkv",
+        &[
+            "-itsoffset",
+            "0.2",
+            "-i",
+            encode.to_str().unwrap(),
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=d=0.6",
+            "-map",
+            "0:v",
+            "-map",
+            "1:a",
+            "-c:v",
+            "copy",
+            "-c:a",
+            "pcm_s16le",
+        ],
+    );
+    let (lines, err) = compare_run(&[
+        reference.to_str().unwrap(),
+        late.to_str().unwrap(),
+        "--compare-by",
+        "time",
+    ]);
+    let psnr = ffmpeg(&reference, &late, "psnr");
+    let ssim = ffmpeg_c_code(&reference, &late, "ssim");
+    // (Frames 5 to 9 with the encode's 0 to 4; then the encode's 5 to 9 against the
+    // reference's last, as FFmpeg repeats it.)
+    let pairs: Vec<(u64, u64)> = lines.iter().map(|l| (l["frame"].u64(), l["frame_b"].u64())).collect();
+    assert_eq!(pairs[..5], [(5, 0), (6, 1), (7, 2), (8, 3), (9, 4)], "{err}");
+    assert_eq!(lines.len(), psnr.len(), "{err}");
+    check_lines(&lines, &psnr, &ssim);
+    assert!(err.contains("note: 5 of the 10 frames of "), "{err}");
 }

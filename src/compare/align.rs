@@ -1,6 +1,7 @@
 //! Which frame of B (the judged file) goes with each frame of A (the reference): by frame
-//! number plus an offset, or by time, each file's times counted from its first frame (as
-//! FFmpeg's filters pair two streams), and B's frames made comparable with A's. Shared by
+//! number plus an offset, or by time, each file's times counted from its start (as `ffmpeg
+//! -i` counts them and its filters pair two streams), and B's frames made comparable with A's
+//! (turned upright, converted). Shared by
 //! `compare`, `render --compare` and the window.
 
 use crate::colour::Range;
@@ -78,6 +79,17 @@ pub fn first_seconds(source: &VideoSource) -> f64 {
         .map_or(0.0, |pts| source.info.seconds(pts))
 }
 
+/// Seconds a file's times are counted from when aligning by time, as `ffmpeg -i` counts them
+/// for its filters: the file's start (the earliest of its streams), where the container says
+/// it, else its first frame. A video that starts after the file's sound starts as late.
+pub fn origin_seconds(source: &VideoSource) -> f64 {
+    let first = first_seconds(source);
+    source
+        .start_seconds()
+        .filter(|&start| start <= first + SAME_INSTANT)
+        .unwrap_or(first)
+}
+
 /// How A's frames find B's: the partner of A's frame (number, seconds of its pts), and B's
 /// frames' keys.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -85,19 +97,24 @@ pub struct Alignment {
     pub by: AlignBy,
     /// B's frames later than A's (negative: earlier).
     pub offset: i64,
+    /// Each file's origin, its times counted from it (`origin_seconds`).
     pub start_a: f64,
     pub start_b: f64,
+    /// B's first frame, from its origin: A's frames before it have no partner.
+    pub first_b: f64,
     /// B's frame duration (the offset's unit aligned by time).
     pub frame_b: f64,
 }
 
 impl Alignment {
     pub fn of(a: &VideoSource, b: &VideoSource, by: AlignBy, offset: i64) -> Self {
+        let start_b = origin_seconds(b);
         Self {
             by,
             offset,
-            start_a: first_seconds(a),
-            start_b: first_seconds(b),
+            start_a: origin_seconds(a),
+            start_b,
+            first_b: (first_seconds(b) - start_b).max(0.0),
             frame_b: b.info.frame_duration,
         }
     }
@@ -109,12 +126,12 @@ impl Alignment {
             AlignBy::Frame => index.checked_add_signed(self.offset).map(Want::Frame),
             AlignBy::Time => {
                 let at = seconds - self.start_a + self.offset as f64 * self.frame_b;
-                (at >= -SAME_INSTANT).then_some(Want::At(at.max(0.0)))
+                (at >= self.first_b - SAME_INSTANT).then_some(Want::At(at.max(self.first_b)))
             }
         }
     }
 
-    /// B's frame's key: its number and its seconds from B's first frame.
+    /// B's frame's key: its number and its seconds from B's origin.
     pub fn key(&self, index: u64, seconds: f64) -> (u64, f64) {
         (index, seconds - self.start_b)
     }
@@ -373,6 +390,7 @@ mod tests {
             offset,
             start_a: 1.0,
             start_b: 2.0,
+            first_b: 0.0,
             frame_b: 0.04,
         }
     }

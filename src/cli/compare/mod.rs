@@ -346,12 +346,18 @@ pub fn compare(
     }
     // A judged file that ends first (or an offset) leaves the rest of the reference unmeasured:
     // said, as the figures are of the frames paired.
-    let asked = index_a
-        .frame_count()
-        .map(|count| job.range.end.unwrap_or(count).min(count).saturating_sub(first));
+    // (From the range's start: a negative offset's first frames of A, which have no partner,
+    // were asked for.)
+    let asked = index_a.frame_count().map(|count| {
+        job.range
+            .end
+            .unwrap_or(count)
+            .min(count)
+            .saturating_sub(job.range.start)
+    });
     if let Some((past, end)) = past_end.count(&align, &index_b, |pts| info_b.seconds(pts)) {
         eprintln!(
-            "note: {past} of the frames of '{}' measured come after '{}' ends ({end:.3} s from its first frame, aligned by time): each is measured against its last frame, as FFmpeg's filters repeat it",
+            "note: {past} of the frames of '{}' measured come after '{}' ends ({end:.3} s from its start, aligned by time): each is measured against its last frame, as FFmpeg's filters repeat it",
             names.0, names.1
         );
     }

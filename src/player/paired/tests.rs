@@ -76,6 +76,7 @@ fn pair(by: AlignBy, offset: i64, fps_b: f64) -> Paired<Script> {
         offset,
         start_a: 0.0,
         start_b: 0.0,
+        first_b: 0.0,
         frame_b: 1.0 / fps_b,
     };
     Paired::new(Script::default(), Script::default(), align)

@@ -302,12 +302,15 @@ impl VideoSource {
     /// The time (seconds, on the stream's clock) that the timestamps of packets shared or
     /// recorded count from: the input's start.
     pub fn packets_start(&self) -> f64 {
+        self.start_seconds().unwrap_or(0.0)
+    }
+
+    /// The input's start (seconds, on the stream's clock: the earliest of its streams), where
+    /// its container says it.
+    pub fn start_seconds(&self) -> Option<f64> {
         // SAFETY: the open input's own context.
         let start = unsafe { (*self.input.as_ptr()).start_time };
-        match start {
-            ffmpeg::ffi::AV_NOPTS_VALUE => 0.0,
-            start => start as f64 / f64::from(ffmpeg::ffi::AV_TIME_BASE),
-        }
+        (start != ffmpeg::ffi::AV_NOPTS_VALUE).then(|| start as f64 / f64::from(ffmpeg::ffi::AV_TIME_BASE))
     }
 
     /// The index of the video stream played among the file's streams.
