@@ -194,6 +194,8 @@ pub fn cpu_frames_with(
     work: PictureWork,
     mut each: impl FnMut(&[u32], Depth, FrameMeta, (u32, u32)) -> std::io::Result<()>,
 ) -> Result<u64, ClipError> {
+    // Frame K must be frame K, as on the GPU (`prepare`).
+    source.set_exact_numbers(true);
     let mut progress = Progress::new(frames_to_do(&source, range));
     let mut format = source.info.format;
     if work.split {
