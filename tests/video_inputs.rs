@@ -1517,3 +1517,49 @@ fn a_picture_that_changes_size_mid_stream_is_counted_and_drawn_at_each_size() {
     );
     let _ = std::fs::remove_file(&joined);
 }
+
+#[test]
+fn a_frame_concealed_is_warned_of_on_every_decoding_with_frame_threads() {
+    // A transport stream with 40 bytes spoiled inside a frame: FFmpeg's H.264 decoder conceals
+    // the errors (every frame is still given out), and with frame threads may give the frame
+    // out before marking it; its log says so each time, and each run warns once, marked or not.
+    let clip = common::fixture(
+        "concealed.ts",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=320x180:r=25:d=2",
+            "-c:v",
+            "libx264",
+            "-crf",
+            "30",
+            "-pix_fmt",
+            "yuv420p",
+            "-f",
+            "mpegts",
+        ],
+    );
+    let mut bytes = std::fs::read(&clip).unwrap();
+    let at = bytes.len() * 2 / 5;
+    for b in &mut bytes[at..at + 40] {
+        *b = 0xff;
+    }
+    let damaged = common::repo_path("target/fixtures/concealed-damaged.ts");
+    std::fs::write(&damaged, &bytes).unwrap();
+    for run in 0..4 {
+        let out = hist(&damaged, &["--frames", "0.."]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        assert_eq!(frame_numbers(&out), (0..50).collect::<Vec<_>>(), "{err}");
+        let concealed: Vec<&str> = err
+            .lines()
+            .filter(|l| l.contains("decoded with errors and concealed"))
+            .collect();
+        assert_eq!(concealed.len(), 1, "run {run}: {err}");
+        assert!(
+            concealed[0].starts_with(&format!("warning: {}: damaged video, playing on: ", damaged.display())),
+            "{err}"
+        );
+    }
+}

@@ -65,6 +65,38 @@ pub fn text(error: ffmpeg::Error) -> String {
     }
 }
 
+/// A decoder's error resilience concealed errors in a frame ("concealing 194 DC, 194 AC, 194
+/// MV errors in P frame"): counted on the stream's `DirectFrames`, which a software decoder of
+/// a run that takes every frame points its `opaque` at (its frame threads' copies of its
+/// context too). A frame's own marks of damage are set by the thread that decodes it, which
+/// with frame threads may give the frame out before it sets them; the log line is said every
+/// time.
+///
+/// # Safety
+/// `context` is null or an object whose first field is its `AVClass`, as FFmpeg logs with;
+/// `format` a NUL-terminated string.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+unsafe fn note_concealment(context: *mut std::ffi::c_void, level: std::ffi::c_int, format: *const std::ffi::c_char) {
+    use ffmpeg::ffi;
+    if level > ffi::AV_LOG_INFO || context.is_null() || format.is_null() {
+        return;
+    }
+    if !std::ffi::CStr::from_ptr(format).to_bytes().starts_with(b"concealing ") {
+        return;
+    }
+    if *(context as *const *const ffi::AVClass) != ffi::avcodec_get_class() {
+        return;
+    }
+    let ctx = context as *const ffi::AVCodecContext;
+    // (A hardware decoder's `opaque` holds its format; a software decoder's is null unless it
+    // decodes into `DirectFrames`.)
+    if (*ctx).opaque.is_null() || !(*ctx).hw_device_ctx.is_null() {
+        return;
+    }
+    let frames = &*((*ctx).opaque as *const crate::video::memory::DirectFrames);
+    frames.note_concealed();
+}
+
 /// FFmpeg's log callback: an error's line kept (the first since `clear`), nothing printed.
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 unsafe extern "C" fn keep(
@@ -74,6 +106,8 @@ unsafe extern "C" fn keep(
     arguments: *mut ffmpeg::ffi::__va_list_tag,
 ) {
     if level > ffmpeg::ffi::AV_LOG_ERROR {
+        // SAFETY: FFmpeg's log context and format, as FFmpeg calls the callback with them.
+        unsafe { note_concealment(context, level, format) };
         return;
     }
     let mut line = [0 as std::ffi::c_char; 512];

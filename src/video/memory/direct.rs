@@ -50,6 +50,9 @@ pub struct DirectFrames {
     pool: OnceLock<Arc<Pool>>,
     /// No pool for this stream (`refuse`).
     refused: AtomicBool,
+    /// Frames the decoder's threads concealed errors in, as FFmpeg logged them and not yet
+    /// taken (`take_concealed`).
+    concealed: AtomicUsize,
 }
 
 /// Host buffers cut into slots of one frame each.
@@ -79,6 +82,17 @@ pub struct PoolPlane<'a> {
 }
 
 impl DirectFrames {
+    /// The decoder concealed errors in a frame (its log said so, from whichever of its threads
+    /// decoded it).
+    pub fn note_concealed(&self) {
+        self.concealed.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The frames the decoder concealed errors in since last asked.
+    pub fn take_concealed(&self) -> usize {
+        self.concealed.swap(0, Ordering::Relaxed)
+    }
+
     /// The decoder `ctx` (open, in software, with `threads` frame threads) says the size of its
     /// frames.
     ///

@@ -326,7 +326,12 @@ impl VideoSource {
         }
         // SAFETY: reading two plain fields of a valid frame.
         let (error_flags, flags) = unsafe { ((*frame.as_ptr()).decode_error_flags, (*frame.as_ptr()).flags) };
+        // Its marks of damage; the decoder's word that it concealed errors in a frame is counted
+        // beside them, for the frames its threads gave out before marking them
+        // (`note_unmarked_concealment`).
+        self.concealed.0 += self.direct.take_concealed();
         if error_flags != 0 || flags & ffmpeg::ffi::AV_FRAME_FLAG_CORRUPT != 0 {
+            self.concealed.1 += 1;
             self.note_damage(&format!("frame {} was decoded with errors and concealed", number.n));
         }
         if let (Some(last), Some(last_pts)) = (self.last_number, self.last_pts) {
@@ -528,6 +533,24 @@ impl VideoSource {
                 reason,
             }
         })
+    }
+
+    /// At the stream's end: warns of the frames the decoder said it concealed errors in beyond
+    /// those marked so (with frame threads, FFmpeg's thread that decodes a frame may give it out
+    /// before it marks it; its log says so every time).
+    pub(super) fn note_unmarked_concealment(&mut self) {
+        self.concealed.0 += self.direct.take_concealed();
+        let unmarked = self.concealed.0.saturating_sub(self.concealed.1);
+        if unmarked > 0 {
+            self.concealed.1 = self.concealed.0;
+            let (frames, them) = match unmarked {
+                1 => ("1 frame".to_string(), "it"),
+                n => (format!("{n} frames"), "them"),
+            };
+            self.note_damage(&format!(
+                "{frames} decoded with errors and concealed (the decoder's threads gave {them} out unmarked)"
+            ));
+        }
     }
 
     /// Warns of a frame whose depth or chroma sampling is not the stream's first (a file made

@@ -194,6 +194,7 @@ impl VideoSource {
             },
             decoded_size,
             turns: 0,
+            concealed: (0, 0),
             warned_size: None,
             last_shape: None,
             decoded_sampling: (sampling, None),

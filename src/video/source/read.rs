@@ -59,6 +59,7 @@ impl VideoSource {
                 for gap in self.gaps.close().into_iter().chain(tail) {
                     self.note_lost(gap);
                 }
+                self.note_unmarked_concealment();
                 return Ok(None);
             };
             if let Some(decoded) = stages::FINISH.time(|| self.finish(frame))? {
