@@ -66,10 +66,8 @@ fn main() -> ExitCode {
     histoplay::cli::report::alongside::finish_all();
     let code = match result {
         Ok(()) => histoplay::process::exit_status(),
-        // Output piped into `head` and the like, whose reader went before the end: the status
-        // of a process the pipe's signal ends (128 + SIGPIPE), so that a gate in a pipeline
-        // (`set -o pipefail`) does not pass a run that never finished.
-        Err(e) if is_broken_pipe(&e) => 141,
+        // Output piped into `head` and the like: the reader has all it wanted.
+        Err(e) if is_broken_pipe(&e) => 0,
         // A signal ended an input's open or read: quit as asked, without an error.
         Err(_) if histoplay::video::input::quitting() => {
             128 + histoplay::video::input::quit_signal().unwrap_or(0) as u8
