@@ -143,6 +143,17 @@ impl AudioSource {
         Ok(source)
     }
 
+    /// Fails where `track` is asked for by number (`--aid N`) and `path` has no such audio
+    /// stream: a command that measures it is not run without it.
+    pub fn track_is_there(path: &Path, track: AudioTrack) -> Result<(), AudioError> {
+        if let AudioTrack::Nth(_) = track {
+            if let Err(e @ (AudioError::NoTrack { .. } | AudioError::NoAudio(_))) = Self::open_as_is(path, track) {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     /// The audio stream `track` of `path` as it is: its own rate, channels and layout (samples
     /// converted to f32 only).
     pub fn open_as_is(path: &Path, track: AudioTrack) -> Result<Self, AudioError> {

@@ -283,10 +283,7 @@ pub fn render_file(
         )));
     }
     // A track asked for by number must be there (`auto` goes without sound where there is none).
-    if let crate::audio::source::AudioTrack::Nth(_) = track {
-        crate::audio::source::AudioSource::open(path, track, 48_000, 2)
-            .map_err(|e| ClipError::Decode(e.to_string()))?;
-    }
+    crate::audio::source::AudioSource::track_is_there(path, track).map_err(|e| ClipError::Decode(e.to_string()))?;
     let count = frame_count(&source);
     let mut strip = LoudnessStrip::new(width, first_time(&source), source.info.frame_duration, count);
     let data = Mutex::new(TimelineData::new(width, DEFAULT_BINS, count));

@@ -183,7 +183,8 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
             Err(VideoError::NoVideo(_)) => None,
             source => Some(source?),
         };
-        super::sound::track_is_there(input, options.track).map_err(|e| ClipError::Decode(e.to_string()))?;
+        crate::audio::source::AudioSource::track_is_there(input, options.track)
+            .map_err(|e| ClipError::Decode(e.to_string()))?;
         let report = ReportOptions {
             limits: options.limits.clone(),
             cpu: options.cpu,

@@ -276,7 +276,7 @@ pub fn run(args: Args) -> Result<()> {
         source.record_to(record)?;
     }
     if !source.info.live {
-        sound::track_is_there(input, args.aid)?;
+        crate::audio::source::AudioSource::track_is_there(input, args.aid)?;
         sound::note_no_sound(&source, args.silence.is_some(), args.fail_on.as_ref());
     }
     if let Some(signals) = &signals {

@@ -55,15 +55,3 @@ pub fn note_no_sound(source: &crate::video::source::VideoSource, silence: bool, 
         );
     }
 }
-
-/// The audio stream `track` asked for by number (`--aid N`) is one `path` has: the report is not
-/// made without it.
-pub fn track_is_there(path: &std::path::Path, track: crate::audio::source::AudioTrack) -> anyhow::Result<()> {
-    use crate::audio::source::{AudioError, AudioSource, AudioTrack};
-    if let AudioTrack::Nth(_) = track {
-        if let Err(e @ (AudioError::NoTrack { .. } | AudioError::NoAudio(_))) = AudioSource::open_as_is(path, track) {
-            anyhow::bail!("{e}");
-        }
-    }
-    Ok(())
-}
