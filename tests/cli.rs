@@ -197,7 +197,15 @@ fn a_log_that_cannot_be_written_is_a_one_line_error_naming_it_before_any_frame_i
     let out = histoplay(&["compare", sample, sample, "--vmaf-log", "/no/such/folder/vmaf.json"]);
     assert_one_line_error(
         &out,
-        "cannot write VMAF's log '/no/such/folder/vmaf.json': No such file",
+        "cannot write VMAF's log '/no/such/folder/vmaf.json': there is no folder '/no/such/folder'",
+    );
+    assert!(out.stdout.is_empty(), "{}", stdout(&out));
+    // A file the system keeps, which opens for writing but is written beside its name until
+    // whole: where it would be written is what is tried.
+    let out = histoplay(&["compare", sample, sample, "--vmaf-log", "/proc/version"]);
+    assert_one_line_error(
+        &out,
+        "cannot write VMAF's log '/proc/version': no file can be made in '/proc' to write it into",
     );
     assert!(out.stdout.is_empty(), "{}", stdout(&out));
     let out = histoplay(&[

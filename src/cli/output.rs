@@ -92,16 +92,37 @@ impl Serialize for Channel<'_> {
 }
 
 /// Whether a file can be written at `path`, asked before a run that writes it at its end (so that
-/// a name in a folder that isn't there fails at once, not after the run): a file there already is
-/// opened for writing, untouched; else one is made and taken away again. A pipe is not opened:
-/// that would wait for its reader, and closing it would end the reader's input.
+/// a name in a folder that isn't there, or one the system keeps, fails at once, not after the
+/// run): where the file is written until whole (`OutputFile`, beside its name) a file is made
+/// and taken away again; a file written through is opened for writing, untouched. A pipe is not
+/// opened: that would wait for its reader, and closing it would end the reader's input.
 pub fn check_writable(path: &std::path::Path) -> io::Result<()> {
     use std::os::unix::fs::FileTypeExt;
     if path.is_dir() {
         return Err(io::Error::new(io::ErrorKind::IsADirectory, "it is a folder"));
     }
+    if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty() && !p.is_dir()) {
+        let text = format!("there is no folder '{}'", folder.display());
+        return Err(io::Error::new(io::ErrorKind::NotFound, text));
+    }
     if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo() || m.file_type().is_socket()) {
         return Ok(());
+    }
+    let file = crate::output_file::OutputFile::new(path);
+    if file.beside() {
+        // (One left by a run that was killed is this run's to take away.)
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(file.written())
+            .map_err(|e| {
+                let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+                let folder = folder.unwrap_or(std::path::Path::new("."));
+                let text = format!("no file can be made in '{}' to write it into ({e})", folder.display());
+                io::Error::new(e.kind(), text)
+            })?;
+        return std::fs::remove_file(file.written());
     }
     match std::fs::OpenOptions::new().write(true).open(path) {
         Ok(_) => Ok(()),
@@ -110,10 +131,6 @@ pub fn check_writable(path: &std::path::Path) -> io::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::NotFound && path.is_symlink() => {
             let folder = path.parent().unwrap_or(std::path::Path::new(""));
             check_writable(&folder.join(std::fs::read_link(path)?))
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
-            std::fs::remove_file(path)
         }
         Err(e) => Err(e),
     }

@@ -207,16 +207,9 @@ pub fn run(args: Args) -> Result<()> {
         bail!("--html writes the page to a file: name one (PAGE.html); the JSON Lines go to stdout");
     }
     let output = args.output.clone().filter(|_| page_named.is_none());
-    if let Some(parent) = html
-        .as_ref()
-        .and_then(|p| p.parent())
-        .filter(|p| !p.as_os_str().is_empty() && !p.is_dir())
-    {
-        bail!(
-            "'{}' can't be written: there is no folder '{}'",
-            html.as_ref().map_or(String::new(), |p| p.display().to_string()),
-            parent.display()
-        );
+    if let Some(page) = &html {
+        crate::cli::output::check_writable(page)
+            .map_err(|e| anyhow::anyhow!("'{}' can't be written: {e}", page.display()))?;
     }
     let page_only = html.is_some() && args.format.is_none() && !args.csv && !args.events && !args.audio;
     let format = match (args.format, args.csv) {
