@@ -1825,3 +1825,51 @@ fn aligned_by_time_a_video_that_starts_after_its_sound_starts_as_late_as_ffmpeg_
     check_lines(&lines, &psnr, &ssim);
     assert!(err.contains("note: 5 of the 10 frames of "), "{err}");
 }
+
+#[test]
+fn frames_left_unmeasured_are_put_down_to_the_file_that_lacks_them() {
+    // A reference whose container lists 30 frames, cut short: its last frames can't be read.
+    let whole = common::fixture(
+        "compare-cut-whole.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x120:r=25:d=1.2",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-g",
+            "5",
+            "-movflags",
+            "+faststart",
+        ],
+    );
+    let bytes = std::fs::read(&whole).unwrap();
+    let cut = whole.with_file_name(format!("compare-cut-{}.mp4", std::process::id()));
+    std::fs::write(&cut, &bytes[..bytes.len() * 6 / 10]).unwrap();
+    let (whole_name, cut_name) = (whole.to_str().unwrap(), cut.to_str().unwrap());
+    // The cut file as the reference: its own frames end; the judged file had more.
+    let (lines, err) = compare_run(&[cut_name, whole_name]);
+    assert!(lines.len() < 30, "{err}");
+    // (Of the frames the file was found to hold once its end was read: fewer than listed.)
+    let note = err.lines().find(|l| l.starts_with("note: ")).unwrap_or_default();
+    assert!(note.starts_with(&format!("note: {} of the ", lines.len())), "{err}");
+    assert!(
+        note.contains(&format!(
+            "frames of '{cut_name}' asked for have a partner in '{whole_name}' (the rest could not be read from '{cut_name}')"
+        )),
+        "{err}"
+    );
+    // The cut file judged: it ends first.
+    let (lines, err) = compare_run(&[whole_name, cut_name]);
+    assert!(
+        err.contains(&format!(
+            "note: {} of the 30 frames of '{whole_name}' asked for have a partner in '{cut_name}' ('{cut_name}' ends first)",
+            lines.len()
+        )),
+        "{err}"
+    );
+    let _ = std::fs::remove_file(&cut);
+}

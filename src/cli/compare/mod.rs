@@ -313,7 +313,7 @@ pub fn compare(
         alpha: false,
         ssim: None,
     });
-    let done = if job.cpu || on_cpu.is_some() {
+    let paired = if job.cpu || on_cpu.is_some() {
         compare_cpu(a, b, &job, measured, vmaf, &mut progress, &mut emit)?
     } else {
         let own;
@@ -331,6 +331,7 @@ pub fn compare(
             compare_gpu(ctx, a, b, &job, vmaf, &mut progress, &mut emit)?
         }
     };
+    let done = paired.pairs;
     progress.finish();
     out.flush()?;
     if let (Some(log), Some(path)) = (&log, &log_path) {
@@ -370,9 +371,19 @@ pub fn compare(
     let done = done - past_a;
     // (Where none had one at its own time, the note above says what was measured: the judged
     // file starts after the reference's end.)
+    // Why: B ended first; or A's own frames did (a file that ends early, frames it lists
+    // that could not be read); or A's frames had none at their place in B (those a negative
+    // offset leaves without one are not read).
     if let Some(asked) = asked.filter(|&asked| done < asked && done > 0) {
+        let why = if paired.b_ended {
+            format!("'{}' ends first", names.1)
+        } else if paired.read_a + (starts(&job).0 - job.range.start) < asked {
+            format!("the rest could not be read from '{}'", names.0)
+        } else {
+            format!("the offset, or where '{}' starts, leaves the rest without one", names.1)
+        };
         eprintln!(
-            "note: {done} of the {asked} frames of '{}' asked for have a partner in '{}' (its length, or the offset, leaves the rest without one): the figures are of those",
+            "note: {done} of the {asked} frames of '{}' asked for have a partner in '{}' ({why}): the figures are of those",
             names.0, names.1
         );
     }

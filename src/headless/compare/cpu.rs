@@ -2,7 +2,7 @@
 //! the CPU twins of the metrics stage and of VMAF.
 
 use super::pictures::{first_decoded, CpuPic, CpuSide};
-use super::{b_start, measures_past_a, starts, time_on_a, CompareJob, Compared, Follower, Step};
+use super::{b_start, measures_past_a, starts, time_on_a, CompareJob, Compared, Follower, Paired, Step};
 use crate::compare::align::Alignment;
 use crate::compare::metrics::{frame_metrics, frame_metrics_with_ssim_of, FrameMetrics};
 use crate::compare::vmaf::luma::Luma;
@@ -38,7 +38,7 @@ pub fn compare_cpu(
     mut vmaf: Option<Vmaf>,
     progress: &mut Progress,
     emit: &mut impl FnMut(Compared) -> std::io::Result<()>,
-) -> Result<u64, ClipError> {
+) -> Result<Paired, ClipError> {
     let align = Alignment::of(&a, &b, job.by, job.offset);
     let (start_a, _) = starts(job);
     a.set_exact_numbers(true);
@@ -68,6 +68,8 @@ pub fn compare_cpu(
     let (mut ya, mut yb) = (Vec::new(), Vec::new());
     // A's frame paired (or, aligned by time, passed over) last, and whether A has no more.
     let (mut last_a, mut a_ended): (Option<CpuPic>, bool) = (None, false);
+    // A's pictures of the range read, paired or not.
+    let mut read_a = 0u64;
     let tail = measures_past_a(job, &align, b.info.live);
     loop {
         let next_a = match a_ended {
@@ -82,6 +84,7 @@ pub fn compare_cpu(
                 if job.range.end.is_some_and(|e| fa.frame() >= e) {
                     break;
                 }
+                read_a += 1;
                 let step = follower.advance(
                     align.want(fa.index(), fa.seconds()),
                     |f: &CpuPic| align.key(f.index(), f.seconds()),
@@ -152,7 +155,11 @@ pub fn compare_cpu(
     }
     let last = vmaf.as_mut().and_then(Vmaf::finish);
     emit_scored(&mut unscored, last, emit)?;
-    Ok(done)
+    Ok(Paired {
+        pairs: done,
+        b_ended: follower.ended,
+        read_a,
+    })
 }
 
 /// A pair's metrics, its alpha planes' share where they are measured, and SSIM from its frames

@@ -4,7 +4,7 @@
 
 use super::cpu::emit_scored;
 use super::pictures::{first_decoded, Pic, Side};
-use super::{b_start, measures_past_a, starts, time_on_a, CompareJob, Compared, Follower, Step};
+use super::{b_start, measures_past_a, starts, time_on_a, CompareJob, Compared, Follower, Paired, Step};
 use crate::compare::align::Alignment;
 use crate::compare::gpu::{MetricsBinding, MetricsPass};
 use crate::compare::metrics::FrameMetrics;
@@ -32,7 +32,7 @@ pub fn compare_gpu(
     mut vmaf: Option<Vmaf>,
     progress: &mut Progress,
     emit: &mut impl FnMut(Compared) -> std::io::Result<()>,
-) -> Result<u64, ClipError> {
+) -> Result<Paired, ClipError> {
     // Frames are paired, ranged and printed by number: exact numbers only, never estimates
     // from a frame rate the index has not confirmed yet.
     a.set_exact_numbers(true);
@@ -151,6 +151,8 @@ pub fn compare_gpu(
     // A's picture paired (or, aligned by time, passed over) last: it stands for A past its
     // end; and whether A has no more.
     let (mut last_a, mut a_ended): (Option<Pic>, bool) = (None, false);
+    // A's pictures of the range read, paired or not.
+    let mut read_a = 0u64;
     loop {
         let next_a = match a_ended {
             false => side_a.next_picture(ctx)?,
@@ -166,6 +168,7 @@ pub fn compare_gpu(
                     side_a.release(fa);
                     break;
                 }
+                read_a += 1;
                 // B's pictures passed by are given back only after the work already submitted
                 // that reads them: the decoder uploads into a slot behind it in the queue.
                 let step = follower.advance(
@@ -236,6 +239,7 @@ pub fn compare_gpu(
         side_a.release(fa);
     }
     let mut side_b = side_b.into_inner();
+    let b_ended = follower.ended;
     follower.finish(|f| side_b.release(f));
     let (da, db) = (side_a.into_decoder(), side_b.into_decoder());
     // The decoders close side by side while the last results come back: closing one takes up
@@ -255,5 +259,9 @@ pub fn compare_gpu(
         // A decoder that panicked while closing has nothing left to give.
         let _ = thread.join();
     }
-    Ok(done)
+    Ok(Paired {
+        pairs: done,
+        b_ended,
+        read_a,
+    })
 }

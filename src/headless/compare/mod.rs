@@ -17,6 +17,16 @@ use crate::compare::vmaf::VmafFrame;
 use crate::headless::{ClipError, FrameRange};
 use crate::video::source::SeekTarget;
 
+/// How a run of pairs went: the pairs measured, whether B's frames ran out (else A's did, or
+/// the range asked for ended), and how many of A's frames of the range were read, paired or
+/// not (fewer than the range's where A ends early).
+#[derive(Clone, Copy, Debug)]
+pub struct Paired {
+    pub pairs: u64,
+    pub b_ended: bool,
+    pub read_a: u64,
+}
+
 /// One pair of frames: A's number and B's, A's time, and the metrics.
 pub struct Compared {
     pub frame: u64,

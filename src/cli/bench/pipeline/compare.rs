@@ -70,7 +70,8 @@ pub fn run(a: &Path, b: &Path, vmaf: bool, out: &mut impl Write) -> Result<()> {
             sum += c.metrics.ssim_all + c.vmaf.map_or(0.0, |v| v.vmaf);
             last = Instant::now();
             Ok(())
-        })?;
+        })?
+        .pairs;
         // To the last pair's result, as decoding alone is timed to its last frame; the
         // decoders' teardown after it, which decoding alone leaves out, shown beside.
         best = best.max(compared as f64 / (last - start).as_secs_f64());
