@@ -685,3 +685,72 @@ fn the_audio_stream_asked_for_is_reported() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("has 2 audio streams: no audio track 3"), "{stderr}");
 }
+
+#[test]
+fn sound_that_changes_its_rate_midway_is_measured_afresh_there_as_ffmpegs_filters_made_again() {
+    // 1.2 s of stereo at 48 kHz, then 1.3 s at 44.1 kHz, in one MPEG-TS (pieces joined, as a
+    // recording across programmes).
+    let piece = |name: &str, sound: &str| {
+        std::fs::read(common::fixture(
+            name,
+            &["-f", "lavfi", "-i", sound, "-ac", "2", "-c:a", "mp2", "-f", "mpegts"],
+        ))
+        .unwrap()
+    };
+    let first = piece("rate-change-48k.ts", "aevalsrc=0.3*sin(2*PI*440*t):s=48000:d=1.2");
+    let second = piece(
+        "rate-change-44k.ts",
+        "aevalsrc=if(lt(t\\,0.5)\\,0\\,0.5*sin(2*PI*1000*t)):s=44100:d=1.3",
+    );
+    let joined = common::repo_path(&format!("target/fixtures/rate-change-{}.ts", std::process::id()));
+    std::fs::write(&joined, [first, second].concat()).unwrap();
+    let report = qctools_report(&joined);
+    let ours = audio_frames(&report);
+    // FFmpeg's command line makes its filters again at the change: the frames from there,
+    // each 100 ms of the new rate, their astats and loudness from nothing.
+    let out = Command::new("ffmpeg")
+        .args(["-hide_banner", "-nostats", "-i"])
+        .arg(&joined)
+        .args([
+            "-af",
+            "astats=metadata=1:reset=1,ebur128=metadata=1,ametadata=print",
+            "-f",
+            "null",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    let mut theirs: Vec<Vec<(String, String)>> = Vec::new();
+    let mut graphs = 0;
+    for line in log.lines().filter(|l| l.contains("Parsed_ametadata")) {
+        let text = line.split("] ").nth(1).unwrap_or_default();
+        if text.starts_with("frame:0 ") {
+            graphs += 1;
+            theirs.clear();
+        }
+        if text.starts_with("frame:") {
+            theirs.push(Vec::new());
+        } else if let (Some((key, value)), Some(frame)) = (text.split_once('='), theirs.last_mut()) {
+            frame.push((key.to_string(), value.to_string()));
+        }
+    }
+    assert_eq!(graphs, 2, "{log}");
+    assert!(theirs.len() >= 12, "{log}");
+    assert!(ours.len() > theirs.len());
+    let after = &ours[ours.len() - theirs.len()..];
+    for (n, (a, b)) in after.iter().zip(&theirs).enumerate() {
+        assert_eq!(a, b, "audio frame {n} after the change");
+    }
+    // Timed 100 ms apart at the new rate from the change's first frame, none going back.
+    let times = audio_attributes(&report, &["pkt_pts_time", "pkt_duration_time"]);
+    let starts: Vec<f64> = times.iter().map(|t| t[0].parse().unwrap()).collect();
+    assert!(starts.windows(2).all(|w| w[1] > w[0]), "{starts:?}");
+    let at = times.len() - theirs.len();
+    for t in &times[at..times.len() - 1] {
+        assert_eq!(t[1], "0.1000000", "{times:?}");
+    }
+    let step = starts[at + 2] - starts[at + 1];
+    assert!((step - 0.1).abs() < 1e-6, "{starts:?}");
+    let _ = std::fs::remove_file(&joined);
+}

@@ -67,27 +67,20 @@ pub fn report_file(
     mut seen_raw: impl FnMut(&AudioStream, &ffmpeg::frame::Audio),
     mut each: impl FnMut(&AudioStream, &AudioFrame) -> Result<(), String>,
 ) -> Result<AudioStream, String> {
-    let mut source = AudioSource::open_as_is(path, track).map_err(|e| e.to_string())?;
-    let channels = usize::from(source.channels());
-    let rate = source.rate();
+    let mut source = AudioSource::open_as_is(path, track)
+        .map_err(|e| e.to_string())?
+        .following();
     let stream = AudioStream {
         index: source.stream_index(),
-        rate,
+        rate: source.rate(),
         channels: source.channels(),
         time_base: source.time_base(),
     };
     let mut each = |frame: &AudioFrame| each(&stream, frame);
-    let weights = source_weights(&source);
     let in_file = |e: String| format!("'{}': {e}", path.display());
-    let mut meter = LoudnessMeter::new(rate, weights, ffmpeg::ChannelLayout::empty(), false).map_err(in_file)?;
-    meter.keep_blocks(true);
-    let mut astats = Astats::new(channels, rate);
-    let step = u64::from((rate / 10).max(1));
-    // Samples decoded, the frames whose astats tags are known, and the last loudness.
-    let (mut decoded, mut waiting) = (0u64, VecDeque::<Waiting>::new());
-    let mut r128 = [-120.691, -120.691, -70.0, 0.0, 0.0, 0.0];
-    let (mut first, mut samples) = (None, Vec::new());
-    let mut frame = Frame::new(step, rate);
+    let shape = (usize::from(source.channels()), source.rate());
+    let mut part = Part::new(shape, source_weights(&source), 0).map_err(in_file)?;
+    let mut samples = Vec::new();
     let mut failed = None;
     let mut gaps = Gaps::default();
     loop {
@@ -97,13 +90,19 @@ pub fn report_file(
                 return;
             }
             seen_raw(&stream, raw);
+            if let Err(e) = part.follow(raw, &mut gaps) {
+                failed = Some(e);
+                return;
+            }
+            let rate = part.rate;
             let pts = pts_in_samples(raw, stream.time_base, rate);
             gaps.note(path, pts, n, rate);
             // (Every decoded frame is counted: a channel's last sample carries to the next.)
-            match astats_of(&mut astats, raw) {
+            let (step, decoded) = (part.frame.step, part.decoded);
+            match astats_of(&mut part.astats, raw) {
                 // Each 100 ms frame starting in this decoded frame takes its tags and its time.
                 Ok(tags) => {
-                    waiting.extend(
+                    part.waiting.extend(
                         (decoded.div_ceil(step)..(decoded + n).div_ceil(step)).map(|index| Waiting {
                             index,
                             astats: tags.clone(),
@@ -113,7 +112,7 @@ pub fn report_file(
                 }
                 Err(e) => failed = Some(e),
             }
-            decoded += n;
+            part.decoded += n;
         };
         let Some(chunk) = source.next_chunk_seen(&mut seen) else {
             break;
@@ -121,17 +120,16 @@ pub fn report_file(
         if let Some(e) = failed.take() {
             return Err(in_file(e));
         }
-        let first = *first.get_or_insert(chunk.start);
+        let first = *part.first.get_or_insert(chunk.start);
         samples.clear();
         samples.extend(chunk.samples.iter().map(|&x| f64::from(x)));
-        meter.add(&samples).map_err(in_file)?;
-        let mut blocks = meter.take_blocks().into_iter();
-        for x in samples.chunks_exact(channels.max(1)) {
-            frame.take(x);
-            if frame.full() {
-                let block = blocks.next();
-                if let Some(b) = block {
-                    r128 = [
+        part.meter.add(&samples).map_err(in_file)?;
+        let mut blocks = part.meter.take_blocks().into_iter();
+        for x in samples.chunks_exact(part.channels.max(1)) {
+            part.frame.take(x);
+            if part.frame.full() {
+                if let Some(b) = blocks.next() {
+                    part.r128 = [
                         b.momentary,
                         b.short_term,
                         b.integrated,
@@ -140,33 +138,104 @@ pub fn report_file(
                         b.range_high,
                     ];
                 }
-                frame.emit(first, Some(r128), &mut waiting, &mut each)?;
+                part.frame.emit(first, Some(part.r128), &mut part.waiting, &mut each)?;
             }
         }
     }
     // The last, shorter frame.
-    if frame.count > 0 {
-        frame.emit(first.unwrap_or(0.0), None, &mut waiting, &mut each)?;
+    if part.frame.count > 0 {
+        let first = part.first.unwrap_or(0.0);
+        part.frame.emit(first, None, &mut part.waiting, &mut each)?;
     }
     Ok(stream)
+}
+
+/// The sound since it last changed its channels, rate or sample format: FFmpeg's filters are
+/// made again at such a change, and start from nothing (the 100 ms frame they had begun is
+/// left out, as the filters made again never see it).
+struct Part {
+    channels: usize,
+    rate: u32,
+    /// The last decoded frame's sample format, layout, channels and rate.
+    kind: Option<(ffmpeg::format::Sample, u64, usize, u32)>,
+    meter: LoudnessMeter,
+    astats: Astats,
+    /// Samples decoded, the frames whose astats tags are known, and the last loudness.
+    decoded: u64,
+    waiting: VecDeque<Waiting>,
+    r128: [f64; 6],
+    /// The first chunk's time (for frames with no timestamp), and the frame being gathered.
+    first: Option<f64>,
+    frame: Frame,
+}
+
+impl Part {
+    /// The sound of `channels` at `rate`, its channels weighed by `weights`; its frames
+    /// numbered from `number`.
+    fn new((channels, rate): (usize, u32), weights: Vec<f64>, number: u64) -> Result<Self, String> {
+        let mut meter = LoudnessMeter::new(rate, weights, ffmpeg::ChannelLayout::empty(), false)?;
+        meter.keep_blocks(true);
+        Ok(Self {
+            channels,
+            rate,
+            kind: None,
+            meter,
+            astats: Astats::new(channels, rate),
+            decoded: 0,
+            waiting: VecDeque::new(),
+            r128: [-120.691, -120.691, -70.0, 0.0, 0.0, 0.0],
+            first: None,
+            frame: Frame::new(u64::from((rate / 10).max(1)), rate, number),
+        })
+    }
+
+    /// Starts again where the decoded frame `raw` is of another kind than the one before it
+    /// (the first, of other channels or another rate than the stream said); the gaps' count
+    /// starts again with it.
+    fn follow(&mut self, raw: &ffmpeg::frame::Audio, gaps: &mut Gaps) -> Result<(), String> {
+        let (channels, rate) = (usize::from(raw.channels()).max(1), raw.rate().max(1));
+        let layout = crate::audio::layout::of_frame(raw);
+        let kind = (raw.format(), layout.bits(), channels, rate);
+        let again = match self.kind {
+            Some(last) => last != kind,
+            None => (channels, rate) != (self.channels, self.rate),
+        };
+        self.kind = Some(kind);
+        if !again {
+            return Ok(());
+        }
+        let weights = match crate::audio::layout::placing(layout, raw.channels()) {
+            Some(placed) => crate::audio::loudness::layout_weights(placed, channels),
+            None => vec![1.0; channels],
+        };
+        *self = Self {
+            kind: self.kind,
+            ..Self::new((channels, rate), weights, self.frame.number)?
+        };
+        *gaps = Gaps::default();
+        Ok(())
+    }
 }
 
 /// The 100 ms frame being gathered.
 struct Frame {
     step: u64,
     rate: f64,
+    /// Its number in its part (as the astats tags waiting know it) and in the report.
     index: u64,
+    number: u64,
     count: u64,
     peak: f64,
     clipped: u64,
 }
 
 impl Frame {
-    fn new(step: u64, rate: u32) -> Self {
+    fn new(step: u64, rate: u32, number: u64) -> Self {
         Self {
             step,
             rate: f64::from(rate),
             index: 0,
+            number,
             count: 0,
             peak: 0.0,
             clipped: 0,
@@ -202,7 +271,7 @@ impl Frame {
         };
         let start = self.index * self.step;
         each(&AudioFrame {
-            index: self.index,
+            index: self.number,
             time: pts.map_or(first + start as f64 / self.rate, |pts| pts as f64 / self.rate),
             duration: self.count as f64 / self.rate,
             samples: self.count as usize,
@@ -211,7 +280,8 @@ impl Frame {
             peak: self.peak,
             clipped: self.clipped,
         })?;
-        (self.index, self.count, self.peak, self.clipped) = (self.index + 1, 0, 0.0, 0);
+        (self.index, self.number) = (self.index + 1, self.number + 1);
+        (self.count, self.peak, self.clipped) = (0, 0.0, 0);
         Ok(())
     }
 }

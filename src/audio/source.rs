@@ -75,6 +75,9 @@ pub struct AudioSource {
     changes: u32,
     /// Samples that are no number (NaN) or infinite, in a float stream: said once.
     said_not_finite: bool,
+    /// Whether a change of the sound's layout or rate is given out as it is (`following`)
+    /// instead of mixed to the first.
+    follows: bool,
     /// A file's timestamps kept running on where they start over (MPEG-TS pieces joined), as
     /// its picture's are.
     continuity: Option<crate::video::continuity::FileContinuity>,
@@ -183,6 +186,13 @@ impl AudioSource {
         Ok(self)
     }
 
+    /// This source (as it is) giving out the sound in its new layout and rate where it changes,
+    /// as FFmpeg's filters are made again for it, instead of mixed to its first.
+    pub fn following(mut self) -> Self {
+        self.follows = true;
+        self
+    }
+
     /// Whether the channels have their places (a layout the stream says, or the usual one of
     /// their count), or are only counted.
     pub fn channels_placed(&self) -> bool {
@@ -258,6 +268,7 @@ impl AudioSource {
             last_shape: None,
             changes: 0,
             said_not_finite: false,
+            follows: false,
             continuity: None,
         })
     }
@@ -420,6 +431,11 @@ impl AudioSource {
             }
             None => self.last_shape = Some((shape, 1)),
         }
+        if self.follows && shape != (self.layout(), self.rate) {
+            (self.rate, self.channels, self.layout) = (frame.rate(), channels, Some(layout));
+            self.placed = layout != layout::unplaced(channels);
+            self.resampler = None;
+        }
         let matches = |r: &ffmpeg::software::resampling::Context| {
             let input = r.input();
             input.format == frame.format() && input.channel_layout == layout && input.rate == frame.rate()
@@ -496,8 +512,12 @@ impl AudioSource {
             true => layout::name(self.layout()),
             false => format!("{} at {} Hz", layout::name(self.layout()), self.rate),
         };
+        let then = match self.follows {
+            true => "measured afresh from there, as FFmpeg's filters are made again".to_string(),
+            false => format!("from there it is mixed to {out}"),
+        };
         log::warn!(
-            "{path}: the sound changes from {} to {} at {start:.3} s; from there it is mixed to {out}",
+            "{path}: the sound changes from {} to {} at {start:.3} s; {then}",
             shape(last),
             shape(now)
         );
