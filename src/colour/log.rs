@@ -146,18 +146,34 @@ impl LogEncoding {
     }
 
     /// The encoding a file's metadata names, if one does: a tag about the picture's curve,
-    /// colour, camera or profile (or a comment) whose whole value is an encoding's name, such
-    /// as Apple's `com.apple.log`, `S-Log3.Cine` or `LogC4`. A value that merely mentions one
-    /// ("my v-log trip") names none.
+    /// colour, camera or profile whose whole value is an encoding's name, such as Apple's
+    /// `com.apple.log`, `S-Log3.Cine` or `LogC4`. The key's words are what say so
+    /// (`capture_gamma`, `com.apple.quicktime.log`; not `catalog`), and a comment, free text,
+    /// never does: a video blog's "Vlog" is no curve. A value that merely mentions one ("my
+    /// v-log trip") names none.
     pub fn from_tags<'a>(tags: impl IntoIterator<Item = (&'a str, &'a str)>) -> Option<Self> {
-        const KEYS: [&str; 8] = [
-            "gamma", "transfer", "log", "curve", "colo", "comment", "camera", "profile",
+        const WORDS: [&str; 10] = [
+            "gamma", "transfer", "log", "curve", "color", "colour", "colors", "colours", "camera", "profile",
         ];
+        let about_the_curve = |key: &str| {
+            // Words split at punctuation and where a small letter meets a capital (`LogMode`).
+            let mut words = Vec::new();
+            let mut word = String::new();
+            let mut last_small = false;
+            for c in key.chars() {
+                if !c.is_ascii_alphanumeric() || (c.is_ascii_uppercase() && last_small) {
+                    words.push(std::mem::take(&mut word));
+                }
+                if c.is_ascii_alphanumeric() {
+                    word.push(c.to_ascii_lowercase());
+                }
+                last_small = c.is_ascii_lowercase();
+            }
+            words.push(word);
+            words.iter().any(|w| WORDS.contains(&w.as_str()))
+        };
         tags.into_iter()
-            .filter(|(key, _)| {
-                let key = key.to_ascii_lowercase();
-                KEYS.iter().any(|k| key.contains(k))
-            })
+            .filter(|(key, _)| about_the_curve(key))
             .find_map(|(_, value)| Self::parse(value))
     }
 

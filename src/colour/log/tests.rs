@@ -103,6 +103,17 @@ fn names_parse_in_every_spelling_and_tags_name_a_curve_only_whole() {
     // A title is not about the curve, and a value that only mentions one names none.
     assert_eq!(LogEncoding::from_tags([("title", "V-Log")]), None);
     assert_eq!(LogEncoding::from_tags([("comment", "my v-log trip")]), None);
+    // Nor is a comment (a video blog's "Vlog"), or a key with "log" inside a word of its own.
+    assert_eq!(LogEncoding::from_tags([("comment", "Vlog")]), None);
+    assert_eq!(LogEncoding::from_tags([("CATALOG", "logc")]), None);
+    assert_eq!(
+        LogEncoding::from_tags([("CameraLogMode", "V-Log")]),
+        Some(LogEncoding::VLog)
+    );
+    assert_eq!(
+        LogEncoding::from_tags([("color_profile", "F-Log2")]),
+        Some(LogEncoding::FLog2)
+    );
 }
 
 #[test]
