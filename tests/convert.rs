@@ -18,7 +18,13 @@ use histoplay::video::convert::{convert_cpu, ConvertError, ConvertPass, PlaneTex
 use histoplay::video::format::{FrameFormat, PlaneData, PlaneLayout};
 use std::ffi::{c_int, CString};
 
-const MATRICES: [Matrix; 3] = [Matrix::Bt601, Matrix::Bt709, Matrix::Bt2020];
+const MATRICES: [Matrix; 5] = [
+    Matrix::Bt601,
+    Matrix::Bt709,
+    Matrix::Bt2020,
+    Matrix::Smpte240m,
+    Matrix::Fcc,
+];
 const RANGES: [Range; 2] = [Range::Limited, Range::Full];
 const YUV420: PlaneLayout = PlaneLayout::Yuv {
     chroma_shift_x: 1,
@@ -457,6 +463,8 @@ fn swscale(
         Matrix::Bt601 => ffi::SWS_CS_ITU601,
         Matrix::Bt709 => ffi::SWS_CS_ITU709,
         Matrix::Bt2020 => ffi::SWS_CS_BT2020,
+        Matrix::Smpte240m => ffi::SWS_CS_SMPTE240M,
+        Matrix::Fcc => ffi::SWS_CS_FCC,
     };
     let full = c_int::from(format.color.range == Range::Full);
     let rgb_out = to == ffi::AVPixelFormat::AV_PIX_FMT_RGBA;
@@ -601,6 +609,8 @@ fn zscale_rgb10(frame: &TestFrame) -> Vec<u32> {
         Matrix::Bt601 => "170m",
         Matrix::Bt709 => "709",
         Matrix::Bt2020 => "2020_ncl",
+        Matrix::Smpte240m => "smpte2400m",
+        Matrix::Fcc => "fcc",
     };
     let range = match format.color.range {
         Range::Limited => "limited",

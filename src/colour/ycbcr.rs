@@ -1,4 +1,4 @@
-//! Y'CbCr: the matrix (Kr, Kb of BT.601, BT.709, BT.2020) and the code range (limited or full)
+//! Y'CbCr: the matrix (Kr, Kb of BT.601, BT.709, BT.2020, SMPTE 240M, FCC) and the code range (limited or full)
 //! a stream's samples are in, and the Y'CbCr → R'G'B' matrix they give.
 
 /// The Y'CbCr → R'G'B' matrix.
@@ -7,6 +7,9 @@ pub enum Matrix {
     Bt601,
     Bt709,
     Bt2020,
+    /// SMPTE 240M (1990s HD), and the FCC's of 1953 (NTSC's first): their own Kr, Kb.
+    Smpte240m,
+    Fcc,
 }
 
 impl Matrix {
@@ -16,6 +19,8 @@ impl Matrix {
             Matrix::Bt601 => "BT.601",
             Matrix::Bt709 => "BT.709",
             Matrix::Bt2020 => "BT.2020",
+            Matrix::Smpte240m => "SMPTE 240M",
+            Matrix::Fcc => "FCC",
         }
     }
 
@@ -25,6 +30,8 @@ impl Matrix {
             Matrix::Bt601 => (0.299, 0.114),
             Matrix::Bt709 => (0.2126, 0.0722),
             Matrix::Bt2020 => (0.2627, 0.0593),
+            Matrix::Smpte240m => (0.212, 0.087),
+            Matrix::Fcc => (0.30, 0.11),
         }
     }
 }

@@ -314,7 +314,9 @@ pub(super) fn matrix_of(space: ffmpeg::color::Space) -> Option<Matrix> {
     use ffmpeg::color::Space;
     match space {
         Space::BT709 => Some(Matrix::Bt709),
-        Space::BT470BG | Space::SMPTE170M | Space::SMPTE240M | Space::FCC => Some(Matrix::Bt601),
+        Space::BT470BG | Space::SMPTE170M => Some(Matrix::Bt601),
+        Space::SMPTE240M => Some(Matrix::Smpte240m),
+        Space::FCC => Some(Matrix::Fcc),
         Space::BT2020NCL | Space::BT2020CL => Some(Matrix::Bt2020),
         _ => None,
     }
