@@ -571,6 +571,42 @@ fn a_stream_that_sends_nothing_is_left_on_a_signal_without_an_error() {
 }
 
 #[test]
+fn a_pipe_whose_writer_sends_nothing_more_is_left_on_a_signal() {
+    // The writer stays, silent: the read waits in the kernel, where FFmpeg never asks whether
+    // to stop. A signal ends it all the same, the frames read reported whole.
+    let ts = std::fs::read(stream_ts()).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+        .args(["report", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map(window::Reaped)
+        .unwrap();
+    let mut stdin = child.0.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, &ts).unwrap();
+    let stdout = child.0.stdout.take().unwrap();
+    let (lines, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)).map_while(Result::ok) {
+            let _ = lines.send(line);
+        }
+    });
+    let first = take_lines(&received, 40);
+    assert_eq!(first[39]["frame"], 39);
+    signal(&child.0, "-TERM");
+    common::poll("the report's end", || child.0.try_wait().unwrap());
+    let (status, stderr) = exit_and_stderr(&mut child);
+    assert_eq!(status, Some(143), "{stderr}");
+    assert!(!stderr.contains("error"), "{stderr}");
+    for (k, line) in received.try_iter().enumerate() {
+        let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_eq!(value["frame"], 40 + k as u64, "{line}");
+    }
+    drop(stdin);
+}
+
+#[test]
 fn a_filter_graph_that_makes_frames_for_ever_ends_its_report_whole_on_a_signal() {
     // (A graph's frames are made by the demuxer itself, which never asks whether to stop.)
     let graph = "testsrc2=size=64x48:rate=25,realtime";

@@ -13,6 +13,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, OnceLock};
 
+mod wake;
+pub use wake::Reading;
+
 /// How an error about an `--input-option` the input has no use for starts.
 pub const UNKNOWN_OPTION: &str = "--input-option ";
 
@@ -76,6 +79,8 @@ static QUITTING: AtomicI32 = AtomicI32::new(0);
 /// Makes every input's blocking opens and reads give up (quit signal `signal` came).
 pub fn quit(signal: i32) {
     QUITTING.store(signal, Ordering::Relaxed);
+    // A read that waits in the kernel (a pipe or a FIFO whose writer sends nothing).
+    wake::wake_interrupted();
     // A FIFO being opened waits in the kernel for a writer, where no interrupt reaches it: one
     // that comes and goes at once lets the open end (at the FIFO's end, no data).
     let opening = OPENING_FIFOS.lock().unwrap_or_else(|e| e.into_inner());
@@ -261,6 +266,13 @@ pub struct Interrupt(Arc<AtomicBool>);
 impl Interrupt {
     pub fn interrupt(&self) {
         self.0.store(true, Ordering::Relaxed);
+        wake::wake_interrupted();
+    }
+
+    /// This thread reading the input (until the value goes): interrupted, the read ends even
+    /// where it waits in the kernel.
+    pub fn reading(&self) -> Reading {
+        Reading::start(&self.0)
     }
 
     pub fn is_set(&self) -> bool {
@@ -322,8 +334,9 @@ pub fn open(location: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::co
         let mut dictionary = dictionary.disown();
         super::ffmpeg_log::clear();
         let fifo = OpeningFifo::new(location);
+        let reading = interrupt.reading();
         let opened = ffmpeg::ffi::avformat_open_input(&mut context, url.as_ptr(), format, &mut dictionary);
-        drop(fifo);
+        drop((fifo, reading));
         let unused = ffmpeg::Dictionary::own(dictionary);
         if opened < 0 {
             let reason = super::ffmpeg_log::reason(ffmpeg::Error::from(opened));
@@ -343,7 +356,9 @@ pub fn open(location: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::co
             ));
         }
         super::ffmpeg_log::clear();
+        let reading = interrupt.reading();
         let found = ffmpeg::ffi::avformat_find_stream_info(context, std::ptr::null_mut());
+        drop(reading);
         if found < 0 {
             return Err(super::ffmpeg_log::reason(ffmpeg::Error::from(found)));
         }

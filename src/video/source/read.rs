@@ -196,7 +196,11 @@ impl VideoSource {
                 continue;
             }
             let mut packet = ffmpeg::Packet::empty();
-            match stages::READ.time(|| packet.read(&mut self.input)) {
+            // (A live input's read may wait in the kernel: a pipe whose writer sends nothing.)
+            let reading = self.info.live.then(|| self.interrupt.reading());
+            let read = stages::READ.time(|| packet.read(&mut self.input));
+            drop(reading);
+            match read {
                 Ok(()) => {
                     if let Some(stream) = self.input.stream(packet.stream()) {
                         let time_base = stream.time_base();
