@@ -254,6 +254,35 @@ fn a_file_that_is_not_a_cube_is_refused_naming_it() {
             hostile.display()
         )
     );
+    // A file larger than any table (here the endless zeros of /dev/zero) is refused once past
+    // 1 GiB, not read into memory to its end.
+    let endless = dir.path().join("endless.cube");
+    std::os::unix::fs::symlink("/dev/zero", &endless).unwrap();
+    assert_eq!(
+        Lut::load(&endless).unwrap_err().to_string(),
+        format!("{}: larger than 1 GiB, which no .cube table is", endless.display())
+    );
+    // Values beyond what the 3D table holds (−2..2) are said, the table still used.
+    let bright = write(
+        dir.path(),
+        "bright.cube",
+        "LUT_3D_SIZE 2\n0 0 0\n3 0 0\n0 1 0\n1 1 0\n0 0 1\n1 0 1\n0 1 1\n-2.5 1 3\n",
+    );
+    let out = histoplay()
+        .args(["hist", "--lut"])
+        .arg(&bright)
+        .arg(histoplay_sample())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!(
+            "warning: {}: 3 of its 3D table's values lie beyond -2..2, where histoplay holds them: \
+             taken as -2 or 2, the colours made from them are not the table's\n",
+            bright.display()
+        )
+    );
 }
 
 /// The bundled sample clip.

@@ -58,11 +58,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    // (Read before the signals are blocked: a LUT that is a FIFO with no writer waits.)
+    let given = args.lut.load()?;
     // SIGINT and SIGTERM end a live input where it is, the output whole (blocked before any
     // thread starts).
     let signals = crate::quit_signals::QuitSignals::install();
     let range = args.frames.unwrap_or(FrameRange::single(args.frame));
-    let given = args.lut.load()?;
     let job = |tagged| HistJob {
         bins: args.bins,
         region: args.region,

@@ -177,6 +177,8 @@ impl Args {
         }
         let (bindings, mut conf_warnings) = input_bindings(self.input_conf.as_deref())?;
         conf_warnings.extend(self.settings.warnings.iter().cloned());
+        // (Read before the signals are blocked: a LUT that is a FIFO with no writer waits.)
+        let lut = self.lut.load()?;
         // Before the player starts any thread, so that none of them dies of the signals.
         let signals = crate::quit_signals::QuitSignals::install().map(std::sync::Arc::new);
         let qc = (self.record_report.is_some() || self.fail_on.is_some()).then(|| {
@@ -239,7 +241,7 @@ impl Args {
             loop_playlist: self.loop_playlist,
             loop_file: self.loop_file,
             adjustments: self.adjust.adjustments(),
-            lut: self.lut.load()?,
+            lut,
             scopes_on: self.lut.scopes_on,
             input_colour: self.lut.input_colour,
             signals,

@@ -70,6 +70,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    // (Read before the signals are blocked: a LUT that is a FIFO with no writer waits.)
+    let given = args.lut.load()?;
     // SIGINT and SIGTERM end a live input where it is, the output whole (blocked before any
     // thread starts).
     let signals = crate::quit_signals::QuitSignals::install();
@@ -110,7 +112,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.fields && args.deinterlace.filter().is_some() {
         bail!("--fields counts the fields as decoded: there is nothing to deinterlace");
     }
-    let given = args.lut.load()?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     // A video's frames written (none decoded is an error), or a picture's scope.
     let written = if let Some(image) = still::read(&args.input)? {

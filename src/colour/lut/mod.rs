@@ -98,12 +98,36 @@ impl Lut {
         if !is_cube {
             return Err(LutError::Format { path: shown });
         }
-        let bytes = std::fs::read(path).map_err(|reason| LutError::Read {
+        // (Its 256³ rows as text take about 400 MB: a larger file is no table, `/dev/zero`.)
+        const LARGEST: u64 = 1 << 30;
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|file| std::io::Read::read_to_end(&mut std::io::Read::take(file, LARGEST + 1), &mut bytes))
+            .map_err(|reason| LutError::Read {
+                path: shown.clone(),
+                reason,
+            })?;
+        if bytes.len() as u64 > LARGEST {
+            let reason = std::io::Error::other("larger than 1 GiB, which no .cube table is");
+            return Err(LutError::Read { path: shown, reason });
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let lut = cube::parse(&text).map_err(|reason| LutError::Parse {
             path: shown.clone(),
             reason,
         })?;
-        let text = String::from_utf8_lossy(&bytes);
-        cube::parse(&text).map_err(|reason| LutError::Parse { path: shown, reason })
+        // The 3D table's values are held within −2..2 (`VALUE_BITS`): said where some are not.
+        let beyond = lut.cube.as_ref().map_or(0, |cube| {
+            let most = f32::from(i16::MAX) / VALUE_ONE as f32;
+            cube.rows.iter().flatten().filter(|v| v.abs() > most).count()
+        });
+        if beyond > 0 {
+            ::log::warn!(
+                "{shown}: {beyond} of its 3D table's values lie beyond -2..2, where histoplay holds them: \
+                 taken as -2 or 2, the colours made from them are not the table's"
+            );
+        }
+        Ok(lut)
     }
 
     /// The display rendering of a camera log encoding to BT.709, as a LUT.
