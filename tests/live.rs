@@ -571,6 +571,42 @@ fn a_stream_that_sends_nothing_is_left_on_a_signal_without_an_error() {
 }
 
 #[test]
+fn a_live_input_of_sound_alone_or_in_a_batch_is_refused_in_one_line() {
+    // Its sound would be read by opening it a second time, which a pipe can't be.
+    let sound = fixture(
+        "live-sound-alone.ts",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=440:duration=1",
+            "-c:a",
+            "aac",
+            "-f",
+            "mpegts",
+        ],
+    );
+    let out = histoplay_piped(&["report", "-", "--audio"], &sound);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr,
+        "error: '-' has no video stream: a live input's report is of its pictures (a file of sound alone has its sound's)\n"
+    );
+    assert!(out.stdout.is_empty());
+    // A batch writes each report beside its file: a live input has no place, and is not read.
+    let clip = stream_ts();
+    let out = histoplay_piped(&["report", "-", clip.to_str().unwrap()], &clip);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr,
+        "error: '-' is a live input: a batch reports files beside them (report it alone, with --output)\n"
+    );
+    assert!(!Path::new("-.qctools.xml.gz").exists());
+}
+
+#[test]
 fn a_pipe_whose_writer_sends_nothing_more_is_left_on_a_signal() {
     // The writer stays, silent: the read waits in the kernel, where FFmpeg never asks whether
     // to stop. A signal ends it all the same, the frames read reported whole.

@@ -145,21 +145,17 @@ impl LogEncoding {
         Self::ALL.into_iter().find(|e| e.aliases().contains(&squeezed.as_str()))
     }
 
-    /// The encoding a file's metadata names, if one does: a tag about the picture's curve,
-    /// colour, camera or profile whose whole value is an encoding's name, such as Apple's
-    /// `com.apple.log`, `S-Log3.Cine` or `LogC4`. The key's words are what say so
-    /// (`capture_gamma`, `com.apple.quicktime.log`; not `catalog`), and a comment, free text,
-    /// never does: a video blog's "Vlog" is no curve. A value that merely mentions one ("my
-    /// v-log trip") names none.
+    /// The encoding a file's metadata names, if one does: a tag whose key has a word about the
+    /// curve, colour, camera or profile (`capture_gamma`, `com.apple.quicktime.log`, not
+    /// `catalog`; a comment, free text, never: a blog's "Vlog") and whose whole value is an
+    /// encoding's name (`com.apple.log`, `S-Log3.Cine`; not "my v-log trip").
     pub fn from_tags<'a>(tags: impl IntoIterator<Item = (&'a str, &'a str)>) -> Option<Self> {
-        const WORDS: [&str; 10] = [
-            "gamma", "transfer", "log", "curve", "color", "colour", "colors", "colours", "camera", "profile",
+        const WORDS: [&str; 8] = [
+            "gamma", "transfer", "log", "curve", "color", "colour", "camera", "profile",
         ];
         let about_the_curve = |key: &str| {
             // Words split at punctuation and where a small letter meets a capital (`LogMode`).
-            let mut words = Vec::new();
-            let mut word = String::new();
-            let mut last_small = false;
+            let (mut words, mut word, mut last_small) = (Vec::new(), String::new(), false);
             for c in key.chars() {
                 if !c.is_ascii_alphanumeric() || (c.is_ascii_uppercase() && last_small) {
                     words.push(std::mem::take(&mut word));

@@ -40,6 +40,21 @@ pub enum Outcome {
     Stopped,
 }
 
+/// Refuses a live input among a batch's: a report goes beside its file, whose sound is read
+/// again, and a live input has neither a place nor a second reading.
+pub fn refuse_live(inputs: &[PathBuf]) -> anyhow::Result<()> {
+    match inputs
+        .iter()
+        .find(|i| crate::video::input::is_location(i) && !i.exists())
+    {
+        Some(live) => anyhow::bail!(
+            "'{}' is a live input: a batch reports files beside them (report it alone, with --output)",
+            live.display()
+        ),
+        None => Ok(()),
+    }
+}
+
 /// The files `inputs` name: files as given, directories searched (in name order, depth first)
 /// for files with a video ending. Each file is taken once, however many times it is named or
 /// found (two reports of one file would write one report beside it at once), and each directory

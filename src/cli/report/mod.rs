@@ -529,6 +529,7 @@ fn run_batch(args: Args) -> Result<()> {
     if let Some((_, why)) = one_input.iter().find(|(asked, _)| *asked) {
         bail!("{why}");
     }
+    batch::refuse_live(&args.inputs)?;
     let format = match (args.format, args.csv) {
         (Some(format), _) => format,
         (None, true) => ReportFormat::Csv,

@@ -27,6 +27,13 @@ pub fn report_sound<W: Write>(
     // be nothing to report.)
     if let Some(path) = options.audio.path {
         use crate::audio::source::{AudioError, AudioSource};
+        // (Its sound would be read by opening it again, which a live input can't be.)
+        if crate::video::input::is_location(path) && !path.exists() {
+            return Err(ClipError::Decode(format!(
+                "'{}' has no video stream: a live input's report is of its pictures (a file of sound alone has its sound's)",
+                path.display()
+            )));
+        }
         AudioSource::open_as_is(path, options.audio.track).map_err(|e| {
             ClipError::Decode(match e {
                 AudioError::NoAudio(_) => format!("'{}' has neither a video nor an audio stream", path.display()),
