@@ -291,6 +291,8 @@ fn a_live_report_tells_each_run_beyond_the_limits_as_it_ends_and_its_qctools_rep
         std::fs::read_to_string(&alerts).ok().filter(|t| !t.is_empty())
     });
     assert!(sender.0.try_wait().unwrap().is_none(), "the stream is still being sent");
+    // Written in place as it grows (a live input may have no end), not beside its name.
+    assert!(qctools.exists());
     let line: Value = serde_json::from_str(std::fs::read_to_string(&alerts).unwrap().trim()).unwrap();
     assert_eq!(line["frames"], serde_json::json!([0, 24]));
     assert_eq!(line["limit"], "YMAX>200");

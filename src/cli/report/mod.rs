@@ -186,8 +186,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.skip_existing || args.jobs.is_some() {
         bail!("--skip-existing and --jobs are for a batch (several files, or a directory)");
     }
-    // SIGINT and SIGTERM end the report where it is, whole (a live input has no other end),
-    // and the recording with it: blocked before any thread starts.
+    // SIGINT and SIGTERM end the report and its recording, whole (blocked before any thread).
     let signals = QuitSignals::install();
     // `-o PAGE.html` with no format is the page alone.
     let page_named = args
@@ -251,6 +250,7 @@ pub fn run(args: Args) -> Result<()> {
         format,
         output,
         page_only,
+        live: false,
     };
     let gpu = GpuOpening::start(!args.cpu);
     let mut source = match VideoSource::open_for(input, Decoding::Throughput) {
@@ -328,7 +328,7 @@ pub fn run(args: Args) -> Result<()> {
         ..options
     };
     let stopped = || !live && signals.as_ref().is_some_and(QuitSignals::requested);
-    let (_, runs) = destination.write(input, stopped, |mut out| {
+    let (_, runs) = Destination { live, ..destination }.write(input, stopped, |mut out| {
         report_video(source, range, format, options, &mut out)
     })?;
     // Done with the GPU: its driver's teardown need not hold up the exit.
@@ -351,13 +351,16 @@ struct Destination {
     output: Option<PathBuf>,
     /// The page alone is written (nothing on stdout).
     page_only: bool,
+    /// The input is live (its QCTools report written in place, readable as it grows).
+    live: bool,
 }
 
 impl Destination {
     /// Runs `report` into where the report of `input` goes. A QCTools report is written beside
-    /// its name and renamed into place once whole (`OutputFile`: a pipe or a device is written
-    /// through): one that fails, or that a signal stopped short of a file's end (`stopped`,
-    /// asked after the run), leaves the file of that name as it was, as a batch does.
+    /// its name and renamed into place once whole (`OutputFile`), one that fails or that a
+    /// signal stopped short (`stopped`) leaving the file of that name as it was, as a batch
+    /// does; a live input's (which may have no end) and a pipe's or a device's are written in
+    /// place.
     fn write<T>(
         self,
         input: &Path,
@@ -366,7 +369,10 @@ impl Destination {
     ) -> Result<T> {
         if self.format == ReportFormat::Qctools {
             let path = self.output.unwrap_or_else(|| self.format.path_beside(input));
-            let file = crate::output_file::OutputFile::new(&path);
+            let file = match self.live {
+                true => crate::output_file::OutputFile::through(&path),
+                false => crate::output_file::OutputFile::new(&path),
+            };
             let created = std::fs::File::create(file.written())
                 .with_context(|| format!("'{}' can't be written", path.display()))?;
             let written = (|| -> Result<T> {
