@@ -560,6 +560,59 @@ fn a_range_is_compared_from_its_first_frame_as_trim_then_the_filters_compare_it(
     }
 }
 
+/// With `--frames A..B` the sound is the range's, cut to the sample as `atrim` cuts it before
+/// `silencedetect`: a silence going on at A starts there, one going on at B ends there.
+#[test]
+fn a_ranges_silences_are_those_of_its_sound_cut_as_atrim_cuts_it() {
+    // (In a container timing the sound to the sample: Matroska's milliseconds put a frame's
+    // samples a fraction of a millisecond off, which FFmpeg's command line and histoplay
+    // round apart where a range cuts them.)
+    let programme = common::events_programme();
+    let file = common::fixture(
+        "events-programme.mov",
+        &["-i", programme.to_str().unwrap(), "-c", "copy"],
+    );
+    // (The sound is silent from 1.2 s to 3.9 s; the frames are 25 a second.)
+    for (from, to) in [(40, 80), (31, 50), (20, 120), (10, 30)] {
+        let (start, end) = (f64::from(from) / 25.0, f64::from(to) / 25.0);
+        let out = Command::new("ffmpeg")
+            .args(["-hide_banner", "-nostats", "-i"])
+            .arg(&file)
+            .args([
+                "-af",
+                &format!("atrim={start}:{end},silencedetect=d=0.5"),
+                "-f",
+                "null",
+                "-",
+            ])
+            .output()
+            .unwrap();
+        let log = String::from_utf8_lossy(&out.stderr);
+        let field = |key: &str| {
+            log.split_once(key)
+                .map(|(_, rest)| rest.split([' ', '|', '\n']).next().unwrap_or("").trim().to_string())
+        };
+        let theirs: Vec<Row> = field("silence_start: ")
+            .map(|start| {
+                (
+                    "silence".to_string(),
+                    None,
+                    start,
+                    field("silence_end: "),
+                    field("silence_duration: "),
+                )
+            })
+            .into_iter()
+            .collect();
+        let range = format!("{from}..{to}");
+        let ours: Vec<Row> = our_events(&file, "", "", "d=0.5", &["--frames", &range])
+            .into_iter()
+            .filter(|r| r.0 == "silence")
+            .collect();
+        assert_eq!(ours, theirs, "{range}: {log}");
+    }
+}
+
 #[test]
 fn frames_whose_pts_goes_back_are_timed_as_ffmpegs_best_effort_timestamps() {
     // Moving 2 s, black 2 s, moving 2 s, 25 fps H.264 with B-frames; then one packet's pts set

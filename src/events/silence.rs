@@ -67,8 +67,10 @@ impl SilenceDetect {
         }
     }
 
-    /// One decoded frame of the stream whose time base is `time_base`.
-    pub fn frame(&mut self, frame: &ffmpeg::frame::Audio, time_base: (i32, i32)) {
+    /// One decoded frame of the stream whose time base is `time_base`; of its samples, those
+    /// `within` a span (seconds) where one is given, as FFmpeg's `atrim` cuts the sound of a
+    /// range (its ends rounded to the nearest sample).
+    pub fn frame(&mut self, frame: &ffmpeg::frame::Audio, time_base: (i32, i32), within: Option<(f64, f64)>) {
         let samples = frame.samples();
         if samples == 0 {
             return;
@@ -91,13 +93,23 @@ impl SilenceDetect {
         }
         self.last_pts = stamp.or(self.last_pts);
         let pts = self.place(stamp, time_base, samples as i64);
-        self.frame_end = pts + samples as i64;
+        let (first, end) = match within {
+            Some((from, to)) => {
+                let at = |seconds: f64| ((seconds * self.rate as f64).round() as i64 - pts).clamp(0, samples as i64);
+                (at(from) as usize, at(to) as usize)
+            }
+            None => (0, samples),
+        };
+        if end <= first {
+            return;
+        }
+        self.frame_end = pts + end as i64;
         let notify = self.duration * if self.options.mono { 1 } else { self.channels as i64 };
         let format = frame.format();
         let level = level(self.options.noise, format);
         let channels = self.channels;
         let planar = frame.is_planar();
-        for i in 0..samples * channels {
+        for i in first * channels..end * channels {
             // Interleaved order: sample i / channels of channel i % channels.
             let (n, ch) = (i / channels, i % channels);
             let silent = silent(frame, format, level, planar, n, ch, channels);

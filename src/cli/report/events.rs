@@ -225,11 +225,13 @@ impl EventWatch {
         ended
     }
 
-    /// One decoded frame of the sound (`channels` at `rate`, its timestamps in `time_base`).
+    /// One decoded frame of the sound (`channels` at `rate`, its timestamps in `time_base`), of
+    /// its samples those `within` a span (seconds) where one is given.
     pub fn sound(
         &mut self,
         frame: &ffmpeg::frame::Audio,
         (channels, rate, time_base): (usize, u32, (i32, i32)),
+        within: Option<(f64, f64)>,
     ) -> Vec<Ended> {
         let mut ended = Vec::new();
         for i in 0..self.sets.len() {
@@ -239,7 +241,7 @@ impl EventWatch {
             let detect = set
                 .silence
                 .get_or_insert_with(|| SilenceDetect::new(options, channels, rate));
-            detect.frame(frame, time_base);
+            detect.frame(frame, time_base, within);
             ended.extend(detect.take_events().into_iter().map(|event| Ended { event, limit }));
         }
         ended

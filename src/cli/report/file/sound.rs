@@ -142,7 +142,7 @@ impl<W: Write> Sink<'_, W> {
                         return;
                     }
                 }
-                let ended = events.sound(raw, (usize::from(stream.channels), stream.rate, tb));
+                let ended = events.sound(raw, (usize::from(stream.channels), stream.rate, tb), span);
                 tags.borrow_mut().extend(events.take_sound_tags());
                 for e in ended {
                     match e.limit {
