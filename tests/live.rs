@@ -606,6 +606,16 @@ fn a_live_input_of_sound_alone_or_in_a_batch_is_refused_in_one_line() {
         "error: '-' is a live input: a batch reports files beside them (report it alone, with --output)\n"
     );
     assert!(!Path::new("-.qctools.xml.gz").exists());
+    // A timeline maps a whole file: a stream (here one nobody sends) is refused unopened.
+    let picture = std::env::temp_dir().join(format!("histoplay-live-timeline-{}.png", std::process::id()));
+    let out = histoplay(&["timeline", "udp://127.0.0.1:9", "-o", picture.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("error: 'udp://127.0.0.1:9' is read once, as it comes (a pipe or a live stream)"),
+        "{stderr}"
+    );
+    assert!(!picture.exists());
 }
 
 #[test]

@@ -273,14 +273,21 @@ pub fn render_file(
     track: crate::audio::source::AudioTrack,
     (width, height): (u32, u32),
 ) -> Result<(Vec<u8>, u32), ClipError> {
-    let source = VideoSource::open_for(path, Decoding::Throughput)?;
     // Its columns map the frames of the whole file, counted by a read of their own, and its
-    // loudness is read apart: a pipe or a stream is read once.
-    if source.info.live {
-        return Err(ClipError::Decode(format!(
+    // loudness is read apart: a pipe or a stream is read once (refused before it is opened,
+    // where its name says so: a stream that sends nothing would be waited for).
+    let once = || {
+        ClipError::Decode(format!(
             "'{}' is read once, as it comes (a pipe or a live stream): a timeline maps a whole file's frames; save it to a file first",
             path.display()
-        )));
+        ))
+    };
+    if crate::video::input::is_location(path) && !path.exists() {
+        return Err(once());
+    }
+    let source = VideoSource::open_for(path, Decoding::Throughput)?;
+    if source.info.live {
+        return Err(once());
     }
     // A track asked for by number must be there (`auto` goes without sound where there is none).
     crate::audio::source::AudioSource::track_is_there(path, track).map_err(|e| ClipError::Decode(e.to_string()))?;
