@@ -1872,4 +1872,23 @@ fn frames_left_unmeasured_are_put_down_to_the_file_that_lacks_them() {
         "{err}"
     );
     let _ = std::fs::remove_file(&cut);
+    // Aligned by time, the judged file's last frame stands for it past its end: frames left
+    // without a partner are the offset's (here the reference's first five), not its end's.
+    let long = common::fixture(
+        "compare-time-20.mkv",
+        &["-f", "lavfi", "-i", "testsrc2=s=160x120:r=25:d=0.8", "-c:v", "ffv1"],
+    );
+    let short = common::fixture(
+        "compare-time-10.mkv",
+        &["-f", "lavfi", "-i", "testsrc2=s=160x120:r=25:d=0.4", "-c:v", "ffv1"],
+    );
+    let (long, short) = (long.to_str().unwrap(), short.to_str().unwrap());
+    let (lines, err) = compare_run(&[long, short, "--compare-by", "time", "--offset=-5"]);
+    assert_eq!(lines.len(), 15, "{err}");
+    assert!(
+        err.contains(&format!(
+            "note: 15 of the 20 frames of '{long}' asked for have a partner in '{short}' (the offset, or where '{short}' starts, leaves the rest without one)"
+        )),
+        "{err}"
+    );
 }

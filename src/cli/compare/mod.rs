@@ -375,7 +375,8 @@ pub fn compare(
     // that could not be read); or A's frames had none at their place in B (those a negative
     // offset leaves without one are not read).
     if let Some(asked) = asked.filter(|&asked| done < asked && done > 0) {
-        let why = if paired.b_ended {
+        // (Aligned by time, B's last frame stands for it past its end: its end leaves none.)
+        let why = if paired.b_ended && job.by == AlignBy::Frame {
             format!("'{}' ends first", names.1)
         } else if paired.read_a + (starts(&job).0 - job.range.start) < asked {
             format!("the rest could not be read from '{}'", names.0)
