@@ -109,6 +109,10 @@ pub fn check_writable(path: &std::path::Path) -> io::Result<()> {
         return Ok(());
     }
     let file = crate::output_file::OutputFile::new(path);
+    // (A file there already that can't be written is refused, though a rename would replace it.)
+    if file.beside() && path.exists() {
+        std::fs::OpenOptions::new().write(true).open(path)?;
+    }
     if file.beside() {
         // (One left by a run that was killed is this run's to take away.)
         std::fs::OpenOptions::new()
