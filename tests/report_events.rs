@@ -564,20 +564,22 @@ fn a_range_is_compared_from_its_first_frame_as_trim_then_the_filters_compare_it(
 /// `silencedetect`: a silence going on at A starts there, one going on at B ends there.
 #[test]
 fn a_ranges_silences_are_those_of_its_sound_cut_as_atrim_cuts_it() {
-    // (In a container timing the sound to the sample: Matroska's milliseconds put a frame's
-    // samples a fraction of a millisecond off, which FFmpeg's command line and histoplay
-    // round apart where a range cuts them.)
+    // In Matroska (its times in milliseconds, each frame placed after the one before as
+    // `ffmpeg` places it) and in a container timing the sound to the sample.
     let programme = common::events_programme();
-    let file = common::fixture(
+    let mov = common::fixture(
         "events-programme.mov",
         &["-i", programme.to_str().unwrap(), "-c", "copy"],
     );
     // (The sound is silent from 1.2 s to 3.9 s; the frames are 25 a second.)
-    for (from, to) in [(40, 80), (31, 50), (20, 120), (10, 30)] {
+    for (file, from, to) in [(40, 80), (31, 50), (20, 120), (10, 30)]
+        .into_iter()
+        .flat_map(|(from, to)| [(&programme, from, to), (&mov, from, to)])
+    {
         let (start, end) = (f64::from(from) / 25.0, f64::from(to) / 25.0);
         let out = Command::new("ffmpeg")
             .args(["-hide_banner", "-nostats", "-i"])
-            .arg(&file)
+            .arg(file)
             .args([
                 "-af",
                 &format!("atrim={start}:{end},silencedetect=d=0.5"),
@@ -605,11 +607,11 @@ fn a_ranges_silences_are_those_of_its_sound_cut_as_atrim_cuts_it() {
             .into_iter()
             .collect();
         let range = format!("{from}..{to}");
-        let ours: Vec<Row> = our_events(&file, "", "", "d=0.5", &["--frames", &range])
+        let ours: Vec<Row> = our_events(file, "", "", "d=0.5", &["--frames", &range])
             .into_iter()
             .filter(|r| r.0 == "silence")
             .collect();
-        assert_eq!(ours, theirs, "{range}: {log}");
+        assert_eq!(ours, theirs, "{} {range}: {log}", file.display());
     }
 }
 

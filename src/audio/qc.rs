@@ -23,6 +23,8 @@ pub struct AudioFrame {
     pub time: f64,
     pub duration: f64,
     pub samples: usize,
+    /// The sound's rate here (where the sound changes its rate, the new one from the change).
+    pub rate: u32,
     /// astats' tags, keys in full (`lavfi.astats.1.DC_offset`), values as ffprobe prints them.
     pub astats: Vec<(String, String)>,
     /// ebur128's: M, S, I, LRA, LRA.low, LRA.high (LUFS, LU); None for a last frame shorter
@@ -275,6 +277,7 @@ impl Frame {
             time: pts.map_or(first + start as f64 / self.rate, |pts| pts as f64 / self.rate),
             duration: self.count as f64 / self.rate,
             samples: self.count as usize,
+            rate: self.rate as u32,
             astats,
             r128,
             peak: self.peak,

@@ -131,18 +131,10 @@ impl<W: Write> Sink<'_, W> {
             audio.track,
             |stream, raw| {
                 let Some(events) = &mut events else { return };
-                let tb = stream.time_base;
-                let start = raw
-                    .timestamp()
-                    .or(raw.pts())
-                    .map(|pts| pts as f64 * f64::from(tb.0) / f64::from(tb.1.max(1)));
-                let end = start.map(|t| t + raw.samples() as f64 / f64::from(stream.rate.max(1)));
-                if let (Some((from, to)), Some(start), Some(end)) = (span, start, end) {
-                    if start >= to || end <= from {
-                        return;
-                    }
-                }
-                let ended = events.sound(raw, (usize::from(stream.channels), stream.rate, tb), span);
+                // (Every frame, those outside the range too: each is placed in time after the
+                // one before, as `ffmpeg` places them, and the range's samples cut from them.)
+                let shape = (usize::from(stream.channels), stream.rate, stream.time_base);
+                let ended = events.sound(raw, shape, span);
                 tags.borrow_mut().extend(events.take_sound_tags());
                 for e in ended {
                     match e.limit {
@@ -170,7 +162,7 @@ impl<W: Write> Sink<'_, W> {
                 *reported += 1;
                 if let Some(html) = html.as_mut() {
                     let sound = SoundFacts {
-                        rate: stream.rate,
+                        rate: frame.rate,
                         channels: stream.channels,
                         index: stream.index,
                     };
@@ -190,7 +182,7 @@ impl<W: Write> Sink<'_, W> {
                 let here: Vec<(String, String)> = waiting.drain(..inside).map(|(_, k, v)| (k, v)).collect();
                 let written = written.and_then(|()| match out {
                     Out::Json(out) if writes => writeln!(out, "{}", audio_line(frame)),
-                    Out::Qctools(xml, _) => xml.audio_frame(stream.index, stream.rate, frame, &here),
+                    Out::Qctools(xml, _) => xml.audio_frame(stream.index, frame.rate, frame, &here),
                     _ => Ok(()),
                 });
                 written.map_err(|e| {
