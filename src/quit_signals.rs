@@ -44,6 +44,8 @@ impl QuitSignals {
             }
             set
         };
+        // (SIGURG wakes a thread waiting in a read from its input: none other takes it.)
+        crate::video::input::hold_off_wakes();
         let signals = Self {
             requested: Arc::new(AtomicBool::new(false)),
             signal: Arc::new(AtomicI32::new(0)),

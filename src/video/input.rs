@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, OnceLock};
 
 mod wake;
-pub use wake::Reading;
+pub use wake::{hold_off as hold_off_wakes, Reading};
 
 /// How an error about an `--input-option` the input has no use for starts.
 pub const UNKNOWN_OPTION: &str = "--input-option ";

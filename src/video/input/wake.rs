@@ -12,8 +12,29 @@ use std::time::Duration;
 /// The threads in a read, and the interrupt flag of the input each reads.
 static READING: Mutex<Vec<(libc::pid_t, Arc<AtomicBool>)>> = Mutex::new(Vec::new());
 
-/// A thread reading an input, for as long as it lives.
-pub struct Reading(libc::pid_t);
+/// A thread reading an input, for as long as it lives (on that thread: not `Send`). SIGURG,
+/// which the quit signals' thread blocks for every thread (`QuitSignals::install`), reaches
+/// it meanwhile.
+pub struct Reading(libc::pid_t, std::marker::PhantomData<*const ()>);
+
+/// Lets SIGURG reach this thread (`unblock`), or holds it off.
+fn let_through(unblock: bool) {
+    // SAFETY: sigset_t is plain data, initialised by sigemptyset; only this thread's mask
+    // changes.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGURG);
+        let how = if unblock { libc::SIG_UNBLOCK } else { libc::SIG_BLOCK };
+        libc::pthread_sigmask(how, &set, std::ptr::null_mut());
+    }
+}
+
+/// Holds SIGURG off this thread and the threads it starts from now on, so that only a thread
+/// in a read (`Reading`) is interrupted by one.
+pub fn hold_off() {
+    let_through(false);
+}
 
 impl Reading {
     /// This thread, about to read the input whose interrupt flag is `flag`.
@@ -38,7 +59,8 @@ impl Reading {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push((tid, Arc::clone(flag)));
-        Self(tid)
+        let_through(true);
+        Self(tid, std::marker::PhantomData)
     }
 }
 
@@ -48,6 +70,7 @@ impl Drop for Reading {
         if let Some(at) = reading.iter().position(|(tid, _)| *tid == self.0) {
             reading.swap_remove(at);
         }
+        let_through(false);
     }
 }
 
