@@ -184,8 +184,10 @@ impl Drawing<'_> {
         screenshots: &mut Screenshots,
     ) -> Result<(), String> {
         let playback = &self.media.playback;
-        let frame = playback.shown().map_or(0, |s| s.index);
-        let name = file_name(&self.media.info.path, playback.position(), frame);
+        // (The time and number of the picture on screen: a seek's keyframe preview is not the
+        // frame it is on its way to.)
+        let (frame, at) = playback.shown_at().unwrap_or((0, 0.0));
+        let name = file_name(&self.media.info.path, at, frame);
         let target = ScreenshotTarget::new(&gpu.device, surface.format, surface.size());
         self.encode(encoder, &target.view, None);
         let path = std::env::current_dir().unwrap_or_default().join(name);

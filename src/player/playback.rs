@@ -487,6 +487,12 @@ impl<S: FrameSource> Playback<S> {
         self.shown
     }
 
+    /// The picture on screen: its number and its time as `position` counts it (a seek's
+    /// keyframe preview's own, not the time the seek is on its way to).
+    pub fn shown_at(&self) -> Option<(u64, f64)> {
+        self.shown.map(|s| (s.index, s.seconds - self.timeline.start))
+    }
+
     pub fn paused(&self) -> bool {
         self.clock.paused()
     }
