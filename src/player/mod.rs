@@ -249,7 +249,6 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
             Ok(source) => break source,
             Err(e) if playlist.len() > 1 => {
                 log::warn!("skipping: {e}");
-                eprintln!("warning: skipping: {}", crate::terminal::one_line(&e.to_string()));
                 playlist.remove(playlist.index());
             }
             Err(e) => return Err(e.into()),
