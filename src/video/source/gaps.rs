@@ -135,7 +135,7 @@ impl super::VideoSource {
     /// decoder gives out only what it holds).
     pub(super) fn note_lost(&mut self, gap: Range<u64>) {
         if !self.ending_on_request() {
-            self.note_damage(&super::frames::missing(gap.start, gap.end));
+            self.note_missing(&super::frames::missing(gap.start, gap.end));
         }
     }
 }

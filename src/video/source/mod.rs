@@ -120,6 +120,8 @@ pub struct VideoSource {
     run: Run,
     eof_sent: bool,
     damaged_packets: u64,
+    /// Warnings of frames that never came, said apart from the packets' damage.
+    missing_warned: u32,
     /// Frames the decoder's log said it concealed errors in, and frames given out marked so.
     concealed: (usize, usize),
     /// A frame given out before one it follows in time was warned of (once a source).

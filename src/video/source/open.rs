@@ -176,6 +176,7 @@ impl VideoSource {
             run: Run::default(),
             eof_sent: false,
             damaged_packets: 0,
+            missing_warned: 0,
             said_out_of_order: false,
             interrupt,
             recorders: Vec::new(),

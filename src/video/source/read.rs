@@ -349,6 +349,21 @@ impl VideoSource {
         }
     }
 
+    /// Frames that never came (`frames::missing`'s words), warned of with a count of their own:
+    /// which frames a damaged stream lost is what its reader needs, however many packets' errors
+    /// were said before.
+    pub(super) fn note_missing(&mut self, missing: &dyn std::fmt::Display) {
+        self.missing_warned += 1;
+        match self.missing_warned {
+            1..=3 => log::warn!("{}: damaged video, playing on: {missing}", self.info.path.display()),
+            4 => log::warn!(
+                "{}: more frames missing; further warnings suppressed",
+                self.info.path.display()
+            ),
+            _ => {}
+        }
+    }
+
     pub(super) fn note_damage(&mut self, error: &dyn std::fmt::Display) {
         self.damaged_packets += 1;
         if self.damaged_packets <= 3 {
