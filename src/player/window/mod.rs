@@ -61,6 +61,7 @@ const BLOCKED_RETRY: Duration = Duration::from_millis(50);
 
 pub struct PlayerWindow {
     pub window: Arc<Window>,
+    geometry: Option<(u32, u32)>,
     gpu: GpuContext,
     surface: WindowSurface,
     scene: SceneRenderer,
@@ -172,6 +173,7 @@ impl PlayerWindow {
         let files = Files::new(playlist, options.loop_file, options.cache_bytes, proxy.clone());
         let mut player = Self {
             window,
+            geometry: options.window_size,
             gpu,
             surface,
             scene,
@@ -462,14 +464,13 @@ impl PlayerWindow {
         self.take(fx);
     }
 
-    /// As mpv does, the window takes the picture's size (Resized follows), unless fullscreen.
+    /// As mpv does, the window takes the picture's size or `--geometry`'s, unless fullscreen.
     fn fit_to_picture(&mut self) {
         if self.window.fullscreen().is_none() {
-            let info = &self.media.info;
-            let (width, height) = default_window_size(info.format.height, info.display_aspect);
-            let _ = self
-                .window
-                .request_inner_size(winit::dpi::PhysicalSize::new(width, height));
+            let fit = default_window_size(self.media.info.format.height, self.media.info.display_aspect);
+            let (width, height) = self.geometry.unwrap_or(fit);
+            let size = winit::dpi::PhysicalSize::new(width, height);
+            let _ = self.window.request_inner_size(size);
         }
         self.relayout();
     }
@@ -481,8 +482,7 @@ impl PlayerWindow {
         let (width, height) = (shape.format.width, shape.format.height);
         let view = self.media.field_view;
         if let Err(e) = self.media.reshape(&self.gpu, &self.scene, shape.clone()) {
-            // Its frames are passed over; the stream shows again if it comes back to a shape
-            // that can be shown.
+            // Its frames are passed over; the stream shows again back in a shape that can be.
             self.media.playback.source.refuse_ring(shape);
             self.message(format!("cannot show the picture at {width}x{height}: {e}"), true);
             return;
