@@ -1062,3 +1062,61 @@ fn start_steps_in_order(log: &str) {
         assert!(pair[0].1 <= pair[1].1, "{pair:?}");
     }
 }
+
+#[test]
+fn a_playlists_unreadable_file_is_skipped_with_one_warning() {
+    let dir = std::env::temp_dir().join(format!("histoplay-skip-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.mp4");
+    std::fs::write(&bad, b"x\n").unwrap();
+    // (Nothing to play: no window is opened.)
+    let out = histoplay(&["--no-audio", bad.to_str().unwrap(), "/nonexistent/histoplay.mp4"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.matches("warning: skipping: ").count(), 1, "{err}");
+    assert!(
+        err.lines()
+            .last()
+            .unwrap_or_default()
+            .starts_with("error: cannot open '/nonexistent/histoplay.mp4'"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn frames_a_damaged_file_lost_are_told_of_beside_its_packets_errors() {
+    // Grey frames a code apart, 600 bytes of the file zeroed early on: the decoder's errors
+    // take the first warnings, the frames lost are said all the same.
+    let grey = common::fixture(
+        "cli-grey-100.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=black:s=320x240:r=25",
+            "-frames:v",
+            "100",
+            "-vf",
+            "geq=lum='16+2*N':cb=128:cr=128,format=yuv420p",
+            "-c:v",
+            "libx264",
+            "-crf",
+            "10",
+            "-g",
+            "25",
+            "-bf",
+            "2",
+        ],
+    );
+    let mut bytes = std::fs::read(&grey).unwrap();
+    bytes[2000..2600].fill(0);
+    let damaged = std::env::temp_dir().join(format!("histoplay-lost-{}.mp4", std::process::id()));
+    std::fs::write(&damaged, bytes).unwrap();
+    let out = histoplay(&["report", damaged.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("damaged video, playing on: frames "), "{err}");
+    assert!(err.contains(" are missing"), "{err}");
+    let _ = std::fs::remove_file(&damaged);
+}
