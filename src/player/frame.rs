@@ -190,7 +190,7 @@ impl Drawing<'_> {
         let name = file_name(&self.media.info.path, at, frame);
         let target = ScreenshotTarget::new(&gpu.device, surface.format, surface.size());
         self.encode(encoder, &target.view, None);
-        let path = std::env::current_dir().unwrap_or_default().join(name);
+        let path = super::screenshot::unused(std::env::current_dir().unwrap_or_default().join(name));
         screenshots.record(&gpu.device, encoder, &target, path)
     }
 }

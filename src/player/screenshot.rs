@@ -17,6 +17,22 @@ pub fn file_name(video: &Path, position: f64, frame: u64) -> String {
     format!("{stem}-{m:02}m{s:02}.{ms:03}s-f{frame}.png")
 }
 
+/// `path`, or where a file has that name already (a second shot of one frame), the first of
+/// `NAME-2.png`, `NAME-3.png`, ... that is free: a shot never replaces another.
+pub fn unused(path: PathBuf) -> PathBuf {
+    if !path.exists() {
+        return path;
+    }
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    (2u32..)
+        .map(|n| path.with_file_name(format!("{stem}-{n}.png")))
+        .find(|p| !p.exists())
+        .unwrap_or(path)
+}
+
 /// A texture to draw one screenshot frame into (made per screenshot, not per frame).
 pub struct ScreenshotTarget {
     pub texture: wgpu::Texture,
@@ -180,6 +196,19 @@ mod tests {
         assert_eq!(file_name(video, 0.0, 0), "sample-540p-00m00.000s-f0.png");
         assert_eq!(file_name(video, 3725.5, 9), "sample-540p-62m05.500s-f9.png");
         assert_eq!(file_name(Path::new("clip"), 1.0, 1), "clip-00m01.000s-f1.png");
+    }
+
+    #[test]
+    fn a_second_shot_of_one_frame_takes_the_next_free_name() {
+        let dir = std::env::temp_dir().join(format!("histoplay-shots-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let first = dir.join("clip-00m01.000s-f25.png");
+        assert_eq!(unused(first.clone()), first);
+        std::fs::write(&first, b"").unwrap();
+        assert_eq!(unused(first.clone()), dir.join("clip-00m01.000s-f25-2.png"));
+        std::fs::write(dir.join("clip-00m01.000s-f25-2.png"), b"").unwrap();
+        assert_eq!(unused(first), dir.join("clip-00m01.000s-f25-3.png"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

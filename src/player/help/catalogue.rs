@@ -158,7 +158,7 @@ pub fn describe(command: &Command) -> String {
         SetRegion(_) => "Count only a region (right-drag on the picture)".into(),
         ToggleLogScale => "Histogram heights: linear or logarithmic".into(),
         ToggleFit => "Picture: cover the window or fit inside it".into(),
-        Screenshot => "Screenshot of the frame (PNG)".into(),
+        Screenshot => "Screenshot of what is on screen, overlay included (PNG)".into(),
         VolumeBy(n) => format!("Volume {}", signed(f64::from(*n))),
         ToggleMute => "Mute on or off".into(),
         CycleAudio => "The file's next audio stream (then none)".into(),
