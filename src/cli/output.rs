@@ -94,7 +94,8 @@ impl Serialize for Channel<'_> {
 /// Whether a file can be written at `path`, asked before a run that writes it at its end (so that
 /// a name in a folder that isn't there, or one the system keeps, fails at once, not after the
 /// run): where the file is written until whole (`OutputFile`, beside its name) a file is made
-/// and taken away again; a file written through is opened for writing, untouched. A pipe is not
+/// and taken away again; a file there already, or one written through, is opened for writing,
+/// untouched. A pipe is not
 /// opened: that would wait for its reader, and closing it would end the reader's input.
 pub fn check_writable(path: &std::path::Path) -> io::Result<()> {
     use std::os::unix::fs::FileTypeExt;
@@ -109,10 +110,6 @@ pub fn check_writable(path: &std::path::Path) -> io::Result<()> {
         return Ok(());
     }
     let file = crate::output_file::OutputFile::new(path);
-    // (A file there already that can't be written is refused, though a rename would replace it.)
-    if file.beside() && path.exists() {
-        std::fs::OpenOptions::new().write(true).open(path)?;
-    }
     if file.beside() {
         // (One left by a run that was killed is this run's to take away.)
         std::fs::OpenOptions::new()
@@ -126,7 +123,12 @@ pub fn check_writable(path: &std::path::Path) -> io::Result<()> {
                 let text = format!("no file can be made in '{}' to write it into ({e})", folder.display());
                 io::Error::new(e.kind(), text)
             })?;
-        return std::fs::remove_file(file.written());
+        std::fs::remove_file(file.written())?;
+        // (A file there already that can't be written is refused too, though a rename would
+        // replace it: opened below.)
+        if !path.exists() {
+            return Ok(());
+        }
     }
     match std::fs::OpenOptions::new().write(true).open(path) {
         Ok(_) => Ok(()),
