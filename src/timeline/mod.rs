@@ -282,7 +282,7 @@ pub fn render_file(
             path.display()
         ))
     };
-    if crate::video::input::is_location(path) && !path.exists() {
+    if crate::video::input::is_stream(path) {
         return Err(once());
     }
     let source = VideoSource::open_for(path, Decoding::Throughput)?;

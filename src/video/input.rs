@@ -253,6 +253,12 @@ fn is_internal(location: &str) -> bool {
     pipes.iter().any(|(name, _)| name == location)
 }
 
+/// Whether `location` names an input read once, as it comes, by its name: a pipe (`-`), a
+/// URL, a device with an input format; not a file here (which can be opened again).
+pub fn is_stream(location: &Path) -> bool {
+    is_location(location) && !location.is_file()
+}
+
 /// Closes the read end of an internal pipe, once the input read from it is done with.
 pub fn close_internal(location: &Path) {
     let mut pipes = INTERNAL.lock().unwrap_or_else(|e| e.into_inner());

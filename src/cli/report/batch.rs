@@ -43,10 +43,7 @@ pub enum Outcome {
 /// Refuses a live input among a batch's: a report goes beside its file, whose sound is read
 /// again, and a live input has neither a place nor a second reading.
 pub fn refuse_live(inputs: &[PathBuf]) -> anyhow::Result<()> {
-    match inputs
-        .iter()
-        .find(|i| crate::video::input::is_location(i) && !i.exists())
-    {
+    match inputs.iter().find(|i| crate::video::input::is_stream(i)) {
         Some(live) => anyhow::bail!(
             "'{}' is a live input: a batch reports files beside them (report it alone, with --output)",
             live.display()

@@ -229,11 +229,7 @@ pub fn run(args: Args) -> Result<()> {
     // A QCTools report always has them, as the tags FFmpeg's detectors set; so does a page.
     let list = list || format == ReportFormat::Qctools || html.is_some();
     let range = args.frames.unwrap_or(FrameRange { start: 0, end: None });
-    if format == ReportFormat::Qctools
-        && output.is_none()
-        && crate::video::input::is_location(input)
-        && !input.is_file()
-    {
+    if format == ReportFormat::Qctools && output.is_none() && crate::video::input::is_stream(input) {
         bail!(
             "'{}' is not a file to write a report beside: give --output",
             input.display()

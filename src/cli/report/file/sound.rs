@@ -28,7 +28,7 @@ pub fn report_sound<W: Write>(
     if let Some(path) = options.audio.path {
         use crate::audio::source::{AudioError, AudioSource};
         // (Its sound would be read by opening it again, which a live input can't be.)
-        if crate::video::input::is_location(path) && !path.exists() {
+        if crate::video::input::is_stream(path) {
             return Err(ClipError::Decode(format!(
                 "'{}' has no video stream: a live input's report is of its pictures (a file of sound alone has its sound's)",
                 path.display()
