@@ -18,13 +18,7 @@ use histoplay::video::convert::{convert_cpu, ConvertError, ConvertPass, PlaneTex
 use histoplay::video::format::{FrameFormat, PlaneData, PlaneLayout};
 use std::ffi::{c_int, CString};
 
-const MATRICES: [Matrix; 5] = [
-    Matrix::Bt601,
-    Matrix::Bt709,
-    Matrix::Bt2020,
-    Matrix::Smpte240m,
-    Matrix::Fcc,
-];
+const MATRICES: [Matrix; 5] = Matrix::ALL;
 const RANGES: [Range; 2] = [Range::Limited, Range::Full];
 const YUV420: PlaneLayout = PlaneLayout::Yuv {
     chroma_shift_x: 1,

@@ -13,6 +13,14 @@ pub enum Matrix {
 }
 
 impl Matrix {
+    pub const ALL: [Matrix; 5] = [
+        Matrix::Bt601,
+        Matrix::Bt709,
+        Matrix::Bt2020,
+        Matrix::Smpte240m,
+        Matrix::Fcc,
+    ];
+
     /// Its name for people: `BT.601`, `BT.709`, `BT.2020`.
     pub fn label(self) -> &'static str {
         match self {

@@ -5,13 +5,7 @@ use super::cpu::chroma_taps;
 use super::*;
 use crate::colour::{ColorSpec, Matrix};
 
-const MATRICES: [Matrix; 5] = [
-    Matrix::Bt601,
-    Matrix::Bt709,
-    Matrix::Bt2020,
-    Matrix::Smpte240m,
-    Matrix::Fcc,
-];
+const MATRICES: [Matrix; 5] = Matrix::ALL;
 const RANGES: [Range; 2] = [Range::Limited, Range::Full];
 
 fn every_color() -> impl Iterator<Item = (ColorSpec, u32)> {
