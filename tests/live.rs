@@ -469,11 +469,13 @@ fn wait_udp_bound(port: u16) {
     });
 }
 
-/// `histoplay report URL ARGS`, its stdout's lines handed over as they come.
+/// `histoplay report URL ARGS`, its stdout's lines handed over as they come (its stdin a pipe
+/// the test may write to, for `-`).
 fn report_lines(url: &str, args: &[&str]) -> (window::Reaped, std::sync::mpsc::Receiver<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .args(["report", url])
         .args(args)
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -500,6 +502,20 @@ fn take_lines(received: &std::sync::mpsc::Receiver<String>, n: usize) -> Vec<Val
             serde_json::from_str(&line).unwrap()
         })
         .collect()
+}
+
+/// SIGTERM ends the report of `child` whole: status 143, no error, the lines after those
+/// taken numbered on from `next`.
+fn ends_whole_on_sigterm(child: &mut window::Reaped, received: &std::sync::mpsc::Receiver<String>, next: u64) {
+    signal(&child.0, "-TERM");
+    common::poll("the report's end", || child.0.try_wait().unwrap());
+    let (status, stderr) = exit_and_stderr(child);
+    assert_eq!(status, Some(143), "{stderr}");
+    assert!(!stderr.contains("error"), "{stderr}");
+    for (k, line) in received.try_iter().enumerate() {
+        let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_eq!(value["frame"], next + k as u64, "{line}");
+    }
 }
 
 /// The child's exit status and stderr, once it has exited.
@@ -623,34 +639,12 @@ fn a_pipe_whose_writer_sends_nothing_more_is_left_on_a_signal() {
     // The writer stays, silent: the read waits in the kernel, where FFmpeg never asks whether
     // to stop. A signal ends it all the same, the frames read reported whole.
     let ts = std::fs::read(stream_ts()).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["report", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map(window::Reaped)
-        .unwrap();
+    let (mut child, received) = report_lines("-", &[]);
     let mut stdin = child.0.stdin.take().unwrap();
     std::io::Write::write_all(&mut stdin, &ts).unwrap();
-    let stdout = child.0.stdout.take().unwrap();
-    let (lines, received) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)).map_while(Result::ok) {
-            let _ = lines.send(line);
-        }
-    });
     let first = take_lines(&received, 40);
     assert_eq!(first[39]["frame"], 39);
-    signal(&child.0, "-TERM");
-    common::poll("the report's end", || child.0.try_wait().unwrap());
-    let (status, stderr) = exit_and_stderr(&mut child);
-    assert_eq!(status, Some(143), "{stderr}");
-    assert!(!stderr.contains("error"), "{stderr}");
-    for (k, line) in received.try_iter().enumerate() {
-        let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line}: {e}"));
-        assert_eq!(value["frame"], 40 + k as u64, "{line}");
-    }
+    ends_whole_on_sigterm(&mut child, &received, 40);
     drop(stdin);
 }
 
@@ -661,17 +655,8 @@ fn a_filter_graph_that_makes_frames_for_ever_ends_its_report_whole_on_a_signal()
     let (mut child, received) = report_lines(graph, &["--cpu", "--input-format", "lavfi"]);
     let first = take_lines(&received, 3);
     assert_eq!(first[2]["frame"], 2);
-    signal(&child.0, "-TERM");
     // Its end, as a live input's, within the wait: every line whole.
-    common::poll("the report's end", || child.0.try_wait().unwrap());
-    let (status, stderr) = exit_and_stderr(&mut child);
-    assert_eq!(status, Some(143), "{stderr}");
-    assert!(!stderr.contains("error"), "{stderr}");
-    let rest: Vec<String> = received.try_iter().collect();
-    for (k, line) in rest.iter().enumerate() {
-        let value: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}"));
-        assert_eq!(value["frame"], 3 + k as u64, "{line}");
-    }
+    ends_whole_on_sigterm(&mut child, &received, 3);
 }
 
 #[test]

@@ -201,33 +201,29 @@ fn the_page_goes_beside_json_lines_when_asked_and_a_bad_path_is_an_error() {
     // (Run to its end: not stopped short.)
     assert!(!html.contains("id=\"stopped\""));
     let _ = std::fs::remove_file(&page);
-    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["report", "--html", "/nonexistent/folder/page.html"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(
-        stderr.starts_with("error: ") && stderr.contains("can't be written: there is no folder '/nonexistent/folder'"),
-        "{stderr}"
-    );
-    // Nor where the page would be written until whole (beside its name) can be: refused
-    // before the run, with nothing on stdout.
-    let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
-        .args(["report", "--html", "/proc/version"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(out.stdout.is_empty());
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(
-        stderr.starts_with("error: '/proc/version' can't be written: "),
-        "{stderr}"
-    );
+    // A folder that isn't there, or one where the page can't be written until whole (beside
+    // its name): refused before the run, in one line, with nothing on stdout.
+    for (page, why) in [
+        (
+            "/nonexistent/folder/page.html",
+            "there is no folder '/nonexistent/folder'",
+        ),
+        ("/proc/version", "no file can be made in '/proc'"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+            .args(["report", "--html", page])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(out.stdout.is_empty());
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: '{page}' can't be written: {why}")),
+            "{stderr}"
+        );
+    }
 }
 
 #[test]
