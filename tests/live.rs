@@ -201,7 +201,10 @@ fn a_sender_restarted_mid_stream_reads_on_as_one_stream() {
     let out = common::output_of(&mut receiver.0);
     let frames = lines(&out);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("timestamps jumped by -"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("warning: {url}: the timestamps jumped by -")),
+        "{stderr}"
+    );
     // One stream of 100 frames, numbered and timed on through the restart.
     assert_eq!(frames.len(), 100, "{stderr}");
     assert!(frames.iter().enumerate().all(|(n, f)| f["frame"] == n as u64));
@@ -1006,6 +1009,11 @@ fn bad_input_formats_and_options_are_one_line_errors() {
         (
             vec!["report", "udp://127.0.0.1:9", "--format", "qctools"],
             "give --output",
+            1,
+        ),
+        (
+            vec!["hist", "udp://127.0.0.1:abc"],
+            "'udp://127.0.0.1:abc': its port 'abc' is not a number from 1 to 65535",
             1,
         ),
     ] {

@@ -301,6 +301,7 @@ pub fn open(location: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::co
         format: Some("nut".into()),
         ..Default::default()
     };
+    check_port(url)?;
     let internal = is_internal(url);
     let options = if internal { &nut } else { options() };
     // "-" is FFmpeg's "pipe:" when it is given a URL.
@@ -372,6 +373,34 @@ pub fn open(location: &Path, interrupt: &Interrupt) -> Result<ffmpeg::format::co
     }
 }
 
+/// Refuses a network URL whose port is not one (`udp://host:abc`, which FFmpeg reads as port 0
+/// and waits on for ever).
+fn check_port(url: &str) -> Result<(), String> {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return Ok(());
+    };
+    const NETWORK: [&str; 16] = [
+        "udp", "rtp", "tcp", "tls", "srt", "rist", "rtmp", "rtmps", "rtmpt", "rtsp", "rtsps", "http", "https", "ftp",
+        "mms", "mmsh",
+    ];
+    if !NETWORK.contains(&scheme.to_ascii_lowercase().as_str()) {
+        return Ok(());
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, after)| after);
+    // An IPv6 host is bracketed: its colons are not the port's.
+    let port = match host_port.strip_prefix('[') {
+        Some(bracketed) => bracketed.split_once(']').and_then(|(_, after)| after.strip_prefix(':')),
+        None => host_port.rsplit_once(':').map(|(_, port)| port),
+    };
+    match port {
+        Some(port) if !port.is_empty() && !port.parse::<u16>().is_ok_and(|p| p > 0) => {
+            Err(format!("its port '{port}' is not a number from 1 to 65535"))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Whether an opened input is live: it can't seek (a pipe, a socket) or has no file at all
 /// (a device, an RTSP session) and no stated end. Such an input is read once, as it comes.
 pub fn is_live(input: &ffmpeg::format::context::Input) -> bool {
@@ -393,6 +422,36 @@ pub fn is_live(input: &ffmpeg::format::context::Input) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_network_url_whose_port_is_not_a_number_is_refused() {
+        for good in [
+            "udp://127.0.0.1:1234",
+            "udp://@:1234?fifo_size=1000",
+            "srt://:9000?mode=listener",
+            "rtmp://user:secret@host:1935/app",
+            "http://[::1]:8080/live.m3u8",
+            "http://example.com/a:b",
+            "rtsp://camera/stream",
+            "file://a:b",
+            "movie.mp4",
+        ] {
+            assert_eq!(check_port(good), Ok(()), "{good}");
+        }
+        for (bad, port) in [
+            ("udp://127.0.0.1:abc", "abc"),
+            ("tcp://host:0", "0"),
+            ("SRT://host:65536?mode=caller", "65536"),
+            ("http://[::1]:x/", "x"),
+            ("rtmp://u:p@host:-5/app", "-5"),
+        ] {
+            assert_eq!(
+                check_port(bad),
+                Err(format!("its port '{port}' is not a number from 1 to 65535")),
+                "{bad}"
+            );
+        }
+    }
 
     #[test]
     fn an_internal_pipe_holds_what_its_reader_has_not_taken_yet_without_holding_up_its_writer() {
