@@ -49,6 +49,8 @@ pub struct Continuity {
     /// A file's last jump, for a few packets after it: undone where the stream's clock goes on
     /// from before it (one packet's time damaged, not a piece).
     undo: Option<Undo>,
+    /// A live input's name, for its warnings.
+    name: String,
 }
 
 /// What a file's jump replaced, while its stream's next packets may show it was damage.
@@ -83,6 +85,14 @@ impl Continuity {
     pub fn for_file() -> Self {
         Self {
             file: true,
+            ..Self::default()
+        }
+    }
+
+    /// A live input's (`name` in its warnings).
+    pub fn for_live(name: &Path) -> Self {
+        Self {
+            name: name.display().to_string(),
             ..Self::default()
         }
     }
@@ -166,7 +176,8 @@ impl Continuity {
             self.offset = Some((from + step - dts, time_base));
             if !self.file {
                 log::warn!(
-                    "a live input's timestamps jumped by {:.3} s: continuing from its last",
+                    "{}: the timestamps jumped by {:.3} s: continuing from the last",
+                    self.name,
                     seconds(at) - newest
                 );
             }

@@ -183,7 +183,7 @@ impl VideoSource {
             audio_tap: None,
             arrivals: Default::default(),
             timecodes,
-            continuity: live.then(Default::default),
+            continuity: live.then(|| crate::video::continuity::Continuity::for_live(path)),
             file_continuity,
             live_lost,
             lost: None,
