@@ -105,6 +105,19 @@ fn hist_counts_a_known_picture_exactly() {
     let mut lines = text.lines();
     assert!(lines.next().unwrap().starts_with("frame,pts,width,height,bins,r0,r1,"));
     assert!(lines.next().unwrap().starts_with("0,0,2,2,16,0,0,"));
+    // A region's box follows the depth, and its counts are the JSON's.
+    let region = ["hist", path.to_str().unwrap(), "--bins", "16", "--region", "1,0,1,2"];
+    let json = stdout(&histoplay(&region));
+    let text = stdout(&histoplay(&[&region[..], &["--csv"]].concat()));
+    let mut lines = text.lines();
+    assert!(lines
+        .next()
+        .unwrap()
+        .ends_with(",l15,depth,region_x,region_y,region_w,region_h"));
+    let row: Vec<u64> = lines.next().unwrap().split(',').map(|v| v.parse().unwrap()).collect();
+    assert_eq!(row[row.len() - 5..], [8, 1, 0, 1, 2]);
+    let from_json: Vec<u64> = ["r", "g", "b", "l"].iter().flat_map(|c| counts(&json, c)).collect();
+    assert_eq!(row[5..5 + 64], from_json[..]);
 }
 
 #[test]

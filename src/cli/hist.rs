@@ -130,7 +130,7 @@ fn hist_still_image(
     };
     let mut out = std::io::stdout().lock();
     if csv {
-        output::write_csv_header(&mut out, job.bins, false)?;
+        output::write_csv_header(&mut out, &report)?;
         output::write_csv_row(&mut out, &report)?;
     } else {
         output::write_json_line(&mut out, &report)?;
@@ -151,7 +151,7 @@ fn write_report(out: &mut impl Write, output: Output, report: &FrameReport, firs
         Output::JsonLines => output::write_json_line(out, report),
         Output::Csv => {
             if first {
-                output::write_csv_header(out, report.histogram.bins(), report.field.is_some())?;
+                output::write_csv_header(out, report)?;
             }
             output::write_csv_row(out, report)
         }

@@ -236,16 +236,24 @@ pub fn write_json_line(out: &mut impl Write, report: &FrameReport) -> io::Result
 }
 
 /// `hist --csv`'s header: frame,pts,width,height,bins, then r0..rN-1, g0.., b0.., l0.., then
-/// depth (last, so that the columns before it keep their places), and `field` where each field
-/// is counted apart.
-pub fn write_csv_header(out: &mut impl Write, bins: u32, fields: bool) -> io::Result<()> {
+/// depth (last, so that the columns before it keep their places), `field` where each field is
+/// counted apart, `region_x,region_y,region_w,region_h` where a region is counted, and `counted`
+/// (`signal` or `display`) with a LUT in force: the columns `report`, the first frame's, has.
+pub fn write_csv_header(out: &mut impl Write, report: &FrameReport) -> io::Result<()> {
+    let bins = report.histogram.bins();
     let mut names: Vec<String> = ["frame", "pts", "width", "height", "bins"].map(String::from).to_vec();
     for name in ["r", "g", "b", "l"] {
         names.extend((0..bins).map(|i| format!("{name}{i}")));
     }
     names.push("depth".into());
-    if fields {
+    if report.field.is_some() {
         names.push("field".into());
+    }
+    if report.region.is_some() {
+        names.extend(["region_x", "region_y", "region_w", "region_h"].map(String::from));
+    }
+    if report.counted.is_some() {
+        names.push("counted".into());
     }
     write_csv_record(out, &names)
 }
@@ -266,6 +274,12 @@ pub fn write_csv_row(out: &mut impl Write, report: &FrameReport) -> io::Result<(
     fields.push(report.depth.to_string());
     if let Some(field) = report.field {
         fields.push(field.name().to_string());
+    }
+    if let Some(r) = report.region {
+        fields.extend([r.x, r.y, r.width, r.height].map(|v| v.to_string()));
+    }
+    if let Some(counted) = report.counted {
+        fields.push(counted.name().to_string());
     }
     write_csv_record(out, &fields)
 }
@@ -378,7 +392,7 @@ mod tests {
             field: None,
         };
         let mut out = Vec::new();
-        write_csv_header(&mut out, 16, false).unwrap();
+        write_csv_header(&mut out, &report).unwrap();
         write_csv_row(&mut out, &report).unwrap();
         let text = String::from_utf8(out).unwrap();
         let (header, row) = text.split_once('\n').unwrap();
@@ -388,5 +402,26 @@ mod tests {
         assert!(row.starts_with("0,0,1,1,16,"));
         assert!(header.ends_with(",l15,depth"));
         assert!(row.trim_end().ends_with(",8"));
+        // A region counted through a LUT: its box and what was counted, after the depth.
+        let report = FrameReport {
+            region: Some(Region {
+                x: 1,
+                y: 2,
+                width: 3,
+                height: 4,
+            }),
+            counted: Some(crate::pipeline::ScopesOn::Display),
+            ..report
+        };
+        let mut out = Vec::new();
+        write_csv_header(&mut out, &report).unwrap();
+        write_csv_row(&mut out, &report).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let (header, row) = text.split_once('\n').unwrap();
+        assert!(
+            header.ends_with(",l15,depth,region_x,region_y,region_w,region_h,counted"),
+            "{header}"
+        );
+        assert!(row.trim_end().ends_with(",8,1,2,3,4,display"), "{row}");
     }
 }
