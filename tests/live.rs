@@ -729,6 +729,83 @@ fn the_screen_is_a_source() {
 }
 
 #[test]
+fn a_live_inputs_sound_is_the_audio_track_asked_for() {
+    use histoplay::audio::source::{AudioError, AudioSource, AudioTrack};
+    use histoplay::video::source::VideoSource;
+    // Two audio tracks, 440 and 1000 Hz, read once through a FIFO.
+    let ts = fixture(
+        "live-two-tracks.ts",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=64x48:rate=25",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=440:sample_rate=48000",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=1000:sample_rate=48000",
+            "-map",
+            "0",
+            "-map",
+            "1",
+            "-map",
+            "2",
+            "-t",
+            "2",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            "-f",
+            "mpegts",
+        ],
+    );
+    let dir = temp_dir("two-tracks");
+    let hz_of = |track: AudioTrack| -> Result<f64, String> {
+        let fifo = dir.join(format!("{track:?}.ts"));
+        assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let writer = {
+            let (ts, fifo) = (ts.clone(), fifo.clone());
+            std::thread::spawn(move || {
+                let _ = std::fs::write(&fifo, std::fs::read(ts).unwrap());
+            })
+        };
+        let mut video = VideoSource::open(&fifo).unwrap();
+        assert!(video.info.live);
+        let tapped = video.tap_audio(track);
+        let result = tapped
+            .map_err(|m| AudioError::missing(&fifo, m).to_string())
+            .map(|tapped| {
+                let mut sound = AudioSource::fed(&fifo, tapped, 48_000, 2).unwrap();
+                while video.next_frame().unwrap().is_some() {}
+                drop(video);
+                let mut samples = Vec::new();
+                while let Some(chunk) = sound.next_chunk() {
+                    samples.extend(chunk.samples.into_iter().step_by(2));
+                }
+                let rising = samples.windows(2).filter(|w| w[0] < 0.0 && w[1] >= 0.0).count();
+                rising as f64 / (samples.len() as f64 / 48_000.0)
+            });
+        writer.join().unwrap();
+        result
+    };
+    let best = hz_of(AudioTrack::Best).unwrap();
+    let second = hz_of(AudioTrack::Nth(2)).unwrap();
+    // (Within 2%: the AAC frames' edges.)
+    assert!((best - 440.0).abs() < 9.0, "{best} Hz");
+    assert!((second - 1000.0).abs() < 20.0, "{second} Hz");
+    let third = hz_of(AudioTrack::Nth(3)).unwrap_err();
+    assert!(third.ends_with("has 2 audio streams: no audio track 3"), "{third}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_live_inputs_sound_comes_from_its_video_decoder_on_the_same_clock() {
     use histoplay::audio::source::AudioSource;
     use histoplay::video::source::VideoSource;
@@ -746,7 +823,7 @@ fn a_live_inputs_sound_comes_from_its_video_decoder_on_the_same_clock() {
     // Opening waits for the stream; it is live, so its sound can't be read apart from it.
     let mut video = VideoSource::open(Path::new(&url)).unwrap();
     assert!(video.info.live);
-    let tapped = video.tap_audio().expect("the stream has sound");
+    let tapped = video.tap_audio(Default::default()).expect("the stream has sound");
     let mut sound = AudioSource::fed(Path::new(&url), tapped, 48_000, 2).unwrap();
     let mut times = Vec::new();
     while times.len() < 40 {

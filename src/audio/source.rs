@@ -14,23 +14,17 @@ pub struct Chunk {
     pub samples: Vec<f32>,
 }
 
-/// Which of a file's audio streams is its sound: the one FFmpeg picks as best (the default),
-/// or the Nth audio stream, counted from 1 as mpv's `--aid` counts them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum AudioTrack {
-    #[default]
-    Best,
-    Nth(u32),
-}
+pub use crate::video::input::AudioTrack;
 
-impl AudioTrack {
-    /// `auto`, or an audio stream's number from 1 (`--aid`).
-    pub fn parse(text: &str) -> Result<Self, String> {
-        match text.trim() {
-            "auto" => Ok(Self::Best),
-            n => match n.parse::<u32>() {
-                Ok(n) if n >= 1 => Ok(Self::Nth(n)),
-                _ => Err(format!("'{text}' is no audio track: auto, or its number from 1")),
+impl AudioError {
+    /// Why `path` has no audio stream `track` (`AudioTrack::stream_in`).
+    pub fn missing(path: &Path, missing: crate::video::input::NoTrack) -> Self {
+        match missing {
+            crate::video::input::NoTrack::NoAudio => Self::NoAudio(path.to_owned()),
+            crate::video::input::NoTrack::Beyond { asked, count } => Self::NoTrack {
+                path: path.to_owned(),
+                asked,
+                count,
             },
         }
     }
@@ -111,26 +105,8 @@ impl AudioSource {
             path: path.to_owned(),
             reason,
         })?;
-        let audio = || {
-            input
-                .streams()
-                .filter(|s| s.parameters().medium() == ffmpeg::media::Type::Audio)
-        };
-        let stream = match track {
-            AudioTrack::Best => input.streams().best(ffmpeg::media::Type::Audio),
-            AudioTrack::Nth(n) => audio().nth(n as usize - 1),
-        };
-        let stream = match (stream, track) {
-            (Some(stream), _) => stream,
-            (None, AudioTrack::Nth(asked)) if audio().count() > 0 => {
-                return Err(AudioError::NoTrack {
-                    path: path.to_owned(),
-                    asked,
-                    count: audio().count(),
-                })
-            }
-            (None, _) => return Err(AudioError::NoAudio(path.to_owned())),
-        };
+        let index = track.stream_in(&input).map_err(|m| AudioError::missing(path, m))?;
+        let stream = input.stream(index).expect("an index among the input's streams");
         let (stream_index, time_base, parameters) = (stream.index(), stream.time_base(), stream.parameters());
         let continuity = crate::video::continuity::may_start_over(&input).then(|| {
             crate::video::continuity::FileContinuity::new(&input, crate::video::continuity::FileClock::of(path))

@@ -80,7 +80,7 @@ pub fn open_file(
 
 /// The sound of `source`'s file (its audio stream `track`) on `audio_device` (or the default)
 /// at `volume`, starting silent; None without a volume, an audio stream or an output. A live
-/// input's sound (its best audio stream) comes from the packets its video's decoder reads (it
+/// input's sound (its audio stream `track` too) comes from the packets its video's decoder reads (it
 /// can't be read twice), and those packets are given for the meters too.
 pub fn open_sound(
     source: &mut VideoSource,
@@ -95,9 +95,16 @@ pub fn open_sound(
     };
     if source.info.live {
         let path = source.info.path.clone();
-        let Some(tapped) = source.tap_audio() else {
-            log::info!("no sound: '{}' has no audio stream", path.display());
-            return (None, None);
+        let tapped = match source.tap_audio(track) {
+            Ok(tapped) => tapped,
+            Err(missing) => {
+                let e = crate::audio::source::AudioError::missing(&path, missing);
+                match missing {
+                    crate::video::input::NoTrack::NoAudio => log::info!("no sound: {e}"),
+                    _ => log::warn!("no sound: {e}"),
+                }
+                return (None, None);
+            }
         };
         let for_meters = tapped.clone();
         let open = |rate, channels| crate::audio::source::AudioSource::fed(&path, tapped, rate, channels);

@@ -89,7 +89,10 @@ impl Sound {
         if media.info.live {
             // (Its sound comes from the packets its picture's decoder reads: it can't be opened
             // again for another stream.)
-            return toast("a live input plays its first audio stream".into(), false);
+            return toast(
+                "a live input keeps the audio stream it started with (--aid N picks one)".into(),
+                false,
+            );
         }
         let (count, best) = media.audio_tracks;
         if count == 0 {

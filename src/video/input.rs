@@ -13,7 +13,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, OnceLock};
 
+mod track;
 mod wake;
+pub use track::{AudioTrack, NoTrack};
 pub use wake::{hold_off as hold_off_wakes, Reading};
 
 /// How an error about an `--input-option` the input has no use for starts.

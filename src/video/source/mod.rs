@@ -167,8 +167,10 @@ pub struct VideoSource {
     arrivals: std::collections::VecDeque<(i64, std::time::Instant)>,
     /// The frames' timecodes, where the stream carries them.
     timecodes: crate::video::timecode::TimecodeReader,
-    /// The input's best audio stream's packets, handed on as read (a live input's sound).
+    /// The input's audio stream's packets, handed on as read (a live input's sound).
     audio_tap: Option<(usize, Arc<tap::PacketWindow>)>,
+    /// Which audio stream is tapped (found again where the input reconnects).
+    tapped_track: crate::video::input::AudioTrack,
     /// Where the packets read are written as they are (`--record`).
     /// Recordings of the packets as they are read (`--record`, a QC report's pipe).
     recorders: Vec<crate::video::record::Recording>,
@@ -255,15 +257,23 @@ impl VideoSource {
         self.interrupt.clone()
     }
 
-    /// The input's best audio stream, its packets handed on from now on as the decoder reads
-    /// them: a live input's sound (it can't be opened a second time). None without one.
-    pub fn tap_audio(&mut self) -> Option<Tapped> {
-        let stream = self.input.streams().best(ffmpeg::media::Type::Audio)?;
-        let (stream_index, parameters, time_base) = (stream.index(), stream.parameters(), stream.time_base());
+    /// The input's audio stream `track`, its packets handed on from now on as the decoder
+    /// reads them: a live input's sound (it can't be opened a second time); why there is none.
+    pub fn tap_audio(
+        &mut self,
+        track: crate::video::input::AudioTrack,
+    ) -> Result<Tapped, crate::video::input::NoTrack> {
+        let stream_index = track.stream_in(&self.input)?;
+        let stream = self
+            .input
+            .stream(stream_index)
+            .expect("an index among the input's streams");
+        let (parameters, time_base) = (stream.parameters(), stream.time_base());
         read_streams(&mut self.input, [stream_index]);
         let packets = Arc::new(tap::PacketWindow::default());
         self.audio_tap = Some((stream_index, Arc::clone(&packets)));
-        Some(Tapped {
+        self.tapped_track = track;
+        Ok(Tapped {
             stream_index,
             parameters,
             time_base,

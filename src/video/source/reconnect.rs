@@ -59,12 +59,11 @@ impl VideoSource {
             }
             let mut input = input;
             discard_other_streams(&mut input, index);
-            let audio = input.streams().best(ffmpeg::media::Type::Audio).map(|s| s.index());
             if let Some((tapped, _)) = &mut self.audio_tap {
-                match audio {
-                    Some(index) => *tapped = index,
-                    None => {
-                        log::warn!("{}: the stream came back without sound", path.display());
+                match self.tapped_track.stream_in(&input) {
+                    Ok(index) => *tapped = index,
+                    Err(_) => {
+                        log::warn!("{}: the stream came back without its sound", path.display());
                         self.audio_tap = None;
                     }
                 }
