@@ -3,7 +3,8 @@
 //! about to read such an input says so (`Reading`); once its input is interrupted, or a quit
 //! signal came, a thread of its own sends it SIGURG (caught, and doing nothing, so that the
 //! `read` ends with EINTR), every 50 ms until it has left the read: FFmpeg then asks the
-//! interrupt callback, which ends the read.
+//! interrupt callback, which ends the read. With no such read, that thread sleeps until the
+//! next interrupt.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Once};
@@ -60,6 +61,10 @@ impl Reading {
             .unwrap_or_else(|e| e.into_inner())
             .push((tid, Arc::clone(flag)));
         let_through(true);
+        // (An input interrupted before this read began: its read is woken too.)
+        if flag.load(Ordering::Relaxed) || super::quitting() {
+            wake_interrupted();
+        }
         Self(tid, std::marker::PhantomData)
     }
 }
@@ -74,29 +79,49 @@ impl Drop for Reading {
     }
 }
 
+/// The thread that sends the wakes, once started: parked while no read is to be woken.
+static WAKER: std::sync::OnceLock<std::thread::Thread> = std::sync::OnceLock::new();
+
 /// Wakes the threads reading an input that has been interrupted (or every one, once a quit
 /// signal came), from now until they have left their reads.
 pub fn wake_interrupted() {
-    static WAKER: Once = Once::new();
-    WAKER.call_once(|| {
-        let _ = std::thread::Builder::new()
+    let waker = WAKER.get_or_init(|| {
+        let started = std::thread::Builder::new()
             .name("histoplay wake reads".into())
             .spawn(|| loop {
-                let quitting = super::quitting();
-                {
-                    let reading = READING.lock().unwrap_or_else(|e| e.into_inner());
-                    for (tid, flag) in reading.iter() {
-                        if quitting || flag.load(Ordering::Relaxed) {
-                            // SAFETY: signals a thread of this process by its id; one that has
-                            // ended meanwhile (its id not reused while it is listed here: it
-                            // takes itself off before it ends) is an error, ignored.
-                            unsafe {
-                                libc::syscall(libc::SYS_tgkill, libc::getpid(), *tid, libc::SIGURG);
-                            }
-                        }
-                    }
+                if wake_once() {
+                    std::thread::sleep(Duration::from_millis(50));
+                } else {
+                    // Until the next interrupt (`unpark` leaves a token: none is missed).
+                    std::thread::park();
                 }
-                std::thread::sleep(Duration::from_millis(50));
             });
+        match started {
+            Ok(thread) => thread.thread().clone(),
+            Err(_) => std::thread::current(),
+        }
     });
+    if waker.id() != std::thread::current().id() {
+        waker.unpark();
+    }
+}
+
+/// Sends SIGURG to each thread in a read of an interrupted input (every one, once a quit
+/// signal came); whether there was any.
+fn wake_once() -> bool {
+    let quitting = super::quitting();
+    let reading = READING.lock().unwrap_or_else(|e| e.into_inner());
+    let mut any = false;
+    for (tid, flag) in reading.iter() {
+        if quitting || flag.load(Ordering::Relaxed) {
+            any = true;
+            // SAFETY: signals a thread of this process by its id; one that has ended
+            // meanwhile (its id not reused while it is listed here: it takes itself off
+            // before it ends) is an error, ignored.
+            unsafe {
+                libc::syscall(libc::SYS_tgkill, libc::getpid(), *tid, libc::SIGURG);
+            }
+        }
+    }
+    any
 }
