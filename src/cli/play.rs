@@ -302,7 +302,7 @@ fn play(mut files: Vec<PathBuf>, options: PlayerOptions) -> Result<()> {
 fn input_bindings(explicit: Option<&Path>) -> Result<(Bindings, Vec<String>)> {
     let (path, text) = match explicit {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
+            let text = crate::settings::read_small(path)
                 .with_context(|| format!("cannot read the input.conf '{}'", path.display()))?;
             (path.to_path_buf(), text)
         }
@@ -310,7 +310,7 @@ fn input_bindings(explicit: Option<&Path>) -> Result<(Bindings, Vec<String>)> {
             let Some(path) = crate::settings::config_dir().map(|dir| dir.join("input.conf")) else {
                 return Ok((Bindings::default(), Vec::new()));
             };
-            match std::fs::read_to_string(&path) {
+            match crate::settings::read_small(&path) {
                 Ok(text) => (path, text),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Bindings::default(), Vec::new())),
                 Err(e) => {
@@ -322,7 +322,7 @@ fn input_bindings(explicit: Option<&Path>) -> Result<(Bindings, Vec<String>)> {
         }
     };
     let (bindings, warnings) = Bindings::default().with_conf(&text, &path.display().to_string());
-    let warnings: Vec<String> = warnings.into_iter().map(crate::settings::shortened).collect();
+    let warnings = crate::settings::said(warnings);
     for warning in &warnings {
         eprintln!("warning: {}", crate::terminal::one_line(&warning.to_string()));
     }

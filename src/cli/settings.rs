@@ -58,7 +58,7 @@ pub fn apply(cli: Cli, argv: Vec<OsString>) -> Cli {
     let mut settings = Settings::default();
     let mut warnings = Vec::new();
     if !asked.no_config {
-        if let Some(path) = main_file().filter(|p| p.is_file()) {
+        if let Some(path) = main_file().filter(|p| p.exists()) {
             settings.read_file(&path, &mut warnings);
         }
     }
@@ -76,6 +76,8 @@ pub fn apply(cli: Cli, argv: Vec<OsString>) -> Cli {
         if let Some((path, text)) = crate::settings::watch_later::take(&dir, video) {
             let mut kept = Settings::default();
             kept.read_text(&text, &path, &mut warnings);
+            let options = crate::settings::watch_later::DEFAULT_OPTIONS.split(',');
+            kept.only(&[&["start"][..], &options.collect::<Vec<_>>()].concat(), &mut warnings);
             let resumed = kept.apply(&[], &Cli::command());
             applied.args.extend(resumed.args);
             applied.warnings.extend(resumed.warnings);
@@ -118,7 +120,7 @@ pub fn apply(cli: Cli, argv: Vec<OsString>) -> Cli {
             }
         }
     };
-    let warnings: Vec<String> = warnings.into_iter().map(crate::settings::shortened).collect();
+    let warnings = crate::settings::said(warnings);
     for warning in &warnings {
         eprintln!("warning: {}", crate::terminal::one_line(&warning.to_string()));
     }

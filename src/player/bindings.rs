@@ -445,6 +445,18 @@ impl Bindings {
                 warnings.push(format!("{at}: unknown key '{key}'"));
                 continue;
             };
+            // (As mpv reads it, Shift on a digit or a symbol is dropped: the key is the one
+            // pressed without it.)
+            let shifted = key.rsplit_once('+').filter(|(m, k)| {
+                m.to_ascii_lowercase().split('+').any(|m| m == "shift")
+                    && k.chars().count() == 1
+                    && !k.chars().all(char::is_alphabetic)
+            });
+            if let Some((_, k)) = shifted {
+                warnings.push(format!(
+                    "{at}: '{key}' binds '{k}', as mpv reads it (the character Shift types is written instead: '!', not Shift+1)"
+                ));
+            }
             // (As mpv: a key alone binds nothing, and leaves the key as it was.)
             if command.trim().is_empty() {
                 warnings.push(format!("{at}: '{key}' has no command (`{key} ignore` unbinds it)"));

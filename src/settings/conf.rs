@@ -21,7 +21,15 @@ pub struct Settings {
     profiles: HashMap<String, Vec<Line>>,
     /// Files already read (an include loop is read once).
     read: Vec<PathBuf>,
+    /// The profiles being applied, outermost first (one that names itself among them is left
+    /// out), and how many have been applied.
+    applying: Vec<String>,
+    applications: usize,
 }
+
+/// The most profiles applied in all (profiles that name others twice over would apply
+/// exponentially many).
+const MAX_PROFILES: usize = 256;
 
 #[derive(Clone, Debug)]
 struct Line {
@@ -44,7 +52,7 @@ impl Settings {
     /// Reads `path` (and the files it includes) into these settings. A file that can't be
     /// read is a warning.
     pub fn read_file(&mut self, path: &Path, warnings: &mut Vec<String>) {
-        match std::fs::read_to_string(path) {
+        match super::read_small(path) {
             Ok(text) => self.read_text(&text, path, warnings),
             Err(e) => warnings.push(format!("cannot read the settings file '{}': {e}", path.display())),
         }
@@ -52,7 +60,12 @@ impl Settings {
 
     /// Reads one file's text; `path` names it in warnings and places its includes.
     pub fn read_text(&mut self, text: &str, path: &Path, warnings: &mut Vec<String>) {
-        if self.read.iter().any(|p| p == path) || self.read.len() > MAX_DEPTH * 4 {
+        if self.read.iter().any(|p| p == path) {
+            warnings.push(format!("'{}' is read once: it was included again", path.display()));
+            return;
+        }
+        if self.read.len() > MAX_DEPTH * 4 {
+            warnings.push(format!("'{}' was not read: too many files included", path.display()));
             return;
         }
         self.read.push(path.to_path_buf());
@@ -110,6 +123,23 @@ impl Settings {
         profiles
     }
 
+    /// Leaves out every profile, and the lines of the files' tops that set none of `names`,
+    /// with a warning each: what a kept position may set.
+    pub fn only(&mut self, names: &[&str], warnings: &mut Vec<String>) {
+        self.profiles.clear();
+        self.top.retain(|line| {
+            let name = line.name.strip_prefix("no-").unwrap_or(&line.name);
+            let kept = names.contains(&name);
+            if !kept {
+                warnings.push(format!(
+                    "{}: '{}' is not kept with a position: left out",
+                    line.at, line.name
+                ));
+            }
+            kept
+        });
+    }
+
     /// The options of the files' tops, then of `profiles` in order, for `command` (clap's
     /// definition of the command line they are options of).
     pub fn apply(&mut self, profiles: &[String], command: &clap::Command) -> Applied {
@@ -124,8 +154,28 @@ impl Settings {
     }
 
     fn profile(&mut self, name: &str, at: &str, command: &clap::Command, applied: &mut Applied, depth: usize) {
+        if self.applying.iter().any(|p| p == name) {
+            let chain = [&self.applying[..], &[name.to_string()]].concat().join(" → ");
+            applied
+                .warnings
+                .push(format!("{at}: profile '{name}' names itself ({chain}): left out there"));
+            return;
+        }
+        self.applications += 1;
+        if self.applications > MAX_PROFILES {
+            if self.applications == MAX_PROFILES + 1 {
+                let text =
+                    format!("{at}: more than {MAX_PROFILES} profiles applied: '{name}' and those after left out");
+                applied.warnings.push(text);
+            }
+            return;
+        }
         match self.profiles.get(name).cloned() {
-            Some(lines) if depth < MAX_DEPTH => self.lines(&lines, command, applied, depth + 1),
+            Some(lines) if depth < MAX_DEPTH => {
+                self.applying.push(name.to_string());
+                self.lines(&lines, command, applied, depth + 1);
+                self.applying.pop();
+            }
             Some(_) => applied
                 .warnings
                 .push(format!("{at}: profiles nest too deep at '{name}'")),
@@ -192,11 +242,17 @@ enum Setting {
     Unset(OsString),
 }
 
+/// Options that do something other than play, given on the command line alone.
+const COMMAND_LINE_ONLY: [&str; 2] = ["version", "help"];
+
 /// Options whose value is a file read as the player starts.
 const FILES: [&str; 3] = ["lut", "input-conf", "false-colour-scale"];
 
 /// `name=value` as an option of `command`, checked as its command line would check it.
 fn option(command: &clap::Command, name: &str, value: Option<&str>) -> Result<Setting, String> {
+    if COMMAND_LINE_ONLY.contains(&name) {
+        return Err(format!("'{name}' is for the command line, not the settings"));
+    }
     let find = |name: &str| {
         command
             .get_arguments()

@@ -9,7 +9,7 @@ pub fn first_time(hint: &str) -> bool {
     if marker.exists() {
         return false;
     }
-    if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&marker, b"")) {
+    if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| super::write_small(&marker, "")) {
         log::info!(
             "cannot remember that the {hint} hint was shown ({}): {e}",
             marker.display()
@@ -20,7 +20,7 @@ pub fn first_time(hint: &str) -> bool {
 
 /// The size the window had when the player last quit (physical pixels), if it is known.
 pub fn window_size() -> Option<(u32, u32)> {
-    let text = std::fs::read_to_string(super::state_dir()?.join("window-size")).ok()?;
+    let text = super::read_small(&super::state_dir()?.join("window-size")).ok()?;
     let (w, h) = text.trim().split_once('x')?;
     let size = (w.parse().ok()?, h.parse().ok()?);
     (size.0 >= 64 && size.1 >= 64 && size.0 <= 16384 && size.1 <= 16384).then_some(size)
@@ -30,7 +30,7 @@ pub fn window_size() -> Option<(u32, u32)> {
 pub fn remember_window_size((width, height): (u32, u32)) {
     let Some(dir) = super::state_dir() else { return };
     let written = std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::write(dir.join("window-size"), format!("{width}x{height}\n")));
+        .and_then(|()| super::write_small(&dir.join("window-size"), &format!("{width}x{height}\n")));
     if let Err(e) = written {
         log::info!("cannot keep the window's size in '{}': {e}", dir.display());
     }

@@ -50,7 +50,7 @@ pub fn save(dir: &Path, video: &Path, start: f64, options: &[(String, String)]) 
         text.push_str(&format!("{name}={value}\n"));
     }
     let path = file_for(dir, video);
-    std::fs::write(&path, text)?;
+    super::write_small(&path, &text)?;
     Ok(path)
 }
 
@@ -58,7 +58,7 @@ pub fn save(dir: &Path, video: &Path, start: f64, options: &[(String, String)]) 
 /// video is resumed once (as mpv does).
 pub fn take(dir: &Path, video: &Path) -> Option<(PathBuf, String)> {
     let path = file_for(dir, video);
-    let text = std::fs::read_to_string(&path).ok()?;
+    let text = super::read_small(&path).ok()?;
     if let Err(e) = std::fs::remove_file(&path) {
         log::warn!("cannot remove '{}': {e}", path.display());
     }

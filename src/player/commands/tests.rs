@@ -338,6 +338,15 @@ fn a_conf_rebinds_unbinds_and_warns_by_line() {
         ]
     );
     assert_eq!(b.commands(&Chord::parse("z").unwrap()), []);
+    // Shift on a digit binds the digit, as mpv reads it, with a warning; Shift on a letter is
+    // its capital, without one.
+    let (b, warnings) = bindings().with_conf("Shift+1 frame-step\nshift+x frame-step\n", "input.conf");
+    assert_eq!(b.commands(&Chord::parse("1").unwrap()), [Command::StepForward]);
+    assert_eq!(b.commands(&Chord::parse("X").unwrap()), [Command::StepForward]);
+    assert_eq!(
+        warnings,
+        ["input.conf, line 1: 'Shift+1' binds '1', as mpv reads it (the character Shift types is written instead: '!', not Shift+1)"]
+    );
 }
 
 #[test]

@@ -101,10 +101,36 @@ fn profiles_apply_when_named_after_the_top_and_may_name_others() {
     );
     let applied = settings.apply(&["nope".to_string()], &command());
     assert_eq!(applied.warnings, ["--profile: no profile named 'nope'"]);
-    // A profile that names itself stops, with a warning, at the nesting limit.
+    // A profile that names itself, directly or through others, is left out there, with a
+    // warning each time.
     let (mut settings, _) = read("[a]\nprofile=a\n");
     let applied = settings.apply(&["a".to_string()], &command());
-    assert_eq!(applied.warnings.len(), 1, "{:?}", applied.warnings);
+    assert_eq!(
+        applied.warnings,
+        ["/conf/histoplay.conf, line 2: profile 'a' names itself (a → a): left out there"]
+    );
+    let (mut settings, _) = read("[a]\nprofile=b,b,b\nmeters\n[b]\nprofile=a,a\nspeed=2\n");
+    let applied = settings.apply(&["a".to_string()], &command());
+    assert_eq!(applied.warnings.len(), 6, "{:?}", applied.warnings);
+    assert!(applied.warnings[0].ends_with("profile 'a' names itself (a → b → a): left out there"));
+    assert_eq!(args(&applied), ["--speed=2", "--speed=2", "--speed=2", "--meters"]);
+    // Profiles naming others twice over, 20 deep: the first 256 applied, then a warning.
+    let chain: String = (0..20)
+        .map(|n| format!("[p{n}]\nprofile=p{},p{}\n", n + 1, n + 1))
+        .collect();
+    let (mut settings, _) = read(&format!("{chain}[p20]\nmeters\n"));
+    let applied = settings.apply(&["p0".to_string()], &command());
+    assert!(applied.args.len() < 256, "{}", applied.args.len());
+    let limit = applied
+        .warnings
+        .iter()
+        .filter(|w| w.contains("more than 256 profiles applied"));
+    assert_eq!(
+        limit.count(),
+        1,
+        "{:?}",
+        &applied.warnings[..4.min(applied.warnings.len())]
+    );
 }
 
 #[test]
@@ -128,6 +154,14 @@ fn an_include_is_read_where_it_is_named_beside_its_file() {
     );
     assert_eq!(applied.warnings.len(), 1, "{:?}", applied.warnings);
     assert!(applied.warnings[0].contains("missing.conf"), "{:?}", applied.warnings);
+    // A file that includes itself is read once, with a warning.
+    std::fs::write(&main, "include=histoplay.conf\nspeed=2\n").unwrap();
+    let mut settings = Settings::default();
+    settings.read_file(&main, &mut Vec::new());
+    let applied = settings.apply(&[], &command());
+    assert_eq!(args(&applied), ["--speed=2"]);
+    let again = format!("'{}' is read once: it was included again", main.display());
+    assert_eq!(applied.warnings, [again]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -185,6 +219,29 @@ fn options_kept_with_a_position_are_those_the_player_keeps() {
             && applied.warnings[0].contains("the player keeps none of 'bogus' with a position"),
         "{:?}",
         applied.warnings
+    );
+}
+
+#[test]
+fn a_kept_position_sets_only_what_the_player_keeps_and_the_settings_not_what_the_command_line_does() {
+    let (mut kept, mut warnings) = read("start=12.5\nframe-log=/tmp/victim.txt\nno-mute\n[p]\nspeed=2\n");
+    kept.only(&["start", "mute", "speed"], &mut warnings);
+    let applied = kept.apply(&["p".to_string()], &command());
+    assert_eq!(args(&applied), ["--start=12.5", "--mute=no"]);
+    assert_eq!(
+        warnings,
+        ["/conf/histoplay.conf, line 2: 'frame-log' is not kept with a position: left out"]
+    );
+    assert_eq!(applied.warnings, ["--profile: no profile named 'p'"]);
+    let (mut settings, _) = read("version\nhelp=yes\n");
+    let applied = settings.apply(&[], &command());
+    assert!(applied.args.is_empty());
+    assert_eq!(
+        applied.warnings,
+        [
+            "/conf/histoplay.conf, line 1: 'version' is for the command line, not the settings",
+            "/conf/histoplay.conf, line 2: 'help' is for the command line, not the settings"
+        ]
     );
 }
 
