@@ -30,8 +30,15 @@ fn the_settings_file_applies_a_profile_and_warns_of_a_bad_line() {
 fn profile_help_lists_the_profiles_with_their_descriptions() {
     let dir = common::repo_path(&format!("target/settings-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("histoplay")).unwrap();
-    let conf = "speed=1\n[grading]\nprofile-desc=\"false colour and zebras\"\noverlay=zebra\n[qc]\nmeters\n";
+    // (An included file's profiles are listed too; a description's control characters are
+    // shown escaped.)
+    let conf = "speed=1\ninclude=more.conf\n[grading]\nprofile-desc=\"false colour and zebras\"\noverlay=zebra\n[qc]\nmeters\n";
     std::fs::write(dir.join("histoplay/histoplay.conf"), conf).unwrap();
+    std::fs::write(
+        dir.join("histoplay/more.conf"),
+        "[night]\nprofile-desc=\"dim \x1b[2J\"\n",
+    )
+    .unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .arg("--profile=help")
         .env("XDG_CONFIG_HOME", &dir)
@@ -42,7 +49,7 @@ fn profile_help_lists_the_profiles_with_their_descriptions() {
     assert!(out.status.success());
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "grading\tfalse colour and zebras\nqc\n"
+        "grading\tfalse colour and zebras\nnight\tdim \\u{1b}[2J\nqc\n"
     );
     // --no-config: the file is not read, so its profile is unknown (a warning), and the
     // player reports the missing display as it would anyway.

@@ -66,6 +66,8 @@ pub fn apply(cli: Cli, argv: Vec<OsString>) -> Cli {
         settings.read_file(path, &mut warnings);
     }
     if asked.profile == ["help"] {
+        // (The top's includes read, their profiles with the file's.)
+        settings.apply(&[], &Cli::command());
         list_profiles(&settings);
         std::process::exit(0);
     }
@@ -73,7 +75,7 @@ pub fn apply(cli: Cli, argv: Vec<OsString>) -> Cli {
     // A kept position of the first file, and what was kept with it, over the settings.
     let first = cli.play.files.first().filter(|f| f.is_file());
     if let (false, Some(video), Some(dir)) = (asked.no_resume_playback, first, watch_later_dir(asked)) {
-        if let Some((path, text)) = crate::settings::watch_later::take(&dir, video) {
+        if let Some((path, text)) = crate::settings::watch_later::take(&dir, video, &mut warnings) {
             let mut kept = Settings::default();
             kept.read_text(&text, &path, &mut warnings);
             let options = crate::settings::watch_later::DEFAULT_OPTIONS.split(',');
@@ -144,10 +146,11 @@ fn list_profiles(settings: &Settings) {
             main_file().map_or_else(String::new, |p| p.display().to_string())
         );
     }
+    let shown = crate::terminal::one_line;
     for (name, desc) in profiles {
         match desc {
-            Some(desc) => println!("{name}\t{desc}"),
-            None => println!("{name}"),
+            Some(desc) => println!("{}\t{}", shown(&name), shown(&desc)),
+            None => println!("{}", shown(&name)),
         }
     }
 }

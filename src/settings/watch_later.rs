@@ -55,10 +55,17 @@ pub fn save(dir: &Path, video: &Path, start: f64, options: &[(String, String)]) 
 }
 
 /// What was kept for `video`, if anything, with the file it was in; the file is removed, so a
-/// video is resumed once (as mpv does).
-pub fn take(dir: &Path, video: &Path) -> Option<(PathBuf, String)> {
+/// video is resumed once (as mpv does). One that can't be read is a warning.
+pub fn take(dir: &Path, video: &Path, warnings: &mut Vec<String>) -> Option<(PathBuf, String)> {
     let path = file_for(dir, video);
-    let text = super::read_small(&path).ok()?;
+    let text = match super::read_small(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            warnings.push(format!("the kept position '{}' is not read: {e}", path.display()));
+            return None;
+        }
+    };
     if let Err(e) = std::fs::remove_file(&path) {
         log::warn!("cannot remove '{}': {e}", path.display());
     }
@@ -80,13 +87,23 @@ mod tests {
         let path = save(&dir, video, 12.3456789, &options).unwrap();
         assert_eq!(path, file_for(&dir, video));
         assert_ne!(path, file_for(&dir, Path::new("/videos/a c.mp4")));
-        let (read, text) = take(&dir, video).unwrap();
+        let (read, text) = take(&dir, video, &mut Vec::new()).unwrap();
         assert_eq!(read, path);
         assert_eq!(
             text,
             "# /videos/a b.mp4\nstart=12.3456789\nspeed=1.5\nscope=vectorscope\n"
         );
-        assert_eq!(take(&dir, video), None, "once");
+        let mut warnings = Vec::new();
+        assert_eq!(take(&dir, video, &mut warnings), None, "once");
+        assert!(warnings.is_empty());
+        // One that isn't text is a warning.
+        std::fs::write(&path, b"start=\xff\n").unwrap();
+        assert_eq!(take(&dir, video, &mut warnings), None);
+        let expected = format!(
+            "the kept position '{}' is not read: stream did not contain valid UTF-8",
+            path.display()
+        );
+        assert_eq!(warnings, [expected]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
