@@ -170,9 +170,12 @@ fn a_missing_lut_in_the_settings_is_left_out_and_quit_exits_with_its_number() {
         )
         .unwrap();
         std::fs::write(dir.join("histoplay/input.conf"), "x quit 7\n").unwrap();
+        // A kept window size larger than the screen (1280x720): made to fit it.
+        std::fs::write(dir.join("histoplay/window-size"), "16000x600\n").unwrap();
     });
     // The player starts, with the other lines applied; the gone file is a warning, told once.
-    player.wait_present("the zebras", 0, |p| p.new_frame && p.marks == "zebra");
+    let shown = player.wait_present("the zebras", 0, |p| p.new_frame && p.marks == "zebra");
+    assert_eq!(shown.size, (1280, 600));
     let conf = player.dir.join("histoplay/histoplay.conf");
     let warning = format!(
         "warning: {}, line 1: 'lut': there is no file '/no/such/look.cube'\n",

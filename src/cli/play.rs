@@ -219,7 +219,8 @@ impl Args {
         let options = PlayerOptions {
             view,
             start: self.start,
-            window_size: self.geometry.or_else(crate::settings::state::window_size),
+            window_size: self.geometry,
+            kept_size: crate::settings::state::window_size(),
             watch_later,
             frame_log: self.frame_log,
             qc,

@@ -113,8 +113,10 @@ pub struct PlayerOptions {
     pub view: crate::render::scene::ViewOptions,
     /// Where to start the first file, seconds (`--start`, or a kept position).
     pub start: Option<f64>,
-    /// The window's size (`--geometry`, else its last size), else fitted to the picture.
+    /// The window's size (`--geometry`), else its last size (`kept_size`, within the
+    /// monitor), else fitted to the picture.
     pub window_size: Option<(u32, u32)>,
+    pub kept_size: Option<(u32, u32)>,
     /// Where the position is kept on quitting, and what with it.
     pub watch_later: Option<crate::settings::watch_later::WatchLater>,
     /// Write a line per present here (see `stats::FrameLog`).
@@ -176,6 +178,7 @@ impl Default for PlayerOptions {
             view: Default::default(),
             start: None,
             window_size: None,
+            kept_size: None,
             watch_later: None,
             frame_log: None,
             record: None,

@@ -181,6 +181,20 @@ impl WindowSurface {
     }
 }
 
+/// The size to open the window at, where one is asked for: `--geometry`'s, else the size kept
+/// from the last run, made to fit the monitor (a hand-edited one may not).
+pub fn window_size(event_loop: &ActiveEventLoop, options: &super::PlayerOptions) -> Option<(u32, u32)> {
+    let monitor = (event_loop.primary_monitor())
+        .or_else(|| event_loop.available_monitors().next())
+        .map(|m| m.size())
+        .filter(|m| m.width > 0 && m.height > 0);
+    let kept = options.kept_size.map(|(w, h)| match monitor {
+        Some(m) => (w.min(m.width), h.min(m.height)),
+        None => (w, h),
+    });
+    options.window_size.or(kept)
+}
+
 /// The window for a video of `info`, at `size` if one is given, else at the size it opens at
 /// for the video (`default_window_size`).
 pub fn open_window(

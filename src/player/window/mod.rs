@@ -128,11 +128,11 @@ impl PlayerWindow {
         options: &PlayerOptions,
         proxy: EventLoopProxy<UserEvent>,
     ) -> Result<Self, PlayerError> {
-        let window = open_window(event_loop, &opened.source.info, options.window_size)?;
+        let geometry = super::surface::window_size(event_loop, options);
+        let window = open_window(event_loop, &opened.source.info, geometry)?;
         let (gpu, surface) = open_gpu(event_loop, &window)?;
         watch_device(&gpu.device, &proxy);
-        let size = window.inner_size();
-        let surface = WindowSurface::new(&gpu, surface, (size.width, size.height))?;
+        let surface = WindowSurface::new(&gpu, surface, window.inner_size().into())?;
         let scene = SceneRenderer::new(&gpu.device, surface.format);
         let mut media = Media::new(
             &gpu,
@@ -173,7 +173,7 @@ impl PlayerWindow {
         let files = Files::new(playlist, options.loop_file, options.cache_bytes, proxy.clone());
         let mut player = Self {
             window,
-            geometry: options.window_size,
+            geometry,
             gpu,
             surface,
             scene,
