@@ -789,8 +789,7 @@ fn a_live_inputs_sound_is_the_audio_track_asked_for() {
                 while let Some(chunk) = sound.next_chunk() {
                     samples.extend(chunk.samples.into_iter().step_by(2));
                 }
-                let rising = samples.windows(2).filter(|w| w[0] < 0.0 && w[1] >= 0.0).count();
-                rising as f64 / (samples.len() as f64 / 48_000.0)
+                tone_hz(&samples, 48_000.0)
             });
         writer.join().unwrap();
         result
@@ -848,8 +847,7 @@ fn a_live_inputs_sound_comes_from_its_video_decoder_on_the_same_clock() {
     assert!((start + seconds - times[39]).abs() < 0.2, "{start} + {seconds} s");
     // The 440 Hz tone.
     let mono: Vec<f32> = samples.iter().step_by(2).copied().collect();
-    let rising = mono.windows(2).filter(|w| w[0] < 0.0 && w[1] >= 0.0).count();
-    let hz = rising as f64 / seconds;
+    let hz = tone_hz(&mono, 48_000.0);
     assert!((hz - 440.0).abs() < 5.0, "{hz} Hz");
     // Its packets are kept: the sound of the past (timeshift) is decoded again from the one
     // that holds frame 10's time (an AAC packet is 1024 samples), to where it was read to, the
@@ -900,6 +898,12 @@ fn packets(path: &Path) -> Vec<String> {
         .filter(|l| !l.is_empty())
         .map(String::from)
         .collect()
+}
+
+/// A tone's frequency in `samples` (one channel at `rate`), from its rising zero crossings.
+fn tone_hz(samples: &[f32], rate: f64) -> f64 {
+    let rising = samples.windows(2).filter(|w| w[0] < 0.0 && w[1] >= 0.0).count();
+    rising as f64 / (samples.len() as f64 / rate)
 }
 
 fn temp_dir(name: &str) -> PathBuf {

@@ -447,14 +447,11 @@ impl Bindings {
             };
             // (As mpv reads it, Shift on a digit or a symbol is dropped: the key is the one
             // pressed without it.)
-            let shifted = key.rsplit_once('+').filter(|(m, k)| {
-                m.to_ascii_lowercase().split('+').any(|m| m == "shift")
-                    && k.chars().count() == 1
-                    && !k.chars().all(char::is_alphabetic)
-            });
-            if let Some((_, k)) = shifted {
+            let asked_shift = key.to_ascii_lowercase().contains("shift+");
+            if asked_shift && is_character(&chord.key) && !chord.key.chars().all(char::is_alphabetic) {
                 warnings.push(format!(
-                    "{at}: '{key}' binds '{k}', as mpv reads it (the character Shift types is written instead: '!', not Shift+1)"
+                    "{at}: '{key}' binds '{}', as mpv reads it (the character Shift types is written instead: '!', not Shift+1)",
+                    chord.key
                 ));
             }
             // (As mpv: a key alone binds nothing, and leaves the key as it was.)

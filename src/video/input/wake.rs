@@ -80,13 +80,13 @@ impl Drop for Reading {
 }
 
 /// The thread that sends the wakes, once started: parked while no read is to be woken.
-static WAKER: std::sync::OnceLock<std::thread::Thread> = std::sync::OnceLock::new();
+static WAKER: std::sync::OnceLock<Option<std::thread::Thread>> = std::sync::OnceLock::new();
 
 /// Wakes the threads reading an input that has been interrupted (or every one, once a quit
 /// signal came), from now until they have left their reads.
 pub fn wake_interrupted() {
     let waker = WAKER.get_or_init(|| {
-        let started = std::thread::Builder::new()
+        std::thread::Builder::new()
             .name("histoplay wake reads".into())
             .spawn(|| loop {
                 if wake_once() {
@@ -95,13 +95,11 @@ pub fn wake_interrupted() {
                     // Until the next interrupt (`unpark` leaves a token: none is missed).
                     std::thread::park();
                 }
-            });
-        match started {
-            Ok(thread) => thread.thread().clone(),
-            Err(_) => std::thread::current(),
-        }
+            })
+            .ok()
+            .map(|thread| thread.thread().clone())
     });
-    if waker.id() != std::thread::current().id() {
+    if let Some(waker) = waker {
         waker.unpark();
     }
 }

@@ -168,9 +168,8 @@ pub struct VideoSource {
     /// The frames' timecodes, where the stream carries them.
     timecodes: crate::video::timecode::TimecodeReader,
     /// The input's audio stream's packets, handed on as read (a live input's sound).
-    audio_tap: Option<(usize, Arc<tap::PacketWindow>)>,
-    /// Which audio stream is tapped (found again where the input reconnects).
-    tapped_track: crate::video::input::AudioTrack,
+    /// (With the track asked for, to find it again where the input reconnects.)
+    audio_tap: Option<(usize, crate::video::input::AudioTrack, Arc<tap::PacketWindow>)>,
     /// Where the packets read are written as they are (`--record`).
     /// Recordings of the packets as they are read (`--record`, a QC report's pipe).
     recorders: Vec<crate::video::record::Recording>,
@@ -271,8 +270,7 @@ impl VideoSource {
         let (parameters, time_base) = (stream.parameters(), stream.time_base());
         read_streams(&mut self.input, [stream_index]);
         let packets = Arc::new(tap::PacketWindow::default());
-        self.audio_tap = Some((stream_index, Arc::clone(&packets)));
-        self.tapped_track = track;
+        self.audio_tap = Some((stream_index, track, Arc::clone(&packets)));
         Ok(Tapped {
             stream_index,
             parameters,
@@ -514,7 +512,7 @@ impl Drop for VideoSource {
     fn drop(&mut self) {
         // The file is closed: its index stops reading, its sound's reader reads to the end.
         self.index.stop();
-        if let Some((_, window)) = &self.audio_tap {
+        if let Some((_, _, window)) = &self.audio_tap {
             window.end();
         }
         crate::video::input::close_internal(&self.info.path);

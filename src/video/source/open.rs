@@ -181,7 +181,6 @@ impl VideoSource {
             interrupt,
             recorders: Vec::new(),
             audio_tap: None,
-            tapped_track: Default::default(),
             arrivals: Default::default(),
             timecodes,
             continuity: live.then(|| crate::video::continuity::Continuity::for_live(path)),

@@ -217,7 +217,7 @@ impl VideoSource {
                     for recorder in &self.recorders {
                         recorder.write(&packet);
                     }
-                    if let Some((stream, window)) = &self.audio_tap {
+                    if let Some((stream, _, window)) = &self.audio_tap {
                         if packet.stream() == *stream {
                             // Kept while it has a reader (the oldest going beyond the budget).
                             match Arc::strong_count(window) > 1 {

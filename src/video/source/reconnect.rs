@@ -59,8 +59,8 @@ impl VideoSource {
             }
             let mut input = input;
             discard_other_streams(&mut input, index);
-            if let Some((tapped, _)) = &mut self.audio_tap {
-                match self.tapped_track.stream_in(&input) {
+            if let Some((tapped, track, _)) = &mut self.audio_tap {
+                match track.stream_in(&input) {
                     Ok(index) => *tapped = index,
                     Err(_) => {
                         log::warn!("{}: the stream came back without its sound", path.display());
@@ -69,7 +69,7 @@ impl VideoSource {
                 }
             }
             let mut kept: Vec<usize> = self.recorders.iter().flat_map(|r| r.inputs()).collect();
-            kept.extend(self.audio_tap.as_ref().map(|&(index, _)| index));
+            kept.extend(self.audio_tap.as_ref().map(|&(index, ..)| index));
             read_streams(&mut input, kept);
             // Streams in another order start their clocks over from the ones before.
             if index != self.stream_index {
