@@ -98,8 +98,11 @@ fn sharpened() -> PathBuf {
 /// each side through its filter chain first; both given frame-number timestamps so that the
 /// filter pairs frame for frame.
 fn libvmaf(reference: &Path, judged: &Path, model: &str, judged_chain: &str, reference_chain: &str) -> Value {
+    // (A log of its own for each call: tests running at once may judge files of one name.)
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let log = std::env::temp_dir().join(format!(
-        "histoplay-libvmaf-{}-{}.json",
+        "histoplay-libvmaf-{}-{call}-{}.json",
         std::process::id(),
         judged.file_stem().unwrap().to_string_lossy()
     ));
@@ -126,7 +129,10 @@ fn libvmaf(reference: &Path, judged: &Path, model: &str, judged_chain: &str, ref
 /// Runs `histoplay compare` with `args`, writing its VMAF log to a file named `log`; gives the
 /// JSON lines and the log.
 fn ours(args: &[&str], log: &str) -> (Vec<Value>, Value) {
-    let path = std::env::temp_dir().join(format!("histoplay-vmaf-{}-{log}", std::process::id()));
+    // (A file of its own for each call: tests running at once name logs alike.)
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("histoplay-vmaf-{}-{call}-{log}", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .arg("compare")
         .args(args)
