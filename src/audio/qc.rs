@@ -66,12 +66,23 @@ const GAP: f64 = 0.02;
 pub fn report_file(
     path: &Path,
     track: crate::audio::source::AudioTrack,
+    seen_raw: impl FnMut(&AudioStream, &ffmpeg::frame::Audio),
+    each: impl FnMut(&AudioStream, &AudioFrame) -> Result<(), String>,
+) -> Result<AudioStream, String> {
+    let source = AudioSource::open_as_is(path, track).map_err(|e| e.to_string())?;
+    report_source(source, seen_raw, each)
+}
+
+/// As `report_file`, of the sound `source` gives as it is (opened as it is: a file's, or a live
+/// input's fed from its packets as its pictures are read).
+pub fn report_source(
+    source: AudioSource,
     mut seen_raw: impl FnMut(&AudioStream, &ffmpeg::frame::Audio),
     mut each: impl FnMut(&AudioStream, &AudioFrame) -> Result<(), String>,
 ) -> Result<AudioStream, String> {
-    let mut source = AudioSource::open_as_is(path, track)
-        .map_err(|e| e.to_string())?
-        .following();
+    let path = source.path().to_owned();
+    let path = path.as_path();
+    let mut source = source.following();
     let stream = AudioStream {
         index: source.stream_index(),
         rate: source.rate(),

@@ -263,6 +263,11 @@ impl AudioSource {
         self.time_base_fraction
     }
 
+    /// The file or input the sound is of.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// The stream's index in its file.
     pub fn stream_index(&self) -> usize {
         self.stream_index

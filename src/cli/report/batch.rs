@@ -223,6 +223,7 @@ fn report_one(input: &Path, options: &BatchOptions, gpu: Option<&GpuContext>, fr
             deinterlace: options.deinterlace,
             idet: options.idet,
             fields: false,
+            live_sound: None,
         };
         let everything = FrameRange { start: 0, end: None };
         let file = std::fs::File::create(written.written())

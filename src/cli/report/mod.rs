@@ -274,14 +274,15 @@ pub fn run(args: Args) -> Result<()> {
     }
     // A live input's runs are told as they end (there may be no end to wait for).
     let live = source.info.live;
-    let on_sound =
-        |l: &Limits| !l.audio().is_empty() || l.events().iter().any(|e| e.kind == crate::events::EventKind::Silence);
-    if live && args.fail_on.as_ref().is_some_and(on_sound) {
-        eprintln!("note: a live input's report has no sound: its limits on sound are not watched");
-    } else if live && (args.audio || format == ReportFormat::Qctools || html.is_some() || list) {
-        // (Its packets go to the picture's decoder alone: a pipe or a stream is read once.)
-        eprintln!("note: a live or piped input's report has no sound: its audio frames and silences are not reported");
-    }
+    let live_sound = match live {
+        true => {
+            let silence = crate::events::EventKind::Silence;
+            let on_sound = (args.fail_on.as_ref())
+                .is_some_and(|l| !l.audio().is_empty() || l.events().iter().any(|e| e.kind == silence));
+            sound::tap_live(&mut source, &args, args.audio || list || on_sound)?
+        }
+        false => None,
+    };
     if args.fields && (format == ReportFormat::Qctools || html.is_some()) {
         bail!("--fields reports each field in JSON Lines or CSV: a QCTools report and a page are of frames");
     }
@@ -315,6 +316,7 @@ pub fn run(args: Args) -> Result<()> {
             signals: signals.as_ref(),
             track: args.aid,
         },
+        live_sound,
         ..Default::default()
     };
     let (gpu, ready, source) = file::ready_beside(gpu, source, range, &options);

@@ -55,3 +55,36 @@ pub fn note_no_sound(source: &crate::video::source::VideoSource, silence: bool, 
         );
     }
 }
+
+/// A live input's sound for its report, where the report has a part of it (`wanted`: its frames
+/// in JSON Lines, a QCTools report or a page, its silences, limits on it): its packets tapped as
+/// the pictures are read (a live input is read once). An input without sound is said where its
+/// sound was asked for; an `--aid` it doesn't have is an error.
+pub fn tap_live(
+    source: &mut crate::video::source::VideoSource,
+    args: &super::Args,
+    wanted: bool,
+) -> anyhow::Result<Option<crate::video::source::Tapped>> {
+    use crate::audio::source::AudioError;
+    use crate::video::input::{AudioTrack, NoTrack};
+    // (A track asked for by number must be there, as a file's must.)
+    if let (AudioTrack::Nth(_), Err(missing)) = (args.aid, source.audio_stream(args.aid)) {
+        return Err(AudioError::missing(&source.info.path, missing).into());
+    }
+    if !wanted {
+        return Ok(None);
+    }
+    match source.tap_audio(args.aid) {
+        Ok(tapped) => Ok(Some(tapped)),
+        Err(NoTrack::NoAudio) => {
+            let limits = args.fail_on.as_ref();
+            if args.audio || limits.is_some_and(|l| !l.audio().is_empty()) {
+                let e = AudioError::NoAudio(source.info.path.clone());
+                eprintln!("note: {e}: the report has no sound");
+            }
+            note_no_sound(source, args.silence.is_some(), limits);
+            Ok(None)
+        }
+        Err(missing) => Err(AudioError::missing(&source.info.path, missing).into()),
+    }
+}

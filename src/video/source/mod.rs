@@ -256,13 +256,18 @@ impl VideoSource {
         self.interrupt.clone()
     }
 
+    /// The index of the input's audio stream `track`; why there is none.
+    pub fn audio_stream(&self, track: crate::video::input::AudioTrack) -> Result<usize, crate::video::input::NoTrack> {
+        track.stream_in(&self.input)
+    }
+
     /// The input's audio stream `track`, its packets handed on from now on as the decoder
     /// reads them: a live input's sound (it can't be opened a second time); why there is none.
     pub fn tap_audio(
         &mut self,
         track: crate::video::input::AudioTrack,
     ) -> Result<Tapped, crate::video::input::NoTrack> {
-        let stream_index = track.stream_in(&self.input)?;
+        let stream_index = self.audio_stream(track)?;
         let stream = self
             .input
             .stream(stream_index)

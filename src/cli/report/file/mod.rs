@@ -4,6 +4,7 @@
 
 pub use super::alerts::Alerts;
 mod events;
+mod live_sound;
 mod sound;
 mod stages;
 pub use sound::report_sound;
@@ -93,6 +94,8 @@ pub struct ReportOptions<'a> {
     /// The pipeline and the passes made while the file's first frame decoded (`ready_beside`),
     /// taken where they are the run's.
     pub ready: Option<ReadyStages>,
+    /// A live input's sound, its packets tapped as its pictures are read (`live_sound`).
+    pub live_sound: Option<crate::video::source::Tapped>,
 }
 
 impl ReportOptions<'_> {
@@ -124,6 +127,8 @@ struct Sink<'a, W: Write> {
     sound_events: bool,
     /// The sound's frames reported.
     sound_frames: u64,
+    /// A live input's sound, heard as its pictures are.
+    live_sound: Option<live_sound::LiveSound>,
     /// Runs beyond the limits on events, and where they are told as they end.
     event_runs: Vec<Run>,
     event_teller: Option<OnClose>,
@@ -166,6 +171,7 @@ impl<'a, W: Write> Sink<'a, W> {
             events: None,
             sound_events: options.events.watches_sound(),
             sound_frames: 0,
+            live_sound: None,
             event_runs: Vec::new(),
             event_teller: options.alerts.teller()?,
             frame_tags: Vec::new(),
@@ -188,6 +194,7 @@ impl<W: Write> Sink<'_, W> {
                 "stopped by a signal",
             ));
         }
+        self.hear(false)?;
         let (index, seconds) = (frame.index, frame.seconds);
         self.watch.frame(index, seconds, &stats.values());
         if let Some(html) = &mut self.html {
@@ -287,7 +294,6 @@ pub fn report_video<W: Write>(
     }
     let info = source.info.format;
     let source_path = source.info.path.clone();
-    // A live input's sound is not reported (its packets go to the picture's decoder only).
     let (live, frame_duration) = (source.info.live, source.info.frame_duration);
     let whole = range.is_whole();
     // Y'CbCr the player converts on its way to the GPU (4:1:1 DV, 4:4:0; 9, 14 or 16 bits;
@@ -370,6 +376,18 @@ pub fn report_video<W: Write>(
                 "idet reads Y'CbCr or grey frames, not {layout}"
             )));
         }
+    }
+    if let Some(tapped) = options.live_sound.take() {
+        let events = options.events.watches_sound().then(|| options.events.clone());
+        let limits = (options.limits.audio(), options.alerts.teller()?);
+        let lines = options.audio.lines;
+        sink.live_sound = Some(live_sound::LiveSound::start(
+            &source_path,
+            tapped,
+            events,
+            limits,
+            lines,
+        )?);
     }
     let idet = sink.idet.is_some();
     if options.fields {
@@ -485,7 +503,8 @@ pub fn report_video<W: Write>(
     }
     // (A range with no frame in it has no sound either.)
     let audio = match (live, whole, sink.span) {
-        (true, _, _) | (false, false, None) => Vec::new(),
+        (true, _, _) => sink.live_sound_ended()?,
+        (false, false, None) => Vec::new(),
         (false, _, span) => {
             let span = span.filter(|_| !whole).map(|(from, to)| (from, to + frame_duration));
             let runs = sink.audio(&options.audio, options.limits.audio(), span)?;

@@ -41,7 +41,7 @@ impl AudioLimit {
         })
     }
 
-    fn text(&self) -> &str {
+    pub fn text(&self) -> &str {
         match self {
             AudioLimit::Clip { text, .. } => text,
         }
@@ -96,6 +96,11 @@ impl AudioWatch {
             (run.last, run.last_pts, run.ended) = (index, time, now);
             run.worst = run.worst.max(value);
         }
+    }
+
+    /// The runs that ended since last asked (a live input's, told as they end).
+    pub fn take_closed(&mut self) -> Vec<Run> {
+        std::mem::take(&mut self.runs)
     }
 
     /// The runs, once the sound has ended.
