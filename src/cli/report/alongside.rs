@@ -58,6 +58,23 @@ pub fn start(source: &mut VideoSource, options: &QcOptions, beyond: Arc<Mutex<Ve
         None => None,
     };
     let location = source.share_packets().map_err(|e| e.to_string())?;
+    // (The report reads the packets of the pictures the window hands on: not its sound.)
+    let silence = crate::events::EventKind::Silence;
+    let on_sound = options.limits.audio().into_iter().map(|l| l.text().to_string()).chain(
+        options
+            .limits
+            .events()
+            .into_iter()
+            .filter(|l| l.kind == silence)
+            .map(|l| l.text),
+    );
+    let on_sound: Vec<String> = on_sound.collect();
+    if !on_sound.is_empty() {
+        eprintln!(
+            "note: the report beside the window is of the pictures: {} not watched (run `histoplay report` on the input or its recording)",
+            on_sound.join(", ")
+        );
+    }
     let options = options.clone();
     let thread = std::thread::Builder::new()
         .name("histoplay qc".into())
@@ -88,8 +105,19 @@ fn run(
     // window's own live decoding takes for latency, fill a broken frame's gaps otherwise.
     let source = VideoSource::open_for(location, Decoding::Throughput).map_err(|e| e.to_string())?;
     let counted = std::sync::atomic::AtomicU64::new(0);
+    // A QCTools report has the detectors' tags, as `report`'s has them.
+    let qctools = options
+        .output
+        .as_deref()
+        .is_some_and(|path| format_of(path) == ReportFormat::Qctools);
     let report = ReportOptions {
         limits: options.limits.clone(),
+        events: super::events::EventSettings {
+            list: qctools,
+            limits: options.limits.events(),
+            ..Default::default()
+        },
+        idet: super::idet_wanted(None, Some(&options.limits), qctools),
         // A count, not a progress line, beside the window.
         counter: Some(&counted),
         alerts: Alerts {
