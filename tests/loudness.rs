@@ -216,6 +216,13 @@ fn other_rates_and_codecs_read_as_ffmpeg_reads_them() {
         "loudness-32k.mp3",
         &["-f", "lavfi", "-i", graph, "-c:a", "libmp3lame"],
     ));
+    // A 3 kHz tone at 96 kHz whose every block falls in the gate's bin at -28.45 LUFS: the
+    // integrated loudness prints -28.4 as FFmpeg's does, from the same last bit.
+    let tone = flac(
+        "loudness-96k-tone.flac",
+        "sine=f=3000:r=96000:d=5,volume=0.3,aformat=channel_layouts=stereo",
+    );
+    assert_eq!(same_as_ffmpeg(&tone)["integrated"], -28.4);
 }
 
 #[test]

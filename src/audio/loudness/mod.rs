@@ -26,8 +26,11 @@ fn loudness(energy: f64) -> f64 {
     -0.691 + 10.0 * energy.log10()
 }
 
+/// The energy of a loudness, as FFmpeg's `ENERGY` computes it (`ff_exp10`, a power of two):
+/// the integrated loudness is the mean of these over the gate's bins, and one that lands on a
+/// half tenth (-28.45) prints as FFmpeg's does only from the same last bit.
 fn energy(loudness: f64) -> f64 {
-    10f64.powf((loudness + 0.691) / 10.0)
+    (std::f64::consts::LOG2_10 * ((loudness + 0.691) / 10.0)).exp2()
 }
 
 /// dBFS of a linear peak (-inf for silence).
