@@ -170,6 +170,21 @@ fn a_pipes_sound_is_reported_as_the_files_is_beside_its_pictures() {
         file.2
     );
     assert_eq!(piped.2, file.2, "the events");
+    // A range's sound is of its span, its silence cut to it, as the file's.
+    let range = ["--frames", "10..40"];
+    let file = run(histoplay(
+        &[&["report", ts.to_str().unwrap()], &args[..], &range[..]].concat(),
+    ));
+    let piped_range = run(histoplay_piped(
+        &[&["report", "-"], &args[..], &range[..]].concat(),
+        &ts,
+    ));
+    assert_eq!(file.0.len(), 30);
+    assert_eq!(
+        (piped_range.0, piped_range.1, piped_range.2),
+        (file.0, file.1.clone(), file.2)
+    );
+    assert_eq!(file.1.len(), 13, "the 100 ms frames that overlap frames 10 to 39");
     // Where FFmpeg's silencedetect finds it, in the stream's own times.
     let ffmpeg = Command::new("ffmpeg")
         .args(["-hide_banner", "-copyts", "-i"])
@@ -191,6 +206,22 @@ fn a_pipes_sound_is_reported_as_the_files_is_beside_its_pictures() {
         assert!(stderr.contains("silence>0.8s: audio frames"), "{stderr}");
         assert!(stderr.ends_with("1 run of frames beyond the limits\n"), "{stderr}");
     }
+    // The page: the sound measured, the duration what was read (50 frames at 25 fps).
+    let page = temp_dir("live-page").join("page.html");
+    let paged = histoplay_piped(&["report", "-", "--html", page.to_str().unwrap()], &ts);
+    assert!(paged.status.success(), "{}", String::from_utf8_lossy(&paged.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("<tr><th>Duration</th><td>0:02 (2.000 s)</td></tr>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<tr><th>Sound</th><td>48000 Hz, 1 channel</td></tr>"),
+        "{html}"
+    );
+    assert!(html.contains("<td>aac"), "{html}");
+    assert_eq!(html.matches("<td>measured").count(), 2, "both streams: {html}");
+    std::fs::remove_dir_all(page.parent().unwrap()).unwrap();
     // A track it doesn't have, as a file's.
     let missing = histoplay_piped(&["report", "-", "--aid", "2"], &ts);
     assert_eq!(missing.status.code(), Some(1));

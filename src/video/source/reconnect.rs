@@ -64,7 +64,10 @@ impl VideoSource {
                     Ok(index) => *tapped = index,
                     Err(_) => {
                         log::warn!("{}: the stream came back without its sound", path.display());
-                        self.audio_tap = None;
+                        // Its readers read to the end of what came before.
+                        if let Some((.., window)) = self.audio_tap.take() {
+                            window.end();
+                        }
                     }
                 }
             }

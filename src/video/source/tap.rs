@@ -20,6 +20,8 @@ const PACKET_OVERHEAD: usize = 256;
 pub struct PacketWindow {
     state: Mutex<State>,
     arrived: Condvar,
+    /// A reader that holds the packets it has not read moved on (`hold`).
+    read: Condvar,
 }
 
 #[derive(Default)]
@@ -30,6 +32,9 @@ struct State {
     bytes: usize,
     /// The input ended: no packet comes after the newest.
     ended: bool,
+    /// Where a reader that must read every packet (`hold`) is: packets from there on are kept
+    /// beyond the budget, and the input's reader waits for it.
+    held_from: Option<u64>,
 }
 
 // SAFETY: the packets are FFmpeg's reference-counted buffers, handed between threads under the
@@ -46,18 +51,40 @@ pub enum Next {
 }
 
 impl PacketWindow {
-    /// Keeps `packet` as the newest, letting the oldest go beyond `budget` bytes.
+    /// Keeps `packet` as the newest, letting the oldest go beyond `budget` bytes; where a
+    /// reader holds the packets (`hold`), only those it has read, waiting for it to read on.
     pub fn push(&self, packet: ffmpeg::Packet, budget: usize) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         state.bytes += packet.size() + PACKET_OVERHEAD;
         state.packets.push_back(packet);
-        while state.bytes > budget && state.packets.len() > 1 {
-            let oldest = state.packets.pop_front().expect("more than one");
-            state.bytes -= oldest.size() + PACKET_OVERHEAD;
-            state.first += 1;
-        }
-        drop(state);
         self.arrived.notify_all();
+        loop {
+            while state.bytes > budget
+                && state.packets.len() > 1
+                && state.held_from.is_none_or(|read| state.first < read)
+            {
+                let oldest = state.packets.pop_front().expect("more than one");
+                state.bytes -= oldest.size() + PACKET_OVERHEAD;
+                state.first += 1;
+            }
+            if state.bytes <= budget || state.packets.len() <= 1 || state.held_from.is_none() {
+                return;
+            }
+            state = self.read.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Keeps every packet until it has been read (`next`): the reader that must read them all
+    /// (a report's) holds up the input's reader rather than lose them, until `release`.
+    pub fn hold(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.held_from = Some(state.first);
+    }
+
+    /// Lets the packets go as the budget says again (the reader that held them is done).
+    pub fn release(&self) {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).held_from = None;
+        self.read.notify_all();
     }
 
     /// No packet comes after the newest.
@@ -98,9 +125,14 @@ impl PacketWindow {
                 false => Next::Waiting,
             };
         }
+        let mut state = state;
         *at = (*at).max(state.first);
         let packet = state.packets[(*at - state.first) as usize].clone();
         *at += 1;
+        if let Some(read) = &mut state.held_from {
+            *read = (*read).max(*at);
+            self.read.notify_all();
+        }
         Next::Packet(packet)
     }
 }
@@ -144,5 +176,39 @@ mod tests {
         assert_eq!(read(&window, &mut behind), Some(6 * 1024));
         window.end();
         assert!(matches!(window.next(&mut at, Duration::from_secs(5)), Next::Ended));
+    }
+
+    #[test]
+    fn a_holding_reader_loses_no_packet_and_holds_the_input_up_until_it_reads() {
+        let window = std::sync::Arc::new(PacketWindow::default());
+        window.hold();
+        let budget = 2 * (100 + PACKET_OVERHEAD);
+        let pushing = {
+            let window = std::sync::Arc::clone(&window);
+            std::thread::spawn(move || {
+                for k in 0..10 {
+                    window.push(packet(k, 100), budget);
+                }
+                window.end();
+            })
+        };
+        // Every packet, in turn, however far the input's reader would have gone on.
+        let mut at = 0;
+        let mut read = Vec::new();
+        loop {
+            match window.next(&mut at, Duration::from_secs(10)) {
+                Next::Packet(packet) => read.push(packet.pts().unwrap()),
+                Next::Ended => break,
+                Next::Waiting => panic!("nothing came in 10 s: {read:?}"),
+            }
+        }
+        pushing.join().unwrap();
+        assert_eq!(read, (0..10).collect::<Vec<i64>>());
+        // Released, the budget holds again.
+        window.release();
+        window.push(packet(10, 100), budget);
+        window.push(packet(11, 100), budget);
+        window.push(packet(12, 100), budget);
+        assert_eq!(window.position_at(0), 11, "the oldest two within the budget");
     }
 }

@@ -194,7 +194,6 @@ impl<W: Write> Sink<'_, W> {
                 "stopped by a signal",
             ));
         }
-        self.hear(false)?;
         let (index, seconds) = (frame.index, frame.seconds);
         self.watch.frame(index, seconds, &stats.values());
         if let Some(html) = &mut self.html {
@@ -211,6 +210,8 @@ impl<W: Write> Sink<'_, W> {
             self.span
                 .map_or((seconds, seconds), |(from, to)| (from.min(seconds), to.max(seconds))),
         );
+        // (A live input's sound up to this picture, before it.)
+        self.hear(false)?;
         if let Some(counter) = self.counter {
             counter.fetch_add(1, Ordering::Relaxed);
         }
@@ -377,18 +378,7 @@ pub fn report_video<W: Write>(
             )));
         }
     }
-    if let Some(tapped) = options.live_sound.take() {
-        let events = options.events.watches_sound().then(|| options.events.clone());
-        let limits = (options.limits.audio(), options.alerts.teller()?);
-        let lines = options.audio.lines;
-        sink.live_sound = Some(live_sound::LiveSound::start(
-            &source_path,
-            tapped,
-            events,
-            limits,
-            lines,
-        )?);
-    }
+    sink.live_sound = live_sound::LiveSound::of(&mut options, &source_path, whole, frame_duration)?;
     let idet = sink.idet.is_some();
     if options.fields {
         crate::pipeline::field_format(&planes_format).map_err(ClipError::Decode)?;

@@ -88,6 +88,8 @@ pub struct HtmlReport {
     pub(crate) events: Vec<Event>,
     /// The last frame's time.
     pub(crate) end: f64,
+    /// A live input's first frame's time.
+    first: Option<f64>,
     /// The luma histogram of the frame whose values come next, and its flashes a second.
     strip: [f32; STRIP_ROWS],
     flashes: f32,
@@ -173,6 +175,7 @@ impl HtmlReport {
             integrated: None,
             events: Vec::new(),
             end: 0.0,
+            first: None,
             strip: [0.0; STRIP_ROWS],
             flashes: 0.0,
             pse: None,
@@ -252,6 +255,16 @@ impl HtmlReport {
         };
         self.pictures.push(seconds, value);
         self.end = self.end.max(seconds);
+        // A live input's duration is what was measured of it: from its first frame to the end
+        // of its last.
+        if self.facts.live {
+            let first = *self.first.get_or_insert(seconds);
+            let frame = match self.facts.frame_rate > 0.0 {
+                true => 1.0 / self.facts.frame_rate,
+                false => 0.0,
+            };
+            self.facts.duration = self.facts.duration.max(seconds - first + frame);
+        }
     }
 
     /// One of the sound's 100 ms frames.

@@ -309,7 +309,7 @@ fn streams_table(report: &HtmlReport) -> String {
         .iter()
         .map(|s| {
             let mut notes: Vec<&str> = s.marks.clone();
-            // (A sound stream is measured where the report read sound: not a live input's.)
+            // (A sound stream is measured where the report read its sound.)
             if facts.measured.contains(&s.index) && (s.kind != "audio" || report.sound.is_some()) {
                 notes.insert(0, "measured");
             }
