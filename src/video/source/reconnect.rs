@@ -60,14 +60,23 @@ impl VideoSource {
             let mut input = input;
             discard_other_streams(&mut input, index);
             if let Some((tapped, track, _)) = &mut self.audio_tap {
-                match track.stream_in(&input) {
-                    Ok(index) => *tapped = index,
-                    Err(_) => {
-                        log::warn!("{}: the stream came back without its sound", path.display());
-                        // Its readers read to the end of what came before.
-                        if let Some((.., window)) = self.audio_tap.take() {
-                            window.end();
-                        }
+                // (Its readers decode it as the codec it was: sound in another one ends it.)
+                let codec =
+                    |input: &ffmpeg::format::context::Input, index| input.stream(index).map(|s| s.parameters().id());
+                let before = codec(&self.input, *tapped);
+                let lost = match track.stream_in(&input) {
+                    Ok(index) if codec(&input, index) == before => {
+                        *tapped = index;
+                        None
+                    }
+                    Ok(_) => Some("with its sound in another codec: its sound ends there"),
+                    Err(_) => Some("without its sound"),
+                };
+                if let Some(how) = lost {
+                    log::warn!("{}: the stream came back {how}", path.display());
+                    // Its readers read to the end of what came before.
+                    if let Some((.., window)) = self.audio_tap.take() {
+                        window.end();
                     }
                 }
             }
