@@ -34,7 +34,26 @@ pub(super) fn detect_decoded(
     }
 }
 
+/// Pictures whose counting times are kept (at 25 frames a second, 43 minutes).
+const COUNTED_KEPT: usize = 1 << 16;
+
 impl<W: Write> Sink<'_, W> {
+    /// The picture at `seconds` was counted now.
+    pub(super) fn counted(&mut self, seconds: f64) {
+        if self.counted_at.len() == COUNTED_KEPT {
+            self.counted_at.pop_front();
+        }
+        self.counted_at.push_back((seconds, std::time::SystemTime::now()));
+    }
+
+    /// When the first picture at or after `seconds` was counted (the oldest kept, for a time
+    /// before them; None before any): a run's start, told as it ends.
+    pub(super) fn counted_when(&self, seconds: f64) -> Option<std::time::SystemTime> {
+        let at = self.counted_at.partition_point(|(t, _)| *t < seconds);
+        let at = at.min(self.counted_at.len().checked_sub(1)?);
+        Some(self.counted_at[at].1)
+    }
+
     /// The events' part of a picture: `luma` its Y histogram of `samples` samples, `frozen`
     /// its freeze verdict (or what the detectors took of the frame as decoded, where they read
     /// it apart: `PacketProps::taken`); `in_range` false for the frame before the range
@@ -81,7 +100,8 @@ impl<W: Write> Sink<'_, W> {
                     }
                 }
                 Some(i) => {
-                    if let Some(run) = self.events.as_ref().and_then(|w| w.run(&event, i)) {
+                    if let Some(mut run) = self.events.as_ref().and_then(|w| w.run(&event, i)) {
+                        run.started = self.counted_when(run.first_pts).unwrap_or(run.started);
                         if let Some(tell) = &mut self.event_teller {
                             tell(&run);
                         }
@@ -150,7 +170,8 @@ impl<W: Write> Sink<'_, W> {
 
     /// Runs beyond the limits kept, and told as they end.
     fn keep_runs(&mut self, runs: Vec<Run>) {
-        for run in runs {
+        for mut run in runs {
+            run.started = self.counted_when(run.first_pts).unwrap_or(run.started);
             if let Some(tell) = &mut self.event_teller {
                 tell(&run);
             }

@@ -129,6 +129,9 @@ struct Sink<'a, W: Write> {
     sound_frames: u64,
     /// A live input's sound, heard as its pictures are.
     live_sound: Option<live_sound::LiveSound>,
+    /// When the last pictures were counted (their times, and the clock's), for the start of a
+    /// run that ends later.
+    counted_at: std::collections::VecDeque<(f64, std::time::SystemTime)>,
     /// Runs beyond the limits on events, and where they are told as they end.
     event_runs: Vec<Run>,
     event_teller: Option<OnClose>,
@@ -172,6 +175,7 @@ impl<'a, W: Write> Sink<'a, W> {
             sound_events: options.events.watches_sound(),
             sound_frames: 0,
             live_sound: None,
+            counted_at: Default::default(),
             event_runs: Vec::new(),
             event_teller: options.alerts.teller()?,
             frame_tags: Vec::new(),
@@ -210,6 +214,7 @@ impl<W: Write> Sink<'_, W> {
             self.span
                 .map_or((seconds, seconds), |(from, to)| (from.min(seconds), to.max(seconds))),
         );
+        self.counted(seconds);
         // (A live input's sound up to this picture, before it.)
         self.hear(false)?;
         if let Some(counter) = self.counter {
