@@ -59,16 +59,7 @@ pub fn start(source: &mut VideoSource, options: &QcOptions, beyond: Arc<Mutex<Ve
     };
     let location = source.share_packets().map_err(|e| e.to_string())?;
     // (The report reads the packets of the pictures the window hands on: not its sound.)
-    let silence = crate::events::EventKind::Silence;
-    let on_sound = options.limits.audio().into_iter().map(|l| l.text().to_string()).chain(
-        options
-            .limits
-            .events()
-            .into_iter()
-            .filter(|l| l.kind == silence)
-            .map(|l| l.text),
-    );
-    let on_sound: Vec<String> = on_sound.collect();
+    let on_sound = options.limits.on_sound();
     if !on_sound.is_empty() {
         eprintln!(
             "note: the report beside the window is of the pictures: {} not watched (run `histoplay report` on the input or its recording)",

@@ -63,6 +63,17 @@ pub struct PictureStream {
     pub frame_duration: f64,
 }
 
+impl PictureStream {
+    /// No pictures (the sound's detectors alone are fed): a file of sound alone, a live
+    /// input's sound measured apart.
+    pub const NONE: Self = Self {
+        bits: 8,
+        full_range: false,
+        time_base: (1, 1),
+        frame_duration: 0.0,
+    };
+}
+
 /// Follows every detector a report asks for.
 pub struct EventWatch {
     /// The list's, then each limit's.

@@ -276,9 +276,7 @@ pub fn run(args: Args) -> Result<()> {
     let live = source.info.live;
     let live_sound = match live {
         true => {
-            let silence = crate::events::EventKind::Silence;
-            let on_sound = (args.fail_on.as_ref())
-                .is_some_and(|l| !l.audio().is_empty() || l.events().iter().any(|e| e.kind == silence));
+            let on_sound = args.fail_on.as_ref().is_some_and(|l| !l.on_sound().is_empty());
             sound::tap_live(&mut source, &args, args.audio || list || on_sound)?
         }
         false => None,

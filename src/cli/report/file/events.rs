@@ -38,8 +38,11 @@ pub(super) fn detect_decoded(
 const COUNTED_KEPT: usize = 1 << 16;
 
 impl<W: Write> Sink<'_, W> {
-    /// The picture at `seconds` was counted now.
+    /// The picture at `seconds` was counted now (kept where runs are told as they end).
     pub(super) fn counted(&mut self, seconds: f64) {
+        if self.event_teller.is_none() {
+            return;
+        }
         if self.counted_at.len() == COUNTED_KEPT {
             self.counted_at.pop_front();
         }

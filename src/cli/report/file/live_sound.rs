@@ -5,9 +5,8 @@
 //! end, and the runs beyond the limits on sound told as they end.
 
 use super::super::events::{Ended, EventSettings, EventWatch, PictureStream};
-use super::super::html::SoundFacts;
 use super::super::limits::{AudioLimit, AudioWatch, OnClose, Run};
-use super::{audio_line, Out, Sink};
+use super::Sink;
 use crate::audio::qc::{AudioFrame, AudioStream};
 use crate::audio::source::AudioSource;
 use crate::video::source::Tapped;
@@ -124,6 +123,16 @@ impl LiveSound {
         })
     }
 
+    /// Runs beyond the limits on sound that ended: told, and kept.
+    fn close(&mut self, runs: Vec<Run>) {
+        for run in runs {
+            if let Some(tell) = &mut self.teller {
+                tell(&run);
+            }
+            self.runs.push(run);
+        }
+    }
+
     /// A silence that ended, cut to the span `from..until` of a range, to the sample, as
     /// `atrim` cuts the sound before silencedetect (None: outside it, or shorter than a listed
     /// silence is, once cut).
@@ -159,13 +168,7 @@ impl Drop for Release {
 /// pictures' reader let go of it), or the report does (`send` finds no one).
 fn hear(path: &Path, tapped: Tapped, events: Option<EventSettings>, send: &mpsc::Sender<Heard>) {
     // (The silences alone are followed here: the pictures' detectors are made and see none.)
-    let no_pictures = PictureStream {
-        bits: 8,
-        full_range: false,
-        time_base: (1, 1),
-        frame_duration: 0.0,
-    };
-    let mut events = events.map(|settings| EventWatch::new(&settings, no_pictures));
+    let mut events = events.map(|settings| EventWatch::new(&settings, PictureStream::NONE));
     let pending: RefCell<Vec<Ended>> = Default::default();
     let tags: RefCell<VecDeque<(f64, String, String)>> = Default::default();
     let heard = AudioSource::fed_as_is(path, tapped)
@@ -180,13 +183,11 @@ fn hear(path: &Path, tapped: Tapped, events: Option<EventSettings>, send: &mpsc:
                     tags.borrow_mut().extend(events.take_sound_tags());
                 },
                 |stream, frame| {
-                    let mut waiting = tags.borrow_mut();
-                    let inside = waiting.iter().take_while(|t| t.0 < frame.time + frame.duration).count();
                     let heard = Heard::Frame(Held {
                         stream: stream.clone(),
                         frame: frame.clone(),
                         ended: std::mem::take(&mut *pending.borrow_mut()),
-                        tags: waiting.drain(..inside).map(|(_, k, v)| (k, v)).collect(),
+                        tags: super::sound::tags_within(&mut tags.borrow_mut(), frame),
                     });
                     send.send(heard).map_err(|_| String::new())
                 },
@@ -278,33 +279,9 @@ impl<W: Write> Sink<'_, W> {
             return Ok(());
         }
         live.watch.frame(frame.index, frame.time, frame.clipped);
-        for run in live.watch.take_closed() {
-            if let Some(tell) = &mut live.teller {
-                tell(&run);
-            }
-            live.runs.push(run);
-        }
-        self.sound_frames += 1;
-        if let Some(html) = &mut self.html {
-            let sound = SoundFacts {
-                rate: frame.rate,
-                channels: stream.channels,
-                index: stream.index,
-            };
-            html.audio_frame(sound, &frame);
-        }
-        match &mut self.out {
-            Out::Json(out) if live.lines => writeln!(out, "{}", audio_line(&frame))?,
-            Out::Qctools(xml, _) => xml.audio_frame(stream.index, frame.rate, &frame, &tags)?,
-            _ => {}
-        }
-        if self.flush_each {
-            match &mut self.out {
-                Out::Json(out) | Out::Csv(out) => out.flush()?,
-                Out::Qctools(xml, _) => xml.flush()?,
-            }
-        }
-        Ok(())
+        let closed = live.watch.take_closed();
+        live.close(closed);
+        self.sound_frame(&stream, &frame, &tags, live.lines)
     }
 
     /// The pictures ended: the sound heard to its end (the input's reader has let go of it),
@@ -314,12 +291,8 @@ impl<W: Write> Sink<'_, W> {
         let Some(mut live) = self.live_sound.take() else {
             return Ok(Vec::new());
         };
-        for run in live.watch.finish() {
-            if let Some(tell) = &mut live.teller {
-                tell(&run);
-            }
-            live.runs.push(run);
-        }
+        let last = std::mem::replace(&mut live.watch, AudioWatch::new(Vec::new())).finish();
+        live.close(last);
         Ok(live.runs)
     }
 }

@@ -7,6 +7,7 @@ use super::super::limits::{AudioLimit, AudioWatch, Run, Runs};
 use super::super::qctools::QctoolsReport;
 use super::super::ReportFormat;
 use super::{audio_line, AudioReport, Out, ReportOptions, Sink};
+use crate::audio::qc::{AudioFrame, AudioStream};
 use crate::headless::ClipError;
 use crate::quit_signals::QuitSignals;
 use crate::video::index::FrameIndex;
@@ -51,12 +52,7 @@ pub fn report_sound<W: Write>(
         }
     };
     // (The pictures' detectors are made, as the list has them, and see no picture.)
-    let stream = PictureStream {
-        bits: 8,
-        full_range: false,
-        time_base: (1, 1),
-        frame_duration: 0.0,
-    };
+    let stream = PictureStream::NONE;
     let base = Sink::new(out, &options)?;
     let mut sink = Sink {
         events: options
@@ -95,7 +91,49 @@ pub fn report_sound<W: Write>(
     Ok((frames, runs))
 }
 
+/// The tags silencedetect set (each with the time of the sample that set it) that fall in
+/// `frame`, taken from `waiting`.
+pub(super) fn tags_within(
+    waiting: &mut std::collections::VecDeque<(f64, String, String)>,
+    frame: &AudioFrame,
+) -> Vec<(String, String)> {
+    let inside = waiting.iter().take_while(|t| t.0 < frame.time + frame.duration).count();
+    waiting.drain(..inside).map(|(_, k, v)| (k, v)).collect()
+}
+
 impl<W: Write> Sink<'_, W> {
+    /// One of the sound's 100 ms frames, counted, on the page, and written where the format
+    /// takes it: JSON Lines with `lines`, a QCTools report with silencedetect's `tags` in it.
+    pub(super) fn sound_frame(
+        &mut self,
+        stream: &AudioStream,
+        frame: &AudioFrame,
+        tags: &[(String, String)],
+        lines: bool,
+    ) -> std::io::Result<()> {
+        self.sound_frames += 1;
+        if let Some(html) = &mut self.html {
+            let sound = SoundFacts {
+                rate: frame.rate,
+                channels: stream.channels,
+                index: stream.index,
+            };
+            html.audio_frame(sound, frame);
+        }
+        match &mut self.out {
+            Out::Json(out) if lines => writeln!(out, "{}", audio_line(frame))?,
+            Out::Qctools(xml, _) => xml.audio_frame(stream.index, frame.rate, frame, tags)?,
+            _ => {}
+        }
+        if self.flush_each {
+            match &mut self.out {
+                Out::Json(out) | Out::Csv(out) => out.flush()?,
+                Out::Qctools(xml, _) => xml.flush()?,
+            }
+        }
+        Ok(())
+    }
+
     /// The sound of `audio.path` after the video: its frames written where the format takes
     /// them (within `span`, the times of the frames reported, when not the whole file), its
     /// runs beyond `limits`, and its silences (the events). A file without sound is noted where
@@ -117,8 +155,7 @@ impl<W: Write> Sink<'_, W> {
             return Ok(Vec::new());
         }
         let mut watch = AudioWatch::new(limits.clone());
-        let (out, quit, html) = (&mut self.out, self.stop.or(audio.signals), &mut self.html);
-        let reported = &mut self.sound_frames;
+        let quit = self.stop.or(audio.signals);
         // Silences that ended, waiting for the next line to be written before them, and the
         // tags silencedetect set, for the frame they fall in.
         let pending: std::cell::RefCell<Vec<Ended>> = Default::default();
@@ -159,32 +196,10 @@ impl<W: Write> Sink<'_, W> {
                     }
                 }
                 watch.frame(frame.index, frame.time, frame.clipped);
-                *reported += 1;
-                if let Some(html) = html.as_mut() {
-                    let sound = SoundFacts {
-                        rate: frame.rate,
-                        channels: stream.channels,
-                        index: stream.index,
-                    };
-                    html.audio_frame(sound, frame);
-                }
-                let mut written = Ok(());
-                for e in pending.borrow_mut().drain(..) {
-                    if let Some(html) = html.as_mut() {
-                        html.event(&e.event);
-                    }
-                    if let Out::Json(out) = out {
-                        written = written.and_then(|()| writeln!(out, "{}", e.event.json()));
-                    }
-                }
-                let mut waiting = tags.borrow_mut();
-                let inside = waiting.iter().take_while(|t| t.0 < frame.time + frame.duration).count();
-                let here: Vec<(String, String)> = waiting.drain(..inside).map(|(_, k, v)| (k, v)).collect();
-                let written = written.and_then(|()| match out {
-                    Out::Json(out) if writes => writeln!(out, "{}", audio_line(frame)),
-                    Out::Qctools(xml, _) => xml.audio_frame(stream.index, frame.rate, frame, &here),
-                    _ => Ok(()),
-                });
+                let listed = std::mem::take(&mut *pending.borrow_mut());
+                let here = tags_within(&mut tags.borrow_mut(), frame);
+                let written =
+                    (self.tell_events(listed)).and_then(|()| self.sound_frame(stream, frame, &here, audio.lines));
                 written.map_err(|e| {
                     let text = e.to_string();
                     ended = Some(Err(e));

@@ -41,7 +41,7 @@ impl AudioLimit {
         })
     }
 
-    pub fn text(&self) -> &str {
+    pub(super) fn text(&self) -> &str {
         match self {
             AudioLimit::Clip { text, .. } => text,
         }

@@ -121,6 +121,18 @@ impl Limits {
             })
             .collect()
     }
+
+    /// The limits that follow the sound (`clip>0`, `silence>2s`), as written.
+    pub fn on_sound(&self) -> Vec<&str> {
+        self.0
+            .iter()
+            .filter_map(|term| match term {
+                Term::Audio(limit) => Some(limit.text()),
+                Term::Event(limit) if limit.kind == crate::events::EventKind::Silence => Some(limit.text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 impl Limit {
