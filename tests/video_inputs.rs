@@ -473,6 +473,15 @@ fn audio_only() {
         "{}",
         String::from_utf8_lossy(&loudness.stderr)
     );
+    // The window has no picture to play in a file of sound alone, nor in a song whose one
+    // picture is its cover: it says so before it opens.
+    assert_one_line_error(&histoplay(&[path]), "has no video stream");
+    let song = common::song_with_cover();
+    let out = histoplay(&[song.to_str().unwrap()]);
+    assert_one_line_error(
+        &out,
+        "has no video stream: its one picture is its cover (an attached picture)",
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@ use crate::pse::light::{Grid, LightModel};
 use crate::pse::{Analysis, FrameLight, FrameVerdict, LightTwin, PseFailure, Standard};
 use crate::quit_signals::QuitSignals;
 use crate::video::deinterlace::Field;
-use crate::video::source::{Decoding, VideoSource};
+use crate::video::source::{Decoding, VideoError, VideoSource};
 use anyhow::{bail, Result};
 use std::io::Write;
 use std::path::PathBuf;
@@ -103,10 +103,7 @@ pub fn run(args: Args) -> Result<()> {
     if source.info.cover_art {
         // (The GPU let go of first, as `report` does for a file of sound.)
         drop(gpu);
-        bail!(
-            "'{}' has no video stream: its one picture is its cover (an attached picture)",
-            args.input.display()
-        );
+        return Err(VideoError::CoverOnly(args.input.clone()).into());
     }
     // (A range past the end is said so before anything is decoded, as `hist` and `report` do.)
     if range.start > 0 {

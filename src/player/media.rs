@@ -63,7 +63,7 @@ pub fn open_file(
     track: Option<AudioTrack>,
     audio_device: Option<&str>,
 ) -> Result<OpenedFile, crate::video::source::VideoError> {
-    let mut source = VideoSource::open(path)?;
+    let mut source = VideoSource::open_to_play(path)?;
     let volume = volume.filter(|_| track.is_some());
     let (audio, audio_tap) = open_sound(&mut source, volume, track.unwrap_or_default(), audio_device);
     let audio_tracks = source.container().audio_tracks();

@@ -248,7 +248,7 @@ pub fn play(files: &[PathBuf], options: PlayerOptions) -> Result<Option<bench::B
         let Some(path) = playlist.current().map(Path::to_path_buf) else {
             return Err(PlayerError::NothingToPlay("no file could be opened".to_string()));
         };
-        match VideoSource::open(&path) {
+        match VideoSource::open_to_play(&path) {
             Ok(source) => break source,
             Err(e) if playlist.len() > 1 => {
                 log::warn!("skipping: {e}");

@@ -53,6 +53,8 @@ pub enum VideoError {
     NotMedia { path: PathBuf, reason: String },
     #[error("'{0}' has no video stream")]
     NoVideo(PathBuf),
+    #[error("'{0}' has no video stream: its one picture is its cover (an attached picture)")]
+    CoverOnly(PathBuf),
     #[error("'{path}': no decoder for its {codec} video")]
     UnsupportedCodec { path: PathBuf, codec: String },
     #[error("'{path}': {reason}")]

@@ -28,6 +28,16 @@ impl VideoSource {
         Self::open_for(path, Decoding::Playing)
     }
 
+    /// `open`, for the window: a file whose one picture is its sound's cover (an attached
+    /// picture) has no video to play, as a file of sound alone has none.
+    pub fn open_to_play(path: &Path) -> Result<Self, VideoError> {
+        let source = Self::open(path)?;
+        if source.info.cover_art {
+            return Err(VideoError::CoverOnly(path.to_owned()));
+        }
+        Ok(source)
+    }
+
     pub fn open_for(path: &Path, decoding: Decoding) -> Result<Self, VideoError> {
         let interrupt = Interrupt::default();
         let input = open_input(path, &interrupt)?;
