@@ -5,7 +5,7 @@ use super::source::AudioSource;
 use super::stretch::Stretch;
 use super::sync::{Output, Queue};
 use super::{Cue, Volume, MAX_AUDIBLE_SPEED, MIN_AUDIBLE_SPEED};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -25,6 +25,9 @@ struct Shared {
     /// `Volume::gain` as f32 bits.
     gain: AtomicU32,
     stop: AtomicBool,
+    /// The media time the stream ends at, as f64 bits, once its decoder has read to its end;
+    /// NaN before.
+    end: AtomicU64,
 }
 
 /// The decoded sound and its output state, shared by the decode thread and the callback.
@@ -45,6 +48,7 @@ impl Feed {
             output: Mutex::new(Output::default()),
             gain: AtomicU32::new(volume.gain().to_bits()),
             stop: AtomicBool::new(false),
+            end: AtomicU64::new(f64::NAN.to_bits()),
         });
         let decoder_shared = shared.clone();
         let interrupt = source.interrupter();
@@ -82,6 +86,17 @@ impl Feed {
             .queue
             .lock()
             .map_or((0.0, 0.0), |queue| (queue.start, queue.end()))
+    }
+
+    /// The media time the sound is known to go on to: its end, once its decoder has read that
+    /// far, else the end of what it has decoded.
+    pub fn sound_until(&self) -> f64 {
+        let end = f64::from_bits(self.shared.end.load(Ordering::Relaxed));
+        if end.is_nan() {
+            self.decoded().1
+        } else {
+            end
+        }
     }
 
     /// The media time heard at `now`, while the sound plays on its own clock.
@@ -172,6 +187,7 @@ fn decode(mut source: AudioSource, shared: &Shared) {
             stretch.set_speed(speed);
             stretch.reset();
             (at_end, trim_to, origin, produced, next_in, earliest) = (false, Some(now), None, 0, None, None);
+            shared.end.store(f64::NAN.to_bits(), Ordering::Relaxed);
             continue;
         }
         // Samples long past are dropped, so a paused or silent player holds little.
@@ -190,6 +206,7 @@ fn decode(mut source: AudioSource, shared: &Shared) {
             stretch.flush(&mut stretched);
             if let Ok(mut queue) = shared.queue.lock() {
                 queue.samples.extend(stretched.drain(..));
+                shared.end.store(queue.end().to_bits(), Ordering::Relaxed);
             }
             continue;
         };

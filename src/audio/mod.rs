@@ -205,6 +205,11 @@ impl Audio {
         self.feed.set_volume(volume);
     }
 
+    /// The media time the sound is known to go on to (`Feed::sound_until`).
+    pub fn sound_until(&self) -> f64 {
+        self.feed.sound_until()
+    }
+
     /// The media time being heard at `now`, while the sound plays on its own clock.
     pub fn heard_at(&self, now: Instant) -> Option<f64> {
         self.feed.heard_at(now)

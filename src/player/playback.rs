@@ -151,6 +151,8 @@ pub struct Playback<S> {
     note: Option<String>,
     /// The decoder's next frames are of this shape: it waits for a ring of it.
     reshaped: Option<FrameShape>,
+    /// The sound running on past the last picture.
+    tail: tail::Tail,
 }
 
 /// A live input with no frame for this long shows "no signal" over its last one.
@@ -191,6 +193,7 @@ impl<S: FrameSource> Playback<S> {
             last_received: None,
             note: None,
             reshaped: None,
+            tail: tail::Tail::default(),
         }
     }
 
@@ -272,7 +275,11 @@ impl<S: FrameSource> Playback<S> {
             // Nothing more will come: a seek or step that is still waiting has nothing to show.
             self.landing = None;
             self.forward_steps = 0;
-            if playing && self.loop_file && !self.live {
+            // The sound may run on past the last picture (paused there, it goes on when resumed).
+            self.tail.on = (playing && self.sound_goes_on(now)) || (self.tail.on && self.clock.paused());
+            if self.tail.on {
+                // Nothing is due until the sound ends.
+            } else if playing && self.loop_file && !self.live {
                 self.seek_frame(0);
             } else if !self.clock.paused() {
                 // Keep the last frame up, paused (mpv --keep-open).
@@ -395,6 +402,9 @@ impl<S: FrameSource> Playback<S> {
         if self.clock.paused() {
             return Wake::Idle;
         }
+        if self.tail.on {
+            return self.tail_wake(now);
+        }
         if self.live && !self.behind {
             // Frames wake the loop as they arrive; until then, the moment "no signal" shows.
             return match (self.queue.is_empty(), renderable) {
@@ -480,7 +490,7 @@ impl<S: FrameSource> Playback<S> {
 
     /// Paused on the last frame with nothing more to come.
     pub fn at_end(&self) -> bool {
-        self.ended && self.queue.is_empty() && self.landing.is_none()
+        self.ended && self.queue.is_empty() && self.landing.is_none() && !self.tail.on
     }
 
     pub fn shown(&self) -> Option<ReadyFrame> {
@@ -581,6 +591,7 @@ impl<S: FrameSource> Playback<S> {
 
 mod control;
 mod loops;
+mod tail;
 
 pub use loops::{chapter_target, AbLoop, ChapterTarget};
 

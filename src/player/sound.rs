@@ -191,8 +191,13 @@ impl Sound {
         self.switch_to(self.track, media, proxy)
     }
 
-    /// The picture follows the sound heard, and the sound is told where the picture is.
+    /// The picture follows the sound heard, and is told how far the sound goes on; the sound is
+    /// told where the picture is.
     pub fn follow(media: &mut Media, now: Instant) {
+        // (The clock runs on past the last picture while the sound does.)
+        media
+            .playback
+            .set_sound_until(media.audio.as_ref().map(Audio::sound_until));
         if let Some(audio) = &media.audio {
             if let Some(heard) = audio.heard_at(now) {
                 media.playback.follow_audio(now, heard);

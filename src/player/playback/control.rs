@@ -192,6 +192,7 @@ impl<S: FrameSource> Playback<S> {
         self.landing = Some(Landing { position, frame });
         self.forward_steps = 0;
         self.ended = false;
+        self.tail.on = false;
         self.behind = self.live && self.timeshift;
         self.last_number = None;
     }

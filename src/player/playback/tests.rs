@@ -152,6 +152,64 @@ fn paused_nothing_is_due_and_resuming_goes_on_from_the_same_place() {
 }
 
 #[test]
+fn the_sound_past_the_last_picture_plays_out_before_the_end() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    // The last frame (9.9 s) is followed by sound decoded to 10.4 s so far.
+    p.set_sound_until(Some(10.4));
+    send(
+        &p,
+        [frame(98, 0), frame(99, 0), DecoderEvent::EndOfStream { generation: 0 }],
+    );
+    p.next_frame(t0, NO_LEAD);
+    assert_eq!(p.next_frame(t0 + ms(100), NO_LEAD).map(|n| n.frame.index), Some(99));
+    p.pump(t0 + ms(200));
+    assert!(
+        !p.paused() && !p.at_end() && p.audio_cue().audible,
+        "the sound plays on"
+    );
+    assert_eq!(
+        p.wake(t0 + ms(200), NO_LEAD, true),
+        Wake::At(t0 + ms(400)),
+        "a little before"
+    );
+    // Paused and resumed within it, it goes on from there (not from the start).
+    p.apply(&Command::TogglePause, t0 + ms(300));
+    p.pump(t0 + ms(400));
+    assert!(p.paused() && !p.at_end());
+    assert_eq!(p.wake(t0 + ms(400), NO_LEAD, true), Wake::Idle);
+    p.apply(&Command::TogglePause, t0 + ms(1300));
+    assert!(p.source.seeks.is_empty() && !p.paused());
+    // Its decoder reads on to its end at 10.6 s: the clock (10.1 s at 1.3 s) runs to there.
+    p.set_sound_until(Some(10.6));
+    p.pump(t0 + ms(1700));
+    assert!(!p.at_end());
+    assert_eq!(p.wake(t0 + ms(1700), NO_LEAD, true), Wake::At(t0 + ms(1800)));
+    p.pump(t0 + ms(1800));
+    assert!(p.paused() && p.at_end() && p.take_finished(), "then the file has ended");
+    assert_eq!(p.shown().map(|s| s.index), Some(99));
+    // Played again, it starts over.
+    p.apply(&Command::TogglePause, t0 + ms(2000));
+    assert_eq!(p.source.seeks, vec![SeekTarget::Frame(0)]);
+}
+
+#[test]
+fn sound_that_ends_with_the_pictures_ends_the_file_with_them() {
+    let t0 = Instant::now();
+    let mut p = playback(t0);
+    // Sound whose end (9.95 s) the clock has passed when the last frame's successor is due.
+    p.set_sound_until(Some(9.95));
+    send(
+        &p,
+        [frame(98, 0), frame(99, 0), DecoderEvent::EndOfStream { generation: 0 }],
+    );
+    p.next_frame(t0, NO_LEAD);
+    p.next_frame(t0 + ms(100), NO_LEAD);
+    p.pump(t0 + ms(200));
+    assert!(p.paused() && p.at_end());
+}
+
+#[test]
 fn the_end_pauses_on_the_last_frame_and_play_restarts() {
     let t0 = Instant::now();
     let mut p = playback(t0);
