@@ -12,8 +12,9 @@ pub struct Profile {
     levels: &'static [(&'static str, f64)],
 }
 
-/// Limits every profile shares: saturation beyond what legal colours reach, temporal outliers
-/// and repeated lines.
+/// Limits every profile shares: saturation beyond what legal colours reach (at 8 bits; in
+/// code values, as signalstats measures it at the stream's depth), temporal outliers and
+/// repeated lines.
 const COMMON: [(&str, f64); 3] = [("SATMAX", 181.02), ("TOUT", 0.009), ("VREP", 0.03)];
 
 /// qct-parse's profiles (its 8-bit configuration; the 10-bit one is the same levels scaled).
@@ -77,14 +78,17 @@ impl Profile {
 
     /// Its limits for a stream of `bits` per sample: code levels scaled by 2^(bits-8), the
     /// 8-bit maximum 255 becoming 2^bits-1 (qct-parse's 10-bit levels: 64, 940, 1000, 1023);
-    /// saturation and the fractions as they are.
+    /// saturation scaled alike (724.08 at 10 bits: qct-parse's 10-bit configuration keeps
+    /// 181.02, which fails any colour of more than a quarter of the legal saturation), the
+    /// fractions as they are.
     pub fn limits(&self, bits: u32) -> Vec<Limit> {
         let scale = f64::from(1u32 << bits.saturating_sub(8).min(16));
         let top = f64::from((1u32 << bits.min(16)) - 1);
         let code = |v: f64| if v == 255.0 { top } else { v * scale };
         let levels = self.levels.iter().map(|&(name, v)| (name, code(v)));
+        let common = COMMON.map(|(name, v)| (name, if name == "SATMAX" { v * scale } else { v }));
         levels
-            .chain(COMMON)
+            .chain(common)
             .map(|(name, value)| {
                 let stat = NAMES.iter().position(|n| *n == name).expect("a statistic's name");
                 let op = if name.contains("MIN") || name.contains("LOW") {

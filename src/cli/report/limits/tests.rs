@@ -121,6 +121,9 @@ fn profiles_are_qct_parses_at_8_and_10_bits() {
         ]
     );
     assert_eq!(texts("midTolerance", 10)[1], "YMAX>980 (midTolerance)");
+    // Saturation at the stream's depth too (signalstats measures it in its code values).
+    assert_eq!(texts("broadcast", 10)[6], "SATMAX>724.08 (default)");
+    assert_eq!(texts("broadcast", 12)[6], "SATMAX>2896.32 (default)");
     assert_eq!(
         texts("lowTolerance", 10)[..2],
         ["YLOW<64 (lowTolerance)", "YMAX>940 (lowTolerance)"]
