@@ -64,18 +64,19 @@ pub struct Line {
     pub values: Vec<f64>,
 }
 
-/// An SVG graph of `lines` over the buckets at `times` (seconds, up to `end`), values from `low`
-/// to `high`, with dashed guides at `guides` (value, label).
+/// An SVG graph of `lines` over the buckets at `times` (seconds, within `span`: the file's
+/// first time and its end), values from `low` to `high`, with dashed guides at `guides`
+/// (value, label).
 pub fn graph(
     title: &str,
     times: &[f64],
-    end: f64,
+    span: (f64, f64),
     lines: &[Line],
     (low, high): (f64, f64),
     guides: &[(f64, String)],
 ) -> String {
-    let end = end.max(times.last().copied().unwrap_or(0.0)).max(1e-3);
-    let x = |t: f64| 40.0 + (WIDTH - 50.0) * (t / end);
+    let span = (span.0, span.1.max(times.last().copied().unwrap_or(0.0)));
+    let x = at_time(span);
     let y = |v: f64| 10.0 + (HEIGHT - 30.0) * (1.0 - ((v - low) / (high - low)).clamp(0.0, 1.0));
     let mut svg = format!(
         "<svg class=\"graph\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=\"img\" aria-label=\"{}\">\
@@ -112,7 +113,7 @@ pub fn graph(
             );
         }
     }
-    svg += &time_axis(end);
+    svg += &time_axis(span);
     let legend: Vec<String> = lines
         .iter()
         .map(|l| format!("<span style=\"color:{}\">&#9632;</span> {}", l.colour, escape(l.name)))
@@ -124,8 +125,9 @@ pub fn graph(
     )
 }
 
-/// The luma timeline strip (`strip_png`, as a data URL) over the graphs' plot area, to `end`.
-pub fn strip(url: &str, end: f64) -> String {
+/// The luma timeline strip (`strip_png`, as a data URL) over the graphs' plot area, over
+/// `span`.
+pub fn strip(url: &str, span: (f64, f64)) -> String {
     format!(
         "<figure><figcaption>Luma timeline <small>each column the histogram of its stretch, dark at the bottom</small></figcaption>\
          <svg class=\"graph\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=\"img\" aria-label=\"the luma histograms over time\">\
@@ -133,19 +135,27 @@ pub fn strip(url: &str, end: f64) -> String {
          {}</svg></figure>\n",
         WIDTH - 50.0,
         HEIGHT - 30.0,
-        time_axis(end.max(1e-3))
+        time_axis(span)
     )
 }
 
-/// The time axis under a plot to `end` seconds: a label at each round step.
-fn time_axis(end: f64) -> String {
-    let x = |t: f64| 40.0 + (WIDTH - 50.0) * (t / end);
+/// Where time `t` is across a plot of `span` (seconds: its first and its end).
+fn at_time((start, end): (f64, f64)) -> impl Fn(f64) -> f64 {
+    let length = (end - start).max(1e-3);
+    move |t: f64| 40.0 + (WIDTH - 50.0) * ((t - start) / length)
+}
+
+/// The time axis under a plot of `span` (seconds, as the file's times count them): a label at
+/// each round step.
+fn time_axis(span: (f64, f64)) -> String {
+    let x = at_time(span);
+    let (start, end) = (span.0, span.1.max(span.0 + 1e-3));
     let mut svg = String::new();
     let step = [1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0]
         .into_iter()
-        .find(|s| end / s <= 10.0)
+        .find(|s| (end - start) / s <= 10.0)
         .unwrap_or(7200.0);
-    let mut t = 0.0;
+    let mut t = (start / step - 1e-9).ceil() * step;
     while t <= end + 1e-9 {
         svg += &format!(
             "<text x=\"{:.1}\" y=\"{}\" class=\"axis\" text-anchor=\"middle\">{}</text>",
@@ -219,6 +229,33 @@ mod tests {
     }
 
     #[test]
+    fn a_file_whose_times_start_late_is_drawn_from_its_first() {
+        // A broadcast stream's clock at 25 hours: its 4 s across the plot, labelled as the
+        // event list's times are, at each whole second.
+        let line = Line {
+            name: "YAVG",
+            colour: "#000",
+            values: vec![10.0, 20.0, 30.0],
+        };
+        let svg = graph(
+            "Y",
+            &[90_000.5, 90_002.5, 90_004.5],
+            (90_000.5, 90_004.5),
+            &[line],
+            (0.0, 40.0),
+            &[],
+        );
+        let points = svg.split("points=\"").nth(1).unwrap().split('"').next().unwrap();
+        assert_eq!(points, "40.0,100.0 515.0,70.0 990.0,40.0");
+        let labels: Vec<&str> = svg
+            .split("class=\"axis\" text-anchor=\"middle\">")
+            .skip(1)
+            .map(|rest| rest.split('<').next().unwrap())
+            .collect();
+        assert_eq!(labels, ["25:00:01", "25:00:02", "25:00:03", "25:00:04"]);
+    }
+
+    #[test]
     fn a_silences_loudness_is_drawn_at_the_floor_and_an_unknown_value_breaks_the_line() {
         let line = Line {
             name: "momentary",
@@ -228,7 +265,7 @@ mod tests {
         let svg = graph(
             "Loudness",
             &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0],
-            5.0,
+            (0.0, 5.0),
             &[line],
             (-60.0, 0.0),
             &[],

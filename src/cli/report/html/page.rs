@@ -388,17 +388,26 @@ fn over_time(report: &HtmlReport) -> String {
     if report.pictures.is_empty() && report.loudness.is_empty() {
         return String::new();
     }
-    let end = report.end.max(report.facts.duration);
+    // From the first time measured (a file's times may start anywhere: a broadcast stream's
+    // clock at 25 hours) to the end.
+    let firsts = [&report.pictures.times, &report.loudness.times];
+    let start = firsts
+        .iter()
+        .filter_map(|t| t.first())
+        .copied()
+        .fold(f64::INFINITY, f64::min);
+    let start = if start.is_finite() { start } else { 0.0 };
+    let span = (start, report.end.max(start + report.facts.duration));
     let mut html = String::from("<section id=\"over-time\"><h2>Over time</h2>\n");
     if !report.pictures.is_empty() {
-        html += &pictures_over_time(report, end);
+        html += &pictures_over_time(report, span);
     }
     if !report.loudness.is_empty() {
         let l = &report.loudness.buckets;
         html += &graph(
             "Loudness (LUFS)",
             &report.loudness.times,
-            end,
+            span,
             &[
                 Line {
                     name: "momentary",
@@ -418,9 +427,9 @@ fn over_time(report: &HtmlReport) -> String {
     html + "</section>\n"
 }
 
-/// The pictures' graphs, to `end` (s): the strip, luminance, saturation, the broadcast range,
+/// The pictures' graphs over `span` (s): the strip, luminance, saturation, the broadcast range,
 /// and the flashes where they were analysed.
-fn pictures_over_time(report: &HtmlReport, end: f64) -> String {
+fn pictures_over_time(report: &HtmlReport, span: (f64, f64)) -> String {
     let pictures = &report.pictures;
     let max = f64::from((1u32 << report.facts.bits) - 1);
     let scale = f64::from(1u32 << report.facts.bits.saturating_sub(8));
@@ -428,12 +437,12 @@ fn pictures_over_time(report: &HtmlReport, end: f64) -> String {
     let b = &pictures.buckets;
     let mut html = String::new();
     if let Some(png) = strip_png(pictures) {
-        html += &strip(&format!("data:image/png;base64,{}", base64(&png)), end);
+        html += &strip(&format!("data:image/png;base64,{}", base64(&png)), span);
     }
     html += &graph(
         "Luminance (Y')",
         &pictures.times,
-        end,
+        span,
         &[
             Line {
                 name: "YMAX",
@@ -460,7 +469,7 @@ fn pictures_over_time(report: &HtmlReport, end: f64) -> String {
     html += &graph(
         "Saturation",
         &pictures.times,
-        end,
+        span,
         &[
             Line {
                 name: "SATMAX",
@@ -479,7 +488,7 @@ fn pictures_over_time(report: &HtmlReport, end: f64) -> String {
     html += &graph(
         "Outside broadcast range (BRNG)",
         &pictures.times,
-        end,
+        span,
         &[Line {
             name: "BRNG",
             colour: "#c62828",
@@ -492,7 +501,7 @@ fn pictures_over_time(report: &HtmlReport, end: f64) -> String {
         html += &graph(
             "Flashes a second",
             &pictures.times,
-            end,
+            span,
             &[Line {
                 name: "flashes (general or red)",
                 colour: "#c62828",
