@@ -266,6 +266,12 @@ fn render_turns_a_picture_its_display_matrix_turns_and_widens_wide_samples() {
             "yuv420p",
         ],
     );
+    // The same in FFV1 in Matroska: its stream carries no sample aspect of its own, the
+    // container's display size does.
+    let wide_in_container = common::fixture(
+        "render-wide-samples-container.mkv",
+        &["-i", plain.to_str().unwrap(), "-vf", "setsar=2", "-c:v", "ffv1"],
+    );
     let render = |clip: &std::path::Path, name: &str| {
         let out = std::env::temp_dir().join(format!("histoplay-render-{name}-{}.png", std::process::id()));
         let result = histoplay(&["render", clip.to_str().unwrap(), "-o", out.to_str().unwrap()]);
@@ -297,6 +303,9 @@ fn render_turns_a_picture_its_display_matrix_turns_and_widens_wide_samples() {
     assert_eq!(luma(&theirs, 32, 72), 255);
     // Samples twice as wide as tall: twice the width, the halves each 128 wide.
     let png = render(&wide, "wide");
+    assert_eq!((png.width, png.height), (256, 64));
+    assert_eq!((luma(&png, 120, 4), luma(&png, 136, 4)), (255, 0));
+    let png = render(&wide_in_container, "wide-in-container");
     assert_eq!((png.width, png.height), (256, 64));
     assert_eq!((luma(&png, 120, 4), luma(&png, 136, 4)), (255, 0));
 }

@@ -404,9 +404,11 @@ fn describe(
         0 if still_picture(input) => crate::video::still::orientation_turns(path),
         turns => turns,
     };
-    let sar = decoder.aspect_ratio();
-    let sar = if sar.numerator() > 0 && sar.denominator() > 0 {
-        f64::from(sar.numerator()) / f64::from(sar.denominator())
+    // The container's sample aspect where it gives one (Matroska's display size, QuickTime's
+    // pasp: an FFV1 or ProRes stream carries none of its own), else the codec's.
+    let (sar_n, sar_d) = super::streams::stream_sar(stream);
+    let sar = if sar_n > 0 && sar_d > 0 {
+        f64::from(sar_n) / f64::from(sar_d)
     } else {
         1.0
     };

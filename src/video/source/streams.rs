@@ -162,8 +162,9 @@ fn fourcc(tag: u32) -> Option<String> {
         .then(|| String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// The stream's sample aspect ratio where the container says one (else its codec's).
-fn stream_sar(stream: &ffmpeg::format::stream::Stream) -> (i32, i32) {
+/// The stream's sample aspect ratio where the container says one (else its codec's), as
+/// FFmpeg's `av_guess_sample_aspect_ratio` takes it.
+pub fn stream_sar(stream: &ffmpeg::format::stream::Stream) -> (i32, i32) {
     // SAFETY: plain fields of a valid stream and its parameters.
     let (own, coded) = unsafe {
         let s = stream.as_ptr();
