@@ -1572,3 +1572,54 @@ fn a_frame_concealed_is_warned_of_on_every_decoding_with_frame_threads() {
         );
     }
 }
+
+/// An FFV1 stream (version 1: no checksums) with 4000 bytes in its middle overwritten: FFmpeg's
+/// decoder stops inside a damaged frame and leaves the rest of it as its buffer held it. The
+/// frame is the same on every path and every run (the GPU's and the CPU's statistics, a file
+/// compared with itself), not whichever other frame's pixels its buffer last held.
+#[test]
+fn a_damaged_ffv1_frame_is_the_same_every_time() {
+    let clean = common::fixture(
+        "ffv1-to-damage.mkv",
+        &["-f", "lavfi", "-i", "testsrc2=s=160x120:d=2:r=10", "-c:v", "ffv1"],
+    );
+    let mut bytes = std::fs::read(&clean).unwrap();
+    let at = bytes.len() / 2;
+    let mut x = 1u64;
+    for byte in &mut bytes[at..at + 4000] {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        *byte = (x >> 33) as u8;
+    }
+    let damaged = std::env::temp_dir().join(format!("histoplay-damaged-ffv1-{}.mkv", std::process::id()));
+    std::fs::write(&damaged, &bytes).unwrap();
+    let path = damaged.to_str().unwrap();
+    let report = |extra: &[&str]| {
+        let mut args = vec!["report", path];
+        args.extend_from_slice(extra);
+        let out = histoplay(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let gpu = report(&[]);
+    assert!(gpu.lines().count() >= 15, "{gpu}");
+    assert_eq!(gpu, report(&["--cpu"]));
+    assert_eq!(gpu, report(&[]));
+    // Every pair of frames the same (the summary, on stderr, after the damage's warnings).
+    let compared = histoplay(&["compare", path, path]);
+    assert!(compared.status.success());
+    let pairs = String::from_utf8_lossy(&compared.stdout);
+    assert!(
+        pairs.lines().count() >= 15 && pairs.lines().all(|l| l.contains("\"mse_avg\":0.0,")),
+        "{pairs}"
+    );
+    let summary = String::from_utf8_lossy(&compared.stderr);
+    assert!(
+        summary
+            .lines()
+            .any(|l| l == "PSNR y:inf u:inf v:inf average:inf min:inf max:inf"),
+        "{summary}"
+    );
+    let _ = std::fs::remove_file(&damaged);
+}

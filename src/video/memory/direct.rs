@@ -363,11 +363,15 @@ pub unsafe extern "C" fn get_buffer2_direct(
     let Some(layout) = layout else {
         return super::frames::get_buffer2(ctx, frame, flags);
     };
-    if fill_slot(&*direct, &layout, frame) {
-        return 0;
-    }
-    match super::frames::fill_planes(frame, layout.linesize, layout.rows) {
-        Ok(()) => 0,
+    let filled = match fill_slot(&*direct, &layout, frame) {
+        true => Ok(()),
+        false => super::frames::fill_planes(frame, layout.linesize, layout.rows),
+    };
+    match filled {
+        Ok(()) => {
+            super::frames::clear_if_unwritten(ctx, frame);
+            0
+        }
         Err(code) => code,
     }
 }

@@ -169,7 +169,29 @@ pub unsafe extern "C" fn get_buffer2(ctx: *mut ffi::AVCodecContext, frame: *mut 
         return ffi::avcodec_default_get_buffer2(ctx, frame, flags);
     };
     match fill_planes(frame, linesize, rows) {
-        Ok(()) => 0,
+        Ok(()) => {
+            clear_if_unwritten(ctx, frame);
+            0
+        }
         Err(code) => code,
+    }
+}
+
+/// Clears a frame's buffers where its decoder may leave part of the picture unwritten: FFmpeg's
+/// FFV1 decoder, on a damaged slice it cannot tell is damaged (a version 0 or 1 stream has no
+/// checksums), stops where its data ends and leaves the rest of the frame as the buffer held
+/// it, another frame's pixels from whichever buffer came back last. Cleared, the same file
+/// gives the same pictures every time, on every path.
+///
+/// # Safety
+/// `ctx` is a valid context; `frame`'s buffers are its own, just made.
+pub(super) unsafe fn clear_if_unwritten(ctx: *const ffi::AVCodecContext, frame: *mut ffi::AVFrame) {
+    if (*ctx).codec_id != ffi::AVCodecID::AV_CODEC_ID_FFV1 {
+        return;
+    }
+    for buffer in (*frame).buf {
+        if !buffer.is_null() {
+            std::ptr::write_bytes((*buffer).data, 0, (*buffer).size);
+        }
     }
 }
