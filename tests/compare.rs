@@ -1264,6 +1264,29 @@ fn aligned_by_time_each_frame_goes_with_the_judged_files_latest_as_ffmpeg_pairs_
     assert!(err.lines().any(|l| l == note), "{err}");
 }
 
+/// Two files compare can't measure together (R'G'B' against Y'CbCr), of other rates: the error
+/// alone, not the rates' note before it.
+#[test]
+fn a_pair_that_cant_be_measured_is_one_error_line() {
+    let picture = common::fixture(
+        "compare-bars.png",
+        &["-f", "lavfi", "-i", "smptebars=s=64x48", "-frames:v", "1"],
+    );
+    let (reference, _) = pair(8);
+    let video = common::fixture(
+        "compare-reference-8-at-10fps.mkv",
+        &["-i", reference.to_str().unwrap(), "-vf", "fps=10", "-c:v", "ffv1"],
+    );
+    let out = histoplay(&["compare", picture.to_str().unwrap(), video.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: ") && err.contains("compare measures two R'G'B' files, or two Y'CbCr or grey ones"),
+        "{err}"
+    );
+}
+
 #[test]
 fn render_compare_aligned_by_time_shows_the_judged_files_latest_frame() {
     let (reference, _) = pair(8);

@@ -183,13 +183,6 @@ pub fn compare(
     for side in [&mut a, &mut b] {
         planar_rgb(side);
     }
-    if let Some(note) = rates_note(
-        job.by,
-        (&a.info.path.display().to_string(), &b.info.path.display().to_string()),
-        (a.info.frame_duration, b.info.frame_duration),
-    ) {
-        eprintln!("{note}");
-    }
     // Frames whose samples the upload's layout changes (4:1:1 DV, 4:1:0, 4:4:0; 9, 14 or 16
     // bits), or deeper than the GPU pass takes, are measured on the CPU as FFmpeg's filters
     // read them; so are pairs whose alpha planes FFmpeg's psnr measures, and pairs of two
@@ -231,6 +224,14 @@ pub fn compare(
         return Err(ClipError::Decode(
             "VMAF measures Y'CbCr video: FFmpeg's libvmaf converts R'G'B' into it first, histoplay does not".into(),
         ));
+    }
+    // (Told once the pair is known to be measurable: an error comes alone.)
+    if let Some(note) = rates_note(
+        job.by,
+        (&a.info.path.display().to_string(), &b.info.path.display().to_string()),
+        (a.info.frame_duration, b.info.frame_duration),
+    ) {
+        eprintln!("{note}");
     }
     if let Some((width, height)) = size {
         let layout = a.info.format.layout;
