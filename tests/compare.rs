@@ -1285,6 +1285,14 @@ fn a_pair_that_cant_be_measured_is_one_error_line() {
         err.starts_with("error: ") && err.contains("compare measures two R'G'B' files, or two Y'CbCr or grey ones"),
         "{err}"
     );
+    // A still picture (a JPEG of the same frame) has no rate: nothing is said of rates.
+    let still = common::fixture(
+        "compare-reference-8-frame-0.jpg",
+        &["-i", reference.to_str().unwrap(), "-frames:v", "1", "-q:v", "2"],
+    );
+    let (pairs, err) = compare_run(&[still.to_str().unwrap(), video.to_str().unwrap()]);
+    assert_eq!(pairs.len(), 1, "{err}");
+    assert!(!err.contains("pair by number"), "{err}");
 }
 
 #[test]

@@ -225,12 +225,14 @@ pub fn compare(
             "VMAF measures Y'CbCr video: FFmpeg's libvmaf converts R'G'B' into it first, histoplay does not".into(),
         ));
     }
-    // (Told once the pair is known to be measurable: an error comes alone.)
-    if let Some(note) = rates_note(
+    // (Told once the pair is known to be measurable: an error comes alone. A still picture has
+    // no rate to tell.)
+    let note = rates_note(
         job.by,
         (&a.info.path.display().to_string(), &b.info.path.display().to_string()),
         (a.info.frame_duration, b.info.frame_duration),
-    ) {
+    );
+    if let Some(note) = note.filter(|_| !a.info.still && !b.info.still) {
         eprintln!("{note}");
     }
     if let Some((width, height)) = size {

@@ -45,6 +45,9 @@ pub struct VideoInfo {
     pub field_order: &'static str,
     /// The picture is a song's cover (an attached picture), beside sound: a file of sound.
     pub cover_art: bool,
+    /// One picture (a PNG, a JPEG: not a numbered sequence of them), not a video: it has no
+    /// rate of its own.
+    pub still: bool,
     /// The colour the stream is tagged with (`format` and `volume` say how it is read).
     pub colour_tags: ColourTags,
     /// The container's timecode of the first frame, as ffprobe prints its `timecode` tag (a

@@ -469,6 +469,7 @@ fn describe(
         ),
         live: false,
         field_order: field_order(stream),
+        still: still_picture(input) && !path.to_string_lossy().contains('%'),
         cover_art: stream
             .disposition()
             .contains(ffmpeg::format::stream::Disposition::ATTACHED_PIC)
