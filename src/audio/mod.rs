@@ -29,6 +29,11 @@ use std::time::{Duration, Instant};
 pub const MIN_AUDIBLE_SPEED: f64 = 0.25;
 pub const MAX_AUDIBLE_SPEED: f64 = 4.0;
 
+/// Whether the sound plays at `speed` (within the audible range).
+pub fn audible_at(speed: f64) -> bool {
+    (MIN_AUDIBLE_SPEED..=MAX_AUDIBLE_SPEED).contains(&speed)
+}
+
 /// What the audio should follow: the playback clock, and whether it is heard now.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cue {

@@ -463,13 +463,12 @@ impl<S: FrameSource> Playback<S> {
     /// What the sound follows: the clock, heard while it runs (at a speed the sound can be
     /// stretched to) on a landed picture, not while paused, seeking or stepping.
     pub fn audio_cue(&self) -> crate::audio::Cue {
-        let speed = self.clock.speed();
         crate::audio::Cue {
             clock: self.clock,
             audible: self.landing.is_none()
                 && self.forward_steps == 0
                 && !self.clock.paused()
-                && (crate::audio::MIN_AUDIBLE_SPEED..=crate::audio::MAX_AUDIBLE_SPEED).contains(&speed)
+                && crate::audio::audible_at(self.clock.speed())
                 && !self.at_end(),
         }
     }

@@ -28,9 +28,8 @@ impl<S: FrameSource> Playback<S> {
 
     /// Whether the clock, running past the last picture, still has sound ahead of it.
     pub(super) fn sound_goes_on(&self, now: Instant) -> bool {
-        let audible = (crate::audio::MIN_AUDIBLE_SPEED..=crate::audio::MAX_AUDIBLE_SPEED).contains(&self.clock.speed());
         !self.live
-            && audible
+            && crate::audio::audible_at(self.clock.speed())
             && self
                 .tail
                 .sound_until

@@ -151,18 +151,25 @@ fn paused_nothing_is_due_and_resuming_goes_on_from_the_same_place() {
     assert_eq!(p.dropped(), 0);
 }
 
-#[test]
-fn the_sound_past_the_last_picture_plays_out_before_the_end() {
-    let t0 = Instant::now();
+/// Playback whose sound goes on to `sound_until` (s), its last two frames (9.8 and 9.9 s)
+/// drawn at `t0` and 100 ms later, and the decoder at its end.
+fn at_the_last_frame(t0: Instant, sound_until: f64) -> Playback<Script> {
     let mut p = playback(t0);
-    // The last frame (9.9 s) is followed by sound decoded to 10.4 s so far.
-    p.set_sound_until(Some(10.4));
+    p.set_sound_until(Some(sound_until));
     send(
         &p,
         [frame(98, 0), frame(99, 0), DecoderEvent::EndOfStream { generation: 0 }],
     );
     p.next_frame(t0, NO_LEAD);
     assert_eq!(p.next_frame(t0 + ms(100), NO_LEAD).map(|n| n.frame.index), Some(99));
+    p
+}
+
+#[test]
+fn the_sound_past_the_last_picture_plays_out_before_the_end() {
+    let t0 = Instant::now();
+    // The last frame (9.9 s) is followed by sound decoded to 10.4 s so far.
+    let mut p = at_the_last_frame(t0, 10.4);
     p.pump(t0 + ms(200));
     assert!(
         !p.paused() && !p.at_end() && p.audio_cue().audible,
@@ -196,15 +203,8 @@ fn the_sound_past_the_last_picture_plays_out_before_the_end() {
 #[test]
 fn sound_that_ends_with_the_pictures_ends_the_file_with_them() {
     let t0 = Instant::now();
-    let mut p = playback(t0);
     // Sound whose end (9.95 s) the clock has passed when the last frame's successor is due.
-    p.set_sound_until(Some(9.95));
-    send(
-        &p,
-        [frame(98, 0), frame(99, 0), DecoderEvent::EndOfStream { generation: 0 }],
-    );
-    p.next_frame(t0, NO_LEAD);
-    p.next_frame(t0 + ms(100), NO_LEAD);
+    let mut p = at_the_last_frame(t0, 9.95);
     p.pump(t0 + ms(200));
     assert!(p.paused() && p.at_end());
 }

@@ -12,10 +12,11 @@ pub struct Profile {
     levels: &'static [(&'static str, f64)],
 }
 
-/// Limits every profile shares: saturation beyond what legal colours reach (at 8 bits; in
-/// code values, as signalstats measures it at the stream's depth), temporal outliers and
-/// repeated lines.
-const COMMON: [(&str, f64); 3] = [("SATMAX", 181.02), ("TOUT", 0.009), ("VREP", 0.03)];
+/// The saturation every profile limits: beyond what legal colours reach, at 8 bits (in code
+/// values, as signalstats measures it at the stream's depth: scaled as the levels are).
+const SATURATION: (&str, f64) = ("SATMAX", 181.02);
+/// Fractions every profile limits, at any depth: temporal outliers and repeated lines.
+const FRACTIONS: [(&str, f64); 2] = [("TOUT", 0.009), ("VREP", 0.03)];
 
 /// qct-parse's profiles (its 8-bit configuration; the 10-bit one is the same levels scaled).
 pub const PROFILES: [Profile; 4] = [
@@ -85,10 +86,13 @@ impl Profile {
         let scale = f64::from(1u32 << bits.saturating_sub(8).min(16));
         let top = f64::from((1u32 << bits.min(16)) - 1);
         let code = |v: f64| if v == 255.0 { top } else { v * scale };
-        let levels = self.levels.iter().map(|&(name, v)| (name, code(v)));
-        let common = COMMON.map(|(name, v)| (name, if name == "SATMAX" { v * scale } else { v }));
+        let levels = self
+            .levels
+            .iter()
+            .chain([&SATURATION])
+            .map(|&(name, v)| (name, code(v)));
         levels
-            .chain(common)
+            .chain(FRACTIONS)
             .map(|(name, value)| {
                 let stat = NAMES.iter().position(|n| *n == name).expect("a statistic's name");
                 let op = if name.contains("MIN") || name.contains("LOW") {
