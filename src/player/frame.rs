@@ -91,7 +91,8 @@ pub fn osd_view<'a>(media: &'a Media, title: &'a str, clipping: Option<Clipping>
     OsdView {
         title,
         position: playback.position(),
-        duration: timeline.duration,
+        // (Past the last picture, the sound's time is the file's.)
+        duration: timeline.duration.max(playback.position()),
         frame: playback.shown_number(&media.index),
         timecode: playback.shown().and_then(|s| s.packet.timecode),
         frame_count: timeline.frame_count,

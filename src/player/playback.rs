@@ -276,7 +276,7 @@ impl<S: FrameSource> Playback<S> {
             self.landing = None;
             self.forward_steps = 0;
             // The sound may run on past the last picture (paused there, it goes on when resumed).
-            self.tail.on = (playing && self.sound_goes_on(now)) || (self.tail.on && self.clock.paused());
+            self.run_tail(now, playing);
             if self.tail.on {
                 // Nothing is due until the sound ends.
             } else if playing && self.loop_file && !self.live {
@@ -451,11 +451,12 @@ impl<S: FrameSource> Playback<S> {
         }
     }
 
-    /// Seconds from the start: where a pending seek goes, else the frame in the picture.
+    /// Seconds from the start: where a pending seek goes, else the frame in the picture (or
+    /// the clock, past the last picture while the sound plays on).
     pub fn position(&self) -> f64 {
         match (self.landing, self.shown) {
             (Some(landing), _) => landing.position,
-            (None, Some(shown)) => shown.seconds - self.timeline.start,
+            (None, Some(shown)) => self.tail.at.map_or(shown.seconds, |at| at.max(shown.seconds)) - self.timeline.start,
             (None, None) => 0.0,
         }
     }

@@ -193,6 +193,7 @@ impl<S: FrameSource> Playback<S> {
         self.forward_steps = 0;
         self.ended = false;
         self.tail.on = false;
+        self.tail.at = None;
         self.behind = self.live && self.timeshift;
         self.last_number = None;
     }

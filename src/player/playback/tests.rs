@@ -175,15 +175,19 @@ fn the_sound_past_the_last_picture_plays_out_before_the_end() {
         !p.paused() && !p.at_end() && p.audio_cue().audible,
         "the sound plays on"
     );
+    // The position shown runs on with the clock (9.8 s at t0), the last frame's time passed.
+    assert!((p.position() - 10.0).abs() < 1e-9, "{}", p.position());
+    assert!(p.take_changed(), "drawn again");
     assert_eq!(
         p.wake(t0 + ms(200), NO_LEAD, true),
-        Wake::At(t0 + ms(400)),
-        "a little before"
+        Wake::At(t0 + ms(300)),
+        "a frame's time later (a little before the sound's known extent, at 400 ms, is later)"
     );
     // Paused and resumed within it, it goes on from there (not from the start).
     p.apply(&Command::TogglePause, t0 + ms(300));
     p.pump(t0 + ms(400));
     assert!(p.paused() && !p.at_end());
+    assert!((p.position() - 10.1).abs() < 1e-9, "{}", p.position());
     assert_eq!(p.wake(t0 + ms(400), NO_LEAD, true), Wake::Idle);
     p.apply(&Command::TogglePause, t0 + ms(1300));
     assert!(p.source.seeks.is_empty() && !p.paused());
@@ -195,9 +199,15 @@ fn the_sound_past_the_last_picture_plays_out_before_the_end() {
     p.pump(t0 + ms(1800));
     assert!(p.paused() && p.at_end() && p.take_finished(), "then the file has ended");
     assert_eq!(p.shown().map(|s| s.index), Some(99));
+    assert!(
+        (p.position() - 10.6).abs() < 1e-9,
+        "at the sound's end: {}",
+        p.position()
+    );
     // Played again, it starts over.
     p.apply(&Command::TogglePause, t0 + ms(2000));
     assert_eq!(p.source.seeks, vec![SeekTarget::Frame(0)]);
+    assert_eq!(p.position(), 0.0);
 }
 
 #[test]
@@ -207,6 +217,7 @@ fn sound_that_ends_with_the_pictures_ends_the_file_with_them() {
     let mut p = at_the_last_frame(t0, 9.95);
     p.pump(t0 + ms(200));
     assert!(p.paused() && p.at_end());
+    assert!((p.position() - 9.9).abs() < 1e-9, "the last frame's: {}", p.position());
 }
 
 #[test]
