@@ -1060,8 +1060,9 @@ fn variable_frame_rate() {
 }
 
 #[test]
-fn frames_larger_than_the_gpu_allows() {
-    let width = common::gpu().max_texture_side() + 16;
+fn frames_larger_than_the_gpu_allows_are_counted_on_the_cpu() {
+    let max = common::gpu().max_texture_side();
+    let width = max + 16;
     let wide = common::fixture(
         &format!("too-wide-{width}.nut"),
         &[
@@ -1075,7 +1076,29 @@ fn frames_larger_than_the_gpu_allows() {
             "rawvideo",
         ],
     );
-    assert_one_line_error(&hist(&wide, &[]), "larger than this GPU's largest texture");
+    let path = wide.to_str().unwrap();
+    let warning =
+        format!("warning: {width}x2 is larger than this GPU's largest texture ({max}x{max}): counted on the CPU");
+    // Each command does on the CPU what `--cpu` does, and says so.
+    for command in ["hist", "scope", "report", "pse"] {
+        let gpu = histoplay(&[command, path]);
+        let cpu = histoplay(&[command, path, "--cpu"]);
+        assert!(
+            gpu.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&gpu.stderr)
+        );
+        let said = String::from_utf8_lossy(&gpu.stderr);
+        assert!(said.lines().any(|l| l == warning), "{command}: {said}");
+        assert_eq!(gpu.stdout, cpu.stdout, "{command}");
+    }
+    // Mid-grey (128) in every pixel.
+    let line = String::from_utf8(hist(&wide, &[]).stdout).unwrap();
+    let mut grey = vec![0; 256];
+    grey[128] = 2 * width;
+    for channel in ["r", "g", "b", "l"] {
+        assert_eq!(json_counts(&line, channel), grey, "{channel}");
+    }
 }
 
 #[test]

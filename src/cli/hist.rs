@@ -85,8 +85,9 @@ pub fn run(args: Args) -> Result<()> {
         return hist_still_image(&args.input, &image, range, job(None), args.cpu, args.csv);
     }
     // The GPU opens while the file does.
-    let gpu = crate::gpu::GpuOpening::start(!args.cpu);
+    let mut gpu = crate::gpu::GpuOpening::start(!args.cpu);
     let source = VideoSource::open_for(&args.input, Decoding::Throughput)?;
+    let cpu = crate::headless::on_the_cpu(&mut gpu, &source.info, args.cpu);
     if let Some(signals) = &signals {
         signals.end_input(&source);
     }
@@ -94,7 +95,7 @@ pub fn run(args: Args) -> Result<()> {
     let output = if args.csv { Output::Csv } else { Output::JsonLines };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let path = source.info.path.clone();
-    let written = hist_video(gpu, source, range, job, args.cpu, output, &mut out)?;
+    let written = hist_video(gpu, source, range, job, cpu, output, &mut out)?;
     drop(out);
     if let Some(status) = signals.as_ref().and_then(crate::quit_signals::QuitSignals::exit_status) {
         crate::process::end(status as u8);

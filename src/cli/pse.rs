@@ -98,13 +98,14 @@ pub fn run(args: Args) -> Result<()> {
     let signals = QuitSignals::install();
     let range = args.frames.unwrap_or(FrameRange { start: 0, end: None });
     // The GPU opens while the file does.
-    let gpu = crate::gpu::GpuOpening::start(!args.cpu);
+    let mut gpu = crate::gpu::GpuOpening::start(!args.cpu);
     let source = VideoSource::open_for(&args.input, Decoding::Throughput)?;
     if source.info.cover_art {
         // (The GPU let go of first, as `report` does for a file of sound.)
         drop(gpu);
         return Err(VideoError::CoverOnly(args.input.clone()).into());
     }
+    let cpu = crate::headless::on_the_cpu(&mut gpu, &source.info, args.cpu);
     // (A range past the end is said so before anything is decoded, as `hist` and `report` do.)
     if range.start > 0 {
         crate::headless::check_in_range(&source, range.start)?;
@@ -231,7 +232,7 @@ pub fn run(args: Args) -> Result<()> {
             }
             Ok(())
         };
-        if args.cpu {
+        if cpu {
             let mut twin = LightTwin::new(grid, model.clone());
             let work = hist::PictureWork {
                 split: args.fields,

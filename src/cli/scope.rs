@@ -134,8 +134,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None
     } else {
         // The GPU opens while the file does.
-        let gpu = crate::gpu::GpuOpening::start(!args.cpu);
+        let mut gpu = crate::gpu::GpuOpening::start(!args.cpu);
         let source = VideoSource::open_for(&args.input, Decoding::Throughput)?;
+        let cpu = crate::headless::on_the_cpu(&mut gpu, &source.info, args.cpu);
         if let Some(signals) = &signals {
             signals.end_input(&source);
         }
@@ -144,7 +145,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ..job
         };
         let path = source.info.path.clone();
-        Some((path, scope_video(gpu, source, range, job, args.cpu, &mut out)?))
+        Some((path, scope_video(gpu, source, range, job, cpu, &mut out)?))
     };
     drop(out);
     if let Some(status) = signals.as_ref().and_then(crate::quit_signals::QuitSignals::exit_status) {

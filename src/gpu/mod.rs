@@ -206,7 +206,7 @@ pub async fn best_adapter(instance: &wgpu::Instance, surface: Option<&wgpu::Surf
 
 /// The GPU being opened on a thread of its own while the file is opened: on an H100 opening the
 /// device takes about 150 ms, as long as the demuxer and the hardware decoder take to start.
-pub struct GpuOpening(Option<Opening>);
+pub struct GpuOpening(Option<Opening>, Option<GpuContext>);
 
 /// The thread opening the GPU, and where it sends the GPU once open: the thread's own end is
 /// not waited for (NVIDIA's driver takes about 12 ms over a thread's end once it has made a
@@ -219,19 +219,41 @@ struct Opening {
 impl GpuOpening {
     /// Starts opening the GPU if the run will count on it.
     pub fn start(wanted: bool) -> Self {
-        Self(wanted.then(|| {
-            let (send, opened) = std::sync::mpsc::sync_channel(1);
-            let thread = std::thread::spawn(move || {
-                let _ = send.send(GpuContext::new());
-            });
-            Opening { thread, opened }
-        }))
+        Self(
+            wanted.then(|| {
+                let (send, opened) = std::sync::mpsc::sync_channel(1);
+                let thread = std::thread::spawn(move || {
+                    let _ = send.send(GpuContext::new());
+                });
+                Opening { thread, opened }
+            }),
+            None,
+        )
     }
 
     /// The GPU opened; None if it wasn't wanted or failed to open (the run then opens it itself
     /// where it needs it, and says why it can't).
     pub fn finish(mut self) -> Option<GpuContext> {
-        self.0.take()?.opened.recv().ok()?.ok()
+        match self.1.take() {
+            Some(ctx) => Some(ctx),
+            None => self.0.take()?.opened.recv().ok()?.ok(),
+        }
+    }
+
+    /// Why the GPU being opened can't take a `width`x`height` frame, if it can't
+    /// (`check_frame_size`'s error): a frame within what every GPU takes (8192 pixels a side,
+    /// 128 MB of pixels) is not waited for; a larger one waits for the GPU to say. None where
+    /// no GPU is wanted or it failed to open (the run says why).
+    pub fn refuses(&mut self, width: u32, height: u32) -> Option<GpuError> {
+        const SIDE: u32 = 8192;
+        const BYTES: u64 = 128 << 20;
+        if width <= SIDE && height <= SIDE && u64::from(width) * u64::from(height) * 4 <= BYTES {
+            return None;
+        }
+        if self.1.is_none() {
+            self.1 = self.0.take().and_then(|opening| opening.opened.recv().ok()?.ok());
+        }
+        self.1.as_ref()?.check_frame_size(width, height).err()
     }
 }
 

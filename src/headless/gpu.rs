@@ -14,6 +14,19 @@ use crate::video::source::{FrameShape, SeekTarget, VideoInfo, VideoSource};
 use std::cell::RefCell;
 use std::time::Duration;
 
+/// Whether a run over `info`'s frames is done by the CPU twins: asked for (`--cpu`), or its
+/// frames are larger than the GPU takes (a panorama past its largest texture), which a warning
+/// says, as it does of such a picture.
+pub fn on_the_cpu(gpu: &mut GpuOpening, info: &VideoInfo, cpu: bool) -> bool {
+    let refused = (!cpu)
+        .then(|| gpu.refuses(info.format.width, info.format.height))
+        .flatten();
+    if let Some(too_large) = &refused {
+        log::warn!("{too_large}: counted on the CPU");
+    }
+    cpu || refused.is_some()
+}
+
 /// Runs the frames of `range` through the GPU frame pipeline (the player's decode thread, ring,
 /// converter and passes): `setup` configures the pipeline (region, scope) and says how many
 /// bytes each frame's result holds, `copy` records copying a frame's result into a readback

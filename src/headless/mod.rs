@@ -18,7 +18,7 @@ use crate::video::deinterlace::{Deinterlacer, Field};
 use crate::video::source::{CatchUp, DecodedFrame, PacketProps, VideoSource};
 pub use fields::CpuPicture;
 use fields::{CpuFieldRun, FieldRun};
-pub use gpu::{gpu_frames, gpu_frames_on, open_beside, prepare_pipeline, run_prepared, Prepared, Remake};
+pub use gpu::{gpu_frames, gpu_frames_on, on_the_cpu, open_beside, prepare_pipeline, run_prepared, Prepared, Remake};
 use progress::Progress;
 use thiserror::Error;
 

@@ -248,7 +248,7 @@ pub fn run(args: Args) -> Result<()> {
         page_only,
         live: false,
     };
-    let gpu = GpuOpening::start(!args.cpu);
+    let mut gpu = GpuOpening::start(!args.cpu);
     let mut source = match VideoSource::open_for(input, Decoding::Throughput) {
         Ok(source) if !source.info.cover_art => source,
         // A file of sound alone (a stem, a mix, a song with its cover): its sound's report.
@@ -303,7 +303,7 @@ pub fn run(args: Args) -> Result<()> {
         idet,
         fields: args.fields,
         limits: args.fail_on.unwrap_or_default(),
-        cpu: args.cpu,
+        cpu: crate::headless::on_the_cpu(&mut gpu, &source.info, args.cpu),
         alerts: Alerts {
             stderr: live,
             log: args.alert_log.clone(),
