@@ -782,22 +782,56 @@ fn every_still_format_counts_like_png() {
             );
         }
     }
-    // 16 bits a sample, made exactly c·257 from the 8-bit picture (ffmpeg's own conversion
-    // rounds otherwise), reduce back to c.
+    // 16 bits a sample are read by FFmpeg and counted at 10 bits, as the same samples in a
+    // 16-bit video are (and as the window shows them): converted to 12 bits as FFmpeg converts
+    // them, then rounded to 10, (c + 2) / 4.
     let rgb16 = image::open(&png).unwrap().to_rgb16();
     for extension in ["png", "tiff"] {
         let still = std::env::temp_dir().join(format!("histoplay-{}-16bit.{extension}", std::process::id()));
         rgb16.save(&still).unwrap();
-        let out = histoplay(&["hist", still.to_str().unwrap()]);
+        let video = std::env::temp_dir().join(format!("histoplay-{}-16bit-{extension}.nut", std::process::id()));
+        let made = std::process::Command::new("ffmpeg")
+            .args(["-v", "error", "-y", "-i", still.to_str().unwrap()])
+            .args(["-c:v", "rawvideo", "-pix_fmt", "rgb48le", video.to_str().unwrap()])
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let twelve = std::process::Command::new("ffmpeg")
+            .args(["-v", "error", "-i", still.to_str().unwrap()])
+            .args(["-pix_fmt", "gbrp12le", "-f", "rawvideo", "-"])
+            .output()
+            .unwrap();
+        assert!(twelve.status.success());
+        let plane = twelve.stdout.len() / 3;
+        // gbrp's planes are G, B, R.
+        let expected = |index: usize| {
+            let mut bins = vec![0u64; 1024];
+            for c in twelve.stdout[index * plane..(index + 1) * plane].chunks_exact(2) {
+                bins[((usize::from(u16::from_le_bytes([c[0], c[1]])) + 2) / 4).min(1023)] += 1;
+            }
+            bins
+        };
+        let out = histoplay(&["hist", still.to_str().unwrap(), "--bins", "1024"]);
         assert!(out.status.success(), "{extension}: {}", stderr(&out));
-        for channel in ["r", "g", "b", "l"] {
+        assert_eq!(common::json(&stdout(&out))["depth"], 10, "16-bit {extension}");
+        for (channel, index) in [("r", 2), ("g", 0), ("b", 1)] {
             assert_eq!(
                 counts(&stdout(&out), channel),
-                counts(&reference, channel),
+                expected(index),
                 "16-bit {extension} {channel}"
             );
         }
+        let as_video = histoplay(&["hist", video.to_str().unwrap(), "--bins", "1024"]);
+        assert_eq!(
+            counts(&stdout(&out), "l"),
+            counts(&stdout(&as_video), "l"),
+            "16-bit {extension}"
+        );
+        // (Luminance from 10-bit R'G'B' takes more values than 256.)
+        let levels = counts(&stdout(&out), "l").iter().filter(|&&n| n > 0).count();
+        assert!(levels > 256, "16-bit {extension}: {levels} levels of luminance");
         let _ = std::fs::remove_file(still);
+        let _ = std::fs::remove_file(video);
     }
     // Lossy and palette formats are read and counted whole; render takes them too.
     for (name, args) in [

@@ -1,8 +1,9 @@
 //! Still images as RGBA8 frames: a picture is a one-frame video. PNG, JPEG, WebP, TIFF, BMP and
 //! GIF are read here; other pictures FFmpeg reads (AVIF, EXR ...) and animated GIF and PNG go
 //! through the video path (FFmpeg's `gif` and `apng` demuxers play them). An animated WebP, whose
-//! animation FFmpeg 5.1 does not decode, is read here as its first picture, with a warning. Samples deeper than 8 bits (16-bit PNG and TIFF) are rounded to 8 bits:
-//! round(c · 255 / 65535), but for deep grey, which goes the video path too.
+//! animation FFmpeg 5.1 does not decode, is read here as its first picture, with a warning.
+//! Pictures of samples deeper than 8 bits (16-bit PNG and TIFF) go through the video path too,
+//! counted at 10 bits.
 
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -37,9 +38,10 @@ impl RgbaImage {
     }
 }
 
-/// Whether a file's contents are in an image format histoplay decodes itself. Grey deeper than
-/// 8 bits (16-bit grey PNG and TIFF) is not: FFmpeg reads it, so that it is counted at 10 bits
-/// and converted as FFmpeg converts grey (see `video::convert::GreyMap`).
+/// Whether a file's contents are in an image format histoplay decodes itself. Samples deeper
+/// than 8 bits (16-bit PNG and TIFF) are not: FFmpeg reads them, so that they are counted at 10
+/// bits, as the window shows them and `report` measures them, and grey is converted as FFmpeg
+/// converts it (see `video::convert::GreyMap`).
 pub fn is_still_image(path: &Path) -> bool {
     use image::ImageDecoder;
     let Some((reader, format)) = picture_reader(path) else {
@@ -49,7 +51,10 @@ pub fn is_still_image(path: &Path) -> bool {
         return false;
     }
     match reader.into_decoder() {
-        Ok(decoder) => !matches!(decoder.color_type(), image::ColorType::L16 | image::ColorType::La16),
+        Ok(decoder) => !matches!(
+            decoder.color_type(),
+            image::ColorType::L16 | image::ColorType::La16 | image::ColorType::Rgb16 | image::ColorType::Rgba16
+        ),
         // One past the memory limits stays here: `load` says so.
         Err(image::ImageError::Limits(_)) => true,
         // A kind of picture the image crate doesn't decode (a TIFF of Y'CbCr samples, FFmpeg's
