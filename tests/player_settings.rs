@@ -121,8 +121,9 @@ fn quit_watch_later_keeps_the_position_and_view_and_the_next_start_resumes_there
         .collect();
     assert_eq!(kept.len(), 1);
     let text = std::fs::read_to_string(kept[0].as_ref().unwrap().path()).unwrap();
+    // (Paused when it quit: as mpv, it starts paused there.)
     assert!(
-        text.contains("\noverlay=zebra\n") && text.contains("\nscope=vectorscope\n"),
+        text.contains("\noverlay=zebra\n") && text.contains("\nscope=vectorscope\n") && text.contains("\npause=yes\n"),
         "{text}"
     );
     let kept_lut = format!("\nlut=\"{}\"\n", lut.canonicalize().unwrap().display());
@@ -136,6 +137,7 @@ fn quit_watch_later_keeps_the_position_and_view_and_the_next_start_resumes_there
     let second = Player::start_fresh(&x, "resume-second", &plain, |dir| copy_state(&first.dir, dir));
     let resumed = second.wait_present("the kept frame", 0, |p| p.new_frame && !p.preview && p.frame.is_some());
     assert_eq!(resumed.frame, Some(at));
+    assert!(resumed.paused);
     assert_eq!(resumed.scope.as_deref(), Some("vectorscope"));
     assert_eq!(resumed.marks, "zebra");
     assert_eq!(resumed.size, (800, 450));

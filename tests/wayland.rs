@@ -63,16 +63,17 @@ impl Drop for Weston {
     }
 }
 
-#[test]
-fn under_weston_frames_show_quietly_and_sigterm_quits_at_once() {
-    let weston = Weston::start("play");
+/// The player under `weston` with these arguments, its frame log and stderr in files of the
+/// test's own (returned: the log's path, then stderr's).
+fn play(weston: &Weston, args: &[&str]) -> (window::Reaped, PathBuf, PathBuf) {
     let dir = weston.runtime_dir.join("player");
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("frames.log");
     let stderr = dir.join("stderr.txt");
-    let mut player = Command::new(env!("CARGO_BIN_EXE_histoplay"))
+    let player = Command::new(env!("CARGO_BIN_EXE_histoplay"))
         .arg(common::repo_path("media/sample-540p.mp4"))
-        .args(["--no-audio", "--frame-log"])
+        .args(args)
+        .arg("--frame-log")
         .arg(&log)
         .current_dir(&dir)
         .env("XDG_RUNTIME_DIR", &weston.runtime_dir)
@@ -86,15 +87,28 @@ fn under_weston_frames_show_quietly_and_sigterm_quits_at_once() {
         .spawn()
         .map(window::Reaped)
         .unwrap();
+    (player, log, stderr)
+}
+
+/// The frame log's presents so far.
+fn presents(log: &std::path::Path) -> Vec<window::Present> {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    text.split_inclusive('\n')
+        .filter_map(|line| window::parse(line.strip_suffix('\n')?))
+        .collect()
+}
+
+#[test]
+fn under_weston_frames_show_quietly_and_sigterm_quits_at_once() {
+    let weston = Weston::start("play");
+    let (mut player, log, stderr) = play(&weston, &["--no-audio"]);
     let child = &mut player.0;
     let read_stderr = || std::fs::read_to_string(&stderr).unwrap_or_default();
     // Frames shown: several presents, each of a new frame, numbered in order.
     let deadline = Instant::now() + window::TIMEOUT;
     let shown = loop {
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        let frames: Vec<u64> = text
-            .split_inclusive('\n')
-            .filter_map(|line| window::parse(line.strip_suffix('\n')?))
+        let frames: Vec<u64> = presents(&log)
+            .into_iter()
             .filter(|p| p.new_frame)
             .filter_map(|p| p.frame)
             .collect();
@@ -138,4 +152,32 @@ fn under_weston_frames_show_quietly_and_sigterm_quits_at_once() {
             .any(|noise| text.contains(noise)),
         "library noise on stderr:\n{text}"
     );
+}
+
+#[test]
+fn fs_and_pause_start_the_player_fullscreen_on_its_first_frame() {
+    // (A compositor is needed to see fullscreen: X without a window manager has none.)
+    let weston = Weston::start("fs");
+    let (mut player, log, stderr) = play(&weston, &["--no-audio", "--fullscreen", "--pause"]);
+    let deadline = Instant::now() + window::TIMEOUT;
+    let first = loop {
+        if let Some(p) = presents(&log)
+            .into_iter()
+            .find(|p| p.new_frame && p.size == (1280, 720))
+        {
+            break p;
+        }
+        assert!(
+            player.0.try_wait().unwrap().is_none(),
+            "{}",
+            std::fs::read_to_string(&stderr).unwrap()
+        );
+        assert!(Instant::now() < deadline, "no fullscreen frame: {:?}", presents(&log));
+        std::thread::sleep(Duration::from_millis(40));
+    };
+    assert_eq!((first.frame, first.paused), (Some(0), true));
+    // A second on, it is still there: paused.
+    std::thread::sleep(Duration::from_secs(1));
+    let shown: Vec<_> = presents(&log).into_iter().filter_map(|p| p.frame).collect();
+    assert!(shown.iter().all(|&frame| frame == 0), "{shown:?}");
 }

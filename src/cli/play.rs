@@ -123,6 +123,12 @@ pub struct Args {
     /// Where to start the first file: seconds, or [[HH:]MM:]SS[.fff] (as mpv's --start).
     #[arg(long, value_parser = parse_time, value_name = "TIME")]
     pub start: Option<f64>,
+    /// Start paused, on the first frame shown (as mpv's --pause); Space plays.
+    #[arg(long)]
+    pub pause: bool,
+    /// Start fullscreen (as mpv's --fs, or --fullscreen; key f).
+    #[arg(long = "fs", visible_alias = "fullscreen")]
+    pub fullscreen: bool,
     /// The window's size, WxH in pixels (as mpv's --geometry; default: the size it had when
     /// histoplay last quit, else fitted to the picture).
     #[arg(long, value_parser = parse_size, value_name = "WxH")]
@@ -219,6 +225,8 @@ impl Args {
         let options = PlayerOptions {
             view,
             start: self.start,
+            paused: self.pause,
+            fullscreen: self.fullscreen,
             window_size: self.geometry,
             kept_size: crate::settings::state::window_size(),
             watch_later,

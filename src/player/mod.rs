@@ -113,6 +113,9 @@ pub struct PlayerOptions {
     pub view: crate::render::scene::ViewOptions,
     /// Where to start the first file, seconds (`--start`, or a kept position).
     pub start: Option<f64>,
+    /// Start paused (`--pause`), and fullscreen (`--fs`).
+    pub paused: bool,
+    pub fullscreen: bool,
     /// The window's size (`--geometry`), else its last size (`kept_size`, within the
     /// monitor), else fitted to the picture.
     pub window_size: Option<(u32, u32)>,
@@ -177,6 +180,8 @@ impl Default for PlayerOptions {
         Self {
             view: Default::default(),
             start: None,
+            paused: false,
+            fullscreen: false,
             window_size: None,
             kept_size: None,
             watch_later: None,

@@ -254,9 +254,10 @@ fn option(command: &clap::Command, name: &str, value: Option<&str>) -> Result<Se
         return Err(format!("'{name}' is for the command line, not the settings"));
     }
     let find = |name: &str| {
-        command
-            .get_arguments()
-            .find(|a| a.get_long() == Some(name) && !OWN.contains(&name))
+        command.get_arguments().find(|a| {
+            let alias = a.get_all_aliases().is_some_and(|aliases| aliases.contains(&name));
+            (a.get_long() == Some(name) || alias) && !OWN.contains(&name)
+        })
     };
     let yes = |value: Option<&str>| match value.map(str::to_ascii_lowercase).as_deref() {
         None | Some("yes" | "true" | "1" | "on") => Ok(true),

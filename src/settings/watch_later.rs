@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 /// The options kept beside the position by default (`--watch-later-options`): the view, the
 /// marks, the picture's adjustments, the sound's volume and stream, speed and looping.
 pub const DEFAULT_OPTIONS: &str =
-    "speed,volume,mute,aid,contrast,brightness,gamma,saturation,overlay,lut,scope,vectorscope-zoom,contain,log,histograms,timeline,loop-file";
+    "speed,volume,mute,aid,contrast,brightness,gamma,saturation,overlay,lut,scope,vectorscope-zoom,contain,log,histograms,timeline,loop-file,pause";
 
 /// Where positions are kept, and what is kept with them.
 #[derive(Clone, Debug, PartialEq)]

@@ -218,7 +218,7 @@ impl PlayerWindow {
             player.message("F1 or ☰ on the bar: every command and its keys".to_string(), false);
         }
         player.relayout();
-        player.start_at(options.view, options.start);
+        player.start_at(options);
         Ok(player)
     }
 

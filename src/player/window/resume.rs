@@ -5,14 +5,17 @@
 use super::PlayerWindow;
 use crate::audio::source::AudioTrack;
 use crate::player::commands::Command;
+use crate::player::PlayerOptions;
 use crate::render::adjust::Adjustment;
 use crate::render::layout::Fit;
 use crate::render::scene::{Quads, ViewOptions};
 
 impl PlayerWindow {
-    /// Brings the view to `wanted` with the commands its keys give (so each part sets up what
-    /// it draws, as it does for a key), then seeks to `start`.
-    pub(super) fn start_at(&mut self, wanted: ViewOptions, start: Option<f64>) {
+    /// Brings the view to the options' with the commands its keys give (so each part sets up
+    /// what it draws, as it does for a key), then seeks to their start, pausing there and
+    /// going fullscreen where they ask.
+    pub(super) fn start_at(&mut self, options: &PlayerOptions) {
+        let wanted = options.view;
         self.view.pse_standard = wanted.pse_standard;
         let reached = |command: &Command, v: &ViewOptions| match command {
             Command::CycleQuads => v.quads == wanted.quads,
@@ -41,8 +44,14 @@ impl PlayerWindow {
                 self.apply(command.clone());
             }
         }
-        if let Some(seconds) = start.filter(|s| *s > 0.0) {
+        if let Some(seconds) = options.start.filter(|s| *s > 0.0) {
             self.apply(Command::SeekTo { seconds, exact: true });
+        }
+        if options.paused {
+            self.apply(Command::Pause);
+        }
+        if options.fullscreen {
+            self.apply(Command::ToggleFullscreen);
         }
     }
 
@@ -104,6 +113,7 @@ impl PlayerWindow {
             "histograms" => (view.quads != Quads::Both).then(|| view.quads.name().to_string()),
             "timeline" => yes(view.timeline),
             "loop-file" => yes(self.media.playback.loop_file),
+            "pause" => yes(self.media.playback.paused()),
             // (Written at their defaults too: they are over a settings file's.)
             "volume" => Some(self.sound.volume().percent.to_string()),
             "mute" => Some(if self.sound.volume().muted { "yes" } else { "no" }.to_string()),

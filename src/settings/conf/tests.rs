@@ -44,6 +44,23 @@ fn options_flags_and_their_negations_become_command_line_options() {
 }
 
 #[test]
+fn an_option_is_also_set_by_its_other_name() {
+    // mpv's --fs is --fullscreen too.
+    let (mut settings, warnings) = read("fullscreen=yes\npause\n");
+    assert!(warnings.is_empty());
+    let applied = settings.apply(&[], &command());
+    assert_eq!(args(&applied), ["--fullscreen", "--pause"]);
+    assert!(applied.warnings.is_empty(), "{:?}", applied.warnings);
+    let parsed = <crate::cli::Cli as clap::Parser>::try_parse_from(
+        ["histoplay"]
+            .into_iter()
+            .map(std::ffi::OsString::from)
+            .chain(applied.args),
+    );
+    assert!(parsed.is_ok(), "{:?}", parsed.err());
+}
+
+#[test]
 fn a_bad_line_is_named_with_its_file_and_line_and_the_rest_apply() {
     let (mut settings, warnings) = read("speed=fast\nno-such-option=1\nspeed=2\ncontrast\nmeters=maybe\n[broken\n");
     assert_eq!(
