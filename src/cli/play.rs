@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 /// The player's options.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Videos (or directories of them) to play in a window, in order (default:
-    /// media/sample-540p.mp4).
+    /// Videos (or directories of them, or M3U and PLS playlists) to play in a window, in order
+    /// (default: media/sample-540p.mp4).
     pub files: Vec<PathBuf>,
     /// Start the playlist over after its last file.
     #[arg(long)]

@@ -232,7 +232,7 @@ pub enum UserEvent {
     SoundSwitched(Box<sound::SoundSwitch>),
 }
 
-/// Plays `files` (directories expand to the media files in them) in a window until the viewer
+/// Plays `files` (directories and playlist files expand to the files in them) in a window until the viewer
 /// quits; with `bench_seconds`, runs the bench and returns its report. Files that can't be
 /// opened are skipped with a warning; when none can, the last one's error comes back before any
 /// window appears.

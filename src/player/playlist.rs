@@ -1,5 +1,6 @@
 //! The playlist: the files named on the command line (folders expanded to the media files in
-//! them, in natural order) or dropped on the window, and which one is playing.
+//! them, in natural order; playlist files, M3U and PLS, to the entries they list) or dropped on
+//! the window, and which one is playing.
 
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
@@ -30,25 +31,129 @@ pub struct Expanded {
     pub warnings: Vec<String>,
 }
 
+/// Extensions of the playlist files read for the entries they list, as mpv reads them (an HLS
+/// playlist, whose `#EXT-X-` tags say it is one, is a stream FFmpeg plays instead).
+const PLAYLIST_EXTENSIONS: &[&str] = &["m3u", "m3u8", "pls"];
+
+/// The most a playlist file may hold.
+const PLAYLIST_BYTES: u64 = 16 << 20;
+
 /// Expands folders among `args` to the media files directly inside them (hidden files and
-/// subfolders skipped), in natural order. Other paths are kept as given, in argument order, even
-/// with an unknown extension or when they don't exist: opening them reports what is wrong.
+/// subfolders skipped), in natural order, and playlist files to their entries (each expanded
+/// the same way; relative ones from the playlist's folder). Other paths are kept as given, in
+/// argument order, even with an unknown extension or when they don't exist: opening them
+/// reports what is wrong.
 pub fn expand(args: &[PathBuf]) -> Expanded {
     let mut expanded = Expanded::default();
     for arg in args {
-        if !arg.is_dir() {
-            expanded.files.push(arg.clone());
-            continue;
-        }
+        expand_into(arg, &mut Vec::new(), &mut expanded);
+    }
+    expanded
+}
+
+/// Expands `arg` onto `expanded`, inside the playlists `within` (canonical paths): a playlist
+/// that lists one of those is passed over, with a warning.
+fn expand_into(arg: &Path, within: &mut Vec<PathBuf>, expanded: &mut Expanded) {
+    let warn = |expanded: &mut Expanded, what: String| expanded.warnings.push(format!("'{}' {what}", arg.display()));
+    if arg.is_dir() {
         match media_in_folder(arg) {
-            Ok(files) if files.is_empty() => expanded
-                .warnings
-                .push(format!("'{}' has no video files", arg.display())),
+            Ok(files) if files.is_empty() => warn(expanded, "has no video files".into()),
             Ok(files) => expanded.files.extend(files),
             Err(e) => expanded.warnings.push(format!("cannot read '{}': {e}", arg.display())),
         }
+        return;
     }
-    expanded
+    let Some(entries) = playlist_entries(arg) else {
+        expanded.files.push(arg.to_path_buf());
+        return;
+    };
+    let key = std::fs::canonicalize(arg).unwrap_or_else(|_| arg.to_path_buf());
+    match entries {
+        _ if within.contains(&key) => warn(expanded, "is listed inside itself: passed over there".into()),
+        Err(e) => expanded.warnings.push(format!("cannot read '{}': {e}", arg.display())),
+        Ok(entries) if entries.is_empty() => warn(expanded, "lists no files".into()),
+        Ok(entries) => {
+            within.push(key);
+            for entry in entries {
+                expand_into(&entry, within, expanded);
+            }
+            within.pop();
+        }
+    }
+}
+
+/// The entries of the playlist file at `path` (M3U or PLS, by its extension), relative ones
+/// from its folder, a `file://` URL as its path, other URLs as they are; None where `path` is
+/// no playlist file (another extension, not a file, or an HLS playlist).
+fn playlist_entries(path: &Path) -> Option<std::io::Result<Vec<PathBuf>>> {
+    use std::io::Read;
+    let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+    if !PLAYLIST_EXTENSIONS.contains(&extension.as_str()) || !path.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(PLAYLIST_BYTES + 1).read_to_end(&mut bytes));
+    if let Err(e) = read {
+        return Some(Err(e));
+    }
+    if bytes.len() as u64 > PLAYLIST_BYTES {
+        let message = format!("more than {} MB: not a playlist", PLAYLIST_BYTES >> 20);
+        return Some(Err(std::io::Error::other(message)));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    if text.contains("#EXT-X-") {
+        return None;
+    }
+    let lines: Vec<&str> = match extension.as_str() {
+        // `File1=...`, `File2=...` in a `[playlist]` section.
+        "pls" => (text.lines())
+            .filter_map(|line| line.split_once('='))
+            .filter(|(key, _)| key.trim().to_ascii_lowercase().starts_with("file"))
+            .map(|(_, value)| value)
+            .collect(),
+        _ => text
+            .lines()
+            .filter(|line| !line.trim_start().starts_with('#'))
+            .collect(),
+    };
+    let folder = path.parent().unwrap_or(Path::new(""));
+    let entry = |line: &str| -> Option<PathBuf> {
+        let line = line.trim();
+        if line.is_empty() {
+            return None;
+        }
+        Some(match line.strip_prefix("file://") {
+            Some(file) => PathBuf::from(percent_decoded(file)),
+            None if line.contains("://") => PathBuf::from(line),
+            None => folder.join(line),
+        })
+    };
+    Some(Ok(lines.into_iter().filter_map(entry).collect()))
+}
+
+/// A URL's path with its `%XX` escapes decoded (a malformed one kept as it is).
+fn percent_decoded(text: &str) -> std::ffi::OsString {
+    use std::os::unix::ffi::OsStringExt;
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    std::ffi::OsString::from_vec(out)
 }
 
 /// The media files directly inside `folder`, in natural order of their names.
@@ -437,6 +542,59 @@ mod tests {
             ]
         );
         assert!(expanded.warnings.is_empty());
+    }
+
+    #[test]
+    fn playlist_files_expand_to_their_entries() {
+        let folder = TempFolder::new("lists").with_files(&["a.mp4", "b c.mkv", "d.mov"]);
+        std::fs::create_dir(folder.0.join("season")).unwrap();
+        std::fs::write(folder.0.join("season").join("e2.mp4"), b"").unwrap();
+        std::fs::write(folder.0.join("season").join("e1.mp4"), b"").unwrap();
+        let m3u = folder.0.join("list.m3u");
+        let d = folder.0.join("d.mov");
+        let text = format!(
+            "\u{feff}#EXTM3U\r\n#EXTINF:12,A\r\na.mp4\r\n\r\n  file://{}/b%20c.mkv \r\nseason\r\nhttps://example.com/live.ts\r\nmore.pls\r\n",
+            folder.0.display()
+        );
+        std::fs::write(&m3u, text).unwrap();
+        let pls = format!(
+            "[playlist]\nNumberOfEntries=2\nFile1={}\nTitle1=D\nfile2=list.m3u\n",
+            d.display()
+        );
+        std::fs::write(folder.0.join("more.pls"), pls).unwrap();
+        let expanded = expand(&[m3u.clone(), PathBuf::from("z.mp4")]);
+        assert_eq!(
+            expanded.files,
+            [
+                folder.0.join("a.mp4"),
+                folder.0.join("b c.mkv"),
+                folder.0.join("season").join("e1.mp4"),
+                folder.0.join("season").join("e2.mp4"),
+                PathBuf::from("https://example.com/live.ts"),
+                d,
+                PathBuf::from("z.mp4"),
+            ]
+        );
+        // The PLS lists the M3U that lists it: passed over there.
+        assert_eq!(
+            expanded.warnings,
+            [format!(
+                "'{}' is listed inside itself: passed over there",
+                m3u.display()
+            )]
+        );
+    }
+
+    #[test]
+    fn an_hls_playlist_and_an_empty_one_are_not_expanded() {
+        let folder = TempFolder::new("hls");
+        let hls = folder.0.join("stream.m3u8");
+        std::fs::write(&hls, "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\nseg0.ts\n").unwrap();
+        let empty = folder.0.join("empty.m3u");
+        std::fs::write(&empty, "#EXTM3U\n").unwrap();
+        let expanded = expand(&[hls.clone(), empty.clone()]);
+        assert_eq!(expanded.files, [hls]);
+        assert_eq!(expanded.warnings, [format!("'{}' lists no files", empty.display())]);
     }
 
     #[test]
