@@ -241,13 +241,15 @@ impl GpuOpening {
     }
 
     /// Why the GPU being opened can't take a `width`x`height` frame, if it can't
-    /// (`check_frame_size`'s error): a frame within what every GPU takes (8192 pixels a side,
-    /// 128 MB of pixels) is not waited for; a larger one waits for the GPU to say. None where
-    /// no GPU is wanted or it failed to open (the run says why).
+    /// (`check_frame_size`'s error): a frame within WebGPU's default limits, which every
+    /// adapter offers (8192 pixels a side, 128 MB of pixels), is not waited for; a larger one
+    /// waits for the GPU to say. None where no GPU is wanted or it failed to open (the run says
+    /// why).
     pub fn refuses(&mut self, width: u32, height: u32) -> Option<GpuError> {
-        const SIDE: u32 = 8192;
-        const BYTES: u64 = 128 << 20;
-        if width <= SIDE && height <= SIDE && u64::from(width) * u64::from(height) * 4 <= BYTES {
+        const LEAST: wgpu::Limits = wgpu::Limits::defaults();
+        let side = LEAST.max_texture_dimension_2d;
+        let bytes = u64::from(width) * u64::from(height) * 4;
+        if width <= side && height <= side && bytes <= LEAST.max_storage_buffer_binding_size {
             return None;
         }
         if self.1.is_none() {
