@@ -28,6 +28,7 @@ mod part;
 mod picture;
 pub mod playback;
 pub mod playlist;
+mod playlist_file;
 mod pointer;
 pub mod probe;
 pub mod pse_fill;
